@@ -1,0 +1,41 @@
+// Package metrics exposes what the bot does to Prometheus, and its health to
+// an orchestrator, on an optional HTTP listener (METRICS_ADDR).
+//
+// *Metrics implements commands.Observer: the handlers report each
+// interaction, ticket, play, chest and store error, and Metrics counts them
+// under names prefixed with "clefs_":
+//
+//	clefs_interactions_total{command,outcome}      interactions handled
+//	clefs_interaction_duration_seconds{command}    handler latency (histogram)
+//	clefs_tickets_bought_total                     tickets bought
+//	clefs_plays_total                              plays drawn
+//	clefs_wins_total{tier}                         winning plays by tier
+//	clefs_keys_collected_total                     keys collected
+//	clefs_chests_total{lot}                        chests opened by lot
+//	clefs_credits_staked_cents_total               credits staked, in cents
+//	clefs_credits_paid_cents_total{game}           prizes paid, in cents (main, chest)
+//	clefs_store_errors_total{op}                   internal store errors by operation
+//
+// Label values come from fixed sets only, never from user input: a value
+// that does not look like a command or operation name (a snowflake, upper
+// case, too long) and any value past the 64th distinct one are counted as
+// "other".
+//
+// Serve runs the HTTP listener with /metrics and /healthz; Probe asks a
+// running listener for its health (the container's HEALTHCHECK).
+//
+// Usage, in the bot's wiring:
+//
+//	reg := metrics.NewRegistry()
+//	m := metrics.New(reg)
+//	app := commands.New(commands.Config{Observer: m, Logger: log}, store)
+//	health := metrics.Health(
+//		metrics.Check{Name: "gateway", Run: gatewayConnected},
+//		metrics.Check{Name: "store", Run: store.Ping},
+//	)
+//	go func() {
+//		if err := metrics.Serve(ctx, cfg.MetricsAddr, reg, health, log); err != nil {
+//			log.Error("metrics listener", "err", err)
+//		}
+//	}()
+package metrics

@@ -1,0 +1,185 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// HealthTimeout bounds one health check made by /healthz.
+const HealthTimeout = 2 * time.Second
+
+// shutdownTimeout bounds the graceful shutdown of the listener.
+const shutdownTimeout = 5 * time.Second
+
+// NewRegistry returns a fresh registry holding the Go runtime and process
+// collectors, ready for New. The bot uses it rather than Prometheus's global
+// default registry.
+func NewRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	return reg
+}
+
+// Check is one named health check, such as "gateway" or "store".
+type Check struct {
+	Name string
+	Run  func(context.Context) error
+}
+
+// Health combines checks into one health function for Serve: it runs them
+// all, in order, and returns nil if each passed, or an error naming every
+// check that failed ("store: dial tcp …: connection refused").
+func Health(checks ...Check) func(context.Context) error {
+	return func(ctx context.Context) error {
+		var errs []error
+		for _, c := range checks {
+			if err := c.Run(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", c.Name, err))
+			}
+		}
+		return errors.Join(errs...)
+	}
+}
+
+// Handler returns the HTTP handler Serve uses:
+//
+//   - GET /metrics: the metrics gathered from g, in Prometheus's text format;
+//   - GET /healthz: calls health with a 2-second timeout and answers
+//     200 "ok" or 503 with the reason as plain text. A nil health is always ok.
+//
+// Every other path answers 404.
+func Handler(g prometheus.Gatherer, health func(context.Context) error, log *slog.Logger) http.Handler {
+	if log == nil {
+		log = slog.Default()
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{
+		ErrorLog:            promLogger{log},
+		ErrorHandling:       promhttp.ContinueOnError,
+		MaxRequestsInFlight: 4,
+		Timeout:             10 * time.Second,
+	}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		if health != nil {
+			ctx, cancel := context.WithTimeout(r.Context(), HealthTimeout)
+			err := health(ctx)
+			cancel()
+			if err != nil {
+				log.Warn("health check failed", "err", err)
+				w.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = io.WriteString(w, "unhealthy: "+oneLine(err.Error())+"\n")
+				return
+			}
+		}
+		_, _ = io.WriteString(w, "ok\n")
+	})
+	return mux
+}
+
+// Serve listens on addr ("127.0.0.1:9090", ":9090") and serves Handler(g,
+// health, log) until ctx ends; it then shuts the server down, letting
+// requests in flight finish for up to 5 seconds, and returns nil. It returns
+// an error at once if it cannot listen on addr, or if the server fails.
+func Serve(ctx context.Context, addr string, g prometheus.Gatherer, health func(context.Context) error, log *slog.Logger) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("metrics: listen on %s: %w", addr, err)
+	}
+	return serve(ctx, ln, g, health, log)
+}
+
+func serve(ctx context.Context, ln net.Listener, g prometheus.Gatherer, health func(context.Context) error, log *slog.Logger) error {
+	if log == nil {
+		log = slog.Default()
+	}
+	srv := &http.Server{
+		Handler:           Handler(g, health, log),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	log.Info("metrics and health listener started", "addr", ln.Addr().String())
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+
+	select {
+	case err := <-errc:
+		return fmt.Errorf("metrics: serve on %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	if err != nil {
+		return fmt.Errorf("metrics: shut down: %w", err)
+	}
+	log.Info("metrics and health listener stopped")
+	return nil
+}
+
+// Probe asks the /healthz endpoint of a listener started with Serve on addr
+// (as given to Serve; an unspecified host such as ":9090" or
+// "0.0.0.0:9090" is reached through the loopback address) and returns nil
+// if it answered 200, or an error with its reason. It is what the
+// container's HEALTHCHECK runs.
+func Probe(ctx context.Context, addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("metrics: probe: bad address %q: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+		if ip != nil && ip.To4() == nil {
+			host = "::1"
+		}
+	}
+	url := "http://" + net.JoinHostPort(host, port) + "/healthz"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return fmt.Errorf("metrics: probe %s: %w", url, err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("metrics: probe: %w", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("metrics: probe %s: %s: %s", url, resp.Status, strings.TrimSpace(string(body)))
+	}
+	return nil
+}
+
+// oneLine keeps an error message on one line of a plain-text answer.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// promLogger adapts slog to promhttp.Logger.
+type promLogger struct{ log *slog.Logger }
+
+func (l promLogger) Println(v ...any) { l.log.Error("serving metrics", "err", fmt.Sprint(v...)) }
