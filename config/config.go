@@ -1,0 +1,421 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/lesclefsdutresor/clefs/game"
+)
+
+// Defaults of the optional variables.
+const (
+	DefaultAPIBase         = "https://discord.com"
+	DefaultDataPath        = "./data/clefs.db"
+	DefaultStartingBalance = 2000 // cents
+	DefaultDailyAmount     = 500  // cents
+	DefaultDailyCooldown   = 20 * time.Hour
+	DefaultShutdownTimeout = 10 * time.Second
+)
+
+// Config is the validated configuration of the bot. Amounts are cents.
+type Config struct {
+	Token   string // DISCORD_TOKEN, without the "Bot " prefix
+	GuildID string // DISCORD_GUILD_ID: register commands on this guild only; "" = globally
+	APIBase string // DISCORD_API_BASE: scheme://host[/path] replacing https://discord.com, no trailing slash
+
+	RedisURL string // REDIS_URL: use Redis when set
+	DataPath string // DATA_PATH: the embedded store's file when RedisURL is empty
+
+	StartingBalance int64         // STARTING_BALANCE, cents
+	DailyAmount     int64         // DAILY_AMOUNT, cents; 0 disables /daily
+	DailyCooldown   time.Duration // DAILY_COOLDOWN
+	PublicPlays     bool          // PUBLIC_PLAYS
+
+	LogLevel  slog.Level // LOG_LEVEL
+	LogFormat string     // LOG_FORMAT: "text" or "json"
+
+	MetricsAddr string // METRICS_ADDR: host:port of /metrics and /healthz; "" = off
+
+	ShardID         int           // SHARD_ID
+	ShardCount      int           // SHARD_COUNT
+	ShutdownTimeout time.Duration // SHUTDOWN_TIMEOUT
+
+	// Emoji overrides the symbols' emoji (index game.Symbol); "" keeps the default.
+	Emoji [game.NumSymbols]string
+	// Hidden overrides the hidden cell's emoji; "" keeps the default.
+	Hidden string
+}
+
+// LogValue implements slog.LogValuer so that logging a Config never shows the
+// token or the Redis password.
+func (c Config) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("token", redact(c.Token)),
+		slog.String("guild_id", c.GuildID),
+		slog.String("api_base", c.APIBase),
+		slog.String("redis_url", redactURL(c.RedisURL)),
+		slog.String("data_path", c.DataPath),
+		slog.Int64("starting_balance_cents", c.StartingBalance),
+		slog.Int64("daily_amount_cents", c.DailyAmount),
+		slog.Duration("daily_cooldown", c.DailyCooldown),
+		slog.Bool("public_plays", c.PublicPlays),
+		slog.String("log_level", c.LogLevel.String()),
+		slog.String("log_format", c.LogFormat),
+		slog.String("metrics_addr", c.MetricsAddr),
+		slog.Int("shard_id", c.ShardID),
+		slog.Int("shard_count", c.ShardCount),
+		slog.Duration("shutdown_timeout", c.ShutdownTimeout),
+	)
+}
+
+// String describes the configuration without secrets.
+func (c Config) String() string { return c.LogValue().String() }
+
+func redact(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "[redacted]"
+}
+
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		if err != nil {
+			return "[unparsable]"
+		}
+		return s
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// EmojiVars are the variables overriding the symbols' emoji, in game.Symbol order.
+var EmojiVars = [game.NumSymbols]string{
+	"EMOJI_GEM", "EMOJI_PIPE", "EMOJI_BOMB", "EMOJI_SABRE", "EMOJI_CANDLE", "EMOJI_BARREL", "EMOJI_KEY",
+}
+
+// Load reads the configuration through getenv (os.Getenv in main; a map in
+// tests). An unset and an empty variable are the same. It returns every
+// problem at once, joined with errors.Join, each message naming its variable.
+func Load(getenv func(string) string) (Config, error) {
+	l := loader{getenv: getenv}
+	c := Config{
+		Token:           l.token("DISCORD_TOKEN"),
+		GuildID:         l.snowflake("DISCORD_GUILD_ID"),
+		APIBase:         l.baseURL("DISCORD_API_BASE", DefaultAPIBase),
+		RedisURL:        l.redisURL("REDIS_URL"),
+		DataPath:        l.str("DATA_PATH", DefaultDataPath),
+		StartingBalance: l.credits("STARTING_BALANCE", DefaultStartingBalance),
+		DailyAmount:     l.credits("DAILY_AMOUNT", DefaultDailyAmount),
+		DailyCooldown:   l.duration("DAILY_COOLDOWN", DefaultDailyCooldown, 0),
+		PublicPlays:     l.boolean("PUBLIC_PLAYS", true),
+		LogLevel:        l.level("LOG_LEVEL"),
+		LogFormat:       l.oneOf("LOG_FORMAT", "text", "text", "json"),
+		MetricsAddr:     l.hostPort("METRICS_ADDR"),
+		ShardID:         l.integer("SHARD_ID", 0),
+		ShardCount:      l.integer("SHARD_COUNT", 1),
+		ShutdownTimeout: l.duration("SHUTDOWN_TIMEOUT", DefaultShutdownTimeout, time.Millisecond),
+		Hidden:          l.emoji("EMOJI_HIDDEN"),
+	}
+	for i, name := range EmojiVars {
+		c.Emoji[i] = l.emoji(name)
+	}
+	if c.ShardCount < 1 {
+		l.fail("SHARD_COUNT", "%d: must be at least 1", c.ShardCount)
+	} else if c.ShardID < 0 || c.ShardID >= c.ShardCount {
+		l.fail("SHARD_ID", "%d: must be in 0..SHARD_COUNT-1 (0..%d)", c.ShardID, c.ShardCount-1)
+	}
+	if c.RedisURL == "" && strings.TrimSpace(c.DataPath) == "" {
+		l.fail("DATA_PATH", "must not be blank when REDIS_URL is not set")
+	}
+	if err := errors.Join(l.errs...); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// loader reads variables and collects every problem.
+type loader struct {
+	getenv func(string) string
+	errs   []error
+}
+
+func (l *loader) fail(name, format string, args ...any) {
+	l.errs = append(l.errs, fmt.Errorf("%s: %s", name, fmt.Sprintf(format, args...)))
+}
+
+func (l *loader) get(name string) string { return strings.TrimSpace(l.getenv(name)) }
+
+func (l *loader) str(name, def string) string {
+	if v := l.get(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// token reads the bot token; a "Bot " prefix is tolerated and removed. The
+// token itself never appears in an error.
+func (l *loader) token(name string) string {
+	v := l.get(name)
+	v = strings.TrimPrefix(v, "Bot ")
+	switch {
+	case v == "":
+		l.fail(name, "required (the bot token from the Discord developer portal)")
+	case strings.ContainsFunc(v, func(r rune) bool { return unicode.IsSpace(r) || r > unicode.MaxASCII || unicode.IsControl(r) }):
+		l.fail(name, "contains spaces or non-ASCII characters (token not shown)")
+	}
+	return v
+}
+
+func (l *loader) snowflake(name string) string {
+	v := l.get(name)
+	if v == "" {
+		return ""
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil || n == 0 || v[0] == '+' {
+		l.fail(name, "%q is not a snowflake (a positive integer ID)", v)
+		return ""
+	}
+	return v
+}
+
+func (l *loader) baseURL(name, def string) string {
+	v := l.get(name)
+	if v == "" {
+		return def
+	}
+	u, err := url.Parse(v)
+	switch {
+	case err != nil:
+		l.fail(name, "%q is not a URL: %v", v, err)
+		return ""
+	case u.Scheme != "http" && u.Scheme != "https":
+		l.fail(name, "%q: scheme must be http or https", v)
+		return ""
+	case u.Host == "":
+		l.fail(name, "%q: missing host", v)
+		return ""
+	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		l.fail(name, "%q: must not have a query, fragment or user info", v)
+		return ""
+	}
+	return strings.TrimRight(v, "/")
+}
+
+func (l *loader) redisURL(name string) string {
+	v := l.get(name)
+	if v == "" {
+		return ""
+	}
+	u, err := url.Parse(v)
+	if err != nil {
+		l.fail(name, "not a URL: %v", errors.Unwrap(err))
+		return ""
+	}
+	switch u.Scheme {
+	case "redis", "rediss", "unix", "redis-sentinel", "redis-cluster":
+	default:
+		l.fail(name, "scheme %q: want redis://, rediss:// or unix://", u.Scheme)
+		return ""
+	}
+	return v
+}
+
+func (l *loader) credits(name string, def int64) int64 {
+	v := l.get(name)
+	if v == "" {
+		return def
+	}
+	c, err := ParseCredits(v)
+	if err != nil {
+		l.fail(name, "%v", err)
+		return 0
+	}
+	return c
+}
+
+func (l *loader) duration(name string, def, min time.Duration) time.Duration {
+	v := l.get(name)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		l.fail(name, "%q is not a duration (e.g. 20h, 90m, 10s)", v)
+		return 0
+	}
+	if d < min || d < 0 {
+		l.fail(name, "%s: must be at least %s", d, min)
+		return 0
+	}
+	return d
+}
+
+func (l *loader) boolean(name string, def bool) bool {
+	v := l.get(name)
+	if v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		l.fail(name, "%q is not a boolean (true or false)", v)
+		return def
+	}
+	return b
+}
+
+func (l *loader) integer(name string, def int) int {
+	v := l.get(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		l.fail(name, "%q is not an integer", v)
+		return def
+	}
+	return n
+}
+
+func (l *loader) oneOf(name, def string, allowed ...string) string {
+	v := strings.ToLower(l.get(name))
+	if v == "" {
+		return def
+	}
+	for _, a := range allowed {
+		if v == a {
+			return v
+		}
+	}
+	l.fail(name, "%q: want one of %s", v, strings.Join(allowed, ", "))
+	return def
+}
+
+func (l *loader) level(name string) slog.Level {
+	switch v := l.oneOf(name, "info", "debug", "info", "warn", "error"); v {
+	case "debug":
+		return slog.LevelDebug
+	case "warn":
+		return slog.LevelWarn
+	case "error":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
+}
+
+func (l *loader) hostPort(name string) string {
+	v := l.get(name)
+	if v == "" {
+		return ""
+	}
+	_, port, err := net.SplitHostPort(v)
+	if err != nil {
+		l.fail(name, "%q is not host:port (e.g. 127.0.0.1:9090): %v", v, err)
+		return ""
+	}
+	if p, err := strconv.ParseUint(port, 10, 16); err != nil || (p == 0 && port != "0") {
+		l.fail(name, "%q: bad port %q", v, port)
+		return ""
+	}
+	return v
+}
+
+func (l *loader) emoji(name string) string {
+	v := l.get(name)
+	if v == "" {
+		return ""
+	}
+	if err := CheckEmoji(v); err != nil {
+		l.fail(name, "%v", err)
+		return ""
+	}
+	return v
+}
+
+var customEmoji = regexp.MustCompile(`^<a?:[A-Za-z0-9_]{2,32}:[1-9][0-9]{0,19}>$`)
+
+// CheckEmoji reports whether s is usable as an emoji in a message: a custom
+// emoji "<:name:id>" (or "<a:name:id>" when animated), or a short Unicode
+// emoji sequence (no spaces, no letters, at most 8 code points).
+func CheckEmoji(s string) error {
+	if strings.HasPrefix(s, "<") {
+		if !customEmoji.MatchString(s) {
+			return fmt.Errorf("%q is not a custom emoji of the form <:name:id>", s)
+		}
+		if _, err := strconv.ParseUint(s[strings.LastIndexByte(s, ':')+1:len(s)-1], 10, 64); err != nil {
+			return fmt.Errorf("%q: the emoji id is not a snowflake", s)
+		}
+		return nil
+	}
+	n := utf8.RuneCountInString(s)
+	if !utf8.ValidString(s) || n > 8 {
+		return fmt.Errorf("%q is not a single emoji (Unicode emoji or <:name:id>)", s)
+	}
+	pictographic := false
+	for _, r := range s {
+		switch {
+		case r == '#' || r == '*' || (r >= '0' && r <= '9'): // keycap bases
+		case r < 0xA9 || unicode.IsSpace(r) || unicode.IsLetter(r) || unicode.IsControl(r):
+			return fmt.Errorf("%q is not a single emoji (Unicode emoji or <:name:id>)", s)
+		case r >= 0xA9:
+			if r != 0x200D && r != 0xFE0F && !(r >= 0x1F3FB && r <= 0x1F3FF) {
+				pictographic = true
+			}
+		}
+	}
+	if !pictographic {
+		return fmt.Errorf("%q is not a single emoji (Unicode emoji or <:name:id>)", s)
+	}
+	return nil
+}
+
+// ParseCredits parses an amount of credits written with at most two
+// decimals ("20", "20.5", "20.00") into cents. It rejects signs, exponents,
+// spaces, more than two decimals and amounts above 10^13 credits.
+func ParseCredits(s string) (int64, error) {
+	const maxWhole = 10_000_000_000_000
+	whole, frac, hasDot := strings.Cut(s, ".")
+	if whole == "" || !allDigits(whole) || (hasDot && (frac == "" || !allDigits(frac))) {
+		return 0, fmt.Errorf("%q is not an amount of credits (e.g. 20.00)", s)
+	}
+	if len(frac) > 2 {
+		return 0, fmt.Errorf("%q: at most two decimals", s)
+	}
+	if len(whole) > 14 {
+		return 0, fmt.Errorf("%q: too large", s)
+	}
+	w, _ := strconv.ParseInt(whole, 10, 64)
+	if w > maxWhole {
+		return 0, fmt.Errorf("%q: too large", s)
+	}
+	f := int64(0)
+	if frac != "" {
+		f, _ = strconv.ParseInt(frac, 10, 64)
+		if len(frac) == 1 {
+			f *= 10
+		}
+	}
+	return w*100 + f, nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,245 @@
+package config_test
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lesclefsdutresor/clefs/config"
+	"github.com/lesclefsdutresor/clefs/game"
+)
+
+func env(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+func mustLoad(tb testing.TB, getenv func(string) string) config.Config {
+	tb.Helper()
+	c, err := config.Load(getenv)
+	if err != nil {
+		tb.Fatalf("Load: %v", err)
+	}
+	return c
+}
+
+func TestLoadDefaults(t *testing.T) {
+	c := mustLoad(t, env("DISCORD_TOKEN", "abc.def.ghi"))
+	want := config.Config{
+		Token:           "abc.def.ghi",
+		APIBase:         "https://discord.com",
+		DataPath:        "./data/clefs.db",
+		StartingBalance: 2000,
+		DailyAmount:     500,
+		DailyCooldown:   20 * time.Hour,
+		PublicPlays:     true,
+		LogLevel:        slog.LevelInfo,
+		LogFormat:       "text",
+		ShardCount:      1,
+		ShutdownTimeout: 10 * time.Second,
+	}
+	if c != want {
+		t.Fatalf("defaults:\n got %+v\nwant %+v", c, want)
+	}
+}
+
+func TestLoadAll(t *testing.T) {
+	c := mustLoad(t, env(
+		"DISCORD_TOKEN", "Bot tok",
+		"DISCORD_GUILD_ID", "123456789012345678",
+		"DISCORD_API_BASE", "http://127.0.0.1:8080/",
+		"REDIS_URL", "redis://:pw@localhost:6379/0",
+		"DATA_PATH", "/tmp/x.db",
+		"STARTING_BALANCE", "100.5",
+		"DAILY_AMOUNT", "0",
+		"DAILY_COOLDOWN", "90m",
+		"PUBLIC_PLAYS", "false",
+		"LOG_LEVEL", "DEBUG",
+		"LOG_FORMAT", "json",
+		"METRICS_ADDR", "127.0.0.1:9090",
+		"SHARD_ID", "2",
+		"SHARD_COUNT", "4",
+		"SHUTDOWN_TIMEOUT", "3s",
+		"EMOJI_GEM", "💎",
+		"EMOJI_KEY", "<:clef:112233445566778899>",
+		"EMOJI_HIDDEN", "#️⃣",
+	))
+	var emoji [game.NumSymbols]string
+	emoji[game.Gem] = "💎"
+	emoji[game.Key] = "<:clef:112233445566778899>"
+	want := config.Config{
+		Token: "tok", GuildID: "123456789012345678", APIBase: "http://127.0.0.1:8080",
+		RedisURL: "redis://:pw@localhost:6379/0", DataPath: "/tmp/x.db",
+		StartingBalance: 10050, DailyAmount: 0, DailyCooldown: 90 * time.Minute, PublicPlays: false,
+		LogLevel: slog.LevelDebug, LogFormat: "json", MetricsAddr: "127.0.0.1:9090",
+		ShardID: 2, ShardCount: 4, ShutdownTimeout: 3 * time.Second,
+		Emoji: emoji, Hidden: "#️⃣",
+	}
+	if c != want {
+		t.Fatalf("\n got %+v\nwant %+v", c, want)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		env  []string
+		want []string // substrings, each must appear
+	}{
+		{"missing token", nil, []string{"DISCORD_TOKEN: required"}},
+		{"bad guild", []string{"DISCORD_GUILD_ID", "abc"}, []string{"DISCORD_GUILD_ID"}},
+		{"zero guild", []string{"DISCORD_GUILD_ID", "0"}, []string{"DISCORD_GUILD_ID"}},
+		{"ftp base", []string{"DISCORD_API_BASE", "ftp://x"}, []string{"DISCORD_API_BASE", "http or https"}},
+		{"hostless base", []string{"DISCORD_API_BASE", "http://"}, []string{"DISCORD_API_BASE", "missing host"}},
+		{"bad redis", []string{"REDIS_URL", "http://x"}, []string{"REDIS_URL"}},
+		{"float balance", []string{"STARTING_BALANCE", "1e3"}, []string{"STARTING_BALANCE"}},
+		{"three decimals", []string{"STARTING_BALANCE", "1.005"}, []string{"STARTING_BALANCE", "two decimals"}},
+		{"negative daily", []string{"DAILY_AMOUNT", "-5"}, []string{"DAILY_AMOUNT"}},
+		{"bad cooldown", []string{"DAILY_COOLDOWN", "20"}, []string{"DAILY_COOLDOWN"}},
+		{"bad bool", []string{"PUBLIC_PLAYS", "yes"}, []string{"PUBLIC_PLAYS"}},
+		{"bad level", []string{"LOG_LEVEL", "verbose"}, []string{"LOG_LEVEL"}},
+		{"bad format", []string{"LOG_FORMAT", "xml"}, []string{"LOG_FORMAT"}},
+		{"bad metrics", []string{"METRICS_ADDR", "9090"}, []string{"METRICS_ADDR"}},
+		{"shard out of range", []string{"SHARD_ID", "4", "SHARD_COUNT", "4"}, []string{"SHARD_ID"}},
+		{"shard count zero", []string{"SHARD_COUNT", "0"}, []string{"SHARD_COUNT"}},
+		{"zero shutdown", []string{"SHUTDOWN_TIMEOUT", "0s"}, []string{"SHUTDOWN_TIMEOUT"}},
+		{"word emoji", []string{"EMOJI_GEM", "gem"}, []string{"EMOJI_GEM"}},
+		{"bad custom emoji", []string{"EMOJI_BOMB", "<:x:12>"}, []string{"EMOJI_BOMB"}},
+		{"spaced token", []string{"DISCORD_TOKEN", "a b"}, []string{"DISCORD_TOKEN"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kv := tt.env
+			if tt.name != "missing token" && tt.name != "spaced token" {
+				kv = append([]string{"DISCORD_TOKEN", "t"}, kv...)
+			}
+			c, err := config.Load(env(kv...))
+			if err == nil {
+				t.Fatalf("Load succeeded with %v: %+v", tt.env, c)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+			if c != (config.Config{}) {
+				t.Errorf("Load returned a config with an error: %+v", c)
+			}
+		})
+	}
+}
+
+func TestLoadReportsEveryError(t *testing.T) {
+	_, err := config.Load(env("STARTING_BALANCE", "x", "LOG_LEVEL", "loud", "SHARD_COUNT", "-1"))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, v := range []string{"DISCORD_TOKEN", "STARTING_BALANCE", "LOG_LEVEL", "SHARD_COUNT"} {
+		if !strings.Contains(err.Error(), v+":") {
+			t.Errorf("error does not mention %s:\n%v", v, err)
+		}
+	}
+	if n := strings.Count(err.Error(), "\n") + 1; n != 4 {
+		t.Errorf("got %d lines of errors, want 4:\n%v", n, err)
+	}
+}
+
+func TestSecretsNeverShown(t *testing.T) {
+	const secret = "sekrit.token.value"
+	c := mustLoad(t, env("DISCORD_TOKEN", secret, "REDIS_URL", "redis://u:hunter2@h:6379"))
+	var b strings.Builder
+	slog.New(slog.NewTextHandler(&b, nil)).Info("cfg", "config", c)
+	out := b.String() + c.String() + fmt.Sprint(c.LogValue())
+	for _, s := range []string{secret, "hunter2"} {
+		if strings.Contains(out, s) {
+			t.Errorf("secret %q shown: %s", s, out)
+		}
+	}
+	if !strings.Contains(out, "redis://u:xxxxx@h:6379") {
+		t.Errorf("redis URL not shown redacted: %s", out)
+	}
+	_, err := config.Load(env("DISCORD_TOKEN", "with space"+secret))
+	if err == nil || strings.Contains(err.Error(), secret) {
+		t.Errorf("bad token error shows the token or is missing: %v", err)
+	}
+}
+
+func TestParseCredits(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"0", 0, true}, {"20", 2000, true}, {"20.00", 2000, true}, {"20.5", 2050, true},
+		{"0.01", 1, true}, {"007.10", 710, true}, {"10000000000000", 1_000_000_000_000_000, true},
+		{"", 0, false}, {".5", 0, false}, {"5.", 0, false}, {"1.234", 0, false}, {"-1", 0, false},
+		{"+1", 0, false}, {"1e2", 0, false}, {"1,50", 0, false}, {" 1", 0, false}, {"NaN", 0, false},
+		{"10000000000001", 0, false}, {"99999999999999999999", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := config.ParseCredits(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("ParseCredits(%q) = %d, %v; want %d, ok=%v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+func FuzzParseCredits(f *testing.F) {
+	for _, s := range []string{"20.00", "0.5", "1.234", "x", "-1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := config.ParseCredits(s)
+		if err != nil {
+			return
+		}
+		if c < 0 {
+			t.Fatalf("ParseCredits(%q) = %d < 0", s, c)
+		}
+		// Round trip through the canonical form.
+		back, err := config.ParseCredits(fmt.Sprintf("%d.%02d", c/100, c%100))
+		if err != nil || back != c {
+			t.Fatalf("round trip of %q: %d → %d, %v", s, c, back, err)
+		}
+	})
+}
+
+func TestCheckEmoji(t *testing.T) {
+	good := []string{"💎", "🗝️", "❤️", "👍🏽", "1️⃣", "#️⃣", "🏴‍☠️", "<:gem:123456789012345678>", "<a:spin:1>", "©️"}
+	bad := []string{"a", "gem", "💎 ", "<:g:1>", "<gem:1>", "<:gem:abc>", "<:gem:0>", "1", "🙂🙂🙂🙂🙂🙂🙂🙂🙂", "\x00"}
+	for _, s := range good {
+		if err := config.CheckEmoji(s); err != nil {
+			t.Errorf("CheckEmoji(%q): %v", s, err)
+		}
+	}
+	for _, s := range bad {
+		if err := config.CheckEmoji(s); err == nil {
+			t.Errorf("CheckEmoji(%q) accepted", s)
+		}
+	}
+}
+
+func ExampleLoad() {
+	getenv := func(name string) string {
+		return map[string]string{
+			"DISCORD_TOKEN":    "example-token",
+			"STARTING_BALANCE": "12.50",
+		}[name]
+	}
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(cfg.StartingBalance, cfg.DailyAmount, cfg.DataPath, cfg.APIBase)
+	_, err = config.Load(func(string) string { return "" })
+	fmt.Println(err)
+	// Output:
+	// 1250 500 ./data/clefs.db https://discord.com
+	// DISCORD_TOKEN: required (the bot token from the Discord developer portal)
+}
