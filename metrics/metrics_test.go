@@ -1,0 +1,327 @@
+package metrics
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/lesclefsdutresor/clefs/game"
+)
+
+// newTest returns Metrics registered on a fresh registry.
+func newTest(tb testing.TB) (*Metrics, *prometheus.Registry) {
+	tb.Helper()
+	reg := prometheus.NewRegistry()
+	return New(reg), reg
+}
+
+// value returns the value of the counter (or the sample count of the
+// histogram) named name whose labels are exactly labels ("k=v" pairs), or -1
+// if the registry has no such series.
+func value(tb testing.TB, g prometheus.Gatherer, name string, labels ...string) float64 {
+	tb.Helper()
+	mfs, err := g.Gather()
+	if err != nil {
+		tb.Fatalf("gather: %v", err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if !sameLabels(m.GetLabel(), labels) {
+				continue
+			}
+			switch {
+			case m.Counter != nil:
+				return m.GetCounter().GetValue()
+			case m.Histogram != nil:
+				return float64(m.GetHistogram().GetSampleCount())
+			}
+			tb.Fatalf("%s: unexpected metric type %v", name, mf.GetType())
+		}
+	}
+	return -1
+}
+
+func sameLabels(got []*dto.LabelPair, want []string) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i, lp := range got {
+		if lp.GetName()+"="+lp.GetValue() != want[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestNewRegistersEverySeriesAtZero(t *testing.T) {
+	_, reg := newTest(t)
+	tests := []struct {
+		name   string
+		labels []string
+	}{
+		{"clefs_tickets_bought_total", nil},
+		{"clefs_plays_total", nil},
+		{"clefs_keys_collected_total", nil},
+		{"clefs_credits_staked_cents_total", nil},
+		{"clefs_credits_paid_cents_total", []string{"game=main"}},
+		{"clefs_credits_paid_cents_total", []string{"game=chest"}},
+		{"clefs_wins_total", []string{"tier=gem"}},
+		{"clefs_wins_total", []string{"tier=barrel"}},
+		{"clefs_chests_total", []string{"lot=three-gold"}},
+		{"clefs_chests_total", []string{"lot=bronze"}},
+	}
+	for _, tt := range tests {
+		if got := value(t, reg, tt.name, tt.labels...); got != 0 {
+			t.Errorf("%s%v = %v, want 0 (present before any event)", tt.name, tt.labels, got)
+		}
+	}
+	if n := testutil.CollectAndCount(reg, "clefs_wins_total"); n != 6 {
+		t.Errorf("clefs_wins_total has %d series, want one per winning tier (6)", n)
+	}
+	if n := testutil.CollectAndCount(reg, "clefs_chests_total"); n != game.NumLots {
+		t.Errorf("clefs_chests_total has %d series, want %d", n, game.NumLots)
+	}
+}
+
+func TestNewTwiceOnOneRegistryPanics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	New(reg)
+	defer func() {
+		if recover() == nil {
+			t.Error("second New on the same registry did not panic")
+		}
+	}()
+	New(reg)
+}
+
+func TestEventsMoveCounters(t *testing.T) {
+	type want struct {
+		name   string
+		labels []string
+		value  float64
+	}
+	tests := []struct {
+		name  string
+		event func(m *Metrics)
+		want  []want
+	}{
+		{
+			name:  "purchase",
+			event: func(m *Metrics) { m.Purchase(game.Stake) },
+			want: []want{
+				{"clefs_tickets_bought_total", nil, 1},
+				{"clefs_credits_staked_cents_total", nil, 50},
+			},
+		},
+		{
+			name:  "losing play with a key",
+			event: func(m *Metrics) { m.Play(game.TierLoss, true, game.Stake, 0) },
+			want: []want{
+				{"clefs_plays_total", nil, 1},
+				{"clefs_keys_collected_total", nil, 1},
+				{"clefs_credits_paid_cents_total", []string{"game=main"}, 0},
+				{"clefs_credits_staked_cents_total", nil, 0}, // counted by Purchase only
+			},
+		},
+		{
+			name:  "gem win",
+			event: func(m *Metrics) { m.Play(game.TierGem, false, game.Stake, 500000) },
+			want: []want{
+				{"clefs_plays_total", nil, 1},
+				{"clefs_wins_total", []string{"tier=gem"}, 1},
+				{"clefs_wins_total", []string{"tier=pipe"}, 0},
+				{"clefs_keys_collected_total", nil, 0},
+				{"clefs_credits_paid_cents_total", []string{"game=main"}, 500000},
+			},
+		},
+		{
+			name:  "chest",
+			event: func(m *Metrics) { m.Chest(game.LotSilver, 100) },
+			want: []want{
+				{"clefs_chests_total", []string{"lot=silver"}, 1},
+				{"clefs_chests_total", []string{"lot=gold"}, 0},
+				{"clefs_credits_paid_cents_total", []string{"game=chest"}, 100},
+				{"clefs_credits_paid_cents_total", []string{"game=main"}, 0},
+			},
+		},
+		{
+			name:  "interaction",
+			event: func(m *Metrics) { m.Interaction("play", "ok", 3*time.Millisecond) },
+			want: []want{
+				{"clefs_interactions_total", []string{"command=play", "outcome=ok"}, 1},
+				{"clefs_interaction_duration_seconds", []string{"command=play"}, 1},
+			},
+		},
+		{
+			name:  "store error",
+			event: func(m *Metrics) { m.StoreError("reveal") },
+			want:  []want{{"clefs_store_errors_total", []string{"op=reveal"}, 1}},
+		},
+		{
+			name: "bad arguments are ignored or folded, never panic",
+			event: func(m *Metrics) {
+				m.Purchase(-50)
+				m.Play(game.Tier(200), false, -1, -7)
+				m.Chest(game.Lot(99), -3)
+				m.Interaction("play", "weird", -time.Second)
+			},
+			want: []want{
+				{"clefs_tickets_bought_total", nil, 1},
+				{"clefs_credits_staked_cents_total", nil, 0},
+				{"clefs_plays_total", nil, 1},
+				{"clefs_credits_paid_cents_total", []string{"game=main"}, 0},
+				{"clefs_chests_total", []string{"lot=other"}, 1},
+				{"clefs_credits_paid_cents_total", []string{"game=chest"}, 0},
+				{"clefs_interactions_total", []string{"command=play", "outcome=other"}, 1},
+				{"clefs_interaction_duration_seconds", []string{"command=play"}, -1}, // negative duration not observed
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, reg := newTest(t)
+			tt.event(m)
+			for _, w := range tt.want {
+				if got := value(t, reg, w.name, w.labels...); got != w.value {
+					t.Errorf("%s%v = %v, want %v", w.name, w.labels, got, w.value)
+				}
+			}
+		})
+	}
+}
+
+func TestLatencyHistogramBuckets(t *testing.T) {
+	m, reg := newTest(t)
+	m.Interaction("reveal", "ok", 2*time.Millisecond)   // ≤ 2.5 ms
+	m.Interaction("reveal", "ok", 40*time.Millisecond)  // ≤ 50 ms
+	m.Interaction("reveal", "ok", 700*time.Millisecond) // ≤ 1 s
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h *dto.Histogram
+	for _, mf := range mfs {
+		if mf.GetName() == "clefs_interaction_duration_seconds" {
+			h = mf.GetMetric()[0].GetHistogram()
+		}
+	}
+	if h == nil {
+		t.Fatal("no clefs_interaction_duration_seconds")
+	}
+	cum := map[float64]uint64{}
+	for _, b := range h.GetBucket() {
+		cum[b.GetUpperBound()] = b.GetCumulativeCount()
+	}
+	for bound, want := range map[float64]uint64{.001: 0, .0025: 1, .025: 1, .05: 2, .5: 2, 1: 3, 10: 3} {
+		if got, ok := cum[bound]; !ok || got != want {
+			t.Errorf("bucket le=%v: cumulative count %d (present %v), want %d", bound, got, ok, want)
+		}
+	}
+	if got, want := h.GetSampleSum(), 0.742; got < want-1e-9 || got > want+1e-9 {
+		t.Errorf("sample sum = %v, want %v", got, want)
+	}
+}
+
+func TestLabelValuesAreBounded(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+	}{
+		{"play", "play"},
+		{"admin grant", "admin grant"},
+		{"play/row", "play/row"},
+		{"", other},
+		{"Play", other},                      // upper case: not one of ours
+		{"123456789012345678", other},        // a snowflake
+		{"play:123456789012345678:3", other}, // a custom id with a user id
+		{"row 1", "row 1"},                   // short numbers are fine
+		{strings.Repeat("a", maxLabelLen+1), other},
+		{"héros", other},
+	}
+	for _, tt := range tests {
+		m, reg := newTest(t)
+		m.StoreError(tt.in)
+		if got := value(t, reg, "clefs_store_errors_total", "op="+tt.want); got != 1 {
+			t.Errorf("StoreError(%q): series op=%q = %v, want 1", tt.in, tt.want, got)
+		}
+	}
+
+	// Past maxLabelValues distinct values, new ones fold into "other"
+	// while the values already seen keep their own series.
+	m, reg := newTest(t)
+	for i := 0; i < maxLabelValues+10; i++ {
+		m.Interaction(fmt.Sprintf("cmd%d", i), "ok", time.Millisecond)
+	}
+	m.Interaction("cmd0", "ok", time.Millisecond)
+	if n := testutil.CollectAndCount(reg, "clefs_interactions_total"); n != maxLabelValues+1 {
+		t.Errorf("clefs_interactions_total has %d series, want %d (+1 for other)", n, maxLabelValues+1)
+	}
+	if got := value(t, reg, "clefs_interactions_total", "command=other", "outcome=ok"); got != 10 {
+		t.Errorf("command=other = %v, want 10", got)
+	}
+	if got := value(t, reg, "clefs_interactions_total", "command=cmd0", "outcome=ok"); got != 2 {
+		t.Errorf("command=cmd0 = %v, want 2", got)
+	}
+}
+
+func TestConcurrentEventsAreAllCounted(t *testing.T) {
+	m, reg := newTest(t)
+	const goroutines, each = 8, 500
+	var wg sync.WaitGroup
+	for g := 0; g < goroutines; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				m.Purchase(game.Stake)
+				m.Play(game.TierBarrel, false, game.Stake, 50)
+				m.Interaction(fmt.Sprintf("c%d", i%5), "ok", time.Millisecond)
+			}
+		}()
+	}
+	wg.Wait()
+	const n = goroutines * each
+	for _, w := range []struct {
+		name   string
+		labels []string
+		value  float64
+	}{
+		{"clefs_tickets_bought_total", nil, n},
+		{"clefs_credits_staked_cents_total", nil, n * 50},
+		{"clefs_plays_total", nil, n},
+		{"clefs_wins_total", []string{"tier=barrel"}, n},
+		{"clefs_credits_paid_cents_total", []string{"game=main"}, n * 50},
+		{"clefs_interactions_total", []string{"command=c3", "outcome=ok"}, n / 5},
+	} {
+		if got := value(t, reg, w.name, w.labels...); got != w.value {
+			t.Errorf("%s%v = %v, want %v", w.name, w.labels, got, w.value)
+		}
+	}
+}
+
+func BenchmarkInteraction(b *testing.B) {
+	m, _ := newTest(b)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			m.Interaction("reveal", "ok", 2*time.Millisecond)
+		}
+	})
+}
+
+func BenchmarkPlay(b *testing.B) {
+	m, _ := newTest(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Play(game.TierCandle, false, game.Stake, 100)
+	}
+}
