@@ -24,6 +24,7 @@ Commands:
   import     read players from JSON (all or nothing)
   audit      check balance = start + granted + won + daily − staked for every player
   loadtest   drive simulated players through the interaction handlers
+  healthcheck  ask the running bot's /healthz (exit 0 healthy, 1 not)
   help       show this help
 
 Run "clefs COMMAND -h" for a command's flags.
@@ -72,6 +73,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runAudit(ctx, rest, stdout, stderr)
 	case "loadtest":
 		return runLoadtest(ctx, rest, stdout, stderr)
+	case "healthcheck":
+		return runHealthcheck(ctx, rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/joho/godotenv"
+
+	"github.com/lesclefsdutresor/clefs/metrics"
+)
+
+// runHealthcheck asks the running bot's /healthz (on METRICS_ADDR) whether it
+// is healthy: exit status 0 if it answered 200, 1 otherwise. It is the
+// container's HEALTHCHECK (the final image has no shell nor curl), and works
+// as an exec probe anywhere else.
+func runHealthcheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "", "host:port of the bot's metrics listener (default: METRICS_ADDR from the environment or .env)")
+	timeout := fs.Duration("timeout", 3*time.Second, "give up after this long")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: clefs healthcheck [-addr host:port] [-timeout 3s]")
+		fmt.Fprintln(stderr, "\nAsks the running bot's /healthz; exit status 0 when healthy, 1 otherwise.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return usageError{fmt.Sprintf("healthcheck: unexpected argument %q", fs.Arg(0))}
+	}
+	if *addr == "" {
+		*addr = os.Getenv("METRICS_ADDR")
+	}
+	if *addr == "" {
+		// Like the bot: the real environment wins, then .env if present.
+		if env, err := godotenv.Read(); err == nil {
+			*addr = env["METRICS_ADDR"]
+		}
+	}
+	if *addr == "" {
+		return errors.New("healthcheck: METRICS_ADDR is not set (the bot serves /healthz only when it is) and no -addr given")
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	if err := metrics.Probe(ctx, *addr); err != nil {
+		return fmt.Errorf("healthcheck: %w", err)
+	}
+	fmt.Fprintln(stdout, "healthy")
+	return nil
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/lesclefsdutresor/clefs/metrics"
+)
+
+func TestHealthcheck(t *testing.T) {
+	var down atomic.Bool
+	health := func(context.Context) error {
+		if down.Load() {
+			return errors.New("store: connection refused")
+		}
+		return nil
+	}
+	srv := httptest.NewServer(metrics.Handler(metrics.NewRegistry(), health, nil))
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+
+	t.Chdir(t.TempDir()) // no .env here
+	tests := []struct {
+		name    string
+		args    []string
+		env     string
+		down    bool
+		wantErr string // "" for healthy
+	}{
+		{"flag", []string{"-addr", addr}, "", false, ""},
+		{"METRICS_ADDR", nil, addr, false, ""},
+		{"flag wins", []string{"-addr", addr}, "127.0.0.1:1", false, ""},
+		{"unhealthy", []string{"-addr", addr}, "", true, "store: connection refused"},
+		{"nothing listening", []string{"-addr", "127.0.0.1:1"}, "", false, "healthcheck: metrics: probe"},
+		{"no address", nil, "", false, "METRICS_ADDR is not set"},
+		{"stray argument", []string{"now"}, addr, false, "unexpected argument"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("METRICS_ADDR", tt.env)
+			down.Store(tt.down)
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), append([]string{"healthcheck"}, tt.args...), &stdout, &stderr)
+			if tt.wantErr == "" {
+				if err != nil || stdout.String() != "healthy\n" {
+					t.Errorf("err = %v, stdout = %q; want nil, \"healthy\"", err, stdout.String())
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("err = %v, want one containing %q", err, tt.wantErr)
+			}
+			if code := exitCode(err); tt.name != "stray argument" && code != 1 {
+				t.Errorf("exit code %d, want 1 (Docker treats 1 as unhealthy; 2 is reserved)", code)
+			}
+		})
+	}
+}
+
+func TestHealthcheckReadsDotEnv(t *testing.T) {
+	srv := httptest.NewServer(metrics.Handler(metrics.NewRegistry(), nil, nil))
+	defer srv.Close()
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("METRICS_ADDR", "")
+	if err := os.WriteFile(".env", []byte("DISCORD_TOKEN=x\nMETRICS_ADDR="+strings.TrimPrefix(srv.URL, "http://")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	if err := run(context.Background(), []string{"healthcheck"}, &stdout, &bytes.Buffer{}); err != nil {
+		t.Fatalf("healthcheck with METRICS_ADDR in .env: %v", err)
+	}
+}
