@@ -1,0 +1,189 @@
+package loadtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/boltstore"
+)
+
+func openBolt(tb testing.TB) storage.Store {
+	tb.Helper()
+	s, err := boltstore.Open(filepath.Join(tb.TempDir(), "clefs.db"), storage.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+// checkStore checks, after a run, that the store agrees with what the load
+// generator counted: one ticket bought per cycle, every chest counted, every
+// ticket closed, and the balance invariant for every player.
+func checkStore(t *testing.T, s storage.Store, rep *Report) {
+	t.Helper()
+	ctx := context.Background()
+	var plays, chests int64
+	for _, id := range rep.Players {
+		p, err := s.Player(ctx, id)
+		if err != nil {
+			t.Fatalf("player %v: %v", id, err)
+		}
+		if err := storage.CheckInvariant(p); err != nil {
+			t.Errorf("player %v: %v", id, err)
+		}
+		if p.Ticket != nil && p.Ticket.Open() {
+			t.Errorf("player %v: ticket %d left open", id, p.Ticket.ID)
+		}
+		if p.ChestPending {
+			t.Errorf("player %v: chest left due", id)
+		}
+		plays += p.Stats.Plays
+		chests += p.Stats.Chests
+	}
+	if plays != rep.TotalCycles {
+		t.Errorf("store counts %d plays, load generator %d cycles", plays, rep.TotalCycles)
+	}
+	if chests != rep.TotalChests {
+		t.Errorf("store counts %d chests, load generator %d", chests, rep.TotalChests)
+	}
+}
+
+func TestRunBolt(t *testing.T) {
+	s := openBolt(t)
+	var log bytes.Buffer
+	rep, err := Run(context.Background(), Config{
+		Store:     s,
+		Players:   8,
+		Guilds:    2,
+		Duration:  time.Second,
+		Calibrate: 200 * time.Millisecond,
+		Direct:    true,
+		Log:       &log,
+	})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, log.String())
+	}
+	if rep.Load.Cycles <= 0 {
+		t.Fatalf("no cycle completed")
+	}
+	if rep.Load.Errors != 0 || len(rep.FirstErrors) != 0 {
+		t.Errorf("%d errors: %q", rep.Load.Errors, rep.FirstErrors)
+	}
+	// Every cycle is two interactions, plus one per chest.
+	if want := 2*rep.Load.Cycles + rep.Load.Chests; rep.Load.Calls != want {
+		t.Errorf("interactions = %d, want 2×%d cycles + %d chests = %d", rep.Load.Calls, rep.Load.Cycles, rep.Load.Chests, want)
+	}
+	for _, k := range []string{KindPlay, KindAuto} {
+		kr, ok := rep.Kinds[k]
+		if !ok || int64(kr.Total.N) < rep.Load.Cycles {
+			t.Errorf("kind %s: %d samples for %d cycles", k, kr.Total.N, rep.Load.Cycles)
+		}
+		if kr.StoreCalls < 1 {
+			t.Errorf("kind %s: %.2f store calls per interaction, want ≥ 1 (TimedStore not on the path?)", k, kr.StoreCalls)
+		}
+		if kr.Overhead.P50 > kr.Total.P50 {
+			t.Errorf("kind %s: overhead p50 %s > total p50 %s", k, kr.Overhead.P50, kr.Total.P50)
+		}
+	}
+	if rep.Isolated == nil || rep.Isolated.Total.N == 0 {
+		t.Errorf("no calibration samples")
+	}
+	if rep.Direct == nil || rep.Direct.Cycles == 0 {
+		t.Errorf("direct phase: %+v", rep.Direct)
+	}
+	// The direct phase played through the store too.
+	rep.TotalCycles += rep.Direct.Cycles
+	rep.TotalChests += rep.Direct.Chests
+	checkStore(t, s, rep)
+
+	var out bytes.Buffer
+	if err := rep.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"cycles/s", "play", "auto", "overhead", "store steps issued directly"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestRunCycles(t *testing.T) {
+	s := openBolt(t)
+	rep, err := Run(context.Background(), Config{Store: s, Players: 3, Guilds: 1, Cycles: 20, Populate: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Load.Cycles != 60 || rep.TotalCycles != 60 {
+		t.Errorf("cycles = %d (total %d), want 3 players × 20", rep.Load.Cycles, rep.TotalCycles)
+	}
+	checkStore(t, s, rep)
+	// The populated players exist, with the guild's starting balance.
+	p, err := s.Player(context.Background(), storage.PlayerID{Guild: GuildID(rep.Config.IDBase, 0), User: PopulateUserID(rep.Config.IDBase, 49)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Stats.Plays != 0 || p.Balance != rep.Config.Balance {
+		t.Errorf("populated player: plays %d balance %d, want 0 and %d", p.Stats.Plays, p.Balance, rep.Config.Balance)
+	}
+	if rep.MemPopulated.HeapAlloc == 0 {
+		t.Errorf("no memory figure after populating")
+	}
+}
+
+// TestPayloadsParse checks that the simulated payloads are what discordgo
+// expects from Discord.
+func TestPayloadsParse(t *testing.T) {
+	p := payloads{guild: "111", channel: "222", user: "333", locale: "fr", command: "play"}
+	var i discordgo.Interaction
+	if err := json.Unmarshal(p.slash(), &i); err != nil {
+		t.Fatalf("slash: %v\n%s", err, p.buf)
+	}
+	if i.Type != discordgo.InteractionApplicationCommand || i.ApplicationCommandData().Name != "play" ||
+		i.GuildID != "111" || i.ChannelID != "222" || i.Member == nil || i.Member.User.ID != "333" || i.Locale != discordgo.French {
+		t.Errorf("slash parsed as %+v", i)
+	}
+	body := []byte(`{"content":"hi","components":[{"type":1,"components":[{"type":2,"label":"Auto","style":1,"custom_id":"x:1"}]}]}`)
+	msg := message(nil, 42, "222", body)
+	var j discordgo.Interaction
+	if err := json.Unmarshal(p.click("x:\"1\"", msg), &j); err != nil {
+		t.Fatalf("click: %v\n%s", err, p.buf)
+	}
+	if j.Type != discordgo.InteractionMessageComponent || j.MessageComponentData().CustomID != `x:"1"` {
+		t.Errorf("click parsed as %+v", j)
+	}
+	if j.Message == nil || j.Message.ID != "42" || j.Message.Content != "hi" || len(j.Message.Components) != 1 {
+		t.Fatalf("click message parsed as %+v", j.Message)
+	}
+	if id, ok := findButton(j.Message.Components, buttonAuto); !ok || id != "x:1" {
+		t.Errorf("findButton(Auto) = %q, %v", id, ok)
+	}
+	if _, ok := findButton(j.Message.Components, buttonChest); ok {
+		t.Errorf("found a chest button that is not there")
+	}
+	if i.ID == j.ID || i.Token == j.Token {
+		t.Errorf("interaction ids or tokens repeat: %s %s", i.ID, j.ID)
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	var s []int64
+	for i := 100; i >= 1; i-- {
+		s = append(s, int64(i))
+	}
+	l := summarize(s)
+	if l.N != 100 || l.P50 != 50 || l.P95 != 95 || l.P99 != 99 || l.Max != 100 || l.Mean != 50 {
+		t.Errorf("summarize 1..100 = %+v", l)
+	}
+	if got := summarize(nil); got.N != 0 {
+		t.Errorf("summarize(nil) = %+v", got)
+	}
+}

@@ -1,0 +1,85 @@
+package loadtest
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText writes the report for a reader.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	c := r.Config
+	fmt.Fprintf(&b, "players %d in %d guilds, measured %s (warm-up %s)\n", c.Players, c.Guilds, round(r.Load.Elapsed), c.Warmup)
+	fmt.Fprintf(&b, "play cycles      %d  (%.0f cycles/s; a cycle = /%s + Auto, and the chest when due)\n",
+		r.Load.Cycles, r.Load.CyclesPerSec(), c.Command)
+	fmt.Fprintf(&b, "interactions     %d  (%.0f /s), chests opened %d, errors %d\n",
+		r.Load.Calls, r.Load.CallsPerSec(), r.Load.Chests, r.Load.Errors)
+	if r.Load.RoundTrips > 0 {
+		fmt.Fprintf(&b, "round trips      %.2f per cycle (%.0f /s)\n", r.Load.RoundTripsPerCycle(), r.Load.RoundTripsPerSec())
+	}
+	b.WriteString("\nlatency per interaction (total = unmarshal + handler + store + response marshal; overhead = total − store):\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "kind\tn\tstore calls\ttotal p50\tp95\tp99\tstore p50\tp99\toverhead p50\tp95\tp99\t")
+	line := func(name string, k KindReport) {
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, k.Total.N, k.StoreCalls,
+			round(k.Total.P50), round(k.Total.P95), round(k.Total.P99),
+			round(k.Store.P50), round(k.Store.P99),
+			round(k.Overhead.P50), round(k.Overhead.P95), round(k.Overhead.P99))
+	}
+	for _, k := range kinds {
+		if kr, ok := r.Kinds[k]; ok {
+			line(k, kr)
+		}
+	}
+	line("all", r.All)
+	if r.Isolated != nil {
+		line("all, 1 player", *r.Isolated)
+	}
+	tw.Flush()
+
+	if r.Direct != nil {
+		d := r.Direct
+		fmt.Fprintf(&b, "\nstore steps issued directly (%d goroutines, %s): %.0f cycles/s, %.0f calls/s",
+			d.Workers, round(d.Elapsed), d.CyclesPerSec(), d.CallsPerSec())
+		if d.RoundTrips > 0 {
+			fmt.Fprintf(&b, ", %.0f round trips/s, %.2f per cycle", d.RoundTripsPerSec(), d.RoundTripsPerCycle())
+		}
+		fmt.Fprintf(&b, ", errors %d\n", d.Errors)
+		if ceil := r.CeilingFromScripts(); ceil > 0 {
+			fmt.Fprintf(&b, "  ceiling = %s = %.0f cycles/s; handlers reach %.0f = %.1f%% of it\n",
+				ceilingFormula(r), ceil, r.Load.CyclesPerSec(), 100*r.Load.CyclesPerSec()/ceil)
+		}
+	}
+	if r.Raw != nil {
+		fmt.Fprintf(&b, "trivial round trips (EVALSHA \"return 1\", %d goroutines, %s): %.0f /s, errors %d\n",
+			r.Raw.Workers, round(r.Raw.Elapsed), r.Raw.CallsPerSec(), r.Raw.Errors)
+		if ceil := r.CeilingFromRoundTrips(); ceil > 0 {
+			fmt.Fprintf(&b, "  ceiling = raw round trips/s ÷ %.2f round trips per cycle = %.0f cycles/s; handlers reach %.1f%% of it\n",
+				r.Load.RoundTripsPerCycle(), ceil, 100*r.Load.CyclesPerSec()/ceil)
+		}
+	}
+
+	b.WriteString("\nmemory:\n")
+	fmt.Fprintf(&b, "  start      %s\n", r.MemStart)
+	if c.Populate > 0 {
+		fmt.Fprintf(&b, "  populated  %s  (%d players created in %s)\n", r.MemPopulated, c.Populate, round(r.PopulateElapsed))
+	}
+	fmt.Fprintf(&b, "  end        %s\n", r.MemEnd)
+	if len(r.FirstErrors) > 0 {
+		b.WriteString("\nfirst errors:\n")
+		for _, e := range r.FirstErrors {
+			fmt.Fprintf(&b, "  %s\n", e)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func ceilingFormula(r *Report) string {
+	if r.Direct.RoundTrips > 0 && r.Load.RoundTrips > 0 {
+		return fmt.Sprintf("direct round trips/s ÷ %.2f round trips per cycle through the handlers", r.Load.RoundTripsPerCycle())
+	}
+	return "direct cycles/s"
+}

@@ -1,0 +1,150 @@
+package loadtest
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// StoreTimer accumulates the time spent inside store calls made with a
+// context carrying it (see WithStoreTimer). It is safe for concurrent use.
+type StoreTimer struct {
+	ns    atomic.Int64
+	calls atomic.Int64
+}
+
+// Reset zeroes the timer.
+func (t *StoreTimer) Reset() { t.ns.Store(0); t.calls.Store(0) }
+
+// Elapsed returns the time accumulated since the last Reset.
+func (t *StoreTimer) Elapsed() time.Duration { return time.Duration(t.ns.Load()) }
+
+// Calls returns the number of store calls since the last Reset.
+func (t *StoreTimer) Calls() int64 { return t.calls.Load() }
+
+type timerKey struct{}
+
+// WithStoreTimer returns a context whose store calls, through a TimedStore,
+// add their duration to t.
+func WithStoreTimer(ctx context.Context, t *StoreTimer) context.Context {
+	return context.WithValue(ctx, timerKey{}, t)
+}
+
+// TimedStore is a storage.Store that forwards every call to the store it
+// wraps and adds the call's duration to the StoreTimer found in the call's
+// context, if any. It lets the load generator split an interaction's time
+// into the store's part and the handler's part.
+//
+// It embeds the wrapped store, so that a method added to storage.Store later
+// is forwarded (untimed) without breaking the build.
+type TimedStore struct {
+	storage.Store
+}
+
+var _ storage.Store = TimedStore{}
+
+// timed starts timing a call; the returned function stops it.
+func timed(ctx context.Context) func() {
+	t, _ := ctx.Value(timerKey{}).(*StoreTimer)
+	if t == nil {
+		return func() {}
+	}
+	start := time.Now()
+	return func() {
+		t.ns.Add(int64(time.Since(start)))
+		t.calls.Add(1)
+	}
+}
+
+// Player forwards to the wrapped store.
+func (s TimedStore) Player(ctx context.Context, id storage.PlayerID) (storage.Player, error) {
+	defer timed(ctx)()
+	return s.Store.Player(ctx, id)
+}
+
+// Buy forwards to the wrapped store.
+func (s TimedStore) Buy(ctx context.Context, id storage.PlayerID) (storage.Player, storage.Ticket, bool, error) {
+	defer timed(ctx)()
+	return s.Store.Buy(ctx, id)
+}
+
+// Reveal forwards to the wrapped store.
+func (s TimedStore) Reveal(ctx context.Context, id storage.PlayerID, ticketID uint64, rows storage.RowMask) (storage.Player, storage.Ticket, error) {
+	defer timed(ctx)()
+	return s.Store.Reveal(ctx, id, ticketID, rows)
+}
+
+// OpenChest forwards to the wrapped store.
+func (s TimedStore) OpenChest(ctx context.Context, id storage.PlayerID, seq int64) (storage.Player, game.Chest, error) {
+	defer timed(ctx)()
+	return s.Store.OpenChest(ctx, id, seq)
+}
+
+// ClaimDaily forwards to the wrapped store.
+func (s TimedStore) ClaimDaily(ctx context.Context, id storage.PlayerID) (storage.Player, error) {
+	defer timed(ctx)()
+	return s.Store.ClaimDaily(ctx, id)
+}
+
+// Grant forwards to the wrapped store.
+func (s TimedStore) Grant(ctx context.Context, actor uint64, id storage.PlayerID, amount int64, reason string) (storage.Player, error) {
+	defer timed(ctx)()
+	return s.Store.Grant(ctx, actor, id, amount, reason)
+}
+
+// SetBalance forwards to the wrapped store.
+func (s TimedStore) SetBalance(ctx context.Context, actor uint64, id storage.PlayerID, balance int64, reason string) (storage.Player, error) {
+	defer timed(ctx)()
+	return s.Store.SetBalance(ctx, actor, id, balance, reason)
+}
+
+// ResetPlayer forwards to the wrapped store.
+func (s TimedStore) ResetPlayer(ctx context.Context, actor uint64, id storage.PlayerID, reason string) (storage.Player, error) {
+	defer timed(ctx)()
+	return s.Store.ResetPlayer(ctx, actor, id, reason)
+}
+
+// ResetGuild forwards to the wrapped store.
+func (s TimedStore) ResetGuild(ctx context.Context, actor uint64, guild uint64, reason string) (int, error) {
+	defer timed(ctx)()
+	return s.Store.ResetGuild(ctx, actor, guild, reason)
+}
+
+// History forwards to the wrapped store.
+func (s TimedStore) History(ctx context.Context, id storage.PlayerID, n int) ([]storage.HistoryEntry, error) {
+	defer timed(ctx)()
+	return s.Store.History(ctx, id, n)
+}
+
+// Leaderboard forwards to the wrapped store.
+func (s TimedStore) Leaderboard(ctx context.Context, guild uint64, n int) ([]storage.LeaderboardEntry, error) {
+	defer timed(ctx)()
+	return s.Store.Leaderboard(ctx, guild, n)
+}
+
+// Audit forwards to the wrapped store.
+func (s TimedStore) Audit(ctx context.Context, guild uint64, n int) ([]storage.AuditEntry, error) {
+	defer timed(ctx)()
+	return s.Store.Audit(ctx, guild, n)
+}
+
+// Settings forwards to the wrapped store.
+func (s TimedStore) Settings(ctx context.Context, guild uint64) (storage.Settings, error) {
+	defer timed(ctx)()
+	return s.Store.Settings(ctx, guild)
+}
+
+// SetSettings forwards to the wrapped store.
+func (s TimedStore) SetSettings(ctx context.Context, actor uint64, guild uint64, st storage.Settings, reason string) error {
+	defer timed(ctx)()
+	return s.Store.SetSettings(ctx, actor, guild, st, reason)
+}
+
+// Ping forwards to the wrapped store.
+func (s TimedStore) Ping(ctx context.Context) error {
+	defer timed(ctx)()
+	return s.Store.Ping(ctx)
+}
