@@ -1,39 +1,268 @@
 package game
 
 import (
-	"crypto/rand"
-	"encoding/binary"
+	"errors"
 	"fmt"
 )
 
-// PLACEHOLDER: replaced by the real engine (issue 2). Signatures are stable.
+// ErrKeysHeld is returned (wrapped) when a draw is asked for a number of keys
+// held outside 0..MaxKeys-1.
+var ErrKeysHeld = errors.New("game: keys held out of range")
 
-// Play draws one play of the main game for a player holding keysHeld keys (0..2).
-func Play(src Source, keysHeld int) (Outcome, error) {
+// ErrInvalidOutcome is returned (wrapped) by NewGrid and Validate for an
+// outcome that the rules do not allow or a grid that does not tell its truth.
+var ErrInvalidOutcome = errors.New("game: invalid outcome")
+
+// Counts of the grid construction: a "free" row is three non-key symbols not
+// all equal (6^3 − 6), a "pair" is the two non-key cells of a key's row.
+const (
+	freeRows  = 6*6*6 - 6 // 210
+	freeRows2 = freeRows * freeRows
+	keyPairs  = 6 * 6
+)
+
+func checkKeys(keysHeld int) error {
 	if keysHeld < 0 || keysHeld >= MaxKeys {
-		return Outcome{}, fmt.Errorf("game: keys held %d out of range 0..%d", keysHeld, MaxKeys-1)
+		return fmt.Errorf("%w: %d, want 0..%d", ErrKeysHeld, keysHeld, MaxKeys-1)
 	}
-	o := Outcome{Row: -1}
-	o.Grid = Grid{Gem, Pipe, Bomb, Sabre, Candle, Barrel, Gem, Pipe, Bomb}
-	if src.Uint64()%2 == 0 {
-		o.Key = true
-		o.Grid[8] = Key
-	}
-	return o, nil
+	return nil
 }
 
-// OpenChest draws the treasure chest.
+// decide maps one value u of [0, Pool) to the play's result for a player
+// holding keys keys (already checked). The pool is laid out as: the winning
+// tiers from the gem up, each 12·weight values, then "loss with a key"
+// (keyTable[keys] values), then "loss without a key" (the rest).
+func decide(u uint64, keys int) (Tier, bool) {
+	var cum uint64
+	for t := TierGem; t < NumTiers; t++ {
+		cum += uint64(12 * tierTable[t].weight)
+		if u < cum {
+			return t, false
+		}
+	}
+	return TierLoss, u < cum+uint64(keyTable[keys])
+}
+
+// Draw draws the result of one play for a player holding keysHeld keys
+// (0..MaxKeys-1): tier, prize and whether a key is collected, from a single
+// uniform value of [0, Pool). It does not build the grid: the returned
+// Outcome has Row -1 and a zero Grid. Play is Draw followed by NewGrid.
+// A nil src means a fresh cryptographically secure source.
+func Draw(src Source, keysHeld int) (Outcome, error) {
+	if err := checkKeys(keysHeld); err != nil {
+		return Outcome{}, err
+	}
+	if src == nil {
+		src = newPooledGen()
+	}
+	t, key := decide(uniform(src, uint64(Pool)), keysHeld)
+	return Outcome{Tier: t, Prize: tierTable[t].prize, Key: key, Row: -1}, nil
+}
+
+// Play draws one play of the main game for a player holding keysHeld keys
+// (0..MaxKeys-1) and builds its grid: the draw happens once, here; revealing
+// rows is the caller's business. The grid tells the truth (see NewGrid).
+// It returns an error wrapping ErrKeysHeld, and draws nothing, when keysHeld
+// is out of range. A nil src means a fresh cryptographically secure source.
+// Play is safe for concurrent use when src is (NewSecureSource is).
+func Play(src Source, keysHeld int) (Outcome, error) {
+	if err := checkKeys(keysHeld); err != nil {
+		return Outcome{}, err
+	}
+	switch s := src.(type) {
+	case *secureSource:
+		p := s.get()
+		o := play(p, keysHeld)
+		s.put(p)
+		return o, nil
+	case nil:
+		return play(newPooledGen(), keysHeld), nil
+	}
+	return play(src, keysHeld), nil
+}
+
+func play(src Source, keys int) Outcome {
+	t, key := decide(uniform(src, uint64(Pool)), keys)
+	o := Outcome{Tier: t, Prize: tierTable[t].prize, Key: key}
+	o.Grid, o.Row = grid(src, t, key)
+	return o
+}
+
+// NewGrid builds the grid shown for a result drawn by Draw, using src for the
+// cells. The grid tells the truth (DESIGN.md §1):
+//   - a winning tier shows its symbol three times on one row, chosen
+//     uniformly, returned as row; no other row holds three identical symbols
+//     and no cell holds a key;
+//   - a loss (row -1) shows no row of three identical symbols;
+//   - key shows exactly one key, at a uniformly chosen cell; otherwise none;
+//   - every other cell is uniform among what these rules allow: each row
+//     that is neither the winning row nor the key's row is uniform over the
+//     210 rows of three non-key symbols not all equal, and the key's two
+//     neighbours are uniform over the 36 pairs of non-key symbols.
+//
+// Since every allowed grid of an outcome factors into such independent rows,
+// this is exactly the uniform distribution over the grids the rules allow.
+// It returns an error wrapping ErrInvalidOutcome for an invalid tier or for
+// a key on a winning tier.
+func NewGrid(src Source, t Tier, key bool) (Grid, int8, error) {
+	if t >= NumTiers {
+		return Grid{}, -1, fmt.Errorf("%w: tier %d", ErrInvalidOutcome, t)
+	}
+	if key && t != TierLoss {
+		return Grid{}, -1, fmt.Errorf("%w: key on a winning play (%v)", ErrInvalidOutcome, t)
+	}
+	if src == nil {
+		src = newPooledGen()
+	}
+	g, row := grid(src, t, key)
+	return g, row, nil
+}
+
+// freeRow writes into g[3*r:] the i-th (0 ≤ i < 210) row of three non-key
+// symbols not all equal. Rows are numbered in base 6 from 0 to 215, skipping
+// the six triples 43·a: the i-th non-triple number is i + i/42 + 1.
+func freeRow(g *Grid, r int, i uint64) {
+	v := i + i/42 + 1
+	g[3*r] = Symbol(v / 36)
+	g[3*r+1] = Symbol(v / 6 % 6)
+	g[3*r+2] = Symbol(v % 6)
+}
+
+// otherRows returns the two rows other than r, in order.
+func otherRows(r int) (int, int) {
+	switch r {
+	case 0:
+		return 1, 2
+	case 1:
+		return 0, 2
+	}
+	return 0, 1
+}
+
+// grid builds a truthful grid with one draw from src.
+func grid(src Source, t Tier, key bool) (Grid, int8) {
+	var g Grid
+	switch {
+	case t != TierLoss:
+		x := uniform(src, 3*freeRows2)
+		r := int(x / freeRows2)
+		x %= freeRows2
+		s := t.Symbol()
+		g[3*r], g[3*r+1], g[3*r+2] = s, s, s
+		a, b := otherRows(r)
+		freeRow(&g, a, x/freeRows)
+		freeRow(&g, b, x%freeRows)
+		return g, int8(r)
+	case key:
+		x := uniform(src, 9*keyPairs*freeRows2)
+		cell := int(x / (keyPairs * freeRows2))
+		x %= keyPairs * freeRows2
+		pair := x / freeRows2
+		x %= freeRows2
+		r, c := cell/3, cell%3
+		p0, p1 := Symbol(pair/6), Symbol(pair%6)
+		switch c {
+		case 0:
+			g[3*r], g[3*r+1], g[3*r+2] = Key, p0, p1
+		case 1:
+			g[3*r], g[3*r+1], g[3*r+2] = p0, Key, p1
+		default:
+			g[3*r], g[3*r+1], g[3*r+2] = p0, p1, Key
+		}
+		a, b := otherRows(r)
+		freeRow(&g, a, x/freeRows)
+		freeRow(&g, b, x%freeRows)
+		return g, -1
+	}
+	x := uniform(src, freeRows*freeRows2)
+	freeRow(&g, 0, x/freeRows2)
+	x %= freeRows2
+	freeRow(&g, 1, x/freeRows)
+	freeRow(&g, 2, x%freeRows)
+	return g, -1
+}
+
+// OpenChest draws the treasure chest: a lot with the regulation's odds (one
+// uniform value of [0, ChestTotal)) and its prize. The chest always wins.
+// A nil src means a fresh cryptographically secure source. OpenChest is safe
+// for concurrent use when src is.
 func OpenChest(src Source) Chest {
-	return Chest{Lot: LotBronze, Prize: 50}
+	switch s := src.(type) {
+	case *secureSource:
+		p := s.get()
+		c := chest(p)
+		s.put(p)
+		return c
+	case nil:
+		return chest(newPooledGen())
+	}
+	return chest(src)
 }
 
-type secure struct{}
-
-func (secure) Uint64() uint64 {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return binary.LittleEndian.Uint64(b[:])
+func chest(src Source) Chest {
+	u := int64(uniform(src, uint64(ChestTotal)))
+	var cum int64
+	for l := Lot(0); l < NumLots-1; l++ {
+		cum += lotTable[l].weight
+		if u < cum {
+			return Chest{Lot: l, Prize: lotTable[l].prize}
+		}
+	}
+	return Chest{Lot: NumLots - 1, Prize: lotTable[NumLots-1].prize}
 }
 
-// NewSecureSource returns a cryptographically secure Source safe for concurrent use.
-func NewSecureSource() Source { return secure{} }
+// Validate reports whether o is an outcome the rules allow and whether its
+// grid tells its truth: prize matching the tier, a key only on a loss,
+// exactly one key cell when Key and none otherwise, the winning symbol three
+// times on row Row and no other row of three identical symbols. Use it on
+// outcomes read back from storage. The error wraps ErrInvalidOutcome.
+func Validate(o Outcome) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrInvalidOutcome, fmt.Sprintf(format, args...))
+	}
+	if o.Tier >= NumTiers {
+		return bad("tier %d", o.Tier)
+	}
+	if o.Prize != o.Tier.Prize() {
+		return bad("prize %d for %v, want %d", o.Prize, o.Tier, o.Tier.Prize())
+	}
+	if o.Key && o.Tier != TierLoss {
+		return bad("key on a winning play (%v)", o.Tier)
+	}
+	keys := 0
+	for i, s := range o.Grid {
+		if s >= NumSymbols {
+			return bad("cell %d holds %v", i, s)
+		}
+		if s == Key {
+			keys++
+		}
+	}
+	want := 0
+	if o.Key {
+		want = 1
+	}
+	if keys != want {
+		return bad("grid %v shows %d keys, want %d", o.Grid, keys, want)
+	}
+	triple := -1
+	for r := 0; r < 3; r++ {
+		row := o.Grid.Row(r)
+		if row[0] == row[1] && row[1] == row[2] {
+			if triple >= 0 {
+				return bad("grid %v has two rows of three", o.Grid)
+			}
+			triple = r
+		}
+	}
+	if o.Tier == TierLoss {
+		if triple >= 0 || o.Row != -1 {
+			return bad("losing grid %v with row %d, three of a kind on %d", o.Grid, o.Row, triple)
+		}
+		return nil
+	}
+	if triple < 0 || int(o.Row) != triple || o.Grid[3*triple] != o.Tier.Symbol() {
+		return bad("grid %v does not show %v on row %d", o.Grid, o.Tier, o.Row)
+	}
+	return nil
+}

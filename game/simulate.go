@@ -1,0 +1,434 @@
+package game
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"math/bits"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// SimChunk is the number of plays of one unit of simulation work. Chunk i is
+// always played with the seeded stream (Seed, i), whichever worker runs it,
+// so a simulation's report depends on Plays and Seed only, not on Workers.
+const SimChunk = 1 << 20
+
+// Categories of a simulated play: the six winning tiers in pool order (index
+// t−1 for tier t), then a loss that collects a key, then a loss that does not.
+const (
+	catLossKey   = NumTiers - 1 // 6
+	catLossNoKey = NumTiers     // 7
+	numCats      = NumTiers + 1 // 8
+)
+
+// SimConfig configures Simulate.
+type SimConfig struct {
+	Plays   int64  // number of plays to simulate; must be positive
+	Seed    uint64 // seed of the streams; the same seed gives the same report
+	Workers int    // goroutines; 0 or less means runtime.GOMAXPROCS(0)
+	// OnChunk, if not nil, is called after each chunk with the number of plays
+	// it made. It is called from several goroutines at once.
+	OnChunk func(plays int64)
+}
+
+// SimKeys counts the plays made while holding a given number of keys.
+type SimKeys struct {
+	Plays int64           // plays made holding this many keys
+	Tiers [NumTiers]int64 // by result; Tiers[TierLoss] counts every loss
+	Keys  int64           // losses that collected a key
+}
+
+// SimReport is what Simulate observed, with the statistics that compare it
+// with the exact odds. Amounts are in cents.
+type SimReport struct {
+	Plays         int64
+	Seed          uint64
+	Workers       int
+	ByKeys        [MaxKeys]SimKeys
+	Tiers         [NumTiers]int64 // plays by result, all key states together
+	KeysCollected int64
+	Chests        int64
+	Lots          [NumLots]int64
+	Staked        int64 // Plays × Stake
+	MainWon       int64 // prizes of the main game
+	ChestWon      int64 // prizes of the chests
+	RTP           float64
+	RTPLow        float64 // 99% confidence interval of the return to player
+	RTPHigh       float64
+	ExactRTP      *big.Rat
+	// MainFit tests, for each number of keys held, the eight results (six
+	// tiers, loss with a key, loss without) against their exact chances.
+	MainFit ChiSquare
+	// ChestFit tests the chest lots against their exact chances.
+	ChestFit ChiSquare
+
+	// Cycle moments for the confidence interval (see Simulate).
+	units        int64
+	sumL, sumY   int64
+	sumL2        u128
+	sumY2, sumYL u128
+}
+
+// u128 is an unsigned 128-bit accumulator, so that sums of squared prizes
+// can never overflow.
+type u128 struct{ hi, lo uint64 }
+
+func (a *u128) addMul(x, y uint64) {
+	h, l := bits.Mul64(x, y)
+	var c uint64
+	a.lo, c = bits.Add64(a.lo, l, 0)
+	a.hi += h + c
+}
+
+func (a *u128) add(b u128) {
+	var c uint64
+	a.lo, c = bits.Add64(a.lo, b.lo, 0)
+	a.hi += b.hi + c
+}
+
+func (a u128) float() float64 { return float64(a.hi)*0x1p64 + float64(a.lo) }
+
+// simTables are the hot loop's tables, derived from the rules' tables.
+type simTables struct {
+	cut    [MaxKeys][numCats - 1]uint64 // cumulative thresholds over Pool
+	prize  [numCats]int64
+	lotCut [NumLots - 1]uint64
+	start  [MaxKeys]uint64 // cumulative weights of the steady-state key share
+}
+
+func newSimTables() *simTables {
+	s := new(simTables)
+	for k := 0; k < MaxKeys; k++ {
+		var cum uint64
+		for t := TierGem; t < NumTiers; t++ {
+			cum += uint64(12 * tierTable[t].weight)
+			s.cut[k][t-1] = cum
+		}
+		s.cut[k][catLossKey] = cum + uint64(keyTable[k])
+	}
+	for t := TierGem; t < NumTiers; t++ {
+		s.prize[t-1] = tierTable[t].prize
+	}
+	var cum uint64
+	for l := Lot(0); l < NumLots-1; l++ {
+		cum += uint64(lotTable[l].weight)
+		s.lotCut[l] = cum
+	}
+	// Steady-state share of plays holding k keys ∝ 1/p_k ∝ Π_{j≠k} w_j.
+	cum = 0
+	for k := 0; k < MaxKeys; k++ {
+		w := uint64(1)
+		for j := 0; j < MaxKeys; j++ {
+			if j != k {
+				w *= uint64(keyTable[j])
+			}
+		}
+		cum += w
+		s.start[k] = cum
+	}
+	return s
+}
+
+// chunkAcc accumulates the counts of one worker.
+type chunkAcc struct {
+	counts              [MaxKeys][numCats]int64
+	lots                [NumLots]int64
+	mainWon, chestWon   int64
+	units               int64
+	sumL, sumY          int64
+	sumL2, sumY2, sumYL u128
+}
+
+func (a *chunkAcc) merge(b *chunkAcc) {
+	for k := range a.counts {
+		for c := range a.counts[k] {
+			a.counts[k][c] += b.counts[k][c]
+		}
+	}
+	for l := range a.lots {
+		a.lots[l] += b.lots[l]
+	}
+	a.mainWon += b.mainWon
+	a.chestWon += b.chestWon
+	a.units += b.units
+	a.sumL += b.sumL
+	a.sumY += b.sumY
+	a.sumL2.add(b.sumL2)
+	a.sumY2.add(b.sumY2)
+	a.sumYL.add(b.sumYL)
+}
+
+// unit records one renewal cycle: l plays returning y cents.
+func (a *chunkAcc) unit(l, y int64) {
+	a.units++
+	a.sumL += l
+	a.sumY += y
+	a.sumL2.addMul(uint64(l), uint64(l))
+	a.sumY2.addMul(uint64(y), uint64(y))
+	a.sumYL.addMul(uint64(y), uint64(l))
+}
+
+// bounded is uniform for the concrete generator of the hot loop.
+func bounded(g interface{ Uint64() uint64 }, n uint64) uint64 {
+	hi, lo := bits.Mul64(g.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(g.Uint64(), n)
+		}
+	}
+	return hi
+}
+
+// playChunk simulates one chunk: a stretch of one player's life, started in
+// the steady state of the keys held (so that no chunk over- or
+// under-represents a key state), playing, collecting keys and opening chests.
+// It draws only outcomes, no grids, from math/rand/v2's PCG (PCG-DXSM, about
+// twice as fast as ChaCha8 here, and statistically excellent) whose 128-bit
+// state is derived from (seed, chunk) through NewSeededSource, so that
+// neighbouring chunks get unrelated streams.
+func playChunk(st *simTables, seed, chunk uint64, plays int64, acc *chunkAcc) {
+	cs := NewSeededSource(seed, chunk)
+	g := rand.NewPCG(cs.Uint64(), cs.Uint64())
+	k := 0
+	for u := bounded(g, st.start[MaxKeys-1]); u >= st.start[k]; {
+		k++
+	}
+	counts := acc.counts
+	prize := st.prize
+	var (
+		cycY     int64 // prizes since the cycle began
+		cycStart int64 // play index where the cycle began
+		mainWon  int64
+	)
+	const pool = uint64(Pool)
+	const poolThresh = uint64((1 << 64) % (12 * 100_000_000)) // 2^64 mod Pool
+	for i := int64(0); i < plays; i++ {
+		hi, lo := bits.Mul64(g.Uint64(), pool)
+		if lo < pool {
+			for lo < poolThresh {
+				hi, lo = bits.Mul64(g.Uint64(), pool)
+			}
+		}
+		t := &st.cut[k]
+		// c = number of thresholds <= hi, branch-free: (t−hi−1)>>63 is 1
+		// exactly when hi >= t (both are below 2^32).
+		c := (t[0]-hi-1)>>63 + (t[1]-hi-1)>>63 + (t[2]-hi-1)>>63 + (t[3]-hi-1)>>63 +
+			(t[4]-hi-1)>>63 + (t[5]-hi-1)>>63 + (t[6]-hi-1)>>63
+		counts[k][c]++
+		cycY += prize[c&7]
+		k += int((c ^ catLossKey - 1) >> 63) // a key was collected
+		if k == MaxKeys {
+			// The third key opens the chest at once.
+			lu := bounded(g, uint64(ChestTotal))
+			lot := (st.lotCut[0]-lu-1)>>63 + (st.lotCut[1]-lu-1)>>63 + (st.lotCut[2]-lu-1)>>63
+			p := lotTable[lot&3].prize
+			acc.lots[lot&3]++
+			acc.chestWon += p
+			mainWon += cycY
+			acc.unit(i+1-cycStart, cycY+p)
+			cycY, cycStart, k = 0, i+1, 0
+		}
+	}
+	mainWon += cycY
+	if plays > cycStart {
+		acc.unit(plays-cycStart, cycY)
+	}
+	acc.counts = counts
+	acc.mainWon += mainWon
+}
+
+// Simulate plays cfg.Plays plays of a player (keys accumulate, chests open)
+// on cfg.Workers goroutines and returns what it observed with its statistics.
+// The plays are cut into chunks of SimChunk; chunk i is a stretch of a
+// player's life started in the steady state of the keys held and drawn from
+// NewSeededSource(cfg.Seed, i), so the report depends only on Plays and Seed.
+// It returns ctx's error if ctx is cancelled before the end.
+//
+// The 99% interval of the return to player is a ratio estimator over renewal
+// cycles: a cycle runs from one chest to the next (the chest's prize counted
+// in its cycle), cycles are independent and identically distributed, and
+// RTP = ΣY/(Stake·ΣL) for cycle returns Y and lengths L. Its variance, by the
+// delta method, is Σ(Y−R·L)²/(m(m−1)·L̄²·Stake²) over m cycles. The partial
+// cycles at the ends of each chunk count as cycles too, a negligible
+// approximation (two per million plays). Treating plays as independent would
+// ignore that chests come at most once every three plays.
+func Simulate(ctx context.Context, cfg SimConfig) (SimReport, error) {
+	if cfg.Plays <= 0 {
+		return SimReport{}, fmt.Errorf("game: simulate: plays %d, want > 0", cfg.Plays)
+	}
+	if cfg.Plays > math.MaxInt64/Stake {
+		return SimReport{}, fmt.Errorf("game: simulate: plays %d too many", cfg.Plays)
+	}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	chunks := (cfg.Plays + SimChunk - 1) / SimChunk
+	if int64(workers) > chunks {
+		workers = int(chunks)
+	}
+	st := newSimTables()
+	var (
+		next  atomic.Int64
+		mu    sync.Mutex
+		total chunkAcc
+		wg    sync.WaitGroup
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var acc chunkAcc
+			for ctx.Err() == nil {
+				i := next.Add(1) - 1
+				if i >= chunks {
+					break
+				}
+				n := min(int64(SimChunk), cfg.Plays-i*SimChunk)
+				playChunk(st, cfg.Seed, uint64(i), n, &acc)
+				if cfg.OnChunk != nil {
+					cfg.OnChunk(n)
+				}
+			}
+			mu.Lock()
+			total.merge(&acc)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return SimReport{}, fmt.Errorf("game: simulate: %w", err)
+	}
+	return newReport(cfg, workers, &total)
+}
+
+// errSimTotals guards the accounting of Simulate itself.
+var errSimTotals = errors.New("game: simulate: counts do not add up")
+
+func newReport(cfg SimConfig, workers int, a *chunkAcc) (SimReport, error) {
+	r := SimReport{Plays: cfg.Plays, Seed: cfg.Seed, Workers: workers, Lots: a.lots,
+		MainWon: a.mainWon, ChestWon: a.chestWon, Staked: cfg.Plays * Stake,
+		units: a.units, sumL: a.sumL, sumY: a.sumY, sumL2: a.sumL2, sumY2: a.sumY2, sumYL: a.sumYL}
+	var plays int64
+	for k := 0; k < MaxKeys; k++ {
+		s := &r.ByKeys[k]
+		for c := 0; c < numCats; c++ {
+			n := a.counts[k][c]
+			s.Plays += n
+			switch c {
+			case catLossKey:
+				s.Keys += n
+				s.Tiers[TierLoss] += n
+			case catLossNoKey:
+				s.Tiers[TierLoss] += n
+			default:
+				s.Tiers[c+1] += n
+			}
+		}
+		for t := range s.Tiers {
+			r.Tiers[t] += s.Tiers[t]
+		}
+		r.KeysCollected += s.Keys
+		plays += s.Plays
+	}
+	for _, n := range r.Lots {
+		r.Chests += n
+	}
+	if plays != cfg.Plays || a.sumL != cfg.Plays || a.sumY != a.mainWon+a.chestWon {
+		return r, fmt.Errorf("%w: %d plays counted of %d", errSimTotals, plays, cfg.Plays)
+	}
+
+	odds := ComputeOdds()
+	r.ExactRTP = odds.RTP
+
+	// Chi-square of the main game, one multinomial per number of keys held.
+	for k := 0; k < MaxKeys; k++ {
+		obs := a.counts[k][:]
+		exp := make([]float64, numCats)
+		n := float64(r.ByKeys[k].Plays)
+		for c := 0; c < numCats; c++ {
+			exp[c] = n * catProb(c, k)
+		}
+		chiSquareGroup(&r.MainFit, obs, exp)
+	}
+	r.MainFit.finish()
+	exp := make([]float64, NumLots)
+	for l := Lot(0); l < NumLots; l++ {
+		exp[l] = float64(r.Chests) * float64(lotTable[l].weight) / float64(ChestTotal)
+	}
+	chiSquareGroup(&r.ChestFit, r.Lots[:], exp)
+	r.ChestFit.finish()
+
+	// Return to player and its 99% interval (ratio estimator over cycles).
+	m := float64(r.units)
+	R := float64(r.sumY) / float64(r.sumL) // cents per play
+	r.RTP = R / float64(Stake)
+	r.RTPLow, r.RTPHigh = math.NaN(), math.NaN()
+	if r.units > 1 {
+		ss := r.sumY2.float() - 2*R*r.sumYL.float() + R*R*r.sumL2.float()
+		ss = math.Max(ss, 0)
+		lbar := float64(r.sumL) / m
+		se := math.Sqrt(ss/(m*(m-1))) / lbar / float64(Stake)
+		r.RTPLow, r.RTPHigh = r.RTP-Z99*se, r.RTP+Z99*se
+	}
+	return r, nil
+}
+
+// catProb is the exact chance, as a float, of category c for k keys held.
+func catProb(c, k int) float64 {
+	switch c {
+	case catLossKey:
+		return float64(keyTable[k]) / float64(Pool)
+	case catLossNoKey:
+		return float64(12*tierTable[TierLoss].weight-keyTable[k]) / float64(Pool)
+	}
+	return float64(tierTable[c+1].weight) / float64(MainTotal)
+}
+
+// ExpectedTier returns how many plays were expected to end in tier t.
+func (r SimReport) ExpectedTier(t Tier) float64 {
+	return float64(r.Plays) * float64(t.Weight()) / float64(MainTotal)
+}
+
+// TierZ returns the z-score of the observed count of tier t.
+func (r SimReport) TierZ(t Tier) float64 {
+	p := float64(t.Weight()) / float64(MainTotal)
+	return zScore(r.Tiers[t], float64(r.Plays), p)
+}
+
+// KeyRate returns the observed chance of collecting a key holding k keys.
+func (r SimReport) KeyRate(k int) float64 {
+	if r.ByKeys[k].Plays == 0 {
+		return math.NaN()
+	}
+	return float64(r.ByKeys[k].Keys) / float64(r.ByKeys[k].Plays)
+}
+
+// KeyZ returns the z-score of the keys collected holding k keys.
+func (r SimReport) KeyZ(k int) float64 {
+	return zScore(r.ByKeys[k].Keys, float64(r.ByKeys[k].Plays), float64(keyTable[k])/float64(Pool))
+}
+
+// ExpectedLot returns how many chests were expected to hold lot l.
+func (r SimReport) ExpectedLot(l Lot) float64 {
+	return float64(r.Chests) * float64(l.Weight()) / float64(ChestTotal)
+}
+
+// LotZ returns the z-score of the observed count of lot l.
+func (r SimReport) LotZ(l Lot) float64 {
+	return zScore(r.Lots[l], float64(r.Chests), float64(l.Weight())/float64(ChestTotal))
+}
+
+func zScore(observed int64, n, p float64) float64 {
+	sd := math.Sqrt(n * p * (1 - p))
+	if sd == 0 {
+		return math.NaN()
+	}
+	return (float64(observed) - n*p) / sd
+}

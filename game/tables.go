@@ -1,0 +1,144 @@
+package game
+
+// This file is the one place where the rules' numbers live. Everything else
+// (the draw, the grid, the exact odds, the simulator) reads these tables.
+
+// MainTotal is the pool of the regulation's main-game tables: every winning
+// tier's chance is an integer count out of MainTotal (10^8 is the smallest pool
+// that reproduces all six rounded "1 chance in N" figures of article 3.1.3).
+const MainTotal int64 = 100_000_000
+
+// Pool is the range of the single uniform draw that decides a play:
+// MainTotal × 12, so that the key chances 1/2, 1/3 and 1/4 are integer counts
+// too. A winning tier of weight w out of MainTotal takes 12·w values of the pool.
+const Pool int64 = MainTotal * 12
+
+// ChestTotal is the pool of the treasure chest's table (article 3.2): the
+// smallest that reproduces the regulation's four rounded figures.
+const ChestTotal int64 = 250_000
+
+// tierTable holds, per winning tier, the prize in cents and the weight out of
+// MainTotal. Index by Tier; index TierLoss holds the losing play's weight.
+var tierTable = [NumTiers]struct {
+	prize  int64 // cents
+	weight int64 // out of MainTotal
+}{
+	TierLoss:   {0, 74_553_117},
+	TierGem:    {500_000, 50},    // 5 000 €, 1 in 2 000 000,000
+	TierPipe:   {10_000, 133},    // 100 €,   1 in 751 879,699
+	TierBomb:   {1_000, 250_000}, // 10 €,    1 in 400,000
+	TierSabre:  {500, 1_160_000}, // 5 €,     1 in 86,207
+	TierCandle: {100, 7_036_700}, // 1 €,     1 in 14,211
+	TierBarrel: {50, 17_000_000}, // 0,50 €,  1 in 5,882
+}
+
+// lotTable holds, per chest lot, the prize in cents and the weight out of
+// ChestTotal.
+var lotTable = [NumLots]struct {
+	prize  int64 // cents
+	weight int64 // out of ChestTotal
+}{
+	LotThreeGold: {1_000_000, 1}, // 10 000 €, 1 in 250 000,000
+	LotGold:      {500, 15_000},  // 5 €,      1 in 16,667
+	LotSilver:    {100, 130_501}, // 1 €,      1 in 1,916
+	LotBronze:    {50, 104_498},  // 0,50 €,   1 in 2,392
+}
+
+// keyTable is THE key reading, in one place. keyTable[k] is the number of
+// values of the Pool, for a player holding k keys, that mean "losing play that
+// collects a key"; the play's other losing values collect none.
+//
+// The regulation says "1 chance in 2, 3, 4" for 0, 1, 2 keys held. We read it
+// per play (DESIGN.md §1): Pool/2, Pool/3, Pool/4. To read it "given a losing
+// play" instead, write lossPool/2, lossPool/3, lossPool/4 here (also integers)
+// and update KeyReadingEN/KeyReadingFR; the odds, the simulator and the tests
+// follow from this table.
+var keyTable = [MaxKeys]int64{
+	Pool / 2,
+	Pool / 3,
+	Pool / 4,
+}
+
+// keyOneIn is the "1 chance in N" of the key table, as the regulation writes
+// it; tests check that keyTable and keyOneIn agree.
+var keyOneIn = [MaxKeys]int64{2, 3, 4}
+
+// KeyReadingEN states, for /rules, how the key odds are read.
+const KeyReadingEN = "A losing play may collect one key. The chance is counted over all plays: " +
+	"1 in 2 with no key held, 1 in 3 with one key, 1 in 4 with two keys. " +
+	"A winning play never collects a key."
+
+// KeyReadingFR is KeyReadingEN in French.
+const KeyReadingFR = "Une prise de jeu perdante peut collecter une clef. La chance est comptée sur " +
+	"l'ensemble des prises de jeu : 1 sur 2 sans clef, 1 sur 3 avec une clef, 1 sur 4 avec deux clefs. " +
+	"Une prise de jeu gagnante ne donne jamais de clef."
+
+// Prize returns the prize of the tier in cents: 0 for TierLoss and for an
+// invalid tier.
+func (t Tier) Prize() int64 {
+	if t < NumTiers {
+		return tierTable[t].prize
+	}
+	return 0
+}
+
+// Weight returns the tier's weight out of MainTotal (the losing play's weight
+// for TierLoss), or 0 for an invalid tier.
+func (t Tier) Weight() int64 {
+	if t < NumTiers {
+		return tierTable[t].weight
+	}
+	return 0
+}
+
+// Prize returns the lot's prize in cents, or 0 for an invalid lot.
+func (l Lot) Prize() int64 {
+	if l < NumLots {
+		return lotTable[l].prize
+	}
+	return 0
+}
+
+// Weight returns the lot's weight out of ChestTotal, or 0 for an invalid lot.
+func (l Lot) Weight() int64 {
+	if l < NumLots {
+		return lotTable[l].weight
+	}
+	return 0
+}
+
+// Coins returns how many coins the chest shows for this lot (3 for
+// LotThreeGold, 1 otherwise) and their metal ("gold", "silver", "bronze").
+func (l Lot) Coins() (n int, metal string) {
+	switch l {
+	case LotThreeGold:
+		return 3, "gold"
+	case LotGold:
+		return 1, "gold"
+	case LotSilver:
+		return 1, "silver"
+	case LotBronze:
+		return 1, "bronze"
+	}
+	return 0, ""
+}
+
+// KeyOneIn returns N such that a play by a player holding keysHeld keys
+// collects a key with chance 1 in N (as the regulation writes it), or 0 when
+// keysHeld is outside 0..MaxKeys-1.
+func KeyOneIn(keysHeld int) int64 {
+	if keysHeld < 0 || keysHeld >= MaxKeys {
+		return 0
+	}
+	return keyOneIn[keysHeld]
+}
+
+// KeyWeight returns the number of values out of Pool that mean "losing play
+// that collects a key" for a player holding keysHeld keys, or 0 when keysHeld
+// is outside 0..MaxKeys-1.
+func KeyWeight(keysHeld int) int64 {
+	if keysHeld < 0 || keysHeld >= MaxKeys {
+		return 0
+	}
+	return keyTable[keysHeld]
+}
