@@ -6,7 +6,10 @@ package commands
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -43,9 +46,19 @@ type Observer interface {
 	StoreError(op string)
 }
 
-// Config configures the handlers.
+// Default timings; see Config.
+const (
+	DefaultDeferAfter   = 2 * time.Second
+	DefaultTimeout      = 10 * time.Second
+	DefaultConfirmTTL   = 5 * time.Minute
+	defaultHiddenEmoji  = "❔"
+	interactionDeadline = 3 * time.Second
+)
+
+// Config configures the handlers. The zero value is usable.
 type Config struct {
 	// Emoji per symbol (index game.Symbol); empty entries take the defaults.
+	// A custom emoji is written "<:name:id>".
 	Emoji [game.NumSymbols]string
 	// Hidden is the emoji of a hidden cell; empty takes the default.
 	Hidden string
@@ -55,27 +68,365 @@ type Config struct {
 	Observer Observer
 	// Logger logs internal errors; nil means slog.Default().
 	Logger *slog.Logger
+	// DeferAfter is how long a handler may run before the interaction is
+	// answered with a deferred response (then edited when the handler ends);
+	// 0 means DefaultDeferAfter. It must leave room within Discord's 3 s.
+	DeferAfter time.Duration
+	// Timeout bounds one handler (its store calls); 0 means DefaultTimeout.
+	Timeout time.Duration
+	// ConfirmTTL is how long the reset-guild confirmation button stays
+	// valid; 0 means DefaultConfirmTTL.
+	ConfirmTTL time.Duration
 }
 
 // App holds the handlers. It is safe for concurrent use.
 type App struct {
-	cfg   Config
-	store storage.Store
+	cfg      Config
+	store    storage.Store
+	cat      *catalog
+	emoji    [game.NumSymbols]string
+	hidden   string
+	log      *slog.Logger
+	obs      Observer
+	commands map[string]*command
+	defs     []*discordgo.ApplicationCommand
+	buttons  router
 }
 
-// New returns the handlers over store.
+// handlerFunc handles one command or button. It returns the reply to send,
+// or an error: a *userError is shown to the user, anything else is logged and
+// answered with an apology. It must not call the Responder.
+type handlerFunc func(ctx context.Context, rq *request) (reply, error)
+
+type buttonHandler = handlerFunc
+
+// command is one slash command: its definition and its handler, declared
+// side by side in the command's file.
+type command struct {
+	def *discordgo.ApplicationCommand
+	h   handlerFunc
+	// public tells the deferred response's visibility (when the handler is
+	// slow): false means ephemeral.
+	public bool
+}
+
+// reply is what a handler answers: a new message (type 4), or an update of
+// the message the button was on (type 7).
+type reply struct {
+	update bool
+	data   *discordgo.InteractionResponseData
+}
+
+// request is one interaction being handled, with what the dispatch parsed.
+type request struct {
+	i        *discordgo.Interaction
+	l        *lang
+	guild    uint64
+	user     uint64
+	perms    int64
+	kind     string // the command or button kind, for logs and metrics
+	customID string
+	p        params
+	data     *discordgo.ApplicationCommandInteractionData
+}
+
+// New returns the handlers over store. It registers every command and button
+// pattern; it panics only on a programming error in that registration (a bad
+// pattern, a broken embedded message file), at startup.
 func New(cfg Config, store storage.Store) *App {
-	return &App{cfg: cfg, store: store}
+	a := &App{cfg: cfg, store: store, obs: cfg.Observer, log: cfg.Logger}
+	if a.log == nil {
+		a.log = slog.Default()
+	}
+	if a.cfg.Now == nil {
+		a.cfg.Now = time.Now
+	}
+	if a.cfg.DeferAfter <= 0 {
+		a.cfg.DeferAfter = DefaultDeferAfter
+	}
+	if a.cfg.Timeout <= 0 {
+		a.cfg.Timeout = DefaultTimeout
+	}
+	if a.cfg.ConfirmTTL <= 0 {
+		a.cfg.ConfirmTTL = DefaultConfirmTTL
+	}
+	for s := range a.emoji {
+		a.emoji[s] = defaultEmoji[s]
+		if cfg.Emoji[s] != "" {
+			a.emoji[s] = cfg.Emoji[s]
+		}
+	}
+	a.hidden = cfg.Hidden
+	if a.hidden == "" {
+		a.hidden = defaultHiddenEmoji
+	}
+	cat, err := newCatalog()
+	if err != nil {
+		panic(err)
+	}
+	a.cat = cat
+
+	a.commands = map[string]*command{}
+	for _, c := range []*command{
+		a.playCommand(), a.balanceCommand(), a.rulesCommand(), a.leaderboardCommand(),
+		a.dailyCommand(), a.historyCommand(), a.adminCommand(),
+	} {
+		if a.commands[c.def.Name] != nil {
+			panic("commands: duplicate command " + c.def.Name)
+		}
+		a.commands[c.def.Name] = c
+		a.defs = append(a.defs, c.def)
+	}
+	a.buttons.add(patRow, "reveal", a.handleRow)
+	a.buttons.add(patAuto, "auto", a.handleAuto)
+	a.buttons.add(patAgain, "again", a.handleAgain)
+	a.buttons.add(patChest, "chest", a.handleChest)
+	a.buttons.add(patResetOK, "admin reset-guild confirm", a.handleResetConfirm)
+	a.buttons.add(patResetStop, "admin reset-guild cancel", a.handleResetCancel)
+	return a
 }
 
-// Definitions returns the application commands to register by bulk overwrite.
+// Definitions returns the application commands to register by bulk
+// overwrite: English names and descriptions with French localizations,
+// guild-only, /admin limited to Manage Server by default.
 func (a *App) Definitions() []*discordgo.ApplicationCommand {
-	return nil // PLACEHOLDER
+	return a.defs
 }
 
 // Handle processes one interaction and answers it through r. It never
-// panics, and it answers within Discord's 3-second limit (deferring when a
-// step could be slow).
+// panics, and it answers within Discord's 3-second limit: when the handler
+// has not finished after Config.DeferAfter it sends a deferred response and
+// edits it when the handler ends. User errors get an ephemeral reply in the
+// user's language; internal errors are logged and get a short apology.
 func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction) {
-	// PLACEHOLDER
+	start := a.cfg.Now()
+	rq := &request{i: i, kind: "unknown"}
+	defer func() {
+		if p := recover(); p != nil {
+			a.log.Error("commands: panic in Handle", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		}
+	}()
+	if i == nil {
+		return
+	}
+	rq.l = a.cat.forLocale(i.Locale)
+	switch i.Type {
+	case discordgo.InteractionPing:
+		a.send(ctx, r, i, &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong})
+		return
+	case discordgo.InteractionApplicationCommandAutocomplete:
+		a.send(ctx, r, i, &discordgo.InteractionResponse{
+			Type: discordgo.InteractionApplicationCommandAutocompleteResult,
+			Data: &discordgo.InteractionResponseData{Choices: []*discordgo.ApplicationCommandOptionChoice{}},
+		})
+		return
+	}
+
+	hctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
+	defer cancel()
+	done := make(chan result, 1)
+	go func() { done <- a.run(hctx, rq) }()
+
+	timer := time.NewTimer(a.cfg.DeferAfter)
+	var res result
+	deferred := false
+	select {
+	case res = <-done:
+		timer.Stop()
+	case <-timer.C:
+		deferred = true
+		a.sendDeferral(ctx, r, rq)
+		res = <-done
+	}
+	if res.err != nil {
+		res.rep = a.renderError(rq, res.err)
+	}
+	if deferred {
+		a.sendAfterDeferral(ctx, r, rq, res.rep)
+	} else {
+		typ := discordgo.InteractionResponseChannelMessageWithSource
+		if res.rep.update {
+			typ = discordgo.InteractionResponseUpdateMessage
+		}
+		a.send(ctx, r, i, &discordgo.InteractionResponse{Type: typ, Data: res.rep.data})
+	}
+	if a.obs != nil {
+		a.obs.Interaction(rq.kind, errorOutcome(res.err), a.cfg.Now().Sub(start))
+	}
+}
+
+type result struct {
+	rep reply
+	err error
+}
+
+// run parses the interaction and calls its handler, turning a panic into an
+// internal error.
+func (a *App) run(ctx context.Context, rq *request) (res result) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = result{err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
+		}
+	}()
+	h, err := a.route(rq)
+	if err != nil {
+		return result{err: err}
+	}
+	rep, err := h(ctx, rq)
+	return result{rep: rep, err: err}
+}
+
+// route finds the handler of the interaction and fills rq. It refuses what
+// does not come from a guild member.
+func (a *App) route(rq *request) (handlerFunc, error) {
+	i := rq.i
+	var h handlerFunc
+	switch i.Type {
+	case discordgo.InteractionApplicationCommand:
+		var d discordgo.ApplicationCommandInteractionData
+		switch v := i.Data.(type) {
+		case discordgo.ApplicationCommandInteractionData:
+			d = v
+		case *discordgo.ApplicationCommandInteractionData:
+			if v == nil {
+				return nil, userErr("err_unknown_command", nil)
+			}
+			d = *v
+		default:
+			return nil, userErr("err_unknown_command", nil)
+		}
+		c := a.commands[d.Name]
+		if c == nil {
+			return nil, userErr("err_unknown_command", nil)
+		}
+		rq.kind, rq.data, h = d.Name, &d, c.h
+	case discordgo.InteractionMessageComponent:
+		var id string
+		switch v := i.Data.(type) {
+		case discordgo.MessageComponentInteractionData:
+			id = v.CustomID
+		case *discordgo.MessageComponentInteractionData:
+			if v != nil {
+				id = v.CustomID
+			}
+		}
+		rq.customID = id
+		rt, p, ok := a.buttons.match(id)
+		if !ok {
+			rq.kind = "button unknown"
+			return nil, userErr("err_stale_button", nil)
+		}
+		rq.kind, rq.p, h = rt.kind, p, rt.h
+	default:
+		return nil, userErr("err_unknown_command", nil)
+	}
+	if i.GuildID == "" || i.Member == nil || i.Member.User == nil {
+		return nil, userErr("err_guild_only", nil)
+	}
+	var ok bool
+	if rq.guild, ok = parseSnowflake(i.GuildID); !ok {
+		return nil, userErr("err_guild_only", nil)
+	}
+	if rq.user, ok = parseSnowflake(i.Member.User.ID); !ok {
+		return nil, userErr("err_guild_only", nil)
+	}
+	rq.perms = i.Member.Permissions
+	return h, nil
+}
+
+// player is the storage ID of the interaction's user.
+func (rq *request) player() storage.PlayerID {
+	return storage.PlayerID{Guild: rq.guild, User: rq.user}
+}
+
+// commandPublic reports whether the deferred response of rq may be public.
+func (a *App) commandPublic(rq *request) bool {
+	if rq.data == nil {
+		return false
+	}
+	c := a.commands[rq.data.Name]
+	return c != nil && c.public
+}
+
+// sendDeferral answers a slow interaction with a deferred response: type 6
+// (the message is edited later) for a button, type 5 ("thinking…") for a
+// command.
+func (a *App) sendDeferral(ctx context.Context, r Responder, rq *request) {
+	resp := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}
+	if rq.i.Type == discordgo.InteractionApplicationCommand {
+		resp.Type = discordgo.InteractionResponseDeferredChannelMessageWithSource
+		resp.Data = &discordgo.InteractionResponseData{}
+		if !a.commandPublic(rq) {
+			resp.Data.Flags = discordgo.MessageFlagsEphemeral
+		}
+	}
+	a.send(ctx, r, rq.i, resp)
+}
+
+// sendAfterDeferral delivers the reply of a deferred interaction: an edit of
+// the original message, or, for a new message after a button's deferral,
+// a follow-up.
+func (a *App) sendAfterDeferral(ctx context.Context, r Responder, rq *request, rep reply) {
+	d := rep.data
+	if rq.i.Type == discordgo.InteractionMessageComponent && !rep.update {
+		err := r.FollowUp(ctx, rq.i, &discordgo.WebhookParams{
+			Content: d.Content, Embeds: d.Embeds, Components: d.Components,
+			Flags: d.Flags, AllowedMentions: d.AllowedMentions,
+		})
+		if err != nil {
+			a.log.Warn("commands: follow-up failed", "interaction", rq.i.ID, "kind", rq.kind, "err", err)
+		}
+		return
+	}
+	content, embeds, comps := d.Content, d.Embeds, d.Components
+	if embeds == nil {
+		embeds = []*discordgo.MessageEmbed{}
+	}
+	if comps == nil {
+		comps = []discordgo.MessageComponent{}
+	}
+	err := r.EditOriginal(ctx, rq.i, &discordgo.WebhookEdit{
+		Content: &content, Embeds: &embeds, Components: &comps, AllowedMentions: d.AllowedMentions,
+	})
+	if err != nil {
+		a.log.Warn("commands: edit after deferral failed", "interaction", rq.i.ID, "kind", rq.kind, "err", err)
+	}
+}
+
+func (a *App) send(ctx context.Context, r Responder, i *discordgo.Interaction, resp *discordgo.InteractionResponse) {
+	if err := r.Respond(ctx, i, resp); err != nil {
+		a.log.Warn("commands: respond failed", "interaction", i.ID, "type", int(resp.Type), "err", err)
+	}
+}
+
+// renderError turns a handler's error into the reply: a user error becomes an
+// ephemeral message in the user's language; anything else is logged with its
+// context and answered with a short apology.
+func (a *App) renderError(rq *request, err error) reply {
+	var ue *userError
+	if errors.As(err, &ue) {
+		return ephemeral("❌ " + rq.l.T(ue.id, ue.data))
+	}
+	var se *storeError
+	op := ""
+	if errors.As(err, &se) {
+		op = se.op
+		if a.obs != nil {
+			a.obs.StoreError(se.op)
+		}
+	}
+	a.log.Error("commands: internal error",
+		"guild", rq.guild, "user", rq.user, "command", rq.kind, "custom_id", rq.customID,
+		"interaction", rq.i.ID, "op", op, "err", err)
+	return ephemeral("⚠️ " + rq.l.T("err_internal", nil))
+}
+
+// noMentions allows no pings: the bot names players without notifying them.
+var noMentions = &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
+
+// ephemeral is a reply only its user sees, with plain text.
+func ephemeral(text string) reply {
+	return reply{data: &discordgo.InteractionResponseData{
+		Content: text, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
+	}}
 }

@@ -1,0 +1,265 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// /play buys a ticket and shows its hidden grid; its buttons reveal rows
+// (the first click draws), buy the next ticket or open the chest.
+
+func (a *App) playCommand() *command {
+	return &command{
+		def: slash("play", "jouer",
+			"Buy a ticket (0.50 credits) and reveal the grid",
+			"Acheter un ticket (0,50 crédit) et découvrir la grille"),
+		h: a.handlePlay,
+	}
+}
+
+// handlePlay buys a ticket, or resumes the open one, or shows the due chest.
+// The reply is public or ephemeral per the guild's settings.
+func (a *App) handlePlay(ctx context.Context, rq *request) (reply, error) {
+	set, err := a.playSettings(ctx, rq)
+	if err != nil {
+		return reply{}, err
+	}
+	data, err := a.buyCard(ctx, rq, true)
+	if err != nil {
+		return reply{}, err
+	}
+	if !set.PublicPlays {
+		data.Flags |= discordgo.MessageFlagsEphemeral
+	}
+	return reply{data: data}, nil
+}
+
+// playSettings reads the guild's settings and refuses a play outside the
+// allowed channel.
+func (a *App) playSettings(ctx context.Context, rq *request) (storage.Settings, error) {
+	set, err := a.store.Settings(ctx, rq.guild)
+	if err != nil {
+		return set, internal("settings", err)
+	}
+	if set.Channel != 0 {
+		ch, ok := parseSnowflake(rq.i.ChannelID)
+		if !ok || ch != set.Channel {
+			return set, userErr("err_channel", map[string]any{"Channel": channelMention(set.Channel)})
+		}
+	}
+	return set, nil
+}
+
+// buyCard buys a ticket and renders it; a due chest is shown instead, and an
+// open ticket is resumed without charge (noted on the card when showResumed).
+func (a *App) buyCard(ctx context.Context, rq *request, showResumed bool) (*discordgo.InteractionResponseData, error) {
+	id := rq.player()
+	p, t, resumed, err := a.store.Buy(ctx, id)
+	switch {
+	case errors.Is(err, storage.ErrChestDue):
+		p, err := a.store.Player(ctx, id)
+		if err != nil {
+			return nil, internal("player", err)
+		}
+		if !p.ChestPending { // opened meanwhile by another click
+			return nil, userErr("err_retry", nil)
+		}
+		return a.chestCard(rq.l, rq.user, p, nil), nil
+	case errors.Is(err, storage.ErrInsufficientFunds):
+		p, err := a.store.Player(ctx, id)
+		if err != nil {
+			return nil, internal("player", err)
+		}
+		return nil, userErr("err_funds", map[string]any{
+			"Balance": rq.l.Credits(p.Balance), "Stake": rq.l.Credits(game.Stake),
+		})
+	case err != nil:
+		return nil, internal("buy", err)
+	}
+	if !resumed && a.obs != nil {
+		a.obs.Purchase(game.Stake)
+	}
+	return a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: t, resumed: resumed && showResumed}), nil
+}
+
+// owner checks that the button's {user} is the one pressing it.
+func (rq *request) owner() error {
+	u, ok := parseSnowflake(rq.p.get("user"))
+	if !ok {
+		return userErr("err_stale_button", nil)
+	}
+	if u != rq.user {
+		return userErr("err_not_yours", map[string]any{"Owner": mention(u)})
+	}
+	return nil
+}
+
+// handleRow reveals one row (drawing the ticket at the first click).
+func (a *App) handleRow(ctx context.Context, rq *request) (reply, error) {
+	if err := rq.owner(); err != nil {
+		return reply{}, err
+	}
+	row, ok := parseUint(rq.p.get("row"), 0, 2)
+	if !ok {
+		return reply{}, userErr("err_stale_button", nil)
+	}
+	return a.reveal(ctx, rq, storage.RowMask(1)<<row)
+}
+
+// handleAuto reveals every row.
+func (a *App) handleAuto(ctx context.Context, rq *request) (reply, error) {
+	if err := rq.owner(); err != nil {
+		return reply{}, err
+	}
+	return a.reveal(ctx, rq, storage.AllRows)
+}
+
+// reveal shows rows of the button's ticket and updates the card in place.
+// The store draws once; a double click or a retry re-renders the same card.
+func (a *App) reveal(ctx context.Context, rq *request, rows storage.RowMask) (reply, error) {
+	ticket, ok := parseUint(rq.p.get("ticket"), 1, 1<<63-1)
+	if !ok {
+		return reply{}, userErr("err_stale_button", nil)
+	}
+	p, t, err := a.store.Reveal(ctx, rq.player(), ticket, rows)
+	switch {
+	case errors.Is(err, storage.ErrUnknownTicket), errors.Is(err, storage.ErrInvalid):
+		return reply{}, userErr("err_ticket_over", nil)
+	case err != nil:
+		return reply{}, internal("reveal", err)
+	}
+	if a.obs != nil && t.Drawn && firstClick(rq.i, t, rows) {
+		o := t.Outcome
+		a.obs.Play(o.Tier, o.Key, game.Stake, o.Prize)
+	}
+	return reply{update: true, data: a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: t})}, nil
+}
+
+// firstClick tells the metrics whether this click drew the ticket: the card
+// it was pressed on showed no row yet (or, without the message, the ticket
+// shows exactly the rows asked). The store never draws twice; a double click
+// on a fresh card may count twice here, in the metrics only.
+func firstClick(i *discordgo.Interaction, t storage.Ticket, rows storage.RowMask) bool {
+	if i.Message == nil || len(i.Message.Components) == 0 {
+		return t.Revealed == rows
+	}
+	for _, b := range rowButtons(i.Message.Components[0]) {
+		if b.Disabled {
+			return false
+		}
+	}
+	return true
+}
+
+// rowButtons returns the buttons of an action row, whether it was decoded
+// from JSON (pointers) or built in memory (values).
+func rowButtons(c discordgo.MessageComponent) []discordgo.Button {
+	var comps []discordgo.MessageComponent
+	switch r := c.(type) {
+	case *discordgo.ActionsRow:
+		if r != nil {
+			comps = r.Components
+		}
+	case discordgo.ActionsRow:
+		comps = r.Components
+	}
+	var out []discordgo.Button
+	for _, c := range comps {
+		switch b := c.(type) {
+		case *discordgo.Button:
+			if b != nil {
+				out = append(out, *b)
+			}
+		case discordgo.Button:
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// handleAgain buys the next ticket from a finished card and updates the card
+// in place. It acts only if the card's ticket is still the player's last one
+// (or the next one was just bought by the same click, then it is resumed),
+// so an old card or a retried click never buys more than one ticket.
+func (a *App) handleAgain(ctx context.Context, rq *request) (reply, error) {
+	if err := rq.owner(); err != nil {
+		return reply{}, err
+	}
+	prev, ok := parseUint(rq.p.get("ticket"), 0, 1<<63-1)
+	if !ok {
+		return reply{}, userErr("err_stale_button", nil)
+	}
+	if _, err := a.playSettings(ctx, rq); err != nil {
+		return reply{}, err
+	}
+	p, err := a.store.Player(ctx, rq.player())
+	if err != nil {
+		return reply{}, internal("player", err)
+	}
+	cur := p.Ticket
+	switch {
+	case p.ChestPending:
+		return reply{update: true, data: a.chestCard(rq.l, rq.user, p, nil)}, nil
+	case cur == nil && prev == 0,
+		cur != nil && cur.ID == prev && !cur.Open(),
+		cur != nil && cur.ID == prev+1 && cur.Open():
+	default:
+		return reply{}, userErr("err_ticket_over", nil)
+	}
+	data, err := a.buyCard(ctx, rq, false)
+	if err != nil {
+		return reply{}, err
+	}
+	return reply{update: true, data: data}, nil
+}
+
+// handleChest opens the chest numbered in the button; a double click shows
+// the same chest again and pays once.
+func (a *App) handleChest(ctx context.Context, rq *request) (reply, error) {
+	if err := rq.owner(); err != nil {
+		return reply{}, err
+	}
+	seq, ok := parseUint(rq.p.get("seq"), 1, 1<<63-1)
+	if !ok {
+		return reply{}, userErr("err_stale_button", nil)
+	}
+	p, c, err := a.store.OpenChest(ctx, rq.player(), int64(seq))
+	switch {
+	case errors.Is(err, storage.ErrNoChest), errors.Is(err, storage.ErrInvalid):
+		return reply{}, userErr("err_chest_over", nil)
+	case err != nil:
+		return reply{}, internal("open_chest", err)
+	}
+	if a.obs != nil && chestFirstClick(rq.i) {
+		a.obs.Chest(c.Lot, c.Prize)
+	}
+	return reply{update: true, data: a.chestCard(rq.l, rq.user, p, &c)}, nil
+}
+
+// chestFirstClick tells the metrics whether the chest was closed on the card
+// pressed (it still had the chest button); see firstClick.
+func chestFirstClick(i *discordgo.Interaction) bool {
+	if i.Message == nil {
+		return true
+	}
+	for _, c := range i.Message.Components {
+		for _, b := range rowButtons(c) {
+			if strings.HasPrefix(b.CustomID, "v1:chest:") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// channelMention is a channel mention.
+func channelMention(ch uint64) string {
+	return "<#" + strconv.FormatUint(ch, 10) + ">"
+}

@@ -1,0 +1,97 @@
+package commands
+
+import (
+	"context"
+	"strings"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/game"
+)
+
+// /rules shows both prize tables with the exact odds computed by game, the
+// return to player and how the key odds are read. Nothing is recomputed
+// here: the figures come from game.ComputeOdds, rendered once per language.
+
+func (a *App) rulesCommand() *command {
+	odds := game.ComputeOdds()
+	en := a.rulesEmbeds(a.cat.en, odds, game.English)
+	fr := a.rulesEmbeds(a.cat.fr, odds, game.French)
+	return &command{
+		def: slash("rules", "regles",
+			"The rules, the prizes and the exact odds",
+			"Les règles, les lots et les chances exactes"),
+		h: func(_ context.Context, rq *request) (reply, error) {
+			embeds := en
+			if rq.l.fr {
+				embeds = fr
+			}
+			return reply{data: &discordgo.InteractionResponseData{
+				Embeds: embeds, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
+			}}, nil
+		},
+	}
+}
+
+func (a *App) rulesEmbeds(l *lang, o game.Odds, gl game.Lang) []*discordgo.MessageEmbed {
+	var main strings.Builder
+	main.WriteString(l.T("rules_main_intro", map[string]any{"Stake": l.Credits(game.Stake)}))
+	main.WriteString("\n\n")
+	for t := game.TierGem; t < game.NumTiers; t++ {
+		to := o.Tiers[t]
+		s := a.symbol(t.Symbol())
+		main.WriteString(l.T("rules_tier_line", map[string]any{
+			"Symbols": s + s + s,
+			"Prize":   l.Credits(to.Prize),
+			"OneIn":   to.OneInString(gl),
+		}))
+		main.WriteByte('\n')
+	}
+	main.WriteByte('\n')
+	main.WriteString(l.T("rules_win_all", map[string]any{"OneIn": o.WinOneInString(gl)}))
+
+	var keys strings.Builder
+	keys.WriteString(l.T("rules_keys_intro", nil))
+	keys.WriteString("\n\n")
+	for k := 0; k < game.MaxKeys; k++ {
+		ko := o.Keys[k]
+		keys.WriteString(padlocks(k))
+		keys.WriteByte(' ')
+		keys.WriteString(l.P("rules_key_line", k, map[string]any{
+			"Count": k, "OneIn": game.FormatRat(ko.OneIn, 0, gl),
+		}))
+		keys.WriteByte('\n')
+	}
+	keys.WriteByte('\n')
+	keys.WriteString(l.T("rules_keys_reading", map[string]any{"RTP": o.RTPString(0, gl)}))
+
+	var chest strings.Builder
+	chest.WriteString(l.T("rules_chest_intro", nil))
+	chest.WriteString("\n\n")
+	for lot := game.LotThreeGold; lot < game.NumLots; lot++ {
+		lo := o.Lots[lot]
+		chest.WriteString(l.T("rules_lot_line", map[string]any{
+			"Emoji": lotEmoji[lot],
+			"Lot":   l.T("lot_"+lot.String(), nil),
+			"Prize": l.Credits(lo.Prize),
+			"OneIn": lo.OneInString(gl),
+		}))
+		chest.WriteByte('\n')
+	}
+
+	rtp := l.T("rules_rtp", map[string]any{
+		"RTP":       o.RTPString(2, gl),
+		"Main":      game.FormatRat(o.ExpectedMainPrize, 1, gl),
+		"Chest":     game.FormatRat(o.ExpectedChestPrize, 1, gl),
+		"PerChest":  game.FormatRat(o.PlaysPerChest, 0, gl),
+		"Stake":     l.Credits(game.Stake),
+		"PerPlay":   game.FormatRat(o.ExpectedPrize, 1, gl),
+		"StakeCent": game.Stake,
+	})
+	return []*discordgo.MessageEmbed{
+		infoEmbed(l.T("rules_title_main", nil), main.String(), colourOpen),
+		infoEmbed(l.T("rules_title_keys", nil), keys.String(), colourChest),
+		infoEmbed(l.T("rules_title_chest", nil), chest.String(), colourWin),
+		infoEmbed(l.T("rules_title_rtp", nil), rtp, colourInfo),
+	}
+}

@@ -1,0 +1,134 @@
+package commands
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/nicksnyder/go-i18n/v2/i18n"
+	"golang.org/x/text/language"
+)
+
+// The message files, one per language, in go-i18n's JSON format. A message
+// with plural forms is an object {"one": …, "other": …}; a test checks that
+// both files define the same ids.
+//
+//go:embed locales/*.json
+var localeFS embed.FS
+
+// catalog holds the two localizers built once in New. go-i18n caches the
+// parsed templates, so a lookup costs a map access and, for messages with
+// arguments, one template execution.
+type catalog struct {
+	bundle *i18n.Bundle
+	en, fr *lang
+}
+
+// lang is one language of the catalog.
+type lang struct {
+	loc *i18n.Localizer
+	fr  bool
+}
+
+func newCatalog() (*catalog, error) {
+	b := i18n.NewBundle(language.English)
+	b.RegisterUnmarshalFunc("json", json.Unmarshal)
+	for _, f := range []string{"locales/en.json", "locales/fr.json"} {
+		if _, err := b.LoadMessageFileFS(localeFS, f); err != nil {
+			return nil, fmt.Errorf("commands: load %s: %w", f, err)
+		}
+	}
+	return &catalog{
+		bundle: b,
+		en:     &lang{loc: i18n.NewLocalizer(b, "en")},
+		fr:     &lang{loc: i18n.NewLocalizer(b, "fr"), fr: true},
+	}, nil
+}
+
+// forLocale returns French for a locale starting with "fr", English otherwise.
+func (c *catalog) forLocale(l discordgo.Locale) *lang {
+	if strings.HasPrefix(string(l), "fr") {
+		return c.fr
+	}
+	return c.en
+}
+
+// T returns message id with template data (nil when the message has none).
+// A missing message yields its id, so that a slip shows rather than crashes;
+// TestLocalesComplete makes sure none is missing.
+func (l *lang) T(id string, data map[string]any) string {
+	s, err := l.loc.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data})
+	if err != nil && s == "" {
+		return id
+	}
+	return s
+}
+
+// P returns the plural form of message id for count (an integer, or a
+// decimal string such as "12.50"), with template data.
+func (l *lang) P(id string, count any, data map[string]any) string {
+	s, err := l.loc.Localize(&i18n.LocalizeConfig{MessageID: id, PluralCount: count, TemplateData: data})
+	if err != nil && s == "" {
+		return id
+	}
+	return s
+}
+
+// Credits formats an amount of cents as credits with the unit, plural-correct:
+// "0.50 credits", "1,00 crédit", "12,50 crédits".
+func (l *lang) Credits(cents int64) string {
+	return l.P("credits", plainAmount(cents), map[string]any{"Amount": l.Amount(cents)})
+}
+
+// Amount formats cents with two decimals and thousands separators in the
+// language's convention: "5,000.00" or "5 000,00".
+func (l *lang) Amount(cents int64) string {
+	return formatAmount(cents, l.fr)
+}
+
+// plainAmount is cents as a decimal string with a dot ("-12.50"), the form
+// go-i18n reads plural operands from.
+func plainAmount(cents int64) string {
+	var b [24]byte
+	return string(appendAmount(b[:0], cents, "", "."))
+}
+
+// formatAmount formats cents in English or French convention.
+func formatAmount(cents int64, fr bool) string {
+	var b [40]byte
+	if fr {
+		return string(appendAmount(b[:0], cents, "\u202f", ","))
+	}
+	return string(appendAmount(b[:0], cents, ",", "."))
+}
+
+// appendAmount appends cents as units with two decimals, grouping thousands
+// with sep and separating the decimals with dec.
+func appendAmount(b []byte, cents int64, sep, dec string) []byte {
+	u := uint64(cents)
+	if cents < 0 {
+		b = append(b, '-')
+		u = uint64(-(cents + 1)) + 1 // no overflow for MinInt64
+	}
+	units, frac := u/100, u%100
+	var digits [20]byte
+	n := len(digits)
+	for {
+		n--
+		digits[n] = byte('0' + units%10)
+		units /= 10
+		if units == 0 {
+			break
+		}
+	}
+	for i := n; i < len(digits); i++ {
+		if i > n && (len(digits)-i)%3 == 0 {
+			b = append(b, sep...)
+		}
+		b = append(b, digits[i])
+	}
+	b = append(b, dec...)
+	return append(b, byte('0'+frac/10), byte('0'+frac%10))
+}

@@ -1,0 +1,288 @@
+package commands
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// defaultEmoji is the Unicode emoji of each symbol (index game.Symbol). There
+// is no tobacco-pipe emoji in Unicode; the flute is the closest shape.
+var defaultEmoji = [game.NumSymbols]string{"💎", "🪈", "💣", "🗡️", "🕯️", "🛢️", "🗝️"}
+
+// Embed colours by state.
+const (
+	colourOpen  = 0x5865F2 // hidden cells left
+	colourWin   = 0xF1C40F
+	colourLoss  = 0x99AAB5
+	colourChest = 0xE67E22
+	colourInfo  = 0x2B8A3E
+)
+
+// Padlocks and markers of the card.
+const (
+	padOpen   = "🔓"
+	padClosed = "🔒"
+	arrowMark = "▶️"
+	shownMark = "▫️"
+	winMark   = "⭐"
+)
+
+var lotEmoji = [game.NumLots]string{"💰", "🪙", "🥈", "🥉"}
+
+// ticketView is what the card of a ticket shows, derived from the stored
+// player and ticket so that the card is the same after a restart.
+type ticketView struct {
+	user    uint64
+	p       storage.Player
+	t       storage.Ticket
+	resumed bool // /play found this ticket open and charged nothing
+}
+
+// done reports whether every row is shown.
+func (v *ticketView) done() bool { return !v.t.Open() }
+
+// keysShown is the number of keys the card's padlocks show: the keys held
+// before the draw while rows are hidden (so the card does not give the result
+// away), after it once all is shown (3 when this ticket opened the chest).
+func (v *ticketView) keysShown() int {
+	t := v.t
+	if !t.Drawn {
+		return v.p.Keys
+	}
+	if !v.done() {
+		switch {
+		case t.Chest:
+			return game.MaxKeys - 1
+		case t.Outcome.Key:
+			return t.KeysAfter - 1
+		}
+		return t.KeysAfter
+	}
+	if t.Chest {
+		return game.MaxKeys
+	}
+	return t.KeysAfter
+}
+
+// balanceShown is the balance the card shows: before this ticket's prize
+// while rows are hidden.
+func (v *ticketView) balanceShown() int64 {
+	if v.t.Drawn && !v.done() {
+		return v.p.Balance - v.t.Outcome.Prize
+	}
+	return v.p.Balance
+}
+
+// padlocks draws the chest's three padlocks for keys held.
+func padlocks(keys int) string {
+	if keys < 0 {
+		keys = 0
+	}
+	if keys > game.MaxKeys {
+		keys = game.MaxKeys
+	}
+	return strings.Repeat(padOpen, keys) + strings.Repeat(padClosed, game.MaxKeys-keys)
+}
+
+// symbol returns the emoji of s.
+func (a *App) symbol(s game.Symbol) string {
+	if s < game.NumSymbols {
+		return a.emoji[s]
+	}
+	return a.hidden
+}
+
+// gridText renders the 3×3 grid, one line per row, each preceded by its
+// marker: an arrow while hidden, a star on the winning row.
+func (a *App) gridText(b *strings.Builder, t storage.Ticket) {
+	for r := 0; r < 3; r++ {
+		shown := t.Drawn && t.Revealed&(1<<r) != 0
+		switch {
+		case !shown:
+			b.WriteString(arrowMark)
+		case t.Outcome.Tier.Winning() && int(t.Outcome.Row) == r:
+			b.WriteString(winMark)
+		default:
+			b.WriteString(shownMark)
+		}
+		for c := 0; c < 3; c++ {
+			b.WriteByte(' ')
+			if shown {
+				b.WriteString(a.symbol(t.Outcome.Grid[3*r+c]))
+			} else {
+				b.WriteString(a.hidden)
+			}
+		}
+		b.WriteByte('\n')
+	}
+}
+
+// ticketCard renders a ticket: the grid, the result once all is shown, the
+// keys as padlocks, the balance, and the buttons.
+func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseData {
+	t := v.t
+	var b strings.Builder
+	b.Grow(512)
+	if v.resumed {
+		b.WriteString(l.T("card_resumed", nil))
+		b.WriteString("\n\n")
+	}
+	a.gridText(&b, t)
+	b.WriteByte('\n')
+	colour := colourOpen
+	if !v.done() {
+		b.WriteString(l.T("card_hint", nil))
+	} else {
+		o := t.Outcome
+		if o.Tier.Winning() {
+			colour = colourWin
+			b.WriteString(l.T("card_win", map[string]any{
+				"Symbol": a.symbol(o.Tier.Symbol()),
+				"Name":   l.T("sym_"+o.Tier.Symbol().String(), nil),
+				"Prize":  l.Credits(o.Prize),
+			}))
+		} else {
+			colour = colourLoss
+			b.WriteString(l.T("card_loss", nil))
+		}
+		if o.Key {
+			b.WriteByte('\n')
+			b.WriteString(l.T("card_key", map[string]any{"Key": a.emoji[game.Key]}))
+		}
+		if t.Chest {
+			colour = colourChest
+			b.WriteByte('\n')
+			b.WriteString(l.T("card_chest_won", nil))
+		}
+	}
+	keys := v.keysShown()
+	e := &discordgo.MessageEmbed{
+		Title:       l.T("card_title", nil),
+		Description: b.String(),
+		Color:       colour,
+		Fields: []*discordgo.MessageEmbedField{
+			{Name: l.T("field_chest", nil), Value: padlocks(keys) + " " + l.P("keys", keys, map[string]any{"Count": keys}), Inline: true},
+			{Name: l.T("field_balance", nil), Value: l.Credits(v.balanceShown()), Inline: true},
+		},
+		Footer: &discordgo.MessageEmbedFooter{Text: l.T("card_footer", map[string]any{
+			"Ticket": t.ID, "Stake": l.Credits(game.Stake),
+		})},
+	}
+	rows := []discordgo.MessageComponent{a.arrowRow(l, v)}
+	if v.done() {
+		if v.p.ChestPending {
+			rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+				a.chestButton(l, v.user, v.p.ChestSeq+1),
+			}})
+		} else {
+			rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+				againButton(l, v.user, t.ID),
+			}})
+		}
+	}
+	return &discordgo.InteractionResponseData{
+		Embeds:          []*discordgo.MessageEmbed{e},
+		Components:      rows,
+		AllowedMentions: noMentions,
+	}
+}
+
+// arrowRow is the row of the three arrows and Auto; shown rows' arrows, and
+// Auto once all is shown, are disabled.
+func (a *App) arrowRow(l *lang, v *ticketView) discordgo.ActionsRow {
+	t := v.t
+	comps := make([]discordgo.MessageComponent, 0, 4)
+	for r := 0; r < 3; r++ {
+		comps = append(comps, discordgo.Button{
+			Label:    l.T("btn_row", map[string]any{"N": r + 1}),
+			Emoji:    &discordgo.ComponentEmoji{Name: arrowMark},
+			Style:    discordgo.PrimaryButton,
+			CustomID: rowID(v.user, t.ID, r),
+			Disabled: t.Drawn && t.Revealed&(1<<r) != 0,
+		})
+	}
+	comps = append(comps, discordgo.Button{
+		Label:    l.T("btn_auto", nil),
+		Emoji:    &discordgo.ComponentEmoji{Name: "⚡"},
+		Style:    discordgo.SecondaryButton,
+		CustomID: autoID(v.user, t.ID),
+		Disabled: v.done(),
+	})
+	return discordgo.ActionsRow{Components: comps}
+}
+
+func againButton(l *lang, user, ticket uint64) discordgo.Button {
+	return discordgo.Button{
+		Label:    l.T("btn_again", map[string]any{"Stake": l.Amount(game.Stake)}),
+		Emoji:    &discordgo.ComponentEmoji{Name: "🔁"},
+		Style:    discordgo.SuccessButton,
+		CustomID: againID(user, ticket),
+	}
+}
+
+func (a *App) chestButton(l *lang, user uint64, seq int64) discordgo.Button {
+	return discordgo.Button{
+		Label:    l.T("btn_chest", nil),
+		Emoji:    &discordgo.ComponentEmoji{Name: "🗝️"},
+		Style:    discordgo.SuccessButton,
+		CustomID: chestID(user, seq),
+	}
+}
+
+// chestCard renders the treasure chest: closed with its button when c is
+// nil, else opened with the lot found and "Play again".
+func (a *App) chestCard(l *lang, user uint64, p storage.Player, c *game.Chest) *discordgo.InteractionResponseData {
+	e := &discordgo.MessageEmbed{
+		Title: l.T("chest_title", nil),
+		Color: colourChest,
+		Fields: []*discordgo.MessageEmbedField{
+			{Name: l.T("field_balance", nil), Value: l.Credits(p.Balance), Inline: true},
+		},
+	}
+	var row discordgo.ActionsRow
+	if c == nil {
+		e.Description = padlocks(game.MaxKeys) + "\n" + l.T("chest_closed", nil)
+		row.Components = []discordgo.MessageComponent{a.chestButton(l, user, p.ChestSeq+1)}
+	} else {
+		lot := c.Lot
+		em := "🪙"
+		if lot < game.NumLots {
+			em = lotEmoji[lot]
+		}
+		e.Color = colourWin
+		e.Description = em + " " + l.T("chest_opened", map[string]any{
+			"Lot": l.T("lot_"+lot.String(), nil), "Prize": l.Credits(c.Prize),
+		})
+		var last uint64
+		if p.Ticket != nil {
+			last = p.Ticket.ID
+		}
+		row.Components = []discordgo.MessageComponent{againButton(l, user, last)}
+	}
+	return &discordgo.InteractionResponseData{
+		Embeds:          []*discordgo.MessageEmbed{e},
+		Components:      []discordgo.MessageComponent{row},
+		AllowedMentions: noMentions,
+	}
+}
+
+// mention is a user mention; with AllowedMentions empty it pings no one.
+func mention(user uint64) string {
+	return "<@" + strconv.FormatUint(user, 10) + ">"
+}
+
+// timestamp is a Discord timestamp that each client shows in its own time
+// zone and language; style "R" is relative ("in 3 hours"), "f" a full date.
+func timestamp(unix int64, style string) string {
+	return "<t:" + strconv.FormatInt(unix, 10) + ":" + style + ">"
+}
+
+// infoEmbed is a plain embed reply.
+func infoEmbed(title, desc string, colour int, fields ...*discordgo.MessageEmbedField) *discordgo.MessageEmbed {
+	return &discordgo.MessageEmbed{Title: title, Description: desc, Color: colour, Fields: fields}
+}
