@@ -1,11 +1,3 @@
-// Package storage keeps each player's state — credits, keys, open ticket,
-// statistics — per (guild, user), and changes it only in atomic steps, so that
-// no credit is ever lost or created by a crash, a retry, a double click or two
-// processes at once.
-//
-// Two implementations satisfy Store: storage/redisstore (production, Redis
-// single, Sentinel or Cluster) and storage/boltstore (embedded file, the
-// default). One conformance suite, storage/storetest, runs against both.
 package storage
 
 import (
@@ -79,7 +71,8 @@ type Player struct {
 	Balance         int64 // cents
 	Keys            int   // 0..2
 	ChestPending    bool
-	ChestSeq        int64       // chests opened so far; the next chest is ChestSeq+1
+	ChestSeq        int64       // chests opened so far (never reset); the next chest is ChestSeq+1
+	TicketSeq       uint64      // tickets bought so far (never reset); the next ticket is TicketSeq+1
 	Ticket          *Ticket     // the current ticket (open, or the last one played); nil if none
 	LastChest       *game.Chest // the last chest opened, for re-showing it
 	Stats           Stats
@@ -108,7 +101,7 @@ type HistoryEntry struct {
 	Tier     game.Tier // for KindPlay
 	Key      bool      // for KindPlay
 	Lot      game.Lot  // for KindChest
-	Amount   int64     // credits moved, signed (prize, bonus, grant…)
+	Amount   int64     // credits moved, signed: prize − stake for a play, prize, bonus, grant, new − old balance for set-balance and reset
 	Balance  int64     // balance after
 }
 
@@ -149,7 +142,7 @@ type Store interface {
 
 	// Buy debits the stake and opens a new ticket. If a ticket is already
 	// open it is returned instead with resumed=true and nothing is charged.
-	// Errors: ErrChestDue, ErrInsufficientFunds.
+	// Errors: ErrChestDue, ErrInsufficientFunds (p is then the player's state).
 	Buy(ctx context.Context, id PlayerID) (p Player, t Ticket, resumed bool, err error)
 
 	// Reveal shows rows of ticket ticketID. At the first call on a ticket it
@@ -166,7 +159,7 @@ type Store interface {
 	// chest flag, once. seq must be p.ChestSeq+1 as read by the caller; a
 	// repeated call with the seq of the chest just opened returns the same
 	// result (a double click pays once).
-	// Errors: ErrNoChest.
+	// Errors: ErrNoChest (with the player's state).
 	OpenChest(ctx context.Context, id PlayerID, seq int64) (Player, game.Chest, error)
 
 	// ClaimDaily credits the guild's daily amount if the cooldown has passed.
@@ -211,4 +204,8 @@ type Options struct {
 	Now func() time.Time
 	// Defaults are the settings of a guild whose moderators set none.
 	Defaults Settings
+	// Drawer draws plays and chests; nil means the game's own draws
+	// (game.Play, game.OpenChest) with Source. Tests inject one to force
+	// outcomes or to make a draw fail.
+	Drawer Drawer
 }
