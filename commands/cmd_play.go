@@ -73,9 +73,10 @@ func (a *App) buyCard(ctx context.Context, rq *request, showResumed bool) (*disc
 		}
 		return a.chestCard(rq.l, rq.user, p, nil), nil
 	case errors.Is(err, storage.ErrInsufficientFunds):
-		p, err := a.store.Player(ctx, id)
-		if err != nil {
-			return nil, internal("player", err)
+		if p.ID != id { // a store that does not return the state with the error
+			if p, err = a.store.Player(ctx, id); err != nil {
+				return nil, internal("player", err)
+			}
 		}
 		return nil, userErr("err_funds", map[string]any{
 			"Balance": rq.l.Credits(p.Balance), "Stake": rq.l.Credits(game.Stake),

@@ -167,7 +167,7 @@ func (a *App) handleHistory(ctx context.Context, rq *request) (reply, error) {
 
 // historyLine describes one history entry.
 func (a *App) historyLine(l *lang, h storage.HistoryEntry) string {
-	data := map[string]any{"Amount": l.Credits(h.Amount), "Balance": l.Credits(h.Balance), "Ticket": h.TicketID}
+	data := map[string]any{"Amount": l.Signed(h.Amount), "Balance": l.Credits(h.Balance), "Ticket": h.TicketID}
 	switch h.Kind {
 	case storage.KindPlay:
 		var s string

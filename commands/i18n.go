@@ -82,6 +82,15 @@ func (l *lang) Credits(cents int64) string {
 	return l.P("credits", plainAmount(cents), map[string]any{"Amount": l.Amount(cents)})
 }
 
+// Signed formats a movement of credits with its sign: "+4.50 credits",
+// "-0.50 credits".
+func (l *lang) Signed(cents int64) string {
+	if cents > 0 {
+		return "+" + l.Credits(cents)
+	}
+	return l.Credits(cents)
+}
+
 // Amount formats cents with two decimals and thousands separators in the
 // language's convention: "5,000.00" or "5 000,00".
 func (l *lang) Amount(cents int64) string {

@@ -1,0 +1,481 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/boltstore"
+)
+
+// IDs used by the payloads in testdata/.
+const (
+	testGuild   uint64 = 1100000000000000000
+	testChannel uint64 = 1110000000000000000
+	alice       uint64 = 1000000000000000001
+	bob         uint64 = 1000000000000000002
+	moderator   uint64 = 1000000000000000009
+	memberPerms int64  = 131939382053959 // no Manage Server, no Administrator
+	modPermsSet int64  = memberPerms | discordgo.PermissionManageGuild
+	startCents  int64  = 2000
+)
+
+// testDrawer draws with the real game engine from a seeded source; want, when
+// set, makes it draw again until the outcome satisfies it (e.g. "a key"), so
+// tests can steer the game while every grid stays a real, truthful one.
+type testDrawer struct {
+	mu   sync.Mutex
+	src  *rand.ChaCha8
+	want func(game.Outcome) bool
+}
+
+func (d *testDrawer) Play(keys int) (game.Outcome, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for {
+		o, err := game.Play(d.src, keys)
+		if err != nil {
+			return o, err
+		}
+		if d.want == nil || d.want(o) {
+			return o, nil
+		}
+	}
+}
+
+func (d *testDrawer) Chest() (game.Chest, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return game.OpenChest(d.src), nil
+}
+
+func (d *testDrawer) setWant(f func(game.Outcome) bool) {
+	d.mu.Lock()
+	d.want = f
+	d.mu.Unlock()
+}
+
+// clock is a settable clock shared by the store and the handlers.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// observer records the metrics events.
+type observer struct {
+	mu           sync.Mutex
+	interactions map[string]int // "kind outcome"
+	plays        int
+	chests       int
+	purchases    int
+	storeErrors  []string
+}
+
+func (o *observer) Interaction(command, outcome string, _ time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.interactions == nil {
+		o.interactions = map[string]int{}
+	}
+	o.interactions[command+" "+outcome]++
+}
+func (o *observer) Play(game.Tier, bool, int64, int64) { o.mu.Lock(); o.plays++; o.mu.Unlock() }
+func (o *observer) Chest(game.Lot, int64)              { o.mu.Lock(); o.chests++; o.mu.Unlock() }
+func (o *observer) Purchase(int64)                     { o.mu.Lock(); o.purchases++; o.mu.Unlock() }
+func (o *observer) StoreError(op string) {
+	o.mu.Lock()
+	o.storeErrors = append(o.storeErrors, op)
+	o.mu.Unlock()
+}
+
+// env is one App over a real bolt store in a temporary directory.
+type env struct {
+	t      testing.TB
+	app    *App
+	store  storage.Store
+	path   string
+	clock  *clock
+	drawer *testDrawer
+	obs    *observer
+	cfg    Config
+	seq    int
+}
+
+func storeOptions(c *clock, d *testDrawer) storage.Options {
+	return storage.Options{
+		Now:    c.Now,
+		Drawer: d,
+		Defaults: storage.Settings{
+			StartingBalance: startCents, DailyAmount: 500, DailyCooldown: 20 * time.Hour, PublicPlays: true,
+		},
+	}
+}
+
+func newEnv(tb testing.TB) *env {
+	tb.Helper()
+	e := &env{
+		t:      tb,
+		path:   filepath.Join(tb.TempDir(), "clefs.db"),
+		clock:  &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)},
+		drawer: &testDrawer{src: rand.NewChaCha8([32]byte{4, 2})},
+		obs:    &observer{},
+	}
+	e.open()
+	return e
+}
+
+// open opens the store at e.path and a fresh App over it.
+func (e *env) open() {
+	e.t.Helper()
+	st, err := boltstore.Open(e.path, storeOptions(e.clock, e.drawer))
+	if err != nil {
+		e.t.Fatalf("open bolt store: %v", err)
+	}
+	e.store = st
+	e.t.Cleanup(func() { _ = st.Close() })
+	e.cfg = Config{Now: e.clock.Now, Observer: e.obs, Logger: discardLogger()}
+	e.app = New(e.cfg, st)
+}
+
+// restart closes the store and opens it again with a new App, as a
+// restarted bot would.
+func (e *env) restart() {
+	e.t.Helper()
+	if err := e.store.Close(); err != nil {
+		e.t.Fatalf("close: %v", err)
+	}
+	e.open()
+}
+
+func (e *env) player(user uint64) storage.Player {
+	e.t.Helper()
+	p, err := e.store.Player(context.Background(), storage.PlayerID{Guild: testGuild, User: user})
+	if err != nil {
+		e.t.Fatalf("player: %v", err)
+	}
+	return p
+}
+
+// recorder is a Responder that keeps what it is sent.
+type recorder struct {
+	mu        sync.Mutex
+	responses []*discordgo.InteractionResponse
+	edits     []*discordgo.WebhookEdit
+	followups []*discordgo.WebhookParams
+}
+
+func (r *recorder) Respond(_ context.Context, _ *discordgo.Interaction, resp *discordgo.InteractionResponse) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.responses = append(r.responses, resp)
+	return nil
+}
+
+func (r *recorder) EditOriginal(_ context.Context, _ *discordgo.Interaction, e *discordgo.WebhookEdit) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.edits = append(r.edits, e)
+	return nil
+}
+
+func (r *recorder) FollowUp(_ context.Context, _ *discordgo.Interaction, p *discordgo.WebhookParams) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.followups = append(r.followups, p)
+	return nil
+}
+
+// loadPayload reads a testdata payload, lets edit change its JSON object and
+// decodes it with discordgo, as the gateway would.
+func loadPayload(tb testing.TB, file string, edit func(m map[string]any)) *discordgo.Interaction {
+	tb.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		tb.Fatalf("%s: %v", file, err)
+	}
+	if edit != nil {
+		edit(m)
+	}
+	raw, err = json.Marshal(m)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var i discordgo.Interaction
+	if err := json.Unmarshal(raw, &i); err != nil {
+		tb.Fatalf("%s: decode: %v", file, err)
+	}
+	return &i
+}
+
+// as sets the member's user, permissions and locale of a payload.
+func as(user uint64, perms int64, locale string) func(m map[string]any) {
+	return func(m map[string]any) {
+		mem := m["member"].(map[string]any)
+		u := mem["user"].(map[string]any)
+		u["id"] = strconv.FormatUint(user, 10)
+		u["username"] = fmt.Sprintf("user%d", user%100)
+		mem["permissions"] = strconv.FormatInt(perms, 10)
+		m["locale"] = locale
+	}
+}
+
+// opt is one option of a slash command payload.
+type opt struct {
+	name  string
+	typ   int
+	value any
+}
+
+// slashPayload builds a slash command interaction from testdata/slash_play.json.
+func (e *env) slashPayload(user uint64, perms int64, locale, name, sub string, opts ...opt) *discordgo.Interaction {
+	e.seq++
+	seq := e.seq
+	return loadPayload(e.t, "slash_play.json", func(m map[string]any) {
+		as(user, perms, locale)(m)
+		m["id"] = strconv.Itoa(1300000000000000100 + seq)
+		data := map[string]any{"id": "1210000000000000001", "name": name, "type": 1}
+		var list []any
+		for _, o := range opts {
+			list = append(list, map[string]any{"name": o.name, "type": o.typ, "value": o.value})
+		}
+		if sub != "" {
+			data["options"] = []any{map[string]any{"name": sub, "type": 1, "options": list}}
+		} else if list != nil {
+			data["options"] = list
+		}
+		m["data"] = data
+	})
+}
+
+// clickPayload builds a button click on msg from testdata/button_click.json.
+func (e *env) clickPayload(user uint64, perms int64, locale string, msg *discordgo.Message, customID string) *discordgo.Interaction {
+	e.seq++
+	seq := e.seq
+	i := loadPayload(e.t, "button_click.json", func(m map[string]any) {
+		as(user, perms, locale)(m)
+		m["id"] = strconv.Itoa(1300000000000000100 + seq)
+		m["data"] = map[string]any{"custom_id": customID, "component_type": 2}
+		if msg != nil {
+			raw, _ := json.Marshal(msg)
+			var mm map[string]any
+			_ = json.Unmarshal(raw, &mm)
+			m["message"] = mm
+		}
+	})
+	return i
+}
+
+// handled is the answer to one interaction.
+type handled struct {
+	t   testing.TB
+	rec *recorder
+	r   *discordgo.InteractionResponse
+}
+
+// handle runs one interaction and checks the answer: exactly one callback,
+// within Discord's limits.
+func (e *env) handle(i *discordgo.Interaction) *handled {
+	e.t.Helper()
+	rec := &recorder{}
+	e.app.Handle(context.Background(), rec, i)
+	if len(rec.responses) != 1 {
+		e.t.Fatalf("interaction got %d callbacks, want 1", len(rec.responses))
+	}
+	checkLimits(e.t, rec.responses[0])
+	return &handled{t: e.t, rec: rec, r: rec.responses[0]}
+}
+
+func (e *env) slash(user uint64, locale, name string, opts ...opt) *handled {
+	e.t.Helper()
+	return e.handle(e.slashPayload(user, memberPerms, locale, name, "", opts...))
+}
+
+func (e *env) admin(user uint64, perms int64, sub string, opts ...opt) *handled {
+	e.t.Helper()
+	return e.handle(e.slashPayload(user, perms, "en-US", "admin", sub, opts...))
+}
+
+func (e *env) click(user uint64, msg *discordgo.Message, customID string) *handled {
+	e.t.Helper()
+	return e.handle(e.clickPayload(user, memberPerms, "en-US", msg, customID))
+}
+
+func (h *handled) ephemeral() bool {
+	return h.r.Data != nil && h.r.Data.Flags&discordgo.MessageFlagsEphemeral != 0
+}
+
+// text is everything the reply shows as text.
+func (h *handled) text() string {
+	if h.r.Data == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(h.r.Data.Content)
+	for _, e := range h.r.Data.Embeds {
+		b.WriteString("\n" + e.Title + "\n" + e.Description)
+		for _, f := range e.Fields {
+			b.WriteString("\n" + f.Name + ": " + f.Value)
+		}
+		if e.Footer != nil {
+			b.WriteString("\n" + e.Footer.Text)
+		}
+	}
+	return b.String()
+}
+
+// message is the message the reply becomes, decoded as Discord would send
+// it back with a later click.
+func (h *handled) message() *discordgo.Message {
+	h.t.Helper()
+	raw, err := json.Marshal(h.r.Data)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var m discordgo.Message
+	if err := json.Unmarshal(raw, &m); err != nil {
+		h.t.Fatalf("decode message: %v", err)
+	}
+	m.ID = "1310000000000000001"
+	return &m
+}
+
+// buttons lists the reply's buttons.
+func (h *handled) buttons() []discordgo.Button {
+	var out []discordgo.Button
+	if h.r.Data == nil {
+		return nil
+	}
+	for _, c := range h.r.Data.Components {
+		out = append(out, rowButtons(c)...)
+	}
+	return out
+}
+
+// button returns the button whose custom ID starts with prefix.
+func (h *handled) button(prefix string) (discordgo.Button, bool) {
+	for _, b := range h.buttons() {
+		if strings.HasPrefix(b.CustomID, prefix) {
+			return b, true
+		}
+	}
+	return discordgo.Button{}, false
+}
+
+func (h *handled) mustButton(prefix string) discordgo.Button {
+	h.t.Helper()
+	b, ok := h.button(prefix)
+	if !ok {
+		h.t.Fatalf("no button %q in reply:\n%s", prefix, h.text())
+	}
+	return b
+}
+
+// expectUserError checks an ephemeral refusal containing want.
+func (h *handled) expectUserError(want string) {
+	h.t.Helper()
+	if h.r.Type != discordgo.InteractionResponseChannelMessageWithSource || !h.ephemeral() {
+		h.t.Fatalf("want an ephemeral message, got type %d flags %v: %s", h.r.Type, h.r.Data.Flags, h.text())
+	}
+	if !strings.Contains(h.text(), want) {
+		h.t.Fatalf("reply %q does not contain %q", h.text(), want)
+	}
+}
+
+// checkLimits checks a response against Discord's limits: custom IDs of 1 to
+// 100 characters, unique; at most 5 rows of 5 buttons; labels ≤ 80; embed
+// sizes; content ≤ 2000.
+func checkLimits(tb testing.TB, r *discordgo.InteractionResponse) {
+	tb.Helper()
+	d := r.Data
+	if d == nil {
+		return
+	}
+	if utf8.RuneCountInString(d.Content) > 2000 {
+		tb.Errorf("content of %d characters", utf8.RuneCountInString(d.Content))
+	}
+	if len(d.Embeds) > 10 {
+		tb.Errorf("%d embeds", len(d.Embeds))
+	}
+	total := 0
+	for _, e := range d.Embeds {
+		n := func(s string, max int, what string) {
+			c := utf8.RuneCountInString(s)
+			total += c
+			if c > max {
+				tb.Errorf("embed %s of %d characters (max %d)", what, c, max)
+			}
+		}
+		n(e.Title, 256, "title")
+		n(e.Description, 4096, "description")
+		if len(e.Fields) > 25 {
+			tb.Errorf("%d fields", len(e.Fields))
+		}
+		for _, f := range e.Fields {
+			n(f.Name, 256, "field name")
+			n(f.Value, 1024, "field value")
+			if f.Name == "" || f.Value == "" {
+				tb.Errorf("empty field %+v", f)
+			}
+		}
+		if e.Footer != nil {
+			n(e.Footer.Text, 2048, "footer")
+		}
+	}
+	if total > 6000 {
+		tb.Errorf("embeds total %d characters", total)
+	}
+	if len(d.Components) > 5 {
+		tb.Errorf("%d action rows", len(d.Components))
+	}
+	seen := map[string]bool{}
+	for _, c := range d.Components {
+		bs := rowButtons(c)
+		if len(bs) == 0 || len(bs) > 5 {
+			tb.Errorf("action row with %d buttons", len(bs))
+		}
+		for _, b := range bs {
+			if n := len(b.CustomID); n < 1 || n > maxCustomID {
+				tb.Errorf("custom ID %q of %d chars", b.CustomID, n)
+			}
+			if seen[b.CustomID] {
+				tb.Errorf("custom ID %q twice", b.CustomID)
+			}
+			seen[b.CustomID] = true
+			if utf8.RuneCountInString(b.Label) > 80 {
+				tb.Errorf("label %q too long", b.Label)
+			}
+		}
+	}
+	if _, err := json.Marshal(r); err != nil {
+		tb.Errorf("marshal response: %v", err)
+	}
+}

@@ -1,0 +1,426 @@
+package commands
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// gridRows returns the three rows of the card's grid as cells.
+func gridRows(tb testing.TB, h *handled) [3][3]string {
+	tb.Helper()
+	var rows [3][3]string
+	n := 0
+	for _, line := range strings.Split(h.r.Data.Embeds[0].Description, "\n") {
+		if !(strings.HasPrefix(line, arrowMark) || strings.HasPrefix(line, shownMark) || strings.HasPrefix(line, winMark)) {
+			continue
+		}
+		f := strings.Split(line, " ")
+		if len(f) != 4 || n == 3 {
+			tb.Fatalf("bad grid line %q", line)
+		}
+		copy(rows[n][:], f[1:])
+		n++
+	}
+	if n != 3 {
+		tb.Fatalf("card shows %d grid rows:\n%s", n, h.text())
+	}
+	return rows
+}
+
+// checkTruthful checks that the card shows exactly the stored ticket: the
+// revealed rows' symbols, hidden cells elsewhere, the revealed rows' buttons
+// disabled, and the balance the credits paid imply.
+func checkTruthful(tb testing.TB, a *App, h *handled, p storage.Player) {
+	tb.Helper()
+	t := p.Ticket
+	if t == nil {
+		tb.Fatal("player has no ticket")
+	}
+	rows := gridRows(tb, h)
+	for r := 0; r < 3; r++ {
+		shown := t.Drawn && t.Revealed&(1<<r) != 0
+		for c := 0; c < 3; c++ {
+			want := a.hidden
+			if shown {
+				want = a.emoji[t.Outcome.Grid[3*r+c]]
+			}
+			if rows[r][c] != want {
+				tb.Errorf("row %d col %d shows %q, stored %q (ticket %+v)", r, c, rows[r][c], want, t)
+			}
+		}
+		b := h.mustButton(rowID(p.ID.User, t.ID, r))
+		if b.Disabled != shown {
+			tb.Errorf("row %d button disabled=%v, row shown=%v", r, b.Disabled, shown)
+		}
+	}
+	// Credits: the card's balance is the stored one once all is shown.
+	if !t.Open() {
+		txt := h.text()
+		if !strings.Contains(txt, formatAmount(p.Balance, false)) {
+			tb.Errorf("card does not show balance %s:\n%s", formatAmount(p.Balance, false), txt)
+		}
+		if t.Outcome.Tier.Winning() && !strings.Contains(txt, formatAmount(t.Outcome.Prize, false)) {
+			tb.Errorf("card does not show prize %d:\n%s", t.Outcome.Prize, txt)
+		}
+		if !t.Outcome.Tier.Winning() && !strings.Contains(txt, "No winning row") {
+			tb.Errorf("losing card does not say so:\n%s", txt)
+		}
+	}
+}
+
+func TestPlayRowByRow(t *testing.T) {
+	e := newEnv(t)
+	h := e.slash(alice, "en-US", "play")
+	if h.r.Type != discordgo.InteractionResponseChannelMessageWithSource || h.ephemeral() {
+		t.Fatalf("/play: type %d ephemeral %v, want a public message", h.r.Type, h.ephemeral())
+	}
+	p := e.player(alice)
+	if p.Balance != startCents-game.Stake || p.Ticket == nil || p.Ticket.Drawn {
+		t.Fatalf("after /play: balance %d ticket %+v", p.Balance, p.Ticket)
+	}
+	checkTruthful(t, e.app, h, p)
+	if _, ok := h.button("v1:again:"); ok {
+		t.Fatal("Play again shown before the end")
+	}
+	if !strings.Contains(h.text(), formatAmount(startCents-game.Stake, false)) {
+		t.Errorf("hidden card does not show the balance after the stake:\n%s", h.text())
+	}
+
+	for k, r := range []int{1, 0, 2} {
+		id := rowID(alice, p.Ticket.ID, r)
+		h = e.click(alice, h.message(), id)
+		if h.r.Type != discordgo.InteractionResponseUpdateMessage {
+			t.Fatalf("click %s: type %d, want UPDATE_MESSAGE", id, h.r.Type)
+		}
+		p = e.player(alice)
+		if !p.Ticket.Drawn || p.Ticket.Revealed != revealedAfter(k, []int{1, 0, 2}) {
+			t.Fatalf("after %d clicks: ticket %+v", k+1, p.Ticket)
+		}
+		checkTruthful(t, e.app, h, p)
+	}
+	o := p.Ticket.Outcome
+	if p.Balance != startCents-game.Stake+o.Prize {
+		t.Errorf("balance %d, want %d - %d + %d", p.Balance, startCents, game.Stake, o.Prize)
+	}
+	h.mustButton(againID(alice, p.Ticket.ID))
+	if e.obs.plays != 1 || e.obs.purchases != 1 {
+		t.Errorf("observer: %d plays, %d purchases, want 1 and 1", e.obs.plays, e.obs.purchases)
+	}
+}
+
+func revealedAfter(k int, order []int) storage.RowMask {
+	var m storage.RowMask
+	for _, r := range order[:k+1] {
+		m |= 1 << r
+	}
+	return m
+}
+
+func TestPlayAutoAndPlayAgain(t *testing.T) {
+	e := newEnv(t)
+	h := e.slash(alice, "en-US", "play")
+	want := startCents - game.Stake
+	for n := 1; n <= 12; n++ {
+		p := e.player(alice)
+		h = e.click(alice, h.message(), autoID(alice, p.Ticket.ID))
+		p = e.player(alice)
+		want += p.Ticket.Outcome.Prize
+		if p.Balance != want {
+			t.Fatalf("play %d: balance %d, want %d", n, p.Balance, want)
+		}
+		checkTruthful(t, e.app, h, p)
+		if p.ChestPending {
+			h = e.click(alice, h.message(), h.mustButton("v1:chest:").CustomID)
+			p = e.player(alice)
+			want += p.LastChest.Prize
+			if p.Balance != want {
+				t.Fatalf("chest: balance %d, want %d", p.Balance, want)
+			}
+		}
+		h = e.click(alice, h.message(), h.mustButton("v1:again:").CustomID)
+		if h.r.Type != discordgo.InteractionResponseUpdateMessage {
+			t.Fatalf("play again: type %d", h.r.Type)
+		}
+		p = e.player(alice)
+		want -= game.Stake
+		if p.Balance != want || p.Stats.Plays != int64(n+1) {
+			t.Fatalf("after play again %d: balance %d (want %d), plays %d", n, p.Balance, want, p.Stats.Plays)
+		}
+	}
+	if err := storage.CheckInvariant(e.player(alice)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDoubleClickDrawsAndPaysOnce(t *testing.T) {
+	for _, kind := range []string{"auto", "row", "again"} {
+		t.Run(kind, func(t *testing.T) {
+			e := newEnv(t)
+			e.drawer.setWant(func(o game.Outcome) bool { return o.Tier.Winning() })
+			h := e.slash(alice, "en-US", "play")
+			p := e.player(alice)
+			id := autoID(alice, p.Ticket.ID)
+			if kind == "row" {
+				id = rowID(alice, p.Ticket.ID, 0)
+			}
+			if kind == "again" {
+				h = e.click(alice, h.message(), id)
+				id = againID(alice, p.Ticket.ID)
+			}
+			msg := h.message()
+			var wg sync.WaitGroup
+			results := make([]*handled, 8)
+			for k := range results {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					rec := &recorder{}
+					e.app.Handle(context.Background(), rec, e.clickPayloadSafe(alice, msg, id))
+					results[k] = &handled{t: t, rec: rec, r: rec.responses[0]}
+				}()
+			}
+			wg.Wait()
+			for _, r := range results[1:] {
+				if r.text() != results[0].text() {
+					t.Fatalf("double click rendered different cards:\n%s\n---\n%s", results[0].text(), r.text())
+				}
+			}
+			p = e.player(alice)
+			switch kind {
+			case "again":
+				if p.Stats.Plays != 2 || p.Balance != startCents-2*game.Stake+p.Stats.WonCents {
+					t.Fatalf("8 clicks on Play again: plays %d, balance %d", p.Stats.Plays, p.Balance)
+				}
+			default:
+				if p.Stats.Plays != 1 || p.Stats.Wins != 1 || p.Balance != startCents-game.Stake+p.Ticket.Outcome.Prize {
+					t.Fatalf("8 clicks: plays %d wins %d balance %d", p.Stats.Plays, p.Stats.Wins, p.Balance)
+				}
+			}
+			if err := storage.CheckInvariant(p); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// clickPayloadSafe builds a click from a goroutine (env.seq is not locked).
+func (e *env) clickPayloadSafe(user uint64, msg *discordgo.Message, id string) *discordgo.Interaction {
+	i := e.clickPayloadLocked(user, msg, id)
+	return i
+}
+
+var payloadMu sync.Mutex
+
+func (e *env) clickPayloadLocked(user uint64, msg *discordgo.Message, id string) *discordgo.Interaction {
+	payloadMu.Lock()
+	defer payloadMu.Unlock()
+	return e.clickPayload(user, memberPerms, "en-US", msg, id)
+}
+
+func TestSomeoneElsesButtons(t *testing.T) {
+	e := newEnv(t)
+	h := e.slash(alice, "en-US", "play")
+	p := e.player(alice)
+	for _, id := range []string{rowID(alice, p.Ticket.ID, 0), autoID(alice, p.Ticket.ID), againID(alice, p.Ticket.ID), chestID(alice, 1)} {
+		r := e.click(bob, h.message(), id)
+		r.expectUserError("belong to <@1000000000000000001>")
+	}
+	if q := e.player(alice); q.Ticket.Drawn || q.Balance != p.Balance {
+		t.Fatalf("someone else's click changed the ticket: %+v", q.Ticket)
+	}
+	if q := e.player(bob); q.Stats.Plays != 0 {
+		t.Fatal("bob bought a ticket")
+	}
+}
+
+func TestStaleAndTamperedButtons(t *testing.T) {
+	e := newEnv(t)
+	h := e.slash(alice, "en-US", "play")
+	p := e.player(alice)
+	tk := p.Ticket.ID
+	a := "1000000000000000001"
+	cases := []struct{ id, want string }{
+		{"", "out of date"},
+		{"v1:row:" + a + ":1:3", "out of date"},
+		{"v1:row:" + a + ":01:1", "out of date"},
+		{"v1:row:" + a + ":+1:1", "out of date"},
+		{"v1:row:" + a + ":-1:1", "out of date"},
+		{"v1:row:" + a + ":1: 1", "out of date"},
+		{"v1:row:0" + a + ":1:1", "out of date"},
+		{"v1:row:" + a + ":18446744073709551616:1", "out of date"},
+		{"v1:row:" + a + ":1", "out of date"},
+		{"v1:row:" + a + ":1:1:1", "out of date"},
+		{"v2:auto:" + a + ":1", "out of date"},
+		{"v1:auto:" + a + ":" + strings.Repeat("9", 90), "out of date"},
+		{"v1:auto:" + a + "::1", "out of date"},
+		{"v1:auto:" + a + ":99", "ticket is over"},
+		{"v1:chest:" + a + ":1", "already open"},
+		{"v1:chest:" + a + ":0", "out of date"},
+		{"v1:rg:" + a + ":1", "Only moderators"},
+		{"v1:again:" + a + ":77", "ticket is over"},
+		{"\x00\xff", "out of date"},
+	}
+	for _, c := range cases {
+		r := e.click(alice, h.message(), c.id)
+		r.expectUserError(c.want)
+	}
+	if q := e.player(alice); q.Ticket.ID != tk || q.Ticket.Drawn || q.Balance != p.Balance || q.Stats.Plays != 1 {
+		t.Fatalf("a bad button changed the state: %+v", q)
+	}
+}
+
+func TestOpenTicketIsResumed(t *testing.T) {
+	e := newEnv(t)
+	e.slash(alice, "en-US", "play")
+	h := e.slash(alice, "en-US", "play")
+	if !strings.Contains(h.text(), "nothing was charged") {
+		t.Fatalf("resumed card does not say so:\n%s", h.text())
+	}
+	if p := e.player(alice); p.Balance != startCents-game.Stake || p.Stats.Plays != 1 {
+		t.Fatalf("second /play charged again: %+v", p)
+	}
+}
+
+func TestChestFlow(t *testing.T) {
+	e := newEnv(t)
+	e.drawer.setWant(func(o game.Outcome) bool { return o.Key })
+	h := e.slash(alice, "en-US", "play")
+	for n := 1; n <= 3; n++ {
+		p := e.player(alice)
+		h = e.click(alice, h.message(), autoID(alice, p.Ticket.ID))
+		p = e.player(alice)
+		checkTruthful(t, e.app, h, p)
+		if n < 3 {
+			if p.Keys != n || !strings.Contains(h.text(), strings.Repeat(padOpen, n)+strings.Repeat(padClosed, 3-n)) {
+				t.Fatalf("after %d keys: keys %d, card:\n%s", n, p.Keys, h.text())
+			}
+			h = e.click(alice, h.message(), h.mustButton("v1:again:").CustomID)
+		}
+	}
+	p := e.player(alice)
+	if !p.ChestPending || !strings.Contains(h.text(), padOpen+padOpen+padOpen) {
+		t.Fatalf("third key: chest pending %v, card:\n%s", p.ChestPending, h.text())
+	}
+	if _, ok := h.button("v1:again:"); ok {
+		t.Fatal("Play again offered while the chest is due")
+	}
+	chestBtn := h.mustButton(chestID(alice, p.ChestSeq+1))
+
+	// A due chest comes before any new ticket.
+	h2 := e.slash(alice, "en-US", "play")
+	h2.mustButton(chestBtn.CustomID)
+	if q := e.player(alice); q.Stats.Plays != 3 || q.Balance != p.Balance {
+		t.Fatalf("/play with a chest due bought a ticket: %+v", q)
+	}
+
+	// Open it twice at once: paid once, same card.
+	before := p.Balance
+	msg := h.message()
+	var wg sync.WaitGroup
+	res := make([]*handled, 4)
+	for k := range res {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rec := &recorder{}
+			e.app.Handle(context.Background(), rec, e.clickPayloadLocked(alice, msg, chestBtn.CustomID))
+			res[k] = &handled{t: t, rec: rec, r: rec.responses[0]}
+		}()
+	}
+	wg.Wait()
+	p = e.player(alice)
+	if p.ChestPending || p.LastChest == nil || p.Balance != before+p.LastChest.Prize || p.Stats.Chests != 1 {
+		t.Fatalf("after opening: %+v", p)
+	}
+	for _, r := range res {
+		if r.r.Type != discordgo.InteractionResponseUpdateMessage || r.text() != res[0].text() {
+			t.Fatalf("chest double click: type %d\n%s\n---\n%s", r.r.Type, r.text(), res[0].text())
+		}
+	}
+	if !strings.Contains(res[0].text(), formatAmount(p.LastChest.Prize, false)) {
+		t.Fatalf("chest card does not show the prize:\n%s", res[0].text())
+	}
+	// Play again from the chest card buys the next ticket.
+	h = e.click(alice, res[0].message(), res[0].mustButton("v1:again:").CustomID)
+	if q := e.player(alice); q.Stats.Plays != 4 || q.Balance != p.Balance-game.Stake {
+		t.Fatalf("play again after the chest: %+v", q)
+	}
+	checkTruthful(t, e.app, h, e.player(alice))
+}
+
+func TestInsufficientFunds(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	if _, err := e.store.SetBalance(ctx, moderator, storage.PlayerID{Guild: testGuild, User: alice}, 20, "test"); err != nil {
+		t.Fatal(err)
+	}
+	h := e.handle(e.slashPayload(alice, memberPerms, "fr", "play", ""))
+	h.expectUserError("Crédits insuffisants : vous avez 0,20 crédit et un ticket coûte 0,50 crédit")
+	if p := e.player(alice); p.Balance != 20 || p.Ticket != nil {
+		t.Fatalf("state changed: %+v", p)
+	}
+}
+
+func TestDirectMessageRefused(t *testing.T) {
+	e := newEnv(t)
+	for _, file := range []string{"dm_play.json"} {
+		i := loadPayload(t, file, nil)
+		h := e.handle(i)
+		h.expectUserError("pas en messages privés")
+	}
+	// A button pressed outside a guild is refused too.
+	i := loadPayload(t, "button_click.json", func(m map[string]any) {
+		delete(m, "guild_id")
+		m["user"] = m["member"].(map[string]any)["user"]
+		delete(m, "member")
+	})
+	e.handle(i).expectUserError("not in direct messages")
+}
+
+func TestChannelRestrictionAndEphemeralPlays(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	set, _ := e.store.Settings(ctx, testGuild)
+	set.Channel = 1110000000000000555
+	set.PublicPlays = false
+	if err := e.store.SetSettings(ctx, moderator, testGuild, set, ""); err != nil {
+		t.Fatal(err)
+	}
+	e.slash(alice, "en-US", "play").expectUserError("plays happen in <#1110000000000000555>")
+	if p := e.player(alice); p.Ticket != nil {
+		t.Fatal("a ticket was bought in the wrong channel")
+	}
+	set.Channel = testChannel
+	if err := e.store.SetSettings(ctx, moderator, testGuild, set, ""); err != nil {
+		t.Fatal(err)
+	}
+	h := e.slash(alice, "en-US", "play")
+	if !h.ephemeral() || len(h.buttons()) != 4 {
+		t.Fatalf("ephemeral plays: ephemeral=%v buttons=%d", h.ephemeral(), len(h.buttons()))
+	}
+}
+
+func TestRestartKeepsButtonsWorking(t *testing.T) {
+	e := newEnv(t)
+	h := e.slash(alice, "en-US", "play")
+	p := e.player(alice)
+	h = e.click(alice, h.message(), rowID(alice, p.Ticket.ID, 0))
+	e.restart()
+	h2 := e.click(alice, h.message(), rowID(alice, p.Ticket.ID, 0))
+	if h2.text() != h.text() {
+		t.Fatalf("after a restart the same click shows another card:\n%s\n---\n%s", h.text(), h2.text())
+	}
+	h3 := e.click(alice, h2.message(), autoID(alice, p.Ticket.ID))
+	p = e.player(alice)
+	checkTruthful(t, e.app, h3, p)
+	if p.Ticket.Open() {
+		t.Fatal("ticket still open after Auto")
+	}
+}
