@@ -602,6 +602,7 @@ func testResetPlayer(t *testing.T, open OpenFunc) {
 		t.Fatal(err)
 	}
 	old := e.player(id)
+	e.clock.Advance(time.Millisecond)
 	p, err := e.st.ResetPlayer(e.ctx, mod, id, "cheating")
 	if err != nil {
 		t.Fatal(err)

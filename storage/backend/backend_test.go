@@ -1,0 +1,55 @@
+package backend_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/backend"
+	"github.com/lesclefsdutresor/clefs/storage/boltstore"
+	"github.com/lesclefsdutresor/clefs/storage/redisstore"
+	"github.com/lesclefsdutresor/clefs/storage/redistest"
+)
+
+func TestOpenBolt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nested", "dir", "clefs.db")
+	st, err := backend.Open(context.Background(), "", path, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, ok := st.(*boltstore.Store); !ok {
+		t.Fatalf("Open without a URL gave %T", st)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("file %v, %v; want mode 600", fi, err)
+	}
+}
+
+func TestOpenRedis(t *testing.T) {
+	st, err := backend.Open(context.Background(), redistest.URL(t), "unused", storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, ok := st.(*redisstore.Store); !ok {
+		t.Fatalf("Open with a URL gave %T", st)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	ctx := context.Background()
+	if _, err := backend.Open(ctx, "localhost:6379", "", storage.Options{}); err == nil {
+		t.Error("Open accepted a URL without a scheme")
+	}
+	file := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := backend.Open(ctx, "", filepath.Join(file, "clefs.db"), storage.Options{}); err == nil {
+		t.Error("Open accepted a data path under a file")
+	}
+}
