@@ -1,0 +1,35 @@
+// Package fakediscord is a fake Discord on loopback that the real discordgo
+// client talks to: the REST API (under /api/v9 and /api/v10), the gateway
+// (a websocket), command registration, interaction callbacks, webhook edits
+// and follow-ups, with Discord's validation and its error shapes. It lets the
+// end-to-end tests run the real bot, unmodified, with DISCORD_API_BASE set to
+// the fake's URL.
+//
+// A test drives users' actions and reads what the bot answered:
+//
+//	srv := fakediscord.New(fakediscord.Options{Token: "T"})
+//	if err := srv.Start(); err != nil { ... }
+//	defer srv.Close()
+//	// run the bot with DISCORD_TOKEN=T DISCORD_API_BASE=srv.URL()
+//	srv.WaitIdentified(ctx)
+//	p, err := srv.Slash(ctx, fakediscord.Slash{Guild: g, Channel: c, User: u, Name: "play"})
+//	r, err := p.Wait(ctx)        // the callback, the message it made, the latency
+//	p, err = srv.Click(ctx, fakediscord.Click{Message: r.Message.ID, CustomID: id, User: u})
+//	...
+//	if f := srv.Failures(); len(f) > 0 { t.Fatal(f) } // every 4xx and every missed 3-second deadline
+//
+// What it checks like Discord: the bot token on every authenticated call; the
+// commands' names, descriptions, localizations and option limits; message
+// payloads (content ≤ 2000 characters, ≤ 10 embeds and their limits, ≤ 5
+// action rows of ≤ 5 buttons, custom IDs 1..100 characters and unique in a
+// message, labels ≤ 80, allowed flags); exactly one callback per interaction,
+// within 3 seconds. A refused call answers a Discord-shaped JSON error and is
+// recorded as a Failure.
+//
+// What it does not do: rate limits, attachments, modals' submission, guild
+// state beyond IDs, zlib compression, message content outside interactions.
+//
+// With Options.Control, the server also serves a small control API under
+// /_fake/ (see Server.ControlHandler) so that a person can play by hand with
+// curl against the bot; cmd/fakediscord runs it standalone.
+package fakediscord

@@ -1,0 +1,510 @@
+package fakediscord
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// Defaults of Options.
+const (
+	DefaultAckTimeout        = 3 * time.Second
+	DefaultHeartbeatInterval = 41250 * time.Millisecond
+)
+
+// Permission sets for Slash.Perms and Click.Perms.
+const (
+	// PermsMember is what @everyone has on a typical server: view channels,
+	// send messages, embed links, read history, add reactions, use commands.
+	PermsMember int64 = discordgo.PermissionViewChannel | discordgo.PermissionSendMessages |
+		discordgo.PermissionEmbedLinks | discordgo.PermissionReadMessageHistory |
+		discordgo.PermissionAddReactions | discordgo.PermissionUseApplicationCommands
+	// PermsModerator adds Manage Server.
+	PermsModerator = PermsMember | discordgo.PermissionManageGuild
+	// PermsAdmin is Administrator.
+	PermsAdmin = PermsMember | discordgo.PermissionAdministrator
+)
+
+// Options configure a Server.
+type Options struct {
+	// Token is the bot token expected as "Authorization: Bot TOKEN". Required.
+	Token string
+	// AppID is the application's ID, also the bot user's ID. Empty: generated.
+	AppID string
+	// BotName is the bot user's name. Empty: "Clefs".
+	BotName string
+	// Guilds are the guilds the bot is in, listed in READY.
+	Guilds []string
+	// Addr is the listen address. Empty: 127.0.0.1:0 (a free port).
+	Addr string
+	// AckTimeout is the time the bot has to call back. Zero: 3 s, like Discord.
+	AckTimeout time.Duration
+	// HeartbeatInterval is sent in HELLO. Zero: 41.25 s, like Discord.
+	HeartbeatInterval time.Duration
+	// Logger logs what the bot does. Nil: nothing is logged.
+	Logger *slog.Logger
+	// Control serves the /_fake/ control API (see ControlHandler).
+	Control bool
+}
+
+// Failure is a call the fake refused (any 4xx answer) or an interaction the
+// bot left without a callback past the deadline.
+type Failure struct {
+	At          time.Time
+	Method      string
+	Path        string // the URL path with the interaction token elided
+	Status      int    // HTTP status; 0 for a missed deadline
+	Code        int    // Discord's JSON error code
+	Message     string
+	Errors      string // Discord's nested "errors" object, as JSON, for 50035
+	Interaction string // the interaction's ID, when the call was about one
+}
+
+func (f Failure) String() string {
+	s := fmt.Sprintf("%s %s: %d %d %s", f.Method, f.Path, f.Status, f.Code, f.Message)
+	if f.Errors != "" {
+		s += " " + f.Errors
+	}
+	return s
+}
+
+// Identify is a gateway IDENTIFY the fake received.
+type Identify struct {
+	At        time.Time
+	Token     string
+	Intents   discordgo.Intent
+	Shard     [2]int // [id, count]; [0, 1] when not sharded
+	SessionID string
+}
+
+// Server is a fake Discord. Its methods are safe for concurrent use.
+type Server struct {
+	opts  Options
+	log   *slog.Logger
+	botID string
+
+	ln   net.Listener
+	http *http.Server
+	base string
+
+	mu           sync.Mutex
+	closed       bool
+	snow         int64 // last snowflake's increment
+	lastMS       int64
+	commands     map[string][]*discordgo.ApplicationCommand // by guild; "" = global
+	commandsSeq  int
+	messages     map[string]*message
+	interactions map[string]*interaction // by ID
+	byToken      map[string]*interaction
+	failures     []Failure
+	identifies   []Identify
+	sessions     map[string]*session
+	conns        map[*gwConn]struct{}
+	identifiedCh chan struct{} // closed and replaced at every IDENTIFY or RESUME
+	registeredCh chan struct{} // closed and replaced at every registration
+}
+
+// New returns a server; call Start to listen.
+func New(opts Options) *Server {
+	if opts.AckTimeout == 0 {
+		opts.AckTimeout = DefaultAckTimeout
+	}
+	if opts.HeartbeatInterval == 0 {
+		opts.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	if opts.BotName == "" {
+		opts.BotName = "Clefs"
+	}
+	if opts.Addr == "" {
+		opts.Addr = "127.0.0.1:0"
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		opts:         opts,
+		log:          log,
+		commands:     map[string][]*discordgo.ApplicationCommand{},
+		messages:     map[string]*message{},
+		interactions: map[string]*interaction{},
+		byToken:      map[string]*interaction{},
+		sessions:     map[string]*session{},
+		conns:        map[*gwConn]struct{}{},
+		identifiedCh: make(chan struct{}),
+		registeredCh: make(chan struct{}),
+	}
+	if opts.AppID == "" {
+		s.opts.AppID = s.snowflake()
+	}
+	s.botID = s.opts.AppID
+	return s
+}
+
+// Start listens on Options.Addr and serves in the background.
+func (s *Server) Start() error {
+	if s.opts.Token == "" {
+		return errors.New("fakediscord: Options.Token is required")
+	}
+	ln, err := net.Listen("tcp", s.opts.Addr)
+	if err != nil {
+		return fmt.Errorf("fakediscord: listen: %w", err)
+	}
+	s.ln = ln
+	s.base = "http://" + ln.Addr().String()
+	s.http = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("fakediscord: serve", "err", err)
+		}
+	}()
+	s.log.Info("fake Discord listening", "url", s.base, "app_id", s.opts.AppID)
+	return nil
+}
+
+// URL is the base URL to use as DISCORD_API_BASE, e.g. http://127.0.0.1:40123.
+func (s *Server) URL() string { return s.base }
+
+// AppID is the application's (and bot user's) ID.
+func (s *Server) AppID() string { return s.opts.AppID }
+
+// Close closes the gateway connections and the listener, and stops the
+// interactions' deadlines.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	conns := make([]*gwConn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	for _, in := range s.interactions {
+		if in.timer != nil {
+			in.timer.Stop()
+		}
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.close(websocketGoingAway, "server closing")
+	}
+	if s.http == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	err := s.http.Shutdown(ctx)
+	if err != nil {
+		_ = s.http.Close()
+	}
+	return nil
+}
+
+// Handler returns the HTTP handler of the REST API, the gateway and, with
+// Options.Control, the control API. Start serves it; it is exported to mount
+// the fake elsewhere.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /gateway", s.handleGateway)
+	mux.HandleFunc("GET /gateway/", s.handleGateway)
+	api := func(pattern string, auth bool, h func(w http.ResponseWriter, r *http.Request)) {
+		method, path, _ := strings.Cut(pattern, " ")
+		mux.HandleFunc(method+" /api/{version}"+path, func(w http.ResponseWriter, r *http.Request) {
+			if v := r.PathValue("version"); v != "v9" && v != "v10" {
+				s.fail(w, r, http.StatusNotFound, 0, "404: Not Found", nil, "")
+				return
+			}
+			if !s.authorized(w, r, auth) {
+				return
+			}
+			h(w, r)
+		})
+	}
+	api("GET /gateway", true, s.getGateway)
+	api("GET /gateway/bot", true, s.getGatewayBot)
+	api("GET /users/@me", true, s.getMe)
+	api("GET /applications/@me", true, s.getApplication)
+	api("GET /oauth2/applications/@me", true, s.getApplication)
+	api("GET /applications/{app}/commands", true, s.getCommands)
+	api("PUT /applications/{app}/commands", true, s.putCommands)
+	api("GET /applications/{app}/guilds/{guild}/commands", true, s.getCommands)
+	api("PUT /applications/{app}/guilds/{guild}/commands", true, s.putCommands)
+	api("POST /interactions/{id}/{token}/callback", false, s.postCallback)
+	api("POST /webhooks/{app}/{token}", false, s.postFollowUp)
+	api("GET /webhooks/{app}/{token}/messages/{msg}", false, s.getWebhookMessage)
+	api("PATCH /webhooks/{app}/{token}/messages/{msg}", false, s.patchWebhookMessage)
+	api("DELETE /webhooks/{app}/{token}/messages/{msg}", false, s.deleteWebhookMessage)
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		s.fail(w, r, http.StatusNotFound, 0, "404: Not Found", nil, "")
+	})
+	if s.opts.Control {
+		mux.Handle("/_fake/", s.ControlHandler())
+	}
+	return mux
+}
+
+// authorized checks "Authorization: Bot TOKEN". Webhook and callback routes
+// (auth false) need none, but a wrong one is still refused.
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request, required bool) bool {
+	h := r.Header.Get("Authorization")
+	if h == "" && !required {
+		return true
+	}
+	if h != "Bot "+s.opts.Token {
+		s.fail(w, r, http.StatusUnauthorized, 0, "401: Unauthorized", nil, "")
+		return false
+	}
+	return true
+}
+
+// Failures returns every refused call and missed deadline so far.
+func (s *Server) Failures() []Failure {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Failure(nil), s.failures...)
+}
+
+// Identifies returns the gateway IDENTIFYs received so far.
+func (s *Server) Identifies() []Identify {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Identify(nil), s.identifies...)
+}
+
+// WaitIdentified waits until a live gateway connection has identified (or
+// resumed) and returns its IDENTIFY.
+func (s *Server) WaitIdentified(ctx context.Context) (Identify, error) {
+	for {
+		s.mu.Lock()
+		var best *gwConn
+		for c := range s.conns {
+			if c.session != nil && (best == nil || c.opened.After(best.opened)) {
+				best = c
+			}
+		}
+		ch := s.identifiedCh
+		var id Identify
+		if best != nil {
+			id = best.session.identify
+		}
+		s.mu.Unlock()
+		if best != nil {
+			return id, nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return Identify{}, fmt.Errorf("fakediscord: waiting for IDENTIFY: %w", ctx.Err())
+		}
+	}
+}
+
+// WaitCommands waits until commands are registered for guild ("" = global)
+// and returns them.
+func (s *Server) WaitCommands(ctx context.Context, guild string) ([]*discordgo.ApplicationCommand, error) {
+	for {
+		s.mu.Lock()
+		cmds, ok := s.commands[guild]
+		ch := s.registeredCh
+		s.mu.Unlock()
+		if ok {
+			return cloneCommands(cmds), nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("fakediscord: waiting for commands of %q: %w", guild, ctx.Err())
+		}
+	}
+}
+
+// Commands returns the commands registered for guild ("" = global).
+func (s *Server) Commands(guild string) []*discordgo.ApplicationCommand {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return cloneCommands(s.commands[guild])
+}
+
+// Disconnect drops every gateway connection abruptly (no close frame), as a
+// network failure would; discordgo then reconnects and RESUMEs.
+func (s *Server) Disconnect() {
+	s.mu.Lock()
+	conns := make([]*gwConn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.ws.UnderlyingConn().Close()
+	}
+}
+
+// snowflake returns a new ID: milliseconds since Discord's epoch << 22 | increment.
+// The caller may hold s.mu or not; it takes its own lock only when not held, so
+// it is always called with s.mu held except from New.
+func (s *Server) snowflake() string {
+	ms := time.Now().UnixMilli() - 1420070400000
+	if ms <= s.lastMS {
+		ms = s.lastMS
+		s.snow++
+		if s.snow >= 1<<22 {
+			ms++
+			s.snow = 0
+		}
+	} else {
+		s.snow = 0
+	}
+	s.lastMS = ms
+	return strconv.FormatInt(ms<<22|s.snow, 10)
+}
+
+// fieldErr is one entry of Discord's "errors" object.
+type fieldErr struct {
+	path    string // dotted: "data.components.0.components.1.custom_id"
+	code    string // BASE_TYPE_MAX_LENGTH…
+	message string
+}
+
+// errorsJSON nests field errors the way Discord does:
+// {"data": {"content": {"_errors": [{"code": …, "message": …}]}}}.
+func errorsJSON(errs []fieldErr) map[string]any {
+	root := map[string]any{}
+	for _, e := range errs {
+		node := root
+		if e.path != "" {
+			for _, part := range strings.Split(e.path, ".") {
+				next, ok := node[part].(map[string]any)
+				if !ok {
+					next = map[string]any{}
+					node[part] = next
+				}
+				node = next
+			}
+		}
+		list, _ := node["_errors"].([]any)
+		node["_errors"] = append(list, map[string]any{"code": e.code, "message": e.message})
+	}
+	return root
+}
+
+// fail answers a Discord-shaped error and records it.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, status, code int, msg string, errs []fieldErr, interactionID string) {
+	body := map[string]any{"message": msg, "code": code}
+	f := Failure{
+		At: time.Now(), Method: r.Method, Path: elideToken(r.URL.Path),
+		Status: status, Code: code, Message: msg, Interaction: interactionID,
+	}
+	if len(errs) > 0 {
+		e := errorsJSON(errs)
+		body["errors"] = e
+		b, _ := json.Marshal(e)
+		f.Errors = string(b)
+	}
+	s.mu.Lock()
+	s.failures = append(s.failures, f)
+	s.mu.Unlock()
+	s.log.Warn("refused", "method", f.Method, "path", f.Path, "status", status, "code", code, "message", msg, "errors", f.Errors)
+	writeJSON(w, status, body)
+}
+
+// recordFailure records a failure that is not an HTTP answer (a missed deadline).
+func (s *Server) recordFailureLocked(f Failure) {
+	s.failures = append(s.failures, f)
+	s.log.Warn("failure", "path", f.Path, "code", f.Code, "message", f.Message, "interaction", f.Interaction)
+}
+
+// elideToken shortens interaction tokens in paths for logs.
+func elideToken(p string) string {
+	parts := strings.Split(p, "/")
+	for i, part := range parts {
+		if len(part) > 40 {
+			parts[i] = part[:8] + "…"
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// readBody reads a JSON body (≤ 1 MiB); it answers 400 itself on failure.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, interactionID string) ([]byte, bool) {
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		s.fail(w, r, http.StatusBadRequest, 50035, "Invalid Form Body",
+			[]fieldErr{{"", "CONTENT_TYPE_INVALID", "Expected \"Content-Type\" header to be one of {'application/json'}."}}, interactionID)
+		return nil, false
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, 1<<20+1))
+	if err != nil || len(b) > 1<<20 {
+		s.fail(w, r, http.StatusRequestEntityTooLarge, 40005, "Request entity too large", nil, interactionID)
+		return nil, false
+	}
+	if !json.Valid(b) {
+		s.fail(w, r, http.StatusBadRequest, 50109, "The request body contains invalid JSON.", nil, interactionID)
+		return nil, false
+	}
+	return b, true
+}
+
+func (s *Server) botUser() map[string]any {
+	return map[string]any{
+		"id": s.botID, "username": s.opts.BotName, "discriminator": "0", "global_name": nil,
+		"avatar": nil, "bot": true, "verified": true, "flags": 0, "mfa_enabled": false,
+	}
+}
+
+func (s *Server) gatewayURL() string { return "ws" + strings.TrimPrefix(s.base, "http") + "/gateway" }
+
+func (s *Server) getGateway(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"url": s.gatewayURL()})
+}
+
+func (s *Server) getGatewayBot(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"url": s.gatewayURL(), "shards": 1,
+		"session_start_limit": map[string]any{"total": 1000, "remaining": 999, "reset_after": 14400000, "max_concurrency": 1},
+	})
+}
+
+func (s *Server) getMe(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.botUser())
+}
+
+func (s *Server) getApplication(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"id": s.opts.AppID, "name": s.opts.BotName, "icon": nil, "description": "",
+		"bot_public": true, "bot_require_code_grant": false, "flags": 1 << 23,
+		"bot": s.botUser(), "verify_key": strings.Repeat("0", 64),
+	})
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
