@@ -85,3 +85,13 @@ func TestOpenLocked(t *testing.T) {
 		t.Fatal("a second Open of a file in use succeeded")
 	}
 }
+
+func TestKillBetweenBuyAndDraw(t *testing.T) {
+	target := os.Getenv("STORETEST_CRASH_TARGET")
+	if target == "" {
+		target = filepath.Join(t.TempDir(), "clefs.db")
+	}
+	storetest.KillBetweenBuyAndDraw(t, "TestKillBetweenBuyAndDraw", target, func(path string, opts storage.Options) (storage.Store, error) {
+		return boltstore.Open(path, opts)
+	})
+}

@@ -2,7 +2,8 @@ package redisstore_test
 
 import (
 	"context"
-	"net"
+	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -155,7 +156,7 @@ func TestScriptCacheFlushed(t *testing.T) {
 func TestRedisDown(t *testing.T) {
 	addr, stop := redistest.StartServer(t)
 	ctx := context.Background()
-	st, err := redisstore.Open(ctx, "redis://"+addr+"/0", storage.Options{})
+	st, err := redisstore.Open(ctx, "redis://"+addr+"/0?max_retries=-1&dial_timeout=1s", storage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,11 +169,9 @@ func TestRedisDown(t *testing.T) {
 		t.Fatal("Ping succeeded with Redis stopped")
 	}
 	_, _, _, err = st.Buy(ctx, storage.PlayerID{Guild: 1, User: 1})
-	if err == nil {
-		t.Fatal("Buy succeeded with Redis stopped")
+	if err == nil || !strings.Contains(err.Error(), "redisstore: buy:") {
+		t.Fatalf("Buy with Redis stopped: %v, want a wrapped error", err)
 	}
-	var ne net.Error
-	_ = ne
 }
 
 func TestNewClientURLs(t *testing.T) {
@@ -214,4 +213,14 @@ func typeName(v any) string {
 		return "*redis.ClusterClient"
 	}
 	return "?"
+}
+
+func TestKillBetweenBuyAndDraw(t *testing.T) {
+	target := os.Getenv("STORETEST_CRASH_TARGET")
+	if target == "" {
+		target = redistest.URL(t)
+	}
+	storetest.KillBetweenBuyAndDraw(t, "TestKillBetweenBuyAndDraw", target, func(url string, opts storage.Options) (storage.Store, error) {
+		return redisstore.Open(context.Background(), url, opts)
+	})
 }
