@@ -134,7 +134,13 @@ type recorder struct {
 func (r *recorder) reset() {
 	r.mu.Lock()
 	r.typ, r.data, r.edit, r.body, r.followUp, r.err = 0, nil, nil, nil, 0, nil
-	r.edited = make(chan struct{}, 1)
+	if r.edited == nil {
+		r.edited = make(chan struct{}, 1)
+	}
+	select { // drop a signal left by the previous interaction
+	case <-r.edited:
+	default:
+	}
 	r.mu.Unlock()
 }
 

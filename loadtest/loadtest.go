@@ -63,12 +63,18 @@ type Config struct {
 	// steps directly (Buy, Reveal all, OpenChest when due) for the same
 	// duration, without the handlers: the store's own ceiling.
 	Direct bool
+	// Rounds splits the measured duration into that many rounds, each
+	// running the handlers, then the direct steps, then the raw round trips
+	// for Duration/Rounds: the phases then share whatever else the machine
+	// is doing. 0 or 1 means one round.
+	Rounds int
 	// RawRoundTrip, if set, adds a phase where the same number of goroutines
 	// call it for the same duration: the backend's pure round-trip capacity
 	// (e.g. TrivialScript).
 	RawRoundTrip func(ctx context.Context) error
 
-	// CPUProfile, if set, receives a CPU profile of the measured phase.
+	// CPUProfile, if set, receives a CPU profile of the measured phase
+	// (with its direct and raw slices, if any).
 	CPUProfile io.Writer
 	// Log, if set, receives a line at the start of each phase.
 	Log io.Writer
@@ -93,6 +99,10 @@ type KindReport struct {
 	// Overhead is Total minus Store per interaction: everything but the
 	// store and the network.
 	Overhead Latency
+	// Decode is the part of Overhead spent unmarshalling the interaction's
+	// JSON (discordgo's types, as for a gateway INTERACTION_CREATE), and
+	// Handler the rest: Handle minus the store, response marshalling included.
+	Decode, Handler Latency
 	// StoreCalls is the mean number of store calls per interaction.
 	StoreCalls float64
 }
@@ -106,6 +116,17 @@ type Phase struct {
 	Chests     int64
 	Errors     int64
 	RoundTrips int64 // when counted
+}
+
+// add accumulates o (a later slice of the same phase) into p.
+func (p *Phase) add(o Phase) {
+	p.Workers = o.Workers
+	p.Elapsed += o.Elapsed
+	p.Cycles += o.Cycles
+	p.Calls += o.Calls
+	p.Chests += o.Chests
+	p.Errors += o.Errors
+	p.RoundTrips += o.RoundTrips
 }
 
 // CyclesPerSec returns the cycles per second of the phase.
@@ -155,8 +176,9 @@ type Report struct {
 	Players []storage.PlayerID
 	// FirstErrors holds up to ten error messages seen.
 	FirstErrors []string
-	// TotalCycles and TotalChests count every phase through the handlers
-	// (warm-up, measured, calibration), for checking the store afterwards.
+	// TotalCycles and TotalChests count every cycle played, through the
+	// handlers (warm-up, measured, calibration) or directly, for checking
+	// the store afterwards.
 	TotalCycles, TotalChests int64
 }
 
@@ -237,17 +259,46 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		runPlayers(ctx, players, cfg.Warmup, 0, false)
 	}
 
-	cfg.logf("measuring %s, %d players", cfg.Duration, len(players))
+	rounds := cfg.Rounds
+	if rounds <= 0 || cfg.Cycles > 0 || !cfg.Direct && cfg.RawRoundTrip == nil {
+		rounds = 1
+	}
+	slice := cfg.Duration / time.Duration(rounds)
+	cfg.logf("measuring %s in %d round(s), %d players", cfg.Duration, rounds, len(players))
 	if cfg.CPUProfile != nil {
 		if err := pprof.StartCPUProfile(cfg.CPUProfile); err != nil {
 			return nil, fmt.Errorf("loadtest: cpu profile: %w", err)
 		}
 	}
-	rt0 := cfg.roundTrips()
-	rep.Load = runPlayers(ctx, players, cfg.Duration, cfg.Cycles, true)
-	rep.Load.RoundTrips = cfg.roundTrips() - rt0
+	var direct, raw Phase
+	for r := 1; r <= rounds && ctx.Err() == nil; r++ {
+		rt0 := cfg.roundTrips()
+		ph := runPlayers(ctx, players, slice, cfg.Cycles, true)
+		ph.RoundTrips = cfg.roundTrips() - rt0
+		rep.Load.add(ph)
+		msg := fmt.Sprintf("round %d/%d: handlers %.0f cycles/s", r, rounds, ph.CyclesPerSec())
+		if cfg.Direct && ctx.Err() == nil {
+			rt0 := cfg.roundTrips()
+			ph := runDirect(ctx, cfg.Store, players, slice, cfg.Cycles, &errs)
+			ph.RoundTrips = cfg.roundTrips() - rt0
+			direct.add(ph)
+			msg += fmt.Sprintf(", store steps directly %.0f cycles/s", ph.CyclesPerSec())
+		}
+		if cfg.RawRoundTrip != nil && ctx.Err() == nil {
+			ph := runRaw(ctx, cfg.RawRoundTrip, len(players), slice, &errs)
+			raw.add(ph)
+			msg += fmt.Sprintf(", trivial round trips %.0f/s", ph.CallsPerSec())
+		}
+		cfg.logf("%s", msg)
+	}
 	if cfg.CPUProfile != nil {
 		pprof.StopCPUProfile()
+	}
+	if cfg.Direct {
+		rep.Direct = &direct
+	}
+	if cfg.RawRoundTrip != nil {
+		rep.Raw = &raw
 	}
 	var all samples
 	for _, k := range kinds {
@@ -280,19 +331,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.TotalCycles += p.cycles
 		rep.TotalChests += p.chests
 	}
+	rep.TotalCycles += direct.Cycles
+	rep.TotalChests += direct.Chests
 
-	if cfg.Direct && ctx.Err() == nil {
-		cfg.logf("store steps issued directly, %s, %d players", cfg.Duration, len(players))
-		rt0 := cfg.roundTrips()
-		ph := runDirect(ctx, cfg.Store, players, cfg.Duration, cfg.Cycles, &errs)
-		ph.RoundTrips = cfg.roundTrips() - rt0
-		rep.Direct = &ph
-	}
-	if cfg.RawRoundTrip != nil && ctx.Err() == nil {
-		cfg.logf("trivial round trips, %s, %d goroutines", cfg.Duration, len(players))
-		ph := runRaw(ctx, cfg.RawRoundTrip, len(players), cfg.Duration, &errs)
-		rep.Raw = &ph
-	}
 	rep.MemEnd = ReadMem()
 	rep.FirstErrors = errs.first
 	if rep.Load.Cycles == 0 {
@@ -324,9 +365,10 @@ func setDefaults(cfg *Config) {
 		cfg.Balance = 10_000_000_000
 	}
 	if cfg.IDBase == 0 {
-		// A snowflake-sized number unique to this run: microseconds since
-		// 2020, shifted to leave room for guild and user offsets.
-		cfg.IDBase = uint64(time.Since(time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)).Microseconds()) << 20
+		// A snowflake-sized number (below 2^61, so ids fit an int64 as
+		// Discord's do) unique to this run: the clock in microseconds,
+		// shifted to leave 2^20 ids for guild and user offsets.
+		cfg.IDBase = 1<<60 + (uint64(time.Now().UnixMicro())%(1<<38))<<20
 	}
 	if cfg.Command == "" {
 		cfg.Command = "play"
@@ -394,7 +436,7 @@ func setup(ctx context.Context, cfg Config) ([]*player, error) {
 				command: cfg.Command,
 				buf:     make([]byte, 0, 4096),
 			},
-			msgSeq: id.User << 8,
+			msgSeq: 1<<61 + uint64(k)<<32, // message snowflakes of this player
 		}
 		pl.ctx = WithStoreTimer(ctx, &pl.timer)
 		players[k] = pl
@@ -404,8 +446,8 @@ func setup(ctx context.Context, cfg Config) ([]*player, error) {
 
 // samples are latencies in nanoseconds.
 type samples struct {
-	total, store, overhead []int64
-	calls                  int64
+	total, store, overhead, decode, handler []int64
+	calls                                   int64
 }
 
 func (s *samples) add(o *samples) {
@@ -415,6 +457,8 @@ func (s *samples) add(o *samples) {
 	s.total = append(s.total, o.total...)
 	s.store = append(s.store, o.store...)
 	s.overhead = append(s.overhead, o.overhead...)
+	s.decode = append(s.decode, o.decode...)
+	s.handler = append(s.handler, o.handler...)
 	s.calls += o.calls
 }
 
@@ -428,6 +472,8 @@ func (s *samples) report() KindReport {
 	r.Total = summarize(s.total)
 	r.Store = summarize(s.store)
 	r.Overhead = summarize(s.overhead)
+	r.Decode = summarize(s.decode)
+	r.Handler = summarize(s.handler)
 	return r
 }
 
@@ -459,8 +505,10 @@ func (p *player) interact(kind string, raw []byte) error {
 	if err := json.Unmarshal(raw, &i); err != nil {
 		return fmt.Errorf("%s: unmarshal interaction: %w", kind, err)
 	}
+	decoded := time.Now()
 	p.h.Handle(p.ctx, &p.rec, &i)
-	total := time.Since(start)
+	end := time.Now()
+	total, decode := end.Sub(start), decoded.Sub(start)
 	store := p.timer.Elapsed()
 	p.calls++
 	if p.rec.deferred() {
@@ -479,6 +527,8 @@ func (p *player) interact(kind string, raw []byte) error {
 		s.total = append(s.total, int64(total))
 		s.store = append(s.store, int64(store))
 		s.overhead = append(s.overhead, int64(total-store))
+		s.decode = append(s.decode, int64(decode))
+		s.handler = append(s.handler, int64(total-decode-store))
 		s.calls += p.timer.Calls()
 	}
 	if p.rec.err != nil {
@@ -544,7 +594,7 @@ func runPlayers(ctx context.Context, players []*player, d time.Duration, n int, 
 	before := make([][3]int64, len(players))
 	for k, p := range players {
 		p.record = record
-		if record {
+		if record && p.samples == nil {
 			p.samples = map[string]*samples{}
 		}
 		before[k] = [3]int64{p.cycles, p.chests, p.calls}
