@@ -3,9 +3,43 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
+	"os"
+
+	"github.com/joho/godotenv"
+
+	"github.com/lesclefsdutresor/clefs/bot"
+	"github.com/lesclefsdutresor/clefs/config"
 )
 
+// runBot runs the bot: configuration from .env and the environment (the
+// environment wins; a missing .env is fine), logs on stderr, then bot.Main
+// until ctx ends (SIGINT or SIGTERM).
 func runBot(ctx context.Context, stderr io.Writer) error {
-	return errors.New("bot: not implemented yet")
+	if err := godotenv.Load(); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("read .env: %w", err)
+	}
+	cfg, err := config.Load(os.Getenv)
+	if err != nil {
+		return fmt.Errorf("bad configuration (see .env.example):\n%w", err)
+	}
+	log := newLogger(stderr, cfg)
+	slog.SetDefault(log)
+	bot.RouteDiscordgoLogs(log)
+	if err := bot.Main(ctx, cfg, log, bot.Hooks{}); err != nil {
+		log.Error("bot stopped", "err", err)
+		return err
+	}
+	return nil
+}
+
+// newLogger builds the process's logger per LOG_LEVEL and LOG_FORMAT.
+func newLogger(w io.Writer, cfg config.Config) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }
