@@ -199,22 +199,31 @@ func (a *App) Definitions() []*discordgo.ApplicationCommand {
 // edits it when the handler ends. User errors get an ephemeral reply in the
 // user's language; internal errors are logged and get a short apology.
 func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction) {
-	start := a.cfg.Now()
-	rq := &request{i: i, kind: "unknown"}
-	defer func() {
-		if p := recover(); p != nil {
-			a.log.Error("commands: panic in Handle", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-		}
-	}()
 	if i == nil {
 		return
 	}
-	rq.l = a.cat.forLocale(i.Locale)
+	start := a.cfg.Now()
+	rq := &request{i: i, kind: "unknown", l: a.cat.forLocale(i.Locale)}
+	responded := false
+	defer func() {
+		if p := recover(); p != nil {
+			a.log.Error("commands: panic in Handle", "interaction", i.ID, "kind", rq.kind,
+				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			if !responded {
+				rep := ephemeral("⚠️ " + rq.l.T("err_internal", nil))
+				a.send(ctx, r, i, &discordgo.InteractionResponse{
+					Type: discordgo.InteractionResponseChannelMessageWithSource, Data: rep.data,
+				})
+			}
+		}
+	}()
 	switch i.Type {
 	case discordgo.InteractionPing:
+		responded = true
 		a.send(ctx, r, i, &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong})
 		return
 	case discordgo.InteractionApplicationCommandAutocomplete:
+		responded = true
 		a.send(ctx, r, i, &discordgo.InteractionResponse{
 			Type: discordgo.InteractionApplicationCommandAutocompleteResult,
 			Data: &discordgo.InteractionResponseData{Choices: []*discordgo.ApplicationCommandOptionChoice{}},
@@ -222,25 +231,36 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 		return
 	}
 
-	hctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
-	defer cancel()
-	done := make(chan result, 1)
-	go func() { done <- a.run(hctx, rq) }()
-
-	timer := time.NewTimer(a.cfg.DeferAfter)
+	// Routing is quick and touches no store: it runs here, so that the
+	// request is complete before the handler's goroutine starts.
 	var res result
 	deferred := false
-	select {
-	case res = <-done:
-		timer.Stop()
-	case <-timer.C:
-		deferred = true
-		a.sendDeferral(ctx, r, rq)
-		res = <-done
+	if h, err := a.route(rq); err != nil {
+		res.err = err
+	} else {
+		hctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
+		defer cancel()
+		done := make(chan result, 1)
+		go func() { done <- a.call(hctx, h, rq) }()
+		timer := time.NewTimer(a.cfg.DeferAfter)
+		select {
+		case res = <-done:
+			timer.Stop()
+		case <-timer.C:
+			deferred, responded = true, true
+			a.sendDeferral(ctx, r, rq)
+			select {
+			case res = <-done:
+			case <-hctx.Done():
+				// The store ignored its deadline; give up on it.
+				res = result{err: fmt.Errorf("handler still running after %v: %w", a.cfg.Timeout, hctx.Err())}
+			}
+		}
 	}
 	if res.err != nil {
 		res.rep = a.renderError(rq, res.err)
 	}
+	responded = true
 	if deferred {
 		a.sendAfterDeferral(ctx, r, rq, res.rep)
 	} else {
@@ -260,19 +280,17 @@ type result struct {
 	err error
 }
 
-// run parses the interaction and calls its handler, turning a panic into an
-// internal error.
-func (a *App) run(ctx context.Context, rq *request) (res result) {
+// call runs a handler, turning a panic into an internal error.
+func (a *App) call(ctx context.Context, h handlerFunc, rq *request) (res result) {
 	defer func() {
 		if p := recover(); p != nil {
 			res = result{err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
 		}
 	}()
-	h, err := a.route(rq)
-	if err != nil {
-		return result{err: err}
-	}
 	rep, err := h(ctx, rq)
+	if err == nil && rep.data == nil {
+		err = errors.New("handler returned no reply")
+	}
 	return result{rep: rep, err: err}
 }
 
@@ -300,6 +318,12 @@ func (a *App) route(rq *request) (handlerFunc, error) {
 			return nil, userErr("err_unknown_command", nil)
 		}
 		rq.kind, rq.data, h = d.Name, &d, c.h
+		if d.Name == "admin" {
+			rq.kind = "admin unknown"
+			if len(d.Options) == 1 && d.Options[0] != nil && isAdminSub(d.Options[0].Name) {
+				rq.kind = "admin " + d.Options[0].Name
+			}
+		}
 	case discordgo.InteractionMessageComponent:
 		var id string
 		switch v := i.Data.(type) {

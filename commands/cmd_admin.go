@@ -28,6 +28,17 @@ const (
 	modPerms       = discordgo.PermissionManageGuild | discordgo.PermissionAdministrator
 )
 
+// isAdminSub reports whether name is one of /admin's subcommands; the
+// metrics label an interaction with one of them only, so a forged name
+// cannot grow the label set.
+func isAdminSub(name string) bool {
+	switch name {
+	case "grant", "set-balance", "reset", "reset-guild", "settings", "audit":
+		return true
+	}
+	return false
+}
+
 func (a *App) adminCommand() *command {
 	perm := int64(discordgo.PermissionManageGuild)
 	user := func() *discordgo.ApplicationCommandOption {
@@ -95,7 +106,6 @@ func (a *App) handleAdmin(ctx context.Context, rq *request) (reply, error) {
 		return reply{}, userErr("err_bad_option", nil)
 	}
 	sub := rq.data.Options[0]
-	rq.kind = "admin " + sub.Name
 	o := opts{list: sub.Options, resolved: rq.data.Resolved}
 	reason, err := o.reason()
 	if err != nil {
@@ -115,7 +125,6 @@ func (a *App) handleAdmin(ctx context.Context, rq *request) (reply, error) {
 	case "audit":
 		return a.adminAudit(ctx, rq)
 	}
-	rq.kind = "admin unknown"
 	return reply{}, userErr("err_unknown_command", nil)
 }
 

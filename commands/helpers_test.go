@@ -405,8 +405,8 @@ func (h *handled) expectUserError(want string) {
 	if h.r.Type != discordgo.InteractionResponseChannelMessageWithSource || !h.ephemeral() {
 		h.t.Fatalf("want an ephemeral message, got type %d flags %v: %s", h.r.Type, h.r.Data.Flags, h.text())
 	}
-	if !strings.Contains(h.text(), want) {
-		h.t.Fatalf("reply %q does not contain %q", h.text(), want)
+	if !strings.HasPrefix(h.r.Data.Content, "❌") || !strings.Contains(h.text(), want) {
+		h.t.Fatalf("reply %q is not a user error containing %q", h.text(), want)
 	}
 }
 

@@ -30,6 +30,12 @@ type catalog struct {
 type lang struct {
 	loc *i18n.Localizer
 	fr  bool
+	// plain caches the messages without arguments nor plural forms,
+	// localized once by go-i18n when the catalog is built: most of a card's
+	// words, read without a template execution.
+	plain map[string]string
+	// rowLabels are the arrows' labels, "Row 1"…
+	rowLabels [3]string
 }
 
 func newCatalog() (*catalog, error) {
@@ -40,11 +46,35 @@ func newCatalog() (*catalog, error) {
 			return nil, fmt.Errorf("commands: load %s: %w", f, err)
 		}
 	}
-	return &catalog{
+	c := &catalog{
 		bundle: b,
 		en:     &lang{loc: i18n.NewLocalizer(b, "en")},
 		fr:     &lang{loc: i18n.NewLocalizer(b, "fr"), fr: true},
-	}, nil
+	}
+	for _, l := range []*lang{c.en, c.fr} {
+		l.plain = map[string]string{}
+		for _, f := range []string{"locales/en.json"} {
+			raw, err := localeFS.ReadFile(f)
+			if err != nil {
+				return nil, fmt.Errorf("commands: read %s: %w", f, err)
+			}
+			var msgs map[string]any
+			if err := json.Unmarshal(raw, &msgs); err != nil {
+				return nil, fmt.Errorf("commands: parse %s: %w", f, err)
+			}
+			for id, m := range msgs {
+				if s, ok := m.(string); ok && !strings.Contains(s, "{{") {
+					if l.plain[id], err = l.loc.Localize(&i18n.LocalizeConfig{MessageID: id}); err != nil {
+						return nil, fmt.Errorf("commands: message %q: %w", id, err)
+					}
+				}
+			}
+		}
+		for r := range l.rowLabels {
+			l.rowLabels[r] = l.T("btn_row", map[string]any{"N": r + 1})
+		}
+	}
+	return c, nil
 }
 
 // forLocale returns French for a locale starting with "fr", English otherwise.
@@ -59,6 +89,11 @@ func (c *catalog) forLocale(l discordgo.Locale) *lang {
 // A missing message yields its id, so that a slip shows rather than crashes;
 // TestLocalesComplete makes sure none is missing.
 func (l *lang) T(id string, data map[string]any) string {
+	if data == nil {
+		if s, ok := l.plain[id]; ok {
+			return s
+		}
+	}
 	s, err := l.loc.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data})
 	if err != nil && s == "" {
 		return id

@@ -199,7 +199,7 @@ func (a *App) arrowRow(l *lang, v *ticketView) discordgo.ActionsRow {
 	comps := make([]discordgo.MessageComponent, 0, 4)
 	for r := 0; r < 3; r++ {
 		comps = append(comps, discordgo.Button{
-			Label:    l.T("btn_row", map[string]any{"N": r + 1}),
+			Label:    l.rowLabels[r],
 			Emoji:    &discordgo.ComponentEmoji{Name: arrowMark},
 			Style:    discordgo.PrimaryButton,
 			CustomID: rowID(v.user, t.ID, r),

@@ -1,0 +1,295 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// slowStore delays Buy and Reveal of the real store, as a stalled backend would.
+type slowStore struct {
+	storage.Store
+	delay time.Duration
+}
+
+func (s slowStore) Buy(ctx context.Context, id storage.PlayerID) (storage.Player, storage.Ticket, bool, error) {
+	time.Sleep(s.delay)
+	return s.Store.Buy(ctx, id)
+}
+
+func (s slowStore) Reveal(ctx context.Context, id storage.PlayerID, t uint64, rows storage.RowMask) (storage.Player, storage.Ticket, error) {
+	time.Sleep(s.delay)
+	return s.Store.Reveal(ctx, id, t, rows)
+}
+
+// failingStore fails (or panics in) every Buy.
+type failingStore struct {
+	storage.Store
+	panic bool
+}
+
+var errBackendDown = errors.New("dial tcp 127.0.0.1:6379: connection refused")
+
+func (s failingStore) Buy(context.Context, storage.PlayerID) (storage.Player, storage.Ticket, bool, error) {
+	if s.panic {
+		var m map[string]int
+		m["boom"]++ // a nil map write: a real runtime panic
+	}
+	return storage.Player{}, storage.Ticket{}, false, errBackendDown
+}
+
+func TestSlowStoreIsDeferred(t *testing.T) {
+	e := newEnv(t)
+	cfg := e.cfg
+	cfg.DeferAfter = 20 * time.Millisecond
+	a := New(cfg, slowStore{Store: e.store, delay: 80 * time.Millisecond})
+
+	// A command: "thinking" (type 5), then the card by editing the original.
+	rec := &recorder{}
+	a.Handle(context.Background(), rec, e.slashPayload(alice, memberPerms, "en-US", "play", ""))
+	if len(rec.responses) != 1 || rec.responses[0].Type != discordgo.InteractionResponseDeferredChannelMessageWithSource {
+		t.Fatalf("responses %+v, want one deferred response", rec.responses)
+	}
+	if rec.responses[0].Data == nil || rec.responses[0].Data.Flags&discordgo.MessageFlagsEphemeral == 0 {
+		t.Error("/play's deferral should be ephemeral (the safe choice before settings are read)")
+	}
+	if len(rec.edits) != 1 || rec.edits[0].Embeds == nil || len(*rec.edits[0].Embeds) != 1 || rec.edits[0].Components == nil {
+		t.Fatalf("edits %+v, want the card", rec.edits)
+	}
+	p := e.player(alice)
+
+	// A button: deferred update (type 6), then the edit.
+	rec = &recorder{}
+	a.Handle(context.Background(), rec, e.clickPayload(alice, memberPerms, "en-US", nil, autoID(alice, p.Ticket.ID)))
+	if len(rec.responses) != 1 || rec.responses[0].Type != discordgo.InteractionResponseDeferredMessageUpdate {
+		t.Fatalf("button responses %+v, want one deferred update", rec.responses)
+	}
+	if len(rec.edits) != 1 || !strings.Contains((*rec.edits[0].Embeds)[0].Description, e.app.emoji[e.player(alice).Ticket.Outcome.Grid[0]]) {
+		t.Fatalf("button edit %+v", rec.edits)
+	}
+
+	// A user error after a button's deferral is an ephemeral follow-up, not an
+	// edit of the card.
+	rec = &recorder{}
+	a.Handle(context.Background(), rec, e.clickPayload(alice, memberPerms, "en-US", nil, autoID(alice, 999)))
+	if len(rec.followups) != 1 || rec.followups[0].Flags&discordgo.MessageFlagsEphemeral == 0 || len(rec.edits) != 0 {
+		t.Fatalf("stale click after deferral: follow-ups %+v edits %+v", rec.followups, rec.edits)
+	}
+}
+
+func TestStoreIgnoringItsDeadline(t *testing.T) {
+	e := newEnv(t)
+	cfg := e.cfg
+	cfg.DeferAfter = 10 * time.Millisecond
+	cfg.Timeout = 40 * time.Millisecond
+	a := New(cfg, slowStore{Store: e.store, delay: 300 * time.Millisecond})
+	rec := &recorder{}
+	start := time.Now()
+	a.Handle(context.Background(), rec, e.slashPayload(alice, memberPerms, "en-US", "play", ""))
+	if len(rec.responses) != 1 || len(rec.edits) != 1 || !strings.Contains(*rec.edits[0].Content, "Sorry") {
+		t.Fatalf("responses %+v edits %+v", rec.responses, rec.edits)
+	}
+	if time.Since(start) >= 300*time.Millisecond {
+		t.Error("Handle waited for the stalled store")
+	}
+}
+
+func TestInternalErrorIsLoggedAndApologised(t *testing.T) {
+	for _, panics := range []bool{false, true} {
+		e := newEnv(t)
+		var logs syncBuffer
+		cfg := e.cfg
+		cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+		obs := &observer{}
+		cfg.Observer = obs
+		a := New(cfg, failingStore{Store: e.store, panic: panics})
+		rec := &recorder{}
+		a.Handle(context.Background(), rec, e.slashPayload(alice, memberPerms, "fr", "play", ""))
+		if len(rec.responses) != 1 {
+			t.Fatalf("panic=%v: %d responses", panics, len(rec.responses))
+		}
+		d := rec.responses[0].Data
+		if d.Flags&discordgo.MessageFlagsEphemeral == 0 || !strings.Contains(d.Content, "Désolé") {
+			t.Fatalf("panic=%v: reply %q", panics, d.Content)
+		}
+		if strings.Contains(d.Content, "6379") || strings.Contains(d.Content, "nil map") {
+			t.Fatalf("internal details leaked to the user: %q", d.Content)
+		}
+		l := logs.String()
+		for _, want := range []string{"guild=1100000000000000000", "user=1000000000000000001", "command=play"} {
+			if !strings.Contains(l, want) {
+				t.Errorf("panic=%v: log lacks %q:\n%s", panics, want, l)
+			}
+		}
+		if !panics && (len(obs.storeErrors) != 1 || obs.storeErrors[0] != "buy") {
+			t.Errorf("store errors %v", obs.storeErrors)
+		}
+		if obs.interactions["play internal_error"] != 1 {
+			t.Errorf("observer: %v", obs.interactions)
+		}
+	}
+}
+
+func TestPingAndAutocomplete(t *testing.T) {
+	e := newEnv(t)
+	rec := &recorder{}
+	e.app.Handle(context.Background(), rec, &discordgo.Interaction{Type: discordgo.InteractionPing})
+	if len(rec.responses) != 1 || rec.responses[0].Type != discordgo.InteractionResponsePong {
+		t.Fatalf("ping: %+v", rec.responses)
+	}
+	rec = &recorder{}
+	e.app.Handle(context.Background(), rec, &discordgo.Interaction{Type: discordgo.InteractionApplicationCommandAutocomplete})
+	if len(rec.responses) != 1 || rec.responses[0].Type != discordgo.InteractionApplicationCommandAutocompleteResult {
+		t.Fatalf("autocomplete: %+v", rec.responses)
+	}
+	e.app.Handle(context.Background(), rec, nil) // must not panic
+}
+
+// TestGarbageInteractions sends malformed interactions built in memory
+// (shapes the JSON decoder would never produce) and checks that each gets one
+// ephemeral refusal and changes nothing.
+func TestGarbageInteractions(t *testing.T) {
+	e := newEnv(t)
+	mem := &discordgo.Member{User: &discordgo.User{ID: "1000000000000000001"}}
+	cases := map[string]*discordgo.Interaction{
+		"no data":            {Type: discordgo.InteractionApplicationCommand, GuildID: "1100000000000000000", Member: mem},
+		"nil data pointer":   {Type: discordgo.InteractionApplicationCommand, Data: (*discordgo.ApplicationCommandInteractionData)(nil)},
+		"wrong data type":    {Type: discordgo.InteractionApplicationCommand, Data: discordgo.MessageComponentInteractionData{CustomID: "x"}},
+		"component no data":  {Type: discordgo.InteractionMessageComponent, GuildID: "1100000000000000000", Member: mem},
+		"component cmd data": {Type: discordgo.InteractionMessageComponent, Data: discordgo.ApplicationCommandInteractionData{Name: "play"}},
+		"modal":              {Type: discordgo.InteractionModalSubmit, Data: discordgo.ModalSubmitInteractionData{CustomID: "v1:auto:1:1"}},
+		"type 99":            {Type: 99},
+		"member no user": {Type: discordgo.InteractionApplicationCommand, GuildID: "1100000000000000000",
+			Member: &discordgo.Member{}, Data: discordgo.ApplicationCommandInteractionData{Name: "play"}},
+		"bad guild id": {Type: discordgo.InteractionApplicationCommand, GuildID: "guild", Member: mem,
+			Data: discordgo.ApplicationCommandInteractionData{Name: "play"}},
+		"bad user id": {Type: discordgo.InteractionApplicationCommand, GuildID: "1100000000000000000",
+			Member: &discordgo.Member{User: &discordgo.User{ID: "-5"}}, Data: discordgo.ApplicationCommandInteractionData{Name: "play"}},
+		"unknown command": {Type: discordgo.InteractionApplicationCommand, GuildID: "1100000000000000000", Member: mem,
+			Data: discordgo.ApplicationCommandInteractionData{Name: "drop table"}},
+		"admin nil option": {Type: discordgo.InteractionApplicationCommand, GuildID: "1100000000000000000",
+			Member: &discordgo.Member{User: mem.User, Permissions: modPermsSet},
+			Data:   discordgo.ApplicationCommandInteractionData{Name: "admin", Options: []*discordgo.ApplicationCommandInteractionDataOption{nil}}},
+		"admin nil sub options": {Type: discordgo.InteractionApplicationCommand, GuildID: "1100000000000000000",
+			Member: &discordgo.Member{User: mem.User, Permissions: modPermsSet},
+			Data: discordgo.ApplicationCommandInteractionData{Name: "admin", Options: []*discordgo.ApplicationCommandInteractionDataOption{
+				{Name: "grant", Type: discordgo.ApplicationCommandOptionSubCommand, Options: []*discordgo.ApplicationCommandInteractionDataOption{nil, {Name: "user", Type: discordgo.ApplicationCommandOptionUser}}},
+			}}},
+	}
+	for name, i := range cases {
+		rec := &recorder{}
+		e.app.Handle(context.Background(), rec, i)
+		if len(rec.responses) != 1 {
+			t.Errorf("%s: %d responses", name, len(rec.responses))
+			continue
+		}
+		d := rec.responses[0].Data
+		if d == nil || d.Flags&discordgo.MessageFlagsEphemeral == 0 || !strings.HasPrefix(d.Content, "❌") {
+			t.Errorf("%s: reply %+v", name, d)
+		}
+	}
+	if p := e.player(alice); p.Ticket != nil || p.Balance != startCents {
+		t.Fatalf("garbage changed the state: %+v", p)
+	}
+}
+
+// FuzzHandle throws random custom IDs and options at the handlers: no panic
+// escapes, every interaction gets exactly one callback, and no credit is
+// created or lost (the invariant holds).
+func FuzzHandle(f *testing.F) {
+	for _, s := range []string{"v1:auto:1000000000000000001:1", "v1:row:1000000000000000001:1:2", "v1:again:1000000000000000001:0",
+		"v1:chest:1000000000000000001:1", "v1:rg:1000000000000000009:1796040000", "12.50", "-3", "NaN"} {
+		f.Add(s, s, uint8(0))
+	}
+	e := newEnv(f)
+	e.drawer.setWant(func(o game.Outcome) bool { return o.Key || o.Tier.Winning() })
+	f.Fuzz(func(t *testing.T, id, value string, pick uint8) {
+		e.t = t // the helpers report to this input's test
+		var i *discordgo.Interaction
+		users := []uint64{alice, bob, moderator}
+		user := users[int(pick)%len(users)]
+		perms := memberPerms
+		if pick&4 != 0 {
+			perms = modPermsSet
+		}
+		switch pick % 5 {
+		case 0:
+			i = e.clickPayloadLocked(user, nil, id)
+		case 1:
+			i = e.slashPayload(user, perms, "fr", "admin", "grant", opt{"user", optUser, value}, opt{"amount", optString, id})
+		case 2:
+			i = e.slashPayload(user, perms, "en-US", "admin", "settings", opt{"starting-balance", optString, value}, opt{"channel", optChannel, id})
+		case 3:
+			i = e.slashPayload(user, perms, "en-US", "play", "")
+		case 4:
+			i = e.slashPayload(user, perms, value, id, "")
+		}
+		rec := &recorder{}
+		e.app.Handle(context.Background(), rec, i)
+		if len(rec.responses) != 1 {
+			t.Fatalf("%d responses", len(rec.responses))
+		}
+		checkLimits(t, rec.responses[0])
+		for _, u := range users {
+			if err := storage.CheckInvariant(e.player(u)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestConcurrentPlayers runs many players clicking at once (with -race, a
+// check that the App shares nothing unsafely).
+func TestConcurrentPlayers(t *testing.T) {
+	e := newEnv(t)
+	var wg sync.WaitGroup
+	for k := 0; k < 16; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			user := uint64(2000000000000000000 + k)
+			rng := rand.New(rand.NewPCG(uint64(k), 7))
+			for n := 0; n < 10; n++ {
+				rec := &recorder{}
+				e.app.Handle(context.Background(), rec, e.slashPayloadLocked(user, "play"))
+				p := e.player(user)
+				if p.Ticket == nil {
+					if p.ChestPending {
+						rec = &recorder{}
+						e.app.Handle(context.Background(), rec, e.clickPayloadLocked(user, nil, chestID(user, p.ChestSeq+1)))
+						continue
+					}
+					t.Errorf("user %d: no ticket after /play: %+v", user, rec.responses[0].Data)
+					return
+				}
+				id := autoID(user, p.Ticket.ID)
+				if rng.IntN(2) == 0 {
+					id = rowID(user, p.Ticket.ID, rng.IntN(3))
+				}
+				rec = &recorder{}
+				e.app.Handle(context.Background(), rec, e.clickPayloadLocked(user, nil, id))
+				e.app.Handle(context.Background(), &recorder{}, e.clickPayloadLocked(user, nil, autoID(user, p.Ticket.ID)))
+			}
+			if err := storage.CheckInvariant(e.player(user)); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func (e *env) slashPayloadLocked(user uint64, name string) *discordgo.Interaction {
+	payloadMu.Lock()
+	defer payloadMu.Unlock()
+	return e.slashPayload(user, memberPerms, "en-US", name, "")
+}

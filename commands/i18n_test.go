@@ -1,0 +1,162 @@
+package commands
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/game"
+)
+
+// TestLocalesComplete checks that both message files define the same ids,
+// with the plural forms each language needs, and that every id the code
+// names exists.
+func TestLocalesComplete(t *testing.T) {
+	files := map[string]map[string]any{}
+	for _, l := range []string{"en", "fr"} {
+		raw, err := os.ReadFile(filepath.Join("locales", l+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatalf("%s.json: %v", l, err)
+		}
+		files[l] = m
+	}
+	for id, v := range files["en"] {
+		fv, ok := files["fr"][id]
+		if !ok {
+			t.Errorf("fr.json lacks %q", id)
+			continue
+		}
+		if _, plural := v.(map[string]any); plural {
+			fp, ok := fv.(map[string]any)
+			if !ok {
+				t.Errorf("%q is plural in English only", id)
+				continue
+			}
+			for _, form := range []string{"one", "many", "other"} {
+				if _, ok := fp[form]; !ok {
+					t.Errorf("fr %q lacks the %q form", id, form)
+				}
+			}
+		}
+	}
+	for id := range files["fr"] {
+		if _, ok := files["en"][id]; !ok {
+			t.Errorf("en.json lacks %q", id)
+		}
+	}
+
+	// Ids named in the code: T("id"…), P("id"…), userErr("id"…), and the
+	// prefixed families.
+	used := map[string]bool{}
+	re := regexp.MustCompile(`(?:\.T|\.P|userErr)\("([a-z_]*[a-z])"`)
+	srcs, _ := filepath.Glob("*.go")
+	for _, f := range srcs {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		raw, _ := os.ReadFile(f)
+		for _, m := range re.FindAllStringSubmatch(string(raw), -1) {
+			used[m[1]] = true
+		}
+	}
+	for _, id := range []string{"admin_granted", "admin_set"} {
+		used[id] = true
+	}
+	for s := game.Symbol(0); s < game.NumSymbols; s++ {
+		used["sym_"+s.String()] = true
+	}
+	for l := game.Lot(0); l < game.NumLots; l++ {
+		used["lot_"+l.String()] = true
+	}
+	if len(used) < 50 {
+		t.Fatalf("found only %d message ids in the code", len(used))
+	}
+	var missing []string
+	for id := range used {
+		if _, ok := files["en"][id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("ids used but not defined: %v", missing)
+	}
+}
+
+func TestPlurals(t *testing.T) {
+	c, err := newCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := func(l *lang, n int) string { return l.P("keys", n, map[string]any{"Count": n}) }
+	cases := []struct{ got, want string }{
+		{keys(c.fr, 0), "0 clef sur 3"},
+		{keys(c.fr, 1), "1 clef sur 3"},
+		{keys(c.fr, 2), "2 clefs sur 3"},
+		{keys(c.en, 0), "0 keys of 3"},
+		{keys(c.en, 1), "1 key of 3"},
+		{keys(c.en, 2), "2 keys of 3"},
+		{c.fr.Credits(50), "0,50 crédit"},
+		{c.fr.Credits(199), "1,99 crédit"},
+		{c.fr.Credits(200), "2,00 crédits"},
+		{c.fr.Credits(1250), "12,50 crédits"},
+		{c.fr.Credits(500000), "5\u202f000,00 crédits"},
+		{c.en.Credits(50), "0.50 credits"},
+		{c.en.Credits(1250), "12.50 credits"},
+		{c.en.Credits(500000), "5,000.00 credits"},
+		{c.en.Credits(-50), "-0.50 credits"},
+		{c.en.Signed(450), "+4.50 credits"},
+		{c.fr.P("stat_plays", 1000000, map[string]any{"Count": 1000000}), "1000000 de parties"},
+	}
+	for _, cs := range cases {
+		if cs.got != cs.want {
+			t.Errorf("got %q, want %q", cs.got, cs.want)
+		}
+	}
+}
+
+func TestLocaleChoice(t *testing.T) {
+	c, err := newCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for loc, fr := range map[discordgo.Locale]bool{
+		"fr": true, "fr-CA": true, "en-US": false, "en-GB": false, "de": false, "": false, "xx-garbage": false,
+	} {
+		if got := c.forLocale(loc).fr; got != fr {
+			t.Errorf("locale %q: French=%v, want %v", loc, got, fr)
+		}
+	}
+}
+
+func TestFormatAmount(t *testing.T) {
+	cases := []struct {
+		cents  int64
+		en, fr string
+	}{
+		{0, "0.00", "0,00"},
+		{5, "0.05", "0,05"},
+		{1250, "12.50", "12,50"},
+		{100000, "1,000.00", "1\u202f000,00"},
+		{-123456789, "-1,234,567.89", "-1\u202f234\u202f567,89"},
+		{-9223372036854775808, "-92,233,720,368,547,758.08", "-92\u202f233\u202f720\u202f368\u202f547\u202f758,08"},
+	}
+	for _, c := range cases {
+		if got := formatAmount(c.cents, false); got != c.en {
+			t.Errorf("en %d: %q, want %q", c.cents, got, c.en)
+		}
+		if got := formatAmount(c.cents, true); got != c.fr {
+			t.Errorf("fr %d: %q, want %q", c.cents, got, c.fr)
+		}
+	}
+}
