@@ -3,9 +3,126 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/joho/godotenv"
+
+	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/backend"
 )
 
+// storeFlags are the flags export, import and audit share: which store to
+// open. Defaults come from REDIS_URL and DATA_PATH (the real environment,
+// then .env), as for the bot.
+type storeFlags struct {
+	redisURL string
+	dataPath string
+}
+
+func (f *storeFlags) register(fs *flag.FlagSet) {
+	env := func(name string) string {
+		if v := os.Getenv(name); v != "" {
+			return v
+		}
+		if m, err := godotenv.Read(); err == nil {
+			return m[name]
+		}
+		return ""
+	}
+	dp := env("DATA_PATH")
+	if dp == "" {
+		dp = backend.DefaultDataPath
+	}
+	fs.StringVar(&f.redisURL, "redis", env("REDIS_URL"), "Redis URL (redis:// or rediss://); empty means the embedded store (default $REDIS_URL)")
+	fs.StringVar(&f.dataPath, "data", dp, "the embedded store's file, when no Redis URL is given (default $DATA_PATH)")
+}
+
+// open opens the chosen store. With mustExist, a missing embedded file is an
+// error rather than a new empty store.
+func (f *storeFlags) open(ctx context.Context, mustExist bool) (storage.Store, storage.Dumper, error) {
+	if f.redisURL == "" && mustExist {
+		if _, err := os.Stat(f.dataPath); err != nil {
+			return nil, nil, fmt.Errorf("embedded store: %w (set -data, DATA_PATH, or -redis)", err)
+		}
+	}
+	st, err := backend.Open(ctx, f.redisURL, f.dataPath, storage.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	d, ok := st.(storage.Dumper)
+	if !ok {
+		st.Close()
+		return nil, nil, fmt.Errorf("store %T cannot be exported", st)
+	}
+	return st, d, nil
+}
+
+func parseFlags(fs *flag.FlagSet, name string, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{fmt.Sprintf("%s: %v", name, err)}
+	}
+	return nil
+}
+
+// runExport writes every player and guild as JSON (see storage.Dump) to
+// stdout or to -o FILE (written whole, then renamed into place, mode 0600).
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return errors.New("export: not implemented yet")
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf storeFlags
+	sf.register(fs)
+	out := fs.String("o", "", "write to this file instead of stdout")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: clefs export [-redis URL | -data FILE] [-o FILE]\n\nWrites every player and guild as JSON. Stop the bot first (the embedded\nstore is locked while it runs). Move to Redis: export, then import -redis URL.")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, "export", args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("export: unexpected argument %q", fs.Arg(0))}
+	}
+	st, d, err := sf.open(ctx, true)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	defer st.Close()
+	if *out == "" {
+		if err := storage.WriteDump(ctx, stdout, d); err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		return nil
+	}
+	if err := writeFileAtomic(*out, func(w io.Writer) error { return storage.WriteDump(ctx, w, d) }); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	fmt.Fprintf(stderr, "exported to %s\n", *out)
+	return nil
+}
+
+func writeFileAtomic(path string, write func(w io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
@@ -54,6 +55,9 @@ type guildRec struct {
 // fails. Commits are fsynced; concurrent steps share a commit (bbolt's Batch).
 func Open(path string, opts storage.Options) (*Store, error) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if errors.Is(err, berrors.ErrTimeout) {
+		return nil, fmt.Errorf("boltstore: open %s: the file is in use by another process (is the bot running? stop it first): %w", path, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
 	}
@@ -118,7 +122,7 @@ func (s *Store) batch(ctx context.Context, op string, fn func(tx *bolt.Tx) error
 		return err
 	}
 	if err := s.db.Batch(fn); err != nil {
-		if errors.Is(err, bolt.ErrDatabaseNotOpen) {
+		if errors.Is(err, berrors.ErrDatabaseNotOpen) {
 			return storage.ErrClosed
 		}
 		return fmt.Errorf("boltstore: %s: %w", op, err)
@@ -131,7 +135,7 @@ func (s *Store) view(ctx context.Context, op string, fn func(tx *bolt.Tx) error)
 		return err
 	}
 	if err := s.db.View(fn); err != nil {
-		if errors.Is(err, bolt.ErrDatabaseNotOpen) {
+		if errors.Is(err, berrors.ErrDatabaseNotOpen) {
 			return storage.ErrClosed
 		}
 		return fmt.Errorf("boltstore: %s: %w", op, err)
