@@ -149,7 +149,6 @@ func firstDiff(a, b string) string {
 	return "lengths differ"
 }
 
-
 func TestImportRejectsBadInput(t *testing.T) {
 	dir := t.TempDir()
 	good := `{"version":1,"players":[{"guild_id":"1","user_id":"2","balance_cents":100,"starting_balance_cents":100,"keys":0,"chest_pending":false,"chest_seq":0,"ticket_seq":0,"open_ticket":null,"stats":{"plays":0,"staked_cents":0,"won_cents":0,"granted_cents":0,"daily_cents":0,"chests":0,"best_win_cents":0,"wins":0,"keys":0},"created_at":"2026-01-02T03:04:05.006Z"}],"guilds":[]}`
