@@ -1,7 +1,3 @@
-// Package commands defines the bot's slash commands and buttons and handles
-// their interactions. It is independent of the transport that delivered the
-// interaction (gateway or HTTP endpoint): handlers get a parsed
-// *discordgo.Interaction and answer through a Responder.
 package commands
 
 import (

@@ -12,10 +12,11 @@ func slash(name, frName, desc, frDesc string, opts ...*discordgo.ApplicationComm
 		NameLocalizations:        &map[discordgo.Locale]string{discordgo.French: frName},
 		Description:              desc,
 		DescriptionLocalizations: &map[discordgo.Locale]string{discordgo.French: frDesc},
-		DMPermission:             &dm,
-		Contexts:                 &[]discordgo.InteractionContextType{discordgo.InteractionContextGuild},
-		IntegrationTypes:         &[]discordgo.ApplicationIntegrationType{discordgo.ApplicationIntegrationGuildInstall},
-		Options:                  opts,
+		//lint:ignore SA1019 deprecated by Contexts, still honoured by older clients; both are set.
+		DMPermission:     &dm,
+		Contexts:         &[]discordgo.InteractionContextType{discordgo.InteractionContextGuild},
+		IntegrationTypes: &[]discordgo.ApplicationIntegrationType{discordgo.ApplicationIntegrationGuildInstall},
+		Options:          opts,
 	}
 }
 

@@ -31,6 +31,7 @@ func TestDefinitions(t *testing.T) {
 		if d.Contexts == nil || len(*d.Contexts) != 1 || (*d.Contexts)[0] != discordgo.InteractionContextGuild {
 			t.Errorf("/%s: contexts %v, want guild only", d.Name, d.Contexts)
 		}
+		//lint:ignore SA1019 the definitions set both DMPermission and Contexts.
 		if d.DMPermission == nil || *d.DMPermission {
 			t.Errorf("/%s: DM permission not false", d.Name)
 		}

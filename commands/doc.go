@@ -1,0 +1,31 @@
+// Package commands defines the bot's slash commands and buttons and handles
+// their interactions. It is independent of the transport that delivered the
+// interaction (gateway or HTTP endpoint): handlers get a parsed
+// *discordgo.Interaction and answer through a Responder.
+//
+// Commands: /play (/jouer), /balance (/solde), /rules (/regles),
+// /leaderboard (/classement), /daily (/bonus), /history (/historique) and
+// /admin (grant, set-balance, reset, reset-guild, settings, audit; Manage
+// Server by default and checked again here). Each command's definition sits
+// beside its handler, in cmd_*.go.
+//
+// Buttons carry what they need in their custom IDs (v1:row:<user>:<ticket>:<row>,
+// v1:auto:…, v1:again:…, v1:chest:<user>:<seq>, v1:rg:<moderator>:<unix>),
+// parsed strictly by a small pattern router, so a button from before a
+// restart still works; only the owner may press them; the store makes a
+// double click or a retried interaction draw and pay once.
+//
+// Handlers return errors; Handle renders them in one place: user errors as
+// an ephemeral reply in the user's language (French for a "fr" locale,
+// English otherwise, via go-i18n with CLDR plurals), internal errors logged
+// with context and answered with a short apology. Handle recovers panics
+// and answers within Discord's 3 seconds, deferring when a handler is slow.
+//
+// Usage, in the bot:
+//
+//	app := commands.New(commands.Config{Observer: metrics, Logger: log}, store)
+//	_, err := session.ApplicationCommandBulkOverwrite(appID, guildID, app.Definitions())
+//	session.AddHandler(func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
+//		go app.Handle(ctx, responder{s}, ic.Interaction)
+//	})
+package commands
