@@ -2,11 +2,13 @@ package loadtest
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"runtime"
 	"sync/atomic"
 	"testing"
 
+	"github.com/bwmarrin/discordgo"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lesclefsdutresor/clefs/commands"
@@ -222,5 +224,37 @@ func BenchmarkPayload(b *testing.B) {
 	for range b.N {
 		_ = p.slash()
 		_ = p.click("v1:auto:1300000000000000003:1", msg)
+	}
+}
+
+// BenchmarkDecode unmarshals the two payloads of a cycle into
+// discordgo.Interaction, as discordgo does for INTERACTION_CREATE: the
+// first step of every interaction, in discordgo's code, not ours.
+func BenchmarkDecode(b *testing.B) {
+	s, _, _ := benchStores[0].open(b)
+	p := benchPlayers(b, s, 1)[0]
+	if err := p.interact(KindPlay, p.pay.slash()); err != nil {
+		b.Fatal(err)
+	}
+	auto, ok := findButton(p.rec.components(), buttonAuto)
+	if !ok {
+		b.Fatal("no Auto button")
+	}
+	slash := append([]byte(nil), p.pay.slash()...)
+	click := append([]byte(nil), p.pay.click(auto, p.msg)...)
+	for _, c := range []struct {
+		name string
+		raw  []byte
+	}{{"slash", slash}, {"click", click}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.raw)))
+			b.ReportAllocs()
+			for range b.N {
+				var i discordgo.Interaction
+				if err := json.Unmarshal(c.raw, &i); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
