@@ -188,7 +188,9 @@ func rowButtons(c discordgo.MessageComponent) []discordgo.Button {
 // handleAgain buys the next ticket from a finished card and updates the card
 // in place. It acts only if the card's ticket is still the player's last one
 // (or the next one was just bought by the same click, then it is resumed),
-// so an old card or a retried click never buys more than one ticket.
+// so an old card or a retried click never buys more than one ticket. The
+// chest card's button carries the ticket that gave the third key: if that
+// ticket still has hidden rows, it is resumed.
 func (a *App) handleAgain(ctx context.Context, rq *request) (reply, error) {
 	if err := rq.owner(); err != nil {
 		return reply{}, err
@@ -209,7 +211,7 @@ func (a *App) handleAgain(ctx context.Context, rq *request) (reply, error) {
 	case p.ChestPending:
 		return reply{update: true, data: a.chestCard(rq.l, rq.user, p, nil)}, nil
 	case cur == nil && prev == 0,
-		cur != nil && cur.ID == prev && !cur.Open(),
+		cur != nil && cur.ID == prev, // closed: buy the next; still open (a chest came first): resume it
 		cur != nil && cur.ID == prev+1 && cur.Open():
 	default:
 		return reply{}, userErr("err_ticket_over", nil)

@@ -424,3 +424,56 @@ func TestRestartKeepsButtonsWorking(t *testing.T) {
 		t.Fatal("ticket still open after Auto")
 	}
 }
+
+// TestChestDueWithRowsHidden: the third key is drawn at the first click, so
+// the chest is due while the ticket still has hidden rows. The card does not
+// give it away; the ticket can be finished, the chest opened, and play go on,
+// charging exactly one stake per ticket.
+func TestChestDueWithRowsHidden(t *testing.T) {
+	e := newEnv(t)
+	e.drawer.setWant(func(o game.Outcome) bool { return o.Key })
+	h := e.slash(alice, "en-US", "play")
+	for n := 1; n <= 2; n++ {
+		p := e.player(alice)
+		h = e.click(alice, h.message(), autoID(alice, p.Ticket.ID))
+		h = e.click(alice, h.message(), h.mustButton("v1:again:").CustomID)
+	}
+	p := e.player(alice)
+	h = e.click(alice, h.message(), rowID(alice, p.Ticket.ID, 0))
+	p = e.player(alice)
+	if !p.ChestPending || !p.Ticket.Open() {
+		t.Fatalf("want the chest due with rows hidden: %+v %+v", p, p.Ticket)
+	}
+	if strings.Contains(h.text(), padOpen+padOpen+padOpen) || strings.Contains(h.text(), "key!") {
+		t.Fatalf("the card gives the result away before all rows are shown:\n%s", h.text())
+	}
+	if _, ok := h.button("v1:chest:"); ok {
+		t.Fatal("chest button before the end of the ticket")
+	}
+	// /play now: whatever the store prefers (resume or chest), the player
+	// can always go on, and nothing is charged.
+	h2 := e.slash(alice, "en-US", "play")
+	if b, ok := h2.button("v1:chest:"); ok {
+		h2 = e.click(alice, h2.message(), b.CustomID)
+		h2 = e.click(alice, h2.message(), h2.mustButton("v1:again:").CustomID)
+	}
+	q := e.player(alice)
+	if q.Stats.Plays != 3 {
+		t.Fatalf("plays %d, want 3 (nothing bought)", q.Stats.Plays)
+	}
+	h2 = e.click(alice, h2.message(), autoID(alice, p.Ticket.ID))
+	if q = e.player(alice); q.Ticket.Open() || q.Ticket.ID != p.Ticket.ID {
+		t.Fatalf("ticket not finished: %+v", q.Ticket)
+	}
+	if q.ChestPending {
+		h2 = e.click(alice, h2.message(), h2.mustButton("v1:chest:").CustomID)
+	}
+	h2 = e.click(alice, h2.message(), h2.mustButton("v1:again:").CustomID)
+	checkTruthful(t, e.app, h2, e.player(alice))
+	if q = e.player(alice); q.Stats.Plays != 4 || q.Stats.Chests != 1 {
+		t.Fatalf("after the chest: %+v", q.Stats)
+	}
+	if err := storage.CheckInvariant(q); err != nil {
+		t.Fatal(err)
+	}
+}
