@@ -125,6 +125,7 @@ func runLoadtest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		cfg.Store = redisstore.New(client, storage.Options{})
 		cfg.RoundTrips = rt.Load
+		cfg.ServerCPU = loadtest.RedisCPU(client)
 		if *ceiling {
 			cfg.RawRoundTrip = loadtest.TrivialScript(client)
 		}

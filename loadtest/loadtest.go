@@ -73,6 +73,10 @@ type Config struct {
 	// (e.g. TrivialScript).
 	RawRoundTrip func(ctx context.Context) error
 
+	// ServerCPU, if set, returns the store server's CPU time so far (e.g.
+	// RedisCPU); Run reports it per cycle.
+	ServerCPU func(ctx context.Context) (time.Duration, error)
+
 	// CPUProfile, if set, receives a CPU profile of the measured phase
 	// (with its direct and raw slices, if any).
 	CPUProfile io.Writer
@@ -116,6 +120,22 @@ type Phase struct {
 	Chests     int64
 	Errors     int64
 	RoundTrips int64 // when counted
+	// CPU is the CPU time (user + system) this process used during the
+	// phase, and ServerCPU the store server's (Redis), when known.
+	CPU, ServerCPU time.Duration
+}
+
+// CPUPerCycle returns this process's CPU time per cycle.
+func (p Phase) CPUPerCycle() time.Duration { return perCycle(p.CPU, p.Cycles) }
+
+// ServerCPUPerCycle returns the store server's CPU time per cycle.
+func (p Phase) ServerCPUPerCycle() time.Duration { return perCycle(p.ServerCPU, p.Cycles) }
+
+func perCycle(d time.Duration, n int64) time.Duration {
+	if n == 0 {
+		return 0
+	}
+	return d / time.Duration(n)
 }
 
 // add accumulates o (a later slice of the same phase) into p.
@@ -127,6 +147,8 @@ func (p *Phase) add(o Phase) {
 	p.Chests += o.Chests
 	p.Errors += o.Errors
 	p.RoundTrips += o.RoundTrips
+	p.CPU += o.CPU
+	p.ServerCPU += o.ServerCPU
 }
 
 // CyclesPerSec returns the cycles per second of the phase.
@@ -272,20 +294,23 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	var direct, raw Phase
 	for r := 1; r <= rounds && ctx.Err() == nil; r++ {
-		rt0 := cfg.roundTrips()
+		m := cfg.meter(ctx)
 		ph := runPlayers(ctx, players, slice, cfg.Cycles, true)
-		ph.RoundTrips = cfg.roundTrips() - rt0
+		m.stop(ctx, &ph)
 		rep.Load.add(ph)
 		msg := fmt.Sprintf("round %d/%d: handlers %.0f cycles/s", r, rounds, ph.CyclesPerSec())
 		if cfg.Direct && ctx.Err() == nil {
-			rt0 := cfg.roundTrips()
+			m := cfg.meter(ctx)
 			ph := runDirect(ctx, cfg.Store, players, slice, cfg.Cycles, &errs)
-			ph.RoundTrips = cfg.roundTrips() - rt0
+			m.stop(ctx, &ph)
 			direct.add(ph)
 			msg += fmt.Sprintf(", store steps directly %.0f cycles/s", ph.CyclesPerSec())
 		}
 		if cfg.RawRoundTrip != nil && ctx.Err() == nil {
+			m := cfg.meter(ctx)
 			ph := runRaw(ctx, cfg.RawRoundTrip, len(players), slice, &errs)
+			m.stop(ctx, &ph)
+			ph.RoundTrips = ph.Calls
 			raw.add(ph)
 			msg += fmt.Sprintf(", trivial round trips %.0f/s", ph.CallsPerSec())
 		}
@@ -381,6 +406,38 @@ func setDefaults(cfg *Config) {
 func (cfg *Config) logf(format string, args ...any) {
 	if cfg.Log != nil {
 		fmt.Fprintf(cfg.Log, "loadtest: "+format+"\n", args...)
+	}
+}
+
+// meter measures a phase's round trips and CPU times.
+type meter struct {
+	cfg       *Config
+	rt        int64
+	cpu, srv  time.Duration
+	srvFailed bool
+}
+
+func (cfg *Config) meter(ctx context.Context) meter {
+	m := meter{cfg: cfg}
+	if cfg.ServerCPU != nil { // first: its own round trip is not the phase's
+		var err error
+		if m.srv, err = cfg.ServerCPU(ctx); err != nil {
+			m.srvFailed = true
+		}
+	}
+	m.rt, m.cpu = cfg.roundTrips(), processCPU()
+	return m
+}
+
+func (m meter) stop(ctx context.Context, ph *Phase) {
+	if m.cfg.RoundTrips != nil {
+		ph.RoundTrips = m.cfg.roundTrips() - m.rt
+	}
+	ph.CPU = processCPU() - m.cpu
+	if m.cfg.ServerCPU != nil && !m.srvFailed {
+		if srv, err := m.cfg.ServerCPU(ctx); err == nil {
+			ph.ServerCPU = srv - m.srv
+		}
 	}
 }
 

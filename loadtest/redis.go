@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strconv"
+	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -57,5 +60,34 @@ func TrivialScript(c redis.Scripter) func(ctx context.Context) error {
 			return fmt.Errorf("trivial script: %w", err)
 		}
 		return nil
+	}
+}
+
+// RedisCPU returns a function that reads the Redis server's CPU time so far
+// (used_cpu_user + used_cpu_sys of INFO cpu).
+func RedisCPU(c redis.UniversalClient) func(ctx context.Context) (time.Duration, error) {
+	return func(ctx context.Context) (time.Duration, error) {
+		info, err := c.Info(ctx, "cpu").Result()
+		if err != nil {
+			return 0, fmt.Errorf("redis INFO cpu: %w", err)
+		}
+		var total float64
+		found := 0
+		for _, line := range strings.Split(info, "\n") {
+			k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+			if !ok || k != "used_cpu_user" && k != "used_cpu_sys" {
+				continue
+			}
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return 0, fmt.Errorf("redis INFO cpu: %s: %w", k, err)
+			}
+			total += f
+			found++
+		}
+		if found != 2 {
+			return 0, fmt.Errorf("redis INFO cpu: used_cpu_user or used_cpu_sys missing")
+		}
+		return time.Duration(total * float64(time.Second)), nil
 	}
 }

@@ -19,6 +19,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.Load.RoundTrips > 0 {
 		fmt.Fprintf(&b, "round trips      %.2f per cycle (%.0f /s)\n", r.Load.RoundTripsPerCycle(), r.Load.RoundTripsPerSec())
 	}
+	fmt.Fprintf(&b, "CPU per cycle    %s\n", cpuLine(r.Load))
 	b.WriteString("\nlatency per interaction: total = decode (JSON → discordgo.Interaction) + handler + store (+ response marshal, in handler);\n" +
 		"overhead = total − store = decode + handler (wall clock: under load it includes waiting for a CPU)\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -50,14 +51,19 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, ", %.0f round trips/s, %.2f per cycle", d.RoundTripsPerSec(), d.RoundTripsPerCycle())
 		}
 		fmt.Fprintf(&b, ", errors %d\n", d.Errors)
+		fmt.Fprintf(&b, "  CPU per cycle: %s\n", cpuLine(*d))
 		if ceil := r.CeilingFromScripts(); ceil > 0 {
 			fmt.Fprintf(&b, "  ceiling = %s = %.0f cycles/s; handlers reach %.0f = %.1f%% of it\n",
 				ceilingFormula(r), ceil, r.Load.CyclesPerSec(), 100*r.Load.CyclesPerSec()/ceil)
 		}
 	}
 	if r.Raw != nil {
-		fmt.Fprintf(&b, "trivial round trips (EVALSHA \"return 1\", %d goroutines, %s): %.0f /s, errors %d\n",
-			r.Raw.Workers, round(r.Raw.Elapsed), r.Raw.CallsPerSec(), r.Raw.Errors)
+		fmt.Fprintf(&b, "trivial round trips (EVALSHA \"return 1\", %d goroutines, %s): %.0f /s, errors %d; CPU per 1000: this process %s",
+			r.Raw.Workers, round(r.Raw.Elapsed), r.Raw.CallsPerSec(), r.Raw.Errors, round(perCycle(1000*r.Raw.CPU, r.Raw.Calls)))
+		if r.Raw.ServerCPU > 0 {
+			fmt.Fprintf(&b, ", Redis %s", round(perCycle(1000*r.Raw.ServerCPU, r.Raw.Calls)))
+		}
+		b.WriteString("\n")
 		if ceil := r.CeilingFromRoundTrips(); ceil > 0 {
 			fmt.Fprintf(&b, "  ceiling = raw round trips/s ÷ %.2f round trips per cycle = %.0f cycles/s; handlers reach %.1f%% of it\n",
 				r.Load.RoundTripsPerCycle(), ceil, 100*r.Load.CyclesPerSec()/ceil)
@@ -78,6 +84,15 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// cpuLine describes a phase's CPU use per cycle.
+func cpuLine(p Phase) string {
+	s := fmt.Sprintf("this process %s (%.2f CPUs busy)", round(p.CPUPerCycle()), p.CPU.Seconds()/p.Elapsed.Seconds())
+	if p.ServerCPU > 0 {
+		s += fmt.Sprintf(", Redis server %s (%.2f CPUs busy)", round(p.ServerCPUPerCycle()), p.ServerCPU.Seconds()/p.Elapsed.Seconds())
+	}
+	return s
 }
 
 func ceilingFormula(r *Report) string {
