@@ -13,16 +13,23 @@ import (
 // ("Fast Random Integer Generation in an Interval", 2019). The rejection
 // branch is taken with probability below n/2^64, i.e. practically never for
 // the ranges of this package.
+//
+// A broken source (one that returns zero forever, say) would make the
+// rejection loop spin; after maxRejects rejections, which a real source
+// produces with probability below (n/2^64)^maxRejects, uniform gives up and
+// returns the last value rather than hang.
 func uniform(src Source, n uint64) uint64 {
 	hi, lo := bits.Mul64(src.Uint64(), n)
 	if lo < n {
 		thresh := -n % n // 2^64 mod n
-		for lo < thresh {
+		for i := 0; lo < thresh && i < maxRejects; i++ {
 			hi, lo = bits.Mul64(src.Uint64(), n)
 		}
 	}
 	return hi
 }
+
+const maxRejects = 64
 
 // Uniform returns a uniformly distributed integer in [0, n) drawn from src
 // without modulo bias. It returns 0 when n <= 1 without using src.
