@@ -121,7 +121,16 @@ func New(opts Options, h Handler) (*Bot, error) {
 		b.log.Info("gateway ready", "session", r.SessionID, "user", userID(r.User), "shard", opts.ShardID)
 	})
 	s.AddHandler(func(*discordgo.Session, *discordgo.Resumed) { b.log.Info("gateway resumed") })
-	s.AddHandler(func(*discordgo.Session, *discordgo.Disconnect) { b.log.Warn("gateway disconnected") })
+	s.AddHandler(func(*discordgo.Session, *discordgo.Disconnect) {
+		b.mu.Lock()
+		closing := b.closing
+		b.mu.Unlock()
+		if closing {
+			b.log.Info("gateway closed")
+			return
+		}
+		b.log.Warn("gateway disconnected; discordgo reconnects")
+	})
 	return b, nil
 }
 

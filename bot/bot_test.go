@@ -1,0 +1,314 @@
+package bot_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/bot"
+	"github.com/lesclefsdutresor/clefs/commands"
+	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
+)
+
+const (
+	token = "bot-test-token"
+	guild = "123456789012345678"
+)
+
+// stub is a Handler whose behaviour a test sets.
+type stub struct {
+	handle func(ctx context.Context, r commands.Responder, i *discordgo.Interaction)
+}
+
+func (stub) Definitions() []*discordgo.ApplicationCommand {
+	return []*discordgo.ApplicationCommand{{Name: "ping", Description: "Ping"}}
+}
+
+func (s stub) Handle(ctx context.Context, r commands.Responder, i *discordgo.Interaction) {
+	s.handle(ctx, r, i)
+}
+
+func say(ctx context.Context, r commands.Responder, i *discordgo.Interaction, content string) error {
+	return r.Respond(ctx, i, &discordgo.InteractionResponse{
+		Type: discordgo.InteractionResponseChannelMessageWithSource,
+		Data: &discordgo.InteractionResponseData{Content: content},
+	})
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func startFake(tb testing.TB) *fakediscord.Server {
+	tb.Helper()
+	srv := fakediscord.New(fakediscord.Options{Token: token})
+	if err := srv.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// run starts the bot; the returned stop cancels it and returns Run's error.
+func run(tb testing.TB, srv *fakediscord.Server, h bot.Handler, opts bot.Options) (*bot.Bot, func() error) {
+	tb.Helper()
+	opts.Token, opts.APIBase, opts.Logger = token, srv.URL(), quiet()
+	b, err := bot.New(opts, h)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.Run(ctx) }()
+	select {
+	case <-b.Ready():
+	case err := <-done:
+		cancel()
+		tb.Fatalf("Run: %v", err)
+	case <-time.After(10 * time.Second):
+		cancel()
+		tb.Fatal("bot not ready after 10 s")
+	}
+	stopped := false
+	var result error
+	stop := func() error {
+		if !stopped {
+			stopped = true
+			cancel()
+			result = <-done
+		}
+		return result
+	}
+	tb.Cleanup(func() { stop() })
+	return b, stop
+}
+
+func waitCtx(tb testing.TB) context.Context {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	tb.Cleanup(cancel)
+	return ctx
+}
+
+func TestRunServesAndStops(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	h := stub{handle: func(ctx context.Context, r commands.Responder, i *discordgo.Interaction) {
+		if err := r.Respond(ctx, i, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredChannelMessageWithSource}); err != nil {
+			t.Errorf("defer: %v", err)
+		}
+		content := "pong"
+		if err := r.EditOriginal(ctx, i, &discordgo.WebhookEdit{Content: &content}); err != nil {
+			t.Errorf("edit: %v", err)
+		}
+		if err := r.FollowUp(ctx, i, &discordgo.WebhookParams{Content: "again"}); err != nil {
+			t.Errorf("follow-up: %v", err)
+		}
+	}}
+	b, stop := run(t, srv, h, bot.Options{GuildID: guild})
+	ctx := waitCtx(t)
+	if cmds := srv.Commands(guild); len(cmds) != 1 || cmds[0].Name != "ping" {
+		t.Fatalf("registered on the guild: %v", cmds)
+	}
+	if cmds := srv.Commands(""); cmds != nil {
+		t.Errorf("registered globally too: %v", cmds)
+	}
+	id, err := srv.WaitIdentified(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id.Intents != discordgo.IntentsNone || id.Token != "Bot "+token {
+		t.Errorf("identify: intents %d", id.Intents)
+	}
+	if !b.Connected() || b.Health(ctx) != nil {
+		t.Error("not connected after Ready")
+	}
+	p, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "7", Name: "ping"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Message.Content != "pong" {
+		t.Errorf("response = %+v", r)
+	}
+	if err := stop(); err != nil {
+		t.Errorf("Run: %v", err)
+	}
+	if b.Connected() || b.Health(ctx) == nil {
+		t.Error("still connected after shutdown")
+	}
+	for _, f := range srv.Failures() {
+		t.Errorf("failure: %s", f)
+	}
+}
+
+func TestShutdownWaitsForInteractions(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	started, release := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	h := stub{handle: func(ctx context.Context, r commands.Responder, i *discordgo.Interaction) {
+		if calls.Add(1) == 1 {
+			close(started)
+		}
+		<-release
+		if err := say(ctx, r, i, "late but fine"); err != nil {
+			t.Errorf("respond during shutdown: %v", err)
+		}
+	}}
+	_, stop := run(t, srv, h, bot.Options{GuildID: guild, ShutdownTimeout: 5 * time.Second})
+	ctx := waitCtx(t)
+	p, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "7", Name: "ping"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	stopped := make(chan error, 1)
+	go func() { stopped <- stop() }()
+	select {
+	case err := <-stopped:
+		t.Fatalf("Run returned before the interaction finished: %v", err)
+	case <-time.After(1500 * time.Millisecond): // discordgo's Close alone takes 1 s
+	}
+	close(release)
+	if err := <-stopped; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+	if r, ok := p.Snapshot(); !ok || r.Message.Content != "late but fine" {
+		t.Errorf("the interaction in progress did not finish: %+v", r)
+	}
+}
+
+func TestShutdownTimeoutCancels(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	started := make(chan struct{})
+	var cancelled atomic.Bool
+	h := stub{handle: func(ctx context.Context, r commands.Responder, i *discordgo.Interaction) {
+		close(started)
+		<-ctx.Done()
+		cancelled.Store(true)
+	}}
+	_, stop := run(t, srv, h, bot.Options{GuildID: guild, ShutdownTimeout: 100 * time.Millisecond})
+	ctx := waitCtx(t)
+	if _, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "7", Name: "ping"}); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	if err := stop(); err != nil {
+		t.Errorf("Run: %v", err)
+	}
+	if !cancelled.Load() {
+		t.Error("the handler's context was not cancelled after the shutdown timeout")
+	}
+}
+
+func TestPanicDoesNotStopTheBot(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	var n atomic.Int32
+	h := stub{handle: func(ctx context.Context, r commands.Responder, i *discordgo.Interaction) {
+		if n.Add(1) == 1 {
+			panic("boom")
+		}
+		_ = say(ctx, r, i, "ok")
+	}}
+	_, _ = run(t, srv, h, bot.Options{GuildID: guild})
+	ctx := waitCtx(t)
+	if _, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "7", Name: "ping"}); err != nil {
+		t.Fatal(err)
+	}
+	for n.Load() < 1 {
+		time.Sleep(time.Millisecond)
+	}
+	p, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "7", Name: "ping"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := p.Wait(ctx); err != nil || r.Message.Content != "ok" {
+		t.Errorf("after a panic: %+v, %v", r, err)
+	}
+}
+
+func TestBadTokenFailsRun(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	b, err := bot.New(bot.Options{Token: "wrong", APIBase: srv.URL(), Logger: quiet()}, stub{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := waitCtx(t)
+	err = b.Run(ctx)
+	var re *discordgo.RESTError
+	if !errors.As(err, &re) || re.Response.StatusCode != http.StatusUnauthorized {
+		t.Errorf("Run with a wrong token = %v, want a 401", err)
+	}
+}
+
+func TestNewRejects(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		opts bot.Options
+		h    bot.Handler
+	}{
+		{"no token", bot.Options{}, stub{}},
+		{"no handler", bot.Options{Token: "t"}, nil},
+		{"shard out of range", bot.Options{Token: "t", ShardID: 2, ShardCount: 2}, stub{}},
+		{"bad base", bot.Options{Token: "t", APIBase: "ftp://x"}, stub{}},
+	}
+	for _, tt := range tests {
+		if _, err := bot.New(tt.opts, tt.h); err == nil {
+			t.Errorf("%s: New succeeded", tt.name)
+		}
+	}
+}
+
+func TestRewriter(t *testing.T) {
+	t.Parallel()
+	var got []string
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.Host+" "+r.URL.Path)
+	}))
+	defer backend.Close()
+	tests := []struct {
+		base, in, want string
+	}{
+		{backend.URL, "https://discord.com/api/v9/gateway", "/api/v9/gateway"},
+		{backend.URL + "/proxy/", "https://discord.com/api/v9/users/@me", "/proxy/api/v9/users/@me"},
+	}
+	for _, tt := range tests {
+		base, _ := url.Parse(tt.base)
+		c := &http.Client{Transport: &bot.Rewriter{Base: base}}
+		resp, err := c.Get(tt.in)
+		if err != nil {
+			t.Fatalf("GET %s: %v", tt.in, err)
+		}
+		resp.Body.Close()
+		want := base.Host + " " + tt.want
+		if got[len(got)-1] != want {
+			t.Errorf("GET %s via %s reached %q, want %q", tt.in, tt.base, got[len(got)-1], want)
+		}
+	}
+	// Other hosts are not rewritten.
+	base, _ := url.Parse("http://127.0.0.1:1")
+	c := &http.Client{Transport: &bot.Rewriter{Base: base}}
+	resp, err := c.Get(backend.URL + "/direct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got[len(got)-1] != backend.Listener.Addr().String()+" /direct" {
+		t.Errorf("other host rewritten: %v", got)
+	}
+}

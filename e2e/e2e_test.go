@@ -1,0 +1,551 @@
+package e2e_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/bot"
+	"github.com/lesclefsdutresor/clefs/config"
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
+	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/backend"
+	"github.com/lesclefsdutresor/clefs/storage/redistest"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
+)
+
+const (
+	token = "e2e-token.abc.def"
+	guild = "900000000000000001"
+	chan1 = "900000000000000002"
+	alice = "100000000000000001"
+	bob   = "100000000000000002"
+	carol = "100000000000000003"
+	mod   = "100000000000000009"
+)
+
+// script is a Drawer whose next outcomes the test sets. A store may call
+// it more often than it draws (the Redis store draws a candidate for each
+// number of keys at every reveal and keeps the one that applies), so the
+// test sets the outcome before the click that draws, not a queue.
+type script struct {
+	mu    sync.Mutex
+	play  game.Outcome
+	chest game.Chest
+	*storetest.Drawer
+}
+
+func newScript() *script {
+	s := &script{play: storetest.Loss(false), chest: storetest.Chest(game.LotBronze, 50)}
+	s.Drawer = &storetest.Drawer{
+		PlayFunc: func(int) game.Outcome {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return s.play
+		},
+		ChestFunc: func() game.Chest {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return s.chest
+		},
+	}
+	return s
+}
+
+func (s *script) set(o game.Outcome) {
+	s.mu.Lock()
+	s.play = o
+	s.mu.Unlock()
+}
+
+func (s *script) setChest(c game.Chest) {
+	s.mu.Lock()
+	s.chest = c
+	s.mu.Unlock()
+}
+
+// harness runs the bot process (bot.Main) against a fake Discord.
+type harness struct {
+	t      *testing.T
+	srv    *fakediscord.Server
+	cfg    config.Config
+	draw   *script
+	logs   *syncBuffer
+	cancel context.CancelFunc
+	done   chan error
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func newHarness(t *testing.T, env map[string]string) *harness {
+	t.Helper()
+	srv := fakediscord.New(fakediscord.Options{Token: token, Guilds: []string{guild}})
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	base := map[string]string{
+		"DISCORD_TOKEN":    token,
+		"DISCORD_API_BASE": srv.URL(),
+		"DISCORD_GUILD_ID": guild,
+		"LOG_LEVEL":        "warn",
+		"SHUTDOWN_TIMEOUT": "5s",
+	}
+	for k, v := range env {
+		base[k] = v // "" unsets
+	}
+	cfg, err := config.Load(func(k string) string { return base[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, srv: srv, cfg: cfg, draw: newScript(), logs: &syncBuffer{}}
+	t.Cleanup(func() {
+		h.stop()
+		if t.Failed() {
+			t.Logf("bot logs:\n%s", h.logs.String())
+		}
+	})
+	return h
+}
+
+// start runs bot.Main and waits until the bot is connected and registered.
+func (h *harness) start() {
+	h.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan struct{})
+	log := slog.New(slog.NewTextHandler(io.MultiWriter(h.logs), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	h.cancel, h.done = cancel, make(chan error, 1)
+	go func() {
+		h.done <- bot.Main(ctx, h.cfg, log, bot.Hooks{
+			Drawer:  h.draw,
+			Started: func(*bot.Bot) { close(started) },
+		})
+	}()
+	select {
+	case <-started:
+	case err := <-h.done:
+		h.done <- err
+		h.t.Fatalf("bot.Main: %v", err)
+	case <-time.After(15 * time.Second):
+		h.t.Fatal("bot not started after 15 s")
+	}
+}
+
+// stop cancels bot.Main and checks it ended cleanly.
+func (h *harness) stop() {
+	h.t.Helper()
+	if h.cancel == nil {
+		return
+	}
+	h.cancel()
+	h.cancel = nil
+	if err := <-h.done; err != nil {
+		h.t.Errorf("bot.Main returned %v", err)
+	}
+}
+
+func (h *harness) ctx() context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	h.t.Cleanup(cancel)
+	return ctx
+}
+
+// answered waits for the response and checks the deadline.
+func (h *harness) answered(p *fakediscord.Pending, err error, what string) fakediscord.Response {
+	h.t.Helper()
+	if err != nil {
+		h.t.Fatalf("%s: %v", what, err)
+	}
+	r, err := p.Wait(h.ctx())
+	if err != nil {
+		h.t.Fatalf("%s: %v", what, err)
+	}
+	if r.Latency <= 0 || r.Latency >= 3*time.Second {
+		h.t.Errorf("%s: callback after %v", what, r.Latency)
+	}
+	if r.Message == nil {
+		h.t.Fatalf("%s: no message", what)
+	}
+	return r
+}
+
+func (h *harness) slash(sl fakediscord.Slash) fakediscord.Response {
+	h.t.Helper()
+	if sl.Channel == "" {
+		sl.Channel = chan1
+	}
+	if sl.Guild == "-" {
+		sl.Guild = ""
+	} else if sl.Guild == "" {
+		sl.Guild = guild
+	}
+	p, err := h.srv.Slash(h.ctx(), sl)
+	return h.answered(p, err, "/"+sl.Name+" "+sl.Sub+" by "+sl.User)
+}
+
+func (h *harness) click(msg *discordgo.Message, prefix, user string) fakediscord.Response {
+	h.t.Helper()
+	id := button(h.t, msg, prefix)
+	p, err := h.srv.Click(h.ctx(), fakediscord.Click{Message: msg.ID, CustomID: id, User: user})
+	return h.answered(p, err, "click "+id+" by "+user)
+}
+
+// refused checks an ephemeral refusal.
+func (h *harness) refused(r fakediscord.Response, what string) {
+	h.t.Helper()
+	if !r.Ephemeral {
+		h.t.Errorf("%s: refusal not ephemeral: %q", what, text(r.Message))
+	}
+	if strings.TrimSpace(text(r.Message)) == "" {
+		h.t.Errorf("%s: empty refusal", what)
+	}
+}
+
+// button returns the custom ID of the enabled button starting with prefix.
+func button(tb testing.TB, m *discordgo.Message, prefix string) string {
+	tb.Helper()
+	for _, b := range fakediscord.Buttons(m) {
+		if strings.HasPrefix(b.CustomID, prefix) && !b.Disabled {
+			return b.CustomID
+		}
+	}
+	tb.Fatalf("no enabled button %q on message %s: %+v", prefix, m.ID, fakediscord.Buttons(m))
+	return ""
+}
+
+func hasButton(m *discordgo.Message, prefix string) bool {
+	for _, b := range fakediscord.Buttons(m) {
+		if strings.HasPrefix(b.CustomID, prefix) && !b.Disabled {
+			return true
+		}
+	}
+	return false
+}
+
+// text is everything a message shows as text.
+func text(m *discordgo.Message) string {
+	var b strings.Builder
+	b.WriteString(m.Content)
+	for _, e := range m.Embeds {
+		b.WriteString("\n" + e.Title + "\n" + e.Description)
+		for _, f := range e.Fields {
+			b.WriteString("\n" + f.Name + ": " + f.Value)
+		}
+		if e.Footer != nil {
+			b.WriteString("\n" + e.Footer.Text)
+		}
+	}
+	return b.String()
+}
+
+var amountRE = regexp.MustCompile(`(\d{1,3}(?:[,\s\x{202F}\x{00A0}]\d{3})*)[.,](\d{2})`)
+
+// shownBalance reads the balance field of a card or /balance (English).
+func shownBalance(tb testing.TB, m *discordgo.Message) int64 {
+	tb.Helper()
+	for _, e := range m.Embeds {
+		for _, f := range e.Fields {
+			if f.Name != "Balance" {
+				continue
+			}
+			sm := amountRE.FindStringSubmatch(f.Value)
+			if sm == nil {
+				tb.Fatalf("balance field %q has no amount", f.Value)
+			}
+			whole := strings.Map(func(r rune) rune {
+				if r >= '0' && r <= '9' {
+					return r
+				}
+				return -1
+			}, sm[1])
+			w, _ := strconv.ParseInt(whole, 10, 64)
+			c, _ := strconv.ParseInt(sm[2], 10, 64)
+			return w*100 + c
+		}
+	}
+	tb.Fatalf("no Balance field in %q", text(m))
+	return 0
+}
+
+// gridRows returns the three rows of the card's grid as shown (emoji text).
+func gridRows(m *discordgo.Message) []string {
+	if len(m.Embeds) == 0 {
+		return nil
+	}
+	var rows []string
+	for _, line := range strings.Split(m.Embeds[0].Description, "\n") {
+		if strings.Count(line, " ") == 3 && len(rows) < 3 {
+			rows = append(rows, line)
+		}
+	}
+	return rows
+}
+
+func id(s string) uint64 {
+	n, _ := strconv.ParseUint(s, 10, 64)
+	return n
+}
+
+// player reads a player from the store the bot used (stopped, for the file store).
+func (h *harness) player(user string) storage.Player {
+	h.t.Helper()
+	st, err := backend.Open(context.Background(), h.cfg.RedisURL, h.cfg.DataPath, storage.Options{
+		Defaults: storage.Settings{StartingBalance: h.cfg.StartingBalance, DailyAmount: h.cfg.DailyAmount,
+			DailyCooldown: h.cfg.DailyCooldown, PublicPlays: h.cfg.PublicPlays},
+	})
+	if err != nil {
+		h.t.Fatalf("open store: %v", err)
+	}
+	defer st.Close()
+	p, err := st.Player(context.Background(), storage.PlayerID{Guild: id(guild), User: id(user)})
+	if err != nil {
+		h.t.Fatalf("player %s: %v", user, err)
+	}
+	return p
+}
+
+func (h *harness) noFailures() {
+	h.t.Helper()
+	for _, f := range h.srv.Failures() {
+		h.t.Errorf("fake Discord refused or timed out: %s", f)
+	}
+}
+
+func TestBolt(t *testing.T) {
+	t.Parallel()
+	// Commands registered globally (no DISCORD_GUILD_ID).
+	play(t, map[string]string{"DATA_PATH": filepath.Join(t.TempDir(), "data", "clefs.db"), "DISCORD_GUILD_ID": ""})
+}
+
+func TestRedis(t *testing.T) {
+	t.Parallel()
+	// Commands registered on the guild.
+	play(t, map[string]string{"REDIS_URL": redistest.URL(t)})
+}
+
+// play is the scenario both stores run.
+func play(t *testing.T, env map[string]string) {
+	h := newHarness(t, env)
+	h.start()
+	cmds := h.srv.Commands(h.cfg.GuildID) // "" = global
+	if len(cmds) == 0 {
+		t.Fatalf("no commands registered (guild %q)", h.cfg.GuildID)
+	}
+	bal := int64(2000) // STARTING_BALANCE default, 20.00
+
+	// /play, row by row: the draw is a win of 1.00 on row 0.
+	h.draw.set(storetest.Win(game.TierCandle, 100))
+	r := h.slash(fakediscord.Slash{User: alice, Name: "play"})
+	if r.Ephemeral {
+		t.Error("/play is ephemeral although PUBLIC_PLAYS=true")
+	}
+	bal -= game.Stake
+	card := r.Message
+	if got := shownBalance(t, card); got != bal {
+		t.Errorf("card before the draw shows %d, want %d (stake paid)", got, bal)
+	}
+	for _, row := range []string{"1", "0", "2"} {
+		r = h.click(card, "v1:row:"+alice+":1:"+row, alice)
+		card = r.Message
+	}
+	bal += 100
+	if got := shownBalance(t, card); got != bal {
+		t.Errorf("card after a 1.00 win shows %d, want %d", got, bal)
+	}
+	if rows := gridRows(card); len(rows) != 3 || !strings.HasPrefix(rows[0], "⭐") {
+		t.Errorf("winning row not marked on row 1: %q", rows)
+	}
+	if hasButton(card, "v1:row:") || hasButton(card, "v1:auto:") {
+		t.Error("arrows still enabled after every row is shown")
+	}
+
+	// Play again three times with Auto; each loss gives a key; the third opens the chest.
+	h.draw.set(storetest.Loss(true))
+	for i := 2; i <= 4; i++ {
+		r = h.click(card, "v1:again:"+alice, alice)
+		bal -= game.Stake
+		card = r.Message
+		r = h.click(card, "v1:auto:"+alice, alice)
+		card = r.Message
+		if got := shownBalance(t, card); got != bal {
+			t.Errorf("ticket %d: card shows %d, want %d", i, got, bal)
+		}
+		if !strings.Contains(text(card), "key") {
+			t.Errorf("ticket %d: no key shown: %q", i, text(card))
+		}
+	}
+	if !hasButton(card, "v1:chest:") || hasButton(card, "v1:again:") {
+		t.Fatalf("after the third key: want the chest button and no play-again: %+v\n%s", fakediscord.Buttons(card), text(card))
+	}
+	// A due chest comes before any new ticket.
+	r = h.slash(fakediscord.Slash{User: alice, Name: "play"})
+	if hasButton(r.Message, "v1:row:") {
+		t.Error("/play sold a ticket while the chest is due")
+	}
+	h.draw.setChest(storetest.Chest(game.LotSilver, 100))
+	r = h.click(card, "v1:chest:"+alice, alice)
+	bal += 100
+	if got := shownBalance(t, r.Message); got != bal {
+		t.Errorf("after the chest: shows %d, want %d", got, bal)
+	}
+	if !strings.Contains(text(r.Message), "1.00") {
+		t.Errorf("chest prize not shown: %q", text(r.Message))
+	}
+
+	// Someone else's click is refused, ephemerally, and changes nothing.
+	h.draw.set(storetest.Win(game.TierBarrel, 50))
+	r = h.slash(fakediscord.Slash{User: alice, Name: "play"})
+	bal -= game.Stake
+	card = r.Message
+	h.refused(h.click(card, "v1:auto:"+alice, bob), "bob clicks alice's Auto")
+	if m, _ := h.srv.Message(card.ID); text(m) != text(card) {
+		t.Errorf("someone else's click changed the card:\n%s\n→\n%s", text(card), text(m))
+	}
+
+	// A double click: two Auto clicks at once are both answered and pay once
+	// (a second draw would pay the 0.50 prize twice).
+	auto := button(t, card, "v1:auto:"+alice)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p, err := h.srv.Click(h.ctx(), fakediscord.Click{Message: card.ID, CustomID: auto, User: alice})
+			if err != nil {
+				t.Errorf("double click %d: %v", i, err)
+				return
+			}
+			if r, err := p.Wait(h.ctx()); err != nil {
+				t.Errorf("double click %d: %v", i, err)
+			} else if r.Latency >= 3*time.Second {
+				t.Errorf("double click %d answered after %v", i, r.Latency)
+			}
+		}()
+	}
+	wg.Wait()
+	h.draw.set(storetest.Loss(false))
+	bal += 50
+	if m, ok := h.srv.Message(card.ID); !ok || shownBalance(t, m) != bal {
+		t.Errorf("card after the double click: %q, want balance %d", text(m), bal)
+	} else {
+		card = m
+	}
+
+	// A member (no Manage Server) reaching /admin is refused by the bot itself.
+	r = h.slash(fakediscord.Slash{User: bob, Name: "admin", Sub: "grant", Bypass: true,
+		Options: []fakediscord.Opt{{Name: "user", Value: bob}, {Name: "amount", Value: "1000"}}})
+	h.refused(r, "member's /admin grant")
+
+	// Not enough credits: a moderator sets carol's balance to 0.30; her /play is refused.
+	r = h.slash(fakediscord.Slash{User: mod, Name: "admin", Sub: "set-balance", Perms: fakediscord.PermsModerator,
+		Options: []fakediscord.Opt{{Name: "user", Value: carol}, {Name: "amount", Value: "0.30"}}})
+	if strings.Contains(text(r.Message), "Only moderators") {
+		t.Fatalf("moderator refused: %q", text(r.Message))
+	}
+	h.refused(h.slash(fakediscord.Slash{User: carol, Name: "play"}), "carol's /play with 0.30")
+
+	// A DM (a client that still shows the command there) is refused. Guild
+	// commands do not exist in DMs at all.
+	if h.cfg.GuildID == "" {
+		h.refused(h.slash(fakediscord.Slash{Guild: "-", User: alice, Name: "play", Bypass: true}), "/play in a DM")
+	} else if _, err := h.srv.Slash(h.ctx(), fakediscord.Slash{User: alice, Name: "play", Bypass: true}); !errors.Is(err, fakediscord.ErrUnknownCommand) {
+		t.Errorf("guild command in a DM: %v", err)
+	}
+
+	// A French user gets French.
+	r = h.slash(fakediscord.Slash{User: alice, Name: "balance", Locale: discordgo.French})
+	if !strings.Contains(text(r.Message), "Solde") && !strings.Contains(text(r.Message), "solde") {
+		t.Errorf("French /balance not in French: %q", text(r.Message))
+	}
+
+	// A new ticket left hidden, then the bot restarts: the old message's buttons still work.
+	h.draw.set(storetest.Win(game.TierSabre, 500))
+	r = h.click(card, "v1:again:"+alice, alice)
+	bal -= game.Stake
+	card = r.Message
+	identifies := len(h.srv.Identifies())
+	h.stop()
+	h.start()
+	if n := len(h.srv.Identifies()); n != identifies+1 {
+		t.Errorf("restart made %d IDENTIFYs, want 1", n-identifies)
+	}
+	r = h.click(card, "v1:row:", alice)
+	card = r.Message
+	r = h.click(card, "v1:auto:", alice)
+	bal += 500
+	if got := shownBalance(t, r.Message); got != bal {
+		t.Errorf("after the restart: card shows %d, want %d", got, bal)
+	}
+	r = h.slash(fakediscord.Slash{User: alice, Name: "balance"})
+	if got := shownBalance(t, r.Message); got != bal {
+		t.Errorf("/balance shows %d, want %d", got, bal)
+	}
+
+	h.stop()
+	h.noFailures()
+
+	// The store agrees with what was shown, and with its own invariant.
+	p := h.player(alice)
+	if p.Balance != bal {
+		t.Errorf("stored balance %d, shown %d", p.Balance, bal)
+	}
+	s := p.Stats
+	if inv := p.StartingBalance + s.GrantedCents + s.WonCents + s.DailyCents - s.StakedCents; inv != p.Balance {
+		t.Errorf("invariant: start %d + granted %d + won %d + daily %d − staked %d = %d ≠ balance %d",
+			p.StartingBalance, s.GrantedCents, s.WonCents, s.DailyCents, s.StakedCents, inv, p.Balance)
+	}
+	if s.Plays != 6 || s.StakedCents != 6*game.Stake || s.Chests != 1 {
+		t.Errorf("stats = %+v, want 6 plays, 1 chest", s)
+	}
+	if c := h.player(carol); c.Balance != 30 || c.Stats.Plays != 0 {
+		t.Errorf("carol = balance %d, %d plays; want 30 and 0", c.Balance, c.Stats.Plays)
+	}
+	if b := h.player(bob); b.Balance != 2000 {
+		t.Errorf("bob's balance %d after a refused grant, want 2000", b.Balance)
+	}
+}
+
+// TestBadConfigStopsEarly checks that Main fails fast on a store it cannot open.
+func TestMainFailsOnBadStore(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, map[string]string{"DATA_PATH": filepath.Join(blocker, "sub", "clefs.db")})
+	err := bot.Main(context.Background(), h.cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), bot.Hooks{})
+	if err == nil || !strings.Contains(err.Error(), "store") {
+		t.Errorf("Main with an impossible DATA_PATH = %v", err)
+	}
+	if ids := h.srv.Identifies(); len(ids) != 0 {
+		t.Errorf("connected to Discord despite the store failure: %v", ids)
+	}
+}
