@@ -16,19 +16,20 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// slowStore delays Buy and Reveal of the real store, as a stalled backend would.
-type slowStore struct {
+// gatedStore holds Buy and Reveal of the real store until the gate opens,
+// as a stalled backend would; the test opens it once the deferral is sent.
+type gatedStore struct {
 	storage.Store
-	delay time.Duration
+	gate chan struct{}
 }
 
-func (s slowStore) Buy(ctx context.Context, id storage.PlayerID) (storage.Player, storage.Ticket, bool, error) {
-	time.Sleep(s.delay)
+func (s gatedStore) Buy(ctx context.Context, id storage.PlayerID) (storage.Player, storage.Ticket, bool, error) {
+	<-s.gate
 	return s.Store.Buy(ctx, id)
 }
 
-func (s slowStore) Reveal(ctx context.Context, id storage.PlayerID, t uint64, rows storage.RowMask) (storage.Player, storage.Ticket, error) {
-	time.Sleep(s.delay)
+func (s gatedStore) Reveal(ctx context.Context, id storage.PlayerID, t uint64, rows storage.RowMask) (storage.Player, storage.Ticket, error) {
+	<-s.gate
 	return s.Store.Reveal(ctx, id, t, rows)
 }
 
@@ -51,10 +52,17 @@ func TestSlowStoreIsDeferred(t *testing.T) {
 	e := newEnv(t)
 	cfg := e.cfg
 	cfg.DeferAfter = 20 * time.Millisecond
-	a := New(cfg, slowStore{Store: e.store, delay: 80 * time.Millisecond})
+	var st gatedStore
+	a := New(cfg, &st)
+	// gated returns a recorder whose first callback opens a fresh gate.
+	gated := func() *recorder {
+		st = gatedStore{Store: e.store, gate: make(chan struct{})}
+		gate := st.gate
+		return &recorder{onRespond: func() { close(gate) }}
+	}
 
 	// A command: "thinking" (type 5), then the card by editing the original.
-	rec := &recorder{}
+	rec := gated()
 	a.Handle(context.Background(), rec, e.slashPayload(alice, memberPerms, "en-US", "play", ""))
 	if len(rec.responses) != 1 || rec.responses[0].Type != discordgo.InteractionResponseDeferredChannelMessageWithSource {
 		t.Fatalf("responses %+v, want one deferred response", rec.responses)
@@ -68,7 +76,7 @@ func TestSlowStoreIsDeferred(t *testing.T) {
 	p := e.player(alice)
 
 	// A button: deferred update (type 6), then the edit.
-	rec = &recorder{}
+	rec = gated()
 	a.Handle(context.Background(), rec, e.clickPayload(alice, memberPerms, "en-US", nil, autoID(alice, p.Ticket.ID)))
 	if len(rec.responses) != 1 || rec.responses[0].Type != discordgo.InteractionResponseDeferredMessageUpdate {
 		t.Fatalf("button responses %+v, want one deferred update", rec.responses)
@@ -79,11 +87,23 @@ func TestSlowStoreIsDeferred(t *testing.T) {
 
 	// A user error after a button's deferral is an ephemeral follow-up, not an
 	// edit of the card.
-	rec = &recorder{}
+	rec = gated()
 	a.Handle(context.Background(), rec, e.clickPayload(alice, memberPerms, "en-US", nil, autoID(alice, 999)))
 	if len(rec.followups) != 1 || rec.followups[0].Flags&discordgo.MessageFlagsEphemeral == 0 || len(rec.edits) != 0 {
 		t.Fatalf("stale click after deferral: follow-ups %+v edits %+v", rec.followups, rec.edits)
 	}
+}
+
+// stuckStore never returns from Buy until released: a backend that ignores
+// its context.
+type stuckStore struct {
+	storage.Store
+	release chan struct{}
+}
+
+func (s stuckStore) Buy(ctx context.Context, id storage.PlayerID) (storage.Player, storage.Ticket, bool, error) {
+	<-s.release
+	return storage.Player{}, storage.Ticket{}, false, errBackendDown
 }
 
 func TestStoreIgnoringItsDeadline(t *testing.T) {
@@ -91,15 +111,22 @@ func TestStoreIgnoringItsDeadline(t *testing.T) {
 	cfg := e.cfg
 	cfg.DeferAfter = 10 * time.Millisecond
 	cfg.Timeout = 40 * time.Millisecond
-	a := New(cfg, slowStore{Store: e.store, delay: 300 * time.Millisecond})
+	st := stuckStore{Store: e.store, release: make(chan struct{})}
+	defer close(st.release)
+	a := New(cfg, st)
 	rec := &recorder{}
-	start := time.Now()
-	a.Handle(context.Background(), rec, e.slashPayload(alice, memberPerms, "en-US", "play", ""))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.Handle(context.Background(), rec, e.slashPayloadLocked(alice, "play"))
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Handle waits for a store that ignores its deadline")
+	}
 	if len(rec.responses) != 1 || len(rec.edits) != 1 || !strings.Contains(*rec.edits[0].Content, "Sorry") {
 		t.Fatalf("responses %+v edits %+v", rec.responses, rec.edits)
-	}
-	if time.Since(start) >= 300*time.Millisecond {
-		t.Error("Handle waited for the stalled store")
 	}
 }
 

@@ -183,6 +183,7 @@ func (e *env) player(user uint64) storage.Player {
 
 // recorder is a Responder that keeps what it is sent.
 type recorder struct {
+	onRespond func() // called after each Respond, if set
 	mu        sync.Mutex
 	responses []*discordgo.InteractionResponse
 	edits     []*discordgo.WebhookEdit
@@ -191,8 +192,11 @@ type recorder struct {
 
 func (r *recorder) Respond(_ context.Context, _ *discordgo.Interaction, resp *discordgo.InteractionResponse) error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.responses = append(r.responses, resp)
+	r.mu.Unlock()
+	if r.onRespond != nil {
+		r.onRespond()
+	}
 	return nil
 }
 
