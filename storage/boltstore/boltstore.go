@@ -306,6 +306,20 @@ func (s *Store) Buy(ctx context.Context, id storage.PlayerID) (storage.Player, s
 	if err := storage.ValidateID(id); err != nil {
 		return storage.Player{}, storage.Ticket{}, false, err
 	}
+	// Fast path, read only: an open ticket is handed back without a write.
+	var open storage.Player
+	if err := s.view(ctx, "buy", func(tx *bolt.Tx) error {
+		r, err := getPlayer(tx, id)
+		if r != nil && r.P.Ticket != nil && r.P.Ticket.Open() {
+			open = r.P
+		}
+		return err
+	}); err != nil {
+		return storage.Player{}, storage.Ticket{}, false, err
+	}
+	if open.Ticket != nil {
+		return open, *open.Ticket, true, nil
+	}
 	now := s.now()
 	var (
 		p       storage.Player
@@ -335,6 +349,24 @@ func (s *Store) Buy(ctx context.Context, id storage.PlayerID) (storage.Player, s
 func (s *Store) Reveal(ctx context.Context, id storage.PlayerID, ticketID uint64, rows storage.RowMask) (storage.Player, storage.Ticket, error) {
 	if err := storage.ValidateID(id); err != nil {
 		return storage.Player{}, storage.Ticket{}, err
+	}
+	// Fast path, read only: a click on rows already shown of a drawn ticket
+	// (a double click, a re-render) needs no write transaction.
+	if rows&^storage.AllRows == 0 {
+		var p storage.Player
+		done := false
+		if err := s.view(ctx, "reveal", func(tx *bolt.Tx) error {
+			r, err := getPlayer(tx, id)
+			if r != nil && r.P.Ticket != nil && r.P.Ticket.ID == ticketID && r.P.Ticket.Drawn && r.P.Ticket.Revealed&rows == rows {
+				p, done = r.P, true
+			}
+			return err
+		}); err != nil {
+			return storage.Player{}, storage.Ticket{}, err
+		}
+		if done {
+			return p, *p.Ticket, nil
+		}
 	}
 	now := s.now()
 	var (

@@ -95,3 +95,14 @@ func TestKillBetweenBuyAndDraw(t *testing.T) {
 		return boltstore.Open(path, opts)
 	})
 }
+
+func BenchmarkSteps(b *testing.B) {
+	storetest.Bench(b, func(b *testing.B, opts storage.Options) storage.Store {
+		st, err := boltstore.Open(filepath.Join(b.TempDir(), "clefs.db"), opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = st.Close() })
+		return st
+	})
+}

@@ -224,3 +224,14 @@ func TestKillBetweenBuyAndDraw(t *testing.T) {
 		return redisstore.Open(context.Background(), url, opts)
 	})
 }
+
+func BenchmarkSteps(b *testing.B) {
+	storetest.Bench(b, func(b *testing.B, opts storage.Options) storage.Store {
+		st, err := redisstore.Open(context.Background(), redistest.URL(b), opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = st.Close() })
+		return st
+	})
+}
