@@ -66,7 +66,7 @@ type Config struct {
 	Logger *slog.Logger
 	// DeferAfter is how long a handler may run before the interaction is
 	// answered with a deferred response (then edited when the handler ends);
-	// 0 means DefaultDeferAfter. It must leave room within Discord's 3 s.
+	// 0 (or anything not under Discord's 3 s) means DefaultDeferAfter.
 	DeferAfter time.Duration
 	// Timeout bounds one handler (its store calls); 0 means DefaultTimeout.
 	Timeout time.Duration
@@ -137,7 +137,7 @@ func New(cfg Config, store storage.Store) *App {
 	if a.cfg.Now == nil {
 		a.cfg.Now = time.Now
 	}
-	if a.cfg.DeferAfter <= 0 {
+	if a.cfg.DeferAfter <= 0 || a.cfg.DeferAfter >= interactionDeadline {
 		a.cfg.DeferAfter = DefaultDeferAfter
 	}
 	if a.cfg.Timeout <= 0 {
