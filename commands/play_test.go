@@ -477,3 +477,35 @@ func TestChestDueWithRowsHidden(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestRefusalsInTheClickersLanguage(t *testing.T) {
+	e := newEnv(t)
+	h := e.slash(alice, "en-US", "play")
+	p := e.player(alice)
+	r := e.handle(e.clickPayload(bob, memberPerms, "fr", h.message(), autoID(alice, p.Ticket.ID)))
+	r.expectUserError("Ces boutons appartiennent à <@1000000000000000001>")
+	if r.r.Data.AllowedMentions == nil || len(r.r.Data.AllowedMentions.Parse) != 0 {
+		t.Fatal("the refusal would ping the ticket's owner")
+	}
+}
+
+func TestConfiguredEmoji(t *testing.T) {
+	e := newEnv(t)
+	cfg := e.cfg
+	for s := range cfg.Emoji {
+		cfg.Emoji[s] = "<:s" + string(rune('a'+s)) + ":12345>"
+	}
+	cfg.Hidden = "⬛"
+	e.app = New(cfg, e.store)
+	h := e.slash(alice, "en-US", "play")
+	if rows := gridRows(t, h); rows[0][0] != "⬛" {
+		t.Fatalf("hidden cell %q", rows[0][0])
+	}
+	p := e.player(alice)
+	h = e.click(alice, h.message(), autoID(alice, p.Ticket.ID))
+	p = e.player(alice)
+	checkTruthful(t, e.app, h, p)
+	if rows := gridRows(t, h); rows[1][2] != cfg.Emoji[p.Ticket.Outcome.Grid[5]] {
+		t.Fatalf("cell shows %q, want the configured %q", rows[1][2], cfg.Emoji[p.Ticket.Outcome.Grid[5]])
+	}
+}
