@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRunPrintsURLAndServesControl starts the command, reads its URL and
+// checks the control API and the token check answer.
+func TestRunPrintsURLAndServesControl(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"-token", "T", "-guilds", "1,2"}, pw, io.Discard) }()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := strings.TrimSpace(line)
+	if !strings.HasPrefix(base, "http://127.0.0.1:") {
+		t.Fatalf("printed %q, want a loopback URL", base)
+	}
+	get := func(path, auth string) (int, string) {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("/api/v10/gateway", "Bot T"); code != 200 || !strings.Contains(body, `"url":"ws://127.0.0.1:`) {
+		t.Errorf("GET /gateway = %d %s", code, body)
+	}
+	if code, _ := get("/api/v10/users/@me", "Bot nope"); code != 401 {
+		t.Errorf("wrong token: %d, want 401", code)
+	}
+	code, body := get("/_fake/failures", "")
+	var failures []map[string]any
+	if code != 200 || json.Unmarshal([]byte(body), &failures) != nil || len(failures) != 1 {
+		t.Errorf("GET /_fake/failures = %d %s, want the one 401", code, body)
+	}
+	resp, err := http.Post(base+"/_fake/slash", "application/json", strings.NewReader(`{"guild":"1","user":"42","name":"play"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("slash of an unregistered command: %d, want 400", resp.StatusCode)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("run did not stop")
+	}
+}
+
+func TestRunNeedsToken(t *testing.T) {
+	if err := run(context.Background(), nil, io.Discard, io.Discard); err == nil {
+		t.Error("run without -token succeeded")
+	}
+}
