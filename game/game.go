@@ -1,6 +1,3 @@
-// Package game holds the rules of « Les Clefs du Trésor »: the prize tables, the
-// draw of a play and of the treasure chest, the grid shown to the player and the
-// exact odds. It is pure: no I/O, no global state, randomness injected.
 package game
 
 import "fmt"

@@ -1,0 +1,71 @@
+package game_test
+
+import (
+	"fmt"
+
+	"github.com/lesclefsdutresor/clefs/game"
+)
+
+// A play is drawn once, with the keys the player holds; its grid tells the
+// truth about the result. Tests and simulations seed the source; production
+// uses game.NewSecureSource().
+func ExamplePlay() {
+	src := game.NewSeededSource(2, 0)
+	keys := 0
+	for i := 0; i < 6; i++ {
+		o, err := game.Play(src, keys)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		g := o.Grid.String() // one letter per cell, row by row
+		fmt.Printf("%d keys: %s|%s|%s %-6v prize %2d key %v\n", keys, g[0:3], g[3:6], g[6:9], o.Tier, o.Prize, o.Key)
+		if o.Key {
+			keys++
+		}
+	}
+	// Output:
+	// 0 keys: GRC|GSP|RCC loss   prize  0 key false
+	// 0 keys: GKC|PSG|PSR loss   prize  0 key true
+	// 1 keys: GPC|SCS|GCR loss   prize  0 key false
+	// 1 keys: CRR|RRR|CSB barrel prize 50 key false
+	// 1 keys: RRR|SSC|PRS barrel prize 50 key false
+	// 1 keys: GKG|GSS|RPC loss   prize  0 key true
+}
+
+func ExampleOpenChest() {
+	src := game.NewSeededSource(1, 1)
+	c := game.OpenChest(src)
+	n, metal := c.Lot.Coins()
+	fmt.Printf("%d %s coin(s): %s\n", n, metal, game.FormatCents(c.Prize, game.English))
+	// Output:
+	// 1 bronze coin(s): 0.50
+}
+
+func ExampleComputeOdds() {
+	odds := game.ComputeOdds()
+	for t := game.TierGem; t < game.NumTiers; t++ {
+		o := odds.Tiers[t]
+		fmt.Printf("%-6v %9s  1 in %s\n", t, game.FormatCents(o.Prize, game.English), o.OneInString(game.English))
+	}
+	fmt.Println("win: 1 in", odds.WinOneInString(game.English))
+	fmt.Println("return to player:", odds.RTPString(2, game.English))
+	// Output:
+	// gem     5,000.00  1 in 2,000,000.000
+	// pipe      100.00  1 in 751,879.699
+	// bomb       10.00  1 in 400.000
+	// sabre       5.00  1 in 86.207
+	// candle      1.00  1 in 14.211
+	// barrel      0.50  1 in 5.882
+	// win: 1 in 3.93
+	// return to player: 72.00%
+}
+
+func ExampleFormatRat() {
+	odds := game.ComputeOdds()
+	fmt.Println(game.FormatRat(odds.Tiers[game.TierPipe].OneIn, 3, game.French))
+	fmt.Println(game.FormatRat(odds.Tiers[game.TierPipe].OneIn, 3, game.English))
+	// Output:
+	// 751 879,699
+	// 751,879.699
+}
