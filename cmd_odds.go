@@ -3,9 +3,131 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"math/big"
+	"text/tabwriter"
+
+	"github.com/lesclefsdutresor/clefs/game"
 )
 
+// parseGameFlags parses the flags of odds and simulate: -h gives
+// flag.ErrHelp, any other mistake a usageError, and so does a stray argument.
+func parseGameFlags(fs *flag.FlagSet, name string, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{fmt.Sprintf("%s: %v", name, err)}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("%s: unexpected argument %q", name, fs.Arg(0))}
+	}
+	return nil
+}
+
+// langFlag is the -lang flag: "en" (2,000,000.000) or "fr" (2 000 000,000,
+// as the regulation writes it).
+type langFlag struct{ lang game.Lang }
+
+func (l *langFlag) String() string {
+	if l.lang == game.French {
+		return "fr"
+	}
+	return "en"
+}
+
+func (l *langFlag) Set(s string) error {
+	switch s {
+	case "en":
+		l.lang = game.English
+	case "fr":
+		l.lang = game.French
+	default:
+		return fmt.Errorf("want en or fr, got %q", s)
+	}
+	return nil
+}
+
+// runOdds prints the exact odds and the return to player, computed from the
+// game's tables with exact rationals.
 func runOdds(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return errors.New("odds: not implemented yet")
+	fs := flag.NewFlagSet("odds", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var lang langFlag
+	fs.Var(&lang, "lang", "number style: en (2,000,000.000) or fr (2 000 000,000, as the regulation)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: clefs odds [-lang en|fr]\n\nPrints every chance of the game, its expected prizes and its return to\nplayer, computed exactly from the game's tables.")
+		fs.PrintDefaults()
+	}
+	if err := parseGameFlags(fs, "odds", args); err != nil {
+		return err
+	}
+	if err := writeOdds(stdout, game.ComputeOdds(), lang.lang); err != nil {
+		return fmt.Errorf("odds: %w", err)
+	}
+	return nil
+}
+
+// writeOdds renders the odds as plain-text tables.
+func writeOdds(w io.Writer, o game.Odds, lang game.Lang) error {
+	num := func(r *big.Rat, prec int) string { return game.FormatRat(r, prec, lang) }
+	int64s := func(n int64) string { return game.FormatRat(big.NewRat(n, 1), 0, lang) }
+	cents := func(c int64) string { return game.FormatCents(c, lang) }
+	frac := func(r *big.Rat) string { return r.RatString() }
+
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(w, "Les Clefs du Trésor: exact odds from the game's tables (stake %s)\n\n", cents(game.Stake))
+	fmt.Fprintf(w, "Main game: one draw among %s values (%s × 12); weights out of %s\n",
+		int64s(game.Pool), int64s(game.MainTotal), int64s(game.MainTotal))
+	fmt.Fprintln(tw, "result\tprize\tweight\tprobability\t1 chance in\t")
+	for t := game.TierGem; t < game.NumTiers; t++ {
+		x := o.Tiers[t]
+		fmt.Fprintf(tw, "%v\t%s\t%s\t%s\t%s\t\n", t, cents(x.Prize), int64s(x.Weight), frac(x.P), x.OneInString(lang))
+	}
+	var winWeight int64
+	for t := game.TierGem; t < game.NumTiers; t++ {
+		winWeight += o.Tiers[t].Weight
+	}
+	fmt.Fprintf(tw, "all winning tiers\t\t%s\t%s\t%s\t\n", int64s(winWeight), frac(o.Win), num(o.WinOneIn, 3))
+	loss := o.Tiers[game.TierLoss]
+	fmt.Fprintf(tw, "losing play\t\t%s\t%s\t%s\t\n", int64s(loss.Weight), frac(loss.P), num(loss.OneIn, 3))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "All tiers together: about 1 chance in %s.\n\n", o.WinOneInString(lang))
+
+	reading := game.KeyReadingEN
+	if lang == game.French {
+		reading = game.KeyReadingFR
+	}
+	fmt.Fprintln(w, "Keys: "+reading)
+	fmt.Fprintln(tw, "keys held\tkey weight\tper play\t1 chance in\tgiven a losing play\tshare of plays\t")
+	for _, k := range o.Keys {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s (%s)\t%s\t\n", k.KeysHeld, int64s(k.Weight), frac(k.P), num(k.OneIn, 3),
+			frac(k.GivenLoss), num(k.GivenLoss, 5), frac(k.Share))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "The third key opens the chest: one chest every %s plays on average.\n\n", num(o.PlaysPerChest, 3))
+
+	fmt.Fprintf(w, "Treasure chest: weights out of %s\n", int64s(game.ChestTotal))
+	fmt.Fprintln(tw, "lot\tprize\tweight\tprobability\t1 chance in\t")
+	for _, l := range o.Lots {
+		n, metal := l.Lot.Coins()
+		fmt.Fprintf(tw, "%d %s\t%s\t%s\t%s\t%s\t\n", n, metal, cents(l.Prize), int64s(l.Weight), frac(l.P), l.OneInString(lang))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+
+	fmt.Fprintln(tw, "expected main-game prize per play\t"+num(o.ExpectedMainPrize, 3)+" cents\t"+frac(o.ExpectedMainPrize)+"\t")
+	fmt.Fprintln(tw, "expected chest prize per chest\t"+num(o.ExpectedChestPrize, 3)+" cents\t"+frac(o.ExpectedChestPrize)+"\t")
+	fmt.Fprintln(tw, "plays per chest\t"+num(o.PlaysPerChest, 3)+"\t"+frac(o.PlaysPerChest)+"\t")
+	fmt.Fprintln(tw, "expected prize per play\t"+num(o.ExpectedPrize, 3)+" cents\t"+frac(o.ExpectedPrize)+"\t")
+	fmt.Fprintln(tw, "return to player\t"+o.RTPString(3, lang)+"\t"+frac(o.RTP)+"\t")
+	return tw.Flush()
 }
