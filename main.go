@@ -18,14 +18,14 @@ const usage = `Usage: clefs [command] [flags]
 With no command, runs the bot (configuration from .env and the environment).
 
 Commands:
-  odds       print the exact odds and return to player from the game's tables
-  simulate   simulate many plays and compare them with the exact odds
-  export     write every player as JSON to stdout (or -o FILE)
-  import     read players from JSON (all or nothing)
-  audit      check balance = start + granted + won + daily − staked for every player
-  loadtest   drive simulated players through the interaction handlers
+  odds         print the exact odds and return to player from the game's tables
+  simulate     simulate many plays and compare them with the exact odds
+  export       write every player as JSON to stdout (or -o FILE)
+  import       read players from JSON (all or nothing)
+  audit        check balance = start + granted + won + daily − staked for every player
+  loadtest     drive simulated players through the interaction handlers
   healthcheck  ask the running bot's /healthz (exit 0 healthy, 1 not)
-  help       show this help
+  help         show this help
 
 Run "clefs COMMAND -h" for a command's flags.
 `
