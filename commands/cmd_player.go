@@ -38,7 +38,7 @@ func (a *App) handleBalance(ctx context.Context, rq *request) (reply, error) {
 	}
 	l := rq.l
 	s := p.Stats
-	keysLine := padlocks(p.Keys) + " " + l.P("keys", p.Keys, map[string]any{"Count": p.Keys})
+	keysLine := l.keysLine(p.Keys)
 	if p.ChestPending {
 		keysLine = padlocks(game.MaxKeys) + " " + l.T("balance_chest_due", nil)
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/nicksnyder/go-i18n/v2/i18n"
 	"golang.org/x/text/language"
+
+	"github.com/lesclefsdutresor/clefs/game"
 )
 
 // The message files, one per language, in go-i18n's JSON format. A message
@@ -34,9 +36,19 @@ type lang struct {
 	// localized once by go-i18n when the catalog is built: most of a card's
 	// words, read without a template execution.
 	plain map[string]string
-	// rowLabels are the arrows' labels, "Row 1"…
-	rowLabels [3]string
+	// Strings every card shows, localized once: the arrows' labels ("Row
+	// 1"…), "Play again (0.50)", the chest's line for 0..3 keys with its
+	// padlocks, and the footer's "#{ticket} · stake 0.50 credits" around the
+	// ticket number.
+	rowLabels    [3]string
+	againLabel   string
+	keysLines    [game.MaxKeys + 1]string
+	footerPrefix string
+	footerSuffix string
 }
+
+// footerMark stands for the ticket number while the footer is localized once.
+const footerMark = "\x00"
 
 func newCatalog() (*catalog, error) {
 	b := i18n.NewBundle(language.English)
@@ -72,6 +84,15 @@ func newCatalog() (*catalog, error) {
 		}
 		for r := range l.rowLabels {
 			l.rowLabels[r] = l.T("btn_row", map[string]any{"N": r + 1})
+		}
+		l.againLabel = l.T("btn_again", map[string]any{"Stake": l.Amount(game.Stake)})
+		for k := range l.keysLines {
+			l.keysLines[k] = padlocks(k) + " " + l.P("keys", k, map[string]any{"Count": k})
+		}
+		footer := l.T("card_footer", map[string]any{"Ticket": footerMark, "Stake": l.Credits(game.Stake)})
+		var found bool
+		if l.footerPrefix, l.footerSuffix, found = strings.Cut(footer, footerMark); !found {
+			return nil, fmt.Errorf("commands: card_footer has no ticket number: %q", footer)
 		}
 	}
 	return c, nil
@@ -124,6 +145,11 @@ func (l *lang) Signed(cents int64) string {
 		return "+" + l.Credits(cents)
 	}
 	return l.Credits(cents)
+}
+
+// keysLine is the chest's padlocks and the count of keys: "🔓🔒🔒 1 key of 3".
+func (l *lang) keysLine(keys int) string {
+	return l.keysLines[min(max(keys, 0), game.MaxKeys)]
 }
 
 // Amount formats cents with two decimals and thousands separators in the

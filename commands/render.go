@@ -166,12 +166,12 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 		Description: b.String(),
 		Color:       colour,
 		Fields: []*discordgo.MessageEmbedField{
-			{Name: l.T("field_chest", nil), Value: padlocks(keys) + " " + l.P("keys", keys, map[string]any{"Count": keys}), Inline: true},
+			{Name: l.T("field_chest", nil), Value: l.keysLine(keys), Inline: true},
 			{Name: l.T("field_balance", nil), Value: l.Credits(v.balanceShown()), Inline: true},
 		},
-		Footer: &discordgo.MessageEmbedFooter{Text: l.T("card_footer", map[string]any{
-			"Ticket": t.ID, "Stake": l.Credits(game.Stake),
-		})},
+		Footer: &discordgo.MessageEmbedFooter{
+			Text: l.footerPrefix + strconv.FormatUint(t.ID, 10) + l.footerSuffix,
+		},
 	}
 	rows := []discordgo.MessageComponent{a.arrowRow(l, v)}
 	if v.done() {
@@ -218,7 +218,7 @@ func (a *App) arrowRow(l *lang, v *ticketView) discordgo.ActionsRow {
 
 func againButton(l *lang, user, ticket uint64) discordgo.Button {
 	return discordgo.Button{
-		Label:    l.T("btn_again", map[string]any{"Stake": l.Amount(game.Stake)}),
+		Label:    l.againLabel,
 		Emoji:    &discordgo.ComponentEmoji{Name: "🔁"},
 		Style:    discordgo.SuccessButton,
 		CustomID: againID(user, ticket),
