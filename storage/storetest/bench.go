@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -106,7 +107,7 @@ func Bench(b *testing.B, open BenchOpenFunc) {
 	b.Run("Cycle64", func(b *testing.B) {
 		st := open(b, rich)
 		var next atomic.Uint64
-		b.SetParallelism(max(1, 64/runtimeProcs()))
+		b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0))) // 64 goroutines
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			id := storage.PlayerID{Guild: 1, User: next.Add(1)}
