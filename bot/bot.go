@@ -177,8 +177,11 @@ func (b *Bot) Run(ctx context.Context) error {
 	}
 	b.open.Store(true)
 	if err := b.register(ctx); err != nil {
-		b.shutdown()
-		return err
+		serr := b.shutdown()
+		if ctx.Err() != nil {
+			return serr // stopped while starting: a clean shutdown
+		}
+		return errors.Join(err, serr)
 	}
 	close(b.ready)
 	b.log.Info("bot running", "shard", b.opts.ShardID, "shards", b.opts.ShardCount)

@@ -312,3 +312,20 @@ func TestRewriter(t *testing.T) {
 		t.Errorf("other host rewritten: %v", got)
 	}
 }
+
+func TestStopWhileStartingIsClean(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	b, err := bot.New(bot.Options{Token: token, APIBase: srv.URL(), Logger: quiet()}, stub{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // SIGINT before the commands are registered
+	if err := b.Run(ctx); err != nil {
+		t.Errorf("Run cancelled while starting = %v, want nil", err)
+	}
+	if b.Connected() {
+		t.Error("still connected")
+	}
+}
