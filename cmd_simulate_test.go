@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestSimulateReport(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"-n", "5_000_000", "-seed", "7", "-workers", "2", "-progress"}
+	if err := runSimulate(context.Background(), args, &out, &errOut); err != nil {
+		t.Fatalf("simulate: %v\n%s", err, errOut.String())
+	}
+	s := out.String()
+	for _, want := range []string{
+		"Simulated 5,000,000 plays (seed 7, 2 workers)", "plays/s",
+		"gem", "barrel", "loss", "Chi-square, main game", "keys held", "three-gold", "bronze",
+		"Chi-square, chest lots", "Return to player", "exact 72%",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report lacks %q:\n%s", want, s)
+		}
+	}
+	// The p-values are printed and are probabilities.
+	re := regexp.MustCompile(`p = ([0-9.]+|NaN)`)
+	ms := re.FindAllStringSubmatch(s, -1)
+	if len(ms) != 2 {
+		t.Fatalf("want two p-values, got %v", ms)
+	}
+	for _, m := range ms {
+		p, err := strconv.ParseFloat(m[1], 64)
+		if err != nil || p < 0 || p > 1 {
+			t.Errorf("p-value %q", m[1])
+		}
+	}
+	// -progress ends with a final line on stderr, not on stdout.
+	if !strings.Contains(errOut.String(), "100.0%") || strings.Contains(s, "simulate:") {
+		t.Errorf("progress: stderr %q", errOut.String())
+	}
+}
+
+func TestSimulateSameSeedSameFigures(t *testing.T) {
+	run := func(workers string) string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if err := runSimulate(context.Background(), []string{"-n", "3000000", "-seed", "3", "-workers", workers}, &out, &errOut); err != nil {
+			t.Fatal(err)
+		}
+		// Drop the first line (timing and workers).
+		_, rest, _ := strings.Cut(out.String(), "\n")
+		return rest
+	}
+	if a, b := run("1"), run("3"); a != b {
+		t.Errorf("figures differ with -workers:\n%s\n---\n%s", a, b)
+	}
+}
+
+func TestSimulateBadFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		help bool
+	}{
+		{[]string{"-n", "0"}, false},
+		{[]string{"-n", "-5"}, false},
+		{[]string{"-n", "lots"}, false},
+		{[]string{"-n", "1.5"}, false},
+		{[]string{"-n", "1e40"}, false},
+		{[]string{"-seed", "-1"}, false},
+		{[]string{"-workers", "0"}, false},
+		{[]string{"-bogus"}, false},
+		{[]string{"now"}, false},
+		{[]string{"-h"}, true},
+	}
+	for _, tc := range tests {
+		var out, errOut bytes.Buffer
+		err := runSimulate(context.Background(), tc.args, &out, &errOut)
+		var ue usageError
+		switch {
+		case tc.help && !errors.Is(err, flag.ErrHelp):
+			t.Errorf("simulate %v: error %v, want flag.ErrHelp", tc.args, err)
+		case !tc.help && !errors.As(err, &ue):
+			t.Errorf("simulate %v: error %v, want a usage error", tc.args, err)
+		}
+		if out.Len() != 0 {
+			t.Errorf("simulate %v: printed a report on a bad command line", tc.args)
+		}
+	}
+}
+
+func TestSimulateCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errOut bytes.Buffer
+	err := runSimulate(ctx, []string{"-n", "1e9"}, &out, &errOut)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("printed a report after cancellation")
+	}
+}
+
+func TestParseCount(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+	}{
+		{"1", 1}, {"1_000_000", 1_000_000}, {"1,000", 1000}, {"1e9", 1_000_000_000}, {"2.5e3", 2500},
+	}
+	for _, tc := range tests {
+		if got, err := parseCount(tc.in); err != nil || got != tc.want {
+			t.Errorf("parseCount(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+}
