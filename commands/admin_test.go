@@ -125,7 +125,9 @@ func TestAdminBadOptions(t *testing.T) {
 	}
 }
 
-func TestAdminResetAndSettings(t *testing.T) {
+func TestAdminResetAndSettings(t *testing.T) { eachStore(t, testAdminResetAndSettings) }
+
+func testAdminResetAndSettings(t *testing.T, newEnv func(testing.TB) *env) {
 	e := newEnv(t)
 	e.slash(bob, "en-US", "play")
 	h := e.admin(moderator, modPermsSet, "reset", opt{"user", optUser, "1000000000000000002"}, opt{"reason", optString, "cheating"})
@@ -165,6 +167,10 @@ func TestAdminResetAndSettings(t *testing.T) {
 }
 
 func TestAdminResetGuildNeedsConfirmation(t *testing.T) {
+	eachStore(t, testAdminResetGuildNeedsConfirmation)
+}
+
+func testAdminResetGuildNeedsConfirmation(t *testing.T, newEnv func(testing.TB) *env) {
 	e := newEnv(t)
 	e.slash(alice, "en-US", "play")
 	e.slash(bob, "en-US", "play")
@@ -213,7 +219,9 @@ func TestAdminResetGuildNeedsConfirmation(t *testing.T) {
 	}
 }
 
-func TestDailyCooldown(t *testing.T) {
+func TestDailyCooldown(t *testing.T) { eachStore(t, testDailyCooldown) }
+
+func testDailyCooldown(t *testing.T, newEnv func(testing.TB) *env) {
 	e := newEnv(t)
 	h := e.slash(alice, "en-US", "daily")
 	if !strings.Contains(h.text(), "5.00 credits") {
@@ -227,7 +235,9 @@ func TestDailyCooldown(t *testing.T) {
 	}
 }
 
-func TestInfoCommands(t *testing.T) {
+func TestInfoCommands(t *testing.T) { eachStore(t, testInfoCommands) }
+
+func testInfoCommands(t *testing.T, newEnv func(testing.TB) *env) {
 	e := newEnv(t)
 	e.slash(alice, "en-US", "play")
 	e.slash(bob, "en-US", "daily")

@@ -19,6 +19,8 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/boltstore"
+	"github.com/lesclefsdutresor/clefs/storage/redisstore"
+	"github.com/lesclefsdutresor/clefs/storage/redistest"
 )
 
 // IDs used by the payloads in testdata/.
@@ -115,15 +117,17 @@ func (o *observer) StoreError(op string) {
 
 // env is one App over a real bolt store in a temporary directory.
 type env struct {
-	t      testing.TB
-	app    *App
-	store  storage.Store
-	path   string
-	clock  *clock
-	drawer *testDrawer
-	obs    *observer
-	cfg    Config
-	seq    int
+	t       testing.TB
+	backend string // "bolt" or "redis"
+	url     string // the Redis database, for "redis"
+	app     *App
+	store   storage.Store
+	path    string
+	clock   *clock
+	drawer  *testDrawer
+	obs     *observer
+	cfg     Config
+	seq     int
 }
 
 func storeOptions(c *clock, d *testDrawer) storage.Options {
@@ -136,14 +140,30 @@ func storeOptions(c *clock, d *testDrawer) storage.Options {
 	}
 }
 
-func newEnv(tb testing.TB) *env {
+func newEnv(tb testing.TB) *env { return newEnvOn(tb, "bolt") }
+
+// eachStore runs test once per store: bolt, and Redis (skipped with a message
+// when no redis-server is available outside CI).
+func eachStore(t *testing.T, test func(t *testing.T, newEnv func(testing.TB) *env)) {
+	for _, backend := range []string{"bolt", "redis"} {
+		t.Run(backend, func(t *testing.T) {
+			test(t, func(tb testing.TB) *env { return newEnvOn(tb, backend) })
+		})
+	}
+}
+
+func newEnvOn(tb testing.TB, backend string) *env {
 	tb.Helper()
 	e := &env{
-		t:      tb,
-		path:   filepath.Join(tb.TempDir(), "clefs.db"),
-		clock:  &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)},
-		drawer: &testDrawer{src: rand.NewChaCha8([32]byte{4, 2})},
-		obs:    &observer{},
+		backend: backend,
+		t:       tb,
+		path:    filepath.Join(tb.TempDir(), "clefs.db"),
+		clock:   &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)},
+		drawer:  &testDrawer{src: rand.NewChaCha8([32]byte{4, 2})},
+		obs:     &observer{},
+	}
+	if backend == "redis" {
+		e.url = redistest.URL(tb)
 	}
 	e.open()
 	return e
@@ -152,9 +172,15 @@ func newEnv(tb testing.TB) *env {
 // open opens the store at e.path and a fresh App over it.
 func (e *env) open() {
 	e.t.Helper()
-	st, err := boltstore.Open(e.path, storeOptions(e.clock, e.drawer))
+	var st storage.Store
+	var err error
+	if e.backend == "redis" {
+		st, err = redisstore.Open(context.Background(), e.url, storeOptions(e.clock, e.drawer))
+	} else {
+		st, err = boltstore.Open(e.path, storeOptions(e.clock, e.drawer))
+	}
 	if err != nil {
-		e.t.Fatalf("open bolt store: %v", err)
+		e.t.Fatalf("open %s store: %v", e.backend, err)
 	}
 	e.store = st
 	e.t.Cleanup(func() { _ = st.Close() })

@@ -75,7 +75,9 @@ func checkTruthful(tb testing.TB, a *App, h *handled, p storage.Player) {
 	}
 }
 
-func TestPlayRowByRow(t *testing.T) {
+func TestPlayRowByRow(t *testing.T) { eachStore(t, testPlayRowByRow) }
+
+func testPlayRowByRow(t *testing.T, newEnv func(testing.TB) *env) {
 	e := newEnv(t)
 	h := e.slash(alice, "en-US", "play")
 	if h.r.Type != discordgo.InteractionResponseChannelMessageWithSource || h.ephemeral() {
@@ -123,7 +125,9 @@ func revealedAfter(k int, order []int) storage.RowMask {
 	return m
 }
 
-func TestPlayAutoAndPlayAgain(t *testing.T) {
+func TestPlayAutoAndPlayAgain(t *testing.T) { eachStore(t, testPlayAutoAndPlayAgain) }
+
+func testPlayAutoAndPlayAgain(t *testing.T, newEnv func(testing.TB) *env) {
 	e := newEnv(t)
 	h := e.slash(alice, "en-US", "play")
 	want := startCents - game.Stake
@@ -159,7 +163,9 @@ func TestPlayAutoAndPlayAgain(t *testing.T) {
 	}
 }
 
-func TestDoubleClickDrawsAndPaysOnce(t *testing.T) {
+func TestDoubleClickDrawsAndPaysOnce(t *testing.T) { eachStore(t, testDoubleClickDrawsAndPaysOnce) }
+
+func testDoubleClickDrawsAndPaysOnce(t *testing.T, newEnv func(testing.TB) *env) {
 	for _, kind := range []string{"auto", "row", "again"} {
 		t.Run(kind, func(t *testing.T) {
 			e := newEnv(t)
@@ -224,7 +230,9 @@ func (e *env) clickPayloadLocked(user uint64, msg *discordgo.Message, id string)
 	return e.clickPayload(user, memberPerms, "en-US", msg, id)
 }
 
-func TestSomeoneElsesButtons(t *testing.T) {
+func TestSomeoneElsesButtons(t *testing.T) { eachStore(t, testSomeoneElsesButtons) }
+
+func testSomeoneElsesButtons(t *testing.T, newEnv func(testing.TB) *env) {
 	e := newEnv(t)
 	h := e.slash(alice, "en-US", "play")
 	p := e.player(alice)
@@ -288,7 +296,9 @@ func TestOpenTicketIsResumed(t *testing.T) {
 	}
 }
 
-func TestChestFlow(t *testing.T) {
+func TestChestFlow(t *testing.T) { eachStore(t, testChestFlow) }
+
+func testChestFlow(t *testing.T, newEnv func(testing.TB) *env) {
 	e := newEnv(t)
 	e.drawer.setWant(func(o game.Outcome) bool { return o.Key })
 	h := e.slash(alice, "en-US", "play")
@@ -355,7 +365,9 @@ func TestChestFlow(t *testing.T) {
 	checkTruthful(t, e.app, h, e.player(alice))
 }
 
-func TestInsufficientFunds(t *testing.T) {
+func TestInsufficientFunds(t *testing.T) { eachStore(t, testInsufficientFunds) }
+
+func testInsufficientFunds(t *testing.T, newEnv func(testing.TB) *env) {
 	e := newEnv(t)
 	ctx := context.Background()
 	if _, err := e.store.SetBalance(ctx, moderator, storage.PlayerID{Guild: testGuild, User: alice}, 20, "test"); err != nil {
@@ -407,7 +419,9 @@ func TestChannelRestrictionAndEphemeralPlays(t *testing.T) {
 	}
 }
 
-func TestRestartKeepsButtonsWorking(t *testing.T) {
+func TestRestartKeepsButtonsWorking(t *testing.T) { eachStore(t, testRestartKeepsButtonsWorking) }
+
+func testRestartKeepsButtonsWorking(t *testing.T, newEnv func(testing.TB) *env) {
 	e := newEnv(t)
 	h := e.slash(alice, "en-US", "play")
 	p := e.player(alice)
@@ -429,7 +443,9 @@ func TestRestartKeepsButtonsWorking(t *testing.T) {
 // the chest is due while the ticket still has hidden rows. The card does not
 // give it away; the ticket can be finished, the chest opened, and play go on,
 // charging exactly one stake per ticket.
-func TestChestDueWithRowsHidden(t *testing.T) {
+func TestChestDueWithRowsHidden(t *testing.T) { eachStore(t, testChestDueWithRowsHidden) }
+
+func testChestDueWithRowsHidden(t *testing.T, newEnv func(testing.TB) *env) {
 	e := newEnv(t)
 	e.drawer.setWant(func(o game.Outcome) bool { return o.Key })
 	h := e.slash(alice, "en-US", "play")
