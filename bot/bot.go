@@ -284,7 +284,20 @@ func (r responder) Respond(ctx context.Context, i *discordgo.Interaction, resp *
 }
 
 func (r responder) EditOriginal(ctx context.Context, i *discordgo.Interaction, e *discordgo.WebhookEdit) error {
-	if _, err := r.s.InteractionResponseEdit(i, e, discordgo.WithContext(ctx)); err != nil {
+	var err error
+	if len(e.Files) > 0 {
+		_, err = r.s.InteractionResponseEdit(i, e, discordgo.WithContext(ctx))
+	} else {
+		// discordgo's InteractionResponseEdit puts every webhook edit of the
+		// bot in one rate-limit bucket, whose lock is held for the whole
+		// request: edits of unrelated interactions would wait for each
+		// other. Discord limits webhooks per token, so the bucket is the
+		// interaction's.
+		_, err = r.s.RequestWithBucketID(http.MethodPatch,
+			discordgo.EndpointWebhookMessage(i.AppID, i.Token, "@original"), e,
+			discordgo.EndpointWebhookToken(i.AppID, i.Token), discordgo.WithContext(ctx))
+	}
+	if err != nil {
 		return fmt.Errorf("edit response to interaction %s: %w", i.ID, err)
 	}
 	return nil

@@ -329,3 +329,71 @@ func TestStopWhileStartingIsClean(t *testing.T) {
 		t.Error("still connected")
 	}
 }
+
+// TestEditsOfDifferentInteractionsOverlap checks that the edit of one
+// interaction does not wait for the edit of another (discordgo's default
+// puts them all in one rate-limit bucket held for the whole request).
+func TestEditsOfDifferentInteractionsOverlap(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	// A proxy in front of the fake holds the first PATCH until a second
+	// one arrives (or 3 s pass).
+	var patches atomic.Int32
+	second := make(chan struct{})
+	var overlapped atomic.Bool
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPatch {
+			switch patches.Add(1) {
+			case 1:
+				select {
+				case <-second:
+					overlapped.Store(true)
+				case <-time.After(3 * time.Second):
+				}
+			case 2:
+				close(second)
+			}
+		}
+		srv.Handler().ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	h := stub{handle: func(ctx context.Context, r commands.Responder, i *discordgo.Interaction) {
+		if err := r.Respond(ctx, i, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredChannelMessageWithSource}); err != nil {
+			t.Errorf("defer: %v", err)
+		}
+		content := "done"
+		if err := r.EditOriginal(ctx, i, &discordgo.WebhookEdit{Content: &content}); err != nil {
+			t.Errorf("edit: %v", err)
+		}
+	}}
+	b, err := bot.New(bot.Options{Token: token, APIBase: proxy.URL, GuildID: guild, Logger: quiet()}, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	wctx := waitCtx(t)
+	select {
+	case <-b.Ready():
+	case <-wctx.Done():
+		t.Fatal("not ready")
+	}
+	var ps []*fakediscord.Pending
+	for _, u := range []string{"7", "8"} {
+		p, err := srv.Slash(wctx, fakediscord.Slash{Guild: guild, User: u, Name: "ping"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	for _, p := range ps {
+		if r, err := p.Wait(wctx); err != nil || r.Message.Content != "done" {
+			t.Fatalf("response = %+v, %v", r, err)
+		}
+	}
+	if !overlapped.Load() {
+		t.Error("the second interaction's edit waited for the first one's")
+	}
+}
