@@ -339,6 +339,13 @@ func (s *Server) Commands(guild string) []*discordgo.ApplicationCommand {
 	return cloneCommands(s.commands[guild])
 }
 
+// Registrations counts the bulk overwrites of commands accepted so far.
+func (s *Server) Registrations() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.commandsSeq
+}
+
 // Disconnect drops every gateway connection abruptly (no close frame), as a
 // network failure would; discordgo then reconnects and RESUMEs.
 func (s *Server) Disconnect() {

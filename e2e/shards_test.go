@@ -1,0 +1,63 @@
+package e2e_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/lesclefsdutresor/clefs/bot"
+	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
+	"github.com/lesclefsdutresor/clefs/storage/redistest"
+)
+
+// TestShardsShareRedis runs two bot processes, shards 0 and 1 of 2, on one
+// Redis: Discord routes each guild to its shard, both answer, and only
+// shard 0 registers the commands.
+func TestShardsShareRedis(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, map[string]string{
+		"REDIS_URL": redistest.URL(t), "DISCORD_GUILD_ID": "", "SHARD_ID": "0", "SHARD_COUNT": "2",
+	})
+	h.start()
+	cfg1 := h.cfg
+	cfg1.ShardID = 1
+	ctx, cancel := context.WithCancel(context.Background())
+	done, started := make(chan error, 1), make(chan struct{})
+	go func() {
+		done <- bot.Main(ctx, cfg1, slog.New(slog.NewTextHandler(io.Discard, nil)), bot.Hooks{
+			Drawer: h.draw, Started: func(*bot.Bot) { close(started) },
+		})
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("shard 1: %v", err)
+		}
+	}()
+	select {
+	case <-started:
+	case err := <-done:
+		done <- err
+		t.Fatalf("shard 1: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("shard 1 not started")
+	}
+	ids := h.srv.Identifies()
+	if len(ids) != 2 || ids[0].Shard != [2]int{0, 2} || ids[1].Shard != [2]int{1, 2} {
+		t.Errorf("identifies = %+v, want shards 0/2 and 1/2", ids)
+	}
+	if n := h.srv.Registrations(); n != 1 {
+		t.Errorf("%d command registrations, want 1 (shard 0 only)", n)
+	}
+	// (id >> 22) % 2 picks the shard: 2<<22 is on shard 0, 3<<22 on shard 1.
+	for _, g := range []uint64{2 << 22, 3 << 22} {
+		r := h.slash(fakediscord.Slash{Guild: strconv.FormatUint(g, 10), User: alice, Name: "play"})
+		if shownBalance(t, r.Message) != 2000-50 {
+			t.Errorf("guild %d: balance shown %d", g, shownBalance(t, r.Message))
+		}
+	}
+	h.noFailures()
+}
