@@ -83,8 +83,7 @@ func BenchmarkCycle(b *testing.B) {
 		b.Run(bs.name, func(b *testing.B) {
 			s, rt, _ := bs.open(b)
 			p := benchPlayers(b, s, 1)[0]
-			p.record = true
-			p.samples = map[string]*samples{}
+			p.recd = newRecording()
 			var rt0 int64
 			if rt != nil {
 				rt0 = rt.Load()
@@ -97,20 +96,14 @@ func BenchmarkCycle(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			var all samples
-			for _, s := range p.samples {
-				all.add(s)
-			}
-			var store, total int64
-			for k := range all.total {
-				store += all.store[k]
-				total += all.total[k]
-			}
+			_, all := p.recd.report()
+			store := int64(all.Store.Mean) * int64(all.Store.N)
+			total := int64(all.Total.Mean) * int64(all.Total.N)
 			var rts int64
 			if rt != nil {
 				rts = rt.Load() - rt0
 			}
-			report(b, p.cycles, int64(len(all.total)), store, total, rts)
+			report(b, p.cycles, int64(all.Total.N), store, total, rts)
 		})
 	}
 }

@@ -184,6 +184,9 @@ type Report struct {
 	// (KindPlay, KindAuto, KindChest), and All over every interaction.
 	Kinds map[string]KindReport
 	All   KindReport
+	// Steps holds the latency of each store method called by the handlers
+	// during the measured phase, by method name.
+	Steps map[string]Latency
 	// Isolated holds the latencies of the calibration phase (one player), if any.
 	Isolated *KindReport
 	// Direct is the phase of store steps issued directly, if any.
@@ -253,7 +256,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep := &Report{Config: cfg, Kinds: map[string]KindReport{}}
 	rep.MemStart = ReadMem()
 
-	timed := TimedStore{Store: cfg.Store}
+	steps := &StepTimes{}
+	timed := TimedStore{Store: cfg.Store, Steps: steps}
 	h := cfg.NewHandler(timed)
 	var errs errLog
 
@@ -278,7 +282,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	if cfg.Warmup > 0 {
 		cfg.logf("warm-up %s, %d players", cfg.Warmup, len(players))
-		runPlayers(ctx, players, cfg.Warmup, 0, false)
+		runPlayers(ctx, players, cfg.Warmup, 0, nil)
 	}
 
 	rounds := cfg.Rounds
@@ -293,9 +297,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	var direct, raw Phase
+	measured := newRecording()
+	steps.Reset()
 	for r := 1; r <= rounds && ctx.Err() == nil; r++ {
 		m := cfg.meter(ctx)
-		ph := runPlayers(ctx, players, slice, cfg.Cycles, true)
+		ph := runPlayers(ctx, players, slice, cfg.Cycles, measured)
 		m.stop(ctx, &ph)
 		rep.Load.add(ph)
 		msg := fmt.Sprintf("round %d/%d: handlers %.0f cycles/s", r, rounds, ph.CyclesPerSec())
@@ -325,31 +331,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.RawRoundTrip != nil {
 		rep.Raw = &raw
 	}
-	var all samples
-	for _, k := range kinds {
-		var s samples
-		for _, p := range players {
-			s.add(p.samples[k])
-		}
-		if len(s.total) > 0 {
-			rep.Kinds[k] = s.report()
-		}
-		all.add(&s)
-	}
-	rep.All = all.report()
-	for _, p := range players {
-		p.samples = nil
-	}
+	rep.Kinds, rep.All = measured.report()
+	rep.Steps = steps.Summary()
 
 	if cfg.Calibrate > 0 && len(players) > 0 && ctx.Err() == nil {
 		cfg.logf("calibrating %s, 1 player", cfg.Calibrate)
-		one := players[:1]
-		runPlayers(ctx, one, cfg.Calibrate, 0, true)
-		var s samples
-		for _, k := range kinds {
-			s.add(one[0].samples[k])
-		}
-		r := s.report()
+		iso := newRecording()
+		runPlayers(ctx, players[:1], cfg.Calibrate, 0, iso)
+		_, r := iso.report()
 		rep.Isolated = &r
 	}
 	for _, p := range players {
@@ -501,39 +490,6 @@ func setup(ctx context.Context, cfg Config) ([]*player, error) {
 	return players, nil
 }
 
-// samples are latencies in nanoseconds.
-type samples struct {
-	total, store, overhead, decode, handler []int64
-	calls                                   int64
-}
-
-func (s *samples) add(o *samples) {
-	if o == nil {
-		return
-	}
-	s.total = append(s.total, o.total...)
-	s.store = append(s.store, o.store...)
-	s.overhead = append(s.overhead, o.overhead...)
-	s.decode = append(s.decode, o.decode...)
-	s.handler = append(s.handler, o.handler...)
-	s.calls += o.calls
-}
-
-func (s *samples) report() KindReport {
-	r := KindReport{}
-	if n := len(s.total); n > 0 {
-		r.StoreCalls = float64(s.calls) / float64(n)
-	}
-	// Overheads were computed per interaction before; each series is now
-	// summarised (and sorted) on its own.
-	r.Total = summarize(s.total)
-	r.Store = summarize(s.store)
-	r.Overhead = summarize(s.overhead)
-	r.Decode = summarize(s.decode)
-	r.Handler = summarize(s.handler)
-	return r
-}
-
 // player is one simulated player: its payloads, its responder, its timer.
 type player struct {
 	id     storage.PlayerID
@@ -547,8 +503,7 @@ type player struct {
 	msgSeq uint64 // message ids
 	msgID  uint64
 
-	record  bool
-	samples map[string]*samples
+	recd *recording // where interactions are recorded; nil: not recorded
 
 	cycles, chests, calls, errors int64
 }
@@ -575,18 +530,8 @@ func (p *player) interact(kind string, raw []byte) error {
 			return fmt.Errorf("%s: deferred response never edited", kind)
 		}
 	}
-	if p.record {
-		s := p.samples[kind]
-		if s == nil {
-			s = &samples{}
-			p.samples[kind] = s
-		}
-		s.total = append(s.total, int64(total))
-		s.store = append(s.store, int64(store))
-		s.overhead = append(s.overhead, int64(total-store))
-		s.decode = append(s.decode, int64(decode))
-		s.handler = append(s.handler, int64(total-decode-store))
-		s.calls += p.timer.Calls()
+	if p.recd != nil {
+		p.recd.kinds[kind].add(total, store, decode, p.timer.Calls())
 	}
 	if p.rec.err != nil {
 		return fmt.Errorf("%s: %w", kind, p.rec.err)
@@ -643,17 +588,15 @@ func (p *player) cycle() (completed bool, err error) {
 }
 
 // runPlayers runs every player's cycles until d has passed (or each has
-// played n cycles when n > 0) and returns the phase's throughput.
-func runPlayers(ctx context.Context, players []*player, d time.Duration, n int, record bool) Phase {
+// played n cycles when n > 0), recording latencies in rec if not nil, and
+// returns the phase's throughput.
+func runPlayers(ctx context.Context, players []*player, d time.Duration, n int, rec *recording) Phase {
 	var stop atomic.Bool
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	before := make([][3]int64, len(players))
 	for k, p := range players {
-		p.record = record
-		if record && p.samples == nil {
-			p.samples = map[string]*samples{}
-		}
+		p.recd = rec
 		before[k] = [3]int64{p.cycles, p.chests, p.calls}
 	}
 	var errCount atomic.Int64

@@ -172,16 +172,47 @@ func TestPayloadsParse(t *testing.T) {
 	}
 }
 
-func TestSummarize(t *testing.T) {
-	var s []int64
+func TestHistogram(t *testing.T) {
+	var h histogram
 	for i := 100; i >= 1; i-- {
-		s = append(s, int64(i))
+		h.add(int64(i))
 	}
-	l := summarize(s)
+	// Below 128 ns every value has its own bucket: the figures are exact.
+	l := h.summary()
 	if l.N != 100 || l.P50 != 50 || l.P95 != 95 || l.P99 != 99 || l.Max != 100 || l.Mean != 50 {
-		t.Errorf("summarize 1..100 = %+v", l)
+		t.Errorf("1..100 ns: %+v", l)
 	}
-	if got := summarize(nil); got.N != 0 {
-		t.Errorf("summarize(nil) = %+v", got)
+	var e histogram
+	if got := e.summary(); got.N != 0 {
+		t.Errorf("empty: %+v", got)
+	}
+	// Larger values keep a relative error under 1.6%.
+	for _, v := range []int64{128, 1000, 65_432, 1_234_567, 987_654_321, 3_600_000_000_000} {
+		var h histogram
+		h.add(v)
+		h.add(v)
+		got := int64(h.summary().P50)
+		if d := float64(got-v) / float64(v); d > 0.016 || d < -0.016 {
+			t.Errorf("p50 of %d = %d (%.2f%% off)", v, got, 100*d)
+		}
+		if h.summary().Max != time.Duration(v) {
+			t.Errorf("max of %d = %d", v, h.summary().Max)
+		}
+	}
+	// Bucket boundaries are monotonic and values land in their bucket.
+	prev := -1
+	for v := int64(0); v < 1<<20; v += 97 {
+		b := bucketOf(v)
+		if b < prev {
+			t.Fatalf("bucketOf(%d) = %d < %d", v, b, prev)
+		}
+		prev = b
+	}
+	var a, b2 histogram
+	a.add(10)
+	b2.add(30)
+	a.merge(&b2)
+	if s := a.summary(); s.N != 2 || s.Max != 30 || s.Mean != 20 {
+		t.Errorf("merge: %+v", s)
 	}
 }

@@ -3,6 +3,7 @@ package loadtest
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
 )
@@ -42,6 +43,18 @@ func (r *Report) WriteText(w io.Writer) error {
 		line("all, 1 player", *r.Isolated)
 	}
 	tw.Flush()
+
+	if len(r.Steps) > 0 {
+		b.WriteString("\nstore steps called by the handlers (measured phase):\n")
+		names := make([]string, 0, len(r.Steps))
+		for n := range r.Steps {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Fprintf(&b, "  %-12s %s\n", n, r.Steps[n])
+		}
+	}
 
 	if r.Direct != nil {
 		d := r.Direct

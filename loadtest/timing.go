@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,109 +43,156 @@ func WithStoreTimer(ctx context.Context, t *StoreTimer) context.Context {
 // is forwarded (untimed) without breaking the build.
 type TimedStore struct {
 	storage.Store
+	// Steps, if not nil, records each step's latency by method name.
+	Steps *StepTimes
+}
+
+// StepTimes records the latency of each store method called through a
+// TimedStore. It is safe for concurrent use.
+type StepTimes struct {
+	mu    sync.Mutex
+	steps map[string]*histogram
+}
+
+func (st *StepTimes) add(name string, d time.Duration) {
+	st.mu.Lock()
+	h := st.steps[name]
+	if h == nil {
+		if st.steps == nil {
+			st.steps = map[string]*histogram{}
+		}
+		h = &histogram{}
+		st.steps[name] = h
+	}
+	st.mu.Unlock()
+	h.add(int64(d))
+}
+
+// Reset forgets every latency recorded.
+func (st *StepTimes) Reset() {
+	st.mu.Lock()
+	st.steps = nil
+	st.mu.Unlock()
+}
+
+// Summary returns the latency summary of each method called, by name.
+func (st *StepTimes) Summary() map[string]Latency {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	out := make(map[string]Latency, len(st.steps))
+	for name, h := range st.steps {
+		out[name] = h.summary()
+	}
+	return out
 }
 
 var _ storage.Store = TimedStore{}
 
-// timed starts timing a call; the returned function stops it.
-func timed(ctx context.Context) func() {
+// timed starts timing a call of method name; the returned function stops it.
+func (s TimedStore) timed(ctx context.Context, name string) func() {
 	t, _ := ctx.Value(timerKey{}).(*StoreTimer)
-	if t == nil {
+	if t == nil && s.Steps == nil {
 		return func() {}
 	}
 	start := time.Now()
 	return func() {
-		t.ns.Add(int64(time.Since(start)))
-		t.calls.Add(1)
+		d := time.Since(start)
+		if t != nil {
+			t.ns.Add(int64(d))
+			t.calls.Add(1)
+		}
+		if s.Steps != nil {
+			s.Steps.add(name, d)
+		}
 	}
 }
 
 // Player forwards to the wrapped store.
 func (s TimedStore) Player(ctx context.Context, id storage.PlayerID) (storage.Player, error) {
-	defer timed(ctx)()
+	defer s.timed(ctx, "Player")()
 	return s.Store.Player(ctx, id)
 }
 
 // Buy forwards to the wrapped store.
 func (s TimedStore) Buy(ctx context.Context, id storage.PlayerID) (storage.Player, storage.Ticket, bool, error) {
-	defer timed(ctx)()
+	defer s.timed(ctx, "Buy")()
 	return s.Store.Buy(ctx, id)
 }
 
 // Reveal forwards to the wrapped store.
 func (s TimedStore) Reveal(ctx context.Context, id storage.PlayerID, ticketID uint64, rows storage.RowMask) (storage.Player, storage.Ticket, error) {
-	defer timed(ctx)()
+	defer s.timed(ctx, "Reveal")()
 	return s.Store.Reveal(ctx, id, ticketID, rows)
 }
 
 // OpenChest forwards to the wrapped store.
 func (s TimedStore) OpenChest(ctx context.Context, id storage.PlayerID, seq int64) (storage.Player, game.Chest, error) {
-	defer timed(ctx)()
+	defer s.timed(ctx, "OpenChest")()
 	return s.Store.OpenChest(ctx, id, seq)
 }
 
 // ClaimDaily forwards to the wrapped store.
 func (s TimedStore) ClaimDaily(ctx context.Context, id storage.PlayerID) (storage.Player, error) {
-	defer timed(ctx)()
+	defer s.timed(ctx, "ClaimDaily")()
 	return s.Store.ClaimDaily(ctx, id)
 }
 
 // Grant forwards to the wrapped store.
 func (s TimedStore) Grant(ctx context.Context, actor uint64, id storage.PlayerID, amount int64, reason string) (storage.Player, error) {
-	defer timed(ctx)()
+	defer s.timed(ctx, "Grant")()
 	return s.Store.Grant(ctx, actor, id, amount, reason)
 }
 
 // SetBalance forwards to the wrapped store.
 func (s TimedStore) SetBalance(ctx context.Context, actor uint64, id storage.PlayerID, balance int64, reason string) (storage.Player, error) {
-	defer timed(ctx)()
+	defer s.timed(ctx, "SetBalance")()
 	return s.Store.SetBalance(ctx, actor, id, balance, reason)
 }
 
 // ResetPlayer forwards to the wrapped store.
 func (s TimedStore) ResetPlayer(ctx context.Context, actor uint64, id storage.PlayerID, reason string) (storage.Player, error) {
-	defer timed(ctx)()
+	defer s.timed(ctx, "ResetPlayer")()
 	return s.Store.ResetPlayer(ctx, actor, id, reason)
 }
 
 // ResetGuild forwards to the wrapped store.
 func (s TimedStore) ResetGuild(ctx context.Context, actor uint64, guild uint64, reason string) (int, error) {
-	defer timed(ctx)()
+	defer s.timed(ctx, "ResetGuild")()
 	return s.Store.ResetGuild(ctx, actor, guild, reason)
 }
 
 // History forwards to the wrapped store.
 func (s TimedStore) History(ctx context.Context, id storage.PlayerID, n int) ([]storage.HistoryEntry, error) {
-	defer timed(ctx)()
+	defer s.timed(ctx, "History")()
 	return s.Store.History(ctx, id, n)
 }
 
 // Leaderboard forwards to the wrapped store.
 func (s TimedStore) Leaderboard(ctx context.Context, guild uint64, n int) ([]storage.LeaderboardEntry, error) {
-	defer timed(ctx)()
+	defer s.timed(ctx, "Leaderboard")()
 	return s.Store.Leaderboard(ctx, guild, n)
 }
 
 // Audit forwards to the wrapped store.
 func (s TimedStore) Audit(ctx context.Context, guild uint64, n int) ([]storage.AuditEntry, error) {
-	defer timed(ctx)()
+	defer s.timed(ctx, "Audit")()
 	return s.Store.Audit(ctx, guild, n)
 }
 
 // Settings forwards to the wrapped store.
 func (s TimedStore) Settings(ctx context.Context, guild uint64) (storage.Settings, error) {
-	defer timed(ctx)()
+	defer s.timed(ctx, "Settings")()
 	return s.Store.Settings(ctx, guild)
 }
 
 // SetSettings forwards to the wrapped store.
 func (s TimedStore) SetSettings(ctx context.Context, actor uint64, guild uint64, st storage.Settings, reason string) error {
-	defer timed(ctx)()
+	defer s.timed(ctx, "SetSettings")()
 	return s.Store.SetSettings(ctx, actor, guild, st, reason)
 }
 
 // Ping forwards to the wrapped store.
 func (s TimedStore) Ping(ctx context.Context) error {
-	defer timed(ctx)()
+	defer s.timed(ctx, "Ping")()
 	return s.Store.Ping(ctx)
 }

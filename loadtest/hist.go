@@ -1,0 +1,173 @@
+package loadtest
+
+import (
+	"math/bits"
+	"sync/atomic"
+	"time"
+)
+
+// A histogram counts durations in log-linear buckets: exact below 64 ns,
+// then 64 buckets per power of two (relative error under 1.6%). It has a
+// fixed size (about 19 KB), whatever the number of samples, so that the
+// load generator's memory does not grow with the length of a run, and it is
+// safe for concurrent use (atomic counters).
+type histogram struct {
+	counts [histBuckets]atomic.Uint64
+	n      atomic.Int64
+	sum    atomic.Int64
+	max    atomic.Int64
+}
+
+const (
+	histSubBits = 6
+	histSub     = 1 << histSubBits
+	histMaxExp  = 42 // 2^48 ns ≈ 78 hours: beyond, values are clamped
+	histBuckets = (histMaxExp + 1) * histSub
+)
+
+func bucketOf(v int64) int {
+	if v < 0 {
+		v = 0
+	}
+	u := uint64(v)
+	msb := bits.Len64(u) - 1
+	if msb < histSubBits {
+		return int(u)
+	}
+	shift := msb - histSubBits
+	if shift >= histMaxExp {
+		return histBuckets - 1
+	}
+	return (shift+1)<<histSubBits + int(u>>shift) - histSub
+}
+
+// bucketValue returns the middle of bucket i.
+func bucketValue(i int) int64 {
+	if i < histSub {
+		return int64(i)
+	}
+	shift := i>>histSubBits - 1
+	low := uint64(histSub+i&(histSub-1)) << shift
+	return int64(low + (uint64(1)<<shift)/2)
+}
+
+// add records one duration in nanoseconds.
+func (h *histogram) add(v int64) {
+	h.counts[bucketOf(v)].Add(1)
+	h.n.Add(1)
+	h.sum.Add(v)
+	for {
+		m := h.max.Load()
+		if v <= m || h.max.CompareAndSwap(m, v) {
+			return
+		}
+	}
+}
+
+// merge adds o's counts to h.
+func (h *histogram) merge(o *histogram) {
+	for i := range o.counts {
+		if c := o.counts[i].Load(); c != 0 {
+			h.counts[i].Add(c)
+		}
+	}
+	h.n.Add(o.n.Load())
+	h.sum.Add(o.sum.Load())
+	if m := o.max.Load(); m > h.max.Load() {
+		h.max.Store(m)
+	}
+}
+
+// summary returns the histogram's latency summary (percentiles by nearest
+// rank, to the bucket's middle; mean and max exact).
+func (h *histogram) summary() Latency {
+	n := h.n.Load()
+	if n == 0 {
+		return Latency{}
+	}
+	l := Latency{N: int(n), Mean: time.Duration(h.sum.Load() / n), Max: time.Duration(h.max.Load())}
+	targets := []struct {
+		p   int64
+		dst *time.Duration
+	}{{50, &l.P50}, {95, &l.P95}, {99, &l.P99}}
+	var seen int64
+	t := 0
+	for i := range h.counts {
+		seen += int64(h.counts[i].Load())
+		for t < len(targets) && seen >= (targets[t].p*n+99)/100 {
+			v := min(bucketValue(i), h.max.Load())
+			*targets[t].dst = time.Duration(v)
+			t++
+		}
+		if t == len(targets) {
+			break
+		}
+	}
+	return l
+}
+
+// series holds the latencies of one kind of interaction.
+type series struct {
+	total, store, decode, handler, overhead histogram
+	calls                                   atomic.Int64 // store calls
+}
+
+func (s *series) add(total, store, decode time.Duration, calls int64) {
+	s.total.add(int64(total))
+	s.store.add(int64(store))
+	s.decode.add(int64(decode))
+	s.handler.add(int64(total - decode - store))
+	s.overhead.add(int64(total - store))
+	s.calls.Add(calls)
+}
+
+func (s *series) merge(o *series) {
+	s.total.merge(&o.total)
+	s.store.merge(&o.store)
+	s.decode.merge(&o.decode)
+	s.handler.merge(&o.handler)
+	s.overhead.merge(&o.overhead)
+	s.calls.Add(o.calls.Load())
+}
+
+func (s *series) report() KindReport {
+	r := KindReport{
+		Total:    s.total.summary(),
+		Store:    s.store.summary(),
+		Overhead: s.overhead.summary(),
+		Decode:   s.decode.summary(),
+		Handler:  s.handler.summary(),
+	}
+	if r.Total.N > 0 {
+		r.StoreCalls = float64(s.calls.Load()) / float64(r.Total.N)
+	}
+	return r
+}
+
+// recording holds the series of one phase, one per kind of interaction.
+type recording struct {
+	kinds map[string]*series
+}
+
+func newRecording() *recording {
+	r := &recording{kinds: map[string]*series{}}
+	for _, k := range kinds {
+		r.kinds[k] = &series{}
+	}
+	return r
+}
+
+// report returns the per-kind reports (kinds with samples only) and the
+// report over all kinds.
+func (r *recording) report() (map[string]KindReport, KindReport) {
+	out := map[string]KindReport{}
+	var all series
+	for _, k := range kinds {
+		s := r.kinds[k]
+		if s.total.n.Load() > 0 {
+			out[k] = s.report()
+		}
+		all.merge(s)
+	}
+	return out, all.report()
+}
