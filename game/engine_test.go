@@ -483,3 +483,30 @@ func TestBrokenSourceDoesNotHang(t *testing.T) {
 	}
 	_ = OpenChest(zero)
 }
+
+// TestPlayIsDrawThenNewGrid checks that Play is exactly Draw followed by
+// NewGrid on the same source: callers may split the draw from the grid.
+func TestPlayIsDrawThenNewGrid(t *testing.T) {
+	a, b := NewSeededSource(8, 0), NewSeededSource(8, 0)
+	for i := 0; i < 10_000; i++ {
+		k := i % MaxKeys
+		want, err := Play(a, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Draw(b, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Row != -1 || got.Grid != (Grid{}) {
+			t.Fatalf("Draw built a grid: %+v", got)
+		}
+		got.Grid, got.Row, err = NewGrid(b, got.Tier, got.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("play %d: Draw+NewGrid %+v, Play %+v", i, got, want)
+		}
+	}
+}
