@@ -99,7 +99,22 @@ type simTables struct {
 	prize  [numCats]int64
 	lotCut [NumLots - 1]uint64
 	start  [MaxKeys]uint64 // cumulative weights of the steady-state key share
+	// bucket[k][u>>bucketShift] is the category of every u of that bucket
+	// for k keys held, or mixed when a threshold falls inside the bucket.
+	bucket [MaxKeys][Pool>>bucketShift + 1]uint8
 }
+
+// poolThresh is 2^64 mod Pool, the rejection threshold of Lemire's method
+// for the main draw (written out because Pool is a typed constant).
+const poolThresh = uint64((1 << 64) % (12 * 100_000_000))
+
+// bucketShift sets the buckets of simTables.bucket: 2^17 values each, so
+// that the three tables (3 × 9,156 bytes) stay in the L1 cache.
+const bucketShift = 17
+
+// mixed marks a bucket that holds a threshold: its values are classified by
+// comparing with the thresholds.
+const mixed = 0xff
 
 func newSimTables() *simTables {
 	s := new(simTables)
@@ -113,6 +128,17 @@ func newSimTables() *simTables {
 	}
 	for t := TierGem; t < NumTiers; t++ {
 		s.prize[t-1] = tierTable[t].prize
+	}
+	for k := range s.bucket {
+		for b := range s.bucket[k] {
+			lo := uint64(b) << bucketShift
+			hi := min(lo+1<<bucketShift, uint64(Pool)) - 1
+			if c := classify(&s.cut[k], lo); c == classify(&s.cut[k], hi) {
+				s.bucket[k][b] = uint8(c)
+			} else {
+				s.bucket[k][b] = mixed
+			}
+		}
 	}
 	var cum uint64
 	for l := Lot(0); l < NumLots-1; l++ {
@@ -132,6 +158,13 @@ func newSimTables() *simTables {
 		s.start[k] = cum
 	}
 	return s
+}
+
+// classify returns the category of u: the number of thresholds t[i] <= u,
+// branch-free ((t−u−1)>>63 is 1 exactly when u >= t; all are below 2^32).
+func classify(t *[numCats - 1]uint64, u uint64) uint64 {
+	return (t[0]-u-1)>>63 + (t[1]-u-1)>>63 + (t[2]-u-1)>>63 + (t[3]-u-1)>>63 +
+		(t[4]-u-1)>>63 + (t[5]-u-1)>>63 + (t[6]-u-1)>>63
 }
 
 // chunkAcc accumulates the counts of one worker.
@@ -207,7 +240,6 @@ func playChunk(st *simTables, seed, chunk uint64, plays int64, acc *chunkAcc) {
 		mainWon  int64
 	)
 	const pool = uint64(Pool)
-	const poolThresh = uint64((1 << 64) % (12 * 100_000_000)) // 2^64 mod Pool
 	for i := int64(0); i < plays; i++ {
 		hi, lo := bits.Mul64(g.Uint64(), pool)
 		if lo < pool {
@@ -215,18 +247,20 @@ func playChunk(st *simTables, seed, chunk uint64, plays int64, acc *chunkAcc) {
 				hi, lo = bits.Mul64(g.Uint64(), pool)
 			}
 		}
-		t := &st.cut[k]
-		// c = number of thresholds <= hi, branch-free: (t−hi−1)>>63 is 1
-		// exactly when hi >= t (both are below 2^32).
-		c := (t[0]-hi-1)>>63 + (t[1]-hi-1)>>63 + (t[2]-hi-1)>>63 + (t[3]-hi-1)>>63 +
-			(t[4]-hi-1)>>63 + (t[5]-hi-1)>>63 + (t[6]-hi-1)>>63
+		// The category: one look-up in the bucket table, and comparisons
+		// with the thresholds in the rare buckets that straddle one.
+		c := uint64(st.bucket[k][hi>>bucketShift])
+		if c == mixed {
+			c = classify(&st.cut[k], hi)
+		}
 		counts[k][c]++
 		cycY += prize[c&7]
-		k += int((c ^ catLossKey - 1) >> 63) // a key was collected
+		k += int((c ^ catLossKey - 1) >> 63) // +1 exactly when c == catLossKey
 		if k == MaxKeys {
 			// The third key opens the chest at once.
 			lu := bounded(g, uint64(ChestTotal))
-			lot := (st.lotCut[0]-lu-1)>>63 + (st.lotCut[1]-lu-1)>>63 + (st.lotCut[2]-lu-1)>>63
+			lot := (st.lotCut[0] - lu - 1) >> 63 // thresholds <= lu, as in classify
+			lot += (st.lotCut[1]-lu-1)>>63 + (st.lotCut[2]-lu-1)>>63
 			p := lotTable[lot&3].prize
 			acc.lots[lot&3]++
 			acc.chestWon += p

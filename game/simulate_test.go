@@ -134,3 +134,54 @@ func TestU128(t *testing.T) {
 		t.Fatalf("float %g", f)
 	}
 }
+
+// TestBucketTableAgreesWithThresholds plays the same chunks with the bucket
+// table and with every bucket marked mixed (so that every play is classified
+// by comparing with the thresholds): the counts must be identical.
+func TestBucketTableAgreesWithThresholds(t *testing.T) {
+	fast := newSimTables()
+	slow := newSimTables()
+	for k := range slow.bucket {
+		for b := range slow.bucket[k] {
+			slow.bucket[k][b] = mixed
+		}
+	}
+	var a, b chunkAcc
+	for chunk := uint64(0); chunk < 4; chunk++ {
+		playChunk(fast, 5, chunk, 500_000, &a)
+		playChunk(slow, 5, chunk, 500_000, &b)
+	}
+	if a != b {
+		t.Fatalf("bucket table and thresholds disagree:\n%+v\n%+v", a, b)
+	}
+	// Every threshold value and its neighbours classify alike both ways.
+	for k := 0; k < MaxKeys; k++ {
+		for _, th := range fast.cut[k] {
+			for _, u := range []uint64{th - 1, th, th + 1} {
+				c := uint64(fast.bucket[k][u>>bucketShift])
+				if c == mixed {
+					continue
+				}
+				if want := classify(&fast.cut[k], u); c != want {
+					t.Errorf("keys %d, u %d: bucket says %d, thresholds %d", k, u, c, want)
+				}
+			}
+		}
+	}
+	mixedBuckets := 0
+	for _, c := range fast.bucket[0] {
+		if c == mixed {
+			mixedBuckets++
+		}
+	}
+	if mixedBuckets == 0 || mixedBuckets > numCats-1 {
+		t.Errorf("%d mixed buckets for 0 keys, want 1 to 7", mixedBuckets)
+	}
+}
+
+func TestPoolThresh(t *testing.T) {
+	n := uint64(Pool)
+	if want := -n % n; poolThresh != want {
+		t.Fatalf("poolThresh = %d, want 2^64 mod Pool = %d", poolThresh, want)
+	}
+}
