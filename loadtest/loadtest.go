@@ -505,7 +505,7 @@ type player struct {
 
 	recd *recording // where interactions are recorded; nil: not recorded
 
-	cycles, chests, calls, errors int64
+	cycles, chests, calls int64
 }
 
 // interact runs one interaction through the handler and records its timings.
@@ -686,13 +686,13 @@ func DirectCycle(ctx context.Context, s storage.Store, id storage.PlayerID) (cal
 	_, t, _, err := s.Buy(ctx, id)
 	calls++
 	if errors.Is(err, storage.ErrChestDue) {
-		p, err := s.Player(ctx, id)
+		p, perr := s.Player(ctx, id)
 		calls++
-		if err != nil {
-			return calls, chests, err
+		if perr != nil {
+			return calls, chests, perr
 		}
-		if _, _, err := s.OpenChest(ctx, id, p.ChestSeq+1); err != nil {
-			return calls + 1, chests, err
+		if _, _, cerr := s.OpenChest(ctx, id, p.ChestSeq+1); cerr != nil {
+			return calls + 1, chests, cerr
 		}
 		calls++
 		chests++

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/boltstore"
 )
@@ -214,5 +215,50 @@ func TestHistogram(t *testing.T) {
 	a.merge(&b2)
 	if s := a.summary(); s.N != 2 || s.Max != 30 || s.Mean != 20 {
 		t.Errorf("merge: %+v", s)
+	}
+}
+
+// TestDirectCycleChestDue plays direct cycles from a state where the chest
+// is due before buying: the cycle opens it first, then plays.
+func TestDirectCycleChestDue(t *testing.T) {
+	ctx := context.Background()
+	s, err := boltstore.Open(filepath.Join(t.TempDir(), "clefs.db"), storage.Options{
+		Drawer:   keyDrawer{src: game.NewSecureSource()},
+		Defaults: storage.Settings{StartingBalance: 10_000},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	id := storage.PlayerID{Guild: 1 << 60, User: 1<<60 + 1}
+	// Three plays that each give a key leave the chest due.
+	for range 3 {
+		_, tk, _, err := s.Buy(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.Reveal(ctx, id, tk.ID, storage.AllRows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p, err := s.Player(ctx, id); err != nil || !p.ChestPending {
+		t.Fatalf("chest not due after three keys: %+v, %v", p, err)
+	}
+	calls, chests, err := DirectCycle(ctx, s, id)
+	if err != nil {
+		t.Fatalf("DirectCycle: %v", err)
+	}
+	if chests != 1 || calls != 5 { // Buy (refused), Player, OpenChest, Buy, Reveal
+		t.Errorf("calls %d, chests %d; want 5 and 1", calls, chests)
+	}
+	p, err := s.Player(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Stats.Plays != 4 || p.Stats.Chests != 1 || p.Ticket.Open() {
+		t.Errorf("after the cycle: plays %d chests %d ticket open %v", p.Stats.Plays, p.Stats.Chests, p.Ticket.Open())
+	}
+	if err := storage.CheckInvariant(p); err != nil {
+		t.Error(err)
 	}
 }
