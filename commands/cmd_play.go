@@ -136,27 +136,11 @@ func (a *App) reveal(ctx context.Context, rq *request, rows storage.RowMask) (re
 	case err != nil:
 		return reply{}, internal("reveal", err)
 	}
-	if a.obs != nil && t.Drawn && firstClick(rq.i, t, rows) {
+	if a.obs != nil && t.DrawnNow {
 		o := t.Outcome
 		a.obs.Play(o.Tier, o.Key, game.Stake, o.Prize)
 	}
 	return reply{update: true, data: a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: t})}, nil
-}
-
-// firstClick tells the metrics whether this click drew the ticket: the card
-// it was pressed on showed no row yet (or, without the message, the ticket
-// shows exactly the rows asked). The store never draws twice; a double click
-// on a fresh card may count twice here, in the metrics only.
-func firstClick(i *discordgo.Interaction, t storage.Ticket, rows storage.RowMask) bool {
-	if i.Message == nil || len(i.Message.Components) == 0 {
-		return t.Revealed == rows
-	}
-	for _, b := range rowButtons(i.Message.Components[0]) {
-		if b.Disabled {
-			return false
-		}
-	}
-	return true
 }
 
 // rowButtons returns the buttons of an action row, whether it was decoded
@@ -247,7 +231,8 @@ func (a *App) handleChest(ctx context.Context, rq *request) (reply, error) {
 }
 
 // chestFirstClick tells the metrics whether the chest was closed on the card
-// pressed (it still had the chest button); see firstClick.
+// pressed (it still had the chest button). The store pays a chest once; a
+// double click on a fresh chest card may count twice here, in the metrics only.
 func chestFirstClick(i *discordgo.Interaction) bool {
 	if i.Message == nil {
 		return true

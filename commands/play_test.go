@@ -212,6 +212,16 @@ func testDoubleClickDrawsAndPaysOnce(t *testing.T, newEnv func(testing.TB) *env)
 			if err := storage.CheckInvariant(p); err != nil {
 				t.Fatal(err)
 			}
+			e.obs.mu.Lock()
+			plays := e.obs.plays
+			e.obs.mu.Unlock()
+			drawn := int(p.Stats.Plays)
+			if !p.Ticket.Drawn {
+				drawn-- // Play again's new ticket is not drawn yet
+			}
+			if plays != drawn {
+				t.Fatalf("metrics counted %d draws for %d drawn tickets", plays, drawn)
+			}
 		})
 	}
 }

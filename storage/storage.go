@@ -44,6 +44,10 @@ type Ticket struct {
 	KeysAfter int          // keys held after the draw (0..2; 0 when the chest was won)
 	Chest     bool         // the draw gave the third key: the chest is due
 	Revealed  RowMask
+	// DrawnNow is true only in the Ticket returned by the Reveal call that
+	// drew it (never stored), so that exactly one caller counts the draw in
+	// metrics, however many clicks raced.
+	DrawnNow bool `json:"-"`
 }
 
 // Open reports whether the ticket still has rows to reveal.

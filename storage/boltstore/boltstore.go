@@ -390,6 +390,7 @@ func (s *Store) Reveal(ctx context.Context, id storage.PlayerID, ticketID uint64
 			return nil
 		}
 		p, t = r.P, *r.P.Ticket
+		t.DrawnNow = len(h) > 0
 		if changed || created {
 			return save(tx, r, h)
 		}

@@ -505,8 +505,10 @@ func (s *Store) Reveal(ctx context.Context, id storage.PlayerID, ticketID uint64
 		return storage.Player{}, storage.Ticket{}, err
 	}
 	switch r.status {
-	case "OK":
-		return r.player, *r.player.Ticket, nil
+	case "OK", "DRAWN":
+		t := *r.player.Ticket
+		t.DrawnNow = r.status == "DRAWN"
+		return r.player, t, nil
 	case "TICKET":
 		return r.player, storage.Ticket{}, fmt.Errorf("%w: ticket %d", storage.ErrUnknownTicket, ticketID)
 	case "NEEDDRAW":

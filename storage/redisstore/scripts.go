@@ -15,7 +15,7 @@ import (
 // (else the script answers NOPLAYER and changes nothing), ARGV[2] the
 // starting balance for creation, ARGV[3] the time in Unix milliseconds.
 // Replies are {status, HGETALL of the player, extra...}; statuses other
-// than OK, RESUMED and SAME are refusals that changed nothing.
+// than OK, DRAWN, RESUMED and SAME are refusals that changed nothing.
 //
 // Numbers are Lua doubles: every amount stays far below 2^53, and integers
 // are written back with %d so that they never turn into 1e+15.
@@ -56,14 +56,17 @@ redis.call('HSET', P, 'bal', fmt(bal - STAKE), 'pl', fmt(num('pl') + 1), 'st', f
 return reply('OK')
 `)
 
-// revealScript: ARGV[4] ticket id, ARGV[5] rows, ARGV[6..8] the candidate
+// revealScript answers DRAWN when this call drew the ticket, OK otherwise.
+// ARGV[4] ticket id, ARGV[5] rows, ARGV[6..8] the candidate
 // outcomes for 0, 1, 2 keys held ("tier|prize|key|row|grid", or empty when
 // the client could not draw). The first call keeps the candidate of the keys
 // held; the candidates are independent draws, so the one kept has exactly the
 // distribution of a draw made here.
 var revealScript = redis.NewScript(prelude + `
 if num('tid') == 0 or redis.call('HGET', P, 'tid') ~= ARGV[4] then return reply('TICKET') end
+local status = 'OK'
 if num('td') == 0 then
+  status = 'DRAWN'
   local keys = num('keys')
   local c = ARGV[6 + keys]
   if c == nil or c == '' then return reply('NEEDDRAW') end
@@ -90,7 +93,7 @@ end
 local trv = num('trv')
 local nrv = bit.bor(trv, tonumber(ARGV[5]))
 if nrv ~= trv then redis.call('HSET', P, 'trv', nrv) end
-return reply('OK')
+return reply(status)
 `)
 
 // chestScript: ARGV[4] the chest's seq, ARGV[5] the candidate "lot|prize"

@@ -241,8 +241,13 @@ func testReveal(t *testing.T, open OpenFunc) {
 	if !t0.Drawn || t0.Revealed != 0 || !reflect.DeepEqual(t0.Outcome, Loss(false)) || t0.KeysAfter != 0 || t0.Chest {
 		t.Fatalf("drawn ticket %+v", t0)
 	}
-	if p.Ticket == nil || !reflect.DeepEqual(*p.Ticket, t0) {
-		t.Fatalf("player's ticket %+v, want %+v", p.Ticket, t0)
+	if !t0.DrawnNow {
+		t.Fatalf("the call that drew the ticket was not told so: %+v", t0)
+	}
+	stored := t0
+	stored.DrawnNow = false
+	if p.Ticket == nil || !reflect.DeepEqual(*p.Ticket, stored) {
+		t.Fatalf("player's ticket %+v, want %+v", p.Ticket, stored)
 	}
 	steps := []struct {
 		rows, want storage.RowMask
@@ -440,6 +445,10 @@ func testFailingDraw(t *testing.T, open OpenFunc) {
 	}
 	// Once drawn, a failing drawer does not matter: nothing is drawn again.
 	d.Fail.Store(true)
+	if !tk.DrawnNow {
+		t.Fatalf("the call that drew the ticket was not told so: %+v", tk)
+	}
+	tk.DrawnNow = false
 	if _, t2, err := e.st.Reveal(e.ctx, id, tk.ID, storage.AllRows); err != nil || !reflect.DeepEqual(t2, tk) {
 		t.Fatalf("Reveal of a drawn ticket with a failing drawer: %+v, %v", t2, err)
 	}
@@ -998,15 +1007,25 @@ func testSameTicketDrawnOnce(t *testing.T, open OpenFunc) {
 		}
 		close(start)
 		wg.Wait()
+		drew := 0
 		for g := range 64 {
 			if errs[g] != nil {
 				t.Fatalf("round %d, goroutine %d: %v", round, g, errs[g])
+			}
+			if results[g].DrawnNow {
+				drew++
 			}
 			if !reflect.DeepEqual(results[g].Outcome, results[0].Outcome) {
 				t.Fatalf("round %d: goroutine %d saw %+v, goroutine 0 saw %+v", round, g, results[g].Outcome, results[0].Outcome)
 			}
 		}
+		if drew != 1 {
+			t.Fatalf("round %d: %d callers were told they drew the ticket, want exactly 1", round, drew)
+		}
 		p := e.player(pid(1))
+		if p.Ticket.DrawnNow {
+			t.Fatalf("round %d: a read says the ticket was drawn now", round)
+		}
 		if p.Stats.Wins != int64(round+1) || p.Ticket.Outcome != results[0].Outcome || p.Ticket.Revealed != storage.AllRows {
 			t.Fatalf("round %d: player %+v", round, p)
 		}
