@@ -47,9 +47,14 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
+// exitCode maps an error to the process's exit status: 0 for -h (help was
+// asked for and printed), 2 for a command-line mistake, 1 for anything else.
 func exitCode(err error) int {
 	var ue usageError
-	if errors.As(err, &ue) || errors.Is(err, flag.ErrHelp) {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
 		return 2
 	}
 	return 1
