@@ -91,7 +91,6 @@ func Main(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks)
 			}
 			metricsDone <- err
 		}()
-		log.Info("serving /metrics and /healthz", "addr", cfg.MetricsAddr)
 	} else {
 		metricsDone <- nil
 	}
