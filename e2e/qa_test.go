@@ -1,0 +1,632 @@
+package e2e_test
+
+// Exploratory QA: the bot played as a new user and a moderator would, and
+// fed the payload variations a different fake Discord (or Discord itself)
+// might send. The payload variations go through mitm, a websocket proxy
+// between the bot and the fake's gateway that rewrites INTERACTION_CREATE
+// payloads: the interaction keeps its real ID and token, so the fake still
+// accepts and checks the bot's callback.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/gorilla/websocket"
+
+	"github.com/lesclefsdutresor/clefs/bot"
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
+)
+
+// mitm sits between the bot and the fake Discord: REST passes through, the
+// gateway URL points at its own websocket, which relays frames and applies
+// queued mutations to the next INTERACTION_CREATE payloads.
+type mitm struct {
+	tb   testing.TB
+	srv  *httptest.Server
+	fake *url.URL
+
+	mu      sync.Mutex
+	mutates []func(d map[string]any)
+	applied chan string // IDs of interactions mutated, in order
+}
+
+func newMITM(tb testing.TB, fakeURL string) *mitm {
+	tb.Helper()
+	u, err := url.Parse(fakeURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m := &mitm{tb: tb, fake: u, applied: make(chan string, 64)}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.ModifyResponse = func(r *http.Response) error {
+		p := r.Request.URL.Path
+		if !strings.HasSuffix(p, "/gateway/bot") && !strings.HasSuffix(p, "/gateway") {
+			return nil
+		}
+		body, err := io.ReadAll(r.Body)
+		r.Body.Close()
+		if err != nil {
+			return err
+		}
+		var obj map[string]any
+		if json.Unmarshal(body, &obj) == nil {
+			if _, ok := obj["url"]; ok {
+				obj["url"] = m.wsURL()
+				body, _ = json.Marshal(obj)
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		r.Header.Set("Content-Length", fmt.Sprint(len(body)))
+		return nil
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/gateway", m.gateway)
+	mux.HandleFunc("/gateway/", m.gateway)
+	mux.Handle("/", rp)
+	m.srv = httptest.NewServer(mux)
+	tb.Cleanup(m.srv.Close)
+	return m
+}
+
+func (m *mitm) URL() string   { return m.srv.URL }
+func (m *mitm) wsURL() string { return "ws" + strings.TrimPrefix(m.srv.URL, "http") + "/gateway" }
+
+// next queues a mutation of the next INTERACTION_CREATE's "d".
+func (m *mitm) next(f func(d map[string]any)) {
+	m.mu.Lock()
+	m.mutates = append(m.mutates, f)
+	m.mu.Unlock()
+}
+
+var qaUpgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
+
+func (m *mitm) gateway(w http.ResponseWriter, r *http.Request) {
+	target := "ws://" + m.fake.Host + "/gateway"
+	if r.URL.RawQuery != "" {
+		target += "?" + r.URL.RawQuery
+	}
+	up, _, err := websocket.DefaultDialer.Dial(target, nil)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	down, err := qaUpgrader.Upgrade(w, r, nil)
+	if err != nil {
+		up.Close()
+		return
+	}
+	var once sync.Once
+	closeBoth := func() { once.Do(func() { up.Close(); down.Close() }) }
+	defer closeBoth()
+	go func() { // bot → fake
+		defer closeBoth()
+		for {
+			typ, data, err := down.ReadMessage()
+			if err != nil {
+				return
+			}
+			if up.WriteMessage(typ, data) != nil {
+				return
+			}
+		}
+	}()
+	for { // fake → bot
+		typ, data, err := up.ReadMessage()
+		if err != nil {
+			return
+		}
+		data = m.rewrite(data)
+		if down.WriteMessage(typ, data) != nil {
+			return
+		}
+	}
+}
+
+func (m *mitm) rewrite(data []byte) []byte {
+	if !bytes.Contains(data, []byte(`"INTERACTION_CREATE"`)) && !bytes.Contains(data, []byte(`"READY"`)) {
+		return data
+	}
+	var p map[string]any
+	if json.Unmarshal(data, &p) != nil {
+		return data
+	}
+	d, _ := p["d"].(map[string]any)
+	if d == nil {
+		return data
+	}
+	switch p["t"] {
+	case "READY":
+		if _, ok := d["resume_gateway_url"]; ok {
+			d["resume_gateway_url"] = m.wsURL()
+		}
+	case "INTERACTION_CREATE":
+		m.mu.Lock()
+		var f func(map[string]any)
+		if len(m.mutates) > 0 {
+			f, m.mutates = m.mutates[0], m.mutates[1:]
+		}
+		m.mu.Unlock()
+		if f == nil {
+			return data
+		}
+		id, _ := d["id"].(string)
+		f(d)
+		select {
+		case m.applied <- id:
+		default:
+		}
+	default:
+		return data
+	}
+	out, err := json.Marshal(p)
+	if err != nil {
+		return data
+	}
+	return out
+}
+
+// qa is a harness whose bot talks to the fake through a mitm.
+type qa struct {
+	*harness
+	m   *mitm
+	now *qaClock
+}
+
+// qaClock is an adjustable clock for the store and the handlers.
+type qaClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *qaClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *qaClock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func newQA(t *testing.T, env map[string]string) *qa {
+	t.Helper()
+	h := newHarness(t, env)
+	m := newMITM(t, h.srv.URL())
+	h.cfg.APIBase = m.URL()
+	q := &qa{harness: h, m: m, now: &qaClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}}
+	q.startQA()
+	return q
+}
+
+// startQA is harness.start with the adjustable clock.
+func (q *qa) startQA() {
+	h := q.harness
+	h.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan struct{})
+	log := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	h.cancel, h.done = cancel, make(chan error, 1)
+	go func() {
+		h.done <- bot.Main(ctx, h.cfg, log, bot.Hooks{
+			Drawer: h.draw, Now: q.now.Now,
+			Started: func(*bot.Bot) { close(started) },
+		})
+	}()
+	select {
+	case <-started:
+	case err := <-h.done:
+		h.done <- err
+		h.t.Fatalf("bot.Main: %v", err)
+	case <-time.After(15 * time.Second):
+		h.t.Fatal("bot not started after 15 s")
+	}
+}
+
+func boltEnv(t *testing.T) map[string]string {
+	return map[string]string{"DATA_PATH": filepath.Join(t.TempDir(), "clefs.db")}
+}
+
+// mutSlash runs a slash command whose payload is rewritten by f on its way
+// to the bot. It returns the response, or the error of waiting for it.
+func (q *qa) mutSlash(sl fakediscord.Slash, f func(d map[string]any)) (fakediscord.Response, string, error) {
+	q.t.Helper()
+	if sl.Channel == "" {
+		sl.Channel = chan1
+	}
+	if sl.Guild == "" {
+		sl.Guild = guild
+	}
+	if f != nil {
+		q.m.next(f)
+	}
+	p, err := q.srv.Slash(q.ctx(), sl)
+	if err != nil {
+		q.t.Fatalf("/%s: %v", sl.Name, err)
+	}
+	if f != nil {
+		q.waitApplied(p.ID())
+	}
+	r, err := p.Wait(q.ctx())
+	return r, p.ID(), err
+}
+
+// mutClick is mutSlash for a button press.
+func (q *qa) mutClick(msg, customID, user string, f func(d map[string]any)) (fakediscord.Response, string, error) {
+	q.t.Helper()
+	if f != nil {
+		q.m.next(f)
+	}
+	p, err := q.srv.Click(q.ctx(), fakediscord.Click{Message: msg, CustomID: customID, User: user})
+	if err != nil {
+		q.t.Fatalf("click %s: %v", customID, err)
+	}
+	if f != nil {
+		q.waitApplied(p.ID())
+	}
+	r, err := p.Wait(q.ctx())
+	return r, p.ID(), err
+}
+
+func (q *qa) waitApplied(id string) {
+	q.t.Helper()
+	select {
+	case got := <-q.m.applied:
+		if got != id {
+			q.t.Fatalf("mutation applied to interaction %s, want %s", got, id)
+		}
+	case <-time.After(5 * time.Second):
+		q.t.Fatalf("mutation of %s never applied", id)
+	}
+}
+
+// sane checks that a text shown to a user carries no raw message ID, no
+// formatting verb error, no template residue and no Go value dump.
+func sane(tb testing.TB, what, s string) {
+	tb.Helper()
+	if strings.TrimSpace(s) == "" {
+		tb.Errorf("%s: empty text", what)
+		return
+	}
+	for _, bad := range []string{"err_", "%!", "{{", "}}", "<nil>", "<no value>", "map[", "&{", "[]", "MISSING", "\\u"} {
+		if strings.Contains(s, bad) {
+			tb.Errorf("%s: text contains %q:\n%s", what, bad, s)
+		}
+	}
+}
+
+// okAnswer checks a response arrived within 3 s with a sane text.
+func okAnswer(tb testing.TB, what string, r fakediscord.Response, err error) {
+	tb.Helper()
+	if err != nil {
+		tb.Errorf("%s: no answer: %v", what, err)
+		return
+	}
+	if r.Latency <= 0 || r.Latency >= 3*time.Second {
+		tb.Errorf("%s: answered after %v", what, r.Latency)
+	}
+	if r.Message == nil {
+		tb.Errorf("%s: no message", what)
+		return
+	}
+	sane(tb, what, text(r.Message))
+}
+
+// refusal checks an ephemeral refusal whose text contains want.
+func refusal(tb testing.TB, what string, r fakediscord.Response, err error, want string) {
+	tb.Helper()
+	okAnswer(tb, what, r, err)
+	if err != nil || r.Message == nil {
+		return
+	}
+	if !r.Ephemeral {
+		tb.Errorf("%s: refusal not ephemeral: %q", what, text(r.Message))
+	}
+	if want != "" && !strings.Contains(text(r.Message), want) {
+		tb.Errorf("%s: refusal %q does not say %q", what, text(r.Message), want)
+	}
+}
+
+// alive checks the bot still answers a normal /balance.
+func (q *qa) alive(what string) {
+	q.t.Helper()
+	r, _, err := q.mutSlash(fakediscord.Slash{User: carol, Name: "balance"}, nil)
+	if err != nil || r.Message == nil || !strings.Contains(text(r.Message), "Balance") {
+		q.t.Fatalf("after %s the bot no longer answers /balance: %v %+v", what, err, r)
+	}
+}
+
+func member(d map[string]any) map[string]any {
+	m, _ := d["member"].(map[string]any)
+	return m
+}
+
+func dataOf(d map[string]any) map[string]any {
+	m, _ := d["data"].(map[string]any)
+	return m
+}
+
+// subOptions returns the options list of /admin's subcommand in a payload.
+func subOptions(d map[string]any) []any {
+	opts, _ := dataOf(d)["options"].([]any)
+	if len(opts) == 0 {
+		return nil
+	}
+	sub, _ := opts[0].(map[string]any)
+	o, _ := sub["options"].([]any)
+	return o
+}
+
+func setOption(d map[string]any, name string, f func(o map[string]any)) {
+	for _, x := range subOptions(d) {
+		if o, _ := x.(map[string]any); o != nil && o["name"] == name {
+			f(o)
+		}
+	}
+}
+
+// TestQAPayloadVariations sends what another fake, or Discord, may send
+// differently from ours: each gets an answer within 3 s, a refusal is
+// ephemeral and readable, and the bot stays alive.
+func TestQAPayloadVariations(t *testing.T) {
+	t.Parallel()
+	q := newQA(t, boltEnv(t))
+
+	// A card of alice's to click on.
+	q.draw.set(storetest.Loss(false))
+	card := q.slash(fakediscord.Slash{User: alice, Name: "play"}).Message
+	auto := button(t, card, "v1:auto:")
+
+	type want int
+	const (
+		answered want = iota // any sane answer
+		refused              // an ephemeral refusal
+	)
+	slashCases := []struct {
+		name string
+		sl   fakediscord.Slash
+		f    func(d map[string]any)
+		want want
+		says string
+	}{
+		{"no locale", fakediscord.Slash{User: bob, Name: "balance"},
+			func(d map[string]any) { delete(d, "locale") }, answered, "Balance"},
+		{"no guild_locale", fakediscord.Slash{User: bob, Name: "balance"},
+			func(d map[string]any) { delete(d, "guild_locale"); delete(d, "guild") }, answered, "Balance"},
+		{"unknown locale", fakediscord.Slash{User: bob, Name: "balance"},
+			func(d map[string]any) { d["locale"] = "xx-YY" }, answered, "Balance"},
+		{"guild locale fr, user en", fakediscord.Slash{User: bob, Name: "balance", GuildLocale: discordgo.French}, nil, answered, "Balance"},
+		{"member without permissions: /admin", fakediscord.Slash{User: mod, Name: "admin", Sub: "audit", Perms: fakediscord.PermsModerator},
+			func(d map[string]any) { delete(member(d), "permissions") }, refused, "Only moderators"},
+		{"member permissions 0: /admin", fakediscord.Slash{User: mod, Name: "admin", Sub: "audit", Perms: fakediscord.PermsModerator},
+			func(d map[string]any) { member(d)["permissions"] = "0" }, refused, "Only moderators"},
+		{"member permissions 0: /balance", fakediscord.Slash{User: bob, Name: "balance"},
+			func(d map[string]any) { member(d)["permissions"] = "0" }, answered, "Balance"},
+		{"administrator: /admin", fakediscord.Slash{User: mod, Name: "admin", Sub: "audit", Perms: fakediscord.PermsAdmin}, nil, refused, "Moderator actions"},
+		{"DM: user, no member, no guild", fakediscord.Slash{User: bob, Name: "balance"},
+			func(d map[string]any) {
+				d["user"] = member(d)["user"]
+				delete(d, "member")
+				delete(d, "guild_id")
+				delete(d, "guild")
+				d["context"] = 1
+			}, refused, "server"},
+		{"guild id but user instead of member", fakediscord.Slash{User: bob, Name: "balance"},
+			func(d map[string]any) { d["user"] = member(d)["user"]; delete(d, "member") }, refused, ""},
+		{"unknown command name", fakediscord.Slash{User: bob, Name: "balance"},
+			func(d map[string]any) { dataOf(d)["name"] = "frobnicate" }, refused, "unknown"},
+		{"no data", fakediscord.Slash{User: bob, Name: "balance"},
+			func(d map[string]any) { delete(d, "data") }, refused, ""},
+		{"modal submit", fakediscord.Slash{User: bob, Name: "balance"},
+			func(d map[string]any) {
+				d["type"] = 5
+				d["data"] = map[string]any{"custom_id": "someone:modal", "components": []any{}}
+			}, refused, ""},
+		{"non-numeric user id", fakediscord.Slash{User: bob, Name: "balance"},
+			func(d map[string]any) { member(d)["user"].(map[string]any)["id"] = "bob" }, refused, ""},
+		{"non-numeric guild id", fakediscord.Slash{User: bob, Name: "balance"},
+			func(d map[string]any) { d["guild_id"] = "my-guild" }, refused, ""},
+		{"guild never seen", fakediscord.Slash{User: bob, Name: "balance"},
+			func(d map[string]any) { d["guild_id"] = "900000000000000777" }, answered, "20.00"},
+		{"huge guild id (> uint64)", fakediscord.Slash{User: bob, Name: "balance"},
+			func(d map[string]any) { d["guild_id"] = "99999999999999999999999" }, refused, ""},
+		{"admin grant: user without resolved", fakediscord.Slash{User: mod, Name: "admin", Sub: "grant", Perms: fakediscord.PermsModerator,
+			Options: []fakediscord.Opt{{Name: "user", Value: bob}, {Name: "amount", Value: "1"}}},
+			func(d map[string]any) { delete(dataOf(d), "resolved") }, answered, "1.00"},
+		{"admin grant: user is a bot", fakediscord.Slash{User: mod, Name: "admin", Sub: "grant", Perms: fakediscord.PermsModerator,
+			Options: []fakediscord.Opt{{Name: "user", Value: carol}, {Name: "amount", Value: "1"}}},
+			func(d map[string]any) {
+				dataOf(d)["resolved"].(map[string]any)["users"].(map[string]any)[carol].(map[string]any)["bot"] = true
+			}, refused, "Bots"},
+		{"admin grant: user id not a number", fakediscord.Slash{User: mod, Name: "admin", Sub: "grant", Perms: fakediscord.PermsModerator,
+			Options: []fakediscord.Opt{{Name: "user", Value: bob}, {Name: "amount", Value: "1"}}},
+			func(d map[string]any) { setOption(d, "user", func(o map[string]any) { o["value"] = "@bob" }) }, refused, ""},
+		{"admin grant: no subcommand", fakediscord.Slash{User: mod, Name: "admin", Sub: "audit", Perms: fakediscord.PermsModerator},
+			func(d map[string]any) { dataOf(d)["options"] = []any{} }, refused, ""},
+		{"admin: unknown subcommand", fakediscord.Slash{User: mod, Name: "admin", Sub: "audit", Perms: fakediscord.PermsModerator},
+			func(d map[string]any) { dataOf(d)["options"] = []any{map[string]any{"name": "nuke", "type": 1}} }, refused, ""},
+		{"admin settings: channel is a voice channel", fakediscord.Slash{User: mod, Name: "admin", Sub: "settings", Perms: fakediscord.PermsModerator,
+			Options: []fakediscord.Opt{{Name: "channel", Value: "900000000000000055"}}},
+			func(d map[string]any) {
+				dataOf(d)["resolved"] = map[string]any{"channels": map[string]any{
+					"900000000000000055": map[string]any{"id": "900000000000000055", "type": 2, "name": "Voice"}}}
+			}, answered, ""},
+		{"admin settings: channel id not a number", fakediscord.Slash{User: mod, Name: "admin", Sub: "settings", Perms: fakediscord.PermsModerator,
+			Options: []fakediscord.Opt{{Name: "channel", Value: "900000000000000055"}}},
+			func(d map[string]any) { setOption(d, "channel", func(o map[string]any) { o["value"] = "general" }) }, refused, ""},
+	}
+	for _, c := range slashCases {
+		r, id, err := q.mutSlash(c.sl, c.f)
+		what := c.name
+		switch c.want {
+		case answered:
+			okAnswer(t, what, r, err)
+		case refused:
+			refusal(t, what, r, err, "")
+		}
+		if err == nil && r.Message != nil && c.says != "" && !strings.Contains(text(r.Message), c.says) {
+			t.Errorf("%s: answer %q does not say %q", what, text(r.Message), c.says)
+		}
+		if err == nil && r.Message != nil {
+			t.Logf("%s → ephemeral=%v %q", what, r.Ephemeral, oneLine(text(r.Message)))
+		}
+		for _, f := range q.srv.Failures() {
+			if f.Interaction == id {
+				t.Errorf("%s: fake Discord refused: %+v", what, f)
+			}
+		}
+		q.alive(what)
+	}
+	// The voice channel above was accepted as the play channel: put it back.
+	q.mutSlash(fakediscord.Slash{User: mod, Name: "admin", Sub: "settings", Perms: fakediscord.PermsModerator,
+		Options: []fakediscord.Opt{{Name: "any-channel", Value: true}}}, nil)
+
+	// Autocomplete and ping: the bot answers them with their own callback
+	// types (8 and 1), which our fake does not take; only those refusals
+	// may be recorded.
+	for _, c := range []struct {
+		name string
+		typ  int
+		resp string
+	}{{"autocomplete", 4, "got 8"}, {"ping", 1, "got 1"}} {
+		_, id, err := q.mutSlash(fakediscord.Slash{User: bob, Name: "balance"}, func(d map[string]any) { d["type"] = c.typ })
+		if err == nil {
+			t.Errorf("%s: the fake accepted a callback", c.name)
+		}
+		seen := false
+		for _, f := range q.srv.Failures() {
+			if f.Interaction != id {
+				continue
+			}
+			if f.Status == 400 && strings.Contains(f.Errors, c.resp) {
+				seen = true
+			} else if f.Method != "DEADLINE" {
+				t.Errorf("%s: unexpected failure %+v", c.name, f)
+			}
+		}
+		if !seen {
+			t.Errorf("%s: the bot did not answer with its callback type (%s)", c.name, c.resp)
+		}
+		q.alive(c.name)
+	}
+
+	// Buttons.
+	clickCases := []struct {
+		name string
+		f    func(d map[string]any)
+		says string
+	}{
+		{"huge custom ID", func(d map[string]any) { dataOf(d)["custom_id"] = strings.Repeat("v1:auto:", 700) }, "out of date"},
+		{"another bot's custom ID", func(d map[string]any) { dataOf(d)["custom_id"] = "ticket_close_12345" }, "out of date"},
+		{"v2 custom ID", func(d map[string]any) { dataOf(d)["custom_id"] = "v2" + auto[2:] }, "out of date"},
+		{"non-numeric ticket", func(d map[string]any) {
+			dataOf(d)["custom_id"] = "v1:auto:" + alice + ":one"
+		}, "out of date"},
+		{"negative row", func(d map[string]any) {
+			dataOf(d)["custom_id"] = strings.Replace(auto, "auto", "row", 1) + ":-1"
+		}, "out of date"},
+		{"row 3", func(d map[string]any) {
+			dataOf(d)["custom_id"] = strings.Replace(auto, "auto", "row", 1) + ":3"
+		}, "out of date"},
+		{"owner id not a number", func(d map[string]any) {
+			dataOf(d)["custom_id"] = strings.Replace(auto, alice, "alice", 1)
+		}, "out of date"},
+		{"someone else's button via forged owner", func(d map[string]any) {
+			member(d)["user"].(map[string]any)["id"] = bob
+		}, "belong"},
+		{"unknown component type", func(d map[string]any) { dataOf(d)["component_type"] = 99 }, ""},
+		{"no message on the click", func(d map[string]any) { delete(d, "message") }, ""},
+		{"empty custom ID", func(d map[string]any) { dataOf(d)["custom_id"] = "" }, "out of date"},
+	}
+	for _, c := range clickCases {
+		// Press any enabled button of the card: the mutation decides what arrives.
+		cur, _ := q.srv.Message(card.ID)
+		press := ""
+		for _, b := range fakediscord.Buttons(cur) {
+			if !b.Disabled {
+				press = b.CustomID
+				break
+			}
+		}
+		r, id, err := q.mutClick(card.ID, press, alice, c.f)
+		if c.says != "" {
+			refusal(t, c.name, r, err, c.says)
+		} else {
+			okAnswer(t, c.name, r, err)
+		}
+		if err == nil && r.Message != nil {
+			t.Logf("%s → ephemeral=%v %q", c.name, r.Ephemeral, oneLine(text(r.Message)))
+		}
+		for _, f := range q.srv.Failures() {
+			if f.Interaction == id {
+				t.Errorf("%s: fake Discord refused: %+v", c.name, f)
+			}
+		}
+		q.alive(c.name)
+	}
+
+	q.stop()
+	// Nothing was paid or charged by any of it, beyond alice's one stake and
+	// the moderator's two 1.00 grants to bob (one of them without resolved).
+	if p := q.player(alice); p.Balance != 2000-game.Stake || p.Stats.Plays != 1 {
+		t.Errorf("alice: balance %d, %d plays; want %d and 1 (the last click above revealed her one ticket)",
+			p.Balance, p.Stats.Plays, 2000-game.Stake)
+	}
+	if p := q.player(bob); p.Balance != 2000+100 {
+		t.Errorf("bob: balance %d, want 2100 (one 1.00 grant went through)", p.Balance)
+	}
+	if p := q.player(carol); p.Balance != 2000 {
+		t.Errorf("carol: balance %d, want 2000 (the bot grant was refused)", p.Balance)
+	}
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ⏎ ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// TestQAAmountNotAString: an amount option that arrives as a JSON number
+// (another client, or the option retyped NUMBER) is refused, but the
+// refusal must not show template residue.
+func TestQAAmountNotAString(t *testing.T) {
+	t.Skip("bug: commands/cmd_admin.go adminGrant answers “<no value>” is not a valid amount (userErr(\"err_bad_amount\", nil) has no Value); see qa-findings.md")
+	t.Parallel()
+	q := newQA(t, boltEnv(t))
+	for _, c := range []struct {
+		name string
+		f    func(o map[string]any)
+	}{
+		{"JSON number in a STRING option", func(o map[string]any) { o["value"] = 5 }},
+		{"option retyped NUMBER", func(o map[string]any) { o["value"], o["type"] = 5.5, 10 }},
+	} {
+		r, _, err := q.mutSlash(fakediscord.Slash{User: mod, Name: "admin", Sub: "grant", Perms: fakediscord.PermsModerator,
+			Options: []fakediscord.Opt{{Name: "user", Value: bob}, {Name: "amount", Value: "5"}}},
+			func(d map[string]any) { setOption(d, "amount", c.f) })
+		refusal(t, c.name, r, err, "amount")
+	}
+	q.stop()
+	if p := q.player(bob); p.Balance != 2000 {
+		t.Errorf("bob: balance %d after refused grants, want 2000", p.Balance)
+	}
+}
