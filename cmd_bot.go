@@ -12,6 +12,7 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/bot"
 	"github.com/lesclefsdutresor/clefs/config"
+	"github.com/lesclefsdutresor/clefs/storage/redisstore"
 )
 
 // runBot runs the bot: configuration from .env and the environment (the
@@ -28,6 +29,7 @@ func runBot(ctx context.Context, stderr io.Writer) error {
 	log := newLogger(stderr, cfg)
 	slog.SetDefault(log)
 	bot.RouteDiscordgoLogs(log)
+	redisstore.RouteLogs(log)
 	if err := bot.Main(ctx, cfg, log, bot.Hooks{}); err != nil {
 		log.Error("bot stopped", "err", err)
 		return err
