@@ -73,6 +73,13 @@ type Config struct {
 	// ConfirmTTL is how long the reset-guild confirmation button stays
 	// valid; 0 means DefaultConfirmTTL.
 	ConfirmTTL time.Duration
+	// SettingsTTL is how long /play and "Play again" reuse a guild's
+	// settings (public plays, allowed channel) instead of reading them from
+	// the store each time; 0 means DefaultSettingsTTL, a negative value
+	// turns the cache off. A change made with /admin settings through this
+	// App is seen at once; a change made by another process sharing the
+	// store (another shard, another bot) is seen within SettingsTTL.
+	SettingsTTL time.Duration
 }
 
 // App holds the handlers. It is safe for concurrent use.
@@ -87,6 +94,7 @@ type App struct {
 	commands map[string]*command
 	defs     []*discordgo.ApplicationCommand
 	buttons  router
+	settings *settingsCache
 }
 
 // handlerFunc handles one command or button. It returns the reply to send,
@@ -146,6 +154,10 @@ func New(cfg Config, store storage.Store) *App {
 	if a.cfg.ConfirmTTL <= 0 {
 		a.cfg.ConfirmTTL = DefaultConfirmTTL
 	}
+	if a.cfg.SettingsTTL == 0 {
+		a.cfg.SettingsTTL = DefaultSettingsTTL
+	}
+	a.settings = newSettingsCache(a.cfg.SettingsTTL, a.cfg.Now)
 	for s := range a.emoji {
 		a.emoji[s] = defaultEmoji[s]
 		if cfg.Emoji[s] != "" {

@@ -41,10 +41,10 @@ func (a *App) handlePlay(ctx context.Context, rq *request) (reply, error) {
 	return reply{data: data}, nil
 }
 
-// playSettings reads the guild's settings and refuses a play outside the
-// allowed channel.
+// playSettings reads the guild's settings (cached for Config.SettingsTTL)
+// and refuses a play outside the allowed channel.
 func (a *App) playSettings(ctx context.Context, rq *request) (storage.Settings, error) {
-	set, err := a.store.Settings(ctx, rq.guild)
+	set, err := a.settings.get(ctx, a.store, rq.guild)
 	if err != nil {
 		return set, internal("settings", err)
 	}

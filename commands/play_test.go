@@ -423,6 +423,9 @@ func TestChannelRestrictionAndEphemeralPlays(t *testing.T) {
 	if err := e.store.SetSettings(ctx, moderator, testGuild, set, ""); err != nil {
 		t.Fatal(err)
 	}
+	// Changed in the store behind the App's back, as another process would:
+	// the App sees it once its cached settings expire.
+	e.clock.Add(DefaultSettingsTTL)
 	h := e.slash(alice, "en-US", "play")
 	if !h.ephemeral() || len(h.buttons()) != 4 {
 		t.Fatalf("ephemeral plays: ephemeral=%v buttons=%d", h.ephemeral(), len(h.buttons()))
