@@ -597,19 +597,27 @@ func (s *Store) History(ctx context.Context, id storage.PlayerID, n int) ([]stor
 		return nil, fmt.Errorf("%w: n %d", storage.ErrInvalid, n)
 	}
 	var out []storage.HistoryEntry
-	err := s.view(ctx, "history", func(tx *bolt.Tx) error {
-		out = nil
-		return eachReverse(tx.Bucket(bucketHistory), playerKey(id), func(v []byte) (bool, error) {
-			if len(out) >= n {
-				return false, nil
-			}
-			var h storage.HistoryEntry
-			if err := json.Unmarshal(v, &h); err != nil {
-				return false, fmt.Errorf("decode history: %w", err)
-			}
-			out = append(out, h)
-			return true, nil
-		})
+	err := s.view(ctx, "history", func(tx *bolt.Tx) (err error) {
+		out, err = latest[storage.HistoryEntry](tx.Bucket(bucketHistory), playerKey(id), n, "history")
+		return err
+	})
+	return out, err
+}
+
+// latest decodes up to n of the JSON values under prefix, newest first
+// (see eachReverse); what names them in errors.
+func latest[T any](b *bolt.Bucket, prefix []byte, n int, what string) ([]T, error) {
+	var out []T
+	err := eachReverse(b, prefix, func(v []byte) (bool, error) {
+		if len(out) >= n {
+			return false, nil
+		}
+		var e T
+		if err := json.Unmarshal(v, &e); err != nil {
+			return false, fmt.Errorf("decode %s: %w", what, err)
+		}
+		out = append(out, e)
+		return true, nil
 	})
 	return out, err
 }
@@ -669,19 +677,9 @@ func (s *Store) Audit(ctx context.Context, guild uint64, n int) ([]storage.Audit
 		return nil, fmt.Errorf("%w: guild %d, n %d", storage.ErrInvalid, guild, n)
 	}
 	var out []storage.AuditEntry
-	err := s.view(ctx, "audit", func(tx *bolt.Tx) error {
-		out = nil
-		return eachReverse(tx.Bucket(bucketAudit), guildKey(guild), func(v []byte) (bool, error) {
-			if len(out) >= n {
-				return false, nil
-			}
-			var e storage.AuditEntry
-			if err := json.Unmarshal(v, &e); err != nil {
-				return false, fmt.Errorf("decode audit: %w", err)
-			}
-			out = append(out, e)
-			return true, nil
-		})
+	err := s.view(ctx, "audit", func(tx *bolt.Tx) (err error) {
+		out, err = latest[storage.AuditEntry](tx.Bucket(bucketAudit), guildKey(guild), n, "audit")
+		return err
 	})
 	return out, err
 }
