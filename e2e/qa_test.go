@@ -630,3 +630,141 @@ func TestQAAmountNotAString(t *testing.T) {
 		t.Errorf("bob: balance %d after refused grants, want 2000", p.Balance)
 	}
 }
+
+// modSlash is a moderator's /admin subcommand.
+func modSlash(sub string, locale discordgo.Locale, opts ...fakediscord.Opt) fakediscord.Slash {
+	return fakediscord.Slash{User: mod, Name: "admin", Sub: sub, Perms: fakediscord.PermsModerator, Locale: locale, Options: opts}
+}
+
+func opt(name string, v any) fakediscord.Opt { return fakediscord.Opt{Name: name, Value: v} }
+
+// TestQAModeratorAmounts types every kind of amount a moderator might:
+// each is answered privately and readably, and the store ends exactly where
+// the accepted ones put it.
+func TestQAModeratorAmounts(t *testing.T) {
+	t.Parallel()
+	q := newQA(t, boltEnv(t))
+	bal := int64(2000)
+	cases := []struct {
+		sub, amount string
+		locale      discordgo.Locale
+		delta       int64 // for grant; for set-balance the new balance
+		ok          bool
+		says        string // in the refusal
+	}{
+		{"grant", "5", "", 500, true, ""},
+		{"grant", "-5", "", -500, true, ""},
+		{"grant", "12,50", "", 1250, true, ""},
+		{"grant", "12.50", discordgo.French, 1250, true, ""},
+		{"grant", "+1", "", 100, true, ""},
+		{"grant", " 2 ", "", 200, true, ""},
+		{"grant", "0.5", "", 50, true, ""},
+		{"grant", "-99999", "", 0, false, "negative"},
+		{"grant", "NaN", "", 0, false, "NaN"},
+		{"grant", "Inf", "", 0, false, "Inf"},
+		{"grant", "1e3", "", 0, false, "1e3"},
+		{"grant", "0x10", "", 0, false, "0x10"},
+		{"grant", "12.505", "", 0, false, "12.505"},
+		{"grant", "1 000", "", 0, false, "1 000"},
+		{"grant", "1,000.00", "", 0, false, "1,000.00"},
+		{"grant", "١٢", "", 0, false, "١٢"},
+		{"grant", ".5", "", 0, false, ".5"},
+		{"grant", "5.", "", 0, false, "5."},
+		{"grant", "--5", "", 0, false, "--5"},
+		{"grant", "-", "", 0, false, "not a valid"},
+		{"grant", "99999999999", "", 0, false, "99999999999"},
+		{"grant", "9999999999.99", "", 0, false, ""},
+		{"grant", "12.50", discordgo.French, 1250, true, ""},
+		{"grant", "abc", discordgo.French, 0, false, "n'est pas un montant valide"},
+		{"set-balance", "-1", "", 0, false, "negative"},
+		{"set-balance", "7.25", "", 725, true, ""},
+		{"set-balance", "0", "", 0, true, ""},
+		{"set-balance", "abc", "", 0, false, "abc"},
+		{"set-balance", "1e2", "", 0, false, "1e2"},
+		{"grant", "0", "", 0, false, "outside"},
+		{"set-balance", "9999999999.99", "", 999999999999, true, ""}, // MaxBalance: 10^10 credits
+		{"set-balance", "10000000000.00", "", 0, false, ""},
+		{"grant", "0.01", "", 1, true, ""},         // exactly MaxBalance
+		{"grant", "0.01", "", 0, false, "outside"}, // over MaxBalance
+		{"set-balance", "20", "", 2000, true, ""},
+	}
+	for _, c := range cases {
+		what := fmt.Sprintf("%s %q (%s)", c.sub, c.amount, c.locale)
+		r, _, err := q.mutSlash(modSlash(c.sub, c.locale, opt("user", bob), opt("amount", c.amount)), nil)
+		okAnswer(t, what, r, err)
+		if err != nil || r.Message == nil {
+			continue
+		}
+		if !r.Ephemeral {
+			t.Errorf("%s: moderator's answer is public", what)
+		}
+		got := text(r.Message)
+		t.Logf("%s → %q", what, oneLine(got))
+		done := strings.Contains(got, "✅")
+		if done != c.ok {
+			t.Errorf("%s: accepted=%v, want %v: %q", what, done, c.ok, got)
+			continue
+		}
+		if !c.ok {
+			if c.says != "" && !strings.Contains(got, c.says) {
+				t.Errorf("%s: refusal %q does not say %q", what, got, c.says)
+			}
+			continue
+		}
+		if c.sub == "grant" {
+			bal += c.delta
+		} else {
+			bal = c.delta
+		}
+		// Compare digits only: separators differ between locales.
+		wantShown := fmt.Sprintf("%d%02d", bal/100, bal%100)
+		digits := strings.NewReplacer(",", "", ".", "", " ", "", "\u202f", "", "\u00a0", "").Replace(got)
+		if !strings.Contains(digits, wantShown) {
+			t.Errorf("%s: answer %q does not show the new balance %s", what, got, wantShown)
+		}
+	}
+	// The balance bob sees agrees.
+	r := q.slash(fakediscord.Slash{User: bob, Name: "balance"})
+	if got := shownBalance(t, r.Message); got != bal {
+		t.Errorf("bob's /balance shows %d, want %d", got, bal)
+	}
+	q.stop()
+	p := q.player(bob)
+	if p.Balance != bal {
+		t.Errorf("stored balance %d, want %d", p.Balance, bal)
+	}
+	s := p.Stats
+	if inv := p.StartingBalance + s.GrantedCents + s.WonCents + s.DailyCents - s.StakedCents; inv != p.Balance {
+		t.Errorf("books: start %d + granted %d + won %d + daily %d − staked %d = %d ≠ balance %d",
+			p.StartingBalance, s.GrantedCents, s.WonCents, s.DailyCents, s.StakedCents, inv, p.Balance)
+	}
+}
+
+// TestQAWinOverMaxBalance: a player at the largest balance a moderator may
+// set wins a prize that takes the balance over storage.MaxBalance. The
+// prize must be paid (the grid promised it) or the play refused before the
+// stake is taken; a ticket that can never be revealed is neither.
+func TestQAWinOverMaxBalance(t *testing.T) {
+	t.Parallel()
+	q := newQA(t, boltEnv(t))
+	r, _, err := q.mutSlash(modSlash("set-balance", "", opt("user", alice), opt("amount", "9999999999.99")), nil)
+	okAnswer(t, "set-balance to the maximum", r, err)
+	q.draw.set(storetest.Win(game.TierGem, 500000))
+	card := q.slash(fakediscord.Slash{User: alice, Name: "play"})
+	t.Logf("/play → %q", oneLine(text(card.Message)))
+	if !hasButton(card.Message, "v1:auto:") {
+		return // refused before the stake: acceptable
+	}
+	r = q.click(card.Message, "v1:auto:", alice)
+	t.Logf("Auto → ephemeral=%v %q", r.Ephemeral, oneLine(text(r.Message)))
+	sane(t, "Auto over MaxBalance", text(r.Message))
+	if r.Ephemeral {
+		t.Errorf("the win over MaxBalance was refused after the stake was taken: %q", text(r.Message))
+	}
+	q.stop()
+	p := q.player(alice)
+	t.Logf("stored: balance %d, ticket %+v", p.Balance, p.Ticket)
+	if p.Ticket != nil && p.Ticket.Open() {
+		t.Errorf("ticket %d stays open for ever: balance %d", p.Ticket.ID, p.Balance)
+	}
+}
