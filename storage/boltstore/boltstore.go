@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -736,20 +738,11 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.Record) error
 				return fmt.Errorf("decode player %x: %w", k, err)
 			}
 			r.P.ID = storage.PlayerID{Guild: binary.BigEndian.Uint64(k), User: binary.BigEndian.Uint64(k[8:])}
-			var hist []storage.HistoryEntry
-			if err := eachReverse(tx.Bucket(bucketHistory), k, func(v []byte) (bool, error) {
-				var h storage.HistoryEntry
-				if err := json.Unmarshal(v, &h); err != nil {
-					return false, fmt.Errorf("decode history: %w", err)
-				}
-				hist = append(hist, h)
-				return true, nil
-			}); err != nil {
+			hist, err := latest[storage.HistoryEntry](tx.Bucket(bucketHistory), k, math.MaxInt, "history")
+			if err != nil {
 				return err
 			}
-			for i, j := 0, len(hist)-1; i < j; i, j = i+1, j-1 {
-				hist[i], hist[j] = hist[j], hist[i]
-			}
+			slices.Reverse(hist) // oldest first in a dump
 			if err := fn(storage.NewRecord(r.P, hist)); err != nil {
 				return err
 			}
@@ -767,20 +760,11 @@ func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.GuildRecord) e
 			if err := json.Unmarshal(v, &g); err != nil {
 				return fmt.Errorf("decode guild %x: %w", k, err)
 			}
-			var audit []storage.AuditEntry
-			if err := eachReverse(tx.Bucket(bucketAudit), k, func(v []byte) (bool, error) {
-				var e storage.AuditEntry
-				if err := json.Unmarshal(v, &e); err != nil {
-					return false, fmt.Errorf("decode audit: %w", err)
-				}
-				audit = append(audit, e)
-				return true, nil
-			}); err != nil {
+			audit, err := latest[storage.AuditEntry](tx.Bucket(bucketAudit), k, math.MaxInt, "audit")
+			if err != nil {
 				return err
 			}
-			for i, j := 0, len(audit)-1; i < j; i, j = i+1, j-1 {
-				audit[i], audit[j] = audit[j], audit[i]
-			}
+			slices.Reverse(audit) // oldest first in a dump
 			if g.Settings == nil && len(audit) == 0 {
 				continue
 			}
