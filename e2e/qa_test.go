@@ -768,3 +768,172 @@ func TestQAWinOverMaxBalance(t *testing.T) {
 		t.Errorf("ticket %d stays open for ever: balance %d", p.Ticket.ID, p.Balance)
 	}
 }
+
+// TestQAResetGuildAndSettings walks a moderator through reset-guild (cancel,
+// another moderator's press, a demoted moderator's press, an expired
+// confirmation, a real confirmation) and every settings option.
+func TestQAResetGuildAndSettings(t *testing.T) {
+	t.Parallel()
+	q := newQA(t, boltEnv(t))
+	const mod2 = "100000000000000008"
+	const chan2 = "900000000000000003"
+
+	// Some players with state.
+	q.draw.set(storetest.Loss(true))
+	for _, u := range []string{alice, bob} {
+		c := q.slash(fakediscord.Slash{User: u, Name: "play"}).Message
+		q.click(c, "v1:auto:", u)
+	}
+	q.slash(modSlash("grant", "", opt("user", carol), opt("amount", "3")))
+
+	ask := func(reason string) *discordgo.Message {
+		t.Helper()
+		o := []fakediscord.Opt{}
+		if reason != "" {
+			o = append(o, opt("reason", reason))
+		}
+		r := q.slash(modSlash("reset-guild", "", o...))
+		if !r.Ephemeral || !hasButton(r.Message, "v1:rg:") || !hasButton(r.Message, "v1:rgx:") {
+			t.Fatalf("reset-guild: want an ephemeral confirmation with two buttons: %+v %q", fakediscord.Buttons(r.Message), text(r.Message))
+		}
+		sane(t, "reset-guild ask", text(r.Message))
+		return r.Message
+	}
+
+	// Cancel.
+	m := ask("")
+	r := q.click(m, "v1:rgx:", mod)
+	if !strings.Contains(text(r.Message), "Cancelled") || len(fakediscord.Buttons(r.Message)) != 0 {
+		t.Errorf("cancel: %q %+v", text(r.Message), fakediscord.Buttons(r.Message))
+	}
+
+	// Another moderator presses confirm (the message is ephemeral: only a
+	// forged payload can do this), then the asking one after losing the
+	// permission, then after the confirmation expired.
+	m = ask("season end")
+	ok := button(t, m, "v1:rg:")
+	rr, _, err := q.mutClick(m.ID, ok, mod, func(d map[string]any) {
+		member(d)["user"].(map[string]any)["id"] = mod2
+		member(d)["permissions"] = fmt.Sprint(fakediscord.PermsModerator)
+	})
+	refusal(t, "another moderator confirms", rr, err, "belong")
+	rr, _, err = q.mutClick(m.ID, ok, mod, func(d map[string]any) { member(d)["permissions"] = "0" })
+	refusal(t, "demoted moderator confirms", rr, err, "Only moderators")
+	q.now.add(6 * time.Minute)
+	rr, _, err = q.mutClick(m.ID, ok, mod, func(d map[string]any) { member(d)["permissions"] = fmt.Sprint(fakediscord.PermsModerator) })
+	refusal(t, "expired confirmation", rr, err, "expired")
+	q.now.add(-6 * time.Minute)
+	// A time in the future (a forged custom ID).
+	rr, _, err = q.mutClick(m.ID, ok, mod, func(d map[string]any) {
+		member(d)["permissions"] = fmt.Sprint(fakediscord.PermsModerator)
+		dataOf(d)["custom_id"] = fmt.Sprintf("v1:rg:%s:%d", mod, q.now.Now().Unix()+3600)
+	})
+	refusal(t, "confirmation from the future", rr, err, "")
+
+	// Nothing was reset so far.
+	r = q.slash(fakediscord.Slash{User: carol, Name: "balance"})
+	if got := shownBalance(t, r.Message); got != 2300 {
+		t.Fatalf("carol's balance %d before the confirmation, want 2300", got)
+	}
+	m = ask("")
+	p, err := q.srv.Click(q.ctx(), fakediscord.Click{Message: m.ID, CustomID: button(t, m, "v1:rg:"), User: mod, Perms: fakediscord.PermsModerator})
+	r = q.answered(p, err, "confirm reset-guild")
+	t.Logf("confirm → %q", oneLine(text(r.Message)))
+	if !strings.Contains(text(r.Message), "3 players were reset") {
+		t.Errorf("confirm: %q, want 3 players reset", text(r.Message))
+	}
+	for _, u := range []string{alice, bob, carol} {
+		r = q.slash(fakediscord.Slash{User: u, Name: "balance"})
+		if got := shownBalance(t, r.Message); got != 2000 {
+			t.Errorf("%s after reset-guild: %d, want 2000", u, got)
+		}
+		if !strings.Contains(text(r.Message), "0 keys") {
+			t.Errorf("%s keeps keys after reset-guild: %q", u, text(r.Message))
+		}
+	}
+	r = q.slash(modSlash("audit", ""))
+	sane(t, "audit", text(r.Message))
+	for _, want := range []string{"reset-guild", "grant", "3.00"} {
+		if !strings.Contains(text(r.Message), want) {
+			t.Errorf("audit does not show %q: %q", want, text(r.Message))
+		}
+	}
+
+	// Settings, one option at a time.
+	settings := func(what string, o ...fakediscord.Opt) fakediscord.Response {
+		t.Helper()
+		r := q.slash(modSlash("settings", "", o...))
+		if !r.Ephemeral {
+			t.Errorf("settings %s: public answer", what)
+		}
+		sane(t, "settings "+what, text(r.Message))
+		t.Logf("settings %s → %q", what, oneLine(text(r.Message)))
+		return r
+	}
+	settings("show")
+	settings("starting-balance", opt("starting-balance", "30"))
+	const dan = "100000000000000004"
+	if got := shownBalance(t, q.slash(fakediscord.Slash{User: dan, Name: "balance"}).Message); got != 3000 {
+		t.Errorf("a new player after starting-balance 30: %d", got)
+	}
+	settings("daily-amount 0", opt("daily-amount", "0"))
+	q.refused(q.slash(fakediscord.Slash{User: dan, Name: "daily"}), "/daily when disabled")
+	settings("daily-amount 1.5", opt("daily-amount", "1.5"))
+	r = q.slash(fakediscord.Slash{User: dan, Name: "daily"})
+	if r.Ephemeral == false && !strings.Contains(text(r.Message), "1.50") {
+		t.Errorf("/daily after daily-amount 1.5: %q", text(r.Message))
+	}
+	if got := shownBalance(t, q.slash(fakediscord.Slash{User: dan, Name: "balance"}).Message); got != 3150 {
+		t.Errorf("dan after /daily 1.50: %d, want 3150", got)
+	}
+	q.refused(q.slash(fakediscord.Slash{User: dan, Name: "daily"}), "second /daily")
+	settings("public-plays false", opt("public-plays", false))
+	r = q.slash(fakediscord.Slash{User: dan, Name: "play"})
+	if !r.Ephemeral {
+		t.Error("/play public although public-plays is false")
+	}
+	// Its buttons work on the ephemeral card.
+	r = q.click(r.Message, "v1:auto:", dan)
+	danCard := r.Message
+	if !r.Ephemeral || len(gridRows(r.Message)) != 3 {
+		t.Errorf("Auto on a private card: ephemeral=%v %q", r.Ephemeral, text(r.Message))
+	}
+	settings("public-plays true", opt("public-plays", true))
+	settings("channel", opt("channel", chan2))
+	r = q.slash(fakediscord.Slash{User: dan, Name: "play"})
+	q.refused(r, "/play outside the channel")
+	if !strings.Contains(text(r.Message), "<#"+chan2+">") {
+		t.Errorf("the channel refusal does not name the channel: %q", text(r.Message))
+	}
+	// Play again on the old card from the wrong channel is refused too.
+	q.refused(q.click(danCard, "v1:again:", dan), "Play again outside the channel")
+	r = q.slash(fakediscord.Slash{User: dan, Name: "play", Channel: chan2})
+	if r.Ephemeral {
+		t.Errorf("/play in the allowed channel refused: %q", text(r.Message))
+	}
+	q.refused(q.slash(modSlash("settings", "", opt("channel", chan2), opt("any-channel", true))), "channel and any-channel")
+	settings("any-channel", opt("any-channel", true))
+	settings("any-channel false (no-op)", opt("any-channel", false))
+	r = q.slash(fakediscord.Slash{User: dan, Name: "balance"})
+	if r.Ephemeral != true {
+		t.Errorf("/balance public: %v", r.Ephemeral)
+	}
+	q.refused(q.slash(modSlash("settings", "", opt("starting-balance", "-1"))), "negative starting balance")
+	q.refused(q.slash(modSlash("settings", "", opt("daily-amount", "abc"))), "bad daily amount")
+	q.refused(q.slash(modSlash("settings", "", opt("daily-amount", "99999999"))), "huge daily amount")
+	rr, _, err = q.mutSlash(modSlash("settings", "", opt("starting-balance", "30")), func(d map[string]any) {
+		setOption(d, "starting-balance", func(o map[string]any) { o["value"] = 25 })
+	})
+	okAnswer(t, "starting-balance as a JSON number", rr, err)
+	t.Logf("starting-balance as a JSON number → %q", oneLine(text(rr.Message)))
+	if strings.Contains(text(rr.Message), "saved") {
+		t.Errorf("a starting-balance of the wrong type was saved: %q", text(rr.Message))
+	}
+	rr, _, err = q.mutSlash(modSlash("settings", "", opt("reason", "x")), func(d map[string]any) {
+		setOption(d, "reason", func(o map[string]any) { o["value"] = strings.Repeat("é", 300) })
+	})
+	refusal(t, "reason of 300 characters", rr, err, "too long")
+	r = q.slash(modSlash("audit", discordgo.French))
+	sane(t, "audit fr", text(r.Message))
+	t.Logf("audit fr → %q", oneLine(text(r.Message)))
+}
