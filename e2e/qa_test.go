@@ -273,10 +273,16 @@ func (q *qa) mutSlash(sl fakediscord.Slash, f func(d map[string]any)) (fakedisco
 // mutClick is mutSlash for a button press.
 func (q *qa) mutClick(msg, customID, user string, f func(d map[string]any)) (fakediscord.Response, string, error) {
 	q.t.Helper()
+	return q.mutClickL(msg, customID, user, "", f)
+}
+
+// mutClickL is mutClick by a user of the given locale.
+func (q *qa) mutClickL(msg, customID, user string, locale discordgo.Locale, f func(d map[string]any)) (fakediscord.Response, string, error) {
+	q.t.Helper()
 	if f != nil {
 		q.m.next(f)
 	}
-	p, err := q.srv.Click(q.ctx(), fakediscord.Click{Message: msg, CustomID: customID, User: user})
+	p, err := q.srv.Click(q.ctx(), fakediscord.Click{Message: msg, CustomID: customID, User: user, Locale: locale})
 	if err != nil {
 		q.t.Fatalf("click %s: %v", customID, err)
 	}
@@ -1199,5 +1205,124 @@ func TestQAConcurrentRevealStaleCard(t *testing.T) {
 	}
 	if stale > 0 {
 		t.Errorf("%d of 10 cards left stale after Row 1 + Auto + Row 3 at once", stale)
+	}
+}
+
+// TestQANewUserLocales plays every player command as a new user in each
+// locale (fr; en-US, en-GB; de and a missing locale fall back to English),
+// down to running out of credits: every text is sane, in the right
+// language, with the right plurals, and the credits add up.
+func TestQANewUserLocales(t *testing.T) {
+	t.Parallel()
+	q := newQA(t, boltEnv(t))
+	type words struct{ credit, key0, key1, key2, funds string }
+	en := words{"credits", "0 keys of 3", "1 key of 3", "2 keys of 3", "Not enough credits"}
+	fr := words{"crédit", "0 clef sur 3", "1 clef sur 3", "2 clefs sur 3", "Crédits insuffisants"}
+	for i, c := range []struct {
+		locale  discordgo.Locale
+		missing bool
+		w       words
+	}{
+		{discordgo.French, false, fr},
+		{discordgo.EnglishUS, false, en},
+		{discordgo.EnglishGB, false, en},
+		{discordgo.German, false, en},
+		{"", true, en},
+	} {
+		user := fmt.Sprintf("2000000000000000%02d", i+1)
+		name := string(c.locale)
+		if c.missing {
+			name = "missing"
+		}
+		var mut func(d map[string]any)
+		if c.missing {
+			mut = func(d map[string]any) { delete(d, "locale") }
+		}
+		do := func(cmd string) fakediscord.Response {
+			t.Helper()
+			r, _, err := q.mutSlash(fakediscord.Slash{User: user, Name: cmd, Locale: c.locale}, mut)
+			okAnswer(t, name+" /"+cmd, r, err)
+			if err != nil || r.Message == nil {
+				t.FailNow()
+			}
+			t.Logf("%s /%s → %q", name, cmd, oneLine(text(r.Message)))
+			return r
+		}
+		press := func(m *discordgo.Message, prefix string) fakediscord.Response {
+			t.Helper()
+			r, _, err := q.mutClickL(m.ID, button(t, m, prefix), user, c.locale, mut)
+			okAnswer(t, name+" "+prefix, r, err)
+			if err != nil || r.Message == nil {
+				t.FailNow()
+			}
+			return r
+		}
+		has := func(what string, r fakediscord.Response, want string) {
+			t.Helper()
+			if !strings.Contains(text(r.Message), want) {
+				t.Errorf("%s %s: %q lacks %q", name, what, oneLine(text(r.Message)), want)
+			}
+		}
+		r := do("rules")
+		has("/rules", r, c.w.credit)
+		has("/balance", do("balance"), c.w.key0)
+		do("history")
+		do("leaderboard")
+		r = do("daily")
+		has("/daily", r, c.w.credit)
+		r = do("daily")
+		if !r.Ephemeral || !strings.Contains(text(r.Message), "<t:") {
+			t.Errorf("%s second /daily: want a private refusal with a timestamp: %q", name, text(r.Message))
+		}
+		// Two losing plays with a key each.
+		q.draw.set(storetest.Loss(true))
+		card := do("play").Message
+		card = press(card, "v1:auto:").Message
+		if !strings.Contains(text(card), c.w.key1) {
+			t.Errorf("%s: after one key: %q lacks %q", name, oneLine(text(card)), c.w.key1)
+		}
+		card = press(card, "v1:again:").Message
+		card = press(card, "v1:auto:").Message
+		if !strings.Contains(text(card), c.w.key2) {
+			t.Errorf("%s: after two keys: %q lacks %q", name, oneLine(text(card)), c.w.key2)
+		}
+		t.Logf("%s card → %q", name, oneLine(text(card)))
+		h := do("history")
+		if n := strings.Count(text(h.Message), "ticket"); n < 2 {
+			t.Errorf("%s /history shows %d tickets: %q", name, n, text(h.Message))
+		}
+		do("leaderboard")
+		// Running out: a moderator leaves 0.70; one more play, then refusals.
+		q.slash(modSlash("set-balance", "", opt("user", user), opt("amount", "0.70")))
+		q.draw.set(storetest.Loss(false))
+		card = press(card, "v1:again:").Message
+		card = press(card, "v1:auto:").Message
+		r = press(card, "v1:again:")
+		if !r.Ephemeral || !strings.Contains(text(r.Message), c.w.funds) {
+			t.Errorf("%s: Play again with 0.20 left: %q", name, text(r.Message))
+		}
+		t.Logf("%s out of credits → %q", name, oneLine(text(r.Message)))
+		r = do("play")
+		if !r.Ephemeral || !strings.Contains(text(r.Message), c.w.funds) {
+			t.Errorf("%s: /play with 0.20 left: %q", name, text(r.Message))
+		}
+		r = do("balance")
+		digits := strings.NewReplacer(",", ".").Replace(text(r.Message))
+		if !strings.Contains(digits, "0.20") {
+			t.Errorf("%s: /balance after running out: %q, want 0.20", name, text(r.Message))
+		}
+	}
+	q.stop()
+	q.noFailures()
+	for i := range 5 {
+		user := fmt.Sprintf("2000000000000000%02d", i+1)
+		p := q.player(user)
+		s := p.Stats
+		if p.Balance != 20 || s.Plays != 3 || s.StakedCents != 150 || s.DailyCents != 500 {
+			t.Errorf("%s: balance %d, stats %+v; want 20 cents, 3 plays, 1.50 staked, 5.00 daily", user, p.Balance, s)
+		}
+		if p.Keys != 2 {
+			t.Errorf("%s: %d keys, want 2", user, p.Keys)
+		}
 	}
 }
