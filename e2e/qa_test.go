@@ -476,6 +476,32 @@ func TestQAPayloadVariations(t *testing.T) {
 				dataOf(d)["resolved"] = map[string]any{"channels": map[string]any{
 					"900000000000000055": map[string]any{"id": "900000000000000055", "type": 2, "name": "Voice"}}}
 			}, answered, ""},
+		{"extra unknown fields", fakediscord.Slash{User: bob, Name: "balance"},
+			func(d map[string]any) {
+				d["brand_new_field"] = map[string]any{"x": []any{1, "a", nil}}
+				dataOf(d)["another"] = true
+				member(d)["banner"] = "abc"
+			}, answered, "Balance"},
+		{"null member user", fakediscord.Slash{User: bob, Name: "balance"},
+			func(d map[string]any) { member(d)["user"] = nil }, refused, ""},
+		{"500 junk options", fakediscord.Slash{User: mod, Name: "admin", Sub: "audit", Perms: fakediscord.PermsModerator},
+			func(d map[string]any) {
+				var o []any
+				for i := range 500 {
+					o = append(o, map[string]any{"name": fmt.Sprint("x", i), "type": 3, "value": strings.Repeat("y", 100)})
+				}
+				dataOf(d)["options"].([]any)[0].(map[string]any)["options"] = o
+			}, answered, ""},
+		{"reason of 10,000 characters", fakediscord.Slash{User: mod, Name: "admin", Sub: "grant", Perms: fakediscord.PermsModerator,
+			Options: []fakediscord.Opt{{Name: "user", Value: bob}, {Name: "amount", Value: "1"}, {Name: "reason", Value: "r"}}},
+			func(d map[string]any) {
+				setOption(d, "reason", func(o map[string]any) { o["value"] = strings.Repeat("a", 10000) })
+			}, refused, "too long"},
+		{"reason with invalid UTF-8, mentions and markdown", fakediscord.Slash{User: mod, Name: "admin", Sub: "grant", Perms: fakediscord.PermsModerator,
+			Options: []fakediscord.Opt{{Name: "user", Value: bob}, {Name: "amount", Value: "1"}, {Name: "reason", Value: "r"}}},
+			func(d map[string]any) {
+				setOption(d, "reason", func(o map[string]any) { o["value"] = "@everyone **bold** <@&1> \xff `x` \n line" })
+			}, answered, "@everyone"},
 		{"admin settings: channel id not a number", fakediscord.Slash{User: mod, Name: "admin", Sub: "settings", Perms: fakediscord.PermsModerator,
 			Options: []fakediscord.Opt{{Name: "channel", Value: "900000000000000055"}}},
 			func(d map[string]any) { setOption(d, "channel", func(o map[string]any) { o["value"] = "general" }) }, refused, ""},
@@ -597,8 +623,8 @@ func TestQAPayloadVariations(t *testing.T) {
 		t.Errorf("alice: balance %d, %d plays; want %d and 1 (the last click above revealed her one ticket)",
 			p.Balance, p.Stats.Plays, 2000-game.Stake)
 	}
-	if p := q.player(bob); p.Balance != 2000+100 {
-		t.Errorf("bob: balance %d, want 2100 (one 1.00 grant went through)", p.Balance)
+	if p := q.player(bob); p.Balance != 2000+200 {
+		t.Errorf("bob: balance %d, want 2200 (two 1.00 grants went through)", p.Balance)
 	}
 	if p := q.player(carol); p.Balance != 2000 {
 		t.Errorf("carol: balance %d, want 2000 (the bot grant was refused)", p.Balance)
@@ -1324,5 +1350,34 @@ func TestQANewUserLocales(t *testing.T) {
 		if p.Keys != 2 {
 			t.Errorf("%s: %d keys, want 2", user, p.Keys)
 		}
+	}
+}
+
+// TestQAMistypedFieldAnswered: a payload with one field of an unexpected
+// JSON type (a number where Discord sends a string) makes discordgo's
+// Interaction.UnmarshalJSON fail as a whole: the bot gets an empty
+// interaction (no ID, no token), "answers" /interactions//callback (404),
+// and the user's interaction fails after 3 s. Discord itself sends these
+// fields as strings; another fake may not. The bot should still answer (the
+// ID, token and type can be read leniently from the raw event).
+func TestQAMistypedFieldAnswered(t *testing.T) {
+	t.Skip("bug: an INTERACTION_CREATE that discordgo cannot decode is never answered (empty interaction, callback to /interactions//); see qa-findings.md F4")
+	t.Parallel()
+	q := newQA(t, boltEnv(t))
+	for _, c := range []struct {
+		name string
+		sl   fakediscord.Slash
+		f    func(d map[string]any)
+	}{
+		{"permissions as a JSON number", fakediscord.Slash{User: mod, Name: "admin", Sub: "audit", Perms: fakediscord.PermsModerator},
+			func(d map[string]any) { member(d)["permissions"] = fakediscord.PermsModerator }},
+		{"guild_id as a JSON number", fakediscord.Slash{User: bob, Name: "balance"},
+			func(d map[string]any) { d["guild_id"] = 900000000000000001 }},
+		{"locale as a JSON number", fakediscord.Slash{User: bob, Name: "balance"},
+			func(d map[string]any) { d["locale"] = 7 }},
+	} {
+		r, _, err := q.mutSlash(c.sl, c.f)
+		okAnswer(t, c.name, r, err)
+		q.alive(c.name)
 	}
 }
