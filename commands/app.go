@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -206,6 +207,12 @@ func (a *App) Definitions() []*discordgo.ApplicationCommand {
 // has not finished after Config.DeferAfter it sends a deferred response and
 // edits it when the handler ends. User errors get an ephemeral reply in the
 // user's language; internal errors are logged and get a short apology.
+//
+// The handler runs on the caller's goroutine (call Handle in a goroutine of
+// its own per interaction), so Handle returns when the handler does. If the
+// store ignores its deadline (Config.Timeout), the interaction is answered
+// with the apology at the deadline all the same, and the handler's result,
+// when it comes, is dropped.
 func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction) {
 	if i == nil {
 		return
@@ -239,37 +246,40 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 		return
 	}
 
-	// Routing is quick and touches no store: it runs here, so that the
-	// request is complete before the handler's goroutine starts.
-	var res result
-	deferred := false
-	if h, err := a.route(rq); err != nil {
-		res.err = err
-	} else {
-		hctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
-		defer cancel()
-		done := make(chan result, 1)
-		go func() { done <- a.call(hctx, h, rq) }()
-		timer := time.NewTimer(a.cfg.DeferAfter)
-		select {
-		case res = <-done:
-			timer.Stop()
-		case <-timer.C:
-			deferred, responded = true, true
-			a.sendDeferral(ctx, r, rq)
-			select {
-			case res = <-done:
-			case <-hctx.Done():
-				// The store ignored its deadline; give up on it.
-				res = result{err: fmt.Errorf("handler still running after %v: %w", a.cfg.Timeout, hctx.Err())}
-			}
-		}
+	h, err := a.route(rq)
+	if err != nil {
+		responded = true
+		rep := a.renderError(rq, err)
+		a.send(ctx, r, i, &discordgo.InteractionResponse{
+			Type: discordgo.InteractionResponseChannelMessageWithSource, Data: rep.data,
+		})
+		a.observe(rq, err, start)
+		return
+	}
+
+	// The handler runs on the caller's goroutine; a timer answers for it if
+	// it is slow: a deferred response after DeferAfter, and an apology after
+	// Timeout if the store ignores its deadline. The answer's state, under
+	// its mutex, decides who sends what; whoever sends holds the mutex, so a
+	// deferral is acknowledged before the edit that follows it.
+	hctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
+	defer cancel()
+	ans := &answer{began: time.Now()}
+	ans.mu.Lock() // late reads ans.timer under the mutex
+	ans.timer = time.AfterFunc(min(a.cfg.DeferAfter, a.cfg.Timeout), func() { a.late(ctx, r, rq, ans, start) })
+	ans.mu.Unlock()
+	res := a.call(hctx, h, rq)
+	ans.timer.Stop()
+	ans.mu.Lock()
+	defer ans.mu.Unlock()
+	responded = true
+	if ans.state == answered {
+		return // the timer gave up on the handler and apologised
 	}
 	if res.err != nil {
 		res.rep = a.renderError(rq, res.err)
 	}
-	responded = true
-	if deferred {
+	if ans.state == deferred {
 		a.sendAfterDeferral(ctx, r, rq, res.rep)
 	} else {
 		typ := discordgo.InteractionResponseChannelMessageWithSource
@@ -278,8 +288,64 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 		}
 		a.send(ctx, r, i, &discordgo.InteractionResponse{Type: typ, Data: res.rep.data})
 	}
+	ans.state = answered
+	a.observe(rq, res.err, start)
+}
+
+// answer tells who has answered an interaction: nobody yet, the timer with
+// a deferred response, or someone with the final response.
+type answer struct {
+	began time.Time   // wall clock, for the timer (Config.Now may be a test's fixed clock)
+	timer *time.Timer // set under mu before the handler runs; Reset only by late
+	mu    sync.Mutex
+	state int
+}
+
+const (
+	pending = iota
+	deferred
+	answered
+)
+
+// late runs on a timer when a handler is slow: after DeferAfter it sends the
+// deferred response and re-arms itself for the Timeout; after Timeout (the
+// store ignoring its deadline) it answers with an apology, and the handler's
+// result, whenever it comes, is dropped.
+func (a *App) late(ctx context.Context, r Responder, rq *request, ans *answer, start time.Time) {
+	ans.mu.Lock()
+	defer ans.mu.Unlock()
+	defer func() {
+		if p := recover(); p != nil {
+			a.log.Error("commands: panic answering a slow interaction", "interaction", rq.i.ID, "kind", rq.kind,
+				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		}
+	}()
+	if ans.state == answered {
+		return
+	}
+	if ans.state == pending && a.cfg.DeferAfter < a.cfg.Timeout {
+		ans.state = deferred
+		a.sendDeferral(ctx, r, rq)
+		ans.timer.Reset(a.cfg.Timeout - time.Since(ans.began))
+		return
+	}
+	err := fmt.Errorf("handler still running after %v: %w", a.cfg.Timeout, context.DeadlineExceeded)
+	rep := a.renderError(rq, err)
+	if ans.state == deferred {
+		a.sendAfterDeferral(ctx, r, rq, rep)
+	} else {
+		a.send(ctx, r, rq.i, &discordgo.InteractionResponse{
+			Type: discordgo.InteractionResponseChannelMessageWithSource, Data: rep.data,
+		})
+	}
+	ans.state = answered
+	a.observe(rq, err, start)
+}
+
+// observe reports the interaction's outcome to the Observer.
+func (a *App) observe(rq *request, err error, start time.Time) {
 	if a.obs != nil {
-		a.obs.Interaction(rq.kind, errorOutcome(res.err), a.cfg.Now().Sub(start))
+		a.obs.Interaction(rq.kind, errorOutcome(err), a.cfg.Now().Sub(start))
 	}
 }
 

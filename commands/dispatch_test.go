@@ -106,13 +106,16 @@ func (s stuckStore) Buy(ctx context.Context, id storage.PlayerID) (storage.Playe
 	return storage.Player{}, storage.Ticket{}, false, errBackendDown
 }
 
+// TestStoreIgnoringItsDeadline: the handler runs on Handle's goroutine, so
+// Handle returns when the stuck store does; but the interaction is deferred
+// after DeferAfter and answered with an apology at Timeout, while the store
+// is still stuck, and the handler's late result is dropped.
 func TestStoreIgnoringItsDeadline(t *testing.T) {
 	e := newEnv(t)
 	cfg := e.cfg
 	cfg.DeferAfter = 10 * time.Millisecond
 	cfg.Timeout = 40 * time.Millisecond
 	st := stuckStore{Store: e.store, release: make(chan struct{})}
-	defer close(st.release)
 	a := New(cfg, st)
 	rec := &recorder{}
 	done := make(chan struct{})
@@ -120,12 +123,48 @@ func TestStoreIgnoringItsDeadline(t *testing.T) {
 		defer close(done)
 		a.Handle(context.Background(), rec, e.slashPayloadLocked(alice, "play"))
 	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		rec.mu.Lock()
+		n := len(rec.edits)
+		rec.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			close(st.release)
+			t.Fatal("no answer while the store ignores its deadline")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	select {
 	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("Handle waits for a store that ignores its deadline")
+		t.Fatal("Handle returned while its store call is still running")
+	default:
 	}
-	if len(rec.responses) != 1 || len(rec.edits) != 1 || !strings.Contains(*rec.edits[0].Content, "Sorry") {
+	close(st.release)
+	<-done
+	if len(rec.responses) != 1 || rec.responses[0].Type != discordgo.InteractionResponseDeferredChannelMessageWithSource ||
+		len(rec.edits) != 1 || !strings.Contains(*rec.edits[0].Content, "Sorry") || len(rec.followups) != 0 {
+		t.Fatalf("responses %+v edits %+v follow-ups %+v", rec.responses, rec.edits, rec.followups)
+	}
+	if n := e.obs.interactions["play internal_error"]; n != 1 || len(e.obs.interactions) != 1 {
+		t.Fatalf("observed %v, want one internal error", e.obs.interactions)
+	}
+}
+
+// TestTimeoutBeforeDeferral: with a Timeout shorter than DeferAfter, a
+// stuck store gets the apology as the initial response.
+func TestTimeoutBeforeDeferral(t *testing.T) {
+	e := newEnv(t)
+	cfg := e.cfg
+	cfg.Timeout = 20 * time.Millisecond
+	st := stuckStore{Store: e.store, release: make(chan struct{})}
+	a := New(cfg, st)
+	rec := &recorder{onRespond: func() { close(st.release) }}
+	a.Handle(context.Background(), rec, e.slashPayloadLocked(alice, "play"))
+	if len(rec.responses) != 1 || rec.responses[0].Type != discordgo.InteractionResponseChannelMessageWithSource ||
+		!strings.Contains(rec.responses[0].Data.Content, "Sorry") || len(rec.edits) != 0 {
 		t.Fatalf("responses %+v edits %+v", rec.responses, rec.edits)
 	}
 }
