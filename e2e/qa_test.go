@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -1379,5 +1380,173 @@ func TestQAMistypedFieldAnswered(t *testing.T) {
 		r, _, err := q.mutSlash(c.sl, c.f)
 		okAnswer(t, c.name, r, err)
 		q.alive(c.name)
+	}
+}
+
+// slowLink is a TCP proxy to a Redis server whose traffic can be held up,
+// as a slow or briefly unreachable store would.
+type slowLink struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	open   chan struct{} // closed while traffic flows
+}
+
+func newSlowLink(tb testing.TB, target string) *slowLink {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	l := &slowLink{ln: ln, target: target, open: make(chan struct{})}
+	close(l.open)
+	tb.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go l.serve(c)
+		}
+	}()
+	return l
+}
+
+func (l *slowLink) addr() string { return l.ln.Addr().String() }
+
+// hold stops forwarding for d, from now.
+func (l *slowLink) hold(d time.Duration) {
+	l.mu.Lock()
+	ch := make(chan struct{})
+	l.open = ch
+	l.mu.Unlock()
+	time.AfterFunc(d, func() { close(ch) })
+}
+
+func (l *slowLink) gate() {
+	l.mu.Lock()
+	ch := l.open
+	l.mu.Unlock()
+	<-ch
+}
+
+func (l *slowLink) serve(c net.Conn) {
+	defer c.Close()
+	up, err := net.Dial("tcp", l.target)
+	if err != nil {
+		return
+	}
+	defer up.Close()
+	pump := func(dst, src net.Conn) {
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := src.Read(buf)
+			if n > 0 {
+				l.gate()
+				if _, werr := dst.Write(buf[:n]); werr != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}
+	go func() { pump(up, c); up.Close(); c.Close() }()
+	pump(c, up)
+}
+
+// TestQASlowStore: the store answers after 2.5 s (the bot defers, then
+// edits) or not for 12 s (the bot defers, then apologizes). Every
+// interaction is acknowledged within 3 s; refusals stay private; nothing is
+// charged twice.
+func TestQASlowStore(t *testing.T) {
+	t.Parallel()
+	addr, _ := redistest.StartServer(t)
+	link := newSlowLink(t, addr)
+	q := newQA(t, map[string]string{"REDIS_URL": "redis://" + link.addr() + "/0"})
+	bal := int64(2000)
+
+	// A slow /play: deferred, then the card. The deferral is private (so
+	// that a refusal stays private), hence the card too: see qa-findings F10.
+	q.draw.set(storetest.Win(game.TierBarrel, 50))
+	link.hold(2500 * time.Millisecond)
+	r := q.slash(fakediscord.Slash{User: alice, Name: "play"})
+	bal -= game.Stake
+	t.Logf("slow /play → type %d ephemeral=%v after %v: %q", r.Type, r.Ephemeral, r.Latency, oneLine(text(r.Message)))
+	if r.Type != discordgo.InteractionResponseDeferredChannelMessageWithSource || !hasButton(r.Message, "v1:auto:") {
+		t.Errorf("slow /play: type %d, ephemeral %v, buttons %+v", r.Type, r.Ephemeral, fakediscord.Buttons(r.Message))
+	}
+	card := r.Message
+
+	// A slow Auto: deferred update, then the card edited.
+	link.hold(2500 * time.Millisecond)
+	r = q.click(card, "v1:auto:", alice)
+	bal += 50
+	t.Logf("slow Auto → type %d after %v: %q", r.Type, r.Latency, oneLine(text(r.Message)))
+	if got := shownBalance(t, r.Message); got != bal {
+		t.Errorf("slow Auto: card shows %d, want %d", got, bal)
+	}
+	card = r.Message
+
+	// A slow refusal of a button: someone else's press is refused at once
+	// (no store call); a slow Play again with too few credits is refused
+	// privately after the deferral.
+	q.slash(modSlash("set-balance", "", opt("user", alice), opt("amount", "0.30")))
+	bal = 30
+	link.hold(2500 * time.Millisecond)
+	p, err := q.srv.Click(q.ctx(), fakediscord.Click{Message: card.ID, CustomID: button(t, card, "v1:again:"), User: alice})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err = p.Wait(q.ctx())
+	if err != nil {
+		t.Fatalf("slow Play again: %v", err)
+	}
+	t.Logf("slow Play again, no credits → type %d, follow-ups %d", r.Type, len(r.FollowUps))
+	if len(r.FollowUps) != 1 || r.FollowUps[0].Flags&discordgo.MessageFlagsEphemeral == 0 {
+		t.Errorf("slow refused Play again: want one ephemeral follow-up, got %+v", r.FollowUps)
+	} else if !strings.Contains(text(r.FollowUps[0]), "Not enough credits") {
+		t.Errorf("slow refused Play again says %q", text(r.FollowUps[0]))
+	}
+
+	// A slow /play refused for lack of credits: the refusal stays private.
+	link.hold(2500 * time.Millisecond)
+	p, err = q.srv.Slash(q.ctx(), fakediscord.Slash{Guild: guild, Channel: chan1, User: alice, Name: "play"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err = p.Wait(q.ctx())
+	if err != nil {
+		t.Fatalf("slow refused /play: %v", err)
+	}
+	t.Logf("slow /play, no credits → type %d ephemeral=%v follow-ups %d: %q", r.Type, r.Ephemeral, len(r.FollowUps), oneLine(text(r.Message)))
+	if !r.Ephemeral || r.Message == nil || !strings.Contains(text(r.Message), "Not enough credits") {
+		t.Errorf("slow refused /play: ephemeral %v, %+v", r.Ephemeral, r.Message)
+	}
+
+	// A store gone for 12 s: acknowledged in time, then an apology.
+	link.hold(12 * time.Second)
+	p, err = q.srv.Slash(q.ctx(), fakediscord.Slash{Guild: guild, Channel: chan1, User: bob, Name: "balance"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r, err = p.Wait(ctx)
+	if err != nil {
+		t.Fatalf("/balance with the store gone: %v", err)
+	}
+	t.Logf("store gone → type %d ephemeral=%v after %v: %q", r.Type, r.Ephemeral, r.Latency, oneLine(text(r.Message)))
+	if r.Latency >= 3*time.Second || !r.Ephemeral || !strings.Contains(text(r.Message), "Sorry") {
+		t.Errorf("store gone: latency %v, ephemeral %v, %q", r.Latency, r.Ephemeral, text(r.Message))
+	}
+	time.Sleep(3 * time.Second) // the link opens again
+	q.alive("the store came back")
+	q.stop()
+	q.noFailures()
+	if p := q.player(alice); p.Balance != bal || p.Stats.Plays != 1 {
+		t.Errorf("alice: balance %d, %d plays; want %d and 1", p.Balance, p.Stats.Plays, bal)
 	}
 }
