@@ -4,6 +4,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/bwmarrin/discordgo"
@@ -45,6 +46,24 @@ type lang struct {
 	keysLines    [game.MaxKeys + 1]string
 	footerPrefix string
 	footerSuffix string
+	// credits: the words around a non-negative amount ("", " crédits"),
+	// per integer part below len(creditSmall) and for any larger one, taken
+	// from go-i18n once; creditFast is false if the language's plural rules
+	// turned out to depend on more than that (then go-i18n is asked each time).
+	creditSmall [100]affix
+	creditLarge affix
+	creditFast  bool
+	// The App's lines of a finished card: a win per symbol around the
+	// prize, and the key found. Set by App.localizeCard.
+	win      [game.NumSymbols]affix
+	keyFound string
+}
+
+// affix is the text around a value, localized once with a marker in its place.
+type affix struct{ prefix, suffix string }
+
+func (f affix) wrap(b []byte, v string) []byte {
+	return append(append(append(b, f.prefix...), v...), f.suffix...)
 }
 
 // footerMark stands for the ticket number while the footer is localized once.
@@ -88,6 +107,9 @@ func newCatalog() (*catalog, error) {
 		l.againLabel = l.T("btn_again", map[string]any{"Stake": l.Amount(game.Stake)})
 		for k := range l.keysLines {
 			l.keysLines[k] = padlocks(k) + " " + l.P("keys", k, map[string]any{"Count": k})
+		}
+		if err := l.initCredits(); err != nil {
+			return nil, err
 		}
 		footer := l.T("card_footer", map[string]any{"Ticket": footerMark, "Stake": l.Credits(game.Stake)})
 		var found bool
@@ -135,7 +157,79 @@ func (l *lang) P(id string, count any, data map[string]any) string {
 // Credits formats an amount of cents as credits with the unit, plural-correct:
 // "0.50 credits", "1,00 crédit", "12,50 crédits".
 func (l *lang) Credits(cents int64) string {
+	if !l.creditFast || cents < 0 {
+		return l.localizeCredits(cents)
+	}
+	f := l.creditLarge
+	if i := cents / 100; i < int64(len(l.creditSmall)) {
+		f = l.creditSmall[i]
+	}
+	var b [64]byte
+	buf := append(b[:0], f.prefix...)
+	buf = l.appendAmount(buf, cents)
+	return string(append(buf, f.suffix...))
+}
+
+// localizeCredits is Credits through go-i18n: the plural form from the
+// amount's operands, then the template.
+func (l *lang) localizeCredits(cents int64) string {
 	return l.P("credits", plainAmount(cents), map[string]any{"Amount": l.Amount(cents)})
+}
+
+// affixOf localizes message id with the marker as data[key] (and count as
+// the plural count, if not nil) and returns the text around the marker.
+func (l *lang) affixOf(id string, count any, data map[string]any, key string) (affix, error) {
+	if data == nil {
+		data = map[string]any{}
+	}
+	data[key] = footerMark
+	s, err := l.loc.Localize(&i18n.LocalizeConfig{MessageID: id, PluralCount: count, TemplateData: data})
+	if err != nil {
+		return affix{}, fmt.Errorf("commands: message %q: %w", id, err)
+	}
+	pre, suf, ok := strings.Cut(s, footerMark)
+	if !ok {
+		return affix{}, fmt.Errorf("commands: message %q does not show {{.%s}}: %q", id, key, s)
+	}
+	return affix{pre, suf}, nil
+}
+
+// initCredits localizes the credits' plural forms once: per integer part
+// below 100, and one for larger amounts. It checks, on samples, that the
+// form depends on nothing else (the decimals, which integer part above 99);
+// true of English and French, whose forms differ only for 0 and 1. If a
+// sample disagrees, Credits asks go-i18n each time.
+func (l *lang) initCredits() error {
+	form := func(count string) (affix, error) { return l.affixOf("credits", count, nil, "Amount") }
+	l.creditFast = true
+	for i := range l.creditSmall {
+		var err error
+		n := strconv.Itoa(i)
+		if l.creditSmall[i], err = form(n + ".00"); err != nil {
+			return err
+		}
+		for _, dec := range []string{".01", ".10", ".50", ".99"} {
+			f, err := form(n + dec)
+			if err != nil {
+				return err
+			}
+			l.creditFast = l.creditFast && f == l.creditSmall[i]
+		}
+	}
+	var err error
+	if l.creditLarge, err = form("100.00"); err != nil {
+		return err
+	}
+	for _, n := range []string{"100.01", "101.00", "101.50", "102.00", "111.00", "121.00", "200.00",
+		"1000.00", "1001.00", "100000.00", "1000000.00", "1000001.00", "12345678.90",
+		"1000000000.00", "92233720368547758.07"} {
+		f, err := form(n)
+		if err != nil {
+			return err
+		}
+		l.creditFast = l.creditFast && f == l.creditLarge
+	}
+	return nil
 }
 
 // Signed formats a movement of credits with its sign: "+4.50 credits",
@@ -156,6 +250,14 @@ func (l *lang) keysLine(keys int) string {
 // language's convention: "5,000.00" or "5 000,00".
 func (l *lang) Amount(cents int64) string {
 	return formatAmount(cents, l.fr)
+}
+
+// appendAmount appends Amount(cents) to b.
+func (l *lang) appendAmount(b []byte, cents int64) []byte {
+	if l.fr {
+		return appendAmount(b, cents, "\u202f", ",")
+	}
+	return appendAmount(b, cents, ",", ".")
 }
 
 // plainAmount is cents as a decimal string with a dot ("-12.50"), the form

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/bwmarrin/discordgo"
+	"pgregory.net/rapid"
 
 	"github.com/lesclefsdutresor/clefs/game"
 )
@@ -157,6 +158,52 @@ func TestFormatAmount(t *testing.T) {
 		}
 		if got := formatAmount(c.cents, true); got != c.fr {
 			t.Errorf("fr %d: %q, want %q", c.cents, got, c.fr)
+		}
+	}
+}
+
+// TestCreditsAgreeWithGoI18n: the credits' forms localized once give what
+// go-i18n gives for the amount each time, in both languages.
+func TestCreditsAgreeWithGoI18n(t *testing.T) {
+	c, err := newCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		cents := rapid.OneOf(
+			rapid.Int64Range(-100, 25000),
+			rapid.Int64Range(0, 1<<40),
+			rapid.Int64(),
+			rapid.SampledFrom([]int64{0, 1, 99, 100, 101, 199, 200, 9999, 10000, 10100, 100000000, 1<<63 - 1, -1 << 63}),
+		).Draw(rt, "cents")
+		for _, l := range []*lang{c.en, c.fr} {
+			if !l.creditFast {
+				rt.Fatalf("fr=%v: the credits' forms are not precomputed", l.fr)
+			}
+			if got, want := l.Credits(cents), l.localizeCredits(cents); got != want {
+				rt.Fatalf("fr=%v Credits(%d) = %q, go-i18n gives %q", l.fr, cents, got, want)
+			}
+		}
+	})
+}
+
+// TestCardLinesAgreeWithGoI18n: the win and key lines localized once in New
+// are what the templates give.
+func TestCardLinesAgreeWithGoI18n(t *testing.T) {
+	a := New(Config{Logger: discardLogger(), Emoji: [game.NumSymbols]string{game.Key: "<:key:123>"}}, nil)
+	for _, l := range []*lang{a.cat.en, a.cat.fr} {
+		for s := range game.Symbol(game.NumSymbols) {
+			for _, prize := range []int64{50, 100, 12345, 500000} {
+				want := l.T("card_win", map[string]any{
+					"Symbol": a.symbol(s), "Name": l.T("sym_"+s.String(), nil), "Prize": l.Credits(prize),
+				})
+				if got := a.winLine(l, s, prize); got != want {
+					t.Errorf("fr=%v %v %d: %q, want %q", l.fr, s, prize, got, want)
+				}
+			}
+		}
+		if want := l.T("card_key", map[string]any{"Key": "<:key:123>"}); l.keyFound != want {
+			t.Errorf("fr=%v key line %q, want %q", l.fr, l.keyFound, want)
 		}
 	}
 }

@@ -122,6 +122,32 @@ func (a *App) gridText(b *strings.Builder, t storage.Ticket) {
 	}
 }
 
+// localizeCard localizes once the lines of a finished card that depend on
+// the App's emoji: the win per symbol (around the prize) and the key found.
+func (a *App) localizeCard(l *lang) error {
+	for s := range game.Symbol(game.NumSymbols) {
+		var err error
+		l.win[s], err = l.affixOf("card_win", nil, map[string]any{
+			"Symbol": a.symbol(s), "Name": l.T("sym_"+s.String(), nil),
+		}, "Prize")
+		if err != nil {
+			return err
+		}
+	}
+	l.keyFound = l.T("card_key", map[string]any{"Key": a.emoji[game.Key]})
+	return nil
+}
+
+// winLine is the line of a winning card: "🎉 Three gems! You win 5.00 credits."
+func (a *App) winLine(l *lang, s game.Symbol, prize int64) string {
+	if s >= game.NumSymbols {
+		return l.T("card_win", map[string]any{
+			"Symbol": a.symbol(s), "Name": l.T("sym_"+s.String(), nil), "Prize": l.Credits(prize),
+		})
+	}
+	return string(l.win[s].wrap(make([]byte, 0, 96), l.Credits(prize)))
+}
+
 // ticketCard renders a ticket: the grid, the result once all is shown, the
 // keys as padlocks, the balance, and the buttons.
 func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseData {
@@ -141,18 +167,14 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 		o := t.Outcome
 		if o.Tier.Winning() {
 			colour = colourWin
-			b.WriteString(l.T("card_win", map[string]any{
-				"Symbol": a.symbol(o.Tier.Symbol()),
-				"Name":   l.T("sym_"+o.Tier.Symbol().String(), nil),
-				"Prize":  l.Credits(o.Prize),
-			}))
+			b.WriteString(a.winLine(l, o.Tier.Symbol(), o.Prize))
 		} else {
 			colour = colourLoss
 			b.WriteString(l.T("card_loss", nil))
 		}
 		if o.Key {
 			b.WriteByte('\n')
-			b.WriteString(l.T("card_key", map[string]any{"Key": a.emoji[game.Key]}))
+			b.WriteString(l.keyFound)
 		}
 		if t.Chest {
 			colour = colourChest
