@@ -18,9 +18,11 @@ const (
 	patResetStop = "v1:rgx:{user}:{ts}"           // cancel reset-guild
 )
 
+// The IDs are built in a stack buffer: the string is the only allocation.
+
 func rowID(user, ticket uint64, row int) string {
-	b := make([]byte, 0, 56)
-	b = append(b, "v1:row:"...)
+	var buf [64]byte
+	b := append(buf[:0], "v1:row:"...)
 	b = strconv.AppendUint(b, user, 10)
 	b = append(b, ':')
 	b = strconv.AppendUint(b, ticket, 10)
@@ -29,8 +31,8 @@ func rowID(user, ticket uint64, row int) string {
 }
 
 func twoID(prefix string, a, b uint64) string {
-	buf := make([]byte, 0, len(prefix)+42)
-	buf = append(buf, prefix...)
+	var arr [64]byte
+	buf := append(arr[:0], prefix...)
 	buf = strconv.AppendUint(buf, a, 10)
 	buf = append(buf, ':')
 	buf = strconv.AppendUint(buf, b, 10)

@@ -53,10 +53,20 @@ type lang struct {
 	creditSmall [100]affix
 	creditLarge affix
 	creditFast  bool
+	// card holds the fixed words of the ticket and chest cards.
+	card cardWords
 	// The App's lines of a finished card: a win per symbol around the
 	// prize, and the key found. Set by App.localizeCard.
 	win      [game.NumSymbols]affix
 	keyFound string
+}
+
+// cardWords are the fixed words of the cards, read once from the plain
+// messages rather than looked up by id on every card.
+type cardWords struct {
+	title, hint, loss, chestWon, resumed string
+	fieldChest, fieldBalance             string
+	auto, chest, chestTitle, chestClosed string
 }
 
 // affix is the text around a value, localized once with a marker in its place.
@@ -107,6 +117,13 @@ func newCatalog() (*catalog, error) {
 		l.againLabel = l.T("btn_again", map[string]any{"Stake": l.Amount(game.Stake)})
 		for k := range l.keysLines {
 			l.keysLines[k] = padlocks(k) + " " + l.P("keys", k, map[string]any{"Count": k})
+		}
+		l.card = cardWords{
+			title: l.T("card_title", nil), hint: l.T("card_hint", nil), loss: l.T("card_loss", nil),
+			chestWon: l.T("card_chest_won", nil), resumed: l.T("card_resumed", nil),
+			fieldChest: l.T("field_chest", nil), fieldBalance: l.T("field_balance", nil),
+			auto: l.T("btn_auto", nil), chest: l.T("btn_chest", nil),
+			chestTitle: l.T("chest_title", nil), chestClosed: l.T("chest_closed", nil),
 		}
 		if err := l.initCredits(); err != nil {
 			return nil, err

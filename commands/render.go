@@ -32,6 +32,14 @@ const (
 	winMark   = "⭐"
 )
 
+// The buttons' emoji, shared by every card (never modified).
+var (
+	arrowEmoji = &discordgo.ComponentEmoji{Name: arrowMark}
+	autoEmoji  = &discordgo.ComponentEmoji{Name: "⚡"}
+	againEmoji = &discordgo.ComponentEmoji{Name: "🔁"}
+	chestEmoji = &discordgo.ComponentEmoji{Name: "🗝️"}
+)
+
 var lotEmoji = [game.NumLots]string{"💰", "🪙", "🥈", "🥉"}
 
 // ticketView is what the card of a ticket shows, derived from the stored
@@ -155,14 +163,14 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 	var b strings.Builder
 	b.Grow(512)
 	if v.resumed {
-		b.WriteString(l.T("card_resumed", nil))
+		b.WriteString(l.card.resumed)
 		b.WriteString("\n\n")
 	}
 	a.gridText(&b, t)
 	b.WriteByte('\n')
 	colour := colourOpen
 	if !v.done() {
-		b.WriteString(l.T("card_hint", nil))
+		b.WriteString(l.card.hint)
 	} else {
 		o := t.Outcome
 		if o.Tier.Winning() {
@@ -170,7 +178,7 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 			b.WriteString(a.winLine(l, o.Tier.Symbol(), o.Prize))
 		} else {
 			colour = colourLoss
-			b.WriteString(l.T("card_loss", nil))
+			b.WriteString(l.card.loss)
 		}
 		if o.Key {
 			b.WriteByte('\n')
@@ -179,17 +187,17 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 		if t.Chest {
 			colour = colourChest
 			b.WriteByte('\n')
-			b.WriteString(l.T("card_chest_won", nil))
+			b.WriteString(l.card.chestWon)
 		}
 	}
 	keys := v.keysShown()
 	e := &discordgo.MessageEmbed{
-		Title:       l.T("card_title", nil),
+		Title:       l.card.title,
 		Description: b.String(),
 		Color:       colour,
 		Fields: []*discordgo.MessageEmbedField{
-			{Name: l.T("field_chest", nil), Value: l.keysLine(keys), Inline: true},
-			{Name: l.T("field_balance", nil), Value: l.Credits(v.balanceShown()), Inline: true},
+			{Name: l.card.fieldChest, Value: l.keysLine(keys), Inline: true},
+			{Name: l.card.fieldBalance, Value: l.Credits(v.balanceShown()), Inline: true},
 		},
 		Footer: &discordgo.MessageEmbedFooter{
 			Text: l.footerPrefix + strconv.FormatUint(t.ID, 10) + l.footerSuffix,
@@ -222,15 +230,15 @@ func (a *App) arrowRow(l *lang, v *ticketView) discordgo.ActionsRow {
 	for r := 0; r < 3; r++ {
 		comps = append(comps, discordgo.Button{
 			Label:    l.rowLabels[r],
-			Emoji:    &discordgo.ComponentEmoji{Name: arrowMark},
+			Emoji:    arrowEmoji,
 			Style:    discordgo.PrimaryButton,
 			CustomID: rowID(v.user, t.ID, r),
 			Disabled: t.Drawn && t.Revealed&(1<<r) != 0,
 		})
 	}
 	comps = append(comps, discordgo.Button{
-		Label:    l.T("btn_auto", nil),
-		Emoji:    &discordgo.ComponentEmoji{Name: "⚡"},
+		Label:    l.card.auto,
+		Emoji:    autoEmoji,
 		Style:    discordgo.SecondaryButton,
 		CustomID: autoID(v.user, t.ID),
 		Disabled: v.done(),
@@ -241,7 +249,7 @@ func (a *App) arrowRow(l *lang, v *ticketView) discordgo.ActionsRow {
 func againButton(l *lang, user, ticket uint64) discordgo.Button {
 	return discordgo.Button{
 		Label:    l.againLabel,
-		Emoji:    &discordgo.ComponentEmoji{Name: "🔁"},
+		Emoji:    againEmoji,
 		Style:    discordgo.SuccessButton,
 		CustomID: againID(user, ticket),
 	}
@@ -249,8 +257,8 @@ func againButton(l *lang, user, ticket uint64) discordgo.Button {
 
 func (a *App) chestButton(l *lang, user uint64, seq int64) discordgo.Button {
 	return discordgo.Button{
-		Label:    l.T("btn_chest", nil),
-		Emoji:    &discordgo.ComponentEmoji{Name: "🗝️"},
+		Label:    l.card.chest,
+		Emoji:    chestEmoji,
 		Style:    discordgo.SuccessButton,
 		CustomID: chestID(user, seq),
 	}
@@ -260,15 +268,15 @@ func (a *App) chestButton(l *lang, user uint64, seq int64) discordgo.Button {
 // nil, else opened with the lot found and "Play again".
 func (a *App) chestCard(l *lang, user uint64, p storage.Player, c *game.Chest) *discordgo.InteractionResponseData {
 	e := &discordgo.MessageEmbed{
-		Title: l.T("chest_title", nil),
+		Title: l.card.chestTitle,
 		Color: colourChest,
 		Fields: []*discordgo.MessageEmbedField{
-			{Name: l.T("field_balance", nil), Value: l.Credits(p.Balance), Inline: true},
+			{Name: l.card.fieldBalance, Value: l.Credits(p.Balance), Inline: true},
 		},
 	}
 	var row discordgo.ActionsRow
 	if c == nil {
-		e.Description = padlocks(game.MaxKeys) + "\n" + l.T("chest_closed", nil)
+		e.Description = padlocks(game.MaxKeys) + "\n" + l.card.chestClosed
 		row.Components = []discordgo.MessageComponent{a.chestButton(l, user, p.ChestSeq+1)}
 	} else {
 		lot := c.Lot
