@@ -15,7 +15,7 @@ import (
 
 // benchStore answers every call at once with canned state, so that the
 // handler benchmarks measure the handlers' own overhead: routing, parsing,
-// rendering, translation, the dispatch goroutine — everything but the store
+// rendering, translation, the deferral timer — everything but the store
 // and the network. (The stores have their own benchmarks.)
 type benchStore struct {
 	storage.Store
