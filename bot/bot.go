@@ -2,12 +2,14 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -117,6 +119,7 @@ func New(opts Options, h Handler) (*Bot, error) {
 	b := &Bot{opts: opts, h: h, log: opts.Logger, s: s, ready: make(chan struct{})}
 	b.handleCtx, b.cancel = context.WithCancel(context.Background())
 	s.AddHandler(b.onInteraction)
+	s.AddHandler(b.onRawEvent)
 	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
 		b.log.Info("gateway ready", "session", r.SessionID, "user", userID(r.User), "shard", opts.ShardID)
 	})
@@ -251,8 +254,8 @@ func (b *Bot) shutdown() error {
 
 // onInteraction runs in its own goroutine (discordgo's SyncEvents=false).
 func (b *Bot) onInteraction(s *discordgo.Session, ic *discordgo.InteractionCreate) {
-	if ic == nil || ic.Interaction == nil {
-		return
+	if ic == nil || ic.Interaction == nil || ic.ID == "" || ic.Token == "" {
+		return // discordgo could not decode it: onRawEvent answers it
 	}
 	b.mu.Lock()
 	if b.closing {
@@ -271,6 +274,75 @@ func (b *Bot) onInteraction(s *discordgo.Session, ic *discordgo.InteractionCreat
 	}()
 	b.handled.Add(1)
 	b.h.Handle(b.handleCtx, responder{s}, ic.Interaction)
+}
+
+// onRawEvent answers the interactions discordgo could not decode. discordgo
+// logs the decode error and still dispatches an empty Interaction (no id, no
+// token), which onInteraction skips; the user would see "This interaction
+// failed" after 3 s. Here the few fields needed to answer are read leniently
+// from the raw payload and the user gets a short apology.
+func (b *Bot) onRawEvent(s *discordgo.Session, e *discordgo.Event) {
+	if e == nil || e.Type != "INTERACTION_CREATE" {
+		return
+	}
+	if ic, ok := e.Struct.(*discordgo.InteractionCreate); ok && ic.Interaction != nil && ic.ID != "" && ic.Token != "" {
+		return // decoded: onInteraction has it
+	}
+	i, err := decodeLeniently(e.RawData)
+	if err != nil {
+		b.log.Error("interaction not decodable, not answerable", "err", err, "bytes", len(e.RawData))
+		return
+	}
+	b.mu.Lock()
+	if b.closing {
+		b.mu.Unlock()
+		b.dropped.Add(1)
+		return
+	}
+	b.inflight.Add(1)
+	b.mu.Unlock()
+	defer b.inflight.Done()
+	b.log.Error("interaction not decodable; answering with an apology", "interaction", i.ID, "type", i.Type)
+	ctx, cancel := context.WithTimeout(b.handleCtx, 3*time.Second)
+	defer cancel()
+	if err := (responder{s}).Respond(ctx, i, apology(i.Locale)); err != nil {
+		b.log.Warn("apology failed", "interaction", i.ID, "err", err)
+	}
+}
+
+// decodeLeniently reads what answering needs (id, token, type, locale) from
+// an INTERACTION_CREATE payload whose other fields may be malformed.
+func decodeLeniently(raw []byte) (*discordgo.Interaction, error) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Token  string          `json:"token"`
+		Type   int             `json:"type"`
+		Locale any             `json:"locale"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("decode interaction envelope: %w", err)
+	}
+	id := strings.Trim(string(m.ID), `"`)
+	if _, err := strconv.ParseUint(id, 10, 64); err != nil || m.Token == "" {
+		return nil, fmt.Errorf("interaction without a usable id (%q) or token", id)
+	}
+	i := &discordgo.Interaction{ID: id, Token: m.Token, Type: discordgo.InteractionType(m.Type)}
+	if l, ok := m.Locale.(string); ok {
+		i.Locale = discordgo.Locale(l)
+	}
+	return i, nil
+}
+
+// apology is the private answer to an interaction the bot could not read.
+func apology(locale discordgo.Locale) *discordgo.InteractionResponse {
+	msg := "⚠️ Sorry, this request could not be read. Nothing was changed; please try again."
+	if strings.HasPrefix(string(locale), "fr") {
+		msg = "⚠️ Désolé, cette demande n'a pas pu être lue. Rien n'a changé ; réessayez."
+	}
+	return &discordgo.InteractionResponse{
+		Type: discordgo.InteractionResponseChannelMessageWithSource,
+		Data: &discordgo.InteractionResponseData{Content: msg, Flags: discordgo.MessageFlagsEphemeral},
+	}
 }
 
 // responder answers through the session's REST calls.
