@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,7 +46,8 @@ type mitm struct {
 
 	mu      sync.Mutex
 	mutates []func(d map[string]any)
-	applied chan string // IDs of interactions mutated, in order
+	always  func(d map[string]any) // applied to every interaction, if set
+	applied chan string            // IDs of interactions mutated by next, in order
 }
 
 func newMITM(tb testing.TB, fakeURL string) *mitm {
@@ -54,7 +56,7 @@ func newMITM(tb testing.TB, fakeURL string) *mitm {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	m := &mitm{tb: tb, fake: u, applied: make(chan string, 64)}
+	m := &mitm{tb: tb, fake: u, applied: make(chan string, 1024)}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	rp.ModifyResponse = func(r *http.Response) error {
 		p := r.Request.URL.Path
@@ -164,15 +166,17 @@ func (m *mitm) rewrite(data []byte) []byte {
 		if len(m.mutates) > 0 {
 			f, m.mutates = m.mutates[0], m.mutates[1:]
 		}
+		always := m.always
 		m.mu.Unlock()
-		if f == nil {
+		if always != nil {
+			always(d)
+		} else if f == nil {
 			return data
 		}
-		id, _ := d["id"].(string)
-		f(d)
-		select {
-		case m.applied <- id:
-		default:
+		if f != nil {
+			id, _ := d["id"].(string)
+			f(d)
+			m.applied <- id // buffered: tests read it back
 		}
 	default:
 		return data
@@ -1548,5 +1552,85 @@ func TestQASlowStore(t *testing.T) {
 	q.noFailures()
 	if p := q.player(alice); p.Balance != bal || p.Stats.Plays != 1 {
 		t.Errorf("alice: balance %d, %d plays; want %d and 1", p.Balance, p.Stats.Plays, bal)
+	}
+}
+
+// TestQACrowd: 30 players buy and reveal at the same moment while 100
+// forged presses arrive: every interaction is acknowledged within 3 s and
+// every player's books are exact.
+func TestQACrowd(t *testing.T) {
+	t.Parallel()
+	q := newQA(t, boltEnv(t))
+	q.draw.set(storetest.Win(game.TierCandle, 100))
+	const players = 30
+	users := make([]string, players)
+	for i := range users {
+		users[i] = fmt.Sprintf("4000000000000000%02d", i)
+	}
+	// Something to press for the forged presses.
+	bait := q.slash(fakediscord.Slash{User: carol, Name: "play"}).Message
+	press := button(t, bait, "v1:row:")
+	var wg sync.WaitGroup
+	for _, u := range users {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p, err := q.srv.Slash(q.ctx(), fakediscord.Slash{Guild: guild, Channel: chan1, User: u, Name: "play"})
+			if err != nil {
+				t.Errorf("%s /play: %v", u, err)
+				return
+			}
+			r, err := p.Wait(q.ctx())
+			if err != nil || r.Latency >= 3*time.Second || r.Message == nil {
+				t.Errorf("%s /play: %v after %v", u, err, r.Latency)
+				return
+			}
+			id := ""
+			for _, b := range fakediscord.Buttons(r.Message) {
+				if strings.HasPrefix(b.CustomID, "v1:auto:") {
+					id = b.CustomID
+				}
+			}
+			p, err = q.srv.Click(q.ctx(), fakediscord.Click{Message: r.Message.ID, CustomID: id, User: u})
+			if err != nil {
+				t.Errorf("%s Auto: %v", u, err)
+				return
+			}
+			r, err = p.Wait(q.ctx())
+			if err != nil || r.Latency >= 3*time.Second {
+				t.Errorf("%s Auto: %v after %v", u, err, r.Latency)
+			}
+		}()
+	}
+	var forged []*fakediscord.Pending
+	var n atomic.Int64
+	q.m.mu.Lock()
+	q.m.always = func(d map[string]any) { // only the presses of carol's bait
+		if dd := dataOf(d); dd != nil && dd["custom_id"] == press {
+			i := n.Add(1)
+			dd["custom_id"] = fmt.Sprintf("junk:%d:%s", i, strings.Repeat("z", int(i)))
+		}
+	}
+	q.m.mu.Unlock()
+	for range 100 {
+		p, err := q.srv.Click(q.ctx(), fakediscord.Click{Message: bait.ID, CustomID: press, User: carol})
+		if err != nil {
+			t.Fatalf("forged press %d of 100: %v (mutated %d)", len(forged), err, n.Load())
+		}
+		forged = append(forged, p)
+	}
+	for _, p := range forged {
+		r, err := p.Wait(q.ctx())
+		if err != nil || r.Latency >= 3*time.Second || !r.Ephemeral {
+			t.Errorf("forged press: %v after %v, ephemeral %v", err, r.Latency, r.Ephemeral)
+		}
+	}
+	wg.Wait()
+	q.stop()
+	q.noFailures()
+	for _, u := range users {
+		if p := q.player(u); p.Balance != 2000-game.Stake+100 || p.Stats.Plays != 1 {
+			t.Errorf("%s: balance %d, %d plays; want %d, 1", u, p.Balance, p.Stats.Plays, 2000-game.Stake+100)
+		}
 	}
 }
