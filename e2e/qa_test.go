@@ -982,6 +982,12 @@ func TestQAResetGuildAndSettings(t *testing.T) {
 // answer.
 func (q *qa) burst(msg, customID, user string, n int) []fakediscord.Response {
 	q.t.Helper()
+	return q.burstP(msg, customID, user, 0, n)
+}
+
+// burstP is burst by a member with permissions perms (0: a plain member).
+func (q *qa) burstP(msg, customID, user string, perms int64, n int) []fakediscord.Response {
+	q.t.Helper()
 	cur, ok := q.srv.Message(msg)
 	if !ok {
 		q.t.Fatalf("burst: no message %s", msg)
@@ -999,7 +1005,7 @@ func (q *qa) burst(msg, customID, user string, n int) []fakediscord.Response {
 	ps := make([]*fakediscord.Pending, n)
 	for i := range n {
 		q.m.next(func(d map[string]any) { dataOf(d)["custom_id"] = customID })
-		p, err := q.srv.Click(q.ctx(), fakediscord.Click{Message: msg, CustomID: press, User: user})
+		p, err := q.srv.Click(q.ctx(), fakediscord.Click{Message: msg, CustomID: press, User: user, Perms: perms})
 		if err != nil {
 			q.t.Fatalf("burst %d: %v", i, err)
 		}
@@ -1633,4 +1639,97 @@ func TestQACrowd(t *testing.T) {
 			t.Errorf("%s: balance %d, %d plays; want %d, 1", u, p.Balance, p.Stats.Plays, 2000-game.Stake+100)
 		}
 	}
+}
+
+// TestQAResetsAndDoubles: /daily twice at once pays once; a reset player's
+// old buttons (an open ticket, a due chest) are refused and pay nothing.
+func TestQAResetsAndDoubles(t *testing.T) {
+	t.Parallel()
+	q := newQA(t, boltEnv(t))
+
+	// /daily ×2 at once.
+	var ps []*fakediscord.Pending
+	for range 2 {
+		p, err := q.srv.Slash(q.ctx(), fakediscord.Slash{Guild: guild, Channel: chan1, User: bob, Name: "daily"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	paid := 0
+	for _, p := range ps {
+		r := q.answered(p, nil, "/daily ×2")
+		sane(t, "/daily ×2", text(r.Message))
+		if !r.Ephemeral || strings.Contains(text(r.Message), "received") {
+			paid++
+		}
+	}
+	if paid != 1 {
+		t.Errorf("/daily twice at once: %d answers say paid, want 1", paid)
+	}
+	if got := shownBalance(t, q.slash(fakediscord.Slash{User: bob, Name: "balance"}).Message); got != 2500 {
+		t.Errorf("bob after /daily ×2: %d, want 2500", got)
+	}
+
+	// Alice: an open, drawn-but-hidden winning ticket; reset; old buttons.
+	q.draw.set(storetest.Win(game.TierSabre, 500))
+	card := q.slash(fakediscord.Slash{User: alice, Name: "play"}).Message
+	card = q.click(card, "v1:row:"+alice+":1:1", alice).Message // drawn, row 2 shown
+	r := q.slash(modSlash("reset", "", opt("user", alice), opt("reason", "test")))
+	sane(t, "reset", text(r.Message))
+	q.refused(q.click(card, "v1:auto:", alice), "Auto on a reset player's ticket")
+	// Carol: a due chest; reset; the chest button.
+	q.draw.set(storetest.Loss(true))
+	c := q.slash(fakediscord.Slash{User: carol, Name: "play"}).Message
+	for i := range 3 {
+		c = q.click(c, "v1:auto:", carol).Message
+		if i < 2 {
+			c = q.click(c, "v1:again:", carol).Message
+		}
+	}
+	if !hasButton(c, "v1:chest:") {
+		t.Fatalf("carol: no chest after three keys: %q", text(c))
+	}
+	q.slash(modSlash("reset", "", opt("user", carol)))
+	q.refused(q.click(c, "v1:chest:", carol), "the chest of a reset player")
+	for _, u := range []string{alice, carol} {
+		r := q.slash(fakediscord.Slash{User: u, Name: "balance"})
+		if got := shownBalance(t, r.Message); got != 2000 || !strings.Contains(text(r.Message), "0 keys") {
+			t.Errorf("%s after reset and old buttons: %d, %q", u, got, oneLine(text(r.Message)))
+		}
+	}
+	// A new play after the reset starts at ticket... whatever the store says, and costs one stake.
+	q.draw.set(storetest.Loss(false))
+	nc := q.slash(fakediscord.Slash{User: alice, Name: "play"}).Message
+	if got := shownBalance(t, nc); got != 2000-game.Stake {
+		t.Errorf("alice's first play after reset shows %d", got)
+	}
+
+	q.stop()
+	q.noFailures()
+}
+
+// TestQAResetGuildConfirmOnce: the reset-guild confirmation pressed three
+// times at once (a double click) must reset the server once.
+func TestQAResetGuildConfirmOnce(t *testing.T) {
+	t.Skip("bug: concurrent presses of the reset-guild confirmation each reset the server (3 audit entries); see qa-findings.md F12")
+	t.Parallel()
+	q := newQA(t, boltEnv(t))
+	q.slash(fakediscord.Slash{User: alice, Name: "play"})
+	// Reset-guild confirmed three times at once.
+	m := q.slash(modSlash("reset-guild", "")).Message
+	rs := q.burstP(m.ID, button(t, m, "v1:rg:"), mod, fakediscord.PermsModerator, 3)
+	done := 0
+	for _, r := range rs {
+		if r.Message != nil && strings.Contains(text(r.Message), "were reset") {
+			done++
+		}
+	}
+	a := text(q.slash(modSlash("audit", "")).Message)
+	if n := strings.Count(a, "`reset-guild`"); n != 1 {
+		t.Errorf("reset-guild confirmed ×3 at once: %d audit entries (answers saying done: %d)", n, done)
+	}
+	t.Logf("audit → %q", oneLine(a))
+	q.stop()
+	q.noFailures()
 }
