@@ -21,6 +21,11 @@
 // with context and answered with a short apology. Handle recovers panics
 // and answers within Discord's 3 seconds, deferring when a handler is slow.
 //
+// /play reads a guild's settings (allowed channel, public plays) through a
+// short per-App cache (Config.SettingsTTL, 1 s by default): /admin settings
+// clears it at once in the same process; other processes sharing the store
+// see a change within the TTL.
+//
 // Usage, in the bot:
 //
 //	app := commands.New(commands.Config{Observer: metrics, Logger: log}, store)
