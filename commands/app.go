@@ -96,6 +96,7 @@ type App struct {
 	defs     []*discordgo.ApplicationCommand
 	buttons  router
 	settings *settingsCache
+	players  playerLocks
 }
 
 // handlerFunc handles one command or button. It returns the reply to send,
@@ -273,7 +274,16 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 	ans.mu.Lock() // late reads ans.timer under the mutex
 	ans.timer = time.AfterFunc(min(a.cfg.DeferAfter, a.cfg.Timeout), func() { a.late(ctx, r, rq, ans, start) })
 	ans.mu.Unlock()
-	res := a.call(hctx, h, rq)
+	var res result
+	unlock, err := a.players.lock(hctx, playerKey{rq.guild, rq.user})
+	if err != nil {
+		res = result{err: internal("wait_player", err)}
+	} else {
+		// Held until the answer below is sent (deferred to after ans.mu's
+		// unlock): this player's answers leave in the store's order.
+		defer unlock()
+		res = a.call(hctx, h, rq)
+	}
 	ans.timer.Stop()
 	ans.mu.Lock()
 	defer ans.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
@@ -135,8 +136,8 @@ func (a *App) adminGrant(ctx context.Context, rq *request, o opts, reason string
 		return reply{}, err
 	}
 	s, ok := o.str("amount")
-	if !ok {
-		return reply{}, userErr("err_bad_amount", nil)
+	if !ok { // missing, or not a string (another client's payload)
+		return reply{}, userErr("err_amount_option", nil)
 	}
 	cents, err := parseCredits(s, !set)
 	if err != nil {
@@ -209,39 +210,62 @@ func (a *App) adminResetGuild(rq *request, reason string) (reply, error) {
 
 // confirmCheck checks a reset-guild button: the same moderator, still a
 // moderator, within the confirmation's lifetime.
-func (a *App) confirmCheck(rq *request) error {
+func (a *App) confirmCheck(rq *request) (asked time.Time, err error) {
 	if err := rq.owner(); err != nil {
-		return err
+		return asked, err
 	}
 	if rq.perms&modPerms == 0 {
-		return userErr("err_not_moderator", nil)
+		return asked, userErr("err_not_moderator", nil)
 	}
 	ts, ok := parseUint(rq.p.get("ts"), 1, 1<<62)
 	if !ok {
-		return userErr("err_stale_button", nil)
+		return asked, userErr("err_stale_button", nil)
 	}
 	now := a.cfg.Now()
-	asked := int64(ts)
-	if asked > now.Unix()+60 || now.Unix()-asked > int64(a.cfg.ConfirmTTL.Seconds()) {
-		return userErr("err_confirm_expired", nil)
+	if int64(ts) > now.Unix()+60 || now.Unix()-int64(ts) > int64(a.cfg.ConfirmTTL.Seconds()) {
+		return asked, userErr("err_confirm_expired", nil)
 	}
-	return nil
+	return time.Unix(int64(ts), 0), nil
 }
 
 func (a *App) handleResetConfirm(ctx context.Context, rq *request) (reply, error) {
-	if err := a.confirmCheck(rq); err != nil {
+	asked, err := a.confirmCheck(rq)
+	if err != nil {
 		return reply{}, err
 	}
-	reason := confirmReason(rq.i)
-	n, err := a.store.ResetGuild(ctx, rq.user, rq.guild, reason)
+	// A confirmation acts once: pressed again (a double click, a retry), it
+	// shows the reset it already made. The moderator's interactions are
+	// serialised (playerLocks), so the second press sees the first's entry.
+	n, done, err := a.resetSince(ctx, rq, asked)
 	if err != nil {
-		return reply{}, internal("reset_guild", err)
+		return reply{}, internal("audit", err)
+	}
+	if !done {
+		if n, err = a.store.ResetGuild(ctx, rq.user, rq.guild, confirmReason(rq.i)); err != nil {
+			return reply{}, internal("reset_guild", err)
+		}
 	}
 	l := rq.l
 	e := infoEmbed(l.T("rg_title", nil), "✅ "+l.P("rg_done", n, map[string]any{"Count": n}), colourInfo)
 	return reply{update: true, data: &discordgo.InteractionResponseData{
 		Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}, AllowedMentions: noMentions,
 	}}, nil
+}
+
+// resetSince looks in the guild's audit log for a reset of the guild by this
+// moderator since asked (the confirmation's time): done tells whether there
+// is one, n how many players it reset.
+func (a *App) resetSince(ctx context.Context, rq *request, asked time.Time) (n int, done bool, err error) {
+	es, err := a.store.Audit(ctx, rq.guild, 50)
+	if err != nil {
+		return 0, false, err
+	}
+	for _, e := range es {
+		if e.Action == "reset-guild" && e.Actor == rq.user && !e.At.Before(asked) {
+			return int(e.Amount), true, nil
+		}
+	}
+	return 0, false, nil
 }
 
 func (a *App) handleResetCancel(_ context.Context, rq *request) (reply, error) {
@@ -271,6 +295,9 @@ func (a *App) adminSettings(ctx context.Context, rq *request, o opts, reason str
 	if err != nil {
 		return reply{}, internal("settings", err)
 	}
+	if err := o.checkTypes(settingsOptions); err != nil {
+		return reply{}, err
+	}
 	changed := false
 	if s, ok := o.str("starting-balance"); ok {
 		if set.StartingBalance, err = parseCredits(s, false); err != nil {
@@ -288,7 +315,7 @@ func (a *App) adminSettings(ctx context.Context, rq *request, o opts, reason str
 		set.PublicPlays, changed = v, true
 	}
 	if ch, present, ok := o.snowflake("channel"); present {
-		if !ok {
+		if !ok || !o.textChannel(ch) {
 			return reply{}, userErr("err_bad_option", nil)
 		}
 		set.Channel, changed = ch, true
@@ -403,6 +430,41 @@ func (o opts) get(name string, typ discordgo.ApplicationCommandOptionType) (any,
 		}
 	}
 	return nil, false
+}
+
+// settingsOptions are the types of /admin settings' options.
+var settingsOptions = map[string]discordgo.ApplicationCommandOptionType{
+	"starting-balance": discordgo.ApplicationCommandOptionString,
+	"daily-amount":     discordgo.ApplicationCommandOptionString,
+	"public-plays":     discordgo.ApplicationCommandOptionBoolean,
+	"channel":          discordgo.ApplicationCommandOptionChannel,
+	"any-channel":      discordgo.ApplicationCommandOptionBoolean,
+	"reason":           discordgo.ApplicationCommandOptionString,
+}
+
+// checkTypes refuses an option of another type than its definition's, or
+// without a value: a payload Discord would not send, which would otherwise be
+// read as the option being absent and silently ignored.
+func (o opts) checkTypes(types map[string]discordgo.ApplicationCommandOptionType) error {
+	for _, x := range o.list {
+		if x == nil {
+			continue
+		}
+		if want, known := types[x.Name]; known && (x.Type != want || x.Value == nil) {
+			return userErr("err_bad_option", nil)
+		}
+	}
+	return nil
+}
+
+// textChannel reports whether the channel id, as resolved by Discord, is a
+// text channel (the option's ChannelTypes); unresolved ids pass.
+func (o opts) textChannel(id uint64) bool {
+	if o.resolved == nil {
+		return true
+	}
+	c := o.resolved.Channels[strconv.FormatUint(id, 10)]
+	return c == nil || c.Type == discordgo.ChannelTypeGuildText
 }
 
 func (o opts) str(name string) (string, bool) {

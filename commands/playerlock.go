@@ -1,0 +1,67 @@
+package commands
+
+import (
+	"context"
+	"sync"
+)
+
+// playerLocks serialises one player's interactions within this process:
+// each holds its player's lock from its store call until its answer has been
+// sent, so that the cards a quick succession of clicks updates reach Discord
+// in the order the store saw them (the last card shows the latest state), and
+// a confirmation pressed twice at once is acted on once. Gateway sharding
+// sends all of a guild's interactions to one process, so a lock per process is
+// enough there. Locks exist only while held or waited for: memory does not
+// grow with the players seen.
+type playerLocks struct {
+	mu sync.Mutex
+	m  map[playerKey]*playerLock
+}
+
+type playerKey struct{ guild, user uint64 }
+
+type playerLock struct {
+	ch   chan struct{} // holds one token while locked
+	refs int           // holders and waiters; guarded by playerLocks.mu
+}
+
+// lock waits for the player's lock until ctx ends. On success, the caller
+// must call the returned unlock exactly once.
+func (ls *playerLocks) lock(ctx context.Context, k playerKey) (unlock func(), err error) {
+	ls.mu.Lock()
+	if ls.m == nil {
+		ls.m = make(map[playerKey]*playerLock)
+	}
+	l := ls.m[k]
+	if l == nil {
+		l = &playerLock{ch: make(chan struct{}, 1)}
+		ls.m[k] = l
+	}
+	l.refs++
+	ls.mu.Unlock()
+	select {
+	case l.ch <- struct{}{}:
+		return func() {
+			<-l.ch
+			ls.release(k, l)
+		}, nil
+	case <-ctx.Done():
+		ls.release(k, l)
+		return nil, ctx.Err()
+	}
+}
+
+func (ls *playerLocks) release(k playerKey, l *playerLock) {
+	ls.mu.Lock()
+	if l.refs--; l.refs == 0 {
+		delete(ls.m, k)
+	}
+	ls.mu.Unlock()
+}
+
+// size returns how many players have a lock held or waited for.
+func (ls *playerLocks) size() int {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return len(ls.m)
+}

@@ -1,0 +1,88 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestPlayerLocksSerialiseOnePlayerOnly(t *testing.T) {
+	var ls playerLocks
+	ctx := context.Background()
+	alice, bob := playerKey{1, 10}, playerKey{1, 11}
+	unlockA, err := ls.lock(ctx, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another player is not held up.
+	unlockB, err := ls.lock(ctx, bob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlockB()
+	// The same player waits until the holder unlocks.
+	got := make(chan struct{})
+	go func() {
+		unlock, err := ls.lock(ctx, alice)
+		if err != nil {
+			t.Error(err)
+			close(got)
+			return
+		}
+		close(got)
+		unlock()
+	}()
+	select {
+	case <-got:
+		t.Fatal("a second lock of the same player did not wait")
+	case <-time.After(20 * time.Millisecond):
+	}
+	unlockA()
+	<-got
+	// A waiter gives up with its context.
+	unlockA, _ = ls.lock(ctx, alice)
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := ls.lock(cctx, alice); !errors.Is(err, context.Canceled) {
+		t.Fatalf("lock with a cancelled context: %v", err)
+	}
+	unlockA()
+	if n := ls.size(); n != 0 {
+		t.Fatalf("%d locks kept after every holder left; memory would grow with players", n)
+	}
+}
+
+func TestPlayerLocksUnderContention(t *testing.T) {
+	var ls playerLocks
+	var mu sync.Mutex
+	inside := map[playerKey]int{}
+	var wg sync.WaitGroup
+	for g := range 64 {
+		wg.Go(func() {
+			k := playerKey{1, uint64(g % 4)}
+			for range 200 {
+				unlock, err := ls.lock(context.Background(), k)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				inside[k]++
+				if inside[k] != 1 {
+					t.Errorf("%d holders of %v at once", inside[k], k)
+				}
+				mu.Unlock()
+				mu.Lock()
+				inside[k]--
+				mu.Unlock()
+				unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if n := ls.size(); n != 0 {
+		t.Fatalf("%d locks kept", n)
+	}
+}
