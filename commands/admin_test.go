@@ -261,3 +261,14 @@ func testInfoCommands(t *testing.T, newEnv func(testing.TB) *env) {
 		t.Fatalf("rules:\n%s", r.text())
 	}
 }
+
+func TestAdminDebitReadsAsALoss(t *testing.T) {
+	e := newEnv(t)
+	h := e.admin(moderator, modPermsSet, "grant", opt{"user", optUser, "1000000000000000002"}, opt{"amount", optString, "-5"})
+	if !strings.Contains(h.text(), "lost 5.00 credits") || strings.Contains(h.text(), "-5") {
+		t.Fatalf("a negative grant reads:\n%s", h.text())
+	}
+	if p := e.player(bob); p.Balance != startCents-500 {
+		t.Fatalf("bob after a debit of 5: %d", p.Balance)
+	}
+}

@@ -161,12 +161,15 @@ func (a *App) adminGrant(ctx context.Context, rq *request, o opts, reason string
 		return reply{}, internal(op, err)
 	}
 	l := rq.l
-	msg := "admin_granted"
-	if set {
+	msg, amount := "admin_granted", cents
+	switch {
+	case set:
 		msg = "admin_set"
+	case cents < 0:
+		msg, amount = "admin_debited", -cents // "lost 5.00", not "received -5.00"
 	}
 	return adminDone(l.T(msg, map[string]any{
-		"Amount": l.Credits(cents), "User": mention(target), "Balance": l.Credits(p.Balance),
+		"Amount": l.Credits(amount), "User": mention(target), "Balance": l.Credits(p.Balance),
 	}), reason, l), nil
 }
 

@@ -70,7 +70,7 @@ func TestLocalesComplete(t *testing.T) {
 			used[m[1]] = true
 		}
 	}
-	for _, id := range []string{"admin_granted", "admin_set"} {
+	for _, id := range []string{"admin_granted", "admin_debited", "admin_set"} {
 		used[id] = true
 	}
 	for s := game.Symbol(0); s < game.NumSymbols; s++ {

@@ -54,33 +54,57 @@ type ticketView struct {
 // done reports whether every row is shown.
 func (v *ticketView) done() bool { return !v.t.Open() }
 
-// keysShown is the number of keys the card's padlocks show: the keys held
-// before the draw while rows are hidden (so the card does not give the result
-// away), after it once all is shown (3 when this ticket opened the chest).
+// The card tells what its revealed rows show, no more, no less: the prize
+// counts in the balance once the winning row is shown, the key in the
+// padlocks once the row holding it is shown. Before that the card does not
+// give the result away; after, it agrees with the credits paid.
+
+// rowShown reports whether row r of the ticket is revealed.
+func (v *ticketView) rowShown(r int) bool { return r >= 0 && r < 3 && v.t.Revealed&(1<<r) != 0 }
+
+// prizeShown reports whether the ticket's prize (if any) is on the card.
+func (v *ticketView) prizeShown() bool {
+	o := v.t.Outcome
+	return v.t.Drawn && o.Tier.Winning() && v.rowShown(int(o.Row))
+}
+
+// keyShown reports whether the key this ticket found (if any) is on the card.
+func (v *ticketView) keyShown() bool {
+	if !v.t.Drawn || !v.t.Outcome.Key {
+		return false
+	}
+	for i, s := range v.t.Outcome.Grid {
+		if s == game.Key {
+			return v.rowShown(i / 3)
+		}
+	}
+	return v.done()
+}
+
+// keysShown is the number of keys the card's padlocks show (3 when this
+// ticket's key opened the chest).
 func (v *ticketView) keysShown() int {
 	t := v.t
-	if !t.Drawn {
+	switch {
+	case !t.Drawn:
 		return v.p.Keys
-	}
-	if !v.done() {
-		switch {
-		case t.Chest:
-			return game.MaxKeys - 1
-		case t.Outcome.Key:
-			return t.KeysAfter - 1
-		}
+	case !t.Outcome.Key:
 		return t.KeysAfter
-	}
-	if t.Chest {
+	case !v.keyShown(): // the keys held before the draw
+		if t.Chest {
+			return game.MaxKeys - 1
+		}
+		return t.KeysAfter - 1
+	case t.Chest:
 		return game.MaxKeys
 	}
 	return t.KeysAfter
 }
 
-// balanceShown is the balance the card shows: before this ticket's prize
-// while rows are hidden.
+// balanceShown is the balance the card shows: without this ticket's prize
+// until its winning row is shown.
 func (v *ticketView) balanceShown() int64 {
-	if v.t.Drawn && !v.done() {
+	if v.t.Drawn && v.t.Outcome.Tier.Winning() && !v.prizeShown() {
 		return v.p.Balance - v.t.Outcome.Prize
 	}
 	return v.p.Balance
