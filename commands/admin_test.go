@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/game"
 )
 
 const (
@@ -270,5 +272,19 @@ func TestAdminDebitReadsAsALoss(t *testing.T) {
 	}
 	if p := e.player(bob); p.Balance != startCents-500 {
 		t.Fatalf("bob after a debit of 5: %d", p.Balance)
+	}
+}
+
+func TestHistoryShowsAWinsPrize(t *testing.T) { eachStore(t, testHistoryShowsAWinsPrize) }
+
+func testHistoryShowsAWinsPrize(t *testing.T, newEnv func(testing.TB) *env) {
+	e := newEnv(t)
+	e.drawer.setWant(func(o game.Outcome) bool { return o.Tier == game.TierBarrel })
+	h := e.slash(alice, "fr", "play")
+	e.click(alice, h.message(), autoID(alice, e.player(alice).Ticket.ID))
+	hist := e.slash(alice, "fr", "history")
+	// A barrel pays the stake back: the line says so, not just "0,00".
+	if !strings.Contains(hist.text(), "gain 0,50 crédit (0,00 crédit net de la mise)") {
+		t.Fatalf("history:\n%s", hist.text())
 	}
 }

@@ -224,7 +224,11 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 		return
 	}
 	start := a.cfg.Now()
-	rq := &request{i: i, kind: "unknown", l: a.cat.forLocale(i.Locale)}
+	locale := i.Locale
+	if locale == "" && i.GuildLocale != nil { // Discord always sends locale; another client may not
+		locale = *i.GuildLocale
+	}
+	rq := &request{i: i, kind: "unknown", l: a.cat.forLocale(locale)}
 	responded := false
 	defer func() {
 		if p := recover(); p != nil {

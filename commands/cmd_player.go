@@ -174,6 +174,7 @@ func (a *App) historyLine(l *lang, h storage.HistoryEntry) string {
 		if h.Tier.Winning() {
 			sym := a.symbol(h.Tier.Symbol())
 			data["Symbols"] = sym + sym + sym
+			data["Prize"] = l.Credits(h.Amount + game.Stake) // a play's Amount is net of its stake
 			s = l.T("hist_win", data)
 		} else {
 			s = l.T("hist_loss", data)
