@@ -322,28 +322,14 @@ func (s *Store) Buy(ctx context.Context, id storage.PlayerID) (storage.Player, s
 	if open.Ticket != nil {
 		return open, *open.Ticket, true, nil
 	}
-	now := s.now()
 	var (
-		p       storage.Player
 		t       storage.Ticket
 		resumed bool
-		stepErr error
 	)
-	err := s.batch(ctx, "buy", func(tx *bolt.Tx) error {
-		r, created, err := s.loadOrCreate(tx, id, now)
-		if err != nil {
-			return err
-		}
-		t, resumed, stepErr = buy(&r.P, now)
-		p = r.P
-		if stepErr != nil && !created {
-			return nil
-		}
-		return save(tx, r, nil)
+	p, err := s.playerStep(ctx, "buy", id, func(_ *bolt.Tx, p *storage.Player, now time.Time) (h []storage.HistoryEntry, changed bool, err error) {
+		t, resumed, err = buy(p, now)
+		return nil, !resumed, err
 	})
-	if err == nil {
-		err = stepErr
-	}
 	return p, t, resumed, err
 }
 
@@ -370,37 +356,15 @@ func (s *Store) Reveal(ctx context.Context, id storage.PlayerID, ticketID uint64
 			return p, *p.Ticket, nil
 		}
 	}
-	now := s.now()
-	var (
-		p       storage.Player
-		t       storage.Ticket
-		stepErr error
-	)
-	err := s.batch(ctx, "reveal", func(tx *bolt.Tx) error {
-		p, t, stepErr = storage.Player{}, storage.Ticket{}, nil
-		r, created, err := s.loadOrCreate(tx, id, now)
-		if err != nil {
-			return err
+	var t storage.Ticket
+	p, err := s.playerStep(ctx, "reveal", id, func(_ *bolt.Tx, p *storage.Player, now time.Time) ([]storage.HistoryEntry, bool, error) {
+		h, changed, err := reveal(p, ticketID, rows, s.opts.Drawer, now)
+		if err == nil {
+			t = *p.Ticket
+			t.DrawnNow = len(h) > 0
 		}
-		before := r.P
-		h, changed, err := reveal(&r.P, ticketID, rows, s.opts.Drawer, now)
-		if err != nil {
-			stepErr, p = err, before
-			if created {
-				return save(tx, &playerRec{P: before}, nil)
-			}
-			return nil
-		}
-		p, t = r.P, *r.P.Ticket
-		t.DrawnNow = len(h) > 0
-		if changed || created {
-			return save(tx, r, h)
-		}
-		return nil
+		return h, changed, err
 	})
-	if err == nil {
-		err = stepErr
-	}
 	if err != nil {
 		return p, storage.Ticket{}, err
 	}
@@ -412,37 +376,11 @@ func (s *Store) OpenChest(ctx context.Context, id storage.PlayerID, seq int64) (
 	if err := storage.ValidateID(id); err != nil {
 		return storage.Player{}, game.Chest{}, err
 	}
-	now := s.now()
-	var (
-		p       storage.Player
-		c       game.Chest
-		stepErr error
-	)
-	err := s.batch(ctx, "open chest", func(tx *bolt.Tx) error {
-		r, created, err := s.loadOrCreate(tx, id, now)
-		if err != nil {
-			return err
-		}
-		before := r.P
-		var h []storage.HistoryEntry
-		var changed bool
-		c, h, changed, stepErr = openChest(&r.P, seq, s.opts.Drawer, now)
-		if stepErr != nil {
-			p = before
-			if created {
-				return save(tx, &playerRec{P: before}, nil)
-			}
-			return nil
-		}
-		p = r.P
-		if changed || created {
-			return save(tx, r, h)
-		}
-		return nil
+	var c game.Chest
+	p, err := s.playerStep(ctx, "open chest", id, func(_ *bolt.Tx, p *storage.Player, now time.Time) (h []storage.HistoryEntry, changed bool, err error) {
+		c, h, changed, err = openChest(p, seq, s.opts.Drawer, now)
+		return h, changed, err
 	})
-	if err == nil {
-		err = stepErr
-	}
 	if err != nil {
 		return p, game.Chest{}, err
 	}
@@ -454,32 +392,50 @@ func (s *Store) ClaimDaily(ctx context.Context, id storage.PlayerID) (storage.Pl
 	if err := storage.ValidateID(id); err != nil {
 		return storage.Player{}, err
 	}
+	return s.playerStep(ctx, "daily", id, func(tx *bolt.Tx, p *storage.Player, now time.Time) ([]storage.HistoryEntry, bool, error) {
+		set, err := s.settings(tx, id.Guild)
+		if err != nil {
+			return nil, false, err
+		}
+		h, err := claimDaily(p, set, now)
+		return h, true, err
+	})
+}
+
+// playerStep runs one atomic step on a player in a batched write
+// transaction (one fsync shared with the steps running at the same time).
+// fn changes *p and returns the history entries to append and whether it
+// changed anything. An error from fn is a refusal: nothing is written but
+// the player if this step created it, and the player comes back as it was.
+// bbolt's Batch may run the transaction more than once, so fn must set its
+// results afresh on every call.
+func (s *Store) playerStep(ctx context.Context, op string, id storage.PlayerID,
+	fn func(tx *bolt.Tx, p *storage.Player, now time.Time) (h []storage.HistoryEntry, changed bool, err error)) (storage.Player, error) {
 	now := s.now()
 	var (
 		p       storage.Player
 		stepErr error
 	)
-	err := s.batch(ctx, "daily", func(tx *bolt.Tx) error {
+	err := s.batch(ctx, op, func(tx *bolt.Tx) error {
+		p, stepErr = storage.Player{}, nil
 		r, created, err := s.loadOrCreate(tx, id, now)
 		if err != nil {
 			return err
 		}
-		set, err := s.settings(tx, id.Guild)
-		if err != nil {
-			return err
-		}
 		before := r.P
-		var h []storage.HistoryEntry
-		h, stepErr = claimDaily(&r.P, set, now)
-		if stepErr != nil {
-			p = before
+		h, changed, err := fn(tx, &r.P, now)
+		if err != nil {
+			stepErr, p = err, before
 			if created {
 				return save(tx, &playerRec{P: before}, nil)
 			}
 			return nil
 		}
 		p = r.P
-		return save(tx, r, h)
+		if changed || created {
+			return save(tx, r, h)
+		}
+		return nil
 	})
 	if err == nil {
 		err = stepErr
