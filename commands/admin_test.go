@@ -28,7 +28,7 @@ func TestAdminPayloadFromTestdata(t *testing.T) {
 		t.Fatalf("bob after grant: %+v", p)
 	}
 	audit := e.admin(moderator, modPermsSet, "audit")
-	if !strings.Contains(audit.text(), "contest prize") || !strings.Contains(audit.text(), "`grant`") {
+	if !strings.Contains(audit.text(), "contest prize") || !strings.Contains(audit.text(), "**grant**") {
 		t.Fatalf("audit does not show the grant:\n%s", audit.text())
 	}
 }
@@ -286,5 +286,17 @@ func testHistoryShowsAWinsPrize(t *testing.T, newEnv func(testing.TB) *env) {
 	// A barrel pays the stake back: the line says so, not just "0,00".
 	if !strings.Contains(hist.text(), "gain 0,50 crédit (0,00 crédit net de la mise)") {
 		t.Fatalf("history:\n%s", hist.text())
+	}
+}
+
+func TestAuditNamesActionsInTheReadersLanguage(t *testing.T) {
+	e := newEnv(t)
+	e.admin(moderator, modPermsSet, "grant", opt{"user", optUser, "1000000000000000002"}, opt{"amount", optString, "1"})
+	e.admin(moderator, modPermsSet, "settings", opt{"daily-amount", optString, "2"})
+	fr := e.handle(e.slashPayload(moderator, modPermsSet, "fr", "admin", "audit")).text()
+	en := e.admin(moderator, modPermsSet, "audit").text()
+	if !strings.Contains(fr, "**crédit**") || !strings.Contains(fr, "**réglages modifiés**") ||
+		!strings.Contains(en, "**grant**") || !strings.Contains(en, "**settings changed**") {
+		t.Fatalf("audit in French:\n%s\nin English:\n%s", fr, en)
 	}
 }

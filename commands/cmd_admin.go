@@ -381,9 +381,9 @@ func (a *App) adminAudit(ctx context.Context, rq *request) (reply, error) {
 		b.WriteString(timestamp(e.At.Unix(), "R"))
 		b.WriteString(" · ")
 		b.WriteString(mention(e.Actor))
-		b.WriteString(" · `")
-		b.WriteString(e.Action)
-		b.WriteByte('`')
+		b.WriteString(" · **")
+		b.WriteString(auditAction(l, e.Action))
+		b.WriteString("**")
 		if e.Target != 0 {
 			b.WriteString(" → ")
 			b.WriteString(mention(e.Target))
@@ -403,6 +403,24 @@ func (a *App) adminAudit(ctx context.Context, rq *request) (reply, error) {
 	return reply{data: &discordgo.InteractionResponseData{
 		Embeds: []*discordgo.MessageEmbed{em}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
 	}}, nil
+}
+
+// auditAction names a moderator action in the reader's language; an action
+// this version does not know keeps its code.
+func auditAction(l *lang, action string) string {
+	switch action {
+	case "grant":
+		return l.T("audit_grant", nil)
+	case "set-balance":
+		return l.T("audit_set_balance", nil)
+	case "reset":
+		return l.T("audit_reset", nil)
+	case "reset-guild":
+		return l.T("audit_reset_guild", nil)
+	case "settings":
+		return l.T("audit_settings", nil)
+	}
+	return "`" + action + "`"
 }
 
 // adminDone is the ephemeral confirmation of a moderator's change.
@@ -453,7 +471,18 @@ func (o opts) checkTypes(types map[string]discordgo.ApplicationCommandOptionType
 		if x == nil {
 			continue
 		}
-		if want, known := types[x.Name]; known && (x.Type != want || x.Value == nil) {
+		want, known := types[x.Name]
+		if !known {
+			continue
+		}
+		var valueOK bool
+		switch x.Value.(type) {
+		case string:
+			valueOK = want != discordgo.ApplicationCommandOptionBoolean
+		case bool:
+			valueOK = want == discordgo.ApplicationCommandOptionBoolean
+		}
+		if x.Type != want || !valueOK {
 			return userErr("err_bad_option", nil)
 		}
 	}
