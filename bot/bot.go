@@ -196,12 +196,7 @@ func (b *Bot) register(ctx context.Context) error {
 	if b.opts.ShardID != 0 {
 		return nil
 	}
-	appID := ""
-	if r := b.s.State.Ready; r.Application != nil && r.Application.ID != "" {
-		appID = r.Application.ID
-	} else if r.User != nil {
-		appID = r.User.ID
-	}
+	appID := applicationID(b.s)
 	if appID == "" {
 		return errors.New("bot: READY named no application")
 	}
@@ -355,7 +350,31 @@ func (r responder) Respond(ctx context.Context, i *discordgo.Interaction, resp *
 	return nil
 }
 
+// applicationID is the bot's application, as READY named it (its user ID
+// when READY had no application object).
+func applicationID(s *discordgo.Session) string {
+	if r := s.State.Ready; r.Application != nil && r.Application.ID != "" {
+		return r.Application.ID
+	} else if r.User != nil {
+		return r.User.ID
+	}
+	return ""
+}
+
+// withAppID returns i with its application ID, taken from READY when the
+// interaction did not carry one: the webhook URLs of edits and follow-ups
+// need it.
+func (r responder) withAppID(i *discordgo.Interaction) *discordgo.Interaction {
+	if i.AppID != "" {
+		return i
+	}
+	c := *i
+	c.AppID = applicationID(r.s)
+	return &c
+}
+
 func (r responder) EditOriginal(ctx context.Context, i *discordgo.Interaction, e *discordgo.WebhookEdit) error {
+	i = r.withAppID(i)
 	var err error
 	if len(e.Files) > 0 {
 		_, err = r.s.InteractionResponseEdit(i, e, discordgo.WithContext(ctx))
@@ -376,6 +395,7 @@ func (r responder) EditOriginal(ctx context.Context, i *discordgo.Interaction, e
 }
 
 func (r responder) FollowUp(ctx context.Context, i *discordgo.Interaction, p *discordgo.WebhookParams) error {
+	i = r.withAppID(i)
 	if _, err := r.s.FollowupMessageCreate(i, true, p, discordgo.WithContext(ctx)); err != nil {
 		return fmt.Errorf("follow up interaction %s: %w", i.ID, err)
 	}
