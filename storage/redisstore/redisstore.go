@@ -158,8 +158,12 @@ func playerKeys(id storage.PlayerID) []string {
 func settingsKey(guild uint64) string { return "s:{" + u64(guild) + "}" }
 func auditKey(guild uint64) string    { return "a:{" + u64(guild) + "}" }
 func membersKey(guild uint64) string  { return "m:{" + u64(guild) + "}" }
-func u64(x uint64) string             { return strconv.FormatUint(x, 10) }
-func i64(x int64) string              { return strconv.FormatInt(x, 10) }
+
+// moderatedKey is the set of the guild's players a moderator acted on: the
+// players with an audit list (pa:{g:u}).
+func moderatedKey(guild uint64) string { return "am:{" + u64(guild) + "}" }
+func u64(x uint64) string              { return strconv.FormatUint(x, 10) }
+func i64(x int64) string               { return strconv.FormatInt(x, 10) }
 
 // result is a script's reply.
 type result struct {
@@ -173,8 +177,9 @@ type result struct {
 // the guild's settings; only when the player is missing does a second one
 // create it, with the settings just read, and add it to the guild's members.
 // With needSettings, args depends on the settings and the first round trip
-// only reads them. args returns ARGV from the 4th on.
-func (s *Store) step(ctx context.Context, op string, sc *redis.Script, id storage.PlayerID, needSettings bool, args func(set storage.Settings) ([]any, error)) (result, error) {
+// only reads them. args returns ARGV from the 4th on. also adds commands to
+// the script's pipeline (idempotent ones: they run whatever the script says).
+func (s *Store) step(ctx context.Context, op string, sc *redis.Script, id storage.PlayerID, needSettings bool, args func(set storage.Settings) ([]any, error), also ...func(p redis.Pipeliner)) (result, error) {
 	if s.closed.Load() {
 		return result{}, storage.ErrClosed
 	}
@@ -205,6 +210,9 @@ func (s *Store) step(ctx context.Context, op string, sc *redis.Script, id storag
 				p.SAdd(ctx, membersKey(id.Guild), u64(id.User))
 			} else {
 				setCmd = p.Get(ctx, settingsKey(id.Guild))
+			}
+			for _, f := range also {
+				f(p)
 			}
 		}, sc, keys, argv)
 		if err != nil {
@@ -575,7 +583,12 @@ func (s *Store) moderate(ctx context.Context, op string, sc *redis.Script, id st
 	if err := storage.ValidateReason(reason); err != nil {
 		return storage.Player{}, err
 	}
-	r, err := s.step(ctx, op, sc, id, needSettings, args)
+	// The action is logged in the player's own slot, atomically with it; the
+	// guild's set of moderated players (idempotent, in the same round trip)
+	// lets Audit read those players' lists only.
+	r, err := s.step(ctx, op, sc, id, needSettings, args, func(p redis.Pipeliner) {
+		p.SAdd(ctx, moderatedKey(id.Guild), u64(id.User))
+	})
 	if err != nil {
 		return storage.Player{}, err
 	}
@@ -690,7 +703,12 @@ func (s *Store) pushGuildAudit(ctx context.Context, guild uint64, e storage.Audi
 
 // members returns the guild's users, sorted.
 func (s *Store) members(ctx context.Context, guild uint64) ([]uint64, error) {
-	ms, err := s.rdb.SMembers(ctx, membersKey(guild)).Result()
+	return s.userSet(ctx, membersKey(guild))
+}
+
+// userSet reads a set of user IDs, sorted.
+func (s *Store) userSet(ctx context.Context, key string) ([]uint64, error) {
+	ms, err := s.rdb.SMembers(ctx, key).Result()
 	if err != nil {
 		return nil, s.wrap("members", err)
 	}
@@ -698,7 +716,7 @@ func (s *Store) members(ctx context.Context, guild uint64) ([]uint64, error) {
 	for _, m := range ms {
 		u, err := strconv.ParseUint(m, 10, 64)
 		if err != nil {
-			return nil, s.wrap("members", fmt.Errorf("member %q: %w", m, err))
+			return nil, s.wrap("members", fmt.Errorf("member %q of %s: %w", m, key, err))
 		}
 		users = append(users, u)
 	}
@@ -785,7 +803,7 @@ func (s *Store) Leaderboard(ctx context.Context, guild uint64, n int) ([]storage
 // in that order (guild list, then members by user id), up to n from each
 // (all when n is 0).
 func (s *Store) auditLists(ctx context.Context, guild uint64, n int64) ([]storage.AuditEntry, error) {
-	users, err := s.members(ctx, guild)
+	users, err := s.userSet(ctx, moderatedKey(guild))
 	if err != nil {
 		return nil, err
 	}

@@ -235,3 +235,67 @@ func BenchmarkSteps(b *testing.B) {
 		return st
 	})
 }
+
+// lranges counts the LRANGE commands the store sends.
+type lranges struct{ n atomic.Int64 }
+
+func (l *lranges) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (l *lranges) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		l.count(cmd)
+		return next(ctx, cmd)
+	}
+}
+func (l *lranges) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, c := range cmds {
+			l.count(c)
+		}
+		return next(ctx, cmds)
+	}
+}
+func (l *lranges) count(c redis.Cmder) {
+	if c.Name() == "lrange" {
+		l.n.Add(1)
+	}
+}
+
+// TestAuditReadsOnlyModeratedPlayers: the audit log of a guild with many
+// players reads the guild's list and the lists of the players a moderator
+// acted on, not one list per member.
+func TestAuditReadsOnlyModeratedPlayers(t *testing.T) {
+	o, err := redis.ParseURL(redistest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := redis.NewClient(o)
+	lr := &lranges{}
+	client.AddHook(lr)
+	st := redisstore.New(client, storage.Options{Defaults: storage.Settings{StartingBalance: 1000}})
+	defer st.Close()
+	ctx := context.Background()
+	for u := uint64(1); u <= 200; u++ {
+		if _, err := st.Player(ctx, storage.PlayerID{Guild: 7, User: u}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, u := range []uint64{3, 5} {
+		if _, err := st.Grant(ctx, 99, storage.PlayerID{Guild: 7, User: u}, 100, "prize"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.SetSettings(ctx, 99, 7, storage.Settings{StartingBalance: 500}, ""); err != nil {
+		t.Fatal(err)
+	}
+	lr.n.Store(0)
+	es, err := st.Audit(ctx, 7, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 3 || es[0].Action != "settings" {
+		t.Fatalf("audit: %+v", es)
+	}
+	if n := lr.n.Load(); n != 3 {
+		t.Fatalf("audit of a guild of 200 players, 2 of them moderated, read %d lists; want 3", n)
+	}
+}
