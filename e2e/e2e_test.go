@@ -432,24 +432,17 @@ func play(t *testing.T, env map[string]string) {
 	// A double click: two Auto clicks at once are both answered and pay once
 	// (a second draw would pay the 0.50 prize twice).
 	auto := button(t, card, "v1:auto:"+alice)
-	var wg sync.WaitGroup
-	for i := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p, err := h.srv.Click(h.ctx(), fakediscord.Click{Message: card.ID, CustomID: auto, User: alice})
-			if err != nil {
-				t.Errorf("double click %d: %v", i, err)
-				return
-			}
-			if r, err := p.Wait(h.ctx()); err != nil {
-				t.Errorf("double click %d: %v", i, err)
-			} else if r.Latency >= 3*time.Second {
-				t.Errorf("double click %d answered after %v", i, r.Latency)
-			}
-		}()
+	ps, err := h.srv.ClickBurst(h.ctx(), fakediscord.Click{Message: card.ID, CustomID: auto, User: alice}, 2)
+	if err != nil {
+		t.Fatalf("double click: %v", err)
 	}
-	wg.Wait()
+	for i, p := range ps {
+		if r, err := p.Wait(h.ctx()); err != nil {
+			t.Errorf("double click %d: %v", i, err)
+		} else if r.Latency >= 3*time.Second {
+			t.Errorf("double click %d answered after %v", i, r.Latency)
+		}
+	}
 	h.draw.set(storetest.Loss(false))
 	bal += 50
 	if m, ok := h.srv.Message(card.ID); !ok || shownBalance(t, m) != bal {

@@ -1000,14 +1000,14 @@ func (q *qa) burstP(msg, customID, user string, perms int64, n int) []fakediscor
 	if press == "" {
 		q.t.Fatalf("burst: no enabled button on %s", msg)
 	}
-	ps := make([]*fakediscord.Pending, n)
-	for i := range n {
+	for range n {
 		q.m.next(func(d map[string]any) { dataOf(d)["custom_id"] = customID })
-		p, err := q.srv.Click(q.ctx(), fakediscord.Click{Message: msg, CustomID: press, User: user, Perms: perms})
-		if err != nil {
-			q.t.Fatalf("burst %d: %v", i, err)
-		}
-		ps[i] = p
+	}
+	// All presses are made on the message as it is now, before any answer
+	// can change it (one press after another could find the button gone).
+	ps, err := q.srv.ClickBurst(q.ctx(), fakediscord.Click{Message: msg, CustomID: press, User: user, Perms: perms}, n)
+	if err != nil {
+		q.t.Fatalf("burst: %v", err)
 	}
 	out := make([]fakediscord.Response, n)
 	for i, p := range ps {
@@ -1194,14 +1194,12 @@ func (q *qa) mixedReveal(card *discordgo.Message) *discordgo.Message {
 	ticket := strings.TrimPrefix(button(q.t, card, "v1:auto:"), "v1:auto:"+alice+":")
 	ids := []string{"v1:row:" + alice + ":" + ticket + ":0", "v1:auto:" + alice + ":" + ticket, "v1:row:" + alice + ":" + ticket + ":2"}
 	press := button(q.t, card, "v1:row:")
-	ps := []*fakediscord.Pending{}
 	for _, id := range ids {
 		q.m.next(func(d map[string]any) { dataOf(d)["custom_id"] = id })
-		p, err := q.srv.Click(q.ctx(), fakediscord.Click{Message: card.ID, CustomID: press, User: alice})
-		if err != nil {
-			q.t.Fatal(err)
-		}
-		ps = append(ps, p)
+	}
+	ps, err := q.srv.ClickBurst(q.ctx(), fakediscord.Click{Message: card.ID, CustomID: press, User: alice}, len(ids))
+	if err != nil {
+		q.t.Fatal(err)
 	}
 	for _, p := range ps {
 		r, err := p.Wait(q.ctx())

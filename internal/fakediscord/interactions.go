@@ -339,8 +339,22 @@ func (s *Server) Slash(ctx context.Context, sl Slash) (*Pending, error) {
 
 // Click dispatches a button press on a message to the bot and returns at once.
 func (s *Server) Click(ctx context.Context, c Click) (*Pending, error) {
+	ps, err := s.ClickBurst(ctx, c, 1)
+	if err != nil {
+		return nil, err
+	}
+	return ps[0], nil
+}
+
+// ClickBurst presses the button n times at once, as a hasty user's client
+// does: every press is checked against the message as it is now, before any
+// answer can change it, then all are dispatched.
+func (s *Server) ClickBurst(ctx context.Context, c Click, n int) ([]*Pending, error) {
 	if c.User == "" {
 		return nil, errors.New("fakediscord: Click.User is required")
+	}
+	if n < 1 {
+		return nil, errors.New("fakediscord: ClickBurst needs n ≥ 1")
 	}
 	s.mu.Lock()
 	m, ok := s.messages[c.Message]
@@ -356,16 +370,29 @@ func (s *Server) Click(ctx context.Context, c Click) (*Pending, error) {
 		s.mu.Unlock()
 		return nil, fmt.Errorf("%w: %q on message %s", ErrNoSuchButton, c.CustomID, c.Message)
 	}
-	in := s.newInteractionLocked(discordgo.InteractionMessageComponent, m.guild, m.channel, c.User, c.Username)
-	in.source = m
-	if m.interaction != nil {
-		in.name = m.interaction.name
+	ins := make([]*interaction, n)
+	payloads := make([]map[string]any, n)
+	for k := range n {
+		in := s.newInteractionLocked(discordgo.InteractionMessageComponent, m.guild, m.channel, c.User, c.Username)
+		in.source = m
+		if m.interaction != nil {
+			in.name = m.interaction.name
+		}
+		d := s.basePayloadLocked(in, c.Perms, c.Locale, "")
+		d["data"] = map[string]any{"custom_id": c.CustomID, "component_type": int(discordgo.ButtonComponent)}
+		d["message"] = s.wireLocked(m)
+		ins[k], payloads[k] = in, d
 	}
-	d := s.basePayloadLocked(in, c.Perms, c.Locale, "")
-	d["data"] = map[string]any{"custom_id": c.CustomID, "component_type": int(discordgo.ButtonComponent)}
-	d["message"] = s.wireLocked(m)
 	s.mu.Unlock()
-	return s.send(ctx, in, d)
+	ps := make([]*Pending, n)
+	for k := range n {
+		p, err := s.send(ctx, ins[k], payloads[k])
+		if err != nil {
+			return ps[:k], err
+		}
+		ps[k] = p
+	}
+	return ps, nil
 }
 
 // hasButton reports whether an enabled, non-link button with customID is in the components.
