@@ -510,9 +510,8 @@ func play(t *testing.T, env map[string]string) {
 		t.Errorf("stored balance %d, shown %d", p.Balance, bal)
 	}
 	s := p.Stats
-	if inv := p.StartingBalance + s.GrantedCents + s.WonCents + s.DailyCents - s.StakedCents; inv != p.Balance {
-		t.Errorf("invariant: start %d + granted %d + won %d + daily %d − staked %d = %d ≠ balance %d",
-			p.StartingBalance, s.GrantedCents, s.WonCents, s.DailyCents, s.StakedCents, inv, p.Balance)
+	if err := storage.CheckInvariant(p); err != nil {
+		t.Error(err)
 	}
 	if s.Plays != 6 || s.StakedCents != 6*game.Stake || s.Chests != 1 {
 		t.Errorf("stats = %+v, want 6 plays, 1 chest", s)

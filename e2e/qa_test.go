@@ -32,6 +32,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/bot"
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
+	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/redistest"
 	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
@@ -770,10 +771,8 @@ func TestQAModeratorAmounts(t *testing.T) {
 	if p.Balance != bal {
 		t.Errorf("stored balance %d, want %d", p.Balance, bal)
 	}
-	s := p.Stats
-	if inv := p.StartingBalance + s.GrantedCents + s.WonCents + s.DailyCents - s.StakedCents; inv != p.Balance {
-		t.Errorf("books: start %d + granted %d + won %d + daily %d − staked %d = %d ≠ balance %d",
-			p.StartingBalance, s.GrantedCents, s.WonCents, s.DailyCents, s.StakedCents, inv, p.Balance)
+	if err := storage.CheckInvariant(p); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -1177,8 +1176,8 @@ func TestQAConcurrency(t *testing.T) {
 				t.Errorf("stored balance %d, want %d", p.Balance, bal)
 			}
 			s := p.Stats
-			if inv := p.StartingBalance + s.GrantedCents + s.WonCents + s.DailyCents - s.StakedCents; inv != p.Balance {
-				t.Errorf("books: %d + %d + %d + %d − %d ≠ %d", p.StartingBalance, s.GrantedCents, s.WonCents, s.DailyCents, s.StakedCents, p.Balance)
+			if err := storage.CheckInvariant(p); err != nil {
+				t.Error(err)
 			}
 			if s.StakedCents != 8*game.Stake || s.Chests != 1 {
 				t.Errorf("stats %+v: want 8 stakes and 1 chest", s)
