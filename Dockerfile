@@ -12,6 +12,8 @@ FROM golang:1.26 AS build
 WORKDIR /src
 # Modules first, so that this layer is cached until go.mod or go.sum change.
 COPY go.mod go.sum ./
+# discordgo comes from here (a patched copy, see its PATCHES.md).
+COPY third_party ./third_party
 RUN go mod download && go mod verify
 COPY . .
 # CGO off: a static binary that needs no libc. -trimpath and -s -w: no local
