@@ -21,8 +21,8 @@ import (
 const loadtestUsage = `Usage: clefs loadtest [flags]
 
 Drives concurrent simulated players through the interaction handlers (the
-same path as Discord interactions: JSON unmarshal, handler, store, rendering,
-response marshal), without the network to Discord, and prints play cycles
+same path as Discord interactions: gateway frame decoding, handler, store,
+rendering, response encoding), without the network to Discord, and prints play cycles
 per second, latencies per interaction and the handler overhead. With -ceiling
 it measures, in the same run, the store's own ceiling (its steps issued
 directly by as many goroutines, and for Redis trivial EVALSHA round trips)

@@ -1724,22 +1724,30 @@ func TestQAResetGuildConfirmOnce(t *testing.T) {
 	q.noFailures()
 }
 
-// TestQAChannelIDOnlyInChannelObject: a payload without channel_id (only the
-// channel object, which discordgo v0.29 does not decode) gives the bot no way
-// to tell where the play happens. With plays restricted to one channel, the
-// bot refuses it clearly and privately rather than guess.
+// TestQAChannelIDOnlyInChannelObject: a payload without channel_id, only
+// the channel object (which discordgo v0.29 does not decode, and Discord
+// documents as the successor of channel_id). The bot's own decoder takes
+// the channel from the object, so a play channel is enforced all the same.
 func TestQAChannelIDOnlyInChannelObject(t *testing.T) {
 	t.Parallel()
 	q := newQA(t, boltEnv(t))
 	q.slash(modSlash("settings", "", opt("channel", chan1)))
-	r, _, err := q.mutSlash(fakediscord.Slash{User: alice, Name: "play"}, func(d map[string]any) { delete(d, "channel_id") })
-	okAnswer(t, "/play without channel_id", r, err)
+	noChannelID := func(d map[string]any) { delete(d, "channel_id") }
+
+	r, _, err := q.mutSlash(fakediscord.Slash{User: alice, Name: "play"}, noChannelID)
+	okAnswer(t, "/play in the play channel without channel_id", r, err)
+	if r.Ephemeral || !hasButton(r.Message, "v1:auto:") {
+		t.Errorf("/play in the play channel without channel_id: want the public card, got ephemeral=%v %q", r.Ephemeral, oneLine(text(r.Message)))
+	}
+	const elsewhere = "900000000000000009"
+	r, _, err = q.mutSlash(fakediscord.Slash{User: alice, Name: "play", Channel: elsewhere}, noChannelID)
+	okAnswer(t, "/play elsewhere without channel_id", r, err)
 	if !r.Ephemeral || !strings.Contains(text(r.Message), "<#"+chan1+">") {
-		t.Errorf("/play without channel_id: want a private refusal naming the play channel, got ephemeral=%v %q", r.Ephemeral, oneLine(text(r.Message)))
+		t.Errorf("/play elsewhere without channel_id: want a private refusal naming the play channel, got ephemeral=%v %q", r.Ephemeral, oneLine(text(r.Message)))
 	}
 	q.stop()
-	if p := q.player(alice); p.Stats.Plays != 0 {
-		t.Errorf("refused /play still bought %d tickets", p.Stats.Plays)
+	if p := q.player(alice); p.Stats.Plays != 1 {
+		t.Errorf("%d tickets bought; want 1 (the play in the play channel)", p.Stats.Plays)
 	}
 }
 

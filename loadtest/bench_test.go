@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"path/filepath"
@@ -220,9 +221,11 @@ func BenchmarkPayload(b *testing.B) {
 	}
 }
 
-// BenchmarkDecode unmarshals the two payloads of a cycle into
-// discordgo.Interaction, as discordgo does for INTERACTION_CREATE: the
-// first step of every interaction, in discordgo's code, not ours.
+// BenchmarkDecode decodes the two interactions of a cycle from their
+// gateway frames: "bot" as the bot does (its patched discordgo reads the
+// frame in one pass, then wire.DecodeInteraction decodes the data),
+// "discordgo" as discordgo v0.29 does unpatched (json.Decoder reads the
+// frame, json.Unmarshal decodes the data into discordgo.InteractionCreate).
 func BenchmarkDecode(b *testing.B) {
 	s, _, _ := benchStores[0].open(b)
 	p := benchPlayers(b, s, 1)[0]
@@ -233,18 +236,31 @@ func BenchmarkDecode(b *testing.B) {
 	if !ok {
 		b.Fatal("no Auto button")
 	}
-	slash := append([]byte(nil), p.pay.slash()...)
-	click := append([]byte(nil), p.pay.click(auto, p.msg)...)
+	slash := appendFrame(nil, 1, p.pay.slash())
+	click := appendFrame(nil, 2, p.pay.click(auto, p.msg))
 	for _, c := range []struct {
-		name string
-		raw  []byte
+		name  string
+		frame []byte
 	}{{"slash", slash}, {"click", click}} {
-		b.Run(c.name, func(b *testing.B) {
-			b.SetBytes(int64(len(c.raw)))
+		b.Run(c.name+"/bot", func(b *testing.B) {
+			b.SetBytes(int64(len(c.frame)))
 			b.ReportAllocs()
 			for range b.N {
-				var i discordgo.Interaction
-				if err := json.Unmarshal(c.raw, &i); err != nil {
+				if _, err := decodeFrame(c.frame); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(c.name+"/discordgo", func(b *testing.B) {
+			b.SetBytes(int64(len(c.frame)))
+			b.ReportAllocs()
+			for range b.N {
+				var e *discordgo.Event
+				if err := json.NewDecoder(bytes.NewBuffer(c.frame)).Decode(&e); err != nil {
+					b.Fatal(err)
+				}
+				var i discordgo.InteractionCreate
+				if err := json.Unmarshal(e.RawData, &i); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,8 +1,9 @@
 // Package loadtest drives simulated players through the bot's interaction
-// handlers, the same path a Discord interaction takes (the INTERACTION_CREATE
-// JSON unmarshalled into a discordgo.Interaction, commands.App.Handle, the
-// store, the rendering, the response marshalled as the REST call would), but
-// without the network to Discord, and measures it.
+// handlers, the same path a Discord interaction takes (the gateway frame of
+// INTERACTION_CREATE decoded as the bot's discordgo session decodes it,
+// commands.App.Handle, the store, the rendering, the response encoded as the
+// bot's REST calls encode it), but without the network to Discord, and
+// measures it.
 //
 // A play cycle is the slash command /play (buy a ticket, show the hidden
 // grid), then a click on the Auto button read from that response (draw and

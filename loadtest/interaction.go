@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/wire"
 )
 
 // Fixed parts of the simulated Discord payloads. The shapes follow what
@@ -116,8 +118,10 @@ func needsEscape(s string) bool {
 	return false
 }
 
-// recorder is the Responder of the load generator: it marshals every
-// response to JSON, as the REST call would, and keeps the last message shown
+// recorder is the Responder of the load generator: it encodes every
+// response to JSON as the bot's responder does (package wire for the
+// answer and its edits, discordgo's marshalling for follow-ups), and keeps
+// the last message shown
 // (its Go value, for the buttons, and its JSON, for the next click's
 // "message" field).
 type recorder struct {
@@ -146,7 +150,7 @@ func (r *recorder) reset() {
 
 // Respond implements commands.Responder.
 func (r *recorder) Respond(_ context.Context, _ *discordgo.Interaction, resp *discordgo.InteractionResponse) error {
-	b, err := json.Marshal(*resp) // discordgo marshals the value
+	b, err := wire.AppendResponse(make([]byte, 0, 2048), resp)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err != nil {
@@ -167,7 +171,7 @@ func (r *recorder) Respond(_ context.Context, _ *discordgo.Interaction, resp *di
 
 // EditOriginal implements commands.Responder.
 func (r *recorder) EditOriginal(_ context.Context, _ *discordgo.Interaction, e *discordgo.WebhookEdit) error {
-	b, err := json.Marshal(e)
+	b, err := wire.AppendWebhookEdit(make([]byte, 0, 2048), e)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err != nil {

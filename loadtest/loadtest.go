@@ -2,7 +2,6 @@ package loadtest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -492,16 +491,18 @@ func setup(ctx context.Context, cfg Config) ([]*player, error) {
 
 // player is one simulated player: its payloads, its responder, its timer.
 type player struct {
-	id     storage.PlayerID
-	h      Handler
-	errs   *errLog
-	ctx    context.Context // carries timer
-	timer  StoreTimer
-	rec    recorder
-	pay    payloads
-	msg    []byte // JSON of the message last shown to this player
-	msgSeq uint64 // message ids
-	msgID  uint64
+	id       storage.PlayerID
+	h        Handler
+	errs     *errLog
+	ctx      context.Context // carries timer
+	timer    StoreTimer
+	rec      recorder
+	pay      payloads
+	msg      []byte // JSON of the message last shown to this player
+	msgSeq   uint64 // message ids
+	msgID    uint64
+	frame    []byte // the gateway frame of the interaction being played
+	frameSeq uint64
 
 	recd *recording // where interactions are recorded; nil: not recorded
 
@@ -512,13 +513,15 @@ type player struct {
 func (p *player) interact(kind string, raw []byte) error {
 	p.timer.Reset()
 	p.rec.reset()
+	p.frameSeq++
+	p.frame = appendFrame(p.frame[:0], p.frameSeq, raw)
 	start := time.Now()
-	var i discordgo.Interaction
-	if err := json.Unmarshal(raw, &i); err != nil {
-		return fmt.Errorf("%s: unmarshal interaction: %w", kind, err)
+	i, err := decodeFrame(p.frame)
+	if err != nil {
+		return fmt.Errorf("%s: %w", kind, err)
 	}
 	decoded := time.Now()
-	p.h.Handle(p.ctx, &p.rec, &i)
+	p.h.Handle(p.ctx, &p.rec, i)
 	end := time.Now()
 	total, decode := end.Sub(start), decoded.Sub(start)
 	store := p.timer.Elapsed()

@@ -21,7 +21,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "round trips      %.2f per cycle (%.0f /s)\n", r.Load.RoundTripsPerCycle(), r.Load.RoundTripsPerSec())
 	}
 	fmt.Fprintf(&b, "CPU per cycle    %s\n", cpuLine(r.Load))
-	b.WriteString("\nlatency per interaction: total = decode (JSON → discordgo.Interaction) + handler + store (+ response marshal, in handler);\n" +
+	b.WriteString("\nlatency per interaction: total = decode (gateway frame → discordgo.Interaction, as the bot) + handler + store (+ response encoding, in handler);\n" +
 		"overhead = total − store = decode + handler (wall clock: under load it includes waiting for a CPU)\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "kind\tn\tstore calls\ttotal p50\tp95\tp99\tstore p50\tp99\toverhead p50\tp95\tp99\tdecode p50\tp99\thandler p50\tp99\t")
