@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -208,8 +209,8 @@ func (s *scanner) str() (string, error) {
 // consumes nothing.
 func (s *scanner) plain() ([]byte, bool) {
 	start := s.p + 1
-	high := false
-	for i := start; i < len(s.b); i++ {
+	i, high := skipPlain(s.b, start)
+	for ; i < len(s.b); i++ {
 		c := s.b[i]
 		switch {
 		case c == '"':
@@ -226,6 +227,26 @@ func (s *scanner) plain() ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// skipPlain returns the index of the first 8-byte word at or after i that
+// holds a quote, a backslash or a control character (or where fewer than
+// 8 bytes are left), reading a word at a time; high tells whether a byte
+// skipped was not ASCII.
+func skipPlain(b []byte, i int) (next int, high bool) {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	var hi uint64
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		q, bs := w^(ones*'"'), w^(ones*'\\')
+		// A byte is zero in (x − ones) & ^x & tops only where x had a zero
+		// byte (or a byte below n for x − ones·n), the classic test.
+		if ((w-ones*0x20)|(q-ones)|(bs-ones))&^w&tops != 0 {
+			break
+		}
+		hi |= w
+	}
+	return i, hi&tops != 0
 }
 
 // appendString reads the string at s.p (on its opening quote), unescaped,
@@ -490,7 +511,8 @@ func (s *scanner) skip() error {
 }
 
 func (s *scanner) skipString() error {
-	for i := s.p + 1; i < len(s.b); i++ {
+	i, _ := skipPlain(s.b, s.p+1)
+	for ; i < len(s.b); i++ {
 		switch c := s.b[i]; {
 		case c == '"':
 			s.p = i + 1
