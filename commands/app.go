@@ -97,6 +97,7 @@ type App struct {
 	buttons  router
 	settings *settingsCache
 	players  playerLocks
+	watch    *watchdog
 }
 
 // handlerFunc handles one command or button. It returns the reply to send,
@@ -160,6 +161,7 @@ func New(cfg Config, store storage.Store) *App {
 		a.cfg.SettingsTTL = DefaultSettingsTTL
 	}
 	a.settings = newSettingsCache(a.cfg.SettingsTTL, a.cfg.Now)
+	a.watch = newWatchdog(a)
 	for s := range a.emoji {
 		a.emoji[s] = defaultEmoji[s]
 		if cfg.Emoji[s] != "" {
@@ -210,7 +212,7 @@ func (a *App) Definitions() []*discordgo.ApplicationCommand {
 
 // Handle processes one interaction and answers it through r. It never
 // panics, and it answers within Discord's 3-second limit: when the handler
-// has not finished after Config.DeferAfter it sends a deferred response and
+// has not finished after Config.DeferAfter (within 50 ms) it sends a deferred response and
 // edits it when the handler ends. User errors get an ephemeral reply in the
 // user's language; internal errors are logged and get a short apology.
 //
@@ -267,17 +269,15 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 		return
 	}
 
-	// The handler runs on the caller's goroutine; a timer answers for it if
-	// it is slow: a deferred response after DeferAfter, and an apology after
-	// Timeout if the store ignores its deadline. The answer's state, under
-	// its mutex, decides who sends what; whoever sends holds the mutex, so a
-	// deferral is acknowledged before the edit that follows it.
+	// The handler runs on the caller's goroutine; the watchdog answers for
+	// it if it is slow: a deferred response after DeferAfter, and an apology
+	// after Timeout if the store ignores its deadline. The answer's state,
+	// under its mutex, decides who sends what; whoever sends holds the
+	// mutex, so a deferral is acknowledged before the edit that follows it.
 	hctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
 	defer cancel()
-	ans := &answer{began: time.Now()}
-	ans.mu.Lock() // late reads ans.timer under the mutex
-	ans.timer = time.AfterFunc(min(a.cfg.DeferAfter, a.cfg.Timeout), func() { a.late(ctx, r, rq, ans, start) })
-	ans.mu.Unlock()
+	ans := &answer{began: time.Now(), ctx: ctx, r: r, rq: rq, start: start}
+	a.watch.watch(ans)
 	var res result
 	unlock, err := a.players.lock(hctx, playerKey{rq.guild, rq.user})
 	if err != nil {
@@ -288,12 +288,12 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 		defer unlock()
 		res = a.call(hctx, h, rq)
 	}
-	ans.timer.Stop()
+	a.watch.done(ans)
 	ans.mu.Lock()
 	defer ans.mu.Unlock()
 	responded = true
 	if ans.state == answered {
-		return // the timer gave up on the handler and apologised
+		return // the watchdog gave up on the handler and apologised
 	}
 	if res.err != nil {
 		res.rep = a.renderError(rq, res.err)
@@ -311,11 +311,15 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 	a.observe(rq, res.err, start)
 }
 
-// answer tells who has answered an interaction: nobody yet, the timer with
-// a deferred response, or someone with the final response.
+// answer tells who has answered an interaction: nobody yet, the watchdog
+// with a deferred response, or someone with the final response.
 type answer struct {
-	began time.Time   // wall clock, for the timer (Config.Now may be a test's fixed clock)
-	timer *time.Timer // set under mu before the handler runs; Reset only by late
+	began time.Time // wall clock, for the watchdog (Config.Now may be a test's fixed clock)
+	ctx   context.Context
+	r     Responder
+	rq    *request
+	start time.Time // Config.Now at the start, for the Observer
+
 	mu    sync.Mutex
 	state int
 }
@@ -326,13 +330,14 @@ const (
 	answered
 )
 
-// late runs on a timer when a handler is slow: after DeferAfter it sends the
-// deferred response and re-arms itself for the Timeout; after Timeout (the
-// store ignoring its deadline) it answers with an apology, and the handler's
-// result, whenever it comes, is dropped.
-func (a *App) late(ctx context.Context, r Responder, rq *request, ans *answer, start time.Time) {
+// late runs when the watchdog finds a handler slow: at deferDue it sends
+// the deferred response; at timeoutDue (the store ignoring its deadline)
+// it answers with an apology, and the handler's result, whenever it comes,
+// is dropped.
+func (a *App) late(ans *answer, stage lateStage) {
 	ans.mu.Lock()
 	defer ans.mu.Unlock()
+	rq := ans.rq
 	defer func() {
 		if p := recover(); p != nil {
 			a.log.Error("commands: panic answering a slow interaction", "interaction", rq.i.ID, "kind", rq.kind,
@@ -342,23 +347,24 @@ func (a *App) late(ctx context.Context, r Responder, rq *request, ans *answer, s
 	if ans.state == answered {
 		return
 	}
-	if ans.state == pending && a.cfg.DeferAfter < a.cfg.Timeout {
-		ans.state = deferred
-		a.sendDeferral(ctx, r, rq)
-		ans.timer.Reset(a.cfg.Timeout - time.Since(ans.began))
+	if stage == deferDue {
+		if ans.state == pending {
+			ans.state = deferred
+			a.sendDeferral(ans.ctx, ans.r, rq)
+		}
 		return
 	}
 	err := fmt.Errorf("handler still running after %v: %w", a.cfg.Timeout, context.DeadlineExceeded)
 	rep := a.renderError(rq, err)
 	if ans.state == deferred {
-		a.sendAfterDeferral(ctx, r, rq, rep)
+		a.sendAfterDeferral(ans.ctx, ans.r, rq, rep)
 	} else {
-		a.send(ctx, r, rq.i, &discordgo.InteractionResponse{
+		a.send(ans.ctx, ans.r, rq.i, &discordgo.InteractionResponse{
 			Type: discordgo.InteractionResponseChannelMessageWithSource, Data: rep.data,
 		})
 	}
 	ans.state = answered
-	a.observe(rq, err, start)
+	a.observe(rq, err, ans.start)
 }
 
 // observe reports the interaction's outcome to the Observer.
