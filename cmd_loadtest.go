@@ -161,7 +161,9 @@ func runLoadtest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		cfg.CPUProfile = f
 	}
 
-	fmt.Fprintf(stdout, "store: %s; GOMAXPROCS %d, %s\n", desc, runtime.GOMAXPROCS(0), runtime.Version())
+	gcPercent, memLimit := tuneGC() // the bot's collector settings: the handlers run as in the bot
+	fmt.Fprintf(stdout, "store: %s; GOMAXPROCS %d, %s; GOGC %d, memory limit %d MiB (set GOGC, GOMEMLIMIT to change)\n",
+		desc, runtime.GOMAXPROCS(0), runtime.Version(), gcPercent, memLimit>>20)
 	rep, err := loadtest.Run(ctx, cfg)
 	if rep != nil {
 		if werr := rep.WriteText(stdout); werr != nil && err == nil {
