@@ -274,9 +274,10 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 	// after Timeout if the store ignores its deadline. The answer's state,
 	// under its mutex, decides who sends what; whoever sends holds the
 	// mutex, so a deferral is acknowledged before the edit that follows it.
-	hctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
+	// The watchdog cancels hctx at Timeout: no timer per interaction.
+	hctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ans := &answer{began: time.Now(), ctx: ctx, r: r, rq: rq, start: start}
+	ans := &answer{began: time.Now(), ctx: ctx, cancel: cancel, r: r, rq: rq, start: start}
 	a.watch.watch(ans)
 	var res result
 	unlock, err := a.players.lock(hctx, playerKey{rq.guild, rq.user})
@@ -314,11 +315,12 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 // answer tells who has answered an interaction: nobody yet, the watchdog
 // with a deferred response, or someone with the final response.
 type answer struct {
-	began time.Time // wall clock, for the watchdog (Config.Now may be a test's fixed clock)
-	ctx   context.Context
-	r     Responder
-	rq    *request
-	start time.Time // Config.Now at the start, for the Observer
+	began  time.Time // wall clock, for the watchdog (Config.Now may be a test's fixed clock)
+	ctx    context.Context
+	cancel context.CancelFunc // the handler's context
+	r      Responder
+	rq     *request
+	start  time.Time // Config.Now at the start, for the Observer
 
 	mu    sync.Mutex
 	state int

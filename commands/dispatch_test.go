@@ -358,3 +358,41 @@ func (e *env) slashPayloadLocked(user uint64, name string) *discordgo.Interactio
 	defer payloadMu.Unlock()
 	return e.slashPayload(user, memberPerms, "en-US", name, "")
 }
+
+// ctxStore blocks Buy until its context ends, as a store call honouring
+// its context does, and reports the context's error.
+type ctxStore struct {
+	storage.Store
+	err chan error
+}
+
+func (s ctxStore) Buy(ctx context.Context, _ storage.PlayerID) (storage.Player, storage.Ticket, bool, error) {
+	<-ctx.Done()
+	s.err <- ctx.Err()
+	return storage.Player{}, storage.Ticket{}, false, ctx.Err()
+}
+
+// TestTimeoutCancelsTheStoreCall: at Timeout the handler's context is
+// cancelled (by the watchdog, which keeps no timer per interaction), the
+// store call returns, and the player gets the apology after the deferral.
+func TestTimeoutCancelsTheStoreCall(t *testing.T) {
+	e := newEnv(t)
+	cfg := e.cfg
+	cfg.DeferAfter = 10 * time.Millisecond
+	cfg.Timeout = 40 * time.Millisecond
+	st := ctxStore{Store: e.store, err: make(chan error, 1)}
+	a := New(cfg, st)
+	rec := &recorder{}
+	start := time.Now()
+	a.Handle(context.Background(), rec, e.slashPayloadLocked(alice, "play"))
+	if took := time.Since(start); took < cfg.Timeout {
+		t.Fatalf("Handle returned after %v, before the Timeout of %v", took, cfg.Timeout)
+	}
+	if err := <-st.err; !errors.Is(err, context.Canceled) {
+		t.Fatalf("store call ended with %v, want context.Canceled", err)
+	}
+	if len(rec.responses) != 1 || rec.responses[0].Type != discordgo.InteractionResponseDeferredChannelMessageWithSource ||
+		len(rec.edits) != 1 || !strings.Contains(*rec.edits[0].Content, "Sorry") {
+		t.Fatalf("responses %+v edits %+v", rec.responses, rec.edits)
+	}
+}

@@ -6,8 +6,9 @@ import (
 )
 
 // watchdog answers for slow handlers: it has late send the deferral of the
-// interactions still running after Config.DeferAfter and the apology of
-// those still running after Config.Timeout. One goroutine per App wakes
+// interactions still running after Config.DeferAfter, and it cancels the
+// context of those still running after Config.Timeout and has late send
+// their apology. One goroutine per App wakes
 // every tick while interactions are in flight and exits when none are, so
 // following an interaction costs a map insert and delete under a mutex; a
 // timer per interaction cost several µs to arm and stop, on every
@@ -74,6 +75,7 @@ func (w *watchdog) loop() {
 			switch {
 			case stage < timeoutDue && age >= cfg.Timeout:
 				w.live[ans] = timeoutDue
+				ans.cancel() // the handler's store calls see their context end
 				go w.a.late(ans, timeoutDue)
 			case stage < deferDue && age >= cfg.DeferAfter && cfg.DeferAfter < cfg.Timeout:
 				w.live[ans] = deferDue
