@@ -5,6 +5,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/lesclefsdutresor/clefs/commands"
 	"github.com/lesclefsdutresor/clefs/wire"
 )
 
@@ -39,11 +40,16 @@ type InteractionEvent struct {
 	Err         error
 }
 
+// decoder skips the message of the clicks whose handlers never read it
+// (commands.MessageUnused: a card's rows, Auto, "Play again"): it is most
+// of a click's payload and half of its decoding time.
+var decoder = wire.Decoder{KeepMessage: func(i *discordgo.Interaction) bool { return !commands.MessageUnused(i) }}
+
 // UnmarshalGateway decodes the event's data (discordgo.GatewayUnmarshaler).
 // It never fails: a decoding error is kept in Err for the handler, which
 // answers with an apology, rather than logged by discordgo.
 func (e *InteractionEvent) UnmarshalGateway(data []byte) error {
-	e.Interaction, e.Err = wire.DecodeInteraction(data)
+	e.Interaction, e.Err = decoder.Decode(data)
 	return nil
 }
 

@@ -32,3 +32,22 @@ func TestInteractionProviderInstalled(t *testing.T) {
 		t.Fatalf("a bad payload: Unmarshal %v, Err %v; want nil and an error kept for the handler", err, ev.Err)
 	}
 }
+
+// TestProviderSkipsUnusedMessages: a click on a card's Auto button arrives
+// without its message (commands.MessageUnused), a click on the chest with
+// it (the metrics read it).
+func TestProviderSkipsUnusedMessages(t *testing.T) {
+	const msg = `"message":{"id":"9","components":[{"type":1,"components":[{"type":2,"label":"x","custom_id":"c"}]}]}`
+	for id, wantMessage := range map[string]bool{"v1:auto:3:1": false, "v1:chest:3:1": true} {
+		raw := `{"id":"5","application_id":"1","type":3,"token":"tok","guild_id":"2",` + msg +
+			`,"data":{"custom_id":"` + id + `","component_type":2},"member":{"user":{"id":"3"},"permissions":"0"}}`
+		v := discordgo.EventProvider(interactionCreate).New()
+		if err := discordgo.UnmarshalEvent([]byte(raw), v); err != nil {
+			t.Fatal(err)
+		}
+		ev := v.(*InteractionEvent)
+		if ev.Err != nil || (ev.Interaction.Message != nil) != wantMessage {
+			t.Errorf("%s: message %+v (err %v), want message: %v", id, ev.Interaction.Message, ev.Err, wantMessage)
+		}
+	}
+}

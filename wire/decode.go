@@ -33,7 +33,21 @@ import (
 // is not valid JSON, or has a value of the wrong type in a field read, is an
 // error (*SyntaxError, or one wrapping discordgo's).
 func DecodeInteraction(raw []byte) (*discordgo.Interaction, error) {
-	s := scanner{b: raw, src: string(raw)}
+	return Decoder{}.Decode(raw)
+}
+
+// Decoder decodes interactions as DecodeInteraction does, with options.
+type Decoder struct {
+	// KeepMessage, when not nil, is asked once the rest of the interaction
+	// is decoded (its type and data included) whether its message is
+	// needed. When it returns false, Message is left nil: the message,
+	// most of a click's payload, is only checked to be valid JSON.
+	KeepMessage func(i *discordgo.Interaction) bool
+}
+
+// Decode decodes raw as DecodeInteraction does, with d's options.
+func (d Decoder) Decode(raw []byte) (*discordgo.Interaction, error) {
+	s := scanner{b: raw, src: string(raw), keepMessage: d.KeepMessage}
 	i := new(discordgo.Interaction)
 	if s.peek() != '{' {
 		return nil, s.fail("expected an interaction object")
@@ -51,7 +65,7 @@ var interactionKeys = []string{"id", "application_id", "type", "data", "guild_id
 	"message", "app_permissions", "member", "user", "locale", "guild_locale", "context", "token", "version"}
 
 func (s *scanner) interaction(i *discordgo.Interaction) error {
-	var data []byte
+	var data, message []byte
 	var channelID string
 	err := s.object(func(k []byte) (err error) {
 		for {
@@ -82,6 +96,10 @@ func (s *scanner) interaction(i *discordgo.Interaction) error {
 				})
 			case "message": // discordgo's Message.UnmarshalJSON starts afresh
 				i.Message = nil
+				if s.keepMessage != nil { // decided at the end
+					message, err = s.raw()
+					return err
+				}
 				if n, e := s.null(); n || e != nil {
 					return e
 				}
@@ -136,7 +154,15 @@ func (s *scanner) interaction(i *discordgo.Interaction) error {
 	if i.ChannelID == "" {
 		i.ChannelID = channelID
 	}
-	return s.interactionData(i, data)
+	if err := s.interactionData(i, data); err != nil {
+		return err
+	}
+	if message != nil && string(message) != "null" && s.keepMessage(i) {
+		m := s.sub(message)
+		i.Message = new(discordgo.Message)
+		return m.message(i.Message)
+	}
+	return nil
 }
 
 // interactionData decodes data by the interaction's type, as discordgo does.

@@ -138,6 +138,24 @@ func compare(t *testing.T, raw []byte) {
 	if !reflect.DeepEqual(project(ours), ours) {
 		t.Fatalf("DecodeInteraction filled fields it does not promise: %+v", ours)
 	}
+	// With KeepMessage, the same, with or without the message.
+	asked := 0
+	kept, err := Decoder{KeepMessage: func(i *discordgo.Interaction) bool { asked++; return true }}.Decode(raw)
+	if err != nil || !reflect.DeepEqual(kept, ours) {
+		t.Fatalf("KeepMessage true: %+v, %v; want %+v", kept, err, ours)
+	}
+	dropped, err := Decoder{KeepMessage: func(i *discordgo.Interaction) bool { return false }}.Decode(raw)
+	if err != nil {
+		t.Fatalf("KeepMessage false: %v", err)
+	}
+	noMessage := *ours
+	noMessage.Message = nil
+	if !reflect.DeepEqual(dropped, &noMessage) {
+		t.Fatalf("KeepMessage false: %+v; want %+v", dropped, &noMessage)
+	}
+	if ours.Message != nil && asked != 1 {
+		t.Fatalf("KeepMessage asked %d times for one message", asked)
+	}
 }
 
 func TestDecodeMatchesDiscordgo(t *testing.T) {
@@ -266,6 +284,16 @@ func BenchmarkDecodeInteraction(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
 				if _, err := DecodeInteraction(raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(strings.TrimSuffix(name, ".json")+"/wire-no-message", func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			d := Decoder{KeepMessage: func(*discordgo.Interaction) bool { return false }}
+			for range b.N {
+				if _, err := d.Decode(raw); err != nil {
 					b.Fatal(err)
 				}
 			}

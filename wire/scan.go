@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
 )
 
 // maxDepth bounds the nesting the decoder follows, as encoding/json does.
@@ -30,6 +32,8 @@ type scanner struct {
 	p     int
 	depth int
 	tmp   []byte // scratch for unescaping keys
+
+	keepMessage func(*discordgo.Interaction) bool // Decoder.KeepMessage
 }
 
 func (s *scanner) fail(msg string) error { return &SyntaxError{Offset: s.p, Msg: msg} }

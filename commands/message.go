@@ -1,0 +1,41 @@
+package commands
+
+import (
+	"context"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// messageFree routes the buttons whose handlers never read the message the
+// button is on: a card's rows, Auto and "Play again" work from the custom
+// ID and the store alone. The chest button (metrics look at the card) and
+// the reset-guild confirmation (its reason is in the message) are not here.
+var messageFree = func() router {
+	var r router
+	none := func(context.Context, *request) (reply, error) { return reply{}, nil }
+	for _, p := range []string{patRow, patAuto, patAgain} {
+		r.add(p, "", none)
+	}
+	return r
+}()
+
+// MessageUnused reports whether handling i never reads i.Message: a click
+// on a card's row, Auto or "Play again" button, the bulk of a game's
+// interactions. A decoder may then skip the message, most of a click's
+// payload (see wire.Decoder.KeepMessage, used by package bot).
+func MessageUnused(i *discordgo.Interaction) bool {
+	if i == nil || i.Type != discordgo.InteractionMessageComponent {
+		return false
+	}
+	var id string
+	switch d := i.Data.(type) {
+	case discordgo.MessageComponentInteractionData:
+		id = d.CustomID
+	case *discordgo.MessageComponentInteractionData:
+		if d != nil {
+			id = d.CustomID
+		}
+	}
+	_, _, ok := messageFree.match(id)
+	return ok
+}

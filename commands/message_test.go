@@ -1,0 +1,81 @@
+package commands
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+func TestMessageUnused(t *testing.T) {
+	click := func(id string) *discordgo.Interaction {
+		return &discordgo.Interaction{Type: discordgo.InteractionMessageComponent,
+			Data: discordgo.MessageComponentInteractionData{CustomID: id}}
+	}
+	for id, want := range map[string]bool{
+		rowID(alice, 7, 2):              true,
+		autoID(alice, 7):                true,
+		twoID("v1:again:", alice, 7):    true,
+		twoID("v1:chest:", alice, 1):    false, // metrics read the card
+		twoID("v1:rg:", alice, 1700000): false, // the reason is in the message
+		"v1:row:1:2":                    false, // not a button of ours
+		"":                              false,
+	} {
+		if got := MessageUnused(click(id)); got != want {
+			t.Errorf("MessageUnused(%q) = %v, want %v", id, got, want)
+		}
+	}
+	slash := &discordgo.Interaction{Type: discordgo.InteractionApplicationCommand,
+		Data: discordgo.ApplicationCommandInteractionData{Name: "play"}}
+	if MessageUnused(slash) || MessageUnused(nil) {
+		t.Error("a slash command or nil has no message to skip")
+	}
+}
+
+// TestMessageFreeButtonsIgnoreTheMessage plays the same game twice, with
+// the same draws: once clicking with the message attached, as Discord
+// sends it, once without (what the bot's decoder leaves when MessageUnused
+// says so). Every answer must be the same.
+func TestMessageFreeButtonsIgnoreTheMessage(t *testing.T) {
+	play := func(withMessage bool) []string {
+		e := newEnv(t)
+		var out []string
+		record := func(h *handled) *handled {
+			b, err := json.Marshal(h.r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, string(b))
+			return h
+		}
+		msg := func(h *handled) *discordgo.Message {
+			if withMessage {
+				return h.message()
+			}
+			return nil
+		}
+		card := record(e.slash(alice, "en-US", "play"))
+		for round := 0; round < 5; round++ {
+			card = record(e.click(alice, msg(card), card.mustButton("v1:row:").CustomID))
+			card = record(e.click(alice, msg(card), card.mustButton("v1:auto:").CustomID))
+			b, ok := card.button("v1:again:")
+			if !ok {
+				break // a chest is due: its button is not message-free
+			}
+			if !MessageUnused(e.clickPayload(alice, memberPerms, "en-US", nil, b.CustomID)) {
+				t.Fatalf("%q not message-free", b.CustomID)
+			}
+			card = record(e.click(alice, msg(card), b.CustomID))
+		}
+		return out
+	}
+	with, without := play(true), play(false)
+	if len(with) < 4 || len(with) != len(without) {
+		t.Fatalf("%d answers with the message, %d without", len(with), len(without))
+	}
+	for k := range with {
+		if with[k] != without[k] {
+			t.Fatalf("answer %d differs:\nwith message:    %s\nwithout message: %s", k, with[k], without[k])
+		}
+	}
+}
