@@ -426,15 +426,7 @@ func (a *App) route(rq *request) (handlerFunc, error) {
 			}
 		}
 	case discordgo.InteractionMessageComponent:
-		var id string
-		switch v := i.Data.(type) {
-		case discordgo.MessageComponentInteractionData:
-			id = v.CustomID
-		case *discordgo.MessageComponentInteractionData:
-			if v != nil {
-				id = v.CustomID
-			}
-		}
+		id := customID(i)
 		rq.customID = id
 		rt, p, ok := a.buttons.match(id)
 		if !ok {

@@ -27,15 +27,19 @@ func MessageUnused(i *discordgo.Interaction) bool {
 	if i == nil || i.Type != discordgo.InteractionMessageComponent {
 		return false
 	}
-	var id string
+	_, _, ok := messageFree.match(customID(i))
+	return ok
+}
+
+// customID is the custom ID of a component interaction's data, "" if none.
+func customID(i *discordgo.Interaction) string {
 	switch d := i.Data.(type) {
 	case discordgo.MessageComponentInteractionData:
-		id = d.CustomID
+		return d.CustomID
 	case *discordgo.MessageComponentInteractionData:
 		if d != nil {
-			id = d.CustomID
+			return d.CustomID
 		}
 	}
-	_, _, ok := messageFree.match(id)
-	return ok
+	return ""
 }

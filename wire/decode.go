@@ -239,23 +239,7 @@ var optionKeys = []string{"name", "type", "value", "options", "focused"}
 // options reads an array of options; old is the slice already decoded for
 // the same key (encoding/json reuses its elements).
 func (s *scanner) options(old []*discordgo.ApplicationCommandInteractionDataOption) ([]*discordgo.ApplicationCommandInteractionDataOption, error) {
-	old = old[:cap(old)] // encoding/json decodes into the elements it finds there
-	out := old[:0]
-	n := 0
-	isNull, err := s.array(func() error {
-		var o *discordgo.ApplicationCommandInteractionDataOption
-		if n < len(old) {
-			o = old[n]
-		}
-		n++
-		if isNull, err := s.null(); isNull || err != nil {
-			out = append(out, nil)
-			return err
-		}
-		if o == nil {
-			o = new(discordgo.ApplicationCommandInteractionDataOption)
-		}
-		out = append(out, o)
+	return pointers(s, old, func(o *discordgo.ApplicationCommandInteractionDataOption) error {
 		return s.object(func(k []byte) (err error) {
 			for {
 				switch string(k) {
@@ -280,11 +264,37 @@ func (s *scanner) options(old []*discordgo.ApplicationCommandInteractionDataOpti
 			}
 		})
 	})
+}
+
+// pointers reads an array of objects into a slice of pointers as
+// encoding/json does: the elements it finds in old's backing array are
+// decoded into again, a null element is nil, an empty array gives an empty
+// slice and null gives nil. elem decodes one object into its argument.
+func pointers[T any](s *scanner, old []*T, elem func(*T) error) ([]*T, error) {
+	old = old[:cap(old)]
+	out := old[:0]
+	n := 0
+	isNull, err := s.array(func() error {
+		var v *T
+		if n < len(old) {
+			v = old[n]
+		}
+		n++
+		if isNull, err := s.null(); isNull || err != nil {
+			out = append(out, nil)
+			return err
+		}
+		if v == nil {
+			v = new(T)
+		}
+		out = append(out, v)
+		return elem(v)
+	})
 	if isNull {
 		return nil, err
 	}
 	if out == nil {
-		out = []*discordgo.ApplicationCommandInteractionDataOption{}
+		out = []*T{}
 	}
 	return out, err
 }
@@ -638,23 +648,7 @@ func (s *scanner) emoji(e *discordgo.ComponentEmoji) error {
 var embedKeys = []string{"title", "description", "url", "type", "timestamp", "color", "footer", "author", "fields"}
 
 func (s *scanner) embeds(old []*discordgo.MessageEmbed) ([]*discordgo.MessageEmbed, error) {
-	old = old[:cap(old)] // encoding/json decodes into the elements it finds there
-	out := old[:0]
-	n := 0
-	isNull, err := s.array(func() error {
-		var e *discordgo.MessageEmbed
-		if n < len(old) {
-			e = old[n]
-		}
-		n++
-		if isNull, err := s.null(); isNull || err != nil {
-			out = append(out, nil)
-			return err
-		}
-		if e == nil {
-			e = new(discordgo.MessageEmbed)
-		}
-		out = append(out, e)
+	return pointers(s, old, func(e *discordgo.MessageEmbed) error {
 		return s.object(func(k []byte) (err error) {
 			for {
 				switch string(k) {
@@ -689,13 +683,6 @@ func (s *scanner) embeds(old []*discordgo.MessageEmbed) ([]*discordgo.MessageEmb
 			}
 		})
 	})
-	if isNull {
-		return nil, err
-	}
-	if out == nil {
-		out = []*discordgo.MessageEmbed{}
-	}
-	return out, err
 }
 
 var footerKeys = []string{"text", "icon_url", "proxy_icon_url"}
@@ -763,23 +750,7 @@ func (s *scanner) embedAuthor(a *discordgo.MessageEmbedAuthor) (*discordgo.Messa
 var fieldKeys = []string{"name", "value", "inline"}
 
 func (s *scanner) fields(old []*discordgo.MessageEmbedField) ([]*discordgo.MessageEmbedField, error) {
-	old = old[:cap(old)] // encoding/json decodes into the elements it finds there
-	out := old[:0]
-	n := 0
-	isNull, err := s.array(func() error {
-		var f *discordgo.MessageEmbedField
-		if n < len(old) {
-			f = old[n]
-		}
-		n++
-		if isNull, err := s.null(); isNull || err != nil {
-			out = append(out, nil)
-			return err
-		}
-		if f == nil {
-			f = new(discordgo.MessageEmbedField)
-		}
-		out = append(out, f)
+	return pointers(s, old, func(f *discordgo.MessageEmbedField) error {
 		return s.object(func(k []byte) (err error) {
 			for {
 				switch string(k) {
@@ -800,11 +771,4 @@ func (s *scanner) fields(old []*discordgo.MessageEmbedField) ([]*discordgo.Messa
 			}
 		})
 	})
-	if isNull {
-		return nil, err
-	}
-	if out == nil {
-		out = []*discordgo.MessageEmbedField{}
-	}
-	return out, err
 }

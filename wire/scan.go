@@ -361,40 +361,38 @@ func (s *scanner) number() ([]byte, error) {
 	case i < len(b) && b[i] == '0':
 		i++
 	case i < len(b) && '1' <= b[i] && b[i] <= '9':
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
+		i = digits(b, i)
 	default:
 		s.p = i
 		return nil, s.fail("invalid number")
 	}
 	if i < len(b) && b[i] == '.' {
-		i++
-		d := i
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-		if i == d {
+		d := i + 1
+		if i = digits(b, d); i == d {
 			s.p = i
 			return nil, s.fail("invalid number")
 		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
+		d := i + 1
+		if d < len(b) && (b[d] == '+' || b[d] == '-') {
+			d++
 		}
-		d := i
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-		if i == d {
+		if i = digits(b, d); i == d {
 			s.p = i
 			return nil, s.fail("invalid number")
 		}
 	}
 	s.p = i
 	return b[start:i], nil
+}
+
+// digits returns the index after the run of decimal digits at i.
+func digits(b []byte, i int) int {
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // integer reads an integer literal of at most bits bits, signed or not;
