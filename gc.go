@@ -17,7 +17,7 @@ const (
 	// defaultMemoryLimit is a soft limit on the Go runtime's memory: past
 	// it the collector runs as often as needed, so the larger growth factor
 	// never takes the process far (the bot is meant to stay under 64 MiB).
-	defaultMemoryLimit = 48 << 20
+	defaultMemoryLimit = 40 << 20
 )
 
 // tuneGC applies the bot's collector defaults unless the operator chose
