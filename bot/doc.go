@@ -16,4 +16,10 @@
 // DISCORD_API_BASE (Options.APIBase) is applied by an http.RoundTripper that
 // sends every request for https://discord.com to the base instead; the
 // gateway URL is then whatever that API's GET /gateway answers.
+//
+// Interactions are decoded by package wire, not by discordgo: importing
+// bot replaces discordgo's INTERACTION_CREATE decoding for the whole
+// program (gateway.go), and answers are encoded by wire too. discordgo
+// itself is the patched copy in third_party/discordgo, whose gateway reads
+// payloads in one pass.
 package bot

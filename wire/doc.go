@@ -10,6 +10,7 @@
 // them now, an HTTP interactions endpoint can use them the same way.
 //
 // On the project's 2-core machine, decoding a click (whose payload carries
-// the message clicked, 2.4 KB) takes about 23 µs against 245 µs through
-// discordgo (`go test -bench . ./wire`).
+// the message clicked, 2.4 KB) takes about 22 µs, 10 µs when the message is
+// not needed, against 230 µs through discordgo; encoding a game card takes
+// 1.4 µs against 24 µs (`go test -bench . ./wire`).
 package wire
