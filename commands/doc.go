@@ -26,11 +26,14 @@
 // clears it at once in the same process; other processes sharing the store
 // see a change within the TTL.
 //
-// Usage, in the bot:
+// Usage with a plain discordgo session:
 //
 //	app := commands.New(commands.Config{Observer: metrics, Logger: log}, store)
 //	_, err := session.ApplicationCommandBulkOverwrite(appID, guildID, app.Definitions())
 //	session.AddHandler(func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
 //		go app.Handle(ctx, responder{s}, ic.Interaction)
 //	})
+//
+// Package bot does the same with its own decoding (package wire, which can
+// skip the messages that MessageUnused says no handler reads).
 package commands
