@@ -37,7 +37,7 @@ func randomRun(t *testing.T, st storage.Store, seed uint64, n int) {
 			var p storage.Player
 			p, _, _, err = st.Buy(ctx, id)
 			if errors.Is(err, storage.ErrChestDue) {
-				_, _, err = st.OpenChest(ctx, id, p.ChestSeq+1)
+				_, _, _, err = st.OpenChest(ctx, id, p.ChestSeq+1)
 			}
 		case k < 85:
 			var p storage.Player

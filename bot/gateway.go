@@ -41,7 +41,7 @@ type InteractionEvent struct {
 }
 
 // decoder skips the message of the clicks whose handlers never read it
-// (commands.MessageUnused: a card's rows, Auto, "Play again"): it is most
+// (commands.MessageUnused: a card's rows, Auto, "Play again", the chest): it is most
 // of a click's payload and half of its decoding time.
 var decoder = wire.Decoder{KeepMessage: func(i *discordgo.Interaction) bool { return !commands.MessageUnused(i) }}
 

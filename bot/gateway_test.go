@@ -33,12 +33,12 @@ func TestInteractionProviderInstalled(t *testing.T) {
 	}
 }
 
-// TestProviderSkipsUnusedMessages: a click on a card's Auto button arrives
-// without its message (commands.MessageUnused), a click on the chest with
-// it (the metrics read it).
+// TestProviderSkipsUnusedMessages: a click on a card's Auto or chest button
+// arrives without its message (commands.MessageUnused), a click on the
+// reset-guild confirmation with it (its reason is in the message).
 func TestProviderSkipsUnusedMessages(t *testing.T) {
 	const msg = `"message":{"id":"9","components":[{"type":1,"components":[{"type":2,"label":"x","custom_id":"c"}]}]}`
-	for id, wantMessage := range map[string]bool{"v1:auto:3:1": false, "v1:chest:3:1": true} {
+	for id, wantMessage := range map[string]bool{"v1:auto:3:1": false, "v1:chest:3:1": false, "v1:rg:3:1700000": true} {
 		raw := `{"id":"5","application_id":"1","type":3,"token":"tok","guild_id":"2",` + msg +
 			`,"data":{"custom_id":"` + id + `","component_type":2},"member":{"user":{"id":"3"},"permissions":"0"}}`
 		v := discordgo.EventProvider(interactionCreate).New()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"strings"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -143,32 +142,6 @@ func (a *App) reveal(ctx context.Context, rq *request, rows storage.RowMask) (re
 	return reply{update: true, data: a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: t})}, nil
 }
 
-// rowButtons returns the buttons of an action row, whether it was decoded
-// from JSON (pointers) or built in memory (values).
-func rowButtons(c discordgo.MessageComponent) []discordgo.Button {
-	var comps []discordgo.MessageComponent
-	switch r := c.(type) {
-	case *discordgo.ActionsRow:
-		if r != nil {
-			comps = r.Components
-		}
-	case discordgo.ActionsRow:
-		comps = r.Components
-	}
-	var out []discordgo.Button
-	for _, c := range comps {
-		switch b := c.(type) {
-		case *discordgo.Button:
-			if b != nil {
-				out = append(out, *b)
-			}
-		case discordgo.Button:
-			out = append(out, b)
-		}
-	}
-	return out
-}
-
 // handleAgain buys the next ticket from a finished card and updates the card
 // in place. It acts only if the card's ticket is still the player's last one
 // (or the next one was just bought by the same click, then it is resumed),
@@ -217,34 +190,17 @@ func (a *App) handleChest(ctx context.Context, rq *request) (reply, error) {
 	if !ok {
 		return reply{}, userErr("err_stale_button", nil)
 	}
-	p, c, err := a.store.OpenChest(ctx, rq.player(), int64(seq))
+	p, c, opened, err := a.store.OpenChest(ctx, rq.player(), int64(seq))
 	switch {
 	case errors.Is(err, storage.ErrNoChest), errors.Is(err, storage.ErrInvalid):
 		return reply{}, userErr("err_chest_over", nil)
 	case err != nil:
 		return reply{}, internal("open_chest", err)
 	}
-	if a.obs != nil && chestFirstClick(rq.i) {
+	if a.obs != nil && opened {
 		a.obs.Chest(c.Lot, c.Prize)
 	}
 	return reply{update: true, data: a.chestCard(rq.l, rq.user, p, &c)}, nil
-}
-
-// chestFirstClick tells the metrics whether the chest was closed on the card
-// pressed (it still had the chest button). The store pays a chest once; a
-// double click on a fresh chest card may count twice here, in the metrics only.
-func chestFirstClick(i *discordgo.Interaction) bool {
-	if i.Message == nil {
-		return true
-	}
-	for _, c := range i.Message.Components {
-		for _, b := range rowButtons(c) {
-			if strings.HasPrefix(b.CustomID, "v1:chest:") {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // channelMention is a channel mention.

@@ -509,3 +509,29 @@ func checkLimits(tb testing.TB, r *discordgo.InteractionResponse) {
 		tb.Errorf("marshal response: %v", err)
 	}
 }
+
+// rowButtons returns the buttons of an action row, whether it was decoded
+// from JSON (pointers) or built in memory (values).
+func rowButtons(c discordgo.MessageComponent) []discordgo.Button {
+	var comps []discordgo.MessageComponent
+	switch r := c.(type) {
+	case *discordgo.ActionsRow:
+		if r != nil {
+			comps = r.Components
+		}
+	case discordgo.ActionsRow:
+		comps = r.Components
+	}
+	var out []discordgo.Button
+	for _, c := range comps {
+		switch b := c.(type) {
+		case *discordgo.Button:
+			if b != nil {
+				out = append(out, *b)
+			}
+		case discordgo.Button:
+			out = append(out, b)
+		}
+	}
+	return out
+}

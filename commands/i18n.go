@@ -59,6 +59,9 @@ type lang struct {
 	// prize, and the key found. Set by App.localizeCard.
 	win      [game.NumSymbols]affix
 	keyFound string
+	// chestOpened is the opened chest's line per lot around its prize:
+	// "🪙 You find **one gold coin**: **" … "**!".
+	chestOpened [game.NumLots]affix
 }
 
 // cardWords are the fixed words of the cards, read once from the plain
@@ -127,6 +130,14 @@ func newCatalog() (*catalog, error) {
 		}
 		if err := l.initCredits(); err != nil {
 			return nil, err
+		}
+		for lot := range game.Lot(game.NumLots) {
+			f, err := l.affixOf("chest_opened", nil, map[string]any{"Lot": l.T("lot_"+lot.String(), nil)}, "Prize")
+			if err != nil {
+				return nil, err
+			}
+			f.prefix = lotEmoji[lot] + " " + f.prefix
+			l.chestOpened[lot] = f
 		}
 		footer := l.T("card_footer", map[string]any{"Ticket": footerMark, "Stake": l.Credits(game.Stake)})
 		var found bool

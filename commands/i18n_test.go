@@ -187,7 +187,7 @@ func TestCreditsAgreeWithGoI18n(t *testing.T) {
 	})
 }
 
-// TestCardLinesAgreeWithGoI18n: the win and key lines localized once in New
+// TestCardLinesAgreeWithGoI18n: the win, key and chest lines localized once
 // are what the templates give.
 func TestCardLinesAgreeWithGoI18n(t *testing.T) {
 	a := New(Config{Logger: discardLogger(), Emoji: [game.NumSymbols]string{game.Key: "<:key:123>"}}, nil)
@@ -204,6 +204,16 @@ func TestCardLinesAgreeWithGoI18n(t *testing.T) {
 		}
 		if want := l.T("card_key", map[string]any{"Key": "<:key:123>"}); l.keyFound != want {
 			t.Errorf("fr=%v key line %q, want %q", l.fr, l.keyFound, want)
+		}
+		for lot := range game.Lot(game.NumLots) {
+			for _, prize := range []int64{100, 500, 1000, 100000} {
+				want := lotEmoji[lot] + " " + l.T("chest_opened", map[string]any{
+					"Lot": l.T("lot_"+lot.String(), nil), "Prize": l.Credits(prize),
+				})
+				if got := chestLine(l, game.Chest{Lot: lot, Prize: prize}); got != want {
+					t.Errorf("fr=%v chest %v %d: %q, want %q", l.fr, lot, prize, got, want)
+				}
+			}
 		}
 	}
 }

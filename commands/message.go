@@ -7,21 +7,21 @@ import (
 )
 
 // messageFree routes the buttons whose handlers never read the message the
-// button is on: a card's rows, Auto and "Play again" work from the custom
-// ID and the store alone. The chest button (metrics look at the card) and
-// the reset-guild confirmation (its reason is in the message) are not here.
+// button is on: a card's rows, Auto, "Play again" and the chest work from
+// the custom ID and the store alone. The reset-guild confirmation (its
+// reason is in the message) is not here.
 var messageFree = func() router {
 	var r router
 	none := func(context.Context, *request) (reply, error) { return reply{}, nil }
-	for _, p := range []string{patRow, patAuto, patAgain} {
+	for _, p := range []string{patRow, patAuto, patAgain, patChest} {
 		r.add(p, "", none)
 	}
 	return r
 }()
 
 // MessageUnused reports whether handling i never reads i.Message: a click
-// on a card's row, Auto or "Play again" button, the bulk of a game's
-// interactions. A decoder may then skip the message, most of a click's
+// on a card's row, Auto, "Play again" or chest button, all of a game's
+// interactions but the slash commands. A decoder may then skip the message, most of a click's
 // payload (see wire.Decoder.KeepMessage, used by package bot).
 func MessageUnused(i *discordgo.Interaction) bool {
 	if i == nil || i.Type != discordgo.InteractionMessageComponent {

@@ -365,6 +365,12 @@ func testChestFlow(t *testing.T, newEnv func(testing.TB) *env) {
 			t.Fatalf("chest double click: type %d\n%s\n---\n%s", r.r.Type, r.text(), res[0].text())
 		}
 	}
+	e.obs.mu.Lock()
+	counted := e.obs.chests
+	e.obs.mu.Unlock()
+	if counted != 1 {
+		t.Fatalf("four clicks on one chest counted %d chests in metrics, want 1", counted)
+	}
 	if !strings.Contains(res[0].text(), formatAmount(p.LastChest.Prize, false)) {
 		t.Fatalf("chest card does not show the prize:\n%s", res[0].text())
 	}

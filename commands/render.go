@@ -303,15 +303,8 @@ func (a *App) chestCard(l *lang, user uint64, p storage.Player, c *game.Chest) *
 		e.Description = padlocks(game.MaxKeys) + "\n" + l.card.chestClosed
 		row.Components = []discordgo.MessageComponent{a.chestButton(l, user, p.ChestSeq+1)}
 	} else {
-		lot := c.Lot
-		em := "🪙"
-		if lot < game.NumLots {
-			em = lotEmoji[lot]
-		}
 		e.Color = colourWin
-		e.Description = em + " " + l.T("chest_opened", map[string]any{
-			"Lot": l.T("lot_"+lot.String(), nil), "Prize": l.Credits(c.Prize),
-		})
+		e.Description = chestLine(l, *c)
 		var last uint64
 		if p.Ticket != nil {
 			last = p.Ticket.ID
@@ -323,6 +316,16 @@ func (a *App) chestCard(l *lang, user uint64, p storage.Player, c *game.Chest) *
 		Components:      []discordgo.MessageComponent{row},
 		AllowedMentions: noMentions,
 	}
+}
+
+// chestLine is the line of an opened chest: "🪙 You find **one gold coin**: **5.00 credits**!"
+func chestLine(l *lang, c game.Chest) string {
+	if c.Lot >= game.NumLots { // not a lot of the regulation's: a store would have refused it
+		return "🪙 " + l.T("chest_opened", map[string]any{
+			"Lot": l.T("lot_"+c.Lot.String(), nil), "Prize": l.Credits(c.Prize),
+		})
+	}
+	return string(l.chestOpened[c.Lot].wrap(make([]byte, 0, 96), l.Credits(c.Prize)))
 }
 
 // mention is a user mention; with AllowedMentions empty it pings no one.

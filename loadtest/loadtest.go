@@ -694,7 +694,7 @@ func DirectCycle(ctx context.Context, s storage.Store, id storage.PlayerID) (cal
 		if perr != nil {
 			return calls, chests, perr
 		}
-		if _, _, cerr := s.OpenChest(ctx, id, p.ChestSeq+1); cerr != nil {
+		if _, _, _, cerr := s.OpenChest(ctx, id, p.ChestSeq+1); cerr != nil {
 			return calls + 1, chests, cerr
 		}
 		calls++
@@ -711,7 +711,7 @@ func DirectCycle(ctx context.Context, s storage.Store, id storage.PlayerID) (cal
 		return calls, chests, err
 	}
 	if p.ChestPending {
-		_, _, err := s.OpenChest(ctx, id, p.ChestSeq+1)
+		_, _, _, err := s.OpenChest(ctx, id, p.ChestSeq+1)
 		calls++
 		if err != nil {
 			return calls, chests, err

@@ -98,7 +98,7 @@ func BenchmarkStoreStep(b *testing.B) {
 					}
 				}
 				if p.ChestPending {
-					if _, _, err := s.OpenChest(ctx, id, p.ChestSeq+1); err != nil {
+					if _, _, _, err := s.OpenChest(ctx, id, p.ChestSeq+1); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -161,7 +161,7 @@ func BenchmarkStoreStep(b *testing.B) {
 						}
 					}
 					b.StartTimer()
-					if _, _, err := s.OpenChest(ctx, id, p.ChestSeq+1); err != nil {
+					if _, _, _, err := s.OpenChest(ctx, id, p.ChestSeq+1); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -197,7 +197,7 @@ func BenchmarkStoreStepParallel(b *testing.B) {
 						return
 					}
 					if p.ChestPending {
-						if _, _, err := s.OpenChest(ctx, id, p.ChestSeq+1); err != nil {
+						if _, _, _, err := s.OpenChest(ctx, id, p.ChestSeq+1); err != nil {
 							b.Error(err)
 							return
 						}

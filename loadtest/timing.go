@@ -126,7 +126,7 @@ func (s TimedStore) Reveal(ctx context.Context, id storage.PlayerID, ticketID ui
 }
 
 // OpenChest forwards to the wrapped store.
-func (s TimedStore) OpenChest(ctx context.Context, id storage.PlayerID, seq int64) (storage.Player, game.Chest, error) {
+func (s TimedStore) OpenChest(ctx context.Context, id storage.PlayerID, seq int64) (storage.Player, game.Chest, bool, error) {
 	defer s.timed(ctx, "OpenChest")()
 	return s.Store.OpenChest(ctx, id, seq)
 }

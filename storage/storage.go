@@ -162,9 +162,11 @@ type Store interface {
 	// OpenChest draws the treasure chest, credits the prize and clears the
 	// chest flag, once. seq must be p.ChestSeq+1 as read by the caller; a
 	// repeated call with the seq of the chest just opened returns the same
-	// result (a double click pays once).
+	// result (a double click pays once). opened is true only for the call
+	// that opened the chest, so that exactly one caller counts it in
+	// metrics, however many clicks raced.
 	// Errors: ErrNoChest (with the player's state).
-	OpenChest(ctx context.Context, id PlayerID, seq int64) (Player, game.Chest, error)
+	OpenChest(ctx context.Context, id PlayerID, seq int64) (p Player, c game.Chest, opened bool, err error)
 
 	// ClaimDaily credits the guild's daily amount if the cooldown has passed.
 	// Errors: ErrDailyCooldown (with the player's state), ErrInvalid when disabled.

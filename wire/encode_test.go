@@ -969,7 +969,7 @@ func (s *slowStore) Reveal(ctx context.Context, id storage.PlayerID, ticket uint
 	return s.Store.Reveal(ctx, id, ticket, rows)
 }
 
-func (s *slowStore) OpenChest(ctx context.Context, id storage.PlayerID, seq int64) (storage.Player, game.Chest, error) {
+func (s *slowStore) OpenChest(ctx context.Context, id storage.PlayerID, seq int64) (storage.Player, game.Chest, bool, error) {
 	s.pause()
 	return s.Store.OpenChest(ctx, id, seq)
 }

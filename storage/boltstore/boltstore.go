@@ -372,19 +372,23 @@ func (s *Store) Reveal(ctx context.Context, id storage.PlayerID, ticketID uint64
 }
 
 // OpenChest draws and credits the due chest, once.
-func (s *Store) OpenChest(ctx context.Context, id storage.PlayerID, seq int64) (storage.Player, game.Chest, error) {
+func (s *Store) OpenChest(ctx context.Context, id storage.PlayerID, seq int64) (storage.Player, game.Chest, bool, error) {
 	if err := storage.ValidateID(id); err != nil {
-		return storage.Player{}, game.Chest{}, err
+		return storage.Player{}, game.Chest{}, false, err
 	}
-	var c game.Chest
+	var (
+		c      game.Chest
+		opened bool
+	)
 	p, err := s.playerStep(ctx, "open chest", id, func(_ *bolt.Tx, p *storage.Player, now time.Time) (h []storage.HistoryEntry, changed bool, err error) {
 		c, h, changed, err = openChest(p, seq, s.opts.Drawer, now)
+		opened = changed
 		return h, changed, err
 	})
 	if err != nil {
-		return p, game.Chest{}, err
+		return p, game.Chest{}, false, err
 	}
-	return p, c, nil
+	return p, c, opened, nil
 }
 
 // ClaimDaily credits the guild's daily bonus if the cooldown has passed.

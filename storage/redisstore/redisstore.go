@@ -528,7 +528,7 @@ func (s *Store) Reveal(ctx context.Context, id storage.PlayerID, ticketID uint64
 }
 
 // OpenChest draws and credits the due chest, once.
-func (s *Store) OpenChest(ctx context.Context, id storage.PlayerID, seq int64) (storage.Player, game.Chest, error) {
+func (s *Store) OpenChest(ctx context.Context, id storage.PlayerID, seq int64) (storage.Player, game.Chest, bool, error) {
 	var failed drawErr
 	r, err := s.step(ctx, "open chest", chestScript, id, false, func(storage.Settings) ([]any, error) {
 		failed = drawErr{}
@@ -543,19 +543,19 @@ func (s *Store) OpenChest(ctx context.Context, id storage.PlayerID, seq int64) (
 		return []any{i64(seq), fmt.Sprintf("%d|%d", c.Lot, c.Prize)}, nil
 	})
 	if err != nil {
-		return storage.Player{}, game.Chest{}, err
+		return storage.Player{}, game.Chest{}, false, err
 	}
 	switch r.status {
 	case "OK", "SAME":
-		return r.player, *r.player.LastChest, nil
+		return r.player, *r.player.LastChest, r.status == "OK", nil
 	case "NOCHEST":
-		return r.player, game.Chest{}, fmt.Errorf("%w: chest %d (%d opened, pending %v)", storage.ErrNoChest, seq, r.player.ChestSeq, r.player.ChestPending)
+		return r.player, game.Chest{}, false, fmt.Errorf("%w: chest %d (%d opened, pending %v)", storage.ErrNoChest, seq, r.player.ChestSeq, r.player.ChestPending)
 	case "NEEDDRAW":
-		return r.player, game.Chest{}, failed.err
+		return r.player, game.Chest{}, false, failed.err
 	case "INVALID":
-		return r.player, game.Chest{}, fmt.Errorf("%w: chest", storage.ErrInvalid)
+		return r.player, game.Chest{}, false, fmt.Errorf("%w: chest", storage.ErrInvalid)
 	}
-	return storage.Player{}, game.Chest{}, s.wrap("open chest", fmt.Errorf("unexpected status %q", r.status))
+	return storage.Player{}, game.Chest{}, false, s.wrap("open chest", fmt.Errorf("unexpected status %q", r.status))
 }
 
 // ClaimDaily credits the guild's daily bonus if the cooldown has passed.

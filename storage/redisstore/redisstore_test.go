@@ -92,7 +92,7 @@ func TestRoundTrips(t *testing.T) {
 			t.Fatal(err)
 		}
 		if p.ChestPending {
-			if _, _, err := st.OpenChest(ctx, id, p.ChestSeq+1); err != nil {
+			if _, _, _, err := st.OpenChest(ctx, id, p.ChestSeq+1); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -100,7 +100,7 @@ func TestRoundTrips(t *testing.T) {
 	for i := range 20 {
 		p, _ := st.Player(ctx, id)
 		if p.ChestPending {
-			measure("open chest", 2, func() error { _, _, err := st.OpenChest(ctx, id, p.ChestSeq+1); return err })
+			measure("open chest", 2, func() error { _, _, _, err := st.OpenChest(ctx, id, p.ChestSeq+1); return err })
 		}
 		measure("full cycle (buy, reveal all)", 3, func() error {
 			_, tk, _, err := st.Buy(ctx, id)

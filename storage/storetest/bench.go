@@ -23,7 +23,7 @@ func Bench(b *testing.B, open BenchOpenFunc) {
 	cycle := func(b *testing.B, st storage.Store, id storage.PlayerID) {
 		p, t, _, err := st.Buy(ctx, id)
 		if errors.Is(err, storage.ErrChestDue) {
-			_, _, err = st.OpenChest(ctx, id, p.ChestSeq+1)
+			_, _, _, err = st.OpenChest(ctx, id, p.ChestSeq+1)
 			if err != nil {
 				b.Error(err)
 			}

@@ -111,7 +111,7 @@ func playRound(ctx context.Context, st storage.Store, id storage.PlayerID, tl *t
 	switch {
 	case errors.Is(err, storage.ErrChestDue):
 		seq := p.ChestSeq + 1
-		_, c, err := st.OpenChest(ctx, id, seq)
+		_, c, _, err := st.OpenChest(ctx, id, seq)
 		if errors.Is(err, storage.ErrNoChest) {
 			return nil // opened by someone else first
 		}

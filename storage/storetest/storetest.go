@@ -134,6 +134,7 @@ func Run(t *testing.T, open OpenFunc) {
 		{"CanceledContext", testCanceledContext},
 		{"Closed", testClosed},
 		{"SameTicketDrawnOnce", testSameTicketDrawnOnce},
+		{"SameChestOpenedOnce", testSameChestOpenedOnce},
 		{"ConcurrentOnePlayer", testConcurrentOnePlayer},
 		{"ConcurrentManyPlayers", testConcurrentManyPlayers},
 	}
@@ -384,14 +385,14 @@ func testKeysAndChest(t *testing.T, open OpenFunc) {
 	samePlayer(t, "Buy with a chest due (returned)", bp, before)
 	samePlayer(t, "Buy with a chest due", e.player(id), before)
 	for _, seq := range []int64{0, 2, -1} {
-		_, _, err := e.st.OpenChest(e.ctx, id, seq)
+		_, _, _, err := e.st.OpenChest(e.ctx, id, seq)
 		wantErr(t, fmt.Sprintf("OpenChest(%d)", seq), err, storage.ErrNoChest)
 		samePlayer(t, "wrong chest seq", e.player(id), before)
 	}
 	e.clock.Advance(time.Second)
-	p, c, err := e.st.OpenChest(e.ctx, id, 1)
-	if err != nil || c != Chest(game.LotGold, 500) {
-		t.Fatalf("OpenChest(1) = %+v, %v", c, err)
+	p, c, opened, err := e.st.OpenChest(e.ctx, id, 1)
+	if err != nil || c != Chest(game.LotGold, 500) || !opened {
+		t.Fatalf("OpenChest(1) = %+v, opened %v, %v", c, opened, err)
 	}
 	if p.ChestPending || p.ChestSeq != 1 || p.Balance != before.Balance+500 || p.Stats.Chests != 1 ||
 		p.Stats.WonCents != before.Stats.WonCents+500 || p.LastChest == nil || *p.LastChest != c {
@@ -400,13 +401,13 @@ func testKeysAndChest(t *testing.T, open OpenFunc) {
 	sound(t, p)
 	// A double click pays once and shows the same chest.
 	for range 2 {
-		p2, c2, err := e.st.OpenChest(e.ctx, id, 1)
-		if err != nil || c2 != c {
-			t.Fatalf("repeated OpenChest(1) = %+v, %v", c2, err)
+		p2, c2, opened, err := e.st.OpenChest(e.ctx, id, 1)
+		if err != nil || c2 != c || opened {
+			t.Fatalf("repeated OpenChest(1) = %+v, opened %v, %v", c2, opened, err)
 		}
 		samePlayer(t, "repeated OpenChest", p2, p)
 	}
-	_, _, err = e.st.OpenChest(e.ctx, id, 2)
+	_, _, _, err = e.st.OpenChest(e.ctx, id, 2)
 	wantErr(t, "OpenChest(2) with none due", err, storage.ErrNoChest)
 	if p, tk := e.play(id); tk.ID != 4 || p.Keys != 1 {
 		t.Fatalf("play after the chest: ticket %d, keys %d", tk.ID, p.Keys)
@@ -453,11 +454,11 @@ func testFailingDraw(t *testing.T, open OpenFunc) {
 		t.Fatalf("Reveal of a drawn ticket with a failing drawer: %+v, %v", t2, err)
 	}
 	before = e.player(id)
-	_, _, err := e.st.OpenChest(e.ctx, id, 1)
+	_, _, _, err := e.st.OpenChest(e.ctx, id, 1)
 	wantErr(t, "OpenChest with a failing draw", err, ErrDraw)
 	samePlayer(t, "failing chest", e.player(id), before)
 	d.Fail.Store(false)
-	if p, _, err := e.st.OpenChest(e.ctx, id, 1); err != nil || p.ChestPending {
+	if p, _, _, err := e.st.OpenChest(e.ctx, id, 1); err != nil || p.ChestPending {
 		t.Fatalf("OpenChest after the failure: %v", err)
 	}
 }
@@ -797,7 +798,7 @@ func populate(t *testing.T, e *env) {
 			_, _, _, err := e.st.Buy(e.ctx, id)
 			if errors.Is(err, storage.ErrChestDue) {
 				p := e.player(id)
-				if _, _, err := e.st.OpenChest(e.ctx, id, p.ChestSeq+1); err != nil {
+				if _, _, _, err := e.st.OpenChest(e.ctx, id, p.ChestSeq+1); err != nil {
 					t.Fatal(err)
 				}
 				continue
@@ -1034,6 +1035,67 @@ func testSameTicketDrawnOnce(t *testing.T, open OpenFunc) {
 		if len(h) != round+1 {
 			t.Fatalf("round %d: %d history entries", round, len(h))
 		}
+	}
+}
+
+// testSameChestOpenedOnce has 64 goroutines open the same due chest at
+// once: one of them opens it, the others see the same chest, and the prize
+// is paid once.
+func testSameChestOpenedOnce(t *testing.T, open OpenFunc) {
+	var mu sync.Mutex
+	var n int64
+	e := newEnv(t, open, &Drawer{
+		PlayFunc: func(int) game.Outcome { return Loss(true) },
+		ChestFunc: func() game.Chest { // every draw differs, so a second one would show
+			mu.Lock()
+			defer mu.Unlock()
+			n++
+			return Chest(game.LotGold, 100*n)
+		},
+	}, defaults)
+	id := pid(1)
+	for round := range 3 {
+		for range 3 {
+			e.play(id)
+		}
+		before := e.player(id)
+		if !before.ChestPending {
+			t.Fatalf("round %d: no chest due after three keys: %+v", round, before)
+		}
+		seq := before.ChestSeq + 1
+		start := make(chan struct{})
+		chests := make([]game.Chest, 64)
+		opened := make([]bool, 64)
+		errs := make([]error, 64)
+		var wg sync.WaitGroup
+		for g := range 64 {
+			wg.Go(func() {
+				<-start
+				_, chests[g], opened[g], errs[g] = e.st.OpenChest(e.ctx, id, seq)
+			})
+		}
+		close(start)
+		wg.Wait()
+		first := 0
+		for g := range 64 {
+			if errs[g] != nil {
+				t.Fatalf("round %d, goroutine %d: %v", round, g, errs[g])
+			}
+			if opened[g] {
+				first++
+			}
+			if chests[g] != chests[0] {
+				t.Fatalf("round %d: goroutine %d saw %+v, goroutine 0 saw %+v", round, g, chests[g], chests[0])
+			}
+		}
+		if first != 1 {
+			t.Fatalf("round %d: %d callers were told they opened the chest, want exactly 1", round, first)
+		}
+		p := e.player(id)
+		if p.ChestPending || p.ChestSeq != seq || p.Balance != before.Balance+chests[0].Prize || p.Stats.Chests != int64(round+1) {
+			t.Fatalf("round %d: after the chest %+v (before %+v)", round, p, before)
+		}
+		sound(t, p)
 	}
 }
 
