@@ -47,7 +47,7 @@ type Decoder struct {
 
 // Decode decodes raw as DecodeInteraction does, with d's options.
 func (d Decoder) Decode(raw []byte) (*discordgo.Interaction, error) {
-	s := scanner{b: raw, src: string(raw), keepMessage: d.KeepMessage}
+	s := scanner{b: raw, strs: new(arena), keepMessage: d.KeepMessage}
 	i := new(discordgo.Interaction)
 	if s.peek() != '{' {
 		return nil, s.fail("expected an interaction object")
