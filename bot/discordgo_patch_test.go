@@ -37,6 +37,16 @@ var frames = []string{
 	``,                                        //
 	`{"op":0,"s":9223372036854775808}`,        // overflows int64
 	`{"op":0,"d":{"k":"\ud83d\ude00"},"d":1}`, // duplicate key: the last wins
+	// Interactions: decoded with the frame when "t" comes first.
+	`{"t":"INTERACTION_CREATE","s":7,"op":0,"d":{"id":"5","application_id":"1","type":3,"token":"tok","guild_id":"2","data":{"custom_id":"v1:auto:3:1","component_type":2},"member":{"user":{"id":"3"},"permissions":"0"}}}`,
+	`{"t":"INTERACTION_CREATE","s":7,"op":0,"d":{"id":"5","type":3,"message":{"id":"9","components":[]},"data":{"custom_id":"v1:rg:3:1700000"}} }`,
+	`{"op":0,"d":{"id":"5","type":2,"data":{"name":"play"}},"s":7,"t":"INTERACTION_CREATE"}`, // "t" last: decoded afterwards
+	`{"t":"INTERACTION_CREATE","op":0,"d":{"id":5}}`,                  // a bad field: decoded afterwards, with its error
+	`{"t":"INTERACTION_CREATE","op":0,"d":{"id":"5",}}`,               // not JSON
+	`{"t":"INTERACTION_CREATE","op":0,"d":{"id":"5"},"x":1}`,          // unknown key after the data
+	`{"t":"INTERACTION_CREATE","op":0,"d":{"id":"5"},"d":{"id":"6"}}`, // duplicate data
+	`{"t":"INTERACTION_CREATE","op":0,"d":null}`,                      //
+	`{"t":"INTERACTION_CREATE","op":0,"d":{"id":"5"}`,                 // truncated
 }
 
 // compareFrame checks DecodeEvent against json.Decoder on msg. When the
@@ -64,12 +74,62 @@ func compareFrame(t *testing.T, msg []byte) {
 			want.Type != got.Type || !bytes.Equal(want.RawData, got.RawData) {
 			t.Fatalf("%q:\nDecodeEvent %+v\njson.Decoder %+v", msg, got, want)
 		}
+		// The data decoded with the frame, if it was, is what decoding the
+		// data afterwards gives, as discordgo's onEvent does otherwise.
+		p := discordgo.EventProvider(got.Type)
+		if p == nil {
+			return
+		}
+		after := &discordgo.Event{Type: want.Type, RawData: want.RawData}
+		afterErr := discordgo.UnmarshalEventStruct(after, p)
+		if got.Struct == nil {
+			return
+		}
+		gotErr := discordgo.UnmarshalEventStruct(got, p) // a no-op: already decoded
+		if afterErr != nil || gotErr != nil || !reflect.DeepEqual(got.Struct, after.Struct) {
+			t.Fatalf("%q: decoded with the frame %+v (%v), afterwards %+v (%v)", msg, got.Struct, gotErr, after.Struct, afterErr)
+		}
 	}
 }
 
 func TestDecodeEventMatchesJSONDecoder(t *testing.T) {
 	for _, f := range frames {
 		compareFrame(t, []byte(f))
+	}
+}
+
+// TestDecodeEventDecodesInteractions: an interaction whose frame gives its
+// type first is decoded in the frame's pass, one that cannot be decoded is
+// left to UnmarshalEventStruct, which keeps its error for the handler.
+func TestDecodeEventDecodesInteractions(t *testing.T) {
+	for k, c := range []struct {
+		frame   string
+		decoded bool // in DecodeEvent
+		id      string
+	}{
+		{frames[len(frames)-9], true, "5"},
+		{frames[len(frames)-8], true, "5"},
+		{frames[len(frames)-7], false, "5"}, // "t" after "d"
+		{frames[len(frames)-6], false, ""},  // "id" is a number
+	} {
+		e, err := discordgo.DecodeEvent([]byte(c.frame))
+		if err != nil {
+			t.Fatalf("frame %d: %v", k, err)
+		}
+		if (e.Struct != nil) != c.decoded {
+			t.Errorf("frame %d: decoded with the frame: %v, want %v", k, e.Struct != nil, c.decoded)
+		}
+		if err := discordgo.UnmarshalEventStruct(e, discordgo.EventProvider(e.Type)); err != nil {
+			t.Fatalf("frame %d: %v", k, err)
+		}
+		ev := e.Struct.(*InteractionEvent)
+		if c.id == "" {
+			if ev.Err == nil {
+				t.Errorf("frame %d: decoded %+v, want an error kept", k, ev.Interaction)
+			}
+		} else if ev.Err != nil || ev.Interaction.ID != c.id {
+			t.Errorf("frame %d: %+v, %v", k, ev.Interaction, ev.Err)
+		}
 	}
 }
 

@@ -21,9 +21,9 @@ const interactionCreate = "INTERACTION_CREATE"
 // (`go test -bench DecodeInteraction ./wire`). The bot's copy of discordgo
 // (third_party/discordgo, see its PATCHES.md) lets a program replace a
 // provider and hands the event's bytes straight to a value that decodes
-// them itself; the bot replaces the INTERACTION_CREATE provider once, when
-// the program starts, and reads the decoded interaction in its raw event
-// handler (onRawEvent).
+// them itself, in the same pass as the frame around them; the bot replaces
+// the INTERACTION_CREATE provider once, when the program starts, and reads
+// the decoded interaction in its raw event handler (onRawEvent).
 //
 // Importing this package therefore changes every discordgo session in the
 // program: handlers of *discordgo.InteractionCreate no longer fire; raw
@@ -53,12 +53,25 @@ func (e *InteractionEvent) UnmarshalGateway(data []byte) error {
 	return nil
 }
 
+// UnmarshalGatewayPrefix decodes the event's data at the start of b, the
+// rest of the gateway frame (discordgo.GatewayPrefixUnmarshaler): discordgo
+// reads the frame and the interaction in one pass. On an error it returns
+// it and discordgo calls UnmarshalGateway, which keeps it in Err.
+func (e *InteractionEvent) UnmarshalGatewayPrefix(b []byte) (int, error) {
+	i, n, err := decoder.DecodePrefix(b)
+	if err != nil {
+		return 0, err
+	}
+	e.Interaction, e.Err = i, nil
+	return n, nil
+}
+
 // UnmarshalJSON is UnmarshalGateway, for json.Unmarshal.
 func (e *InteractionEvent) UnmarshalJSON(data []byte) error { return e.UnmarshalGateway(data) }
 
 var (
-	_ discordgo.GatewayUnmarshaler = (*InteractionEvent)(nil)
-	_ json.Unmarshaler             = (*InteractionEvent)(nil)
+	_ discordgo.GatewayPrefixUnmarshaler = (*InteractionEvent)(nil)
+	_ json.Unmarshaler                   = (*InteractionEvent)(nil)
 )
 
 // interactionProvider is discordgo's EventInterfaceProvider for

@@ -22,9 +22,10 @@ func appendFrame(b []byte, seq uint64, d []byte) []byte {
 
 // decodeFrame does with a dispatch frame what the bot's discordgo does in
 // Session.onEvent (third_party/discordgo/wsapi.go): discordgo.DecodeEvent
-// reads the frame into a discordgo.Event, then discordgo.UnmarshalEvent
-// decodes its data into the value of the event type's provider, which is
-// bot.InteractionEvent (bot/gateway.go). The cost measured is the bot's.
+// reads the frame into a discordgo.Event, decoding its data on the way
+// into the value of the event type's provider, bot.InteractionEvent
+// (bot/gateway.go); discordgo.UnmarshalEventStruct decodes it afterwards
+// when that could not be done. The cost measured is the bot's.
 func decodeFrame(frame []byte) (*discordgo.Interaction, error) {
 	e, err := discordgo.DecodeEvent(frame)
 	if err != nil {
@@ -33,13 +34,12 @@ func decodeFrame(frame []byte) (*discordgo.Interaction, error) {
 	if e == nil || e.Operation != 0 || e.Type != "INTERACTION_CREATE" {
 		return nil, errors.New("not an INTERACTION_CREATE dispatch")
 	}
-	v := discordgo.EventProvider(e.Type).New()
-	if err := discordgo.UnmarshalEvent(e.RawData, v); err != nil {
+	if err := discordgo.UnmarshalEventStruct(e, discordgo.EventProvider(e.Type)); err != nil {
 		return nil, fmt.Errorf("decode interaction: %w", err)
 	}
-	ev, ok := v.(*bot.InteractionEvent)
+	ev, ok := e.Struct.(*bot.InteractionEvent)
 	if !ok {
-		return nil, fmt.Errorf("INTERACTION_CREATE decodes into %T, not bot.InteractionEvent", v)
+		return nil, fmt.Errorf("INTERACTION_CREATE decodes into %T, not bot.InteractionEvent", e.Struct)
 	}
 	if ev.Err != nil {
 		return nil, fmt.Errorf("decode interaction: %w", ev.Err)

@@ -47,18 +47,36 @@ type Decoder struct {
 
 // Decode decodes raw as DecodeInteraction does, with d's options.
 func (d Decoder) Decode(raw []byte) (*discordgo.Interaction, error) {
+	i, _, err := d.decode(raw, false)
+	return i, err
+}
+
+// DecodePrefix decodes the interaction object at the start of b, as Decode
+// does, and returns its length n: what follows it is not read. Decode(b[:n])
+// gives the same interaction. It lets a reader of a larger document (a
+// gateway frame) decode the interaction without first finding its end.
+func (d Decoder) DecodePrefix(b []byte) (i *discordgo.Interaction, n int, err error) {
+	return d.decode(b, true)
+}
+
+// decode reads the interaction at the start of raw (spaces first allowed)
+// and returns where it ends; unless prefix, only spaces may follow it.
+func (d Decoder) decode(raw []byte, prefix bool) (*discordgo.Interaction, int, error) {
 	s := scanner{b: raw, strs: new(arena), keepMessage: d.KeepMessage}
 	i := new(discordgo.Interaction)
 	if s.peek() != '{' {
-		return nil, s.fail("expected an interaction object")
+		return nil, 0, s.fail("expected an interaction object")
 	}
 	if err := s.interaction(i); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	if err := s.end(); err != nil {
-		return nil, err
+	n := s.p
+	if !prefix {
+		if err := s.end(); err != nil {
+			return nil, 0, err
+		}
 	}
-	return i, nil
+	return i, n, nil
 }
 
 var interactionKeys = []string{"id", "application_id", "type", "data", "guild_id", "channel_id", "channel",

@@ -114,6 +114,7 @@ func compare(t *testing.T, raw []byte) {
 	var dg discordgo.InteractionCreate
 	dgErr := json.Unmarshal(raw, &dg)
 	ours, err := DecodeInteraction(raw)
+	comparePrefix(t, raw, ours, err)
 	if err == nil && !json.Valid(raw) {
 		t.Fatalf("accepted invalid JSON %q", raw)
 	}
@@ -155,6 +156,39 @@ func compare(t *testing.T, raw []byte) {
 	}
 	if ours.Message != nil && asked != 1 {
 		t.Fatalf("KeepMessage asked %d times for one message", asked)
+	}
+}
+
+// comparePrefix checks DecodePrefix on raw followed by the rest of a
+// gateway frame against Decode's result on raw alone (ours, err).
+func comparePrefix(t *testing.T, raw []byte, ours *discordgo.Interaction, err error) {
+	t.Helper()
+	frame := append(append([]byte{}, raw...), `,"s":42,"op":0}`...)
+	got, n, perr := Decoder{}.DecodePrefix(frame)
+	if perr != nil {
+		if err == nil {
+			t.Fatalf("Decode reads %q, DecodePrefix refuses it followed by more: %v", raw, perr)
+		}
+		return
+	}
+	if n <= 0 || n > len(frame) {
+		t.Fatalf("DecodePrefix of %q: length %d", frame, n)
+	}
+	again, aerr := DecodeInteraction(frame[:n])
+	if aerr != nil || !reflect.DeepEqual(again, got) {
+		t.Fatalf("DecodePrefix of %q: %+v (length %d), Decode of that: %+v, %v", frame, got, n, again, aerr)
+	}
+	if n > len(raw) { // raw is an unfinished object that what follows completes
+		if err == nil {
+			t.Fatalf("Decode reads %q, DecodePrefix reads on past it, to %d", raw, n)
+		}
+		return
+	}
+	if rest := strings.TrimSpace(string(raw[n:])); (rest == "") != (err == nil) {
+		t.Fatalf("%q: DecodePrefix stops at %d, Decode says %v", raw, n, err)
+	}
+	if err == nil && !reflect.DeepEqual(got, ours) {
+		t.Fatalf("%q: DecodePrefix %+v, Decode %+v", raw, got, ours)
 	}
 }
 

@@ -19,11 +19,44 @@ type GatewayUnmarshaler interface {
 	UnmarshalGateway(data []byte) error
 }
 
+// GatewayPrefixUnmarshaler is a GatewayUnmarshaler that can also decode
+// its data at the start of the rest of the frame and say where the data
+// ends. DecodeEvent then decodes the data of such events while it reads the
+// frame, in one pass, into Event.Struct; otherwise it first finds the data's
+// end and the event's value decodes the data afterwards.
+type GatewayPrefixUnmarshaler interface {
+	GatewayUnmarshaler
+	// UnmarshalGatewayPrefix decodes the JSON value at the start of b and
+	// returns its length n, as UnmarshalGateway(b[:n]) would decode it.
+	// On an error the gateway does without it: it delimits the data and
+	// calls UnmarshalGateway.
+	UnmarshalGatewayPrefix(b []byte) (n int, err error)
+}
+
+// prefixProviders holds the event types whose provider's values are
+// GatewayPrefixUnmarshalers.
+var prefixProviders = map[string]EventInterfaceProvider{}
+
 // ReplaceEventProvider makes the gateway decode events of type p.Type()
 // into the values p.New() returns, instead of discordgo's own. It affects
 // every Session of the program; call it before opening any.
 func ReplaceEventProvider(p EventInterfaceProvider) {
 	registeredInterfaceProviders[p.Type()] = p
+	delete(prefixProviders, p.Type())
+	if _, ok := p.New().(GatewayPrefixUnmarshaler); ok {
+		prefixProviders[p.Type()] = p
+	}
+}
+
+// UnmarshalEventStruct sets e.Struct to the value p makes, decoded from
+// e.RawData as the gateway does for a dispatch (see UnmarshalEvent). When
+// DecodeEvent already decoded it (e.Struct is set), it does nothing.
+func UnmarshalEventStruct(e *Event, p EventInterfaceProvider) error {
+	if e.Struct != nil {
+		return nil
+	}
+	e.Struct = p.New()
+	return UnmarshalEvent(e.RawData, e.Struct)
 }
 
 // EventProvider returns the provider the gateway uses for events of type t,
@@ -34,7 +67,10 @@ func EventProvider(t string) EventInterfaceProvider {
 
 // DecodeEvent decodes a gateway payload (a text message) into an Event, as
 // json.NewDecoder(bytes.NewReader(message)).Decode would, in one pass over
-// the bytes when the payload has the usual shape.
+// the bytes when the payload has the usual shape. When the event's type
+// comes before its data and its provider's values are
+// GatewayPrefixUnmarshalers, the data is decoded in the same pass, into
+// Event.Struct (see UnmarshalEventStruct).
 func DecodeEvent(message []byte) (*Event, error) {
 	e, err := decodeFrame(message)
 	if err == errSlowFrame {
@@ -123,6 +159,11 @@ func decodeFrame(b []byte) (*Event, error) {
 			if e.RawData != nil {
 				return nil, errSlowFrame // a duplicate: the first, unvalidated, would go unnoticed
 			}
+			if v, n := decodePrefix(e.Type, b[p:]); v != nil {
+				e.Struct, e.RawData = v, json.RawMessage(b[p:p+n])
+				p += n
+				break
+			}
 			start := p
 			if p, err = skipValue(b, p); err == nil && p == start {
 				err = errSlowFrame
@@ -151,6 +192,25 @@ func decodeFrame(b []byte) (*Event, error) {
 		}
 		p = skipSpace(b, p+1)
 	}
+}
+
+// decodePrefix decodes the data at the start of b with the event type's
+// GatewayPrefixUnmarshaler, if it has one: the value and the data's length,
+// or nil if the type has none or it failed.
+func decodePrefix(typ string, b []byte) (interface{}, int) {
+	p, ok := prefixProviders[typ]
+	if !ok {
+		return nil, 0
+	}
+	u, ok := p.New().(GatewayPrefixUnmarshaler)
+	if !ok {
+		return nil, 0
+	}
+	n, err := u.UnmarshalGatewayPrefix(b)
+	if err != nil || n <= 0 || n > len(b) {
+		return nil, 0
+	}
+	return u, n
 }
 
 func trailing(b []byte, p int) error {

@@ -661,10 +661,8 @@ func (s *Session) onEvent(messageType int, message []byte) (*Event, error) {
 
 	// Map event to registered event handlers and pass it along to any registered handlers.
 	if eh, ok := registeredInterfaceProviders[e.Type]; ok {
-		e.Struct = eh.New()
-
 		// Attempt to unmarshal our event.
-		if err = UnmarshalEvent(e.RawData, e.Struct); err != nil { // clefs patch
+		if err = UnmarshalEventStruct(e, eh); err != nil { // clefs patch: DecodeEvent may have done it
 			s.log(LogError, "error unmarshalling %s event, %s", e.Type, err)
 		}
 
