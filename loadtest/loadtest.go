@@ -265,7 +265,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	for _, p := range players {
-		p.h, p.errs = h, &errs
+		p.h, p.errs, p.steps = h, &errs, steps
 		rep.Players = append(rep.Players, p.id)
 	}
 
@@ -496,6 +496,7 @@ type player struct {
 	errs     *errLog
 	ctx      context.Context // carries timer
 	timer    StoreTimer
+	steps    *StepTimes // where timer's latencies by method go; nil: nowhere
 	rec      recorder
 	pay      payloads
 	msg      []byte // JSON of the message last shown to this player
@@ -525,6 +526,7 @@ func (p *player) interact(kind string, raw []byte) error {
 	end := time.Now()
 	total, decode := end.Sub(start), decoded.Sub(start)
 	store := p.timer.Elapsed()
+	p.timer.Flush(p.steps)
 	p.calls++
 	if p.rec.deferred() {
 		select {

@@ -99,6 +99,11 @@ func TestRunBolt(t *testing.T) {
 	if rep.Isolated == nil || rep.Isolated.Total.N == 0 {
 		t.Errorf("no calibration samples")
 	}
+	// Every /play buys (or resumes) and every Auto reveals, each one store
+	// call, recorded by method once the interaction is measured.
+	if buy, reveal := rep.Steps["Buy"], rep.Steps["Reveal"]; int64(buy.N) < rep.Load.Cycles || int64(reveal.N) < rep.Load.Cycles || buy.P50 <= 0 {
+		t.Errorf("store steps by method: Buy %v, Reveal %v, for %d cycles", buy, reveal, rep.Load.Cycles)
+	}
 	if rep.Direct == nil || rep.Direct.Cycles == 0 {
 		t.Errorf("direct phase: %+v", rep.Direct)
 	}

@@ -15,10 +15,40 @@ import (
 type StoreTimer struct {
 	ns    atomic.Int64
 	calls atomic.Int64
+
+	// The calls' latencies by method, for a TimedStore's StepTimes: kept
+	// here until Flush, so that recording them (a lock, a map, a
+	// histogram) is not counted in the handler's time.
+	mu      sync.Mutex
+	pending []stepTime
+}
+
+type stepTime struct {
+	name string
+	d    time.Duration
 }
 
 // Reset zeroes the timer.
-func (t *StoreTimer) Reset() { t.ns.Store(0); t.calls.Store(0) }
+func (t *StoreTimer) Reset() {
+	t.ns.Store(0)
+	t.calls.Store(0)
+	t.mu.Lock()
+	t.pending = t.pending[:0]
+	t.mu.Unlock()
+}
+
+// Flush records in st (if not nil) the latencies of the calls timed since
+// the last Flush or Reset, by method.
+func (t *StoreTimer) Flush(st *StepTimes) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, s := range t.pending {
+		if st != nil {
+			st.add(s.name, s.d)
+		}
+	}
+	t.pending = t.pending[:0]
+}
 
 // Elapsed returns the time accumulated since the last Reset.
 func (t *StoreTimer) Elapsed() time.Duration { return time.Duration(t.ns.Load()) }
@@ -37,7 +67,9 @@ func WithStoreTimer(ctx context.Context, t *StoreTimer) context.Context {
 // TimedStore is a storage.Store that forwards every call to the store it
 // wraps and adds the call's duration to the StoreTimer found in the call's
 // context, if any. It lets the load generator split an interaction's time
-// into the store's part and the handler's part.
+// into the store's part and the handler's part. With a StoreTimer, the
+// latencies by method reach Steps when the timer is flushed; without one,
+// at once.
 //
 // It embeds the wrapped store, so that a method added to storage.Store later
 // is forwarded (untimed) without breaking the build.
@@ -97,12 +129,18 @@ func (s TimedStore) timed(ctx context.Context, name string) func() {
 	start := time.Now()
 	return func() {
 		d := time.Since(start)
-		if t != nil {
+		switch {
+		case t == nil:
+			s.Steps.add(name, d)
+		case s.Steps == nil:
 			t.ns.Add(int64(d))
 			t.calls.Add(1)
-		}
-		if s.Steps != nil {
-			s.Steps.add(name, d)
+		default:
+			t.ns.Add(int64(d))
+			t.calls.Add(1)
+			t.mu.Lock()
+			t.pending = append(t.pending, stepTime{name, d})
+			t.mu.Unlock()
 		}
 	}
 }
