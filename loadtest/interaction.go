@@ -129,7 +129,8 @@ type recorder struct {
 	typ      discordgo.InteractionResponseType // of the initial response; 0 if none
 	data     *discordgo.InteractionResponseData
 	edit     *discordgo.WebhookEdit
-	body     []byte // JSON of the message-bearing part of the last response
+	body     []byte // JSON of the last edit
+	resp     []byte // JSON of the initial response, if it had data
 	followUp int
 	edited   chan struct{}
 	err      error
@@ -137,7 +138,7 @@ type recorder struct {
 
 func (r *recorder) reset() {
 	r.mu.Lock()
-	r.typ, r.data, r.edit, r.body, r.followUp, r.err = 0, nil, nil, nil, 0, nil
+	r.typ, r.data, r.edit, r.body, r.resp, r.followUp, r.err = 0, nil, nil, nil, nil, 0, nil
 	if r.edited == nil {
 		r.edited = make(chan struct{}, 1)
 	}
@@ -164,7 +165,7 @@ func (r *recorder) Respond(_ context.Context, _ *discordgo.Interaction, resp *di
 	r.typ = resp.Type
 	r.data = resp.Data
 	if resp.Data != nil {
-		r.body = dataOf(b)
+		r.resp = b // its "data" is found after the interaction is measured (see messageBody)
 	}
 	return nil
 }
@@ -207,6 +208,20 @@ func (r *recorder) deferred() bool {
 	defer r.mu.Unlock()
 	return (r.typ == discordgo.InteractionResponseDeferredChannelMessageWithSource ||
 		r.typ == discordgo.InteractionResponseDeferredMessageUpdate) && r.edit == nil
+}
+
+// messageBody returns the JSON of the message the last response showed (an
+// edit's, or the initial response's "data"), or nil.
+func (r *recorder) messageBody() []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.body != nil {
+		return r.body
+	}
+	if r.resp != nil {
+		return dataOf(r.resp)
+	}
+	return nil
 }
 
 // dataOf returns the "data" object of a marshalled InteractionResponse

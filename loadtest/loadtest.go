@@ -545,13 +545,13 @@ func (p *player) interact(kind string, raw []byte) error {
 		return fmt.Errorf("%s: interaction not answered", kind)
 	}
 	// Keep the message shown, for the next click.
-	if p.rec.body != nil {
+	if body := p.rec.messageBody(); body != nil {
 		if p.rec.typ == discordgo.InteractionResponseChannelMessageWithSource ||
 			p.rec.typ == discordgo.InteractionResponseDeferredChannelMessageWithSource {
 			p.msgSeq++
 			p.msgID = p.msgSeq
 		}
-		p.msg = message(p.msg[:0], p.msgID, p.pay.channel, p.rec.body)
+		p.msg = message(p.msg[:0], p.msgID, p.pay.channel, body)
 	}
 	return nil
 }
