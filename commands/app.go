@@ -230,7 +230,9 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 	if locale == "" && i.GuildLocale != nil { // Discord always sends locale; another client may not
 		locale = *i.GuildLocale
 	}
-	rq := &request{i: i, kind: "unknown", l: a.cat.forLocale(locale)}
+	// One allocation for the request and the state of its answer.
+	ans := &answer{rq: request{i: i, kind: "unknown", l: a.cat.forLocale(locale)}}
+	rq := &ans.rq
 	responded := false
 	defer func() {
 		if p := recover(); p != nil {
@@ -277,16 +279,16 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 	// The watchdog cancels hctx at Timeout: no timer per interaction.
 	hctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ans := &answer{began: time.Now(), ctx: ctx, cancel: cancel, r: r, rq: rq, start: start}
+	ans.began, ans.ctx, ans.cancel, ans.r, ans.start = time.Now(), ctx, cancel, r, start
 	a.watch.watch(ans)
 	var res result
-	unlock, err := a.players.lock(hctx, playerKey{rq.guild, rq.user})
+	held, err := a.players.lock(hctx, playerKey{rq.guild, rq.user})
 	if err != nil {
 		res = result{err: internal("wait_player", err)}
 	} else {
 		// Held until the answer below is sent (deferred to after ans.mu's
 		// unlock): this player's answers leave in the store's order.
-		defer unlock()
+		defer held.unlock()
 		res = a.call(hctx, h, rq)
 	}
 	a.watch.done(ans)
@@ -319,11 +321,13 @@ type answer struct {
 	ctx    context.Context
 	cancel context.CancelFunc // the handler's context
 	r      Responder
-	rq     *request
+	rq     request
 	start  time.Time // Config.Now at the start, for the Observer
 
 	mu    sync.Mutex
 	state int
+
+	watch watched // the watchdog's, under its mutex
 }
 
 const (
@@ -339,7 +343,7 @@ const (
 func (a *App) late(ans *answer, stage lateStage) {
 	ans.mu.Lock()
 	defer ans.mu.Unlock()
-	rq := ans.rq
+	rq := &ans.rq
 	defer func() {
 		if p := recover(); p != nil {
 			a.log.Error("commands: panic answering a slow interaction", "interaction", rq.i.ID, "kind", rq.kind,

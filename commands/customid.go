@@ -39,6 +39,28 @@ func twoID(prefix string, a, b uint64) string {
 	return string(buf)
 }
 
+// cardIDs returns the custom IDs of a ticket card's buttons (its rows,
+// Auto, Play again), which share the user and the ticket, in one allocation.
+func cardIDs(user, ticket uint64) (rows [3]string, auto, again string) {
+	var ut [41]byte // "user:ticket"
+	u := strconv.AppendUint(ut[:0], user, 10)
+	u = append(u, ':')
+	u = strconv.AppendUint(u, ticket, 10)
+	var arr [5 * (len("v1:again:") + len(ut) + 2)]byte
+	var ends [5]int
+	b := arr[:0]
+	for r := range 3 {
+		b = append(append(append(b, "v1:row:"...), u...), ':', byte('0'+r))
+		ends[r] = len(b)
+	}
+	b = append(append(b, "v1:auto:"...), u...)
+	ends[3] = len(b)
+	b = append(append(b, "v1:again:"...), u...)
+	ends[4] = len(b)
+	s := string(b)
+	return [3]string{s[:ends[0]], s[ends[0]:ends[1]], s[ends[1]:ends[2]]}, s[ends[2]:ends[3]], s[ends[3]:ends[4]]
+}
+
 func autoID(user, ticket uint64) string     { return twoID("v1:auto:", user, ticket) }
 func againID(user, ticket uint64) string    { return twoID("v1:again:", user, ticket) }
 func chestID(user uint64, seq int64) string { return twoID("v1:chest:", user, uint64(seq)) }

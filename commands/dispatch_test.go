@@ -351,6 +351,13 @@ func TestConcurrentPlayers(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	// Nothing is kept for interactions that are over.
+	if n := e.app.watch.size(); n != 0 {
+		t.Errorf("the watchdog still follows %d interactions", n)
+	}
+	if n := e.app.players.size(); n != 0 {
+		t.Errorf("%d player locks kept", n)
+	}
 }
 
 func (e *env) slashPayloadLocked(user uint64, name string) *discordgo.Interaction {

@@ -14,47 +14,71 @@ import (
 // enough there. Locks exist only while held or waited for: memory does not
 // grow with the players seen.
 type playerLocks struct {
-	mu sync.Mutex
-	m  map[playerKey]*playerLock
+	mu   sync.Mutex
+	m    map[playerKey]*playerLock
+	free []*playerLock // locks no one holds nor waits for, to reuse (their channel is empty)
 }
+
+// maxFreeLocks bounds playerLocks.free: as many as interactions usually in
+// flight at once.
+const maxFreeLocks = 64
 
 type playerKey struct{ guild, user uint64 }
 
+// playerLock is one player's lock, held by whoever put the token in ch.
 type playerLock struct {
+	ls   *playerLocks
+	k    playerKey
 	ch   chan struct{} // holds one token while locked
-	refs int           // holders and waiters; guarded by playerLocks.mu
+	refs int           // holders and waiters; guarded by ls.mu
 }
 
 // lock waits for the player's lock until ctx ends. On success, the caller
-// must call the returned unlock exactly once.
-func (ls *playerLocks) lock(ctx context.Context, k playerKey) (unlock func(), err error) {
+// must call the lock's unlock exactly once.
+func (ls *playerLocks) lock(ctx context.Context, k playerKey) (*playerLock, error) {
 	ls.mu.Lock()
 	if ls.m == nil {
 		ls.m = make(map[playerKey]*playerLock)
 	}
 	l := ls.m[k]
 	if l == nil {
-		l = &playerLock{ch: make(chan struct{}, 1)}
+		if n := len(ls.free); n > 0 {
+			l, ls.free = ls.free[n-1], ls.free[:n-1]
+		} else {
+			l = &playerLock{ls: ls, ch: make(chan struct{}, 1)}
+		}
+		l.k = k
 		ls.m[k] = l
 	}
 	l.refs++
+	alone := l.refs == 1
 	ls.mu.Unlock()
+	if alone { // no holder, no waiter: the token is free, no need to wait
+		l.ch <- struct{}{}
+		return l, nil
+	}
 	select {
 	case l.ch <- struct{}{}:
-		return func() {
-			<-l.ch
-			ls.release(k, l)
-		}, nil
+		return l, nil
 	case <-ctx.Done():
-		ls.release(k, l)
+		ls.release(l)
 		return nil, ctx.Err()
 	}
 }
 
-func (ls *playerLocks) release(k playerKey, l *playerLock) {
+// unlock releases the lock taken by lock.
+func (l *playerLock) unlock() {
+	<-l.ch
+	l.ls.release(l)
+}
+
+func (ls *playerLocks) release(l *playerLock) {
 	ls.mu.Lock()
 	if l.refs--; l.refs == 0 {
-		delete(ls.m, k)
+		delete(ls.m, l.k)
+		if len(ls.free) < maxFreeLocks {
+			ls.free = append(ls.free, l)
+		}
 	}
 	ls.mu.Unlock()
 }

@@ -12,43 +12,43 @@ func TestPlayerLocksSerialiseOnePlayerOnly(t *testing.T) {
 	var ls playerLocks
 	ctx := context.Background()
 	alice, bob := playerKey{1, 10}, playerKey{1, 11}
-	unlockA, err := ls.lock(ctx, alice)
+	heldA, err := ls.lock(ctx, alice)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Another player is not held up.
-	unlockB, err := ls.lock(ctx, bob)
+	heldB, err := ls.lock(ctx, bob)
 	if err != nil {
 		t.Fatal(err)
 	}
-	unlockB()
+	heldB.unlock()
 	// The same player waits until the holder unlocks.
 	got := make(chan struct{})
 	go func() {
-		unlock, err := ls.lock(ctx, alice)
+		held, err := ls.lock(ctx, alice)
 		if err != nil {
 			t.Error(err)
 			close(got)
 			return
 		}
 		close(got)
-		unlock()
+		held.unlock()
 	}()
 	select {
 	case <-got:
 		t.Fatal("a second lock of the same player did not wait")
 	case <-time.After(20 * time.Millisecond):
 	}
-	unlockA()
+	heldA.unlock()
 	<-got
 	// A waiter gives up with its context.
-	unlockA, _ = ls.lock(ctx, alice)
+	heldA, _ = ls.lock(ctx, alice)
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	if _, err := ls.lock(cctx, alice); !errors.Is(err, context.Canceled) {
 		t.Fatalf("lock with a cancelled context: %v", err)
 	}
-	unlockA()
+	heldA.unlock()
 	if n := ls.size(); n != 0 {
 		t.Fatalf("%d locks kept after every holder left; memory would grow with players", n)
 	}
@@ -62,8 +62,19 @@ func TestPlayerLocksUnderContention(t *testing.T) {
 	for g := range 64 {
 		wg.Go(func() {
 			k := playerKey{1, uint64(g % 4)}
-			for range 200 {
-				unlock, err := ls.lock(context.Background(), k)
+			for n := range 200 {
+				// Some waiters give up (their lock is released by the
+				// waiter, then reused for another player): the holders stay
+				// one at a time.
+				if (g+n)%7 == 0 {
+					ctx, cancel := context.WithTimeout(context.Background(), time.Microsecond)
+					if held, err := ls.lock(ctx, k); err == nil {
+						held.unlock()
+					}
+					cancel()
+					k = playerKey{1, uint64((g + n) % 6)}
+				}
+				held, err := ls.lock(context.Background(), k)
 				if err != nil {
 					t.Error(err)
 					return
@@ -77,12 +88,15 @@ func TestPlayerLocksUnderContention(t *testing.T) {
 				mu.Lock()
 				inside[k]--
 				mu.Unlock()
-				unlock()
+				held.unlock()
 			}
 		})
 	}
 	wg.Wait()
 	if n := ls.size(); n != 0 {
 		t.Fatalf("%d locks kept", n)
+	}
+	if len(ls.free) > maxFreeLocks {
+		t.Fatalf("%d free locks kept, at most %d", len(ls.free), maxFreeLocks)
 	}
 }

@@ -227,7 +227,8 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 			Text: l.footerPrefix + strconv.FormatUint(t.ID, 10) + l.footerSuffix,
 		},
 	}
-	rows := []discordgo.MessageComponent{a.arrowRow(l, v)}
+	rowIDs, autoCID, againCID := cardIDs(v.user, t.ID)
+	rows := []discordgo.MessageComponent{a.arrowRow(l, v, &rowIDs, autoCID)}
 	if v.done() {
 		if v.p.ChestPending {
 			rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{
@@ -235,7 +236,7 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 			}})
 		} else {
 			rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-				againButton(l, v.user, t.ID),
+				againButtonID(l, againCID),
 			}})
 		}
 	}
@@ -248,7 +249,7 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 
 // arrowRow is the row of the three arrows and Auto; shown rows' arrows, and
 // Auto once all is shown, are disabled.
-func (a *App) arrowRow(l *lang, v *ticketView) discordgo.ActionsRow {
+func (a *App) arrowRow(l *lang, v *ticketView, rowIDs *[3]string, autoCID string) discordgo.ActionsRow {
 	t := v.t
 	comps := make([]discordgo.MessageComponent, 0, 4)
 	for r := 0; r < 3; r++ {
@@ -256,7 +257,7 @@ func (a *App) arrowRow(l *lang, v *ticketView) discordgo.ActionsRow {
 			Label:    l.rowLabels[r],
 			Emoji:    arrowEmoji,
 			Style:    discordgo.PrimaryButton,
-			CustomID: rowID(v.user, t.ID, r),
+			CustomID: rowIDs[r],
 			Disabled: t.Drawn && t.Revealed&(1<<r) != 0,
 		})
 	}
@@ -264,18 +265,23 @@ func (a *App) arrowRow(l *lang, v *ticketView) discordgo.ActionsRow {
 		Label:    l.card.auto,
 		Emoji:    autoEmoji,
 		Style:    discordgo.SecondaryButton,
-		CustomID: autoID(v.user, t.ID),
+		CustomID: autoCID,
 		Disabled: v.done(),
 	})
 	return discordgo.ActionsRow{Components: comps}
 }
 
 func againButton(l *lang, user, ticket uint64) discordgo.Button {
+	return againButtonID(l, againID(user, ticket))
+}
+
+// againButtonID is againButton with its custom ID already made.
+func againButtonID(l *lang, id string) discordgo.Button {
 	return discordgo.Button{
 		Label:    l.againLabel,
 		Emoji:    againEmoji,
 		Style:    discordgo.SuccessButton,
-		CustomID: againID(user, ticket),
+		CustomID: id,
 	}
 }
 

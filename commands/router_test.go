@@ -123,6 +123,23 @@ func TestCustomIDsRoundTrip(t *testing.T) {
 	}
 }
 
+// TestCardIDs: the IDs of a card's buttons, made together, are the ones
+// made one by one.
+func TestCardIDs(t *testing.T) {
+	for _, c := range [][2]uint64{{1, 1}, {1<<64 - 1, 1<<63 - 1}, {1234567890123456789, 42}, {7, 0}} {
+		u, tk := c[0], c[1]
+		rows, auto, again := cardIDs(u, tk)
+		for r := range 3 {
+			if rows[r] != rowID(u, tk, r) {
+				t.Errorf("row %d of %d/%d: %q, want %q", r, u, tk, rows[r], rowID(u, tk, r))
+			}
+		}
+		if auto != autoID(u, tk) || again != againID(u, tk) {
+			t.Errorf("%d/%d: auto %q, again %q; want %q, %q", u, tk, auto, again, autoID(u, tk), againID(u, tk))
+		}
+	}
+}
+
 func FuzzParseCustomID(f *testing.F) {
 	a := New(Config{Logger: discardLogger()}, nil)
 	for _, s := range []string{"v1:row:1:2:0", "v1:auto:1:1", "v1:chest:9:1", "v1:rg:1:1700000000", "", ":", "v1:row:01:2:0"} {

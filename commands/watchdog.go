@@ -10,16 +10,22 @@ import (
 // context of those still running after Config.Timeout and has late send
 // their apology. One goroutine per App wakes
 // every tick while interactions are in flight and exits when none are, so
-// following an interaction costs a map insert and delete under a mutex; a
-// timer per interaction cost several µs to arm and stop, on every
+// following an interaction costs linking it into a list and out under a
+// mutex; a timer per interaction cost several µs to arm and stop, on every
 // interaction, for the rare slow one (BENCHMARKS.md).
 type watchdog struct {
 	a    *App
 	tick time.Duration
 
 	mu      sync.Mutex
-	live    map[*answer]lateStage // in flight, with what late was last asked to do
-	running bool                  // a loop goroutine is ticking
+	live    answer // the list of answers in flight, through watch.prev and watch.next; live itself is its sentinel
+	running bool   // a loop goroutine is ticking
+}
+
+// watched is what the watchdog keeps in an answer, guarded by its mutex.
+type watched struct {
+	prev, next *answer
+	stage      lateStage // what late was last asked to do
 }
 
 // lateStage is how far the watchdog has gone with an interaction.
@@ -37,13 +43,17 @@ const (
 func newWatchdog(a *App) *watchdog {
 	tick := min(a.cfg.DeferAfter, a.cfg.Timeout) / 20
 	tick = min(max(tick, time.Millisecond), 50*time.Millisecond)
-	return &watchdog{a: a, tick: tick, live: map[*answer]lateStage{}}
+	w := &watchdog{a: a, tick: tick}
+	w.live.watch.prev, w.live.watch.next = &w.live, &w.live
+	return w
 }
 
 // watch follows ans until done is called.
 func (w *watchdog) watch(ans *answer) {
 	w.mu.Lock()
-	w.live[ans] = onTime
+	last := w.live.watch.prev
+	ans.watch = watched{prev: last, next: &w.live, stage: onTime}
+	last.watch.next, w.live.watch.prev = ans, ans
 	if !w.running {
 		w.running = true
 		go w.loop()
@@ -55,8 +65,22 @@ func (w *watchdog) watch(ans *answer) {
 // and state settle who answers.
 func (w *watchdog) done(ans *answer) {
 	w.mu.Lock()
-	delete(w.live, ans)
+	if p, n := ans.watch.prev, ans.watch.next; p != nil {
+		p.watch.next, n.watch.prev = n, p
+		ans.watch.prev, ans.watch.next = nil, nil
+	}
 	w.mu.Unlock()
+}
+
+// size returns how many interactions are followed.
+func (w *watchdog) size() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for ans := w.live.watch.next; ans != &w.live; ans = ans.watch.next {
+		n++
+	}
+	return n
 }
 
 func (w *watchdog) loop() {
@@ -65,20 +89,20 @@ func (w *watchdog) loop() {
 	cfg := w.a.cfg
 	for now := range t.C {
 		w.mu.Lock()
-		if len(w.live) == 0 {
+		if w.live.watch.next == &w.live {
 			w.running = false
 			w.mu.Unlock()
 			return
 		}
-		for ans, stage := range w.live {
+		for ans := w.live.watch.next; ans != &w.live; ans = ans.watch.next {
 			age := now.Sub(ans.began)
-			switch {
+			switch stage := ans.watch.stage; {
 			case stage < timeoutDue && age >= cfg.Timeout:
-				w.live[ans] = timeoutDue
+				ans.watch.stage = timeoutDue
 				ans.cancel() // the handler's store calls see their context end
 				go w.a.late(ans, timeoutDue)
 			case stage < deferDue && age >= cfg.DeferAfter && cfg.DeferAfter < cfg.Timeout:
-				w.live[ans] = deferDue
+				ans.watch.stage = deferDue
 				go w.a.late(ans, deferDue)
 			}
 		}
