@@ -82,6 +82,9 @@ func (s *scanner) ws() {
 
 // peek returns the next non-space byte, or 0 at the end.
 func (s *scanner) peek() byte {
+	if s.p < len(s.b) && s.b[s.p] > ' ' { // no space: the usual case, inlined
+		return s.b[s.p]
+	}
 	s.ws()
 	if s.p < len(s.b) {
 		return s.b[s.p]
@@ -522,10 +525,9 @@ func quotedInteger(s string) bool {
 func (s *scanner) skip() error {
 	switch c := s.peek(); {
 	case c == '{':
-		return s.object(func([]byte) error { return s.skip() })
+		return s.skipObject()
 	case c == '[':
-		_, err := s.array(s.skip)
-		return err
+		return s.skipArray()
 	case c == '"':
 		return s.skipString()
 	case c == 't':
@@ -541,6 +543,73 @@ func (s *scanner) skip() error {
 		return s.fail("unexpected end of input")
 	}
 	return s.fail("invalid character")
+}
+
+// skipObject skips the object at s.p (on its '{'), checking it as object
+// and skip would, without their callbacks: a skipped key needs no decoding.
+func (s *scanner) skipObject() error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	s.p++
+	if s.peek() == '}' {
+		s.p++
+		s.depth--
+		return nil
+	}
+	for {
+		if s.peek() != '"' {
+			return s.fail("expected a key")
+		}
+		if err := s.skipString(); err != nil {
+			return err
+		}
+		if s.peek() != ':' {
+			return s.fail("expected ':'")
+		}
+		s.p++
+		if err := s.skip(); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.p++
+		case '}':
+			s.p++
+			s.depth--
+			return nil
+		default:
+			return s.fail("expected ',' or '}'")
+		}
+	}
+}
+
+// skipArray skips the array at s.p (on its '['), as array and skip would.
+func (s *scanner) skipArray() error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	s.p++
+	if s.peek() == ']' {
+		s.p++
+		s.depth--
+		return nil
+	}
+	for {
+		if err := s.skip(); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.p++
+		case ']':
+			s.p++
+			s.depth--
+			return nil
+		default:
+			return s.fail("expected ',' or ']'")
+		}
+	}
 }
 
 func (s *scanner) skipString() error {
