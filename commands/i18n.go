@@ -188,14 +188,22 @@ func (l *lang) Credits(cents int64) string {
 	if !l.creditFast || cents < 0 {
 		return l.localizeCredits(cents)
 	}
+	var b [64]byte
+	return string(l.appendCredits(b[:0], cents))
+}
+
+// appendCredits appends Credits(cents) to b.
+func (l *lang) appendCredits(b []byte, cents int64) []byte {
+	if !l.creditFast || cents < 0 {
+		return append(b, l.localizeCredits(cents)...)
+	}
 	f := l.creditLarge
 	if i := cents / 100; i < int64(len(l.creditSmall)) {
 		f = l.creditSmall[i]
 	}
-	var b [64]byte
-	buf := append(b[:0], f.prefix...)
-	buf = l.appendAmount(buf, cents)
-	return string(append(buf, f.suffix...))
+	b = append(b, f.prefix...)
+	b = l.appendAmount(b, cents)
+	return append(b, f.suffix...)
 }
 
 // localizeCredits is Credits through go-i18n: the plural form from the

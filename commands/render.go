@@ -129,29 +129,30 @@ func (a *App) symbol(s game.Symbol) string {
 	return a.hidden
 }
 
-// gridText renders the 3×3 grid, one line per row, each preceded by its
+// appendGrid appends the 3×3 grid, one line per row, each preceded by its
 // marker: an arrow while hidden, a star on the winning row.
-func (a *App) gridText(b *strings.Builder, t storage.Ticket) {
+func (a *App) appendGrid(b []byte, t storage.Ticket) []byte {
 	for r := 0; r < 3; r++ {
 		shown := t.Drawn && t.Revealed&(1<<r) != 0
 		switch {
 		case !shown:
-			b.WriteString(arrowMark)
+			b = append(b, arrowMark...)
 		case t.Outcome.Tier.Winning() && int(t.Outcome.Row) == r:
-			b.WriteString(winMark)
+			b = append(b, winMark...)
 		default:
-			b.WriteString(shownMark)
+			b = append(b, shownMark...)
 		}
 		for c := 0; c < 3; c++ {
-			b.WriteByte(' ')
+			b = append(b, ' ')
 			if shown {
-				b.WriteString(a.symbol(t.Outcome.Grid[3*r+c]))
+				b = append(b, a.symbol(t.Outcome.Grid[3*r+c])...)
 			} else {
-				b.WriteString(a.hidden)
+				b = append(b, a.hidden...)
 			}
 		}
-		b.WriteByte('\n')
+		b = append(b, '\n')
 	}
+	return b
 }
 
 // localizeCard localizes once the lines of a finished card that depend on
@@ -172,103 +173,138 @@ func (a *App) localizeCard(l *lang) error {
 
 // winLine is the line of a winning card: "🎉 Three gems! You win 5.00 credits."
 func (a *App) winLine(l *lang, s game.Symbol, prize int64) string {
+	return string(a.appendWinLine(make([]byte, 0, 96), l, s, prize))
+}
+
+// appendWinLine appends winLine(l, s, prize) to b.
+func (a *App) appendWinLine(b []byte, l *lang, s game.Symbol, prize int64) []byte {
 	if s >= game.NumSymbols {
-		return l.T("card_win", map[string]any{
+		return append(b, l.T("card_win", map[string]any{
 			"Symbol": a.symbol(s), "Name": l.T("sym_"+s.String(), nil), "Prize": l.Credits(prize),
-		})
+		})...)
 	}
-	return string(l.win[s].wrap(make([]byte, 0, 96), l.Credits(prize)))
+	b = append(b, l.win[s].prefix...)
+	b = l.appendCredits(b, prize)
+	return append(b, l.win[s].suffix...)
+}
+
+// ticketParts is what a ticket card is made of, but its text, allocated at
+// once: the card's response data points into it, its components are
+// pointers to its rows and buttons (encoded as the values would be).
+type ticketParts struct {
+	data    discordgo.InteractionResponseData
+	embed   discordgo.MessageEmbed
+	embeds  [1]*discordgo.MessageEmbed
+	fields  [2]discordgo.MessageEmbedField
+	fieldPs [2]*discordgo.MessageEmbedField
+	footer  discordgo.MessageEmbedFooter
+	buttons [5]discordgo.Button // the three arrows, Auto, then Play again or the chest
+	arrows  [4]discordgo.MessageComponent
+	last    [1]discordgo.MessageComponent
+	rows    [2]discordgo.ActionsRow
+	rowCs   [2]discordgo.MessageComponent
 }
 
 // ticketCard renders a ticket: the grid, the result once all is shown, the
 // keys as padlocks, the balance, and the buttons.
 func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseData {
 	t := v.t
-	var b strings.Builder
-	b.Grow(512)
+	// The card's text is one string; the description, the balance and the
+	// footer are slices of it.
+	var arr [1024]byte
+	b := arr[:0]
 	if v.resumed {
-		b.WriteString(l.card.resumed)
-		b.WriteString("\n\n")
+		b = append(b, l.card.resumed...)
+		b = append(b, "\n\n"...)
 	}
-	a.gridText(&b, t)
-	b.WriteByte('\n')
+	b = a.appendGrid(b, t)
+	b = append(b, '\n')
 	colour := colourOpen
 	if !v.done() {
-		b.WriteString(l.card.hint)
+		b = append(b, l.card.hint...)
 	} else {
 		o := t.Outcome
 		if o.Tier.Winning() {
 			colour = colourWin
-			b.WriteString(a.winLine(l, o.Tier.Symbol(), o.Prize))
+			b = a.appendWinLine(b, l, o.Tier.Symbol(), o.Prize)
 		} else {
 			colour = colourLoss
-			b.WriteString(l.card.loss)
+			b = append(b, l.card.loss...)
 		}
 		if o.Key {
-			b.WriteByte('\n')
-			b.WriteString(l.keyFound)
+			b = append(b, '\n')
+			b = append(b, l.keyFound...)
 		}
 		if t.Chest {
 			colour = colourChest
-			b.WriteByte('\n')
-			b.WriteString(l.card.chestWon)
+			b = append(b, '\n')
+			b = append(b, l.card.chestWon...)
 		}
 	}
-	keys := v.keysShown()
-	e := &discordgo.MessageEmbed{
-		Title:       l.card.title,
-		Description: b.String(),
-		Color:       colour,
-		Fields: []*discordgo.MessageEmbedField{
-			{Name: l.card.fieldChest, Value: l.keysLine(keys), Inline: true},
-			{Name: l.card.fieldBalance, Value: l.Credits(v.balanceShown()), Inline: true},
-		},
-		Footer: &discordgo.MessageEmbedFooter{
-			Text: l.footerPrefix + strconv.FormatUint(t.ID, 10) + l.footerSuffix,
-		},
-	}
-	rowIDs, autoCID, againCID := cardIDs(v.user, t.ID)
-	rows := []discordgo.MessageComponent{a.arrowRow(l, v, &rowIDs, autoCID)}
-	if v.done() {
-		if v.p.ChestPending {
-			rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-				a.chestButton(l, v.user, v.p.ChestSeq+1),
-			}})
-		} else {
-			rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-				againButtonID(l, againCID),
-			}})
-		}
-	}
-	return &discordgo.InteractionResponseData{
-		Embeds:          []*discordgo.MessageEmbed{e},
-		Components:      rows,
-		AllowedMentions: noMentions,
-	}
-}
+	descEnd := len(b)
+	b = l.appendCredits(b, v.balanceShown())
+	balanceEnd := len(b)
+	b = append(b, l.footerPrefix...)
+	b = strconv.AppendUint(b, t.ID, 10)
+	b = append(b, l.footerSuffix...)
+	text := string(b)
 
-// arrowRow is the row of the three arrows and Auto; shown rows' arrows, and
-// Auto once all is shown, are disabled.
-func (a *App) arrowRow(l *lang, v *ticketView, rowIDs *[3]string, autoCID string) discordgo.ActionsRow {
-	t := v.t
-	comps := make([]discordgo.MessageComponent, 0, 4)
-	for r := 0; r < 3; r++ {
-		comps = append(comps, discordgo.Button{
+	p := new(ticketParts)
+	p.fields = [2]discordgo.MessageEmbedField{
+		{Name: l.card.fieldChest, Value: l.keysLine(v.keysShown()), Inline: true},
+		{Name: l.card.fieldBalance, Value: text[descEnd:balanceEnd], Inline: true},
+	}
+	p.fieldPs = [2]*discordgo.MessageEmbedField{&p.fields[0], &p.fields[1]}
+	p.footer.Text = text[balanceEnd:]
+	p.embed = discordgo.MessageEmbed{
+		Title:       l.card.title,
+		Description: text[:descEnd],
+		Color:       colour,
+		Fields:      p.fieldPs[:],
+		Footer:      &p.footer,
+	}
+	p.embeds[0] = &p.embed
+
+	rowIDs, autoCID, againCID := cardIDs(v.user, t.ID)
+	for r := range 3 {
+		p.buttons[r] = discordgo.Button{
 			Label:    l.rowLabels[r],
 			Emoji:    arrowEmoji,
 			Style:    discordgo.PrimaryButton,
 			CustomID: rowIDs[r],
 			Disabled: t.Drawn && t.Revealed&(1<<r) != 0,
-		})
+		}
 	}
-	comps = append(comps, discordgo.Button{
+	p.buttons[3] = discordgo.Button{
 		Label:    l.card.auto,
 		Emoji:    autoEmoji,
 		Style:    discordgo.SecondaryButton,
 		CustomID: autoCID,
 		Disabled: v.done(),
-	})
-	return discordgo.ActionsRow{Components: comps}
+	}
+	for k := range p.arrows {
+		p.arrows[k] = &p.buttons[k]
+	}
+	p.rows[0].Components = p.arrows[:]
+	p.rowCs[0] = &p.rows[0]
+	rows := p.rowCs[:1]
+	if v.done() {
+		if v.p.ChestPending {
+			p.buttons[4] = a.chestButton(l, v.user, v.p.ChestSeq+1)
+		} else {
+			p.buttons[4] = againButtonID(l, againCID)
+		}
+		p.last[0] = &p.buttons[4]
+		p.rows[1].Components = p.last[:]
+		p.rowCs[1] = &p.rows[1]
+		rows = p.rowCs[:2]
+	}
+	p.data = discordgo.InteractionResponseData{
+		Embeds:          p.embeds[:],
+		Components:      rows,
+		AllowedMentions: noMentions,
+	}
+	return &p.data
 }
 
 func againButton(l *lang, user, ticket uint64) discordgo.Button {

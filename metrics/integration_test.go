@@ -69,7 +69,11 @@ func button(resp *discordgo.InteractionResponse, prefix string) string {
 			}
 		}
 		for _, bc := range row.Components {
-			if b, ok := bc.(discordgo.Button); ok && strings.HasPrefix(b.CustomID, prefix) && !b.Disabled {
+			b, ok := bc.(*discordgo.Button)
+			if v, isValue := bc.(discordgo.Button); isValue {
+				b, ok = &v, true
+			}
+			if ok && strings.HasPrefix(b.CustomID, prefix) && !b.Disabled {
 				return b.CustomID
 			}
 		}

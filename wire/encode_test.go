@@ -1187,11 +1187,19 @@ func TestHandlersResponses(t *testing.T) {
 		if r.Data != nil {
 			checkResponse(t, name+" as echoed", &discordgo.InteractionResponse{Type: r.Type, Data: pointerForm(t, r.Data)})
 			for _, c := range r.Data.Components {
-				if row, ok := c.(discordgo.ActionsRow); ok {
-					for _, c := range row.Components {
-						if bt, ok := c.(discordgo.Button); ok {
-							kinds[strings.Split(bt.CustomID, ":")[1]] = true
-						}
+				var inner []discordgo.MessageComponent
+				switch row := c.(type) {
+				case discordgo.ActionsRow:
+					inner = row.Components
+				case *discordgo.ActionsRow:
+					inner = row.Components
+				}
+				for _, c := range inner {
+					switch bt := c.(type) {
+					case discordgo.Button:
+						kinds[strings.Split(bt.CustomID, ":")[1]] = true
+					case *discordgo.Button:
+						kinds[strings.Split(bt.CustomID, ":")[1]] = true
 					}
 				}
 			}
