@@ -14,6 +14,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/lesclefsdutresor/clefs/commands"
+	"github.com/lesclefsdutresor/clefs/metrics"
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
@@ -28,8 +29,9 @@ type Config struct {
 	// Store is the store under test. Run does not close it.
 	Store storage.Store
 	// NewHandler builds the interaction handlers over the store it is given
-	// (the store under test wrapped in a TimedStore). Nil means
-	// commands.New(commands.Config{}, s).
+	// (the store under test wrapped in a TimedStore). Nil means the
+	// handlers as the bot configures them, metrics included:
+	// commands.New(commands.Config{Observer: metrics.New(…)}, s).
 	NewHandler func(s storage.Store) Handler
 
 	Players  int           // concurrent simulated players; default 64
@@ -360,7 +362,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 func setDefaults(cfg *Config) {
 	if cfg.NewHandler == nil {
-		cfg.NewHandler = func(s storage.Store) Handler { return commands.New(commands.Config{}, s) }
+		cfg.NewHandler = func(s storage.Store) Handler {
+			// As the bot runs them: with the metrics observer.
+			return commands.New(commands.Config{Observer: metrics.New(metrics.NewRegistry())}, s)
+		}
 	}
 	if cfg.Players <= 0 {
 		cfg.Players = 64
