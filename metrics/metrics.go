@@ -3,6 +3,7 @@ package metrics
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,6 +30,23 @@ type Metrics struct {
 
 	commands labelSet // values seen for the "command" label
 	ops      labelSet // values seen for the "op" label
+
+	// The series the handlers' events update, resolved once rather than
+	// by label values on every event (a hash and a map under a lock each).
+	series    sync.Map // command label value (admitted by commands) → *commandSeries
+	winsBy    [game.NumTiers]prometheus.Counter
+	chestsBy  [game.NumLots]prometheus.Counter
+	paidMain  prometheus.Counter
+	paidChest prometheus.Counter
+}
+
+// commandSeries are one command's series: its interactions by outcome (in
+// the order of outcomes, then other) and its latency, each resolved when
+// first used, so that only the series used are exported.
+type commandSeries struct {
+	label     string
+	byOutcome [4]atomic.Pointer[prometheus.Counter]
+	latency   atomic.Pointer[prometheus.Observer]
 }
 
 var _ commands.Observer = (*Metrics)(nil)
@@ -109,27 +127,64 @@ func New(reg prometheus.Registerer) *Metrics {
 	// Create the series of the fixed label sets up front, so that they read 0
 	// rather than being absent until the first event (rate() needs both ends).
 	for t := game.TierLoss + 1; t < game.NumTiers; t++ {
-		m.wins.WithLabelValues(t.String())
+		m.winsBy[t] = m.wins.WithLabelValues(t.String())
 	}
 	for l := game.Lot(0); l < game.NumLots; l++ {
-		m.chests.WithLabelValues(l.String())
+		m.chestsBy[l] = m.chests.WithLabelValues(l.String())
 	}
-	m.paid.WithLabelValues("main")
-	m.paid.WithLabelValues("chest")
+	m.paidMain = m.paid.WithLabelValues("main")
+	m.paidChest = m.paid.WithLabelValues("chest")
 	return m
+}
+
+// commandSeries returns the series of command, resolving them the first
+// time: a command the label set refuses is counted as "other".
+func (m *Metrics) commandSeries(command string) *commandSeries {
+	if cs, ok := m.series.Load(command); ok {
+		return cs.(*commandSeries)
+	}
+	label := m.commands.value(command)
+	if cs, ok := m.series.Load(label); ok {
+		return cs.(*commandSeries)
+	}
+	cs := &commandSeries{label: label}
+	// Kept under the label only: the refused values map to "other" each
+	// time, so the map holds at most the label set's values.
+	got, _ := m.series.LoadOrStore(label, cs)
+	return got.(*commandSeries)
 }
 
 // Interaction counts one handled interaction and observes its duration.
 // command is a command or button name from a fixed set (never user input);
 // outcome is "ok", "user_error" or "internal_error".
 func (m *Metrics) Interaction(command, outcome string, d time.Duration) {
-	command = m.commands.value(command)
-	if !contains(outcomes, outcome) {
-		outcome = other
+	cs := m.commandSeries(command)
+	k := len(outcomes) // other
+	for i, o := range outcomes {
+		if o == outcome {
+			k = i
+			break
+		}
 	}
-	m.interactions.WithLabelValues(command, outcome).Inc()
+	c := cs.byOutcome[k].Load()
+	if c == nil { // a race resolves the same series twice: no harm
+		o := other
+		if k < len(outcomes) {
+			o = outcomes[k]
+		}
+		v := m.interactions.WithLabelValues(cs.label, o)
+		c = &v
+		cs.byOutcome[k].Store(c)
+	}
+	(*c).Inc()
 	if d >= 0 {
-		m.latency.WithLabelValues(command).Observe(d.Seconds())
+		l := cs.latency.Load()
+		if l == nil {
+			v := m.latency.WithLabelValues(cs.label)
+			l = &v
+			cs.latency.Store(l)
+		}
+		(*l).Observe(d.Seconds())
 	}
 }
 
@@ -139,25 +194,29 @@ func (m *Metrics) Interaction(command, outcome string, d time.Duration) {
 func (m *Metrics) Play(tier game.Tier, key bool, stake, prize int64) {
 	m.plays.Inc()
 	if tier.Winning() {
-		m.wins.WithLabelValues(tier.String()).Inc()
+		if tier < game.NumTiers {
+			m.winsBy[tier].Inc()
+		} else {
+			m.wins.WithLabelValues(tier.String()).Inc()
+		}
 	}
 	if key {
 		m.keys.Inc()
 	}
 	if prize > 0 {
-		m.paid.WithLabelValues("main").Add(float64(prize))
+		m.paidMain.Add(float64(prize))
 	}
 }
 
 // Chest counts one opened chest and its prize.
 func (m *Metrics) Chest(lot game.Lot, prize int64) {
-	name := other
 	if lot < game.NumLots {
-		name = lot.String()
+		m.chestsBy[lot].Inc()
+	} else {
+		m.chests.WithLabelValues(other).Inc()
 	}
-	m.chests.WithLabelValues(name).Inc()
 	if prize > 0 {
-		m.paid.WithLabelValues("chest").Add(float64(prize))
+		m.paidChest.Add(float64(prize))
 	}
 }
 
@@ -173,15 +232,6 @@ func (m *Metrics) Purchase(stake int64) {
 // ("buy", "reveal"…, from a fixed set).
 func (m *Metrics) StoreError(op string) {
 	m.storeErrors.WithLabelValues(m.ops.value(op)).Inc()
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // labelSet admits a bounded number of distinct, well-formed label values.
