@@ -276,9 +276,17 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 	// after Timeout if the store ignores its deadline. The answer's state,
 	// under its mutex, decides who sends what; whoever sends holds the
 	// mutex, so a deferral is acknowledged before the edit that follows it.
-	// The watchdog cancels hctx at Timeout: no timer per interaction.
-	hctx, cancel := context.WithCancel(ctx)
+	// The watchdog cancels hctx at Timeout: no timer per interaction. It
+	// also cancels it, within a tick, when ctx ends: hctx is not ctx's child
+	// in the context package's sense, since registering each interaction's
+	// context with the caller's (the same for every interaction of the bot)
+	// takes that context's lock twice per interaction, all interactions
+	// contending for it.
+	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
+	if ctx.Err() != nil {
+		cancel()
+	}
 	ans.began, ans.ctx, ans.cancel, ans.r, ans.start = time.Now(), ctx, cancel, r, start
 	a.watch.watch(ans)
 	var res result

@@ -403,3 +403,40 @@ func TestTimeoutCancelsTheStoreCall(t *testing.T) {
 		t.Fatalf("responses %+v edits %+v", rec.responses, rec.edits)
 	}
 }
+
+// TestCallerCancelReachesTheStoreCall: when the context given to Handle
+// ends (the bot shutting down), the handler's store call sees its own
+// context end, and the player gets an answer.
+func TestCallerCancelReachesTheStoreCall(t *testing.T) {
+	e := newEnv(t)
+	cfg := e.cfg
+	cfg.DeferAfter, cfg.Timeout = time.Hour, 2*time.Hour
+	st := ctxStore{Store: e.store, err: make(chan error, 1)}
+	app := New(cfg, st)
+	ctx, cancel := context.WithCancel(context.Background())
+	rec := &recorder{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		app.Handle(ctx, rec, e.slashPayload(alice, memberPerms, "en-US", "play", ""))
+	}()
+	time.Sleep(20 * time.Millisecond) // the store call is waiting
+	cancel()
+	select {
+	case err := <-st.err:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("store call ended with %v, want context.Canceled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the store call did not see the caller's context end")
+	}
+	<-done
+	if len(rec.responses) != 1 {
+		t.Fatalf("%d responses, want the apology", len(rec.responses))
+	}
+	// A context already over: the handler's is over from the start.
+	app.Handle(ctx, &recorder{}, e.slashPayload(alice, memberPerms, "en-US", "play", ""))
+	if err := <-st.err; !errors.Is(err, context.Canceled) {
+		t.Fatalf("store call with an ended context: %v", err)
+	}
+}

@@ -8,7 +8,8 @@ import (
 // watchdog answers for slow handlers: it has late send the deferral of the
 // interactions still running after Config.DeferAfter, and it cancels the
 // context of those still running after Config.Timeout and has late send
-// their apology. One goroutine per App wakes
+// their apology. It also cancels a handler's context when the context
+// Handle was given ends. One goroutine per App wakes
 // every tick while interactions are in flight and exits when none are, so
 // following an interaction costs linking it into a list and out under a
 // mutex; a timer per interaction cost several µs to arm and stop, on every
@@ -26,6 +27,7 @@ type watchdog struct {
 type watched struct {
 	prev, next *answer
 	stage      lateStage // what late was last asked to do
+	ctxDone    bool      // the handler's context was cancelled because the caller's ended
 }
 
 // lateStage is how far the watchdog has gone with an interaction.
@@ -95,6 +97,10 @@ func (w *watchdog) loop() {
 			return
 		}
 		for ans := w.live.watch.next; ans != &w.live; ans = ans.watch.next {
+			if !ans.watch.ctxDone && ans.ctx.Err() != nil {
+				ans.watch.ctxDone = true
+				ans.cancel() // the caller's context ended: so does the handler's
+			}
 			age := now.Sub(ans.began)
 			switch stage := ans.watch.stage; {
 			case stage < timeoutDue && age >= cfg.Timeout:
