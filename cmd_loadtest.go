@@ -53,7 +53,7 @@ func runLoadtest(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		rounds     = fs.Int("rounds", 5, "with -ceiling, interleave the phases in this many rounds (each phase runs -duration/-rounds per round)")
 		warmup     = fs.Duration("warmup", 2*time.Second, "unmeasured phase before it")
 		cycles     = fs.Int("cycles", 0, "if > 0, each player plays exactly this many cycles instead of -duration")
-		calibrate  = fs.Duration("calibrate", 2*time.Second, "single-player phase measuring the handler overhead without contention (0: none)")
+		calibrate  = fs.Duration("calibrate", 5*time.Second, "single-player phase measuring the handler overhead without contention (0: none)")
 		populate   = fs.Int("populate", 0, "create this many extra players first (memory test)")
 		ceiling    = fs.Bool("ceiling", true, "measure the store's ceiling in the same run (store steps issued directly; Redis: trivial EVALSHA too)")
 		cpuprofile = fs.String("cpuprofile", "", "write a CPU profile of the measured phase to this file")

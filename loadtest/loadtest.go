@@ -41,6 +41,7 @@ type Config struct {
 	Cycles   int           // when > 0, each player plays exactly this many cycles instead of Duration
 	// Calibrate is the length of a phase with a single player, run after the
 	// measured one, that gives the handler overhead without CPU contention.
+	// The player first plays unmeasured for a quarter of it (at most 1 s).
 	// 0 means none.
 	Calibrate time.Duration
 	// Balance is the balance each player gets before playing, in cents;
@@ -337,6 +338,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	if cfg.Calibrate > 0 && len(players) > 0 && ctx.Err() == nil {
 		cfg.logf("calibrating %s, 1 player", cfg.Calibrate)
+		// Unmeasured first, so that what the load left behind (Redis's
+		// backlog, a collection of the load's garbage) is not measured.
+		runPlayers(ctx, players[:1], min(cfg.Calibrate/4, time.Second), 0, nil)
 		iso := newRecording()
 		runPlayers(ctx, players[:1], cfg.Calibrate, 0, iso)
 		_, r := iso.report()
