@@ -314,8 +314,15 @@ func parseResult(id storage.PlayerID, cmd *redis.Cmd) (result, error) {
 	if len(v) < 2 {
 		return result{}, fmt.Errorf("unexpected script reply %#v", v)
 	}
-	flat, _ := v[1].([]any)
-	p, err := parsePlayer(id, flat)
+	hash, ok := v[1].(string)
+	if !ok {
+		return result{}, fmt.Errorf("unexpected script reply %#v", v)
+	}
+	var f fields
+	if err := parsePacked(hash, &f); err != nil {
+		return result{}, fmt.Errorf("player %d/%d: %w", id.Guild, id.User, err)
+	}
+	p, err := playerFromFields(id, &f)
 	if err != nil {
 		return result{}, err
 	}
@@ -323,49 +330,183 @@ func parseResult(id storage.PlayerID, cmd *redis.Cmd) (result, error) {
 	return r, nil
 }
 
-// parsePlayer decodes a player's hash (HGETALL as a flat list).
-func parsePlayer(id storage.PlayerID, flat []any) (storage.Player, error) {
-	f := make(map[string]string, len(flat)/2)
-	for i := 0; i+1 < len(flat); i += 2 {
-		k, _ := flat[i].(string)
-		v, _ := flat[i+1].(string)
-		f[k] = v
-	}
-	return playerFromFields(id, f)
+// The fields of a player's hash, by index in fields.
+const (
+	fStart = iota
+	fBal
+	fKeys
+	fCP
+	fCSeq
+	fTSeq
+	fLD
+	fCA
+	fPL
+	fST
+	fWO
+	fGR
+	fDA
+	fCH
+	fBW
+	fWI
+	fKY
+	fTID
+	fTB
+	fTD
+	fTKA
+	fTC
+	fTRV
+	fTO
+	fLCL
+	fLCP
+	numFields
+)
+
+// fieldNames are the names of the fields in the hash, by index.
+var fieldNames = [numFields]string{
+	fStart: "start", fBal: "bal", fKeys: "keys", fCP: "cp", fCSeq: "cseq", fTSeq: "tseq", fLD: "ld", fCA: "ca",
+	fPL: "pl", fST: "st", fWO: "wo", fGR: "gr", fDA: "da", fCH: "ch", fBW: "bw", fWI: "wi", fKY: "ky",
+	fTID: "tid", fTB: "tb", fTD: "td", fTKA: "tka", fTC: "tc", fTRV: "trv", fTO: "to", fLCL: "lcl", fLCP: "lcp",
 }
 
-func playerFromFields(id storage.PlayerID, f map[string]string) (storage.Player, error) {
+// fields holds a player's hash: the value of each field, and whether the
+// hash has it. Fields of other names are ignored.
+type fields struct {
+	v   [numFields]string
+	has [numFields]bool
+}
+
+func (f *fields) set(name, value string) {
+	if i := fieldIndex(name); i >= 0 {
+		f.v[i], f.has[i] = value, true
+	}
+}
+
+// fieldIndex returns the index of the field name, or -1. TestFieldNames
+// holds it to fieldNames.
+func fieldIndex(name string) int {
+	switch name {
+	case "start":
+		return fStart
+	case "bal":
+		return fBal
+	case "keys":
+		return fKeys
+	case "cp":
+		return fCP
+	case "cseq":
+		return fCSeq
+	case "tseq":
+		return fTSeq
+	case "ld":
+		return fLD
+	case "ca":
+		return fCA
+	case "pl":
+		return fPL
+	case "st":
+		return fST
+	case "wo":
+		return fWO
+	case "gr":
+		return fGR
+	case "da":
+		return fDA
+	case "ch":
+		return fCH
+	case "bw":
+		return fBW
+	case "wi":
+		return fWI
+	case "ky":
+		return fKY
+	case "tid":
+		return fTID
+	case "tb":
+		return fTB
+	case "td":
+		return fTD
+	case "tka":
+		return fTKA
+	case "tc":
+		return fTC
+	case "trv":
+		return fTRV
+	case "to":
+		return fTO
+	case "lcl":
+		return fLCL
+	case "lcp":
+		return fLCP
+	}
+	return -1
+}
+
+// parsePacked reads a player's hash packed by the scripts (see prelude):
+// names and values alternate, each "<length>:<bytes>".
+func parsePacked(s string, f *fields) error {
+	var name string
+	k := 0
+	for ; s != ""; k++ {
+		i := strings.IndexByte(s, ':')
+		n, err := strconv.Atoi(s[:max(i, 0)])
+		if i <= 0 || err != nil || n < 0 || n > len(s)-i-1 {
+			return fmt.Errorf("packed hash: bad length at %q", s[:min(len(s), 16)])
+		}
+		item := s[i+1 : i+1+n]
+		s = s[i+1+n:]
+		if k%2 == 0 {
+			name = item
+		} else {
+			f.set(name, item)
+		}
+	}
+	if k%2 != 0 {
+		return fmt.Errorf("packed hash: field %q has no value", name)
+	}
+	return nil
+}
+
+// fieldsOf returns the fields of a hash read with HGETALL.
+func fieldsOf(m map[string]string) *fields {
+	f := new(fields)
+	for name, v := range m {
+		f.set(name, v)
+	}
+	return f
+}
+
+func playerFromFields(id storage.PlayerID, f *fields) (storage.Player, error) {
 	var bad error
-	n := func(k string) int64 {
-		s, ok := f[k]
-		if !ok || s == "" {
+	n := func(k int) int64 {
+		s := f.v[k]
+		if !f.has[k] || s == "" {
 			return 0
 		}
 		x, err := strconv.ParseInt(s, 10, 64)
 		if err != nil && bad == nil {
-			bad = fmt.Errorf("player %d/%d: field %s=%q: %w", id.Guild, id.User, k, s, err)
+			bad = fmt.Errorf("player %d/%d: field %s=%q: %w", id.Guild, id.User, fieldNames[k], s, err)
 		}
 		return x
 	}
-	ms := func(k string) time.Time {
+	ms := func(k int) time.Time {
 		if x := n(k); x != 0 {
 			return time.UnixMilli(x).UTC()
 		}
 		return time.Time{}
 	}
 	p := storage.Player{
-		ID: id, StartingBalance: n("start"), Balance: n("bal"), Keys: int(n("keys")),
-		ChestPending: n("cp") == 1, ChestSeq: n("cseq"), TicketSeq: uint64(n("tseq")),
-		LastDaily: ms("ld"), CreatedAt: ms("ca"),
+		ID: id, StartingBalance: n(fStart), Balance: n(fBal), Keys: int(n(fKeys)),
+		ChestPending: n(fCP) == 1, ChestSeq: n(fCSeq), TicketSeq: uint64(n(fTSeq)),
+		LastDaily: ms(fLD), CreatedAt: ms(fCA),
 		Stats: storage.Stats{
-			Plays: n("pl"), StakedCents: n("st"), WonCents: n("wo"), GrantedCents: n("gr"), DailyCents: n("da"),
-			Chests: n("ch"), BestWinCents: n("bw"), Wins: n("wi"), Keys: n("ky"),
+			Plays: n(fPL), StakedCents: n(fST), WonCents: n(fWO), GrantedCents: n(fGR), DailyCents: n(fDA),
+			Chests: n(fCH), BestWinCents: n(fBW), Wins: n(fWI), Keys: n(fKY),
 		},
 	}
-	if tid := n("tid"); tid > 0 {
-		t := storage.Ticket{ID: uint64(tid), BoughtAt: ms("tb"), Drawn: n("td") == 1, KeysAfter: int(n("tka")), Chest: n("tc") == 1, Revealed: storage.RowMask(n("trv"))}
+	if tid := n(fTID); tid > 0 {
+		t := storage.Ticket{ID: uint64(tid), BoughtAt: ms(fTB), Drawn: n(fTD) == 1, KeysAfter: int(n(fTKA)), Chest: n(fTC) == 1, Revealed: storage.RowMask(n(fTRV))}
 		if t.Drawn {
-			o, err := parseOutcome(f["to"])
+			o, err := parseOutcome(f.v[fTO])
 			if err != nil && bad == nil {
 				bad = fmt.Errorf("player %d/%d: ticket %d: %w", id.Guild, id.User, tid, err)
 			}
@@ -373,8 +514,8 @@ func playerFromFields(id storage.PlayerID, f map[string]string) (storage.Player,
 		}
 		p.Ticket = &t
 	}
-	if _, ok := f["lcl"]; ok {
-		p.LastChest = &game.Chest{Lot: game.Lot(n("lcl")), Prize: n("lcp")}
+	if f.has[fLCL] {
+		p.LastChest = &game.Chest{Lot: game.Lot(n(fLCL)), Prize: n(fLCP)}
 	}
 	return p, bad
 }
@@ -972,7 +1113,7 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.Record) error
 			return s.wrap("export", err)
 		}
 		for i, id := range chunk {
-			p, err := playerFromFields(id, hs[i].Val())
+			p, err := playerFromFields(id, fieldsOf(hs[i].Val()))
 			if err != nil {
 				return s.wrap("export", err)
 			}
