@@ -33,7 +33,8 @@ type Metrics struct {
 
 	// The series the handlers' events update, resolved once rather than
 	// by label values on every event (a hash and a map under a lock each).
-	series    sync.Map // command label value (admitted by commands) → *commandSeries
+	series    atomic.Pointer[map[string]*commandSeries] // by command label value (admitted by commands); replaced, never changed
+	seriesMu  sync.Mutex                                // held to replace series
 	winsBy    [game.NumTiers]prometheus.Counter
 	chestsBy  [game.NumLots]prometheus.Counter
 	paidMain  prometheus.Counter
@@ -140,18 +141,32 @@ func New(reg prometheus.Registerer) *Metrics {
 // commandSeries returns the series of command, resolving them the first
 // time: a command the label set refuses is counted as "other".
 func (m *Metrics) commandSeries(command string) *commandSeries {
-	if cs, ok := m.series.Load(command); ok {
-		return cs.(*commandSeries)
+	if p := m.series.Load(); p != nil {
+		if cs, ok := (*p)[command]; ok {
+			return cs
+		}
 	}
 	label := m.commands.value(command)
-	if cs, ok := m.series.Load(label); ok {
-		return cs.(*commandSeries)
+	m.seriesMu.Lock()
+	defer m.seriesMu.Unlock()
+	old := map[string]*commandSeries{}
+	if p := m.series.Load(); p != nil {
+		old = *p
 	}
+	if cs, ok := old[label]; ok {
+		return cs
+	}
+	// A new map with the label added: readers never lock. Kept under the
+	// label only, so that the refused values map to "other" each time and
+	// the map holds at most the label set's values.
 	cs := &commandSeries{label: label}
-	// Kept under the label only: the refused values map to "other" each
-	// time, so the map holds at most the label set's values.
-	got, _ := m.series.LoadOrStore(label, cs)
-	return got.(*commandSeries)
+	next := make(map[string]*commandSeries, len(old)+1)
+	for k, v := range old {
+		next[k] = v
+	}
+	next[label] = cs
+	m.series.Store(&next)
+	return cs
 }
 
 // Interaction counts one handled interaction and observes its duration.
