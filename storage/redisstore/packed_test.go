@@ -17,16 +17,23 @@ func TestFieldNames(t *testing.T) {
 // what it cannot have written.
 func TestParsePacked(t *testing.T) {
 	var f fields
-	if err := parsePacked("3:bal4:12505:other3:a:b2:to19:1|250|0|1|ABCDEFGHI", &f); err != nil {
+	if err := parsePacked("bal\n1250\nother\na:b\nto\n1|250|0|1|ABCDEFGHI\nlcl\n", &f); err != nil {
 		t.Fatal(err)
 	}
-	if !f.has[fBal] || f.v[fBal] != "1250" || f.v[fTO] != "1|250|0|1|ABCDEFGHI" || f.has[fKeys] {
+	if !f.has[fBal] || f.v[fBal] != "1250" || f.v[fTO] != "1|250|0|1|ABCDEFGHI" || f.has[fKeys] || !f.has[fLCL] || f.v[fLCL] != "" {
 		t.Fatalf("parsed %+v", f)
 	}
 	if err := parsePacked("", &f); err != nil {
 		t.Fatalf("an empty hash: %v", err)
 	}
-	for _, bad := range []string{"3:bal", "3:ba", ":bal", "x:bal1:1", "-1:a", "3:bal9:12", "99999999999999999999:a", "0:"} {
+	for _, bad := range []string{
+		"bal",                // no value
+		"bal\n1\nkeys",       // the last has none
+		"bal\n1\n2\nkeys\n0", // a value with a newline: "2" read as a name
+		"\n1",                // an empty name
+		"Bal\n1", "b-l\n1",   // not a name of the store's
+		"abcdefghijklmnopq\n1", // too long
+	} {
 		if err := parsePacked(bad, &fields{}); err == nil {
 			t.Errorf("parsePacked(%q) accepted", bad)
 		}

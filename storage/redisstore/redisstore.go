@@ -442,28 +442,45 @@ func fieldIndex(name string) int {
 }
 
 // parsePacked reads a player's hash packed by the scripts (see prelude):
-// names and values alternate, each "<length>:<bytes>".
+// names and values alternate, joined by newlines. The store writes neither
+// a newline nor a name that is not a short run of lower-case letters; a
+// hash edited by hand that has either is refused, not misread.
 func parsePacked(s string, f *fields) error {
-	var name string
-	k := 0
-	for ; s != ""; k++ {
-		i := strings.IndexByte(s, ':')
-		n, err := strconv.Atoi(s[:max(i, 0)])
-		if i <= 0 || err != nil || n < 0 || n > len(s)-i-1 {
-			return fmt.Errorf("packed hash: bad length at %q", s[:min(len(s), 16)])
+	if s == "" {
+		return nil
+	}
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			return fmt.Errorf("packed hash: field %q has no value", s)
 		}
-		item := s[i+1 : i+1+n]
-		s = s[i+1+n:]
-		if k%2 == 0 {
-			name = item
-		} else {
-			f.set(name, item)
+		name := s[:i]
+		if !fieldName(name) {
+			return fmt.Errorf("packed hash: %q is not a field name", name)
+		}
+		s = s[i+1:]
+		j := strings.IndexByte(s, '\n')
+		if j < 0 {
+			f.set(name, s)
+			return nil
+		}
+		f.set(name, s[:j])
+		s = s[j+1:]
+	}
+}
+
+// fieldName reports whether name can be a field of the store's: 1 to 16
+// lower-case ASCII letters.
+func fieldName(name string) bool {
+	if name == "" || len(name) > 16 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] < 'a' || name[i] > 'z' {
+			return false
 		}
 	}
-	if k%2 != 0 {
-		return fmt.Errorf("packed hash: field %q has no value", name)
-	}
-	return nil
+	return true
 }
 
 // fieldsOf returns the fields of a hash read with HGETALL.

@@ -16,10 +16,10 @@ import (
 // starting balance for creation, ARGV[3] the time in Unix milliseconds.
 // Replies are {status, the player's hash packed, extra...}; statuses other
 // than OK, DRAWN, RESUMED and SAME are refusals that changed nothing. The
-// hash is packed into one string, each field name and value written as
-// "<length>:<bytes>", rather than sent as HGETALL's list of fifty-odd
-// strings: one reply string for Redis to write and go-redis to read
-// instead of fifty (see parsePacked).
+// hash is packed into one string, HGETALL's names and values joined by
+// newlines (no name or value the store writes holds one; see parsePacked),
+// rather than sent as its list of fifty-odd strings: one reply string for
+// Redis to write and go-redis to read instead of fifty.
 //
 // Numbers are Lua doubles: every amount stays far below 2^53, and integers
 // are written back with %d so that they never turn into 1e+15.
@@ -29,11 +29,7 @@ local P, H, A = KEYS[1], KEYS[2], KEYS[3]
 local NOW = ARGV[3]
 local function fmt(x) return string.format('%%d', x) end
 local function num(f) return tonumber(redis.call('HGET', P, f) or '0') end
-local function packed()
-  local f = redis.call('HGETALL', P)
-  for i = 1, #f do f[i] = #f[i] .. ':' .. f[i] end
-  return table.concat(f)
-end
+local function packed() return table.concat(redis.call('HGETALL', P), '\n') end
 local function reply(status, ...) return {status, packed(), ...} end
 local function hist(kind, tid, tier, key, lot, amount, bal)
   redis.call('LPUSH', H, NOW .. '|' .. kind .. '|' .. tid .. '|' .. tier .. '|' .. key .. '|' .. lot .. '|' .. fmt(amount) .. '|' .. fmt(bal))
