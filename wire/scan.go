@@ -525,9 +525,9 @@ func quotedInteger(s string) bool {
 func (s *scanner) skip() error {
 	switch c := s.peek(); {
 	case c == '{':
-		return s.skipObject()
+		return s.skipContainer(true)
 	case c == '[':
-		return s.skipArray()
+		return s.skipContainer(false)
 	case c == '"':
 		return s.skipString()
 	case c == 't':
@@ -545,69 +545,48 @@ func (s *scanner) skip() error {
 	return s.fail("invalid character")
 }
 
-// skipObject skips the object at s.p (on its '{'), checking it as object
-// and skip would, without their callbacks: a skipped key needs no decoding.
-func (s *scanner) skipObject() error {
+// skipContainer skips the object (obj) or array at s.p, on its opening
+// bracket, checking it as object, array and skip would, without their
+// callbacks: a skipped key needs no decoding.
+func (s *scanner) skipContainer(obj bool) error {
+	end, expected := byte(']'), "expected ',' or ']'"
+	if obj {
+		end, expected = '}', "expected ',' or '}'"
+	}
 	if err := s.enter(); err != nil {
 		return err
 	}
 	s.p++
-	if s.peek() == '}' {
+	if s.peek() == end {
 		s.p++
 		s.depth--
 		return nil
 	}
 	for {
-		if s.peek() != '"' {
-			return s.fail("expected a key")
+		if obj {
+			if s.peek() != '"' {
+				return s.fail("expected a key")
+			}
+			if err := s.skipString(); err != nil {
+				return err
+			}
+			if s.peek() != ':' {
+				return s.fail("expected ':'")
+			}
+			s.p++
 		}
-		if err := s.skipString(); err != nil {
-			return err
-		}
-		if s.peek() != ':' {
-			return s.fail("expected ':'")
-		}
-		s.p++
 		if err := s.skip(); err != nil {
 			return err
 		}
 		switch s.peek() {
 		case ',':
 			s.p++
-		case '}':
+		case end:
 			s.p++
 			s.depth--
 			return nil
 		default:
-			return s.fail("expected ',' or '}'")
-		}
-	}
-}
-
-// skipArray skips the array at s.p (on its '['), as array and skip would.
-func (s *scanner) skipArray() error {
-	if err := s.enter(); err != nil {
-		return err
-	}
-	s.p++
-	if s.peek() == ']' {
-		s.p++
-		s.depth--
-		return nil
-	}
-	for {
-		if err := s.skip(); err != nil {
-			return err
-		}
-		switch s.peek() {
-		case ',':
-			s.p++
-		case ']':
-			s.p++
-			s.depth--
-			return nil
-		default:
-			return s.fail("expected ',' or ']'")
+			return s.fail(expected)
 		}
 	}
 }
