@@ -20,16 +20,6 @@ const (
 
 // The IDs are built in a stack buffer: the string is the only allocation.
 
-func rowID(user, ticket uint64, row int) string {
-	var buf [64]byte
-	b := append(buf[:0], "v1:row:"...)
-	b = strconv.AppendUint(b, user, 10)
-	b = append(b, ':')
-	b = strconv.AppendUint(b, ticket, 10)
-	b = append(b, ':', byte('0'+row))
-	return string(b)
-}
-
 func twoID(prefix string, a, b uint64) string {
 	var arr [64]byte
 	buf := append(arr[:0], prefix...)

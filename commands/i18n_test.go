@@ -197,7 +197,7 @@ func TestCardLinesAgreeWithGoI18n(t *testing.T) {
 				want := l.T("card_win", map[string]any{
 					"Symbol": a.symbol(s), "Name": l.T("sym_"+s.String(), nil), "Prize": l.Credits(prize),
 				})
-				if got := a.winLine(l, s, prize); got != want {
+				if got := string(a.appendWinLine(nil, l, s, prize)); got != want {
 					t.Errorf("fr=%v %v %d: %q, want %q", l.fr, s, prize, got, want)
 				}
 			}

@@ -171,12 +171,8 @@ func (a *App) localizeCard(l *lang) error {
 	return nil
 }
 
-// winLine is the line of a winning card: "🎉 Three gems! You win 5.00 credits."
-func (a *App) winLine(l *lang, s game.Symbol, prize int64) string {
-	return string(a.appendWinLine(make([]byte, 0, 96), l, s, prize))
-}
-
-// appendWinLine appends winLine(l, s, prize) to b.
+// appendWinLine appends the line of a winning card to b: "🎉 Three gems!
+// You win 5.00 credits."
 func (a *App) appendWinLine(b []byte, l *lang, s game.Symbol, prize int64) []byte {
 	if s >= game.NumSymbols {
 		return append(b, l.T("card_win", map[string]any{

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -121,6 +122,18 @@ func TestCustomIDsRoundTrip(t *testing.T) {
 			t.Errorf("%q: user %d", id, got)
 		}
 	}
+}
+
+// rowID is the custom ID of one row's button, made on its own: cardIDs's
+// reference.
+func rowID(user, ticket uint64, row int) string {
+	var buf [64]byte
+	b := append(buf[:0], "v1:row:"...)
+	b = strconv.AppendUint(b, user, 10)
+	b = append(b, ':')
+	b = strconv.AppendUint(b, ticket, 10)
+	b = append(b, ':', byte('0'+row))
+	return string(b)
 }
 
 // TestCardIDs: the IDs of a card's buttons, made together, are the ones

@@ -208,12 +208,8 @@ func (m *Metrics) Interaction(command, outcome string, d time.Duration) {
 // a ticket bought and not yet drawn is counted once.
 func (m *Metrics) Play(tier game.Tier, key bool, stake, prize int64) {
 	m.plays.Inc()
-	if tier.Winning() {
-		if tier < game.NumTiers {
-			m.winsBy[tier].Inc()
-		} else {
-			m.wins.WithLabelValues(tier.String()).Inc()
-		}
+	if tier.Winning() { // so tier < game.NumTiers
+		m.winsBy[tier].Inc()
 	}
 	if key {
 		m.keys.Inc()
