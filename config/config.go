@@ -1,12 +1,15 @@
 package config
 
 import (
+	"crypto/ed25519"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,9 +48,20 @@ type Config struct {
 
 	MetricsAddr string // METRICS_ADDR: host:port of /metrics and /healthz; "" = off
 
-	ShardID         int           // SHARD_ID
-	ShardCount      int           // SHARD_COUNT
+	// ShardCount is SHARD_COUNT: the total number of gateway shards, or 0
+	// for "auto" (Discord's recommendation, read at start-up).
+	ShardCount int
+	// ShardIDs is SHARD_IDS (or the older SHARD_ID): the shards this process
+	// runs, in increasing order; nil means every shard.
+	ShardIDs        []int
 	ShutdownTimeout time.Duration // SHUTDOWN_TIMEOUT
+
+	// InteractionsAddr is INTERACTIONS_ADDR: host:port where the bot serves
+	// POST /interactions instead of opening a gateway; "" = gateway.
+	InteractionsAddr string
+	// PublicKey is DISCORD_PUBLIC_KEY, the application's Ed25519 key that
+	// signs the interactions Discord POSTs; required with InteractionsAddr.
+	PublicKey ed25519.PublicKey
 
 	// Emoji overrides the symbols' emoji (index game.Symbol); "" keeps the default.
 	Emoji [game.NumSymbols]string
@@ -71,9 +85,10 @@ func (c Config) LogValue() slog.Value {
 		slog.String("log_level", c.LogLevel.String()),
 		slog.String("log_format", c.LogFormat),
 		slog.String("metrics_addr", c.MetricsAddr),
-		slog.Int("shard_id", c.ShardID),
-		slog.Int("shard_count", c.ShardCount),
+		slog.String("shard_count", ShardCountString(c.ShardCount)),
+		slog.String("shard_ids", ShardIDsString(c.ShardIDs)),
 		slog.Duration("shutdown_timeout", c.ShutdownTimeout),
+		slog.String("interactions_addr", c.InteractionsAddr),
 	)
 }
 
@@ -112,30 +127,35 @@ var EmojiVars = [game.NumSymbols]string{
 func Load(getenv func(string) string) (Config, error) {
 	l := loader{getenv: getenv}
 	c := Config{
-		Token:           l.token("DISCORD_TOKEN"),
-		GuildID:         l.snowflake("DISCORD_GUILD_ID"),
-		APIBase:         l.baseURL("DISCORD_API_BASE", DefaultAPIBase),
-		RedisURL:        l.redisURL("REDIS_URL"),
-		DataPath:        l.str("DATA_PATH", DefaultDataPath),
-		StartingBalance: l.credits("STARTING_BALANCE", DefaultStartingBalance),
-		DailyAmount:     l.credits("DAILY_AMOUNT", DefaultDailyAmount),
-		DailyCooldown:   l.duration("DAILY_COOLDOWN", DefaultDailyCooldown, 0),
-		PublicPlays:     l.boolean("PUBLIC_PLAYS", true),
-		LogLevel:        l.level("LOG_LEVEL"),
-		LogFormat:       l.oneOf("LOG_FORMAT", "text", "text", "json"),
-		MetricsAddr:     l.hostPort("METRICS_ADDR"),
-		ShardID:         l.integer("SHARD_ID", 0),
-		ShardCount:      l.integer("SHARD_COUNT", 1),
-		ShutdownTimeout: l.duration("SHUTDOWN_TIMEOUT", DefaultShutdownTimeout, time.Millisecond),
-		Hidden:          l.emoji("EMOJI_HIDDEN"),
+		Token:            l.token("DISCORD_TOKEN"),
+		GuildID:          l.snowflake("DISCORD_GUILD_ID"),
+		APIBase:          l.baseURL("DISCORD_API_BASE", DefaultAPIBase),
+		RedisURL:         l.redisURL("REDIS_URL"),
+		DataPath:         l.str("DATA_PATH", DefaultDataPath),
+		StartingBalance:  l.credits("STARTING_BALANCE", DefaultStartingBalance),
+		DailyAmount:      l.credits("DAILY_AMOUNT", DefaultDailyAmount),
+		DailyCooldown:    l.duration("DAILY_COOLDOWN", DefaultDailyCooldown, 0),
+		PublicPlays:      l.boolean("PUBLIC_PLAYS", true),
+		LogLevel:         l.level("LOG_LEVEL"),
+		LogFormat:        l.oneOf("LOG_FORMAT", "text", "text", "json"),
+		MetricsAddr:      l.hostPort("METRICS_ADDR"),
+		ShardCount:       l.shardCount("SHARD_COUNT"),
+		ShutdownTimeout:  l.duration("SHUTDOWN_TIMEOUT", DefaultShutdownTimeout, time.Millisecond),
+		Hidden:           l.emoji("EMOJI_HIDDEN"),
+		InteractionsAddr: l.hostPort("INTERACTIONS_ADDR"),
+		PublicKey:        l.publicKey("DISCORD_PUBLIC_KEY"),
 	}
 	for i, name := range EmojiVars {
 		c.Emoji[i] = l.emoji(name)
 	}
-	if c.ShardCount < 1 {
-		l.fail("SHARD_COUNT", "%d: must be at least 1", c.ShardCount)
-	} else if c.ShardID < 0 || c.ShardID >= c.ShardCount {
-		l.fail("SHARD_ID", "%d: must be in 0..SHARD_COUNT-1 (0..%d)", c.ShardID, c.ShardCount-1)
+	c.ShardIDs = l.shardIDs(c.ShardCount)
+	if c.InteractionsAddr != "" {
+		if c.PublicKey == nil && l.get("DISCORD_PUBLIC_KEY") == "" {
+			l.fail("DISCORD_PUBLIC_KEY", "required with INTERACTIONS_ADDR (Developer Portal → General Information → Public Key)")
+		}
+		if c.ShardIDs != nil || (c.ShardCount != 1) {
+			l.fail("INTERACTIONS_ADDR", "serves interactions over HTTP, without a gateway: leave SHARD_COUNT, SHARD_IDS and SHARD_ID unset")
+		}
 	}
 	if c.RedisURL == "" && strings.TrimSpace(c.DataPath) == "" {
 		l.fail("DATA_PATH", "must not be blank when REDIS_URL is not set")
@@ -277,17 +297,136 @@ func (l *loader) boolean(name string, def bool) bool {
 	return b
 }
 
-func (l *loader) integer(name string, def int) int {
-	v := l.get(name)
-	if v == "" {
-		return def
+// shardCount reads SHARD_COUNT: a positive integer, or "auto" (returned as 0).
+func (l *loader) shardCount(name string) int {
+	v := strings.ToLower(l.get(name))
+	switch v {
+	case "":
+		return 1
+	case "auto":
+		return 0
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil {
-		l.fail(name, "%q is not an integer", v)
-		return def
+	if err != nil || n < 1 || n > MaxShards {
+		l.fail(name, "%q: want auto or a whole number from 1 to %d", v, MaxShards)
+		return 1
 	}
 	return n
+}
+
+// MaxShards bounds SHARD_COUNT and SHARD_IDS (Discord's largest bots run a
+// few thousand shards).
+const MaxShards = 1 << 16
+
+// shardIDs reads SHARD_IDS, a list of shards and ranges ("0-3", "0,2,5-7"),
+// or the older SHARD_ID, a single shard. count is SHARD_COUNT (0 for auto:
+// the ranges are then checked at start-up, once Discord has said how many).
+func (l *loader) shardIDs(count int) []int {
+	list, single := l.get("SHARD_IDS"), l.get("SHARD_ID")
+	name := "SHARD_IDS"
+	switch {
+	case list != "" && single != "":
+		l.fail("SHARD_ID", "set SHARD_IDS or SHARD_ID, not both")
+		return nil
+	case list == "" && single == "":
+		return nil
+	case list == "":
+		list, name = single, "SHARD_ID"
+	}
+	ids, err := ParseShardIDs(list)
+	if err != nil {
+		l.fail(name, "%v", err)
+		return nil
+	}
+	if count > 0 {
+		if err := CheckShardIDs(ids, count); err != nil {
+			l.fail(name, "%v", err)
+			return nil
+		}
+	}
+	return ids
+}
+
+// ParseShardIDs parses a list of shard numbers and inclusive ranges
+// separated by commas ("0-3", "0,2,5-7") into sorted, distinct numbers.
+func ParseShardIDs(s string) ([]int, error) {
+	seen := map[int]bool{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err1 := strconv.Atoi(strings.TrimSpace(lo))
+		b := a
+		var err2 error
+		if isRange {
+			b, err2 = strconv.Atoi(strings.TrimSpace(hi))
+		}
+		if part == "" || err1 != nil || err2 != nil || a < 0 || b < a || b >= MaxShards {
+			return nil, fmt.Errorf("%q: want shard numbers and ranges such as 0-3 or 0,2,5-7", s)
+		}
+		for n := a; n <= b; n++ {
+			seen[n] = true
+		}
+	}
+	ids := make([]int, 0, len(seen))
+	for n := range seen {
+		ids = append(ids, n)
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// CheckShardIDs reports an error if a shard of ids is not below count.
+func CheckShardIDs(ids []int, count int) error {
+	if n := len(ids); n > 0 && ids[n-1] >= count {
+		return fmt.Errorf("shard %d: must be below SHARD_COUNT (%d)", ids[n-1], count)
+	}
+	return nil
+}
+
+// ShardCountString writes a shard count as SHARD_COUNT does ("auto" for 0).
+func ShardCountString(n int) string {
+	if n == 0 {
+		return "auto"
+	}
+	return strconv.Itoa(n)
+}
+
+// ShardIDsString writes shard numbers as SHARD_IDS does, with ranges ("all"
+// for nil).
+func ShardIDsString(ids []int) string {
+	if ids == nil {
+		return "all"
+	}
+	var b strings.Builder
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(ids[i]))
+		if j > i {
+			b.WriteString("-" + strconv.Itoa(ids[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// publicKey reads the application's Ed25519 public key, 64 hex digits.
+func (l *loader) publicKey(name string) ed25519.PublicKey {
+	v := l.get(name)
+	if v == "" {
+		return nil
+	}
+	k, err := hex.DecodeString(v)
+	if err != nil || len(k) != ed25519.PublicKeySize {
+		l.fail(name, "want the application's public key: %d hex digits (Developer Portal → General Information)", 2*ed25519.PublicKeySize)
+		return nil
+	}
+	return ed25519.PublicKey(k)
 }
 
 func (l *loader) oneOf(name, def string, allowed ...string) string {

@@ -1,8 +1,10 @@
 package config_test
 
 import (
+	"crypto/ed25519"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -43,7 +45,7 @@ func TestLoadDefaults(t *testing.T) {
 		ShardCount:      1,
 		ShutdownTimeout: 10 * time.Second,
 	}
-	if c != want {
+	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults:\n got %+v\nwant %+v", c, want)
 	}
 }
@@ -77,10 +79,10 @@ func TestLoadAll(t *testing.T) {
 		RedisURL: "redis://:pw@localhost:6379/0", DataPath: "/tmp/x.db",
 		StartingBalance: 10050, DailyAmount: 0, DailyCooldown: 90 * time.Minute, PublicPlays: false,
 		LogLevel: slog.LevelDebug, LogFormat: "json", MetricsAddr: "127.0.0.1:9090",
-		ShardID: 2, ShardCount: 4, ShutdownTimeout: 3 * time.Second,
+		ShardIDs: []int{2}, ShardCount: 4, ShutdownTimeout: 3 * time.Second,
 		Emoji: emoji, Hidden: "#️⃣",
 	}
-	if c != want {
+	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("\n got %+v\nwant %+v", c, want)
 	}
 }
@@ -107,6 +109,16 @@ func TestLoadErrors(t *testing.T) {
 		{"bad metrics", []string{"METRICS_ADDR", "9090"}, []string{"METRICS_ADDR"}},
 		{"shard out of range", []string{"SHARD_ID", "4", "SHARD_COUNT", "4"}, []string{"SHARD_ID"}},
 		{"shard count zero", []string{"SHARD_COUNT", "0"}, []string{"SHARD_COUNT"}},
+		{"shard count word", []string{"SHARD_COUNT", "many"}, []string{"SHARD_COUNT", "auto"}},
+		{"shard ids out of range", []string{"SHARD_IDS", "0-4", "SHARD_COUNT", "4"}, []string{"SHARD_IDS", "below SHARD_COUNT"}},
+		{"shard ids reversed", []string{"SHARD_IDS", "3-1"}, []string{"SHARD_IDS"}},
+		{"shard ids junk", []string{"SHARD_IDS", "0,,1"}, []string{"SHARD_IDS"}},
+		{"shard ids negative", []string{"SHARD_IDS", "-1"}, []string{"SHARD_IDS"}},
+		{"shard id and ids", []string{"SHARD_IDS", "0", "SHARD_ID", "0"}, []string{"SHARD_ID", "not both"}},
+		{"http without key", []string{"INTERACTIONS_ADDR", "127.0.0.1:8080"}, []string{"DISCORD_PUBLIC_KEY", "required"}},
+		{"http bad key", []string{"INTERACTIONS_ADDR", "127.0.0.1:8080", "DISCORD_PUBLIC_KEY", "abcd"}, []string{"DISCORD_PUBLIC_KEY", "hex"}},
+		{"http bad addr", []string{"INTERACTIONS_ADDR", "8080", "DISCORD_PUBLIC_KEY", testKeyHex}, []string{"INTERACTIONS_ADDR"}},
+		{"http with shards", []string{"INTERACTIONS_ADDR", "127.0.0.1:8080", "DISCORD_PUBLIC_KEY", testKeyHex, "SHARD_COUNT", "2"}, []string{"INTERACTIONS_ADDR", "without a gateway"}},
 		{"zero shutdown", []string{"SHUTDOWN_TIMEOUT", "0s"}, []string{"SHUTDOWN_TIMEOUT"}},
 		{"word emoji", []string{"EMOJI_GEM", "gem"}, []string{"EMOJI_GEM"}},
 		{"bad custom emoji", []string{"EMOJI_BOMB", "<:x:12>"}, []string{"EMOJI_BOMB"}},
@@ -127,7 +139,7 @@ func TestLoadErrors(t *testing.T) {
 					t.Errorf("error %q does not mention %q", err, w)
 				}
 			}
-			if c != (config.Config{}) {
+			if !reflect.DeepEqual(c, config.Config{}) {
 				t.Errorf("Load returned a config with an error: %+v", c)
 			}
 		})
@@ -242,4 +254,42 @@ func ExampleLoad() {
 	// Output:
 	// 1250 500 ./data/clefs.db https://discord.com
 	// DISCORD_TOKEN: required (the bot token from the Discord developer portal)
+}
+
+// testKeyHex is a valid Ed25519 public key (of the all-zero seed).
+var testKeyHex = func() string {
+	pub := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize)).Public().(ed25519.PublicKey)
+	return fmt.Sprintf("%x", []byte(pub))
+}()
+
+func TestLoadShards(t *testing.T) {
+	tests := []struct {
+		env   []string
+		count int
+		ids   []int
+		text  string
+	}{
+		{nil, 1, nil, "all"},
+		{[]string{"SHARD_COUNT", "auto"}, 0, nil, "all"},
+		{[]string{"SHARD_COUNT", "AUTO", "SHARD_IDS", "4-7"}, 0, []int{4, 5, 6, 7}, "4-7"},
+		{[]string{"SHARD_COUNT", "8", "SHARD_IDS", "0-3"}, 8, []int{0, 1, 2, 3}, "0-3"},
+		{[]string{"SHARD_COUNT", "8", "SHARD_IDS", "5, 0,2-3,2"}, 8, []int{0, 2, 3, 5}, "0,2-3,5"},
+		{[]string{"SHARD_COUNT", "2", "SHARD_ID", "1"}, 2, []int{1}, "1"},
+	}
+	for _, tt := range tests {
+		c := mustLoad(t, env(append([]string{"DISCORD_TOKEN", "t"}, tt.env...)...))
+		if c.ShardCount != tt.count || !reflect.DeepEqual(c.ShardIDs, tt.ids) {
+			t.Errorf("%v: count %d ids %v, want %d %v", tt.env, c.ShardCount, c.ShardIDs, tt.count, tt.ids)
+		}
+		if got := config.ShardIDsString(c.ShardIDs); got != tt.text {
+			t.Errorf("%v: ShardIDsString = %q, want %q", tt.env, got, tt.text)
+		}
+	}
+}
+
+func TestLoadInteractionsEndpoint(t *testing.T) {
+	c := mustLoad(t, env("DISCORD_TOKEN", "t", "INTERACTIONS_ADDR", "127.0.0.1:8080", "DISCORD_PUBLIC_KEY", testKeyHex))
+	if c.InteractionsAddr != "127.0.0.1:8080" || fmt.Sprintf("%x", []byte(c.PublicKey)) != testKeyHex {
+		t.Errorf("got addr %q key %x", c.InteractionsAddr, []byte(c.PublicKey))
+	}
 }

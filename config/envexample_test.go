@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"reflect"
 	"sort"
 	"testing"
 
@@ -29,7 +30,7 @@ func TestEnvExample(t *testing.T) {
 		t.Fatalf("Load(.env.example): %v", err)
 	}
 	want := mustLoad(t, env("DISCORD_TOKEN", "t"))
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf(".env.example values are not the defaults:\n got %+v\nwant %+v", got, want)
 	}
 	var missing, extra []string
