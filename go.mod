@@ -27,5 +27,3 @@ require (
 	golang.org/x/sys v0.48.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
-
-replace github.com/bwmarrin/discordgo => ./third_party/discordgo

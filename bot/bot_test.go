@@ -57,10 +57,10 @@ func startFake(tb testing.TB) *fakediscord.Server {
 }
 
 // run starts the bot; the returned stop cancels it and returns Run's error.
-func run(tb testing.TB, srv *fakediscord.Server, h bot.Handler, opts bot.Options) (*bot.Bot, func() error) {
+func run(tb testing.TB, srv *fakediscord.Server, h bot.Handler, opts bot.GatewayOptions) (*bot.Gateway, func() error) {
 	tb.Helper()
 	opts.Token, opts.APIBase, opts.Logger = token, srv.URL(), quiet()
-	b, err := bot.New(opts, h)
+	b, err := bot.NewGateway(opts, h)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestRunServesAndStops(t *testing.T) {
 			t.Errorf("follow-up: %v", err)
 		}
 	}}
-	b, stop := run(t, srv, h, bot.Options{GuildID: guild})
+	b, stop := run(t, srv, h, bot.GatewayOptions{GuildID: guild})
 	ctx := waitCtx(t)
 	if cmds := srv.Commands(guild); len(cmds) != 1 || cmds[0].Name != "ping" {
 		t.Fatalf("registered on the guild: %v", cmds)
@@ -127,8 +127,8 @@ func TestRunServesAndStops(t *testing.T) {
 	if id.Intents != discordgo.IntentsNone || id.Token != "Bot "+token {
 		t.Errorf("identify: intents %d", id.Intents)
 	}
-	if !b.Connected() || b.Health(ctx) != nil {
-		t.Error("not connected after Ready")
+	if err := b.Health(ctx); err != nil {
+		t.Errorf("not connected after Ready: %v", err)
 	}
 	p, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "7", Name: "ping"})
 	if err != nil {
@@ -144,7 +144,7 @@ func TestRunServesAndStops(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Errorf("Run: %v", err)
 	}
-	if b.Connected() || b.Health(ctx) == nil {
+	if b.Health(ctx) == nil {
 		t.Error("still connected after shutdown")
 	}
 	for _, f := range srv.Failures() {
@@ -166,7 +166,7 @@ func TestShutdownWaitsForInteractions(t *testing.T) {
 			t.Errorf("respond during shutdown: %v", err)
 		}
 	}}
-	_, stop := run(t, srv, h, bot.Options{GuildID: guild, ShutdownTimeout: 5 * time.Second})
+	_, stop := run(t, srv, h, bot.GatewayOptions{GuildID: guild, ShutdownTimeout: 5 * time.Second})
 	ctx := waitCtx(t)
 	p, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "7", Name: "ping"})
 	if err != nil {
@@ -199,7 +199,7 @@ func TestShutdownTimeoutCancels(t *testing.T) {
 		<-ctx.Done()
 		cancelled.Store(true)
 	}}
-	_, stop := run(t, srv, h, bot.Options{GuildID: guild, ShutdownTimeout: 100 * time.Millisecond})
+	_, stop := run(t, srv, h, bot.GatewayOptions{GuildID: guild, ShutdownTimeout: 100 * time.Millisecond})
 	ctx := waitCtx(t)
 	if _, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "7", Name: "ping"}); err != nil {
 		t.Fatal(err)
@@ -223,7 +223,7 @@ func TestPanicDoesNotStopTheBot(t *testing.T) {
 		}
 		_ = say(ctx, r, i, "ok")
 	}}
-	_, _ = run(t, srv, h, bot.Options{GuildID: guild})
+	_, _ = run(t, srv, h, bot.GatewayOptions{GuildID: guild})
 	ctx := waitCtx(t)
 	if _, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "7", Name: "ping"}); err != nil {
 		t.Fatal(err)
@@ -243,7 +243,7 @@ func TestPanicDoesNotStopTheBot(t *testing.T) {
 func TestBadTokenFailsRun(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	b, err := bot.New(bot.Options{Token: "wrong", APIBase: srv.URL(), Logger: quiet()}, stub{})
+	b, err := bot.NewGateway(bot.GatewayOptions{Token: "wrong", APIBase: srv.URL(), Logger: quiet()}, stub{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,16 +259,19 @@ func TestNewRejects(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		opts bot.Options
+		opts bot.GatewayOptions
 		h    bot.Handler
 	}{
-		{"no token", bot.Options{}, stub{}},
-		{"no handler", bot.Options{Token: "t"}, nil},
-		{"shard out of range", bot.Options{Token: "t", ShardID: 2, ShardCount: 2}, stub{}},
-		{"bad base", bot.Options{Token: "t", APIBase: "ftp://x"}, stub{}},
+		{"no token", bot.GatewayOptions{}, stub{}},
+		{"no handler", bot.GatewayOptions{Token: "t"}, nil},
+		{"shard out of range", bot.GatewayOptions{Token: "t", ShardIDs: []int{2}, ShardCount: 2}, stub{}},
+		{"shards unordered", bot.GatewayOptions{Token: "t", ShardIDs: []int{1, 0}}, stub{}},
+		{"no shards", bot.GatewayOptions{Token: "t", ShardIDs: []int{}}, stub{}},
+		{"negative count", bot.GatewayOptions{Token: "t", ShardCount: -1}, stub{}},
+		{"bad base", bot.GatewayOptions{Token: "t", APIBase: "ftp://x"}, stub{}},
 	}
 	for _, tt := range tests {
-		if _, err := bot.New(tt.opts, tt.h); err == nil {
+		if _, err := bot.NewGateway(tt.opts, tt.h); err == nil {
 			t.Errorf("%s: New succeeded", tt.name)
 		}
 	}
@@ -316,7 +319,7 @@ func TestRewriter(t *testing.T) {
 func TestStopWhileStartingIsClean(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	b, err := bot.New(bot.Options{Token: token, APIBase: srv.URL(), Logger: quiet()}, stub{})
+	b, err := bot.NewGateway(bot.GatewayOptions{Token: token, APIBase: srv.URL(), Logger: quiet()}, stub{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +328,7 @@ func TestStopWhileStartingIsClean(t *testing.T) {
 	if err := b.Run(ctx); err != nil {
 		t.Errorf("Run cancelled while starting = %v, want nil", err)
 	}
-	if b.Connected() {
+	if b.Health(context.Background()) == nil {
 		t.Error("still connected")
 	}
 }
@@ -366,7 +369,7 @@ func TestEditsOfDifferentInteractionsOverlap(t *testing.T) {
 			t.Errorf("edit: %v", err)
 		}
 	}}
-	b, err := bot.New(bot.Options{Token: token, APIBase: proxy.URL, GuildID: guild, Logger: quiet()}, h)
+	b, err := bot.NewGateway(bot.GatewayOptions{Token: token, APIBase: proxy.URL, GuildID: guild, Logger: quiet()}, h)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,22 @@
-// Package bot connects the interaction handlers (package commands) to
-// Discord through a discordgo session: it opens the gateway, registers the
-// commands by bulk overwrite, runs each interaction in its own goroutine and
-// shuts down cleanly, letting the interactions in progress finish.
+// Package bot carries interactions between Discord and the handlers of
+// package commands, over either of Discord's two transports:
 //
-// Bot is the session's lifecycle; Main is the whole process as `go run .`
-// runs it (store, metrics, handlers, bot), in this package so that the
-// end-to-end tests run exactly the same wiring:
+//   - Gateway: one discordgo session per shard this process runs
+//     (SHARD_IDS of SHARD_COUNT, which may be "auto"), each interaction
+//     handled in its own goroutine and answered over REST.
+//   - Endpoint: an HTTP "Interactions Endpoint URL", POST /interactions,
+//     each request checked against the application's Ed25519 public key
+//     (discordgo.VerifyInteraction) and answered in the HTTP reply; edits
+//     after a deferred reply go over REST. Any number of processes may
+//     serve one application behind a load balancer.
+//
+// Both register the commands by bulk overwrite at start-up (the gateway
+// only in the process that runs shard 0), hand each interaction to the
+// Handler with a commands.Responder, and shut down cleanly, letting the
+// interactions in progress finish.
+//
+// Main is the whole process as `go run .` runs it (store, metrics, handlers,
+// transport), so that the end-to-end tests run exactly the same wiring:
 //
 //	cfg, err := config.Load(os.Getenv)
 //	if err != nil {
@@ -13,13 +24,7 @@
 //	}
 //	return bot.Main(ctx, cfg, logger, bot.Hooks{}) // returns when ctx ends
 //
-// DISCORD_API_BASE (Options.APIBase) is applied by an http.RoundTripper that
-// sends every request for https://discord.com to the base instead; the
+// DISCORD_API_BASE (the APIBase options) is applied by an http.RoundTripper
+// that sends every request for https://discord.com to the base instead; the
 // gateway URL is then whatever that API's GET /gateway answers.
-//
-// Interactions are decoded by package wire, not by discordgo: importing
-// bot replaces discordgo's INTERACTION_CREATE decoding for the whole
-// program (gateway.go), and answers are encoded by wire too. discordgo
-// itself is the patched copy in third_party/discordgo, whose gateway reads
-// payloads in one pass.
 package bot

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -23,10 +24,19 @@ type Hooks struct {
 	Drawer storage.Drawer
 	// Now gives the time to the store and the handlers; nil means time.Now.
 	Now func() time.Time
-	// Started is called once the bot is connected and its commands registered.
-	Started func(*Bot)
+	// Started is called once the transport serves and the commands are
+	// registered, with the HTTP endpoint's address ("" for the gateway).
+	Started func(addr string)
 	// Registry receives the metrics; nil means a new metrics.NewRegistry().
 	Registry *prometheus.Registry
+	// IdentifyInterval is the wait between batches of gateway shards
+	// opening; 0 means Discord's 5 s.
+	IdentifyInterval time.Duration
+}
+
+// transport is what Main runs: the gateway or the HTTP endpoint.
+type transport interface {
+	Health(context.Context) error
 }
 
 // Main runs the bot process with cfg until ctx ends: it opens the store,
@@ -65,14 +75,50 @@ func Main(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks)
 	app := commands.New(commands.Config{
 		Emoji: cfg.Emoji, Hidden: cfg.Hidden, Now: hooks.Now, Observer: m, Logger: log,
 	}, store)
-	b, err := New(Options{
-		Token: cfg.Token, GuildID: cfg.GuildID, APIBase: cfg.APIBase,
-		ShardID: cfg.ShardID, ShardCount: cfg.ShardCount,
-		ShutdownTimeout: cfg.ShutdownTimeout, Logger: log,
-		GatewayLogLevel: GatewayLogLevel(cfg.LogLevel),
-	}, app)
-	if err != nil {
-		return err
+	var (
+		tr  transport
+		run func(ctx context.Context) error
+	)
+	if cfg.InteractionsAddr != "" {
+		e, err := NewEndpoint(EndpointOptions{
+			Token: cfg.Token, PublicKey: cfg.PublicKey, Addr: cfg.InteractionsAddr,
+			GuildID: cfg.GuildID, APIBase: cfg.APIBase, ShutdownTimeout: cfg.ShutdownTimeout,
+			Logger: log, Now: hooks.Now,
+		}, app)
+		if err != nil {
+			return err
+		}
+		tr = e
+		run = func(ctx context.Context) error {
+			return e.Run(ctx, func(addr net.Addr) {
+				if hooks.Started != nil {
+					hooks.Started(addr.String())
+				}
+			})
+		}
+	} else {
+		g, err := NewGateway(GatewayOptions{
+			Token: cfg.Token, GuildID: cfg.GuildID, APIBase: cfg.APIBase,
+			ShardCount: cfg.ShardCount, ShardIDs: cfg.ShardIDs, IdentifyInterval: hooks.IdentifyInterval,
+			ShutdownTimeout: cfg.ShutdownTimeout, Logger: log,
+			LogLevel: GatewayLogLevel(cfg.LogLevel),
+		}, app)
+		if err != nil {
+			return err
+		}
+		tr = g
+		run = func(ctx context.Context) error {
+			if hooks.Started != nil {
+				go func() {
+					select {
+					case <-g.Ready():
+						hooks.Started("")
+					case <-ctx.Done():
+					}
+				}()
+			}
+			return g.Run(ctx)
+		}
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -80,7 +126,7 @@ func Main(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks)
 	metricsDone := make(chan error, 1)
 	if cfg.MetricsAddr != "" {
 		health := metrics.Health(
-			metrics.Check{Name: "gateway", Run: b.Health},
+			metrics.Check{Name: "transport", Run: tr.Health},
 			metrics.Check{Name: "store", Run: store.Ping},
 		)
 		go func() {
@@ -94,16 +140,7 @@ func Main(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks)
 	} else {
 		metricsDone <- nil
 	}
-	if hooks.Started != nil {
-		go func() {
-			select {
-			case <-b.Ready():
-				hooks.Started(b)
-			case <-ctx.Done():
-			}
-		}()
-	}
-	err = b.Run(ctx)
+	err = run(ctx)
 	cancel()
 	return errors.Join(err, <-metricsDone)
 }

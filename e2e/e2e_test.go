@@ -145,7 +145,7 @@ func (h *harness) start() {
 	go func() {
 		h.done <- bot.Main(ctx, h.cfg, log, bot.Hooks{
 			Drawer:  h.draw,
-			Started: func(*bot.Bot) { close(started) },
+			Started: func(string) { close(started) },
 		})
 	}()
 	select {

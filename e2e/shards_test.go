@@ -19,16 +19,16 @@ import (
 func TestShardsShareRedis(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, map[string]string{
-		"REDIS_URL": redistest.URL(t), "DISCORD_GUILD_ID": "", "SHARD_ID": "0", "SHARD_COUNT": "2",
+		"REDIS_URL": redistest.URL(t), "DISCORD_GUILD_ID": "", "SHARD_IDS": "0", "SHARD_COUNT": "2",
 	})
 	h.start()
 	cfg1 := h.cfg
-	cfg1.ShardID = 1
+	cfg1.ShardIDs = []int{1}
 	ctx, cancel := context.WithCancel(context.Background())
 	done, started := make(chan error, 1), make(chan struct{})
 	go func() {
 		done <- bot.Main(ctx, cfg1, slog.New(slog.NewTextHandler(io.Discard, nil)), bot.Hooks{
-			Drawer: h.draw, Started: func(*bot.Bot) { close(started) },
+			Drawer: h.draw, Started: func(string) { close(started) },
 		})
 	}()
 	defer func() {

@@ -1,0 +1,335 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// DefaultIdentifyInterval is how long Discord wants between two batches of
+// shards identifying (a batch is max_concurrency shards).
+const DefaultIdentifyInterval = 5 * time.Second
+
+// GatewayOptions configure a Gateway.
+type GatewayOptions struct {
+	// Token is the bot token, without "Bot ". Required.
+	Token string
+	// GuildID registers the commands on this guild only; "" registers them globally.
+	GuildID string
+	// APIBase replaces https://discord.com for every REST call ("" = Discord);
+	// the gateway URL is then whatever that API's GET /gateway answers.
+	APIBase string
+	// ShardCount is the total number of shards of the bot, every process
+	// included; 0 asks Discord (GET /gateway/bot) for its recommendation.
+	ShardCount int
+	// ShardIDs are the shards this process runs; nil means all of them.
+	// The process that runs shard 0 registers the commands.
+	ShardIDs []int
+	// IdentifyInterval is the wait between two batches of shards opening
+	// (Discord's max_concurrency shards per batch); 0 means
+	// DefaultIdentifyInterval.
+	IdentifyInterval time.Duration
+	// ShutdownTimeout bounds the wait for interactions in progress at
+	// shutdown; 0 means DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
+	// Logger logs the gateway's life, each shard's lines with a "shard"
+	// attribute; nil means slog.Default().
+	Logger *slog.Logger
+	// Observer receives shard states and interactions received; nil: none.
+	Observer Observer
+	// LogLevel is discordgo's own log level (discordgo.LogError…); its
+	// output goes through discordgo.Logger (see RouteDiscordgoLogs).
+	LogLevel int
+}
+
+// Gateway serves a Handler over Discord's gateway: one discordgo session per
+// shard of GatewayOptions.ShardIDs, and one more for the REST calls
+// (registration, answers, edits). Create it with NewGateway, run it with
+// Run. Its methods are safe for concurrent use.
+type Gateway struct {
+	opts  GatewayOptions
+	log   *slog.Logger
+	obs   Observer
+	rest  *discordgo.Session
+	track *tracker
+	ready chan struct{}
+
+	mu     sync.Mutex
+	shards []*shard // set once Run knows them
+	count  int      // the total number of shards, once known
+}
+
+// shard is one gateway connection.
+type shard struct {
+	id  int
+	s   *discordgo.Session
+	log *slog.Logger
+	// up is true from a successful Open (READY received) or a resume until
+	// a disconnection.
+	up atomic.Bool
+}
+
+// setUp records the shard's state and tells the observer.
+func (g *Gateway) setUp(sh *shard, up bool) {
+	sh.up.Store(up)
+	g.obs.ShardUp(sh.id, up)
+}
+
+// NewGateway checks the options; nothing connects before Run.
+func NewGateway(opts GatewayOptions, h Handler) (*Gateway, error) {
+	if h == nil {
+		return nil, errors.New("bot: no handler")
+	}
+	if opts.ShardCount < 0 {
+		return nil, fmt.Errorf("bot: shard count %d", opts.ShardCount)
+	}
+	for k, id := range opts.ShardIDs {
+		if id < 0 || (k > 0 && id <= opts.ShardIDs[k-1]) || (opts.ShardCount > 0 && id >= opts.ShardCount) {
+			return nil, fmt.Errorf("bot: shards %v: want distinct increasing numbers below the shard count %d", opts.ShardIDs, opts.ShardCount)
+		}
+	}
+	if opts.ShardIDs != nil && len(opts.ShardIDs) == 0 {
+		return nil, errors.New("bot: an empty list of shards")
+	}
+	if opts.IdentifyInterval <= 0 {
+		opts.IdentifyInterval = DefaultIdentifyInterval
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	rest, err := NewSession(opts.Token, opts.APIBase)
+	if err != nil {
+		return nil, err
+	}
+	rest.LogLevel = opts.LogLevel
+	g := &Gateway{
+		opts: opts, log: opts.Logger, obs: opts.Observer, rest: rest,
+		track: newTracker(h, opts.Logger, opts.ShutdownTimeout),
+		ready: make(chan struct{}),
+	}
+	if g.obs == nil {
+		g.obs = nopObserver{}
+	}
+	return g, nil
+}
+
+// Ready is closed once every shard is connected and the commands registered.
+func (g *Gateway) Ready() <-chan struct{} { return g.ready }
+
+// Shards returns the shards this process runs and the bot's total, once
+// Run has resolved them (nil and 0 before).
+func (g *Gateway) Shards() (ids []int, count int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, sh := range g.shards {
+		ids = append(ids, sh.id)
+	}
+	return ids, g.count
+}
+
+// Session returns the discordgo session of one of this process's shards,
+// nil if it runs no such shard (for tests and tools).
+func (g *Gateway) Session(shardID int) *discordgo.Session {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, sh := range g.shards {
+		if sh.id == shardID {
+			return sh.s
+		}
+	}
+	return nil
+}
+
+// Health reports an error unless every shard of this process is connected;
+// the error names those that are not. It suits /healthz.
+func (g *Gateway) Health(context.Context) error {
+	g.mu.Lock()
+	shards := g.shards
+	g.mu.Unlock()
+	if len(shards) == 0 {
+		return errors.New("gateway not started")
+	}
+	var down []string
+	for _, sh := range shards {
+		if !sh.up.Load() {
+			down = append(down, strconv.Itoa(sh.id))
+		}
+	}
+	if len(down) > 0 {
+		return fmt.Errorf("gateway shards not connected: %s of %d", strings.Join(down, ", "), len(shards))
+	}
+	return nil
+}
+
+// Run asks Discord for the shard count when it is "auto", registers the
+// commands (when this process runs shard 0), opens every shard — in
+// batches of Discord's max_concurrency, IdentifyInterval apart — and serves
+// interactions until ctx ends. Then it shuts down: it stops taking
+// interactions, closes the shards, and waits for those in progress up to
+// the shutdown timeout (then cancels their context). It returns an error if
+// starting fails; a clean shutdown, even one asked for while starting,
+// returns nil.
+func (g *Gateway) Run(ctx context.Context) error {
+	err := g.start(ctx)
+	if err != nil {
+		serr := g.shutdown()
+		if ctx.Err() != nil {
+			return serr // stopped while starting: a clean shutdown
+		}
+		return errors.Join(err, serr)
+	}
+	close(g.ready)
+	ids, count := g.Shards()
+	g.log.Info("gateway running", "shards", ids, "shard_count", count)
+	<-ctx.Done()
+	return g.shutdown()
+}
+
+func (g *Gateway) start(ctx context.Context) error {
+	gb, err := g.rest.GatewayBot(discordgo.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("bot: ask Discord for the gateway (GET /gateway/bot): %w", err)
+	}
+	count := g.opts.ShardCount
+	if count == 0 {
+		count = max(gb.Shards, 1)
+		g.log.Info("shard count from Discord", "shard_count", count)
+	}
+	ids := g.opts.ShardIDs
+	if ids == nil {
+		for id := range count {
+			ids = append(ids, id)
+		}
+	} else if last := ids[len(ids)-1]; last >= count {
+		return fmt.Errorf("bot: shard %d does not exist: the bot has %d shards", last, count)
+	}
+	appID, err := ApplicationID(g.rest)
+	if err != nil {
+		return err
+	}
+	responder := restResponder{s: g.rest, appID: appID}
+	shards := make([]*shard, len(ids))
+	for k, id := range ids {
+		s, err := NewSession(g.opts.Token, g.opts.APIBase)
+		if err != nil {
+			return err
+		}
+		s.Client = g.rest.Client
+		s.ShardID, s.ShardCount = id, count
+		s.LogLevel = g.opts.LogLevel
+		sh := &shard{id: id, s: s, log: g.log.With("shard", id)}
+		g.addHandlers(sh, responder)
+		shards[k] = sh
+	}
+	g.mu.Lock()
+	g.shards, g.count = shards, count
+	g.mu.Unlock()
+
+	if ids[0] == 0 {
+		n, err := Register(ctx, g.rest, appID, g.opts.GuildID, g.track.h.Definitions())
+		if err != nil {
+			return err
+		}
+		scope := "global"
+		if g.opts.GuildID != "" {
+			scope = "guild " + g.opts.GuildID
+		}
+		g.log.Info("commands registered", "count", n, "scope", scope)
+	}
+
+	batch := max(gb.SessionStartLimit.MaxConcurrency, 1)
+	for k, sh := range shards {
+		if k > 0 && k%batch == 0 {
+			select {
+			case <-time.After(g.opts.IdentifyInterval):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		if err := sh.s.Open(); err != nil {
+			return fmt.Errorf("bot: open gateway shard %d of %d: %w", sh.id, count, err)
+		}
+		g.setUp(sh, true) // Open returns once READY has arrived
+	}
+	return nil
+}
+
+// addHandlers makes the shard's session serve interactions and report its
+// state. discordgo runs each handler in a goroutine of its own.
+func (g *Gateway) addHandlers(sh *shard, responder restResponder) {
+	// discordgo decodes INTERACTION_CREATE into an InteractionCreate and
+	// fires its handlers even when decoding failed, with an empty
+	// interaction; the raw event then still has the payload, from which the
+	// apology's few fields are read.
+	sh.s.AddHandler(func(_ *discordgo.Session, e *discordgo.Event) {
+		if e.Type != "INTERACTION_CREATE" {
+			return
+		}
+		g.obs.Received("gateway", sh.id)
+		ic, _ := e.Struct.(*discordgo.InteractionCreate)
+		if ic != nil && ic.Interaction != nil && ic.ID != "" && ic.Token != "" {
+			g.track.handle(responder, ic.Interaction, sh.log)
+			return
+		}
+		g.track.apologise(responder, e.RawData, sh.log)
+	})
+	sh.s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
+		g.setUp(sh, true)
+		sh.log.Info("gateway ready", "session", r.SessionID)
+	})
+	sh.s.AddHandler(func(*discordgo.Session, *discordgo.Resumed) {
+		g.setUp(sh, true)
+		sh.log.Info("gateway resumed")
+	})
+	sh.s.AddHandler(func(*discordgo.Session, *discordgo.Disconnect) {
+		g.setUp(sh, false)
+		g.track.mu.Lock()
+		closing := g.track.closing
+		g.track.mu.Unlock()
+		if closing {
+			sh.log.Info("gateway closed")
+			return
+		}
+		sh.log.Warn("gateway disconnected; discordgo reconnects")
+	})
+}
+
+// shutdown stops taking interactions, closes the shards and waits for the
+// interactions in progress.
+func (g *Gateway) shutdown() error {
+	start := time.Now()
+	g.track.mu.Lock()
+	g.track.closing = true
+	g.track.mu.Unlock()
+	g.mu.Lock()
+	shards := g.shards
+	g.mu.Unlock()
+	var errs []error
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for _, sh := range shards {
+		wg.Add(1)
+		go func() { // discordgo's Close waits a second per session
+			defer wg.Done()
+			if err := sh.s.Close(); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("bot: close gateway shard %d: %w", sh.id, err))
+				mu.Unlock()
+			}
+			g.setUp(sh, false)
+		}()
+	}
+	wg.Wait()
+	errs = append(errs, g.track.shutdown(start))
+	g.log.Info("gateway stopped", "handled", g.track.handled.Load(),
+		"dropped_while_closing", g.track.dropped.Load(), "took", time.Since(start).Round(time.Millisecond))
+	return errors.Join(errs...)
+}

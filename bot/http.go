@@ -1,0 +1,371 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// Limits of the HTTP endpoint.
+const (
+	// MaxBodyBytes bounds a POST's body: Discord's interactions stay far
+	// below it (a click carrying a full message is a few KiB).
+	MaxBodyBytes = 1 << 20
+	// MaxSignatureAge is the oldest signature timestamp accepted: a signed
+	// body replayed later is refused (and so is one dated more than this
+	// in the future).
+	MaxSignatureAge = 5 * time.Minute
+	// replyDeadline bounds the wait for the handler's first answer: Discord
+	// gives up after 3 seconds, and the handlers defer well before.
+	replyDeadline = 3 * time.Second
+)
+
+// EndpointOptions configure an Endpoint.
+type EndpointOptions struct {
+	// Token is the bot token, without "Bot ": edits and follow-ups after
+	// the reply, and the registration, go over REST. Required.
+	Token string
+	// PublicKey is the application's Ed25519 public key, which signs every
+	// interaction Discord POSTs. Required.
+	PublicKey ed25519.PublicKey
+	// Addr is the listen address of Run (host:port).
+	Addr string
+	// GuildID registers the commands on this guild only; "" registers them globally.
+	GuildID string
+	// APIBase replaces https://discord.com for every REST call ("" = Discord).
+	APIBase string
+	// ShutdownTimeout bounds the wait for interactions in progress at
+	// shutdown; 0 means DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
+	// Logger logs the endpoint's life and refusals; nil means slog.Default().
+	Logger *slog.Logger
+	// Observer counts interactions received and requests refused; nil: none.
+	Observer Observer
+	// Now gives the time the signature timestamps are checked against; nil
+	// means time.Now.
+	Now func() time.Time
+}
+
+// Endpoint serves Discord's interactions over HTTP (an "Interactions
+// Endpoint URL") instead of the gateway: POST /interactions, checked
+// against the application's public key, answered in the HTTP reply; what
+// comes after a deferred reply (edits, follow-ups) goes over REST. Any
+// number of processes may serve one application behind a load balancer,
+// sharing one Redis store. Create it with NewEndpoint; it is an
+// http.Handler, and Run serves it on Addr.
+type Endpoint struct {
+	opts  EndpointOptions
+	log   *slog.Logger
+	obs   Observer
+	rest  *discordgo.Session
+	track *tracker
+	mux   *http.ServeMux
+	now   func() time.Time
+
+	mu    sync.Mutex
+	appID string
+	seen  map[string]time.Time // interaction IDs answered, until their signature expires
+}
+
+// NewEndpoint checks the options; nothing listens before Run.
+func NewEndpoint(opts EndpointOptions, h Handler) (*Endpoint, error) {
+	if h == nil {
+		return nil, errors.New("bot: no handler")
+	}
+	if len(opts.PublicKey) != ed25519.PublicKeySize {
+		return nil, errors.New("bot: the HTTP endpoint needs the application's public key")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	rest, err := NewSession(opts.Token, opts.APIBase)
+	if err != nil {
+		return nil, err
+	}
+	e := &Endpoint{
+		opts: opts, log: opts.Logger, obs: opts.Observer, rest: rest,
+		track: newTracker(h, opts.Logger, opts.ShutdownTimeout),
+		mux:   http.NewServeMux(), now: opts.Now, seen: map[string]time.Time{},
+	}
+	if e.obs == nil {
+		e.obs = nopObserver{}
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	e.mux.HandleFunc("/interactions", e.serveInteraction)
+	return e, nil
+}
+
+// ServeHTTP serves POST /interactions; anything else is a 404.
+func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.mux.ServeHTTP(w, r) }
+
+// Health is nil: an endpoint that answers is healthy (the store has its own check).
+func (e *Endpoint) Health(context.Context) error { return nil }
+
+// Run reads the application's ID, registers the commands, then serves the
+// endpoint on Addr until ctx ends. Then it stops taking requests and waits
+// for the interactions in progress, as the gateway does. A clean shutdown
+// returns nil. The listener is bound before the commands are registered,
+// so that Discord can reach the endpoint as soon as they exist; ready, if
+// not nil, is called with its address once it serves.
+func (e *Endpoint) Run(ctx context.Context, ready func(addr net.Addr)) error {
+	ln, err := net.Listen("tcp", e.opts.Addr)
+	if err != nil {
+		return fmt.Errorf("bot: listen for interactions on %s: %w", e.opts.Addr, err)
+	}
+	srv := &http.Server{Handler: e, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	stop := func() error {
+		start := time.Now()
+		sctx, cancel := context.WithTimeout(context.Background(), max(e.track.timeout, time.Second))
+		defer cancel()
+		err := srv.Shutdown(sctx) // waits for the replies in progress
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = nil // the tracker reports the interactions still running
+		}
+		err = errors.Join(err, e.track.shutdown(start))
+		e.log.Info("interactions endpoint stopped", "handled", e.track.handled.Load(), "took", time.Since(start).Round(time.Millisecond))
+		return err
+	}
+
+	if err := e.Register(ctx); err != nil {
+		serr := stop()
+		if ctx.Err() != nil {
+			return serr
+		}
+		return errors.Join(err, serr)
+	}
+	e.log.Info("interactions endpoint running", "addr", ln.Addr().String(), "path", "/interactions")
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		return errors.Join(fmt.Errorf("bot: interactions endpoint: %w", err), stop())
+	}
+	return stop()
+}
+
+// Register reads the application's ID and registers the commands.
+func (e *Endpoint) Register(ctx context.Context) error {
+	appID, err := ApplicationID(e.rest)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.appID = appID
+	e.mu.Unlock()
+	n, err := Register(ctx, e.rest, appID, e.opts.GuildID, e.track.h.Definitions())
+	if err != nil {
+		return err
+	}
+	e.log.Info("commands registered", "count", n, "guild", e.opts.GuildID)
+	return nil
+}
+
+// refuse answers a request the endpoint does not serve, with a plain-text
+// reason, and counts it.
+func (e *Endpoint) refuse(w http.ResponseWriter, r *http.Request, status int, reason, msg string) {
+	e.obs.Rejected(reason)
+	e.log.Debug("interaction request refused", "reason", reason, "status", status, "remote", r.RemoteAddr)
+	http.Error(w, msg, status)
+}
+
+// serveInteraction checks a POST as Discord documents (method, content
+// type, size, Ed25519 signature over timestamp+body, a fresh timestamp),
+// then answers a PING itself and hands any other interaction to the
+// handler, writing its first answer as the HTTP reply. A request refused
+// here has changed nothing.
+func (e *Endpoint) serveInteraction(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		e.refuse(w, r, http.StatusMethodNotAllowed, "method", "only POST is served here")
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		e.refuse(w, r, http.StatusUnsupportedMediaType, "content_type", "the body must be application/json")
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			e.refuse(w, r, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the body exceeds %d bytes", MaxBodyBytes))
+			return
+		}
+		e.refuse(w, r, http.StatusBadRequest, "malformed", "the body could not be read")
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if !discordgo.VerifyInteraction(r, e.opts.PublicKey) {
+		e.refuse(w, r, http.StatusUnauthorized, "signature", "invalid request signature")
+		return
+	}
+	ts, err := strconv.ParseInt(r.Header.Get("X-Signature-Timestamp"), 10, 64)
+	if age := e.now().Sub(time.Unix(ts, 0)); err != nil || age > MaxSignatureAge || age < -MaxSignatureAge {
+		e.refuse(w, r, http.StatusUnauthorized, "stale", "the signature's timestamp is not within 5 minutes of now")
+		return
+	}
+	var i discordgo.Interaction
+	decodeErr := json.Unmarshal(body, &i)
+	if decodeErr != nil || i.ID == "" || i.Token == "" {
+		// As on the gateway: what has a usable id and token gets an
+		// apology, the rest is refused.
+		li, err := decodeLeniently(body)
+		if err != nil {
+			e.refuse(w, r, http.StatusBadRequest, "malformed", "the body is not an interaction")
+			return
+		}
+		if !e.firstSight(li.ID) {
+			e.refuse(w, r, http.StatusConflict, "replay", "this interaction was already received")
+			return
+		}
+		e.obs.Received("http", -1)
+		e.log.Error("interaction not decodable; answering with an apology", "interaction", li.ID, "type", int(li.Type), "err", decodeErr)
+		b, _ := json.Marshal(apology(li.Locale))
+		_ = writeReply(w, b)
+		return
+	}
+	if i.Type == discordgo.InteractionPing {
+		e.obs.Received("http", -1)
+		_ = writeReply(w, []byte(`{"type":1}`))
+		return
+	}
+	if !e.firstSight(i.ID) {
+		e.refuse(w, r, http.StatusConflict, "replay", "this interaction was already received")
+		return
+	}
+	e.obs.Received("http", -1)
+	e.answer(w, r, &i)
+}
+
+// firstSight records an interaction's ID and reports whether it was new.
+// Discord sends each interaction once; a signed body replayed within its 5
+// minutes is refused here. IDs are forgotten once their signature is too
+// old to be accepted anyway.
+func (e *Endpoint) firstSight(id string) bool {
+	now := e.now()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, ok := e.seen[id]; ok {
+		return false
+	}
+	for k, t := range e.seen {
+		if now.Sub(t) > 2*MaxSignatureAge {
+			delete(e.seen, k)
+		}
+	}
+	e.seen[id] = now
+	return true
+}
+
+// answer runs the handler on i and writes its first answer as the HTTP
+// reply. The handler goes on after that when it has more to send (an edit
+// after a deferral): on the transport's context, not the request's.
+func (e *Endpoint) answer(w http.ResponseWriter, r *http.Request, i *discordgo.Interaction) {
+	e.mu.Lock()
+	appID := e.appID
+	e.mu.Unlock()
+	reply := &httpReply{
+		rest: restResponder{s: e.rest, appID: appID},
+		body: make(chan []byte, 1),
+		sent: make(chan error, 1),
+	}
+	handled := make(chan bool, 1)
+	go func() { handled <- e.track.handle(reply, i, e.log) }()
+	timer := time.NewTimer(replyDeadline)
+	defer timer.Stop()
+	select {
+	case b := <-reply.body:
+		reply.sent <- writeReply(w, b)
+	case ok := <-handled:
+		// The handler returned without answering: it was shutting down, or
+		// it failed to answer at all.
+		select {
+		case b := <-reply.body:
+			reply.sent <- writeReply(w, b)
+		default:
+			if !ok {
+				http.Error(w, "shutting down", http.StatusServiceUnavailable)
+				return
+			}
+			e.log.Error("interaction left unanswered by the handler", "interaction", i.ID)
+			http.Error(w, "no answer", http.StatusInternalServerError)
+		}
+	case <-timer.C:
+		e.log.Error("interaction not answered within 3 s", "interaction", i.ID)
+		http.Error(w, "no answer in time", http.StatusServiceUnavailable)
+		reply.sent <- errors.New("too late: the HTTP reply was abandoned")
+	case <-r.Context().Done():
+		reply.sent <- fmt.Errorf("the request ended before the reply: %w", r.Context().Err())
+	}
+}
+
+// writeReply writes an interaction response as the HTTP reply and flushes
+// it: an edit that follows a deferral must not reach Discord before it.
+func writeReply(w http.ResponseWriter, b []byte) error {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusOK)
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	return http.NewResponseController(w).Flush()
+}
+
+// httpReply is the Responder of one interaction received over HTTP: the
+// first answer goes in the HTTP reply, what follows over REST.
+type httpReply struct {
+	rest restResponder
+	body chan []byte // the encoded first answer, taken by the request's goroutine
+	sent chan error  // whether it was written
+	once sync.Once
+}
+
+// Respond hands the answer to the HTTP request and returns once it is
+// written, so that an edit that follows a deferral leaves after it.
+func (h *httpReply) Respond(ctx context.Context, i *discordgo.Interaction, resp *discordgo.InteractionResponse) error {
+	b, err := json.Marshal(resp)
+	if err != nil {
+		return fmt.Errorf("respond to interaction %s: encode: %w", i.ID, err)
+	}
+	first := false
+	h.once.Do(func() { first = true })
+	if !first {
+		return fmt.Errorf("respond to interaction %s: already answered in the HTTP reply", i.ID)
+	}
+	h.body <- b
+	select {
+	case err := <-h.sent:
+		if err != nil {
+			return fmt.Errorf("respond to interaction %s: %w", i.ID, err)
+		}
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("respond to interaction %s: %w", i.ID, ctx.Err())
+	}
+}
+
+func (h *httpReply) EditOriginal(ctx context.Context, i *discordgo.Interaction, e *discordgo.WebhookEdit) error {
+	return h.rest.EditOriginal(ctx, i, e)
+}
+
+func (h *httpReply) FollowUp(ctx context.Context, i *discordgo.Interaction, p *discordgo.WebhookParams) error {
+	return h.rest.FollowUp(ctx, i, p)
+}

@@ -1,0 +1,352 @@
+package bot_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/bot"
+	"github.com/lesclefsdutresor/clefs/commands"
+)
+
+// testKey is the application's key pair in these tests.
+var testKey = ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, ed25519.SeedSize))
+
+// signed builds a POST of body signed with key at time ts, as Discord sends it.
+func signed(tb testing.TB, url string, key ed25519.PrivateKey, ts time.Time, body string) *http.Request {
+	tb.Helper()
+	stamp := strconv.FormatInt(ts.Unix(), 10)
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Signature-Timestamp", stamp)
+	req.Header.Set("X-Signature-Ed25519", hex.EncodeToString(ed25519.Sign(key, []byte(stamp+body))))
+	return req
+}
+
+// recorder counts what the endpoint reports to its Observer.
+type recorder struct {
+	mu       sync.Mutex
+	rejected map[string]int
+	received int
+}
+
+func (r *recorder) ShardUp(int, bool) {}
+func (r *recorder) Received(transport string, shard int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if transport == "http" && shard == -1 {
+		r.received++
+	}
+}
+func (r *recorder) Rejected(reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rejected[reason]++
+}
+
+// endpoint serves an Endpoint over h on an httptest server; REST calls
+// (edits) go to apiBase.
+func endpoint(tb testing.TB, h bot.Handler, apiBase string) (*httptest.Server, *recorder) {
+	tb.Helper()
+	rec := &recorder{rejected: map[string]int{}}
+	e, err := bot.NewEndpoint(bot.EndpointOptions{
+		Token: token, PublicKey: testKey.Public().(ed25519.PublicKey), APIBase: apiBase,
+		Logger: quiet(), Observer: rec,
+	}, h)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv := httptest.NewServer(e)
+	tb.Cleanup(srv.Close)
+	return srv, rec
+}
+
+func interactionJSON(id string, typ discordgo.InteractionType) string {
+	return `{"id":"` + id + `","application_id":"99","type":` + strconv.Itoa(int(typ)) +
+		`,"token":"tok-` + id + `","guild_id":"` + guild + `","member":{"user":{"id":"7"},"permissions":"0"},` +
+		`"data":{"id":"5","name":"ping","type":1},"locale":"en-US","version":1}`
+}
+
+func TestEndpointAnswersInTheReply(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	h := stub{handle: func(ctx context.Context, r commands.Responder, i *discordgo.Interaction) {
+		calls.Add(1)
+		if err := say(ctx, r, i, "pong from "+i.ID); err != nil {
+			t.Errorf("respond: %v", err)
+		}
+	}}
+	srv, rec := endpoint(t, h, "")
+	resp, err := http.DefaultClient.Do(signed(t, srv.URL+"/interactions", testKey, time.Now(), interactionJSON("101", discordgo.InteractionApplicationCommand)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got discordgo.InteractionResponse
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d, decode %v", resp.StatusCode, err)
+	}
+	if got.Type != discordgo.InteractionResponseChannelMessageWithSource || got.Data == nil || got.Data.Content != "pong from 101" {
+		t.Errorf("reply = %+v", got)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("content type %q", ct)
+	}
+	if calls.Load() != 1 || rec.received != 1 {
+		t.Errorf("handler called %d times, %d received", calls.Load(), rec.received)
+	}
+}
+
+func TestEndpointPing(t *testing.T) {
+	t.Parallel()
+	srv, _ := endpoint(t, stub{handle: func(context.Context, commands.Responder, *discordgo.Interaction) {
+		t.Error("a PING reached the handler")
+	}}, "")
+	resp, err := http.DefaultClient.Do(signed(t, srv.URL+"/interactions", testKey, time.Now(), `{"id":"1","application_id":"99","type":1,"token":"t","version":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || strings.TrimSpace(string(b)) != `{"type":1}` {
+		t.Errorf("PING answered %d %s", resp.StatusCode, b)
+	}
+}
+
+// TestEndpointRefuses sends what the endpoint must refuse: each is
+// answered with its status, counted under its reason, and never reaches
+// the handler.
+func TestEndpointRefuses(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv, rec := endpoint(t, stub{handle: func(ctx context.Context, r commands.Responder, i *discordgo.Interaction) {
+		calls.Add(1)
+		_ = say(ctx, r, i, "ok")
+	}}, "")
+	url := srv.URL + "/interactions"
+	body := interactionJSON("202", discordgo.InteractionApplicationCommand)
+	_, otherKey, _ := ed25519.GenerateKey(nil)
+	now := time.Now()
+	tests := []struct {
+		name   string
+		req    func() *http.Request
+		status int
+		reason string
+	}{
+		{"unsigned", func() *http.Request {
+			r, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+			r.Header.Set("Content-Type", "application/json")
+			return r
+		}, http.StatusUnauthorized, "signature"},
+		{"another key", func() *http.Request { return signed(t, url, otherKey, now, body) }, http.StatusUnauthorized, "signature"},
+		{"tampered body", func() *http.Request {
+			r := signed(t, url, testKey, now, body)
+			r.Body = io.NopCloser(strings.NewReader(strings.Replace(body, `"7"`, `"8"`, 1)))
+			return r
+		}, http.StatusUnauthorized, "signature"},
+		{"tampered timestamp", func() *http.Request {
+			r := signed(t, url, testKey, now, body)
+			r.Header.Set("X-Signature-Timestamp", strconv.FormatInt(now.Unix()+1, 10))
+			return r
+		}, http.StatusUnauthorized, "signature"},
+		{"signature not hex", func() *http.Request {
+			r := signed(t, url, testKey, now, body)
+			r.Header.Set("X-Signature-Ed25519", "zz")
+			return r
+		}, http.StatusUnauthorized, "signature"},
+		{"replayed after 6 minutes", func() *http.Request { return signed(t, url, testKey, now.Add(-6*time.Minute), body) }, http.StatusUnauthorized, "stale"},
+		{"dated in the future", func() *http.Request { return signed(t, url, testKey, now.Add(6*time.Minute), body) }, http.StatusUnauthorized, "stale"},
+		{"GET", func() *http.Request { r, _ := http.NewRequest(http.MethodGet, url, nil); return r }, http.StatusMethodNotAllowed, "method"},
+		{"form", func() *http.Request {
+			r := signed(t, url, testKey, now, body)
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			return r
+		}, http.StatusUnsupportedMediaType, "content_type"},
+		{"too large", func() *http.Request {
+			return signed(t, url, testKey, now, `{"id":"1","pad":"`+strings.Repeat("x", bot.MaxBodyBytes)+`"}`)
+		}, http.StatusRequestEntityTooLarge, "too_large"},
+		{"not JSON", func() *http.Request { return signed(t, url, testKey, now, `{"id":`) }, http.StatusBadRequest, "malformed"},
+		{"no token", func() *http.Request { return signed(t, url, testKey, now, `{"id":"3","type":2}`) }, http.StatusBadRequest, "malformed"},
+		{"id not a number", func() *http.Request { return signed(t, url, testKey, now, `{"id":"x","type":2,"token":"t"}`) }, http.StatusBadRequest, "malformed"},
+	}
+	for _, tt := range tests {
+		resp, err := http.DefaultClient.Do(tt.req())
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.status {
+			t.Errorf("%s: status %d, want %d", tt.name, resp.StatusCode, tt.status)
+		}
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("the handler ran %d times for refused requests", n)
+	}
+	want := map[string]int{}
+	for _, tt := range tests {
+		want[tt.reason]++
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for reason, n := range want {
+		if rec.rejected[reason] != n {
+			t.Errorf("rejected[%s] = %d, want %d", reason, rec.rejected[reason], n)
+		}
+	}
+	if rec.received != 0 {
+		t.Errorf("%d refused requests counted as received", rec.received)
+	}
+	if resp, err := http.Get(srv.URL + "/other"); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /other: %v %v", resp, err)
+	}
+}
+
+// TestEndpointApologisesForAnUndecodableInteraction: a signed interaction
+// with a field of the wrong type is answered as on the gateway, with a
+// private apology, and never reaches the handler.
+func TestEndpointApologisesForAnUndecodableInteraction(t *testing.T) {
+	t.Parallel()
+	srv, _ := endpoint(t, stub{handle: func(context.Context, commands.Responder, *discordgo.Interaction) {
+		t.Error("an undecodable interaction reached the handler")
+	}}, "")
+	body := `{"id":"606","token":"t","type":2,"guild_id":123,"locale":"fr"}`
+	resp, err := http.DefaultClient.Do(signed(t, srv.URL+"/interactions", testKey, time.Now(), body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got discordgo.InteractionResponse
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d, %v", resp.StatusCode, err)
+	}
+	if got.Data == nil || got.Data.Flags&discordgo.MessageFlagsEphemeral == 0 || !strings.Contains(got.Data.Content, "Désolé") {
+		t.Errorf("reply %+v", got.Data)
+	}
+}
+
+// TestEndpointRefusesAReplay sends one signed interaction twice: the
+// handler runs once, the second copy gets a 409.
+func TestEndpointRefusesAReplay(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv, _ := endpoint(t, stub{handle: func(ctx context.Context, r commands.Responder, i *discordgo.Interaction) {
+		calls.Add(1)
+		_ = say(ctx, r, i, "ok")
+	}}, "")
+	body := interactionJSON("303", discordgo.InteractionMessageComponent)
+	now := time.Now()
+	var statuses []int
+	for range 2 {
+		resp, err := http.DefaultClient.Do(signed(t, srv.URL+"/interactions", testKey, now, body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		statuses = append(statuses, resp.StatusCode)
+	}
+	if statuses[0] != http.StatusOK || statuses[1] != http.StatusConflict || calls.Load() != 1 {
+		t.Errorf("statuses %v, handler ran %d times; want 200, 409 and once", statuses, calls.Load())
+	}
+}
+
+// TestEndpointDeferThenEdit: a slow handler's deferral is the HTTP reply,
+// and its edit goes over REST after it, with the interaction's token.
+func TestEndpointDeferThenEdit(t *testing.T) {
+	t.Parallel()
+	var edits atomic.Int32
+	rest := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPatch && strings.HasSuffix(r.URL.Path, "/webhooks/99/tok-404/messages/@original") {
+			edits.Add(1)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"id":"1","channel_id":"2","content":"done"}`))
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer rest.Close()
+	h := stub{handle: func(ctx context.Context, r commands.Responder, i *discordgo.Interaction) {
+		if err := r.Respond(ctx, i, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredChannelMessageWithSource}); err != nil {
+			t.Errorf("defer: %v", err)
+		}
+		content := "done"
+		if err := r.EditOriginal(ctx, i, &discordgo.WebhookEdit{Content: &content}); err != nil {
+			t.Errorf("edit: %v", err)
+		}
+	}}
+	srv, _ := endpoint(t, h, rest.URL)
+	resp, err := http.DefaultClient.Do(signed(t, srv.URL+"/interactions", testKey, time.Now(), interactionJSON("404", discordgo.InteractionApplicationCommand)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got discordgo.InteractionResponse
+	err = json.NewDecoder(resp.Body).Decode(&got)
+	resp.Body.Close()
+	if err != nil || got.Type != discordgo.InteractionResponseDeferredChannelMessageWithSource {
+		t.Fatalf("reply %+v, %v", got, err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for edits.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if edits.Load() != 1 {
+		t.Fatalf("%d edits over REST, want 1", edits.Load())
+	}
+}
+
+// TestEndpointRun registers the commands on the fake Discord, serves on a
+// free port and stops cleanly.
+func TestEndpointRun(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	e, err := bot.NewEndpoint(bot.EndpointOptions{
+		Token: token, PublicKey: testKey.Public().(ed25519.PublicKey), Addr: "127.0.0.1:0",
+		GuildID: guild, APIBase: srv.URL(), Logger: quiet(),
+	}, stub{handle: func(ctx context.Context, r commands.Responder, i *discordgo.Interaction) { _ = say(ctx, r, i, "ok") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- e.Run(ctx, func(a net.Addr) { addrc <- a }) }()
+	var addr net.Addr
+	select {
+	case addr = <-addrc:
+	case err := <-done:
+		t.Fatalf("Run: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("not serving after 10 s")
+	}
+	if cmds := srv.Commands(guild); len(cmds) != 1 || cmds[0].Name != "ping" {
+		t.Errorf("registered: %v", cmds)
+	}
+	resp, err := http.DefaultClient.Do(signed(t, "http://"+addr.String()+"/interactions", testKey, time.Now(), interactionJSON("505", discordgo.InteractionApplicationCommand)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("status %d", resp.StatusCode)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+}

@@ -1,0 +1,120 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/commands"
+)
+
+// tracker runs the interactions of a transport and lets a shutdown wait
+// for those in progress: once it is closing it refuses new ones.
+type tracker struct {
+	h       Handler
+	log     *slog.Logger
+	timeout time.Duration // the shutdown's wait
+
+	ctx    context.Context // the handlers' context; cancelled when the shutdown wait runs out
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	closing  bool
+	inflight sync.WaitGroup
+	handled  atomic.Int64
+	dropped  atomic.Int64
+}
+
+func newTracker(h Handler, log *slog.Logger, timeout time.Duration) *tracker {
+	if timeout <= 0 {
+		timeout = DefaultShutdownTimeout
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &tracker{h: h, log: log, timeout: timeout, ctx: ctx, cancel: cancel}
+}
+
+// handle runs the handler on i and answers through r, unless the transport
+// is shutting down. It recovers a panic of the handler. It reports whether
+// the interaction was handled.
+func (t *tracker) handle(r commands.Responder, i *discordgo.Interaction, log *slog.Logger) bool {
+	if !t.enter() {
+		log.Warn("interaction dropped: shutting down", "interaction", i.ID)
+		return false
+	}
+	defer t.inflight.Done()
+	defer func() {
+		if p := recover(); p != nil {
+			log.Error("panic in interaction handler", "interaction", i.ID, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		}
+	}()
+	t.handled.Add(1)
+	t.h.Handle(t.ctx, r, i)
+	return true
+}
+
+// enter counts an interaction in flight, unless the transport is shutting
+// down (then it counts it as dropped and reports false).
+func (t *tracker) enter() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closing {
+		t.dropped.Add(1)
+		return false
+	}
+	t.inflight.Add(1)
+	return true
+}
+
+// shutdown stops taking interactions and waits for those in progress up to
+// the timeout, counted from start; then it cancels their context and gives
+// them one more second.
+func (t *tracker) shutdown(start time.Time) error {
+	t.mu.Lock()
+	t.closing = true
+	t.mu.Unlock()
+	defer t.cancel()
+	done := make(chan struct{})
+	go func() { t.inflight.Wait(); close(done) }()
+	timer := time.NewTimer(max(t.timeout-time.Since(start), 0))
+	defer timer.Stop()
+	select {
+	case <-done:
+		return nil
+	case <-timer.C:
+	}
+	t.log.Warn("shutdown: interactions still running; cancelling them", "timeout", t.timeout)
+	t.cancel()
+	select {
+	case <-done:
+		return nil
+	case <-time.After(time.Second):
+		return errors.New("bot: interactions still running after the shutdown timeout")
+	}
+}
+
+// apologise answers an interaction that could not be decoded with a short
+// apology, if its id and token can be read at all.
+func (t *tracker) apologise(r commands.Responder, raw []byte, log *slog.Logger) {
+	i, err := decodeLeniently(raw)
+	if err != nil {
+		log.Error("interaction not decodable, not answerable", "err", err, "bytes", len(raw))
+		return
+	}
+	if !t.enter() {
+		return
+	}
+	defer t.inflight.Done()
+	log.Error("interaction not decodable; answering with an apology", "interaction", i.ID, "type", int(i.Type))
+	ctx, cancel := context.WithTimeout(t.ctx, replyDeadline)
+	defer cancel()
+	if err := r.Respond(ctx, i, apology(i.Locale)); err != nil {
+		log.Warn("apology failed", "interaction", i.ID, "err", err)
+	}
+}
