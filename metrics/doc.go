@@ -1,7 +1,8 @@
 // Package metrics exposes what the bot does to Prometheus, and its health to
 // an orchestrator, on an optional HTTP listener (METRICS_ADDR).
 //
-// *Metrics implements commands.Observer: the handlers report each
+// *Metrics has the methods of commands.Observer, without importing commands
+// (the bot's wiring, which imports both, asserts it): the handlers report each
 // interaction, ticket, play, chest and store error, and Metrics counts them
 // under names prefixed with "clefs_":
 //

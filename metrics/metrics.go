@@ -8,13 +8,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/lesclefsdutresor/clefs/commands"
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// Metrics counts the bot's events as Prometheus collectors. It implements
-// commands.Observer; every method is cheap, safe for concurrent use and never
-// panics, whatever its arguments (a negative amount is ignored, an unexpected
+// Metrics counts the bot's events as Prometheus collectors. Its methods are
+// those commands.Observer asks for (the package does not import commands:
+// the bot's wiring asserts that *Metrics satisfies it); every method is cheap,
+// safe for concurrent use and never panics, whatever its arguments (a negative amount is ignored, an unexpected
 // label value is folded into "other").
 type Metrics struct {
 	interactions *prometheus.CounterVec
@@ -50,14 +50,12 @@ type commandSeries struct {
 	latency   atomic.Pointer[prometheus.Observer]
 }
 
-var _ commands.Observer = (*Metrics)(nil)
-
 // LatencyBuckets are the upper bounds, in seconds, of the handler latency
 // histogram: from 1 ms to 10 s, since a handler does one or two store round
 // trips and a Discord call, and Discord gives up after 3 s.
 var LatencyBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
 
-// Outcomes of an interaction, as commands.Observer reports them. Any other
+// Outcomes of an interaction, as the command handlers report them. Any other
 // value is counted as "other".
 var outcomes = []string{"ok", "user_error", "internal_error"}
 
