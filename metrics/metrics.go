@@ -1,9 +1,9 @@
 package metrics
 
 import (
+	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,9 +13,10 @@ import (
 
 // Metrics counts the bot's events as Prometheus collectors. Its methods are
 // those commands.Observer asks for (the package does not import commands:
-// the bot's wiring asserts that *Metrics satisfies it); every method is cheap,
-// safe for concurrent use and never panics, whatever its arguments (a negative amount is ignored, an unexpected
-// label value is folded into "other").
+// the bot's wiring asserts that *Metrics satisfies it). Every method is
+// cheap, safe for concurrent use and never panics, whatever its arguments: a
+// negative amount is ignored, an unexpected label value is folded into
+// "other".
 type Metrics struct {
 	interactions *prometheus.CounterVec
 	latency      *prometheus.HistogramVec
@@ -28,26 +29,8 @@ type Metrics struct {
 	paid         *prometheus.CounterVec
 	storeErrors  *prometheus.CounterVec
 
-	commands labelSet // values seen for the "command" label
-	ops      labelSet // values seen for the "op" label
-
-	// The series the handlers' events update, resolved once rather than
-	// by label values on every event (a hash and a map under a lock each).
-	series    atomic.Pointer[map[string]*commandSeries] // by command label value (admitted by commands); replaced, never changed
-	seriesMu  sync.Mutex                                // held to replace series
-	winsBy    [game.NumTiers]prometheus.Counter
-	chestsBy  [game.NumLots]prometheus.Counter
-	paidMain  prometheus.Counter
-	paidChest prometheus.Counter
-}
-
-// commandSeries are one command's series: its interactions by outcome (in
-// the order of outcomes, then other) and its latency, each resolved when
-// first used, so that only the series used are exported.
-type commandSeries struct {
-	label     string
-	byOutcome [4]atomic.Pointer[prometheus.Counter]
-	latency   atomic.Pointer[prometheus.Observer]
+	commands labelSet // values admitted for the "command" label
+	ops      labelSet // values admitted for the "op" label
 }
 
 // LatencyBuckets are the upper bounds, in seconds, of the handler latency
@@ -126,78 +109,27 @@ func New(reg prometheus.Registerer) *Metrics {
 	// Create the series of the fixed label sets up front, so that they read 0
 	// rather than being absent until the first event (rate() needs both ends).
 	for t := game.TierLoss + 1; t < game.NumTiers; t++ {
-		m.winsBy[t] = m.wins.WithLabelValues(t.String())
+		m.wins.WithLabelValues(t.String())
 	}
 	for l := game.Lot(0); l < game.NumLots; l++ {
-		m.chestsBy[l] = m.chests.WithLabelValues(l.String())
+		m.chests.WithLabelValues(l.String())
 	}
-	m.paidMain = m.paid.WithLabelValues("main")
-	m.paidChest = m.paid.WithLabelValues("chest")
+	m.paid.WithLabelValues("main")
+	m.paid.WithLabelValues("chest")
 	return m
-}
-
-// commandSeries returns the series of command, resolving them the first
-// time: a command the label set refuses is counted as "other".
-func (m *Metrics) commandSeries(command string) *commandSeries {
-	if p := m.series.Load(); p != nil {
-		if cs, ok := (*p)[command]; ok {
-			return cs
-		}
-	}
-	label := m.commands.value(command)
-	m.seriesMu.Lock()
-	defer m.seriesMu.Unlock()
-	old := map[string]*commandSeries{}
-	if p := m.series.Load(); p != nil {
-		old = *p
-	}
-	if cs, ok := old[label]; ok {
-		return cs
-	}
-	// A new map with the label added: readers never lock. Kept under the
-	// label only, so that the refused values map to "other" each time and
-	// the map holds at most the label set's values.
-	cs := &commandSeries{label: label}
-	next := make(map[string]*commandSeries, len(old)+1)
-	for k, v := range old {
-		next[k] = v
-	}
-	next[label] = cs
-	m.series.Store(&next)
-	return cs
 }
 
 // Interaction counts one handled interaction and observes its duration.
 // command is a command or button name from a fixed set (never user input);
 // outcome is "ok", "user_error" or "internal_error".
 func (m *Metrics) Interaction(command, outcome string, d time.Duration) {
-	cs := m.commandSeries(command)
-	k := len(outcomes) // other
-	for i, o := range outcomes {
-		if o == outcome {
-			k = i
-			break
-		}
+	command = m.commands.value(command)
+	if !slices.Contains(outcomes, outcome) {
+		outcome = other
 	}
-	c := cs.byOutcome[k].Load()
-	if c == nil { // a race resolves the same series twice: no harm
-		o := other
-		if k < len(outcomes) {
-			o = outcomes[k]
-		}
-		v := m.interactions.WithLabelValues(cs.label, o)
-		c = &v
-		cs.byOutcome[k].Store(c)
-	}
-	(*c).Inc()
+	m.interactions.WithLabelValues(command, outcome).Inc()
 	if d >= 0 {
-		l := cs.latency.Load()
-		if l == nil {
-			v := m.latency.WithLabelValues(cs.label)
-			l = &v
-			cs.latency.Store(l)
-		}
-		(*l).Observe(d.Seconds())
+		m.latency.WithLabelValues(command).Observe(d.Seconds())
 	}
 }
 
@@ -206,26 +138,26 @@ func (m *Metrics) Interaction(command, outcome string, d time.Duration) {
 // a ticket bought and not yet drawn is counted once.
 func (m *Metrics) Play(tier game.Tier, key bool, stake, prize int64) {
 	m.plays.Inc()
-	if tier.Winning() { // so tier < game.NumTiers
-		m.winsBy[tier].Inc()
+	if tier.Winning() {
+		m.wins.WithLabelValues(tier.String()).Inc()
 	}
 	if key {
 		m.keys.Inc()
 	}
 	if prize > 0 {
-		m.paidMain.Add(float64(prize))
+		m.paid.WithLabelValues("main").Add(float64(prize))
 	}
 }
 
 // Chest counts one opened chest and its prize.
 func (m *Metrics) Chest(lot game.Lot, prize int64) {
+	label := other
 	if lot < game.NumLots {
-		m.chestsBy[lot].Inc()
-	} else {
-		m.chests.WithLabelValues(other).Inc()
+		label = lot.String()
 	}
+	m.chests.WithLabelValues(label).Inc()
 	if prize > 0 {
-		m.paidChest.Add(float64(prize))
+		m.paid.WithLabelValues("chest").Add(float64(prize))
 	}
 }
 
@@ -245,11 +177,11 @@ func (m *Metrics) StoreError(op string) {
 
 // labelSet admits a bounded number of distinct, well-formed label values.
 type labelSet struct {
-	mu   sync.RWMutex
-	seen map[string]struct{}
+	mu   sync.Mutex
+	seen map[string]bool
 }
 
-func newLabelSet() labelSet { return labelSet{seen: make(map[string]struct{})} }
+func newLabelSet() labelSet { return labelSet{seen: make(map[string]bool)} }
 
 // value returns v if it is a well-formed label value and the set has room
 // for it (or already holds it), and "other" otherwise.
@@ -257,21 +189,14 @@ func (s *labelSet) value(v string) string {
 	if !wellFormed(v) {
 		return other
 	}
-	s.mu.RLock()
-	_, ok := s.seen[v]
-	s.mu.RUnlock()
-	if ok {
-		return v
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.seen[v]; ok {
-		return v
+	if !s.seen[v] {
+		if len(s.seen) >= maxLabelValues {
+			return other
+		}
+		s.seen[v] = true
 	}
-	if len(s.seen) >= maxLabelValues {
-		return other
-	}
-	s.seen[v] = struct{}{}
 	return v
 }
 
