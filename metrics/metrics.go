@@ -1,7 +1,9 @@
 package metrics
 
 import (
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -28,9 +30,13 @@ type Metrics struct {
 	staked       prometheus.Counter
 	paid         *prometheus.CounterVec
 	storeErrors  *prometheus.CounterVec
+	shardUp      *prometheus.GaugeVec
+	received     *prometheus.CounterVec
+	rejected     *prometheus.CounterVec
 
 	commands labelSet // values admitted for the "command" label
 	ops      labelSet // values admitted for the "op" label
+	reasons  labelSet // values admitted for the "reason" label
 }
 
 // LatencyBuckets are the upper bounds, in seconds, of the handler latency
@@ -42,9 +48,22 @@ var LatencyBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1
 // value is counted as "other".
 var outcomes = []string{"ok", "user_error", "internal_error"}
 
+// Transports an interaction can arrive by, for Received. Any other value is
+// counted as "other".
+var transports = []string{"gateway", "http"}
+
+// rejectReasons are the reasons the HTTP interactions endpoint gives
+// Rejected, created at 0 by New.
+var rejectReasons = []string{"signature", "method", "content_type", "too_large", "malformed", "stale"}
+
+// maxShards bounds the "shard" label: a shard number outside [0, maxShards)
+// is counted as "other". A shard holds up to 2,500 guilds: 1,024 shards is
+// far more than this bot will run.
+const maxShards = 1024
+
 // maxLabelValues bounds the distinct values of the free-form labels
-// ("command", "op"): once reached, new values are counted as "other". The
-// commands package sends a fixed set far smaller than this; the bound only
+// ("command", "op", "reason"): once reached, new values are counted as
+// "other". The callers send fixed sets far smaller than this; the bound only
 // protects Prometheus from a bug that would put user input in a label.
 const maxLabelValues = 64
 
@@ -100,11 +119,24 @@ func New(reg prometheus.Registerer) *Metrics {
 			Name: "clefs_store_errors_total",
 			Help: "Internal errors of the player store, by operation.",
 		}, []string{"op"}),
+		shardUp: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "clefs_gateway_shard_up",
+			Help: "1 while the gateway shard is connected and ready, 0 otherwise.",
+		}, []string{"shard"}),
+		received: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "clefs_interactions_received_total",
+			Help: "Interactions received, by transport (gateway, http) and gateway shard (empty for http).",
+		}, []string{"transport", "shard"}),
+		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "clefs_http_requests_rejected_total",
+			Help: "Requests the HTTP interactions endpoint refused, by reason (signature, method, content_type, too_large, malformed, stale).",
+		}, []string{"reason"}),
 		commands: newLabelSet(),
 		ops:      newLabelSet(),
+		reasons:  newLabelSet(),
 	}
 	reg.MustRegister(m.interactions, m.latency, m.tickets, m.plays, m.wins, m.keys,
-		m.chests, m.staked, m.paid, m.storeErrors)
+		m.chests, m.staked, m.paid, m.storeErrors, m.shardUp, m.received, m.rejected)
 
 	// Create the series of the fixed label sets up front, so that they read 0
 	// rather than being absent until the first event (rate() needs both ends).
@@ -116,6 +148,9 @@ func New(reg prometheus.Registerer) *Metrics {
 	}
 	m.paid.WithLabelValues("main")
 	m.paid.WithLabelValues("chest")
+	for _, r := range rejectReasons {
+		m.rejected.WithLabelValues(m.reasons.value(r))
+	}
 	return m
 }
 
@@ -173,6 +208,69 @@ func (m *Metrics) Purchase(stake int64) {
 // ("buy", "reveal"…, from a fixed set).
 func (m *Metrics) StoreError(op string) {
 	m.storeErrors.WithLabelValues(m.ops.value(op)).Inc()
+}
+
+// ShardUp records whether gateway shard shard is connected (up) or not. The
+// bot calls it on each connection and disconnection of a shard.
+func (m *Metrics) ShardUp(shard int, up bool) {
+	v := 0.0
+	if up {
+		v = 1
+	}
+	m.shardUp.WithLabelValues(shardLabel(shard)).Set(v)
+}
+
+// Received counts one interaction received by transport ("gateway" or
+// "http") on gateway shard shard. An interaction that came by HTTP has no
+// shard: the bot passes -1, and any negative shard is exported as shard="",
+// which Prometheus stores as no shard label at all (select it with
+// {shard=""}).
+func (m *Metrics) Received(transport string, shard int) {
+	if !slices.Contains(transports, transport) {
+		transport = other
+	}
+	label := ""
+	if shard >= 0 {
+		label = shardLabel(shard)
+	}
+	m.received.WithLabelValues(transport, label).Inc()
+}
+
+// Rejected counts one request the HTTP interactions endpoint refused, for
+// reason: "signature", "method", "content_type", "too_large", "malformed"
+// or "stale", whose series exist from New on, at 0. Another reason is
+// counted like any free-form label value (bounded, or "other").
+func (m *Metrics) Rejected(reason string) {
+	m.rejected.WithLabelValues(m.reasons.value(reason)).Inc()
+}
+
+// shardLabel is the "shard" label value of shard: its decimal number, or
+// "other" outside [0, maxShards).
+func shardLabel(shard int) string {
+	if shard < 0 || shard >= maxShards {
+		return other
+	}
+	return strconv.Itoa(shard)
+}
+
+// BuildInfo registers on reg the gauge clefs_build_info, set to 1, whose
+// labels say which build is running: version and revision as given (the
+// caller reads them, from runtime/debug.ReadBuildInfo or the linker flags)
+// and go_version, the Go release that built the binary. It panics if reg
+// already holds it, as New does (call it once per registry, at start-up), or
+// if version or revision is not valid UTF-8.
+func BuildInfo(reg prometheus.Registerer, version, revision string) {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "clefs_build_info",
+		Help: "Always 1; its labels name the running build (version, revision, go_version).",
+		ConstLabels: prometheus.Labels{
+			"version":    version,
+			"revision":   revision,
+			"go_version": runtime.Version(),
+		},
+	})
+	g.Set(1)
+	reg.MustRegister(g)
 }
 
 // labelSet admits a bounded number of distinct, well-formed label values.
