@@ -360,6 +360,8 @@ func TestConcurrentEventsAreAllCounted(t *testing.T) {
 				m.Purchase(game.Stake)
 				m.Play(game.TierBarrel, false, game.Stake, 50)
 				m.Interaction(fmt.Sprintf("c%d", i%5), "ok", time.Millisecond)
+				m.Received("gateway", i%2)
+				m.Rejected("stale")
 			}
 		}()
 	}
@@ -376,6 +378,8 @@ func TestConcurrentEventsAreAllCounted(t *testing.T) {
 		{"clefs_wins_total", []string{"tier=barrel"}, n},
 		{"clefs_credits_paid_cents_total", []string{"game=main"}, n * 50},
 		{"clefs_interactions_total", []string{"command=c3", "outcome=ok"}, n / 5},
+		{"clefs_interactions_received_total", []string{"shard=1", "transport=gateway"}, n / 2},
+		{"clefs_http_requests_rejected_total", []string{"reason=stale"}, n},
 	} {
 		if got := value(t, reg, w.name, w.labels...); got != w.value {
 			t.Errorf("%s%v = %v, want %v", w.name, w.labels, got, w.value)
