@@ -43,10 +43,12 @@ func ExampleNew() {
 
 func ExampleHealth() {
 	health := metrics.Health(
-		metrics.Check{Name: "gateway", Run: func(context.Context) error { return nil }},
+		metrics.Check{Name: "shard 0", Run: func(context.Context) error { return nil }},
+		metrics.Check{Name: "shard 1", Run: func(context.Context) error { return errors.New("not connected") }},
 		metrics.Check{Name: "store", Run: func(context.Context) error { return errors.New("connection refused") }},
 	)
 	fmt.Println(health(context.Background()))
 	// Output:
+	// shard 1: not connected
 	// store: connection refused
 }

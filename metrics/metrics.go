@@ -1,21 +1,24 @@
 package metrics
 
 import (
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/lesclefsdutresor/clefs/commands"
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// Metrics counts the bot's events as Prometheus collectors. It implements
-// commands.Observer; every method is cheap, safe for concurrent use and never
-// panics, whatever its arguments (a negative amount is ignored, an unexpected
-// label value is folded into "other").
+// Metrics counts the bot's events as Prometheus collectors. Its methods are
+// those commands.Observer asks for (the package does not import commands:
+// the bot's wiring asserts that *Metrics satisfies it). Every method is
+// cheap, safe for concurrent use and never panics, whatever its arguments: a
+// negative amount is ignored, an unexpected label value is folded into
+// "other".
 type Metrics struct {
 	interactions *prometheus.CounterVec
 	latency      *prometheus.HistogramVec
@@ -27,43 +30,40 @@ type Metrics struct {
 	staked       prometheus.Counter
 	paid         *prometheus.CounterVec
 	storeErrors  *prometheus.CounterVec
+	shardUp      *prometheus.GaugeVec
+	received     *prometheus.CounterVec
+	rejected     *prometheus.CounterVec
 
-	commands labelSet // values seen for the "command" label
-	ops      labelSet // values seen for the "op" label
-
-	// The series the handlers' events update, resolved once rather than
-	// by label values on every event (a hash and a map under a lock each).
-	series    atomic.Pointer[map[string]*commandSeries] // by command label value (admitted by commands); replaced, never changed
-	seriesMu  sync.Mutex                                // held to replace series
-	winsBy    [game.NumTiers]prometheus.Counter
-	chestsBy  [game.NumLots]prometheus.Counter
-	paidMain  prometheus.Counter
-	paidChest prometheus.Counter
+	commands labelSet // values admitted for the "command" label
+	ops      labelSet // values admitted for the "op" label
+	reasons  labelSet // values admitted for the "reason" label
 }
-
-// commandSeries are one command's series: its interactions by outcome (in
-// the order of outcomes, then other) and its latency, each resolved when
-// first used, so that only the series used are exported.
-type commandSeries struct {
-	label     string
-	byOutcome [4]atomic.Pointer[prometheus.Counter]
-	latency   atomic.Pointer[prometheus.Observer]
-}
-
-var _ commands.Observer = (*Metrics)(nil)
 
 // LatencyBuckets are the upper bounds, in seconds, of the handler latency
 // histogram: from 1 ms to 10 s, since a handler does one or two store round
 // trips and a Discord call, and Discord gives up after 3 s.
 var LatencyBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
 
-// Outcomes of an interaction, as commands.Observer reports them. Any other
+// Outcomes of an interaction, as the command handlers report them. Any other
 // value is counted as "other".
 var outcomes = []string{"ok", "user_error", "internal_error"}
 
+// Transports an interaction can arrive by, for Received. Any other value is
+// counted as "other".
+var transports = []string{"gateway", "http"}
+
+// rejectReasons are the reasons the HTTP interactions endpoint gives
+// Rejected, created at 0 by New.
+var rejectReasons = []string{"signature", "method", "content_type", "too_large", "malformed", "stale"}
+
+// maxShards bounds the "shard" label: a shard number outside [0, maxShards)
+// is counted as "other". A shard holds up to 2,500 guilds: 1,024 shards is
+// far more than this bot will run.
+const maxShards = 1024
+
 // maxLabelValues bounds the distinct values of the free-form labels
-// ("command", "op"): once reached, new values are counted as "other". The
-// commands package sends a fixed set far smaller than this; the bound only
+// ("command", "op", "reason"): once reached, new values are counted as
+// "other". The callers send fixed sets far smaller than this; the bound only
 // protects Prometheus from a bug that would put user input in a label.
 const maxLabelValues = 64
 
@@ -119,87 +119,52 @@ func New(reg prometheus.Registerer) *Metrics {
 			Name: "clefs_store_errors_total",
 			Help: "Internal errors of the player store, by operation.",
 		}, []string{"op"}),
+		shardUp: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "clefs_gateway_shard_up",
+			Help: "1 while the gateway shard is connected and ready, 0 otherwise.",
+		}, []string{"shard"}),
+		received: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "clefs_interactions_received_total",
+			Help: "Interactions received, by transport (gateway, http) and gateway shard (empty for http).",
+		}, []string{"transport", "shard"}),
+		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "clefs_http_requests_rejected_total",
+			Help: "Requests the HTTP interactions endpoint refused, by reason (signature, method, content_type, too_large, malformed, stale).",
+		}, []string{"reason"}),
 		commands: newLabelSet(),
 		ops:      newLabelSet(),
+		reasons:  newLabelSet(),
 	}
 	reg.MustRegister(m.interactions, m.latency, m.tickets, m.plays, m.wins, m.keys,
-		m.chests, m.staked, m.paid, m.storeErrors)
+		m.chests, m.staked, m.paid, m.storeErrors, m.shardUp, m.received, m.rejected)
 
 	// Create the series of the fixed label sets up front, so that they read 0
 	// rather than being absent until the first event (rate() needs both ends).
 	for t := game.TierLoss + 1; t < game.NumTiers; t++ {
-		m.winsBy[t] = m.wins.WithLabelValues(t.String())
+		m.wins.WithLabelValues(t.String())
 	}
 	for l := game.Lot(0); l < game.NumLots; l++ {
-		m.chestsBy[l] = m.chests.WithLabelValues(l.String())
+		m.chests.WithLabelValues(l.String())
 	}
-	m.paidMain = m.paid.WithLabelValues("main")
-	m.paidChest = m.paid.WithLabelValues("chest")
+	m.paid.WithLabelValues("main")
+	m.paid.WithLabelValues("chest")
+	for _, r := range rejectReasons {
+		m.rejected.WithLabelValues(m.reasons.value(r))
+	}
 	return m
-}
-
-// commandSeries returns the series of command, resolving them the first
-// time: a command the label set refuses is counted as "other".
-func (m *Metrics) commandSeries(command string) *commandSeries {
-	if p := m.series.Load(); p != nil {
-		if cs, ok := (*p)[command]; ok {
-			return cs
-		}
-	}
-	label := m.commands.value(command)
-	m.seriesMu.Lock()
-	defer m.seriesMu.Unlock()
-	old := map[string]*commandSeries{}
-	if p := m.series.Load(); p != nil {
-		old = *p
-	}
-	if cs, ok := old[label]; ok {
-		return cs
-	}
-	// A new map with the label added: readers never lock. Kept under the
-	// label only, so that the refused values map to "other" each time and
-	// the map holds at most the label set's values.
-	cs := &commandSeries{label: label}
-	next := make(map[string]*commandSeries, len(old)+1)
-	for k, v := range old {
-		next[k] = v
-	}
-	next[label] = cs
-	m.series.Store(&next)
-	return cs
 }
 
 // Interaction counts one handled interaction and observes its duration.
 // command is a command or button name from a fixed set (never user input);
 // outcome is "ok", "user_error" or "internal_error".
 func (m *Metrics) Interaction(command, outcome string, d time.Duration) {
-	cs := m.commandSeries(command)
-	k := len(outcomes) // other
-	for i, o := range outcomes {
-		if o == outcome {
-			k = i
-			break
-		}
+	command = m.commands.value(command)
+	if !slices.Contains(outcomes, outcome) {
+		outcome = other
 	}
-	c := cs.byOutcome[k].Load()
-	if c == nil { // a race resolves the same series twice: no harm
-		o := other
-		if k < len(outcomes) {
-			o = outcomes[k]
-		}
-		v := m.interactions.WithLabelValues(cs.label, o)
-		c = &v
-		cs.byOutcome[k].Store(c)
-	}
-	(*c).Inc()
+	m.interactions.WithLabelValues(command, outcome).Inc()
 	if d >= 0 {
-		l := cs.latency.Load()
-		if l == nil {
-			v := m.latency.WithLabelValues(cs.label)
-			l = &v
-			cs.latency.Store(l)
-		}
-		(*l).Observe(d.Seconds())
+		m.latency.WithLabelValues(command).Observe(d.Seconds())
 	}
 }
 
@@ -208,26 +173,26 @@ func (m *Metrics) Interaction(command, outcome string, d time.Duration) {
 // a ticket bought and not yet drawn is counted once.
 func (m *Metrics) Play(tier game.Tier, key bool, stake, prize int64) {
 	m.plays.Inc()
-	if tier.Winning() { // so tier < game.NumTiers
-		m.winsBy[tier].Inc()
+	if tier.Winning() {
+		m.wins.WithLabelValues(tier.String()).Inc()
 	}
 	if key {
 		m.keys.Inc()
 	}
 	if prize > 0 {
-		m.paidMain.Add(float64(prize))
+		m.paid.WithLabelValues("main").Add(float64(prize))
 	}
 }
 
 // Chest counts one opened chest and its prize.
 func (m *Metrics) Chest(lot game.Lot, prize int64) {
+	label := other
 	if lot < game.NumLots {
-		m.chestsBy[lot].Inc()
-	} else {
-		m.chests.WithLabelValues(other).Inc()
+		label = lot.String()
 	}
+	m.chests.WithLabelValues(label).Inc()
 	if prize > 0 {
-		m.paidChest.Add(float64(prize))
+		m.paid.WithLabelValues("chest").Add(float64(prize))
 	}
 }
 
@@ -245,13 +210,76 @@ func (m *Metrics) StoreError(op string) {
 	m.storeErrors.WithLabelValues(m.ops.value(op)).Inc()
 }
 
-// labelSet admits a bounded number of distinct, well-formed label values.
-type labelSet struct {
-	mu   sync.RWMutex
-	seen map[string]struct{}
+// ShardUp records whether gateway shard shard is connected (up) or not. The
+// bot calls it on each connection and disconnection of a shard.
+func (m *Metrics) ShardUp(shard int, up bool) {
+	v := 0.0
+	if up {
+		v = 1
+	}
+	m.shardUp.WithLabelValues(shardLabel(shard)).Set(v)
 }
 
-func newLabelSet() labelSet { return labelSet{seen: make(map[string]struct{})} }
+// Received counts one interaction received by transport ("gateway" or
+// "http") on gateway shard shard. An interaction that came by HTTP has no
+// shard: the bot passes -1, and any negative shard is exported as shard="",
+// which Prometheus stores as no shard label at all (select it with
+// {shard=""}).
+func (m *Metrics) Received(transport string, shard int) {
+	if !slices.Contains(transports, transport) {
+		transport = other
+	}
+	label := ""
+	if shard >= 0 {
+		label = shardLabel(shard)
+	}
+	m.received.WithLabelValues(transport, label).Inc()
+}
+
+// Rejected counts one request the HTTP interactions endpoint refused, for
+// reason: "signature", "method", "content_type", "too_large", "malformed"
+// or "stale", whose series exist from New on, at 0. Another reason is
+// counted like any free-form label value (bounded, or "other").
+func (m *Metrics) Rejected(reason string) {
+	m.rejected.WithLabelValues(m.reasons.value(reason)).Inc()
+}
+
+// shardLabel is the "shard" label value of shard: its decimal number, or
+// "other" outside [0, maxShards).
+func shardLabel(shard int) string {
+	if shard < 0 || shard >= maxShards {
+		return other
+	}
+	return strconv.Itoa(shard)
+}
+
+// BuildInfo registers on reg the gauge clefs_build_info, set to 1, whose
+// labels say which build is running: version and revision as given (the
+// caller reads them, from runtime/debug.ReadBuildInfo or the linker flags)
+// and go_version, the Go release that built the binary. It panics if reg
+// already holds it, as New does (call it once per registry, at start-up), or
+// if version or revision is not valid UTF-8.
+func BuildInfo(reg prometheus.Registerer, version, revision string) {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "clefs_build_info",
+		Help: "Always 1; its labels name the running build (version, revision, go_version).",
+		ConstLabels: prometheus.Labels{
+			"version":    version,
+			"revision":   revision,
+			"go_version": runtime.Version(),
+		},
+	})
+	g.Set(1)
+	reg.MustRegister(g)
+}
+
+// labelSet admits a bounded number of distinct, well-formed label values.
+type labelSet struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func newLabelSet() labelSet { return labelSet{seen: make(map[string]bool)} }
 
 // value returns v if it is a well-formed label value and the set has room
 // for it (or already holds it), and "other" otherwise.
@@ -259,21 +287,14 @@ func (s *labelSet) value(v string) string {
 	if !wellFormed(v) {
 		return other
 	}
-	s.mu.RLock()
-	_, ok := s.seen[v]
-	s.mu.RUnlock()
-	if ok {
-		return v
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.seen[v]; ok {
-		return v
+	if !s.seen[v] {
+		if len(s.seen) >= maxLabelValues {
+			return other
+		}
+		s.seen[v] = true
 	}
-	if len(s.seen) >= maxLabelValues {
-		return other
-	}
-	s.seen[v] = struct{}{}
 	return v
 }
 

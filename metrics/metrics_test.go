@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -21,8 +22,8 @@ func newTest(tb testing.TB) (*Metrics, *prometheus.Registry) {
 	return New(reg), reg
 }
 
-// value returns the value of the counter (or the sample count of the
-// histogram) named name whose labels are exactly labels ("k=v" pairs), or -1
+// value returns the value of the counter or gauge (or the sample count of
+// the histogram) named name whose labels are exactly labels ("k=v" pairs), or -1
 // if the registry has no such series.
 func value(tb testing.TB, g prometheus.Gatherer, name string, labels ...string) float64 {
 	tb.Helper()
@@ -41,6 +42,8 @@ func value(tb testing.TB, g prometheus.Gatherer, name string, labels ...string) 
 			switch {
 			case m.Counter != nil:
 				return m.GetCounter().GetValue()
+			case m.Gauge != nil:
+				return m.GetGauge().GetValue()
 			case m.Histogram != nil:
 				return float64(m.GetHistogram().GetSampleCount())
 			}
@@ -78,6 +81,8 @@ func TestNewRegistersEverySeriesAtZero(t *testing.T) {
 		{"clefs_wins_total", []string{"tier=barrel"}},
 		{"clefs_chests_total", []string{"lot=three-gold"}},
 		{"clefs_chests_total", []string{"lot=bronze"}},
+		{"clefs_http_requests_rejected_total", []string{"reason=signature"}},
+		{"clefs_http_requests_rejected_total", []string{"reason=stale"}},
 	}
 	for _, tt := range tests {
 		if got := value(t, reg, tt.name, tt.labels...); got != 0 {
@@ -89,6 +94,13 @@ func TestNewRegistersEverySeriesAtZero(t *testing.T) {
 	}
 	if n := testutil.CollectAndCount(reg, "clefs_chests_total"); n != game.NumLots {
 		t.Errorf("clefs_chests_total has %d series, want %d", n, game.NumLots)
+	}
+	if n := testutil.CollectAndCount(reg, "clefs_http_requests_rejected_total"); n != 6 {
+		t.Errorf("clefs_http_requests_rejected_total has %d series, want one per reason (6)", n)
+	}
+	// Shards are not known in advance: no series until the bot reports one.
+	if n := testutil.CollectAndCount(reg, "clefs_gateway_shard_up", "clefs_interactions_received_total"); n != 0 {
+		t.Errorf("shard series before any event: %d, want 0", n)
 	}
 }
 
@@ -167,12 +179,58 @@ func TestEventsMoveCounters(t *testing.T) {
 			want:  []want{{"clefs_store_errors_total", []string{"op=reveal"}, 1}},
 		},
 		{
+			name: "shards going up and down",
+			event: func(m *Metrics) {
+				m.ShardUp(0, true)
+				m.ShardUp(1, true)
+				m.ShardUp(1, false)
+			},
+			want: []want{
+				{"clefs_gateway_shard_up", []string{"shard=0"}, 1},
+				{"clefs_gateway_shard_up", []string{"shard=1"}, 0},
+				{"clefs_gateway_shard_up", []string{"shard=2"}, -1},
+			},
+		},
+		{
+			name: "interactions received by transport and shard",
+			event: func(m *Metrics) {
+				m.Received("gateway", 0)
+				m.Received("gateway", 3)
+				m.Received("gateway", 3)
+				m.Received("http", -1)
+			},
+			want: []want{
+				{"clefs_interactions_received_total", []string{"shard=0", "transport=gateway"}, 1},
+				{"clefs_interactions_received_total", []string{"shard=3", "transport=gateway"}, 2},
+				// No shard for HTTP: an empty value, which Prometheus stores as no label.
+				{"clefs_interactions_received_total", []string{"shard=", "transport=http"}, 1},
+			},
+		},
+		{
+			name: "HTTP requests rejected",
+			event: func(m *Metrics) {
+				m.Rejected("signature")
+				m.Rejected("signature")
+				m.Rejected("too_large")
+			},
+			want: []want{
+				{"clefs_http_requests_rejected_total", []string{"reason=signature"}, 2},
+				{"clefs_http_requests_rejected_total", []string{"reason=too_large"}, 1},
+				{"clefs_http_requests_rejected_total", []string{"reason=stale"}, 0},
+			},
+		},
+		{
 			name: "bad arguments are ignored or folded, never panic",
 			event: func(m *Metrics) {
 				m.Purchase(-50)
 				m.Play(game.Tier(200), false, -1, -7)
 				m.Chest(game.Lot(99), -3)
 				m.Interaction("play", "weird", -time.Second)
+				m.ShardUp(-1, true)
+				m.ShardUp(maxShards, true)
+				m.Received("carrier pigeon", 2)
+				m.Received("gateway", 1<<40)
+				m.Rejected("Signature 1234567890123")
 			},
 			want: []want{
 				{"clefs_tickets_bought_total", nil, 1},
@@ -183,6 +241,10 @@ func TestEventsMoveCounters(t *testing.T) {
 				{"clefs_credits_paid_cents_total", []string{"game=chest"}, 0},
 				{"clefs_interactions_total", []string{"command=play", "outcome=other"}, 1},
 				{"clefs_interaction_duration_seconds", []string{"command=play"}, -1}, // negative duration not observed
+				{"clefs_gateway_shard_up", []string{"shard=other"}, 1},
+				{"clefs_interactions_received_total", []string{"shard=2", "transport=other"}, 1},
+				{"clefs_interactions_received_total", []string{"shard=other", "transport=gateway"}, 1},
+				{"clefs_http_requests_rejected_total", []string{"reason=other"}, 1},
 			},
 		},
 	}
@@ -196,6 +258,19 @@ func TestEventsMoveCounters(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestBuildInfo(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	BuildInfo(reg, "v1.4.0", "5effcde")
+	want := `
+# HELP clefs_build_info Always 1; its labels name the running build (version, revision, go_version).
+# TYPE clefs_build_info gauge
+clefs_build_info{go_version="` + runtime.Version() + `",revision="5effcde",version="v1.4.0"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "clefs_build_info"); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -285,6 +360,8 @@ func TestConcurrentEventsAreAllCounted(t *testing.T) {
 				m.Purchase(game.Stake)
 				m.Play(game.TierBarrel, false, game.Stake, 50)
 				m.Interaction(fmt.Sprintf("c%d", i%5), "ok", time.Millisecond)
+				m.Received("gateway", i%2)
+				m.Rejected("stale")
 			}
 		}()
 	}
@@ -301,6 +378,8 @@ func TestConcurrentEventsAreAllCounted(t *testing.T) {
 		{"clefs_wins_total", []string{"tier=barrel"}, n},
 		{"clefs_credits_paid_cents_total", []string{"game=main"}, n * 50},
 		{"clefs_interactions_total", []string{"command=c3", "outcome=ok"}, n / 5},
+		{"clefs_interactions_received_total", []string{"shard=1", "transport=gateway"}, n / 2},
+		{"clefs_http_requests_rejected_total", []string{"reason=stale"}, n},
 	} {
 		if got := value(t, reg, w.name, w.labels...); got != w.value {
 			t.Errorf("%s%v = %v, want %v", w.name, w.labels, got, w.value)

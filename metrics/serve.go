@@ -16,8 +16,15 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// HealthTimeout bounds one health check made by /healthz.
-const HealthTimeout = 2 * time.Second
+// HealthTimeout is the deadline /healthz gives the health checks: a check
+// that has not answered by then counts as failed. With healthGrace, it keeps
+// /healthz under the 2 seconds a probe allows, whatever a check does.
+const HealthTimeout = 1500 * time.Millisecond
+
+// healthGrace is how long /healthz waits past HealthTimeout for a health
+// function that ignores its context, before answering without it. Health
+// returns at the deadline; only a hand-written function needs the grace.
+const healthGrace = 250 * time.Millisecond
 
 // shutdownTimeout bounds the graceful shutdown of the listener.
 const shutdownTimeout = 5 * time.Second
@@ -34,32 +41,90 @@ func NewRegistry() *prometheus.Registry {
 	return reg
 }
 
-// Check is one named health check, such as "gateway" or "store".
+// Check is one named health check, such as "store" or "shard 0". Run
+// returns nil if healthy; it must return soon after its context ends.
 type Check struct {
 	Name string
 	Run  func(context.Context) error
 }
 
-// Health combines checks into one health function for Serve: it runs them
-// all, in order, and returns nil if each passed, or an error naming every
-// check that failed ("store: dial tcp …: connection refused").
+// Health combines checks into one health function for Serve. It runs them
+// all at once, each in its own goroutine, and returns as soon as all have
+// answered or ctx ends: nil if each passed, or an error naming, in the order
+// of checks, every check that failed, panicked or had not answered yet
+// ("shard 1: not connected", "store: no answer: context deadline
+// exceeded"). It does not wait for a check that ignores ctx: that check's
+// goroutine runs on until Run returns.
 func Health(checks ...Check) func(context.Context) error {
 	return func(ctx context.Context) error {
-		var errs []error
-		for _, c := range checks {
-			if err := c.Run(ctx); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", c.Name, err))
+		type result struct {
+			i   int
+			err error
+		}
+		results := make(chan result, len(checks)) // never blocks a late check
+		for i, c := range checks {
+			go func() { results <- result{i, call(ctx, c.Run)} }()
+		}
+		errs := make([]error, len(checks))
+		answered := make([]bool, len(checks))
+	wait:
+		for range checks {
+			select {
+			case r := <-results:
+				errs[r.i], answered[r.i] = r.err, true
+			case <-ctx.Done():
+				break wait
 			}
 		}
-		return errors.Join(errs...)
+		var failed []error
+		for i, c := range checks {
+			switch {
+			case !answered[i]:
+				failed = append(failed, fmt.Errorf("%s: no answer: %w", c.Name, ctx.Err()))
+			case errs[i] != nil:
+				failed = append(failed, fmt.Errorf("%s: %w", c.Name, errs[i]))
+			}
+		}
+		return errors.Join(failed...)
+	}
+}
+
+// call returns f(ctx), or an error if f panics: checks run in goroutines of
+// their own, where a panic would end the process.
+func call(ctx context.Context, f func(context.Context) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return f(ctx)
+}
+
+// checkHealth returns what health says within HealthTimeout, or an error if
+// it has not returned by healthGrace after that. A nil health is healthy.
+func checkHealth(ctx context.Context, health func(context.Context) error) error {
+	if health == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, HealthTimeout)
+	defer cancel()
+	done := make(chan error, 1) // never blocks a late health
+	go func() { done <- call(ctx, health) }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(HealthTimeout + healthGrace):
+		return fmt.Errorf("health check did not return within %v", HealthTimeout+healthGrace)
 	}
 }
 
 // Handler returns the HTTP handler Serve uses:
 //
 //   - GET /metrics: the metrics gathered from g, in Prometheus's text format;
-//   - GET /healthz: calls health with a 2-second timeout and answers
-//     200 "ok" or 503 with the reason as plain text. A nil health is always ok.
+//   - GET /healthz: calls health with a deadline of HealthTimeout (1.5 s)
+//     and answers within 2 seconds, whatever health does: 200 "ok", or 503
+//     with the reason as plain text (for Health, the checks that failed or
+//     did not answer in time). A nil health is always ok.
 //
 // Every other path answers 404.
 func Handler(g prometheus.Gatherer, health func(context.Context) error, log *slog.Logger) http.Handler {
@@ -76,16 +141,11 @@ func Handler(g prometheus.Gatherer, health func(context.Context) error, log *slo
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
-		if health != nil {
-			ctx, cancel := context.WithTimeout(r.Context(), HealthTimeout)
-			err := health(ctx)
-			cancel()
-			if err != nil {
-				log.Warn("health check failed", "err", err)
-				w.WriteHeader(http.StatusServiceUnavailable)
-				_, _ = io.WriteString(w, "unhealthy: "+oneLine(err.Error())+"\n")
-				return
-			}
+		if err := checkHealth(r.Context(), health); err != nil {
+			log.Warn("health check failed", "err", err)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, "unhealthy: "+oneLine(err.Error())+"\n")
+			return
 		}
 		_, _ = io.WriteString(w, "ok\n")
 	})
