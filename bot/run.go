@@ -83,7 +83,7 @@ func Main(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks)
 		e, err := NewEndpoint(EndpointOptions{
 			Token: cfg.Token, PublicKey: cfg.PublicKey, Addr: cfg.InteractionsAddr,
 			GuildID: cfg.GuildID, APIBase: cfg.APIBase, ShutdownTimeout: cfg.ShutdownTimeout,
-			Logger: log, Now: hooks.Now,
+			Logger: log, Observer: m, Now: hooks.Now,
 		}, app)
 		if err != nil {
 			return err
@@ -100,7 +100,7 @@ func Main(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks)
 		g, err := NewGateway(GatewayOptions{
 			Token: cfg.Token, GuildID: cfg.GuildID, APIBase: cfg.APIBase,
 			ShardCount: cfg.ShardCount, ShardIDs: cfg.ShardIDs, IdentifyInterval: hooks.IdentifyInterval,
-			ShutdownTimeout: cfg.ShutdownTimeout, Logger: log,
+			ShutdownTimeout: cfg.ShutdownTimeout, Logger: log, Observer: m,
 			LogLevel: GatewayLogLevel(cfg.LogLevel),
 		}, app)
 		if err != nil {
@@ -126,7 +126,7 @@ func Main(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks)
 	metricsDone := make(chan error, 1)
 	if cfg.MetricsAddr != "" {
 		health := metrics.Health(
-			metrics.Check{Name: "transport", Run: tr.Health},
+			metrics.Check{Name: transportName(cfg), Run: tr.Health},
 			metrics.Check{Name: "store", Run: store.Ping},
 		)
 		go func() {
@@ -171,4 +171,12 @@ func RouteDiscordgoLogs(log *slog.Logger) {
 		}
 		log.Log(context.Background(), level, fmt.Sprintf(format, a...), "source", "discordgo")
 	}
+}
+
+// transportName names the transport in /healthz.
+func transportName(cfg config.Config) string {
+	if cfg.InteractionsAddr != "" {
+		return "interactions endpoint"
+	}
+	return "gateway"
 }
