@@ -144,8 +144,9 @@ func (h *harness) start() {
 	h.cancel, h.done = cancel, make(chan error, 1)
 	go func() {
 		h.done <- bot.Main(ctx, h.cfg, log, bot.Hooks{
-			Drawer:  h.draw,
-			Started: func(string) { close(started) },
+			Drawer:           h.draw,
+			Started:          func(string) { close(started) },
+			IdentifyInterval: 10 * time.Millisecond,
 		})
 	}()
 	select {

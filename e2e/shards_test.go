@@ -15,7 +15,7 @@ import (
 
 // TestShardsShareRedis runs two bot processes, shards 0 and 1 of 2, on one
 // Redis: Discord routes each guild to its shard, both answer, and only
-// shard 0 registers the commands.
+// the process of shard 0 registers the commands.
 func TestShardsShareRedis(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, map[string]string{
@@ -28,7 +28,7 @@ func TestShardsShareRedis(t *testing.T) {
 	done, started := make(chan error, 1), make(chan struct{})
 	go func() {
 		done <- bot.Main(ctx, cfg1, slog.New(slog.NewTextHandler(io.Discard, nil)), bot.Hooks{
-			Drawer: h.draw, Started: func(string) { close(started) },
+			Drawer: h.draw, Started: func(string) { close(started) }, IdentifyInterval: 10 * time.Millisecond,
 		})
 	}()
 	defer func() {
@@ -53,6 +53,29 @@ func TestShardsShareRedis(t *testing.T) {
 		t.Errorf("%d command registrations, want 1 (shard 0 only)", n)
 	}
 	// (id >> 22) % 2 picks the shard: 2<<22 is on shard 0, 3<<22 on shard 1.
+	for _, g := range []uint64{2 << 22, 3 << 22} {
+		r := h.slash(fakediscord.Slash{Guild: strconv.FormatUint(g, 10), User: alice, Name: "play"})
+		if shownBalance(t, r.Message) != 2000-50 {
+			t.Errorf("guild %d: balance shown %d", g, shownBalance(t, r.Message))
+		}
+	}
+	h.noFailures()
+}
+
+// TestTwoShardsInOneProcess runs shards 0 and 1 of 2 in one process (no
+// SHARD_IDS: all of them): two gateway connections, each guild's
+// interactions on its own shard, both answered, one registration.
+func TestTwoShardsInOneProcess(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, map[string]string{"SHARD_COUNT": "2", "DISCORD_GUILD_ID": ""})
+	h.start()
+	ids := h.srv.Identifies()
+	if len(ids) != 2 || ids[0].Shard != [2]int{0, 2} || ids[1].Shard != [2]int{1, 2} {
+		t.Errorf("identifies = %+v, want shards 0/2 and 1/2", ids)
+	}
+	if n := h.srv.Registrations(); n != 1 {
+		t.Errorf("%d command registrations, want 1", n)
+	}
 	for _, g := range []uint64{2 << 22, 3 << 22} {
 		r := h.slash(fakediscord.Slash{Guild: strconv.FormatUint(g, 10), User: alice, Name: "play"})
 		if shownBalance(t, r.Message) != 2000-50 {
