@@ -23,7 +23,6 @@ Commands:
   export       write every player as JSON to stdout (or -o FILE)
   import       read players from JSON (all or nothing)
   audit        check balance = start + granted + won + daily − staked for every player
-  loadtest     drive simulated players through the interaction handlers
   healthcheck  ask the running bot's /healthz (exit 0 healthy, 1 not)
   help         show this help
 
@@ -76,8 +75,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runImport(ctx, rest, stdout, stderr)
 	case "audit":
 		return runAudit(ctx, rest, stdout, stderr)
-	case "loadtest":
-		return runLoadtest(ctx, rest, stdout, stderr)
 	case "healthcheck":
 		return runHealthcheck(ctx, rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
