@@ -1,89 +1,24 @@
 // Command clefs runs the Discord bot « Les Clefs du Trésor » and its operator
-// subcommands. With no argument it runs the bot; see usage for the rest.
+// subcommands (package cli; clefs help lists them). With no argument it runs
+// the bot until SIGINT or SIGTERM.
 package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/lesclefsdutresor/clefs/cli"
 )
-
-const usage = `Usage: clefs [command] [flags]
-
-With no command, runs the bot (configuration from .env and the environment).
-
-Commands:
-  odds         print the exact odds and return to player from the game's tables
-  simulate     simulate many plays and compare them with the exact odds
-  export       write every player as JSON to stdout (or -o FILE)
-  import       read players from JSON (all or nothing)
-  audit        check balance = start + granted + won + daily − staked for every player
-  loadtest     drive simulated players through the interaction handlers
-  healthcheck  ask the running bot's /healthz (exit 0 healthy, 1 not)
-  help         show this help
-
-Run "clefs COMMAND -h" for a command's flags.
-`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	err := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "clefs:", err)
-		}
-		os.Exit(exitCode(err))
+	if code := cli.ExitCode(err); code != 0 {
+		fmt.Fprintln(os.Stderr, "clefs:", err)
+		os.Exit(code)
 	}
-}
-
-// usageError marks a command-line mistake (exit status 2).
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-// exitCode maps an error to the process's exit status: 0 for -h (help was
-// asked for and printed), 2 for a command-line mistake, 1 for anything else.
-func exitCode(err error) int {
-	var ue usageError
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, &ue):
-		return 2
-	}
-	return 1
-}
-
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return runBot(ctx, stderr)
-	}
-	cmd, rest := args[0], args[1:]
-	switch cmd {
-	case "odds":
-		return runOdds(ctx, rest, stdout, stderr)
-	case "simulate":
-		return runSimulate(ctx, rest, stdout, stderr)
-	case "export":
-		return runExport(ctx, rest, stdout, stderr)
-	case "import":
-		return runImport(ctx, rest, stdout, stderr)
-	case "audit":
-		return runAudit(ctx, rest, stdout, stderr)
-	case "loadtest":
-		return runLoadtest(ctx, rest, stdout, stderr)
-	case "healthcheck":
-		return runHealthcheck(ctx, rest, stdout, stderr)
-	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
-	}
-	fmt.Fprint(stderr, usage)
-	return usageError{fmt.Sprintf("unknown command %q", cmd)}
 }

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage/redisstore"
 )
 
 // Defaults of the optional variables.
@@ -76,7 +77,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("token", redact(c.Token)),
 		slog.String("guild_id", c.GuildID),
 		slog.String("api_base", c.APIBase),
-		slog.String("redis_url", redactURL(c.RedisURL)),
+		slog.String("redis_url", redisstore.RedactURL(c.RedisURL)),
 		slog.String("data_path", c.DataPath),
 		slog.Int64("starting_balance_cents", c.StartingBalance),
 		slog.Int64("daily_amount_cents", c.DailyAmount),
@@ -100,20 +101,6 @@ func redact(s string) string {
 		return ""
 	}
 	return "[redacted]"
-}
-
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		if err != nil {
-			return "[unparsable]"
-		}
-		return s
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
 }
 
 // EmojiVars are the variables overriding the symbols' emoji, in game.Symbol order.

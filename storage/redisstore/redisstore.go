@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,7 +77,7 @@ func (s *Store) LoadScripts(ctx context.Context) error {
 func NewClient(url string) (redis.UniversalClient, error) {
 	scheme, rest, ok := strings.Cut(url, "://")
 	if !ok {
-		return nil, fmt.Errorf("redisstore: %w: REDIS_URL %q has no scheme (want redis:// or rediss://)", storage.ErrInvalid, redactURL(url))
+		return nil, fmt.Errorf("redisstore: %w: REDIS_URL %q has no scheme (want redis:// or rediss://)", storage.ErrInvalid, RedactURL(url))
 	}
 	base, mode, _ := strings.Cut(scheme, "+")
 	if base != "redis" && base != "rediss" {
@@ -87,32 +88,64 @@ func NewClient(url string) (redis.UniversalClient, error) {
 	case "":
 		o, err := redis.ParseURL(plain)
 		if err != nil {
-			return nil, fmt.Errorf("redisstore: %w: REDIS_URL: %v", storage.ErrInvalid, err)
+			return nil, fmt.Errorf("redisstore: %w: REDIS_URL %q: %v", storage.ErrInvalid, RedactURL(url), urlError(err))
 		}
 		return redis.NewClient(o), nil
 	case "cluster":
 		o, err := redis.ParseClusterURL(plain)
 		if err != nil {
-			return nil, fmt.Errorf("redisstore: %w: REDIS_URL: %v", storage.ErrInvalid, err)
+			return nil, fmt.Errorf("redisstore: %w: REDIS_URL %q: %v", storage.ErrInvalid, RedactURL(url), urlError(err))
 		}
 		return redis.NewClusterClient(o), nil
 	case "sentinel":
 		o, err := redis.ParseFailoverURL(plain)
 		if err != nil {
-			return nil, fmt.Errorf("redisstore: %w: REDIS_URL: %v", storage.ErrInvalid, err)
+			return nil, fmt.Errorf("redisstore: %w: REDIS_URL %q: %v", storage.ErrInvalid, RedactURL(url), urlError(err))
 		}
 		return redis.NewFailoverClient(o), nil
 	}
 	return nil, fmt.Errorf("redisstore: %w: REDIS_URL scheme %q", storage.ErrInvalid, scheme)
 }
 
-func redactURL(u string) string {
-	if at := strings.LastIndex(u, "@"); at >= 0 {
-		if s := strings.Index(u, "://"); s >= 0 && s < at {
-			return u[:s+3] + "…" + u[at:]
+// RedactURL returns rawURL fit for logs and error messages: the password of
+// its user information and its password query parameter (Sentinel URLs)
+// become "xxxxx". It takes any string, such as a mistyped REDIS_URL: one that
+// does not parse as a URL with a host keeps only what precedes its query
+// and follows its last '@'.
+func RedactURL(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Opaque != "" {
+		s := rawURL
+		if q := strings.IndexByte(s, '?'); q >= 0 {
+			s = s[:q] + "?xxxxx"
 		}
+		if at := strings.LastIndexByte(s, '@'); at >= 0 {
+			scheme := ""
+			if i := strings.Index(s[:at], "://"); i >= 0 {
+				scheme = s[:i+3]
+			}
+			s = scheme + "xxxxx" + s[at:]
+		}
+		return s
 	}
-	return u
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// urlError is err without the URL that a *url.Error repeats in full,
+// password included.
+func urlError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }
 
 // Client returns the underlying client.

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -45,7 +45,7 @@ func TestRunBotBadConfig(t *testing.T) {
 	t.Setenv("STARTING_BALANCE", "12.345")
 	t.Setenv("SHARD_ID", "3")
 	var stderr bytes.Buffer
-	err := run(context.Background(), nil, &stderr, &stderr)
+	err := Main(context.Background(), nil, &stderr, &stderr)
 	if err == nil {
 		t.Fatal("runBot with no token succeeded")
 	}
@@ -54,7 +54,7 @@ func TestRunBotBadConfig(t *testing.T) {
 			t.Errorf("error does not mention %s:\n%v", want, err)
 		}
 	}
-	if code := exitCode(err); code != 1 {
+	if code := ExitCode(err); code != 1 {
 		t.Errorf("exit code %d, want 1", code)
 	}
 }
@@ -83,7 +83,7 @@ func TestRunBotDotEnv(t *testing.T) {
 	defer cancel()
 	var stderr syncBuf
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, nil, &stderr, &stderr) }()
+	go func() { done <- Main(ctx, nil, &stderr, &stderr) }()
 	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
 	defer wcancel()
 	if _, err := srv.WaitCommands(wctx, "222222222222222222"); err != nil {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -30,8 +30,6 @@ func runBot(ctx context.Context, stderr io.Writer) error {
 	slog.SetDefault(log)
 	bot.RouteDiscordgoLogs(log)
 	redisstore.RouteLogs(log)
-	gcPercent, memLimit := tuneGC()
-	log.Debug("garbage collector", "gogc", gcPercent, "memory_limit_mib", memLimit>>20)
 	if err := bot.Main(ctx, cfg, log, bot.Hooks{}); err != nil {
 		log.Error("bot stopped", "err", err)
 		return err

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -75,7 +75,7 @@ func openStore(t *testing.T, url, path string) storage.Store {
 func runCmd(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	var o, e bytes.Buffer
-	err = run(context.Background(), args, &o, &e)
+	err = Main(context.Background(), args, &o, &e)
 	return o.String(), e.String(), err
 }
 
@@ -226,8 +226,8 @@ func TestAuditBolt(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _, err = runCmd(t, "audit", "-redis", "", "-data", path)
-	if !errors.Is(err, errAudit) || exitCode(err) != 1 || !strings.Contains(out, "BREACH") || !strings.Contains(out, " 1 breaches") {
-		t.Fatalf("audit after tampering: %q, %v (exit %d)", out, err, exitCode(err))
+	if !errors.Is(err, errAudit) || ExitCode(err) != 1 || !strings.Contains(out, "BREACH") || !strings.Contains(out, " 1 breaches") {
+		t.Fatalf("audit after tampering: %q, %v (exit %d)", out, err, ExitCode(err))
 	}
 }
 
@@ -262,12 +262,12 @@ func TestStoreCommandsUsage(t *testing.T) {
 	}
 	for _, args := range cases {
 		_, _, err := runCmd(t, args...)
-		if exitCode(err) != 2 {
-			t.Errorf("%v: %v (exit %d), want a usage error", args, err, exitCode(err))
+		if ExitCode(err) != 2 {
+			t.Errorf("%v: %v (exit %d), want a usage error", args, err, ExitCode(err))
 		}
 	}
 	_, _, err := runCmd(t, "audit", "-redis", "", "-data", filepath.Join(t.TempDir(), "missing.db"))
-	if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), "missing.db") {
+	if err == nil || ExitCode(err) != 1 || !strings.Contains(err.Error(), "missing.db") {
 		t.Fatalf("audit of a missing file: %v", err)
 	}
 }

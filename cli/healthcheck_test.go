@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -46,7 +46,7 @@ func TestHealthcheck(t *testing.T) {
 			t.Setenv("METRICS_ADDR", tt.env)
 			down.Store(tt.down)
 			var stdout, stderr bytes.Buffer
-			err := run(context.Background(), append([]string{"healthcheck"}, tt.args...), &stdout, &stderr)
+			err := Main(context.Background(), append([]string{"healthcheck"}, tt.args...), &stdout, &stderr)
 			if tt.wantErr == "" {
 				if err != nil || stdout.String() != "healthy\n" {
 					t.Errorf("err = %v, stdout = %q; want nil, \"healthy\"", err, stdout.String())
@@ -56,7 +56,7 @@ func TestHealthcheck(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("err = %v, want one containing %q", err, tt.wantErr)
 			}
-			if code := exitCode(err); tt.name != "stray argument" && code != 1 {
+			if code := ExitCode(err); tt.name != "stray argument" && code != 1 {
 				t.Errorf("exit code %d, want 1 (Docker treats 1 as unhealthy; 2 is reserved)", code)
 			}
 		})
@@ -73,7 +73,7 @@ func TestHealthcheckReadsDotEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout bytes.Buffer
-	if err := run(context.Background(), []string{"healthcheck"}, &stdout, &bytes.Buffer{}); err != nil {
+	if err := Main(context.Background(), []string{"healthcheck"}, &stdout, &bytes.Buffer{}); err != nil {
 		t.Fatalf("healthcheck with METRICS_ADDR in .env: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -68,8 +68,8 @@ func TestOddsBadFlags(t *testing.T) {
 		if tc.help {
 			want = 0 // help asked for is not an error
 		}
-		if exitCode(err) != want {
-			t.Errorf("odds %v: exit code %d, want %d", tc.args, exitCode(err), want)
+		if ExitCode(err) != want {
+			t.Errorf("odds %v: exit code %d, want %d", tc.args, ExitCode(err), want)
 		}
 	}
 }

@@ -1,0 +1,90 @@
+// Package cli is the clefs binary's command line: with no argument it runs
+// the bot, otherwise an operator subcommand (odds, simulate, export, import,
+// audit, healthcheck, version). main calls it and maps the error to the exit
+// status:
+//
+//	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+//	err := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+//	stop()
+//	if code := cli.ExitCode(err); code != 0 {
+//		fmt.Fprintln(os.Stderr, "clefs:", err)
+//		os.Exit(code)
+//	}
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+)
+
+const usage = `Usage: clefs [command] [flags]
+
+With no command, runs the bot (configuration from .env and the environment).
+
+Commands:
+  odds         print the exact odds and return to player from the game's tables
+  simulate     simulate many plays and compare them with the exact odds
+  export       write every player as JSON to stdout (or -o FILE)
+  import       read players from JSON (all or nothing)
+  audit        check balance = start + granted + won + daily − staked for every player
+  healthcheck  ask the running bot's /healthz (exit 0 healthy, 1 not)
+  version      print the build: module version, VCS revision and time, Go version
+  help         show this help
+
+Run "clefs COMMAND -h" for a command's flags.
+`
+
+// usageError marks a command-line mistake (exit status 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// ExitCode maps an error of Main to the process's exit status: 0 for nil
+// and for flag.ErrHelp (help was asked for and printed), 2 for a
+// command-line mistake, 1 for anything else. Main has already printed the
+// usage when it matters; the caller prints a non-nil error whose code is not 0.
+func ExitCode(err error) int {
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		return 2
+	}
+	return 1
+}
+
+// Main runs the command named by args (os.Args[1:]): the bot when args is
+// empty, until ctx ends; else the subcommand, which writes its output to
+// stdout and its flags' usage and progress to stderr. It does not print the
+// error it returns (see ExitCode).
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return runBot(ctx, stderr)
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "odds":
+		return runOdds(ctx, rest, stdout, stderr)
+	case "simulate":
+		return runSimulate(ctx, rest, stdout, stderr)
+	case "export":
+		return runExport(ctx, rest, stdout, stderr)
+	case "import":
+		return runImport(ctx, rest, stdout, stderr)
+	case "audit":
+		return runAudit(ctx, rest, stdout, stderr)
+	case "healthcheck":
+		return runHealthcheck(ctx, rest, stdout, stderr)
+	case "version":
+		return runVersion(rest, stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return usageError{fmt.Sprintf("unknown command %q", cmd)}
+}

@@ -1,0 +1,110 @@
+// Package buildinfo tells which build of clefs is running: the module
+// version, the VCS revision and commit time, whether the tree had
+// uncommitted changes, and the Go version. It serves the version
+// subcommand, and suits a start-up log line or a /version endpoint:
+//
+//	log.Info("starting", "build", buildinfo.Read())
+package buildinfo
+
+import (
+	"log/slog"
+	"runtime"
+	"runtime/debug"
+	"strings"
+)
+
+// Revision is a VCS revision set at link time, for builds that carry no VCS
+// stamp (the Docker image is built from a context without .git, with
+// -buildvcs=false):
+//
+//	go build -ldflags "-X github.com/lesclefsdutresor/clefs/internal/buildinfo.Revision=$(git rev-parse HEAD)"
+//
+// Read uses it only when the binary has no vcs.revision of its own.
+var Revision string
+
+// Info describes a build. Empty strings are unknown.
+type Info struct {
+	// Version is the main module's version: a tag, a pseudo-version
+	// (v0.0.0-20260102150405-abcdef123456, "+dirty" when modified), or
+	// "(devel)" when Go could not tell.
+	Version string `json:"version"`
+	// Revision is the commit (vcs.revision), else the Revision variable.
+	Revision string `json:"revision"`
+	// Time is the commit's time (vcs.time), RFC 3339 in UTC.
+	Time string `json:"time"`
+	// Dirty says the tree had uncommitted changes (vcs.modified). It is
+	// false when that is unknown.
+	Dirty bool `json:"dirty"`
+	// GoVersion is the toolchain that built the binary, e.g. "go1.26.8".
+	GoVersion string `json:"go_version"`
+}
+
+// Read returns the running binary's build information. It never fails:
+// what the binary does not record is left empty.
+func Read() Info {
+	bi, _ := debug.ReadBuildInfo() // nil when the binary has none
+	return fromBuildInfo(bi, Revision)
+}
+
+// fromBuildInfo extracts an Info from bi (nil when unavailable), with
+// revision as the fallback for a missing vcs.revision.
+func fromBuildInfo(bi *debug.BuildInfo, revision string) Info {
+	info := Info{GoVersion: runtime.Version()}
+	if bi != nil {
+		info.Version = bi.Main.Version
+		if bi.GoVersion != "" {
+			info.GoVersion = bi.GoVersion
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				info.Revision = s.Value
+			case "vcs.time":
+				info.Time = s.Value
+			case "vcs.modified":
+				info.Dirty = s.Value == "true"
+			}
+		}
+	}
+	if info.Revision == "" {
+		info.Revision = revision
+	}
+	return info
+}
+
+// String describes the build on one line, unknown parts left out, e.g.
+// "v1.2.0, revision 5effcde…, 2026-05-01T12:00:00Z, modified, go1.26.8".
+func (i Info) String() string {
+	parts := make([]string, 0, 5)
+	if i.Version != "" {
+		parts = append(parts, i.Version)
+	} else {
+		parts = append(parts, "unknown version")
+	}
+	if i.Revision != "" {
+		parts = append(parts, "revision "+i.Revision)
+	} else {
+		parts = append(parts, "unknown revision")
+	}
+	if i.Time != "" {
+		parts = append(parts, i.Time)
+	}
+	if i.Dirty {
+		parts = append(parts, "modified")
+	}
+	if i.GoVersion != "" {
+		parts = append(parts, i.GoVersion)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// LogValue implements slog.LogValuer: a group of the fields above.
+func (i Info) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("version", i.Version),
+		slog.String("revision", i.Revision),
+		slog.String("time", i.Time),
+		slog.Bool("dirty", i.Dirty),
+		slog.String("go_version", i.GoVersion),
+	)
+}

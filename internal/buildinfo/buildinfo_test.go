@@ -1,0 +1,59 @@
+package buildinfo
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+)
+
+func TestFromBuildInfo(t *testing.T) {
+	stamped := &debug.BuildInfo{
+		GoVersion: "go1.26.8",
+		Main:      debug.Module{Path: "github.com/lesclefsdutresor/clefs", Version: "v0.0.0-20260501120000-5effcde1234a+dirty"},
+		Settings: []debug.BuildSetting{
+			{Key: "-trimpath", Value: "true"},
+			{Key: "vcs", Value: "git"},
+			{Key: "vcs.revision", Value: "5effcde1234a5effcde1234a5effcde1234a5eff"},
+			{Key: "vcs.time", Value: "2026-05-01T12:00:00Z"},
+			{Key: "vcs.modified", Value: "true"},
+		},
+	}
+	unstamped := &debug.BuildInfo{
+		GoVersion: "go1.26.8",
+		Main:      debug.Module{Path: "github.com/lesclefsdutresor/clefs", Version: "(devel)"},
+		Settings:  []debug.BuildSetting{{Key: "-buildvcs", Value: "false"}},
+	}
+	tests := []struct {
+		name     string
+		bi       *debug.BuildInfo
+		injected string
+		want     Info
+	}{
+		{"VCS stamp", stamped, "", Info{
+			Version:  "v0.0.0-20260501120000-5effcde1234a+dirty",
+			Revision: "5effcde1234a5effcde1234a5effcde1234a5eff", Time: "2026-05-01T12:00:00Z",
+			Dirty: true, GoVersion: "go1.26.8",
+		}},
+		{"the VCS stamp wins over -X", stamped, "injected", Info{
+			Version:  "v0.0.0-20260501120000-5effcde1234a+dirty",
+			Revision: "5effcde1234a5effcde1234a5effcde1234a5eff", Time: "2026-05-01T12:00:00Z",
+			Dirty: true, GoVersion: "go1.26.8",
+		}},
+		{"-buildvcs=false with -X", unstamped, "abc123", Info{Version: "(devel)", Revision: "abc123", GoVersion: "go1.26.8"}},
+		{"-buildvcs=false alone", unstamped, "", Info{Version: "(devel)", GoVersion: "go1.26.8"}},
+		{"no build information", nil, "abc123", Info{Revision: "abc123", GoVersion: runtime.Version()}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := fromBuildInfo(tt.bi, tt.injected); got != tt.want {
+				t.Errorf("got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestReadHasGoVersion(t *testing.T) {
+	if got := Read(); got.GoVersion != runtime.Version() {
+		t.Errorf("Read().GoVersion = %q, want %q", got.GoVersion, runtime.Version())
+	}
+}
