@@ -16,7 +16,7 @@ import (
 )
 
 // runBot runs the bot: configuration from .env and the environment (the
-// environment wins; a missing .env is fine), logs on stderr, then bot.Main
+// environment wins; a missing .env is fine), logs on stderr, then Serve
 // until ctx ends (SIGINT or SIGTERM).
 func runBot(ctx context.Context, stderr io.Writer) error {
 	if err := godotenv.Load(); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -30,11 +30,7 @@ func runBot(ctx context.Context, stderr io.Writer) error {
 	slog.SetDefault(log)
 	bot.RouteDiscordgoLogs(log)
 	redisstore.RouteLogs(log)
-	if err := bot.Main(ctx, cfg, log, bot.Hooks{}); err != nil {
-		log.Error("bot stopped", "err", err)
-		return err
-	}
-	return nil
+	return Serve(ctx, cfg, log, Hooks{}) // main prints the error, once
 }
 
 // newLogger builds the process's logger per LOG_LEVEL and LOG_FORMAT.

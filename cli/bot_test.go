@@ -92,7 +92,7 @@ func TestRunBotDotEnv(t *testing.T) {
 	if cmds := srv.Commands("111111111111111111"); cmds != nil {
 		t.Errorf(".env's guild won over the environment: %v", cmds)
 	}
-	for !strings.Contains(stderr.String(), `"msg":"bot running"`) {
+	for !strings.Contains(stderr.String(), `"msg":"gateway running"`) {
 		if wctx.Err() != nil {
 			t.Fatalf("no JSON log line \"bot running\":\n%s", stderr.String())
 		}

@@ -1,6 +1,6 @@
 // Package cli is the clefs binary's command line: with no argument it runs
 // the bot, otherwise an operator subcommand (odds, simulate, export, import,
-// audit, healthcheck, version). main calls it and maps the error to the exit
+// audit, healthcheck, register, version). main calls it and maps the error to the exit
 // status:
 //
 //	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -31,6 +31,7 @@ Commands:
   import       read players from JSON (all or nothing)
   audit        check balance = start + granted + won + daily − staked for every player
   healthcheck  ask the running bot's /healthz (exit 0 healthy, 1 not)
+  register     register the slash commands with Discord and exit
   version      print the build: module version, VCS revision and time, Go version
   help         show this help
 
@@ -77,6 +78,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runImport(ctx, rest, stdout, stderr)
 	case "audit":
 		return runAudit(ctx, rest, stdout, stderr)
+	case "register":
+		return runRegister(ctx, rest, stdout, stderr)
 	case "healthcheck":
 		return runHealthcheck(ctx, rest, stdout, stderr)
 	case "version":

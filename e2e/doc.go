@@ -1,5 +1,5 @@
 // Package e2e holds the end-to-end tests: the real bot process wiring
-// (bot.Main, as `go run .` runs it) against the fake Discord of
+// (cli.Serve, as `go run .` runs it) against the fake Discord of
 // internal/fakediscord over loopback, on both stores (the embedded file and
 // Redis), playing as users do: slash commands and button clicks, checking
 // every answer's deadline, visibility and arithmetic.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/lesclefsdutresor/clefs/bot"
+	"github.com/lesclefsdutresor/clefs/cli"
 	"github.com/lesclefsdutresor/clefs/config"
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
@@ -76,7 +76,7 @@ func (s *script) setChest(c game.Chest) {
 	s.mu.Unlock()
 }
 
-// harness runs the bot process (bot.Main) against a fake Discord.
+// harness runs the bot process (cli.Serve) against a fake Discord.
 type harness struct {
 	t      *testing.T
 	srv    *fakediscord.Server
@@ -117,6 +117,7 @@ func newHarness(t *testing.T, env map[string]string) *harness {
 		"DISCORD_GUILD_ID": guild,
 		"LOG_LEVEL":        "warn",
 		"SHUTDOWN_TIMEOUT": "5s",
+		"DATA_PATH":        filepath.Join(t.TempDir(), "clefs.db"), // never the working directory's ./data
 	}
 	for k, v := range env {
 		base[k] = v // "" unsets
@@ -135,7 +136,7 @@ func newHarness(t *testing.T, env map[string]string) *harness {
 	return h
 }
 
-// start runs bot.Main and waits until the bot is connected and registered.
+// start runs cli.Serve and waits until the bot is connected and registered.
 func (h *harness) start() {
 	h.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -143,7 +144,7 @@ func (h *harness) start() {
 	log := slog.New(slog.NewTextHandler(io.MultiWriter(h.logs), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	h.cancel, h.done = cancel, make(chan error, 1)
 	go func() {
-		h.done <- bot.Main(ctx, h.cfg, log, bot.Hooks{
+		h.done <- cli.Serve(ctx, h.cfg, log, cli.Hooks{
 			Drawer:           h.draw,
 			Started:          func(string) { close(started) },
 			IdentifyInterval: 10 * time.Millisecond,
@@ -153,13 +154,13 @@ func (h *harness) start() {
 	case <-started:
 	case err := <-h.done:
 		h.done <- err
-		h.t.Fatalf("bot.Main: %v", err)
+		h.t.Fatalf("cli.Serve: %v", err)
 	case <-time.After(15 * time.Second):
 		h.t.Fatal("bot not started after 15 s")
 	}
 }
 
-// stop cancels bot.Main and checks it ended cleanly.
+// stop cancels cli.Serve and checks it ended cleanly.
 func (h *harness) stop() {
 	h.t.Helper()
 	if h.cancel == nil {
@@ -168,7 +169,7 @@ func (h *harness) stop() {
 	h.cancel()
 	h.cancel = nil
 	if err := <-h.done; err != nil {
-		h.t.Errorf("bot.Main returned %v", err)
+		h.t.Errorf("cli.Serve returned %v", err)
 	}
 }
 
@@ -534,7 +535,7 @@ func TestMainFailsOnBadStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHarness(t, map[string]string{"DATA_PATH": filepath.Join(blocker, "sub", "clefs.db")})
-	err := bot.Main(context.Background(), h.cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), bot.Hooks{})
+	err := cli.Serve(context.Background(), h.cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), cli.Hooks{})
 	if err == nil || !strings.Contains(err.Error(), "store") {
 		t.Errorf("Main with an impossible DATA_PATH = %v", err)
 	}

@@ -29,7 +29,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"github.com/gorilla/websocket"
 
-	"github.com/lesclefsdutresor/clefs/bot"
+	"github.com/lesclefsdutresor/clefs/cli"
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 	"github.com/lesclefsdutresor/clefs/storage"
@@ -233,7 +233,7 @@ func (q *qa) startQA() {
 	log := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	h.cancel, h.done = cancel, make(chan error, 1)
 	go func() {
-		h.done <- bot.Main(ctx, h.cfg, log, bot.Hooks{
+		h.done <- cli.Serve(ctx, h.cfg, log, cli.Hooks{
 			Drawer: h.draw, Now: q.now.Now,
 			Started: func(string) { close(started) },
 		})
@@ -242,7 +242,7 @@ func (q *qa) startQA() {
 	case <-started:
 	case err := <-h.done:
 		h.done <- err
-		h.t.Fatalf("bot.Main: %v", err)
+		h.t.Fatalf("cli.Serve: %v", err)
 	case <-time.After(15 * time.Second):
 		h.t.Fatal("bot not started after 15 s")
 	}

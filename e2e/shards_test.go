@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lesclefsdutresor/clefs/bot"
+	"github.com/lesclefsdutresor/clefs/cli"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 	"github.com/lesclefsdutresor/clefs/storage/redistest"
 )
@@ -27,7 +27,7 @@ func TestShardsShareRedis(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done, started := make(chan error, 1), make(chan struct{})
 	go func() {
-		done <- bot.Main(ctx, cfg1, slog.New(slog.NewTextHandler(io.Discard, nil)), bot.Hooks{
+		done <- cli.Serve(ctx, cfg1, slog.New(slog.NewTextHandler(io.Discard, nil)), cli.Hooks{
 			Drawer: h.draw, Started: func(string) { close(started) }, IdentifyInterval: 10 * time.Millisecond,
 		})
 	}()

@@ -1,4 +1,4 @@
-package bot
+package cli
 
 import (
 	"context"
@@ -8,11 +8,12 @@ import (
 	"net"
 	"time"
 
-	"github.com/bwmarrin/discordgo"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/lesclefsdutresor/clefs/bot"
 	"github.com/lesclefsdutresor/clefs/commands"
 	"github.com/lesclefsdutresor/clefs/config"
+	"github.com/lesclefsdutresor/clefs/internal/buildinfo"
 	"github.com/lesclefsdutresor/clefs/metrics"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/backend"
@@ -39,15 +40,19 @@ type transport interface {
 	Health(context.Context) error
 }
 
-// Main runs the bot process with cfg until ctx ends: it opens the store,
-// serves /metrics and /healthz when cfg.MetricsAddr is set, builds the
-// handlers, runs the Bot and, at the end, closes everything. It returns the
-// first error that stopped it (nil after a clean shutdown).
-func Main(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks) (err error) {
+// Serve is the composition root: it runs the bot process with cfg until ctx
+// ends. It opens the store, builds the metrics and the handlers, serves
+// /metrics and /healthz when cfg.MetricsAddr is set, runs the transport
+// (the gateway's shards, or the HTTP interactions endpoint when
+// cfg.InteractionsAddr is set) and, at the end, closes everything. It
+// returns the first error that stopped it (nil after a clean shutdown).
+// `go run .` and the end-to-end tests run exactly this.
+func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks) (err error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	log.Info("starting", "config", cfg, "store", backend.Describe(cfg.RedisURL, cfg.DataPath))
+	info := buildinfo.Read()
+	log.Info("starting", "build", info, "config", cfg, "store", backend.Describe(cfg.RedisURL, cfg.DataPath))
 	store, err := backend.Open(ctx, cfg.RedisURL, cfg.DataPath, storage.Options{
 		Now:    hooks.Now,
 		Drawer: hooks.Drawer,
@@ -72,6 +77,7 @@ func Main(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks)
 		reg = metrics.NewRegistry()
 	}
 	m := metrics.New(reg)
+	metrics.BuildInfo(reg, info.Version, info.Revision)
 	app := commands.New(commands.Config{
 		Emoji: cfg.Emoji, Hidden: cfg.Hidden, Now: hooks.Now, Observer: m, Logger: log,
 	}, store)
@@ -80,7 +86,7 @@ func Main(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks)
 		run func(ctx context.Context) error
 	)
 	if cfg.InteractionsAddr != "" {
-		e, err := NewEndpoint(EndpointOptions{
+		e, err := bot.NewEndpoint(bot.EndpointOptions{
 			Token: cfg.Token, PublicKey: cfg.PublicKey, Addr: cfg.InteractionsAddr,
 			GuildID: cfg.GuildID, APIBase: cfg.APIBase, ShutdownTimeout: cfg.ShutdownTimeout,
 			Logger: log, Observer: m, Now: hooks.Now,
@@ -97,11 +103,11 @@ func Main(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks)
 			})
 		}
 	} else {
-		g, err := NewGateway(GatewayOptions{
+		g, err := bot.NewGateway(bot.GatewayOptions{
 			Token: cfg.Token, GuildID: cfg.GuildID, APIBase: cfg.APIBase,
 			ShardCount: cfg.ShardCount, ShardIDs: cfg.ShardIDs, IdentifyInterval: hooks.IdentifyInterval,
 			ShutdownTimeout: cfg.ShutdownTimeout, Logger: log, Observer: m,
-			LogLevel: GatewayLogLevel(cfg.LogLevel),
+			LogLevel: bot.GatewayLogLevel(cfg.LogLevel),
 		}, app)
 		if err != nil {
 			return err
@@ -143,34 +149,6 @@ func Main(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks)
 	err = run(ctx)
 	cancel()
 	return errors.Join(err, <-metricsDone)
-}
-
-// GatewayLogLevel maps the process's log level to discordgo's: its
-// informational messages are debug-level for us.
-func GatewayLogLevel(l slog.Level) int {
-	switch {
-	case l <= slog.LevelDebug:
-		return discordgo.LogInformational
-	case l <= slog.LevelWarn:
-		return discordgo.LogWarning
-	}
-	return discordgo.LogError
-}
-
-// RouteDiscordgoLogs sends discordgo's log output to log. discordgo.Logger
-// is a package-level variable: call this once, from main, never from
-// parallel tests.
-func RouteDiscordgoLogs(log *slog.Logger) {
-	discordgo.Logger = func(msgL, caller int, format string, a ...any) {
-		level := slog.LevelDebug
-		switch msgL {
-		case discordgo.LogError:
-			level = slog.LevelError
-		case discordgo.LogWarning:
-			level = slog.LevelWarn
-		}
-		log.Log(context.Background(), level, fmt.Sprintf(format, a...), "source", "discordgo")
-	}
 }
 
 // transportName names the transport in /healthz.

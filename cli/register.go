@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/joho/godotenv"
+
+	"github.com/lesclefsdutresor/clefs/bot"
+	"github.com/lesclefsdutresor/clefs/commands"
+	"github.com/lesclefsdutresor/clefs/config"
+)
+
+// runRegister registers the slash commands over REST, as the bot does at
+// start-up, and exits: for an HTTP interactions endpoint deployed before
+// Discord may call it, or after a change of DISCORD_GUILD_ID. It reads
+// DISCORD_TOKEN, DISCORD_API_BASE and DISCORD_GUILD_ID like the bot.
+func runRegister(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("register", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	guild := fs.String("guild", "", "register on this guild only (default: DISCORD_GUILD_ID; empty: globally)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: clefs register [-guild ID]")
+		fmt.Fprintln(stderr, "\nRegisters the bot's slash commands (a bulk overwrite) and exits.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return usageError{fmt.Sprintf("register: unexpected argument %q", fs.Arg(0))}
+	}
+	if err := godotenv.Load(); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("read .env: %w", err)
+	}
+	cfg, err := config.Load(os.Getenv)
+	if err != nil {
+		return fmt.Errorf("bad configuration (see .env.example):\n%w", err)
+	}
+	if *guild == "" {
+		*guild = cfg.GuildID
+	}
+	s, err := bot.NewSession(cfg.Token, cfg.APIBase)
+	if err != nil {
+		return err
+	}
+	appID, err := bot.ApplicationID(s)
+	if err != nil {
+		return fmt.Errorf("register: %w", err)
+	}
+	defs := commands.New(commands.Config{}, nil).Definitions()
+	n, err := bot.Register(ctx, s, appID, *guild, defs)
+	if err != nil {
+		return fmt.Errorf("register: %w", err)
+	}
+	scope := "globally"
+	if *guild != "" {
+		scope = "on guild " + *guild
+	}
+	fmt.Fprintf(stdout, "registered %d commands %s for application %s\n", n, scope, appID)
+	return nil
+}

@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
+)
+
+func TestRegister(t *testing.T) {
+	srv := fakediscord.New(fakediscord.Options{Token: "reg-token"})
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	t.Setenv("DISCORD_TOKEN", "reg-token")
+	t.Setenv("DISCORD_API_BASE", srv.URL())
+	t.Setenv("DISCORD_GUILD_ID", "")
+
+	var out, errOut bytes.Buffer
+	if err := Main(context.Background(), []string{"register", "-guild", "4242"}, &out, &errOut); err != nil {
+		t.Fatalf("register: %v\n%s", err, errOut.String())
+	}
+	cmds := srv.Commands("4242")
+	if len(cmds) == 0 || !strings.Contains(out.String(), "on guild 4242") {
+		t.Errorf("registered %d commands; output %q", len(cmds), out.String())
+	}
+	if srv.Commands("") != nil {
+		t.Error("registered globally too")
+	}
+
+	t.Setenv("DISCORD_TOKEN", "wrong")
+	err := Main(context.Background(), []string{"register"}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "401") {
+		t.Errorf("register with a wrong token = %v, want a 401", err)
+	}
+	if err := Main(context.Background(), []string{"register", "extra"}, &out, &errOut); ExitCode(err) != 2 {
+		t.Errorf("register extra = %v, want a usage error", err)
+	}
+}
