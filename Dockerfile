@@ -12,8 +12,6 @@ FROM golang:1.26 AS build
 WORKDIR /src
 # Modules first, so that this layer is cached until go.mod or go.sum change.
 COPY go.mod go.sum ./
-# discordgo comes from here (a patched copy, see its PATCHES.md).
-COPY third_party ./third_party
 RUN go mod download && go mod verify
 COPY . .
 # The commit, for clefs version: .git is not copied (.dockerignore), so Go
@@ -47,9 +45,12 @@ ENV DATA_PATH=/data/clefs.db \
 ENV GOGC=400 \
     GOMEMLIMIT=40MiB
 VOLUME ["/data"]
-# /metrics and /healthz (not published unless you ask: -p 9090:9090).
-EXPOSE 9090
-# Healthy when the gateway is connected and the store answers. The image has
+# /metrics and /healthz (not published unless you ask: -p 9090:9090). With
+# INTERACTIONS_ADDR=0.0.0.0:8080 the HTTP interactions endpoint listens on
+# 8080 (publish it to your TLS reverse proxy: -p 127.0.0.1:8080:8080).
+EXPOSE 9090 8080
+# Healthy when the transport serves (every gateway shard connected, or the
+# HTTP endpoint listening) and the store answers. The image has
 # no shell nor curl: the binary probes itself (clefs healthcheck reads
 # METRICS_ADDR; set it to "" and the check reports unhealthy).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
