@@ -660,13 +660,31 @@ func (s *Server) postCallback(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if e := s.acknowledge(in, body); e != nil {
+		s.fail(w, r, e.status, e.code, e.message, e.errs, id)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// ackError is an initial response the fake refused, as Discord answers it.
+type ackError struct {
+	status, code int
+	message      string
+	errs         []fieldErr
+}
+
+// acknowledge applies an initial response (an InteractionResponse as valid
+// JSON) to in, as Discord does: it validates it, refuses a second one or one
+// past the deadline, then creates or updates the message. It is the one path
+// of the callback endpoint and of the interactions endpoint's reply.
+func (s *Server) acknowledge(in *interaction, body []byte) *ackError {
 	var resp struct {
 		Type discordgo.InteractionResponseType `json:"type"`
 		Data json.RawMessage                   `json:"data"`
 	}
 	if err := json.Unmarshal(body, &resp); err != nil {
-		s.fail(w, r, http.StatusBadRequest, 50035, "Invalid Form Body", []fieldErr{{"type", "NUMBER_TYPE_COERCE", "Value is not int."}}, id)
-		return
+		return &ackError{http.StatusBadRequest, 50035, "Invalid Form Body", []fieldErr{{"type", "NUMBER_TYPE_COERCE", "Value is not int."}}}
 	}
 	component := in.kind == discordgo.InteractionMessageComponent || in.kind == discordgo.InteractionModalSubmit
 	var patch msgPatch
@@ -693,19 +711,16 @@ func (s *Server) postCallback(w http.ResponseWriter, r *http.Request) {
 		errs = append(errs, fieldErr{"type", "BASE_TYPE_CHOICES", fmt.Sprintf("Value must be one of {4, 5, 6, 7}; got %d.", resp.Type)})
 	}
 	if len(errs) > 0 {
-		s.fail(w, r, http.StatusBadRequest, 50035, "Invalid Form Body", errs, id)
-		return
+		return &ackError{http.StatusBadRequest, 50035, "Invalid Form Body", errs}
 	}
 	s.mu.Lock()
 	switch {
 	case in.expired && !in.called:
 		s.mu.Unlock()
-		s.fail(w, r, http.StatusNotFound, 10062, "Unknown interaction", nil, id)
-		return
+		return &ackError{http.StatusNotFound, 10062, "Unknown interaction", nil}
 	case in.called:
 		s.mu.Unlock()
-		s.fail(w, r, http.StatusBadRequest, 40060, "Interaction has already been acknowledged.", nil, id)
-		return
+		return &ackError{http.StatusBadRequest, 40060, "Interaction has already been acknowledged.", nil}
 	}
 	// Check the resulting message before committing anything.
 	switch resp.Type {
@@ -714,16 +729,14 @@ func (s *Server) postCallback(w http.ResponseWriter, r *http.Request) {
 		m.apply(patch)
 		if m.empty() {
 			s.mu.Unlock()
-			s.fail(w, r, http.StatusBadRequest, 50006, "Cannot send an empty message", nil, id)
-			return
+			return &ackError{http.StatusBadRequest, 50006, "Cannot send an empty message", nil}
 		}
 	case discordgo.InteractionResponseUpdateMessage:
 		m := *in.source
 		m.apply(patch)
 		if m.empty() {
 			s.mu.Unlock()
-			s.fail(w, r, http.StatusBadRequest, 50006, "Cannot send an empty message", nil, id)
-			return
+			return &ackError{http.StatusBadRequest, 50006, "Cannot send an empty message", nil}
 		}
 	}
 	in.called = true
@@ -754,7 +767,7 @@ func (s *Server) postCallback(w http.ResponseWriter, r *http.Request) {
 	close(in.done)
 	s.mu.Unlock()
 	s.log.Info("callback", "interaction", in.id, "type", int(resp.Type), "ephemeral", in.respEphem, "latency", latency, "content", truncate(derefOr(patch.content, ""), 80))
-	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 func derefOr(p *string, def string) string {
