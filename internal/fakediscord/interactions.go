@@ -24,6 +24,11 @@ var (
 	ErrNoSuchButton   = errors.New("fakediscord: no such enabled button on the message")
 	ErrUnknownMessage = errors.New("fakediscord: unknown message")
 	ErrNoCallback     = errors.New("fakediscord: the bot did not call back in time")
+	ErrClosed         = errors.New("fakediscord: the server is closed")
+	// ErrEndpoint is the error of Pending.Wait when the interactions
+	// endpoint failed the interaction: a transport error, a non-2xx
+	// status, or a reply the fake refused (see Server.Failures).
+	ErrEndpoint = errors.New("fakediscord: the interactions endpoint failed the interaction")
 )
 
 // Opt is one option value of a slash command. Value is a string, bool,
@@ -88,6 +93,9 @@ type interaction struct {
 	done      chan struct{} // closed at the callback or expiry
 	editedCh  chan struct{} // closed and replaced at each edit or follow-up
 	respEphem bool
+	viaHTTP   bool  // sent to the interactions endpoint
+	replied   bool  // the endpoint's reply, if viaHTTP, has been read
+	failed    error // why the endpoint failed it (wraps ErrEndpoint); implies expired
 }
 
 func (in *interaction) userJSON() map[string]any {
@@ -134,7 +142,8 @@ type Response struct {
 
 // Wait waits for the bot's callback and, after a deferral (types 5 and 6),
 // for the first edit of the original response or a follow-up, then returns
-// the response. It fails with ErrNoCallback if the bot missed the deadline.
+// the response. It fails with ErrNoCallback if the bot missed the deadline,
+// and in HTTP mode with ErrEndpoint if the endpoint failed the interaction.
 func (p *Pending) Wait(ctx context.Context) (Response, error) {
 	in, s := p.in, p.in.srv
 	select {
@@ -144,6 +153,11 @@ func (p *Pending) Wait(ctx context.Context) (Response, error) {
 	}
 	for {
 		s.mu.Lock()
+		if in.failed != nil && !in.called {
+			err := in.failed
+			s.mu.Unlock()
+			return Response{}, fmt.Errorf("interaction %s (%s): %w", in.id, in.name, err)
+		}
 		if in.expired && !in.called {
 			s.mu.Unlock()
 			return Response{}, fmt.Errorf("interaction %s (%s): %w", in.id, in.name, ErrNoCallback)
@@ -434,18 +448,37 @@ func (s *Server) newInteractionLocked(kind discordgo.InteractionType, guild, cha
 	return in
 }
 
-// send dispatches the interaction and starts its deadline.
+// send dispatches the interaction, on the gateway or to the interactions
+// endpoint, and starts its deadline.
 func (s *Server) send(ctx context.Context, in *interaction, payload map[string]any) (*Pending, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	body, err := json.Marshal(payload)
+	if err != nil {
+		return nil, fmt.Errorf("fakediscord: encoding the interaction: %w", err)
+	}
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, ErrClosed
+	}
 	s.interactions[in.id] = in
 	s.byToken[in.token] = in
 	in.dispatched = time.Now()
 	in.timer = time.AfterFunc(s.opts.AckTimeout, func() { s.expire(in) })
+	endpoint := s.endpoint
+	if endpoint != "" {
+		in.viaHTTP = true
+		s.wg.Add(1)
+	}
 	s.mu.Unlock()
-	ok, err := s.dispatch(in.guild, "INTERACTION_CREATE", payload)
+	if endpoint != "" {
+		s.log.Info("interaction posted", "id", in.id, "kind", in.kind.String(), "name", in.name, "user", in.user, "guild", in.guild, "url", endpoint)
+		go s.post(in, endpoint, body)
+		return &Pending{in: in}, nil
+	}
+	ok, err := s.dispatch(in.guild, "INTERACTION_CREATE", json.RawMessage(body))
 	if !ok || err != nil {
 		s.mu.Lock()
 		in.timer.Stop()
@@ -791,6 +824,11 @@ func (s *Server) webhookInteraction(w http.ResponseWriter, r *http.Request) (*in
 	app, token := r.PathValue("app"), r.PathValue("token")
 	s.mu.Lock()
 	in, ok := s.byToken[token]
+	s.mu.Unlock()
+	if ok {
+		s.awaitReply(r.Context(), in)
+	}
+	s.mu.Lock()
 	called := ok && in.called
 	s.mu.Unlock()
 	if app != s.opts.AppID || !ok || !called {
