@@ -40,7 +40,10 @@ type Opt struct {
 	Value any    `json:"value"`
 }
 
-// Slash describes a user running a slash command.
+// Slash describes a user running a slash command. As JSON (the control
+// API's body) it also takes perms as a number or a name, "subcommand" and
+// "subcommand_group" for sub and group, and options as an object of name →
+// value; see ControlAPI.
 type Slash struct {
 	Guild    string           `json:"guild"`   // "" for a DM
 	Channel  string           `json:"channel"` // "" picks a channel ID
@@ -60,14 +63,18 @@ type Slash struct {
 	Bypass bool `json:"bypass"`
 }
 
-// Click describes a user pressing a button.
+// Click describes a user pressing a button of a message; the guild and the
+// channel are the message's. As JSON it takes perms like Slash.
 type Click struct {
 	Message  string           `json:"message"`
 	CustomID string           `json:"custom_id"`
 	User     string           `json:"user"`
-	Username string           `json:"username"`
-	Locale   discordgo.Locale `json:"locale"`
-	Perms    int64            `json:"perms,string"`
+	Username string           `json:"username"` // "" derives one from User
+	Locale   discordgo.Locale `json:"locale"`   // "" = en-US
+	// GuildLocale is the guild's preferred locale; "" = en-US.
+	GuildLocale discordgo.Locale `json:"guild_locale"`
+	// Perms are the member's permissions in the channel; 0 = PermsMember.
+	Perms int64 `json:"perms,string"`
 }
 
 // interaction is one dispatched interaction and what the bot did with it.
@@ -392,7 +399,7 @@ func (s *Server) ClickBurst(ctx context.Context, c Click, n int) ([]*Pending, er
 		if m.interaction != nil {
 			in.name = m.interaction.name
 		}
-		d := s.basePayloadLocked(in, c.Perms, c.Locale, "")
+		d := s.basePayloadLocked(in, c.Perms, c.Locale, c.GuildLocale)
 		d["data"] = map[string]any{"custom_id": c.CustomID, "component_type": int(discordgo.ButtonComponent)}
 		d["message"] = s.wireLocked(m)
 		ins[k], payloads[k] = in, d
@@ -590,6 +597,25 @@ func findOpt(defs []*discordgo.ApplicationCommandOption, name string, typ discor
 	return nil
 }
 
+// describe names the JSON kind of an option's value for an error.
+func describe(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int, int64, uint64, float64, json.Number:
+		return "a number"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
 // typedValue converts v to the option's JSON value and checks choices and bounds.
 func typedValue(d *discordgo.ApplicationCommandOption, v any) (any, error) {
 	num := func() (float64, bool) {
@@ -613,7 +639,7 @@ func typedValue(d *discordgo.ApplicationCommandOption, v any) (any, error) {
 	case discordgo.ApplicationCommandOptionString:
 		str, ok := v.(string)
 		if !ok {
-			return nil, fmt.Errorf("want a string, got %T", v)
+			return nil, fmt.Errorf("want a string, got %s", describe(v))
 		}
 		if d.MinLength != nil && runeLen(str) < *d.MinLength || d.MaxLength > 0 && runeLen(str) > d.MaxLength {
 			return nil, fmt.Errorf("length %d out of bounds", runeLen(str))
@@ -622,7 +648,7 @@ func typedValue(d *discordgo.ApplicationCommandOption, v any) (any, error) {
 	case discordgo.ApplicationCommandOptionInteger, discordgo.ApplicationCommandOptionNumber:
 		f, ok := num()
 		if !ok {
-			return nil, fmt.Errorf("want a number, got %T", v)
+			return nil, fmt.Errorf("want a number, got %s", describe(v))
 		}
 		if d.Type == discordgo.ApplicationCommandOptionInteger && (f != math.Trunc(f) || math.Abs(f) > 1<<53) {
 			return nil, fmt.Errorf("%v is not an integer Discord accepts", v)
@@ -637,7 +663,7 @@ func typedValue(d *discordgo.ApplicationCommandOption, v any) (any, error) {
 	case discordgo.ApplicationCommandOptionBoolean:
 		b, ok := v.(bool)
 		if !ok {
-			return nil, fmt.Errorf("want a bool, got %T", v)
+			return nil, fmt.Errorf("want a bool, got %s", describe(v))
 		}
 		out = b
 	case discordgo.ApplicationCommandOptionUser, discordgo.ApplicationCommandOptionChannel,
@@ -646,10 +672,12 @@ func typedValue(d *discordgo.ApplicationCommandOption, v any) (any, error) {
 		switch x := v.(type) {
 		case string:
 			id = x
+		case json.Number: // all its digits, not a float's
+			id = x.String()
 		default:
 			f, ok := num()
 			if !ok {
-				return nil, fmt.Errorf("want an ID, got %T", v)
+				return nil, fmt.Errorf("want an ID, got %s", describe(v))
 			}
 			id = strconv.FormatUint(uint64(f), 10)
 		}
