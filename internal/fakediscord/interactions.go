@@ -15,7 +15,8 @@ import (
 	"github.com/bwmarrin/discordgo"
 )
 
-// Errors of Slash and Click: what Discord's client would not let a user do.
+// Errors of Slash, Click and Pending.Wait: what Discord's client would not
+// let a user do, and what the bot or its endpoint failed to do.
 var (
 	ErrNoGateway      = errors.New("fakediscord: no gateway connection for this shard")
 	ErrUnknownCommand = errors.New("fakediscord: no such command registered")
@@ -24,7 +25,8 @@ var (
 	ErrNoSuchButton   = errors.New("fakediscord: no such enabled button on the message")
 	ErrUnknownMessage = errors.New("fakediscord: unknown message")
 	ErrNoCallback     = errors.New("fakediscord: the bot did not call back in time")
-	ErrClosed         = errors.New("fakediscord: the server is closed")
+	// ErrClosed: the server is closed, nothing is dispatched any more.
+	ErrClosed = errors.New("fakediscord: the server is closed")
 	// ErrEndpoint is the error of Pending.Wait when the interactions
 	// endpoint failed the interaction: a transport error, a non-2xx
 	// status, or a reply the fake refused (see Server.Failures).

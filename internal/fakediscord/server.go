@@ -311,7 +311,8 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request, required boo
 	return true
 }
 
-// Failures returns every refused call and missed deadline so far.
+// Failures returns every refused call, missed deadline and failed reply
+// of the interactions endpoint so far, oldest first.
 func (s *Server) Failures() []Failure {
 	s.mu.Lock()
 	defer s.mu.Unlock()
