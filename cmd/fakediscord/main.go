@@ -8,17 +8,24 @@
 //	curl -s localhost:8089/_fake/slash -d '{"guild":"1000","user":"42","name":"play"}'
 //	curl -s localhost:8089/_fake/click -d '{"message":"MSG","custom_id":"v1:auto:42:1","user":"42"}'
 //
+// With -interactions URL the fake POSTs interactions, signed, to the bot's
+// interactions endpoint instead of the gateway, and prints the public key
+// to give the bot (DISCORD_PUBLIC_KEY) on the line after its URL.
+//
 // It prints its base URL on stdout, then logs on stderr what the bot does:
 // IDENTIFY, command registration, callbacks, edits, follow-ups and every
-// refused call. See fakediscord.Server.ControlHandler for the control API.
+// refused call. fakediscord -h prints the flags and the control API
+// (fakediscord.ControlAPI).
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -38,21 +45,54 @@ func main() {
 	}
 }
 
+// usage is the head of -h, before the flags.
+const usage = `fakediscord runs a fake Discord on loopback for the bot to talk to, and a
+control API to play as users with curl. It prints its URL on stdout (then, with
+-interactions, the public key to give the bot), and logs on stderr what the bot
+does.
+
+  fakediscord -token T [-addr 127.0.0.1:8089] [-guilds 1000,2000] [-shards 2]
+              [-interactions http://127.0.0.1:8080/interactions]
+  DISCORD_TOKEN=T DISCORD_API_BASE=http://127.0.0.1:8089 go run .   # the bot
+
+Flags:
+`
+
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("fakediscord", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	// Parse errors come back to main, -h prints to stdout: the flag
+	// package's own printing would say everything twice.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	addr := fs.String("addr", "127.0.0.1:0", "listen address (port 0 picks a free one)")
 	token := fs.String("token", "", "the bot token the fake expects (required)")
 	app := fs.String("app", "", "application ID (default: generated)")
 	guilds := fs.String("guilds", "", "comma-separated guild IDs listed in READY")
 	ack := fs.Duration("ack", fakediscord.DefaultAckTimeout, "time the bot has to call back")
+	interactions := fs.String("interactions", "", "the bot's interactions endpoint URL: POST interactions there, signed, instead of the gateway")
+	shards := fs.Int("shards", 1, "the shard count GET /gateway/bot recommends")
 	jsonLogs := fs.Bool("json", false, "log JSON instead of text")
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			fmt.Fprint(stdout, "\n"+fakediscord.ControlAPI)
+			return nil
+		}
+		return fmt.Errorf("%w (fakediscord -h for help)", err)
 	}
 	if *token == "" {
-		fs.Usage()
-		return fmt.Errorf("-token is required")
+		return errors.New("-token is required (fakediscord -h for help)")
+	}
+	if *shards < 1 {
+		return fmt.Errorf("-shards %d: must be at least 1", *shards)
+	}
+	if *interactions != "" {
+		u, err := url.Parse(*interactions)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("-interactions %q: want an http(s) URL", *interactions)
+		}
 	}
 	var h slog.Handler = slog.NewTextHandler(stderr, nil)
 	if *jsonLogs {
@@ -66,12 +106,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	srv := fakediscord.New(fakediscord.Options{
 		Token: *token, AppID: *app, Guilds: gs, Addr: *addr, AckTimeout: *ack,
-		Logger: slog.New(h), Control: true,
+		Logger: slog.New(h), Control: true, InteractionsURL: *interactions, RecommendedShards: *shards,
 	})
 	if err := srv.Start(); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, srv.URL())
+	if *interactions != "" {
+		fmt.Fprintln(stdout, srv.PublicKeyHex())
+	}
 	<-ctx.Done()
 	done := make(chan error, 1)
 	go func() { done <- srv.Close() }()

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 )
 
 // TestRunPrintsURLAndServesControl starts the command, reads its URL and
@@ -73,5 +75,76 @@ func TestRunPrintsURLAndServesControl(t *testing.T) {
 func TestRunNeedsToken(t *testing.T) {
 	if err := run(context.Background(), nil, io.Discard, io.Discard); err == nil {
 		t.Error("run without -token succeeded")
+	}
+}
+
+func TestHelp(t *testing.T) {
+	var out, errOut strings.Builder
+	if err := run(context.Background(), []string{"-h"}, &out, &errOut); err != nil {
+		t.Fatalf("-h: %v (main exits 1)", err)
+	}
+	for _, want := range []string{"-token", "-interactions", "-shards", fakediscord.ControlAPI} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("-h does not print %.40q", want)
+		}
+	}
+	if errOut.Len() != 0 {
+		t.Errorf("-h wrote on stderr: %q", errOut.String())
+	}
+	for _, args := range [][]string{
+		{"-nope"}, {"-token", "T", "-shards", "0"}, {"-token", "T", "-interactions", "localhost:8080/x"},
+	} {
+		if err := run(context.Background(), args, io.Discard, io.Discard); err == nil {
+			t.Errorf("%v: no error", args)
+		}
+	}
+}
+
+// TestRunInteractionsAndShards: with -interactions the public key follows
+// the URL on stdout, and -shards is what GET /gateway/bot recommends.
+func TestRunInteractionsAndShards(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-token", "T", "-shards", "3", "-interactions", "http://127.0.0.1:1/interactions"}, pw, io.Discard)
+	}()
+	r := bufio.NewReader(pr)
+	base, _ := r.ReadString('\n')
+	key, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key = strings.TrimSpace(key); key != fakediscord.TestPublicKeyHex {
+		t.Errorf("second line = %q, want the public key %s", key, fakediscord.TestPublicKeyHex)
+	}
+	req, _ := http.NewRequest("GET", strings.TrimSpace(base)+"/api/v10/gateway/bot", nil)
+	req.Header.Set("Authorization", "Bot T")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gb struct {
+		Shards int `json:"shards"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&gb)
+	resp.Body.Close()
+	if err != nil || gb.Shards != 3 {
+		t.Errorf("GET /gateway/bot shards = %d, %v; want 3", gb.Shards, err)
+	}
+	resp, err = http.Get(strings.TrimSpace(base) + "/_fake/endpoint")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ep map[string]string
+	_ = json.NewDecoder(resp.Body).Decode(&ep)
+	resp.Body.Close()
+	if ep["url"] != "http://127.0.0.1:1/interactions" || ep["public_key"] != key {
+		t.Errorf("GET /_fake/endpoint = %v", ep)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("run: %v", err)
 	}
 }

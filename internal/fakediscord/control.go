@@ -1,16 +1,226 @@
 package fakediscord
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 )
 
+// ControlAPI is the reference of the control API, as `fakediscord -h`
+// prints it and GET /_fake/ serves it.
+const ControlAPI = `Control API: under /_fake/ on the fake's URL (BASE below), JSON in and out.
+
+  POST /_fake/slash                a user runs a slash command → the bot's response
+  POST /_fake/click                a user presses a button → the bot's response
+  GET  /_fake/commands?guild=ID    the commands registered for a guild (no guild: global)
+  GET  /_fake/messages?channel=ID  a channel's messages, oldest first
+  GET  /_fake/failures             refused calls, missed deadlines, failed endpoint replies
+  GET  /_fake/identifies           the gateway IDENTIFYs (tokens redacted)
+  GET  /_fake/endpoint             the interactions endpoint ("" = gateway) and public key
+  PUT  /_fake/endpoint             {"url": URL}: check it as the Developer Portal does
+                                   (PING, bad signature → 401), then send interactions
+                                   there; {"url": ""}: back to the gateway
+  GET  /_fake/                     this reference
+
+Slash body (name and user are required):
+  name          the command, e.g. "play"
+  user          the user's ID, e.g. "42"
+  guild         the guild's ID; leave it out (or "") for a DM with the bot
+  channel       the channel's ID; left out: a new one for each call
+  username      the user's name; left out: "user" and the ID
+  locale        the user's language, e.g. "fr", "en-US" (the default)
+  guild_locale  the guild's preferred language, e.g. "fr" (default "en-US")
+  perms         the member's permissions in the channel: "member" (the default:
+                view, send, embed, history, react, use commands), "moderator"
+                (adds Manage Server), "admin" (Administrator), or the bits as a
+                number (32) or a string ("32")
+  subcommand    the subcommand, e.g. "grant" (or "sub")
+  group         the subcommand group, if any (or "subcommand_group")
+  options       name → value, e.g. {"user": "42", "amount": "500"}; or a list
+                [{"name": "user", "value": "42"}]. Values are checked against the
+                registered command: a string option takes a string, an integer or
+                number option a number, a boolean one true or false, a user,
+                channel, role or mentionable one an ID (a string)
+  bypass        true: skip the command's default_member_permissions and
+                contexts, as a server's override does (the bot must check again)
+
+Click body (message, custom_id and user are required):
+  message       the message's ID: "message": {"id"} of an earlier answer
+  custom_id     the button's custom_id: one of "message": {"buttons"}
+  user, username, locale, guild_locale, perms: as for slash. The guild and
+  the channel are the message's.
+
+Answer of slash and click (it waits up to 10 s for the bot; after a deferral,
+for its first edit or follow-up):
+  {"interaction": "ID", "type": 4, "ephemeral": false, "latency_ms": 12, "edits": 0,
+   "message": {"id": "...", "channel_id": "...", "content": "...", "embeds": [...],
+               "buttons": [{"custom_id": "...", "label": "...", "emoji": "...", "row": 0}]},
+   "follow_ups": [{"id": "...", "content": "...", "embeds": [...], "buttons": [...]}]}
+  type: 4 message, 5 deferred message, 6 deferred update, 7 update.
+Errors answer {"error": "..."}: 400 a user could not do that (unknown command,
+missing permission, options that do not match) or a bad body; 502 the bot did
+not answer in time or its endpoint failed; 503 no gateway connection for the
+guild's shard.
+
+Examples:
+  # /play
+  curl -s $BASE/_fake/slash -d '{"guild":"1000","user":"42","name":"play"}'
+  # /admin grant user:42 amount:500 by a moderator
+  curl -s $BASE/_fake/slash -d '{"guild":"1000","user":"7","perms":"moderator",
+    "name":"admin","subcommand":"grant","options":{"user":"42","amount":"500"}}'
+  # a French user in a French server
+  curl -s $BASE/_fake/slash -d '{"guild":"1000","user":"43","name":"play","locale":"fr","guild_locale":"fr"}'
+  # /balance in a DM
+  curl -s $BASE/_fake/slash -d '{"user":"42","name":"balance"}'
+  # press a button of an answer
+  curl -s $BASE/_fake/click -d '{"message":"MESSAGE_ID","custom_id":"CUSTOM_ID","user":"42"}'
+  # what went wrong
+  curl -s $BASE/_fake/failures
+`
+
+// parsePerms reads the perms of the control API: absent or null (0, the
+// default), a number, a decimal string, or "member", "moderator", "admin".
+func parsePerms(raw json.RawMessage) (int64, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, nil
+	}
+	text := string(raw)
+	if raw[0] == '"' {
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return 0, err
+		}
+		switch strings.ToLower(strings.TrimSpace(text)) {
+		case "":
+			return 0, nil
+		case "member", "everyone":
+			return PermsMember, nil
+		case "moderator", "mod":
+			return PermsModerator, nil
+		case "admin", "administrator":
+			return PermsAdmin, nil
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf(`perms: want "member", "moderator", "admin" or the permission bits as a number; got %s`, raw)
+	}
+	return n, nil
+}
+
+// parseOptions reads the options of the control API: an object of name →
+// value, in its order, or a list of {"name", "value"}. Numbers keep all
+// their digits (json.Number), so that an ID given as a number survives.
+func parseOptions(raw json.RawMessage) ([]Opt, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	switch raw[0] {
+	case '[':
+		var opts []Opt
+		if err := dec.Decode(&opts); err != nil {
+			return nil, fmt.Errorf("options: %w", err)
+		}
+		return opts, nil
+	case '{':
+		_, _ = dec.Token() // {
+		var opts []Opt
+		for dec.More() {
+			key, err := dec.Token()
+			if err != nil {
+				return nil, fmt.Errorf("options: %w", err)
+			}
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				return nil, fmt.Errorf("options: %w", err)
+			}
+			opts = append(opts, Opt{Name: key.(string), Value: v})
+		}
+		return opts, nil
+	}
+	return nil, fmt.Errorf(`options: want an object {"name": value} or a list [{"name", "value"}], got %s`, truncate(string(raw), 40))
+}
+
+// decodeStrict decodes b into v and refuses unknown fields, so that a typo
+// in a control body is an error rather than an ignored field.
+func decodeStrict(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// UnmarshalJSON reads a Slash as the control API takes it (see ControlAPI):
+// perms as a number, a string or a name, "subcommand" or "sub",
+// "subcommand_group" or "group", options as an object or a list. Unknown
+// fields are an error.
+func (sl *Slash) UnmarshalJSON(b []byte) error {
+	type plain Slash
+	var aux struct {
+		*plain
+		Perms           json.RawMessage `json:"perms"`
+		Options         json.RawMessage `json:"options"`
+		Subcommand      string          `json:"subcommand"`
+		SubcommandGroup string          `json:"subcommand_group"`
+	}
+	aux.plain = (*plain)(sl)
+	if err := decodeStrict(b, &aux); err != nil {
+		return err
+	}
+	var err error
+	if sl.Perms, err = parsePerms(aux.Perms); err != nil {
+		return err
+	}
+	if sl.Options, err = parseOptions(aux.Options); err != nil {
+		return err
+	}
+	for _, alias := range []struct {
+		field *string
+		name  string
+		value string
+	}{{&sl.Sub, "subcommand", aux.Subcommand}, {&sl.Group, "subcommand_group", aux.SubcommandGroup}} {
+		switch {
+		case alias.value == "":
+		case *alias.field != "" && *alias.field != alias.value:
+			return fmt.Errorf("%s %q contradicts its short form %q", alias.name, alias.value, *alias.field)
+		default:
+			*alias.field = alias.value
+		}
+	}
+	return nil
+}
+
+// UnmarshalJSON reads a Click as the control API takes it: perms as a
+// number, a string or a name. Unknown fields are an error.
+func (c *Click) UnmarshalJSON(b []byte) error {
+	type plain Click
+	var aux struct {
+		*plain
+		Perms json.RawMessage `json:"perms"`
+	}
+	aux.plain = (*plain)(c)
+	if err := decodeStrict(b, &aux); err != nil {
+		return err
+	}
+	var err error
+	c.Perms, err = parsePerms(aux.Perms)
+	return err
+}
+
 // ControlHandler serves the control API a person uses to drive the bot by
-// hand (mounted under /_fake/ with Options.Control):
+// hand (mounted under /_fake/ with Options.Control); ControlAPI is its
+// reference. In short:
 //
 //	POST /_fake/slash    body: Slash as JSON    → the Response (waits ≤ 10 s)
 //	POST /_fake/click    body: Click as JSON    → the Response (waits ≤ 10 s)
@@ -18,6 +228,7 @@ import (
 //	GET  /_fake/messages?channel=ID             → the channel's messages
 //	GET  /_fake/failures                        → refused calls and missed deadlines
 //	GET  /_fake/identifies                      → gateway IDENTIFYs
+//	GET  /_fake/endpoint, PUT /_fake/endpoint   → the interactions endpoint
 //
 // Errors answer {"error": "..."} with status 400 (a user could not do
 // that), 502 (the bot did not answer) or 503 (the bot is not connected).
@@ -26,7 +237,7 @@ func (s *Server) ControlHandler() http.Handler {
 	reply := func(w http.ResponseWriter, p *Pending, err error, r *http.Request) {
 		if err != nil {
 			status := http.StatusBadRequest
-			if err == ErrNoGateway {
+			if errors.Is(err, ErrNoGateway) || errors.Is(err, ErrClosed) {
 				status = http.StatusServiceUnavailable
 			}
 			writeJSON(w, status, map[string]string{"error": err.Error()})
@@ -41,6 +252,10 @@ func (s *Server) ControlHandler() http.Handler {
 		}
 		writeJSON(w, http.StatusOK, controlResponse(p.ID(), resp))
 	}
+	mux.HandleFunc("GET /_fake/{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, ControlAPI)
+	})
 	mux.HandleFunc("POST /_fake/slash", func(w http.ResponseWriter, r *http.Request) {
 		var sl Slash
 		if err := json.NewDecoder(r.Body).Decode(&sl); err != nil {
@@ -58,6 +273,29 @@ func (s *Server) ControlHandler() http.Handler {
 		}
 		p, err := s.Click(r.Context(), c)
 		reply(w, p, err, r)
+	})
+	endpoint := func() map[string]string {
+		return map[string]string{"url": s.InteractionsURL(), "public_key": s.PublicKeyHex()}
+	}
+	mux.HandleFunc("GET /_fake/endpoint", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, endpoint())
+	})
+	mux.HandleFunc("PUT /_fake/endpoint", func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			URL string `json:"url"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "bad JSON: " + err.Error()})
+			return
+		}
+		if body.URL != "" {
+			if err := s.ping(r.Context(), body.URL); err != nil {
+				writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+				return
+			}
+		}
+		s.SetInteractionsURL(body.URL)
+		writeJSON(w, http.StatusOK, endpoint())
 	})
 	mux.HandleFunc("GET /_fake/commands", func(w http.ResponseWriter, r *http.Request) {
 		cmds := s.Commands(r.URL.Query().Get("guild"))

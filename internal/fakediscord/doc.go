@@ -30,6 +30,33 @@
 // state beyond IDs, zlib compression, message content outside interactions.
 //
 // With Options.Control, the server also serves a small control API under
-// /_fake/ (see Server.ControlHandler) so that a person can play by hand with
-// curl against the bot; cmd/fakediscord runs it standalone.
+// /_fake/ (see Server.ControlHandler and ControlAPI) so that a person can
+// play by hand with curl against the bot; cmd/fakediscord runs it
+// standalone.
+//
+// # HTTP interactions
+//
+// With Options.InteractionsURL (or SetInteractionsURL at any time) the fake
+// delivers interactions as Discord does to an Interactions Endpoint URL: it
+// POSTs the same JSON the gateway would dispatch, signed with Ed25519
+// (X-Signature-Ed25519, hex, over X-Signature-Timestamp + body), and takes
+// the reply's body as the initial response, checked as a callback is and
+// within the same deadline. A non-2xx reply, no reply, or a body Discord
+// would refuse fails the interaction at once (Pending.Wait returns
+// ErrEndpoint) and is a Failure whose Path is the endpoint's URL. The bot
+// then edits and follows up over REST as usual. The key is Options.PrivateKey
+// or, by default, a fixed test key whose public half is TestPublicKeyHex:
+//
+//	srv := fakediscord.New(fakediscord.Options{Token: "T", InteractionsURL: botURL + "/interactions"})
+//	// run the bot with DISCORD_PUBLIC_KEY=fakediscord.TestPublicKeyHex
+//	if err := srv.Ping(ctx); err != nil { ... } // PONG, and 401 to a bad signature
+//	p, err := srv.Slash(ctx, fakediscord.Slash{Guild: g, User: u, Name: "play"})
+//
+// # Shards
+//
+// Each gateway session gets the events of the guilds its shard owns,
+// (guild_id >> 22) % shard_count, DMs on shard 0, on its newest connection;
+// sessions with overlapping shards (two processes, or a resharding) all get
+// them, as on Discord. READY lists the shard's guilds; GET /gateway/bot
+// recommends Options.RecommendedShards.
 package fakediscord

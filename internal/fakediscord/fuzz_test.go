@@ -43,3 +43,21 @@ func FuzzValidateCommands(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSlashJSON checks that any control body is read or refused, never a
+// panic, and that what is read has permissions a member can have.
+func FuzzSlashJSON(f *testing.F) {
+	f.Add([]byte(`{"guild":"1","user":"2","name":"admin","subcommand":"grant","perms":"moderator","options":{"user":"42","n":1.5}}`))
+	f.Add([]byte(`{"user":"2","name":"play","perms":32,"options":[{"name":"a","value":null}]}`))
+	f.Add([]byte(`{"perms":"-1","options":{"a":{"b":[1]}}}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var sl Slash
+		if json.Unmarshal(raw, &sl) == nil && sl.Perms < 0 {
+			t.Fatalf("negative perms %d from %s", sl.Perms, raw)
+		}
+		var c Click
+		if json.Unmarshal(raw, &c) == nil && c.Perms < 0 {
+			t.Fatalf("negative perms %d from %s", c.Perms, raw)
+		}
+	})
+}

@@ -155,9 +155,12 @@ func (c *gwConn) identify(raw json.RawMessage) bool {
 	s.identifies = append(s.identifies, sess.identify)
 	sess.seq++
 	seq := sess.seq
+	// READY lists the guilds of this shard only.
 	guilds := make([]map[string]any, 0, len(s.opts.Guilds))
 	for _, g := range s.opts.Guilds {
-		guilds = append(guilds, map[string]any{"id": g, "unavailable": true})
+		if shardOf(g, shard[1]) == shard[0] {
+			guilds = append(guilds, map[string]any{"id": g, "unavailable": true})
+		}
 	}
 	s.mu.Unlock()
 	ready := map[string]any{
@@ -257,35 +260,60 @@ func (c *gwConn) close(code int, text string) {
 	_ = c.ws.Close()
 }
 
-// dispatch sends an event to the connection of the shard that owns guild
-// ("" = DMs, shard 0). It reports whether a connection took it.
+// shardOf is the shard that owns guild among count, as Discord computes it:
+// (guild_id >> 22) % count. DMs ("") are on shard 0.
+func shardOf(guild string, count int) int {
+	if guild == "" {
+		return 0
+	}
+	g, _ := strconv.ParseUint(guild, 10, 64)
+	return int((g >> 22) % uint64(count))
+}
+
+// dispatch sends an event to every session whose shard owns guild, each on
+// its newest connection, as Discord does: two bot processes identified
+// with the same shard (or, while resharding, with overlapping shards) both
+// get it. It reports whether a connection took it; an error only if none
+// did and a write failed.
 func (s *Server) dispatch(guild, event string, d any) (bool, error) {
 	s.mu.Lock()
-	var target *gwConn
+	targets := map[*session]*gwConn{}
 	for c := range s.conns {
 		if c.session == nil {
 			continue
 		}
 		sh := c.session.identify.Shard
-		want := 0
-		if guild != "" {
-			g, _ := strconv.ParseUint(guild, 10, 64)
-			want = int((g >> 22) % uint64(sh[1]))
+		if sh[0] != shardOf(guild, sh[1]) {
+			continue
 		}
-		if sh[0] == want && (target == nil || c.opened.After(target.opened)) {
-			target = c
+		if t, ok := targets[c.session]; !ok || c.opened.After(t.opened) {
+			targets[c.session] = c
 		}
 	}
-	if target == nil {
-		s.mu.Unlock()
-		return false, nil
-	}
-	// Hold the connection's write lock from numbering to writing, so that
-	// events go out in sequence order.
-	target.writeMu.Lock()
-	defer target.writeMu.Unlock()
-	target.session.seq++
-	seq := target.session.seq
 	s.mu.Unlock()
-	return true, target.writeLocked(map[string]any{"op": 0, "t": event, "s": seq, "d": d})
+	var firstErr error
+	took := false
+	for _, c := range targets {
+		// Hold the connection's write lock from numbering to writing, so
+		// that events go out in sequence order.
+		s.mu.Lock()
+		c.writeMu.Lock()
+		c.session.seq++
+		seq := c.session.seq
+		s.mu.Unlock()
+		err := c.writeLocked(map[string]any{"op": 0, "t": event, "s": seq, "d": d})
+		c.writeMu.Unlock()
+		if err != nil {
+			s.log.Warn("gateway write failed", "session", c.session.id, "event", event, "err", err)
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		took = true
+	}
+	if took {
+		return true, nil
+	}
+	return false, firstErr
 }

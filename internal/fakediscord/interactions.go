@@ -15,7 +15,8 @@ import (
 	"github.com/bwmarrin/discordgo"
 )
 
-// Errors of Slash and Click: what Discord's client would not let a user do.
+// Errors of Slash, Click and Pending.Wait: what Discord's client would not
+// let a user do, and what the bot or its endpoint failed to do.
 var (
 	ErrNoGateway      = errors.New("fakediscord: no gateway connection for this shard")
 	ErrUnknownCommand = errors.New("fakediscord: no such command registered")
@@ -24,6 +25,12 @@ var (
 	ErrNoSuchButton   = errors.New("fakediscord: no such enabled button on the message")
 	ErrUnknownMessage = errors.New("fakediscord: unknown message")
 	ErrNoCallback     = errors.New("fakediscord: the bot did not call back in time")
+	// ErrClosed: the server is closed, nothing is dispatched any more.
+	ErrClosed = errors.New("fakediscord: the server is closed")
+	// ErrEndpoint is the error of Pending.Wait when the interactions
+	// endpoint failed the interaction: a transport error, a non-2xx
+	// status, or a reply the fake refused (see Server.Failures).
+	ErrEndpoint = errors.New("fakediscord: the interactions endpoint failed the interaction")
 )
 
 // Opt is one option value of a slash command. Value is a string, bool,
@@ -35,7 +42,10 @@ type Opt struct {
 	Value any    `json:"value"`
 }
 
-// Slash describes a user running a slash command.
+// Slash describes a user running a slash command. As JSON (the control
+// API's body) it also takes perms as a number or a name, "subcommand" and
+// "subcommand_group" for sub and group, and options as an object of name →
+// value; see ControlAPI.
 type Slash struct {
 	Guild    string           `json:"guild"`   // "" for a DM
 	Channel  string           `json:"channel"` // "" picks a channel ID
@@ -55,14 +65,18 @@ type Slash struct {
 	Bypass bool `json:"bypass"`
 }
 
-// Click describes a user pressing a button.
+// Click describes a user pressing a button of a message; the guild and the
+// channel are the message's. As JSON it takes perms like Slash.
 type Click struct {
 	Message  string           `json:"message"`
 	CustomID string           `json:"custom_id"`
 	User     string           `json:"user"`
-	Username string           `json:"username"`
-	Locale   discordgo.Locale `json:"locale"`
-	Perms    int64            `json:"perms,string"`
+	Username string           `json:"username"` // "" derives one from User
+	Locale   discordgo.Locale `json:"locale"`   // "" = en-US
+	// GuildLocale is the guild's preferred locale; "" = en-US.
+	GuildLocale discordgo.Locale `json:"guild_locale"`
+	// Perms are the member's permissions in the channel; 0 = PermsMember.
+	Perms int64 `json:"perms,string"`
 }
 
 // interaction is one dispatched interaction and what the bot did with it.
@@ -88,6 +102,9 @@ type interaction struct {
 	done      chan struct{} // closed at the callback or expiry
 	editedCh  chan struct{} // closed and replaced at each edit or follow-up
 	respEphem bool
+	viaHTTP   bool  // sent to the interactions endpoint
+	replied   bool  // the endpoint's reply, if viaHTTP, has been read
+	failed    error // why the endpoint failed it (wraps ErrEndpoint); implies expired
 }
 
 func (in *interaction) userJSON() map[string]any {
@@ -134,7 +151,8 @@ type Response struct {
 
 // Wait waits for the bot's callback and, after a deferral (types 5 and 6),
 // for the first edit of the original response or a follow-up, then returns
-// the response. It fails with ErrNoCallback if the bot missed the deadline.
+// the response. It fails with ErrNoCallback if the bot missed the deadline,
+// and in HTTP mode with ErrEndpoint if the endpoint failed the interaction.
 func (p *Pending) Wait(ctx context.Context) (Response, error) {
 	in, s := p.in, p.in.srv
 	select {
@@ -144,6 +162,11 @@ func (p *Pending) Wait(ctx context.Context) (Response, error) {
 	}
 	for {
 		s.mu.Lock()
+		if in.failed != nil && !in.called {
+			err := in.failed
+			s.mu.Unlock()
+			return Response{}, fmt.Errorf("interaction %s (%s): %w", in.id, in.name, err)
+		}
 		if in.expired && !in.called {
 			s.mu.Unlock()
 			return Response{}, fmt.Errorf("interaction %s (%s): %w", in.id, in.name, ErrNoCallback)
@@ -378,7 +401,7 @@ func (s *Server) ClickBurst(ctx context.Context, c Click, n int) ([]*Pending, er
 		if m.interaction != nil {
 			in.name = m.interaction.name
 		}
-		d := s.basePayloadLocked(in, c.Perms, c.Locale, "")
+		d := s.basePayloadLocked(in, c.Perms, c.Locale, c.GuildLocale)
 		d["data"] = map[string]any{"custom_id": c.CustomID, "component_type": int(discordgo.ButtonComponent)}
 		d["message"] = s.wireLocked(m)
 		ins[k], payloads[k] = in, d
@@ -434,18 +457,37 @@ func (s *Server) newInteractionLocked(kind discordgo.InteractionType, guild, cha
 	return in
 }
 
-// send dispatches the interaction and starts its deadline.
+// send dispatches the interaction, on the gateway or to the interactions
+// endpoint, and starts its deadline.
 func (s *Server) send(ctx context.Context, in *interaction, payload map[string]any) (*Pending, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	body, err := json.Marshal(payload)
+	if err != nil {
+		return nil, fmt.Errorf("fakediscord: encoding the interaction: %w", err)
+	}
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, ErrClosed
+	}
 	s.interactions[in.id] = in
 	s.byToken[in.token] = in
 	in.dispatched = time.Now()
 	in.timer = time.AfterFunc(s.opts.AckTimeout, func() { s.expire(in) })
+	endpoint := s.endpoint
+	if endpoint != "" {
+		in.viaHTTP = true
+		s.wg.Add(1)
+	}
 	s.mu.Unlock()
-	ok, err := s.dispatch(in.guild, "INTERACTION_CREATE", payload)
+	if endpoint != "" {
+		s.log.Info("interaction posted", "id", in.id, "kind", in.kind.String(), "name", in.name, "user", in.user, "guild", in.guild, "url", endpoint)
+		go s.post(in, endpoint, body)
+		return &Pending{in: in}, nil
+	}
+	ok, err := s.dispatch(in.guild, "INTERACTION_CREATE", json.RawMessage(body))
 	if !ok || err != nil {
 		s.mu.Lock()
 		in.timer.Stop()
@@ -557,6 +599,25 @@ func findOpt(defs []*discordgo.ApplicationCommandOption, name string, typ discor
 	return nil
 }
 
+// describe names the JSON kind of an option's value for an error.
+func describe(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int, int64, uint64, float64, json.Number:
+		return "a number"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
 // typedValue converts v to the option's JSON value and checks choices and bounds.
 func typedValue(d *discordgo.ApplicationCommandOption, v any) (any, error) {
 	num := func() (float64, bool) {
@@ -580,7 +641,7 @@ func typedValue(d *discordgo.ApplicationCommandOption, v any) (any, error) {
 	case discordgo.ApplicationCommandOptionString:
 		str, ok := v.(string)
 		if !ok {
-			return nil, fmt.Errorf("want a string, got %T", v)
+			return nil, fmt.Errorf("want a string, got %s", describe(v))
 		}
 		if d.MinLength != nil && runeLen(str) < *d.MinLength || d.MaxLength > 0 && runeLen(str) > d.MaxLength {
 			return nil, fmt.Errorf("length %d out of bounds", runeLen(str))
@@ -589,7 +650,7 @@ func typedValue(d *discordgo.ApplicationCommandOption, v any) (any, error) {
 	case discordgo.ApplicationCommandOptionInteger, discordgo.ApplicationCommandOptionNumber:
 		f, ok := num()
 		if !ok {
-			return nil, fmt.Errorf("want a number, got %T", v)
+			return nil, fmt.Errorf("want a number, got %s", describe(v))
 		}
 		if d.Type == discordgo.ApplicationCommandOptionInteger && (f != math.Trunc(f) || math.Abs(f) > 1<<53) {
 			return nil, fmt.Errorf("%v is not an integer Discord accepts", v)
@@ -604,7 +665,7 @@ func typedValue(d *discordgo.ApplicationCommandOption, v any) (any, error) {
 	case discordgo.ApplicationCommandOptionBoolean:
 		b, ok := v.(bool)
 		if !ok {
-			return nil, fmt.Errorf("want a bool, got %T", v)
+			return nil, fmt.Errorf("want a bool, got %s", describe(v))
 		}
 		out = b
 	case discordgo.ApplicationCommandOptionUser, discordgo.ApplicationCommandOptionChannel,
@@ -613,10 +674,12 @@ func typedValue(d *discordgo.ApplicationCommandOption, v any) (any, error) {
 		switch x := v.(type) {
 		case string:
 			id = x
+		case json.Number: // all its digits, not a float's
+			id = x.String()
 		default:
 			f, ok := num()
 			if !ok {
-				return nil, fmt.Errorf("want an ID, got %T", v)
+				return nil, fmt.Errorf("want an ID, got %s", describe(v))
 			}
 			id = strconv.FormatUint(uint64(f), 10)
 		}
@@ -660,13 +723,31 @@ func (s *Server) postCallback(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if e := s.acknowledge(in, body); e != nil {
+		s.fail(w, r, e.status, e.code, e.message, e.errs, id)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// ackError is an initial response the fake refused, as Discord answers it.
+type ackError struct {
+	status, code int
+	message      string
+	errs         []fieldErr
+}
+
+// acknowledge applies an initial response (an InteractionResponse as valid
+// JSON) to in, as Discord does: it validates it, refuses a second one or one
+// past the deadline, then creates or updates the message. It is the one path
+// of the callback endpoint and of the interactions endpoint's reply.
+func (s *Server) acknowledge(in *interaction, body []byte) *ackError {
 	var resp struct {
 		Type discordgo.InteractionResponseType `json:"type"`
 		Data json.RawMessage                   `json:"data"`
 	}
 	if err := json.Unmarshal(body, &resp); err != nil {
-		s.fail(w, r, http.StatusBadRequest, 50035, "Invalid Form Body", []fieldErr{{"type", "NUMBER_TYPE_COERCE", "Value is not int."}}, id)
-		return
+		return &ackError{http.StatusBadRequest, 50035, "Invalid Form Body", []fieldErr{{"type", "NUMBER_TYPE_COERCE", "Value is not int."}}}
 	}
 	component := in.kind == discordgo.InteractionMessageComponent || in.kind == discordgo.InteractionModalSubmit
 	var patch msgPatch
@@ -693,19 +774,16 @@ func (s *Server) postCallback(w http.ResponseWriter, r *http.Request) {
 		errs = append(errs, fieldErr{"type", "BASE_TYPE_CHOICES", fmt.Sprintf("Value must be one of {4, 5, 6, 7}; got %d.", resp.Type)})
 	}
 	if len(errs) > 0 {
-		s.fail(w, r, http.StatusBadRequest, 50035, "Invalid Form Body", errs, id)
-		return
+		return &ackError{http.StatusBadRequest, 50035, "Invalid Form Body", errs}
 	}
 	s.mu.Lock()
 	switch {
 	case in.expired && !in.called:
 		s.mu.Unlock()
-		s.fail(w, r, http.StatusNotFound, 10062, "Unknown interaction", nil, id)
-		return
+		return &ackError{http.StatusNotFound, 10062, "Unknown interaction", nil}
 	case in.called:
 		s.mu.Unlock()
-		s.fail(w, r, http.StatusBadRequest, 40060, "Interaction has already been acknowledged.", nil, id)
-		return
+		return &ackError{http.StatusBadRequest, 40060, "Interaction has already been acknowledged.", nil}
 	}
 	// Check the resulting message before committing anything.
 	switch resp.Type {
@@ -714,16 +792,14 @@ func (s *Server) postCallback(w http.ResponseWriter, r *http.Request) {
 		m.apply(patch)
 		if m.empty() {
 			s.mu.Unlock()
-			s.fail(w, r, http.StatusBadRequest, 50006, "Cannot send an empty message", nil, id)
-			return
+			return &ackError{http.StatusBadRequest, 50006, "Cannot send an empty message", nil}
 		}
 	case discordgo.InteractionResponseUpdateMessage:
 		m := *in.source
 		m.apply(patch)
 		if m.empty() {
 			s.mu.Unlock()
-			s.fail(w, r, http.StatusBadRequest, 50006, "Cannot send an empty message", nil, id)
-			return
+			return &ackError{http.StatusBadRequest, 50006, "Cannot send an empty message", nil}
 		}
 	}
 	in.called = true
@@ -754,7 +830,7 @@ func (s *Server) postCallback(w http.ResponseWriter, r *http.Request) {
 	close(in.done)
 	s.mu.Unlock()
 	s.log.Info("callback", "interaction", in.id, "type", int(resp.Type), "ephemeral", in.respEphem, "latency", latency, "content", truncate(derefOr(patch.content, ""), 80))
-	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 func derefOr(p *string, def string) string {
@@ -778,6 +854,11 @@ func (s *Server) webhookInteraction(w http.ResponseWriter, r *http.Request) (*in
 	app, token := r.PathValue("app"), r.PathValue("token")
 	s.mu.Lock()
 	in, ok := s.byToken[token]
+	s.mu.Unlock()
+	if ok {
+		s.awaitReply(r.Context(), in)
+	}
+	s.mu.Lock()
 	called := ok && in.called
 	s.mu.Unlock()
 	if app != s.opts.AppID || !ok || !called {

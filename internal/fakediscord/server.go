@@ -2,6 +2,7 @@ package fakediscord
 
 import (
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,10 +58,26 @@ type Options struct {
 	Logger *slog.Logger
 	// Control serves the /_fake/ control API (see ControlHandler).
 	Control bool
+	// InteractionsURL is the bot's Interactions Endpoint URL, e.g.
+	// http://127.0.0.1:8080/interactions. Set, interactions are POSTed
+	// there, signed, instead of being dispatched on the gateway (see
+	// SetInteractionsURL). Empty: the gateway.
+	InteractionsURL string
+	// PrivateKey signs the requests to InteractionsURL. Nil: the fixed test
+	// key whose public half is TestPublicKeyHex.
+	PrivateKey ed25519.PrivateKey
+	// RecommendedShards is the "shards" of GET /gateway/bot. Zero: 1.
+	RecommendedShards int
 }
 
-// Failure is a call the fake refused (any 4xx answer) or an interaction the
-// bot left without a callback past the deadline.
+// Failure is a call the fake refused (any 4xx answer), an interaction the
+// bot left without a callback past the deadline, or, in HTTP mode, a reply
+// of the interactions endpoint that failed the interaction.
+//
+// For the endpoint's reply, Method is POST and Path the endpoint's URL;
+// Status is the endpoint's own status when it was not 2xx (Code 0), 0 when
+// the request failed (no connection), or else what the callback endpoint
+// would have answered for that body (e.g. 400 with Code 50035 and Errors).
 type Failure struct {
 	At          time.Time
 	Method      string
@@ -99,6 +116,13 @@ type Server struct {
 	http *http.Server
 	base string
 
+	// The requests to the interactions endpoint: Close cancels ctx and
+	// waits for wg.
+	client *http.Client
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
 	mu           sync.Mutex
 	closed       bool
 	snow         int64 // last snowflake's increment
@@ -114,6 +138,7 @@ type Server struct {
 	conns        map[*gwConn]struct{}
 	identifiedCh chan struct{} // closed and replaced at every IDENTIFY or RESUME
 	registeredCh chan struct{} // closed and replaced at every registration
+	endpoint     string        // the interactions endpoint; "" = the gateway
 }
 
 // New returns a server; call Start to listen.
@@ -130,6 +155,12 @@ func New(opts Options) *Server {
 	if opts.Addr == "" {
 		opts.Addr = "127.0.0.1:0"
 	}
+	if opts.PrivateKey == nil {
+		opts.PrivateKey = testPrivateKey()
+	}
+	if opts.RecommendedShards < 1 {
+		opts.RecommendedShards = 1
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -145,7 +176,13 @@ func New(opts Options) *Server {
 		conns:        map[*gwConn]struct{}{},
 		identifiedCh: make(chan struct{}),
 		registeredCh: make(chan struct{}),
+		endpoint:     opts.InteractionsURL,
+		client: &http.Client{
+			// Discord does not follow an endpoint's redirects.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
 	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	if opts.AppID == "" {
 		s.opts.AppID = s.snowflake()
 	}
@@ -180,8 +217,9 @@ func (s *Server) URL() string { return s.base }
 // AppID is the application's (and bot user's) ID.
 func (s *Server) AppID() string { return s.opts.AppID }
 
-// Close closes the gateway connections and the listener, and stops the
-// interactions' deadlines.
+// Close closes the gateway connections and the listener, stops the
+// interactions' deadlines and cancels the requests to the interactions
+// endpoint, waiting for them to end.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -189,6 +227,7 @@ func (s *Server) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.cancel()
 	conns := make([]*gwConn, 0, len(s.conns))
 	for c := range s.conns {
 		conns = append(conns, c)
@@ -202,6 +241,7 @@ func (s *Server) Close() error {
 	for _, c := range conns {
 		c.close(websocketGoingAway, "server closing")
 	}
+	s.wg.Wait()
 	if s.http == nil {
 		return nil
 	}
@@ -271,7 +311,8 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request, required boo
 	return true
 }
 
-// Failures returns every refused call and missed deadline so far.
+// Failures returns every refused call, missed deadline and failed reply
+// of the interactions endpoint so far, oldest first.
 func (s *Server) Failures() []Failure {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -408,30 +449,36 @@ func errorsJSON(errs []fieldErr) map[string]any {
 	return root
 }
 
-// fail answers a Discord-shaped error and records it.
-func (s *Server) fail(w http.ResponseWriter, r *http.Request, status, code int, msg string, errs []fieldErr, interactionID string) {
-	body := map[string]any{"message": msg, "code": code}
+// newFailure builds a Failure; path may hold an interaction token.
+func newFailure(method, path string, status, code int, msg string, errs []fieldErr, interactionID string) Failure {
 	f := Failure{
-		At: time.Now(), Method: r.Method, Path: elideToken(r.URL.Path),
+		At: time.Now(), Method: method, Path: elideToken(path),
 		Status: status, Code: code, Message: msg, Interaction: interactionID,
 	}
 	if len(errs) > 0 {
-		e := errorsJSON(errs)
-		body["errors"] = e
-		b, _ := json.Marshal(e)
+		b, _ := json.Marshal(errorsJSON(errs))
 		f.Errors = string(b)
 	}
+	return f
+}
+
+// fail answers a Discord-shaped error and records it.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, status, code int, msg string, errs []fieldErr, interactionID string) {
+	body := map[string]any{"message": msg, "code": code}
+	if len(errs) > 0 {
+		body["errors"] = errorsJSON(errs)
+	}
 	s.mu.Lock()
-	s.failures = append(s.failures, f)
+	s.recordFailureLocked(newFailure(r.Method, r.URL.Path, status, code, msg, errs, interactionID))
 	s.mu.Unlock()
-	s.log.Warn("refused", "method", f.Method, "path", f.Path, "status", status, "code", code, "message", msg, "errors", f.Errors)
 	writeJSON(w, status, body)
 }
 
-// recordFailure records a failure that is not an HTTP answer (a missed deadline).
+// recordFailureLocked records a failure.
 func (s *Server) recordFailureLocked(f Failure) {
 	s.failures = append(s.failures, f)
-	s.log.Warn("failure", "path", f.Path, "code", f.Code, "message", f.Message, "interaction", f.Interaction)
+	s.log.Warn("refused", "method", f.Method, "path", f.Path, "status", f.Status, "code", f.Code,
+		"message", f.Message, "errors", f.Errors, "interaction", f.Interaction)
 }
 
 // elideToken shortens interaction tokens in paths for logs.
@@ -488,10 +535,26 @@ func (s *Server) getGateway(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"url": s.gatewayURL()})
 }
 
+// Discord's daily budget of IDENTIFYs, reported by GET /gateway/bot.
+const (
+	sessionStartTotal = 1000
+	sessionStartReset = 24 * time.Hour
+)
+
 func (s *Server) getGatewayBot(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	used := len(s.identifies)
+	reset := sessionStartReset
+	if used > 0 {
+		reset -= time.Since(s.identifies[0].At)
+	}
+	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{
-		"url": s.gatewayURL(), "shards": 1,
-		"session_start_limit": map[string]any{"total": 1000, "remaining": 999, "reset_after": 14400000, "max_concurrency": 1},
+		"url": s.gatewayURL(), "shards": s.opts.RecommendedShards,
+		"session_start_limit": map[string]any{
+			"total": sessionStartTotal, "remaining": max(0, sessionStartTotal-used),
+			"reset_after": max(0, reset.Milliseconds()), "max_concurrency": 1,
+		},
 	})
 }
 
@@ -503,7 +566,7 @@ func (s *Server) getApplication(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"id": s.opts.AppID, "name": s.opts.BotName, "icon": nil, "description": "",
 		"bot_public": true, "bot_require_code_grant": false, "flags": 1 << 23,
-		"bot": s.botUser(), "verify_key": strings.Repeat("0", 64),
+		"bot": s.botUser(), "verify_key": s.PublicKeyHex(),
 	})
 }
 
