@@ -145,8 +145,13 @@ func (h *harness) start() {
 	h.cancel, h.done = cancel, make(chan error, 1)
 	go func() {
 		h.done <- cli.Serve(ctx, h.cfg, log, cli.Hooks{
-			Drawer:           h.draw,
-			Started:          func(string) { close(started) },
+			Drawer: h.draw,
+			Started: func(addr string) {
+				if addr != "" { // the HTTP endpoint: Discord (the fake) posts there
+					h.srv.SetInteractionsURL("http://" + addr + "/interactions")
+				}
+				close(started)
+			},
 			IdentifyInterval: 10 * time.Millisecond,
 		})
 	}()
@@ -346,6 +351,20 @@ func TestBolt(t *testing.T) {
 	play(t, map[string]string{"DATA_PATH": filepath.Join(t.TempDir(), "data", "clefs.db"), "DISCORD_GUILD_ID": ""})
 }
 
+// httpEnv serves interactions over the HTTP endpoint instead of the gateway.
+func httpEnv(env map[string]string) map[string]string {
+	env["INTERACTIONS_ADDR"] = "127.0.0.1:0"
+	env["DISCORD_PUBLIC_KEY"] = fakediscord.TestPublicKeyHex
+	return env
+}
+
+// TestHTTP plays the whole scenario of TestBolt through the HTTP
+// interactions endpoint: the same answers, on the other transport.
+func TestHTTP(t *testing.T) {
+	t.Parallel()
+	play(t, httpEnv(map[string]string{"DATA_PATH": filepath.Join(t.TempDir(), "clefs.db")}))
+}
+
 func TestRedis(t *testing.T) {
 	t.Parallel()
 	// Commands registered on the guild.
@@ -488,8 +507,10 @@ func play(t *testing.T, env map[string]string) {
 	identifies := len(h.srv.Identifies())
 	h.stop()
 	h.start()
-	if n := len(h.srv.Identifies()); n != identifies+1 {
-		t.Errorf("restart made %d IDENTIFYs, want 1", n-identifies)
+	if want := identifies + 1; h.cfg.InteractionsAddr != "" && len(h.srv.Identifies()) != 0 {
+		t.Errorf("the HTTP endpoint opened a gateway: %d IDENTIFYs", len(h.srv.Identifies()))
+	} else if h.cfg.InteractionsAddr == "" && len(h.srv.Identifies()) != want {
+		t.Errorf("restart made %d IDENTIFYs, want 1", len(h.srv.Identifies())-identifies)
 	}
 	r = h.click(card, "v1:row:", alice)
 	card = r.Message

@@ -1,0 +1,134 @@
+package e2e_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/lesclefsdutresor/clefs/cli"
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
+	"github.com/lesclefsdutresor/clefs/storage/redistest"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
+)
+
+// roundRobin is a load balancer in front of bot processes: each request goes
+// to the next backend in turn. It counts what each one got.
+type roundRobin struct {
+	backends []*httputil.ReverseProxy
+	next     atomic.Uint64
+	served   []atomic.Int64
+}
+
+func newRoundRobin(tb testing.TB, addrs []string) *httptest.Server {
+	rr := &roundRobin{served: make([]atomic.Int64, len(addrs))}
+	for _, a := range addrs {
+		u, err := url.Parse("http://" + a)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		rr.backends = append(rr.backends, httputil.NewSingleHostReverseProxy(u))
+	}
+	srv := httptest.NewServer(rr)
+	tb.Cleanup(srv.Close)
+	tb.Cleanup(func() {
+		for i := range rr.served {
+			if rr.served[i].Load() == 0 {
+				tb.Errorf("backend %d served nothing", i)
+			}
+		}
+	})
+	return srv
+}
+
+func (rr *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	i := int((rr.next.Add(1) - 1) % uint64(len(rr.backends)))
+	rr.served[i].Add(1)
+	rr.backends[i].ServeHTTP(w, r)
+}
+
+// TestHTTPEndpointsBehindALoadBalancer runs two bot processes on one Redis,
+// each serving the HTTP interactions endpoint, behind a round-robin proxy
+// that the fake Discord posts to. The same tickets are clicked through both
+// at once: each ticket is drawn once and debited once.
+func TestHTTPEndpointsBehindALoadBalancer(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, httpEnv(map[string]string{"REDIS_URL": redistest.URL(t)}))
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var addrs []string
+	for n := range 2 {
+		started := make(chan string, 1)
+		done := make(chan error, 1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			done <- cli.Serve(ctx, h.cfg, slog.New(slog.NewTextHandler(io.MultiWriter(h.logs), &slog.HandlerOptions{Level: slog.LevelWarn})), cli.Hooks{
+				Drawer: h.draw, Started: func(addr string) { started <- addr },
+			})
+		}()
+		select {
+		case a := <-started:
+			addrs = append(addrs, a)
+		case err := <-done:
+			t.Fatalf("process %d: %v", n, err)
+		case <-time.After(15 * time.Second):
+			t.Fatalf("process %d not serving", n)
+		}
+		defer func() {
+			if err := <-done; err != nil {
+				t.Errorf("process %d: %v", n, err)
+			}
+		}()
+	}
+	defer wg.Wait()
+	defer cancel()
+	lb := newRoundRobin(t, addrs)
+	h.srv.SetInteractionsURL(lb.URL + "/interactions")
+	if err := h.srv.Ping(h.ctx()); err != nil {
+		t.Fatalf("the Developer Portal's PING through the load balancer: %v", err)
+	}
+
+	players := []string{"100000000000000101", "100000000000000102", "100000000000000103"}
+	h.draw.set(storetest.Win(game.TierCandle, 100)) // a prize paid twice would show
+	for _, u := range players {
+		// Two /play at once: one ticket, one debit, whichever process each lands on.
+		ps := make([]*fakediscord.Pending, 2)
+		for k := range ps {
+			p, err := h.srv.Slash(h.ctx(), fakediscord.Slash{Guild: guild, User: u, Name: "play"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps[k] = p
+		}
+		var card fakediscord.Response
+		for _, p := range ps {
+			card = h.answered(p, nil, "/play")
+		}
+		// Six clicks on Auto at once, spread over both processes.
+		bursts, err := h.srv.ClickBurst(h.ctx(), fakediscord.Click{Message: card.Message.ID, CustomID: button(t, card.Message, "v1:auto:"), User: u}, 6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range bursts {
+			h.answered(p, nil, "Auto")
+		}
+	}
+	cancel()
+	wg.Wait()
+	for _, u := range players {
+		p := h.player(u)
+		if p.Stats.Plays != 1 || p.Stats.Wins != 1 || p.Balance != 2000-game.Stake+100 || p.Ticket == nil || !p.Ticket.Drawn || p.Ticket.Open() {
+			t.Errorf("player %s: %d plays, %d wins, balance %d, ticket %+v; want one ticket, debited once, drawn and paid once", u, p.Stats.Plays, p.Stats.Wins, p.Balance, p.Ticket)
+		}
+	}
+	h.noFailures()
+}
