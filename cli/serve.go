@@ -89,7 +89,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 		e, err := bot.NewEndpoint(bot.EndpointOptions{
 			Token: cfg.Token, PublicKey: cfg.PublicKey, Addr: cfg.InteractionsAddr,
 			GuildID: cfg.GuildID, APIBase: cfg.APIBase, ShutdownTimeout: cfg.ShutdownTimeout,
-			Logger: log, Observer: m, Now: hooks.Now,
+			Logger: log, Observer: m, // signatures are checked against the wall clock, not the game's
 		}, app)
 		if err != nil {
 			return err

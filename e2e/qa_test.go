@@ -10,6 +10,8 @@ package e2e_test
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,6 +22,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,11 +48,17 @@ type mitm struct {
 	srv  *httptest.Server
 	fake *url.URL
 
-	mu      sync.Mutex
-	mutates []func(d map[string]any)
-	always  func(d map[string]any) // applied to every interaction, if set
-	applied chan string            // IDs of interactions mutated by next, in order
+	mu       sync.Mutex
+	mutates  []func(d map[string]any)
+	always   func(d map[string]any) // applied to every interaction, if set
+	applied  chan string            // IDs of interactions mutated by next, in order
+	endpoint string                 // the bot's HTTP endpoint (host:port), in HTTP mode
 }
+
+// qaKey signs the interactions the mitm relays to a bot's HTTP endpoint,
+// after changing them: the bot trusts it (DISCORD_PUBLIC_KEY) instead of
+// the fake Discord's key.
+var qaKey = ed25519.NewKeyFromSeed(bytes.Repeat([]byte{42}, ed25519.SeedSize))
 
 func newMITM(tb testing.TB, fakeURL string) *mitm {
 	tb.Helper()
@@ -82,6 +91,7 @@ func newMITM(tb testing.TB, fakeURL string) *mitm {
 		return nil
 	}
 	mux := http.NewServeMux()
+	mux.HandleFunc("POST /interactions", m.interaction)
 	mux.HandleFunc("/gateway", m.gateway)
 	mux.HandleFunc("/gateway/", m.gateway)
 	mux.Handle("/", rp)
@@ -144,6 +154,67 @@ func (m *mitm) gateway(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// interaction relays an interaction the fake Discord POSTs to the bot's
+// HTTP endpoint, changed like a gateway one and signed again with qaKey,
+// and relays the bot's reply back.
+func (m *mitm) interaction(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var d map[string]any
+	if json.Unmarshal(body, &d) == nil && m.mutate(d) {
+		body, _ = json.Marshal(d)
+	}
+	m.mu.Lock()
+	endpoint := m.endpoint
+	m.mu.Unlock()
+	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, "http://"+endpoint+"/interactions", bytes.NewReader(body))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	stamp := strconv.FormatInt(time.Now().Unix(), 10)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Signature-Timestamp", stamp)
+	req.Header.Set("X-Signature-Ed25519", hex.EncodeToString(ed25519.Sign(qaKey, append([]byte(stamp), body...))))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, _ = io.Copy(w, resp.Body)
+}
+
+// mutate applies the queued mutation (or the permanent one) to an
+// interaction's payload; it reports whether it changed anything.
+func (m *mitm) mutate(d map[string]any) bool {
+	m.mu.Lock()
+	var f func(map[string]any)
+	if len(m.mutates) > 0 {
+		f, m.mutates = m.mutates[0], m.mutates[1:]
+	}
+	always := m.always
+	m.mu.Unlock()
+	if always != nil {
+		always(d)
+	} else if f == nil {
+		return false
+	}
+	if f != nil {
+		id, _ := d["id"].(string)
+		f(d)
+		m.applied <- id // buffered: tests read it back
+	}
+	return true
+}
+
 func (m *mitm) rewrite(data []byte) []byte {
 	if !bytes.Contains(data, []byte(`"INTERACTION_CREATE"`)) && !bytes.Contains(data, []byte(`"READY"`)) {
 		return data
@@ -162,22 +233,8 @@ func (m *mitm) rewrite(data []byte) []byte {
 			d["resume_gateway_url"] = m.wsURL()
 		}
 	case "INTERACTION_CREATE":
-		m.mu.Lock()
-		var f func(map[string]any)
-		if len(m.mutates) > 0 {
-			f, m.mutates = m.mutates[0], m.mutates[1:]
-		}
-		always := m.always
-		m.mu.Unlock()
-		if always != nil {
-			always(d)
-		} else if f == nil {
+		if !m.mutate(d) {
 			return data
-		}
-		if f != nil {
-			id, _ := d["id"].(string)
-			f(d)
-			m.applied <- id // buffered: tests read it back
 		}
 	default:
 		return data
@@ -216,6 +273,9 @@ func (c *qaClock) add(d time.Duration) {
 
 func newQA(t *testing.T, env map[string]string) *qa {
 	t.Helper()
+	if env["INTERACTIONS_ADDR"] != "" {
+		env["DISCORD_PUBLIC_KEY"] = hex.EncodeToString(qaKey.Public().(ed25519.PublicKey))
+	}
 	h := newHarness(t, env)
 	m := newMITM(t, h.srv.URL())
 	h.cfg.APIBase = m.URL()
@@ -235,7 +295,15 @@ func (q *qa) startQA() {
 	go func() {
 		h.done <- cli.Serve(ctx, h.cfg, log, cli.Hooks{
 			Drawer: h.draw, Now: q.now.Now,
-			Started: func(string) { close(started) },
+			Started: func(addr string) {
+				if addr != "" { // HTTP mode: the fake posts to the mitm, which relays to the bot
+					q.m.mu.Lock()
+					q.m.endpoint = addr
+					q.m.mu.Unlock()
+					h.srv.SetInteractionsURL(q.m.URL() + "/interactions")
+				}
+				close(started)
+			},
 		})
 	}()
 	select {
@@ -246,6 +314,21 @@ func (q *qa) startQA() {
 	case <-time.After(15 * time.Second):
 		h.t.Fatal("bot not started after 15 s")
 	}
+}
+
+// bothTransports runs a QA test on the gateway and on the HTTP endpoint,
+// each on a new embedded store: what one transport refuses, the other
+// refuses too, with the same replies.
+func bothTransports(t *testing.T, test func(t *testing.T, env map[string]string)) {
+	t.Parallel()
+	t.Run("gateway", func(t *testing.T) {
+		t.Parallel()
+		test(t, boltEnv(t))
+	})
+	t.Run("http", func(t *testing.T) {
+		t.Parallel()
+		test(t, httpEnv(boltEnv(t)))
+	})
 }
 
 func boltEnv(t *testing.T) map[string]string {
@@ -399,9 +482,10 @@ func setOption(d map[string]any, name string, f func(o map[string]any)) {
 // TestQAPayloadVariations sends what another fake, or Discord, may send
 // differently from ours: each gets an answer within 3 s, a refusal is
 // ephemeral and readable, and the bot stays alive.
-func TestQAPayloadVariations(t *testing.T) {
-	t.Parallel()
-	q := newQA(t, boltEnv(t))
+func TestQAPayloadVariations(t *testing.T) { bothTransports(t, qaPayloadVariations) }
+
+func qaPayloadVariations(t *testing.T, env map[string]string) {
+	q := newQA(t, env)
 
 	// A card of alice's to click on.
 	q.draw.set(storetest.Loss(false))
@@ -648,9 +732,10 @@ func oneLine(s string) string {
 // TestQAAmountNotAString: an amount option that arrives as a JSON number
 // (another client, or the option retyped NUMBER) is refused, but the
 // refusal must not show template residue.
-func TestQAAmountNotAString(t *testing.T) {
-	t.Parallel()
-	q := newQA(t, boltEnv(t))
+func TestQAAmountNotAString(t *testing.T) { bothTransports(t, qaAmountNotAString) }
+
+func qaAmountNotAString(t *testing.T, env map[string]string) {
+	q := newQA(t, env)
 	for _, c := range []struct {
 		name string
 		f    func(o map[string]any)
@@ -679,9 +764,10 @@ func opt(name string, v any) fakediscord.Opt { return fakediscord.Opt{Name: name
 // TestQAModeratorAmounts types every kind of amount a moderator might:
 // each is answered privately and readably, and the store ends exactly where
 // the accepted ones put it.
-func TestQAModeratorAmounts(t *testing.T) {
-	t.Parallel()
-	q := newQA(t, boltEnv(t))
+func TestQAModeratorAmounts(t *testing.T) { bothTransports(t, qaModeratorAmounts) }
+
+func qaModeratorAmounts(t *testing.T, env map[string]string) {
+	q := newQA(t, env)
 	bal := int64(2000)
 	cases := []struct {
 		sub, amount string
@@ -1243,9 +1329,10 @@ func TestQAConcurrentRevealStaleCard(t *testing.T) {
 // locale (fr; en-US, en-GB; de and a missing locale fall back to English),
 // down to running out of credits: every text is sane, in the right
 // language, with the right plurals, and the credits add up.
-func TestQANewUserLocales(t *testing.T) {
-	t.Parallel()
-	q := newQA(t, boltEnv(t))
+func TestQANewUserLocales(t *testing.T) { bothTransports(t, qaNewUserLocales) }
+
+func qaNewUserLocales(t *testing.T, env map[string]string) {
+	q := newQA(t, env)
 	type words struct{ credit, key0, key1, key2, funds string }
 	en := words{"credits", "0 keys of 3", "1 key of 3", "2 keys of 3", "Not enough credits"}
 	fr := words{"crédit", "0 clef sur 3", "1 clef sur 3", "2 clefs sur 3", "Crédits insuffisants"}
@@ -1363,9 +1450,10 @@ func TestQANewUserLocales(t *testing.T) {
 // Interaction.UnmarshalJSON fail as a whole; the bot must still answer
 // within 3 s (from the raw event's id and token) and stay alive. Discord
 // itself sends these fields as strings; another fake may not.
-func TestQAMistypedFieldAnswered(t *testing.T) {
-	t.Parallel()
-	q := newQA(t, boltEnv(t))
+func TestQAMistypedFieldAnswered(t *testing.T) { bothTransports(t, qaMistypedFieldAnswered) }
+
+func qaMistypedFieldAnswered(t *testing.T, env map[string]string) {
+	q := newQA(t, env)
 	for _, c := range []struct {
 		name string
 		sl   fakediscord.Slash
@@ -1634,9 +1722,10 @@ func TestQACrowd(t *testing.T) {
 
 // TestQAResetsAndDoubles: /daily twice at once pays once; a reset player's
 // old buttons (an open ticket, a due chest) are refused and pay nothing.
-func TestQAResetsAndDoubles(t *testing.T) {
-	t.Parallel()
-	q := newQA(t, boltEnv(t))
+func TestQAResetsAndDoubles(t *testing.T) { bothTransports(t, qaResetsAndDoubles) }
+
+func qaResetsAndDoubles(t *testing.T, env map[string]string) {
+	q := newQA(t, env)
 
 	// /daily ×2 at once.
 	var ps []*fakediscord.Pending
@@ -1702,9 +1791,10 @@ func TestQAResetsAndDoubles(t *testing.T) {
 
 // TestQAResetGuildConfirmOnce: the reset-guild confirmation pressed three
 // times at once (a double click) must reset the server once.
-func TestQAResetGuildConfirmOnce(t *testing.T) {
-	t.Parallel()
-	q := newQA(t, boltEnv(t))
+func TestQAResetGuildConfirmOnce(t *testing.T) { bothTransports(t, qaResetGuildConfirmOnce) }
+
+func qaResetGuildConfirmOnce(t *testing.T, env map[string]string) {
+	q := newQA(t, env)
 	q.slash(fakediscord.Slash{User: alice, Name: "play"})
 	// Reset-guild confirmed three times at once.
 	m := q.slash(modSlash("reset-guild", "")).Message
@@ -1749,9 +1839,10 @@ func TestQAChannelIDOnlyInChannelObject(t *testing.T) {
 
 // TestQANullsInPayload: JSON nulls where objects are expected are answered
 // like any malformed request, and the bot stays alive.
-func TestQANullsInPayload(t *testing.T) {
-	t.Parallel()
-	q := newQA(t, boltEnv(t))
+func TestQANullsInPayload(t *testing.T) { bothTransports(t, qaNullsInPayload) }
+
+func qaNullsInPayload(t *testing.T, env map[string]string) {
+	q := newQA(t, env)
 	card := q.slash(fakediscord.Slash{User: alice, Name: "play"}).Message
 	for _, c := range []struct {
 		name string
