@@ -109,7 +109,8 @@ func (h *histogram) summary() Latency {
 // recording holds the latencies of one phase, one histogram per kind of
 // interaction. A nil *recording records nothing (the warm-up).
 type recording struct {
-	kinds map[string]*histogram
+	kinds     map[string]*histogram
+	sendDelay histogram // open loop: from the schedule to the send
 }
 
 func newRecording() *recording {
@@ -124,6 +125,13 @@ func newRecording() *recording {
 func (r *recording) add(k string, d time.Duration) {
 	if r != nil {
 		r.kinds[k].add(int64(d))
+	}
+}
+
+// addSendDelay records how late an open loop's interaction left.
+func (r *recording) addSendDelay(d time.Duration) {
+	if r != nil {
+		r.sendDelay.add(int64(d))
 	}
 }
 

@@ -84,9 +84,10 @@ type Phase struct {
 	StoreCalls   int64 `json:"store_calls,omitempty"` // the ceiling's
 	Chests       int64 `json:"chests"`
 	Errors       int64 `json:"errors"`
-	// LateSends counts the open loop's interactions sent more than 1 ms
-	// after their schedule (no player free, or the sender behind).
-	LateSends int64 `json:"late_sends,omitempty"`
+	// SendDelay is the open loop's delay from an interaction's schedule to
+	// its send (no player free, or the load generator behind): the part of
+	// the latency that is not the bot's.
+	SendDelay *Latency `json:"send_delay,omitempty"`
 
 	CyclesPerSec       float64 `json:"cycles_per_sec"`
 	InteractionsPerSec float64 `json:"interactions_per_sec,omitempty"`
@@ -341,12 +342,12 @@ func runTransport(ctx context.Context, name string, h bot.Handler, obs bot.Obser
 	for _, p := range players { // the messages of another transport are not here
 		p.msg, p.next, p.nextKind = nil, "", ""
 	}
-	drive := func(d time.Duration, rec *recording) int64 {
+	drive := func(d time.Duration, rec *recording) {
 		if cfg.Rate > 0 {
-			return openLoop(ctx, c, players, d, cfg.Rate, rec, errs)
+			openLoop(ctx, c, players, d, cfg.Rate, rec, errs)
+			return
 		}
 		closedLoop(ctx, c, players, d, rec, errs)
-		return 0
 	}
 	if cfg.Warmup > 0 {
 		log.Info("warm-up", "duration", cfg.Warmup)
@@ -357,12 +358,16 @@ func runTransport(ctx context.Context, name string, h bot.Handler, obs bot.Obser
 	rec := newRecording()
 	m := startMeter(ctx, b.serverCPU)
 	start := time.Now()
-	late := drive(cfg.Duration, rec)
-	ph = Phase{Name: name, Rate: cfg.Rate, Players: len(players), Elapsed: time.Since(start), LateSends: late}
+	drive(cfg.Duration, rec)
+	ph = Phase{Name: name, Rate: cfg.Rate, Players: len(players), Elapsed: time.Since(start)}
 	m.stop(ctx, &ph)
 	calls, cycles, chests, nErrs := counts(players)
 	ph.Interactions, ph.Cycles, ph.Chests, ph.Errors = calls-calls0, cycles-cycles0, chests-chests0, nErrs-errs0
 	ph.Latency = rec.summary()
+	if cfg.Rate > 0 {
+		sd := rec.sendDelay.summary()
+		ph.SendDelay = &sd
+	}
 	ph.Refused = c.refused()
 	ph.finish()
 	log.Info("measured", "cycles_per_sec", int(ph.CyclesPerSec), "p99", round(ph.Latency[KindAll].P99), "errors", ph.Errors)

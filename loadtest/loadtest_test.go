@@ -98,6 +98,9 @@ func TestRunOnBolt(t *testing.T) {
 				t.Fatalf("Run: %v", err)
 			}
 			checkPhases(t, rep, 1)
+			if open := rep.Phases[0].SendDelay != nil; open != (tt.rate > 0) {
+				t.Errorf("send delay reported: %v, for rate %v", open, tt.rate)
+			}
 			if rep.Path == "" {
 				t.Fatal("the report names no bolt file")
 			}

@@ -75,8 +75,9 @@ func writePhase(b *strings.Builder, ph Phase) {
 	fmt.Fprintf(b, "\n%s (%s), %s:\n", ph.Name, mode, round(ph.Elapsed))
 	fmt.Fprintf(b, "  %.0f cycles/s, %.0f interactions/s; %d cycles, %d interactions, %d chests, %d errors\n",
 		ph.CyclesPerSec, ph.InteractionsPerSec, ph.Cycles, ph.Interactions, ph.Chests, ph.Errors)
-	if ph.Rate > 0 {
-		fmt.Fprintf(b, "  sends more than 1 ms behind schedule: %d\n", ph.LateSends)
+	if sd := ph.SendDelay; sd != nil {
+		fmt.Fprintf(b, "  send delay (schedule → send, the load generator's part): p50 %s, p99 %s, max %s\n",
+			round(sd.P50), round(sd.P99), round(sd.Max))
 	}
 	fmt.Fprintf(b, "  CPU per cycle: %s\n", cpuLine(ph, "this process (bot + fake Discord + load generator)"))
 	from := "receipt"

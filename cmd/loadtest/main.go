@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -45,8 +46,9 @@ Flags:
 
 // options are the command line's.
 type options struct {
-	cfg    loadtest.Config
-	asJSON bool
+	cfg        loadtest.Config
+	asJSON     bool
+	cpuProfile string
 }
 
 // parse reads the flags. It returns flag.ErrHelp for -h.
@@ -74,6 +76,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&o.cfg.Rate, "rate", 0, "interactions per second, evenly paced (open loop); 0: each player as fast as answered")
 	fs.BoolVar(&ceiling, "ceiling", true, "measure the store's own ceiling (its steps called directly) in the same run")
 	fs.BoolVar(&o.asJSON, "json", false, "print the report as JSON")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -115,6 +118,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	o.cfg.Logger = slog.New(slog.NewTextHandler(stderr, nil))
 	o.cfg.BotLogger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if o.cpuProfile != "" {
+		stop, err := startProfile(o.cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "loadtest: %v\n", err)
+			return 1
+		}
+		defer stop()
+	}
 	rep, err := loadtest.Run(ctx, o.cfg)
 	if rep != nil && len(rep.Phases) > 0 {
 		write := rep.WriteText
@@ -130,6 +141,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// startProfile starts a CPU profile into path; stop ends it.
+func startProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 func main() {
