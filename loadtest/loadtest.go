@@ -106,7 +106,9 @@ type Phase struct {
 	// OfCeiling is CyclesPerSec as a fraction of the store's own ceiling
 	// measured in the same run (0 if not measured).
 	OfCeiling float64 `json:"of_ceiling,omitempty"`
-	// Refused lists the first of the bot's calls the fake Discord refused.
+	// Refused lists the first of the bot's calls the fake Discord refused,
+	// and interactions it left unanswered past 3 s, since the transport
+	// started: warm-up included, unlike Errors.
 	Refused []string `json:"refused,omitempty"`
 }
 

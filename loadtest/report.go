@@ -102,7 +102,7 @@ func writePhase(b *strings.Builder, ph Phase) {
 			round(ph.Latency[KindAll].P99), ph.Rate, TargetP99, verdict)
 	}
 	for _, f := range ph.Refused {
-		fmt.Fprintf(b, "  refused by the fake Discord: %s\n", f)
+		fmt.Fprintf(b, "  refused by the fake Discord (warm-up included): %s\n", f)
 	}
 }
 
