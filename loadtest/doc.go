@@ -1,36 +1,56 @@
-// Package loadtest drives simulated players through the bot's interaction
-// handlers, the same path a Discord interaction takes (the gateway frame of
-// INTERACTION_CREATE decoded as the bot's discordgo session decodes it,
-// commands.App.Handle, the store, the rendering, the response encoded as the
-// bot's REST calls encode it), but without the network to Discord, and
-// measures it.
+// Package loadtest drives simulated players through the bot's real
+// interaction handlers (commands.New over a store, with metrics, as the bot
+// runs them) and through a real transport, and measures them.
 //
 // A play cycle is the slash command /play (buy a ticket, show the hidden
-// grid), then a click on the Auto button read from that response (draw and
-// reveal all), then, when the chest is due, a click on its button. Each
-// simulated player is its own user (players are spread over a few guilds)
-// and plays cycles in a loop for a duration or a number of cycles.
+// grid), then a click on the Auto button of that card (draw and reveal all),
+// then, when a chest is due, a click on its button. Players are their own
+// users, spread over a few guilds; the buttons are found by their custom IDs
+// in the message each answer shows.
 //
-// Run reports cycles and interactions per second, latencies per kind of
-// interaction (p50, p95, p99) split between the store's part (measured by
-// TimedStore, a storage.Store decorator) and the rest, the handler overhead.
-// In the same run it can measure the store's own ceiling: the store's steps
-// issued directly by as many goroutines (Direct), and a trivial round trip
-// such as TrivialScript on Redis (RawRoundTrip); with RoundTripCounter as a
-// go-redis hook it reports round trips per cycle and the ratio of the
-// handlers' throughput to the ceiling.
+// Each transport runs in a phase of its own, against the in-repo fake
+// Discord (internal/fakediscord) on loopback:
 //
-// Usage, from the command line (see "clefs loadtest -h"):
+//   - Gateway: a real bot.Gateway (one discordgo session) connects to the
+//     fake, which dispatches the players' interactions with Slash and Click;
+//     the bot decodes them as in production and answers over REST. Latency
+//     is the fake's, from its dispatch to the bot's callback.
+//   - HTTP: a real bot.Endpoint listens on loopback; each interaction is a
+//     discordgo.Interaction encoded with encoding/json and POSTed signed as
+//     Discord signs it (Ed25519 over timestamp+body), and the answer is read
+//     from the HTTP reply. Latency is from the POST to the reply read. The
+//     fake serves the endpoint's REST calls.
 //
-//	clefs loadtest -store redis -redis redis://127.0.0.1:6380/0 -players 64 -duration 10s
+// In a closed loop (the default) each player sends its next interaction as
+// soon as the last is answered. With Config.Rate, interactions leave at that
+// pace, evenly spaced, each by a player free at the time, and latency counts
+// from the scheduled send, so that a late send counts against the bot
+// rather than hiding (no coordinated omission).
+//
+// A run reports, per transport, cycles and interactions per second, latency
+// per kind (p50, p95, p99), CPU per cycle of this process (which holds the
+// bot, the fake Discord and the load generator: an upper bound of the bot's)
+// and, on Redis, of the Redis server (INFO cpu). A last phase calls the
+// store's steps directly from as many goroutines, the store's own ceiling,
+// so that the report says what share of it the handlers reach. Then every
+// player's books are audited: balance = start − staked + won.
+//
+// Safety: a run uses a temporary bolt file by default, removed at the end.
+// An explicit bolt file or a Redis database that already holds data is
+// refused (ErrNotEmpty) unless Config.Force; at the end the run deletes the
+// Redis keys of its own guilds (IDs unique to the run) or the bolt file it
+// created. The store's connection settings are never read from the
+// environment.
+//
+// Usage, from the command line (`go run ./cmd/loadtest -h` lists the flags):
+//
+//	go run ./cmd/loadtest -transport both -players 64 -duration 5s
+//	go run ./cmd/loadtest -store redis -redis redis://127.0.0.1:6390/0 -rate 1000 -duration 10s -json
 //
 // or from Go:
 //
-//	s, _ := boltstore.Open("/tmp/lt.db", storage.Options{})
-//	defer s.Close()
-//	rep, err := loadtest.Run(ctx, loadtest.Config{Store: s, Players: 64, Duration: 10 * time.Second})
-//	if err != nil {
-//		return err
+//	rep, err := loadtest.Run(ctx, loadtest.Config{Transports: []string{loadtest.HTTP}, Rate: 1000})
+//	if rep != nil {
+//		rep.WriteText(os.Stdout)
 //	}
-//	rep.WriteText(os.Stdout)
 package loadtest

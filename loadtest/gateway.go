@@ -1,48 +1,126 @@
 package loadtest
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"strconv"
+	"log/slog"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/lesclefsdutresor/clefs/bot"
+	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 )
 
-// appendFrame appends the gateway frame that carries the interaction
-// payload d, as Discord sends it: a dispatch (op 0) of INTERACTION_CREATE.
-func appendFrame(b []byte, seq uint64, d []byte) []byte {
-	b = append(b, `{"op":0,"s":`...)
-	b = strconv.AppendUint(b, seq, 10)
-	b = append(b, `,"t":"INTERACTION_CREATE","d":`...)
-	b = append(b, d...)
-	return append(b, '}')
+// token is the bot token the fake Discord expects from the bot.
+const token = "loadtest-token"
+
+// startFake starts the in-repo fake Discord on loopback.
+func startFake() (*fakediscord.Server, error) {
+	srv := fakediscord.New(fakediscord.Options{Token: token})
+	if err := srv.Start(); err != nil {
+		return nil, fmt.Errorf("loadtest: start the fake Discord: %w", err)
+	}
+	return srv, nil
 }
 
-// decodeFrame does with a dispatch frame what the bot's discordgo does in
-// Session.onEvent (third_party/discordgo/wsapi.go): discordgo.DecodeEvent
-// reads the frame into a discordgo.Event, decoding its data on the way
-// into the value of the event type's provider, bot.InteractionEvent
-// (bot/gateway.go); discordgo.UnmarshalEventStruct decodes it afterwards
-// when that could not be done. The cost measured is the bot's.
-func decodeFrame(frame []byte) (*discordgo.Interaction, error) {
-	e, err := discordgo.DecodeEvent(frame)
+// refusals lists the first calls the fake Discord refused.
+func refusals(srv *fakediscord.Server) []string {
+	var out []string
+	for _, f := range srv.Failures() {
+		if len(out) == 10 {
+			break
+		}
+		out = append(out, f.String())
+	}
+	return out
+}
+
+// gatewayClient plays through the gateway: the fake Discord dispatches
+// INTERACTION_CREATE over its websocket to a real bot.Gateway (one
+// discordgo session, its real decoding), which answers over REST to the
+// fake.
+type gatewayClient struct {
+	srv  *fakediscord.Server
+	stop context.CancelFunc
+	done chan error
+}
+
+// startGateway starts the fake Discord and a bot.Gateway serving h against
+// it, and returns once the bot is connected and its commands registered.
+func startGateway(ctx context.Context, h bot.Handler, obs bot.Observer, log *slog.Logger) (*gatewayClient, error) {
+	srv, err := startFake()
 	if err != nil {
-		return nil, fmt.Errorf("decode gateway frame: %w", err)
+		return nil, err
 	}
-	if e == nil || e.Operation != 0 || e.Type != "INTERACTION_CREATE" {
-		return nil, errors.New("not an INTERACTION_CREATE dispatch")
+	g, err := bot.NewGateway(bot.GatewayOptions{
+		Token: token, APIBase: srv.URL(), ShardCount: 1,
+		Logger: log, Observer: obs, LogLevel: discordgo.LogError,
+	}, h)
+	if err != nil {
+		srv.Close()
+		return nil, fmt.Errorf("loadtest: %w", err)
 	}
-	if err := discordgo.UnmarshalEventStruct(e, discordgo.EventProvider(e.Type)); err != nil {
-		return nil, fmt.Errorf("decode interaction: %w", err)
+	runCtx, stop := context.WithCancel(context.Background())
+	c := &gatewayClient{srv: srv, stop: stop, done: make(chan error, 1)}
+	go func() { c.done <- g.Run(runCtx) }()
+	select {
+	case <-g.Ready():
+	case err := <-c.done:
+		stop()
+		srv.Close()
+		return nil, fmt.Errorf("loadtest: the gateway did not start: %w", err)
+	case <-ctx.Done():
+		return nil, errors.Join(ctx.Err(), c.close())
 	}
-	ev, ok := e.Struct.(*bot.InteractionEvent)
-	if !ok {
-		return nil, fmt.Errorf("INTERACTION_CREATE decodes into %T, not bot.InteractionEvent", e.Struct)
+	return c, nil
+}
+
+func (c *gatewayClient) slash(ctx context.Context, p *player) (answer, error) {
+	start := time.Now()
+	pd, err := c.srv.Slash(ctx, fakediscord.Slash{Guild: p.guild, Channel: p.channel, User: p.user, Name: "play"})
+	if err != nil {
+		return answer{}, err
 	}
-	if ev.Err != nil {
-		return nil, fmt.Errorf("decode interaction: %w", ev.Err)
+	return wait(ctx, pd, start)
+}
+
+func (c *gatewayClient) click(ctx context.Context, p *player, customID string) (answer, error) {
+	if p.msg == nil {
+		return answer{}, errors.New("no message to click on")
 	}
-	return ev.Interaction, nil
+	start := time.Now()
+	pd, err := c.srv.Click(ctx, fakediscord.Click{Message: p.msg.ID, CustomID: customID, User: p.user})
+	if err != nil {
+		return answer{}, err
+	}
+	return wait(ctx, pd, start)
+}
+
+// wait waits for the bot's answer to the interaction sent at start. The
+// answer's time is start plus the fake's latency, from its dispatch to the
+// bot's callback: the fake's own work before the dispatch is not counted.
+func wait(ctx context.Context, pd *fakediscord.Pending, start time.Time) (answer, error) {
+	r, err := pd.Wait(ctx)
+	if err != nil {
+		return answer{}, err
+	}
+	if r.Message == nil {
+		return answer{}, fmt.Errorf("answer of type %d shows no message", r.Type)
+	}
+	return answer{msg: r.Message, at: start.Add(r.Latency)}, nil
+}
+
+func (c *gatewayClient) refused() []string { return refusals(c.srv) }
+
+// close stops the bot (it waits for the interactions in progress), then
+// the fake Discord.
+func (c *gatewayClient) close() error {
+	c.stop()
+	err := <-c.done
+	if err != nil {
+		err = fmt.Errorf("loadtest: gateway: %w", err)
+	}
+	return errors.Join(err, c.srv.Close())
 }

@@ -106,68 +106,47 @@ func (h *histogram) summary() Latency {
 	return l
 }
 
-// series holds the latencies of one kind of interaction.
-type series struct {
-	total, store, decode, handler, overhead histogram
-	calls                                   atomic.Int64 // store calls
-}
-
-func (s *series) add(total, store, decode time.Duration, calls int64) {
-	s.total.add(int64(total))
-	s.store.add(int64(store))
-	s.decode.add(int64(decode))
-	s.handler.add(int64(total - decode - store))
-	s.overhead.add(int64(total - store))
-	s.calls.Add(calls)
-}
-
-func (s *series) merge(o *series) {
-	s.total.merge(&o.total)
-	s.store.merge(&o.store)
-	s.decode.merge(&o.decode)
-	s.handler.merge(&o.handler)
-	s.overhead.merge(&o.overhead)
-	s.calls.Add(o.calls.Load())
-}
-
-func (s *series) report() KindReport {
-	r := KindReport{
-		Total:    s.total.summary(),
-		Store:    s.store.summary(),
-		Overhead: s.overhead.summary(),
-		Decode:   s.decode.summary(),
-		Handler:  s.handler.summary(),
-	}
-	if r.Total.N > 0 {
-		r.StoreCalls = float64(s.calls.Load()) / float64(r.Total.N)
-	}
-	return r
-}
-
-// recording holds the series of one phase, one per kind of interaction.
+// recording holds the latencies of one phase, one histogram per kind of
+// interaction. A nil *recording records nothing (the warm-up).
 type recording struct {
-	kinds map[string]*series
+	kinds     map[string]*histogram
+	sendDelay histogram // open loop: from the schedule to the send
 }
 
 func newRecording() *recording {
-	r := &recording{kinds: map[string]*series{}}
+	r := &recording{kinds: map[string]*histogram{}}
 	for _, k := range kinds {
-		r.kinds[k] = &series{}
+		r.kinds[k] = &histogram{}
 	}
 	return r
 }
 
-// report returns the per-kind reports (kinds with samples only) and the
-// report over all kinds.
-func (r *recording) report() (map[string]KindReport, KindReport) {
-	out := map[string]KindReport{}
-	var all series
-	for _, k := range kinds {
-		s := r.kinds[k]
-		if s.total.n.Load() > 0 {
-			out[k] = s.report()
-		}
-		all.merge(s)
+// add records one interaction of kind k.
+func (r *recording) add(k string, d time.Duration) {
+	if r != nil {
+		r.kinds[k].add(int64(d))
 	}
-	return out, all.report()
+}
+
+// addSendDelay records how late an open loop's interaction left.
+func (r *recording) addSendDelay(d time.Duration) {
+	if r != nil {
+		r.sendDelay.add(int64(d))
+	}
+}
+
+// summary returns the latencies per kind (kinds with samples only) and,
+// under "all", over every kind.
+func (r *recording) summary() map[string]Latency {
+	out := map[string]Latency{}
+	var all histogram
+	for _, k := range kinds {
+		h := r.kinds[k]
+		if h.n.Load() > 0 {
+			out[k] = h.summary()
+		}
+		all.merge(h)
+	}
+	out[KindAll] = all.summary()
+	return out
 }

@@ -3,68 +3,17 @@ package loadtest
 import (
 	"context"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// RoundTripCounter is a go-redis hook that counts network round trips: one
-// per command, one per pipeline or transaction (however many commands it
-// holds). A script run by Script.Run costs one (EVALSHA), or two the first
-// time (EVALSHA answered NOSCRIPT, then EVAL). Add it with client.AddHook.
-type RoundTripCounter struct {
-	n atomic.Int64
-}
-
-var _ redis.Hook = (*RoundTripCounter)(nil)
-
-// Load returns the round trips counted so far.
-func (c *RoundTripCounter) Load() int64 { return c.n.Load() }
-
-// DialHook implements redis.Hook; dialling is not counted.
-func (c *RoundTripCounter) DialHook(next redis.DialHook) redis.DialHook {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		return next(ctx, network, addr)
-	}
-}
-
-// ProcessHook implements redis.Hook.
-func (c *RoundTripCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		c.n.Add(1)
-		return next(ctx, cmd)
-	}
-}
-
-// ProcessPipelineHook implements redis.Hook.
-func (c *RoundTripCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		c.n.Add(1)
-		return next(ctx, cmds)
-	}
-}
-
-// trivial is the smallest script: one EVALSHA round trip that does nothing.
-var trivial = redis.NewScript(`return 1`)
-
-// TrivialScript returns a function that runs a trivial Lua script (EVALSHA
-// of "return 1") on c: one round trip of the same kind as the store's
-// steps, with no work on the server. It measures the round-trip capacity.
-func TrivialScript(c redis.Scripter) func(ctx context.Context) error {
-	return func(ctx context.Context) error {
-		if err := trivial.Run(ctx, c, []string{"{loadtest}"}).Err(); err != nil {
-			return fmt.Errorf("trivial script: %w", err)
-		}
-		return nil
-	}
-}
-
 // RedisCPU returns a function that reads the Redis server's CPU time so far
-// (used_cpu_user + used_cpu_sys of INFO cpu).
+// (used_cpu_user + used_cpu_sys of INFO cpu). On a cluster it reads the
+// node the client picks, which is only meaningful for a single server.
 func RedisCPU(c redis.UniversalClient) func(ctx context.Context) (time.Duration, error) {
 	return func(ctx context.Context) (time.Duration, error) {
 		info, err := c.Info(ctx, "cpu").Result()
@@ -90,4 +39,59 @@ func RedisCPU(c redis.UniversalClient) func(ctx context.Context) (time.Duration,
 		}
 		return time.Duration(total * float64(time.Second)), nil
 	}
+}
+
+// guildPatterns are the SCAN patterns of every key of a guild, as package
+// redisstore names them: the players' keys carry the hash tag
+// {guild:user} (p:, h:, pa:), the guild's own keys {guild} (s:, a:, m:, am:).
+func guildPatterns(guild uint64) []string {
+	g := strconv.FormatUint(guild, 10)
+	return []string{"*{" + g + ":*}", "*{" + g + "}"}
+}
+
+// deleteGuilds deletes every key of the guilds, on every master of a
+// cluster, and returns how many it deleted.
+func deleteGuilds(ctx context.Context, c redis.UniversalClient, guilds []uint64) (int, error) {
+	var (
+		mu   sync.Mutex
+		keys []string
+	)
+	scan := func(ctx context.Context, node redis.Cmdable) error {
+		for _, g := range guilds {
+			for _, pat := range guildPatterns(g) {
+				it := node.Scan(ctx, 0, pat, 1000).Iterator()
+				for it.Next(ctx) {
+					mu.Lock()
+					keys = append(keys, it.Val())
+					mu.Unlock()
+				}
+				if err := it.Err(); err != nil {
+					return fmt.Errorf("scan %s: %w", pat, err)
+				}
+			}
+		}
+		return nil
+	}
+	var err error
+	if cc, ok := c.(*redis.ClusterClient); ok {
+		err = cc.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error { return scan(ctx, node) })
+	} else {
+		err = scan(ctx, c)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("loadtest: find the run's Redis keys: %w", err)
+	}
+	if len(keys) == 0 {
+		return 0, nil
+	}
+	// One DEL per key: the keys live in different slots of a cluster, and a
+	// pipeline sends each to its node.
+	pipe := c.Pipeline()
+	for _, k := range keys {
+		pipe.Del(ctx, k)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return 0, fmt.Errorf("loadtest: delete the run's %d Redis keys: %w", len(keys), err)
+	}
+	return len(keys), nil
 }

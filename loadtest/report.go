@@ -1,94 +1,61 @@
 package loadtest
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 )
+
+// TargetP99 is the latency the bot aims at, from receipt to response, at
+// 1,000 interactions per second on Redis.
+const TargetP99 = 10 * time.Millisecond
+
+// WriteJSON writes the report as indented JSON (durations in nanoseconds).
+func (r *Report) WriteJSON(w io.Writer) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("loadtest: encode the report: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
 
 // WriteText writes the report for a reader.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	c := r.Config
-	fmt.Fprintf(&b, "players %d in %d guilds, measured %s (warm-up %s)\n", c.Players, c.Guilds, round(r.Load.Elapsed), c.Warmup)
-	fmt.Fprintf(&b, "play cycles      %d  (%.0f cycles/s; a cycle = /%s + Auto, and the chest when due)\n",
-		r.Load.Cycles, r.Load.CyclesPerSec(), c.Command)
-	fmt.Fprintf(&b, "interactions     %d  (%.0f /s), chests opened %d, errors %d\n",
-		r.Load.Calls, r.Load.CallsPerSec(), r.Load.Chests, r.Load.Errors)
-	if r.Load.RoundTrips > 0 {
-		fmt.Fprintf(&b, "round trips      %.2f per cycle (%.0f /s)\n", r.Load.RoundTripsPerCycle(), r.Load.RoundTripsPerSec())
+	fmt.Fprintf(&b, "store: %s\n", r.Store)
+	fmt.Fprintf(&b, "%d players in %d guilds; each phase measured for %s after a warm-up of %s\n",
+		r.Players, len(r.Guilds), r.Duration, r.Warmup)
+	b.WriteString("a play cycle = /play, then Auto on its card (then the chest when one is due)\n")
+	for _, ph := range r.Phases {
+		writePhase(&b, ph)
 	}
-	fmt.Fprintf(&b, "CPU per cycle    %s\n", cpuLine(r.Load))
-	b.WriteString("\nlatency per interaction: total = decode (gateway frame → discordgo.Interaction, as the bot) + handler + store (+ response encoding, in handler);\n" +
-		"overhead = total − store = decode + handler (wall clock: under load it includes waiting for a CPU)\n")
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "kind\tn\tstore calls\ttotal p50\tp95\tp99\tstore p50\tp99\toverhead p50\tp95\tp99\tdecode p50\tp99\thandler p50\tp99\t")
-	line := func(name string, k KindReport) {
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, k.Total.N, k.StoreCalls,
-			round(k.Total.P50), round(k.Total.P95), round(k.Total.P99),
-			round(k.Store.P50), round(k.Store.P99),
-			round(k.Overhead.P50), round(k.Overhead.P95), round(k.Overhead.P99),
-			round(k.Decode.P50), round(k.Decode.P99),
-			round(k.Handler.P50), round(k.Handler.P99))
-	}
-	for _, k := range kinds {
-		if kr, ok := r.Kinds[k]; ok {
-			line(k, kr)
+	if c := r.Ceiling; c != nil {
+		fmt.Fprintf(&b, "\nstore's own ceiling (its steps called directly by %d goroutines, no handler, no transport):\n", c.Players)
+		fmt.Fprintf(&b, "  %.0f cycles/s, %.0f store calls/s, %d errors\n", c.CyclesPerSec, float64(c.StoreCalls)/c.Elapsed.Seconds(), c.Errors)
+		fmt.Fprintf(&b, "  CPU per cycle: %s\n", cpuLine(*c, "this process"))
+		for _, ph := range r.Phases {
+			if ph.OfCeiling > 0 {
+				fmt.Fprintf(&b, "  %s: handlers reach %.1f%% of the store's own ceiling\n", ph.Name, 100*ph.OfCeiling)
+			}
 		}
 	}
-	line("all", r.All)
-	if r.Isolated != nil {
-		line("all, 1 player", *r.Isolated)
-	}
-	tw.Flush()
-
-	if len(r.Steps) > 0 {
-		b.WriteString("\nstore steps called by the handlers (measured phase):\n")
-		names := make([]string, 0, len(r.Steps))
-		for n := range r.Steps {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			fmt.Fprintf(&b, "  %-12s %s\n", n, r.Steps[n])
+	a := r.Audit
+	fmt.Fprintf(&b, "\naudit: %d players, %d plays in the store for %d cycles completed, %d chests; ", a.Players, a.Plays, a.Cycles, a.Chests)
+	if len(a.Unbalanced) == 0 {
+		b.WriteString("every balance = start − staked + won\n")
+	} else {
+		b.WriteString("UNBALANCED:\n")
+		for _, u := range a.Unbalanced {
+			fmt.Fprintf(&b, "  %s\n", u)
 		}
 	}
-
-	if r.Direct != nil {
-		d := r.Direct
-		fmt.Fprintf(&b, "\nstore steps issued directly (%d goroutines, %s): %.0f cycles/s, %.0f calls/s",
-			d.Workers, round(d.Elapsed), d.CyclesPerSec(), d.CallsPerSec())
-		if d.RoundTrips > 0 {
-			fmt.Fprintf(&b, ", %.0f round trips/s, %.2f per cycle", d.RoundTripsPerSec(), d.RoundTripsPerCycle())
-		}
-		fmt.Fprintf(&b, ", errors %d\n", d.Errors)
-		fmt.Fprintf(&b, "  CPU per cycle: %s\n", cpuLine(*d))
-		if ceil := r.CeilingFromScripts(); ceil > 0 {
-			fmt.Fprintf(&b, "  ceiling = %s = %.0f cycles/s; handlers reach %.0f = %.1f%% of it\n",
-				ceilingFormula(r), ceil, r.Load.CyclesPerSec(), 100*r.Load.CyclesPerSec()/ceil)
-		}
+	if r.Cleanup != "" {
+		fmt.Fprintf(&b, "cleanup: %s\n", r.Cleanup)
 	}
-	if r.Raw != nil {
-		fmt.Fprintf(&b, "trivial round trips (EVALSHA \"return 1\", %d goroutines, %s): %.0f /s, errors %d; CPU per 1000: this process %s",
-			r.Raw.Workers, round(r.Raw.Elapsed), r.Raw.CallsPerSec(), r.Raw.Errors, round(perCycle(1000*r.Raw.CPU, r.Raw.Calls)))
-		if r.Raw.ServerCPU > 0 {
-			fmt.Fprintf(&b, ", Redis %s", round(perCycle(1000*r.Raw.ServerCPU, r.Raw.Calls)))
-		}
-		b.WriteString("\n")
-		if ceil := r.CeilingFromRoundTrips(); ceil > 0 {
-			fmt.Fprintf(&b, "  ceiling = raw round trips/s ÷ %.2f round trips per cycle = %.0f cycles/s; handlers reach %.1f%% of it\n",
-				r.Load.RoundTripsPerCycle(), ceil, 100*r.Load.CyclesPerSec()/ceil)
-		}
-	}
-
-	b.WriteString("\nmemory:\n")
-	fmt.Fprintf(&b, "  start      %s\n", r.MemStart)
-	if c.Populate > 0 {
-		fmt.Fprintf(&b, "  populated  %s  (%d players created in %s)\n", r.MemPopulated, c.Populate, round(r.PopulateElapsed))
-	}
-	fmt.Fprintf(&b, "  end        %s\n", r.MemEnd)
 	if len(r.FirstErrors) > 0 {
 		b.WriteString("\nfirst errors:\n")
 		for _, e := range r.FirstErrors {
@@ -99,18 +66,55 @@ func (r *Report) WriteText(w io.Writer) error {
 	return err
 }
 
-// cpuLine describes a phase's CPU use per cycle.
-func cpuLine(p Phase) string {
-	s := fmt.Sprintf("this process %s (%.2f CPUs busy)", round(p.CPUPerCycle()), p.CPU.Seconds()/p.Elapsed.Seconds())
-	if p.ServerCPU > 0 {
-		s += fmt.Sprintf(", Redis server %s (%.2f CPUs busy)", round(p.ServerCPUPerCycle()), p.ServerCPU.Seconds()/p.Elapsed.Seconds())
+// writePhase writes one transport's phase.
+func writePhase(b *strings.Builder, ph Phase) {
+	mode := fmt.Sprintf("closed loop, %d players", ph.Players)
+	if ph.Rate > 0 {
+		mode = fmt.Sprintf("open loop at %.0f interactions/s, %d players", ph.Rate, ph.Players)
 	}
-	return s
+	fmt.Fprintf(b, "\n%s (%s), %s:\n", ph.Name, mode, round(ph.Elapsed))
+	fmt.Fprintf(b, "  %.0f cycles/s, %.0f interactions/s; %d cycles, %d interactions, %d chests, %d errors\n",
+		ph.CyclesPerSec, ph.InteractionsPerSec, ph.Cycles, ph.Interactions, ph.Chests, ph.Errors)
+	if sd := ph.SendDelay; sd != nil {
+		fmt.Fprintf(b, "  send delay (schedule → send, the load generator's part): p50 %s, p99 %s, max %s\n",
+			round(sd.P50), round(sd.P99), round(sd.Max))
+	}
+	fmt.Fprintf(b, "  CPU per cycle: %s\n", cpuLine(ph, "this process (bot + fake Discord + load generator)"))
+	from := "receipt"
+	if ph.Rate > 0 {
+		from = "scheduled send"
+	}
+	fmt.Fprintf(b, "  latency from %s to response:\n", from)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "    kind\tn\tp50\tp95\tp99\tmax\t")
+	for _, k := range append(kinds, KindAll) {
+		if l, ok := ph.Latency[k]; ok {
+			fmt.Fprintf(tw, "    %s\t%d\t%s\t%s\t%s\t%s\t\n", k, l.N, round(l.P50), round(l.P95), round(l.P99), round(l.Max))
+		}
+	}
+	tw.Flush()
+	if ph.Rate > 0 {
+		verdict := "met"
+		if p99 := ph.Latency[KindAll].P99; p99 > TargetP99 || ph.Latency[KindAll].N == 0 {
+			verdict = "NOT met"
+		}
+		fmt.Fprintf(b, "  p99 %s at %.0f/s; the target (p99 ≤ %s at 1,000/s on Redis) is %s here\n",
+			round(ph.Latency[KindAll].P99), ph.Rate, TargetP99, verdict)
+	}
+	for _, f := range ph.Refused {
+		fmt.Fprintf(b, "  refused by the fake Discord (warm-up included): %s\n", f)
+	}
 }
 
-func ceilingFormula(r *Report) string {
-	if r.Direct.RoundTrips > 0 && r.Load.RoundTrips > 0 {
-		return fmt.Sprintf("direct round trips/s ÷ %.2f round trips per cycle through the handlers", r.Load.RoundTripsPerCycle())
+// cpuLine describes a phase's CPU use per cycle.
+func cpuLine(p Phase, who string) string {
+	busy := 0.0
+	if s := p.Elapsed.Seconds(); s > 0 {
+		busy = p.CPU.Seconds() / s
 	}
-	return "direct cycles/s"
+	line := fmt.Sprintf("%s %s (%.2f CPUs busy)", who, round(p.CPUPerCycle), busy)
+	if p.ServerCPU > 0 {
+		line += fmt.Sprintf(", Redis server %s (%.2f CPUs busy)", round(p.ServerCPUPerCycle), p.ServerCPU.Seconds()/p.Elapsed.Seconds())
+	}
+	return line
 }

@@ -5,12 +5,14 @@ import (
 	"time"
 )
 
-// Latency summarises a set of durations.
+// Latency summarises a set of durations (nanoseconds in JSON).
 type Latency struct {
-	N             int
-	Mean          time.Duration
-	P50, P95, P99 time.Duration
-	Max           time.Duration
+	N    int           `json:"n"`
+	Mean time.Duration `json:"mean_ns"`
+	P50  time.Duration `json:"p50_ns"`
+	P95  time.Duration `json:"p95_ns"`
+	P99  time.Duration `json:"p99_ns"`
+	Max  time.Duration `json:"max_ns"`
 }
 
 // String formats the summary on one line.

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/boltstore"
+)
+
+func TestHelp(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"-h"}, &out, &errOut); code != 0 {
+		t.Fatalf("-h exits %d, want 0", code)
+	}
+	if !strings.Contains(errOut.String(), "Usage: go run ./cmd/loadtest") || !strings.Contains(errOut.String(), "-transport") {
+		t.Fatalf("-h printed:\n%s", errOut.String())
+	}
+}
+
+func TestBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-transport", "smoke-signals"},
+		{"-store", "redis"},
+		{"-store", "bolt", "-redis", "redis://127.0.0.1:1/0"},
+		{"-duration", "0s"},
+		{"extra"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), args, &out, &errOut); code != 2 {
+			t.Errorf("%q: exit %d, want 2 (%s)", args, code, errOut.String())
+		}
+	}
+}
+
+func TestRefusesNonEmptyData(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "prod.db")
+	st, err := boltstore.Open(path, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Player(context.Background(), storage.PlayerID{Guild: 1, User: 2}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"-data", path, "-transport", "http", "-duration", "100ms"}, &out, &errOut)
+	if code != 1 || !strings.Contains(errOut.String(), "-force") {
+		t.Fatalf("exit %d, want 1 with a hint at -force; stderr:\n%s", code, errOut.String())
+	}
+}
+
+func TestShortRunJSON(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"-transport", "http", "-players", "2", "-guilds", "1", "-duration", "200ms", "-warmup", "0s", "-ceiling=false", "-json"}
+	if code := run(context.Background(), args, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, errOut.String())
+	}
+	var rep struct {
+		Phases []struct {
+			Name   string
+			Cycles int64
+		}
+		Cleanup string
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out.String())
+	}
+	if len(rep.Phases) != 1 || rep.Phases[0].Name != "http" || rep.Phases[0].Cycles == 0 || !strings.Contains(rep.Cleanup, "removed") {
+		t.Fatalf("report %+v", rep)
+	}
+}

@@ -1,0 +1,204 @@
+package loadtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/boltstore"
+	"github.com/lesclefsdutresor/clefs/storage/redisstore"
+)
+
+// ErrNotEmpty is returned by Run when the store it is pointed at already
+// holds data and Config.Force is not set: a load test writes thousands of
+// plays and must not be run against a production store by mistake.
+var ErrNotEmpty = errors.New("loadtest: the store already holds data (use -force to run against it anyway)")
+
+// Store kinds.
+const (
+	StoreBolt  = "bolt"
+	StoreRedis = "redis"
+)
+
+// backend is the store of a run, with what it takes to measure it and to
+// remove what the run wrote.
+type backend struct {
+	store storage.Store
+	desc  string
+	path  string // the bolt file; "" on Redis
+	// serverCPU reads the store server's CPU time (Redis); nil for bolt.
+	serverCPU func(ctx context.Context) (time.Duration, error)
+	// cleanup removes what the run wrote in guilds and closes the store; it
+	// returns a line for the report.
+	cleanup func(ctx context.Context, guilds []uint64) (string, error)
+}
+
+// openBackend opens the store cfg names, refusing one that holds data
+// unless cfg.Force.
+func openBackend(ctx context.Context, cfg Config, log *slog.Logger) (*backend, error) {
+	opts := storage.Options{Drawer: cfg.Drawer}
+	switch cfg.Store {
+	case StoreRedis:
+		return openRedis(ctx, cfg, opts)
+	case StoreBolt, "":
+		if cfg.DataPath == "" {
+			return openTempBolt(opts)
+		}
+		return openBolt(ctx, cfg, opts, log)
+	}
+	return nil, fmt.Errorf("loadtest: store %q: want %s or %s", cfg.Store, StoreBolt, StoreRedis)
+}
+
+// openTempBolt creates a bolt file in a new temporary folder, removed with
+// it at the end.
+func openTempBolt(opts storage.Options) (*backend, error) {
+	dir, err := os.MkdirTemp("", "clefs-loadtest-")
+	if err != nil {
+		return nil, fmt.Errorf("loadtest: temporary store: %w", err)
+	}
+	path := filepath.Join(dir, "clefs.db")
+	st, err := boltstore.Open(path, opts)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("loadtest: temporary store: %w", err)
+	}
+	return &backend{
+		store: st,
+		desc:  "bolt, temporary file " + path,
+		path:  path,
+		cleanup: func(context.Context, []uint64) (string, error) {
+			err := st.Close()
+			if rerr := os.RemoveAll(dir); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("loadtest: remove the temporary store: %w", rerr))
+			}
+			return "temporary file " + path + " removed", err
+		},
+	}, nil
+}
+
+// openBolt opens the bolt file cfg.DataPath. A file the run creates is
+// deleted at the end; an existing one must hold no player nor guild
+// unless cfg.Force, and is left in place (the Store contract has no way to
+// delete a guild).
+func openBolt(ctx context.Context, cfg Config, opts storage.Options, log *slog.Logger) (*backend, error) {
+	path := cfg.DataPath
+	_, err := os.Stat(path)
+	created := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !created {
+		return nil, fmt.Errorf("loadtest: store %s: %w", path, err)
+	}
+	st, err := boltstore.Open(path, opts)
+	if err != nil {
+		return nil, fmt.Errorf("loadtest: store %s: %w", path, err)
+	}
+	if !created {
+		empty, err := boltEmpty(ctx, st)
+		if err == nil && !empty && !cfg.Force {
+			err = fmt.Errorf("%w: %s has players or guilds", ErrNotEmpty, path)
+		}
+		if err != nil {
+			st.Close()
+			return nil, err
+		}
+	}
+	return &backend{
+		store: st,
+		desc:  "bolt, file " + path,
+		path:  path,
+		cleanup: func(_ context.Context, guilds []uint64) (string, error) {
+			err := st.Close()
+			if !created {
+				log.Warn("the run's guilds stay in the existing store", "path", path, "guilds", guilds)
+				return fmt.Sprintf("existing file %s kept, with the run's guilds %v", path, guilds), err
+			}
+			if rerr := os.Remove(path); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("loadtest: remove the store the run created: %w", rerr))
+			}
+			return "file " + path + " (created by the run) removed", err
+		},
+	}, nil
+}
+
+// errFound stops an export at the first record.
+var errFound = errors.New("found")
+
+// boltEmpty reports whether the store holds no player and no guild.
+func boltEmpty(ctx context.Context, st *boltstore.Store) (bool, error) {
+	err := st.ExportPlayers(ctx, func(storage.Record) error { return errFound })
+	if err == nil {
+		err = st.ExportGuilds(ctx, func(storage.GuildRecord) error { return errFound })
+	}
+	if errors.Is(err, errFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("loadtest: read the store: %w", err)
+	}
+	return true, nil
+}
+
+// openRedis connects to cfg.RedisURL, refusing a database with any key
+// unless cfg.Force. At the end it deletes every key of the run's guilds.
+func openRedis(ctx context.Context, cfg Config, opts storage.Options) (*backend, error) {
+	if cfg.RedisURL == "" {
+		return nil, errors.New("loadtest: the Redis store needs a URL (-redis)")
+	}
+	client, err := redisstore.NewClient(cfg.RedisURL)
+	if err != nil {
+		return nil, fmt.Errorf("loadtest: %w", err)
+	}
+	n, err := client.DBSize(ctx).Result()
+	if err == nil && n > 0 && !cfg.Force {
+		err = fmt.Errorf("%w: the Redis database has %d keys", ErrNotEmpty, n)
+	}
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("loadtest: redis: %w", err)
+	}
+	st := redisstore.New(client, opts)
+	if err := st.LoadScripts(ctx); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("loadtest: %w", err)
+	}
+	return &backend{
+		store:     st,
+		desc:      "redis " + redactURL(cfg.RedisURL),
+		serverCPU: RedisCPU(client),
+		cleanup: func(ctx context.Context, guilds []uint64) (string, error) {
+			n, err := deleteGuilds(ctx, client, guilds)
+			line := fmt.Sprintf("%d Redis keys of the run's %d guilds deleted", n, len(guilds))
+			if err == nil {
+				line += remainingKeys(ctx, client)
+			}
+			return line, errors.Join(err, st.Close())
+		},
+	}, nil
+}
+
+// remainingKeys tells how many keys the database still has, for the report.
+func remainingKeys(ctx context.Context, c redis.UniversalClient) string {
+	n, err := c.DBSize(ctx).Result()
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("; %d keys left in the database", n)
+}
+
+// redactURL hides a Redis URL's password (as redisstore does in its errors).
+func redactURL(u string) string {
+	if at := strings.LastIndex(u, "@"); at >= 0 {
+		if s := strings.Index(u, "://"); s >= 0 && s < at {
+			return u[:s+3] + "…" + u[at:]
+		}
+	}
+	return u
+}
