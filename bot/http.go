@@ -75,9 +75,10 @@ type Endpoint struct {
 	mux   *http.ServeMux
 	now   func() time.Time
 
-	mu    sync.Mutex
-	appID string
-	seen  map[string]time.Time // interaction IDs answered, until their signature expires
+	mu        sync.Mutex
+	appID     string
+	seen      map[string]time.Time // interaction IDs received, until their signature has expired
+	lastSweep time.Time            // when seen was last swept of expired IDs
 }
 
 // NewEndpoint checks the options; nothing listens before Run.
@@ -258,7 +259,8 @@ func (e *Endpoint) serveInteraction(w http.ResponseWriter, r *http.Request) {
 // firstSight records an interaction's ID and reports whether it was new.
 // Discord sends each interaction once; a signed body replayed within its 5
 // minutes is refused here. IDs are forgotten once their signature is too
-// old to be accepted anyway.
+// old to be accepted anyway: the map is swept once a minute, so it holds
+// at most about 11 minutes of interactions.
 func (e *Endpoint) firstSight(id string) bool {
 	now := e.now()
 	e.mu.Lock()
@@ -266,10 +268,13 @@ func (e *Endpoint) firstSight(id string) bool {
 	if _, ok := e.seen[id]; ok {
 		return false
 	}
-	for k, t := range e.seen {
-		if now.Sub(t) > 2*MaxSignatureAge {
-			delete(e.seen, k)
+	if now.Sub(e.lastSweep) > time.Minute {
+		for k, t := range e.seen {
+			if now.Sub(t) > 2*MaxSignatureAge {
+				delete(e.seen, k)
+			}
 		}
+		e.lastSweep = now
 	}
 	e.seen[id] = now
 	return true

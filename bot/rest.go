@@ -59,13 +59,17 @@ func NewSession(token, apiBase string) (*discordgo.Session, error) {
 	if token == "" {
 		return nil, errors.New("bot: no token")
 	}
-	var transport http.RoundTripper = http.DefaultTransport
+	// http.DefaultTransport keeps 2 idle connections per host: every
+	// answer beyond two at once would open (and TLS-handshake) a new one.
+	pooled := http.DefaultTransport.(*http.Transport).Clone()
+	pooled.MaxIdleConnsPerHost = 256
+	var transport http.RoundTripper = pooled
 	if apiBase != "" && strings.TrimRight(apiBase, "/") != "https://discord.com" {
 		base, err := url.Parse(apiBase)
 		if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 			return nil, fmt.Errorf("bot: API base %q is not an http(s) URL", apiBase)
 		}
-		transport = &Rewriter{Base: base, Next: http.DefaultTransport}
+		transport = &Rewriter{Base: base, Next: pooled}
 	}
 	s, err := discordgo.New("Bot " + token)
 	if err != nil {
