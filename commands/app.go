@@ -74,13 +74,6 @@ type Config struct {
 	// ConfirmTTL is how long the reset-guild confirmation button stays
 	// valid; 0 means DefaultConfirmTTL.
 	ConfirmTTL time.Duration
-	// SettingsTTL is how long /play and "Play again" reuse a guild's
-	// settings (public plays, allowed channel) instead of reading them from
-	// the store each time; 0 means DefaultSettingsTTL, a negative value
-	// turns the cache off. A change made with /admin settings through this
-	// App is seen at once; a change made by another process sharing the
-	// store (another shard, another bot) is seen within SettingsTTL.
-	SettingsTTL time.Duration
 }
 
 // App holds the handlers. It is safe for concurrent use.
@@ -95,7 +88,6 @@ type App struct {
 	commands map[string]*command
 	defs     []*discordgo.ApplicationCommand
 	buttons  router
-	settings *settingsCache
 	players  playerLocks
 	watch    *watchdog
 }
@@ -157,10 +149,6 @@ func New(cfg Config, store storage.Store) *App {
 	if a.cfg.ConfirmTTL <= 0 {
 		a.cfg.ConfirmTTL = DefaultConfirmTTL
 	}
-	if a.cfg.SettingsTTL == 0 {
-		a.cfg.SettingsTTL = DefaultSettingsTTL
-	}
-	a.settings = newSettingsCache(a.cfg.SettingsTTL, a.cfg.Now)
 	a.watch = newWatchdog(a)
 	for s := range a.emoji {
 		a.emoji[s] = defaultEmoji[s]

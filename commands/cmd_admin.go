@@ -331,7 +331,6 @@ func (a *App) adminSettings(ctx context.Context, rq *request, o opts, reason str
 	}
 	if changed {
 		err = a.store.SetSettings(ctx, rq.user, rq.guild, set, reason)
-		a.settings.invalidate(rq.guild) // whatever the outcome: the next play reads the store
 		switch {
 		case errors.Is(err, storage.ErrInvalid):
 			return reply{}, userErr("err_amount_refused", nil)

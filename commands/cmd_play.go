@@ -40,10 +40,11 @@ func (a *App) handlePlay(ctx context.Context, rq *request) (reply, error) {
 	return reply{data: data}, nil
 }
 
-// playSettings reads the guild's settings (cached for Config.SettingsTTL)
-// and refuses a play outside the allowed channel.
+// playSettings reads the guild's settings and refuses a play outside the
+// allowed channel. (To spare a store round trip per play, the composition
+// root may hand New a store whose settings are cached: storage/settingscache.)
 func (a *App) playSettings(ctx context.Context, rq *request) (storage.Settings, error) {
-	set, err := a.settings.get(ctx, a.store, rq.guild)
+	set, err := a.store.Settings(ctx, rq.guild)
 	if err != nil {
 		return set, internal("settings", err)
 	}

@@ -21,10 +21,9 @@
 // with context and answered with a short apology. Handle recovers panics
 // and answers within Discord's 3 seconds, deferring when a handler is slow.
 //
-// /play reads a guild's settings (allowed channel, public plays) through a
-// short per-App cache (Config.SettingsTTL, 1 s by default): /admin settings
-// clears it at once in the same process; other processes sharing the store
-// see a change within the TTL.
+// /play and "Play again" read a guild's settings (allowed channel, public
+// plays) from the store on every play; wrap the store with
+// storage/settingscache to cache them.
 //
 // Usage with a plain discordgo session:
 //

@@ -431,8 +431,7 @@ func TestChannelRestrictionAndEphemeralPlays(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Changed in the store behind the App's back, as another process would:
-	// the App sees it once its cached settings expire.
-	e.clock.Add(DefaultSettingsTTL)
+	// the App reads the store on every play.
 	h := e.slash(alice, "en-US", "play")
 	if !h.ephemeral() || len(h.buttons()) != 4 {
 		t.Fatalf("ephemeral plays: ephemeral=%v buttons=%d", h.ephemeral(), len(h.buttons()))
