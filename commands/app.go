@@ -89,7 +89,6 @@ type App struct {
 	defs     []*discordgo.ApplicationCommand
 	buttons  router
 	players  playerLocks
-	watch    *watchdog
 }
 
 // handlerFunc handles one command or button. It returns the reply to send,
@@ -149,7 +148,6 @@ func New(cfg Config, store storage.Store) *App {
 	if a.cfg.ConfirmTTL <= 0 {
 		a.cfg.ConfirmTTL = DefaultConfirmTTL
 	}
-	a.watch = newWatchdog(a)
 	for s := range a.emoji {
 		a.emoji[s] = defaultEmoji[s]
 		if cfg.Emoji[s] != "" {
@@ -200,47 +198,44 @@ func (a *App) Definitions() []*discordgo.ApplicationCommand {
 
 // Handle processes one interaction and answers it through r. It never
 // panics, and it answers within Discord's 3-second limit: when the handler
-// has not finished after Config.DeferAfter (within 50 ms) it sends a deferred response and
+// has not finished after Config.DeferAfter it sends a deferred response and
 // edits it when the handler ends. User errors get an ephemeral reply in the
 // user's language; internal errors are logged and get a short apology.
 //
 // The handler runs on the caller's goroutine (call Handle in a goroutine of
-// its own per interaction), so Handle returns when the handler does. If the
-// store ignores its deadline (Config.Timeout), the interaction is answered
-// with the apology at the deadline all the same, and the handler's result,
+// its own per interaction), so Handle returns when the handler does. Its
+// context is a child of ctx that ends after Config.Timeout. If the handler is
+// still running when that context ends (a store ignoring its deadline), the
+// interaction is answered with the apology at once, and the handler's result,
 // when it comes, is dropped.
 func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction) {
 	if i == nil {
 		return
 	}
-	start := a.cfg.Now()
 	locale := i.Locale
 	if locale == "" && i.GuildLocale != nil { // Discord always sends locale; another client may not
 		locale = *i.GuildLocale
 	}
-	// One allocation for the request and the state of its answer.
-	ans := &answer{rq: request{i: i, kind: "unknown", l: a.cat.forLocale(locale)}}
-	rq := &ans.rq
-	responded := false
+	ans := &answer{
+		ctx:   ctx,
+		r:     r,
+		rq:    &request{i: i, kind: "unknown", l: a.cat.forLocale(locale)},
+		start: a.cfg.Now(),
+	}
 	defer func() {
 		if p := recover(); p != nil {
-			a.log.Error("commands: panic in Handle", "interaction", i.ID, "kind", rq.kind,
+			a.log.Error("commands: panic in Handle", "interaction", i.ID, "kind", ans.rq.kind,
 				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			if !responded {
-				rep := ephemeral("⚠️ " + rq.l.T("err_internal", nil))
-				a.send(ctx, r, i, &discordgo.InteractionResponse{
-					Type: discordgo.InteractionResponseChannelMessageWithSource, Data: rep.data,
-				})
-			}
+			a.apologise(ans, fmt.Errorf("panic: %v", p), false)
 		}
 	}()
 	switch i.Type {
 	case discordgo.InteractionPing:
-		responded = true
+		ans.state = answered
 		a.send(ctx, r, i, &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong})
 		return
 	case discordgo.InteractionApplicationCommandAutocomplete:
-		responded = true
+		ans.state = answered
 		a.send(ctx, r, i, &discordgo.InteractionResponse{
 			Type: discordgo.InteractionApplicationCommandAutocompleteResult,
 			Data: &discordgo.InteractionResponseData{Choices: []*discordgo.ApplicationCommandOptionChoice{}},
@@ -248,125 +243,127 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 		return
 	}
 
-	h, err := a.route(rq)
+	h, err := a.route(ans.rq)
 	if err != nil {
-		responded = true
-		rep := a.renderError(rq, err)
-		a.send(ctx, r, i, &discordgo.InteractionResponse{
-			Type: discordgo.InteractionResponseChannelMessageWithSource, Data: rep.data,
-		})
-		a.observe(rq, err, start)
+		a.finish(ans, result{err: err})
 		return
 	}
 
-	// The handler runs on the caller's goroutine; the watchdog answers for
-	// it if it is slow: a deferred response after DeferAfter, and an apology
-	// after Timeout if the store ignores its deadline. The answer's state,
-	// under its mutex, decides who sends what; whoever sends holds the
-	// mutex, so a deferral is acknowledged before the edit that follows it.
-	// The watchdog cancels hctx at Timeout: no timer per interaction. It
-	// also cancels it, within a tick, when ctx ends: hctx is not ctx's child
-	// in the context package's sense, since registering each interaction's
-	// context with the caller's (the same for every interaction of the bot)
-	// takes that context's lock twice per interaction, all interactions
-	// contending for it.
-	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	// While the handler runs, two callbacks may answer for it: the deferral
+	// at DeferAfter, and the apology when its context ends (Timeout, or ctx
+	// ending) before it has returned. The answer's state, under its mutex,
+	// decides who sends what.
+	hctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
 	defer cancel()
-	if ctx.Err() != nil {
-		cancel()
-	}
-	ans.began, ans.ctx, ans.cancel, ans.r, ans.start = time.Now(), ctx, cancel, r, start
-	a.watch.watch(ans)
+	deferral := time.AfterFunc(a.cfg.DeferAfter, func() { a.deferAnswer(ans) })
+	stopApology := context.AfterFunc(hctx, func() {
+		a.apologise(ans, fmt.Errorf("handler still running when its context ended: %w", hctx.Err()), true)
+	})
 	var res result
-	held, err := a.players.lock(hctx, playerKey{rq.guild, rq.user})
+	held, err := a.players.lock(hctx, playerKey{ans.rq.guild, ans.rq.user})
 	if err != nil {
 		res = result{err: internal("wait_player", err)}
 	} else {
-		// Held until the answer below is sent (deferred to after ans.mu's
-		// unlock): this player's answers leave in the store's order.
+		// Held until the answer is sent: this player's answers leave in the
+		// store's order.
 		defer held.unlock()
-		res = a.call(hctx, h, rq)
+		res = a.call(hctx, h, ans.rq)
 	}
-	a.watch.done(ans)
-	ans.mu.Lock()
-	defer ans.mu.Unlock()
-	responded = true
-	if ans.state == answered {
-		return // the watchdog gave up on the handler and apologised
-	}
-	if res.err != nil {
-		res.rep = a.renderError(rq, res.err)
-	}
-	if ans.state == deferred {
-		a.sendAfterDeferral(ctx, r, rq, res.rep)
-	} else {
-		typ := discordgo.InteractionResponseChannelMessageWithSource
-		if res.rep.update {
-			typ = discordgo.InteractionResponseUpdateMessage
-		}
-		a.send(ctx, r, i, &discordgo.InteractionResponse{Type: typ, Data: res.rep.data})
-	}
-	ans.state = answered
-	a.observe(rq, res.err, start)
+	deferral.Stop()
+	stopApology()
+	a.finish(ans, res)
 }
 
-// answer tells who has answered an interaction: nobody yet, the watchdog
-// with a deferred response, or someone with the final response.
+// answer is the state of one interaction's answer: nobody has answered yet,
+// the deferral was sent, or the final response was. Whoever sends holds mu,
+// so a deferral is acknowledged before the edit that follows it.
 type answer struct {
-	began  time.Time // wall clock, for the watchdog (Config.Now may be a test's fixed clock)
-	ctx    context.Context
-	cancel context.CancelFunc // the handler's context
-	r      Responder
-	rq     request
-	start  time.Time // Config.Now at the start, for the Observer
+	ctx   context.Context // the caller's, for sending
+	r     Responder
+	rq    *request
+	start time.Time // Config.Now at the start, for the Observer
 
 	mu    sync.Mutex
-	state int
-
-	watch watched // the watchdog's, under its mutex
+	state answerState
 }
 
+type answerState int
+
 const (
-	pending = iota
+	pending answerState = iota
 	deferred
 	answered
 )
 
-// late runs when the watchdog finds a handler slow: at deferDue it sends
-// the deferred response; at timeoutDue (the store ignoring its deadline)
-// it answers with an apology, and the handler's result, whenever it comes,
-// is dropped.
-func (a *App) late(ans *answer, stage lateStage) {
+type result struct {
+	rep reply
+	err error
+}
+
+// finish sends the handler's result, unless the interaction was already
+// answered (the apology went first), then reports it to the Observer.
+func (a *App) finish(ans *answer, res result) {
 	ans.mu.Lock()
 	defer ans.mu.Unlock()
-	rq := &ans.rq
-	defer func() {
-		if p := recover(); p != nil {
-			a.log.Error("commands: panic answering a slow interaction", "interaction", rq.i.ID, "kind", rq.kind,
-				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-		}
-	}()
 	if ans.state == answered {
 		return
 	}
-	if stage == deferDue {
-		if ans.state == pending {
-			ans.state = deferred
-			a.sendDeferral(ans.ctx, ans.r, rq)
-		}
+	if res.err != nil {
+		res.rep = a.renderError(ans.rq, res.err)
+	}
+	a.sendFinal(ans, res.rep)
+	a.observe(ans.rq, res.err, ans.start)
+}
+
+// deferAnswer sends the deferred response if nobody has answered yet.
+func (a *App) deferAnswer(ans *answer) {
+	defer a.recoverLate(ans)
+	ans.mu.Lock()
+	defer ans.mu.Unlock()
+	if ans.state != pending {
 		return
 	}
-	err := fmt.Errorf("handler still running after %v: %w", a.cfg.Timeout, context.DeadlineExceeded)
-	rep := a.renderError(rq, err)
-	if ans.state == deferred {
-		a.sendAfterDeferral(ans.ctx, ans.r, rq, rep)
-	} else {
-		a.send(ans.ctx, ans.r, rq.i, &discordgo.InteractionResponse{
-			Type: discordgo.InteractionResponseChannelMessageWithSource, Data: rep.data,
-		})
+	ans.state = deferred
+	a.sendDeferral(ans.ctx, ans.r, ans.rq)
+}
+
+// apologise answers with the apology for err if nobody has answered yet;
+// late tells that it runs on a callback of its own, not Handle's goroutine.
+func (a *App) apologise(ans *answer, err error, late bool) {
+	if late {
+		defer a.recoverLate(ans)
 	}
-	ans.state = answered
-	a.observe(rq, err, ans.start)
+	ans.mu.Lock()
+	defer ans.mu.Unlock()
+	if ans.state == answered {
+		return
+	}
+	a.sendFinal(ans, a.renderError(ans.rq, err))
+	a.observe(ans.rq, err, ans.start)
+}
+
+// sendFinal sends the final reply: the initial response, or what follows
+// the deferral. ans.mu must be held.
+func (a *App) sendFinal(ans *answer, rep reply) {
+	was := ans.state
+	ans.state = answered // first: a panic while sending must not send twice
+	if was == deferred {
+		a.sendAfterDeferral(ans.ctx, ans.r, ans.rq, rep)
+		return
+	}
+	typ := discordgo.InteractionResponseChannelMessageWithSource
+	if rep.update {
+		typ = discordgo.InteractionResponseUpdateMessage
+	}
+	a.send(ans.ctx, ans.r, ans.rq.i, &discordgo.InteractionResponse{Type: typ, Data: rep.data})
+}
+
+// recoverLate logs a panic of a callback answering for a slow handler.
+func (a *App) recoverLate(ans *answer) {
+	if p := recover(); p != nil {
+		a.log.Error("commands: panic answering a slow interaction", "interaction", ans.rq.i.ID,
+			"kind", ans.rq.kind, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	}
 }
 
 // observe reports the interaction's outcome to the Observer.
@@ -374,11 +371,6 @@ func (a *App) observe(rq *request, err error, start time.Time) {
 	if a.obs != nil {
 		a.obs.Interaction(rq.kind, errorOutcome(err), a.cfg.Now().Sub(start))
 	}
-}
-
-type result struct {
-	rep reply
-	err error
 }
 
 // call runs a handler, turning a panic into an internal error.

@@ -352,9 +352,6 @@ func TestConcurrentPlayers(t *testing.T) {
 	}
 	wg.Wait()
 	// Nothing is kept for interactions that are over.
-	if n := e.app.watch.size(); n != 0 {
-		t.Errorf("the watchdog still follows %d interactions", n)
-	}
 	if n := e.app.players.size(); n != 0 {
 		t.Errorf("%d player locks kept", n)
 	}
@@ -385,9 +382,9 @@ func (s ctxStore) Buy(ctx context.Context, _ storage.PlayerID) (storage.Player, 
 	return storage.Player{}, storage.Ticket{}, false, ctx.Err()
 }
 
-// TestTimeoutCancelsTheStoreCall: at Timeout the handler's context is
-// cancelled (by the watchdog, which keeps no timer per interaction), the
-// store call returns, and the player gets the apology after the deferral.
+// TestTimeoutCancelsTheStoreCall: at Timeout the handler's context ends
+// with its deadline, the store call returns, and the player gets the
+// apology after the deferral.
 func TestTimeoutCancelsTheStoreCall(t *testing.T) {
 	e := newEnv(t)
 	cfg := e.cfg
@@ -401,8 +398,8 @@ func TestTimeoutCancelsTheStoreCall(t *testing.T) {
 	if took := time.Since(start); took < cfg.Timeout {
 		t.Fatalf("Handle returned after %v, before the Timeout of %v", took, cfg.Timeout)
 	}
-	if err := <-st.err; !errors.Is(err, context.Canceled) {
-		t.Fatalf("store call ended with %v, want context.Canceled", err)
+	if err := <-st.err; !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("store call ended with %v, want context.DeadlineExceeded", err)
 	}
 	if len(rec.responses) != 1 || rec.responses[0].Type != discordgo.InteractionResponseDeferredChannelMessageWithSource ||
 		len(rec.edits) != 1 || !strings.Contains(*rec.edits[0].Content, "Sorry") {
@@ -444,5 +441,23 @@ func TestCallerCancelReachesTheStoreCall(t *testing.T) {
 	app.Handle(ctx, &recorder{}, e.slashPayload(alice, memberPerms, "en-US", "play", ""))
 	if err := <-st.err; !errors.Is(err, context.Canceled) {
 		t.Fatalf("store call with an ended context: %v", err)
+	}
+}
+
+// TestFastHandlerSendsOneResponse: a handler that returns before DeferAfter
+// is answered once; its deferral and apology callbacks never fire later.
+func TestFastHandlerSendsOneResponse(t *testing.T) {
+	e := newEnv(t)
+	cfg := e.cfg
+	cfg.DeferAfter, cfg.Timeout = 50*time.Millisecond, 100*time.Millisecond
+	a := New(cfg, e.store)
+	rec := &recorder{}
+	a.Handle(context.Background(), rec, e.slashPayload(alice, memberPerms, "en-US", "rules", ""))
+	time.Sleep(3 * cfg.Timeout)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.responses) != 1 || rec.responses[0].Type != discordgo.InteractionResponseChannelMessageWithSource ||
+		len(rec.edits) != 0 || len(rec.followups) != 0 {
+		t.Fatalf("responses %+v edits %d follow-ups %d, want the reply alone", rec.responses, len(rec.edits), len(rec.followups))
 	}
 }
