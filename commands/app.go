@@ -260,13 +260,13 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 		a.apologise(ans, fmt.Errorf("handler still running when its context ended: %w", hctx.Err()), true)
 	})
 	var res result
-	held, err := a.players.lock(hctx, playerKey{ans.rq.guild, ans.rq.user})
+	unlock, err := a.players.lock(hctx, playerKey{ans.rq.guild, ans.rq.user})
 	if err != nil {
 		res = result{err: internal("wait_player", err)}
 	} else {
 		// Held until the answer is sent: this player's answers leave in the
 		// store's order.
-		defer held.unlock()
+		defer unlock()
 		res = a.call(hctx, h, ans.rq)
 	}
 	deferral.Stop()
