@@ -87,7 +87,6 @@ type App struct {
 	obs      Observer
 	commands map[string]*command
 	defs     []*discordgo.ApplicationCommand
-	buttons  router
 	players  playerLocks
 }
 
@@ -95,8 +94,6 @@ type App struct {
 // or an error: a *userError is shown to the user, anything else is logged and
 // answered with an apology. It must not call the Responder.
 type handlerFunc func(ctx context.Context, rq *request) (reply, error)
-
-type buttonHandler = handlerFunc
 
 // command is one slash command: its definition and its handler, declared
 // side by side in the command's file.
@@ -123,14 +120,13 @@ type request struct {
 	user     uint64
 	perms    int64
 	kind     string // the command or button kind, for logs and metrics
-	customID string
-	p        params
+	customID string // the button's custom ID as received, for the logs
+	button   customID
 	data     *discordgo.ApplicationCommandInteractionData
 }
 
-// New returns the handlers over store. It registers every command and button
-// pattern; it panics only on a programming error in that registration (a bad
-// pattern, a broken embedded message file), at startup.
+// New returns the handlers over store. It panics only on a programming error
+// found at startup (a duplicate command, a broken embedded message file).
 func New(cfg Config, store storage.Store) *App {
 	a := &App{cfg: cfg, store: store, obs: cfg.Observer, log: cfg.Logger}
 	if a.log == nil {
@@ -180,13 +176,26 @@ func New(cfg Config, store storage.Store) *App {
 		a.commands[c.def.Name] = c
 		a.defs = append(a.defs, c.def)
 	}
-	a.buttons.add(patRow, "reveal", a.handleRow)
-	a.buttons.add(patAuto, "auto", a.handleAuto)
-	a.buttons.add(patAgain, "again", a.handleAgain)
-	a.buttons.add(patChest, "chest", a.handleChest)
-	a.buttons.add(patResetOK, "admin reset-guild confirm", a.handleResetConfirm)
-	a.buttons.add(patResetStop, "admin reset-guild cancel", a.handleResetCancel)
 	return a
+}
+
+// buttonHandler returns the handler of a kind of button.
+func (a *App) buttonHandler(k buttonKind) handlerFunc {
+	switch k {
+	case kindRow:
+		return a.handleRow
+	case kindAuto:
+		return a.handleAuto
+	case kindAgain:
+		return a.handleAgain
+	case kindChest:
+		return a.handleChest
+	case kindResetConfirm:
+		return a.handleResetConfirm
+	case kindResetCancel:
+		return a.handleResetCancel
+	}
+	return nil
 }
 
 // Definitions returns the application commands to register by bulk
@@ -418,14 +427,13 @@ func (a *App) route(rq *request) (handlerFunc, error) {
 			}
 		}
 	case discordgo.InteractionMessageComponent:
-		id := customID(i)
-		rq.customID = id
-		rt, p, ok := a.buttons.match(id)
+		rq.customID = componentCustomID(i)
+		rq.kind = "button unknown"
+		c, ok := parseCustomID(rq.customID)
 		if !ok {
-			rq.kind = "button unknown"
 			return nil, userErr("err_stale_button", nil)
 		}
-		rq.kind, rq.p, h = rt.kind, p, rt.h
+		rq.kind, rq.button, h = c.kind.metric(), c, a.buttonHandler(c.kind)
 	default:
 		return nil, userErr("err_unknown_command", nil)
 	}
@@ -441,6 +449,20 @@ func (a *App) route(rq *request) (handlerFunc, error) {
 	}
 	rq.perms = i.Member.Permissions
 	return h, nil
+}
+
+// componentCustomID is the custom ID of a component interaction's data, ""
+// if none.
+func componentCustomID(i *discordgo.Interaction) string {
+	switch d := i.Data.(type) {
+	case discordgo.MessageComponentInteractionData:
+		return d.CustomID
+	case *discordgo.MessageComponentInteractionData:
+		if d != nil {
+			return d.CustomID
+		}
+	}
+	return ""
 }
 
 // player is the storage ID of the interaction's user.

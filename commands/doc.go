@@ -10,10 +10,11 @@
 // beside its handler, in cmd_*.go.
 //
 // Buttons carry what they need in their custom IDs (v1:row:<user>:<ticket>:<row>,
-// v1:auto:…, v1:again:…, v1:chest:<user>:<seq>, v1:rg:<moderator>:<unix>),
-// parsed strictly by a small pattern router, so a button from before a
-// restart still works; only the owner may press them; the store makes a
-// double click or a retried interaction draw and pay once.
+// v1:auto:…, v1:again:…, v1:chest:<user>:<seq>, v1:rg:<moderator>:<unix>,
+// v1:rgx:…): one typed value, formatted and parsed strictly from one table
+// (customid.go), so a button from before a restart still works; only the
+// owner may press them; the store makes a double click or a retried
+// interaction draw and pay once.
 //
 // Handlers return errors; Handle renders them in one place: user errors as
 // an ephemeral reply in the user's language (French for a "fr" locale,

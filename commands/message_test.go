@@ -15,13 +15,13 @@ func TestMessageUnused(t *testing.T) {
 			Data: discordgo.MessageComponentInteractionData{CustomID: id}}
 	}
 	for id, want := range map[string]bool{
-		rowID(alice, 7, 2):              true,
-		autoID(alice, 7):                true,
-		twoID("v1:again:", alice, 7):    true,
-		twoID("v1:chest:", alice, 1):    true,
-		twoID("v1:rg:", alice, 1700000): false, // the reason is in the message
-		"v1:row:1:2":                    false, // not a button of ours
-		"":                              false,
+		rowID(alice, 7, 2):                  true,
+		autoID(alice, 7):                    true,
+		againID(alice, 7):                   true,
+		chestID(alice, 1):                   true,
+		"v1:rg:1000000000000000001:1700000": false, // the reason is in the message
+		"v1:row:1:2":                        false, // not a button of ours
+		"":                                  false,
 	} {
 		if got := MessageUnused(click(id)); got != want {
 			t.Errorf("MessageUnused(%q) = %v, want %v", id, got, want)

@@ -261,13 +261,12 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 	}
 	p.embeds[0] = &p.embed
 
-	rowIDs, autoCID, againCID := cardIDs(v.user, t.ID)
 	for r := range 3 {
 		p.buttons[r] = discordgo.Button{
 			Label:    l.rowLabels[r],
 			Emoji:    arrowEmoji,
 			Style:    discordgo.PrimaryButton,
-			CustomID: rowIDs[r],
+			CustomID: customID{kind: kindRow, user: v.user, ticket: t.ID, row: r}.format(),
 			Disabled: t.Drawn && t.Revealed&(1<<r) != 0,
 		}
 	}
@@ -275,7 +274,7 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 		Label:    l.card.auto,
 		Emoji:    autoEmoji,
 		Style:    discordgo.SecondaryButton,
-		CustomID: autoCID,
+		CustomID: customID{kind: kindAuto, user: v.user, ticket: t.ID}.format(),
 		Disabled: v.done(),
 	}
 	for k := range p.arrows {
@@ -288,7 +287,7 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 		if v.p.ChestPending {
 			p.buttons[4] = a.chestButton(l, v.user, v.p.ChestSeq+1)
 		} else {
-			p.buttons[4] = againButtonID(l, againCID)
+			p.buttons[4] = againButton(l, v.user, t.ID)
 		}
 		p.last[0] = &p.buttons[4]
 		p.rows[1].Components = p.last[:]
@@ -304,16 +303,11 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 }
 
 func againButton(l *lang, user, ticket uint64) discordgo.Button {
-	return againButtonID(l, againID(user, ticket))
-}
-
-// againButtonID is againButton with its custom ID already made.
-func againButtonID(l *lang, id string) discordgo.Button {
 	return discordgo.Button{
 		Label:    l.againLabel,
 		Emoji:    againEmoji,
 		Style:    discordgo.SuccessButton,
-		CustomID: id,
+		CustomID: customID{kind: kindAgain, user: user, ticket: ticket}.format(),
 	}
 }
 
@@ -322,7 +316,7 @@ func (a *App) chestButton(l *lang, user uint64, seq int64) discordgo.Button {
 		Label:    l.card.chest,
 		Emoji:    chestEmoji,
 		Style:    discordgo.SuccessButton,
-		CustomID: chestID(user, seq),
+		CustomID: customID{kind: kindChest, user: user, seq: seq}.format(),
 	}
 }
 
