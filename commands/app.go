@@ -159,11 +159,6 @@ func New(cfg Config, store storage.Store) *App {
 		panic(err)
 	}
 	a.cat = cat
-	for _, l := range []*lang{cat.en, cat.fr} {
-		if err := a.localizeCard(l); err != nil {
-			panic(err)
-		}
-	}
 
 	a.commands = map[string]*command{}
 	for _, c := range []*command{
