@@ -422,10 +422,13 @@ func (a *App) route(rq *request) (handlerFunc, error) {
 			}
 		}
 	case discordgo.InteractionMessageComponent:
+		// A button acts only on the card it sits on: its custom ID must
+		// parse and be one of the message's buttons, so that a forged ID
+		// (a reset-guild "cancel" clicked on a ticket card…) changes nothing.
 		rq.customID = componentCustomID(i)
 		rq.kind = "button unknown"
 		c, ok := parseCustomID(rq.customID)
-		if !ok {
+		if !ok || !messageHasButton(i.Message, rq.customID) {
 			return nil, userErr("err_stale_button", nil)
 		}
 		rq.kind, rq.button, h = c.kind.metric(), c, a.buttonHandler(c.kind)
@@ -444,20 +447,6 @@ func (a *App) route(rq *request) (handlerFunc, error) {
 	}
 	rq.perms = i.Member.Permissions
 	return h, nil
-}
-
-// componentCustomID is the custom ID of a component interaction's data, ""
-// if none.
-func componentCustomID(i *discordgo.Interaction) string {
-	switch d := i.Data.(type) {
-	case discordgo.MessageComponentInteractionData:
-		return d.CustomID
-	case *discordgo.MessageComponentInteractionData:
-		if d != nil {
-			return d.CustomID
-		}
-	}
-	return ""
 }
 
 // player is the storage ID of the interaction's user.

@@ -77,7 +77,7 @@ func TestSlowStoreIsDeferred(t *testing.T) {
 
 	// A button: deferred update (type 6), then the edit.
 	rec = gated()
-	a.Handle(context.Background(), rec, e.clickPayload(alice, memberPerms, "en-US", nil, autoID(alice, p.Ticket.ID)))
+	a.Handle(context.Background(), rec, e.clickOnCard(alice, autoID(alice, p.Ticket.ID)))
 	if len(rec.responses) != 1 || rec.responses[0].Type != discordgo.InteractionResponseDeferredMessageUpdate {
 		t.Fatalf("button responses %+v, want one deferred update", rec.responses)
 	}
@@ -88,7 +88,7 @@ func TestSlowStoreIsDeferred(t *testing.T) {
 	// A user error after a button's deferral is an ephemeral follow-up, not an
 	// edit of the card.
 	rec = gated()
-	a.Handle(context.Background(), rec, e.clickPayload(alice, memberPerms, "en-US", nil, autoID(alice, 999)))
+	a.Handle(context.Background(), rec, e.clickOnCard(alice, autoID(alice, 999)))
 	if len(rec.followups) != 1 || rec.followups[0].Flags&discordgo.MessageFlagsEphemeral == 0 || len(rec.edits) != 0 {
 		t.Fatalf("stale click after deferral: follow-ups %+v edits %+v", rec.followups, rec.edits)
 	}
@@ -289,7 +289,7 @@ func FuzzHandle(f *testing.F) {
 		}
 		switch pick % 5 {
 		case 0:
-			i = e.clickPayloadLocked(user, nil, id)
+			i = e.clickOnCard(user, id)
 		case 1:
 			i = e.slashPayload(user, perms, "fr", "admin", "grant", opt{"user", optUser, value}, opt{"amount", optString, id})
 		case 2:
@@ -331,7 +331,7 @@ func TestConcurrentPlayers(t *testing.T) {
 				if p.Ticket == nil {
 					if p.ChestPending {
 						rec = &recorder{}
-						e.app.Handle(context.Background(), rec, e.clickPayloadLocked(user, nil, chestID(user, p.ChestSeq+1)))
+						e.app.Handle(context.Background(), rec, e.clickOnCard(user, chestID(user, p.ChestSeq+1)))
 						continue
 					}
 					t.Errorf("user %d: no ticket after /play: %+v", user, rec.responses[0].Data)
@@ -342,8 +342,8 @@ func TestConcurrentPlayers(t *testing.T) {
 					id = rowID(user, p.Ticket.ID, rng.IntN(3))
 				}
 				rec = &recorder{}
-				e.app.Handle(context.Background(), rec, e.clickPayloadLocked(user, nil, id))
-				e.app.Handle(context.Background(), &recorder{}, e.clickPayloadLocked(user, nil, autoID(user, p.Ticket.ID)))
+				e.app.Handle(context.Background(), rec, e.clickOnCard(user, id))
+				e.app.Handle(context.Background(), &recorder{}, e.clickOnCard(user, autoID(user, p.Ticket.ID)))
 			}
 			if err := storage.CheckInvariant(e.player(user)); err != nil {
 				t.Error(err)

@@ -26,6 +26,10 @@
 // plays) from the store on every play; wrap the store with
 // storage/settingscache to cache them.
 //
+// A button is checked against the card it sits on: a component interaction
+// is handled only if its message carries a button with exactly the clicked
+// custom ID (Discord always sends the message with a component interaction).
+//
 // Usage with a plain discordgo session:
 //
 //	app := commands.New(commands.Config{Observer: metrics, Logger: log}, store)
@@ -33,7 +37,4 @@
 //	session.AddHandler(func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
 //		go app.Handle(ctx, responder{s}, ic.Interaction)
 //	})
-//
-// Package bot does the same with its own decoding (package wire, which can
-// skip the messages that MessageUnused says no handler reads).
 package commands
