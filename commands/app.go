@@ -230,7 +230,7 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 		if p := recover(); p != nil {
 			a.log.Error("commands: panic in Handle", "interaction", i.ID, "kind", ans.rq.kind,
 				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			a.apologise(ans, fmt.Errorf("panic: %v", p), false)
+			a.apologise(ans, fmt.Errorf("panic: %v", p))
 		}
 	}()
 	switch i.Type {
@@ -261,7 +261,7 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 	defer cancel()
 	deferral := time.AfterFunc(a.cfg.DeferAfter, func() { a.deferAnswer(ans) })
 	stopApology := context.AfterFunc(hctx, func() {
-		a.apologise(ans, fmt.Errorf("handler still running when its context ended: %w", hctx.Err()), true)
+		a.apologise(ans, fmt.Errorf("handler still running when its context ended: %w", hctx.Err()))
 	})
 	var res result
 	unlock, err := a.players.lock(hctx, playerKey{ans.rq.guild, ans.rq.user})
@@ -321,7 +321,7 @@ func (a *App) finish(ans *answer, res result) {
 
 // deferAnswer sends the deferred response if nobody has answered yet.
 func (a *App) deferAnswer(ans *answer) {
-	defer a.recoverLate(ans)
+	defer a.recoverAnswer(ans)
 	ans.mu.Lock()
 	defer ans.mu.Unlock()
 	if ans.state != pending {
@@ -331,12 +331,9 @@ func (a *App) deferAnswer(ans *answer) {
 	a.sendDeferral(ans.ctx, ans.r, ans.rq)
 }
 
-// apologise answers with the apology for err if nobody has answered yet;
-// late tells that it runs on a callback of its own, not Handle's goroutine.
-func (a *App) apologise(ans *answer, err error, late bool) {
-	if late {
-		defer a.recoverLate(ans)
-	}
+// apologise answers with the apology for err if nobody has answered yet.
+func (a *App) apologise(ans *answer, err error) {
+	defer a.recoverAnswer(ans)
 	ans.mu.Lock()
 	defer ans.mu.Unlock()
 	if ans.state == answered {
@@ -362,10 +359,11 @@ func (a *App) sendFinal(ans *answer, rep reply) {
 	a.send(ans.ctx, ans.r, ans.rq.i, &discordgo.InteractionResponse{Type: typ, Data: rep.data})
 }
 
-// recoverLate logs a panic of a callback answering for a slow handler.
-func (a *App) recoverLate(ans *answer) {
+// recoverAnswer logs a panic while answering (in the Responder, say): it
+// must not escape a timer's goroutine, nor Handle's recovery.
+func (a *App) recoverAnswer(ans *answer) {
 	if p := recover(); p != nil {
-		a.log.Error("commands: panic answering a slow interaction", "interaction", ans.rq.i.ID,
+		a.log.Error("commands: panic while answering", "interaction", ans.rq.i.ID,
 			"kind", ans.rq.kind, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 	}
 }
@@ -431,7 +429,10 @@ func (a *App) route(rq *request) (handlerFunc, error) {
 		if !ok || !messageHasButton(i.Message, rq.customID) {
 			return nil, userErr("err_stale_button", nil)
 		}
-		rq.kind, rq.button, h = c.kind.metric(), c, a.buttonHandler(c.kind)
+		if h = a.buttonHandler(c.kind); h == nil {
+			return nil, userErr("err_stale_button", nil)
+		}
+		rq.kind, rq.button = c.kind.metric(), c
 	default:
 		return nil, userErr("err_unknown_command", nil)
 	}

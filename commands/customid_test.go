@@ -126,6 +126,22 @@ func FuzzParseCustomID(f *testing.F) {
 	})
 }
 
+// TestEveryLayoutIsRouted: each kind of the table has a handler and a name
+// of its own for the metrics.
+func TestEveryLayoutIsRouted(t *testing.T) {
+	a := New(Config{Logger: discardLogger()}, nil)
+	names := map[string]bool{}
+	for _, l := range layouts {
+		if a.buttonHandler(l.kind) == nil {
+			t.Errorf("%s:%s has no handler", l.version, l.name)
+		}
+		if names[l.metric] {
+			t.Errorf("metric name %q twice", l.metric)
+		}
+		names[l.metric] = true
+	}
+}
+
 func TestParseUint(t *testing.T) {
 	cases := []struct {
 		s      string

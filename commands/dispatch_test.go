@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -459,5 +460,45 @@ func TestFastHandlerSendsOneResponse(t *testing.T) {
 	if len(rec.responses) != 1 || rec.responses[0].Type != discordgo.InteractionResponseChannelMessageWithSource ||
 		len(rec.edits) != 0 || len(rec.followups) != 0 {
 		t.Fatalf("responses %+v edits %d follow-ups %d, want the reply alone", rec.responses, len(rec.edits), len(rec.followups))
+	}
+}
+
+// panicky is a Responder that panics on every call, counting them.
+type panicky struct{ calls atomic.Int64 }
+
+func (p *panicky) Respond(context.Context, *discordgo.Interaction, *discordgo.InteractionResponse) error {
+	p.calls.Add(1)
+	panic("responder exploded")
+}
+func (p *panicky) EditOriginal(context.Context, *discordgo.Interaction, *discordgo.WebhookEdit) error {
+	p.calls.Add(1)
+	panic("responder exploded")
+}
+func (p *panicky) FollowUp(context.Context, *discordgo.Interaction, *discordgo.WebhookParams) error {
+	p.calls.Add(1)
+	panic("responder exploded")
+}
+
+// TestPanickingResponder: a panic while answering, on Handle's goroutine or
+// on a timer's (the deferral, the apology), escapes neither, and nothing
+// is sent twice.
+func TestPanickingResponder(t *testing.T) {
+	e := newEnv(t)
+	cfg := e.cfg
+	cfg.DeferAfter, cfg.Timeout = 5*time.Millisecond, 20*time.Millisecond
+	st := stuckStore{Store: e.store, release: make(chan struct{})}
+	a := New(cfg, st)
+
+	var fast panicky
+	a.Handle(context.Background(), &fast, e.slashPayload(alice, memberPerms, "en-US", "rules", ""))
+	if n := fast.calls.Load(); n != 1 {
+		t.Fatalf("fast reply: %d calls to the Responder, want 1", n)
+	}
+
+	var slow panicky
+	time.AfterFunc(100*time.Millisecond, func() { close(st.release) })
+	a.Handle(context.Background(), &slow, e.slashPayload(alice, memberPerms, "en-US", "play", ""))
+	if n := slow.calls.Load(); n != 2 {
+		t.Fatalf("slow reply: %d calls to the Responder, want 2 (the deferral, the apology)", n)
 	}
 }
