@@ -14,7 +14,10 @@
 // v1:rgx:…): one typed value, formatted and parsed strictly from one table
 // (customid.go), so a button from before a restart still works; only the
 // owner may press them; the store makes a double click or a retried
-// interaction draw and pay once.
+// interaction draw and pay once. A button is checked against the card it
+// sits on: a click is handled only if its message carries a button with
+// exactly the clicked custom ID (Discord always sends the message with a
+// component interaction).
 //
 // Handlers return errors; Handle renders them in one place: user errors as
 // an ephemeral reply in the user's language (French for a "fr" locale,
@@ -25,10 +28,6 @@
 // /play and "Play again" read a guild's settings (allowed channel, public
 // plays) from the store on every play; wrap the store with
 // storage/settingscache to cache them.
-//
-// A button is checked against the card it sits on: a component interaction
-// is handled only if its message carries a button with exactly the clicked
-// custom ID (Discord always sends the message with a component interaction).
 //
 // Usage with a plain discordgo session:
 //

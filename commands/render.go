@@ -32,6 +32,7 @@ const (
 	winMark   = "⭐"
 )
 
+// lotEmoji is the emoji of each chest lot (index game.Lot).
 var lotEmoji = [game.NumLots]string{"💰", "🪙", "🥈", "🥉"}
 
 // ticketView is what the card of a ticket shows, derived from the stored
