@@ -74,13 +74,6 @@ type Config struct {
 	// ConfirmTTL is how long the reset-guild confirmation button stays
 	// valid; 0 means DefaultConfirmTTL.
 	ConfirmTTL time.Duration
-	// SettingsTTL is how long /play and "Play again" reuse a guild's
-	// settings (public plays, allowed channel) instead of reading them from
-	// the store each time; 0 means DefaultSettingsTTL, a negative value
-	// turns the cache off. A change made with /admin settings through this
-	// App is seen at once; a change made by another process sharing the
-	// store (another shard, another bot) is seen within SettingsTTL.
-	SettingsTTL time.Duration
 }
 
 // App holds the handlers. It is safe for concurrent use.
@@ -94,18 +87,13 @@ type App struct {
 	obs      Observer
 	commands map[string]*command
 	defs     []*discordgo.ApplicationCommand
-	buttons  router
-	settings *settingsCache
 	players  playerLocks
-	watch    *watchdog
 }
 
 // handlerFunc handles one command or button. It returns the reply to send,
 // or an error: a *userError is shown to the user, anything else is logged and
 // answered with an apology. It must not call the Responder.
 type handlerFunc func(ctx context.Context, rq *request) (reply, error)
-
-type buttonHandler = handlerFunc
 
 // command is one slash command: its definition and its handler, declared
 // side by side in the command's file.
@@ -132,14 +120,13 @@ type request struct {
 	user     uint64
 	perms    int64
 	kind     string // the command or button kind, for logs and metrics
-	customID string
-	p        params
+	customID string // the button's custom ID as received, for the logs
+	button   customID
 	data     *discordgo.ApplicationCommandInteractionData
 }
 
-// New returns the handlers over store. It registers every command and button
-// pattern; it panics only on a programming error in that registration (a bad
-// pattern, a broken embedded message file), at startup.
+// New returns the handlers over store. It panics only on a programming error
+// found at startup (a duplicate command, a broken embedded message file).
 func New(cfg Config, store storage.Store) *App {
 	a := &App{cfg: cfg, store: store, obs: cfg.Observer, log: cfg.Logger}
 	if a.log == nil {
@@ -157,11 +144,6 @@ func New(cfg Config, store storage.Store) *App {
 	if a.cfg.ConfirmTTL <= 0 {
 		a.cfg.ConfirmTTL = DefaultConfirmTTL
 	}
-	if a.cfg.SettingsTTL == 0 {
-		a.cfg.SettingsTTL = DefaultSettingsTTL
-	}
-	a.settings = newSettingsCache(a.cfg.SettingsTTL, a.cfg.Now)
-	a.watch = newWatchdog(a)
 	for s := range a.emoji {
 		a.emoji[s] = defaultEmoji[s]
 		if cfg.Emoji[s] != "" {
@@ -177,11 +159,6 @@ func New(cfg Config, store storage.Store) *App {
 		panic(err)
 	}
 	a.cat = cat
-	for _, l := range []*lang{cat.en, cat.fr} {
-		if err := a.localizeCard(l); err != nil {
-			panic(err)
-		}
-	}
 
 	a.commands = map[string]*command{}
 	for _, c := range []*command{
@@ -194,13 +171,26 @@ func New(cfg Config, store storage.Store) *App {
 		a.commands[c.def.Name] = c
 		a.defs = append(a.defs, c.def)
 	}
-	a.buttons.add(patRow, "reveal", a.handleRow)
-	a.buttons.add(patAuto, "auto", a.handleAuto)
-	a.buttons.add(patAgain, "again", a.handleAgain)
-	a.buttons.add(patChest, "chest", a.handleChest)
-	a.buttons.add(patResetOK, "admin reset-guild confirm", a.handleResetConfirm)
-	a.buttons.add(patResetStop, "admin reset-guild cancel", a.handleResetCancel)
 	return a
+}
+
+// buttonHandler returns the handler of a kind of button.
+func (a *App) buttonHandler(k buttonKind) handlerFunc {
+	switch k {
+	case kindRow:
+		return a.handleRow
+	case kindAuto:
+		return a.handleAuto
+	case kindAgain:
+		return a.handleAgain
+	case kindChest:
+		return a.handleChest
+	case kindResetConfirm:
+		return a.handleResetConfirm
+	case kindResetCancel:
+		return a.handleResetCancel
+	}
+	return nil
 }
 
 // Definitions returns the application commands to register by bulk
@@ -212,47 +202,44 @@ func (a *App) Definitions() []*discordgo.ApplicationCommand {
 
 // Handle processes one interaction and answers it through r. It never
 // panics, and it answers within Discord's 3-second limit: when the handler
-// has not finished after Config.DeferAfter (within 50 ms) it sends a deferred response and
+// has not finished after Config.DeferAfter it sends a deferred response and
 // edits it when the handler ends. User errors get an ephemeral reply in the
 // user's language; internal errors are logged and get a short apology.
 //
 // The handler runs on the caller's goroutine (call Handle in a goroutine of
-// its own per interaction), so Handle returns when the handler does. If the
-// store ignores its deadline (Config.Timeout), the interaction is answered
-// with the apology at the deadline all the same, and the handler's result,
+// its own per interaction), so Handle returns when the handler does. Its
+// context is a child of ctx that ends after Config.Timeout. If the handler is
+// still running when that context ends (a store ignoring its deadline), the
+// interaction is answered with the apology at once, and the handler's result,
 // when it comes, is dropped.
 func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction) {
 	if i == nil {
 		return
 	}
-	start := a.cfg.Now()
 	locale := i.Locale
 	if locale == "" && i.GuildLocale != nil { // Discord always sends locale; another client may not
 		locale = *i.GuildLocale
 	}
-	// One allocation for the request and the state of its answer.
-	ans := &answer{rq: request{i: i, kind: "unknown", l: a.cat.forLocale(locale)}}
-	rq := &ans.rq
-	responded := false
+	ans := &answer{
+		ctx:   ctx,
+		r:     r,
+		rq:    &request{i: i, kind: "unknown", l: a.cat.forLocale(locale)},
+		start: a.cfg.Now(),
+	}
 	defer func() {
 		if p := recover(); p != nil {
-			a.log.Error("commands: panic in Handle", "interaction", i.ID, "kind", rq.kind,
+			a.log.Error("commands: panic in Handle", "interaction", i.ID, "kind", ans.rq.kind,
 				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			if !responded {
-				rep := ephemeral("⚠️ " + rq.l.T("err_internal", nil))
-				a.send(ctx, r, i, &discordgo.InteractionResponse{
-					Type: discordgo.InteractionResponseChannelMessageWithSource, Data: rep.data,
-				})
-			}
+			a.apologise(ans, fmt.Errorf("panic: %v", p))
 		}
 	}()
 	switch i.Type {
 	case discordgo.InteractionPing:
-		responded = true
+		ans.state = answered
 		a.send(ctx, r, i, &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong})
 		return
 	case discordgo.InteractionApplicationCommandAutocomplete:
-		responded = true
+		ans.state = answered
 		a.send(ctx, r, i, &discordgo.InteractionResponse{
 			Type: discordgo.InteractionApplicationCommandAutocompleteResult,
 			Data: &discordgo.InteractionResponseData{Choices: []*discordgo.ApplicationCommandOptionChoice{}},
@@ -260,125 +247,125 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 		return
 	}
 
-	h, err := a.route(rq)
+	h, err := a.route(ans.rq)
 	if err != nil {
-		responded = true
-		rep := a.renderError(rq, err)
-		a.send(ctx, r, i, &discordgo.InteractionResponse{
-			Type: discordgo.InteractionResponseChannelMessageWithSource, Data: rep.data,
-		})
-		a.observe(rq, err, start)
+		a.finish(ans, result{err: err})
 		return
 	}
 
-	// The handler runs on the caller's goroutine; the watchdog answers for
-	// it if it is slow: a deferred response after DeferAfter, and an apology
-	// after Timeout if the store ignores its deadline. The answer's state,
-	// under its mutex, decides who sends what; whoever sends holds the
-	// mutex, so a deferral is acknowledged before the edit that follows it.
-	// The watchdog cancels hctx at Timeout: no timer per interaction. It
-	// also cancels it, within a tick, when ctx ends: hctx is not ctx's child
-	// in the context package's sense, since registering each interaction's
-	// context with the caller's (the same for every interaction of the bot)
-	// takes that context's lock twice per interaction, all interactions
-	// contending for it.
-	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	// While the handler runs, two callbacks may answer for it: the deferral
+	// at DeferAfter, and the apology when its context ends (Timeout, or ctx
+	// ending) before it has returned. The answer's state, under its mutex,
+	// decides who sends what.
+	hctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
 	defer cancel()
-	if ctx.Err() != nil {
-		cancel()
-	}
-	ans.began, ans.ctx, ans.cancel, ans.r, ans.start = time.Now(), ctx, cancel, r, start
-	a.watch.watch(ans)
+	deferral := time.AfterFunc(a.cfg.DeferAfter, func() { a.deferAnswer(ans) })
+	stopApology := context.AfterFunc(hctx, func() {
+		a.apologise(ans, fmt.Errorf("handler still running when its context ended: %w", hctx.Err()))
+	})
 	var res result
-	held, err := a.players.lock(hctx, playerKey{rq.guild, rq.user})
+	unlock, err := a.players.lock(hctx, playerKey{ans.rq.guild, ans.rq.user})
 	if err != nil {
 		res = result{err: internal("wait_player", err)}
 	} else {
-		// Held until the answer below is sent (deferred to after ans.mu's
-		// unlock): this player's answers leave in the store's order.
-		defer held.unlock()
-		res = a.call(hctx, h, rq)
+		// Held until the answer is sent: this player's answers leave in the
+		// store's order.
+		defer unlock()
+		res = a.call(hctx, h, ans.rq)
 	}
-	a.watch.done(ans)
-	ans.mu.Lock()
-	defer ans.mu.Unlock()
-	responded = true
-	if ans.state == answered {
-		return // the watchdog gave up on the handler and apologised
-	}
-	if res.err != nil {
-		res.rep = a.renderError(rq, res.err)
-	}
-	if ans.state == deferred {
-		a.sendAfterDeferral(ctx, r, rq, res.rep)
-	} else {
-		typ := discordgo.InteractionResponseChannelMessageWithSource
-		if res.rep.update {
-			typ = discordgo.InteractionResponseUpdateMessage
-		}
-		a.send(ctx, r, i, &discordgo.InteractionResponse{Type: typ, Data: res.rep.data})
-	}
-	ans.state = answered
-	a.observe(rq, res.err, start)
+	deferral.Stop()
+	stopApology()
+	a.finish(ans, res)
 }
 
-// answer tells who has answered an interaction: nobody yet, the watchdog
-// with a deferred response, or someone with the final response.
+// answer is the state of one interaction's answer: nobody has answered yet,
+// the deferral was sent, or the final response was. Whoever sends holds mu,
+// so a deferral is acknowledged before the edit that follows it.
 type answer struct {
-	began  time.Time // wall clock, for the watchdog (Config.Now may be a test's fixed clock)
-	ctx    context.Context
-	cancel context.CancelFunc // the handler's context
-	r      Responder
-	rq     request
-	start  time.Time // Config.Now at the start, for the Observer
+	ctx   context.Context // the caller's, for sending
+	r     Responder
+	rq    *request
+	start time.Time // Config.Now at the start, for the Observer
 
 	mu    sync.Mutex
-	state int
-
-	watch watched // the watchdog's, under its mutex
+	state answerState
 }
 
+type answerState int
+
 const (
-	pending = iota
+	pending answerState = iota
 	deferred
 	answered
 )
 
-// late runs when the watchdog finds a handler slow: at deferDue it sends
-// the deferred response; at timeoutDue (the store ignoring its deadline)
-// it answers with an apology, and the handler's result, whenever it comes,
-// is dropped.
-func (a *App) late(ans *answer, stage lateStage) {
+type result struct {
+	rep reply
+	err error
+}
+
+// finish sends the handler's result, unless the interaction was already
+// answered (the apology went first), then reports it to the Observer.
+func (a *App) finish(ans *answer, res result) {
 	ans.mu.Lock()
 	defer ans.mu.Unlock()
-	rq := &ans.rq
-	defer func() {
-		if p := recover(); p != nil {
-			a.log.Error("commands: panic answering a slow interaction", "interaction", rq.i.ID, "kind", rq.kind,
-				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-		}
-	}()
 	if ans.state == answered {
 		return
 	}
-	if stage == deferDue {
-		if ans.state == pending {
-			ans.state = deferred
-			a.sendDeferral(ans.ctx, ans.r, rq)
-		}
+	if res.err != nil {
+		res.rep = a.renderError(ans.rq, res.err)
+	}
+	a.sendFinal(ans, res.rep)
+	a.observe(ans.rq, res.err, ans.start)
+}
+
+// deferAnswer sends the deferred response if nobody has answered yet.
+func (a *App) deferAnswer(ans *answer) {
+	defer a.recoverAnswer(ans)
+	ans.mu.Lock()
+	defer ans.mu.Unlock()
+	if ans.state != pending {
 		return
 	}
-	err := fmt.Errorf("handler still running after %v: %w", a.cfg.Timeout, context.DeadlineExceeded)
-	rep := a.renderError(rq, err)
-	if ans.state == deferred {
-		a.sendAfterDeferral(ans.ctx, ans.r, rq, rep)
-	} else {
-		a.send(ans.ctx, ans.r, rq.i, &discordgo.InteractionResponse{
-			Type: discordgo.InteractionResponseChannelMessageWithSource, Data: rep.data,
-		})
+	ans.state = deferred
+	a.sendDeferral(ans.ctx, ans.r, ans.rq)
+}
+
+// apologise answers with the apology for err if nobody has answered yet.
+func (a *App) apologise(ans *answer, err error) {
+	defer a.recoverAnswer(ans)
+	ans.mu.Lock()
+	defer ans.mu.Unlock()
+	if ans.state == answered {
+		return
 	}
-	ans.state = answered
-	a.observe(rq, err, ans.start)
+	a.sendFinal(ans, a.renderError(ans.rq, err))
+	a.observe(ans.rq, err, ans.start)
+}
+
+// sendFinal sends the final reply: the initial response, or what follows
+// the deferral. ans.mu must be held.
+func (a *App) sendFinal(ans *answer, rep reply) {
+	was := ans.state
+	ans.state = answered // first: a panic while sending must not send twice
+	if was == deferred {
+		a.sendAfterDeferral(ans.ctx, ans.r, ans.rq, rep)
+		return
+	}
+	typ := discordgo.InteractionResponseChannelMessageWithSource
+	if rep.update {
+		typ = discordgo.InteractionResponseUpdateMessage
+	}
+	a.send(ans.ctx, ans.r, ans.rq.i, &discordgo.InteractionResponse{Type: typ, Data: rep.data})
+}
+
+// recoverAnswer logs a panic while answering (in the Responder, say): it
+// must not escape a timer's goroutine, nor Handle's recovery.
+func (a *App) recoverAnswer(ans *answer) {
+	if p := recover(); p != nil {
+		a.log.Error("commands: panic while answering", "interaction", ans.rq.i.ID,
+			"kind", ans.rq.kind, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	}
 }
 
 // observe reports the interaction's outcome to the Observer.
@@ -386,11 +373,6 @@ func (a *App) observe(rq *request, err error, start time.Time) {
 	if a.obs != nil {
 		a.obs.Interaction(rq.kind, errorOutcome(err), a.cfg.Now().Sub(start))
 	}
-}
-
-type result struct {
-	rep reply
-	err error
 }
 
 // call runs a handler, turning a panic into an internal error.
@@ -438,14 +420,19 @@ func (a *App) route(rq *request) (handlerFunc, error) {
 			}
 		}
 	case discordgo.InteractionMessageComponent:
-		id := customID(i)
-		rq.customID = id
-		rt, p, ok := a.buttons.match(id)
-		if !ok {
-			rq.kind = "button unknown"
+		// A button acts only on the card it sits on: its custom ID must
+		// parse and be one of the message's buttons, so that a forged ID
+		// (a reset-guild "cancel" clicked on a ticket card…) changes nothing.
+		rq.customID = componentCustomID(i)
+		rq.kind = "button unknown"
+		c, ok := parseCustomID(rq.customID)
+		if !ok || !messageHasButton(i.Message, rq.customID) {
 			return nil, userErr("err_stale_button", nil)
 		}
-		rq.kind, rq.p, h = rt.kind, p, rt.h
+		if h = a.buttonHandler(c.kind); h == nil {
+			return nil, userErr("err_stale_button", nil)
+		}
+		rq.kind, rq.button = c.kind.metric(), c
 	default:
 		return nil, userErr("err_unknown_command", nil)
 	}

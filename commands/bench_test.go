@@ -115,12 +115,14 @@ func BenchmarkHandlePlay(b *testing.B) {
 
 func BenchmarkHandleReveal(b *testing.B) {
 	e := &env{t: b}
-	benchHandle(b, e.clickPayload(alice, memberPerms, "en-US", nil, rowID(alice, 41, 1)))
+	id := rowID(alice, 41, 1)
+	benchHandle(b, e.clickPayload(alice, memberPerms, "en-US", cardWith(id), id))
 }
 
 func BenchmarkHandleAuto(b *testing.B) {
 	e := &env{t: b}
-	benchHandle(b, e.clickPayload(alice, memberPerms, "en-US", nil, autoID(alice, 41)))
+	id := autoID(alice, 41)
+	benchHandle(b, e.clickPayload(alice, memberPerms, "en-US", cardWith(id), id))
 }
 
 func BenchmarkHandleRules(b *testing.B) {
@@ -130,5 +132,6 @@ func BenchmarkHandleRules(b *testing.B) {
 
 func BenchmarkHandleStaleButton(b *testing.B) {
 	e := &env{t: b}
-	benchHandle(b, e.clickPayload(bob, memberPerms, "fr", nil, autoID(alice, 41)))
+	id := autoID(alice, 41)
+	benchHandle(b, e.clickPayload(bob, memberPerms, "fr", cardWith(id), id))
 }

@@ -193,7 +193,9 @@ func (a *App) adminReset(ctx context.Context, rq *request, o opts, reason string
 // the time asked, the reason rides in the embed.
 func (a *App) adminResetGuild(rq *request, reason string) (reply, error) {
 	l := rq.l
-	now := a.cfg.Now().Unix()
+	confirm := customID{kind: kindResetConfirm, user: rq.user, ts: a.cfg.Now().Unix()}
+	cancel := confirm
+	cancel.kind = kindResetCancel
 	e := infoEmbed(l.T("rg_title", nil), l.T("rg_ask", map[string]any{
 		"Minutes": int(a.cfg.ConfirmTTL.Minutes()),
 	}), 0xE03131)
@@ -203,8 +205,8 @@ func (a *App) adminResetGuild(rq *request, reason string) (reply, error) {
 	return reply{data: &discordgo.InteractionResponseData{
 		Embeds: []*discordgo.MessageEmbed{e},
 		Components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-			discordgo.Button{Label: l.T("btn_rg_confirm", nil), Style: discordgo.DangerButton, CustomID: resetOKID(rq.user, now)},
-			discordgo.Button{Label: l.T("btn_cancel", nil), Style: discordgo.SecondaryButton, CustomID: resetStopID(rq.user, now)},
+			discordgo.Button{Label: l.T("btn_rg_confirm", nil), Style: discordgo.DangerButton, CustomID: confirm.format()},
+			discordgo.Button{Label: l.T("btn_cancel", nil), Style: discordgo.SecondaryButton, CustomID: cancel.format()},
 		}}},
 		Flags:           discordgo.MessageFlagsEphemeral,
 		AllowedMentions: noMentions,
@@ -220,15 +222,11 @@ func (a *App) confirmCheck(rq *request) (asked time.Time, err error) {
 	if rq.perms&modPerms == 0 {
 		return asked, userErr("err_not_moderator", nil)
 	}
-	ts, ok := parseUint(rq.p.get("ts"), 1, 1<<62)
-	if !ok {
-		return asked, userErr("err_stale_button", nil)
-	}
-	now := a.cfg.Now()
-	if int64(ts) > now.Unix()+60 || now.Unix()-int64(ts) > int64(a.cfg.ConfirmTTL.Seconds()) {
+	ts, now := rq.button.ts, a.cfg.Now().Unix()
+	if ts > now+60 || now-ts > int64(a.cfg.ConfirmTTL.Seconds()) {
 		return asked, userErr("err_confirm_expired", nil)
 	}
-	return time.Unix(int64(ts), 0), nil
+	return time.Unix(ts, 0), nil
 }
 
 func (a *App) handleResetConfirm(ctx context.Context, rq *request) (reply, error) {
@@ -331,7 +329,6 @@ func (a *App) adminSettings(ctx context.Context, rq *request, o opts, reason str
 	}
 	if changed {
 		err = a.store.SetSettings(ctx, rq.user, rq.guild, set, reason)
-		a.settings.invalidate(rq.guild) // whatever the outcome: the next play reads the store
 		switch {
 		case errors.Is(err, storage.ErrInvalid):
 			return reply{}, userErr("err_amount_refused", nil)

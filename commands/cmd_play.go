@@ -40,10 +40,11 @@ func (a *App) handlePlay(ctx context.Context, rq *request) (reply, error) {
 	return reply{data: data}, nil
 }
 
-// playSettings reads the guild's settings (cached for Config.SettingsTTL)
-// and refuses a play outside the allowed channel.
+// playSettings reads the guild's settings and refuses a play outside the
+// allowed channel. (To spare a store round trip per play, the composition
+// root may hand New a store whose settings are cached: storage/settingscache.)
 func (a *App) playSettings(ctx context.Context, rq *request) (storage.Settings, error) {
-	set, err := a.settings.get(ctx, a.store, rq.guild)
+	set, err := a.store.Settings(ctx, rq.guild)
 	if err != nil {
 		return set, internal("settings", err)
 	}
@@ -89,13 +90,9 @@ func (a *App) buyCard(ctx context.Context, rq *request, showResumed bool) (*disc
 	return a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: t, resumed: resumed && showResumed}), nil
 }
 
-// owner checks that the button's {user} is the one pressing it.
+// owner checks that the button's owner is the one pressing it.
 func (rq *request) owner() error {
-	u, ok := parseSnowflake(rq.p.get("user"))
-	if !ok {
-		return userErr("err_stale_button", nil)
-	}
-	if u != rq.user {
+	if u := rq.button.user; u != rq.user {
 		return userErr("err_not_yours", map[string]any{"Owner": mention(u)})
 	}
 	return nil
@@ -106,11 +103,7 @@ func (a *App) handleRow(ctx context.Context, rq *request) (reply, error) {
 	if err := rq.owner(); err != nil {
 		return reply{}, err
 	}
-	row, ok := parseUint(rq.p.get("row"), 0, 2)
-	if !ok {
-		return reply{}, userErr("err_stale_button", nil)
-	}
-	return a.reveal(ctx, rq, storage.RowMask(1)<<row)
+	return a.reveal(ctx, rq, storage.RowMask(1)<<rq.button.row)
 }
 
 // handleAuto reveals every row.
@@ -124,11 +117,7 @@ func (a *App) handleAuto(ctx context.Context, rq *request) (reply, error) {
 // reveal shows rows of the button's ticket and updates the card in place.
 // The store draws once; a double click or a retry re-renders the same card.
 func (a *App) reveal(ctx context.Context, rq *request, rows storage.RowMask) (reply, error) {
-	ticket, ok := parseUint(rq.p.get("ticket"), 1, 1<<63-1)
-	if !ok {
-		return reply{}, userErr("err_stale_button", nil)
-	}
-	p, t, err := a.store.Reveal(ctx, rq.player(), ticket, rows)
+	p, t, err := a.store.Reveal(ctx, rq.player(), rq.button.ticket, rows)
 	switch {
 	case errors.Is(err, storage.ErrUnknownTicket), errors.Is(err, storage.ErrInvalid):
 		return reply{}, userErr("err_ticket_over", nil)
@@ -152,10 +141,7 @@ func (a *App) handleAgain(ctx context.Context, rq *request) (reply, error) {
 	if err := rq.owner(); err != nil {
 		return reply{}, err
 	}
-	prev, ok := parseUint(rq.p.get("ticket"), 0, 1<<63-1)
-	if !ok {
-		return reply{}, userErr("err_stale_button", nil)
-	}
+	prev := rq.button.ticket
 	if _, err := a.playSettings(ctx, rq); err != nil {
 		return reply{}, err
 	}
@@ -186,11 +172,7 @@ func (a *App) handleChest(ctx context.Context, rq *request) (reply, error) {
 	if err := rq.owner(); err != nil {
 		return reply{}, err
 	}
-	seq, ok := parseUint(rq.p.get("seq"), 1, 1<<63-1)
-	if !ok {
-		return reply{}, userErr("err_stale_button", nil)
-	}
-	p, c, opened, err := a.store.OpenChest(ctx, rq.player(), int64(seq))
+	p, c, opened, err := a.store.OpenChest(ctx, rq.player(), rq.button.seq)
 	switch {
 	case errors.Is(err, storage.ErrNoChest), errors.Is(err, storage.ErrInvalid):
 		return reply{}, userErr("err_chest_over", nil)

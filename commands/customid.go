@@ -1,70 +1,190 @@
 package commands
 
 import (
+	"math"
 	"strconv"
+	"strings"
 )
 
-// Custom IDs of the buttons. They carry everything a handler needs, so a
-// button from before a restart still works, and are parsed strictly: decimal
-// numbers without sign or leading zero, ranges checked, at most 100 chars.
-// The version prefix lets a future format coexist with the buttons already
-// posted.
+// maxCustomID is Discord's limit on a component's custom_id.
+const maxCustomID = 100
+
+// buttonKind is what a button does.
+type buttonKind uint8
+
+// The buttons. Their custom IDs carry everything a handler needs, so a
+// button posted before a restart still works.
 const (
-	patRow       = "v1:row:{user}:{ticket}:{row}" // reveal one row (0..2)
-	patAuto      = "v1:auto:{user}:{ticket}"      // reveal every row
-	patAgain     = "v1:again:{user}:{ticket}"     // buy the next ticket; ticket is the one on the card
-	patChest     = "v1:chest:{user}:{seq}"        // open chest number seq (ChestSeq+1)
-	patResetOK   = "v1:rg:{user}:{ts}"            // confirm reset-guild, asked at unix time ts
-	patResetStop = "v1:rgx:{user}:{ts}"           // cancel reset-guild
+	kindRow          buttonKind = iota + 1 // reveal one row of a ticket
+	kindAuto                               // reveal every row of a ticket
+	kindAgain                              // buy the next ticket from a finished card
+	kindChest                              // open the chest
+	kindResetConfirm                       // confirm /admin reset-guild
+	kindResetCancel                        // cancel /admin reset-guild
 )
 
-// The IDs are built in a stack buffer: the string is the only allocation.
-
-func twoID(prefix string, a, b uint64) string {
-	var arr [64]byte
-	buf := append(arr[:0], prefix...)
-	buf = strconv.AppendUint(buf, a, 10)
-	buf = append(buf, ':')
-	buf = strconv.AppendUint(buf, b, 10)
-	return string(buf)
+// customID is the value a button carries in its custom ID. Only the fields
+// of its kind's layout are set; the others are zero.
+type customID struct {
+	kind   buttonKind
+	user   uint64 // the owner: the player, or the moderator of a reset-guild
+	ticket uint64 // row, auto: the card's ticket; again: the card's ticket, 0 if none
+	row    int    // row: 0..2
+	seq    int64  // chest: the chest's number, ChestSeq+1
+	ts     int64  // reset-guild: the unix time it was asked
 }
 
-// cardIDs returns the custom IDs of a ticket card's buttons (its rows,
-// Auto, Play again), which share the user and the ticket, in one allocation.
-func cardIDs(user, ticket uint64) (rows [3]string, auto, again string) {
-	var ut [41]byte // "user:ticket"
-	u := strconv.AppendUint(ut[:0], user, 10)
-	u = append(u, ':')
-	u = strconv.AppendUint(u, ticket, 10)
-	var arr [5 * (len("v1:again:") + len(ut) + 2)]byte
-	var ends [5]int
-	b := arr[:0]
-	for r := range 3 {
-		b = append(append(append(b, "v1:row:"...), u...), ':', byte('0'+r))
-		ends[r] = len(b)
+// field names one field of a customID, to lay it out in the table below.
+type field uint8
+
+const (
+	fieldUser field = iota
+	fieldTicket
+	fieldRow
+	fieldSeq
+	fieldTS
+)
+
+// segment is one number of a custom ID: the field it holds and the range
+// a parsed value must be in.
+type segment struct {
+	field  field
+	lo, hi uint64
+}
+
+// The segments, each with its range.
+var (
+	segUser       = segment{fieldUser, 1, math.MaxUint64}  // a Discord snowflake
+	segTicket     = segment{fieldTicket, 1, math.MaxInt64} // a ticket number
+	segPrevTicket = segment{fieldTicket, 0, math.MaxInt64} // the last ticket, 0 if none
+	segRow        = segment{fieldRow, 0, 2}                // a row of the grid
+	segSeq        = segment{fieldSeq, 1, math.MaxInt64}    // a chest number
+	segTS         = segment{fieldTS, 1, 1 << 62}           // a unix time
+)
+
+// layout is how a kind of button writes its custom ID:
+// "<version>:<name>:<segment>:…", every segment a decimal number.
+type layout struct {
+	kind     buttonKind
+	version  string // bumped for a new format, so that it can coexist with the posted buttons
+	name     string
+	segments []segment
+	metric   string // the kind's name for the logs and the Observer
+}
+
+// layouts is the one table that both format and parse custom IDs use. The
+// wire format must not change: buttons already posted carry it.
+var layouts = []layout{
+	{kindRow, "v1", "row", []segment{segUser, segTicket, segRow}, "reveal"},
+	{kindAuto, "v1", "auto", []segment{segUser, segTicket}, "auto"},
+	{kindAgain, "v1", "again", []segment{segUser, segPrevTicket}, "again"},
+	{kindChest, "v1", "chest", []segment{segUser, segSeq}, "chest"},
+	{kindResetConfirm, "v1", "rg", []segment{segUser, segTS}, "admin reset-guild confirm"},
+	{kindResetCancel, "v1", "rgx", []segment{segUser, segTS}, "admin reset-guild cancel"},
+}
+
+// layoutOf returns the layout of kind k.
+func layoutOf(k buttonKind) (layout, bool) {
+	for _, l := range layouts {
+		if l.kind == k {
+			return l, true
+		}
 	}
-	b = append(append(b, "v1:auto:"...), u...)
-	ends[3] = len(b)
-	b = append(append(b, "v1:again:"...), u...)
-	ends[4] = len(b)
-	s := string(b)
-	return [3]string{s[:ends[0]], s[ends[0]:ends[1]], s[ends[1]:ends[2]]}, s[ends[2]:ends[3]], s[ends[3]:ends[4]]
+	return layout{}, false
 }
 
-func autoID(user, ticket uint64) string     { return twoID("v1:auto:", user, ticket) }
-func againID(user, ticket uint64) string    { return twoID("v1:again:", user, ticket) }
-func chestID(user uint64, seq int64) string { return twoID("v1:chest:", user, uint64(seq)) }
-func resetOKID(user uint64, ts int64) string {
-	return twoID("v1:rg:", user, uint64(ts))
+// format writes the custom ID, e.g. "v1:row:<user>:<ticket>:<row>". It
+// returns "" for an unknown kind. Values out of their segment's range give
+// an ID that parseCustomID refuses.
+func (c customID) format() string {
+	l, ok := layoutOf(c.kind)
+	if !ok {
+		return ""
+	}
+	parts := []string{l.version, l.name}
+	for _, s := range l.segments {
+		parts = append(parts, strconv.FormatUint(c.get(s.field), 10))
+	}
+	return strings.Join(parts, ":")
 }
-func resetStopID(user uint64, ts int64) string {
-	return twoID("v1:rgx:", user, uint64(ts))
+
+// parseCustomID parses a custom ID strictly: at most 100 characters, a
+// known version and name, exactly the layout's segments, each a decimal
+// number without sign or leading zero, within its range.
+func parseCustomID(s string) (customID, bool) {
+	if len(s) == 0 || len(s) > maxCustomID {
+		return customID{}, false
+	}
+	parts := strings.Split(s, ":")
+	if len(parts) < 2 {
+		return customID{}, false
+	}
+	for _, l := range layouts {
+		if parts[0] != l.version || parts[1] != l.name {
+			continue
+		}
+		nums := parts[2:]
+		if len(nums) != len(l.segments) {
+			return customID{}, false
+		}
+		c := customID{kind: l.kind}
+		for i, seg := range l.segments {
+			v, ok := parseUint(nums[i], seg.lo, seg.hi)
+			if !ok {
+				return customID{}, false
+			}
+			c.set(seg.field, v)
+		}
+		return c, true
+	}
+	return customID{}, false
+}
+
+// metric is the kind's name for the logs and the Observer.
+func (k buttonKind) metric() string {
+	if l, ok := layoutOf(k); ok {
+		return l.metric
+	}
+	return "button unknown"
+}
+
+func (c *customID) get(f field) uint64 {
+	switch f {
+	case fieldUser:
+		return c.user
+	case fieldTicket:
+		return c.ticket
+	case fieldRow:
+		return uint64(c.row)
+	case fieldSeq:
+		return uint64(c.seq)
+	case fieldTS:
+		return uint64(c.ts)
+	}
+	return 0
+}
+
+// set stores v, already checked against the segment's range (which keeps
+// row, seq and ts within their types).
+func (c *customID) set(f field, v uint64) {
+	switch f {
+	case fieldUser:
+		c.user = v
+	case fieldTicket:
+		c.ticket = v
+	case fieldRow:
+		c.row = int(v)
+	case fieldSeq:
+		c.seq = int64(v)
+	case fieldTS:
+		c.ts = int64(v)
+	}
 }
 
 // parseUint parses a strictly decimal number in [lo, hi]: digits only, no
 // sign, no leading zero, no spaces.
 func parseUint(s string, lo, hi uint64) (uint64, bool) {
-	if s == "" || len(s) > 20 || (s[0] == '0' && len(s) > 1) {
+	if s == "" || (s[0] == '0' && len(s) > 1) {
 		return 0, false
 	}
 	for i := 0; i < len(s); i++ {
@@ -81,5 +201,5 @@ func parseUint(s string, lo, hi uint64) (uint64, bool) {
 
 // parseSnowflake parses a Discord ID: a positive decimal uint64.
 func parseSnowflake(s string) (uint64, bool) {
-	return parseUint(s, 1, 1<<64-1)
+	return parseUint(s, 1, math.MaxUint64)
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -77,7 +78,7 @@ func TestSlowStoreIsDeferred(t *testing.T) {
 
 	// A button: deferred update (type 6), then the edit.
 	rec = gated()
-	a.Handle(context.Background(), rec, e.clickPayload(alice, memberPerms, "en-US", nil, autoID(alice, p.Ticket.ID)))
+	a.Handle(context.Background(), rec, e.clickOnCard(alice, autoID(alice, p.Ticket.ID)))
 	if len(rec.responses) != 1 || rec.responses[0].Type != discordgo.InteractionResponseDeferredMessageUpdate {
 		t.Fatalf("button responses %+v, want one deferred update", rec.responses)
 	}
@@ -88,7 +89,7 @@ func TestSlowStoreIsDeferred(t *testing.T) {
 	// A user error after a button's deferral is an ephemeral follow-up, not an
 	// edit of the card.
 	rec = gated()
-	a.Handle(context.Background(), rec, e.clickPayload(alice, memberPerms, "en-US", nil, autoID(alice, 999)))
+	a.Handle(context.Background(), rec, e.clickOnCard(alice, autoID(alice, 999)))
 	if len(rec.followups) != 1 || rec.followups[0].Flags&discordgo.MessageFlagsEphemeral == 0 || len(rec.edits) != 0 {
 		t.Fatalf("stale click after deferral: follow-ups %+v edits %+v", rec.followups, rec.edits)
 	}
@@ -289,7 +290,7 @@ func FuzzHandle(f *testing.F) {
 		}
 		switch pick % 5 {
 		case 0:
-			i = e.clickPayloadLocked(user, nil, id)
+			i = e.clickOnCard(user, id)
 		case 1:
 			i = e.slashPayload(user, perms, "fr", "admin", "grant", opt{"user", optUser, value}, opt{"amount", optString, id})
 		case 2:
@@ -331,7 +332,7 @@ func TestConcurrentPlayers(t *testing.T) {
 				if p.Ticket == nil {
 					if p.ChestPending {
 						rec = &recorder{}
-						e.app.Handle(context.Background(), rec, e.clickPayloadLocked(user, nil, chestID(user, p.ChestSeq+1)))
+						e.app.Handle(context.Background(), rec, e.clickOnCard(user, chestID(user, p.ChestSeq+1)))
 						continue
 					}
 					t.Errorf("user %d: no ticket after /play: %+v", user, rec.responses[0].Data)
@@ -342,8 +343,8 @@ func TestConcurrentPlayers(t *testing.T) {
 					id = rowID(user, p.Ticket.ID, rng.IntN(3))
 				}
 				rec = &recorder{}
-				e.app.Handle(context.Background(), rec, e.clickPayloadLocked(user, nil, id))
-				e.app.Handle(context.Background(), &recorder{}, e.clickPayloadLocked(user, nil, autoID(user, p.Ticket.ID)))
+				e.app.Handle(context.Background(), rec, e.clickOnCard(user, id))
+				e.app.Handle(context.Background(), &recorder{}, e.clickOnCard(user, autoID(user, p.Ticket.ID)))
 			}
 			if err := storage.CheckInvariant(e.player(user)); err != nil {
 				t.Error(err)
@@ -352,9 +353,6 @@ func TestConcurrentPlayers(t *testing.T) {
 	}
 	wg.Wait()
 	// Nothing is kept for interactions that are over.
-	if n := e.app.watch.size(); n != 0 {
-		t.Errorf("the watchdog still follows %d interactions", n)
-	}
 	if n := e.app.players.size(); n != 0 {
 		t.Errorf("%d player locks kept", n)
 	}
@@ -373,15 +371,21 @@ type ctxStore struct {
 	err chan error
 }
 
+// Settings answers at once, as a cached read would, so that Buy is the
+// store call that meets the context.
+func (ctxStore) Settings(context.Context, uint64) (storage.Settings, error) {
+	return storage.Settings{PublicPlays: true}, nil
+}
+
 func (s ctxStore) Buy(ctx context.Context, _ storage.PlayerID) (storage.Player, storage.Ticket, bool, error) {
 	<-ctx.Done()
 	s.err <- ctx.Err()
 	return storage.Player{}, storage.Ticket{}, false, ctx.Err()
 }
 
-// TestTimeoutCancelsTheStoreCall: at Timeout the handler's context is
-// cancelled (by the watchdog, which keeps no timer per interaction), the
-// store call returns, and the player gets the apology after the deferral.
+// TestTimeoutCancelsTheStoreCall: at Timeout the handler's context ends
+// with its deadline, the store call returns, and the player gets the
+// apology after the deferral.
 func TestTimeoutCancelsTheStoreCall(t *testing.T) {
 	e := newEnv(t)
 	cfg := e.cfg
@@ -395,8 +399,8 @@ func TestTimeoutCancelsTheStoreCall(t *testing.T) {
 	if took := time.Since(start); took < cfg.Timeout {
 		t.Fatalf("Handle returned after %v, before the Timeout of %v", took, cfg.Timeout)
 	}
-	if err := <-st.err; !errors.Is(err, context.Canceled) {
-		t.Fatalf("store call ended with %v, want context.Canceled", err)
+	if err := <-st.err; !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("store call ended with %v, want context.DeadlineExceeded", err)
 	}
 	if len(rec.responses) != 1 || rec.responses[0].Type != discordgo.InteractionResponseDeferredChannelMessageWithSource ||
 		len(rec.edits) != 1 || !strings.Contains(*rec.edits[0].Content, "Sorry") {
@@ -438,5 +442,63 @@ func TestCallerCancelReachesTheStoreCall(t *testing.T) {
 	app.Handle(ctx, &recorder{}, e.slashPayload(alice, memberPerms, "en-US", "play", ""))
 	if err := <-st.err; !errors.Is(err, context.Canceled) {
 		t.Fatalf("store call with an ended context: %v", err)
+	}
+}
+
+// TestFastHandlerSendsOneResponse: a handler that returns before DeferAfter
+// is answered once; its deferral and apology callbacks never fire later.
+func TestFastHandlerSendsOneResponse(t *testing.T) {
+	e := newEnv(t)
+	cfg := e.cfg
+	cfg.DeferAfter, cfg.Timeout = 50*time.Millisecond, 100*time.Millisecond
+	a := New(cfg, e.store)
+	rec := &recorder{}
+	a.Handle(context.Background(), rec, e.slashPayload(alice, memberPerms, "en-US", "rules", ""))
+	time.Sleep(3 * cfg.Timeout)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.responses) != 1 || rec.responses[0].Type != discordgo.InteractionResponseChannelMessageWithSource ||
+		len(rec.edits) != 0 || len(rec.followups) != 0 {
+		t.Fatalf("responses %+v edits %d follow-ups %d, want the reply alone", rec.responses, len(rec.edits), len(rec.followups))
+	}
+}
+
+// panicky is a Responder that panics on every call, counting them.
+type panicky struct{ calls atomic.Int64 }
+
+func (p *panicky) Respond(context.Context, *discordgo.Interaction, *discordgo.InteractionResponse) error {
+	p.calls.Add(1)
+	panic("responder exploded")
+}
+func (p *panicky) EditOriginal(context.Context, *discordgo.Interaction, *discordgo.WebhookEdit) error {
+	p.calls.Add(1)
+	panic("responder exploded")
+}
+func (p *panicky) FollowUp(context.Context, *discordgo.Interaction, *discordgo.WebhookParams) error {
+	p.calls.Add(1)
+	panic("responder exploded")
+}
+
+// TestPanickingResponder: a panic while answering, on Handle's goroutine or
+// on a timer's (the deferral, the apology), escapes neither, and nothing
+// is sent twice.
+func TestPanickingResponder(t *testing.T) {
+	e := newEnv(t)
+	cfg := e.cfg
+	cfg.DeferAfter, cfg.Timeout = 5*time.Millisecond, 20*time.Millisecond
+	st := stuckStore{Store: e.store, release: make(chan struct{})}
+	a := New(cfg, st)
+
+	var fast panicky
+	a.Handle(context.Background(), &fast, e.slashPayload(alice, memberPerms, "en-US", "rules", ""))
+	if n := fast.calls.Load(); n != 1 {
+		t.Fatalf("fast reply: %d calls to the Responder, want 1", n)
+	}
+
+	var slow panicky
+	time.AfterFunc(100*time.Millisecond, func() { close(st.release) })
+	a.Handle(context.Background(), &slow, e.slashPayload(alice, memberPerms, "en-US", "play", ""))
+	if n := slow.calls.Load(); n != 2 {
+		t.Fatalf("slow reply: %d calls to the Responder, want 2 (the deferral, the apology)", n)
 	}
 }

@@ -10,10 +10,14 @@
 // beside its handler, in cmd_*.go.
 //
 // Buttons carry what they need in their custom IDs (v1:row:<user>:<ticket>:<row>,
-// v1:auto:…, v1:again:…, v1:chest:<user>:<seq>, v1:rg:<moderator>:<unix>),
-// parsed strictly by a small pattern router, so a button from before a
-// restart still works; only the owner may press them; the store makes a
-// double click or a retried interaction draw and pay once.
+// v1:auto:…, v1:again:…, v1:chest:<user>:<seq>, v1:rg:<moderator>:<unix>,
+// v1:rgx:…): one typed value, formatted and parsed strictly from one table
+// (customid.go), so a button from before a restart still works; only the
+// owner may press them; the store makes a double click or a retried
+// interaction draw and pay once. A button is checked against the card it
+// sits on: a click is handled only if its message carries a button with
+// exactly the clicked custom ID (Discord always sends the message with a
+// component interaction).
 //
 // Handlers return errors; Handle renders them in one place: user errors as
 // an ephemeral reply in the user's language (French for a "fr" locale,
@@ -21,10 +25,9 @@
 // with context and answered with a short apology. Handle recovers panics
 // and answers within Discord's 3 seconds, deferring when a handler is slow.
 //
-// /play reads a guild's settings (allowed channel, public plays) through a
-// short per-App cache (Config.SettingsTTL, 1 s by default): /admin settings
-// clears it at once in the same process; other processes sharing the store
-// see a change within the TTL.
+// /play and "Play again" read a guild's settings (allowed channel, public
+// plays) from the store on every play; wrap the store with
+// storage/settingscache to cache them.
 //
 // Usage with a plain discordgo session:
 //
@@ -33,7 +36,4 @@
 //	session.AddHandler(func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
 //		go app.Handle(ctx, responder{s}, ic.Interaction)
 //	})
-//
-// Package bot does the same with its own decoding (package wire, which can
-// skip the messages that MessageUnused says no handler reads).
 package commands

@@ -315,13 +315,29 @@ func (e *env) clickPayload(user uint64, perms int64, locale string, msg *discord
 		m["id"] = strconv.Itoa(1300000000000000100 + seq)
 		m["data"] = map[string]any{"custom_id": customID, "component_type": 2}
 		if msg != nil {
+			// discordgo does not encode a Message's components (json:"-"):
+			// write them as Discord sends them.
 			raw, _ := json.Marshal(msg)
 			var mm map[string]any
 			_ = json.Unmarshal(raw, &mm)
+			raw, _ = json.Marshal(msg.Components)
+			var comps []any
+			_ = json.Unmarshal(raw, &comps)
+			mm["components"] = comps
 			m["message"] = mm
 		}
 	})
 	return i
+}
+
+// cardWith is a message carrying one button per custom ID, in an action
+// row: the card a click on one of them comes from.
+func cardWith(ids ...string) *discordgo.Message {
+	row := &discordgo.ActionsRow{}
+	for _, id := range ids {
+		row.Components = append(row.Components, &discordgo.Button{Label: "x", CustomID: id})
+	}
+	return &discordgo.Message{ID: "1310000000000000001", Components: []discordgo.MessageComponent{row}}
 }
 
 // handled is the answer to one interaction.

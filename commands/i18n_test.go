@@ -13,6 +13,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
 )
 
 // TestLocalesComplete checks that both message files define the same ids,
@@ -162,58 +163,79 @@ func TestFormatAmount(t *testing.T) {
 	}
 }
 
-// TestCreditsAgreeWithGoI18n: the credits' forms localized once give what
-// go-i18n gives for the amount each time, in both languages.
-func TestCreditsAgreeWithGoI18n(t *testing.T) {
+// TestCreditsPluralForms: in English an amount with two decimals is always
+// plural ("1.00 credits"); in French the singular goes with an integer part
+// of 0 or 1 ("1,99 crédit", "2,00 crédits"), per CLDR.
+func TestCreditsPluralForms(t *testing.T) {
 	c, err := newCatalog()
 	if err != nil {
 		t.Fatal(err)
 	}
 	rapid.Check(t, func(rt *rapid.T) {
 		cents := rapid.OneOf(
-			rapid.Int64Range(-100, 25000),
-			rapid.Int64Range(0, 1<<40),
+			rapid.Int64Range(-25000, 25000),
 			rapid.Int64(),
-			rapid.SampledFrom([]int64{0, 1, 99, 100, 101, 199, 200, 9999, 10000, 10100, 100000000, 1<<63 - 1, -1 << 63}),
+			rapid.SampledFrom([]int64{0, 1, 99, 100, 101, 199, 200, -199, -200, 1<<63 - 1, -1 << 63}),
 		).Draw(rt, "cents")
-		for _, l := range []*lang{c.en, c.fr} {
-			if !l.creditFast {
-				rt.Fatalf("fr=%v: the credits' forms are not precomputed", l.fr)
-			}
-			if got, want := l.Credits(cents), l.localizeCredits(cents); got != want {
-				rt.Fatalf("fr=%v Credits(%d) = %q, go-i18n gives %q", l.fr, cents, got, want)
-			}
+		if got, want := c.en.Credits(cents), formatAmount(cents, false)+" credits"; got != want {
+			rt.Fatalf("en Credits(%d) = %q, want %q", cents, got, want)
+		}
+		unit := " crédits"
+		if -200 < cents && cents < 200 {
+			unit = " crédit"
+		}
+		if got, want := c.fr.Credits(cents), formatAmount(cents, true)+unit; got != want {
+			rt.Fatalf("fr Credits(%d) = %q, want %q", cents, got, want)
 		}
 	})
 }
 
-// TestCardLinesAgreeWithGoI18n: the win, key and chest lines localized once
-// are what the templates give.
-func TestCardLinesAgreeWithGoI18n(t *testing.T) {
+// TestCardLines checks the lines of a finished card and of an opened chest,
+// word for word, in both languages.
+func TestCardLines(t *testing.T) {
 	a := New(Config{Logger: discardLogger(), Emoji: [game.NumSymbols]string{game.Key: "<:key:123>"}}, nil)
-	for _, l := range []*lang{a.cat.en, a.cat.fr} {
-		for s := range game.Symbol(game.NumSymbols) {
-			for _, prize := range []int64{50, 100, 12345, 500000} {
-				want := l.T("card_win", map[string]any{
-					"Symbol": a.symbol(s), "Name": l.T("sym_"+s.String(), nil), "Prize": l.Credits(prize),
-				})
-				if got := string(a.appendWinLine(nil, l, s, prize)); got != want {
-					t.Errorf("fr=%v %v %d: %q, want %q", l.fr, s, prize, got, want)
-				}
-			}
-		}
-		if want := l.T("card_key", map[string]any{"Key": "<:key:123>"}); l.keyFound != want {
-			t.Errorf("fr=%v key line %q, want %q", l.fr, l.keyFound, want)
-		}
-		for lot := range game.Lot(game.NumLots) {
-			for _, prize := range []int64{100, 500, 1000, 100000} {
-				want := lotEmoji[lot] + " " + l.T("chest_opened", map[string]any{
-					"Lot": l.T("lot_"+lot.String(), nil), "Prize": l.Credits(prize),
-				})
-				if got := chestLine(l, game.Chest{Lot: lot, Prize: prize}); got != want {
-					t.Errorf("fr=%v chest %v %d: %q, want %q", l.fr, lot, prize, got, want)
-				}
-			}
+	win := func(l *lang, s game.Symbol, prize int64) *discordgo.InteractionResponseData {
+		o := game.Outcome{Tier: tierOf(t, s), Prize: prize, Row: 0,
+			Grid: game.Grid{s, s, s, game.Key, game.Pipe, game.Bomb, game.Sabre, game.Candle, game.Barrel}}
+		return a.ticketCard(l, &ticketView{user: alice, t: storage.Ticket{ID: 41, Drawn: true, Outcome: o, Revealed: storage.AllRows}})
+	}
+	lastLine := func(d *discordgo.InteractionResponseData) string {
+		lines := strings.Split(d.Embeds[0].Description, "\n")
+		return lines[len(lines)-1]
+	}
+	cases := []struct {
+		got, want string
+	}{
+		{lastLine(win(a.cat.en, game.Gem, 500000)), "🎉 **Three gems!** You win **5,000.00 credits**."},
+		{lastLine(win(a.cat.fr, game.Barrel, 50)), "🎉 **Trois tonneaux !** Vous gagnez **0,50 crédit**."},
+		{win(a.cat.en, game.Gem, 500000).Embeds[0].Footer.Text, "Ticket #41 · stake 0.50 credits"},
+		{win(a.cat.fr, game.Gem, 500000).Embeds[0].Footer.Text, "Ticket n° 41 · mise 0,50 crédit"},
+		{chestLine(a.cat.en, game.Chest{Lot: game.LotGold, Prize: 500}), "🪙 You find **one gold coin**: **5.00 credits**!"},
+		{chestLine(a.cat.fr, game.Chest{Lot: game.LotThreeGold, Prize: 1000000}),
+			"💰 Vous découvrez **trois pièces d'or** : **10\u202f000,00 crédits** !"},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("got  %q\nwant %q", c.got, c.want)
 		}
 	}
+	// A key found: the line names the configured emoji.
+	o := game.Outcome{Tier: game.TierLoss, Key: true, Row: -1,
+		Grid: game.Grid{game.Gem, game.Pipe, game.Gem, game.Bomb, game.Sabre, game.Bomb, game.Sabre, game.Key, game.Barrel}}
+	d := a.ticketCard(a.cat.en, &ticketView{user: alice, t: storage.Ticket{ID: 2, Drawn: true, Outcome: o, Revealed: storage.AllRows}})
+	if got, want := lastLine(d), "<:key:123> **You found a key!**"; got != want {
+		t.Errorf("key line %q, want %q", got, want)
+	}
+}
+
+// tierOf is the winning tier of three s.
+func tierOf(tb testing.TB, s game.Symbol) game.Tier {
+	tb.Helper()
+	for tier := game.Tier(0); tier < game.NumTiers; tier++ {
+		if tier.Winning() && tier.Symbol() == s {
+			return tier
+		}
+	}
+	tb.Fatalf("no tier for %v", s)
+	return 0
 }

@@ -235,6 +235,12 @@ func (e *env) clickPayloadSafe(user uint64, msg *discordgo.Message, id string) *
 
 var payloadMu sync.Mutex
 
+// clickOnCard builds, from any goroutine, a click on id from a card that
+// carries that button.
+func (e *env) clickOnCard(user uint64, id string) *discordgo.Interaction {
+	return e.clickPayloadLocked(user, cardWith(id), id)
+}
+
 func (e *env) clickPayloadLocked(user uint64, msg *discordgo.Message, id string) *discordgo.Interaction {
 	payloadMu.Lock()
 	defer payloadMu.Unlock()
@@ -247,9 +253,18 @@ func testSomeoneElsesButtons(t *testing.T, newEnv func(testing.TB) *env) {
 	e := newEnv(t)
 	h := e.slash(alice, "en-US", "play")
 	p := e.player(alice)
-	for _, id := range []string{rowID(alice, p.Ticket.ID, 0), autoID(alice, p.Ticket.ID), againID(alice, p.Ticket.ID), chestID(alice, 1)} {
-		r := e.click(bob, h.message(), id)
-		r.expectUserError("belong to <@1000000000000000001>")
+	// The arrows on the card itself, and Play again and the chest from
+	// cards of alice's that carry them.
+	for _, c := range []struct {
+		msg *discordgo.Message
+		id  string
+	}{
+		{h.message(), rowID(alice, p.Ticket.ID, 0)},
+		{h.message(), autoID(alice, p.Ticket.ID)},
+		{cardWith(againID(alice, p.Ticket.ID)), againID(alice, p.Ticket.ID)},
+		{cardWith(chestID(alice, 1)), chestID(alice, 1)},
+	} {
+		e.click(bob, c.msg, c.id).expectUserError("belong to <@1000000000000000001>")
 	}
 	if q := e.player(alice); q.Ticket.Drawn || q.Balance != p.Balance {
 		t.Fatalf("someone else's click changed the ticket: %+v", q.Ticket)
@@ -261,7 +276,7 @@ func testSomeoneElsesButtons(t *testing.T, newEnv func(testing.TB) *env) {
 
 func TestStaleAndTamperedButtons(t *testing.T) {
 	e := newEnv(t)
-	h := e.slash(alice, "en-US", "play")
+	e.slash(alice, "en-US", "play")
 	p := e.player(alice)
 	tk := p.Ticket.ID
 	a := "1000000000000000001"
@@ -287,11 +302,72 @@ func TestStaleAndTamperedButtons(t *testing.T) {
 		{"\x00\xff", "out of date"},
 	}
 	for _, c := range cases {
-		r := e.click(alice, h.message(), c.id)
+		// Each ID sits on the card clicked, so that the parser and the
+		// handlers' own checks answer, not the check against the card.
+		r := e.click(alice, cardWith(c.id), c.id)
 		r.expectUserError(c.want)
 	}
 	if q := e.player(alice); q.Ticket.ID != tk || q.Ticket.Drawn || q.Balance != p.Balance || q.Stats.Plays != 1 {
 		t.Fatalf("a bad button changed the state: %+v", q)
+	}
+}
+
+// TestButtonMustBeOnItsCard: a click counts only if the message it comes
+// from carries a button with exactly that custom ID. A forged ID — the
+// reset-guild "cancel" sent from a ticket card, which would replace the card
+// with "Cancelled", another ticket's arrow, a button the card does not show
+// yet — gets the stale-button refusal and changes nothing.
+func TestButtonMustBeOnItsCard(t *testing.T) {
+	e := newEnv(t)
+	h := e.slash(alice, "en-US", "play")
+	card := h.message()
+	p := e.player(alice)
+	tk := p.Ticket.ID
+	now := e.clock.Now().Unix()
+	cases := []struct {
+		name string
+		msg  *discordgo.Message
+		id   string
+	}{
+		{"reset-guild cancel on a ticket card", card, customID{kind: kindResetCancel, user: alice, ts: now}.format()},
+		{"reset-guild confirm on a ticket card", card, customID{kind: kindResetConfirm, user: alice, ts: now}.format()},
+		{"another ticket's arrow", card, rowID(alice, tk+1, 0)},
+		{"Play again before the end", card, againID(alice, tk)},
+		{"a chest the card does not offer", card, chestID(alice, 1)},
+		{"no message", nil, autoID(alice, tk)},
+		{"a message without components", &discordgo.Message{ID: "1310000000000000001"}, autoID(alice, tk)},
+		{"a prefix of a button's ID", cardWith(autoID(alice, tk*10)), autoID(alice, tk)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e.t = t
+			i := e.clickPayload(alice, memberPerms, "en-US", c.msg, c.id)
+			if c.msg == nil {
+				i.Message = nil
+			}
+			r := e.handle(i)
+			r.expectUserError("out of date")
+			if r.r.Type == discordgo.InteractionResponseUpdateMessage {
+				t.Fatal("the card was replaced")
+			}
+		})
+	}
+	e.t = t
+	if q := e.player(alice); q.Ticket.ID != tk || q.Ticket.Drawn || q.Balance != p.Balance {
+		t.Fatalf("a forged button changed the state: %+v", q)
+	}
+	// The same custom IDs work from the cards that carry them.
+	e.click(alice, card, autoID(alice, tk))
+	if q := e.player(alice); !q.Ticket.Drawn || q.Ticket.Open() {
+		t.Fatalf("Auto from its card did not reveal the ticket: %+v", q.Ticket)
+	}
+	nested := &discordgo.Message{ID: "1310000000000000002", Components: []discordgo.MessageComponent{
+		&discordgo.Container{Components: []discordgo.MessageComponent{
+			&discordgo.Section{Accessory: &discordgo.Button{Label: "x", CustomID: cases[0].id}},
+		}},
+	}}
+	if !messageHasButton(nested, cases[0].id) || messageHasButton(nested, cases[1].id) {
+		t.Fatal("a button nested in a container's section is not found exactly")
 	}
 }
 
@@ -431,8 +507,7 @@ func TestChannelRestrictionAndEphemeralPlays(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Changed in the store behind the App's back, as another process would:
-	// the App sees it once its cached settings expire.
-	e.clock.Add(DefaultSettingsTTL)
+	// the App reads the store on every play.
 	h := e.slash(alice, "en-US", "play")
 	if !h.ephemeral() || len(h.buttons()) != 4 {
 		t.Fatalf("ephemeral plays: ephemeral=%v buttons=%d", h.ephemeral(), len(h.buttons()))

@@ -32,14 +32,7 @@ const (
 	winMark   = "⭐"
 )
 
-// The buttons' emoji, shared by every card (never modified).
-var (
-	arrowEmoji = &discordgo.ComponentEmoji{Name: arrowMark}
-	autoEmoji  = &discordgo.ComponentEmoji{Name: "⚡"}
-	againEmoji = &discordgo.ComponentEmoji{Name: "🔁"}
-	chestEmoji = &discordgo.ComponentEmoji{Name: "🗝️"}
-)
-
+// lotEmoji is the emoji of each chest lot (index game.Lot).
 var lotEmoji = [game.NumLots]string{"💰", "🪙", "🥈", "🥉"}
 
 // ticketView is what the card of a ticket shows, derived from the stored
@@ -129,200 +122,127 @@ func (a *App) symbol(s game.Symbol) string {
 	return a.hidden
 }
 
-// appendGrid appends the 3×3 grid, one line per row, each preceded by its
-// marker: an arrow while hidden, a star on the winning row.
-func (a *App) appendGrid(b []byte, t storage.Ticket) []byte {
-	for r := 0; r < 3; r++ {
+// grid draws the 3×3 grid, one line per row, each preceded by its marker:
+// an arrow while hidden, a star on the winning row.
+func (a *App) grid(t storage.Ticket) string {
+	var b strings.Builder
+	for r := range 3 {
 		shown := t.Drawn && t.Revealed&(1<<r) != 0
 		switch {
 		case !shown:
-			b = append(b, arrowMark...)
+			b.WriteString(arrowMark)
 		case t.Outcome.Tier.Winning() && int(t.Outcome.Row) == r:
-			b = append(b, winMark...)
+			b.WriteString(winMark)
 		default:
-			b = append(b, shownMark...)
+			b.WriteString(shownMark)
 		}
-		for c := 0; c < 3; c++ {
-			b = append(b, ' ')
+		for c := range 3 {
+			b.WriteString(" ")
 			if shown {
-				b = append(b, a.symbol(t.Outcome.Grid[3*r+c])...)
+				b.WriteString(a.symbol(t.Outcome.Grid[3*r+c]))
 			} else {
-				b = append(b, a.hidden...)
+				b.WriteString(a.hidden)
 			}
 		}
-		b = append(b, '\n')
+		b.WriteString("\n")
 	}
-	return b
-}
-
-// localizeCard localizes once the lines of a finished card that depend on
-// the App's emoji: the win per symbol (around the prize) and the key found.
-func (a *App) localizeCard(l *lang) error {
-	for s := range game.Symbol(game.NumSymbols) {
-		var err error
-		l.win[s], err = l.affixOf("card_win", nil, map[string]any{
-			"Symbol": a.symbol(s), "Name": l.T("sym_"+s.String(), nil),
-		}, "Prize")
-		if err != nil {
-			return err
-		}
-	}
-	l.keyFound = l.T("card_key", map[string]any{"Key": a.emoji[game.Key]})
-	return nil
-}
-
-// appendWinLine appends the line of a winning card to b: "🎉 Three gems!
-// You win 5.00 credits."
-func (a *App) appendWinLine(b []byte, l *lang, s game.Symbol, prize int64) []byte {
-	if s >= game.NumSymbols {
-		return append(b, l.T("card_win", map[string]any{
-			"Symbol": a.symbol(s), "Name": l.T("sym_"+s.String(), nil), "Prize": l.Credits(prize),
-		})...)
-	}
-	b = append(b, l.win[s].prefix...)
-	b = l.appendCredits(b, prize)
-	return append(b, l.win[s].suffix...)
-}
-
-// ticketParts is what a ticket card is made of, but its text, allocated at
-// once: the card's response data points into it, its components are
-// pointers to its rows and buttons (encoded as the values would be).
-type ticketParts struct {
-	data    discordgo.InteractionResponseData
-	embed   discordgo.MessageEmbed
-	embeds  [1]*discordgo.MessageEmbed
-	fields  [2]discordgo.MessageEmbedField
-	fieldPs [2]*discordgo.MessageEmbedField
-	footer  discordgo.MessageEmbedFooter
-	buttons [5]discordgo.Button // the three arrows, Auto, then Play again or the chest
-	arrows  [4]discordgo.MessageComponent
-	last    [1]discordgo.MessageComponent
-	rows    [2]discordgo.ActionsRow
-	rowCs   [2]discordgo.MessageComponent
+	return b.String()
 }
 
 // ticketCard renders a ticket: the grid, the result once all is shown, the
 // keys as padlocks, the balance, and the buttons.
 func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseData {
 	t := v.t
-	// The card's text is one string; the description, the balance and the
-	// footer are slices of it.
-	var arr [1024]byte
-	b := arr[:0]
+	var desc strings.Builder
 	if v.resumed {
-		b = append(b, l.card.resumed...)
-		b = append(b, "\n\n"...)
+		desc.WriteString(l.T("card_resumed", nil) + "\n\n")
 	}
-	b = a.appendGrid(b, t)
-	b = append(b, '\n')
+	desc.WriteString(a.grid(t) + "\n")
 	colour := colourOpen
 	if !v.done() {
-		b = append(b, l.card.hint...)
+		desc.WriteString(l.T("card_hint", nil))
 	} else {
 		o := t.Outcome
 		if o.Tier.Winning() {
 			colour = colourWin
-			b = a.appendWinLine(b, l, o.Tier.Symbol(), o.Prize)
+			s := o.Tier.Symbol()
+			desc.WriteString(l.T("card_win", map[string]any{
+				"Symbol": a.symbol(s), "Name": l.T("sym_"+s.String(), nil), "Prize": l.Credits(o.Prize),
+			}))
 		} else {
 			colour = colourLoss
-			b = append(b, l.card.loss...)
+			desc.WriteString(l.T("card_loss", nil))
 		}
 		if o.Key {
-			b = append(b, '\n')
-			b = append(b, l.keyFound...)
+			desc.WriteString("\n" + l.T("card_key", map[string]any{"Key": a.emoji[game.Key]}))
 		}
 		if t.Chest {
 			colour = colourChest
-			b = append(b, '\n')
-			b = append(b, l.card.chestWon...)
+			desc.WriteString("\n" + l.T("card_chest_won", nil))
 		}
 	}
-	descEnd := len(b)
-	b = l.appendCredits(b, v.balanceShown())
-	balanceEnd := len(b)
-	b = append(b, l.footerPrefix...)
-	b = strconv.AppendUint(b, t.ID, 10)
-	b = append(b, l.footerSuffix...)
-	text := string(b)
 
-	p := new(ticketParts)
-	p.fields = [2]discordgo.MessageEmbedField{
-		{Name: l.card.fieldChest, Value: l.keysLine(v.keysShown()), Inline: true},
-		{Name: l.card.fieldBalance, Value: text[descEnd:balanceEnd], Inline: true},
-	}
-	p.fieldPs = [2]*discordgo.MessageEmbedField{&p.fields[0], &p.fields[1]}
-	p.footer.Text = text[balanceEnd:]
-	p.embed = discordgo.MessageEmbed{
-		Title:       l.card.title,
-		Description: text[:descEnd],
-		Color:       colour,
-		Fields:      p.fieldPs[:],
-		Footer:      &p.footer,
-	}
-	p.embeds[0] = &p.embed
-
-	rowIDs, autoCID, againCID := cardIDs(v.user, t.ID)
+	arrows := make([]discordgo.MessageComponent, 0, 4)
 	for r := range 3 {
-		p.buttons[r] = discordgo.Button{
-			Label:    l.rowLabels[r],
-			Emoji:    arrowEmoji,
+		arrows = append(arrows, discordgo.Button{
+			Label:    l.T("btn_row", map[string]any{"N": r + 1}),
+			Emoji:    &discordgo.ComponentEmoji{Name: arrowMark},
 			Style:    discordgo.PrimaryButton,
-			CustomID: rowIDs[r],
-			Disabled: t.Drawn && t.Revealed&(1<<r) != 0,
-		}
+			CustomID: customID{kind: kindRow, user: v.user, ticket: t.ID, row: r}.format(),
+			Disabled: v.rowShown(r),
+		})
 	}
-	p.buttons[3] = discordgo.Button{
-		Label:    l.card.auto,
-		Emoji:    autoEmoji,
+	arrows = append(arrows, discordgo.Button{
+		Label:    l.T("btn_auto", nil),
+		Emoji:    &discordgo.ComponentEmoji{Name: "⚡"},
 		Style:    discordgo.SecondaryButton,
-		CustomID: autoCID,
+		CustomID: customID{kind: kindAuto, user: v.user, ticket: t.ID}.format(),
 		Disabled: v.done(),
-	}
-	for k := range p.arrows {
-		p.arrows[k] = &p.buttons[k]
-	}
-	p.rows[0].Components = p.arrows[:]
-	p.rowCs[0] = &p.rows[0]
-	rows := p.rowCs[:1]
+	})
+	rows := []discordgo.MessageComponent{discordgo.ActionsRow{Components: arrows}}
 	if v.done() {
+		next := againButton(l, v.user, t.ID)
 		if v.p.ChestPending {
-			p.buttons[4] = a.chestButton(l, v.user, v.p.ChestSeq+1)
-		} else {
-			p.buttons[4] = againButtonID(l, againCID)
+			next = chestButton(l, v.user, v.p.ChestSeq+1)
 		}
-		p.last[0] = &p.buttons[4]
-		p.rows[1].Components = p.last[:]
-		p.rowCs[1] = &p.rows[1]
-		rows = p.rowCs[:2]
+		rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{next}})
 	}
-	p.data = discordgo.InteractionResponseData{
-		Embeds:          p.embeds[:],
+
+	return &discordgo.InteractionResponseData{
+		Embeds: []*discordgo.MessageEmbed{{
+			Title:       l.T("card_title", nil),
+			Description: desc.String(),
+			Color:       colour,
+			Fields: []*discordgo.MessageEmbedField{
+				{Name: l.T("field_chest", nil), Value: l.keysLine(v.keysShown()), Inline: true},
+				{Name: l.T("field_balance", nil), Value: l.Credits(v.balanceShown()), Inline: true},
+			},
+			Footer: &discordgo.MessageEmbedFooter{
+				Text: l.T("card_footer", map[string]any{"Ticket": t.ID, "Stake": l.Credits(game.Stake)}),
+			},
+		}},
 		Components:      rows,
 		AllowedMentions: noMentions,
 	}
-	return &p.data
 }
 
+// againButton buys the next ticket; ticket is the one on the card (0 if none).
 func againButton(l *lang, user, ticket uint64) discordgo.Button {
-	return againButtonID(l, againID(user, ticket))
-}
-
-// againButtonID is againButton with its custom ID already made.
-func againButtonID(l *lang, id string) discordgo.Button {
 	return discordgo.Button{
-		Label:    l.againLabel,
-		Emoji:    againEmoji,
+		Label:    l.T("btn_again", map[string]any{"Stake": l.Amount(game.Stake)}),
+		Emoji:    &discordgo.ComponentEmoji{Name: "🔁"},
 		Style:    discordgo.SuccessButton,
-		CustomID: id,
+		CustomID: customID{kind: kindAgain, user: user, ticket: ticket}.format(),
 	}
 }
 
-func (a *App) chestButton(l *lang, user uint64, seq int64) discordgo.Button {
+// chestButton opens chest number seq.
+func chestButton(l *lang, user uint64, seq int64) discordgo.Button {
 	return discordgo.Button{
-		Label:    l.card.chest,
-		Emoji:    chestEmoji,
+		Label:    l.T("btn_chest", nil),
+		Emoji:    &discordgo.ComponentEmoji{Name: "🗝️"},
 		Style:    discordgo.SuccessButton,
-		CustomID: chestID(user, seq),
+		CustomID: customID{kind: kindChest, user: user, seq: seq}.format(),
 	}
 }
 
@@ -330,16 +250,16 @@ func (a *App) chestButton(l *lang, user uint64, seq int64) discordgo.Button {
 // nil, else opened with the lot found and "Play again".
 func (a *App) chestCard(l *lang, user uint64, p storage.Player, c *game.Chest) *discordgo.InteractionResponseData {
 	e := &discordgo.MessageEmbed{
-		Title: l.card.chestTitle,
+		Title: l.T("chest_title", nil),
 		Color: colourChest,
 		Fields: []*discordgo.MessageEmbedField{
-			{Name: l.card.fieldBalance, Value: l.Credits(p.Balance), Inline: true},
+			{Name: l.T("field_balance", nil), Value: l.Credits(p.Balance), Inline: true},
 		},
 	}
 	var row discordgo.ActionsRow
 	if c == nil {
-		e.Description = padlocks(game.MaxKeys) + "\n" + l.card.chestClosed
-		row.Components = []discordgo.MessageComponent{a.chestButton(l, user, p.ChestSeq+1)}
+		e.Description = padlocks(game.MaxKeys) + "\n" + l.T("chest_closed", nil)
+		row.Components = []discordgo.MessageComponent{chestButton(l, user, p.ChestSeq+1)}
 	} else {
 		e.Color = colourWin
 		e.Description = chestLine(l, *c)
@@ -358,12 +278,13 @@ func (a *App) chestCard(l *lang, user uint64, p storage.Player, c *game.Chest) *
 
 // chestLine is the line of an opened chest: "🪙 You find **one gold coin**: **5.00 credits**!"
 func chestLine(l *lang, c game.Chest) string {
-	if c.Lot >= game.NumLots { // not a lot of the regulation's: a store would have refused it
-		return "🪙 " + l.T("chest_opened", map[string]any{
-			"Lot": l.T("lot_"+c.Lot.String(), nil), "Prize": l.Credits(c.Prize),
-		})
+	emoji := "🪙" // not a lot of the regulation's: a store would have refused it
+	if c.Lot < game.NumLots {
+		emoji = lotEmoji[c.Lot]
 	}
-	return string(l.chestOpened[c.Lot].wrap(make([]byte, 0, 96), l.Credits(c.Prize)))
+	return emoji + " " + l.T("chest_opened", map[string]any{
+		"Lot": l.T("lot_"+c.Lot.String(), nil), "Prize": l.Credits(c.Prize),
+	})
 }
 
 // mention is a user mention; with AllowedMentions empty it pings no one.

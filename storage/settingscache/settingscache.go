@@ -1,0 +1,137 @@
+// Package settingscache keeps each guild's settings in memory for a short
+// time, in front of any storage.Store, so that a play does not spend a store
+// round trip reading settings that hardly ever change.
+//
+// Settings are cached for the TTL given to New. A change made through the
+// decorator (SetSettings) drops the guild's entry at once, and a read that
+// was already in flight when it happened does not put the old value back.
+// A change made elsewhere — by another process sharing the backend (another
+// shard, another bot), or by an import that bypasses the decorator — is seen
+// within the TTL.
+//
+// Every other method goes straight to the wrapped store. Optional interfaces
+// of the wrapped store (storage.Dumper) are not forwarded: wrap the store the
+// bot's handlers use, not the one the export and import subcommands open.
+//
+// Usage, in the composition root:
+//
+//	st, err := backend.Open(ctx, redisURL, dataPath, opts)
+//	if err != nil {
+//		return err
+//	}
+//	defer st.Close()
+//	app := commands.New(cfg, settingscache.New(st, time.Second, time.Now))
+package settingscache
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// maxGuilds bounds the cache: past it, an insert first sweeps the expired
+// entries, and empties the cache if none had expired.
+const maxGuilds = 4096
+
+// Store is a storage.Store whose Settings are cached. It is safe for
+// concurrent use.
+type Store struct {
+	storage.Store
+
+	ttl time.Duration // ≤ 0: no caching
+	now func() time.Time
+
+	mu sync.Mutex
+	m  map[uint64]entry
+	// epoch counts invalidations: a read that started before one must not
+	// cache what it read, which may predate the change.
+	epoch uint64
+}
+
+var _ storage.Store = (*Store)(nil)
+
+type entry struct {
+	set     storage.Settings
+	expires time.Time
+}
+
+// New returns store with each guild's settings cached for ttl, as measured
+// by now (nil means time.Now). A ttl ≤ 0 caches nothing: every call goes to
+// store. Closing the returned Store closes store.
+func New(store storage.Store, ttl time.Duration, now func() time.Time) *Store {
+	if now == nil {
+		now = time.Now
+	}
+	return &Store{Store: store, ttl: ttl, now: now, m: map[uint64]entry{}}
+}
+
+// Settings returns the guild's settings: from the cache while the entry is
+// fresh, else from the wrapped store (then cached). Errors are the wrapped
+// store's, never cached.
+func (s *Store) Settings(ctx context.Context, guild uint64) (storage.Settings, error) {
+	if s.ttl <= 0 {
+		return s.Store.Settings(ctx, guild)
+	}
+	s.mu.Lock()
+	e, ok := s.m[guild]
+	epoch := s.epoch
+	now := s.now()
+	s.mu.Unlock()
+	if ok && now.Before(e.expires) {
+		return e.set, nil
+	}
+	set, err := s.Store.Settings(ctx, guild)
+	if err != nil {
+		return set, err
+	}
+	s.put(guild, set, epoch, now)
+	return set, nil
+}
+
+// SetSettings replaces the guild's settings in the wrapped store and drops
+// the cached entry, whatever the outcome (a failed call may still have
+// written), so that the next read goes to the store.
+func (s *Store) SetSettings(ctx context.Context, actor, guild uint64, set storage.Settings, reason string) error {
+	err := s.Store.SetSettings(ctx, actor, guild, set, reason)
+	s.invalidate(guild)
+	return err
+}
+
+// put caches set as read at time now, unless an invalidation happened since
+// the read began (epoch).
+func (s *Store) put(guild uint64, set storage.Settings, epoch uint64, now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.epoch != epoch {
+		return
+	}
+	if _, ok := s.m[guild]; !ok && len(s.m) >= maxGuilds {
+		for g, e := range s.m {
+			if !now.Before(e.expires) {
+				delete(s.m, g)
+			}
+		}
+		if len(s.m) >= maxGuilds {
+			clear(s.m)
+		}
+	}
+	s.m[guild] = entry{set: set, expires: now.Add(s.ttl)}
+}
+
+// invalidate drops the guild's entry and keeps the reads in flight from
+// caching what they read.
+func (s *Store) invalidate(guild uint64) {
+	s.mu.Lock()
+	delete(s.m, guild)
+	s.epoch++
+	s.mu.Unlock()
+}
+
+// len returns the number of cached entries, expired or not.
+func (s *Store) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.m)
+}

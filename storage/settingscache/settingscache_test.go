@@ -1,0 +1,214 @@
+package settingscache
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/boltstore"
+)
+
+// clock is a settable clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// countingStore answers Settings with {Channel: guild}, counting the calls;
+// it can fail, and block until released. SetSettings succeeds or fails as
+// told. Every other method is left nil: the tests must not call them.
+type countingStore struct {
+	storage.Store
+	calls   atomic.Int64
+	fail    atomic.Bool
+	setErr  error
+	entered chan struct{} // if not nil, Settings signals here then waits on release
+	release chan struct{}
+}
+
+var errDown = errors.New("store down")
+
+func (s *countingStore) Settings(_ context.Context, guild uint64) (storage.Settings, error) {
+	s.calls.Add(1)
+	if s.entered != nil {
+		s.entered <- struct{}{}
+		<-s.release
+	}
+	if s.fail.Load() {
+		return storage.Settings{}, errDown
+	}
+	return storage.Settings{Channel: guild}, nil
+}
+
+func (s *countingStore) SetSettings(context.Context, uint64, uint64, storage.Settings, string) error {
+	return s.setErr
+}
+
+func TestCache(t *testing.T) {
+	ctx := context.Background()
+
+	t.Run("hit, expiry, errors not cached", func(t *testing.T) {
+		c := newClock()
+		st := &countingStore{}
+		sc := New(st, time.Second, c.Now)
+		for range 3 {
+			if set, err := sc.Settings(ctx, 7); err != nil || set.Channel != 7 {
+				t.Fatalf("Settings: %+v, %v", set, err)
+			}
+		}
+		if n := st.calls.Load(); n != 1 {
+			t.Fatalf("3 reads within the TTL made %d store calls, want 1", n)
+		}
+		c.Add(time.Second - time.Nanosecond)
+		if _, err := sc.Settings(ctx, 7); err != nil || st.calls.Load() != 1 {
+			t.Fatalf("read just before expiry: %v, %d store calls", err, st.calls.Load())
+		}
+		c.Add(time.Nanosecond)
+		st.fail.Store(true)
+		if _, err := sc.Settings(ctx, 7); !errors.Is(err, errDown) {
+			t.Fatalf("an expired entry hid the store error: %v", err)
+		}
+		st.fail.Store(false)
+		if _, err := sc.Settings(ctx, 7); err != nil {
+			t.Fatal(err)
+		}
+		if n := st.calls.Load(); n != 3 {
+			t.Fatalf("after expiry and an error: %d store calls, want 3", n)
+		}
+	})
+
+	t.Run("SetSettings invalidates, even when it fails", func(t *testing.T) {
+		for _, setErr := range []error{nil, errDown} {
+			st := &countingStore{setErr: setErr}
+			sc := New(st, time.Hour, newClock().Now)
+			if _, err := sc.Settings(ctx, 7); err != nil {
+				t.Fatal(err)
+			}
+			if err := sc.SetSettings(ctx, 1, 7, storage.Settings{}, ""); !errors.Is(err, setErr) {
+				t.Fatalf("SetSettings returned %v, want %v", err, setErr)
+			}
+			if _, err := sc.Settings(ctx, 7); err != nil {
+				t.Fatal(err)
+			}
+			if n := st.calls.Load(); n != 2 {
+				t.Fatalf("setErr=%v: %d store reads, want 2 (the entry dropped)", setErr, n)
+			}
+		}
+	})
+
+	t.Run("bounded", func(t *testing.T) {
+		c := newClock()
+		st := &countingStore{}
+		sc := New(st, time.Second, c.Now)
+		for g := uint64(1); g <= 3*maxGuilds; g++ {
+			if _, err := sc.Settings(ctx, g); err != nil {
+				t.Fatal(err)
+			}
+			if n := sc.len(); n > maxGuilds {
+				t.Fatalf("%d entries after %d guilds, bound %d", n, g, maxGuilds)
+			}
+		}
+		c.Add(time.Second) // all expired: the next insert sweeps them
+		if _, err := sc.Settings(ctx, 1<<40); err != nil {
+			t.Fatal(err)
+		}
+		if n := sc.len(); n != 1 {
+			t.Fatalf("%d entries after the sweep, want 1", n)
+		}
+	})
+
+	t.Run("a read in flight during an invalidation is not cached", func(t *testing.T) {
+		st := &countingStore{entered: make(chan struct{}), release: make(chan struct{})}
+		sc := New(st, time.Second, newClock().Now)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, _ = sc.Settings(ctx, 9)
+		}()
+		<-st.entered // the read has started and holds the old value
+		if err := sc.SetSettings(ctx, 1, 9, storage.Settings{}, ""); err != nil {
+			t.Fatal(err)
+		}
+		close(st.release)
+		<-done
+		if n := sc.len(); n != 0 {
+			t.Fatalf("the stale read was cached (%d entries)", n)
+		}
+	})
+
+	t.Run("off", func(t *testing.T) {
+		st := &countingStore{}
+		sc := New(st, 0, nil)
+		for range 3 {
+			if _, err := sc.Settings(ctx, 7); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := st.calls.Load(); n != 3 || sc.len() != 0 {
+			t.Fatalf("cache off: %d store calls, %d entries", n, sc.len())
+		}
+	})
+}
+
+// TestOverARealStore: a change through the decorator is seen at once; a
+// change made behind its back (another process on the same backend) is
+// seen once the TTL has passed, not before.
+func TestOverARealStore(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	bolt, err := boltstore.Open(filepath.Join(t.TempDir(), "clefs.db"), storage.Options{Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ttl, guild, mod = time.Second, 1100000000000000000, 1000000000000000009
+	sc := New(bolt, ttl, c.Now)
+	t.Cleanup(func() { _ = sc.Close() })
+
+	channel := func() uint64 {
+		t.Helper()
+		set, err := sc.Settings(ctx, guild)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set.Channel
+	}
+	if ch := channel(); ch != 0 {
+		t.Fatalf("default settings: channel %d", ch)
+	}
+	if err := sc.SetSettings(ctx, mod, guild, storage.Settings{Channel: 5}, "through the cache"); err != nil {
+		t.Fatal(err)
+	}
+	if ch := channel(); ch != 5 {
+		t.Fatalf("a change through the decorator is not seen at once: channel %d", ch)
+	}
+	if err := bolt.SetSettings(ctx, mod, guild, storage.Settings{Channel: 6}, "behind its back"); err != nil {
+		t.Fatal(err)
+	}
+	c.Add(ttl - time.Nanosecond)
+	if ch := channel(); ch != 5 {
+		t.Fatalf("the entry was dropped before the TTL: channel %d", ch)
+	}
+	c.Add(time.Nanosecond)
+	if ch := channel(); ch != 6 {
+		t.Fatalf("another process's change is not seen after the TTL: channel %d", ch)
+	}
+}
