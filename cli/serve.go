@@ -17,6 +17,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/metrics"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/backend"
+	"github.com/lesclefsdutresor/clefs/storage/settingscache"
 )
 
 // Hooks change what production fixes, for tests. The zero value is production.
@@ -34,6 +35,12 @@ type Hooks struct {
 	// opening; 0 means Discord's 5 s.
 	IdentifyInterval time.Duration
 }
+
+// The metrics count what the handlers and the transports report.
+var (
+	_ commands.Observer = (*metrics.Metrics)(nil)
+	_ bot.Observer      = (*metrics.Metrics)(nil)
+)
 
 // transport is what Main runs: the gateway or the HTTP endpoint.
 type transport interface {
@@ -78,9 +85,12 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	}
 	m := metrics.New(reg)
 	metrics.BuildInfo(reg, info.Version, info.Revision)
+	// /play reads the guild's settings; a second's cache spares a store
+	// round trip (wall clock: caching is not game time).
+	cached := settingscache.New(store, time.Second, time.Now)
 	app := commands.New(commands.Config{
 		Emoji: cfg.Emoji, Hidden: cfg.Hidden, Now: hooks.Now, Observer: m, Logger: log,
-	}, store)
+	}, cached)
 	var (
 		tr  transport
 		run func(ctx context.Context) error
