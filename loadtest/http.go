@@ -144,7 +144,7 @@ func (c *httpClient) click(ctx context.Context, p *player, customID string) (ans
 // (X-Signature-Ed25519 = hex(sign(timestamp + body)), X-Signature-Timestamp
 // = Unix seconds), and returns the message its reply shows.
 func (c *httpClient) post(ctx context.Context, p *player, i *discordgo.Interaction) (answer, error) {
-	body, err := json.Marshal(i)
+	body, err := encodeInteraction(i)
 	if err != nil {
 		return answer{}, fmt.Errorf("encode the interaction: %w", err)
 	}
@@ -235,4 +235,29 @@ func (c *httpClient) close() error {
 	}
 	c.hc.CloseIdleConnections()
 	return errors.Join(err, c.srv.Close())
+}
+
+// encodeInteraction encodes i as Discord sends it. discordgo.Message does
+// not encode its components (the field is tagged json:"-"), so those of a
+// click's message are added to its object: the bot checks that the button
+// clicked is on the card.
+func encodeInteraction(i *discordgo.Interaction) ([]byte, error) {
+	b, err := json.Marshal(i)
+	if err != nil || i.Message == nil {
+		return b, err
+	}
+	var obj, msg map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(obj["message"], &msg); err != nil {
+		return nil, err
+	}
+	if msg["components"], err = json.Marshal(i.Message.Components); err != nil {
+		return nil, err
+	}
+	if obj["message"], err = json.Marshal(msg); err != nil {
+		return nil, err
+	}
+	return json.Marshal(obj)
 }
