@@ -87,3 +87,32 @@ func BenchmarkComputeOdds(b *testing.B) {
 		_ = ComputeOdds()
 	}
 }
+
+// BenchmarkSeededTicket is one verifiable ticket: the HMAC-SHA256 stream of
+// the ticket and its draw with the grid (SeededDrawer.Ticket).
+func BenchmarkSeededTicket(b *testing.B) {
+	var d SeededDrawer
+	seed := testSeed(1)
+	b.ReportAllocs()
+	for i := uint64(1); b.Loop(); i++ {
+		o, err := d.Ticket(seed, "", i, int(i%MaxKeys))
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinkOutcome = o
+	}
+}
+
+// BenchmarkSeededChest is one verifiable chest (SeededDrawer.Chest).
+func BenchmarkSeededChest(b *testing.B) {
+	var d SeededDrawer
+	seed := testSeed(1)
+	b.ReportAllocs()
+	for i := int64(1); b.Loop(); i++ {
+		c, err := d.Chest(seed, "", i)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinkChest = c
+	}
+}
