@@ -168,7 +168,8 @@ func (p Player) Reveal(d Drawer, ticket uint64, rows RowMask, now time.Time) (St
 // shows that chest again, so a double click pays once. It is pure but for d.
 // Errors: ErrNoChest for any other seq, or when no chest is due; ErrInvalid
 // for a chest the rules do not allow (wrapping ErrInvalidOutcome too), a
-// prize that cannot be credited, or a p not sound; d's error, wrapped.
+// prize that cannot be credited, no chest number left (ChestSeq at its
+// maximum), or a p not sound; d's error, wrapped.
 func (p Player) OpenChest(d Drawer, seq int64, now time.Time) (Step, error) {
 	if !p.ChestDue || seq != p.ChestSeq+1 {
 		if seq == p.ChestSeq && p.LastChest != nil {
@@ -176,6 +177,9 @@ func (p Player) OpenChest(d Drawer, seq int64, now time.Time) (Step, error) {
 			return Step{Player: p, Result: Result{Balance: p.Balance, Chest: c}}, nil
 		}
 		return Step{Player: p}, fmt.Errorf("%w: chest %d (%d opened, due: %v)", ErrNoChest, seq, p.ChestSeq, p.ChestDue)
+	}
+	if seq < 1 { // ChestSeq+1 wrapped: no chest number left
+		return Step{Player: p}, fmt.Errorf("%w: chest %d", ErrInvalid, seq)
 	}
 	c, err := d.Chest(p.Seed, p.ClientSeed, seq)
 	if err != nil {
