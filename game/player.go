@@ -168,6 +168,8 @@ func (p Player) Check() error {
 	return nil
 }
 
+// check reports whether t is a ticket the rules allow for a player who has
+// bought seq tickets.
 func (t Ticket) check(seq uint64) error {
 	switch {
 	case t.ID == 0 || t.ID > seq:
@@ -191,6 +193,7 @@ func (t Ticket) check(seq uint64) error {
 	return nil
 }
 
+// check reports whether c is a chest the rules allow.
 func (c Chest) check() error {
 	if c.Lot >= NumLots || c.Prize != c.Lot.Prize() {
 		return fmt.Errorf("%w: chest %v with prize %d", ErrInvalidOutcome, c.Lot, c.Prize)
