@@ -1,6 +1,9 @@
 package game
 
-import "testing"
+import (
+	"strconv"
+	"testing"
+)
 
 var sinkOutcome Outcome
 var sinkChest Chest
@@ -85,5 +88,69 @@ func BenchmarkComputeOdds(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = ComputeOdds()
+	}
+}
+
+// BenchmarkSeededTicket is one verifiable ticket: the HMAC-SHA256 stream of
+// the ticket and its draw with the grid (SeededDrawer.Ticket).
+func BenchmarkSeededTicket(b *testing.B) {
+	var d SeededDrawer
+	seed := testSeed(1)
+	b.ReportAllocs()
+	for i := uint64(1); b.Loop(); i++ {
+		o, err := d.Ticket(seed, "", i, int(i%MaxKeys))
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinkOutcome = o
+	}
+}
+
+// BenchmarkSeededChest is one verifiable chest (SeededDrawer.Chest).
+func BenchmarkSeededChest(b *testing.B) {
+	var d SeededDrawer
+	seed := testSeed(1)
+	b.ReportAllocs()
+	for i := int64(1); b.Loop(); i++ {
+		c, err := d.Chest(seed, "", i)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinkChest = c
+	}
+}
+
+// BenchmarkApplyBuyReveal is a ticket's two steps as a store runs them:
+// Buy, then Reveal with the seeded drawer, each through Apply on a player
+// who remembers MaxOps operations (the copy of Ops included), and the chest
+// when one is due.
+func BenchmarkApplyBuyReveal(b *testing.B) {
+	p, err := NewPlayer(MaxBalance/2, testSeed(1), t0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range MaxOps {
+		p.Ops = append(p.Ops, Op{ID: "warm-" + strconv.Itoa(i)})
+	}
+	ids := make([]string, 2*1024)
+	for i := range ids {
+		ids[i] = strconv.Itoa(1_000_000_000_000_000_000 + i) // snowflake-sized
+	}
+	next := 0
+	apply := func(p Player, t func(Player) (Step, error)) Player {
+		next++
+		s, _, err := Apply(p, ids[next%len(ids)], t)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s.Player
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		p = apply(p, func(p Player) (Step, error) { return p.Buy(t0) })
+		p = apply(p, func(p Player) (Step, error) { return p.Reveal(SeededDrawer{}, p.TicketSeq, AllRows, t0) })
+		if p.ChestDue { // one ticket in nine
+			p = apply(p, func(p Player) (Step, error) { return p.OpenChest(SeededDrawer{}, p.ChestSeq+1, t0) })
+		}
 	}
 }

@@ -1,8 +1,10 @@
 // Package game holds the rules of « Les Clefs du Trésor »: the prize tables,
 // the draw of a play and of the treasure chest, the grid shown to the player,
-// the exact odds and a simulator that checks them. It is pure: no I/O, no
-// global state, no Discord or storage code; randomness is injected as a
-// Source.
+// a player's state and every rule that changes it, the exact odds and a
+// simulator that checks them. It is pure: no I/O, no global state, no
+// Discord or storage code; randomness and time are injected.
+//
+// # The numbers
 //
 // The rules' numbers live in tables.go: six winning tiers and the losing play
 // as weights out of MainTotal (10^8), the key chances (KeyWeight, read per
@@ -12,26 +14,52 @@
 // "loss with a key" takes KeyWeight(k), the rest is "loss without a key".
 // Integers are drawn without modulo bias (Lemire's multiply-and-reject).
 //
-// Play draws a play once and builds a grid that tells its truth; revealing it
-// row by row is the caller's business. Draw gives the result without the
-// grid and NewGrid builds the grid for a result; Validate checks an outcome
-// read back from storage. OpenChest draws the chest. ComputeOdds gives every
-// figure of the regulation as exact rationals, with FormatRat, FormatCents and
-// FormatPercent to print them in English or French style. Simulate plays
-// billions of plays on every core and compares them with the exact odds.
+// Play draws a play once and builds a grid that tells its truth. Draw gives
+// the result without the grid and NewGrid builds the grid for a result;
+// Validate checks an outcome read back from storage. OpenChest draws the
+// chest. ComputeOdds gives every figure of the regulation as exact
+// rationals, with FormatRat, FormatCents and FormatPercent to print them in
+// English or French style. Simulate plays billions of plays on every core
+// and compares them with the exact odds.
 //
-// Usage:
+// # A player's state
 //
-//	src := game.NewSecureSource() // once; safe for concurrent use
-//	o, err := game.Play(src, keysHeld)
+// Player is the whole state of one player; limits.go holds its limits
+// (MaxBalance, MaxGrant, …) and its errors (ErrInsufficientFunds, …).
+// Every change is a pure transition, a method that returns a Step (the new
+// state, the history entries to append, the Result to show) or an error
+// that changes nothing: NewPlayer, Buy, Reveal, OpenChest, ClaimDaily, Grant,
+// SetBalance, Reset. Every transition checks the state it returns
+// (Player.Check). A store loads a player, runs the transition through Apply
+// with the operation's ID, and writes the Step back atomically (compare and
+// set on a version, retried on conflict): Apply makes the operation
+// idempotent, so a double click or a retried request returns the first
+// result and changes nothing. Times are recorded as given: pass now as the
+// store will keep it.
+//
+// # Verifiable draws
+//
+// Production draws go through SeededDrawer: a ticket is a function of the
+// player's server seed (NewSeed), client seed, ticket number and keys held,
+// through the HMAC-SHA256 stream of NewHMACSource, so that drawing it again
+// gives the same outcome and the player can verify it once the seed is
+// revealed. Tests inject their own Drawer to force outcomes; the simulator
+// and Play take any Source (NewSecureSource, NewSeededSource).
+//
+// Usage, in a store:
+//
+//	p, err := game.NewPlayer(start, seed, now) // seed from game.NewSeed(crypto/rand.Reader)
+//	…
+//	s, repeated, err := game.Apply(p, interactionID, func(p game.Player) (game.Step, error) {
+//		return p.Reveal(game.SeededDrawer{}, ticket, game.AllRows, now)
+//	})
 //	if err != nil {
-//		return err // keysHeld out of range: nothing was drawn
+//		return err // errors.Is(err, game.ErrUnknownTicket)…: nothing changed
 //	}
-//	fmt.Println(o.Tier, o.Prize, o.Key, o.Grid) // e.g. "barrel 50 false CRRRRRCSB"
-//	if o.Key && keysHeld+1 == game.MaxKeys {
-//		chest := game.OpenChest(src) // the third key opens the chest at once
-//		fmt.Println(chest.Lot, game.FormatCents(chest.Prize, game.French))
-//	}
+//	// write s.Player and append s.History atomically (skip when repeated),
+//	// then show s.Result and s.Player.Ticket.
+//
+// And the odds:
 //
 //	odds := game.ComputeOdds()
 //	fmt.Println(odds.Tiers[game.TierGem].OneInString(game.French)) // 2 000 000,000

@@ -1,7 +1,10 @@
 package game_test
 
 import (
+	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/lesclefsdutresor/clefs/game"
 )
@@ -68,4 +71,47 @@ func ExampleFormatRat() {
 	// Output:
 	// 751 879,699
 	// 751,879.699
+}
+
+// A player buys a ticket and reveals it; each step is an operation applied
+// at most once, so the double click changes nothing.
+func ExampleApply() {
+	seed, err := game.NewSeed(strings.NewReader("a fixed seed, for the example..."))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	p, _ := game.NewPlayer(1000, seed, now)
+
+	s, _, err := game.Apply(p, "interaction-1", func(p game.Player) (game.Step, error) { return p.Buy(now) })
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p = s.Player
+	fmt.Printf("ticket %d bought, balance %d\n", s.Result.Ticket, p.Balance)
+
+	reveal := func(p game.Player) (game.Step, error) {
+		return p.Reveal(game.SeededDrawer{}, 1, game.AllRows, now)
+	}
+	for i := 0; i < 2; i++ { // a double click: the same interaction twice
+		s, repeated, err := game.Apply(p, "interaction-2", reveal)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		p = s.Player
+		t := p.Ticket
+		fmt.Printf("repeated %v: %v %v key %v, balance %d, keys %d, history %d\n",
+			repeated, t.Outcome.Tier, t.Outcome.Grid, t.Outcome.Key, p.Balance, p.Keys, len(s.History))
+	}
+
+	_, err = p.OpenChest(game.SeededDrawer{}, 1, now)
+	fmt.Println(errors.Is(err, game.ErrNoChest))
+	// Output:
+	// ticket 1 bought, balance 950
+	// repeated false: loss RPRPSCKCS key true, balance 950, keys 1, history 1
+	// repeated true: loss RPRPSCKCS key true, balance 950, keys 1, history 0
+	// true
 }

@@ -1,0 +1,165 @@
+package game
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"hash"
+	"io"
+	"math"
+)
+
+// Seed is a player's secret server seed: the HMAC-SHA256 key of every draw
+// of the player (see NewHMACSource). Its String and GoString hide it, so
+// that a Player printed in a log does not leak it; read its bytes to reveal
+// it on purpose.
+type Seed [32]byte
+
+// NewSeed reads a new server seed from r: crypto/rand.Reader in production,
+// a fixed reader in tests. It returns an error if r fails or gives 32 zero
+// bytes (a broken reader, and a seed anyone could guess).
+func NewSeed(r io.Reader) (Seed, error) {
+	var s Seed
+	if _, err := io.ReadFull(r, s[:]); err != nil {
+		return Seed{}, fmt.Errorf("game: new seed: %w", err)
+	}
+	if s == (Seed{}) {
+		return Seed{}, fmt.Errorf("%w: new seed: the reader gave zeros", ErrInvalid)
+	}
+	return s, nil
+}
+
+// String hides the seed.
+func (Seed) String() string { return "game.Seed(secret)" }
+
+// GoString hides the seed from %#v.
+func (Seed) GoString() string { return "game.Seed(secret)" }
+
+// Purpose is the label that keeps the streams of tickets and chests apart.
+type Purpose string
+
+// The two purposes of a draw.
+const (
+	PurposeTicket Purpose = "ticket" // nonce: the ticket number
+	PurposeChest  Purpose = "chest"  // nonce: the chest number
+)
+
+// NewHMACSource returns the deterministic stream of one draw: the values a
+// ticket or a chest is drawn from, a function of the server seed, the
+// purpose, the client seed and the nonce only. Block k (k = 0, 1, …) is
+//
+//	HMAC-SHA256(key = seed (32 bytes),
+//	            msg = len(purpose)  1 byte
+//	                  purpose       ASCII, "ticket" or "chest"
+//	                  len(client)   4 bytes, big-endian
+//	                  client        its bytes (UTF-8)
+//	                  nonce         8 bytes, big-endian
+//	                  k             4 bytes, big-endian)
+//
+// and each 32-byte block gives four values, its bytes 0–7, 8–15, 16–23 and
+// 24–31 read as big-endian uint64, in that order. Every field has a fixed
+// size or a length before it, so no two (purpose, client, nonce, k) give the
+// same message. For ticket 1 with client seed "" the message of block 0 is
+// the 23 bytes 06 "ticket" 00000000 0000000000000001 00000000.
+//
+// The stream has 2^34 values and then repeats; one draw reads a handful
+// (Play at most 130, OpenChest at most 65, because the rejection sampling
+// gives up after 64 rejections in a row, which happens with probability
+// below 2^-2000).
+// The source is not safe for concurrent use: each draw makes its own.
+// It returns an error wrapping ErrInvalid for another purpose or a client
+// seed longer than 2^32−1 bytes.
+func NewHMACSource(seed Seed, purpose Purpose, client string, nonce uint64) (Source, error) {
+	if purpose != PurposeTicket && purpose != PurposeChest {
+		return nil, fmt.Errorf("%w: draw purpose %q", ErrInvalid, purpose)
+	}
+	if uint64(len(client)) > math.MaxUint32 {
+		return nil, fmt.Errorf("%w: client seed of %d bytes", ErrInvalid, len(client))
+	}
+	msg := make([]byte, 0, 1+len(purpose)+4+len(client)+8+4)
+	msg = append(msg, byte(len(purpose)))
+	msg = append(msg, purpose...)
+	msg = binary.BigEndian.AppendUint32(msg, uint32(len(client)))
+	msg = append(msg, client...)
+	msg = binary.BigEndian.AppendUint64(msg, nonce)
+	msg = binary.BigEndian.AppendUint32(msg, 0)
+	return &hmacSource{mac: hmac.New(sha256.New, seed[:]), msg: msg, next: 4}, nil
+}
+
+// hmacSource is the stream of NewHMACSource.
+type hmacSource struct {
+	mac   hash.Hash
+	msg   []byte // the message of the next block; its last 4 bytes are the counter
+	block [sha256.Size]byte
+	next  int    // the next unread value of block (4: none left)
+	k     uint32 // the counter of the next block
+}
+
+// Uint64 implements Source.
+func (s *hmacSource) Uint64() uint64 {
+	if s.next == 4 {
+		binary.BigEndian.PutUint32(s.msg[len(s.msg)-4:], s.k)
+		s.mac.Reset()
+		s.mac.Write(s.msg)
+		s.mac.Sum(s.block[:0])
+		s.k++
+		s.next = 0
+	}
+	v := binary.BigEndian.Uint64(s.block[8*s.next:])
+	s.next++
+	return v
+}
+
+// Drawer draws the random part of a transition. Reveal calls Ticket once per
+// ticket, at its first reveal; OpenChest calls Chest once per chest. An
+// error, or a result the rules do not allow, fails the transition and
+// changes nothing. Production uses SeededDrawer; tests inject their own to
+// force outcomes. Implementations must be safe for concurrent use.
+type Drawer interface {
+	// Ticket draws ticket number ticket (1, 2, …) of the player whose
+	// seeds are seed and client, holding keysHeld keys (0..MaxKeys-1).
+	Ticket(seed Seed, client string, ticket uint64, keysHeld int) (Outcome, error)
+	// Chest draws chest number seq (1, 2, …) of the player.
+	Chest(seed Seed, client string, seq int64) (Chest, error)
+}
+
+// SeededDrawer is the production Drawer: verifiable draws. A ticket is Play
+// and a chest OpenChest (the same odds, rejection sampling and grid as with
+// any Source) reading the stream NewHMACSource(seed, purpose, client, n),
+// n being the ticket or chest number. So a draw is a function of (seed,
+// client seed, number, keys held): drawing it again gives the same result,
+// and whoever learns the seed can recompute it. A number is never drawn
+// twice under one seed, because Player.TicketSeq and Player.ChestSeq never
+// go back, not even on Reset. The zero value is ready and safe for
+// concurrent use.
+type SeededDrawer struct{}
+
+var _ Drawer = SeededDrawer{}
+
+// Ticket implements Drawer. It returns an error wrapping ErrInvalid for a
+// zero seed (anyone could predict its draws) or ticket 0, and one wrapping
+// ErrKeysHeld for keysHeld out of range.
+func (SeededDrawer) Ticket(seed Seed, client string, ticket uint64, keysHeld int) (Outcome, error) {
+	if seed == (Seed{}) || ticket == 0 {
+		return Outcome{}, fmt.Errorf("%w: draw of ticket %d: zero seed or ticket number", ErrInvalid, ticket)
+	}
+	src, err := NewHMACSource(seed, PurposeTicket, client, ticket)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return Play(src, keysHeld)
+}
+
+// Chest implements Drawer. It returns an error wrapping ErrInvalid for a
+// zero seed or seq below 1.
+func (SeededDrawer) Chest(seed Seed, client string, seq int64) (Chest, error) {
+	if seed == (Seed{}) || seq < 1 {
+		return Chest{}, fmt.Errorf("%w: draw of chest %d: zero seed or chest number", ErrInvalid, seq)
+	}
+	src, err := NewHMACSource(seed, PurposeChest, client, uint64(seq))
+	if err != nil {
+		return Chest{}, err
+	}
+	return OpenChest(src), nil
+}

@@ -1,0 +1,116 @@
+package game
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"time"
+)
+
+// Limits of the player's state machine. A transition given a value outside
+// them, or one whose result would pass them, returns an error wrapping
+// ErrInvalid and changes nothing.
+const (
+	MaxGrant       int64         = 1_000_000_000        // |amount| of one Grant, cents
+	MaxBalance     int64         = 1_000_000_000_000    // a balance, whoever sets it, cents
+	MaxDailyAmount int64         = MaxGrant             // the amount of one daily bonus, cents
+	MaxCooldown    time.Duration = 366 * 24 * time.Hour // the longest daily cooldown
+	MaxOps                       = 64                   // operation IDs a player remembers
+	MaxOpID                      = 128                  // bytes of one operation ID
+)
+
+// Errors of the transitions. Callers test them with errors.Is; the returned
+// errors wrap them with context. A transition that returns an error has
+// changed nothing: the player it was called on is still the state.
+var (
+	// ErrInsufficientFunds: Buy with a balance below Stake.
+	ErrInsufficientFunds = errors.New("game: insufficient balance")
+	// ErrChestDue: Buy while the treasure chest waits to be opened.
+	ErrChestDue = errors.New("game: the treasure chest must be opened first")
+	// ErrNoChest: OpenChest with no chest due under that number.
+	ErrNoChest = errors.New("game: no treasure chest is due")
+	// ErrUnknownTicket: Reveal of a ticket that is not the player's current one.
+	ErrUnknownTicket = errors.New("game: unknown or stale ticket")
+	// ErrDailyCooldown: ClaimDaily before the cooldown has passed. The error
+	// is a *CooldownError, which tells when the next claim is allowed.
+	ErrDailyCooldown = errors.New("game: daily bonus already claimed")
+	// ErrDailyDisabled: ClaimDaily with an amount of zero (the guild has
+	// turned the bonus off).
+	ErrDailyDisabled = errors.New("game: the daily bonus is disabled")
+	// ErrInvalid: an argument out of range, an empty or too long operation
+	// ID, a sum that would overflow or pass MaxBalance, a drawer's result the
+	// rules do not allow, or a player whose state breaks the invariant (see
+	// Player.Check).
+	ErrInvalid = errors.New("game: invalid argument")
+)
+
+// CooldownError is the error of ClaimDaily before the cooldown has passed.
+// errors.Is(err, ErrDailyCooldown) holds; errors.As gives Next.
+type CooldownError struct {
+	Next time.Time // the first moment the next claim is allowed
+}
+
+// Error implements error.
+func (e *CooldownError) Error() string {
+	return fmt.Sprintf("%v: next claim at %v", ErrDailyCooldown, e.Next)
+}
+
+// Unwrap makes errors.Is(err, ErrDailyCooldown) hold.
+func (e *CooldownError) Unwrap() error { return ErrDailyCooldown }
+
+// add returns a+b, or an error wrapping ErrInvalid if the sum overflows
+// int64. Every statistic is updated through it: a total that would wrap is
+// refused, never stored.
+func add(a, b int64) (int64, error) {
+	s := a + b
+	if (a^s)&(b^s) < 0 { // a and b share a sign that s does not have
+		return 0, fmt.Errorf("%w: %d + %d overflows", ErrInvalid, a, b)
+	}
+	return s, nil
+}
+
+// credit returns balance+amount (amount may be negative), or an error
+// wrapping ErrInvalid when the sum overflows or leaves 0..MaxBalance.
+func credit(balance, amount int64) (int64, error) {
+	s, err := add(balance, amount)
+	if err != nil {
+		return 0, err
+	}
+	if s < 0 || s > MaxBalance {
+		return 0, fmt.Errorf("%w: balance %d %+d = %d leaves 0..%d", ErrInvalid, balance, amount, s, MaxBalance)
+	}
+	return s, nil
+}
+
+// wide is a signed 128-bit integer (two's complement, hi holds the sign), so
+// that Check adds five int64 without any intermediate overflow.
+type wide struct{ hi, lo uint64 }
+
+func widen(x int64) wide { return wide{uint64(x >> 63), uint64(x)} }
+
+func (a wide) plus(b wide) wide {
+	lo, c := bits.Add64(a.lo, b.lo, 0)
+	hi, _ := bits.Add64(a.hi, b.hi, c)
+	return wide{hi, lo}
+}
+
+func (a wide) minus(b wide) wide {
+	lo, c := bits.Sub64(a.lo, b.lo, 0)
+	hi, _ := bits.Sub64(a.hi, b.hi, c)
+	return wide{hi, lo}
+}
+
+// playHeadroom is the most one ticket can credit: the largest prize of the
+// main game and, if its key opens the chest, the largest chest prize. Buy
+// refuses a ticket whose prizes could not all be credited under MaxBalance,
+// so that a drawn ticket or a due chest never gets stuck.
+func playHeadroom() int64 {
+	var tier, lot int64
+	for _, t := range tierTable {
+		tier = max(tier, t.prize)
+	}
+	for _, l := range lotTable {
+		lot = max(lot, l.prize)
+	}
+	return tier + lot
+}

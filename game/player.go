@@ -1,0 +1,202 @@
+package game
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"time"
+)
+
+// RowMask is a set of rows of the grid: bit r set means row r (0..2).
+type RowMask uint8
+
+// AllRows is the mask of the three rows.
+const AllRows RowMask = 0b111
+
+// Ticket is one play: bought (stake debited), then drawn at the first
+// reveal, then revealed row by row. A ticket is open until all its rows are
+// revealed.
+type Ticket struct {
+	ID        uint64 // per player, increasing from 1, never reused
+	BoughtAt  time.Time
+	Drawn     bool
+	Outcome   Outcome // valid when Drawn; never changes once drawn
+	KeysAfter int     // keys held after the draw (0..2; 0 when the chest was won)
+	Chest     bool    // the draw gave the third key: the chest is due
+	Revealed  RowMask // rows shown so far
+}
+
+// Open reports whether the ticket still has rows to reveal.
+func (t Ticket) Open() bool { return t.Revealed != AllRows }
+
+// KeysBefore returns the keys the player held when the ticket was drawn,
+// which its draw depended on (meaningful only when Drawn): a verifier
+// recomputes the ticket with it.
+func (t Ticket) KeysBefore() int {
+	switch {
+	case t.Chest:
+		return MaxKeys - 1
+	case t.Outcome.Key:
+		return t.KeysAfter - 1
+	}
+	return t.KeysAfter
+}
+
+// Stats are a player's running totals, in cents where named so. The
+// invariant Balance = StartingBalance + GrantedCents + WonCents + DailyCents −
+// StakedCents holds for every player at every moment (see Player.Check).
+type Stats struct {
+	Plays        int64 // tickets bought
+	StakedCents  int64 // Plays × Stake
+	WonCents     int64 // main game and chest prizes
+	GrantedCents int64 // moderators' grants and balance adjustments (may be negative)
+	DailyCents   int64 // daily bonuses
+	Chests       int64 // chests opened
+	BestWinCents int64 // largest single prize
+	Wins         int64 // winning plays
+	Keys         int64 // keys collected
+}
+
+// Player is the whole state of one player, as a store keeps it. It is a
+// value: transitions (Buy, Reveal, …) return a new Player and never modify
+// what the old one's pointers and slices refer to, so a Player read from a
+// store may be shared. Callers must not modify those either.
+type Player struct {
+	StartingBalance int64  // the balance the player was created (or last reset) with, cents
+	Balance         int64  // cents, 0..MaxBalance
+	Keys            int    // keys held, 0..MaxKeys-1
+	ChestDue        bool   // the third key was found: the chest waits to be opened
+	ChestSeq        int64  // chests opened so far (never reset); the next chest is ChestSeq+1
+	TicketSeq       uint64 // tickets bought so far (never reset); the next ticket is TicketSeq+1
+	Ticket          *Ticket
+	LastChest       *Chest // the last chest opened, to show it again; nil if none since creation or reset
+	Stats           Stats
+	LastDaily       time.Time // the last daily claim; zero if never (or since reset)
+	CreatedAt       time.Time
+	Seed            Seed   // the secret server seed of the player's draws (never shown before rotation)
+	ClientSeed      string // the player's client seed; "" until players may choose one
+	Ops             []Op   // the most recent operations applied, oldest first, at most MaxOps
+}
+
+// Kind tells what a history entry records.
+type Kind string
+
+// History kinds.
+const (
+	KindPlay  Kind = "play"        // a ticket drawn
+	KindChest Kind = "chest"       // a chest opened
+	KindDaily Kind = "daily"       // a daily bonus claimed
+	KindGrant Kind = "grant"       // a moderator's grant
+	KindSet   Kind = "set-balance" // a moderator set the balance
+	KindReset Kind = "reset"       // a moderator reset the player
+)
+
+// Entry is one line of a player's history. Transitions return the entries
+// they add in Step.History; stores keep a bounded list of them.
+type Entry struct {
+	At       time.Time
+	Kind     Kind
+	TicketID uint64 // for KindPlay
+	Tier     Tier   // for KindPlay
+	Key      bool   // for KindPlay
+	Lot      Lot    // for KindChest
+	// Amount is the credits moved, signed: prize − stake for a play, the
+	// prize for a chest, the bonus, the grant, new − old balance for
+	// set-balance and reset.
+	Amount  int64
+	Balance int64 // the balance after
+}
+
+// Check reports whether p is a sound player: the balance equals
+// StartingBalance + GrantedCents + WonCents + DailyCents − StakedCents
+// (computed in 128 bits, so a sum that would overflow int64 is a mismatch,
+// never a wrap), StakedCents = Plays × Stake, the balance within
+// 0..MaxBalance, keys within 0..MaxKeys-1, no keys while a chest is due,
+// counters non-negative, the ticket and the last chest allowed by the rules,
+// a non-zero seed and at most MaxOps operations. Every transition checks the
+// state it returns; stores may check what they read. It is pure and safe
+// for concurrent use. The error wraps ErrInvalid.
+func (p Player) Check() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: player: %s", ErrInvalid, fmt.Sprintf(format, args...))
+	}
+	s := p.Stats
+	sum := widen(p.StartingBalance).plus(widen(s.GrantedCents)).plus(widen(s.WonCents)).
+		plus(widen(s.DailyCents)).minus(widen(s.StakedCents))
+	if sum != widen(p.Balance) {
+		return bad("balance %d ≠ start %d + granted %d + won %d + daily %d − staked %d",
+			p.Balance, p.StartingBalance, s.GrantedCents, s.WonCents, s.DailyCents, s.StakedCents)
+	}
+	if p.Balance < 0 || p.Balance > MaxBalance {
+		return bad("balance %d out of 0..%d", p.Balance, MaxBalance)
+	}
+	if p.StartingBalance < 0 || p.StartingBalance > MaxBalance {
+		return bad("starting balance %d out of 0..%d", p.StartingBalance, MaxBalance)
+	}
+	if p.Keys < 0 || p.Keys >= MaxKeys {
+		return bad("keys %d out of 0..%d", p.Keys, MaxKeys-1)
+	}
+	if p.ChestDue && p.Keys != 0 {
+		return bad("%d keys held while a chest is due", p.Keys)
+	}
+	if s.Plays < 0 || s.StakedCents < 0 || s.WonCents < 0 || s.DailyCents < 0 ||
+		s.Chests < 0 || s.BestWinCents < 0 || s.Wins < 0 || s.Keys < 0 || p.ChestSeq < 0 {
+		return bad("negative counter in %+v, chest seq %d", s, p.ChestSeq)
+	}
+	if hi, lo := bits.Mul64(uint64(s.Plays), uint64(Stake)); hi != 0 || lo > math.MaxInt64 || int64(lo) != s.StakedCents {
+		return bad("staked %d ≠ %d plays × %d", s.StakedCents, s.Plays, Stake)
+	}
+	if uint64(s.Plays) > p.TicketSeq || s.Chests > p.ChestSeq {
+		return bad("%d plays of %d tickets, %d chests of %d", s.Plays, p.TicketSeq, s.Chests, p.ChestSeq)
+	}
+	if t := p.Ticket; t != nil {
+		if err := t.check(p.TicketSeq); err != nil {
+			return fmt.Errorf("%w: player: %w", ErrInvalid, err)
+		}
+	}
+	if c := p.LastChest; c != nil {
+		if err := c.check(); err != nil {
+			return fmt.Errorf("%w: player: last chest: %w", ErrInvalid, err)
+		}
+	}
+	if p.Seed == (Seed{}) {
+		return bad("no seed")
+	}
+	if len(p.Ops) > MaxOps {
+		return bad("%d operations remembered, at most %d", len(p.Ops), MaxOps)
+	}
+	return nil
+}
+
+// check reports whether t is a ticket the rules allow for a player who has
+// bought seq tickets.
+func (t Ticket) check(seq uint64) error {
+	switch {
+	case t.ID == 0 || t.ID > seq:
+		return fmt.Errorf("ticket %d of %d bought", t.ID, seq)
+	case t.Revealed&^AllRows != 0:
+		return fmt.Errorf("ticket %d: rows %#b", t.ID, t.Revealed)
+	case !t.Drawn && (t.Revealed != 0 || t.Chest || t.KeysAfter != 0 || t.Outcome != Outcome{}):
+		return fmt.Errorf("ticket %d shows a result it has not drawn", t.ID)
+	case !t.Drawn:
+		return nil
+	case t.KeysAfter < 0 || t.KeysAfter >= MaxKeys:
+		return fmt.Errorf("ticket %d: %d keys after", t.ID, t.KeysAfter)
+	case t.Chest && (!t.Outcome.Key || t.KeysAfter != 0):
+		return fmt.Errorf("ticket %d opened a chest without the third key", t.ID)
+	case !t.Chest && t.Outcome.Key && t.KeysAfter == 0:
+		return fmt.Errorf("ticket %d: a key and no keys after", t.ID)
+	}
+	if err := Validate(t.Outcome); err != nil {
+		return fmt.Errorf("ticket %d: %w", t.ID, err)
+	}
+	return nil
+}
+
+// check reports whether c is a chest the rules allow.
+func (c Chest) check() error {
+	if c.Lot >= NumLots || c.Prize != c.Lot.Prize() {
+		return fmt.Errorf("%w: chest %v with prize %d", ErrInvalidOutcome, c.Lot, c.Prize)
+	}
+	return nil
+}

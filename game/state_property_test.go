@@ -1,0 +1,259 @@
+package game
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+// scriptedDrawer lets rapid choose every draw: any tier, a key on any loss,
+// whatever the keys held, a truthful grid; and, when faulty, sometimes an
+// error or an outcome or chest the rules do not allow.
+type scriptedDrawer struct {
+	t      *rapid.T
+	faulty bool
+}
+
+func (d scriptedDrawer) fault() bool {
+	return d.faulty && rapid.IntRange(0, 9).Draw(d.t, "fault") == 0
+}
+
+func (d scriptedDrawer) Ticket(Seed, string, uint64, int) (Outcome, error) {
+	if d.fault() {
+		if rapid.Bool().Draw(d.t, "error") {
+			return Outcome{}, errBoom
+		}
+		return Outcome{Tier: Tier(rapid.IntRange(0, 255).Draw(d.t, "tier")), Prize: rapid.Int64().Draw(d.t, "prize"),
+			Key: rapid.Bool().Draw(d.t, "key"), Row: int8(rapid.IntRange(-1, 2).Draw(d.t, "row"))}, nil
+	}
+	tier := Tier(rapid.IntRange(0, NumTiers-1).Draw(d.t, "tier"))
+	key := tier == TierLoss && rapid.Bool().Draw(d.t, "key")
+	g, row, err := NewGrid(NewSeededSource(rapid.Uint64().Draw(d.t, "grid"), 0), tier, key)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return Outcome{Tier: tier, Prize: tier.Prize(), Key: key, Row: row, Grid: g}, nil
+}
+
+func (d scriptedDrawer) Chest(Seed, string, int64) (Chest, error) {
+	if d.fault() {
+		if rapid.Bool().Draw(d.t, "error") {
+			return Chest{}, errBoom
+		}
+		return Chest{Lot: Lot(rapid.IntRange(0, 255).Draw(d.t, "lot")), Prize: rapid.Int64().Draw(d.t, "prize")}, nil
+	}
+	l := Lot(rapid.IntRange(0, NumLots-1).Draw(d.t, "lot"))
+	return Chest{Lot: l, Prize: l.Prize()}, nil
+}
+
+// genPlayer draws a sound player: a new one, or one whose totals are close
+// to the limits of int64 (so that overflows are tried) and whose balance is
+// anywhere in 0..MaxBalance.
+func genPlayer(t *rapid.T) Player {
+	seed := Seed{1}
+	seed[31] = byte(rapid.IntRange(0, 255).Draw(t, "seed"))
+	start := rapid.OneOf(rapid.Int64Range(500, 10_000), rapid.Int64Range(0, MaxBalance)).Draw(t, "start")
+	p, err := NewPlayer(start, seed, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rapid.Bool().Draw(t, "fresh") {
+		return p
+	}
+	const margin = 4 * MaxBalance
+	s := &p.Stats
+	s.Plays = rapid.Int64Range(0, math.MaxInt64/Stake).Draw(t, "plays")
+	s.StakedCents = s.Plays * Stake
+	s.WonCents = rapid.Int64Range(max(0, s.StakedCents-(math.MaxInt64-margin)), math.MaxInt64-margin).Draw(t, "won")
+	s.DailyCents = rapid.Int64Range(0, MaxBalance).Draw(t, "daily")
+	p.Balance = rapid.Int64Range(0, MaxBalance).Draw(t, "balance")
+	s.GrantedCents = p.Balance - p.StartingBalance - s.DailyCents + (s.StakedCents - s.WonCents)
+	s.Wins = rapid.Int64Range(0, math.MaxInt64).Draw(t, "wins")
+	s.Keys = rapid.Int64Range(0, math.MaxInt64).Draw(t, "keys collected")
+	s.BestWinCents = rapid.Int64Range(0, math.MaxInt64).Draw(t, "best")
+	s.Chests = rapid.Int64Range(0, math.MaxInt64).Draw(t, "chests")
+	p.ChestSeq = rapid.Int64Range(s.Chests, math.MaxInt64).Draw(t, "chest seq")
+	p.TicketSeq = rapid.Uint64Range(uint64(s.Plays), math.MaxUint64).Draw(t, "ticket seq")
+	p.Keys = rapid.IntRange(0, MaxKeys-1).Draw(t, "keys")
+	if p.ChestSeq < math.MaxInt64 && rapid.Bool().Draw(t, "chest due") {
+		p.Keys, p.ChestDue = 0, true
+	}
+	if err := p.Check(); err != nil {
+		t.Fatalf("generated an unsound player: %v", err)
+	}
+	return p
+}
+
+// model is what the property test remembers of the run, to check the
+// promises that span several steps.
+type model struct {
+	drawn   map[uint64]Outcome // ticket → its outcome, once drawn
+	chests  map[int64]Chest    // chest number → the chest opened
+	opened  map[int64]bool     // chest numbers a step reported Opened
+	window  []string           // the operations the player should remember
+	results map[string]Result  // operation → its first result
+}
+
+func TestPropertyTransitions(t *testing.T) {
+	t.Run("seeded", func(t *testing.T) { rapid.Check(t, func(t *rapid.T) { runTransitions(t, SeededDrawer{}, true) }) })
+	t.Run("scripted", func(t *testing.T) {
+		rapid.Check(t, func(t *rapid.T) { runTransitions(t, scriptedDrawer{t: t}, false) })
+	})
+	t.Run("faulty", func(t *testing.T) {
+		rapid.Check(t, func(t *rapid.T) { runTransitions(t, scriptedDrawer{t: t, faulty: true}, false) })
+	})
+}
+
+func runTransitions(t *rapid.T, d Drawer, seeded bool) {
+	p := genPlayer(t)
+	now := t0
+	m := model{drawn: map[uint64]Outcome{}, chests: map[int64]Chest{}, opened: map[int64]bool{}, results: map[string]Result{}}
+	steps := rapid.IntRange(1, 200).Draw(t, "steps")
+	for i := 0; i < steps; i++ {
+		now = now.Add(time.Duration(rapid.Int64Range(0, int64(30*time.Hour)).Draw(t, "elapsed")))
+		name, tr := genTransition(t, p, d, now)
+		op := fmt.Sprintf("op%d", i) // mostly new operations, some repeated
+		switch k := rapid.IntRange(0, 19).Draw(t, "op"); {
+		case k == 19:
+			op = ""
+		case k >= 14:
+			op = string(rune('a' + k - 14))
+		}
+		before := clone(p)
+		remembered := slices.Contains(m.window, op)
+		s, repeated, err := Apply(p, op, tr)
+		if !reflect.DeepEqual(p, before) {
+			t.Fatalf("%s modified its input", name)
+		}
+		switch {
+		case op == "":
+			if !errors.Is(err, ErrInvalid) || repeated {
+				t.Fatalf("empty op: %v, %v", err, repeated)
+			}
+		case remembered:
+			if err != nil || !repeated || !reflect.DeepEqual(s.Player, before) || s.History != nil || s.Result != m.results[op] {
+				t.Fatalf("%s repeated as %q = %+v, %v, %v; first result %+v", name, op, s, repeated, err, m.results[op])
+			}
+		case repeated:
+			t.Fatalf("%s as %q: repeated, but the op was not applied recently", name, op)
+		case err != nil:
+			if !reflect.DeepEqual(s.Player, before) || s.History != nil {
+				t.Fatalf("%s failed (%v) and changed the player", name, err)
+			}
+			if seeded && !errors.Is(err, ErrInsufficientFunds) && !errors.Is(err, ErrChestDue) && !errors.Is(err, ErrNoChest) &&
+				!errors.Is(err, ErrUnknownTicket) && !errors.Is(err, ErrDailyCooldown) && !errors.Is(err, ErrDailyDisabled) &&
+				!errors.Is(err, ErrInvalid) {
+				t.Fatalf("%s: unexpected error %v", name, err)
+			}
+		default:
+			m.window = append(m.window, op)
+			if len(m.window) > MaxOps {
+				m.window = m.window[1:]
+			}
+			m.results[op] = s.Result
+			if s.Result.Balance != s.Player.Balance {
+				t.Fatalf("%s: result balance %d, player %d", name, s.Result.Balance, s.Player.Balance)
+			}
+			m.follow(t, name, before, s, d, seeded)
+		}
+		p = s.Player
+		if err := p.Check(); err != nil {
+			t.Fatalf("after %s: %v", name, err)
+		}
+		if p.Keys < 0 || p.Keys >= MaxKeys {
+			t.Fatalf("after %s: %d keys", name, p.Keys)
+		}
+		ids := make([]string, len(p.Ops))
+		for i, o := range p.Ops {
+			ids[i] = o.ID
+		}
+		if !slices.Equal(ids, m.window) {
+			t.Fatalf("after %s: ops %q, want %q", name, ids, m.window)
+		}
+	}
+}
+
+// follow checks one successful, non-repeated step against the model.
+func (m *model) follow(t *rapid.T, name string, before Player, s Step, d Drawer, seeded bool) {
+	p := s.Player
+	if tk := p.Ticket; tk != nil && tk.Drawn {
+		o, ok := m.drawn[tk.ID]
+		switch {
+		case ok && o != tk.Outcome:
+			t.Fatalf("%s: ticket %d drawn again: %+v then %+v", name, tk.ID, o, tk.Outcome)
+		case ok && s.Result.Drawn:
+			t.Fatalf("%s: ticket %d reported drawn twice", name, tk.ID)
+		case !ok && !s.Result.Drawn:
+			t.Fatalf("%s: ticket %d drawn without Result.Drawn", name, tk.ID)
+		}
+		m.drawn[tk.ID] = tk.Outcome
+		if seeded && !ok {
+			// Verifiable: the ticket recomputed from the seeds, its number
+			// and the keys held before gives the same outcome.
+			again, err := d.Ticket(p.Seed, p.ClientSeed, tk.ID, tk.KeysBefore())
+			if err != nil || again != tk.Outcome {
+				t.Fatalf("%s: ticket %d recomputed as %+v, %v; drawn %+v", name, tk.ID, again, err, tk.Outcome)
+			}
+		}
+	}
+	if s.Result.Opened {
+		seq := p.ChestSeq
+		if m.opened[seq] || seq != before.ChestSeq+1 || !before.ChestDue || p.ChestDue {
+			t.Fatalf("%s: chest %d opened again or out of turn", name, seq)
+		}
+		m.opened[seq] = true
+		m.chests[seq] = s.Result.Chest
+		if p.Balance-before.Balance != s.Result.Chest.Prize {
+			t.Fatalf("%s: chest %v paid %d", name, s.Result.Chest, p.Balance-before.Balance)
+		}
+	} else if c, ok := m.chests[p.ChestSeq]; ok && p.LastChest != nil && *p.LastChest != c {
+		t.Fatalf("%s: chest %d changed from %v to %v", name, p.ChestSeq, c, *p.LastChest)
+	}
+	if p.ChestSeq < before.ChestSeq || p.TicketSeq < before.TicketSeq || p.Seed != before.Seed || !p.CreatedAt.Equal(before.CreatedAt) {
+		t.Fatalf("%s: a number, the seed or the creation time went back", name)
+	}
+	for _, h := range s.History {
+		if h.Balance != p.Balance {
+			t.Fatalf("%s: history %+v, balance %d", name, h, p.Balance)
+		}
+	}
+}
+
+// genTransition draws one transition, with arguments usually valid and
+// sometimes not.
+func genTransition(t *rapid.T, p Player, d Drawer, now time.Time) (string, func(Player) (Step, error)) {
+	// Weighted towards the plays, so that runs reach the chest.
+	switch rapid.IntRange(0, 15).Draw(t, "transition") {
+	case 0, 1, 2, 3:
+		return "buy", func(p Player) (Step, error) { return p.Buy(now) }
+	case 4, 5, 6, 7, 8:
+		var id uint64
+		if p.Ticket != nil {
+			id = p.Ticket.ID
+		}
+		id += uint64(rapid.SampledFrom([]int{0, 0, 0, 1, -1}).Draw(t, "ticket"))
+		rows := rapid.SampledFrom([]RowMask{AllRows, 1, 2, 4, 0, 3, 6, 0xff, 8}).Draw(t, "rows")
+		return "reveal", func(p Player) (Step, error) { return p.Reveal(d, id, rows, now) }
+	case 9, 10, 11:
+		seq := p.ChestSeq + int64(rapid.SampledFrom([]int{1, 1, 0, 2, -1}).Draw(t, "chest"))
+		return "chest", func(p Player) (Step, error) { return p.OpenChest(d, seq, now) }
+	case 12:
+		amount := rapid.OneOf(rapid.Just(int64(0)), rapid.Int64Range(-1, 1000), rapid.Int64Range(0, MaxDailyAmount+1)).Draw(t, "daily")
+		cooldown := time.Duration(rapid.Int64Range(-1, int64(48*time.Hour)).Draw(t, "cooldown"))
+		return "daily", func(p Player) (Step, error) { return p.ClaimDaily(amount, cooldown, now) }
+	case 13:
+		amount := rapid.OneOf(rapid.Int64Range(-1000, 1000), rapid.Int64Range(-MaxGrant-1, MaxGrant+1), rapid.Int64()).Draw(t, "grant")
+		return "grant", func(p Player) (Step, error) { return p.Grant(amount, now) }
+	case 14:
+		b := rapid.OneOf(rapid.Int64Range(0, 10_000), rapid.Int64Range(-1, MaxBalance+1)).Draw(t, "set")
+		return "set-balance", func(p Player) (Step, error) { return p.SetBalance(b, now) }
+	}
+	start := rapid.OneOf(rapid.Int64Range(0, 10_000), rapid.Int64Range(-1, MaxBalance+1)).Draw(t, "reset")
+	return "reset", func(p Player) (Step, error) { return p.Reset(start, now) }
+}

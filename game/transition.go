@@ -1,0 +1,351 @@
+package game
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Step is what a transition decides: the player's new state, the history
+// entries to append and the result to show. A store persists Player and
+// History in one atomic write, or nothing.
+type Step struct {
+	Player  Player  // the state after the step; on error, the state before
+	History []Entry // the entries the step adds, oldest first
+	Result  Result  // what the caller shows
+}
+
+// Result is what a caller shows after a step. Apply records it with the
+// operation's ID, so that a repeated operation is answered again with it.
+type Result struct {
+	Balance int64  // the balance after the step
+	Ticket  uint64 // the ticket bought, resumed or revealed (Buy, Reveal)
+	Resumed bool   // Buy handed back the open ticket: nothing was charged
+	Drawn   bool   // this step drew the ticket (true for exactly one Reveal per ticket)
+	Opened  bool   // this step opened the chest (true for exactly one OpenChest per chest)
+	Chest   Chest  // the chest opened, or shown again (OpenChest)
+	// Amount is the credits the step moved, signed: −Stake for a ticket
+	// bought, as in its history entry for the others, 0 when none moved.
+	Amount int64
+}
+
+// Op is an operation applied to a player: its ID and the result it gave.
+type Op struct {
+	ID     string
+	Result Result
+}
+
+// NewPlayer returns a new player with start cents (0..MaxBalance) and the
+// server seed seed (from NewSeed), created at now. It is pure. It returns an
+// error wrapping ErrInvalid for a start out of range or a zero seed.
+func NewPlayer(start int64, seed Seed, now time.Time) (Player, error) {
+	if start < 0 || start > MaxBalance {
+		return Player{}, fmt.Errorf("%w: starting balance %d out of 0..%d", ErrInvalid, start, MaxBalance)
+	}
+	if seed == (Seed{}) {
+		return Player{}, fmt.Errorf("%w: new player without a seed", ErrInvalid)
+	}
+	return Player{StartingBalance: start, Balance: start, Seed: seed, CreatedAt: now}, nil
+}
+
+// done returns s if its player is sound, and otherwise refuses the step:
+// whatever went wrong (a corrupt player read back, a rule broken here), no
+// transition hands a store a state that breaks the invariant.
+func (p Player) done(s Step) (Step, error) {
+	if err := s.Player.Check(); err != nil {
+		return Step{Player: p}, fmt.Errorf("step refused: %w", err)
+	}
+	return s, nil
+}
+
+// Buy buys a ticket at now: it debits Stake, counts the play and opens
+// ticket TicketSeq+1, not drawn yet. If the current ticket is still open it
+// is handed back with Result.Resumed and nothing is charged. It is pure.
+// Errors: ErrChestDue while a chest waits to be opened, ErrInsufficientFunds
+// when the balance is below Stake, ErrInvalid when the balance is so close
+// to MaxBalance that the ticket's prizes could not be credited, or when p is
+// not sound.
+func (p Player) Buy(now time.Time) (Step, error) {
+	if t := p.Ticket; t != nil && t.Open() {
+		return Step{Player: p, Result: Result{Balance: p.Balance, Ticket: t.ID, Resumed: true}}, nil
+	}
+	if p.ChestDue {
+		return Step{Player: p}, fmt.Errorf("%w: chest %d", ErrChestDue, p.ChestSeq+1)
+	}
+	// The player's own limits and pauses (a later issue) are checked here,
+	// before anything is charged.
+	if p.Balance < Stake {
+		return Step{Player: p}, fmt.Errorf("%w: balance %d, stake %d", ErrInsufficientFunds, p.Balance, Stake)
+	}
+	if p.Balance-Stake > MaxBalance-playHeadroom() {
+		return Step{Player: p}, fmt.Errorf("%w: balance %d too close to %d to credit a prize", ErrInvalid, p.Balance, MaxBalance)
+	}
+	if p.TicketSeq == ^uint64(0) {
+		return Step{Player: p}, fmt.Errorf("%w: no ticket number left", ErrInvalid)
+	}
+	n := p
+	var err error
+	if n.Stats.Plays, err = add(p.Stats.Plays, 1); err != nil {
+		return Step{Player: p}, err
+	}
+	if n.Stats.StakedCents, err = add(p.Stats.StakedCents, Stake); err != nil {
+		return Step{Player: p}, err
+	}
+	n.Balance -= Stake
+	n.TicketSeq++
+	n.Ticket = &Ticket{ID: n.TicketSeq, BoughtAt: now}
+	return p.done(Step{Player: n, Result: Result{Balance: n.Balance, Ticket: n.TicketSeq, Amount: -Stake}})
+}
+
+// Reveal shows rows (0 to draw without showing any) of the current ticket,
+// number ticket. At the first call on the ticket it draws the outcome with
+// d, for the keys held, and settles it at once: the prize credited, the
+// statistics, a key collected (the third one sets the keys back to 0 and
+// makes the chest due) and a KindPlay history entry; Result.Drawn is true
+// for that step only. Later calls never draw again: they add rows, and
+// revealing rows already shown is not an error. It is pure but for d.
+// Errors: ErrUnknownTicket when ticket is not the current ticket;
+// ErrInvalid for rows outside AllRows, for an outcome the rules do not
+// allow (wrapping ErrInvalidOutcome too: a faulty drawer cannot corrupt a
+// player), a prize that cannot be credited, or a p not sound; d's error,
+// wrapped.
+func (p Player) Reveal(d Drawer, ticket uint64, rows RowMask, now time.Time) (Step, error) {
+	if rows&^AllRows != 0 {
+		return Step{Player: p}, fmt.Errorf("%w: rows %#b", ErrInvalid, rows)
+	}
+	if p.Ticket == nil || p.Ticket.ID != ticket {
+		return Step{Player: p}, fmt.Errorf("%w: ticket %d", ErrUnknownTicket, ticket)
+	}
+	n, t := p, *p.Ticket
+	s := Step{Result: Result{Ticket: t.ID}}
+	if !t.Drawn {
+		o, err := d.Ticket(p.Seed, p.ClientSeed, t.ID, p.Keys)
+		if err != nil {
+			return Step{Player: p}, fmt.Errorf("draw ticket %d: %w", t.ID, err)
+		}
+		if err := Validate(o); err != nil {
+			return Step{Player: p}, fmt.Errorf("%w: draw ticket %d: %w", ErrInvalid, t.ID, err)
+		}
+		t.Drawn, t.Outcome = true, o
+		if o.Tier.Winning() {
+			if n.Balance, err = credit(p.Balance, o.Prize); err != nil {
+				return Step{Player: p}, fmt.Errorf("ticket %d: %w", t.ID, err)
+			}
+			if n.Stats.WonCents, err = add(p.Stats.WonCents, o.Prize); err != nil {
+				return Step{Player: p}, err
+			}
+			if n.Stats.Wins, err = add(p.Stats.Wins, 1); err != nil {
+				return Step{Player: p}, err
+			}
+			n.Stats.BestWinCents = max(p.Stats.BestWinCents, o.Prize)
+		}
+		if o.Key {
+			if n.Stats.Keys, err = add(p.Stats.Keys, 1); err != nil {
+				return Step{Player: p}, err
+			}
+			n.Keys++
+			if n.Keys >= MaxKeys {
+				n.Keys, n.ChestDue, t.Chest = 0, true, true
+			}
+		}
+		t.KeysAfter = n.Keys
+		s.Result.Drawn = true
+		s.Result.Amount = o.Prize - Stake
+		s.History = []Entry{{At: now, Kind: KindPlay, TicketID: t.ID, Tier: o.Tier, Key: o.Key, Amount: s.Result.Amount, Balance: n.Balance}}
+	}
+	t.Revealed |= rows
+	if t != *p.Ticket {
+		n.Ticket = &t
+	}
+	s.Player, s.Result.Balance = n, n.Balance
+	return p.done(s)
+}
+
+// OpenChest opens the due chest, number seq (ChestSeq+1 as the caller read
+// it): it draws the chest with d, credits the prize, counts it and clears
+// ChestDue; Result.Opened is true for that step only. A repeat with the
+// number of the chest just opened (seq == ChestSeq) changes nothing and
+// shows that chest again, so a double click pays once. It is pure but for d.
+// Errors: ErrNoChest for any other seq, or when no chest is due; ErrInvalid
+// for a chest the rules do not allow (wrapping ErrInvalidOutcome too), a
+// prize that cannot be credited, no chest number left (ChestSeq at its
+// maximum), or a p not sound; d's error, wrapped.
+func (p Player) OpenChest(d Drawer, seq int64, now time.Time) (Step, error) {
+	if !p.ChestDue || seq != p.ChestSeq+1 {
+		if seq == p.ChestSeq && p.LastChest != nil {
+			c := *p.LastChest
+			return Step{Player: p, Result: Result{Balance: p.Balance, Chest: c}}, nil
+		}
+		return Step{Player: p}, fmt.Errorf("%w: chest %d (%d opened, due: %v)", ErrNoChest, seq, p.ChestSeq, p.ChestDue)
+	}
+	if seq < 1 { // ChestSeq+1 wrapped: no chest number left
+		return Step{Player: p}, fmt.Errorf("%w: chest %d", ErrInvalid, seq)
+	}
+	c, err := d.Chest(p.Seed, p.ClientSeed, seq)
+	if err != nil {
+		return Step{Player: p}, fmt.Errorf("draw chest %d: %w", seq, err)
+	}
+	if err := c.check(); err != nil {
+		return Step{Player: p}, fmt.Errorf("%w: draw chest %d: %w", ErrInvalid, seq, err)
+	}
+	n := p
+	if n.Balance, err = credit(p.Balance, c.Prize); err != nil {
+		return Step{Player: p}, fmt.Errorf("chest %d: %w", seq, err)
+	}
+	if n.Stats.WonCents, err = add(p.Stats.WonCents, c.Prize); err != nil {
+		return Step{Player: p}, err
+	}
+	if n.Stats.Chests, err = add(p.Stats.Chests, 1); err != nil {
+		return Step{Player: p}, err
+	}
+	n.Stats.BestWinCents = max(p.Stats.BestWinCents, c.Prize)
+	n.ChestDue, n.ChestSeq, n.LastChest = false, seq, &c
+	return p.done(Step{
+		Player:  n,
+		History: []Entry{{At: now, Kind: KindChest, Lot: c.Lot, Amount: c.Prize, Balance: n.Balance}},
+		Result:  Result{Balance: n.Balance, Opened: true, Chest: c, Amount: c.Prize},
+	})
+}
+
+// ClaimDaily credits the daily bonus, amount cents, if cooldown has passed
+// since the last claim (a first claim is always allowed), and records now as
+// the last claim. It is pure. Errors: ErrDailyDisabled when amount is 0; a
+// *CooldownError (errors.Is ErrDailyCooldown) before the cooldown has
+// passed; ErrInvalid for an amount out of 0..MaxDailyAmount, a cooldown out
+// of 0..MaxCooldown, a balance that would pass MaxBalance, or a p not sound.
+func (p Player) ClaimDaily(amount int64, cooldown time.Duration, now time.Time) (Step, error) {
+	switch {
+	case amount == 0:
+		return Step{Player: p}, ErrDailyDisabled
+	case amount < 0 || amount > MaxDailyAmount:
+		return Step{Player: p}, fmt.Errorf("%w: daily amount %d out of 0..%d", ErrInvalid, amount, MaxDailyAmount)
+	case cooldown < 0 || cooldown > MaxCooldown:
+		return Step{Player: p}, fmt.Errorf("%w: daily cooldown %v out of 0..%v", ErrInvalid, cooldown, MaxCooldown)
+	}
+	if next := p.LastDaily.Add(cooldown); !p.LastDaily.IsZero() && now.Before(next) {
+		return Step{Player: p}, &CooldownError{Next: next}
+	}
+	n := p
+	var err error
+	if n.Balance, err = credit(p.Balance, amount); err != nil {
+		return Step{Player: p}, fmt.Errorf("daily: %w", err)
+	}
+	if n.Stats.DailyCents, err = add(p.Stats.DailyCents, amount); err != nil {
+		return Step{Player: p}, err
+	}
+	n.LastDaily = now
+	return p.done(Step{
+		Player:  n,
+		History: []Entry{{At: now, Kind: KindDaily, Amount: amount, Balance: n.Balance}},
+		Result:  Result{Balance: n.Balance, Amount: amount},
+	})
+}
+
+// Grant adds amount cents (negative to take some back) to the balance,
+// counted as granted: a moderator's step; the audit log is the store's
+// business. It is pure. Errors: ErrInvalid for an amount of 0 or beyond
+// ±MaxGrant, a balance that would leave 0..MaxBalance, or a p not sound.
+func (p Player) Grant(amount int64, now time.Time) (Step, error) {
+	if amount == 0 || amount > MaxGrant || amount < -MaxGrant {
+		return Step{Player: p}, fmt.Errorf("%w: grant %d must be non-zero and within ±%d", ErrInvalid, amount, MaxGrant)
+	}
+	n := p
+	var err error
+	if n.Balance, err = credit(p.Balance, amount); err != nil {
+		return Step{Player: p}, fmt.Errorf("grant: %w", err)
+	}
+	if n.Stats.GrantedCents, err = add(p.Stats.GrantedCents, amount); err != nil {
+		return Step{Player: p}, err
+	}
+	return p.done(Step{
+		Player:  n,
+		History: []Entry{{At: now, Kind: KindGrant, Amount: amount, Balance: n.Balance}},
+		Result:  Result{Balance: n.Balance, Amount: amount},
+	})
+}
+
+// SetBalance sets the balance to balance cents; the difference counts as
+// granted: a moderator's step. Setting the balance it already has is allowed
+// (and recorded). It is pure. Errors: ErrInvalid for a balance out of
+// 0..MaxBalance, or a p not sound.
+func (p Player) SetBalance(balance int64, now time.Time) (Step, error) {
+	if balance < 0 || balance > MaxBalance {
+		return Step{Player: p}, fmt.Errorf("%w: balance %d out of 0..%d", ErrInvalid, balance, MaxBalance)
+	}
+	diff := balance - p.Balance // both in 0..MaxBalance once p is sound
+	n := p
+	var err error
+	if n.Stats.GrantedCents, err = add(p.Stats.GrantedCents, diff); err != nil {
+		return Step{Player: p}, err
+	}
+	n.Balance = balance
+	return p.done(Step{
+		Player:  n,
+		History: []Entry{{At: now, Kind: KindSet, Amount: diff, Balance: balance}},
+		Result:  Result{Balance: balance, Amount: diff},
+	})
+}
+
+// Reset puts the player back to a new player's state with start cents: keys,
+// ticket, due chest, last chest, statistics and daily claim are lost. The
+// ticket and chest numbers, the creation time, the seeds and the operations
+// remembered are kept, so that no draw is ever made twice and a repeated
+// operation is still recognised. A moderator's step; it also repairs a
+// player that is not sound. It is pure. Errors: ErrInvalid for a start out
+// of 0..MaxBalance, or a player without a seed.
+func (p Player) Reset(start int64, now time.Time) (Step, error) {
+	if start < 0 || start > MaxBalance {
+		return Step{Player: p}, fmt.Errorf("%w: starting balance %d out of 0..%d", ErrInvalid, start, MaxBalance)
+	}
+	n := Player{
+		StartingBalance: start, Balance: start,
+		ChestSeq: p.ChestSeq, TicketSeq: p.TicketSeq, CreatedAt: p.CreatedAt,
+		Seed: p.Seed, ClientSeed: p.ClientSeed, Ops: p.Ops,
+	}
+	n.ChestSeq = max(n.ChestSeq, 0)
+	if len(n.Ops) > MaxOps {
+		n.Ops = n.Ops[len(n.Ops)-MaxOps:]
+	}
+	// The balance replaced, brought into range first should p be corrupt,
+	// so that start − old cannot overflow.
+	amount := start - min(max(p.Balance, 0), MaxBalance)
+	return p.done(Step{
+		Player:  n,
+		History: []Entry{{At: now, Kind: KindReset, Amount: amount, Balance: start}},
+		Result:  Result{Balance: start, Amount: amount},
+	})
+}
+
+// Apply applies the transition t to p as the operation op (a Discord
+// interaction ID, an operator command's own ID), at most once. If p
+// remembers op, it returns Step{Player: p, Result: the first result} with
+// repeated true: nothing changes and no history is added. Otherwise it runs
+// t(p) and, on success, appends Op{op, Result} to the new state's Ops,
+// dropping the oldest past MaxOps; an error changes nothing and is not
+// recorded, so a retry may succeed. A player remembers its last MaxOps
+// operations: an older one would be applied again. It is pure but for t.
+// Errors: ErrInvalid for an empty op, one longer than MaxOpID bytes or a nil
+// t; t's error.
+func Apply(p Player, op string, t func(Player) (Step, error)) (s Step, repeated bool, err error) {
+	if op == "" || len(op) > MaxOpID || t == nil {
+		return Step{Player: p}, false, fmt.Errorf("%w: operation %q (at most %d bytes) with transition %v", ErrInvalid, op, MaxOpID, t != nil)
+	}
+	for _, o := range p.Ops {
+		if o.ID == op {
+			return Step{Player: p, Result: o.Result}, true, nil
+		}
+	}
+	s, err = t(p)
+	if err != nil {
+		return Step{Player: p}, false, err
+	}
+	old := s.Player.Ops
+	if len(old) >= MaxOps {
+		old = old[len(old)-MaxOps+1:]
+	}
+	// A new slice: the old one may be shared with p and whoever holds it.
+	ops := make([]Op, 0, len(old)+1)
+	ops = append(append(ops, old...), Op{ID: op, Result: s.Result})
+	s.Player.Ops = slices.Clip(ops)
+	return s, false, nil
+}

@@ -1,0 +1,554 @@
+package game
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fixedDrawer returns the same outcome and chest every time, and counts its
+// calls.
+type fixedDrawer struct {
+	o               Outcome
+	c               Chest
+	err             error
+	tickets, chests int
+	keys            int // keys held at the last Ticket call
+}
+
+func (d *fixedDrawer) Ticket(_ Seed, _ string, _ uint64, keys int) (Outcome, error) {
+	d.tickets++
+	d.keys = keys
+	return d.o, d.err
+}
+
+func (d *fixedDrawer) Chest(Seed, string, int64) (Chest, error) {
+	d.chests++
+	return d.c, d.err
+}
+
+// clone deep-copies p, so that a test can see whether a transition touched
+// what p's pointers and slices refer to.
+func clone(p Player) Player {
+	if p.Ticket != nil {
+		t := *p.Ticket
+		p.Ticket = &t
+	}
+	if p.LastChest != nil {
+		c := *p.LastChest
+		p.LastChest = &c
+	}
+	p.Ops = slices.Clone(p.Ops)
+	return p
+}
+
+// step runs a transition and checks what every transition promises: an
+// error leaves the player as it was, success gives a sound player, and the
+// input is never modified.
+func step(t *testing.T, p Player, f func(Player) (Step, error)) (Step, error) {
+	t.Helper()
+	before := clone(p)
+	s, err := f(p)
+	if !reflect.DeepEqual(p, before) {
+		t.Fatalf("the transition modified its input:\n%+v\n%+v", p, before)
+	}
+	if err != nil {
+		if !reflect.DeepEqual(s.Player, before) || s.History != nil {
+			t.Fatalf("error %v with a changed player or history: %+v", err, s)
+		}
+		return s, err
+	}
+	if err := s.Player.Check(); err != nil {
+		t.Fatalf("unsound player after the step: %v", err)
+	}
+	if s.Result.Balance != s.Player.Balance {
+		t.Fatalf("result balance %d, player balance %d", s.Result.Balance, s.Player.Balance)
+	}
+	return s, nil
+}
+
+func wantErr(t *testing.T, err, target error) {
+	t.Helper()
+	if !errors.Is(err, target) {
+		t.Fatalf("error %v, want %v", err, target)
+	}
+}
+
+func TestNewPlayer(t *testing.T) {
+	p, err := NewPlayer(500, testSeed(1), t0)
+	if err != nil || p.Balance != 500 || p.StartingBalance != 500 || p.CreatedAt != t0 || p.Seed != testSeed(1) || p.Check() != nil {
+		t.Fatalf("NewPlayer = %+v, %v", p, err)
+	}
+	for _, c := range []struct {
+		start int64
+		seed  Seed
+	}{{-1, testSeed(1)}, {MaxBalance + 1, testSeed(1)}, {0, Seed{}}} {
+		if _, err := NewPlayer(c.start, c.seed, t0); !errors.Is(err, ErrInvalid) {
+			t.Errorf("NewPlayer(%d, %v) = %v, want ErrInvalid", c.start, c.seed == Seed{}, err)
+		}
+	}
+}
+
+func TestBuy(t *testing.T) {
+	fresh := newTestPlayer(t, 1000)
+	s, err := step(t, fresh, func(p Player) (Step, error) { return p.Buy(t0) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := s.Player
+	if n.Balance != 950 || n.TicketSeq != 1 || n.Stats.Plays != 1 || n.Stats.StakedCents != 50 ||
+		n.Ticket == nil || *n.Ticket != (Ticket{ID: 1, BoughtAt: t0}) || s.History != nil ||
+		s.Result != (Result{Balance: 950, Ticket: 1, Amount: -Stake}) {
+		t.Fatalf("Buy = %+v", s)
+	}
+
+	t.Run("open ticket resumed", func(t *testing.T) {
+		s2, err := step(t, n, func(p Player) (Step, error) { return p.Buy(t0.Add(time.Hour)) })
+		if err != nil || !reflect.DeepEqual(s2.Player, n) || s2.Result != (Result{Balance: 950, Ticket: 1, Resumed: true}) {
+			t.Fatalf("Buy with an open ticket = %+v, %v", s2, err)
+		}
+	})
+	t.Run("after a finished ticket", func(t *testing.T) {
+		d := &fixedDrawer{o: mustOutcome(t, TierLoss, false)}
+		s2, _ := step(t, n, func(p Player) (Step, error) { return p.Reveal(d, 1, AllRows, t0) })
+		s3, err := step(t, s2.Player, func(p Player) (Step, error) { return p.Buy(t0) })
+		if err != nil || s3.Result.Ticket != 2 || s3.Player.Balance != 900 || s3.Result.Resumed {
+			t.Fatalf("second Buy = %+v, %v", s3, err)
+		}
+	})
+
+	tests := []struct {
+		name   string
+		change func(p *Player)
+		want   error
+	}{
+		{"chest due", func(p *Player) { p.ChestDue = true }, ErrChestDue},
+		{"49 cents", func(p *Player) { p.Balance, p.StartingBalance = 49, 49 }, ErrInsufficientFunds},
+		{"no credit", func(p *Player) { p.Balance, p.StartingBalance = 0, 0 }, ErrInsufficientFunds},
+		{"no room for the prizes", func(p *Player) { p.Balance, p.StartingBalance = MaxBalance, MaxBalance }, ErrInvalid},
+		{"unsound player", func(p *Player) { p.Balance++ }, ErrInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newTestPlayer(t, 1000)
+			tt.change(&p)
+			_, err := step(t, p, func(p Player) (Step, error) { return p.Buy(t0) })
+			wantErr(t, err, tt.want)
+		})
+	}
+	t.Run("just enough room", func(t *testing.T) {
+		p := newTestPlayer(t, MaxBalance-playHeadroom()+Stake)
+		if _, err := step(t, p, func(p Player) (Step, error) { return p.Buy(t0) }); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// bought returns a player holding keys keys with ticket 1 bought.
+func bought(t *testing.T, keys int) Player {
+	t.Helper()
+	p := newTestPlayer(t, 1000)
+	p.Keys = keys
+	s, err := p.Buy(t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Player
+}
+
+func TestReveal(t *testing.T) {
+	later := t0.Add(time.Minute)
+	tests := []struct {
+		name     string
+		keys     int
+		o        Outcome
+		rows     RowMask
+		balance  int64
+		keys2    int
+		chest    bool
+		wins     int64
+		keysStat int64
+	}{
+		{"loss", 0, mustOutcome(t, TierLoss, false), 1, 950, 0, false, 0, 0},
+		{"loss with a key", 0, mustOutcome(t, TierLoss, true), AllRows, 950, 1, false, 0, 1},
+		{"second key", 1, mustOutcome(t, TierLoss, true), 0, 950, 2, false, 0, 1},
+		{"third key opens the chest", 2, mustOutcome(t, TierLoss, true), 2, 950, 0, true, 0, 1},
+		{"barrel", 2, mustOutcome(t, TierBarrel, false), 4, 1000, 2, false, 1, 0},
+		{"gem", 1, mustOutcome(t, TierGem, false), AllRows, 950 + 500_000, 1, false, 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := bought(t, tt.keys)
+			d := &fixedDrawer{o: tt.o}
+			s, err := step(t, p, func(p Player) (Step, error) { return p.Reveal(d, 1, tt.rows, later) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := s.Player
+			if d.tickets != 1 || d.keys != tt.keys {
+				t.Errorf("drawer called %d times with %d keys", d.tickets, d.keys)
+			}
+			want := Ticket{ID: 1, BoughtAt: t0, Drawn: true, Outcome: tt.o, KeysAfter: tt.keys2, Chest: tt.chest, Revealed: tt.rows}
+			if *n.Ticket != want {
+				t.Errorf("ticket %+v, want %+v", *n.Ticket, want)
+			}
+			if n.Ticket.KeysBefore() != tt.keys {
+				t.Errorf("KeysBefore = %d, want %d", n.Ticket.KeysBefore(), tt.keys)
+			}
+			if n.Balance != tt.balance || n.Keys != tt.keys2 || n.ChestDue != tt.chest ||
+				n.Stats.Wins != tt.wins || n.Stats.Keys != tt.keysStat ||
+				n.Stats.WonCents != tt.o.Prize || n.Stats.BestWinCents != tt.o.Prize {
+				t.Errorf("player %+v", n)
+			}
+			wantH := []Entry{{At: later, Kind: KindPlay, TicketID: 1, Tier: tt.o.Tier, Key: tt.o.Key, Amount: tt.o.Prize - Stake, Balance: tt.balance}}
+			if !reflect.DeepEqual(s.History, wantH) {
+				t.Errorf("history %+v, want %+v", s.History, wantH)
+			}
+			if s.Result != (Result{Balance: tt.balance, Ticket: 1, Drawn: true, Amount: tt.o.Prize - Stake}) {
+				t.Errorf("result %+v", s.Result)
+			}
+
+			// Revealing again never draws again, adds rows and is not an error.
+			d.o = mustOutcome(t, TierGem, false)
+			s2, err := step(t, n, func(p Player) (Step, error) { return p.Reveal(d, 1, AllRows, later) })
+			if err != nil || d.tickets != 1 || s2.History != nil || s2.Player.Ticket.Outcome != tt.o ||
+				s2.Player.Ticket.Revealed != AllRows || s2.Player.Balance != tt.balance ||
+				s2.Result != (Result{Balance: tt.balance, Ticket: 1}) {
+				t.Fatalf("second reveal = %+v, %v", s2, err)
+			}
+			s3, err := step(t, s2.Player, func(p Player) (Step, error) { return p.Reveal(d, 1, 1, later) })
+			if err != nil || !reflect.DeepEqual(s3.Player, s2.Player) {
+				t.Fatalf("third reveal = %+v, %v", s3, err)
+			}
+		})
+	}
+
+	win := mustOutcome(t, TierCandle, false)
+	lie := func(f func(o *Outcome)) Outcome { o := win; f(&o); return o }
+	errs := []struct {
+		name   string
+		ticket uint64
+		rows   RowMask
+		d      *fixedDrawer
+		change func(p *Player)
+		want   error
+	}{
+		{"unknown ticket", 2, 1, &fixedDrawer{o: win}, nil, ErrUnknownTicket},
+		{"stale ticket", 0, 1, &fixedDrawer{o: win}, nil, ErrUnknownTicket},
+		{"no ticket", 1, 1, &fixedDrawer{o: win}, func(p *Player) { p.Ticket = nil }, ErrUnknownTicket},
+		{"bad rows", 1, 8, &fixedDrawer{o: win}, nil, ErrInvalid},
+		{"drawer fails", 1, 1, &fixedDrawer{err: errBoom}, nil, errBoom},
+		{"prize lies", 1, 1, &fixedDrawer{o: lie(func(o *Outcome) { o.Prize = 1_000_000 })}, nil, ErrInvalidOutcome},
+		{"key on a win", 1, 1, &fixedDrawer{o: lie(func(o *Outcome) { o.Key = true })}, nil, ErrInvalid},
+		{"grid lies", 1, 1, &fixedDrawer{o: lie(func(o *Outcome) { o.Row = (o.Row + 1) % 3 })}, nil, ErrInvalid},
+		{"tier out of range", 1, 1, &fixedDrawer{o: Outcome{Tier: NumTiers, Row: -1}}, nil, ErrInvalid},
+		{"prize past the maximum balance", 1, 1, &fixedDrawer{o: win}, func(p *Player) {
+			p.Balance = MaxBalance - 10
+			p.Stats.GrantedCents = p.Balance - p.StartingBalance + p.Stats.StakedCents
+		}, ErrInvalid},
+	}
+	for _, tt := range errs {
+		t.Run(tt.name, func(t *testing.T) {
+			p := bought(t, 0)
+			if tt.change != nil {
+				tt.change(&p)
+			}
+			_, err := step(t, p, func(p Player) (Step, error) { return p.Reveal(tt.d, tt.ticket, tt.rows, t0) })
+			wantErr(t, err, tt.want)
+		})
+	}
+}
+
+var errBoom = errors.New("boom")
+
+// chestDue returns a player whose third key has just opened chest 1.
+func chestDue(t *testing.T) Player {
+	t.Helper()
+	s, err := bought(t, 2).Reveal(&fixedDrawer{o: mustOutcome(t, TierLoss, true)}, 1, AllRows, t0)
+	if err != nil || !s.Player.ChestDue {
+		t.Fatalf("no chest due: %+v, %v", s, err)
+	}
+	return s.Player
+}
+
+func TestOpenChest(t *testing.T) {
+	p := chestDue(t)
+	silver := Chest{Lot: LotSilver, Prize: 100}
+	d := &fixedDrawer{c: silver}
+	later := t0.Add(time.Minute)
+	s, err := step(t, p, func(p Player) (Step, error) { return p.OpenChest(d, 1, later) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := s.Player
+	if n.ChestDue || n.ChestSeq != 1 || *n.LastChest != silver || n.Balance != 1050 ||
+		n.Stats.Chests != 1 || n.Stats.WonCents != 100 || n.Stats.BestWinCents != 100 || d.chests != 1 {
+		t.Fatalf("after the chest: %+v", n)
+	}
+	if !reflect.DeepEqual(s.History, []Entry{{At: later, Kind: KindChest, Lot: LotSilver, Amount: 100, Balance: 1050}}) ||
+		s.Result != (Result{Balance: 1050, Opened: true, Chest: silver, Amount: 100}) {
+		t.Fatalf("step %+v", s)
+	}
+
+	// A repeat shows the same chest, pays nothing and draws nothing.
+	d.c = Chest{Lot: LotThreeGold, Prize: LotThreeGold.Prize()}
+	s2, err := step(t, n, func(p Player) (Step, error) { return p.OpenChest(d, 1, later) })
+	if err != nil || d.chests != 1 || !reflect.DeepEqual(s2.Player, n) || s2.History != nil ||
+		s2.Result != (Result{Balance: 1050, Chest: silver}) {
+		t.Fatalf("repeat = %+v, %v", s2, err)
+	}
+	// The chest is a new buy's business now: a ticket can be bought.
+	if _, err := n.Buy(later); err != nil {
+		t.Fatal(err)
+	}
+
+	errs := []struct {
+		name string
+		p    Player
+		seq  int64
+		d    *fixedDrawer
+		want error
+	}{
+		{"none due", newTestPlayer(t, 100), 1, &fixedDrawer{c: silver}, ErrNoChest},
+		{"none due, seq 0", newTestPlayer(t, 100), 0, &fixedDrawer{c: silver}, ErrNoChest},
+		{"next one not due", n, 2, &fixedDrawer{c: silver}, ErrNoChest},
+		{"skipping ahead", p, 2, &fixedDrawer{c: silver}, ErrNoChest},
+		{"going back", p, 0, &fixedDrawer{c: silver}, ErrNoChest},
+		{"drawer fails", p, 1, &fixedDrawer{err: errBoom}, errBoom},
+		{"prize lies", p, 1, &fixedDrawer{c: Chest{Lot: LotBronze, Prize: 100}}, ErrInvalidOutcome},
+		{"lot out of range", p, 1, &fixedDrawer{c: Chest{Lot: NumLots, Prize: 0}}, ErrInvalid},
+	}
+	for _, tt := range errs {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := step(t, tt.p, func(p Player) (Step, error) { return p.OpenChest(tt.d, tt.seq, later) })
+			wantErr(t, err, tt.want)
+			if tt.d.chests > 1 {
+				t.Errorf("drawer called %d times", tt.d.chests)
+			}
+		})
+	}
+}
+
+func TestClaimDaily(t *testing.T) {
+	const day = 24 * time.Hour
+	p := newTestPlayer(t, 100)
+	s, err := step(t, p, func(p Player) (Step, error) { return p.ClaimDaily(250, day, t0) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := s.Player
+	if n.Balance != 350 || n.Stats.DailyCents != 250 || n.LastDaily != t0 ||
+		!reflect.DeepEqual(s.History, []Entry{{At: t0, Kind: KindDaily, Amount: 250, Balance: 350}}) ||
+		s.Result != (Result{Balance: 350, Amount: 250}) {
+		t.Fatalf("ClaimDaily = %+v", s)
+	}
+	_, err = step(t, n, func(p Player) (Step, error) { return p.ClaimDaily(250, day, t0.Add(day-time.Millisecond)) })
+	wantErr(t, err, ErrDailyCooldown)
+	var ce *CooldownError
+	if !errors.As(err, &ce) || !ce.Next.Equal(t0.Add(day)) || !strings.Contains(err.Error(), "next claim") {
+		t.Fatalf("cooldown error %#v", err)
+	}
+	s2, err := step(t, n, func(p Player) (Step, error) { return p.ClaimDaily(250, day, t0.Add(day)) })
+	if err != nil || s2.Player.Balance != 600 || s2.Player.LastDaily != t0.Add(day) {
+		t.Fatalf("second claim = %+v, %v", s2, err)
+	}
+	if _, err := step(t, n, func(p Player) (Step, error) { return p.ClaimDaily(250, 0, t0) }); err != nil {
+		t.Fatalf("no cooldown: %v", err)
+	}
+
+	rich := newTestPlayer(t, MaxBalance-10)
+	errs := []struct {
+		name     string
+		p        Player
+		amount   int64
+		cooldown time.Duration
+		want     error
+	}{
+		{"disabled", p, 0, day, ErrDailyDisabled},
+		{"negative", p, -1, day, ErrInvalid},
+		{"too much", p, MaxDailyAmount + 1, day, ErrInvalid},
+		{"negative cooldown", p, 1, -1, ErrInvalid},
+		{"cooldown too long", p, 1, MaxCooldown + 1, ErrInvalid},
+		{"past the maximum balance", rich, 11, day, ErrInvalid},
+	}
+	for _, tt := range errs {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := step(t, tt.p, func(p Player) (Step, error) { return p.ClaimDaily(tt.amount, tt.cooldown, t0) })
+			wantErr(t, err, tt.want)
+		})
+	}
+	if _, err := step(t, rich, func(p Player) (Step, error) { return p.ClaimDaily(10, day, t0) }); err != nil {
+		t.Fatalf("up to the maximum: %v", err)
+	}
+}
+
+func TestGrant(t *testing.T) {
+	p := newTestPlayer(t, 100)
+	for _, tt := range []struct {
+		amount  int64
+		balance int64
+		err     error
+	}{
+		{50, 150, nil},
+		{-100, 0, nil},
+		{-101, 0, ErrInvalid},
+		{0, 0, ErrInvalid},
+		{MaxGrant, 100 + MaxGrant, nil},
+		{MaxGrant + 1, 0, ErrInvalid},
+		{-MaxGrant - 1, 0, ErrInvalid},
+	} {
+		s, err := step(t, p, func(p Player) (Step, error) { return p.Grant(tt.amount, t0) })
+		if tt.err != nil {
+			wantErr(t, err, tt.err)
+			continue
+		}
+		if err != nil || s.Player.Balance != tt.balance || s.Player.Stats.GrantedCents != tt.amount ||
+			!reflect.DeepEqual(s.History, []Entry{{At: t0, Kind: KindGrant, Amount: tt.amount, Balance: tt.balance}}) ||
+			s.Result != (Result{Balance: tt.balance, Amount: tt.amount}) {
+			t.Errorf("Grant(%d) = %+v, %v", tt.amount, s, err)
+		}
+	}
+	rich := newTestPlayer(t, MaxBalance-5)
+	_, err := step(t, rich, func(p Player) (Step, error) { return p.Grant(6, t0) })
+	wantErr(t, err, ErrInvalid)
+}
+
+func TestSetBalance(t *testing.T) {
+	p := newTestPlayer(t, 100)
+	for _, tt := range []struct {
+		balance int64
+		err     error
+	}{{40, nil}, {100, nil}, {MaxBalance, nil}, {0, nil}, {-1, ErrInvalid}, {MaxBalance + 1, ErrInvalid}} {
+		s, err := step(t, p, func(p Player) (Step, error) { return p.SetBalance(tt.balance, t0) })
+		if tt.err != nil {
+			wantErr(t, err, tt.err)
+			continue
+		}
+		diff := tt.balance - 100
+		if err != nil || s.Player.Balance != tt.balance || s.Player.Stats.GrantedCents != diff ||
+			!reflect.DeepEqual(s.History, []Entry{{At: t0, Kind: KindSet, Amount: diff, Balance: tt.balance}}) ||
+			s.Result != (Result{Balance: tt.balance, Amount: diff}) {
+			t.Errorf("SetBalance(%d) = %+v, %v", tt.balance, s, err)
+		}
+	}
+}
+
+func TestReset(t *testing.T) {
+	p := chestDue(t)
+	p.ClientSeed = "mine"
+	s, _, err := Apply(p, "op-1", func(p Player) (Step, error) { return p.Grant(5, t0) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = s.Player
+	p.LastDaily = t0
+	later := t0.Add(time.Hour)
+	s, err = step(t, p, func(p Player) (Step, error) { return p.Reset(700, later) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Player{StartingBalance: 700, Balance: 700, ChestSeq: p.ChestSeq, TicketSeq: p.TicketSeq,
+		CreatedAt: p.CreatedAt, Seed: p.Seed, ClientSeed: "mine", Ops: p.Ops}
+	if !reflect.DeepEqual(s.Player, want) {
+		t.Fatalf("Reset = %+v\nwant    %+v", s.Player, want)
+	}
+	if !reflect.DeepEqual(s.History, []Entry{{At: later, Kind: KindReset, Amount: 700 - p.Balance, Balance: 700}}) {
+		t.Fatalf("history %+v", s.History)
+	}
+	// The next ticket has a new number: no draw is ever made twice.
+	b, err := s.Player.Buy(later)
+	if err != nil || b.Result.Ticket != p.TicketSeq+1 {
+		t.Fatalf("Buy after Reset = %+v, %v", b, err)
+	}
+	// A corrupt player is repaired.
+	bad := p
+	bad.Balance = -5
+	if _, err := step(t, bad, func(p Player) (Step, error) { return p.Reset(10, later) }); err != nil {
+		t.Fatal(err)
+	}
+	for _, start := range []int64{-1, MaxBalance + 1} {
+		_, err := step(t, p, func(p Player) (Step, error) { return p.Reset(start, later) })
+		wantErr(t, err, ErrInvalid)
+	}
+}
+
+func TestApply(t *testing.T) {
+	p := newTestPlayer(t, 1000)
+	buy := func(p Player) (Step, error) { return p.Buy(t0) }
+	s, repeated, err := Apply(p, "a", buy)
+	if err != nil || repeated || len(s.Player.Ops) != 1 || s.Player.Ops[0] != (Op{ID: "a", Result: s.Result}) {
+		t.Fatalf("Apply = %+v, %v, %v", s, repeated, err)
+	}
+	first := s
+
+	// The same operation again: the first result, nothing changed.
+	again, repeated, err := Apply(first.Player, "a", func(Player) (Step, error) {
+		t.Fatal("a repeated operation ran its transition")
+		return Step{}, nil
+	})
+	if err != nil || !repeated || !reflect.DeepEqual(again.Player, first.Player) || again.Result != first.Result || again.History != nil {
+		t.Fatalf("repeat = %+v, %v, %v", again, repeated, err)
+	}
+
+	// An error is not recorded: a retry runs again.
+	fail := func(Player) (Step, error) { return Step{}, errBoom }
+	s, repeated, err = Apply(first.Player, "b", fail)
+	if !errors.Is(err, errBoom) || repeated || !reflect.DeepEqual(s.Player, first.Player) {
+		t.Fatalf("failing op = %+v, %v, %v", s, repeated, err)
+	}
+	s, _, err = Apply(first.Player, "b", func(p Player) (Step, error) { return p.Grant(1, t0) })
+	if err != nil || len(s.Player.Ops) != 2 {
+		t.Fatalf("retry = %+v, %v", s, err)
+	}
+
+	for _, op := range []string{"", strings.Repeat("x", MaxOpID+1)} {
+		if _, _, err := Apply(p, op, buy); !errors.Is(err, ErrInvalid) {
+			t.Errorf("op %q: %v", op, err)
+		}
+	}
+	if _, _, err := Apply(p, "c", nil); !errors.Is(err, ErrInvalid) {
+		t.Errorf("nil transition: %v", err)
+	}
+}
+
+func TestApplyKeepsTheLastOps(t *testing.T) {
+	p := newTestPlayer(t, 1000)
+	grant := func(p Player) (Step, error) { return p.Grant(1, t0) }
+	ids := make([]string, 0, MaxOps+10)
+	for i := 0; i < MaxOps+10; i++ {
+		id := string(rune('A' + i))
+		ids = append(ids, id)
+		s, _, err := Apply(p, id, grant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p = s.Player
+	}
+	if len(p.Ops) != MaxOps || p.Ops[0].ID != ids[10] || p.Ops[MaxOps-1].ID != ids[len(ids)-1] {
+		t.Fatalf("ops %d, from %q to %q", len(p.Ops), p.Ops[0].ID, p.Ops[len(p.Ops)-1].ID)
+	}
+	// The oldest forgotten: applied again.
+	if _, repeated, _ := Apply(p, ids[9], grant); repeated {
+		t.Error("a forgotten op was recognised")
+	}
+	if _, repeated, _ := Apply(p, ids[10], grant); !repeated {
+		t.Error("a remembered op was applied again")
+	}
+}
+
+// TestApplyDoesNotAlias: two operations applied to the same state give
+// independent states (Ops is never appended in place).
+func TestApplyDoesNotAlias(t *testing.T) {
+	p := newTestPlayer(t, 1000)
+	p.Ops = make([]Op, 1, 10) // spare capacity, as a decoder might leave
+	p.Ops[0] = Op{ID: "z"}
+	grant := func(p Player) (Step, error) { return p.Grant(1, t0) }
+	a, _, _ := Apply(p, "a", grant)
+	b, _, _ := Apply(p, "b", grant)
+	if a.Player.Ops[1].ID != "a" || b.Player.Ops[1].ID != "b" || len(p.Ops) != 1 {
+		t.Fatalf("ops %v / %v / %v", a.Player.Ops, b.Player.Ops, p.Ops)
+	}
+}
