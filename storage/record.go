@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"encoding/hex"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,8 +13,11 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// DumpVersion is the version of the JSON dump written by WriteDump.
-const DumpVersion = 1
+// DumpVersion is the version of the JSON dump written by WriteDump. Version
+// 2 adds each player's seeds; a version 1 dump still imports, its players
+// getting new seeds (their past tickets are not recomputed: they are kept
+// as drawn).
+const DumpVersion = 2
 
 // Dumper is implemented by stores that can export and import everything
 // they hold. The export and import subcommands use it; exporting from the
@@ -56,6 +60,10 @@ type Record struct {
 	Stats                StatsRecord     `json:"stats"`
 	LastDaily            *time.Time      `json:"last_daily,omitempty"`
 	CreatedAt            time.Time       `json:"created_at"`
+	// Seed is the player's secret server seed, 64 hex digits (version 2).
+	// It is operator data: guard a dump like the database.
+	Seed       string `json:"seed,omitempty"`
+	ClientSeed string `json:"client_seed,omitempty"`
 	History              []HistoryRecord `json:"history,omitempty"`
 }
 
@@ -101,7 +109,7 @@ type StatsRecord struct {
 // HistoryRecord is the JSON form of a HistoryEntry.
 type HistoryRecord struct {
 	At           time.Time `json:"at"`
-	Kind         Kind      `json:"kind"`
+	Kind         game.Kind `json:"kind"`
 	TicketID     uint64    `json:"ticket_id,omitempty"`
 	Tier         game.Tier `json:"tier,omitempty"`
 	Key          bool      `json:"key,omitempty"`
@@ -137,19 +145,22 @@ type AuditRecord struct {
 	Reason      string    `json:"reason"`
 }
 
-// NewRecord returns the record of p with its history hist, oldest first.
-func NewRecord(p Player, hist []HistoryEntry) Record {
+// NewRecord returns the record of player id, p, with its history hist,
+// oldest first.
+func NewRecord(id PlayerID, p game.Player, hist []game.Entry) Record {
 	r := Record{
-		GuildID:              p.ID.Guild,
-		UserID:               p.ID.User,
+		GuildID:              id.Guild,
+		UserID:               id.User,
 		BalanceCents:         p.Balance,
 		StartingBalanceCents: p.StartingBalance,
 		Keys:                 p.Keys,
-		ChestPending:         p.ChestPending,
+		ChestPending:         p.ChestDue,
 		ChestSeq:             p.ChestSeq,
 		TicketSeq:            p.TicketSeq,
 		Stats:                StatsRecord(p.Stats),
 		CreatedAt:            p.CreatedAt,
+		Seed:                 hex.EncodeToString(p.Seed[:]),
+		ClientSeed:           p.ClientSeed,
 	}
 	if p.Ticket != nil {
 		t := ticketRecord(*p.Ticket)
@@ -175,7 +186,7 @@ func NewRecord(p Player, hist []HistoryEntry) Record {
 	return r
 }
 
-func ticketRecord(t Ticket) TicketRecord {
+func ticketRecord(t game.Ticket) TicketRecord {
 	r := TicketRecord{ID: t.ID, BoughtAt: t.BoughtAt, Drawn: t.Drawn, KeysAfter: t.KeysAfter, Chest: t.Chest, RevealedRows: uint8(t.Revealed)}
 	if t.Drawn {
 		o := t.Outcome
@@ -184,25 +195,40 @@ func ticketRecord(t Ticket) TicketRecord {
 	return r
 }
 
-// Player decodes and validates the record: it returns the player and its
-// history, oldest first, or an ErrInvalid error saying what is wrong.
-func (r Record) Player() (Player, []HistoryEntry, error) {
-	p := Player{
-		ID:              PlayerID{Guild: r.GuildID, User: r.UserID},
+// Player decodes and validates the record: it returns the player's ID,
+// state and history, oldest first, or an ErrInvalid error saying what is
+// wrong. A record without a seed (a version 1 dump) gets one read from
+// seeds. Every amount is checked against game's bounds, and every sum
+// without overflow (game.Player.Check).
+func (r Record) Player(seeds io.Reader) (PlayerID, game.Player, []game.Entry, error) {
+	id := PlayerID{Guild: r.GuildID, User: r.UserID}
+	fail := func(err error) (PlayerID, game.Player, []game.Entry, error) { return id, game.Player{}, nil, err }
+	p := game.Player{
 		StartingBalance: r.StartingBalanceCents,
 		Balance:         r.BalanceCents,
 		Keys:            r.Keys,
-		ChestPending:    r.ChestPending,
+		ChestDue:        r.ChestPending,
 		ChestSeq:        r.ChestSeq,
 		TicketSeq:       r.TicketSeq,
-		Stats:           Stats(r.Stats),
+		Stats:           game.Stats(r.Stats),
 		CreatedAt:       r.CreatedAt,
+		ClientSeed:      r.ClientSeed,
 	}
-	if err := ValidateID(p.ID); err != nil {
-		return Player{}, nil, err
+	if err := ValidateID(id); err != nil {
+		return fail(err)
+	}
+	switch b, err := hex.DecodeString(r.Seed); {
+	case r.Seed == "":
+		if p.Seed, err = game.NewSeed(seeds); err != nil {
+			return fail(fmt.Errorf("a new seed: %w", err))
+		}
+	case err != nil || len(b) != len(p.Seed):
+		return fail(fmt.Errorf("%w: seed: want %d hex digits", ErrInvalid, 2*len(p.Seed)))
+	default:
+		copy(p.Seed[:], b)
 	}
 	if r.OpenTicket != nil && r.LastTicket != nil {
-		return Player{}, nil, fmt.Errorf("%w: both open_ticket and last_ticket", ErrInvalid)
+		return fail(fmt.Errorf("%w: both open_ticket and last_ticket", ErrInvalid))
 	}
 	for _, tr := range []*TicketRecord{r.OpenTicket, r.LastTicket} {
 		if tr == nil {
@@ -210,80 +236,69 @@ func (r Record) Player() (Player, []HistoryEntry, error) {
 		}
 		t, err := tr.ticket()
 		if err != nil {
-			return Player{}, nil, err
+			return fail(err)
 		}
 		if t.Open() != (tr == r.OpenTicket) {
-			return Player{}, nil, fmt.Errorf("%w: ticket %d: revealed_rows %d does not match open_ticket/last_ticket", ErrInvalid, t.ID, t.Revealed)
-		}
-		if t.ID == 0 || t.ID > r.TicketSeq {
-			return Player{}, nil, fmt.Errorf("%w: ticket id %d not in 1..ticket_seq %d", ErrInvalid, t.ID, r.TicketSeq)
+			return fail(fmt.Errorf("%w: ticket %d: revealed_rows %d does not match open_ticket/last_ticket", ErrInvalid, t.ID, t.Revealed))
 		}
 		p.Ticket = &t
 	}
 	if r.LastChest != nil {
-		c := game.Chest{Lot: r.LastChest.Lot, Prize: r.LastChest.PrizeCents}
-		if err := ValidateChest(c); err != nil {
-			return Player{}, nil, fmt.Errorf("last_chest: %w", err)
-		}
-		p.LastChest = &c
+		p.LastChest = &game.Chest{Lot: r.LastChest.Lot, Prize: r.LastChest.PrizeCents}
 	}
 	if r.LastDaily != nil {
 		p.LastDaily = *r.LastDaily
 	}
-	switch {
-	case r.ChestSeq < 0:
-		return Player{}, nil, fmt.Errorf("%w: chest_seq %d", ErrInvalid, r.ChestSeq)
-	case r.CreatedAt.IsZero():
-		return Player{}, nil, fmt.Errorf("%w: created_at missing", ErrInvalid)
-	case p.Balance > 100*MaxBalance || p.StartingBalance < 0 || p.StartingBalance > MaxBalance:
-		return Player{}, nil, fmt.Errorf("%w: balance %d or starting balance %d out of range", ErrInvalid, p.Balance, p.StartingBalance)
+	if r.CreatedAt.IsZero() {
+		return fail(fmt.Errorf("%w: created_at missing", ErrInvalid))
 	}
-	if err := CheckInvariant(p); err != nil {
-		return Player{}, nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	if err := p.Check(); err != nil {
+		return fail(fmt.Errorf("%w: %v", ErrInvalid, err))
 	}
 	if len(r.History) > HistoryLimit {
-		return Player{}, nil, fmt.Errorf("%w: %d history entries, at most %d", ErrInvalid, len(r.History), HistoryLimit)
+		return fail(fmt.Errorf("%w: %d history entries, at most %d", ErrInvalid, len(r.History), HistoryLimit))
 	}
-	hist := make([]HistoryEntry, 0, len(r.History))
+	hist := make([]game.Entry, 0, len(r.History))
 	for i, h := range r.History {
 		switch h.Kind {
-		case KindPlay, KindChest, KindDaily, KindGrant, KindSet, KindReset:
+		case game.KindPlay, game.KindChest, game.KindDaily, game.KindGrant, game.KindSet, game.KindReset:
 		default:
-			return Player{}, nil, fmt.Errorf("%w: history[%d]: kind %q", ErrInvalid, i, h.Kind)
+			return fail(fmt.Errorf("%w: history[%d]: kind %q", ErrInvalid, i, h.Kind))
 		}
-		if h.Tier >= game.NumTiers || h.Lot >= game.NumLots || h.At.IsZero() {
-			return Player{}, nil, fmt.Errorf("%w: history[%d]: tier %d, lot %d, at %v", ErrInvalid, i, h.Tier, h.Lot, h.At)
+		if h.Tier >= game.NumTiers || h.Lot >= game.NumLots || h.At.IsZero() ||
+			h.AmountCents > game.MaxBalance || h.AmountCents < -game.MaxBalance || h.BalanceCents < 0 || h.BalanceCents > game.MaxBalance {
+			return fail(fmt.Errorf("%w: history[%d]: tier %d, lot %d, at %v, amount %d, balance %d", ErrInvalid, i, h.Tier, h.Lot, h.At, h.AmountCents, h.BalanceCents))
 		}
-		hist = append(hist, HistoryEntry{
+		hist = append(hist, game.Entry{
 			At: h.At, Kind: h.Kind, TicketID: h.TicketID, Tier: h.Tier, Key: h.Key,
 			Lot: h.Lot, Amount: h.AmountCents, Balance: h.BalanceCents,
 		})
 	}
-	return p, hist, nil
+	return id, p, hist, nil
 }
 
-func (tr TicketRecord) ticket() (Ticket, error) {
-	t := Ticket{ID: tr.ID, BoughtAt: tr.BoughtAt, Drawn: tr.Drawn, KeysAfter: tr.KeysAfter, Chest: tr.Chest, Revealed: RowMask(tr.RevealedRows)}
+func (tr TicketRecord) ticket() (game.Ticket, error) {
+	t := game.Ticket{ID: tr.ID, BoughtAt: tr.BoughtAt, Drawn: tr.Drawn, KeysAfter: tr.KeysAfter, Chest: tr.Chest, Revealed: game.RowMask(tr.RevealedRows)}
 	switch {
-	case tr.RevealedRows > uint8(AllRows):
-		return Ticket{}, fmt.Errorf("%w: ticket %d: revealed_rows %d", ErrInvalid, tr.ID, tr.RevealedRows)
+	case tr.RevealedRows > uint8(game.AllRows):
+		return game.Ticket{}, fmt.Errorf("%w: ticket %d: revealed_rows %d", ErrInvalid, tr.ID, tr.RevealedRows)
 	case tr.Drawn != (tr.Outcome != nil):
-		return Ticket{}, fmt.Errorf("%w: ticket %d: drawn %v but outcome %v", ErrInvalid, tr.ID, tr.Drawn, tr.Outcome != nil)
+		return game.Ticket{}, fmt.Errorf("%w: ticket %d: drawn %v but outcome %v", ErrInvalid, tr.ID, tr.Drawn, tr.Outcome != nil)
 	case !tr.Drawn && (tr.RevealedRows != 0 || tr.KeysAfter != 0 || tr.Chest):
-		return Ticket{}, fmt.Errorf("%w: ticket %d: not drawn but revealed or keyed", ErrInvalid, tr.ID)
+		return game.Ticket{}, fmt.Errorf("%w: ticket %d: not drawn but revealed or keyed", ErrInvalid, tr.ID)
 	case tr.KeysAfter < 0 || tr.KeysAfter >= game.MaxKeys:
-		return Ticket{}, fmt.Errorf("%w: ticket %d: keys_after %d", ErrInvalid, tr.ID, tr.KeysAfter)
+		return game.Ticket{}, fmt.Errorf("%w: ticket %d: keys_after %d", ErrInvalid, tr.ID, tr.KeysAfter)
 	case tr.BoughtAt.IsZero():
-		return Ticket{}, fmt.Errorf("%w: ticket %d: bought_at missing", ErrInvalid, tr.ID)
+		return game.Ticket{}, fmt.Errorf("%w: ticket %d: bought_at missing", ErrInvalid, tr.ID)
 	}
 	if tr.Outcome != nil {
 		g, err := game.ParseGrid(tr.Outcome.Grid)
 		if err != nil {
-			return Ticket{}, fmt.Errorf("%w: ticket %d: %v", ErrInvalid, tr.ID, err)
+			return game.Ticket{}, fmt.Errorf("%w: ticket %d: %v", ErrInvalid, tr.ID, err)
 		}
 		t.Outcome = game.Outcome{Tier: tr.Outcome.Tier, Prize: tr.Outcome.PrizeCents, Key: tr.Outcome.Key, Row: tr.Outcome.Row, Grid: g}
-		if err := ValidateOutcome(t.Outcome); err != nil {
-			return Ticket{}, fmt.Errorf("ticket %d: %w", tr.ID, err)
+		if err := game.Validate(t.Outcome); err != nil {
+			return game.Ticket{}, fmt.Errorf("%w: ticket %d: %v", ErrInvalid, tr.ID, err)
 		}
 	}
 	return t, nil
@@ -349,8 +364,9 @@ type DecodedDump struct {
 
 // DecodedPlayer is one validated player with its history, oldest first.
 type DecodedPlayer struct {
-	Player  Player
-	History []HistoryEntry
+	ID      PlayerID
+	Player  game.Player
+	History []game.Entry
 }
 
 // DecodedGuild is one validated guild.
@@ -362,23 +378,24 @@ type DecodedGuild struct {
 
 // Decode validates every record of d and reports the first wrong one by its
 // index and ids: ErrInvalid for a malformed record, ErrDuplicate for a
-// player or guild present twice.
-func (d *Dump) Decode() (*DecodedDump, error) {
-	if d.Version != DumpVersion {
-		return nil, fmt.Errorf("%w: dump version %d, want %d", ErrInvalid, d.Version, DumpVersion)
+// player or guild present twice. Players of a version 1 dump get seeds
+// read from seeds (crypto/rand.Reader).
+func (d *Dump) Decode(seeds io.Reader) (*DecodedDump, error) {
+	if d.Version != DumpVersion && d.Version != 1 {
+		return nil, fmt.Errorf("%w: dump version %d, want 1 or %d", ErrInvalid, d.Version, DumpVersion)
 	}
 	out := &DecodedDump{}
 	seen := make(map[PlayerID]int, len(d.Players))
 	for i, r := range d.Players {
-		p, h, err := r.Player()
+		id, p, h, err := r.Player(seeds)
 		if err != nil {
 			return nil, fmt.Errorf("players[%d] (guild %d, user %d): %w", i, r.GuildID, r.UserID, err)
 		}
-		if j, ok := seen[p.ID]; ok {
+		if j, ok := seen[id]; ok {
 			return nil, fmt.Errorf("players[%d] (guild %d, user %d): %w: same player as players[%d]", i, r.GuildID, r.UserID, ErrDuplicate, j)
 		}
-		seen[p.ID] = i
-		out.Players = append(out.Players, DecodedPlayer{Player: p, History: h})
+		seen[id] = i
+		out.Players = append(out.Players, DecodedPlayer{ID: id, Player: p, History: h})
 	}
 	gseen := make(map[uint64]int, len(d.Guilds))
 	for i, g := range d.Guilds {

@@ -1,0 +1,95 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/lesclefsdutresor/clefs/game"
+)
+
+// Step is one change of a player through Apply: a transition of package
+// game, applied under an operation ID.
+type Step struct {
+	ID PlayerID
+	// Op is the operation's ID: the Discord interaction's ID, or an
+	// operator command's own. A repeated operation changes nothing and
+	// returns the result it had the first time (game.Apply).
+	Op string
+	// Create creates the player when it was never written, with Start
+	// credits and a seed read from Seeds; otherwise such a player is
+	// ErrNoPlayer.
+	Create bool
+	Start  int64
+	Seeds  io.Reader // crypto/rand.Reader in production
+	// Now is the time of the step (already rounded by Timestamp).
+	Now time.Time
+	// Do is the transition, e.g. func(p game.Player) (game.Step, error) {
+	// return p.Buy(now) }.
+	Do func(game.Player) (game.Step, error)
+	// Audit, when not nil, gives the moderator log's entry of the step.
+	Audit func(game.Step) *AuditEntry
+}
+
+// Applied is what Apply did.
+type Applied struct {
+	// Player is the state after the step; after an error, or for a
+	// repeated operation, the state as it is.
+	Player   game.Player
+	Result   game.Result  // the step's result (a repeated operation's first one)
+	History  []game.Entry // the history lines written
+	Repeated bool         // the operation had already been applied: nothing changed
+	Created  bool         // the step created the player
+}
+
+// Apply applies s to the player in one atomic step of st: it loads the
+// player, runs the transition through game.Apply (the rules, and the
+// operation's ID), and writes the result with compare-and-set, running the
+// transition again on the fresh state if another writer came first. It
+// decides nothing itself. Errors are the transition's (game.ErrInsufficientFunds…),
+// ErrNoPlayer, or internal; the returned Applied.Player is then the
+// player's current state, for the reply.
+func Apply(ctx context.Context, st Store, s Step) (Applied, error) {
+	if err := ValidateID(s.ID); err != nil {
+		return Applied{}, err
+	}
+	var seed game.Seed
+	if s.Create {
+		var err error
+		if seed, err = game.NewSeed(s.Seeds); err != nil {
+			return Applied{}, fmt.Errorf("storage: a new player's seed: %w", err)
+		}
+	}
+	var out Applied
+	_, err := st.Update(ctx, s.ID, func(v Versioned) (Write, error) {
+		out = Applied{Player: v.Player}
+		p := v.Player
+		if !v.Exists() {
+			if !s.Create {
+				return Write{}, ErrNoPlayer
+			}
+			var err error
+			if p, err = game.NewPlayer(s.Start, seed, s.Now); err != nil {
+				return Write{}, fmt.Errorf("storage: new player %d/%d: %w", s.ID.Guild, s.ID.User, err)
+			}
+			out.Created = true
+		}
+		step, repeated, err := game.Apply(p, s.Op, s.Do)
+		if err != nil {
+			return Write{}, err
+		}
+		out.Player, out.Result, out.Repeated = step.Player, step.Result, repeated
+		if repeated {
+			out.Created = false
+			return Write{Skip: true}, nil
+		}
+		out.History = step.History
+		w := Write{Player: step.Player, History: step.History}
+		if s.Audit != nil {
+			w.Audit = s.Audit(step)
+		}
+		return w, nil
+	})
+	return out, err
+}

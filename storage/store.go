@@ -1,0 +1,180 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/lesclefsdutresor/clefs/game"
+)
+
+// Errors of a Store. Callers test them with errors.Is; every other error is
+// internal (the backend is unreachable, a record is corrupt…) and is wrapped
+// with context. A call that returns an error has written nothing, except
+// where said.
+var (
+	ErrInvalid   = errors.New("storage: invalid argument")
+	ErrDuplicate = errors.New("storage: duplicate record")
+	ErrClosed    = errors.New("storage: store is closed")
+	// ErrNoPlayer is returned by Apply when the player was never written
+	// and the step does not create players (a moderator's reset of someone
+	// who never played, a button of a deleted player…).
+	ErrNoPlayer = errors.New("storage: no such player")
+	// ErrConflict is returned by Update when fn kept seeing a record that
+	// another writer changed before it could be written (MaxAttempts
+	// times): under a storm of writes to one player. Nothing was written.
+	ErrConflict = errors.New("storage: too many concurrent changes, try again")
+)
+
+// MaxAttempts bounds the compare-and-set retries of one Update.
+const MaxAttempts = 16
+
+// PlayerID names a player: a Discord user in a guild (both snowflakes).
+type PlayerID struct {
+	Guild uint64
+	User  uint64
+}
+
+// Versioned is a player's state as stored, with the version that
+// compare-and-set checks. Version 0 means the player was never written:
+// Player is then the zero value.
+type Versioned struct {
+	Player  game.Player
+	Version uint64
+}
+
+// Exists reports whether the player was ever written.
+func (v Versioned) Exists() bool { return v.Version != 0 }
+
+// Write is what one Update writes, atomically: the player's new state,
+// its history lines and, for a moderator's action, the audit entry. The
+// zero Write (Skip) writes nothing.
+type Write struct {
+	// Skip writes nothing (the step changed nothing: a repeated operation,
+	// a resumed ticket); Update then returns the state fn saw.
+	Skip bool
+	// Player is the new state. Its Balance also goes to the guild's
+	// leaderboard index.
+	Player game.Player
+	// History lines to append, oldest first; the store keeps the last
+	// HistoryLimit of the player's.
+	History []game.Entry
+	// Audit, when not nil, is appended to the guild's moderator log (the
+	// last AuditLimit kept).
+	Audit *AuditEntry
+}
+
+// AuditEntry records one moderator action.
+type AuditEntry struct {
+	At     time.Time
+	Guild  uint64
+	Actor  uint64 // the moderator
+	Target uint64 // the player, 0 for guild-wide actions
+	Action string // "grant", "set-balance", "reset", "reset-guild", "settings"
+	Amount int64  // cents, when relevant
+	Reason string
+}
+
+// Settings are a guild's options, set by its moderators.
+type Settings struct {
+	StartingBalance int64 // cents, for players created from now on
+	DailyAmount     int64 // cents; 0 disables /daily
+	DailyCooldown   time.Duration
+	PublicPlays     bool   // plays visible to the channel (else ephemeral)
+	Channel         uint64 // the only channel where plays are allowed; 0 = anywhere
+}
+
+// Guild is a guild's settings as stored, with the operations recently
+// applied to them (so that a repeated /admin settings changes nothing) and
+// the version that compare-and-set checks (0: never written; Settings are
+// then the store's defaults).
+type Guild struct {
+	Settings Settings
+	Ops      []string // the most recent operation IDs, oldest first, at most MaxGuildOps
+	Version  uint64
+}
+
+// MaxGuildOps bounds Guild.Ops.
+const MaxGuildOps = 64
+
+// GuildWrite is what one UpdateGuild writes: the new settings, the
+// operation recorded, and the audit entry. Skip writes nothing.
+type GuildWrite struct {
+	Skip     bool
+	Settings Settings
+	Op       string // appended to Guild.Ops (the oldest dropped past MaxGuildOps)
+	Audit    *AuditEntry
+}
+
+// LeaderboardEntry is one row of a guild's leaderboard.
+type LeaderboardEntry struct {
+	User    uint64
+	Balance int64
+	Rank    int // 1 for the richest; ties broken by user ID, lowest first
+}
+
+// Board is a guild's leaderboard as one caller sees it.
+type Board struct {
+	Top     []LeaderboardEntry // the first n, richest first
+	You     *LeaderboardEntry  // the caller's own row, nil if not on the board
+	Players int                // players on the board
+}
+
+// Store persists players and guilds. It decides nothing: the rules are in
+// package game, and Apply joins the two. Every method is safe for
+// concurrent use by many goroutines and by many processes sharing the
+// backend.
+type Store interface {
+	// Load returns the player's state and version; a player never written
+	// has Version 0. It creates nothing.
+	Load(ctx context.Context, id PlayerID) (Versioned, error)
+
+	// Update reads the player (Version 0 if never written), calls fn, and
+	// writes what fn returns in one atomic step if the stored version is
+	// still the one fn saw (compare-and-set); otherwise it reads again and
+	// calls fn again, at most MaxAttempts times (then ErrConflict). fn must
+	// be a pure function of what it is given: it may run several times.
+	// Update returns the state written, with its new version, or the state
+	// fn last saw when it skipped or failed; fn's error is returned as is.
+	// The write also sets the player's balance in the guild's leaderboard
+	// index.
+	Update(ctx context.Context, id PlayerID, fn func(Versioned) (Write, error)) (Versioned, error)
+
+	// History returns up to n of the player's most recent history lines,
+	// newest first.
+	History(ctx context.Context, id PlayerID, n int) ([]game.Entry, error)
+	// Leaderboard returns the guild's n richest players and the row of user
+	// (0: none), from an index kept with every write: O(log N) in the
+	// guild's players.
+	Leaderboard(ctx context.Context, guild uint64, n int, user uint64) (Board, error)
+	// Players calls fn with the user ID of every player of the guild, in
+	// increasing order, until fn returns an error (returned as is).
+	Players(ctx context.Context, guild uint64, fn func(user uint64) error) error
+	// Audit returns up to n of the guild's most recent moderator actions,
+	// newest first.
+	Audit(ctx context.Context, guild uint64, n int) ([]AuditEntry, error)
+
+	// Guild returns the guild's settings (the defaults if never written)
+	// and version.
+	Guild(ctx context.Context, guild uint64) (Guild, error)
+	// UpdateGuild is Update for a guild's settings: compare-and-set on the
+	// version, fn retried on a conflict.
+	UpdateGuild(ctx context.Context, guild uint64, fn func(Guild) (GuildWrite, error)) (Guild, error)
+
+	// Ping checks that the backend answers.
+	Ping(ctx context.Context) error
+	// Close releases the store.
+	Close() error
+}
+
+// Options configure a store. The zero value is usable.
+type Options struct {
+	// Defaults are the settings of a guild whose moderators set none.
+	Defaults Settings
+}
+
+// Limits every store keeps.
+const (
+	HistoryLimit = 50   // history lines kept per player
+	AuditLimit   = 1000 // moderator actions kept per guild
+)
