@@ -29,11 +29,12 @@ type Dumper interface {
 	// ExportGuilds calls fn for every guild that has settings or audit
 	// entries, ordered by guild.
 	ExportGuilds(ctx context.Context, fn func(GuildRecord) error) error
-	// Import adds every player and guild of d, all or nothing. A player or
-	// guild already in the store, or twice in d, is ErrDuplicate; a malformed
-	// record is ErrInvalid. The error names the record. Import is meant for an
-	// empty store and must not run while the bot plays.
-	Import(ctx context.Context, d *Dump) error
+	// Import adds every player and guild of d (validated by Dump.Decode),
+	// all or nothing, with their leaderboard index. A player or guild
+	// already in the store is ErrDuplicate; the error names the record.
+	// Import is meant for an empty store and must not run while the bot
+	// plays.
+	Import(ctx context.Context, d *DecodedDump) error
 }
 
 // Dump is the JSON form of a whole store.

@@ -178,3 +178,29 @@ const (
 	HistoryLimit = 50   // history lines kept per player
 	AuditLimit   = 1000 // moderator actions kept per guild
 )
+
+// Indexer is implemented by stores whose leaderboard index is written
+// beside the players rather than in the same transaction (Redis: the index
+// is in the guild's hash slot, the player in its own), so that a crash
+// between the two can leave it behind. The audit subcommand reports the
+// drift and, with -repair, rebuilds the index.
+type Indexer interface {
+	// CheckIndex calls fn for every difference between the players'
+	// balances and the leaderboard index, guild by guild, until fn
+	// returns an error (returned as is).
+	CheckIndex(ctx context.Context, fn func(IndexDrift) error) error
+	// RebuildIndex sets every player's index entry from its balance and
+	// removes the entries of players that do not exist; it returns how
+	// many entries it changed. It is idempotent and safe while the bot
+	// plays.
+	RebuildIndex(ctx context.Context) (int, error)
+}
+
+// IndexDrift is one difference between a player and the leaderboard index.
+type IndexDrift struct {
+	ID      PlayerID
+	Balance int64 // the player's balance; 0 when the player does not exist
+	Indexed int64 // the index's value; 0 when the player is not in the index
+	Player  bool  // the player exists
+	Index   bool  // the index has an entry for it
+}
