@@ -2,29 +2,39 @@ package storetest
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
 // BenchOpenFunc opens a fresh, empty store for a benchmark.
 type BenchOpenFunc func(b *testing.B, opts storage.Options) storage.Store
 
-// Bench runs a benchmark of each storage step against the stores open
-// gives. Cycle64 reports play cycles per second (buy, reveal all) with 64
-// players playing at once.
+// Bench benchmarks a store through storage.Apply with the production
+// drawer (game.SeededDrawer). Cycle64 reports play cycles per second — Buy,
+// then Reveal of all rows (and the chest when one is due) — with 64
+// players playing at once, each from its own goroutine; Cycle is one player
+// alone; Load, History20 and Leaderboard100of1000 are reads.
 func Bench(b *testing.B, open BenchOpenFunc) {
 	ctx := context.Background()
-	rich := storage.Options{Drawer: RandomDrawer(1), Defaults: storage.Settings{StartingBalance: storage.MaxBalance, DailyAmount: 1}}
-	id := storage.PlayerID{Guild: 1, User: 1}
+	opts := storage.Options{Defaults: defaults}
+	var ops atomic.Int64
 	cycle := func(b *testing.B, st storage.Store, id storage.PlayerID) {
-		p, t, _, err := st.Buy(ctx, id)
-		if errors.Is(err, storage.ErrChestDue) {
-			_, _, _, err = st.OpenChest(ctx, id, p.ChestSeq+1)
-			if err != nil {
+		now := storage.Timestamp(time.Now())
+		apply := func(do func(game.Player) (game.Step, error)) (storage.Applied, error) {
+			return storage.Apply(ctx, st, storage.Step{ID: id, Op: fmt.Sprintf("b%d", ops.Add(1)), Create: true, Start: game.MaxBalance / 2, Seeds: rand.Reader, Now: now, Do: do})
+		}
+		a, err := apply(func(p game.Player) (game.Step, error) { return p.Buy(now) })
+		if errors.Is(err, game.ErrChestDue) {
+			seq := a.Player.ChestSeq + 1
+			if _, err := apply(func(p game.Player) (game.Step, error) { return p.OpenChest(game.SeededDrawer{}, seq, now) }); err != nil {
 				b.Error(err)
 			}
 			return
@@ -33,53 +43,32 @@ func Bench(b *testing.B, open BenchOpenFunc) {
 			b.Error(err)
 			return
 		}
-		if _, _, err := st.Reveal(ctx, id, t.ID, storage.AllRows); err != nil {
+		t := a.Result.Ticket
+		if _, err := apply(func(p game.Player) (game.Step, error) { return p.Reveal(game.SeededDrawer{}, t, game.AllRows, now) }); err != nil {
 			b.Error(err)
 		}
 	}
-	b.Run("Player", func(b *testing.B) {
-		st := open(b, rich)
+	id := storage.PlayerID{Guild: 1, User: 1}
+	b.Run("Load", func(b *testing.B) {
+		st := open(b, opts)
+		cycle(b, st, id)
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := st.Player(ctx, id); err != nil {
+			if _, err := st.Load(ctx, id); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("Cycle", func(b *testing.B) {
-		st := open(b, rich)
+		st := open(b, opts)
 		b.ReportAllocs()
 		for b.Loop() {
 			cycle(b, st, id)
 		}
-	})
-	b.Run("RevealDrawn", func(b *testing.B) {
-		st := open(b, rich)
-		_, t, _, err := st.Buy(ctx, id)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, _, err := st.Reveal(ctx, id, t.ID, 0); err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, _, err := st.Reveal(ctx, id, t.ID, 1); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("Grant", func(b *testing.B) {
-		st := open(b, storage.Options{Defaults: storage.Settings{StartingBalance: 1000}})
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := st.Grant(ctx, 9, id, 1, "bench"); err != nil {
-				b.Fatal(err)
-			}
-		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cycles/s")
 	})
 	b.Run("History20", func(b *testing.B) {
-		st := open(b, rich)
+		st := open(b, opts)
 		for range 30 {
 			cycle(b, st, id)
 		}
@@ -91,21 +80,23 @@ func Bench(b *testing.B, open BenchOpenFunc) {
 		}
 	})
 	b.Run("Leaderboard100of1000", func(b *testing.B) {
-		st := open(b, rich)
+		st := open(b, opts)
 		for u := range 1000 {
-			if _, err := st.SetBalance(ctx, 9, storage.PlayerID{Guild: 1, User: uint64(u + 1)}, int64(u*7%1000), ""); err != nil {
+			now := time.Now()
+			if _, err := storage.Apply(ctx, st, storage.Step{ID: storage.PlayerID{Guild: 1, User: uint64(u + 1)}, Op: "set", Create: true, Seeds: rand.Reader, Now: now,
+				Do: func(p game.Player) (game.Step, error) { return p.SetBalance(int64(u*7%1000), now) }}); err != nil {
 				b.Fatal(err)
 			}
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := st.Leaderboard(ctx, 1, 100); err != nil {
+			if _, err := st.Leaderboard(ctx, 1, 100, 500); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("Cycle64", func(b *testing.B) {
-		st := open(b, rich)
+		st := open(b, opts)
 		var next atomic.Uint64
 		b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0))) // 64 goroutines
 		b.ReportAllocs()

@@ -2,165 +2,270 @@ package storetest
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"sync"
+	"testing"
+	"time"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// tally is what the players of CheckConcurrency saw happen to one player.
+// The amounts CheckConcurrency moves besides the plays.
+const (
+	stressStart  = 1_000_000
+	stressGrant  = 100
+	stressShared = 7
+	stressDaily  = 10
+)
+
+// tally is what the goroutines of CheckConcurrency saw happen to one player.
 type tally struct {
-	mu          sync.Mutex
-	start       storage.Player
-	bought      map[uint64]bool         // tickets bought (not resumed)
-	drawn       map[uint64]game.Outcome // outcomes seen, by ticket
-	chests      map[int64]game.Chest    // chests opened, by seq
-	granted     int64
-	daily       int64 // claims × dailyAmount
-	dailyAmount int64
-	errs        []error
+	mu      sync.Mutex
+	start   game.Player
+	bought  map[uint64]bool         // tickets bought (not resumed)
+	drawn   map[uint64]game.Outcome // outcomes drawn, by ticket
+	chests  map[int64]game.Chest    // chests opened, by number
+	shared  map[string]game.Result  // the first result of each shared operation
+	granted int64
+	daily   int64
+	errs    []error
 }
 
-func (t *tally) fail(format string, args ...any) {
-	if len(t.errs) < 10 {
-		t.errs = append(t.errs, fmt.Errorf(format, args...))
+func (tl *tally) fail(format string, args ...any) {
+	if len(tl.errs) < 10 {
+		tl.errs = append(tl.errs, fmt.Errorf(format, args...))
 	}
 }
 
-// CheckConcurrency has goroutines play rounds times each, goroutine g on
-// players[g%len(players)], mixing buys, reveals, chests, daily claims (when
-// the guild enables them) and grants by moderator 1; the store's drawer
-// decides the draws. Afterwards it checks, for every player, from what the
-// calls returned: balance = start + granted + daily + won − staked exactly,
-// each ticket bought once and drawn once (every caller saw the same outcome),
-// each chest paid once, the statistics and storage.CheckInvariant. It returns
-// an error describing the breaches, nil if there are none. The players
-// should be fresh and rich enough for all the plays.
-func CheckConcurrency(ctx context.Context, st storage.Store, players []storage.PlayerID, goroutines, rounds int) error {
+// CheckConcurrency has goroutines play rounds times each through
+// storage.Apply, goroutine g on players[g%len(players)]: buy, reveal all
+// rows, open the chest when it is due (drawn with d), daily claims (10
+// cents, no cooldown), grants, and repeated operations — a goroutine sends
+// some of its operations twice, and every ten rounds the goroutines of
+// one player all send one shared operation, which must apply once. A
+// player remembers its last game.MaxOps operations: keep the goroutines of
+// one player to 16 or so, so that a goroutine's resend, right after its
+// first send, cannot fall out of that memory. Players are created with
+// 1,000,000 cents if new. Afterwards it checks, for every player, from what
+// the calls returned: balance = start + granted + daily + won − staked
+// exactly, each ticket bought once and drawn once, each chest paid once,
+// each shared operation applied once and answered with its first result,
+// the statistics and game.Player.Check. It returns an error describing the
+// breaches, nil if there are none.
+func CheckConcurrency(ctx context.Context, st storage.Store, d game.Drawer, players []storage.PlayerID, goroutines, rounds int) error {
 	if len(players) == 0 || goroutines <= 0 || rounds <= 0 {
 		return errors.New("storetest: nothing to check")
 	}
 	tallies := make(map[storage.PlayerID]*tally, len(players))
 	for _, id := range players {
-		p, err := st.Player(ctx, id)
+		v, err := st.Load(ctx, id)
 		if err != nil {
 			return fmt.Errorf("player %v: %w", id, err)
 		}
-		set, err := st.Settings(ctx, id.Guild)
-		if err != nil {
-			return fmt.Errorf("settings %d: %w", id.Guild, err)
+		p := v.Player
+		if !v.Exists() {
+			p = game.Player{StartingBalance: stressStart, Balance: stressStart}
 		}
-		tallies[id] = &tally{start: p, dailyAmount: set.DailyAmount, bought: map[uint64]bool{}, drawn: map[uint64]game.Outcome{}, chests: map[int64]game.Chest{}}
+		tallies[id] = &tally{start: p, bought: map[uint64]bool{}, drawn: map[uint64]game.Outcome{}, chests: map[int64]game.Chest{}, shared: map[string]game.Result{}}
 	}
-	var wg sync.WaitGroup
-	for g := range goroutines {
-		id := players[g%len(players)]
-		tl := tallies[id]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range rounds {
-				if err := playRound(ctx, st, id, tl, g, i); err != nil {
+	// The rounds run in phases of ten; between two phases every goroutine
+	// sends its player's shared operation of the phase, all at once and
+	// nothing else, so that none can fall out of the game.MaxOps
+	// operations a player remembers before the last goroutine sends it.
+	dead := make([]bool, goroutines) // the goroutines stopped by an error
+	phase := func(run func(g int, id storage.PlayerID, tl *tally) error) {
+		var wg sync.WaitGroup
+		for g := range goroutines {
+			if dead[g] {
+				continue
+			}
+			id := players[g%len(players)]
+			tl := tallies[id]
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := run(g, id, tl); err != nil {
+					dead[g] = true
 					tl.mu.Lock()
-					tl.fail("goroutine %d round %d: %w", g, i, err)
+					tl.fail("goroutine %d: %w", g, err)
 					tl.mu.Unlock()
-					return
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	for from := 0; from < rounds; from += 10 {
+		phase(func(g int, id storage.PlayerID, tl *tally) error {
+			for i := from; i < min(from+10, rounds); i++ {
+				if err := playRound(ctx, st, d, id, tl, g, i); err != nil {
+					return fmt.Errorf("round %d: %w", i, err)
 				}
 			}
-		}()
+			return nil
+		})
+		phase(func(g int, id storage.PlayerID, tl *tally) error {
+			return sharedRound(ctx, st, id, tl, fmt.Sprintf("shared-%d", from))
+		})
 	}
-	wg.Wait()
 	var errs []error
 	for _, id := range players {
 		tl := tallies[id]
 		errs = append(errs, tl.errs...)
-		p, err := st.Player(ctx, id)
+		v, err := st.Load(ctx, id)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("player %v: %w", id, err))
 			continue
 		}
-		errs = append(errs, tl.check(p)...)
+		errs = append(errs, tl.check(id, v.Player)...)
 	}
 	return errors.Join(errs...)
 }
 
-func playRound(ctx context.Context, st storage.Store, id storage.PlayerID, tl *tally, g, i int) error {
-	if (g+i)%10 == 3 {
-		_, err := st.ClaimDaily(ctx, id)
-		switch {
-		case err == nil:
-			tl.mu.Lock()
-			tl.daily += tl.dailyAmount
-			tl.mu.Unlock()
-		case errors.Is(err, storage.ErrDailyCooldown), errors.Is(err, storage.ErrInvalid):
-		default:
-			return fmt.Errorf("daily: %w", err)
+// sharedRound sends the shared operation name, a grant, to the player.
+func sharedRound(ctx context.Context, st storage.Store, id storage.PlayerID, tl *tally, name string) error {
+	now := storage.Timestamp(time.Now())
+	a, err := storage.Apply(ctx, st, storage.Step{ID: id, Op: name, Create: true, Start: stressStart, Seeds: rand.Reader, Now: now,
+		Do: func(p game.Player) (game.Step, error) { return p.Grant(stressShared, now) }})
+	if err != nil {
+		return fmt.Errorf("shared grant %s: %w", name, err)
+	}
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	first, seen := tl.shared[name]
+	switch {
+	case !a.Repeated && seen:
+		tl.fail("shared operation %s applied twice", name)
+	case !a.Repeated:
+		tl.shared[name] = a.Result
+		tl.granted += stressShared
+	case seen && a.Result != first:
+		tl.fail("shared operation %s answered %+v, first %+v", name, a.Result, first)
+	}
+	return nil
+}
+
+// playRound is one round of goroutine g on player id.
+func playRound(ctx context.Context, st storage.Store, d game.Drawer, id storage.PlayerID, tl *tally, g, i int) error {
+	now := storage.Timestamp(time.Now())
+	apply := func(op string, do func(game.Player) (game.Step, error)) (storage.Applied, error) {
+		return storage.Apply(ctx, st, storage.Step{ID: id, Op: op, Create: true, Start: stressStart, Seeds: rand.Reader, Now: now, Do: do})
+	}
+	op := func(what string) string { return fmt.Sprintf("g%d-r%d-%s", g, i, what) }
+	// resend applies the operation again, as a double click would: it must
+	// change nothing and answer with the first result.
+	resend := func(name string, first storage.Applied, do func(game.Player) (game.Step, error)) error {
+		if i%5 != 0 {
+			return nil
 		}
+		a, err := apply(name, do)
+		if err != nil {
+			return fmt.Errorf("resend %s: %w", name, err)
+		}
+		if !a.Repeated || a.Result != first.Result || len(a.History) != 0 {
+			tl.mu.Lock()
+			tl.fail("resent %s: repeated %v, result %+v; want the first result %+v", name, a.Repeated, a.Result, first.Result)
+			tl.mu.Unlock()
+		}
+		return nil
 	}
 	if (g+i)%20 == 7 {
-		if _, err := st.Grant(ctx, 1, id, 100, "top-up"); err != nil {
+		a, err := apply(op("grant"), func(p game.Player) (game.Step, error) { return p.Grant(stressGrant, now) })
+		if err != nil {
 			return fmt.Errorf("grant: %w", err)
 		}
 		tl.mu.Lock()
-		tl.granted += 100
+		tl.granted += stressGrant
 		tl.mu.Unlock()
+		if err := resend(op("grant"), a, func(p game.Player) (game.Step, error) { return p.Grant(stressGrant, now) }); err != nil {
+			return err
+		}
 	}
-	p, t, resumed, err := st.Buy(ctx, id)
+	if (g+i)%10 == 5 {
+		a, err := apply(op("daily"), func(p game.Player) (game.Step, error) { return p.ClaimDaily(stressDaily, 0, now) })
+		switch {
+		case errors.Is(err, game.ErrDailyCooldown):
+			// Another goroutine claimed with a later clock: with no
+			// cooldown, a claim is refused only for an earlier time.
+		case err != nil:
+			return fmt.Errorf("daily: %w", err)
+		default:
+			tl.mu.Lock()
+			tl.daily += stressDaily
+			tl.mu.Unlock()
+			if err := resend(op("daily"), a, func(p game.Player) (game.Step, error) { return p.ClaimDaily(stressDaily, 0, now) }); err != nil {
+				return err
+			}
+		}
+	}
+	buyOp := op("buy")
+	b, err := apply(buyOp, func(p game.Player) (game.Step, error) { return p.Buy(now) })
 	switch {
-	case errors.Is(err, storage.ErrChestDue):
-		seq := p.ChestSeq + 1
-		_, c, _, err := st.OpenChest(ctx, id, seq)
-		if errors.Is(err, storage.ErrNoChest) {
-			return nil // opened by someone else first
+	case errors.Is(err, game.ErrChestDue):
+		seq := b.Player.ChestSeq + 1
+		c, err := apply(op("chest"), func(p game.Player) (game.Step, error) { return p.OpenChest(d, seq, now) })
+		if errors.Is(err, game.ErrNoChest) {
+			return nil // opened by another goroutine, then another chest came
 		}
 		if err != nil {
 			return fmt.Errorf("open chest %d: %w", seq, err)
 		}
-		tl.mu.Lock()
-		defer tl.mu.Unlock()
-		if old, ok := tl.chests[seq]; ok && old != c {
-			tl.fail("chest %d opened twice: %+v then %+v", seq, old, c)
+		if c.Result.Opened {
+			tl.mu.Lock()
+			if old, ok := tl.chests[seq]; ok {
+				tl.fail("chest %d opened twice: %+v then %+v", seq, old, c.Result.Chest)
+			}
+			tl.chests[seq] = c.Result.Chest
+			tl.mu.Unlock()
 		}
-		tl.chests[seq] = c
-		return nil
-	case errors.Is(err, storage.ErrInsufficientFunds):
+		return resend(op("chest"), c, func(p game.Player) (game.Step, error) { return p.OpenChest(d, seq, now) })
+	case errors.Is(err, game.ErrInsufficientFunds):
 		return nil
 	case err != nil:
 		return fmt.Errorf("buy: %w", err)
 	}
-	if !resumed {
+	ticket := b.Result.Ticket
+	if !b.Result.Resumed {
 		tl.mu.Lock()
-		if tl.bought[t.ID] {
-			tl.fail("ticket %d bought twice", t.ID)
+		if tl.bought[ticket] {
+			tl.fail("ticket %d bought twice", ticket)
 		}
-		tl.bought[t.ID] = true
+		tl.bought[ticket] = true
 		tl.mu.Unlock()
 	}
-	_, rt, err := st.Reveal(ctx, id, t.ID, storage.AllRows)
-	if errors.Is(err, storage.ErrUnknownTicket) {
+	if err := resend(buyOp, b, func(p game.Player) (game.Step, error) { return p.Buy(now) }); err != nil {
+		return err
+	}
+	r, err := apply(op("reveal"), func(p game.Player) (game.Step, error) { return p.Reveal(d, ticket, game.AllRows, now) })
+	if errors.Is(err, game.ErrUnknownTicket) {
 		return nil // revealed by another goroutine, which bought the next one
 	}
 	if err != nil {
-		return fmt.Errorf("reveal %d: %w", t.ID, err)
+		return fmt.Errorf("reveal %d: %w", ticket, err)
 	}
-	tl.mu.Lock()
-	defer tl.mu.Unlock()
-	if old, ok := tl.drawn[t.ID]; ok && old != rt.Outcome {
-		tl.fail("ticket %d drawn twice: %+v then %+v", t.ID, old, rt.Outcome)
+	if r.Result.Ticket != ticket || r.Player.Ticket == nil || r.Player.Ticket.ID != ticket || !r.Player.Ticket.Drawn {
+		tl.mu.Lock()
+		tl.fail("ticket %d: reveal returned %+v, ticket %+v", ticket, r.Result, r.Player.Ticket)
+		tl.mu.Unlock()
+		return nil
 	}
-	if !rt.Drawn || rt.ID != t.ID {
-		tl.fail("ticket %d: reveal returned ticket %d drawn=%v", t.ID, rt.ID, rt.Drawn)
+	if r.Result.Drawn {
+		tl.mu.Lock()
+		if old, ok := tl.drawn[ticket]; ok {
+			tl.fail("ticket %d drawn twice: %+v then %+v", ticket, old, r.Player.Ticket.Outcome)
+		}
+		tl.drawn[ticket] = r.Player.Ticket.Outcome
+		tl.mu.Unlock()
 	}
-	tl.drawn[t.ID] = rt.Outcome
-	return nil
+	return resend(op("reveal"), r, func(p game.Player) (game.Step, error) { return p.Reveal(d, ticket, game.AllRows, now) })
 }
 
-func (tl *tally) check(p storage.Player) []error {
+// check compares the player p with what the goroutines saw.
+func (tl *tally) check(id storage.PlayerID, p game.Player) []error {
 	var errs []error
 	s0 := tl.start
-	id := p.ID
 	bad := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("player %d/%d: "+format, append([]any{id.Guild, id.User}, args...)...))
 	}
@@ -171,9 +276,7 @@ func (tl *tally) check(p storage.Player) []error {
 			bad("ticket %d bought but never drawn", tid)
 			continue
 		}
-		if o.Tier.Winning() {
-			won += o.Prize
-		}
+		won += o.Prize
 	}
 	for tid := range tl.drawn {
 		if !tl.bought[tid] {
@@ -184,11 +287,10 @@ func (tl *tally) check(p storage.Player) []error {
 		won += c.Prize
 	}
 	staked := int64(len(tl.bought)) * game.Stake
-	daily := tl.daily
-	want := s0.Balance + tl.granted + daily + won - staked
+	want := s0.Balance + tl.granted + tl.daily + won - staked
 	if p.Balance != want {
 		bad("balance %d, want start %d + granted %d + daily %d + won %d − staked %d = %d",
-			p.Balance, s0.Balance, tl.granted, daily, won, staked, want)
+			p.Balance, s0.Balance, tl.granted, tl.daily, won, staked, want)
 	}
 	if got := p.Stats.StakedCents - s0.Stats.StakedCents; got != staked {
 		bad("staked %d, want %d", got, staked)
@@ -196,8 +298,8 @@ func (tl *tally) check(p storage.Player) []error {
 	if got := p.Stats.WonCents - s0.Stats.WonCents; got != won {
 		bad("won %d, want %d", got, won)
 	}
-	if got := p.Stats.DailyCents - s0.Stats.DailyCents; got != daily {
-		bad("daily %d, want %d", got, daily)
+	if got := p.Stats.DailyCents - s0.Stats.DailyCents; got != tl.daily {
+		bad("daily %d, want %d", got, tl.daily)
 	}
 	if got := p.Stats.GrantedCents - s0.Stats.GrantedCents; got != tl.granted {
 		bad("granted %d, want %d", got, tl.granted)
@@ -208,8 +310,39 @@ func (tl *tally) check(p storage.Player) []error {
 	if got := p.ChestSeq - s0.ChestSeq; got != int64(len(tl.chests)) {
 		bad("%d chests numbered, %d opened", got, len(tl.chests))
 	}
-	if err := storage.CheckInvariant(p); err != nil {
+	if err := p.Check(); err != nil {
 		bad("%v", err)
 	}
 	return errs
+}
+
+func testConcurrentOnePlayer(t *testing.T, open OpenFunc) {
+	st := open(t, storage.Options{Defaults: defaults})
+	ids := []storage.PlayerID{pid(1)}
+	if err := CheckConcurrency(context.Background(), st, RandomDrawer(21), ids, 16, 40); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func testConcurrentManyPlayers(t *testing.T, open OpenFunc) {
+	st := open(t, storage.Options{Defaults: defaults})
+	var ids []storage.PlayerID
+	for u := uint64(1); u <= 16; u++ {
+		ids = append(ids, pid(u*7919))
+	}
+	ids = append(ids, storage.PlayerID{Guild: guild2, User: 7919})
+	if err := CheckConcurrency(context.Background(), st, game.SeededDrawer{}, ids, 64, 25); err != nil {
+		t.Fatal(err)
+	}
+	// The leaderboard follows every write.
+	b, err := st.Leaderboard(context.Background(), guild, 100, 0)
+	if err != nil || b.Players != 16 || len(b.Top) != 16 {
+		t.Fatalf("leaderboard after the stress: %+v, %v", b, err)
+	}
+	for _, row := range b.Top {
+		v, err := st.Load(context.Background(), pid(row.User))
+		if err != nil || v.Player.Balance != row.Balance {
+			t.Fatalf("leaderboard row %+v, player's balance %d (%v)", row, v.Player.Balance, err)
+		}
+	}
 }

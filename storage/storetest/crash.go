@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
@@ -18,25 +19,30 @@ const crashEnv = "STORETEST_CRASH_TARGET"
 // KillBetweenBuyAndDraw proves that a process killed (SIGKILL) between
 // buying and drawing loses nothing and charges nothing twice. The test named
 // testName calls it; it re-runs that test in a child process which opens the
-// store at target with openAt, buys a ticket, says so and waits to be killed.
-// The parent then reopens the store and checks the ticket is still open, the
-// stake was debited once, a new Buy resumes it and the Reveal works.
+// store at target with openAt, buys a ticket through storage.Apply (creating
+// the player with 1,000 cents), says so and waits to be killed. The parent
+// then reopens the store and checks that the ticket is still open and not
+// drawn, the stake was debited once, the player remembers the operation
+// (the same click changes nothing), a new Buy resumes the ticket and the
+// Reveal works.
 func KillBetweenBuyAndDraw(t *testing.T, testName, target string, openAt func(target string, opts storage.Options) (storage.Store, error)) {
-	opts := storage.Options{Defaults: storage.Settings{StartingBalance: 1000}, Drawer: RandomDrawer(4)}
+	opts := storage.Options{Defaults: defaults}
 	id := storage.PlayerID{Guild: 5, User: 6}
 	ctx := context.Background()
+	now := NewClock().Now()
+	buyStep := storage.Step{ID: id, Op: "the-click", Create: true, Start: start, Seeds: Seeds(5), Now: now, Do: buy(now)}
 	if tg := os.Getenv(crashEnv); tg != "" {
 		st, err := openAt(tg, opts)
 		if err != nil {
 			fmt.Println("error:", err)
 			os.Exit(3)
 		}
-		_, tk, _, err := st.Buy(ctx, id)
+		a, err := storage.Apply(ctx, st, buyStep)
 		if err != nil {
 			fmt.Println("error:", err)
 			os.Exit(3)
 		}
-		fmt.Printf("bought %d\n", tk.ID)
+		fmt.Printf("bought %d\n", a.Result.Ticket)
 		select {} // wait for SIGKILL, holding the store open
 	}
 
@@ -95,25 +101,31 @@ wait:
 		t.Fatalf("reopen after SIGKILL: %v", err)
 	}
 	defer st.Close()
-	p, err := st.Player(ctx, id)
+	v, err := st.Load(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
+	p := v.Player
 	if p.Ticket == nil || !p.Ticket.Open() || p.Ticket.Drawn || p.Ticket.ID != 1 {
 		t.Fatalf("after SIGKILL the ticket is %+v, want ticket 1 open and not drawn", p.Ticket)
 	}
-	if p.Balance != 950 || p.Stats.Plays != 1 {
-		t.Fatalf("after SIGKILL: balance %d, plays %d; want 950, 1", p.Balance, p.Stats.Plays)
+	if p.Balance != start-game.Stake || p.Stats.Plays != 1 {
+		t.Fatalf("after SIGKILL: balance %d, plays %d; want %d, 1", p.Balance, p.Stats.Plays, start-game.Stake)
 	}
-	p2, tk, resumed, err := st.Buy(ctx, id)
-	if err != nil || !resumed || tk.ID != 1 || p2.Balance != 950 {
-		t.Fatalf("Buy after restart: ticket %+v, resumed %v, balance %d, %v; want ticket 1 resumed, nothing charged", tk, resumed, p2.Balance, err)
+	again, err := storage.Apply(ctx, st, buyStep)
+	if err != nil || !again.Repeated || again.Result.Ticket != 1 || again.Player.Balance != start-game.Stake {
+		t.Fatalf("the same click after restart: %+v, %v; want it recognised", again, err)
 	}
-	p3, tk, err := st.Reveal(ctx, id, tk.ID, storage.AllRows)
-	if err != nil || !tk.Drawn || tk.Open() {
-		t.Fatalf("Reveal after restart: %+v, %v", tk, err)
+	buyStep.Op = "another-click"
+	b, err := storage.Apply(ctx, st, buyStep)
+	if err != nil || !b.Result.Resumed || b.Result.Ticket != 1 || b.Player.Balance != start-game.Stake {
+		t.Fatalf("Buy after restart: %+v, %v; want ticket 1 resumed, nothing charged", b.Result, err)
 	}
-	if err := storage.CheckInvariant(p3); err != nil {
+	r, err := storage.Apply(ctx, st, storage.Step{ID: id, Op: "reveal", Now: now, Do: reveal(game.SeededDrawer{}, 1, game.AllRows, now)})
+	if err != nil || !r.Result.Drawn || r.Player.Ticket.Open() {
+		t.Fatalf("Reveal after restart: %+v, %v", r.Result, err)
+	}
+	if err := r.Player.Check(); err != nil {
 		t.Fatal(err)
 	}
 }

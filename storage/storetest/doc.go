@@ -1,8 +1,19 @@
-// Package storetest is the conformance suite every storage.Store must pass:
-// each rule of the contract, each error case, and concurrency (64 goroutines
-// playing 200 times on one player and on many, with the exact invariant
-// balance = start + granted + daily + won − staked checked from what the calls
-// returned).
+// Package storetest is the conformance suite every storage.Store must pass,
+// and the test helpers of the packages that use a store.
+//
+// Run covers each rule of the contract: Load creating nothing; Update's
+// versions, Skip, fn's error returned as is, racing writers (none lost, a
+// stale version never written), times rounded by storage.Timestamp,
+// unsound players refused; Apply of every game transition (buy, reveal,
+// chest, daily, grant, set balance, reset) with operation IDs, a repeated
+// operation changing nothing and answering its first result; history and
+// audit lists, newest first and bounded; the leaderboard against a sort of
+// what Load reads (~200 players, ties, moves, other guilds); Players'
+// order; guild settings with compare-and-set and operations; canceled
+// contexts and closed stores; the dump round trip, version 1 dumps and
+// duplicates (when the store is a storage.Dumper); the leaderboard index
+// (when it is a storage.Indexer); and CheckConcurrency with one and many
+// players. Nothing in it depends on timing.
 //
 // A store's tests run it with a function that opens a fresh, empty store:
 //
@@ -17,6 +28,10 @@
 //		})
 //	}
 //
-// CheckConcurrency is exported so that a test can show the suite catches a
-// non-atomic store.
+// Bench benchmarks a store the same way; KillBetweenBuyAndDraw is the
+// crash test of a store kept in a file. CheckConcurrency is exported so
+// that a test can show the suite catches a store that is not atomic.
+// Drawer, Loss, Win, Chest and RandomDrawer script the draws of
+// game.Drawer with valid outcomes; Seeds gives deterministic server seeds;
+// Clock is a settable clock.
 package storetest

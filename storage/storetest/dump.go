@@ -1,0 +1,334 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// populate gives e's store players of two guilds in every state (tickets
+// closed, drawn and open, not drawn, a chest due, a chest opened, daily
+// claims, grants, a reset), guild settings and audit entries.
+func populate(t *testing.T, e *env) []storage.PlayerID {
+	t.Helper()
+	d := RandomDrawer(7)
+	keys := &Drawer{PlayFunc: func(int) game.Outcome { return Loss(true) }}
+	audit := func(g, u uint64, action, reason string) func(game.Step) *storage.AuditEntry {
+		return func(s game.Step) *storage.AuditEntry {
+			return &storage.AuditEntry{At: e.clock.Now(), Guild: g, Actor: mod, Target: u, Action: action, Amount: s.Result.Amount, Reason: reason}
+		}
+	}
+	modStep := func(id storage.PlayerID, do func(game.Player) (game.Step, error), action, reason string) {
+		t.Helper()
+		if _, err := storage.Apply(e.ctx, e.st, storage.Step{ID: id, Op: e.op(), Create: true, Start: start, Seeds: e.seeds, Now: e.clock.Now(), Do: do, Audit: audit(id.Guild, id.User, action, reason)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ids []storage.PlayerID
+	for _, g := range []uint64{guild, guild2} {
+		for u := uint64(1); u <= 4; u++ {
+			id := storage.PlayerID{Guild: g, User: u * 1_000_000_007}
+			ids = append(ids, id)
+			for range int(u) + 2 {
+				e.clock.Advance(time.Minute)
+				a := e.play(id, d)
+				if a.Player.ChestDue {
+					e.must(id, "chest", openChest(d, a.Player.ChestSeq+1, e.clock.Now()))
+				}
+			}
+			e.must(id, "daily", func(p game.Player) (game.Step, error) { return p.ClaimDaily(25, time.Hour, e.clock.Now()) })
+		}
+	}
+	now := e.clock.Now
+	// guild: one ticket drawn and partly shown, one bought and not drawn,
+	// a chest due; grants, a balance set, a reset.
+	a := e.must(ids[1], "buy", buy(now()))
+	e.must(ids[1], "reveal", reveal(d, a.Result.Ticket, 0b100, now()))
+	e.must(ids[2], "buy", buy(now()))
+	for !e.load(ids[3]).Player.ChestDue {
+		e.play(ids[3], keys)
+	}
+	modStep(ids[0], grant(500, now()), "grant", "gift « ünïcode »")
+	modStep(ids[1], setBalance(4321, now()), "set-balance", "")
+	modStep(ids[2], func(p game.Player) (game.Step, error) { return p.Reset(1500, now()) }, "reset", "fresh start")
+	// guild2: settings and their audit entry.
+	set := storage.Settings{StartingBalance: 2500, DailyAmount: 40, DailyCooldown: 36 * time.Hour, PublicPlays: true, Channel: 42}
+	if _, err := e.st.UpdateGuild(e.ctx, guild2, func(storage.Guild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Settings: set, Op: "settings-1", Audit: &storage.AuditEntry{At: now(), Guild: guild2, Actor: mod, Action: "settings", Reason: "setup"}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// A third guild with settings only.
+	if _, err := e.st.UpdateGuild(e.ctx, 333, func(g storage.Guild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Settings: set, Op: "settings-1"}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+func writeDump(t *testing.T, st storage.Store) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := storage.WriteDump(context.Background(), &buf, st.(storage.Dumper)); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func readDump(t *testing.T, data []byte) *storage.Dump {
+	t.Helper()
+	d, err := storage.ReadDump(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// sameStores checks that b holds what a holds, as read through the
+// contract: players (but for the remembered operations and the version,
+// which a dump does not carry, and the seeds unless seeds), history, audit,
+// settings, leaderboards and player lists.
+func sameStores(t *testing.T, a, b storage.Store, ids []storage.PlayerID, guilds []uint64, seeds bool) {
+	t.Helper()
+	ctx := context.Background()
+	for _, id := range ids {
+		va, err := a.Load(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vb, err := b.Load(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !vb.Exists() {
+			t.Fatalf("player %v not imported", id)
+		}
+		pa, pb := va.Player, vb.Player
+		pa.Ops, pb.Ops = nil, nil
+		if !seeds {
+			if pb.Seed == (game.Seed{}) || pb.Seed == pa.Seed {
+				t.Fatalf("player %v: the import kept or zeroed the seed of a version 1 dump", id)
+			}
+			pb.Seed = pa.Seed
+		}
+		same(t, "imported player", pb, pa)
+		ha, _ := a.History(ctx, id, storage.HistoryLimit)
+		hb, _ := b.History(ctx, id, storage.HistoryLimit)
+		same(t, "imported history", hb, ha)
+	}
+	for _, g := range guilds {
+		ga, _ := a.Guild(ctx, g)
+		gb, _ := b.Guild(ctx, g)
+		if ga.Settings != gb.Settings || (ga.Version == 0) != (gb.Version == 0) {
+			t.Fatalf("guild %d imported as %+v, want %+v", g, gb, ga)
+		}
+		aa, _ := a.Audit(ctx, g, storage.AuditLimit)
+		ab, _ := b.Audit(ctx, g, storage.AuditLimit)
+		same(t, "imported audit", ab, aa)
+		ba, _ := a.Leaderboard(ctx, g, 100, ids[0].User)
+		bb, _ := b.Leaderboard(ctx, g, 100, ids[0].User)
+		same(t, "imported leaderboard", bb, ba)
+		same(t, "imported players", playersOf(t, b, g), playersOf(t, a, g))
+	}
+}
+
+// testDumpRoundTrip: export, write, read, decode and import into a fresh
+// store give the same contents, and the same dump, byte for byte.
+func testDumpRoundTrip(t *testing.T, open OpenFunc) {
+	e := newEnv(t, open, defaults)
+	if _, ok := e.st.(storage.Dumper); !ok {
+		t.Skip("the store is not a storage.Dumper")
+	}
+	ids := populate(t, e)
+	data := writeDump(t, e.st)
+	d := readDump(t, data)
+	if d.Version != storage.DumpVersion || len(d.Players) != len(ids) || len(d.Guilds) != 3 {
+		t.Fatalf("dump version %d of %d players, %d guilds; want %d, %d, 3", d.Version, len(d.Players), len(d.Guilds), storage.DumpVersion, len(ids))
+	}
+	for i := 1; i < len(d.Players); i++ {
+		a, b := d.Players[i-1], d.Players[i]
+		if a.GuildID > b.GuildID || a.GuildID == b.GuildID && a.UserID >= b.UserID {
+			t.Fatalf("players not ordered by guild, user: %d/%d before %d/%d", a.GuildID, a.UserID, b.GuildID, b.UserID)
+		}
+	}
+	if len(d.Guilds[0].Audit) != 3 || d.Guilds[1].Settings == nil || d.Guilds[0].Settings != nil || d.Guilds[2].Audit != nil {
+		t.Fatalf("guild records: %+v", d.Guilds)
+	}
+	dd, err := d.Decode(Seeds(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2 := newEnv(t, open, defaults)
+	if got := writeDump(t, e2.st); !bytes.Equal(got, []byte("{\n  \"version\": 2,\n  \"players\": [],\n  \"guilds\": []\n}\n")) {
+		t.Fatalf("dump of an empty store: %s", got)
+	}
+	if err := e2.st.(storage.Dumper).Import(e2.ctx, dd); err != nil {
+		t.Fatal(err)
+	}
+	sameStores(t, e.st, e2.st, ids, []uint64{guild, guild2, 333}, true)
+	if again := writeDump(t, e2.st); !bytes.Equal(again, data) {
+		t.Fatalf("export → import → export differs:\n%s\n---\n%s", firstDiff(data, again), firstDiff(again, data))
+	}
+	if ix, ok := e2.st.(storage.Indexer); ok {
+		checkNoDrift(t, e2.ctx, ix)
+	}
+	// The imported store plays on: the open tickets resume, the chest is due.
+	a := e2.must(ids[1], "buy after import", buy(e2.clock.Now()))
+	if !a.Result.Resumed || a.Player.Ticket.Revealed != 0b100 || !a.Player.Ticket.Drawn {
+		t.Fatalf("buy after import: %+v", a.Result)
+	}
+	if _, err := e2.apply(ids[3], buy(e2.clock.Now())); err == nil {
+		t.Fatal("buy with a chest due after import succeeded")
+	}
+	e2.must(ids[3], "chest after import", openChest(RandomDrawer(1), e2.load(ids[3]).Player.ChestSeq+1, e2.clock.Now()))
+}
+
+func firstDiff(a, b []byte) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	return string(a[max(0, i-200):min(len(a), i+200)])
+}
+
+// testDumpVersion1: a version 1 dump (no seeds) imports, each player with
+// a new seed, everything else as it was.
+func testDumpVersion1(t *testing.T, open OpenFunc) {
+	e := newEnv(t, open, defaults)
+	if _, ok := e.st.(storage.Dumper); !ok {
+		t.Skip("the store is not a storage.Dumper")
+	}
+	ids := populate(t, e)
+	d := readDump(t, writeDump(t, e.st))
+	d.Version = 1
+	for i := range d.Players {
+		d.Players[i].Seed = ""
+	}
+	dd, err := d.Decode(Seeds(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2 := newEnv(t, open, defaults)
+	if err := e2.st.(storage.Dumper).Import(e2.ctx, dd); err != nil {
+		t.Fatal(err)
+	}
+	sameStores(t, e.st, e2.st, ids, []uint64{guild, guild2, 333}, false)
+	seeds := map[game.Seed]bool{}
+	for _, id := range ids {
+		seeds[e2.load(id).Player.Seed] = true
+	}
+	if len(seeds) != len(ids) {
+		t.Fatalf("%d seeds for %d players", len(seeds), len(ids))
+	}
+}
+
+// testImportDuplicate: a player or guild already in the store is
+// ErrDuplicate, naming the record, and nothing of the dump is written.
+func testImportDuplicate(t *testing.T, open OpenFunc) {
+	e := newEnv(t, open, defaults)
+	if _, ok := e.st.(storage.Dumper); !ok {
+		t.Skip("the store is not a storage.Dumper")
+	}
+	ids := populate(t, e)
+	d := readDump(t, writeDump(t, e.st))
+
+	target := newEnv(t, open, defaults)
+	last := ids[len(ids)-1] // the dump's last player
+	target.must(last, "grant", grant(1, target.clock.Now()))
+	before := writeDump(t, target.st)
+	im := target.st.(storage.Dumper)
+	decode := func(d *storage.Dump) *storage.DecodedDump {
+		dd, err := d.Decode(Seeds(4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dd
+	}
+	err := im.Import(target.ctx, decode(d))
+	wantErr(t, "Import of a player in the store", err, storage.ErrDuplicate)
+	if !strings.Contains(err.Error(), "players[7]") {
+		t.Fatalf("error %q does not name players[7]", err)
+	}
+	if after := writeDump(t, target.st); !bytes.Equal(before, after) {
+		t.Fatalf("a refused import changed the store:\n%s", firstDiff(after, before))
+	}
+	// A guild with settings, then one with audit entries only.
+	if _, err := target.st.UpdateGuild(target.ctx, 333, func(g storage.Guild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Settings: g.Settings, Op: "x"}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	before = writeDump(t, target.st)
+	d.Players = d.Players[:len(d.Players)-1]
+	err = im.Import(target.ctx, decode(d))
+	wantErr(t, "Import of a guild in the store", err, storage.ErrDuplicate)
+	if !strings.Contains(err.Error(), "guilds[2]") {
+		t.Fatalf("error %q does not name guilds[2]", err)
+	}
+	if after := writeDump(t, target.st); !bytes.Equal(before, after) {
+		t.Fatal("a refused import changed the store")
+	}
+	fresh := newEnv(t, open, defaults)
+	fresh.must(storage.PlayerID{Guild: guild, User: 5}, "grant", grant(1, fresh.clock.Now()))
+	if _, err := storage.Apply(fresh.ctx, fresh.st, storage.Step{ID: storage.PlayerID{Guild: guild, User: 5}, Op: "a", Now: fresh.clock.Now(), Do: grant(1, fresh.clock.Now()),
+		Audit: func(game.Step) *storage.AuditEntry {
+			return &storage.AuditEntry{At: fresh.clock.Now(), Guild: guild, Actor: mod, Action: "grant"}
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	before = writeDump(t, fresh.st)
+	d.Players = nil
+	err = fresh.st.(storage.Dumper).Import(fresh.ctx, decode(d))
+	wantErr(t, "Import of a guild with an audit log in the store", err, storage.ErrDuplicate)
+	if !strings.Contains(err.Error(), "guilds[0]") {
+		t.Fatalf("error %q does not name guilds[0]", err)
+	}
+	if after := writeDump(t, fresh.st); !bytes.Equal(before, after) {
+		t.Fatal("a refused import changed the store")
+	}
+}
+
+func checkNoDrift(t *testing.T, ctx context.Context, ix storage.Indexer) {
+	t.Helper()
+	var drifts []storage.IndexDrift
+	if err := ix.CheckIndex(ctx, func(d storage.IndexDrift) error {
+		drifts = append(drifts, d)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(drifts) != 0 {
+		t.Fatalf("CheckIndex on a sound store: %+v", drifts)
+	}
+}
+
+// testIndex: CheckIndex reports nothing on a sound store, RebuildIndex
+// changes nothing there, twice, and the leaderboard is unchanged.
+func testIndex(t *testing.T, open OpenFunc) {
+	e := newEnv(t, open, defaults)
+	ix, ok := e.st.(storage.Indexer)
+	if !ok {
+		t.Skip("the store is not a storage.Indexer")
+	}
+	populate(t, e)
+	checkNoDrift(t, e.ctx, ix)
+	before, err := e.st.Leaderboard(e.ctx, guild, 100, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		n, err := ix.RebuildIndex(e.ctx)
+		if err != nil || n != 0 {
+			t.Fatalf("RebuildIndex on a sound store: %d changes, %v", n, err)
+		}
+	}
+	after, _ := e.st.Leaderboard(e.ctx, guild, 100, 0)
+	same(t, "leaderboard after RebuildIndex", after, before)
+	checkNoDrift(t, e.ctx, ix)
+}

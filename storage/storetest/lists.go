@@ -1,0 +1,443 @@
+package storetest
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// testHistory: lines are appended in order, read newest first, and only
+// the last HistoryLimit kept; a write of several lines keeps their order.
+func testHistory(t *testing.T, open OpenFunc) {
+	e := newEnv(t, open, defaults)
+	id := pid(1)
+	var all []game.Entry // oldest first
+	for i := range storage.HistoryLimit + 13 {
+		e.clock.Advance(time.Second)
+		lines := 1 + i%3 // writes of 1, 2 and 3 lines
+		_, err := e.st.Update(e.ctx, id, func(v storage.Versioned) (storage.Write, error) {
+			p := v.Player
+			if !v.Exists() {
+				p = newPlayer(t, 1000, e.clock.Now())
+			}
+			var hist []game.Entry
+			for range lines {
+				s, err := p.Grant(1, e.clock.Now())
+				if err != nil {
+					return storage.Write{}, err
+				}
+				p = s.Player
+				hist = append(hist, s.History...)
+			}
+			return storage.Write{Player: p, History: hist}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range lines {
+			all = append(all, game.Entry{At: e.clock.Now(), Kind: game.KindGrant, Amount: 1, Balance: 1000 + int64(len(all)) + 1})
+		}
+		// A skipped write adds no line.
+		if _, err := e.st.Update(e.ctx, id, func(storage.Versioned) (storage.Write, error) { return storage.Write{Skip: true}, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	newest := slices.Clone(all[len(all)-storage.HistoryLimit:])
+	slices.Reverse(newest)
+	for _, n := range []int{0, 1, 7, storage.HistoryLimit, storage.HistoryLimit + 100} {
+		h, err := e.st.History(e.ctx, id, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := newest[:min(n, len(newest))]
+		if len(h) != len(want) || len(want) > 0 && !slices.Equal(h, want) {
+			t.Fatalf("History(%d) = %d lines %+v…, want %d lines %+v…", n, len(h), h[:min(len(h), 2)], len(want), want[:min(len(want), 2)])
+		}
+	}
+	// Another player's history is its own.
+	e.must(pid(2), "grant", grant(5, e.clock.Now()))
+	if h, err := e.st.History(e.ctx, pid(2), 10); err != nil || len(h) != 1 || h[0].Amount != 5 {
+		t.Fatalf("history of another player: %+v, %v", h, err)
+	}
+	if h, _ := e.st.History(e.ctx, id, storage.HistoryLimit); len(h) != storage.HistoryLimit {
+		t.Fatalf("history of player 1 changed to %d lines", len(h))
+	}
+}
+
+// testAudit: entries go to their guild's log, newest first, the last
+// AuditLimit kept, from player steps and guild updates alike.
+func testAudit(t *testing.T, open OpenFunc) {
+	e := newEnv(t, open, defaults)
+	entry := func(g uint64, i int) storage.AuditEntry {
+		return storage.AuditEntry{At: e.clock.Now(), Guild: g, Actor: mod, Target: uint64(1 + i%5), Action: "grant", Amount: int64(i + 1), Reason: fmt.Sprintf("reason %d « ünïcode »", i)}
+	}
+	writeAudit := func(g uint64, i int) {
+		t.Helper()
+		id := storage.PlayerID{Guild: g, User: uint64(1 + i%5)}
+		a := entry(g, i)
+		if _, err := storage.Apply(e.ctx, e.st, storage.Step{ID: id, Op: e.op(), Create: true, Start: start, Seeds: e.seeds, Now: e.clock.Now(),
+			Do: grant(a.Amount, e.clock.Now()), Audit: func(game.Step) *storage.AuditEntry { return &a }}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The bulk of the log, written at once (one commit for many writers
+	// where the store can); their order among themselves is the store's.
+	const bulk = storage.AuditLimit
+	var wg sync.WaitGroup
+	for w := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < bulk; i += 16 {
+				a := entry(guild, i)
+				id := storage.PlayerID{Guild: guild, User: uint64(1 + i%5)}
+				if _, err := storage.Apply(e.ctx, e.st, storage.Step{ID: id, Op: fmt.Sprintf("bulk-%d", i), Create: true, Start: start, Seeds: e.seeds, Now: e.clock.Now(),
+					Do: grant(a.Amount, e.clock.Now()), Audit: func(game.Step) *storage.AuditEntry { return &a }}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	// Then, in order: player steps, a guild update, and another guild's.
+	var last []storage.AuditEntry // newest first
+	for i := bulk; i < bulk+6; i++ {
+		e.clock.Advance(time.Second)
+		writeAudit(guild, i)
+		last = append([]storage.AuditEntry{entry(guild, i)}, last...)
+	}
+	e.clock.Advance(time.Second)
+	ga := storage.AuditEntry{At: e.clock.Now(), Guild: guild, Actor: mod, Action: "settings", Amount: 5, Reason: "guild"}
+	if _, err := e.st.UpdateGuild(e.ctx, guild, func(g storage.Guild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Settings: g.Settings, Op: "s1", Audit: &ga}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	last = append([]storage.AuditEntry{ga}, last...)
+	writeAudit(guild2, 0)
+
+	got, err := e.st.Audit(e.ctx, guild, storage.AuditLimit+10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != storage.AuditLimit {
+		t.Fatalf("%d entries kept, want %d", len(got), storage.AuditLimit)
+	}
+	same(t, "the newest entries", got[:len(last)], last)
+	// The oldest entries were dropped: the bulk's first writes are gone,
+	// each entry is there once.
+	seen := map[string]bool{}
+	for _, a := range got {
+		if a.Guild != guild || seen[a.Reason] {
+			t.Fatalf("entry %+v of another guild or twice", a)
+		}
+		seen[a.Reason] = true
+	}
+	if got2, _ := e.st.Audit(e.ctx, guild, 3); !slices.Equal(got2, last[:3]) {
+		t.Fatalf("Audit(3) = %+v, want %+v", got2, last[:3])
+	}
+	if a, err := e.st.Audit(e.ctx, guild2, 10); err != nil || len(a) != 1 || a[0].Guild != guild2 {
+		t.Fatalf("another guild's log: %+v, %v", a, err)
+	}
+	if a, err := e.st.Audit(e.ctx, 333, 10); err != nil || len(a) != 0 {
+		t.Fatalf("an empty guild's log: %+v, %v", a, err)
+	}
+}
+
+// board computes a guild's leaderboard from what Load reads.
+func board(t *testing.T, e *env, g uint64, users []uint64) []storage.LeaderboardEntry {
+	t.Helper()
+	var all []storage.LeaderboardEntry
+	for _, u := range users {
+		v := e.load(storage.PlayerID{Guild: g, User: u})
+		if v.Exists() {
+			all = append(all, storage.LeaderboardEntry{User: u, Balance: v.Player.Balance})
+		}
+	}
+	storage.SortLeaderboard(all)
+	for i := range all {
+		all[i].Rank = i + 1
+	}
+	return all
+}
+
+// checkBoard compares the store's leaderboard with want for several n and
+// for every player's own row.
+func checkBoard(t *testing.T, e *env, g uint64, want []storage.LeaderboardEntry) {
+	t.Helper()
+	for _, n := range []int{0, 1, 3, 10, 100, len(want), len(want) + 50} {
+		b, err := e.st.Leaderboard(e.ctx, g, n, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := want[:min(n, len(want))]
+		if len(b.Top) != len(w) || len(w) > 0 && !slices.Equal(b.Top, w) || b.You != nil || b.Players != len(want) {
+			t.Fatalf("Leaderboard(%d, %d): %d rows, you %v, %d players; want %d rows, %d players\n got %v\nwant %v",
+				g, n, len(b.Top), b.You, b.Players, len(w), len(want), b.Top[:min(5, len(b.Top))], w[:min(5, len(w))])
+		}
+	}
+	for _, row := range want {
+		b, err := e.st.Leaderboard(e.ctx, g, 5, row.User)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.You == nil || *b.You != row {
+			t.Fatalf("Leaderboard(%d, 5, %d): you %+v, want %+v", g, row.User, b.You, row)
+		}
+	}
+}
+
+// testLeaderboard: ~200 players with random balances (ties included); the
+// top n and every player's rank match a sort of what Load reads, ties by
+// user ID, lowest first; moves up and down follow; other guilds' players
+// never appear.
+func testLeaderboard(t *testing.T, open OpenFunc) {
+	e := newEnv(t, open, defaults)
+	r := rand.New(rand.NewPCG(5, 6))
+	users := make([]uint64, 200)
+	for i := range users {
+		users[i] = 1 + uint64(r.IntN(1_000_000))*1_000_003
+	}
+	slices.Sort(users)
+	users = slices.Compact(users)
+	balance := func() int64 {
+		if r.IntN(4) == 0 {
+			return int64(r.IntN(5)) * 100 // ties
+		}
+		return int64(r.IntN(100_000))
+	}
+	setAll := func(g uint64, users []uint64, bal func() int64) {
+		t.Helper()
+		var wg sync.WaitGroup
+		errs := make(chan error, len(users))
+		sem := make(chan struct{}, 32)
+		for _, u := range users {
+			b := bal()
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				_, err := e.apply(storage.PlayerID{Guild: g, User: u}, setBalance(b, e.clock.Now()))
+				errs <- err
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	setAll(guild, users, balance)
+	// Richer players of another guild, some with the same user IDs.
+	other := append(slices.Clone(users[:20]), 7, 8, 9)
+	setAll(guild2, other, func() int64 { return game.MaxBalance - int64(r.IntN(10)) })
+
+	want := board(t, e, guild, users)
+	if len(want) != len(users) {
+		t.Fatalf("%d players loaded of %d", len(want), len(users))
+	}
+	checkBoard(t, e, guild, want)
+	if b, err := e.st.Leaderboard(e.ctx, guild, 10, 7); err != nil || b.You != nil {
+		t.Fatalf("a player of another guild has a row: %+v, %v", b.You, err)
+	}
+	if b, err := e.st.Leaderboard(e.ctx, 333, 10, 1); err != nil || len(b.Top) != 0 || b.You != nil || b.Players != 0 {
+		t.Fatalf("empty guild: %+v, %v", b, err)
+	}
+
+	// Moves: the last goes first, the first goes last, a middle one ties
+	// another, through Apply and through a raw Update.
+	last, first, mid := want[len(want)-1].User, want[0].User, want[len(want)/2]
+	e.must(pid(last), "set", setBalance(want[0].Balance+1, e.clock.Now()))
+	e.must(pid(first), "set", setBalance(0, e.clock.Now()))
+	tie := want[len(want)/3]
+	if _, err := e.st.Update(e.ctx, pid(mid.User), func(v storage.Versioned) (storage.Write, error) {
+		s, err := v.Player.SetBalance(tie.Balance, e.clock.Now())
+		return storage.Write{Player: s.Player, History: s.History}, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want = board(t, e, guild, users)
+	if want[0].User != last || want[len(want)-1].Balance != 0 {
+		t.Fatalf("after the moves, top %+v, bottom %+v", want[0], want[len(want)-1])
+	}
+	checkBoard(t, e, guild, want)
+	checkBoard(t, e, guild2, board(t, e, guild2, other))
+}
+
+// testPlayers: a guild's players in increasing user order, whatever the
+// order they were created in; fn's error stops the walk and comes back as
+// is.
+func testPlayers(t *testing.T, open OpenFunc) {
+	e := newEnv(t, open, defaults)
+	r := rand.New(rand.NewPCG(1, 2))
+	var users []uint64
+	for range 40 {
+		users = append(users, r.Uint64N(1<<62)+1)
+	}
+	users = append(users, 1, ^uint64(0), 1<<63)
+	for _, u := range users {
+		e.must(pid(u), "grant", grant(1, e.clock.Now()))
+	}
+	e.must(storage.PlayerID{Guild: guild2, User: 5}, "grant", grant(1, e.clock.Now()))
+	e.must(storage.PlayerID{Guild: guild + 1, User: 5}, "grant", grant(1, e.clock.Now()))
+	slices.Sort(users)
+	users = slices.Compact(users)
+	same(t, "players", playersOf(t, e.st, guild), users)
+	same(t, "players of guild2", playersOf(t, e.st, guild2), []uint64{5})
+	if got := playersOf(t, e.st, 333); len(got) != 0 {
+		t.Fatalf("players of an empty guild: %v", got)
+	}
+	stop := errors.New("stop")
+	n := 0
+	err := e.st.Players(e.ctx, guild, func(uint64) error {
+		n++
+		if n == 3 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || n != 3 { //nolint:errorlint // the contract: as is
+		t.Fatalf("Players stopped after %d calls with %v, want 3 and fn's error as is", n, err)
+	}
+	// fn may use the store (a guild's reset applies a step to each player).
+	if err := e.st.Players(e.ctx, guild, func(u uint64) error {
+		_, err := e.apply(pid(u), grant(1, e.clock.Now()))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if p := e.load(pid(users[0])).Player; p.Stats.GrantedCents != 2 {
+		t.Fatalf("a step applied from Players' fn: granted %d", p.Stats.GrantedCents)
+	}
+}
+
+// testGuild: defaults until written; UpdateGuild writes, bumps the version,
+// records operations (MaxGuildOps kept), skips and fails writing nothing.
+func testGuild(t *testing.T, open OpenFunc) {
+	e := newEnv(t, open, defaults)
+	g0, err := e.st.Guild(e.ctx, guild)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same(t, "never written", g0, storage.Guild{Settings: defaults})
+	set := storage.Settings{StartingBalance: 777, DailyAmount: 10, DailyCooldown: 36 * time.Hour, PublicPlays: true, Channel: 42}
+	a := storage.AuditEntry{At: e.clock.Now(), Guild: guild, Actor: mod, Action: "settings", Reason: "first"}
+	g1, err := e.st.UpdateGuild(e.ctx, guild, func(g storage.Guild) (storage.GuildWrite, error) {
+		if !slices.Equal(g.Ops, g0.Ops) || g.Version != 0 || g.Settings != defaults {
+			t.Errorf("fn saw %+v", g)
+		}
+		return storage.GuildWrite{Settings: set, Op: "op-1", Audit: &a}, nil
+	})
+	if err != nil || g1.Version == 0 || g1.Settings != set || !slices.Equal(g1.Ops, []string{"op-1"}) {
+		t.Fatalf("first UpdateGuild: %+v, %v", g1, err)
+	}
+	got, _ := e.st.Guild(e.ctx, guild)
+	same(t, "Guild after UpdateGuild", got, g1)
+	if au, _ := e.st.Audit(e.ctx, guild, 5); len(au) != 1 || au[0] != a {
+		t.Fatalf("audit: %+v", au)
+	}
+	if g2, _ := e.st.Guild(e.ctx, guild2); g2.Settings != defaults || g2.Version != 0 {
+		t.Fatalf("another guild: %+v", g2)
+	}
+
+	// Skip and fn's error write nothing; invalid settings are refused.
+	g, err := e.st.UpdateGuild(e.ctx, guild, func(storage.Guild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Skip: true, Settings: defaults, Op: "x"}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same(t, "skipped UpdateGuild", g, g1)
+	errMine := errors.New("mine")
+	g, err = e.st.UpdateGuild(e.ctx, guild, func(storage.Guild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Settings: defaults, Op: "y"}, errMine
+	})
+	if err != errMine { //nolint:errorlint // the contract: as is
+		t.Fatalf("fn's error came back as %v", err)
+	}
+	same(t, "failed UpdateGuild", g, g1)
+	_, err = e.st.UpdateGuild(e.ctx, guild, func(storage.Guild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Settings: storage.Settings{DailyAmount: -1}, Op: "z"}, nil
+	})
+	wantErr(t, "invalid settings", err, storage.ErrInvalid)
+	got, _ = e.st.Guild(e.ctx, guild)
+	same(t, "after a skip and two refusals", got, g1)
+	if au, _ := e.st.Audit(e.ctx, guild, 5); len(au) != 1 {
+		t.Fatalf("refusals wrote the audit log: %+v", au)
+	}
+
+	// Operations: the last MaxGuildOps kept, oldest first.
+	var ops []string
+	for i := range storage.MaxGuildOps + 6 {
+		op := fmt.Sprintf("settings-%d", i)
+		ops = append(ops, op)
+		g, err = e.st.UpdateGuild(e.ctx, guild, func(g storage.Guild) (storage.GuildWrite, error) {
+			if slices.Contains(g.Ops, op) {
+				return storage.GuildWrite{Skip: true}, nil
+			}
+			s := g.Settings
+			s.DailyAmount = int64(i)
+			return storage.GuildWrite{Settings: s, Op: op}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := ops[len(ops)-storage.MaxGuildOps:]
+	if !slices.Equal(g.Ops, want) || g.Settings.DailyAmount != int64(len(ops)-1) || g.Version != g1.Version+uint64(len(ops)) {
+		t.Fatalf("after %d updates: version %d, %d ops %v…, daily %d", len(ops), g.Version, len(g.Ops), g.Ops[:2], g.Settings.DailyAmount)
+	}
+	got, _ = e.st.Guild(e.ctx, guild)
+	same(t, "Guild after many updates", got, g)
+}
+
+// testGuildRacing: concurrent UpdateGuilds each record their operation
+// once, none lost.
+func testGuildRacing(t *testing.T, open OpenFunc) {
+	e := newEnv(t, open, defaults)
+	const n = 24
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			op := fmt.Sprintf("op-%02d", i)
+			for range 2 { // the second is a repeat
+				if _, err := e.st.UpdateGuild(e.ctx, guild, func(g storage.Guild) (storage.GuildWrite, error) {
+					if slices.Contains(g.Ops, op) {
+						return storage.GuildWrite{Skip: true}, nil
+					}
+					s := g.Settings
+					s.StartingBalance++
+					return storage.GuildWrite{Settings: s, Op: op}, nil
+				}); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	g, err := e.st.Guild(e.ctx, guild)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := slices.Clone(g.Ops)
+	slices.SortFunc(ops, cmp.Compare)
+	if g.Version != n || g.Settings.StartingBalance != defaults.StartingBalance+n || len(ops) != n || len(slices.Compact(ops)) != n {
+		t.Fatalf("after %d racing updates: %+v", n, g)
+	}
+}
