@@ -2,10 +2,14 @@ package boltstore_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
+	"time"
 
+	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/boltstore"
 	"github.com/lesclefsdutresor/clefs/storage/storetest"
@@ -42,34 +46,53 @@ func TestFileMode(t *testing.T) {
 func TestReopenKeepsState(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "clefs.db")
 	ctx := context.Background()
-	opts := storage.Options{Defaults: storage.Settings{StartingBalance: 500}, Drawer: storetest.RandomDrawer(3)}
-	st, err := boltstore.Open(path, opts)
+	st, err := boltstore.Open(path, storage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := storage.PlayerID{Guild: 1, User: 2}
-	p, tk, _, err := st.Buy(ctx, id)
+	now := storage.Timestamp(time.Now())
+	step := func(op string, do func(game.Player) (game.Step, error)) storage.Step {
+		return storage.Step{ID: id, Op: op, Create: true, Start: 500, Seeds: storetest.Seeds(1), Now: now, Do: do}
+	}
+	a, err := storage.Apply(ctx, st, step("buy", func(p game.Player) (game.Step, error) { return p.Buy(now) }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := st.Reveal(ctx, id, tk.ID, 0b001); err != nil {
+	if _, err := storage.Apply(ctx, st, step("reveal", func(p game.Player) (game.Step, error) {
+		return p.Reveal(game.SeededDrawer{}, a.Result.Ticket, 0b001, now)
+	})); err != nil {
 		t.Fatal(err)
 	}
-	want, _ := st.Player(ctx, id)
+	want, _ := st.Load(ctx, id)
+	wantHist, _ := st.History(ctx, id, 10)
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	st, err = boltstore.Open(path, opts)
+	st, err = boltstore.Open(path, storage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	got, err := st.Player(ctx, id)
+	got, err := st.Load(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Balance != p.Balance+want.Stats.WonCents || got.Ticket == nil || *got.Ticket != *want.Ticket {
-		t.Fatalf("after reopen: %+v, want %+v", got, want)
+	hist, _ := st.History(ctx, id, 10)
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(hist, wantHist) || len(hist) != 1 {
+		t.Fatalf("after reopen: %+v %+v, want %+v %+v", got, hist, want, wantHist)
+	}
+	// The operations are remembered across the restart.
+	again, err := storage.Apply(ctx, st, step("buy", func(p game.Player) (game.Step, error) { return p.Buy(now) }))
+	if err != nil || !again.Repeated {
+		t.Fatalf("repeated buy after reopen: %+v, %v", again, err)
+	}
+}
+
+func TestOpenRefusesBadDefaults(t *testing.T) {
+	_, err := boltstore.Open(filepath.Join(t.TempDir(), "clefs.db"), storage.Options{Defaults: storage.Settings{DailyAmount: -1}})
+	if !errors.Is(err, storage.ErrInvalid) {
+		t.Fatalf("Open with invalid defaults: %v", err)
 	}
 }
 
@@ -96,7 +119,7 @@ func TestKillBetweenBuyAndDraw(t *testing.T) {
 	})
 }
 
-func BenchmarkSteps(b *testing.B) {
+func BenchmarkStore(b *testing.B) {
 	storetest.Bench(b, func(b *testing.B, opts storage.Options) storage.Store {
 		st, err := boltstore.Open(filepath.Join(b.TempDir(), "clefs.db"), opts)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
@@ -15,10 +16,7 @@ import (
 func Example() {
 	dir, _ := os.MkdirTemp("", "clefs")
 	defer os.RemoveAll(dir)
-	st, err := boltstore.Open(filepath.Join(dir, "clefs.db"), storage.Options{
-		Defaults: storage.Settings{StartingBalance: 1000},
-		Drawer:   &storetest.Drawer{PlayFunc: func(int) game.Outcome { return storetest.Win(game.TierCandle, 100) }},
-	})
+	st, err := boltstore.Open(filepath.Join(dir, "clefs.db"), storage.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -26,15 +24,25 @@ func Example() {
 	defer st.Close()
 	ctx := context.Background()
 	id := storage.PlayerID{Guild: 1, User: 2}
+	now := time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
+	draw := &storetest.Drawer{PlayFunc: func(int) game.Outcome { return storetest.Win(game.TierCandle) }}
+	step := func(op string, do func(game.Player) (game.Step, error)) storage.Step {
+		return storage.Step{ID: id, Op: op, Create: true, Start: 1000, Seeds: storetest.Seeds(1), Now: now, Do: do}
+	}
 
-	p, t, resumed, _ := st.Buy(ctx, id)
-	fmt.Println("ticket", t.ID, "resumed", resumed, "balance", p.Balance)
-	p, t, _ = st.Reveal(ctx, id, t.ID, 0b001) // the first click draws
-	fmt.Println(t.Outcome.Tier, t.Outcome.Prize, "open", t.Open(), "balance", p.Balance)
-	p, t, _ = st.Reveal(ctx, id, t.ID, storage.AllRows)
-	fmt.Println("open", t.Open(), "balance", p.Balance, "invariant", storage.CheckInvariant(p))
+	a, _ := storage.Apply(ctx, st, step("click-1", func(p game.Player) (game.Step, error) { return p.Buy(now) }))
+	fmt.Println("ticket", a.Result.Ticket, "created", a.Created, "balance", a.Player.Balance)
+	a, _ = storage.Apply(ctx, st, step("click-1", func(p game.Player) (game.Step, error) { return p.Buy(now) }))
+	fmt.Println("the same click again: repeated", a.Repeated, "balance", a.Player.Balance)
+	a, _ = storage.Apply(ctx, st, step("click-2", func(p game.Player) (game.Step, error) {
+		return p.Reveal(draw, 1, game.AllRows, now) // the first click draws
+	}))
+	fmt.Println(a.Player.Ticket.Outcome.Tier, "balance", a.Player.Balance, "sound", a.Player.Check() == nil)
+	v, _ := st.Load(ctx, id)
+	fmt.Println("version", v.Version)
 	// Output:
-	// ticket 1 resumed false balance 950
-	// candle 100 open true balance 1050
-	// open false balance 1050 invariant <nil>
+	// ticket 1 created true balance 950
+	// the same click again: repeated true balance 950
+	// candle balance 1050 sound true
+	// version 2
 }

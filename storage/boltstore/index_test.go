@@ -1,0 +1,74 @@
+package boltstore
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
+)
+
+// TestIndexDrift damages the leaderboard index by hand (bolt writes it with
+// the player, so only a bug or an edited file can): CheckIndex reports each
+// difference, RebuildIndex repairs them all, then finds nothing to do.
+func TestIndexDrift(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(filepath.Join(t.TempDir(), "clefs.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	now := storage.Timestamp(time.Now())
+	for u := uint64(1); u <= 5; u++ {
+		if _, err := storage.Apply(ctx, st, storage.Step{ID: storage.PlayerID{Guild: 1, User: u}, Op: "set", Create: true, Seeds: storetest.Seeds(u), Now: now,
+			Do: func(p game.Player) (game.Step, error) { return p.SetBalance(int64(u)*100, now) }}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, _ := st.Leaderboard(ctx, 1, 10, 3)
+	if err := st.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketBoard)
+		_ = b.Delete(boardKey(storage.PlayerID{Guild: 1, User: 2}, 200))                // missing
+		_ = b.Delete(boardKey(storage.PlayerID{Guild: 1, User: 4}, 400))                // wrong
+		_ = b.Put(boardKey(storage.PlayerID{Guild: 1, User: 4}, 999), nil)              // …balance
+		_ = b.Put(boardKey(storage.PlayerID{Guild: 1, User: 9}, 50), nil)               // no player
+		_ = b.Put(boardKey(storage.PlayerID{Guild: 1, User: 5}, 7), nil)                // a second entry
+		return tx.Bucket(bucketCounts).Put(guildKey(1), []byte{0, 0, 0, 0, 0, 0, 0, 9}) // wrong count
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var drifts []storage.IndexDrift
+	if err := st.CheckIndex(ctx, func(d storage.IndexDrift) error {
+		drifts = append(drifts, d)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	id := func(u uint64) storage.PlayerID { return storage.PlayerID{Guild: 1, User: u} }
+	want := []storage.IndexDrift{
+		{ID: id(5), Balance: 500, Indexed: 7, Player: true, Index: true}, // the second entry, after the right one
+		{ID: id(2), Balance: 200, Player: true},
+		{ID: id(4), Balance: 400, Indexed: 999, Player: true, Index: true},
+		{ID: id(9), Indexed: 50, Index: true},
+	}
+	if !slices.Equal(drifts, want) {
+		t.Fatalf("drifts:\n got %+v\nwant %+v", drifts, want)
+	}
+	n, err := st.RebuildIndex(ctx)
+	if err != nil || n != 6 {
+		t.Fatalf("RebuildIndex: %d changes, %v; want 6", n, err)
+	}
+	if n, err := st.RebuildIndex(ctx); err != nil || n != 0 {
+		t.Fatalf("second RebuildIndex: %d changes, %v", n, err)
+	}
+	after, _ := st.Leaderboard(ctx, 1, 10, 3)
+	if !slices.Equal(after.Top, before.Top) || *after.You != *before.You || after.Players != 5 {
+		t.Fatalf("after the repair: %+v, want %+v", after, before)
+	}
+}
