@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/backend"
@@ -15,13 +16,20 @@ import (
 
 func TestOpenBolt(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nested", "dir", "clefs.db")
-	st, err := backend.Open(context.Background(), "", path, storage.Options{})
+	defaults := storage.Settings{StartingBalance: 1234, DailyAmount: 5, DailyCooldown: time.Hour}
+	st, err := backend.Open(context.Background(), "", path, storage.Options{Defaults: defaults})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
 	if _, ok := st.(*boltstore.Store); !ok {
 		t.Fatalf("Open without a URL gave %T", st)
+	}
+	if _, ok := st.(storage.Indexer); !ok {
+		t.Fatalf("%T is not a storage.Indexer", st)
+	}
+	if g, err := st.Guild(context.Background(), 1); err != nil || g.Settings != defaults {
+		t.Fatalf("a new guild's settings: %+v, %v; want the defaults %+v", g.Settings, err, defaults)
 	}
 	fi, err := os.Stat(path)
 	if err != nil || fi.Mode().Perm() != 0o600 {
