@@ -45,12 +45,12 @@ var (
 	_ storage.Indexer = (*Store)(nil)
 )
 
-// playerRec is a player as stored: its state, its version and the
-// sequence number of its last history line.
+// playerRec is a player as stored (encoding/gob): its state, its version
+// and the sequence number of its last history line.
 type playerRec struct {
-	Version uint64      `json:"v"`
-	HSeq    uint64      `json:"h"`
-	Player  game.Player `json:"p"`
+	Version uint64
+	HSeq    uint64
+	Player  game.Player
 }
 
 // guildRec is a guild's settings as stored (only once written).
@@ -197,15 +197,7 @@ func parseBoardKey(k []byte) (user uint64, balance int64) {
 
 // getPlayer returns the player's record, nil if it was never written.
 func getPlayer(tx *bolt.Tx, id storage.PlayerID) (*playerRec, error) {
-	v := tx.Bucket(bucketPlayers).Get(playerKey(id))
-	if v == nil {
-		return nil, nil
-	}
-	var r playerRec
-	if err := json.Unmarshal(v, &r); err != nil {
-		return nil, fmt.Errorf("decode player %d/%d: %w", id.Guild, id.User, err)
-	}
-	return &r, nil
+	return decodePlayer(id, tx.Bucket(bucketPlayers).Get(playerKey(id)))
 }
 
 func putJSON(b *bolt.Bucket, k []byte, v any, what string) error {

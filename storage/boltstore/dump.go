@@ -26,9 +26,9 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.Record) error
 				return err
 			}
 			id := storage.PlayerID{Guild: binary.BigEndian.Uint64(k), User: binary.BigEndian.Uint64(k[8:])}
-			var r playerRec
-			if err := json.Unmarshal(v, &r); err != nil {
-				return fmt.Errorf("decode player %d/%d: %w", id.Guild, id.User, err)
+			r, err := decodePlayer(id, v)
+			if err != nil {
+				return err
 			}
 			hist, err := latest[game.Entry](tx.Bucket(bucketHistory), k, storage.HistoryLimit, "history")
 			if err != nil {
@@ -124,12 +124,12 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 				refused = fmt.Errorf("%s: %w: %d history lines", name, storage.ErrInvalid, len(dp.History))
 				return refused
 			}
-			w, err := normalize(id, storage.Write{Player: dp.Player, History: dp.History})
+			pw, err := prepare(id, nil, storage.Write{Player: dp.Player, History: dp.History})
 			if err != nil {
 				refused = fmt.Errorf("%s: %w", name, err)
 				return refused
 			}
-			if _, err := writePlayer(tx, id, nil, w); err != nil {
+			if err := pw.write(tx); err != nil {
 				return err
 			}
 		}
@@ -163,7 +163,11 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 					refused = fmt.Errorf("%s: audit[%d]: %w", name, j, err)
 					return refused
 				}
-				if err := appendAudit(tx, a); err != nil {
+				v, err := json.Marshal(a)
+				if err != nil {
+					return fmt.Errorf("encode audit: %w", err)
+				}
+				if err := appendAudit(tx, dg.Guild, v); err != nil {
 					return err
 				}
 			}
@@ -309,9 +313,9 @@ func eachGuildIndex(tx *bolt.Tx, fn func(guild uint64, want, have map[uint64]int
 		var extra []storage.IndexDrift
 		c := players.Cursor()
 		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-			var r playerRec
-			if err := json.Unmarshal(v, &r); err != nil {
-				return fmt.Errorf("decode player %x: %w", k, err)
+			r, err := decodePlayer(storage.PlayerID{Guild: g, User: binary.BigEndian.Uint64(k[8:])}, v)
+			if err != nil {
+				return err
 			}
 			want[binary.BigEndian.Uint64(k[8:])] = r.Player.Balance
 		}

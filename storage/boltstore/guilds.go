@@ -3,6 +3,7 @@ package boltstore
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -89,7 +90,11 @@ func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.G
 			return err
 		}
 		if w.Audit != nil {
-			if err := appendAudit(tx, audit); err != nil {
+			v, err := json.Marshal(audit)
+			if err != nil {
+				return fmt.Errorf("encode audit: %w", err)
+			}
+			if err := appendAudit(tx, guild, v); err != nil {
 				return err
 			}
 		}

@@ -3,6 +3,7 @@ package boltstore
 import (
 	"bytes"
 	"context"
+	"encoding/gob"
 	"encoding/json"
 	"fmt"
 
@@ -29,13 +30,17 @@ func (s *Store) Load(ctx context.Context, id storage.PlayerID) (storage.Versione
 	return v, err
 }
 
-// Update calls fn on the player inside one write transaction, which no
-// other writer can interleave with: the version fn sees is always the
-// current one, so fn runs once per attempt of the transaction and the
-// compare-and-set cannot fail (ErrConflict never happens here). The
-// transaction is shared with the Updates of other goroutines (one fsync for
-// all): bbolt may then run it, hence fn, again, which a pure fn allows. fn
-// must not call the store: it runs inside its write transaction.
+// Update reads the player, calls fn and writes what it returns if the
+// player is unchanged (compare-and-set on the stored record, whose version
+// is part of it); otherwise it calls fn again on the current state inside
+// the write transaction, where no other writer can interleave, so that
+// ErrConflict never happens here. The first attempt decodes, runs fn and
+// encodes outside the write transaction, so that concurrent players do
+// that work in parallel while the single writer only compares and puts;
+// a skip or an error of fn needs no write transaction at all. The write
+// transaction is shared with the Updates of other goroutines (one fsync
+// for all): bbolt may run it, hence fn, again, which a pure fn allows. fn
+// must not call the store: it may run inside its write transaction.
 //
 // The write is refused with storage.ErrInvalid, writing nothing, when the
 // player fails game.Player.Check (the leaderboard index needs a balance in
@@ -49,22 +54,48 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage
 	if fn == nil {
 		return storage.Versioned{}, fmt.Errorf("%w: nil update function", storage.ErrInvalid)
 	}
+	key := playerKey(id)
+	var raw []byte
+	if err := s.view(ctx, "update", func(tx *bolt.Tx) error {
+		raw = bytes.Clone(tx.Bucket(bucketPlayers).Get(key))
+		return nil
+	}); err != nil {
+		return storage.Versioned{}, err
+	}
+	old, err := decodePlayer(id, raw)
+	if err != nil {
+		return storage.Versioned{}, s.wrap("update", err)
+	}
+	cur := old.versioned()
+	w, err := fn(cur)
+	if err != nil {
+		return cur, err
+	}
+	if w.Skip {
+		return cur, nil
+	}
+	first, err := prepare(id, old, w)
+	if err != nil {
+		return cur, err
+	}
 	var (
 		out     storage.Versioned
 		refused error
 	)
-	err := s.batch(ctx, "update", func(tx *bolt.Tx) error {
+	err = s.batch(ctx, "update", func(tx *bolt.Tx) error {
 		out, refused = storage.Versioned{}, nil
-		r, err := getPlayer(tx, id)
+		now := tx.Bucket(bucketPlayers).Get(key)
+		if bytes.Equal(now, raw) && (now == nil) == (raw == nil) {
+			out = first.result()
+			return first.write(tx)
+		}
+		// Another writer came first: fn again, on the state as it is now.
+		old, err := decodePlayer(id, now)
 		if err != nil {
 			return err
 		}
-		cur := storage.Versioned{}
-		if r != nil {
-			cur = storage.Versioned{Player: r.Player, Version: r.Version}
-		}
-		out = cur
-		w, err := fn(cur)
+		out = old.versioned()
+		w, err := fn(out)
 		if err != nil {
 			refused = err
 			return nil
@@ -72,21 +103,52 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage
 		if w.Skip {
 			return nil
 		}
-		w, err = normalize(id, w)
+		pw, err := prepare(id, old, w)
 		if err != nil {
 			refused = err
 			return nil
 		}
-		if out, err = writePlayer(tx, id, r, w); err != nil {
-			out = cur
-			return err
-		}
-		return nil
+		out = pw.result()
+		return pw.write(tx)
 	})
 	if err != nil {
 		return storage.Versioned{}, err
 	}
 	return out, refused
+}
+
+// Player records are in encoding/gob, not JSON like the other values: a
+// player is decoded at every step, and its remembered operations make it
+// the largest value; gob makes it three times smaller and decodes it three
+// times faster (70 µs against 220 µs for a player with 64 operations).
+
+// encodePlayer encodes a player's record.
+func encodePlayer(r playerRec) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(r); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// decodePlayer decodes a player's stored record; nil for nil.
+func decodePlayer(id storage.PlayerID, v []byte) (*playerRec, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var r playerRec
+	if err := gob.NewDecoder(bytes.NewReader(v)).Decode(&r); err != nil {
+		return nil, fmt.Errorf("decode player %d/%d: %w", id.Guild, id.User, err)
+	}
+	return &r, nil
+}
+
+// versioned returns the state of the record r (nil: never written).
+func (r *playerRec) versioned() storage.Versioned {
+	if r == nil {
+		return storage.Versioned{}
+	}
+	return storage.Versioned{Player: r.Player, Version: r.Version}
 }
 
 // normalize checks w and returns it with every time rounded by
@@ -102,6 +164,9 @@ func normalize(id storage.PlayerID, w storage.Write) (storage.Write, error) {
 	}
 	if err := p.Check(); err != nil {
 		return w, fmt.Errorf("%w: player %d/%d: %w", storage.ErrInvalid, id.Guild, id.User, err)
+	}
+	if len(p.Ops) == 0 {
+		p.Ops = nil // as it decodes
 	}
 	w.Player = p
 	if len(w.History) > 0 {
@@ -136,63 +201,111 @@ func normalizeAudit(a storage.AuditEntry, guild uint64) (storage.AuditEntry, err
 	return a, nil
 }
 
-// writePlayer writes w over the player's record old (nil if new): the
-// player with the next version, its history lines (the oldest trimmed past
-// storage.HistoryLimit), its leaderboard entry and the audit entry.
-func writePlayer(tx *bolt.Tx, id storage.PlayerID, old *playerRec, w storage.Write) (storage.Versioned, error) {
-	r := playerRec{Version: 1, Player: w.Player}
-	board := tx.Bucket(bucketBoard)
+// playerWrite is a Write checked and encoded, ready to go over the
+// record it was computed from.
+type playerWrite struct {
+	id      storage.PlayerID
+	old     *playerRec // nil: a new player
+	rec     playerRec
+	player  []byte   // rec, encoded
+	history [][]byte // the lines, encoded, oldest first
+	audit   *storage.AuditEntry
+	entry   []byte // audit, encoded
+}
+
+// prepare checks and encodes w over the record old (nil if the player is
+// new): the player with the next version, its history lines and audit
+// entry. Its errors are refusals (storage.ErrInvalid) or encoding
+// failures.
+func prepare(id storage.PlayerID, old *playerRec, w storage.Write) (*playerWrite, error) {
+	w, err := normalize(id, w)
+	if err != nil {
+		return nil, err
+	}
+	pw := &playerWrite{id: id, old: old, rec: playerRec{Version: 1, HSeq: uint64(len(w.History)), Player: w.Player}, audit: w.Audit}
 	if old != nil {
-		r.Version, r.HSeq = old.Version+1, old.HSeq
-		if old.Player.Balance != w.Player.Balance {
-			if err := board.Delete(boardKey(id, old.Player.Balance)); err != nil {
-				return storage.Versioned{}, fmt.Errorf("delete leaderboard entry: %w", err)
+		pw.rec.Version, pw.rec.HSeq = old.Version+1, old.HSeq+uint64(len(w.History))
+	}
+	if pw.player, err = encodePlayer(pw.rec); err != nil {
+		return nil, fmt.Errorf("boltstore: encode player %d/%d: %w", id.Guild, id.User, err)
+	}
+	for _, h := range w.History {
+		v, err := json.Marshal(h)
+		if err != nil {
+			return nil, fmt.Errorf("boltstore: encode history: %w", err)
+		}
+		pw.history = append(pw.history, v)
+	}
+	if w.Audit != nil {
+		if pw.entry, err = json.Marshal(w.Audit); err != nil {
+			return nil, fmt.Errorf("boltstore: encode audit: %w", err)
+		}
+	}
+	return pw, nil
+}
+
+// result is the state pw writes.
+func (pw *playerWrite) result() storage.Versioned {
+	return storage.Versioned{Player: pw.rec.Player, Version: pw.rec.Version}
+}
+
+// write puts pw in tx, over the record it was prepared from: the player,
+// its history lines (the oldest trimmed past storage.HistoryLimit), its
+// leaderboard entry, its guild's count if it is new, and the audit entry.
+func (pw *playerWrite) write(tx *bolt.Tx) error {
+	id, bal := pw.id, pw.rec.Player.Balance
+	board := tx.Bucket(bucketBoard)
+	var hseq uint64
+	if pw.old != nil {
+		hseq = pw.old.HSeq
+		if pw.old.Player.Balance != bal {
+			if err := board.Delete(boardKey(id, pw.old.Player.Balance)); err != nil {
+				return fmt.Errorf("delete leaderboard entry: %w", err)
 			}
 		}
 	} else if err := addCount(tx, id.Guild, 1); err != nil {
-		return storage.Versioned{}, err
+		return err
 	}
-	if old == nil || old.Player.Balance != w.Player.Balance {
-		if err := board.Put(boardKey(id, w.Player.Balance), nil); err != nil {
-			return storage.Versioned{}, fmt.Errorf("put leaderboard entry: %w", err)
+	if pw.old == nil || pw.old.Player.Balance != bal {
+		if err := board.Put(boardKey(id, bal), nil); err != nil {
+			return fmt.Errorf("put leaderboard entry: %w", err)
 		}
 	}
 	pk := playerKey(id)
 	hb := tx.Bucket(bucketHistory)
-	for _, h := range w.History {
-		r.HSeq++
-		if err := putJSON(hb, seqKey(pk, r.HSeq), h, "history"); err != nil {
-			return storage.Versioned{}, err
+	for _, h := range pw.history {
+		hseq++
+		if err := hb.Put(seqKey(pk, hseq), h); err != nil {
+			return fmt.Errorf("put history: %w", err)
 		}
-		if r.HSeq > storage.HistoryLimit {
-			if err := hb.Delete(seqKey(pk, r.HSeq-storage.HistoryLimit)); err != nil {
-				return storage.Versioned{}, fmt.Errorf("trim history: %w", err)
+		if hseq > storage.HistoryLimit {
+			if err := hb.Delete(seqKey(pk, hseq-storage.HistoryLimit)); err != nil {
+				return fmt.Errorf("trim history: %w", err)
 			}
 		}
 	}
-	if err := putJSON(tx.Bucket(bucketPlayers), pk, r, "player"); err != nil {
-		return storage.Versioned{}, err
+	if err := tx.Bucket(bucketPlayers).Put(pk, pw.player); err != nil {
+		return fmt.Errorf("put player: %w", err)
 	}
-	if w.Audit != nil {
-		if err := appendAudit(tx, *w.Audit); err != nil {
-			return storage.Versioned{}, err
-		}
+	if pw.audit != nil {
+		return appendAudit(tx, pw.audit.Guild, pw.entry)
 	}
-	return storage.Versioned{Player: r.Player, Version: r.Version}, nil
+	return nil
 }
 
-// appendAudit appends e to its guild's log, dropping the oldest entry past
-// storage.AuditLimit. The sequence continues from the guild's last key.
-func appendAudit(tx *bolt.Tx, e storage.AuditEntry) error {
-	gk := guildKey(e.Guild)
+// appendAudit appends the encoded entry e to the guild's log, dropping the
+// oldest entry past storage.AuditLimit. The sequence continues from the
+// guild's last key.
+func appendAudit(tx *bolt.Tx, guild uint64, e []byte) error {
+	gk := guildKey(guild)
 	ab := tx.Bucket(bucketAudit)
 	var seq uint64
 	if k, _ := lastUnder(ab.Cursor(), gk); k != nil {
 		seq = seqOf(k)
 	}
 	seq++
-	if err := putJSON(ab, seqKey(gk, seq), e, "audit"); err != nil {
-		return err
+	if err := ab.Put(seqKey(gk, seq), e); err != nil {
+		return fmt.Errorf("put audit: %w", err)
 	}
 	if seq > storage.AuditLimit {
 		if err := ab.Delete(seqKey(gk, seq-storage.AuditLimit)); err != nil {
