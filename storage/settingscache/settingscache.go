@@ -2,15 +2,19 @@
 // time, in front of any storage.Store, so that a play does not spend a store
 // round trip reading settings that hardly ever change.
 //
-// Settings are cached for the TTL given to New. A change made through the
-// decorator (SetSettings) drops the guild's entry at once, and a read that
-// was already in flight when it happened does not put the old value back.
+// Guild (the settings, their operations and version) is cached for the TTL
+// given to New. A change made through the decorator (UpdateGuild) drops the
+// guild's entry at once, and a read that was already in flight when it
+// happened does not put the old value back.
 // A change made elsewhere — by another process sharing the backend (another
 // shard, another bot), or by an import that bypasses the decorator — is seen
 // within the TTL.
 //
-// Every other method goes straight to the wrapped store. Optional interfaces
-// of the wrapped store (storage.Dumper) are not forwarded: wrap the store the
+// A cached Guild may be up to the TTL old: fine for reading the settings a
+// play needs, not for a compare-and-set, which UpdateGuild always does on
+// the store's own reading. Every other method goes straight to the wrapped
+// store. Optional interfaces of the wrapped store (storage.Dumper,
+// storage.Indexer) are not forwarded: wrap the store the
 // bot's handlers use, not the one the export and import subcommands open.
 //
 // Usage, in the composition root:
@@ -35,7 +39,7 @@ import (
 // entries, and empties the cache if none had expired.
 const maxGuilds = 4096
 
-// Store is a storage.Store whose Settings are cached. It is safe for
+// Store is a storage.Store whose Guild is cached. It is safe for
 // concurrent use.
 type Store struct {
 	storage.Store
@@ -53,11 +57,11 @@ type Store struct {
 var _ storage.Store = (*Store)(nil)
 
 type entry struct {
-	set     storage.Settings
+	g       storage.Guild
 	expires time.Time
 }
 
-// New returns store with each guild's settings cached for ttl, as measured
+// New returns store with each guild's settings (Guild) cached for ttl, as measured
 // by now (nil means time.Now). A ttl ≤ 0 caches nothing: every call goes to
 // store. Closing the returned Store closes store.
 func New(store storage.Store, ttl time.Duration, now func() time.Time) *Store {
@@ -67,12 +71,13 @@ func New(store storage.Store, ttl time.Duration, now func() time.Time) *Store {
 	return &Store{Store: store, ttl: ttl, now: now, m: map[uint64]entry{}}
 }
 
-// Settings returns the guild's settings: from the cache while the entry is
+// Guild returns the guild's settings: from the cache while the entry is
 // fresh, else from the wrapped store (then cached). Errors are the wrapped
-// store's, never cached.
-func (s *Store) Settings(ctx context.Context, guild uint64) (storage.Settings, error) {
+// store's, never cached. The Ops slice returned may be shared: callers must
+// not modify it.
+func (s *Store) Guild(ctx context.Context, guild uint64) (storage.Guild, error) {
 	if s.ttl <= 0 {
-		return s.Store.Settings(ctx, guild)
+		return s.Store.Guild(ctx, guild)
 	}
 	s.mu.Lock()
 	e, ok := s.m[guild]
@@ -80,44 +85,44 @@ func (s *Store) Settings(ctx context.Context, guild uint64) (storage.Settings, e
 	now := s.now()
 	s.mu.Unlock()
 	if ok && now.Before(e.expires) {
-		return e.set, nil
+		return e.g, nil
 	}
-	set, err := s.Store.Settings(ctx, guild)
+	g, err := s.Store.Guild(ctx, guild)
 	if err != nil {
-		return set, err
+		return g, err
 	}
-	s.put(guild, set, epoch, now)
-	return set, nil
+	s.put(guild, g, epoch, now)
+	return g, nil
 }
 
-// SetSettings replaces the guild's settings in the wrapped store and drops
+// UpdateGuild updates the guild's settings in the wrapped store and drops
 // the cached entry, whatever the outcome (a failed call may still have
 // written), so that the next read goes to the store.
-func (s *Store) SetSettings(ctx context.Context, actor, guild uint64, set storage.Settings, reason string) error {
-	err := s.Store.SetSettings(ctx, actor, guild, set, reason)
+func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.Guild) (storage.GuildWrite, error)) (storage.Guild, error) {
+	g, err := s.Store.UpdateGuild(ctx, guild, fn)
 	s.invalidate(guild)
-	return err
+	return g, err
 }
 
-// put caches set as read at time now, unless an invalidation happened since
+// put caches g as read at time now, unless an invalidation happened since
 // the read began (epoch).
-func (s *Store) put(guild uint64, set storage.Settings, epoch uint64, now time.Time) {
+func (s *Store) put(guild uint64, g storage.Guild, epoch uint64, now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.epoch != epoch {
 		return
 	}
 	if _, ok := s.m[guild]; !ok && len(s.m) >= maxGuilds {
-		for g, e := range s.m {
+		for k, e := range s.m {
 			if !now.Before(e.expires) {
-				delete(s.m, g)
+				delete(s.m, k)
 			}
 		}
 		if len(s.m) >= maxGuilds {
 			clear(s.m)
 		}
 	}
-	s.m[guild] = entry{set: set, expires: now.Add(s.ttl)}
+	s.m[guild] = entry{g: g, expires: now.Add(s.ttl)}
 }
 
 // invalidate drops the guild's entry and keeps the reads in flight from

@@ -33,8 +33,8 @@ func (c *clock) Add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// countingStore answers Settings with {Channel: guild}, counting the calls;
-// it can fail, and block until released. SetSettings succeeds or fails as
+// countingStore answers Guild with {Channel: guild}, counting the calls;
+// it can fail, and block until released. UpdateGuild succeeds or fails as
 // told. Every other method is left nil: the tests must not call them.
 type countingStore struct {
 	storage.Store
@@ -47,20 +47,36 @@ type countingStore struct {
 
 var errDown = errors.New("store down")
 
-func (s *countingStore) Settings(_ context.Context, guild uint64) (storage.Settings, error) {
+func (s *countingStore) Guild(_ context.Context, guild uint64) (storage.Guild, error) {
 	s.calls.Add(1)
 	if s.entered != nil {
 		s.entered <- struct{}{}
 		<-s.release
 	}
 	if s.fail.Load() {
-		return storage.Settings{}, errDown
+		return storage.Guild{}, errDown
 	}
-	return storage.Settings{Channel: guild}, nil
+	return storage.Guild{Settings: storage.Settings{Channel: guild}, Version: 1}, nil
 }
 
-func (s *countingStore) SetSettings(context.Context, uint64, uint64, storage.Settings, string) error {
-	return s.setErr
+func (s *countingStore) UpdateGuild(context.Context, uint64, func(storage.Guild) (storage.GuildWrite, error)) (storage.Guild, error) {
+	return storage.Guild{}, s.setErr
+}
+
+// settings reads the guild's settings through sc.
+func settings(ctx context.Context, sc *Store, guild uint64) (storage.Settings, error) {
+	g, err := sc.Guild(ctx, guild)
+	return g.Settings, err
+}
+
+// update sets the guild's settings through sc, as a moderator would.
+func update(ctx context.Context, sc interface {
+	UpdateGuild(context.Context, uint64, func(storage.Guild) (storage.GuildWrite, error)) (storage.Guild, error)
+}, guild uint64, set storage.Settings, op string) error {
+	_, err := sc.UpdateGuild(ctx, guild, func(storage.Guild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Settings: set, Op: op}, nil
+	})
+	return err
 }
 
 func TestCache(t *testing.T) {
@@ -71,7 +87,7 @@ func TestCache(t *testing.T) {
 		st := &countingStore{}
 		sc := New(st, time.Second, c.Now)
 		for range 3 {
-			if set, err := sc.Settings(ctx, 7); err != nil || set.Channel != 7 {
+			if set, err := settings(ctx, sc, 7); err != nil || set.Channel != 7 {
 				t.Fatalf("Settings: %+v, %v", set, err)
 			}
 		}
@@ -79,16 +95,16 @@ func TestCache(t *testing.T) {
 			t.Fatalf("3 reads within the TTL made %d store calls, want 1", n)
 		}
 		c.Add(time.Second - time.Nanosecond)
-		if _, err := sc.Settings(ctx, 7); err != nil || st.calls.Load() != 1 {
+		if _, err := settings(ctx, sc, 7); err != nil || st.calls.Load() != 1 {
 			t.Fatalf("read just before expiry: %v, %d store calls", err, st.calls.Load())
 		}
 		c.Add(time.Nanosecond)
 		st.fail.Store(true)
-		if _, err := sc.Settings(ctx, 7); !errors.Is(err, errDown) {
+		if _, err := settings(ctx, sc, 7); !errors.Is(err, errDown) {
 			t.Fatalf("an expired entry hid the store error: %v", err)
 		}
 		st.fail.Store(false)
-		if _, err := sc.Settings(ctx, 7); err != nil {
+		if _, err := settings(ctx, sc, 7); err != nil {
 			t.Fatal(err)
 		}
 		if n := st.calls.Load(); n != 3 {
@@ -96,17 +112,17 @@ func TestCache(t *testing.T) {
 		}
 	})
 
-	t.Run("SetSettings invalidates, even when it fails", func(t *testing.T) {
+	t.Run("UpdateGuild invalidates, even when it fails", func(t *testing.T) {
 		for _, setErr := range []error{nil, errDown} {
 			st := &countingStore{setErr: setErr}
 			sc := New(st, time.Hour, newClock().Now)
-			if _, err := sc.Settings(ctx, 7); err != nil {
+			if _, err := settings(ctx, sc, 7); err != nil {
 				t.Fatal(err)
 			}
-			if err := sc.SetSettings(ctx, 1, 7, storage.Settings{}, ""); !errors.Is(err, setErr) {
-				t.Fatalf("SetSettings returned %v, want %v", err, setErr)
+			if err := update(ctx, sc, 7, storage.Settings{}, "op"); !errors.Is(err, setErr) {
+				t.Fatalf("UpdateGuild returned %v, want %v", err, setErr)
 			}
-			if _, err := sc.Settings(ctx, 7); err != nil {
+			if _, err := settings(ctx, sc, 7); err != nil {
 				t.Fatal(err)
 			}
 			if n := st.calls.Load(); n != 2 {
@@ -120,7 +136,7 @@ func TestCache(t *testing.T) {
 		st := &countingStore{}
 		sc := New(st, time.Second, c.Now)
 		for g := uint64(1); g <= 3*maxGuilds; g++ {
-			if _, err := sc.Settings(ctx, g); err != nil {
+			if _, err := settings(ctx, sc, g); err != nil {
 				t.Fatal(err)
 			}
 			if n := sc.len(); n > maxGuilds {
@@ -128,7 +144,7 @@ func TestCache(t *testing.T) {
 			}
 		}
 		c.Add(time.Second) // all expired: the next insert sweeps them
-		if _, err := sc.Settings(ctx, 1<<40); err != nil {
+		if _, err := settings(ctx, sc, 1<<40); err != nil {
 			t.Fatal(err)
 		}
 		if n := sc.len(); n != 1 {
@@ -142,10 +158,10 @@ func TestCache(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			_, _ = sc.Settings(ctx, 9)
+			_, _ = settings(ctx, sc, 9)
 		}()
 		<-st.entered // the read has started and holds the old value
-		if err := sc.SetSettings(ctx, 1, 9, storage.Settings{}, ""); err != nil {
+		if err := update(ctx, sc, 9, storage.Settings{}, "op"); err != nil {
 			t.Fatal(err)
 		}
 		close(st.release)
@@ -159,7 +175,7 @@ func TestCache(t *testing.T) {
 		st := &countingStore{}
 		sc := New(st, 0, nil)
 		for range 3 {
-			if _, err := sc.Settings(ctx, 7); err != nil {
+			if _, err := settings(ctx, sc, 7); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -175,17 +191,17 @@ func TestCache(t *testing.T) {
 func TestOverARealStore(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	bolt, err := boltstore.Open(filepath.Join(t.TempDir(), "clefs.db"), storage.Options{Now: c.Now})
+	bolt, err := boltstore.Open(filepath.Join(t.TempDir(), "clefs.db"), storage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	const ttl, guild, mod = time.Second, 1100000000000000000, 1000000000000000009
+	const ttl, guild = time.Second, 1100000000000000000
 	sc := New(bolt, ttl, c.Now)
 	t.Cleanup(func() { _ = sc.Close() })
 
 	channel := func() uint64 {
 		t.Helper()
-		set, err := sc.Settings(ctx, guild)
+		set, err := settings(ctx, sc, guild)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,13 +210,16 @@ func TestOverARealStore(t *testing.T) {
 	if ch := channel(); ch != 0 {
 		t.Fatalf("default settings: channel %d", ch)
 	}
-	if err := sc.SetSettings(ctx, mod, guild, storage.Settings{Channel: 5}, "through the cache"); err != nil {
+	if err := update(ctx, sc, guild, storage.Settings{Channel: 5}, "through the cache"); err != nil {
 		t.Fatal(err)
 	}
 	if ch := channel(); ch != 5 {
 		t.Fatalf("a change through the decorator is not seen at once: channel %d", ch)
 	}
-	if err := bolt.SetSettings(ctx, mod, guild, storage.Settings{Channel: 6}, "behind its back"); err != nil {
+	if g, err := sc.Guild(ctx, guild); err != nil || g.Version != 1 || len(g.Ops) != 1 || g.Ops[0] != "through the cache" {
+		t.Fatalf("cached guild %+v, %v; want version 1 with its operation", g, err)
+	}
+	if err := update(ctx, bolt, guild, storage.Settings{Channel: 6}, "behind its back"); err != nil {
 		t.Fatal(err)
 	}
 	c.Add(ttl - time.Nanosecond)
