@@ -1,22 +1,59 @@
 package storage_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"time"
 
+	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/boltstore"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
-func ExampleCheckInvariant() {
-	p := storage.Player{
-		ID:              storage.PlayerID{Guild: 1, User: 2},
-		StartingBalance: 1000,
-		Balance:         1000 - 2*50 + 100,
-		Stats:           storage.Stats{Plays: 2, StakedCents: 100, WonCents: 100},
+// A play through Apply: each click is one operation, applied at most once.
+func ExampleApply() {
+	dir, _ := os.MkdirTemp("", "clefs")
+	defer os.RemoveAll(dir)
+	st, err := boltstore.Open(filepath.Join(dir, "clefs.db"), storage.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
-	fmt.Println(storage.CheckInvariant(p))
-	p.Balance += 5 // credits out of nowhere
-	fmt.Println(storage.CheckInvariant(p))
+	defer st.Close()
+	ctx := context.Background()
+	now := storage.Timestamp(time.Date(2026, 3, 14, 15, 9, 26, 535_897_932, time.UTC))
+	click := func(op string, do func(game.Player) (game.Step, error)) (storage.Applied, error) {
+		return storage.Apply(ctx, st, storage.Step{
+			ID: storage.PlayerID{Guild: 1, User: 2}, Op: op,
+			Create: true, Start: 60, Seeds: storetest.Seeds(1), Now: now, Do: do,
+		})
+	}
+	buy := func(p game.Player) (game.Step, error) { return p.Buy(now) }
+
+	a, _ := click("interaction-1", buy)
+	fmt.Println("bought ticket", a.Result.Ticket, "balance", a.Player.Balance, "created", a.Created)
+	a, _ = click("interaction-1", buy) // the same interaction, delivered twice
+	fmt.Println("repeated", a.Repeated, "balance", a.Player.Balance)
+	a, _ = click("interaction-2", func(p game.Player) (game.Step, error) {
+		return p.Reveal(game.SeededDrawer{}, 1, game.AllRows, now)
+	})
+	fmt.Println("drawn", a.Result.Drawn, a.Player.Ticket.Outcome.Tier, "balance", a.Player.Balance, "sound", a.Player.Check() == nil)
+	_, err = click("interaction-3", buy)
+	fmt.Println("another ticket:", errors.Is(err, game.ErrInsufficientFunds))
 	// Output:
-	// <nil>
-	// player 1/2: balance 1005 ≠ start 1000 + granted 0 + won 100 + daily 0 − staked 100 = 1000
+	// bought ticket 1 balance 10 created true
+	// repeated true balance 10
+	// drawn true loss balance 10 sound true
+	// another ticket: true
+}
+
+func ExampleTimestamp() {
+	t := time.Date(2026, 3, 14, 16, 9, 26, 535_897_932, time.FixedZone("CET", 3600))
+	fmt.Println(storage.Timestamp(t))
+	// Output:
+	// 2026-03-14 15:09:26.535 +0000 UTC
 }

@@ -1,35 +1,63 @@
 package storage_test
 
 import (
+	"bytes"
 	"errors"
+	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
-func validPlayer() storage.Player {
-	at := time.Date(2026, 1, 2, 3, 4, 5, 6_000_000, time.UTC)
-	return storage.Player{
-		ID: storage.PlayerID{Guild: 1, User: 2}, StartingBalance: 1000, Balance: 1000 - 100 + 50,
-		Keys: 1, TicketSeq: 2, CreatedAt: at,
-		Ticket: &storage.Ticket{ID: 2, BoughtAt: at, Drawn: true, KeysAfter: 1, Revealed: 0b001,
-			Outcome: game.Outcome{Tier: game.TierBarrel, Prize: 50, Row: 1, Grid: game.Grid{0, 1, 2, 5, 5, 5, 0, 1, 2}}},
-		Stats: storage.Stats{Plays: 2, StakedCents: 100, WonCents: 50, Wins: 1, BestWinCents: 50, Keys: 1},
-	}
-}
+var at = time.Date(2026, 1, 2, 3, 4, 5, 6_000_000, time.UTC)
 
-func TestRecordRoundTrip(t *testing.T) {
-	p := validPlayer()
-	h := []storage.HistoryEntry{{At: p.CreatedAt, Kind: storage.KindPlay, TicketID: 1, Key: true, Amount: -50, Balance: 950}}
-	got, gh, err := storage.NewRecord(p, h).Player()
+// validPlayer returns a sound player with an open, drawn ticket (row 0
+// shown), a key and a chest opened before.
+func validPlayer(t *testing.T) game.Player {
+	t.Helper()
+	seed, err := game.NewSeed(storetest.Seeds(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Ticket == nil || *got.Ticket != *p.Ticket || got.Stats != p.Stats || got.Balance != p.Balance || len(gh) != 1 || gh[0] != h[0] {
-		t.Fatalf("round trip: %+v %+v", got, gh)
+	p := game.Player{
+		StartingBalance: 1000, Balance: 1000 - 2*game.Stake + game.TierBarrel.Prize() + game.LotSilver.Prize(),
+		Keys: 1, TicketSeq: 2, ChestSeq: 1, CreatedAt: at, Seed: seed, ClientSeed: "mine",
+		Ticket:    &game.Ticket{ID: 2, BoughtAt: at, Drawn: true, KeysAfter: 1, Revealed: 0b001, Outcome: storetest.Win(game.TierBarrel)},
+		LastChest: &game.Chest{Lot: game.LotSilver, Prize: game.LotSilver.Prize()},
+		Stats: game.Stats{Plays: 2, StakedCents: 2 * game.Stake, WonCents: game.TierBarrel.Prize() + game.LotSilver.Prize(), Wins: 1, Chests: 1,
+			BestWinCents: game.LotSilver.Prize(), Keys: 1},
+		LastDaily: at,
+	}
+	if err := p.Check(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestRecordRoundTrip(t *testing.T) {
+	id := storage.PlayerID{Guild: 1, User: 2}
+	p := validPlayer(t)
+	h := []game.Entry{{At: at, Kind: game.KindPlay, TicketID: 1, Key: true, Amount: -game.Stake, Balance: 950}}
+	gotID, got, gh, err := storage.NewRecord(id, p, h).Player(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotID != id || !reflect.DeepEqual(got, p) || !reflect.DeepEqual(gh, h) {
+		t.Fatalf("round trip:\n got %v %+v %+v\nwant %v %+v %+v", gotID, got, gh, id, p, h)
+	}
+	// A closed ticket is the last ticket.
+	p.Ticket.Revealed = game.AllRows
+	r := storage.NewRecord(id, p, nil)
+	if r.OpenTicket != nil || r.LastTicket == nil {
+		t.Fatalf("closed ticket recorded as %+v / %+v", r.OpenTicket, r.LastTicket)
+	}
+	if _, got, _, err := r.Player(nil); err != nil || !reflect.DeepEqual(got, p) {
+		t.Fatalf("closed ticket round trip: %+v, %v", got, err)
 	}
 }
 
@@ -43,22 +71,30 @@ func TestRecordValidation(t *testing.T) {
 		{"balance", func(r *storage.Record) { r.BalanceCents++ }, "balance"},
 		{"keys", func(r *storage.Record) { r.Keys = 5 }, "keys"},
 		{"staked", func(r *storage.Record) { r.Stats.StakedCents += 50; r.BalanceCents -= 50 }, "staked"},
-		{"ticket id", func(r *storage.Record) { r.TicketSeq = 1 }, "ticket id"},
+		{"ticket seq", func(r *storage.Record) { r.TicketSeq = 1 }, "2 plays of 1 tickets"},
 		{"rows", func(r *storage.Record) { r.OpenTicket.RevealedRows = 9 }, "revealed_rows"},
 		{"closed ticket as open", func(r *storage.Record) { r.OpenTicket.RevealedRows = 7 }, "does not match"},
 		{"drawn without outcome", func(r *storage.Record) { r.OpenTicket.Outcome = nil }, "outcome"},
-		{"winning loss", func(r *storage.Record) { r.OpenTicket.Outcome.Key = true }, "winning outcome"},
+		{"winning key", func(r *storage.Record) { r.OpenTicket.Outcome.Key = true }, "key on a winning play"},
+		{"bad grid", func(r *storage.Record) { r.OpenTicket.Outcome.Grid = "GGGXXXGGG" }, "ticket 2"},
 		{"created", func(r *storage.Record) { r.CreatedAt = time.Time{} }, "created_at"},
+		{"seed", func(r *storage.Record) { r.Seed = "abcd" }, "seed"},
 		{"history kind", func(r *storage.Record) {
 			r.History = []storage.HistoryRecord{{At: r.CreatedAt, Kind: "steal"}}
 		}, "kind"},
 		{"chest", func(r *storage.Record) { r.LastChest = &storage.ChestRecord{Lot: 9, PrizeCents: 1} }, "chest"},
+		// 2^63−1 + 2^63−1 + 2 wraps to 0 in 64 bits: the sums must be
+		// checked without overflow.
+		{"sums overflow", func(r *storage.Record) {
+			r.Stats.GrantedCents, r.Stats.WonCents, r.Stats.DailyCents = math.MaxInt64, math.MaxInt64, 2
+			r.Stats.BestWinCents = 0
+		}, "balance"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := storage.NewRecord(validPlayer(), nil)
+			r := storage.NewRecord(storage.PlayerID{Guild: 1, User: 2}, validPlayer(t), nil)
 			c.edit(&r)
-			_, _, err := r.Player()
+			_, _, _, err := r.Player(nil)
 			if !errors.Is(err, storage.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want ErrInvalid mentioning %q", err, c.want)
 			}
@@ -66,14 +102,90 @@ func TestRecordValidation(t *testing.T) {
 	}
 }
 
+// TestDecodeRefusesOverflow: a record whose sums only balance once they
+// wrap around int64 is refused, named, and nothing is decoded (so nothing
+// can be imported).
+func TestDecodeRefusesOverflow(t *testing.T) {
+	good := storage.NewRecord(storage.PlayerID{Guild: 1, User: 2}, validPlayer(t), nil)
+	bad := storage.NewRecord(storage.PlayerID{Guild: 1, User: 3}, validPlayer(t), nil)
+	// granted + won + daily = 2(2^63−1) + 2 = 2^64, which is 0 in 64 bits:
+	// the balance start − staked would look right.
+	bad.Stats.GrantedCents, bad.Stats.WonCents, bad.Stats.DailyCents = math.MaxInt64, math.MaxInt64, 2
+	bad.BalanceCents = bad.StartingBalanceCents - bad.Stats.StakedCents
+	d := &storage.Dump{Version: storage.DumpVersion, Players: []storage.Record{good, bad}}
+	dd, err := d.Decode(nil)
+	if !errors.Is(err, storage.ErrInvalid) || !strings.Contains(err.Error(), "players[1] (guild 1, user 3)") {
+		t.Fatalf("Decode: %v, want ErrInvalid naming players[1] (guild 1, user 3)", err)
+	}
+	if dd != nil {
+		t.Fatalf("Decode refused the dump but returned %d players", len(dd.Players))
+	}
+}
+
+// TestDecodeVersion1: a version 1 dump has no seeds; each player gets a
+// new one from the reader given, everything else as recorded.
+func TestDecodeVersion1(t *testing.T) {
+	var recs []storage.Record
+	var want []game.Player
+	for u := uint64(1); u <= 3; u++ {
+		p := validPlayer(t)
+		r := storage.NewRecord(storage.PlayerID{Guild: 1, User: u}, p, nil)
+		r.Seed = ""
+		recs = append(recs, r)
+		want = append(want, p)
+	}
+	d := &storage.Dump{Version: 1, Players: recs}
+	seeds := make([]byte, 0, 3*32)
+	for i := range cap(seeds) {
+		seeds = append(seeds, byte(i+1))
+	}
+	dd, err := d.Decode(bytes.NewReader(seeds))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, dp := range dd.Players {
+		var s game.Seed
+		copy(s[:], seeds[32*i:])
+		if dp.Player.Seed != s {
+			t.Fatalf("player %d: seed not read from the reader", i)
+		}
+		dp.Player.Seed = want[i].Seed
+		if !reflect.DeepEqual(dp.Player, want[i]) {
+			t.Fatalf("player %d:\n got %+v\nwant %+v", i, dp.Player, want[i])
+		}
+	}
+	// Without a reader, or with one that fails, the dump is refused.
+	if _, err := d.Decode(bytes.NewReader(nil)); err == nil {
+		t.Fatal("a version 1 dump decoded without seeds")
+	}
+	// Other versions are refused.
+	d.Version = 3
+	if _, err := d.Decode(nil); !errors.Is(err, storage.ErrInvalid) {
+		t.Fatalf("version 3: %v", err)
+	}
+}
+
+func TestDecodeDuplicates(t *testing.T) {
+	r := storage.NewRecord(storage.PlayerID{Guild: 1, User: 2}, validPlayer(t), nil)
+	d := &storage.Dump{Version: storage.DumpVersion, Players: []storage.Record{r, r}}
+	if _, err := d.Decode(nil); !errors.Is(err, storage.ErrDuplicate) || !strings.Contains(err.Error(), "players[1]") {
+		t.Fatalf("Decode of a player twice: %v", err)
+	}
+	g := storage.NewGuildRecord(5, &storage.Settings{StartingBalance: 1}, nil)
+	d = &storage.Dump{Version: storage.DumpVersion, Guilds: []storage.GuildRecord{g, g}}
+	if _, err := d.Decode(nil); !errors.Is(err, storage.ErrDuplicate) || !strings.Contains(err.Error(), "guilds[1]") {
+		t.Fatalf("Decode of a guild twice: %v", err)
+	}
+}
+
 func TestValidateSettings(t *testing.T) {
-	ok := []storage.Settings{{}, {StartingBalance: storage.MaxBalance, DailyAmount: storage.MaxDailyAmount, DailyCooldown: storage.MaxCooldown}}
+	ok := []storage.Settings{{}, {StartingBalance: game.MaxBalance, DailyAmount: game.MaxDailyAmount, DailyCooldown: game.MaxCooldown}}
 	for _, s := range ok {
 		if err := storage.ValidateSettings(s); err != nil {
 			t.Errorf("%+v: %v", s, err)
 		}
 	}
-	bad := []storage.Settings{{StartingBalance: -1}, {DailyAmount: -1}, {DailyCooldown: time.Nanosecond}, {DailyCooldown: -time.Hour}}
+	bad := []storage.Settings{{StartingBalance: -1}, {DailyAmount: -1}, {DailyCooldown: time.Nanosecond}, {DailyCooldown: -time.Hour}, {StartingBalance: game.MaxBalance + 1}}
 	for _, s := range bad {
 		if err := storage.ValidateSettings(s); !errors.Is(err, storage.ErrInvalid) {
 			t.Errorf("%+v: %v, want ErrInvalid", s, err)
