@@ -2,8 +2,8 @@ package storage
 
 import (
 	"bytes"
-	"encoding/hex"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,25 +47,25 @@ type Dump struct {
 // Record is the JSON form of one player. Snowflakes are strings, amounts
 // integer cents, times RFC 3339 in UTC; history is oldest first.
 type Record struct {
-	GuildID              uint64          `json:"guild_id,string"`
-	UserID               uint64          `json:"user_id,string"`
-	BalanceCents         int64           `json:"balance_cents"`
-	StartingBalanceCents int64           `json:"starting_balance_cents"`
-	Keys                 int             `json:"keys"`
-	ChestPending         bool            `json:"chest_pending"`
-	ChestSeq             int64           `json:"chest_seq"`
-	TicketSeq            uint64          `json:"ticket_seq"`
-	OpenTicket           *TicketRecord   `json:"open_ticket"`
-	LastTicket           *TicketRecord   `json:"last_ticket,omitempty"`
-	LastChest            *ChestRecord    `json:"last_chest,omitempty"`
-	Stats                StatsRecord     `json:"stats"`
-	LastDaily            *time.Time      `json:"last_daily,omitempty"`
-	CreatedAt            time.Time       `json:"created_at"`
+	GuildID              uint64        `json:"guild_id,string"`
+	UserID               uint64        `json:"user_id,string"`
+	BalanceCents         int64         `json:"balance_cents"`
+	StartingBalanceCents int64         `json:"starting_balance_cents"`
+	Keys                 int           `json:"keys"`
+	ChestPending         bool          `json:"chest_pending"`
+	ChestSeq             int64         `json:"chest_seq"`
+	TicketSeq            uint64        `json:"ticket_seq"`
+	OpenTicket           *TicketRecord `json:"open_ticket"`
+	LastTicket           *TicketRecord `json:"last_ticket,omitempty"`
+	LastChest            *ChestRecord  `json:"last_chest,omitempty"`
+	Stats                StatsRecord   `json:"stats"`
+	LastDaily            *time.Time    `json:"last_daily,omitempty"`
+	CreatedAt            time.Time     `json:"created_at"`
 	// Seed is the player's secret server seed, 64 hex digits (version 2).
 	// It is operator data: guard a dump like the database.
-	Seed       string `json:"seed,omitempty"`
-	ClientSeed string `json:"client_seed,omitempty"`
-	History              []HistoryRecord `json:"history,omitempty"`
+	Seed       string          `json:"seed,omitempty"`
+	ClientSeed string          `json:"client_seed,omitempty"`
+	History    []HistoryRecord `json:"history,omitempty"`
 }
 
 // TicketRecord is the JSON form of a Ticket.

@@ -13,7 +13,6 @@ import (
 // Limits every store enforces; a value outside them is ErrInvalid.
 const MaxReason = 200 // characters of a moderator's reason
 
-
 // ValidateReason checks a moderator's reason (may be empty).
 func ValidateReason(reason string) error {
 	if !utf8.ValidString(reason) {
@@ -47,10 +46,6 @@ func ValidateSettings(s Settings) error {
 	}
 	return nil
 }
-
-
-
-
 
 // SortLeaderboard orders entries by balance, highest first, then by user id.
 func SortLeaderboard(entries []LeaderboardEntry) {
