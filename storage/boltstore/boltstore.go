@@ -37,6 +37,7 @@ type Store struct {
 	db       *bolt.DB
 	defaults storage.Settings
 	closed   atomic.Bool
+	players  recordCache
 }
 
 var (
