@@ -148,7 +148,7 @@ func (s *Store) Leaderboard(ctx context.Context, guild uint64, n int, user uint6
 			return nil
 		}
 		id := storage.PlayerID{Guild: guild, User: user}
-		r, err := getPlayer(tx, id)
+		_, r, err := s.players.get(id, tx.Bucket(bucketPlayers).Get(playerKey(id)))
 		if err != nil || r == nil {
 			return err
 		}
