@@ -153,8 +153,12 @@ func (a *App) adminGrant(ctx context.Context, rq *request, o opts, reason string
 	if set {
 		action, op = "set-balance", "set_balance"
 	}
+	settings, err := a.settings(ctx, rq.guild)
+	if err != nil {
+		return reply{}, err
+	}
 	ap, err := a.apply(ctx, change{
-		id: storage.PlayerID{Guild: rq.guild, User: target}, op: rq.i.ID, create: true,
+		id: storage.PlayerID{Guild: rq.guild, User: target}, op: rq.i.ID, create: true, start: settings.StartingBalance,
 		do: func(p game.Player, now time.Time) (game.Step, error) {
 			if set {
 				return p.SetBalance(cents, now)

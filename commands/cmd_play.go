@@ -31,7 +31,7 @@ func (a *App) handlePlay(ctx context.Context, rq *request) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	data, err := a.buyCard(ctx, rq, nil, true)
+	data, err := a.buyCard(ctx, rq, set, nil, true)
 	if err != nil {
 		return reply{}, err
 	}
@@ -58,13 +58,13 @@ func (a *App) playSettings(ctx context.Context, rq *request) (storage.Settings, 
 }
 
 // buyCard buys a ticket under the interaction's ID (creating the player at
-// the first play) and renders it; a due chest is shown instead, and an open
+// the first play, with set's starting balance) and renders it; a due chest is shown instead, and an open
 // ticket is resumed without charge (noted on the card when showResumed).
 // check, when not nil, runs first inside the step, on the state the step
 // acts on: its error refuses the step and is returned as is.
-func (a *App) buyCard(ctx context.Context, rq *request, check func(game.Player) error, showResumed bool) (*discordgo.InteractionResponseData, error) {
+func (a *App) buyCard(ctx context.Context, rq *request, set storage.Settings, check func(game.Player) error, showResumed bool) (*discordgo.InteractionResponseData, error) {
 	ap, err := a.apply(ctx, change{
-		id: rq.player(), op: rq.i.ID, create: true,
+		id: rq.player(), op: rq.i.ID, create: true, start: set.StartingBalance,
 		do: func(p game.Player, now time.Time) (game.Step, error) {
 			if check != nil {
 				if err := check(p); err != nil {
@@ -181,7 +181,8 @@ func (a *App) handleAgain(ctx context.Context, rq *request) (reply, error) {
 		return reply{}, err
 	}
 	prev := rq.button.ticket
-	if _, err := a.playSettings(ctx, rq); err != nil {
+	set, err := a.playSettings(ctx, rq)
+	if err != nil {
 		return reply{}, err
 	}
 	check := func(p game.Player) error {
@@ -196,7 +197,7 @@ func (a *App) handleAgain(ctx context.Context, rq *request) (reply, error) {
 		}
 		return errAgainStale
 	}
-	data, err := a.buyCard(ctx, rq, check, false)
+	data, err := a.buyCard(ctx, rq, set, check, false)
 	switch {
 	case errors.Is(err, errAgainStale):
 		return reply{}, userErr("err_ticket_over", nil)

@@ -135,7 +135,7 @@ func (a *App) handleDaily(ctx context.Context, rq *request) (reply, error) {
 		return reply{}, err
 	}
 	ap, err := a.apply(ctx, change{
-		id: rq.player(), op: rq.i.ID, create: true,
+		id: rq.player(), op: rq.i.ID, create: true, start: set.StartingBalance,
 		do: func(p game.Player, now time.Time) (game.Step, error) {
 			return p.ClaimDaily(set.DailyAmount, set.DailyCooldown, now)
 		},

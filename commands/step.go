@@ -18,9 +18,11 @@ import (
 type change struct {
 	id storage.PlayerID
 	op string // the operation's ID: the interaction's, or derived from it
-	// create makes a player who never played, with the guild's starting
-	// balance; otherwise such a player is storage.ErrNoPlayer.
+	// create makes a player who never played, with start cents (the
+	// guild's starting balance); otherwise such a player is
+	// storage.ErrNoPlayer.
 	create bool
+	start  int64
 	do     func(p game.Player, now time.Time) (game.Step, error)
 	// audit, when not nil, is the moderator log's entry of the step.
 	audit func(s game.Step, now time.Time) *storage.AuditEntry
@@ -29,22 +31,14 @@ type change struct {
 // now is the time of a step, as stores keep it.
 func (a *App) now() time.Time { return storage.Timestamp(a.cfg.Now()) }
 
-// apply runs c through storage.Apply with the guild's starting balance,
-// the configured seeds and time. Its errors are storage.Apply's: the
-// transition's (game.Err…), storage.ErrNoPlayer, storage.ErrConflict, or
-// internal; callers map them with stepErr.
+// apply runs c through storage.Apply with the configured seeds and time.
+// Its errors are storage.Apply's: the transition's (game.Err…),
+// storage.ErrNoPlayer, storage.ErrConflict, or internal; callers map them
+// with stepErr.
 func (a *App) apply(ctx context.Context, c change) (storage.Applied, error) {
-	var start int64
-	if c.create {
-		set, err := a.settings(ctx, c.id.Guild)
-		if err != nil {
-			return storage.Applied{}, err
-		}
-		start = set.StartingBalance
-	}
 	now := a.now()
 	s := storage.Step{
-		ID: c.id, Op: c.op, Create: c.create, Start: start, Seeds: a.seeds, Now: now,
+		ID: c.id, Op: c.op, Create: c.create, Start: c.start, Seeds: a.seeds, Now: now,
 		Do: func(p game.Player) (game.Step, error) { return c.do(p, now) },
 	}
 	if c.audit != nil {
