@@ -6,23 +6,31 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/big"
 
+	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// errAudit says the audit found players whose books do not balance.
+// errAudit says the audit found players whose books do not balance, or a
+// leaderboard index that drifted from the players.
 var errAudit = errors.New("audit failed")
 
-// runAudit checks balance = start + granted + won + daily − staked (and the
-// other invariants of storage.CheckInvariant) for every player, prints each
-// breach and fails (exit status 1) if there is any.
+// runAudit checks every player's state (game.Player.Check: balance =
+// start + granted + won + daily − staked, computed without overflow, and
+// the other invariants) and, on a store whose leaderboard index is written
+// beside the players (storage.Indexer), the index against the balances. It
+// prints each breach and drift and fails (exit status 1) if there is any;
+// with -repair it rebuilds the index first and says how many entries
+// changed.
 func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var sf storeFlags
 	sf.register(fs)
+	repair := fs.Bool("repair", false, "rebuild the leaderboard index from the players' balances (safe while the bot plays)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: clefs audit [-redis URL | -data FILE]\n\nChecks balance = start + granted + won + daily − staked for every player;\nexits 1 on any breach. Stop the bot first when using the embedded store.")
+		fmt.Fprintln(stderr, "Usage: clefs audit [-redis URL | -data FILE] [-repair]\n\nChecks balance = start + granted + won + daily − staked (and the other\ninvariants) for every player, and the leaderboard index where it is kept\napart; exits 1 on any breach or drift. -repair rebuilds the index.\nStop the bot first when using the embedded store.")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, "audit", args); err != nil {
@@ -36,27 +44,91 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("audit: %w", err)
 	}
 	defer st.Close()
+	if err := audit(ctx, st, d, *repair, stdout); err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	return nil
+}
+
+// errNoSeed is what a record without a seed reads when audited: a store
+// keeps every player's seed, so a missing one is a breach, not a reason to
+// make one up.
+var errNoSeed = errors.New("no server seed stored")
+
+type noSeeds struct{}
+
+func (noSeeds) Read([]byte) (int, error) { return 0, errNoSeed }
+
+// audit checks the players of d and, when st is a storage.Indexer, the
+// leaderboard index (rebuilt first with repair). It reports on w and
+// returns an error wrapping errAudit when anything is wrong.
+func audit(ctx context.Context, st storage.Store, d storage.Dumper, repair bool, w io.Writer) error {
 	var players, bad int
-	var credits int64
-	err = d.ExportPlayers(ctx, func(r storage.Record) error {
+	var held big.Int // a sum of balances may pass int64
+	err := d.ExportPlayers(ctx, func(r storage.Record) error {
 		players++
-		credits += r.BalanceCents
-		p, _, err := r.Player()
+		_, p, _, err := r.Player(noSeeds{})
+		if err == nil {
+			err = p.Check() // Record.Player checks too; the audit says so itself
+		}
 		if err != nil {
 			bad++
-			fmt.Fprintf(stdout, "BREACH guild %d user %d: %v\n", r.GuildID, r.UserID, err)
-		} else if err := storage.CheckInvariant(p); err != nil {
-			bad++
-			fmt.Fprintf(stdout, "BREACH %v\n", err)
+			fmt.Fprintf(w, "BREACH guild %d user %d: %v\n", r.GuildID, r.UserID, err)
+			return nil
 		}
+		held.Add(&held, big.NewInt(p.Balance))
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("audit: %w", err)
+		return err
 	}
-	fmt.Fprintf(stdout, "%d players checked, %d breaches, %d cents held in total\n", players, bad, credits)
-	if bad > 0 {
-		return fmt.Errorf("audit: %w: %d of %d players break the invariant", errAudit, bad, players)
+	fmt.Fprintf(w, "%d players checked, %d breaches, %s held in total\n", players, bad, bigCredits(&held))
+
+	drift := 0
+	if ix, ok := st.(storage.Indexer); ok {
+		if repair {
+			n, err := ix.RebuildIndex(ctx)
+			if err != nil {
+				return fmt.Errorf("rebuild the leaderboard index: %w", err)
+			}
+			fmt.Fprintf(w, "leaderboard index rebuilt: %d entries changed\n", n)
+		}
+		err := ix.CheckIndex(ctx, func(x storage.IndexDrift) error {
+			drift++
+			switch {
+			case !x.Player:
+				fmt.Fprintf(w, "DRIFT guild %d user %d: in the leaderboard with %s but no such player\n", x.ID.Guild, x.ID.User, credits(x.Indexed))
+			case !x.Index:
+				fmt.Fprintf(w, "DRIFT guild %d user %d: holds %s but is missing from the leaderboard\n", x.ID.Guild, x.ID.User, credits(x.Balance))
+			default:
+				fmt.Fprintf(w, "DRIFT guild %d user %d: holds %s, the leaderboard says %s\n", x.ID.Guild, x.ID.User, credits(x.Balance), credits(x.Indexed))
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("check the leaderboard index: %w", err)
+		}
+		fmt.Fprintf(w, "leaderboard index: %d entries drifted\n", drift)
+	} else if repair {
+		fmt.Fprintln(w, "leaderboard index: written with the players, nothing to repair")
+	}
+	switch {
+	case bad > 0 && drift > 0:
+		return fmt.Errorf("%w: %d of %d players break the invariant; %d leaderboard entries drifted (run audit -repair)", errAudit, bad, players, drift)
+	case bad > 0:
+		return fmt.Errorf("%w: %d of %d players break the invariant", errAudit, bad, players)
+	case drift > 0:
+		return fmt.Errorf("%w: %d leaderboard entries drifted (run audit -repair)", errAudit, drift)
 	}
 	return nil
+}
+
+// credits formats cents as credits: "249.50 credits".
+func credits(cents int64) string {
+	return game.FormatCents(cents, game.English) + " credits"
+}
+
+// bigCredits formats a total of cents, which may pass int64, as credits.
+func bigCredits(cents *big.Int) string {
+	return game.FormatRat(new(big.Rat).SetFrac(cents, big.NewInt(100)), 2, game.English) + " credits"
 }

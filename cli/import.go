@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
 	"flag"
 	"fmt"
 	"io"
+	"math/big"
 	"os"
 
 	"github.com/lesclefsdutresor/clefs/storage"
@@ -45,21 +47,44 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		defer f.Close()
 		r, name = f, src
 	}
-	d, err := storage.ReadDump(r)
+	// Read and validate everything before opening: a bad file touches no
+	// store. Players of a version 1 dump get new server seeds.
+	d, err := decodeDump(r, rand.Reader)
 	if err != nil {
-		return fmt.Errorf("import: %s: %w", name, err)
-	}
-	if _, err := d.Decode(); err != nil { // before opening: a bad file touches no store
-		return fmt.Errorf("import: %s: %w", name, err)
+		return fmt.Errorf("import: %s: %w; nothing was imported", name, err)
 	}
 	st, dm, err := sf.open(ctx, false)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
 	defer st.Close()
-	if err := dm.Import(ctx, d); err != nil {
-		return fmt.Errorf("import: %s: %w; nothing was imported", name, err)
+	if err := importDump(ctx, dm, d, stdout); err != nil {
+		return fmt.Errorf("import: %s: %w", name, err)
 	}
-	fmt.Fprintf(stdout, "imported %d players and %d guilds\n", len(d.Players), len(d.Guilds))
+	return nil
+}
+
+// decodeDump reads a dump strictly and validates every record (seeds gives
+// the server seeds of a version 1 dump's players). The error names the
+// first wrong record: "players[3] (guild 1, user 2): …".
+func decodeDump(r io.Reader, seeds io.Reader) (*storage.DecodedDump, error) {
+	d, err := storage.ReadDump(r)
+	if err != nil {
+		return nil, err
+	}
+	return d.Decode(seeds)
+}
+
+// importDump adds d to the store, all or nothing, and says what it added,
+// in credits.
+func importDump(ctx context.Context, dm storage.Dumper, d *storage.DecodedDump, stdout io.Writer) error {
+	if err := dm.Import(ctx, d); err != nil {
+		return fmt.Errorf("%w; nothing was imported", err)
+	}
+	var held big.Int
+	for _, p := range d.Players {
+		held.Add(&held, big.NewInt(p.Player.Balance))
+	}
+	fmt.Fprintf(stdout, "imported %d players (%s held) and %d guilds\n", len(d.Players), bigCredits(&held), len(d.Guilds))
 	return nil
 }

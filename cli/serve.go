@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/bot"
 	"github.com/lesclefsdutresor/clefs/commands"
 	"github.com/lesclefsdutresor/clefs/config"
+	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/internal/buildinfo"
 	"github.com/lesclefsdutresor/clefs/metrics"
 	"github.com/lesclefsdutresor/clefs/storage"
@@ -22,10 +24,14 @@ import (
 
 // Hooks change what production fixes, for tests. The zero value is production.
 type Hooks struct {
-	// Drawer draws plays and chests; nil means secure random draws.
-	Drawer storage.Drawer
-	// Now gives the time to the store and the handlers; nil means time.Now.
+	// Drawer draws tickets and chests; nil means game.SeededDrawer{}, the
+	// verifiable draws.
+	Drawer game.Drawer
+	// Now gives the game's time to the handlers (the steps they record,
+	// the confirmations' lifetime); nil means time.Now.
 	Now func() time.Time
+	// Seeds gives new players' server seeds; nil means crypto/rand.Reader.
+	Seeds io.Reader
 	// Started is called once the transport serves and the commands are
 	// registered, with the HTTP endpoint's address ("" for the gateway).
 	Started func(addr string)
@@ -60,9 +66,9 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	}
 	info := buildinfo.Read()
 	log.Info("starting", "build", info, "config", cfg, "store", backend.Describe(cfg.RedisURL, cfg.DataPath))
+	// A store persists; it neither draws nor reads the clock: the handlers
+	// run game's transitions with the drawer, the seeds and the time below.
 	store, err := backend.Open(ctx, cfg.RedisURL, cfg.DataPath, storage.Options{
-		Now:    hooks.Now,
-		Drawer: hooks.Drawer,
 		Defaults: storage.Settings{
 			StartingBalance: cfg.StartingBalance,
 			DailyAmount:     cfg.DailyAmount,
@@ -85,11 +91,12 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	}
 	m := metrics.New(reg)
 	metrics.BuildInfo(reg, info.Version, info.Revision)
-	// /play reads the guild's settings; a second's cache spares a store
-	// round trip (wall clock: caching is not game time).
+	// /play reads the guild's settings (Store.Guild); a second's cache
+	// spares a store round trip (wall clock: caching is not game time).
 	cached := settingscache.New(store, time.Second, time.Now)
 	app := commands.New(commands.Config{
 		Emoji: cfg.Emoji, Hidden: cfg.Hidden, Now: hooks.Now, Observer: m, Logger: log,
+		Drawer: hooks.Drawer, Seeds: hooks.Seeds,
 	}, cached)
 	var (
 		tr  transport

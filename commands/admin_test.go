@@ -49,8 +49,8 @@ func TestAdminRefusedToNonModerators(t *testing.T) {
 	for _, s := range subs {
 		e.admin(alice, memberPerms, s.sub, s.opts...).expectUserError("Only moderators")
 	}
-	if p := e.player(bob); p.Balance != startCents {
-		t.Fatalf("bob's balance changed: %d", p.Balance)
+	if e.exists(bob) {
+		t.Fatal("a refused /admin created bob")
 	}
 	// An Administrator passes without Manage Server.
 	h := e.admin(alice, memberPerms|discordgo.PermissionAdministrator, "grant",
@@ -100,7 +100,11 @@ func TestAdminAmounts(t *testing.T) {
 			if failed := strings.HasPrefix(h.text(), "❌"); failed == c.ok {
 				t.Fatalf("ok=%v, reply %q", c.ok, h.text())
 			}
-			if p := e.player(bob); p.Balance != c.want {
+			if !c.ok {
+				if e.exists(bob) {
+					t.Fatalf("a refused %s created bob", c.sub)
+				}
+			} else if p := e.player(bob); p.Balance != c.want {
 				t.Fatalf("balance %d, want %d", p.Balance, c.want)
 			}
 		})
@@ -122,8 +126,8 @@ func TestAdminBadOptions(t *testing.T) {
 	}
 	e.handle(e.slashPayload(moderator, modPermsSet, "en-US", "admin", "")).expectUserError("missing or invalid")
 	e.admin(moderator, modPermsSet, "nope").expectUserError("unknown")
-	if p := e.player(bob); p.Balance != startCents {
-		t.Fatalf("bad options changed bob: %+v", p)
+	if e.exists(bob) {
+		t.Fatalf("bad options created bob: %+v", e.player(bob))
 	}
 }
 
@@ -146,21 +150,24 @@ func testAdminResetAndSettings(t *testing.T, newEnv func(testing.TB) *env) {
 	if !strings.Contains(h.text(), "Settings saved") || !strings.Contains(h.text(), "<#1110000000000000000>") {
 		t.Fatalf("settings reply:\n%s", h.text())
 	}
-	set, err := e.store.Settings(t.Context(), testGuild)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if set.StartingBalance != 5000 || set.DailyAmount != 0 || set.PublicPlays || set.Channel != testChannel {
-		t.Fatalf("settings stored: %+v", set)
+	if set := e.settings(); set.StartingBalance != 5000 || set.DailyAmount != 0 || set.PublicPlays || set.Channel != testChannel {
+		t.Fatalf("settings stored: %+v", e.settings())
 	}
 	e.slash(alice, "en-US", "daily").expectUserError("disabled")
-	if p := e.player(alice); p.Balance != 5000 {
-		t.Fatalf("new player with starting balance %d", p.Balance)
+	if e.exists(alice) {
+		t.Fatal("a refused /daily created the player")
+	}
+	if h := e.slash(alice, "en-US", "balance"); !strings.Contains(h.text(), "**50.00 credits**") || !strings.Contains(h.text(), "No plays yet") {
+		t.Fatalf("/balance of a new player:\n%s", h.text())
+	}
+	e.slash(alice, "en-US", "play")
+	if p := e.player(alice); p.Balance != 5000-game.Stake {
+		t.Fatalf("new player with starting balance %d", p.Balance+game.Stake)
 	}
 	e.admin(moderator, modPermsSet, "settings", opt{"channel", optChannel, "1110000000000000000"},
 		opt{"any-channel", optBool, true}).expectUserError("not both")
 	e.admin(moderator, modPermsSet, "settings", opt{"any-channel", optBool, true})
-	if set, _ := e.store.Settings(t.Context(), testGuild); set.Channel != 0 {
+	if set := e.settings(); set.Channel != 0 {
 		t.Fatalf("any-channel kept channel %d", set.Channel)
 	}
 	if h := e.admin(moderator, modPermsSet, "settings"); !strings.Contains(h.text(), "Game settings") {

@@ -2,8 +2,10 @@ package commands
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"runtime/debug"
 	"sync"
@@ -59,8 +61,14 @@ type Config struct {
 	Emoji [game.NumSymbols]string
 	// Hidden is the emoji of a hidden cell; empty takes the default.
 	Hidden string
-	// Now gives the time; nil means time.Now.
+	// Now gives the time of the game's steps and of the confirmations;
+	// nil means time.Now.
 	Now func() time.Time
+	// Drawer draws tickets and chests; nil means game.SeededDrawer{}, the
+	// verifiable draws. Tests inject one to force outcomes.
+	Drawer game.Drawer
+	// Seeds gives a new player's server seed; nil means crypto/rand.Reader.
+	Seeds io.Reader
 	// Observer receives metrics events; nil means none.
 	Observer Observer
 	// Logger logs internal errors; nil means slog.Default().
@@ -88,6 +96,8 @@ type App struct {
 	commands map[string]*command
 	defs     []*discordgo.ApplicationCommand
 	players  playerLocks
+	drawer   game.Drawer
+	seeds    io.Reader
 }
 
 // handlerFunc handles one command or button. It returns the reply to send,
@@ -134,6 +144,13 @@ func New(cfg Config, store storage.Store) *App {
 	}
 	if a.cfg.Now == nil {
 		a.cfg.Now = time.Now
+	}
+	a.drawer, a.seeds = cfg.Drawer, cfg.Seeds
+	if a.drawer == nil {
+		a.drawer = game.SeededDrawer{}
+	}
+	if a.seeds == nil {
+		a.seeds = rand.Reader
 	}
 	if a.cfg.DeferAfter <= 0 || a.cfg.DeferAfter >= interactionDeadline {
 		a.cfg.DeferAfter = DefaultDeferAfter
@@ -534,7 +551,20 @@ func (a *App) renderError(rq *request, err error) reply {
 	a.log.Error("commands: internal error",
 		"guild", rq.guild, "user", rq.user, "command", rq.kind, "custom_id", rq.customID,
 		"interaction", rq.i.ID, "op", op, "err", err)
-	return ephemeral("⚠️ " + rq.l.T("err_internal", nil))
+	return ephemeral("⚠️ " + rq.l.T(apology(rq.kind), nil))
+}
+
+// apology is the message of an internal error. A player's step is safe to
+// try again whatever happened (a ticket is resumed, a chest or a daily
+// bonus paid once, a reveal drawn once), and so are settings and a
+// reset-guild confirmation; a moderator's grant is not (a new command is a
+// new operation), so the moderator is sent to the audit log first.
+func apology(kind string) string {
+	switch kind {
+	case "admin grant", "admin set-balance", "admin reset":
+		return "err_internal_admin"
+	}
+	return "err_internal"
 }
 
 // noMentions allows no pings: the bot names players without notifying them.

@@ -15,12 +15,13 @@ import (
 
 // benchStore answers every call at once with canned state, so that the
 // handler benchmarks measure the handlers' own overhead: routing, parsing,
-// rendering, translation, the deferral timer — everything but the store
-// and the network. (The stores have their own benchmarks.)
+// rendering, translation, the deferral timer and the game's transition —
+// everything but the store and the network. (The stores have their own
+// benchmarks.) Update runs fn on the canned player and keeps nothing.
 type benchStore struct {
 	storage.Store
-	p storage.Player
-	t storage.Ticket
+	p game.Player
+	t game.Ticket
 }
 
 func newBenchStore() *benchStore {
@@ -28,30 +29,37 @@ func newBenchStore() *benchStore {
 	if err != nil {
 		panic(err)
 	}
-	t := storage.Ticket{ID: 41, Drawn: true, Outcome: o, KeysAfter: 1, Revealed: storage.AllRows}
-	return &benchStore{
-		p: storage.Player{ID: storage.PlayerID{Guild: testGuild, User: alice}, Balance: 123456, Keys: 1, Ticket: &t},
-		t: t,
+	keys := 1
+	if o.Key {
+		keys = 2
 	}
+	t := game.Ticket{ID: 41, Drawn: true, Outcome: o, KeysAfter: keys, Revealed: game.AllRows}
+	p := game.Player{
+		Balance: 123456, Keys: keys, TicketSeq: 41, Ticket: &t, Seed: game.Seed{1},
+		Stats: game.Stats{Plays: 41, StakedCents: 41 * game.Stake, WonCents: o.Prize},
+	}
+	p.StartingBalance = p.Balance + p.Stats.StakedCents - p.Stats.WonCents
+	if err := p.Check(); err != nil {
+		panic(err)
+	}
+	return &benchStore{p: p, t: t}
 }
 
-func (s *benchStore) Settings(context.Context, uint64) (storage.Settings, error) {
-	return storage.Settings{PublicPlays: true, DailyAmount: 500}, nil
+func (s *benchStore) Guild(context.Context, uint64) (storage.Guild, error) {
+	return storage.Guild{Settings: storage.Settings{PublicPlays: true, DailyAmount: 500}}, nil
 }
 
-func (s *benchStore) Player(context.Context, storage.PlayerID) (storage.Player, error) {
-	return s.p, nil
+func (s *benchStore) Load(context.Context, storage.PlayerID) (storage.Versioned, error) {
+	return storage.Versioned{Player: s.p, Version: 1}, nil
 }
 
-func (s *benchStore) Buy(context.Context, storage.PlayerID) (storage.Player, storage.Ticket, bool, error) {
-	t := storage.Ticket{ID: 42}
-	return s.p, t, false, nil
-}
-
-func (s *benchStore) Reveal(_ context.Context, _ storage.PlayerID, id uint64, rows storage.RowMask) (storage.Player, storage.Ticket, error) {
-	t := s.t
-	t.ID, t.Revealed = id, rows
-	return s.p, t, nil
+func (s *benchStore) Update(_ context.Context, _ storage.PlayerID, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
+	v := storage.Versioned{Player: s.p, Version: 1}
+	w, err := fn(v)
+	if err != nil || w.Skip {
+		return v, err
+	}
+	return storage.Versioned{Player: w.Player, Version: 2}, nil
 }
 
 // nopResponder drops the responses.
@@ -73,8 +81,8 @@ func BenchmarkRenderCard(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		l    *lang
-		rows storage.RowMask
-	}{{"hidden-en", a.cat.en, 0}, {"done-en", a.cat.en, storage.AllRows}, {"done-fr", a.cat.fr, storage.AllRows}} {
+		rows game.RowMask
+	}{{"hidden-en", a.cat.en, 0}, {"done-en", a.cat.en, game.AllRows}, {"done-fr", a.cat.fr, game.AllRows}} {
 		b.Run(c.name, func(b *testing.B) {
 			v := &ticketView{user: alice, p: s.p, t: s.t}
 			v.t.Revealed = c.rows

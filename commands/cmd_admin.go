@@ -3,6 +3,8 @@ package commands
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
@@ -129,7 +132,10 @@ func (a *App) handleAdmin(ctx context.Context, rq *request) (reply, error) {
 	return reply{}, userErr("err_unknown_command", nil)
 }
 
-// adminGrant adds credits to a player, or sets the balance.
+// adminGrant adds credits to a player, or sets the balance, under the
+// interaction's ID, with an audit entry. A member who never played is
+// created with the guild's starting balance: a grant is a legitimate way to
+// give someone credits before their first play.
 func (a *App) adminGrant(ctx context.Context, rq *request, o opts, reason string, set bool) (reply, error) {
 	target, err := o.player("user")
 	if err != nil {
@@ -143,22 +149,32 @@ func (a *App) adminGrant(ctx context.Context, rq *request, o opts, reason string
 	if err != nil {
 		return reply{}, err
 	}
-	id := storage.PlayerID{Guild: rq.guild, User: target}
-	var p storage.Player
+	action, op := "grant", "grant"
 	if set {
-		p, err = a.store.SetBalance(ctx, rq.user, id, cents, reason)
-	} else {
-		p, err = a.store.Grant(ctx, rq.user, id, cents, reason)
+		action, op = "set-balance", "set_balance"
 	}
+	settings, err := a.settings(ctx, rq.guild)
+	if err != nil {
+		return reply{}, err
+	}
+	ap, err := a.apply(ctx, change{
+		id: storage.PlayerID{Guild: rq.guild, User: target}, op: rq.i.ID, create: true, start: settings.StartingBalance,
+		do: func(p game.Player, now time.Time) (game.Step, error) {
+			if set {
+				return p.SetBalance(cents, now)
+			}
+			return p.Grant(cents, now)
+		},
+		audit: func(_ game.Step, now time.Time) *storage.AuditEntry {
+			// Amount: the grant, or the balance set.
+			return &storage.AuditEntry{At: now, Guild: rq.guild, Actor: rq.user, Target: target, Action: action, Amount: cents, Reason: reason}
+		},
+	})
 	switch {
-	case errors.Is(err, storage.ErrInvalid):
+	case errors.Is(err, game.ErrInvalid):
 		return reply{}, userErr("err_amount_refused", nil)
 	case err != nil:
-		op := "grant"
-		if set {
-			op = "set_balance"
-		}
-		return reply{}, internal(op, err)
+		return reply{}, stepErr(op, err)
 	}
 	l := rq.l
 	msg, amount := "admin_granted", cents
@@ -169,24 +185,41 @@ func (a *App) adminGrant(ctx context.Context, rq *request, o opts, reason string
 		msg, amount = "admin_debited", -cents // "lost 5.00", not "received -5.00"
 	}
 	return adminDone(l.T(msg, map[string]any{
-		"Amount": l.Credits(amount), "User": mention(target), "Balance": l.Credits(p.Balance),
+		"Amount": l.Credits(amount), "User": mention(target), "Balance": l.Credits(ap.Result.Balance),
 	}), reason, l), nil
 }
 
+// adminReset resets a player to the guild's starting balance, under the
+// interaction's ID, with an audit entry. Someone who never played is not
+// created: there is nothing to reset.
 func (a *App) adminReset(ctx context.Context, rq *request, o opts, reason string) (reply, error) {
 	target, err := o.player("user")
 	if err != nil {
 		return reply{}, err
 	}
-	p, err := a.store.ResetPlayer(ctx, rq.user, storage.PlayerID{Guild: rq.guild, User: target}, reason)
+	set, err := a.settings(ctx, rq.guild)
+	if err != nil {
+		return reply{}, err
+	}
+	ap, err := a.apply(ctx, change{
+		id: storage.PlayerID{Guild: rq.guild, User: target}, op: rq.i.ID,
+		do: func(p game.Player, now time.Time) (game.Step, error) {
+			return p.Reset(set.StartingBalance, now)
+		},
+		audit: func(_ game.Step, now time.Time) *storage.AuditEntry {
+			return &storage.AuditEntry{At: now, Guild: rq.guild, Actor: rq.user, Target: target, Action: "reset", Amount: set.StartingBalance, Reason: reason}
+		},
+	})
 	switch {
-	case errors.Is(err, storage.ErrInvalid):
-		return reply{}, userErr("err_bad_option", nil)
+	case errors.Is(err, storage.ErrNoPlayer):
+		return reply{}, userErr("err_never_played", map[string]any{"User": mention(target)})
+	case errors.Is(err, game.ErrInvalid):
+		return reply{}, userErr("err_amount_refused", nil)
 	case err != nil:
-		return reply{}, internal("reset_player", err)
+		return reply{}, stepErr("reset_player", err)
 	}
 	l := rq.l
-	return adminDone(l.T("admin_reset", map[string]any{"User": mention(target), "Balance": l.Credits(p.Balance)}), reason, l), nil
+	return adminDone(l.T("admin_reset", map[string]any{"User": mention(target), "Balance": l.Credits(ap.Result.Balance)}), reason, l), nil
 }
 
 // adminResetGuild asks for confirmation: the buttons carry the moderator and
@@ -229,22 +262,58 @@ func (a *App) confirmCheck(rq *request) (asked time.Time, err error) {
 	return time.Unix(ts, 0), nil
 }
 
+// handleResetConfirm resets every player of the guild, each in its own
+// step under the operation ID "<confirmation>:<user>", and then records
+// one audit entry under "<confirmation>". The confirmation is the message
+// the button sits on, so that the same confirmation pressed twice, retried,
+// or pressed again after a crash in the middle finishes what is left and
+// changes nothing already done; a player who played since their reset is
+// not reset twice by it.
 func (a *App) handleResetConfirm(ctx context.Context, rq *request) (reply, error) {
-	asked, err := a.confirmCheck(rq)
+	if _, err := a.confirmCheck(rq); err != nil {
+		return reply{}, err
+	}
+	set, err := a.settings(ctx, rq.guild)
 	if err != nil {
 		return reply{}, err
 	}
-	// A confirmation acts once: pressed again (a double click, a retry), it
-	// shows the reset it already made. The moderator's interactions are
-	// serialised (playerLocks), so the second press sees the first's entry.
-	n, done, err := a.resetSince(ctx, rq, asked)
-	if err != nil {
-		return reply{}, internal("audit", err)
+	op := confirmationOp(rq.i)
+	// The users first, the steps after: a store may not allow writes while
+	// it lists (bbolt's read transaction).
+	var users []uint64
+	if err := a.store.Players(ctx, rq.guild, func(u uint64) error {
+		users = append(users, u)
+		return nil
+	}); err != nil {
+		return reply{}, internal("players", err)
 	}
-	if !done {
-		if n, err = a.store.ResetGuild(ctx, rq.user, rq.guild, confirmReason(rq.i)); err != nil {
-			return reply{}, internal("reset_guild", err)
+	n := 0
+	for _, u := range users {
+		_, err := a.apply(ctx, change{
+			id: storage.PlayerID{Guild: rq.guild, User: u}, op: op + ":" + strconv.FormatUint(u, 10),
+			do: func(p game.Player, now time.Time) (game.Step, error) {
+				return p.Reset(set.StartingBalance, now)
+			},
+		})
+		switch {
+		case errors.Is(err, storage.ErrNoPlayer): // gone meanwhile
+			continue
+		case err != nil:
+			return reply{}, stepErr("reset_guild", fmt.Errorf("player %d (%d of %d reset): %w", u, n, len(users), err))
 		}
+		n++
+	}
+	now, reason := a.now(), confirmReason(rq.i)
+	_, err = a.store.UpdateGuild(ctx, rq.guild, func(g storage.Guild) (storage.GuildWrite, error) {
+		if slices.Contains(g.Ops, op) {
+			return storage.GuildWrite{Skip: true}, nil
+		}
+		return storage.GuildWrite{Settings: g.Settings, Op: op, Audit: &storage.AuditEntry{
+			At: now, Guild: rq.guild, Actor: rq.user, Action: "reset-guild", Amount: int64(n), Reason: reason,
+		}}, nil
+	})
+	if err != nil {
+		return reply{}, stepErr("reset_guild_audit", err)
 	}
 	l := rq.l
 	e := infoEmbed(l.T("rg_title", nil), "✅ "+l.P("rg_done", n, map[string]any{"Count": n}), colourInfo)
@@ -253,20 +322,14 @@ func (a *App) handleResetConfirm(ctx context.Context, rq *request) (reply, error
 	}}, nil
 }
 
-// resetSince looks in the guild's audit log for a reset of the guild by this
-// moderator since asked (the confirmation's time): done tells whether there
-// is one, n how many players it reset.
-func (a *App) resetSince(ctx context.Context, rq *request, asked time.Time) (n int, done bool, err error) {
-	es, err := a.store.Audit(ctx, rq.guild, 50)
-	if err != nil {
-		return 0, false, err
+// confirmationOp is the operation ID of a reset-guild confirmation: the
+// confirmation message's ID (the interaction's when a client sends no
+// message).
+func confirmationOp(i *discordgo.Interaction) string {
+	if i.Message != nil && i.Message.ID != "" {
+		return "rg:" + i.Message.ID
 	}
-	for _, e := range es {
-		if e.Action == "reset-guild" && e.Actor == rq.user && !e.At.Before(asked) {
-			return int(e.Amount), true, nil
-		}
-	}
-	return 0, false, nil
+	return "rg:" + i.ID
 }
 
 func (a *App) handleResetCancel(_ context.Context, rq *request) (reply, error) {
@@ -290,51 +353,151 @@ func confirmReason(i *discordgo.Interaction) string {
 	return truncateRunes(i.Message.Embeds[0].Fields[0].Value, maxReason-1)
 }
 
-// adminSettings shows the settings, changing them first if options are given.
-func (a *App) adminSettings(ctx context.Context, rq *request, o opts, reason string) (reply, error) {
-	set, err := a.store.Settings(ctx, rq.guild)
-	if err != nil {
-		return reply{}, internal("settings", err)
+// settingsPatch is what /admin settings changes: nil fields keep their
+// value.
+type settingsPatch struct {
+	starting, daily *int64
+	public          *bool
+	channel         *uint64 // 0: any channel
+}
+
+// empty reports whether the patch changes nothing.
+func (sp settingsPatch) empty() bool {
+	return sp.starting == nil && sp.daily == nil && sp.public == nil && sp.channel == nil
+}
+
+// apply returns set with the patch applied.
+func (sp settingsPatch) apply(set storage.Settings) storage.Settings {
+	if sp.starting != nil {
+		set.StartingBalance = *sp.starting
 	}
+	if sp.daily != nil {
+		set.DailyAmount = *sp.daily
+	}
+	if sp.public != nil {
+		set.PublicPlays = *sp.public
+	}
+	if sp.channel != nil {
+		set.Channel = *sp.channel
+	}
+	return set
+}
+
+// settingsPatchOf reads /admin settings' options.
+func settingsPatchOf(o opts) (settingsPatch, error) {
+	var sp settingsPatch
 	if err := o.checkTypes(settingsOptions); err != nil {
-		return reply{}, err
+		return sp, err
 	}
-	changed := false
 	if s, ok := o.str("starting-balance"); ok {
-		if set.StartingBalance, err = parseCredits(s, false); err != nil {
-			return reply{}, err
+		v, err := parseCredits(s, false)
+		if err != nil {
+			return sp, err
 		}
-		changed = true
+		sp.starting = &v
 	}
 	if s, ok := o.str("daily-amount"); ok {
-		if set.DailyAmount, err = parseCredits(s, false); err != nil {
-			return reply{}, err
+		v, err := parseCredits(s, false)
+		if err != nil {
+			return sp, err
 		}
-		changed = true
+		sp.daily = &v
 	}
 	if v, ok := o.boolean("public-plays"); ok {
-		set.PublicPlays, changed = v, true
+		sp.public = &v
 	}
 	if ch, present, ok := o.snowflake("channel"); present {
 		if !ok || !o.textChannel(ch) {
-			return reply{}, userErr("err_bad_option", nil)
+			return sp, userErr("err_bad_option", nil)
 		}
-		set.Channel, changed = ch, true
+		sp.channel = &ch
 	}
 	if v, ok := o.boolean("any-channel"); ok && v {
-		if _, present, _ := o.snowflake("channel"); present {
-			return reply{}, userErr("err_channel_conflict", nil)
+		if sp.channel != nil {
+			return sp, userErr("err_channel_conflict", nil)
 		}
-		set.Channel, changed = 0, true
+		var anywhere uint64
+		sp.channel = &anywhere
 	}
-	if changed {
-		err = a.store.SetSettings(ctx, rq.user, rq.guild, set, reason)
+	return sp, nil
+}
+
+// settingsChanges describes what changed from old to set, for the audit
+// log (in English, as the log stores it): "daily amount 5.00 → 2.00;
+// channel <#1> → any".
+func settingsChanges(old, set storage.Settings) string {
+	var parts []string
+	amount := func(name string, a, b int64, off string) {
+		if a == b {
+			return
+		}
+		f := func(c int64) string {
+			if c == 0 && off != "" {
+				return off
+			}
+			return formatAmount(c, false)
+		}
+		parts = append(parts, name+" "+f(a)+" → "+f(b))
+	}
+	amount("starting balance", old.StartingBalance, set.StartingBalance, "")
+	amount("daily amount", old.DailyAmount, set.DailyAmount, "off")
+	if old.PublicPlays != set.PublicPlays {
+		onOff := map[bool]string{true: "public", false: "private"}
+		parts = append(parts, "plays "+onOff[old.PublicPlays]+" → "+onOff[set.PublicPlays])
+	}
+	if old.Channel != set.Channel {
+		ch := func(c uint64) string {
+			if c == 0 {
+				return "any"
+			}
+			return channelMention(c)
+		}
+		parts = append(parts, "channel "+ch(old.Channel)+" → "+ch(set.Channel))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// adminSettings shows the settings, changing them first if options are
+// given: one UpdateGuild under the interaction's ID, recorded in the
+// audit log with what changed. A repeated interaction changes nothing
+// more and shows the settings again.
+func (a *App) adminSettings(ctx context.Context, rq *request, o opts, reason string) (reply, error) {
+	sp, err := settingsPatchOf(o)
+	if err != nil {
+		return reply{}, err
+	}
+	var set storage.Settings
+	changed := !sp.empty()
+	if !changed {
+		if set, err = a.settings(ctx, rq.guild); err != nil {
+			return reply{}, err
+		}
+	} else {
+		now, op := a.now(), rq.i.ID
+		g, err := a.store.UpdateGuild(ctx, rq.guild, func(g storage.Guild) (storage.GuildWrite, error) {
+			set := sp.apply(g.Settings)
+			if slices.Contains(g.Ops, op) || set == g.Settings {
+				return storage.GuildWrite{Skip: true}, nil
+			}
+			if err := storage.ValidateSettings(set); err != nil {
+				return storage.GuildWrite{}, err
+			}
+			line := settingsChanges(g.Settings, set)
+			if reason != "" {
+				line += " — " + reason
+			}
+			return storage.GuildWrite{Settings: set, Op: op, Audit: &storage.AuditEntry{
+				At: now, Guild: rq.guild, Actor: rq.user, Action: "settings",
+				Reason: truncateRunes(line, storage.MaxReason-1),
+			}}, nil
+		})
 		switch {
 		case errors.Is(err, storage.ErrInvalid):
 			return reply{}, userErr("err_amount_refused", nil)
 		case err != nil:
-			return reply{}, internal("set_settings", err)
+			return reply{}, stepErr("update_guild", err)
 		}
+		set = g.Settings
 	}
 	l := rq.l
 	where := l.T("settings_anywhere", nil)
@@ -391,7 +554,7 @@ func (a *App) adminAudit(ctx context.Context, rq *request) (reply, error) {
 		}
 		if e.Reason != "" {
 			b.WriteString(" · “")
-			b.WriteString(truncateRunes(strings.ReplaceAll(e.Reason, "\n", " "), 80))
+			b.WriteString(truncateRunes(strings.ReplaceAll(e.Reason, "\n", " "), maxReason))
 			b.WriteString("”")
 		}
 		b.WriteByte('\n')

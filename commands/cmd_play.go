@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -30,7 +31,7 @@ func (a *App) handlePlay(ctx context.Context, rq *request) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	data, err := a.buyCard(ctx, rq, true)
+	data, err := a.buyCard(ctx, rq, set, nil, true)
 	if err != nil {
 		return reply{}, err
 	}
@@ -41,12 +42,11 @@ func (a *App) handlePlay(ctx context.Context, rq *request) (reply, error) {
 }
 
 // playSettings reads the guild's settings and refuses a play outside the
-// allowed channel. (To spare a store round trip per play, the composition
-// root may hand New a store whose settings are cached: storage/settingscache.)
+// allowed channel.
 func (a *App) playSettings(ctx context.Context, rq *request) (storage.Settings, error) {
-	set, err := a.store.Settings(ctx, rq.guild)
+	set, err := a.settings(ctx, rq.guild)
 	if err != nil {
-		return set, internal("settings", err)
+		return set, err
 	}
 	if set.Channel != 0 {
 		ch, ok := parseSnowflake(rq.i.ChannelID)
@@ -57,37 +57,50 @@ func (a *App) playSettings(ctx context.Context, rq *request) (storage.Settings, 
 	return set, nil
 }
 
-// buyCard buys a ticket and renders it; a due chest is shown instead, and an
-// open ticket is resumed without charge (noted on the card when showResumed).
-func (a *App) buyCard(ctx context.Context, rq *request, showResumed bool) (*discordgo.InteractionResponseData, error) {
-	id := rq.player()
-	p, t, resumed, err := a.store.Buy(ctx, id)
+// buyCard buys a ticket under the interaction's ID (creating the player at
+// the first play, with set's starting balance) and renders it; a due chest is shown instead, and an open
+// ticket is resumed without charge (noted on the card when showResumed).
+// check, when not nil, runs first inside the step, on the state the step
+// acts on: its error refuses the step and is returned as is.
+func (a *App) buyCard(ctx context.Context, rq *request, set storage.Settings, check func(game.Player) error, showResumed bool) (*discordgo.InteractionResponseData, error) {
+	ap, err := a.apply(ctx, change{
+		id: rq.player(), op: rq.i.ID, create: true, start: set.StartingBalance,
+		do: func(p game.Player, now time.Time) (game.Step, error) {
+			if check != nil {
+				if err := check(p); err != nil {
+					return game.Step{Player: p}, err
+				}
+			}
+			return p.Buy(now)
+		},
+	})
+	p := ap.Player
 	switch {
-	case errors.Is(err, storage.ErrChestDue):
-		p, err := a.store.Player(ctx, id)
-		if err != nil {
-			return nil, internal("player", err)
-		}
-		if !p.ChestPending { // opened meanwhile by another click
+	case errors.Is(err, game.ErrChestDue):
+		if !p.ChestDue { // opened meanwhile by another click
 			return nil, userErr("err_retry", nil)
 		}
 		return a.chestCard(rq.l, rq.user, p, nil), nil
-	case errors.Is(err, storage.ErrInsufficientFunds):
-		if p.ID != id { // a store that does not return the state with the error
-			if p, err = a.store.Player(ctx, id); err != nil {
-				return nil, internal("player", err)
-			}
-		}
+	case errors.Is(err, game.ErrInsufficientFunds):
 		return nil, userErr("err_funds", map[string]any{
 			"Balance": rq.l.Credits(p.Balance), "Stake": rq.l.Credits(game.Stake),
 		})
+	case errors.Is(err, game.ErrInvalid) && nearMaxBalance(p.Balance):
+		// Buy refuses a ticket whose prizes could not be credited.
+		return nil, userErr("err_balance_full", nil)
 	case err != nil:
-		return nil, internal("buy", err)
+		return nil, stepErr("buy", err)
 	}
-	if !resumed && a.obs != nil {
+	r := ap.Result
+	if a.obs != nil && !r.Resumed && !ap.Repeated {
 		a.obs.Purchase(game.Stake)
 	}
-	return a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: t, resumed: resumed && showResumed}), nil
+	t := p.Ticket
+	if t == nil || t.ID != r.Ticket { // a repeat of a buy since played over
+		return nil, userErr("err_ticket_over", nil)
+	}
+	p.Balance = r.Balance // as the first answer showed it
+	return a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: *t, resumed: r.Resumed && showResumed}), nil
 }
 
 // owner checks that the button's owner is the one pressing it.
@@ -103,7 +116,7 @@ func (a *App) handleRow(ctx context.Context, rq *request) (reply, error) {
 	if err := rq.owner(); err != nil {
 		return reply{}, err
 	}
-	return a.reveal(ctx, rq, storage.RowMask(1)<<rq.button.row)
+	return a.reveal(ctx, rq, game.RowMask(1)<<rq.button.row)
 }
 
 // handleAuto reveals every row.
@@ -111,56 +124,84 @@ func (a *App) handleAuto(ctx context.Context, rq *request) (reply, error) {
 	if err := rq.owner(); err != nil {
 		return reply{}, err
 	}
-	return a.reveal(ctx, rq, storage.AllRows)
+	return a.reveal(ctx, rq, game.AllRows)
 }
 
 // reveal shows rows of the button's ticket and updates the card in place.
-// The store draws once; a double click or a retry re-renders the same card.
-func (a *App) reveal(ctx context.Context, rq *request, rows storage.RowMask) (reply, error) {
-	p, t, err := a.store.Reveal(ctx, rq.player(), rq.button.ticket, rows)
+// The ticket is drawn once, at its first reveal; a double click or a retry
+// re-renders the same card.
+func (a *App) reveal(ctx context.Context, rq *request, rows game.RowMask) (reply, error) {
+	ticket := rq.button.ticket
+	ap, err := a.apply(ctx, change{
+		id: rq.player(), op: rq.i.ID,
+		do: func(p game.Player, now time.Time) (game.Step, error) {
+			return p.Reveal(a.drawer, ticket, rows, now)
+		},
+	})
 	switch {
-	case errors.Is(err, storage.ErrUnknownTicket), errors.Is(err, storage.ErrInvalid):
+	case errors.Is(err, storage.ErrNoPlayer):
+		return reply{}, userErr("err_stale_button", nil)
+	case errors.Is(err, game.ErrUnknownTicket):
 		return reply{}, userErr("err_ticket_over", nil)
 	case err != nil:
-		return reply{}, internal("reveal", err)
+		return reply{}, stepErr("reveal", err)
 	}
-	if a.obs != nil && t.DrawnNow {
+	p, r := ap.Player, ap.Result
+	t := p.Ticket
+	if t == nil || t.ID != r.Ticket { // a repeat of a reveal since played over
+		return reply{}, userErr("err_ticket_over", nil)
+	}
+	if a.obs != nil && r.Drawn && !ap.Repeated {
 		o := t.Outcome
 		a.obs.Play(o.Tier, o.Key, game.Stake, o.Prize)
 	}
-	return reply{update: true, data: a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: t})}, nil
+	p.Balance = r.Balance
+	return reply{update: true, data: a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: *t})}, nil
 }
+
+// nearMaxBalance reports whether a balance is too close to game.MaxBalance
+// for a ticket's largest prizes (the main game's and the chest's) to be
+// credited: game refuses to sell that ticket.
+func nearMaxBalance(balance int64) bool {
+	return balance > game.MaxBalance-game.TierGem.Prize()-game.LotThreeGold.Prize()
+}
+
+// errAgainStale refuses "Play again" on a card that is no longer the
+// player's latest.
+var errAgainStale = errors.New("commands: play again from an old card")
 
 // handleAgain buys the next ticket from a finished card and updates the card
 // in place. It acts only if the card's ticket is still the player's last one
-// (or the next one was just bought by the same click, then it is resumed),
-// so an old card or a retried click never buys more than one ticket. The
-// chest card's button carries the ticket that gave the third key: if that
-// ticket still has hidden rows, it is resumed.
+// (checked inside the step, on the state it acts on), so an old card never
+// buys; the interaction's ID makes a retried click buy once. The chest
+// card's button carries the ticket that gave the third key: if that ticket
+// still has hidden rows, it is resumed.
 func (a *App) handleAgain(ctx context.Context, rq *request) (reply, error) {
 	if err := rq.owner(); err != nil {
 		return reply{}, err
 	}
 	prev := rq.button.ticket
-	if _, err := a.playSettings(ctx, rq); err != nil {
+	set, err := a.playSettings(ctx, rq)
+	if err != nil {
 		return reply{}, err
 	}
-	p, err := a.store.Player(ctx, rq.player())
-	if err != nil {
-		return reply{}, internal("player", err)
+	check := func(p game.Player) error {
+		cur := p.Ticket
+		switch {
+		case p.ChestDue:
+			return nil // Buy refuses: the chest is shown
+		case cur == nil && prev == 0,
+			cur != nil && cur.ID == prev,                 // closed: buy the next; still open (a chest came first): resume it
+			cur != nil && cur.ID == prev+1 && cur.Open(): // a double click: resume what the first bought
+			return nil
+		}
+		return errAgainStale
 	}
-	cur := p.Ticket
+	data, err := a.buyCard(ctx, rq, set, check, false)
 	switch {
-	case p.ChestPending:
-		return reply{update: true, data: a.chestCard(rq.l, rq.user, p, nil)}, nil
-	case cur == nil && prev == 0,
-		cur != nil && cur.ID == prev, // closed: buy the next; still open (a chest came first): resume it
-		cur != nil && cur.ID == prev+1 && cur.Open():
-	default:
+	case errors.Is(err, errAgainStale):
 		return reply{}, userErr("err_ticket_over", nil)
-	}
-	data, err := a.buyCard(ctx, rq, false)
-	if err != nil {
+	case err != nil:
 		return reply{}, err
 	}
 	return reply{update: true, data: data}, nil
@@ -172,16 +213,28 @@ func (a *App) handleChest(ctx context.Context, rq *request) (reply, error) {
 	if err := rq.owner(); err != nil {
 		return reply{}, err
 	}
-	p, c, opened, err := a.store.OpenChest(ctx, rq.player(), rq.button.seq)
+	seq := rq.button.seq
+	ap, err := a.apply(ctx, change{
+		id: rq.player(), op: rq.i.ID,
+		do: func(p game.Player, now time.Time) (game.Step, error) {
+			return p.OpenChest(a.drawer, seq, now)
+		},
+	})
 	switch {
-	case errors.Is(err, storage.ErrNoChest), errors.Is(err, storage.ErrInvalid):
+	case errors.Is(err, storage.ErrNoPlayer):
+		return reply{}, userErr("err_stale_button", nil)
+	case errors.Is(err, game.ErrNoChest):
 		return reply{}, userErr("err_chest_over", nil)
 	case err != nil:
-		return reply{}, internal("open_chest", err)
+		return reply{}, stepErr("open_chest", err)
 	}
-	if a.obs != nil && opened {
-		a.obs.Chest(c.Lot, c.Prize)
+	r := ap.Result
+	if a.obs != nil && r.Opened && !ap.Repeated {
+		a.obs.Chest(r.Chest.Lot, r.Chest.Prize)
 	}
+	p := ap.Player
+	p.Balance = r.Balance
+	c := r.Chest
 	return reply{update: true, data: a.chestCard(rq.l, rq.user, p, &c)}, nil
 }
 

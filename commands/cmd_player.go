@@ -5,11 +5,11 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/lesclefsdutresor/clefs/game"
-	"github.com/lesclefsdutresor/clefs/storage"
 )
 
 // /balance, /leaderboard, /daily and /history: the player's own state and
@@ -31,25 +31,37 @@ func (a *App) balanceCommand() *command {
 	}
 }
 
+// handleBalance shows the player's state. It creates nothing: someone who
+// never played sees the guild's starting balance and no plays yet.
 func (a *App) handleBalance(ctx context.Context, rq *request) (reply, error) {
-	p, err := a.store.Player(ctx, rq.player())
+	p, ok, err := a.load(ctx, rq.player())
 	if err != nil {
-		return reply{}, internal("player", err)
+		return reply{}, err
 	}
 	l := rq.l
+	if !ok {
+		set, err := a.settings(ctx, rq.guild)
+		if err != nil {
+			return reply{}, err
+		}
+		p.Balance = set.StartingBalance
+	}
 	s := p.Stats
 	keysLine := l.keysLine(p.Keys)
-	if p.ChestPending {
+	if p.ChestDue {
 		keysLine = padlocks(game.MaxKeys) + " " + l.T("balance_chest_due", nil)
 	}
-	stats := strings.Join([]string{
-		l.P("stat_plays", s.Plays, map[string]any{"Count": s.Plays}),
-		l.P("stat_wins", s.Wins, map[string]any{"Count": s.Wins}),
-		l.T("stat_staked", map[string]any{"Amount": l.Credits(s.StakedCents)}),
-		l.T("stat_won", map[string]any{"Amount": l.Credits(s.WonCents)}),
-		l.T("stat_best", map[string]any{"Amount": l.Credits(s.BestWinCents)}),
-		l.P("stat_chests", s.Chests, map[string]any{"Count": s.Chests}),
-	}, "\n")
+	stats := l.T("stat_none", nil)
+	if ok {
+		stats = strings.Join([]string{
+			l.P("stat_plays", s.Plays, map[string]any{"Count": s.Plays}),
+			l.P("stat_wins", s.Wins, map[string]any{"Count": s.Wins}),
+			l.T("stat_staked", map[string]any{"Amount": l.Credits(s.StakedCents)}),
+			l.T("stat_won", map[string]any{"Amount": l.Credits(s.WonCents)}),
+			l.T("stat_best", map[string]any{"Amount": l.Credits(s.BestWinCents)}),
+			l.P("stat_chests", s.Chests, map[string]any{"Count": s.Chests}),
+		}, "\n")
+	}
 	e := infoEmbed(l.T("balance_title", nil), "", colourOpen,
 		&discordgo.MessageEmbedField{Name: l.T("field_balance", nil), Value: "**" + l.Credits(p.Balance) + "**", Inline: true},
 		&discordgo.MessageEmbedField{Name: l.T("field_chest", nil), Value: keysLine, Inline: true},
@@ -70,26 +82,36 @@ func (a *App) leaderboardCommand() *command {
 	}
 }
 
+// handleLeaderboard shows the guild's richest players and, when the caller
+// is not among them, the caller's own rank.
 func (a *App) handleLeaderboard(ctx context.Context, rq *request) (reply, error) {
-	rows, err := a.store.Leaderboard(ctx, rq.guild, leaderSize)
+	b, err := a.store.Leaderboard(ctx, rq.guild, leaderSize, rq.user)
 	if err != nil {
 		return reply{}, internal("leaderboard", err)
 	}
 	l := rq.l
-	var b strings.Builder
-	if len(rows) == 0 {
-		b.WriteString(l.T("leader_empty", nil))
+	var sb strings.Builder
+	if len(b.Top) == 0 {
+		sb.WriteString(l.T("leader_empty", nil))
 	}
 	medals := [3]string{"🥇", "🥈", "🥉"}
-	for i, r := range rows {
+	for i, r := range b.Top {
 		if i < len(medals) {
-			b.WriteString(medals[i])
+			sb.WriteString(medals[i])
 		} else {
-			b.WriteString("**" + strconv.Itoa(i+1) + ".**")
+			sb.WriteString("**" + strconv.Itoa(r.Rank) + ".**")
 		}
-		b.WriteString(" " + mention(r.User) + " — " + l.Credits(r.Balance) + "\n")
+		sb.WriteString(" " + mention(r.User) + " — " + l.Credits(r.Balance) + "\n")
 	}
-	e := infoEmbed(l.T("leader_title", nil), b.String(), colourWin)
+	if y := b.You; y != nil && y.Rank > len(b.Top) {
+		sb.WriteString("…\n" + l.T("leader_you", map[string]any{
+			"Rank": strconv.Itoa(y.Rank), "Balance": l.Credits(y.Balance),
+		}) + "\n")
+	}
+	e := infoEmbed(l.T("leader_title", nil), sb.String(), colourWin)
+	if b.Players > 0 {
+		e.Footer = &discordgo.MessageEmbedFooter{Text: l.P("leader_players", b.Players, map[string]any{"Count": b.Players})}
+	}
 	return reply{data: &discordgo.InteractionResponseData{
 		Embeds: []*discordgo.MessageEmbed{e}, AllowedMentions: noMentions,
 	}}, nil
@@ -104,30 +126,33 @@ func (a *App) dailyCommand() *command {
 	}
 }
 
+// handleDaily claims the guild's daily bonus under the interaction's ID,
+// creating the player at the first claim.
 func (a *App) handleDaily(ctx context.Context, rq *request) (reply, error) {
 	l := rq.l
-	p, err := a.store.ClaimDaily(ctx, rq.player())
+	set, err := a.settings(ctx, rq.guild)
+	if err != nil {
+		return reply{}, err
+	}
+	ap, err := a.apply(ctx, change{
+		id: rq.player(), op: rq.i.ID, create: true, start: set.StartingBalance,
+		do: func(p game.Player, now time.Time) (game.Step, error) {
+			return p.ClaimDaily(set.DailyAmount, set.DailyCooldown, now)
+		},
+	})
+	var cool *game.CooldownError
 	switch {
-	case errors.Is(err, storage.ErrDailyCooldown):
-		set, serr := a.store.Settings(ctx, rq.guild)
-		if serr != nil {
-			return reply{}, internal("settings", serr)
-		}
-		next := p.LastDaily.Add(set.DailyCooldown)
-		return reply{}, userErr("err_daily_wait", map[string]any{"When": timestamp(next.Unix(), "R")})
-	case errors.Is(err, storage.ErrInvalid):
+	case errors.As(err, &cool):
+		return reply{}, userErr("err_daily_wait", map[string]any{"When": timestamp(cool.Next.Unix(), "R")})
+	case errors.Is(err, game.ErrDailyDisabled):
 		return reply{}, userErr("err_daily_off", nil)
+	case errors.Is(err, game.ErrInvalid) && set.DailyAmount > 0 && ap.Player.Balance > game.MaxBalance-set.DailyAmount:
+		return reply{}, userErr("err_balance_full", nil)
 	case err != nil:
-		return reply{}, internal("claim_daily", err)
+		return reply{}, stepErr("claim_daily", err)
 	}
-	amount := int64(0)
-	if h, herr := a.store.History(ctx, rq.player(), 1); herr == nil && len(h) == 1 && h[0].Kind == storage.KindDaily {
-		amount = h[0].Amount
-	}
-	desc := l.T("daily_ok", map[string]any{"Amount": l.Credits(amount), "Balance": l.Credits(p.Balance)})
-	if amount == 0 {
-		desc = l.T("daily_ok_plain", map[string]any{"Balance": l.Credits(p.Balance)})
-	}
+	r := ap.Result
+	desc := l.T("daily_ok", map[string]any{"Amount": l.Credits(r.Amount), "Balance": l.Credits(r.Balance)})
 	e := infoEmbed(l.T("daily_title", nil), "🎁 "+desc, colourInfo)
 	return reply{data: &discordgo.InteractionResponseData{
 		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
@@ -143,6 +168,8 @@ func (a *App) historyCommand() *command {
 	}
 }
 
+// handleHistory shows the player's last history lines, newest first; it
+// creates nothing.
 func (a *App) handleHistory(ctx context.Context, rq *request) (reply, error) {
 	hs, err := a.store.History(ctx, rq.player(), historySize)
 	if err != nil {
@@ -166,10 +193,10 @@ func (a *App) handleHistory(ctx context.Context, rq *request) (reply, error) {
 }
 
 // historyLine describes one history entry.
-func (a *App) historyLine(l *lang, h storage.HistoryEntry) string {
+func (a *App) historyLine(l *lang, h game.Entry) string {
 	data := map[string]any{"Amount": l.Signed(h.Amount), "Balance": l.Credits(h.Balance), "Ticket": h.TicketID}
 	switch h.Kind {
-	case storage.KindPlay:
+	case game.KindPlay:
 		var s string
 		if h.Tier.Winning() {
 			sym := a.symbol(h.Tier.Symbol())
@@ -183,16 +210,16 @@ func (a *App) historyLine(l *lang, h storage.HistoryEntry) string {
 			s += " " + a.emoji[game.Key]
 		}
 		return s
-	case storage.KindChest:
+	case game.KindChest:
 		if h.Lot < game.NumLots {
 			data["Lot"] = l.T("lot_"+h.Lot.String(), nil)
 		}
 		return l.T("hist_chest", data)
-	case storage.KindDaily:
+	case game.KindDaily:
 		return l.T("hist_daily", data)
-	case storage.KindGrant, storage.KindSet:
+	case game.KindGrant, game.KindSet:
 		return l.T("hist_grant", data)
-	case storage.KindReset:
+	case game.KindReset:
 		return l.T("hist_reset", data)
 	}
 	return l.T("hist_other", data)

@@ -17,24 +17,19 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// gatedStore holds Buy and Reveal of the real store until the gate opens,
+// gatedStore holds every Update of the real store until the gate opens,
 // as a stalled backend would; the test opens it once the deferral is sent.
 type gatedStore struct {
 	storage.Store
 	gate chan struct{}
 }
 
-func (s gatedStore) Buy(ctx context.Context, id storage.PlayerID) (storage.Player, storage.Ticket, bool, error) {
+func (s gatedStore) Update(ctx context.Context, id storage.PlayerID, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
 	<-s.gate
-	return s.Store.Buy(ctx, id)
+	return s.Store.Update(ctx, id, fn)
 }
 
-func (s gatedStore) Reveal(ctx context.Context, id storage.PlayerID, t uint64, rows storage.RowMask) (storage.Player, storage.Ticket, error) {
-	<-s.gate
-	return s.Store.Reveal(ctx, id, t, rows)
-}
-
-// failingStore fails (or panics in) every Buy.
+// failingStore fails (or panics in) every Update.
 type failingStore struct {
 	storage.Store
 	panic bool
@@ -42,11 +37,11 @@ type failingStore struct {
 
 var errBackendDown = errors.New("dial tcp 127.0.0.1:6379: connection refused")
 
-func (s failingStore) Buy(context.Context, storage.PlayerID) (storage.Player, storage.Ticket, bool, error) {
+func (s failingStore) Update(context.Context, storage.PlayerID, func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
 	if s.panic {
 		panic("store exploded")
 	}
-	return storage.Player{}, storage.Ticket{}, false, errBackendDown
+	return storage.Versioned{}, errBackendDown
 }
 
 func TestSlowStoreIsDeferred(t *testing.T) {
@@ -95,16 +90,16 @@ func TestSlowStoreIsDeferred(t *testing.T) {
 	}
 }
 
-// stuckStore never returns from Buy until released: a backend that ignores
+// stuckStore never returns from Update until released: a backend that ignores
 // its context.
 type stuckStore struct {
 	storage.Store
 	release chan struct{}
 }
 
-func (s stuckStore) Buy(ctx context.Context, id storage.PlayerID) (storage.Player, storage.Ticket, bool, error) {
+func (s stuckStore) Update(context.Context, storage.PlayerID, func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
 	<-s.release
-	return storage.Player{}, storage.Ticket{}, false, errBackendDown
+	return storage.Versioned{}, errBackendDown
 }
 
 // TestStoreIgnoringItsDeadline: the handler runs on Handle's goroutine, so
@@ -264,8 +259,8 @@ func TestGarbageInteractions(t *testing.T) {
 			t.Errorf("%s: reply %+v", name, d)
 		}
 	}
-	if p := e.player(alice); p.Ticket != nil || p.Balance != startCents {
-		t.Fatalf("garbage changed the state: %+v", p)
+	if e.store.writeCount() != 0 {
+		t.Fatalf("garbage changed the state: %d writes", e.store.writeCount())
 	}
 }
 
@@ -307,7 +302,10 @@ func FuzzHandle(f *testing.F) {
 		}
 		checkLimits(t, rec.responses[0])
 		for _, u := range users {
-			if err := storage.CheckInvariant(e.player(u)); err != nil {
+			if !e.exists(u) {
+				continue
+			}
+			if err := e.player(u).Check(); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -330,7 +328,7 @@ func TestConcurrentPlayers(t *testing.T) {
 				e.app.Handle(context.Background(), rec, e.slashPayloadLocked(user, "play"))
 				p := e.player(user)
 				if p.Ticket == nil {
-					if p.ChestPending {
+					if p.ChestDue {
 						rec = &recorder{}
 						e.app.Handle(context.Background(), rec, e.clickOnCard(user, chestID(user, p.ChestSeq+1)))
 						continue
@@ -346,7 +344,7 @@ func TestConcurrentPlayers(t *testing.T) {
 				e.app.Handle(context.Background(), rec, e.clickOnCard(user, id))
 				e.app.Handle(context.Background(), &recorder{}, e.clickOnCard(user, autoID(user, p.Ticket.ID)))
 			}
-			if err := storage.CheckInvariant(e.player(user)); err != nil {
+			if err := e.player(user).Check(); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -364,23 +362,23 @@ func (e *env) slashPayloadLocked(user uint64, name string) *discordgo.Interactio
 	return e.slashPayload(user, memberPerms, "en-US", name, "")
 }
 
-// ctxStore blocks Buy until its context ends, as a store call honouring
+// ctxStore blocks Update until its context ends, as a store call honouring
 // its context does, and reports the context's error.
 type ctxStore struct {
 	storage.Store
 	err chan error
 }
 
-// Settings answers at once, as a cached read would, so that Buy is the
+// Guild answers at once, as a cached read would, so that Update is the
 // store call that meets the context.
-func (ctxStore) Settings(context.Context, uint64) (storage.Settings, error) {
-	return storage.Settings{PublicPlays: true}, nil
+func (ctxStore) Guild(context.Context, uint64) (storage.Guild, error) {
+	return storage.Guild{Settings: storage.Settings{PublicPlays: true}}, nil
 }
 
-func (s ctxStore) Buy(ctx context.Context, _ storage.PlayerID) (storage.Player, storage.Ticket, bool, error) {
+func (s ctxStore) Update(ctx context.Context, _ storage.PlayerID, _ func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
 	<-ctx.Done()
 	s.err <- ctx.Err()
-	return storage.Player{}, storage.Ticket{}, false, ctx.Err()
+	return storage.Versioned{}, ctx.Err()
 }
 
 // TestTimeoutCancelsTheStoreCall: at Timeout the handler's context ends

@@ -13,8 +13,19 @@
 // v1:auto:…, v1:again:…, v1:chest:<user>:<seq>, v1:rg:<moderator>:<unix>,
 // v1:rgx:…): one typed value, formatted and parsed strictly from one table
 // (customid.go), so a button from before a restart still works; only the
-// owner may press them; the store makes a double click or a retried
-// interaction draw and pay once. A button is checked against the card it
+// owner may press them.
+//
+// Every change is one storage.Apply of a transition of package game (Buy,
+// Reveal, OpenChest, ClaimDaily, Grant, SetBalance, Reset) under an
+// operation ID, the interaction's ID: a repeated interaction changes
+// nothing and is answered from the result the first one recorded. The
+// transitions themselves make a double click harmless (an open ticket is
+// resumed, a ticket drawn once, a chest paid once). /play, "Play again" and
+// /daily create a player at the first step, with the guild's starting
+// balance; /balance, /history and /leaderboard read without creating, and
+// /admin reset of someone who never played creates nobody. Draws go through
+// Config.Drawer (verifiable seeded draws by default) and new players' seeds
+// come from Config.Seeds (crypto/rand by default). A button is checked against the card it
 // sits on: a click is handled only if its message carries a button with
 // exactly the clicked custom ID (Discord always sends the message with a
 // component interaction).
@@ -26,8 +37,9 @@
 // and answers within Discord's 3 seconds, deferring when a handler is slow.
 //
 // /play and "Play again" read a guild's settings (allowed channel, public
-// plays) from the store on every play; wrap the store with
-// storage/settingscache to cache them.
+// plays, starting balance) with Store.Guild on every play; wrap the store
+// with storage/settingscache to cache them. /admin settings changes them
+// with Store.UpdateGuild.
 //
 // Usage with a plain discordgo session:
 //

@@ -18,9 +18,6 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
-	"github.com/lesclefsdutresor/clefs/storage/boltstore"
-	"github.com/lesclefsdutresor/clefs/storage/redisstore"
-	"github.com/lesclefsdutresor/clefs/storage/redistest"
 )
 
 // IDs used by the payloads in testdata/.
@@ -35,18 +32,31 @@ const (
 	startCents  int64  = 2000
 )
 
-// testDrawer draws with the real game engine from a seeded source; want, when
-// set, makes it draw again until the outcome satisfies it (e.g. "a key"), so
-// tests can steer the game while every grid stays a real, truthful one.
+// testDrawer is a game.Drawer for tests. It draws with the real game
+// engine from a seeded source, whatever the player's seeds; want, when set,
+// makes it draw again until the outcome satisfies it (e.g. "a key"), and
+// script, when not empty, gives the next outcomes in order; so tests steer
+// the game while every grid stays a real, truthful one (game.Validate).
 type testDrawer struct {
-	mu   sync.Mutex
-	src  *rand.ChaCha8
-	want func(game.Outcome) bool
+	mu                   sync.Mutex
+	src                  *rand.ChaCha8
+	want                 func(game.Outcome) bool
+	script               []game.Outcome
+	chests               []game.Chest
+	tickets, drawnChests int
 }
 
-func (d *testDrawer) Play(keys int) (game.Outcome, error) {
+var _ game.Drawer = (*testDrawer)(nil)
+
+func (d *testDrawer) Ticket(_ game.Seed, _ string, _ uint64, keys int) (game.Outcome, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.tickets++
+	if len(d.script) > 0 {
+		o := d.script[0]
+		d.script = d.script[1:]
+		return o, nil
+	}
 	for {
 		o, err := game.Play(d.src, keys)
 		if err != nil {
@@ -58,9 +68,15 @@ func (d *testDrawer) Play(keys int) (game.Outcome, error) {
 	}
 }
 
-func (d *testDrawer) Chest() (game.Chest, error) {
+func (d *testDrawer) Chest(game.Seed, string, int64) (game.Chest, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.drawnChests++
+	if len(d.chests) > 0 {
+		c := d.chests[0]
+		d.chests = d.chests[1:]
+		return c, nil
+	}
 	return game.OpenChest(d.src), nil
 }
 
@@ -68,6 +84,44 @@ func (d *testDrawer) setWant(f func(game.Outcome) bool) {
 	d.mu.Lock()
 	d.want = f
 	d.mu.Unlock()
+}
+
+// force makes the next draws give these outcomes, then the chests these
+// lots.
+func (d *testDrawer) force(os ...game.Outcome) {
+	d.mu.Lock()
+	d.script = append(d.script, os...)
+	d.mu.Unlock()
+}
+
+func (d *testDrawer) forceChest(lots ...game.Lot) {
+	d.mu.Lock()
+	for _, l := range lots {
+		d.chests = append(d.chests, game.Chest{Lot: l, Prize: l.Prize()})
+	}
+	d.mu.Unlock()
+}
+
+// draws returns how many tickets and chests were drawn.
+func (d *testDrawer) draws() (tickets, chests int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.tickets, d.drawnChests
+}
+
+// outcome returns a valid outcome of tier (a key on a loss when key), its
+// grid a real one from game.NewGrid with a fixed seed.
+func outcome(tb testing.TB, tier game.Tier, key bool) game.Outcome {
+	tb.Helper()
+	g, row, err := game.NewGrid(rand.NewChaCha8([32]byte{byte(tier), 7}), tier, key)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	o := game.Outcome{Tier: tier, Prize: tier.Prize(), Key: key, Row: row, Grid: g}
+	if err := game.Validate(o); err != nil {
+		tb.Fatal(err)
+	}
+	return o
 }
 
 // clock is a settable clock shared by the store and the handlers.
@@ -115,77 +169,47 @@ func (o *observer) StoreError(op string) {
 	o.mu.Unlock()
 }
 
-// env is one App over a real bolt store in a temporary directory.
+// env is one App over an in-memory store (memStore).
 type env struct {
-	t       testing.TB
-	backend string // "bolt" or "redis"
-	url     string // the Redis database, for "redis"
-	app     *App
-	store   storage.Store
-	path    string
-	clock   *clock
-	drawer  *testDrawer
-	obs     *observer
-	cfg     Config
-	seq     int
+	t      testing.TB
+	app    *App
+	store  *memStore
+	clock  *clock
+	drawer *testDrawer
+	obs    *observer
+	cfg    Config
+	seq    int
 }
 
-func storeOptions(c *clock, d *testDrawer) storage.Options {
-	return storage.Options{
-		Now:    c.Now,
-		Drawer: d,
-		Defaults: storage.Settings{
-			StartingBalance: startCents, DailyAmount: 500, DailyCooldown: 20 * time.Hour, PublicPlays: true,
-		},
-	}
+// testDefaults are the settings of the tests' guild.
+var testDefaults = storage.Settings{
+	StartingBalance: startCents, DailyAmount: 500, DailyCooldown: 20 * time.Hour, PublicPlays: true,
 }
 
-func newEnv(tb testing.TB) *env { return newEnvOn(tb, "bolt") }
-
-// eachStore runs test once per store: bolt, and Redis (skipped with a message
-// when no redis-server is available outside CI).
-func eachStore(t *testing.T, test func(t *testing.T, newEnv func(testing.TB) *env)) {
-	for _, backend := range []string{"bolt", "redis"} {
-		t.Run(backend, func(t *testing.T) {
-			test(t, func(tb testing.TB) *env { return newEnvOn(tb, backend) })
-		})
-	}
-}
-
-func newEnvOn(tb testing.TB, backend string) *env {
+func newEnv(tb testing.TB) *env {
 	tb.Helper()
 	e := &env{
-		backend: backend,
-		t:       tb,
-		path:    filepath.Join(tb.TempDir(), "clefs.db"),
-		clock:   &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)},
-		drawer:  &testDrawer{src: rand.NewChaCha8([32]byte{4, 2})},
-		obs:     &observer{},
-	}
-	if backend == "redis" {
-		e.url = redistest.URL(tb)
+		t:      tb,
+		store:  newMemStore(testDefaults),
+		clock:  &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)},
+		drawer: &testDrawer{src: rand.NewChaCha8([32]byte{4, 2})},
+		obs:    &observer{},
 	}
 	e.open()
 	return e
 }
 
-// open opens the store at e.path and a fresh App over it.
+// eachStore runs test with newEnv. The handlers' tests run on memStore;
+// the real stores are held to the same contract by storage/storetest.
+func eachStore(t *testing.T, test func(t *testing.T, newEnv func(testing.TB) *env)) {
+	test(t, newEnv)
+}
+
+// open makes a fresh App over the store.
 func (e *env) open() {
 	e.t.Helper()
-	var st storage.Store
-	var err error
-	if e.backend == "redis" {
-		st, err = redisstore.Open(context.Background(), e.url, storeOptions(e.clock, e.drawer))
-	} else {
-		st, err = boltstore.Open(e.path, storeOptions(e.clock, e.drawer))
-	}
-	if err != nil {
-		e.t.Fatalf("open %s store: %v", e.backend, err)
-	}
-	e.store = st
-	e.t.Cleanup(func() { _ = st.Close() })
-	e.cfg = Config{Now: e.clock.Now, Observer: e.obs, Logger: discardLogger()}
-	e.app = New(e.cfg, st)
+	e.cfg = Config{Now: e.clock.Now, Observer: e.obs, Logger: discardLogger(), Drawer: e.drawer, Seeds: seeds{}}
+	e.app = New(e.cfg, e.store)
 }
 
 // restart closes the store and opens it again with a new App, as a
@@ -195,16 +219,38 @@ func (e *env) restart() {
 	if err := e.store.Close(); err != nil {
 		e.t.Fatalf("close: %v", err)
 	}
+	e.store.reopen()
 	e.open()
 }
 
-func (e *env) player(user uint64) storage.Player {
-	e.t.Helper()
-	p, err := e.store.Player(context.Background(), storage.PlayerID{Guild: testGuild, User: user})
-	if err != nil {
-		e.t.Fatalf("player: %v", err)
+// seeds is an endless reader of non-zero bytes, for new players' seeds.
+type seeds struct{}
+
+func (seeds) Read(b []byte) (int, error) {
+	for i := range b {
+		b[i] = byte(i%251) + 1
 	}
-	return p
+	return len(b), nil
+}
+
+// player returns the user's state (the zero value if never written).
+func (e *env) player(user uint64) game.Player {
+	e.t.Helper()
+	v, err := e.store.Load(context.Background(), storage.PlayerID{Guild: testGuild, User: user})
+	if err != nil {
+		e.t.Fatalf("load: %v", err)
+	}
+	return v.Player
+}
+
+// exists reports whether the user was ever written.
+func (e *env) exists(user uint64) bool {
+	e.t.Helper()
+	v, err := e.store.Load(context.Background(), storage.PlayerID{Guild: testGuild, User: user})
+	if err != nil {
+		e.t.Fatalf("load: %v", err)
+	}
+	return v.Exists()
 }
 
 // recorder is a Responder that keeps what it is sent.
@@ -550,4 +596,29 @@ func rowButtons(c discordgo.MessageComponent) []discordgo.Button {
 		}
 	}
 	return out
+}
+
+// settings returns the test guild's settings as stored.
+func (e *env) settings() storage.Settings {
+	e.t.Helper()
+	g, err := e.store.Guild(context.Background(), testGuild)
+	if err != nil {
+		e.t.Fatalf("guild: %v", err)
+	}
+	return g.Settings
+}
+
+// setBalance sets a player's balance behind the App's back (creating the
+// player), as another process would.
+func (e *env) setBalance(user uint64, cents int64) {
+	e.t.Helper()
+	now := storage.Timestamp(e.clock.Now())
+	_, err := storage.Apply(context.Background(), e.store, storage.Step{
+		ID: storage.PlayerID{Guild: testGuild, User: user}, Op: fmt.Sprintf("test-set-%d-%d", user, cents),
+		Create: true, Start: startCents, Seeds: seeds{}, Now: now,
+		Do: func(p game.Player) (game.Step, error) { return p.SetBalance(cents, now) },
+	})
+	if err != nil {
+		e.t.Fatalf("set balance: %v", err)
+	}
 }

@@ -13,7 +13,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/lesclefsdutresor/clefs/game"
-	"github.com/lesclefsdutresor/clefs/storage"
 )
 
 // TestLocalesComplete checks that both message files define the same ids,
@@ -197,7 +196,7 @@ func TestCardLines(t *testing.T) {
 	win := func(l *lang, s game.Symbol, prize int64) *discordgo.InteractionResponseData {
 		o := game.Outcome{Tier: tierOf(t, s), Prize: prize, Row: 0,
 			Grid: game.Grid{s, s, s, game.Key, game.Pipe, game.Bomb, game.Sabre, game.Candle, game.Barrel}}
-		return a.ticketCard(l, &ticketView{user: alice, t: storage.Ticket{ID: 41, Drawn: true, Outcome: o, Revealed: storage.AllRows}})
+		return a.ticketCard(l, &ticketView{user: alice, t: game.Ticket{ID: 41, Drawn: true, Outcome: o, Revealed: game.AllRows}})
 	}
 	lastLine := func(d *discordgo.InteractionResponseData) string {
 		lines := strings.Split(d.Embeds[0].Description, "\n")
@@ -222,7 +221,7 @@ func TestCardLines(t *testing.T) {
 	// A key found: the line names the configured emoji.
 	o := game.Outcome{Tier: game.TierLoss, Key: true, Row: -1,
 		Grid: game.Grid{game.Gem, game.Pipe, game.Gem, game.Bomb, game.Sabre, game.Bomb, game.Sabre, game.Key, game.Barrel}}
-	d := a.ticketCard(a.cat.en, &ticketView{user: alice, t: storage.Ticket{ID: 2, Drawn: true, Outcome: o, Revealed: storage.AllRows}})
+	d := a.ticketCard(a.cat.en, &ticketView{user: alice, t: game.Ticket{ID: 2, Drawn: true, Outcome: o, Revealed: game.AllRows}})
 	if got, want := lastLine(d), "<:key:123> **You found a key!**"; got != want {
 		t.Errorf("key line %q, want %q", got, want)
 	}

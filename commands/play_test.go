@@ -10,7 +10,6 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/lesclefsdutresor/clefs/game"
-	"github.com/lesclefsdutresor/clefs/storage"
 )
 
 // gridRows returns the three rows of the card's grid as cells.
@@ -38,7 +37,12 @@ func gridRows(tb testing.TB, h *handled) [3][3]string {
 // checkTruthful checks that the card shows exactly the stored ticket: the
 // revealed rows' symbols, hidden cells elsewhere, the revealed rows' buttons
 // disabled, and the balance the credits paid imply.
-func checkTruthful(tb testing.TB, a *App, h *handled, p storage.Player) {
+func checkTruthful(tb testing.TB, a *App, h *handled, p game.Player) {
+	checkTruthfulOf(tb, a, h, alice, p)
+}
+
+// checkTruthfulOf is checkTruthful for the card of user.
+func checkTruthfulOf(tb testing.TB, a *App, h *handled, user uint64, p game.Player) {
 	tb.Helper()
 	t := p.Ticket
 	if t == nil {
@@ -56,7 +60,7 @@ func checkTruthful(tb testing.TB, a *App, h *handled, p storage.Player) {
 				tb.Errorf("row %d col %d shows %q, stored %q (ticket %+v)", r, c, rows[r][c], want, t)
 			}
 		}
-		b := h.mustButton(rowID(p.ID.User, t.ID, r))
+		b := h.mustButton(rowID(user, t.ID, r))
 		if b.Disabled != shown {
 			tb.Errorf("row %d button disabled=%v, row shown=%v", r, b.Disabled, shown)
 		}
@@ -118,8 +122,8 @@ func testPlayRowByRow(t *testing.T, newEnv func(testing.TB) *env) {
 	}
 }
 
-func revealedAfter(k int, order []int) storage.RowMask {
-	var m storage.RowMask
+func revealedAfter(k int, order []int) game.RowMask {
+	var m game.RowMask
 	for _, r := range order[:k+1] {
 		m |= 1 << r
 	}
@@ -141,7 +145,7 @@ func testPlayAutoAndPlayAgain(t *testing.T, newEnv func(testing.TB) *env) {
 			t.Fatalf("play %d: balance %d, want %d", n, p.Balance, want)
 		}
 		checkTruthful(t, e.app, h, p)
-		if p.ChestPending {
+		if p.ChestDue {
 			h = e.click(alice, h.message(), h.mustButton("v1:chest:").CustomID)
 			p = e.player(alice)
 			want += p.LastChest.Prize
@@ -159,7 +163,7 @@ func testPlayAutoAndPlayAgain(t *testing.T, newEnv func(testing.TB) *env) {
 			t.Fatalf("after play again %d: balance %d (want %d), plays %d", n, p.Balance, want, p.Stats.Plays)
 		}
 	}
-	if err := storage.CheckInvariant(e.player(alice)); err != nil {
+	if err := e.player(alice).Check(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -210,7 +214,7 @@ func testDoubleClickDrawsAndPaysOnce(t *testing.T, newEnv func(testing.TB) *env)
 					t.Fatalf("8 clicks: plays %d wins %d balance %d", p.Stats.Plays, p.Stats.Wins, p.Balance)
 				}
 			}
-			if err := storage.CheckInvariant(p); err != nil {
+			if err := p.Check(); err != nil {
 				t.Fatal(err)
 			}
 			e.obs.mu.Lock()
@@ -402,8 +406,8 @@ func testChestFlow(t *testing.T, newEnv func(testing.TB) *env) {
 		}
 	}
 	p := e.player(alice)
-	if !p.ChestPending || !strings.Contains(h.text(), padOpen+padOpen+padOpen) {
-		t.Fatalf("third key: chest pending %v, card:\n%s", p.ChestPending, h.text())
+	if !p.ChestDue || !strings.Contains(h.text(), padOpen+padOpen+padOpen) {
+		t.Fatalf("third key: chest pending %v, card:\n%s", p.ChestDue, h.text())
 	}
 	if _, ok := h.button("v1:again:"); ok {
 		t.Fatal("Play again offered while the chest is due")
@@ -433,7 +437,7 @@ func testChestFlow(t *testing.T, newEnv func(testing.TB) *env) {
 	}
 	wg.Wait()
 	p = e.player(alice)
-	if p.ChestPending || p.LastChest == nil || p.Balance != before+p.LastChest.Prize || p.Stats.Chests != 1 {
+	if p.ChestDue || p.LastChest == nil || p.Balance != before+p.LastChest.Prize || p.Stats.Chests != 1 {
 		t.Fatalf("after opening: %+v", p)
 	}
 	for _, r := range res {
@@ -462,10 +466,7 @@ func TestInsufficientFunds(t *testing.T) { eachStore(t, testInsufficientFunds) }
 
 func testInsufficientFunds(t *testing.T, newEnv func(testing.TB) *env) {
 	e := newEnv(t)
-	ctx := context.Background()
-	if _, err := e.store.SetBalance(ctx, moderator, storage.PlayerID{Guild: testGuild, User: alice}, 20, "test"); err != nil {
-		t.Fatal(err)
-	}
+	e.setBalance(alice, 20)
 	h := e.handle(e.slashPayload(alice, memberPerms, "fr", "play", ""))
 	h.expectUserError("Crédits insuffisants : vous avez 0,20 crédit et un ticket coûte 0,50 crédit")
 	if p := e.player(alice); p.Balance != 20 || p.Ticket != nil {
@@ -491,21 +492,16 @@ func TestDirectMessageRefused(t *testing.T) {
 
 func TestChannelRestrictionAndEphemeralPlays(t *testing.T) {
 	e := newEnv(t)
-	ctx := context.Background()
-	set, _ := e.store.Settings(ctx, testGuild)
+	set := e.settings()
 	set.Channel = 1110000000000000555
 	set.PublicPlays = false
-	if err := e.store.SetSettings(ctx, moderator, testGuild, set, ""); err != nil {
-		t.Fatal(err)
-	}
+	e.store.setSettings(testGuild, set)
 	e.slash(alice, "en-US", "play").expectUserError("plays happen in <#1110000000000000555>")
 	if p := e.player(alice); p.Ticket != nil {
 		t.Fatal("a ticket was bought in the wrong channel")
 	}
 	set.Channel = testChannel
-	if err := e.store.SetSettings(ctx, moderator, testGuild, set, ""); err != nil {
-		t.Fatal(err)
-	}
+	e.store.setSettings(testGuild, set)
 	// Changed in the store behind the App's back, as another process would:
 	// the App reads the store on every play.
 	h := e.slash(alice, "en-US", "play")
@@ -552,7 +548,7 @@ func testChestDueWithRowsHidden(t *testing.T, newEnv func(testing.TB) *env) {
 	p := e.player(alice)
 	h = e.click(alice, h.message(), rowID(alice, p.Ticket.ID, 0))
 	p = e.player(alice)
-	if !p.ChestPending || !p.Ticket.Open() {
+	if !p.ChestDue || !p.Ticket.Open() {
 		t.Fatalf("want the chest due with rows hidden: %+v %+v", p, p.Ticket)
 	}
 	// The padlocks count the key once its row is shown, not before; the
@@ -579,7 +575,7 @@ func testChestDueWithRowsHidden(t *testing.T, newEnv func(testing.TB) *env) {
 	if q = e.player(alice); q.Ticket.Open() || q.Ticket.ID != p.Ticket.ID {
 		t.Fatalf("ticket not finished: %+v", q.Ticket)
 	}
-	if q.ChestPending {
+	if q.ChestDue {
 		h2 = e.click(alice, h2.message(), h2.mustButton("v1:chest:").CustomID)
 	}
 	h2 = e.click(alice, h2.message(), h2.mustButton("v1:again:").CustomID)
@@ -587,7 +583,7 @@ func testChestDueWithRowsHidden(t *testing.T, newEnv func(testing.TB) *env) {
 	if q = e.player(alice); q.Stats.Plays != 4 || q.Stats.Chests != 1 {
 		t.Fatalf("after the chest: %+v", q.Stats)
 	}
-	if err := storage.CheckInvariant(q); err != nil {
+	if err := q.Check(); err != nil {
 		t.Fatal(err)
 	}
 }

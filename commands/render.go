@@ -7,7 +7,6 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/lesclefsdutresor/clefs/game"
-	"github.com/lesclefsdutresor/clefs/storage"
 )
 
 // defaultEmoji is the Unicode emoji of each symbol (index game.Symbol). There
@@ -39,8 +38,8 @@ var lotEmoji = [game.NumLots]string{"💰", "🪙", "🥈", "🥉"}
 // player and ticket so that the card is the same after a restart.
 type ticketView struct {
 	user    uint64
-	p       storage.Player
-	t       storage.Ticket
+	p       game.Player
+	t       game.Ticket
 	resumed bool // /play found this ticket open and charged nothing
 }
 
@@ -124,7 +123,7 @@ func (a *App) symbol(s game.Symbol) string {
 
 // grid draws the 3×3 grid, one line per row, each preceded by its marker:
 // an arrow while hidden, a star on the winning row.
-func (a *App) grid(t storage.Ticket) string {
+func (a *App) grid(t game.Ticket) string {
 	var b strings.Builder
 	for r := range 3 {
 		shown := t.Drawn && t.Revealed&(1<<r) != 0
@@ -202,7 +201,7 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 	rows := []discordgo.MessageComponent{discordgo.ActionsRow{Components: arrows}}
 	if v.done() {
 		next := againButton(l, v.user, t.ID)
-		if v.p.ChestPending {
+		if v.p.ChestDue {
 			next = chestButton(l, v.user, v.p.ChestSeq+1)
 		}
 		rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{next}})
@@ -248,7 +247,7 @@ func chestButton(l *lang, user uint64, seq int64) discordgo.Button {
 
 // chestCard renders the treasure chest: closed with its button when c is
 // nil, else opened with the lot found and "Play again".
-func (a *App) chestCard(l *lang, user uint64, p storage.Player, c *game.Chest) *discordgo.InteractionResponseData {
+func (a *App) chestCard(l *lang, user uint64, p game.Player, c *game.Chest) *discordgo.InteractionResponseData {
 	e := &discordgo.MessageEmbed{
 		Title: l.T("chest_title", nil),
 		Color: colourChest,

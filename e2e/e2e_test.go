@@ -23,7 +23,6 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/backend"
 	"github.com/lesclefsdutresor/clefs/storage/redistest"
-	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 const (
@@ -35,46 +34,6 @@ const (
 	carol = "100000000000000003"
 	mod   = "100000000000000009"
 )
-
-// script is a Drawer whose next outcomes the test sets. A store may call
-// it more often than it draws (the Redis store draws a candidate for each
-// number of keys at every reveal and keeps the one that applies), so the
-// test sets the outcome before the click that draws, not a queue.
-type script struct {
-	mu    sync.Mutex
-	play  game.Outcome
-	chest game.Chest
-	*storetest.Drawer
-}
-
-func newScript() *script {
-	s := &script{play: storetest.Loss(false), chest: storetest.Chest(game.LotBronze, 50)}
-	s.Drawer = &storetest.Drawer{
-		PlayFunc: func(int) game.Outcome {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			return s.play
-		},
-		ChestFunc: func() game.Chest {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			return s.chest
-		},
-	}
-	return s
-}
-
-func (s *script) set(o game.Outcome) {
-	s.mu.Lock()
-	s.play = o
-	s.mu.Unlock()
-}
-
-func (s *script) setChest(c game.Chest) {
-	s.mu.Lock()
-	s.chest = c
-	s.mu.Unlock()
-}
 
 // harness runs the bot process (cli.Serve) against a fake Discord.
 type harness struct {
@@ -320,8 +279,10 @@ func id(s string) uint64 {
 	return n
 }
 
-// player reads a player from the store the bot used (stopped, for the file store).
-func (h *harness) player(user string) storage.Player {
+// player reads a player from the store the bot used (stopped, for the file
+// store). A player never written reads as a new one would start: the
+// configured starting balance, nothing played.
+func (h *harness) player(user string) game.Player {
 	h.t.Helper()
 	st, err := backend.Open(context.Background(), h.cfg.RedisURL, h.cfg.DataPath, storage.Options{
 		Defaults: storage.Settings{StartingBalance: h.cfg.StartingBalance, DailyAmount: h.cfg.DailyAmount,
@@ -331,11 +292,14 @@ func (h *harness) player(user string) storage.Player {
 		h.t.Fatalf("open store: %v", err)
 	}
 	defer st.Close()
-	p, err := st.Player(context.Background(), storage.PlayerID{Guild: id(guild), User: id(user)})
+	v, err := st.Load(context.Background(), storage.PlayerID{Guild: id(guild), User: id(user)})
 	if err != nil {
 		h.t.Fatalf("player %s: %v", user, err)
 	}
-	return p
+	if !v.Exists() {
+		return game.Player{StartingBalance: h.cfg.StartingBalance, Balance: h.cfg.StartingBalance}
+	}
+	return v.Player
 }
 
 func (h *harness) noFailures() {
@@ -382,7 +346,7 @@ func play(t *testing.T, env map[string]string) {
 	bal := int64(2000) // STARTING_BALANCE default, 20.00
 
 	// /play, row by row: the draw is a win of 1.00 on row 0.
-	h.draw.set(storetest.Win(game.TierCandle, 100))
+	h.draw.set(win(game.TierCandle))
 	r := h.slash(fakediscord.Slash{User: alice, Name: "play"})
 	if r.Ephemeral {
 		t.Error("/play is ephemeral although PUBLIC_PLAYS=true")
@@ -408,7 +372,7 @@ func play(t *testing.T, env map[string]string) {
 	}
 
 	// Play again three times with Auto; each loss gives a key; the third opens the chest.
-	h.draw.set(storetest.Loss(true))
+	h.draw.set(loss(true))
 	for i := 2; i <= 4; i++ {
 		r = h.click(card, "v1:again:"+alice, alice)
 		bal -= game.Stake
@@ -430,7 +394,7 @@ func play(t *testing.T, env map[string]string) {
 	if hasButton(r.Message, "v1:row:") {
 		t.Error("/play sold a ticket while the chest is due")
 	}
-	h.draw.setChest(storetest.Chest(game.LotSilver, 100))
+	h.draw.setChest(chestOf(game.LotSilver))
 	r = h.click(card, "v1:chest:"+alice, alice)
 	bal += 100
 	if got := shownBalance(t, r.Message); got != bal {
@@ -441,7 +405,7 @@ func play(t *testing.T, env map[string]string) {
 	}
 
 	// Someone else's click is refused, ephemerally, and changes nothing.
-	h.draw.set(storetest.Win(game.TierBarrel, 50))
+	h.draw.set(win(game.TierBarrel))
 	r = h.slash(fakediscord.Slash{User: alice, Name: "play"})
 	bal -= game.Stake
 	card = r.Message
@@ -464,7 +428,7 @@ func play(t *testing.T, env map[string]string) {
 			t.Errorf("double click %d answered after %v", i, r.Latency)
 		}
 	}
-	h.draw.set(storetest.Loss(false))
+	h.draw.set(loss(false))
 	bal += 50
 	if m, ok := h.srv.Message(card.ID); !ok || shownBalance(t, m) != bal {
 		t.Errorf("card after the double click: %q, want balance %d", text(m), bal)
@@ -500,7 +464,7 @@ func play(t *testing.T, env map[string]string) {
 	}
 
 	// A new ticket left hidden, then the bot restarts: the old message's buttons still work.
-	h.draw.set(storetest.Win(game.TierSabre, 500))
+	h.draw.set(win(game.TierSabre))
 	r = h.click(card, "v1:again:"+alice, alice)
 	bal -= game.Stake
 	card = r.Message
@@ -533,7 +497,7 @@ func play(t *testing.T, env map[string]string) {
 		t.Errorf("stored balance %d, shown %d", p.Balance, bal)
 	}
 	s := p.Stats
-	if err := storage.CheckInvariant(p); err != nil {
+	if err := p.Check(); err != nil {
 		t.Error(err)
 	}
 	if s.Plays != 6 || s.StakedCents != 6*game.Stake || s.Chests != 1 {

@@ -17,7 +17,6 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 	"github.com/lesclefsdutresor/clefs/storage/redistest"
-	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 // roundRobin is a load balancer in front of bot processes: each request goes
@@ -98,7 +97,7 @@ func TestHTTPEndpointsBehindALoadBalancer(t *testing.T) {
 	}
 
 	players := []string{"100000000000000101", "100000000000000102", "100000000000000103"}
-	h.draw.set(storetest.Win(game.TierCandle, 100)) // a prize paid twice would show
+	h.draw.set(win(game.TierCandle)) // a prize paid twice would show
 	for _, u := range players {
 		// Two /play at once: one ticket, one debit, whichever process each lands on.
 		ps := make([]*fakediscord.Pending, 2)

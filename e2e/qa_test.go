@@ -35,9 +35,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/cli"
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
-	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/redistest"
-	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 // mitm sits between the bot and the fake Discord: REST passes through, the
@@ -488,7 +486,7 @@ func qaPayloadVariations(t *testing.T, env map[string]string) {
 	q := newQA(t, env)
 
 	// A card of alice's to click on.
-	q.draw.set(storetest.Loss(false))
+	q.draw.set(loss(false))
 	card := q.slash(fakediscord.Slash{User: alice, Name: "play"}).Message
 	auto := button(t, card, "v1:auto:")
 
@@ -857,13 +855,13 @@ func qaModeratorAmounts(t *testing.T, env map[string]string) {
 	if p.Balance != bal {
 		t.Errorf("stored balance %d, want %d", p.Balance, bal)
 	}
-	if err := storage.CheckInvariant(p); err != nil {
+	if err := p.Check(); err != nil {
 		t.Error(err)
 	}
 }
 
 // TestQAWinOverMaxBalance: a player at the largest balance a moderator may
-// set wins a prize that takes the balance over storage.MaxBalance. The
+// set wins a prize that takes the balance over game.MaxBalance. The
 // prize must be paid (the grid promised it) or the play refused before the
 // stake is taken; a ticket that can never be revealed is neither.
 func TestQAWinOverMaxBalance(t *testing.T) {
@@ -871,7 +869,7 @@ func TestQAWinOverMaxBalance(t *testing.T) {
 	q := newQA(t, boltEnv(t))
 	r, _, err := q.mutSlash(modSlash("set-balance", "", opt("user", alice), opt("amount", "9999999999.99")), nil)
 	okAnswer(t, "set-balance to the maximum", r, err)
-	q.draw.set(storetest.Win(game.TierGem, 500000))
+	q.draw.set(win(game.TierGem))
 	card := q.slash(fakediscord.Slash{User: alice, Name: "play"})
 	t.Logf("/play → %q", oneLine(text(card.Message)))
 	if !hasButton(card.Message, "v1:auto:") {
@@ -901,7 +899,7 @@ func TestQAResetGuildAndSettings(t *testing.T) {
 	const chan2 = "900000000000000003"
 
 	// Some players with state.
-	q.draw.set(storetest.Loss(true))
+	q.draw.set(loss(true))
 	for _, u := range []string{alice, bob} {
 		c := q.slash(fakediscord.Slash{User: u, Name: "play"}).Message
 		q.click(c, "v1:auto:", u)
@@ -1131,7 +1129,7 @@ func TestQAConcurrency(t *testing.T) {
 			bal := int64(2000)
 
 			// Rows in odd orders, then Auto on the rest.
-			q.draw.set(storetest.Win(game.TierCandle, 100))
+			q.draw.set(win(game.TierCandle))
 			card := q.slash(fakediscord.Slash{User: alice, Name: "play"}).Message
 			bal -= game.Stake
 			for _, row := range []string{"2", "0"} {
@@ -1144,7 +1142,7 @@ func TestQAConcurrency(t *testing.T) {
 			}
 
 			// Play again ×5 at once: one ticket bought.
-			q.draw.set(storetest.Win(game.TierBarrel, 50))
+			q.draw.set(win(game.TierBarrel))
 			rs := q.burst(card.ID, button(t, card, "v1:again:"), alice, 5)
 			bal -= game.Stake
 			tickets := map[string]bool{}
@@ -1173,7 +1171,7 @@ func TestQAConcurrency(t *testing.T) {
 
 			// Row 1, Auto and Row 3 at once on a new ticket: one draw. (The
 			// card may be left stale: see TestQAConcurrentRevealStaleCard.)
-			q.draw.set(storetest.Loss(false))
+			q.draw.set(loss(false))
 			card = q.click(card, "v1:again:", alice).Message
 			bal -= game.Stake
 			card = q.mixedReveal(card)
@@ -1185,7 +1183,7 @@ func TestQAConcurrency(t *testing.T) {
 			}
 
 			// /play twice at once: one stake.
-			q.draw.set(storetest.Loss(true))
+			q.draw.set(loss(true))
 			var p1, p2 *fakediscord.Pending
 			var err error
 			if p1, err = q.srv.Slash(q.ctx(), fakediscord.Slash{Guild: guild, Channel: chan1, User: alice, Name: "play"}); err != nil {
@@ -1222,7 +1220,7 @@ func TestQAConcurrency(t *testing.T) {
 			}
 
 			// The chest ×5 at once: paid once.
-			q.draw.setChest(storetest.Chest(game.LotGold, 500))
+			q.draw.setChest(chestOf(game.LotGold))
 			q.burst(card.ID, button(t, card, "v1:chest:"), alice, 5)
 			bal += 500
 			card, _ = q.srv.Message(card.ID)
@@ -1233,7 +1231,7 @@ func TestQAConcurrency(t *testing.T) {
 			// Play again on an old, finished card (A) after /play bought a
 			// newer ticket (B): while B is open, A's button shows B again
 			// (no charge); once B is finished, A's button is refused.
-			q.draw.set(storetest.Loss(false))
+			q.draw.set(loss(false))
 			a := q.click(card, "v1:again:", alice).Message
 			bal -= game.Stake
 			a = q.click(a, "v1:auto:", alice).Message
@@ -1262,7 +1260,7 @@ func TestQAConcurrency(t *testing.T) {
 				t.Errorf("stored balance %d, want %d", p.Balance, bal)
 			}
 			s := p.Stats
-			if err := storage.CheckInvariant(p); err != nil {
+			if err := p.Check(); err != nil {
 				t.Error(err)
 			}
 			if s.StakedCents != 8*game.Stake || s.Chests != 1 {
@@ -1305,7 +1303,7 @@ func TestQAConcurrentRevealStaleCard(t *testing.T) {
 	t.Parallel()
 	q := newQA(t, boltEnv(t))
 	bal := int64(2000)
-	q.draw.set(storetest.Win(game.TierSabre, 500))
+	q.draw.set(win(game.TierSabre))
 	card := q.slash(fakediscord.Slash{User: alice, Name: "play"}).Message
 	stale := 0
 	for i := range 10 {
@@ -1393,7 +1391,7 @@ func qaNewUserLocales(t *testing.T, env map[string]string) {
 			t.Errorf("%s second /daily: want a private refusal with a timestamp: %q", name, text(r.Message))
 		}
 		// Two losing plays with a key each.
-		q.draw.set(storetest.Loss(true))
+		q.draw.set(loss(true))
 		card := do("play").Message
 		card = press(card, "v1:auto:").Message
 		if !strings.Contains(text(card), c.w.key1) {
@@ -1412,7 +1410,7 @@ func qaNewUserLocales(t *testing.T, env map[string]string) {
 		do("leaderboard")
 		// Running out: a moderator leaves 0.70; one more play, then refusals.
 		q.slash(modSlash("set-balance", "", opt("user", user), opt("amount", "0.70")))
-		q.draw.set(storetest.Loss(false))
+		q.draw.set(loss(false))
 		card = press(card, "v1:again:").Message
 		card = press(card, "v1:auto:").Message
 		r = press(card, "v1:again:")
@@ -1559,7 +1557,7 @@ func TestQASlowStore(t *testing.T) {
 
 	// A slow /play: deferred, then the card. The deferral is private (so
 	// that a refusal stays private), hence the card too: see qa-findings F10.
-	q.draw.set(storetest.Win(game.TierBarrel, 50))
+	q.draw.set(win(game.TierBarrel))
 	link.hold(2500 * time.Millisecond)
 	r := q.slash(fakediscord.Slash{User: alice, Name: "play"})
 	bal -= game.Stake
@@ -1646,7 +1644,7 @@ func TestQASlowStore(t *testing.T) {
 func TestQACrowd(t *testing.T) {
 	t.Parallel()
 	q := newQA(t, boltEnv(t))
-	q.draw.set(storetest.Win(game.TierCandle, 100))
+	q.draw.set(win(game.TierCandle))
 	const players = 30
 	users := make([]string, players)
 	for i := range users {
@@ -1752,14 +1750,14 @@ func qaResetsAndDoubles(t *testing.T, env map[string]string) {
 	}
 
 	// Alice: an open, drawn-but-hidden winning ticket; reset; old buttons.
-	q.draw.set(storetest.Win(game.TierSabre, 500))
+	q.draw.set(win(game.TierSabre))
 	card := q.slash(fakediscord.Slash{User: alice, Name: "play"}).Message
 	card = q.click(card, "v1:row:"+alice+":1:1", alice).Message // drawn, row 2 shown
 	r := q.slash(modSlash("reset", "", opt("user", alice), opt("reason", "test")))
 	sane(t, "reset", text(r.Message))
 	q.refused(q.click(card, "v1:auto:", alice), "Auto on a reset player's ticket")
 	// Carol: a due chest; reset; the chest button.
-	q.draw.set(storetest.Loss(true))
+	q.draw.set(loss(true))
 	c := q.slash(fakediscord.Slash{User: carol, Name: "play"}).Message
 	for i := range 3 {
 		c = q.click(c, "v1:auto:", carol).Message
@@ -1779,7 +1777,7 @@ func qaResetsAndDoubles(t *testing.T, env map[string]string) {
 		}
 	}
 	// A new play after the reset starts at ticket... whatever the store says, and costs one stake.
-	q.draw.set(storetest.Loss(false))
+	q.draw.set(loss(false))
 	nc := q.slash(fakediscord.Slash{User: alice, Name: "play"}).Message
 	if got := shownBalance(t, nc); got != 2000-game.Stake {
 		t.Errorf("alice's first play after reset shows %d", got)

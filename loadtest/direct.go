@@ -8,17 +8,18 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// directLoop plays cycles by calling the store's steps directly, one
-// goroutine per player, for d: the store's own ceiling, without handlers,
-// rendering, transport or fake Discord. It returns the cycles, store calls
-// and chests.
-func directLoop(ctx context.Context, s storage.Store, players []*player, d time.Duration, errs *errLog) (cycles, calls, chests int64) {
+// directLoop plays cycles by applying the game's steps to the store
+// directly, one goroutine per player, for d: the store's own ceiling,
+// without handlers, rendering, transport or fake Discord. It returns the
+// cycles, store steps and chests.
+func directLoop(ctx context.Context, s storage.Store, d game.Drawer, players []*player, dur time.Duration, errs *errLog) (cycles, calls, chests int64) {
 	var stop atomic.Bool
 	var nCycles, nCalls, nChests, nErrs atomic.Int64
-	t := time.AfterFunc(d, func() { stop.Store(true) })
+	t := time.AfterFunc(dur, func() { stop.Store(true) })
 	defer t.Stop()
 	var wg sync.WaitGroup
 	for _, p := range players {
@@ -26,7 +27,7 @@ func directLoop(ctx context.Context, s storage.Store, players []*player, d time.
 		go func() {
 			defer wg.Done()
 			for !stop.Load() && ctx.Err() == nil {
-				c, ch, err := DirectCycle(ctx, s, p.id)
+				c, ch, err := DirectCycle(ctx, s, d, p.id, p.nextOp())
 				nCalls.Add(int64(c))
 				nChests.Add(int64(ch))
 				if err != nil {
@@ -45,41 +46,53 @@ func directLoop(ctx context.Context, s storage.Store, players []*player, d time.
 }
 
 // DirectCycle plays one cycle on the store as the handlers would, without
-// them: Buy, Reveal of all rows, and OpenChest when a chest is due (before
-// or after). It returns the number of store calls made and of chests
-// opened.
-func DirectCycle(ctx context.Context, s storage.Store, id storage.PlayerID) (calls, chests int, err error) {
-	_, t, _, err := s.Buy(ctx, id)
-	calls++
-	if errors.Is(err, storage.ErrChestDue) {
-		p, perr := s.Player(ctx, id)
+// them: storage.Apply of game's Buy, then of Reveal of all rows, and of
+// OpenChest when a chest is due (before the Buy or after the Reveal), each
+// under its own operation ID op+":buy", op+":reveal", op+":chest…" (op
+// must be unique to the cycle) and drawn with d. The player must exist. It
+// returns the number of steps applied and of chests opened.
+func DirectCycle(ctx context.Context, s storage.Store, d game.Drawer, id storage.PlayerID, op string) (calls, chests int, err error) {
+	step := func(name string, do func(p game.Player, now time.Time) (game.Step, error)) (storage.Applied, error) {
+		now := storage.Timestamp(time.Now())
 		calls++
-		if perr != nil {
-			return calls, chests, perr
-		}
-		if _, _, _, cerr := s.OpenChest(ctx, id, p.ChestSeq+1); cerr != nil {
-			return calls + 1, chests, cerr
-		}
-		calls++
-		chests++
-		_, t, _, err = s.Buy(ctx, id)
-		calls++
-	}
-	if err != nil {
-		return calls, chests, err
-	}
-	p, _, err := s.Reveal(ctx, id, t.ID, storage.AllRows)
-	calls++
-	if err != nil {
-		return calls, chests, err
-	}
-	if p.ChestPending {
-		_, _, _, err := s.OpenChest(ctx, id, p.ChestSeq+1)
-		calls++
+		a, err := storage.Apply(ctx, s, storage.Step{
+			ID: id, Op: op + ":" + name, Now: now,
+			Do: func(p game.Player) (game.Step, error) { return do(p, now) },
+		})
 		if err != nil {
+			return a, fmt.Errorf("%s: %w", name, err)
+		}
+		return a, nil
+	}
+	chest := func(name string, seq int64) error {
+		if _, err := step(name, func(p game.Player, now time.Time) (game.Step, error) { return p.OpenChest(d, seq, now) }); err != nil {
+			return err
+		}
+		chests++
+		return nil
+	}
+	buy := func(p game.Player, now time.Time) (game.Step, error) { return p.Buy(now) }
+	a, err := step("buy", buy)
+	if errors.Is(err, game.ErrChestDue) {
+		if err := chest("chest-before", a.Player.ChestSeq+1); err != nil {
 			return calls, chests, err
 		}
-		chests++
+		a, err = step("buy-after-chest", buy)
+	}
+	if err != nil {
+		return calls, chests, err
+	}
+	ticket := a.Result.Ticket
+	a, err = step("reveal", func(p game.Player, now time.Time) (game.Step, error) {
+		return p.Reveal(d, ticket, game.AllRows, now)
+	})
+	if err != nil {
+		return calls, chests, err
+	}
+	if a.Player.ChestDue {
+		if err := chest("chest", a.Player.ChestSeq+1); err != nil {
+			return calls, chests, err
+		}
 	}
 	return calls, chests, nil
 }

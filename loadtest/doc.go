@@ -30,10 +30,12 @@
 // A run reports, per transport, cycles and interactions per second, latency
 // per kind (p50, p95, p99), CPU per cycle of this process (which holds the
 // bot, the fake Discord and the load generator: an upper bound of the bot's)
-// and, on Redis, of the Redis server (INFO cpu). A last phase calls the
-// store's steps directly from as many goroutines, the store's own ceiling,
-// so that the report says what share of it the handlers reach. Then every
-// player's books are audited: balance = start − staked + won.
+// and, on Redis, of the Redis server (INFO cpu). A last phase applies the
+// game's steps (Buy, Reveal of all rows, OpenChest when due) to the store
+// directly with storage.Apply, each under its own operation ID, from as
+// many goroutines: the store's own ceiling, so that the report says what
+// share of it the handlers reach. Then every player's books are audited:
+// game.Player.Check, and balance = start − staked + won.
 //
 // Safety: a run uses a temporary bolt file by default, removed at the end.
 // An explicit bolt file or a Redis database that already holds data is

@@ -2,14 +2,17 @@ package loadtest
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/lesclefsdutresor/clefs/bot"
 	"github.com/lesclefsdutresor/clefs/commands"
+	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/metrics"
 	"github.com/lesclefsdutresor/clefs/storage"
 )
@@ -63,9 +66,10 @@ type Config struct {
 	Logger *slog.Logger
 	// BotLogger receives the logs of the bot and its handlers; nil means Logger.
 	BotLogger *slog.Logger
-	// Drawer draws plays and chests; nil means the game's secure draws
+	// Drawer draws tickets and chests, for the handlers and the store's
+	// ceiling; nil means game.SeededDrawer{}, the bot's verifiable draws
 	// (tests force keys to reach the chest).
-	Drawer storage.Drawer
+	Drawer game.Drawer
 }
 
 // Phase is the result of one measured phase: a transport's, or the store's
@@ -133,7 +137,7 @@ type Audit struct {
 	Cycles int64 `json:"cycles"`
 	Chests int64 `json:"chests"`
 	// Unbalanced lists the first players whose balance is not
-	// start − staked + won, or who break storage.CheckInvariant.
+	// start − staked + won, or who break game.Player.Check.
 	Unbalanced []string `json:"unbalanced,omitempty"`
 }
 
@@ -235,7 +239,7 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	}
 	// The handlers and the transports as the bot runs them: with metrics.
 	m := metrics.New(metrics.NewRegistry())
-	app := commands.New(commands.Config{Observer: m, Logger: cfg.BotLogger}, b.store)
+	app := commands.New(commands.Config{Observer: m, Logger: cfg.BotLogger, Drawer: cfg.Drawer}, b.store)
 	var errs errLog
 	for _, tr := range cfg.Transports {
 		ph, err := runTransport(ctx, tr, app, m, players, cfg, b, &errs)
@@ -273,22 +277,36 @@ func idBase() uint64 { return 1<<60 + (uint64(time.Now().UnixMicro())%(1<<38))<<
 // spread over the guilds, one channel per guild.
 func setup(ctx context.Context, s storage.Store, base uint64, cfg Config) ([]*player, error) {
 	const actor = 1
+	now := storage.Timestamp(time.Now())
 	for g := range cfg.Guilds {
 		gid := base + uint64(g)
-		st, err := s.Settings(ctx, gid)
+		op := "loadtest-setup"
+		_, err := s.UpdateGuild(ctx, gid, func(g storage.Guild) (storage.GuildWrite, error) {
+			if slices.Contains(g.Ops, op) {
+				return storage.GuildWrite{Skip: true}, nil
+			}
+			set := g.Settings
+			set.StartingBalance, set.Channel = startBalance, 0
+			return storage.GuildWrite{Settings: set, Op: op, Audit: &storage.AuditEntry{
+				At: now, Guild: gid, Actor: actor, Action: "settings", Reason: "loadtest",
+			}}, nil
+		})
 		if err != nil {
 			return nil, fmt.Errorf("loadtest: settings of guild %d: %w", gid, err)
-		}
-		st.StartingBalance, st.Channel = startBalance, 0
-		if err := s.SetSettings(ctx, actor, gid, st, "loadtest"); err != nil {
-			return nil, fmt.Errorf("loadtest: set settings of guild %d: %w", gid, err)
 		}
 	}
 	players := make([]*player, cfg.Players)
 	for k := range players {
 		g := uint64(k % cfg.Guilds)
 		id := storage.PlayerID{Guild: base + g, User: base + 1<<19 + uint64(k)}
-		if _, err := s.Player(ctx, id); err != nil {
+		// A step that changes nothing but creates the player.
+		_, err := storage.Apply(ctx, s, storage.Step{
+			ID: id, Op: "loadtest-join", Create: true, Start: startBalance, Seeds: rand.Reader, Now: now,
+			Do: func(p game.Player) (game.Step, error) {
+				return game.Step{Player: p, Result: game.Result{Balance: p.Balance}}, nil
+			},
+		})
+		if err != nil {
 			return nil, fmt.Errorf("loadtest: create player %d/%d: %w", id.Guild, id.User, err)
 		}
 		players[k] = &player{
@@ -383,7 +401,11 @@ func runCeiling(ctx context.Context, players []*player, cfg Config, b *backend, 
 	before := errs.count()
 	m := startMeter(ctx, b.serverCPU)
 	start := time.Now()
-	cycles, calls, chests := directLoop(ctx, b.store, players, cfg.Duration, errs)
+	d := cfg.Drawer
+	if d == nil {
+		d = game.SeededDrawer{}
+	}
+	cycles, calls, chests := directLoop(ctx, b.store, d, players, cfg.Duration, errs)
 	ph := Phase{Name: "store", Players: len(players), Elapsed: time.Since(start),
 		Cycles: cycles, StoreCalls: calls, Chests: chests, Errors: errs.count() - before}
 	m.stop(ctx, &ph)
@@ -393,20 +415,23 @@ func runCeiling(ctx context.Context, players []*player, cfg Config, b *backend, 
 
 // audit reads every player of the run and checks its books: balance =
 // start − staked + won (no grant nor daily bonus in a load test), the
-// other invariants of storage.CheckInvariant, and at least as many plays
+// other invariants of game.Player.Check, and at least as many plays
 // as the cycles completed.
 func audit(ctx context.Context, s storage.Store, players []*player, cycles int64) (Audit, error) {
 	a := Audit{Players: len(players), Cycles: cycles}
 	bad := 0
 	for _, pl := range players {
-		p, err := s.Player(ctx, pl.id)
+		v, err := s.Load(ctx, pl.id)
 		if err != nil {
 			return a, fmt.Errorf("loadtest: audit: player %d/%d: %w", pl.id.Guild, pl.id.User, err)
 		}
+		p := v.Player
 		st := p.Stats
 		a.Plays += st.Plays
 		a.Chests += st.Chests
-		err = storage.CheckInvariant(p)
+		if err = p.Check(); err != nil {
+			err = fmt.Errorf("player %d/%d: %w", pl.id.Guild, pl.id.User, err)
+		}
 		if err == nil && (p.StartingBalance != startBalance || p.Balance != startBalance-st.StakedCents+st.WonCents) {
 			err = fmt.Errorf("player %d/%d: balance %d ≠ start %d − staked %d + won %d (starting balance %d)",
 				pl.id.Guild, pl.id.User, p.Balance, int64(startBalance), st.StakedCents, st.WonCents, p.StartingBalance)

@@ -3,6 +3,7 @@ package loadtest
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"io/fs"
 	"log/slog"
@@ -24,7 +25,7 @@ import (
 // every third play makes a chest due and the runs reach the chest.
 type keyDrawer struct{ src game.Source }
 
-func (d keyDrawer) Play(keysHeld int) (game.Outcome, error) {
+func (d keyDrawer) Ticket(_ game.Seed, _ string, _ uint64, keysHeld int) (game.Outcome, error) {
 	for {
 		o, err := game.Play(d.src, keysHeld)
 		if err != nil || o.Key {
@@ -33,7 +34,9 @@ func (d keyDrawer) Play(keysHeld int) (game.Outcome, error) {
 	}
 }
 
-func (d keyDrawer) Chest() (game.Chest, error) { return game.OpenChest(d.src), nil }
+func (d keyDrawer) Chest(game.Seed, string, int64) (game.Chest, error) {
+	return game.OpenChest(d.src), nil
+}
 
 // testLogger logs to the test, at warning level and above.
 func testLogger(tb testing.TB) *slog.Logger {
@@ -142,13 +145,24 @@ func storeWithPlayer(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Player(context.Background(), storage.PlayerID{Guild: 1, User: 2}); err != nil {
-		t.Fatal(err)
-	}
+	createPlayer(t, st, storage.PlayerID{Guild: 1, User: 2})
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// createPlayer writes a new player, as a first /daily would.
+func createPlayer(t *testing.T, st storage.Store, id storage.PlayerID) {
+	t.Helper()
+	now := storage.Timestamp(time.Now())
+	_, err := storage.Apply(context.Background(), st, storage.Step{
+		ID: id, Op: "test-create", Create: true, Start: 2000, Seeds: rand.Reader, Now: now,
+		Do: func(p game.Player) (game.Step, error) { return p.ClaimDaily(500, time.Hour, now) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // contents counts the players and guilds of a bolt file.

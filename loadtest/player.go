@@ -3,6 +3,7 @@ package loadtest
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -59,6 +60,14 @@ type player struct {
 	next, nextKind       string             // the button to press next; "" means /play
 
 	calls, cycles, chests, errors int64
+	direct                        int64 // cycles of the store's ceiling, for their operation IDs
+}
+
+// nextOp returns the operation ID of the player's next direct cycle,
+// unique to it. Only the player's own goroutine calls it.
+func (p *player) nextOp() string {
+	p.direct++
+	return "loadtest-direct-" + strconv.FormatInt(p.direct, 10)
 }
 
 // step sends the player's next interaction (/play, Auto, or the chest

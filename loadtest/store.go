@@ -45,7 +45,7 @@ type backend struct {
 // openBackend opens the store cfg names, refusing one that holds data
 // unless cfg.Force.
 func openBackend(ctx context.Context, cfg Config, log *slog.Logger) (*backend, error) {
-	opts := storage.Options{Drawer: cfg.Drawer}
+	var opts storage.Options // the stores neither draw nor read the clock
 	switch cfg.Store {
 	case StoreRedis:
 		return openRedis(ctx, cfg, opts)
@@ -101,7 +101,7 @@ func openBolt(ctx context.Context, cfg Config, opts storage.Options, log *slog.L
 		return nil, fmt.Errorf("loadtest: store %s: %w", path, err)
 	}
 	if !created {
-		empty, err := boltEmpty(ctx, st)
+		empty, err := storeEmpty(ctx, st)
 		if err == nil && !empty && !cfg.Force {
 			err = fmt.Errorf("%w: %s has players or guilds", ErrNotEmpty, path)
 		}
@@ -131,11 +131,15 @@ func openBolt(ctx context.Context, cfg Config, opts storage.Options, log *slog.L
 // errFound stops an export at the first record.
 var errFound = errors.New("found")
 
-// boltEmpty reports whether the store holds no player and no guild.
-func boltEmpty(ctx context.Context, st *boltstore.Store) (bool, error) {
-	err := st.ExportPlayers(ctx, func(storage.Record) error { return errFound })
+// storeEmpty reports whether the store holds no player and no guild.
+func storeEmpty(ctx context.Context, st storage.Store) (bool, error) {
+	d, ok := st.(storage.Dumper)
+	if !ok {
+		return false, fmt.Errorf("loadtest: store %T cannot be listed", st)
+	}
+	err := d.ExportPlayers(ctx, func(storage.Record) error { return errFound })
 	if err == nil {
-		err = st.ExportGuilds(ctx, func(storage.GuildRecord) error { return errFound })
+		err = d.ExportGuilds(ctx, func(storage.GuildRecord) error { return errFound })
 	}
 	if errors.Is(err, errFound) {
 		return false, nil
@@ -165,9 +169,12 @@ func openRedis(ctx context.Context, cfg Config, opts storage.Options) (*backend,
 		return nil, fmt.Errorf("loadtest: redis: %w", err)
 	}
 	st := redisstore.New(client, opts)
-	if err := st.LoadScripts(ctx); err != nil {
-		st.Close()
-		return nil, fmt.Errorf("loadtest: %w", err)
+	// Scripts loaded before the clock starts, where the store can.
+	if l, ok := any(st).(interface{ LoadScripts(context.Context) error }); ok {
+		if err := l.LoadScripts(ctx); err != nil {
+			st.Close()
+			return nil, fmt.Errorf("loadtest: %w", err)
+		}
 	}
 	return &backend{
 		store:     st,

@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/boltstore"
 )
@@ -43,7 +46,12 @@ func TestRefusesNonEmptyData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Player(context.Background(), storage.PlayerID{Guild: 1, User: 2}); err != nil {
+	now := storage.Timestamp(time.Now())
+	_, err = storage.Apply(context.Background(), st, storage.Step{
+		ID: storage.PlayerID{Guild: 1, User: 2}, Op: "test-create", Create: true, Start: 2000, Seeds: rand.Reader, Now: now,
+		Do: func(p game.Player) (game.Step, error) { return p.ClaimDaily(500, time.Hour, now) },
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	st.Close()

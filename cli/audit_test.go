@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// fakeStore is a storage.Store (only Close is called) with a Dumper over
+// fixed records and, when drift is not nil, an Indexer reporting it.
+type fakeStore struct {
+	storage.Store
+	records []storage.Record
+	drift   []storage.IndexDrift
+	rebuilt int
+	refuse  error // Import's error
+	got     *storage.DecodedDump
+}
+
+func (f *fakeStore) Close() error { return nil }
+
+func (f *fakeStore) ExportPlayers(_ context.Context, fn func(storage.Record) error) error {
+	for _, r := range f.records {
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *fakeStore) ExportGuilds(context.Context, func(storage.GuildRecord) error) error { return nil }
+
+func (f *fakeStore) Import(_ context.Context, d *storage.DecodedDump) error {
+	if f.refuse != nil {
+		return f.refuse
+	}
+	f.got = d
+	return nil
+}
+
+// indexedStore adds the Indexer.
+type indexedStore struct{ *fakeStore }
+
+func (f indexedStore) CheckIndex(_ context.Context, fn func(storage.IndexDrift) error) error {
+	for _, d := range f.drift {
+		if err := fn(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f indexedStore) RebuildIndex(context.Context) (int, error) {
+	n := len(f.drift)
+	f.rebuilt += n
+	f.drift = nil
+	return n, nil
+}
+
+// soundRecord is the record of a player who was granted balance−start.
+func soundRecord(tb testing.TB, user uint64, start, balance int64) storage.Record {
+	tb.Helper()
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	p, err := game.NewPlayer(start, game.Seed{byte(user)}, now)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if balance != start {
+		s, err := p.SetBalance(balance, now)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		p = s.Player
+	}
+	return storage.NewRecord(storage.PlayerID{Guild: 1, User: user}, p, nil)
+}
+
+func TestAuditReportsBreachesInCredits(t *testing.T) {
+	f := &fakeStore{records: []storage.Record{
+		soundRecord(t, 1, 2000, 24950),
+		soundRecord(t, 2, 1000, 1000),
+	}}
+	var out bytes.Buffer
+	if err := audit(context.Background(), f, f, false, &out); err != nil {
+		t.Fatalf("audit of sound players: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "2 players checked, 0 breaches, 259.50 credits held in total") {
+		t.Fatalf("report:\n%s", out.String())
+	}
+
+	// A balance that does not add up, and one whose sum overflows int64
+	// (a wrapped sum must not pass for a balanced one).
+	bad := soundRecord(t, 3, 1000, 1000)
+	bad.BalanceCents++
+	wrap := soundRecord(t, 4, 1000, 1000)
+	wrap.Stats.GrantedCents = 2 // 2 + won + daily = 2^64, which wraps to 0 in int64
+	wrap.Stats.WonCents = math.MaxInt64
+	wrap.Stats.DailyCents = math.MaxInt64
+	noSeed := soundRecord(t, 5, 1000, 1000)
+	noSeed.Seed = ""
+	f.records = append(f.records, bad, wrap, noSeed)
+	out.Reset()
+	err := audit(context.Background(), f, f, false, &out)
+	if !errors.Is(err, errAudit) || ExitCode(err) != 1 {
+		t.Fatalf("audit of broken players: %v", err)
+	}
+	for _, want := range []string{"BREACH guild 1 user 3", "BREACH guild 1 user 4", "BREACH guild 1 user 5", " 3 breaches", "259.50 credits held"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestAuditIndexDriftAndRepair(t *testing.T) {
+	f := &fakeStore{records: []storage.Record{soundRecord(t, 1, 2000, 2000)}, drift: []storage.IndexDrift{
+		{ID: storage.PlayerID{Guild: 1, User: 1}, Balance: 2000, Indexed: 1950, Player: true, Index: true},
+		{ID: storage.PlayerID{Guild: 1, User: 7}, Indexed: 500, Index: true},
+		{ID: storage.PlayerID{Guild: 2, User: 8}, Balance: 24950, Player: true},
+	}}
+	st := indexedStore{f}
+	var out bytes.Buffer
+	err := audit(context.Background(), st, f, false, &out)
+	if !errors.Is(err, errAudit) || !strings.Contains(err.Error(), "audit -repair") {
+		t.Fatalf("audit with drift: %v", err)
+	}
+	for _, want := range []string{
+		"DRIFT guild 1 user 1: holds 20.00 credits, the leaderboard says 19.50 credits",
+		"DRIFT guild 1 user 7: in the leaderboard with 5.00 credits but no such player",
+		"DRIFT guild 2 user 8: holds 249.50 credits but is missing from the leaderboard",
+		"3 entries drifted",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if err := audit(context.Background(), st, f, true, &out); err != nil {
+		t.Fatalf("audit -repair: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "rebuilt: 3 entries changed") || !strings.Contains(out.String(), "0 entries drifted") {
+		t.Fatalf("repair report:\n%s", out.String())
+	}
+	// A store that keeps its index with the players has nothing to repair.
+	out.Reset()
+	if err := audit(context.Background(), f, f, true, &out); err != nil || !strings.Contains(out.String(), "nothing to repair") {
+		t.Fatalf("repair without an index: %v\n%s", err, out.String())
+	}
+}
+
+func TestImportNamesTheRefusedRecord(t *testing.T) {
+	good := soundRecord(t, 1, 2000, 2500)
+	bad := soundRecord(t, 2, 1000, 1000)
+	bad.Stats.Plays = 3 // staked ≠ plays × stake
+	dump := func(rs ...storage.Record) string {
+		var b bytes.Buffer
+		d := &storage.Dump{Version: storage.DumpVersion, Players: rs, Guilds: []storage.GuildRecord{}}
+		f := &fakeStore{records: d.Players}
+		if err := storage.WriteDump(context.Background(), &b, f); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	_, err := decodeDump(strings.NewReader(dump(good, bad)), noSeeds{})
+	if !errors.Is(err, storage.ErrInvalid) || !strings.Contains(err.Error(), "players[1] (guild 1, user 2)") {
+		t.Fatalf("decode of a bad record: %v", err)
+	}
+	d, err := decodeDump(strings.NewReader(dump(good)), noSeeds{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeStore{refuse: errors.New("players[0] (guild 1, user 1): storage: duplicate record")}
+	var out bytes.Buffer
+	if err := importDump(context.Background(), f, d, &out); err == nil || !strings.Contains(err.Error(), "nothing was imported") || out.Len() != 0 {
+		t.Fatalf("refused import: %v, %q", err, out.String())
+	}
+	f.refuse = nil
+	if err := importDump(context.Background(), f, d, &out); err != nil || f.got != d ||
+		!strings.Contains(out.String(), "imported 1 players (25.00 credits held) and 0 guilds") {
+		t.Fatalf("import: %v, %q", err, out.String())
+	}
+}

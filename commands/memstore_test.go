@@ -1,0 +1,282 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// memStore is a storage.Store in memory for the handlers' tests. It keeps
+// the contract's rules that the handlers depend on: compare-and-set on a
+// version (fn runs again when another writer came first, ErrConflict after
+// storage.MaxAttempts), Load creating nothing, history and audit newest
+// first and bounded, a leaderboard with ranks (ties by user ID), Players in
+// increasing order, guild operations bounded by storage.MaxGuildOps, and
+// ErrClosed after Close. Every state it writes must pass game.Player.Check.
+// The real stores are held to the whole contract by storage/storetest.
+type memStore struct {
+	defaults storage.Settings
+
+	mu      sync.Mutex
+	players map[storage.PlayerID]storage.Versioned
+	history map[storage.PlayerID][]game.Entry // oldest first
+	guilds  map[uint64]storage.Guild
+	audit   map[uint64][]storage.AuditEntry // oldest first
+	closed  bool
+	writes  int // successful player writes, for tests
+
+	// interfere, when set, runs after fn and before the compare-and-set of
+	// an Update: a test makes another writer come first with it.
+	interfere func(id storage.PlayerID)
+}
+
+var _ storage.Store = (*memStore)(nil)
+
+func newMemStore(defaults storage.Settings) *memStore {
+	return &memStore{
+		defaults: defaults,
+		players:  map[storage.PlayerID]storage.Versioned{},
+		history:  map[storage.PlayerID][]game.Entry{},
+		guilds:   map[uint64]storage.Guild{},
+		audit:    map[uint64][]storage.AuditEntry{},
+	}
+}
+
+func (s *memStore) check(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if s.closed {
+		return storage.ErrClosed
+	}
+	return nil
+}
+
+func (s *memStore) Load(ctx context.Context, id storage.PlayerID) (storage.Versioned, error) {
+	if err := storage.ValidateID(id); err != nil {
+		return storage.Versioned{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(ctx); err != nil {
+		return storage.Versioned{}, err
+	}
+	return s.players[id], nil
+}
+
+func (s *memStore) Update(ctx context.Context, id storage.PlayerID, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
+	if err := storage.ValidateID(id); err != nil {
+		return storage.Versioned{}, err
+	}
+	for range storage.MaxAttempts {
+		v, err := s.Load(ctx, id)
+		if err != nil {
+			return v, err
+		}
+		w, err := fn(v)
+		if err != nil || w.Skip {
+			return v, err
+		}
+		if err := w.Player.Check(); err != nil {
+			return v, fmt.Errorf("memstore: write %d/%d: %w", id.Guild, id.User, err)
+		}
+		if w.Audit != nil {
+			if err := storage.ValidateReason(w.Audit.Reason); err != nil {
+				return v, err
+			}
+		}
+		if s.interfere != nil {
+			s.interfere(id)
+		}
+		s.mu.Lock()
+		if err := s.check(ctx); err != nil {
+			s.mu.Unlock()
+			return v, err
+		}
+		if s.players[id].Version != v.Version {
+			s.mu.Unlock()
+			continue
+		}
+		nv := storage.Versioned{Player: w.Player, Version: v.Version + 1}
+		s.players[id] = nv
+		h := append(slices.Clone(s.history[id]), w.History...)
+		s.history[id] = h[max(0, len(h)-storage.HistoryLimit):]
+		if w.Audit != nil {
+			s.appendAudit(id.Guild, *w.Audit)
+		}
+		s.writes++
+		s.mu.Unlock()
+		return nv, nil
+	}
+	return storage.Versioned{}, fmt.Errorf("memstore: update %d/%d: %w", id.Guild, id.User, storage.ErrConflict)
+}
+
+// appendAudit adds e to the guild's log; s.mu must be held.
+func (s *memStore) appendAudit(guild uint64, e storage.AuditEntry) {
+	a := append(s.audit[guild], e)
+	s.audit[guild] = a[max(0, len(a)-storage.AuditLimit):]
+}
+
+func (s *memStore) History(ctx context.Context, id storage.PlayerID, n int) ([]game.Entry, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	h := s.history[id]
+	out := make([]game.Entry, 0, min(n, len(h)))
+	for i := len(h) - 1; i >= 0 && len(out) < n; i-- {
+		out = append(out, h[i])
+	}
+	return out, nil
+}
+
+func (s *memStore) Leaderboard(ctx context.Context, guild uint64, n int, user uint64) (storage.Board, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(ctx); err != nil {
+		return storage.Board{}, err
+	}
+	var all []storage.LeaderboardEntry
+	for id, v := range s.players {
+		if id.Guild == guild {
+			all = append(all, storage.LeaderboardEntry{User: id.User, Balance: v.Player.Balance})
+		}
+	}
+	storage.SortLeaderboard(all)
+	b := storage.Board{Players: len(all)}
+	for i := range all {
+		all[i].Rank = i + 1
+		if all[i].User == user && user != 0 {
+			e := all[i]
+			b.You = &e
+		}
+	}
+	b.Top = all[:min(n, len(all))]
+	return b, nil
+}
+
+func (s *memStore) Players(ctx context.Context, guild uint64, fn func(user uint64) error) error {
+	s.mu.Lock()
+	if err := s.check(ctx); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	var users []uint64
+	for id := range s.players {
+		if id.Guild == guild {
+			users = append(users, id.User)
+		}
+	}
+	s.mu.Unlock()
+	slices.Sort(users)
+	for _, u := range users {
+		if err := fn(u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *memStore) Audit(ctx context.Context, guild uint64, n int) ([]storage.AuditEntry, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	a := s.audit[guild]
+	out := make([]storage.AuditEntry, 0, min(n, len(a)))
+	for i := len(a) - 1; i >= 0 && len(out) < n; i-- {
+		out = append(out, a[i])
+	}
+	return out, nil
+}
+
+func (s *memStore) Guild(ctx context.Context, guild uint64) (storage.Guild, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(ctx); err != nil {
+		return storage.Guild{}, err
+	}
+	if g, ok := s.guilds[guild]; ok {
+		return g, nil
+	}
+	return storage.Guild{Settings: s.defaults}, nil
+}
+
+func (s *memStore) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.Guild) (storage.GuildWrite, error)) (storage.Guild, error) {
+	if guild == 0 {
+		return storage.Guild{}, fmt.Errorf("%w: guild 0", storage.ErrInvalid)
+	}
+	for range storage.MaxAttempts {
+		g, err := s.Guild(ctx, guild)
+		if err != nil {
+			return g, err
+		}
+		w, err := fn(g)
+		if err != nil || w.Skip {
+			return g, err
+		}
+		if err := storage.ValidateSettings(w.Settings); err != nil {
+			return g, err
+		}
+		if w.Op == "" {
+			return g, fmt.Errorf("%w: guild write without an operation", storage.ErrInvalid)
+		}
+		s.mu.Lock()
+		if s.guilds[guild].Version != g.Version {
+			s.mu.Unlock()
+			continue
+		}
+		ops := append(slices.Clone(g.Ops), w.Op)
+		ng := storage.Guild{Settings: w.Settings, Ops: ops[max(0, len(ops)-storage.MaxGuildOps):], Version: g.Version + 1}
+		s.guilds[guild] = ng
+		if w.Audit != nil {
+			s.appendAudit(guild, *w.Audit)
+		}
+		s.mu.Unlock()
+		return ng, nil
+	}
+	return storage.Guild{}, fmt.Errorf("memstore: update guild %d: %w", guild, storage.ErrConflict)
+}
+
+func (s *memStore) Ping(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.check(ctx)
+}
+
+func (s *memStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return nil
+}
+
+// reopen makes a closed store usable again, as a restarted process finds
+// its data.
+func (s *memStore) reopen() {
+	s.mu.Lock()
+	s.closed = false
+	s.mu.Unlock()
+}
+
+// writeCount is the number of player writes so far.
+func (s *memStore) writeCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writes
+}
+
+// setSettings replaces a guild's settings, as another process would.
+func (s *memStore) setSettings(guild uint64, set storage.Settings) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.guilds[guild]
+	g.Settings, g.Version = set, g.Version+1
+	s.guilds[guild] = g
+}
