@@ -38,12 +38,13 @@ func newStore(tb testing.TB, url string, edit func(*redis.Options), options ...r
 	if err != nil {
 		tb.Fatal(err)
 	}
+	so := *o // NewClient keeps its options: the admin's are its own
 	admin := redis.NewClient(o)
 	tb.Cleanup(func() { _ = admin.Close() })
 	if edit != nil {
-		edit(o)
+		edit(&so)
 	}
-	client := redis.NewClient(o)
+	client := redis.NewClient(&so)
 	rt := &roundTrips{}
 	client.AddHook(rt)
 	st := redisstore.New(client, storage.Options{}, options...)

@@ -352,6 +352,14 @@ func TestRepeatAppendsALostAuditLine(t *testing.T) {
 			t.Fatalf("%d audit entries after the repeat, want 1", n)
 		}
 	}
+	// Or with the player's next step, whatever it is, in its pipeline.
+	mustApply(t, st, grant(id, "g2", 5))
+	admin.Del(context.Background(), "a:{1}")
+	mustApply(t, st, buy(id, "b"))
+	mustApply(t, st, buy(id, "b2")) // resumes the ticket: a write
+	if log, _ := st.Audit(context.Background(), 1, 10); len(log) != 1 || log[0].Amount != 5 {
+		t.Fatalf("after the next steps: %+v, want the grant's line once", log)
+	}
 }
 
 func TestLeaderboardTiesAndRanks(t *testing.T) {

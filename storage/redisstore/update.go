@@ -107,7 +107,7 @@ func (s *Store) load(ctx context.Context, id storage.PlayerID) (stored, error) {
 	if err != nil {
 		return stored{}, fmt.Errorf("redisstore: load: %w", err)
 	}
-	s.cache.put(id, st.Versioned)
+	s.cache.put(id, st)
 	return st, nil
 }
 
@@ -134,11 +134,8 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage
 	if s.closed.Load() {
 		return storage.Versioned{}, storage.ErrClosed
 	}
-	cur := stored{}
-	cached, ok := s.cache.get(id)
-	if ok {
-		cur.Versioned = cached
-	} else {
+	cur, ok := s.cache.get(id)
+	if !ok {
 		var err error
 		if cur, err = s.load(ctx, id); err != nil {
 			return storage.Versioned{}, err
@@ -175,9 +172,16 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage
 		if err != nil {
 			return cur.Versioned, err
 		}
+		prev := cur.audit
 		res, err := s.cas(ctx, recordKey(id), historyKey(id), cur.Version, payload, storage.HistoryLimit, hist,
 			func(p redis.Pipeliner) {
 				p.ZAdd(ctx, boardKey(id.Guild), redis.Z{Score: score(w.Player.Balance), Member: member(id.User)})
+				if recent(prev) {
+					// The line of the version this write replaces, in case
+					// its Update failed before appending it. EVAL, not
+					// EVALSHA: a NOSCRIPT here would not be retried.
+					appendOnceScript.Eval(ctx, p, []string{auditKey(id.Guild)}, prev, storage.AuditLimit)
+				}
 			})
 		indexed = true
 		if err != nil {
@@ -189,7 +193,7 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage
 			// Written; by an earlier attempt of go-redis's when the
 			// payload is ours, whose reply was lost.
 			out := storage.Versioned{Player: w.Player, Version: next}
-			s.cache.put(id, out)
+			s.cache.put(id, stored{Versioned: out, audit: line})
 			if line != "" {
 				if err := s.appendAudit(ctx, id.Guild, line); err != nil {
 					return out, err
@@ -287,11 +291,13 @@ func (s *Store) cas(ctx context.Context, record, list string, expected uint64, p
 		if also != nil {
 			also(pipe)
 		}
-		_, err := pipe.Exec(ctx)
-		return err
+		// Only the script's outcome matters: also's commands are
+		// repaired later if they fail (see the package documentation).
+		_, _ = pipe.Exec(ctx)
+		return cmd.Err()
 	}
 	err := run(false)
-	if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+	if redis.HasErrorPrefix(err, "NOSCRIPT") {
 		err = run(true)
 	}
 	if err != nil {
@@ -324,14 +330,18 @@ func (s *Store) appendAudit(ctx context.Context, guild uint64, line string) erro
 // older than recoverWindow are left alone. Errors are dropped: the log is
 // a record for moderators, and the step itself succeeded.
 func (s *Store) recoverAudit(ctx context.Context, guild uint64, line string) {
+	if recent(line) {
+		_ = s.appendAudit(ctx, guild, line)
+	}
+}
+
+// recent reports whether line is an audit line younger than recoverWindow.
+func recent(line string) bool {
 	if line == "" {
-		return
+		return false
 	}
 	var l auditLine
-	if err := json.Unmarshal([]byte(line), &l); err != nil || time.Since(l.At) > recoverWindow {
-		return
-	}
-	_ = s.appendAudit(ctx, guild, line)
+	return json.Unmarshal([]byte(line), &l) == nil && time.Since(l.At) <= recoverWindow
 }
 
 // correctIndex sets the player's leaderboard entry from v, after an Update
