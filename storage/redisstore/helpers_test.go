@@ -12,23 +12,11 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/redisstore"
-	"github.com/lesclefsdutresor/clefs/storage/redistest"
 )
 
 // These tests are in package redisstore_test: redistest imports
-// redisstore (its URL parser), so an internal test importing it would be a
-// cycle.
-
-// open is the conformance suite's OpenFunc.
-func open(t *testing.T, opts storage.Options) storage.Store {
-	t.Helper()
-	st, err := redisstore.Open(context.Background(), redistest.URL(t), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	return st
-}
+// redisstore (its URL parser, on branch h-redisinfra), so an internal test
+// importing it would be a cycle.
 
 // newStore returns a store on a fresh database, its client (with a round
 // trip counter), and an admin client on the same database.
