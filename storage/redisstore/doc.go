@@ -1,62 +1,103 @@
 // Package redisstore is the production storage.Store, on Redis (single
-// server, Sentinel or Cluster, through redis.UniversalClient).
+// server, Sentinel or Cluster, through redis.UniversalClient). It persists;
+// the rules are in package game, run by storage.Apply through Update.
 //
 // # Keys
 //
-// A player's data share the hash tag {guild:user}, hence one slot:
+// A player's keys share the hash tag {guild:user}, hence one slot:
 //
-//	p:{g:u}   hash: balance, keys, chest, ticket, last chest, statistics
-//	h:{g:u}   list: history, newest first (storage.HistoryLimit kept)
-//	pa:{g:u}  list: moderator actions on this player, newest first
+//	p:{g:u}   hash: v = version (decimal), p = JSON of the game.Player (and
+//	          the audit line of the write that made this version, if any)
+//	h:{g:u}   list: history lines (JSON of game.Entry), newest first,
+//	          storage.HistoryLimit kept
 //
-// A guild's data share the tag {g}:
+// A guild's keys share the tag {g}:
 //
-//	s:{g}     string: settings (JSON)
-//	a:{g}     list: guild-wide moderator actions (settings, guild reset)
-//	m:{g}     set: the guild's players, for the leaderboard and guild reset
-//	am:{g}    set: the players a moderator acted on (those with a pa:{g:u} list)
+//	s:{g}     hash: v = version, p = JSON of the settings and recent op IDs
+//	a:{g}     list: moderator log (JSON), newest first, storage.AuditLimit kept
+//	lb:{g}    sorted set: the leaderboard index, member = user ID in 20
+//	          digits, score = −balance (ZRANGE gives the richest first, and
+//	          equal balances by increasing user ID); Players reads it too
 //
-// # Steps
+// The record is a hash rather than one JSON string so that the script
+// compares the version (HGET v) without decoding a record of several
+// kilobytes (its last game.MaxOps operations) in Lua. The JSON is
+// game.Player's own: a field renamed in game is a migration, and a record
+// with a field this build does not know is refused rather than written back
+// without it.
 //
-// Each step is one Lua script (package-level redis.NewScript values) over
-// the player's three keys only, so it runs unchanged on Redis Cluster. The
-// script is sent with EVALSHA in a pipeline, together with a read of the
-// guild's settings; if the player does not exist yet, the script changes
-// nothing and answers so, and a second round trip creates the player with
-// the settings just read and adds it to m:{g}. Steps that need the settings
-// (daily claim, reset) read them first. So a step takes at most two round
-// trips (plus one, once, if Redis lost its script cache), and a full play —
-// Buy, then Reveal of all rows — takes two.
+// # The script
 //
-// Draws happen in Go, before the script runs, because the keys held live in
-// Redis: Reveal draws three independent candidate outcomes, for 0, 1 and 2
-// keys held, and the script keeps the one matching the keys it finds. The
-// candidate kept is independent of the others, so its distribution is
-// exactly that of a draw made with the right keys; the other two are
-// discarded. A drawn ticket ignores new candidates, so a second click never
-// draws again. The chest needs a single candidate.
+// One small generic script (casScript) writes: if the record's version is
+// the one expected (0: it must not exist), it sets v and p and pushes the
+// history lines, trimmed; otherwise it answers CONFLICT with the record as
+// it is, so that a conflict costs no extra round trip. It holds no rule of
+// the game. A second one (appendOnceScript) pushes a line to a capped list
+// unless the list has it. Both run with EVALSHA (EVAL if Redis lost them).
 //
-// # Trade-offs
+// # A step
 //
-// Moderator actions on one player are logged in that player's slot,
-// atomically with the action; Audit merges those lists with the guild's.
-// It reads only the lists of the players in am:{g}, a set added to in the
-// same pipeline as the moderator's script (idempotent, so a refused action
-// leaves at worst an empty list to read), so the audit log of a guild of
-// 100,000 players reads a few lists, not 100,000.
-// Two actions in the same millisecond on different lists may be listed in
-// either order. The member set m:{g} is written in the same pipeline as the
-// creating script, not inside it (another slot): it could in theory miss a
-// player if that pipeline were cut between the two commands; export scans
-// the keyspace instead and does not depend on it. Leaderboard reads the
-// balance of every member (two round trips), fine for guilds of thousands.
-// ResetGuild resets each player atomically but the guild as a sequence, and
-// Import checks before writing and deletes what it wrote on failure: both
-// are operator actions, run when the bot is stopped or quiet.
+// Update runs the transition on the state this process last wrote or read
+// (a bounded cache), and sends in one pipeline the script (player's slot)
+// and ZADD of the new balance (guild's slot): one round trip, which
+// go-redis's cluster pipeline splits per node. On CONFLICT it runs the
+// transition again on the record the script returned. When the transition
+// fails or skips on a cached state, Update reads the record to be sure
+// first. A moderator's action then appends its audit line to a:{g}: a
+// second round trip, after the write, so that no entry is logged for a
+// write that did not happen. A full play (Buy, then Reveal) takes two
+// round trips.
+//
+// # When things fail
+//
+// go-redis resends a command (or pipeline) whose reply timed out, and the
+// first one may still run: Redis stalled, then served it to a client that
+// had gone. Every write is therefore safe to repeat. The script's second run
+// finds the version moved and answers CONFLICT with the record; if it is
+// exactly the one this Update wrote, Update returns it as written;
+// otherwise the transition runs again and finds its operation ID among the
+// player's recent ones (game.Apply), so nothing is applied twice. ZADD sets
+// an absolute balance. The audit line carries the ID of the write it logs
+// (user and version), and appendOnceScript keeps it once.
+//
+// The leaderboard index is written beside the player, not with it (another
+// slot), so it can drift:
+//
+//   - A ZADD sent with a compare-and-set that failed wrote a balance that
+//     was not written. If the retry succeeds, its own ZADD overwrites it; if
+//     the Update ends without writing (the transition failed or skipped, or
+//     ErrConflict), Update sends a corrective ZADD from the record as it is.
+//   - Two processes writing the same player can have their ZADDs (or a
+//     correction) arrive out of order: the entry is then stale until the
+//     player's next write.
+//   - A crash, or a lost connection, between the script and the ZADD (in a
+//     cluster they go to different nodes) leaves the entry stale.
+//
+// storage.Indexer's CheckIndex reports drift (SCAN of every master), and
+// RebuildIndex repairs it, safely while the bot plays.
+//
+// The audit line is appended after the write: if the process dies, or Redis
+// fails past go-redis's retries, in between, the line is missing. The record
+// keeps the line of the write that made its version, and a repeat of the
+// operation (the moderator tries again: Update skips) appends it if it is
+// missing (within a day). A line is never logged for a write that did not
+// happen. The player's history always has the step.
+//
+// # The cache
+//
+// Each Store remembers the players it last wrote or read (DefaultCacheSize,
+// WithCacheSize), oldest inserted forgotten first. It is a guess that the
+// script checks: a stale entry costs a conflict, answered with the record.
+// Versions only grow, so a cached version that matches is the record as it
+// is, unless player keys are deleted behind the store's back (FLUSHDB):
+// restart the bot after such surgery.
+//
+// # Usage
 //
 //	st, err := redisstore.Open(ctx, "redis://localhost:6379/0", storage.Options{})
 //	if err != nil {
 //		return err
 //	}
 //	defer st.Close()
+//	a, err := storage.Apply(ctx, st, step)
 package redisstore

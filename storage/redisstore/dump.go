@@ -1,0 +1,220 @@
+package redisstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// ExportPlayers implements storage.Dumper. It SCANs the player records
+// (on every master), the source of truth, and reads them with their
+// history in pipelines of 256. It is not a snapshot: stop the bot first.
+func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.Record) error) error {
+	if s.closed.Load() {
+		return storage.ErrClosed
+	}
+	ids, err := s.allPlayers(ctx)
+	if err != nil {
+		return err
+	}
+	for start := 0; start < len(ids); start += 256 {
+		chunk := ids[start:min(start+256, len(ids))]
+		recs := make([]*redis.SliceCmd, len(chunk))
+		hists := make([]*redis.StringSliceCmd, len(chunk))
+		if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for i, id := range chunk {
+				recs[i] = p.HMGet(ctx, recordKey(id), "v", "p")
+				hists[i] = p.LRange(ctx, historyKey(id), 0, -1)
+			}
+			return nil
+		}); err != nil {
+			return s.wrap("export players", err)
+		}
+		for i, id := range chunk {
+			st, err := decodePlayer(id, recs[i].Val()[0], recs[i].Val()[1])
+			if err != nil {
+				return fmt.Errorf("redisstore: export: %w", err)
+			}
+			if !st.Exists() {
+				continue // deleted since the scan
+			}
+			hist, err := decodeHistory(id, hists[i].Val())
+			if err != nil {
+				return err
+			}
+			slices.Reverse(hist) // oldest first
+			if err := fn(storage.NewRecord(id, st.Player, hist)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ExportGuilds implements storage.Dumper: every guild with settings
+// (s:{guild}) or moderator log (a:{guild}), found with SCAN.
+func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.GuildRecord) error) error {
+	if s.closed.Load() {
+		return storage.ErrClosed
+	}
+	seen := map[uint64]bool{}
+	for _, pat := range []string{"s:{*}", "a:{*}"} {
+		if err := s.scan(ctx, pat, func(k string) {
+			if g, u, ok := parseTag(k); ok && u == 0 {
+				seen[g] = true
+			}
+		}); err != nil {
+			return s.wrap("export guilds", err)
+		}
+	}
+	guilds := make([]uint64, 0, len(seen))
+	for g := range seen {
+		guilds = append(guilds, g)
+	}
+	slices.Sort(guilds)
+	for _, g := range guilds {
+		var (
+			rec *redis.SliceCmd
+			log *redis.StringSliceCmd
+		)
+		if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			rec = p.HMGet(ctx, settingsKey(g), "v", "p")
+			log = p.LRange(ctx, auditKey(g), 0, -1)
+			return nil
+		}); err != nil {
+			return s.wrap("export guilds", err)
+		}
+		gd, _, err := s.decodeGuild(g, rec.Val()[0], rec.Val()[1])
+		if err != nil {
+			return err
+		}
+		var set *storage.Settings
+		if gd.Version != 0 {
+			set = &gd.Settings
+		}
+		audit, err := decodeAuditLines(g, log.Val())
+		if err != nil {
+			return err
+		}
+		if set == nil && len(audit) == 0 {
+			continue
+		}
+		slices.Reverse(audit) // oldest first
+		if err := fn(storage.NewGuildRecord(g, set, audit)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Import implements storage.Dumper. It checks first that none of d's
+// players and guilds exists, then writes each player with the
+// compare-and-set script (version 1, "must not exist": a player written
+// meanwhile is ErrDuplicate) and its index entry, then each guild. Should
+// a write fail, it deletes what it wrote. It must not run while the bot
+// plays.
+func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
+	if s.closed.Load() {
+		return storage.ErrClosed
+	}
+	pc := make([]*redis.IntCmd, len(d.Players))
+	gc := make([]*redis.IntCmd, len(d.Guilds))
+	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, dp := range d.Players {
+			pc[i] = p.Exists(ctx, recordKey(dp.ID), historyKey(dp.ID))
+		}
+		for i, dg := range d.Guilds {
+			gc[i] = p.Exists(ctx, settingsKey(dg.Guild), auditKey(dg.Guild))
+		}
+		return nil
+	}); err != nil {
+		return s.wrap("import", err)
+	}
+	for i, c := range pc {
+		if c.Val() > 0 {
+			id := d.Players[i].ID
+			return fmt.Errorf("players[%d] (guild %d, user %d): %w: already in the store", i, id.Guild, id.User, storage.ErrDuplicate)
+		}
+	}
+	for i, c := range gc {
+		if c.Val() > 0 {
+			return fmt.Errorf("guilds[%d] (guild %d): %w: already in the store", i, d.Guilds[i].Guild, storage.ErrDuplicate)
+		}
+	}
+	var written []storage.PlayerID
+	var guilds []uint64
+	undo := func(cause error) error {
+		ctx := context.WithoutCancel(ctx)
+		for start := 0; start < len(written); start += 256 {
+			_, _ = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+				for _, id := range written[start:min(start+256, len(written))] {
+					p.Del(ctx, recordKey(id), historyKey(id))
+					p.ZRem(ctx, boardKey(id.Guild), member(id.User))
+				}
+				return nil
+			})
+		}
+		for _, g := range guilds {
+			_ = s.rdb.Del(ctx, settingsKey(g), auditKey(g)).Err()
+		}
+		return cause
+	}
+	for i, dp := range d.Players {
+		id := dp.ID
+		payload, _, hist, err := encodeWrite(id, 1, storage.Write{Player: dp.Player, History: dp.History})
+		if err != nil {
+			return undo(fmt.Errorf("players[%d] (guild %d, user %d): %w", i, id.Guild, id.User, err))
+		}
+		res, err := s.cas(ctx, recordKey(id), historyKey(id), 0, payload, storage.HistoryLimit, hist,
+			func(p redis.Pipeliner) {
+				p.ZAdd(ctx, boardKey(id.Guild), redis.Z{Score: score(dp.Player.Balance), Member: member(id.User)})
+			})
+		if err != nil {
+			return undo(s.wrap("import", err))
+		}
+		if !res.ok {
+			return undo(fmt.Errorf("players[%d] (guild %d, user %d): %w: written meanwhile", i, id.Guild, id.User, storage.ErrDuplicate))
+		}
+		written = append(written, id)
+	}
+	for i, dg := range d.Guilds {
+		if dg.Settings != nil {
+			b, err := json.Marshal(guildRecord{Settings: *dg.Settings})
+			if err != nil {
+				return undo(fmt.Errorf("guilds[%d] (guild %d): %w", i, dg.Guild, err))
+			}
+			res, err := s.cas(ctx, settingsKey(dg.Guild), "", 0, string(b), 0, nil, nil)
+			if err != nil {
+				return undo(s.wrap("import", err))
+			}
+			if !res.ok {
+				return undo(fmt.Errorf("guilds[%d] (guild %d): %w: written meanwhile", i, dg.Guild, storage.ErrDuplicate))
+			}
+		}
+		guilds = append(guilds, dg.Guild)
+		if len(dg.Audit) == 0 {
+			continue
+		}
+		lines := make([]any, len(dg.Audit))
+		for j, a := range dg.Audit {
+			l, err := encodeAudit("", a)
+			if err != nil {
+				return undo(fmt.Errorf("guilds[%d] (guild %d): audit[%d]: %w", i, dg.Guild, j, err))
+			}
+			lines[j] = l
+		}
+		if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			p.LPush(ctx, auditKey(dg.Guild), lines...)
+			p.LTrim(ctx, auditKey(dg.Guild), 0, storage.AuditLimit-1)
+			return nil
+		}); err != nil {
+			return undo(s.wrap("import", err))
+		}
+	}
+	return nil
+}

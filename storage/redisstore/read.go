@@ -1,0 +1,202 @@
+package redisstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// History implements storage.Store: LRANGE on h:{guild:user}.
+func (s *Store) History(ctx context.Context, id storage.PlayerID, n int) ([]game.Entry, error) {
+	if err := storage.ValidateID(id); err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("%w: history of %d lines", storage.ErrInvalid, n)
+	}
+	if s.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	if n == 0 {
+		return []game.Entry{}, nil
+	}
+	raw, err := s.rdb.LRange(ctx, historyKey(id), 0, int64(min(n, storage.HistoryLimit)-1)).Result()
+	if err != nil {
+		return nil, s.wrap(fmt.Sprintf("history %d/%d", id.Guild, id.User), err)
+	}
+	return decodeHistory(id, raw)
+}
+
+func decodeHistory(id storage.PlayerID, raw []string) ([]game.Entry, error) {
+	out := make([]game.Entry, len(raw))
+	for i, r := range raw {
+		if err := json.Unmarshal([]byte(r), &out[i]); err != nil {
+			return nil, fmt.Errorf("redisstore: history of %d/%d: corrupt line %q: %w", id.Guild, id.User, r, err)
+		}
+	}
+	return out, nil
+}
+
+// Audit implements storage.Store: LRANGE on a:{guild}.
+func (s *Store) Audit(ctx context.Context, guild uint64, n int) ([]storage.AuditEntry, error) {
+	if guild == 0 || n < 0 {
+		return nil, fmt.Errorf("%w: audit of guild %d, %d entries", storage.ErrInvalid, guild, n)
+	}
+	if s.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	if n == 0 {
+		return []storage.AuditEntry{}, nil
+	}
+	raw, err := s.rdb.LRange(ctx, auditKey(guild), 0, int64(min(n, storage.AuditLimit)-1)).Result()
+	if err != nil {
+		return nil, s.wrap(fmt.Sprintf("audit of guild %d", guild), err)
+	}
+	return decodeAuditLines(guild, raw)
+}
+
+func decodeAuditLines(guild uint64, raw []string) ([]storage.AuditEntry, error) {
+	out := make([]storage.AuditEntry, len(raw))
+	for i, r := range raw {
+		var err error
+		if out[i], err = decodeAudit(guild, r); err != nil {
+			return nil, fmt.Errorf("redisstore: audit of guild %d: %w", guild, err)
+		}
+	}
+	return out, nil
+}
+
+// Leaderboard implements storage.Store in one round trip: ZRANGE for the
+// top n, ZRANK and ZSCORE for user, ZCARD; O(log N + n). Scores are
+// opposite balances (see score), so ZRANGE's order is the contract's:
+// richest first, then lowest user ID.
+func (s *Store) Leaderboard(ctx context.Context, guild uint64, n int, user uint64) (storage.Board, error) {
+	if guild == 0 || n < 0 {
+		return storage.Board{}, fmt.Errorf("%w: leaderboard of guild %d, %d rows", storage.ErrInvalid, guild, n)
+	}
+	if s.closed.Load() {
+		return storage.Board{}, storage.ErrClosed
+	}
+	key := boardKey(guild)
+	var (
+		top   *redis.ZSliceCmd
+		rank  *redis.IntCmd
+		sc    *redis.FloatCmd
+		count *redis.IntCmd
+	)
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		if n > 0 {
+			top = p.ZRangeWithScores(ctx, key, 0, int64(n-1))
+		}
+		if user != 0 {
+			rank = p.ZRank(ctx, key, member(user))
+			sc = p.ZScore(ctx, key, member(user))
+		}
+		count = p.ZCard(ctx, key)
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) { // Nil: user is not on the board
+		return storage.Board{}, s.wrap(fmt.Sprintf("leaderboard of guild %d", guild), err)
+	}
+	b := storage.Board{Top: []storage.LeaderboardEntry{}, Players: int(count.Val())}
+	if top != nil {
+		for i, z := range top.Val() {
+			m, _ := z.Member.(string)
+			e, err := boardEntry(m, z.Score, i+1)
+			if err != nil {
+				return storage.Board{}, fmt.Errorf("redisstore: leaderboard of guild %d: %w", guild, err)
+			}
+			b.Top = append(b.Top, e)
+		}
+	}
+	if rank != nil && rank.Err() == nil && sc.Err() == nil {
+		e, err := boardEntry(member(user), sc.Val(), int(rank.Val())+1)
+		if err != nil {
+			return storage.Board{}, fmt.Errorf("redisstore: leaderboard of guild %d: %w", guild, err)
+		}
+		b.You = &e
+	}
+	return b, nil
+}
+
+func boardEntry(m string, sc float64, rank int) (storage.LeaderboardEntry, error) {
+	u, err := parseMember(m)
+	if err != nil {
+		return storage.LeaderboardEntry{}, err
+	}
+	bal := -sc
+	if bal != math.Trunc(bal) || bal < 0 || bal > float64(game.MaxBalance) {
+		return storage.LeaderboardEntry{}, fmt.Errorf("user %d: score %v is not a balance", u, sc)
+	}
+	return storage.LeaderboardEntry{User: u, Balance: int64(bal), Rank: rank}, nil
+}
+
+// Players implements storage.Store from the leaderboard index (ZSCAN,
+// then sorted here): the players written through this store, as the index
+// has them (see Indexer for when it drifts).
+func (s *Store) Players(ctx context.Context, guild uint64, fn func(user uint64) error) error {
+	if guild == 0 {
+		return fmt.Errorf("%w: guild 0", storage.ErrInvalid)
+	}
+	if s.closed.Load() {
+		return storage.ErrClosed
+	}
+	board, err := s.board(ctx, guild)
+	if err != nil {
+		return err
+	}
+	users := make([]uint64, 0, len(board))
+	for u := range board {
+		users = append(users, u)
+	}
+	slices.Sort(users)
+	for _, u := range users {
+		if err := fn(u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// board reads the guild's whole leaderboard index with ZSCAN: user →
+// balance.
+func (s *Store) board(ctx context.Context, guild uint64) (map[uint64]int64, error) {
+	out := map[uint64]int64{}
+	it := s.rdb.ZScan(ctx, boardKey(guild), 0, "", 1000).Iterator()
+	for it.Next(ctx) {
+		m := it.Val()
+		if !it.Next(ctx) {
+			break
+		}
+		sc, err := parseScore(it.Val())
+		if err != nil {
+			return nil, fmt.Errorf("redisstore: leaderboard of guild %d: %w", guild, err)
+		}
+		e, err := boardEntry(m, sc, 0)
+		if err != nil {
+			return nil, fmt.Errorf("redisstore: leaderboard of guild %d: %w", guild, err)
+		}
+		out[e.User] = e.Balance
+	}
+	if err := it.Err(); err != nil {
+		return nil, s.wrap(fmt.Sprintf("leaderboard of guild %d", guild), err)
+	}
+	return out, nil
+}
+
+func parseScore(s string) (float64, error) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("leaderboard score %q: %w", s, err)
+	}
+	return f, nil
+}

@@ -1,0 +1,678 @@
+package redisstore_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/redisstore"
+	"github.com/lesclefsdutresor/clefs/storage/redistest"
+)
+
+// setBalance is an Update fn that writes the player with balance b (a
+// moderator's SetBalance), counting its calls.
+func setBalance(calls *int, b int64) func(storage.Versioned) (storage.Write, error) {
+	return func(v storage.Versioned) (storage.Write, error) {
+		*calls++
+		p := v.Player
+		if !v.Exists() {
+			var err error
+			if p, err = game.NewPlayer(0, game.Seed{1}, now); err != nil {
+				return storage.Write{}, err
+			}
+		}
+		s, err := p.SetBalance(b, now)
+		if err != nil {
+			return storage.Write{}, err
+		}
+		return storage.Write{Player: s.Player, History: s.History}, nil
+	}
+}
+
+func TestUpdateWritesRecordHistoryAndIndex(t *testing.T) {
+	st, _, _ := newStore(t, redistest.URL(t), nil)
+	ctx := context.Background()
+	id := storage.PlayerID{Guild: 1, User: 2}
+	if v := mustLoad(t, st, id); v.Exists() || v.Version != 0 {
+		t.Fatalf("Load of a new player = %+v", v)
+	}
+	var calls int
+	v, err := st.Update(ctx, id, setBalance(&calls, 700))
+	if err != nil || v.Version != 1 || v.Player.Balance != 700 || calls != 1 {
+		t.Fatalf("Update = %+v, %v after %d calls", v, err, calls)
+	}
+	v, err = st.Update(ctx, id, setBalance(&calls, 300))
+	if err != nil || v.Version != 2 || v.Player.Balance != 300 {
+		t.Fatalf("second Update = %+v, %v", v, err)
+	}
+	got := mustLoad(t, st, id)
+	if got.Version != 2 || got.Player.Balance != 300 || got.Player.Seed != (game.Seed{1}) || !got.Player.CreatedAt.Equal(now) {
+		t.Fatalf("Load = %+v", got)
+	}
+	h, err := st.History(ctx, id, 10)
+	if err != nil || len(h) != 2 || h[0].Balance != 300 || h[1].Balance != 700 {
+		t.Fatalf("History = %+v, %v (want newest first)", h, err)
+	}
+	if e := indexed(t, st, id); e == nil || e.Balance != 300 || e.Rank != 1 {
+		t.Fatalf("leaderboard row %+v", e)
+	}
+	// A skip writes nothing.
+	v, err = st.Update(ctx, id, func(storage.Versioned) (storage.Write, error) { return storage.Write{Skip: true}, nil })
+	if err != nil || v.Version != 2 {
+		t.Fatalf("skip = %+v, %v", v, err)
+	}
+	// An fn error is returned as is, nothing written.
+	boom := errors.New("boom")
+	if _, err := st.Update(ctx, id, func(storage.Versioned) (storage.Write, error) { return storage.Write{}, boom }); err != boom {
+		t.Fatalf("fn error came back as %v", err)
+	}
+	if v := mustLoad(t, st, id); v.Version != 2 {
+		t.Fatalf("version %d after a skip and an error", v.Version)
+	}
+}
+
+// Two stores (two processes) on one database: the second one's cache is
+// stale; its compare-and-set fails, and it carries on with the record the
+// script returned, without reading it again: two round trips in all.
+func TestConflictUsesTheRecordTheScriptReturns(t *testing.T) {
+	url := redistest.URL(t)
+	a, _, _ := newStore(t, url, nil)
+	b, rt, _ := newStore(t, url, nil)
+	ctx := context.Background()
+	id := storage.PlayerID{Guild: 1, User: 2}
+	var calls int
+	if _, err := b.Update(ctx, id, setBalance(&calls, 100)); err != nil { // b caches version 1
+		t.Fatal(err)
+	}
+	if _, err := a.Update(ctx, id, setBalance(&calls, 200)); err != nil { // version 2, behind b's back
+		t.Fatal(err)
+	}
+	var seen []uint64
+	before := rt.n.Load()
+	v, err := b.Update(ctx, id, func(v storage.Versioned) (storage.Write, error) {
+		seen = append(seen, v.Version)
+		s, err := v.Player.Grant(5, now)
+		return storage.Write{Player: s.Player, History: s.History}, err
+	})
+	if err != nil || v.Version != 3 || v.Player.Balance != 205 {
+		t.Fatalf("Update = %+v, %v", v, err)
+	}
+	if !slices.Equal(seen, []uint64{1, 2}) {
+		t.Fatalf("fn saw versions %v, want [1 2]", seen)
+	}
+	if n := rt.n.Load() - before; n != 2 {
+		t.Fatalf("a conflict took %d round trips, want 2", n)
+	}
+	if e := indexed(t, a, id); e == nil || e.Balance != 205 {
+		t.Fatalf("leaderboard row %+v", e)
+	}
+}
+
+// The cache makes the usual step one round trip; without it, two.
+func TestCacheSavesTheRead(t *testing.T) {
+	url := redistest.URL(t)
+	for _, tc := range []struct {
+		size int
+		want int64
+	}{{redisstore.DefaultCacheSize, 1}, {0, 2}} {
+		t.Run(fmt.Sprintf("size %d", tc.size), func(t *testing.T) {
+			st, rt, admin := newStore(t, url, nil, redisstore.WithCacheSize(tc.size))
+			_ = admin.FlushDB(context.Background())
+			id := storage.PlayerID{Guild: 1, User: 2}
+			create(t, st, id, 1000)
+			for i := range 3 {
+				before := rt.n.Load()
+				mustApply(t, st, grant(id, fmt.Sprint("g", i), 1))
+				if n := rt.n.Load() - before; n != tc.want+1 { // +1: the audit line
+					t.Fatalf("a grant took %d round trips, want %d", n, tc.want+1)
+				}
+			}
+		})
+	}
+}
+
+// A transition that fails on a cached state is checked against Redis: the
+// error must not come from a stale guess.
+func TestErrorOnStaleCacheIsChecked(t *testing.T) {
+	url := redistest.URL(t)
+	a, _, _ := newStore(t, url, nil)
+	b, _, _ := newStore(t, url, nil)
+	id := storage.PlayerID{Guild: 1, User: 2}
+	create(t, a, id, 0)
+	if _, err := storage.Apply(context.Background(), a, buy(id, "b1")); !errors.Is(err, game.ErrInsufficientFunds) {
+		t.Fatalf("buy with 0: %v", err)
+	}
+	mustApply(t, b, grant(id, "g", 100)) // a's cache still says 0
+	got := mustApply(t, a, buy(id, "b2"))
+	if got.Player.Balance != 100-game.Stake || got.Result.Ticket != 1 {
+		t.Fatalf("buy after a grant elsewhere: %+v", got)
+	}
+}
+
+// A compare-and-set that fails sent a ZADD of a balance that was not
+// written; when the Update then ends without writing, the index is put
+// back from the record.
+func TestCorrectiveZADD(t *testing.T) {
+	url := redistest.URL(t)
+	a, _, _ := newStore(t, url, nil)
+	b, _, _ := newStore(t, url, nil)
+	ctx := context.Background()
+	id := storage.PlayerID{Guild: 1, User: 2}
+	var calls int
+	if _, err := a.Update(ctx, id, setBalance(&calls, 100)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Update(ctx, id, setBalance(&calls, 50)); err != nil {
+		t.Fatal(err)
+	}
+	refused := errors.New("refused on the fresh state")
+	_, err := a.Update(ctx, id, func(v storage.Versioned) (storage.Write, error) {
+		if v.Version != 1 {
+			return storage.Write{}, refused
+		}
+		s, err := v.Player.SetBalance(999_999, now) // what a's stale cache would write
+		return storage.Write{Player: s.Player}, err
+	})
+	if err != refused {
+		t.Fatalf("Update: %v", err)
+	}
+	if e := indexed(t, a, id); e == nil || e.Balance != 50 {
+		t.Fatalf("leaderboard row %+v, want the record's balance 50", e)
+	}
+	// The same after a skip.
+	_, err = a.Update(ctx, id, func(v storage.Versioned) (storage.Write, error) {
+		if v.Version == 2 {
+			return storage.Write{Skip: true}, nil
+		}
+		return storage.Write{Player: v.Player}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := indexed(t, a, id); e == nil || e.Balance != 50 {
+		t.Fatalf("after a skip: leaderboard row %+v, want 50", e)
+	}
+}
+
+// ErrConflict after MaxAttempts lost races; nothing of fn's is written and
+// the index matches the record.
+func TestErrConflict(t *testing.T) {
+	url := redistest.URL(t)
+	a, _, _ := newStore(t, url, nil)
+	b, _, _ := newStore(t, url, nil)
+	ctx := context.Background()
+	id := storage.PlayerID{Guild: 1, User: 2}
+	var calls, other int
+	if _, err := a.Update(ctx, id, setBalance(&calls, 1)); err != nil {
+		t.Fatal(err)
+	}
+	calls = 0
+	_, err := a.Update(ctx, id, func(v storage.Versioned) (storage.Write, error) {
+		calls++
+		// Another process writes every time, just before us.
+		if _, err := b.Update(ctx, id, setBalance(&other, int64(10+calls))); err != nil {
+			return storage.Write{}, err
+		}
+		s, err := v.Player.SetBalance(777, now)
+		return storage.Write{Player: s.Player, History: s.History}, err
+	})
+	if !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("Update under a storm: %v, want ErrConflict", err)
+	}
+	if calls != storage.MaxAttempts {
+		t.Fatalf("fn ran %d times, want %d", calls, storage.MaxAttempts)
+	}
+	v := mustLoad(t, a, id)
+	if v.Player.Balance == 777 {
+		t.Fatal("the conflicting write landed")
+	}
+	if e := indexed(t, a, id); e == nil || e.Balance != v.Player.Balance {
+		t.Fatalf("leaderboard row %+v, record balance %d", e, v.Player.Balance)
+	}
+}
+
+// resend is a hook that runs every command and pipeline twice, as go-redis
+// does when a reply times out after Redis ran the command: the caller sees
+// the second run's replies.
+type resend struct{ on bool }
+
+func (r *resend) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (r *resend) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if r.on {
+			_ = next(ctx, cmd)
+		}
+		return next(ctx, cmd)
+	}
+}
+func (r *resend) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if r.on {
+			_ = next(ctx, cmds)
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// Every write is safe to send twice: the store recognises its own write in
+// the conflict, and the audit line is kept once.
+func TestEveryWriteIsSafeToResend(t *testing.T) {
+	url := redistest.URL(t)
+	o, _ := redis.ParseURL(url)
+	client := redis.NewClient(o)
+	r := &resend{}
+	client.AddHook(r)
+	st := redisstore.New(client, storage.Options{})
+	defer st.Close()
+	ctx := context.Background()
+	id := storage.PlayerID{Guild: 1, User: 2}
+	create(t, st, id, 1000)
+	r.on = true
+	g := mustApply(t, st, grant(id, "g", 500))
+	b := mustApply(t, st, buy(id, "b"))
+	rv := mustApply(t, st, reveal(id, "r", b.Result.Ticket))
+	if _, err := st.UpdateGuild(ctx, 1, func(gd storage.Guild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Settings: storage.Settings{DailyAmount: 5}, Op: "s", Audit: &storage.AuditEntry{At: now, Actor: 7, Action: "settings"}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	r.on = false
+	for _, a := range []storage.Applied{g, b, rv} {
+		if a.Repeated {
+			t.Errorf("a resent write reads as a repeat: %+v", a)
+		}
+	}
+	v := mustLoad(t, st, id)
+	if want := int64(1000 + 500 - game.Stake + rv.Player.Ticket.Outcome.Prize); v.Player.Balance != want || v.Version != 4 {
+		t.Fatalf("balance %d version %d, want %d and 4", v.Player.Balance, v.Version, want)
+	}
+	if n := historyLen(t, st, id); n != 2 {
+		t.Fatalf("%d history lines, want 2 (grant, play)", n)
+	}
+	if n := auditLen(t, st, 1); n != 2 {
+		t.Fatalf("%d audit entries, want 2 (grant, settings)", n)
+	}
+	if gd, _ := st.Guild(ctx, 1); gd.Version != 1 {
+		t.Fatalf("guild version %d, want 1", gd.Version)
+	}
+}
+
+// An audit entry is appended only after the write succeeded.
+func TestAuditOnlyAfterTheWrite(t *testing.T) {
+	url := redistest.URL(t)
+	a, _, _ := newStore(t, url, nil)
+	b, _, _ := newStore(t, url, nil)
+	ctx := context.Background()
+	id := storage.PlayerID{Guild: 1, User: 2}
+	create(t, a, id, 100)
+	mustApply(t, b, grant(id, "other", 1))
+	// a's first try (stale) conflicts, its second is refused: no entry.
+	_, err := a.Update(ctx, id, func(v storage.Versioned) (storage.Write, error) {
+		if v.Version != 1 {
+			return storage.Write{}, game.ErrInvalid
+		}
+		return storage.Write{Player: v.Player, Audit: &storage.AuditEntry{At: now, Actor: 7, Action: "grant"}}, nil
+	})
+	if !errors.Is(err, game.ErrInvalid) {
+		t.Fatal(err)
+	}
+	if n := auditLen(t, a, 1); n != 1 {
+		t.Fatalf("%d audit entries, want 1 (b's grant)", n)
+	}
+	log, err := a.Audit(ctx, 1, 10)
+	if err != nil || len(log) != 1 || log[0].Guild != 1 || log[0].Action != "grant" || log[0].Amount != 1 || !log[0].At.Equal(now) {
+		t.Fatalf("Audit = %+v, %v", log, err)
+	}
+}
+
+// The audit line of a write whose Update failed before appending it is
+// appended when the operation is repeated.
+func TestRepeatAppendsALostAuditLine(t *testing.T) {
+	st, _, admin := newStore(t, redistest.URL(t), nil)
+	id := storage.PlayerID{Guild: 1, User: 2}
+	create(t, st, id, 100)
+	mustApply(t, st, grant(id, "g", 5))
+	if err := admin.Del(context.Background(), "a:{1}").Err(); err != nil { // as if the append failed
+		t.Fatal(err)
+	}
+	for range 2 {
+		a := mustApply(t, st, grant(id, "g", 5))
+		if !a.Repeated || a.Player.Balance != 105 {
+			t.Fatalf("repeat: %+v", a)
+		}
+		if n := auditLen(t, st, 1); n != 1 {
+			t.Fatalf("%d audit entries after the repeat, want 1", n)
+		}
+	}
+	// Or with the player's next step, whatever it is, in its pipeline.
+	mustApply(t, st, grant(id, "g2", 5))
+	admin.Del(context.Background(), "a:{1}")
+	mustApply(t, st, buy(id, "b"))
+	mustApply(t, st, buy(id, "b2")) // resumes the ticket: a write
+	if log, _ := st.Audit(context.Background(), 1, 10); len(log) != 1 || log[0].Amount != 5 {
+		t.Fatalf("after the next steps: %+v, want the grant's line once", log)
+	}
+}
+
+func TestLeaderboardTiesAndRanks(t *testing.T) {
+	st, _, _ := newStore(t, redistest.URL(t), nil)
+	ctx := context.Background()
+	const g = 5
+	// Users chosen so that their decimal strings sort differently from
+	// their values, with ties on balance.
+	balances := map[uint64]int64{9: 100, 10: 100, 100: 100, 2: 50, 1 << 62: 300, 18446744073709551615: 100, 3: 0, 11: 0}
+	for u, b := range balances {
+		var calls int
+		if _, err := st.Update(ctx, storage.PlayerID{Guild: g, User: u}, setBalance(&calls, b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []storage.LeaderboardEntry{
+		{User: 1 << 62, Balance: 300, Rank: 1},
+		{User: 9, Balance: 100, Rank: 2},
+		{User: 10, Balance: 100, Rank: 3},
+		{User: 100, Balance: 100, Rank: 4},
+		{User: 18446744073709551615, Balance: 100, Rank: 5},
+		{User: 2, Balance: 50, Rank: 6},
+		{User: 3, Balance: 0, Rank: 7},
+		{User: 11, Balance: 0, Rank: 8},
+	}
+	b, err := st.Leaderboard(ctx, g, 100, 0)
+	if err != nil || !slices.Equal(b.Top, want) || b.Players != 8 || b.You != nil {
+		t.Fatalf("Leaderboard = %+v, %v\nwant %+v", b, err, want)
+	}
+	// Check against the contract's own sort.
+	sorted := slices.Clone(want)
+	storage.SortLeaderboard(sorted)
+	if !slices.Equal(sorted, want) {
+		t.Fatalf("SortLeaderboard disagrees: %+v", sorted)
+	}
+	b, err = st.Leaderboard(ctx, g, 3, 11)
+	if err != nil || !slices.Equal(b.Top, want[:3]) || b.You == nil || *b.You != want[7] || b.Players != 8 {
+		t.Fatalf("Leaderboard(3, user 11) = %+v, %v", b, err)
+	}
+	b, err = st.Leaderboard(ctx, g, 0, 12345)
+	if err != nil || len(b.Top) != 0 || b.You != nil || b.Players != 8 {
+		t.Fatalf("Leaderboard(0, a stranger) = %+v, %v", b, err)
+	}
+	b, err = st.Leaderboard(ctx, 6, 10, 9)
+	if err != nil || len(b.Top) != 0 || b.You != nil || b.Players != 0 {
+		t.Fatalf("Leaderboard of an empty guild = %+v, %v", b, err)
+	}
+	if _, err := st.Leaderboard(ctx, g, -1, 0); !errors.Is(err, storage.ErrInvalid) {
+		t.Fatalf("n = -1: %v", err)
+	}
+}
+
+func TestPlayersInIncreasingOrder(t *testing.T) {
+	st, _, _ := newStore(t, redistest.URL(t), nil)
+	ctx := context.Background()
+	users := []uint64{100, 9, 18446744073709551615, 10, 1, 1 << 40}
+	for _, u := range users {
+		var calls int
+		if _, err := st.Update(ctx, storage.PlayerID{Guild: 3, User: u}, setBalance(&calls, int64(u%1000))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var calls int
+	if _, err := st.Update(ctx, storage.PlayerID{Guild: 4, User: 5}, setBalance(&calls, 1)); err != nil { // another guild
+		t.Fatal(err)
+	}
+	var got []uint64
+	if err := st.Players(ctx, 3, func(u uint64) error { got = append(got, u); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Sorted(slices.Values(users))
+	if !slices.Equal(got, want) {
+		t.Fatalf("Players = %v, want %v", got, want)
+	}
+	stop := errors.New("stop")
+	n := 0
+	if err := st.Players(ctx, 3, func(uint64) error { n++; return stop }); err != stop || n != 1 {
+		t.Fatalf("Players with a failing fn: %v after %d calls", err, n)
+	}
+}
+
+func TestIndexDriftAndRepair(t *testing.T) {
+	st, _, admin := newStore(t, redistest.URL(t), nil)
+	ctx := context.Background()
+	for u := uint64(1); u <= 4; u++ {
+		var calls int
+		if _, err := st.Update(ctx, storage.PlayerID{Guild: 8, User: u}, setBalance(&calls, int64(100*u))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var calls int
+	if _, err := st.Update(ctx, storage.PlayerID{Guild: 9, User: 1}, setBalance(&calls, 5)); err != nil {
+		t.Fatal(err)
+	}
+	// Drift as a crash between the script and the ZADD would leave it.
+	admin.ZAdd(ctx, "lb:{8}", redis.Z{Score: -1, Member: "00000000000000000002"}) // wrong balance
+	admin.ZRem(ctx, "lb:{8}", "00000000000000000003")                             // missing
+	admin.ZAdd(ctx, "lb:{8}", redis.Z{Score: -7, Member: "00000000000000000077"}) // no such player
+	admin.Del(ctx, "lb:{9}")                                                      // a whole guild's index
+	want := []storage.IndexDrift{
+		{ID: storage.PlayerID{Guild: 8, User: 2}, Balance: 200, Indexed: 1, Player: true, Index: true},
+		{ID: storage.PlayerID{Guild: 8, User: 3}, Balance: 300, Player: true},
+		{ID: storage.PlayerID{Guild: 8, User: 77}, Indexed: 7, Index: true},
+		{ID: storage.PlayerID{Guild: 9, User: 1}, Balance: 5, Player: true},
+	}
+	check := func() []storage.IndexDrift {
+		t.Helper()
+		var got []storage.IndexDrift
+		if err := st.CheckIndex(ctx, func(d storage.IndexDrift) error { got = append(got, d); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := check(); !slices.Equal(got, want) {
+		t.Fatalf("CheckIndex = %+v\nwant %+v", got, want)
+	}
+	n, err := st.RebuildIndex(ctx)
+	if err != nil || n != 4 {
+		t.Fatalf("RebuildIndex = %d, %v; want 4", n, err)
+	}
+	if got := check(); len(got) != 0 {
+		t.Fatalf("after RebuildIndex: %+v", got)
+	}
+	if n, err := st.RebuildIndex(ctx); err != nil || n != 0 {
+		t.Fatalf("RebuildIndex again = %d, %v; want 0", n, err)
+	}
+	b, _ := st.Leaderboard(ctx, 8, 10, 0)
+	if len(b.Top) != 4 || b.Top[0].User != 4 || b.Top[3].User != 1 {
+		t.Fatalf("board after repair: %+v", b.Top)
+	}
+}
+
+func TestGuildSettings(t *testing.T) {
+	url := redistest.URL(t)
+	o, _ := redis.ParseURL(url)
+	def := storage.Settings{StartingBalance: 2000, DailyAmount: 100}
+	st := redisstore.New(redis.NewClient(o), storage.Options{Defaults: def})
+	defer st.Close()
+	ctx := context.Background()
+	g, err := st.Guild(ctx, 1)
+	if err != nil || g.Settings != def || g.Version != 0 || len(g.Ops) != 0 {
+		t.Fatalf("Guild of a new guild = %+v, %v", g, err)
+	}
+	set := func(op string, daily int64) (storage.Guild, error) {
+		return st.UpdateGuild(ctx, 1, func(g storage.Guild) (storage.GuildWrite, error) {
+			if slices.Contains(g.Ops, op) {
+				return storage.GuildWrite{Skip: true}, nil
+			}
+			s := g.Settings
+			s.DailyAmount = daily
+			return storage.GuildWrite{Settings: s, Op: op, Audit: &storage.AuditEntry{At: now, Actor: 7, Action: "settings"}}, nil
+		})
+	}
+	for i := range storage.MaxGuildOps + 5 {
+		g, err = set(fmt.Sprint("op", i), int64(i))
+		if err != nil || g.Version != uint64(i+1) || g.Settings.DailyAmount != int64(i) || g.Settings.StartingBalance != 2000 {
+			t.Fatalf("UpdateGuild %d = %+v, %v", i, g, err)
+		}
+	}
+	if len(g.Ops) != storage.MaxGuildOps || g.Ops[0] != "op5" {
+		t.Fatalf("Ops = %d, first %q", len(g.Ops), g.Ops[0])
+	}
+	again, err := set("op68", 1)
+	if err != nil || again.Version != g.Version || again.Settings.DailyAmount != 68 {
+		t.Fatalf("repeat = %+v, %v", again, err)
+	}
+	if n := auditLen(t, st, 1); n != storage.MaxGuildOps+5 {
+		t.Fatalf("%d audit entries", n)
+	}
+	if got, _ := st.Guild(ctx, 1); got.Version != g.Version || !slices.Equal(got.Ops, g.Ops) || got.Settings != g.Settings {
+		t.Fatalf("Guild = %+v, want %+v", got, g)
+	}
+	if _, err := st.UpdateGuild(ctx, 1, func(storage.Guild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Settings: storage.Settings{DailyAmount: -1}}, nil
+	}); !errors.Is(err, storage.ErrInvalid) {
+		t.Fatalf("invalid settings: %v", err)
+	}
+}
+
+func TestDumpRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	src, _, _ := newStore(t, redistest.URL(t), nil)
+	for u := uint64(1); u <= 3; u++ {
+		id := storage.PlayerID{Guild: 10 + u%2, User: u}
+		create(t, src, id, 1000)
+		b := mustApply(t, src, buy(id, "b"))
+		mustApply(t, src, reveal(id, "r", b.Result.Ticket))
+		mustApply(t, src, grant(id, "g", int64(u)))
+		mustApply(t, src, buy(id, "b2")) // an open ticket
+	}
+	if _, err := src.UpdateGuild(ctx, 10, func(g storage.Guild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Settings: storage.Settings{DailyAmount: 10, DailyCooldown: 3600_000_000_000}, Op: "s", Audit: &storage.AuditEntry{At: now, Actor: 7, Action: "settings", Reason: "é"}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := storage.WriteDump(ctx, &buf, src); err != nil {
+		t.Fatal(err)
+	}
+	d, err := storage.ReadDump(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Players) != 3 || len(d.Guilds) != 2 || len(d.Players[0].History) != 2 {
+		t.Fatalf("dump: %d players, %d guilds; %s", len(d.Players), len(d.Guilds), buf.String())
+	}
+	dd, err := d.Decode(seeds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, _, _ := newStore(t, redistest.URL(t), nil)
+	if err := dst.Import(ctx, dd); err != nil {
+		t.Fatal(err)
+	}
+	back, err := storage.ExportDump(ctx, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !storage.EqualDumps(d, back) {
+		var b2 bytes.Buffer
+		_ = storage.WriteDump(ctx, &b2, dst)
+		t.Fatalf("round trip differs:\n%s\n---\n%s", buf.String(), b2.String())
+	}
+	// The index came with the players.
+	var drift []storage.IndexDrift
+	_ = dst.CheckIndex(ctx, func(x storage.IndexDrift) error { drift = append(drift, x); return nil })
+	if len(drift) != 0 {
+		t.Fatalf("index after Import: %+v", drift)
+	}
+	// An imported player plays on.
+	id := storage.PlayerID{Guild: 11, User: 1}
+	a := mustApply(t, dst, reveal(id, "r2", 2))
+	if !a.Result.Drawn {
+		t.Fatalf("reveal after import: %+v", a)
+	}
+	// Importing again is a duplicate, and changes nothing.
+	if err := dst.Import(ctx, dd); !errors.Is(err, storage.ErrDuplicate) || !strings.Contains(err.Error(), "players[0]") {
+		t.Fatalf("second Import: %v", err)
+	}
+}
+
+func TestScriptCacheFlushed(t *testing.T) {
+	st, _, admin := newStore(t, redistest.URL(t), nil)
+	ctx := context.Background()
+	id := storage.PlayerID{Guild: 1, User: 2}
+	create(t, st, id, 100)
+	if err := admin.ScriptFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	mustApply(t, st, grant(id, "g", 1))
+	if v := mustLoad(t, st, id); v.Player.Balance != 101 || v.Version != 2 {
+		t.Fatalf("after SCRIPT FLUSH: %+v", v)
+	}
+	if n := auditLen(t, st, 1); n != 1 {
+		t.Fatalf("%d audit entries", n)
+	}
+}
+
+func TestRedisDownAndClosed(t *testing.T) {
+	addr, stop := redistest.StartServer(t)
+	ctx := context.Background()
+	st, err := redisstore.Open(ctx, "redis://"+addr+"/0?max_retries=-1&dial_timeout=1s", storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := storage.PlayerID{Guild: 1, User: 2}
+	create(t, st, id, 100)
+	stop()
+	if err := st.Ping(ctx); err == nil {
+		t.Fatal("Ping succeeded with Redis stopped")
+	}
+	_, err = storage.Apply(ctx, st, grant(id, "g", 1))
+	if err == nil || !strings.Contains(err.Error(), "redisstore: update 1/2") {
+		t.Fatalf("Apply with Redis stopped: %v, want a wrapped error", err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Load(ctx, id); !errors.Is(err, storage.ErrClosed) {
+		t.Fatalf("Load after Close: %v", err)
+	}
+	if _, err := storage.Apply(ctx, st, grant(id, "g", 1)); !errors.Is(err, storage.ErrClosed) {
+		t.Fatalf("Apply after Close: %v", err)
+	}
+}
+
+func TestNewClientURLs(t *testing.T) {
+	cases := []struct {
+		url  string
+		ok   bool
+		kind string
+	}{
+		{"redis://localhost:6379/0", true, "*redis.Client"},
+		{"rediss://user:pw@example.com:6380/2", true, "*redis.Client"},
+		{"redis+cluster://localhost:7000?addr=localhost:7001", true, "*redis.ClusterClient"},
+		{"redis+sentinel://localhost:26379?master_name=mymaster", true, "*redis.Client"},
+		{"localhost:6379", false, ""},
+		{"http://localhost", false, ""},
+		{"redis+ring://localhost", false, ""},
+		{"redis://localhost:6379/notadb", false, ""},
+	}
+	for _, c := range cases {
+		cl, err := redisstore.NewClient(c.url)
+		if (err == nil) != c.ok {
+			t.Errorf("NewClient(%q) error %v, want ok=%v", c.url, err, c.ok)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		if got := fmt.Sprintf("%T", cl); got != c.kind {
+			t.Errorf("NewClient(%q) is %s, want %s", c.url, got, c.kind)
+		}
+		cl.Close()
+	}
+}
