@@ -231,7 +231,12 @@ func (l *loader) redisURL(name string) string {
 		return ""
 	}
 	if _, err := redisstore.ParseURL(v); err != nil {
-		l.fail(name, "%v", err)
+		var ue *redisstore.URLError
+		if errors.As(err, &ue) {
+			l.fail(name, "%q: %s", ue.URL, ue.Reason)
+		} else {
+			l.fail(name, "%v", err)
+		}
 		return ""
 	}
 	return v

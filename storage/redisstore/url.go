@@ -117,19 +117,25 @@ type Target struct {
 // (read_only, route_by_latency, route_randomly, replica_only) are refused:
 // the store reads its own writes.
 //
-// Anything else is refused with an error wrapping storage.ErrInvalid that
-// shows the URL with its passwords hidden (RedactURL).
+// Anything else is refused with a *URLError.
 func ParseURL(rawURL string) (Target, error) {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("redisstore: %w: Redis URL %q: %s", storage.ErrInvalid, RedactURL(rawURL), fmt.Sprintf(format, args...))
+		return &URLError{URL: RedactURL(rawURL), Reason: fmt.Sprintf(format, args...)}
 	}
 	scheme, rest, ok := strings.Cut(rawURL, "://")
 	if !ok {
 		return Target{}, bad("no scheme; want one of %s", URLForms)
 	}
-	base, suffix, _ := strings.Cut(strings.ToLower(scheme), "+")
-	mode := map[string]Mode{"": Single, "cluster": Cluster, "sentinel": Sentinel}[suffix]
-	if mode == 0 || (base != "redis" && base != "rediss" && !(base == "unix" && mode == Single)) {
+	var mode Mode
+	base := strings.ToLower(scheme)
+	switch base {
+	case "redis", "rediss", "unix":
+		mode = Single
+	case "redis+cluster", "rediss+cluster":
+		mode, base = Cluster, strings.TrimSuffix(base, "+cluster")
+	case "redis+sentinel", "rediss+sentinel":
+		mode, base = Sentinel, strings.TrimSuffix(base, "+sentinel")
+	default:
 		return Target{}, bad("scheme %q; want one of %s", scheme, URLForms)
 	}
 
@@ -226,6 +232,20 @@ func ParseURL(rawURL string) (Target, error) {
 	}
 	return t, nil
 }
+
+// URLError is ParseURL's error: what is wrong with a Redis URL. It wraps
+// storage.ErrInvalid.
+type URLError struct {
+	URL    string // the URL, its passwords hidden (RedactURL)
+	Reason string // what is wrong, e.g. `scheme "http"; want one of …`
+}
+
+func (e *URLError) Error() string {
+	return fmt.Sprintf("redisstore: invalid Redis URL %q: %s", e.URL, e.Reason)
+}
+
+// Unwrap returns storage.ErrInvalid.
+func (e *URLError) Unwrap() error { return storage.ErrInvalid }
 
 // setDefault sets *p to def if it is zero, go-redis's "unset". (go-redis
 // reads -1 as "none" for the durations and retries: a URL saying

@@ -203,8 +203,9 @@ func TestParseURLRefuses(t *testing.T) {
 				t.Fatalf("accepted: %+v", target)
 			}
 			msg := err.Error()
-			if !errors.Is(err, storage.ErrInvalid) {
-				t.Errorf("%v does not wrap storage.ErrInvalid", err)
+			var ue *redisstore.URLError
+			if !errors.Is(err, storage.ErrInvalid) || !errors.As(err, &ue) {
+				t.Errorf("%v: not a *URLError wrapping storage.ErrInvalid", err)
 			}
 			if !strings.Contains(msg, tt.why) {
 				t.Errorf("error %q does not say %q", msg, tt.why)
