@@ -92,18 +92,74 @@ func (s *Server) wire(m message) map[string]any {
 	return w
 }
 
-// toDiscordgo converts a snapshot of a message for tests, through its JSON,
-// without s.mu.
+// toDiscordgo converts a snapshot of a message for tests, without s.mu, to
+// what discordgo decodes from wire(m): the embeds and components are
+// decoded by discordgo from their JSON, the rest is set directly, which
+// spares encoding the whole message and decoding it again (most of the
+// cost of Pending.Wait). TestToDiscordgo holds it to the round trip.
 func (s *Server) toDiscordgo(m message) *discordgo.Message {
-	b, err := json.Marshal(s.wire(m))
+	ts := func(t time.Time) (time.Time, error) {
+		// As encoding/json decodes what wire encodes.
+		return time.Parse(time.RFC3339, t.UTC().Format("2006-01-02T15:04:05.000000+00:00"))
+	}
+	created, err := ts(m.created)
 	if err != nil {
 		return nil
 	}
-	var out discordgo.Message
-	if err := json.Unmarshal(b, &out); err != nil {
+	out := &discordgo.Message{
+		ID: m.id, ChannelID: m.channel, GuildID: m.guild, Content: m.content,
+		Timestamp: created, Type: discordgo.MessageType(m.typ), Flags: discordgo.MessageFlags(m.flags),
+		Author: &discordgo.User{
+			ID: s.botID, Username: s.opts.BotName, Discriminator: "0", Bot: true, Verified: true,
+		},
+		Attachments: []*discordgo.MessageAttachment{}, Mentions: []*discordgo.User{}, MentionRoles: []string{},
+		Embeds: []*discordgo.MessageEmbed{}, Components: []discordgo.MessageComponent{},
+		WebhookID: s.opts.AppID,
+	}
+	if m.edited != nil {
+		edited, err := ts(*m.edited)
+		if err != nil {
+			return nil
+		}
+		out.EditedTimestamp = &edited
+	}
+	if !isNull(m.embeds) && json.Unmarshal(m.embeds, &out.Embeds) != nil {
 		return nil
 	}
-	return &out
+	if !isNull(m.components) {
+		var raws []json.RawMessage
+		if json.Unmarshal(m.components, &raws) != nil {
+			return nil
+		}
+		out.Components = make([]discordgo.MessageComponent, len(raws))
+		for i, raw := range raws {
+			c, err := discordgo.MessageComponentFromJSON(raw)
+			if err != nil {
+				return nil
+			}
+			out.Components[i] = c
+		}
+	}
+	if in := m.interaction; in != nil {
+		user := func() *discordgo.User {
+			return &discordgo.User{ID: in.user, Username: in.username, Discriminator: "0", GlobalName: in.username}
+		}
+		out.Interaction = &discordgo.MessageInteraction{ID: in.id, Type: in.kind, Name: in.name, User: user()}
+		meta := &discordgo.MessageInteractionMetadata{
+			ID: in.id, Type: in.kind, User: user(),
+			AuthorizingIntegrationOwners: map[discordgo.ApplicationIntegrationType]string{},
+		}
+		if in.guild != "" {
+			meta.AuthorizingIntegrationOwners[discordgo.ApplicationIntegrationGuildInstall] = in.guild
+		} else {
+			meta.AuthorizingIntegrationOwners[discordgo.ApplicationIntegrationUserInstall] = in.user
+		}
+		if in.source != nil {
+			meta.InteractedMessageID = in.source.id
+		}
+		out.InteractionMetadata = meta
+	}
+	return out
 }
 
 // Message returns a message by ID, as the bot last left it.
