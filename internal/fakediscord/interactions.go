@@ -531,7 +531,7 @@ func (s *Server) send(ctx context.Context, in *interaction, payload map[string]a
 		go s.post(in, endpoint, body)
 		return &Pending{in: in}, nil
 	}
-	ok, err := s.dispatch(in.guild, "INTERACTION_CREATE", json.RawMessage(body))
+	ok, err := s.dispatch(in.guild, "INTERACTION_CREATE", body)
 	if !ok || err != nil {
 		s.mu.Lock()
 		in.timer.Stop()
