@@ -222,20 +222,21 @@ func (l *loader) baseURL(name, def string) string {
 	return strings.TrimRight(v, "/")
 }
 
+// redisURL reads REDIS_URL, checked by the store's own parser
+// (redisstore.ParseURL) so that what config accepts the store opens. Its
+// error shows the URL with its passwords hidden and lists the accepted forms.
 func (l *loader) redisURL(name string) string {
 	v := l.get(name)
 	if v == "" {
 		return ""
 	}
-	u, err := url.Parse(v)
-	if err != nil {
-		l.fail(name, "not a URL: %v", errors.Unwrap(err))
-		return ""
-	}
-	switch u.Scheme {
-	case "redis", "rediss", "unix", "redis-sentinel", "redis-cluster":
-	default:
-		l.fail(name, "scheme %q: want redis://, rediss:// or unix://", u.Scheme)
+	if _, err := redisstore.ParseURL(v); err != nil {
+		var ue *redisstore.URLError
+		if errors.As(err, &ue) {
+			l.fail(name, "%q: %s", ue.URL, ue.Reason)
+		} else {
+			l.fail(name, "%v", err)
+		}
 		return ""
 	}
 	return v

@@ -293,3 +293,49 @@ func TestLoadInteractionsEndpoint(t *testing.T) {
 		t.Errorf("got addr %q key %x", c.InteractionsAddr, []byte(c.PublicKey))
 	}
 }
+
+// REDIS_URL takes exactly the forms redisstore opens: config checks it with
+// redisstore.ParseURL, so the two cannot disagree again.
+func TestRedisURL(t *testing.T) {
+	accepted := []string{
+		"redis://localhost:6379/0",
+		"rediss://:hunter2@redis.example.com:6380/1",
+		"unix:///run/redis/redis.sock?db=2",
+		"redis+cluster://10.0.0.1:7000,10.0.0.2:7000,10.0.0.3:7000",
+		"rediss+cluster://:hunter2@10.0.0.1:7000",
+		"redis+sentinel://10.0.0.1:26379,10.0.0.2:26379/0?master_name=mymaster&password=hunter2",
+		"rediss+sentinel://10.0.0.1:26379?master_name=mymaster",
+	}
+	for _, u := range accepted {
+		c, err := config.Load(env("DISCORD_TOKEN", "t", "REDIS_URL", u))
+		if err != nil {
+			t.Errorf("REDIS_URL=%s: %v", u, err)
+		} else if c.RedisURL != u {
+			t.Errorf("REDIS_URL=%s: RedisURL %q", u, c.RedisURL)
+		}
+	}
+	refused := []struct{ url, why string }{
+		{"http://x", `scheme "http"`},
+		{"redis-cluster://:hunter2@10.0.0.1:7000", `scheme "redis-cluster"`},
+		{"redis-sentinel://10.0.0.1:26379?master_name=m", `scheme "redis-sentinel"`},
+		{"localhost:6379", "no scheme"},
+		{"redis://:hunter2@a:1,b:2", "several hosts"},
+		{"redis+cluster://:hunter2@10.0.0.1:7000/3", "only database 0"},
+		{"redis+sentinel://u:hunter2@10.0.0.1:26379", "master_name"},
+		{"redis://:hunter2@h:bad", "invalid port"},
+	}
+	for _, tt := range refused {
+		_, err := config.Load(env("DISCORD_TOKEN", "t", "REDIS_URL", tt.url))
+		if err == nil {
+			t.Errorf("REDIS_URL=%s accepted", tt.url)
+			continue
+		}
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "REDIS_URL: ") || !strings.Contains(msg, tt.why) {
+			t.Errorf("REDIS_URL=%s: error %q, want REDIS_URL: …%s…", tt.url, msg, tt.why)
+		}
+		if strings.Contains(msg, "hunter2") {
+			t.Errorf("REDIS_URL=%s: error shows the password: %s", tt.url, msg)
+		}
+	}
+}

@@ -253,6 +253,29 @@ func (c *gwConn) writeLocked(v any) error {
 	return c.ws.WriteJSON(v)
 }
 
+// writeDispatchLocked writes a dispatch (op 0) whose d is already encoded,
+// as writeLocked would encode it, without encoding d again; the caller holds
+// c.writeMu.
+func (c *gwConn) writeDispatchLocked(event []byte, seq int64, d json.RawMessage) error {
+	_ = c.ws.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	w, err := c.ws.NextWriter(websocket.TextMessage)
+	if err != nil {
+		return err
+	}
+	// The keys in encoding/json's order for a map: d, op, s, t.
+	tail := append(make([]byte, 0, 64), `,"op":0,"s":`...)
+	tail = strconv.AppendInt(tail, seq, 10)
+	tail = append(tail, `,"t":`...)
+	tail = append(append(tail, event...), "}\n"...)
+	for _, b := range [][]byte{[]byte(`{"d":`), d, tail} {
+		if _, err := w.Write(b); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	return w.Close()
+}
+
 func (c *gwConn) close(code int, text string) {
 	c.writeMu.Lock()
 	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, text), time.Now().Add(time.Second))
@@ -274,8 +297,13 @@ func shardOf(guild string, count int) int {
 // its newest connection, as Discord does: two bot processes identified
 // with the same shard (or, while resharding, with overlapping shards) both
 // get it. It reports whether a connection took it; an error only if none
-// did and a write failed.
-func (s *Server) dispatch(guild, event string, d any) (bool, error) {
+// did and a write failed. d must be valid, compact JSON (json.Marshal's):
+// it is written as is.
+func (s *Server) dispatch(guild, event string, d json.RawMessage) (bool, error) {
+	name, err := json.Marshal(event)
+	if err != nil {
+		return false, err
+	}
 	s.mu.Lock()
 	targets := map[*session]*gwConn{}
 	for c := range s.conns {
@@ -301,7 +329,7 @@ func (s *Server) dispatch(guild, event string, d any) (bool, error) {
 		c.session.seq++
 		seq := c.session.seq
 		s.mu.Unlock()
-		err := c.writeLocked(map[string]any{"op": 0, "t": event, "s": seq, "d": d})
+		err := c.writeDispatchLocked(name, seq, d)
 		c.writeMu.Unlock()
 		if err != nil {
 			s.log.Warn("gateway write failed", "session", c.session.id, "event", event, "err", err)

@@ -176,9 +176,9 @@ func (p *Pending) Wait(ctx context.Context) (Response, error) {
 		settled := !deferred || in.edits > 0 || len(in.followUps) > 0
 		ch := in.editedCh
 		if settled {
-			r := s.responseLocked(in)
+			snap := s.snapshotLocked(in)
 			s.mu.Unlock()
-			return r, nil
+			return s.response(snap), nil
 		}
 		s.mu.Unlock()
 		select {
@@ -194,29 +194,56 @@ func (p *Pending) Wait(ctx context.Context) (Response, error) {
 func (p *Pending) Snapshot() (r Response, ok bool) {
 	s := p.in.srv
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if !p.in.called {
+		s.mu.Unlock()
 		return Response{}, false
 	}
-	return s.responseLocked(p.in), true
+	snap := s.snapshotLocked(p.in)
+	s.mu.Unlock()
+	return s.response(snap), true
 }
 
-func (s *Server) responseLocked(in *interaction) Response {
-	r := Response{Type: in.respType, Latency: in.calledAt.Sub(in.dispatched), Edits: in.edits, Ephemeral: in.respEphem}
-	if !isNull(in.respData) {
-		var d discordgo.InteractionResponseData
-		if json.Unmarshal(in.respData, &d) == nil {
-			r.Data = &d
-		}
+// responseSnap is what a Response is built from, copied under s.mu so that
+// the decoding and encoding of the messages run without it.
+type responseSnap struct {
+	r         Response        // the scalar fields
+	data      json.RawMessage // the callback's data, never modified once set
+	original  *message        // a copy; nil if none or deleted
+	followUps []message       // copies of those not deleted
+}
+
+func (s *Server) snapshotLocked(in *interaction) responseSnap {
+	snap := responseSnap{
+		r:    Response{Type: in.respType, Latency: in.calledAt.Sub(in.dispatched), Edits: in.edits, Ephemeral: in.respEphem},
+		data: in.respData,
 	}
 	if in.original != nil && !in.original.deleted {
-		r.Message = s.toDiscordgoLocked(in.original)
-		r.Ephemeral = in.original.flags&flagEphemeral != 0
+		m := *in.original
+		snap.original = &m
+		snap.r.Ephemeral = m.flags&flagEphemeral != 0
 	}
 	for _, m := range in.followUps {
 		if !m.deleted {
-			r.FollowUps = append(r.FollowUps, s.toDiscordgoLocked(m))
+			snap.followUps = append(snap.followUps, *m)
 		}
+	}
+	return snap
+}
+
+// response builds the Response of a snapshot, without s.mu.
+func (s *Server) response(snap responseSnap) Response {
+	r := snap.r
+	if !isNull(snap.data) {
+		var d discordgo.InteractionResponseData
+		if json.Unmarshal(snap.data, &d) == nil {
+			r.Data = &d
+		}
+	}
+	if snap.original != nil {
+		r.Message = s.toDiscordgo(*snap.original)
+	}
+	for _, m := range snap.followUps {
+		r.FollowUps = append(r.FollowUps, s.toDiscordgo(m))
 	}
 	return r
 }
@@ -239,8 +266,9 @@ func memberJSON(user map[string]any, perms int64) map[string]any {
 	}
 }
 
-// basePayload fills the fields every interaction has.
-func (s *Server) basePayloadLocked(in *interaction, perms int64, locale, guildLocale discordgo.Locale) map[string]any {
+// basePayload fills the fields every interaction has. It reads only fields
+// of in set before it is published, and runs without s.mu.
+func (s *Server) basePayload(in *interaction, perms int64, locale, guildLocale discordgo.Locale) map[string]any {
 	if locale == "" {
 		locale = discordgo.EnglishUS
 	}
@@ -328,8 +356,10 @@ func (s *Server) Slash(ctx context.Context, sl Slash) (*Pending, error) {
 	}
 	s.mu.Lock()
 	cmd, cmdGuild := s.findCommandLocked(sl.Guild, sl.Name)
+	s.mu.Unlock()
+	// A registered command is replaced, never modified: it is read
+	// without the lock.
 	if cmd == nil {
-		s.mu.Unlock()
 		return nil, fmt.Errorf("%w: /%s in guild %q", ErrUnknownCommand, sl.Name, sl.Guild)
 	}
 	perms := sl.Perms
@@ -337,17 +367,19 @@ func (s *Server) Slash(ctx context.Context, sl Slash) (*Pending, error) {
 		perms = PermsMember
 	}
 	if !sl.Bypass && !allowed(cmd, sl.Guild, perms) {
-		s.mu.Unlock()
 		return nil, fmt.Errorf("%w: /%s", ErrForbidden, sl.Name)
 	}
 	opts, resolved, err := buildOptions(cmd, sl)
 	if err != nil {
-		s.mu.Unlock()
 		return nil, err
 	}
-	in := s.newInteractionLocked(discordgo.InteractionApplicationCommand, sl.Guild, sl.Channel, sl.User, sl.Username)
+	tok := randomToken()
+	s.mu.Lock()
+	in := s.newInteractionLocked(discordgo.InteractionApplicationCommand, sl.Guild, sl.Channel, sl.User, sl.Username, tok)
 	in.name = sl.Name
-	d := s.basePayloadLocked(in, sl.Perms, sl.Locale, sl.GuildLocale)
+	s.mu.Unlock()
+	// in is not published before send: it is built without the lock.
+	d := s.basePayload(in, sl.Perms, sl.Locale, sl.GuildLocale)
 	data := map[string]any{"id": cmd.ID, "name": cmd.Name, "type": 1, "options": opts}
 	if cmdGuild != "" {
 		data["guild_id"] = cmdGuild
@@ -356,7 +388,6 @@ func (s *Server) Slash(ctx context.Context, sl Slash) (*Pending, error) {
 		data["resolved"] = resolved
 	}
 	d["data"] = data
-	s.mu.Unlock()
 	return s.send(ctx, in, d)
 }
 
@@ -379,34 +410,45 @@ func (s *Server) ClickBurst(ctx context.Context, c Click, n int) ([]*Pending, er
 	if n < 1 {
 		return nil, errors.New("fakediscord: ClickBurst needs n ≥ 1")
 	}
+	// The presses see the message as it is now: a snapshot, checked and
+	// encoded without the lock.
 	s.mu.Lock()
 	m, ok := s.messages[c.Message]
 	if !ok || m.deleted {
 		s.mu.Unlock()
 		return nil, fmt.Errorf("%w: %s", ErrUnknownMessage, c.Message)
 	}
-	if m.flags&flagEphemeral != 0 && m.interaction != nil && m.interaction.user != c.User {
-		s.mu.Unlock()
+	snap := *m
+	s.mu.Unlock()
+	if snap.flags&flagEphemeral != 0 && snap.interaction != nil && snap.interaction.user != c.User {
 		return nil, fmt.Errorf("%w: message %s is ephemeral, only its user sees it", ErrUnknownMessage, c.Message)
 	}
-	if !hasButton(m.components, c.CustomID) {
-		s.mu.Unlock()
+	if !hasButton(snap.components, c.CustomID) {
 		return nil, fmt.Errorf("%w: %q on message %s", ErrNoSuchButton, c.CustomID, c.Message)
 	}
+	toks := make([]string, n)
+	for k := range toks {
+		toks[k] = randomToken()
+	}
 	ins := make([]*interaction, n)
-	payloads := make([]map[string]any, n)
+	s.mu.Lock()
 	for k := range n {
-		in := s.newInteractionLocked(discordgo.InteractionMessageComponent, m.guild, m.channel, c.User, c.Username)
+		in := s.newInteractionLocked(discordgo.InteractionMessageComponent, snap.guild, snap.channel, c.User, c.Username, toks[k])
 		in.source = m
-		if m.interaction != nil {
-			in.name = m.interaction.name
+		if snap.interaction != nil {
+			in.name = snap.interaction.name
 		}
-		d := s.basePayloadLocked(in, c.Perms, c.Locale, c.GuildLocale)
-		d["data"] = map[string]any{"custom_id": c.CustomID, "component_type": int(discordgo.ButtonComponent)}
-		d["message"] = s.wireLocked(m)
-		ins[k], payloads[k] = in, d
+		ins[k] = in
 	}
 	s.mu.Unlock()
+	wire := s.wire(snap)
+	payloads := make([]map[string]any, n)
+	for k, in := range ins {
+		d := s.basePayload(in, c.Perms, c.Locale, c.GuildLocale)
+		d["data"] = map[string]any{"custom_id": c.CustomID, "component_type": int(discordgo.ButtonComponent)}
+		d["message"] = wire
+		payloads[k] = d
+	}
 	ps := make([]*Pending, n)
 	for k := range n {
 		p, err := s.send(ctx, ins[k], payloads[k])
@@ -442,7 +484,9 @@ func hasButton(raw json.RawMessage, customID string) bool {
 	return walk(cs)
 }
 
-func (s *Server) newInteractionLocked(kind discordgo.InteractionType, guild, channel, user, username string) *interaction {
+// newInteractionLocked numbers a new interaction; token is a randomToken,
+// drawn before taking the lock.
+func (s *Server) newInteractionLocked(kind discordgo.InteractionType, guild, channel, user, username, token string) *interaction {
 	if channel == "" {
 		channel = s.snowflake()
 	}
@@ -450,7 +494,7 @@ func (s *Server) newInteractionLocked(kind discordgo.InteractionType, guild, cha
 		username = defaultName(user)
 	}
 	in := &interaction{
-		srv: s, id: s.snowflake(), token: randomToken(), kind: kind,
+		srv: s, id: s.snowflake(), token: token, kind: kind,
 		guild: guild, channel: channel, user: user, username: username,
 		done: make(chan struct{}), editedCh: make(chan struct{}),
 	}
@@ -487,7 +531,7 @@ func (s *Server) send(ctx context.Context, in *interaction, payload map[string]a
 		go s.post(in, endpoint, body)
 		return &Pending{in: in}, nil
 	}
-	ok, err := s.dispatch(in.guild, "INTERACTION_CREATE", json.RawMessage(body))
+	ok, err := s.dispatch(in.guild, "INTERACTION_CREATE", body)
 	if !ok || err != nil {
 		s.mu.Lock()
 		in.timer.Stop()
@@ -776,6 +820,14 @@ func (s *Server) acknowledge(in *interaction, body []byte) *ackError {
 	if len(errs) > 0 {
 		return &ackError{http.StatusBadRequest, 50035, "Invalid Form Body", errs}
 	}
+	// A new message is empty or not whatever the state: checked before the
+	// lock, but answered after the checks of the state, as before.
+	var emptyNew bool
+	if resp.Type == discordgo.InteractionResponseChannelMessageWithSource {
+		m := &message{}
+		m.apply(patch)
+		emptyNew = m.empty()
+	}
 	s.mu.Lock()
 	switch {
 	case in.expired && !in.called:
@@ -788,9 +840,7 @@ func (s *Server) acknowledge(in *interaction, body []byte) *ackError {
 	// Check the resulting message before committing anything.
 	switch resp.Type {
 	case discordgo.InteractionResponseChannelMessageWithSource:
-		m := &message{}
-		m.apply(patch)
-		if m.empty() {
+		if emptyNew {
 			s.mu.Unlock()
 			return &ackError{http.StatusBadRequest, 50006, "Cannot send an empty message", nil}
 		}
@@ -899,16 +949,16 @@ func (s *Server) getWebhookMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	m := s.targetLocked(in, r.PathValue("msg"))
-	var body map[string]any
+	var snap message
 	if m != nil {
-		body = s.wireLocked(m)
+		snap = *m
 	}
 	s.mu.Unlock()
 	if m == nil {
 		s.fail(w, r, http.StatusNotFound, 10008, "Unknown Message", nil, in.id)
 		return
 	}
-	writeJSON(w, http.StatusOK, body)
+	writeJSON(w, http.StatusOK, s.wire(snap))
 }
 
 func (s *Server) patchWebhookMessage(w http.ResponseWriter, r *http.Request) {
@@ -949,10 +999,10 @@ func (s *Server) patchWebhookMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	close(in.editedCh)
 	in.editedCh = make(chan struct{})
-	out := s.wireLocked(m)
+	snap := *m
 	s.mu.Unlock()
-	s.log.Info("message edited", "interaction", in.id, "message", m.id, "content", truncate(derefOr(patch.content, ""), 80))
-	writeJSON(w, http.StatusOK, out)
+	s.log.Info("message edited", "interaction", in.id, "message", snap.id, "content", truncate(derefOr(patch.content, ""), 80))
+	writeJSON(w, http.StatusOK, s.wire(snap))
 }
 
 func (s *Server) deleteWebhookMessage(w http.ResponseWriter, r *http.Request) {
@@ -1008,11 +1058,11 @@ func (s *Server) postFollowUp(w http.ResponseWriter, r *http.Request) {
 	}
 	close(in.editedCh)
 	in.editedCh = make(chan struct{})
-	out := s.wireLocked(m)
+	snap := *m
 	s.mu.Unlock()
-	s.log.Info("follow-up", "interaction", in.id, "message", m.id, "ephemeral", m.flags&flagEphemeral != 0, "content", truncate(m.content, 80))
+	s.log.Info("follow-up", "interaction", in.id, "message", snap.id, "ephemeral", snap.flags&flagEphemeral != 0, "content", truncate(snap.content, 80))
 	if r.URL.Query().Get("wait") == "true" {
-		writeJSON(w, http.StatusOK, out)
+		writeJSON(w, http.StatusOK, s.wire(snap))
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -2,19 +2,26 @@ package fakediscord
 
 import (
 	"encoding/json"
+	"sort"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 )
 
 // message is a message in the fake's store: a response or follow-up of an
-// interaction.
+// interaction. Its fields are guarded by Server.mu; a copy of it (a
+// snapshot, see wire) may be read without the lock, since nothing it refers
+// to is modified in place: apply and the edits replace the raw JSON and the
+// edited time, they never write into them, and the fields of its interaction
+// that wire reads are set before the interaction is published.
 type message struct {
 	id, channel, guild string
 	typ                int // 0 default, 19 reply, 20 chat input command
 	content            string
 	embeds             json.RawMessage // nil: none
 	components         json.RawMessage // nil: none
+	hasEmbeds          bool            // embeds is a non-empty array
+	hasComponents      bool            // components is a non-empty array
 	flags              int
 	created            time.Time
 	edited             *time.Time
@@ -28,10 +35,10 @@ func (m *message) apply(p msgPatch) {
 		m.content = *p.content
 	}
 	if p.setEmbeds {
-		m.embeds = p.embeds
+		m.embeds, m.hasEmbeds = p.embeds, p.hasEmbeds
 	}
 	if p.setComponents {
-		m.components = p.components
+		m.components, m.hasComponents = p.components, p.hasComponents
 	}
 }
 
@@ -41,12 +48,14 @@ func emptyArray(raw json.RawMessage) bool {
 }
 
 // empty reports whether the message shows nothing (Discord refuses that).
+// It decodes nothing: parseMessage found out whether the arrays are empty.
 func (m *message) empty() bool {
-	return m.content == "" && emptyArray(m.embeds) && emptyArray(m.components)
+	return m.content == "" && !m.hasEmbeds && !m.hasComponents
 }
 
-// wire is the message as Discord's JSON.
-func (s *Server) wireLocked(m *message) map[string]any {
+// wire is the message as Discord's JSON. m is a snapshot (a copy taken
+// under s.mu): wire runs without the lock.
+func (s *Server) wire(m message) map[string]any {
 	arr := func(raw json.RawMessage) any {
 		if isNull(raw) {
 			return []any{}
@@ -83,40 +92,104 @@ func (s *Server) wireLocked(m *message) map[string]any {
 	return w
 }
 
-// toDiscordgo converts the message for tests, through its JSON.
-func (s *Server) toDiscordgoLocked(m *message) *discordgo.Message {
-	b, err := json.Marshal(s.wireLocked(m))
+// toDiscordgo converts a snapshot of a message for tests, without s.mu, to
+// what discordgo decodes from wire(m): the embeds and components are
+// decoded by discordgo from their JSON, the rest is set directly, which
+// spares encoding the whole message and decoding it again (most of the
+// cost of Pending.Wait). TestToDiscordgo holds it to the round trip.
+func (s *Server) toDiscordgo(m message) *discordgo.Message {
+	ts := func(t time.Time) (time.Time, error) {
+		// As encoding/json decodes what wire encodes.
+		return time.Parse(time.RFC3339, t.UTC().Format("2006-01-02T15:04:05.000000+00:00"))
+	}
+	created, err := ts(m.created)
 	if err != nil {
 		return nil
 	}
-	var out discordgo.Message
-	if err := json.Unmarshal(b, &out); err != nil {
+	out := &discordgo.Message{
+		ID: m.id, ChannelID: m.channel, GuildID: m.guild, Content: m.content,
+		Timestamp: created, Type: discordgo.MessageType(m.typ), Flags: discordgo.MessageFlags(m.flags),
+		Author: &discordgo.User{
+			ID: s.botID, Username: s.opts.BotName, Discriminator: "0", Bot: true, Verified: true,
+		},
+		Attachments: []*discordgo.MessageAttachment{}, Mentions: []*discordgo.User{}, MentionRoles: []string{},
+		Embeds: []*discordgo.MessageEmbed{}, Components: []discordgo.MessageComponent{},
+		WebhookID: s.opts.AppID,
+	}
+	if m.edited != nil {
+		edited, err := ts(*m.edited)
+		if err != nil {
+			return nil
+		}
+		out.EditedTimestamp = &edited
+	}
+	if !isNull(m.embeds) && json.Unmarshal(m.embeds, &out.Embeds) != nil {
 		return nil
 	}
-	return &out
+	if !isNull(m.components) {
+		var raws []json.RawMessage
+		if json.Unmarshal(m.components, &raws) != nil {
+			return nil
+		}
+		out.Components = make([]discordgo.MessageComponent, len(raws))
+		for i, raw := range raws {
+			c, err := discordgo.MessageComponentFromJSON(raw)
+			if err != nil {
+				return nil
+			}
+			out.Components[i] = c
+		}
+	}
+	if in := m.interaction; in != nil {
+		user := func() *discordgo.User {
+			return &discordgo.User{ID: in.user, Username: in.username, Discriminator: "0", GlobalName: in.username}
+		}
+		out.Interaction = &discordgo.MessageInteraction{ID: in.id, Type: in.kind, Name: in.name, User: user()}
+		meta := &discordgo.MessageInteractionMetadata{
+			ID: in.id, Type: in.kind, User: user(),
+			AuthorizingIntegrationOwners: map[discordgo.ApplicationIntegrationType]string{},
+		}
+		if in.guild != "" {
+			meta.AuthorizingIntegrationOwners[discordgo.ApplicationIntegrationGuildInstall] = in.guild
+		} else {
+			meta.AuthorizingIntegrationOwners[discordgo.ApplicationIntegrationUserInstall] = in.user
+		}
+		if in.source != nil {
+			meta.InteractedMessageID = in.source.id
+		}
+		out.InteractionMetadata = meta
+	}
+	return out
 }
 
 // Message returns a message by ID, as the bot last left it.
 func (s *Server) Message(id string) (*discordgo.Message, bool) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	m, ok := s.messages[id]
 	if !ok || m.deleted {
+		s.mu.Unlock()
 		return nil, false
 	}
-	return s.toDiscordgoLocked(m), true
+	snap := *m
+	s.mu.Unlock()
+	return s.toDiscordgo(snap), true
 }
 
 // Messages returns the messages of a channel, oldest first.
 func (s *Server) Messages(channel string) []*discordgo.Message {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []*discordgo.Message
-	for _, id := range sortedKeys(s.messages) { // snowflakes of equal length sort by time
-		m := s.messages[id]
+	var snaps []message
+	for _, m := range s.messages {
 		if m.channel == channel && !m.deleted {
-			out = append(out, s.toDiscordgoLocked(m))
+			snaps = append(snaps, *m)
 		}
+	}
+	s.mu.Unlock()
+	// Snowflakes of equal length sort by time.
+	sort.Slice(snaps, func(i, j int) bool { return snaps[i].id < snaps[j].id })
+	var out []*discordgo.Message
+	for _, m := range snaps {
+		out = append(out, s.toDiscordgo(m))
 	}
 	return out
 }

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -468,8 +467,9 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status, code int, 
 	if len(errs) > 0 {
 		body["errors"] = errorsJSON(errs)
 	}
+	f := newFailure(r.Method, r.URL.Path, status, code, msg, errs, interactionID)
 	s.mu.Lock()
-	s.recordFailureLocked(newFailure(r.Method, r.URL.Path, status, code, msg, errs, interactionID))
+	s.recordFailureLocked(f)
 	s.mu.Unlock()
 	writeJSON(w, status, body)
 }
@@ -568,13 +568,4 @@ func (s *Server) getApplication(w http.ResponseWriter, r *http.Request) {
 		"bot_public": true, "bot_require_code_grant": false, "flags": 1 << 23,
 		"bot": s.botUser(), "verify_key": s.PublicKeyHex(),
 	})
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

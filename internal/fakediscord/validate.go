@@ -27,8 +27,10 @@ type msgPatch struct {
 	content       *string // nil: absent
 	embeds        json.RawMessage
 	setEmbeds     bool
+	hasEmbeds     bool // embeds is a non-empty array
 	components    json.RawMessage
 	setComponents bool
+	hasComponents bool // components is a non-empty array
 	flags         int
 	setFlags      bool
 }
@@ -89,14 +91,14 @@ func parseMessage(raw []byte, prefix string, allowedFlags int) (msgPatch, []fiel
 	if v, ok := fields["embeds"]; ok {
 		p.setEmbeds = true
 		if !isNull(v) {
-			p.embeds = v
+			p.embeds, p.hasEmbeds = v, !emptyArray(v)
 			errs = append(errs, validateEmbeds(v, join(prefix, "embeds"))...)
 		}
 	}
 	if v, ok := fields["components"]; ok {
 		p.setComponents = true
 		if !isNull(v) {
-			p.components = v
+			p.components, p.hasComponents = v, !emptyArray(v)
 			errs = append(errs, validateComponents(v, join(prefix, "components"), p.flags&flagComponentsV2 != 0)...)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -55,12 +54,8 @@ func New(client redis.UniversalClient, opts storage.Options, options ...Option) 
 	return s
 }
 
-// Open parses url and connects. Accepted forms:
-//
-//	redis://[user:pass@]host:port/db      a single server (rediss:// for TLS)
-//	redis+cluster://host:port?addr=host2:port  Redis Cluster (rediss+cluster:// for TLS)
-//	redis+sentinel://host:port?master_name=name&addr=host2:port  Sentinel (rediss+sentinel://)
-//
+// Open parses url (see ParseURL for the accepted forms) and connects with
+// NewClient's timeouts and retries.
 // It loads the scripts (which checks that Redis answers) before returning.
 func Open(ctx context.Context, url string, opts storage.Options, options ...Option) (*Store, error) {
 	client, err := NewClient(url)
@@ -89,81 +84,6 @@ func (s *Store) LoadScripts(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// NewClient returns the universal client for url (see Open) without connecting.
-func NewClient(url string) (redis.UniversalClient, error) {
-	scheme, rest, ok := strings.Cut(url, "://")
-	if !ok {
-		return nil, fmt.Errorf("redisstore: %w: REDIS_URL %q has no scheme (want redis:// or rediss://)", storage.ErrInvalid, RedactURL(url))
-	}
-	base, mode, _ := strings.Cut(scheme, "+")
-	if base != "redis" && base != "rediss" {
-		return nil, fmt.Errorf("redisstore: %w: REDIS_URL scheme %q (want redis, rediss, redis+cluster or redis+sentinel)", storage.ErrInvalid, scheme)
-	}
-	plain := base + "://" + rest
-	switch mode {
-	case "":
-		o, err := redis.ParseURL(plain)
-		if err != nil {
-			return nil, fmt.Errorf("redisstore: %w: REDIS_URL %q: %v", storage.ErrInvalid, RedactURL(url), urlError(err))
-		}
-		return redis.NewClient(o), nil
-	case "cluster":
-		o, err := redis.ParseClusterURL(plain)
-		if err != nil {
-			return nil, fmt.Errorf("redisstore: %w: REDIS_URL %q: %v", storage.ErrInvalid, RedactURL(url), urlError(err))
-		}
-		return redis.NewClusterClient(o), nil
-	case "sentinel":
-		o, err := redis.ParseFailoverURL(plain)
-		if err != nil {
-			return nil, fmt.Errorf("redisstore: %w: REDIS_URL %q: %v", storage.ErrInvalid, RedactURL(url), urlError(err))
-		}
-		return redis.NewFailoverClient(o), nil
-	}
-	return nil, fmt.Errorf("redisstore: %w: REDIS_URL scheme %q", storage.ErrInvalid, scheme)
-}
-
-// RedactURL returns rawURL fit for logs and error messages: the password of
-// its user information and its password query parameter (Sentinel URLs)
-// become "xxxxx". It takes any string, such as a mistyped REDIS_URL: one that
-// does not parse as a URL with a host keeps only what precedes its query
-// and follows its last '@'.
-func RedactURL(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil || u.Opaque != "" {
-		s := rawURL
-		if q := strings.IndexByte(s, '?'); q >= 0 {
-			s = s[:q] + "?xxxxx"
-		}
-		if at := strings.LastIndexByte(s, '@'); at >= 0 {
-			scheme := ""
-			if i := strings.Index(s[:at], "://"); i >= 0 {
-				scheme = s[:i+3]
-			}
-			s = scheme + "xxxxx" + s[at:]
-		}
-		return s
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	if q := u.Query(); q.Has("password") {
-		q.Set("password", "xxxxx")
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
-}
-
-// urlError is err without the URL that a *url.Error repeats in full,
-// password included.
-func urlError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
 }
 
 // Client returns the underlying client.

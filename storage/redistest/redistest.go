@@ -1,14 +1,36 @@
-// Package redistest gives tests a real, empty Redis database.
+// Package redistest gives tests a real Redis: an empty database on a single
+// server, a Redis Cluster of three masters, or a Sentinel set.
 //
-// With CLEFS_TEST_REDIS_URL set (CI starts one server with many databases),
-// each call takes a database of its own on that server; otherwise it starts
-// a private redis-server on a free loopback port. When neither is possible
-// the test is skipped with a clear message, or fails when CI=true.
+// URL returns a fresh database. With CLEFS_TEST_REDIS_URL set (CI starts one
+// server with many databases), each call takes a database of its own on
+// that server; otherwise it starts a private redis-server on a free loopback
+// port.
+//
+// ClusterURL and SentinelURL return the URL (redis+cluster://…,
+// redis+sentinel://…?master_name=mymaster) of the cluster or Sentinel set
+// named by CLEFS_TEST_REDIS_CLUSTER_URL or CLEFS_TEST_REDIS_SENTINEL_URL
+// (.ci/run starts both), or else of a private one started for the test
+// (StartCluster, StartSentinel: about a second). A cluster has only
+// database 0, and the shared ones are shared by every test of every
+// package: a test on them works in guilds of its own (UniqueGuild) and
+// deletes their keys at the end (CleanupGuild). Failover makes the
+// sentinel promote the replica.
+//
+// When Redis cannot be had the test is skipped with a clear message, or
+// fails when CI=true.
 //
 //	func TestSomething(t *testing.T) {
 //		url := redistest.URL(t)
 //		st, err := redisstore.Open(ctx, url, storage.Options{})
 //		…
+//	}
+//
+//	func TestOnCluster(t *testing.T) {
+//		url := redistest.ClusterURL(t)
+//		guild := redistest.UniqueGuild(t)
+//		redistest.CleanupGuild(t, url, guild)
+//		st, err := redisstore.Open(ctx, url, storage.Options{})
+//		… players of guild only …
 //	}
 package redistest
 
@@ -47,11 +69,17 @@ func URL(tb testing.TB) string {
 // unavailable skips the test, or fails it under CI.
 func unavailable(tb testing.TB, format string, args ...any) {
 	tb.Helper()
+	unavailableEnv(tb, EnvURL, format, args...)
+}
+
+// unavailableEnv is unavailable, suggesting the variable env.
+func unavailableEnv(tb testing.TB, env, format string, args ...any) {
+	tb.Helper()
 	msg := fmt.Sprintf(format, args...)
 	if os.Getenv("CI") == "true" {
 		tb.Fatalf("redistest: %s (CI=true: Redis tests must run)", msg)
 	}
-	tb.Skipf("redistest: %s; install redis-server or set %s", msg, EnvURL)
+	tb.Skipf("redistest: %s; install redis-server or set %s", msg, env)
 }
 
 func sharedDB(tb testing.TB, shared string) string {
@@ -94,9 +122,18 @@ func sharedDB(tb testing.TB, shared string) string {
 // cleanup; calling it twice is fine). Tests that need to stop Redis use it.
 func StartServer(tb testing.TB) (addr string, stop func()) {
 	tb.Helper()
+	return startRedis(tb, EnvURL, "", nil)
+}
+
+// startRedis starts redis-server like StartServer, with the config file
+// conf first if not empty (Sentinel needs one), then the common options and
+// the options extra returns (called again for each port tried). env names
+// the variable the skip message suggests.
+func startRedis(tb testing.TB, env, conf string, extra func() []string) (addr string, stop func()) {
+	tb.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
-		unavailable(tb, "redis-server not found")
+		unavailableEnv(tb, env, "redis-server not found")
 	}
 	dir := tb.TempDir()
 	var lastErr error
@@ -106,11 +143,19 @@ func StartServer(tb testing.TB) (addr string, stop func()) {
 			tb.Fatalf("redistest: free port: %v", err)
 		}
 		addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		cmd := exec.Command(bin,
+		var args []string
+		if conf != "" {
+			args = append(args, conf)
+		}
+		args = append(args,
 			"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 			"--save", "", "--appendonly", "no", "--dir", dir,
 			"--databases", "16", "--loglevel", "warning",
 		)
+		if extra != nil {
+			args = append(args, extra()...)
+		}
+		cmd := exec.Command(bin, args...)
 		logf, err := os.Create(filepath.Join(dir, fmt.Sprintf("redis-%d.log", port)))
 		if err != nil {
 			tb.Fatal(err)
@@ -118,7 +163,7 @@ func StartServer(tb testing.TB) (addr string, stop func()) {
 		cmd.Stdout, cmd.Stderr = logf, logf
 		if err := cmd.Start(); err != nil {
 			logf.Close()
-			unavailable(tb, "start redis-server: %v", err)
+			unavailableEnv(tb, env, "start redis-server: %v", err)
 		}
 		done := make(chan struct{})
 		go func() { _ = cmd.Wait(); close(done) }()
@@ -139,7 +184,7 @@ func StartServer(tb testing.TB) (addr string, stop func()) {
 		stop()
 		lastErr = fmt.Errorf("%w; log: %s", lastErr, tail(logf.Name()))
 	}
-	unavailable(tb, "redis-server did not start: %v", lastErr)
+	unavailableEnv(tb, env, "redis-server did not start: %v", lastErr)
 	return "", func() {}
 }
 

@@ -1,0 +1,329 @@
+package redisstore
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// Mode is the kind of Redis deployment a URL names.
+type Mode int
+
+// The modes of ParseURL.
+const (
+	Single   Mode = iota + 1 // one server: redis://, rediss://, unix://
+	Cluster                  // Redis Cluster: redis+cluster://, rediss+cluster://
+	Sentinel                 // a master found through Sentinel: redis+sentinel://, rediss+sentinel://
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Single:
+		return "single"
+	case Cluster:
+		return "cluster"
+	case Sentinel:
+		return "sentinel"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// URLForms lists the accepted URL forms, for error messages and help.
+const URLForms = "redis://[[user]:pass@]host:port[/db], rediss://… (TLS), unix://[[user]:pass@]/path/to/redis.sock[?db=N], " +
+	"redis+cluster://[[user]:pass@]host:port,host:port,… (rediss+cluster:// for TLS), " +
+	"redis+sentinel://[[user]:pass@]host:port,host:port,…[/db]?master_name=NAME (rediss+sentinel:// for TLS)"
+
+// The client settings NewClient applies where the URL does not set them.
+// A command gives up after at most 1+DefaultMaxRetries attempts (1+
+// DefaultMaxRedirects on a cluster, where redirections count too), each
+// bounded by DefaultDialTimeout if it must dial, then DefaultWriteTimeout and
+// DefaultReadTimeout, and all of it by the caller's context deadline.
+const (
+	// DefaultDialTimeout bounds a connection attempt (go-redis: 5s). Redis
+	// answers a connect in microseconds on a LAN; 2s is a dead host.
+	DefaultDialTimeout = 2 * time.Second
+	// DefaultDialerRetries is how many times a connection is attempted per
+	// command attempt (go-redis counts the first one; its default is 5).
+	// One: command retries already re-dial, after a backoff; five dials per
+	// attempt would multiply the wait on a dead host by five.
+	DefaultDialerRetries = 1
+	// DefaultReadTimeout bounds the wait for a reply (go-redis: 5s). Every
+	// step is one short script; 3s without a reply is a stalled server.
+	DefaultReadTimeout = 3 * time.Second
+	// DefaultWriteTimeout bounds writing a command (go-redis: ReadTimeout).
+	DefaultWriteTimeout = 3 * time.Second
+	// DefaultPoolTimeout bounds the wait for a free connection when all are
+	// busy: ReadTimeout plus 1s (go-redis's own rule, written out), enough
+	// for a connection stuck on a timing-out command to come back.
+	DefaultPoolTimeout = DefaultReadTimeout + time.Second
+	// DefaultMaxRetries is how many times a single or Sentinel client retries
+	// a command that failed in a way that may pass: a network error, a read
+	// timeout, LOADING, READONLY or MASTERDOWN (go-redis: 3). Two: one retry
+	// rides over a dropped connection, the second over a Sentinel failover
+	// whose first retry still reached the demoted master; a stall longer
+	// than that fails in about 10s (3 attempts of 3s, plus backoff below
+	// 1s), inside SHUTDOWN_TIMEOUT, instead of 13s.
+	//
+	// A retried command may run twice on the server: a read timeout does not
+	// say whether Redis ran the command, only that its reply did not come.
+	// That is why every change the store makes carries an operation ID and
+	// is applied once whatever the number of times it is sent.
+	DefaultMaxRetries = 2
+	// DefaultMaxRedirects is a cluster client's budget of attempts beyond the
+	// first, spent on MOVED/ASK redirections and on the same retryable errors
+	// (go-redis: 3). Its node clients do not retry by themselves (MaxRetries
+	// -1, go-redis's cluster default), or the two budgets would multiply.
+	DefaultMaxRedirects = 3
+)
+
+// Target is a parsed Redis URL: its Mode and the go-redis options of that
+// mode (the others are nil), NewClient's defaults already applied.
+type Target struct {
+	Mode     Mode
+	Single   *redis.Options
+	Cluster  *redis.ClusterOptions
+	Sentinel *redis.FailoverOptions
+}
+
+// ParseURL parses a Redis URL (REDIS_URL), the one place that decides which
+// forms are accepted:
+//
+//	redis://[[user]:pass@]host[:port][/db][?opts]        a single server (port 6379, db 0 by default)
+//	rediss://…                                          the same over TLS
+//	unix://[[user]:pass@]/path/to/redis.sock[?db=N&opts] a single server on a Unix socket
+//	redis+cluster://[[user]:pass@]host:port[,host:port…][?opts]
+//	                                                    Redis Cluster, from one or more seed nodes
+//	rediss+cluster://…                                  the same over TLS
+//	redis+sentinel://[[user]:pass@]host:port[,host:port…][/db]?master_name=NAME[&password=P][&opts]
+//	                                                    the master NAME, found through these sentinels
+//	rediss+sentinel://…                                 the same over TLS
+//
+// In a Sentinel URL, the user information authenticates to the sentinels;
+// the master and replicas take the username and password query parameters
+// (go-redis's convention). A cluster has only database 0, so its URL has
+// no database. Several hosts are written comma-separated; go-redis's
+// addr=host:port parameter, repeated, is accepted too. The query parameters
+// are go-redis's (snake_case names of its option fields, such as
+// read_timeout=5s or max_retries=1), for the mode's options type; they
+// override the defaults above, except that ContextTimeoutEnabled is always
+// on. Parameters that would send the store's reads or writes to replicas
+// (read_only, route_by_latency, route_randomly, replica_only) are refused:
+// the store reads its own writes.
+//
+// Anything else is refused with a *URLError.
+func ParseURL(rawURL string) (Target, error) {
+	bad := func(format string, args ...any) error {
+		return &URLError{URL: RedactURL(rawURL), Reason: fmt.Sprintf(format, args...)}
+	}
+	scheme, rest, ok := strings.Cut(rawURL, "://")
+	if !ok {
+		return Target{}, bad("no scheme; want one of %s", URLForms)
+	}
+	var mode Mode
+	base := strings.ToLower(scheme)
+	switch base {
+	case "redis", "rediss", "unix":
+		mode = Single
+	case "redis+cluster", "rediss+cluster":
+		mode, base = Cluster, strings.TrimSuffix(base, "+cluster")
+	case "redis+sentinel", "rediss+sentinel":
+		mode, base = Sentinel, strings.TrimSuffix(base, "+sentinel")
+	default:
+		return Target{}, bad("scheme %q; want one of %s", scheme, URLForms)
+	}
+
+	// The authority may list several hosts, which net/url does not parse:
+	// keep the first as the URL's host, pass the others as addr=.
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	authority, tail := rest[:end], rest[end:]
+	userinfo, hostList := "", authority
+	if at := strings.LastIndexByte(authority, '@'); at >= 0 {
+		userinfo, hostList = authority[:at+1], authority[at+1:]
+	}
+	hosts := strings.Split(hostList, ",")
+	if mode == Single && len(hosts) > 1 {
+		return Target{}, bad("several hosts for a single server; use redis+cluster:// or redis+sentinel://")
+	}
+	if mode != Single {
+		for _, h := range hosts {
+			host, port, err := net.SplitHostPort(h)
+			if err != nil || host == "" || port == "" {
+				return Target{}, bad("host %q: want host:port, every host with its port", h)
+			}
+		}
+	}
+	u, err := url.Parse(base + "://" + userinfo + hosts[0] + tail)
+	if err != nil {
+		return Target{}, bad("%v", urlError(err))
+	}
+	if len(hosts) > 1 {
+		q := u.Query()
+		for _, h := range hosts[1:] {
+			q.Add("addr", h)
+		}
+		u.RawQuery = q.Encode()
+	}
+	plain := u.String()
+
+	t := Target{Mode: mode}
+	switch mode {
+	case Single:
+		t.Single, err = redis.ParseURL(plain)
+		if err == nil {
+			o := t.Single
+			setDefault(&o.DialTimeout, DefaultDialTimeout)
+			setDefault(&o.DialerRetries, DefaultDialerRetries)
+			setDefault(&o.ReadTimeout, DefaultReadTimeout)
+			setDefault(&o.WriteTimeout, DefaultWriteTimeout)
+			setDefault(&o.PoolTimeout, DefaultPoolTimeout)
+			setDefault(&o.MaxRetries, DefaultMaxRetries)
+			o.ContextTimeoutEnabled = true
+		}
+	case Cluster:
+		if p := u.Path; p != "" && p != "/" && p != "/0" {
+			return Target{}, bad("path %q: a Redis Cluster has only database 0; remove the path", p)
+		}
+		t.Cluster, err = redis.ParseClusterURL(plain)
+		if err == nil {
+			o := t.Cluster
+			if o.ReadOnly || o.RouteByLatency || o.RouteRandomly {
+				return Target{}, bad("read_only, route_by_latency and route_randomly are not supported: the store reads its own writes, from the masters")
+			}
+			setDefault(&o.DialTimeout, DefaultDialTimeout)
+			setDefault(&o.DialerRetries, DefaultDialerRetries)
+			setDefault(&o.ReadTimeout, DefaultReadTimeout)
+			setDefault(&o.WriteTimeout, DefaultWriteTimeout)
+			setDefault(&o.PoolTimeout, DefaultPoolTimeout)
+			setDefault(&o.MaxRetries, -1)
+			setDefault(&o.MaxRedirects, DefaultMaxRedirects)
+			o.ContextTimeoutEnabled = true
+		}
+	case Sentinel:
+		t.Sentinel, err = redis.ParseFailoverURL(plain)
+		if err == nil {
+			o := t.Sentinel
+			if o.MasterName == "" {
+				return Target{}, bad("master_name=NAME is required (the name of the sentinels' \"sentinel monitor\" line)")
+			}
+			if o.RouteByLatency || o.RouteRandomly || o.ReplicaOnly {
+				return Target{}, bad("route_by_latency, route_randomly and replica_only are not supported: the store reads its own writes, from the master")
+			}
+			setDefault(&o.DialTimeout, DefaultDialTimeout)
+			setDefault(&o.DialerRetries, DefaultDialerRetries)
+			setDefault(&o.ReadTimeout, DefaultReadTimeout)
+			setDefault(&o.WriteTimeout, DefaultWriteTimeout)
+			setDefault(&o.PoolTimeout, DefaultPoolTimeout)
+			setDefault(&o.MaxRetries, DefaultMaxRetries)
+			o.ContextTimeoutEnabled = true
+		}
+	}
+	if err != nil {
+		return Target{}, bad("%v", urlError(err))
+	}
+	return t, nil
+}
+
+// URLError is ParseURL's error: what is wrong with a Redis URL. It wraps
+// storage.ErrInvalid.
+type URLError struct {
+	URL    string // the URL, its passwords hidden (RedactURL)
+	Reason string // what is wrong, e.g. `scheme "http"; want one of …`
+}
+
+func (e *URLError) Error() string {
+	return fmt.Sprintf("redisstore: invalid Redis URL %q: %s", e.URL, e.Reason)
+}
+
+// Unwrap returns storage.ErrInvalid.
+func (e *URLError) Unwrap() error { return storage.ErrInvalid }
+
+// setDefault sets *p to def if it is zero, go-redis's "unset". (go-redis
+// reads -1 as "none" for the durations and retries: a URL saying
+// max_retries=-1 or read_timeout=-1 keeps its meaning.)
+func setDefault[T comparable](p *T, def T) {
+	var zero T
+	if *p == zero {
+		*p = def
+	}
+}
+
+// Client returns a new client for t, without connecting: a *redis.Client
+// (Single and Sentinel modes) or a *redis.ClusterClient.
+func (t Target) Client() redis.UniversalClient {
+	switch t.Mode {
+	case Cluster:
+		return redis.NewClusterClient(t.Cluster)
+	case Sentinel:
+		return redis.NewFailoverClient(t.Sentinel)
+	}
+	return redis.NewClient(t.Single)
+}
+
+// NewClient returns the client for url (see ParseURL for the forms),
+// without connecting.
+//
+// Its timeouts and retries are those of the URL's query parameters, or
+// else the Default… constants above, the same in the three modes: 2s to
+// dial (one dial per attempt), 3s to write a command and 3s to read its
+// reply, 4s to wait for a free connection, 2 retries (a cluster: 3
+// redirections or retries), and the caller's context deadline honoured
+// (ContextTimeoutEnabled). A retried command may run twice on the server,
+// which is why every change carries an operation ID.
+func NewClient(url string) (redis.UniversalClient, error) {
+	t, err := ParseURL(url)
+	if err != nil {
+		return nil, err
+	}
+	return t.Client(), nil
+}
+
+// RedactURL returns rawURL fit for logs and error messages: the password of
+// its user information and its password query parameter (Sentinel URLs)
+// become "xxxxx". It takes any string, such as a mistyped REDIS_URL: one that
+// does not parse as a URL with a host keeps only what precedes its query
+// and follows its last '@'.
+func RedactURL(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Opaque != "" {
+		s := rawURL
+		if q := strings.IndexByte(s, '?'); q >= 0 {
+			s = s[:q] + "?xxxxx"
+		}
+		if at := strings.LastIndexByte(s, '@'); at >= 0 {
+			scheme := ""
+			if i := strings.Index(s[:at], "://"); i >= 0 {
+				scheme = s[:i+3]
+			}
+			s = scheme + "xxxxx" + s[at:]
+		}
+		return s
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// urlError is err without the URL that a *url.Error repeats in full,
+// password included.
+func urlError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
