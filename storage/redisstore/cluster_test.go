@@ -1,4 +1,3 @@
-
 // Needs redistest.StartCluster and friends (branch h-redisinfra) and the
 // new conformance suite (branch i12-bolt): remove the build tag when
 // merging.

@@ -1,4 +1,3 @@
-
 // Needs redistest.StartSentinel and Failover (branch h-redisinfra) and the
 // new conformance suite (branch i12-bolt): remove the build tag when
 // merging.
