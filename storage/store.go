@@ -27,7 +27,7 @@ var (
 )
 
 // MaxAttempts bounds the compare-and-set retries of one Update.
-const MaxAttempts = 16
+const MaxAttempts = 64
 
 // PlayerID names a player: a Discord user in a guild (both snowflakes).
 type PlayerID struct {

@@ -158,7 +158,7 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 				return refused
 			}
 			for j, a := range dg.Audit {
-				a, err := normalizeAudit(a, dg.Guild)
+				a, err := storage.NormalizeAudit(a, dg.Guild)
 				if err != nil {
 					refused = fmt.Errorf("%s: audit[%d]: %w", name, j, err)
 					return refused

@@ -74,7 +74,7 @@ func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.G
 		}
 		var audit storage.AuditEntry
 		if w.Audit != nil {
-			if audit, err = normalizeAudit(*w.Audit, guild); err != nil {
+			if audit, err = storage.NormalizeAudit(*w.Audit, guild); err != nil {
 				refused = err
 				return nil
 			}

@@ -209,56 +209,6 @@ func (r *playerRec) versioned() storage.Versioned {
 	return storage.Versioned{Player: r.Player, Version: r.Version}
 }
 
-// normalize checks w and returns it with every time rounded by
-// storage.Timestamp; it never modifies what w's pointers refer to.
-func normalize(id storage.PlayerID, w storage.Write) (storage.Write, error) {
-	p := w.Player
-	p.CreatedAt = storage.Timestamp(p.CreatedAt)
-	p.LastDaily = storage.Timestamp(p.LastDaily)
-	if p.Ticket != nil {
-		t := *p.Ticket
-		t.BoughtAt = storage.Timestamp(t.BoughtAt)
-		p.Ticket = &t
-	}
-	if err := p.Check(); err != nil {
-		return w, fmt.Errorf("%w: player %d/%d: %w", storage.ErrInvalid, id.Guild, id.User, err)
-	}
-	if len(p.Ops) == 0 {
-		p.Ops = nil // as it decodes
-	}
-	w.Player = p
-	if len(w.History) > 0 {
-		h := make([]game.Entry, len(w.History))
-		for i, e := range w.History {
-			e.At = storage.Timestamp(e.At)
-			h[i] = e
-		}
-		w.History = h
-	}
-	if w.Audit != nil {
-		a, err := normalizeAudit(*w.Audit, id.Guild)
-		if err != nil {
-			return w, err
-		}
-		w.Audit = &a
-	}
-	return w, nil
-}
-
-func normalizeAudit(a storage.AuditEntry, guild uint64) (storage.AuditEntry, error) {
-	if a.Guild == 0 {
-		a.Guild = guild
-	}
-	if a.Guild != guild {
-		return a, fmt.Errorf("%w: audit entry of guild %d written with guild %d", storage.ErrInvalid, a.Guild, guild)
-	}
-	if err := storage.ValidateReason(a.Reason); err != nil {
-		return a, err
-	}
-	a.At = storage.Timestamp(a.At)
-	return a, nil
-}
-
 // playerWrite is a Write checked and encoded, ready to go over the
 // record it was computed from.
 type playerWrite struct {
@@ -276,7 +226,7 @@ type playerWrite struct {
 // entry. Its errors are refusals (storage.ErrInvalid) or encoding
 // failures.
 func prepare(id storage.PlayerID, old *playerRec, w storage.Write) (*playerWrite, error) {
-	w, err := normalize(id, w)
+	w, err := storage.Normalize(id, w)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,10 @@ import (
 
 // openFlushed returns an OpenFunc on url that empties the database (every
 // master of a cluster) first: for a private cluster or Sentinel set that
-// only this test uses.
+// only this test uses. The store it returns is not a storage.Dumper: the
+// suite's dump tests open two stores and compare them, and on one database
+// (a cluster has only db 0) both would be the same data. Dumps are covered
+// on a single server, where each store has a database of its own.
 func openFlushed(url string) func(t *testing.T, opts storage.Options) storage.Store {
 	return func(t *testing.T, opts storage.Options) storage.Store {
 		t.Helper()
@@ -40,7 +43,10 @@ func openFlushed(url string) func(t *testing.T, opts storage.Options) storage.St
 		if err != nil {
 			t.Fatal(err)
 		}
-		return st
+		return struct {
+			storage.Store
+			storage.Indexer
+		}{st, st}
 	}
 }
 

@@ -16,10 +16,14 @@ import (
 // Store is the Redis store. See the package documentation for its keys,
 // its one script and what can go wrong between them.
 type Store struct {
-	rdb    redis.UniversalClient
-	opts   storage.Options
-	cache  *cache
-	closed atomic.Bool
+	// replicas is how many replicas must hold a write before it is
+	// acknowledged (WAIT, in the write's pipeline): 1 on Sentinel, whose
+	// failover promotes a replica, else 0.
+	replicas int
+	rdb      redis.UniversalClient
+	opts     storage.Options
+	cache    *cache
+	closed   atomic.Bool
 }
 
 var (
@@ -39,6 +43,12 @@ type Option func(*Store)
 // WithCacheSize sets how many players the store remembers as it last wrote
 // or read them, so that the usual step is one round trip (0: none, each
 // step reads the player first).
+// WithReplicaAck makes every write wait, in its own round trip, until n
+// replicas hold it (Redis's WAIT, at most a second), so that a failover
+// that promotes a replica keeps every write a player was shown. Open sets
+// it to 1 for a Sentinel URL.
+func WithReplicaAck(n int) Option { return func(s *Store) { s.replicas = n } }
+
 func WithCacheSize(n int) Option {
 	return func(s *Store) { s.cache = newCache(n) }
 }
@@ -58,9 +68,13 @@ func New(client redis.UniversalClient, opts storage.Options, options ...Option) 
 // NewClient's timeouts and retries.
 // It loads the scripts (which checks that Redis answers) before returning.
 func Open(ctx context.Context, url string, opts storage.Options, options ...Option) (*Store, error) {
-	client, err := NewClient(url)
+	target, err := ParseURL(url)
 	if err != nil {
 		return nil, err
+	}
+	client := target.Client()
+	if target.Mode == Sentinel {
+		options = append([]Option{WithReplicaAck(1)}, options...)
 	}
 	s := New(client, opts, options...)
 	if err := s.LoadScripts(ctx); err != nil {

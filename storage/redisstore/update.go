@@ -3,8 +3,10 @@ package redisstore
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	mrand "math/rand/v2"
 	"slices"
 	"strconv"
 	"time"
@@ -24,6 +26,11 @@ type playerRecord struct {
 	// stays here so that a retry of the same operation can append it if
 	// that failed (see recoverAudit).
 	Audit string `json:",omitempty"`
+	// Write is a random token of the write that made this version, so that
+	// a conflict on a record byte-identical to ours (go-redis sent the
+	// script twice and the first copy ran) is told apart from another
+	// writer's identical write.
+	Write string `json:",omitempty"`
 }
 
 // guildRecord is the payload of s:{guild}.
@@ -168,6 +175,9 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage
 		}
 		attempt++
 		next := cur.Version + 1
+		if w, err = storage.Normalize(id, w); err != nil {
+			return cur.Versioned, err
+		}
 		payload, line, hist, err := encodeWrite(id, next, w)
 		if err != nil {
 			return cur.Versioned, err
@@ -175,6 +185,9 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage
 		prev := cur.audit
 		res, err := s.cas(ctx, recordKey(id), historyKey(id), cur.Version, payload, storage.HistoryLimit, hist,
 			func(p redis.Pipeliner) {
+				if s.replicas > 0 {
+					p.Do(ctx, "WAIT", s.replicas, 1000) // after the script: its write reaches a replica
+				}
 				p.ZAdd(ctx, boardKey(id.Guild), redis.Z{Score: score(w.Player.Balance), Member: member(id.User)})
 				if recent(prev) {
 					// The line of the version this write replaces, in case
@@ -209,21 +222,29 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage
 			s.correctIndex(ctx, id, cur.Versioned)
 			return cur.Versioned, fmt.Errorf("redisstore: update %d/%d: %w", id.Guild, id.User, storage.ErrConflict)
 		}
+		// Many writers on one player: wait a random moment, longer after
+		// each conflict, so that they stop colliding.
+		select {
+		case <-time.After(mrand.N(time.Duration(attempt) * 500 * time.Microsecond)):
+		case <-ctx.Done():
+			s.correctIndex(context.WithoutCancel(ctx), id, cur.Versioned)
+			return cur.Versioned, s.wrap(fmt.Sprintf("update %d/%d", id.Guild, id.User), ctx.Err())
+		}
 	}
 }
 
 // encodeWrite returns the payload of w as version next of the player, its
 // audit line ("" if none) and its history lines, oldest first.
 func encodeWrite(id storage.PlayerID, next uint64, w storage.Write) (payload, line string, hist []string, err error) {
-	if b := w.Player.Balance; b < 0 || b > game.MaxBalance {
-		return "", "", nil, fmt.Errorf("redisstore: update %d/%d: %w: balance %d out of 0..%d", id.Guild, id.User, storage.ErrInvalid, b, game.MaxBalance)
+	if w, err = storage.Normalize(id, w); err != nil {
+		return "", "", nil, err
 	}
 	if w.Audit != nil {
 		if line, err = encodeAudit(fmt.Sprintf("u:%d:%d", id.User, next), *w.Audit); err != nil {
 			return "", "", nil, err
 		}
 	}
-	b, err := json.Marshal(playerRecord{Player: w.Player, Audit: line})
+	b, err := json.Marshal(playerRecord{Player: w.Player, Audit: line, Write: rand.Text()})
 	if err != nil {
 		return "", "", nil, fmt.Errorf("redisstore: update %d/%d: encode: %w", id.Guild, id.User, err)
 	}

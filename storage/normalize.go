@@ -1,0 +1,61 @@
+package storage
+
+import (
+	"fmt"
+
+	"github.com/lesclefsdutresor/clefs/game"
+)
+
+// Normalize checks w (its player passes game.Player.Check, its audit
+// entry is of the player's guild) and returns it with every time rounded by
+// Timestamp, as every store keeps them; it never modifies what w's
+// pointers refer to. Stores call it before writing.
+func Normalize(id PlayerID, w Write) (Write, error) {
+	p := w.Player
+	p.CreatedAt = Timestamp(p.CreatedAt)
+	p.LastDaily = Timestamp(p.LastDaily)
+	if p.Ticket != nil {
+		t := *p.Ticket
+		t.BoughtAt = Timestamp(t.BoughtAt)
+		p.Ticket = &t
+	}
+	if err := p.Check(); err != nil {
+		return w, fmt.Errorf("%w: player %d/%d: %w", ErrInvalid, id.Guild, id.User, err)
+	}
+	if len(p.Ops) == 0 {
+		p.Ops = nil // as it decodes
+	}
+	w.Player = p
+	if len(w.History) > 0 {
+		h := make([]game.Entry, len(w.History))
+		for i, e := range w.History {
+			e.At = Timestamp(e.At)
+			h[i] = e
+		}
+		w.History = h
+	}
+	if w.Audit != nil {
+		a, err := NormalizeAudit(*w.Audit, id.Guild)
+		if err != nil {
+			return w, err
+		}
+		w.Audit = &a
+	}
+	return w, nil
+}
+
+// NormalizeAudit checks an audit entry of guild (0 means guild) and rounds
+// its time.
+func NormalizeAudit(a AuditEntry, guild uint64) (AuditEntry, error) {
+	if a.Guild == 0 {
+		a.Guild = guild
+	}
+	if a.Guild != guild {
+		return a, fmt.Errorf("%w: audit entry of guild %d written with guild %d", ErrInvalid, a.Guild, guild)
+	}
+	if err := ValidateReason(a.Reason); err != nil {
+		return a, err
+	}
+	a.At = Timestamp(a.At)
+	return a, nil
+}
