@@ -141,6 +141,7 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage
 	if s.closed.Load() {
 		return storage.Versioned{}, storage.ErrClosed
 	}
+	defer s.locks.lock(id)()
 	cur, ok := s.cache.get(id)
 	if !ok {
 		var err error
@@ -225,7 +226,7 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage
 		// Many writers on one player: wait a random moment, longer after
 		// each conflict, so that they stop colliding.
 		select {
-		case <-time.After(mrand.N(time.Duration(attempt) * 500 * time.Microsecond)):
+		case <-time.After(mrand.N(time.Duration(min(attempt, 16)) * 2 * time.Millisecond)):
 		case <-ctx.Done():
 			s.correctIndex(context.WithoutCancel(ctx), id, cur.Versioned)
 			return cur.Versioned, s.wrap(fmt.Sprintf("update %d/%d", id.Guild, id.User), ctx.Err())
