@@ -13,12 +13,16 @@
 //
 // What every store keeps:
 //
-//   - Update is atomic: the player's state, its history lines, the
-//     moderator log's entry and the leaderboard index move together, or
-//     not at all.
+//   - Update is atomic for the player: its state and history lines move
+//     together, or not at all. On bbolt the moderator log's entry and the
+//     leaderboard index are in the same transaction; on Redis they live in
+//     the guild's hash slot and follow in the same round trip (the index)
+//     or right after the write (the log), and are caught up by the
+//     player's next write or by audit -repair (see storage/redisstore).
 //   - Load creates nothing: a player exists once a step created it.
-//   - The leaderboard is an index sorted by balance, kept with every write,
-//     read in O(log N).
+//   - The leaderboard is an index sorted by balance, kept with every write:
+//     the top n and a player's rank in O(log N) on Redis (a sorted set);
+//     on bbolt the top n by a cursor and a rank by counting, O(rank).
 //   - Stores that can be dumped implement Dumper; WriteDump and ReadDump
 //     give the JSON form used by the export and import subcommands.
 //
