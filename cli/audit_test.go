@@ -68,7 +68,7 @@ func (f indexedStore) RebuildIndex(context.Context) (int, error) {
 func soundRecord(tb testing.TB, user uint64, start, balance int64) storage.Record {
 	tb.Helper()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	p, err := game.NewPlayer(start, game.Seed{byte(user)}, now)
+	p, err := game.NewPlayer(start, game.Seed{byte(user)}, "client", now)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -125,7 +125,7 @@ func BenchmarkSeededChest(b *testing.B) {
 // who remembers MaxOps operations (the copy of Ops included), and the chest
 // when one is due.
 func BenchmarkApplyBuyReveal(b *testing.B) {
-	p, err := NewPlayer(MaxBalance/2, testSeed(1), t0)
+	p, err := NewPlayer(MaxBalance/2, testSeed(1), "client", t0)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -48,7 +48,7 @@
 //
 // Usage, in a store:
 //
-//	p, err := game.NewPlayer(start, seed, now) // seed from game.NewSeed(crypto/rand.Reader)
+//	p, err := game.NewPlayer(start, seed, client, now) // from game.NewSeed and game.NewClientSeed(crypto/rand.Reader)
 //	…
 //	s, repeated, err := game.Apply(p, interactionID, func(p game.Player) (game.Step, error) {
 //		return p.Reveal(game.SeededDrawer{}, ticket, game.AllRows, now)

@@ -82,7 +82,7 @@ func ExampleApply() {
 		return
 	}
 	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	p, _ := game.NewPlayer(1000, seed, now)
+	p, _ := game.NewPlayer(1000, seed, "client", now)
 
 	s, _, err := game.Apply(p, "interaction-1", func(p game.Player) (game.Step, error) { return p.Buy(now) })
 	if err != nil {
@@ -111,7 +111,7 @@ func ExampleApply() {
 	fmt.Println(errors.Is(err, game.ErrNoChest))
 	// Output:
 	// ticket 1 bought, balance 950
-	// repeated false: loss RPRPSCKCS key true, balance 950, keys 1, history 1
-	// repeated true: loss RPRPSCKCS key true, balance 950, keys 1, history 0
+	// repeated false: loss BKPGSCSPG key true, balance 950, keys 1, history 1
+	// repeated true: loss BKPGSCSPG key true, balance 950, keys 1, history 0
 	// true
 }

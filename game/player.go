@@ -58,7 +58,7 @@ type Stats struct {
 }
 
 // Player is the whole state of one player, as a store keeps it. It is a
-// value: transitions (Buy, Reveal, …) return a new Player and never modify
+// value: transitions (Buy, SeedReveal, …) return a new Player and never modify
 // what the old one's pointers and slices refer to, so a Player read from a
 // store may be shared. Callers must not modify those either.
 type Player struct {
@@ -73,9 +73,18 @@ type Player struct {
 	Stats           Stats
 	LastDaily       time.Time // the last daily claim; zero if never (or since reset)
 	CreatedAt       time.Time
-	Seed            Seed   // the secret server seed of the player's draws (never shown before rotation)
-	ClientSeed      string // the player's client seed; "" until players may choose one
-	Ops             []Op   // the most recent operations applied, oldest first, at most MaxOps
+	// The fairness records (commit.go, docs/FAIRNESS.md). Seed is the
+	// secret server seed of the player's draws: only its Commitment is
+	// shown, until Rotate reveals it. It draws the tickets after SeedTicket
+	// and the chests after SeedChest.
+	Seed       Seed
+	ClientSeed string       // the player's client seed; "" in records from before client seeds
+	SeedNo     int64        // the current seed's number: 1 for a new player's (0 in records from before numbering)
+	SeedTicket uint64       // TicketSeq when the current seed was committed
+	SeedChest  int64        // ChestSeq when the current seed was committed
+	SeedAt     time.Time    // when the current seed was committed (zero if unknown)
+	Revealed   []SeedReveal // the seeds revealed, oldest first, at most MaxReveals
+	Ops        []Op         // the most recent operations applied, oldest first, at most MaxOps
 }
 
 // Kind tells what a history entry records.
@@ -105,6 +114,14 @@ type Entry struct {
 	// set-balance and reset.
 	Amount  int64
 	Balance int64 // the balance after
+	// What verifying the draw needs besides the seeds (docs/FAIRNESS.md),
+	// recorded when Fair is true (entries written before it are not):
+	// for KindPlay the keys held before the draw and the grid shown, for
+	// KindChest the chest's number.
+	Fair       bool
+	KeysBefore int
+	Grid       Grid
+	Chest      int64
 }
 
 // Check reports whether p is a sound player: the balance equals
@@ -113,7 +130,7 @@ type Entry struct {
 // never a wrap), StakedCents = Plays × Stake, the balance within
 // 0..MaxBalance, keys within 0..MaxKeys-1, no keys while a chest is due,
 // counters non-negative, the ticket and the last chest allowed by the rules,
-// a non-zero seed and at most MaxOps operations. Every transition checks the
+// a non-zero seed, sound fairness records and at most MaxOps operations. Every transition checks the
 // state it returns; stores may check what they read. It is pure and safe
 // for concurrent use. The error wraps ErrInvalid.
 func (p Player) Check() error {
@@ -164,6 +181,9 @@ func (p Player) Check() error {
 	}
 	if len(p.Ops) > MaxOps {
 		return bad("%d operations remembered, at most %d", len(p.Ops), MaxOps)
+	}
+	if err := p.checkSeeds(); err != nil {
+		return bad("%v", err)
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 // newTestPlayer returns a sound new player with start cents.
 func newTestPlayer(tb testing.TB, start int64) Player {
 	tb.Helper()
-	p, err := NewPlayer(start, testSeed(1), t0)
+	p, err := NewPlayer(start, testSeed(1), "client", t0)
 	if err != nil {
 		tb.Fatal(err)
 	}

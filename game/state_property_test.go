@@ -59,7 +59,7 @@ func genPlayer(t *rapid.T) Player {
 	seed := Seed{1}
 	seed[31] = byte(rapid.IntRange(0, 255).Draw(t, "seed"))
 	start := rapid.OneOf(rapid.Int64Range(500, 10_000), rapid.Int64Range(0, MaxBalance)).Draw(t, "start")
-	p, err := NewPlayer(start, seed, t0)
+	p, err := NewPlayer(start, seed, "client", t0)
 	if err != nil {
 		t.Fatal(err)
 	}

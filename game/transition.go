@@ -24,6 +24,7 @@ type Result struct {
 	Drawn   bool   // this step drew the ticket (true for exactly one Reveal per ticket)
 	Opened  bool   // this step opened the chest (true for exactly one OpenChest per chest)
 	Chest   Chest  // the chest opened, or shown again (OpenChest)
+	Seed    int64  // the number of the server seed revealed (Rotate, SetClientSeed)
 	// Amount is the credits the step moved, signed: −Stake for a ticket
 	// bought, as in its history entry for the others, 0 when none moved.
 	Amount int64
@@ -35,17 +36,22 @@ type Op struct {
 	Result Result
 }
 
-// NewPlayer returns a new player with start cents (0..MaxBalance) and the
-// server seed seed (from NewSeed), created at now. It is pure. It returns an
-// error wrapping ErrInvalid for a start out of range or a zero seed.
-func NewPlayer(start int64, seed Seed, now time.Time) (Player, error) {
+// NewPlayer returns a new player with start cents (0..MaxBalance), the
+// server seed seed (from NewSeed), committed at now, and the client seed
+// client (from NewClientSeed), created at now. It is pure. It returns an
+// error wrapping ErrInvalid for a start out of range or a zero seed, and
+// one wrapping ErrClientSeed for an invalid client seed.
+func NewPlayer(start int64, seed Seed, client string, now time.Time) (Player, error) {
 	if start < 0 || start > MaxBalance {
 		return Player{}, fmt.Errorf("%w: starting balance %d out of 0..%d", ErrInvalid, start, MaxBalance)
 	}
 	if seed == (Seed{}) {
 		return Player{}, fmt.Errorf("%w: new player without a seed", ErrInvalid)
 	}
-	return Player{StartingBalance: start, Balance: start, Seed: seed, CreatedAt: now}, nil
+	if err := ValidateClientSeed(client); err != nil {
+		return Player{}, err
+	}
+	return Player{StartingBalance: start, Balance: start, Seed: seed, ClientSeed: client, SeedNo: 1, SeedAt: now, CreatedAt: now}, nil
 }
 
 // done returns s if its player is sound, and otherwise refuses the step:
@@ -119,7 +125,8 @@ func (p Player) Reveal(d Drawer, ticket uint64, rows RowMask, now time.Time) (St
 	n, t := p, *p.Ticket
 	s := Step{Result: Result{Ticket: t.ID}}
 	if !t.Drawn {
-		o, err := d.Ticket(p.Seed, p.ClientSeed, t.ID, p.Keys)
+		keys := p.Keys
+		o, err := d.Ticket(p.Seed, p.ClientSeed, t.ID, keys)
 		if err != nil {
 			return Step{Player: p}, fmt.Errorf("draw ticket %d: %w", t.ID, err)
 		}
@@ -151,7 +158,10 @@ func (p Player) Reveal(d Drawer, ticket uint64, rows RowMask, now time.Time) (St
 		t.KeysAfter = n.Keys
 		s.Result.Drawn = true
 		s.Result.Amount = o.Prize - Stake
-		s.History = []Entry{{At: now, Kind: KindPlay, TicketID: t.ID, Tier: o.Tier, Key: o.Key, Amount: s.Result.Amount, Balance: n.Balance}}
+		s.History = []Entry{{
+			At: now, Kind: KindPlay, TicketID: t.ID, Tier: o.Tier, Key: o.Key, Amount: s.Result.Amount, Balance: n.Balance,
+			Fair: true, KeysBefore: keys, Grid: o.Grid,
+		}}
 	}
 	t.Revealed |= rows
 	if t != *p.Ticket {
@@ -202,7 +212,7 @@ func (p Player) OpenChest(d Drawer, seq int64, now time.Time) (Step, error) {
 	n.ChestDue, n.ChestSeq, n.LastChest = false, seq, &c
 	return p.done(Step{
 		Player:  n,
-		History: []Entry{{At: now, Kind: KindChest, Lot: c.Lot, Amount: c.Prize, Balance: n.Balance}},
+		History: []Entry{{At: now, Kind: KindChest, Lot: c.Lot, Amount: c.Prize, Balance: n.Balance, Fair: true, Chest: seq}},
 		Result:  Result{Balance: n.Balance, Opened: true, Chest: c, Amount: c.Prize},
 	})
 }
@@ -288,8 +298,8 @@ func (p Player) SetBalance(balance int64, now time.Time) (Step, error) {
 
 // Reset puts the player back to a new player's state with start cents: keys,
 // ticket, due chest, last chest, statistics and daily claim are lost. The
-// ticket and chest numbers, the creation time, the seeds and the operations
-// remembered are kept, so that no draw is ever made twice and a repeated
+// ticket and chest numbers, the creation time, the seeds with their
+// reveals and the operations remembered are kept, so that no draw is ever made twice and a repeated
 // operation is still recognised. A moderator's step; it also repairs a
 // player that is not sound. It is pure. Errors: ErrInvalid for a start out
 // of 0..MaxBalance, or a player without a seed.
@@ -300,9 +310,16 @@ func (p Player) Reset(start int64, now time.Time) (Step, error) {
 	n := Player{
 		StartingBalance: start, Balance: start,
 		ChestSeq: p.ChestSeq, TicketSeq: p.TicketSeq, CreatedAt: p.CreatedAt,
-		Seed: p.Seed, ClientSeed: p.ClientSeed, Ops: p.Ops,
+		Seed: p.Seed, ClientSeed: p.ClientSeed, SeedNo: p.SeedNo, SeedTicket: p.SeedTicket,
+		SeedChest: p.SeedChest, SeedAt: p.SeedAt, Revealed: p.Revealed, Ops: p.Ops,
 	}
 	n.ChestSeq = max(n.ChestSeq, 0)
+	if n.checkSeeds() != nil { // corrupt fairness records: start them again
+		n.SeedNo, n.SeedTicket, n.SeedChest, n.Revealed = max(n.SeedNo, 0), n.TicketSeq, n.ChestSeq, nil
+		if ValidateClientSeed(n.ClientSeed) != nil {
+			n.ClientSeed = ""
+		}
+	}
 	if len(n.Ops) > MaxOps {
 		n.Ops = n.Ops[len(n.Ops)-MaxOps:]
 	}

@@ -78,7 +78,7 @@ func wantErr(t *testing.T, err, target error) {
 }
 
 func TestNewPlayer(t *testing.T) {
-	p, err := NewPlayer(500, testSeed(1), t0)
+	p, err := NewPlayer(500, testSeed(1), "client", t0)
 	if err != nil || p.Balance != 500 || p.StartingBalance != 500 || p.CreatedAt != t0 || p.Seed != testSeed(1) || p.Check() != nil {
 		t.Fatalf("NewPlayer = %+v, %v", p, err)
 	}
@@ -86,7 +86,7 @@ func TestNewPlayer(t *testing.T) {
 		start int64
 		seed  Seed
 	}{{-1, testSeed(1)}, {MaxBalance + 1, testSeed(1)}, {0, Seed{}}} {
-		if _, err := NewPlayer(c.start, c.seed, t0); !errors.Is(err, ErrInvalid) {
+		if _, err := NewPlayer(c.start, c.seed, "client", t0); !errors.Is(err, ErrInvalid) {
 			t.Errorf("NewPlayer(%d, %v) = %v, want ErrInvalid", c.start, c.seed == Seed{}, err)
 		}
 	}
@@ -203,7 +203,8 @@ func TestReveal(t *testing.T) {
 				n.Stats.WonCents != tt.o.Prize || n.Stats.BestWinCents != tt.o.Prize {
 				t.Errorf("player %+v", n)
 			}
-			wantH := []Entry{{At: later, Kind: KindPlay, TicketID: 1, Tier: tt.o.Tier, Key: tt.o.Key, Amount: tt.o.Prize - Stake, Balance: tt.balance}}
+			wantH := []Entry{{At: later, Kind: KindPlay, TicketID: 1, Tier: tt.o.Tier, Key: tt.o.Key, Amount: tt.o.Prize - Stake, Balance: tt.balance,
+				Fair: true, KeysBefore: tt.keys, Grid: tt.o.Grid}}
 			if !reflect.DeepEqual(s.History, wantH) {
 				t.Errorf("history %+v, want %+v", s.History, wantH)
 			}
@@ -288,7 +289,7 @@ func TestOpenChest(t *testing.T) {
 		n.Stats.Chests != 1 || n.Stats.WonCents != 100 || n.Stats.BestWinCents != 100 || d.chests != 1 {
 		t.Fatalf("after the chest: %+v", n)
 	}
-	if !reflect.DeepEqual(s.History, []Entry{{At: later, Kind: KindChest, Lot: LotSilver, Amount: 100, Balance: 1050}}) ||
+	if !reflect.DeepEqual(s.History, []Entry{{At: later, Kind: KindChest, Lot: LotSilver, Amount: 100, Balance: 1050, Fair: true, Chest: 1}}) ||
 		s.Result != (Result{Balance: 1050, Opened: true, Chest: silver, Amount: 100}) {
 		t.Fatalf("step %+v", s)
 	}
@@ -451,7 +452,7 @@ func TestReset(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Player{StartingBalance: 700, Balance: 700, ChestSeq: p.ChestSeq, TicketSeq: p.TicketSeq,
-		CreatedAt: p.CreatedAt, Seed: p.Seed, ClientSeed: "mine", Ops: p.Ops}
+		CreatedAt: p.CreatedAt, Seed: p.Seed, ClientSeed: "mine", SeedNo: 1, SeedAt: p.SeedAt, Ops: p.Ops}
 	if !reflect.DeepEqual(s.Player, want) {
 		t.Fatalf("Reset = %+v\nwant    %+v", s.Player, want)
 	}

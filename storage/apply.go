@@ -18,7 +18,8 @@ type Step struct {
 	// returns the result it had the first time (game.Apply).
 	Op string
 	// Create creates the player when it was never written, with Start
-	// credits and a seed read from Seeds; otherwise such a player is
+	// credits and a server seed and a client seed read from Seeds
+	// (game.NewSeed, game.NewClientSeed); otherwise such a player is
 	// ErrNoPlayer.
 	Create bool
 	Start  int64
@@ -55,10 +56,14 @@ func Apply(ctx context.Context, st Store, s Step) (Applied, error) {
 		return Applied{}, err
 	}
 	var seed game.Seed
+	var client string
 	if s.Create {
 		var err error
 		if seed, err = game.NewSeed(s.Seeds); err != nil {
 			return Applied{}, fmt.Errorf("storage: a new player's seed: %w", err)
+		}
+		if client, err = game.NewClientSeed(s.Seeds); err != nil {
+			return Applied{}, fmt.Errorf("storage: a new player's client seed: %w", err)
 		}
 	}
 	var out Applied
@@ -70,7 +75,7 @@ func Apply(ctx context.Context, st Store, s Step) (Applied, error) {
 				return Write{}, ErrNoPlayer
 			}
 			var err error
-			if p, err = game.NewPlayer(s.Start, seed, s.Now); err != nil {
+			if p, err = game.NewPlayer(s.Start, seed, client, s.Now); err != nil {
 				return Write{}, fmt.Errorf("storage: new player %d/%d: %w", s.ID.Guild, s.ID.User, err)
 			}
 			out.Created = true

@@ -2,7 +2,6 @@ package storage_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,13 +41,13 @@ func ExampleApply() {
 		return p.Reveal(game.SeededDrawer{}, 1, game.AllRows, now)
 	})
 	fmt.Println("drawn", a.Result.Drawn, a.Player.Ticket.Outcome.Tier, "balance", a.Player.Balance, "sound", a.Player.Check() == nil)
-	_, err = click("interaction-3", buy)
-	fmt.Println("another ticket:", errors.Is(err, game.ErrInsufficientFunds))
+	a, err = click("interaction-3", buy)
+	fmt.Println("another ticket:", a.Result.Ticket, err)
 	// Output:
 	// bought ticket 1 balance 10 created true
 	// repeated true balance 10
-	// drawn true loss balance 10 sound true
-	// another ticket: true
+	// drawn true barrel balance 60 sound true
+	// another ticket: 2 <nil>
 }
 
 func ExampleTimestamp() {

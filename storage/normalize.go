@@ -14,6 +14,15 @@ func Normalize(id PlayerID, w Write) (Write, error) {
 	p := w.Player
 	p.CreatedAt = Timestamp(p.CreatedAt)
 	p.LastDaily = Timestamp(p.LastDaily)
+	p.SeedAt = Timestamp(p.SeedAt)
+	if len(p.Revealed) > 0 {
+		r := make([]game.SeedReveal, len(p.Revealed))
+		for i, v := range p.Revealed {
+			v.CommittedAt, v.RevealedAt = Timestamp(v.CommittedAt), Timestamp(v.RevealedAt)
+			r[i] = v
+		}
+		p.Revealed = r
+	}
 	if p.Ticket != nil {
 		t := *p.Ticket
 		t.BoughtAt = Timestamp(t.BoughtAt)
@@ -24,6 +33,9 @@ func Normalize(id PlayerID, w Write) (Write, error) {
 	}
 	if len(p.Ops) == 0 {
 		p.Ops = nil // as it decodes
+	}
+	if len(p.Revealed) == 0 {
+		p.Revealed = nil
 	}
 	w.Player = p
 	if len(w.History) > 0 {

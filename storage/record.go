@@ -3,7 +3,6 @@ package storage
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,10 +13,12 @@ import (
 )
 
 // DumpVersion is the version of the JSON dump written by WriteDump. Version
-// 2 adds each player's seeds; a version 1 dump still imports, its players
-// getting new seeds (their past tickets are not recomputed: they are kept
-// as drawn).
-const DumpVersion = 2
+// 2 adds each player's seeds, version 3 the revealed seeds and what
+// verifying each history line needs (docs/FAIRNESS.md). Older dumps still
+// import: a version 1 player gets new seeds, which draw only its next
+// tickets (its past ones are kept as drawn), and a history line without
+// verification data stays unverifiable.
+const DumpVersion = 3
 
 // Dumper is implemented by stores that can export and import everything
 // they hold. The export and import subcommands use it; exporting from the
@@ -63,9 +64,30 @@ type Record struct {
 	CreatedAt            time.Time     `json:"created_at"`
 	// Seed is the player's secret server seed, 64 hex digits (version 2).
 	// It is operator data: guard a dump like the database.
-	Seed       string          `json:"seed,omitempty"`
-	ClientSeed string          `json:"client_seed,omitempty"`
-	History    []HistoryRecord `json:"history,omitempty"`
+	Seed       string `json:"seed,omitempty"`
+	ClientSeed string `json:"client_seed,omitempty"`
+	// The current seed's number, the ticket and chest numbers when it was
+	// committed, and when (version 3).
+	SeedNo          int64           `json:"seed_no,omitempty"`
+	SeedAfterTicket uint64          `json:"seed_after_ticket,omitempty"`
+	SeedAfterChest  int64           `json:"seed_after_chest,omitempty"`
+	SeedCommittedAt *time.Time      `json:"seed_committed_at,omitempty"`
+	Revealed        []RevealRecord  `json:"revealed,omitempty"`
+	History         []HistoryRecord `json:"history,omitempty"`
+}
+
+// RevealRecord is the JSON form of a game.SeedReveal: a server seed
+// revealed, public from then on.
+type RevealRecord struct {
+	No          int64      `json:"no"`
+	ServerSeed  string     `json:"server_seed"`
+	ClientSeed  string     `json:"client_seed"`
+	FirstTicket uint64     `json:"first_ticket"`
+	LastTicket  uint64     `json:"last_ticket"`
+	FirstChest  int64      `json:"first_chest"`
+	LastChest   int64      `json:"last_chest"`
+	CommittedAt *time.Time `json:"committed_at,omitempty"`
+	RevealedAt  time.Time  `json:"revealed_at"`
 }
 
 // TicketRecord is the JSON form of a Ticket.
@@ -117,6 +139,12 @@ type HistoryRecord struct {
 	Lot          game.Lot  `json:"lot,omitempty"`
 	AmountCents  int64     `json:"amount_cents"`
 	BalanceCents int64     `json:"balance_cents"`
+	// What verifying the draw needs (version 3): for a play the keys held
+	// before it and the grid shown (game.Grid.String), for a chest its
+	// number.
+	KeysBefore *int   `json:"keys_before,omitempty"`
+	Grid       string `json:"grid,omitempty"`
+	Chest      int64  `json:"chest,omitempty"`
 }
 
 // GuildRecord is the JSON form of a guild's settings (null if never set)
@@ -160,8 +188,19 @@ func NewRecord(id PlayerID, p game.Player, hist []game.Entry) Record {
 		TicketSeq:            p.TicketSeq,
 		Stats:                StatsRecord(p.Stats),
 		CreatedAt:            p.CreatedAt,
-		Seed:                 hex.EncodeToString(p.Seed[:]),
+		Seed:                 p.Seed.Hex(),
 		ClientSeed:           p.ClientSeed,
+		SeedNo:               p.SeedNo,
+		SeedAfterTicket:      p.SeedTicket,
+		SeedAfterChest:       p.SeedChest,
+		SeedCommittedAt:      timePtr(p.SeedAt),
+	}
+	for _, v := range p.Revealed {
+		r.Revealed = append(r.Revealed, RevealRecord{
+			No: v.No, ServerSeed: v.Seed.Hex(), ClientSeed: v.ClientSeed,
+			FirstTicket: v.FirstTicket, LastTicket: v.LastTicket, FirstChest: v.FirstChest, LastChest: v.LastChest,
+			CommittedAt: timePtr(v.CommittedAt), RevealedAt: v.RevealedAt,
+		})
 	}
 	if p.Ticket != nil {
 		t := ticketRecord(*p.Ticket)
@@ -179,12 +218,28 @@ func NewRecord(id PlayerID, p game.Player, hist []game.Entry) Record {
 		r.LastDaily = &d
 	}
 	for _, h := range hist {
-		r.History = append(r.History, HistoryRecord{
+		hr := HistoryRecord{
 			At: h.At, Kind: h.Kind, TicketID: h.TicketID, Tier: h.Tier, Key: h.Key,
 			Lot: h.Lot, AmountCents: h.Amount, BalanceCents: h.Balance,
-		})
+		}
+		switch {
+		case h.Fair && h.Kind == game.KindPlay:
+			k := h.KeysBefore
+			hr.KeysBefore, hr.Grid = &k, h.Grid.String()
+		case h.Fair && h.Kind == game.KindChest:
+			hr.Chest = h.Chest
+		}
+		r.History = append(r.History, hr)
 	}
 	return r
+}
+
+// timePtr returns &t, or nil for the zero time.
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }
 
 func ticketRecord(t game.Ticket) TicketRecord {
@@ -214,19 +269,54 @@ func (r Record) Player(seeds io.Reader) (PlayerID, game.Player, []game.Entry, er
 		Stats:           game.Stats(r.Stats),
 		CreatedAt:       r.CreatedAt,
 		ClientSeed:      r.ClientSeed,
+		SeedNo:          r.SeedNo,
+		SeedTicket:      r.SeedAfterTicket,
+		SeedChest:       r.SeedAfterChest,
 	}
 	if err := ValidateID(id); err != nil {
 		return fail(err)
 	}
-	switch b, err := hex.DecodeString(r.Seed); {
-	case r.Seed == "":
+	if r.SeedCommittedAt != nil {
+		p.SeedAt = *r.SeedCommittedAt
+	}
+	if r.Seed == "" { // version 1: new seeds, for the tickets to come
+		if r.SeedNo != 0 || r.SeedAfterTicket != 0 || r.SeedAfterChest != 0 || len(r.Revealed) > 0 || r.ClientSeed != "" {
+			return fail(fmt.Errorf("%w: seeds without a server seed", ErrInvalid))
+		}
+		var err error
 		if p.Seed, err = game.NewSeed(seeds); err != nil {
 			return fail(fmt.Errorf("a new seed: %w", err))
 		}
-	case err != nil || len(b) != len(p.Seed):
-		return fail(fmt.Errorf("%w: seed: want %d hex digits", ErrInvalid, 2*len(p.Seed)))
-	default:
-		copy(p.Seed[:], b)
+		if p.ClientSeed, err = game.NewClientSeed(seeds); err != nil {
+			return fail(fmt.Errorf("a new client seed: %w", err))
+		}
+		// An open ticket is drawn with them too: it has to be drawn.
+		p.SeedNo, p.SeedTicket, p.SeedChest = 1, r.TicketSeq, r.ChestSeq
+		if r.OpenTicket != nil && p.SeedTicket > 0 {
+			p.SeedTicket--
+		}
+	} else {
+		var err error
+		if p.Seed, err = game.ParseSeed(r.Seed); err != nil {
+			return fail(fmt.Errorf("%w: seed: %v", ErrInvalid, err))
+		}
+	}
+	for i, v := range r.Revealed {
+		seed, err := game.ParseSeed(v.ServerSeed)
+		if err != nil {
+			return fail(fmt.Errorf("%w: revealed[%d]: %v", ErrInvalid, i, err))
+		}
+		sr := game.SeedReveal{
+			No: v.No, Seed: seed, ClientSeed: v.ClientSeed, FirstTicket: v.FirstTicket, LastTicket: v.LastTicket,
+			FirstChest: v.FirstChest, LastChest: v.LastChest, RevealedAt: v.RevealedAt,
+		}
+		if v.CommittedAt != nil {
+			sr.CommittedAt = *v.CommittedAt
+		}
+		if v.RevealedAt.IsZero() {
+			return fail(fmt.Errorf("%w: revealed[%d]: revealed_at missing", ErrInvalid, i))
+		}
+		p.Revealed = append(p.Revealed, sr)
 	}
 	if r.OpenTicket != nil && r.LastTicket != nil {
 		return fail(fmt.Errorf("%w: both open_ticket and last_ticket", ErrInvalid))
@@ -270,12 +360,49 @@ func (r Record) Player(seeds io.Reader) (PlayerID, game.Player, []game.Entry, er
 			h.AmountCents > game.MaxBalance || h.AmountCents < -game.MaxBalance || h.BalanceCents < 0 || h.BalanceCents > game.MaxBalance {
 			return fail(fmt.Errorf("%w: history[%d]: tier %d, lot %d, at %v, amount %d, balance %d", ErrInvalid, i, h.Tier, h.Lot, h.At, h.AmountCents, h.BalanceCents))
 		}
-		hist = append(hist, game.Entry{
+		e := game.Entry{
 			At: h.At, Kind: h.Kind, TicketID: h.TicketID, Tier: h.Tier, Key: h.Key,
 			Lot: h.Lot, Amount: h.AmountCents, Balance: h.BalanceCents,
-		})
+		}
+		if err := fairEntry(&e, h); err != nil {
+			return fail(fmt.Errorf("%w: history[%d]: %v", ErrInvalid, i, err))
+		}
+		hist = append(hist, e)
 	}
 	return id, p, hist, nil
+}
+
+// fairEntry reads h's verification data into e, checking that it is
+// consistent with the line: a grid showing the line's tier and key, keys
+// held 0..2, a chest number for a chest only.
+func fairEntry(e *game.Entry, h HistoryRecord) error {
+	switch {
+	case h.KeysBefore == nil && h.Grid == "" && h.Chest == 0:
+		return nil
+	case h.Kind == game.KindPlay && h.KeysBefore != nil && h.Grid != "" && h.Chest == 0:
+		g, err := game.ParseGrid(h.Grid)
+		if err != nil {
+			return err
+		}
+		if *h.KeysBefore < 0 || *h.KeysBefore >= game.MaxKeys {
+			return fmt.Errorf("keys_before %d", *h.KeysBefore)
+		}
+		o := game.Outcome{Tier: h.Tier, Prize: h.Tier.Prize(), Key: h.Key, Row: -1, Grid: g}
+		for r := range 3 {
+			if row := g.Row(r); row[0] == row[1] && row[1] == row[2] {
+				o.Row = int8(r)
+			}
+		}
+		if err := game.Validate(o); err != nil {
+			return fmt.Errorf("grid %s does not show %v with key %v: %v", h.Grid, h.Tier, h.Key, err)
+		}
+		e.Fair, e.KeysBefore, e.Grid = true, *h.KeysBefore, g
+		return nil
+	case h.Kind == game.KindChest && h.KeysBefore == nil && h.Grid == "" && h.Chest > 0:
+		e.Fair, e.Chest = true, h.Chest
+		return nil
+	}
+	return fmt.Errorf("verification data (keys_before, grid, chest) that does not fit a %q line", h.Kind)
 }
 
 func (tr TicketRecord) ticket() (game.Ticket, error) {
@@ -382,8 +509,8 @@ type DecodedGuild struct {
 // player or guild present twice. Players of a version 1 dump get seeds
 // read from seeds (crypto/rand.Reader).
 func (d *Dump) Decode(seeds io.Reader) (*DecodedDump, error) {
-	if d.Version != DumpVersion && d.Version != 1 {
-		return nil, fmt.Errorf("%w: dump version %d, want 1 or %d", ErrInvalid, d.Version, DumpVersion)
+	if d.Version < 1 || d.Version > DumpVersion {
+		return nil, fmt.Errorf("%w: dump version %d, want 1 to %d", ErrInvalid, d.Version, DumpVersion)
 	}
 	out := &DecodedDump{}
 	seen := make(map[PlayerID]int, len(d.Players))

@@ -2,6 +2,7 @@ package storage_test
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"math"
 	"reflect"
@@ -130,12 +131,13 @@ func TestDecodeVersion1(t *testing.T) {
 	for u := uint64(1); u <= 3; u++ {
 		p := validPlayer(t)
 		r := storage.NewRecord(storage.PlayerID{Guild: 1, User: u}, p, nil)
-		r.Seed = ""
+		r.Seed, r.ClientSeed, r.SeedNo, r.SeedAfterTicket, r.SeedAfterChest, r.SeedCommittedAt = "", "", 0, 0, 0, nil
 		recs = append(recs, r)
 		want = append(want, p)
 	}
 	d := &storage.Dump{Version: 1, Players: recs}
-	seeds := make([]byte, 0, 3*32)
+	const per = 32 + 8 // a server seed, a client seed
+	seeds := make([]byte, 0, 3*per)
 	for i := range cap(seeds) {
 		seeds = append(seeds, byte(i+1))
 	}
@@ -145,11 +147,17 @@ func TestDecodeVersion1(t *testing.T) {
 	}
 	for i, dp := range dd.Players {
 		var s game.Seed
-		copy(s[:], seeds[32*i:])
-		if dp.Player.Seed != s {
-			t.Fatalf("player %d: seed not read from the reader", i)
+		copy(s[:], seeds[per*i:])
+		if dp.Player.Seed != s || dp.Player.ClientSeed != hex.EncodeToString(seeds[per*i+32:per*(i+1)]) {
+			t.Fatalf("player %d: seeds not read from the reader", i)
 		}
-		dp.Player.Seed = want[i].Seed
+		// The new seeds draw the tickets to come only.
+		// (and the open ticket, which has to be drawn)
+		if dp.Player.SeedNo != 1 || dp.Player.SeedTicket != want[i].TicketSeq-1 || dp.Player.SeedChest != want[i].ChestSeq {
+			t.Fatalf("player %d: seed %d from ticket %d, chest %d", i, dp.Player.SeedNo, dp.Player.SeedTicket, dp.Player.SeedChest)
+		}
+		dp.Player.Seed, dp.Player.ClientSeed, dp.Player.SeedNo = want[i].Seed, want[i].ClientSeed, want[i].SeedNo
+		dp.Player.SeedTicket, dp.Player.SeedChest, dp.Player.SeedAt = want[i].SeedTicket, want[i].SeedChest, want[i].SeedAt
 		if !reflect.DeepEqual(dp.Player, want[i]) {
 			t.Fatalf("player %d:\n got %+v\nwant %+v", i, dp.Player, want[i])
 		}
@@ -159,9 +167,9 @@ func TestDecodeVersion1(t *testing.T) {
 		t.Fatal("a version 1 dump decoded without seeds")
 	}
 	// Other versions are refused.
-	d.Version = 3
+	d.Version = storage.DumpVersion + 1
 	if _, err := d.Decode(nil); !errors.Is(err, storage.ErrInvalid) {
-		t.Fatalf("version 3: %v", err)
+		t.Fatalf("version %d: %v", d.Version, err)
 	}
 }
 

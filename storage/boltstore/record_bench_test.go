@@ -16,7 +16,7 @@ import (
 func fullPlayer(b *testing.B) playerRec {
 	seed, _ := game.NewSeed(storetest.Seeds(1))
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	p, _ := game.NewPlayer(1_000_000, seed, now)
+	p, _ := game.NewPlayer(1_000_000, seed, "client", now)
 	for i := range 40 {
 		s, _, err := game.Apply(p, fmt.Sprintf("1%018d", i), func(p game.Player) (game.Step, error) { return p.Buy(now) })
 		if err != nil {

@@ -25,7 +25,7 @@ func setBalance(calls *int, b int64) func(storage.Versioned) (storage.Write, err
 		p := v.Player
 		if !v.Exists() {
 			var err error
-			if p, err = game.NewPlayer(0, game.Seed{1}, now); err != nil {
+			if p, err = game.NewPlayer(0, game.Seed{1}, "client", now); err != nil {
 				return storage.Write{}, err
 			}
 		}

@@ -57,7 +57,8 @@ func testApplyPlay(t *testing.T, open OpenFunc) {
 	if !a.Result.Drawn || a.Player.Balance != start-game.Stake+prize || a.Player.Ticket.Outcome != Win(game.TierCandle) || a.Player.Ticket.Revealed != 0b001 {
 		t.Fatalf("first reveal: %+v, ticket %+v", a.Result, a.Player.Ticket)
 	}
-	wantLine := game.Entry{At: e.clock.Now(), Kind: game.KindPlay, TicketID: 1, Tier: game.TierCandle, Amount: prize - game.Stake, Balance: a.Player.Balance}
+	wantLine := game.Entry{At: e.clock.Now(), Kind: game.KindPlay, TicketID: 1, Tier: game.TierCandle, Amount: prize - game.Stake, Balance: a.Player.Balance,
+		Fair: true, KeysBefore: 0, Grid: Win(game.TierCandle).Grid}
 	if len(a.History) != 1 || a.History[0] != wantLine {
 		t.Fatalf("history of the draw: %+v, want %+v", a.History, wantLine)
 	}
@@ -260,7 +261,7 @@ func testSeededDraws(t *testing.T, open OpenFunc) {
 		}
 		if a.Player.ChestDue {
 			c := e.must(id, "chest", openChest(d, a.Player.ChestSeq+1, e.clock.Now()))
-			want, err := d.Chest(seed, "", c.Player.ChestSeq)
+			want, err := d.Chest(seed, c.Player.ClientSeed, c.Player.ChestSeq)
 			if err != nil || want != c.Result.Chest {
 				t.Fatalf("chest %d: %+v, recomputed %+v", c.Player.ChestSeq, c.Result.Chest, want)
 			}

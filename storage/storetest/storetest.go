@@ -57,6 +57,9 @@ func Run(t *testing.T, open OpenFunc) {
 		{"ApplyModerator", testApplyModerator},
 		{"ApplyErrors", testApplyErrors},
 		{"SeededDrawsVerifiable", testSeededDraws},
+		{"RotateSeeds", testRotateSeeds},
+		{"VerifyFromHistory", testVerifyFromHistory},
+		{"RotateRacing", testRotateRacing},
 		{"CanceledContext", testCanceledContext},
 		{"Closed", testClosed},
 		{"DumpRoundTrip", testDumpRoundTrip},
@@ -184,7 +187,7 @@ func newPlayer(t *testing.T, balance int64, at time.Time) game.Player {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := game.NewPlayer(balance, seed, at)
+	p, err := game.NewPlayer(balance, seed, "client", at)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,274 @@
+package game
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file is commit and reveal (docs/FAIRNESS.md): each player's draws
+// use a secret server seed whose commitment, its SHA-256, is shown before
+// the seed draws anything; rotating reveals the seed, so that the player can
+// recompute every ticket it drew, and commits a new one.
+
+// Limits of the fairness records.
+const (
+	MaxClientSeed = 64 // bytes of a client seed
+	MaxReveals    = 50 // revealed seeds a player keeps, as many as history lines
+)
+
+// Errors of commit and reveal.
+var (
+	// ErrClientSeed: a client seed that is empty, longer than
+	// MaxClientSeed bytes, not UTF-8 or holding control characters.
+	ErrClientSeed = errors.New("game: invalid client seed")
+	// ErrTicketOpen: Rotate or SetClientSeed while a ticket is open: it
+	// was bought under the current seed and must be drawn with it.
+	ErrTicketOpen = errors.New("game: a ticket is open")
+	// ErrSeedSecret: the draw asked for was made under the current server
+	// seed, which is still secret.
+	ErrSeedSecret = errors.New("game: the server seed is still secret")
+	// ErrSeedForgotten: the draw asked for was made under a seed revealed
+	// so long ago that the player no longer keeps it (see MaxReveals).
+	ErrSeedForgotten = errors.New("game: the server seed is no longer kept")
+)
+
+// Commitment is the SHA-256 of a server seed. Shown before the seed draws
+// anything, it binds the bot to the seed it reveals later.
+type Commitment [sha256.Size]byte
+
+// Commitment returns the seed's commitment. Showing it reveals nothing of
+// the seed.
+func (s Seed) Commitment() Commitment { return sha256.Sum256(s[:]) }
+
+// Hex returns the seed in 64 lowercase hex digits: this reveals it. Call it
+// only for a revealed seed, or for an operator's export.
+func (s Seed) Hex() string { return hex.EncodeToString(s[:]) }
+
+// ParseSeed reads a seed written by Seed.Hex (upper case allowed). It
+// returns an error wrapping ErrInvalid for anything else, or the zero seed.
+func ParseSeed(s string) (Seed, error) {
+	var seed Seed
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != len(seed) {
+		return Seed{}, fmt.Errorf("%w: a server seed is %d hex digits", ErrInvalid, 2*len(seed))
+	}
+	copy(seed[:], b)
+	if seed == (Seed{}) {
+		return Seed{}, fmt.Errorf("%w: the zero server seed", ErrInvalid)
+	}
+	return seed, nil
+}
+
+// String returns the commitment in 64 lowercase hex digits.
+func (c Commitment) String() string { return hex.EncodeToString(c[:]) }
+
+// Short returns the commitment's first 8 hex digits: the reference a
+// finished card carries.
+func (c Commitment) Short() string { return hex.EncodeToString(c[:4]) }
+
+// ValidateClientSeed reports whether s may be a client seed: 1 to
+// MaxClientSeed bytes of UTF-8 without control characters. The error wraps
+// ErrClientSeed and says what is wrong.
+func ValidateClientSeed(s string) error {
+	switch {
+	case s == "":
+		return fmt.Errorf("%w: it is empty", ErrClientSeed)
+	case len(s) > MaxClientSeed:
+		return fmt.Errorf("%w: %d bytes, at most %d", ErrClientSeed, len(s), MaxClientSeed)
+	case !utf8.ValidString(s):
+		return fmt.Errorf("%w: it is not UTF-8", ErrClientSeed)
+	case slices.ContainsFunc([]rune(s), unicode.IsControl):
+		return fmt.Errorf("%w: it holds a control character", ErrClientSeed)
+	}
+	return nil
+}
+
+// NewClientSeed reads a random client seed from r: 16 hex digits.
+func NewClientSeed(r io.Reader) (string, error) {
+	var b [8]byte
+	if _, err := io.ReadFull(r, b[:]); err != nil {
+		return "", fmt.Errorf("game: new client seed: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// SeedReveal is a server seed that has been revealed, with the client seed it
+// drew with and the draws it made: tickets FirstTicket..LastTicket and
+// chests FirstChest..LastChest (none when the last is below the first).
+type SeedReveal struct {
+	No          int64 // the seed's number: a new player's seed is 1
+	Seed        Seed
+	ClientSeed  string
+	FirstTicket uint64
+	LastTicket  uint64
+	FirstChest  int64
+	LastChest   int64
+	CommittedAt time.Time // when it was committed (zero if unknown)
+	RevealedAt  time.Time
+}
+
+// HasTicket reports whether ticket n was drawn under r's seeds.
+func (r SeedReveal) HasTicket(n uint64) bool { return n >= r.FirstTicket && n <= r.LastTicket }
+
+// HasChest reports whether chest n was drawn under r's seeds.
+func (r SeedReveal) HasChest(n int64) bool { return n >= r.FirstChest && n <= r.LastChest }
+
+// Commitment returns the commitment shown before r's seed drew.
+func (r SeedReveal) Commitment() Commitment { return r.Seed.Commitment() }
+
+// Commitment returns the commitment of the player's current server seed.
+func (p Player) Commitment() Commitment { return p.Seed.Commitment() }
+
+// SeedTickets returns the number of tickets bought under the current seeds.
+func (p Player) SeedTickets() uint64 { return p.TicketSeq - p.SeedTicket }
+
+// TicketSeed returns the seed that draws or drew ticket n: the current one
+// (secret true) or a revealed one. Errors: ErrUnknownTicket for a ticket
+// never bought, ErrSeedForgotten for one older than the kept reveals.
+func (p Player) TicketSeed(n uint64) (r SeedReveal, secret bool, err error) {
+	if n == 0 || n > p.TicketSeq {
+		return SeedReveal{}, false, fmt.Errorf("%w: ticket %d (%d bought)", ErrUnknownTicket, n, p.TicketSeq)
+	}
+	if n > p.SeedTicket {
+		return p.current(), true, nil
+	}
+	for _, r := range p.Revealed {
+		if r.HasTicket(n) {
+			return r, false, nil
+		}
+	}
+	return SeedReveal{}, false, fmt.Errorf("%w: ticket %d", ErrSeedForgotten, n)
+}
+
+// ChestSeed is TicketSeed for chest n. Errors: ErrNoChest for a chest never
+// opened, ErrSeedForgotten.
+func (p Player) ChestSeed(n int64) (r SeedReveal, secret bool, err error) {
+	if n < 1 || n > p.ChestSeq {
+		return SeedReveal{}, false, fmt.Errorf("%w: chest %d (%d opened)", ErrNoChest, n, p.ChestSeq)
+	}
+	if n > p.SeedChest {
+		return p.current(), true, nil
+	}
+	for _, r := range p.Revealed {
+		if r.HasChest(n) {
+			return r, false, nil
+		}
+	}
+	return SeedReveal{}, false, fmt.Errorf("%w: chest %d", ErrSeedForgotten, n)
+}
+
+// current returns the current seeds as a SeedReveal, still secret.
+func (p Player) current() SeedReveal {
+	return SeedReveal{
+		No: p.SeedNo, Seed: p.Seed, ClientSeed: p.ClientSeed,
+		FirstTicket: p.SeedTicket + 1, LastTicket: p.TicketSeq,
+		FirstChest: p.SeedChest + 1, LastChest: p.ChestSeq,
+		CommittedAt: p.SeedAt,
+	}
+}
+
+// LastReveal returns the seed revealed last, if any.
+func (p Player) LastReveal() (SeedReveal, bool) {
+	if len(p.Revealed) == 0 {
+		return SeedReveal{}, false
+	}
+	return p.Revealed[len(p.Revealed)-1], true
+}
+
+// RevealedSeed returns the kept reveal of seed number no.
+func (p Player) RevealedSeed(no int64) (SeedReveal, bool) {
+	for _, r := range p.Revealed {
+		if r.No == no {
+			return r, true
+		}
+	}
+	return SeedReveal{}, false
+}
+
+// Rotate reveals the current server seed and commits next (from NewSeed),
+// keeping the client seed; Result.Seed is the number of the seed revealed,
+// which Player.RevealedSeed gives. It is pure. Errors: ErrTicketOpen while a
+// ticket is open; ErrInvalid for a zero next, a next already used by the
+// player, or a p not sound.
+func (p Player) Rotate(next Seed, now time.Time) (Step, error) {
+	return p.rotate(next, p.ClientSeed, now)
+}
+
+// SetClientSeed sets the client seed to client and rotates (see Rotate):
+// the new client seed draws with a new server seed only, so that no client
+// seed is chosen after the results of a commitment are known. Errors: those
+// of Rotate; ErrClientSeed (see ValidateClientSeed).
+func (p Player) SetClientSeed(client string, next Seed, now time.Time) (Step, error) {
+	if err := ValidateClientSeed(client); err != nil {
+		return Step{Player: p}, err
+	}
+	return p.rotate(next, client, now)
+}
+
+func (p Player) rotate(next Seed, client string, now time.Time) (Step, error) {
+	if t := p.Ticket; t != nil && t.Open() {
+		return Step{Player: p}, fmt.Errorf("%w: ticket %d", ErrTicketOpen, t.ID)
+	}
+	if next == (Seed{}) || next == p.Seed || slices.ContainsFunc(p.Revealed, func(r SeedReveal) bool { return r.Seed == next }) {
+		return Step{Player: p}, fmt.Errorf("%w: new server seed is zero or already used", ErrInvalid)
+	}
+	if p.SeedNo == 1<<62 {
+		return Step{Player: p}, fmt.Errorf("%w: no seed number left", ErrInvalid)
+	}
+	r := p.current()
+	r.RevealedAt = now
+	old := p.Revealed
+	if len(old) >= MaxReveals {
+		old = old[len(old)-MaxReveals+1:]
+	}
+	// A new slice: the old one may be shared with p and whoever holds it.
+	n := p
+	n.Revealed = slices.Clip(append(slices.Clone(old), r))
+	n.Seed, n.ClientSeed, n.SeedNo = next, client, p.SeedNo+1
+	n.SeedTicket, n.SeedChest, n.SeedAt = p.TicketSeq, p.ChestSeq, now
+	return p.done(Step{Player: n, Result: Result{Balance: n.Balance, Seed: r.No}})
+}
+
+// checkSeeds reports whether p's fairness records are sound: the current
+// seeds' ticket and chest ranges within what was bought and opened, a
+// client seed within MaxClientSeed bytes of UTF-8 (a record from before
+// client seeds may hold ""), at most MaxReveals reveals, numbered and
+// ranged in order before the current seed, none of them the current seed
+// or zero, and an open ticket bought under the current seed.
+func (p Player) checkSeeds() error {
+	if p.SeedNo < 0 || p.SeedTicket > p.TicketSeq || p.SeedChest < 0 || p.SeedChest > p.ChestSeq {
+		return fmt.Errorf("seed %d from ticket %d of %d, chest %d of %d", p.SeedNo, p.SeedTicket, p.TicketSeq, p.SeedChest, p.ChestSeq)
+	}
+	if len(p.ClientSeed) > MaxClientSeed || !utf8.ValidString(p.ClientSeed) {
+		return fmt.Errorf("client seed of %d bytes, UTF-8 %v", len(p.ClientSeed), utf8.ValidString(p.ClientSeed))
+	}
+	if t := p.Ticket; t != nil && t.Open() && t.ID <= p.SeedTicket {
+		return fmt.Errorf("open ticket %d was bought under a revealed seed", t.ID)
+	}
+	if len(p.Revealed) > MaxReveals {
+		return fmt.Errorf("%d revealed seeds kept, at most %d", len(p.Revealed), MaxReveals)
+	}
+	no, ticket, chest := p.SeedNo, p.SeedTicket, p.SeedChest // each reveal lies before the next
+	for i := len(p.Revealed) - 1; i >= 0; i-- {
+		r := p.Revealed[i]
+		switch {
+		case r.Seed == (Seed{}) || r.Seed == p.Seed:
+			return fmt.Errorf("revealed seed %d is zero or the current seed", r.No)
+		case r.No < 0 || r.No >= no:
+			return fmt.Errorf("revealed seed %d listed before seed %d", r.No, no)
+		case r.LastTicket > ticket || r.FirstTicket > r.LastTicket+1 || r.FirstTicket == 0:
+			return fmt.Errorf("revealed seed %d: tickets %d..%d, before %d", r.No, r.FirstTicket, r.LastTicket, ticket+1)
+		case r.LastChest > chest || r.FirstChest > r.LastChest+1 || r.FirstChest < 1:
+			return fmt.Errorf("revealed seed %d: chests %d..%d, before %d", r.No, r.FirstChest, r.LastChest, chest+1)
+		}
+		no, ticket, chest = r.No, r.FirstTicket-1, r.FirstChest-1
+	}
+	return nil
+}
