@@ -272,3 +272,59 @@ func (p Player) checkSeeds() error {
 	}
 	return nil
 }
+
+// ErrNotVerifiable: Verify of a history line that records no draw, or one
+// written before lines kept what verifying needs.
+var ErrNotVerifiable = errors.New("game: the line cannot be verified")
+
+// Verification is a draw recomputed from its revealed seeds.
+type Verification struct {
+	Seed       SeedReveal // the seeds that drew it, revealed
+	Kind       Kind       // KindPlay or KindChest
+	Nonce      uint64     // the ticket or chest number
+	KeysBefore int        // the keys held before the ticket (KindPlay)
+	Outcome    Outcome    // the ticket recomputed (KindPlay)
+	Chest      Chest      // the chest recomputed (KindChest)
+	// Match reports whether the recomputed draw is what the line records:
+	// the tier, the key and the whole grid of a ticket, the chest's lot.
+	Match bool
+}
+
+// Verify recomputes, with d (SeededDrawer in production), the draw that
+// the history line e records, from the seeds that drew it, which must be
+// revealed. It is pure but for d. Errors: ErrNotVerifiable, ErrSeedSecret,
+// ErrSeedForgotten, ErrUnknownTicket or ErrNoChest for a draw p does not
+// have, d's error.
+func (p Player) Verify(d Drawer, e Entry) (Verification, error) {
+	if !e.Fair || (e.Kind != KindPlay && e.Kind != KindChest) {
+		return Verification{}, fmt.Errorf("%w: a %q line of %v", ErrNotVerifiable, e.Kind, e.At)
+	}
+	v := Verification{Kind: e.Kind, KeysBefore: e.KeysBefore}
+	var secret bool
+	var err error
+	if e.Kind == KindPlay {
+		v.Nonce = e.TicketID
+		v.Seed, secret, err = p.TicketSeed(e.TicketID)
+	} else {
+		v.Nonce = uint64(max(e.Chest, 0))
+		v.Seed, secret, err = p.ChestSeed(e.Chest)
+	}
+	switch {
+	case err != nil:
+		return Verification{}, err
+	case secret:
+		return Verification{}, fmt.Errorf("%w: %s %d was drawn under seed %d", ErrSeedSecret, e.Kind, v.Nonce, v.Seed.No)
+	}
+	if e.Kind == KindPlay {
+		if v.Outcome, err = d.Ticket(v.Seed.Seed, v.Seed.ClientSeed, e.TicketID, e.KeysBefore); err != nil {
+			return Verification{}, fmt.Errorf("verify ticket %d: %w", e.TicketID, err)
+		}
+		v.Match = v.Outcome.Tier == e.Tier && v.Outcome.Key == e.Key && v.Outcome.Grid == e.Grid
+		return v, nil
+	}
+	if v.Chest, err = d.Chest(v.Seed.Seed, v.Seed.ClientSeed, e.Chest); err != nil {
+		return Verification{}, fmt.Errorf("verify chest %d: %w", e.Chest, err)
+	}
+	v.Match = v.Chest.Lot == e.Lot
+	return v, nil
+}
