@@ -180,7 +180,7 @@ func New(cfg Config, store storage.Store) *App {
 	a.commands = map[string]*command{}
 	for _, c := range []*command{
 		a.playCommand(), a.balanceCommand(), a.rulesCommand(), a.leaderboardCommand(),
-		a.dailyCommand(), a.historyCommand(), a.adminCommand(),
+		a.dailyCommand(), a.historyCommand(), a.fairnessCommand(), a.adminCommand(),
 	} {
 		if a.commands[c.def.Name] != nil {
 			panic("commands: duplicate command " + c.def.Name)
@@ -430,10 +430,12 @@ func (a *App) route(rq *request) (handlerFunc, error) {
 			return nil, userErr("err_unknown_command", nil)
 		}
 		rq.kind, rq.data, h = d.Name, &d, c.h
-		if d.Name == "admin" {
-			rq.kind = "admin unknown"
-			if len(d.Options) == 1 && d.Options[0] != nil && isAdminSub(d.Options[0].Name) {
-				rq.kind = "admin " + d.Options[0].Name
+		// Subcommands label the metrics too, from a fixed list, so that a
+		// forged name cannot grow the label set.
+		if isSub := map[string]func(string) bool{"admin": isAdminSub, "fairness": isFairnessSub}[d.Name]; isSub != nil {
+			rq.kind = d.Name + " unknown"
+			if len(d.Options) == 1 && d.Options[0] != nil && isSub(d.Options[0].Name) {
+				rq.kind = d.Name + " " + d.Options[0].Name
 			}
 		}
 	case discordgo.InteractionMessageComponent:

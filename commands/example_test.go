@@ -57,5 +57,6 @@ func ExampleApp_Definitions() {
 	// /leaderboard /classement
 	// /daily /bonus
 	// /history /historique
+	// /fairness /equite
 	// /admin /admin
 }

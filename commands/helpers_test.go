@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -179,6 +181,8 @@ type env struct {
 	obs    *observer
 	cfg    Config
 	seq    int
+	seeds  seeds
+	fair   bool // draw with game.SeededDrawer instead of drawer
 }
 
 // testDefaults are the settings of the tests' guild.
@@ -208,7 +212,10 @@ func eachStore(t *testing.T, test func(t *testing.T, newEnv func(testing.TB) *en
 // open makes a fresh App over the store.
 func (e *env) open() {
 	e.t.Helper()
-	e.cfg = Config{Now: e.clock.Now, Observer: e.obs, Logger: discardLogger(), Drawer: e.drawer, Seeds: seeds{}}
+	e.cfg = Config{Now: e.clock.Now, Observer: e.obs, Logger: discardLogger(), Drawer: e.drawer, Seeds: &e.seeds}
+	if e.fair {
+		e.cfg.Drawer = game.SeededDrawer{}
+	}
 	e.app = New(e.cfg, e.store)
 }
 
@@ -223,12 +230,16 @@ func (e *env) restart() {
 	e.open()
 }
 
-// seeds is an endless reader of non-zero bytes, for new players' seeds.
-type seeds struct{}
+// seeds is an endless deterministic reader, for new players' seeds and
+// rotations: each read differs from the others, as crypto/rand's would.
+type seeds struct{ n atomic.Uint64 }
 
-func (seeds) Read(b []byte) (int, error) {
+func (s *seeds) Read(b []byte) (int, error) {
+	var key [32]byte
+	binary.LittleEndian.PutUint64(key[:], s.n.Add(1))
+	g := rand.NewChaCha8(key)
 	for i := range b {
-		b[i] = byte(i%251) + 1
+		b[i] = byte(g.Uint64())
 	}
 	return len(b), nil
 }
@@ -615,7 +626,7 @@ func (e *env) setBalance(user uint64, cents int64) {
 	now := storage.Timestamp(e.clock.Now())
 	_, err := storage.Apply(context.Background(), e.store, storage.Step{
 		ID: storage.PlayerID{Guild: testGuild, User: user}, Op: fmt.Sprintf("test-set-%d-%d", user, cents),
-		Create: true, Start: startCents, Seeds: seeds{}, Now: now,
+		Create: true, Start: startCents, Seeds: &e.seeds, Now: now,
 		Do: func(p game.Player) (game.Step, error) { return p.SetBalance(cents, now) },
 	})
 	if err != nil {

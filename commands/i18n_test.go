@@ -196,8 +196,10 @@ func TestCardLines(t *testing.T) {
 	win := func(l *lang, s game.Symbol, prize int64) *discordgo.InteractionResponseData {
 		o := game.Outcome{Tier: tierOf(t, s), Prize: prize, Row: 0,
 			Grid: game.Grid{s, s, s, game.Key, game.Pipe, game.Bomb, game.Sabre, game.Candle, game.Barrel}}
-		return a.ticketCard(l, &ticketView{user: alice, t: game.Ticket{ID: 41, Drawn: true, Outcome: o, Revealed: game.AllRows}})
+		p := game.Player{Seed: game.Seed{41}, TicketSeq: 41}
+		return a.ticketCard(l, &ticketView{user: alice, p: p, t: game.Ticket{ID: 41, Drawn: true, Outcome: o, Revealed: game.AllRows}})
 	}
+	commitment := game.Seed{41}.Commitment().Short()
 	lastLine := func(d *discordgo.InteractionResponseData) string {
 		lines := strings.Split(d.Embeds[0].Description, "\n")
 		return lines[len(lines)-1]
@@ -207,8 +209,8 @@ func TestCardLines(t *testing.T) {
 	}{
 		{lastLine(win(a.cat.en, game.Gem, 500000)), "🎉 **Three gems!** You win **5,000.00 credits**."},
 		{lastLine(win(a.cat.fr, game.Barrel, 50)), "🎉 **Trois tonneaux !** Vous gagnez **0,50 crédit**."},
-		{win(a.cat.en, game.Gem, 500000).Embeds[0].Footer.Text, "Ticket #41 · stake 0.50 credits"},
-		{win(a.cat.fr, game.Gem, 500000).Embeds[0].Footer.Text, "Ticket n° 41 · mise 0,50 crédit"},
+		{win(a.cat.en, game.Gem, 500000).Embeds[0].Footer.Text, "Ticket #41 · stake 0.50 credits · seed " + commitment},
+		{win(a.cat.fr, game.Gem, 500000).Embeds[0].Footer.Text, "Ticket n° 41 · mise 0,50 crédit · graine " + commitment},
 		{chestLine(a.cat.en, game.Chest{Lot: game.LotGold, Prize: 500}), "🪙 You find **one gold coin**: **5.00 credits**!"},
 		{chestLine(a.cat.fr, game.Chest{Lot: game.LotThreeGold, Prize: 1000000}),
 			"💰 Vous découvrez **trois pièces d'or** : **10\u202f000,00 crédits** !"},

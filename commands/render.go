@@ -217,12 +217,22 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 				{Name: l.T("field_balance", nil), Value: l.Credits(v.balanceShown()), Inline: true},
 			},
 			Footer: &discordgo.MessageEmbedFooter{
-				Text: l.T("card_footer", map[string]any{"Ticket": t.ID, "Stake": l.Credits(game.Stake)}),
+				Text: l.T("card_footer", map[string]any{"Ticket": t.ID, "Stake": l.Credits(game.Stake), "Commitment": ticketCommitment(v.p, t.ID)}),
 			},
 		}},
 		Components:      rows,
 		AllowedMentions: noMentions,
 	}
+}
+
+// ticketCommitment is the short reference of the commitment of the seed
+// that draws or drew ticket n (docs/FAIRNESS.md): /fairness shows it whole.
+func ticketCommitment(p game.Player, n uint64) string {
+	r, _, err := p.TicketSeed(n)
+	if err != nil {
+		return "?"
+	}
+	return r.Commitment().Short()
 }
 
 // againButton buys the next ticket; ticket is the one on the card (0 if none).

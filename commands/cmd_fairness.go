@@ -1,0 +1,313 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// /fairness: commit and reveal (docs/FAIRNESS.md). A player sees the
+// commitment of their secret server seed and their client seed, chooses a
+// client seed, reveals the server seed (which commits a new one) and
+// recomputes a ticket drawn under a revealed seed. Nothing here shows a
+// seed that is not revealed: game.Seed prints as "secret", and only a
+// game.SeedReveal's seed is written out.
+
+// isFairnessSub reports whether name is one of /fairness's subcommands,
+// for the metrics' label.
+func isFairnessSub(name string) bool {
+	switch name {
+	case "show", "seed", "rotate", "verify":
+		return true
+	}
+	return false
+}
+
+func (a *App) fairnessCommand() *command {
+	value := option(discordgo.ApplicationCommandOptionString, "value", "valeur",
+		"Your new client seed: any text, up to 64 bytes", "Votre nouvelle graine client : un texte, jusqu'à 64 octets", true)
+	value.MinLength = new(int)
+	*value.MinLength = 1
+	value.MaxLength = game.MaxClientSeed
+	ticket := option(discordgo.ApplicationCommandOptionInteger, "ticket", "ticket",
+		"The ticket's number (on its card and in /history)", "Le numéro du ticket (sur sa carte et dans /historique)", true)
+	one := 1.0
+	ticket.MinValue = &one
+	return &command{
+		def: slash("fairness", "equite",
+			"Provably fair: check that your tickets were not chosen for you",
+			"Équité prouvable : vérifiez que vos tickets n'ont pas été choisis pour vous",
+			subcommand("show", "afficher", "Your seeds: the commitment of the secret one, and yours",
+				"Vos graines : l'engagement de la graine secrète, et la vôtre"),
+			subcommand("seed", "graine", "Choose your client seed (this also reveals the server seed)",
+				"Choisir votre graine client (révèle aussi la graine du serveur)", value),
+			subcommand("rotate", "reveler", "Reveal the server seed and commit a new one",
+				"Révéler la graine du serveur et en engager une nouvelle"),
+			subcommand("verify", "verifier", "Recompute a ticket drawn under a revealed seed",
+				"Recalculer un ticket tiré avec une graine révélée", ticket),
+		),
+		h: a.handleFairness,
+	}
+}
+
+// handleFairness runs the subcommand.
+func (a *App) handleFairness(ctx context.Context, rq *request) (reply, error) {
+	d := rq.data
+	if len(d.Options) != 1 || d.Options[0] == nil || d.Options[0].Type != discordgo.ApplicationCommandOptionSubCommand {
+		return reply{}, userErr("err_bad_option", nil)
+	}
+	sub := d.Options[0]
+	o := opts{list: sub.Options}
+	switch sub.Name {
+	case "show":
+		return a.fairnessShow(ctx, rq)
+	case "seed":
+		v, ok := o.get("value", discordgo.ApplicationCommandOptionString)
+		s, isString := v.(string)
+		if !ok || !isString {
+			return reply{}, userErr("err_bad_option", nil)
+		}
+		if err := game.ValidateClientSeed(s); err != nil {
+			return reply{}, userErr("err_client_seed", map[string]any{"Max": game.MaxClientSeed})
+		}
+		return a.fairnessRotate(ctx, rq, &s)
+	case "rotate":
+		return a.fairnessRotate(ctx, rq, nil)
+	case "verify":
+		v, ok := o.get("ticket", discordgo.ApplicationCommandOptionInteger)
+		f, isNumber := v.(float64) // JSON numbers decode as float64
+		if !ok || !isNumber || f < 1 || f > 1<<53 || f != float64(uint64(f)) {
+			return reply{}, userErr("err_bad_option", nil)
+		}
+		return a.fairnessVerify(ctx, rq, uint64(f))
+	}
+	return reply{}, userErr("err_unknown_command", nil)
+}
+
+// fairnessReply is an ephemeral embed.
+func fairnessReply(e *discordgo.MessageEmbed) reply {
+	return reply{data: &discordgo.InteractionResponseData{
+		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
+	}}
+}
+
+// code writes s as inline code; the seeds are hex or a client seed, which
+// may hold a backtick, shown then in a double-backtick span.
+func code(s string) string {
+	if strings.Contains(s, "`") {
+		return "`` " + s + " ``"
+	}
+	return "`" + s + "`"
+}
+
+// fairnessShow shows the current commitment, the client seed, the tickets
+// under them and the last seed revealed. It creates nothing: a player who
+// never played has no seeds yet.
+func (a *App) fairnessShow(ctx context.Context, rq *request) (reply, error) {
+	p, ok, err := a.load(ctx, rq.player())
+	if err != nil {
+		return reply{}, err
+	}
+	l := rq.l
+	if !ok {
+		return fairnessReply(infoEmbed(l.T("fair_title", nil), l.T("fair_no_seeds", nil), colourInfo)), nil
+	}
+	fields := a.currentSeedFields(l, p)
+	if r, ok := p.LastReveal(); ok {
+		fields = append(fields, revealField(l, "fair_last_revealed", r))
+	}
+	e := infoEmbed(l.T("fair_title", nil), l.T("fair_intro", nil), colourInfo, fields...)
+	e.Footer = &discordgo.MessageEmbedFooter{Text: l.T("fair_footer", nil)}
+	return fairnessReply(e), nil
+}
+
+// currentSeedFields shows the current seeds: the commitment, never the seed.
+func (a *App) currentSeedFields(l *lang, p game.Player) []*discordgo.MessageEmbedField {
+	client := code(p.ClientSeed)
+	if p.ClientSeed == "" {
+		client = l.T("fair_client_empty", nil)
+	}
+	return []*discordgo.MessageEmbedField{
+		{Name: l.T("fair_commitment", map[string]any{"No": p.SeedNo}), Value: code(p.Commitment().String())},
+		{Name: l.T("fair_client", nil), Value: client, Inline: true},
+		{Name: l.T("fair_tickets", nil), Value: l.P("fair_count", int64(min(p.SeedTickets(), 1<<62)), map[string]any{"Count": p.SeedTickets()}), Inline: true},
+	}
+}
+
+// revealField shows a revealed seed, its commitment and what it drew.
+func revealField(l *lang, title string, r game.SeedReveal) *discordgo.MessageEmbedField {
+	drew := l.T("fair_drew_none", nil)
+	if r.LastTicket >= r.FirstTicket {
+		drew = l.T("fair_drew", map[string]any{"First": r.FirstTicket, "Last": r.LastTicket})
+	}
+	client := code(r.ClientSeed)
+	if r.ClientSeed == "" {
+		client = l.T("fair_client_empty", nil)
+	}
+	return &discordgo.MessageEmbedField{
+		Name: l.T(title, map[string]any{"No": r.No}),
+		Value: l.T("fair_reveal", map[string]any{
+			"Seed": code(r.Seed.Hex()), "Commitment": code(r.Commitment().String()), "Client": client, "Drew": drew,
+		}),
+	}
+}
+
+// fairnessRotate reveals the server seed and commits a new one; with
+// client, it sets the client seed too. It creates the player: choosing a
+// client seed before the first ticket is the way to be sure of it.
+func (a *App) fairnessRotate(ctx context.Context, rq *request, client *string) (reply, error) {
+	set, err := a.settings(ctx, rq.guild)
+	if err != nil {
+		return reply{}, err
+	}
+	next, err := game.NewSeed(a.seeds)
+	if err != nil {
+		return reply{}, internal("new_seed", err)
+	}
+	ap, err := a.apply(ctx, change{
+		id: rq.player(), op: rq.i.ID, create: true, start: set.StartingBalance,
+		do: func(p game.Player, now time.Time) (game.Step, error) {
+			if client != nil {
+				return p.SetClientSeed(*client, next, now)
+			}
+			return p.Rotate(next, now)
+		},
+	})
+	switch {
+	case errors.Is(err, game.ErrTicketOpen):
+		return reply{}, userErr("err_rotate_open", nil)
+	case errors.Is(err, game.ErrClientSeed):
+		return reply{}, userErr("err_client_seed", map[string]any{"Max": game.MaxClientSeed})
+	case err != nil:
+		return reply{}, stepErr("rotate", err)
+	}
+	l := rq.l
+	p := ap.Player
+	r, ok := p.RevealedSeed(ap.Result.Seed)
+	if !ok { // a repeated interaction whose reveal has since been dropped
+		return reply{}, userErr("err_seed_forgotten", nil)
+	}
+	fields := []*discordgo.MessageEmbedField{revealField(l, "fair_revealed", r)}
+	fields = append(fields, a.currentSeedFields(l, p)...)
+	title := l.T("fair_rotated_title", nil)
+	desc := l.T("fair_rotated", nil)
+	if client != nil {
+		title = l.T("fair_seed_title", nil)
+	}
+	if p.SeedNo > r.No+1 { // a repeated interaction: the player has rotated since
+		fields = fields[:1]
+	}
+	e := infoEmbed(title, desc, colourInfo, fields...)
+	e.Footer = &discordgo.MessageEmbedFooter{Text: l.T("fair_footer", nil)}
+	return fairnessReply(e), nil
+}
+
+// fairnessVerify recomputes ticket n from its revealed seed and the
+// history line that recorded it, and the chest it opened, if any.
+func (a *App) fairnessVerify(ctx context.Context, rq *request, n uint64) (reply, error) {
+	p, ok, err := a.load(ctx, rq.player())
+	if err != nil {
+		return reply{}, err
+	}
+	l := rq.l
+	data := map[string]any{"Ticket": n}
+	if !ok {
+		return reply{}, userErr("err_verify_unknown", data)
+	}
+	if _, secret, err := p.TicketSeed(n); err != nil || secret {
+		switch {
+		case secret:
+			return reply{}, userErr("err_verify_secret", data)
+		case errors.Is(err, game.ErrSeedForgotten):
+			return reply{}, userErr("err_verify_forgotten", data)
+		}
+		return reply{}, userErr("err_verify_unknown", data)
+	}
+	hs, err := a.store.History(ctx, rq.player(), storage.HistoryLimit)
+	if err != nil {
+		return reply{}, internal("history", err)
+	}
+	line, chest := -1, -1
+	for i, h := range hs { // newest first: the chest comes before its ticket
+		if h.Kind == game.KindPlay && h.TicketID == n {
+			line = i
+			break
+		}
+		if h.Kind == game.KindChest {
+			chest = i
+		}
+	}
+	if line < 0 {
+		return reply{}, userErr("err_verify_forgotten", data)
+	}
+	v, err := p.Verify(a.drawer, hs[line])
+	switch {
+	case errors.Is(err, game.ErrNotVerifiable):
+		return reply{}, userErr("err_verify_old", data)
+	case err != nil:
+		return reply{}, internal("verify", err)
+	}
+	h := hs[line]
+	inputs := l.T("fair_inputs", map[string]any{
+		"Seed": code(v.Seed.Seed.Hex()), "Commitment": code(v.Seed.Commitment().String()), "Client": code(v.Seed.ClientSeed),
+		"Nonce": n, "Keys": v.KeysBefore,
+	})
+	o := v.Outcome
+	recomputed := a.grid(game.Ticket{Drawn: true, Outcome: o, Revealed: game.AllRows}) + "\n" + a.outcomeLine(l, o, v.KeysBefore)
+	fields := []*discordgo.MessageEmbedField{
+		{Name: l.T("fair_inputs_title", map[string]any{"No": v.Seed.No}), Value: inputs},
+		{Name: l.T("fair_recomputed", nil), Value: recomputed},
+	}
+	colour, title := colourInfo, l.T("fair_verified_title", data)
+	desc := l.T("fair_verified", data)
+	if !v.Match {
+		colour, title, desc = colourChest, l.T("fair_mismatch_title", data), l.T("fair_mismatch", data)
+		shown := game.Outcome{Tier: h.Tier, Key: h.Key, Row: -1, Grid: h.Grid}
+		fields = append(fields, &discordgo.MessageEmbedField{
+			Name:  l.T("fair_shown", nil),
+			Value: a.grid(game.Ticket{Drawn: true, Outcome: shown, Revealed: game.AllRows}),
+		})
+	}
+	// The third key: the chest it opened, verified too when its seed is revealed.
+	if o.Key && v.KeysBefore == game.MaxKeys-1 && chest >= 0 && hs[chest].Fair {
+		if cv, err := p.Verify(a.drawer, hs[chest]); err == nil {
+			mark := "✅"
+			if !cv.Match {
+				mark, colour = "⚠️", colourChest
+			}
+			fields = append(fields, &discordgo.MessageEmbedField{
+				Name: l.T("fair_chest_title", map[string]any{"Chest": cv.Nonce}),
+				Value: mark + " " + l.T("fair_chest", map[string]any{
+					"Lot": lotEmoji[cv.Chest.Lot] + " " + l.T("lot_"+cv.Chest.Lot.String(), nil), "Prize": l.Credits(cv.Chest.Prize),
+				}),
+			})
+		}
+	}
+	e := infoEmbed(title, desc, colour, fields...)
+	e.Footer = &discordgo.MessageEmbedFooter{Text: l.T("fair_verify_footer", nil)}
+	return fairnessReply(e), nil
+}
+
+// outcomeLine tells a recomputed ticket's result.
+func (a *App) outcomeLine(l *lang, o game.Outcome, keysBefore int) string {
+	var s string
+	if o.Tier.Winning() {
+		sym := o.Tier.Symbol()
+		s = l.T("card_win", map[string]any{"Symbol": a.symbol(sym), "Name": l.T("sym_"+sym.String(), nil), "Prize": l.Credits(o.Prize)})
+	} else {
+		s = l.T("card_loss", nil)
+	}
+	if o.Key {
+		s += "\n" + l.T("card_key", map[string]any{"Key": a.emoji[game.Key]})
+		if keysBefore == game.MaxKeys-1 {
+			s += "\n" + l.T("card_chest_won", nil)
+		}
+	}
+	return s
+}
