@@ -41,6 +41,7 @@ type harness struct {
 	srv    *fakediscord.Server
 	cfg    config.Config
 	draw   *script
+	fair   bool // draw with the production, verifiable draws instead of draw
 	logs   *syncBuffer
 	cancel context.CancelFunc
 	done   chan error
@@ -103,8 +104,12 @@ func (h *harness) start() {
 	log := slog.New(slog.NewTextHandler(io.MultiWriter(h.logs), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	h.cancel, h.done = cancel, make(chan error, 1)
 	go func() {
+		var d game.Drawer = h.draw
+		if h.fair {
+			d = nil // game.SeededDrawer
+		}
 		h.done <- cli.Serve(ctx, h.cfg, log, cli.Hooks{
-			Drawer: h.draw,
+			Drawer: d,
 			Started: func(addr string) {
 				if addr != "" { // the HTTP endpoint: Discord (the fake) posts there
 					h.srv.SetInteractionsURL("http://" + addr + "/interactions")
