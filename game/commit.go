@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"time"
 	"unicode"
@@ -38,6 +39,20 @@ var (
 	// so long ago that the player no longer keeps it (see MaxReveals).
 	ErrSeedForgotten = errors.New("game: the server seed is no longer kept")
 )
+
+// LogValue hides the seed from log/slog.
+func (Seed) LogValue() slog.Value { return slog.StringValue("secret") }
+
+// LogValue is what log/slog writes of a player: its counters and the
+// commitment, never a secret seed (a JSON handler would otherwise write
+// every field, the seed's bytes included).
+func (p Player) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.Int64("balance", p.Balance), slog.Int("keys", p.Keys), slog.Bool("chest_due", p.ChestDue),
+		slog.Uint64("tickets", p.TicketSeq), slog.Int64("chests", p.ChestSeq),
+		slog.Int64("seed_no", p.SeedNo), slog.String("commitment", p.Commitment().Short()),
+	)
+}
 
 // Commitment is the SHA-256 of a server seed. Shown before the seed draws
 // anything, it binds the bot to the seed it reveals later.

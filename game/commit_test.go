@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -257,5 +260,28 @@ func TestCheckSeeds(t *testing.T) {
 		if err != nil || s.Player.Seed != q.Seed || s.Player.Check() != nil {
 			t.Errorf("%s: Reset = %v", name, err)
 		}
+	}
+}
+
+// TestSeedNotLogged: log/slog never writes a secret seed, whatever the
+// handler, whether the seed or the whole player is logged.
+func TestSeedNotLogged(t *testing.T) {
+	p, _ := NewPlayer(1000, testSeed(200), "client", t0)
+	var b bytes.Buffer
+	for _, h := range []slog.Handler{slog.NewJSONHandler(&b, nil), slog.NewTextHandler(&b, nil)} {
+		slog.New(h).Info("state", "player", p, "seed", p.Seed, "ptr", &p)
+	}
+	fmt.Fprintf(&b, "%v %+v %#v %s", p, p, p, p.Seed)
+	out := b.String()
+	hexSeed := p.Seed.Hex()
+	var decimal []string
+	for _, x := range p.Seed[:8] {
+		decimal = append(decimal, strconv.Itoa(int(x)))
+	}
+	if strings.Contains(out, hexSeed[:16]) || strings.Contains(out, strings.Join(decimal, ",")) || strings.Contains(out, strings.Join(decimal, " ")) {
+		t.Fatalf("the seed is in the output:\n%s", out)
+	}
+	if !strings.Contains(out, p.Commitment().Short()) {
+		t.Fatalf("the log does not name the commitment:\n%s", out)
 	}
 }
