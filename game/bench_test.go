@@ -154,3 +154,36 @@ func BenchmarkApplyBuyReveal(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFairDrawsTicket is one verifiable ticket with its grid drawn by
+// a FairDraws that keeps its keyed HMAC from one ticket to the next.
+func BenchmarkFairDrawsTicket(b *testing.B) {
+	f, err := NewFairDraws(testSeed(1), "3f9a0c1d2e4b5a69")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := uint64(1); b.Loop(); i++ {
+		o, err := f.Ticket(i, int(i%MaxKeys))
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinkOutcome = o
+	}
+}
+
+// BenchmarkFairDrawsChest is one verifiable chest drawn by a FairDraws.
+func BenchmarkFairDrawsChest(b *testing.B) {
+	f, err := NewFairDraws(testSeed(1), "3f9a0c1d2e4b5a69")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := int64(1); b.Loop(); i++ {
+		c, err := f.Chest(i)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinkChest = c
+	}
+}
