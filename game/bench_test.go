@@ -83,6 +83,20 @@ func BenchmarkSimulatePlay(b *testing.B) {
 	}
 }
 
+// BenchmarkSimulateFairPlay is the loop of a simulation with SimConfig.Fair,
+// per play, on one core: a verifiable ticket with its grid, and a chest one
+// play in nine.
+func BenchmarkSimulateFairPlay(b *testing.B) {
+	var acc chunkAcc
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += SimFairChunk {
+		if err := playFairChunk(1, uint64(i), min(SimFairChunk, int64(b.N-i)), &acc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkComputeOdds is the exact odds, computed from the tables.
 func BenchmarkComputeOdds(b *testing.B) {
 	b.ReportAllocs()
