@@ -12,52 +12,69 @@ import (
 )
 
 func TestSimulateReport(t *testing.T) {
-	var out, errOut bytes.Buffer
-	args := []string{"-n", "5_000_000", "-seed", "7", "-workers", "2", "-progress"}
-	if err := runSimulate(context.Background(), args, &out, &errOut); err != nil {
-		t.Fatalf("simulate: %v\n%s", err, errOut.String())
+	tests := []struct {
+		args  []string
+		first string
+	}{
+		{[]string{"-n", "5_000_000", "-seed", "7", "-workers", "2", "-progress"},
+			"Simulated 5,000,000 plays (seed 7, 2 workers, fast draws: PCG, outcomes only)"},
+		{[]string{"-n", "200_000", "-seed", "7", "-workers", "2", "-progress", "-fair"},
+			"Simulated 200,000 plays (seed 7, 2 workers, verifiable draws: HMAC-SHA256, with grids)"},
 	}
-	s := out.String()
-	for _, want := range []string{
-		"Simulated 5,000,000 plays (seed 7, 2 workers)", "plays/s",
-		"gem", "barrel", "loss", "Chi-square, main game", "keys held", "three-gold", "bronze",
-		"Chi-square, chest lots", "Return to player", "exact 72%",
-	} {
-		if !strings.Contains(s, want) {
-			t.Errorf("report lacks %q:\n%s", want, s)
+	for _, tc := range tests {
+		var out, errOut bytes.Buffer
+		if err := runSimulate(context.Background(), tc.args, &out, &errOut); err != nil {
+			t.Fatalf("simulate %v: %v\n%s", tc.args, err, errOut.String())
 		}
-	}
-	// The p-values are printed and are probabilities.
-	re := regexp.MustCompile(`p = ([0-9.]+|NaN)`)
-	ms := re.FindAllStringSubmatch(s, -1)
-	if len(ms) != 2 {
-		t.Fatalf("want two p-values, got %v", ms)
-	}
-	for _, m := range ms {
-		p, err := strconv.ParseFloat(m[1], 64)
-		if err != nil || p < 0 || p > 1 {
-			t.Errorf("p-value %q", m[1])
+		s := out.String()
+		for _, want := range []string{
+			tc.first, "plays/s",
+			"gem", "barrel", "loss", "Chi-square, main game", "keys held", "three-gold", "bronze",
+			"Chi-square, chest lots", "Return to player", "exact 72%",
+		} {
+			if !strings.Contains(s, want) {
+				t.Errorf("simulate %v: report lacks %q:\n%s", tc.args, want, s)
+			}
 		}
-	}
-	// -progress ends with a final line on stderr, not on stdout.
-	if !strings.Contains(errOut.String(), "100.0%") || strings.Contains(s, "simulate:") {
-		t.Errorf("progress: stderr %q", errOut.String())
+		// The p-values are printed and are probabilities.
+		re := regexp.MustCompile(`p = ([0-9.]+|NaN)`)
+		ms := re.FindAllStringSubmatch(s, -1)
+		if len(ms) != 2 {
+			t.Fatalf("simulate %v: want two p-values, got %v", tc.args, ms)
+		}
+		for _, m := range ms {
+			p, err := strconv.ParseFloat(m[1], 64)
+			if err != nil || p < 0 || p > 1 {
+				t.Errorf("simulate %v: p-value %q", tc.args, m[1])
+			}
+		}
+		// -progress ends with a final line on stderr, not on stdout.
+		if !strings.Contains(errOut.String(), "100.0%") || strings.Contains(s, "simulate:") {
+			t.Errorf("simulate %v: progress: stderr %q", tc.args, errOut.String())
+		}
 	}
 }
 
 func TestSimulateSameSeedSameFigures(t *testing.T) {
-	run := func(workers string) string {
+	run := func(args ...string) string {
 		t.Helper()
 		var out, errOut bytes.Buffer
-		if err := runSimulate(context.Background(), []string{"-n", "3000000", "-seed", "3", "-workers", workers}, &out, &errOut); err != nil {
+		if err := runSimulate(context.Background(), args, &out, &errOut); err != nil {
 			t.Fatal(err)
 		}
 		// Drop the first line (timing and workers).
 		_, rest, _ := strings.Cut(out.String(), "\n")
 		return rest
 	}
-	if a, b := run("1"), run("3"); a != b {
+	if a, b := run("-n", "3000000", "-seed", "3", "-workers", "1"), run("-n", "3000000", "-seed", "3", "-workers", "3"); a != b {
 		t.Errorf("figures differ with -workers:\n%s\n---\n%s", a, b)
+	}
+	fair := run("-n", "200000", "-seed", "3", "-workers", "1", "-fair")
+	if b := run("-n", "200000", "-seed", "3", "-workers", "3", "-fair"); fair != b {
+		t.Errorf("-fair figures differ with -workers:\n%s\n---\n%s", fair, b)
+	}
+	if fast := run("-n", "200000", "-seed", "3", "-workers", "1"); fast == fair {
+		t.Error("-fair gives the figures of the fast draws")
 	}
 }
 
@@ -73,6 +90,7 @@ func TestSimulateBadFlags(t *testing.T) {
 		{[]string{"-n", "1e40"}, false},
 		{[]string{"-seed", "-1"}, false},
 		{[]string{"-workers", "0"}, false},
+		{[]string{"-fair=maybe"}, false},
 		{[]string{"-bogus"}, false},
 		{[]string{"now"}, false},
 		{[]string{"-h"}, true},

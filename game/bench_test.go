@@ -83,6 +83,20 @@ func BenchmarkSimulatePlay(b *testing.B) {
 	}
 }
 
+// BenchmarkSimulateFairPlay is the loop of a simulation with SimConfig.Fair,
+// per play, on one core: a verifiable ticket with its grid, and a chest one
+// play in nine.
+func BenchmarkSimulateFairPlay(b *testing.B) {
+	var acc chunkAcc
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += SimFairChunk {
+		if err := playFairChunk(1, uint64(i), min(SimFairChunk, int64(b.N-i)), &acc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkComputeOdds is the exact odds, computed from the tables.
 func BenchmarkComputeOdds(b *testing.B) {
 	b.ReportAllocs()
@@ -152,5 +166,38 @@ func BenchmarkApplyBuyReveal(b *testing.B) {
 		if p.ChestDue { // one ticket in nine
 			p = apply(p, func(p Player) (Step, error) { return p.OpenChest(SeededDrawer{}, p.ChestSeq+1, t0) })
 		}
+	}
+}
+
+// BenchmarkFairDrawsTicket is one verifiable ticket with its grid drawn by
+// a FairDraws that keeps its keyed HMAC from one ticket to the next.
+func BenchmarkFairDrawsTicket(b *testing.B) {
+	f, err := NewFairDraws(testSeed(1), "3f9a0c1d2e4b5a69")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := uint64(1); b.Loop(); i++ {
+		o, err := f.Ticket(i, int(i%MaxKeys))
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinkOutcome = o
+	}
+}
+
+// BenchmarkFairDrawsChest is one verifiable chest drawn by a FairDraws.
+func BenchmarkFairDrawsChest(b *testing.B) {
+	f, err := NewFairDraws(testSeed(1), "3f9a0c1d2e4b5a69")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := int64(1); b.Loop(); i++ {
+		c, err := f.Chest(i)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sinkChest = c
 	}
 }

@@ -74,33 +74,53 @@ func NewHMACSource(seed Seed, purpose Purpose, client string, nonce uint64) (Sou
 	if purpose != PurposeTicket && purpose != PurposeChest {
 		return nil, fmt.Errorf("%w: draw purpose %q", ErrInvalid, purpose)
 	}
-	if uint64(len(client)) > math.MaxUint32 {
-		return nil, fmt.Errorf("%w: client seed of %d bytes", ErrInvalid, len(client))
+	if err := checkClient(client); err != nil {
+		return nil, err
 	}
-	msg := make([]byte, 0, 1+len(purpose)+4+len(client)+8+4)
-	msg = append(msg, byte(len(purpose)))
-	msg = append(msg, purpose...)
-	msg = binary.BigEndian.AppendUint32(msg, uint32(len(client)))
-	msg = append(msg, client...)
-	msg = binary.BigEndian.AppendUint64(msg, nonce)
-	msg = binary.BigEndian.AppendUint32(msg, 0)
-	return &hmacSource{mac: hmac.New(sha256.New, seed[:]), msg: msg, next: 4}, nil
+	s := &hmacSource{mac: hmac.New(sha256.New, seed[:])}
+	s.start(purpose, client, nonce)
+	return s, nil
+}
+
+func checkClient(client string) error {
+	if uint64(len(client)) > math.MaxUint32 {
+		return fmt.Errorf("%w: client seed of %d bytes", ErrInvalid, len(client))
+	}
+	return nil
 }
 
 // hmacSource is the stream of NewHMACSource.
 type hmacSource struct {
-	mac   hash.Hash
-	msg   []byte // the message of the next block; its last 4 bytes are the counter
+	mac   hash.Hash // keyed with the seed
+	dirty bool      // mac has been written to since hmac.New
+	msg   []byte    // the message of the next block; its last 4 bytes are the counter
 	block [sha256.Size]byte
 	next  int    // the next unread value of block (4: none left)
 	k     uint32 // the counter of the next block
+}
+
+// start rewinds s to the beginning of the stream of (purpose, client,
+// nonce), keeping its keyed mac and the capacity of its message.
+func (s *hmacSource) start(purpose Purpose, client string, nonce uint64) {
+	s.msg = append(s.msg[:0], byte(len(purpose)))
+	s.msg = append(s.msg, purpose...)
+	s.msg = binary.BigEndian.AppendUint32(s.msg, uint32(len(client)))
+	s.msg = append(s.msg, client...)
+	s.msg = binary.BigEndian.AppendUint64(s.msg, nonce)
+	s.msg = binary.BigEndian.AppendUint32(s.msg, 0)
+	s.next, s.k = 4, 0
 }
 
 // Uint64 implements Source.
 func (s *hmacSource) Uint64() uint64 {
 	if s.next == 4 {
 		binary.BigEndian.PutUint32(s.msg[len(s.msg)-4:], s.k)
-		s.mac.Reset()
+		// A mac fresh from hmac.New is already reset; resetting it again
+		// would cost a SHA-256 block, a third of a single draw.
+		if s.dirty {
+			s.mac.Reset()
+		}
+		s.dirty = true
 		s.mac.Write(s.msg)
 		s.mac.Sum(s.block[:0])
 		s.k++
@@ -109,6 +129,58 @@ func (s *hmacSource) Uint64() uint64 {
 	v := binary.BigEndian.Uint64(s.block[8*s.next:])
 	s.next++
 	return v
+}
+
+// FairDraws draws tickets and chests of one (server seed, client seed) pair
+// with the same results as SeededDrawer, keeping one keyed HMAC-SHA256 for
+// all of them: the key setup, most of the cost of a single draw, is done
+// once, and a draw allocates nothing. Use it to draw or check many draws of
+// one seed (a simulation, an export). It is not safe for concurrent use:
+// give each goroutine its own.
+type FairDraws struct {
+	src    hmacSource
+	client string
+}
+
+// NewFairDraws returns the draws of the server seed seed and the client seed
+// client. It returns an error wrapping ErrInvalid for a zero seed or a
+// client seed longer than 2^32−1 bytes.
+func NewFairDraws(seed Seed, client string) (*FairDraws, error) {
+	if seed == (Seed{}) {
+		return nil, fmt.Errorf("%w: fair draws of a zero seed", ErrInvalid)
+	}
+	if err := checkClient(client); err != nil {
+		return nil, err
+	}
+	f := &FairDraws{client: client}
+	f.src.mac = hmac.New(sha256.New, seed[:])
+	f.src.msg = make([]byte, 0, 1+len(PurposeTicket)+4+len(client)+8+4)
+	return f, nil
+}
+
+// Ticket draws ticket number ticket (1, 2, …) for a player holding keysHeld
+// keys (0..MaxKeys-1), as SeededDrawer.Ticket. It returns an error wrapping
+// ErrInvalid for ticket 0, and one wrapping ErrKeysHeld for keysHeld out of
+// range.
+func (f *FairDraws) Ticket(ticket uint64, keysHeld int) (Outcome, error) {
+	if ticket == 0 {
+		return Outcome{}, fmt.Errorf("%w: draw of ticket 0", ErrInvalid)
+	}
+	if err := checkKeys(keysHeld); err != nil {
+		return Outcome{}, err
+	}
+	f.src.start(PurposeTicket, f.client, ticket)
+	return play(&f.src, keysHeld), nil
+}
+
+// Chest draws chest number seq (1, 2, …), as SeededDrawer.Chest. It returns
+// an error wrapping ErrInvalid for seq below 1.
+func (f *FairDraws) Chest(seq int64) (Chest, error) {
+	if seq < 1 {
+		return Chest{}, fmt.Errorf("%w: draw of chest %d", ErrInvalid, seq)
+	}
+	f.src.start(PurposeChest, f.client, uint64(seq))
+	return chest(&f.src), nil
 }
 
 // Drawer draws the random part of a transition. Reveal calls Ticket once per
@@ -131,8 +203,10 @@ type Drawer interface {
 // client seed, number, keys held): drawing it again gives the same result,
 // and whoever learns the seed can recompute it. A number is never drawn
 // twice under one seed, because Player.TicketSeq and Player.ChestSeq never
-// go back, not even on Reset. The zero value is ready and safe for
-// concurrent use.
+// go back, not even on Reset. docs/FAIRNESS.md specifies the draw for
+// verifiers. The zero value is ready and safe for concurrent use: each call
+// keys its own HMAC (FairDraws, shared by nothing); to draw many draws of one
+// seed, use FairDraws directly.
 type SeededDrawer struct{}
 
 var _ Drawer = SeededDrawer{}
@@ -144,11 +218,11 @@ func (SeededDrawer) Ticket(seed Seed, client string, ticket uint64, keysHeld int
 	if seed == (Seed{}) || ticket == 0 {
 		return Outcome{}, fmt.Errorf("%w: draw of ticket %d: zero seed or ticket number", ErrInvalid, ticket)
 	}
-	src, err := NewHMACSource(seed, PurposeTicket, client, ticket)
+	f, err := NewFairDraws(seed, client)
 	if err != nil {
 		return Outcome{}, err
 	}
-	return Play(src, keysHeld)
+	return f.Ticket(ticket, keysHeld)
 }
 
 // Chest implements Drawer. It returns an error wrapping ErrInvalid for a
@@ -157,9 +231,9 @@ func (SeededDrawer) Chest(seed Seed, client string, seq int64) (Chest, error) {
 	if seed == (Seed{}) || seq < 1 {
 		return Chest{}, fmt.Errorf("%w: draw of chest %d: zero seed or chest number", ErrInvalid, seq)
 	}
-	src, err := NewHMACSource(seed, PurposeChest, client, uint64(seq))
+	f, err := NewFairDraws(seed, client)
 	if err != nil {
 		return Chest{}, err
 	}
-	return OpenChest(src), nil
+	return f.Chest(seq)
 }

@@ -259,3 +259,113 @@ func TestSeededOdds(t *testing.T) {
 	}
 	t.Logf("seeded chests: %v, chi-square %.1f, df %d, p = %.3g", lots, cf.Stat, cf.DF, cf.P)
 }
+
+// TestFairDrawsAgreesWithSeededDrawer: one FairDraws per (seed, client
+// seed), drawing tickets and chests in any order, gives what a fresh
+// SeededDrawer call gives.
+func TestFairDrawsAgreesWithSeededDrawer(t *testing.T) {
+	var d SeededDrawer
+	rng := NewSeededSource(9, 0)
+	for _, seed := range []Seed{testSeed(1), testSeed(200)} {
+		for _, client := range []string{"", "3f9a0c1d2e4b5a69", "Trésor 🔑 clé", strings.Repeat("é", 32)} {
+			f, err := NewFairDraws(seed, client)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := uint64(1); i <= 3000; i++ {
+				n := i
+				if i%3 == 0 {
+					n = rng.Uint64() | 1
+				}
+				keys := int(i % MaxKeys)
+				got, err1 := f.Ticket(n, keys)
+				want, err2 := d.Ticket(seed, client, n, keys)
+				if err1 != nil || err2 != nil || got != want {
+					t.Fatalf("ticket %d, %d keys, client %q: FairDraws %v, %v; SeededDrawer %v, %v", n, keys, client, got, err1, want, err2)
+				}
+				if i%9 != 0 {
+					continue
+				}
+				seq := int64(i / 9)
+				if i%2 == 0 {
+					seq = math.MaxInt64 - seq
+				}
+				gc, err1 := f.Chest(seq)
+				wc, err2 := d.Chest(seed, client, seq)
+				if err1 != nil || err2 != nil || gc != wc {
+					t.Fatalf("chest %d, client %q: FairDraws %v, %v; SeededDrawer %v, %v", seq, client, gc, err1, wc, err2)
+				}
+			}
+		}
+	}
+}
+
+// TestFairDrawsStream: the stream of a reused FairDraws, over several blocks
+// (a draw reads more than one block only after rejections, too rare to test
+// through draws), is the stream of a fresh NewHMACSource.
+func TestFairDrawsStream(t *testing.T) {
+	f, err := NewFairDraws(testSeed(5), "client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range []Purpose{PurposeTicket, PurposeChest, PurposeTicket, PurposeTicket, PurposeChest} {
+		nonce := uint64(i + 1)
+		f.src.start(p, f.client, nonce)
+		want, err := NewHMACSource(testSeed(5), p, "client", nonce)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; j < 4*i+1; j++ { // up to five blocks
+			if a, b := f.src.Uint64(), want.Uint64(); a != b {
+				t.Fatalf("%s %d: value %d = %#x, want %#x", p, nonce, j, a, b)
+			}
+		}
+	}
+}
+
+func TestFairDrawsRefuses(t *testing.T) {
+	if _, err := NewFairDraws(Seed{}, ""); !errors.Is(err, ErrInvalid) {
+		t.Errorf("zero seed: %v", err)
+	}
+	f, err := NewFairDraws(testSeed(1), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Ticket(0, 0); !errors.Is(err, ErrInvalid) {
+		t.Errorf("ticket 0: %v", err)
+	}
+	if _, err := f.Ticket(1, MaxKeys); !errors.Is(err, ErrKeysHeld) {
+		t.Errorf("%d keys: %v", MaxKeys, err)
+	}
+	if _, err := f.Ticket(1, -1); !errors.Is(err, ErrKeysHeld) {
+		t.Errorf("-1 keys: %v", err)
+	}
+	if _, err := f.Chest(0); !errors.Is(err, ErrInvalid) {
+		t.Errorf("chest 0: %v", err)
+	}
+	// A refused draw leaves the next one as it would have been.
+	o, err := f.Ticket(1, 0)
+	if want, _ := (SeededDrawer{}).Ticket(testSeed(1), "", 1, 0); err != nil || o != want {
+		t.Errorf("ticket 1 after refusals: %v, %v; want %v", o, err, want)
+	}
+}
+
+func TestFairDrawsAllocs(t *testing.T) {
+	f, err := NewFairDraws(testSeed(1), "3f9a0c1d2e4b5a69")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := uint64(0)
+	allocs := testing.AllocsPerRun(200, func() {
+		n++
+		if _, err := f.Ticket(n, int(n%MaxKeys)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Chest(int64(n)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("a ticket and a chest allocate %.1f times, want 0", allocs)
+	}
+}
