@@ -51,6 +51,7 @@ func (p Player) LogValue() slog.Value {
 		slog.Int64("balance", p.Balance), slog.Int("keys", p.Keys), slog.Bool("chest_due", p.ChestDue),
 		slog.Uint64("tickets", p.TicketSeq), slog.Int64("chests", p.ChestSeq),
 		slog.Int64("seed_no", p.SeedNo), slog.String("commitment", p.Commitment().Short()),
+		slog.String("next_commitment", p.NextSeed.Commitment().Short()),
 	)
 }
 
@@ -207,31 +208,55 @@ func (p Player) RevealedSeed(no int64) (SeedReveal, bool) {
 	return SeedReveal{}, false
 }
 
-// Rotate reveals the current server seed and commits next (from NewSeed),
-// keeping the client seed; Result.Seed is the number of the seed revealed,
-// which Player.RevealedSeed gives. It is pure. Errors: ErrTicketOpen while a
-// ticket is open; ErrInvalid for a zero next, a next already used by the
+// WithNextSeed returns p with next (from NewSeed) as its next server seed
+// if it has none (a new player, or a record from before next seeds), and
+// p as it is otherwise, or when next is zero or already one of p's seeds.
+// It is pure.
+func (p Player) WithNextSeed(next Seed) Player {
+	if p.NextSeed != (Seed{}) || !p.freshSeed(next) {
+		return p
+	}
+	p.NextSeed = next
+	return p
+}
+
+// freshSeed reports whether s is non-zero and none of p's seeds, current,
+// next or revealed.
+func (p Player) freshSeed(s Seed) bool {
+	return s != (Seed{}) && s != p.Seed && s != p.NextSeed &&
+		!slices.ContainsFunc(p.Revealed, func(r SeedReveal) bool { return r.Seed == s })
+}
+
+// Rotate reveals the current server seed, makes the next one (whose
+// commitment was shown) current and commits fresh (from NewSeed) as the
+// next, keeping the client seed; Result.Seed is the number of the seed
+// revealed, which Player.RevealedSeed gives. It is pure. Errors:
+// ErrTicketOpen while a ticket is open; ErrInvalid for a player without a
+// next seed (see WithNextSeed), a zero fresh, one already used by the
 // player, or a p not sound.
-func (p Player) Rotate(next Seed, now time.Time) (Step, error) {
-	return p.rotate(next, p.ClientSeed, now)
+func (p Player) Rotate(fresh Seed, now time.Time) (Step, error) {
+	return p.rotate(fresh, p.ClientSeed, now)
 }
 
 // SetClientSeed sets the client seed to client and rotates (see Rotate):
-// the new client seed draws with a new server seed only, so that no client
-// seed is chosen after the results of a commitment are known. Errors: those
-// of Rotate; ErrClientSeed (see ValidateClientSeed).
-func (p Player) SetClientSeed(client string, next Seed, now time.Time) (Step, error) {
+// the new client seed draws with the next server seed, committed before
+// the player chose it, and never with a seed whose results are known.
+// Errors: those of Rotate; ErrClientSeed (see ValidateClientSeed).
+func (p Player) SetClientSeed(client string, fresh Seed, now time.Time) (Step, error) {
 	if err := ValidateClientSeed(client); err != nil {
 		return Step{Player: p}, err
 	}
-	return p.rotate(next, client, now)
+	return p.rotate(fresh, client, now)
 }
 
-func (p Player) rotate(next Seed, client string, now time.Time) (Step, error) {
+func (p Player) rotate(fresh Seed, client string, now time.Time) (Step, error) {
 	if t := p.Ticket; t != nil && t.Open() {
 		return Step{Player: p}, fmt.Errorf("%w: ticket %d", ErrTicketOpen, t.ID)
 	}
-	if next == (Seed{}) || next == p.Seed || slices.ContainsFunc(p.Revealed, func(r SeedReveal) bool { return r.Seed == next }) {
+	if p.NextSeed == (Seed{}) {
+		return Step{Player: p}, fmt.Errorf("%w: no next server seed committed", ErrInvalid)
+	}
+	if !p.freshSeed(fresh) {
 		return Step{Player: p}, fmt.Errorf("%w: new server seed is zero or already used", ErrInvalid)
 	}
 	if p.SeedNo == 1<<62 {
@@ -246,7 +271,7 @@ func (p Player) rotate(next Seed, client string, now time.Time) (Step, error) {
 	// A new slice: the old one may be shared with p and whoever holds it.
 	n := p
 	n.Revealed = slices.Clip(append(slices.Clone(old), r))
-	n.Seed, n.ClientSeed, n.SeedNo = next, client, p.SeedNo+1
+	n.Seed, n.NextSeed, n.ClientSeed, n.SeedNo = p.NextSeed, fresh, client, p.SeedNo+1
 	n.SeedTicket, n.SeedChest, n.SeedAt = p.TicketSeq, p.ChestSeq, now
 	return p.done(Step{Player: n, Result: Result{Balance: n.Balance, Seed: r.No}})
 }
@@ -266,6 +291,9 @@ func (p Player) checkSeeds() error {
 	}
 	if t := p.Ticket; t != nil && t.Open() && t.ID <= p.SeedTicket {
 		return fmt.Errorf("open ticket %d was bought under a revealed seed", t.ID)
+	}
+	if p.NextSeed != (Seed{}) && (p.NextSeed == p.Seed || slices.ContainsFunc(p.Revealed, func(r SeedReveal) bool { return r.Seed == p.NextSeed })) {
+		return fmt.Errorf("the next seed is the current one or a revealed one")
 	}
 	if len(p.Revealed) > MaxReveals {
 		return fmt.Errorf("%d revealed seeds kept, at most %d", len(p.Revealed), MaxReveals)

@@ -84,6 +84,13 @@ func TestRotate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := p.Rotate(testSeed(2), t0); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("Rotate without a next seed: %v", err)
+	}
+	p = p.WithNextSeed(testSeed(100))
+	if p.NextSeed != testSeed(100) || p.WithNextSeed(testSeed(101)).NextSeed != testSeed(100) || p.Check() != nil {
+		t.Fatal("WithNextSeed does not set the next seed once")
+	}
 	p = played(t, p, 5)
 	later := t0.Add(time.Hour)
 	s, err := step(t, p, func(p Player) (Step, error) { return p.Rotate(testSeed(2), later) })
@@ -95,14 +102,15 @@ func TestRotate(t *testing.T) {
 	if len(n.Revealed) != 1 || n.Revealed[0] != want || s.Result.Seed != 1 || len(s.History) != 0 {
 		t.Fatalf("reveal %+v, result %+v", n.Revealed, s.Result)
 	}
-	if n.Seed != testSeed(2) || n.SeedNo != 2 || n.SeedTicket != 5 || n.SeedChest != p.ChestSeq || n.SeedAt != later || n.ClientSeed != "client" {
+	if n.Seed != testSeed(100) || n.NextSeed != testSeed(2) || n.SeedNo != 2 || n.SeedTicket != 5 || n.SeedChest != p.ChestSeq || n.SeedAt != later || n.ClientSeed != "client" {
 		t.Fatalf("after Rotate: %+v", n)
 	}
 	// Refused, changing nothing: a seed used before, the zero seed, an open
 	// ticket, a bad client seed.
 	for name, f := range map[string]func(Player) (Step, error){
 		"revealed seed": func(p Player) (Step, error) { return p.Rotate(testSeed(1), later) },
-		"current seed":  func(p Player) (Step, error) { return p.Rotate(testSeed(2), later) },
+		"current seed":  func(p Player) (Step, error) { return p.Rotate(testSeed(100), later) },
+		"next seed":     func(p Player) (Step, error) { return p.Rotate(testSeed(2), later) },
 		"zero seed":     func(p Player) (Step, error) { return p.Rotate(Seed{}, later) },
 		"bad client":    func(p Player) (Step, error) { return p.SetClientSeed("", testSeed(3), later) },
 	} {
@@ -119,7 +127,7 @@ func TestRotate(t *testing.T) {
 	}
 	// A client seed rotates too.
 	s, err = step(t, n, func(p Player) (Step, error) { return p.SetClientSeed("mine", testSeed(3), later) })
-	if err != nil || s.Player.ClientSeed != "mine" || s.Player.SeedNo != 3 || s.Player.Revealed[1].ClientSeed != "client" || s.Result.Seed != 2 {
+	if err != nil || s.Player.ClientSeed != "mine" || s.Player.Seed != testSeed(2) || s.Player.NextSeed != testSeed(3) || s.Player.SeedNo != 3 || s.Player.Revealed[1].ClientSeed != "client" || s.Result.Seed != 2 {
 		t.Fatalf("SetClientSeed: %+v, %v", s.Player, err)
 	}
 	// At most MaxReveals are kept, the oldest dropped; the player can no
@@ -146,6 +154,7 @@ func mustStep(t *testing.T, p Player, f func(Player) (Step, error)) (Player, err
 
 func TestTicketSeed(t *testing.T) {
 	p, _ := NewPlayer(1_000_000, testSeed(1), "client", t0)
+	p = p.WithNextSeed(testSeed(100))
 	p = played(t, p, 3)
 	p, _ = mustStep(t, p, func(p Player) (Step, error) { return p.Rotate(testSeed(2), t0) })
 	p = played(t, p, 2)
@@ -163,6 +172,7 @@ func TestTicketSeed(t *testing.T) {
 
 func TestVerify(t *testing.T) {
 	p, _ := NewPlayer(1_000_000, testSeed(1), "Trésor", t0)
+	p = p.WithNextSeed(testSeed(100))
 	var lines []Entry
 	var d SeededDrawer
 	for range 40 {
@@ -228,6 +238,7 @@ func TestVerify(t *testing.T) {
 // TestCheckSeeds: Check refuses fairness records the rules cannot produce.
 func TestCheckSeeds(t *testing.T) {
 	p, _ := NewPlayer(1_000_000, testSeed(1), "client", t0)
+	p = p.WithNextSeed(testSeed(100))
 	p = played(t, p, 4)
 	p, _ = mustStep(t, p, func(p Player) (Step, error) { return p.Rotate(testSeed(2), t0) })
 	p = played(t, p, 2)
@@ -237,6 +248,8 @@ func TestCheckSeeds(t *testing.T) {
 	}
 	for name, f := range map[string]func(p *Player){
 		"current seed revealed": func(p *Player) { p.Revealed[0].Seed = p.Seed },
+		"next seed revealed":    func(p *Player) { p.Revealed[1].Seed = p.NextSeed },
+		"next seed current":     func(p *Player) { p.NextSeed = p.Seed },
 		"zero revealed seed":    func(p *Player) { p.Revealed[1].Seed = Seed{} },
 		"reveals out of order":  func(p *Player) { p.Revealed[0], p.Revealed[1] = p.Revealed[1], p.Revealed[0] },
 		"overlapping tickets":   func(p *Player) { p.Revealed[0].LastTicket = 5 },
@@ -267,6 +280,7 @@ func TestCheckSeeds(t *testing.T) {
 // handler, whether the seed or the whole player is logged.
 func TestSeedNotLogged(t *testing.T) {
 	p, _ := NewPlayer(1000, testSeed(200), "client", t0)
+	p = p.WithNextSeed(testSeed(201))
 	var b bytes.Buffer
 	for _, h := range []slog.Handler{slog.NewJSONHandler(&b, nil), slog.NewTextHandler(&b, nil)} {
 		slog.New(h).Info("state", "player", p, "seed", p.Seed, "ptr", &p)
@@ -278,7 +292,7 @@ func TestSeedNotLogged(t *testing.T) {
 	for _, x := range p.Seed[:8] {
 		decimal = append(decimal, strconv.Itoa(int(x)))
 	}
-	if strings.Contains(out, hexSeed[:16]) || strings.Contains(out, strings.Join(decimal, ",")) || strings.Contains(out, strings.Join(decimal, " ")) {
+	if strings.Contains(out, p.NextSeed.Hex()[:16]) || strings.Contains(out, hexSeed[:16]) || strings.Contains(out, strings.Join(decimal, ",")) || strings.Contains(out, strings.Join(decimal, " ")) {
 		t.Fatalf("the seed is in the output:\n%s", out)
 	}
 	if !strings.Contains(out, p.Commitment().Short()) {

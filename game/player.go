@@ -77,7 +77,13 @@ type Player struct {
 	// secret server seed of the player's draws: only its Commitment is
 	// shown, until Rotate reveals it. It draws the tickets after SeedTicket
 	// and the chests after SeedChest.
-	Seed       Seed
+	Seed Seed
+	// NextSeed is the server seed that the next rotation makes current:
+	// its commitment is shown too, before the player chooses a client
+	// seed, so that the server seed a client seed draws with is never
+	// chosen knowing it. Zero in records from before next seeds
+	// (WithNextSeed gives it).
+	NextSeed   Seed
 	ClientSeed string       // the player's client seed; "" in records from before client seeds
 	SeedNo     int64        // the current seed's number: 1 for a new player's (0 in records from before numbering)
 	SeedTicket uint64       // TicketSeq when the current seed was committed

@@ -310,12 +310,13 @@ func (p Player) Reset(start int64, now time.Time) (Step, error) {
 	n := Player{
 		StartingBalance: start, Balance: start,
 		ChestSeq: p.ChestSeq, TicketSeq: p.TicketSeq, CreatedAt: p.CreatedAt,
-		Seed: p.Seed, ClientSeed: p.ClientSeed, SeedNo: p.SeedNo, SeedTicket: p.SeedTicket,
+		Seed: p.Seed, NextSeed: p.NextSeed, ClientSeed: p.ClientSeed, SeedNo: p.SeedNo, SeedTicket: p.SeedTicket,
 		SeedChest: p.SeedChest, SeedAt: p.SeedAt, Revealed: p.Revealed, Ops: p.Ops,
 	}
 	n.ChestSeq = max(n.ChestSeq, 0)
 	if n.checkSeeds() != nil { // corrupt fairness records: start them again
 		n.SeedNo, n.SeedTicket, n.SeedChest, n.Revealed = max(n.SeedNo, 0), n.TicketSeq, n.ChestSeq, nil
+		n.NextSeed = Seed{} // committed again by WithNextSeed
 		if ValidateClientSeed(n.ClientSeed) != nil {
 			n.ClientSeed = ""
 		}

@@ -23,7 +23,9 @@ type Step struct {
 	// ErrNoPlayer.
 	Create bool
 	Start  int64
-	Seeds  io.Reader // crypto/rand.Reader in production
+	// Seeds gives new seeds: a new player's, and the next server seed of
+	// a player who has none (game.Player.WithNextSeed); nil gives none.
+	Seeds io.Reader // crypto/rand.Reader in production
 	// Now is the time of the step (already rounded by Timestamp).
 	Now time.Time
 	// Do is the transition, e.g. func(p game.Player) (game.Step, error) {
@@ -67,6 +69,7 @@ func Apply(ctx context.Context, st Store, s Step) (Applied, error) {
 		}
 	}
 	var out Applied
+	var next game.Seed
 	_, err := st.Update(ctx, s.ID, func(v Versioned) (Write, error) {
 		out = Applied{Player: v.Player}
 		p := v.Player
@@ -79,6 +82,17 @@ func Apply(ctx context.Context, st Store, s Step) (Applied, error) {
 				return Write{}, fmt.Errorf("storage: new player %d/%d: %w", s.ID.Guild, s.ID.User, err)
 			}
 			out.Created = true
+		}
+		if p.NextSeed == (game.Seed{}) && s.Seeds != nil {
+			// A new player, or one from before next seeds: commit the
+			// seed its next rotation uses (read once, whatever the retries).
+			if next == (game.Seed{}) {
+				var err error
+				if next, err = game.NewSeed(s.Seeds); err != nil {
+					return Write{}, fmt.Errorf("storage: a next seed: %w", err)
+				}
+			}
+			p = p.WithNextSeed(next)
 		}
 		step, repeated, err := game.Apply(p, s.Op, s.Do)
 		if err != nil {

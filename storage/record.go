@@ -64,7 +64,10 @@ type Record struct {
 	CreatedAt            time.Time     `json:"created_at"`
 	// Seed is the player's secret server seed, 64 hex digits (version 2).
 	// It is operator data: guard a dump like the database.
-	Seed       string `json:"seed,omitempty"`
+	Seed string `json:"seed,omitempty"`
+	// NextSeed is the secret seed the next rotation makes current (version
+	// 3; absent in older dumps: the player gets one at its next step).
+	NextSeed   string `json:"next_seed,omitempty"`
 	ClientSeed string `json:"client_seed,omitempty"`
 	// The current seed's number, the ticket and chest numbers when it was
 	// committed, and when (version 3).
@@ -195,6 +198,9 @@ func NewRecord(id PlayerID, p game.Player, hist []game.Entry) Record {
 		SeedAfterChest:       p.SeedChest,
 		SeedCommittedAt:      timePtr(p.SeedAt),
 	}
+	if p.NextSeed != (game.Seed{}) {
+		r.NextSeed = p.NextSeed.Hex()
+	}
 	for _, v := range p.Revealed {
 		r.Revealed = append(r.Revealed, RevealRecord{
 			No: v.No, ServerSeed: v.Seed.Hex(), ClientSeed: v.ClientSeed,
@@ -280,7 +286,7 @@ func (r Record) Player(seeds io.Reader) (PlayerID, game.Player, []game.Entry, er
 		p.SeedAt = *r.SeedCommittedAt
 	}
 	if r.Seed == "" { // version 1: new seeds, for the tickets to come
-		if r.SeedNo != 0 || r.SeedAfterTicket != 0 || r.SeedAfterChest != 0 || len(r.Revealed) > 0 || r.ClientSeed != "" {
+		if r.SeedNo != 0 || r.SeedAfterTicket != 0 || r.SeedAfterChest != 0 || len(r.Revealed) > 0 || r.ClientSeed != "" || r.NextSeed != "" {
 			return fail(fmt.Errorf("%w: seeds without a server seed", ErrInvalid))
 		}
 		var err error
@@ -299,6 +305,12 @@ func (r Record) Player(seeds io.Reader) (PlayerID, game.Player, []game.Entry, er
 		var err error
 		if p.Seed, err = game.ParseSeed(r.Seed); err != nil {
 			return fail(fmt.Errorf("%w: seed: %v", ErrInvalid, err))
+		}
+	}
+	if r.NextSeed != "" {
+		var err error
+		if p.NextSeed, err = game.ParseSeed(r.NextSeed); err != nil {
+			return fail(fmt.Errorf("%w: next_seed: %v", ErrInvalid, err))
 		}
 	}
 	for i, v := range r.Revealed {

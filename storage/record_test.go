@@ -131,7 +131,7 @@ func TestDecodeVersion1(t *testing.T) {
 	for u := uint64(1); u <= 3; u++ {
 		p := validPlayer(t)
 		r := storage.NewRecord(storage.PlayerID{Guild: 1, User: u}, p, nil)
-		r.Seed, r.ClientSeed, r.SeedNo, r.SeedAfterTicket, r.SeedAfterChest, r.SeedCommittedAt = "", "", 0, 0, 0, nil
+		r.Seed, r.NextSeed, r.ClientSeed, r.SeedNo, r.SeedAfterTicket, r.SeedAfterChest, r.SeedCommittedAt = "", "", "", 0, 0, 0, nil
 		recs = append(recs, r)
 		want = append(want, p)
 	}

@@ -123,11 +123,11 @@ func sameStores(t *testing.T, a, b storage.Store, ids []storage.PlayerID, guilds
 		if !seeds {
 			// A version 1 player has new seeds, for its next tickets only,
 			// and history lines without verification data.
-			if pb.Seed == (game.Seed{}) || pb.Seed == pa.Seed || pb.ClientSeed == "" || pb.SeedNo != 1 || pb.Revealed != nil ||
+			if pb.Seed == (game.Seed{}) || pb.Seed == pa.Seed || pb.NextSeed != (game.Seed{}) || pb.ClientSeed == "" || pb.SeedNo != 1 || pb.Revealed != nil ||
 				pb.SeedTicket < pa.TicketSeq-1 || pb.SeedChest != pa.ChestSeq {
 				t.Fatalf("player %v: the import of a version 1 dump gave seeds %+v", id, pb)
 			}
-			pb.Seed, pb.ClientSeed, pb.SeedNo, pb.Revealed = pa.Seed, pa.ClientSeed, pa.SeedNo, pa.Revealed
+			pb.Seed, pb.NextSeed, pb.ClientSeed, pb.SeedNo, pb.Revealed = pa.Seed, pa.NextSeed, pa.ClientSeed, pa.SeedNo, pa.Revealed
 			pb.SeedTicket, pb.SeedChest, pb.SeedAt = pa.SeedTicket, pa.SeedChest, pa.SeedAt
 			for i := range ha {
 				ha[i].Fair, ha[i].KeysBefore, ha[i].Grid, ha[i].Chest = false, 0, game.Grid{}, 0
@@ -223,7 +223,7 @@ func testDumpVersion1(t *testing.T, open OpenFunc) {
 	d.Version = 1
 	for i := range d.Players {
 		r := &d.Players[i]
-		r.Seed, r.ClientSeed, r.SeedNo, r.SeedAfterTicket, r.SeedAfterChest, r.SeedCommittedAt, r.Revealed = "", "", 0, 0, 0, nil, nil
+		r.Seed, r.NextSeed, r.ClientSeed, r.SeedNo, r.SeedAfterTicket, r.SeedAfterChest, r.SeedCommittedAt, r.Revealed = "", "", "", 0, 0, 0, nil, nil
 		for j := range r.History {
 			h := &r.History[j]
 			h.KeysBefore, h.Grid, h.Chest = nil, "", 0

@@ -60,7 +60,7 @@ func testRotateSeeds(t *testing.T, open OpenFunc) {
 		r.FirstTicket != 1 || r.LastTicket != 3 || !r.RevealedAt.Equal(e.clock.Now()) {
 		t.Fatalf("rotation: result %+v, reveal %+v (kept: %v)", a.Result, r, ok)
 	}
-	if p.SeedNo != 2 || p.Seed == before.Seed || p.Seed == (game.Seed{}) || p.ClientSeed != before.ClientSeed ||
+	if p.SeedNo != 2 || p.Seed != before.NextSeed || p.NextSeed == (game.Seed{}) || p.NextSeed == before.Seed || p.ClientSeed != before.ClientSeed ||
 		p.SeedTicket != 3 || p.SeedTickets() != 0 || !p.SeedAt.Equal(e.clock.Now()) {
 		t.Fatalf("after the rotation: seed %d from ticket %d, client %q", p.SeedNo, p.SeedTicket, p.ClientSeed)
 	}
@@ -195,10 +195,11 @@ func testRotateRacing(t *testing.T, open OpenFunc) {
 	p := e.load(id).Player
 	sound(t, "after racing rotations", p)
 	seen := map[game.Seed]int{p.Seed: 1}
+	seen[p.NextSeed]++
 	for _, r := range p.Revealed {
 		seen[r.Seed]++
 	}
-	if p.SeedNo != 1+n || len(p.Revealed) != n || seen[first] != 1 || len(seen) != n+1 {
+	if p.SeedNo != 1+n || len(p.Revealed) != n || seen[first] != 1 || len(seen) != n+2 {
 		t.Fatalf("after %d racing rotations: seed %d, %d reveals, %d distinct seeds", n, p.SeedNo, len(p.Revealed), len(seen))
 	}
 	for _, s := range seeds {
