@@ -1,6 +1,6 @@
 // Package cli is the clefs binary's command line: with no argument it runs
-// the bot, otherwise an operator subcommand (odds, simulate, export, import,
-// audit, healthcheck, register, version). main calls it and maps the error to the exit
+// the bot, otherwise an operator subcommand (odds, simulate, verify, export,
+// import, audit, healthcheck, register, version). main calls it and maps the error to the exit
 // status:
 //
 //	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -27,6 +27,7 @@ With no command, runs the bot (configuration from .env and the environment).
 Commands:
   odds         print the exact odds and return to player from the game's tables
   simulate     simulate many plays and compare them with the exact odds
+  verify       recompute tickets from revealed seeds, one or every one of a dump
   export       write every player as JSON to stdout (or -o FILE)
   import       read players from JSON (all or nothing)
   audit        check balance = start + granted + won + daily − staked for every player
@@ -72,6 +73,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runOdds(ctx, rest, stdout, stderr)
 	case "simulate":
 		return runSimulate(ctx, rest, stdout, stderr)
+	case "verify":
+		return runVerify(ctx, rest, stdout, stderr)
 	case "export":
 		return runExport(ctx, rest, stdout, stderr)
 	case "import":

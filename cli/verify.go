@@ -1,0 +1,279 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// errMismatch is verify's failure: a recomputed draw that is not what the
+// player was shown.
+var errMismatch = errors.New("mismatch")
+
+// runVerify recomputes a ticket or a chest from its seeds (docs/FAIRNESS.md),
+// or, with -export, every draw of a dump made under a revealed seed.
+func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	server := fs.String("server-seed", "", "the revealed server seed, 64 hex digits")
+	client := fs.String("client-seed", "", "the client seed it drew with, as /fairness shows it")
+	nonce := fs.Uint64("nonce", 0, "the ticket's number (its nonce)")
+	keys := fs.Int("keys", 0, "the keys held before the ticket (0, 1 or 2)")
+	chest := fs.Int64("chest", 0, "a chest's number: recompute that chest (alone, or with the ticket whose third key opened it)")
+	commitment := fs.String("commitment", "", "optional: the commitment shown before the seed drew; checked against the seed")
+	export := fs.String("export", "", "a dump written by clefs export: check every ticket and chest drawn under a revealed seed")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: clefs verify -server-seed HEX -client-seed TEXT -nonce N [-keys K] [-chest N] [-commitment HEX]
+       clefs verify -export FILE
+
+Recomputes draws from their seeds, as docs/FAIRNESS.md specifies, without
+the store. The first form prints one ticket (the grid, the result, the key)
+and, with -chest, the lot of that chest; give -chest alone for a chest only.
+The second form checks, offline, every ticket and chest of a dump drawn under
+a revealed seed against what the player was shown, and exits 1 on any
+mismatch. Draws under a seed still secret are counted, not checked.
+`)
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, "verify", args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("verify: unexpected argument %q", fs.Arg(0))}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *export != "" {
+		for _, name := range []string{"server-seed", "client-seed", "nonce", "keys", "chest", "commitment"} {
+			if set[name] {
+				return usageError{fmt.Sprintf("verify: -%s does not go with -export", name)}
+			}
+		}
+		return verifyExport(ctx, *export, stdout)
+	}
+	if !set["server-seed"] || !set["client-seed"] {
+		return usageError{"verify: give -server-seed and -client-seed (or -export FILE)"}
+	}
+	if !set["nonce"] && !set["chest"] {
+		return usageError{"verify: give -nonce N for a ticket, -chest N for a chest, or both"}
+	}
+	if set["keys"] && !set["nonce"] {
+		return usageError{"verify: -keys goes with -nonce"}
+	}
+	seed, err := game.ParseSeed(strings.TrimSpace(*server))
+	if err != nil {
+		return usageError{fmt.Sprintf("verify: -server-seed: %v", err)}
+	}
+	// "" is the client seed of records from before client seeds, and verifiable.
+	if err := game.ValidateClientSeed(*client); *client != "" && err != nil {
+		return usageError{fmt.Sprintf("verify: -client-seed: %v", err)}
+	}
+	if set["nonce"] && *nonce == 0 {
+		return usageError{"verify: -nonce: ticket numbers start at 1"}
+	}
+	if *keys < 0 || *keys >= game.MaxKeys {
+		return usageError{fmt.Sprintf("verify: -keys %d: a player holds 0 to %d keys before a ticket", *keys, game.MaxKeys-1)}
+	}
+	if set["chest"] && *chest < 1 {
+		return usageError{"verify: -chest: chest numbers start at 1"}
+	}
+	var want game.Commitment
+	if set["commitment"] {
+		b, err := hex.DecodeString(strings.TrimSpace(*commitment))
+		if err != nil || len(b) != len(want) {
+			return usageError{fmt.Sprintf("verify: -commitment: want %d hex digits", 2*len(want))}
+		}
+		copy(want[:], b)
+	}
+
+	w := bufio.NewWriter(stdout)
+	got := seed.Commitment()
+	fmt.Fprintf(w, "server seed  %s\ncommitment   %s", seed.Hex(), got)
+	switch {
+	case !set["commitment"]:
+		fmt.Fprintln(w)
+	case got == want:
+		fmt.Fprintln(w, "  (matches -commitment)")
+	default:
+		fmt.Fprintf(w, "  (NOT the commitment given, %s)\n", want)
+	}
+	fmt.Fprintf(w, "client seed  %q\n", *client)
+	var d game.SeededDrawer
+	if set["nonce"] {
+		o, err := d.Ticket(seed, *client, *nonce, *keys)
+		if err != nil {
+			return fmt.Errorf("verify: ticket %d: %w", *nonce, err)
+		}
+		fmt.Fprintf(w, "\nticket #%d, %s held before\n", *nonce, plural(*keys, "key"))
+		writeTicket(w, o, *keys)
+	}
+	if set["chest"] {
+		c, err := d.Chest(seed, *client, *chest)
+		if err != nil {
+			return fmt.Errorf("verify: chest %d: %w", *chest, err)
+		}
+		fmt.Fprintf(w, "\nchest #%d: %s, %s\n", *chest, lotName(c.Lot), credits(c.Prize))
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	if set["commitment"] && got != want {
+		return fmt.Errorf("verify: %w: the server seed hashes to %s, not to the commitment %s", errMismatch, got, want)
+	}
+	return nil
+}
+
+// writeTicket prints a ticket's grid, one row a line with the symbols'
+// names, the winning row marked, then its result.
+func writeTicket(w io.Writer, o game.Outcome, keysBefore int) {
+	for r := range 3 {
+		mark := " "
+		if int(o.Row) == r && o.Tier.Winning() {
+			mark = "*"
+		}
+		row := o.Grid.Row(r)
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %s %-7s %-7s %s", mark, row[0], row[1], row[2]), " "))
+	}
+	if o.Tier.Winning() {
+		fmt.Fprintf(w, "result: three %ss on row %d, %s\n", o.Tier.Symbol(), o.Row+1, credits(o.Prize))
+	} else {
+		fmt.Fprintln(w, "result: no winning row")
+	}
+	switch {
+	case !o.Key:
+		fmt.Fprintln(w, "key:    none")
+	case keysBefore == game.MaxKeys-1:
+		fmt.Fprintln(w, "key:    one, the third: it opens the treasure chest (-chest N gives its lot)")
+	default:
+		fmt.Fprintf(w, "key:    one (%s of %d after)\n", plural(keysBefore+1, "key"), game.MaxKeys)
+	}
+}
+
+// lotName is the chest lot in words.
+func lotName(l game.Lot) string {
+	switch l {
+	case game.LotThreeGold:
+		return "three gold coins"
+	case game.LotGold:
+		return "one gold coin"
+	case game.LotSilver:
+		return "one silver coin"
+	case game.LotBronze:
+		return "one bronze coin"
+	}
+	return l.String()
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// exportReport counts what verifyExport saw.
+type exportReport struct {
+	players, tickets, chests int64 // draws checked, all matching unless mismatches
+	secret, forgotten, old   int64 // draws not checked: seed still secret, seed dropped, no verification data
+	mismatches               []string
+}
+
+// verifyExport checks every draw of the dump at path that was made under a
+// revealed seed: it recomputes it and compares it with the history line
+// that recorded what the player was shown. It prints a summary, each
+// mismatch, and fails on any.
+func verifyExport(ctx context.Context, path string, stdout io.Writer) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	defer f.Close()
+	dump, err := storage.ReadDump(bufio.NewReaderSize(f, 1<<20))
+	if err != nil {
+		return fmt.Errorf("verify: %s: %w", path, err)
+	}
+	if dump.Version < 3 {
+		return fmt.Errorf("verify: %s: a version %d dump keeps no seeds nor what verifying needs (version 3 and later do)", path, dump.Version)
+	}
+	var r exportReport
+	for i, rec := range dump.Players {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return fmt.Errorf("verify: %w", ctx.Err())
+		}
+		id, p, hist, err := rec.Player(noSeeds{})
+		if err != nil {
+			return fmt.Errorf("verify: %s: players[%d] (guild %d, user %d): %w", path, i, rec.GuildID, rec.UserID, err)
+		}
+		r.verifyPlayer(id, p, hist)
+	}
+	w := bufio.NewWriter(stdout)
+	for _, m := range r.mismatches {
+		fmt.Fprintln(w, m)
+	}
+	fmt.Fprintf(w, "checked %s tickets and %s chests of %s players against their revealed seeds: ",
+		groupInt(r.tickets), groupInt(r.chests), groupInt(r.players))
+	if len(r.mismatches) == 0 {
+		fmt.Fprintln(w, "all match")
+	} else {
+		fmt.Fprintf(w, "%d do not match\n", len(r.mismatches))
+	}
+	if r.secret+r.forgotten+r.old > 0 {
+		fmt.Fprintf(w, "not checked: %s drawn under seeds still secret (shown after /fairness rotate), %s whose seed is no longer kept, %s recorded before verification data\n",
+			groupInt(r.secret), groupInt(r.forgotten), groupInt(r.old))
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	if len(r.mismatches) > 0 {
+		return fmt.Errorf("verify: %w: %d draws of %s are not what the players were shown", errMismatch, len(r.mismatches), path)
+	}
+	return nil
+}
+
+// verifyPlayer checks the draws of one player's history.
+func (r *exportReport) verifyPlayer(id storage.PlayerID, p game.Player, hist []game.Entry) {
+	r.players++
+	var d game.SeededDrawer
+	for _, e := range hist {
+		if e.Kind != game.KindPlay && e.Kind != game.KindChest {
+			continue
+		}
+		v, err := p.Verify(d, e)
+		switch {
+		case errors.Is(err, game.ErrSeedSecret):
+			r.secret++
+			continue
+		case errors.Is(err, game.ErrSeedForgotten):
+			r.forgotten++
+			continue
+		case errors.Is(err, game.ErrNotVerifiable):
+			r.old++
+			continue
+		case err != nil:
+			r.mismatches = append(r.mismatches, fmt.Sprintf("guild %d user %d: %s %d: %v", id.Guild, id.User, e.Kind, e.TicketID, err))
+			continue
+		}
+		if e.Kind == game.KindPlay {
+			r.tickets++
+			if !v.Match {
+				r.mismatches = append(r.mismatches, fmt.Sprintf("MISMATCH guild %d user %d ticket %d (seed %d): shown %s %v key %v, recomputed %s %v key %v",
+					id.Guild, id.User, e.TicketID, v.Seed.No, e.Grid, e.Tier, e.Key, v.Outcome.Grid, v.Outcome.Tier, v.Outcome.Key))
+			}
+			continue
+		}
+		r.chests++
+		if !v.Match {
+			r.mismatches = append(r.mismatches, fmt.Sprintf("MISMATCH guild %d user %d chest %d (seed %d): shown %v, recomputed %v",
+				id.Guild, id.User, e.Chest, v.Seed.No, e.Lot, v.Chest.Lot))
+		}
+	}
+}
