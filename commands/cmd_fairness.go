@@ -127,17 +127,27 @@ func (a *App) fairnessShow(ctx context.Context, rq *request) (reply, error) {
 	return fairnessReply(e), nil
 }
 
-// currentSeedFields shows the current seeds: the commitment, never the seed.
+// currentSeedFields shows the current seeds and the next server seed:
+// their commitments, never the seeds.
 func (a *App) currentSeedFields(l *lang, p game.Player) []*discordgo.MessageEmbedField {
 	client := code(p.ClientSeed)
 	if p.ClientSeed == "" {
 		client = l.T("fair_client_empty", nil)
 	}
-	return []*discordgo.MessageEmbedField{
+	fields := []*discordgo.MessageEmbedField{
 		{Name: l.T("fair_commitment", map[string]any{"No": p.SeedNo}), Value: code(p.Commitment().String())},
 		{Name: l.T("fair_client", nil), Value: client, Inline: true},
 		{Name: l.T("fair_tickets", nil), Value: l.P("fair_count", int64(min(p.SeedTickets(), 1<<62)), map[string]any{"Count": p.SeedTickets()}), Inline: true},
 	}
+	// The next seed's commitment is shown before a client seed can be
+	// chosen for it, so that the server seed cannot be picked knowing it.
+	if p.NextSeed != (game.Seed{}) {
+		fields = append(fields, &discordgo.MessageEmbedField{
+			Name:  l.T("fair_next_commitment", map[string]any{"No": p.SeedNo + 1}),
+			Value: code(p.NextSeed.Commitment().String()) + "\n" + l.T("fair_next_note", nil),
+		})
+	}
+	return fields
 }
 
 // revealField shows a revealed seed, its commitment and what it drew.

@@ -199,3 +199,37 @@ func TestFairnessBadInput(t *testing.T) {
 		t.Fatal("refused /fairness calls changed the player")
 	}
 }
+
+// TestFairnessNextCommitment: the next server seed's commitment is shown
+// before the player chooses a client seed, and the seed that then draws
+// is the one it committed: a client seed can never meet a server seed
+// chosen after it.
+func TestFairnessNextCommitment(t *testing.T) {
+	for _, tc := range []struct{ locale, label string }{{"en-US", "Next server seed #2"}, {"fr", "Prochaine graine du serveur n° 2"}} {
+		t.Run(tc.locale, func(t *testing.T) {
+			e := newFairEnv(t)
+			e.playTicket(alice, tc.locale)
+			p := e.player(alice)
+			if p.NextSeed == (game.Seed{}) {
+				t.Fatal("a player without a next seed")
+			}
+			next := p.NextSeed.Commitment().String()
+			show := e.fairness(alice, tc.locale, "show")
+			if !strings.Contains(show.text(), tc.label) || !strings.Contains(show.text(), next) {
+				t.Fatalf("show lacks the next commitment %s:\n%s", next, show.text())
+			}
+			h := e.fairness(alice, tc.locale, "seed", opt{"value", optString, "chosen after seeing it"})
+			q := e.player(alice)
+			if q.Commitment().String() != next || q.ClientSeed != "chosen after seeing it" {
+				t.Fatalf("after /fairness seed: commitment %s, want the one shown before %s", q.Commitment(), next)
+			}
+			if !strings.Contains(h.text(), next) || !strings.Contains(h.text(), q.NextSeed.Commitment().String()) {
+				t.Fatalf("the seed reply shows neither the seed now drawing nor the next:\n%s", h.text())
+			}
+			noSecret(t, q, show, h)
+			if strings.Contains(show.text(), q.NextSeed.Hex()[:16]) || strings.Contains(h.text(), q.NextSeed.Hex()[:16]) {
+				t.Fatal("a reply shows the next seed itself")
+			}
+		})
+	}
+}
