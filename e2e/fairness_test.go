@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/lesclefsdutresor/clefs/cli"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 )
 
@@ -112,9 +114,25 @@ func TestFairness(t *testing.T) {
 				t.Fatalf("stored seeds: client %q, seed %d, %d revealed", p.ClientSeed, p.SeedNo, len(p.Revealed))
 			}
 			for _, s := range seen {
-				if strings.Contains(s, p.Seed.Hex()[:16]) {
-					t.Fatalf("the secret seed was shown:\n%s", s)
+				if strings.Contains(s, p.Seed.Hex()[:16]) || strings.Contains(s, p.NextSeed.Hex()[:16]) {
+					t.Fatalf("a secret seed was shown:\n%s", s)
 				}
+			}
+			// The seed that draws now is the one whose commitment /fairness
+			// showed as the next before the client seed was chosen.
+			if !strings.Contains(rot, p.Revealed[1].Commitment().String()) {
+				t.Fatalf("the rotation's reply does not show the next commitment %s:\n%s", p.Revealed[1].Commitment(), rot)
+			}
+
+			// Offline: the operator's export, checked by clefs verify.
+			dump := filepath.Join(t.TempDir(), "players.json")
+			var out strings.Builder
+			if err := cli.Main(context.Background(), []string{"export", "-data", tc.env["DATA_PATH"], "-o", dump}, &out, &out); err != nil {
+				t.Fatalf("export: %v\n%s", err, out.String())
+			}
+			out.Reset()
+			if err := cli.Main(context.Background(), []string{"verify", "-export", dump}, &out, &out); err != nil || !strings.Contains(out.String(), "checked 4 tickets") || !strings.Contains(out.String(), "all match") {
+				t.Fatalf("clefs verify -export: %v\n%s", err, out.String())
 			}
 		})
 	}
