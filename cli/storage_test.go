@@ -52,7 +52,7 @@ func randomRun(t *testing.T, st storage.Store, seed uint64, n int) {
 				if p.ChestDue {
 					return p.OpenChest(d, p.ChestSeq+1, now)
 				}
-				return p.Buy(now)
+				return p.Buy(game.House{}, now)
 			}
 		case x < 85:
 			rows := game.RowMask(r.IntN(8))

@@ -167,7 +167,7 @@ func fairPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets, 
 		if i == rotateAfter {
 			step(p.Rotate(seed(), now))
 		}
-		step(p.Buy(now))
+		step(p.Buy(game.House{}, now))
 		step(p.Reveal(d, p.TicketSeq, game.AllRows, now))
 		if p.ChestDue {
 			step(p.OpenChest(d, p.ChestSeq+1, now))

@@ -71,7 +71,7 @@ func (a *App) buyCard(ctx context.Context, rq *request, set storage.Settings, ch
 					return game.Step{Player: p}, err
 				}
 			}
-			return p.Buy(now)
+			return p.Buy(game.House{}, now)
 		},
 	})
 	p := ap.Player

@@ -161,7 +161,7 @@ func BenchmarkApplyBuyReveal(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		p = apply(p, func(p Player) (Step, error) { return p.Buy(t0) })
+		p = apply(p, func(p Player) (Step, error) { return p.Buy(House{}, t0) })
 		p = apply(p, func(p Player) (Step, error) { return p.Reveal(SeededDrawer{}, p.TicketSeq, AllRows, t0) })
 		if p.ChestDue { // one ticket in nine
 			p = apply(p, func(p Player) (Step, error) { return p.OpenChest(SeededDrawer{}, p.ChestSeq+1, t0) })

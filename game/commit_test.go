@@ -61,7 +61,7 @@ func played(t *testing.T, p Player, n int) Player {
 	t.Helper()
 	var d SeededDrawer
 	for range n {
-		s, err := p.Buy(t0)
+		s, err := p.Buy(House{}, t0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestRotate(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	open, err := n.Buy(later)
+	open, err := n.Buy(House{}, later)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestVerify(t *testing.T) {
 	var lines []Entry
 	var d SeededDrawer
 	for range 40 {
-		s, err := p.Buy(t0)
+		s, err := p.Buy(House{}, t0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -84,7 +84,7 @@ func ExampleApply() {
 	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	p, _ := game.NewPlayer(1000, seed, "client", now)
 
-	s, _, err := game.Apply(p, "interaction-1", func(p game.Player) (game.Step, error) { return p.Buy(now) })
+	s, _, err := game.Apply(p, "interaction-1", func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) })
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -91,6 +91,9 @@ type Player struct {
 	SeedAt     time.Time    // when the current seed was committed (zero if unknown)
 	Revealed   []SeedReveal // the seeds revealed, oldest first, at most MaxReveals
 	Ops        []Op         // the most recent operations applied, oldest first, at most MaxOps
+	// Care is the player's responsible-play state (care.go): limits,
+	// pause, what the limits count, the session. A reset keeps it.
+	Care Care
 }
 
 // Kind tells what a history entry records.
@@ -104,6 +107,8 @@ const (
 	KindGrant Kind = "grant"       // a moderator's grant
 	KindSet   Kind = "set-balance" // a moderator set the balance
 	KindReset Kind = "reset"       // a moderator reset the player
+	KindPause Kind = "pause"       // the player paused their play
+	KindLift  Kind = "lift-pause"  // a moderator lifted the player's pause
 )
 
 // Entry is one line of a player's history. Transitions return the entries
@@ -189,6 +194,9 @@ func (p Player) Check() error {
 		return bad("%d operations remembered, at most %d", len(p.Ops), MaxOps)
 	}
 	if err := p.checkSeeds(); err != nil {
+		return bad("%v", err)
+	}
+	if err := p.Care.check(); err != nil {
 		return bad("%v", err)
 	}
 	return nil

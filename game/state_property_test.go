@@ -231,7 +231,7 @@ func genTransition(t *rapid.T, p Player, d Drawer, now time.Time) (string, func(
 	// Weighted towards the plays, so that runs reach the chest.
 	switch rapid.IntRange(0, 15).Draw(t, "transition") {
 	case 0, 1, 2, 3:
-		return "buy", func(p Player) (Step, error) { return p.Buy(now) }
+		return "buy", func(p Player) (Step, error) { return p.Buy(House{}, now) }
 	case 4, 5, 6, 7, 8:
 		var id uint64
 		if p.Ticket != nil {

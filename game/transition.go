@@ -25,6 +25,9 @@ type Result struct {
 	Opened  bool   // this step opened the chest (true for exactly one OpenChest per chest)
 	Chest   Chest  // the chest opened, or shown again (OpenChest)
 	Seed    int64  // the number of the server seed revealed (Rotate, SetClientSeed)
+	// Reality is the reality check the ticket's card shows (Buy), if one
+	// was due.
+	Reality *Reality `json:",omitempty"`
 	// Amount is the credits the step moved, signed: −Stake for a ticket
 	// bought, as in its history entry for the others, 0 when none moved.
 	Amount int64
@@ -64,22 +67,32 @@ func (p Player) done(s Step) (Step, error) {
 	return s, nil
 }
 
-// Buy buys a ticket at now: it debits Stake, counts the play and opens
-// ticket TicketSeq+1, not drawn yet. If the current ticket is still open it
-// is handed back with Result.Resumed and nothing is charged. It is pure.
-// Errors: ErrChestDue while a chest waits to be opened, ErrInsufficientFunds
-// when the balance is below Stake, ErrInvalid when the balance is so close
-// to MaxBalance that the ticket's prizes could not be credited, or when p is
-// not sound.
-func (p Player) Buy(now time.Time) (Step, error) {
+// Buy buys a ticket at now under the house rules h: it debits Stake,
+// counts the play and opens ticket TicketSeq+1, not drawn yet; Result.Reality
+// is the reality check the card shows, if one is due (care.go). If the
+// current ticket is still open it is handed back with Result.Resumed and
+// nothing is charged. It is pure. Errors: a *PausedError (ErrPaused) during
+// a pause, ErrChestDue while a chest waits to be opened, a *TooSoonError
+// (ErrTooSoon) before h.MinInterval has passed since the last ticket, a
+// *LimitError (ErrLimitReached) when the stake would cross one of the
+// player's limits or h.MaxStakeDay, ErrInsufficientFunds when the balance
+// is below Stake, ErrInvalid for an h out of bounds, a balance so close to
+// MaxBalance that the ticket's prizes could not be credited, or a p not
+// sound.
+func (p Player) Buy(h House, now time.Time) (Step, error) {
+	if p.Paused(now) {
+		return Step{Player: p}, &PausedError{Until: p.Care.PausedUntil}
+	}
 	if t := p.Ticket; t != nil && t.Open() {
 		return Step{Player: p, Result: Result{Balance: p.Balance, Ticket: t.ID, Resumed: true}}, nil
 	}
 	if p.ChestDue {
 		return Step{Player: p}, fmt.Errorf("%w: chest %d", ErrChestDue, p.ChestSeq+1)
 	}
-	// The player's own limits and pauses (a later issue) are checked here,
-	// before anything is charged.
+	care, reality, err := p.checkBuy(h, now)
+	if err != nil {
+		return Step{Player: p}, err
+	}
 	if p.Balance < Stake {
 		return Step{Player: p}, fmt.Errorf("%w: balance %d, stake %d", ErrInsufficientFunds, p.Balance, Stake)
 	}
@@ -90,7 +103,6 @@ func (p Player) Buy(now time.Time) (Step, error) {
 		return Step{Player: p}, fmt.Errorf("%w: no ticket number left", ErrInvalid)
 	}
 	n := p
-	var err error
 	if n.Stats.Plays, err = add(p.Stats.Plays, 1); err != nil {
 		return Step{Player: p}, err
 	}
@@ -100,7 +112,8 @@ func (p Player) Buy(now time.Time) (Step, error) {
 	n.Balance -= Stake
 	n.TicketSeq++
 	n.Ticket = &Ticket{ID: n.TicketSeq, BoughtAt: now}
-	return p.done(Step{Player: n, Result: Result{Balance: n.Balance, Ticket: n.TicketSeq, Amount: -Stake}})
+	n.Care = care
+	return p.done(Step{Player: n, Result: Result{Balance: n.Balance, Ticket: n.TicketSeq, Amount: -Stake, Reality: reality}})
 }
 
 // Reveal shows rows (0 to draw without showing any) of the current ticket,
@@ -145,6 +158,7 @@ func (p Player) Reveal(d Drawer, ticket uint64, rows RowMask, now time.Time) (St
 				return Step{Player: p}, err
 			}
 			n.Stats.BestWinCents = max(p.Stats.BestWinCents, o.Prize)
+			n.Care = p.Care.won(o.Prize, now)
 		}
 		if o.Key {
 			if n.Stats.Keys, err = add(p.Stats.Keys, 1); err != nil {
@@ -210,6 +224,7 @@ func (p Player) OpenChest(d Drawer, seq int64, now time.Time) (Step, error) {
 	}
 	n.Stats.BestWinCents = max(p.Stats.BestWinCents, c.Prize)
 	n.ChestDue, n.ChestSeq, n.LastChest = false, seq, &c
+	n.Care = p.Care.won(c.Prize, now)
 	return p.done(Step{
 		Player:  n,
 		History: []Entry{{At: now, Kind: KindChest, Lot: c.Lot, Amount: c.Prize, Balance: n.Balance, Fair: true, Chest: seq}},
@@ -231,6 +246,9 @@ func (p Player) ClaimDaily(amount int64, cooldown time.Duration, now time.Time) 
 		return Step{Player: p}, fmt.Errorf("%w: daily amount %d out of 0..%d", ErrInvalid, amount, MaxDailyAmount)
 	case cooldown < 0 || cooldown > MaxCooldown:
 		return Step{Player: p}, fmt.Errorf("%w: daily cooldown %v out of 0..%v", ErrInvalid, cooldown, MaxCooldown)
+	}
+	if p.Paused(now) {
+		return Step{Player: p}, &PausedError{Until: p.Care.PausedUntil}
 	}
 	if next := p.LastDaily.Add(cooldown); !p.LastDaily.IsZero() && now.Before(next) {
 		return Step{Player: p}, &CooldownError{Next: next}
@@ -312,6 +330,10 @@ func (p Player) Reset(start int64, now time.Time) (Step, error) {
 		ChestSeq: p.ChestSeq, TicketSeq: p.TicketSeq, CreatedAt: p.CreatedAt,
 		Seed: p.Seed, NextSeed: p.NextSeed, ClientSeed: p.ClientSeed, SeedNo: p.SeedNo, SeedTicket: p.SeedTicket,
 		SeedChest: p.SeedChest, SeedAt: p.SeedAt, Revealed: p.Revealed, Ops: p.Ops,
+		Care: p.Care, // a reset lifts no pause and no limit
+	}
+	if n.Care.check() != nil { // corrupt: the pause stands, the rest starts again
+		n.Care = Care{PausedUntil: p.Care.PausedUntil}
 	}
 	n.ChestSeq = max(n.ChestSeq, 0)
 	if n.checkSeeds() != nil { // corrupt fairness records: start them again

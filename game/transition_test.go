@@ -94,7 +94,7 @@ func TestNewPlayer(t *testing.T) {
 
 func TestBuy(t *testing.T) {
 	fresh := newTestPlayer(t, 1000)
-	s, err := step(t, fresh, func(p Player) (Step, error) { return p.Buy(t0) })
+	s, err := step(t, fresh, func(p Player) (Step, error) { return p.Buy(House{}, t0) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestBuy(t *testing.T) {
 	}
 
 	t.Run("open ticket resumed", func(t *testing.T) {
-		s2, err := step(t, n, func(p Player) (Step, error) { return p.Buy(t0.Add(time.Hour)) })
+		s2, err := step(t, n, func(p Player) (Step, error) { return p.Buy(House{}, t0.Add(time.Hour)) })
 		if err != nil || !reflect.DeepEqual(s2.Player, n) || s2.Result != (Result{Balance: 950, Ticket: 1, Resumed: true}) {
 			t.Fatalf("Buy with an open ticket = %+v, %v", s2, err)
 		}
@@ -114,7 +114,7 @@ func TestBuy(t *testing.T) {
 	t.Run("after a finished ticket", func(t *testing.T) {
 		d := &fixedDrawer{o: mustOutcome(t, TierLoss, false)}
 		s2, _ := step(t, n, func(p Player) (Step, error) { return p.Reveal(d, 1, AllRows, t0) })
-		s3, err := step(t, s2.Player, func(p Player) (Step, error) { return p.Buy(t0) })
+		s3, err := step(t, s2.Player, func(p Player) (Step, error) { return p.Buy(House{}, t0) })
 		if err != nil || s3.Result.Ticket != 2 || s3.Player.Balance != 900 || s3.Result.Resumed {
 			t.Fatalf("second Buy = %+v, %v", s3, err)
 		}
@@ -135,13 +135,13 @@ func TestBuy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := newTestPlayer(t, 1000)
 			tt.change(&p)
-			_, err := step(t, p, func(p Player) (Step, error) { return p.Buy(t0) })
+			_, err := step(t, p, func(p Player) (Step, error) { return p.Buy(House{}, t0) })
 			wantErr(t, err, tt.want)
 		})
 	}
 	t.Run("just enough room", func(t *testing.T) {
 		p := newTestPlayer(t, MaxBalance-playHeadroom()+Stake)
-		if _, err := step(t, p, func(p Player) (Step, error) { return p.Buy(t0) }); err != nil {
+		if _, err := step(t, p, func(p Player) (Step, error) { return p.Buy(House{}, t0) }); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -152,7 +152,7 @@ func bought(t *testing.T, keys int) Player {
 	t.Helper()
 	p := newTestPlayer(t, 1000)
 	p.Keys = keys
-	s, err := p.Buy(t0)
+	s, err := p.Buy(House{}, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestOpenChest(t *testing.T) {
 		t.Fatalf("repeat = %+v, %v", s2, err)
 	}
 	// The chest is a new buy's business now: a ticket can be bought.
-	if _, err := n.Buy(later); err != nil {
+	if _, err := n.Buy(House{}, later); err != nil {
 		t.Fatal(err)
 	}
 
@@ -452,7 +452,11 @@ func TestReset(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Player{StartingBalance: 700, Balance: 700, ChestSeq: p.ChestSeq, TicketSeq: p.TicketSeq,
-		CreatedAt: p.CreatedAt, Seed: p.Seed, ClientSeed: "mine", SeedNo: 1, SeedAt: p.SeedAt, Ops: p.Ops}
+		CreatedAt: p.CreatedAt, Seed: p.Seed, ClientSeed: "mine", SeedNo: 1, SeedAt: p.SeedAt, Ops: p.Ops,
+		Care: p.Care} // a reset lifts no pause and no limit
+	if p.Care.Spend.StakedDay == 0 {
+		t.Fatal("the player reset has staked nothing today: the test shows nothing")
+	}
 	if !reflect.DeepEqual(s.Player, want) {
 		t.Fatalf("Reset = %+v\nwant    %+v", s.Player, want)
 	}
@@ -460,7 +464,7 @@ func TestReset(t *testing.T) {
 		t.Fatalf("history %+v", s.History)
 	}
 	// The next ticket has a new number: no draw is ever made twice.
-	b, err := s.Player.Buy(later)
+	b, err := s.Player.Buy(House{}, later)
 	if err != nil || b.Result.Ticket != p.TicketSeq+1 {
 		t.Fatalf("Buy after Reset = %+v, %v", b, err)
 	}
@@ -478,7 +482,7 @@ func TestReset(t *testing.T) {
 
 func TestApply(t *testing.T) {
 	p := newTestPlayer(t, 1000)
-	buy := func(p Player) (Step, error) { return p.Buy(t0) }
+	buy := func(p Player) (Step, error) { return p.Buy(House{}, t0) }
 	s, repeated, err := Apply(p, "a", buy)
 	if err != nil || repeated || len(s.Player.Ops) != 1 || s.Player.Ops[0] != (Op{ID: "a", Result: s.Result}) {
 		t.Fatalf("Apply = %+v, %v, %v", s, repeated, err)

@@ -71,7 +71,7 @@ func DirectCycle(ctx context.Context, s storage.Store, d game.Drawer, id storage
 		chests++
 		return nil
 	}
-	buy := func(p game.Player, now time.Time) (game.Step, error) { return p.Buy(now) }
+	buy := func(p game.Player, now time.Time) (game.Step, error) { return p.Buy(game.House{}, now) }
 	a, err := step("buy", buy)
 	if errors.Is(err, game.ErrChestDue) {
 		if err := chest("chest-before", a.Player.ChestSeq+1); err != nil {

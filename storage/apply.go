@@ -29,7 +29,7 @@ type Step struct {
 	// Now is the time of the step (already rounded by Timestamp).
 	Now time.Time
 	// Do is the transition, e.g. func(p game.Player) (game.Step, error) {
-	// return p.Buy(now) }.
+	// return p.Buy(game.House{}, now) }.
 	Do func(game.Player) (game.Step, error)
 	// Audit, when not nil, gives the moderator log's entry of the step.
 	Audit func(game.Step) *AuditEntry

@@ -37,7 +37,7 @@
 //	a, err := storage.Apply(ctx, st, storage.Step{
 //		ID: storage.PlayerID{Guild: guildID, User: userID}, Op: interactionID,
 //		Create: true, Start: 2000, Seeds: rand.Reader, Now: now,
-//		Do: func(p game.Player) (game.Step, error) { return p.Buy(now) },
+//		Do: func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) },
 //	})
 //	switch {
 //	case errors.Is(err, game.ErrInsufficientFunds):

@@ -31,7 +31,7 @@ func ExampleApply() {
 			Create: true, Start: 60, Seeds: storetest.Seeds(1), Now: now, Do: do,
 		})
 	}
-	buy := func(p game.Player) (game.Step, error) { return p.Buy(now) }
+	buy := func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) }
 
 	a, _ := click("interaction-1", buy)
 	fmt.Println("bought ticket", a.Result.Ticket, "balance", a.Player.Balance, "created", a.Created)

@@ -55,7 +55,7 @@ func TestReopenKeepsState(t *testing.T) {
 	step := func(op string, do func(game.Player) (game.Step, error)) storage.Step {
 		return storage.Step{ID: id, Op: op, Create: true, Start: 500, Seeds: storetest.Seeds(1), Now: now, Do: do}
 	}
-	a, err := storage.Apply(ctx, st, step("buy", func(p game.Player) (game.Step, error) { return p.Buy(now) }))
+	a, err := storage.Apply(ctx, st, step("buy", func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestReopenKeepsState(t *testing.T) {
 		t.Fatalf("after reopen: %+v %+v, want %+v %+v", got, hist, want, wantHist)
 	}
 	// The operations are remembered across the restart.
-	again, err := storage.Apply(ctx, st, step("buy", func(p game.Player) (game.Step, error) { return p.Buy(now) }))
+	again, err := storage.Apply(ctx, st, step("buy", func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) }))
 	if err != nil || !again.Repeated {
 		t.Fatalf("repeated buy after reopen: %+v, %v", again, err)
 	}

@@ -52,5 +52,5 @@
 //	defer st.Close()
 //	a, err := storage.Apply(ctx, st, storage.Step{ID: id, Op: interactionID, Create: true,
 //		Start: 2000, Seeds: rand.Reader, Now: now,
-//		Do: func(p game.Player) (game.Step, error) { return p.Buy(now) }})
+//		Do: func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) }})
 package boltstore

@@ -30,9 +30,9 @@ func Example() {
 		return storage.Step{ID: id, Op: op, Create: true, Start: 1000, Seeds: storetest.Seeds(1), Now: now, Do: do}
 	}
 
-	a, _ := storage.Apply(ctx, st, step("click-1", func(p game.Player) (game.Step, error) { return p.Buy(now) }))
+	a, _ := storage.Apply(ctx, st, step("click-1", func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) }))
 	fmt.Println("ticket", a.Result.Ticket, "created", a.Created, "balance", a.Player.Balance)
-	a, _ = storage.Apply(ctx, st, step("click-1", func(p game.Player) (game.Step, error) { return p.Buy(now) }))
+	a, _ = storage.Apply(ctx, st, step("click-1", func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) }))
 	fmt.Println("the same click again: repeated", a.Repeated, "balance", a.Player.Balance)
 	a, _ = storage.Apply(ctx, st, step("click-2", func(p game.Player) (game.Step, error) {
 		return p.Reveal(draw, 1, game.AllRows, now) // the first click draws

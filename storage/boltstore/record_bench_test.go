@@ -18,7 +18,7 @@ func fullPlayer(b *testing.B) playerRec {
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	p, _ := game.NewPlayer(1_000_000, seed, "client", now)
 	for i := range 40 {
-		s, _, err := game.Apply(p, fmt.Sprintf("1%018d", i), func(p game.Player) (game.Step, error) { return p.Buy(now) })
+		s, _, err := game.Apply(p, fmt.Sprintf("1%018d", i), func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) })
 		if err != nil {
 			b.Fatal(err)
 		}

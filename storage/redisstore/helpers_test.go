@@ -93,7 +93,7 @@ func grant(id storage.PlayerID, op string, amount int64) storage.Step {
 }
 
 func buy(id storage.PlayerID, op string) storage.Step {
-	return storage.Step{ID: id, Op: op, Now: now, Do: func(p game.Player) (game.Step, error) { return p.Buy(now) }}
+	return storage.Step{ID: id, Op: op, Now: now, Do: func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) }}
 }
 
 func reveal(id storage.PlayerID, op string, ticket uint64) storage.Step {

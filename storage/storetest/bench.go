@@ -31,7 +31,7 @@ func Bench(b *testing.B, open BenchOpenFunc) {
 		apply := func(do func(game.Player) (game.Step, error)) (storage.Applied, error) {
 			return storage.Apply(ctx, st, storage.Step{ID: id, Op: fmt.Sprintf("b%d", ops.Add(1)), Create: true, Start: game.MaxBalance / 2, Seeds: rand.Reader, Now: now, Do: do})
 		}
-		a, err := apply(func(p game.Player) (game.Step, error) { return p.Buy(now) })
+		a, err := apply(func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) })
 		if errors.Is(err, game.ErrChestDue) {
 			seq := a.Player.ChestSeq + 1
 			if _, err := apply(func(p game.Player) (game.Step, error) { return p.OpenChest(game.SeededDrawer{}, seq, now) }); err != nil {

@@ -201,7 +201,7 @@ func playRound(ctx context.Context, st storage.Store, d game.Drawer, id storage.
 		}
 	}
 	buyOp := op("buy")
-	b, err := apply(buyOp, func(p game.Player) (game.Step, error) { return p.Buy(now) })
+	b, err := apply(buyOp, func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) })
 	switch {
 	case errors.Is(err, game.ErrChestDue):
 		seq := b.Player.ChestSeq + 1
@@ -235,7 +235,7 @@ func playRound(ctx context.Context, st storage.Store, d game.Drawer, id storage.
 		tl.bought[ticket] = true
 		tl.mu.Unlock()
 	}
-	if err := resend(buyOp, b, func(p game.Player) (game.Step, error) { return p.Buy(now) }); err != nil {
+	if err := resend(buyOp, b, func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) }); err != nil {
 		return err
 	}
 	r, err := apply(op("reveal"), func(p game.Player) (game.Step, error) { return p.Reveal(d, ticket, game.AllRows, now) })

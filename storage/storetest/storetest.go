@@ -127,7 +127,7 @@ func (e *env) load(id storage.PlayerID) storage.Versioned {
 // The transitions, as Step.Do.
 
 func buy(now time.Time) func(game.Player) (game.Step, error) {
-	return func(p game.Player) (game.Step, error) { return p.Buy(now) }
+	return func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) }
 }
 
 func reveal(d game.Drawer, ticket uint64, rows game.RowMask, now time.Time) func(game.Player) (game.Step, error) {
@@ -353,7 +353,7 @@ func testUpdateRoundsTimes(t *testing.T, open OpenFunc) {
 	paris := time.FixedZone("CET", 3600)
 	at := time.Date(2026, 5, 1, 12, 30, 15, 123_456_789, paris)
 	p := newPlayer(t, 1000, at)
-	s, err := p.Buy(at.Add(time.Second))
+	s, err := p.Buy(game.House{}, at.Add(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,451 @@
+package game
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// This file is playing responsibly: a player's own stake and loss limits,
+// self-exclusion (a pause), reality checks, and the house rules a guild's
+// moderators set (House). Every rule is one more check of a transition:
+// Buy refuses a play that would cross a limit before anything is debited,
+// in the same atomic step, so that two plays at once can never cross one.
+//
+// Days and weeks are calendar ones in UTC: a day runs from 00:00 to 24:00
+// UTC, a week from Monday 00:00 UTC to the next. Replies show the moment a
+// window ends as a Discord timestamp, which each reader sees in their own
+// time zone.
+
+// LimitKind names one of a player's limits.
+type LimitKind int
+
+// The player's limits: the stakes of a day or a week, and the loss (stakes
+// minus prizes) of a day or a week.
+const (
+	LimitStakeDay LimitKind = iota
+	LimitStakeWeek
+	LimitLossDay
+	LimitLossWeek
+	NumLimits = 4
+)
+
+var limitNames = [NumLimits]string{"stake-day", "stake-week", "loss-day", "loss-week"}
+
+// String returns the limit's name: "stake-day", "stake-week", "loss-day"
+// or "loss-week".
+func (k LimitKind) String() string {
+	if k >= 0 && k < NumLimits {
+		return limitNames[k]
+	}
+	return fmt.Sprintf("LimitKind(%d)", int(k))
+}
+
+// Weekly reports whether the limit counts a week (else a day).
+func (k LimitKind) Weekly() bool { return k == LimitStakeWeek || k == LimitLossWeek }
+
+// Loss reports whether the limit counts losses (else stakes).
+func (k LimitKind) Loss() bool { return k == LimitLossDay || k == LimitLossWeek }
+
+// Bounds of the responsible-play rules.
+const (
+	MaxLimit       int64         = MaxGrant               // the largest limit, cents
+	RaiseDelay     time.Duration = 24 * time.Hour         // a raise or removal takes effect this long after it is asked
+	MinPause       time.Duration = time.Hour              // the shortest pause
+	MaxPause       time.Duration = 190 * 24 * time.Hour   // the longest pause (six months and a few days)
+	SessionGap     time.Duration = 30 * time.Minute       // a play after this long without one starts a new session
+	MinReminder    time.Duration = 5 * time.Minute        // the shortest reality-check interval
+	MaxReminder    time.Duration = 24 * time.Hour         // the longest reality-check interval
+	MaxMinInterval time.Duration = time.Hour              // the longest minimum interval between two plays
+	MaxRealityPlay               = 10_000                 // the most plays between two reality checks
+	Day            time.Duration = 24 * time.Hour         // a limit's day
+	Week           time.Duration = 7 * Day                // a limit's week
+	maxSpend       int64         = 1 << 62                // the bound of a window's counters
+)
+
+// Errors of the responsible-play rules.
+var (
+	// ErrLimitReached: Buy of a ticket whose stake would cross a limit
+	// (the player's own, or the house's). The error is a *LimitError.
+	ErrLimitReached = errors.New("game: a limit is reached")
+	// ErrPaused: Buy or ClaimDaily while the player has paused their play.
+	// The error is a *PausedError.
+	ErrPaused = errors.New("game: play is paused")
+	// ErrTooSoon: Buy sooner after the last ticket than the house allows.
+	// The error is a *TooSoonError.
+	ErrTooSoon = errors.New("game: too soon after the last play")
+	// ErrNotPaused: LiftPause of a player who is not paused.
+	ErrNotPaused = errors.New("game: play is not paused")
+)
+
+// LimitError is the error of a Buy refused by a limit.
+type LimitError struct {
+	Kind  LimitKind
+	House bool      // the guild's daily stake limit (House.MaxStakeDay), not the player's own
+	Limit int64     // cents
+	Used  int64     // cents staked or lost in the window so far
+	Reset time.Time // when the window ends and the count starts again
+}
+
+func (e *LimitError) Error() string {
+	who := "your"
+	if e.House {
+		who = "the server's"
+	}
+	return fmt.Sprintf("game: %s %s limit of %d cents is reached (%d used; resets at %s)", who, e.Kind, e.Limit, e.Used, e.Reset.Format(time.RFC3339))
+}
+
+// Unwrap makes errors.Is(err, ErrLimitReached) hold.
+func (e *LimitError) Unwrap() error { return ErrLimitReached }
+
+// PausedError is the error of a step refused during a pause.
+type PausedError struct{ Until time.Time }
+
+func (e *PausedError) Error() string {
+	return "game: play is paused until " + e.Until.Format(time.RFC3339)
+}
+
+// Unwrap makes errors.Is(err, ErrPaused) hold.
+func (e *PausedError) Unwrap() error { return ErrPaused }
+
+// TooSoonError is the error of a Buy sooner than House.MinInterval after
+// the last one.
+type TooSoonError struct{ Next time.Time }
+
+func (e *TooSoonError) Error() string {
+	return "game: the next play is allowed at " + e.Next.Format(time.RFC3339Nano)
+}
+
+// Unwrap makes errors.Is(err, ErrTooSoon) hold.
+func (e *TooSoonError) Unwrap() error { return ErrTooSoon }
+
+// House is the responsible-play rules of a guild, which its moderators set;
+// the zero value sets none.
+type House struct {
+	MaxStakeDay  int64         // the most a player may stake per day in the guild, cents; 0 none
+	MinInterval  time.Duration // the least time between two tickets of a player; 0 none
+	RealityPlays int           // a reality check after this many plays of a session; 0 none
+	RealityEvery time.Duration // a reality check after this long in a session; 0 none (a player's own Reminder wins)
+}
+
+// Check reports whether h is within the bounds; the error wraps ErrInvalid.
+func (h House) Check() error {
+	switch {
+	case h.MaxStakeDay < 0 || h.MaxStakeDay > MaxLimit:
+		return fmt.Errorf("%w: house stake limit %d out of 0..%d", ErrInvalid, h.MaxStakeDay, MaxLimit)
+	case h.MinInterval < 0 || h.MinInterval > MaxMinInterval:
+		return fmt.Errorf("%w: minimum interval %v out of 0..%v", ErrInvalid, h.MinInterval, MaxMinInterval)
+	case h.RealityPlays < 0 || h.RealityPlays > MaxRealityPlay:
+		return fmt.Errorf("%w: reality check every %d plays, out of 0..%d", ErrInvalid, h.RealityPlays, MaxRealityPlay)
+	case h.RealityEvery != 0 && (h.RealityEvery < MinReminder || h.RealityEvery > MaxReminder):
+		return fmt.Errorf("%w: reality check every %v, out of %v..%v (or 0)", ErrInvalid, h.RealityEvery, MinReminder, MaxReminder)
+	}
+	return nil
+}
+
+// Limit is one of a player's limits: Amount cents in force (0 for none)
+// and, when At is not zero, Next: the amount asked for, looser than
+// Amount, that takes effect at At.
+type Limit struct {
+	Amount int64
+	Next   int64
+	At     time.Time
+}
+
+// Pending reports whether a looser amount waits to take effect.
+func (l Limit) Pending() bool { return !l.At.IsZero() }
+
+// at returns the limit as it stands at now: Next in force once At has come.
+func (l Limit) at(now time.Time) Limit {
+	if l.Pending() && !now.Before(l.At) {
+		return Limit{Amount: l.Next}
+	}
+	return l
+}
+
+// looser reports whether amount a allows more than b (0 is no limit).
+func looser(a, b int64) bool { return b != 0 && (a == 0 || a > b) }
+
+// Spend is what a player staked and won in the current day and week.
+type Spend struct {
+	Day        time.Time // the start of the day counted (UTC midnight); zero before any play
+	Week       time.Time // the start of the week counted (Monday, UTC midnight)
+	StakedDay  int64
+	WonDay     int64
+	StakedWeek int64
+	WonWeek    int64
+}
+
+// DayStart returns the start of t's day: its UTC midnight.
+func DayStart(t time.Time) time.Time { return t.UTC().Truncate(Day) }
+
+// WeekStart returns the start of t's week: the UTC midnight of its Monday.
+func WeekStart(t time.Time) time.Time {
+	d := DayStart(t)
+	return d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7))
+}
+
+// at returns the spend as it stands at now: the counters of a day or a
+// week that has ended start again.
+func (s Spend) at(now time.Time) Spend {
+	if d := DayStart(now); !s.Day.Equal(d) {
+		s.Day, s.StakedDay, s.WonDay = d, 0, 0
+	}
+	if w := WeekStart(now); !s.Week.Equal(w) {
+		s.Week, s.StakedWeek, s.WonWeek = w, 0, 0
+	}
+	return s
+}
+
+// used returns what limit k counts in s: the stakes, or the loss (stakes
+// minus prizes, which may be negative).
+func (s Spend) used(k LimitKind) int64 {
+	switch k {
+	case LimitStakeDay:
+		return s.StakedDay
+	case LimitStakeWeek:
+		return s.StakedWeek
+	case LimitLossDay:
+		return s.StakedDay - s.WonDay
+	}
+	return s.StakedWeek - s.WonWeek
+}
+
+// reset returns when limit k's window of s ends.
+func (s Spend) reset(k LimitKind) time.Time {
+	if k.Weekly() {
+		return s.Week.AddDate(0, 0, 7)
+	}
+	return s.Day.AddDate(0, 0, 1)
+}
+
+// won counts a prize won at now.
+func (s Spend) won(prize int64, now time.Time) Spend {
+	s = s.at(now)
+	s.WonDay = min(s.WonDay+prize, maxSpend)
+	s.WonWeek = min(s.WonWeek+prize, maxSpend)
+	return s
+}
+
+// Session is the current playing session: plays no more than SessionGap
+// apart. Reality checks count its time and net result.
+type Session struct {
+	Start time.Time // the first play of the session; zero before any play
+	Last  time.Time // the last ticket bought
+	Plays int64     // tickets bought in the session
+	Net   int64     // prizes won minus stakes, cents
+	// When the last reality check was shown, and after how many plays
+	// (the session's start and 0 before the first).
+	CheckedAt    time.Time
+	CheckedPlays int64
+}
+
+// Reality is a reality check: how long the player has played in this
+// session, how many tickets, and their net result (negative for a loss).
+type Reality struct {
+	Played time.Duration
+	Plays  int64
+	Net    int64
+}
+
+// Care is a player's responsible-play state.
+type Care struct {
+	Limits      [NumLimits]Limit
+	Reminder    time.Duration // the player's own reality-check interval; 0 takes the house's
+	PausedUntil time.Time     // no play, no daily bonus before it; zero if never paused
+	Spend       Spend
+	Session     Session
+}
+
+// LimitsAt returns the player's limits as they stand at now: a raise whose
+// delay has passed is in force.
+func (p Player) LimitsAt(now time.Time) [NumLimits]Limit {
+	var ls [NumLimits]Limit
+	for k, l := range p.Care.Limits {
+		ls[k] = l.at(now)
+	}
+	return ls
+}
+
+// SpendAt returns what the player staked and won in now's day and week.
+func (p Player) SpendAt(now time.Time) Spend { return p.Care.Spend.at(now) }
+
+// Paused reports whether the player is paused at now.
+func (p Player) Paused(now time.Time) bool { return now.Before(p.Care.PausedUntil) }
+
+// LimitSet is one change asked of a limit: Amount cents, 0 to remove it.
+type LimitSet struct {
+	Kind   LimitKind
+	Amount int64
+}
+
+// SetLimits changes the player's limits at now. A stricter amount takes
+// effect at once, and drops any looser one waiting; a looser one (higher,
+// or 0 to remove the limit) waits RaiseDelay from now, even if one was
+// already waiting, so that asking twice never shortens the delay; the
+// amount in force already is kept, and drops one waiting. reminder, unless
+// negative (no change), sets the reality-check interval: 0 for the
+// house's, or MinReminder..MaxReminder. It is pure. Errors: ErrInvalid for
+// an unknown kind, an amount out of 0..MaxLimit, a kind given twice, a
+// reminder out of range, or a p not sound.
+func (p Player) SetLimits(sets []LimitSet, reminder time.Duration, now time.Time) (Step, error) {
+	n := p
+	n.Care.Limits = p.LimitsAt(now)
+	var seen [NumLimits]bool
+	for _, s := range sets {
+		switch {
+		case s.Kind < 0 || s.Kind >= NumLimits:
+			return Step{Player: p}, fmt.Errorf("%w: limit %v", ErrInvalid, s.Kind)
+		case seen[s.Kind]:
+			return Step{Player: p}, fmt.Errorf("%w: limit %v given twice", ErrInvalid, s.Kind)
+		case s.Amount < 0 || s.Amount > MaxLimit:
+			return Step{Player: p}, fmt.Errorf("%w: limit %v of %d cents, out of 0..%d", ErrInvalid, s.Kind, s.Amount, MaxLimit)
+		}
+		seen[s.Kind] = true
+		l := &n.Care.Limits[s.Kind]
+		switch {
+		case looser(s.Amount, l.Amount):
+			l.Next, l.At = s.Amount, now.Add(RaiseDelay)
+		default: // stricter, or the same: at once, and nothing waits
+			*l = Limit{Amount: s.Amount}
+		}
+	}
+	if reminder >= 0 {
+		if reminder != 0 && (reminder < MinReminder || reminder > MaxReminder) {
+			return Step{Player: p}, fmt.Errorf("%w: reminder %v, out of %v..%v (or 0)", ErrInvalid, reminder, MinReminder, MaxReminder)
+		}
+		n.Care.Reminder = reminder
+	}
+	return p.done(Step{Player: n, Result: Result{Balance: n.Balance}})
+}
+
+// Pause pauses the player's play until until: no ticket and no daily bonus
+// before it (a due chest may still be opened, and an open ticket revealed:
+// both were paid for). A pause is never shortened: if the player is
+// already paused past until, that pause stands. It is pure. Errors:
+// ErrInvalid for an until less than MinPause or more than MaxPause after
+// now, or a p not sound.
+func (p Player) Pause(until, now time.Time) (Step, error) {
+	if d := until.Sub(now); d < MinPause || d > MaxPause {
+		return Step{Player: p}, fmt.Errorf("%w: a pause of %v, out of %v..%v", ErrInvalid, d, MinPause, MaxPause)
+	}
+	n := p
+	if until.After(p.Care.PausedUntil) {
+		n.Care.PausedUntil = until
+	}
+	return p.done(Step{
+		Player:  n,
+		History: []Entry{{At: now, Kind: KindPause, Balance: n.Balance}},
+		Result:  Result{Balance: n.Balance},
+	})
+}
+
+// LiftPause ends the player's pause at now: a moderator's step, with a
+// reason the caller records in the audit log. It is pure. Errors:
+// ErrNotPaused when the player is not paused, ErrInvalid for a p not sound.
+func (p Player) LiftPause(now time.Time) (Step, error) {
+	if !p.Paused(now) {
+		return Step{Player: p}, fmt.Errorf("%w (paused until %v)", ErrNotPaused, p.Care.PausedUntil)
+	}
+	n := p
+	n.Care.PausedUntil = now
+	return p.done(Step{
+		Player:  n,
+		History: []Entry{{At: now, Kind: KindLift, Balance: n.Balance}},
+		Result:  Result{Balance: n.Balance},
+	})
+}
+
+// checkBuy refuses a ticket that the responsible-play rules do not allow
+// at now: a pause, too soon after the last ticket, a limit the stake would
+// cross. It returns the care state after the purchase, with the reality
+// check due, if any.
+func (p Player) checkBuy(h House, now time.Time) (Care, *Reality, error) {
+	c := p.Care
+	if p.Paused(now) {
+		return c, nil, &PausedError{Until: c.PausedUntil}
+	}
+	if err := h.Check(); err != nil {
+		return c, nil, err
+	}
+	if last := c.Session.Last; h.MinInterval > 0 && !last.IsZero() && now.Before(last.Add(h.MinInterval)) {
+		return c, nil, &TooSoonError{Next: last.Add(h.MinInterval)}
+	}
+	c.Limits = p.LimitsAt(now)
+	c.Spend = c.Spend.at(now)
+	for k, l := range c.Limits {
+		kind := LimitKind(k)
+		if l.Amount != 0 && c.Spend.used(kind)+Stake > l.Amount {
+			return p.Care, nil, &LimitError{Kind: kind, Limit: l.Amount, Used: c.Spend.used(kind), Reset: c.Spend.reset(kind)}
+		}
+	}
+	if h.MaxStakeDay != 0 && c.Spend.StakedDay+Stake > h.MaxStakeDay {
+		return p.Care, nil, &LimitError{Kind: LimitStakeDay, House: true, Limit: h.MaxStakeDay, Used: c.Spend.StakedDay, Reset: c.Spend.reset(LimitStakeDay)}
+	}
+	c.Spend.StakedDay = min(c.Spend.StakedDay+Stake, maxSpend)
+	c.Spend.StakedWeek = min(c.Spend.StakedWeek+Stake, maxSpend)
+
+	s := c.Session
+	if s.Last.IsZero() || now.Sub(s.Last) >= SessionGap || now.Before(s.Start) {
+		s = Session{Start: now, CheckedAt: now}
+	}
+	s.Last = now
+	s.Plays = min(s.Plays+1, maxSpend)
+	s.Net = max(s.Net-Stake, -maxSpend)
+	every := h.RealityEvery
+	if c.Reminder > 0 {
+		every = c.Reminder
+	}
+	var r *Reality
+	// The check is shown on the card of the ticket that passes a mark,
+	// counting the plays before it.
+	if (h.RealityPlays > 0 && s.Plays-1-s.CheckedPlays >= int64(h.RealityPlays)) || (every > 0 && now.Sub(s.CheckedAt) >= every) {
+		r = &Reality{Played: now.Sub(s.Start), Plays: s.Plays - 1, Net: s.Net + Stake}
+		s.CheckedAt, s.CheckedPlays = now, s.Plays-1
+	}
+	c.Session = s
+	return c, r, nil
+}
+
+// won counts a prize in the care state: the windows' losses and the
+// session's net result.
+func (c Care) won(prize int64, now time.Time) Care {
+	if prize <= 0 {
+		return c
+	}
+	c.Spend = c.Spend.won(prize, now)
+	if !c.Session.Last.IsZero() && now.Sub(c.Session.Last) < SessionGap {
+		c.Session.Net = min(c.Session.Net+prize, maxSpend)
+	}
+	return c
+}
+
+// check reports whether c is sound: limits and the reminder within their
+// bounds, a waiting amount looser than the one in force, counters within
+// the bounds.
+func (c Care) check() error {
+	for k, l := range c.Limits {
+		if l.Amount < 0 || l.Amount > MaxLimit || l.Next < 0 || l.Next > MaxLimit {
+			return fmt.Errorf("limit %v: %d, next %d, out of 0..%d", LimitKind(k), l.Amount, l.Next, MaxLimit)
+		}
+		if l.Pending() && !looser(l.Next, l.Amount) {
+			return fmt.Errorf("limit %v: %d waiting, not looser than %d", LimitKind(k), l.Next, l.Amount)
+		}
+		if !l.Pending() && l.Next != 0 {
+			return fmt.Errorf("limit %v: next %d without a time", LimitKind(k), l.Next)
+		}
+	}
+	if c.Reminder != 0 && (c.Reminder < MinReminder || c.Reminder > MaxReminder) {
+		return fmt.Errorf("reminder %v out of %v..%v", c.Reminder, MinReminder, MaxReminder)
+	}
+	s := c.Spend
+	for _, v := range []int64{s.StakedDay, s.WonDay, s.StakedWeek, s.WonWeek} {
+		if v < 0 || v > maxSpend {
+			return fmt.Errorf("spend %+v out of range", s)
+		}
+	}
+	if c.Session.Plays < 0 || c.Session.CheckedPlays < 0 || c.Session.CheckedPlays > c.Session.Plays {
+		return fmt.Errorf("session of %d plays, checked at %d", c.Session.Plays, c.Session.CheckedPlays)
+	}
+	return nil
+}
