@@ -49,18 +49,18 @@ func (k LimitKind) Loss() bool { return k == LimitLossDay || k == LimitLossWeek 
 
 // Bounds of the responsible-play rules.
 const (
-	MaxLimit       int64         = MaxGrant               // the largest limit, cents
-	RaiseDelay     time.Duration = 24 * time.Hour         // a raise or removal takes effect this long after it is asked
-	MinPause       time.Duration = time.Hour              // the shortest pause
-	MaxPause       time.Duration = 190 * 24 * time.Hour   // the longest pause (six months and a few days)
-	SessionGap     time.Duration = 30 * time.Minute       // a play after this long without one starts a new session
-	MinReminder    time.Duration = 5 * time.Minute        // the shortest reality-check interval
-	MaxReminder    time.Duration = 24 * time.Hour         // the longest reality-check interval
-	MaxMinInterval time.Duration = time.Hour              // the longest minimum interval between two plays
-	MaxRealityPlay               = 10_000                 // the most plays between two reality checks
-	Day            time.Duration = 24 * time.Hour         // a limit's day
-	Week           time.Duration = 7 * Day                // a limit's week
-	maxSpend       int64         = 1 << 62                // the bound of a window's counters
+	MaxLimit       int64         = MaxGrant             // the largest limit, cents
+	RaiseDelay     time.Duration = 24 * time.Hour       // a raise or removal takes effect this long after it is asked
+	MinPause       time.Duration = time.Hour            // the shortest pause
+	MaxPause       time.Duration = 190 * 24 * time.Hour // the longest pause (six months and a few days)
+	SessionGap     time.Duration = 30 * time.Minute     // a play after this long without one starts a new session
+	MinReminder    time.Duration = 5 * time.Minute      // the shortest reality-check interval
+	MaxReminder    time.Duration = 24 * time.Hour       // the longest reality-check interval
+	MaxMinInterval time.Duration = time.Hour            // the longest minimum interval between two plays
+	MaxRealityPlay               = 10_000               // the most plays between two reality checks
+	Day            time.Duration = 24 * time.Hour       // a limit's day
+	Week           time.Duration = 7 * Day              // a limit's week
+	maxSpend       int64         = 1 << 62              // the bound of a window's counters
 )
 
 // Errors of the responsible-play rules.
