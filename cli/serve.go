@@ -74,6 +74,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 			DailyAmount:     cfg.DailyAmount,
 			DailyCooldown:   cfg.DailyCooldown,
 			PublicPlays:     cfg.PublicPlays,
+			House:           game.DefaultHouse,
 		},
 	})
 	if err != nil {

@@ -143,6 +143,11 @@ func (h House) Check() error {
 	return nil
 }
 
+// DefaultHouse is the house rules of a guild whose moderators set none: a
+// reality check every 100 plays or every hour of a session, no stake cap,
+// no minimum interval.
+var DefaultHouse = House{RealityPlays: 100, RealityEvery: time.Hour}
+
 // Limit is one of a player's limits: Amount cents in force (0 for none)
 // and, when At is not zero, Next: the amount asked for, looser than
 // Amount, that takes effect at At.

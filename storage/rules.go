@@ -44,6 +44,9 @@ func ValidateSettings(s Settings) error {
 	case s.DailyCooldown%time.Millisecond != 0:
 		return fmt.Errorf("%w: daily cooldown %v is not a whole number of milliseconds", ErrInvalid, s.DailyCooldown)
 	}
+	if err := s.House.Check(); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
 	return nil
 }
 

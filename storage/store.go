@@ -82,6 +82,10 @@ type Settings struct {
 	DailyCooldown   time.Duration
 	PublicPlays     bool   // plays visible to the channel (else ephemeral)
 	Channel         uint64 // the only channel where plays are allowed; 0 = anywhere
+	// House is the guild's responsible-play rules: a daily stake cap per
+	// player, a minimum interval between plays, the reality checks'
+	// defaults (game.House; game.DefaultHouse unless set).
+	House game.House
 }
 
 // Guild is a guild's settings as stored, with the operations recently
