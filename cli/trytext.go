@@ -179,18 +179,26 @@ func renderEmbed(b *strings.Builder, e *discordgo.MessageEmbed, prefix string, n
 // renderButtons writes the buttons row by row, each in brackets with its
 // emoji and label, a disabled one marked ·greyed.
 func renderButtons(b *strings.Builder, rows []discordgo.MessageComponent) {
+	// A message decoded from JSON holds pointers; one the handlers built,
+	// values: both render.
 	for _, c := range rows {
-		row, ok := c.(*discordgo.ActionsRow)
-		if !ok {
+		var row discordgo.ActionsRow
+		switch r := c.(type) {
+		case *discordgo.ActionsRow:
+			row = *r
+		case discordgo.ActionsRow:
+			row = r
+		default:
 			continue
 		}
 		var out []string
 		for _, rc := range row.Components {
-			btn, ok := rc.(*discordgo.Button)
-			if !ok {
-				continue
+			switch btn := rc.(type) {
+			case *discordgo.Button:
+				out = append(out, buttonText(btn))
+			case discordgo.Button:
+				out = append(out, buttonText(&btn))
 			}
-			out = append(out, buttonText(btn))
 		}
 		if len(out) > 0 {
 			b.WriteString(strings.Join(out, " ") + "\n")
