@@ -51,8 +51,8 @@ Flags:
 const tryHelp = `Commands (Discord's slash commands, in English or French: /play or /jouer):
   /play  /balance  /daily  /leaderboard  /history  /rules
   /fairness show | rotate | seed <text> | verify <n>
-  /admin grant <user> <amount> <reason…>   e.g. /admin grant @42 5 welcome gift
-  /admin set-balance <user> <amount> <reason…>, /admin reset <user> <reason…>, /admin audit
+  /admin grant <user> <amount> [reason…]   e.g. /admin grant @42 5 welcome gift
+  /admin set-balance, reset, audit, settings… (as mod; one missing an option shows its usage)
     Options go in order (the last one takes the rest of the line), or by
     name as Discord writes them: /admin grant user:@42 amount:5 reason:gift
     A user is @42, 42 or @mod.
