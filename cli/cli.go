@@ -34,6 +34,7 @@ Commands:
   healthcheck  ask the running bot's /healthz (exit 0 healthy, 1 not)
   register     register the slash commands with Discord and exit
   version      print the build: module version, VCS revision and time, Go version
+  try          play locally without a Discord account (a fake Discord, the real bot)
   help         show this help
 
 Run "clefs COMMAND -h" for a command's flags.
@@ -87,6 +88,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runHealthcheck(ctx, rest, stdout, stderr)
 	case "version":
 		return runVersion(rest, stdout, stderr)
+	case "try":
+		return runTry(ctx, rest, tryStdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runTrySession runs `clefs try -seed 1` through Main on script as its
+// standard input, in a temporary directory of the test's own, and checks
+// that it ends cleanly: no error, the temporary store removed, no
+// goroutine left behind. It returns what the session printed.
+func runTrySession(t *testing.T, script string, args ...string) string {
+	t.Helper()
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // os.MkdirTemp's directory
+	before := runtime.NumGoroutine()
+	prev := tryStdin
+	tryStdin = strings.NewReader(script)
+	defer func() { tryStdin = prev }()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	err := Main(ctx, append([]string{"try", "-seed", "1"}, args...), &stdout, &stderr)
+	out := stdout.String()
+	if err != nil {
+		t.Fatalf("try: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.String())
+	}
+	if left, err := os.ReadDir(tmp); err != nil || len(left) != 0 {
+		t.Errorf("temporary directory not removed: %v %v", left, err)
+	}
+	// The bot, the fake and the prompt's reader have stopped: wait (with a
+	// deadline) for their goroutines to be gone.
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines left after the session (%d before):\n%s",
+				runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("stderr not empty without -v (the logs go to a file):\n%s", stderr.String())
+	}
+	return out
+}
+
+// between is the output of the command typed after prompt, up to the next prompt.
+func between(t *testing.T, out, command string) string {
+	t.Helper()
+	_, after, ok := strings.Cut(out, "> "+command+"\n")
+	if !ok {
+		t.Fatalf("command %q not in the session:\n%s", command, out)
+	}
+	if i := strings.Index(after, "]> "); i >= 0 {
+		after = after[:i]
+	}
+	return after
+}
+
+func TestTrySession(t *testing.T) {
+	script := strings.Join([]string{
+		"/play",
+		"as 43",
+		"auto",
+		"as 42",
+		"auto",
+		"/balance",
+		"lang fr",
+		"/jouer",
+		"as mod",
+		"/admin grant @42 5 welcome gift",
+		"as 42",
+		"/admin grant @42 5 self-service",
+		"fly me to the moon",
+		"row 9",
+		"/nothing",
+		"quit",
+		"/play", // after quit: never run
+	}, "\n") + "\n"
+	out := runTrySession(t, script)
+
+	play := between(t, out, "/play")
+	for _, want := range []string{
+		"┃ 🗝️ Les Clefs du Trésor\n",
+		"┃ ▶️ ❔ ❔ ❔\n┃ ▶️ ❔ ❔ ❔\n┃ ▶️ ❔ ❔ ❔\n",
+		"Balance: 19.50 credits", // 20.00 to start, minus the stake
+		"┃ Ticket #1 · stake 0.50 credits",
+		"[▶️ Row 1] [▶️ Row 2] [▶️ Row 3] [⚡ Auto]\n",
+	} {
+		if !strings.Contains(play, want) {
+			t.Errorf("/play lacks %q:\n%s", want, play)
+		}
+	}
+
+	// Another user presses the owner's button: the bot refuses, to them only.
+	refusal := between(t, out, "auto")
+	if !strings.HasPrefix(refusal, onlyYou) || !strings.Contains(refusal, "These buttons belong to @user42") {
+		t.Errorf("user 43's click not refused:\n%s", refusal)
+	}
+
+	// The owner's Auto reveals nine symbols.
+	_, afterAs42, _ := strings.Cut(out, "> as 42\n")
+	revealed := between(t, afterAs42, "auto")
+	lines := strings.Split(revealed, "\n")
+	if len(lines) < 4 {
+		t.Fatalf("revealed card too short:\n%s", revealed)
+	}
+	symbols := "💎 🪈 💣 🗡️ 🕯️ 🛢️ 🗝️"
+	for _, l := range lines[1:4] {
+		f := strings.Fields(strings.TrimPrefix(l, frame))
+		if len(f) != 4 || f[0] == "▶️" {
+			t.Fatalf("grid line %q is not revealed:\n%s", l, revealed)
+		}
+		for _, c := range f[1:] {
+			if !strings.Contains(symbols, c) {
+				t.Errorf("cell %q of %q is not a symbol", c, l)
+			}
+		}
+	}
+	if !strings.Contains(revealed, "[⚡ Auto"+greyed+"]") || !strings.Contains(revealed, "Play again") {
+		t.Errorf("finished card without a greyed Auto and Play again:\n%s", revealed)
+	}
+
+	if b := between(t, out, "/balance"); !strings.HasPrefix(b, "(only you)\n") || !strings.Contains(b, "Balance: ") {
+		t.Errorf("/balance:\n%s", b)
+	}
+
+	fr := between(t, out, "/jouer")
+	if !strings.Contains(fr, "Ticket n° 2") || !strings.Contains(fr, "Solde") || !strings.Contains(fr, "crédits") {
+		t.Errorf("/jouer after lang fr is not a French card for ticket 2:\n%s", fr)
+	}
+	if !strings.Contains(out, "user42 [fr]> /jouer") || !strings.Contains(out, "mod [fr]> /admin") {
+		t.Errorf("prompts do not show the user and the language:\n%s", out)
+	}
+
+	grant := between(t, out, "/admin grant @42 5 welcome gift")
+	if !strings.Contains(grant, "@user42") || !strings.Contains(grant, "5,00 crédits") || !strings.Contains(grant, "welcome gift") {
+		t.Errorf("the moderator's grant:\n%s", grant)
+	}
+	if denied := between(t, out, "/admin grant @42 5 self-service"); !strings.Contains(denied, "as mod") || strings.Contains(denied, "5,00 crédits") {
+		t.Errorf("a member's /admin not refused:\n%s", denied)
+	}
+
+	for cmd, want := range map[string]string{
+		"fly me to the moon": `unknown command "fly"`,
+		"row 9":              "row: want a row from 1 to 3",
+		"/nothing":           "unknown command /nothing: the bot has /play",
+	} {
+		if got := between(t, out, cmd); !strings.Contains(got, want) || strings.Count(got, "\n") != 1 {
+			t.Errorf("%q: want one line with %q, got:\n%s", cmd, want, got)
+		}
+	}
+
+	if !strings.HasSuffix(out, "> quit\nBye: the bot stops and the temporary store is removed.\n") {
+		t.Errorf("quit does not end the session:\n%s", out)
+	}
+}
+
+// TestTryEOF checks that the end of the input ends the session like quit,
+// and that -seed replays the same draws.
+func TestTryEOF(t *testing.T) {
+	script := "/play\nrow 2\nauto\nagain\nauto" // no quit, no final newline
+	grids := func(out string) string {
+		var b strings.Builder
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, frame+"▫️") || strings.HasPrefix(l, frame+"⭐") || strings.Contains(l, "seed ") {
+				b.WriteString(l + "\n")
+			}
+		}
+		return b.String()
+	}
+	first := runTrySession(t, script)
+	if !strings.HasSuffix(first, "\nBye: the bot stops and the temporary store is removed.\n") {
+		t.Errorf("end of input does not end the session:\n%s", first)
+	}
+	if n := strings.Count(first, "Ticket #2"); n == 0 {
+		t.Errorf("again did not play ticket 2:\n%s", first)
+	}
+	g := grids(first)
+	if strings.Count(g, "\n") < 6 {
+		t.Fatalf("too few revealed rows:\n%s", first)
+	}
+	if again := grids(runTrySession(t, script)); again != g {
+		t.Errorf("-seed 1 twice, different draws:\n%s\nthen:\n%s", g, again)
+	}
+}
+
+func TestTryFlags(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	err := Main(context.Background(), []string{"try", "-lang", "de"}, &stdout, &stderr)
+	if ExitCode(err) != 2 || !strings.Contains(err.Error(), "-lang") {
+		t.Errorf("try -lang de: %v (exit %d)", err, ExitCode(err))
+	}
+	stderr.Reset()
+	err = Main(context.Background(), []string{"try", "-h"}, &stdout, &stderr)
+	if ExitCode(err) != 0 || !strings.Contains(stderr.String(), "-seed") || !strings.Contains(stderr.String(), "without a Discord account") {
+		t.Errorf("try -h: %v\n%s", err, stderr.String())
+	}
+}
