@@ -180,7 +180,8 @@ func New(cfg Config, store storage.Store) *App {
 	a.commands = map[string]*command{}
 	for _, c := range []*command{
 		a.playCommand(), a.balanceCommand(), a.rulesCommand(), a.leaderboardCommand(),
-		a.dailyCommand(), a.historyCommand(), a.fairnessCommand(), a.adminCommand(),
+		a.dailyCommand(), a.historyCommand(), a.fairnessCommand(), a.limitsCommand(), a.pauseCommand(),
+		a.adminCommand(),
 	} {
 		if a.commands[c.def.Name] != nil {
 			panic("commands: duplicate command " + c.def.Name)
@@ -206,6 +207,10 @@ func (a *App) buttonHandler(k buttonKind) handlerFunc {
 		return a.handleResetConfirm
 	case kindResetCancel:
 		return a.handleResetCancel
+	case kindPauseConfirm:
+		return a.handlePauseConfirm
+	case kindPauseCancel:
+		return a.handlePauseCancel
 	}
 	return nil
 }
@@ -432,7 +437,7 @@ func (a *App) route(rq *request) (handlerFunc, error) {
 		rq.kind, rq.data, h = d.Name, &d, c.h
 		// Subcommands label the metrics too, from a fixed list, so that a
 		// forged name cannot grow the label set.
-		if isSub := map[string]func(string) bool{"admin": isAdminSub, "fairness": isFairnessSub}[d.Name]; isSub != nil {
+		if isSub := map[string]func(string) bool{"admin": isAdminSub, "fairness": isFairnessSub, "limits": isLimitsSub}[d.Name]; isSub != nil {
 			rq.kind = d.Name + " unknown"
 			if len(d.Options) == 1 && d.Options[0] != nil && isSub(d.Options[0].Name) {
 				rq.kind = d.Name + " " + d.Options[0].Name

@@ -37,7 +37,7 @@ const (
 // cannot grow the label set.
 func isAdminSub(name string) bool {
 	switch name {
-	case "grant", "set-balance", "reset", "reset-guild", "settings", "audit":
+	case "grant", "set-balance", "reset", "reset-guild", "settings", "audit", "player", "lift-pause":
 		return true
 	}
 	return false
@@ -59,6 +59,17 @@ func (a *App) adminCommand() *command {
 		o := option(discordgo.ApplicationCommandOptionString, "reason", "raison",
 			"Why (recorded in the audit log)", "Pourquoi (consigné dans le journal)", false)
 		o.MaxLength = maxReason
+		return o
+	}
+	requiredReason := func() *discordgo.ApplicationCommandOption {
+		o := reason()
+		o.Required = true
+		return o
+	}
+	integer := func(name, frName, desc, frDesc string, lo, hi int) *discordgo.ApplicationCommandOption {
+		o := option(discordgo.ApplicationCommandOptionInteger, name, frName, desc, frDesc, false)
+		min, max := float64(lo), float64(hi)
+		o.MinValue, o.MaxValue = &min, max
 		return o
 	}
 	credits := func(name, frName, desc, frDesc string) *discordgo.ApplicationCommandOption {
@@ -93,8 +104,20 @@ func (a *App) adminCommand() *command {
 			channel,
 			option(discordgo.ApplicationCommandOptionBoolean, "any-channel", "tous-salons",
 				"Allow plays in every channel", "Autoriser les parties dans tous les salons", false),
+			credits("max-stake-day", "mise-max-jour", "Most a player may stake per day here, in credits (0: no cap)",
+				"Mise maximale d'un joueur par jour ici, en crédits (0 : aucune)"),
+			integer("min-interval", "intervalle-min", "Least seconds between two plays of a player (0 to 3600)",
+				"Secondes minimales entre deux parties d'un joueur (0 à 3600)", 0, int(game.MaxMinInterval/time.Second)),
+			integer("reality-plays", "point-parties", "Reality check after this many plays of a session (0: off)",
+				"Point sur la session après ce nombre de parties (0 : jamais)", 0, game.MaxRealityPlay),
+			integer("reality-minutes", "point-minutes", "Reality check after this many minutes of a session (0: off, else 5 to 1440)",
+				"Point sur la session après ce nombre de minutes (0 : jamais, sinon 5 à 1440)", 0, int(game.MaxReminder/time.Minute)),
 			reason()),
 		subcommand("audit", "journal", "The last moderator actions", "Les dernières actions de modération"),
+		subcommand("player", "joueur", "A player's account, limits, pause and latest actions",
+			"Le compte d'un joueur, ses limites, sa pause et ses dernières actions", user()),
+		subcommand("lift-pause", "lever-pause", "End a player's pause early (a reason is required)",
+			"Mettre fin plus tôt à la pause d'un joueur (raison obligatoire)", user(), requiredReason()),
 	)
 	def.DefaultMemberPermissions = &perm
 	return &command{def: def, h: a.handleAdmin}
@@ -128,6 +151,10 @@ func (a *App) handleAdmin(ctx context.Context, rq *request) (reply, error) {
 		return a.adminSettings(ctx, rq, o, reason)
 	case "audit":
 		return a.adminAudit(ctx, rq)
+	case "player":
+		return a.adminPlayer(ctx, rq, o)
+	case "lift-pause":
+		return a.adminLiftPause(ctx, rq, o, reason)
 	}
 	return reply{}, userErr("err_unknown_command", nil)
 }
@@ -359,11 +386,16 @@ type settingsPatch struct {
 	starting, daily *int64
 	public          *bool
 	channel         *uint64 // 0: any channel
+	stakeDay        *int64  // the house's daily stake cap, cents; 0 none
+	interval        *time.Duration
+	realityPlays    *int
+	realityEvery    *time.Duration
 }
 
 // empty reports whether the patch changes nothing.
 func (sp settingsPatch) empty() bool {
-	return sp.starting == nil && sp.daily == nil && sp.public == nil && sp.channel == nil
+	return sp.starting == nil && sp.daily == nil && sp.public == nil && sp.channel == nil &&
+		sp.stakeDay == nil && sp.interval == nil && sp.realityPlays == nil && sp.realityEvery == nil
 }
 
 // apply returns set with the patch applied.
@@ -379,6 +411,18 @@ func (sp settingsPatch) apply(set storage.Settings) storage.Settings {
 	}
 	if sp.channel != nil {
 		set.Channel = *sp.channel
+	}
+	if sp.stakeDay != nil {
+		set.House.MaxStakeDay = *sp.stakeDay
+	}
+	if sp.interval != nil {
+		set.House.MinInterval = *sp.interval
+	}
+	if sp.realityPlays != nil {
+		set.House.RealityPlays = *sp.realityPlays
+	}
+	if sp.realityEvery != nil {
+		set.House.RealityEvery = *sp.realityEvery
 	}
 	return set
 }
@@ -419,6 +463,47 @@ func settingsPatchOf(o opts) (settingsPatch, error) {
 		var anywhere uint64
 		sp.channel = &anywhere
 	}
+	if s, ok := o.str("max-stake-day"); ok {
+		v, err := parseCredits(s, false)
+		if err != nil {
+			return sp, err
+		}
+		if v > game.MaxLimit {
+			return sp, userErr("err_limit_amount", map[string]any{"Max": formatAmount(game.MaxLimit, false)})
+		}
+		sp.stakeDay = &v
+	}
+	intOpt := func(name string, lo, hi int) (int, bool, error) {
+		v, ok := o.get(name, discordgo.ApplicationCommandOptionInteger)
+		if !ok {
+			return 0, false, nil
+		}
+		f, isNumber := v.(float64)
+		if !isNumber || f != float64(int(f)) || f < float64(lo) || f > float64(hi) {
+			return 0, true, userErr("err_setting_range", map[string]any{"Name": name, "Min": lo, "Max": hi})
+		}
+		return int(f), true, nil
+	}
+	if n, ok, err := intOpt("min-interval", 0, int(game.MaxMinInterval/time.Second)); err != nil {
+		return sp, err
+	} else if ok {
+		d := time.Duration(n) * time.Second
+		sp.interval = &d
+	}
+	if n, ok, err := intOpt("reality-plays", 0, game.MaxRealityPlay); err != nil {
+		return sp, err
+	} else if ok {
+		sp.realityPlays = &n
+	}
+	if n, ok, err := intOpt("reality-minutes", 0, int(game.MaxReminder/time.Minute)); err != nil {
+		return sp, err
+	} else if ok {
+		if n != 0 && time.Duration(n)*time.Minute < game.MinReminder {
+			return sp, userErr("err_setting_range", map[string]any{"Name": "reality-minutes", "Min": int(game.MinReminder / time.Minute), "Max": int(game.MaxReminder / time.Minute)})
+		}
+		d := time.Duration(n) * time.Minute
+		sp.realityEvery = &d
+	}
 	return sp, nil
 }
 
@@ -454,6 +539,24 @@ func settingsChanges(old, set storage.Settings) string {
 		}
 		parts = append(parts, "channel "+ch(old.Channel)+" → "+ch(set.Channel))
 	}
+	amount("max stake per day", old.House.MaxStakeDay, set.House.MaxStakeDay, "none")
+	dur := func(name string, a, b time.Duration) {
+		if a == b {
+			return
+		}
+		f := func(d time.Duration) string {
+			if d == 0 {
+				return "off"
+			}
+			return d.String()
+		}
+		parts = append(parts, name+" "+f(a)+" → "+f(b))
+	}
+	dur("min interval", old.House.MinInterval, set.House.MinInterval)
+	if old.House.RealityPlays != set.House.RealityPlays {
+		parts = append(parts, fmt.Sprintf("reality check plays %d → %d", old.House.RealityPlays, set.House.RealityPlays))
+	}
+	dur("reality check every", old.House.RealityEvery, set.House.RealityEvery)
 	return strings.Join(parts, "; ")
 }
 
@@ -521,6 +624,7 @@ func (a *App) adminSettings(ctx context.Context, rq *request, o opts, reason str
 		&discordgo.MessageEmbedField{Name: l.T("settings_daily", nil), Value: daily, Inline: true},
 		&discordgo.MessageEmbedField{Name: l.T("settings_visibility", nil), Value: vis, Inline: true},
 		&discordgo.MessageEmbedField{Name: l.T("settings_channel", nil), Value: where, Inline: true},
+		&discordgo.MessageEmbedField{Name: l.T("settings_house", nil), Value: houseText(l, set.House)},
 	)
 	return reply{data: &discordgo.InteractionResponseData{
 		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
@@ -579,6 +683,8 @@ func auditAction(l *lang, action string) string {
 		return l.T("audit_reset_guild", nil)
 	case "settings":
 		return l.T("audit_settings", nil)
+	case "lift-pause":
+		return l.T("audit_lift_pause", nil)
 	}
 	return "`" + action + "`"
 }
@@ -620,6 +726,10 @@ var settingsOptions = map[string]discordgo.ApplicationCommandOptionType{
 	"public-plays":     discordgo.ApplicationCommandOptionBoolean,
 	"channel":          discordgo.ApplicationCommandOptionChannel,
 	"any-channel":      discordgo.ApplicationCommandOptionBoolean,
+	"max-stake-day":    discordgo.ApplicationCommandOptionString,
+	"min-interval":     discordgo.ApplicationCommandOptionInteger,
+	"reality-plays":    discordgo.ApplicationCommandOptionInteger,
+	"reality-minutes":  discordgo.ApplicationCommandOptionInteger,
 	"reason":           discordgo.ApplicationCommandOptionString,
 }
 
@@ -641,6 +751,8 @@ func (o opts) checkTypes(types map[string]discordgo.ApplicationCommandOptionType
 			valueOK = want != discordgo.ApplicationCommandOptionBoolean
 		case bool:
 			valueOK = want == discordgo.ApplicationCommandOptionBoolean
+		case float64: // JSON numbers
+			valueOK = want == discordgo.ApplicationCommandOptionInteger
 		}
 		if x.Type != want || !valueOK {
 			return userErr("err_bad_option", nil)

@@ -71,10 +71,13 @@ func (a *App) buyCard(ctx context.Context, rq *request, set storage.Settings, ch
 					return game.Step{Player: p}, err
 				}
 			}
-			return p.Buy(game.House{}, now)
+			return p.Buy(set.House, now)
 		},
 	})
 	p := ap.Player
+	if cerr, ok := careErr(rq.l, err); ok {
+		return nil, cerr
+	}
 	switch {
 	case errors.Is(err, game.ErrChestDue):
 		if !p.ChestDue { // opened meanwhile by another click
@@ -100,7 +103,7 @@ func (a *App) buyCard(ctx context.Context, rq *request, set storage.Settings, ch
 		return nil, userErr("err_ticket_over", nil)
 	}
 	p.Balance = r.Balance // as the first answer showed it
-	return a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: *t, resumed: r.Resumed && showResumed}), nil
+	return a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: *t, resumed: r.Resumed && showResumed, reality: r.Reality}), nil
 }
 
 // owner checks that the button's owner is the one pressing it.

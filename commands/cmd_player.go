@@ -62,7 +62,7 @@ func (a *App) handleBalance(ctx context.Context, rq *request) (reply, error) {
 			l.P("stat_chests", s.Chests, map[string]any{"Count": s.Chests}),
 		}, "\n")
 	}
-	e := infoEmbed(l.T("balance_title", nil), "", colourOpen,
+	e := infoEmbed(l.T("balance_title", nil), pauseText(l, p, a.now()), colourOpen,
 		&discordgo.MessageEmbedField{Name: l.T("field_balance", nil), Value: "**" + l.Credits(p.Balance) + "**", Inline: true},
 		&discordgo.MessageEmbedField{Name: l.T("field_chest", nil), Value: keysLine, Inline: true},
 		&discordgo.MessageEmbedField{Name: l.T("field_stats", nil), Value: stats},
@@ -140,6 +140,9 @@ func (a *App) handleDaily(ctx context.Context, rq *request) (reply, error) {
 			return p.ClaimDaily(set.DailyAmount, set.DailyCooldown, now)
 		},
 	})
+	if cerr, ok := careErr(l, err); ok {
+		return reply{}, cerr
+	}
 	var cool *game.CooldownError
 	switch {
 	case errors.As(err, &cool):
@@ -221,6 +224,10 @@ func (a *App) historyLine(l *lang, h game.Entry) string {
 		return l.T("hist_grant", data)
 	case game.KindReset:
 		return l.T("hist_reset", data)
+	case game.KindPause:
+		return l.T("hist_pause", data)
+	case game.KindLift:
+		return l.T("hist_lift", data)
 	}
 	return l.T("hist_other", data)
 }

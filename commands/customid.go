@@ -21,6 +21,8 @@ const (
 	kindChest                              // open the chest
 	kindResetConfirm                       // confirm /admin reset-guild
 	kindResetCancel                        // cancel /admin reset-guild
+	kindPauseConfirm                       // confirm /pause
+	kindPauseCancel                        // cancel /pause
 )
 
 // customID is the value a button carries in its custom ID. Only the fields
@@ -31,7 +33,8 @@ type customID struct {
 	ticket uint64 // row, auto: the card's ticket; again: the card's ticket, 0 if none
 	row    int    // row: 0..2
 	seq    int64  // chest: the chest's number, ChestSeq+1
-	ts     int64  // reset-guild: the unix time it was asked
+	ts     int64  // reset-guild, pause: the unix time it was asked
+	code   int    // pause: the length chosen (an index of pauseChoices)
 }
 
 // field names one field of a customID, to lay it out in the table below.
@@ -43,6 +46,7 @@ const (
 	fieldRow
 	fieldSeq
 	fieldTS
+	fieldCode
 )
 
 // segment is one number of a custom ID: the field it holds and the range
@@ -60,6 +64,7 @@ var (
 	segRow        = segment{fieldRow, 0, 2}                // a row of the grid
 	segSeq        = segment{fieldSeq, 1, math.MaxInt64}    // a chest number
 	segTS         = segment{fieldTS, 1, 1 << 62}           // a unix time
+	segPause      = segment{fieldCode, 0, 15}              // a pause's length
 )
 
 // layout is how a kind of button writes its custom ID:
@@ -81,6 +86,8 @@ var layouts = []layout{
 	{kindChest, "v1", "chest", []segment{segUser, segSeq}, "chest"},
 	{kindResetConfirm, "v1", "rg", []segment{segUser, segTS}, "admin reset-guild confirm"},
 	{kindResetCancel, "v1", "rgx", []segment{segUser, segTS}, "admin reset-guild cancel"},
+	{kindPauseConfirm, "v1", "pz", []segment{segUser, segPause, segTS}, "pause confirm"},
+	{kindPauseCancel, "v1", "pzx", []segment{segUser, segPause, segTS}, "pause cancel"},
 }
 
 // layoutOf returns the layout of kind k.
@@ -160,12 +167,14 @@ func (c *customID) get(f field) uint64 {
 		return uint64(c.seq)
 	case fieldTS:
 		return uint64(c.ts)
+	case fieldCode:
+		return uint64(c.code)
 	}
 	return 0
 }
 
 // set stores v, already checked against the segment's range (which keeps
-// row, seq and ts within their types).
+// row, seq, ts and code within their types).
 func (c *customID) set(f field, v uint64) {
 	switch f {
 	case fieldUser:
@@ -178,6 +187,8 @@ func (c *customID) set(f field, v uint64) {
 		c.seq = int64(v)
 	case fieldTS:
 		c.ts = int64(v)
+	case fieldCode:
+		c.code = int(v)
 	}
 }
 

@@ -18,7 +18,8 @@ func TestDefinitions(t *testing.T) {
 	defs := a.Definitions()
 	want := map[string]string{
 		"play": "jouer", "balance": "solde", "rules": "regles", "leaderboard": "classement",
-		"daily": "bonus", "history": "historique", "fairness": "equite", "admin": "admin",
+		"daily": "bonus", "history": "historique", "fairness": "equite", "limits": "limites", "pause": "pause",
+		"admin": "admin",
 	}
 	if len(defs) != len(want) {
 		t.Fatalf("%d commands, want %d", len(defs), len(want))

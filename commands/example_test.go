@@ -58,5 +58,7 @@ func ExampleApp_Definitions() {
 	// /daily /bonus
 	// /history /historique
 	// /fairness /equite
+	// /limits /limites
+	// /pause /pause
 	// /admin /admin
 }

@@ -40,7 +40,8 @@ type ticketView struct {
 	user    uint64
 	p       game.Player
 	t       game.Ticket
-	resumed bool // /play found this ticket open and charged nothing
+	resumed bool          // /play found this ticket open and charged nothing
+	reality *game.Reality // the reality check due when it was bought, shown until it is finished
 }
 
 // done reports whether every row is shown.
@@ -155,6 +156,9 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 	var desc strings.Builder
 	if v.resumed {
 		desc.WriteString(l.T("card_resumed", nil) + "\n\n")
+	}
+	if v.reality != nil {
+		desc.WriteString(realityLine(l, v.reality) + "\n\n")
 	}
 	desc.WriteString(a.grid(t) + "\n")
 	colour := colourOpen

@@ -1,0 +1,181 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// /admin player and /admin lift-pause: a moderator's view of one player,
+// and the one way to end a pause early, with a reason in the audit log.
+
+// playerViewLines is how many history lines and moderator actions
+// /admin player shows.
+const playerViewLines = 5
+
+// adminPlayer shows one player to a moderator: balance, keys, open ticket,
+// statistics, limits and pause, and the latest history and moderator
+// actions on them. Of the seeds it shows the commitment only, never a
+// secret seed. It creates nothing.
+func (a *App) adminPlayer(ctx context.Context, rq *request, o opts) (reply, error) {
+	target, err := o.player("user")
+	if err != nil {
+		return reply{}, err
+	}
+	id := storage.PlayerID{Guild: rq.guild, User: target}
+	p, ok, err := a.load(ctx, id)
+	if err != nil {
+		return reply{}, err
+	}
+	l := rq.l
+	if !ok {
+		return reply{}, userErr("err_never_played", map[string]any{"User": mention(target)})
+	}
+	set, err := a.settings(ctx, rq.guild)
+	if err != nil {
+		return reply{}, err
+	}
+	hs, err := a.store.History(ctx, id, playerViewLines)
+	if err != nil {
+		return reply{}, internal("history", err)
+	}
+	audit, err := a.store.Audit(ctx, rq.guild, storage.AuditLimit)
+	if err != nil {
+		return reply{}, internal("audit", err)
+	}
+	now := a.now()
+	s := p.Stats
+	keys := l.keysLine(p.Keys)
+	if p.ChestDue {
+		keys = padlocks(game.MaxKeys) + " " + l.T("balance_chest_due", nil)
+	}
+	ticket := l.T("player_no_ticket", nil)
+	if t := p.Ticket; t != nil && t.Open() {
+		ticket = l.T("player_open_ticket", map[string]any{"Ticket": t.ID, "Bought": timestamp(t.BoughtAt.Unix(), "R")})
+	}
+	stats := strings.Join([]string{
+		l.P("stat_plays", s.Plays, map[string]any{"Count": s.Plays}),
+		l.P("stat_wins", s.Wins, map[string]any{"Count": s.Wins}),
+		l.T("stat_staked", map[string]any{"Amount": l.Credits(s.StakedCents)}),
+		l.T("stat_won", map[string]any{"Amount": l.Credits(s.WonCents)}),
+		l.T("player_granted", map[string]any{"Amount": l.Signed(s.GrantedCents), "Daily": l.Credits(s.DailyCents)}),
+		l.P("stat_chests", s.Chests, map[string]any{"Count": s.Chests}),
+	}, "\n")
+	var limits []string
+	for k, lim := range p.LimitsAt(now) {
+		if lim.Amount == 0 && !lim.Pending() {
+			continue
+		}
+		line := l.T("limit_"+game.LimitKind(k).String(), nil) + ": " + a.limitAmount(l, lim.Amount)
+		if lim.Pending() {
+			line += " (" + l.T("limits_pending", map[string]any{"Amount": a.limitAmount(l, lim.Next), "When": timestamp(lim.At.Unix(), "f")}) + ")"
+		}
+		limits = append(limits, line)
+	}
+	if len(limits) == 0 {
+		limits = append(limits, l.T("player_no_limits", nil))
+	}
+	spend := p.SpendAt(now)
+	limits = append(limits, l.T("player_spend", map[string]any{
+		"Day": l.Credits(spend.StakedDay), "Week": l.Credits(spend.StakedWeek),
+		"NetDay": l.Signed(spend.WonDay - spend.StakedDay), "NetWeek": l.Signed(spend.WonWeek - spend.StakedWeek),
+	}))
+	pause := pauseText(l, p, now)
+	if pause == "" {
+		pause = l.T("player_not_paused", nil)
+	}
+	var hist strings.Builder
+	if len(hs) == 0 {
+		hist.WriteString(l.T("history_empty", nil))
+	}
+	for _, h := range hs {
+		hist.WriteString(timestamp(h.At.Unix(), "R") + " · " + a.historyLine(l, h) + "\n")
+	}
+	var mod strings.Builder
+	n := 0
+	for _, e := range audit { // newest first
+		if e.Target != target || n == playerViewLines {
+			continue
+		}
+		n++
+		mod.WriteString(timestamp(e.At.Unix(), "R") + " · " + mention(e.Actor) + " · **" + auditAction(l, e.Action) + "**")
+		if e.Action == "grant" || e.Action == "set-balance" {
+			mod.WriteString(" · " + l.Credits(e.Amount))
+		}
+		if e.Reason != "" {
+			mod.WriteString(" · “" + truncateRunes(strings.ReplaceAll(e.Reason, "\n", " "), maxReason) + "”")
+		}
+		mod.WriteByte('\n')
+	}
+	if n == 0 {
+		mod.WriteString(l.T("audit_empty", nil))
+	}
+	e := infoEmbed(l.T("player_title", nil), mention(target), colourInfo,
+		&discordgo.MessageEmbedField{Name: l.T("field_balance", nil), Value: "**" + l.Credits(p.Balance) + "**", Inline: true},
+		&discordgo.MessageEmbedField{Name: l.T("field_chest", nil), Value: keys, Inline: true},
+		&discordgo.MessageEmbedField{Name: l.T("player_ticket", nil), Value: ticket, Inline: true},
+		&discordgo.MessageEmbedField{Name: l.T("field_stats", nil), Value: stats},
+		&discordgo.MessageEmbedField{Name: l.T("limits_title", nil), Value: strings.Join(limits, "\n")},
+		&discordgo.MessageEmbedField{Name: l.T("field_pause", nil), Value: pause, Inline: true},
+		&discordgo.MessageEmbedField{Name: l.T("player_seed", nil), Value: l.T("player_seed_value", map[string]any{
+			"No": p.SeedNo, "Commitment": code(p.Commitment().Short()),
+		}), Inline: true},
+		&discordgo.MessageEmbedField{Name: l.T("history_title", nil), Value: hist.String()},
+		&discordgo.MessageEmbedField{Name: l.T("audit_title", nil), Value: mod.String()},
+	)
+	e.Footer = &discordgo.MessageEmbedFooter{Text: l.T("player_footer", map[string]any{"House": houseText(l, set.House)})}
+	return ephemeralEmbed(e), nil
+}
+
+// adminLiftPause ends a player's pause under the interaction's ID, with
+// the reason, which is required, in the audit log.
+func (a *App) adminLiftPause(ctx context.Context, rq *request, o opts, reason string) (reply, error) {
+	target, err := o.player("user")
+	if err != nil {
+		return reply{}, err
+	}
+	if reason == "" {
+		return reply{}, userErr("err_reason_required", nil)
+	}
+	var until time.Time
+	_, err = a.apply(ctx, change{
+		id: storage.PlayerID{Guild: rq.guild, User: target}, op: rq.i.ID,
+		do: func(p game.Player, now time.Time) (game.Step, error) {
+			until = p.Care.PausedUntil
+			return p.LiftPause(now)
+		},
+		audit: func(_ game.Step, now time.Time) *storage.AuditEntry {
+			return &storage.AuditEntry{At: now, Guild: rq.guild, Actor: rq.user, Target: target, Action: "lift-pause",
+				Reason: truncateRunes(reason+" (paused until "+until.UTC().Format(time.RFC3339)+")", storage.MaxReason-1)}
+		},
+	})
+	l := rq.l
+	switch {
+	case errors.Is(err, storage.ErrNoPlayer):
+		return reply{}, userErr("err_never_played", map[string]any{"User": mention(target)})
+	case errors.Is(err, game.ErrNotPaused):
+		return reply{}, userErr("err_not_paused", map[string]any{"User": mention(target)})
+	case err != nil:
+		return reply{}, stepErr("lift_pause", err)
+	}
+	return adminDone(l.T("admin_lifted", map[string]any{"User": mention(target)}), reason, l), nil
+}
+
+// houseText describes the guild's house rules.
+func houseText(l *lang, h game.House) string {
+	stakeCap := l.T("limit_none", nil)
+	if h.MaxStakeDay > 0 {
+		stakeCap = l.Credits(h.MaxStakeDay)
+	}
+	interval := l.T("limit_none", nil)
+	if h.MinInterval > 0 {
+		interval = l.T("seconds", map[string]any{"Seconds": int(h.MinInterval / time.Second)})
+	}
+	return l.T("house_text", map[string]any{"Cap": stakeCap, "Interval": interval, "Reality": houseReality(l, h)})
+}

@@ -1,0 +1,407 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// /limits and /pause: playing responsibly (game/care.go). A player sets
+// their own stake and loss limits and reality-check interval, and may
+// pause their play for a while, after a confirmation. The rules are game's;
+// this file reads options, applies the steps and renders them.
+
+// pauseChoices are the lengths /pause offers, by their option value; the
+// custom ID carries the index.
+var pauseChoices = []struct {
+	value, en, fr string
+	until         func(time.Time) time.Time
+}{
+	{"24h", "24 hours", "24 heures", func(t time.Time) time.Time { return t.Add(24 * time.Hour) }},
+	{"7d", "7 days", "7 jours", func(t time.Time) time.Time { return t.AddDate(0, 0, 7) }},
+	{"30d", "30 days", "30 jours", func(t time.Time) time.Time { return t.AddDate(0, 0, 30) }},
+	{"6m", "6 months", "6 mois", func(t time.Time) time.Time { return t.AddDate(0, 6, 0) }},
+}
+
+// limitOptions names each limit's option, in game.LimitKind order.
+var limitOptions = [game.NumLimits]struct{ name, fr, en, frDesc string }{
+	{"stake-day", "mises-jour", "Most you may stake per day, in credits (0 removes it)", "Mise maximale par jour, en crédits (0 la retire)"},
+	{"stake-week", "mises-semaine", "Most you may stake per week, in credits (0 removes it)", "Mise maximale par semaine, en crédits (0 la retire)"},
+	{"loss-day", "pertes-jour", "Most you may lose per day (stakes minus prizes), in credits (0 removes it)", "Perte maximale par jour (mises moins gains), en crédits (0 la retire)"},
+	{"loss-week", "pertes-semaine", "Most you may lose per week (stakes minus prizes), in credits (0 removes it)", "Perte maximale par semaine (mises moins gains), en crédits (0 la retire)"},
+}
+
+// limitsTypes are the types of /limits set's options.
+var limitsTypes = map[string]discordgo.ApplicationCommandOptionType{
+	"stake-day": discordgo.ApplicationCommandOptionString, "stake-week": discordgo.ApplicationCommandOptionString,
+	"loss-day": discordgo.ApplicationCommandOptionString, "loss-week": discordgo.ApplicationCommandOptionString,
+	"reminder": discordgo.ApplicationCommandOptionInteger,
+}
+
+// isLimitsSub reports whether name is one of /limits's subcommands, for
+// the metrics' label.
+func isLimitsSub(name string) bool { return name == "show" || name == "set" }
+
+func (a *App) limitsCommand() *command {
+	var set []*discordgo.ApplicationCommandOption
+	for _, o := range limitOptions {
+		opt := option(discordgo.ApplicationCommandOptionString, o.name, o.fr, o.en, o.frDesc, false)
+		opt.MaxLength = maxAmountLen
+		set = append(set, opt)
+	}
+	reminder := option(discordgo.ApplicationCommandOptionInteger, "reminder", "rappel",
+		"Reality check every N minutes of play (5 to 1440; 0: the server's)",
+		"Point sur votre session toutes les N minutes de jeu (5 à 1440 ; 0 : celui du serveur)", false)
+	zero, most := 0.0, float64(game.MaxReminder/time.Minute)
+	reminder.MinValue, reminder.MaxValue = &zero, most
+	set = append(set, reminder)
+	return &command{
+		def: slash("limits", "limites",
+			"Play responsibly: your stake and loss limits",
+			"Jouer avec modération : vos limites de mise et de perte",
+			subcommand("show", "afficher", "Your limits, what they count today and this week, and when they reset",
+				"Vos limites, ce qu'elles comptent aujourd'hui et cette semaine, et quand elles repartent"),
+			subcommand("set", "regler", "Set your limits: lower ones apply at once, higher ones after 24 hours",
+				"Régler vos limites : une baisse s'applique aussitôt, une hausse après 24 heures", set...),
+		),
+		h: a.handleLimits,
+	}
+}
+
+func (a *App) pauseCommand() *command {
+	length := option(discordgo.ApplicationCommandOptionString, "length", "duree",
+		"How long: you cannot shorten it once confirmed", "Combien de temps : impossible d'écourter une fois confirmé", true)
+	for _, c := range pauseChoices {
+		length.Choices = append(length.Choices, &discordgo.ApplicationCommandOptionChoice{
+			Name: c.en, NameLocalizations: map[discordgo.Locale]string{discordgo.French: c.fr}, Value: c.value,
+		})
+	}
+	return &command{
+		def: slash("pause", "pause",
+			"Take a break: no plays and no daily bonus for a while (asks to confirm)",
+			"Faire une pause : ni parties ni bonus quotidien pendant un temps (avec confirmation)", length),
+		h: a.handlePause,
+	}
+}
+
+// handleLimits runs the subcommand.
+func (a *App) handleLimits(ctx context.Context, rq *request) (reply, error) {
+	d := rq.data
+	if len(d.Options) != 1 || d.Options[0] == nil || d.Options[0].Type != discordgo.ApplicationCommandOptionSubCommand {
+		return reply{}, userErr("err_bad_option", nil)
+	}
+	sub := d.Options[0]
+	set, err := a.settings(ctx, rq.guild)
+	if err != nil {
+		return reply{}, err
+	}
+	switch sub.Name {
+	case "show":
+		p, _, err := a.load(ctx, rq.player())
+		if err != nil {
+			return reply{}, err
+		}
+		return ephemeralEmbed(a.limitsEmbed(rq.l, p, set.House, a.now(), "")), nil
+	case "set":
+		return a.limitsSet(ctx, rq, opts{list: sub.Options}, set)
+	}
+	return reply{}, userErr("err_unknown_command", nil)
+}
+
+// limitsSet applies /limits set's options in one step under the
+// interaction's ID, creating the player: setting limits before the first
+// play is the way to be sure of them.
+func (a *App) limitsSet(ctx context.Context, rq *request, o opts, set storage.Settings) (reply, error) {
+	if err := o.checkTypes(limitsTypes); err != nil {
+		return reply{}, err
+	}
+	var sets []game.LimitSet
+	for k, lo := range limitOptions {
+		s, ok := o.str(lo.name)
+		if !ok {
+			continue
+		}
+		amount, err := parseLimit(s)
+		if err != nil {
+			return reply{}, err
+		}
+		sets = append(sets, game.LimitSet{Kind: game.LimitKind(k), Amount: amount})
+	}
+	reminder := time.Duration(-1) // unchanged
+	if v, ok := o.get("reminder", discordgo.ApplicationCommandOptionInteger); ok {
+		f, isNumber := v.(float64)
+		m := time.Duration(f) * time.Minute
+		if !isNumber || f != math.Trunc(f) || f < 0 || (f != 0 && (m < game.MinReminder || m > game.MaxReminder)) {
+			return reply{}, userErr("err_reminder", map[string]any{
+				"Min": int(game.MinReminder / time.Minute), "Max": int(game.MaxReminder / time.Minute),
+			})
+		}
+		reminder = m
+	}
+	if len(sets) == 0 && reminder < 0 {
+		return reply{}, userErr("err_limits_none", nil)
+	}
+	var before [game.NumLimits]game.Limit
+	ap, err := a.apply(ctx, change{
+		id: rq.player(), op: rq.i.ID, create: true, start: set.StartingBalance,
+		do: func(p game.Player, now time.Time) (game.Step, error) {
+			before = p.LimitsAt(now)
+			return p.SetLimits(sets, reminder, now)
+		},
+	})
+	switch {
+	case errors.Is(err, game.ErrInvalid):
+		return reply{}, userErr("err_limit_amount", map[string]any{"Max": rq.l.Credits(game.MaxLimit)})
+	case err != nil:
+		return reply{}, stepErr("set_limits", err)
+	}
+	l, now := rq.l, a.now()
+	var lines []string
+	if !ap.Repeated { // what this step did, limit by limit
+		after := ap.Player.LimitsAt(now)
+		for _, s := range sets {
+			k := s.Kind
+			name := l.T("limit_"+k.String(), nil)
+			switch {
+			case after[k].Pending() && (!before[k].Pending() || before[k].Next != after[k].Next || !before[k].At.Equal(after[k].At)):
+				lines = append(lines, l.T("limits_raised", map[string]any{
+					"Limit": name, "Amount": a.limitAmount(l, after[k].Next), "When": timestamp(after[k].At.Unix(), "f"),
+				}))
+			case !after[k].Pending():
+				lines = append(lines, l.T("limits_now", map[string]any{"Limit": name, "Amount": a.limitAmount(l, after[k].Amount)}))
+			}
+		}
+	}
+	return ephemeralEmbed(a.limitsEmbed(l, ap.Player, set.House, now, strings.Join(lines, "\n"))), nil
+}
+
+// parseLimit reads a limit typed by a player: credits, or 0, "none",
+// "off", "aucune" to remove it.
+func parseLimit(s string) (int64, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "none", "off", "no", "aucune", "aucun", "non":
+		return 0, nil
+	}
+	return parseCredits(s, false)
+}
+
+// limitAmount writes a limit's amount, or "none".
+func (a *App) limitAmount(l *lang, amount int64) string {
+	if amount == 0 {
+		return l.T("limit_none", nil)
+	}
+	return l.Credits(amount)
+}
+
+// limitsEmbed shows the player's limits at now: each with what it counts in
+// its window and when that ends, a looser amount waiting and when it comes,
+// the house's rules, the reality-check interval and the pause.
+func (a *App) limitsEmbed(l *lang, p game.Player, h game.House, now time.Time, done string) *discordgo.MessageEmbed {
+	ls, spend := p.LimitsAt(now), p.SpendAt(now)
+	resets := map[bool]time.Time{false: game.DayStart(now).Add(game.Day), true: game.WeekStart(now).Add(game.Week)}
+	var fields []*discordgo.MessageEmbedField
+	for k, lim := range ls {
+		kind := game.LimitKind(k)
+		used := spend.StakedDay
+		switch kind {
+		case game.LimitStakeWeek:
+			used = spend.StakedWeek
+		case game.LimitLossDay:
+			used = spend.StakedDay - spend.WonDay
+		case game.LimitLossWeek:
+			used = spend.StakedWeek - spend.WonWeek
+		}
+		v := "**" + a.limitAmount(l, lim.Amount) + "**\n" + l.T("limits_used", map[string]any{
+			"Used": l.Signed(used), "Reset": timestamp(resets[kind.Weekly()].Unix(), "R"),
+		})
+		if kind.Loss() {
+			v = "**" + a.limitAmount(l, lim.Amount) + "**\n" + l.T("limits_lost", map[string]any{
+				"Used": l.Credits(max(used, 0)), "Reset": timestamp(resets[kind.Weekly()].Unix(), "R"),
+			})
+		}
+		if lim.Pending() {
+			v += "\n" + l.T("limits_pending", map[string]any{"Amount": a.limitAmount(l, lim.Next), "When": timestamp(lim.At.Unix(), "f")})
+		}
+		fields = append(fields, &discordgo.MessageEmbedField{Name: l.T("limit_"+kind.String(), nil), Value: v, Inline: true})
+	}
+	reminder := l.T("limits_reminder_house", map[string]any{"Text": houseReality(l, h)})
+	if p.Care.Reminder > 0 {
+		reminder = l.T("limits_reminder_own", map[string]any{"Minutes": int(p.Care.Reminder / time.Minute)})
+	}
+	fields = append(fields, &discordgo.MessageEmbedField{Name: l.T("limits_reminder", nil), Value: reminder})
+	if h.MaxStakeDay > 0 || h.MinInterval > 0 {
+		var rules []string
+		if h.MaxStakeDay > 0 {
+			rules = append(rules, l.T("house_stake_day", map[string]any{"Amount": l.Credits(h.MaxStakeDay)}))
+		}
+		if h.MinInterval > 0 {
+			rules = append(rules, l.T("house_interval", map[string]any{"Seconds": int(h.MinInterval / time.Second)}))
+		}
+		fields = append(fields, &discordgo.MessageEmbedField{Name: l.T("limits_house", nil), Value: strings.Join(rules, "\n")})
+	}
+	if p.Paused(now) {
+		fields = append(fields, &discordgo.MessageEmbedField{Name: l.T("field_pause", nil), Value: l.T("pause_until", map[string]any{"Until": timestamp(p.Care.PausedUntil.Unix(), "F")})})
+	}
+	desc := l.T("limits_intro", nil)
+	if done != "" {
+		desc = "✅ " + done
+	}
+	e := infoEmbed(l.T("limits_title", nil), desc, colourInfo, fields...)
+	e.Footer = &discordgo.MessageEmbedFooter{Text: l.T("limits_footer", nil)}
+	return e
+}
+
+// houseReality describes the house's reality checks.
+func houseReality(l *lang, h game.House) string {
+	var parts []string
+	if h.RealityEvery > 0 {
+		parts = append(parts, l.T("reality_every", map[string]any{"Minutes": int(h.RealityEvery / time.Minute)}))
+	}
+	if h.RealityPlays > 0 {
+		parts = append(parts, l.P("reality_plays", h.RealityPlays, map[string]any{"Count": h.RealityPlays}))
+	}
+	if len(parts) == 0 {
+		return l.T("reality_off", nil)
+	}
+	return strings.Join(parts, l.T("or", nil))
+}
+
+// ephemeralEmbed is a private reply of one embed.
+func ephemeralEmbed(e *discordgo.MessageEmbed) reply {
+	return reply{data: &discordgo.InteractionResponseData{
+		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
+	}}
+}
+
+// handlePause asks to confirm a pause: the buttons carry the player, the
+// length and the time asked, from which the end is computed, so that a
+// confirmation pressed twice or retried pauses to the same moment.
+func (a *App) handlePause(_ context.Context, rq *request) (reply, error) {
+	o := opts{list: rq.data.Options}
+	v, _ := o.str("length")
+	choice := -1
+	for i, c := range pauseChoices {
+		if c.value == v {
+			choice = i
+		}
+	}
+	if choice < 0 {
+		return reply{}, userErr("err_bad_option", nil)
+	}
+	l, asked := rq.l, a.cfg.Now()
+	confirm := customID{kind: kindPauseConfirm, user: rq.user, code: choice, ts: asked.Unix()}
+	cancel := confirm
+	cancel.kind = kindPauseCancel
+	until := pauseChoices[choice].until(time.Unix(asked.Unix(), 0))
+	e := infoEmbed(l.T("pause_title", nil), l.T("pause_ask", map[string]any{
+		"Until": timestamp(until.Unix(), "F"), "Minutes": int(a.cfg.ConfirmTTL.Minutes()),
+	}), colourChest)
+	return reply{data: &discordgo.InteractionResponseData{
+		Embeds: []*discordgo.MessageEmbed{e},
+		Components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+			discordgo.Button{Label: l.T("btn_pause_confirm", nil), Style: discordgo.DangerButton, CustomID: confirm.format()},
+			discordgo.Button{Label: l.T("btn_cancel", nil), Style: discordgo.SecondaryButton, CustomID: cancel.format()},
+		}}},
+		Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
+	}}, nil
+}
+
+// handlePauseConfirm pauses the player under the operation ID of the
+// confirmation message: a double press, a retry or a press after a crash
+// pauses once.
+func (a *App) handlePauseConfirm(ctx context.Context, rq *request) (reply, error) {
+	if err := rq.owner(); err != nil {
+		return reply{}, err
+	}
+	ts, now := rq.button.ts, a.cfg.Now().Unix()
+	if ts > now+60 || now-ts > int64(a.cfg.ConfirmTTL.Seconds()) || rq.button.code >= len(pauseChoices) {
+		return reply{}, userErr("err_confirm_expired", nil)
+	}
+	until := pauseChoices[rq.button.code].until(time.Unix(ts, 0))
+	set, err := a.settings(ctx, rq.guild)
+	if err != nil {
+		return reply{}, err
+	}
+	op := "pause:" + rq.i.ID
+	if rq.i.Message != nil && rq.i.Message.ID != "" {
+		op = "pause:" + rq.i.Message.ID
+	}
+	ap, err := a.apply(ctx, change{
+		id: rq.player(), op: op, create: true, start: set.StartingBalance,
+		do: func(p game.Player, now time.Time) (game.Step, error) { return p.Pause(until, now) },
+	})
+	switch {
+	case errors.Is(err, game.ErrInvalid):
+		return reply{}, userErr("err_confirm_expired", nil)
+	case err != nil:
+		return reply{}, stepErr("pause", err)
+	}
+	l := rq.l
+	e := infoEmbed(l.T("pause_title", nil), "✅ "+l.T("pause_done", map[string]any{
+		"Until": timestamp(ap.Player.Care.PausedUntil.Unix(), "F"),
+	}), colourInfo)
+	return reply{update: true, data: &discordgo.InteractionResponseData{
+		Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}, AllowedMentions: noMentions,
+	}}, nil
+}
+
+func (a *App) handlePauseCancel(_ context.Context, rq *request) (reply, error) {
+	if err := rq.owner(); err != nil {
+		return reply{}, err
+	}
+	l := rq.l
+	e := infoEmbed(l.T("pause_title", nil), l.T("pause_cancelled", nil), colourLoss)
+	return reply{update: true, data: &discordgo.InteractionResponseData{
+		Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}, AllowedMentions: noMentions,
+	}}, nil
+}
+
+// careErr maps the refusals of Buy and ClaimDaily by the responsible-play
+// rules to what the player reads; ok is false for any other error.
+func careErr(l *lang, err error) (error, bool) {
+	var paused *game.PausedError
+	var limit *game.LimitError
+	var soon *game.TooSoonError
+	switch {
+	case errors.As(err, &paused):
+		return userErr("err_paused", map[string]any{"Until": timestamp(paused.Until.Unix(), "F")}), true
+	case errors.As(err, &limit):
+		id := "err_limit"
+		if limit.House {
+			id = "err_limit_house"
+		}
+		return userErr(id, map[string]any{
+			"Limit": l.T("limit_"+limit.Kind.String(), nil), "Amount": l.Credits(limit.Limit),
+			"Used": l.Credits(max(limit.Used, 0)), "Reset": timestamp(limit.Reset.Unix(), "R"),
+		}), true
+	case errors.As(err, &soon):
+		return userErr("err_too_soon", map[string]any{"When": timestamp(soon.Next.Add(time.Second-1).Unix(), "R")}), true
+	}
+	return nil, false
+}
+
+// realityLine is a reality check as a card shows it.
+func realityLine(l *lang, r *game.Reality) string {
+	d := r.Played.Round(time.Minute)
+	return l.T("reality_line", map[string]any{
+		"Hours": int(d / time.Hour), "Minutes": int(d % time.Hour / time.Minute),
+		"Plays": r.Plays, "Net": l.Signed(r.Net),
+	})
+}
+
+// pauseText says until when a paused player is paused, or "".
+func pauseText(l *lang, p game.Player, now time.Time) string {
+	if !p.Paused(now) {
+		return ""
+	}
+	return l.T("pause_until", map[string]any{"Until": timestamp(p.Care.PausedUntil.Unix(), "F")})
+}
+
+
