@@ -403,5 +403,3 @@ func pauseText(l *lang, p game.Player, now time.Time) string {
 	}
 	return l.T("pause_until", map[string]any{"Until": timestamp(p.Care.PausedUntil.Unix(), "F")})
 }
-
-
