@@ -93,5 +93,6 @@ func (a *App) rulesEmbeds(l *lang, o game.Odds, gl game.Lang) []*discordgo.Messa
 		infoEmbed(l.T("rules_title_keys", nil), keys.String(), colourChest),
 		infoEmbed(l.T("rules_title_chest", nil), chest.String(), colourWin),
 		infoEmbed(l.T("rules_title_rtp", nil), rtp, colourInfo),
+		infoEmbed(l.T("rules_title_care", nil), l.T("rules_care", nil), colourInfo),
 	}
 }
