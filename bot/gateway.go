@@ -45,8 +45,9 @@ type GatewayOptions struct {
 	Logger *slog.Logger
 	// Observer receives shard states and interactions received; nil: none.
 	Observer Observer
-	// LogLevel is discordgo's own log level (discordgo.LogError…); its
-	// output goes through discordgo.Logger (see RouteDiscordgoLogs).
+	// LogLevel is discordgo's own log level (DiscordgoLogLevel; the zero
+	// value is discordgo.LogError); its output goes through
+	// discordgo.Logger (see RouteDiscordgoLogs).
 	LogLevel int
 }
 
@@ -225,7 +226,7 @@ func (g *Gateway) start(ctx context.Context) error {
 		s.Client = g.rest.Client
 		s.ShardID, s.ShardCount = id, count
 		s.LogLevel = g.opts.LogLevel
-		sh := &shard{id: id, s: s, log: g.log.With("shard", id)}
+		sh := &shard{id: id, s: s, log: g.log.With("transport", "gateway", "shard", id)}
 		g.addHandlers(sh, responder)
 		shards[k] = sh
 	}

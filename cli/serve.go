@@ -106,7 +106,8 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 		e, err := bot.NewEndpoint(bot.EndpointOptions{
 			Token: cfg.Token, PublicKey: cfg.PublicKey, Addr: cfg.InteractionsAddr,
 			GuildID: cfg.GuildID, APIBase: cfg.APIBase, ShutdownTimeout: cfg.ShutdownTimeout,
-			Logger: log, Observer: m, // signatures are checked against the wall clock, not the game's
+			Logger: log, Observer: m, LogLevel: bot.DiscordgoLogLevel(cfg.DiscordgoLogLevel),
+			// signatures are checked against the wall clock, not the game's
 		}, app)
 		if err != nil {
 			return err
@@ -124,7 +125,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 			Token: cfg.Token, GuildID: cfg.GuildID, APIBase: cfg.APIBase,
 			ShardCount: cfg.ShardCount, ShardIDs: cfg.ShardIDs, IdentifyInterval: hooks.IdentifyInterval,
 			ShutdownTimeout: cfg.ShutdownTimeout, Logger: log, Observer: m,
-			LogLevel: bot.GatewayLogLevel(cfg.LogLevel),
+			LogLevel: bot.DiscordgoLogLevel(cfg.DiscordgoLogLevel),
 		}, app)
 		if err != nil {
 			return err
