@@ -197,7 +197,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 func (g *Gateway) start(ctx context.Context) error {
 	gb, err := g.rest.GatewayBot(discordgo.WithContext(ctx))
 	if err != nil {
-		return fmt.Errorf("bot: ask Discord for the gateway (GET /gateway/bot): %w", err)
+		return fmt.Errorf("bot: ask Discord for the gateway (GET /gateway/bot): %w", apiError(g.rest, err))
 	}
 	count := g.opts.ShardCount
 	if count == 0 {

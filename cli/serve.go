@@ -54,11 +54,13 @@ type transport interface {
 }
 
 // Serve is the composition root: it runs the bot process with cfg until ctx
-// ends. It opens the store, builds the metrics and the handlers, serves
+// ends. It checks the bot token with Discord (GET /users/@me), then opens
+// the store, builds the metrics and the handlers, serves
 // /metrics and /healthz when cfg.MetricsAddr is set, runs the transport
 // (the gateway's shards, or the HTTP interactions endpoint when
 // cfg.InteractionsAddr is set) and, at the end, closes everything. It
-// returns the first error that stopped it (nil after a clean shutdown).
+// returns the first error that stopped it (nil after a clean shutdown),
+// without logging it: the caller prints it, once.
 // `go run .` and the end-to-end tests run exactly this.
 func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks) (err error) {
 	if log == nil {
@@ -66,6 +68,21 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	}
 	info := buildinfo.Read()
 	log.Info("starting", "build", info, "config", cfg, "store", backend.Describe(cfg.RedisURL, cfg.DataPath))
+	// The token first: a wrong DISCORD_TOKEN (or an unreachable
+	// DISCORD_API_BASE) is reported before the store is opened, let alone
+	// created.
+	s, err := bot.NewSession(cfg.Token, cfg.APIBase)
+	if err != nil {
+		return err
+	}
+	me, err := bot.CheckToken(ctx, s)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while starting: a clean shutdown
+		}
+		return err
+	}
+	log.Info("bot token accepted", "bot_user", me.Username, "bot_id", me.ID, "api_base", cfg.APIBase)
 	// A store persists; it neither draws nor reads the clock: the handlers
 	// run game's transitions with the drawer, the seeds and the time below.
 	store, err := backend.Open(ctx, cfg.RedisURL, cfg.DataPath, storage.Options{
@@ -156,7 +173,8 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 		go func() {
 			err := metrics.Serve(ctx, cfg.MetricsAddr, reg, health, log)
 			if err != nil {
-				log.Error("metrics listener failed; stopping", "addr", cfg.MetricsAddr, "err", err)
+				// Serve returns err, which main prints: logging it too
+				// would print it twice.
 				cancel()
 			}
 			metricsDone <- err

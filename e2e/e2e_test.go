@@ -533,3 +533,37 @@ func TestMainFailsOnBadStore(t *testing.T) {
 		t.Errorf("connected to Discord despite the store failure: %v", ids)
 	}
 }
+
+// TestWrongTokenStopsBeforeTheStore: a token Discord refuses stops the bot
+// at once with an error naming DISCORD_TOKEN, before the store is opened:
+// no store file is created, no gateway opened.
+func TestWrongTokenStopsBeforeTheStore(t *testing.T) {
+	t.Parallel()
+	dataPath := filepath.Join(t.TempDir(), "clefs.db")
+	h := newHarness(t, map[string]string{"DISCORD_TOKEN": "not-the-token", "DATA_PATH": dataPath})
+	err := cli.Serve(context.Background(), h.cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), cli.Hooks{})
+	if err == nil || !strings.Contains(err.Error(), "DISCORD_TOKEN") || !strings.Contains(err.Error(), "401") {
+		t.Errorf("Serve with a wrong token = %v, want a 401 naming DISCORD_TOKEN", err)
+	}
+	if _, serr := os.Stat(dataPath); !errors.Is(serr, os.ErrNotExist) {
+		t.Errorf("the store file exists after a refused token (stat: %v)", serr)
+	}
+	if ids := h.srv.Identifies(); len(ids) != 0 {
+		t.Errorf("opened the gateway with a refused token: %v", ids)
+	}
+}
+
+// TestUnreachableAPINamesTheBaseUsed: when DISCORD_API_BASE cannot be
+// reached, the error names that base, not https://discord.com.
+func TestUnreachableAPINamesTheBaseUsed(t *testing.T) {
+	t.Parallel()
+	base := "http://" + freeAddr(t) + "/proxy" // nothing listens there
+	h := newHarness(t, map[string]string{"DISCORD_API_BASE": base})
+	err := cli.Serve(context.Background(), h.cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), cli.Hooks{})
+	if err == nil || !strings.Contains(err.Error(), base+"/api/") || strings.Contains(err.Error(), "discord.com") {
+		t.Errorf("Serve with an unreachable API base = %v, want an error naming %s", err, base)
+	}
+	if _, serr := os.Stat(h.cfg.DataPath); !errors.Is(serr, os.ErrNotExist) {
+		t.Errorf("the store file exists although Discord was not reached (stat: %v)", serr)
+	}
+}
