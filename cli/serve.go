@@ -171,7 +171,9 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 			metrics.Check{Name: "store", Run: store.Ping},
 		)
 		go func() {
-			err := metrics.Serve(ctx, cfg.MetricsAddr, reg, health, log)
+			err := metrics.Serve(ctx, cfg.MetricsAddr, reg, health, metrics.Build{
+				Version: info.Version, Revision: info.Revision, Time: info.Time, Modified: info.Dirty, GoVersion: info.GoVersion,
+			}, log)
 			if err != nil {
 				// Serve returns err, which main prints: logging it too
 				// would print it twice.

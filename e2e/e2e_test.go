@@ -101,7 +101,7 @@ func (h *harness) start() {
 	h.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan struct{})
-	log := slog.New(slog.NewTextHandler(io.MultiWriter(h.logs), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := slog.New(slog.NewTextHandler(io.MultiWriter(h.logs), &slog.HandlerOptions{Level: h.cfg.LogLevel}))
 	h.cancel, h.done = cancel, make(chan error, 1)
 	go func() {
 		var d game.Drawer = h.draw
@@ -565,5 +565,44 @@ func TestUnreachableAPINamesTheBaseUsed(t *testing.T) {
 	}
 	if _, serr := os.Stat(h.cfg.DataPath); !errors.Is(serr, os.ErrNotExist) {
 		t.Errorf("the store file exists although Discord was not reached (stat: %v)", serr)
+	}
+}
+
+// TestOperationLogs: at LOG_LEVEL=debug every interaction is one line naming
+// its transport (and shard), kind, guild, user, outcome and duration; a
+// moderator action is one info line with its actor, target, amount and
+// reason — on either transport.
+func TestOperationLogs(t *testing.T) {
+	t.Parallel()
+	for name, env := range map[string]map[string]string{
+		"gateway": {"LOG_LEVEL": "debug"},
+		"http":    httpEnv(map[string]string{"LOG_LEVEL": "debug"}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, env)
+			h.start()
+			h.slash(fakediscord.Slash{User: alice, Name: "play"})
+			h.slash(fakediscord.Slash{User: mod, Name: "admin", Sub: "grant", Perms: fakediscord.PermsModerator,
+				Options: []fakediscord.Opt{{Name: "user", Value: bob}, {Name: "amount", Value: "12.50"}, {Name: "reason", Value: "quiz winner"}}})
+			h.stop()
+			logs := h.logs.String()
+			where := "transport=gateway shard=0"
+			if name == "http" {
+				where = "transport=http"
+			}
+			for _, re := range []string{
+				`level=DEBUG msg=interaction ` + where + ` kind=play interaction=\d+ guild=` + guild + ` user=` + alice + ` outcome=ok duration=\S+`,
+				`level=DEBUG msg=interaction ` + where + ` kind="admin grant" .* user=` + mod + ` outcome=ok`,
+				`level=INFO msg="moderator action" ` + where + ` action=grant guild=` + guild + ` actor=` + mod + ` target=` + bob + ` amount_cents=1250 reason="quiz winner"`,
+			} {
+				if !regexp.MustCompile(re).MatchString(logs) {
+					t.Errorf("no line matches %s in:\n%s", re, logs)
+				}
+			}
+			if strings.Contains(logs, "source=discordgo") {
+				t.Errorf("discordgo's own lines at LOG_LEVEL=debug without DISCORDGO_LOG_LEVEL:\n%s", logs)
+			}
+		})
 	}
 }
