@@ -1,7 +1,14 @@
 # Les Clefs du Trésor — container image.
 #
 #   docker build --build-arg REVISION=$(git rev-parse HEAD) -t clefs .
-#   docker run --env-file .env -v clefs-data:/data clefs
+#   docker run -d --env-file .env -v clefs-data:/data \
+#     -e DATA_PATH=/data/clefs.db -e METRICS_ADDR=0.0.0.0:9090 clefs
+#
+# .env must set DISCORD_TOKEN. The two -e are needed with a .env copied from
+# .env.example: a variable present in --env-file, even empty, overrides the
+# image's ENV below, and METRICS_ADDR= would turn off the /healthz that the
+# HEALTHCHECK asks (DATA_PATH=./data/clefs.db would put the store outside
+# the volume).
 #
 # Two stages: a Go toolchain builds one static binary (modules come from the
 # module proxy, nothing else is fetched), and the final image holds only that
@@ -53,6 +60,13 @@ EXPOSE 9090 8080
 # HTTP endpoint listening) and the store answers. The image has
 # no shell nor curl: the binary probes itself (clefs healthcheck reads
 # METRICS_ADDR; set it to "" and the check reports unhealthy).
-HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+# Timing: the bot checks its token, opens the store and connects within a
+# few seconds. During the start period (60 s) Docker probes every 2 s
+# (--start-interval: Docker Engine 25 or later, whose builder knows the
+# flag) and failures there do not count: the container turns
+# "healthy" at the first probe after the bot has connected, about 2 s
+# later. After that one probe every 30 s, and 3 failures in a row (about
+# 1.5 minutes) mark it "unhealthy".
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --start-interval=2s --retries=3 \
   CMD ["/clefs", "healthcheck", "-timeout", "4s"]
 ENTRYPOINT ["/clefs"]

@@ -45,8 +45,9 @@ type GatewayOptions struct {
 	Logger *slog.Logger
 	// Observer receives shard states and interactions received; nil: none.
 	Observer Observer
-	// LogLevel is discordgo's own log level (discordgo.LogError…); its
-	// output goes through discordgo.Logger (see RouteDiscordgoLogs).
+	// LogLevel is discordgo's own log level (DiscordgoLogLevel; the zero
+	// value is discordgo.LogError); its output goes through
+	// discordgo.Logger (see RouteDiscordgoLogs).
 	LogLevel int
 }
 
@@ -196,7 +197,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 func (g *Gateway) start(ctx context.Context) error {
 	gb, err := g.rest.GatewayBot(discordgo.WithContext(ctx))
 	if err != nil {
-		return fmt.Errorf("bot: ask Discord for the gateway (GET /gateway/bot): %w", err)
+		return fmt.Errorf("bot: ask Discord for the gateway (GET /gateway/bot): %w", apiError(g.rest, err))
 	}
 	count := g.opts.ShardCount
 	if count == 0 {
@@ -225,7 +226,7 @@ func (g *Gateway) start(ctx context.Context) error {
 		s.Client = g.rest.Client
 		s.ShardID, s.ShardCount = id, count
 		s.LogLevel = g.opts.LogLevel
-		sh := &shard{id: id, s: s, log: g.log.With("shard", id)}
+		sh := &shard{id: id, s: s, log: g.log.With("transport", "gateway", "shard", id)}
 		g.addHandlers(sh, responder)
 		shards[k] = sh
 	}

@@ -57,6 +57,9 @@ type EndpointOptions struct {
 	// Now gives the time the signature timestamps are checked against; nil
 	// means time.Now.
 	Now func() time.Time
+	// LogLevel is discordgo's own log level for the REST calls
+	// (DiscordgoLogLevel); the zero value is discordgo.LogError.
+	LogLevel int
 }
 
 // Endpoint serves Discord's interactions over HTTP (an "Interactions
@@ -69,6 +72,7 @@ type EndpointOptions struct {
 type Endpoint struct {
 	opts  EndpointOptions
 	log   *slog.Logger
+	ilog  *slog.Logger // log, for the interactions: with transport=http
 	obs   Observer
 	rest  *discordgo.Session
 	track *tracker
@@ -96,8 +100,9 @@ func NewEndpoint(opts EndpointOptions, h Handler) (*Endpoint, error) {
 	if err != nil {
 		return nil, err
 	}
+	rest.LogLevel = opts.LogLevel
 	e := &Endpoint{
-		opts: opts, log: opts.Logger, obs: opts.Observer, rest: rest,
+		opts: opts, log: opts.Logger, ilog: opts.Logger.With("transport", "http"), obs: opts.Observer, rest: rest,
 		track: newTracker(h, opts.Logger, opts.ShutdownTimeout),
 		mux:   http.NewServeMux(), now: opts.Now, seen: map[string]time.Time{},
 	}
@@ -293,7 +298,7 @@ func (e *Endpoint) answer(w http.ResponseWriter, r *http.Request, i *discordgo.I
 		sent: make(chan error, 1),
 	}
 	handled := make(chan bool, 1)
-	go func() { handled <- e.track.handle(reply, i, e.log) }()
+	go func() { handled <- e.track.handle(reply, i, e.ilog) }()
 	timer := time.NewTimer(replyDeadline)
 	defer timer.Stop()
 	select {

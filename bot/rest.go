@@ -87,7 +87,7 @@ func NewSession(token, apiBase string) (*discordgo.Session, error) {
 func ApplicationID(s *discordgo.Session) (string, error) {
 	app, err := s.Application("@me")
 	if err != nil {
-		return "", fmt.Errorf("bot: read the application: %w", err)
+		return "", fmt.Errorf("bot: read the application (GET /oauth2/applications/@me): %w", apiError(s, err))
 	}
 	if app.ID == "" {
 		return "", errors.New("bot: Discord named no application")
@@ -101,7 +101,7 @@ func ApplicationID(s *discordgo.Session) (string, error) {
 func Register(ctx context.Context, s *discordgo.Session, appID, guildID string, defs []*discordgo.ApplicationCommand) (int, error) {
 	got, err := s.ApplicationCommandBulkOverwrite(appID, guildID, defs, discordgo.WithContext(ctx))
 	if err != nil {
-		return 0, fmt.Errorf("bot: register %d commands (guild %q): %w", len(defs), guildID, err)
+		return 0, fmt.Errorf("bot: register %d commands (guild %q): %w", len(defs), guildID, apiError(s, err))
 	}
 	return len(got), nil
 }
@@ -116,7 +116,7 @@ type restResponder struct {
 
 func (r restResponder) Respond(ctx context.Context, i *discordgo.Interaction, resp *discordgo.InteractionResponse) error {
 	if err := r.s.InteractionRespond(i, resp, discordgo.WithContext(ctx)); err != nil {
-		return fmt.Errorf("respond to interaction %s: %w", i.ID, err)
+		return fmt.Errorf("respond to interaction %s: %w", i.ID, apiError(r.s, err))
 	}
 	return nil
 }
@@ -149,7 +149,7 @@ func (r restResponder) EditOriginal(ctx context.Context, i *discordgo.Interactio
 			discordgo.EndpointWebhookToken(i.AppID, i.Token), discordgo.WithContext(ctx))
 	}
 	if err != nil {
-		return fmt.Errorf("edit response to interaction %s: %w", i.ID, err)
+		return fmt.Errorf("edit response to interaction %s: %w", i.ID, apiError(r.s, err))
 	}
 	return nil
 }
@@ -157,7 +157,7 @@ func (r restResponder) EditOriginal(ctx context.Context, i *discordgo.Interactio
 func (r restResponder) FollowUp(ctx context.Context, i *discordgo.Interaction, p *discordgo.WebhookParams) error {
 	i = r.withAppID(i)
 	if _, err := r.s.FollowupMessageCreate(i, true, p, discordgo.WithContext(ctx)); err != nil {
-		return fmt.Errorf("follow up interaction %s: %w", i.ID, err)
+		return fmt.Errorf("follow up interaction %s: %w", i.ID, apiError(r.s, err))
 	}
 	return nil
 }
@@ -176,18 +176,67 @@ func (t *Rewriter) RoundTrip(r *http.Request) (*http.Response, error) {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	if r.URL.Host != "discord.com" && r.URL.Host != "discordapp.com" {
+	u, ok := t.rewrite(r.URL)
+	if !ok {
 		return next.RoundTrip(r)
 	}
 	r = r.Clone(r.Context())
-	r.URL.Scheme = t.Base.Scheme
-	r.URL.Host = t.Base.Host
-	r.Host = t.Base.Host
+	r.URL, r.Host = u, u.Host
+	return next.RoundTrip(r)
+}
+
+// rewrite returns where u goes: on Base when u is on discord.com (ok),
+// else u itself.
+func (t *Rewriter) rewrite(u *url.URL) (_ *url.URL, ok bool) {
+	if u.Host != "discord.com" && u.Host != "discordapp.com" {
+		return u, false
+	}
+	c := *u
+	c.Scheme, c.Host = t.Base.Scheme, t.Base.Host
 	if p := strings.TrimRight(t.Base.Path, "/"); p != "" {
-		r.URL.Path = p + r.URL.Path
-		if r.URL.RawPath != "" {
-			r.URL.RawPath = p + r.URL.RawPath
+		c.Path = p + c.Path
+		if c.RawPath != "" {
+			c.RawPath = p + c.RawPath
 		}
 	}
-	return next.RoundTrip(r)
+	return &c, true
+}
+
+// CheckToken asks Discord whose token the session has (GET /users/@me) and
+// returns that user: the bot's composition root calls it first, so that a
+// wrong DISCORD_TOKEN or an unreachable DISCORD_API_BASE is reported before
+// anything is opened. The error names the URL requested and, when Discord
+// refuses the token, DISCORD_TOKEN.
+func CheckToken(ctx context.Context, s *discordgo.Session) (*discordgo.User, error) {
+	u, err := s.User("@me", discordgo.WithContext(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("bot: check the bot token (GET /users/@me): %w", apiError(s, err))
+	}
+	return u, nil
+}
+
+// apiError makes err, from a REST call of discordgo on s, name what an
+// operator has to look at:
+//   - the URL actually requested: with DISCORD_API_BASE the Rewriter sends
+//     the request elsewhere, but http.Client's *url.Error names the URL it
+//     was given (https://discord.com/…);
+//   - DISCORD_TOKEN, when Discord answers 401 Unauthorized.
+func apiError(s *discordgo.Session, err error) error {
+	if err == nil {
+		return nil
+	}
+	if ue, ok := err.(*url.Error); ok && s.Client != nil {
+		if rw, ok := s.Client.Transport.(*Rewriter); ok {
+			if u, perr := url.Parse(ue.URL); perr == nil {
+				if real, ok := rw.rewrite(u); ok {
+					err = &url.Error{Op: ue.Op, URL: real.String(), Err: ue.Err}
+				}
+			}
+		}
+	}
+	var re *discordgo.RESTError
+	if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode == http.StatusUnauthorized {
+		return fmt.Errorf("%w: Discord refused the bot token: check DISCORD_TOKEN (Developer Portal → your application → Bot → Reset Token)", err)
+	}
+	return err
 }

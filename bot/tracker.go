@@ -41,7 +41,8 @@ func newTracker(h Handler, log *slog.Logger, timeout time.Duration) *tracker {
 }
 
 // handle runs the handler on i and answers through r, unless the transport
-// is shutting down. It recovers a panic of the handler. It reports whether
+// is shutting down. log is the transport's logger for i, with its
+// attributes (transport, shard). It recovers a panic of the handler. It reports whether
 // the interaction was handled.
 func (t *tracker) handle(r commands.Responder, i *discordgo.Interaction, log *slog.Logger) bool {
 	if !t.enter() {
@@ -55,7 +56,9 @@ func (t *tracker) handle(r commands.Responder, i *discordgo.Interaction, log *sl
 		}
 	}()
 	t.handled.Add(1)
-	t.h.Handle(t.ctx, r, i)
+	// The handler logs through log (commands.WithLogger), so that its
+	// lines, the per-interaction one included, name the transport and shard.
+	t.h.Handle(commands.WithLogger(t.ctx, log), r, i)
 	return true
 }
 

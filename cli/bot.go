@@ -27,8 +27,11 @@ func runBot(ctx context.Context, stderr io.Writer) error {
 		return fmt.Errorf("bad configuration (see .env.example):\n%w", err)
 	}
 	log := newLogger(stderr, cfg)
+	// discordgo and go-redis each keep one logger for the whole process
+	// (package-level, no per-session or per-client option): set them here,
+	// once, before Serve opens anything.
 	slog.SetDefault(log)
-	bot.RouteDiscordgoLogs(log)
+	bot.RouteDiscordgoLogs(log, bot.DiscordgoLogLevel(cfg.DiscordgoLogLevel))
 	redisstore.RouteLogs(log)
 	return Serve(ctx, cfg, log, Hooks{}) // main prints the error, once
 }

@@ -18,6 +18,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/lesclefsdutresor/clefs/storage/redisstore"
 )
 
 const usage = `Usage: clefs [command] [flags]
@@ -64,10 +69,19 @@ func ExitCode(err error) int {
 // empty, until ctx ends; else the subcommand, which writes its output to
 // stdout and its flags' usage and progress to stderr. It does not print the
 // error it returns (see ExitCode).
+//
+// Main is where the process's libraries get their loggers: go-redis keeps
+// one logger for the whole process (redis.SetLogger; its clients take
+// none of their own), so Main sets it once, before any store opens — to
+// the bot's logger (runBot), or, for a subcommand, to a text logger on
+// stderr at the level of LOG_LEVEL in the environment, "error" when unset,
+// so that go-redis's connection warnings do not precede the subcommand's
+// own error, which says the same.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return runBot(ctx, stderr)
 	}
+	redisstore.RouteLogs(subcommandLogger(stderr, os.Getenv))
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "odds":
@@ -96,4 +110,18 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprint(stderr, usage)
 	return usageError{fmt.Sprintf("unknown command %q", cmd)}
+}
+
+// subcommandLogger is the logger of a subcommand's libraries: text on
+// stderr, at LOG_LEVEL (debug, info, warn or error) when getenv has it,
+// else at error.
+func subcommandLogger(stderr io.Writer, getenv func(string) string) *slog.Logger {
+	level := slog.LevelError
+	if v := strings.TrimSpace(getenv("LOG_LEVEL")); v != "" {
+		var l slog.Level
+		if err := l.UnmarshalText([]byte(v)); err == nil {
+			level = l
+		}
+	}
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 }

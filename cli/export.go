@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -89,6 +90,10 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("export: unexpected argument %q", fs.Arg(0))}
 	}
+	if fi, err := os.Stat(*out); *out != "" && err == nil && fi.IsDir() {
+		// Before the store opens: a mistake in -o is reported at once.
+		return fmt.Errorf("export: -o %s is a directory: give a file name, e.g. %s", *out, filepath.Join(*out, "players.json"))
+	}
 	st, d, err := sf.open(ctx, true)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
@@ -107,22 +112,46 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
+// writeFileAtomic writes path whole or not at all: into a hidden temporary
+// file beside it, synced, then renamed over path. Its errors name path, the
+// user's, never the temporary file; a directory is refused.
 func writeFileAtomic(path string, write func(w io.Writer) error) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory: give a file name, e.g. %s", path, filepath.Join(path, "players.json"))
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return err
+		return fmt.Errorf("create %s: %w", path, pathErr(err))
 	}
 	defer os.Remove(tmp.Name())
 	if err := write(tmp); err != nil {
 		tmp.Close()
-		return err
+		return fmt.Errorf("write %s: %w", path, pathErr(err))
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
-		return err
+		return fmt.Errorf("write %s: %w", path, pathErr(err))
 	}
 	if err := tmp.Close(); err != nil {
-		return err
+		return fmt.Errorf("write %s: %w", path, pathErr(err))
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, pathErr(err))
+	}
+	return nil
+}
+
+// pathErr strips the temporary file's name from a file system error
+// (*fs.PathError, *os.LinkError), keeping its cause (permission denied, no
+// such file or directory…) for a message that names the user's path.
+func pathErr(err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
 }

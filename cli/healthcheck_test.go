@@ -21,7 +21,7 @@ func TestHealthcheck(t *testing.T) {
 		}
 		return nil
 	}
-	srv := httptest.NewServer(metrics.Handler(metrics.NewRegistry(), health, nil))
+	srv := httptest.NewServer(metrics.Handler(metrics.NewRegistry(), health, metrics.Build{}, nil))
 	defer srv.Close()
 	addr := strings.TrimPrefix(srv.URL, "http://")
 
@@ -64,7 +64,7 @@ func TestHealthcheck(t *testing.T) {
 }
 
 func TestHealthcheckReadsDotEnv(t *testing.T) {
-	srv := httptest.NewServer(metrics.Handler(metrics.NewRegistry(), nil, nil))
+	srv := httptest.NewServer(metrics.Handler(metrics.NewRegistry(), nil, metrics.Build{}, nil))
 	defer srv.Close()
 	dir := t.TempDir()
 	t.Chdir(dir)

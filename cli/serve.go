@@ -54,11 +54,13 @@ type transport interface {
 }
 
 // Serve is the composition root: it runs the bot process with cfg until ctx
-// ends. It opens the store, builds the metrics and the handlers, serves
+// ends. It checks the bot token with Discord (GET /users/@me), then opens
+// the store, builds the metrics and the handlers, serves
 // /metrics and /healthz when cfg.MetricsAddr is set, runs the transport
 // (the gateway's shards, or the HTTP interactions endpoint when
 // cfg.InteractionsAddr is set) and, at the end, closes everything. It
-// returns the first error that stopped it (nil after a clean shutdown).
+// returns the first error that stopped it (nil after a clean shutdown),
+// without logging it: the caller prints it, once.
 // `go run .` and the end-to-end tests run exactly this.
 func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks) (err error) {
 	if log == nil {
@@ -66,6 +68,21 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	}
 	info := buildinfo.Read()
 	log.Info("starting", "build", info, "config", cfg, "store", backend.Describe(cfg.RedisURL, cfg.DataPath))
+	// The token first: a wrong DISCORD_TOKEN (or an unreachable
+	// DISCORD_API_BASE) is reported before the store is opened, let alone
+	// created.
+	s, err := bot.NewSession(cfg.Token, cfg.APIBase)
+	if err != nil {
+		return err
+	}
+	me, err := bot.CheckToken(ctx, s)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while starting: a clean shutdown
+		}
+		return err
+	}
+	log.Info("bot token accepted", "bot_user", me.Username, "bot_id", me.ID, "api_base", cfg.APIBase)
 	// A store persists; it neither draws nor reads the clock: the handlers
 	// run game's transitions with the drawer, the seeds and the time below.
 	store, err := backend.Open(ctx, cfg.RedisURL, cfg.DataPath, storage.Options{
@@ -107,7 +124,8 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 		e, err := bot.NewEndpoint(bot.EndpointOptions{
 			Token: cfg.Token, PublicKey: cfg.PublicKey, Addr: cfg.InteractionsAddr,
 			GuildID: cfg.GuildID, APIBase: cfg.APIBase, ShutdownTimeout: cfg.ShutdownTimeout,
-			Logger: log, Observer: m, // signatures are checked against the wall clock, not the game's
+			Logger: log, Observer: m, LogLevel: bot.DiscordgoLogLevel(cfg.DiscordgoLogLevel),
+			// signatures are checked against the wall clock, not the game's
 		}, app)
 		if err != nil {
 			return err
@@ -125,7 +143,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 			Token: cfg.Token, GuildID: cfg.GuildID, APIBase: cfg.APIBase,
 			ShardCount: cfg.ShardCount, ShardIDs: cfg.ShardIDs, IdentifyInterval: hooks.IdentifyInterval,
 			ShutdownTimeout: cfg.ShutdownTimeout, Logger: log, Observer: m,
-			LogLevel: bot.GatewayLogLevel(cfg.LogLevel),
+			LogLevel: bot.DiscordgoLogLevel(cfg.DiscordgoLogLevel),
 		}, app)
 		if err != nil {
 			return err
@@ -154,9 +172,12 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 			metrics.Check{Name: "store", Run: store.Ping},
 		)
 		go func() {
-			err := metrics.Serve(ctx, cfg.MetricsAddr, reg, health, log)
+			err := metrics.Serve(ctx, cfg.MetricsAddr, reg, health, metrics.Build{
+				Version: info.Version, Revision: info.Revision, Time: info.Time, Modified: info.Dirty, GoVersion: info.GoVersion,
+			}, log)
 			if err != nil {
-				log.Error("metrics listener failed; stopping", "addr", cfg.MetricsAddr, "err", err)
+				// Serve returns err, which main prints: logging it too
+				// would print it twice.
 				cancel()
 			}
 			metricsDone <- err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -263,5 +264,55 @@ func TestStoreCommandsUsage(t *testing.T) {
 	_, _, err := runCmd(t, "audit", "-redis", "", "-data", filepath.Join(t.TempDir(), "missing.db"))
 	if err == nil || ExitCode(err) != 1 || !strings.Contains(err.Error(), "missing.db") {
 		t.Fatalf("audit of a missing file: %v", err)
+	}
+}
+
+// TestExportReportsTheUsersPath: a failed export -o names the path given,
+// never the hidden temporary file beside it, and refuses a directory.
+func TestExportReportsTheUsersPath(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "src.db")
+	openStore(t, "", src).Close()
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		out  string
+		want []string
+	}{
+		{dir, []string{dir + " is a directory", filepath.Join(dir, "players.json")}},
+		{filepath.Join(dir, "missing", "x.json"), []string{filepath.Join(dir, "missing", "x.json") + ": no such file or directory"}},
+	} {
+		_, _, err := runCmd(t, "export", "-redis", "", "-data", src, "-o", tt.out)
+		if err == nil {
+			t.Errorf("export -o %s succeeded", tt.out)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("export -o %s: %q does not say %q", tt.out, err, w)
+			}
+		}
+		if strings.Contains(err.Error(), "/.") {
+			t.Errorf("export -o %s names a hidden file: %v", tt.out, err)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+func TestWriteFileAtomicNamesThePath(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.json")
+	err := writeFileAtomic(path, func(io.Writer) error { return errors.New("boom") })
+	if err == nil || !strings.Contains(err.Error(), "write "+path+": boom") {
+		t.Errorf("a failed write: %v, want it to name %s", err, path)
+	}
+	if _, serr := os.Stat(path); !errors.Is(serr, os.ErrNotExist) {
+		t.Errorf("a failed write left %s (%v)", path, serr)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "d"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "d"), func(io.Writer) error { return nil }); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("writing over a directory: %v", err)
 	}
 }

@@ -71,7 +71,9 @@ type Config struct {
 	Seeds io.Reader
 	// Observer receives metrics events; nil means none.
 	Observer Observer
-	// Logger logs internal errors; nil means slog.Default().
+	// Logger logs internal errors, moderator actions (info) and, at debug
+	// level, every interaction; nil means slog.Default(). A transport may
+	// pass its own per interaction (WithLogger).
 	Logger *slog.Logger
 	// DeferAfter is how long a handler may run before the interaction is
 	// answered with a deferred response (then edited when the handler ends);
@@ -244,6 +246,7 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 	}
 	ans := &answer{
 		ctx:   ctx,
+		log:   a.logger(ctx),
 		r:     r,
 		rq:    &request{i: i, kind: "unknown", l: a.cat.forLocale(locale)},
 		start: a.cfg.Now(),
@@ -305,6 +308,7 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 // so a deferral is acknowledged before the edit that follows it.
 type answer struct {
 	ctx   context.Context // the caller's, for sending
+	log   *slog.Logger    // the caller's (WithLogger), else Config.Logger
 	r     Responder
 	rq    *request
 	start time.Time // Config.Now at the start, for the Observer
@@ -335,10 +339,10 @@ func (a *App) finish(ans *answer, res result) {
 		return
 	}
 	if res.err != nil {
-		res.rep = a.renderError(ans.rq, res.err)
+		res.rep = a.renderError(ans.log, ans.rq, res.err)
 	}
 	a.sendFinal(ans, res.rep)
-	a.observe(ans.rq, res.err, ans.start)
+	a.observe(ans, res.err)
 }
 
 // deferAnswer sends the deferred response if nobody has answered yet.
@@ -361,8 +365,8 @@ func (a *App) apologise(ans *answer, err error) {
 	if ans.state == answered {
 		return
 	}
-	a.sendFinal(ans, a.renderError(ans.rq, err))
-	a.observe(ans.rq, err, ans.start)
+	a.sendFinal(ans, a.renderError(ans.log, ans.rq, err))
+	a.observe(ans, err)
 }
 
 // sendFinal sends the final reply: the initial response, or what follows
@@ -390,11 +394,15 @@ func (a *App) recoverAnswer(ans *answer) {
 	}
 }
 
-// observe reports the interaction's outcome to the Observer.
-func (a *App) observe(rq *request, err error, start time.Time) {
+// observe reports the interaction's outcome to the Observer and logs it at
+// debug level: the one place that knows both for every interaction
+// answered (a ping or an autocompletion is neither counted nor logged).
+func (a *App) observe(ans *answer, err error) {
+	outcome, d := errorOutcome(err), a.cfg.Now().Sub(ans.start)
 	if a.obs != nil {
-		a.obs.Interaction(rq.kind, errorOutcome(err), a.cfg.Now().Sub(start))
+		a.obs.Interaction(ans.rq.kind, outcome, d)
 	}
+	logInteraction(ans.ctx, ans.log, ans.rq, outcome, d)
 }
 
 // call runs a handler, turning a panic into an internal error.
@@ -542,7 +550,7 @@ func (a *App) send(ctx context.Context, r Responder, i *discordgo.Interaction, r
 // renderError turns a handler's error into the reply: a user error becomes an
 // ephemeral message in the user's language; anything else is logged with its
 // context and answered with a short apology.
-func (a *App) renderError(rq *request, err error) reply {
+func (a *App) renderError(log *slog.Logger, rq *request, err error) reply {
 	var ue *userError
 	if errors.As(err, &ue) {
 		return ephemeral("❌ " + rq.l.T(ue.id, ue.data))
@@ -555,7 +563,7 @@ func (a *App) renderError(rq *request, err error) reply {
 			a.obs.StoreError(se.op)
 		}
 	}
-	a.log.Error("commands: internal error",
+	log.Error("commands: internal error",
 		"guild", rq.guild, "user", rq.user, "command", rq.kind, "custom_id", rq.customID,
 		"interaction", rq.i.ID, "op", op, "err", err)
 	return ephemeral("⚠️ " + rq.l.T(apology(rq.kind), nil))

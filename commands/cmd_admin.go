@@ -331,7 +331,7 @@ func (a *App) handleResetConfirm(ctx context.Context, rq *request) (reply, error
 		n++
 	}
 	now, reason := a.now(), confirmReason(rq.i)
-	_, err = a.store.UpdateGuild(ctx, rq.guild, func(g storage.Guild) (storage.GuildWrite, error) {
+	_, err = a.updateGuild(ctx, rq.guild, func(g storage.Guild) (storage.GuildWrite, error) {
 		if slices.Contains(g.Ops, op) {
 			return storage.GuildWrite{Skip: true}, nil
 		}
@@ -577,7 +577,7 @@ func (a *App) adminSettings(ctx context.Context, rq *request, o opts, reason str
 		}
 	} else {
 		now, op := a.now(), rq.i.ID
-		g, err := a.store.UpdateGuild(ctx, rq.guild, func(g storage.Guild) (storage.GuildWrite, error) {
+		g, err := a.updateGuild(ctx, rq.guild, func(g storage.Guild) (storage.GuildWrite, error) {
 			set := sp.apply(g.Settings)
 			if slices.Contains(g.Ops, op) || set == g.Settings {
 				return storage.GuildWrite{Skip: true}, nil

@@ -35,16 +35,29 @@ func (a *App) now() time.Time { return storage.Timestamp(a.cfg.Now()) }
 // Its errors are storage.Apply's: the transition's (game.Err…),
 // storage.ErrNoPlayer, storage.ErrConflict, or internal; callers map them
 // with stepErr.
+//
+// A step with an audit entry is a moderator action: once the store has
+// written it, apply logs it at info level (logAudit), so that every
+// moderator step is logged without its handler doing anything. A repeated
+// operation (Applied.Repeated: nothing written) logs nothing.
 func (a *App) apply(ctx context.Context, c change) (storage.Applied, error) {
 	now := a.now()
 	s := storage.Step{
 		ID: c.id, Op: c.op, Create: c.create, Start: c.start, Seeds: a.seeds, Now: now,
 		Do: func(p game.Player) (game.Step, error) { return c.do(p, now) },
 	}
+	var entry *storage.AuditEntry // the entry of the write that succeeded: Audit's last call
 	if c.audit != nil {
-		s.Audit = func(st game.Step) *storage.AuditEntry { return c.audit(st, now) }
+		s.Audit = func(st game.Step) *storage.AuditEntry {
+			entry = c.audit(st, now)
+			return entry
+		}
 	}
-	return storage.Apply(ctx, a.store, s)
+	ap, err := storage.Apply(ctx, a.store, s)
+	if err == nil && !ap.Repeated && entry != nil {
+		logAudit(ctx, a.logger(ctx), entry)
+	}
+	return ap, err
 }
 
 // settings returns the guild's settings (the store's defaults if its

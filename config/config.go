@@ -46,6 +46,12 @@ type Config struct {
 
 	LogLevel  slog.Level // LOG_LEVEL
 	LogFormat string     // LOG_FORMAT: "text" or "json"
+	// DiscordgoLogLevel is DISCORDGO_LOG_LEVEL: what discordgo itself logs,
+	// "off", "error" (the default), "warn", "info" or "debug", apart from
+	// LOG_LEVEL (discordgo's info and debug lines are its internals: every
+	// call, every gateway packet). Its lines are logged at the slog level of
+	// the same name, so LOG_LEVEL must let them through (Load checks).
+	DiscordgoLogLevel string
 
 	MetricsAddr string // METRICS_ADDR: host:port of /metrics and /healthz; "" = off
 
@@ -85,6 +91,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("public_plays", c.PublicPlays),
 		slog.String("log_level", c.LogLevel.String()),
 		slog.String("log_format", c.LogFormat),
+		slog.String("discordgo_log_level", c.DiscordgoLogLevel),
 		slog.String("metrics_addr", c.MetricsAddr),
 		slog.String("shard_count", ShardCountString(c.ShardCount)),
 		slog.String("shard_ids", ShardIDsString(c.ShardIDs)),
@@ -114,23 +121,24 @@ var EmojiVars = [game.NumSymbols]string{
 func Load(getenv func(string) string) (Config, error) {
 	l := loader{getenv: getenv}
 	c := Config{
-		Token:            l.token("DISCORD_TOKEN"),
-		GuildID:          l.snowflake("DISCORD_GUILD_ID"),
-		APIBase:          l.baseURL("DISCORD_API_BASE", DefaultAPIBase),
-		RedisURL:         l.redisURL("REDIS_URL"),
-		DataPath:         l.str("DATA_PATH", DefaultDataPath),
-		StartingBalance:  l.credits("STARTING_BALANCE", DefaultStartingBalance),
-		DailyAmount:      l.credits("DAILY_AMOUNT", DefaultDailyAmount),
-		DailyCooldown:    l.duration("DAILY_COOLDOWN", DefaultDailyCooldown, 0),
-		PublicPlays:      l.boolean("PUBLIC_PLAYS", true),
-		LogLevel:         l.level("LOG_LEVEL"),
-		LogFormat:        l.oneOf("LOG_FORMAT", "text", "text", "json"),
-		MetricsAddr:      l.hostPort("METRICS_ADDR"),
-		ShardCount:       l.shardCount("SHARD_COUNT"),
-		ShutdownTimeout:  l.duration("SHUTDOWN_TIMEOUT", DefaultShutdownTimeout, time.Millisecond),
-		Hidden:           l.emoji("EMOJI_HIDDEN"),
-		InteractionsAddr: l.hostPort("INTERACTIONS_ADDR"),
-		PublicKey:        l.publicKey("DISCORD_PUBLIC_KEY"),
+		Token:             l.token("DISCORD_TOKEN"),
+		GuildID:           l.snowflake("DISCORD_GUILD_ID"),
+		APIBase:           l.baseURL("DISCORD_API_BASE", DefaultAPIBase),
+		RedisURL:          l.redisURL("REDIS_URL"),
+		DataPath:          l.str("DATA_PATH", DefaultDataPath),
+		StartingBalance:   l.credits("STARTING_BALANCE", DefaultStartingBalance),
+		DailyAmount:       l.credits("DAILY_AMOUNT", DefaultDailyAmount),
+		DailyCooldown:     l.duration("DAILY_COOLDOWN", DefaultDailyCooldown, 0),
+		PublicPlays:       l.boolean("PUBLIC_PLAYS", true),
+		LogLevel:          l.level("LOG_LEVEL"),
+		LogFormat:         l.oneOf("LOG_FORMAT", "text", "text", "json"),
+		DiscordgoLogLevel: l.oneOf("DISCORDGO_LOG_LEVEL", "error", "off", "error", "warn", "info", "debug"),
+		MetricsAddr:       l.hostPort("METRICS_ADDR"),
+		ShardCount:        l.shardCount("SHARD_COUNT"),
+		ShutdownTimeout:   l.duration("SHUTDOWN_TIMEOUT", DefaultShutdownTimeout, time.Millisecond),
+		Hidden:            l.emoji("EMOJI_HIDDEN"),
+		InteractionsAddr:  l.hostPort("INTERACTIONS_ADDR"),
+		PublicKey:         l.publicKey("DISCORD_PUBLIC_KEY"),
 	}
 	for i, name := range EmojiVars {
 		c.Emoji[i] = l.emoji(name)
@@ -143,6 +151,10 @@ func Load(getenv func(string) string) (Config, error) {
 		if c.ShardIDs != nil || (c.ShardCount != 1) {
 			l.fail("INTERACTIONS_ADDR", "serves interactions over HTTP, without a gateway: leave SHARD_COUNT, SHARD_IDS and SHARD_ID unset")
 		}
+	}
+	if lv, ok := slogLevels[c.DiscordgoLogLevel]; ok && lv < c.LogLevel {
+		l.fail("DISCORDGO_LOG_LEVEL", "%s: discordgo's lines at this level are logged at level %s, which LOG_LEVEL=%s drops: set LOG_LEVEL=%s too, or a quieter DISCORDGO_LOG_LEVEL",
+			c.DiscordgoLogLevel, lv, strings.ToLower(c.LogLevel.String()), c.DiscordgoLogLevel)
 	}
 	if c.RedisURL == "" && strings.TrimSpace(c.DataPath) == "" {
 		l.fail("DATA_PATH", "must not be blank when REDIS_URL is not set")
@@ -429,6 +441,12 @@ func (l *loader) oneOf(name, def string, allowed ...string) string {
 	}
 	l.fail(name, "%q: want one of %s", v, strings.Join(allowed, ", "))
 	return def
+}
+
+// slogLevels are the slog levels of LOG_LEVEL's and DISCORDGO_LOG_LEVEL's
+// names.
+var slogLevels = map[string]slog.Level{
+	"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError,
 }
 
 func (l *loader) level(name string) slog.Level {

@@ -33,17 +33,18 @@ func mustLoad(tb testing.TB, getenv func(string) string) config.Config {
 func TestLoadDefaults(t *testing.T) {
 	c := mustLoad(t, env("DISCORD_TOKEN", "abc.def.ghi"))
 	want := config.Config{
-		Token:           "abc.def.ghi",
-		APIBase:         "https://discord.com",
-		DataPath:        "./data/clefs.db",
-		StartingBalance: 2000,
-		DailyAmount:     500,
-		DailyCooldown:   20 * time.Hour,
-		PublicPlays:     true,
-		LogLevel:        slog.LevelInfo,
-		LogFormat:       "text",
-		ShardCount:      1,
-		ShutdownTimeout: 10 * time.Second,
+		Token:             "abc.def.ghi",
+		APIBase:           "https://discord.com",
+		DataPath:          "./data/clefs.db",
+		StartingBalance:   2000,
+		DailyAmount:       500,
+		DailyCooldown:     20 * time.Hour,
+		PublicPlays:       true,
+		LogLevel:          slog.LevelInfo,
+		LogFormat:         "text",
+		DiscordgoLogLevel: "error",
+		ShardCount:        1,
+		ShutdownTimeout:   10 * time.Second,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults:\n got %+v\nwant %+v", c, want)
@@ -78,7 +79,7 @@ func TestLoadAll(t *testing.T) {
 		Token: "tok", GuildID: "123456789012345678", APIBase: "http://127.0.0.1:8080",
 		RedisURL: "redis://:pw@localhost:6379/0", DataPath: "/tmp/x.db",
 		StartingBalance: 10050, DailyAmount: 0, DailyCooldown: 90 * time.Minute, PublicPlays: false,
-		LogLevel: slog.LevelDebug, LogFormat: "json", MetricsAddr: "127.0.0.1:9090",
+		LogLevel: slog.LevelDebug, LogFormat: "json", DiscordgoLogLevel: "error", MetricsAddr: "127.0.0.1:9090",
 		ShardIDs: []int{2}, ShardCount: 4, ShutdownTimeout: 3 * time.Second,
 		Emoji: emoji, Hidden: "#️⃣",
 	}
@@ -106,6 +107,9 @@ func TestLoadErrors(t *testing.T) {
 		{"bad bool", []string{"PUBLIC_PLAYS", "yes"}, []string{"PUBLIC_PLAYS"}},
 		{"bad level", []string{"LOG_LEVEL", "verbose"}, []string{"LOG_LEVEL"}},
 		{"bad format", []string{"LOG_FORMAT", "xml"}, []string{"LOG_FORMAT"}},
+		{"bad discordgo level", []string{"DISCORDGO_LOG_LEVEL", "all"}, []string{"DISCORDGO_LOG_LEVEL", "off, error"}},
+		{"discordgo debug dropped", []string{"DISCORDGO_LOG_LEVEL", "debug"}, []string{"DISCORDGO_LOG_LEVEL", "LOG_LEVEL=info drops", "set LOG_LEVEL=debug"}},
+		{"discordgo warn dropped", []string{"DISCORDGO_LOG_LEVEL", "warn", "LOG_LEVEL", "error"}, []string{"DISCORDGO_LOG_LEVEL", "LOG_LEVEL=error"}},
 		{"bad metrics", []string{"METRICS_ADDR", "9090"}, []string{"METRICS_ADDR"}},
 		{"shard out of range", []string{"SHARD_ID", "4", "SHARD_COUNT", "4"}, []string{"SHARD_ID"}},
 		{"shard count zero", []string{"SHARD_COUNT", "0"}, []string{"SHARD_COUNT"}},
@@ -143,6 +147,21 @@ func TestLoadErrors(t *testing.T) {
 				t.Errorf("Load returned a config with an error: %+v", c)
 			}
 		})
+	}
+}
+
+func TestDiscordgoLogLevel(t *testing.T) {
+	for _, tt := range []struct{ discordgo, level, want string }{
+		{"", "debug", "error"}, // the default, even at LOG_LEVEL=debug
+		{"off", "error", "off"},
+		{"DEBUG", "debug", "debug"},
+		{"info", "info", "info"},
+		{"error", "error", "error"},
+	} {
+		c := mustLoad(t, env("DISCORD_TOKEN", "t", "DISCORDGO_LOG_LEVEL", tt.discordgo, "LOG_LEVEL", tt.level))
+		if c.DiscordgoLogLevel != tt.want {
+			t.Errorf("DISCORDGO_LOG_LEVEL=%q LOG_LEVEL=%s: %q, want %q", tt.discordgo, tt.level, c.DiscordgoLogLevel, tt.want)
+		}
 	}
 }
 

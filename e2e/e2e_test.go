@@ -101,7 +101,7 @@ func (h *harness) start() {
 	h.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan struct{})
-	log := slog.New(slog.NewTextHandler(io.MultiWriter(h.logs), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := slog.New(slog.NewTextHandler(io.MultiWriter(h.logs), &slog.HandlerOptions{Level: h.cfg.LogLevel}))
 	h.cancel, h.done = cancel, make(chan error, 1)
 	go func() {
 		var d game.Drawer = h.draw
@@ -531,5 +531,78 @@ func TestMainFailsOnBadStore(t *testing.T) {
 	}
 	if ids := h.srv.Identifies(); len(ids) != 0 {
 		t.Errorf("connected to Discord despite the store failure: %v", ids)
+	}
+}
+
+// TestWrongTokenStopsBeforeTheStore: a token Discord refuses stops the bot
+// at once with an error naming DISCORD_TOKEN, before the store is opened:
+// no store file is created, no gateway opened.
+func TestWrongTokenStopsBeforeTheStore(t *testing.T) {
+	t.Parallel()
+	dataPath := filepath.Join(t.TempDir(), "clefs.db")
+	h := newHarness(t, map[string]string{"DISCORD_TOKEN": "not-the-token", "DATA_PATH": dataPath})
+	err := cli.Serve(context.Background(), h.cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), cli.Hooks{})
+	if err == nil || !strings.Contains(err.Error(), "DISCORD_TOKEN") || !strings.Contains(err.Error(), "401") {
+		t.Errorf("Serve with a wrong token = %v, want a 401 naming DISCORD_TOKEN", err)
+	}
+	if _, serr := os.Stat(dataPath); !errors.Is(serr, os.ErrNotExist) {
+		t.Errorf("the store file exists after a refused token (stat: %v)", serr)
+	}
+	if ids := h.srv.Identifies(); len(ids) != 0 {
+		t.Errorf("opened the gateway with a refused token: %v", ids)
+	}
+}
+
+// TestUnreachableAPINamesTheBaseUsed: when DISCORD_API_BASE cannot be
+// reached, the error names that base, not https://discord.com.
+func TestUnreachableAPINamesTheBaseUsed(t *testing.T) {
+	t.Parallel()
+	base := "http://" + freeAddr(t) + "/proxy" // nothing listens there
+	h := newHarness(t, map[string]string{"DISCORD_API_BASE": base})
+	err := cli.Serve(context.Background(), h.cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), cli.Hooks{})
+	if err == nil || !strings.Contains(err.Error(), base+"/api/") || strings.Contains(err.Error(), "discord.com") {
+		t.Errorf("Serve with an unreachable API base = %v, want an error naming %s", err, base)
+	}
+	if _, serr := os.Stat(h.cfg.DataPath); !errors.Is(serr, os.ErrNotExist) {
+		t.Errorf("the store file exists although Discord was not reached (stat: %v)", serr)
+	}
+}
+
+// TestOperationLogs: at LOG_LEVEL=debug every interaction is one line naming
+// its transport (and shard), kind, guild, user, outcome and duration; a
+// moderator action is one info line with its actor, target, amount and
+// reason — on either transport.
+func TestOperationLogs(t *testing.T) {
+	t.Parallel()
+	for name, env := range map[string]map[string]string{
+		"gateway": {"LOG_LEVEL": "debug"},
+		"http":    httpEnv(map[string]string{"LOG_LEVEL": "debug"}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, env)
+			h.start()
+			h.slash(fakediscord.Slash{User: alice, Name: "play"})
+			h.slash(fakediscord.Slash{User: mod, Name: "admin", Sub: "grant", Perms: fakediscord.PermsModerator,
+				Options: []fakediscord.Opt{{Name: "user", Value: bob}, {Name: "amount", Value: "12.50"}, {Name: "reason", Value: "quiz winner"}}})
+			h.stop()
+			logs := h.logs.String()
+			where := "transport=gateway shard=0"
+			if name == "http" {
+				where = "transport=http"
+			}
+			for _, re := range []string{
+				`level=DEBUG msg=interaction ` + where + ` kind=play interaction=\d+ guild=` + guild + ` user=` + alice + ` outcome=ok duration=\S+`,
+				`level=DEBUG msg=interaction ` + where + ` kind="admin grant" .* user=` + mod + ` outcome=ok`,
+				`level=INFO msg="moderator action" ` + where + ` action=grant guild=` + guild + ` actor=` + mod + ` target=` + bob + ` amount_cents=1250 reason="quiz winner"`,
+			} {
+				if !regexp.MustCompile(re).MatchString(logs) {
+					t.Errorf("no line matches %s in:\n%s", re, logs)
+				}
+			}
+			if strings.Contains(logs, "source=discordgo") {
+				t.Errorf("discordgo's own lines at LOG_LEVEL=debug without DISCORDGO_LOG_LEVEL:\n%s", logs)
+			}
+		})
 	}
 }

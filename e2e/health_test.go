@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,17 @@ import (
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 	"github.com/lesclefsdutresor/clefs/metrics"
 )
+
+func httpGet(tb testing.TB, url string) (int, string) {
+	tb.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		tb.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
 
 func freeAddr(tb testing.TB) string {
 	tb.Helper()
@@ -40,6 +52,10 @@ func TestHealthAndMetrics(t *testing.T) {
 		t.Fatalf("healthz while connected: %v", err)
 	}
 	h.slash(fakediscord.Slash{User: alice, Name: "play"})
+	status, version := httpGet(t, "http://"+addr+"/version")
+	if status != 200 || !strings.Contains(version, `"go_version":"`+runtime.Version()+`"`) || !strings.Contains(version, `"modified":`) {
+		t.Errorf("GET /version = %d %s", status, version)
+	}
 	resp, err := http.Get("http://" + addr + "/metrics")
 	if err != nil {
 		t.Fatal(err)

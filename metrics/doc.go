@@ -35,7 +35,8 @@
 // as "other"; so are a transport other than "gateway" or "http" and a shard
 // number outside [0, 1024).
 //
-// Serve runs the HTTP listener with /metrics and /healthz; Probe asks a
+// Serve runs the HTTP listener with /metrics, /healthz and /version (the
+// build, as JSON); Probe asks a
 // running listener for its health (the container's HEALTHCHECK). Health
 // combines named checks, one per gateway shard and one for the store, and
 // runs them at once; /healthz gives them 1.5 s and answers within 2 s even
@@ -54,7 +55,7 @@
 //	}
 //	health := metrics.Health(checks...)
 //	go func() {
-//		if err := metrics.Serve(ctx, cfg.MetricsAddr, reg, health, log); err != nil {
+//		if err := metrics.Serve(ctx, cfg.MetricsAddr, reg, health, build, log); err != nil {
 //			log.Error("metrics listener", "err", err)
 //		}
 //	}()

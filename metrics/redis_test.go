@@ -30,7 +30,7 @@ func TestHealthzFollowsRealRedis(t *testing.T) {
 		Check{Name: "shard 0", Run: ok},
 		Check{Name: "store", Run: store.Ping},
 	)
-	srv := httptest.NewServer(Handler(NewRegistry(), health, discard()))
+	srv := httptest.NewServer(Handler(NewRegistry(), health, Build{}, discard()))
 	defer srv.Close()
 
 	if status, body := get(t, srv.URL+"/healthz"); status != 200 || body != "ok\n" {

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -125,9 +126,12 @@ func checkHealth(ctx context.Context, health func(context.Context) error) error 
 //     and answers within 2 seconds, whatever health does: 200 "ok", or 503
 //     with the reason as plain text (for Health, the checks that failed or
 //     did not answer in time). A nil health is always ok.
+//   - GET /version: build as JSON, e.g. {"version":"v1.2.0","revision":
+//     "5effcde…","time":"2026-05-01T12:00:00Z","modified":false,
+//     "go_version":"go1.26.8"}.
 //
 // Every other path answers 404.
-func Handler(g prometheus.Gatherer, health func(context.Context) error, log *slog.Logger) http.Handler {
+func Handler(g prometheus.Gatherer, health func(context.Context) error, build Build, log *slog.Logger) http.Handler {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -149,28 +153,48 @@ func Handler(g prometheus.Gatherer, health func(context.Context) error, log *slo
 		}
 		_, _ = io.WriteString(w, "ok\n")
 	})
+	version, err := json.Marshal(build)
+	if err != nil { // a struct of strings and a bool: cannot fail
+		version = []byte(`{}`)
+	}
+	version = append(version, '\n')
+	mux.HandleFunc("GET /version", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(version)
+	})
 	return mux
 }
 
+// Build describes the running build, for GET /version: the fields of
+// clefs version and of the clefs_build_info metric. Empty strings are
+// unknown.
+type Build struct {
+	Version   string `json:"version"`    // the module version, "(devel)" when Go could not tell
+	Revision  string `json:"revision"`   // the VCS commit
+	Time      string `json:"time"`       // the commit's time, RFC 3339
+	Modified  bool   `json:"modified"`   // the tree had uncommitted changes
+	GoVersion string `json:"go_version"` // the toolchain, e.g. "go1.26.8"
+}
+
 // Serve listens on addr ("127.0.0.1:9090", ":9090") and serves Handler(g,
-// health, log) until ctx ends; it then shuts the server down, letting
+// health, build, log) until ctx ends; it then shuts the server down, letting
 // requests in flight finish for up to 5 seconds, and returns nil. It returns
 // an error at once if it cannot listen on addr, or if the server fails.
-func Serve(ctx context.Context, addr string, g prometheus.Gatherer, health func(context.Context) error, log *slog.Logger) error {
+func Serve(ctx context.Context, addr string, g prometheus.Gatherer, health func(context.Context) error, build Build, log *slog.Logger) error {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
 		return fmt.Errorf("metrics: listen on %s: %w", addr, err)
 	}
-	return serve(ctx, ln, g, health, log)
+	return serve(ctx, ln, g, health, build, log)
 }
 
-func serve(ctx context.Context, ln net.Listener, g prometheus.Gatherer, health func(context.Context) error, log *slog.Logger) error {
+func serve(ctx context.Context, ln net.Listener, g prometheus.Gatherer, health func(context.Context) error, build Build, log *slog.Logger) error {
 	if log == nil {
 		log = slog.Default()
 	}
 	srv := &http.Server{
-		Handler:           Handler(g, health, log),
+		Handler:           Handler(g, health, build, log),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      30 * time.Second,

@@ -3,12 +3,14 @@ package metrics
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -126,7 +128,7 @@ func TestHealthz(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(Handler(NewRegistry(), tt.health(t), discard()))
+			srv := httptest.NewServer(Handler(NewRegistry(), tt.health(t), Build{}, discard()))
 			defer srv.Close()
 			start := time.Now()
 			status, body := get(t, srv.URL+"/healthz")
@@ -190,7 +192,7 @@ func TestHealthReturnsWhenContextEnds(t *testing.T) {
 func TestMetricsEndpointExposesMovingCounters(t *testing.T) {
 	reg := NewRegistry()
 	m := New(reg)
-	srv := httptest.NewServer(Handler(reg, nil, discard()))
+	srv := httptest.NewServer(Handler(reg, nil, Build{}, discard()))
 	defer srv.Close()
 
 	status, before := get(t, srv.URL+"/metrics")
@@ -232,8 +234,30 @@ func TestMetricsEndpointExposesMovingCounters(t *testing.T) {
 	}
 }
 
+func TestVersion(t *testing.T) {
+	b := Build{Version: "v1.2.0", Revision: "5effcde", Time: "2026-05-01T12:00:00Z", Modified: true, GoVersion: "go1.26.8"}
+	srv := httptest.NewServer(Handler(NewRegistry(), nil, b, discard()))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	var got map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"version": "v1.2.0", "revision": "5effcde", "time": "2026-05-01T12:00:00Z", "modified": true, "go_version": "go1.26.8"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("GET /version = %v, want %v", got, want)
+	}
+}
+
 func TestHandlerRoutes(t *testing.T) {
-	srv := httptest.NewServer(Handler(NewRegistry(), nil, discard()))
+	srv := httptest.NewServer(Handler(NewRegistry(), nil, Build{}, discard()))
 	defer srv.Close()
 	tests := []struct {
 		method, path string
@@ -242,6 +266,8 @@ func TestHandlerRoutes(t *testing.T) {
 		{"GET", "/healthz", 200},
 		{"HEAD", "/healthz", 200},
 		{"GET", "/metrics", 200},
+		{"GET", "/version", 200},
+		{"POST", "/version", 405},
 		{"GET", "/", 404},
 		{"GET", "/debug/pprof/", 404},
 		{"POST", "/healthz", 405},
@@ -281,7 +307,7 @@ func TestServeAnswersAndStopsWithContext(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, ln, NewRegistry(), health, log) }()
+	go func() { done <- serve(ctx, ln, NewRegistry(), health, Build{}, log) }()
 
 	if err := Probe(context.Background(), addr); err != nil {
 		t.Errorf("Probe healthy: %v", err)
@@ -322,7 +348,7 @@ func TestServeOnAddress(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	go func() { done <- Serve(ctx, addr, NewRegistry(), nil, discard()) }()
+	go func() { done <- Serve(ctx, addr, NewRegistry(), nil, Build{}, discard()) }()
 
 	var perr error
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
@@ -347,7 +373,7 @@ func TestServeBadAddress(t *testing.T) {
 	defer ln.Close()
 	for _, addr := range []string{ln.Addr().String() /* in use */, "not an address", "127.0.0.1:99999"} {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err := Serve(ctx, addr, NewRegistry(), nil, discard())
+		err := Serve(ctx, addr, NewRegistry(), nil, Build{}, discard())
 		cancel()
 		if err == nil || !strings.Contains(err.Error(), "metrics: listen") {
 			t.Errorf("Serve(%q) = %v, want a listen error", addr, err)
@@ -356,7 +382,7 @@ func TestServeBadAddress(t *testing.T) {
 }
 
 func TestProbeAddresses(t *testing.T) {
-	srv := httptest.NewServer(Handler(NewRegistry(), nil, discard()))
+	srv := httptest.NewServer(Handler(NewRegistry(), nil, Build{}, discard()))
 	defer srv.Close()
 	_, port, err := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
 	if err != nil {

@@ -1,0 +1,115 @@
+package commands
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// What the handlers log, and where:
+//
+//   - one debug line per interaction ("interaction"), written by observe,
+//     where the outcome and the duration are known (the same call feeds the
+//     metrics);
+//   - one info line per moderator action ("moderator action"), written
+//     where audit entries are written (App.apply with an audit entry,
+//     App.updateGuild), after the store has accepted the write and only when
+//     the operation was not a repeat — a new moderator step is logged by
+//     giving it an audit entry, nothing more;
+//   - internal errors at error level (renderError).
+//
+// A transport passes its own logger in the context (WithLogger), so that
+// these lines carry its attributes: the gateway's shard, or the HTTP
+// endpoint.
+
+// loggerKey is the context key of WithLogger.
+type loggerKey struct{}
+
+// WithLogger returns ctx carrying log, which Handle then uses for the lines
+// of that interaction instead of Config.Logger. The transports use it to
+// add their attributes ("transport", "shard") to every line an interaction
+// logs.
+func WithLogger(ctx context.Context, log *slog.Logger) context.Context {
+	return context.WithValue(ctx, loggerKey{}, log)
+}
+
+// logger returns the logger of ctx (WithLogger), else the App's.
+func (a *App) logger(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok && l != nil {
+		return l
+	}
+	return a.log
+}
+
+// logInteraction writes the debug line of one handled interaction.
+func logInteraction(ctx context.Context, log *slog.Logger, rq *request, outcome string, d time.Duration) {
+	if !log.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	log.LogAttrs(ctx, slog.LevelDebug, "interaction",
+		slog.String("kind", rq.kind),
+		slog.String("interaction", rq.i.ID),
+		slog.String("guild", rq.i.GuildID),
+		slog.String("user", interactionUser(rq.i)),
+		slog.String("outcome", outcome),
+		slog.Duration("duration", d),
+	)
+}
+
+// interactionUser is the ID of the interaction's user as Discord sent it
+// (a member in a guild, a user in a DM), "" if none.
+func interactionUser(i *discordgo.Interaction) string {
+	switch {
+	case i.Member != nil && i.Member.User != nil:
+		return i.Member.User.ID
+	case i.User != nil:
+		return i.User.ID
+	}
+	return ""
+}
+
+// logAudit writes the info line of a moderator action that the store has
+// just recorded. For settings, Reason holds what changed (and the
+// moderator's reason after " — "), as in the audit log.
+func logAudit(ctx context.Context, log *slog.Logger, e *storage.AuditEntry) {
+	attrs := []slog.Attr{
+		slog.String("action", e.Action),
+		slog.Uint64("guild", e.Guild),
+		slog.Uint64("actor", e.Actor),
+	}
+	if e.Target != 0 {
+		attrs = append(attrs, slog.Uint64("target", e.Target))
+	}
+	switch e.Action {
+	case "reset-guild":
+		attrs = append(attrs, slog.Int64("players", e.Amount))
+	case "settings":
+		attrs = append(attrs, slog.String("changes", e.Reason))
+	default:
+		attrs = append(attrs, slog.Int64("amount_cents", e.Amount))
+	}
+	if e.Action != "settings" {
+		attrs = append(attrs, slog.String("reason", e.Reason))
+	}
+	log.LogAttrs(ctx, slog.LevelInfo, "moderator action", attrs...)
+}
+
+// updateGuild is Store.UpdateGuild for the handlers: after a successful
+// write that carried an audit entry, it logs the moderator action (once:
+// a write fn skipped, for a repeated operation, logs nothing).
+func (a *App) updateGuild(ctx context.Context, guild uint64, fn func(storage.Guild) (storage.GuildWrite, error)) (storage.Guild, error) {
+	var last storage.GuildWrite // what the write that succeeded carried: fn's last call
+	g, err := a.store.UpdateGuild(ctx, guild, func(g storage.Guild) (storage.GuildWrite, error) {
+		w, err := fn(g)
+		last = w
+		return w, err
+	})
+	if err == nil && !last.Skip && last.Audit != nil {
+		logAudit(ctx, a.logger(ctx), last.Audit)
+	}
+	return g, err
+}
