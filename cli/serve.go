@@ -96,8 +96,8 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	cached := settingscache.New(store, time.Second, time.Now)
 	app := commands.New(commands.Config{
 		Emoji: cfg.Emoji, Hidden: cfg.Hidden, Now: hooks.Now, Observer: m, Logger: log,
-		ApplicationEmojis: cfg.AppEmojis, // the transports upload them at start (bot.EmojiHandler)
-		Drawer:            hooks.Drawer, Seeds: hooks.Seeds,
+		Drawer: hooks.Drawer, Seeds: hooks.Seeds,
+		ApplicationEmojis: cfg.AppEmojis, // uploaded by the transport at start (bot.EmojiHandler)
 	}, cached)
 	var (
 		tr  transport
