@@ -11,7 +11,10 @@
 //     serve one application behind a load balancer.
 //
 // Both register the commands by bulk overwrite at start-up (the gateway
-// only in the process that runs shard 0), hand each interaction to the
+// only in the process that runs shard 0), upload the handler's pictures as
+// the application's own emojis when it is an EmojiHandler (every process,
+// idempotently by name; a failure only logs a warning and the cards keep
+// Unicode), hand each interaction to the
 // Handler with a commands.Responder, and shut down cleanly, letting the
 // interactions in progress finish.
 //

@@ -216,6 +216,7 @@ func (g *Gateway) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	installEmojis(ctx, g.rest, appID, g.track.h, g.log)
 	responder := restResponder{s: g.rest, appID: appID}
 	shards := make([]*shard, len(ids))
 	for k, id := range ids {

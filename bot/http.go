@@ -168,7 +168,9 @@ func (e *Endpoint) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	return stop()
 }
 
-// Register reads the application's ID and registers the commands.
+// Register reads the application's ID, uploads the handler's emojis when
+// it is an EmojiHandler (a failure there is only logged) and registers the
+// commands.
 func (e *Endpoint) Register(ctx context.Context) error {
 	appID, err := ApplicationID(e.rest)
 	if err != nil {
@@ -177,6 +179,7 @@ func (e *Endpoint) Register(ctx context.Context) error {
 	e.mu.Lock()
 	e.appID = appID
 	e.mu.Unlock()
+	installEmojis(ctx, e.rest, appID, e.track.h, e.log)
 	n, err := Register(ctx, e.rest, appID, e.opts.GuildID, e.track.h.Definitions())
 	if err != nil {
 		return err

@@ -115,6 +115,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	app := commands.New(commands.Config{
 		Emoji: cfg.Emoji, Hidden: cfg.Hidden, Now: hooks.Now, Observer: m, Logger: log,
 		Drawer: hooks.Drawer, Seeds: hooks.Seeds,
+		ApplicationEmojis: cfg.AppEmojis, // uploaded by the transport at start (bot.EmojiHandler)
 	}, cached)
 	var (
 		tr  transport

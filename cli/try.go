@@ -140,7 +140,7 @@ func runTry(ctx context.Context, args []string, in io.Reader, stdout, stderr io.
 	// discordgo logs through a package variable: route it here for the
 	// session, and give it back after.
 	prevLogger := discordgo.Logger
-	bot.RouteDiscordgoLogs(log)
+	bot.RouteDiscordgoLogs(log, bot.DiscordgoLogLevel("error"))
 	defer func() { discordgo.Logger = prevLogger }()
 
 	srv := fakediscord.New(fakediscord.Options{

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -61,6 +62,10 @@ type Config struct {
 	Emoji [game.NumSymbols]string
 	// Hidden is the emoji of a hidden cell; empty takes the default.
 	Hidden string
+	// ApplicationEmojis has the transports upload the symbols' pictures
+	// as the application's own emojis (see App.ApplicationEmojis); the
+	// cards then show them wherever Emoji and Hidden set no override.
+	ApplicationEmojis bool
 	// Now gives the time of the game's steps and of the confirmations;
 	// nil means time.Now.
 	Now func() time.Time
@@ -91,8 +96,7 @@ type App struct {
 	cfg      Config
 	store    storage.Store
 	cat      *catalog
-	emoji    [game.NumSymbols]string
-	hidden   string
+	emojis   atomic.Pointer[glyphs] // never nil after New
 	log      *slog.Logger
 	obs      Observer
 	commands map[string]*command
@@ -163,16 +167,7 @@ func New(cfg Config, store storage.Store) *App {
 	if a.cfg.ConfirmTTL <= 0 {
 		a.cfg.ConfirmTTL = DefaultConfirmTTL
 	}
-	for s := range a.emoji {
-		a.emoji[s] = defaultEmoji[s]
-		if cfg.Emoji[s] != "" {
-			a.emoji[s] = cfg.Emoji[s]
-		}
-	}
-	a.hidden = cfg.Hidden
-	if a.hidden == "" {
-		a.hidden = defaultHiddenEmoji
-	}
+	a.emojis.Store(newGlyphs(cfg, nil))
 	cat, err := newCatalog()
 	if err != nil {
 		panic(err)

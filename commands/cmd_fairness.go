@@ -314,7 +314,7 @@ func (a *App) outcomeLine(l *lang, o game.Outcome, keysBefore int) string {
 		s = l.T("card_loss", nil)
 	}
 	if o.Key {
-		s += "\n" + l.T("card_key", map[string]any{"Key": a.emoji[game.Key]})
+		s += "\n" + l.T("card_key", map[string]any{"Key": a.glyphs().sym[game.Key]})
 		if keysBefore == game.MaxKeys-1 {
 			s += "\n" + l.T("card_chest_won", nil)
 		}

@@ -210,7 +210,7 @@ func (a *App) historyLine(l *lang, h game.Entry) string {
 			s = l.T("hist_loss", data)
 		}
 		if h.Key {
-			s += " " + a.emoji[game.Key]
+			s += " " + a.glyphs().sym[game.Key]
 		}
 		return s
 	case game.KindChest:

@@ -77,7 +77,7 @@ func TestSlowStoreIsDeferred(t *testing.T) {
 	if len(rec.responses) != 1 || rec.responses[0].Type != discordgo.InteractionResponseDeferredMessageUpdate {
 		t.Fatalf("button responses %+v, want one deferred update", rec.responses)
 	}
-	if len(rec.edits) != 1 || !strings.Contains((*rec.edits[0].Embeds)[0].Description, e.app.emoji[e.player(alice).Ticket.Outcome.Grid[0]]) {
+	if len(rec.edits) != 1 || !strings.Contains((*rec.edits[0].Embeds)[0].Description, e.app.glyphs().sym[e.player(alice).Ticket.Outcome.Grid[0]]) {
 		t.Fatalf("button edit %+v", rec.edits)
 	}
 

@@ -52,9 +52,9 @@ func checkTruthfulOf(tb testing.TB, a *App, h *handled, user uint64, p game.Play
 	for r := 0; r < 3; r++ {
 		shown := t.Drawn && t.Revealed&(1<<r) != 0
 		for c := 0; c < 3; c++ {
-			want := a.hidden
+			want := a.glyphs().hidden
 			if shown {
-				want = a.emoji[t.Outcome.Grid[3*r+c]]
+				want = a.glyphs().sym[t.Outcome.Grid[3*r+c]]
 			}
 			if rows[r][c] != want {
 				tb.Errorf("row %d col %d shows %q, stored %q (ticket %+v)", r, c, rows[r][c], want, t)

@@ -117,14 +117,15 @@ func padlocks(keys int) string {
 // symbol returns the emoji of s.
 func (a *App) symbol(s game.Symbol) string {
 	if s < game.NumSymbols {
-		return a.emoji[s]
+		return a.glyphs().sym[s]
 	}
-	return a.hidden
+	return a.glyphs().hidden
 }
 
 // grid draws the 3×3 grid, one line per row, each preceded by its marker:
 // an arrow while hidden, a star on the winning row.
 func (a *App) grid(t game.Ticket) string {
+	g := a.glyphs() // one set for the whole grid
 	var b strings.Builder
 	for r := range 3 {
 		shown := t.Drawn && t.Revealed&(1<<r) != 0
@@ -138,10 +139,10 @@ func (a *App) grid(t game.Ticket) string {
 		}
 		for c := range 3 {
 			b.WriteString(" ")
-			if shown {
-				b.WriteString(a.symbol(t.Outcome.Grid[3*r+c]))
+			if s := t.Outcome.Grid[3*r+c]; shown && s < game.NumSymbols {
+				b.WriteString(g.sym[s])
 			} else {
-				b.WriteString(a.hidden)
+				b.WriteString(g.hidden)
 			}
 		}
 		b.WriteString("\n")
@@ -177,7 +178,7 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 			desc.WriteString(l.T("card_loss", nil))
 		}
 		if o.Key {
-			desc.WriteString("\n" + l.T("card_key", map[string]any{"Key": a.emoji[game.Key]}))
+			desc.WriteString("\n" + l.T("card_key", map[string]any{"Key": a.glyphs().sym[game.Key]}))
 		}
 		if t.Chest {
 			colour = colourChest

@@ -74,6 +74,10 @@ type Config struct {
 	Emoji [game.NumSymbols]string
 	// Hidden overrides the hidden cell's emoji; "" keeps the default.
 	Hidden string
+	// AppEmojis is APP_EMOJIS: upload the symbols' pictures as the
+	// application's own emojis at start and show them where no EMOJI_*
+	// override is set (default true); false keeps the Unicode emojis.
+	AppEmojis bool
 }
 
 // LogValue implements slog.LogValuer so that logging a Config never shows the
@@ -137,6 +141,7 @@ func Load(getenv func(string) string) (Config, error) {
 		ShardCount:        l.shardCount("SHARD_COUNT"),
 		ShutdownTimeout:   l.duration("SHUTDOWN_TIMEOUT", DefaultShutdownTimeout, time.Millisecond),
 		Hidden:            l.emoji("EMOJI_HIDDEN"),
+		AppEmojis:         l.boolean("APP_EMOJIS", true),
 		InteractionsAddr:  l.hostPort("INTERACTIONS_ADDR"),
 		PublicKey:         l.publicKey("DISCORD_PUBLIC_KEY"),
 	}

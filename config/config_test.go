@@ -45,6 +45,7 @@ func TestLoadDefaults(t *testing.T) {
 		DiscordgoLogLevel: "error",
 		ShardCount:        1,
 		ShutdownTimeout:   10 * time.Second,
+		AppEmojis:         true,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults:\n got %+v\nwant %+v", c, want)
@@ -71,6 +72,7 @@ func TestLoadAll(t *testing.T) {
 		"EMOJI_GEM", "💎",
 		"EMOJI_KEY", "<:clef:112233445566778899>",
 		"EMOJI_HIDDEN", "#️⃣",
+		"APP_EMOJIS", "false",
 	))
 	var emoji [game.NumSymbols]string
 	emoji[game.Gem] = "💎"
@@ -105,6 +107,7 @@ func TestLoadErrors(t *testing.T) {
 		{"negative daily", []string{"DAILY_AMOUNT", "-5"}, []string{"DAILY_AMOUNT"}},
 		{"bad cooldown", []string{"DAILY_COOLDOWN", "20"}, []string{"DAILY_COOLDOWN"}},
 		{"bad bool", []string{"PUBLIC_PLAYS", "yes"}, []string{"PUBLIC_PLAYS"}},
+		{"bad app emojis", []string{"APP_EMOJIS", "off"}, []string{"APP_EMOJIS", "not a boolean"}},
 		{"bad level", []string{"LOG_LEVEL", "verbose"}, []string{"LOG_LEVEL"}},
 		{"bad format", []string{"LOG_FORMAT", "xml"}, []string{"LOG_FORMAT"}},
 		{"bad discordgo level", []string{"DISCORDGO_LOG_LEVEL", "all"}, []string{"DISCORDGO_LOG_LEVEL", "off, error"}},

@@ -1178,7 +1178,7 @@ func TestQAConcurrency(t *testing.T) {
 			if hasButton(card, "v1:row:") {
 				card = q.click(card, "v1:row:", alice).Message
 			}
-			if rows := gridRows(card); len(rows) != 3 || strings.Contains(strings.Join(rows, ""), "❔") {
+			if rows := gridRows(card); len(rows) != 3 || strings.Contains(strings.Join(rows, ""), q.hiddenCell()) {
 				t.Errorf("the grid is not all shown: %q", rows)
 			}
 
@@ -1311,7 +1311,7 @@ func TestQAConcurrentRevealStaleCard(t *testing.T) {
 		card = q.mixedReveal(card)
 		bal += 500
 		rows := gridRows(card)
-		if strings.Contains(strings.Join(rows, ""), "❔") || shownBalance(t, card) != bal {
+		if strings.Contains(strings.Join(rows, ""), q.hiddenCell()) || shownBalance(t, card) != bal {
 			stale++
 			t.Logf("round %d: card shows %q and %d, the store %d", i, rows, shownBalance(t, card), bal)
 			card = q.click(card, "v1:auto:", alice).Message

@@ -19,7 +19,10 @@
 //	if f := srv.Failures(); len(f) > 0 { t.Fatal(f) } // every 4xx and every missed 3-second deadline
 //
 // What it checks like Discord: the bot token on every authenticated call; the
-// commands' names, descriptions, localizations and option limits; message
+// commands' names, descriptions, localizations and option limits; the
+// application's emojis (names of 2–32 of [A-Za-z0-9_], unique, images as
+// data URIs of at most 256 KiB that decode; Options.RefuseEmojis refuses
+// their creation); message
 // payloads (content ≤ 2000 characters, ≤ 10 embeds and their limits, ≤ 5
 // action rows of ≤ 5 buttons, custom IDs 1..100 characters and unique in a
 // message, labels ≤ 80, allowed flags); exactly one callback per interaction,

@@ -67,6 +67,11 @@ type Options struct {
 	PrivateKey ed25519.PrivateKey
 	// RecommendedShards is the "shards" of GET /gateway/bot. Zero: 1.
 	RecommendedShards int
+	// RefuseEmojis makes POST /applications/{app}/emojis answer 403
+	// Missing Permissions (recorded as a Failure), as Discord would to a
+	// token that may not manage the application's emojis; listing still
+	// works. See SetRefuseEmojis.
+	RefuseEmojis bool
 }
 
 // Failure is a call the fake refused (any 4xx answer), an interaction the
@@ -138,6 +143,8 @@ type Server struct {
 	identifiedCh chan struct{} // closed and replaced at every IDENTIFY or RESUME
 	registeredCh chan struct{} // closed and replaced at every registration
 	endpoint     string        // the interactions endpoint; "" = the gateway
+	emojis       []*appEmoji   // the application's emojis, in creation order
+	emojiCreates int           // successful creations
 }
 
 // New returns a server; call Start to listen.
@@ -282,6 +289,11 @@ func (s *Server) Handler() http.Handler {
 	api("PUT /applications/{app}/commands", true, s.putCommands)
 	api("GET /applications/{app}/guilds/{guild}/commands", true, s.getCommands)
 	api("PUT /applications/{app}/guilds/{guild}/commands", true, s.putCommands)
+	api("GET /applications/{app}/emojis", true, s.getEmojis)
+	api("POST /applications/{app}/emojis", true, s.postEmoji)
+	api("GET /applications/{app}/emojis/{emoji}", true, s.getEmoji)
+	api("PATCH /applications/{app}/emojis/{emoji}", true, s.patchEmoji)
+	api("DELETE /applications/{app}/emojis/{emoji}", true, s.deleteEmoji)
 	api("POST /interactions/{id}/{token}/callback", false, s.postCallback)
 	api("POST /webhooks/{app}/{token}", false, s.postFollowUp)
 	api("GET /webhooks/{app}/{token}/messages/{msg}", false, s.getWebhookMessage)

@@ -1,0 +1,106 @@
+package commands
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/lesclefsdutresor/clefs/art"
+	"github.com/lesclefsdutresor/clefs/game"
+)
+
+// EmojiImage is a picture the application uploads as its own emoji (the
+// transports do, at start; see App.ApplicationEmojis).
+type EmojiImage struct {
+	// Name is the emoji's name on Discord (2–32 of [A-Za-z0-9_]).
+	Name string
+	// PNG is the image, a PNG of at most 256 KiB.
+	PNG []byte
+}
+
+// HiddenEmojiName is the application emoji's name of a hidden cell.
+const HiddenEmojiName = "clefs_hidden"
+
+// EmojiName returns the application emoji's name of symbol s: "clefs_gem",
+// "clefs_pipe"…
+func EmojiName(s game.Symbol) string { return "clefs_" + s.String() }
+
+// glyphs is what the cards show for each symbol and for a hidden cell.
+type glyphs struct {
+	sym    [game.NumSymbols]string
+	hidden string
+}
+
+// newGlyphs resolves the emojis by precedence: the operator's overrides
+// (Config.Emoji, Config.Hidden), then app (the application's emojis, when
+// not nil), then the built-in Unicode.
+func newGlyphs(cfg Config, app *glyphs) *glyphs {
+	g := &glyphs{sym: defaultEmoji, hidden: defaultHiddenEmoji}
+	if app != nil {
+		g.sym, g.hidden = app.sym, app.hidden
+	}
+	for s := range g.sym {
+		if cfg.Emoji[s] != "" {
+			g.sym[s] = cfg.Emoji[s]
+		}
+	}
+	if cfg.Hidden != "" {
+		g.hidden = cfg.Hidden
+	}
+	return g
+}
+
+// glyphs returns the emojis the cards show now.
+func (a *App) glyphs() *glyphs { return a.emojis.Load() }
+
+// ApplicationEmojis returns the pictures to upload as the application's
+// own emojis, the symbols' then the hidden cell's, named by EmojiName and
+// HiddenEmojiName; nil when Config.ApplicationEmojis is off. The
+// transports call it once at start.
+func (a *App) ApplicationEmojis() ([]EmojiImage, error) {
+	if !a.cfg.ApplicationEmojis {
+		return nil, nil
+	}
+	out := make([]EmojiImage, 0, game.NumSymbols+1)
+	for s := range game.Symbol(game.NumSymbols) {
+		b, err := art.SymbolPNG(s)
+		if err != nil {
+			return nil, fmt.Errorf("commands: draw %v: %w", s, err)
+		}
+		out = append(out, EmojiImage{Name: EmojiName(s), PNG: b})
+	}
+	b, err := art.HiddenPNG()
+	if err != nil {
+		return nil, fmt.Errorf("commands: draw the hidden cell: %w", err)
+	}
+	return append(out, EmojiImage{Name: HiddenEmojiName, PNG: b}), nil
+}
+
+// UseApplicationEmojis makes the cards show the application's emojis, given
+// their IDs by name (as Discord lists them), wherever the operator set no
+// override. It needs all eight (ApplicationEmojis's names), so that the
+// cards keep one style: with one missing or an ID that is not a snowflake
+// it returns an error and changes nothing. It is safe to call while
+// interactions are handled.
+func (a *App) UseApplicationEmojis(ids map[string]string) error {
+	var app glyphs
+	var missing []string
+	ref := func(name string) string {
+		id := ids[name]
+		if n, err := strconv.ParseUint(id, 10, 64); err != nil || n == 0 {
+			missing = append(missing, name)
+			return ""
+		}
+		return "<:" + name + ":" + id + ">"
+	}
+	for s := range app.sym {
+		app.sym[s] = ref(EmojiName(game.Symbol(s)))
+	}
+	app.hidden = ref(HiddenEmojiName)
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return fmt.Errorf("commands: application emojis missing or without a valid ID: %v", missing)
+	}
+	a.emojis.Store(newGlyphs(a.cfg, &app))
+	return nil
+}
