@@ -875,7 +875,7 @@ func parseCredits(s string, negative bool) (int64, error) {
 		cents += f
 	}
 	if cents > maxAmountCents {
-		return 0, bad
+		return 0, userErr("err_amount_range", map[string]any{"Value": truncateRunes(s, maxAmountLen), "Max": formatAmount(maxAmountCents, false)})
 	}
 	if neg {
 		cents = -cents

@@ -85,7 +85,12 @@ func (a *App) buyCard(ctx context.Context, rq *request, set storage.Settings, ch
 		}
 		return a.chestCard(rq.l, rq.user, p, nil), nil
 	case errors.Is(err, game.ErrInsufficientFunds):
-		return nil, userErr("err_funds", map[string]any{
+		// Suggest /daily only when it would pay now.
+		id, now := "err_funds", a.now()
+		if set.DailyAmount > 0 && !p.Paused(now) && (p.LastDaily.IsZero() || !now.Before(p.LastDaily.Add(set.DailyCooldown))) {
+			id = "err_funds_daily"
+		}
+		return nil, userErr(id, map[string]any{
 			"Balance": rq.l.Credits(p.Balance), "Stake": rq.l.Credits(game.Stake),
 		})
 	case errors.Is(err, game.ErrInvalid) && nearMaxBalance(p.Balance):
@@ -206,6 +211,12 @@ func (a *App) handleAgain(ctx context.Context, rq *request) (reply, error) {
 		return reply{}, userErr("err_ticket_over", nil)
 	case err != nil:
 		return reply{}, err
+	}
+	// Public plays: the finished card stays in the channel (a win stays
+	// visible) and the next ticket is a new message. Private ones replace
+	// the card, so as not to pile up messages only the player sees.
+	if set.PublicPlays {
+		return reply{data: data}, nil
 	}
 	return reply{update: true, data: data}, nil
 }

@@ -154,8 +154,9 @@ func testPlayAutoAndPlayAgain(t *testing.T, newEnv func(testing.TB) *env) {
 			}
 		}
 		h = e.click(alice, h.message(), h.mustButton("v1:again:").CustomID)
-		if h.r.Type != discordgo.InteractionResponseUpdateMessage {
-			t.Fatalf("play again: type %d", h.r.Type)
+		// Plays are public here: the finished card stays, the next ticket is a new message.
+		if h.r.Type != discordgo.InteractionResponseChannelMessageWithSource || h.ephemeral() {
+			t.Fatalf("play again: type %d, ephemeral %v; want a new public message", h.r.Type, h.ephemeral())
 		}
 		p = e.player(alice)
 		want -= game.Stake
@@ -617,5 +618,26 @@ func TestConfiguredEmoji(t *testing.T) {
 	checkTruthful(t, e.app, h, p)
 	if rows := gridRows(t, h); rows[1][2] != cfg.Emoji[p.Ticket.Outcome.Grid[5]] {
 		t.Fatalf("cell shows %q, want the configured %q", rows[1][2], cfg.Emoji[p.Ticket.Outcome.Grid[5]])
+	}
+}
+
+// TestPlayAgainPrivate: with private plays, "Play again" replaces the
+// finished card instead of piling up messages only the player sees.
+func TestPlayAgainPrivate(t *testing.T) {
+	e := newEnv(t)
+	e.open()
+	e.admin(moderator, modPermsSet, "settings", opt{"public-plays", optBool, false})
+	h := e.slash(alice, "en-US", "play")
+	if !h.ephemeral() {
+		t.Fatal("a private play is public")
+	}
+	p := e.player(alice)
+	h = e.click(alice, h.message(), autoID(alice, p.Ticket.ID))
+	if b, ok := h.button("v1:chest:"); ok {
+		h = e.click(alice, h.message(), b.CustomID)
+	}
+	h = e.click(alice, h.message(), h.mustButton("v1:again:").CustomID)
+	if h.r.Type != discordgo.InteractionResponseUpdateMessage {
+		t.Fatalf("play again, private: type %d, want an update of the card", h.r.Type)
 	}
 }

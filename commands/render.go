@@ -163,9 +163,12 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 	}
 	desc.WriteString(a.grid(t) + "\n")
 	colour := colourOpen
-	if !v.done() {
+	switch {
+	case !v.done() && t.Drawn:
+		desc.WriteString(l.T("card_hint_drawn", nil))
+	case !v.done():
 		desc.WriteString(l.T("card_hint", nil))
-	} else {
+	default:
 		o := t.Outcome
 		if o.Tier.Winning() {
 			colour = colourWin

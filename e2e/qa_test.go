@@ -1146,15 +1146,22 @@ func TestQAConcurrency(t *testing.T) {
 			rs := q.burst(card.ID, button(t, card, "v1:again:"), alice, 5)
 			bal -= game.Stake
 			tickets := map[string]bool{}
+			finished := card.ID
 			for _, r := range rs {
 				if r.Message != nil && !r.Ephemeral {
 					if e := r.Message.Embeds; len(e) > 0 && e[0].Footer != nil {
 						tickets[e[0].Footer.Text] = true
+						if r.Message.ID != finished {
+							card = r.Message // the next ticket: a new message (plays are public)
+						}
 					}
 				}
 			}
-			if len(tickets) != 1 {
-				t.Errorf("Play again ×5 showed tickets %v, want one", tickets)
+			if len(tickets) != 1 || card.ID == finished {
+				t.Errorf("Play again ×5 showed tickets %v, want one, in a new message", tickets)
+			}
+			if old, ok := q.srv.Message(finished); !ok || shownBalance(t, old) != bal+game.Stake {
+				t.Errorf("the finished card was not kept as it was")
 			}
 			card, _ = q.srv.Message(card.ID)
 			if got := shownBalance(t, card); got != bal {
