@@ -523,10 +523,11 @@ func (r Record) Player(seeds io.Reader) (PlayerID, game.Player, []game.Entry, er
 	if r.CreatedAt.IsZero() {
 		return fail(fmt.Errorf("%w: created_at missing", ErrInvalid))
 	}
-	var err error
-	if p.Care, err = r.care(); err != nil {
+	care, err := r.care()
+	if err != nil {
 		return fail(err)
 	}
+	p.Care = care
 	if err := p.Check(); err != nil {
 		return fail(fmt.Errorf("%w: %v", ErrInvalid, err))
 	}
