@@ -28,6 +28,14 @@ func Normalize(id PlayerID, w Write) (Write, error) {
 		t.BoughtAt = Timestamp(t.BoughtAt)
 		p.Ticket = &t
 	}
+	// Care holds no pointers: p's copy is its own.
+	c := &p.Care
+	for k := range c.Limits {
+		c.Limits[k].At = Timestamp(c.Limits[k].At)
+	}
+	c.PausedUntil = Timestamp(c.PausedUntil)
+	c.Spend.Day, c.Spend.Week = Timestamp(c.Spend.Day), Timestamp(c.Spend.Week)
+	c.Session.Start, c.Session.Last, c.Session.CheckedAt = Timestamp(c.Session.Start), Timestamp(c.Session.Last), Timestamp(c.Session.CheckedAt)
 	if err := p.Check(); err != nil {
 		return w, fmt.Errorf("%w: player %d/%d: %w", ErrInvalid, id.Guild, id.User, err)
 	}

@@ -18,6 +18,13 @@ import (
 // import: a version 1 player gets new seeds, which draw only its next
 // tickets (its past ones are kept as drawn), and a history line without
 // verification data stays unverifiable.
+//
+// The responsible-play state (a player's limits, pause, spend and session,
+// a guild's house rules) came within version 3: every new field may be
+// absent, and reads as it did before (see Record and SettingsRecord), so
+// older dumps import unchanged; an older program refuses a dump that has
+// them (ReadDump rejects unknown fields) rather than drop them, so no
+// version bump is needed to keep a limit or a pause from being lost.
 const DumpVersion = 3
 
 // Dumper is implemented by stores that can export and import everything
@@ -71,12 +78,58 @@ type Record struct {
 	ClientSeed string `json:"client_seed,omitempty"`
 	// The current seed's number, the ticket and chest numbers when it was
 	// committed, and when (version 3).
-	SeedNo          int64           `json:"seed_no,omitempty"`
-	SeedAfterTicket uint64          `json:"seed_after_ticket,omitempty"`
-	SeedAfterChest  int64           `json:"seed_after_chest,omitempty"`
-	SeedCommittedAt *time.Time      `json:"seed_committed_at,omitempty"`
-	Revealed        []RevealRecord  `json:"revealed,omitempty"`
-	History         []HistoryRecord `json:"history,omitempty"`
+	SeedNo          int64          `json:"seed_no,omitempty"`
+	SeedAfterTicket uint64         `json:"seed_after_ticket,omitempty"`
+	SeedAfterChest  int64          `json:"seed_after_chest,omitempty"`
+	SeedCommittedAt *time.Time     `json:"seed_committed_at,omitempty"`
+	Revealed        []RevealRecord `json:"revealed,omitempty"`
+	// The player's responsible-play state (game.Care), each part absent
+	// when it is zero, as it is in dumps from before it: no limits, the
+	// house's reality-check interval, never paused, nothing counted, no
+	// session.
+	//
+	// Limits is keyed by the limit's name (game.LimitKind.String:
+	// "stake-day", "stake-week", "loss-day", "loss-week"); a limit neither
+	// set nor waiting is absent. Reminder is a Go duration ("30m0s").
+	// PausedUntil is kept once it has passed, as the player's state does.
+	Limits      map[string]LimitRecord `json:"limits,omitempty"`
+	Reminder    string                 `json:"reminder,omitempty"`
+	PausedUntil *time.Time             `json:"paused_until,omitempty"`
+	Spend       *SpendRecord           `json:"spend,omitempty"`
+	Session     *SessionRecord         `json:"session,omitempty"`
+	History     []HistoryRecord        `json:"history,omitempty"`
+}
+
+// LimitRecord is the JSON form of a game.Limit: the amount in force (0 for
+// none) and, when NextAt is present, the looser amount asked for that takes
+// effect then (0, or absent, for the limit's removal).
+type LimitRecord struct {
+	AmountCents int64      `json:"amount_cents"`
+	NextCents   int64      `json:"next_cents,omitempty"`
+	NextAt      *time.Time `json:"next_at,omitempty"`
+}
+
+// SpendRecord is the JSON form of a game.Spend: what the player staked and
+// won in the day and the week counted, which start at Day (a UTC midnight)
+// and Week (the UTC midnight of a Monday).
+type SpendRecord struct {
+	Day             *time.Time `json:"day,omitempty"`
+	Week            *time.Time `json:"week,omitempty"`
+	StakedDayCents  int64      `json:"staked_day_cents,omitempty"`
+	WonDayCents     int64      `json:"won_day_cents,omitempty"`
+	StakedWeekCents int64      `json:"staked_week_cents,omitempty"`
+	WonWeekCents    int64      `json:"won_week_cents,omitempty"`
+}
+
+// SessionRecord is the JSON form of a game.Session, the playing session
+// reality checks report on.
+type SessionRecord struct {
+	Start        *time.Time `json:"start,omitempty"`
+	Last         *time.Time `json:"last,omitempty"`
+	Plays        int64      `json:"plays,omitempty"`
+	NetCents     int64      `json:"net_cents,omitempty"`
+	CheckedAt    *time.Time `json:"checked_at,omitempty"`
+	CheckedPlays int64      `json:"checked_plays,omitempty"`
 }
 
 // RevealRecord is the JSON form of a game.SeedReveal: a server seed
@@ -165,6 +218,23 @@ type SettingsRecord struct {
 	DailyCooldown        string `json:"daily_cooldown"`
 	PublicPlays          bool   `json:"public_plays"`
 	ChannelID            uint64 `json:"channel_id,string"`
+	// House is the guild's responsible-play rules, always written. A
+	// record without it comes from before they existed, when the guild's
+	// moderators could not choose any: it imports with game.DefaultHouse,
+	// the rules of a guild that set none, not with no rules at all, so
+	// that moving a store keeps the guild's players under reality checks
+	// like every other guild's. A house written with zeros is kept as
+	// zeros (no rules): that is the moderators' choice.
+	House *HouseRecord `json:"house,omitempty"`
+}
+
+// HouseRecord is the JSON form of a game.House; the intervals are Go
+// durations ("1h0m0s"), "0s" for none, as 0 is for the others.
+type HouseRecord struct {
+	MaxStakeDayCents int64  `json:"max_stake_day_cents"`
+	MinInterval      string `json:"min_interval"`
+	RealityPlays     int    `json:"reality_plays"`
+	RealityEvery     string `json:"reality_every"`
 }
 
 // AuditRecord is the JSON form of an AuditEntry (its guild is the GuildRecord's).
@@ -223,6 +293,7 @@ func NewRecord(id PlayerID, p game.Player, hist []game.Entry) Record {
 		d := p.LastDaily
 		r.LastDaily = &d
 	}
+	careRecord(&r, p.Care)
 	for _, h := range hist {
 		hr := HistoryRecord{
 			At: h.At, Kind: h.Kind, TicketID: h.TicketID, Tier: h.Tier, Key: h.Key,
@@ -238,6 +309,101 @@ func NewRecord(id PlayerID, p game.Player, hist []game.Entry) Record {
 		r.History = append(r.History, hr)
 	}
 	return r
+}
+
+// careRecord writes c into r, leaving out what is zero.
+func careRecord(r *Record, c game.Care) {
+	for k, l := range c.Limits {
+		if l == (game.Limit{}) {
+			continue
+		}
+		if r.Limits == nil {
+			r.Limits = make(map[string]LimitRecord)
+		}
+		r.Limits[game.LimitKind(k).String()] = LimitRecord{AmountCents: l.Amount, NextCents: l.Next, NextAt: timePtr(l.At)}
+	}
+	if c.Reminder != 0 {
+		r.Reminder = c.Reminder.String()
+	}
+	r.PausedUntil = timePtr(c.PausedUntil)
+	if s := c.Spend; s != (game.Spend{}) {
+		r.Spend = &SpendRecord{
+			Day: timePtr(s.Day), Week: timePtr(s.Week),
+			StakedDayCents: s.StakedDay, WonDayCents: s.WonDay, StakedWeekCents: s.StakedWeek, WonWeekCents: s.WonWeek,
+		}
+	}
+	if s := c.Session; s != (game.Session{}) {
+		r.Session = &SessionRecord{
+			Start: timePtr(s.Start), Last: timePtr(s.Last), Plays: s.Plays, NetCents: s.Net,
+			CheckedAt: timePtr(s.CheckedAt), CheckedPlays: s.CheckedPlays,
+		}
+	}
+}
+
+// care decodes r's responsible-play state. It checks the form (the limits'
+// names, the reminder's syntax, the windows' starts); the bounds are
+// game.Player.Check's, which Player runs after it.
+func (r Record) care() (game.Care, error) {
+	var c game.Care
+	for name, lr := range r.Limits {
+		k, ok := limitKind(name)
+		if !ok {
+			return c, fmt.Errorf("%w: limits: unknown limit %q (want stake-day, stake-week, loss-day or loss-week)", ErrInvalid, name)
+		}
+		l := game.Limit{Amount: lr.AmountCents, Next: lr.NextCents, At: timeOf(lr.NextAt)}
+		if lr.NextAt != nil && lr.NextAt.IsZero() {
+			return c, fmt.Errorf("%w: limits[%q].next_at: the zero time", ErrInvalid, name)
+		}
+		if lr.NextAt == nil && lr.NextCents != 0 {
+			return c, fmt.Errorf("%w: limits[%q]: next_cents %d without next_at", ErrInvalid, name, lr.NextCents)
+		}
+		c.Limits[k] = l
+	}
+	if r.Reminder != "" {
+		d, err := time.ParseDuration(r.Reminder)
+		if err != nil {
+			return c, fmt.Errorf("%w: reminder: %v", ErrInvalid, err)
+		}
+		c.Reminder = d
+	}
+	c.PausedUntil = timeOf(r.PausedUntil)
+	if s := r.Spend; s != nil {
+		c.Spend = game.Spend{
+			Day: timeOf(s.Day), Week: timeOf(s.Week),
+			StakedDay: s.StakedDayCents, WonDay: s.WonDayCents, StakedWeek: s.StakedWeekCents, WonWeek: s.WonWeekCents,
+		}
+		if d := c.Spend.Day; !d.IsZero() && !d.Equal(game.DayStart(d)) {
+			return c, fmt.Errorf("%w: spend.day %v is not a UTC midnight", ErrInvalid, d)
+		}
+		if w := c.Spend.Week; !w.IsZero() && !w.Equal(game.WeekStart(w)) {
+			return c, fmt.Errorf("%w: spend.week %v is not a Monday's UTC midnight", ErrInvalid, w)
+		}
+	}
+	if s := r.Session; s != nil {
+		c.Session = game.Session{
+			Start: timeOf(s.Start), Last: timeOf(s.Last), Plays: s.Plays, Net: s.NetCents,
+			CheckedAt: timeOf(s.CheckedAt), CheckedPlays: s.CheckedPlays,
+		}
+	}
+	return c, nil
+}
+
+// limitKind returns the limit named name (game.LimitKind.String).
+func limitKind(name string) (game.LimitKind, bool) {
+	for k := range game.LimitKind(game.NumLimits) {
+		if k.String() == name {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// timeOf returns *t, or the zero time for nil.
+func timeOf(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
 }
 
 // timePtr returns &t, or nil for the zero time.
@@ -261,7 +427,9 @@ func ticketRecord(t game.Ticket) TicketRecord {
 // state and history, oldest first, or an ErrInvalid error saying what is
 // wrong. A record without a seed (a version 1 dump) gets one read from
 // seeds. Every amount is checked against game's bounds, and every sum
-// without overflow (game.Player.Check).
+// without overflow (game.Player.Check), the responsible-play state too (an
+// unknown limit name, a waiting amount that is not looser, a reminder out
+// of range are ErrInvalid).
 func (r Record) Player(seeds io.Reader) (PlayerID, game.Player, []game.Entry, error) {
 	id := PlayerID{Guild: r.GuildID, User: r.UserID}
 	fail := func(err error) (PlayerID, game.Player, []game.Entry, error) { return id, game.Player{}, nil, err }
@@ -355,6 +523,11 @@ func (r Record) Player(seeds io.Reader) (PlayerID, game.Player, []game.Entry, er
 	if r.CreatedAt.IsZero() {
 		return fail(fmt.Errorf("%w: created_at missing", ErrInvalid))
 	}
+	care, err := r.care()
+	if err != nil {
+		return fail(err)
+	}
+	p.Care = care
 	if err := p.Check(); err != nil {
 		return fail(fmt.Errorf("%w: %v", ErrInvalid, err))
 	}
@@ -364,7 +537,7 @@ func (r Record) Player(seeds io.Reader) (PlayerID, game.Player, []game.Entry, er
 	hist := make([]game.Entry, 0, len(r.History))
 	for i, h := range r.History {
 		switch h.Kind {
-		case game.KindPlay, game.KindChest, game.KindDaily, game.KindGrant, game.KindSet, game.KindReset:
+		case game.KindPlay, game.KindChest, game.KindDaily, game.KindGrant, game.KindSet, game.KindReset, game.KindPause, game.KindLift:
 		default:
 			return fail(fmt.Errorf("%w: history[%d]: kind %q", ErrInvalid, i, h.Kind))
 		}
@@ -449,9 +622,14 @@ func (tr TicketRecord) ticket() (game.Ticket, error) {
 func NewGuildRecord(guild uint64, s *Settings, audit []AuditEntry) GuildRecord {
 	g := GuildRecord{GuildID: guild}
 	if s != nil {
+		h := s.House
 		g.Settings = &SettingsRecord{
 			StartingBalanceCents: s.StartingBalance, DailyAmountCents: s.DailyAmount,
 			DailyCooldown: s.DailyCooldown.String(), PublicPlays: s.PublicPlays, ChannelID: s.Channel,
+			House: &HouseRecord{
+				MaxStakeDayCents: h.MaxStakeDay, MinInterval: h.MinInterval.String(),
+				RealityPlays: h.RealityPlays, RealityEvery: h.RealityEvery.String(),
+			},
 		}
 	}
 	for _, a := range audit {
@@ -472,12 +650,17 @@ func (g GuildRecord) Decode() (*Settings, []AuditEntry, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: daily_cooldown: %v", ErrInvalid, err)
 		}
+		h, err := g.Settings.House.house()
+		if err != nil {
+			return nil, nil, err
+		}
 		s = &Settings{
 			StartingBalance: g.Settings.StartingBalanceCents, DailyAmount: g.Settings.DailyAmountCents,
 			DailyCooldown: d, PublicPlays: g.Settings.PublicPlays, Channel: g.Settings.ChannelID,
+			House: h,
 		}
 		if err := ValidateSettings(*s); err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("settings: %w", err)
 		}
 	}
 	if len(g.Audit) > AuditLimit {
@@ -494,6 +677,27 @@ func (g GuildRecord) Decode() (*Settings, []AuditEntry, error) {
 		audit = append(audit, AuditEntry{At: a.At, Guild: g.GuildID, Actor: a.ActorID, Target: a.TargetID, Action: a.Action, Amount: a.AmountCents, Reason: a.Reason})
 	}
 	return s, audit, nil
+}
+
+// house decodes h: game.DefaultHouse when it is absent (see
+// SettingsRecord.House); the bounds are ValidateSettings'.
+func (h *HouseRecord) house() (game.House, error) {
+	if h == nil {
+		return game.DefaultHouse, nil
+	}
+	out := game.House{MaxStakeDay: h.MaxStakeDayCents, RealityPlays: h.RealityPlays}
+	for _, f := range []struct {
+		name string
+		s    string
+		d    *time.Duration
+	}{{"min_interval", h.MinInterval, &out.MinInterval}, {"reality_every", h.RealityEvery, &out.RealityEvery}} {
+		d, err := time.ParseDuration(f.s)
+		if err != nil {
+			return out, fmt.Errorf("%w: settings.house.%s: %v", ErrInvalid, f.name, err)
+		}
+		*f.d = d
+	}
+	return out, nil
 }
 
 // DecodedDump is a validated Dump, ready for a store to write.

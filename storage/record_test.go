@@ -3,6 +3,7 @@ package storage_test
 import (
 	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"math"
 	"reflect"
@@ -197,6 +198,169 @@ func TestValidateSettings(t *testing.T) {
 	for _, s := range bad {
 		if err := storage.ValidateSettings(s); !errors.Is(err, storage.ErrInvalid) {
 			t.Errorf("%+v: %v, want ErrInvalid", s, err)
+		}
+	}
+}
+
+// carePlayer returns validPlayer with every part of its responsible-play
+// state set: limits in force and waiting (a raise and a removal), a
+// reminder, a pause, spend and a session.
+func carePlayer(t *testing.T) game.Player {
+	t.Helper()
+	p := validPlayer(t)
+	p.Care = game.Care{
+		Reminder:    15 * time.Minute,
+		PausedUntil: at.Add(48 * time.Hour),
+		Spend: game.Spend{Day: game.DayStart(at), Week: game.WeekStart(at),
+			StakedDay: 100, WonDay: 50, StakedWeek: 300, WonWeek: 50},
+		Session: game.Session{Start: at.Add(-time.Hour), Last: at, Plays: 12, Net: -250, CheckedAt: at.Add(-10 * time.Minute), CheckedPlays: 10},
+	}
+	p.Care.Limits[game.LimitStakeDay] = game.Limit{Amount: 500}
+	p.Care.Limits[game.LimitStakeWeek] = game.Limit{Amount: 1000, Next: 2000, At: at.Add(game.RaiseDelay)}
+	p.Care.Limits[game.LimitLossWeek] = game.Limit{Amount: 700, At: at.Add(game.RaiseDelay)} // its removal waits
+	if err := p.Check(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestRecordCareRoundTrip(t *testing.T) {
+	id := storage.PlayerID{Guild: 1, User: 2}
+	p := carePlayer(t)
+	h := []game.Entry{
+		{At: at, Kind: game.KindPause, Balance: p.Balance},
+		{At: at.Add(time.Hour), Kind: game.KindLift, Balance: p.Balance},
+	}
+	r := storage.NewRecord(id, p, h)
+	// Through JSON, as a dump goes.
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"limits":{"loss-week":{"amount_cents":700,"next_at":`, `"stake-day":{"amount_cents":500}`,
+		`"stake-week":{"amount_cents":1000,"next_cents":2000,"next_at":"2026-01-03T03:04:05.006Z"}`, `"reminder":"15m0s"`,
+		`"paused_until":"2026-01-04T03:04:05.006Z"`, `"spend":{"day":"2026-01-02T00:00:00Z","week":"2025-12-29T00:00:00Z","staked_day_cents":100`,
+		`"session":{"start":"2026-01-02T02:04:05.006Z"`, `"kind":"pause"`, `"kind":"lift-pause"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("record %s\nlacks %s", b, want)
+		}
+	}
+	var back storage.Record
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	_, got, gh, err := back.Player(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, p) || !reflect.DeepEqual(gh, h) {
+		t.Fatalf("round trip:\n got %+v %+v\nwant %+v %+v", got.Care, gh, p.Care, h)
+	}
+	// A player without care state writes none of it.
+	b, err = json.Marshal(storage.NewRecord(id, validPlayer(t), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, field := range []string{"limits", "reminder", "paused_until", "spend", "session"} {
+		if strings.Contains(string(b), `"`+field+`"`) {
+			t.Errorf("a player without care state has %q: %s", field, b)
+		}
+	}
+}
+
+func TestRecordCareValidation(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(r *storage.Record)
+		want string
+	}{
+		{"negative limit", func(r *storage.Record) { r.Limits["stake-day"] = storage.LimitRecord{AmountCents: -1} }, "limit stake-day"},
+		{"limit too high", func(r *storage.Record) {
+			r.Limits["loss-day"] = storage.LimitRecord{AmountCents: game.MaxLimit + 1}
+		}, "limit loss-day"},
+		{"unknown limit", func(r *storage.Record) { r.Limits["stake-month"] = storage.LimitRecord{AmountCents: 5} }, `unknown limit "stake-month"`},
+		{"pending not looser", func(r *storage.Record) {
+			l := r.Limits["stake-week"]
+			l.NextCents = 900
+			r.Limits["stake-week"] = l
+		}, "not looser"},
+		{"next without time", func(r *storage.Record) {
+			r.Limits["stake-day"] = storage.LimitRecord{AmountCents: 500, NextCents: 600}
+		}, `limits["stake-day"]: next_cents 600 without next_at`},
+		{"reminder too short", func(r *storage.Record) { r.Reminder = "1m" }, "reminder"},
+		{"reminder too long", func(r *storage.Record) { r.Reminder = "25h" }, "reminder"},
+		{"reminder syntax", func(r *storage.Record) { r.Reminder = "soon" }, "reminder"},
+		{"spend negative", func(r *storage.Record) { r.Spend.WonWeekCents = -1 }, "spend"},
+		{"spend day not midnight", func(r *storage.Record) { d := r.Spend.Day.Add(time.Hour); r.Spend.Day = &d }, "spend.day"},
+		{"spend week not monday", func(r *storage.Record) { w := r.Spend.Week.AddDate(0, 0, 1); r.Spend.Week = &w }, "spend.week"},
+		{"session checked past plays", func(r *storage.Record) { r.Session.CheckedPlays = r.Session.Plays + 1 }, "session"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := storage.NewRecord(storage.PlayerID{Guild: 1, User: 2}, carePlayer(t), nil)
+			c.edit(&r)
+			_, _, _, err := r.Player(nil)
+			if !errors.Is(err, storage.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want ErrInvalid mentioning %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestGuildRecordHouse(t *testing.T) {
+	set := storage.Settings{StartingBalance: 1, DailyCooldown: time.Hour,
+		House: game.House{MaxStakeDay: 2500, MinInterval: 3 * time.Second, RealityPlays: 40, RealityEvery: 20 * time.Minute}}
+	g := storage.NewGuildRecord(5, &set, nil)
+	b, err := json.Marshal(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"house":{"max_stake_day_cents":2500,"min_interval":"3s","reality_plays":40,"reality_every":"20m0s"}`; !strings.Contains(string(b), want) {
+		t.Fatalf("guild record %s\nlacks %s", b, want)
+	}
+	decode := func(g storage.GuildRecord) (storage.Settings, error) {
+		t.Helper()
+		s, _, err := g.Decode()
+		if err != nil {
+			return storage.Settings{}, err
+		}
+		return *s, nil
+	}
+	if s, err := decode(g); err != nil || s != set {
+		t.Fatalf("round trip: %+v, %v; want %+v", s, err, set)
+	}
+	// No house rules is a choice, kept as such.
+	none := set
+	none.House = game.House{}
+	if s, err := decode(storage.NewGuildRecord(5, &none, nil)); err != nil || s != none {
+		t.Fatalf("round trip of no house rules: %+v, %v", s, err)
+	}
+	// A record from before house rules gets the default ones.
+	old := g
+	o := *g.Settings
+	o.House = nil
+	old.Settings = &o
+	if s, err := decode(old); err != nil || s.House != game.DefaultHouse {
+		t.Fatalf("settings without a house: %+v, %v; want game.DefaultHouse", s, err)
+	}
+	for _, c := range []struct {
+		edit func(h *storage.HouseRecord)
+		want string
+	}{
+		{func(h *storage.HouseRecord) { h.MaxStakeDayCents = -1 }, "house stake limit"},
+		{func(h *storage.HouseRecord) { h.MinInterval = "2h" }, "minimum interval"},
+		{func(h *storage.HouseRecord) { h.MinInterval = "" }, "settings.house.min_interval"},
+		{func(h *storage.HouseRecord) { h.RealityEvery = "1m" }, "reality check"},
+		{func(h *storage.HouseRecord) { h.RealityPlays = game.MaxRealityPlay + 1 }, "reality check"},
+	} {
+		bad := g
+		s := *g.Settings
+		h := *s.House
+		c.edit(&h)
+		s.House = &h
+		bad.Settings = &s
+		if _, err := decode(bad); !errors.Is(err, storage.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("house %+v: %v, want ErrInvalid mentioning %q", h, err, c.want)
 		}
 	}
 }

@@ -212,13 +212,18 @@ func putJSON(b *bolt.Bucket, k []byte, v any, what string) error {
 	return nil
 }
 
-// getGuild returns the guild's record, nil if its settings were never written.
-func getGuild(tx *bolt.Tx, guild uint64) (*guildRec, error) {
+// getGuild returns the guild's record, nil if its settings were never
+// written. A record written before house rules existed has none: it reads
+// with house, the store's default ones, as the guild's players would have
+// if its moderators had never set anything (a dump from then imports the
+// same way, see storage.SettingsRecord.House).
+func getGuild(tx *bolt.Tx, guild uint64, house game.House) (*guildRec, error) {
 	v := tx.Bucket(bucketGuilds).Get(guildKey(guild))
 	if v == nil {
 		return nil, nil
 	}
-	var g guildRec
+	// json.Unmarshal keeps what the record does not have.
+	g := guildRec{Settings: storage.Settings{House: house}}
 	if err := json.Unmarshal(v, &g); err != nil {
 		return nil, fmt.Errorf("decode guild %d: %w", guild, err)
 	}

@@ -53,7 +53,7 @@ func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.GuildRecord) e
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			r, err := getGuild(tx, g)
+			r, err := getGuild(tx, g, s.defaults.House)
 			if err != nil {
 				return err
 			}

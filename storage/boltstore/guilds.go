@@ -28,7 +28,7 @@ func (s *Store) Guild(ctx context.Context, guild uint64) (storage.Guild, error) 
 }
 
 func (s *Store) guild(tx *bolt.Tx, guild uint64) (storage.Guild, error) {
-	r, err := getGuild(tx, guild)
+	r, err := getGuild(tx, guild, s.defaults.House)
 	if err != nil || r == nil {
 		return storage.Guild{Settings: s.defaults}, err
 	}

@@ -409,7 +409,12 @@ func (s *Store) decodeGuild(guild uint64, v, p any) (storage.Guild, string, erro
 	if err != nil {
 		return storage.Guild{}, "", fmt.Errorf("redisstore: guild %d: version %q: %w", guild, vs, err)
 	}
-	var r guildRecord
+	// A record written before house rules existed has none: it reads with
+	// the defaults' (decoding keeps what the record does not have), as the
+	// guild's players would have if its moderators had never set anything
+	// (a dump from then imports the same way, see
+	// storage.SettingsRecord.House).
+	r := guildRecord{Settings: storage.Settings{House: s.opts.Defaults.House}}
 	if err := decodeStrict([]byte(ps), &r); err != nil {
 		return storage.Guild{}, "", fmt.Errorf("redisstore: guild %d: corrupt settings: %w", guild, err)
 	}

@@ -334,7 +334,8 @@ func testGuild(t *testing.T, open OpenFunc) {
 		t.Fatal(err)
 	}
 	same(t, "never written", g0, storage.Guild{Settings: defaults})
-	set := storage.Settings{StartingBalance: 777, DailyAmount: 10, DailyCooldown: 36 * time.Hour, PublicPlays: true, Channel: 42}
+	set := storage.Settings{StartingBalance: 777, DailyAmount: 10, DailyCooldown: 36 * time.Hour, PublicPlays: true, Channel: 42,
+		House: game.House{MaxStakeDay: 2500, MinInterval: 2 * time.Second, RealityPlays: 30, RealityEvery: 45 * time.Minute}}
 	a := storage.AuditEntry{At: e.clock.Now(), Guild: guild, Actor: mod, Action: "settings", Reason: "first"}
 	g1, err := e.st.UpdateGuild(e.ctx, guild, func(g storage.Guild) (storage.GuildWrite, error) {
 		if !slices.Equal(g.Ops, g0.Ops) || g.Version != 0 || g.Settings != defaults {

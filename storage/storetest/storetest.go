@@ -66,6 +66,11 @@ func Run(t *testing.T, open OpenFunc) {
 		{"DumpVersion1", testDumpVersion1},
 		{"ImportDuplicate", testImportDuplicate},
 		{"Index", testIndex},
+		{"CareLimitRace", testCareLimitRace},
+		{"CarePause", testCarePause},
+		{"CarePendingLimit", testCarePendingLimit},
+		{"CareDumpRoundTrip", testCareDumpRoundTrip},
+		{"CareImportRefused", testCareImportRefused},
 		{"ConcurrentOnePlayer", testConcurrentOnePlayer},
 		{"ConcurrentManyPlayers", testConcurrentManyPlayers},
 	}
