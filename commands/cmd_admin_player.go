@@ -35,7 +35,7 @@ func (a *App) adminPlayer(ctx context.Context, rq *request, o opts) (reply, erro
 	}
 	l := rq.l
 	if !ok {
-		return reply{}, userErr("err_never_played", map[string]any{"User": mention(target)})
+		return reply{}, userErr("err_no_player", map[string]any{"User": mention(target)})
 	}
 	set, err := a.settings(ctx, rq.guild)
 	if err != nil {
@@ -158,7 +158,7 @@ func (a *App) adminLiftPause(ctx context.Context, rq *request, o opts, reason st
 	l := rq.l
 	switch {
 	case errors.Is(err, storage.ErrNoPlayer):
-		return reply{}, userErr("err_never_played", map[string]any{"User": mention(target)})
+		return reply{}, userErr("err_no_player", map[string]any{"User": mention(target)})
 	case errors.Is(err, game.ErrNotPaused):
 		return reply{}, userErr("err_not_paused", map[string]any{"User": mention(target)})
 	case err != nil:
