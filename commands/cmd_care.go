@@ -219,7 +219,7 @@ func (a *App) limitsEmbed(l *lang, p game.Player, h game.House, now time.Time, d
 			used = spend.StakedWeek - spend.WonWeek
 		}
 		v := "**" + a.limitAmount(l, lim.Amount) + "**\n" + l.T("limits_used", map[string]any{
-			"Used": l.Signed(used), "Reset": timestamp(resets[kind.Weekly()].Unix(), "R"),
+			"Used": l.Credits(used), "Reset": timestamp(resets[kind.Weekly()].Unix(), "R"),
 		})
 		if kind.Loss() {
 			v = "**" + a.limitAmount(l, lim.Amount) + "**\n" + l.T("limits_lost", map[string]any{
