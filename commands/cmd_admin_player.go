@@ -72,7 +72,7 @@ func (a *App) adminPlayer(ctx context.Context, rq *request, o opts) (reply, erro
 		if lim.Amount == 0 && !lim.Pending() {
 			continue
 		}
-		line := l.T("limit_"+game.LimitKind(k).String(), nil) + ": " + a.limitAmount(l, lim.Amount)
+		line := l.T("player_limit", map[string]any{"Limit": l.T("limit_"+game.LimitKind(k).String(), nil), "Amount": a.limitAmount(l, lim.Amount)})
 		if lim.Pending() {
 			line += " (" + l.T("limits_pending", map[string]any{"Amount": a.limitAmount(l, lim.Next), "When": timestamp(lim.At.Unix(), "f")}) + ")"
 		}
