@@ -35,7 +35,7 @@ func (a *App) adminPlayer(ctx context.Context, rq *request, o opts) (reply, erro
 	}
 	l := rq.l
 	if !ok {
-		return reply{}, userErr("err_never_played", map[string]any{"User": mention(target)})
+		return reply{}, userErr("err_no_player", map[string]any{"User": mention(target)})
 	}
 	set, err := a.settings(ctx, rq.guild)
 	if err != nil {
@@ -72,7 +72,7 @@ func (a *App) adminPlayer(ctx context.Context, rq *request, o opts) (reply, erro
 		if lim.Amount == 0 && !lim.Pending() {
 			continue
 		}
-		line := l.T("limit_"+game.LimitKind(k).String(), nil) + ": " + a.limitAmount(l, lim.Amount)
+		line := l.T("player_limit", map[string]any{"Limit": l.T("limit_"+game.LimitKind(k).String(), nil), "Amount": a.limitAmount(l, lim.Amount)})
 		if lim.Pending() {
 			line += " (" + l.T("limits_pending", map[string]any{"Amount": a.limitAmount(l, lim.Next), "When": timestamp(lim.At.Unix(), "f")}) + ")"
 		}
@@ -158,7 +158,7 @@ func (a *App) adminLiftPause(ctx context.Context, rq *request, o opts, reason st
 	l := rq.l
 	switch {
 	case errors.Is(err, storage.ErrNoPlayer):
-		return reply{}, userErr("err_never_played", map[string]any{"User": mention(target)})
+		return reply{}, userErr("err_no_player", map[string]any{"User": mention(target)})
 	case errors.Is(err, game.ErrNotPaused):
 		return reply{}, userErr("err_not_paused", map[string]any{"User": mention(target)})
 	case err != nil:

@@ -219,7 +219,7 @@ func (a *App) limitsEmbed(l *lang, p game.Player, h game.House, now time.Time, d
 			used = spend.StakedWeek - spend.WonWeek
 		}
 		v := "**" + a.limitAmount(l, lim.Amount) + "**\n" + l.T("limits_used", map[string]any{
-			"Used": l.Signed(used), "Reset": timestamp(resets[kind.Weekly()].Unix(), "R"),
+			"Used": l.Credits(used), "Reset": timestamp(resets[kind.Weekly()].Unix(), "R"),
 		})
 		if kind.Loss() {
 			v = "**" + a.limitAmount(l, lim.Amount) + "**\n" + l.T("limits_lost", map[string]any{
@@ -322,7 +322,7 @@ func (a *App) handlePauseConfirm(ctx context.Context, rq *request) (reply, error
 	}
 	ts, now := rq.button.ts, a.cfg.Now().Unix()
 	if ts > now+60 || now-ts > int64(a.cfg.ConfirmTTL.Seconds()) || rq.button.code >= len(pauseChoices) {
-		return reply{}, userErr("err_confirm_expired", nil)
+		return reply{}, userErr("err_pause_expired", nil)
 	}
 	until := pauseChoices[rq.button.code].until(time.Unix(ts, 0))
 	set, err := a.settings(ctx, rq.guild)
@@ -339,7 +339,7 @@ func (a *App) handlePauseConfirm(ctx context.Context, rq *request) (reply, error
 	})
 	switch {
 	case errors.Is(err, game.ErrInvalid):
-		return reply{}, userErr("err_confirm_expired", nil)
+		return reply{}, userErr("err_pause_expired", nil)
 	case err != nil:
 		return reply{}, stepErr("pause", err)
 	}
