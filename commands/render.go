@@ -41,7 +41,7 @@ type ticketView struct {
 	p       game.Player
 	t       game.Ticket
 	resumed bool          // /play found this ticket open and charged nothing
-	reality *game.Reality // the reality check due when it was bought, shown until it is finished
+	reality *game.Reality // the reality check due when it was bought: on the card that answers the purchase
 }
 
 // done reports whether every row is shown.
