@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -70,20 +71,11 @@ func TestVerifyTicket(t *testing.T) {
 					t.Errorf("output lacks %q:\n%s", w, out)
 				}
 			}
-			if strings.Contains(out, "ticket #") != (slicesIndex(tc.args, "-nonce") >= 0) {
+			if strings.Contains(out, "ticket #") != slices.Contains(tc.args, "-nonce") {
 				t.Errorf("a ticket printed without -nonce, or none with it:\n%s", out)
 			}
 		})
 	}
-}
-
-func slicesIndex(s []string, v string) int {
-	for i, x := range s {
-		if x == v {
-			return i
-		}
-	}
-	return -1
 }
 
 // TestVerifyBadInput: every mistake is a usage error (exit status 2) that

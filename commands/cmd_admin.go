@@ -128,11 +128,10 @@ func (a *App) handleAdmin(ctx context.Context, rq *request) (reply, error) {
 	if rq.perms&modPerms == 0 {
 		return reply{}, userErr("err_not_moderator", nil)
 	}
-	if len(rq.data.Options) != 1 || rq.data.Options[0] == nil ||
-		rq.data.Options[0].Type != discordgo.ApplicationCommandOptionSubCommand {
-		return reply{}, userErr("err_bad_option", nil)
+	sub, err := rq.subcommand()
+	if err != nil {
+		return reply{}, err
 	}
-	sub := rq.data.Options[0]
 	o := opts{list: sub.Options, resolved: rq.data.Resolved}
 	reason, err := o.reason()
 	if err != nil {
@@ -304,7 +303,7 @@ func (a *App) handleResetConfirm(ctx context.Context, rq *request) (reply, error
 	if err != nil {
 		return reply{}, err
 	}
-	op := confirmationOp(rq.i)
+	op := confirmationOp("rg:", rq.i)
 	// The users first, the steps after: a store may not allow writes while
 	// it lists (bbolt's read transaction).
 	var users []uint64
@@ -349,14 +348,15 @@ func (a *App) handleResetConfirm(ctx context.Context, rq *request) (reply, error
 	}}, nil
 }
 
-// confirmationOp is the operation ID of a reset-guild confirmation: the
-// confirmation message's ID (the interaction's when a client sends no
-// message).
-func confirmationOp(i *discordgo.Interaction) string {
+// confirmationOp is the operation ID of a confirmation (reset-guild's,
+// a pause's): prefix and the confirmation message's ID (the interaction's
+// when a client sends no message), so that pressing it twice, retrying, or
+// pressing it again after a crash applies it once.
+func confirmationOp(prefix string, i *discordgo.Interaction) string {
 	if i.Message != nil && i.Message.ID != "" {
-		return "rg:" + i.Message.ID
+		return prefix + i.Message.ID
 	}
-	return "rg:" + i.ID
+	return prefix + i.ID
 }
 
 func (a *App) handleResetCancel(_ context.Context, rq *request) (reply, error) {
@@ -642,31 +642,29 @@ func (a *App) adminAudit(ctx context.Context, rq *request) (reply, error) {
 		b.WriteString(l.T("audit_empty", nil))
 	}
 	for _, e := range es {
-		b.WriteString(timestamp(e.At.Unix(), "R"))
-		b.WriteString(" · ")
-		b.WriteString(mention(e.Actor))
-		b.WriteString(" · **")
-		b.WriteString(auditAction(l, e.Action))
-		b.WriteString("**")
-		if e.Target != 0 {
-			b.WriteString(" → ")
-			b.WriteString(mention(e.Target))
-		}
-		if e.Action == "grant" || e.Action == "set-balance" {
-			b.WriteString(" · ")
-			b.WriteString(l.Credits(e.Amount))
-		}
-		if e.Reason != "" {
-			b.WriteString(" · “")
-			b.WriteString(truncateRunes(strings.ReplaceAll(e.Reason, "\n", " "), maxReason))
-			b.WriteString("”")
-		}
-		b.WriteByte('\n')
+		b.WriteString(auditLine(l, e, true) + "\n")
 	}
 	em := infoEmbed(l.T("audit_title", nil), b.String(), colourInfo)
 	return reply{data: &discordgo.InteractionResponseData{
 		Embeds: []*discordgo.MessageEmbed{em}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
 	}}, nil
+}
+
+// auditLine writes one moderator action: when, who, what, the target
+// (withTarget), the amount of a grant and the reason.
+func auditLine(l *lang, e storage.AuditEntry, withTarget bool) string {
+	var b strings.Builder
+	b.WriteString(timestamp(e.At.Unix(), "R") + " · " + mention(e.Actor) + " · **" + auditAction(l, e.Action) + "**")
+	if withTarget && e.Target != 0 {
+		b.WriteString(" → " + mention(e.Target))
+	}
+	if e.Action == "grant" || e.Action == "set-balance" {
+		b.WriteString(" · " + l.Credits(e.Amount))
+	}
+	if e.Reason != "" {
+		b.WriteString(" · “" + truncateRunes(strings.ReplaceAll(e.Reason, "\n", " "), maxReason) + "”")
+	}
+	return b.String()
 }
 
 // auditAction names a moderator action in the reader's language; an action
@@ -698,6 +696,16 @@ func adminDone(text, reason string, l *lang) reply {
 	return reply{data: &discordgo.InteractionResponseData{
 		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
 	}}
+}
+
+// subcommand returns the command's one subcommand, or err_bad_option for
+// a payload without exactly one.
+func (rq *request) subcommand() (*discordgo.ApplicationCommandInteractionDataOption, error) {
+	d := rq.data
+	if len(d.Options) != 1 || d.Options[0] == nil || d.Options[0].Type != discordgo.ApplicationCommandOptionSubCommand {
+		return nil, userErr("err_bad_option", nil)
+	}
+	return d.Options[0], nil
 }
 
 // opts reads a subcommand's options with their types checked (discordgo's

@@ -104,14 +104,7 @@ func (a *App) adminPlayer(ctx context.Context, rq *request, o opts) (reply, erro
 			continue
 		}
 		n++
-		mod.WriteString(timestamp(e.At.Unix(), "R") + " · " + mention(e.Actor) + " · **" + auditAction(l, e.Action) + "**")
-		if e.Action == "grant" || e.Action == "set-balance" {
-			mod.WriteString(" · " + l.Credits(e.Amount))
-		}
-		if e.Reason != "" {
-			mod.WriteString(" · “" + truncateRunes(strings.ReplaceAll(e.Reason, "\n", " "), maxReason) + "”")
-		}
-		mod.WriteByte('\n')
+		mod.WriteString(auditLine(l, e, false) + "\n")
 	}
 	if n == 0 {
 		mod.WriteString(l.T("audit_empty", nil))

@@ -93,11 +93,10 @@ func (a *App) pauseCommand() *command {
 
 // handleLimits runs the subcommand.
 func (a *App) handleLimits(ctx context.Context, rq *request) (reply, error) {
-	d := rq.data
-	if len(d.Options) != 1 || d.Options[0] == nil || d.Options[0].Type != discordgo.ApplicationCommandOptionSubCommand {
-		return reply{}, userErr("err_bad_option", nil)
+	sub, err := rq.subcommand()
+	if err != nil {
+		return reply{}, err
 	}
-	sub := d.Options[0]
 	set, err := a.settings(ctx, rq.guild)
 	if err != nil {
 		return reply{}, err
@@ -205,27 +204,16 @@ func (a *App) limitAmount(l *lang, amount int64) string {
 // the house's rules, the reality-check interval and the pause.
 func (a *App) limitsEmbed(l *lang, p game.Player, h game.House, now time.Time, done string) *discordgo.MessageEmbed {
 	ls, spend := p.LimitsAt(now), p.SpendAt(now)
-	resets := map[bool]time.Time{false: game.DayStart(now).Add(game.Day), true: game.WeekStart(now).Add(game.Week)}
 	var fields []*discordgo.MessageEmbedField
 	for k, lim := range ls {
 		kind := game.LimitKind(k)
-		used := spend.StakedDay
-		switch kind {
-		case game.LimitStakeWeek:
-			used = spend.StakedWeek
-		case game.LimitLossDay:
-			used = spend.StakedDay - spend.WonDay
-		case game.LimitLossWeek:
-			used = spend.StakedWeek - spend.WonWeek
-		}
-		v := "**" + a.limitAmount(l, lim.Amount) + "**\n" + l.T("limits_used", map[string]any{
-			"Used": l.Credits(used), "Reset": timestamp(resets[kind.Weekly()].Unix(), "R"),
-		})
+		key, used := "limits_used", spend.Used(kind)
 		if kind.Loss() {
-			v = "**" + a.limitAmount(l, lim.Amount) + "**\n" + l.T("limits_lost", map[string]any{
-				"Used": l.Credits(max(used, 0)), "Reset": timestamp(resets[kind.Weekly()].Unix(), "R"),
-			})
+			key, used = "limits_lost", max(used, 0)
 		}
+		v := "**" + a.limitAmount(l, lim.Amount) + "**\n" + l.T(key, map[string]any{
+			"Used": l.Credits(used), "Reset": timestamp(spend.Reset(kind).Unix(), "R"),
+		})
 		if lim.Pending() {
 			v += "\n" + l.T("limits_pending", map[string]any{"Amount": a.limitAmount(l, lim.Next), "When": timestamp(lim.At.Unix(), "f")})
 		}
@@ -329,12 +317,8 @@ func (a *App) handlePauseConfirm(ctx context.Context, rq *request) (reply, error
 	if err != nil {
 		return reply{}, err
 	}
-	op := "pause:" + rq.i.ID
-	if rq.i.Message != nil && rq.i.Message.ID != "" {
-		op = "pause:" + rq.i.Message.ID
-	}
 	ap, err := a.apply(ctx, change{
-		id: rq.player(), op: op, create: true, start: set.StartingBalance,
+		id: rq.player(), op: confirmationOp("pause:", rq.i), create: true, start: set.StartingBalance,
 		do: func(p game.Player, now time.Time) (game.Step, error) { return p.Pause(until, now) },
 	})
 	switch {

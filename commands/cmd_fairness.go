@@ -58,11 +58,10 @@ func (a *App) fairnessCommand() *command {
 
 // handleFairness runs the subcommand.
 func (a *App) handleFairness(ctx context.Context, rq *request) (reply, error) {
-	d := rq.data
-	if len(d.Options) != 1 || d.Options[0] == nil || d.Options[0].Type != discordgo.ApplicationCommandOptionSubCommand {
-		return reply{}, userErr("err_bad_option", nil)
+	sub, err := rq.subcommand()
+	if err != nil {
+		return reply{}, err
 	}
-	sub := d.Options[0]
 	o := opts{list: sub.Options}
 	switch sub.Name {
 	case "show":

@@ -202,9 +202,9 @@ func (s Spend) at(now time.Time) Spend {
 	return s
 }
 
-// used returns what limit k counts in s: the stakes, or the loss (stakes
-// minus prizes, which may be negative).
-func (s Spend) used(k LimitKind) int64 {
+// Used returns what limit k counts in s: the stakes, or the loss (stakes
+// minus prizes, which may be negative). Call it on Player.SpendAt(now).
+func (s Spend) Used(k LimitKind) int64 {
 	switch k {
 	case LimitStakeDay:
 		return s.StakedDay
@@ -216,8 +216,8 @@ func (s Spend) used(k LimitKind) int64 {
 	return s.StakedWeek - s.WonWeek
 }
 
-// reset returns when limit k's window of s ends.
-func (s Spend) reset(k LimitKind) time.Time {
+// Reset returns when limit k's window of s ends.
+func (s Spend) Reset(k LimitKind) time.Time {
 	if k.Weekly() {
 		return s.Week.AddDate(0, 0, 7)
 	}
@@ -380,12 +380,12 @@ func (p Player) checkBuy(h House, now time.Time) (Care, *Reality, error) {
 	c.Spend = c.Spend.at(now)
 	for k, l := range c.Limits {
 		kind := LimitKind(k)
-		if l.Amount != 0 && c.Spend.used(kind)+Stake > l.Amount {
-			return p.Care, nil, &LimitError{Kind: kind, Limit: l.Amount, Used: c.Spend.used(kind), Reset: c.Spend.reset(kind)}
+		if l.Amount != 0 && c.Spend.Used(kind)+Stake > l.Amount {
+			return p.Care, nil, &LimitError{Kind: kind, Limit: l.Amount, Used: c.Spend.Used(kind), Reset: c.Spend.Reset(kind)}
 		}
 	}
 	if h.MaxStakeDay != 0 && c.Spend.StakedDay+Stake > h.MaxStakeDay {
-		return p.Care, nil, &LimitError{Kind: LimitStakeDay, House: true, Limit: h.MaxStakeDay, Used: c.Spend.StakedDay, Reset: c.Spend.reset(LimitStakeDay)}
+		return p.Care, nil, &LimitError{Kind: LimitStakeDay, House: true, Limit: h.MaxStakeDay, Used: c.Spend.StakedDay, Reset: c.Spend.Reset(LimitStakeDay)}
 	}
 	c.Spend.StakedDay = min(c.Spend.StakedDay+Stake, maxSpend)
 	c.Spend.StakedWeek = min(c.Spend.StakedWeek+Stake, maxSpend)

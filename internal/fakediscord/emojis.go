@@ -154,17 +154,27 @@ func decodeEmojiImage(uri string) ([]byte, []fieldErr) {
 	return b, nil
 }
 
-func (s *Server) postEmoji(w http.ResponseWriter, r *http.Request) {
+// emojiRequest checks the application of a POST or PATCH and decodes its
+// body; on a refusal it has answered and returns false.
+func (s *Server) emojiRequest(w http.ResponseWriter, r *http.Request) (emojiBody, bool) {
+	var body emojiBody
 	if !s.checkApp(w, r) {
-		return
+		return body, false
 	}
 	raw, ok := s.readBody(w, r, "")
 	if !ok {
-		return
+		return body, false
 	}
-	var body emojiBody
 	if err := json.Unmarshal(raw, &body); err != nil {
 		s.fail(w, r, http.StatusBadRequest, 50109, "The request body contains invalid JSON.", nil, "")
+		return body, false
+	}
+	return body, true
+}
+
+func (s *Server) postEmoji(w http.ResponseWriter, r *http.Request) {
+	body, ok := s.emojiRequest(w, r)
+	if !ok {
 		return
 	}
 	var errs []fieldErr
@@ -212,16 +222,8 @@ func (s *Server) postEmoji(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) patchEmoji(w http.ResponseWriter, r *http.Request) {
-	if !s.checkApp(w, r) {
-		return
-	}
-	raw, ok := s.readBody(w, r, "")
+	body, ok := s.emojiRequest(w, r)
 	if !ok {
-		return
-	}
-	var body emojiBody
-	if err := json.Unmarshal(raw, &body); err != nil {
-		s.fail(w, r, http.StatusBadRequest, 50109, "The request body contains invalid JSON.", nil, "")
 		return
 	}
 	id := r.PathValue("emoji")
