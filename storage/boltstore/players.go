@@ -113,7 +113,11 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage
 		return storage.Versioned{}, err
 	}
 	if written != nil {
-		s.players.put(id, written.player, &written.rec)
+		// A copy of the record, not a pointer into written: written.old
+		// is the record this one replaced, so keeping written would keep
+		// every earlier write of the player alive.
+		rec := written.rec
+		s.players.put(id, written.player, &rec)
 	}
 	return out, refused
 }

@@ -73,6 +73,7 @@ func Run(t *testing.T, open OpenFunc) {
 		{"CareImportRefused", testCareImportRefused},
 		{"ConcurrentOnePlayer", testConcurrentOnePlayer},
 		{"ConcurrentManyPlayers", testConcurrentManyPlayers},
+		{"MemoryFlat", testMemoryFlat},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })

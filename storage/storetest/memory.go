@@ -1,0 +1,55 @@
+package storetest
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/lesclefsdutresor/clefs/game"
+)
+
+// testMemoryFlat plays one player's cycles (buy, reveal all, the chest when
+// due) through the store and checks that the heap, after a collection,
+// does not grow with the number of writes: a store keeps nothing per write
+// beyond its bounded caches. A store that kept every write (the embedded
+// store's cache did, about 45 KB a play) grows by tens of megabytes here.
+func testMemoryFlat(t *testing.T, open OpenFunc) {
+	if testing.Short() {
+		t.Skip("plays thousands of cycles")
+	}
+	e := newEnv(t, open, defaults)
+	id := pid(70)
+	e.must(id, "grant", func(p game.Player) (game.Step, error) { return p.Grant(game.MaxGrant, e.clock.Now()) })
+	d := RandomDrawer(70)
+	cycle := func() {
+		a := e.must(id, "buy", func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, e.clock.Now()) })
+		a = e.must(id, "reveal", func(p game.Player) (game.Step, error) {
+			return p.Reveal(d, a.Result.Ticket, game.AllRows, e.clock.Now())
+		})
+		if a.Player.ChestDue {
+			seq := a.Player.ChestSeq + 1
+			e.must(id, "chest", func(p game.Player) (game.Step, error) { return p.OpenChest(d, seq, e.clock.Now()) })
+		}
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	const warm, more = 200, 800
+	for range warm {
+		cycle()
+	}
+	before := heap()
+	for range more {
+		cycle()
+	}
+	after := heap()
+	// 1.2× the heap after the warm-up, and 4 MB of slack for what the
+	// runtime and the test itself allocate meanwhile.
+	if limit := before + before/5 + 4<<20; after > limit {
+		t.Fatalf("heap grew from %d to %d bytes over %d more play cycles (%d bytes a cycle): the store keeps something per write",
+			before, after, more, (after-before)/more)
+	}
+	t.Logf("heap %d bytes after %d cycles, %d after %d", before, warm, after, warm+more)
+}
