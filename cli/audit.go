@@ -65,15 +65,16 @@ func (noSeeds) Read([]byte) (int, error) { return 0, errNoSeed }
 func audit(ctx context.Context, st storage.Store, d storage.Dumper, repair bool, w io.Writer) error {
 	var players, bad int
 	var held big.Int // a sum of balances may pass int64
-	err := d.ExportPlayers(ctx, func(r storage.Record) error {
+	err := d.ExportPlayers(ctx, func(r storage.DecodedPlayer) error {
 		players++
-		_, p, _, err := r.Player(noSeeds{})
+		p := r.Player
+		err := p.Check() // the store's decoding checks too; the audit says so itself
 		if err == nil {
-			err = p.Check() // Record.Player checks too; the audit says so itself
+			err = p.CheckReveals(r.Reveals)
 		}
 		if err != nil {
 			bad++
-			fmt.Fprintf(w, "BREACH guild %d user %d: %v\n", r.GuildID, r.UserID, err)
+			fmt.Fprintf(w, "BREACH guild %d user %d: %v\n", r.ID.Guild, r.ID.User, err)
 			return nil
 		}
 		held.Add(&held, big.NewInt(p.Balance))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,10 +15,10 @@ import (
 )
 
 // fakeStore is a storage.Store (only Close is called) with a Dumper over
-// fixed records and, when drift is not nil, an Indexer reporting it.
+// fixed players and, when drift is not nil, an Indexer reporting it.
 type fakeStore struct {
 	storage.Store
-	records []storage.Record
+	players []storage.DecodedPlayer
 	drift   []storage.IndexDrift
 	rebuilt int
 	refuse  error // Import's error
@@ -26,16 +27,16 @@ type fakeStore struct {
 
 func (f *fakeStore) Close() error { return nil }
 
-func (f *fakeStore) ExportPlayers(_ context.Context, fn func(storage.Record) error) error {
-	for _, r := range f.records {
-		if err := fn(r); err != nil {
+func (f *fakeStore) ExportPlayers(_ context.Context, fn func(storage.DecodedPlayer) error) error {
+	for _, p := range f.players {
+		if err := fn(p); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (f *fakeStore) ExportGuilds(context.Context, func(storage.GuildRecord) error) error { return nil }
+func (f *fakeStore) ExportGuilds(context.Context, func(storage.DecodedGuild) error) error { return nil }
 
 func (f *fakeStore) Import(_ context.Context, d *storage.DecodedDump) error {
 	if f.refuse != nil {
@@ -64,8 +65,8 @@ func (f indexedStore) RebuildIndex(context.Context) (int, error) {
 	return n, nil
 }
 
-// soundRecord is the record of a player who was granted balance−start.
-func soundRecord(tb testing.TB, user uint64, start, balance int64) storage.Record {
+// soundPlayer is a player of guild 1 who was granted balance−start.
+func soundPlayer(tb testing.TB, user uint64, start, balance int64) storage.DecodedPlayer {
 	tb.Helper()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	p, err := game.NewPlayer(start, game.Seed{byte(user)}, "client", now)
@@ -79,39 +80,62 @@ func soundRecord(tb testing.TB, user uint64, start, balance int64) storage.Recor
 		}
 		p = s.Player
 	}
-	return storage.NewRecord(storage.PlayerID{Guild: 1, User: user}, p, nil)
+	return storage.DecodedPlayer{ID: storage.PlayerID{Guild: 1, User: user}, Player: p}
+}
+
+// rotatedPlayer is soundPlayer after a rotation of its seeds, with the
+// seed it revealed.
+func rotatedPlayer(tb testing.TB, user uint64, start int64) storage.DecodedPlayer {
+	tb.Helper()
+	d := soundPlayer(tb, user, start, start)
+	now := d.Player.CreatedAt.Add(time.Hour)
+	p := d.Player.WithNextSeed(game.Seed{byte(user), 1})
+	s, err := p.Rotate(game.Seed{byte(user), 2}, now)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if s.Reveal == nil {
+		tb.Fatal("a rotation revealed no seed")
+	}
+	d.Player, d.Reveals = s.Player, game.Reveals{*s.Reveal}
+	return d
 }
 
 func TestAuditReportsBreachesInCredits(t *testing.T) {
-	f := &fakeStore{records: []storage.Record{
-		soundRecord(t, 1, 2000, 24950),
-		soundRecord(t, 2, 1000, 1000),
+	f := &fakeStore{players: []storage.DecodedPlayer{
+		soundPlayer(t, 1, 2000, 24950),
+		soundPlayer(t, 2, 1000, 1000),
+		rotatedPlayer(t, 6, 1000),
 	}}
 	var out bytes.Buffer
 	if err := audit(context.Background(), f, f, false, &out); err != nil {
 		t.Fatalf("audit of sound players: %v\n%s", err, out.String())
 	}
-	if !strings.Contains(out.String(), "2 players checked, 0 breaches, 259.50 credits held in total") {
+	if !strings.Contains(out.String(), "3 players checked, 0 breaches, 269.50 credits held in total") {
 		t.Fatalf("report:\n%s", out.String())
 	}
 
-	// A balance that does not add up, and one whose sum overflows int64
-	// (a wrapped sum must not pass for a balanced one).
-	bad := soundRecord(t, 3, 1000, 1000)
-	bad.BalanceCents++
-	wrap := soundRecord(t, 4, 1000, 1000)
-	wrap.Stats.GrantedCents = 2 // 2 + won + daily = 2^64, which wraps to 0 in int64
-	wrap.Stats.WonCents = math.MaxInt64
-	wrap.Stats.DailyCents = math.MaxInt64
-	noSeed := soundRecord(t, 5, 1000, 1000)
-	noSeed.Seed = ""
-	f.records = append(f.records, bad, wrap, noSeed)
+	// A balance that does not add up, one whose sum overflows int64 (a
+	// wrapped sum must not pass for a balanced one), a player without a
+	// seed, and a kept reveal that is the player's current seed.
+	bad := soundPlayer(t, 3, 1000, 1000)
+	bad.Player.Balance++
+	wrap := soundPlayer(t, 4, 1000, 1000)
+	wrap.Player.Stats.GrantedCents = 2 // 2 + won + daily = 2^64, which wraps to 0 in int64
+	wrap.Player.Stats.WonCents = math.MaxInt64
+	wrap.Player.Stats.DailyCents = math.MaxInt64
+	noSeed := soundPlayer(t, 5, 1000, 1000)
+	noSeed.Player.Seed = game.Seed{}
+	badReveal := rotatedPlayer(t, 7, 1000)
+	badReveal.Reveals = slices.Clone(badReveal.Reveals)
+	badReveal.Reveals[0].Seed = badReveal.Player.Seed
+	f.players = append(f.players, bad, wrap, noSeed, badReveal)
 	out.Reset()
 	err := audit(context.Background(), f, f, false, &out)
 	if !errors.Is(err, errAudit) || ExitCode(err) != 1 {
 		t.Fatalf("audit of broken players: %v", err)
 	}
-	for _, want := range []string{"BREACH guild 1 user 3", "BREACH guild 1 user 4", "BREACH guild 1 user 5", " 3 breaches", "259.50 credits held"} {
+	for _, want := range []string{"BREACH guild 1 user 3", "BREACH guild 1 user 4", "BREACH guild 1 user 5", "BREACH guild 1 user 7", " 4 breaches", "269.50 credits held"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}
@@ -119,7 +143,7 @@ func TestAuditReportsBreachesInCredits(t *testing.T) {
 }
 
 func TestAuditIndexDriftAndRepair(t *testing.T) {
-	f := &fakeStore{records: []storage.Record{soundRecord(t, 1, 2000, 2000)}, drift: []storage.IndexDrift{
+	f := &fakeStore{players: []storage.DecodedPlayer{soundPlayer(t, 1, 2000, 2000)}, drift: []storage.IndexDrift{
 		{ID: storage.PlayerID{Guild: 1, User: 1}, Balance: 2000, Indexed: 1950, Player: true, Index: true},
 		{ID: storage.PlayerID{Guild: 1, User: 7}, Indexed: 500, Index: true},
 		{ID: storage.PlayerID{Guild: 2, User: 8}, Balance: 24950, Player: true},
@@ -155,13 +179,12 @@ func TestAuditIndexDriftAndRepair(t *testing.T) {
 }
 
 func TestImportNamesTheRefusedRecord(t *testing.T) {
-	good := soundRecord(t, 1, 2000, 2500)
-	bad := soundRecord(t, 2, 1000, 1000)
-	bad.Stats.Plays = 3 // staked ≠ plays × stake
-	dump := func(rs ...storage.Record) string {
+	good := soundPlayer(t, 1, 2000, 2500)
+	bad := soundPlayer(t, 2, 1000, 1000)
+	bad.Player.Stats.Plays = 3 // staked ≠ plays × stake
+	dump := func(ps ...storage.DecodedPlayer) string {
 		var b bytes.Buffer
-		d := &storage.Dump{Version: storage.DumpVersion, Players: rs, Guilds: []storage.GuildRecord{}}
-		f := &fakeStore{records: d.Players}
+		f := &fakeStore{players: ps}
 		if err := storage.WriteDump(context.Background(), &b, f); err != nil {
 			t.Fatal(err)
 		}

@@ -68,11 +68,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // the server seeds of a version 1 dump's players). The error names the
 // first wrong record: "players[3] (guild 1, user 2): …".
 func decodeDump(r io.Reader, seeds io.Reader) (*storage.DecodedDump, error) {
-	d, err := storage.ReadDump(r)
-	if err != nil {
-		return nil, err
-	}
-	return d.Decode(seeds)
+	return storage.ReadDump(r, seeds)
 }
 
 // importDump adds d to the store, all or nothing, and says what it added,

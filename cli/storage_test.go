@@ -19,6 +19,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/backend"
 	"github.com/lesclefsdutresor/clefs/storage/redistest"
+	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
 // randomRun plays n random steps over a few players of two guilds, as the
@@ -127,14 +128,55 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if b, _ := os.ReadFile(dumpFile); string(b) != out1 {
 		t.Fatal("export -o differs from export to stdout")
 	}
-	var d storage.Dump
-	if err := json.Unmarshal([]byte(out1), &d); err != nil || len(d.Players) < 20 || len(d.Guilds) != 2 {
-		t.Fatalf("dump: %d players, %d guilds, %v", len(d.Players), len(d.Guilds), err)
+	d, err := storage.ReadDump(strings.NewReader(out1), noSeeds{})
+	if err != nil || d.Version != storage.DumpVersion || len(d.Players) < 20 || len(d.Guilds) != 2 {
+		t.Fatalf("dump: %v; want version %d with at least 20 players and 2 guilds", err, storage.DumpVersion)
 	}
-	for _, key := range []string{`"seed"`, `"guild_id"`, `"user_id"`, `"balance_cents"`, `"keys"`, `"chest_pending"`, `"open_ticket"`, `"stats"`, `"plays"`, `"staked_cents"`, `"won_cents"`, `"granted_cents"`, `"chests"`} {
-		if !strings.Contains(out1, key) {
-			t.Errorf("the dump has no %s field", key)
+	// The dump holds every player as the store does: its record, every
+	// field of it, and its history.
+	st = openStore(t, "", src)
+	var keys, chests, tickets, plays, granted int
+	for i, dp := range d.Players {
+		v, err := st.Load(context.Background(), dp.ID)
+		if err != nil || !v.Exists() {
+			t.Fatalf("players[%d] %v: %v, exists %v", i, dp.ID, err, v.Exists())
 		}
+		want, err1 := schema.EncodePlayer(v.Player)
+		got, err2 := schema.EncodePlayer(dp.Player)
+		if err1 != nil || err2 != nil || !bytes.Equal(got, want) {
+			t.Fatalf("players[%d] %v: dumped as\n%s\nstored as\n%s (%v, %v)", i, dp.ID, got, want, err2, err1)
+		}
+		hist, err := st.History(context.Background(), dp.ID, storage.HistoryLimit)
+		if err != nil || len(hist) != len(dp.History) {
+			t.Fatalf("players[%d] %v: %d history lines dumped, %d stored (%v)", i, dp.ID, len(dp.History), len(hist), err)
+		}
+		for j, e := range dp.History {
+			want, err1 := schema.EncodeLine(hist[len(hist)-1-j]) // History is newest first
+			got, err2 := schema.EncodeLine(e)
+			if err1 != nil || err2 != nil || !bytes.Equal(got, want) {
+				t.Fatalf("players[%d] %v: history line %d dumped as %s, stored as %s", i, dp.ID, j, got, want)
+			}
+		}
+		p := dp.Player
+		if p.Keys > 0 || p.ChestDue {
+			keys++
+		}
+		if p.Stats.Chests > 0 {
+			chests++
+		}
+		if p.Ticket != nil {
+			tickets++
+		}
+		if p.Stats.Plays > 0 && p.Stats.StakedCents > 0 && p.Stats.WonCents > 0 {
+			plays++
+		}
+		if p.Stats.GrantedCents != 0 {
+			granted++
+		}
+	}
+	st.Close()
+	if keys == 0 || chests == 0 || tickets == 0 || plays == 0 || granted == 0 {
+		t.Errorf("the dump lacks players with keys (%d), chests (%d), a ticket (%d), plays and wins (%d), grants (%d)", keys, chests, tickets, plays, granted)
 	}
 
 	// The documented way up: embedded store → Redis, then back to a file.
@@ -211,6 +253,74 @@ func TestImportRejectsBadInput(t *testing.T) {
 	}
 	if _, _, err := runCmd(t, "import", "-redis", "", "-data", filepath.Join(dir, "ok.db"), writeTemp(t, good)); err != nil {
 		t.Fatalf("the good input: %v", err)
+	}
+}
+
+// TestImportRejectsBadCurrentDump: a dump of the current version is read
+// as strictly; the error names the record, and the store is not created.
+func TestImportRejectsBadCurrentDump(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	p, err := game.NewPlayer(100, game.Seed{1}, "client", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := storage.DecodedPlayer{ID: storage.PlayerID{Guild: 1, User: 2}, Player: p}
+	encode := func(ps ...storage.DecodedPlayer) []byte {
+		var b bytes.Buffer
+		if err := storage.EncodeDump(&b, &storage.DecodedDump{Players: ps}); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	// edit changes the JSON form of the dump of good.
+	edit := func(change func(d map[string]any)) []byte {
+		var d map[string]any
+		if err := json.Unmarshal(encode(good), &d); err != nil {
+			t.Fatal(err)
+		}
+		change(d)
+		b, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	unbalanced := good
+	unbalanced.Player.Balance++
+	cases := []struct {
+		name  string
+		input []byte
+		want  string
+	}{
+		{"unknown field", edit(func(d map[string]any) {
+			d["players"].([]any)[0].(map[string]any)["p"].(map[string]any)["cheat"] = 1
+		}), "unknown field"},
+		{"unknown version", edit(func(d map[string]any) { d["version"] = storage.DumpVersion + 1 }), "dump version"},
+		{"trailing data", append(encode(good), "{}"...), "trailing data"},
+		{"broken invariant", encode(unbalanced), "players[0] (guild 1, user 2)"},
+		{"duplicate", encode(good, good), "players[1] (guild 1, user 2)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			db := filepath.Join(dir, c.name+".db")
+			_, _, err := runCmd(t, "import", "-redis", "", "-data", db, writeTemp(t, string(c.input)))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("import: %v, want an error mentioning %q", err, c.want)
+			}
+			if _, err := os.Stat(db); err == nil {
+				t.Fatal("a refused import created the store")
+			}
+		})
+	}
+	db := filepath.Join(dir, "ok.db")
+	if _, _, err := runCmd(t, "import", "-redis", "", "-data", db, writeTemp(t, string(encode(good)))); err != nil {
+		t.Fatalf("the good input: %v", err)
+	}
+	st := openStore(t, "", db)
+	defer st.Close()
+	if v, err := st.Load(context.Background(), good.ID); err != nil || v.Player.Balance != p.Balance || v.Player.Seed != p.Seed {
+		t.Fatalf("the player imported: %+v, %v", v.Player, err)
 	}
 }
 

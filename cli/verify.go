@@ -197,23 +197,22 @@ func verifyExport(ctx context.Context, path string, stdout io.Writer) error {
 		return fmt.Errorf("verify: %w", err)
 	}
 	defer f.Close()
-	dump, err := storage.ReadDump(bufio.NewReaderSize(f, 1<<20))
+	dump, err := storage.ReadDump(bufio.NewReaderSize(f, 1<<20), noSeeds{})
+	if dump != nil && dump.Version < 3 {
+		return fmt.Errorf("verify: %s: a version %d dump keeps no verification data (version 3 and later do)", path, dump.Version)
+	}
+	if errors.Is(err, errNoSeed) {
+		return fmt.Errorf("verify: %s: a version 1 dump keeps no seeds nor what verifying needs (version 3 and later do)", path)
+	}
 	if err != nil {
 		return fmt.Errorf("verify: %s: %w", path, err)
-	}
-	if dump.Version < 3 {
-		return fmt.Errorf("verify: %s: a version %d dump keeps no seeds nor what verifying needs (version 3 and later do)", path, dump.Version)
 	}
 	var r exportReport
 	for i, rec := range dump.Players {
 		if i%1024 == 0 && ctx.Err() != nil {
 			return fmt.Errorf("verify: %w", ctx.Err())
 		}
-		id, p, hist, err := rec.Player(noSeeds{})
-		if err != nil {
-			return fmt.Errorf("verify: %s: players[%d] (guild %d, user %d): %w", path, i, rec.GuildID, rec.UserID, err)
-		}
-		r.verifyPlayer(id, p, hist)
+		r.verifyPlayer(rec.ID, rec.Player, rec.Reveals, rec.History)
 	}
 	w := bufio.NewWriter(stdout)
 	for _, m := range r.mismatches {
@@ -240,14 +239,14 @@ func verifyExport(ctx context.Context, path string, stdout io.Writer) error {
 }
 
 // verifyPlayer checks the draws of one player's history.
-func (r *exportReport) verifyPlayer(id storage.PlayerID, p game.Player, hist []game.Entry) {
+func (r *exportReport) verifyPlayer(id storage.PlayerID, p game.Player, rs game.Reveals, hist []game.Entry) {
 	r.players++
 	var d game.SeededDrawer
 	for _, e := range hist {
 		if e.Kind != game.KindPlay && e.Kind != game.KindChest {
 			continue
 		}
-		v, err := p.Verify(d, e)
+		v, err := p.Verify(d, rs, e)
 		switch {
 		case errors.Is(err, game.ErrSeedSecret):
 			r.secret++

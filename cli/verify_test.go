@@ -126,8 +126,9 @@ func TestVerifyWrongCommitment(t *testing.T) {
 
 // fairPlayer plays tickets tickets (opening each chest due), rotating
 // after the first rotateAfter, so that those are verifiable and the rest
-// are drawn under a seed still secret. It returns the player's record.
-func fairPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets, rotateAfter int) storage.Record {
+// are drawn under a seed still secret. It returns the player as a store
+// exports it: its kept history and the seeds it revealed.
+func fairPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets, rotateAfter int) storage.DecodedPlayer {
 	tb.Helper()
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	seed := func() game.Seed {
@@ -148,12 +149,16 @@ func fairPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets, 
 	p = p.WithNextSeed(seed())
 	var d game.SeededDrawer
 	var hist []game.Entry
+	var reveals game.Reveals
 	step := func(s game.Step, err error) {
 		tb.Helper()
 		if err != nil {
 			tb.Fatal(err)
 		}
 		p, hist = s.Player, append(hist, s.History...)
+		if s.Reveal != nil {
+			reveals = append(reveals, *s.Reveal)
+		}
 	}
 	for i := range tickets {
 		if i == rotateAfter {
@@ -168,17 +173,21 @@ func fairPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets, 
 	if len(hist) > storage.HistoryLimit {
 		hist = hist[len(hist)-storage.HistoryLimit:]
 	}
-	return storage.NewRecord(id, p, hist)
+	if len(reveals) > game.MaxReveals {
+		reveals = reveals[len(reveals)-game.MaxReveals:]
+	}
+	return storage.DecodedPlayer{ID: id, Player: p, History: hist, Reveals: reveals}
 }
 
-func writeDump(tb testing.TB, d storage.Dump) string {
+// writeFile writes a dump to a file of its own and returns its path.
+func writeFile(tb testing.TB, write func(f *os.File) error) string {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "players.json")
 	f, err := os.Create(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := json.NewEncoder(f).Encode(d); err != nil {
+	if err := write(f); err != nil {
 		tb.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
@@ -187,71 +196,118 @@ func writeDump(tb testing.TB, d storage.Dump) string {
 	return path
 }
 
+// writeDump writes players as a dump of the current version, as clefs
+// export writes it.
+func writeDump(tb testing.TB, players ...storage.DecodedPlayer) string {
+	tb.Helper()
+	return writeFile(tb, func(f *os.File) error {
+		return storage.EncodeDump(f, &storage.DecodedDump{Players: players, Guilds: []storage.DecodedGuild{}})
+	})
+}
+
+// writeLegacyDump writes d, a dump of an older version, as JSON.
+func writeLegacyDump(tb testing.TB, d storage.Dump) string {
+	tb.Helper()
+	return writeFile(tb, func(f *os.File) error { return json.NewEncoder(f).Encode(d) })
+}
+
+// legacyDump is players in a dump of version storage.LegacyDumpVersion,
+// the last one before the current schema.
+func legacyDump(players ...storage.DecodedPlayer) storage.Dump {
+	d := storage.Dump{Version: storage.LegacyDumpVersion, Players: []storage.Record{}, Guilds: []storage.GuildRecord{}}
+	for _, p := range players {
+		d.Players = append(d.Players, storage.NewRecord(p.ID, p.Player, p.History, p.Reveals...))
+	}
+	return d
+}
+
+// dumpFormats write players as a dump of the current version and of the
+// last legacy one, which verify reads alike.
+var dumpFormats = []struct {
+	name  string
+	write func(tb testing.TB, players ...storage.DecodedPlayer) string
+}{
+	{"current", writeDump},
+	{"legacy", func(tb testing.TB, players ...storage.DecodedPlayer) string {
+		return writeLegacyDump(tb, legacyDump(players...))
+	}},
+}
+
 // TestVerifyExport checks a dump: the draws under revealed seeds match,
 // the others are counted; a tampered revealed seed and a tampered grid are
-// reported as mismatches, and exit 1.
+// reported as mismatches, and exit 1. Dumps of the current version and of
+// version 3 are checked alike.
 func TestVerifyExport(t *testing.T) {
 	rng := rand.NewChaCha8([32]byte{7})
-	var players []storage.Record
+	var players []storage.DecodedPlayer
 	for u := range 3 {
 		players = append(players, fairPlayer(t, storage.PlayerID{Guild: 1, User: uint64(u + 1)}, rng, 20, 15))
 	}
-	dump := storage.Dump{Version: storage.DumpVersion, Players: players, Guilds: []storage.GuildRecord{}}
-	out, _, err := runCLI(t, "verify", "-export", writeDump(t, dump))
-	if err != nil {
-		t.Fatalf("verify -export: %v\n%s", err, out)
-	}
 	chests := 0
-	for _, r := range players {
-		for _, h := range r.History {
-			if h.Kind == game.KindChest && h.Chest <= r.SeedAfterChest {
+	for _, p := range players {
+		if len(p.Reveals) != 1 {
+			t.Fatalf("player %d keeps %d reveals, want the one of its rotation", p.ID.User, len(p.Reveals))
+		}
+		for _, h := range p.History {
+			if h.Kind == game.KindChest && h.Chest <= p.Player.SeedChest {
 				chests++
 			}
 		}
 	}
 	want := "checked 45 tickets and " + groupInt(int64(chests)) + " chests of 3 players against their revealed seeds: all match"
-	if !strings.Contains(out, want) || !strings.Contains(out, "not checked: ") {
-		t.Fatalf("output:\n%s\nwant %q and the draws not checked", out, want)
-	}
+	for _, format := range dumpFormats {
+		t.Run(format.name, func(t *testing.T) {
+			out, _, err := runCLI(t, "verify", "-export", format.write(t, players...))
+			if err != nil {
+				t.Fatalf("verify -export: %v\n%s", err, out)
+			}
+			if !strings.Contains(out, want) || !strings.Contains(out, "not checked: ") {
+				t.Fatalf("output:\n%s\nwant %q and the draws not checked", out, want)
+			}
 
-	// Another seed revealed for player 2: every one of its checked tickets differs.
-	tampered := dump
-	tampered.Players = append([]storage.Record(nil), players...)
-	r := tampered.Players[1]
-	r.Revealed = append([]storage.RevealRecord(nil), r.Revealed...)
-	r.Revealed[0].ServerSeed = strings.Repeat("5a", 32)
-	tampered.Players[1] = r
-	out, _, err = runCLI(t, "verify", "-export", writeDump(t, tampered))
-	if ExitCode(err) != 1 || !errors.Is(err, errMismatch) {
-		t.Fatalf("a tampered seed: err %v, want a mismatch\n%s", err, out)
-	}
-	if !strings.Contains(out, "MISMATCH guild 1 user 2 ticket 1 (seed 1)") || strings.Contains(out, "user 1 ") || strings.Contains(out, "user 3 ") {
-		t.Errorf("a tampered seed of user 2: output\n%s", out)
-	}
+			// Another seed revealed for player 2: every one of its checked tickets differs.
+			tampered := slices.Clone(players)
+			p := tampered[1]
+			p.Reveals = slices.Clone(p.Reveals)
+			seed, err := game.ParseSeed(strings.Repeat("5a", 32))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Reveals[0].Seed = seed
+			tampered[1] = p
+			out, _, err = runCLI(t, "verify", "-export", format.write(t, tampered...))
+			if ExitCode(err) != 1 || !errors.Is(err, errMismatch) {
+				t.Fatalf("a tampered seed: err %v, want a mismatch\n%s", err, out)
+			}
+			if !strings.Contains(out, "MISMATCH guild 1 user 2 ticket 1 (seed 1)") || strings.Contains(out, "user 1 ") || strings.Contains(out, "user 3 ") {
+				t.Errorf("a tampered seed of user 2: output\n%s", out)
+			}
 
-	// A grid shown that is not the one drawn (a valid grid, of another ticket).
-	tampered.Players = append([]storage.Record(nil), players...)
-	r = tampered.Players[0]
-	r.History = append([]storage.HistoryRecord(nil), r.History...)
-	var first, other = -1, -1
-	for i, h := range r.History {
-		if h.Kind != game.KindPlay || h.TicketID > 15 {
-			continue
-		}
-		if first < 0 {
-			first = i
-		} else if other < 0 && h.Tier == r.History[first].Tier && h.Key == r.History[first].Key && h.Grid != r.History[first].Grid {
-			other = i
-		}
-	}
-	if other < 0 {
-		t.Fatal("no two verifiable tickets of the same result to swap grids")
-	}
-	r.History[first].Grid = r.History[other].Grid
-	tampered.Players[0] = r
-	out, _, err = runCLI(t, "verify", "-export", writeDump(t, tampered))
-	if !errors.Is(err, errMismatch) || !strings.Contains(out, "1 do not match") || strings.Count(out, "MISMATCH") != 1 {
-		t.Errorf("a swapped grid: err %v\n%s", err, out)
+			// A grid shown that is not the one drawn (a valid grid, of another ticket).
+			tampered = slices.Clone(players)
+			p = tampered[0]
+			p.History = slices.Clone(p.History)
+			var first, other = -1, -1
+			for i, h := range p.History {
+				if h.Kind != game.KindPlay || h.TicketID > 15 {
+					continue
+				}
+				if first < 0 {
+					first = i
+				} else if other < 0 && h.Tier == p.History[first].Tier && h.Key == p.History[first].Key && h.Grid != p.History[first].Grid {
+					other = i
+				}
+			}
+			if other < 0 {
+				t.Fatal("no two verifiable tickets of the same result to swap grids")
+			}
+			p.History[first].Grid = p.History[other].Grid
+			tampered[0] = p
+			out, _, err = runCLI(t, "verify", "-export", format.write(t, tampered...))
+			if !errors.Is(err, errMismatch) || !strings.Contains(out, "1 do not match") || strings.Count(out, "MISMATCH") != 1 {
+				t.Errorf("a swapped grid: err %v\n%s", err, out)
+			}
+		})
 	}
 }
 
@@ -260,16 +316,24 @@ func TestVerifyExport(t *testing.T) {
 func TestVerifyExportRefuses(t *testing.T) {
 	dir := t.TempDir()
 	broken := filepath.Join(dir, "broken.json")
-	if err := os.WriteFile(broken, []byte(`{"version": 3, "players": [`), 0o600); err != nil {
+	if err := os.WriteFile(broken, []byte(`{"version": 4, "players": [`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	bad := fairPlayer(t, storage.PlayerID{Guild: 1, User: 1}, rand.NewChaCha8([32]byte{}), 3, 3)
-	bad.BalanceCents++ // the books no longer balance
+	// A version 1 player: no seeds at all (the import gives it new ones).
+	v1 := legacyDump(bad)
+	v1.Version = 1
+	r := &v1.Players[0]
+	r.Seed, r.NextSeed, r.ClientSeed, r.SeedNo, r.SeedAfterTicket, r.SeedAfterChest, r.SeedCommittedAt = "", "", "", 0, 0, 0, nil
+	r.Revealed, r.History = nil, nil
+	bad.Player.Balance++ // the books no longer balance
 	for _, tc := range []struct{ path, want string }{
 		{filepath.Join(dir, "missing.json"), "no such file"},
 		{broken, "read dump"},
-		{writeDump(t, storage.Dump{Version: 1, Players: []storage.Record{}}), "version 1 dump"},
-		{writeDump(t, storage.Dump{Version: storage.DumpVersion, Players: []storage.Record{bad}}), "players[0] (guild 1, user 1)"},
+		{writeLegacyDump(t, storage.Dump{Version: 1, Players: []storage.Record{}}), "version 1 dump"},
+		{writeLegacyDump(t, v1), "version 1 dump"},
+		{writeDump(t, bad), "players[0] (guild 1, user 1)"},
+		{writeLegacyDump(t, legacyDump(bad)), "players[0] (guild 1, user 1)"},
 	} {
 		out, _, err := runCLI(t, "verify", "-export", tc.path)
 		if ExitCode(err) != 1 || !strings.Contains(err.Error(), tc.want) || out != "" {
@@ -286,19 +350,19 @@ func TestVerifyExportRefuses(t *testing.T) {
 func BenchmarkVerifyExport(b *testing.B) {
 	const players, tickets = 23_000, 51
 	rng := rand.NewChaCha8([32]byte{9})
-	dump := storage.Dump{Version: storage.DumpVersion, Guilds: []storage.GuildRecord{}}
+	var dump []storage.DecodedPlayer
 	checked := 0
 	for u := range players {
-		r := fairPlayer(b, storage.PlayerID{Guild: 1, User: uint64(u + 1)}, rng, tickets, tickets-1)
-		for _, h := range r.History {
-			if h.Kind == game.KindPlay && h.TicketID <= r.SeedAfterTicket {
+		p := fairPlayer(b, storage.PlayerID{Guild: 1, User: uint64(u + 1)}, rng, tickets, tickets-1)
+		for _, h := range p.History {
+			if h.Kind == game.KindPlay && h.TicketID <= p.Player.SeedTicket {
 				checked++
 			}
 		}
-		dump.Players = append(dump.Players, r)
+		dump = append(dump, p)
 	}
-	path := writeDump(b, dump)
-	dump = storage.Dump{}
+	path := writeDump(b, dump...)
+	dump = nil
 	b.ResetTimer()
 	for b.Loop() {
 		var out bytes.Buffer

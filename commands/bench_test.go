@@ -17,7 +17,8 @@ import (
 // handler benchmarks measure the handlers' own overhead: routing, parsing,
 // rendering, translation, the deferral timer and the game's transition —
 // everything but the store and the network. (The stores have their own
-// benchmarks.) Update runs fn on the canned player and keeps nothing.
+// benchmarks.) Update runs fn on the canned player and keeps nothing,
+// remembering no operation.
 type benchStore struct {
 	storage.Store
 	p game.Player
@@ -53,13 +54,18 @@ func (s *benchStore) Load(context.Context, storage.PlayerID) (storage.Versioned,
 	return storage.Versioned{Player: s.p, Version: 1}, nil
 }
 
-func (s *benchStore) Update(_ context.Context, _ storage.PlayerID, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
+func (s *benchStore) Update(_ context.Context, _ storage.PlayerID, _ string, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
 	v := storage.Versioned{Player: s.p, Version: 1}
 	w, err := fn(v)
 	if err != nil || w.Skip {
 		return v, err
 	}
 	return storage.Versioned{Player: w.Player, Version: 2}, nil
+}
+
+// Reveals answers that the canned player revealed no seed.
+func (s *benchStore) Reveals(context.Context, storage.PlayerID) (game.Reveals, error) {
+	return nil, nil
 }
 
 // nopResponder drops the responses.

@@ -118,7 +118,11 @@ func (a *App) fairnessShow(ctx context.Context, rq *request) (reply, error) {
 		return fairnessReply(infoEmbed(l.T("fair_title", nil), l.T("fair_no_seeds", nil), colourInfo)), nil
 	}
 	fields := a.currentSeedFields(l, p)
-	if r, ok := p.LastReveal(); ok {
+	rs, err := a.store.Reveals(ctx, rq.player())
+	if err != nil {
+		return reply{}, internal("reveals", err)
+	}
+	if r, ok := rs.Last(); ok {
 		fields = append(fields, revealField(l, "fair_last_revealed", r))
 	}
 	e := infoEmbed(l.T("fair_title", nil), l.T("fair_intro", nil), colourInfo, fields...)
@@ -198,7 +202,11 @@ func (a *App) fairnessRotate(ctx context.Context, rq *request, client *string) (
 	}
 	l := rq.l
 	p := ap.Player
-	r, ok := p.RevealedSeed(ap.Result.Seed)
+	rs, err := a.store.Reveals(ctx, rq.player())
+	if err != nil {
+		return reply{}, internal("reveals", err)
+	}
+	r, ok := rs.Seed(ap.Result.Seed)
 	if !ok { // a repeated interaction whose reveal has since been dropped
 		return reply{}, userErr("err_seed_forgotten", nil)
 	}
@@ -229,7 +237,11 @@ func (a *App) fairnessVerify(ctx context.Context, rq *request, n uint64) (reply,
 	if !ok {
 		return reply{}, userErr("err_verify_unknown", data)
 	}
-	if _, secret, err := p.TicketSeed(n); err != nil || secret {
+	rs, err := a.store.Reveals(ctx, rq.player())
+	if err != nil {
+		return reply{}, internal("reveals", err)
+	}
+	if _, secret, err := p.TicketSeed(rs, n); err != nil || secret {
 		switch {
 		case secret:
 			return reply{}, userErr("err_verify_secret", data)
@@ -255,7 +267,7 @@ func (a *App) fairnessVerify(ctx context.Context, rq *request, n uint64) (reply,
 	if line < 0 {
 		return reply{}, userErr("err_verify_forgotten", data)
 	}
-	v, err := p.Verify(a.drawer, hs[line])
+	v, err := p.Verify(a.drawer, rs, hs[line])
 	switch {
 	case errors.Is(err, game.ErrNotVerifiable):
 		return reply{}, userErr("err_verify_old", data)
@@ -285,7 +297,7 @@ func (a *App) fairnessVerify(ctx context.Context, rq *request, n uint64) (reply,
 	}
 	// The third key: the chest it opened, verified too when its seed is revealed.
 	if o.Key && v.KeysBefore == game.MaxKeys-1 && chest >= 0 && hs[chest].Fair {
-		if cv, err := p.Verify(a.drawer, hs[chest]); err == nil {
+		if cv, err := p.Verify(a.drawer, rs, hs[chest]); err == nil {
 			mark := "✅"
 			if !cv.Match {
 				mark, colour = "⚠️", colourChest

@@ -24,9 +24,9 @@ type gatedStore struct {
 	gate chan struct{}
 }
 
-func (s gatedStore) Update(ctx context.Context, id storage.PlayerID, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
+func (s gatedStore) Update(ctx context.Context, id storage.PlayerID, op string, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
 	<-s.gate
-	return s.Store.Update(ctx, id, fn)
+	return s.Store.Update(ctx, id, op, fn)
 }
 
 // failingStore fails (or panics in) every Update.
@@ -37,7 +37,7 @@ type failingStore struct {
 
 var errBackendDown = errors.New("dial tcp 127.0.0.1:6379: connection refused")
 
-func (s failingStore) Update(context.Context, storage.PlayerID, func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
+func (s failingStore) Update(context.Context, storage.PlayerID, string, func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
 	if s.panic {
 		panic("store exploded")
 	}
@@ -97,7 +97,7 @@ type stuckStore struct {
 	release chan struct{}
 }
 
-func (s stuckStore) Update(context.Context, storage.PlayerID, func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
+func (s stuckStore) Update(context.Context, storage.PlayerID, string, func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
 	<-s.release
 	return storage.Versioned{}, errBackendDown
 }
@@ -109,8 +109,10 @@ func (s stuckStore) Update(context.Context, storage.PlayerID, func(storage.Versi
 func TestStoreIgnoringItsDeadline(t *testing.T) {
 	e := newEnv(t)
 	cfg := e.cfg
+	// The deferral must fire before the Timeout even on a loaded machine,
+	// whose timers may run tens of milliseconds late.
 	cfg.DeferAfter = 10 * time.Millisecond
-	cfg.Timeout = 40 * time.Millisecond
+	cfg.Timeout = 400 * time.Millisecond
 	st := stuckStore{Store: e.store, release: make(chan struct{})}
 	a := New(cfg, st)
 	rec := &recorder{}
@@ -375,7 +377,7 @@ func (ctxStore) Guild(context.Context, uint64) (storage.Guild, error) {
 	return storage.Guild{Settings: storage.Settings{PublicPlays: true}}, nil
 }
 
-func (s ctxStore) Update(ctx context.Context, _ storage.PlayerID, _ func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
+func (s ctxStore) Update(ctx context.Context, _ storage.PlayerID, _ string, _ func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
 	<-ctx.Done()
 	s.err <- ctx.Err()
 	return storage.Versioned{}, ctx.Err()
@@ -387,8 +389,10 @@ func (s ctxStore) Update(ctx context.Context, _ storage.PlayerID, _ func(storage
 func TestTimeoutCancelsTheStoreCall(t *testing.T) {
 	e := newEnv(t)
 	cfg := e.cfg
+	// The deferral must fire before the Timeout even on a loaded machine,
+	// whose timers may run tens of milliseconds late.
 	cfg.DeferAfter = 10 * time.Millisecond
-	cfg.Timeout = 40 * time.Millisecond
+	cfg.Timeout = 400 * time.Millisecond
 	st := ctxStore{Store: e.store, err: make(chan error, 1)}
 	a := New(cfg, st)
 	rec := &recorder{}

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"reflect"
 	"strconv"
 	"strings"
@@ -127,6 +128,46 @@ func TestFairness(t *testing.T) {
 			}
 			e.fairness(alice, tc.locale, "verify", opt{"ticket", optInt, 99}).expectUserError("99")
 		})
+	}
+}
+
+// TestFairnessKeptReveals: /fairness show names the seed revealed last,
+// from the reveals the store keeps beside the player; a rotation repeated
+// once its reveal has left them (game.MaxReveals rotations later) rotates
+// nothing and says the seed is no longer kept.
+func TestFairnessKeptReveals(t *testing.T) {
+	e := newFairEnv(t)
+	e.playTicket(alice, "en-US")
+	if show := e.fairness(alice, "en-US", "show"); strings.Contains(show.text(), "Last seed revealed") {
+		t.Fatalf("show before any rotation:\n%s", show.text())
+	}
+	rot := e.slashPayload(alice, memberPerms, "en-US", "fairness", "rotate")
+	first := e.handle(rot)
+	p := e.player(alice)
+	if p.SeedNo != 2 {
+		t.Fatalf("after a rotation: seed %d\n%s", p.SeedNo, first.text())
+	}
+	if show := e.fairness(alice, "en-US", "show"); !strings.Contains(show.text(), "Last seed revealed: #1") {
+		t.Fatalf("show after a rotation:\n%s", show.text())
+	}
+	for range game.MaxReveals {
+		e.fairness(alice, "en-US", "rotate")
+	}
+	last := int64(game.MaxReveals + 1)
+	if show := e.fairness(alice, "en-US", "show"); !strings.Contains(show.text(), "Last seed revealed: #"+strconv.FormatInt(last, 10)) {
+		t.Fatalf("show after %d rotations:\n%s", last, show.text())
+	}
+	rs, err := e.store.Reveals(context.Background(), storage.PlayerID{Guild: testGuild, User: alice})
+	if err != nil || len(rs) != game.MaxReveals {
+		t.Fatalf("%d reveals kept, want %d (%v)", len(rs), game.MaxReveals, err)
+	}
+	if _, ok := rs.Seed(1); ok {
+		t.Fatal("seed 1 still kept")
+	}
+	before := e.player(alice)
+	e.handle(rot).expectUserError("no longer kept")
+	if !reflect.DeepEqual(e.player(alice), before) {
+		t.Fatal("a repeated rotation rotated again")
 	}
 }
 

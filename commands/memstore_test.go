@@ -16,7 +16,11 @@ import (
 // storage.MaxAttempts), Load creating nothing, history and audit newest
 // first and bounded, a leaderboard with ranks (ties by user ID), Players in
 // increasing order, guild operations bounded by storage.MaxGuildOps, and
-// ErrClosed after Close. Every state it writes must pass game.Player.Check.
+// ErrClosed after Close. Beside each player it remembers its last
+// game.MaxOps operations with their results, looked up under the lock of
+// the compare-and-set so that a repeat writes nothing and returns
+// Versioned.Repeat, and its last game.MaxReveals revealed seeds (Reveals).
+// Every state it writes must pass game.Player.Check.
 // The real stores are held to the whole contract by storage/storetest.
 type memStore struct {
 	defaults storage.Settings
@@ -24,6 +28,8 @@ type memStore struct {
 	mu      sync.Mutex
 	players map[storage.PlayerID]storage.Versioned
 	history map[storage.PlayerID][]game.Entry // oldest first
+	ops     map[storage.PlayerID][]game.Op    // oldest first, at most game.MaxOps
+	reveals map[storage.PlayerID]game.Reveals // oldest first, at most game.MaxReveals
 	guilds  map[uint64]storage.Guild
 	audit   map[uint64][]storage.AuditEntry // oldest first
 	closed  bool
@@ -41,6 +47,8 @@ func newMemStore(defaults storage.Settings) *memStore {
 		defaults: defaults,
 		players:  map[storage.PlayerID]storage.Versioned{},
 		history:  map[storage.PlayerID][]game.Entry{},
+		ops:      map[storage.PlayerID][]game.Op{},
+		reveals:  map[storage.PlayerID]game.Reveals{},
 		guilds:   map[uint64]storage.Guild{},
 		audit:    map[uint64][]storage.AuditEntry{},
 	}
@@ -68,13 +76,49 @@ func (s *memStore) Load(ctx context.Context, id storage.PlayerID) (storage.Versi
 	return s.players[id], nil
 }
 
-func (s *memStore) Update(ctx context.Context, id storage.PlayerID, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
+// repeat returns the result remembered for the player's operation op, nil
+// if none (or op is ""); s.mu must be held.
+func (s *memStore) repeat(id storage.PlayerID, op string) *game.Result {
+	if op == "" {
+		return nil
+	}
+	for _, o := range s.ops[id] {
+		if o.ID == op {
+			r := o.Result
+			return &r
+		}
+	}
+	return nil
+}
+
+// current returns the player's state and, when it remembers op, the first
+// result of op as Repeat.
+func (s *memStore) current(ctx context.Context, id storage.PlayerID, op string) (storage.Versioned, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(ctx); err != nil {
+		return storage.Versioned{}, err
+	}
+	v := s.players[id]
+	v.Repeat = s.repeat(id, op)
+	return v, nil
+}
+
+func (s *memStore) Update(ctx context.Context, id storage.PlayerID, op string, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
 	if err := storage.ValidateID(id); err != nil {
 		return storage.Versioned{}, err
 	}
+	if fn == nil {
+		return storage.Versioned{}, fmt.Errorf("%w: nil update function", storage.ErrInvalid)
+	}
+	if op != "" {
+		if err := game.ValidateOp(op); err != nil {
+			return storage.Versioned{}, err
+		}
+	}
 	for range storage.MaxAttempts {
-		v, err := s.Load(ctx, id)
-		if err != nil {
+		v, err := s.current(ctx, id, op)
+		if err != nil || v.Repeat != nil {
 			return v, err
 		}
 		w, err := fn(v)
@@ -83,6 +127,11 @@ func (s *memStore) Update(ctx context.Context, id storage.PlayerID, fn func(stor
 		}
 		if err := w.Player.Check(); err != nil {
 			return v, fmt.Errorf("memstore: write %d/%d: %w", id.Guild, id.User, err)
+		}
+		if w.Reveal != nil {
+			if err := w.Player.CheckReveals(game.Reveals{*w.Reveal}); err != nil {
+				return v, fmt.Errorf("%w: memstore: write %d/%d: %w", storage.ErrInvalid, id.Guild, id.User, err)
+			}
 		}
 		if w.Audit != nil {
 			if err := storage.ValidateReason(w.Audit.Reason); err != nil {
@@ -97,14 +146,26 @@ func (s *memStore) Update(ctx context.Context, id storage.PlayerID, fn func(stor
 			s.mu.Unlock()
 			return v, err
 		}
+		if r := s.repeat(id, op); r != nil {
+			// Another writer applied op meanwhile: nothing is written.
+			cur := s.players[id]
+			cur.Repeat = r
+			s.mu.Unlock()
+			return cur, nil
+		}
 		if s.players[id].Version != v.Version {
 			s.mu.Unlock()
 			continue
 		}
 		nv := storage.Versioned{Player: w.Player, Version: v.Version + 1}
 		s.players[id] = nv
-		h := append(slices.Clone(s.history[id]), w.History...)
-		s.history[id] = h[max(0, len(h)-storage.HistoryLimit):]
+		s.history[id] = capped(s.history[id], storage.HistoryLimit, w.History...)
+		if w.Reveal != nil {
+			s.reveals[id] = capped(s.reveals[id], game.MaxReveals, *w.Reveal)
+		}
+		if op != "" {
+			s.ops[id] = capped(s.ops[id], game.MaxOps, game.Op{ID: op, Result: w.Result})
+		}
 		if w.Audit != nil {
 			s.appendAudit(id.Guild, *w.Audit)
 		}
@@ -113,6 +174,26 @@ func (s *memStore) Update(ctx context.Context, id storage.PlayerID, fn func(stor
 		return nv, nil
 	}
 	return storage.Versioned{}, fmt.Errorf("memstore: update %d/%d: %w", id.Guild, id.User, storage.ErrConflict)
+}
+
+// capped returns a new slice of old's elements then add's, the oldest
+// dropped past limit: old, which readers may hold, is never modified.
+func capped[S ~[]E, E any](old S, limit int, add ...E) S {
+	all := append(slices.Clone(old), add...)
+	return slices.Clip(all[max(0, len(all)-limit):])
+}
+
+// Reveals returns the player's kept reveals, oldest first.
+func (s *memStore) Reveals(ctx context.Context, id storage.PlayerID) (game.Reveals, error) {
+	if err := storage.ValidateID(id); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	return slices.Clone(s.reveals[id]), nil
 }
 
 // appendAudit adds e to the guild's log; s.mu must be held.

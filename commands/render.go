@@ -235,8 +235,11 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 
 // ticketCommitment is the short reference of the commitment of the seed
 // that draws or drew ticket n (docs/FAIRNESS.md): /fairness shows it whole.
+// A card shows the player's last ticket, drawn by the current seed unless
+// the player rotated since: its seed is then revealed, and /fairness
+// verify shows it ("?" here).
 func ticketCommitment(p game.Player, n uint64) string {
-	r, _, err := p.TicketSeed(n)
+	r, _, err := p.TicketSeed(nil, n)
 	if err != nil {
 		return "?"
 	}

@@ -289,13 +289,7 @@ func id(s string) uint64 {
 // configured starting balance, nothing played.
 func (h *harness) player(user string) game.Player {
 	h.t.Helper()
-	st, err := backend.Open(context.Background(), h.cfg.RedisURL, h.cfg.DataPath, storage.Options{
-		Defaults: storage.Settings{StartingBalance: h.cfg.StartingBalance, DailyAmount: h.cfg.DailyAmount,
-			DailyCooldown: h.cfg.DailyCooldown, PublicPlays: h.cfg.PublicPlays},
-	})
-	if err != nil {
-		h.t.Fatalf("open store: %v", err)
-	}
+	st := h.store()
 	defer st.Close()
 	v, err := st.Load(context.Background(), storage.PlayerID{Guild: id(guild), User: id(user)})
 	if err != nil {
@@ -305,6 +299,33 @@ func (h *harness) player(user string) game.Player {
 		return game.Player{StartingBalance: h.cfg.StartingBalance, Balance: h.cfg.StartingBalance}
 	}
 	return v.Player
+}
+
+// reveals returns the seeds the store keeps as revealed by user, oldest
+// first.
+func (h *harness) reveals(user string) game.Reveals {
+	h.t.Helper()
+	st := h.store()
+	defer st.Close()
+	rs, err := st.Reveals(context.Background(), storage.PlayerID{Guild: id(guild), User: id(user)})
+	if err != nil {
+		h.t.Fatalf("reveals of %s: %v", user, err)
+	}
+	return rs
+}
+
+// store opens the bot's store, as the operator's tools do; the caller
+// closes it.
+func (h *harness) store() storage.Store {
+	h.t.Helper()
+	st, err := backend.Open(context.Background(), h.cfg.RedisURL, h.cfg.DataPath, storage.Options{
+		Defaults: storage.Settings{StartingBalance: h.cfg.StartingBalance, DailyAmount: h.cfg.DailyAmount,
+			DailyCooldown: h.cfg.DailyCooldown, PublicPlays: h.cfg.PublicPlays},
+	})
+	if err != nil {
+		h.t.Fatalf("open store: %v", err)
+	}
+	return st
 }
 
 func (h *harness) noFailures() {

@@ -109,9 +109,9 @@ func TestFairness(t *testing.T) {
 			}
 			seen = append(seen, set)
 			h.stop()
-			p := h.player(alice)
-			if p.ClientSeed != "Trésor 🗝" || p.SeedNo != 3 || len(p.Revealed) != 2 || p.Revealed[0].Seed.Hex() != revealed {
-				t.Fatalf("stored seeds: client %q, seed %d, %d revealed", p.ClientSeed, p.SeedNo, len(p.Revealed))
+			p, rs := h.player(alice), h.reveals(alice)
+			if p.ClientSeed != "Trésor 🗝" || p.SeedNo != 3 || len(rs) != 2 || rs[0].Seed.Hex() != revealed {
+				t.Fatalf("stored seeds: client %q, seed %d, %d revealed", p.ClientSeed, p.SeedNo, len(rs))
 			}
 			for _, s := range seen {
 				if strings.Contains(s, p.Seed.Hex()[:16]) || strings.Contains(s, p.NextSeed.Hex()[:16]) {
@@ -120,8 +120,8 @@ func TestFairness(t *testing.T) {
 			}
 			// The seed that draws now is the one whose commitment /fairness
 			// showed as the next before the client seed was chosen.
-			if !strings.Contains(rot, p.Revealed[1].Commitment().String()) {
-				t.Fatalf("the rotation's reply does not show the next commitment %s:\n%s", p.Revealed[1].Commitment(), rot)
+			if !strings.Contains(rot, rs[1].Commitment().String()) {
+				t.Fatalf("the rotation's reply does not show the next commitment %s:\n%s", rs[1].Commitment(), rot)
 			}
 
 			// Offline: the operator's export, checked by clefs verify.

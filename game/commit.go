@@ -145,17 +145,40 @@ func (p Player) Commitment() Commitment { return p.Seed.Commitment() }
 // SeedTickets returns the number of tickets bought under the current seeds.
 func (p Player) SeedTickets() uint64 { return p.TicketSeq - p.SeedTicket }
 
+// Reveals are the seeds a player revealed, oldest first, as a store keeps
+// them beside the player (the last MaxReveals).
+type Reveals []SeedReveal
+
+// Last returns the seed revealed last, if any.
+func (rs Reveals) Last() (SeedReveal, bool) {
+	if len(rs) == 0 {
+		return SeedReveal{}, false
+	}
+	return rs[len(rs)-1], true
+}
+
+// Seed returns the kept reveal of seed number no.
+func (rs Reveals) Seed(no int64) (SeedReveal, bool) {
+	for _, r := range rs {
+		if r.No == no {
+			return r, true
+		}
+	}
+	return SeedReveal{}, false
+}
+
 // TicketSeed returns the seed that draws or drew ticket n: the current one
-// (secret true) or a revealed one. Errors: ErrUnknownTicket for a ticket
-// never bought, ErrSeedForgotten for one older than the kept reveals.
-func (p Player) TicketSeed(n uint64) (r SeedReveal, secret bool, err error) {
+// (secret true) or one of rs, the player's reveals. Errors:
+// ErrUnknownTicket for a ticket never bought, ErrSeedForgotten for one
+// older than the kept reveals.
+func (p Player) TicketSeed(rs Reveals, n uint64) (r SeedReveal, secret bool, err error) {
 	if n == 0 || n > p.TicketSeq {
 		return SeedReveal{}, false, fmt.Errorf("%w: ticket %d (%d bought)", ErrUnknownTicket, n, p.TicketSeq)
 	}
 	if n > p.SeedTicket {
 		return p.current(), true, nil
 	}
-	for _, r := range p.Revealed {
+	for _, r := range rs {
 		if r.HasTicket(n) {
 			return r, false, nil
 		}
@@ -165,14 +188,14 @@ func (p Player) TicketSeed(n uint64) (r SeedReveal, secret bool, err error) {
 
 // ChestSeed is TicketSeed for chest n. Errors: ErrNoChest for a chest never
 // opened, ErrSeedForgotten.
-func (p Player) ChestSeed(n int64) (r SeedReveal, secret bool, err error) {
+func (p Player) ChestSeed(rs Reveals, n int64) (r SeedReveal, secret bool, err error) {
 	if n < 1 || n > p.ChestSeq {
 		return SeedReveal{}, false, fmt.Errorf("%w: chest %d (%d opened)", ErrNoChest, n, p.ChestSeq)
 	}
 	if n > p.SeedChest {
 		return p.current(), true, nil
 	}
-	for _, r := range p.Revealed {
+	for _, r := range rs {
 		if r.HasChest(n) {
 			return r, false, nil
 		}
@@ -190,22 +213,19 @@ func (p Player) current() SeedReveal {
 	}
 }
 
-// LastReveal returns the seed revealed last, if any.
-func (p Player) LastReveal() (SeedReveal, bool) {
-	if len(p.Revealed) == 0 {
-		return SeedReveal{}, false
+// FirstSeeds returns p, a player from before seeds (version 1 dumps), with
+// its first server seed seed (from NewSeed) and client seed client (from
+// NewClientSeed): seed number 1, which draws the player's next tickets and
+// chests, and its open ticket, bought but not drawn yet, which has to be
+// drawn with it. Its earlier draws stay as they were drawn, unverifiable.
+// It is pure.
+func (p Player) FirstSeeds(seed Seed, client string) Player {
+	p.Seed, p.ClientSeed = seed, client
+	p.SeedNo, p.SeedTicket, p.SeedChest = 1, p.TicketSeq, p.ChestSeq
+	if t := p.Ticket; t != nil && t.Open() && p.SeedTicket > 0 {
+		p.SeedTicket--
 	}
-	return p.Revealed[len(p.Revealed)-1], true
-}
-
-// RevealedSeed returns the kept reveal of seed number no.
-func (p Player) RevealedSeed(no int64) (SeedReveal, bool) {
-	for _, r := range p.Revealed {
-		if r.No == no {
-			return r, true
-		}
-	}
-	return SeedReveal{}, false
+	return p
 }
 
 // WithNextSeed returns p with next (from NewSeed) as its next server seed
@@ -220,17 +240,17 @@ func (p Player) WithNextSeed(next Seed) Player {
 	return p
 }
 
-// freshSeed reports whether s is non-zero and none of p's seeds, current,
-// next or revealed.
+// freshSeed reports whether s is non-zero and neither of p's seeds, current
+// or next (a revealed seed, 256 random bits, comes back with probability
+// 2^-256: not worth reading the reveals for).
 func (p Player) freshSeed(s Seed) bool {
-	return s != (Seed{}) && s != p.Seed && s != p.NextSeed &&
-		!slices.ContainsFunc(p.Revealed, func(r SeedReveal) bool { return r.Seed == s })
+	return s != (Seed{}) && s != p.Seed && s != p.NextSeed
 }
 
 // Rotate reveals the current server seed, makes the next one (whose
 // commitment was shown) current and commits fresh (from NewSeed) as the
 // next, keeping the client seed; Result.Seed is the number of the seed
-// revealed, which Player.RevealedSeed gives. It is pure. Errors:
+// revealed, which Step.Reveal holds. It is pure. Errors:
 // ErrTicketOpen while a ticket is open; ErrInvalid for a player without a
 // next seed (see WithNextSeed), a zero fresh, one already used by the
 // player, or a p not sound.
@@ -264,24 +284,17 @@ func (p Player) rotate(fresh Seed, client string, now time.Time) (Step, error) {
 	}
 	r := p.current()
 	r.RevealedAt = now
-	old := p.Revealed
-	if len(old) >= MaxReveals {
-		old = old[len(old)-MaxReveals+1:]
-	}
-	// A new slice: the old one may be shared with p and whoever holds it.
 	n := p
-	n.Revealed = slices.Clip(append(slices.Clone(old), r))
 	n.Seed, n.NextSeed, n.ClientSeed, n.SeedNo = p.NextSeed, fresh, client, p.SeedNo+1
 	n.SeedTicket, n.SeedChest, n.SeedAt = p.TicketSeq, p.ChestSeq, now
-	return p.done(Step{Player: n, Result: Result{Balance: n.Balance, Seed: r.No}})
+	return p.done(Step{Player: n, Result: Result{Balance: n.Balance, Seed: r.No}, Reveal: &r})
 }
 
 // checkSeeds reports whether p's fairness records are sound: the current
 // seeds' ticket and chest ranges within what was bought and opened, a
 // client seed within MaxClientSeed bytes of UTF-8 (a record from before
-// client seeds may hold ""), at most MaxReveals reveals, numbered and
-// ranged in order before the current seed, none of them the current seed
-// or zero, and an open ticket bought under the current seed.
+// client seeds may hold ""), a next seed other than the current one, and
+// an open ticket bought under the current seed.
 func (p Player) checkSeeds() error {
 	if p.SeedNo < 0 || p.SeedTicket > p.TicketSeq || p.SeedChest < 0 || p.SeedChest > p.ChestSeq {
 		return fmt.Errorf("seed %d from ticket %d of %d, chest %d of %d", p.SeedNo, p.SeedTicket, p.TicketSeq, p.SeedChest, p.ChestSeq)
@@ -292,24 +305,38 @@ func (p Player) checkSeeds() error {
 	if t := p.Ticket; t != nil && t.Open() && t.ID <= p.SeedTicket {
 		return fmt.Errorf("open ticket %d was bought under a revealed seed", t.ID)
 	}
-	if p.NextSeed != (Seed{}) && (p.NextSeed == p.Seed || slices.ContainsFunc(p.Revealed, func(r SeedReveal) bool { return r.Seed == p.NextSeed })) {
-		return fmt.Errorf("the next seed is the current one or a revealed one")
+	if p.NextSeed != (Seed{}) && p.NextSeed == p.Seed {
+		return fmt.Errorf("the next seed is the current one")
 	}
-	if len(p.Revealed) > MaxReveals {
-		return fmt.Errorf("%d revealed seeds kept, at most %d", len(p.Revealed), MaxReveals)
+	return nil
+}
+
+// CheckReveals reports whether rs can be p's kept reveals: at most
+// MaxReveals, numbered and ranged in order before the current seed (a
+// reset that repaired a player may leave gaps between them), none of them
+// zero, the current seed or the next one. Stores and dumps check them with
+// it.
+func (p Player) CheckReveals(rs Reveals) error {
+	if len(rs) > MaxReveals {
+		return fmt.Errorf("%w: %d revealed seeds kept, at most %d", ErrInvalid, len(rs), MaxReveals)
 	}
 	no, ticket, chest := p.SeedNo, p.SeedTicket, p.SeedChest // each reveal lies before the next
-	for i := len(p.Revealed) - 1; i >= 0; i-- {
-		r := p.Revealed[i]
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := rs[i]
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("%w: revealed seed %d: %s", ErrInvalid, r.No, fmt.Sprintf(format, args...))
+		}
 		switch {
-		case r.Seed == (Seed{}) || r.Seed == p.Seed:
-			return fmt.Errorf("revealed seed %d is zero or the current seed", r.No)
+		case r.Seed == (Seed{}) || r.Seed == p.Seed || r.Seed == p.NextSeed:
+			return bad("zero, the current seed or the next one")
+		case len(r.ClientSeed) > MaxClientSeed || !utf8.ValidString(r.ClientSeed):
+			return bad("client seed of %d bytes", len(r.ClientSeed))
 		case r.No < 0 || r.No >= no:
-			return fmt.Errorf("revealed seed %d listed before seed %d", r.No, no)
+			return bad("listed before seed %d", no)
 		case r.LastTicket > ticket || r.FirstTicket > r.LastTicket+1 || r.FirstTicket == 0:
-			return fmt.Errorf("revealed seed %d: tickets %d..%d, before %d", r.No, r.FirstTicket, r.LastTicket, ticket+1)
+			return bad("tickets %d..%d, before %d", r.FirstTicket, r.LastTicket, ticket+1)
 		case r.LastChest > chest || r.FirstChest > r.LastChest+1 || r.FirstChest < 1:
-			return fmt.Errorf("revealed seed %d: chests %d..%d, before %d", r.No, r.FirstChest, r.LastChest, chest+1)
+			return bad("chests %d..%d, before %d", r.FirstChest, r.LastChest, chest+1)
 		}
 		no, ticket, chest = r.No, r.FirstTicket-1, r.FirstChest-1
 	}
@@ -335,10 +362,10 @@ type Verification struct {
 
 // Verify recomputes, with d (SeededDrawer in production), the draw that
 // the history line e records, from the seeds that drew it, which must be
-// revealed. It is pure but for d. Errors: ErrNotVerifiable, ErrSeedSecret,
-// ErrSeedForgotten, ErrUnknownTicket or ErrNoChest for a draw p does not
-// have, d's error.
-func (p Player) Verify(d Drawer, e Entry) (Verification, error) {
+// revealed and among rs, the player's reveals. It is pure but for d.
+// Errors: ErrNotVerifiable, ErrSeedSecret, ErrSeedForgotten,
+// ErrUnknownTicket or ErrNoChest for a draw p does not have, d's error.
+func (p Player) Verify(d Drawer, rs Reveals, e Entry) (Verification, error) {
 	if !e.Fair || (e.Kind != KindPlay && e.Kind != KindChest) {
 		return Verification{}, fmt.Errorf("%w: a %q line of %v", ErrNotVerifiable, e.Kind, e.At)
 	}
@@ -347,10 +374,10 @@ func (p Player) Verify(d Drawer, e Entry) (Verification, error) {
 	var err error
 	if e.Kind == KindPlay {
 		v.Nonce = e.TicketID
-		v.Seed, secret, err = p.TicketSeed(e.TicketID)
+		v.Seed, secret, err = p.TicketSeed(rs, e.TicketID)
 	} else {
 		v.Nonce = uint64(max(e.Chest, 0))
-		v.Seed, secret, err = p.ChestSeed(e.Chest)
+		v.Seed, secret, err = p.ChestSeed(rs, e.Chest)
 	}
 	switch {
 	case err != nil:
@@ -362,12 +389,18 @@ func (p Player) Verify(d Drawer, e Entry) (Verification, error) {
 		if v.Outcome, err = d.Ticket(v.Seed.Seed, v.Seed.ClientSeed, e.TicketID, e.KeysBefore); err != nil {
 			return Verification{}, fmt.Errorf("verify ticket %d: %w", e.TicketID, err)
 		}
-		v.Match = v.Outcome.Tier == e.Tier && v.Outcome.Key == e.Key && v.Outcome.Grid == e.Grid
+		v.Match = v.Outcome.Tier == e.Tier && v.Outcome.Key == e.Key && v.Outcome.Grid == e.Grid && v.shown(e)
 		return v, nil
 	}
 	if v.Chest, err = d.Chest(v.Seed.Seed, v.Seed.ClientSeed, e.Chest); err != nil {
 		return Verification{}, fmt.Errorf("verify chest %d: %w", e.Chest, err)
 	}
-	v.Match = v.Chest.Lot == e.Lot
+	v.Match = v.Chest.Lot == e.Lot && v.shown(e)
 	return v, nil
+}
+
+// shown reports whether the line's commitment, when it records one, is the
+// one of the seed that recomputed it.
+func (v Verification) shown(e Entry) bool {
+	return e.Commitment == (Commitment{}) || e.Commitment == v.Seed.Commitment()
 }

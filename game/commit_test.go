@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -79,6 +80,33 @@ func played(t *testing.T, p Player, n int) Player {
 	return p
 }
 
+// keep is what a store does with a step's reveal: it keeps it beside the
+// player, the last MaxReveals of them, in a new slice.
+func keep(rs Reveals, s Step) Reveals {
+	if s.Reveal == nil {
+		return rs
+	}
+	rs = append(slices.Clone(rs), *s.Reveal)
+	return slices.Clip(rs[max(0, len(rs)-MaxReveals):])
+}
+
+// rotated rotates p to fresh, keeping the reveal in rs.
+func rotated(t *testing.T, p Player, rs Reveals, fresh Seed) (Player, Reveals) {
+	t.Helper()
+	s, err := step(t, p, func(p Player) (Step, error) { return p.Rotate(fresh, t0) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Reveal == nil || s.Reveal.Seed != p.Seed || s.Reveal.No != p.SeedNo {
+		t.Fatalf("Rotate revealed %+v", s.Reveal)
+	}
+	rs = keep(rs, s)
+	if err := s.Player.CheckReveals(rs); err != nil {
+		t.Fatalf("the reveals kept after Rotate: %v", err)
+	}
+	return s.Player, rs
+}
+
 func TestRotate(t *testing.T) {
 	p, err := NewPlayer(1_000_000, testSeed(1), "client", t0)
 	if err != nil {
@@ -99,20 +127,30 @@ func TestRotate(t *testing.T) {
 	}
 	n := s.Player
 	want := SeedReveal{No: 1, Seed: testSeed(1), ClientSeed: "client", FirstTicket: 1, LastTicket: 5, FirstChest: 1, LastChest: p.ChestSeq, CommittedAt: t0, RevealedAt: later}
-	if len(n.Revealed) != 1 || n.Revealed[0] != want || s.Result.Seed != 1 || len(s.History) != 0 {
-		t.Fatalf("reveal %+v, result %+v", n.Revealed, s.Result)
+	if s.Reveal == nil || *s.Reveal != want || s.Result.Seed != 1 || len(s.History) != 0 {
+		t.Fatalf("reveal %+v, result %+v", s.Reveal, s.Result)
 	}
 	if n.Seed != testSeed(100) || n.NextSeed != testSeed(2) || n.SeedNo != 2 || n.SeedTicket != 5 || n.SeedChest != p.ChestSeq || n.SeedAt != later || n.ClientSeed != "client" {
 		t.Fatalf("after Rotate: %+v", n)
 	}
-	// Refused, changing nothing: a seed used before, the zero seed, an open
-	// ticket, a bad client seed.
+	rs := keep(nil, s)
+	if err := n.CheckReveals(rs); err != nil {
+		t.Fatalf("the reveal does not fit the player after Rotate: %v", err)
+	}
+	if err := p.CheckReveals(rs); err == nil {
+		t.Fatal("the reveal of the current seed fits the player before Rotate")
+	}
+	// Steps that rotate nothing reveal nothing.
+	if b, err := step(t, n, func(p Player) (Step, error) { return p.Buy(House{}, later) }); err != nil || b.Reveal != nil {
+		t.Fatalf("Buy = %+v, %v", b, err)
+	}
+	// Refused, changing nothing and revealing nothing (step checks it): the
+	// current or next seed, the zero seed, a bad client seed.
 	for name, f := range map[string]func(Player) (Step, error){
-		"revealed seed": func(p Player) (Step, error) { return p.Rotate(testSeed(1), later) },
-		"current seed":  func(p Player) (Step, error) { return p.Rotate(testSeed(100), later) },
-		"next seed":     func(p Player) (Step, error) { return p.Rotate(testSeed(2), later) },
-		"zero seed":     func(p Player) (Step, error) { return p.Rotate(Seed{}, later) },
-		"bad client":    func(p Player) (Step, error) { return p.SetClientSeed("", testSeed(3), later) },
+		"current seed": func(p Player) (Step, error) { return p.Rotate(testSeed(100), later) },
+		"next seed":    func(p Player) (Step, error) { return p.Rotate(testSeed(2), later) },
+		"zero seed":    func(p Player) (Step, error) { return p.Rotate(Seed{}, later) },
+		"bad client":   func(p Player) (Step, error) { return p.SetClientSeed("", testSeed(3), later) },
 	} {
 		if _, err := step(t, n, f); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -125,57 +163,129 @@ func TestRotate(t *testing.T) {
 	if _, err := step(t, open.Player, func(p Player) (Step, error) { return p.Rotate(testSeed(3), later) }); !errors.Is(err, ErrTicketOpen) {
 		t.Fatalf("Rotate with a ticket open: %v", err)
 	}
-	// A client seed rotates too.
+	// A client seed rotates too: the reveal carries the client seed the
+	// revealed seed drew with.
 	s, err = step(t, n, func(p Player) (Step, error) { return p.SetClientSeed("mine", testSeed(3), later) })
-	if err != nil || s.Player.ClientSeed != "mine" || s.Player.Seed != testSeed(2) || s.Player.NextSeed != testSeed(3) || s.Player.SeedNo != 3 || s.Player.Revealed[1].ClientSeed != "client" || s.Result.Seed != 2 {
-		t.Fatalf("SetClientSeed: %+v, %v", s.Player, err)
+	if err != nil || s.Player.ClientSeed != "mine" || s.Player.Seed != testSeed(2) || s.Player.NextSeed != testSeed(3) || s.Player.SeedNo != 3 ||
+		s.Reveal == nil || s.Reveal.ClientSeed != "client" || s.Reveal.Seed != testSeed(100) || s.Reveal.No != 2 || s.Result.Seed != 2 {
+		t.Fatalf("SetClientSeed: %+v, %v", s, err)
 	}
-	// At most MaxReveals are kept, the oldest dropped; the player can no
-	// longer verify their draws.
+	rs = keep(rs, s)
+	if err := s.Player.CheckReveals(rs); err != nil || len(rs) != 2 || rs[1].ClientSeed != "client" {
+		t.Fatalf("reveals %+v: %v", rs, err)
+	}
+	// A store keeps the last MaxReveals; the player can then no longer
+	// verify their oldest draws.
 	q := s.Player
 	for i := range MaxReveals + 3 {
-		if q, err = mustStep(t, q, func(p Player) (Step, error) { return p.Rotate(testSeed(byte(10+i)), later) }); err != nil {
-			t.Fatal(err)
-		}
+		q, rs = rotated(t, q, rs, testSeed(byte(10+i)))
 	}
-	if len(q.Revealed) != MaxReveals || q.Revealed[0].No != q.SeedNo-MaxReveals {
-		t.Fatalf("%d reveals kept, the oldest %d, seed %d", len(q.Revealed), q.Revealed[0].No, q.SeedNo)
+	if len(rs) != MaxReveals || rs[0].No != q.SeedNo-MaxReveals || rs[MaxReveals-1].No != q.SeedNo-1 {
+		t.Fatalf("%d reveals kept, the oldest %d, seed %d", len(rs), rs[0].No, q.SeedNo)
 	}
-	if _, _, err := q.TicketSeed(1); !errors.Is(err, ErrSeedForgotten) {
+	if _, _, err := q.TicketSeed(rs, 1); !errors.Is(err, ErrSeedForgotten) {
 		t.Fatalf("TicketSeed of a forgotten seed: %v", err)
 	}
 }
 
-func mustStep(t *testing.T, p Player, f func(Player) (Step, error)) (Player, error) {
-	t.Helper()
-	s, err := step(t, p, f)
-	return s.Player, err
+func TestReveals(t *testing.T) {
+	var none Reveals
+	if r, ok := none.Last(); ok || r != (SeedReveal{}) {
+		t.Fatalf("Last of no reveals = %+v, %v", r, ok)
+	}
+	if r, ok := none.Seed(0); ok || r != (SeedReveal{}) {
+		t.Fatalf("Seed(0) of no reveals = %+v, %v", r, ok)
+	}
+	p, _ := NewPlayer(1_000_000, testSeed(1), "client", t0)
+	p = p.WithNextSeed(testSeed(100))
+	var rs Reveals
+	p, rs = rotated(t, played(t, p, 2), rs, testSeed(2))
+	p, rs = rotated(t, played(t, p, 3), rs, testSeed(3))
+	if last, ok := rs.Last(); !ok || last != rs[1] || last.Seed != testSeed(100) || last.No != p.SeedNo-1 {
+		t.Fatalf("Last = %+v, %v", last, ok)
+	}
+	for no, want := range map[int64]Seed{1: testSeed(1), 2: testSeed(100)} {
+		if r, ok := rs.Seed(no); !ok || r.No != no || r.Seed != want {
+			t.Errorf("Seed(%d) = %+v, %v", no, r, ok)
+		}
+	}
+	for _, no := range []int64{0, 3, -1} {
+		if r, ok := rs.Seed(no); ok {
+			t.Errorf("Seed(%d) = %+v, a seed not revealed", no, r)
+		}
+	}
 }
 
 func TestTicketSeed(t *testing.T) {
 	p, _ := NewPlayer(1_000_000, testSeed(1), "client", t0)
 	p = p.WithNextSeed(testSeed(100))
 	p = played(t, p, 3)
-	p, _ = mustStep(t, p, func(p Player) (Step, error) { return p.Rotate(testSeed(2), t0) })
+	p, rs := rotated(t, p, nil, testSeed(2))
 	p = played(t, p, 2)
 	for n, want := range map[uint64]struct {
 		no     int64
 		secret bool
 		err    error
 	}{1: {1, false, nil}, 3: {1, false, nil}, 4: {2, true, nil}, 5: {2, true, nil}, 0: {err: ErrUnknownTicket}, 6: {err: ErrUnknownTicket}} {
-		r, secret, err := p.TicketSeed(n)
+		r, secret, err := p.TicketSeed(rs, n)
 		if !errors.Is(err, want.err) || (err == nil && (r.No != want.no || secret != want.secret)) {
 			t.Errorf("TicketSeed(%d) = seed %d, secret %v, %v; want %+v", n, r.No, secret, err, want)
 		}
+		if err == nil && !secret && r != rs[0] {
+			t.Errorf("TicketSeed(%d) = %+v, not the reveal %+v", n, r, rs[0])
+		}
+		if err == nil && secret && (r.Seed != p.Seed || r.ClientSeed != p.ClientSeed) {
+			t.Errorf("TicketSeed(%d) = %+v, not the current seed", n, r)
+		}
+	}
+	// Without the reveals a revealed seed is forgotten; the current one is
+	// still known.
+	if _, _, err := p.TicketSeed(nil, 2); !errors.Is(err, ErrSeedForgotten) {
+		t.Errorf("TicketSeed(nil, 2) = %v, want ErrSeedForgotten", err)
+	}
+	if _, secret, err := p.TicketSeed(nil, 4); err != nil || !secret {
+		t.Errorf("TicketSeed(nil, 4) = %v, %v", secret, err)
 	}
 }
 
-func TestVerify(t *testing.T) {
-	p, _ := NewPlayer(1_000_000, testSeed(1), "Trésor", t0)
+func TestChestSeed(t *testing.T) {
+	p, _ := NewPlayer(1_000_000, testSeed(1), "client", t0)
 	p = p.WithNextSeed(testSeed(100))
+	p = played(t, p, 40)
+	p, rs := rotated(t, p, nil, testSeed(2))
+	first := p.ChestSeq
+	p = played(t, p, 40)
+	if first == 0 || p.ChestSeq == first {
+		t.Fatalf("chests %d then %d: the test needs some under each seed", first, p.ChestSeq)
+	}
+	for n := int64(1); n <= p.ChestSeq; n++ {
+		r, secret, err := p.ChestSeed(rs, n)
+		switch {
+		case err != nil:
+			t.Errorf("ChestSeed(%d): %v", n, err)
+		case n <= first && (secret || r != rs[0]):
+			t.Errorf("ChestSeed(%d) = %+v, secret %v; want the reveal", n, r, secret)
+		case n > first && (!secret || r.Seed != p.Seed || r.No != p.SeedNo):
+			t.Errorf("ChestSeed(%d) = %+v, secret %v; want the current seed", n, r, secret)
+		}
+	}
+	for _, n := range []int64{0, -1, p.ChestSeq + 1} {
+		if _, _, err := p.ChestSeed(rs, n); !errors.Is(err, ErrNoChest) {
+			t.Errorf("ChestSeed(%d) = %v, want ErrNoChest", n, err)
+		}
+	}
+	if _, _, err := p.ChestSeed(nil, 1); !errors.Is(err, ErrSeedForgotten) {
+		t.Errorf("ChestSeed(nil, 1) = %v, want ErrSeedForgotten", err)
+	}
+}
+
+// fairLines plays n tickets with SeededDrawer, opening the chests they
+// give, and returns the player and the history lines.
+func fairLines(t *testing.T, p Player, n int) (Player, []Entry) {
+	t.Helper()
 	var lines []Entry
 	var d SeededDrawer
-	for range 40 {
+	for range n {
 		s, err := p.Buy(House{}, t0)
 		if err != nil {
 			t.Fatal(err)
@@ -187,19 +297,40 @@ func TestVerify(t *testing.T) {
 		lines = append(lines, s.History...)
 		p = s.Player
 		if p.ChestDue {
-			s, _ = p.OpenChest(d, p.ChestSeq+1, t0)
+			if s, err = p.OpenChest(d, p.ChestSeq+1, t0); err != nil {
+				t.Fatal(err)
+			}
 			lines = append(lines, s.History...)
 			p = s.Player
 		}
 	}
-	if _, err := p.Verify(d, lines[0]); !errors.Is(err, ErrSeedSecret) {
+	return p, lines
+}
+
+func TestVerify(t *testing.T) {
+	p, _ := NewPlayer(1_000_000, testSeed(1), "Trésor", t0)
+	p = p.WithNextSeed(testSeed(100))
+	var d SeededDrawer
+	p, lines := fairLines(t, p, 40)
+	if _, err := p.Verify(d, nil, lines[0]); !errors.Is(err, ErrSeedSecret) {
 		t.Fatalf("Verify under the current seed: %v", err)
 	}
-	p, _ = mustStep(t, p, func(p Player) (Step, error) { return p.Rotate(testSeed(2), t0) })
+	p, rs := rotated(t, p, nil, testSeed(2))
+	// Seed 2 (testSeed(100)) draws a second batch, then is revealed too.
+	p, lines2 := fairLines(t, p, 40)
+	p, rs = rotated(t, p, rs, testSeed(3))
 	chests := 0
-	for _, l := range lines {
-		v, err := p.Verify(d, l)
-		if err != nil || !v.Match || v.Seed.No != 1 {
+	for i, l := range append(slices.Clone(lines), lines2...) {
+		drew := rs[0]
+		if i >= len(lines) {
+			drew = rs[1]
+		}
+		// The line records the commitment shown for the seed that drew it.
+		if l.Commitment != drew.Commitment() || l.Commitment != drew.Seed.Commitment() {
+			t.Fatalf("line %+v: commitment %s, seed %d's is %s", l, l.Commitment.Short(), drew.No, drew.Commitment().Short())
+		}
+		v, err := p.Verify(d, rs, l)
+		if err != nil || !v.Match || v.Seed != drew {
 			t.Fatalf("Verify(%+v) = %+v, %v", l, v, err)
 		}
 		if l.Kind == KindChest {
@@ -210,9 +341,17 @@ func TestVerify(t *testing.T) {
 		} else if v.Nonce != l.TicketID || v.Outcome.Grid != l.Grid || v.KeysBefore != l.KeysBefore {
 			t.Fatalf("ticket %+v verified as %+v", l, v)
 		}
+		// Without the reveal that drew it, the line cannot be verified.
+		others := slices.DeleteFunc(slices.Clone(rs), func(r SeedReveal) bool { return r.No == drew.No })
+		if _, err := p.Verify(d, others, l); !errors.Is(err, ErrSeedForgotten) {
+			t.Fatalf("Verify(%+v) without its reveal: %v", l, err)
+		}
 	}
 	if chests == 0 {
 		t.Fatal("no chest in 40 plays: the test verifies no chest")
+	}
+	if lines[0].Commitment == lines2[0].Commitment {
+		t.Fatal("two seeds' lines record the same commitment")
 	}
 	// A line that does not tell what was drawn does not match.
 	tampered := lines[0]
@@ -220,58 +359,186 @@ func TestVerify(t *testing.T) {
 	if tampered.Grid == lines[0].Grid {
 		tampered.Grid[0], tampered.Grid[3] = tampered.Grid[3], tampered.Grid[0]
 	}
-	if v, err := p.Verify(d, tampered); err != nil || v.Match {
+	if v, err := p.Verify(d, rs, tampered); err != nil || v.Match {
 		t.Fatalf("Verify of a tampered grid: match %v, %v", v.Match, err)
 	}
 	otherKeys := lines[0]
 	otherKeys.KeysBefore = (otherKeys.KeysBefore + 1) % MaxKeys
-	if v, err := p.Verify(d, otherKeys); err == nil && v.Match && v.Outcome == (Outcome{}) {
+	if v, err := p.Verify(d, rs, otherKeys); err == nil && v.Match && v.Outcome == (Outcome{}) {
 		t.Fatal("Verify recomputed nothing")
 	}
+	// Nor does a play or chest line whose commitment is not the drawing
+	// seed's, be it another seed's or altered; a line without one (written
+	// before they were recorded) is checked on the draw alone.
+	for _, l := range []Entry{lines[0], firstChest(t, lines), firstChest(t, lines2)} {
+		other := l
+		other.Commitment = rs[0].Commitment()
+		if l.Commitment == other.Commitment {
+			other.Commitment = rs[1].Commitment()
+		}
+		altered := l
+		altered.Commitment[7] ^= 1
+		for _, bad := range []Entry{other, altered} {
+			v, err := p.Verify(d, rs, bad)
+			if err != nil || v.Match {
+				t.Errorf("Verify of a %s line with commitment %s: match %v, %v", l.Kind, bad.Commitment.Short(), v.Match, err)
+			}
+			if err == nil && (v.Seed.Commitment() != l.Commitment) {
+				t.Errorf("Verify of a %s line used seed %d", l.Kind, v.Seed.No)
+			}
+		}
+		legacy := l
+		legacy.Commitment = Commitment{}
+		if v, err := p.Verify(d, rs, legacy); err != nil || !v.Match {
+			t.Errorf("Verify of a %s line without a commitment: match %v, %v", l.Kind, v.Match, err)
+		}
+	}
 	for _, l := range []Entry{{Kind: KindDaily, Fair: true}, {Kind: KindPlay, TicketID: 1}} {
-		if _, err := p.Verify(d, l); !errors.Is(err, ErrNotVerifiable) {
+		if _, err := p.Verify(d, rs, l); !errors.Is(err, ErrNotVerifiable) {
 			t.Errorf("Verify(%+v) = %v, want ErrNotVerifiable", l, err)
 		}
 	}
 }
 
-// TestCheckSeeds: Check refuses fairness records the rules cannot produce.
-func TestCheckSeeds(t *testing.T) {
+// firstChest returns the first chest line of lines.
+func firstChest(t *testing.T, lines []Entry) Entry {
+	t.Helper()
+	i := slices.IndexFunc(lines, func(e Entry) bool { return e.Kind == KindChest })
+	if i < 0 {
+		t.Fatal("no chest line")
+	}
+	return lines[i]
+}
+
+// sevenTickets returns a player who played 4 tickets under seed 1 and 2
+// under seed 2, both revealed, with the reveals a store keeps.
+func sevenTickets(t *testing.T) (Player, Reveals) {
+	t.Helper()
 	p, _ := NewPlayer(1_000_000, testSeed(1), "client", t0)
 	p = p.WithNextSeed(testSeed(100))
-	p = played(t, p, 4)
-	p, _ = mustStep(t, p, func(p Player) (Step, error) { return p.Rotate(testSeed(2), t0) })
-	p = played(t, p, 2)
-	p, _ = mustStep(t, p, func(p Player) (Step, error) { return p.Rotate(testSeed(3), t0) })
-	if err := p.Check(); err != nil {
-		t.Fatal(err)
+	p, rs := rotated(t, played(t, p, 4), nil, testSeed(2))
+	p, rs = rotated(t, played(t, p, 2), rs, testSeed(3))
+	if err := p.Check(); err != nil || len(rs) != 2 || p.SeedNo != 3 || p.SeedTicket != 6 {
+		t.Fatalf("player %+v, reveals %+v: %v", p, rs, err)
 	}
-	for name, f := range map[string]func(p *Player){
-		"current seed revealed": func(p *Player) { p.Revealed[0].Seed = p.Seed },
-		"next seed revealed":    func(p *Player) { p.Revealed[1].Seed = p.NextSeed },
-		"next seed current":     func(p *Player) { p.NextSeed = p.Seed },
-		"zero revealed seed":    func(p *Player) { p.Revealed[1].Seed = Seed{} },
-		"reveals out of order":  func(p *Player) { p.Revealed[0], p.Revealed[1] = p.Revealed[1], p.Revealed[0] },
-		"overlapping tickets":   func(p *Player) { p.Revealed[0].LastTicket = 5 },
-		"seed after tickets":    func(p *Player) { p.SeedTicket = p.TicketSeq + 1 },
-		"seed number behind":    func(p *Player) { p.SeedNo = 2 },
-		"long client seed":      func(p *Player) { p.ClientSeed = strings.Repeat("x", MaxClientSeed+1) },
-		"too many reveals": func(p *Player) {
-			for range MaxReveals {
-				p.Revealed = append([]SeedReveal{{No: 0, Seed: testSeed(99), FirstTicket: 1, FirstChest: 1}}, p.Revealed...)
-			}
-		},
+	return p, rs
+}
+
+// TestCheckSeeds: Check refuses fairness records the rules cannot produce;
+// Reset repairs them, keeping the seeds.
+func TestCheckSeeds(t *testing.T) {
+	p, rs := sevenTickets(t)
+	for _, tt := range []struct {
+		name string
+		f    func(p *Player)
+		want string
+		// fits: the reveals kept still fit the player Reset repaired. Not
+		// when the seed number itself was lost: Reset restarts it at 0
+		// and the store, which keeps the reveals, must check them again.
+		fits bool
+	}{
+		{"next seed current", func(p *Player) { p.NextSeed = p.Seed }, "next seed", true},
+		{"seed after tickets", func(p *Player) { p.SeedTicket = p.TicketSeq + 1 }, "from ticket", true},
+		{"chest seed after", func(p *Player) { p.SeedChest = p.ChestSeq + 1 }, "from ticket", true},
+		{"negative chest seed", func(p *Player) { p.SeedChest = -1 }, "from ticket", true},
+		{"negative seed no", func(p *Player) { p.SeedNo = -1 }, "seed -1", false},
+		{"long client seed", func(p *Player) { p.ClientSeed = strings.Repeat("x", MaxClientSeed+1) }, "client seed", true},
+		{"client seed not UTF-8", func(p *Player) { p.ClientSeed = "\xff" }, "client seed", true},
+		{"open ticket under a revealed seed", func(p *Player) {
+			p.Ticket = &Ticket{ID: p.TicketSeq}
+			p.SeedTicket = p.TicketSeq
+		}, "revealed seed", true},
 	} {
 		q := p
-		q.Revealed = append([]SeedReveal(nil), p.Revealed...)
-		f(&q)
-		if err := q.Check(); !errors.Is(err, ErrInvalid) {
-			t.Errorf("%s: Check = %v", name, err)
+		tt.f(&q)
+		if err := q.Check(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: Check = %v, want ErrInvalid mentioning %q", tt.name, err, tt.want)
 		}
-		// Reset repairs it, and keeps the seeds.
 		s, err := q.Reset(100, t0)
 		if err != nil || s.Player.Seed != q.Seed || s.Player.Check() != nil {
-			t.Errorf("%s: Reset = %v", name, err)
+			t.Errorf("%s: Reset = %v", tt.name, err)
+			continue
+		}
+		if err := s.Player.CheckReveals(rs); tt.fits && err != nil {
+			t.Errorf("%s: the reveals after Reset: %v", tt.name, err)
+		}
+	}
+	// Check no longer reads the reveals: a player whose seed number is
+	// behind its reveals is sound; CheckReveals tells (TestCheckReveals).
+	q := p
+	q.SeedNo = 2
+	if err := q.Check(); err != nil {
+		t.Errorf("seed number behind the reveals: Check = %v", err)
+	}
+	if err := q.CheckReveals(rs); !errors.Is(err, ErrInvalid) {
+		t.Errorf("seed number behind the reveals: CheckReveals = %v", err)
+	}
+}
+
+// TestCheckReveals: CheckReveals refuses reveals the rules cannot produce
+// for the player.
+func TestCheckReveals(t *testing.T) {
+	p, rs := sevenTickets(t)
+	for name, rs := range map[string]Reveals{"all": rs, "the last": rs[1:], "none": nil, "empty": {}} {
+		if err := p.CheckReveals(rs); err != nil {
+			t.Errorf("%s: CheckReveals = %v", name, err)
+		}
+	}
+	legacy := slices.Clone(rs)
+	legacy[0].ClientSeed = "" // from before client seeds
+	if err := p.CheckReveals(legacy); err != nil {
+		t.Errorf("a reveal without a client seed: %v", err)
+	}
+	// Up to MaxReveals, and no more, whatever the chain.
+	all := rs
+	q := p
+	for i := range MaxReveals - 1 {
+		s, err := step(t, q, func(p Player) (Step, error) { return p.Rotate(testSeed(byte(10+i)), t0) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, all = s.Player, append(all, *s.Reveal)
+	}
+	if len(all) != MaxReveals+1 {
+		t.Fatalf("%d reveals", len(all))
+	}
+	if err := q.CheckReveals(all[1:]); err != nil {
+		t.Fatalf("MaxReveals reveals: %v", err)
+	}
+	if err := q.CheckReveals(all); !errors.Is(err, ErrInvalid) {
+		t.Errorf("MaxReveals+1 reveals: CheckReveals = %v", err)
+	}
+
+	for name, f := range map[string]func(p *Player, rs Reveals){
+		"current seed revealed": func(p *Player, rs Reveals) { rs[0].Seed = p.Seed },
+		"next seed revealed":    func(p *Player, rs Reveals) { rs[1].Seed = p.NextSeed },
+		"zero revealed seed":    func(p *Player, rs Reveals) { rs[1].Seed = Seed{} },
+		"reveals out of order":  func(p *Player, rs Reveals) { rs[0], rs[1] = rs[1], rs[0] },
+		"same number twice":     func(p *Player, rs Reveals) { rs[0].No = rs[1].No },
+		"negative number":       func(p *Player, rs Reveals) { rs[0].No = -1 },
+		"number of the current": func(p *Player, rs Reveals) { rs[1].No = p.SeedNo },
+		"seed number behind":    func(p *Player, rs Reveals) { p.SeedNo = 2 },
+		"overlapping tickets":   func(p *Player, rs Reveals) { rs[0].LastTicket = 5 },
+		"tickets of the current": func(p *Player, rs Reveals) {
+			rs[1].LastTicket = p.SeedTicket + 1
+		},
+		"reversed tickets": func(p *Player, rs Reveals) { rs[0].FirstTicket = rs[0].LastTicket + 2 },
+		"ticket zero":      func(p *Player, rs Reveals) { rs[0].FirstTicket = 0 },
+		"chests of the current": func(p *Player, rs Reveals) {
+			rs[1].LastChest = p.SeedChest + 1
+		},
+		"overlapping chests": func(p *Player, rs Reveals) { rs[0].LastChest = rs[1].FirstChest },
+		"reversed chests":    func(p *Player, rs Reveals) { rs[1].FirstChest = rs[1].LastChest + 2 },
+		"chest zero":         func(p *Player, rs Reveals) { rs[0].FirstChest = 0 },
+		"long client seed":   func(p *Player, rs Reveals) { rs[0].ClientSeed = strings.Repeat("x", MaxClientSeed+1) },
+		"client seed not UTF-8": func(p *Player, rs Reveals) {
+			rs[1].ClientSeed = "\xff"
+		},
+	} {
+		q, qs := p, slices.Clone(rs)
+		f(&q, qs)
+		if err := q.CheckReveals(qs); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: CheckReveals = %v", name, err)
 		}
 	}
 }
@@ -297,5 +564,33 @@ func TestSeedNotLogged(t *testing.T) {
 	}
 	if !strings.Contains(out, p.Commitment().Short()) {
 		t.Fatalf("the log does not name the commitment:\n%s", out)
+	}
+}
+
+// TestFirstSeeds: a player from before seeds gets seed number 1, which
+// draws its next tickets and chests, and its open ticket, not drawn yet.
+func TestFirstSeeds(t *testing.T) {
+	p := newTestPlayer(t, 1000)
+	p.TicketSeq, p.ChestSeq, p.Stats.Plays, p.Stats.StakedCents, p.Balance, p.Stats.Chests = 7, 2, 0, 0, 1000, 0
+	for _, tc := range []struct {
+		name   string
+		ticket *Ticket
+		want   uint64
+	}{
+		{"no ticket", nil, 7},
+		{"a finished ticket", &Ticket{ID: 7, Drawn: true, Outcome: Outcome{Row: -1, Grid: Grid{0, 1, 2, 3, 4, 5, 0, 1, 2}}, Revealed: AllRows}, 7},
+		{"an open ticket", &Ticket{ID: 7}, 6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := p
+			q.Ticket = tc.ticket
+			n := q.FirstSeeds(testSeed(9), "client")
+			if n.Seed != testSeed(9) || n.ClientSeed != "client" || n.SeedNo != 1 || n.SeedTicket != tc.want || n.SeedChest != 2 {
+				t.Fatalf("seed %d from ticket %d, chest %d, client %q; want 1 from %d, 2", n.SeedNo, n.SeedTicket, n.SeedChest, n.ClientSeed, tc.want)
+			}
+			if _, secret, err := n.TicketSeed(nil, 7); tc.ticket != nil && tc.ticket.Open() && (err != nil || !secret) {
+				t.Fatalf("the open ticket is not drawn by the first seed: %v, %v", secret, err)
+			}
+		})
 	}
 }

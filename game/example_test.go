@@ -73,8 +73,9 @@ func ExampleFormatRat() {
 	// 751,879.699
 }
 
-// A player buys a ticket and reveals it; each step is an operation applied
-// at most once, so the double click changes nothing.
+// A player buys a ticket and reveals it; each step is an operation that a
+// store applies at most once, remembering the Op that Apply gives beside
+// the player, so the double click changes nothing.
 func ExampleApply() {
 	seed, err := game.NewSeed(strings.NewReader("a fixed seed, for the example..."))
 	if err != nil {
@@ -84,27 +85,43 @@ func ExampleApply() {
 	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	p, _ := game.NewPlayer(1000, seed, "client", now)
 
-	s, _, err := game.Apply(p, "interaction-1", func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) })
+	// What a store does, in one atomic step: answer a remembered op with
+	// its first result, or apply it and remember it (the last MaxOps).
+	var ops []game.Op
+	apply := func(id string, t func(game.Player) (game.Step, error)) (s game.Step, repeated bool, err error) {
+		for _, o := range ops {
+			if o.ID == id {
+				return game.Step{Player: p, Result: o.Result}, true, nil
+			}
+		}
+		s, op, err := game.Apply(p, id, t)
+		if err != nil {
+			return s, false, err
+		}
+		ops = append(ops, op)
+		p = s.Player
+		return s, false, nil
+	}
+
+	s, _, err := apply("interaction-1", func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) })
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	p = s.Player
 	fmt.Printf("ticket %d bought, balance %d\n", s.Result.Ticket, p.Balance)
 
 	reveal := func(p game.Player) (game.Step, error) {
 		return p.Reveal(game.SeededDrawer{}, 1, game.AllRows, now)
 	}
 	for i := 0; i < 2; i++ { // a double click: the same interaction twice
-		s, repeated, err := game.Apply(p, "interaction-2", reveal)
+		s, repeated, err := apply("interaction-2", reveal)
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		p = s.Player
 		t := p.Ticket
 		fmt.Printf("repeated %v: %v %v key %v, balance %d, keys %d, history %d\n",
-			repeated, t.Outcome.Tier, t.Outcome.Grid, t.Outcome.Key, p.Balance, p.Keys, len(s.History))
+			repeated, t.Outcome.Tier, t.Outcome.Grid, t.Outcome.Key, s.Result.Balance, p.Keys, len(s.History))
 	}
 
 	_, err = p.OpenChest(game.SeededDrawer{}, 1, now)

@@ -17,6 +17,11 @@ const (
 	MaxCooldown    time.Duration = 366 * 24 * time.Hour // the longest daily cooldown
 	MaxOps                       = 64                   // operation IDs a player remembers
 	MaxOpID                      = 128                  // bytes of one operation ID
+	MaxHistory                   = 50                   // history lines a player keeps
+	// MaxSeq bounds ticket and chest numbers: 2^53−1, the largest integer
+	// that every JSON reader, JavaScript's JSON.parse included, reads
+	// exactly. At a ticket a millisecond it lasts 285,000 years.
+	MaxSeq = 1<<53 - 1
 )
 
 // Errors of the transitions. Callers test them with errors.Is; the returned

@@ -84,13 +84,15 @@ type Player struct {
 	// chosen knowing it. Zero in records from before next seeds
 	// (WithNextSeed gives it).
 	NextSeed   Seed
-	ClientSeed string       // the player's client seed; "" in records from before client seeds
-	SeedNo     int64        // the current seed's number: 1 for a new player's (0 in records from before numbering)
-	SeedTicket uint64       // TicketSeq when the current seed was committed
-	SeedChest  int64        // ChestSeq when the current seed was committed
-	SeedAt     time.Time    // when the current seed was committed (zero if unknown)
-	Revealed   []SeedReveal // the seeds revealed, oldest first, at most MaxReveals
-	Ops        []Op         // the most recent operations applied, oldest first, at most MaxOps
+	ClientSeed string    // the player's client seed; "" in records from before client seeds
+	SeedNo     int64     // the current seed's number: 1 for a new player's (0 in records from before numbering)
+	SeedTicket uint64    // TicketSeq when the current seed was committed
+	SeedChest  int64     // ChestSeq when the current seed was committed
+	SeedAt     time.Time // when the current seed was committed (zero if unknown)
+	// The seeds revealed and the operations applied are not part of the
+	// player: a store keeps them beside it (Step.Reveal, Op), bounded by
+	// MaxReveals and MaxOps, and reads them only when needed.
+
 	// Care is the player's responsible-play state (care.go): limits,
 	// pause, what the limits count, the session. A reset keeps it.
 	Care Care
@@ -110,6 +112,15 @@ const (
 	KindPause Kind = "pause"       // the player paused their play
 	KindLift  Kind = "lift-pause"  // a moderator lifted the player's pause
 )
+
+// Valid reports whether k is one of the history kinds.
+func (k Kind) Valid() bool {
+	switch k {
+	case KindPlay, KindChest, KindDaily, KindGrant, KindSet, KindReset, KindPause, KindLift:
+		return true
+	}
+	return false
+}
 
 // Entry is one line of a player's history. Transitions return the entries
 // they add in Step.History; stores keep a bounded list of them.
@@ -133,6 +144,11 @@ type Entry struct {
 	KeysBefore int
 	Grid       Grid
 	Chest      int64
+	// Commitment is the commitment shown for the seed that drew the
+	// ticket or chest (zero in lines written before it was recorded), so
+	// that a verifier checks it against the revealed seed even once the
+	// reveal has left what the player keeps.
+	Commitment Commitment
 }
 
 // Check reports whether p is a sound player: the balance equals
@@ -141,7 +157,8 @@ type Entry struct {
 // never a wrap), StakedCents = Plays × Stake, the balance within
 // 0..MaxBalance, keys within 0..MaxKeys-1, no keys while a chest is due,
 // counters non-negative, the ticket and the last chest allowed by the rules,
-// a non-zero seed, sound fairness records and at most MaxOps operations. Every transition checks the
+// ticket and chest numbers up to MaxSeq, a non-zero seed and sound
+// fairness records. Every transition checks the
 // state it returns; stores may check what they read. It is pure and safe
 // for concurrent use. The error wraps ErrInvalid.
 func (p Player) Check() error {
@@ -174,6 +191,9 @@ func (p Player) Check() error {
 	if hi, lo := bits.Mul64(uint64(s.Plays), uint64(Stake)); hi != 0 || lo > math.MaxInt64 || int64(lo) != s.StakedCents {
 		return bad("staked %d ≠ %d plays × %d", s.StakedCents, s.Plays, Stake)
 	}
+	if p.TicketSeq > MaxSeq || p.ChestSeq > MaxSeq {
+		return bad("ticket %d or chest %d beyond %d", p.TicketSeq, p.ChestSeq, int64(MaxSeq))
+	}
 	if uint64(s.Plays) > p.TicketSeq || s.Chests > p.ChestSeq {
 		return bad("%d plays of %d tickets, %d chests of %d", s.Plays, p.TicketSeq, s.Chests, p.ChestSeq)
 	}
@@ -189,9 +209,6 @@ func (p Player) Check() error {
 	}
 	if p.Seed == (Seed{}) {
 		return bad("no seed")
-	}
-	if len(p.Ops) > MaxOps {
-		return bad("%d operations remembered, at most %d", len(p.Ops), MaxOps)
 	}
 	if err := p.checkSeeds(); err != nil {
 		return bad("%v", err)

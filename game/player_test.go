@@ -81,7 +81,8 @@ func TestCheck(t *testing.T) {
 		{"key and no keys after", func(p *Player) { t := *p.Ticket; t.KeysAfter = 0; p.Ticket = &t }, "no keys after"},
 		{"last chest lies", func(p *Player) { p.LastChest = &Chest{Lot: LotThreeGold, Prize: 1} }, "last chest"},
 		{"no seed", func(p *Player) { p.Seed = Seed{} }, "seed"},
-		{"too many ops", func(p *Player) { p.Ops = make([]Op, MaxOps+1) }, "operations"},
+		{"ticket number past MaxSeq", func(p *Player) { p.TicketSeq = MaxSeq + 1 }, "beyond"},
+		{"chest number past MaxSeq", func(p *Player) { p.ChestSeq = MaxSeq + 1 }, "beyond"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

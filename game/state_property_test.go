@@ -63,12 +63,17 @@ func genPlayer(t *rapid.T) Player {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if rapid.IntRange(0, 9).Draw(t, "next seed") > 0 { // else a record from before next seeds
+		next := seed
+		next[0] = 2
+		p = p.WithNextSeed(next)
+	}
 	if rapid.Bool().Draw(t, "fresh") {
 		return p
 	}
 	const margin = 4 * MaxBalance
 	s := &p.Stats
-	s.Plays = rapid.Int64Range(0, math.MaxInt64/Stake).Draw(t, "plays")
+	s.Plays = rapid.Int64Range(0, MaxSeq).Draw(t, "plays")
 	s.StakedCents = s.Plays * Stake
 	s.WonCents = rapid.Int64Range(max(0, s.StakedCents-(math.MaxInt64-margin)), math.MaxInt64-margin).Draw(t, "won")
 	s.DailyCents = rapid.Int64Range(0, MaxBalance).Draw(t, "daily")
@@ -77,11 +82,12 @@ func genPlayer(t *rapid.T) Player {
 	s.Wins = rapid.Int64Range(0, math.MaxInt64).Draw(t, "wins")
 	s.Keys = rapid.Int64Range(0, math.MaxInt64).Draw(t, "keys collected")
 	s.BestWinCents = rapid.Int64Range(0, math.MaxInt64).Draw(t, "best")
-	s.Chests = rapid.Int64Range(0, math.MaxInt64).Draw(t, "chests")
-	p.ChestSeq = rapid.Int64Range(s.Chests, math.MaxInt64).Draw(t, "chest seq")
-	p.TicketSeq = rapid.Uint64Range(uint64(s.Plays), math.MaxUint64).Draw(t, "ticket seq")
+	s.Chests = rapid.Int64Range(0, MaxSeq).Draw(t, "chests")
+	// Ticket and chest numbers up to MaxSeq, the last ones often.
+	p.ChestSeq = rapid.OneOf(rapid.Int64Range(s.Chests, MaxSeq), rapid.Int64Range(max(s.Chests, MaxSeq-3), MaxSeq)).Draw(t, "chest seq")
+	p.TicketSeq = rapid.OneOf(rapid.Uint64Range(uint64(s.Plays), MaxSeq), rapid.Uint64Range(max(uint64(s.Plays), MaxSeq-3), MaxSeq)).Draw(t, "ticket seq")
 	p.Keys = rapid.IntRange(0, MaxKeys-1).Draw(t, "keys")
-	if p.ChestSeq < math.MaxInt64 && rapid.Bool().Draw(t, "chest due") {
+	if rapid.Bool().Draw(t, "chest due") { // even at ChestSeq MaxSeq: that chest cannot be opened
 		p.Keys, p.ChestDue = 0, true
 	}
 	if err := p.Check(); err != nil {
@@ -91,13 +97,22 @@ func genPlayer(t *rapid.T) Player {
 }
 
 // model is what the property test remembers of the run, to check the
-// promises that span several steps.
+// promises that span several steps, and what a store keeps beside the
+// player.
 type model struct {
 	drawn   map[uint64]Outcome // ticket → its outcome, once drawn
 	chests  map[int64]Chest    // chest number → the chest opened
 	opened  map[int64]bool     // chest numbers a step reported Opened
-	window  []string           // the operations the player should remember
-	results map[string]Result  // operation → its first result
+	ops     []Op               // the operations a store remembers, the last MaxOps
+	reveals Reveals            // the reveals a store keeps, the last MaxReveals
+	lines   []drawnLine        // the play and chest lines written
+}
+
+// drawnLine is a play or chest line with the number of the seed that drew
+// it.
+type drawnLine struct {
+	e  Entry
+	no int64
 }
 
 func TestPropertyTransitions(t *testing.T) {
@@ -113,11 +128,12 @@ func TestPropertyTransitions(t *testing.T) {
 func runTransitions(t *rapid.T, d Drawer, seeded bool) {
 	p := genPlayer(t)
 	now := t0
-	m := model{drawn: map[uint64]Outcome{}, chests: map[int64]Chest{}, opened: map[int64]bool{}, results: map[string]Result{}}
+	m := model{drawn: map[uint64]Outcome{}, chests: map[int64]Chest{}, opened: map[int64]bool{}}
 	steps := rapid.IntRange(1, 200).Draw(t, "steps")
 	for i := 0; i < steps; i++ {
 		now = now.Add(time.Duration(rapid.Int64Range(0, int64(30*time.Hour)).Draw(t, "elapsed")))
-		name, tr := genTransition(t, p, d, now)
+		fresh := Seed{3, byte(i), byte(i >> 8)} // never one of p's seeds
+		name, tr := genTransition(t, p, d, fresh, now)
 		op := fmt.Sprintf("op%d", i) // mostly new operations, some repeated
 		switch k := rapid.IntRange(0, 19).Draw(t, "op"); {
 		case k == 19:
@@ -125,38 +141,36 @@ func runTransitions(t *rapid.T, d Drawer, seeded bool) {
 		case k >= 14:
 			op = string(rune('a' + k - 14))
 		}
+		if slices.ContainsFunc(m.ops, func(o Op) bool { return o.ID == op }) {
+			continue // the store answers with the first result and applies nothing
+		}
 		before := clone(p)
-		remembered := slices.Contains(m.window, op)
-		s, repeated, err := Apply(p, op, tr)
+		s, o, err := Apply(p, op, tr)
 		if !reflect.DeepEqual(p, before) {
 			t.Fatalf("%s modified its input", name)
 		}
+		if err != nil && (!reflect.DeepEqual(s.Player, before) || s.History != nil || s.Reveal != nil || o != (Op{})) {
+			t.Fatalf("%s failed (%v) and changed the player or gave %+v, %+v", name, err, s, o)
+		}
 		switch {
 		case op == "":
-			if !errors.Is(err, ErrInvalid) || repeated {
-				t.Fatalf("empty op: %v, %v", err, repeated)
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("empty op: %v", err)
 			}
-		case remembered:
-			if err != nil || !repeated || !reflect.DeepEqual(s.Player, before) || s.History != nil || s.Result != m.results[op] {
-				t.Fatalf("%s repeated as %q = %+v, %v, %v; first result %+v", name, op, s, repeated, err, m.results[op])
-			}
-		case repeated:
-			t.Fatalf("%s as %q: repeated, but the op was not applied recently", name, op)
 		case err != nil:
-			if !reflect.DeepEqual(s.Player, before) || s.History != nil {
-				t.Fatalf("%s failed (%v) and changed the player", name, err)
-			}
 			if seeded && !errors.Is(err, ErrInsufficientFunds) && !errors.Is(err, ErrChestDue) && !errors.Is(err, ErrNoChest) &&
 				!errors.Is(err, ErrUnknownTicket) && !errors.Is(err, ErrDailyCooldown) && !errors.Is(err, ErrDailyDisabled) &&
-				!errors.Is(err, ErrInvalid) {
+				!errors.Is(err, ErrTicketOpen) && !errors.Is(err, ErrClientSeed) && !errors.Is(err, ErrInvalid) {
 				t.Fatalf("%s: unexpected error %v", name, err)
 			}
 		default:
-			m.window = append(m.window, op)
-			if len(m.window) > MaxOps {
-				m.window = m.window[1:]
+			if o != (Op{ID: op, Result: s.Result}) {
+				t.Fatalf("%s as %q: op %+v, result %+v", name, op, o, s.Result)
 			}
-			m.results[op] = s.Result
+			m.ops = append(m.ops, o)
+			if len(m.ops) > MaxOps {
+				m.ops = m.ops[1:]
+			}
 			if s.Result.Balance != s.Player.Balance {
 				t.Fatalf("%s: result balance %d, player %d", name, s.Result.Balance, s.Player.Balance)
 			}
@@ -166,15 +180,35 @@ func runTransitions(t *rapid.T, d Drawer, seeded bool) {
 		if err := p.Check(); err != nil {
 			t.Fatalf("after %s: %v", name, err)
 		}
-		if p.Keys < 0 || p.Keys >= MaxKeys {
-			t.Fatalf("after %s: %d keys", name, p.Keys)
+		if err := p.CheckReveals(m.reveals); err != nil {
+			t.Fatalf("after %s, the reveals kept: %v", name, err)
 		}
-		ids := make([]string, len(p.Ops))
-		for i, o := range p.Ops {
-			ids[i] = o.ID
+		if p.Keys < 0 || p.Keys >= MaxKeys || p.TicketSeq > MaxSeq || p.ChestSeq > MaxSeq {
+			t.Fatalf("after %s: %d keys, ticket %d, chest %d", name, p.Keys, p.TicketSeq, p.ChestSeq)
 		}
-		if !slices.Equal(ids, m.window) {
-			t.Fatalf("after %s: ops %q, want %q", name, ids, m.window)
+	}
+	if seeded {
+		m.verify(t, p, d)
+	}
+}
+
+// verify checks that every line written is verified from the reveals kept,
+// unless its seed is still secret or no longer kept.
+func (m *model) verify(t *rapid.T, p Player, d Drawer) {
+	for _, l := range m.lines {
+		v, err := p.Verify(d, m.reveals, l.e)
+		_, kept := m.reveals.Seed(l.no)
+		switch {
+		case l.no == p.SeedNo:
+			if !errors.Is(err, ErrSeedSecret) {
+				t.Fatalf("%+v under the current seed: %v", l.e, err)
+			}
+		case !kept:
+			if !errors.Is(err, ErrSeedForgotten) {
+				t.Fatalf("%+v under forgotten seed %d: %v", l.e, l.no, err)
+			}
+		case err != nil || !v.Match || v.Seed.No != l.no:
+			t.Fatalf("%+v under seed %d verified as %+v, %v", l.e, l.no, v, err)
 		}
 	}
 }
@@ -215,21 +249,52 @@ func (m *model) follow(t *rapid.T, name string, before Player, s Step, d Drawer,
 	} else if c, ok := m.chests[p.ChestSeq]; ok && p.LastChest != nil && *p.LastChest != c {
 		t.Fatalf("%s: chest %d changed from %v to %v", name, p.ChestSeq, c, *p.LastChest)
 	}
-	if p.ChestSeq < before.ChestSeq || p.TicketSeq < before.TicketSeq || p.Seed != before.Seed || !p.CreatedAt.Equal(before.CreatedAt) {
-		t.Fatalf("%s: a number, the seed or the creation time went back", name)
+	if p.ChestSeq < before.ChestSeq || p.TicketSeq < before.TicketSeq || !p.CreatedAt.Equal(before.CreatedAt) {
+		t.Fatalf("%s: a number or the creation time went back", name)
+	}
+	rotation := name == "rotate" || name == "client-seed"
+	switch r := s.Reveal; {
+	case rotation && r == nil, !rotation && r != nil:
+		t.Fatalf("%s revealed %+v", name, r)
+	case r == nil:
+		if p.Seed != before.Seed || p.NextSeed != before.NextSeed || p.SeedNo != before.SeedNo {
+			t.Fatalf("%s changed the seeds without a reveal", name)
+		}
+	default:
+		// The seed revealed is the one that was current, with the draws it
+		// made; the next one, committed before, is current now.
+		if r.No != before.SeedNo || r.Seed != before.Seed || r.ClientSeed != before.ClientSeed || s.Result.Seed != r.No ||
+			r.FirstTicket != before.SeedTicket+1 || r.LastTicket != before.TicketSeq ||
+			r.FirstChest != before.SeedChest+1 || r.LastChest != before.ChestSeq || !r.RevealedAt.Equal(p.SeedAt) ||
+			p.Seed != before.NextSeed || p.SeedNo != before.SeedNo+1 {
+			t.Fatalf("%s revealed %+v, from %+v to %+v", name, r, before, p)
+		}
+		m.reveals = append(m.reveals, *r)
+		if len(m.reveals) > MaxReveals {
+			m.reveals = m.reveals[1:]
+		}
 	}
 	for _, h := range s.History {
 		if h.Balance != p.Balance {
 			t.Fatalf("%s: history %+v, balance %d", name, h, p.Balance)
+		}
+		if h.Kind == KindPlay || h.Kind == KindChest {
+			// The line names the seed that drew it by its commitment.
+			if !h.Fair || h.Commitment != before.Seed.Commitment() {
+				t.Fatalf("%s: line %+v, commitment of the seed %s", name, h, before.Seed.Commitment().Short())
+			}
+			m.lines = append(m.lines, drawnLine{e: h, no: before.SeedNo})
+		} else if h.Commitment != (Commitment{}) {
+			t.Fatalf("%s: a %s line with a commitment", name, h.Kind)
 		}
 	}
 }
 
 // genTransition draws one transition, with arguments usually valid and
 // sometimes not.
-func genTransition(t *rapid.T, p Player, d Drawer, now time.Time) (string, func(Player) (Step, error)) {
+func genTransition(t *rapid.T, p Player, d Drawer, fresh Seed, now time.Time) (string, func(Player) (Step, error)) {
 	// Weighted towards the plays, so that runs reach the chest.
-	switch rapid.IntRange(0, 15).Draw(t, "transition") {
+	switch rapid.IntRange(0, 17).Draw(t, "transition") {
 	case 0, 1, 2, 3:
 		return "buy", func(p Player) (Step, error) { return p.Buy(House{}, now) }
 	case 4, 5, 6, 7, 8:
@@ -253,6 +318,14 @@ func genTransition(t *rapid.T, p Player, d Drawer, now time.Time) (string, func(
 	case 14:
 		b := rapid.OneOf(rapid.Int64Range(0, 10_000), rapid.Int64Range(-1, MaxBalance+1)).Draw(t, "set")
 		return "set-balance", func(p Player) (Step, error) { return p.SetBalance(b, now) }
+	case 15, 16:
+		// Usually a fresh seed; sometimes one the player uses, or zero.
+		fresh = rapid.SampledFrom([]Seed{fresh, fresh, fresh, fresh, p.Seed, p.NextSeed, {}}).Draw(t, "fresh")
+		if rapid.Bool().Draw(t, "client seed") {
+			client := rapid.SampledFrom([]string{"mine", "Trésor 🗝", "", "\xff"}).Draw(t, "client")
+			return "client-seed", func(p Player) (Step, error) { return p.SetClientSeed(client, fresh, now) }
+		}
+		return "rotate", func(p Player) (Step, error) { return p.Rotate(fresh, now) }
 	}
 	start := rapid.OneOf(rapid.Int64Range(0, 10_000), rapid.Int64Range(-1, MaxBalance+1)).Draw(t, "reset")
 	return "reset", func(p Player) (Step, error) { return p.Reset(start, now) }

@@ -2,7 +2,6 @@ package game
 
 import (
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -13,6 +12,9 @@ type Step struct {
 	Player  Player  // the state after the step; on error, the state before
 	History []Entry // the entries the step adds, oldest first
 	Result  Result  // what the caller shows
+	// Reveal is the seed the step revealed (Rotate, SetClientSeed), which
+	// a store keeps beside the player, its last MaxReveals.
+	Reveal *SeedReveal
 }
 
 // Result is what a caller shows after a step. Apply records it with the
@@ -33,7 +35,9 @@ type Result struct {
 	Amount int64
 }
 
-// Op is an operation applied to a player: its ID and the result it gave.
+// Op is an operation applied to a player: its ID and the result it gave,
+// all that answering a repeat of it requires. A store remembers the last
+// MaxOps of a player's, beside it.
 type Op struct {
 	ID     string
 	Result Result
@@ -99,7 +103,7 @@ func (p Player) Buy(h House, now time.Time) (Step, error) {
 	if p.Balance-Stake > MaxBalance-playHeadroom() {
 		return Step{Player: p}, fmt.Errorf("%w: balance %d too close to %d to credit a prize", ErrInvalid, p.Balance, MaxBalance)
 	}
-	if p.TicketSeq == ^uint64(0) {
+	if p.TicketSeq >= MaxSeq {
 		return Step{Player: p}, fmt.Errorf("%w: no ticket number left", ErrInvalid)
 	}
 	n := p
@@ -174,7 +178,7 @@ func (p Player) Reveal(d Drawer, ticket uint64, rows RowMask, now time.Time) (St
 		s.Result.Amount = o.Prize - Stake
 		s.History = []Entry{{
 			At: now, Kind: KindPlay, TicketID: t.ID, Tier: o.Tier, Key: o.Key, Amount: s.Result.Amount, Balance: n.Balance,
-			Fair: true, KeysBefore: keys, Grid: o.Grid,
+			Fair: true, KeysBefore: keys, Grid: o.Grid, Commitment: p.Seed.Commitment(),
 		}}
 	}
 	t.Revealed |= rows
@@ -202,7 +206,7 @@ func (p Player) OpenChest(d Drawer, seq int64, now time.Time) (Step, error) {
 		}
 		return Step{Player: p}, fmt.Errorf("%w: chest %d (%d opened, due: %v)", ErrNoChest, seq, p.ChestSeq, p.ChestDue)
 	}
-	if seq < 1 { // ChestSeq+1 wrapped: no chest number left
+	if seq < 1 || seq > MaxSeq { // no chest number left
 		return Step{Player: p}, fmt.Errorf("%w: chest %d", ErrInvalid, seq)
 	}
 	c, err := d.Chest(p.Seed, p.ClientSeed, seq)
@@ -227,7 +231,7 @@ func (p Player) OpenChest(d Drawer, seq int64, now time.Time) (Step, error) {
 	n.Care = p.Care.won(c.Prize, now)
 	return p.done(Step{
 		Player:  n,
-		History: []Entry{{At: now, Kind: KindChest, Lot: c.Lot, Amount: c.Prize, Balance: n.Balance, Fair: true, Chest: seq}},
+		History: []Entry{{At: now, Kind: KindChest, Lot: c.Lot, Amount: c.Prize, Balance: n.Balance, Fair: true, Chest: seq, Commitment: p.Seed.Commitment()}},
 		Result:  Result{Balance: n.Balance, Opened: true, Chest: c, Amount: c.Prize},
 	})
 }
@@ -316,9 +320,9 @@ func (p Player) SetBalance(balance int64, now time.Time) (Step, error) {
 
 // Reset puts the player back to a new player's state with start cents: keys,
 // ticket, due chest, last chest, statistics and daily claim are lost. The
-// ticket and chest numbers, the creation time, the seeds with their
-// reveals and the operations remembered are kept, so that no draw is ever made twice and a repeated
-// operation is still recognised. A moderator's step; it also repairs a
+// ticket and chest numbers, the creation time and the seeds are kept, so
+// that no draw is ever made twice (the store keeps the reveals and the
+// operations remembered beside the player). A moderator's step; it also repairs a
 // player that is not sound. It is pure. Errors: ErrInvalid for a start out
 // of 0..MaxBalance, or a player without a seed.
 func (p Player) Reset(start int64, now time.Time) (Step, error) {
@@ -329,7 +333,7 @@ func (p Player) Reset(start int64, now time.Time) (Step, error) {
 		StartingBalance: start, Balance: start,
 		ChestSeq: p.ChestSeq, TicketSeq: p.TicketSeq, CreatedAt: p.CreatedAt,
 		Seed: p.Seed, NextSeed: p.NextSeed, ClientSeed: p.ClientSeed, SeedNo: p.SeedNo, SeedTicket: p.SeedTicket,
-		SeedChest: p.SeedChest, SeedAt: p.SeedAt, Revealed: p.Revealed, Ops: p.Ops,
+		SeedChest: p.SeedChest, SeedAt: p.SeedAt,
 		Care: p.Care, // a reset lifts no pause and no limit
 	}
 	if n.Care.check() != nil { // corrupt: the pause stands, the rest starts again
@@ -337,14 +341,11 @@ func (p Player) Reset(start int64, now time.Time) (Step, error) {
 	}
 	n.ChestSeq = max(n.ChestSeq, 0)
 	if n.checkSeeds() != nil { // corrupt fairness records: start them again
-		n.SeedNo, n.SeedTicket, n.SeedChest, n.Revealed = max(n.SeedNo, 0), n.TicketSeq, n.ChestSeq, nil
+		n.SeedNo, n.SeedTicket, n.SeedChest = max(n.SeedNo, 0), min(n.TicketSeq, MaxSeq), min(n.ChestSeq, MaxSeq)
 		n.NextSeed = Seed{} // committed again by WithNextSeed
 		if ValidateClientSeed(n.ClientSeed) != nil {
 			n.ClientSeed = ""
 		}
-	}
-	if len(n.Ops) > MaxOps {
-		n.Ops = n.Ops[len(n.Ops)-MaxOps:]
 	}
 	// The balance replaced, brought into range first should p be corrupt,
 	// so that start − old cannot overflow.
@@ -356,36 +357,33 @@ func (p Player) Reset(start int64, now time.Time) (Step, error) {
 	})
 }
 
+// ValidateOp reports whether op may name an operation: 1 to MaxOpID
+// bytes. The error wraps ErrInvalid.
+func ValidateOp(op string) error {
+	if op == "" || len(op) > MaxOpID {
+		return fmt.Errorf("%w: operation %q: 1 to %d bytes", ErrInvalid, op, MaxOpID)
+	}
+	return nil
+}
+
 // Apply applies the transition t to p as the operation op (a Discord
-// interaction ID, an operator command's own ID), at most once. If p
-// remembers op, it returns Step{Player: p, Result: the first result} with
-// repeated true: nothing changes and no history is added. Otherwise it runs
-// t(p) and, on success, appends Op{op, Result} to the new state's Ops,
-// dropping the oldest past MaxOps; an error changes nothing and is not
-// recorded, so a retry may succeed. A player remembers its last MaxOps
-// operations: an older one would be applied again. It is pure but for t.
-// Errors: ErrInvalid for an empty op, one longer than MaxOpID bytes or a nil
-// t; t's error.
-func Apply(p Player, op string, t func(Player) (Step, error)) (s Step, repeated bool, err error) {
-	if op == "" || len(op) > MaxOpID || t == nil {
-		return Step{Player: p}, false, fmt.Errorf("%w: operation %q (at most %d bytes) with transition %v", ErrInvalid, op, MaxOpID, t != nil)
+// interaction ID, an operator command's own ID) and returns the step with
+// the Op a store remembers beside the player, so that a repeat of op
+// changes nothing and is answered with the first result: the store looks
+// op up among the player's last MaxOps in the same atomic step as the
+// write, and applies nothing when it finds it. An error changes nothing
+// and is not remembered, so a retry may succeed. It is pure but for t.
+// Errors: ErrInvalid for an op ValidateOp refuses or a nil t; t's error.
+func Apply(p Player, op string, t func(Player) (Step, error)) (Step, Op, error) {
+	if err := ValidateOp(op); err != nil {
+		return Step{Player: p}, Op{}, err
 	}
-	for _, o := range p.Ops {
-		if o.ID == op {
-			return Step{Player: p, Result: o.Result}, true, nil
-		}
+	if t == nil {
+		return Step{Player: p}, Op{}, fmt.Errorf("%w: operation %q without a transition", ErrInvalid, op)
 	}
-	s, err = t(p)
+	s, err := t(p)
 	if err != nil {
-		return Step{Player: p}, false, err
+		return Step{Player: p}, Op{}, err
 	}
-	old := s.Player.Ops
-	if len(old) >= MaxOps {
-		old = old[len(old)-MaxOps+1:]
-	}
-	// A new slice: the old one may be shared with p and whoever holds it.
-	ops := make([]Op, 0, len(old)+1)
-	ops = append(append(ops, old...), Op{ID: op, Result: s.Result})
-	s.Player.Ops = slices.Clip(ops)
-	return s, false, nil
+	return s, Op{ID: op, Result: s.Result}, nil
 }

@@ -3,7 +3,6 @@ package game
 import (
 	"errors"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +40,6 @@ func clone(p Player) Player {
 		c := *p.LastChest
 		p.LastChest = &c
 	}
-	p.Ops = slices.Clone(p.Ops)
 	return p
 }
 
@@ -56,8 +54,8 @@ func step(t *testing.T, p Player, f func(Player) (Step, error)) (Step, error) {
 		t.Fatalf("the transition modified its input:\n%+v\n%+v", p, before)
 	}
 	if err != nil {
-		if !reflect.DeepEqual(s.Player, before) || s.History != nil {
-			t.Fatalf("error %v with a changed player or history: %+v", err, s)
+		if !reflect.DeepEqual(s.Player, before) || s.History != nil || s.Reveal != nil {
+			t.Fatalf("error %v with a changed player, history or reveal: %+v", err, s)
 		}
 		return s, err
 	}
@@ -203,8 +201,9 @@ func TestReveal(t *testing.T) {
 				n.Stats.WonCents != tt.o.Prize || n.Stats.BestWinCents != tt.o.Prize {
 				t.Errorf("player %+v", n)
 			}
+			// The line records the commitment of the seed that drew it.
 			wantH := []Entry{{At: later, Kind: KindPlay, TicketID: 1, Tier: tt.o.Tier, Key: tt.o.Key, Amount: tt.o.Prize - Stake, Balance: tt.balance,
-				Fair: true, KeysBefore: tt.keys, Grid: tt.o.Grid}}
+				Fair: true, KeysBefore: tt.keys, Grid: tt.o.Grid, Commitment: p.Seed.Commitment()}}
 			if !reflect.DeepEqual(s.History, wantH) {
 				t.Errorf("history %+v, want %+v", s.History, wantH)
 			}
@@ -289,7 +288,7 @@ func TestOpenChest(t *testing.T) {
 		n.Stats.Chests != 1 || n.Stats.WonCents != 100 || n.Stats.BestWinCents != 100 || d.chests != 1 {
 		t.Fatalf("after the chest: %+v", n)
 	}
-	if !reflect.DeepEqual(s.History, []Entry{{At: later, Kind: KindChest, Lot: LotSilver, Amount: 100, Balance: 1050, Fair: true, Chest: 1}}) ||
+	if !reflect.DeepEqual(s.History, []Entry{{At: later, Kind: KindChest, Lot: LotSilver, Amount: 100, Balance: 1050, Fair: true, Chest: 1, Commitment: p.Seed.Commitment()}}) ||
 		s.Result != (Result{Balance: 1050, Opened: true, Chest: silver, Amount: 100}) {
 		t.Fatalf("step %+v", s)
 	}
@@ -330,6 +329,64 @@ func TestOpenChest(t *testing.T) {
 				t.Errorf("drawer called %d times", tt.d.chests)
 			}
 		})
+	}
+}
+
+// TestMaxSeq: ticket and chest numbers stop at MaxSeq, so that every JSON
+// reader reads them exactly.
+func TestMaxSeq(t *testing.T) {
+	if MaxSeq != 1<<53-1 || float64(MaxSeq) != float64(1<<53)-1 {
+		t.Fatalf("MaxSeq = %d, not exact in a float64", int64(MaxSeq))
+	}
+	buy := func(p Player) (Step, error) { return p.Buy(House{}, t0) }
+
+	// The last ticket number can be bought, and none after it.
+	p := newTestPlayer(t, 1000)
+	p.TicketSeq = MaxSeq - 1
+	s, err := step(t, p, buy)
+	if err != nil || s.Result.Ticket != MaxSeq || s.Player.TicketSeq != MaxSeq || s.Player.Ticket.ID != MaxSeq {
+		t.Fatalf("Buy of ticket MaxSeq = %+v, %v", s, err)
+	}
+	last, err := step(t, s.Player, func(p Player) (Step, error) {
+		return p.Reveal(&fixedDrawer{o: mustOutcome(t, TierLoss, false)}, MaxSeq, AllRows, t0)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = step(t, last.Player, buy)
+	wantErr(t, err, ErrInvalid)
+	q := newTestPlayer(t, 1000)
+	q.TicketSeq = MaxSeq
+	if err := q.Check(); err != nil {
+		t.Fatalf("TicketSeq MaxSeq: %v", err)
+	}
+	_, err = step(t, q, buy)
+	wantErr(t, err, ErrInvalid)
+
+	// Check refuses numbers past it (see TestCheck too).
+	q.TicketSeq = MaxSeq + 1
+	if err := q.Check(); !errors.Is(err, ErrInvalid) {
+		t.Errorf("TicketSeq MaxSeq+1: Check = %v", err)
+	}
+
+	// The last chest number can be opened, and none after it, without a draw.
+	silver := Chest{Lot: LotSilver, Prize: LotSilver.Prize()}
+	c := chestDue(t)
+	c.ChestSeq = MaxSeq - 1
+	d := &fixedDrawer{c: silver}
+	s, err = step(t, c, func(p Player) (Step, error) { return p.OpenChest(d, MaxSeq, t0) })
+	if err != nil || !s.Result.Opened || s.Player.ChestSeq != MaxSeq || d.chests != 1 {
+		t.Fatalf("OpenChest(MaxSeq) = %+v, %v", s, err)
+	}
+	c.ChestSeq = MaxSeq
+	if err := c.Check(); err != nil {
+		t.Fatalf("ChestSeq MaxSeq with a chest due: %v", err)
+	}
+	d = &fixedDrawer{c: silver}
+	_, err = step(t, c, func(p Player) (Step, error) { return p.OpenChest(d, MaxSeq+1, t0) })
+	wantErr(t, err, ErrInvalid)
+	if d.chests != 0 {
+		t.Fatalf("chest MaxSeq+1 drawn %d times", d.chests)
 	}
 }
 
@@ -452,7 +509,7 @@ func TestReset(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Player{StartingBalance: 700, Balance: 700, ChestSeq: p.ChestSeq, TicketSeq: p.TicketSeq,
-		CreatedAt: p.CreatedAt, Seed: p.Seed, ClientSeed: "mine", SeedNo: 1, SeedAt: p.SeedAt, Ops: p.Ops,
+		CreatedAt: p.CreatedAt, Seed: p.Seed, ClientSeed: "mine", SeedNo: 1, SeedAt: p.SeedAt,
 		Care: p.Care} // a reset lifts no pause and no limit
 	if p.Care.Spend.StakedDay == 0 {
 		t.Fatal("the player reset has staked nothing today: the test shows nothing")
@@ -480,80 +537,80 @@ func TestReset(t *testing.T) {
 	}
 }
 
+func TestValidateOp(t *testing.T) {
+	for _, ok := range []string{"a", "1234567890123456789", strings.Repeat("x", MaxOpID), strings.Repeat("é", MaxOpID/2)} {
+		if err := ValidateOp(ok); err != nil {
+			t.Errorf("ValidateOp(%d bytes) = %v", len(ok), err)
+		}
+	}
+	for _, bad := range []string{"", strings.Repeat("x", MaxOpID+1), strings.Repeat("é", MaxOpID/2) + "x"} {
+		if err := ValidateOp(bad); !errors.Is(err, ErrInvalid) {
+			t.Errorf("ValidateOp(%d bytes) = %v, want ErrInvalid", len(bad), err)
+		}
+	}
+}
+
+// TestApply: Apply runs the transition once, hands its step back untouched
+// and gives the Op a store remembers, carrying the step's result; it
+// remembers nothing itself (repeats are the store's business).
 func TestApply(t *testing.T) {
 	p := newTestPlayer(t, 1000)
-	buy := func(p Player) (Step, error) { return p.Buy(House{}, t0) }
-	s, repeated, err := Apply(p, "a", buy)
-	if err != nil || repeated || len(s.Player.Ops) != 1 || s.Player.Ops[0] != (Op{ID: "a", Result: s.Result}) {
-		t.Fatalf("Apply = %+v, %v, %v", s, repeated, err)
+	calls := 0
+	buy := func(q Player) (Step, error) {
+		calls++
+		if !reflect.DeepEqual(q, p) {
+			t.Errorf("the transition got %+v, not the player", q)
+		}
+		return q.Buy(House{}, t0)
 	}
-	first := s
-
-	// The same operation again: the first result, nothing changed.
-	again, repeated, err := Apply(first.Player, "a", func(Player) (Step, error) {
-		t.Fatal("a repeated operation ran its transition")
-		return Step{}, nil
-	})
-	if err != nil || !repeated || !reflect.DeepEqual(again.Player, first.Player) || again.Result != first.Result || again.History != nil {
-		t.Fatalf("repeat = %+v, %v, %v", again, repeated, err)
+	s, op, err := Apply(p, "a", buy)
+	direct, _ := p.Buy(House{}, t0)
+	if err != nil || calls != 1 || !reflect.DeepEqual(s, direct) || op != (Op{ID: "a", Result: s.Result}) || s.Result.Ticket != 1 {
+		t.Fatalf("Apply = %+v, %+v, %v (%d calls)", s, op, err, calls)
 	}
 
-	// An error is not recorded: a retry runs again.
-	fail := func(Player) (Step, error) { return Step{}, errBoom }
-	s, repeated, err = Apply(first.Player, "b", fail)
-	if !errors.Is(err, errBoom) || repeated || !reflect.DeepEqual(s.Player, first.Player) {
-		t.Fatalf("failing op = %+v, %v, %v", s, repeated, err)
-	}
-	s, _, err = Apply(first.Player, "b", func(p Player) (Step, error) { return p.Grant(1, t0) })
-	if err != nil || len(s.Player.Ops) != 2 {
-		t.Fatalf("retry = %+v, %v", s, err)
+	// Apply keeps no memory of its own: the same op runs the transition
+	// again, from whatever player it is given.
+	s2, op2, err := Apply(p, "a", buy)
+	if err != nil || calls != 2 || !reflect.DeepEqual(s2, s) || op2 != op {
+		t.Fatalf("Apply again = %+v, %+v, %v (%d calls)", s2, op2, err, calls)
 	}
 
-	for _, op := range []string{"", strings.Repeat("x", MaxOpID+1)} {
-		if _, _, err := Apply(p, op, buy); !errors.Is(err, ErrInvalid) {
-			t.Errorf("op %q: %v", op, err)
+	// An error changes nothing and gives no Op to remember: a retry may
+	// succeed.
+	fail := func(Player) (Step, error) {
+		return Step{Player: newTestPlayer(t, 5), Result: Result{Amount: 7}}, errBoom
+	}
+	s, op, err = Apply(p, "b", fail)
+	if !errors.Is(err, errBoom) || !reflect.DeepEqual(s, Step{Player: p}) || op != (Op{}) {
+		t.Fatalf("failing op = %+v, %+v, %v", s, op, err)
+	}
+	s, op, err = Apply(p, "b", func(p Player) (Step, error) { return p.Grant(1, t0) })
+	if err != nil || s.Player.Balance != 1001 || op != (Op{ID: "b", Result: Result{Balance: 1001, Amount: 1}}) {
+		t.Fatalf("retry = %+v, %+v, %v", s, op, err)
+	}
+
+	// A rotation: the Op carries the seed number, the step the reveal.
+	r := p.WithNextSeed(testSeed(100))
+	s, op, err = Apply(r, "rotate", func(p Player) (Step, error) { return p.Rotate(testSeed(2), t0) })
+	if err != nil || s.Reveal == nil || s.Reveal.Seed != r.Seed || op.Result.Seed != r.SeedNo || op != (Op{ID: "rotate", Result: s.Result}) {
+		t.Fatalf("rotate = %+v, %+v, %v", s, op, err)
+	}
+
+	// Refused before the transition runs.
+	calls = 0
+	for _, id := range []string{"", strings.Repeat("x", MaxOpID+1)} {
+		if s, op, err := Apply(p, id, buy); !errors.Is(err, ErrInvalid) || !reflect.DeepEqual(s, Step{Player: p}) || op != (Op{}) {
+			t.Errorf("op %q: %+v, %+v, %v", id, s, op, err)
 		}
 	}
-	if _, _, err := Apply(p, "c", nil); !errors.Is(err, ErrInvalid) {
-		t.Errorf("nil transition: %v", err)
+	if calls != 0 {
+		t.Errorf("an invalid op ran its transition %d times", calls)
 	}
-}
-
-func TestApplyKeepsTheLastOps(t *testing.T) {
-	p := newTestPlayer(t, 1000)
-	grant := func(p Player) (Step, error) { return p.Grant(1, t0) }
-	ids := make([]string, 0, MaxOps+10)
-	for i := 0; i < MaxOps+10; i++ {
-		id := string(rune('A' + i))
-		ids = append(ids, id)
-		s, _, err := Apply(p, id, grant)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p = s.Player
+	if s, op, err := Apply(p, strings.Repeat("x", MaxOpID), buy); err != nil || op.ID != strings.Repeat("x", MaxOpID) || s.Result.Ticket != 1 {
+		t.Errorf("op of MaxOpID bytes: %+v, %+v, %v", s, op, err)
 	}
-	if len(p.Ops) != MaxOps || p.Ops[0].ID != ids[10] || p.Ops[MaxOps-1].ID != ids[len(ids)-1] {
-		t.Fatalf("ops %d, from %q to %q", len(p.Ops), p.Ops[0].ID, p.Ops[len(p.Ops)-1].ID)
-	}
-	// The oldest forgotten: applied again.
-	if _, repeated, _ := Apply(p, ids[9], grant); repeated {
-		t.Error("a forgotten op was recognised")
-	}
-	if _, repeated, _ := Apply(p, ids[10], grant); !repeated {
-		t.Error("a remembered op was applied again")
-	}
-}
-
-// TestApplyDoesNotAlias: two operations applied to the same state give
-// independent states (Ops is never appended in place).
-func TestApplyDoesNotAlias(t *testing.T) {
-	p := newTestPlayer(t, 1000)
-	p.Ops = make([]Op, 1, 10) // spare capacity, as a decoder might leave
-	p.Ops[0] = Op{ID: "z"}
-	grant := func(p Player) (Step, error) { return p.Grant(1, t0) }
-	a, _, _ := Apply(p, "a", grant)
-	b, _, _ := Apply(p, "b", grant)
-	if a.Player.Ops[1].ID != "a" || b.Player.Ops[1].ID != "b" || len(p.Ops) != 1 {
-		t.Fatalf("ops %v / %v / %v", a.Player.Ops, b.Player.Ops, p.Ops)
+	if s, op, err := Apply(p, "c", nil); !errors.Is(err, ErrInvalid) || !reflect.DeepEqual(s, Step{Player: p}) || op != (Op{}) {
+		t.Errorf("nil transition: %+v, %+v, %v", s, op, err)
 	}
 }

@@ -174,9 +174,9 @@ func contents(t *testing.T, path string) (players, guilds int) {
 	}
 	defer st.Close()
 	ctx := context.Background()
-	err = st.ExportPlayers(ctx, func(storage.Record) error { players++; return nil })
+	err = st.ExportPlayers(ctx, func(storage.DecodedPlayer) error { players++; return nil })
 	if err == nil {
-		err = st.ExportGuilds(ctx, func(storage.GuildRecord) error { guilds++; return nil })
+		err = st.ExportGuilds(ctx, func(storage.DecodedGuild) error { guilds++; return nil })
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -137,9 +137,9 @@ func storeEmpty(ctx context.Context, st storage.Store) (bool, error) {
 	if !ok {
 		return false, fmt.Errorf("loadtest: store %T cannot be listed", st)
 	}
-	err := d.ExportPlayers(ctx, func(storage.Record) error { return errFound })
+	err := d.ExportPlayers(ctx, func(storage.DecodedPlayer) error { return errFound })
 	if err == nil {
-		err = d.ExportGuilds(ctx, func(storage.GuildRecord) error { return errFound })
+		err = d.ExportGuilds(ctx, func(storage.DecodedGuild) error { return errFound })
 	}
 	if errors.Is(err, errFound) {
 		return false, nil

@@ -68,9 +68,12 @@ func Apply(ctx context.Context, st Store, s Step) (Applied, error) {
 			return Applied{}, fmt.Errorf("storage: a new player's client seed: %w", err)
 		}
 	}
+	if err := game.ValidateOp(s.Op); err != nil {
+		return Applied{}, err
+	}
 	var out Applied
 	var next game.Seed
-	_, err := st.Update(ctx, s.ID, func(v Versioned) (Write, error) {
+	v, err := st.Update(ctx, s.ID, s.Op, func(v Versioned) (Write, error) {
 		out = Applied{Player: v.Player}
 		p := v.Player
 		if !v.Exists() {
@@ -94,21 +97,24 @@ func Apply(ctx context.Context, st Store, s Step) (Applied, error) {
 			}
 			p = p.WithNextSeed(next)
 		}
-		step, repeated, err := game.Apply(p, s.Op, s.Do)
+		step, op, err := game.Apply(p, s.Op, s.Do)
 		if err != nil {
 			return Write{}, err
 		}
-		out.Player, out.Result, out.Repeated = step.Player, step.Result, repeated
-		if repeated {
-			out.Created = false
-			return Write{Skip: true}, nil
-		}
-		out.History = step.History
-		w := Write{Player: step.Player, History: step.History}
+		out.Player, out.Result, out.History = step.Player, op.Result, step.History
+		w := Write{Player: step.Player, History: step.History, Reveal: step.Reveal, Result: op.Result}
 		if s.Audit != nil {
 			w.Audit = s.Audit(step)
 		}
 		return w, nil
 	})
-	return out, err
+	if v.Repeat != nil {
+		return Applied{Player: v.Player, Result: *v.Repeat, Repeated: true}, nil
+	}
+	if err != nil {
+		// The state as it is, for the reply (fn's view of it).
+		return out, err
+	}
+	out.Player = v.Player
+	return out, nil
 }

@@ -1,10 +1,12 @@
-// Package storage persists players and guilds. It decides nothing: every
-// rule of the game, and the operation IDs that make a repeated step
-// harmless, are in package game. A store loads a player's state with its
+// Package storage persists players and guilds in the documented schema of
+// package storage/schema (docs/STORAGE.md). It decides nothing: every rule
+// of the game is in package game. A store loads a player's state with its
 // version (Load) and writes a new state with compare-and-set (Update):
 // when another writer came first, the transition runs again on the fresh
-// state. Apply joins the two: one game transition, under one operation ID,
-// in one atomic step.
+// state. Update also looks the step's operation ID up among the player's
+// last game.MaxOps, in the same atomic step, so that a repeat changes
+// nothing and is answered with the first result. Apply joins the two: one
+// game transition, under one operation ID, in one atomic step.
 //
 // Two implementations satisfy Store: storage/redisstore (production, Redis
 // single, Sentinel or Cluster) and storage/boltstore (an embedded file, the
@@ -24,7 +26,11 @@
 //     the top n and a player's rank in O(log N) on Redis (a sorted set);
 //     on bbolt the top n by a cursor and a rank by counting, O(rank).
 //   - Stores that can be dumped implement Dumper; WriteDump and ReadDump
-//     give the JSON form used by the export and import subcommands.
+//     give the JSON form used by the export and import subcommands
+//     (version 4, the schema's records; ReadDump reads versions 1 to 3 too).
+//   - What a click does not change is kept beside the player and read only
+//     when needed: the history (History), the revealed seeds (Reveals), the
+//     remembered operations.
 //
 // # Usage
 //

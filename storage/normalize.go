@@ -15,13 +15,13 @@ func Normalize(id PlayerID, w Write) (Write, error) {
 	p.CreatedAt = Timestamp(p.CreatedAt)
 	p.LastDaily = Timestamp(p.LastDaily)
 	p.SeedAt = Timestamp(p.SeedAt)
-	if len(p.Revealed) > 0 {
-		r := make([]game.SeedReveal, len(p.Revealed))
-		for i, v := range p.Revealed {
-			v.CommittedAt, v.RevealedAt = Timestamp(v.CommittedAt), Timestamp(v.RevealedAt)
-			r[i] = v
+	if w.Reveal != nil {
+		r := *w.Reveal
+		r.CommittedAt, r.RevealedAt = Timestamp(r.CommittedAt), Timestamp(r.RevealedAt)
+		if err := p.CheckReveals(game.Reveals{r}); err != nil {
+			return w, fmt.Errorf("%w: player %d/%d: %w", ErrInvalid, id.Guild, id.User, err)
 		}
-		p.Revealed = r
+		w.Reveal = &r
 	}
 	if p.Ticket != nil {
 		t := *p.Ticket
@@ -38,12 +38,6 @@ func Normalize(id PlayerID, w Write) (Write, error) {
 	c.Session.Start, c.Session.Last, c.Session.CheckedAt = Timestamp(c.Session.Start), Timestamp(c.Session.Last), Timestamp(c.Session.CheckedAt)
 	if err := p.Check(); err != nil {
 		return w, fmt.Errorf("%w: player %d/%d: %w", ErrInvalid, id.Guild, id.User, err)
-	}
-	if len(p.Ops) == 0 {
-		p.Ops = nil // as it decodes
-	}
-	if len(p.Revealed) == 0 {
-		p.Revealed = nil
 	}
 	w.Player = p
 	if len(w.History) > 0 {

@@ -1,8 +1,6 @@
 package storage
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,12 +10,14 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// DumpVersion is the version of the JSON dump written by WriteDump. Version
-// 2 adds each player's seeds, version 3 the revealed seeds and what
-// verifying each history line needs (docs/FAIRNESS.md). Older dumps still
-// import: a version 1 player gets new seeds, which draw only its next
-// tickets (its past ones are kept as drawn), and a history line without
-// verification data stays unverifiable.
+// This file reads dumps of versions 1 to 3 (LegacyDumpVersion), written
+// before the schema of package schema: version 2 adds each player's
+// seeds, version 3 the revealed seeds and what verifying each history line
+// needs (docs/FAIRNESS.md). They still import: a version 1 player gets new
+// seeds, which draw only its next tickets (its past ones are kept as
+// drawn), and a history line without verification data stays
+// unverifiable. Nothing writes them any more (WriteDump writes version
+// DumpVersion, dump.go).
 //
 // The responsible-play state (a player's limits, pause, spend and session,
 // a guild's house rules) came within version 3: every new field may be
@@ -25,27 +25,9 @@ import (
 // older dumps import unchanged; an older program refuses a dump that has
 // them (ReadDump rejects unknown fields) rather than drop them, so no
 // version bump is needed to keep a limit or a pause from being lost.
-const DumpVersion = 3
+const LegacyDumpVersion = 3
 
-// Dumper is implemented by stores that can export and import everything
-// they hold. The export and import subcommands use it; exporting from the
-// embedded store and importing into Redis is the documented way to move up.
-type Dumper interface {
-	// ExportPlayers calls fn for every player, ordered by guild then user,
-	// with the player's kept history. It stops at fn's first error.
-	ExportPlayers(ctx context.Context, fn func(Record) error) error
-	// ExportGuilds calls fn for every guild that has settings or audit
-	// entries, ordered by guild.
-	ExportGuilds(ctx context.Context, fn func(GuildRecord) error) error
-	// Import adds every player and guild of d (validated by Dump.Decode),
-	// all or nothing, with their leaderboard index. A player or guild
-	// already in the store is ErrDuplicate; the error names the record.
-	// Import is meant for an empty store and must not run while the bot
-	// plays.
-	Import(ctx context.Context, d *DecodedDump) error
-}
-
-// Dump is the JSON form of a whole store.
+// Dump is a whole store in a dump of version 1 to 3 (see LegacyDumpVersion).
 type Dump struct {
 	Version int           `json:"version"`
 	Players []Record      `json:"players"`
@@ -247,9 +229,9 @@ type AuditRecord struct {
 	Reason      string    `json:"reason"`
 }
 
-// NewRecord returns the record of player id, p, with its history hist,
-// oldest first.
-func NewRecord(id PlayerID, p game.Player, hist []game.Entry) Record {
+// NewRecord returns the version 3 record of player id, p, with its history
+// hist and its reveals, oldest first. Only tests write version 3 dumps.
+func NewRecord(id PlayerID, p game.Player, hist []game.Entry, reveals ...game.SeedReveal) Record {
 	r := Record{
 		GuildID:              id.Guild,
 		UserID:               id.User,
@@ -271,7 +253,7 @@ func NewRecord(id PlayerID, p game.Player, hist []game.Entry) Record {
 	if p.NextSeed != (game.Seed{}) {
 		r.NextSeed = p.NextSeed.Hex()
 	}
-	for _, v := range p.Revealed {
+	for _, v := range reveals {
 		r.Revealed = append(r.Revealed, RevealRecord{
 			No: v.No, ServerSeed: v.Seed.Hex(), ClientSeed: v.ClientSeed,
 			FirstTicket: v.FirstTicket, LastTicket: v.LastTicket, FirstChest: v.FirstChest, LastChest: v.LastChest,
@@ -430,9 +412,11 @@ func ticketRecord(t game.Ticket) TicketRecord {
 // without overflow (game.Player.Check), the responsible-play state too (an
 // unknown limit name, a waiting amount that is not looser, a reminder out
 // of range are ErrInvalid).
-func (r Record) Player(seeds io.Reader) (PlayerID, game.Player, []game.Entry, error) {
+func (r Record) Player(seeds io.Reader) (DecodedPlayer, error) {
 	id := PlayerID{Guild: r.GuildID, User: r.UserID}
-	fail := func(err error) (PlayerID, game.Player, []game.Entry, error) { return id, game.Player{}, nil, err }
+	fail := func(err error) (DecodedPlayer, error) { return DecodedPlayer{ID: id}, err }
+	var reveals game.Reveals
+	firstSeeds := func(p game.Player) game.Player { return p } // version 1: game.Player.FirstSeeds
 	p := game.Player{
 		StartingBalance: r.StartingBalanceCents,
 		Balance:         r.BalanceCents,
@@ -457,18 +441,15 @@ func (r Record) Player(seeds io.Reader) (PlayerID, game.Player, []game.Entry, er
 		if r.SeedNo != 0 || r.SeedAfterTicket != 0 || r.SeedAfterChest != 0 || len(r.Revealed) > 0 || r.ClientSeed != "" || r.NextSeed != "" {
 			return fail(fmt.Errorf("%w: seeds without a server seed", ErrInvalid))
 		}
-		var err error
-		if p.Seed, err = game.NewSeed(seeds); err != nil {
+		seed, err := game.NewSeed(seeds)
+		if err != nil {
 			return fail(fmt.Errorf("a new seed: %w", err))
 		}
-		if p.ClientSeed, err = game.NewClientSeed(seeds); err != nil {
+		client, err := game.NewClientSeed(seeds)
+		if err != nil {
 			return fail(fmt.Errorf("a new client seed: %w", err))
 		}
-		// An open ticket is drawn with them too: it has to be drawn.
-		p.SeedNo, p.SeedTicket, p.SeedChest = 1, r.TicketSeq, r.ChestSeq
-		if r.OpenTicket != nil && p.SeedTicket > 0 {
-			p.SeedTicket--
-		}
+		firstSeeds = func(p game.Player) game.Player { return p.FirstSeeds(seed, client) }
 	} else {
 		var err error
 		if p.Seed, err = game.ParseSeed(r.Seed); err != nil {
@@ -496,7 +477,7 @@ func (r Record) Player(seeds io.Reader) (PlayerID, game.Player, []game.Entry, er
 		if v.RevealedAt.IsZero() {
 			return fail(fmt.Errorf("%w: revealed[%d]: revealed_at missing", ErrInvalid, i))
 		}
-		p.Revealed = append(p.Revealed, sr)
+		reveals = append(reveals, sr)
 	}
 	if r.OpenTicket != nil && r.LastTicket != nil {
 		return fail(fmt.Errorf("%w: both open_ticket and last_ticket", ErrInvalid))
@@ -528,17 +509,19 @@ func (r Record) Player(seeds io.Reader) (PlayerID, game.Player, []game.Entry, er
 		return fail(err)
 	}
 	p.Care = care
+	p = firstSeeds(p)
 	if err := p.Check(); err != nil {
 		return fail(fmt.Errorf("%w: %v", ErrInvalid, err))
+	}
+	if err := p.CheckReveals(reveals); err != nil {
+		return fail(fmt.Errorf("%w: revealed: %v", ErrInvalid, err))
 	}
 	if len(r.History) > HistoryLimit {
 		return fail(fmt.Errorf("%w: %d history entries, at most %d", ErrInvalid, len(r.History), HistoryLimit))
 	}
 	hist := make([]game.Entry, 0, len(r.History))
 	for i, h := range r.History {
-		switch h.Kind {
-		case game.KindPlay, game.KindChest, game.KindDaily, game.KindGrant, game.KindSet, game.KindReset, game.KindPause, game.KindLift:
-		default:
+		if !h.Kind.Valid() {
 			return fail(fmt.Errorf("%w: history[%d]: kind %q", ErrInvalid, i, h.Kind))
 		}
 		if h.Tier >= game.NumTiers || h.Lot >= game.NumLots || h.At.IsZero() ||
@@ -554,7 +537,7 @@ func (r Record) Player(seeds io.Reader) (PlayerID, game.Player, []game.Entry, er
 		}
 		hist = append(hist, e)
 	}
-	return id, p, hist, nil
+	return DecodedPlayer{ID: id, Player: p, History: hist, Reveals: reveals}, nil
 }
 
 // fairEntry reads h's verification data into e, checking that it is
@@ -700,38 +683,19 @@ func (h *HouseRecord) house() (game.House, error) {
 	return out, nil
 }
 
-// DecodedDump is a validated Dump, ready for a store to write.
-type DecodedDump struct {
-	Players []DecodedPlayer
-	Guilds  []DecodedGuild
-}
-
-// DecodedPlayer is one validated player with its history, oldest first.
-type DecodedPlayer struct {
-	ID      PlayerID
-	Player  game.Player
-	History []game.Entry
-}
-
-// DecodedGuild is one validated guild.
-type DecodedGuild struct {
-	Guild    uint64
-	Settings *Settings
-	Audit    []AuditEntry // oldest first
-}
-
 // Decode validates every record of d and reports the first wrong one by its
 // index and ids: ErrInvalid for a malformed record, ErrDuplicate for a
 // player or guild present twice. Players of a version 1 dump get seeds
 // read from seeds (crypto/rand.Reader).
 func (d *Dump) Decode(seeds io.Reader) (*DecodedDump, error) {
-	if d.Version < 1 || d.Version > DumpVersion {
-		return nil, fmt.Errorf("%w: dump version %d, want 1 to %d", ErrInvalid, d.Version, DumpVersion)
+	if d.Version < 1 || d.Version > LegacyDumpVersion {
+		return nil, fmt.Errorf("%w: dump version %d, want 1 to %d", ErrInvalid, d.Version, LegacyDumpVersion)
 	}
-	out := &DecodedDump{}
+	out := &DecodedDump{Version: d.Version}
 	seen := make(map[PlayerID]int, len(d.Players))
 	for i, r := range d.Players {
-		id, p, h, err := r.Player(seeds)
+		dp, err := r.Player(seeds)
+		id := dp.ID
 		if err != nil {
 			return nil, fmt.Errorf("players[%d] (guild %d, user %d): %w", i, r.GuildID, r.UserID, err)
 		}
@@ -739,7 +703,7 @@ func (d *Dump) Decode(seeds io.Reader) (*DecodedDump, error) {
 			return nil, fmt.Errorf("players[%d] (guild %d, user %d): %w: same player as players[%d]", i, r.GuildID, r.UserID, ErrDuplicate, j)
 		}
 		seen[id] = i
-		out.Players = append(out.Players, DecodedPlayer{ID: id, Player: p, History: h})
+		out.Players = append(out.Players, dp)
 	}
 	gseen := make(map[uint64]int, len(d.Guilds))
 	for i, g := range d.Guilds {
@@ -756,53 +720,6 @@ func (d *Dump) Decode(seeds io.Reader) (*DecodedDump, error) {
 	return out, nil
 }
 
-// ExportDump reads everything from d into a Dump.
-func ExportDump(ctx context.Context, d Dumper) (*Dump, error) {
-	dump := &Dump{Version: DumpVersion, Players: []Record{}, Guilds: []GuildRecord{}}
-	if err := d.ExportPlayers(ctx, func(r Record) error {
-		dump.Players = append(dump.Players, r)
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("export players: %w", err)
-	}
-	if err := d.ExportGuilds(ctx, func(g GuildRecord) error {
-		dump.Guilds = append(dump.Guilds, g)
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("export guilds: %w", err)
-	}
-	return dump, nil
-}
-
-// WriteDump writes everything in d to w as indented JSON. The output is
-// deterministic: the same contents give the same bytes.
-func WriteDump(ctx context.Context, w io.Writer, d Dumper) error {
-	dump, err := ExportDump(ctx, d)
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(dump); err != nil {
-		return fmt.Errorf("write dump: %w", err)
-	}
-	return nil
-}
-
-// ReadDump parses a dump strictly: unknown fields and trailing data are errors.
-func ReadDump(r io.Reader) (*Dump, error) {
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	var d Dump
-	if err := dec.Decode(&d); err != nil {
-		return nil, fmt.Errorf("%w: read dump: %v", ErrInvalid, describeJSONError(err))
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: read dump: trailing data after the JSON object", ErrInvalid)
-	}
-	return &d, nil
-}
-
 func describeJSONError(err error) string {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
@@ -813,11 +730,4 @@ func describeJSONError(err error) string {
 		return fmt.Sprintf("field %q: %v at byte %d", te.Field, te, te.Offset)
 	}
 	return err.Error()
-}
-
-// EqualDumps reports whether two dumps have the same JSON form.
-func EqualDumps(a, b *Dump) bool {
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
 }

@@ -45,7 +45,8 @@ func TestRecordRoundTrip(t *testing.T) {
 	id := storage.PlayerID{Guild: 1, User: 2}
 	p := validPlayer(t)
 	h := []game.Entry{{At: at, Kind: game.KindPlay, TicketID: 1, Key: true, Amount: -game.Stake, Balance: 950}}
-	gotID, got, gh, err := storage.NewRecord(id, p, h).Player(nil)
+	dp, err := storage.NewRecord(id, p, h).Player(nil)
+	gotID, got, gh := dp.ID, dp.Player, dp.History
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,8 @@ func TestRecordRoundTrip(t *testing.T) {
 	if r.OpenTicket != nil || r.LastTicket == nil {
 		t.Fatalf("closed ticket recorded as %+v / %+v", r.OpenTicket, r.LastTicket)
 	}
-	if _, got, _, err := r.Player(nil); err != nil || !reflect.DeepEqual(got, p) {
+	if dp, err := r.Player(nil); err != nil || !reflect.DeepEqual(dp.Player, p) {
+		got := dp.Player
 		t.Fatalf("closed ticket round trip: %+v, %v", got, err)
 	}
 }
@@ -96,7 +98,7 @@ func TestRecordValidation(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := storage.NewRecord(storage.PlayerID{Guild: 1, User: 2}, validPlayer(t), nil)
 			c.edit(&r)
-			_, _, _, err := r.Player(nil)
+			_, err := r.Player(nil)
 			if !errors.Is(err, storage.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want ErrInvalid mentioning %q", err, c.want)
 			}
@@ -114,7 +116,7 @@ func TestDecodeRefusesOverflow(t *testing.T) {
 	// the balance start − staked would look right.
 	bad.Stats.GrantedCents, bad.Stats.WonCents, bad.Stats.DailyCents = math.MaxInt64, math.MaxInt64, 2
 	bad.BalanceCents = bad.StartingBalanceCents - bad.Stats.StakedCents
-	d := &storage.Dump{Version: storage.DumpVersion, Players: []storage.Record{good, bad}}
+	d := &storage.Dump{Version: storage.LegacyDumpVersion, Players: []storage.Record{good, bad}}
 	dd, err := d.Decode(nil)
 	if !errors.Is(err, storage.ErrInvalid) || !strings.Contains(err.Error(), "players[1] (guild 1, user 3)") {
 		t.Fatalf("Decode: %v, want ErrInvalid naming players[1] (guild 1, user 3)", err)
@@ -168,7 +170,7 @@ func TestDecodeVersion1(t *testing.T) {
 		t.Fatal("a version 1 dump decoded without seeds")
 	}
 	// Other versions are refused.
-	d.Version = storage.DumpVersion + 1
+	d.Version = storage.LegacyDumpVersion + 1
 	if _, err := d.Decode(nil); !errors.Is(err, storage.ErrInvalid) {
 		t.Fatalf("version %d: %v", d.Version, err)
 	}
@@ -176,12 +178,12 @@ func TestDecodeVersion1(t *testing.T) {
 
 func TestDecodeDuplicates(t *testing.T) {
 	r := storage.NewRecord(storage.PlayerID{Guild: 1, User: 2}, validPlayer(t), nil)
-	d := &storage.Dump{Version: storage.DumpVersion, Players: []storage.Record{r, r}}
+	d := &storage.Dump{Version: storage.LegacyDumpVersion, Players: []storage.Record{r, r}}
 	if _, err := d.Decode(nil); !errors.Is(err, storage.ErrDuplicate) || !strings.Contains(err.Error(), "players[1]") {
 		t.Fatalf("Decode of a player twice: %v", err)
 	}
 	g := storage.NewGuildRecord(5, &storage.Settings{StartingBalance: 1}, nil)
-	d = &storage.Dump{Version: storage.DumpVersion, Guilds: []storage.GuildRecord{g, g}}
+	d = &storage.Dump{Version: storage.LegacyDumpVersion, Guilds: []storage.GuildRecord{g, g}}
 	if _, err := d.Decode(nil); !errors.Is(err, storage.ErrDuplicate) || !strings.Contains(err.Error(), "guilds[1]") {
 		t.Fatalf("Decode of a guild twice: %v", err)
 	}
@@ -249,7 +251,8 @@ func TestRecordCareRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	_, got, gh, err := back.Player(nil)
+	dp, err := back.Player(nil)
+	got, gh := dp.Player, dp.History
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +302,7 @@ func TestRecordCareValidation(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := storage.NewRecord(storage.PlayerID{Guild: 1, User: 2}, carePlayer(t), nil)
 			c.edit(&r)
-			_, _, _, err := r.Player(nil)
+			_, err := r.Player(nil)
 			if !errors.Is(err, storage.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want ErrInvalid mentioning %q", err, c.want)
 			}

@@ -41,6 +41,10 @@ type PlayerID struct {
 type Versioned struct {
 	Player  game.Player
 	Version uint64
+	// Repeat, set by Update only, is the result that the operation it was
+	// given had when it was applied: the player remembers it, so nothing
+	// was written and Player is the state as it is.
+	Repeat *game.Result
 }
 
 // Exists reports whether the player was ever written.
@@ -59,6 +63,13 @@ type Write struct {
 	// History lines to append, oldest first; the store keeps the last
 	// HistoryLimit of the player's.
 	History []game.Entry
+	// Reveal, when not nil, is a seed revealed, kept beside the player
+	// (the last game.MaxReveals; Store.Reveals).
+	Reveal *game.SeedReveal
+	// Result is what the operation given to Update answers, remembered
+	// beside the player with the operation's ID (the last game.MaxOps),
+	// so that a repeat of the operation is answered with it.
+	Result game.Result
 	// Audit, when not nil, is appended to the guild's moderator log (the
 	// last AuditLimit kept).
 	Audit *AuditEntry
@@ -133,16 +144,28 @@ type Store interface {
 	// has Version 0. It creates nothing.
 	Load(ctx context.Context, id PlayerID) (Versioned, error)
 
-	// Update reads the player (Version 0 if never written), calls fn, and
-	// writes what fn returns in one atomic step if the stored version is
-	// still the one fn saw (compare-and-set); otherwise it reads again and
-	// calls fn again, at most MaxAttempts times (then ErrConflict). fn must
-	// be a pure function of what it is given: it may run several times.
+	// Update applies the operation op (game.ValidateOp; "" for none) to
+	// the player: it reads the player (Version 0 if never written), calls
+	// fn, and writes what fn returns in one atomic step if the stored
+	// version is still the one fn saw (compare-and-set); otherwise it
+	// reads again and calls fn again, at most MaxAttempts times (then
+	// ErrConflict). fn must be a pure function of what it is given: it may
+	// run several times. The write remembers op with Write.Result.
+	//
+	// If the player remembers op (one of its last game.MaxOps), checked in
+	// the same atomic step as the write, Update writes nothing and returns
+	// the player as it is with Repeat set, whatever fn returned: a repeat
+	// changes nothing and is answered with the first result.
+	//
 	// Update returns the state written, with its new version, or the state
 	// fn last saw when it skipped or failed; fn's error is returned as is.
 	// The write also sets the player's balance in the guild's leaderboard
 	// index.
-	Update(ctx context.Context, id PlayerID, fn func(Versioned) (Write, error)) (Versioned, error)
+	Update(ctx context.Context, id PlayerID, op string, fn func(Versioned) (Write, error)) (Versioned, error)
+
+	// Reveals returns the seeds the player revealed that the store keeps
+	// (the last game.MaxReveals), oldest first.
+	Reveals(ctx context.Context, id PlayerID) (game.Reveals, error)
 
 	// History returns up to n of the player's most recent history lines,
 	// newest first.
@@ -179,8 +202,8 @@ type Options struct {
 
 // Limits every store keeps.
 const (
-	HistoryLimit = 50   // history lines kept per player
-	AuditLimit   = 1000 // moderator actions kept per guild
+	HistoryLimit = game.MaxHistory // history lines kept per player
+	AuditLimit   = 1000            // moderator actions kept per guild
 )
 
 // Indexer is implemented by stores whose leaderboard index is written

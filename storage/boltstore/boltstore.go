@@ -21,19 +21,26 @@ import (
 // The buckets; every key is made of big-endian integers, so that a guild's
 // (or a player's) keys are contiguous and in increasing order.
 var (
-	bucketPlayers = []byte("players") // guild|user → playerRec (JSON)
-	bucketHistory = []byte("history") // guild|user|seq → game.Entry (JSON)
+	bucketPlayers = []byte("players") // guild|user → {"v": version, "p": the player's record}
+	bucketHistory = []byte("history") // guild|user|seq → a history line
+	bucketReveals = []byte("reveals") // guild|user|seq → a revealed seed
+	bucketOpSeq   = []byte("opseq")   // guild|user|seq → an operation's ID
+	bucketOps     = []byte("ops")     // guild|user|operation ID → its result
 	bucketAudit   = []byte("audit")   // guild|seq → storage.AuditEntry (JSON)
 	bucketGuilds  = []byte("guilds")  // guild → guildRec (JSON)
 	bucketBoard   = []byte("board")   // guild|^balance|user → nothing: the leaderboard
 	bucketCounts  = []byte("counts")  // guild → players of the guild (8 bytes)
 )
 
-var allBuckets = [][]byte{bucketPlayers, bucketHistory, bucketAudit, bucketGuilds, bucketBoard, bucketCounts}
+var allBuckets = [][]byte{bucketPlayers, bucketHistory, bucketReveals, bucketOpSeq, bucketOps, bucketAudit, bucketGuilds, bucketBoard, bucketCounts}
 
 // Store is the embedded store: one bbolt file, one read-write transaction
 // per Update. It is safe for concurrent use.
 type Store struct {
+	// Migrated is how many players Open rewrote from the form of the
+	// release before the schema (gob) into the schema.
+	Migrated int
+
 	db       *bolt.DB
 	defaults storage.Settings
 	closed   atomic.Bool
@@ -45,14 +52,6 @@ var (
 	_ storage.Dumper  = (*Store)(nil)
 	_ storage.Indexer = (*Store)(nil)
 )
-
-// playerRec is a player as stored (encoding/gob): its state, its version
-// and the sequence number of its last history line.
-type playerRec struct {
-	Version uint64
-	HSeq    uint64
-	Player  game.Player
-}
 
 // guildRec is a guild's settings as stored (only once written).
 type guildRec struct {
@@ -79,18 +78,21 @@ func Open(path string, opts storage.Options) (*Store, error) {
 	// 64 concurrent players fill a batch in well under a millisecond; a
 	// short delay keeps latency low without losing the shared fsync.
 	db.MaxBatchDelay = 2 * time.Millisecond
+	var migrated int
 	if err := db.Update(func(tx *bolt.Tx) error {
 		for _, b := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
-		return nil
+		var err error
+		migrated, err = migrate(tx)
+		return err
 	}); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("boltstore: init %s: %w", path, err)
 	}
-	return &Store{db: db, defaults: opts.Defaults}, nil
+	return &Store{db: db, defaults: opts.Defaults, Migrated: migrated}, nil
 }
 
 // Path returns the file of the store.
@@ -172,6 +174,9 @@ func playerKey(id storage.PlayerID) []byte {
 	binary.BigEndian.PutUint64(k[8:], id.User)
 	return k
 }
+
+// opKey is the key of a player's operation in bucketOps.
+func opKey(id storage.PlayerID, op string) []byte { return append(playerKey(id), op...) }
 
 func seqKey(prefix []byte, seq uint64) []byte {
 	k := make([]byte, len(prefix)+8)

@@ -27,12 +27,15 @@
 // # Layout
 //
 // Keys are big-endian integers, so that a guild's keys, and a player's, are
-// contiguous and ordered. Players are encoding/gob (decoded at every step,
-// they are the largest values: gob is three times smaller and faster to
-// decode than JSON there); the other values are JSON.
+// contiguous and ordered. The values are the records of package schema
+// (docs/STORAGE.md). Players written by the release before the schema (in
+// encoding/gob) are rewritten in the schema, once, when Open finds them.
 //
-//	players  guild|user          → {Version, HSeq: last history seq, Player: game.Player}
-//	history  guild|user|seq      → game.Entry (the last storage.HistoryLimit kept)
+//	players  guild|user          → {"v": version, "p": the player's record}
+//	history  guild|user|seq      → a history line (the last storage.HistoryLimit kept)
+//	reveals  guild|user|seq      → a revealed seed (the last game.MaxReveals kept)
+//	opseq    guild|user|seq      → an operation's ID (the last game.MaxOps kept)
+//	ops      guild|user|op ID    → that operation's result
 //	audit    guild|seq           → storage.AuditEntry (the last storage.AuditLimit kept)
 //	guilds   guild               → {"v": version, "s": storage.Settings, "o": operations}
 //	board    guild|^balance|user → nothing: the leaderboard, richest first, ties by user

@@ -13,12 +13,13 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
 // ExportPlayers calls fn for every player, by guild then user, with its
 // history, from one read transaction (a consistent snapshot). fn must not
 // write to the store.
-func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.Record) error) error {
+func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer) error) error {
 	return s.view(ctx, "export players", func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketPlayers).Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
@@ -30,12 +31,16 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.Record) error
 			if err != nil {
 				return err
 			}
-			hist, err := latest[game.Entry](tx.Bucket(bucketHistory), k, storage.HistoryLimit, "history")
+			hist, err := latest(tx.Bucket(bucketHistory), k, storage.HistoryLimit, "history line", schema.DecodeLine)
 			if err != nil {
 				return err
 			}
 			slices.Reverse(hist) // oldest first in a dump
-			if err := fn(storage.NewRecord(id, r.Player, hist)); err != nil {
+			rs, err := reveals(tx, id)
+			if err != nil {
+				return err
+			}
+			if err := fn(storage.DecodedPlayer{ID: id, Player: r.Player, History: hist, Reveals: rs}); err != nil {
 				return err
 			}
 		}
@@ -45,7 +50,7 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.Record) error
 
 // ExportGuilds calls fn for every guild with settings or audit entries, by
 // guild, from one read transaction. fn must not write to the store.
-func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.GuildRecord) error) error {
+func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.DecodedGuild) error) error {
 	return s.view(ctx, "export guilds", func(tx *bolt.Tx) error {
 		ids := append(guildsOf(tx.Bucket(bucketGuilds)), guildsOf(tx.Bucket(bucketAudit))...)
 		slices.Sort(ids)
@@ -61,12 +66,12 @@ func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.GuildRecord) e
 			if r != nil {
 				set = &r.Settings
 			}
-			audit, err := latest[storage.AuditEntry](tx.Bucket(bucketAudit), guildKey(g), storage.AuditLimit, "audit")
+			audit, err := latest(tx.Bucket(bucketAudit), guildKey(g), storage.AuditLimit, "audit", decodeJSON[storage.AuditEntry])
 			if err != nil {
 				return err
 			}
 			slices.Reverse(audit) // oldest first in a dump
-			if err := fn(storage.NewGuildRecord(g, set, audit)); err != nil {
+			if err := fn(storage.DecodedGuild{Guild: g, Settings: set, Audit: audit}); err != nil {
 				return err
 			}
 		}
@@ -124,13 +129,27 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 				refused = fmt.Errorf("%s: %w: %d history lines", name, storage.ErrInvalid, len(dp.History))
 				return refused
 			}
-			pw, err := prepare(id, nil, storage.Write{Player: dp.Player, History: dp.History})
+			if err := dp.Player.CheckReveals(dp.Reveals); err != nil {
+				refused = fmt.Errorf("%s: %w: %w", name, storage.ErrInvalid, err)
+				return refused
+			}
+			pw, err := prepare(id, nil, "", storage.Write{Player: dp.Player, History: dp.History})
 			if err != nil {
 				refused = fmt.Errorf("%s: %w", name, err)
 				return refused
 			}
 			if err := pw.write(tx); err != nil {
 				return err
+			}
+			for _, r := range dp.Reveals {
+				r.CommittedAt, r.RevealedAt = storage.Timestamp(r.CommittedAt), storage.Timestamp(r.RevealedAt)
+				b, err := schema.EncodeReveal(r)
+				if err != nil {
+					return err
+				}
+				if _, err := appendCapped(tx.Bucket(bucketReveals), playerKey(id), b, game.MaxReveals); err != nil {
+					return fmt.Errorf("reveals: %w", err)
+				}
 			}
 		}
 		for i, dg := range d.Guilds {

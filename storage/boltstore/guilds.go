@@ -115,7 +115,7 @@ func (s *Store) Audit(ctx context.Context, guild uint64, n int) ([]storage.Audit
 	}
 	var out []storage.AuditEntry
 	err := s.view(ctx, "audit", func(tx *bolt.Tx) (err error) {
-		out, err = latest[storage.AuditEntry](tx.Bucket(bucketAudit), guildKey(guild), n, "audit")
+		out, err = latest(tx.Bucket(bucketAudit), guildKey(guild), n, "audit", decodeJSON[storage.AuditEntry])
 		return err
 	})
 	return out, err

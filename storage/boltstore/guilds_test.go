@@ -40,8 +40,8 @@ func TestGuildFromBeforeHouseRules(t *testing.T) {
 	if g, err := st.Guild(ctx, 2); err != nil || g.Settings != (storage.Settings{StartingBalance: 700}) {
 		t.Fatalf("settings with no house rules: %+v, %v", g, err)
 	}
-	var houses []*storage.HouseRecord
-	if err := st.ExportGuilds(ctx, func(r storage.GuildRecord) error {
+	var houses []game.House
+	if err := st.ExportGuilds(ctx, func(r storage.DecodedGuild) error {
 		houses = append(houses, r.Settings.House)
 		return nil
 	}); err != nil {

@@ -3,15 +3,16 @@ package boltstore
 import (
 	"bytes"
 	"context"
-	"encoding/gob"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
 // Load returns the player's state and version (0 and the zero Player if it
@@ -40,30 +41,47 @@ func (s *Store) Load(ctx context.Context, id storage.PlayerID) (storage.Versione
 // for all): bbolt may run it, hence fn, again, which a pure fn allows. fn
 // must not call the store: it may run inside its write transaction.
 //
+// The operation op is looked up among the player's remembered ones in the
+// read transaction and again in the write transaction, before the
+// compare-and-set: a repeat writes nothing and returns its first result.
+//
 // The write is refused with storage.ErrInvalid, writing nothing, when the
 // player fails game.Player.Check (the leaderboard index needs a balance in
 // range), when the audit entry's reason is invalid or its guild is not the
 // player's (0 means the player's). Every time written goes through
 // storage.Timestamp; the state returned is the one stored.
-func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
+func (s *Store) Update(ctx context.Context, id storage.PlayerID, op string, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
 	if err := storage.ValidateID(id); err != nil {
 		return storage.Versioned{}, err
 	}
 	if fn == nil {
 		return storage.Versioned{}, fmt.Errorf("%w: nil update function", storage.ErrInvalid)
 	}
+	if op != "" {
+		if err := game.ValidateOp(op); err != nil {
+			return storage.Versioned{}, err
+		}
+	}
 	key := playerKey(id)
 	var (
-		raw []byte // the record read, owned
-		old *playerRec
+		raw    []byte // the record read, owned
+		old    *playerRec
+		repeat *game.Result
 	)
 	if err := s.view(ctx, "update", func(tx *bolt.Tx) (err error) {
-		raw, old, err = s.players.get(id, tx.Bucket(bucketPlayers).Get(key))
+		if raw, old, err = s.players.get(id, tx.Bucket(bucketPlayers).Get(key)); err != nil {
+			return err
+		}
+		repeat, err = lookupOp(tx, id, op)
 		return err
 	}); err != nil {
 		return storage.Versioned{}, err
 	}
 	cur := old.versioned()
+	if repeat != nil {
+		cur.Repeat = repeat
+		return cur, nil
+	}
 	w, err := fn(cur)
 	if err != nil {
 		return cur, err
@@ -71,7 +89,7 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage
 	if w.Skip {
 		return cur, nil
 	}
-	first, err := prepare(id, old, w)
+	first, err := prepare(id, old, op, w)
 	if err != nil {
 		return cur, err
 	}
@@ -83,6 +101,16 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage
 	err = s.batch(ctx, "update", func(tx *bolt.Tx) error {
 		out, refused, written = storage.Versioned{}, nil, nil
 		now := tx.Bucket(bucketPlayers).Get(key)
+		if r, err := lookupOp(tx, id, op); err != nil || r != nil {
+			// Another writer applied op meanwhile.
+			_, cur, derr := s.players.get(id, now)
+			if derr != nil {
+				return derr
+			}
+			out = cur.versioned()
+			out.Repeat = r
+			return err
+		}
 		if bytes.Equal(now, raw) && (now == nil) == (raw == nil) {
 			out, written = first.result(), first
 			return first.write(tx)
@@ -101,7 +129,7 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage
 		if w.Skip {
 			return nil
 		}
-		pw, err := prepare(id, old, w)
+		pw, err := prepare(id, old, op, w)
 		if err != nil {
 			refused = err
 			return nil
@@ -113,23 +141,54 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage
 		return storage.Versioned{}, err
 	}
 	if written != nil {
-		// A copy of the record, not a pointer into written: written.old
-		// is the record this one replaced, so keeping written would keep
-		// every earlier write of the player alive.
+		// A record of its own, not a pointer into written, which holds
+		// the record it replaced (and so on back).
 		rec := written.rec
 		s.players.put(id, written.player, &rec)
 	}
 	return out, refused
 }
 
-// Player records are in encoding/gob, not JSON like the other values: a
-// player is decoded at every step, and its remembered operations make it
-// the largest value; gob makes it three times smaller and decodes it three
-// times faster (70 µs against 220 µs for a player with 64 operations).
+// lookupOp returns the result remembered for the player's operation op,
+// nil if none (or op is "").
+func lookupOp(tx *bolt.Tx, id storage.PlayerID, op string) (*game.Result, error) {
+	if op == "" {
+		return nil, nil
+	}
+	v := tx.Bucket(bucketOps).Get(opKey(id, op))
+	if v == nil {
+		return nil, nil
+	}
+	r, err := schema.DecodeResult(fmt.Sprintf("operation %q of %d/%d", op, id.Guild, id.User), v)
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Reveals returns the seeds the player revealed that the store keeps,
+// oldest first.
+func (s *Store) Reveals(ctx context.Context, id storage.PlayerID) (game.Reveals, error) {
+	if err := storage.ValidateID(id); err != nil {
+		return nil, err
+	}
+	var out game.Reveals
+	err := s.view(ctx, "reveals", func(tx *bolt.Tx) (err error) {
+		out, err = reveals(tx, id)
+		return err
+	})
+	return out, err
+}
+
+func reveals(tx *bolt.Tx, id storage.PlayerID) (game.Reveals, error) {
+	out, err := latest(tx.Bucket(bucketReveals), playerKey(id), game.MaxReveals, "reveal", schema.DecodeReveal)
+	slices.Reverse(out)
+	return out, err
+}
 
 // recordCache remembers the players decoded last, with the bytes they were
 // decoded from, so that the next step of an active player does not decode
-// it again (gob's decoding is half the CPU time of a step). It is a memo of
+// and check it again. It is a memo of
 // the codec, never a source of truth: an entry is used only when the
 // stored bytes equal its own, which bytes.Equal checks in well under a
 // microsecond. A Player may be shared (package game's transitions never
@@ -184,13 +243,26 @@ func (c *recordCache) put(id storage.PlayerID, raw []byte, r *playerRec) {
 	c.m[id] = cachedRecord{raw: raw, rec: r}
 }
 
+// playerRec is a player as stored: its version and its state.
+type playerRec struct {
+	Version uint64
+	Player  game.Player
+}
+
+// envelope is the stored value of a player: {"v": version, "p": the
+// player's record (docs/STORAGE.md)}.
+type envelope struct {
+	V uint64          `json:"v"`
+	P json.RawMessage `json:"p"`
+}
+
 // encodePlayer encodes a player's record.
 func encodePlayer(r playerRec) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(r); err != nil {
+	p, err := schema.EncodePlayer(r.Player)
+	if err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return json.Marshal(envelope{V: r.Version, P: p})
 }
 
 // decodePlayer decodes a player's stored record; nil for nil.
@@ -198,11 +270,16 @@ func decodePlayer(id storage.PlayerID, v []byte) (*playerRec, error) {
 	if v == nil {
 		return nil, nil
 	}
-	var r playerRec
-	if err := gob.NewDecoder(bytes.NewReader(v)).Decode(&r); err != nil {
-		return nil, fmt.Errorf("decode player %d/%d: %w", id.Guild, id.User, err)
+	name := fmt.Sprintf("player %d/%d", id.Guild, id.User)
+	var e envelope
+	if err := json.Unmarshal(v, &e); err != nil || e.V == 0 || len(e.P) == 0 {
+		return nil, fmt.Errorf("decode %s: not a versioned record (%v)", name, err)
 	}
-	return &r, nil
+	p, err := schema.DecodePlayer(name, e.P)
+	if err != nil {
+		return nil, fmt.Errorf("decode %w", err)
+	}
+	return &playerRec{Version: e.V, Player: p}, nil
 }
 
 // versioned returns the state of the record r (nil: never written).
@@ -221,32 +298,45 @@ type playerWrite struct {
 	rec     playerRec
 	player  []byte   // rec, encoded
 	history [][]byte // the lines, encoded, oldest first
+	reveal  []byte   // the reveal, encoded, or nil
+	op      string   // the operation remembered, or ""
+	opRes   []byte   // its result, encoded
 	audit   *storage.AuditEntry
 	entry   []byte // audit, encoded
 }
 
 // prepare checks and encodes w over the record old (nil if the player is
-// new): the player with the next version, its history lines and audit
-// entry. Its errors are refusals (storage.ErrInvalid) or encoding
-// failures.
-func prepare(id storage.PlayerID, old *playerRec, w storage.Write) (*playerWrite, error) {
+// new): the player with the next version, its history lines, its reveal,
+// the operation op with its result, and the audit entry. Its errors are
+// refusals (storage.ErrInvalid) or encoding failures.
+func prepare(id storage.PlayerID, old *playerRec, op string, w storage.Write) (*playerWrite, error) {
 	w, err := storage.Normalize(id, w)
 	if err != nil {
 		return nil, err
 	}
-	pw := &playerWrite{id: id, old: old, rec: playerRec{Version: 1, HSeq: uint64(len(w.History)), Player: w.Player}, audit: w.Audit}
+	pw := &playerWrite{id: id, old: old, rec: playerRec{Version: 1, Player: w.Player}, audit: w.Audit, op: op}
 	if old != nil {
-		pw.rec.Version, pw.rec.HSeq = old.Version+1, old.HSeq+uint64(len(w.History))
+		pw.rec.Version = old.Version + 1
 	}
 	if pw.player, err = encodePlayer(pw.rec); err != nil {
 		return nil, fmt.Errorf("boltstore: encode player %d/%d: %w", id.Guild, id.User, err)
 	}
 	for _, h := range w.History {
-		v, err := json.Marshal(h)
+		v, err := schema.EncodeLine(h)
 		if err != nil {
-			return nil, fmt.Errorf("boltstore: encode history: %w", err)
+			return nil, err
 		}
 		pw.history = append(pw.history, v)
+	}
+	if w.Reveal != nil {
+		if pw.reveal, err = schema.EncodeReveal(*w.Reveal); err != nil {
+			return nil, err
+		}
+	}
+	if op != "" {
+		if pw.opRes, err = schema.EncodeResult(w.Result); err != nil {
+			return nil, err
+		}
 	}
 	if w.Audit != nil {
 		if pw.entry, err = json.Marshal(w.Audit); err != nil {
@@ -263,13 +353,12 @@ func (pw *playerWrite) result() storage.Versioned {
 
 // write puts pw in tx, over the record it was prepared from: the player,
 // its history lines (the oldest trimmed past storage.HistoryLimit), its
+// reveal (past game.MaxReveals), its operation (past game.MaxOps), its
 // leaderboard entry, its guild's count if it is new, and the audit entry.
 func (pw *playerWrite) write(tx *bolt.Tx) error {
 	id, bal := pw.id, pw.rec.Player.Balance
 	board := tx.Bucket(bucketBoard)
-	var hseq uint64
 	if pw.old != nil {
-		hseq = pw.old.HSeq
 		if pw.old.Player.Balance != bal {
 			if err := board.Delete(boardKey(id, pw.old.Player.Balance)); err != nil {
 				return fmt.Errorf("delete leaderboard entry: %w", err)
@@ -284,16 +373,19 @@ func (pw *playerWrite) write(tx *bolt.Tx) error {
 		}
 	}
 	pk := playerKey(id)
-	hb := tx.Bucket(bucketHistory)
 	for _, h := range pw.history {
-		hseq++
-		if err := hb.Put(seqKey(pk, hseq), h); err != nil {
-			return fmt.Errorf("put history: %w", err)
+		if _, err := appendCapped(tx.Bucket(bucketHistory), pk, h, storage.HistoryLimit); err != nil {
+			return fmt.Errorf("history: %w", err)
 		}
-		if hseq > storage.HistoryLimit {
-			if err := hb.Delete(seqKey(pk, hseq-storage.HistoryLimit)); err != nil {
-				return fmt.Errorf("trim history: %w", err)
-			}
+	}
+	if pw.reveal != nil {
+		if _, err := appendCapped(tx.Bucket(bucketReveals), pk, pw.reveal, game.MaxReveals); err != nil {
+			return fmt.Errorf("reveals: %w", err)
+		}
+	}
+	if pw.op != "" {
+		if err := rememberOp(tx, id, pw.op, pw.opRes); err != nil {
+			return err
 		}
 	}
 	if err := tx.Bucket(bucketPlayers).Put(pk, pw.player); err != nil {
@@ -303,6 +395,48 @@ func (pw *playerWrite) write(tx *bolt.Tx) error {
 		return appendAudit(tx, pw.audit.Guild, pw.entry)
 	}
 	return nil
+}
+
+// rememberOp records the player's operation op with its encoded result,
+// forgetting the oldest past game.MaxOps.
+func rememberOp(tx *bolt.Tx, id storage.PlayerID, op string, result []byte) error {
+	dropped, err := appendCapped(tx.Bucket(bucketOpSeq), playerKey(id), []byte(op), game.MaxOps)
+	if err != nil {
+		return fmt.Errorf("operations: %w", err)
+	}
+	ops := tx.Bucket(bucketOps)
+	if dropped != nil {
+		if err := ops.Delete(opKey(id, string(dropped))); err != nil {
+			return fmt.Errorf("forget operation: %w", err)
+		}
+	}
+	if err := ops.Put(opKey(id, op), result); err != nil {
+		return fmt.Errorf("remember operation: %w", err)
+	}
+	return nil
+}
+
+// appendCapped puts v under prefix with the next sequence number and
+// deletes the entry that falls past limit, returning its value (nil if
+// none). The values under prefix stay numbered without gaps.
+func appendCapped(b *bolt.Bucket, prefix, v []byte, limit uint64) ([]byte, error) {
+	var seq uint64
+	if k, _ := lastUnder(b.Cursor(), prefix); k != nil {
+		seq = seqOf(k)
+	}
+	seq++
+	if err := b.Put(seqKey(prefix, seq), v); err != nil {
+		return nil, fmt.Errorf("put: %w", err)
+	}
+	if seq <= limit {
+		return nil, nil
+	}
+	old := seqKey(prefix, seq-limit)
+	dropped := bytes.Clone(b.Get(old))
+	if err := b.Delete(old); err != nil {
+		return nil, fmt.Errorf("trim: %w", err)
+	}
+	return dropped, nil
 }
 
 // appendAudit appends the encoded entry e to the guild's log, dropping the
@@ -352,22 +486,32 @@ func lastUnder(c *bolt.Cursor, prefix []byte) ([]byte, []byte) {
 	return k, v
 }
 
-// latest decodes up to n of the JSON values under prefix (followed by an
-// 8-byte sequence), newest first; what names them in errors.
-func latest[T any](b *bolt.Bucket, prefix []byte, n int, what string) ([]T, error) {
+// latest decodes, with decode, up to n of the values under prefix
+// (followed by an 8-byte sequence), newest first; what names them in
+// errors.
+func latest[T any](b *bolt.Bucket, prefix []byte, n int, what string, decode func(record string, v []byte) (T, error)) ([]T, error) {
 	out := []T{}
 	c := b.Cursor()
 	for k, v := lastUnder(c, prefix); k != nil && len(out) < n; k, v = c.Prev() {
 		if len(k) != len(prefix)+8 || !bytes.HasPrefix(k, prefix) {
 			break
 		}
-		var e T
-		if err := json.Unmarshal(v, &e); err != nil {
-			return nil, fmt.Errorf("decode %s %x: %w", what, k, err)
+		e, err := decode(fmt.Sprintf("%s %x", what, k), v)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// decodeJSON is a decoder for latest of values in plain JSON.
+func decodeJSON[T any](record string, v []byte) (T, error) {
+	var e T
+	if err := json.Unmarshal(v, &e); err != nil {
+		return e, fmt.Errorf("decode %s: %w", record, err)
+	}
+	return e, nil
 }
 
 // History returns up to n of the player's most recent history lines, newest
@@ -381,7 +525,7 @@ func (s *Store) History(ctx context.Context, id storage.PlayerID, n int) ([]game
 	}
 	var out []game.Entry
 	err := s.view(ctx, "history", func(tx *bolt.Tx) (err error) {
-		out, err = latest[game.Entry](tx.Bucket(bucketHistory), playerKey(id), n, "history")
+		out, err = latest(tx.Bucket(bucketHistory), playerKey(id), n, "history line", schema.DecodeLine)
 		return err
 	})
 	return out, err

@@ -4,12 +4,17 @@
 //
 // # Keys
 //
-// A player's keys share the hash tag {guild:user}, hence one slot:
+// A player's keys share the hash tag {guild:user}, hence one slot. The
+// values are the records of package schema, field by field in
+// docs/STORAGE.md:
 //
-//	p:{g:u}   hash: v = version (decimal), p = JSON of the game.Player (and
-//	          the audit line of the write that made this version, if any)
-//	h:{g:u}   list: history lines (JSON of game.Entry), newest first,
-//	          storage.HistoryLimit kept
+//	p:{g:u}   hash: v = version (decimal), p = the player's record, a = the
+//	          audit line of the write that made this version (if any), and
+//	          o:<operation ID> = that operation's result, for the player's
+//	          last game.MaxOps operations
+//	q:{g:u}   list: those operations' IDs, oldest first
+//	h:{g:u}   list: history lines, newest first, storage.HistoryLimit kept
+//	r:{g:u}   list: revealed seeds, newest first, game.MaxReveals kept
 //
 // A guild's keys share the tag {g}:
 //
@@ -19,27 +24,34 @@
 //	          digits, score = −balance (ZRANGE gives the richest first, and
 //	          equal balances by increasing user ID); Players reads it too
 //
-// The record is a hash rather than one JSON string so that the script
-// compares the version (HGET v) without decoding a record of several
-// kilobytes (its last game.MaxOps operations) in Lua. The JSON is
-// game.Player's own: a field renamed in game is a migration, and a record
-// with a field this build does not know is refused rather than written back
-// without it.
+// The record is a hash so that the script compares the version (HGET v)
+// and finds an operation (HGET o:<id>) without decoding anything in Lua,
+// and so that a click rewrites only p (about 650 bytes): what it does not
+// change is beside it, read only when needed. A record of a format this
+// build does not know, or with a field it does not know, is refused rather
+// than written back without it; a record of the release before the schema
+// ({"Player": …}) is rewritten in the schema at its first read
+// (migrateScript), its reveals and operations moved beside it.
 //
-// # The script
+// # The scripts
 //
-// One small generic script (casScript) writes: if the record's version is
-// the one expected (0: it must not exist), it sets v and p and pushes the
-// history lines, trimmed; otherwise it answers CONFLICT with the record as
-// it is, so that a conflict costs no extra round trip. It holds no rule of
-// the game. A second one (appendOnceScript) pushes a line to a capped list
-// unless the list has it. Both run with EVALSHA (EVAL if Redis lost them).
+// A player's write is one small generic script (playerScript): if the
+// record remembers the operation it answers REPEAT with the first result
+// and writes nothing; if the record's version is not the one expected (0:
+// it must not exist) it answers CONFLICT with the record as it is, so that
+// a conflict costs no extra round trip; otherwise it sets v, p and a,
+// remembers the operation (forgetting the oldest past game.MaxOps), and
+// pushes the history lines and the revealed seed, each to its capped list.
+// It holds no rule of the game. casScript is the same compare-and-set for
+// a guild's settings; appendOnceScript pushes a line to a capped list
+// unless the list has it. They run with EVALSHA (EVAL if Redis lost them).
 //
 // # A step
 //
 // Update runs the transition on the state this process last wrote or read
 // (a bounded cache), and sends in one pipeline the script (player's slot)
-// and ZADD of the new balance (guild's slot): one round trip, which
+// and, when the balance moved, ZADD of the new balance (guild's slot): one
+// round trip, which
 // go-redis's cluster pipeline splits per node. On CONFLICT it runs the
 // transition again on the record the script returned. When the transition
 // fails or skips on a cached state, Update reads the record to be sure
@@ -53,10 +65,8 @@
 // go-redis resends a command (or pipeline) whose reply timed out, and the
 // first one may still run: Redis stalled, then served it to a client that
 // had gone. Every write is therefore safe to repeat. The script's second run
-// finds the version moved and answers CONFLICT with the record; if it is
-// exactly the one this Update wrote, Update returns it as written;
-// otherwise the transition runs again and finds its operation ID among the
-// player's recent ones (game.Apply), so nothing is applied twice. ZADD sets
+// finds its operation remembered and answers REPEAT with the record and
+// the result, which Update returns: nothing is applied twice. ZADD sets
 // an absolute balance. The audit line carries the ID of the write it logs
 // (user and version), and appendOnceScript keeps it once.
 //

@@ -8,13 +8,15 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
 // ExportPlayers implements storage.Dumper. It SCANs the player records
 // (on every master), the source of truth, and reads them with their
 // history in pipelines of 256. It is not a snapshot: stop the bot first.
-func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.Record) error) error {
+func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer) error) error {
 	if s.closed.Load() {
 		return storage.ErrClosed
 	}
@@ -26,29 +28,50 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.Record) error
 		chunk := ids[start:min(start+256, len(ids))]
 		recs := make([]*redis.SliceCmd, len(chunk))
 		hists := make([]*redis.StringSliceCmd, len(chunk))
+		revs := make([]*redis.StringSliceCmd, len(chunk))
 		if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for i, id := range chunk {
-				recs[i] = p.HMGet(ctx, recordKey(id), "v", "p")
+				recs[i] = p.HMGet(ctx, recordKey(id), "v", "p", "s", "a")
 				hists[i] = p.LRange(ctx, historyKey(id), 0, -1)
+				revs[i] = p.LRange(ctx, revealsKey(id), 0, -1)
 			}
 			return nil
 		}); err != nil {
 			return s.wrap("export players", err)
 		}
 		for i, id := range chunk {
-			st, err := decodePlayer(id, recs[i].Val()[0], recs[i].Val()[1])
+			v := recs[i].Val()
+			st, old, err := decodePlayer(id, raw{v: v[0], p: v[1], s: v[2], a: v[3]})
 			if err != nil {
 				return fmt.Errorf("redisstore: export: %w", err)
+			}
+			hl, rl := hists[i].Val(), revs[i].Val()
+			if old { // the release before the schema: migrate, then read again
+				if st, err = s.load(ctx, id, ""); err != nil {
+					return err
+				}
+				if hl, err = s.rdb.LRange(ctx, historyKey(id), 0, -1).Result(); err != nil {
+					return s.wrap("export players", err)
+				}
+				if rl, err = s.rdb.LRange(ctx, revealsKey(id), 0, -1).Result(); err != nil {
+					return s.wrap("export players", err)
+				}
 			}
 			if !st.Exists() {
 				continue // deleted since the scan
 			}
-			hist, err := decodeHistory(id, hists[i].Val())
+			hist, err := decodeHistory(id, hl)
 			if err != nil {
 				return err
 			}
 			slices.Reverse(hist) // oldest first
-			if err := fn(storage.NewRecord(id, st.Player, hist)); err != nil {
+			rs := make(game.Reveals, len(rl))
+			for j, r := range rl {
+				if rs[len(rl)-1-j], err = schema.DecodeReveal(revealsKey(id), []byte(r)); err != nil {
+					return fmt.Errorf("redisstore: export: %w", err)
+				}
+			}
+			if err := fn(storage.DecodedPlayer{ID: id, Player: st.Player, History: hist, Reveals: rs}); err != nil {
 				return err
 			}
 		}
@@ -58,7 +81,7 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.Record) error
 
 // ExportGuilds implements storage.Dumper: every guild with settings
 // (s:{guild}) or moderator log (a:{guild}), found with SCAN.
-func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.GuildRecord) error) error {
+func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.DecodedGuild) error) error {
 	if s.closed.Load() {
 		return storage.ErrClosed
 	}
@@ -105,7 +128,7 @@ func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.GuildRecord) e
 			continue
 		}
 		slices.Reverse(audit) // oldest first
-		if err := fn(storage.NewGuildRecord(g, set, audit)); err != nil {
+		if err := fn(storage.DecodedGuild{Guild: g, Settings: set, Audit: audit}); err != nil {
 			return err
 		}
 	}
@@ -126,7 +149,7 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 	gc := make([]*redis.IntCmd, len(d.Guilds))
 	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, dp := range d.Players {
-			pc[i] = p.Exists(ctx, recordKey(dp.ID), historyKey(dp.ID))
+			pc[i] = p.Exists(ctx, recordKey(dp.ID), historyKey(dp.ID), revealsKey(dp.ID), opsKey(dp.ID))
 		}
 		for i, dg := range d.Guilds {
 			gc[i] = p.Exists(ctx, settingsKey(dg.Guild), auditKey(dg.Guild))
@@ -153,7 +176,7 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 		for start := 0; start < len(written); start += 256 {
 			_, _ = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 				for _, id := range written[start:min(start+256, len(written))] {
-					p.Del(ctx, recordKey(id), historyKey(id))
+					p.Del(ctx, recordKey(id), historyKey(id), revealsKey(id))
 					p.ZRem(ctx, boardKey(id.Guild), member(id.User))
 				}
 				return nil
@@ -166,19 +189,35 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 	}
 	for i, dp := range d.Players {
 		id := dp.ID
-		payload, _, hist, err := encodeWrite(id, 1, storage.Write{Player: dp.Player, History: dp.History})
-		if err != nil {
-			return undo(fmt.Errorf("players[%d] (guild %d, user %d): %w", i, id.Guild, id.User, err))
+		name := fmt.Sprintf("players[%d] (guild %d, user %d)", i, id.Guild, id.User)
+		if err := dp.Player.CheckReveals(dp.Reveals); err != nil {
+			return undo(fmt.Errorf("%s: %w: %w", name, storage.ErrInvalid, err))
 		}
-		res, err := s.cas(ctx, recordKey(id), historyKey(id), 0, payload, storage.HistoryLimit, hist,
-			func(p redis.Pipeliner) {
-				p.ZAdd(ctx, boardKey(id.Guild), redis.Z{Score: score(dp.Player.Balance), Member: member(id.User)})
-			})
+		e, err := encodeWrite(id, 1, "", storage.Write{Player: dp.Player, History: dp.History})
+		if err != nil {
+			return undo(fmt.Errorf("%s: %w", name, err))
+		}
+		reveals := make([]any, 0, len(dp.Reveals))
+		for j := len(dp.Reveals) - 1; j >= 0; j-- { // newest first, as the list keeps them
+			r := dp.Reveals[j]
+			r.CommittedAt, r.RevealedAt = storage.Timestamp(r.CommittedAt), storage.Timestamp(r.RevealedAt)
+			b, err := schema.EncodeReveal(r)
+			if err != nil {
+				return undo(fmt.Errorf("%s: %w", name, err))
+			}
+			reveals = append(reveals, string(b))
+		}
+		res, err := s.write(ctx, id, 0, e, func(p redis.Pipeliner) {
+			p.ZAdd(ctx, boardKey(id.Guild), redis.Z{Score: score(dp.Player.Balance), Member: member(id.User)})
+			if len(reveals) > 0 {
+				p.RPush(ctx, revealsKey(id), reveals...)
+			}
+		})
 		if err != nil {
 			return undo(s.wrap("import", err))
 		}
 		if !res.ok {
-			return undo(fmt.Errorf("players[%d] (guild %d, user %d): %w: written meanwhile", i, id.Guild, id.User, storage.ErrDuplicate))
+			return undo(fmt.Errorf("%s: %w: written meanwhile", name, storage.ErrDuplicate))
 		}
 		written = append(written, id)
 	}

@@ -77,8 +77,13 @@ func (s *Store) balances(ctx context.Context, ids []storage.PlayerID) (bal []int
 			if vs == "" {
 				continue
 			}
-			// Only the balance: a cheaper parse than the whole record.
-			var r struct{ Player struct{ Balance int64 } }
+			// Only the balance: a cheaper parse than the whole record
+			// (the field b of the schema, or Player.Balance of a record
+			// of the release before it, not migrated yet).
+			var r struct {
+				B      int64 `json:"b"`
+				Player struct{ Balance int64 }
+			}
 			id := chunk[i]
 			if err := json.Unmarshal([]byte(ps), &r); err != nil {
 				return nil, nil, fmt.Errorf("redisstore: player %d/%d: corrupt record: %w", id.Guild, id.User, err)
@@ -86,7 +91,7 @@ func (s *Store) balances(ctx context.Context, ids []storage.PlayerID) (bal []int
 			if ver[start+i], err = strconv.ParseUint(vs, 10, 64); err != nil {
 				return nil, nil, fmt.Errorf("redisstore: player %d/%d: version %q: %w", id.Guild, id.User, vs, err)
 			}
-			bal[start+i] = r.Player.Balance
+			bal[start+i] = r.B + r.Player.Balance
 		}
 	}
 	return bal, ver, nil
@@ -171,7 +176,7 @@ func (s *Store) confirm(ctx context.Context, found []storage.IndexDrift) ([]stor
 
 // drift reads one player and its index entry.
 func (s *Store) drift(ctx context.Context, id storage.PlayerID) (storage.IndexDrift, error) {
-	st, err := s.load(ctx, id)
+	st, err := s.load(ctx, id, "")
 	if err != nil {
 		return storage.IndexDrift{}, err
 	}
@@ -228,7 +233,7 @@ func (s *Store) RebuildIndex(ctx context.Context) (int, error) {
 	changed := 0
 	for _, d := range found {
 		for range storage.MaxAttempts {
-			st, err := s.load(ctx, d.ID)
+			st, err := s.load(ctx, d.ID, "")
 			if err != nil {
 				return changed, err
 			}
@@ -242,7 +247,7 @@ func (s *Store) RebuildIndex(ctx context.Context) (int, error) {
 				return changed, s.wrap("rebuild the leaderboard", err)
 			}
 			changed += int(n)
-			again, err := s.load(ctx, d.ID)
+			again, err := s.load(ctx, d.ID, "")
 			if err != nil {
 				return changed, err
 			}

@@ -2,7 +2,6 @@ package redisstore
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/legacy"
+	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
 // History implements storage.Store: LRANGE on h:{guild:user}.
@@ -36,11 +37,19 @@ func (s *Store) History(ctx context.Context, id storage.PlayerID, n int) ([]game
 	return decodeHistory(id, raw)
 }
 
+// decodeHistory reads history lines: in the schema, or, for a player not
+// migrated yet, as the release before it wrote them (package legacy).
 func decodeHistory(id storage.PlayerID, raw []string) ([]game.Entry, error) {
 	out := make([]game.Entry, len(raw))
 	for i, r := range raw {
-		if err := json.Unmarshal([]byte(r), &out[i]); err != nil {
-			return nil, fmt.Errorf("redisstore: history of %d/%d: corrupt line %q: %w", id.Guild, id.User, r, err)
+		var err error
+		if legacy.IsEntry([]byte(r)) {
+			out[i], err = legacy.DecodeEntry([]byte(r))
+		} else {
+			out[i], err = schema.DecodeLine(historyKey(id), []byte(r))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("redisstore: history of %d/%d: %w", id.Guild, id.User, err)
 		}
 	}
 	return out, nil

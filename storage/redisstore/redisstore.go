@@ -142,6 +142,8 @@ func playerTag(id storage.PlayerID) string {
 }
 func recordKey(id storage.PlayerID) string  { return "p:" + playerTag(id) }
 func historyKey(id storage.PlayerID) string { return "h:" + playerTag(id) }
+func opsKey(id storage.PlayerID) string     { return "q:" + playerTag(id) }
+func revealsKey(id storage.PlayerID) string { return "r:" + playerTag(id) }
 func settingsKey(guild uint64) string       { return "s:{" + u64(guild) + "}" }
 func auditKey(guild uint64) string          { return "a:{" + u64(guild) + "}" }
 func boardKey(guild uint64) string          { return "lb:{" + u64(guild) + "}" }

@@ -2,9 +2,139 @@ package redisstore
 
 import "github.com/redis/go-redis/v9"
 
-// casScript is the store's one write: compare-and-set of a versioned record
-// and, in the same atomic step, an append to a capped list in the same hash
-// slot. It knows nothing of the game: a record is a hash of two fields, v
+// playerScript is a player's one write: in the player's hash slot, it
+// looks the operation up among the remembered ones, compares and sets the
+// record's version, and remembers the operation, appends the history lines
+// and the revealed seed, each to a capped list, all in one atomic step. It
+// knows nothing of the game: a record is a hash of a version v (a decimal
+// string), a payload p, the payload's seeds s (written only when they
+// change), a moderator log line a (opaque strings), and one field
+// o:<operation ID> per operation remembered, whose value is the
+// operation's result (opaque); the operations' IDs are in a list, oldest
+// first, that bounds them.
+//
+//	KEYS[1]  the record (hash: v, p, s, a, o:<op>…)
+//	KEYS[…]  then, in this order and only when used: the operations'
+//	         list (when ARGV[6] is not ""), the history (when ARGV[10] > 0),
+//	         the reveals (when the reveal is not "")
+//	ARGV[1]  the version expected ("0": the record must not exist)
+//	ARGV[2]  the new version
+//	ARGV[3]  the new payload
+//	ARGV[4]  the new seeds ("" when they have not changed)
+//	ARGV[5]  the moderator log line of the write ("" for none: a is removed)
+//	ARGV[6]  the operation's ID ("" for none)
+//	ARGV[7]  its result
+//	ARGV[8]  how many operations the record remembers
+//	ARGV[9]  how many history lines the list keeps
+//	ARGV[10] n, the number of history lines, then ARGV[11…10+n] the lines,
+//	         oldest first (the list is newest first)
+//	ARGV[11+n] how many reveals the list keeps, ARGV[12+n] the reveal ("")
+//
+// It returns {"OK"} after writing; {"REPEAT", result, v, p, s, a} when the
+// record remembers the operation, writing nothing; {"CONFLICT", v, p, s, a}
+// when the version is not the one expected ("0" and "" when the record
+// does not exist), so that the caller can run its transition again
+// without reading the record back.
+var playerScript = redis.NewScript(`
+local rec, op = KEYS[1], ARGV[6]
+if op ~= '' then
+  local r = redis.call('HGET', rec, 'o:' .. op)
+  if r then
+    local cur = redis.call('HMGET', rec, 'v', 'p', 's', 'a')
+    return {'REPEAT', r, cur[1] or '0', cur[2] or '', cur[3] or '', cur[4] or ''}
+  end
+end
+local v = redis.call('HGET', rec, 'v') or '0'
+if v ~= ARGV[1] then
+  local cur = redis.call('HMGET', rec, 'p', 's', 'a')
+  return {'CONFLICT', v, cur[1] or '', cur[2] or '', cur[3] or ''}
+end
+redis.call('HSET', rec, 'v', ARGV[2], 'p', ARGV[3])
+if ARGV[4] ~= '' then
+  redis.call('HSET', rec, 's', ARGV[4])
+end
+if ARGV[5] ~= '' then
+  redis.call('HSET', rec, 'a', ARGV[5])
+else
+  redis.call('HDEL', rec, 'a')
+end
+local k = 2
+if op ~= '' then
+  redis.call('HSET', rec, 'o:' .. op, ARGV[7])
+  local n = redis.call('RPUSH', KEYS[k], op) - tonumber(ARGV[8])
+  if n > 0 then
+    for _, o in ipairs(redis.call('LPOP', KEYS[k], n)) do
+      redis.call('HDEL', rec, 'o:' .. o)
+    end
+  end
+  k = k + 1
+end
+local nh = tonumber(ARGV[10])
+if nh > 0 then
+  redis.call('LPUSH', KEYS[k], unpack(ARGV, 11, 10 + nh))
+  redis.call('LTRIM', KEYS[k], 0, tonumber(ARGV[9]) - 1)
+  k = k + 1
+end
+if ARGV[12 + nh] ~= '' then
+  redis.call('LPUSH', KEYS[k], ARGV[12 + nh])
+  redis.call('LTRIM', KEYS[k], 0, tonumber(ARGV[11 + nh]) - 1)
+end
+return {'OK'}
+`)
+
+// migrateScript rewrites, once, a player that the release before the
+// schema wrote: if the record still has the version and the payload the
+// caller read, it sets the new version, payload and moderator log line,
+// replaces the history list with the lines given, the reveals list with
+// the reveals given, and remembers the operations given; otherwise
+// (someone else migrated or wrote it) it changes nothing.
+//
+//	KEYS[1..4]  the record, the operations' list, the history, the reveals
+//	ARGV[1]     the version read
+//	ARGV[2]     the payload read
+//	ARGV[3]     the new version
+//	ARGV[4]     the new payload
+//	ARGV[5]     the new seeds
+//	ARGV[6]     the moderator log line ("" none)
+//	ARGV[7]     n, the number of history lines, then the lines, newest first
+//	then        m, the number of reveals, then the reveals, newest first
+//	then        pairs of an operation's ID and its result, oldest first
+//
+// It returns 1 if it rewrote the record, 0 if not.
+var migrateScript = redis.NewScript(`
+local cur = redis.call('HMGET', KEYS[1], 'v', 'p')
+if cur[1] ~= ARGV[1] or cur[2] ~= ARGV[2] then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'v', ARGV[3], 'p', ARGV[4], 's', ARGV[5])
+if ARGV[6] ~= '' then
+  redis.call('HSET', KEYS[1], 'a', ARGV[6])
+end
+local i = 7
+local n = tonumber(ARGV[i])
+redis.call('DEL', KEYS[3])
+if n > 0 then
+  redis.call('RPUSH', KEYS[3], unpack(ARGV, i + 1, i + n))
+end
+i = i + n + 1
+local m = tonumber(ARGV[i])
+redis.call('DEL', KEYS[4])
+if m > 0 then
+  redis.call('RPUSH', KEYS[4], unpack(ARGV, i + 1, i + m))
+end
+i = i + m + 1
+redis.call('DEL', KEYS[2])
+while i < #ARGV do
+  redis.call('HSET', KEYS[1], 'o:' .. ARGV[i], ARGV[i + 1])
+  redis.call('RPUSH', KEYS[2], ARGV[i])
+  i = i + 2
+end
+return 1
+`)
+
+// casScript is a guild's write, and an import's: compare-and-set of a
+// versioned record and, in the same atomic step, an append to a capped
+// list in the same hash slot. It knows nothing of the game: a record is a hash of two fields, v
 // (the version, a decimal string) and p (an opaque payload), and lines are
 // opaque strings.
 //
@@ -52,4 +182,4 @@ redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)
 return 1
 `)
 
-var allScripts = []*redis.Script{casScript, appendOnceScript}
+var allScripts = []*redis.Script{playerScript, migrateScript, casScript, appendOnceScript}

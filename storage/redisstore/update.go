@@ -3,8 +3,8 @@ package redisstore
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	mrand "math/rand/v2"
 	"slices"
@@ -15,23 +15,9 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/legacy"
+	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
-
-// playerRecord is the payload of p:{guild:user} (its field p; the version
-// is the field v, which the script compares without parsing JSON).
-type playerRecord struct {
-	Player game.Player
-	// Audit is the moderator log line of the write that made this version,
-	// "" if none. It is appended to a:{guild} after the write succeeds; it
-	// stays here so that a retry of the same operation can append it if
-	// that failed (see recoverAudit).
-	Audit string `json:",omitempty"`
-	// Write is a random token of the write that made this version, so that
-	// a conflict on a record byte-identical to ours (go-redis sent the
-	// script twice and the first copy ran) is told apart from another
-	// writer's identical write.
-	Write string `json:",omitempty"`
-}
 
 // guildRecord is the payload of s:{guild}.
 type guildRecord struct {
@@ -59,8 +45,8 @@ type auditLine struct {
 const recoverWindow = 24 * time.Hour
 
 // decodeStrict parses a payload, refusing fields it does not know: a
-// record written by a newer game.Player must not be read, and written
-// back, without them.
+// record written by a newer program must not be read, and written back,
+// without them.
 func decodeStrict(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -70,26 +56,45 @@ func decodeStrict(b []byte, v any) error {
 // stored is a player's record as read from Redis.
 type stored struct {
 	storage.Versioned
-	audit string // playerRecord.Audit
+	audit string // the field a: the moderator log line of the last write
 }
 
-// decodePlayer parses the fields v and p of a record ("" and "" or nil
-// when it does not exist).
-func decodePlayer(id storage.PlayerID, v, p any) (stored, error) {
-	vs, _ := v.(string)
-	ps, _ := p.(string)
+// raw is a player's record as Redis returned it: the fields v, p, s and a
+// (nil or "" when absent) and, when asked, the result of an operation.
+type raw struct {
+	v, p, s, a any
+	op         any
+}
+
+func str(x any) string { s, _ := x.(string); return s }
+
+// decodePlayer parses a record that is in the schema; legacy reports a
+// record of the release before it, which the caller migrates.
+func decodePlayer(id storage.PlayerID, r raw) (st stored, legacyRec bool, err error) {
+	vs, ps := str(r.v), str(r.p)
 	if vs == "" || vs == "0" {
-		return stored{}, nil
+		return stored{}, false, nil
 	}
 	ver, err := strconv.ParseUint(vs, 10, 64)
 	if err != nil {
-		return stored{}, fmt.Errorf("player %d/%d: version %q: %w", id.Guild, id.User, vs, err)
+		return stored{}, false, fmt.Errorf("player %d/%d: version %q: %w", id.Guild, id.User, vs, err)
 	}
-	var r playerRecord
-	if err := decodeStrict([]byte(ps), &r); err != nil {
-		return stored{}, fmt.Errorf("player %d/%d: corrupt record: %w", id.Guild, id.User, err)
+	if legacy.IsRedis([]byte(ps)) {
+		return stored{}, true, nil
 	}
-	return stored{Versioned: storage.Versioned{Player: r.Player, Version: ver}, audit: r.Audit}, nil
+	p, err := schema.DecodePlayerParts(recordKey(id), []byte(ps), []byte(str(r.s)))
+	if err != nil {
+		return stored{}, false, err
+	}
+	st = stored{Versioned: storage.Versioned{Player: p, Version: ver}, audit: str(r.a)}
+	if res := str(r.op); res != "" {
+		rr, err := schema.DecodeResult(recordKey(id)+" operation", []byte(res))
+		if err != nil {
+			return stored{}, false, err
+		}
+		st.Repeat = &rr
+	}
+	return st, false, nil
 }
 
 // Load returns the player's state and version (0 if never written). It
@@ -101,42 +106,97 @@ func (s *Store) Load(ctx context.Context, id storage.PlayerID) (storage.Versione
 	if s.closed.Load() {
 		return storage.Versioned{}, storage.ErrClosed
 	}
-	st, err := s.load(ctx, id)
+	st, err := s.load(ctx, id, "")
 	return st.Versioned, err
 }
 
-func (s *Store) load(ctx context.Context, id storage.PlayerID) (stored, error) {
-	vals, err := s.rdb.HMGet(ctx, recordKey(id), "v", "p").Result()
-	if err != nil {
-		return stored{}, s.wrap(fmt.Sprintf("load %d/%d", id.Guild, id.User), err)
+// load reads the player and, when op is not "", the result remembered for
+// op (Repeat), in one command; a legacy record is migrated first.
+func (s *Store) load(ctx context.Context, id storage.PlayerID, op string) (stored, error) {
+	for attempt := 0; ; attempt++ {
+		fields := []string{"v", "p", "s", "a"}
+		if op != "" {
+			fields = append(fields, "o:"+op)
+		}
+		vals, err := s.rdb.HMGet(ctx, recordKey(id), fields...).Result()
+		if err != nil {
+			return stored{}, s.wrap(fmt.Sprintf("load %d/%d", id.Guild, id.User), err)
+		}
+		r := raw{v: vals[0], p: vals[1], s: vals[2], a: vals[3]}
+		if op != "" {
+			r.op = vals[4]
+		}
+		st, old, err := decodePlayer(id, r)
+		if err != nil {
+			return stored{}, fmt.Errorf("redisstore: load: %w", err)
+		}
+		if old && attempt < 3 {
+			if err := s.migrate(ctx, id, str(r.v), str(r.p), str(r.a)); err != nil {
+				return stored{}, err
+			}
+			continue
+		}
+		if old {
+			return stored{}, fmt.Errorf("redisstore: load %d/%d: the record of the release before the schema was not migrated", id.Guild, id.User)
+		}
+		c := st
+		c.Repeat = nil
+		s.cache.put(id, c)
+		return st, nil
 	}
-	st, err := decodePlayer(id, vals[0], vals[1])
-	if err != nil {
-		return stored{}, fmt.Errorf("redisstore: load: %w", err)
+}
+
+// Reveals implements storage.Store: LRANGE on r:{guild:user}.
+func (s *Store) Reveals(ctx context.Context, id storage.PlayerID) (game.Reveals, error) {
+	if err := storage.ValidateID(id); err != nil {
+		return nil, err
 	}
-	s.cache.put(id, st)
-	return st, nil
+	if s.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	if _, err := s.load(ctx, id, ""); err != nil { // a legacy record keeps its reveals inside: migrate it first
+		return nil, err
+	}
+	vals, err := s.rdb.LRange(ctx, revealsKey(id), 0, game.MaxReveals-1).Result()
+	if err != nil {
+		return nil, s.wrap(fmt.Sprintf("reveals of %d/%d", id.Guild, id.User), err)
+	}
+	out := make(game.Reveals, len(vals))
+	for i, v := range vals {
+		if out[len(vals)-1-i], err = schema.DecodeReveal(revealsKey(id), []byte(v)); err != nil {
+			return nil, fmt.Errorf("redisstore: %w", err)
+		}
+	}
+	return out, nil
 }
 
 // Update implements storage.Store.
 //
-// The usual step is one round trip: the compare-and-set script on the
-// player's slot and the leaderboard's ZADD on the guild's, in one pipeline,
-// with the version and state this process last wrote (the cache). On a
-// conflict the script returns the record as it is and fn runs again on it.
-// When fn fails or skips on a cached state, Update reads the player to be
-// sure before returning fn's answer. A moderator's action takes a second
-// round trip, after the write, to append the audit entry.
+// The usual step is one round trip: the write script on the player's slot
+// and, when the balance moved, the leaderboard's ZADD on the guild's, in
+// one pipeline, with the version and state this process last wrote (the
+// cache). The script looks the operation up first: a repeat writes
+// nothing and returns the first result with the record as it is. On a
+// conflict the script returns the record and fn runs again on it. When fn
+// fails or skips on a cached state, Update reads the player, and whether
+// it remembers the operation, to be sure before returning fn's answer. A
+// moderator's action takes a second round trip, after the write, to append
+// the audit entry.
 //
 // Every write to Redis is safe to repeat, because go-redis resends a
-// command whose reply timed out: the script's compare-and-set refuses a
-// second write of the same version (and Update recognises its own write in
-// the record the script returns), ZADD sets an absolute balance, and the
-// audit line carries the ID of the write it logs. See the package
+// command whose reply timed out: the script finds the operation it
+// remembered the first time (or, for a write without one, its own
+// payload at the version it wrote), ZADD sets an absolute balance, and
+// the audit line carries the ID of the write it logs. See the package
 // documentation for the index's failure cases.
-func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
+func (s *Store) Update(ctx context.Context, id storage.PlayerID, op string, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
 	if err := storage.ValidateID(id); err != nil {
 		return storage.Versioned{}, err
+	}
+	if op != "" {
+		if err := game.ValidateOp(op); err != nil {
+			return storage.Versioned{}, err
+		}
 	}
 	if s.closed.Load() {
 		return storage.Versioned{}, storage.ErrClosed
@@ -145,8 +205,12 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage
 	cur, ok := s.cache.get(id)
 	if !ok {
 		var err error
-		if cur, err = s.load(ctx, id); err != nil {
+		if cur, err = s.load(ctx, id, op); err != nil {
 			return storage.Versioned{}, err
+		}
+		if cur.Repeat != nil {
+			s.recoverAudit(ctx, id.Guild, cur.audit)
+			return cur.Versioned, nil
 		}
 	}
 	verified := !ok  // cur was read from Redis, not guessed from the cache
@@ -155,11 +219,15 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage
 		w, err := fn(cur.Versioned)
 		if err != nil || w.Skip {
 			if !verified {
-				fresh, lerr := s.load(ctx, id)
+				fresh, lerr := s.load(ctx, id, op)
 				if lerr != nil {
 					return cur.Versioned, lerr
 				}
 				verified = true
+				if fresh.Repeat != nil {
+					s.recoverAudit(ctx, id.Guild, fresh.audit)
+					return fresh.Versioned, nil
+				}
 				if fresh.Version != cur.Version {
 					cur = fresh
 					continue
@@ -176,49 +244,81 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage
 		}
 		attempt++
 		next := cur.Version + 1
-		if w, err = storage.Normalize(id, w); err != nil {
-			return cur.Versioned, err
-		}
-		payload, line, hist, err := encodeWrite(id, next, w)
+		ew, err := encodeWrite(id, next, op, w)
 		if err != nil {
 			return cur.Versioned, err
 		}
-		prev := cur.audit
-		res, err := s.cas(ctx, recordKey(id), historyKey(id), cur.Version, payload, storage.HistoryLimit, hist,
-			func(p redis.Pipeliner) {
-				if s.replicas > 0 {
-					p.Do(ctx, "WAIT", s.replicas, 1000) // after the script: its write reaches a replica
-				}
-				p.ZAdd(ctx, boardKey(id.Guild), redis.Z{Score: score(w.Player.Balance), Member: member(id.User)})
-				if recent(prev) {
-					// The line of the version this write replaces, in case
-					// its Update failed before appending it. EVAL, not
-					// EVALSHA: a NOSCRIPT here would not be retried.
-					appendOnceScript.Eval(ctx, p, []string{auditKey(id.Guild)}, prev, storage.AuditLimit)
-				}
-			})
-		indexed = true
+		if cur.Exists() && schema.SeedsOf(cur.Player) == schema.SeedsOf(ew.w.Player) {
+			ew.seeds = "" // as stored: not sent again
+		}
+		prev, moved := cur.audit, !cur.Exists() || cur.Player.Balance != ew.w.Player.Balance
+		var wait *redis.Cmd
+		res, err := s.write(ctx, id, cur.Version, ew, func(p redis.Pipeliner) {
+			if s.replicas > 0 {
+				wait = p.Do(ctx, "WAIT", s.replicas, 1000) // after the script: its write reaches a replica
+			}
+			if moved {
+				// A write that leaves the balance as it was leaves the
+				// index as the write before it set it.
+				p.ZAdd(ctx, boardKey(id.Guild), redis.Z{Score: score(ew.w.Player.Balance), Member: member(id.User)})
+			}
+			if recent(prev) {
+				// The line of the version this write replaces, in case
+				// its Update failed before appending it. EVAL, not
+				// EVALSHA: a NOSCRIPT here would not be retried.
+				appendOnceScript.Eval(ctx, p, []string{auditKey(id.Guild)}, prev, storage.AuditLimit)
+			}
+		})
+		indexed = indexed || moved
 		if err != nil {
 			// The write may or may not have happened: forget the guess.
 			s.cache.drop(id)
 			return cur.Versioned, s.wrap(fmt.Sprintf("update %d/%d", id.Guild, id.User), err)
 		}
-		if res.ok || (res.version == u64(next) && res.payload == payload) {
+		if res.ok || (res.version == u64(next) && res.payload == ew.payload && (ew.seeds == "" || res.seeds == ew.seeds)) {
 			// Written; by an earlier attempt of go-redis's when the
-			// payload is ours, whose reply was lost.
-			out := storage.Versioned{Player: w.Player, Version: next}
-			s.cache.put(id, stored{Versioned: out, audit: line})
-			if line != "" {
-				if err := s.appendAudit(ctx, id.Guild, line); err != nil {
+			// record is ours (found as a repeat of op, or as a conflict
+			// for a write without one), whose reply was lost.
+			if err := s.replicated(wait); err != nil {
+				// Not acknowledged: a failover now would lose it. A retry
+				// of the operation finds it, or applies it on the new master.
+				s.cache.drop(id)
+				return cur.Versioned, fmt.Errorf("redisstore: update %d/%d: %w", id.Guild, id.User, err)
+			}
+			out := storage.Versioned{Player: ew.w.Player, Version: next}
+			s.cache.put(id, stored{Versioned: out, audit: ew.line})
+			if ew.line != "" {
+				if err := s.appendAudit(ctx, id.Guild, ew.line); err != nil {
 					return out, err
 				}
 			}
 			return out, nil
 		}
-		if cur, err = decodePlayer(id, res.version, res.payload); err != nil {
+		fresh, old, err := decodePlayer(id, raw{v: res.version, p: res.payload, s: res.seeds, a: res.audit, op: res.result})
+		switch {
+		case err != nil:
 			return cur.Versioned, fmt.Errorf("redisstore: update: %w", err)
+		case old:
+			if fresh, err = s.load(ctx, id, op); err != nil {
+				return cur.Versioned, err
+			}
 		}
-		verified = true
+		if res.repeat && fresh.Repeat == nil {
+			return cur.Versioned, fmt.Errorf("redisstore: update %d/%d: the script found operation %q without its result", id.Guild, id.User, op)
+		}
+		cur, verified = fresh, true
+		if cur.Repeat != nil {
+			// The operation was applied: by another process, or by this
+			// write, sent twice by go-redis, whose first reply was lost.
+			c := cur
+			c.Repeat = nil
+			s.cache.put(id, c)
+			if indexed {
+				s.correctIndex(ctx, id, cur.Versioned)
+			}
+			s.recoverAudit(ctx, id.Guild, cur.audit)
+			return cur.Versioned, nil
+		}
 		if attempt == storage.MaxAttempts {
 			s.correctIndex(ctx, id, cur.Versioned)
 			return cur.Versioned, fmt.Errorf("redisstore: update %d/%d: %w", id.Guild, id.User, storage.ErrConflict)
@@ -234,30 +334,225 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, fn func(storage
 	}
 }
 
-// encodeWrite returns the payload of w as version next of the player, its
-// audit line ("" if none) and its history lines, oldest first.
-func encodeWrite(id storage.PlayerID, next uint64, w storage.Write) (payload, line string, hist []string, err error) {
-	if w, err = storage.Normalize(id, w); err != nil {
-		return "", "", nil, err
+// errNotReplicated: a write that WAIT did not see reach the replicas the
+// store waits for (WithReplicaAck) within its second.
+var errNotReplicated = errors.New("the write reached no replica within a second: it may not survive a failover")
+
+// replicated reports whether WAIT (nil when the store waits for no
+// replica) saw the write reach s.replicas replicas.
+func (s *Store) replicated(wait *redis.Cmd) error {
+	if wait == nil {
+		return nil
 	}
-	if w.Audit != nil {
-		if line, err = encodeAudit(fmt.Sprintf("u:%d:%d", id.User, next), *w.Audit); err != nil {
-			return "", "", nil, err
-		}
+	n, err := wait.Int()
+	switch {
+	case err != nil:
+		return fmt.Errorf("WAIT: %w", err)
+	case n < s.replicas:
+		return fmt.Errorf("%w (%d of %d replicas)", errNotReplicated, n, s.replicas)
 	}
-	b, err := json.Marshal(playerRecord{Player: w.Player, Audit: line, Write: rand.Text()})
+	return nil
+}
+
+// encoded is a Write checked and encoded for the script.
+type encoded struct {
+	w       storage.Write // normalized
+	payload string        // the player's record, without its seeds
+	seeds   string        // its seeds ("" when they need not be sent)
+	line    string        // the audit line, "" if none
+	op      string        // the operation, "" if none
+	result  string        // its result
+	hist    []string      // the history lines, oldest first
+	reveal  string        // the reveal, "" if none
+}
+
+// encodeWrite encodes w as version next of the player, under operation op.
+func encodeWrite(id storage.PlayerID, next uint64, op string, w storage.Write) (encoded, error) {
+	w, err := storage.Normalize(id, w)
 	if err != nil {
-		return "", "", nil, fmt.Errorf("redisstore: update %d/%d: encode: %w", id.Guild, id.User, err)
+		return encoded{}, err
 	}
-	hist = make([]string, len(w.History))
-	for i, h := range w.History {
-		hb, err := json.Marshal(h)
-		if err != nil {
-			return "", "", nil, fmt.Errorf("redisstore: update %d/%d: encode history: %w", id.Guild, id.User, err)
+	e := encoded{w: w, op: op}
+	if w.Audit != nil {
+		if e.line, err = encodeAudit(fmt.Sprintf("u:%d:%d", id.User, next), *w.Audit); err != nil {
+			return encoded{}, err
 		}
-		hist[i] = string(hb)
 	}
-	return string(b), line, hist, nil
+	b, sd, err := schema.EncodePlayerParts(w.Player)
+	if err != nil {
+		return encoded{}, fmt.Errorf("redisstore: update %d/%d: %w", id.Guild, id.User, err)
+	}
+	e.payload, e.seeds = string(b), string(sd)
+	if op != "" {
+		r, err := schema.EncodeResult(w.Result)
+		if err != nil {
+			return encoded{}, err
+		}
+		e.result = string(r)
+	}
+	e.hist = make([]string, len(w.History))
+	for i, h := range w.History {
+		hb, err := schema.EncodeLine(h)
+		if err != nil {
+			return encoded{}, err
+		}
+		e.hist[i] = string(hb)
+	}
+	if w.Reveal != nil {
+		rb, err := schema.EncodeReveal(*w.Reveal)
+		if err != nil {
+			return encoded{}, err
+		}
+		e.reveal = string(rb)
+	}
+	return e, nil
+}
+
+// writeResult is playerScript's answer.
+type writeResult struct {
+	ok, repeat                             bool
+	version, payload, seeds, audit, result string // the record as it is, on a conflict or a repeat
+}
+
+// write runs playerScript for e over version expected, with also's
+// commands in the same pipeline: one round trip. If Redis has lost the
+// script it sends the pipeline again with EVAL; also's commands must
+// therefore be safe to repeat.
+func (s *Store) write(ctx context.Context, id storage.PlayerID, expected uint64, e encoded, also func(redis.Pipeliner)) (writeResult, error) {
+	keys := []string{recordKey(id)}
+	args := make([]any, 0, 11+len(e.hist))
+	args = append(args, u64(expected), u64(expected+1), e.payload, e.seeds, e.line, e.op, e.result, game.MaxOps, storage.HistoryLimit, len(e.hist))
+	if e.op != "" {
+		keys = append(keys, opsKey(id))
+	}
+	if len(e.hist) > 0 {
+		keys = append(keys, historyKey(id))
+		for _, l := range e.hist {
+			args = append(args, l)
+		}
+	}
+	args = append(args, game.MaxReveals, e.reveal)
+	if e.reveal != "" {
+		keys = append(keys, revealsKey(id))
+	}
+	reply, err := s.runScript(ctx, playerScript, keys, args, also)
+	if err != nil {
+		return writeResult{}, err
+	}
+	switch {
+	case len(reply) == 1 && reply[0] == "OK":
+		return writeResult{ok: true}, nil
+	case len(reply) == 6 && reply[0] == "REPEAT":
+		return writeResult{repeat: true, result: reply[1], version: reply[2], payload: reply[3], seeds: reply[4], audit: reply[5]}, nil
+	case len(reply) == 5 && reply[0] == "CONFLICT":
+		return writeResult{version: reply[1], payload: reply[2], seeds: reply[3], audit: reply[4]}, nil
+	}
+	return writeResult{}, fmt.Errorf("script reply %q", reply)
+}
+
+// runScript runs sc with also's commands in one pipeline, falling back to
+// EVAL if Redis lost the script, and returns the script's reply.
+func (s *Store) runScript(ctx context.Context, sc *redis.Script, keys []string, args []any, also func(redis.Pipeliner)) ([]string, error) {
+	var cmd *redis.Cmd
+	run := func(eval bool) error {
+		pipe := s.rdb.Pipeline()
+		if eval {
+			cmd = sc.Eval(ctx, pipe, keys, args...)
+		} else {
+			cmd = sc.EvalSha(ctx, pipe, keys, args...)
+		}
+		if also != nil {
+			also(pipe)
+		}
+		// Only the script's outcome matters: also's commands are
+		// repaired later if they fail (see the package documentation).
+		_, _ = pipe.Exec(ctx)
+		return cmd.Err()
+	}
+	err := run(false)
+	if redis.HasErrorPrefix(err, "NOSCRIPT") {
+		err = run(true)
+	}
+	if err != nil {
+		return nil, err
+	}
+	reply, err := cmd.StringSlice()
+	if err != nil {
+		return nil, fmt.Errorf("script reply: %w", err)
+	}
+	return reply, nil
+}
+
+// migrate rewrites, once, the record of the release before the schema that
+// load read (version v, payload p, audit line a) in the schema, moving its
+// reveals and operations beside it and rewriting its history lines
+// (migrateScript). Another process's migration or write meanwhile is fine:
+// the caller reads the record again.
+func (s *Store) migrate(ctx context.Context, id storage.PlayerID, v, p, a string) error {
+	old, err := legacy.DecodeRedis([]byte(p))
+	if err != nil {
+		return fmt.Errorf("redisstore: player %d/%d: %w", id.Guild, id.User, err)
+	}
+	m, err := old.Player.Migrate()
+	if err != nil {
+		return fmt.Errorf("redisstore: player %d/%d: %w", id.Guild, id.User, err)
+	}
+	ver, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return fmt.Errorf("redisstore: player %d/%d: version %q: %w", id.Guild, id.User, v, err)
+	}
+	w, err := storage.Normalize(id, storage.Write{Player: m.Player})
+	if err != nil {
+		return err
+	}
+	payload, seeds, err := schema.EncodePlayerParts(w.Player)
+	if err != nil {
+		return err
+	}
+	lines, err := s.rdb.LRange(ctx, historyKey(id), 0, -1).Result()
+	if err != nil {
+		return s.wrap("migrate", err)
+	}
+	args := []any{v, p, u64(ver + 1), string(payload), string(seeds), old.Audit, len(lines)}
+	for _, l := range lines {
+		if legacy.IsEntry([]byte(l)) {
+			e, err := legacy.DecodeEntry([]byte(l))
+			if err != nil {
+				return fmt.Errorf("redisstore: player %d/%d: %w", id.Guild, id.User, err)
+			}
+			e.At = storage.Timestamp(e.At)
+			b, err := schema.EncodeLine(e)
+			if err != nil {
+				return err
+			}
+			l = string(b)
+		}
+		args = append(args, l)
+	}
+	args = append(args, len(m.Reveals))
+	for i := len(m.Reveals) - 1; i >= 0; i-- {
+		r := m.Reveals[i]
+		r.CommittedAt, r.RevealedAt = storage.Timestamp(r.CommittedAt), storage.Timestamp(r.RevealedAt)
+		b, err := schema.EncodeReveal(r)
+		if err != nil {
+			return err
+		}
+		args = append(args, string(b))
+	}
+	for _, o := range m.Ops {
+		b, err := schema.EncodeResult(o.Result)
+		if err != nil {
+			return err
+		}
+		args = append(args, o.ID, string(b))
+	}
+	_ = a // the audit line rides in the legacy payload (old.Audit)
+	keys := []string{recordKey(id), opsKey(id), historyKey(id), revealsKey(id)}
+	if err := migrateScript.Run(ctx, s.rdb, keys, args...).Err(); err != nil {
+		return s.wrap(fmt.Sprintf("migrate %d/%d", id.Guild, id.User), err)
+	}
+	s.cache.drop(id)
+	return nil
 }
 
 func encodeAudit(lineID string, e storage.AuditEntry) (string, error) {

@@ -58,7 +58,7 @@ func testApplyPlay(t *testing.T, open OpenFunc) {
 		t.Fatalf("first reveal: %+v, ticket %+v", a.Result, a.Player.Ticket)
 	}
 	wantLine := game.Entry{At: e.clock.Now(), Kind: game.KindPlay, TicketID: 1, Tier: game.TierCandle, Amount: prize - game.Stake, Balance: a.Player.Balance,
-		Fair: true, KeysBefore: 0, Grid: Win(game.TierCandle).Grid}
+		Fair: true, KeysBefore: 0, Grid: Win(game.TierCandle).Grid, Commitment: a.Player.Commitment()}
 	if len(a.History) != 1 || a.History[0] != wantLine {
 		t.Fatalf("history of the draw: %+v, want %+v", a.History, wantLine)
 	}
@@ -276,7 +276,7 @@ func testCanceledContext(t *testing.T, open OpenFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	calls := 0
-	if _, err := e.st.Update(ctx, pid(1), func(v storage.Versioned) (storage.Write, error) {
+	if _, err := e.st.Update(ctx, pid(1), "", func(v storage.Versioned) (storage.Write, error) {
 		calls++
 		s, err := v.Player.Grant(1, e.clock.Now())
 		return storage.Write{Player: s.Player}, err

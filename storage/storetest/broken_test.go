@@ -22,7 +22,7 @@ type racyStore struct {
 	storage.Store
 }
 
-func (s racyStore) Update(ctx context.Context, id storage.PlayerID, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
+func (s racyStore) Update(ctx context.Context, id storage.PlayerID, op string, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
 	v, err := s.Load(ctx, id)
 	if err != nil {
 		return v, err
@@ -32,7 +32,7 @@ func (s racyStore) Update(ctx context.Context, id storage.PlayerID, fn func(stor
 		return v, err
 	}
 	time.Sleep(time.Duration(rand.IntN(200)) * time.Microsecond)
-	return s.Store.Update(ctx, id, func(storage.Versioned) (storage.Write, error) { return w, nil })
+	return s.Store.Update(ctx, id, op, func(storage.Versioned) (storage.Write, error) { return w, nil })
 }
 
 func openBolt(t *testing.T, opts storage.Options) storage.Store {

@@ -43,7 +43,12 @@ func KillBetweenBuyAndDraw(t *testing.T, testName, target string, openAt func(ta
 			os.Exit(3)
 		}
 		fmt.Printf("bought %d\n", a.Result.Ticket)
-		select {} // wait for SIGKILL, holding the store open
+		for {
+			// Wait for SIGKILL, holding the store open (a sleep, not an
+			// empty select, which the runtime would end as a deadlock
+			// when nothing else runs).
+			time.Sleep(time.Hour)
+		}
 	}
 
 	cmd := exec.Command(os.Args[0], "-test.run", "^"+testName+"$", "-test.count=1")

@@ -6,12 +6,19 @@
 // stale version never written), times rounded by storage.Timestamp,
 // unsound players refused; Apply of every game transition (buy, reveal,
 // chest, daily, grant, set balance, reset) with operation IDs, a repeated
-// operation changing nothing and answering its first result; history and
-// audit lists, newest first and bounded; the leaderboard against a sort of
-// what Load reads (~200 players, ties, moves, other guilds); Players'
-// order; guild settings with compare-and-set and operations; canceled
-// contexts and closed stores; the dump round trip, version 1 dumps and
-// duplicates (when the store is a storage.Dumper); the leaderboard index
+// operation changing nothing and answering its first result; the
+// operations a store remembers beside the player (Update's op and
+// Write.Result: the last game.MaxOps exactly, a repeat caught even when
+// the transition would now fail, one operation sent at once by many
+// goroutines applied once); the seeds revealed kept beside the player
+// (Reveals: the last game.MaxReveals, oldest first, chained to it);
+// history and audit lists, newest first and bounded; the leaderboard
+// against a sort of what Load reads (~200 players, ties, moves, other
+// guilds); Players' order; guild settings with compare-and-set and
+// operations; canceled contexts and closed stores; the dump round trip of
+// version storage.DumpVersion (reveals and history included, the same
+// bytes exported again), dumps of versions 1 and 3 and duplicates (when
+// the store is a storage.Dumper); the leaderboard index
 // (when it is a storage.Indexer); and CheckConcurrency with one and many
 // players. Nothing in it depends on timing.
 //

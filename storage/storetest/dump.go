@@ -3,7 +3,10 @@ package storetest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -79,6 +82,7 @@ func populate(t *testing.T, e *env) []storage.PlayerID {
 	return ids
 }
 
+// writeDump returns the dump of st, as storage.WriteDump writes it.
 func writeDump(t *testing.T, st storage.Store) []byte {
 	t.Helper()
 	var buf bytes.Buffer
@@ -88,20 +92,80 @@ func writeDump(t *testing.T, st storage.Store) []byte {
 	return buf.Bytes()
 }
 
-func readDump(t *testing.T, data []byte) *storage.Dump {
+// exportDump returns what st holds, as storage.ExportDump reads it.
+func exportDump(t *testing.T, st storage.Store) *storage.DecodedDump {
 	t.Helper()
-	d, err := storage.ReadDump(bytes.NewReader(data))
+	d, err := storage.ExportDump(context.Background(), st.(storage.Dumper))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return d
 }
 
+// encodeDump returns d as storage.EncodeDump writes it.
+func encodeDump(t *testing.T, d *storage.DecodedDump) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := storage.EncodeDump(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// readDump reads and validates a dump of any version with storage.ReadDump.
+func readDump(t *testing.T, data []byte) *storage.DecodedDump {
+	t.Helper()
+	d, err := storage.ReadDump(bytes.NewReader(data), Seeds(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// legacyDump returns d as a dump of the legacy version (1 to
+// storage.LegacyDumpVersion), serialized: records made with
+// storage.NewRecord, with their reveals; a version 1 record has no seeds
+// and no verification data in its history, as version 1 dumps had not.
+func legacyDump(t *testing.T, d *storage.DecodedDump, version int) []byte {
+	t.Helper()
+	ld := storage.Dump{Version: version, Players: []storage.Record{}, Guilds: []storage.GuildRecord{}}
+	for _, p := range d.Players {
+		r := storage.NewRecord(p.ID, p.Player, p.History, p.Reveals...)
+		if version == 1 {
+			r.Seed, r.NextSeed, r.ClientSeed, r.SeedNo, r.SeedAfterTicket, r.SeedAfterChest, r.SeedCommittedAt, r.Revealed = "", "", "", 0, 0, 0, nil, nil
+			for j := range r.History {
+				h := &r.History[j]
+				h.KeysBefore, h.Grid, h.Chest = nil, "", 0
+			}
+		}
+		ld.Players = append(ld.Players, r)
+	}
+	for _, g := range d.Guilds {
+		ld.Guilds = append(ld.Guilds, storage.NewGuildRecord(g.Guild, g.Settings, g.Audit))
+	}
+	b, err := json.Marshal(ld)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// withoutCommitments returns h with the commitments of its lines cleared,
+// as a dump of a version before 4 carries them.
+func withoutCommitments(h []game.Entry) []game.Entry {
+	h = slices.Clone(h)
+	for i := range h {
+		h[i].Commitment = game.Commitment{}
+	}
+	return h
+}
+
 // sameStores checks that b holds what a holds, as read through the
-// contract: players (but for the remembered operations and the version,
-// which a dump does not carry, and the seeds unless seeds), history, audit,
-// settings, leaderboards and player lists.
-func sameStores(t *testing.T, a, b storage.Store, ids []storage.PlayerID, guilds []uint64, seeds bool) {
+// contract: players (but for the version, which a dump does not carry),
+// history, reveals, audit, settings, leaderboards and player lists. A dump
+// of version 1 carries no seeds, no reveals and no verification data; one
+// of version 2 or 3 no commitment in its history lines.
+func sameStores(t *testing.T, a, b storage.Store, ids []storage.PlayerID, guilds []uint64, version int) {
 	t.Helper()
 	ctx := context.Background()
 	for _, id := range ids {
@@ -117,24 +181,44 @@ func sameStores(t *testing.T, a, b storage.Store, ids []storage.PlayerID, guilds
 			t.Fatalf("player %v not imported", id)
 		}
 		pa, pb := va.Player, vb.Player
-		pa.Ops, pb.Ops = nil, nil
-		ha, _ := a.History(ctx, id, storage.HistoryLimit)
-		hb, _ := b.History(ctx, id, storage.HistoryLimit)
-		if !seeds {
+		ha, err := a.History(ctx, id, storage.HistoryLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hb, err := b.History(ctx, id, storage.HistoryLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ra, err := a.Reveals(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, err := b.Reveals(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if version < storage.DumpVersion {
+			ha = withoutCommitments(ha)
+		}
+		if version == 1 {
 			// A version 1 player has new seeds, for its next tickets only,
-			// and history lines without verification data.
-			if pb.Seed == (game.Seed{}) || pb.Seed == pa.Seed || pb.NextSeed != (game.Seed{}) || pb.ClientSeed == "" || pb.SeedNo != 1 || pb.Revealed != nil ||
+			// no reveals, and history lines without verification data.
+			if pb.Seed == (game.Seed{}) || pb.Seed == pa.Seed || pb.NextSeed != (game.Seed{}) || pb.ClientSeed == "" || pb.SeedNo != 1 || len(rb) != 0 ||
 				pb.SeedTicket < pa.TicketSeq-1 || pb.SeedChest != pa.ChestSeq {
-				t.Fatalf("player %v: the import of a version 1 dump gave seeds %+v", id, pb)
+				t.Fatalf("player %v: the import of a version 1 dump gave seeds %+v, reveals %+v", id, pb, rb)
 			}
-			pb.Seed, pb.NextSeed, pb.ClientSeed, pb.SeedNo, pb.Revealed = pa.Seed, pa.NextSeed, pa.ClientSeed, pa.SeedNo, pa.Revealed
+			pb.Seed, pb.NextSeed, pb.ClientSeed, pb.SeedNo = pa.Seed, pa.NextSeed, pa.ClientSeed, pa.SeedNo
 			pb.SeedTicket, pb.SeedChest, pb.SeedAt = pa.SeedTicket, pa.SeedChest, pa.SeedAt
+			rb = ra
 			for i := range ha {
 				ha[i].Fair, ha[i].KeysBefore, ha[i].Grid, ha[i].Chest = false, 0, game.Grid{}, 0
 			}
 		}
-		same(t, "imported player", pb, pa)
-		same(t, "imported history", hb, ha)
+		same(t, fmt.Sprintf("imported player %v", id), pb, pa)
+		same(t, fmt.Sprintf("imported history of %v", id), hb, ha)
+		if len(ra) != 0 || len(rb) != 0 {
+			same(t, fmt.Sprintf("imported reveals of %v", id), rb, ra)
+		}
 	}
 	for _, g := range guilds {
 		ga, _ := a.Guild(ctx, g)
@@ -152,8 +236,8 @@ func sameStores(t *testing.T, a, b storage.Store, ids []storage.PlayerID, guilds
 	}
 }
 
-// testDumpRoundTrip: export, write, read, decode and import into a fresh
-// store give the same contents, and the same dump, byte for byte.
+// testDumpRoundTrip: export, write, read and import into a fresh store
+// give the same contents, and the same dump, byte for byte.
 func testDumpRoundTrip(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	if _, ok := e.st.(storage.Dumper); !ok {
@@ -161,31 +245,46 @@ func testDumpRoundTrip(t *testing.T, open OpenFunc) {
 	}
 	ids := populate(t, e)
 	data := writeDump(t, e.st)
+	if enc := encodeDump(t, exportDump(t, e.st)); !bytes.Equal(enc, data) {
+		t.Fatalf("WriteDump and EncodeDump(ExportDump) differ:\n%s", firstDiff(data, enc))
+	}
 	d := readDump(t, data)
 	if d.Version != storage.DumpVersion || len(d.Players) != len(ids) || len(d.Guilds) != 3 {
 		t.Fatalf("dump version %d of %d players, %d guilds; want %d, %d, 3", d.Version, len(d.Players), len(d.Guilds), storage.DumpVersion, len(ids))
 	}
 	for i := 1; i < len(d.Players); i++ {
-		a, b := d.Players[i-1], d.Players[i]
-		if a.GuildID > b.GuildID || a.GuildID == b.GuildID && a.UserID >= b.UserID {
-			t.Fatalf("players not ordered by guild, user: %d/%d before %d/%d", a.GuildID, a.UserID, b.GuildID, b.UserID)
+		a, b := d.Players[i-1].ID, d.Players[i].ID
+		if a.Guild > b.Guild || a.Guild == b.Guild && a.User >= b.User {
+			t.Fatalf("players not ordered by guild, user: %v before %v", a, b)
 		}
 	}
-	if len(d.Guilds[0].Audit) != 3 || d.Guilds[1].Settings == nil || d.Guilds[0].Settings != nil || d.Guilds[2].Audit != nil {
+	if len(d.Guilds[0].Audit) != 3 || d.Guilds[1].Settings == nil || d.Guilds[0].Settings != nil || len(d.Guilds[2].Audit) != 0 {
 		t.Fatalf("guild records: %+v", d.Guilds)
 	}
-	dd, err := d.Decode(Seeds(2))
-	if err != nil {
-		t.Fatal(err)
+	// The dump carries each player's reveals and history as the store
+	// reads them.
+	for _, p := range d.Players {
+		rs := e.reveals(p.ID)
+		h, err := e.st.History(e.ctx, p.ID, storage.HistoryLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Reverse(h)
+		if len(p.Reveals) != len(rs) || len(rs) > 0 && !reflect.DeepEqual(p.Reveals, rs) || !reflect.DeepEqual(p.History, h) {
+			t.Fatalf("player %v dumped with reveals %+v, history of %d lines; the store has %+v, %d lines", p.ID, p.Reveals, len(p.History), rs, len(h))
+		}
+	}
+	if len(d.Players[0].Reveals) != 2 {
+		t.Fatalf("player %v dumped with %d reveals, want 2", d.Players[0].ID, len(d.Players[0].Reveals))
 	}
 	e2 := newEnv(t, open, defaults)
 	if got := writeDump(t, e2.st); !bytes.Equal(got, fmt.Appendf(nil, "{\n  \"version\": %d,\n  \"players\": [],\n  \"guilds\": []\n}\n", storage.DumpVersion)) {
 		t.Fatalf("dump of an empty store: %s", got)
 	}
-	if err := e2.st.(storage.Dumper).Import(e2.ctx, dd); err != nil {
+	if err := e2.st.(storage.Dumper).Import(e2.ctx, d); err != nil {
 		t.Fatal(err)
 	}
-	sameStores(t, e.st, e2.st, ids, []uint64{guild, guild2, 333}, true)
+	sameStores(t, e.st, e2.st, ids, []uint64{guild, guild2, 333}, storage.DumpVersion)
 	if again := writeDump(t, e2.st); !bytes.Equal(again, data) {
 		t.Fatalf("export → import → export differs:\n%s\n---\n%s", firstDiff(data, again), firstDiff(again, data))
 	}
@@ -219,31 +318,57 @@ func testDumpVersion1(t *testing.T, open OpenFunc) {
 		t.Skip("the store is not a storage.Dumper")
 	}
 	ids := populate(t, e)
-	d := readDump(t, writeDump(t, e.st))
-	d.Version = 1
-	for i := range d.Players {
-		r := &d.Players[i]
-		r.Seed, r.NextSeed, r.ClientSeed, r.SeedNo, r.SeedAfterTicket, r.SeedAfterChest, r.SeedCommittedAt, r.Revealed = "", "", "", 0, 0, 0, nil, nil
-		for j := range r.History {
-			h := &r.History[j]
-			h.KeysBefore, h.Grid, h.Chest = nil, "", 0
-		}
-	}
-	dd, err := d.Decode(Seeds(3))
+	dd, err := storage.ReadDump(bytes.NewReader(legacyDump(t, exportDump(t, e.st), 1)), Seeds(3))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if dd.Version != 1 || len(dd.Players) != len(ids) {
+		t.Fatalf("a version 1 dump read as version %d with %d players", dd.Version, len(dd.Players))
 	}
 	e2 := newEnv(t, open, defaults)
 	if err := e2.st.(storage.Dumper).Import(e2.ctx, dd); err != nil {
 		t.Fatal(err)
 	}
-	sameStores(t, e.st, e2.st, ids, []uint64{guild, guild2, 333}, false)
+	sameStores(t, e.st, e2.st, ids, []uint64{guild, guild2, 333}, 1)
 	seeds := map[game.Seed]bool{}
 	for _, id := range ids {
 		seeds[e2.load(id).Player.Seed] = true
 	}
 	if len(seeds) != len(ids) {
 		t.Fatalf("%d seeds for %d players", len(seeds), len(ids))
+	}
+	// The imported players play on, under their new seeds.
+	e2.play(ids[0], game.SeededDrawer{})
+}
+
+// testDumpVersion3: a dump of the last legacy version (seeds and reveals,
+// no commitments in the history lines) imports with everything it
+// carries: exported again, it is the version 4 dump of the store it came
+// from but for those commitments.
+func testDumpVersion3(t *testing.T, open OpenFunc) {
+	e := newEnv(t, open, defaults)
+	if _, ok := e.st.(storage.Dumper); !ok {
+		t.Skip("the store is not a storage.Dumper")
+	}
+	ids := populate(t, e)
+	orig := exportDump(t, e.st)
+	dd, err := storage.ReadDump(bytes.NewReader(legacyDump(t, orig, storage.LegacyDumpVersion)), Seeds(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dd.Version != storage.LegacyDumpVersion || len(dd.Players) != len(ids) || len(dd.Players[0].Reveals) != 2 {
+		t.Fatalf("a version %d dump read as version %d with %d players, %d reveals for the first", storage.LegacyDumpVersion, dd.Version, len(dd.Players), len(dd.Players[0].Reveals))
+	}
+	e2 := newEnv(t, open, defaults)
+	if err := e2.st.(storage.Dumper).Import(e2.ctx, dd); err != nil {
+		t.Fatal(err)
+	}
+	sameStores(t, e.st, e2.st, ids, []uint64{guild, guild2, 333}, storage.LegacyDumpVersion)
+	for i := range orig.Players {
+		orig.Players[i].History = withoutCommitments(orig.Players[i].History)
+	}
+	if want, got := encodeDump(t, orig), writeDump(t, e2.st); !bytes.Equal(got, want) {
+		t.Fatalf("the import of a version %d dump exports as\n%s\nwant\n%s", storage.LegacyDumpVersion, firstDiff(got, want), firstDiff(want, got))
 	}
 }
 
@@ -262,12 +387,9 @@ func testImportDuplicate(t *testing.T, open OpenFunc) {
 	target.must(last, "grant", grant(1, target.clock.Now()))
 	before := writeDump(t, target.st)
 	im := target.st.(storage.Dumper)
-	decode := func(d *storage.Dump) *storage.DecodedDump {
-		dd, err := d.Decode(Seeds(4))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return dd
+	// A fresh copy of d, for an Import that could keep what it is given.
+	decode := func(d *storage.DecodedDump) *storage.DecodedDump {
+		return readDump(t, encodeDump(t, d))
 	}
 	err := im.Import(target.ctx, decode(d))
 	wantErr(t, "Import of a player in the store", err, storage.ErrDuplicate)

@@ -55,8 +55,9 @@ func testRotateSeeds(t *testing.T, open OpenFunc) {
 	}
 	p := e.load(id).Player
 	same(t, "Load after a rotation", p, a.Player)
-	r, ok := p.RevealedSeed(a.Result.Seed)
-	if a.Result.Seed != 1 || !ok || r.Seed != before.Seed || r.Commitment() != commitment || r.ClientSeed != before.ClientSeed ||
+	rs := e.reveals(id)
+	r, ok := rs.Seed(a.Result.Seed)
+	if a.Result.Seed != 1 || len(rs) != 1 || !ok || r.Seed != before.Seed || r.Commitment() != commitment || r.ClientSeed != before.ClientSeed ||
 		r.FirstTicket != 1 || r.LastTicket != 3 || !r.RevealedAt.Equal(e.clock.Now()) {
 		t.Fatalf("rotation: result %+v, reveal %+v (kept: %v)", a.Result, r, ok)
 	}
@@ -64,7 +65,10 @@ func testRotateSeeds(t *testing.T, open OpenFunc) {
 		p.SeedTicket != 3 || p.SeedTickets() != 0 || !p.SeedAt.Equal(e.clock.Now()) {
 		t.Fatalf("after the rotation: seed %d from ticket %d, client %q", p.SeedNo, p.SeedTicket, p.ClientSeed)
 	}
-	if r, secret, err := p.TicketSeed(2); err != nil || secret || r.No != 1 {
+	if err := p.CheckReveals(rs); err != nil {
+		t.Fatalf("the reveals kept do not chain to the player: %v", err)
+	}
+	if r, secret, err := p.TicketSeed(rs, 2); err != nil || secret || r.No != 1 {
 		t.Fatalf("TicketSeed(2) = %+v, %v, %v", r, secret, err)
 	}
 	v := e.load(id)
@@ -72,6 +76,7 @@ func testRotateSeeds(t *testing.T, open OpenFunc) {
 		t.Fatalf("repeated rotation: %+v, %v", again, err)
 	}
 	same(t, "after a repeated rotation", e.load(id), v)
+	same(t, "reveals after a repeated rotation", e.reveals(id), rs)
 
 	// Refused: a rotation while a ticket is open, a bad client seed, a
 	// seed used before.
@@ -88,18 +93,24 @@ func testRotateSeeds(t *testing.T, open OpenFunc) {
 		_, err := e.apply(id, setClientSeed(e, bad, e.clock.Now()))
 		wantErr(t, fmt.Sprintf("client seed %q", bad), err, game.ErrClientSeed)
 	}
-	old := before.Seed
-	_, err = e.apply(id, func(p game.Player) (game.Step, error) { return p.Rotate(old, e.clock.Now()) })
-	wantErr(t, "a revealed seed used again", err, game.ErrInvalid)
+	_, err = e.apply(id, func(p game.Player) (game.Step, error) { return p.Rotate(p.Seed, e.clock.Now()) })
+	wantErr(t, "the current seed used again", err, game.ErrInvalid)
+	_, err = e.apply(id, func(p game.Player) (game.Step, error) { return p.Rotate(p.NextSeed, e.clock.Now()) })
+	wantErr(t, "the next seed used again", err, game.ErrInvalid)
 	same(t, "after refused steps", e.load(id), v)
+	same(t, "reveals after refused steps", e.reveals(id), rs)
 
 	// A client seed of the player's choosing, with a new server seed.
 	e.clock.Advance(time.Minute)
 	a = e.must(id, "client seed", setClientSeed(e, "Trésor 🗝", e.clock.Now()))
 	p = e.load(id).Player
-	if a.Result.Seed != 2 || p.ClientSeed != "Trésor 🗝" || p.SeedNo != 3 || len(p.Revealed) != 2 ||
-		p.Revealed[1].ClientSeed != before.ClientSeed || p.Revealed[1].FirstTicket != 4 || p.Revealed[1].LastTicket != 4 {
-		t.Fatalf("after a client seed: %+v, reveals %+v", a.Result, p.Revealed)
+	rs = e.reveals(id)
+	if a.Result.Seed != 2 || p.ClientSeed != "Trésor 🗝" || p.SeedNo != 3 || len(rs) != 2 || rs[0] != r ||
+		rs[1].No != 2 || rs[1].ClientSeed != before.ClientSeed || rs[1].FirstTicket != 4 || rs[1].LastTicket != 4 {
+		t.Fatalf("after a client seed: %+v, reveals %+v", a.Result, rs)
+	}
+	if err := p.CheckReveals(rs); err != nil {
+		t.Fatalf("the reveals kept do not chain to the player: %v", err)
 	}
 }
 
@@ -125,6 +136,7 @@ func testVerifyFromHistory(t *testing.T, open OpenFunc) {
 	}
 	e.must(id, "rotate", rotate(e, e.clock.Now()))
 	p := e.load(id).Player
+	rs := e.reveals(id)
 	h, err := e.st.History(e.ctx, id, storage.HistoryLimit)
 	if err != nil {
 		t.Fatal(err)
@@ -134,9 +146,14 @@ func testVerifyFromHistory(t *testing.T, open OpenFunc) {
 		if !l.Fair {
 			continue
 		}
+		// The line records the commitment shown for its seed, and
+		// game.Player.Verify recomputes it from the reveals the store keeps.
+		if vr, err := p.Verify(d, rs, l); err != nil || !vr.Match || l.Commitment == (game.Commitment{}) || l.Commitment != vr.Seed.Commitment() {
+			t.Fatalf("Verify of %+v: %+v, %v", l, vr, err)
+		}
 		switch l.Kind {
 		case game.KindPlay:
-			r, secret, err := p.TicketSeed(l.TicketID)
+			r, secret, err := p.TicketSeed(rs, l.TicketID)
 			if err != nil || secret {
 				t.Fatalf("ticket %d: seed %+v, secret %v, %v", l.TicketID, r.No, secret, err)
 			}
@@ -146,7 +163,7 @@ func testVerifyFromHistory(t *testing.T, open OpenFunc) {
 			}
 			tickets++
 		case game.KindChest:
-			r, secret, err := p.ChestSeed(l.Chest)
+			r, secret, err := p.ChestSeed(rs, l.Chest)
 			if err != nil || secret {
 				t.Fatalf("chest %d: seed %d, secret %v, %v", l.Chest, r.No, secret, err)
 			}
@@ -157,8 +174,8 @@ func testVerifyFromHistory(t *testing.T, open OpenFunc) {
 			chests++
 		}
 	}
-	if tickets != 30 || chests != int(p.ChestSeq) || len(p.Revealed) != 1+30/9*2 {
-		t.Fatalf("verified %d tickets and %d chests (of %d), %d seeds revealed", tickets, chests, p.ChestSeq, len(p.Revealed))
+	if tickets != 30 || chests != int(p.ChestSeq) || len(rs) != 1+30/9*2 {
+		t.Fatalf("verified %d tickets and %d chests (of %d), %d seeds revealed", tickets, chests, p.ChestSeq, len(rs))
 	}
 }
 
@@ -196,11 +213,15 @@ func testRotateRacing(t *testing.T, open OpenFunc) {
 	sound(t, "after racing rotations", p)
 	seen := map[game.Seed]int{p.Seed: 1}
 	seen[p.NextSeed]++
-	for _, r := range p.Revealed {
+	rs := e.reveals(id)
+	for _, r := range rs {
 		seen[r.Seed]++
 	}
-	if p.SeedNo != 1+n || len(p.Revealed) != n || seen[first] != 1 || len(seen) != n+2 {
-		t.Fatalf("after %d racing rotations: seed %d, %d reveals, %d distinct seeds", n, p.SeedNo, len(p.Revealed), len(seen))
+	if p.SeedNo != 1+n || len(rs) != n || seen[first] != 1 || len(seen) != n+2 {
+		t.Fatalf("after %d racing rotations: seed %d, %d reveals, %d distinct seeds", n, p.SeedNo, len(rs), len(seen))
+	}
+	if err := p.CheckReveals(rs); err != nil {
+		t.Fatalf("after %d racing rotations the reveals do not chain: %v", n, err)
 	}
 	for _, s := range seeds {
 		if seen[s] != 1 {

@@ -23,7 +23,7 @@ func testHistory(t *testing.T, open OpenFunc) {
 	for i := range storage.HistoryLimit + 13 {
 		e.clock.Advance(time.Second)
 		lines := 1 + i%3 // writes of 1, 2 and 3 lines
-		_, err := e.st.Update(e.ctx, id, func(v storage.Versioned) (storage.Write, error) {
+		_, err := e.st.Update(e.ctx, id, "", func(v storage.Versioned) (storage.Write, error) {
 			p := v.Player
 			if !v.Exists() {
 				p = newPlayer(t, 1000, e.clock.Now())
@@ -46,7 +46,7 @@ func testHistory(t *testing.T, open OpenFunc) {
 			all = append(all, game.Entry{At: e.clock.Now(), Kind: game.KindGrant, Amount: 1, Balance: 1000 + int64(len(all)) + 1})
 		}
 		// A skipped write adds no line.
-		if _, err := e.st.Update(e.ctx, id, func(storage.Versioned) (storage.Write, error) { return storage.Write{Skip: true}, nil }); err != nil {
+		if _, err := e.st.Update(e.ctx, id, "", func(storage.Versioned) (storage.Write, error) { return storage.Write{Skip: true}, nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -264,7 +264,7 @@ func testLeaderboard(t *testing.T, open OpenFunc) {
 	e.must(pid(last), "set", setBalance(want[0].Balance+1, e.clock.Now()))
 	e.must(pid(first), "set", setBalance(0, e.clock.Now()))
 	tie := want[len(want)/3]
-	if _, err := e.st.Update(e.ctx, pid(mid.User), func(v storage.Versioned) (storage.Write, error) {
+	if _, err := e.st.Update(e.ctx, pid(mid.User), "", func(v storage.Versioned) (storage.Write, error) {
 		s, err := v.Player.SetBalance(tie.Balance, e.clock.Now())
 		return storage.Write{Player: s.Player, History: s.History}, err
 	}); err != nil {

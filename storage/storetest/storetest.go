@@ -46,6 +46,11 @@ func Run(t *testing.T, open OpenFunc) {
 		{"UpdateRefusesUnsoundPlayer", testUpdateRefusesUnsound},
 		{"UpdateRacing", testUpdateRacing},
 		{"ApplyConcurrentOps", testApplyConcurrentOps},
+		{"UpdateOps", testUpdateOps},
+		{"RepeatAfter63", testRepeatAfter63},
+		{"RepeatOfFailedLater", testRepeatOfFailedLater},
+		{"ConcurrentSameOp", testConcurrentSameOp},
+		{"RevealsBeside", testRevealsBeside},
 		{"History", testHistory},
 		{"Audit", testAudit},
 		{"Leaderboard", testLeaderboard},
@@ -64,6 +69,8 @@ func Run(t *testing.T, open OpenFunc) {
 		{"Closed", testClosed},
 		{"DumpRoundTrip", testDumpRoundTrip},
 		{"DumpVersion1", testDumpVersion1},
+		{"DumpVersion3", testDumpVersion3},
+		{"DumpReveals", testDumpReveals},
 		{"ImportDuplicate", testImportDuplicate},
 		{"Index", testIndex},
 		{"CareLimitRace", testCareLimitRace},
@@ -128,6 +135,17 @@ func (e *env) load(id storage.PlayerID) storage.Versioned {
 		e.t.Fatalf("Load(%v): %v", id, err)
 	}
 	return v
+}
+
+// reveals returns the seeds the store keeps revealed for id, failing the
+// test on an error.
+func (e *env) reveals(id storage.PlayerID) game.Reveals {
+	e.t.Helper()
+	rs, err := e.st.Reveals(e.ctx, id)
+	if err != nil {
+		e.t.Fatalf("Reveals(%v): %v", id, err)
+	}
+	return rs
 }
 
 // The transitions, as Step.Do.
@@ -246,10 +264,12 @@ func testInvalidArguments(t *testing.T, open OpenFunc) {
 	for _, id := range []storage.PlayerID{{}, {Guild: guild}, {User: 1}} {
 		_, err := e.st.Load(e.ctx, id)
 		wantErr(t, fmt.Sprintf("Load(%v)", id), err, storage.ErrInvalid)
-		_, err = e.st.Update(e.ctx, id, noop)
+		_, err = e.st.Update(e.ctx, id, "", noop)
 		wantErr(t, fmt.Sprintf("Update(%v)", id), err, storage.ErrInvalid)
 		_, err = e.st.History(e.ctx, id, 1)
 		wantErr(t, fmt.Sprintf("History(%v)", id), err, storage.ErrInvalid)
+		_, err = e.st.Reveals(e.ctx, id)
+		wantErr(t, fmt.Sprintf("Reveals(%v)", id), err, storage.ErrInvalid)
 		_, err = e.apply(id, grant(1, e.clock.Now()))
 		wantErr(t, fmt.Sprintf("Apply(%v)", id), err, storage.ErrInvalid)
 	}
@@ -273,7 +293,7 @@ func testInvalidArguments(t *testing.T, open OpenFunc) {
 	for i := range long {
 		long[i] = 'é'
 	}
-	_, err = e.st.Update(e.ctx, pid(1), func(storage.Versioned) (storage.Write, error) {
+	_, err = e.st.Update(e.ctx, pid(1), "", func(storage.Versioned) (storage.Write, error) {
 		p := newPlayer(t, 10, e.clock.Now())
 		return storage.Write{Player: p, Audit: &storage.AuditEntry{At: e.clock.Now(), Guild: guild, Actor: mod, Target: 1, Action: "grant", Reason: string(long)}}, nil
 	})
@@ -289,7 +309,7 @@ func testUpdate(t *testing.T, open OpenFunc) {
 	now := e.clock.Now()
 	p0 := newPlayer(t, 500, now)
 	calls := 0
-	v1, err := e.st.Update(e.ctx, id, func(v storage.Versioned) (storage.Write, error) {
+	v1, err := e.st.Update(e.ctx, id, "", func(v storage.Versioned) (storage.Write, error) {
 		calls++
 		if v.Exists() || v.Version != 0 || !reflect.DeepEqual(v.Player, game.Player{}) {
 			t.Errorf("fn of a new player saw %+v", v)
@@ -307,7 +327,7 @@ func testUpdate(t *testing.T, open OpenFunc) {
 
 	// A second write bumps the version and is what Load reads.
 	s := granted(t, p0, 7, now)
-	v2, err := e.st.Update(e.ctx, id, func(v storage.Versioned) (storage.Write, error) {
+	v2, err := e.st.Update(e.ctx, id, "", func(v storage.Versioned) (storage.Write, error) {
 		if !reflect.DeepEqual(v, v1) {
 			t.Errorf("fn saw %+v, want %+v", v, v1)
 		}
@@ -319,7 +339,7 @@ func testUpdate(t *testing.T, open OpenFunc) {
 	same(t, "Load after the second Update", e.load(id), v2)
 
 	// Skip writes nothing and returns the state fn saw.
-	got, err := e.st.Update(e.ctx, id, func(storage.Versioned) (storage.Write, error) {
+	got, err := e.st.Update(e.ctx, id, "", func(storage.Versioned) (storage.Write, error) {
 		return storage.Write{Skip: true, Player: p0}, nil
 	})
 	if err != nil {
@@ -330,7 +350,7 @@ func testUpdate(t *testing.T, open OpenFunc) {
 
 	// fn's error is returned as is, nothing written.
 	errMine := errors.New("mine")
-	got, err = e.st.Update(e.ctx, id, func(storage.Versioned) (storage.Write, error) {
+	got, err = e.st.Update(e.ctx, id, "", func(storage.Versioned) (storage.Write, error) {
 		return storage.Write{Player: p0}, errMine
 	})
 	if err != errMine { //nolint:errorlint // the contract: as is
@@ -340,7 +360,7 @@ func testUpdate(t *testing.T, open OpenFunc) {
 	same(t, "Load after a failed Update", e.load(id), v2)
 
 	// fn's error on a new player creates nothing.
-	_, err = e.st.Update(e.ctx, pid(2), func(storage.Versioned) (storage.Write, error) { return storage.Write{}, errMine })
+	_, err = e.st.Update(e.ctx, pid(2), "", func(storage.Versioned) (storage.Write, error) { return storage.Write{}, errMine })
 	if err != errMine { //nolint:errorlint
 		t.Fatalf("fn's error on a new player: %v", err)
 	}
@@ -373,7 +393,7 @@ func testUpdateRoundsTimes(t *testing.T, open OpenFunc) {
 		t.Fatal(err)
 	}
 	audit := &storage.AuditEntry{At: at, Guild: guild, Actor: mod, Target: 1, Action: "grant", Amount: 1, Reason: "r"}
-	v, err := e.st.Update(e.ctx, id, func(storage.Versioned) (storage.Write, error) {
+	v, err := e.st.Update(e.ctx, id, "", func(storage.Versioned) (storage.Write, error) {
 		return storage.Write{Player: s3.Player, History: append(s2.History, s3.History...), Audit: audit}, nil
 	})
 	if err != nil {
@@ -408,7 +428,7 @@ func testUpdateRefusesUnsound(t *testing.T, open OpenFunc) {
 	} {
 		p := newPlayer(t, 10, e.clock.Now())
 		edit(&p)
-		_, err := e.st.Update(e.ctx, pid(1), func(storage.Versioned) (storage.Write, error) { return storage.Write{Player: p}, nil })
+		_, err := e.st.Update(e.ctx, pid(1), "", func(storage.Versioned) (storage.Write, error) { return storage.Write{Player: p}, nil })
 		wantErr(t, "Update of an unsound player", err, storage.ErrInvalid)
 		if v := e.load(pid(1)); v.Exists() {
 			t.Fatalf("an unsound player was written: %+v", v)
@@ -436,7 +456,7 @@ func testUpdateRacing(t *testing.T, open OpenFunc) {
 		go func() {
 			defer wg.Done()
 			var saw storage.Versioned
-			v, err := e.st.Update(e.ctx, id, func(v storage.Versioned) (storage.Write, error) {
+			v, err := e.st.Update(e.ctx, id, "", func(v storage.Versioned) (storage.Write, error) {
 				calls.Add(1)
 				saw = v
 				p := base
@@ -506,23 +526,38 @@ func testApplyConcurrentOps(t *testing.T, open OpenFunc) {
 		t.Fatalf("%d grants of distinct operations: balance %d, granted %d", n, p.Balance, p.Stats.GrantedCents)
 	}
 	res := run(pid(2), func(int) string { return "the-same-click" })
-	p := e.load(pid(2)).Player
-	if p.Balance != start+1 || len(p.Ops) != 1 {
-		t.Fatalf("%d grants of one operation: balance %d, %d ops", n, p.Balance, len(p.Ops))
+	// One write, as many as one grant alone makes.
+	e.must(pid(3), "one grant", grant(1, e.clock.Now()))
+	one := e.load(pid(3)).Version
+	v := e.load(pid(2))
+	if p := v.Player; p.Balance != start+1 || p.Stats.GrantedCents != 1 || v.Version != one {
+		t.Fatalf("%d grants of one operation: balance %d, granted %d, version %d; want %d, 1, %d", n, p.Balance, p.Stats.GrantedCents, v.Version, start+1, one)
 	}
-	first, created := 0, 0
+	if h, _ := e.st.History(e.ctx, pid(2), storage.HistoryLimit); len(h) != 1 {
+		t.Fatalf("%d grants of one operation wrote %d history lines", n, len(h))
+	}
+	applied, created := -1, 0
 	for g, a := range res {
 		if !a.Repeated {
-			first++
+			if applied >= 0 {
+				t.Fatalf("goroutines %d and %d both applied the operation", applied, g)
+			}
+			applied = g
 		}
 		if a.Created {
 			created++
 		}
-		if a.Result != p.Ops[0].Result || a.Player.Balance != start+1 {
-			t.Errorf("goroutine %d got result %+v, balance %d; want the first result %+v", g, a.Result, a.Player.Balance, p.Ops[0].Result)
-		}
 	}
-	if first != 1 || created != 1 {
-		t.Fatalf("%d goroutines applied the operation, %d created the player; want 1 and 1", first, created)
+	if applied < 0 || created != 1 {
+		t.Fatalf("%d goroutines created the player, none applied the operation (%v); want 1 and 1", created, applied)
+	}
+	first := res[applied].Result
+	if first.Amount != 1 || first.Balance != start+1 {
+		t.Fatalf("the grant's result %+v", first)
+	}
+	for g, a := range res {
+		if a.Result != first || a.Player.Balance != start+1 {
+			t.Errorf("goroutine %d got result %+v, balance %d; want the first result %+v", g, a.Result, a.Player.Balance, first)
+		}
 	}
 }

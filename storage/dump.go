@@ -1,0 +1,180 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage/schema"
+)
+
+// DumpVersion is the version of the dumps WriteDump writes: players in the
+// schema of package schema (docs/STORAGE.md). ReadDump reads it and every
+// version before it (1 to LegacyDumpVersion, record.go).
+const DumpVersion = 4
+
+// Dumper is implemented by stores that can export and import everything
+// they hold. The export and import subcommands use it; exporting from the
+// embedded store and importing into Redis is the documented way to move up.
+type Dumper interface {
+	// ExportPlayers calls fn for every player, ordered by guild then user,
+	// with the history and the reveals it keeps. It stops at fn's first
+	// error.
+	ExportPlayers(ctx context.Context, fn func(DecodedPlayer) error) error
+	// ExportGuilds calls fn for every guild that has settings or audit
+	// entries, ordered by guild.
+	ExportGuilds(ctx context.Context, fn func(DecodedGuild) error) error
+	// Import adds every player and guild of d (validated by ReadDump),
+	// all or nothing, with their leaderboard index. A player or guild
+	// already in the store is ErrDuplicate; the error names the record.
+	// Import is meant for an empty store and must not run while the bot
+	// plays.
+	Import(ctx context.Context, d *DecodedDump) error
+}
+
+// DecodedDump is a validated dump, ready for a store to write.
+type DecodedDump struct {
+	Version int // the version it was read from (ReadDump)
+	Players []DecodedPlayer
+	Guilds  []DecodedGuild
+}
+
+// DecodedPlayer is one player with its history and reveals, oldest first.
+type DecodedPlayer struct {
+	ID      PlayerID
+	Player  game.Player
+	History []game.Entry
+	Reveals game.Reveals
+}
+
+// DecodedGuild is one guild: its settings (nil if never set) and its
+// moderator log, oldest first.
+type DecodedGuild struct {
+	Guild    uint64
+	Settings *Settings
+	Audit    []AuditEntry
+}
+
+// dumpV4 is a dump of version 4 (docs/STORAGE.md).
+type dumpV4 struct {
+	Version int                 `json:"version"`
+	Players []schema.DumpPlayer `json:"players"`
+	Guilds  []GuildRecord       `json:"guilds"`
+}
+
+// ExportDump reads everything from d.
+func ExportDump(ctx context.Context, d Dumper) (*DecodedDump, error) {
+	out := &DecodedDump{Players: []DecodedPlayer{}, Guilds: []DecodedGuild{}}
+	if err := d.ExportPlayers(ctx, func(p DecodedPlayer) error {
+		out.Players = append(out.Players, p)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("export players: %w", err)
+	}
+	if err := d.ExportGuilds(ctx, func(g DecodedGuild) error {
+		out.Guilds = append(out.Guilds, g)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("export guilds: %w", err)
+	}
+	return out, nil
+}
+
+// EncodeDump writes d as a dump of version DumpVersion, indented JSON. The
+// output is deterministic: the same contents give the same bytes.
+func EncodeDump(w io.Writer, d *DecodedDump) error {
+	v := dumpV4{Version: DumpVersion, Players: make([]schema.DumpPlayer, 0, len(d.Players)), Guilds: make([]GuildRecord, 0, len(d.Guilds))}
+	for _, p := range d.Players {
+		v.Players = append(v.Players, schema.NewDumpPlayer(p.ID.Guild, p.ID.User, p.Player, p.History, p.Reveals))
+	}
+	for _, g := range d.Guilds {
+		v.Guilds = append(v.Guilds, NewGuildRecord(g.Guild, g.Settings, g.Audit))
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write dump: %w", err)
+	}
+	return nil
+}
+
+// WriteDump writes everything in d to w (EncodeDump).
+func WriteDump(ctx context.Context, w io.Writer, d Dumper) error {
+	dump, err := ExportDump(ctx, d)
+	if err != nil {
+		return err
+	}
+	return EncodeDump(w, dump)
+}
+
+// ReadDump reads and validates a dump of any version, 1 to DumpVersion,
+// strictly: an unknown version, an unknown field, trailing data or a value
+// out of bounds is ErrInvalid, naming the record and the field; a player or
+// guild present twice is ErrDuplicate. Players of a version 1 dump get
+// seeds read from seeds (crypto/rand.Reader).
+func ReadDump(r io.Reader, seeds io.Reader) (*DecodedDump, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read dump: %w", err)
+	}
+	var head struct {
+		Version int `json:"version"`
+	}
+	// The first JSON value only: strictJSON then says what follows it.
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&head); err != nil {
+		return nil, fmt.Errorf("%w: read dump: %v", ErrInvalid, describeJSONError(err))
+	}
+	if head.Version < 1 || head.Version > DumpVersion {
+		return nil, fmt.Errorf("%w: dump version %d, want 1 to %d", ErrInvalid, head.Version, DumpVersion)
+	}
+	if head.Version != DumpVersion {
+		var d Dump
+		if err := strictJSON(data, &d); err != nil {
+			return nil, err
+		}
+		return d.Decode(seeds)
+	}
+	var d dumpV4
+	if err := strictJSON(data, &d); err != nil {
+		return nil, err
+	}
+	out := &DecodedDump{Version: DumpVersion, Players: make([]DecodedPlayer, 0, len(d.Players)), Guilds: make([]DecodedGuild, 0, len(d.Guilds))}
+	seen := make(map[PlayerID]int, len(d.Players))
+	for i, dp := range d.Players {
+		name := fmt.Sprintf("players[%d] (guild %s, user %s)", i, dp.Guild, dp.User)
+		g, u, p, h, rs, err := dp.Game(name)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		id := PlayerID{Guild: g, User: u}
+		if j, ok := seen[id]; ok {
+			return nil, fmt.Errorf("%s: %w: same player as players[%d]", name, ErrDuplicate, j)
+		}
+		seen[id] = i
+		out.Players = append(out.Players, DecodedPlayer{ID: id, Player: p, History: h, Reveals: rs})
+	}
+	legacy := Dump{Version: LegacyDumpVersion, Guilds: d.Guilds}
+	dd, err := legacy.Decode(nil)
+	if err != nil {
+		return nil, err
+	}
+	out.Guilds = dd.Guilds
+	return out, nil
+}
+
+// strictJSON parses data into v, refusing unknown fields and trailing data.
+func strictJSON(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: read dump: %v", ErrInvalid, describeJSONError(err))
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: read dump: trailing data after the JSON object", ErrInvalid)
+	}
+	return nil
+}

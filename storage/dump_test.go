@@ -1,0 +1,86 @@
+package storage_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// dumpOf returns the version 4 dump of the players.
+func dumpOf(t *testing.T, players ...storage.DecodedPlayer) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := storage.EncodeDump(&b, &storage.DecodedDump{Players: players}); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestDumpV4RoundTrip(t *testing.T) {
+	p := carePlayer(t)
+	h := []game.Entry{{At: at, Kind: game.KindPause, Balance: p.Balance}}
+	in := storage.DecodedPlayer{ID: storage.PlayerID{Guild: 812345678901234567, User: 2}, Player: p, History: h}
+	b := dumpOf(t, in)
+	if !bytes.Contains(b, []byte(`"version": 4`)) || !bytes.Contains(b, []byte(`"guild": "812345678901234567"`)) {
+		t.Fatalf("dump %s", b)
+	}
+	d, err := storage.ReadDump(bytes.NewReader(b), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Version != storage.DumpVersion || len(d.Players) != 1 || !reflect.DeepEqual(d.Players[0], in) {
+		t.Fatalf("read back %+v\nwant %+v", d.Players, in)
+	}
+}
+
+// TestDumpRefusesWhatTheBotCannotCarry: the dumps the previous release
+// imported although the bot could not play them (a ticket or chest number
+// at 2^63−1) are refused, in version 3 as in version 4, naming the record.
+func TestDumpRefusesWhatTheBotCannotCarry(t *testing.T) {
+	p := validPlayer(t)
+	id := storage.PlayerID{Guild: 1, User: 2}
+	for _, edit := range []struct {
+		name string
+		f    func(r *storage.Record)
+		want string
+	}{
+		{"ticket_seq", func(r *storage.Record) { r.TicketSeq = 1<<63 - 1 }, "beyond"},
+		{"chest_seq", func(r *storage.Record) { r.ChestSeq = 1<<63 - 1; r.ChestPending = true; r.Keys = 0 }, "beyond"},
+	} {
+		t.Run("v3 "+edit.name, func(t *testing.T) {
+			r := storage.NewRecord(id, p, nil)
+			edit.f(&r)
+			b, _ := json.Marshal(storage.Dump{Version: storage.LegacyDumpVersion, Players: []storage.Record{r}})
+			_, err := storage.ReadDump(bytes.NewReader(b), nil)
+			if !errors.Is(err, storage.ErrInvalid) || !strings.Contains(err.Error(), "players[0] (guild 1, user 2)") || !strings.Contains(err.Error(), edit.want) {
+				t.Fatalf("ReadDump: %v", err)
+			}
+		})
+	}
+	good := dumpOf(t, storage.DecodedPlayer{ID: id, Player: p})
+	for _, c := range []struct{ name, from, to, want string }{
+		{"tn", `"tn": 2`, `"tn": 9223372036854775807`, "field tn"},
+		{"cn", `"cn": 1`, `"cn": 9223372036854775807`, "field cn"},
+		{"unknown field", `"tn": 2`, `"tn": 2, "xx": 1`, `"xx"`},
+		{"unknown format", `"f": 1`, `"f": 9`, "field f"},
+		{"bad user", `"user": "2"`, `"user": "0"`, "field user"},
+		{"unknown version", `"version": 4`, `"version": 5`, "want 1 to 4"},
+	} {
+		t.Run("v4 "+c.name, func(t *testing.T) {
+			b := bytes.Replace(good, []byte(c.from), []byte(c.to), 1)
+			if bytes.Equal(b, good) {
+				t.Fatalf("%q not in the dump %s", c.from, good)
+			}
+			d, err := storage.ReadDump(bytes.NewReader(b), nil)
+			if !errors.Is(err, storage.ErrInvalid) || !strings.Contains(err.Error(), c.want) || d != nil {
+				t.Fatalf("ReadDump: %v; want ErrInvalid mentioning %q", err, c.want)
+			}
+		})
+	}
+}

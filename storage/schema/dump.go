@@ -1,0 +1,80 @@
+package schema
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/lesclefsdutresor/clefs/game"
+)
+
+// DumpPlayer is one player in a dump: its record and the lines kept
+// beside it. The remembered operations are not dumped: a dump is imported
+// into a store that no operation has reached yet.
+type DumpPlayer struct {
+	Guild   string   `json:"guild"` // snowflake, decimal
+	User    string   `json:"user"`  // snowflake, decimal
+	Player  Player   `json:"p"`
+	History []Line   `json:"h,omitempty"` // oldest first, at most game.MaxHistory
+	Reveals []Reveal `json:"r,omitempty"` // oldest first, at most game.MaxReveals
+}
+
+// NewDumpPlayer returns the dump form of a player of guild and user, with
+// its history and reveals, oldest first.
+func NewDumpPlayer(guild, user uint64, p game.Player, hist []game.Entry, reveals game.Reveals) DumpPlayer {
+	d := DumpPlayer{Guild: strconv.FormatUint(guild, 10), User: strconv.FormatUint(user, 10), Player: FromPlayer(p)}
+	for _, e := range hist {
+		d.History = append(d.History, FromEntry(e))
+	}
+	for _, r := range reveals {
+		d.Reveals = append(d.Reveals, FromReveal(r))
+	}
+	return d
+}
+
+// Game returns what d holds, checked: the IDs, the player, its history
+// and its reveals (their chain, game.Player.CheckReveals); record names it
+// in errors.
+func (d DumpPlayer) Game(record string) (guild, user uint64, p game.Player, hist []game.Entry, reveals game.Reveals, err error) {
+	if guild, err = Snowflake(record, "guild", d.Guild); err != nil {
+		return
+	}
+	if user, err = Snowflake(record, "user", d.User); err != nil {
+		return
+	}
+	if p, err = d.Player.Game(record); err != nil {
+		return
+	}
+	if len(d.History) > game.MaxHistory {
+		err = fieldErr(record, "h", "%d lines, at most %d", len(d.History), game.MaxHistory)
+		return
+	}
+	for i, l := range d.History {
+		e, lerr := l.Game(record + fmt.Sprintf(" h[%d]", i))
+		if lerr != nil {
+			err = lerr
+			return
+		}
+		hist = append(hist, e)
+	}
+	for i, r := range d.Reveals {
+		gr, rerr := r.Game(record + fmt.Sprintf(" r[%d]", i))
+		if rerr != nil {
+			err = rerr
+			return
+		}
+		reveals = append(reveals, gr)
+	}
+	if cerr := p.CheckReveals(reveals); cerr != nil {
+		err = &FieldError{Record: record, Field: "r", Err: cerr}
+	}
+	return
+}
+
+// Snowflake reads a Discord ID written as a decimal string: 1..2^64−1.
+func Snowflake(record, field, s string) (uint64, error) {
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || v == 0 {
+		return 0, fieldErr(record, field, "%q is not a snowflake (a decimal number from 1)", s)
+	}
+	return v, nil
+}

@@ -1,0 +1,407 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/lesclefsdutresor/clefs/game"
+)
+
+// Version is the format of the records this package writes: the field f of
+// a player record, and of a dump's header.
+const Version = 1
+
+// Player is the stored form of a player: the small record that every click
+// rewrites. What a click does not change (history, revealed seeds,
+// remembered operations) is kept beside it, in records of their own.
+type Player struct {
+	Format    int     `json:"f"`            // Version
+	Balance   int64   `json:"b"`            // cents, 0..MaxBalance
+	Start     int64   `json:"b0,omitempty"` // the balance the player was created (or last reset) with, cents
+	Keys      int     `json:"k,omitempty"`  // keys held, 0..2
+	ChestDue  bool    `json:"cd,omitempty"` // the third key was found: the chest waits to be opened
+	Tickets   uint64  `json:"tn,omitempty"` // tickets bought so far; the next is tn+1
+	Chests    uint64  `json:"cn,omitempty"` // chests opened so far; the next is cn+1
+	Ticket    *Ticket `json:"t,omitempty"`  // the last ticket bought, open or not
+	LastChest *Chest  `json:"lc,omitempty"` // the last chest opened since creation or reset
+	Stats     Stats   `json:"st"`
+	LastDaily int64   `json:"ld,omitempty"` // the last daily bonus claimed, ms
+	Created   int64   `json:"ca"`           // ms
+	Seeds     *Seeds  `json:"sd,omitempty"` // always there, but in Redis, where it has a field of its own (EncodePlayerParts)
+	Care      *Care   `json:"cr,omitempty"`
+}
+
+// Ticket is a ticket bought: drawn once it has an outcome.
+type Ticket struct {
+	No       uint64   `json:"n"`            // its number, 1..tn
+	Bought   int64    `json:"at"`           // ms
+	Outcome  *Outcome `json:"o,omitempty"`  // absent until drawn
+	KeysThen int      `json:"ka,omitempty"` // keys held after the draw, 0..2
+	Chest    bool     `json:"c,omitempty"`  // the draw gave the third key
+	Rows     uint8    `json:"r,omitempty"`  // rows shown: bit 0 the top row … bit 2 the bottom one; 7 all (the ticket is finished)
+}
+
+// Outcome is a ticket's draw.
+type Outcome struct {
+	Tier  string `json:"tr"`          // "loss", or the three symbols' name: "gem", "pipe", "bomb", "sabre", "candle", "barrel"
+	Prize int64  `json:"p,omitempty"` // cents
+	Key   bool   `json:"k,omitempty"` // a key was collected
+	Row   int8   `json:"w"`           // the winning row 0..2, -1 for a loss
+	Grid  string `json:"g"`           // nine letters, row by row: G gem, P pipe, B bomb, S sabre, C candle, R barrel, K key
+}
+
+// Chest is a chest opened.
+type Chest struct {
+	Lot   string `json:"l"` // "three-gold", "gold", "silver", "bronze"
+	Prize int64  `json:"p"` // cents
+}
+
+// Stats are a player's running totals (cents where named so).
+type Stats struct {
+	Plays   int64 `json:"n,omitempty"`  // tickets bought
+	Staked  int64 `json:"s,omitempty"`  // cents: n × 50
+	Won     int64 `json:"w,omitempty"`  // cents: prizes of tickets and chests
+	Granted int64 `json:"g,omitempty"`  // cents: moderators' grants and adjustments, signed
+	Daily   int64 `json:"d,omitempty"`  // cents: daily bonuses
+	Chests  int64 `json:"c,omitempty"`  // chests opened
+	BestWin int64 `json:"bw,omitempty"` // cents: the largest single prize
+	Wins    int64 `json:"wn,omitempty"` // winning tickets
+	Keys    int64 `json:"k,omitempty"`  // keys collected
+}
+
+// Seeds are the player's current fairness records (docs/FAIRNESS.md).
+type Seeds struct {
+	Server    string `json:"s"`            // the secret server seed, 64 hex digits
+	Next      string `json:"n,omitempty"`  // the next server seed, 64 hex digits (its commitment is shown)
+	Client    string `json:"c,omitempty"`  // the client seed, UTF-8, 1..64 bytes
+	No        int64  `json:"no,omitempty"` // the current server seed's number (1 for a new player's)
+	Tickets   uint64 `json:"t,omitempty"`  // tickets bought before it: it draws tickets t+1…
+	Chests    uint64 `json:"ch,omitempty"` // chests opened before it: it draws chests ch+1…
+	Committed int64  `json:"at,omitempty"` // when it became current, ms
+}
+
+// Care is the player's responsible-play state.
+type Care struct {
+	Limits   map[string]Limit `json:"l,omitempty"`  // by name: "stake-day", "stake-week", "loss-day", "loss-week"
+	Reminder int64            `json:"rm,omitempty"` // the player's reality-check interval, ms; 0: the house's
+	Paused   int64            `json:"pu,omitempty"` // paused until, ms
+	Spend    *Spend           `json:"sp,omitempty"`
+	Session  *Session         `json:"se,omitempty"`
+}
+
+// Limit is one limit: the amount in force (0: none) and, when At is set, a
+// looser amount asked for (0: none) that takes effect then.
+type Limit struct {
+	Amount int64 `json:"a,omitempty"` // cents
+	Next   int64 `json:"n,omitempty"` // cents
+	At     int64 `json:"at,omitempty"`
+}
+
+// Spend is what the player staked and won in the day and the week counted.
+type Spend struct {
+	Day        int64 `json:"d,omitempty"`  // the day's UTC midnight, ms
+	Week       int64 `json:"w,omitempty"`  // the week's Monday UTC midnight, ms
+	StakedDay  int64 `json:"sd,omitempty"` // cents
+	WonDay     int64 `json:"wd,omitempty"` // cents
+	StakedWeek int64 `json:"sw,omitempty"` // cents
+	WonWeek    int64 `json:"ww,omitempty"` // cents
+}
+
+// Session is the playing session that reality checks report on.
+type Session struct {
+	Start        int64 `json:"s,omitempty"`   // its first play, ms
+	Last         int64 `json:"l,omitempty"`   // its last ticket, ms
+	Plays        int64 `json:"n,omitempty"`   // tickets bought in it
+	Net          int64 `json:"net,omitempty"` // prizes minus stakes, cents
+	CheckedAt    int64 `json:"ck,omitempty"`  // the last reality check shown, ms
+	CheckedPlays int64 `json:"cp,omitempty"`  // after that many plays
+}
+
+// FromPlayer returns the stored form of p.
+func FromPlayer(p game.Player) Player {
+	r := Player{
+		Format: Version, Balance: p.Balance, Start: p.StartingBalance, Keys: p.Keys, ChestDue: p.ChestDue,
+		Tickets: p.TicketSeq, Chests: uint64(max(p.ChestSeq, 0)),
+		Stats: Stats{
+			Plays: p.Stats.Plays, Staked: p.Stats.StakedCents, Won: p.Stats.WonCents, Granted: p.Stats.GrantedCents,
+			Daily: p.Stats.DailyCents, Chests: p.Stats.Chests, BestWin: p.Stats.BestWinCents, Wins: p.Stats.Wins, Keys: p.Stats.Keys,
+		},
+		LastDaily: ms(p.LastDaily), Created: ms(p.CreatedAt),
+		Seeds: &Seeds{
+			Server: p.Seed.Hex(), Client: p.ClientSeed, No: p.SeedNo,
+			Tickets: p.SeedTicket, Chests: uint64(max(p.SeedChest, 0)), Committed: ms(p.SeedAt),
+		},
+	}
+	if p.NextSeed != (game.Seed{}) {
+		r.Seeds.Next = p.NextSeed.Hex()
+	}
+	if t := p.Ticket; t != nil {
+		rt := &Ticket{No: t.ID, Bought: ms(t.BoughtAt), KeysThen: t.KeysAfter, Chest: t.Chest, Rows: uint8(t.Revealed)}
+		if t.Drawn {
+			o := FromOutcome(t.Outcome)
+			rt.Outcome = &o
+		}
+		r.Ticket = rt
+	}
+	if c := p.LastChest; c != nil {
+		r.LastChest = &Chest{Lot: c.Lot.String(), Prize: c.Prize}
+	}
+	r.Care = fromCare(p.Care)
+	return r
+}
+
+// SeedsOf returns the stored form of p's fairness records (sd).
+func SeedsOf(p game.Player) Seeds { return *FromPlayer(p).Seeds }
+
+// FromOutcome returns the stored form of a ticket's draw.
+func FromOutcome(o game.Outcome) Outcome {
+	return Outcome{Tier: o.Tier.String(), Prize: o.Prize, Key: o.Key, Row: o.Row, Grid: o.Grid.String()}
+}
+
+func fromCare(c game.Care) *Care {
+	var r Care
+	for k, l := range c.Limits {
+		if l == (game.Limit{}) {
+			continue
+		}
+		if r.Limits == nil {
+			r.Limits = make(map[string]Limit)
+		}
+		r.Limits[game.LimitKind(k).String()] = Limit{Amount: l.Amount, Next: l.Next, At: ms(l.At)}
+	}
+	r.Reminder = c.Reminder.Milliseconds()
+	r.Paused = ms(c.PausedUntil)
+	if s := c.Spend; s != (game.Spend{}) {
+		r.Spend = &Spend{Day: ms(s.Day), Week: ms(s.Week), StakedDay: s.StakedDay, WonDay: s.WonDay, StakedWeek: s.StakedWeek, WonWeek: s.WonWeek}
+	}
+	if s := c.Session; s != (game.Session{}) {
+		r.Session = &Session{Start: ms(s.Start), Last: ms(s.Last), Plays: s.Plays, Net: s.Net, CheckedAt: ms(s.CheckedAt), CheckedPlays: s.CheckedPlays}
+	}
+	if r.Limits == nil && r.Reminder == 0 && r.Paused == 0 && r.Spend == nil && r.Session == nil {
+		return nil
+	}
+	return &r
+}
+
+// EncodePlayer returns the record of p. p must be sound (game.Player.Check):
+// what cannot be read back is not written.
+func EncodePlayer(p game.Player) ([]byte, error) {
+	if err := p.Check(); err != nil {
+		return nil, fmt.Errorf("schema: encode player: %w", err)
+	}
+	b, err := json.Marshal(FromPlayer(p))
+	if err != nil {
+		return nil, fmt.Errorf("schema: encode player: %w", err)
+	}
+	return b, nil
+}
+
+// DecodePlayer reads the player record b; record names it in errors
+// ("p:{1:2}"). It refuses, with a *FieldError, an unknown version, an
+// unknown field, and a value out of bounds, and returns only a player
+// that passes game.Player.Check.
+func DecodePlayer(record string, b []byte) (game.Player, error) {
+	var r Player
+	if err := decode(record, b, &r); err != nil {
+		return game.Player{}, err
+	}
+	return r.Game(record)
+}
+
+// EncodePlayerParts is EncodePlayer in two parts: the record without its
+// seeds (sd), and the seeds' object. The Redis store keeps them in two
+// fields of the player's hash, so that a click, which rarely changes the
+// seeds, does not send their 200 bytes again.
+func EncodePlayerParts(p game.Player) (rest, seeds []byte, err error) {
+	if err := p.Check(); err != nil {
+		return nil, nil, fmt.Errorf("schema: encode player: %w", err)
+	}
+	r := FromPlayer(p)
+	if seeds, err = json.Marshal(r.Seeds); err != nil {
+		return nil, nil, fmt.Errorf("schema: encode seeds: %w", err)
+	}
+	r.Seeds = nil
+	if rest, err = json.Marshal(r); err != nil {
+		return nil, nil, fmt.Errorf("schema: encode player: %w", err)
+	}
+	return rest, seeds, nil
+}
+
+// DecodePlayerParts reads a player written by EncodePlayerParts: rest must
+// not hold the seeds, which seeds holds.
+func DecodePlayerParts(record string, rest, seeds []byte) (game.Player, error) {
+	var r Player
+	if err := decode(record, rest, &r); err != nil {
+		return game.Player{}, err
+	}
+	if r.Format != Version {
+		return game.Player{}, fieldErr(record, "f", "format %d, this program reads %d", r.Format, Version)
+	}
+	if r.Seeds != nil {
+		return game.Player{}, fieldErr(record, "sd", "the seeds are kept apart, not in the record")
+	}
+	r.Seeds = new(Seeds)
+	if err := decode(record+" seeds", seeds, r.Seeds); err != nil {
+		return game.Player{}, err
+	}
+	return r.Game(record)
+}
+
+// Game returns the player r stores, checked; record names it in errors.
+func (r Player) Game(record string) (game.Player, error) {
+	if r.Format != Version {
+		return game.Player{}, fieldErr(record, "f", "format %d, this program reads %d", r.Format, Version)
+	}
+	if r.Seeds == nil {
+		return game.Player{}, fieldErr(record, "sd", "the seeds are missing")
+	}
+	if r.Tickets > game.MaxSeq {
+		return game.Player{}, fieldErr(record, "tn", "%d tickets, at most %d", r.Tickets, uint64(game.MaxSeq))
+	}
+	if r.Chests > game.MaxSeq {
+		return game.Player{}, fieldErr(record, "cn", "%d chests, at most %d", r.Chests, uint64(game.MaxSeq))
+	}
+	tr := timeReader{record: record}
+	p := game.Player{
+		StartingBalance: r.Start, Balance: r.Balance, Keys: r.Keys, ChestDue: r.ChestDue,
+		ChestSeq: int64(r.Chests), TicketSeq: r.Tickets,
+		Stats: game.Stats{
+			Plays: r.Stats.Plays, StakedCents: r.Stats.Staked, WonCents: r.Stats.Won, GrantedCents: r.Stats.Granted,
+			DailyCents: r.Stats.Daily, Chests: r.Stats.Chests, BestWinCents: r.Stats.BestWin, Wins: r.Stats.Wins, Keys: r.Stats.Keys,
+		},
+		LastDaily: tr.at("ld", r.LastDaily), CreatedAt: tr.at("ca", r.Created),
+		ClientSeed: r.Seeds.Client, SeedNo: r.Seeds.No, SeedTicket: r.Seeds.Tickets,
+		SeedAt: tr.at("sd.at", r.Seeds.Committed),
+	}
+	if tr.err != nil {
+		return game.Player{}, tr.err
+	}
+	if r.Seeds.Chests > r.Chests {
+		return game.Player{}, fieldErr(record, "sd.ch", "seed from chest %d of %d", r.Seeds.Chests, r.Chests)
+	}
+	p.SeedChest = int64(r.Seeds.Chests)
+	var err error
+	if p.Seed, err = game.ParseSeed(r.Seeds.Server); err != nil {
+		return game.Player{}, fieldErr(record, "sd.s", "%v", err)
+	}
+	if r.Seeds.Next != "" {
+		if p.NextSeed, err = game.ParseSeed(r.Seeds.Next); err != nil {
+			return game.Player{}, fieldErr(record, "sd.n", "%v", err)
+		}
+	}
+	if r.Seeds.Client != "" {
+		if err := game.ValidateClientSeed(r.Seeds.Client); err != nil {
+			return game.Player{}, fieldErr(record, "sd.c", "%v", err)
+		}
+	}
+	if t := r.Ticket; t != nil {
+		gt := game.Ticket{ID: t.No, KeysAfter: t.KeysThen, Chest: t.Chest, Revealed: game.RowMask(t.Rows)}
+		if gt.BoughtAt, err = timeOf(record, "t.at", t.Bought); err != nil {
+			return game.Player{}, err
+		}
+		if t.Outcome != nil {
+			gt.Drawn = true
+			if gt.Outcome, err = t.Outcome.game(record, "t.o"); err != nil {
+				return game.Player{}, err
+			}
+		}
+		p.Ticket = &gt
+	}
+	if c := r.LastChest; c != nil {
+		gc, err := c.game(record, "lc")
+		if err != nil {
+			return game.Player{}, err
+		}
+		p.LastChest = &gc
+	}
+	if r.Care != nil {
+		if p.Care, err = r.Care.game(record); err != nil {
+			return game.Player{}, err
+		}
+	}
+	if err := p.Check(); err != nil {
+		return game.Player{}, &FieldError{Record: record, Err: err}
+	}
+	return p, nil
+}
+
+// game returns the draw o stores; field names it in errors.
+func (o Outcome) game(record, field string) (game.Outcome, error) {
+	tier, ok := tierNamed(o.Tier)
+	if !ok {
+		return game.Outcome{}, fieldErr(record, field+".tr", "unknown tier %q", o.Tier)
+	}
+	g, err := game.ParseGrid(o.Grid)
+	if err != nil {
+		return game.Outcome{}, fieldErr(record, field+".g", "%v", err)
+	}
+	out := game.Outcome{Tier: tier, Prize: o.Prize, Key: o.Key, Row: o.Row, Grid: g}
+	if err := game.Validate(out); err != nil {
+		return game.Outcome{}, fieldErr(record, field, "%v", err)
+	}
+	return out, nil
+}
+
+func (c Chest) game(record, field string) (game.Chest, error) {
+	lot, ok := lotNamed(c.Lot)
+	if !ok {
+		return game.Chest{}, fieldErr(record, field+".l", "unknown lot %q", c.Lot)
+	}
+	if c.Prize != lot.Prize() {
+		return game.Chest{}, fieldErr(record, field+".p", "prize %d, the lot %s pays %d", c.Prize, c.Lot, lot.Prize())
+	}
+	return game.Chest{Lot: lot, Prize: c.Prize}, nil
+}
+
+func (c Care) game(record string) (game.Care, error) {
+	var out game.Care
+	tr := timeReader{record: record}
+	for name, l := range c.Limits {
+		k, ok := limitNamed(name)
+		if !ok {
+			return game.Care{}, fieldErr(record, "cr.l", "unknown limit %q", name)
+		}
+		out.Limits[k] = game.Limit{Amount: l.Amount, Next: l.Next, At: tr.at("cr.l."+name+".at", l.At)}
+	}
+	var err error
+	if out.Reminder, err = durationOf(record, "cr.rm", c.Reminder, game.MaxReminder); err != nil {
+		return game.Care{}, err
+	}
+	out.PausedUntil = tr.at("cr.pu", c.Paused)
+	if s := c.Spend; s != nil {
+		out.Spend = game.Spend{Day: tr.at("cr.sp.d", s.Day), Week: tr.at("cr.sp.w", s.Week),
+			StakedDay: s.StakedDay, WonDay: s.WonDay, StakedWeek: s.StakedWeek, WonWeek: s.WonWeek}
+	}
+	if s := c.Session; s != nil {
+		out.Session = game.Session{Start: tr.at("cr.se.s", s.Start), Last: tr.at("cr.se.l", s.Last), Plays: s.Plays, Net: s.Net,
+			CheckedAt: tr.at("cr.se.ck", s.CheckedAt), CheckedPlays: s.CheckedPlays}
+	}
+	return out, tr.err
+}
+
+func tierNamed(s string) (game.Tier, bool) {
+	for t := range game.Tier(game.NumTiers) {
+		if t.String() == s {
+			return t, true
+		}
+	}
+	return 0, false
+}
+
+func lotNamed(s string) (game.Lot, bool) {
+	for l := range game.Lot(game.NumLots) {
+		if l.String() == s {
+			return l, true
+		}
+	}
+	return 0, false
+}
+
+func limitNamed(s string) (game.LimitKind, bool) {
+	for k := range game.LimitKind(game.NumLimits) {
+		if k.String() == s {
+			return k, true
+		}
+	}
+	return 0, false
+}

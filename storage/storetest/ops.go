@@ -1,0 +1,529 @@
+package storetest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// The cases of what a store keeps beside a player: the operations it
+// remembers (the last game.MaxOps, looked up in the same atomic step as
+// the write) and the seeds it revealed (the last game.MaxReveals).
+
+// testUpdateOps: through raw Updates, a write under an operation remembers
+// it with Write.Result; the same operation again writes nothing and
+// answers that result, whatever fn returns; an operation is the player's
+// own; a failed or skipped Update remembers nothing; an operation ID that
+// game.ValidateOp refuses is refused.
+func testUpdateOps(t *testing.T, open OpenFunc) {
+	e := newEnv(t, open, defaults)
+	id := pid(1)
+	now := e.clock.Now()
+	p0 := newPlayer(t, 500, now)
+	s := granted(t, p0, 7, now)
+	first := s.Result
+	first.Ticket = 42 // a result of the caller's, not one the store could make up
+	v1, err := e.st.Update(e.ctx, id, "op-x", func(storage.Versioned) (storage.Write, error) {
+		return storage.Write{Player: s.Player, History: s.History, Result: first}, nil
+	})
+	if err != nil || v1.Repeat != nil || v1.Player.Balance != 507 {
+		t.Fatalf("first Update of op-x: %+v, %v", v1, err)
+	}
+
+	// The same operation again: nothing written, the first result, fn's
+	// answer ignored (an error, here).
+	errMine := errors.New("mine")
+	again, err := e.st.Update(e.ctx, id, "op-x", func(v storage.Versioned) (storage.Write, error) {
+		s, _ := v.Player.Grant(1000, now)
+		return storage.Write{Player: s.Player, History: s.History, Result: s.Result}, errMine
+	})
+	if again.Repeat == nil || !reflect.DeepEqual(*again.Repeat, first) {
+		t.Fatalf("op-x again: repeat %+v (error %v), want the first result %+v", again.Repeat, err, first)
+	}
+	if !reflect.DeepEqual(again.Player, v1.Player) || again.Version != v1.Version {
+		t.Fatalf("op-x again returned %+v version %d, want the state as it is, %+v version %d", again.Player, again.Version, v1.Player, v1.Version)
+	}
+	same(t, "Load after a repeated operation", e.load(id), v1)
+	if h, _ := e.st.History(e.ctx, id, 10); len(h) != 1 {
+		t.Fatalf("a repeated operation wrote history: %+v", h)
+	}
+
+	// fn answering with a skip changes nothing either.
+	if again, err := e.st.Update(e.ctx, id, "op-x", func(storage.Versioned) (storage.Write, error) {
+		return storage.Write{Skip: true}, nil
+	}); err != nil || again.Repeat == nil || !reflect.DeepEqual(*again.Repeat, first) || again.Version != v1.Version {
+		t.Fatalf("op-x again, fn skipping: %+v, %v; want the first result %+v", again, err, first)
+	}
+
+	// Another player's op-x is its own.
+	if v, err := e.st.Update(e.ctx, pid(2), "op-x", func(storage.Versioned) (storage.Write, error) {
+		return storage.Write{Player: p0}, nil
+	}); err != nil || v.Repeat != nil || !v.Exists() {
+		t.Fatalf("op-x of another player: %+v, %v", v, err)
+	}
+
+	// A failed Update and a skipped one remember nothing: the operation
+	// applies when it comes again.
+	for _, fail := range []func(storage.Versioned) (storage.Write, error){
+		func(storage.Versioned) (storage.Write, error) { return storage.Write{}, errMine },
+		func(storage.Versioned) (storage.Write, error) { return storage.Write{Skip: true}, nil },
+	} {
+		op := e.op()
+		before := e.load(id)
+		if v, err := e.st.Update(e.ctx, id, op, fail); v.Repeat != nil || (err != nil && err != errMine) { //nolint:errorlint // as is
+			t.Fatalf("Update of %s that fails or skips: %+v, %v", op, v, err)
+		}
+		same(t, "Load after an Update that failed or skipped", e.load(id), before)
+		v, err := e.st.Update(e.ctx, id, op, func(v storage.Versioned) (storage.Write, error) {
+			s := granted(t, v.Player, 1, now)
+			return storage.Write{Player: s.Player, History: s.History, Result: s.Result}, nil
+		})
+		if err != nil || v.Repeat != nil || v.Version <= before.Version || v.Player.Balance != before.Player.Balance+1 {
+			t.Fatalf("%s after a failure or a skip: %+v, %v; want it applied", op, v, err)
+		}
+	}
+
+	// No operation ("") is never remembered: every such write applies.
+	for range 2 {
+		before := e.load(id)
+		v, err := e.st.Update(e.ctx, id, "", func(v storage.Versioned) (storage.Write, error) {
+			s := granted(t, v.Player, 1, now)
+			return storage.Write{Player: s.Player, History: s.History, Result: s.Result}, nil
+		})
+		if err != nil || v.Repeat != nil || v.Version <= before.Version || v.Player.Balance != before.Player.Balance+1 {
+			t.Fatalf("Update without an operation: %+v, %v", v, err)
+		}
+	}
+
+	// Operation IDs of every shape, up to game.MaxOpID bytes, each
+	// remembered as itself with its own result.
+	shapes := []string{"a", "a:b", "o:a", "a:", ":", "{1}", "p", "v", "é ☃ 🗝", "a b\tc", "1", "01", strings.Repeat("z", game.MaxOpID)}
+	results := map[string]game.Result{}
+	for _, op := range shapes {
+		a, err := storage.Apply(e.ctx, e.st, e.step(id, op, grant(1, e.clock.Now())))
+		if err != nil || a.Repeated {
+			t.Fatalf("operation %q: %+v, %v; want it applied", op, a, err)
+		}
+		results[op] = a.Result
+	}
+	before := e.load(id)
+	for _, op := range shapes {
+		a, err := storage.Apply(e.ctx, e.st, e.step(id, op, grant(1000, e.clock.Now())))
+		if err != nil || !a.Repeated || !reflect.DeepEqual(a.Result, results[op]) {
+			t.Fatalf("operation %q again: %+v, %v; want its first result %+v", op, a, err, results[op])
+		}
+	}
+	same(t, "Load after the operations repeated", e.load(id), before)
+
+	// An operation ID that game.ValidateOp refuses.
+	before = e.load(id)
+	_, err = e.st.Update(e.ctx, id, strings.Repeat("x", game.MaxOpID+1), func(v storage.Versioned) (storage.Write, error) {
+		s := granted(t, v.Player, 1, now)
+		return storage.Write{Player: s.Player, Result: s.Result}, nil
+	})
+	if !errors.Is(err, game.ErrInvalid) && !errors.Is(err, storage.ErrInvalid) {
+		t.Fatalf("Update with an operation ID of %d bytes: %v, want an invalid argument", game.MaxOpID+1, err)
+	}
+	same(t, "Load after a refused operation ID", e.load(id), before)
+}
+
+// testRepeatAfter63: an operation followed by 63 others on the same player
+// is still remembered (the player keeps its last game.MaxOps): its repeat
+// is caught, answered with the first result, and changes nothing. One more
+// operation and it is forgotten: it applies again; and so after 64 more.
+func testRepeatAfter63(t *testing.T, open OpenFunc) {
+	e := newEnv(t, open, defaults)
+	id := pid(1)
+	stepA := func(amount int64) storage.Step { return e.step(id, "op-A", grant(amount, e.clock.Now())) }
+	a, err := storage.Apply(e.ctx, e.st, stepA(5))
+	if err != nil || a.Repeated || a.Result.Amount != 5 || a.Result.Balance != start+5 {
+		t.Fatalf("op-A: %+v, %v", a, err)
+	}
+	others := make([]string, game.MaxOps-1)
+	for i := range others {
+		others[i] = fmt.Sprintf("other-%d", i)
+		if o, err := storage.Apply(e.ctx, e.st, e.step(id, others[i], grant(1, e.clock.Now()))); err != nil || o.Repeated {
+			t.Fatalf("%s: %+v, %v", others[i], o, err)
+		}
+	}
+	// op-A and the 63 others: game.MaxOps operations, all remembered. The
+	// repeat brings another amount: were it applied, the balance would say.
+	v := e.load(id)
+	hist, err := e.st.History(e.ctx, id, storage.HistoryLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := storage.Apply(e.ctx, e.st, stepA(1000))
+	if err != nil || !r.Repeated || !reflect.DeepEqual(r.Result, a.Result) || len(r.History) != 0 {
+		t.Fatalf("op-A after %d other operations: %+v, %v; want it caught with its first result %+v", len(others), r, err, a.Result)
+	}
+	if r.Player.Balance != start+5+int64(len(others)) {
+		t.Fatalf("op-A repeated: balance %d, want %d", r.Player.Balance, start+5+len(others))
+	}
+	same(t, "state after op-A repeated", e.load(id), v)
+	same(t, "history after op-A repeated", mustHistory(t, e, id), hist)
+	// The oldest of the others is remembered too.
+	if o, err := storage.Apply(e.ctx, e.st, e.step(id, others[0], grant(1000, e.clock.Now()))); err != nil || !o.Repeated {
+		t.Fatalf("%s repeated: %+v, %v", others[0], o, err)
+	}
+	same(t, "state after other-0 repeated", e.load(id), v)
+
+	// One more operation: op-A is the 65th from the last, forgotten.
+	if o, err := storage.Apply(e.ctx, e.st, e.step(id, "one-more", grant(1, e.clock.Now()))); err != nil || o.Repeated {
+		t.Fatalf("one-more: %+v, %v", o, err)
+	}
+	v = e.load(id)
+	b, err := storage.Apply(e.ctx, e.st, stepA(10))
+	if err != nil || b.Repeated || b.Result.Amount != 10 || b.Player.Balance != v.Player.Balance+10 {
+		t.Fatalf("op-A after %d other operations: %+v, %v; want it applied again", game.MaxOps, b, err)
+	}
+	if w := e.load(id); w.Version <= v.Version || w.Player.Balance != v.Player.Balance+10 {
+		t.Fatalf("op-A applied again: version %d, balance %d; before %d, %d", w.Version, w.Player.Balance, v.Version, v.Player.Balance)
+	}
+	// Remembered again, as the newest; forgotten after 64 more.
+	if c, err := storage.Apply(e.ctx, e.st, stepA(1000)); err != nil || !c.Repeated || !reflect.DeepEqual(c.Result, b.Result) {
+		t.Fatalf("op-A right after it applied again: %+v, %v", c, err)
+	}
+	for i := range game.MaxOps {
+		if o, err := storage.Apply(e.ctx, e.st, e.step(id, fmt.Sprintf("more-%d", i), grant(1, e.clock.Now()))); err != nil || o.Repeated {
+			t.Fatalf("more-%d: %+v, %v", i, o, err)
+		}
+	}
+	v = e.load(id)
+	c, err := storage.Apply(e.ctx, e.st, stepA(20))
+	if err != nil || c.Repeated || c.Result.Amount != 20 || c.Player.Balance != v.Player.Balance+20 {
+		t.Fatalf("op-A after %d more operations: %+v, %v; want it applied again", game.MaxOps, c, err)
+	}
+	if p := e.load(id).Player; p.Stats.GrantedCents != 5+10+20+int64(len(others))+1+game.MaxOps {
+		t.Fatalf("granted %d in all", p.Stats.GrantedCents)
+	}
+}
+
+func mustHistory(t *testing.T, e *env, id storage.PlayerID) []game.Entry {
+	t.Helper()
+	h, err := e.st.History(e.ctx, id, storage.HistoryLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// testRepeatOfFailedLater: a Buy that succeeded, repeated once a new Buy
+// would fail (the balance spent), is still answered with its first result,
+// not the error the transition would give now, and charges nothing.
+func testRepeatOfFailedLater(t *testing.T, open OpenFunc) {
+	e := newEnv(t, open, defaults)
+	id := pid(1)
+	buyStep := storage.Step{ID: id, Op: "buy-1", Create: true, Start: game.Stake, Seeds: e.seeds, Now: e.clock.Now(), Do: buy(e.clock.Now())}
+	a, err := storage.Apply(e.ctx, e.st, buyStep)
+	if err != nil || a.Repeated || a.Result.Ticket != 1 || a.Result.Amount != -game.Stake || a.Player.Balance != 0 {
+		t.Fatalf("buy-1: %+v, %v", a, err)
+	}
+	// The ticket drawn and closed: a Buy now would need a stake.
+	e.must(id, "reveal", reveal(&Drawer{}, 1, game.AllRows, e.clock.Now()))
+	_, err = e.apply(id, buy(e.clock.Now()))
+	wantErr(t, "a new buy with nothing left", err, game.ErrInsufficientFunds)
+	v := e.load(id)
+	hist := mustHistory(t, e, id)
+
+	e.clock.Advance(time.Second)
+	buyStep.Now, buyStep.Do = e.clock.Now(), buy(e.clock.Now())
+	r, err := storage.Apply(e.ctx, e.st, buyStep)
+	if err != nil || !r.Repeated || !reflect.DeepEqual(r.Result, a.Result) || len(r.History) != 0 {
+		t.Fatalf("buy-1 repeated with the balance spent: %+v, %v; want its first result %+v", r, err, a.Result)
+	}
+	same(t, "the player buy-1 repeated returns", r.Player, v.Player)
+	same(t, "state after buy-1 repeated", e.load(id), v)
+	same(t, "history after buy-1 repeated", mustHistory(t, e, id), hist)
+	if p := v.Player; p.Balance != 0 || p.TicketSeq != 1 || p.Stats.Plays != 1 || p.Stats.StakedCents != game.Stake {
+		t.Fatalf("after buy-1 repeated: balance %d, %d tickets, %d plays, staked %d", p.Balance, p.TicketSeq, p.Stats.Plays, p.Stats.StakedCents)
+	}
+}
+
+// rotations has player id play and rotate its seed n times: before each
+// rotation a play, or (every fourth) a grant, so that some seeds draw
+// tickets and some none, and every round adds one history line. It
+// returns the reveals the rotations made, oldest first, as the player's
+// state before each one says they must be, and the player the last
+// rotation wrote.
+func rotations(t *testing.T, e *env, id storage.PlayerID, n int) (game.Reveals, game.Player) {
+	t.Helper()
+	d := &Drawer{}
+	e.must(id, "funds", grant(int64(n)*game.Stake, e.clock.Now()))
+	var (
+		want game.Reveals
+		last game.Player
+	)
+	for i := range n {
+		e.clock.Advance(time.Second)
+		if i%4 == 3 {
+			e.must(id, "grant", grant(1, e.clock.Now()))
+		} else {
+			e.play(id, d)
+		}
+		e.clock.Advance(time.Second)
+		p := e.load(id).Player
+		now := e.clock.Now()
+		a := e.must(id, "rotate", rotate(e, now))
+		last = a.Player
+		if a.Result.Seed != p.SeedNo {
+			t.Fatalf("rotation %d revealed seed %d, want %d", i, a.Result.Seed, p.SeedNo)
+		}
+		want = append(want, game.SeedReveal{
+			No: p.SeedNo, Seed: p.Seed, ClientSeed: p.ClientSeed,
+			FirstTicket: p.SeedTicket + 1, LastTicket: p.TicketSeq, FirstChest: p.SeedChest + 1, LastChest: p.ChestSeq,
+			CommittedAt: p.SeedAt, RevealedAt: storage.Timestamp(now),
+		})
+	}
+	return want, last
+}
+
+// testRevealsBeside: the store keeps the last game.MaxReveals seeds
+// revealed, beside the player: Reveals gives exactly those, oldest first,
+// chained to the player (game.Player.CheckReveals); a draw under an older
+// seed is forgotten; Load's player is the one the last step wrote; the
+// history stays bounded by storage.HistoryLimit.
+func testRevealsBeside(t *testing.T, open OpenFunc) {
+	e := newEnv(t, open, defaults)
+	id := pid(1)
+	n := game.MaxReveals + 7
+	if n <= storage.HistoryLimit {
+		t.Fatalf("%d rounds write no more than the %d history lines kept", n, storage.HistoryLimit)
+	}
+	want, last := rotations(t, e, id, n)
+	v := e.load(id)
+	same(t, "Load after the rotations", v.Player, last)
+	rs := e.reveals(id)
+	same(t, fmt.Sprintf("Reveals after %d rotations", n), rs, want[n-game.MaxReveals:])
+	p := v.Player
+	if err := p.CheckReveals(rs); err != nil {
+		t.Fatalf("the reveals kept do not chain to the player: %v", err)
+	}
+	if p.SeedNo != int64(n)+1 || p.Seed == want[n-1].Seed {
+		t.Fatalf("after %d rotations: seed number %d", n, p.SeedNo)
+	}
+	// Reading the reveals changes nothing.
+	same(t, "Load after Reveals", e.load(id), v)
+	same(t, "Reveals read again", e.reveals(id), rs)
+
+	// A ticket under the oldest seed kept is found; one under a seed
+	// revealed before it is forgotten.
+	oldest := rs[0]
+	for tk := uint64(1); tk <= p.TicketSeq; tk++ {
+		r, secret, err := p.TicketSeed(rs, tk)
+		switch {
+		case tk < oldest.FirstTicket:
+			wantErr(t, fmt.Sprintf("TicketSeed(%d), before the seeds kept", tk), err, game.ErrSeedForgotten)
+		case err != nil || secret || !r.HasTicket(tk):
+			t.Fatalf("TicketSeed(%d) = seed %d, secret %v, %v", tk, r.No, secret, err)
+		}
+	}
+	if oldest.FirstTicket <= 1 {
+		t.Fatalf("no ticket drawn under a forgotten seed: the oldest kept, %d, draws from ticket %d", oldest.No, oldest.FirstTicket)
+	}
+
+	// The history: the last storage.HistoryLimit lines, newest first.
+	h, err := e.st.History(e.ctx, id, storage.HistoryLimit+10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h) != storage.HistoryLimit || !h[0].At.Equal(e.clock.Now().Add(-time.Second)) {
+		t.Fatalf("history of %d lines, newest at %v; want %d, the newest at %v", len(h), h[0].At, storage.HistoryLimit, e.clock.Now().Add(-time.Second))
+	}
+	for i := 1; i < len(h); i++ {
+		if !h[i].At.Before(h[i-1].At) {
+			t.Fatalf("history line %d at %v after line %d at %v", i, h[i].At, i-1, h[i-1].At)
+		}
+	}
+
+	// Another player's reveals are its own; a player never written has
+	// none.
+	e.must(pid(2), "rotate", rotate(e, e.clock.Now()))
+	if r2 := e.reveals(pid(2)); len(r2) != 1 || r2[0].No != 1 {
+		t.Fatalf("reveals of another player: %+v", r2)
+	}
+	same(t, "Reveals after another player's rotation", e.reveals(id), rs)
+	if r3 := e.reveals(pid(3)); len(r3) != 0 {
+		t.Fatalf("reveals of a player never written: %+v", r3)
+	}
+}
+
+// testConcurrentSameOp: goroutines send one operation at once, through
+// Apply and through raw Updates whose fns would each write something
+// else: exactly one applies, and all are answered with its result.
+func testConcurrentSameOp(t *testing.T, open OpenFunc) {
+	e := newEnv(t, open, defaults)
+	id := pid(1)
+	e.must(id, "create", grant(1, e.clock.Now()))
+	before := e.load(id)
+	const n = 32
+	res := make([]storage.Applied, n)
+	var wg sync.WaitGroup
+	for g := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a, err := storage.Apply(e.ctx, e.st, e.step(id, "the-buy", buy(e.clock.Now())))
+			if err != nil {
+				t.Errorf("goroutine %d: %v", g, err)
+			}
+			res[g] = a
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	applied := -1
+	for g, a := range res {
+		if !a.Repeated {
+			if applied >= 0 {
+				t.Fatalf("goroutines %d and %d both applied the-buy: %+v, %+v", applied, g, res[applied].Result, a.Result)
+			}
+			applied = g
+		}
+	}
+	if applied < 0 {
+		t.Fatal("no goroutine applied the-buy")
+	}
+	first := res[applied].Result
+	if first.Resumed || first.Ticket != before.Player.TicketSeq+1 || first.Amount != -game.Stake {
+		t.Fatalf("the-buy: %+v", first)
+	}
+	for g, a := range res {
+		if !reflect.DeepEqual(a.Result, first) {
+			t.Errorf("goroutine %d got %+v, want the first result %+v", g, a.Result, first)
+		}
+	}
+	p := e.load(id).Player
+	if p.Balance != before.Player.Balance-game.Stake || p.TicketSeq != before.Player.TicketSeq+1 || p.Stats.Plays != before.Player.Stats.Plays+1 {
+		t.Fatalf("after %d sends of the-buy: balance %d, %d tickets, %d plays; before %d, %d, %d", n, p.Balance, p.TicketSeq, p.Stats.Plays,
+			before.Player.Balance, before.Player.TicketSeq, before.Player.Stats.Plays)
+	}
+
+	// Raw Updates: goroutine g grants g+1 cents under the same operation;
+	// the one written is the one every goroutine is answered with.
+	before = e.load(id)
+	hist := mustHistory(t, e, id)
+	type out struct {
+		v   storage.Versioned
+		err error
+	}
+	outs := make([]out, n)
+	var calls atomic.Int64
+	for g := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := e.st.Update(e.ctx, id, "the-grant", func(v storage.Versioned) (storage.Write, error) {
+				calls.Add(1)
+				s, err := v.Player.Grant(int64(g+1), e.clock.Now())
+				return storage.Write{Player: s.Player, History: s.History, Result: s.Result}, err
+			})
+			outs[g] = out{v, err}
+		}()
+	}
+	wg.Wait()
+	applied = -1
+	for g, o := range outs {
+		if o.err != nil {
+			t.Fatalf("goroutine %d: %v", g, o.err)
+		}
+		if o.v.Repeat == nil {
+			if applied >= 0 {
+				t.Fatalf("goroutines %d and %d both wrote the-grant", applied, g)
+			}
+			applied = g
+		}
+	}
+	if applied < 0 {
+		t.Fatal("no goroutine wrote the-grant")
+	}
+	amount := int64(applied + 1)
+	w := outs[applied].v
+	if w.Player.Balance != before.Player.Balance+amount {
+		t.Fatalf("the-grant written by goroutine %d: balance %d, want %d", applied, w.Player.Balance, before.Player.Balance+amount)
+	}
+	same(t, "Load after the-grant", e.load(id), storage.Versioned{Player: w.Player, Version: w.Version})
+	for g, o := range outs {
+		if g == applied {
+			continue
+		}
+		if r := o.v.Repeat; r == nil || r.Amount != amount || r.Balance != w.Player.Balance {
+			t.Errorf("goroutine %d answered %+v, want the result of goroutine %d's grant of %d", g, r, applied, amount)
+		}
+	}
+	if h := mustHistory(t, e, id); len(h) != len(hist)+1 || h[0].Kind != game.KindGrant || h[0].Amount != amount || !reflect.DeepEqual(h[1:], hist) {
+		t.Fatalf("history after the-grant: %d lines, the newest %+v; want one line more than %d, a grant of %d", len(h), h[:min(1, len(h))], len(hist), amount)
+	}
+	if calls.Load() == 0 {
+		t.Fatal("fn never ran")
+	}
+}
+
+// testDumpReveals: a player with more rotations than game.MaxReveals and
+// more history lines than storage.HistoryLimit goes through a dump whole:
+// the dump has exactly what the store keeps, and export → ReadDump →
+// Import → export gives the same bytes. The imported store keeps the
+// bounds: a rotation drops the oldest reveal, a line the oldest line.
+func testDumpReveals(t *testing.T, open OpenFunc) {
+	e := newEnv(t, open, defaults)
+	if _, ok := e.st.(storage.Dumper); !ok {
+		t.Skip("the store is not a storage.Dumper")
+	}
+	id, other := pid(1), storage.PlayerID{Guild: guild2, User: 3}
+	n := game.MaxReveals + 3
+	all, _ := rotations(t, e, id, n)
+	want := all[n-game.MaxReveals:]
+	rotations(t, e, other, 2)
+	data := writeDump(t, e.st)
+	d := readDump(t, data)
+	if len(d.Players) != 2 || d.Players[0].ID != id || d.Players[1].ID != other {
+		t.Fatalf("dump of %d players", len(d.Players))
+	}
+	same(t, "the reveals dumped", d.Players[0].Reveals, want)
+	if len(d.Players[0].History) != storage.HistoryLimit || len(d.Players[1].Reveals) != 2 {
+		t.Fatalf("dumped %d history lines, %d reveals of the other player", len(d.Players[0].History), len(d.Players[1].Reveals))
+	}
+	if enc := encodeDump(t, d); !bytes.Equal(enc, data) {
+		t.Fatalf("ReadDump then EncodeDump differs:\n%s", firstDiff(enc, data))
+	}
+
+	e2 := newEnv(t, open, defaults)
+	if err := e2.st.(storage.Dumper).Import(e2.ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if again := writeDump(t, e2.st); !bytes.Equal(again, data) {
+		t.Fatalf("export → import → export differs:\n%s\n---\n%s", firstDiff(data, again), firstDiff(again, data))
+	}
+	sameStores(t, e.st, e2.st, []storage.PlayerID{id, other}, []uint64{guild, guild2}, storage.DumpVersion)
+
+	// The imported player rotates on: the oldest reveal goes, the chain
+	// holds; a new line pushes the oldest out.
+	e2.clock = e.clock
+	e2.clock.Advance(time.Second)
+	p := e2.load(id).Player
+	a := e2.must(id, "rotate after import", rotate(e2, e2.clock.Now()))
+	rs := e2.reveals(id)
+	if len(rs) != game.MaxReveals || !reflect.DeepEqual(rs[:game.MaxReveals-1], want[1:]) || rs[len(rs)-1].No != p.SeedNo || rs[len(rs)-1].Seed != p.Seed {
+		t.Fatalf("after a rotation of the imported player: %d reveals, the last %+v; want %d, the last seed %d", len(rs), rs[len(rs)-1], game.MaxReveals, p.SeedNo)
+	}
+	if err := a.Player.CheckReveals(rs); err != nil {
+		t.Fatalf("the reveals of the imported player do not chain: %v", err)
+	}
+	h0 := mustHistory(t, e2, id)
+	e2.must(id, "grant after import", grant(1, e2.clock.Now()))
+	h := mustHistory(t, e2, id)
+	if len(h) != storage.HistoryLimit || h[0].Kind != game.KindGrant || !h[0].At.Equal(e2.clock.Now()) || !reflect.DeepEqual(h[1:], h0[:len(h0)-1]) {
+		t.Fatalf("history after a line added to the imported player: %d lines, the newest %+v", len(h), h[0])
+	}
+}
