@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"time"
 )
 
@@ -110,6 +111,14 @@ const (
 	KindPause Kind = "pause"       // the player paused their play
 	KindLift  Kind = "lift-pause"  // a moderator lifted the player's pause
 )
+
+// Kinds returns every history kind, in the order above.
+func Kinds() []Kind {
+	return []Kind{KindPlay, KindChest, KindDaily, KindGrant, KindSet, KindReset, KindPause, KindLift}
+}
+
+// Valid reports whether k is one of the history kinds (Kinds).
+func (k Kind) Valid() bool { return slices.Contains(Kinds(), k) }
 
 // Entry is one line of a player's history. Transitions return the entries
 // they add in Step.History; stores keep a bounded list of them.
