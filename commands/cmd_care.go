@@ -10,7 +10,6 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/lesclefsdutresor/clefs/game"
-	"github.com/lesclefsdutresor/clefs/storage"
 )
 
 // /limits and /pause: playing responsibly (game/care.go). A player sets
@@ -117,7 +116,7 @@ func (a *App) handleLimits(ctx context.Context, rq *request) (reply, error) {
 // limitsSet applies /limits set's options in one step under the
 // interaction's ID, creating the player: setting limits before the first
 // play is the way to be sure of them.
-func (a *App) limitsSet(ctx context.Context, rq *request, o opts, set storage.Settings) (reply, error) {
+func (a *App) limitsSet(ctx context.Context, rq *request, o opts, set game.Settings) (reply, error) {
 	if err := o.checkTypes(limitsTypes); err != nil {
 		return reply{}, err
 	}

@@ -43,7 +43,7 @@ func (a *App) handlePlay(ctx context.Context, rq *request) (reply, error) {
 
 // playSettings reads the guild's settings and refuses a play outside the
 // allowed channel.
-func (a *App) playSettings(ctx context.Context, rq *request) (storage.Settings, error) {
+func (a *App) playSettings(ctx context.Context, rq *request) (game.Settings, error) {
 	set, err := a.settings(ctx, rq.guild)
 	if err != nil {
 		return set, err
@@ -62,7 +62,7 @@ func (a *App) playSettings(ctx context.Context, rq *request) (storage.Settings, 
 // ticket is resumed without charge (noted on the card when showResumed).
 // check, when not nil, runs first inside the step, on the state the step
 // acts on: its error refuses the step and is returned as is.
-func (a *App) buyCard(ctx context.Context, rq *request, set storage.Settings, check func(game.Player) error, showResumed bool) (*discordgo.InteractionResponseData, error) {
+func (a *App) buyCard(ctx context.Context, rq *request, set game.Settings, check func(game.Player) error, showResumed bool) (*discordgo.InteractionResponseData, error) {
 	ap, err := a.apply(ctx, change{
 		id: rq.player(), op: rq.i.ID, create: true, start: set.StartingBalance,
 		do: func(p game.Player, now time.Time) (game.Step, error) {

@@ -290,7 +290,7 @@ func id(s string) uint64 {
 func (h *harness) player(user string) game.Player {
 	h.t.Helper()
 	st, err := backend.Open(context.Background(), h.cfg.RedisURL, h.cfg.DataPath, storage.Options{
-		Defaults: storage.Settings{StartingBalance: h.cfg.StartingBalance, DailyAmount: h.cfg.DailyAmount,
+		Defaults: game.Settings{StartingBalance: h.cfg.StartingBalance, DailyAmount: h.cfg.DailyAmount,
 			DailyCooldown: h.cfg.DailyCooldown, PublicPlays: h.cfg.PublicPlays},
 	})
 	if err != nil {

@@ -4,7 +4,11 @@
 // version (Load) and writes a new state with compare-and-set (Update):
 // when another writer came first, the transition runs again on the fresh
 // state. Apply joins the two: one game transition, under one operation ID,
-// in one atomic step.
+// in one atomic step. A guild (game.Guild: its settings, the operations
+// applied to it, a reset-guild's progress) goes the same way through Guild,
+// UpdateGuild and ApplyGuild; stores write it as game returns it, and
+// check it with game.Guild.Check and game.AuditEntry.Check (NormalizeGuild,
+// NormalizeAudit), as they check a player with game.Player.Check.
 //
 // Two implementations satisfy Store: storage/redisstore (production, Redis
 // single, Sentinel or Cluster) and storage/boltstore (an embedded file, the

@@ -23,7 +23,7 @@ import (
 var (
 	bucketPlayers = []byte("players") // guild|user → playerRec (JSON)
 	bucketHistory = []byte("history") // guild|user|seq → game.Entry (JSON)
-	bucketAudit   = []byte("audit")   // guild|seq → storage.AuditEntry (JSON)
+	bucketAudit   = []byte("audit")   // guild|seq → game.AuditEntry (JSON)
 	bucketGuilds  = []byte("guilds")  // guild → guildRec (JSON)
 	bucketBoard   = []byte("board")   // guild|^balance|user → nothing: the leaderboard
 	bucketCounts  = []byte("counts")  // guild → players of the guild (8 bytes)
@@ -35,7 +35,7 @@ var allBuckets = [][]byte{bucketPlayers, bucketHistory, bucketAudit, bucketGuild
 // per Update. It is safe for concurrent use.
 type Store struct {
 	db       *bolt.DB
-	defaults storage.Settings
+	defaults game.Settings
 	closed   atomic.Bool
 	players  recordCache
 }
@@ -54,11 +54,13 @@ type playerRec struct {
 	Player  game.Player
 }
 
-// guildRec is a guild's settings as stored (only once written).
+// guildRec is a guild as stored (only once written): game.Guild's fields
+// under short names, Reset only while a guild has had a reset-guild.
 type guildRec struct {
 	Version  uint64           `json:"v"`
-	Settings storage.Settings `json:"s"`
+	Settings game.Settings    `json:"s"`
 	Ops      []string         `json:"o,omitempty"`
+	Reset    *game.GuildReset `json:"r,omitempty"`
 }
 
 // Open opens (creating it with mode 0600 if needed) the store at path. The
@@ -66,8 +68,8 @@ type guildRec struct {
 // fails. Commits are fsynced; the Updates of concurrent goroutines share a
 // commit (bbolt's Batch).
 func Open(path string, opts storage.Options) (*Store, error) {
-	if err := storage.ValidateSettings(opts.Defaults); err != nil {
-		return nil, fmt.Errorf("boltstore: default settings: %w", err)
+	if err := opts.Defaults.Check(); err != nil {
+		return nil, fmt.Errorf("boltstore: default settings: %w: %w", storage.ErrInvalid, err)
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
 	if errors.Is(err, berrors.ErrTimeout) {
@@ -223,7 +225,7 @@ func getGuild(tx *bolt.Tx, guild uint64, house game.House) (*guildRec, error) {
 		return nil, nil
 	}
 	// json.Unmarshal keeps what the record does not have.
-	g := guildRec{Settings: storage.Settings{House: house}}
+	g := guildRec{Settings: game.Settings{House: house}}
 	if err := json.Unmarshal(v, &g); err != nil {
 		return nil, fmt.Errorf("decode guild %d: %w", guild, err)
 	}

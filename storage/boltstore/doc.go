@@ -33,8 +33,8 @@
 //
 //	players  guild|user          → {Version, HSeq: last history seq, Player: game.Player}
 //	history  guild|user|seq      → game.Entry (the last storage.HistoryLimit kept)
-//	audit    guild|seq           → storage.AuditEntry (the last storage.AuditLimit kept)
-//	guilds   guild               → {"v": version, "s": storage.Settings, "o": operations}
+//	audit    guild|seq           → game.AuditEntry (the last storage.AuditLimit kept)
+//	guilds   guild               → {"v": version, "s": game.Settings, "o": operations, "r": reset-guild progress}
 //	board    guild|^balance|user → nothing: the leaderboard, richest first, ties by user
 //	counts   guild               → the guild's number of players (8 bytes)
 //

@@ -57,11 +57,11 @@ func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.GuildRecord) e
 			if err != nil {
 				return err
 			}
-			var set *storage.Settings
+			var set *game.Settings
 			if r != nil {
 				set = &r.Settings
 			}
-			audit, err := latest[storage.AuditEntry](tx.Bucket(bucketAudit), guildKey(g), storage.AuditLimit, "audit")
+			audit, err := latest[game.AuditEntry](tx.Bucket(bucketAudit), guildKey(g), storage.AuditLimit, "audit")
 			if err != nil {
 				return err
 			}
@@ -145,8 +145,8 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 				return refused
 			}
 			if dg.Settings != nil {
-				if err := storage.ValidateSettings(*dg.Settings); err != nil {
-					refused = fmt.Errorf("%s: %w", name, err)
+				if err := dg.Settings.Check(); err != nil {
+					refused = fmt.Errorf("%s: %w: %w", name, storage.ErrInvalid, err)
 					return refused
 				}
 				if err := putJSON(tx.Bucket(bucketGuilds), gk, guildRec{Version: 1, Settings: *dg.Settings}, "guild"); err != nil {

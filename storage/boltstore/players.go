@@ -221,7 +221,7 @@ type playerWrite struct {
 	rec     playerRec
 	player  []byte   // rec, encoded
 	history [][]byte // the lines, encoded, oldest first
-	audit   *storage.AuditEntry
+	audit   *game.AuditEntry
 	entry   []byte // audit, encoded
 }
 
