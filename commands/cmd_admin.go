@@ -550,10 +550,10 @@ func settingsPatchOf(o opts) (settingsPatch, error) {
 	if n, ok, err := intOpt("reality-minutes", 0, int(game.MaxReminder/time.Minute)); err != nil {
 		return sp, err
 	} else if ok {
-		if n != 0 && time.Duration(n)*time.Minute < game.MinReminder {
+		d := time.Duration(n) * time.Minute
+		if game.CheckReminder(d) != nil {
 			return sp, userErr("err_setting_range", map[string]any{"Name": "reality-minutes", "Min": int(game.MinReminder / time.Minute), "Max": int(game.MaxReminder / time.Minute)})
 		}
-		d := time.Duration(n) * time.Minute
 		sp.realityEvery = &d
 	}
 	return sp, nil

@@ -536,9 +536,7 @@ func (r Record) Player(seeds io.Reader) (PlayerID, game.Player, []game.Entry, er
 	}
 	hist := make([]game.Entry, 0, len(r.History))
 	for i, h := range r.History {
-		switch h.Kind {
-		case game.KindPlay, game.KindChest, game.KindDaily, game.KindGrant, game.KindSet, game.KindReset, game.KindPause, game.KindLift:
-		default:
+		if !h.Kind.Valid() {
 			return fail(fmt.Errorf("%w: history[%d]: kind %q", ErrInvalid, i, h.Kind))
 		}
 		if h.Tier >= game.NumTiers || h.Lot >= game.NumLots || h.At.IsZero() ||
