@@ -77,8 +77,7 @@ func (g VersionedGuild) Exists() bool { return g.Version != 0 }
 
 // GuildWrite is what one UpdateGuild writes, atomically: the guild's new
 // state, as game's transition returned it (the store adds and trims
-// nothing), and the audit entry. The zero GuildWrite (Skip) writes
-// nothing.
+// nothing), and the audit entry; with Skip, it writes nothing.
 type GuildWrite struct {
 	Skip  bool
 	Guild game.Guild
