@@ -86,7 +86,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	// A store persists; it neither draws nor reads the clock: the handlers
 	// run game's transitions with the drawer, the seeds and the time below.
 	store, err := backend.Open(ctx, cfg.RedisURL, cfg.DataPath, storage.Options{
-		Defaults: storage.Settings{
+		Defaults: game.Settings{
 			StartingBalance: cfg.StartingBalance,
 			DailyAmount:     cfg.DailyAmount,
 			DailyCooldown:   cfg.DailyCooldown,

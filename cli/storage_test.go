@@ -30,9 +30,8 @@ func randomRun(t *testing.T, st storage.Store, seed uint64, n int) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(seed, 1))
 	seeds := rand.NewChaCha8([32]byte{byte(seed), 1})
-	if _, err := st.UpdateGuild(ctx, 2, func(g storage.Guild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Settings: storage.Settings{StartingBalance: 300, DailyAmount: 40}, Op: "setup",
-			Audit: &storage.AuditEntry{At: storage.Timestamp(time.Now()), Guild: 2, Actor: 9, Action: "settings", Reason: "setup"}}, nil
+	if _, err := storage.ApplyGuild(ctx, st, 2, "setup", func(g game.Guild) (game.GuildStep, error) {
+		return g.SetSettings(game.Settings{StartingBalance: 300, DailyAmount: 40}, 9, "setup", storage.Timestamp(time.Now()))
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +46,7 @@ func randomRun(t *testing.T, st storage.Store, seed uint64, n int) {
 		}
 		set := g.Settings
 		step := storage.Step{ID: id, Op: "op" + strconv.Itoa(k), Create: true, Start: set.StartingBalance, Seeds: seeds, Now: now}
-		var audit *storage.AuditEntry
+		var audit *game.AuditEntry
 		switch x := r.IntN(100); {
 		case x < 50:
 			step.Do = func(p game.Player) (game.Step, error) {
@@ -69,19 +68,19 @@ func randomRun(t *testing.T, st storage.Store, seed uint64, n int) {
 			step.Do = func(p game.Player) (game.Step, error) { return p.ClaimDaily(set.DailyAmount, set.DailyCooldown, now) }
 		case x < 95:
 			amount := int64(r.IntN(2000) - 500)
-			audit = &storage.AuditEntry{At: now, Guild: id.Guild, Actor: 9, Target: id.User, Action: "grant", Amount: amount, Reason: "random"}
+			audit = &game.AuditEntry{At: now, Guild: id.Guild, Actor: 9, Target: id.User, Action: "grant", Amount: amount, Reason: "random"}
 			step.Do = func(p game.Player) (game.Step, error) { return p.Grant(amount, now) }
 		case x < 98:
 			balance := int64(r.IntN(5000))
-			audit = &storage.AuditEntry{At: now, Guild: id.Guild, Actor: 9, Target: id.User, Action: "set-balance", Amount: balance}
+			audit = &game.AuditEntry{At: now, Guild: id.Guild, Actor: 9, Target: id.User, Action: "set-balance", Amount: balance}
 			step.Do = func(p game.Player) (game.Step, error) { return p.SetBalance(balance, now) }
 		default:
 			step.Create = false
-			audit = &storage.AuditEntry{At: now, Guild: id.Guild, Actor: 9, Target: id.User, Action: "reset", Amount: set.StartingBalance, Reason: "oops"}
+			audit = &game.AuditEntry{At: now, Guild: id.Guild, Actor: 9, Target: id.User, Action: "reset", Amount: set.StartingBalance, Reason: "oops"}
 			step.Do = func(p game.Player) (game.Step, error) { return p.Reset(set.StartingBalance, now) }
 		}
 		if audit != nil {
-			step.Audit = func(game.Step) *storage.AuditEntry { return audit }
+			step.Audit = func(game.Step) *game.AuditEntry { return audit }
 		}
 		_, err = storage.Apply(ctx, st, step)
 		switch {
@@ -96,7 +95,7 @@ func randomRun(t *testing.T, st storage.Store, seed uint64, n int) {
 
 func openStore(t *testing.T, url, path string) storage.Store {
 	t.Helper()
-	opts := storage.Options{Defaults: storage.Settings{StartingBalance: 1000, DailyAmount: 25}}
+	opts := storage.Options{Defaults: game.Settings{StartingBalance: 1000, DailyAmount: 25}}
 	st, err := backend.Open(context.Background(), url, path, opts)
 	if err != nil {
 		t.Fatal(err)

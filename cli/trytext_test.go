@@ -61,7 +61,7 @@ func (r *recorder) FollowUp(context.Context, *discordgo.Interaction, *discordgo.
 func testApp(t *testing.T) *commands.App {
 	t.Helper()
 	st, err := backend.Open(context.Background(), "", filepath.Join(t.TempDir(), "clefs.db"), storage.Options{
-		Defaults: storage.Settings{StartingBalance: 2000, DailyAmount: 100, DailyCooldown: 24 * time.Hour, PublicPlays: true},
+		Defaults: game.Settings{StartingBalance: 2000, DailyAmount: 100, DailyCooldown: 24 * time.Hour, PublicPlays: true},
 	})
 	if err != nil {
 		t.Fatal(err)

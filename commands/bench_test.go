@@ -46,8 +46,8 @@ func newBenchStore() *benchStore {
 	return &benchStore{p: p, t: t}
 }
 
-func (s *benchStore) Guild(context.Context, uint64) (storage.Guild, error) {
-	return storage.Guild{Settings: storage.Settings{PublicPlays: true, DailyAmount: 500}}, nil
+func (s *benchStore) Guild(context.Context, uint64) (storage.VersionedGuild, error) {
+	return storage.VersionedGuild{Guild: game.Guild{Settings: game.Settings{PublicPlays: true, DailyAmount: 500}}}, nil
 }
 
 func (s *benchStore) Load(context.Context, storage.PlayerID) (storage.Versioned, error) {

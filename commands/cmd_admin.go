@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -191,9 +190,9 @@ func (a *App) adminGrant(ctx context.Context, rq *request, o opts, reason string
 			}
 			return p.Grant(cents, now)
 		},
-		audit: func(_ game.Step, now time.Time) *storage.AuditEntry {
+		audit: func(_ game.Step, now time.Time) *game.AuditEntry {
 			// Amount: the grant, or the balance set.
-			return &storage.AuditEntry{At: now, Guild: rq.guild, Actor: rq.user, Target: target, Action: action, Amount: cents, Reason: reason}
+			return &game.AuditEntry{At: now, Guild: rq.guild, Actor: rq.user, Target: target, Action: action, Amount: cents, Reason: reason}
 		},
 	})
 	switch {
@@ -232,8 +231,8 @@ func (a *App) adminReset(ctx context.Context, rq *request, o opts, reason string
 		do: func(p game.Player, now time.Time) (game.Step, error) {
 			return p.Reset(set.StartingBalance, now)
 		},
-		audit: func(_ game.Step, now time.Time) *storage.AuditEntry {
-			return &storage.AuditEntry{At: now, Guild: rq.guild, Actor: rq.user, Target: target, Action: "reset", Amount: set.StartingBalance, Reason: reason}
+		audit: func(_ game.Step, now time.Time) *game.AuditEntry {
+			return &game.AuditEntry{At: now, Guild: rq.guild, Actor: rq.user, Target: target, Action: "reset", Amount: set.StartingBalance, Reason: reason}
 		},
 	})
 	switch {
@@ -288,13 +287,19 @@ func (a *App) confirmCheck(rq *request) (asked time.Time, err error) {
 	return time.Unix(ts, 0), nil
 }
 
-// handleResetConfirm resets every player of the guild, each in its own
-// step under the operation ID "<confirmation>:<user>", and then records
-// one audit entry under "<confirmation>". The confirmation is the message
-// the button sits on, so that the same confirmation pressed twice, retried,
-// or pressed again after a crash in the middle finishes what is left and
-// changes nothing already done; a player who played since their reset is
-// not reset twice by it.
+// resetBatch is how many players a reset-guild resets between two
+// records of its progress in the guild.
+const resetBatch = 100
+
+// handleResetConfirm resets every player of the guild, as the operation
+// "<confirmation>" of the guild (game.Guild.StartReset, ResetProgress,
+// FinishReset), each player in its own step under "<confirmation>:<user>",
+// in increasing order of user ID. The confirmation is the message the
+// button sits on, so that the same confirmation pressed twice, retried,
+// or pressed again after a crash in the middle continues after the last
+// player the guild records as done and changes nothing already done; a
+// player who played since their reset is not reset twice by it. The end
+// logs one audit entry with the number of players reset.
 func (a *App) handleResetConfirm(ctx context.Context, rq *request) (reply, error) {
 	if _, err := a.confirmCheck(rq); err != nil {
 		return reply{}, err
@@ -304,17 +309,44 @@ func (a *App) handleResetConfirm(ctx context.Context, rq *request) (reply, error
 		return reply{}, err
 	}
 	op := confirmationOp("rg:", rq.i)
+	started, err := a.applyGuild(ctx, rq.guild, op, func(g game.Guild) (game.GuildStep, error) {
+		return g.StartReset(op, rq.user, confirmReason(rq.i), a.now())
+	})
+	if err != nil {
+		return reply{}, stepErr("reset_guild", err)
+	}
+	r := started.Guild.Reset
+	switch {
+	case r == nil || r.Op != op: // done, and another reset since
+		return resetDone(rq.l, rq.l.T("rg_already", nil)), nil
+	case r.Finished():
+		return resetDone(rq.l, rq.l.P("rg_done", int(r.Count), map[string]any{"Count": r.Count})), nil
+	}
 	// The users first, the steps after: a store may not allow writes while
 	// it lists (bbolt's read transaction).
+	after := r.After // the last user the guild records as done
 	var users []uint64
 	if err := a.store.Players(ctx, rq.guild, func(u uint64) error {
-		users = append(users, u)
+		if u > after {
+			users = append(users, u)
+		}
 		return nil
 	}); err != nil {
 		return reply{}, internal("players", err)
 	}
-	n := 0
-	for _, u := range users {
+	var n int64     // players reset since the last progress recorded
+	var last uint64 // the last user done
+	progress := func() error {
+		if last <= after {
+			return nil
+		}
+		_, err := a.applyGuild(ctx, rq.guild, op, func(g game.Guild) (game.GuildStep, error) {
+			return g.ResetProgress(op, last, n)
+		})
+		after, n = last, 0
+		return err
+	}
+	for i, u := range users {
 		_, err := a.apply(ctx, change{
 			id: storage.PlayerID{Guild: rq.guild, User: u}, op: op + ":" + strconv.FormatUint(u, 10),
 			do: func(p game.Player, now time.Time) (game.Step, error) {
@@ -323,29 +355,49 @@ func (a *App) handleResetConfirm(ctx context.Context, rq *request) (reply, error
 		})
 		switch {
 		case errors.Is(err, storage.ErrNoPlayer): // gone meanwhile
-			continue
 		case err != nil:
-			return reply{}, stepErr("reset_guild", fmt.Errorf("player %d (%d of %d reset): %w", u, n, len(users), err))
+			return reply{}, stepErr("reset_guild", fmt.Errorf("player %d (%d of %d): %w", u, i+1, len(users), err))
+		default:
+			n++
 		}
-		n++
+		last = u
+		if (i+1)%resetBatch == 0 {
+			if err := progress(); err != nil {
+				return resetErr(rq.l, err)
+			}
+		}
 	}
-	now, reason := a.now(), confirmReason(rq.i)
-	_, err = a.updateGuild(ctx, rq.guild, func(g storage.Guild) (storage.GuildWrite, error) {
-		if slices.Contains(g.Ops, op) {
-			return storage.GuildWrite{Skip: true}, nil
-		}
-		return storage.GuildWrite{Settings: g.Settings, Op: op, Audit: &storage.AuditEntry{
-			At: now, Guild: rq.guild, Actor: rq.user, Action: "reset-guild", Amount: int64(n), Reason: reason,
-		}}, nil
+	if err := progress(); err != nil {
+		return resetErr(rq.l, err)
+	}
+	done, err := a.applyGuild(ctx, rq.guild, op, func(g game.Guild) (game.GuildStep, error) {
+		return g.FinishReset(op, a.now())
 	})
 	if err != nil {
-		return reply{}, stepErr("reset_guild_audit", err)
+		return resetErr(rq.l, err)
 	}
-	l := rq.l
-	e := infoEmbed(l.T("rg_title", nil), "✅ "+l.P("rg_done", n, map[string]any{"Count": n}), colourInfo)
+	if r := done.Guild.Reset; r == nil || r.Op != op { // finished by another press, and another reset since
+		return resetDone(rq.l, rq.l.T("rg_already", nil)), nil
+	}
+	count := done.Guild.Reset.Count
+	return resetDone(rq.l, rq.l.P("rg_done", int(count), map[string]any{"Count": count})), nil
+}
+
+// resetErr maps the error of a reset-guild's progress: another reset
+// replaced it (game.ErrNoReset), or what every step may fail with.
+func resetErr(l *lang, err error) (reply, error) {
+	if errors.Is(err, game.ErrNoReset) {
+		return resetDone(l, l.T("rg_replaced", nil)), nil
+	}
+	return reply{}, stepErr("reset_guild", err)
+}
+
+// resetDone replaces the confirmation with text.
+func resetDone(l *lang, text string) reply {
+	e := infoEmbed(l.T("rg_title", nil), "✅ "+text, colourInfo)
 	return reply{update: true, data: &discordgo.InteractionResponseData{
 		Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}, AllowedMentions: noMentions,
-	}}, nil
+	}}
 }
 
 // confirmationOp is the operation ID of a confirmation (reset-guild's,
@@ -399,7 +451,7 @@ func (sp settingsPatch) empty() bool {
 }
 
 // apply returns set with the patch applied.
-func (sp settingsPatch) apply(set storage.Settings) storage.Settings {
+func (sp settingsPatch) apply(set game.Settings) game.Settings {
 	if sp.starting != nil {
 		set.StartingBalance = *sp.starting
 	}
@@ -498,10 +550,10 @@ func settingsPatchOf(o opts) (settingsPatch, error) {
 	if n, ok, err := intOpt("reality-minutes", 0, int(game.MaxReminder/time.Minute)); err != nil {
 		return sp, err
 	} else if ok {
-		if n != 0 && time.Duration(n)*time.Minute < game.MinReminder {
+		d := time.Duration(n) * time.Minute
+		if game.CheckReminder(d) != nil {
 			return sp, userErr("err_setting_range", map[string]any{"Name": "reality-minutes", "Min": int(game.MinReminder / time.Minute), "Max": int(game.MaxReminder / time.Minute)})
 		}
-		d := time.Duration(n) * time.Minute
 		sp.realityEvery = &d
 	}
 	return sp, nil
@@ -510,7 +562,7 @@ func settingsPatchOf(o opts) (settingsPatch, error) {
 // settingsChanges describes what changed from old to set, for the audit
 // log (in English, as the log stores it): "daily amount 5.00 → 2.00;
 // channel <#1> → any".
-func settingsChanges(old, set storage.Settings) string {
+func settingsChanges(old, set game.Settings) string {
 	var parts []string
 	amount := func(name string, a, b int64, off string) {
 		if a == b {
@@ -569,38 +621,29 @@ func (a *App) adminSettings(ctx context.Context, rq *request, o opts, reason str
 	if err != nil {
 		return reply{}, err
 	}
-	var set storage.Settings
+	var set game.Settings
 	changed := !sp.empty()
 	if !changed {
 		if set, err = a.settings(ctx, rq.guild); err != nil {
 			return reply{}, err
 		}
 	} else {
-		now, op := a.now(), rq.i.ID
-		g, err := a.updateGuild(ctx, rq.guild, func(g storage.Guild) (storage.GuildWrite, error) {
+		now := a.now()
+		ap, err := a.applyGuild(ctx, rq.guild, rq.i.ID, func(g game.Guild) (game.GuildStep, error) {
 			set := sp.apply(g.Settings)
-			if slices.Contains(g.Ops, op) || set == g.Settings {
-				return storage.GuildWrite{Skip: true}, nil
-			}
-			if err := storage.ValidateSettings(set); err != nil {
-				return storage.GuildWrite{}, err
-			}
 			line := settingsChanges(g.Settings, set)
 			if reason != "" {
 				line += " — " + reason
 			}
-			return storage.GuildWrite{Settings: set, Op: op, Audit: &storage.AuditEntry{
-				At: now, Guild: rq.guild, Actor: rq.user, Action: "settings",
-				Reason: truncateRunes(line, storage.MaxReason-1),
-			}}, nil
+			return g.SetSettings(set, rq.user, truncateRunes(line, game.MaxReason-1), now)
 		})
 		switch {
-		case errors.Is(err, storage.ErrInvalid):
+		case errors.Is(err, game.ErrInvalid):
 			return reply{}, userErr("err_amount_refused", nil)
 		case err != nil:
 			return reply{}, stepErr("update_guild", err)
 		}
-		set = g.Settings
+		set = ap.Guild.Settings
 	}
 	l := rq.l
 	where := l.T("settings_anywhere", nil)
@@ -652,7 +695,7 @@ func (a *App) adminAudit(ctx context.Context, rq *request) (reply, error) {
 
 // auditLine writes one moderator action: when, who, what, the target
 // (withTarget), the amount of a grant and the reason.
-func auditLine(l *lang, e storage.AuditEntry, withTarget bool) string {
+func auditLine(l *lang, e game.AuditEntry, withTarget bool) string {
 	var b strings.Builder
 	b.WriteString(timestamp(e.At.Unix(), "R") + " · " + mention(e.Actor) + " · **" + auditAction(l, e.Action) + "**")
 	if withTarget && e.Target != 0 {

@@ -143,9 +143,9 @@ func (a *App) adminLiftPause(ctx context.Context, rq *request, o opts, reason st
 			until = p.Care.PausedUntil
 			return p.LiftPause(now)
 		},
-		audit: func(_ game.Step, now time.Time) *storage.AuditEntry {
-			return &storage.AuditEntry{At: now, Guild: rq.guild, Actor: rq.user, Target: target, Action: "lift-pause",
-				Reason: truncateRunes(reason+" (paused until "+until.UTC().Format(time.RFC3339)+")", storage.MaxReason-1)}
+		audit: func(_ game.Step, now time.Time) *game.AuditEntry {
+			return &game.AuditEntry{At: now, Guild: rq.guild, Actor: rq.user, Target: target, Action: "lift-pause",
+				Reason: truncateRunes(reason+" (paused until "+until.UTC().Format(time.RFC3339)+")", game.MaxReason-1)}
 		},
 	})
 	l := rq.l

@@ -10,7 +10,6 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/lesclefsdutresor/clefs/game"
-	"github.com/lesclefsdutresor/clefs/storage"
 )
 
 // /limits and /pause: playing responsibly (game/care.go). A player sets
@@ -117,7 +116,7 @@ func (a *App) handleLimits(ctx context.Context, rq *request) (reply, error) {
 // limitsSet applies /limits set's options in one step under the
 // interaction's ID, creating the player: setting limits before the first
 // play is the way to be sure of them.
-func (a *App) limitsSet(ctx context.Context, rq *request, o opts, set storage.Settings) (reply, error) {
+func (a *App) limitsSet(ctx context.Context, rq *request, o opts, set game.Settings) (reply, error) {
 	if err := o.checkTypes(limitsTypes); err != nil {
 		return reply{}, err
 	}
@@ -136,8 +135,11 @@ func (a *App) limitsSet(ctx context.Context, rq *request, o opts, set storage.Se
 	reminder := time.Duration(-1) // unchanged
 	if v, ok := o.get("reminder", discordgo.ApplicationCommandOptionInteger); ok {
 		f, isNumber := v.(float64)
+		// The bounds are game's (CheckReminder); the first tests only keep
+		// the conversion to a duration from overflowing.
+		ok := isNumber && f == math.Trunc(f) && f >= 0 && f <= float64(math.MaxInt64/int64(time.Minute))
 		m := time.Duration(f) * time.Minute
-		if !isNumber || f != math.Trunc(f) || f < 0 || (f != 0 && (m < game.MinReminder || m > game.MaxReminder)) {
+		if !ok || game.CheckReminder(m) != nil {
 			return reply{}, userErr("err_reminder", map[string]any{
 				"Min": int(game.MinReminder / time.Minute), "Max": int(game.MaxReminder / time.Minute),
 			})

@@ -43,7 +43,7 @@ func (a *App) handlePlay(ctx context.Context, rq *request) (reply, error) {
 
 // playSettings reads the guild's settings and refuses a play outside the
 // allowed channel.
-func (a *App) playSettings(ctx context.Context, rq *request) (storage.Settings, error) {
+func (a *App) playSettings(ctx context.Context, rq *request) (game.Settings, error) {
 	set, err := a.settings(ctx, rq.guild)
 	if err != nil {
 		return set, err
@@ -62,7 +62,7 @@ func (a *App) playSettings(ctx context.Context, rq *request) (storage.Settings, 
 // ticket is resumed without charge (noted on the card when showResumed).
 // check, when not nil, runs first inside the step, on the state the step
 // acts on: its error refuses the step and is returned as is.
-func (a *App) buyCard(ctx context.Context, rq *request, set storage.Settings, check func(game.Player) error, showResumed bool) (*discordgo.InteractionResponseData, error) {
+func (a *App) buyCard(ctx context.Context, rq *request, set game.Settings, check func(game.Player) error, showResumed bool) (*discordgo.InteractionResponseData, error) {
 	ap, err := a.apply(ctx, change{
 		id: rq.player(), op: rq.i.ID, create: true, start: set.StartingBalance,
 		do: func(p game.Player, now time.Time) (game.Step, error) {
@@ -87,13 +87,13 @@ func (a *App) buyCard(ctx context.Context, rq *request, set storage.Settings, ch
 	case errors.Is(err, game.ErrInsufficientFunds):
 		// Suggest /daily only when it would pay now.
 		id, now := "err_funds", a.now()
-		if set.DailyAmount > 0 && !p.Paused(now) && (p.LastDaily.IsZero() || !now.Before(p.LastDaily.Add(set.DailyCooldown))) {
+		if set.DailyAmount > 0 && !p.Paused(now) && p.DailyReady(set.DailyCooldown, now) {
 			id = "err_funds_daily"
 		}
 		return nil, userErr(id, map[string]any{
 			"Balance": rq.l.Credits(p.Balance), "Stake": rq.l.Credits(game.Stake),
 		})
-	case errors.Is(err, game.ErrInvalid) && nearMaxBalance(p.Balance):
+	case errors.Is(err, game.ErrInvalid) && game.BalanceFull(p.Balance):
 		// Buy refuses a ticket whose prizes could not be credited.
 		return nil, userErr("err_balance_full", nil)
 	case err != nil:
@@ -165,13 +165,6 @@ func (a *App) reveal(ctx context.Context, rq *request, rows game.RowMask) (reply
 	}
 	p.Balance = r.Balance
 	return reply{update: true, data: a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: *t})}, nil
-}
-
-// nearMaxBalance reports whether a balance is too close to game.MaxBalance
-// for a ticket's largest prizes (the main game's and the chest's) to be
-// credited: game refuses to sell that ticket.
-func nearMaxBalance(balance int64) bool {
-	return balance > game.MaxBalance-game.TierGem.Prize()-game.LotThreeGold.Prize()
 }
 
 // errAgainStale refuses "Play again" on a card that is no longer the

@@ -149,7 +149,7 @@ func (a *App) handleDaily(ctx context.Context, rq *request) (reply, error) {
 		return reply{}, userErr("err_daily_wait", map[string]any{"When": timestamp(cool.Next.Unix(), "R")})
 	case errors.Is(err, game.ErrDailyDisabled):
 		return reply{}, userErr("err_daily_off", nil)
-	case errors.Is(err, game.ErrInvalid) && set.DailyAmount > 0 && ap.Player.Balance > game.MaxBalance-set.DailyAmount:
+	case errors.Is(err, game.ErrInvalid) && set.DailyAmount > 0 && !game.CanCredit(ap.Player.Balance, set.DailyAmount):
 		return reply{}, userErr("err_balance_full", nil)
 	case err != nil:
 		return reply{}, stepErr("claim_daily", err)

@@ -373,8 +373,8 @@ type ctxStore struct {
 
 // Guild answers at once, as a cached read would, so that Update is the
 // store call that meets the context.
-func (ctxStore) Guild(context.Context, uint64) (storage.Guild, error) {
-	return storage.Guild{Settings: storage.Settings{PublicPlays: true}}, nil
+func (ctxStore) Guild(context.Context, uint64) (storage.VersionedGuild, error) {
+	return storage.VersionedGuild{Guild: game.Guild{Settings: game.Settings{PublicPlays: true}}}, nil
 }
 
 func (s ctxStore) Update(ctx context.Context, _ storage.PlayerID, _ string, _ func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {

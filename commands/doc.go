@@ -38,8 +38,9 @@
 //
 // /play and "Play again" read a guild's settings (allowed channel, public
 // plays, starting balance) with Store.Guild on every play; wrap the store
-// with storage/settingscache to cache them. /admin settings changes them
-// with Store.UpdateGuild.
+// with storage/settingscache to cache them. /admin settings changes them,
+// and /admin reset-guild records its progress, with game's guild
+// transitions through storage.ApplyGuild.
 //
 // Usage with a plain discordgo session:
 //

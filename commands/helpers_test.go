@@ -186,7 +186,7 @@ type env struct {
 }
 
 // testDefaults are the settings of the tests' guild.
-var testDefaults = storage.Settings{
+var testDefaults = game.Settings{
 	StartingBalance: startCents, DailyAmount: 500, DailyCooldown: 20 * time.Hour, PublicPlays: true,
 }
 
@@ -610,7 +610,7 @@ func rowButtons(c discordgo.MessageComponent) []discordgo.Button {
 }
 
 // settings returns the test guild's settings as stored.
-func (e *env) settings() storage.Settings {
+func (e *env) settings() game.Settings {
 	e.t.Helper()
 	g, err := e.store.Guild(context.Background(), testGuild)
 	if err != nil {

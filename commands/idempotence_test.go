@@ -24,7 +24,7 @@ func (e *env) twice(i *discordgo.Interaction) *handled {
 	return second
 }
 
-func (e *env) audit(n int) []storage.AuditEntry {
+func (e *env) audit(n int) []game.AuditEntry {
 	e.t.Helper()
 	es, err := e.store.Audit(context.Background(), testGuild, n)
 	if err != nil {
@@ -231,6 +231,49 @@ func TestResetGuildFinishesAfterAnInterruption(t *testing.T) {
 	}
 	if p := e.player(bob); p.Stats.Plays != 0 {
 		t.Fatalf("bob not reset: %+v", p.Stats)
+	}
+}
+
+// TestResetGuildContinuesFromItsProgress: the guild records how far its
+// reset went (game.GuildReset); pressing the confirmation again continues
+// after the last player recorded, counts the players done before, and
+// logs one line at the end.
+func TestResetGuildContinuesFromItsProgress(t *testing.T) {
+	e := newEnv(t)
+	for _, u := range []uint64{alice, bob} {
+		e.slash(u, "en-US", "play")
+	}
+	ask := e.admin(moderator, modPermsSet, "reset-guild")
+	msg := ask.message()
+	msg.ID = "1310000000000000779"
+	ok := ask.mustButton("v1:rg:").CustomID
+	// An earlier attempt recorded alice as done (her own step is not
+	// remembered: only the guild's progress can keep her from a reset).
+	op, now := "rg:"+msg.ID, storage.Timestamp(e.clock.Now())
+	for _, tr := range []func(game.Guild) (game.GuildStep, error){
+		func(g game.Guild) (game.GuildStep, error) { return g.StartReset(op, moderator, "", now) },
+		func(g game.Guild) (game.GuildStep, error) { return g.ResetProgress(op, alice, 1) },
+	} {
+		if _, err := storage.ApplyGuild(t.Context(), e.store, testGuild, op, tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := e.handle(e.clickPayload(moderator, modPermsSet, "en-US", msg, ok))
+	if !strings.Contains(h.text(), "2 players were reset") {
+		t.Fatalf("confirm:\n%s", h.text())
+	}
+	if p := e.player(alice); p.Stats.Plays != 1 {
+		t.Fatalf("alice, recorded as done, was reset: %+v", p.Stats)
+	}
+	if p := e.player(bob); p.Stats.Plays != 0 {
+		t.Fatalf("bob not reset: %+v", p.Stats)
+	}
+	if es := e.audit(10); len(es) != 1 || es[0].Action != game.ActionResetGuild || es[0].Amount != 2 {
+		t.Fatalf("audit: %+v", es)
+	}
+	g, err := e.store.Guild(t.Context(), testGuild)
+	if err != nil || g.Reset == nil || !g.Reset.Finished() || g.Reset.After != bob || !g.Has(op) {
+		t.Fatalf("guild after the reset: %+v, %v", g, err)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
@@ -17,7 +18,7 @@ import (
 //     metrics);
 //   - one info line per moderator action ("moderator action"), written
 //     where audit entries are written (App.apply with an audit entry,
-//     App.updateGuild), after the store has accepted the write and only when
+//     App.applyGuild of a transition that logs one), after the store has accepted the write and only when
 //     the operation was not a repeat — a new moderator step is logged by
 //     giving it an audit entry, nothing more;
 //   - internal errors at error level (renderError).
@@ -75,7 +76,7 @@ func interactionUser(i *discordgo.Interaction) string {
 // logAudit writes the info line of a moderator action that the store has
 // just recorded. For settings, Reason holds what changed (and the
 // moderator's reason after " — "), as in the audit log.
-func logAudit(ctx context.Context, log *slog.Logger, e *storage.AuditEntry) {
+func logAudit(ctx context.Context, log *slog.Logger, e *game.AuditEntry) {
 	attrs := []slog.Attr{
 		slog.String("action", e.Action),
 		slog.Uint64("guild", e.Guild),
@@ -98,18 +99,14 @@ func logAudit(ctx context.Context, log *slog.Logger, e *storage.AuditEntry) {
 	log.LogAttrs(ctx, slog.LevelInfo, "moderator action", attrs...)
 }
 
-// updateGuild is Store.UpdateGuild for the handlers: after a successful
-// write that carried an audit entry, it logs the moderator action (once:
-// a write fn skipped, for a repeated operation, logs nothing).
-func (a *App) updateGuild(ctx context.Context, guild uint64, fn func(storage.Guild) (storage.GuildWrite, error)) (storage.Guild, error) {
-	var last storage.GuildWrite // what the write that succeeded carried: fn's last call
-	g, err := a.store.UpdateGuild(ctx, guild, func(g storage.Guild) (storage.GuildWrite, error) {
-		w, err := fn(g)
-		last = w
-		return w, err
-	})
-	if err == nil && !last.Skip && last.Audit != nil {
-		logAudit(ctx, a.logger(ctx), last.Audit)
+// applyGuild applies the guild transition t under op through
+// storage.ApplyGuild, for the handlers: after a write that carried an
+// audit entry, it logs the moderator action (a repeated operation, which
+// writes nothing, logs nothing).
+func (a *App) applyGuild(ctx context.Context, guild uint64, op string, t func(game.Guild) (game.GuildStep, error)) (storage.GuildApplied, error) {
+	ap, err := storage.ApplyGuild(ctx, a.store, guild, op, t)
+	if err == nil && ap.Audit != nil {
+		logAudit(ctx, a.logger(ctx), ap.Audit)
 	}
-	return g, err
+	return ap, err
 }

@@ -15,23 +15,23 @@ import (
 // version (fn runs again when another writer came first, ErrConflict after
 // storage.MaxAttempts), Load creating nothing, history and audit newest
 // first and bounded, a leaderboard with ranks (ties by user ID), Players in
-// increasing order, guild operations bounded by storage.MaxGuildOps, and
-// ErrClosed after Close. Beside each player it remembers its last
+// increasing order, guilds written as given once game.Guild.Check passes,
+// and ErrClosed after Close. Beside each player it remembers its last
 // game.MaxOps operations with their results, looked up under the lock of
 // the compare-and-set so that a repeat writes nothing and returns
 // Versioned.Repeat, and its last game.MaxReveals revealed seeds (Reveals).
 // Every state it writes must pass game.Player.Check.
 // The real stores are held to the whole contract by storage/storetest.
 type memStore struct {
-	defaults storage.Settings
+	defaults game.Settings
 
 	mu      sync.Mutex
 	players map[storage.PlayerID]storage.Versioned
 	history map[storage.PlayerID][]game.Entry // oldest first
 	ops     map[storage.PlayerID][]game.Op    // oldest first, at most game.MaxOps
 	reveals map[storage.PlayerID]game.Reveals // oldest first, at most game.MaxReveals
-	guilds  map[uint64]storage.Guild
-	audit   map[uint64][]storage.AuditEntry // oldest first
+	guilds  map[uint64]storage.VersionedGuild
+	audit   map[uint64][]game.AuditEntry // oldest first
 	closed  bool
 	writes  int // successful player writes, for tests
 
@@ -42,15 +42,15 @@ type memStore struct {
 
 var _ storage.Store = (*memStore)(nil)
 
-func newMemStore(defaults storage.Settings) *memStore {
+func newMemStore(defaults game.Settings) *memStore {
 	return &memStore{
 		defaults: defaults,
 		players:  map[storage.PlayerID]storage.Versioned{},
 		history:  map[storage.PlayerID][]game.Entry{},
 		ops:      map[storage.PlayerID][]game.Op{},
 		reveals:  map[storage.PlayerID]game.Reveals{},
-		guilds:   map[uint64]storage.Guild{},
-		audit:    map[uint64][]storage.AuditEntry{},
+		guilds:   map[uint64]storage.VersionedGuild{},
+		audit:    map[uint64][]game.AuditEntry{},
 	}
 }
 
@@ -134,9 +134,11 @@ func (s *memStore) Update(ctx context.Context, id storage.PlayerID, op string, f
 			}
 		}
 		if w.Audit != nil {
-			if err := storage.ValidateReason(w.Audit.Reason); err != nil {
+			a, err := storage.NormalizeAudit(*w.Audit, id.Guild)
+			if err != nil {
 				return v, err
 			}
+			w.Audit = &a
 		}
 		if s.interfere != nil {
 			s.interfere(id)
@@ -197,7 +199,7 @@ func (s *memStore) Reveals(ctx context.Context, id storage.PlayerID) (game.Revea
 }
 
 // appendAudit adds e to the guild's log; s.mu must be held.
-func (s *memStore) appendAudit(guild uint64, e storage.AuditEntry) {
+func (s *memStore) appendAudit(guild uint64, e game.AuditEntry) {
 	a := append(s.audit[guild], e)
 	s.audit[guild] = a[max(0, len(a)-storage.AuditLimit):]
 }
@@ -263,35 +265,35 @@ func (s *memStore) Players(ctx context.Context, guild uint64, fn func(user uint6
 	return nil
 }
 
-func (s *memStore) Audit(ctx context.Context, guild uint64, n int) ([]storage.AuditEntry, error) {
+func (s *memStore) Audit(ctx context.Context, guild uint64, n int) ([]game.AuditEntry, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(ctx); err != nil {
 		return nil, err
 	}
 	a := s.audit[guild]
-	out := make([]storage.AuditEntry, 0, min(n, len(a)))
+	out := make([]game.AuditEntry, 0, min(n, len(a)))
 	for i := len(a) - 1; i >= 0 && len(out) < n; i-- {
 		out = append(out, a[i])
 	}
 	return out, nil
 }
 
-func (s *memStore) Guild(ctx context.Context, guild uint64) (storage.Guild, error) {
+func (s *memStore) Guild(ctx context.Context, guild uint64) (storage.VersionedGuild, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(ctx); err != nil {
-		return storage.Guild{}, err
+		return storage.VersionedGuild{}, err
 	}
 	if g, ok := s.guilds[guild]; ok {
 		return g, nil
 	}
-	return storage.Guild{Settings: s.defaults}, nil
+	return storage.VersionedGuild{Guild: game.Guild{Settings: s.defaults}}, nil
 }
 
-func (s *memStore) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.Guild) (storage.GuildWrite, error)) (storage.Guild, error) {
+func (s *memStore) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.VersionedGuild) (storage.GuildWrite, error)) (storage.VersionedGuild, error) {
 	if guild == 0 {
-		return storage.Guild{}, fmt.Errorf("%w: guild 0", storage.ErrInvalid)
+		return storage.VersionedGuild{}, fmt.Errorf("%w: guild 0", storage.ErrInvalid)
 	}
 	for range storage.MaxAttempts {
 		g, err := s.Guild(ctx, guild)
@@ -302,19 +304,15 @@ func (s *memStore) UpdateGuild(ctx context.Context, guild uint64, fn func(storag
 		if err != nil || w.Skip {
 			return g, err
 		}
-		if err := storage.ValidateSettings(w.Settings); err != nil {
+		if w, err = storage.NormalizeGuild(guild, w); err != nil {
 			return g, err
-		}
-		if w.Op == "" {
-			return g, fmt.Errorf("%w: guild write without an operation", storage.ErrInvalid)
 		}
 		s.mu.Lock()
 		if s.guilds[guild].Version != g.Version {
 			s.mu.Unlock()
 			continue
 		}
-		ops := append(slices.Clone(g.Ops), w.Op)
-		ng := storage.Guild{Settings: w.Settings, Ops: ops[max(0, len(ops)-storage.MaxGuildOps):], Version: g.Version + 1}
+		ng := storage.VersionedGuild{Guild: w.Guild, Version: g.Version + 1}
 		s.guilds[guild] = ng
 		if w.Audit != nil {
 			s.appendAudit(guild, *w.Audit)
@@ -322,7 +320,7 @@ func (s *memStore) UpdateGuild(ctx context.Context, guild uint64, fn func(storag
 		s.mu.Unlock()
 		return ng, nil
 	}
-	return storage.Guild{}, fmt.Errorf("memstore: update guild %d: %w", guild, storage.ErrConflict)
+	return storage.VersionedGuild{}, fmt.Errorf("memstore: update guild %d: %w", guild, storage.ErrConflict)
 }
 
 func (s *memStore) Ping(ctx context.Context) error {
@@ -354,7 +352,7 @@ func (s *memStore) writeCount() int {
 }
 
 // setSettings replaces a guild's settings, as another process would.
-func (s *memStore) setSettings(guild uint64, set storage.Settings) {
+func (s *memStore) setSettings(guild uint64, set game.Settings) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	g := s.guilds[guild]

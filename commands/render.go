@@ -81,13 +81,8 @@ func (v *ticketView) keysShown() int {
 	switch {
 	case !t.Drawn:
 		return v.p.Keys
-	case !t.Outcome.Key:
-		return t.KeysAfter
-	case !v.keyShown(): // the keys held before the draw
-		if t.Chest {
-			return game.MaxKeys - 1
-		}
-		return t.KeysAfter - 1
+	case !v.keyShown(): // the keys held before the draw (game's reading of the ticket)
+		return t.KeysBefore()
 	case t.Chest:
 		return game.MaxKeys
 	}

@@ -25,7 +25,7 @@ type change struct {
 	start  int64
 	do     func(p game.Player, now time.Time) (game.Step, error)
 	// audit, when not nil, is the moderator log's entry of the step.
-	audit func(s game.Step, now time.Time) *storage.AuditEntry
+	audit func(s game.Step, now time.Time) *game.AuditEntry
 }
 
 // now is the time of a step, as stores keep it.
@@ -46,9 +46,9 @@ func (a *App) apply(ctx context.Context, c change) (storage.Applied, error) {
 		ID: c.id, Op: c.op, Create: c.create, Start: c.start, Seeds: a.seeds, Now: now,
 		Do: func(p game.Player) (game.Step, error) { return c.do(p, now) },
 	}
-	var entry *storage.AuditEntry // the entry of the write that succeeded: Audit's last call
+	var entry *game.AuditEntry // the entry of the write that succeeded: Audit's last call
 	if c.audit != nil {
-		s.Audit = func(st game.Step) *storage.AuditEntry {
+		s.Audit = func(st game.Step) *game.AuditEntry {
 			entry = c.audit(st, now)
 			return entry
 		}
@@ -63,10 +63,10 @@ func (a *App) apply(ctx context.Context, c change) (storage.Applied, error) {
 // settings returns the guild's settings (the store's defaults if its
 // moderators set none). The composition root may hand New a store whose
 // Guild is cached.
-func (a *App) settings(ctx context.Context, guild uint64) (storage.Settings, error) {
+func (a *App) settings(ctx context.Context, guild uint64) (game.Settings, error) {
 	g, err := a.store.Guild(ctx, guild)
 	if err != nil {
-		return storage.Settings{}, internal("guild", err)
+		return game.Settings{}, internal("guild", err)
 	}
 	return g.Settings, nil
 }

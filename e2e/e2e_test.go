@@ -319,7 +319,7 @@ func (h *harness) reveals(user string) game.Reveals {
 func (h *harness) store() storage.Store {
 	h.t.Helper()
 	st, err := backend.Open(context.Background(), h.cfg.RedisURL, h.cfg.DataPath, storage.Options{
-		Defaults: storage.Settings{StartingBalance: h.cfg.StartingBalance, DailyAmount: h.cfg.DailyAmount,
+		Defaults: game.Settings{StartingBalance: h.cfg.StartingBalance, DailyAmount: h.cfg.DailyAmount,
 			DailyCooldown: h.cfg.DailyCooldown, PublicPlays: h.cfg.PublicPlays},
 	})
 	if err != nil {

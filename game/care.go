@@ -137,8 +137,20 @@ func (h House) Check() error {
 		return fmt.Errorf("%w: minimum interval %v out of 0..%v", ErrInvalid, h.MinInterval, MaxMinInterval)
 	case h.RealityPlays < 0 || h.RealityPlays > MaxRealityPlay:
 		return fmt.Errorf("%w: reality check every %d plays, out of 0..%d", ErrInvalid, h.RealityPlays, MaxRealityPlay)
-	case h.RealityEvery != 0 && (h.RealityEvery < MinReminder || h.RealityEvery > MaxReminder):
-		return fmt.Errorf("%w: reality check every %v, out of %v..%v (or 0)", ErrInvalid, h.RealityEvery, MinReminder, MaxReminder)
+	}
+	if err := CheckReminder(h.RealityEvery); err != nil {
+		return fmt.Errorf("house reality check: %w", err)
+	}
+	return nil
+}
+
+// CheckReminder checks a reality-check interval (a player's own, or a
+// house's): 0 for none (or the house's), else within
+// MinReminder..MaxReminder. It is the one check of these bounds. The error
+// wraps ErrInvalid.
+func CheckReminder(d time.Duration) error {
+	if d != 0 && (d < MinReminder || d > MaxReminder) {
+		return fmt.Errorf("%w: reality-check reminder every %v, out of %v..%v (or 0)", ErrInvalid, d, MinReminder, MaxReminder)
 	}
 	return nil
 }
@@ -316,8 +328,8 @@ func (p Player) SetLimits(sets []LimitSet, reminder time.Duration, now time.Time
 		}
 	}
 	if reminder >= 0 {
-		if reminder != 0 && (reminder < MinReminder || reminder > MaxReminder) {
-			return Step{Player: p}, fmt.Errorf("%w: reminder %v, out of %v..%v (or 0)", ErrInvalid, reminder, MinReminder, MaxReminder)
+		if err := CheckReminder(reminder); err != nil {
+			return Step{Player: p}, err
 		}
 		n.Care.Reminder = reminder
 	}
@@ -440,8 +452,8 @@ func (c Care) check() error {
 			return fmt.Errorf("limit %v: next %d without a time", LimitKind(k), l.Next)
 		}
 	}
-	if c.Reminder != 0 && (c.Reminder < MinReminder || c.Reminder > MaxReminder) {
-		return fmt.Errorf("reminder %v out of %v..%v", c.Reminder, MinReminder, MaxReminder)
+	if err := CheckReminder(c.Reminder); err != nil {
+		return err
 	}
 	s := c.Spend
 	for _, v := range []int64{s.StakedDay, s.WonDay, s.StakedWeek, s.WonWeek} {

@@ -37,6 +37,17 @@
 // result and changes nothing. Times are recorded as given: pass now as the
 // store will keep it.
 //
+// # A guild
+//
+// Guild is a guild's state: its Settings (with the House rules), the
+// operations recently applied to it and the progress of its last
+// reset-guild (GuildReset). Its transitions are pure too: SetSettings, and
+// StartReset, ResetProgress and FinishReset for a reset-guild that may
+// stop and continue later. ApplyGuild applies them under an operation ID,
+// as Apply does for a player, and bounds the IDs remembered (MaxGuildOps);
+// a step returns the moderator log's AuditEntry, checked by
+// AuditEntry.Check wherever it is stored.
+//
 // # Verifiable draws
 //
 // Production draws go through SeededDrawer: a ticket is a function of the

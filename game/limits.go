@@ -105,6 +105,23 @@ func (a wide) minus(b wide) wide {
 	return wide{hi, lo}
 }
 
+// CanCredit reports whether amount cents (negative to debit) can be added
+// to balance: the sum neither overflows nor leaves 0..MaxBalance. It is
+// the rule every credit of a transition follows, for a caller that
+// explains a refusal.
+func CanCredit(balance, amount int64) bool {
+	_, err := credit(balance, amount)
+	return err == nil
+}
+
+// BalanceFull reports whether balance is too close to MaxBalance for Buy
+// to sell a ticket: once the stake is debited, the ticket's largest prizes
+// (the main game's and, if its key opens the chest, the chest's) could not
+// all be credited. Buy refuses such a ticket with ErrInvalid.
+func BalanceFull(balance int64) bool {
+	return balance > MaxBalance-playHeadroom()+Stake
+}
+
 // playHeadroom is the most one ticket can credit: the largest prize of the
 // main game and, if its key opens the chest, the largest chest prize. Buy
 // refuses a ticket whose prizes could not all be credited under MaxBalance,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"time"
 )
 
@@ -113,14 +114,13 @@ const (
 	KindLift  Kind = "lift-pause"  // a moderator lifted the player's pause
 )
 
-// Valid reports whether k is one of the history kinds.
-func (k Kind) Valid() bool {
-	switch k {
-	case KindPlay, KindChest, KindDaily, KindGrant, KindSet, KindReset, KindPause, KindLift:
-		return true
-	}
-	return false
+// Kinds returns every history kind, in the order above.
+func Kinds() []Kind {
+	return []Kind{KindPlay, KindChest, KindDaily, KindGrant, KindSet, KindReset, KindPause, KindLift}
 }
+
+// Valid reports whether k is one of the history kinds (Kinds).
+func (k Kind) Valid() bool { return slices.Contains(Kinds(), k) }
 
 // Entry is one line of a player's history. Transitions return the entries
 // they add in Step.History; stores keep a bounded list of them.

@@ -100,7 +100,7 @@ func (p Player) Buy(h House, now time.Time) (Step, error) {
 	if p.Balance < Stake {
 		return Step{Player: p}, fmt.Errorf("%w: balance %d, stake %d", ErrInsufficientFunds, p.Balance, Stake)
 	}
-	if p.Balance-Stake > MaxBalance-playHeadroom() {
+	if BalanceFull(p.Balance) {
 		return Step{Player: p}, fmt.Errorf("%w: balance %d too close to %d to credit a prize", ErrInvalid, p.Balance, MaxBalance)
 	}
 	if p.TicketSeq >= MaxSeq {
@@ -236,6 +236,24 @@ func (p Player) OpenChest(d Drawer, seq int64, now time.Time) (Step, error) {
 	})
 }
 
+// NextDaily returns the first moment the daily bonus may be claimed again
+// after cooldown: the zero time if it was never claimed (since creation or
+// reset), when it may be claimed at once.
+func (p Player) NextDaily(cooldown time.Duration) time.Time {
+	if p.LastDaily.IsZero() {
+		return time.Time{}
+	}
+	return p.LastDaily.Add(cooldown)
+}
+
+// DailyReady reports whether cooldown has passed at now since the last
+// daily claim (a first claim is always ready): ClaimDaily's rule of time.
+// ClaimDaily may still refuse a ready claim (a pause, a bonus turned off, a
+// balance that cannot take it).
+func (p Player) DailyReady(cooldown time.Duration, now time.Time) bool {
+	return p.LastDaily.IsZero() || !now.Before(p.NextDaily(cooldown))
+}
+
 // ClaimDaily credits the daily bonus, amount cents, if cooldown has passed
 // since the last claim (a first claim is always allowed), and records now as
 // the last claim. It is pure. Errors: ErrDailyDisabled when amount is 0; a
@@ -254,8 +272,8 @@ func (p Player) ClaimDaily(amount int64, cooldown time.Duration, now time.Time) 
 	if p.Paused(now) {
 		return Step{Player: p}, &PausedError{Until: p.Care.PausedUntil}
 	}
-	if next := p.LastDaily.Add(cooldown); !p.LastDaily.IsZero() && now.Before(next) {
-		return Step{Player: p}, &CooldownError{Next: next}
+	if !p.DailyReady(cooldown, now) {
+		return Step{Player: p}, &CooldownError{Next: p.NextDaily(cooldown)}
 	}
 	n := p
 	var err error
@@ -357,11 +375,11 @@ func (p Player) Reset(start int64, now time.Time) (Step, error) {
 	})
 }
 
-// ValidateOp reports whether op may name an operation: 1 to MaxOpID
-// bytes. The error wraps ErrInvalid.
+// ValidateOp reports whether op may name an operation, a player's or a
+// guild's: 1 to MaxOpID bytes. The error wraps ErrInvalid.
 func ValidateOp(op string) error {
 	if op == "" || len(op) > MaxOpID {
-		return fmt.Errorf("%w: operation %q: 1 to %d bytes", ErrInvalid, op, MaxOpID)
+		return fmt.Errorf("%w: operation ID of %d bytes, want 1..%d", ErrInvalid, len(op), MaxOpID)
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strconv"
 	"time"
 
@@ -281,15 +280,10 @@ func setup(ctx context.Context, s storage.Store, base uint64, cfg Config) ([]*pl
 	for g := range cfg.Guilds {
 		gid := base + uint64(g)
 		op := "loadtest-setup"
-		_, err := s.UpdateGuild(ctx, gid, func(g storage.Guild) (storage.GuildWrite, error) {
-			if slices.Contains(g.Ops, op) {
-				return storage.GuildWrite{Skip: true}, nil
-			}
+		_, err := storage.ApplyGuild(ctx, s, gid, op, func(g game.Guild) (game.GuildStep, error) {
 			set := g.Settings
 			set.StartingBalance, set.Channel = startBalance, 0
-			return storage.GuildWrite{Settings: set, Op: op, Audit: &storage.AuditEntry{
-				At: now, Guild: gid, Actor: actor, Action: "settings", Reason: "loadtest",
-			}}, nil
+			return g.SetSettings(set, actor, "loadtest", now)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("loadtest: settings of guild %d: %w", gid, err)

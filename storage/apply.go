@@ -32,7 +32,7 @@ type Step struct {
 	// return p.Buy(game.House{}, now) }.
 	Do func(game.Player) (game.Step, error)
 	// Audit, when not nil, gives the moderator log's entry of the step.
-	Audit func(game.Step) *AuditEntry
+	Audit func(game.Step) *game.AuditEntry
 }
 
 // Applied is what Apply did.

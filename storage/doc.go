@@ -6,7 +6,12 @@
 // state. Update also looks the step's operation ID up among the player's
 // last game.MaxOps, in the same atomic step, so that a repeat changes
 // nothing and is answered with the first result. Apply joins the two: one
-// game transition, under one operation ID, in one atomic step.
+// game transition, under one operation ID, in one atomic step. A guild
+// (game.Guild: its settings, the operations applied to it, a reset-guild's
+// progress) goes the same way through Guild, UpdateGuild and ApplyGuild;
+// stores write it as game returns it, and check it with game.Guild.Check
+// and game.AuditEntry.Check (NormalizeGuild, NormalizeAudit), as they check
+// a player with game.Player.Check.
 //
 // Two implementations satisfy Store: storage/redisstore (production, Redis
 // single, Sentinel or Cluster) and storage/boltstore (an embedded file, the

@@ -55,8 +55,8 @@ type DecodedPlayer struct {
 // moderator log, oldest first.
 type DecodedGuild struct {
 	Guild    uint64
-	Settings *Settings
-	Audit    []AuditEntry
+	Settings *game.Settings
+	Audit    []game.AuditEntry
 }
 
 // dumpV4 is a dump of version 4 (docs/STORAGE.md).

@@ -58,18 +58,15 @@ func Normalize(id PlayerID, w Write) (Write, error) {
 	return w, nil
 }
 
-// NormalizeAudit checks an audit entry of guild (0 means guild) and rounds
-// its time.
-func NormalizeAudit(a AuditEntry, guild uint64) (AuditEntry, error) {
-	if a.Guild == 0 {
-		a.Guild = guild
-	}
-	if a.Guild != guild {
-		return a, fmt.Errorf("%w: audit entry of guild %d written with guild %d", ErrInvalid, a.Guild, guild)
-	}
-	if err := ValidateReason(a.Reason); err != nil {
-		return a, err
-	}
+// NormalizeAudit checks an audit entry of guild (its Guild 0 means guild)
+// with game.AuditEntry.OfGuild and rounds its time by Timestamp. Every
+// store calls it before writing an entry, of a player's step or a
+// guild's, and before importing one.
+func NormalizeAudit(a game.AuditEntry, guild uint64) (game.AuditEntry, error) {
 	a.At = Timestamp(a.At)
+	a, err := a.OfGuild(guild)
+	if err != nil {
+		return a, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
 	return a, nil
 }

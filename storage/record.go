@@ -193,7 +193,7 @@ type GuildRecord struct {
 	Audit    []AuditRecord   `json:"audit,omitempty"`
 }
 
-// SettingsRecord is the JSON form of Settings; DailyCooldown is a Go duration ("24h0m0s").
+// SettingsRecord is the JSON form of game.Settings; DailyCooldown is a Go duration ("24h0m0s").
 type SettingsRecord struct {
 	StartingBalanceCents int64  `json:"starting_balance_cents"`
 	DailyAmountCents     int64  `json:"daily_amount_cents"`
@@ -219,7 +219,7 @@ type HouseRecord struct {
 	RealityEvery     string `json:"reality_every"`
 }
 
-// AuditRecord is the JSON form of an AuditEntry (its guild is the GuildRecord's).
+// AuditRecord is the JSON form of a game.AuditEntry (its guild is the GuildRecord's).
 type AuditRecord struct {
 	At          time.Time `json:"at"`
 	ActorID     uint64    `json:"actor_id,string"`
@@ -602,7 +602,7 @@ func (tr TicketRecord) ticket() (game.Ticket, error) {
 
 // NewGuildRecord returns the record of a guild's settings (nil if never set)
 // and audit log, oldest first.
-func NewGuildRecord(guild uint64, s *Settings, audit []AuditEntry) GuildRecord {
+func NewGuildRecord(guild uint64, s *game.Settings, audit []game.AuditEntry) GuildRecord {
 	g := GuildRecord{GuildID: guild}
 	if s != nil {
 		h := s.House
@@ -623,11 +623,11 @@ func NewGuildRecord(guild uint64, s *Settings, audit []AuditEntry) GuildRecord {
 
 // Decode validates the record and returns the guild's settings (nil if
 // none) and audit log, oldest first.
-func (g GuildRecord) Decode() (*Settings, []AuditEntry, error) {
+func (g GuildRecord) Decode() (*game.Settings, []game.AuditEntry, error) {
 	if g.GuildID == 0 {
 		return nil, nil, fmt.Errorf("%w: guild_id missing", ErrInvalid)
 	}
-	var s *Settings
+	var s *game.Settings
 	if g.Settings != nil {
 		d, err := time.ParseDuration(g.Settings.DailyCooldown)
 		if err != nil {
@@ -637,33 +637,31 @@ func (g GuildRecord) Decode() (*Settings, []AuditEntry, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		s = &Settings{
+		s = &game.Settings{
 			StartingBalance: g.Settings.StartingBalanceCents, DailyAmount: g.Settings.DailyAmountCents,
 			DailyCooldown: d, PublicPlays: g.Settings.PublicPlays, Channel: g.Settings.ChannelID,
 			House: h,
 		}
-		if err := ValidateSettings(*s); err != nil {
-			return nil, nil, fmt.Errorf("settings: %w", err)
+		if err := s.Check(); err != nil {
+			return nil, nil, fmt.Errorf("%w: settings: %w", ErrInvalid, err)
 		}
 	}
 	if len(g.Audit) > AuditLimit {
 		return nil, nil, fmt.Errorf("%w: %d audit entries, at most %d", ErrInvalid, len(g.Audit), AuditLimit)
 	}
-	audit := make([]AuditEntry, 0, len(g.Audit))
+	audit := make([]game.AuditEntry, 0, len(g.Audit))
 	for i, a := range g.Audit {
-		if a.Action == "" || a.At.IsZero() {
-			return nil, nil, fmt.Errorf("%w: audit[%d]: action or time missing", ErrInvalid, i)
+		e := game.AuditEntry{At: a.At, Guild: g.GuildID, Actor: a.ActorID, Target: a.TargetID, Action: a.Action, Amount: a.AmountCents, Reason: a.Reason}
+		if err := e.Check(); err != nil {
+			return nil, nil, fmt.Errorf("%w: audit[%d]: %w", ErrInvalid, i, err)
 		}
-		if err := ValidateReason(a.Reason); err != nil {
-			return nil, nil, fmt.Errorf("audit[%d]: %w", i, err)
-		}
-		audit = append(audit, AuditEntry{At: a.At, Guild: g.GuildID, Actor: a.ActorID, Target: a.TargetID, Action: a.Action, Amount: a.AmountCents, Reason: a.Reason})
+		audit = append(audit, e)
 	}
 	return s, audit, nil
 }
 
 // house decodes h: game.DefaultHouse when it is absent (see
-// SettingsRecord.House); the bounds are ValidateSettings'.
+// SettingsRecord.House); the bounds are game.Settings.Check's.
 func (h *HouseRecord) house() (game.House, error) {
 	if h == nil {
 		return game.DefaultHouse, nil

@@ -182,23 +182,26 @@ func TestDecodeDuplicates(t *testing.T) {
 	if _, err := d.Decode(nil); !errors.Is(err, storage.ErrDuplicate) || !strings.Contains(err.Error(), "players[1]") {
 		t.Fatalf("Decode of a player twice: %v", err)
 	}
-	g := storage.NewGuildRecord(5, &storage.Settings{StartingBalance: 1}, nil)
+	g := storage.NewGuildRecord(5, &game.Settings{StartingBalance: 1}, nil)
 	d = &storage.Dump{Version: storage.LegacyDumpVersion, Guilds: []storage.GuildRecord{g, g}}
 	if _, err := d.Decode(nil); !errors.Is(err, storage.ErrDuplicate) || !strings.Contains(err.Error(), "guilds[1]") {
 		t.Fatalf("Decode of a guild twice: %v", err)
 	}
 }
 
-func TestValidateSettings(t *testing.T) {
-	ok := []storage.Settings{{}, {StartingBalance: game.MaxBalance, DailyAmount: game.MaxDailyAmount, DailyCooldown: game.MaxCooldown}}
+// TestGuildRecordSettings: a dump's settings go through game's check, and
+// a refusal is storage.ErrInvalid (the bounds themselves are tested in
+// game).
+func TestGuildRecordSettings(t *testing.T) {
+	ok := []game.Settings{{}, {StartingBalance: game.MaxBalance, DailyAmount: game.MaxDailyAmount, DailyCooldown: game.MaxCooldown}}
 	for _, s := range ok {
-		if err := storage.ValidateSettings(s); err != nil {
+		if _, _, err := storage.NewGuildRecord(5, &s, nil).Decode(); err != nil {
 			t.Errorf("%+v: %v", s, err)
 		}
 	}
-	bad := []storage.Settings{{StartingBalance: -1}, {DailyAmount: -1}, {DailyCooldown: time.Nanosecond}, {DailyCooldown: -time.Hour}, {StartingBalance: game.MaxBalance + 1}}
+	bad := []game.Settings{{StartingBalance: -1}, {DailyAmount: -1}, {DailyCooldown: time.Nanosecond}, {DailyCooldown: -time.Hour}, {StartingBalance: game.MaxBalance + 1}}
 	for _, s := range bad {
-		if err := storage.ValidateSettings(s); !errors.Is(err, storage.ErrInvalid) {
+		if _, _, err := storage.NewGuildRecord(5, &s, nil).Decode(); !errors.Is(err, storage.ErrInvalid) || !errors.Is(err, game.ErrInvalid) {
 			t.Errorf("%+v: %v, want ErrInvalid", s, err)
 		}
 	}
@@ -311,7 +314,7 @@ func TestRecordCareValidation(t *testing.T) {
 }
 
 func TestGuildRecordHouse(t *testing.T) {
-	set := storage.Settings{StartingBalance: 1, DailyCooldown: time.Hour,
+	set := game.Settings{StartingBalance: 1, DailyCooldown: time.Hour,
 		House: game.House{MaxStakeDay: 2500, MinInterval: 3 * time.Second, RealityPlays: 40, RealityEvery: 20 * time.Minute}}
 	g := storage.NewGuildRecord(5, &set, nil)
 	b, err := json.Marshal(g)
@@ -321,11 +324,11 @@ func TestGuildRecordHouse(t *testing.T) {
 	if want := `"house":{"max_stake_day_cents":2500,"min_interval":"3s","reality_plays":40,"reality_every":"20m0s"}`; !strings.Contains(string(b), want) {
 		t.Fatalf("guild record %s\nlacks %s", b, want)
 	}
-	decode := func(g storage.GuildRecord) (storage.Settings, error) {
+	decode := func(g storage.GuildRecord) (game.Settings, error) {
 		t.Helper()
 		s, _, err := g.Decode()
 		if err != nil {
-			return storage.Settings{}, err
+			return game.Settings{}, err
 		}
 		return *s, nil
 	}

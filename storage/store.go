@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/lesclefsdutresor/clefs/game"
 )
@@ -72,53 +71,30 @@ type Write struct {
 	Result game.Result
 	// Audit, when not nil, is appended to the guild's moderator log (the
 	// last AuditLimit kept).
-	Audit *AuditEntry
+	Audit *game.AuditEntry
 }
 
-// AuditEntry records one moderator action.
-type AuditEntry struct {
-	At     time.Time
-	Guild  uint64
-	Actor  uint64 // the moderator
-	Target uint64 // the player, 0 for guild-wide actions
-	Action string // "grant", "set-balance", "reset", "reset-guild", "settings"
-	Amount int64  // cents, when relevant
-	Reason string
-}
-
-// Settings are a guild's options, set by its moderators.
-type Settings struct {
-	StartingBalance int64 // cents, for players created from now on
-	DailyAmount     int64 // cents; 0 disables /daily
-	DailyCooldown   time.Duration
-	PublicPlays     bool   // plays visible to the channel (else ephemeral)
-	Channel         uint64 // the only channel where plays are allowed; 0 = anywhere
-	// House is the guild's responsible-play rules: a daily stake cap per
-	// player, a minimum interval between plays, the reality checks'
-	// defaults (game.House; game.DefaultHouse unless set).
-	House game.House
-}
-
-// Guild is a guild's settings as stored, with the operations recently
-// applied to them (so that a repeated /admin settings changes nothing) and
-// the version that compare-and-set checks (0: never written; Settings are
+// VersionedGuild is a guild's state as stored (game.Guild: its settings,
+// the operations applied to it, its reset-guild's progress), with the
+// version that compare-and-set checks (0: never written; the settings are
 // then the store's defaults).
-type Guild struct {
-	Settings Settings
-	Ops      []string // the most recent operation IDs, oldest first, at most MaxGuildOps
-	Version  uint64
+type VersionedGuild struct {
+	game.Guild
+	Version uint64
 }
 
-// MaxGuildOps bounds Guild.Ops.
-const MaxGuildOps = 64
+// Exists reports whether the guild was ever written.
+func (g VersionedGuild) Exists() bool { return g.Version != 0 }
 
-// GuildWrite is what one UpdateGuild writes: the new settings, the
-// operation recorded, and the audit entry. Skip writes nothing.
+// GuildWrite is what one UpdateGuild writes, atomically: the guild's new
+// state, as game's transition returned it (the store adds and trims
+// nothing), and the audit entry; with Skip, it writes nothing.
 type GuildWrite struct {
-	Skip     bool
-	Settings Settings
-	Op       string // appended to Guild.Ops (the oldest dropped past MaxGuildOps)
-	Audit    *AuditEntry
+	Skip  bool
+	Guild game.Guild
+	// Audit, when not nil, is appended to the guild's moderator log (the
+	// last AuditLimit kept); its Guild may be 0 (the guild written).
+	Audit *game.AuditEntry
 }
 
 // LeaderboardEntry is one row of a guild's leaderboard.
@@ -179,14 +155,20 @@ type Store interface {
 	Players(ctx context.Context, guild uint64, fn func(user uint64) error) error
 	// Audit returns up to n of the guild's most recent moderator actions,
 	// newest first.
-	Audit(ctx context.Context, guild uint64, n int) ([]AuditEntry, error)
+	Audit(ctx context.Context, guild uint64, n int) ([]game.AuditEntry, error)
 
-	// Guild returns the guild's settings (the defaults if never written)
-	// and version.
-	Guild(ctx context.Context, guild uint64) (Guild, error)
-	// UpdateGuild is Update for a guild's settings: compare-and-set on the
-	// version, fn retried on a conflict.
-	UpdateGuild(ctx context.Context, guild uint64, fn func(Guild) (GuildWrite, error)) (Guild, error)
+	// Guild returns the guild's state (the default settings if never
+	// written) and version.
+	Guild(ctx context.Context, guild uint64) (VersionedGuild, error)
+	// UpdateGuild is Update for a guild: it reads the guild, calls fn, and
+	// writes what fn returns in one atomic step if the version is still
+	// the one fn saw (compare-and-set), calling fn again on a conflict
+	// (ErrConflict after MaxAttempts). It writes the guild as fn returns
+	// it, checked by game.Guild.Check (ErrInvalid, nothing written):
+	// ApplyGuild runs game's transitions through it. It returns the guild
+	// written, or the guild fn last saw when it skipped or failed; fn's
+	// error is returned as is.
+	UpdateGuild(ctx context.Context, guild uint64, fn func(VersionedGuild) (GuildWrite, error)) (VersionedGuild, error)
 
 	// Ping checks that the backend answers.
 	Ping(ctx context.Context) error
@@ -197,7 +179,7 @@ type Store interface {
 // Options configure a store. The zero value is usable.
 type Options struct {
 	// Defaults are the settings of a guild whose moderators set none.
-	Defaults Settings
+	Defaults game.Settings
 }
 
 // Limits every store keeps.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/backend"
 	"github.com/lesclefsdutresor/clefs/storage/boltstore"
@@ -16,7 +17,7 @@ import (
 
 func TestOpenBolt(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nested", "dir", "clefs.db")
-	defaults := storage.Settings{StartingBalance: 1234, DailyAmount: 5, DailyCooldown: time.Hour}
+	defaults := game.Settings{StartingBalance: 1234, DailyAmount: 5, DailyCooldown: time.Hour}
 	st, err := backend.Open(context.Background(), "", path, storage.Options{Defaults: defaults})
 	if err != nil {
 		t.Fatal(err)

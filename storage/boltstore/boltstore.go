@@ -26,7 +26,7 @@ var (
 	bucketReveals = []byte("reveals") // guild|user|seq → a revealed seed
 	bucketOpSeq   = []byte("opseq")   // guild|user|seq → an operation's ID
 	bucketOps     = []byte("ops")     // guild|user|operation ID → its result
-	bucketAudit   = []byte("audit")   // guild|seq → storage.AuditEntry (JSON)
+	bucketAudit   = []byte("audit")   // guild|seq → game.AuditEntry (JSON)
 	bucketGuilds  = []byte("guilds")  // guild → guildRec (JSON)
 	bucketBoard   = []byte("board")   // guild|^balance|user → nothing: the leaderboard
 	bucketCounts  = []byte("counts")  // guild → players of the guild (8 bytes)
@@ -42,7 +42,7 @@ type Store struct {
 	Migrated int
 
 	db       *bolt.DB
-	defaults storage.Settings
+	defaults game.Settings
 	closed   atomic.Bool
 	players  recordCache
 }
@@ -53,11 +53,13 @@ var (
 	_ storage.Indexer = (*Store)(nil)
 )
 
-// guildRec is a guild's settings as stored (only once written).
+// guildRec is a guild as stored (only once written): game.Guild's fields
+// under short names, Reset only while a guild has had a reset-guild.
 type guildRec struct {
 	Version  uint64           `json:"v"`
-	Settings storage.Settings `json:"s"`
+	Settings game.Settings    `json:"s"`
 	Ops      []string         `json:"o,omitempty"`
+	Reset    *game.GuildReset `json:"r,omitempty"`
 }
 
 // Open opens (creating it with mode 0600 if needed) the store at path. The
@@ -65,8 +67,8 @@ type guildRec struct {
 // fails. Commits are fsynced; the Updates of concurrent goroutines share a
 // commit (bbolt's Batch).
 func Open(path string, opts storage.Options) (*Store, error) {
-	if err := storage.ValidateSettings(opts.Defaults); err != nil {
-		return nil, fmt.Errorf("boltstore: default settings: %w", err)
+	if err := opts.Defaults.Check(); err != nil {
+		return nil, fmt.Errorf("boltstore: default settings: %w: %w", storage.ErrInvalid, err)
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
 	if errors.Is(err, berrors.ErrTimeout) {
@@ -228,7 +230,7 @@ func getGuild(tx *bolt.Tx, guild uint64, house game.House) (*guildRec, error) {
 		return nil, nil
 	}
 	// json.Unmarshal keeps what the record does not have.
-	g := guildRec{Settings: storage.Settings{House: house}}
+	g := guildRec{Settings: game.Settings{House: house}}
 	if err := json.Unmarshal(v, &g); err != nil {
 		return nil, fmt.Errorf("decode guild %d: %w", guild, err)
 	}

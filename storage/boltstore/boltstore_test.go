@@ -90,7 +90,7 @@ func TestReopenKeepsState(t *testing.T) {
 }
 
 func TestOpenRefusesBadDefaults(t *testing.T) {
-	_, err := boltstore.Open(filepath.Join(t.TempDir(), "clefs.db"), storage.Options{Defaults: storage.Settings{DailyAmount: -1}})
+	_, err := boltstore.Open(filepath.Join(t.TempDir(), "clefs.db"), storage.Options{Defaults: game.Settings{DailyAmount: -1}})
 	if !errors.Is(err, storage.ErrInvalid) {
 		t.Fatalf("Open with invalid defaults: %v", err)
 	}

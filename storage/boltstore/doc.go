@@ -36,8 +36,8 @@
 //	reveals  guild|user|seq      → a revealed seed (the last game.MaxReveals kept)
 //	opseq    guild|user|seq      → an operation's ID (the last game.MaxOps kept)
 //	ops      guild|user|op ID    → that operation's result
-//	audit    guild|seq           → storage.AuditEntry (the last storage.AuditLimit kept)
-//	guilds   guild               → {"v": version, "s": storage.Settings, "o": operations}
+//	audit    guild|seq           → game.AuditEntry (the last storage.AuditLimit kept)
+//	guilds   guild               → {"v": version, "s": game.Settings, "o": operations, "r": reset-guild progress}
 //	board    guild|^balance|user → nothing: the leaderboard, richest first, ties by user
 //	counts   guild               → the guild's number of players (8 bytes)
 //

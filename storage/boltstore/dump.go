@@ -62,11 +62,11 @@ func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.DecodedGuild) 
 			if err != nil {
 				return err
 			}
-			var set *storage.Settings
+			var set *game.Settings
 			if r != nil {
 				set = &r.Settings
 			}
-			audit, err := latest(tx.Bucket(bucketAudit), guildKey(g), storage.AuditLimit, "audit", decodeJSON[storage.AuditEntry])
+			audit, err := latest(tx.Bucket(bucketAudit), guildKey(g), storage.AuditLimit, "audit", decodeJSON[game.AuditEntry])
 			if err != nil {
 				return err
 			}
@@ -164,8 +164,8 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 				return refused
 			}
 			if dg.Settings != nil {
-				if err := storage.ValidateSettings(*dg.Settings); err != nil {
-					refused = fmt.Errorf("%s: %w", name, err)
+				if err := dg.Settings.Check(); err != nil {
+					refused = fmt.Errorf("%s: %w: %w", name, storage.ErrInvalid, err)
 					return refused
 				}
 				if err := putJSON(tx.Bucket(bucketGuilds), gk, guildRec{Version: 1, Settings: *dg.Settings}, "guild"); err != nil {

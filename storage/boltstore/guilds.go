@@ -5,20 +5,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// Guild returns the guild's settings and version: the store's defaults and
-// version 0 if they were never written.
-func (s *Store) Guild(ctx context.Context, guild uint64) (storage.Guild, error) {
+// Guild returns the guild and its version: the store's default settings
+// and version 0 if it was never written.
+func (s *Store) Guild(ctx context.Context, guild uint64) (storage.VersionedGuild, error) {
 	if guild == 0 {
-		return storage.Guild{}, fmt.Errorf("%w: guild 0", storage.ErrInvalid)
+		return storage.VersionedGuild{}, fmt.Errorf("%w: guild 0", storage.ErrInvalid)
 	}
-	var g storage.Guild
+	var g storage.VersionedGuild
 	err := s.view(ctx, "guild", func(tx *bolt.Tx) error {
 		var err error
 		g, err = s.guild(tx, guild)
@@ -27,30 +27,29 @@ func (s *Store) Guild(ctx context.Context, guild uint64) (storage.Guild, error) 
 	return g, err
 }
 
-func (s *Store) guild(tx *bolt.Tx, guild uint64) (storage.Guild, error) {
+func (s *Store) guild(tx *bolt.Tx, guild uint64) (storage.VersionedGuild, error) {
 	r, err := getGuild(tx, guild, s.defaults.House)
 	if err != nil || r == nil {
-		return storage.Guild{Settings: s.defaults}, err
+		return storage.VersionedGuild{Guild: game.Guild{Settings: s.defaults}}, err
 	}
-	return storage.Guild{Settings: r.Settings, Ops: r.Ops, Version: r.Version}, nil
+	return storage.VersionedGuild{Guild: game.Guild{Settings: r.Settings, Ops: r.Ops, Reset: r.Reset}, Version: r.Version}, nil
 }
 
-// UpdateGuild calls fn on the guild's settings inside one write
-// transaction, as Update does for a player (no conflict can happen; fn may
-// run more than once and must not call the store), and writes what it
-// returns: the settings (storage.ErrInvalid if ValidateSettings refuses
-// them, nothing written), the operation appended to Ops (the oldest dropped
-// past storage.MaxGuildOps; an empty Op is not recorded) and the audit
-// entry. fn's error is returned as is.
-func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.Guild) (storage.GuildWrite, error)) (storage.Guild, error) {
+// UpdateGuild calls fn on the guild inside one write transaction, as
+// Update does for a player (no conflict can happen; fn may run more than
+// once and must not call the store), and writes what it returns, as it
+// returns it: the guild (storage.ErrInvalid if storage.NormalizeGuild
+// refuses it, nothing written) and the audit entry. fn's error is
+// returned as is.
+func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.VersionedGuild) (storage.GuildWrite, error)) (storage.VersionedGuild, error) {
 	if guild == 0 {
-		return storage.Guild{}, fmt.Errorf("%w: guild 0", storage.ErrInvalid)
+		return storage.VersionedGuild{}, fmt.Errorf("%w: guild 0", storage.ErrInvalid)
 	}
 	if fn == nil {
-		return storage.Guild{}, fmt.Errorf("%w: nil update function", storage.ErrInvalid)
+		return storage.VersionedGuild{}, fmt.Errorf("%w: nil update function", storage.ErrInvalid)
 	}
 	var (
-		out     storage.Guild
+		out     storage.VersionedGuild
 		refused error
 	)
 	err := s.batch(ctx, "update guild", func(tx *bolt.Tx) error {
@@ -68,29 +67,16 @@ func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.G
 		if w.Skip {
 			return nil
 		}
-		if err := storage.ValidateSettings(w.Settings); err != nil {
+		if w, err = storage.NormalizeGuild(guild, w); err != nil {
 			refused = err
 			return nil
 		}
-		var audit storage.AuditEntry
-		if w.Audit != nil {
-			if audit, err = storage.NormalizeAudit(*w.Audit, guild); err != nil {
-				refused = err
-				return nil
-			}
-		}
-		r := guildRec{Version: cur.Version + 1, Settings: w.Settings, Ops: slices.Clone(cur.Ops)}
-		if w.Op != "" {
-			r.Ops = append(r.Ops, w.Op)
-		}
-		if len(r.Ops) > storage.MaxGuildOps {
-			r.Ops = slices.Clone(r.Ops[len(r.Ops)-storage.MaxGuildOps:])
-		}
+		r := guildRec{Version: cur.Version + 1, Settings: w.Guild.Settings, Ops: w.Guild.Ops, Reset: w.Guild.Reset}
 		if err := putJSON(tx.Bucket(bucketGuilds), guildKey(guild), r, "guild"); err != nil {
 			return err
 		}
 		if w.Audit != nil {
-			v, err := json.Marshal(audit)
+			v, err := json.Marshal(*w.Audit)
 			if err != nil {
 				return fmt.Errorf("encode audit: %w", err)
 			}
@@ -98,24 +84,24 @@ func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.G
 				return err
 			}
 		}
-		out = storage.Guild{Settings: r.Settings, Ops: r.Ops, Version: r.Version}
+		out = storage.VersionedGuild{Guild: w.Guild, Version: r.Version}
 		return nil
 	})
 	if err != nil {
-		return storage.Guild{}, err
+		return storage.VersionedGuild{}, err
 	}
 	return out, refused
 }
 
 // Audit returns up to n of the guild's most recent moderator actions,
 // newest first.
-func (s *Store) Audit(ctx context.Context, guild uint64, n int) ([]storage.AuditEntry, error) {
+func (s *Store) Audit(ctx context.Context, guild uint64, n int) ([]game.AuditEntry, error) {
 	if guild == 0 || n < 0 {
 		return nil, fmt.Errorf("%w: audit of guild %d, %d entries", storage.ErrInvalid, guild, n)
 	}
-	var out []storage.AuditEntry
+	var out []game.AuditEntry
 	err := s.view(ctx, "audit", func(tx *bolt.Tx) (err error) {
-		out, err = latest(tx.Bucket(bucketAudit), guildKey(guild), n, "audit", decodeJSON[storage.AuditEntry])
+		out, err = latest(tx.Bucket(bucketAudit), guildKey(guild), n, "audit", decodeJSON[game.AuditEntry])
 		return err
 	})
 	return out, err

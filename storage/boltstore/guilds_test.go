@@ -1,6 +1,7 @@
 package boltstore
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"testing"
@@ -16,7 +17,7 @@ import (
 // existed read with the store's default ones, in Guild and in an export;
 // settings written with no house rules keep none.
 func TestGuildFromBeforeHouseRules(t *testing.T) {
-	defaults := storage.Settings{StartingBalance: 1000, House: game.DefaultHouse}
+	defaults := game.Settings{StartingBalance: 1000, House: game.DefaultHouse}
 	st, err := Open(filepath.Join(t.TempDir(), "clefs.db"), storage.Options{Defaults: defaults})
 	if err != nil {
 		t.Fatal(err)
@@ -33,11 +34,11 @@ func TestGuildFromBeforeHouseRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	g, err := st.Guild(ctx, 1)
-	want := storage.Settings{StartingBalance: 700, DailyAmount: 5, DailyCooldown: time.Hour, PublicPlays: true, Channel: 9, House: game.DefaultHouse}
+	want := game.Settings{StartingBalance: 700, DailyAmount: 5, DailyCooldown: time.Hour, PublicPlays: true, Channel: 9, House: game.DefaultHouse}
 	if err != nil || g.Settings != want || g.Version != 3 {
 		t.Fatalf("settings from before house rules: %+v, %v; want %+v", g, err, want)
 	}
-	if g, err := st.Guild(ctx, 2); err != nil || g.Settings != (storage.Settings{StartingBalance: 700}) {
+	if g, err := st.Guild(ctx, 2); err != nil || g.Settings != (game.Settings{StartingBalance: 700}) {
 		t.Fatalf("settings with no house rules: %+v, %v", g, err)
 	}
 	var houses []game.House
@@ -49,5 +50,53 @@ func TestGuildFromBeforeHouseRules(t *testing.T) {
 	}
 	if len(houses) != 2 || houses[0].RealityPlays != game.DefaultHouse.RealityPlays || houses[1].RealityPlays != 0 {
 		t.Fatalf("exported houses %+v, %+v", houses[0], houses[1])
+	}
+}
+
+// TestGuildBytes pins the stored form of a guild: the same bytes as before
+// guilds became game values (settings under their Go names, "o" the
+// operations), and "r" only once the guild has had a reset-guild.
+func TestGuildBytes(t *testing.T) {
+	st, err := Open(filepath.Join(t.TempDir(), "clefs.db"), storage.Options{Defaults: game.Settings{House: game.DefaultHouse}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	raw := func(bucket, key []byte) string { // the last value under key's prefix
+		t.Helper()
+		var v []byte
+		if err := st.db.View(func(tx *bolt.Tx) error {
+			c := tx.Bucket(bucket).Cursor()
+			for k, b := c.Seek(key); k != nil && bytes.HasPrefix(k, key); k, b = c.Next() {
+				v = append([]byte(nil), b...) // the last one
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return string(v)
+	}
+	set := game.Settings{StartingBalance: 700, DailyAmount: 5, DailyCooldown: time.Hour, PublicPlays: true, Channel: 9, House: game.DefaultHouse}
+	if _, err := storage.ApplyGuild(ctx, st, 1, "op-1", func(g game.Guild) (game.GuildStep, error) {
+		return g.SetSettings(set, 42, "why", at)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const settings = `{"StartingBalance":700,"DailyAmount":5,"DailyCooldown":3600000000000,"PublicPlays":true,"Channel":9,"House":{"MaxStakeDay":0,"MinInterval":0,"RealityPlays":100,"RealityEvery":3600000000000}}`
+	if got, want := raw(bucketGuilds, guildKey(1)), `{"v":1,"s":`+settings+`,"o":["op-1"]}`; got != want {
+		t.Fatalf("guild stored as\n%s\nwant\n%s", got, want)
+	}
+	if got, want := raw(bucketAudit, guildKey(1)), `{"At":"2026-01-02T03:04:05Z","Guild":1,"Actor":42,"Target":0,"Action":"settings","Amount":0,"Reason":"why"}`; got != want {
+		t.Fatalf("audit entry stored as\n%s\nwant\n%s", got, want)
+	}
+	if _, err := storage.ApplyGuild(ctx, st, 1, "rg:1", func(g game.Guild) (game.GuildStep, error) {
+		return g.StartReset("rg:1", 42, "", at)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := raw(bucketGuilds, guildKey(1)), `{"v":2,"s":`+settings+`,"o":["op-1"],"r":{"Op":"rg:1","Actor":42,"Reason":"","Started":"2026-01-02T03:04:05Z","After":0,"Count":0,"Done":"0001-01-01T00:00:00Z"}}`; got != want {
+		t.Fatalf("guild with a reset stored as\n%s\nwant\n%s", got, want)
 	}
 }

@@ -301,7 +301,7 @@ type playerWrite struct {
 	reveal  []byte   // the reveal, encoded, or nil
 	op      string   // the operation remembered, or ""
 	opRes   []byte   // its result, encoded
-	audit   *storage.AuditEntry
+	audit   *game.AuditEntry
 	entry   []byte // audit, encoded
 }
 

@@ -18,7 +18,8 @@
 //
 // A guild's keys share the tag {g}:
 //
-//	s:{g}     hash: v = version, p = JSON of the settings and recent op IDs
+//	s:{g}     hash: v = version, p = JSON of the guild (settings, recent op
+//	          IDs, reset-guild progress)
 //	a:{g}     list: moderator log (JSON), newest first, storage.AuditLimit kept
 //	lb:{g}    sorted set: the leaderboard index, member = user ID in 20
 //	          digits, score = −balance (ZRANGE gives the richest first, and

@@ -116,7 +116,7 @@ func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.DecodedGuild) 
 		if err != nil {
 			return err
 		}
-		var set *storage.Settings
+		var set *game.Settings
 		if gd.Version != 0 {
 			set = &gd.Settings
 		}
@@ -241,6 +241,10 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 		}
 		lines := make([]any, len(dg.Audit))
 		for j, a := range dg.Audit {
+			a, err := storage.NormalizeAudit(a, dg.Guild)
+			if err != nil {
+				return undo(fmt.Errorf("guilds[%d] (guild %d): audit[%d]: %w", i, dg.Guild, j, err))
+			}
 			l, err := encodeAudit("", a)
 			if err != nil {
 				return undo(fmt.Errorf("guilds[%d] (guild %d): audit[%d]: %w", i, dg.Guild, j, err))

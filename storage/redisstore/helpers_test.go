@@ -86,8 +86,8 @@ func grant(id storage.PlayerID, op string, amount int64) storage.Step {
 	return storage.Step{
 		ID: id, Op: op, Now: now,
 		Do: func(p game.Player) (game.Step, error) { return p.Grant(amount, now) },
-		Audit: func(s game.Step) *storage.AuditEntry {
-			return &storage.AuditEntry{At: now, Guild: id.Guild, Actor: 7, Target: id.User, Action: "grant", Amount: amount, Reason: "test"}
+		Audit: func(s game.Step) *game.AuditEntry {
+			return &game.AuditEntry{At: now, Guild: id.Guild, Actor: 7, Target: id.User, Action: "grant", Amount: amount, Reason: "test"}
 		},
 	}
 }

@@ -56,7 +56,7 @@ func decodeHistory(id storage.PlayerID, raw []string) ([]game.Entry, error) {
 }
 
 // Audit implements storage.Store: LRANGE on a:{guild}.
-func (s *Store) Audit(ctx context.Context, guild uint64, n int) ([]storage.AuditEntry, error) {
+func (s *Store) Audit(ctx context.Context, guild uint64, n int) ([]game.AuditEntry, error) {
 	if guild == 0 || n < 0 {
 		return nil, fmt.Errorf("%w: audit of guild %d, %d entries", storage.ErrInvalid, guild, n)
 	}
@@ -64,7 +64,7 @@ func (s *Store) Audit(ctx context.Context, guild uint64, n int) ([]storage.Audit
 		return nil, storage.ErrClosed
 	}
 	if n == 0 {
-		return []storage.AuditEntry{}, nil
+		return []game.AuditEntry{}, nil
 	}
 	raw, err := s.rdb.LRange(ctx, auditKey(guild), 0, int64(min(n, storage.AuditLimit)-1)).Result()
 	if err != nil {
@@ -73,8 +73,8 @@ func (s *Store) Audit(ctx context.Context, guild uint64, n int) ([]storage.Audit
 	return decodeAuditLines(guild, raw)
 }
 
-func decodeAuditLines(guild uint64, raw []string) ([]storage.AuditEntry, error) {
-	out := make([]storage.AuditEntry, len(raw))
+func decodeAuditLines(guild uint64, raw []string) ([]game.AuditEntry, error) {
+	out := make([]game.AuditEntry, len(raw))
 	for i, r := range raw {
 		var err error
 		if out[i], err = decodeAudit(guild, r); err != nil {

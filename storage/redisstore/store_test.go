@@ -279,8 +279,8 @@ func TestEveryWriteIsSafeToResend(t *testing.T) {
 	g := mustApply(t, st, grant(id, "g", 500))
 	b := mustApply(t, st, buy(id, "b"))
 	rv := mustApply(t, st, reveal(id, "r", b.Result.Ticket))
-	if _, err := st.UpdateGuild(ctx, 1, func(gd storage.Guild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Settings: storage.Settings{DailyAmount: 5}, Op: "s", Audit: &storage.AuditEntry{At: now, Actor: 7, Action: "settings"}}, nil
+	if _, err := storage.ApplyGuild(ctx, st, 1, "s", func(gd game.Guild) (game.GuildStep, error) {
+		return gd.SetSettings(game.Settings{DailyAmount: 5}, 7, "", now)
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +319,7 @@ func TestAuditOnlyAfterTheWrite(t *testing.T) {
 		if v.Version != 1 {
 			return storage.Write{}, game.ErrInvalid
 		}
-		return storage.Write{Player: v.Player, Audit: &storage.AuditEntry{At: now, Actor: 7, Action: "grant"}}, nil
+		return storage.Write{Player: v.Player, Audit: &game.AuditEntry{At: now, Actor: 7, Action: "grant"}}, nil
 	})
 	if !errors.Is(err, game.ErrInvalid) {
 		t.Fatal(err)
@@ -495,7 +495,7 @@ func TestIndexDriftAndRepair(t *testing.T) {
 func TestGuildSettings(t *testing.T) {
 	url := redistest.URL(t)
 	o, _ := redis.ParseURL(url)
-	def := storage.Settings{StartingBalance: 2000, DailyAmount: 100}
+	def := game.Settings{StartingBalance: 2000, DailyAmount: 100}
 	st := redisstore.New(redis.NewClient(o), storage.Options{Defaults: def})
 	defer st.Close()
 	ctx := context.Background()
@@ -503,37 +503,35 @@ func TestGuildSettings(t *testing.T) {
 	if err != nil || g.Settings != def || g.Version != 0 || len(g.Ops) != 0 {
 		t.Fatalf("Guild of a new guild = %+v, %v", g, err)
 	}
-	set := func(op string, daily int64) (storage.Guild, error) {
-		return st.UpdateGuild(ctx, 1, func(g storage.Guild) (storage.GuildWrite, error) {
-			if slices.Contains(g.Ops, op) {
-				return storage.GuildWrite{Skip: true}, nil
-			}
+	set := func(op string, daily int64) (storage.VersionedGuild, error) {
+		ap, err := storage.ApplyGuild(ctx, st, 1, op, func(g game.Guild) (game.GuildStep, error) {
 			s := g.Settings
 			s.DailyAmount = daily
-			return storage.GuildWrite{Settings: s, Op: op, Audit: &storage.AuditEntry{At: now, Actor: 7, Action: "settings"}}, nil
+			return g.SetSettings(s, 7, "", now)
 		})
+		return ap.Guild, err
 	}
-	for i := range storage.MaxGuildOps + 5 {
-		g, err = set(fmt.Sprint("op", i), int64(i))
-		if err != nil || g.Version != uint64(i+1) || g.Settings.DailyAmount != int64(i) || g.Settings.StartingBalance != 2000 {
+	for i := range game.MaxGuildOps + 5 {
+		g, err = set(fmt.Sprint("op", i), int64(i+1))
+		if err != nil || g.Version != uint64(i+1) || g.Settings.DailyAmount != int64(i+1) || g.Settings.StartingBalance != 2000 {
 			t.Fatalf("UpdateGuild %d = %+v, %v", i, g, err)
 		}
 	}
-	if len(g.Ops) != storage.MaxGuildOps || g.Ops[0] != "op5" {
+	if len(g.Ops) != game.MaxGuildOps || g.Ops[0] != "op5" {
 		t.Fatalf("Ops = %d, first %q", len(g.Ops), g.Ops[0])
 	}
 	again, err := set("op68", 1)
-	if err != nil || again.Version != g.Version || again.Settings.DailyAmount != 68 {
+	if err != nil || again.Version != g.Version || again.Settings.DailyAmount != 69 {
 		t.Fatalf("repeat = %+v, %v", again, err)
 	}
-	if n := auditLen(t, st, 1); n != storage.MaxGuildOps+5 {
+	if n := auditLen(t, st, 1); n != game.MaxGuildOps+5 {
 		t.Fatalf("%d audit entries", n)
 	}
 	if got, _ := st.Guild(ctx, 1); got.Version != g.Version || !slices.Equal(got.Ops, g.Ops) || got.Settings != g.Settings {
 		t.Fatalf("Guild = %+v, want %+v", got, g)
 	}
-	if _, err := st.UpdateGuild(ctx, 1, func(storage.Guild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Settings: storage.Settings{DailyAmount: -1}}, nil
+	if _, err := st.UpdateGuild(ctx, 1, func(storage.VersionedGuild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Guild: game.Guild{Settings: game.Settings{DailyAmount: -1}}}, nil
 	}); !errors.Is(err, storage.ErrInvalid) {
 		t.Fatalf("invalid settings: %v", err)
 	}
@@ -550,8 +548,8 @@ func TestDumpRoundTrip(t *testing.T) {
 		mustApply(t, src, grant(id, "g", int64(u)))
 		mustApply(t, src, buy(id, "b2")) // an open ticket
 	}
-	if _, err := src.UpdateGuild(ctx, 10, func(g storage.Guild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Settings: storage.Settings{DailyAmount: 10, DailyCooldown: 3600_000_000_000}, Op: "s", Audit: &storage.AuditEntry{At: now, Actor: 7, Action: "settings", Reason: "é"}}, nil
+	if _, err := storage.ApplyGuild(ctx, src, 10, "s", func(g game.Guild) (game.GuildStep, error) {
+		return g.SetSettings(game.Settings{DailyAmount: 10, DailyCooldown: 3600_000_000_000}, 7, "é", now)
 	}); err != nil {
 		t.Fatal(err)
 	}

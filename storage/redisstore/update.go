@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
-	"slices"
 	"strconv"
 	"time"
 
@@ -19,11 +18,13 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// guildRecord is the payload of s:{guild}.
+// guildRecord is the payload of s:{guild}: game.Guild's fields, Reset
+// only once the guild has had a reset-guild.
 type guildRecord struct {
-	Settings storage.Settings
-	Ops      []string `json:",omitempty"`
-	Audit    string   `json:",omitempty"` // as playerRecord.Audit
+	Settings game.Settings
+	Ops      []string         `json:",omitempty"`
+	Reset    *game.GuildReset `json:",omitempty"`
+	Audit    string           `json:",omitempty"` // as playerRecord.Audit
 }
 
 // auditLine is the JSON form of an audit entry in a:{guild}. ID names the
@@ -555,13 +556,8 @@ func (s *Store) migrate(ctx context.Context, id storage.PlayerID, v, p, a string
 	return nil
 }
 
-func encodeAudit(lineID string, e storage.AuditEntry) (string, error) {
-	if err := storage.ValidateReason(e.Reason); err != nil {
-		return "", err
-	}
-	if e.Action == "" {
-		return "", fmt.Errorf("%w: audit entry without an action", storage.ErrInvalid)
-	}
+// encodeAudit encodes an entry that storage.NormalizeAudit has checked.
+func encodeAudit(lineID string, e game.AuditEntry) (string, error) {
 	b, err := json.Marshal(auditLine{ID: lineID, At: e.At, Actor: e.Actor, Target: e.Target, Action: e.Action, Amount: e.Amount, Reason: e.Reason})
 	if err != nil {
 		return "", fmt.Errorf("redisstore: encode audit entry: %w", err)
@@ -569,12 +565,12 @@ func encodeAudit(lineID string, e storage.AuditEntry) (string, error) {
 	return string(b), nil
 }
 
-func decodeAudit(guild uint64, raw string) (storage.AuditEntry, error) {
+func decodeAudit(guild uint64, raw string) (game.AuditEntry, error) {
 	var l auditLine
 	if err := json.Unmarshal([]byte(raw), &l); err != nil {
-		return storage.AuditEntry{}, fmt.Errorf("corrupt audit line %q: %w", raw, err)
+		return game.AuditEntry{}, fmt.Errorf("corrupt audit line %q: %w", raw, err)
 	}
-	return storage.AuditEntry{At: l.At, Guild: guild, Actor: l.Actor, Target: l.Target, Action: l.Action, Amount: l.Amount, Reason: l.Reason}, nil
+	return game.AuditEntry{At: l.At, Guild: guild, Actor: l.Actor, Target: l.Target, Action: l.Action, Amount: l.Amount, Reason: l.Reason}, nil
 }
 
 // casResult is the script's answer.
@@ -674,61 +670,63 @@ func (s *Store) correctIndex(ctx context.Context, id storage.PlayerID, v storage
 }
 
 // Guild implements storage.Store.
-func (s *Store) Guild(ctx context.Context, guild uint64) (storage.Guild, error) {
+func (s *Store) Guild(ctx context.Context, guild uint64) (storage.VersionedGuild, error) {
 	if guild == 0 {
-		return storage.Guild{}, fmt.Errorf("%w: guild 0", storage.ErrInvalid)
+		return storage.VersionedGuild{}, fmt.Errorf("%w: guild 0", storage.ErrInvalid)
 	}
 	if s.closed.Load() {
-		return storage.Guild{}, storage.ErrClosed
+		return storage.VersionedGuild{}, storage.ErrClosed
 	}
 	g, _, err := s.guild(ctx, guild)
 	return g, err
 }
 
-// guild reads the guild's settings and the audit line of its last write.
-func (s *Store) guild(ctx context.Context, guild uint64) (storage.Guild, string, error) {
+// guild reads the guild and the audit line of its last write.
+func (s *Store) guild(ctx context.Context, guild uint64) (storage.VersionedGuild, string, error) {
 	vals, err := s.rdb.HMGet(ctx, settingsKey(guild), "v", "p").Result()
 	if err != nil {
-		return storage.Guild{}, "", s.wrap(fmt.Sprintf("guild %d", guild), err)
+		return storage.VersionedGuild{}, "", s.wrap(fmt.Sprintf("guild %d", guild), err)
 	}
 	return s.decodeGuild(guild, vals[0], vals[1])
 }
 
-func (s *Store) decodeGuild(guild uint64, v, p any) (storage.Guild, string, error) {
+func (s *Store) decodeGuild(guild uint64, v, p any) (storage.VersionedGuild, string, error) {
 	vs, _ := v.(string)
 	ps, _ := p.(string)
 	if vs == "" || vs == "0" {
-		return storage.Guild{Settings: s.opts.Defaults}, "", nil
+		return storage.VersionedGuild{Guild: game.Guild{Settings: s.opts.Defaults}}, "", nil
 	}
 	ver, err := strconv.ParseUint(vs, 10, 64)
 	if err != nil {
-		return storage.Guild{}, "", fmt.Errorf("redisstore: guild %d: version %q: %w", guild, vs, err)
+		return storage.VersionedGuild{}, "", fmt.Errorf("redisstore: guild %d: version %q: %w", guild, vs, err)
 	}
 	// A record written before house rules existed has none: it reads with
 	// the defaults' (decoding keeps what the record does not have), as the
 	// guild's players would have if its moderators had never set anything
 	// (a dump from then imports the same way, see
 	// storage.SettingsRecord.House).
-	r := guildRecord{Settings: storage.Settings{House: s.opts.Defaults.House}}
+	r := guildRecord{Settings: game.Settings{House: s.opts.Defaults.House}}
 	if err := decodeStrict([]byte(ps), &r); err != nil {
-		return storage.Guild{}, "", fmt.Errorf("redisstore: guild %d: corrupt settings: %w", guild, err)
+		return storage.VersionedGuild{}, "", fmt.Errorf("redisstore: guild %d: corrupt settings: %w", guild, err)
 	}
-	return storage.Guild{Settings: r.Settings, Ops: r.Ops, Version: ver}, r.Audit, nil
+	return storage.VersionedGuild{Guild: game.Guild{Settings: r.Settings, Ops: r.Ops, Reset: r.Reset}, Version: ver}, r.Audit, nil
 }
 
 // UpdateGuild implements storage.Store: the same compare-and-set as
 // Update, on s:{guild}, then the audit entry appended (a second round
-// trip). Guilds are not cached: settings change rarely.
-func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.Guild) (storage.GuildWrite, error)) (storage.Guild, error) {
+// trip). It writes the guild as fn returns it (storage.NormalizeGuild
+// checks it): the operations remembered are game's business. Guilds are
+// not cached: settings change rarely.
+func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.VersionedGuild) (storage.GuildWrite, error)) (storage.VersionedGuild, error) {
 	if guild == 0 {
-		return storage.Guild{}, fmt.Errorf("%w: guild 0", storage.ErrInvalid)
+		return storage.VersionedGuild{}, fmt.Errorf("%w: guild 0", storage.ErrInvalid)
 	}
 	if s.closed.Load() {
-		return storage.Guild{}, storage.ErrClosed
+		return storage.VersionedGuild{}, storage.ErrClosed
 	}
 	cur, audit, err := s.guild(ctx, guild)
 	if err != nil {
-		return storage.Guild{}, err
+		return storage.VersionedGuild{}, err
 	}
 	for attempt := 0; attempt < storage.MaxAttempts; attempt++ {
 		w, err := fn(cur)
@@ -739,28 +737,17 @@ func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.G
 			s.recoverAudit(ctx, guild, audit)
 			return cur, nil
 		}
-		if err := storage.ValidateSettings(w.Settings); err != nil {
+		if w, err = storage.NormalizeGuild(guild, w); err != nil {
 			return cur, err
 		}
-		if len(w.Op) > game.MaxOpID {
-			return cur, fmt.Errorf("%w: operation ID of %d bytes, at most %d", storage.ErrInvalid, len(w.Op), game.MaxOpID)
-		}
-		next := storage.Guild{Settings: w.Settings, Ops: slices.Clone(cur.Ops), Version: cur.Version + 1}
-		if w.Op != "" {
-			next.Ops = append(next.Ops, w.Op)
-			if len(next.Ops) > storage.MaxGuildOps {
-				next.Ops = next.Ops[len(next.Ops)-storage.MaxGuildOps:]
-			}
-		}
+		next := storage.VersionedGuild{Guild: w.Guild, Version: cur.Version + 1}
 		line := ""
 		if w.Audit != nil {
-			e := *w.Audit
-			e.Guild = guild
-			if line, err = encodeAudit(fmt.Sprintf("s:%d", next.Version), e); err != nil {
+			if line, err = encodeAudit(fmt.Sprintf("s:%d", next.Version), *w.Audit); err != nil {
 				return cur, err
 			}
 		}
-		b, err := json.Marshal(guildRecord{Settings: next.Settings, Ops: next.Ops, Audit: line})
+		b, err := json.Marshal(guildRecord{Settings: next.Settings, Ops: next.Ops, Reset: next.Reset, Audit: line})
 		if err != nil {
 			return cur, fmt.Errorf("redisstore: update guild %d: encode: %w", guild, err)
 		}

@@ -78,10 +78,14 @@ func timeOf(record, field string, v int64) (time.Time, error) {
 	return time.UnixMilli(v).UTC(), nil
 }
 
-// durationOf reads a stored duration in milliseconds, within 0..max.
-func durationOf(record, field string, v int64, max time.Duration) (time.Duration, error) {
-	if v < 0 || v > max.Milliseconds() {
-		return 0, fieldErr(record, field, "duration %d ms out of 0..%d", v, max.Milliseconds())
+// maxDuration bounds a stored duration: a year, in milliseconds (the
+// game's own bounds are checked by game).
+const maxDuration = 366 * 24 * time.Hour
+
+// durationOf reads a stored duration in milliseconds.
+func durationOf(record, field string, v int64) (time.Duration, error) {
+	if v < 0 || v > maxDuration.Milliseconds() {
+		return 0, fieldErr(record, field, "duration %d ms out of 0..%d", v, maxDuration.Milliseconds())
 	}
 	return time.Duration(v) * time.Millisecond, nil
 }

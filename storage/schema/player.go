@@ -364,8 +364,11 @@ func (c Care) game(record string) (game.Care, error) {
 		out.Limits[k] = game.Limit{Amount: l.Amount, Next: l.Next, At: tr.at("cr.l."+name+".at", l.At)}
 	}
 	var err error
-	if out.Reminder, err = durationOf(record, "cr.rm", c.Reminder, game.MaxReminder); err != nil {
+	if out.Reminder, err = durationOf(record, "cr.rm", c.Reminder); err != nil {
 		return game.Care{}, err
+	}
+	if err := game.CheckReminder(out.Reminder); err != nil {
+		return game.Care{}, fieldErr(record, "cr.rm", "%v", err)
 	}
 	out.PausedUntil = tr.at("cr.pu", c.Paused)
 	if s := c.Spend; s != nil {

@@ -2,7 +2,7 @@
 // time, in front of any storage.Store, so that a play does not spend a store
 // round trip reading settings that hardly ever change.
 //
-// Guild (the settings, their operations and version) is cached for the TTL
+// Guild (the guild's state and version) is cached for the TTL
 // given to New. A change made through the decorator (UpdateGuild) drops the
 // guild's entry at once, and a read that was already in flight when it
 // happened does not put the old value back.
@@ -57,7 +57,7 @@ type Store struct {
 var _ storage.Store = (*Store)(nil)
 
 type entry struct {
-	g       storage.Guild
+	g       storage.VersionedGuild
 	expires time.Time
 }
 
@@ -75,7 +75,7 @@ func New(store storage.Store, ttl time.Duration, now func() time.Time) *Store {
 // fresh, else from the wrapped store (then cached). Errors are the wrapped
 // store's, never cached. The Ops slice returned may be shared: callers must
 // not modify it.
-func (s *Store) Guild(ctx context.Context, guild uint64) (storage.Guild, error) {
+func (s *Store) Guild(ctx context.Context, guild uint64) (storage.VersionedGuild, error) {
 	if s.ttl <= 0 {
 		return s.Store.Guild(ctx, guild)
 	}
@@ -98,7 +98,7 @@ func (s *Store) Guild(ctx context.Context, guild uint64) (storage.Guild, error) 
 // UpdateGuild updates the guild's settings in the wrapped store and drops
 // the cached entry, whatever the outcome (a failed call may still have
 // written), so that the next read goes to the store.
-func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.Guild) (storage.GuildWrite, error)) (storage.Guild, error) {
+func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.VersionedGuild) (storage.GuildWrite, error)) (storage.VersionedGuild, error) {
 	g, err := s.Store.UpdateGuild(ctx, guild, fn)
 	s.invalidate(guild)
 	return g, err
@@ -106,7 +106,7 @@ func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.G
 
 // put caches g as read at time now, unless an invalidation happened since
 // the read began (epoch).
-func (s *Store) put(guild uint64, g storage.Guild, epoch uint64, now time.Time) {
+func (s *Store) put(guild uint64, g storage.VersionedGuild, epoch uint64, now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.epoch != epoch {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/boltstore"
 )
@@ -47,34 +48,34 @@ type countingStore struct {
 
 var errDown = errors.New("store down")
 
-func (s *countingStore) Guild(_ context.Context, guild uint64) (storage.Guild, error) {
+func (s *countingStore) Guild(_ context.Context, guild uint64) (storage.VersionedGuild, error) {
 	s.calls.Add(1)
 	if s.entered != nil {
 		s.entered <- struct{}{}
 		<-s.release
 	}
 	if s.fail.Load() {
-		return storage.Guild{}, errDown
+		return storage.VersionedGuild{}, errDown
 	}
-	return storage.Guild{Settings: storage.Settings{Channel: guild}, Version: 1}, nil
+	return storage.VersionedGuild{Guild: game.Guild{Settings: game.Settings{Channel: guild}}, Version: 1}, nil
 }
 
-func (s *countingStore) UpdateGuild(context.Context, uint64, func(storage.Guild) (storage.GuildWrite, error)) (storage.Guild, error) {
-	return storage.Guild{}, s.setErr
+func (s *countingStore) UpdateGuild(context.Context, uint64, func(storage.VersionedGuild) (storage.GuildWrite, error)) (storage.VersionedGuild, error) {
+	return storage.VersionedGuild{}, s.setErr
 }
 
 // settings reads the guild's settings through sc.
-func settings(ctx context.Context, sc *Store, guild uint64) (storage.Settings, error) {
+func settings(ctx context.Context, sc *Store, guild uint64) (game.Settings, error) {
 	g, err := sc.Guild(ctx, guild)
 	return g.Settings, err
 }
 
 // update sets the guild's settings through sc, as a moderator would.
 func update(ctx context.Context, sc interface {
-	UpdateGuild(context.Context, uint64, func(storage.Guild) (storage.GuildWrite, error)) (storage.Guild, error)
-}, guild uint64, set storage.Settings, op string) error {
-	_, err := sc.UpdateGuild(ctx, guild, func(storage.Guild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Settings: set, Op: op}, nil
+	UpdateGuild(context.Context, uint64, func(storage.VersionedGuild) (storage.GuildWrite, error)) (storage.VersionedGuild, error)
+}, guild uint64, set game.Settings, op string) error {
+	_, err := sc.UpdateGuild(ctx, guild, func(storage.VersionedGuild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Guild: game.Guild{Settings: set, Ops: []string{op}}}, nil
 	})
 	return err
 }
@@ -119,7 +120,7 @@ func TestCache(t *testing.T) {
 			if _, err := settings(ctx, sc, 7); err != nil {
 				t.Fatal(err)
 			}
-			if err := update(ctx, sc, 7, storage.Settings{}, "op"); !errors.Is(err, setErr) {
+			if err := update(ctx, sc, 7, game.Settings{}, "op"); !errors.Is(err, setErr) {
 				t.Fatalf("UpdateGuild returned %v, want %v", err, setErr)
 			}
 			if _, err := settings(ctx, sc, 7); err != nil {
@@ -161,7 +162,7 @@ func TestCache(t *testing.T) {
 			_, _ = settings(ctx, sc, 9)
 		}()
 		<-st.entered // the read has started and holds the old value
-		if err := update(ctx, sc, 9, storage.Settings{}, "op"); err != nil {
+		if err := update(ctx, sc, 9, game.Settings{}, "op"); err != nil {
 			t.Fatal(err)
 		}
 		close(st.release)
@@ -210,7 +211,7 @@ func TestOverARealStore(t *testing.T) {
 	if ch := channel(); ch != 0 {
 		t.Fatalf("default settings: channel %d", ch)
 	}
-	if err := update(ctx, sc, guild, storage.Settings{Channel: 5}, "through the cache"); err != nil {
+	if err := update(ctx, sc, guild, game.Settings{Channel: 5}, "through the cache"); err != nil {
 		t.Fatal(err)
 	}
 	if ch := channel(); ch != 5 {
@@ -219,7 +220,7 @@ func TestOverARealStore(t *testing.T) {
 	if g, err := sc.Guild(ctx, guild); err != nil || g.Version != 1 || len(g.Ops) != 1 || g.Ops[0] != "through the cache" {
 		t.Fatalf("cached guild %+v, %v; want version 1 with its operation", g, err)
 	}
-	if err := update(ctx, bolt, guild, storage.Settings{Channel: 6}, "behind its back"); err != nil {
+	if err := update(ctx, bolt, guild, game.Settings{Channel: 6}, "behind its back"); err != nil {
 		t.Fatal(err)
 	}
 	c.Add(ttl - time.Nanosecond)

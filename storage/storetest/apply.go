@@ -155,12 +155,12 @@ func testApplyKeysAndChest(t *testing.T, open OpenFunc) {
 func testApplyModerator(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	id := pid(1)
-	mod1 := func(action, reason string) func(game.Step) *storage.AuditEntry {
-		return func(s game.Step) *storage.AuditEntry {
-			return &storage.AuditEntry{At: e.clock.Now(), Guild: guild, Actor: mod, Target: id.User, Action: action, Amount: s.Result.Amount, Reason: reason}
+	mod1 := func(action, reason string) func(game.Step) *game.AuditEntry {
+		return func(s game.Step) *game.AuditEntry {
+			return &game.AuditEntry{At: e.clock.Now(), Guild: guild, Actor: mod, Target: id.User, Action: action, Amount: s.Result.Amount, Reason: reason}
 		}
 	}
-	do := func(op string, f func(game.Player) (game.Step, error), audit func(game.Step) *storage.AuditEntry) (storage.Applied, error) {
+	do := func(op string, f func(game.Player) (game.Step, error), audit func(game.Step) *game.AuditEntry) (storage.Applied, error) {
 		return storage.Apply(e.ctx, e.st, storage.Step{ID: id, Op: op, Create: true, Start: start, Seeds: e.seeds, Now: e.clock.Now(), Do: f, Audit: audit})
 	}
 	e.play(id, RandomDrawer(3))

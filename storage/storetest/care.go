@@ -217,8 +217,8 @@ func testCarePause(t *testing.T, open OpenFunc) {
 	lifted := e.clock.Now()
 	l, err := storage.Apply(e.ctx, e.st, storage.Step{ID: id, Op: "lift-1", Now: lifted,
 		Do: func(p game.Player) (game.Step, error) { return p.LiftPause(lifted) },
-		Audit: func(s game.Step) *storage.AuditEntry {
-			return &storage.AuditEntry{At: lifted, Guild: guild, Actor: mod, Target: id.User, Action: "lift-pause", Reason: "asked by mail"}
+		Audit: func(s game.Step) *game.AuditEntry {
+			return &game.AuditEntry{At: lifted, Guild: guild, Actor: mod, Target: id.User, Action: "lift-pause", Reason: "asked by mail"}
 		}})
 	if err != nil {
 		t.Fatal(err)
@@ -306,10 +306,10 @@ func carePopulate(t *testing.T, e *env) ([]storage.PlayerID, uint64) {
 		game.LimitSet{Kind: game.LimitStakeDay, Amount: 5000}, game.LimitSet{Kind: game.LimitLossWeek, Amount: 3000}))
 	e.must(a, "raise", setLimits(now, -1, game.LimitSet{Kind: game.LimitStakeDay, Amount: 0}))
 	e.must(b, "pause", func(p game.Player) (game.Step, error) { return p.Pause(now.Add(72*time.Hour), now) })
-	set := storage.Settings{StartingBalance: 2000, DailyAmount: 30, DailyCooldown: 20 * time.Hour,
+	set := game.Settings{StartingBalance: 2000, DailyAmount: 30, DailyCooldown: 20 * time.Hour,
 		House: game.House{MaxStakeDay: 4000, MinInterval: 1500 * time.Millisecond, RealityPlays: 25, RealityEvery: 30 * time.Minute}}
-	if _, err := e.st.UpdateGuild(e.ctx, guild2, func(storage.Guild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Settings: set, Op: "house-1"}, nil
+	if _, err := e.st.UpdateGuild(e.ctx, guild2, func(storage.VersionedGuild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Guild: game.Guild{Settings: set, Ops: []string{"house-1"}}}, nil
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -22,9 +22,9 @@ func populate(t *testing.T, e *env) []storage.PlayerID {
 	t.Helper()
 	d := RandomDrawer(7)
 	keys := &Drawer{PlayFunc: func(int) game.Outcome { return Loss(true) }}
-	audit := func(g, u uint64, action, reason string) func(game.Step) *storage.AuditEntry {
-		return func(s game.Step) *storage.AuditEntry {
-			return &storage.AuditEntry{At: e.clock.Now(), Guild: g, Actor: mod, Target: u, Action: action, Amount: s.Result.Amount, Reason: reason}
+	audit := func(g, u uint64, action, reason string) func(game.Step) *game.AuditEntry {
+		return func(s game.Step) *game.AuditEntry {
+			return &game.AuditEntry{At: e.clock.Now(), Guild: g, Actor: mod, Target: u, Action: action, Amount: s.Result.Amount, Reason: reason}
 		}
 	}
 	modStep := func(id storage.PlayerID, do func(game.Player) (game.Step, error), action, reason string) {
@@ -67,15 +67,11 @@ func populate(t *testing.T, e *env) []storage.PlayerID {
 	modStep(ids[1], setBalance(4321, now()), "set-balance", "")
 	modStep(ids[2], func(p game.Player) (game.Step, error) { return p.Reset(1500, now()) }, "reset", "fresh start")
 	// guild2: settings and their audit entry.
-	set := storage.Settings{StartingBalance: 2500, DailyAmount: 40, DailyCooldown: 36 * time.Hour, PublicPlays: true, Channel: 42}
-	if _, err := e.st.UpdateGuild(e.ctx, guild2, func(storage.Guild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Settings: set, Op: "settings-1", Audit: &storage.AuditEntry{At: now(), Guild: guild2, Actor: mod, Action: "settings", Reason: "setup"}}, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	set := game.Settings{StartingBalance: 2500, DailyAmount: 40, DailyCooldown: 36 * time.Hour, PublicPlays: true, Channel: 42}
+	e.setSettings(guild2, "settings-1", set, "setup")
 	// A third guild with settings only.
-	if _, err := e.st.UpdateGuild(e.ctx, 333, func(g storage.Guild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Settings: set, Op: "settings-1"}, nil
+	if _, err := e.st.UpdateGuild(e.ctx, 333, func(storage.VersionedGuild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Guild: game.Guild{Settings: set, Ops: []string{"settings-1"}}}, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -400,8 +396,8 @@ func testImportDuplicate(t *testing.T, open OpenFunc) {
 		t.Fatalf("a refused import changed the store:\n%s", firstDiff(after, before))
 	}
 	// A guild with settings, then one with audit entries only.
-	if _, err := target.st.UpdateGuild(target.ctx, 333, func(g storage.Guild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Settings: g.Settings, Op: "x"}, nil
+	if _, err := target.st.UpdateGuild(target.ctx, 333, func(g storage.VersionedGuild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Guild: game.Guild{Settings: g.Settings, Ops: []string{"x"}}}, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -418,8 +414,8 @@ func testImportDuplicate(t *testing.T, open OpenFunc) {
 	fresh := newEnv(t, open, defaults)
 	fresh.must(storage.PlayerID{Guild: guild, User: 5}, "grant", grant(1, fresh.clock.Now()))
 	if _, err := storage.Apply(fresh.ctx, fresh.st, storage.Step{ID: storage.PlayerID{Guild: guild, User: 5}, Op: "a", Now: fresh.clock.Now(), Do: grant(1, fresh.clock.Now()),
-		Audit: func(game.Step) *storage.AuditEntry {
-			return &storage.AuditEntry{At: fresh.clock.Now(), Guild: guild, Actor: mod, Action: "grant"}
+		Audit: func(game.Step) *game.AuditEntry {
+			return &game.AuditEntry{At: fresh.clock.Now(), Guild: guild, Actor: mod, Action: "grant"}
 		}}); err != nil {
 		t.Fatal(err)
 	}

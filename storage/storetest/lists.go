@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -76,15 +78,15 @@ func testHistory(t *testing.T, open OpenFunc) {
 // AuditLimit kept, from player steps and guild updates alike.
 func testAudit(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
-	entry := func(g uint64, i int) storage.AuditEntry {
-		return storage.AuditEntry{At: e.clock.Now(), Guild: g, Actor: mod, Target: uint64(1 + i%5), Action: "grant", Amount: int64(i + 1), Reason: fmt.Sprintf("reason %d « ünïcode »", i)}
+	entry := func(g uint64, i int) game.AuditEntry {
+		return game.AuditEntry{At: e.clock.Now(), Guild: g, Actor: mod, Target: uint64(1 + i%5), Action: "grant", Amount: int64(i + 1), Reason: fmt.Sprintf("reason %d « ünïcode »", i)}
 	}
 	writeAudit := func(g uint64, i int) {
 		t.Helper()
 		id := storage.PlayerID{Guild: g, User: uint64(1 + i%5)}
 		a := entry(g, i)
 		if _, err := storage.Apply(e.ctx, e.st, storage.Step{ID: id, Op: e.op(), Create: true, Start: start, Seeds: e.seeds, Now: e.clock.Now(),
-			Do: grant(a.Amount, e.clock.Now()), Audit: func(game.Step) *storage.AuditEntry { return &a }}); err != nil {
+			Do: grant(a.Amount, e.clock.Now()), Audit: func(game.Step) *game.AuditEntry { return &a }}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -100,7 +102,7 @@ func testAudit(t *testing.T, open OpenFunc) {
 				a := entry(guild, i)
 				id := storage.PlayerID{Guild: guild, User: uint64(1 + i%5)}
 				if _, err := storage.Apply(e.ctx, e.st, storage.Step{ID: id, Op: fmt.Sprintf("bulk-%d", i), Create: true, Start: start, Seeds: e.seeds, Now: e.clock.Now(),
-					Do: grant(a.Amount, e.clock.Now()), Audit: func(game.Step) *storage.AuditEntry { return &a }}); err != nil {
+					Do: grant(a.Amount, e.clock.Now()), Audit: func(game.Step) *game.AuditEntry { return &a }}); err != nil {
 					t.Error(err)
 					return
 				}
@@ -112,20 +114,20 @@ func testAudit(t *testing.T, open OpenFunc) {
 		t.FailNow()
 	}
 	// Then, in order: player steps, a guild update, and another guild's.
-	var last []storage.AuditEntry // newest first
+	var last []game.AuditEntry // newest first
 	for i := bulk; i < bulk+6; i++ {
 		e.clock.Advance(time.Second)
 		writeAudit(guild, i)
-		last = append([]storage.AuditEntry{entry(guild, i)}, last...)
+		last = append([]game.AuditEntry{entry(guild, i)}, last...)
 	}
 	e.clock.Advance(time.Second)
-	ga := storage.AuditEntry{At: e.clock.Now(), Guild: guild, Actor: mod, Action: "settings", Amount: 5, Reason: "guild"}
-	if _, err := e.st.UpdateGuild(e.ctx, guild, func(g storage.Guild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Settings: g.Settings, Op: "s1", Audit: &ga}, nil
+	ga := game.AuditEntry{At: e.clock.Now(), Guild: guild, Actor: mod, Action: "settings", Amount: 5, Reason: "guild"}
+	if _, err := e.st.UpdateGuild(e.ctx, guild, func(g storage.VersionedGuild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Guild: g.Guild, Audit: &ga}, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	last = append([]storage.AuditEntry{ga}, last...)
+	last = append([]game.AuditEntry{ga}, last...)
 	writeAudit(guild2, 0)
 
 	got, err := e.st.Audit(e.ctx, guild, storage.AuditLimit+10)
@@ -325,108 +327,181 @@ func testPlayers(t *testing.T, open OpenFunc) {
 	}
 }
 
-// testGuild: defaults until written; UpdateGuild writes, bumps the version,
-// records operations (MaxGuildOps kept), skips and fails writing nothing.
+// testGuild: defaults until written; UpdateGuild writes the guild as fn
+// returns it (settings, operations, a reset's progress: the store adds and
+// trims nothing), bumps the version, fills in and logs the audit entry;
+// it refuses what game refuses (storage.NormalizeGuild) and writes nothing
+// then, nor when fn skips or fails. Through storage.ApplyGuild, game's
+// transitions keep the last MaxGuildOps operations and a repeat writes
+// nothing.
 func testGuild(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	g0, err := e.st.Guild(e.ctx, guild)
 	if err != nil {
 		t.Fatal(err)
 	}
-	same(t, "never written", g0, storage.Guild{Settings: defaults})
-	set := storage.Settings{StartingBalance: 777, DailyAmount: 10, DailyCooldown: 36 * time.Hour, PublicPlays: true, Channel: 42,
+	same(t, "never written", g0, storage.VersionedGuild{Guild: game.Guild{Settings: defaults}})
+	set := game.Settings{StartingBalance: 777, DailyAmount: 10, DailyCooldown: 36 * time.Hour, PublicPlays: true, Channel: 42,
 		House: game.House{MaxStakeDay: 2500, MinInterval: 2 * time.Second, RealityPlays: 30, RealityEvery: 45 * time.Minute}}
-	a := storage.AuditEntry{At: e.clock.Now(), Guild: guild, Actor: mod, Action: "settings", Reason: "first"}
-	g1, err := e.st.UpdateGuild(e.ctx, guild, func(g storage.Guild) (storage.GuildWrite, error) {
-		if !slices.Equal(g.Ops, g0.Ops) || g.Version != 0 || g.Settings != defaults {
+	reset := &game.GuildReset{Op: "rg:1", Actor: mod, Reason: "spring", Started: e.clock.Now(), After: 1 << 63, Count: 3}
+	a := game.AuditEntry{At: e.clock.Now(), Actor: mod, Action: game.ActionSettings, Reason: "first"} // Guild 0: the guild written
+	g1, err := e.st.UpdateGuild(e.ctx, guild, func(g storage.VersionedGuild) (storage.GuildWrite, error) {
+		if !g.Equal(g0.Guild) || g.Version != 0 {
 			t.Errorf("fn saw %+v", g)
 		}
-		return storage.GuildWrite{Settings: set, Op: "op-1", Audit: &a}, nil
+		return storage.GuildWrite{Guild: game.Guild{Settings: set, Ops: []string{"op-1", "op-0"}, Reset: reset}, Audit: &a}, nil
 	})
-	if err != nil || g1.Version == 0 || g1.Settings != set || !slices.Equal(g1.Ops, []string{"op-1"}) {
+	if err != nil || g1.Version == 0 || g1.Settings != set || !slices.Equal(g1.Ops, []string{"op-1", "op-0"}) || g1.Reset == nil || *g1.Reset != *reset {
 		t.Fatalf("first UpdateGuild: %+v, %v", g1, err)
 	}
 	got, _ := e.st.Guild(e.ctx, guild)
 	same(t, "Guild after UpdateGuild", got, g1)
-	if au, _ := e.st.Audit(e.ctx, guild, 5); len(au) != 1 || au[0] != a {
+	wantAudit := a
+	wantAudit.Guild = guild
+	if au, _ := e.st.Audit(e.ctx, guild, 5); len(au) != 1 || au[0] != wantAudit {
 		t.Fatalf("audit: %+v", au)
 	}
 	if g2, _ := e.st.Guild(e.ctx, guild2); g2.Settings != defaults || g2.Version != 0 {
 		t.Fatalf("another guild: %+v", g2)
 	}
 
-	// Skip and fn's error write nothing; invalid settings are refused.
-	g, err := e.st.UpdateGuild(e.ctx, guild, func(storage.Guild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Skip: true, Settings: defaults, Op: "x"}, nil
+	// Skip and fn's error write nothing; what game refuses is refused,
+	// whichever the store.
+	g, err := e.st.UpdateGuild(e.ctx, guild, func(storage.VersionedGuild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Skip: true, Guild: game.Guild{Settings: defaults, Ops: []string{"x"}}}, nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	same(t, "skipped UpdateGuild", g, g1)
 	errMine := errors.New("mine")
-	g, err = e.st.UpdateGuild(e.ctx, guild, func(storage.Guild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Settings: defaults, Op: "y"}, errMine
+	g, err = e.st.UpdateGuild(e.ctx, guild, func(storage.VersionedGuild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Guild: game.Guild{Settings: defaults, Ops: []string{"y"}}}, errMine
 	})
 	if err != errMine { //nolint:errorlint // the contract: as is
 		t.Fatalf("fn's error came back as %v", err)
 	}
 	same(t, "failed UpdateGuild", g, g1)
-	_, err = e.st.UpdateGuild(e.ctx, guild, func(storage.Guild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Settings: storage.Settings{DailyAmount: -1}, Op: "z"}, nil
-	})
-	wantErr(t, "invalid settings", err, storage.ErrInvalid)
+	tooMany := make([]string, game.MaxGuildOps+1)
+	for i := range tooMany {
+		tooMany[i] = fmt.Sprintf("op-%d", i)
+	}
+	for name, w := range map[string]storage.GuildWrite{
+		"invalid settings":              {Guild: game.Guild{Settings: game.Settings{DailyAmount: -1}, Ops: []string{"z"}}},
+		"an empty operation":            {Guild: game.Guild{Settings: set, Ops: []string{""}}},
+		"a too long operation":          {Guild: game.Guild{Settings: set, Ops: []string{strings.Repeat("o", game.MaxOpID+1)}}},
+		"too many operations":           {Guild: game.Guild{Settings: set, Ops: tooMany}},
+		"a reset without op":            {Guild: game.Guild{Settings: set, Reset: &game.GuildReset{Started: e.clock.Now()}}},
+		"an audit entry without action": {Guild: game.Guild{Settings: set}, Audit: &game.AuditEntry{At: e.clock.Now(), Actor: mod}},
+		"an audit entry of another guild": {Guild: game.Guild{Settings: set},
+			Audit: &game.AuditEntry{At: e.clock.Now(), Guild: guild2, Actor: mod, Action: game.ActionSettings}},
+		"a reason too long": {Guild: game.Guild{Settings: set},
+			Audit: &game.AuditEntry{At: e.clock.Now(), Actor: mod, Action: game.ActionSettings, Reason: strings.Repeat("é", game.MaxReason+1)}},
+	} {
+		_, err = e.st.UpdateGuild(e.ctx, guild, func(storage.VersionedGuild) (storage.GuildWrite, error) { return w, nil })
+		wantErr(t, name, err, storage.ErrInvalid)
+	}
 	got, _ = e.st.Guild(e.ctx, guild)
-	same(t, "after a skip and two refusals", got, g1)
+	same(t, "after a skip and refusals", got, g1)
 	if au, _ := e.st.Audit(e.ctx, guild, 5); len(au) != 1 {
 		t.Fatalf("refusals wrote the audit log: %+v", au)
 	}
 
-	// Operations: the last MaxGuildOps kept, oldest first.
+	// The store keeps what it is given: operations at the bound as they
+	// are, and none when fn drops them.
+	full := tooMany[:game.MaxGuildOps]
+	g, err = e.st.UpdateGuild(e.ctx, guild, func(g storage.VersionedGuild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Guild: game.Guild{Settings: g.Settings, Ops: full}}, nil
+	})
+	if err != nil || !slices.Equal(g.Ops, full) || g.Reset != nil || g.Version != g1.Version+1 {
+		t.Fatalf("a guild at MaxGuildOps: %+v, %v", g, err)
+	}
+	if got, _ = e.st.Guild(e.ctx, guild); !slices.Equal(got.Ops, full) {
+		t.Fatalf("stored %d ops, want the %d given", len(got.Ops), len(full))
+	}
+	g, err = e.st.UpdateGuild(e.ctx, guild, func(g storage.VersionedGuild) (storage.GuildWrite, error) {
+		return storage.GuildWrite{Guild: game.Guild{Settings: g.Settings}}, nil
+	})
+	if got, _ = e.st.Guild(e.ctx, guild); err != nil || len(got.Ops) != 0 || got.Version != g1.Version+2 {
+		t.Fatalf("ops dropped by fn: %+v, %v", got, err)
+	}
+
+	// Through ApplyGuild: the last MaxGuildOps operations kept, oldest
+	// first; a repeat writes nothing and logs nothing.
+	before := got.Version
 	var ops []string
-	for i := range storage.MaxGuildOps + 6 {
+	var ap storage.GuildApplied
+	for i := range game.MaxGuildOps + 6 {
 		op := fmt.Sprintf("settings-%d", i)
 		ops = append(ops, op)
-		g, err = e.st.UpdateGuild(e.ctx, guild, func(g storage.Guild) (storage.GuildWrite, error) {
-			if slices.Contains(g.Ops, op) {
-				return storage.GuildWrite{Skip: true}, nil
-			}
-			s := g.Settings
-			s.DailyAmount = int64(i)
-			return storage.GuildWrite{Settings: s, Op: op}, nil
-		})
-		if err != nil {
-			t.Fatal(err)
+		s := set
+		s.DailyAmount = int64(i + 1)
+		ap = e.setSettings(guild, op, s, fmt.Sprintf("daily %d", i+1))
+		if ap.Repeated || ap.Audit == nil || ap.Audit.Guild != guild || ap.Audit.Reason != fmt.Sprintf("daily %d", i+1) {
+			t.Fatalf("settings %d: %+v, audit %+v", i, ap, ap.Audit)
 		}
 	}
-	want := ops[len(ops)-storage.MaxGuildOps:]
-	if !slices.Equal(g.Ops, want) || g.Settings.DailyAmount != int64(len(ops)-1) || g.Version != g1.Version+uint64(len(ops)) {
+	want := ops[len(ops)-game.MaxGuildOps:]
+	if g := ap.Guild; !slices.Equal(g.Ops, want) || g.Settings.DailyAmount != int64(len(ops)) || g.Version != before+uint64(len(ops)) {
 		t.Fatalf("after %d updates: version %d, %d ops %v…, daily %d", len(ops), g.Version, len(g.Ops), g.Ops[:2], g.Settings.DailyAmount)
 	}
 	got, _ = e.st.Guild(e.ctx, guild)
-	same(t, "Guild after many updates", got, g)
+	same(t, "Guild after many updates", got, ap.Guild)
+	repeat := e.setSettings(guild, ops[len(ops)-1], defaults, "again")
+	if !repeat.Repeated || repeat.Audit != nil || repeat.Guild.Version != ap.Guild.Version || repeat.Guild.Settings != ap.Guild.Settings {
+		t.Fatalf("a repeat: %+v", repeat)
+	}
+	if au, _ := e.st.Audit(e.ctx, guild, storage.AuditLimit); len(au) != 1+len(ops) {
+		t.Fatalf("%d audit entries, want %d", len(au), 1+len(ops))
+	}
+
+	// A reset-guild's progress, step by step, and its log line at the end.
+	const rg = "rg:2"
+	for _, tr := range []func(game.Guild) (game.GuildStep, error){
+		func(g game.Guild) (game.GuildStep, error) { return g.StartReset(rg, mod, "autumn", e.clock.Now()) },
+		func(g game.Guild) (game.GuildStep, error) { return g.ResetProgress(rg, 40, 2) },
+		func(g game.Guild) (game.GuildStep, error) { return g.ResetProgress(rg, 40, 2) }, // a retry: counted once
+		func(g game.Guild) (game.GuildStep, error) { return g.ResetProgress(rg, 90, 1) },
+	} {
+		if ap, err = storage.ApplyGuild(e.ctx, e.st, guild, rg, tr); err != nil || !ap.Pending || ap.Audit != nil {
+			t.Fatalf("reset-guild in progress: %+v, %v", ap, err)
+		}
+	}
+	if got, _ = e.st.Guild(e.ctx, guild); got.Reset == nil || got.Reset.Count != 3 || got.Reset.After != 90 || got.Reset.Finished() || got.Has(rg) {
+		t.Fatalf("reset-guild in progress as stored: %+v", got.Reset)
+	}
+	ap, err = storage.ApplyGuild(e.ctx, e.st, guild, rg, func(g game.Guild) (game.GuildStep, error) { return g.FinishReset(rg, e.clock.Now()) })
+	if err != nil || ap.Pending || ap.Audit == nil || ap.Audit.Action != game.ActionResetGuild || ap.Audit.Amount != 3 || !ap.Guild.Has(rg) {
+		t.Fatalf("reset-guild's end: %+v, %v", ap, err)
+	}
+	if au, _ := e.st.Audit(e.ctx, guild, 1); len(au) != 1 || au[0] != *ap.Audit {
+		t.Fatalf("reset-guild's log line: %+v, want %+v", au, *ap.Audit)
+	}
 }
 
-// testGuildRacing: concurrent UpdateGuilds each record their operation
-// once, none lost.
+// testGuildRacing: concurrent ApplyGuilds each record their operation
+// once, none lost, and a repeat is recognised.
 func testGuildRacing(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	const n = 24
 	var wg sync.WaitGroup
+	var repeats atomic.Int64
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			op := fmt.Sprintf("op-%02d", i)
 			for range 2 { // the second is a repeat
-				if _, err := e.st.UpdateGuild(e.ctx, guild, func(g storage.Guild) (storage.GuildWrite, error) {
-					if slices.Contains(g.Ops, op) {
-						return storage.GuildWrite{Skip: true}, nil
-					}
+				ap, err := storage.ApplyGuild(e.ctx, e.st, guild, op, func(g game.Guild) (game.GuildStep, error) {
 					s := g.Settings
 					s.StartingBalance++
-					return storage.GuildWrite{Settings: s, Op: op}, nil
-				}); err != nil {
+					return g.SetSettings(s, mod, op, e.clock.Now())
+				})
+				if err != nil {
 					t.Error(err)
+				}
+				if ap.Repeated {
+					repeats.Add(1)
 				}
 			}
 		}()
@@ -438,7 +513,10 @@ func testGuildRacing(t *testing.T, open OpenFunc) {
 	}
 	ops := slices.Clone(g.Ops)
 	slices.SortFunc(ops, cmp.Compare)
-	if g.Version != n || g.Settings.StartingBalance != defaults.StartingBalance+n || len(ops) != n || len(slices.Compact(ops)) != n {
-		t.Fatalf("after %d racing updates: %+v", n, g)
+	if g.Version != n || g.Settings.StartingBalance != defaults.StartingBalance+n || len(ops) != n || len(slices.Compact(ops)) != n || repeats.Load() != n {
+		t.Fatalf("after %d racing updates (%d repeats): %+v", n, repeats.Load(), g)
+	}
+	if au, _ := e.st.Audit(e.ctx, guild, 2*n); len(au) != n {
+		t.Fatalf("%d audit entries after %d racing updates", len(au), n)
 	}
 }

@@ -21,7 +21,7 @@ type OpenFunc func(t *testing.T, opts storage.Options) storage.Store
 
 // defaults are the settings of the stores the suite opens, unless a test
 // says otherwise.
-var defaults = storage.Settings{StartingBalance: 1000, DailyAmount: 25, DailyCooldown: time.Hour}
+var defaults = game.Settings{StartingBalance: 1000, DailyAmount: 25, DailyCooldown: time.Hour}
 
 const (
 	guild  = 111
@@ -98,7 +98,7 @@ type env struct {
 	ops   atomic.Int64
 }
 
-func newEnv(t *testing.T, open OpenFunc, set storage.Settings) *env {
+func newEnv(t *testing.T, open OpenFunc, set game.Settings) *env {
 	t.Helper()
 	return &env{t: t, ctx: context.Background(), st: open(t, storage.Options{Defaults: set}), clock: NewClock(), seeds: Seeds(1)}
 }
@@ -125,6 +125,20 @@ func (e *env) must(id storage.PlayerID, what string, do func(game.Player) (game.
 		e.t.Fatalf("%s on %v: %v", what, id, err)
 	}
 	sound(e.t, what, a.Player)
+	return a
+}
+
+// setSettings changes guild g's settings to set under op, as a moderator
+// does (storage.ApplyGuild of game's SetSettings), failing the test on an
+// error.
+func (e *env) setSettings(g uint64, op string, set game.Settings, reason string) storage.GuildApplied {
+	e.t.Helper()
+	a, err := storage.ApplyGuild(e.ctx, e.st, g, op, func(gd game.Guild) (game.GuildStep, error) {
+		return gd.SetSettings(set, mod, reason, e.clock.Now())
+	})
+	if err != nil {
+		e.t.Fatalf("settings of guild %d under %q: %v", g, op, err)
+	}
 	return a
 }
 
@@ -277,7 +291,7 @@ func testInvalidArguments(t *testing.T, open OpenFunc) {
 	wantErr(t, "History(-1)", err, storage.ErrInvalid)
 	_, err = e.st.Guild(e.ctx, 0)
 	wantErr(t, "Guild(0)", err, storage.ErrInvalid)
-	_, err = e.st.UpdateGuild(e.ctx, 0, func(storage.Guild) (storage.GuildWrite, error) { return storage.GuildWrite{Skip: true}, nil })
+	_, err = e.st.UpdateGuild(e.ctx, 0, func(storage.VersionedGuild) (storage.GuildWrite, error) { return storage.GuildWrite{Skip: true}, nil })
 	wantErr(t, "UpdateGuild(0)", err, storage.ErrInvalid)
 	_, err = e.st.Leaderboard(e.ctx, 0, 10, 0)
 	wantErr(t, "Leaderboard(guild 0)", err, storage.ErrInvalid)
@@ -289,13 +303,13 @@ func testInvalidArguments(t *testing.T, open OpenFunc) {
 	wantErr(t, "Audit(n -1)", err, storage.ErrInvalid)
 	wantErr(t, "Players(0)", e.st.Players(e.ctx, 0, func(uint64) error { return nil }), storage.ErrInvalid)
 	// A reason too long is refused, nothing written.
-	long := make([]rune, storage.MaxReason+1)
+	long := make([]rune, game.MaxReason+1)
 	for i := range long {
 		long[i] = 'é'
 	}
 	_, err = e.st.Update(e.ctx, pid(1), "", func(storage.Versioned) (storage.Write, error) {
 		p := newPlayer(t, 10, e.clock.Now())
-		return storage.Write{Player: p, Audit: &storage.AuditEntry{At: e.clock.Now(), Guild: guild, Actor: mod, Target: 1, Action: "grant", Reason: string(long)}}, nil
+		return storage.Write{Player: p, Audit: &game.AuditEntry{At: e.clock.Now(), Guild: guild, Actor: mod, Target: 1, Action: "grant", Reason: string(long)}}, nil
 	})
 	wantErr(t, "Update with a reason too long", err, storage.ErrInvalid)
 	if v := e.load(pid(1)); v.Exists() {
@@ -392,7 +406,7 @@ func testUpdateRoundsTimes(t *testing.T, open OpenFunc) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	audit := &storage.AuditEntry{At: at, Guild: guild, Actor: mod, Target: 1, Action: "grant", Amount: 1, Reason: "r"}
+	audit := &game.AuditEntry{At: at, Guild: guild, Actor: mod, Target: 1, Action: "grant", Amount: 1, Reason: "r"}
 	v, err := e.st.Update(e.ctx, id, "", func(storage.Versioned) (storage.Write, error) {
 		return storage.Write{Player: s3.Player, History: append(s2.History, s3.History...), Audit: audit}, nil
 	})

@@ -1,0 +1,78 @@
+package game
+
+import (
+	"fmt"
+	"time"
+	"unicode/utf8"
+)
+
+// MaxReason is the most characters (runes) of a moderator's reason.
+const MaxReason = 200
+
+// The actions of the moderator log (AuditEntry.Action).
+const (
+	ActionGrant      = "grant"       // a grant to a player; Amount is the grant
+	ActionSetBalance = "set-balance" // a player's balance set; Amount is the new balance
+	ActionReset      = "reset"       // a player reset; Amount is the starting balance
+	ActionLiftPause  = "lift-pause"  // a player's pause lifted
+	ActionResetGuild = "reset-guild" // every player of the guild reset; Amount is how many
+	ActionSettings   = "settings"    // the guild's settings changed; Reason says what changed
+)
+
+// AuditEntry records one moderator action in the guild's moderator log.
+// Transitions return the entries they add (GuildStep.Audit); stores keep a
+// bounded list of them per guild.
+type AuditEntry struct {
+	At     time.Time
+	Guild  uint64 // the guild; 0 in a guild transition's entry, which the store fills in
+	Actor  uint64 // the moderator
+	Target uint64 // the player, 0 for guild-wide actions
+	Action string // one of the Action constants (a store keeps unknown ones as they are)
+	Amount int64  // cents, or a count (ActionResetGuild), when relevant
+	Reason string
+}
+
+// CheckReason checks a moderator's reason (it may be empty): valid UTF-8,
+// at most MaxReason characters. The error wraps ErrInvalid.
+func CheckReason(reason string) error {
+	if !utf8.ValidString(reason) {
+		return fmt.Errorf("%w: reason is not valid UTF-8", ErrInvalid)
+	}
+	if n := utf8.RuneCountInString(reason); n > MaxReason {
+		return fmt.Errorf("%w: reason has %d characters, at most %d", ErrInvalid, n, MaxReason)
+	}
+	return nil
+}
+
+// Check reports whether e is an entry a moderator log may keep: of a
+// guild, with an action, a time and a sound reason. It is the one check of
+// an audit entry: every store and every import calls it. The error wraps
+// ErrInvalid.
+func (e AuditEntry) Check() error {
+	switch {
+	case e.Guild == 0:
+		return fmt.Errorf("%w: audit entry without a guild", ErrInvalid)
+	case e.Action == "":
+		return fmt.Errorf("%w: audit entry without an action", ErrInvalid)
+	case e.At.IsZero():
+		return fmt.Errorf("%w: audit entry %q without a time", ErrInvalid, e.Action)
+	}
+	if err := CheckReason(e.Reason); err != nil {
+		return fmt.Errorf("audit entry %q: %w", e.Action, err)
+	}
+	return nil
+}
+
+// OfGuild returns e as an entry of guild: e.Guild is set if it was 0
+// (the entry of a guild transition, which does not know its guild's ID),
+// and the entry checked (Check). It is an error wrapping ErrInvalid for an
+// entry of another guild, a guild 0, or an entry Check refuses.
+func (e AuditEntry) OfGuild(guild uint64) (AuditEntry, error) {
+	if e.Guild == 0 {
+		e.Guild = guild
+	}
+	if e.Guild != guild {
+		return e, fmt.Errorf("%w: audit entry of guild %d written with guild %d", ErrInvalid, e.Guild, guild)
+	}
+	return e, e.Check()
+}

@@ -1,0 +1,284 @@
+package game
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// This file is a guild: its settings and house rules, the operations
+// applied to it, and its transitions (a settings change, a reset-guild's
+// progress). Like a player, a guild is a value changed only by pure
+// transitions, applied at most once per operation ID through ApplyGuild.
+
+// MaxGuildOps is the number of operation IDs a guild remembers.
+const MaxGuildOps = 64
+
+// ErrNoReset: a reset-guild's progress or end recorded for a reset that is
+// not the guild's current one (another reset-guild replaced it).
+var ErrNoReset = errors.New("game: no such reset-guild in progress")
+
+// Settings are a guild's options, set by its moderators.
+type Settings struct {
+	StartingBalance int64 // cents, for players created (or reset) from now on
+	DailyAmount     int64 // cents; 0 disables the daily bonus
+	DailyCooldown   time.Duration
+	PublicPlays     bool   // plays visible to the channel (else ephemeral)
+	Channel         uint64 // the only channel where plays are allowed; 0 = anywhere
+	// House is the guild's responsible-play rules: a daily stake cap per
+	// player, a minimum interval between plays, the reality checks'
+	// defaults (DefaultHouse unless set).
+	House House
+}
+
+// Check reports whether s is within the bounds: a starting balance within
+// 0..MaxBalance, a daily amount within 0..MaxDailyAmount, a cooldown within
+// 0..MaxCooldown and a whole number of milliseconds (as stores keep it),
+// and house rules House.Check accepts. The error wraps ErrInvalid.
+func (s Settings) Check() error {
+	switch {
+	case s.StartingBalance < 0 || s.StartingBalance > MaxBalance:
+		return fmt.Errorf("%w: starting balance %d out of range 0..%d", ErrInvalid, s.StartingBalance, MaxBalance)
+	case s.DailyAmount < 0 || s.DailyAmount > MaxDailyAmount:
+		return fmt.Errorf("%w: daily amount %d out of range 0..%d", ErrInvalid, s.DailyAmount, MaxDailyAmount)
+	case s.DailyCooldown < 0 || s.DailyCooldown > MaxCooldown:
+		return fmt.Errorf("%w: daily cooldown %v out of range 0..%v", ErrInvalid, s.DailyCooldown, MaxCooldown)
+	case s.DailyCooldown%time.Millisecond != 0:
+		return fmt.Errorf("%w: daily cooldown %v is not a whole number of milliseconds", ErrInvalid, s.DailyCooldown)
+	}
+	if err := s.House.Check(); err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	return nil
+}
+
+// Guild is the whole state of a guild, as a store keeps it beside its
+// version. It is a value: transitions return a new Guild and never modify
+// what the old one's slices and pointers refer to.
+type Guild struct {
+	Settings Settings
+	// Ops are the most recent operations applied (ApplyGuild), oldest
+	// first, at most MaxGuildOps. A guild remembers their IDs only: the
+	// result of a guild's operation is its state (the settings, Reset).
+	Ops []string
+	// Reset is the guild's last reset-guild, in progress or finished; nil
+	// if there was none.
+	Reset *GuildReset
+}
+
+// GuildReset is the progress of a reset-guild, which resets every player
+// of the guild, in increasing order of user ID, each in a step of its own.
+// It is recorded in the guild so that a reset interrupted (a crash, a
+// timeout, a guild too big for one interaction) continues where it
+// stopped when its operation is applied again.
+type GuildReset struct {
+	Op      string // the reset's operation ID; remembered in Guild.Ops once finished
+	Actor   uint64 // the moderator who confirmed it
+	Reason  string
+	Started time.Time
+	// After is the last user reset: every player whose user ID is at most
+	// After is done (0: none yet).
+	After uint64
+	Count int64     // players reset so far
+	Done  time.Time // when it finished; zero while in progress
+}
+
+// Finished reports whether the reset is over.
+func (r GuildReset) Finished() bool { return !r.Done.IsZero() }
+
+// GuildStep is what a guild transition decides: the guild's new state and
+// the moderator log's entry, if any. A store persists both in one atomic
+// write, or nothing.
+type GuildStep struct {
+	Guild Guild       // the state after the step; on error, the state before
+	Audit *AuditEntry // the entry to append to the moderator log; Guild is 0 (the store's guild)
+	// Pending says that the operation goes on (a reset-guild in
+	// progress): ApplyGuild does not remember its ID yet, so that its next
+	// step is applied. Such steps are idempotent by themselves.
+	Pending bool
+}
+
+// Check reports whether g is a sound guild: settings within bounds, at
+// most MaxGuildOps operations each with a valid ID, and a sound reset. The
+// error wraps ErrInvalid.
+func (g Guild) Check() error {
+	if err := g.Settings.Check(); err != nil {
+		return fmt.Errorf("guild: %w", err)
+	}
+	if len(g.Ops) > MaxGuildOps {
+		return fmt.Errorf("%w: guild: %d operations remembered, at most %d", ErrInvalid, len(g.Ops), MaxGuildOps)
+	}
+	for i, op := range g.Ops {
+		if err := ValidateOp(op); err != nil {
+			return fmt.Errorf("guild: operation %d: %w", i, err)
+		}
+	}
+	if r := g.Reset; r != nil {
+		if err := ValidateOp(r.Op); err != nil {
+			return fmt.Errorf("guild: reset: %w", err)
+		}
+		if err := CheckReason(r.Reason); err != nil {
+			return fmt.Errorf("guild: reset: %w", err)
+		}
+		if r.Count < 0 || r.Started.IsZero() || (r.Finished() && r.Done.Before(r.Started)) {
+			return fmt.Errorf("%w: guild: reset of %d players, started %v, done %v", ErrInvalid, r.Count, r.Started, r.Done)
+		}
+	}
+	return nil
+}
+
+// Equal reports whether g and h are the same state.
+func (g Guild) Equal(h Guild) bool {
+	if g.Settings != h.Settings || !slices.Equal(g.Ops, h.Ops) || (g.Reset == nil) != (h.Reset == nil) {
+		return false
+	}
+	return g.Reset == nil || *g.Reset == *h.Reset
+}
+
+// done returns s if its guild is sound, and otherwise refuses the step.
+func (g Guild) done(s GuildStep) (GuildStep, error) {
+	if err := s.Guild.Check(); err != nil {
+		return GuildStep{Guild: g}, fmt.Errorf("guild step refused: %w", err)
+	}
+	return s, nil
+}
+
+// Has reports whether the guild remembers the operation op.
+func (g Guild) Has(op string) bool { return slices.Contains(g.Ops, op) }
+
+// ApplyGuild applies the transition t to g as the operation op (a Discord
+// interaction ID, a confirmation's), at most once, as Apply does for a
+// player: if g remembers op, it returns GuildStep{Guild: g} with repeated
+// true, and nothing changes. Otherwise it runs t(g) and, on success and
+// unless the step is Pending, appends op to the new state's Ops, dropping
+// the oldest past MaxGuildOps; an error changes nothing. It is pure but
+// for t. Errors: ErrInvalid for an empty op, one longer than MaxOpID bytes,
+// a nil t, or a guild that is not sound after the step; t's error.
+func ApplyGuild(g Guild, op string, t func(Guild) (GuildStep, error)) (s GuildStep, repeated bool, err error) {
+	if err := ValidateOp(op); err != nil {
+		return GuildStep{Guild: g}, false, err
+	}
+	if t == nil {
+		return GuildStep{Guild: g}, false, fmt.Errorf("%w: operation %q without a transition", ErrInvalid, op)
+	}
+	if g.Has(op) {
+		return GuildStep{Guild: g}, true, nil
+	}
+	s, err = t(g)
+	if err != nil {
+		return GuildStep{Guild: g}, false, err
+	}
+	if !s.Pending {
+		old := s.Guild.Ops
+		if len(old) >= MaxGuildOps {
+			old = old[len(old)-MaxGuildOps+1:]
+		}
+		// A new slice: the old one may be shared with g and whoever holds it.
+		ops := make([]string, 0, len(old)+1)
+		s.Guild.Ops = append(append(ops, old...), op)
+	}
+	s, err = g.done(s)
+	return s, false, err
+}
+
+// SetSettings changes the guild's settings to s at now, a moderator's
+// step: its audit entry (ActionSettings) records actor and reason (what
+// changed, in the caller's words). Settings equal to the current ones
+// change nothing and log nothing. It is pure. Errors: ErrInvalid for
+// settings or a reason out of bounds.
+func (g Guild) SetSettings(s Settings, actor uint64, reason string, now time.Time) (GuildStep, error) {
+	if err := s.Check(); err != nil {
+		return GuildStep{Guild: g}, err
+	}
+	if err := CheckReason(reason); err != nil {
+		return GuildStep{Guild: g}, err
+	}
+	if s == g.Settings {
+		return g.done(GuildStep{Guild: g})
+	}
+	n := g
+	n.Settings = s
+	return g.done(GuildStep{Guild: n, Audit: &AuditEntry{At: now, Actor: actor, Action: ActionSettings, Reason: reason}})
+}
+
+// StartReset starts a reset-guild, the operation op confirmed by actor
+// at now with reason; apply it through ApplyGuild under op, then reset the
+// players after Reset.After in increasing order of user ID, record the
+// progress with ResetProgress and the end with FinishReset, all under op.
+//
+// Starting the reset already in progress under op changes nothing (it
+// continues); starting it again once it is finished changes nothing
+// either. A new reset replaces one still in progress under another
+// operation (its confirmation may have expired): the step logs what the
+// one replaced did (ActionResetGuild, with the players it reset). Every
+// step but the end is Pending. It is pure. Errors: ErrInvalid for an op or
+// a reason out of bounds.
+func (g Guild) StartReset(op string, actor uint64, reason string, now time.Time) (GuildStep, error) {
+	if err := ValidateOp(op); err != nil {
+		return GuildStep{Guild: g}, err
+	}
+	if err := CheckReason(reason); err != nil {
+		return GuildStep{Guild: g}, err
+	}
+	if r := g.Reset; r != nil && r.Op == op {
+		return g.done(GuildStep{Guild: g, Pending: !r.Finished()})
+	}
+	n := g
+	n.Reset = &GuildReset{Op: op, Actor: actor, Reason: reason, Started: now}
+	s := GuildStep{Guild: n, Pending: true}
+	if r := g.Reset; r != nil && !r.Finished() {
+		s.Audit = &AuditEntry{At: now, Actor: r.Actor, Action: ActionResetGuild, Amount: r.Count, Reason: r.Reason}
+	}
+	return g.done(s)
+}
+
+// ResetProgress records that the reset op has reset count more players,
+// the last of them after (a user ID): players up to after are done. A
+// progress already recorded (after not past Reset.After: a retry) changes
+// nothing, so that no player is counted twice. It is pure. Errors:
+// ErrNoReset when op is not the guild's reset, ErrInvalid for a negative
+// count or a total that would overflow.
+func (g Guild) ResetProgress(op string, after uint64, count int64) (GuildStep, error) {
+	r := g.Reset
+	if r == nil || r.Op != op {
+		return GuildStep{Guild: g}, fmt.Errorf("%w: %q", ErrNoReset, op)
+	}
+	if count < 0 {
+		return GuildStep{Guild: g}, fmt.Errorf("%w: reset of %d players", ErrInvalid, count)
+	}
+	if r.Finished() || after <= r.After {
+		return g.done(GuildStep{Guild: g, Pending: !r.Finished()})
+	}
+	nr := *r
+	var err error
+	if nr.Count, err = add(r.Count, count); err != nil {
+		return GuildStep{Guild: g}, err
+	}
+	nr.After = after
+	n := g
+	n.Reset = &nr
+	return g.done(GuildStep{Guild: n, Pending: true})
+}
+
+// FinishReset ends the reset op at now: its audit entry
+// (ActionResetGuild, Amount the players reset) is logged, and ApplyGuild
+// remembers op. Finishing it again changes nothing. It is pure. Errors:
+// ErrNoReset when op is not the guild's reset.
+func (g Guild) FinishReset(op string, now time.Time) (GuildStep, error) {
+	r := g.Reset
+	if r == nil || r.Op != op {
+		return GuildStep{Guild: g}, fmt.Errorf("%w: %q", ErrNoReset, op)
+	}
+	if r.Finished() {
+		return g.done(GuildStep{Guild: g})
+	}
+	nr := *r
+	nr.Done = now
+	if now.Before(r.Started) { // another process's clock, a little behind
+		nr.Done = r.Started
+	}
+	n := g
+	n.Reset = &nr
+	return g.done(GuildStep{Guild: n, Audit: &AuditEntry{At: now, Actor: r.Actor, Action: ActionResetGuild, Amount: r.Count, Reason: r.Reason}})
+}
