@@ -1,6 +1,7 @@
 package boltstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
 // The buckets; every key is made of big-endian integers, so that a guild's
@@ -26,8 +28,8 @@ var (
 	bucketReveals = []byte("reveals") // guild|user|seq → a revealed seed
 	bucketOpSeq   = []byte("opseq")   // guild|user|seq → an operation's ID
 	bucketOps     = []byte("ops")     // guild|user|operation ID → its result
-	bucketAudit   = []byte("audit")   // guild|seq → game.AuditEntry (JSON)
-	bucketGuilds  = []byte("guilds")  // guild → guildRec (JSON)
+	bucketAudit   = []byte("audit")   // guild|seq → an audit line (schema.AuditLine)
+	bucketGuilds  = []byte("guilds")  // guild → {"v": version, "p": the guild's record}
 	bucketBoard   = []byte("board")   // guild|^balance|user → nothing: the leaderboard
 	bucketCounts  = []byte("counts")  // guild → players of the guild (8 bytes)
 )
@@ -53,13 +55,11 @@ var (
 	_ storage.Indexer = (*Store)(nil)
 )
 
-// guildRec is a guild as stored (only once written): game.Guild's fields
-// under short names, Reset only while a guild has had a reset-guild.
+// guildRec is a guild as stored (only once written): its version and its
+// record in the schema (schema.GuildRecord, docs/STORAGE.md).
 type guildRec struct {
-	Version  uint64           `json:"v"`
-	Settings game.Settings    `json:"s"`
-	Ops      []string         `json:"o,omitempty"`
-	Reset    *game.GuildReset `json:"r,omitempty"`
+	Version uint64          `json:"v"`
+	Guild   json.RawMessage `json:"p"`
 }
 
 // Open opens (creating it with mode 0600 if needed) the store at path. The
@@ -88,7 +88,7 @@ func Open(path string, opts storage.Options) (*Store, error) {
 			}
 		}
 		var err error
-		migrated, err = migrate(tx)
+		migrated, err = migrate(tx, opts.Defaults.House)
 		return err
 	}); err != nil {
 		_ = db.Close()
@@ -219,22 +219,48 @@ func putJSON(b *bolt.Bucket, k []byte, v any, what string) error {
 	return nil
 }
 
-// getGuild returns the guild's record, nil if its settings were never
-// written. A record written before house rules existed has none: it reads
-// with house, the store's default ones, as the guild's players would have
-// if its moderators had never set anything (a dump from then imports the
-// same way, see storage.SettingsRecord.House).
-func getGuild(tx *bolt.Tx, guild uint64, house game.House) (*guildRec, error) {
+// getGuild returns the guild and its version, ok false if its settings
+// were never written.
+func getGuild(tx *bolt.Tx, guild uint64) (g game.Guild, version uint64, ok bool, err error) {
 	v := tx.Bucket(bucketGuilds).Get(guildKey(guild))
 	if v == nil {
-		return nil, nil
+		return game.Guild{}, 0, false, nil
 	}
-	// json.Unmarshal keeps what the record does not have.
-	g := guildRec{Settings: game.Settings{House: house}}
-	if err := json.Unmarshal(v, &g); err != nil {
-		return nil, fmt.Errorf("decode guild %d: %w", guild, err)
+	g, version, err = decodeGuild(guild, v)
+	return g, version, err == nil, err
+}
+
+// decodeGuild reads a value of the guilds bucket.
+func decodeGuild(guild uint64, v []byte) (game.Guild, uint64, error) {
+	var r guildRec
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return game.Guild{}, 0, fmt.Errorf("decode guild %d: %w", guild, err)
 	}
-	return &g, nil
+	g, err := schema.DecodeGuild(fmt.Sprintf("guild %d", guild), r.Guild)
+	if err != nil {
+		return game.Guild{}, 0, fmt.Errorf("decode guild %d: %w", guild, err)
+	}
+	return g, r.Version, nil
+}
+
+// putGuild writes the guild g at version.
+func putGuild(tx *bolt.Tx, guild uint64, g game.Guild, version uint64) error {
+	b, err := schema.EncodeGuild(g)
+	if err != nil {
+		return fmt.Errorf("guild %d: %w", guild, err)
+	}
+	return putJSON(tx.Bucket(bucketGuilds), guildKey(guild), guildRec{Version: version, Guild: b}, "guild")
+}
+
+// decodeAudit is a decoder for latest of the audit bucket's lines; record
+// is "audit <key in hex>", whose first 8 bytes are the guild.
+func decodeAudit(guild uint64) func(record string, v []byte) (game.AuditEntry, error) {
+	return func(record string, v []byte) (game.AuditEntry, error) {
+		e, _, err := schema.DecodeAudit(record, guild, v)
+		return e, err
+	}
 }
 
 func count(tx *bolt.Tx, guild uint64) uint64 {

@@ -36,8 +36,8 @@
 //	reveals  guild|user|seq      → a revealed seed (the last game.MaxReveals kept)
 //	opseq    guild|user|seq      → an operation's ID (the last game.MaxOps kept)
 //	ops      guild|user|op ID    → that operation's result
-//	audit    guild|seq           → game.AuditEntry (the last storage.AuditLimit kept)
-//	guilds   guild               → {"v": version, "s": game.Settings, "o": operations, "r": reset-guild progress}
+//	audit    guild|seq           → an audit line (the last storage.AuditLimit kept)
+//	guilds   guild               → {"v": version, "p": the guild's record}
 //	board    guild|^balance|user → nothing: the leaderboard, richest first, ties by user
 //	counts   guild               → the guild's number of players (8 bytes)
 //
@@ -46,7 +46,10 @@
 // before theirs, O(rank): a few milliseconds for a player ranked
 // 100,000th. (The Redis store answers it in O(log N).)
 //
-// Every time is stored as storage.Timestamp rounds it.
+// Every time is stored as storage.Timestamp rounds it. Records, lines and
+// guilds are in the schema (package schema, docs/STORAGE.md); Open
+// rewrites once, in one transaction, whatever the release before it wrote
+// in another form (migrate.go).
 //
 //	st, err := boltstore.Open("./data/clefs.db", storage.Options{})
 //	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -58,15 +57,15 @@ func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.DecodedGuild) 
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			r, err := getGuild(tx, g, s.defaults.House)
+			gg, _, ok, err := getGuild(tx, g)
 			if err != nil {
 				return err
 			}
 			var set *game.Settings
-			if r != nil {
-				set = &r.Settings
+			if ok {
+				set = &gg.Settings
 			}
-			audit, err := latest(tx.Bucket(bucketAudit), guildKey(g), storage.AuditLimit, "audit", decodeJSON[game.AuditEntry])
+			audit, err := latest(tx.Bucket(bucketAudit), guildKey(g), storage.AuditLimit, "audit", decodeAudit(g))
 			if err != nil {
 				return err
 			}
@@ -164,11 +163,12 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 				return refused
 			}
 			if dg.Settings != nil {
-				if err := dg.Settings.Check(); err != nil {
+				g := game.Guild{Settings: *dg.Settings}
+				if _, err := schema.EncodeGuild(g); err != nil {
 					refused = fmt.Errorf("%s: %w: %w", name, storage.ErrInvalid, err)
 					return refused
 				}
-				if err := putJSON(tx.Bucket(bucketGuilds), gk, guildRec{Version: 1, Settings: *dg.Settings}, "guild"); err != nil {
+				if err := putGuild(tx, dg.Guild, g, 1); err != nil {
 					return err
 				}
 			}
@@ -182,9 +182,9 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 					refused = fmt.Errorf("%s: audit[%d]: %w", name, j, err)
 					return refused
 				}
-				v, err := json.Marshal(a)
+				v, err := schema.EncodeAudit(dg.Guild, "", a)
 				if err != nil {
-					return fmt.Errorf("encode audit: %w", err)
+					return fmt.Errorf("%s: audit[%d]: %w", name, j, err)
 				}
 				if err := appendAudit(tx, dg.Guild, v); err != nil {
 					return err

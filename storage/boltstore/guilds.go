@@ -3,13 +3,13 @@ package boltstore
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
 // Guild returns the guild and its version: the store's default settings
@@ -28,11 +28,11 @@ func (s *Store) Guild(ctx context.Context, guild uint64) (storage.VersionedGuild
 }
 
 func (s *Store) guild(tx *bolt.Tx, guild uint64) (storage.VersionedGuild, error) {
-	r, err := getGuild(tx, guild, s.defaults.House)
-	if err != nil || r == nil {
+	g, v, ok, err := getGuild(tx, guild)
+	if err != nil || !ok {
 		return storage.VersionedGuild{Guild: game.Guild{Settings: s.defaults}}, err
 	}
-	return storage.VersionedGuild{Guild: game.Guild{Settings: r.Settings, Ops: r.Ops, Reset: r.Reset}, Version: r.Version}, nil
+	return storage.VersionedGuild{Guild: g, Version: v}, nil
 }
 
 // UpdateGuild calls fn on the guild inside one write transaction, as
@@ -71,20 +71,19 @@ func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.V
 			refused = err
 			return nil
 		}
-		r := guildRec{Version: cur.Version + 1, Settings: w.Guild.Settings, Ops: w.Guild.Ops, Reset: w.Guild.Reset}
-		if err := putJSON(tx.Bucket(bucketGuilds), guildKey(guild), r, "guild"); err != nil {
+		if err := putGuild(tx, guild, w.Guild, cur.Version+1); err != nil {
 			return err
 		}
 		if w.Audit != nil {
-			v, err := json.Marshal(*w.Audit)
+			v, err := schema.EncodeAudit(guild, "", *w.Audit)
 			if err != nil {
-				return fmt.Errorf("encode audit: %w", err)
+				return fmt.Errorf("guild %d: %w", guild, err)
 			}
 			if err := appendAudit(tx, guild, v); err != nil {
 				return err
 			}
 		}
-		out = storage.VersionedGuild{Guild: w.Guild, Version: r.Version}
+		out = storage.VersionedGuild{Guild: w.Guild, Version: cur.Version + 1}
 		return nil
 	})
 	if err != nil {
@@ -101,7 +100,7 @@ func (s *Store) Audit(ctx context.Context, guild uint64, n int) ([]game.AuditEnt
 	}
 	var out []game.AuditEntry
 	err := s.view(ctx, "audit", func(tx *bolt.Tx) (err error) {
-		out, err = latest(tx.Bucket(bucketAudit), guildKey(guild), n, "audit", decodeJSON[game.AuditEntry])
+		out, err = latest(tx.Bucket(bucketAudit), guildKey(guild), n, "audit", decodeAudit(guild))
 		return err
 	})
 	return out, err

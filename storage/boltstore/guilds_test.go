@@ -11,18 +11,20 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
 // TestGuildFromBeforeHouseRules: settings written before house rules
-// existed read with the store's default ones, in Guild and in an export;
-// settings written with no house rules keep none.
+// existed (and before the schema) are rewritten at Open with the store's
+// default ones, in Guild and in an export; settings written with no house
+// rules keep none.
 func TestGuildFromBeforeHouseRules(t *testing.T) {
 	defaults := game.Settings{StartingBalance: 1000, House: game.DefaultHouse}
-	st, err := Open(filepath.Join(t.TempDir(), "clefs.db"), storage.Options{Defaults: defaults})
+	path := filepath.Join(t.TempDir(), "clefs.db")
+	st, err := Open(path, storage.Options{Defaults: defaults})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
 	ctx := context.Background()
 	if err := st.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketGuilds)
@@ -33,6 +35,13 @@ func TestGuildFromBeforeHouseRules(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = Open(path, storage.Options{Defaults: defaults}); err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
 	g, err := st.Guild(ctx, 1)
 	want := game.Settings{StartingBalance: 700, DailyAmount: 5, DailyCooldown: time.Hour, PublicPlays: true, Channel: 9, House: game.DefaultHouse}
 	if err != nil || g.Settings != want || g.Version != 3 {
@@ -53,9 +62,9 @@ func TestGuildFromBeforeHouseRules(t *testing.T) {
 	}
 }
 
-// TestGuildBytes pins the stored form of a guild: the same bytes as before
-// guilds became game values (settings under their Go names, "o" the
-// operations), and "r" only once the guild has had a reset-guild.
+// TestGuildBytes pins the stored form of a guild: its version beside its
+// record in the schema (whose bytes storage/schema's golden files pin),
+// and the moderator log's lines in the schema.
 func TestGuildBytes(t *testing.T) {
 	st, err := Open(filepath.Join(t.TempDir(), "clefs.db"), storage.Options{Defaults: game.Settings{House: game.DefaultHouse}})
 	if err != nil {
@@ -84,11 +93,12 @@ func TestGuildBytes(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	const settings = `{"StartingBalance":700,"DailyAmount":5,"DailyCooldown":3600000000000,"PublicPlays":true,"Channel":9,"House":{"MaxStakeDay":0,"MinInterval":0,"RealityPlays":100,"RealityEvery":3600000000000}}`
-	if got, want := raw(bucketGuilds, guildKey(1)), `{"v":1,"s":`+settings+`,"o":["op-1"]}`; got != want {
+	g1 := game.Guild{Settings: set, Ops: []string{"op-1"}}
+	if got, want := raw(bucketGuilds, guildKey(1)), `{"v":1,"p":`+string(must(schema.EncodeGuild(g1)))+`}`; got != want {
 		t.Fatalf("guild stored as\n%s\nwant\n%s", got, want)
 	}
-	if got, want := raw(bucketAudit, guildKey(1)), `{"At":"2026-01-02T03:04:05Z","Guild":1,"Actor":42,"Target":0,"Action":"settings","Amount":0,"Reason":"why"}`; got != want {
+	entry := game.AuditEntry{At: at, Guild: 1, Actor: 42, Action: game.ActionSettings, Reason: "why"}
+	if got, want := raw(bucketAudit, guildKey(1)), string(must(schema.EncodeAudit(1, "", entry))); got != want {
 		t.Fatalf("audit entry stored as\n%s\nwant\n%s", got, want)
 	}
 	if _, err := storage.ApplyGuild(ctx, st, 1, "rg:1", func(g game.Guild) (game.GuildStep, error) {
@@ -96,7 +106,15 @@ func TestGuildBytes(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := raw(bucketGuilds, guildKey(1)), `{"v":2,"s":`+settings+`,"o":["op-1"],"r":{"Op":"rg:1","Actor":42,"Reason":"","Started":"2026-01-02T03:04:05Z","After":0,"Count":0,"Done":"0001-01-01T00:00:00Z"}}`; got != want {
+	g2 := game.Guild{Settings: set, Ops: []string{"op-1"}, Reset: &game.GuildReset{Op: "rg:1", Actor: 42, Started: at}}
+	if got, want := raw(bucketGuilds, guildKey(1)), `{"v":2,"p":`+string(must(schema.EncodeGuild(g2)))+`}`; got != want {
 		t.Fatalf("guild with a reset stored as\n%s\nwant\n%s", got, want)
 	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

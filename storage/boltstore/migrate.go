@@ -16,11 +16,12 @@ import (
 // migrate rewrites, in tx, every record that the release before the
 // schema wrote (package legacy) in the schema: each gob player becomes a
 // player record, its revealed seeds and remembered operations move beside
-// it, and its JSON history lines are rewritten as schema lines. It returns
-// how many players it rewrote; a file with none to rewrite is not changed.
+// it, its JSON history lines are rewritten as schema lines, and so are the
+// guild records and moderator log lines (migrateGuilds). It returns how
+// many players it rewrote; a file with none to rewrite is not changed.
 // A record that cannot be read is an error that names it, and the whole
 // transaction is rolled back.
-func migrate(tx *bolt.Tx) (int, error) {
+func migrate(tx *bolt.Tx, house game.House) (int, error) {
 	var olds [][]byte // keys of legacy players
 	c := tx.Bucket(bucketPlayers).Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
@@ -34,7 +35,61 @@ func migrate(tx *bolt.Tx) (int, error) {
 			return 0, fmt.Errorf("migrate player %d/%d: %w", id.Guild, id.User, err)
 		}
 	}
+	if err := migrateGuilds(tx, house); err != nil {
+		return 0, err
+	}
 	return len(olds), nil
+}
+
+// migrateGuilds rewrites in the schema, in tx, every guild record and
+// moderator log line written before it (Go-named JSON, package legacy). A
+// guild keeps its version; a record without house rules gets house, the
+// store's default ones, as its players had.
+func migrateGuilds(tx *bolt.Tx, house game.House) error {
+	type kv struct{ k, v []byte }
+	var guilds, lines []kv
+	gb, ab := tx.Bucket(bucketGuilds), tx.Bucket(bucketAudit)
+	if err := gb.ForEach(func(k, v []byte) error {
+		if legacy.IsBoltGuild(v) {
+			guilds = append(guilds, kv{bytes.Clone(k), bytes.Clone(v)})
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := ab.ForEach(func(k, v []byte) error {
+		if legacy.IsAudit(v) {
+			lines = append(lines, kv{bytes.Clone(k), bytes.Clone(v)})
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, r := range guilds {
+		guild := binary.BigEndian.Uint64(r.k)
+		version, g, err := legacy.DecodeBoltGuild(r.v, house)
+		if err != nil {
+			return fmt.Errorf("migrate guild %d: %w", guild, err)
+		}
+		if err := putGuild(tx, guild, g, version); err != nil {
+			return fmt.Errorf("migrate guild %d: %w", guild, err)
+		}
+	}
+	for _, l := range lines {
+		guild := binary.BigEndian.Uint64(l.k)
+		e, _, err := legacy.DecodeAudit(guild, l.v)
+		if err != nil {
+			return fmt.Errorf("migrate audit line %x: %w", l.k, err)
+		}
+		b, err := schema.EncodeAudit(guild, "", e)
+		if err != nil {
+			return fmt.Errorf("migrate audit line %x: %w", l.k, err)
+		}
+		if err := ab.Put(l.k, b); err != nil {
+			return fmt.Errorf("migrate audit line %x: %w", l.k, err)
+		}
+	}
+	return nil
 }
 
 func migratePlayer(tx *bolt.Tx, id storage.PlayerID) error {

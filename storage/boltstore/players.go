@@ -339,7 +339,7 @@ func prepare(id storage.PlayerID, old *playerRec, op string, w storage.Write) (*
 		}
 	}
 	if w.Audit != nil {
-		if pw.entry, err = json.Marshal(w.Audit); err != nil {
+		if pw.entry, err = schema.EncodeAudit(w.Audit.Guild, "", *w.Audit); err != nil {
 			return nil, fmt.Errorf("boltstore: encode audit: %w", err)
 		}
 	}
