@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/lesclefsdutresor/clefs/bot"
-	"github.com/lesclefsdutresor/clefs/commands"
+	"github.com/lesclefsdutresor/clefs/cli"
+	"github.com/lesclefsdutresor/clefs/config"
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/metrics"
 	"github.com/lesclefsdutresor/clefs/storage"
@@ -237,9 +238,15 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	if err != nil {
 		return rep, err
 	}
-	// The handlers and the transports as the bot runs them: with metrics.
+	// The handlers and the transports as the bot runs them: built by the
+	// bot's own constructor (settings cache included), with metrics, on
+	// the configuration's defaults.
+	botCfg, err := botConfig(nil)
+	if err != nil {
+		return rep, err
+	}
 	m := metrics.New(metrics.NewRegistry())
-	app := commands.New(commands.Config{Observer: m, Logger: cfg.BotLogger, Drawer: cfg.Drawer}, b.store)
+	app := cli.NewHandlers(botCfg, b.store, m, cfg.BotLogger, cli.Hooks{Drawer: cfg.Drawer})
 	var errs errLog
 	for _, tr := range cfg.Transports {
 		ph, err := runTransport(ctx, tr, app, m, players, cfg, b, &errs)
@@ -266,6 +273,22 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	_, cycles, _, _ := counts(players)
 	rep.Audit, err = audit(ctx, b.store, players, cycles+directCycles)
 	return rep, err
+}
+
+// botConfig is the bot's configuration as config.Load reads it from env
+// (nil: no variable) and the fake Discord's token: every other setting
+// takes the default a deployment gets.
+func botConfig(env map[string]string) (config.Config, error) {
+	c, err := config.Load(func(k string) string {
+		if k == "DISCORD_TOKEN" {
+			return token
+		}
+		return env[k]
+	})
+	if err != nil {
+		return c, fmt.Errorf("loadtest: the bot's configuration: %w", err)
+	}
+	return c, nil
 }
 
 // idBase returns a snowflake-sized number (below 2^61, so IDs fit an int64
