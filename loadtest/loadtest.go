@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -62,6 +63,19 @@ type Config struct {
 	Rate float64
 	// SkipCeiling skips the phase that measures the store's own ceiling.
 	SkipCeiling bool
+	// SkipFloor skips the phase that measures the Redis server's floor
+	// (trivial EVALs from as many goroutines as players).
+	SkipFloor bool
+	// BotBinary, when set, is the bot's binary (`go build` of the
+	// module's main package), run as its own process for each transport,
+	// pointed at the fake Discord (DISCORD_API_BASE) and the run's store
+	// (REDIS_URL): its CPU time is then read apart, from /proc/PID/stat.
+	// Only with StoreRedis: a bolt file is locked by the one process
+	// that opens it. "" runs the bot in this process.
+	BotBinary string
+	// BotOutput receives what the bot process logs (at warning level and
+	// above); nil means nowhere (the last lines still show in errors).
+	BotOutput io.Writer
 
 	// Logger receives the run's progress; nil means none.
 	Logger *slog.Logger
@@ -103,6 +117,23 @@ type Phase struct {
 	CPUPerCycle       time.Duration `json:"cpu_per_cycle_ns"`
 	ServerCPU         time.Duration `json:"server_cpu_ns,omitempty"`
 	ServerCPUPerCycle time.Duration `json:"server_cpu_per_cycle_ns,omitempty"`
+	// FloorRatio is ServerCPUPerCycle over the floor measured in the same
+	// run (Report.Floor.PerCycle: two trivial EVALs); 0 if not measured.
+	FloorRatio float64 `json:"floor_ratio,omitempty"`
+	// ToServer and FromServer are the bytes the Redis server received
+	// and sent during the phase (INFO stats total_net_input_bytes,
+	// total_net_output_bytes; every client's), ServerCommands the commands
+	// it ran; and the same per cycle.
+	ToServer               int64   `json:"to_server_bytes,omitempty"`
+	FromServer             int64   `json:"from_server_bytes,omitempty"`
+	ServerCommands         int64   `json:"server_commands,omitempty"`
+	ToServerPerCycle       float64 `json:"to_server_bytes_per_cycle,omitempty"`
+	FromServerPerCycle     float64 `json:"from_server_bytes_per_cycle,omitempty"`
+	ServerCommandsPerCycle float64 `json:"server_commands_per_cycle,omitempty"`
+	// BotCPU is the bot's own CPU time (user + system, /proc/PID/stat)
+	// when it runs as its own process (Config.BotBinary); 0 otherwise.
+	BotCPU               time.Duration `json:"bot_cpu_ns,omitempty"`
+	BotCPUPerInteraction time.Duration `json:"bot_cpu_per_interaction_ns,omitempty"`
 
 	// Latency is from the interaction's receipt (its dispatch, its POST;
 	// its schedule in an open loop) to the bot's answer, per kind and
@@ -126,6 +157,12 @@ func (p *Phase) finish() {
 	if p.Cycles > 0 {
 		p.CPUPerCycle = p.CPU / time.Duration(p.Cycles)
 		p.ServerCPUPerCycle = p.ServerCPU / time.Duration(p.Cycles)
+		n := float64(p.Cycles)
+		p.ToServerPerCycle, p.FromServerPerCycle = float64(p.ToServer)/n, float64(p.FromServer)/n
+		p.ServerCommandsPerCycle = float64(p.ServerCommands) / n
+	}
+	if p.Interactions > 0 {
+		p.BotCPUPerInteraction = p.BotCPU / time.Duration(p.Interactions)
 	}
 }
 
@@ -155,10 +192,23 @@ type Report struct {
 	Phases []Phase `json:"phases"`
 	// Ceiling is the store's steps issued directly, if measured.
 	Ceiling *Phase `json:"ceiling,omitempty"`
-	Audit   Audit  `json:"audit"`
+	// Floor is the Redis server's cost of trivial EVALs, if measured.
+	Floor *Floor `json:"floor,omitempty"`
+	// BotProcess is the bot's binary when it ran as its own process.
+	BotProcess string `json:"bot_process,omitempty"`
+	Audit      Audit  `json:"audit"`
 	// Cleanup tells what was removed at the end.
 	Cleanup     string   `json:"cleanup"`
 	FirstErrors []string `json:"first_errors,omitempty"`
+}
+
+// phases returns pointers to the transports' phases.
+func (r *Report) phases() []*Phase {
+	out := make([]*Phase, len(r.Phases))
+	for k := range r.Phases {
+		out[k] = &r.Phases[k]
+	}
+	return out
 }
 
 // withDefaults checks cfg and fills its defaults.
@@ -190,6 +240,8 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, fmt.Errorf("loadtest: %d guilds: want 1 to 1,000", cfg.Guilds)
 	case cfg.Duration < 0 || cfg.Warmup < 0 || cfg.Rate < 0:
 		return cfg, errors.New("loadtest: negative duration, warm-up or rate")
+	case cfg.BotBinary != "" && cfg.Store != StoreRedis:
+		return cfg, errors.New("loadtest: the bot as its own process needs the Redis store (a bolt file is locked by the process that opens it)")
 	}
 	cfg.Guilds = min(cfg.Guilds, cfg.Players)
 	if cfg.Logger == nil {
@@ -247,9 +299,17 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	}
 	m := metrics.New(metrics.NewRegistry())
 	app := cli.NewHandlers(botCfg, b.store, m, cfg.BotLogger, cli.Hooks{Drawer: cfg.Drawer})
+	var spec *botSpec
+	if cfg.BotBinary != "" {
+		// The bot as a deployment runs it, on the run's Redis database.
+		spec = &botSpec{bin: cfg.BotBinary, out: cfg.BotOutput, env: map[string]string{
+			"DISCORD_TOKEN": token, "REDIS_URL": cfg.RedisURL, "LOG_LEVEL": "warn",
+		}}
+		rep.BotProcess = cfg.BotBinary
+	}
 	var errs errLog
 	for _, tr := range cfg.Transports {
-		ph, err := runTransport(ctx, tr, app, m, players, cfg, b, &errs)
+		ph, err := runTransport(ctx, tr, app, m, spec, players, cfg, b, &errs)
 		if err != nil {
 			return rep, err
 		}
@@ -263,6 +323,18 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 		for k := range rep.Phases {
 			if ph.CyclesPerSec > 0 {
 				rep.Phases[k].OfCeiling = rep.Phases[k].CyclesPerSec / ph.CyclesPerSec
+			}
+		}
+	}
+	if !cfg.SkipFloor && b.redis != nil && ctx.Err() == nil {
+		f, err := runFloor(ctx, b, cfg.Players, cfg.Duration, cfg.Logger)
+		if err != nil {
+			return rep, err
+		}
+		rep.Floor = &f
+		for _, ph := range append(rep.phases(), rep.Ceiling) {
+			if ph != nil && f.PerCycle > 0 {
+				ph.FloorRatio = float64(ph.ServerCPUPerCycle) / float64(f.PerCycle)
 			}
 		}
 	}
@@ -342,17 +414,24 @@ func setup(ctx context.Context, s storage.Store, base uint64, cfg Config) ([]*pl
 	return players, nil
 }
 
-// meter measures a phase's CPU times.
+// meter measures a phase's CPU times and the store server's counters.
 type meter struct {
-	serverCPU func(context.Context) (time.Duration, error)
-	cpu, srv  time.Duration
-	srvErr    error
+	server func(context.Context) (ServerStats, error)
+	bot    func() (time.Duration, error) // the bot process's CPU; nil when the bot runs in this one
+	cpu    time.Duration
+	srv    ServerStats
+	srvErr error
+	botCPU time.Duration
+	botErr error
 }
 
-func startMeter(ctx context.Context, serverCPU func(context.Context) (time.Duration, error)) meter {
-	m := meter{serverCPU: serverCPU}
-	if serverCPU != nil {
-		m.srv, m.srvErr = serverCPU(ctx)
+func startMeter(ctx context.Context, b *backend, bot func() (time.Duration, error)) meter {
+	m := meter{server: b.server, bot: bot}
+	if m.server != nil {
+		m.srv, m.srvErr = m.server(ctx)
+	}
+	if bot != nil {
+		m.botCPU, m.botErr = bot()
 	}
 	m.cpu = processCPU()
 	return m
@@ -360,23 +439,29 @@ func startMeter(ctx context.Context, serverCPU func(context.Context) (time.Durat
 
 func (m meter) stop(ctx context.Context, ph *Phase) {
 	ph.CPU = processCPU() - m.cpu
-	if m.serverCPU != nil && m.srvErr == nil {
-		if srv, err := m.serverCPU(ctx); err == nil {
-			ph.ServerCPU = srv - m.srv
+	if m.bot != nil && m.botErr == nil {
+		if c, err := m.bot(); err == nil {
+			ph.BotCPU = c - m.botCPU
+		}
+	}
+	if m.server != nil && m.srvErr == nil {
+		if srv, err := m.server(ctx); err == nil {
+			d := srv.sub(m.srv)
+			ph.ServerCPU, ph.ToServer, ph.FromServer, ph.ServerCommands = d.CPU, d.NetIn, d.NetOut, d.Commands
 		}
 	}
 }
 
 // runTransport starts a transport (the fake Discord and the bot), runs the
 // warm-up and the measured phase through it, and stops it.
-func runTransport(ctx context.Context, name string, h bot.Handler, obs bot.Observer, players []*player, cfg Config, b *backend, errs *errLog) (ph Phase, err error) {
+func runTransport(ctx context.Context, name string, h bot.Handler, obs bot.Observer, spec *botSpec, players []*player, cfg Config, b *backend, errs *errLog) (ph Phase, err error) {
 	log := cfg.Logger.With("transport", name)
 	var c client
 	switch name {
 	case Gateway:
-		c, err = startGateway(ctx, h, obs, cfg.BotLogger)
+		c, err = startGateway(ctx, h, obs, cfg.BotLogger, spec)
 	case HTTP:
-		c, err = startHTTP(ctx, h, obs, cfg.BotLogger, len(players))
+		c, err = startHTTP(ctx, h, obs, cfg.BotLogger, len(players), spec)
 	}
 	if err != nil {
 		return ph, err
@@ -399,7 +484,7 @@ func runTransport(ctx context.Context, name string, h bot.Handler, obs bot.Obser
 	log.Info("measuring", "duration", cfg.Duration, "players", len(players), "rate", cfg.Rate)
 	calls0, cycles0, chests0, errs0 := counts(players)
 	rec := newRecording()
-	m := startMeter(ctx, b.serverCPU)
+	m := startMeter(ctx, b, c.botCPU())
 	start := time.Now()
 	drive(cfg.Duration, rec)
 	ph = Phase{Name: name, Rate: cfg.Rate, Players: len(players), Elapsed: time.Since(start)}
@@ -422,7 +507,7 @@ func runTransport(ctx context.Context, name string, h bot.Handler, obs bot.Obser
 func runCeiling(ctx context.Context, players []*player, cfg Config, b *backend, errs *errLog) Phase {
 	cfg.Logger.Info("measuring the store's own ceiling", "duration", cfg.Duration, "goroutines", len(players))
 	before := errs.count()
-	m := startMeter(ctx, b.serverCPU)
+	m := startMeter(ctx, b, nil)
 	start := time.Now()
 	d := cfg.Drawer
 	if d == nil {
