@@ -73,6 +73,12 @@ type Config struct {
 	// Only with StoreRedis: a bolt file is locked by the one process
 	// that opens it. "" runs the bot in this process.
 	BotBinary string
+	// BotEnv are variables of the bot's configuration (as config.Load
+	// reads them, e.g. APP_EMOJIS=false), for the bot in this process and
+	// in its own; those the run sets itself (DISCORD_TOKEN,
+	// DISCORD_API_BASE, REDIS_URL, INTERACTIONS_ADDR, DISCORD_PUBLIC_KEY)
+	// win. nil: a deployment's defaults.
+	BotEnv map[string]string
 	// BotOutput receives what the bot process logs (at warning level and
 	// above); nil means nowhere (the last lines still show in errors).
 	BotOutput io.Writer
@@ -293,7 +299,7 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	// The handlers and the transports as the bot runs them: built by the
 	// bot's own constructor (settings cache included), with metrics, on
 	// the configuration's defaults.
-	botCfg, err := botConfig(nil)
+	botCfg, err := botConfig(cfg.BotEnv)
 	if err != nil {
 		return rep, err
 	}
@@ -302,9 +308,12 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	var spec *botSpec
 	if cfg.BotBinary != "" {
 		// The bot as a deployment runs it, on the run's Redis database.
-		spec = &botSpec{bin: cfg.BotBinary, out: cfg.BotOutput, env: map[string]string{
-			"DISCORD_TOKEN": token, "REDIS_URL": cfg.RedisURL, "LOG_LEVEL": "warn",
-		}}
+		env := map[string]string{"LOG_LEVEL": "warn"}
+		for k, v := range cfg.BotEnv {
+			env[k] = v
+		}
+		env["DISCORD_TOKEN"], env["REDIS_URL"] = token, cfg.RedisURL
+		spec = &botSpec{bin: cfg.BotBinary, out: cfg.BotOutput, env: env}
 		rep.BotProcess = cfg.BotBinary
 	}
 	var errs errLog

@@ -5,18 +5,21 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
-	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lesclefsdutresor/clefs/cli"
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/boltstore"
@@ -52,12 +55,34 @@ func (w tbWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// short is a small, fast configuration: a few players for a fraction of a second.
+// short is a small, fast configuration: a few players for a fraction of a
+// second, without drawing the application's emojis at each start (the
+// end-to-end tests cover them).
 func short(tb testing.TB, transports ...string) Config {
 	return Config{
-		Transports: transports, Players: 4, Guilds: 2, Duration: 600 * time.Millisecond,
+		Transports: transports, Players: 2, Guilds: 2, Duration: 600 * time.Millisecond,
 		SkipCeiling: true, Logger: testLogger(tb), Drawer: keyDrawer{game.NewSecureSource()},
+		BotEnv: map[string]string{"APP_EMOJIS": "false"},
 	}
+}
+
+// asBot is the variable that makes this test binary run as the bot
+// (cli.Main with no argument), so that TestBotProcessOnRedis runs the
+// bot as a process of its own without building the module a second time.
+const asBot = "CLEFS_LOADTEST_TEST_AS_BOT"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asBot) == "1" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := cli.Main(ctx, nil, os.Stdout, os.Stderr)
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "clefs:", err)
+			os.Exit(cli.ExitCode(err))
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
 }
 
 // checkPhases checks that every phase played cycles and chests, without
@@ -124,7 +149,6 @@ func TestRunOnBolt(t *testing.T) {
 func TestCeilingPhase(t *testing.T) {
 	cfg := short(t, HTTP)
 	cfg.SkipCeiling = false
-	cfg.Duration = 300 * time.Millisecond
 	rep, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -238,7 +262,6 @@ func TestRedisRefusedThenCleaned(t *testing.T) {
 
 	cfg := short(t, HTTP)
 	cfg.Store, cfg.RedisURL = StoreRedis, url
-	cfg.Duration = 300 * time.Millisecond
 	if _, err := Run(ctx, cfg); !errors.Is(err, ErrNotEmpty) {
 		t.Fatalf("Run on a database with a key: %v, want ErrNotEmpty", err)
 	}
@@ -275,7 +298,7 @@ func (s *leakyStore) Update(ctx context.Context, id storage.PlayerID, fn func(st
 }
 
 func soakConfig(tb testing.TB) SoakConfig {
-	return SoakConfig{Plays: 1200, Players: 4, Goroutines: 64, Logger: testLogger(tb)}
+	return SoakConfig{Plays: 400, Players: 4, Goroutines: 64, Logger: testLogger(tb)}
 }
 
 func TestSoakFailsOnALeak(t *testing.T) {
@@ -345,28 +368,20 @@ func TestParseStatCPU(t *testing.T) {
 	}
 }
 
-// buildBot builds the module's main package, the bot as it ships.
-func buildBot(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "clefs")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/lesclefsdutresor/clefs").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestBotProcessOnRedis runs both transports with the bot as its own
-// process, then the ceiling and the floor, and checks that the report
+// process (cmd/loadtest runs `go build` of the main package; here the
+// test binary plays main), then the ceiling and the floor, and checks that the report
 // has every figure of the cost: the bot's CPU per interaction, Redis's
 // CPU beside the floor, the bytes per cycle. Their values are not
 // checked.
 func TestBotProcessOnRedis(t *testing.T) {
 	cfg := short(t, Gateway, HTTP)
 	cfg.Store, cfg.RedisURL = StoreRedis, redistest.URL(t)
-	cfg.BotBinary = buildBot(t)
+	// This test binary, as the bot (TestMain): cli.Main, as main.go runs it.
+	cfg.BotBinary, cfg.BotEnv[asBot] = os.Args[0], "1"
+	cfg.BotOutput = tbWriter{t}
 	cfg.SkipCeiling = false
-	cfg.Duration = 500 * time.Millisecond
+	cfg.Duration = time.Second
 	cfg.Drawer = nil // the bot process draws its own, verifiable, tickets
 	rep, err := Run(context.Background(), cfg)
 	if err != nil {
