@@ -117,8 +117,9 @@ type Phase struct {
 	CyclesPerSec       float64 `json:"cycles_per_sec"`
 	InteractionsPerSec float64 `json:"interactions_per_sec,omitempty"`
 	// CPU is this process's CPU time (user + system) during the phase:
-	// for a transport, the bot, the fake Discord and the load generator
-	// together. ServerCPU is the Redis server's (0 for bolt).
+	// for a transport, the fake Discord and the load generator, and the
+	// bot too unless it runs as its own process (BotCPU). ServerCPU is
+	// the Redis server's (0 for bolt).
 	CPU               time.Duration `json:"cpu_ns"`
 	CPUPerCycle       time.Duration `json:"cpu_per_cycle_ns"`
 	ServerCPU         time.Duration `json:"server_cpu_ns,omitempty"`
