@@ -18,14 +18,16 @@
 // Handler with a commands.Responder, and shut down cleanly, letting the
 // interactions in progress finish.
 //
-// Main is the whole process as `go run .` runs it (store, metrics, handlers,
-// transport), so that the end-to-end tests run exactly the same wiring:
+// The package builds no process: the composition root, cli.Serve, opens
+// the store, builds the handlers (cli.NewHandlers) and runs one transport,
+// and `go run .` and the end-to-end tests run exactly that:
 //
-//	cfg, err := config.Load(os.Getenv)
+//	h := cli.NewHandlers(cfg, store, m, log, cli.Hooks{})
+//	g, err := bot.NewGateway(bot.GatewayOptions{Token: cfg.Token, APIBase: cfg.APIBase, Logger: log}, h)
 //	if err != nil {
 //		return err
 //	}
-//	return bot.Main(ctx, cfg, logger, bot.Hooks{}) // returns when ctx ends
+//	return g.Run(ctx) // returns when ctx ends, after a clean shutdown
 //
 // DISCORD_API_BASE (the APIBase options) is applied by an http.RoundTripper
 // that sends every request for https://discord.com to the base instead; the

@@ -60,6 +60,7 @@ type Gateway struct {
 	log   *slog.Logger
 	obs   Observer
 	rest  *discordgo.Session
+	h     Handler
 	track *tracker
 	ready chan struct{}
 
@@ -112,7 +113,7 @@ func NewGateway(opts GatewayOptions, h Handler) (*Gateway, error) {
 	}
 	rest.LogLevel = opts.LogLevel
 	g := &Gateway{
-		opts: opts, log: opts.Logger, obs: opts.Observer, rest: rest,
+		opts: opts, log: opts.Logger, obs: opts.Observer, rest: rest, h: h,
 		track: newTracker(h, opts.Logger, opts.ShutdownTimeout),
 		ready: make(chan struct{}),
 	}
@@ -216,7 +217,7 @@ func (g *Gateway) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	installEmojis(ctx, g.rest, appID, g.track.h, g.log)
+	installEmojis(ctx, g.rest, appID, g.h, g.log)
 	responder := restResponder{s: g.rest, appID: appID}
 	shards := make([]*shard, len(ids))
 	for k, id := range ids {
@@ -236,7 +237,7 @@ func (g *Gateway) start(ctx context.Context) error {
 	g.mu.Unlock()
 
 	if ids[0] == 0 {
-		n, err := Register(ctx, g.rest, appID, g.opts.GuildID, g.track.h.Definitions())
+		n, err := Register(ctx, g.rest, appID, g.opts.GuildID, g.h.Definitions())
 		if err != nil {
 			return err
 		}
@@ -293,10 +294,7 @@ func (g *Gateway) addHandlers(sh *shard, responder restResponder) {
 	})
 	sh.s.AddHandler(func(*discordgo.Session, *discordgo.Disconnect) {
 		g.setUp(sh, false)
-		g.track.mu.Lock()
-		closing := g.track.closing
-		g.track.mu.Unlock()
-		if closing {
+		if g.track.isClosing() {
 			sh.log.Info("gateway closed")
 			return
 		}
@@ -308,9 +306,7 @@ func (g *Gateway) addHandlers(sh *shard, responder restResponder) {
 // interactions in progress.
 func (g *Gateway) shutdown() error {
 	start := time.Now()
-	g.track.mu.Lock()
-	g.track.closing = true
-	g.track.mu.Unlock()
+	g.track.stop()
 	g.mu.Lock()
 	shards := g.shards
 	g.mu.Unlock()
@@ -331,7 +327,8 @@ func (g *Gateway) shutdown() error {
 	}
 	wg.Wait()
 	errs = append(errs, g.track.shutdown(start))
-	g.log.Info("gateway stopped", "handled", g.track.handled.Load(),
-		"dropped_while_closing", g.track.dropped.Load(), "took", time.Since(start).Round(time.Millisecond))
+	handled, dropped := g.track.counts()
+	g.log.Info("gateway stopped", "handled", handled,
+		"dropped_while_closing", dropped, "took", time.Since(start).Round(time.Millisecond))
 	return errors.Join(errs...)
 }

@@ -75,6 +75,7 @@ type Endpoint struct {
 	ilog  *slog.Logger // log, for the interactions: with transport=http
 	obs   Observer
 	rest  *discordgo.Session
+	h     Handler
 	track *tracker
 	mux   *http.ServeMux
 	now   func() time.Time
@@ -103,6 +104,7 @@ func NewEndpoint(opts EndpointOptions, h Handler) (*Endpoint, error) {
 	rest.LogLevel = opts.LogLevel
 	e := &Endpoint{
 		opts: opts, log: opts.Logger, ilog: opts.Logger.With("transport", "http"), obs: opts.Observer, rest: rest,
+		h:     h,
 		track: newTracker(h, opts.Logger, opts.ShutdownTimeout),
 		mux:   http.NewServeMux(), now: opts.Now, seen: map[string]time.Time{},
 	}
@@ -138,14 +140,15 @@ func (e *Endpoint) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	go func() { served <- srv.Serve(ln) }()
 	stop := func() error {
 		start := time.Now()
-		sctx, cancel := context.WithTimeout(context.Background(), max(e.track.timeout, time.Second))
+		sctx, cancel := context.WithTimeout(context.Background(), max(e.track.shutdownTimeout(), time.Second))
 		defer cancel()
 		err := srv.Shutdown(sctx) // waits for the replies in progress
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = nil // the tracker reports the interactions still running
 		}
 		err = errors.Join(err, e.track.shutdown(start))
-		e.log.Info("interactions endpoint stopped", "handled", e.track.handled.Load(), "took", time.Since(start).Round(time.Millisecond))
+		handled, _ := e.track.counts()
+		e.log.Info("interactions endpoint stopped", "handled", handled, "took", time.Since(start).Round(time.Millisecond))
 		return err
 	}
 
@@ -179,8 +182,8 @@ func (e *Endpoint) Register(ctx context.Context) error {
 	e.mu.Lock()
 	e.appID = appID
 	e.mu.Unlock()
-	installEmojis(ctx, e.rest, appID, e.track.h, e.log)
-	n, err := Register(ctx, e.rest, appID, e.opts.GuildID, e.track.h.Definitions())
+	installEmojis(ctx, e.rest, appID, e.h, e.log)
+	n, err := Register(ctx, e.rest, appID, e.opts.GuildID, e.h.Definitions())
 	if err != nil {
 		return err
 	}

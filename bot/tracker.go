@@ -26,7 +26,7 @@ type tracker struct {
 	cancel context.CancelFunc
 
 	mu       sync.Mutex
-	closing  bool
+	closing  bool // guarded by mu; read through isClosing, set by stop
 	inflight sync.WaitGroup
 	handled  atomic.Int64
 	dropped  atomic.Int64
@@ -62,6 +62,29 @@ func (t *tracker) handle(r commands.Responder, i *discordgo.Interaction, log *sl
 	return true
 }
 
+// stop makes the tracker refuse new interactions; those in progress go on.
+func (t *tracker) stop() {
+	t.mu.Lock()
+	t.closing = true
+	t.mu.Unlock()
+}
+
+// isClosing reports whether stop (or shutdown) has been called.
+func (t *tracker) isClosing() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.closing
+}
+
+// counts returns the interactions handled and those dropped because the
+// transport was shutting down.
+func (t *tracker) counts() (handled, dropped int64) {
+	return t.handled.Load(), t.dropped.Load()
+}
+
+// shutdownTimeout is how long shutdown waits for the interactions in progress.
+func (t *tracker) shutdownTimeout() time.Duration { return t.timeout }
+
 // enter counts an interaction in flight, unless the transport is shutting
 // down (then it counts it as dropped and reports false).
 func (t *tracker) enter() bool {
@@ -79,9 +102,7 @@ func (t *tracker) enter() bool {
 // the timeout, counted from start; then it cancels their context and gives
 // them one more second.
 func (t *tracker) shutdown(start time.Time) error {
-	t.mu.Lock()
-	t.closing = true
-	t.mu.Unlock()
+	t.stop()
 	defer t.cancel()
 	done := make(chan struct{})
 	go func() { t.inflight.Wait(); close(done) }()

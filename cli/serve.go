@@ -109,14 +109,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	}
 	m := metrics.New(reg)
 	metrics.BuildInfo(reg, info.Version, info.Revision)
-	// /play reads the guild's settings (Store.Guild); a second's cache
-	// spares a store round trip (wall clock: caching is not game time).
-	cached := settingscache.New(store, time.Second, time.Now)
-	app := commands.New(commands.Config{
-		Emoji: cfg.Emoji, Hidden: cfg.Hidden, Now: hooks.Now, Observer: m, Logger: log,
-		Drawer: hooks.Drawer, Seeds: hooks.Seeds,
-		ApplicationEmojis: cfg.AppEmojis, // uploaded by the transport at start (bot.EmojiHandler)
-	}, cached)
+	app := NewHandlers(cfg, store, m, log, hooks)
 	var (
 		tr  transport
 		run func(ctx context.Context) error
@@ -189,6 +182,26 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	err = run(ctx)
 	cancel()
 	return errors.Join(err, <-metricsDone)
+}
+
+// SettingsTTL is how long the handlers keep a guild's settings in memory
+// (package settingscache) before reading them again from the store.
+const SettingsTTL = time.Second
+
+// NewHandlers builds the interaction handlers exactly as the bot serves
+// them, over store: cfg's emojis, hooks' drawer, clock and seeds, obs
+// counting (nil: none), log, and the guild settings cached for
+// SettingsTTL in front of store. Serve calls it, and so does the load
+// generator, so that it measures the handlers the bot runs.
+func NewHandlers(cfg config.Config, store storage.Store, obs commands.Observer, log *slog.Logger, hooks Hooks) *commands.App {
+	// /play reads the guild's settings (Store.Guild); a second's cache
+	// spares a store round trip (wall clock: caching is not game time).
+	cached := settingscache.New(store, SettingsTTL, time.Now)
+	return commands.New(commands.Config{
+		Emoji: cfg.Emoji, Hidden: cfg.Hidden, Now: hooks.Now, Observer: obs, Logger: log,
+		Drawer: hooks.Drawer, Seeds: hooks.Seeds,
+		ApplicationEmojis: cfg.AppEmojis, // uploaded by the transport at start (bot.EmojiHandler)
+	}, cached)
 }
 
 // transportName names the transport in /healthz.

@@ -18,8 +18,10 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// Responder answers one interaction. The bot implements it over a discordgo
-// session; an HTTP interactions endpoint would implement it over the HTTP reply.
+// Responder answers one interaction. Package bot implements it twice: over
+// REST with a discordgo session for the gateway, and over the HTTP reply
+// for the interactions endpoint (bot/http.go; edits and follow-ups after
+// it still go over REST).
 type Responder interface {
 	// Respond sends the initial response (the callback). It is called at most once.
 	Respond(ctx context.Context, i *discordgo.Interaction, r *discordgo.InteractionResponse) error

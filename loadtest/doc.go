@@ -27,15 +27,31 @@
 // from the scheduled send, so that a late send counts against the bot
 // rather than hiding (no coordinated omission).
 //
+// The handlers are built by cli.NewHandlers, the constructor the bot's
+// composition root uses (settings cache included), on the configuration a
+// deployment gets by default. With Config.BotBinary the bot is not in this
+// process at all: the real binary runs as its own process per transport,
+// pointed at the fake Discord and the run's Redis, and its CPU time is
+// read from /proc/PID/stat.
+//
 // A run reports, per transport, cycles and interactions per second, latency
 // per kind (p50, p95, p99), CPU per cycle of this process (which holds the
-// bot, the fake Discord and the load generator: an upper bound of the bot's)
-// and, on Redis, of the Redis server (INFO cpu). A last phase applies the
+// fake Discord and the load generator, and the bot unless it runs apart),
+// the bot process's own CPU per interaction when it runs apart, and, on
+// Redis, the server's CPU per cycle (INFO cpu), the bytes it received and
+// sent per cycle (INFO stats) and the ratio of its CPU to a floor measured
+// in the same run: `EVAL "return 1" 0` from as many goroutines as players,
+// two of them per cycle (a cycle is two round trips). A phase applies the
 // game's steps (Buy, Reveal of all rows, OpenChest when due) to the store
 // directly with storage.Apply, each under its own operation ID, from as
 // many goroutines: the store's own ceiling, so that the report says what
 // share of it the handlers reach. Then every player's books are audited:
 // game.Player.Check, and balance = start − staked + won.
+//
+// Soak applies cycles to the store directly, with no handler and no
+// transport, and fails with ErrGrowth when the heap after runtime.GC at
+// the end is over 1.2 times the heap at a tenth of the cycles: a store
+// that keeps something per write shows there.
 //
 // Safety: a run uses a temporary bolt file by default, removed at the end.
 // An explicit bolt file or a Redis database that already holds data is
@@ -48,6 +64,7 @@
 //
 //	go run ./cmd/loadtest -transport both -players 64 -duration 5s
 //	go run ./cmd/loadtest -store redis -redis redis://127.0.0.1:6390/0 -rate 1000 -duration 10s -json
+//	go run ./cmd/loadtest -soak 100000
 //
 // or from Go:
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
@@ -40,16 +41,43 @@ func refusals(srv *fakediscord.Server) []string {
 // gatewayClient plays through the gateway: the fake Discord dispatches
 // INTERACTION_CREATE over its websocket to a real bot.Gateway (one
 // discordgo session, its real decoding), which answers over REST to the
-// fake.
+// fake. The bot runs in this process, or as its own (proc).
 type gatewayClient struct {
 	srv  *fakediscord.Server
 	stop context.CancelFunc
 	done chan error
+	proc *botProc
+}
+
+// botSpec says how to run the bot as its own process: the binary, the
+// environment common to both transports (the store), and where its output
+// goes.
+type botSpec struct {
+	bin string
+	env map[string]string
+	out io.Writer
+}
+
+// with returns the environment plus the variables given.
+func (b *botSpec) with(kv ...string) map[string]string {
+	env := make(map[string]string, len(b.env)+len(kv)/2)
+	for k, v := range b.env {
+		env[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		env[kv[i]] = kv[i+1]
+	}
+	return env
 }
 
 // startGateway starts the fake Discord and a bot.Gateway serving h against
 // it, and returns once the bot is connected and its commands registered.
-func startGateway(ctx context.Context, h bot.Handler, obs bot.Observer, log *slog.Logger) (*gatewayClient, error) {
+// With spec, the bot is spec's binary in a process of its own instead, and
+// h and obs are not used.
+func startGateway(ctx context.Context, h bot.Handler, obs bot.Observer, log *slog.Logger, spec *botSpec) (*gatewayClient, error) {
+	if spec != nil {
+		return startGatewayProcess(ctx, spec)
+	}
 	srv, err := startFake()
 	if err != nil {
 		return nil, err
@@ -73,6 +101,33 @@ func startGateway(ctx context.Context, h bot.Handler, obs bot.Observer, log *slo
 		return nil, fmt.Errorf("loadtest: the gateway did not start: %w", err)
 	case <-ctx.Done():
 		return nil, errors.Join(ctx.Err(), c.close())
+	}
+	return c, nil
+}
+
+// startGatewayProcess starts the fake Discord and the bot's binary
+// against it (DISCORD_API_BASE, one shard), and returns once the bot has
+// registered its commands and identified on the gateway.
+func startGatewayProcess(ctx context.Context, spec *botSpec) (*gatewayClient, error) {
+	srv, err := startFake()
+	if err != nil {
+		return nil, err
+	}
+	p, err := startBot(spec.bin, spec.with("DISCORD_API_BASE", srv.URL(), "SHARD_COUNT", "1"), spec.out)
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	c := &gatewayClient{srv: srv, proc: p}
+	err = p.await(ctx, "commands registered, gateway identified", func(ctx context.Context) error {
+		if _, err := srv.WaitCommands(ctx, ""); err != nil {
+			return err
+		}
+		_, err := srv.WaitIdentified(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, errors.Join(err, c.close())
 	}
 	return c, nil
 }
@@ -117,10 +172,23 @@ func (c *gatewayClient) refused() []string { return refusals(c.srv) }
 // close stops the bot (it waits for the interactions in progress), then
 // the fake Discord.
 func (c *gatewayClient) close() error {
-	c.stop()
-	err := <-c.done
-	if err != nil {
-		err = fmt.Errorf("loadtest: gateway: %w", err)
+	var err error
+	if c.proc != nil {
+		err = c.proc.stop()
+	} else {
+		c.stop()
+		if err = <-c.done; err != nil {
+			err = fmt.Errorf("loadtest: gateway: %w", err)
+		}
 	}
 	return errors.Join(err, c.srv.Close())
+}
+
+// botCPU reads the bot process's CPU time; nil when the bot runs in this
+// process.
+func (c *gatewayClient) botCPU() func() (time.Duration, error) {
+	if c.proc == nil {
+		return nil
+	}
+	return c.proc.cpu
 }

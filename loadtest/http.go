@@ -39,12 +39,14 @@ type httpClient struct {
 	seq       atomic.Int64
 	stop      context.CancelFunc
 	done      chan error
+	proc      *botProc // the bot as its own process; nil when it runs in this one
 }
 
 // startHTTP starts the fake Discord and a bot.Endpoint serving h on a free
 // loopback port, and returns once the endpoint serves and the commands are
-// registered.
-func startHTTP(ctx context.Context, h bot.Handler, obs bot.Observer, log *slog.Logger, players int) (*httpClient, error) {
+// registered. With spec, the bot is spec's binary in a process of its
+// own instead, and h and obs are not used.
+func startHTTP(ctx context.Context, h bot.Handler, obs bot.Observer, log *slog.Logger, players int, spec *botSpec) (*httpClient, error) {
 	srv, err := startFake()
 	if err != nil {
 		return nil, err
@@ -54,6 +56,9 @@ func startHTTP(ctx context.Context, h bot.Handler, obs bot.Observer, log *slog.L
 		srv.Close()
 		return nil, fmt.Errorf("loadtest: application key: %w", err)
 	}
+	if spec != nil {
+		return startHTTPProcess(ctx, srv, pub, key, players, spec)
+	}
 	e, err := bot.NewEndpoint(bot.EndpointOptions{
 		Token: token, PublicKey: pub, Addr: "127.0.0.1:0", APIBase: srv.URL(),
 		Logger: log, Observer: obs,
@@ -62,15 +67,9 @@ func startHTTP(ctx context.Context, h bot.Handler, obs bot.Observer, log *slog.L
 		srv.Close()
 		return nil, fmt.Errorf("loadtest: %w", err)
 	}
-	// One kept-alive connection per player, as Discord keeps connections
-	// to an endpoint open.
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = players
 	runCtx, stop := context.WithCancel(context.Background())
-	c := &httpClient{
-		srv: srv, key: key, hc: &http.Client{Transport: tr, Timeout: 10 * time.Second},
-		appID: srv.AppID(), stop: stop, done: make(chan error, 1),
-	}
+	c := newHTTPClient(srv, key, players)
+	c.stop, c.done = stop, make(chan error, 1)
 	addr := make(chan net.Addr, 1)
 	go func() { c.done <- e.Run(runCtx, func(a net.Addr) { addr <- a }) }()
 	select {
@@ -83,15 +82,73 @@ func startHTTP(ctx context.Context, h bot.Handler, obs bot.Observer, log *slog.L
 	case <-ctx.Done():
 		return nil, errors.Join(ctx.Err(), c.close())
 	}
-	for _, cmd := range srv.Commands("") {
+	if err := c.findPlay(); err != nil {
+		return nil, errors.Join(err, c.close())
+	}
+	return c, nil
+}
+
+// newHTTPClient is the client side of an endpoint: one kept-alive
+// connection per player, as Discord keeps connections to an endpoint open.
+func newHTTPClient(srv *fakediscord.Server, key ed25519.PrivateKey, players int) *httpClient {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = players
+	return &httpClient{srv: srv, key: key, hc: &http.Client{Transport: tr, Timeout: 10 * time.Second}, appID: srv.AppID()}
+}
+
+// startHTTPProcess starts the bot's binary serving its endpoint on a free
+// loopback port (INTERACTIONS_ADDR, DISCORD_PUBLIC_KEY) against the fake
+// Discord, and returns once the commands are registered and the endpoint
+// accepts connections.
+func startHTTPProcess(ctx context.Context, srv *fakediscord.Server, pub ed25519.PublicKey, key ed25519.PrivateKey, players int, spec *botSpec) (*httpClient, error) {
+	addr, err := freeLoopbackAddr()
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	p, err := startBot(spec.bin, spec.with("DISCORD_API_BASE", srv.URL(), "INTERACTIONS_ADDR", addr,
+		"DISCORD_PUBLIC_KEY", hex.EncodeToString(pub)), spec.out)
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	c := newHTTPClient(srv, key, players)
+	c.proc, c.url = p, "http://"+addr+"/interactions"
+	err = p.await(ctx, "commands registered, endpoint listening on "+addr, func(ctx context.Context) error {
+		if _, err := srv.WaitCommands(ctx, ""); err != nil {
+			return err
+		}
+		return waitListening(ctx, addr)
+	})
+	if err == nil {
+		err = c.findPlay()
+	}
+	if err != nil {
+		return nil, errors.Join(err, c.close())
+	}
+	return c, nil
+}
+
+// findPlay reads the ID of /play as registered with the fake.
+func (c *httpClient) findPlay() error {
+	for _, cmd := range c.srv.Commands("") {
 		if cmd.Name == "play" {
 			c.commandID = cmd.ID
 		}
 	}
 	if c.commandID == "" {
-		return nil, errors.Join(errors.New("loadtest: the endpoint registered no /play"), c.close())
+		return errors.New("loadtest: the bot registered no /play")
 	}
-	return c, nil
+	return nil
+}
+
+// botCPU reads the bot process's CPU time; nil when the bot runs in this
+// process.
+func (c *httpClient) botCPU() func() (time.Duration, error) {
+	if c.proc == nil {
+		return nil
+	}
+	return c.proc.cpu
 }
 
 // snowflake returns a new ID shaped like Discord's.
@@ -228,10 +285,14 @@ func (c *httpClient) refused() []string { return refusals(c.srv) }
 // close stops the endpoint (it waits for the interactions in progress),
 // then the fake Discord.
 func (c *httpClient) close() error {
-	c.stop()
-	err := <-c.done
-	if err != nil {
-		err = fmt.Errorf("loadtest: interactions endpoint: %w", err)
+	var err error
+	if c.proc != nil {
+		err = c.proc.stop()
+	} else {
+		c.stop()
+		if err = <-c.done; err != nil {
+			err = fmt.Errorf("loadtest: interactions endpoint: %w", err)
+		}
 	}
 	c.hc.CloseIdleConnections()
 	return errors.Join(err, c.srv.Close())

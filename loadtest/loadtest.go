@@ -5,12 +5,14 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strconv"
 	"time"
 
 	"github.com/lesclefsdutresor/clefs/bot"
-	"github.com/lesclefsdutresor/clefs/commands"
+	"github.com/lesclefsdutresor/clefs/cli"
+	"github.com/lesclefsdutresor/clefs/config"
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/metrics"
 	"github.com/lesclefsdutresor/clefs/storage"
@@ -60,6 +62,25 @@ type Config struct {
 	Rate float64
 	// SkipCeiling skips the phase that measures the store's own ceiling.
 	SkipCeiling bool
+	// SkipFloor skips the phase that measures the Redis server's floor
+	// (trivial EVALs from as many goroutines as players).
+	SkipFloor bool
+	// BotBinary, when set, is the bot's binary (`go build` of the
+	// module's main package), run as its own process for each transport,
+	// pointed at the fake Discord (DISCORD_API_BASE) and the run's store
+	// (REDIS_URL): its CPU time is then read apart, from /proc/PID/stat.
+	// Only with StoreRedis: a bolt file is locked by the one process
+	// that opens it. "" runs the bot in this process.
+	BotBinary string
+	// BotEnv are variables of the bot's configuration (as config.Load
+	// reads them, e.g. APP_EMOJIS=false), for the bot in this process and
+	// in its own; those the run sets itself (DISCORD_TOKEN,
+	// DISCORD_API_BASE, REDIS_URL, INTERACTIONS_ADDR, DISCORD_PUBLIC_KEY)
+	// win. nil: a deployment's defaults.
+	BotEnv map[string]string
+	// BotOutput receives what the bot process logs (at warning level and
+	// above); nil means nowhere (the last lines still show in errors).
+	BotOutput io.Writer
 
 	// Logger receives the run's progress; nil means none.
 	Logger *slog.Logger
@@ -95,12 +116,30 @@ type Phase struct {
 	CyclesPerSec       float64 `json:"cycles_per_sec"`
 	InteractionsPerSec float64 `json:"interactions_per_sec,omitempty"`
 	// CPU is this process's CPU time (user + system) during the phase:
-	// for a transport, the bot, the fake Discord and the load generator
-	// together. ServerCPU is the Redis server's (0 for bolt).
+	// for a transport, the fake Discord and the load generator, and the
+	// bot too unless it runs as its own process (BotCPU). ServerCPU is
+	// the Redis server's (0 for bolt).
 	CPU               time.Duration `json:"cpu_ns"`
 	CPUPerCycle       time.Duration `json:"cpu_per_cycle_ns"`
 	ServerCPU         time.Duration `json:"server_cpu_ns,omitempty"`
 	ServerCPUPerCycle time.Duration `json:"server_cpu_per_cycle_ns,omitempty"`
+	// FloorRatio is ServerCPUPerCycle over the floor measured in the same
+	// run (Report.Floor.PerCycle: two trivial EVALs); 0 if not measured.
+	FloorRatio float64 `json:"floor_ratio,omitempty"`
+	// ToServer and FromServer are the bytes the Redis server received
+	// and sent during the phase (INFO stats total_net_input_bytes,
+	// total_net_output_bytes; every client's), ServerCommands the commands
+	// it ran; and the same per cycle.
+	ToServer               int64   `json:"to_server_bytes,omitempty"`
+	FromServer             int64   `json:"from_server_bytes,omitempty"`
+	ServerCommands         int64   `json:"server_commands,omitempty"`
+	ToServerPerCycle       float64 `json:"to_server_bytes_per_cycle,omitempty"`
+	FromServerPerCycle     float64 `json:"from_server_bytes_per_cycle,omitempty"`
+	ServerCommandsPerCycle float64 `json:"server_commands_per_cycle,omitempty"`
+	// BotCPU is the bot's own CPU time (user + system, /proc/PID/stat)
+	// when it runs as its own process (Config.BotBinary); 0 otherwise.
+	BotCPU               time.Duration `json:"bot_cpu_ns,omitempty"`
+	BotCPUPerInteraction time.Duration `json:"bot_cpu_per_interaction_ns,omitempty"`
 
 	// Latency is from the interaction's receipt (its dispatch, its POST;
 	// its schedule in an open loop) to the bot's answer, per kind and
@@ -124,6 +163,12 @@ func (p *Phase) finish() {
 	if p.Cycles > 0 {
 		p.CPUPerCycle = p.CPU / time.Duration(p.Cycles)
 		p.ServerCPUPerCycle = p.ServerCPU / time.Duration(p.Cycles)
+		n := float64(p.Cycles)
+		p.ToServerPerCycle, p.FromServerPerCycle = float64(p.ToServer)/n, float64(p.FromServer)/n
+		p.ServerCommandsPerCycle = float64(p.ServerCommands) / n
+	}
+	if p.Interactions > 0 {
+		p.BotCPUPerInteraction = p.BotCPU / time.Duration(p.Interactions)
 	}
 }
 
@@ -153,10 +198,23 @@ type Report struct {
 	Phases []Phase `json:"phases"`
 	// Ceiling is the store's steps issued directly, if measured.
 	Ceiling *Phase `json:"ceiling,omitempty"`
-	Audit   Audit  `json:"audit"`
+	// Floor is the Redis server's cost of trivial EVALs, if measured.
+	Floor *Floor `json:"floor,omitempty"`
+	// BotProcess is the bot's binary when it ran as its own process.
+	BotProcess string `json:"bot_process,omitempty"`
+	Audit      Audit  `json:"audit"`
 	// Cleanup tells what was removed at the end.
 	Cleanup     string   `json:"cleanup"`
 	FirstErrors []string `json:"first_errors,omitempty"`
+}
+
+// phases returns pointers to the transports' phases.
+func (r *Report) phases() []*Phase {
+	out := make([]*Phase, len(r.Phases))
+	for k := range r.Phases {
+		out[k] = &r.Phases[k]
+	}
+	return out
 }
 
 // withDefaults checks cfg and fills its defaults.
@@ -188,6 +246,8 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, fmt.Errorf("loadtest: %d guilds: want 1 to 1,000", cfg.Guilds)
 	case cfg.Duration < 0 || cfg.Warmup < 0 || cfg.Rate < 0:
 		return cfg, errors.New("loadtest: negative duration, warm-up or rate")
+	case cfg.BotBinary != "" && cfg.Store != StoreRedis:
+		return cfg, errors.New("loadtest: the bot as its own process needs the Redis store (a bolt file is locked by the process that opens it)")
 	}
 	cfg.Guilds = min(cfg.Guilds, cfg.Players)
 	if cfg.Logger == nil {
@@ -236,12 +296,29 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	if err != nil {
 		return rep, err
 	}
-	// The handlers and the transports as the bot runs them: with metrics.
+	// The handlers and the transports as the bot runs them: built by the
+	// bot's own constructor (settings cache included), with metrics, on
+	// the configuration's defaults.
+	botCfg, err := botConfig(cfg.BotEnv)
+	if err != nil {
+		return rep, err
+	}
 	m := metrics.New(metrics.NewRegistry())
-	app := commands.New(commands.Config{Observer: m, Logger: cfg.BotLogger, Drawer: cfg.Drawer}, b.store)
+	app := cli.NewHandlers(botCfg, b.store, m, cfg.BotLogger, cli.Hooks{Drawer: cfg.Drawer})
+	var spec *botSpec
+	if cfg.BotBinary != "" {
+		// The bot as a deployment runs it, on the run's Redis database.
+		env := map[string]string{"LOG_LEVEL": "warn"}
+		for k, v := range cfg.BotEnv {
+			env[k] = v
+		}
+		env["DISCORD_TOKEN"], env["REDIS_URL"] = token, cfg.RedisURL
+		spec = &botSpec{bin: cfg.BotBinary, out: cfg.BotOutput, env: env}
+		rep.BotProcess = cfg.BotBinary
+	}
 	var errs errLog
 	for _, tr := range cfg.Transports {
-		ph, err := runTransport(ctx, tr, app, m, players, cfg, b, &errs)
+		ph, err := runTransport(ctx, tr, app, m, spec, players, cfg, b, &errs)
 		if err != nil {
 			return rep, err
 		}
@@ -258,6 +335,18 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 			}
 		}
 	}
+	if !cfg.SkipFloor && b.redis != nil && ctx.Err() == nil {
+		f, err := runFloor(ctx, b, cfg.Players, cfg.Duration, cfg.Logger)
+		if err != nil {
+			return rep, err
+		}
+		rep.Floor = &f
+		for _, ph := range append(rep.phases(), rep.Ceiling) {
+			if ph != nil && f.PerCycle > 0 {
+				ph.FloorRatio = float64(ph.ServerCPUPerCycle) / float64(f.PerCycle)
+			}
+		}
+	}
 	rep.FirstErrors = errs.first
 	if err := ctx.Err(); err != nil {
 		return rep, fmt.Errorf("loadtest: interrupted: %w", err)
@@ -265,6 +354,22 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	_, cycles, _, _ := counts(players)
 	rep.Audit, err = audit(ctx, b.store, players, cycles+directCycles)
 	return rep, err
+}
+
+// botConfig is the bot's configuration as config.Load reads it from env
+// (nil: no variable) and the fake Discord's token: every other setting
+// takes the default a deployment gets.
+func botConfig(env map[string]string) (config.Config, error) {
+	c, err := config.Load(func(k string) string {
+		if k == "DISCORD_TOKEN" {
+			return token
+		}
+		return env[k]
+	})
+	if err != nil {
+		return c, fmt.Errorf("loadtest: the bot's configuration: %w", err)
+	}
+	return c, nil
 }
 
 // idBase returns a snowflake-sized number (below 2^61, so IDs fit an int64
@@ -313,17 +418,24 @@ func setup(ctx context.Context, s storage.Store, base uint64, cfg Config) ([]*pl
 	return players, nil
 }
 
-// meter measures a phase's CPU times.
+// meter measures a phase's CPU times and the store server's counters.
 type meter struct {
-	serverCPU func(context.Context) (time.Duration, error)
-	cpu, srv  time.Duration
-	srvErr    error
+	server func(context.Context) (ServerStats, error)
+	bot    func() (time.Duration, error) // the bot process's CPU; nil when the bot runs in this one
+	cpu    time.Duration
+	srv    ServerStats
+	srvErr error
+	botCPU time.Duration
+	botErr error
 }
 
-func startMeter(ctx context.Context, serverCPU func(context.Context) (time.Duration, error)) meter {
-	m := meter{serverCPU: serverCPU}
-	if serverCPU != nil {
-		m.srv, m.srvErr = serverCPU(ctx)
+func startMeter(ctx context.Context, b *backend, bot func() (time.Duration, error)) meter {
+	m := meter{server: b.server, bot: bot}
+	if m.server != nil {
+		m.srv, m.srvErr = m.server(ctx)
+	}
+	if bot != nil {
+		m.botCPU, m.botErr = bot()
 	}
 	m.cpu = processCPU()
 	return m
@@ -331,23 +443,29 @@ func startMeter(ctx context.Context, serverCPU func(context.Context) (time.Durat
 
 func (m meter) stop(ctx context.Context, ph *Phase) {
 	ph.CPU = processCPU() - m.cpu
-	if m.serverCPU != nil && m.srvErr == nil {
-		if srv, err := m.serverCPU(ctx); err == nil {
-			ph.ServerCPU = srv - m.srv
+	if m.bot != nil && m.botErr == nil {
+		if c, err := m.bot(); err == nil {
+			ph.BotCPU = c - m.botCPU
+		}
+	}
+	if m.server != nil && m.srvErr == nil {
+		if srv, err := m.server(ctx); err == nil {
+			d := srv.sub(m.srv)
+			ph.ServerCPU, ph.ToServer, ph.FromServer, ph.ServerCommands = d.CPU, d.NetIn, d.NetOut, d.Commands
 		}
 	}
 }
 
 // runTransport starts a transport (the fake Discord and the bot), runs the
 // warm-up and the measured phase through it, and stops it.
-func runTransport(ctx context.Context, name string, h bot.Handler, obs bot.Observer, players []*player, cfg Config, b *backend, errs *errLog) (ph Phase, err error) {
+func runTransport(ctx context.Context, name string, h bot.Handler, obs bot.Observer, spec *botSpec, players []*player, cfg Config, b *backend, errs *errLog) (ph Phase, err error) {
 	log := cfg.Logger.With("transport", name)
 	var c client
 	switch name {
 	case Gateway:
-		c, err = startGateway(ctx, h, obs, cfg.BotLogger)
+		c, err = startGateway(ctx, h, obs, cfg.BotLogger, spec)
 	case HTTP:
-		c, err = startHTTP(ctx, h, obs, cfg.BotLogger, len(players))
+		c, err = startHTTP(ctx, h, obs, cfg.BotLogger, len(players), spec)
 	}
 	if err != nil {
 		return ph, err
@@ -370,7 +488,7 @@ func runTransport(ctx context.Context, name string, h bot.Handler, obs bot.Obser
 	log.Info("measuring", "duration", cfg.Duration, "players", len(players), "rate", cfg.Rate)
 	calls0, cycles0, chests0, errs0 := counts(players)
 	rec := newRecording()
-	m := startMeter(ctx, b.serverCPU)
+	m := startMeter(ctx, b, c.botCPU())
 	start := time.Now()
 	drive(cfg.Duration, rec)
 	ph = Phase{Name: name, Rate: cfg.Rate, Players: len(players), Elapsed: time.Since(start)}
@@ -393,7 +511,7 @@ func runTransport(ctx context.Context, name string, h bot.Handler, obs bot.Obser
 func runCeiling(ctx context.Context, players []*player, cfg Config, b *backend, errs *errLog) Phase {
 	cfg.Logger.Info("measuring the store's own ceiling", "duration", cfg.Duration, "goroutines", len(players))
 	before := errs.count()
-	m := startMeter(ctx, b.serverCPU)
+	m := startMeter(ctx, b, nil)
 	start := time.Now()
 	d := cfg.Drawer
 	if d == nil {

@@ -5,16 +5,21 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lesclefsdutresor/clefs/cli"
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/boltstore"
@@ -50,12 +55,34 @@ func (w tbWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// short is a small, fast configuration: a few players for a fraction of a second.
+// short is a small, fast configuration: a few players for a fraction of a
+// second, without drawing the application's emojis at each start (the
+// end-to-end tests cover them).
 func short(tb testing.TB, transports ...string) Config {
 	return Config{
-		Transports: transports, Players: 4, Guilds: 2, Duration: 600 * time.Millisecond,
+		Transports: transports, Players: 2, Guilds: 2, Duration: 600 * time.Millisecond,
 		SkipCeiling: true, Logger: testLogger(tb), Drawer: keyDrawer{game.NewSecureSource()},
+		BotEnv: map[string]string{"APP_EMOJIS": "false"},
 	}
+}
+
+// asBot is the variable that makes this test binary run as the bot
+// (cli.Main with no argument), so that TestBotProcessOnRedis runs the
+// bot as a process of its own without building the module a second time.
+const asBot = "CLEFS_LOADTEST_TEST_AS_BOT"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(asBot) == "1" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err := cli.Main(ctx, nil, os.Stdout, os.Stderr)
+		stop()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "clefs:", err)
+			os.Exit(cli.ExitCode(err))
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
 }
 
 // checkPhases checks that every phase played cycles and chests, without
@@ -122,7 +149,6 @@ func TestRunOnBolt(t *testing.T) {
 func TestCeilingPhase(t *testing.T) {
 	cfg := short(t, HTTP)
 	cfg.SkipCeiling = false
-	cfg.Duration = 300 * time.Millisecond
 	rep, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -236,7 +262,6 @@ func TestRedisRefusedThenCleaned(t *testing.T) {
 
 	cfg := short(t, HTTP)
 	cfg.Store, cfg.RedisURL = StoreRedis, url
-	cfg.Duration = 300 * time.Millisecond
 	if _, err := Run(ctx, cfg); !errors.Is(err, ErrNotEmpty) {
 		t.Fatalf("Run on a database with a key: %v, want ErrNotEmpty", err)
 	}
@@ -253,5 +278,161 @@ func TestRedisRefusedThenCleaned(t *testing.T) {
 	}
 	if len(keys) != 1 || keys[0] != "someone-else" {
 		t.Fatalf("keys left after the run: %q (cleanup: %s)", keys, rep.Cleanup)
+	}
+}
+
+// leakyStore keeps a copy of every record it writes, as the embedded
+// store's cache once did through a pointer chain: a leak per write.
+type leakyStore struct {
+	storage.Store
+	mu   sync.Mutex
+	kept [][]byte
+}
+
+func (s *leakyStore) Update(ctx context.Context, id storage.PlayerID, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
+	v, err := s.Store.Update(ctx, id, fn)
+	s.mu.Lock()
+	s.kept = append(s.kept, make([]byte, 16<<10))
+	s.mu.Unlock()
+	return v, err
+}
+
+func soakConfig(tb testing.TB) SoakConfig {
+	return SoakConfig{Plays: 400, Players: 4, Goroutines: 64, Logger: testLogger(tb)}
+}
+
+func TestSoakFailsOnALeak(t *testing.T) {
+	cfg := soakConfig(t)
+	cfg.Wrap = func(st storage.Store) storage.Store { return &leakyStore{Store: st} }
+	rep, err := Soak(context.Background(), cfg)
+	if !errors.Is(err, ErrGrowth) {
+		t.Fatalf("Soak over a leaking store: %v, want ErrGrowth; report %+v", err, rep)
+	}
+	if rep.Plays != int64(cfg.Plays) || rep.EarlyPlays != int64(cfg.Plays/10) || rep.Ratio <= cfg.MaxGrowth && cfg.MaxGrowth != 0 {
+		t.Errorf("report %+v", rep)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "GROWING") {
+		t.Errorf("the report does not say the heap grew:\n%s", text.String())
+	}
+}
+
+// TestSoakReport checks the report of a soak on each store: every play
+// made and audited, the heap read twice, the fields in the JSON. Whether
+// the heap stayed flat is .ci/run's soak step, with more plays.
+func TestSoakReport(t *testing.T) {
+	for _, store := range []string{StoreBolt, StoreRedis} {
+		t.Run(store, func(t *testing.T) {
+			cfg := soakConfig(t)
+			cfg.Plays, cfg.MaxGrowth = 200, 1000 // a report, not a verdict
+			if store == StoreRedis {
+				cfg.Store, cfg.RedisURL = StoreRedis, redistest.URL(t)
+			}
+			rep, err := Soak(context.Background(), cfg)
+			if err != nil {
+				t.Fatalf("Soak: %v", err)
+			}
+			if rep.Plays != 200 || rep.EarlyPlays != 20 || rep.EarlyHeap == 0 || rep.EndHeap == 0 || rep.Ratio == 0 ||
+				rep.Audit.Plays < rep.Plays || rep.Errors != 0 || rep.Goroutines != 4 {
+				t.Errorf("report %+v", rep)
+			}
+			if (rep.EarlyServerMemory != 0) != (store == StoreRedis) {
+				t.Errorf("Redis memory %d on %s", rep.EarlyServerMemory, store)
+			}
+			var js bytes.Buffer
+			if err := rep.WriteJSON(&js); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []string{`"early_heap_bytes"`, `"end_heap_bytes"`, `"ratio"`, `"max_growth"`} {
+				if !strings.Contains(js.String(), f) {
+					t.Errorf("JSON report without %s:\n%s", f, js.String())
+				}
+			}
+		})
+	}
+}
+
+func TestParseStatCPU(t *testing.T) {
+	// A /proc/PID/stat line whose command name holds a space and a
+	// parenthesis; utime 250 and stime 50 ticks.
+	line := "4242 (clefs (x) y) S 1 4242 4242 0 -1 4194560 1200 0 0 0 250 50 0 0 20 0 9 0 12345 1000000 500 18446744073709551615\n"
+	got, err := parseStatCPU([]byte(line))
+	if err != nil || got != 3*time.Second {
+		t.Fatalf("parseStatCPU = %v, %v; want 3s", got, err)
+	}
+	if _, err := parseStatCPU([]byte("4242 (clefs) S 1")); err == nil {
+		t.Fatal("a short line parsed")
+	}
+}
+
+// TestBotProcessOnRedis runs both transports with the bot as its own
+// process (cmd/loadtest runs `go build` of the main package; here the
+// test binary plays main), then the ceiling and the floor, and checks that the report
+// has every figure of the cost: the bot's CPU per interaction, Redis's
+// CPU beside the floor, the bytes per cycle. Their values are not
+// checked.
+func TestBotProcessOnRedis(t *testing.T) {
+	cfg := short(t, Gateway, HTTP)
+	cfg.Store, cfg.RedisURL = StoreRedis, redistest.URL(t)
+	// This test binary, as the bot (TestMain): cli.Main, as main.go runs it.
+	cfg.BotBinary, cfg.BotEnv[asBot] = os.Args[0], "1"
+	cfg.BotOutput = tbWriter{t}
+	cfg.SkipCeiling = false
+	cfg.Duration = time.Second
+	cfg.Drawer = nil // the bot process draws its own, verifiable, tickets
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(rep.Phases) != 2 || rep.Ceiling == nil || rep.Floor == nil || rep.Floor.Calls == 0 || rep.Floor.PerCycle == 0 {
+		t.Fatalf("phases %d, ceiling %+v, floor %+v", len(rep.Phases), rep.Ceiling, rep.Floor)
+	}
+	for _, ph := range append(rep.phases(), rep.Ceiling) {
+		if ph.Cycles == 0 || ph.Errors != 0 || ph.ServerCPUPerCycle == 0 || ph.FloorRatio == 0 ||
+			ph.ToServerPerCycle == 0 || ph.FromServerPerCycle == 0 {
+			t.Errorf("%s: %+v; first errors %q", ph.Name, ph, rep.FirstErrors)
+		}
+	}
+	for _, ph := range rep.Phases {
+		if ph.BotCPUPerInteraction == 0 || len(ph.Refused) != 0 {
+			t.Errorf("%s: bot CPU %v per interaction, refused %q", ph.Name, ph.BotCPUPerInteraction, ph.Refused)
+		}
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"bot's own CPU", "the floor", "bytes to Redis", "Redis floor (EVAL"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the report does not say %q:\n%s", want, text.String())
+		}
+	}
+	t.Log("\n" + text.String())
+}
+
+func TestBotProcessNeedsRedis(t *testing.T) {
+	cfg := short(t, HTTP)
+	cfg.BotBinary = "/nonexistent/clefs"
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "Redis") {
+		t.Fatalf("Run with a bot process on bolt: %v, want a refusal naming Redis", err)
+	}
+}
+
+func TestRedisLoopbackOnly(t *testing.T) {
+	for u, ok := range map[string]bool{
+		"redis://127.0.0.1:6379/0":                                 true,
+		"redis://localhost:6379":                                   true,
+		"redis://[::1]:6379":                                       true,
+		"redis+cluster://127.0.0.1:1,127.0.0.2:2":                  true,
+		"redis://10.0.0.5:6379/0":                                  false,
+		"redis://prod.example.com:6379":                            false,
+		"redis+sentinel://127.0.0.1:1,203.0.113.9:2?master_name=m": false,
+	} {
+		if err := loopbackOnly(u); (err == nil) != ok {
+			t.Errorf("loopbackOnly(%s) = %v, want ok %v", u, err, ok)
+		}
 	}
 }

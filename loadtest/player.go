@@ -42,6 +42,9 @@ type client interface {
 	refused() []string
 	// close stops the bot and the fake Discord.
 	close() error
+	// botCPU reads the bot process's CPU time when the bot runs as its
+	// own process; nil when it runs in this one.
+	botCPU() func() (time.Duration, error)
 }
 
 // answer is the bot's answer to one interaction.

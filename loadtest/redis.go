@@ -11,34 +11,92 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// RedisCPU returns a function that reads the Redis server's CPU time so far
-// (used_cpu_user + used_cpu_sys of INFO cpu). On a cluster it reads the
-// node the client picks, which is only meaningful for a single server.
-func RedisCPU(c redis.UniversalClient) func(ctx context.Context) (time.Duration, error) {
-	return func(ctx context.Context) (time.Duration, error) {
-		info, err := c.Info(ctx, "cpu").Result()
-		if err != nil {
-			return 0, fmt.Errorf("redis INFO cpu: %w", err)
-		}
-		var total float64
-		found := 0
-		for _, line := range strings.Split(info, "\n") {
-			k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
-			if !ok || k != "used_cpu_user" && k != "used_cpu_sys" {
-				continue
-			}
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				return 0, fmt.Errorf("redis INFO cpu: %s: %w", k, err)
-			}
-			total += f
-			found++
-		}
-		if found != 2 {
-			return 0, fmt.Errorf("redis INFO cpu: used_cpu_user or used_cpu_sys missing")
-		}
-		return time.Duration(total * float64(time.Second)), nil
+// ServerStats are the Redis server's counters that a phase reads before
+// and after itself: INFO cpu's used_cpu_user + used_cpu_sys, and INFO
+// stats' total_net_input_bytes (received from clients) and
+// total_net_output_bytes (sent to them).
+type ServerStats struct {
+	CPU      time.Duration
+	NetIn    int64
+	NetOut   int64
+	Commands int64 // total_commands_processed
+}
+
+// sub returns the counters' growth from before to s.
+func (s ServerStats) sub(before ServerStats) ServerStats {
+	return ServerStats{CPU: s.CPU - before.CPU, NetIn: s.NetIn - before.NetIn,
+		NetOut: s.NetOut - before.NetOut, Commands: s.Commands - before.Commands}
+}
+
+// redisInfo reads the fields of INFO section from the server the client
+// picks (on a cluster, one node: only meaningful for a single server).
+func redisInfo(ctx context.Context, c redis.UniversalClient, section string) (map[string]string, error) {
+	info, err := c.Info(ctx, section).Result()
+	if err != nil {
+		return nil, fmt.Errorf("redis INFO %s: %w", section, err)
 	}
+	m := make(map[string]string)
+	for _, line := range strings.Split(info, "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok {
+			m[k] = v
+		}
+	}
+	return m, nil
+}
+
+// RedisStats returns a function that reads the Redis server's counters
+// (see ServerStats).
+func RedisStats(c redis.UniversalClient) func(ctx context.Context) (ServerStats, error) {
+	return func(ctx context.Context) (ServerStats, error) {
+		var s ServerStats
+		info, err := redisInfo(ctx, c, "cpu")
+		if err != nil {
+			return s, err
+		}
+		stats, err := redisInfo(ctx, c, "stats")
+		if err != nil {
+			return s, err
+		}
+		var cpu float64
+		for _, f := range []struct {
+			m    map[string]string
+			name string
+		}{{info, "used_cpu_user"}, {info, "used_cpu_sys"}, {stats, "total_net_input_bytes"}, {stats, "total_net_output_bytes"}, {stats, "total_commands_processed"}} {
+			v, ok := f.m[f.name]
+			if !ok {
+				return s, fmt.Errorf("redis INFO: %s missing", f.name)
+			}
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return s, fmt.Errorf("redis INFO: %s: %w", f.name, err)
+			}
+			switch f.name {
+			case "used_cpu_user", "used_cpu_sys":
+				cpu += x
+			case "total_net_input_bytes":
+				s.NetIn = int64(x)
+			case "total_net_output_bytes":
+				s.NetOut = int64(x)
+			case "total_commands_processed":
+				s.Commands = int64(x)
+			}
+		}
+		s.CPU = time.Duration(cpu * float64(time.Second))
+		return s, nil
+	}
+}
+
+// redisMemory returns the server's used_memory in bytes (INFO memory).
+func redisMemory(ctx context.Context, c redis.UniversalClient) (uint64, error) {
+	m, err := redisInfo(ctx, c, "memory")
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseUint(m["used_memory"], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("redis INFO memory: used_memory: %w", err)
+	}
+	return n, nil
 }
 
 // guildPatterns are the SCAN patterns of every key of a guild, as package

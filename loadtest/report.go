@@ -14,8 +14,11 @@ import (
 const TargetP99 = 10 * time.Millisecond
 
 // WriteJSON writes the report as indented JSON (durations in nanoseconds).
-func (r *Report) WriteJSON(w io.Writer) error {
-	b, err := json.MarshalIndent(r, "", "  ")
+func (r *Report) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
+
+// writeJSON writes v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("loadtest: encode the report: %w", err)
 	}
@@ -37,11 +40,16 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "\nstore's own ceiling (its steps called directly by %d goroutines, no handler, no transport):\n", c.Players)
 		fmt.Fprintf(&b, "  %.0f cycles/s, %.0f store calls/s, %d errors\n", c.CyclesPerSec, float64(c.StoreCalls)/c.Elapsed.Seconds(), c.Errors)
 		fmt.Fprintf(&b, "  CPU per cycle: %s\n", cpuLine(*c, "this process"))
+		writeServer(&b, *c)
 		for _, ph := range r.Phases {
 			if ph.OfCeiling > 0 {
 				fmt.Fprintf(&b, "  %s: handlers reach %.1f%% of the store's own ceiling\n", ph.Name, 100*ph.OfCeiling)
 			}
 		}
+	}
+	if f := r.Floor; f != nil {
+		fmt.Fprintf(&b, "\nRedis floor (EVAL \"return 1\" 0 from %d goroutines, %s): %.0f calls/s, %s of Redis CPU per EVAL, %s per cycle (2 round trips); %.0f bytes to Redis and %.0f from it per EVAL\n",
+			f.Goroutines, round(f.Elapsed), float64(f.Calls)/f.Elapsed.Seconds(), round(f.PerEval), round(f.PerCycle), f.ToServerPerEval, f.FromServerPerEval)
 	}
 	a := r.Audit
 	fmt.Fprintf(&b, "\naudit: %d players, %d plays in the store for %d cycles completed, %d chests; ", a.Players, a.Plays, a.Cycles, a.Chests)
@@ -79,7 +87,14 @@ func writePhase(b *strings.Builder, ph Phase) {
 		fmt.Fprintf(b, "  send delay (schedule → send, the load generator's part): p50 %s, p99 %s, max %s\n",
 			round(sd.P50), round(sd.P99), round(sd.Max))
 	}
-	fmt.Fprintf(b, "  CPU per cycle: %s\n", cpuLine(ph, "this process (bot + fake Discord + load generator)"))
+	who := "this process (bot + fake Discord + load generator)"
+	if ph.BotCPU > 0 {
+		who = "this process (fake Discord + load generator)"
+		fmt.Fprintf(b, "  bot's own CPU (its process, /proc/PID/stat): %s per interaction, %s per cycle (%.2f CPUs busy)\n",
+			round(ph.BotCPUPerInteraction), round(ph.BotCPU/time.Duration(max(ph.Cycles, 1))), ph.BotCPU.Seconds()/ph.Elapsed.Seconds())
+	}
+	fmt.Fprintf(b, "  CPU per cycle: %s\n", cpuLine(ph, who))
+	writeServer(b, ph)
 	from := "receipt"
 	if ph.Rate > 0 {
 		from = "scheduled send"
@@ -104,6 +119,20 @@ func writePhase(b *strings.Builder, ph Phase) {
 	for _, f := range ph.Refused {
 		fmt.Fprintf(b, "  refused by the fake Discord (warm-up included): %s\n", f)
 	}
+}
+
+// writeServer writes what the Redis server spent on a phase, per cycle:
+// CPU beside the floor, bytes, commands. Nothing for bolt.
+func writeServer(b *strings.Builder, ph Phase) {
+	if ph.ServerCPU == 0 && ph.ToServer == 0 {
+		return
+	}
+	line := fmt.Sprintf("  Redis per cycle: CPU %s", round(ph.ServerCPUPerCycle))
+	if ph.FloorRatio > 0 {
+		line += fmt.Sprintf(" = %.2f× the floor", ph.FloorRatio)
+	}
+	fmt.Fprintf(b, "%s; %.0f bytes to Redis, %.0f bytes from Redis; %.2f commands (those scripts call included)\n",
+		line, ph.ToServerPerCycle, ph.FromServerPerCycle, ph.ServerCommandsPerCycle)
 }
 
 // cpuLine describes a phase's CPU use per cycle.

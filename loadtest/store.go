@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -35,8 +36,11 @@ type backend struct {
 	store storage.Store
 	desc  string
 	path  string // the bolt file; "" on Redis
-	// serverCPU reads the store server's CPU time (Redis); nil for bolt.
-	serverCPU func(ctx context.Context) (time.Duration, error)
+	// server reads the store server's counters (Redis); nil for bolt.
+	server func(ctx context.Context) (ServerStats, error)
+	// redis is the Redis store's client, for the floor and the server's
+	// memory; nil for bolt.
+	redis redis.UniversalClient
 	// cleanup removes what the run wrote in guilds and closes the store; it
 	// returns a line for the report.
 	cleanup func(ctx context.Context, guilds []uint64) (string, error)
@@ -156,6 +160,9 @@ func openRedis(ctx context.Context, cfg Config, opts storage.Options) (*backend,
 	if cfg.RedisURL == "" {
 		return nil, errors.New("loadtest: the Redis store needs a URL (-redis)")
 	}
+	if err := loopbackOnly(cfg.RedisURL); err != nil {
+		return nil, err
+	}
 	client, err := redisstore.NewClient(cfg.RedisURL)
 	if err != nil {
 		return nil, fmt.Errorf("loadtest: %w", err)
@@ -177,9 +184,10 @@ func openRedis(ctx context.Context, cfg Config, opts storage.Options) (*backend,
 		}
 	}
 	return &backend{
-		store:     st,
-		desc:      "redis " + redactURL(cfg.RedisURL),
-		serverCPU: RedisCPU(client),
+		store:  st,
+		desc:   "redis " + redactURL(cfg.RedisURL),
+		server: RedisStats(client),
+		redis:  client,
 		cleanup: func(ctx context.Context, guilds []uint64) (string, error) {
 			n, err := deleteGuilds(ctx, client, guilds)
 			line := fmt.Sprintf("%d Redis keys of the run's %d guilds deleted", n, len(guilds))
@@ -189,6 +197,41 @@ func openRedis(ctx context.Context, cfg Config, opts storage.Options) (*backend,
 			return line, errors.Join(err, st.Close())
 		},
 	}, nil
+}
+
+// serverMemory returns the Redis server's used_memory, 0 for bolt or if
+// it cannot be read.
+func (b *backend) serverMemory(ctx context.Context) uint64 {
+	if b.redis == nil {
+		return 0
+	}
+	n, err := redisMemory(ctx, b.redis)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// loopbackOnly refuses a Redis URL with a host that is not a loopback
+// address: a load test loads only this machine.
+func loopbackOnly(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("loadtest: Redis URL %s: %w", redactURL(raw), err)
+	}
+	if u.Scheme == "unix" {
+		return nil
+	}
+	for _, hp := range strings.Split(u.Host, ",") {
+		host := hp
+		if h, _, err := net.SplitHostPort(hp); err == nil {
+			host = h
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return fmt.Errorf("loadtest: Redis host %q is not a loopback address: a load test only loads this machine", host)
+		}
+	}
+	return nil
 }
 
 // remainingKeys tells how many keys the database still has, for the report.

@@ -11,7 +11,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"syscall"
 	"time"
@@ -25,21 +27,41 @@ const usage = `Usage: go run ./cmd/loadtest [flags]
 Runs simulated players through the bot's real handlers over a store, via the
 gateway (the in-repo fake Discord dispatching to a real bot.Gateway, answers
 over REST), the HTTP interactions endpoint (signed POSTs to a real
-bot.Endpoint, answers in the reply), or both, and reports play cycles and
-interactions per second, latency from receipt to response per kind (p50,
-p95, p99), CPU per cycle (this process; and the Redis server's), and the
-store's own ceiling measured in the same run. With -rate, interactions are
-sent at that pace (open loop) and latency counts from the scheduled send.
+bot.Endpoint, answers in the reply), or both, and reports per phase: play
+cycles and interactions per second, latency from receipt to response per
+kind (p50, p95, p99), CPU per cycle of this process, and on Redis the
+server's CPU per cycle beside a floor measured in the same run (EVAL
+"return 1" 0 from as many goroutines as players; a cycle is two round
+trips, so two EVALs), and the bytes sent to and received from Redis per
+cycle (INFO cpu and INFO stats, before and after). Then the store's own
+ceiling (its steps called directly) in the same run. With -rate,
+interactions are sent at that pace (open loop) and latency counts from the
+scheduled send.
+
+On Redis the bot runs as its own process by default (-bot-process): the
+module's main package, built with go build, started per transport with
+DISCORD_API_BASE (the fake Discord), REDIS_URL, and for HTTP
+INTERACTIONS_ADDR and DISCORD_PUBLIC_KEY; its own CPU per interaction is
+read from /proc/PID/stat, apart from the load generator and the fake.
+On bolt (one process per file) it runs in this process.
+
+-soak N instead applies N play cycles to the store directly (Buy, Reveal
+of all rows, the chest when due), 64 goroutines over -players, reads the
+heap after runtime.GC at a tenth of them and at the end, and exits 1 if
+the end heap is over -max-growth (1.2) times the early one.
 
 Safety: by default the store is a temporary bolt file, removed at the end.
 An explicit -data file or -redis database that already holds data is
 refused unless -force. On Redis the keys of the run's guilds are deleted at
 the end; a -data file the run created is removed. Environment variables
-(REDIS_URL, DATA_PATH) are never read.
+(REDIS_URL, DATA_PATH) are never read, and the bot process gets none of
+this process's environment. Every address is loopback.
 
 Examples:
   go run ./cmd/loadtest -transport both -players 64 -duration 5s
-  go run ./cmd/loadtest -store redis -redis redis://127.0.0.1:6390/0 -rate 1000 -duration 10s
+  go run ./cmd/loadtest -redis redis://127.0.0.1:6390/0 -transport both -players 64
+  go run ./cmd/loadtest -redis redis://127.0.0.1:6390/0 -rate 1000 -ceiling=false
+  go run ./cmd/loadtest -soak 100000 [-redis redis://127.0.0.1:6390/0]
 
 Flags:
 `
@@ -49,6 +71,15 @@ type options struct {
 	cfg        loadtest.Config
 	asJSON     bool
 	cpuProfile string
+	// botProcess runs the bot as its own process; botBinary is the
+	// binary ("": go build the module's main package).
+	botProcess bool
+	botBinary  string
+	// soak, when > 0, runs a soak of that many plays instead of the
+	// transports (loadtest.Soak).
+	soak      int
+	soakCfg   loadtest.SoakConfig
+	botSetExp bool // -bot-process was given explicitly
 }
 
 // parse reads the flags. It returns flag.ErrHelp for -h.
@@ -77,9 +108,21 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&ceiling, "ceiling", true, "measure the store's own ceiling (its steps called directly) in the same run")
 	fs.BoolVar(&o.asJSON, "json", false, "print the report as JSON")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
+	fs.BoolVar(&o.botProcess, "bot-process", false, "run the bot as its own process (the module's main package, built with go build, or -bot), to read its own CPU per interaction from /proc; needs -redis, where it is the default")
+	fs.StringVar(&o.botBinary, "bot", "", "the bot's binary for -bot-process (default: go build the module's main package into a temporary folder)")
+	floor := fs.Bool("floor", true, "measure the Redis floor (EVAL \"return 1\" 0 from as many goroutines as players) in the same run")
+	fs.IntVar(&o.soak, "soak", 0, "instead of the transports: apply this many play cycles to the store directly, 64 goroutines over -players, and fail if the heap after GC at the end is over -max-growth times the heap at a tenth of them")
+	fs.IntVar(&o.soakCfg.Goroutines, "goroutines", 64, "with -soak: concurrent cycles")
+	fs.Float64Var(&o.soakCfg.MaxGrowth, "max-growth", loadtest.DefaultMaxGrowth, "with -soak: the end heap's limit, as a multiple of the early heap")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "bot-process" {
+			o.botSetExp = true
+		}
+	})
+	o.cfg.SkipFloor = !*floor
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
@@ -103,6 +146,21 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-duration must be positive")
 	}
 	o.cfg.SkipCeiling = !ceiling
+	if !o.botSetExp {
+		o.botProcess = o.cfg.Store == loadtest.StoreRedis
+	}
+	if o.botProcess && o.cfg.Store != loadtest.StoreRedis {
+		return o, errors.New("-bot-process needs -redis: a bolt file is locked by the one process that opens it")
+	}
+	if o.botBinary != "" && !o.botProcess {
+		return o, errors.New("-bot is for -bot-process")
+	}
+	if o.soak < 0 {
+		return o, errors.New("-soak must be positive")
+	}
+	c := o.cfg
+	o.soakCfg.Store, o.soakCfg.RedisURL, o.soakCfg.DataPath, o.soakCfg.Force = c.Store, c.RedisURL, c.DataPath, c.Force
+	o.soakCfg.Plays, o.soakCfg.Players, o.soakCfg.Guilds = o.soak, c.Players, c.Guilds
 	return o, nil
 }
 
@@ -126,6 +184,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer stop()
 	}
+	if o.soak > 0 {
+		return soak(ctx, o, stdout)
+	}
+	if o.botProcess {
+		bin, cleanup, err := botBinary(ctx, o.botBinary, o.cfg.Logger)
+		if err != nil {
+			o.cfg.Logger.Error("load test failed", "err", err)
+			return 1
+		}
+		defer cleanup()
+		o.cfg.BotBinary, o.cfg.BotOutput = bin, stderr
+	}
 	rep, err := loadtest.Run(ctx, o.cfg)
 	if rep != nil && len(rep.Phases) > 0 {
 		write := rep.WriteText
@@ -142,6 +212,55 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// soak runs loadtest.Soak and prints its report; a heap that grew, an
+// audit that failed or a run that could not be made exits 1.
+func soak(ctx context.Context, o options, stdout io.Writer) int {
+	o.soakCfg.Logger = o.cfg.Logger
+	rep, err := loadtest.Soak(ctx, o.soakCfg)
+	if rep != nil {
+		write := rep.WriteText
+		if o.asJSON {
+			write = rep.WriteJSON
+		}
+		if werr := write(stdout); werr != nil {
+			err = errors.Join(err, werr)
+		}
+	}
+	if err != nil {
+		o.cfg.Logger.Error("soak failed", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// botBinary returns the bot's binary: path if given, otherwise the
+// module's main package built with go build into a temporary folder
+// (removed by cleanup).
+func botBinary(ctx context.Context, path string, log *slog.Logger) (bin string, cleanup func(), err error) {
+	if path != "" {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return "", nil, fmt.Errorf("-bot %s: %w", path, err)
+		}
+		return abs, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "clefs-loadtest-build-")
+	if err != nil {
+		return "", nil, fmt.Errorf("build the bot: %w", err)
+	}
+	bin = filepath.Join(dir, "clefs")
+	log.Info("building the bot", "package", mainPackage, "binary", bin)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, mainPackage)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("build the bot (go build %s): %w\n%s", mainPackage, err, out)
+	}
+	return bin, func() { os.RemoveAll(dir) }, nil
+}
+
+// mainPackage is the bot's main package, built for -bot-process.
+const mainPackage = "github.com/lesclefsdutresor/clefs"
 
 // startProfile starts a CPU profile into path; stop ends it.
 func startProfile(path string) (stop func(), err error) {

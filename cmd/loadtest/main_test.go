@@ -32,6 +32,9 @@ func TestBadFlags(t *testing.T) {
 		{"-store", "bolt", "-redis", "redis://127.0.0.1:1/0"},
 		{"-duration", "0s"},
 		{"extra"},
+		{"-bot-process"},                             // on bolt
+		{"-bot", "/tmp/clefs", "-bot-process=false"}, // -bot without -bot-process
+		{"-soak", "-5"},
 	} {
 		var out, errOut bytes.Buffer
 		if code := run(context.Background(), args, &out, &errOut); code != 2 {
@@ -80,5 +83,34 @@ func TestShortRunJSON(t *testing.T) {
 	}
 	if len(rep.Phases) != 1 || rep.Phases[0].Name != "http" || rep.Phases[0].Cycles == 0 || !strings.Contains(rep.Cleanup, "removed") {
 		t.Fatalf("report %+v", rep)
+	}
+}
+
+func TestBotProcessDefault(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want bool
+	}{
+		{nil, false},
+		{[]string{"-redis", "redis://127.0.0.1:1/0"}, true},
+		{[]string{"-redis", "redis://127.0.0.1:1/0", "-bot-process=false"}, false},
+	} {
+		o, err := parse(tt.args, &bytes.Buffer{})
+		if err != nil || o.botProcess != tt.want {
+			t.Errorf("%q: bot process %v, %v; want %v", tt.args, o.botProcess, err, tt.want)
+		}
+	}
+}
+
+func TestSoakExitCode(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"-soak", "100", "-players", "2", "-max-growth", "1000"}
+	if code := run(context.Background(), args, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, errOut.String())
+	}
+	for _, want := range []string{"heap after runtime.GC", "end / early heap"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the soak's report does not say %q:\n%s", want, out.String())
+		}
 	}
 }

@@ -1,0 +1,82 @@
+package loadtest
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Floor is what the Redis server spends on the least a round trip can
+// cost: `EVAL "return 1" 0`, from as many goroutines as the run has
+// players, over the store's own client (its pool, as the bot's). A play
+// cycle is two round trips, so PerCycle, two EVALs, is the floor a
+// cycle's Redis CPU is compared with.
+type Floor struct {
+	Goroutines int           `json:"goroutines"`
+	Elapsed    time.Duration `json:"elapsed_ns"`
+	Calls      int64         `json:"calls"`
+	Errors     int64         `json:"errors"`
+	ServerCPU  time.Duration `json:"server_cpu_ns"`
+	PerEval    time.Duration `json:"server_cpu_per_eval_ns"`
+	PerCycle   time.Duration `json:"server_cpu_per_cycle_ns"` // 2 × PerEval
+	// ToServerPerEval and FromServerPerEval are the bytes per EVAL
+	// (INFO stats), to compare with a cycle's.
+	ToServerPerEval   float64 `json:"to_server_bytes_per_eval"`
+	FromServerPerEval float64 `json:"from_server_bytes_per_eval"`
+}
+
+// floorScript is the trivial script of the floor.
+const floorScript = "return 1"
+
+// runFloor measures the floor for d with n goroutines.
+func runFloor(ctx context.Context, b *backend, n int, d time.Duration, log *slog.Logger) (Floor, error) {
+	log.Info("measuring the Redis floor: EVAL \"return 1\" 0", "duration", d, "goroutines", n)
+	before, err := b.server(ctx)
+	if err != nil {
+		return Floor{}, fmt.Errorf("loadtest: floor: %w", err)
+	}
+	var stop atomic.Bool
+	var calls, nErrs atomic.Int64
+	var firstErr atomic.Value
+	t := time.AfterFunc(d, func() { stop.Store(true) })
+	defer t.Stop()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() && ctx.Err() == nil {
+				if err := b.redis.Eval(ctx, floorScript, nil).Err(); err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					if nErrs.Add(1) > 100 {
+						return
+					}
+					continue
+				}
+				calls.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	f := Floor{Goroutines: n, Elapsed: time.Since(start), Calls: calls.Load(), Errors: nErrs.Load()}
+	after, err := b.server(ctx)
+	if err != nil {
+		return f, fmt.Errorf("loadtest: floor: %w", err)
+	}
+	if f.Errors > 0 {
+		return f, fmt.Errorf("loadtest: floor: %d EVALs failed, the first: %v", f.Errors, firstErr.Load())
+	}
+	delta := after.sub(before)
+	f.ServerCPU = delta.CPU
+	if f.Calls > 0 {
+		f.PerEval = f.ServerCPU / time.Duration(f.Calls)
+		f.PerCycle = 2 * f.PerEval
+		f.ToServerPerEval = float64(delta.NetIn) / float64(f.Calls)
+		f.FromServerPerEval = float64(delta.NetOut) / float64(f.Calls)
+	}
+	return f, nil
+}
