@@ -289,8 +289,8 @@ type leakyStore struct {
 	kept [][]byte
 }
 
-func (s *leakyStore) Update(ctx context.Context, id storage.PlayerID, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
-	v, err := s.Store.Update(ctx, id, fn)
+func (s *leakyStore) Update(ctx context.Context, id storage.PlayerID, op string, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
+	v, err := s.Store.Update(ctx, id, op, fn)
 	s.mu.Lock()
 	s.kept = append(s.kept, make([]byte, 16<<10))
 	s.mu.Unlock()
