@@ -18,9 +18,11 @@
 //
 // A guild's keys share the tag {g}:
 //
-//	s:{g}     hash: v = version, p = JSON of the guild (settings, recent op
-//	          IDs, reset-guild progress)
-//	a:{g}     list: moderator log (JSON), newest first, storage.AuditLimit kept
+//	s:{g}     hash: v = version, p = the guild's record (settings, recent
+//	          op IDs, reset-guild progress), a = the audit line of the write
+//	          that made this version (if any)
+//	a:{g}     list: moderator log (audit lines), newest first,
+//	          storage.AuditLimit kept
 //	lb:{g}    sorted set: the leaderboard index, member = user ID in 20
 //	          digits, score = −balance (ZRANGE gives the richest first, and
 //	          equal balances by increasing user ID); Players reads it too
@@ -32,7 +34,9 @@
 // build does not know, or with a field it does not know, is refused rather
 // than written back without it; a record of the release before the schema
 // ({"Player": …}) is rewritten in the schema at its first read
-// (migrateScript), its reveals and operations moved beside it.
+// (migrateScript), its reveals and operations moved beside it, and so is a
+// guild's ({"Settings": …}, migrateGuildScript). The moderator log's lines
+// of that release are read as they are, never rewritten (see update.go).
 //
 // # The scripts
 //
@@ -44,7 +48,7 @@
 // remembers the operation (forgetting the oldest past game.MaxOps), and
 // pushes the history lines and the revealed seed, each to its capped list.
 // It holds no rule of the game. casScript is the same compare-and-set for
-// a guild's settings; appendOnceScript pushes a line to a capped list
+// a guild (v, p and a); appendOnceScript pushes a line to a capped list
 // unless the list has it. They run with EVALSHA (EVAL if Redis lost them).
 //
 // # A step

@@ -2,7 +2,7 @@ package redisstore
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -106,13 +106,16 @@ func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.DecodedGuild) 
 			log *redis.StringSliceCmd
 		)
 		if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			rec = p.HMGet(ctx, settingsKey(g), "v", "p")
+			rec = p.HMGet(ctx, settingsKey(g), "v", "p", "a")
 			log = p.LRange(ctx, auditKey(g), 0, -1)
 			return nil
 		}); err != nil {
 			return s.wrap("export guilds", err)
 		}
-		gd, _, err := s.decodeGuild(g, rec.Val()[0], rec.Val()[1])
+		gd, _, err := s.decodeGuild(g, rec.Val()[0], rec.Val()[1], rec.Val()[2])
+		if errors.Is(err, errLegacyGuild) {
+			gd, _, err = s.guild(ctx, g) // rewritten in the schema first
+		}
 		if err != nil {
 			return err
 		}
@@ -223,11 +226,11 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 	}
 	for i, dg := range d.Guilds {
 		if dg.Settings != nil {
-			b, err := json.Marshal(guildRecord{Settings: *dg.Settings})
+			b, err := schema.EncodeGuild(game.Guild{Settings: *dg.Settings})
 			if err != nil {
-				return undo(fmt.Errorf("guilds[%d] (guild %d): %w", i, dg.Guild, err))
+				return undo(fmt.Errorf("guilds[%d] (guild %d): %w: %w", i, dg.Guild, storage.ErrInvalid, err))
 			}
-			res, err := s.cas(ctx, settingsKey(dg.Guild), "", 0, string(b), 0, nil, nil)
+			res, err := s.cas(ctx, settingsKey(dg.Guild), "", 0, string(b), "", 0, nil, nil)
 			if err != nil {
 				return undo(s.wrap("import", err))
 			}

@@ -77,7 +77,7 @@ func decodeAuditLines(guild uint64, raw []string) ([]game.AuditEntry, error) {
 	out := make([]game.AuditEntry, len(raw))
 	for i, r := range raw {
 		var err error
-		if out[i], err = decodeAudit(guild, r); err != nil {
+		if out[i], _, err = decodeAudit(guild, r); err != nil {
 			return nil, fmt.Errorf("redisstore: audit of guild %d: %w", guild, err)
 		}
 	}

@@ -21,7 +21,8 @@ import "github.com/redis/go-redis/v9"
 //	ARGV[2]  the new version
 //	ARGV[3]  the new payload
 //	ARGV[4]  the new seeds ("" when they have not changed)
-//	ARGV[5]  the moderator log line of the write ("" for none: a is removed)
+//	ARGV[5]  the moderator log line of the write; "" for none (a is
+//	         removed), "-" for none when the record has none either
 //	ARGV[6]  the operation's ID ("" for none)
 //	ARGV[7]  its result
 //	ARGV[8]  how many operations the record remembers
@@ -37,35 +38,38 @@ import "github.com/redis/go-redis/v9"
 // without reading the record back.
 var playerScript = redis.NewScript(`
 local rec, op = KEYS[1], ARGV[6]
-if op ~= '' then
-  local r = redis.call('HGET', rec, 'o:' .. op)
-  if r then
-    local cur = redis.call('HMGET', rec, 'v', 'p', 's', 'a')
-    return {'REPEAT', r, cur[1] or '0', cur[2] or '', cur[3] or '', cur[4] or ''}
-  end
+local cur = redis.call('HMGET', rec, 'v', 'o:' .. op)
+if op ~= '' and cur[2] then
+  local r = redis.call('HMGET', rec, 'p', 's', 'a')
+  return {'REPEAT', cur[2], cur[1] or '0', r[1] or '', r[2] or '', r[3] or ''}
 end
-local v = redis.call('HGET', rec, 'v') or '0'
+local v = cur[1] or '0'
 if v ~= ARGV[1] then
-  local cur = redis.call('HMGET', rec, 'p', 's', 'a')
-  return {'CONFLICT', v, cur[1] or '', cur[2] or '', cur[3] or ''}
+  local r = redis.call('HMGET', rec, 'p', 's', 'a')
+  return {'CONFLICT', v, r[1] or '', r[2] or '', r[3] or ''}
 end
-redis.call('HSET', rec, 'v', ARGV[2], 'p', ARGV[3])
+local set = {'v', ARGV[2], 'p', ARGV[3]}
 if ARGV[4] ~= '' then
-  redis.call('HSET', rec, 's', ARGV[4])
+  set[#set + 1], set[#set + 2] = 's', ARGV[4]
 end
-if ARGV[5] ~= '' then
-  redis.call('HSET', rec, 'a', ARGV[5])
-else
+if ARGV[5] == '' then
   redis.call('HDEL', rec, 'a')
+elseif ARGV[5] ~= '-' then
+  set[#set + 1], set[#set + 2] = 'a', ARGV[5]
 end
+if op ~= '' then
+  set[#set + 1], set[#set + 2] = 'o:' .. op, ARGV[7]
+end
+redis.call('HSET', rec, unpack(set))
 local k = 2
 if op ~= '' then
-  redis.call('HSET', rec, 'o:' .. op, ARGV[7])
   local n = redis.call('RPUSH', KEYS[k], op) - tonumber(ARGV[8])
   if n > 0 then
-    for _, o in ipairs(redis.call('LPOP', KEYS[k], n)) do
-      redis.call('HDEL', rec, 'o:' .. o)
+    local old = redis.call('LPOP', KEYS[k], n)
+    for i = 1, #old do
+      old[i] = 'o:' .. old[i]
     end
+    redis.call('HDEL', rec, unpack(old))
   end
   k = k + 1
 end
@@ -134,32 +138,65 @@ return 1
 
 // casScript is a guild's write, and an import's: compare-and-set of a
 // versioned record and, in the same atomic step, an append to a capped
-// list in the same hash slot. It knows nothing of the game: a record is a hash of two fields, v
-// (the version, a decimal string) and p (an opaque payload), and lines are
-// opaque strings.
+// list in the same hash slot. It knows nothing of the game: a record is a
+// hash of a version v (a decimal string), an opaque payload p and an
+// optional moderator log line a (the last write's, for recoverAudit), and
+// lines are opaque strings.
 //
-//	KEYS[1]  the record (hash: v, p)
+//	KEYS[1]  the record (hash: v, p, a)
 //	KEYS[2]  the list the lines go to (only when there are lines)
 //	ARGV[1]  the version expected ("0": the record must not exist)
 //	ARGV[2]  the new version
 //	ARGV[3]  the new payload
-//	ARGV[4]  how many lines the list keeps
-//	ARGV[5…] lines to push, oldest first (the list is newest first)
+//	ARGV[4]  the moderator log line of the write ("" for none: a is removed)
+//	ARGV[5]  how many lines the list keeps
+//	ARGV[6…] lines to push, oldest first (the list is newest first)
 //
-// It returns {"OK"} after writing, or {"CONFLICT", version, payload} with
-// the record as it is ("0" and "" when it does not exist), so that the
-// caller can run its transition again without reading it back.
+// It returns {"OK"} after writing, or {"CONFLICT", version, payload, line}
+// with the record as it is ("0", "" and "" when it does not exist), so
+// that the caller can run its transition again without reading it back.
 var casScript = redis.NewScript(`
 local v = redis.call('HGET', KEYS[1], 'v') or '0'
 if v ~= ARGV[1] then
-  return {'CONFLICT', v, redis.call('HGET', KEYS[1], 'p') or ''}
+  local cur = redis.call('HMGET', KEYS[1], 'p', 'a')
+  return {'CONFLICT', v, cur[1] or '', cur[2] or ''}
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'p', ARGV[3])
-if #ARGV > 4 then
-  redis.call('LPUSH', KEYS[2], unpack(ARGV, 5))
-  redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[4]) - 1)
+if ARGV[4] ~= '' then
+  redis.call('HSET', KEYS[1], 'a', ARGV[4])
+else
+  redis.call('HDEL', KEYS[1], 'a')
+end
+if #ARGV > 5 then
+  redis.call('LPUSH', KEYS[2], unpack(ARGV, 6))
+  redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[5]) - 1)
 end
 return {'OK'}
+`)
+
+// migrateGuildScript rewrites, once, a guild record that the release
+// before the schema wrote: if the record still has the version and the
+// payload the caller read, it sets the new payload and, when there is one,
+// the moderator log line of its last write; otherwise (someone else
+// migrated or wrote it) it changes nothing. The version is kept.
+//
+//	KEYS[1]  the record (hash: v, p, a)
+//	ARGV[1]  the version read
+//	ARGV[2]  the payload read
+//	ARGV[3]  the new payload
+//	ARGV[4]  the moderator log line ("" none)
+//
+// It returns 1 if it rewrote the record, 0 if not.
+var migrateGuildScript = redis.NewScript(`
+local cur = redis.call('HMGET', KEYS[1], 'v', 'p')
+if cur[1] ~= ARGV[1] or cur[2] ~= ARGV[2] then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'p', ARGV[3])
+if ARGV[4] ~= '' then
+  redis.call('HSET', KEYS[1], 'a', ARGV[4])
+end
+return 1
 `)
 
 // appendOnceScript pushes a line to a capped list unless the list already
@@ -182,4 +219,4 @@ redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)
 return 1
 `)
 
-var allScripts = []*redis.Script{playerScript, migrateScript, casScript, appendOnceScript}
+var allScripts = []*redis.Script{playerScript, migrateScript, casScript, migrateGuildScript, appendOnceScript}

@@ -18,27 +18,21 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// guildRecord is the payload of s:{guild}: game.Guild's fields, Reset
-// only once the guild has had a reset-guild.
-type guildRecord struct {
-	Settings game.Settings
-	Ops      []string         `json:",omitempty"`
-	Reset    *game.GuildReset `json:",omitempty"`
-	Audit    string           `json:",omitempty"` // as playerRecord.Audit
-}
-
-// auditLine is the JSON form of an audit entry in a:{guild}. ID names the
-// write that logged it (u:<user>:<version> or s:<version>), so that the
-// same line sent twice is recognised and kept once.
-type auditLine struct {
-	ID     string    `json:"id,omitempty"`
-	At     time.Time `json:"at"`
-	Actor  uint64    `json:"actor,string"`
-	Target uint64    `json:"target,string"`
-	Action string    `json:"action"`
-	Amount int64     `json:"amount"`
-	Reason string    `json:"reason"`
-}
+// A guild is the hash s:{guild}: its version v, its record p in the
+// schema (schema.GuildRecord, docs/STORAGE.md) and the moderator log line
+// a of its last write (for recoverAudit). A record of the release before
+// the schema (package legacy) is rewritten at its first read
+// (migrateGuild).
+//
+// The moderator log a:{guild} holds lines in the schema (schema.AuditLine)
+// whose id names the write that logged them (u:<user>:<version> or
+// s:<version>), so that the same line sent twice is recognised and kept
+// once. Lines of the release before the schema are read as they are
+// (legacy.DecodeAudit) and never rewritten: appendOnceScript recognises a
+// line by its bytes, so a rewritten line could be appended again by a
+// retry that carries its old bytes (a record's a field not yet migrated),
+// and the old lines leave the log by themselves, storage.AuditLimit lines
+// later.
 
 // recoverWindow bounds how old a moderator log line may be for a retry to
 // append it again (recoverAudit): older lines may have left the log (it
@@ -252,6 +246,9 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, op string, fn f
 		if cur.Exists() && schema.SeedsOf(cur.Player) == schema.SeedsOf(ew.w.Player) {
 			ew.seeds = "" // as stored: not sent again
 		}
+		if cur.audit == "" && ew.line == "" {
+			ew.keepAudit = true // none before, none after: nothing to remove
+		}
 		prev, moved := cur.audit, !cur.Exists() || cur.Player.Balance != ew.w.Player.Balance
 		var wait *redis.Cmd
 		res, err := s.write(ctx, id, cur.Version, ew, func(p redis.Pipeliner) {
@@ -361,6 +358,8 @@ type encoded struct {
 	payload string        // the player's record, without its seeds
 	seeds   string        // its seeds ("" when they need not be sent)
 	line    string        // the audit line, "" if none
+	// keepAudit: the record has no audit line, and this write adds none.
+	keepAudit bool
 	op      string        // the operation, "" if none
 	result  string        // its result
 	hist    []string      // the history lines, oldest first
@@ -422,7 +421,11 @@ type writeResult struct {
 func (s *Store) write(ctx context.Context, id storage.PlayerID, expected uint64, e encoded, also func(redis.Pipeliner)) (writeResult, error) {
 	keys := []string{recordKey(id)}
 	args := make([]any, 0, 11+len(e.hist))
-	args = append(args, u64(expected), u64(expected+1), e.payload, e.seeds, e.line, e.op, e.result, game.MaxOps, storage.HistoryLimit, len(e.hist))
+	line := e.line
+	if line == "" && e.keepAudit {
+		line = "-"
+	}
+	args = append(args, u64(expected), u64(expected+1), e.payload, e.seeds, line, e.op, e.result, game.MaxOps, storage.HistoryLimit, len(e.hist))
 	if e.op != "" {
 		keys = append(keys, opsKey(id))
 	}
@@ -556,37 +559,49 @@ func (s *Store) migrate(ctx context.Context, id storage.PlayerID, v, p, a string
 	return nil
 }
 
-// encodeAudit encodes an entry that storage.NormalizeAudit has checked.
+// encodeAudit encodes an entry that storage.NormalizeAudit has checked,
+// logged by the write lineID.
 func encodeAudit(lineID string, e game.AuditEntry) (string, error) {
-	b, err := json.Marshal(auditLine{ID: lineID, At: e.At, Actor: e.Actor, Target: e.Target, Action: e.Action, Amount: e.Amount, Reason: e.Reason})
+	b, err := schema.EncodeAudit(e.Guild, lineID, e)
 	if err != nil {
-		return "", fmt.Errorf("redisstore: encode audit entry: %w", err)
+		return "", fmt.Errorf("redisstore: %w", err)
 	}
 	return string(b), nil
 }
 
-func decodeAudit(guild uint64, raw string) (game.AuditEntry, error) {
-	var l auditLine
-	if err := json.Unmarshal([]byte(raw), &l); err != nil {
-		return game.AuditEntry{}, fmt.Errorf("corrupt audit line %q: %w", raw, err)
+// decodeAudit reads a line of guild's moderator log, in the schema or, for
+// a line of the release before it, as that release wrote it; it returns
+// the entry, checked, and the ID of the write that logged it.
+func decodeAudit(guild uint64, raw string) (game.AuditEntry, string, error) {
+	record := fmt.Sprintf("a:{%d} line", guild)
+	if legacy.IsAudit([]byte(raw)) {
+		e, id, err := legacy.DecodeAudit(guild, []byte(raw))
+		if err == nil {
+			err = e.Check()
+		}
+		if err != nil {
+			return game.AuditEntry{}, "", fmt.Errorf("%s %q: %w", record, raw, err)
+		}
+		return e, id, nil
 	}
-	return game.AuditEntry{At: l.At, Guild: guild, Actor: l.Actor, Target: l.Target, Action: l.Action, Amount: l.Amount, Reason: l.Reason}, nil
+	return schema.DecodeAudit(record, guild, []byte(raw))
 }
 
 // casResult is the script's answer.
 type casResult struct {
-	ok               bool
-	version, payload string // the record as it is, on a conflict
+	ok                     bool
+	version, payload, line string // the record as it is, on a conflict
 }
 
 // cas runs the script on record (and list, when there are lines), with
-// also's commands in the same pipeline: one round trip. If Redis has lost
+// also's commands in the same pipeline: one round trip. line is the
+// record's moderator log line, "" for none. If Redis has lost
 // the script it sends the pipeline again with EVAL; also's commands must
 // therefore be safe to repeat.
-func (s *Store) cas(ctx context.Context, record, list string, expected uint64, payload string, limit int, lines []string, also func(redis.Pipeliner)) (casResult, error) {
+func (s *Store) cas(ctx context.Context, record, list string, expected uint64, payload, line string, limit int, lines []string, also func(redis.Pipeliner)) (casResult, error) {
 	keys := []string{record}
-	args := make([]any, 0, 4+len(lines))
-	args = append(args, u64(expected), u64(expected+1), payload, limit)
+	args := make([]any, 0, 5+len(lines))
+	args = append(args, u64(expected), u64(expected+1), payload, line, limit)
 	if len(lines) > 0 {
 		keys = append(keys, list)
 		for _, l := range lines {
@@ -623,8 +638,8 @@ func (s *Store) cas(ctx context.Context, record, list string, expected uint64, p
 	switch {
 	case len(reply) == 1 && reply[0] == "OK":
 		return casResult{ok: true}, nil
-	case len(reply) == 3 && reply[0] == "CONFLICT":
-		return casResult{version: reply[1], payload: reply[2]}, nil
+	case len(reply) == 4 && reply[0] == "CONFLICT":
+		return casResult{version: reply[1], payload: reply[2], line: reply[3]}, nil
 	}
 	return casResult{}, fmt.Errorf("script reply %q", reply)
 }
@@ -653,8 +668,8 @@ func recent(line string) bool {
 	if line == "" {
 		return false
 	}
-	var l auditLine
-	return json.Unmarshal([]byte(line), &l) == nil && time.Since(l.At) <= recoverWindow
+	e, _, err := decodeAudit(1, line) // the guild does not matter: only the time is read
+	return err == nil && time.Since(e.At) <= recoverWindow
 }
 
 // correctIndex sets the player's leaderboard entry from v, after an Update
@@ -681,18 +696,34 @@ func (s *Store) Guild(ctx context.Context, guild uint64) (storage.VersionedGuild
 	return g, err
 }
 
-// guild reads the guild and the audit line of its last write.
+// guild reads the guild and the audit line of its last write, rewriting
+// it first if the release before the schema wrote it.
 func (s *Store) guild(ctx context.Context, guild uint64) (storage.VersionedGuild, string, error) {
-	vals, err := s.rdb.HMGet(ctx, settingsKey(guild), "v", "p").Result()
-	if err != nil {
-		return storage.VersionedGuild{}, "", s.wrap(fmt.Sprintf("guild %d", guild), err)
+	for range storage.MaxAttempts {
+		vals, err := s.rdb.HMGet(ctx, settingsKey(guild), "v", "p", "a").Result()
+		if err != nil {
+			return storage.VersionedGuild{}, "", s.wrap(fmt.Sprintf("guild %d", guild), err)
+		}
+		g, line, err := s.decodeGuild(guild, vals[0], vals[1], vals[2])
+		if !errors.Is(err, errLegacyGuild) {
+			return g, line, err
+		}
+		if err := s.migrateGuild(ctx, guild, str(vals[0]), str(vals[1])); err != nil {
+			return storage.VersionedGuild{}, "", err
+		}
 	}
-	return s.decodeGuild(guild, vals[0], vals[1])
+	return storage.VersionedGuild{}, "", fmt.Errorf("redisstore: guild %d: the record of the release before the schema was not migrated", guild)
 }
 
-func (s *Store) decodeGuild(guild uint64, v, p any) (storage.VersionedGuild, string, error) {
-	vs, _ := v.(string)
-	ps, _ := p.(string)
+// errLegacyGuild is decodeGuild's answer for a record of the release
+// before the schema: the caller migrates it (guild) and reads it again.
+var errLegacyGuild = errors.New("redisstore: guild record of the release before the schema")
+
+// decodeGuild reads the fields v, p and a of s:{guild}: the guild, its
+// version and the moderator log line of its last write. A guild never
+// written has the store's default settings and version 0.
+func (s *Store) decodeGuild(guild uint64, v, p, a any) (storage.VersionedGuild, string, error) {
+	vs, ps := str(v), str(p)
 	if vs == "" || vs == "0" {
 		return storage.VersionedGuild{Guild: game.Guild{Settings: s.opts.Defaults}}, "", nil
 	}
@@ -700,16 +731,34 @@ func (s *Store) decodeGuild(guild uint64, v, p any) (storage.VersionedGuild, str
 	if err != nil {
 		return storage.VersionedGuild{}, "", fmt.Errorf("redisstore: guild %d: version %q: %w", guild, vs, err)
 	}
-	// A record written before house rules existed has none: it reads with
-	// the defaults' (decoding keeps what the record does not have), as the
-	// guild's players would have if its moderators had never set anything
-	// (a dump from then imports the same way, see
-	// storage.SettingsRecord.House).
-	r := guildRecord{Settings: game.Settings{House: s.opts.Defaults.House}}
-	if err := decodeStrict([]byte(ps), &r); err != nil {
-		return storage.VersionedGuild{}, "", fmt.Errorf("redisstore: guild %d: corrupt settings: %w", guild, err)
+	if legacy.IsRedisGuild([]byte(ps)) {
+		return storage.VersionedGuild{}, "", errLegacyGuild
 	}
-	return storage.VersionedGuild{Guild: game.Guild{Settings: r.Settings, Ops: r.Ops, Reset: r.Reset}, Version: ver}, r.Audit, nil
+	g, err := schema.DecodeGuild(fmt.Sprintf("s:{%d}", guild), []byte(ps))
+	if err != nil {
+		return storage.VersionedGuild{}, "", fmt.Errorf("redisstore: %w", err)
+	}
+	return storage.VersionedGuild{Guild: g, Version: ver}, str(a), nil
+}
+
+// migrateGuild rewrites, once, the guild record v, p of the release before
+// the schema in the schema, keeping its version, and moves the moderator
+// log line it carried to the field a, as it is (so that appendOnceScript
+// still recognises it in the log). A record written before house rules
+// existed gets the store's default ones, as its players had. Another
+// process's migration or write meanwhile is fine: the caller reads the
+// record again.
+func (s *Store) migrateGuild(ctx context.Context, guild uint64, v, p string) error {
+	g, line, err := legacy.DecodeRedisGuild([]byte(p), s.opts.Defaults.House)
+	if err != nil {
+		return fmt.Errorf("redisstore: guild %d: %w", guild, err)
+	}
+	b, err := schema.EncodeGuild(g)
+	if err != nil {
+		return fmt.Errorf("redisstore: migrate guild %d: %w", guild, err)
+	}
+	err = migrateGuildScript.Run(ctx, s.rdb, []string{settingsKey(guild)}, v, p, string(b), line).Err()
+	return s.wrap(fmt.Sprintf("migrate guild %d", guild), err)
 }
 
 // UpdateGuild implements storage.Store: the same compare-and-set as
@@ -747,15 +796,15 @@ func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.V
 				return cur, err
 			}
 		}
-		b, err := json.Marshal(guildRecord{Settings: next.Settings, Ops: next.Ops, Reset: next.Reset, Audit: line})
+		b, err := schema.EncodeGuild(next.Guild)
 		if err != nil {
-			return cur, fmt.Errorf("redisstore: update guild %d: encode: %w", guild, err)
+			return cur, fmt.Errorf("redisstore: update guild %d: %w", guild, err)
 		}
-		res, err := s.cas(ctx, settingsKey(guild), "", cur.Version, string(b), 0, nil, nil)
+		res, err := s.cas(ctx, settingsKey(guild), "", cur.Version, string(b), line, 0, nil, nil)
 		if err != nil {
 			return cur, s.wrap(fmt.Sprintf("update guild %d", guild), err)
 		}
-		if res.ok || (res.version == u64(next.Version) && res.payload == string(b)) {
+		if res.ok || (res.version == u64(next.Version) && res.payload == string(b) && res.line == line) {
 			if line != "" {
 				if err := s.appendAudit(ctx, guild, line); err != nil {
 					return next, err
@@ -763,7 +812,11 @@ func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.V
 			}
 			return next, nil
 		}
-		if cur, audit, err = s.decodeGuild(guild, res.version, res.payload); err != nil {
+		cur, audit, err = s.decodeGuild(guild, res.version, res.payload, res.line)
+		if errors.Is(err, errLegacyGuild) { // an older process wrote it meanwhile
+			cur, audit, err = s.guild(ctx, guild)
+		}
+		if err != nil {
 			return cur, err
 		}
 	}
