@@ -63,7 +63,7 @@ type DecodedGuild struct {
 type dumpV4 struct {
 	Version int                 `json:"version"`
 	Players []schema.DumpPlayer `json:"players"`
-	Guilds  []GuildRecord       `json:"guilds"`
+	Guilds  []schema.DumpGuild  `json:"guilds"`
 }
 
 // ExportDump reads everything from d.
@@ -87,12 +87,12 @@ func ExportDump(ctx context.Context, d Dumper) (*DecodedDump, error) {
 // EncodeDump writes d as a dump of version DumpVersion, indented JSON. The
 // output is deterministic: the same contents give the same bytes.
 func EncodeDump(w io.Writer, d *DecodedDump) error {
-	v := dumpV4{Version: DumpVersion, Players: make([]schema.DumpPlayer, 0, len(d.Players)), Guilds: make([]GuildRecord, 0, len(d.Guilds))}
+	v := dumpV4{Version: DumpVersion, Players: make([]schema.DumpPlayer, 0, len(d.Players)), Guilds: make([]schema.DumpGuild, 0, len(d.Guilds))}
 	for _, p := range d.Players {
 		v.Players = append(v.Players, schema.NewDumpPlayer(p.ID.Guild, p.ID.User, p.Player, p.History, p.Reveals))
 	}
 	for _, g := range d.Guilds {
-		v.Guilds = append(v.Guilds, NewGuildRecord(g.Guild, g.Settings, g.Audit))
+		v.Guilds = append(v.Guilds, schema.NewDumpGuild(g.Guild, g.Settings, g.Audit))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -157,12 +157,22 @@ func ReadDump(r io.Reader, seeds io.Reader) (*DecodedDump, error) {
 		seen[id] = i
 		out.Players = append(out.Players, DecodedPlayer{ID: id, Player: p, History: h, Reveals: rs})
 	}
-	legacy := Dump{Version: LegacyDumpVersion, Guilds: d.Guilds}
-	dd, err := legacy.Decode(nil)
-	if err != nil {
-		return nil, err
+	gseen := make(map[uint64]int, len(d.Guilds))
+	for i, dg := range d.Guilds {
+		name := fmt.Sprintf("guilds[%d] (guild %s)", i, dg.Guild)
+		g, set, audit, err := dg.Game(name)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		if len(audit) > AuditLimit {
+			return nil, fmt.Errorf("%s: %w: %d audit entries, at most %d", name, ErrInvalid, len(audit), AuditLimit)
+		}
+		if j, ok := gseen[g]; ok {
+			return nil, fmt.Errorf("%s: %w: same guild as guilds[%d]", name, ErrDuplicate, j)
+		}
+		gseen[g] = i
+		out.Guilds = append(out.Guilds, DecodedGuild{Guild: g, Settings: set, Audit: audit})
 	}
-	out.Guilds = dd.Guilds
 	return out, nil
 }
 

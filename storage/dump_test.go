@@ -7,9 +7,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
 // dumpOf returns the version 4 dump of the players.
@@ -80,6 +82,62 @@ func TestDumpRefusesWhatTheBotCannotCarry(t *testing.T) {
 			d, err := storage.ReadDump(bytes.NewReader(b), nil)
 			if !errors.Is(err, storage.ErrInvalid) || !strings.Contains(err.Error(), c.want) || d != nil {
 				t.Fatalf("ReadDump: %v; want ErrInvalid mentioning %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestDumpV4Guilds: a version 4 dump's guilds are in the schema (the
+// guild's ID a string, its settings as a guild record's s, its log oldest
+// first, without the ids the Redis store gives its lines); they read back
+// as they were, and a wrong one is refused naming the guild and the field.
+func TestDumpV4Guilds(t *testing.T) {
+	set := game.Settings{StartingBalance: 700, DailyAmount: 5, DailyCooldown: 90 * time.Minute, PublicPlays: true, Channel: 1234567890123456789,
+		House: game.House{MaxStakeDay: 4000, MinInterval: 3 * time.Second, RealityPlays: 40, RealityEvery: 45 * time.Minute}}
+	g := storage.DecodedGuild{Guild: 812345678901234567, Settings: &set, Audit: []game.AuditEntry{
+		{At: at, Guild: 812345678901234567, Actor: 9, Action: game.ActionSettings, Reason: "first"},
+		{At: at.Add(time.Hour), Guild: 812345678901234567, Actor: 9, Target: 11, Action: game.ActionGrant, Amount: 300, Reason: "second"},
+	}}
+	none := storage.DecodedGuild{Guild: 3, Audit: []game.AuditEntry{{At: at, Guild: 3, Actor: 9, Action: game.ActionLiftPause}}}
+	var buf bytes.Buffer
+	if err := storage.EncodeDump(&buf, &storage.DecodedDump{Guilds: []storage.DecodedGuild{g, none}}); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	var raw struct {
+		Guilds []schema.DumpGuild `json:"guilds"`
+	}
+	if err := json.Unmarshal(good, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if want := schema.NewDumpGuild(g.Guild, g.Settings, g.Audit); !reflect.DeepEqual(raw.Guilds[0], want) || raw.Guilds[1].Settings != nil {
+		t.Fatalf("dump's guilds %+v; want %+v first", raw.Guilds, want)
+	}
+	d, err := storage.ReadDump(bytes.NewReader(good), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Guilds) != 2 || !reflect.DeepEqual(d.Guilds[0], g) || !reflect.DeepEqual(d.Guilds[1], none) {
+		t.Fatalf("read back %+v\nwant %+v, %+v", d.Guilds, g, none)
+	}
+	for _, c := range []struct{ name, from, to, want string }{
+		{"guild not a snowflake", `"guild": "3"`, `"guild": "x"`, "field guild"},
+		{"guild as a number", `"guild": "3"`, `"guild": 3`, "guild"},
+		{"unknown settings field", `"b0": 700`, `"b0": 700, "zz": 1`, `"zz"`},
+		{"settings out of game's bounds", `"b0": 700`, `"b0": -700`, "guilds[0] (guild 812345678901234567): field s"},
+		{"channel not a snowflake", `"ch": "1234567890123456789"`, `"ch": "general"`, "field s.ch"},
+		{"audit line without action", `"x": "lift-pause"`, `"x": ""`, "guilds[1] (guild 3) audit[0]"},
+		{"audit line with an id", `"x": "lift-pause"`, `"x": "lift-pause", "id": "s:1"`, "field audit[0].id"},
+		{"same guild twice", `"guild": "3"`, `"guild": "812345678901234567"`, "same guild as guilds[0]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := bytes.Replace(good, []byte(c.from), []byte(c.to), 1)
+			if bytes.Equal(b, good) {
+				t.Fatalf("%q not in the dump %s", c.from, good)
+			}
+			d, err := storage.ReadDump(bytes.NewReader(b), nil)
+			if !(errors.Is(err, storage.ErrInvalid) || errors.Is(err, storage.ErrDuplicate)) || !strings.Contains(err.Error(), c.want) || d != nil {
+				t.Fatalf("ReadDump: %v; want an error mentioning %q", err, c.want)
 			}
 		})
 	}

@@ -78,3 +78,56 @@ func Snowflake(record, field, s string) (uint64, error) {
 	}
 	return v, nil
 }
+
+// DumpGuild is one guild in a dump: its settings, absent if its
+// moderators never set any, and its moderator log, oldest first. The
+// operations it remembers and its reset-guild's progress are not dumped:
+// a dump is imported into a store that no operation has reached yet.
+type DumpGuild struct {
+	Guild    string         `json:"guild"`           // snowflake, decimal
+	Settings *GuildSettings `json:"s,omitempty"`     // as a guild record's s
+	Audit    []AuditLine    `json:"audit,omitempty"` // oldest first; their id is left out
+}
+
+// NewDumpGuild returns the dump form of guild: its settings (nil if never
+// set) and its moderator log, oldest first.
+func NewDumpGuild(guild uint64, s *game.Settings, audit []game.AuditEntry) DumpGuild {
+	d := DumpGuild{Guild: strconv.FormatUint(guild, 10)}
+	if s != nil {
+		gs := FromSettings(*s)
+		d.Settings = &gs
+	}
+	for _, e := range audit {
+		d.Audit = append(d.Audit, FromAudit("", e))
+	}
+	return d
+}
+
+// Game returns what d holds, checked: the guild's ID, its settings (nil if
+// none; game.Settings.Check) and its log (game.AuditEntry.Check); record
+// names it in errors. How many lines a store keeps is the store's bound,
+// for the caller to check.
+func (d DumpGuild) Game(record string) (guild uint64, s *game.Settings, audit []game.AuditEntry, err error) {
+	if guild, err = Snowflake(record, "guild", d.Guild); err != nil {
+		return 0, nil, nil, err
+	}
+	if d.Settings != nil {
+		gs, err := d.Settings.Game(record, "s")
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		s = &gs
+	}
+	audit = make([]game.AuditEntry, 0, len(d.Audit))
+	for i, l := range d.Audit {
+		if l.ID != "" {
+			return 0, nil, nil, fieldErr(record, fmt.Sprintf("audit[%d].id", i), "a dump's lines have no id")
+		}
+		e, err := l.Game(fmt.Sprintf("%s audit[%d]", record, i), guild)
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		audit = append(audit, e)
+	}
+	return guild, s, audit, nil
+}

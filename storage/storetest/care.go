@@ -375,7 +375,9 @@ func testCareImportRefused(t *testing.T, open OpenFunc) {
 		{"unknown limit name", "players[1]", func(d *rawDump) {
 			d.Players[1].Player.Care.Limits = map[string]schema.Limit{"stake-year": {Amount: 100}}
 		}},
-		{"house out of range", "guilds[0]", func(d *rawDump) { d.Guilds[0].Settings.House.MinInterval = "3h0m0s" }},
+		{"house out of range", "guilds[0]", func(d *rawDump) {
+			d.Guilds[0].Settings.House = &schema.HouseRules{MinInterval: (3 * time.Hour).Milliseconds()}
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -415,9 +417,9 @@ func testCareImportRefused(t *testing.T, open OpenFunc) {
 // rawDump is a dump of version storage.DumpVersion as its JSON has it
 // (docs/STORAGE.md), for tests that look into it or edit it.
 type rawDump struct {
-	Version int                   `json:"version"`
-	Players []schema.DumpPlayer   `json:"players"`
-	Guilds  []storage.GuildRecord `json:"guilds"`
+	Version int                 `json:"version"`
+	Players []schema.DumpPlayer `json:"players"`
+	Guilds  []schema.DumpGuild  `json:"guilds"`
 }
 
 // readRawDump parses data strictly into a rawDump: a field it does not
