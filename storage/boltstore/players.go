@@ -505,15 +505,6 @@ func latest[T any](b *bolt.Bucket, prefix []byte, n int, what string, decode fun
 	return out, nil
 }
 
-// decodeJSON is a decoder for latest of values in plain JSON.
-func decodeJSON[T any](record string, v []byte) (T, error) {
-	var e T
-	if err := json.Unmarshal(v, &e); err != nil {
-		return e, fmt.Errorf("decode %s: %w", record, err)
-	}
-	return e, nil
-}
-
 // History returns up to n of the player's most recent history lines, newest
 // first (none for a player never written).
 func (s *Store) History(ctx context.Context, id storage.PlayerID, n int) ([]game.Entry, error) {

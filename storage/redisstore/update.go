@@ -1,9 +1,7 @@
 package redisstore
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
@@ -38,15 +36,6 @@ import (
 // append it again (recoverAudit): older lines may have left the log (it
 // keeps storage.AuditLimit), and appending them then would log them twice.
 const recoverWindow = 24 * time.Hour
-
-// decodeStrict parses a payload, refusing fields it does not know: a
-// record written by a newer program must not be read, and written back,
-// without them.
-func decodeStrict(b []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
-}
 
 // stored is a player's record as read from Redis.
 type stored struct {
@@ -360,10 +349,10 @@ type encoded struct {
 	line    string        // the audit line, "" if none
 	// keepAudit: the record has no audit line, and this write adds none.
 	keepAudit bool
-	op      string        // the operation, "" if none
-	result  string        // its result
-	hist    []string      // the history lines, oldest first
-	reveal  string        // the reveal, "" if none
+	op        string   // the operation, "" if none
+	result    string   // its result
+	hist      []string // the history lines, oldest first
+	reveal    string   // the reveal, "" if none
 }
 
 // encodeWrite encodes w as version next of the player, under operation op.
