@@ -18,4 +18,6 @@
 //
 //	b, _ := schema.EncodePlayer(p)           // the record of a game.Player
 //	p, err := schema.DecodePlayer("p:{1:2}", b) // and back, checked
+//	g, err := schema.DecodeGuild("s:{1}", b)    // a guild's (game.Guild), checked by game
+//	e, id, err := schema.DecodeAudit("a:{1} line", 1, b) // a moderator log line
 package schema

@@ -44,7 +44,7 @@ type HouseRules struct {
 // (game.GuildReset).
 type ResetRecord struct {
 	Op      string `json:"op"`
-	Actor   string `json:"ac"`           // the moderator, snowflake
+	Actor   string `json:"ac,omitempty"` // the moderator, snowflake
 	Reason  string `json:"rs,omitempty"` // the moderator's words
 	Started int64  `json:"at"`           // ms
 	After   string `json:"af,omitempty"` // the last user reset, snowflake; "": none yet
@@ -141,7 +141,7 @@ func (r GuildRecord) Game(record string) (game.Guild, error) {
 	}
 	if x := r.Reset; x != nil {
 		gr := game.GuildReset{Op: x.Op, Reason: x.Reason, Count: x.Count}
-		if gr.Actor, err = Snowflake(record, "r.ac", x.Actor); err != nil {
+		if gr.Actor, err = optionalSnowflake(record, "r.ac", x.Actor); err != nil {
 			return game.Guild{}, err
 		}
 		if gr.After, err = optionalSnowflake(record, "r.af", x.After); err != nil {

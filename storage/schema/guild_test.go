@@ -101,7 +101,8 @@ func TestGuildGolden(t *testing.T) {
 func TestGuildRenamingFieldsChangesNothing(t *testing.T) {
 	g, audit := guild(t)
 	r := schema.FromGuild(g)
-	for _, v := range []any{r, r.Settings, *r.Settings.House, *r.Reset, schema.FromAudit("s:1", audit[0])} {
+	d := schema.NewDumpGuild(42, &g.Settings, audit)
+	for _, v := range []any{r, r.Settings, *r.Settings.House, *r.Reset, schema.FromAudit("s:1", audit[0]), d} {
 		rv := reflect.ValueOf(v)
 		var fields []reflect.StructField
 		for i := range rv.NumField() {
@@ -169,7 +170,7 @@ func TestBadGuilds(t *testing.T) {
 			}
 			m["o"] = ops
 		})},
-		{"reset without actor", "field r.ac", edit(func(m map[string]any) { delete(m["r"].(map[string]any), "ac") })},
+		{"reset's actor not a snowflake", "field r.ac", edit(func(m map[string]any) { m["r"].(map[string]any)["ac"] = "0x12" })},
 		{"reset without start", "field r", edit(func(m map[string]any) { delete(m["r"].(map[string]any), "at") })},
 		{"reset done before it started", "field r", edit(func(m map[string]any) { m["r"].(map[string]any)["dn"] = 5 })},
 		{"reset time out of range", "field r.at", edit(func(m map[string]any) { m["r"].(map[string]any)["at"] = int64(1) << 62 })},
