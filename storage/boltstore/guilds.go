@@ -71,6 +71,10 @@ func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.V
 			refused = err
 			return nil
 		}
+		if _, err := schema.EncodeGuild(w.Guild); err != nil { // a guild the schema cannot keep as it is
+			refused = fmt.Errorf("%w: guild %d: %w", storage.ErrInvalid, guild, err)
+			return nil
+		}
 		if err := putGuild(tx, guild, w.Guild, cur.Version+1); err != nil {
 			return err
 		}

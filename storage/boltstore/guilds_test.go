@@ -3,6 +3,7 @@ package boltstore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -117,4 +118,26 @@ func must(b []byte, err error) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// TestGuildNotKeptAsIsIsRefused: a house interval that is not a whole
+// number of milliseconds would not read back as written: UpdateGuild
+// refuses it with storage.ErrInvalid and writes nothing.
+func TestGuildNotKeptAsIsIsRefused(t *testing.T) {
+	st, err := Open(filepath.Join(t.TempDir(), "clefs.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	set := game.Settings{House: game.House{MinInterval: time.Second + time.Microsecond}}
+	_, err = storage.ApplyGuild(ctx, st, 1, "op-1", func(g game.Guild) (game.GuildStep, error) {
+		return g.SetSettings(set, 42, "why", time.Now())
+	})
+	if !errors.Is(err, storage.ErrInvalid) {
+		t.Fatalf("UpdateGuild: %v; want storage.ErrInvalid", err)
+	}
+	if g, err := st.Guild(ctx, 1); err != nil || g.Version != 0 {
+		t.Fatalf("after a refused write: %+v, %v", g, err)
+	}
 }

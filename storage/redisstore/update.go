@@ -786,8 +786,8 @@ func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.V
 			}
 		}
 		b, err := schema.EncodeGuild(next.Guild)
-		if err != nil {
-			return cur, fmt.Errorf("redisstore: update guild %d: %w", guild, err)
+		if err != nil { // a guild the schema cannot keep as it is
+			return cur, fmt.Errorf("redisstore: update guild %d: %w: %w", guild, storage.ErrInvalid, err)
 		}
 		res, err := s.cas(ctx, settingsKey(guild), "", cur.Version, string(b), line, 0, nil, nil)
 		if err != nil {
