@@ -597,32 +597,9 @@ func (s *Store) cas(ctx context.Context, record, list string, expected uint64, p
 			args = append(args, l)
 		}
 	}
-	var cmd *redis.Cmd
-	run := func(eval bool) error {
-		pipe := s.rdb.Pipeline()
-		if eval {
-			cmd = casScript.Eval(ctx, pipe, keys, args...)
-		} else {
-			cmd = casScript.EvalSha(ctx, pipe, keys, args...)
-		}
-		if also != nil {
-			also(pipe)
-		}
-		// Only the script's outcome matters: also's commands are
-		// repaired later if they fail (see the package documentation).
-		_, _ = pipe.Exec(ctx)
-		return cmd.Err()
-	}
-	err := run(false)
-	if redis.HasErrorPrefix(err, "NOSCRIPT") {
-		err = run(true)
-	}
+	reply, err := s.runScript(ctx, casScript, keys, args, also)
 	if err != nil {
 		return casResult{}, err
-	}
-	reply, err := cmd.StringSlice()
-	if err != nil {
-		return casResult{}, fmt.Errorf("script reply: %w", err)
 	}
 	switch {
 	case len(reply) == 1 && reply[0] == "OK":
