@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"context"
 	"sync"
 
 	"github.com/lesclefsdutresor/clefs/storage"
@@ -15,31 +16,49 @@ type playerLocks struct {
 	m  map[storage.PlayerID]*playerLock
 }
 
+// playerLock is held while its channel holds a value: a waiter can give up
+// when its context ends, which a sync.Mutex does not allow.
 type playerLock struct {
-	sync.Mutex
-	refs int // holders and waiters, under playerLocks.mu
+	held chan struct{} // capacity 1
+	refs int           // holders and waiters, under playerLocks.mu
 }
 
-// lock takes id's lock and returns the function that releases it.
-func (ls *playerLocks) lock(id storage.PlayerID) (unlock func()) {
+// lock takes id's lock and returns the function that releases it, or the
+// context's error, holding nothing, if ctx ends first.
+func (ls *playerLocks) lock(ctx context.Context, id storage.PlayerID) (unlock func(), err error) {
 	ls.mu.Lock()
 	if ls.m == nil {
 		ls.m = map[storage.PlayerID]*playerLock{}
 	}
 	l := ls.m[id]
 	if l == nil {
-		l = &playerLock{}
+		l = &playerLock{held: make(chan struct{}, 1)}
 		ls.m[id] = l
 	}
 	l.refs++
 	ls.mu.Unlock()
-	l.Lock()
-	return func() {
-		l.Unlock()
+	done := func() {
 		ls.mu.Lock()
 		if l.refs--; l.refs == 0 {
 			delete(ls.m, id)
 		}
 		ls.mu.Unlock()
 	}
+	select {
+	case l.held <- struct{}{}:
+		return func() {
+			<-l.held
+			done()
+		}, nil
+	case <-ctx.Done():
+		done()
+		return nil, ctx.Err()
+	}
+}
+
+// waiting returns how many locks exist (held or waited for), for tests.
+func (ls *playerLocks) waiting() int {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return len(ls.m)
 }

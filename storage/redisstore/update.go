@@ -185,7 +185,13 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, op string, fn f
 	if s.closed.Load() {
 		return storage.Versioned{}, storage.ErrClosed
 	}
-	defer s.locks.lock(id)()
+	unlock, err := s.locks.lock(ctx, id)
+	if err != nil {
+		// Another step of this player, in this process, held it past
+		// ctx's deadline: nothing was sent.
+		return storage.Versioned{}, s.wrap(fmt.Sprintf("update %d/%d: wait for the player's lock", id.Guild, id.User), err)
+	}
+	defer unlock()
 	cur, ok := s.cache.get(id)
 	if !ok {
 		var err error
