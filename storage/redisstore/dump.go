@@ -174,19 +174,32 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 	}
 	var written []storage.PlayerID
 	var guilds []uint64
+	// undo deletes what the import wrote before cause stopped it; what it
+	// could not delete is reported with cause, so that the operator knows
+	// the store is not as it was.
 	undo := func(cause error) error {
 		ctx := context.WithoutCancel(ctx)
+		var failed []error
 		for start := 0; start < len(written); start += 256 {
-			_, _ = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 				for _, id := range written[start:min(start+256, len(written))] {
-					p.Del(ctx, recordKey(id), historyKey(id), revealsKey(id))
+					p.Del(ctx, recordKey(id), historyKey(id), revealsKey(id), opsKey(id))
 					p.ZRem(ctx, boardKey(id.Guild), member(id.User))
 				}
 				return nil
 			})
+			if err != nil {
+				failed = append(failed, err)
+			}
 		}
 		for _, g := range guilds {
-			_ = s.rdb.Del(ctx, settingsKey(g), auditKey(g)).Err()
+			if err := s.rdb.Del(ctx, settingsKey(g), auditKey(g)).Err(); err != nil {
+				failed = append(failed, err)
+			}
+		}
+		if len(failed) > 0 {
+			return fmt.Errorf("%w; and the rollback failed, %d players and %d guilds may be left in the store (clefs audit, or delete their keys): %w",
+				cause, len(written), len(guilds), errors.Join(failed...))
 		}
 		return cause
 	}

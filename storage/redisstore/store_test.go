@@ -668,3 +668,67 @@ func TestNewClientURLs(t *testing.T) {
 		cl.Close()
 	}
 }
+
+// failDel fails every DEL: a rollback that cannot delete.
+type failDel struct{}
+
+func (failDel) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (failDel) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if cmd.Name() == "del" {
+			cmd.SetErr(errors.New("DEL refused by the test"))
+			return cmd.Err()
+		}
+		return next(ctx, cmd)
+	}
+}
+func (failDel) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, c := range cmds {
+			if c.Name() == "del" {
+				return errors.New("DEL refused by the test")
+			}
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// TestImportReportsAFailedRollback: an import stopped half-way deletes what
+// it wrote; when it cannot, the error says so, with the cause, instead of
+// reporting the cause alone as if the store were as it was.
+func TestImportReportsAFailedRollback(t *testing.T) {
+	ctx := context.Background()
+	src, _, _ := newStore(t, redistest.URL(t), nil)
+	ids := []storage.PlayerID{{Guild: 40, User: 1}, {Guild: 40, User: 2}}
+	for _, id := range ids {
+		create(t, src, id, 1000)
+	}
+	var buf bytes.Buffer
+	if err := storage.WriteDump(ctx, &buf, src); err != nil {
+		t.Fatal(err)
+	}
+	dd, err := storage.ReadDump(bytes.NewReader(buf.Bytes()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, _, admin := newStore(t, redistest.URL(t), nil)
+	// The second player exists already when the import reaches it.
+	if err := admin.HSet(ctx, "p:{40:2}", "v", "1", "p", "{}").Err(); err != nil {
+		t.Fatal(err)
+	}
+	dst.Client().AddHook(failDel{})
+	// The check before writing sees the second player: nothing written.
+	if err := dst.Import(ctx, dd); !errors.Is(err, storage.ErrDuplicate) || strings.Contains(err.Error(), "rollback") {
+		t.Fatalf("import over an existing player: %v", err)
+	}
+	// Written meanwhile, after the check: the first player is written,
+	// the second refused, and the rollback cannot delete the first.
+	if err := admin.Del(ctx, "p:{40:2}").Err(); err != nil {
+		t.Fatal(err)
+	}
+	dd.Players[1].Player.Balance = -1 // refused by the write, after the first is written
+	err = dst.Import(ctx, dd)
+	if err == nil || !strings.Contains(err.Error(), "rollback failed") || !strings.Contains(err.Error(), "players[1]") {
+		t.Fatalf("import whose rollback fails: %v; want the cause and the failed rollback", err)
+	}
+}
