@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -55,8 +56,11 @@ type Check struct {
 // of checks, every check that failed, panicked or had not answered yet
 // ("shard 1: not connected", "store: no answer: context deadline
 // exceeded"). It does not wait for a check that ignores ctx: that check's
-// goroutine runs on until Run returns.
+// goroutine runs on until Run returns, and meanwhile later calls wait for
+// that same run rather than start another, so a hung check holds one
+// goroutine, not one per probe.
 func Health(checks ...Check) func(context.Context) error {
+	running := make([]runOnce, len(checks))
 	return func(ctx context.Context) error {
 		type result struct {
 			i   int
@@ -64,7 +68,7 @@ func Health(checks ...Check) func(context.Context) error {
 		}
 		results := make(chan result, len(checks)) // never blocks a late check
 		for i, c := range checks {
-			go func() { results <- result{i, call(ctx, c.Run)} }()
+			go func() { results <- result{i, running[i].wait(ctx, c.Run)} }()
 		}
 		errs := make([]error, len(checks))
 		answered := make([]bool, len(checks))
@@ -87,6 +91,43 @@ func Health(checks ...Check) func(context.Context) error {
 			}
 		}
 		return errors.Join(failed...)
+	}
+}
+
+// runOnce runs one check at a time: a call while a run is under way waits
+// for that run's answer (or its own ctx's end) instead of starting another.
+type runOnce struct {
+	mu  sync.Mutex
+	cur *flight // the run under way, nil if none
+}
+
+type flight struct {
+	done chan struct{} // closed when err is set
+	err  error
+}
+
+// wait returns the answer of the run under way, or of a new run of f with
+// ctx, or ctx's error if it ends first.
+func (r *runOnce) wait(ctx context.Context, f func(context.Context) error) error {
+	r.mu.Lock()
+	fl := r.cur
+	if fl == nil {
+		fl = &flight{done: make(chan struct{})}
+		r.cur = fl
+		go func() {
+			fl.err = call(ctx, f)
+			r.mu.Lock()
+			r.cur = nil
+			r.mu.Unlock()
+			close(fl.done)
+		}()
+	}
+	r.mu.Unlock()
+	select {
+	case <-fl.done:
+		return fl.err
+	case <-ctx.Done():
+		return fmt.Errorf("no answer: %w", ctx.Err())
 	}
 }
 

@@ -408,3 +408,43 @@ func TestProbeAddresses(t *testing.T) {
 		}
 	}
 }
+
+// TestHealthRunsAHungCheckOnce: a check that never answers is started once,
+// however many probes come meanwhile, and each probe still answers at its
+// own deadline, naming it; once it answers, the next probe runs it again.
+func TestHealthRunsAHungCheckOnce(t *testing.T) {
+	var runs atomic.Int64
+	release := make(chan struct{})
+	health := Health(Check{Name: "store", Run: func(context.Context) error {
+		runs.Add(1)
+		<-release // ignores its context, as a stuck client may
+		return nil
+	}}, Check{Name: "shard 0", Run: func(context.Context) error { return nil }})
+	for range 20 {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+		err := health(ctx)
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), "store: no answer") || strings.Contains(err.Error(), "shard 0") {
+			t.Fatalf("a probe while the store's check hangs: %v", err)
+		}
+	}
+	if n := runs.Load(); n != 1 {
+		t.Fatalf("the hung check was started %d times by 20 probes, want once", n)
+	}
+	close(release)
+	for i := 0; ; i++ { // the hung run ends; a new probe runs the check again
+		if err := health(context.Background()); err == nil {
+			break
+		}
+		if i == 1000 {
+			t.Fatal("the check never answered after its release")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := health(context.Background()); err != nil { // the run over, a new one
+		t.Fatalf("a probe after the check answered: %v", err)
+	}
+	if n := runs.Load(); n < 2 {
+		t.Fatalf("the check ran %d times after its release, want a new run", n)
+	}
+}
