@@ -451,11 +451,14 @@ func (a *App) route(rq *request) (handlerFunc, error) {
 	case discordgo.InteractionMessageComponent:
 		// A button acts only on the card it sits on: its custom ID must
 		// parse and be one of the message's buttons, so that a forged ID
-		// (a reset-guild "cancel" clicked on a ticket card…) changes nothing.
-		rq.customID = componentCustomID(i)
+		// (a reset-guild "cancel" clicked on a ticket card…) changes
+		// nothing; and it must come from a button, every custom ID of the
+		// bot's being a button's (a select menu carrying one is forged).
+		var from discordgo.ComponentType
+		rq.customID, from = componentCustomID(i)
 		rq.kind = "button unknown"
 		c, ok := parseCustomID(rq.customID)
-		if !ok || !messageHasButton(i.Message, rq.customID) {
+		if !ok || from != discordgo.ButtonComponent || !messageHasButton(i.Message, rq.customID) {
 			return nil, userErr("err_stale_button", nil)
 		}
 		if h = a.buttonHandler(c.kind); h == nil {

@@ -2,18 +2,18 @@ package commands
 
 import "github.com/bwmarrin/discordgo"
 
-// componentCustomID is the custom ID of a component interaction's data, ""
-// if none.
-func componentCustomID(i *discordgo.Interaction) string {
+// componentCustomID is the custom ID of a component interaction's data and
+// the kind of component that sent it ("" and 0 if none).
+func componentCustomID(i *discordgo.Interaction) (string, discordgo.ComponentType) {
 	switch d := i.Data.(type) {
 	case discordgo.MessageComponentInteractionData:
-		return d.CustomID
+		return d.CustomID, d.ComponentType
 	case *discordgo.MessageComponentInteractionData:
 		if d != nil {
-			return d.CustomID
+			return d.CustomID, d.ComponentType
 		}
 	}
-	return ""
+	return "", 0
 }
 
 // messageHasButton reports whether m carries a button whose custom ID is

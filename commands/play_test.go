@@ -641,3 +641,31 @@ func TestPlayAgainPrivate(t *testing.T) {
 		t.Fatalf("play again, private: type %d, want an update of the card", h.r.Type)
 	}
 }
+
+// TestComponentMustBeAButton: every custom ID of the bot's is a button's;
+// the same ID sent by a select menu (or any other component) is forged,
+// even when the card carries that button: refused, nothing changed. The
+// same button clicked as a button works.
+func TestComponentMustBeAButton(t *testing.T) {
+	e := newEnv(t)
+	h := e.slash(alice, "en-US", "play")
+	card := h.message()
+	auto := h.mustButton("v1:auto:").CustomID
+	before := e.player(alice)
+	for _, ct := range []discordgo.ComponentType{discordgo.SelectMenuComponent, discordgo.UserSelectMenuComponent, discordgo.TextInputComponent, 0} {
+		i := e.clickPayload(alice, memberPerms, "en-US", card, auto)
+		d := i.Data.(discordgo.MessageComponentInteractionData)
+		d.ComponentType = ct
+		i.Data = d
+		e.handle(i).expectUserError("out of date")
+	}
+	if p := e.player(alice); p.Ticket.Drawn || p.Balance != before.Balance {
+		t.Fatalf("a forged component drew the ticket: %+v", p.Ticket)
+	}
+	if r := e.click(alice, card, auto); r.r.Type != discordgo.InteractionResponseUpdateMessage {
+		t.Fatalf("the button itself: response type %d, want the card updated", r.r.Type)
+	}
+	if p := e.player(alice); !p.Ticket.Drawn {
+		t.Fatal("the button itself did not draw the ticket")
+	}
+}
