@@ -51,16 +51,8 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "\nRedis floor (EVAL \"return 1\" 0 from %d goroutines, %s): %.0f calls/s, %s of Redis CPU per EVAL, %s per cycle (2 round trips); %.0f bytes to Redis and %.0f from it per EVAL\n",
 			f.Goroutines, round(f.Elapsed), float64(f.Calls)/f.Elapsed.Seconds(), round(f.PerEval), round(f.PerCycle), f.ToServerPerEval, f.FromServerPerEval)
 	}
-	a := r.Audit
-	fmt.Fprintf(&b, "\naudit: %d players, %d plays in the store for %d cycles completed, %d chests; ", a.Players, a.Plays, a.Cycles, a.Chests)
-	if len(a.Unbalanced) == 0 {
-		b.WriteString("every balance = start − staked + won\n")
-	} else {
-		b.WriteString("UNBALANCED:\n")
-		for _, u := range a.Unbalanced {
-			fmt.Fprintf(&b, "  %s\n", u)
-		}
-	}
+	b.WriteString("\n")
+	r.Audit.writeText(&b)
 	if r.Cleanup != "" {
 		fmt.Fprintf(&b, "cleanup: %s\n", r.Cleanup)
 	}
@@ -146,4 +138,18 @@ func cpuLine(p Phase, who string) string {
 		line += fmt.Sprintf(", Redis server %s (%.2f CPUs busy)", round(p.ServerCPUPerCycle), p.ServerCPU.Seconds()/p.Elapsed.Seconds())
 	}
 	return line
+}
+
+// writeText writes the audit's line, and the players whose books do not
+// balance.
+func (a Audit) writeText(b *strings.Builder) {
+	fmt.Fprintf(b, "audit: %d players, %d plays in the store for %d cycles completed, %d chests; ", a.Players, a.Plays, a.Cycles, a.Chests)
+	if len(a.Unbalanced) == 0 {
+		b.WriteString("every balance = start − staked + won\n")
+		return
+	}
+	b.WriteString("UNBALANCED:\n")
+	for _, u := range a.Unbalanced {
+		fmt.Fprintf(b, "  %s\n", u)
+	}
 }

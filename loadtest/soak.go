@@ -276,16 +276,7 @@ func (r *SoakReport) WriteText(w io.Writer) error {
 			mib(r.EarlyServerMemory), r.EarlyPlays, mib(r.EndServerMemory), r.Plays,
 			float64(r.EndServerMemory)/float64(r.EarlyServerMemory))
 	}
-	a := r.Audit
-	fmt.Fprintf(&b, "audit: %d players, %d plays in the store for %d cycles completed, %d chests; ", a.Players, a.Plays, a.Cycles, a.Chests)
-	if len(a.Unbalanced) == 0 {
-		b.WriteString("every balance = start − staked + won\n")
-	} else {
-		b.WriteString("UNBALANCED:\n")
-		for _, u := range a.Unbalanced {
-			fmt.Fprintf(&b, "  %s\n", u)
-		}
-	}
+	r.Audit.writeText(&b)
 	if r.Cleanup != "" {
 		fmt.Fprintf(&b, "cleanup: %s\n", r.Cleanup)
 	}

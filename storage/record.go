@@ -416,7 +416,8 @@ func (r Record) Player(seeds io.Reader) (DecodedPlayer, error) {
 	id := PlayerID{Guild: r.GuildID, User: r.UserID}
 	fail := func(err error) (DecodedPlayer, error) { return DecodedPlayer{ID: id}, err }
 	var reveals game.Reveals
-	firstSeeds := func(p game.Player) game.Player { return p } // version 1: game.Player.FirstSeeds
+	var firstSeed game.Seed // version 1: the first seeds (game.Player.FirstSeeds); never zero once read
+	var firstClient string
 	p := game.Player{
 		StartingBalance: r.StartingBalanceCents,
 		Balance:         r.BalanceCents,
@@ -441,15 +442,13 @@ func (r Record) Player(seeds io.Reader) (DecodedPlayer, error) {
 		if r.SeedNo != 0 || r.SeedAfterTicket != 0 || r.SeedAfterChest != 0 || len(r.Revealed) > 0 || r.ClientSeed != "" || r.NextSeed != "" {
 			return fail(fmt.Errorf("%w: seeds without a server seed", ErrInvalid))
 		}
-		seed, err := game.NewSeed(seeds)
-		if err != nil {
+		var err error
+		if firstSeed, err = game.NewSeed(seeds); err != nil {
 			return fail(fmt.Errorf("a new seed: %w", err))
 		}
-		client, err := game.NewClientSeed(seeds)
-		if err != nil {
+		if firstClient, err = game.NewClientSeed(seeds); err != nil {
 			return fail(fmt.Errorf("a new client seed: %w", err))
 		}
-		firstSeeds = func(p game.Player) game.Player { return p.FirstSeeds(seed, client) }
 	} else {
 		var err error
 		if p.Seed, err = game.ParseSeed(r.Seed); err != nil {
@@ -509,7 +508,9 @@ func (r Record) Player(seeds io.Reader) (DecodedPlayer, error) {
 		return fail(err)
 	}
 	p.Care = care
-	p = firstSeeds(p)
+	if firstSeed != (game.Seed{}) {
+		p = p.FirstSeeds(firstSeed, firstClient)
+	}
 	if err := p.Check(); err != nil {
 		return fail(fmt.Errorf("%w: %v", ErrInvalid, err))
 	}

@@ -198,16 +198,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	rep, err := loadtest.Run(ctx, o.cfg)
 	if rep != nil && len(rep.Phases) > 0 {
-		write := rep.WriteText
-		if o.asJSON {
-			write = rep.WriteJSON
-		}
-		if werr := write(stdout); werr != nil {
-			err = errors.Join(err, werr)
-		}
+		err = errors.Join(err, o.write(stdout, rep.WriteText, rep.WriteJSON))
 	}
+	return o.exit("load test failed", err)
+}
+
+// write prints a report as text, or as JSON with -json.
+func (o options) write(w io.Writer, text, json func(io.Writer) error) error {
+	if o.asJSON {
+		return json(w)
+	}
+	return text(w)
+}
+
+// exit logs err, if any, and returns the exit status: 1 for an error.
+func (o options) exit(what string, err error) int {
 	if err != nil {
-		o.cfg.Logger.Error("load test failed", "err", err)
+		o.cfg.Logger.Error(what, "err", err)
 		return 1
 	}
 	return 0
@@ -219,19 +226,9 @@ func soak(ctx context.Context, o options, stdout io.Writer) int {
 	o.soakCfg.Logger = o.cfg.Logger
 	rep, err := loadtest.Soak(ctx, o.soakCfg)
 	if rep != nil {
-		write := rep.WriteText
-		if o.asJSON {
-			write = rep.WriteJSON
-		}
-		if werr := write(stdout); werr != nil {
-			err = errors.Join(err, werr)
-		}
+		err = errors.Join(err, o.write(stdout, rep.WriteText, rep.WriteJSON))
 	}
-	if err != nil {
-		o.cfg.Logger.Error("soak failed", "err", err)
-		return 1
-	}
-	return 0
+	return o.exit("soak failed", err)
 }
 
 // botBinary returns the bot's binary: path if given, otherwise the

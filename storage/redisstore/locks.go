@@ -55,10 +55,3 @@ func (ls *playerLocks) lock(ctx context.Context, id storage.PlayerID) (unlock fu
 		return nil, ctx.Err()
 	}
 }
-
-// waiting returns how many locks exist (held or waited for), for tests.
-func (ls *playerLocks) waiting() int {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	return len(ls.m)
-}

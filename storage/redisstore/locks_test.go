@@ -62,3 +62,10 @@ func TestLockHonoursTheDeadline(t *testing.T) {
 		t.Fatalf("%d locks left, want none", n)
 	}
 }
+
+// waiting returns how many locks exist (held or waited for), for tests.
+func (ls *playerLocks) waiting() int {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return len(ls.m)
+}

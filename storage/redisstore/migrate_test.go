@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/legacy"
 	"github.com/lesclefsdutresor/clefs/storage/redistest"
@@ -115,5 +114,4 @@ func TestRefuseUnknownRecord(t *testing.T) {
 	if p, _ := admin.HGet(ctx, "p:{1:3}", "p").Result(); p != rec {
 		t.Fatalf("the record changed: %s", p)
 	}
-	_ = game.Stake
 }

@@ -115,7 +115,7 @@ func (s *Store) load(ctx context.Context, id storage.PlayerID, op string) (store
 			return stored{}, fmt.Errorf("redisstore: load: %w", err)
 		}
 		if old && attempt < 3 {
-			if err := s.migrate(ctx, id, str(r.v), str(r.p), str(r.a)); err != nil {
+			if err := s.migrate(ctx, id, str(r.v), str(r.p)); err != nil {
 				return stored{}, err
 			}
 			continue
@@ -483,11 +483,11 @@ func (s *Store) runScript(ctx context.Context, sc *redis.Script, keys []string, 
 }
 
 // migrate rewrites, once, the record of the release before the schema that
-// load read (version v, payload p, audit line a) in the schema, moving its
+// load read (version v, payload p) in the schema, moving its
 // reveals and operations beside it and rewriting its history lines
 // (migrateScript). Another process's migration or write meanwhile is fine:
 // the caller reads the record again.
-func (s *Store) migrate(ctx context.Context, id storage.PlayerID, v, p, a string) error {
+func (s *Store) migrate(ctx context.Context, id storage.PlayerID, v, p string) error {
 	old, err := legacy.DecodeRedis([]byte(p))
 	if err != nil {
 		return fmt.Errorf("redisstore: player %d/%d: %w", id.Guild, id.User, err)
@@ -545,7 +545,6 @@ func (s *Store) migrate(ctx context.Context, id storage.PlayerID, v, p, a string
 		}
 		args = append(args, o.ID, string(b))
 	}
-	_ = a // the audit line rides in the legacy payload (old.Audit)
 	keys := []string{recordKey(id), opsKey(id), historyKey(id), revealsKey(id)}
 	if err := migrateScript.Run(ctx, s.rdb, keys, args...).Err(); err != nil {
 		return s.wrap(fmt.Sprintf("migrate %d/%d", id.Guild, id.User), err)

@@ -90,8 +90,8 @@ func durationOf(record, field string, v int64) (time.Duration, error) {
 	return time.Duration(v) * time.Millisecond, nil
 }
 
-// times reads several stored times at once: each pair is a field name and
-// the value; the first error is returned.
+// timeReader reads several stored times, each named by its field, and
+// keeps the first error (at returns the zero time after it).
 type timeReader struct {
 	record string
 	err    error

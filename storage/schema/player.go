@@ -127,14 +127,9 @@ func FromPlayer(p game.Player) Player {
 			Daily: p.Stats.DailyCents, Chests: p.Stats.Chests, BestWin: p.Stats.BestWinCents, Wins: p.Stats.Wins, Keys: p.Stats.Keys,
 		},
 		LastDaily: ms(p.LastDaily), Created: ms(p.CreatedAt),
-		Seeds: &Seeds{
-			Server: p.Seed.Hex(), Client: p.ClientSeed, No: p.SeedNo,
-			Tickets: p.SeedTicket, Chests: uint64(max(p.SeedChest, 0)), Committed: ms(p.SeedAt),
-		},
 	}
-	if p.NextSeed != (game.Seed{}) {
-		r.Seeds.Next = p.NextSeed.Hex()
-	}
+	sd := SeedsOf(p)
+	r.Seeds = &sd
 	if t := p.Ticket; t != nil {
 		rt := &Ticket{No: t.ID, Bought: ms(t.BoughtAt), KeysThen: t.KeysAfter, Chest: t.Chest, Rows: uint8(t.Revealed)}
 		if t.Drawn {
@@ -151,7 +146,16 @@ func FromPlayer(p game.Player) Player {
 }
 
 // SeedsOf returns the stored form of p's fairness records (sd).
-func SeedsOf(p game.Player) Seeds { return *FromPlayer(p).Seeds }
+func SeedsOf(p game.Player) Seeds {
+	s := Seeds{
+		Server: p.Seed.Hex(), Client: p.ClientSeed, No: p.SeedNo,
+		Tickets: p.SeedTicket, Chests: uint64(max(p.SeedChest, 0)), Committed: ms(p.SeedAt),
+	}
+	if p.NextSeed != (game.Seed{}) {
+		s.Next = p.NextSeed.Hex()
+	}
+	return s
+}
 
 // FromOutcome returns the stored form of a ticket's draw.
 func FromOutcome(o game.Outcome) Outcome {
