@@ -421,7 +421,8 @@ func TestHealthRunsAHungCheckOnce(t *testing.T) {
 		return nil
 	}}, Check{Name: "shard 0", Run: func(context.Context) error { return nil }})
 	for range 20 {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+		// Long enough for the healthy check to answer, even under -race.
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		err := health(ctx)
 		cancel()
 		if err == nil || !strings.Contains(err.Error(), "store: no answer") || strings.Contains(err.Error(), "shard 0") {
