@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -398,5 +400,101 @@ func TestEditsOfDifferentInteractionsOverlap(t *testing.T) {
 	}
 	if !overlapped.Load() {
 		t.Error("the second interaction's edit waited for the first one's")
+	}
+}
+
+// shardEvents is an Observer that passes on the shards' ups and downs.
+type shardEvents chan bool
+
+func (c shardEvents) ShardUp(_ int, up bool) {
+	select {
+	case c <- up:
+	default: // the test reads only the transitions it waits for
+	}
+}
+func (shardEvents) Received(string, int) {}
+func (shardEvents) Rejected(string)      {}
+
+// waitShard waits for the shard to go up (or down).
+func waitShard(tb testing.TB, c shardEvents, up bool) {
+	tb.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case got := <-c:
+			if got == up {
+				return
+			}
+		case <-timeout:
+			tb.Fatalf("shard not up=%v after 10 s", up)
+		}
+	}
+}
+
+// TestGatewayHealthAgainstDiscord: Health says "starting" before Run, is
+// nil once READY; a dropped connection that discordgo resumes leaves it
+// healthy (on a clock that does not move), and a Discord gone for longer
+// than the grace makes it name the shard.
+func TestGatewayHealthAgainstDiscord(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	var mu sync.Mutex
+	now := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	events := make(shardEvents, 16)
+	opts := bot.GatewayOptions{Token: token, APIBase: srv.URL(), Logger: quiet(), Now: clock, Observer: events}
+	g, err := bot.NewGateway(opts, stub{handle: func(ctx context.Context, r commands.Responder, i *discordgo.Interaction) { _ = say(ctx, r, i, "pong") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Health(context.Background()); !errors.Is(err, bot.ErrStarting) {
+		t.Fatalf("Health before Run = %v, want ErrStarting", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- g.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	select {
+	case <-g.Ready():
+	case err := <-done:
+		t.Fatalf("Run: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("not ready after 10 s")
+	}
+	if err := g.Health(ctx); err != nil {
+		t.Fatalf("Health after READY = %v", err)
+	}
+	waitShard(t, events, true)
+
+	srv.Disconnect()
+	waitShard(t, events, false)
+	if err := g.Health(ctx); err != nil {
+		t.Errorf("Health just after a drop = %v, want nil (within the grace)", err)
+	}
+	waitShard(t, events, true) // discordgo resumed
+	if err := g.Health(ctx); err != nil {
+		t.Errorf("Health after the resume = %v", err)
+	}
+	wctx := waitCtx(t)
+	p, err := srv.Slash(wctx, fakediscord.Slash{Guild: guild, User: "7", Name: "ping"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := p.Wait(wctx); err != nil || r.Message == nil || r.Message.Content != "pong" {
+		t.Errorf("after the resume: %+v, %v", r, err)
+	}
+
+	srv.Close() // Discord gone: discordgo cannot reconnect
+	waitShard(t, events, false)
+	mu.Lock()
+	now = now.Add(bot.DefaultDisconnectGrace + time.Second)
+	mu.Unlock()
+	if err := g.Health(ctx); err == nil || errors.Is(err, bot.ErrStarting) || !strings.Contains(err.Error(), "disconnected for more than 30s: 0") {
+		t.Errorf("Health with Discord gone 31 s = %v, want shard 0 named", err)
 	}
 }

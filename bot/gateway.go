@@ -8,11 +8,35 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 )
+
+// DefaultDisconnectGrace is how long a shard may stay disconnected before
+// Health reports it: discordgo reconnects and RESUMEs on its own, and a
+// short drop that resumes within the grace is not worth a failed probe.
+const DefaultDisconnectGrace = 30 * time.Second
+
+// ErrStarting is what a transport's Health matches (errors.Is) until it
+// serves: for the gateway, until every shard has received its first READY.
+// The process is not serving yet, and is not failing either. The error
+// Health returns says why in its text, and has a method Starting() bool
+// (true), which is how /healthz tells it apart without importing this
+// package.
+var ErrStarting = errors.New("starting")
+
+// startingError is a Health error that matches ErrStarting.
+type startingError struct{ reason string }
+
+func (e startingError) Error() string      { return e.reason }
+func (startingError) Starting() bool       { return true }
+func (startingError) Is(target error) bool { return target == ErrStarting }
+
+// starting returns a startingError with the reason.
+func starting(format string, args ...any) error {
+	return startingError{fmt.Sprintf(format, args...)}
+}
 
 // DefaultIdentifyInterval is how long Discord wants between two batches of
 // shards identifying (a batch is max_concurrency shards).
@@ -49,6 +73,13 @@ type GatewayOptions struct {
 	// value is discordgo.LogError); its output goes through
 	// discordgo.Logger (see RouteDiscordgoLogs).
 	LogLevel int
+	// DisconnectGrace is how long a shard may stay disconnected (while
+	// discordgo reconnects) before Health reports it; 0 means
+	// DefaultDisconnectGrace.
+	DisconnectGrace time.Duration
+	// Now is the clock Health measures disconnections with; nil means
+	// time.Now.
+	Now func() time.Time
 }
 
 // Gateway serves a Handler over Discord's gateway: one discordgo session per
@@ -64,9 +95,10 @@ type Gateway struct {
 	track *tracker
 	ready chan struct{}
 
-	mu     sync.Mutex
-	shards []*shard // set once Run knows them
-	count  int      // the total number of shards, once known
+	mu      sync.Mutex
+	shards  []*shard // set once Run knows them
+	count   int      // the total number of shards, once known
+	stopped bool     // shutdown has begun
 }
 
 // shard is one gateway connection.
@@ -74,15 +106,38 @@ type shard struct {
 	id  int
 	s   *discordgo.Session
 	log *slog.Logger
-	// up is true from a successful Open (READY received) or a resume until
-	// a disconnection.
-	up atomic.Bool
+
+	mu sync.Mutex
+	// ready is true once the shard's first READY has arrived.
+	ready bool
+	// up is true from a READY or a RESUMED until a disconnection.
+	up bool
+	// downSince is when the shard went down, while !up: the first
+	// disconnection, not the latest of the failed attempts to reconnect.
+	downSince time.Time
 }
 
-// setUp records the shard's state and tells the observer.
-func (g *Gateway) setUp(sh *shard, up bool) {
-	sh.up.Store(up)
-	g.obs.ShardUp(sh.id, up)
+// shardUp records a READY (ready) or a RESUMED on sh, and tells the
+// observer.
+func (g *Gateway) shardUp(sh *shard, ready bool) {
+	sh.mu.Lock()
+	sh.up = true
+	sh.ready = sh.ready || ready
+	sh.mu.Unlock()
+	g.obs.ShardUp(sh.id, true)
+}
+
+// shardDown records a disconnection of sh, and tells the observer. A shard
+// already down keeps the time it went down.
+func (g *Gateway) shardDown(sh *shard) {
+	now := g.now()
+	sh.mu.Lock()
+	if sh.up || sh.downSince.IsZero() {
+		sh.downSince = now
+	}
+	sh.up = false
+	sh.mu.Unlock()
+	g.obs.ShardUp(sh.id, false)
 }
 
 // NewGateway checks the options; nothing connects before Run.
@@ -106,6 +161,15 @@ func NewGateway(opts GatewayOptions, h Handler) (*Gateway, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.DisconnectGrace < 0 {
+		return nil, fmt.Errorf("bot: disconnect grace %v: want 0 (the default) or more", opts.DisconnectGrace)
+	}
+	if opts.DisconnectGrace == 0 {
+		opts.DisconnectGrace = DefaultDisconnectGrace
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	rest, err := NewSession(opts.Token, opts.APIBase)
 	if err != nil {
@@ -150,23 +214,42 @@ func (g *Gateway) Session(shardID int) *discordgo.Session {
 	return nil
 }
 
-// Health reports an error unless every shard of this process is connected;
-// the error names those that are not. It suits /healthz.
+func (g *Gateway) now() time.Time { return g.opts.Now() }
+
+// Health suits /healthz. Until every shard of this process has received
+// its first READY it returns ErrStarting, wrapped with the shards still
+// waiting. After that it returns an error naming the shards disconnected
+// for longer than GatewayOptions.DisconnectGrace (30 s by default), and
+// nil otherwise: a shard that drops and RESUMEs (or identifies again)
+// within the grace stays healthy throughout. Once shutdown has begun it
+// returns an error.
 func (g *Gateway) Health(context.Context) error {
 	g.mu.Lock()
-	shards := g.shards
+	shards, stopped := g.shards, g.stopped
 	g.mu.Unlock()
-	if len(shards) == 0 {
-		return errors.New("gateway not started")
+	if stopped {
+		return errors.New("gateway stopped")
 	}
-	var down []string
+	if len(shards) == 0 {
+		return starting("gateway not connected yet")
+	}
+	now := g.now()
+	var waiting, down []string
 	for _, sh := range shards {
-		if !sh.up.Load() {
-			down = append(down, strconv.Itoa(sh.id))
+		sh.mu.Lock()
+		switch {
+		case !sh.ready:
+			waiting = append(waiting, strconv.Itoa(sh.id))
+		case !sh.up && now.Sub(sh.downSince) > g.opts.DisconnectGrace:
+			down = append(down, fmt.Sprintf("%d (for %v)", sh.id, now.Sub(sh.downSince).Round(time.Second)))
 		}
+		sh.mu.Unlock()
+	}
+	if len(waiting) > 0 {
+		return starting("gateway shards waiting for their first READY: %s of %d", strings.Join(waiting, ", "), len(shards))
 	}
 	if len(down) > 0 {
-		return fmt.Errorf("gateway shards not connected: %s of %d", strings.Join(down, ", "), len(shards))
+		return fmt.Errorf("gateway shards disconnected for more than %v: %s of %d", g.opts.DisconnectGrace, strings.Join(down, ", "), len(shards))
 	}
 	return nil
 }
@@ -260,7 +343,7 @@ func (g *Gateway) start(ctx context.Context) error {
 		if err := sh.s.Open(); err != nil {
 			return fmt.Errorf("bot: open gateway shard %d of %d: %w", sh.id, count, err)
 		}
-		g.setUp(sh, true) // Open returns once READY has arrived
+		g.shardUp(sh, true) // Open returns once READY has arrived
 	}
 	return nil
 }
@@ -284,16 +367,19 @@ func (g *Gateway) addHandlers(sh *shard, responder restResponder) {
 		}
 		g.track.apologise(responder, e.RawData, sh.log)
 	})
+	sh.s.AddHandler(func(*discordgo.Session, *discordgo.Connect) {
+		sh.log.Debug("gateway connected; identifying or resuming")
+	})
 	sh.s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
-		g.setUp(sh, true)
+		g.shardUp(sh, true)
 		sh.log.Info("gateway ready", "session", r.SessionID)
 	})
 	sh.s.AddHandler(func(*discordgo.Session, *discordgo.Resumed) {
-		g.setUp(sh, true)
+		g.shardUp(sh, false)
 		sh.log.Info("gateway resumed")
 	})
 	sh.s.AddHandler(func(*discordgo.Session, *discordgo.Disconnect) {
-		g.setUp(sh, false)
+		g.shardDown(sh)
 		if g.track.isClosing() {
 			sh.log.Info("gateway closed")
 			return
@@ -309,6 +395,7 @@ func (g *Gateway) shutdown() error {
 	g.track.stop()
 	g.mu.Lock()
 	shards := g.shards
+	g.stopped = true
 	g.mu.Unlock()
 	var errs []error
 	var wg sync.WaitGroup
@@ -322,7 +409,7 @@ func (g *Gateway) shutdown() error {
 				errs = append(errs, fmt.Errorf("bot: close gateway shard %d: %w", sh.id, err))
 				mu.Unlock()
 			}
-			g.setUp(sh, false)
+			g.shardDown(sh)
 		}()
 	}
 	wg.Wait()

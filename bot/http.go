@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -79,6 +80,7 @@ type Endpoint struct {
 	track *tracker
 	mux   *http.ServeMux
 	now   func() time.Time
+	state atomic.Int32 // endpointStarting, endpointServing or endpointStopped
 
 	mu        sync.Mutex
 	appID     string
@@ -121,8 +123,26 @@ func NewEndpoint(opts EndpointOptions, h Handler) (*Endpoint, error) {
 // ServeHTTP serves POST /interactions; anything else is a 404.
 func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.mux.ServeHTTP(w, r) }
 
-// Health is nil: an endpoint that answers is healthy (the store has its own check).
-func (e *Endpoint) Health(context.Context) error { return nil }
+// Health returns ErrStarting, wrapped, until Run has registered the
+// commands and serves; then nil while it serves (an endpoint that answers
+// is healthy; the store has its own check), and an error once it has
+// stopped.
+func (e *Endpoint) Health(context.Context) error {
+	switch e.state.Load() {
+	case endpointStarting:
+		return starting("interactions endpoint not serving yet")
+	case endpointStopped:
+		return errors.New("interactions endpoint stopped")
+	}
+	return nil
+}
+
+// The states of an Endpoint, for Health.
+const (
+	endpointStarting int32 = iota
+	endpointServing
+	endpointStopped
+)
 
 // Run reads the application's ID, registers the commands, then serves the
 // endpoint on Addr until ctx ends. Then it stops taking requests and waits
@@ -139,6 +159,7 @@ func (e *Endpoint) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	stop := func() error {
+		e.state.Store(endpointStopped)
 		start := time.Now()
 		sctx, cancel := context.WithTimeout(context.Background(), max(e.track.shutdownTimeout(), time.Second))
 		defer cancel()
@@ -160,6 +181,7 @@ func (e *Endpoint) Run(ctx context.Context, ready func(addr net.Addr)) error {
 		return errors.Join(err, serr)
 	}
 	e.log.Info("interactions endpoint running", "addr", ln.Addr().String(), "path", "/interactions")
+	e.state.Store(endpointServing)
 	if ready != nil {
 		ready(ln.Addr())
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -322,6 +323,9 @@ func TestEndpointRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := e.Health(context.Background()); !errors.Is(err, bot.ErrStarting) {
+		t.Errorf("Health before Run = %v, want ErrStarting", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	addrc := make(chan net.Addr, 1)
 	done := make(chan error, 1)
@@ -337,6 +341,9 @@ func TestEndpointRun(t *testing.T) {
 	if cmds := srv.Commands(guild); len(cmds) != 1 || cmds[0].Name != "ping" {
 		t.Errorf("registered: %v", cmds)
 	}
+	if err := e.Health(ctx); err != nil {
+		t.Errorf("Health while serving = %v", err)
+	}
 	resp, err := http.DefaultClient.Do(signed(t, "http://"+addr.String()+"/interactions", testKey, time.Now(), interactionJSON("505", discordgo.InteractionApplicationCommand)))
 	if err != nil {
 		t.Fatal(err)
@@ -348,5 +355,8 @@ func TestEndpointRun(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("Run: %v", err)
+	}
+	if err := e.Health(context.Background()); err == nil || errors.Is(err, bot.ErrStarting) {
+		t.Errorf("Health after Run = %v, want stopped", err)
 	}
 }

@@ -40,6 +40,9 @@ type Hooks struct {
 	// IdentifyInterval is the wait between batches of gateway shards
 	// opening; 0 means Discord's 5 s.
 	IdentifyInterval time.Duration
+	// DisconnectGrace is how long a gateway shard may stay down before
+	// /healthz reports it; 0 means bot.DefaultDisconnectGrace (30 s).
+	DisconnectGrace time.Duration
 }
 
 // The metrics count what the handlers and the transports report.
@@ -136,6 +139,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 		g, err := bot.NewGateway(bot.GatewayOptions{
 			Token: cfg.Token, GuildID: cfg.GuildID, APIBase: cfg.APIBase,
 			ShardCount: cfg.ShardCount, ShardIDs: cfg.ShardIDs, IdentifyInterval: hooks.IdentifyInterval,
+			DisconnectGrace: hooks.DisconnectGrace,
 			ShutdownTimeout: cfg.ShutdownTimeout, Logger: log, Observer: m,
 			LogLevel: bot.DiscordgoLogLevel(cfg.DiscordgoLogLevel),
 		}, app)

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -160,13 +161,41 @@ func checkHealth(ctx context.Context, health func(context.Context) error) error 
 	}
 }
 
+// starter is the method of a health error that means "not serving yet,
+// and not failing either", such as bot.ErrStarting.
+type starter interface{ Starting() bool }
+
+// IsStarting reports whether err says the process is still starting: err,
+// or every error it joins (as Health joins its checks'), has a method
+// Starting() bool that returns true somewhere in its chain. A store that
+// fails while the gateway starts is a failure, not a start.
+func IsStarting(err error) bool {
+	if err == nil {
+		return false
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs := j.Unwrap()
+		for _, e := range errs {
+			if !IsStarting(e) {
+				return false
+			}
+		}
+		return len(errs) > 0
+	}
+	var s starter
+	return errors.As(err, &s) && s.Starting()
+}
+
 // Handler returns the HTTP handler Serve uses:
 //
 //   - GET /metrics: the metrics gathered from g, in Prometheus's text format;
 //   - GET /healthz: calls health with a deadline of HealthTimeout (1.5 s)
-//     and answers within 2 seconds, whatever health does: 200 "ok", or 503
-//     with the reason as plain text (for Health, the checks that failed or
-//     did not answer in time). A nil health is always ok.
+//     and answers within 2 seconds, whatever health does: 200 "ok"; 503
+//     "starting: " and the reason while health's error says the process
+//     is still starting (IsStarting; logged once at INFO, then at DEBUG);
+//     or 503 "unhealthy: " and the reason as plain text (for Health, the
+//     checks that failed or did not answer in time; logged at WARN). A nil
+//     health is always ok.
 //   - GET /version: build as JSON, e.g. {"version":"v1.2.0","revision":
 //     "5effcde…","time":"2026-05-01T12:00:00Z","modified":false,
 //     "go_version":"go1.26.8"}.
@@ -183,16 +212,29 @@ func Handler(g prometheus.Gatherer, health func(context.Context) error, build Bu
 		MaxRequestsInFlight: 4,
 		Timeout:             10 * time.Second,
 	}))
+	var startLogged atomic.Bool // the first "starting" answer was logged at INFO
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
-		if err := checkHealth(r.Context(), health); err != nil {
+		err := checkHealth(r.Context(), health)
+		switch {
+		case err == nil:
+			_, _ = io.WriteString(w, "ok\n")
+			return
+		case IsStarting(err):
+			// Probes during a normal start are expected: no warning.
+			level := slog.LevelDebug
+			if startLogged.CompareAndSwap(false, true) {
+				level = slog.LevelInfo
+			}
+			log.Log(r.Context(), level, "health: starting", "reason", err)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, "starting: "+oneLine(err.Error())+"\n")
+		default:
 			log.Warn("health check failed", "err", err)
 			w.WriteHeader(http.StatusServiceUnavailable)
 			_, _ = io.WriteString(w, "unhealthy: "+oneLine(err.Error())+"\n")
-			return
 		}
-		_, _ = io.WriteString(w, "ok\n")
 	})
 	version, err := json.Marshal(build)
 	if err != nil { // a struct of strings and a bool: cannot fail

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -449,3 +450,98 @@ func TestHealthRunsAHungCheckOnce(t *testing.T) {
 		t.Fatalf("the check ran %d times after its release, want a new run", n)
 	}
 }
+
+// startErr is a health error that says the process is starting, as
+// bot.ErrStarting's do.
+type startErr string
+
+func (e startErr) Error() string { return string(e) }
+func (startErr) Starting() bool  { return true }
+
+func TestIsStarting(t *testing.T) {
+	starting := Health(Check{"gateway", func(context.Context) error { return startErr("waiting for READY") }}, Check{"store", ok})
+	startingAndDown := Health(
+		Check{"gateway", func(context.Context) error { return startErr("waiting for READY") }},
+		Check{"store", func(context.Context) error { return errors.New("refused") }},
+	)
+	for _, tt := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"nil", nil, false},
+		{"a failure", errors.New("refused"), false},
+		{"starting", startErr("x"), true},
+		{"wrapped", fmt.Errorf("gateway: %w", startErr("x")), true},
+		{"a check starting, the others ok", starting(context.Background()), true},
+		{"a check starting, another failing", startingAndDown(context.Background()), false},
+		{"an empty join", errors.Join(), false},
+	} {
+		if got := IsStarting(tt.err); got != tt.want {
+			t.Errorf("%s: IsStarting(%v) = %v, want %v", tt.name, tt.err, got, tt.want)
+		}
+	}
+}
+
+// TestHealthzStarting: while a check says it is starting, /healthz answers
+// 503 "starting" with the reason, logs it once at INFO and then at DEBUG,
+// never at WARN; a real failure still answers "unhealthy" at WARN, and a
+// start that failed is not hidden behind "starting".
+func TestHealthzStarting(t *testing.T) {
+	var logs syncBuf
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var state atomic.Int32 // 0 starting, 1 up, 2 store down while starting
+	health := Health(
+		Check{"gateway", func(context.Context) error {
+			if state.Load() == 1 {
+				return nil
+			}
+			return startErr("gateway shards waiting for their first READY: 0 of 1")
+		}},
+		Check{"store", func(context.Context) error {
+			if state.Load() == 2 {
+				return errors.New("dial tcp: refused")
+			}
+			return nil
+		}},
+	)
+	srv := httptest.NewServer(Handler(NewRegistry(), health, Build{}, log))
+	defer srv.Close()
+	for range 3 {
+		status, body := get(t, srv.URL+"/healthz")
+		if want := "starting: gateway: gateway shards waiting for their first READY: 0 of 1\n"; status != 503 || body != want {
+			t.Fatalf("GET /healthz while starting = %d %q, want 503 %q", status, body, want)
+		}
+	}
+	got := logs.String()
+	if n := strings.Count(got, "level=INFO msg=\"health: starting\""); n != 1 {
+		t.Errorf("%d INFO lines for 3 probes while starting, want 1:\n%s", n, got)
+	}
+	if n := strings.Count(got, "level=DEBUG msg=\"health: starting\""); n != 2 {
+		t.Errorf("%d DEBUG lines for the 2 later probes, want 2:\n%s", n, got)
+	}
+	if strings.Contains(got, "WARN") || strings.Contains(got, "ERROR") {
+		t.Errorf("a warning while starting:\n%s", got)
+	}
+	state.Store(1)
+	if status, body := get(t, srv.URL+"/healthz"); status != 200 || body != "ok\n" {
+		t.Errorf("GET /healthz once up = %d %q", status, body)
+	}
+	state.Store(2)
+	status, body := get(t, srv.URL+"/healthz")
+	if status != 503 || !strings.HasPrefix(body, "unhealthy: ") || !strings.Contains(body, "store: dial tcp: refused") {
+		t.Errorf("GET /healthz with the store down while starting = %d %q, want unhealthy", status, body)
+	}
+	if !strings.Contains(logs.String(), "level=WARN msg=\"health check failed\"") {
+		t.Errorf("no warning for a store down:\n%s", logs.String())
+	}
+}
+
+// syncBuf is a buffer safe for the handler's goroutines.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
