@@ -192,6 +192,52 @@ func (a *App) runJobs(ctx context.Context, c jobConfig) error {
 	}
 }
 
+// jobWorkers is how many players of a batch a job resets at once: the
+// steps are independent, and bbolt commits concurrent ones together.
+const jobWorkers = 16
+
+// resetPlayers resets the users of guild to start credits, each in its
+// own step under "<op>:<user>" (a repeat changes nothing), jobWorkers at a
+// time, and returns how many it reset (a player gone meanwhile is not
+// counted). On an error some may be reset: their steps are remembered, so
+// that running the batch again resets no one twice.
+func (a *App) resetPlayers(ctx context.Context, guild uint64, op string, start int64, users []uint64) (int64, error) {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		count int64
+		errs  []error
+		next  = make(chan uint64)
+	)
+	for range min(jobWorkers, len(users)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for u := range next {
+				_, err := a.apply(ctx, change{
+					id: storage.PlayerID{Guild: guild, User: u}, op: op + ":" + strconv.FormatUint(u, 10),
+					do: func(p game.Player, now time.Time) (game.Step, error) { return p.Reset(start, now) },
+				})
+				mu.Lock()
+				switch {
+				case errors.Is(err, storage.ErrNoPlayer): // gone meanwhile
+				case err != nil:
+					errs = append(errs, fmt.Errorf("player %d: %w", u, err))
+				default:
+					count++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, u := range users {
+		next <- u
+	}
+	close(next)
+	wg.Wait()
+	return count, errors.Join(errs...)
+}
+
 // errStopped: a job stopped by jobConfig.stopAt.
 var errStopped = errors.New("stopped (test)")
 
@@ -244,8 +290,8 @@ func (a *App) runReset(ctx context.Context, c jobConfig, guild uint64) error {
 	log := a.log.With("guild", guild, "op", op, "holder", c.holder)
 	log.Info("commands: reset-guild running", "after", after, "left", len(users))
 	var (
-		n    int64  // players reset since the last progress recorded
-		last uint64 // the last user done
+		n    int64  // players reset in the batch
+		last uint64 // the batch's last user
 	)
 	progress := func() error {
 		_, err := a.applyGuild(ctx, guild, op, func(g game.Guild) (game.GuildStep, error) {
@@ -257,34 +303,23 @@ func (a *App) runReset(ctx context.Context, c jobConfig, guild uint64) error {
 		n = 0
 		return err
 	}
-	for i, u := range users {
+	for start := 0; start < len(users); start += c.batch {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		_, err := a.apply(ctx, change{
-			id: storage.PlayerID{Guild: guild, User: u}, op: op + ":" + strconv.FormatUint(u, 10),
-			do: func(p game.Player, now time.Time) (game.Step, error) {
-				return p.Reset(set.StartingBalance, now)
-			},
-		})
-		switch {
-		case errors.Is(err, storage.ErrNoPlayer): // gone meanwhile
-		case err != nil:
-			return fmt.Errorf("player %d (%d of %d): %w", u, i+1, len(users), err)
-		default:
-			n++
+		batch := users[start:min(start+c.batch, len(users))]
+		stop := c.stopAt > 0 && start+len(batch) >= c.stopAt
+		if stop {
+			batch = batch[:c.stopAt-start]
 		}
-		last = u
-		if c.stopAt > 0 && i+1 >= c.stopAt {
+		done, err := a.resetPlayers(ctx, guild, op, set.StartingBalance, batch)
+		if err != nil {
+			return fmt.Errorf("players %d to %d of %d: %w", start+1, start+len(batch), len(users), err)
+		}
+		if stop {
 			return errStopped
 		}
-		if (i+1)%c.batch == 0 {
-			if err := progress(); err != nil {
-				return nilIfLost(err)
-			}
-		}
-	}
-	if last != 0 {
+		n, last = done, batch[len(batch)-1]
 		if err := progress(); err != nil {
 			return nilIfLost(err)
 		}
