@@ -255,7 +255,9 @@ func TestResetGuildContinuesFromItsProgress(t *testing.T) {
 	for _, tr := range []func(game.Guild) (game.GuildStep, error){
 		func(g game.Guild) (game.GuildStep, error) { return g.StartReset(op, moderator, "", now) },
 		func(g game.Guild) (game.GuildStep, error) { return g.TakeLease(op, "gone", now, JobLease) },
-		func(g game.Guild) (game.GuildStep, error) { return g.ResetProgress(op, "gone", alice, 1, now, JobLease) },
+		func(g game.Guild) (game.GuildStep, error) {
+			return g.ResetProgress(op, "gone", alice, 1, now, JobLease)
+		},
 	} {
 		if _, err := storage.ApplyGuild(t.Context(), e.store, testGuild, op, tr); err != nil {
 			t.Fatal(err)

@@ -40,7 +40,9 @@ func testJobs(t *testing.T, open OpenFunc) {
 	}
 	jobs(guild, other)
 	lease := func(holder string) func(game.Guild) (game.GuildStep, error) {
-		return func(gd game.Guild) (game.GuildStep, error) { return gd.TakeLease("rg:1", holder, e.clock.Now(), time.Minute) }
+		return func(gd game.Guild) (game.GuildStep, error) {
+			return gd.TakeLease("rg:1", holder, e.clock.Now(), time.Minute)
+		}
 	}
 	step(guild, "rg:1", lease("a"))
 	step(guild, "rg:1", func(gd game.Guild) (game.GuildStep, error) {

@@ -460,9 +460,15 @@ func testGuild(t *testing.T, open OpenFunc) {
 	for _, tr := range []func(game.Guild) (game.GuildStep, error){
 		func(g game.Guild) (game.GuildStep, error) { return g.StartReset(rg, mod, "autumn", e.clock.Now()) },
 		func(g game.Guild) (game.GuildStep, error) { return g.TakeLease(rg, "host", e.clock.Now(), time.Minute) },
-		func(g game.Guild) (game.GuildStep, error) { return g.ResetProgress(rg, "host", 40, 2, e.clock.Now(), time.Minute) },
-		func(g game.Guild) (game.GuildStep, error) { return g.ResetProgress(rg, "host", 40, 2, e.clock.Now(), time.Minute) }, // a retry: counted once
-		func(g game.Guild) (game.GuildStep, error) { return g.ResetProgress(rg, "host", 90, 1, e.clock.Now(), time.Minute) },
+		func(g game.Guild) (game.GuildStep, error) {
+			return g.ResetProgress(rg, "host", 40, 2, e.clock.Now(), time.Minute)
+		},
+		func(g game.Guild) (game.GuildStep, error) {
+			return g.ResetProgress(rg, "host", 40, 2, e.clock.Now(), time.Minute)
+		}, // a retry: counted once
+		func(g game.Guild) (game.GuildStep, error) {
+			return g.ResetProgress(rg, "host", 90, 1, e.clock.Now(), time.Minute)
+		},
 	} {
 		if ap, err = storage.ApplyGuild(e.ctx, e.st, guild, rg, tr); err != nil || !ap.Pending || ap.Audit != nil {
 			t.Fatalf("reset-guild in progress: %+v, %v", ap, err)
