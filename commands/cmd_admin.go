@@ -321,12 +321,48 @@ func (a *App) handleResetConfirm(ctx context.Context, rq *request) (reply, error
 	case r.Finished():
 		return resetDone(rq.l, rq.l.P("rg_done", int(r.Count), map[string]any{"Count": r.Count})), nil
 	}
+	a.jobs.signal()
+	// A small guild is done in a moment: its end is the answer.
+	if end := a.awaitReset(ctx, rq.guild, op); end != nil {
+		if end.Op != op {
+			return resetDone(rq.l, rq.l.T("rg_already", nil)), nil
+		}
+		if end.Finished() {
+			return resetDone(rq.l, rq.l.P("rg_done", int(end.Count), map[string]any{"Count": end.Count})), nil
+		}
+		r = end
+	}
 	if rq.r != nil {
 		a.jobs.addWatch(watch{guild: rq.guild, op: op, r: rq.r, i: rq.i, l: rq.l, until: a.cfg.Now().Add(tokenLife)})
-	} else {
-		a.jobs.signal()
 	}
 	return resetRunning(rq.l, *r, ""), nil
+}
+
+// awaitReset waits, while this process runs jobs, a little less than the
+// deferral's delay for the reset op to end, and returns the guild's reset
+// as it last saw it (nil when it did not look: no runner).
+func (a *App) awaitReset(ctx context.Context, guild uint64, op string) *game.GuildReset {
+	if !a.jobs.active() {
+		return nil
+	}
+	var last *game.GuildReset
+	deadline := time.Now().Add(a.cfg.DeferAfter * 3 / 4)
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return last
+		case <-time.After(20 * time.Millisecond):
+		}
+		g, err := a.store.Guild(ctx, guild)
+		if err != nil {
+			return last
+		}
+		last = g.Reset
+		if last == nil || last.Op != op || last.Finished() {
+			return last
+		}
+	}
+	return last
 }
 
 // resetDone replaces the confirmation with text.

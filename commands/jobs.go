@@ -88,6 +88,13 @@ func (j *jobs) signal() {
 	}
 }
 
+// active reports whether RunJobs runs in this process.
+func (j *jobs) active() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.runnerOn
+}
+
 // addWatch queues w for the runner.
 func (j *jobs) addWatch(w watch) {
 	j.mu.Lock()
