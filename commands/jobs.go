@@ -259,7 +259,13 @@ var errLost = errors.New("lease lost")
 // player's reset is its own step under "<op>:<user>", so that a player
 // reset before a crash, or by a process that lost the lease, is not reset
 // again (a player who played since keeps their play).
-func (a *App) runReset(ctx context.Context, c jobConfig, guild uint64) error {
+func (a *App) runReset(stop context.Context, c jobConfig, guild uint64) error {
+	// The job stops between two batches once stop ends; a step already
+	// started completes (within Config.Timeout), so that a write and what
+	// goes with it (Redis: its audit line) are not cut in two.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(stop))
+	defer cancel()
+	defer context.AfterFunc(stop, func() { time.AfterFunc(a.cfg.Timeout, cancel) })()
 	g, err := a.store.Guild(ctx, guild)
 	if err != nil {
 		return fmt.Errorf("guild: %w", err)
@@ -311,7 +317,7 @@ func (a *App) runReset(ctx context.Context, c jobConfig, guild uint64) error {
 		return err
 	}
 	for start := 0; start < len(users); start += c.batch {
-		if err := ctx.Err(); err != nil {
+		if err := stop.Err(); err != nil {
 			return err
 		}
 		batch := users[start:min(start+c.batch, len(users))]
