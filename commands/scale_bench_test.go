@@ -36,6 +36,7 @@ var (
 	scalePlayers   = flag.Int("scale-players", 100_000, "players of the scale benchmark's guild")
 	scaleKeepBolt  = flag.String("scale-keep-bolt", "", "bbolt file the scale benchmark fills and leaves (default: a temporary one)")
 	scaleKeepRedis = flag.String("scale-keep-redis", "", "Redis URL whose database the scale benchmark fills and leaves (default: a fresh test database)")
+	scaleReuse     = flag.Bool("scale-reuse", false, "with -scale-keep-*: measure /leaderboard on the store left by an earlier run (its guild already filled), without filling or resetting")
 )
 
 func BenchmarkScale(b *testing.B) {
@@ -45,7 +46,7 @@ func BenchmarkScale(b *testing.B) {
 			path := *scaleKeepBolt
 			if path == "" {
 				path = filepath.Join(b.TempDir(), "clefs.db")
-			} else {
+			} else if !*scaleReuse {
 				_ = os.Remove(path)
 			}
 			st, err := boltstore.Open(path, opts)
@@ -64,7 +65,7 @@ func BenchmarkScale(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if *scaleKeepRedis != "" {
+			if *scaleKeepRedis != "" && !*scaleReuse {
 				if err := st.Client().FlushDB(context.Background()).Err(); err != nil {
 					b.Fatal(err)
 				}
@@ -87,8 +88,15 @@ func scaleOnce(b *testing.B, st storage.Store) {
 	n := *scalePlayers
 	clk := &clock{t: time.Now().UTC()}
 	t0 := time.Now()
-	users := fillGuild(b, st, testGuild, n, storage.Timestamp(clk.Now()))
-	b.Logf("filled %d players in %v", n, time.Since(t0).Round(time.Millisecond))
+	var users []uint64
+	if *scaleReuse {
+		for k := range n {
+			users = append(users, uint64(1000+k))
+		}
+	} else {
+		users = fillGuild(b, st, testGuild, n, storage.Timestamp(clk.Now()))
+		b.Logf("filled %d players in %v", n, time.Since(t0).Round(time.Millisecond))
+	}
 
 	// /leaderboard through the handlers, as a player runs it.
 	e := &env{t: b, clock: clk}
@@ -110,6 +118,9 @@ func scaleOnce(b *testing.B, st storage.Store) {
 	p50, p99 := lat[calls/2], lat[calls*99/100]
 	b.ReportMetric(float64(p50.Microseconds())/1000, "leaderboard-p50-ms")
 	b.ReportMetric(float64(p99.Microseconds())/1000, "leaderboard-p99-ms")
+	if *scaleReuse {
+		return
+	}
 
 	// The reset, from its start to its end, through the job runner.
 	const op = "rg:scale"
