@@ -163,6 +163,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	go func() { _ = app.RunJobs(ctx) }() // background jobs (reset-guild), taken up from any process; it stops with ctx
 	metricsDone := make(chan error, 1)
 	if cfg.MetricsAddr != "" {
 		health := metrics.Health(

@@ -207,9 +207,10 @@ func testAdminResetGuildNeedsConfirmation(t *testing.T, newEnv func(testing.TB) 
 	// In time.
 	ask = e.admin(moderator, modPermsSet, "reset-guild", opt{"reason", optString, "new season"})
 	h := e.handle(e.clickPayload(moderator, modPermsSet, "en-US", ask.message(), ask.mustButton("v1:rg:").CustomID))
-	if h.r.Type != discordgo.InteractionResponseUpdateMessage || !strings.Contains(h.text(), "2 players were reset") || len(h.buttons()) != 0 {
+	if h.r.Type != discordgo.InteractionResponseUpdateMessage || !strings.Contains(h.text(), "Resetting… 0 players so far") || len(h.buttons()) != 0 {
 		t.Fatalf("confirm: type %d\n%s", h.r.Type, h.text())
 	}
+	e.finishJobs()
 	for _, u := range []uint64{alice, bob} {
 		if p := e.player(u); p.Stats.Plays != 0 || p.Balance != startCents {
 			t.Fatalf("player %d not reset: %+v", u, p)

@@ -106,6 +106,7 @@ type App struct {
 	players  playerLocks
 	drawer   game.Drawer
 	seeds    io.Reader
+	jobs     jobs // the background jobs' runner (jobs.go)
 }
 
 // handlerFunc handles one command or button. It returns the reply to send,
@@ -141,6 +142,7 @@ type request struct {
 	customID string // the button's custom ID as received, for the logs
 	button   customID
 	data     *discordgo.ApplicationCommandInteractionData
+	r        Responder // for a background job's edits later (jobs.go), never in the handler
 }
 
 // New returns the handlers over store. It panics only on a programming error
@@ -245,7 +247,7 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 		ctx:   ctx,
 		log:   a.logger(ctx),
 		r:     r,
-		rq:    &request{i: i, kind: "unknown", l: a.cat.forLocale(locale)},
+		rq:    &request{i: i, kind: "unknown", l: a.cat.forLocale(locale), r: r},
 		start: a.cfg.Now(),
 	}
 	defer func() {

@@ -291,105 +291,78 @@ func (a *App) confirmCheck(rq *request) (asked time.Time, err error) {
 // records of its progress in the guild.
 const resetBatch = 100
 
-// handleResetConfirm resets every player of the guild, as the operation
-// "<confirmation>" of the guild (game.Guild.StartReset, ResetProgress,
-// FinishReset), each player in its own step under "<confirmation>:<user>",
-// in increasing order of user ID. The confirmation is the message the
-// button sits on, so that the same confirmation pressed twice, retried,
-// or pressed again after a crash in the middle continues after the last
-// player the guild records as done and changes nothing already done; a
-// player who played since their reset is not reset twice by it. The end
-// logs one audit entry with the number of players reset.
+// handleResetConfirm starts the reset of every player of the guild, as
+// the operation "<confirmation>" of the guild (game.Guild.StartReset),
+// and answers at once with its progress: the job runner (jobs.go) resets
+// the players in the background, in this process or another, and this
+// process shows the progress on the confirmation while its token lives.
+// The confirmation is the message the button sits on, so that the same
+// confirmation pressed twice, retried, or pressed again after a crash
+// starts nothing new and shows where the reset is. While another reset
+// runs in the guild, the press starts nothing and shows that one's
+// progress. The end logs one audit entry with the number of players
+// reset.
 func (a *App) handleResetConfirm(ctx context.Context, rq *request) (reply, error) {
 	if _, err := a.confirmCheck(rq); err != nil {
-		return reply{}, err
-	}
-	set, err := a.settings(ctx, rq.guild)
-	if err != nil {
 		return reply{}, err
 	}
 	op := confirmationOp("rg:", rq.i)
 	started, err := a.applyGuild(ctx, rq.guild, op, func(g game.Guild) (game.GuildStep, error) {
 		return g.StartReset(op, rq.user, confirmReason(rq.i), a.now())
 	})
-	if err != nil {
-		return reply{}, stepErr("reset_guild", err)
-	}
 	r := started.Guild.Reset
 	switch {
+	case errors.Is(err, game.ErrResetRunning) && r != nil:
+		return resetRunning(rq.l, *r, "⚠️ "+rq.l.T("rg_busy", nil)), nil
+	case err != nil:
+		return reply{}, stepErr("reset_guild", err)
 	case r == nil || r.Op != op: // done, and another reset since
 		return resetDone(rq.l, rq.l.T("rg_already", nil)), nil
 	case r.Finished():
 		return resetDone(rq.l, rq.l.P("rg_done", int(r.Count), map[string]any{"Count": r.Count})), nil
 	}
-	// The users first, the steps after: a store may not allow writes while
-	// it lists (bbolt's read transaction).
-	after := r.After // the last user the guild records as done
-	var users []uint64
-	if err := a.store.Players(ctx, rq.guild, func(u uint64) error {
-		if u > after {
-			users = append(users, u)
+	a.jobs.signal()
+	// A small guild is done in a moment: its end is the answer.
+	if end := a.awaitReset(ctx, rq.guild, op); end != nil {
+		if end.Op != op {
+			return resetDone(rq.l, rq.l.T("rg_already", nil)), nil
 		}
-		return nil
-	}); err != nil {
-		return reply{}, internal("players", err)
-	}
-	var n int64     // players reset since the last progress recorded
-	var last uint64 // the last user done
-	progress := func() error {
-		if last <= after {
-			return nil
+		if end.Finished() {
+			return resetDone(rq.l, rq.l.P("rg_done", int(end.Count), map[string]any{"Count": end.Count})), nil
 		}
-		_, err := a.applyGuild(ctx, rq.guild, op, func(g game.Guild) (game.GuildStep, error) {
-			return g.ResetProgress(op, last, n)
-		})
-		after, n = last, 0
-		return err
+		r = end
 	}
-	for i, u := range users {
-		_, err := a.apply(ctx, change{
-			id: storage.PlayerID{Guild: rq.guild, User: u}, op: op + ":" + strconv.FormatUint(u, 10),
-			do: func(p game.Player, now time.Time) (game.Step, error) {
-				return p.Reset(set.StartingBalance, now)
-			},
-		})
-		switch {
-		case errors.Is(err, storage.ErrNoPlayer): // gone meanwhile
-		case err != nil:
-			return reply{}, stepErr("reset_guild", fmt.Errorf("player %d (%d of %d): %w", u, i+1, len(users), err))
-		default:
-			n++
-		}
-		last = u
-		if (i+1)%resetBatch == 0 {
-			if err := progress(); err != nil {
-				return resetErr(rq.l, err)
-			}
-		}
+	if rq.r != nil {
+		a.jobs.addWatch(watch{guild: rq.guild, op: op, r: rq.r, i: rq.i, l: rq.l, until: a.cfg.Now().Add(tokenLife)})
 	}
-	if err := progress(); err != nil {
-		return resetErr(rq.l, err)
-	}
-	done, err := a.applyGuild(ctx, rq.guild, op, func(g game.Guild) (game.GuildStep, error) {
-		return g.FinishReset(op, a.now())
-	})
-	if err != nil {
-		return resetErr(rq.l, err)
-	}
-	if r := done.Guild.Reset; r == nil || r.Op != op { // finished by another press, and another reset since
-		return resetDone(rq.l, rq.l.T("rg_already", nil)), nil
-	}
-	count := done.Guild.Reset.Count
-	return resetDone(rq.l, rq.l.P("rg_done", int(count), map[string]any{"Count": count})), nil
+	return resetRunning(rq.l, *r, ""), nil
 }
 
-// resetErr maps the error of a reset-guild's progress: another reset
-// replaced it (game.ErrNoReset), or what every step may fail with.
-func resetErr(l *lang, err error) (reply, error) {
-	if errors.Is(err, game.ErrNoReset) {
-		return resetDone(l, l.T("rg_replaced", nil)), nil
+// awaitReset waits, while this process runs jobs, a little less than the
+// deferral's delay for the reset op to end, and returns the guild's reset
+// as it last saw it (nil when it did not look: no runner).
+func (a *App) awaitReset(ctx context.Context, guild uint64, op string) *game.GuildReset {
+	if !a.jobs.active() {
+		return nil
 	}
-	return reply{}, stepErr("reset_guild", err)
+	var last *game.GuildReset
+	deadline := time.Now().Add(a.cfg.DeferAfter * 3 / 4)
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return last
+		case <-time.After(20 * time.Millisecond):
+		}
+		g, err := a.store.Guild(ctx, guild)
+		if err != nil {
+			return last
+		}
+		last = g.Reset
+		if last == nil || last.Op != op || last.Finished() {
+			return last
+		}
+	}
+	return last
 }
 
 // resetDone replaces the confirmation with text.
@@ -679,8 +652,17 @@ func (a *App) adminAudit(ctx context.Context, rq *request) (reply, error) {
 	if err != nil {
 		return reply{}, internal("audit", err)
 	}
+	g, err := a.store.Guild(ctx, rq.guild)
+	if err != nil {
+		return reply{}, internal("audit", err)
+	}
 	l := rq.l
 	var b strings.Builder
+	if r := g.Reset; r != nil && !r.Finished() { // a reset in progress: its line comes first
+		b.WriteString("⏳ " + l.P("audit_rg_running", int(r.Count), map[string]any{
+			"Count": r.Count, "User": mention(r.Actor), "When": timestamp(r.Started.Unix(), "R"),
+		}) + "\n")
+	}
 	if len(es) == 0 {
 		b.WriteString(l.T("audit_empty", nil))
 	}

@@ -46,6 +46,7 @@
 //
 //	app := commands.New(commands.Config{Observer: metrics, Logger: log}, store)
 //	_, err := session.ApplicationCommandBulkOverwrite(appID, guildID, app.Definitions())
+//	go app.RunJobs(ctx) // reset-guild runs in the background (jobs.go)
 //	session.AddHandler(func(s *discordgo.Session, ic *discordgo.InteractionCreate) {
 //		go app.Handle(ctx, responder{s}, ic.Interaction)
 //	})

@@ -186,9 +186,10 @@ func TestRepeatedResetGuildConfirmation(t *testing.T) {
 	msg.ID = "1310000000000000777"
 	ok := ask.mustButton("v1:rg:").CustomID
 	h := e.twice(e.clickPayload(moderator, modPermsSet, "en-US", msg, ok))
-	if !strings.Contains(h.text(), "2 players were reset") {
+	if !strings.Contains(h.text(), "Resetting… 0 players so far") {
 		t.Fatalf("confirm:\n%s", h.text())
 	}
+	e.finishJobs()
 	// Alice plays again; a second press of the same confirmation resets
 	// nobody twice.
 	e.slash(alice, "en-US", "play")
@@ -226,6 +227,7 @@ func TestResetGuildFinishesAfterAnInterruption(t *testing.T) {
 	}
 	e.slash(alice, "en-US", "play") // alice plays after her reset
 	e.handle(e.clickPayload(moderator, modPermsSet, "en-US", msg, ok))
+	e.finishJobs()
 	if p := e.player(alice); p.Stats.Plays != 1 {
 		t.Fatalf("alice reset twice: %+v", p.Stats)
 	}
@@ -252,15 +254,25 @@ func TestResetGuildContinuesFromItsProgress(t *testing.T) {
 	op, now := "rg:"+msg.ID, storage.Timestamp(e.clock.Now())
 	for _, tr := range []func(game.Guild) (game.GuildStep, error){
 		func(g game.Guild) (game.GuildStep, error) { return g.StartReset(op, moderator, "", now) },
-		func(g game.Guild) (game.GuildStep, error) { return g.ResetProgress(op, alice, 1) },
+		func(g game.Guild) (game.GuildStep, error) { return g.TakeLease(op, "gone", now, JobLease) },
+		func(g game.Guild) (game.GuildStep, error) {
+			return g.ResetProgress(op, "gone", alice, 1, now, JobLease)
+		},
 	} {
 		if _, err := storage.ApplyGuild(t.Context(), e.store, testGuild, op, tr); err != nil {
 			t.Fatal(err)
 		}
 	}
 	h := e.handle(e.clickPayload(moderator, modPermsSet, "en-US", msg, ok))
-	if !strings.Contains(h.text(), "2 players were reset") {
+	if !strings.Contains(h.text(), "Resetting… 1 player so far") {
 		t.Fatalf("confirm:\n%s", h.text())
+	}
+	// The process that held it is gone: another takes over once its lease
+	// has expired.
+	e.clock.Add(JobLease)
+	e.finishJobs()
+	if txt := e.handle(e.clickPayload(moderator, modPermsSet, "en-US", msg, ok)).text(); !strings.Contains(txt, "2 players were reset") {
+		t.Fatalf("pressed again:\n%s", txt)
 	}
 	if p := e.player(alice); p.Stats.Plays != 1 {
 		t.Fatalf("alice, recorded as done, was reset: %+v", p.Stats)

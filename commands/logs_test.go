@@ -110,6 +110,7 @@ func TestModeratorActionsLogged(t *testing.T) {
 	ask := e.admin(moderator, modPermsSet, "reset-guild", opt{"reason", optString, "new season"})
 	confirm := e.clickPayload(moderator, modPermsSet, "en-US", ask.message(), ask.mustButton("v1:rg:").CustomID)
 	e.handle(confirm)
+	e.finishJobs()
 	e.handle(confirm) // pressed twice
 
 	lines := logLines(t, buf, "moderator action")

@@ -323,6 +323,24 @@ func (s *memStore) UpdateGuild(ctx context.Context, guild uint64, fn func(storag
 	return storage.VersionedGuild{}, fmt.Errorf("memstore: update guild %d: %w", guild, storage.ErrConflict)
 }
 
+// Jobs lists the guilds whose record has a reset-guild in progress (the
+// records themselves: the memory store needs no index).
+func (s *memStore) Jobs(ctx context.Context) ([]uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	var out []uint64
+	for g, v := range s.guilds {
+		if r := v.Reset; r != nil && !r.Finished() {
+			out = append(out, g)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 func (s *memStore) Ping(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -15,9 +15,19 @@ import (
 // MaxGuildOps is the number of operation IDs a guild remembers.
 const MaxGuildOps = 64
 
-// ErrNoReset: a reset-guild's progress or end recorded for a reset that is
-// not the guild's current one (another reset-guild replaced it).
-var ErrNoReset = errors.New("game: no such reset-guild in progress")
+// Errors of a reset-guild's steps.
+var (
+	// ErrNoReset: a reset-guild's progress or end recorded for a reset
+	// that is not the guild's current one.
+	ErrNoReset = errors.New("game: no such reset-guild in progress")
+	// ErrResetRunning: a reset-guild asked for while another one is in
+	// progress in the guild; nothing changes, and the guild (GuildStep's)
+	// shows the one running.
+	ErrResetRunning = errors.New("game: another reset-guild is in progress")
+	// ErrLeaseHeld: a step of a reset-guild by a process that does not
+	// hold its lease, while another one does.
+	ErrLeaseHeld = errors.New("game: the reset-guild's lease is held by another process")
+)
 
 // Settings are a guild's options, set by its moderators.
 type Settings struct {
@@ -82,6 +92,20 @@ type GuildReset struct {
 	After uint64
 	Count int64     // players reset so far
 	Done  time.Time // when it finished; zero while in progress
+	// Holder is the process that runs the reset (an ID of its own choice,
+	// at most MaxOpID bytes; "" while none does), until Until: its lease.
+	// Only the holder records progress and the end; another process takes
+	// the lease over once it has expired (TakeLease), so that a reset
+	// whose process died is taken up by another, and two processes never
+	// run it at once.
+	Holder string
+	Until  time.Time
+}
+
+// Running reports whether the reset is in progress and its lease held by
+// a process other than holder at now.
+func (r GuildReset) Running(holder string, now time.Time) bool {
+	return !r.Finished() && r.Holder != "" && r.Holder != holder && now.Before(r.Until)
 }
 
 // Finished reports whether the reset is over.
@@ -123,6 +147,9 @@ func (g Guild) Check() error {
 		}
 		if r.Count < 0 || r.Started.IsZero() || (r.Finished() && r.Done.Before(r.Started)) {
 			return fmt.Errorf("%w: guild: reset of %d players, started %v, done %v", ErrInvalid, r.Count, r.Started, r.Done)
+		}
+		if len(r.Holder) > MaxOpID || (r.Holder == "") != r.Until.IsZero() {
+			return fmt.Errorf("%w: guild: reset's lease held by %q until %v", ErrInvalid, r.Holder, r.Until)
 		}
 	}
 	return nil
@@ -203,17 +230,18 @@ func (g Guild) SetSettings(s Settings, actor uint64, reason string, now time.Tim
 }
 
 // StartReset starts a reset-guild, the operation op confirmed by actor
-// at now with reason; apply it through ApplyGuild under op, then reset the
-// players after Reset.After in increasing order of user ID, record the
-// progress with ResetProgress and the end with FinishReset, all under op.
+// at now with reason; apply it through ApplyGuild under op. A process then
+// takes its lease (TakeLease), resets the players after Reset.After in
+// increasing order of user ID, records the progress with ResetProgress
+// and the end with FinishReset, all under op.
 //
 // Starting the reset already in progress under op changes nothing (it
 // continues); starting it again once it is finished changes nothing
-// either. A new reset replaces one still in progress under another
-// operation (its confirmation may have expired): the step logs what the
-// one replaced did (ActionResetGuild, with the players it reset). Every
-// step but the end is Pending. It is pure. Errors: ErrInvalid for an op or
-// a reason out of bounds.
+// either. While another reset is in progress, nothing changes and the
+// error is ErrResetRunning, with the guild as it is (its Reset is the one
+// running): a reset is never replaced, it is finished. Every step but the
+// end is Pending. It is pure. Errors: ErrInvalid for an op or a reason out
+// of bounds; ErrResetRunning.
 func (g Guild) StartReset(op string, actor uint64, reason string, now time.Time) (GuildStep, error) {
 	if err := ValidateOp(op); err != nil {
 		return GuildStep{Guild: g}, err
@@ -224,48 +252,84 @@ func (g Guild) StartReset(op string, actor uint64, reason string, now time.Time)
 	if r := g.Reset; r != nil && r.Op == op {
 		return g.done(GuildStep{Guild: g, Pending: !r.Finished()})
 	}
+	if r := g.Reset; r != nil && !r.Finished() {
+		return GuildStep{Guild: g}, fmt.Errorf("%w: %q", ErrResetRunning, r.Op)
+	}
 	n := g
 	n.Reset = &GuildReset{Op: op, Actor: actor, Reason: reason, Started: now}
-	s := GuildStep{Guild: n, Pending: true}
-	if r := g.Reset; r != nil && !r.Finished() {
-		s.Audit = &AuditEntry{At: now, Actor: r.Actor, Action: ActionResetGuild, Amount: r.Count, Reason: r.Reason}
-	}
-	return g.done(s)
+	return g.done(GuildStep{Guild: n, Pending: true})
 }
 
-// ResetProgress records that the reset op has reset count more players,
-// the last of them after (a user ID): players up to after are done. A
-// progress already recorded (after not past Reset.After: a retry) changes
-// nothing, so that no player is counted twice. It is pure. Errors:
-// ErrNoReset when op is not the guild's reset, ErrInvalid for a negative
-// count or a total that would overflow.
-func (g Guild) ResetProgress(op string, after uint64, count int64) (GuildStep, error) {
+// TakeLease gives the reset op's lease to holder until now+ttl: if no one
+// holds it, if holder does (a renewal), or if it expired (its holder is
+// gone: a crash, a restart). Otherwise it changes nothing and the error
+// is ErrLeaseHeld. A finished reset changes nothing (under ApplyGuild, op
+// is a repeat). It is pure. Errors: ErrNoReset when op is not the guild's
+// reset; ErrInvalid for a holder empty or longer than MaxOpID bytes, or a
+// ttl ≤ 0; ErrLeaseHeld.
+func (g Guild) TakeLease(op, holder string, now time.Time, ttl time.Duration) (GuildStep, error) {
 	r := g.Reset
 	if r == nil || r.Op != op {
 		return GuildStep{Guild: g}, fmt.Errorf("%w: %q", ErrNoReset, op)
 	}
-	if count < 0 {
-		return GuildStep{Guild: g}, fmt.Errorf("%w: reset of %d players", ErrInvalid, count)
+	if holder == "" || len(holder) > MaxOpID || ttl <= 0 {
+		return GuildStep{Guild: g}, fmt.Errorf("%w: lease for %q, %v", ErrInvalid, holder, ttl)
 	}
-	if r.Finished() || after <= r.After {
-		return g.done(GuildStep{Guild: g, Pending: !r.Finished()})
+	if r.Finished() {
+		return g.done(GuildStep{Guild: g})
+	}
+	if r.Running(holder, now) {
+		return GuildStep{Guild: g}, fmt.Errorf("%w: %q until %v", ErrLeaseHeld, r.Holder, r.Until)
 	}
 	nr := *r
-	var err error
-	if nr.Count, err = add(r.Count, count); err != nil {
-		return GuildStep{Guild: g}, err
-	}
-	nr.After = after
+	nr.Holder, nr.Until = holder, now.Add(ttl)
 	n := g
 	n.Reset = &nr
 	return g.done(GuildStep{Guild: n, Pending: true})
 }
 
-// FinishReset ends the reset op at now: its audit entry
-// (ActionResetGuild, Amount the players reset) is logged, and ApplyGuild
-// remembers op. Finishing it again changes nothing. It is pure. Errors:
-// ErrNoReset when op is not the guild's reset.
-func (g Guild) FinishReset(op string, now time.Time) (GuildStep, error) {
+// ResetProgress records that the reset op has reset count more players,
+// the last of them after (a user ID): players up to after are done. Only
+// the lease's holder records it, and it renews the lease until now+ttl. A
+// progress already recorded (after not past Reset.After: a retry) counts
+// no one again, so that no player is counted twice; it only renews the
+// lease. It is pure. Errors: ErrNoReset when op is not the guild's reset,
+// ErrLeaseHeld when holder does not hold its lease, ErrInvalid for a
+// negative count, a ttl ≤ 0 or a total that would overflow.
+func (g Guild) ResetProgress(op, holder string, after uint64, count int64, now time.Time, ttl time.Duration) (GuildStep, error) {
+	r := g.Reset
+	if r == nil || r.Op != op {
+		return GuildStep{Guild: g}, fmt.Errorf("%w: %q", ErrNoReset, op)
+	}
+	if count < 0 || ttl <= 0 {
+		return GuildStep{Guild: g}, fmt.Errorf("%w: reset of %d players, lease %v", ErrInvalid, count, ttl)
+	}
+	if r.Finished() {
+		return g.done(GuildStep{Guild: g})
+	}
+	if r.Holder != holder {
+		return GuildStep{Guild: g}, fmt.Errorf("%w: %q, not %q", ErrLeaseHeld, r.Holder, holder)
+	}
+	nr := *r
+	nr.Until = now.Add(ttl)
+	if after > r.After {
+		var err error
+		if nr.Count, err = add(r.Count, count); err != nil {
+			return GuildStep{Guild: g}, err
+		}
+		nr.After = after
+	}
+	n := g
+	n.Reset = &nr
+	return g.done(GuildStep{Guild: n, Pending: true})
+}
+
+// FinishReset ends the reset op at now, by the lease's holder: its audit
+// entry (ActionResetGuild, Amount the players reset) is logged, the lease
+// is released, and ApplyGuild remembers op. Finishing it again changes
+// nothing. It is pure. Errors: ErrNoReset when op is not the guild's
+// reset, ErrLeaseHeld when holder does not hold its lease.
+func (g Guild) FinishReset(op, holder string, now time.Time) (GuildStep, error) {
 	r := g.Reset
 	if r == nil || r.Op != op {
 		return GuildStep{Guild: g}, fmt.Errorf("%w: %q", ErrNoReset, op)
@@ -273,7 +337,11 @@ func (g Guild) FinishReset(op string, now time.Time) (GuildStep, error) {
 	if r.Finished() {
 		return g.done(GuildStep{Guild: g})
 	}
+	if r.Holder != holder {
+		return GuildStep{Guild: g}, fmt.Errorf("%w: %q, not %q", ErrLeaseHeld, r.Holder, holder)
+	}
 	nr := *r
+	nr.Holder, nr.Until = "", time.Time{}
 	nr.Done = now
 	if now.Before(r.Started) { // another process's clock, a little behind
 		nr.Done = r.Started

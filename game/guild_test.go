@@ -229,16 +229,19 @@ func TestApplyGuildKeepsTheLastOps(t *testing.T) {
 
 func TestResetProgress(t *testing.T) {
 	g := Guild{Settings: goodSettings}
-	const op = "rg:1"
+	const op, me, ttl = "rg:1", "proc-a", 30 * time.Second
 	t1, t2 := t0.Add(time.Minute), t0.Add(2*time.Minute)
 	start := func(op string, now time.Time) func(Guild) (GuildStep, error) {
 		return func(g Guild) (GuildStep, error) { return g.StartReset(op, 9, "spring", now) }
 	}
+	lease := func(op, holder string, now time.Time) func(Guild) (GuildStep, error) {
+		return func(g Guild) (GuildStep, error) { return g.TakeLease(op, holder, now, ttl) }
+	}
 	progress := func(op string, after uint64, n int64) func(Guild) (GuildStep, error) {
-		return func(g Guild) (GuildStep, error) { return g.ResetProgress(op, after, n) }
+		return func(g Guild) (GuildStep, error) { return g.ResetProgress(op, me, after, n, t1, ttl) }
 	}
 	finish := func(op string, now time.Time) func(Guild) (GuildStep, error) {
-		return func(g Guild) (GuildStep, error) { return g.FinishReset(op, now) }
+		return func(g Guild) (GuildStep, error) { return g.FinishReset(op, me, now) }
 	}
 	must := func(g Guild, op string, f func(Guild) (GuildStep, error)) GuildStep {
 		t.Helper()
@@ -257,13 +260,21 @@ func TestResetProgress(t *testing.T) {
 	if again := must(s.Guild, op, start(op, t1)); !again.Guild.Equal(s.Guild) || !again.Pending {
 		t.Fatalf("started twice: %+v", again)
 	}
+	// No one holds the lease yet: progress is refused.
+	if _, _, err := guildStep(t, s.Guild, op, progress(op, 500, 3)); !errors.Is(err, ErrLeaseHeld) {
+		t.Fatalf("progress without the lease: %v", err)
+	}
+	s = must(s.Guild, op, lease(op, me, t0))
+	if r := s.Guild.Reset; r.Holder != me || !r.Until.Equal(t0.Add(ttl)) || !s.Pending {
+		t.Fatalf("lease: %+v", r)
+	}
 	s = must(s.Guild, op, progress(op, 500, 3))
-	if r := s.Guild.Reset; r.After != 500 || r.Count != 3 || !s.Pending {
+	if r := s.Guild.Reset; r.After != 500 || r.Count != 3 || !s.Pending || !r.Until.Equal(t1.Add(ttl)) {
 		t.Fatalf("progress: %+v", r)
 	}
 	// A progress recorded twice (a retry) or late counts once.
 	for _, after := range []uint64{500, 499} {
-		if again := must(s.Guild, op, progress(op, after, 3)); !again.Guild.Equal(s.Guild) {
+		if again := must(s.Guild, op, progress(op, after, 3)); again.Guild.Reset.Count != 3 || again.Guild.Reset.After != 500 {
 			t.Fatalf("progress to %d recorded again: %+v", after, again.Guild.Reset)
 		}
 	}
@@ -271,44 +282,105 @@ func TestResetProgress(t *testing.T) {
 	for name, f := range map[string]func(Guild) (GuildStep, error){
 		"progress of another reset": progress("rg:other", 1000, 1),
 		"end of another reset":      finish("rg:other", t2),
+		"lease of another reset":    lease("rg:other", me, t2),
 	} {
 		if _, _, err := guildStep(t, s.Guild, op, f); !errors.Is(err, ErrNoReset) {
 			t.Errorf("%s: %v, want ErrNoReset", name, err)
 		}
 	}
-	if _, _, err := guildStep(t, s.Guild, op, progress(op, 1000, -1)); !errors.Is(err, ErrInvalid) {
-		t.Errorf("negative count: %v", err)
+	for name, f := range map[string]func(Guild) (GuildStep, error){
+		"negative count": progress(op, 1000, -1),
+		"empty holder":   lease(op, "", t1),
+		"long holder":    lease(op, strings.Repeat("h", MaxOpID+1), t1),
+		"no ttl":         func(g Guild) (GuildStep, error) { return g.TakeLease(op, me, t1, 0) },
+	} {
+		if _, _, err := guildStep(t, s.Guild, op, f); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: %v, want ErrInvalid", name, err)
+		}
 	}
 
 	done := must(s.Guild, op, finish(op, t2))
 	want := AuditEntry{At: t2, Actor: 9, Action: ActionResetGuild, Amount: 5, Reason: "spring"}
-	if r := done.Guild.Reset; !r.Finished() || r.Count != 5 || done.Pending || done.Audit == nil || *done.Audit != want || !done.Guild.Has(op) {
+	if r := done.Guild.Reset; !r.Finished() || r.Count != 5 || done.Pending || done.Audit == nil || *done.Audit != want || !done.Guild.Has(op) || r.Holder != "" {
 		t.Fatalf("finish: %+v, reset %+v, audit %+v", done, r, done.Audit)
 	}
 	// Once finished, every step of the operation is a repeat: the count
 	// stays the first one.
 	for name, f := range map[string]func(Guild) (GuildStep, error){
-		"start": start(op, t2), "progress": progress(op, 2000, 4), "finish": finish(op, t2),
+		"start": start(op, t2), "progress": progress(op, 2000, 4), "finish": finish(op, t2), "lease": lease(op, "proc-b", t2),
 	} {
 		if s, repeated, err := guildStep(t, done.Guild, op, f); err != nil || !repeated || s.Guild.Reset.Count != 5 {
 			t.Errorf("%s after the end: %+v, %v, %v", name, s.Guild.Reset, repeated, err)
 		}
 	}
 
-	// A new reset replaces one left unfinished, and logs what it did.
+	// A new reset while one is in progress changes nothing: the running
+	// one shows, and it is never replaced.
 	half := must(done.Guild, "rg:2", start("rg:2", t2))
+	half = must(half.Guild, "rg:2", lease("rg:2", me, t2))
 	half = must(half.Guild, "rg:2", progress("rg:2", 10, 4))
-	repl := must(half.Guild, "rg:3", start("rg:3", t2.Add(time.Hour)))
-	if r := repl.Guild.Reset; r.Op != "rg:3" || r.Count != 0 || r.After != 0 || repl.Audit == nil ||
-		repl.Audit.Amount != 4 || repl.Audit.Action != ActionResetGuild || !repl.Pending {
-		t.Fatalf("replacement: %+v, audit %+v", r, repl.Audit)
-	}
-	if _, _, err := guildStep(t, repl.Guild, "rg:2", finish("rg:2", t2)); !errors.Is(err, ErrNoReset) {
-		t.Fatalf("the replaced reset finished: %v", err)
+	other, _, err := guildStep(t, half.Guild, "rg:3", start("rg:3", t2.Add(time.Hour)))
+	if !errors.Is(err, ErrResetRunning) || !other.Guild.Equal(half.Guild) || other.Audit != nil {
+		t.Fatalf("a second reset while one runs: %v, %+v", err, other.Guild.Reset)
 	}
 	// A finished reset is not logged again when the next one starts.
 	if next := must(done.Guild, "rg:4", start("rg:4", t2)); next.Audit != nil {
 		t.Fatalf("starting after a finished reset logged %+v", next.Audit)
+	}
+}
+
+// TestResetLease: the lease is taken if free or expired, renewed only by
+// its holder, refused otherwise; the holder alone records progress and
+// the end.
+func TestResetLease(t *testing.T) {
+	const op, ttl = "rg:1", 30 * time.Second
+	g := Guild{Settings: goodSettings, Reset: &GuildReset{Op: op, Started: t0}}
+	take := func(g Guild, holder string, now time.Time) (GuildStep, error) {
+		s, _, err := guildStep(t, g, op, func(g Guild) (GuildStep, error) { return g.TakeLease(op, holder, now, ttl) })
+		return s, err
+	}
+	a, err := take(g, "a", t0)
+	if err != nil || a.Guild.Reset.Holder != "a" {
+		t.Fatalf("a free lease: %+v, %v", a.Guild.Reset, err)
+	}
+	for _, tc := range []struct {
+		name   string
+		holder string
+		at     time.Time
+		want   error
+		owner  string
+	}{
+		{"another, while held", "b", t0.Add(ttl - time.Millisecond), ErrLeaseHeld, "a"},
+		{"the holder renews", "a", t0.Add(ttl - time.Millisecond), nil, "a"},
+		{"the holder renews late", "a", t0.Add(time.Hour), nil, "a"},
+		{"another, once expired", "b", t0.Add(ttl), nil, "b"},
+	} {
+		s, err := take(a.Guild, tc.holder, tc.at)
+		if !errors.Is(err, tc.want) || s.Guild.Reset.Holder != tc.owner {
+			t.Errorf("%s: %v, held by %q, want %v and %q", tc.name, err, s.Guild.Reset.Holder, tc.want, tc.owner)
+		}
+		if err == nil && !s.Guild.Reset.Until.Equal(tc.at.Add(ttl)) {
+			t.Errorf("%s: until %v", tc.name, s.Guild.Reset.Until)
+		}
+		if a.Guild.Reset.Running(tc.holder, tc.at) != (tc.want != nil) {
+			t.Errorf("%s: Running says %v", tc.name, !(tc.want != nil))
+		}
+	}
+	b, err := take(a.Guild, "b", t0.Add(ttl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The old holder, back after losing the lease, records nothing.
+	for name, f := range map[string]func(Guild) (GuildStep, error){
+		"progress": func(g Guild) (GuildStep, error) { return g.ResetProgress(op, "a", 50, 1, t0.Add(ttl), ttl) },
+		"finish":   func(g Guild) (GuildStep, error) { return g.FinishReset(op, "a", t0.Add(ttl)) },
+	} {
+		if s, _, err := guildStep(t, b.Guild, op, f); !errors.Is(err, ErrLeaseHeld) || !s.Guild.Equal(b.Guild) {
+			t.Errorf("%s by the old holder: %v", name, err)
+		}
+	}
+	if bad := (Guild{Reset: &GuildReset{Op: op, Started: t0, Holder: "a"}}); bad.Check() == nil {
+		t.Error("a lease without an end passes Check")
 	}
 }
 

@@ -67,7 +67,7 @@ func NormalizeGuild(guild uint64, w GuildWrite) (GuildWrite, error) {
 	}
 	if r := w.Guild.Reset; r != nil {
 		n := *r
-		n.Started, n.Done = Timestamp(n.Started), Timestamp(n.Done)
+		n.Started, n.Done, n.Until = Timestamp(n.Started), Timestamp(n.Done), Timestamp(n.Until)
 		w.Guild.Reset = &n
 	}
 	if len(w.Guild.Ops) == 0 {

@@ -170,6 +170,15 @@ type Store interface {
 	// error is returned as is.
 	UpdateGuild(ctx context.Context, guild uint64, fn func(VersionedGuild) (GuildWrite, error)) (VersionedGuild, error)
 
+	// Jobs returns, in increasing order, the guilds whose record may have
+	// a job in progress (a reset-guild not finished, game.GuildReset), from
+	// an index that UpdateGuild keeps with every write (a guild is listed
+	// from its first write of a job in progress until the write that
+	// finishes it): a process scans it to take up the jobs of a process
+	// that died. The guild's record is the truth: a guild listed may have
+	// finished meanwhile, never the reverse.
+	Jobs(ctx context.Context) ([]uint64, error)
+
 	// Ping checks that the backend answers.
 	Ping(ctx context.Context) error
 	// Close releases the store.

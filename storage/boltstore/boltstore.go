@@ -32,9 +32,10 @@ var (
 	bucketGuilds  = []byte("guilds")  // guild → {"v": version, "p": the guild's record}
 	bucketBoard   = []byte("board")   // guild|^balance|user → nothing: the leaderboard
 	bucketCounts  = []byte("counts")  // guild → players of the guild (8 bytes)
+	bucketJobs    = []byte("jobs")    // guild → nothing: the guilds with a job in progress (Jobs)
 )
 
-var allBuckets = [][]byte{bucketPlayers, bucketHistory, bucketReveals, bucketOpSeq, bucketOps, bucketAudit, bucketGuilds, bucketBoard, bucketCounts}
+var allBuckets = [][]byte{bucketPlayers, bucketHistory, bucketReveals, bucketOpSeq, bucketOps, bucketAudit, bucketGuilds, bucketBoard, bucketCounts, bucketJobs}
 
 // Store is the embedded store: one bbolt file, one read-write transaction
 // per Update. It is safe for concurrent use.
@@ -245,11 +246,21 @@ func decodeGuild(guild uint64, v []byte) (game.Guild, uint64, error) {
 	return g, r.Version, nil
 }
 
-// putGuild writes the guild g at version.
+// putGuild writes the guild g at version, and its entry in the index of
+// guilds with a job in progress (Jobs), in the same transaction.
 func putGuild(tx *bolt.Tx, guild uint64, g game.Guild, version uint64) error {
 	b, err := schema.EncodeGuild(g)
 	if err != nil {
 		return fmt.Errorf("guild %d: %w", guild, err)
+	}
+	jobs := tx.Bucket(bucketJobs)
+	if g.Reset != nil && !g.Reset.Finished() {
+		err = jobs.Put(guildKey(guild), nil)
+	} else {
+		err = jobs.Delete(guildKey(guild))
+	}
+	if err != nil {
+		return fmt.Errorf("guild %d: jobs index: %w", guild, err)
 	}
 	return putJSON(tx.Bucket(bucketGuilds), guildKey(guild), guildRec{Version: version, Guild: b}, "guild")
 }

@@ -40,6 +40,7 @@
 //	guilds   guild               → {"v": version, "p": the guild's record}
 //	board    guild|^balance|user → nothing: the leaderboard, richest first, ties by user
 //	counts   guild               → the guild's number of players (8 bytes)
+//	jobs     guild               → nothing: the guilds with a reset-guild in progress (Jobs)
 //
 // The leaderboard's top n is a cursor walk, O(log N + n). bbolt keeps no
 // counts in its tree, so a player's rank is found by counting the entries

@@ -3,6 +3,7 @@ package boltstore
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
@@ -94,6 +95,22 @@ func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.V
 		return storage.VersionedGuild{}, err
 	}
 	return out, refused
+}
+
+// Jobs implements storage.Store: the keys of the jobs bucket, written with
+// the guild in one transaction, so that it is never behind.
+func (s *Store) Jobs(ctx context.Context) ([]uint64, error) {
+	var out []uint64
+	err := s.view(ctx, "jobs", func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketJobs).ForEach(func(k, _ []byte) error {
+			if len(k) != 8 {
+				return fmt.Errorf("jobs: key %x is not a guild", k)
+			}
+			out = append(out, binary.BigEndian.Uint64(k))
+			return nil
+		})
+	})
+	return out, err
 }
 
 // Audit returns up to n of the guild's most recent moderator actions,

@@ -27,6 +27,12 @@
 //	          digits, score = −balance (ZRANGE gives the richest first, and
 //	          equal balances by increasing user ID); Players reads it too
 //
+// One key has a tag of its own, so that it works unchanged on Cluster:
+//
+//	jobs:{jobs} set: the guilds with a reset-guild in progress (Jobs),
+//	          added before the guild's write and removed after the one
+//	          that ends it, so that a crash leaves it listed, never lost
+//
 // The record is a hash so that the script compares the version (HGET v)
 // and finds an operation (HGET o:<id>) without decoding anything in Lua,
 // and so that a click rewrites only p (about 650 bytes): what it does not

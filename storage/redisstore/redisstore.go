@@ -148,6 +148,11 @@ func settingsKey(guild uint64) string       { return "s:{" + u64(guild) + "}" }
 func auditKey(guild uint64) string          { return "a:{" + u64(guild) + "}" }
 func boardKey(guild uint64) string          { return "lb:{" + u64(guild) + "}" }
 
+// jobsKey is the set of guilds with a job in progress (Jobs): one key of
+// its own hash tag, written beside the guilds (never in a guild's script),
+// so that it works unchanged on Redis Cluster.
+const jobsKey = "jobs:{jobs}"
+
 // member is a user's member in the leaderboard: 20 digits, so that the
 // lexicographic order of equal scores is the numeric order of user IDs.
 func member(user uint64) string { return fmt.Sprintf("%020d", user) }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
+	"slices"
 	"strconv"
 	"time"
 
@@ -732,6 +733,28 @@ func (s *Store) migrateGuild(ctx context.Context, guild uint64, v, p string) err
 	return s.wrap(fmt.Sprintf("migrate guild %d", guild), err)
 }
 
+// Jobs implements storage.Store: SMEMBERS of the set jobs:{jobs}, in
+// increasing order.
+func (s *Store) Jobs(ctx context.Context) ([]uint64, error) {
+	if s.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	ms, err := s.rdb.SMembers(ctx, jobsKey).Result()
+	if err != nil {
+		return nil, s.wrap("jobs", err)
+	}
+	out := make([]uint64, 0, len(ms))
+	for _, m := range ms {
+		g, err := strconv.ParseUint(m, 10, 64)
+		if err != nil || g == 0 {
+			return nil, fmt.Errorf("redisstore: jobs: member %q is not a guild", m)
+		}
+		out = append(out, g)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 // UpdateGuild implements storage.Store: the same compare-and-set as
 // Update, on s:{guild}, then the audit entry appended (a second round
 // trip). It writes the guild as fn returns it (storage.NormalizeGuild
@@ -771,11 +794,26 @@ func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.V
 		if err != nil { // a guild the schema cannot keep as it is
 			return cur, fmt.Errorf("redisstore: update guild %d: %w: %w", guild, storage.ErrInvalid, err)
 		}
+		// The index of guilds with a job in progress is in a slot of its
+		// own: a guild joins it before the write that starts or continues
+		// a job, and leaves it after the one that ends it, so that a
+		// crash between the two leaves it listed (Jobs), never unlisted.
+		job := w.Guild.Reset != nil && !w.Guild.Reset.Finished()
+		if job {
+			if err := s.rdb.SAdd(ctx, jobsKey, u64(guild)).Err(); err != nil {
+				return cur, s.wrap(fmt.Sprintf("update guild %d: jobs index", guild), err)
+			}
+		}
 		res, err := s.cas(ctx, settingsKey(guild), "", cur.Version, string(b), line, 0, nil, nil)
 		if err != nil {
 			return cur, s.wrap(fmt.Sprintf("update guild %d", guild), err)
 		}
 		if res.ok || (res.version == u64(next.Version) && res.payload == string(b) && res.line == line) {
+			if !job {
+				if err := s.rdb.SRem(ctx, jobsKey, u64(guild)).Err(); err != nil {
+					return next, s.wrap(fmt.Sprintf("update guild %d: jobs index", guild), err)
+				}
+			}
 			if line != "" {
 				if err := s.appendAudit(ctx, guild, line); err != nil {
 					return next, err

@@ -50,6 +50,8 @@ type ResetRecord struct {
 	After   string `json:"af,omitempty"` // the last user reset, snowflake; "": none yet
 	Count   int64  `json:"n,omitempty"`  // players reset so far
 	Done    int64  `json:"dn,omitempty"` // when it finished, ms; 0: in progress
+	Holder  string `json:"lh,omitempty"` // the process that holds its lease; "": none
+	Until   int64  `json:"lu,omitempty"` // when the lease ends, ms; 0: none
 }
 
 // FromGuild returns the stored form of g.
@@ -73,6 +75,7 @@ func FromGuild(g game.Guild) GuildRecord {
 		r.Reset = &ResetRecord{
 			Op: x.Op, Actor: snowflakeString(x.Actor), Reason: x.Reason, Started: ms(x.Started),
 			After: snowflakeString(x.After), Count: x.Count, Done: ms(x.Done),
+			Holder: x.Holder, Until: ms(x.Until),
 		}
 	}
 	return r
@@ -140,7 +143,7 @@ func (r GuildRecord) Game(record string) (game.Guild, error) {
 		}
 	}
 	if x := r.Reset; x != nil {
-		gr := game.GuildReset{Op: x.Op, Reason: x.Reason, Count: x.Count}
+		gr := game.GuildReset{Op: x.Op, Reason: x.Reason, Count: x.Count, Holder: x.Holder}
 		if gr.Actor, err = optionalSnowflake(record, "r.ac", x.Actor); err != nil {
 			return game.Guild{}, err
 		}
@@ -148,7 +151,7 @@ func (r GuildRecord) Game(record string) (game.Guild, error) {
 			return game.Guild{}, err
 		}
 		tr := timeReader{record: record}
-		gr.Started, gr.Done = tr.at("r.at", x.Started), tr.at("r.dn", x.Done)
+		gr.Started, gr.Done, gr.Until = tr.at("r.at", x.Started), tr.at("r.dn", x.Done), tr.at("r.lu", x.Until)
 		if tr.err != nil {
 			return game.Guild{}, tr.err
 		}

@@ -19,9 +19,16 @@ import (
 // 42).
 func guild(t testing.TB) (game.Guild, []game.AuditEntry) {
 	t.Helper()
+	g, _, audit := guildSteps(t)
+	return g, audit
+}
+
+// guildSteps is guild, and the guild as it was while its reset-guild ran
+// (its lease held).
+func guildSteps(t testing.TB) (g, running game.Guild, audit []game.AuditEntry) {
+	t.Helper()
 	now := time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC)
-	g := game.Guild{Settings: game.Settings{StartingBalance: 2000, DailyAmount: 100, DailyCooldown: 20 * time.Hour, House: game.DefaultHouse}}
-	var audit []game.AuditEntry
+	g = game.Guild{Settings: game.Settings{StartingBalance: 2000, DailyAmount: 100, DailyCooldown: 20 * time.Hour, House: game.DefaultHouse}}
 	apply := func(op string, f func(game.Guild) (game.GuildStep, error)) {
 		t.Helper()
 		s, _, err := game.ApplyGuild(g, op, f)
@@ -51,21 +58,33 @@ func guild(t testing.TB) (game.Guild, []game.AuditEntry) {
 		return g.StartReset("reset-1", 9876543210987654321, "new season", now)
 	})
 	apply("reset-1", func(g game.Guild) (game.GuildStep, error) {
-		return g.ResetProgress("reset-1", 1111111111111111111, 7)
+		return g.TakeLease("reset-1", "host-1f3a", now, 30*time.Second)
 	})
-	apply("reset-1", func(g game.Guild) (game.GuildStep, error) { return g.FinishReset("reset-1", now) })
-	return g, audit
+	apply("reset-1", func(g game.Guild) (game.GuildStep, error) {
+		return g.ResetProgress("reset-1", "host-1f3a", 1111111111111111111, 7, now, 30*time.Second)
+	})
+	running = g
+	apply("reset-1", func(g game.Guild) (game.GuildStep, error) { return g.FinishReset("reset-1", "host-1f3a", now) })
+	return g, running, audit
 }
 
 // TestGuildGolden pins the bytes of a guild record and of audit lines, and
 // reads them back as they were.
 func TestGuildGolden(t *testing.T) {
-	g, audit := guild(t)
+	g, running, audit := guildSteps(t)
 	b, err := schema.EncodeGuild(g)
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "guild.json", b)
+	rb, err := schema.EncodeGuild(running)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "guild-running.json", rb)
+	if back, err := schema.DecodeGuild("golden running", rb); err != nil || !reflect.DeepEqual(back, running) {
+		t.Errorf("running guild read back %+v, %v\nwant %+v", back.Reset, err, running.Reset)
+	}
 	var lines [][]byte
 	for i, e := range audit {
 		l, err := schema.EncodeAudit(42, fmt.Sprintf("s:%d", i+1), e)

@@ -459,9 +459,16 @@ func testGuild(t *testing.T, open OpenFunc) {
 	const rg = "rg:2"
 	for _, tr := range []func(game.Guild) (game.GuildStep, error){
 		func(g game.Guild) (game.GuildStep, error) { return g.StartReset(rg, mod, "autumn", e.clock.Now()) },
-		func(g game.Guild) (game.GuildStep, error) { return g.ResetProgress(rg, 40, 2) },
-		func(g game.Guild) (game.GuildStep, error) { return g.ResetProgress(rg, 40, 2) }, // a retry: counted once
-		func(g game.Guild) (game.GuildStep, error) { return g.ResetProgress(rg, 90, 1) },
+		func(g game.Guild) (game.GuildStep, error) { return g.TakeLease(rg, "host", e.clock.Now(), time.Minute) },
+		func(g game.Guild) (game.GuildStep, error) {
+			return g.ResetProgress(rg, "host", 40, 2, e.clock.Now(), time.Minute)
+		},
+		func(g game.Guild) (game.GuildStep, error) {
+			return g.ResetProgress(rg, "host", 40, 2, e.clock.Now(), time.Minute)
+		}, // a retry: counted once
+		func(g game.Guild) (game.GuildStep, error) {
+			return g.ResetProgress(rg, "host", 90, 1, e.clock.Now(), time.Minute)
+		},
 	} {
 		if ap, err = storage.ApplyGuild(e.ctx, e.st, guild, rg, tr); err != nil || !ap.Pending || ap.Audit != nil {
 			t.Fatalf("reset-guild in progress: %+v, %v", ap, err)
@@ -470,7 +477,7 @@ func testGuild(t *testing.T, open OpenFunc) {
 	if got, _ = e.st.Guild(e.ctx, guild); got.Reset == nil || got.Reset.Count != 3 || got.Reset.After != 90 || got.Reset.Finished() || got.Has(rg) {
 		t.Fatalf("reset-guild in progress as stored: %+v", got.Reset)
 	}
-	ap, err = storage.ApplyGuild(e.ctx, e.st, guild, rg, func(g game.Guild) (game.GuildStep, error) { return g.FinishReset(rg, e.clock.Now()) })
+	ap, err = storage.ApplyGuild(e.ctx, e.st, guild, rg, func(g game.Guild) (game.GuildStep, error) { return g.FinishReset(rg, "host", e.clock.Now()) })
 	if err != nil || ap.Pending || ap.Audit == nil || ap.Audit.Action != game.ActionResetGuild || ap.Audit.Amount != 3 || !ap.Guild.Has(rg) {
 		t.Fatalf("reset-guild's end: %+v, %v", ap, err)
 	}

@@ -57,6 +57,8 @@ func Run(t *testing.T, open OpenFunc) {
 		{"Players", testPlayers},
 		{"Guild", testGuild},
 		{"GuildRacing", testGuildRacing},
+		{"Jobs", testJobs},
+		{"LeaseRacing", testLeaseRacing},
 		{"ApplyPlay", testApplyPlay},
 		{"ApplyKeysAndChest", testApplyKeysAndChest},
 		{"ApplyModerator", testApplyModerator},

@@ -1,0 +1,421 @@
+package commands
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// Jobs too big for one interaction (a reset-guild of 100,000 players) run
+// in the background, in every process that serves interactions
+// (App.RunJobs). A job's state is its guild's record (game.GuildReset):
+// its progress, and a lease saying which process runs it until when. The
+// process that got the confirmation starts the job and wakes its runner;
+// every runner scans the store's index of guilds with a job in progress
+// (storage.Store.Jobs) at start and every JobScan, and takes up a job
+// whose lease is free or expired (its process died), so that a job goes
+// on after a crash or a restart in whichever process comes next.
+
+// Timings of the job runner.
+const (
+	// JobLease is how long a process holds a job without recording
+	// progress; the lease is renewed with each batch.
+	JobLease = 30 * time.Second
+	// JobScan is how often a runner looks for jobs to take up.
+	JobScan = 15 * time.Second
+	// jobEdit is how often the confirmation shows the progress.
+	jobEdit = 3 * time.Second
+	// tokenLife is how long an interaction's token lets the bot edit its
+	// answer (Discord: 15 minutes), less a margin.
+	tokenLife = 14 * time.Minute
+)
+
+// jobConfig is RunJobs' configuration; tests shorten it and name the
+// holder.
+type jobConfig struct {
+	holder string        // this process's ID in leases; "" draws one
+	lease  time.Duration // JobLease
+	scan   time.Duration // JobScan
+	edit   time.Duration // jobEdit
+	batch  int           // players between two progress records (resetBatch)
+	// stopAt, when > 0, makes a job stop after resetting that many
+	// players, as if its process died there (tests).
+	stopAt int
+}
+
+// jobs is the App's side of the runner: the signal that wakes it and the
+// confirmations whose progress to show. Its zero value is ready.
+type jobs struct {
+	once     sync.Once
+	wakeC    chan struct{}
+	mu       sync.Mutex
+	watches  []watch
+	running  map[uint64]bool // guilds whose job runs in this process
+	runnerOn bool
+}
+
+// watch is a confirmation that shows a job's progress until it ends or
+// its token dies.
+type watch struct {
+	guild uint64
+	op    string
+	r     Responder
+	i     *discordgo.Interaction
+	l     *lang
+	until time.Time
+}
+
+func (j *jobs) wake() chan struct{} {
+	j.once.Do(func() { j.wakeC = make(chan struct{}, 1) })
+	return j.wakeC
+}
+
+// signal wakes the runner, if it sleeps.
+func (j *jobs) signal() {
+	select {
+	case j.wake() <- struct{}{}:
+	default:
+	}
+}
+
+// active reports whether RunJobs runs in this process.
+func (j *jobs) active() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.runnerOn
+}
+
+// addWatch queues w for the runner.
+func (j *jobs) addWatch(w watch) {
+	j.mu.Lock()
+	j.watches = append(j.watches, w)
+	j.mu.Unlock()
+	j.signal()
+}
+
+// RunJobs runs the background jobs of the process (reset-guild) until ctx
+// ends, then waits for the jobs it runs to stop where they are (another
+// process, or the next start, takes them up after their lease). Call it
+// once per process, in every mode that handles interactions. It returns
+// ctx's error.
+func (a *App) RunJobs(ctx context.Context) error {
+	return a.runJobs(ctx, jobConfig{})
+}
+
+func (a *App) runJobs(ctx context.Context, c jobConfig) error {
+	if c.holder == "" {
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return fmt.Errorf("commands: jobs: holder ID: %w", err)
+		}
+		c.holder = "p-" + hex.EncodeToString(b[:])
+	}
+	if c.lease <= 0 {
+		c.lease = JobLease
+	}
+	if c.scan <= 0 {
+		c.scan = JobScan
+	}
+	if c.edit <= 0 {
+		c.edit = jobEdit
+	}
+	if c.batch <= 0 {
+		c.batch = resetBatch
+	}
+	a.jobs.mu.Lock()
+	if a.jobs.runnerOn {
+		a.jobs.mu.Unlock()
+		return errors.New("commands: jobs: RunJobs is already running")
+	}
+	a.jobs.runnerOn = true
+	if a.jobs.running == nil {
+		a.jobs.running = map[uint64]bool{}
+	}
+	a.jobs.mu.Unlock()
+	a.log.Info("commands: job runner started", "holder", c.holder)
+
+	var wg sync.WaitGroup
+	defer func() {
+		wg.Wait()
+		a.jobs.mu.Lock()
+		a.jobs.runnerOn = false
+		a.jobs.mu.Unlock()
+	}()
+	tick := time.NewTicker(c.scan)
+	defer tick.Stop()
+	for {
+		a.jobs.mu.Lock()
+		ws := a.jobs.watches
+		a.jobs.watches = nil
+		a.jobs.mu.Unlock()
+		for _, w := range ws {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				a.showProgress(ctx, c, w)
+			}()
+		}
+		guilds, err := a.store.Jobs(ctx)
+		if err != nil && ctx.Err() == nil {
+			a.log.Warn("commands: jobs: list", "err", err)
+		}
+		for _, g := range guilds {
+			a.jobs.mu.Lock()
+			busy := a.jobs.running[g]
+			a.jobs.running[g] = true
+			a.jobs.mu.Unlock()
+			if busy {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() {
+					a.jobs.mu.Lock()
+					delete(a.jobs.running, g)
+					a.jobs.mu.Unlock()
+				}()
+				if err := a.runReset(ctx, c, g); err != nil && ctx.Err() == nil {
+					a.log.Warn("commands: jobs: reset-guild stopped; it goes on at the next scan", "guild", g, "err", err)
+				}
+			}()
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		case <-a.jobs.wake():
+		}
+	}
+}
+
+// jobWorkers is how many players of a batch a job resets at once: the
+// steps are independent, and bbolt commits concurrent ones together.
+const jobWorkers = 16
+
+// resetPlayers resets the users of guild to start credits, each in its
+// own step under "<op>:<user>" (a repeat changes nothing), jobWorkers at a
+// time, and returns how many it reset (a player gone meanwhile is not
+// counted). On an error some may be reset: their steps are remembered, so
+// that running the batch again resets no one twice.
+func (a *App) resetPlayers(ctx context.Context, guild uint64, op string, start int64, users []uint64) (int64, error) {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		count int64
+		errs  []error
+		next  = make(chan uint64)
+	)
+	for range min(jobWorkers, len(users)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for u := range next {
+				_, err := a.apply(ctx, change{
+					id: storage.PlayerID{Guild: guild, User: u}, op: op + ":" + strconv.FormatUint(u, 10),
+					do: func(p game.Player, now time.Time) (game.Step, error) { return p.Reset(start, now) },
+				})
+				mu.Lock()
+				switch {
+				case errors.Is(err, storage.ErrNoPlayer): // gone meanwhile
+				case err != nil:
+					errs = append(errs, fmt.Errorf("player %d: %w", u, err))
+				default:
+					count++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, u := range users {
+		next <- u
+	}
+	close(next)
+	wg.Wait()
+	return count, errors.Join(errs...)
+}
+
+// errStopped: a job stopped by jobConfig.stopAt.
+var errStopped = errors.New("stopped (test)")
+
+// errLost: the job's lease went to another process, or the job ended
+// elsewhere; this process stops it without error.
+var errLost = errors.New("lease lost")
+
+// runReset runs the guild's reset-guild, if it has one in progress whose
+// lease is free, expired or this process's: it takes the lease, resets
+// the players after the last one recorded, batch by batch, recording the
+// progress (and renewing the lease) after each, and finishes it. Each
+// player's reset is its own step under "<op>:<user>", so that a player
+// reset before a crash, or by a process that lost the lease, is not reset
+// again (a player who played since keeps their play).
+func (a *App) runReset(stop context.Context, c jobConfig, guild uint64) error {
+	// The job stops between two batches once stop ends; a step already
+	// started completes (within Config.Timeout), so that a write and what
+	// goes with it (Redis: its audit line) are not cut in two.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(stop))
+	defer cancel()
+	defer context.AfterFunc(stop, func() { time.AfterFunc(a.cfg.Timeout, cancel) })()
+	g, err := a.store.Guild(ctx, guild)
+	if err != nil {
+		return fmt.Errorf("guild: %w", err)
+	}
+	r := g.Reset
+	if r == nil || r.Finished() {
+		return nil
+	}
+	op := r.Op
+	ap, err := a.applyGuild(ctx, guild, op, func(g game.Guild) (game.GuildStep, error) {
+		return g.TakeLease(op, c.holder, a.now(), c.lease)
+	})
+	switch {
+	case errors.Is(err, game.ErrLeaseHeld), errors.Is(err, game.ErrNoReset):
+		return nil
+	case err != nil:
+		return fmt.Errorf("take the lease: %w", err)
+	case ap.Repeated:
+		return nil
+	}
+	set, err := a.settings(ctx, guild)
+	if err != nil {
+		return err
+	}
+	after := ap.Guild.Reset.After
+	var users []uint64 // first listed, then reset: bbolt allows no write while it lists
+	if err := a.store.Players(ctx, guild, func(u uint64) error {
+		if u > after {
+			users = append(users, u)
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("players: %w", err)
+	}
+	log := a.log.With("guild", guild, "op", op, "holder", c.holder)
+	log.Info("commands: reset-guild running", "after", after, "left", len(users))
+	var (
+		n    int64  // players reset in the batch
+		last uint64 // the batch's last user
+	)
+	progress := func() error {
+		_, err := a.applyGuild(ctx, guild, op, func(g game.Guild) (game.GuildStep, error) {
+			return g.ResetProgress(op, c.holder, last, n, a.now(), c.lease)
+		})
+		if errors.Is(err, game.ErrLeaseHeld) || errors.Is(err, game.ErrNoReset) {
+			return errLost
+		}
+		n = 0
+		return err
+	}
+	for start := 0; start < len(users); start += c.batch {
+		if err := stop.Err(); err != nil {
+			return err
+		}
+		batch := users[start:min(start+c.batch, len(users))]
+		stop := c.stopAt > 0 && start+len(batch) >= c.stopAt
+		if stop {
+			batch = batch[:c.stopAt-start]
+		}
+		done, err := a.resetPlayers(ctx, guild, op, set.StartingBalance, batch)
+		if err != nil {
+			return fmt.Errorf("players %d to %d of %d: %w", start+1, start+len(batch), len(users), err)
+		}
+		if stop {
+			return errStopped
+		}
+		n, last = done, batch[len(batch)-1]
+		if err := progress(); err != nil {
+			return nilIfLost(err)
+		}
+	}
+	done, err := a.applyGuild(ctx, guild, op, func(g game.Guild) (game.GuildStep, error) {
+		return g.FinishReset(op, c.holder, a.now())
+	})
+	if err != nil {
+		return nilIfLost(fmt.Errorf("finish: %w", err))
+	}
+	if r := done.Guild.Reset; r != nil && r.Op == op {
+		log.Info("commands: reset-guild finished", "players", r.Count)
+	}
+	return nil
+}
+
+func nilIfLost(err error) error {
+	if errors.Is(err, errLost) || errors.Is(err, game.ErrLeaseHeld) || errors.Is(err, game.ErrNoReset) {
+		return nil
+	}
+	return err
+}
+
+// showProgress edits the confirmation w with its job's progress every
+// c.edit, until the job ends (the last edit says so), the token dies or
+// ctx ends. It runs only in the process that got the confirmation.
+func (a *App) showProgress(ctx context.Context, c jobConfig, w watch) {
+	t := time.NewTicker(c.edit)
+	defer t.Stop()
+	var shown int64 = -1
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if a.cfg.Now().After(w.until) {
+			return
+		}
+		g, err := a.store.Guild(ctx, w.guild)
+		if err != nil {
+			continue
+		}
+		r := g.Reset
+		var rep reply
+		var end bool
+		switch {
+		case r == nil || r.Op != w.op:
+			rep, end = resetDone(w.l, w.l.T("rg_already", nil)), true
+		case r.Finished():
+			rep, end = resetDone(w.l, w.l.P("rg_done", int(r.Count), map[string]any{"Count": r.Count})), true
+		case r.Count == shown:
+			continue
+		default:
+			rep = resetRunning(w.l, *r, "")
+		}
+		d := rep.data
+		comps := d.Components
+		if comps == nil {
+			comps = []discordgo.MessageComponent{}
+		}
+		if err := w.r.EditOriginal(ctx, w.i, &discordgo.WebhookEdit{Embeds: &d.Embeds, Components: &comps, AllowedMentions: d.AllowedMentions}); err != nil {
+			a.log.Warn("commands: reset-guild progress: edit failed", "interaction", w.i.ID, "err", err)
+		}
+		if end {
+			return
+		}
+		if r != nil {
+			shown = r.Count
+		}
+	}
+}
+
+// resetRunning shows a reset-guild in progress: how many players so far,
+// who started it and when; note, when not "", comes first.
+func resetRunning(l *lang, r game.GuildReset, note string) reply {
+	text := "⏳ " + l.P("rg_running", int(r.Count), map[string]any{"Count": r.Count}) + "\n" +
+		l.T("rg_started_by", map[string]any{"User": mention(r.Actor), "When": timestamp(r.Started.Unix(), "R")})
+	if note != "" {
+		text = note + "\n" + text
+	}
+	e := infoEmbed(l.T("rg_title", nil), text, colourInfo)
+	return reply{update: true, data: &discordgo.InteractionResponseData{
+		Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}, AllowedMentions: noMentions,
+	}}
+}
