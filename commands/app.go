@@ -288,6 +288,14 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 		a.finish(ans, result{err: err})
 		return
 	}
+	goOn := false
+	defer func() {
+		if !goOn { // a continuation reserved but not started (a panic): release it
+			ans.mu.Lock()
+			a.dropLate(ans)
+			ans.mu.Unlock()
+		}
+	}()
 
 	// While the handler runs, two callbacks may answer for it: the deferral
 	// at DeferAfter, and the apology when its context ends (Timeout, or ctx
@@ -311,7 +319,7 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 	}
 	deferral.Stop()
 	stopApology()
-	if a.finish(ans, res) {
+	if goOn = a.finish(ans, res); goOn {
 		a.continueLate(ctx, ans, h)
 	}
 }
@@ -331,7 +339,7 @@ type answer struct {
 	mu    sync.Mutex
 	state answerState
 	// late: the apology promised an update; the continuation of the
-	// interaction is reserved (App.late).
+	// interaction is reserved (App.late) until dropLate.
 	late bool
 	// afterDeferral: the final response followed a deferral.
 	afterDeferral bool
@@ -366,7 +374,7 @@ func (a *App) finish(ans *answer, res result) (goOn bool) {
 		if goOn = a.lateResult(ans, res, 1); goOn {
 			ans.lastErr = res.err
 		} else {
-			a.late.release(ans.rq.i.ID)
+			a.dropLate(ans)
 		}
 		return goOn
 	}

@@ -215,6 +215,14 @@ func (a *App) sendLate(ans *answer, rep reply) {
 	}
 }
 
+// dropLate releases the continuation ans reserved, once (ans.mu held).
+func (a *App) dropLate(ans *answer) {
+	if ans.late {
+		a.late.release(ans.rq.i.ID)
+		ans.late = false
+	}
+}
+
 // continueLate runs the step of ans again in the background until it
 // gives an answer or the token ends (see above). The continuation of
 // ans.rq.i.ID is reserved; it is released at the end.
@@ -222,7 +230,11 @@ func (a *App) continueLate(ctx context.Context, ans *answer, h handlerFunc) {
 	a.late.wg.Add(1)
 	go func() {
 		defer a.late.wg.Done()
-		defer a.late.release(ans.rq.i.ID)
+		defer func() {
+			ans.mu.Lock()
+			a.dropLate(ans)
+			ans.mu.Unlock()
+		}()
 		defer a.recoverAnswer(ans)
 		last := ans.lastErr
 		for try := 1; ; try++ {

@@ -525,3 +525,18 @@ func TestLateMessagesAreHonest(t *testing.T) {
 		}
 	}
 }
+
+// TestLateReservationFreedOnPanic: a Responder that panics while sending
+// the apology leaves no continuation reserved nor running.
+func TestLateReservationFreedOnPanic(t *testing.T) {
+	le := newLateEnv(t, failFast, DefaultDeferAfter)
+	var p panicky
+	le.app.Handle(context.Background(), &p, le.slashPayload(alice, memberPerms, "en-US", "daily", ""))
+	le.app.late.wg.Wait()
+	if n := le.app.late.size(); n != 0 {
+		t.Fatalf("%d continuations reserved after a panic", n)
+	}
+	if n := p.calls.Load(); n != 1 {
+		t.Fatalf("%d calls to the Responder, want the apology alone", n)
+	}
+}
