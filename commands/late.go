@@ -128,18 +128,18 @@ func retryable(err error) bool {
 
 // transient reports whether a user error on a retry says only "try again"
 // (nothing written by this try, but an earlier try's write may still
-// land), or judges the time of the retry rather than the step (a
-// confirmation expired meanwhile): it is not the step's answer.
+// land): it is not the step's answer.
 func transient(err error) bool {
 	var ue *userError
-	if !errors.As(err, &ue) {
-		return false
-	}
-	switch ue.id {
-	case "err_conflict", "err_retry", "err_confirm_expired":
-		return true
-	}
-	return false
+	return errors.As(err, &ue) && (ue.id == "err_conflict" || ue.id == "err_retry")
+}
+
+// untold reports whether a user error on a retry judges the time of the
+// retry rather than the step (a confirmation that expired since it was
+// pressed): it is not the step's answer, and no later try can give it.
+func untold(err error) bool {
+	var ue *userError
+	return errors.As(err, &ue) && ue.id == "err_confirm_expired"
 }
 
 // lateApology is the apology of an internal error whose step goes on in
@@ -166,6 +166,7 @@ func lateGaveUp(kind string) string {
 // the tries with the give-up message.
 func (a *App) lateResult(ans *answer, res result, tries int) (again bool) {
 	switch {
+	case untold(res.err) && tries > 1: // given up below
 	case res.err == nil, !transient(res.err) && errorOutcome(res.err) == "user_error":
 		a.deliverLate(ans, res, tries)
 		return false

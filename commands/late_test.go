@@ -415,6 +415,13 @@ func TestOneContinuationPerInteraction(t *testing.T) {
 	<-done1 // the continuation is held in its first wait
 	rec2, done2 := le.run(context.Background(), i)
 	<-done2
+	// Between tries the moderator's lock is free: their next command is
+	// answered at once.
+	bal, done := le.run(context.Background(), le.slashPayload(moderator, modPermsSet, "en-US", "balance", ""))
+	<-done
+	if a := first(t, bal); strings.Contains(a, "Sorry") {
+		t.Errorf("/balance during the continuation: %q", a)
+	}
 	if a := first(t, rec2); strings.Contains(a, "update this message") || !strings.Contains(a, "/admin player") {
 		t.Errorf("second delivery's apology %q: want the plain one", a)
 	}
