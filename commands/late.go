@@ -241,7 +241,9 @@ func (a *App) continueLate(ctx context.Context, ans *answer, h handlerFunc) {
 		for try := 1; ; try++ {
 			wait := a.late.wait(try)
 			if a.cfg.Now().Add(wait + a.cfg.Timeout + lateMargin).After(ans.expires) {
+				ans.mu.Lock()
 				a.giveUp(ans, try, last)
+				ans.mu.Unlock()
 				return
 			}
 			if err := a.wait(ctx, wait); err != nil {
