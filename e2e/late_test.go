@@ -25,10 +25,21 @@ import (
 // no client retries), as the stall did.
 func TestLateGrantOnStalledRedis(t *testing.T) {
 	t.Parallel()
-	addr, _ := redistest.StartServer(t)
-	h := newHarness(t, map[string]string{
-		"REDIS_URL": "redis://" + addr + "/0?read_timeout=30s&max_retries=0", "LOG_LEVEL": "info",
-	})
+	for _, transport := range []string{"gateway", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			addr, _ := redistest.StartServer(t)
+			env := map[string]string{"REDIS_URL": "redis://" + addr + "/0?read_timeout=30s&max_retries=0", "LOG_LEVEL": "info"}
+			if transport == "http" {
+				env = httpEnv(env)
+			}
+			lateGrant(t, addr, env)
+		})
+	}
+}
+
+func lateGrant(t *testing.T, addr string, env map[string]string) {
+	h := newHarness(t, env)
 	h.start()
 	r := h.slash(fakediscord.Slash{User: mod, Name: "admin", Sub: "set-balance", Perms: fakediscord.PermsModerator,
 		Options: []fakediscord.Opt{{Name: "user", Value: bob}, {Name: "amount", Value: "25"}}})
