@@ -86,8 +86,14 @@ type Config struct {
 	// answered with a deferred response (then edited when the handler ends);
 	// 0 (or anything not under Discord's 3 s) means DefaultDeferAfter.
 	DeferAfter time.Duration
-	// Timeout bounds one handler (its store calls); 0 means DefaultTimeout.
+	// Timeout bounds one handler (its store calls), and each later try of
+	// a step that ended with an internal error (see Handle); 0 means
+	// DefaultTimeout.
 	Timeout time.Duration
+	// Wait waits d before a late step's next try, or until ctx ends (then
+	// it returns ctx's error); nil means a timer. Tests inject one that
+	// moves their clock (Now) instead.
+	Wait func(ctx context.Context, d time.Duration) error
 	// ConfirmTTL is how long the reset-guild confirmation button stays
 	// valid; 0 means DefaultConfirmTTL.
 	ConfirmTTL time.Duration
@@ -106,7 +112,8 @@ type App struct {
 	players  playerLocks
 	drawer   game.Drawer
 	seeds    io.Reader
-	jobs     jobs // the background jobs' runner (jobs.go)
+	jobs     jobs    // the background jobs' runner (jobs.go)
+	late     lateSet // the late steps going on (late.go)
 }
 
 // handlerFunc handles one command or button. It returns the reply to send,
@@ -233,8 +240,14 @@ func (a *App) Definitions() []*discordgo.ApplicationCommand {
 // its own per interaction), so Handle returns when the handler does. Its
 // context is a child of ctx that ends after Config.Timeout. If the handler is
 // still running when that context ends (a store ignoring its deadline), the
-// interaction is answered with the apology at once, and the handler's result,
-// when it comes, is dropped.
+// interaction is answered with the apology at once.
+//
+// A step still running at its deadline, or ending with a store's error,
+// may have been written or not: the apology then says the bot will update
+// it, and the step goes on (late.go): the handler's late result, or a later
+// try of the same request under the same operation ID, in the background
+// until the interaction's token ends or ctx does, replaces the apology with
+// what was actually done.
 func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction) {
 	if i == nil {
 		return
@@ -250,11 +263,12 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 		rq:    &request{i: i, kind: "unknown", l: a.cat.forLocale(locale), r: r},
 		start: a.cfg.Now(),
 	}
+	ans.expires = tokenExpiry(i.ID, ans.start)
 	defer func() {
 		if p := recover(); p != nil {
 			a.log.Error("commands: panic in Handle", "interaction", i.ID, "kind", ans.rq.kind,
 				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			a.apologise(ans, fmt.Errorf("panic: %v", p))
+			a.apologise(ans, fmt.Errorf("panic: %v", p), false)
 		}
 	}()
 	switch i.Type {
@@ -276,6 +290,14 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 		a.finish(ans, result{err: err})
 		return
 	}
+	goOn := false
+	defer func() {
+		if !goOn { // a continuation reserved but not started (a panic): release it
+			ans.mu.Lock()
+			a.dropLate(ans)
+			ans.mu.Unlock()
+		}
+	}()
 
 	// While the handler runs, two callbacks may answer for it: the deferral
 	// at DeferAfter, and the apology when its context ends (Timeout, or ctx
@@ -285,7 +307,7 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 	defer cancel()
 	deferral := time.AfterFunc(a.cfg.DeferAfter, func() { a.deferAnswer(ans) })
 	stopApology := context.AfterFunc(hctx, func() {
-		a.apologise(ans, fmt.Errorf("handler still running when its context ended: %w", hctx.Err()))
+		a.apologise(ans, fmt.Errorf("handler still running when its context ended: %w", hctx.Err()), ctx.Err() == nil)
 	})
 	var res result
 	unlock, err := a.players.lock(hctx, playerKey{ans.rq.guild, ans.rq.user})
@@ -299,7 +321,9 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 	}
 	deferral.Stop()
 	stopApology()
-	a.finish(ans, res)
+	if goOn = a.finish(ans, res); goOn {
+		a.continueLate(ctx, ans, h)
+	}
 }
 
 // answer is the state of one interaction's answer: nobody has answered yet,
@@ -312,8 +336,17 @@ type answer struct {
 	rq    *request
 	start time.Time // Config.Now at the start, for the Observer
 
+	expires time.Time // when the interaction's token ends (tokenExpiry)
+
 	mu    sync.Mutex
 	state answerState
+	// late: the apology promised an update; the continuation of the
+	// interaction is reserved (App.late) until dropLate.
+	late bool
+	// afterDeferral: the final response followed a deferral.
+	afterDeferral bool
+	// lastErr is the error of the try that asked for a continuation.
+	lastErr error
 }
 
 type answerState int
@@ -329,19 +362,43 @@ type result struct {
 	err error
 }
 
-// finish sends the handler's result, unless the interaction was already
-// answered (the apology went first), then reports it to the Observer.
-func (a *App) finish(ans *answer, res result) {
+// finish sends the handler's result, then reports it to the Observer. If
+// the apology went first, the result replaces it when it answers (late.go)
+// or is dropped. It reports whether the step must go on in the background
+// (continueLate): the apology promised an update and the result is none.
+func (a *App) finish(ans *answer, res result) (goOn bool) {
 	ans.mu.Lock()
 	defer ans.mu.Unlock()
 	if ans.state == answered {
-		return
+		if !ans.late {
+			return false
+		}
+		if goOn = a.lateResult(ans, res, 1); goOn {
+			ans.lastErr = res.err
+		} else {
+			a.dropLate(ans)
+		}
+		return goOn
 	}
 	if res.err != nil {
-		res.rep = a.renderError(ans.log, ans.rq, res.err)
+		goOn = a.mayGoOn(ans, res.err, ans.ctx.Err() == nil)
+		ans.lastErr = res.err
+		res.rep = a.renderError(ans.log, ans.rq, res.err, goOn)
 	}
 	a.sendFinal(ans, res.rep)
 	a.observe(ans, res.err)
+	return goOn
+}
+
+// mayGoOn reports whether the step whose try ended with err (nil: still
+// running) goes on in the background, and reserves its continuation if so
+// (ans.late); live is false when Handle's context has ended. ans.mu must
+// be held.
+func (a *App) mayGoOn(ans *answer, err error, live bool) bool {
+	if live && (err == nil || retryable(err)) && a.late.reserve(ans.rq.i.ID) {
+		ans.late = true
+	}
+	return ans.late
 }
 
 // deferAnswer sends the deferred response if nobody has answered yet.
@@ -357,14 +414,17 @@ func (a *App) deferAnswer(ans *answer) {
 }
 
 // apologise answers with the apology for err if nobody has answered yet.
-func (a *App) apologise(ans *answer, err error) {
+// running tells that the handler is still running and Handle's context
+// has not ended: its result may still come, and the apology says so.
+func (a *App) apologise(ans *answer, err error, running bool) {
 	defer a.recoverAnswer(ans)
 	ans.mu.Lock()
 	defer ans.mu.Unlock()
 	if ans.state == answered {
 		return
 	}
-	a.sendFinal(ans, a.renderError(ans.log, ans.rq, err))
+	late := running && a.mayGoOn(ans, nil, true)
+	a.sendFinal(ans, a.renderError(ans.log, ans.rq, err, late))
 	a.observe(ans, err)
 }
 
@@ -373,6 +433,7 @@ func (a *App) apologise(ans *answer, err error) {
 func (a *App) sendFinal(ans *answer, rep reply) {
 	was := ans.state
 	ans.state = answered // first: a panic while sending must not send twice
+	ans.afterDeferral = was == deferred
 	if was == deferred {
 		a.sendAfterDeferral(ans.ctx, ans.r, ans.rq, rep)
 		return
@@ -528,6 +589,14 @@ func (a *App) sendAfterDeferral(ctx context.Context, r Responder, rq *request, r
 		}
 		return
 	}
+	if err := a.editOriginal(ctx, r, rq, d); err != nil {
+		a.log.Warn("commands: edit after deferral failed", "interaction", rq.i.ID, "kind", rq.kind, "err", err)
+	}
+}
+
+// editOriginal replaces the original response's text, embeds and
+// components with d's (its flags cannot change).
+func (a *App) editOriginal(ctx context.Context, r Responder, rq *request, d *discordgo.InteractionResponseData) error {
 	content, embeds, comps := d.Content, d.Embeds, d.Components
 	if embeds == nil {
 		embeds = []*discordgo.MessageEmbed{}
@@ -535,12 +604,9 @@ func (a *App) sendAfterDeferral(ctx context.Context, r Responder, rq *request, r
 	if comps == nil {
 		comps = []discordgo.MessageComponent{}
 	}
-	err := r.EditOriginal(ctx, rq.i, &discordgo.WebhookEdit{
+	return r.EditOriginal(ctx, rq.i, &discordgo.WebhookEdit{
 		Content: &content, Embeds: &embeds, Components: &comps, AllowedMentions: d.AllowedMentions,
 	})
-	if err != nil {
-		a.log.Warn("commands: edit after deferral failed", "interaction", rq.i.ID, "kind", rq.kind, "err", err)
-	}
 }
 
 func (a *App) send(ctx context.Context, r Responder, i *discordgo.Interaction, resp *discordgo.InteractionResponse) {
@@ -551,8 +617,9 @@ func (a *App) send(ctx context.Context, r Responder, i *discordgo.Interaction, r
 
 // renderError turns a handler's error into the reply: a user error becomes an
 // ephemeral message in the user's language; anything else is logged with its
-// context and answered with a short apology.
-func (a *App) renderError(log *slog.Logger, rq *request, err error) reply {
+// context and answered with a short apology, which says the message will
+// be updated when late (the step goes on in the background).
+func (a *App) renderError(log *slog.Logger, rq *request, err error, late bool) reply {
 	var ue *userError
 	if errors.As(err, &ue) {
 		return ephemeral("❌ " + rq.l.T(ue.id, ue.data))
@@ -567,15 +634,21 @@ func (a *App) renderError(log *slog.Logger, rq *request, err error) reply {
 	}
 	log.Error("commands: internal error",
 		"guild", rq.guild, "user", rq.user, "command", rq.kind, "custom_id", rq.customID,
-		"interaction", rq.i.ID, "op", op, "err", err)
-	return ephemeral("⚠️ " + rq.l.T(apology(rq.kind), nil))
+		"interaction", rq.i.ID, "op", op, "err", err, "late", late)
+	id := apology(rq.kind)
+	if late {
+		id = lateApology(rq.kind)
+	}
+	return ephemeral("⚠️ " + rq.l.T(id, nil))
 }
 
 // apology is the message of an internal error. A player's step is safe to
 // try again whatever happened (a ticket is resumed, a chest or a daily
 // bonus paid once, a reveal drawn once), and so are settings and a
 // reset-guild confirmation; a moderator's grant is not (a new command is a
-// new operation), so the moderator is sent to the audit log first.
+// new operation), so the moderator is sent to the player's history
+// (/admin player) first: it is written with the change, while the guild's
+// audit log may lag behind it (on Redis Cluster it lives in another slot).
 func apology(kind string) string {
 	switch kind {
 	case "admin grant", "admin set-balance", "admin reset":

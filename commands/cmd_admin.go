@@ -333,7 +333,7 @@ func (a *App) handleResetConfirm(ctx context.Context, rq *request) (reply, error
 		r = end
 	}
 	if rq.r != nil {
-		a.jobs.addWatch(watch{guild: rq.guild, op: op, r: rq.r, i: rq.i, l: rq.l, until: a.cfg.Now().Add(tokenLife)})
+		a.jobs.addWatch(watch{guild: rq.guild, op: op, r: rq.r, i: rq.i, l: rq.l, until: tokenExpiry(rq.i.ID, a.cfg.Now()).Add(-lateMargin)})
 	}
 	return resetRunning(rq.l, *r, ""), nil
 }

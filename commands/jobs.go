@@ -35,9 +35,6 @@ const (
 	JobScan = 15 * time.Second
 	// jobEdit is how often the confirmation shows the progress.
 	jobEdit = 3 * time.Second
-	// tokenLife is how long an interaction's token lets the bot edit its
-	// answer (Discord: 15 minutes), less a margin.
-	tokenLife = 14 * time.Minute
 )
 
 // jobConfig is RunJobs' configuration; tests shorten it and name the
