@@ -116,7 +116,7 @@ Fault body (kind is required; durations are seconds, 1.234, or "1.5s"):
 Injected faults are not failures. A 40060, 10062 or 50027 of an interaction
 that had an injected fault is listed as a "consequence" fault, not a failure.
 Past its life (-token-life, default 15m) a token's edits and follow-ups get
-401 Invalid Webhook Token (50027); past -ack-timeout (default 3s) a callback
+401 Invalid Webhook Token (50027); past -ack (default 3s) a callback
 gets 404 Unknown interaction (10062): both failures of the bot.
 
 Chaos body: {"fraction": 0.1, "seed": 1, "kinds": ["rate_limit",

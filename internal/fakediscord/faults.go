@@ -36,10 +36,10 @@ const (
 	// See SetGlobalRateLimit for a window in which every call gets one.
 	FaultGlobalRateLimit FaultKind = "global_rate_limit"
 	// Malformed 429s, for the bot's bad-input tests; never enforced.
-	FaultRateLimitNoRetryAfter  FaultKind = "rate_limit_no_retry_after" // no retry_after in the body, no Retry-After header
-	FaultRateLimitNegative      FaultKind = "rate_limit_negative"       // retry_after and the headers negative
-	FaultRateLimitHuge          FaultKind = "rate_limit_huge"           // retry_after 1e9 s, the headers too
-	FaultRateLimitNotJSON       FaultKind = "rate_limit_not_json"       // an HTML body, the headers well-formed
+	FaultRateLimitNoRetryAfter  FaultKind = "rate_limit_no_retry_after"  // no retry_after in the body, no Retry-After header
+	FaultRateLimitNegative      FaultKind = "rate_limit_negative"        // retry_after and the headers negative
+	FaultRateLimitHuge          FaultKind = "rate_limit_huge"            // retry_after 1e9 s, the headers too
+	FaultRateLimitNotJSON       FaultKind = "rate_limit_not_json"        // an HTML body, the headers well-formed
 	FaultRateLimitBadResetAfter FaultKind = "rate_limit_bad_reset_after" // X-RateLimit-Reset-After: "soon"
 	// FaultServerError answers Fault.Status (500, 502 (default), 503 or
 	// 504) with an HTML body, as Discord's front end does.
@@ -121,7 +121,7 @@ type Fault struct {
 	Bucket string `json:"bucket,omitempty"`
 	// Interaction is an interaction's ID: its callback, edits and
 	// follow-ups; "": any.
-	Interaction string `json:"interaction,omitempty"`
+	Interaction string  `json:"interaction,omitempty"`
 	Count       int     `json:"count,omitempty"`
 	Fraction    float64 `json:"fraction,omitempty"`
 	// RetryAfter is the 429's retry_after; 0: DefaultRetryAfter.
