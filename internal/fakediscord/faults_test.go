@@ -213,14 +213,18 @@ func TestMalformedRateLimits(t *testing.T) {
 			return ""
 		}},
 		{fakediscord.FaultRateLimitNegative, func(a answer) string {
-			var b struct{ RetryAfter float64 `json:"retry_after"` }
+			var b struct {
+				RetryAfter float64 `json:"retry_after"`
+			}
 			if json.Unmarshal([]byte(a.body), &b) != nil || b.RetryAfter >= 0 || !strings.HasPrefix(a.header.Get("X-RateLimit-Reset-After"), "-") {
 				return "not negative"
 			}
 			return ""
 		}},
 		{fakediscord.FaultRateLimitHuge, func(a answer) string {
-			var b struct{ RetryAfter float64 `json:"retry_after"` }
+			var b struct {
+				RetryAfter float64 `json:"retry_after"`
+			}
 			if json.Unmarshal([]byte(a.body), &b) != nil || b.RetryAfter != 1e9 || a.header.Get("Retry-After") != "1000000000" {
 				return "not 1e9"
 			}
