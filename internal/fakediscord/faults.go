@@ -322,8 +322,9 @@ type Chaos struct {
 	// After is the fraction of server_error, slow and reset faults that
 	// happen after processing the call (0: all before).
 	After float64 `json:"after,omitempty"`
-	// GatewayDrops drops every gateway connection this many times, one
-	// every GatewayEvery (0: 5 s), alternately abruptly and by op 7.
+	// GatewayDrops drops every gateway connection this many times, at
+	// most one every GatewayEvery (0: 5 s) and only while one is
+	// identified, alternately abruptly and by op 7.
 	GatewayDrops int           `json:"gateway_drops,omitempty"`
 	GatewayEvery time.Duration `json:"gateway_every,omitempty"`
 }
@@ -501,12 +502,13 @@ func (s *Server) StopChaos() {
 	}
 }
 
-// chaosGateway drops the gateway connections GatewayDrops times.
+// chaosGateway drops the gateway connections GatewayDrops times, each
+// time there is one to drop.
 func (s *Server) chaosGateway(st *chaosState) {
 	defer s.wg.Done()
 	t := time.NewTicker(st.GatewayEvery)
 	defer t.Stop()
-	for i := range st.GatewayDrops {
+	for done := 0; done < st.GatewayDrops; {
 		select {
 		case <-t.C:
 		case <-st.stop:
@@ -514,11 +516,15 @@ func (s *Server) chaosGateway(st *chaosState) {
 		case <-s.ctx.Done():
 			return
 		}
-		if i%2 == 0 {
+		if len(s.authedConns()) == 0 {
+			continue // still reconnecting: wait for the next tick
+		}
+		if done%2 == 0 {
 			s.Disconnect()
 		} else {
 			s.Reconnect()
 		}
+		done++
 	}
 }
 

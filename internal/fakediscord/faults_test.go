@@ -764,3 +764,21 @@ func TestControlFaults(t *testing.T) {
 		t.Error("the reference does not document the faults")
 	}
 }
+
+func TestChaosGatewayDrops(t *testing.T) {
+	t.Parallel()
+	srv, c := setup(t, fakediscord.Options{})
+	if err := srv.SetChaos(fakediscord.Chaos{GatewayDrops: 2, GatewayEvery: 100 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "two drops", func() bool { return len(srv.Faults()) == 2 })
+	waitFor(t, "two RESUMEs", func() bool { return len(srv.Resumes()) == 2 })
+	playable(t, srv, c)
+	if got := strings.Join(kinds(srv.Faults()), ","); got != "gateway_drop,gateway_reconnect" {
+		t.Errorf("faults = %s", got)
+	}
+	if n := len(srv.Identifies()); n != 1 {
+		t.Errorf("%d IDENTIFYs, want 1: both drops resume", n)
+	}
+	noFailures(t, srv)
+}
