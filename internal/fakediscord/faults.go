@@ -421,7 +421,9 @@ func (s *Server) RemoveFault(id int) bool {
 }
 
 // ClearFaults removes every rule, ends a global rate limit window and the
-// chaos, and lets heartbeats be ACKed again. Faults already recorded stay.
+// chaos, and lets heartbeats be ACKed again. Faults already recorded stay,
+// and so do the retry_after of the 429s already served: a call before
+// they elapse is still early.
 func (s *Server) ClearFaults() {
 	s.mu.Lock()
 	s.rules = nil
