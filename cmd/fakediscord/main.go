@@ -8,6 +8,11 @@
 //	curl -s localhost:8089/_fake/slash -d '{"guild":"1000","user":"42","name":"play"}'
 //	curl -s localhost:8089/_fake/click -d '{"message":"MSG","custom_id":"v1:auto:42:1","user":"42"}'
 //
+// The control API also makes the fake fail on demand (429s, 5xx, slow
+// answers, resets, expired tokens, gateway op 7 and op 9, chaos):
+//
+//	curl -s localhost:8089/_fake/faults -d '{"kind":"rate_limit","route":"POST /interactions/{id}/{token}/callback"}'
+//
 // With -interactions URL the fake POSTs interactions, signed, to the bot's
 // interactions endpoint instead of the gateway, and prints the public key
 // to give the bot (DISCORD_PUBLIC_KEY) on the line after its URL.
@@ -49,10 +54,13 @@ func main() {
 const usage = `fakediscord runs a fake Discord on loopback for the bot to talk to, and a
 control API to play as users with curl. It prints its URL on stdout (then, with
 -interactions, the public key to give the bot), and logs on stderr what the bot
-does.
+does. Its control API (below) also makes it fail on demand: 429s, 5xx, slow
+answers, resets, expired tokens, gateway op 7 and op 9, withheld heartbeat
+ACKs, and seeded chaos.
 
   fakediscord -token T [-addr 127.0.0.1:8089] [-guilds 1000,2000] [-shards 2]
               [-interactions http://127.0.0.1:8080/interactions]
+              [-ack 3s] [-token-life 15m] [-heartbeat 41.25s] [-seed 1]
   DISCORD_TOKEN=T DISCORD_API_BASE=http://127.0.0.1:8089 go run .   # the bot
 
 Flags:
@@ -71,6 +79,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ack := fs.Duration("ack", fakediscord.DefaultAckTimeout, "time the bot has to call back")
 	interactions := fs.String("interactions", "", "the bot's interactions endpoint URL: POST interactions there, signed, instead of the gateway")
 	shards := fs.Int("shards", 1, "the shard count GET /gateway/bot recommends")
+	tokenLife := fs.Duration("token-life", fakediscord.DefaultTokenLife, "an interaction token's life: later edits and follow-ups get 401 Invalid Webhook Token (50027)")
+	heartbeat := fs.Duration("heartbeat", fakediscord.DefaultHeartbeatInterval, "the heartbeat interval sent in HELLO")
+	seed := fs.Uint64("seed", 1, "seed of the faults with a fraction (the chaos has its own)")
 	jsonLogs := fs.Bool("json", false, "log JSON instead of text")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -84,6 +95,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if *token == "" {
 		return errors.New("-token is required (fakediscord -h for help)")
+	}
+	if *tokenLife <= 0 || *heartbeat <= 0 || *ack <= 0 {
+		return fmt.Errorf("-ack, -token-life and -heartbeat must be positive")
 	}
 	if *shards < 1 {
 		return fmt.Errorf("-shards %d: must be at least 1", *shards)
@@ -107,6 +121,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	srv := fakediscord.New(fakediscord.Options{
 		Token: *token, AppID: *app, Guilds: gs, Addr: *addr, AckTimeout: *ack,
 		Logger: slog.New(h), Control: true, InteractionsURL: *interactions, RecommendedShards: *shards,
+		TokenLife: *tokenLife, HeartbeatInterval: *heartbeat, Seed: *seed,
 	})
 	if err := srv.Start(); err != nil {
 		return err

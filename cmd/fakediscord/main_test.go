@@ -83,7 +83,8 @@ func TestHelp(t *testing.T) {
 	if err := run(context.Background(), []string{"-h"}, &out, &errOut); err != nil {
 		t.Fatalf("-h: %v (main exits 1)", err)
 	}
-	for _, want := range []string{"-token", "-interactions", "-shards", fakediscord.ControlAPI} {
+	for _, want := range []string{"-token", "-interactions", "-shards", "-token-life", "-heartbeat", "-seed",
+		"POST   /_fake/faults", "rate_limit_not_json", fakediscord.ControlAPI} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("-h does not print %.40q", want)
 		}
@@ -93,6 +94,7 @@ func TestHelp(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"-nope"}, {"-token", "T", "-shards", "0"}, {"-token", "T", "-interactions", "localhost:8080/x"},
+		{"-token", "T", "-token-life", "0s"}, {"-token", "T", "-heartbeat", "-1s"}, {"-token", "T", "-seed", "x"},
 	} {
 		if err := run(context.Background(), args, io.Discard, io.Discard); err == nil {
 			t.Errorf("%v: no error", args)

@@ -26,11 +26,50 @@
 // payloads (content ≤ 2000 characters, ≤ 10 embeds and their limits, ≤ 5
 // action rows of ≤ 5 buttons, custom IDs 1..100 characters and unique in a
 // message, labels ≤ 80, allowed flags); exactly one callback per interaction,
-// within 3 seconds. A refused call answers a Discord-shaped JSON error and is
-// recorded as a Failure.
+// within 3 seconds (Options.AckTimeout; later: 404 10062 Unknown
+// interaction); webhook calls within the token's life (Options.TokenLife,
+// 15 minutes; later: 401 50027 Invalid Webhook Token). A refused call
+// answers a Discord-shaped JSON error and is recorded as a Failure.
 //
-// What it does not do: rate limits, attachments, modals' submission, guild
-// state beyond IDs, zlib compression, message content outside interactions.
+// What it does not do: attachments, modals' submission, guild state beyond
+// IDs, zlib compression, message content outside interactions, rate limits
+// of its own (it serves only the 429s a test injects).
+//
+// # Faults
+//
+// A test makes the fake fail on demand, from Go or from the control API
+// (POST /_fake/faults and the others in ControlAPI). A Fault rule hits the
+// REST calls it matches (by route template, bucket or interaction; the next
+// Count, or a Fraction drawn from Options.Seed):
+//
+//	srv.InjectFault(fakediscord.Fault{Kind: fakediscord.FaultRateLimit,
+//		Route: "POST /interactions/{id}/{token}/callback", RetryAfter: time.Second})
+//	srv.InjectFault(fakediscord.Fault{Kind: fakediscord.FaultServerError, Status: 502,
+//		Route: "PATCH /webhooks/{app}/{token}/messages/@original", After: true})
+//	srv.InjectFault(fakediscord.Fault{Kind: fakediscord.FaultSlow, Delay: 2500 * time.Millisecond,
+//		Route: "POST /interactions/{id}/{token}/callback", After: true}) // a late, successful callback
+//	srv.SetGlobalRateLimit(time.Second)                                   // every call: a global 429
+//	srv.SetChaos(fakediscord.Chaos{Fraction: 0.1, Seed: 7, GatewayDrops: 3})
+//	srv.Reconnect(); srv.InvalidateSession(false); srv.WithholdHeartbeatAcks(d)
+//
+// The 429s carry Discord's body and headers (Retry-After, X-RateLimit-Limit,
+// -Remaining, -Reset, -Reset-After, -Bucket, -Scope, -Global) and are
+// enforced: a call on a bucket before the retry_after it was given is a
+// Failure, "retried before retry_after". Malformed 429s (no retry_after,
+// negative, 1e9 s, an HTML body, a Reset-After that is not a number) are
+// served for bad-input tests and not enforced. A server_error, slow or
+// reset fault happens before the call is processed (nothing is done) unless
+// After is set (the call takes effect, the client sees the failure).
+//
+// Injected faults are not Failures: Server.Faults lists them, and also, as
+// FaultConsequence, the 40060, 10062 or 50027 refusals of an interaction
+// that had an injected fault (e.g. a retried callback after one that took
+// effect). The same refusals without an injected fault stay Failures: the
+// bot answered twice, too late, or past the token's life.
+//
+// The gateway supports RESUME: the dispatches the client missed are sent
+// again, then RESUMED (Server.Resumes); after op 9 the connection must
+// IDENTIFY again (Server.Identifies), or RESUME if it was resumable.
 //
 // With Options.Control, the server also serves a small control API under
 // /_fake/ (see Server.ControlHandler and ControlAPI) so that a person can

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -113,4 +114,34 @@ func Example_interactionsEndpoint() {
 	// Output:
 	// ping: <nil>
 	// 4 pong 0
+}
+
+// A test makes the next call of a route answer Discord's 429.
+func ExampleServer_InjectFault() {
+	srv := fakediscord.New(fakediscord.Options{Token: "T"})
+	if err := srv.Start(); err != nil {
+		panic(err)
+	}
+	defer srv.Close()
+	_, err := srv.InjectFault(fakediscord.Fault{
+		Kind: fakediscord.FaultRateLimit, Route: "GET /users/@me", RetryAfter: 1500 * time.Millisecond,
+	})
+	if err != nil {
+		panic(err)
+	}
+	req, _ := http.NewRequest("GET", srv.URL()+"/api/v10/users/@me", nil)
+	req.Header.Set("Authorization", "Bot T")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		panic(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	fmt.Println(resp.StatusCode, resp.Header.Get("Retry-After"), resp.Header.Get("X-RateLimit-Scope"))
+	fmt.Println(string(body))
+	fmt.Println(len(srv.Faults()), srv.Faults()[0].Kind, len(srv.Failures()))
+	// Output:
+	// 429 2 user
+	// {"message":"You are being rate limited.","retry_after":1.5,"global":false,"code":0}
+	// 1 rate_limit 0
 }

@@ -2,6 +2,7 @@ package fakediscord
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -28,6 +29,25 @@ type session struct {
 	id       string
 	identify Identify
 	seq      int64
+	backlog  []sentEvent // the last dispatches, replayed on RESUME
+}
+
+// sentEvent is a dispatch kept for RESUME.
+type sentEvent struct {
+	seq  int64
+	name []byte
+	d    json.RawMessage
+}
+
+// backlogSize bounds a session's replayable dispatches.
+const backlogSize = 1000
+
+// Resume is a gateway RESUME the fake accepted.
+type Resume struct {
+	At        time.Time `json:"at"`
+	SessionID string    `json:"session_id"`
+	Seq       int64     `json:"seq"`      // the client's last sequence number
+	Replayed  int       `json:"replayed"` // dispatches sent again
 }
 
 // gwConn is one gateway websocket connection.
@@ -85,6 +105,12 @@ func (s *Server) handleGateway(w http.ResponseWriter, r *http.Request) {
 		}
 		switch p.Op {
 		case 1: // heartbeat
+			s.mu.Lock()
+			withheld := time.Now().Before(s.noAckUntil)
+			s.mu.Unlock()
+			if withheld {
+				continue
+			}
 			if err := c.send(map[string]any{"op": 11, "d": nil}); err != nil {
 				return
 			}
@@ -224,20 +250,36 @@ func (c *gwConn) resume(raw json.RawMessage) bool {
 	for _, oc := range old {
 		oc.close(websocketGoingAway, "resumed elsewhere")
 	}
+	// Replay the dispatches after the client's sequence, then RESUMED.
 	s.mu.Lock()
 	c.session = sess
 	c.writeMu.Lock()
+	var replay []sentEvent
+	for _, e := range sess.backlog {
+		if e.seq > r.Seq {
+			replay = append(replay, e)
+		}
+	}
 	sess.seq++
 	seq := sess.seq
+	s.resumes = append(s.resumes, Resume{At: time.Now(), SessionID: sess.id, Seq: r.Seq, Replayed: len(replay)})
 	close(s.identifiedCh)
 	s.identifiedCh = make(chan struct{})
 	s.mu.Unlock()
-	err := c.writeLocked(map[string]any{"op": 0, "t": "RESUMED", "s": seq, "d": map[string]any{"_trace": []string{"fakediscord"}}})
+	var err error
+	for _, e := range replay {
+		if err = c.writeDispatchLocked(e.name, e.seq, e.d); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = c.writeLocked(map[string]any{"op": 0, "t": "RESUMED", "s": seq, "d": map[string]any{"_trace": []string{"fakediscord"}}})
+	}
 	c.writeMu.Unlock()
 	if err != nil {
 		return false
 	}
-	s.log.Info("bot resumed", "session", sess.id, "seq", r.Seq)
+	s.log.Info("bot resumed", "session", sess.id, "seq", r.Seq, "replayed", len(replay))
 	return true
 }
 
@@ -328,6 +370,10 @@ func (s *Server) dispatch(guild, event string, d json.RawMessage) (bool, error) 
 		c.writeMu.Lock()
 		c.session.seq++
 		seq := c.session.seq
+		c.session.backlog = append(c.session.backlog, sentEvent{seq: seq, name: name, d: d})
+		if n := len(c.session.backlog); n > backlogSize {
+			c.session.backlog = append(c.session.backlog[:0:0], c.session.backlog[n-backlogSize:]...)
+		}
 		s.mu.Unlock()
 		err := c.writeDispatchLocked(name, seq, d)
 		c.writeMu.Unlock()
@@ -344,4 +390,82 @@ func (s *Server) dispatch(guild, event string, d json.RawMessage) (bool, error) 
 		return true, nil
 	}
 	return false, firstErr
+}
+
+// Resumes returns the gateway RESUMEs accepted so far; with Identifies it
+// tells whether a session resumed or identified again.
+func (s *Server) Resumes() []Resume {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Resume(nil), s.resumes...)
+}
+
+// authedConns lists the connections that identified or resumed.
+func (s *Server) authedConns() []*gwConn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*gwConn
+	for c := range s.conns {
+		if c.session != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Reconnect sends op 7 RECONNECT on every identified connection; discordgo
+// closes it and RESUMEs on a new one. It returns how many got it.
+func (s *Server) Reconnect() int {
+	n := 0
+	for _, c := range s.authedConns() {
+		if c.send(map[string]any{"op": 7, "d": nil}) == nil {
+			n++
+		}
+	}
+	s.mu.Lock()
+	s.recordFaultLocked(InjectedFault{Kind: FaultGatewayReconnect, Detail: fmt.Sprintf("op 7 to %d connections", n)})
+	s.mu.Unlock()
+	return n
+}
+
+// InvalidateSession sends op 9 INVALID_SESSION with d = resumable on every
+// identified connection. The connection is no longer authenticated: the
+// client must IDENTIFY again (READY, a new session) or, if resumable,
+// may RESUME. Not resumable, the session is forgotten and a RESUME of it
+// gets op 9 false. It returns how many connections got it.
+func (s *Server) InvalidateSession(resumable bool) int {
+	conns := s.authedConns()
+	n := 0
+	for _, c := range conns {
+		// Unauthenticate under the write lock, so that no dispatch of the
+		// session follows op 9 on this connection.
+		s.mu.Lock()
+		c.writeMu.Lock()
+		sess := c.session
+		c.session = nil
+		if sess != nil && !resumable {
+			delete(s.sessions, sess.id)
+		}
+		s.mu.Unlock()
+		err := c.writeLocked(map[string]any{"op": 9, "d": resumable})
+		c.writeMu.Unlock()
+		if err == nil {
+			n++
+		}
+	}
+	s.mu.Lock()
+	s.recordFaultLocked(InjectedFault{Kind: FaultGatewayInvalidSession, Detail: fmt.Sprintf("op 9 d:%t to %d connections", resumable, n)})
+	s.mu.Unlock()
+	return n
+}
+
+// WithholdHeartbeatAcks stops answering heartbeats with op 11 for d (0
+// resumes at once); discordgo reconnects after 5 intervals without one.
+func (s *Server) WithholdHeartbeatAcks(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noAckUntil = time.Now().Add(d)
+	if d > 0 {
+		s.recordFaultLocked(InjectedFault{Kind: FaultHeartbeatAcks, Detail: "for " + d.String()})
+	}
 }

@@ -105,6 +105,7 @@ type interaction struct {
 	viaHTTP   bool  // sent to the interactions endpoint
 	replied   bool  // the endpoint's reply, if viaHTTP, has been read
 	failed    error // why the endpoint failed it (wraps ErrEndpoint); implies expired
+	faulted   bool  // a fault was injected into one of its calls
 }
 
 func (in *interaction) userJSON() map[string]any {
@@ -918,6 +919,10 @@ func (s *Server) webhookInteraction(w http.ResponseWriter, r *http.Request) (*in
 			id = in.id
 		}
 		s.fail(w, r, http.StatusNotFound, 10015, "Unknown Webhook", nil, id)
+		return nil, false
+	}
+	if time.Since(in.dispatched) > s.opts.TokenLife {
+		s.fail(w, r, http.StatusUnauthorized, 50027, "Invalid Webhook Token", nil, in.id)
 		return nil, false
 	}
 	return in, true

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
@@ -72,6 +73,13 @@ type Options struct {
 	// token that may not manage the application's emojis; listing still
 	// works. See SetRefuseEmojis.
 	RefuseEmojis bool
+	// TokenLife is an interaction token's life: past it, its webhook calls
+	// (edits, follow-ups) answer 401 Invalid Webhook Token (50027), a
+	// Failure. Zero: 15 minutes, like Discord. The time to call back is
+	// AckTimeout (10062 Unknown interaction past it).
+	TokenLife time.Duration
+	// Seed seeds the draws of the faults with a Fraction (see Fault).
+	Seed uint64
 }
 
 // Failure is a call the fake refused (any 4xx answer), an interaction the
@@ -145,6 +153,19 @@ type Server struct {
 	endpoint     string        // the interactions endpoint; "" = the gateway
 	emojis       []*appEmoji   // the application's emojis, in creation order
 	emojiCreates int           // successful creations
+
+	// Faults (faults.go).
+	rng          *rand.Rand // the draws of rules with a Fraction
+	rules        []*rule
+	ruleSeq      int
+	injected     []InjectedFault
+	retryUntil   map[string]time.Time // by bucket: no call before, after a 429
+	globalUntil  time.Time            // no call of any bucket before, after a global 429…
+	globalSent   time.Time            // …except those within GlobalGrace of it
+	globalWindow time.Time            // every call answers a global 429 until then
+	noAckUntil   time.Time            // heartbeats are not ACKed until then
+	chaos        *chaosState
+	resumes      []Resume
 }
 
 // New returns a server; call Start to listen.
@@ -154,6 +175,9 @@ func New(opts Options) *Server {
 	}
 	if opts.HeartbeatInterval == 0 {
 		opts.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	if opts.TokenLife == 0 {
+		opts.TokenLife = DefaultTokenLife
 	}
 	if opts.BotName == "" {
 		opts.BotName = "Clefs"
@@ -183,6 +207,8 @@ func New(opts Options) *Server {
 		identifiedCh: make(chan struct{}),
 		registeredCh: make(chan struct{}),
 		endpoint:     opts.InteractionsURL,
+		rng:          rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
+		retryUntil:   map[string]time.Time{},
 		client: &http.Client{
 			// Discord does not follow an endpoint's redirects.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -274,10 +300,12 @@ func (s *Server) Handler() http.Handler {
 				s.fail(w, r, http.StatusNotFound, 0, "404: Not Found", nil, "")
 				return
 			}
-			if !s.authorized(w, r, auth) {
-				return
-			}
-			h(w, r)
+			s.serveREST(w, r, pattern, func(w http.ResponseWriter, r *http.Request) {
+				if !s.authorized(w, r, auth) {
+					return
+				}
+				h(w, r)
+			})
 		})
 	}
 	api("GET /gateway", true, s.getGateway)
@@ -410,6 +438,9 @@ func (s *Server) Disconnect() {
 	for _, c := range conns {
 		c.ws.UnderlyingConn().Close()
 	}
+	s.mu.Lock()
+	s.recordFaultLocked(InjectedFault{Kind: FaultGatewayDrop, Detail: fmt.Sprintf("%d connections dropped", len(conns))})
+	s.mu.Unlock()
 }
 
 // snowflake returns a new ID: milliseconds since Discord's epoch << 22 | increment.
@@ -486,8 +517,16 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status, code int, 
 	writeJSON(w, status, body)
 }
 
-// recordFailureLocked records a failure.
+// recordFailureLocked records a failure, or, for a refusal the bot only
+// met because of an injected fault on the same interaction (40060, 10062,
+// 50027), a FaultConsequence.
 func (s *Server) recordFailureLocked(f Failure) {
+	if in, ok := s.interactions[f.Interaction]; ok && in.faulted && (f.Code == 40060 || f.Code == 10062 || f.Code == 50027) {
+		s.injected = append(s.injected, InjectedFault{At: f.At, Kind: FaultConsequence, Method: f.Method, Path: f.Path,
+			Interaction: f.Interaction, Status: f.Status, Code: f.Code, Detail: f.Message})
+		s.log.Info("refused after an injected fault", "method", f.Method, "path", f.Path, "status", f.Status, "code", f.Code, "interaction", f.Interaction)
+		return
+	}
 	s.failures = append(s.failures, f)
 	s.log.Warn("refused", "method", f.Method, "path", f.Path, "status", f.Status, "code", f.Code,
 		"message", f.Message, "errors", f.Errors, "interaction", f.Interaction)
