@@ -107,7 +107,7 @@ func NewGateway(opts GatewayOptions, h Handler) (*Gateway, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	rest, err := NewSession(opts.Token, opts.APIBase)
+	rest, err := NewSession(opts.Token, opts.APIBase, WithObserver(opts.Observer), WithLogger(opts.Logger))
 	if err != nil {
 		return nil, err
 	}
