@@ -78,6 +78,12 @@ const (
 	rateLimitJitterMax = 250 * time.Millisecond
 	// maxErrorBody bounds what is read of a 429's or a 5xx's body.
 	maxErrorBody = 64 << 10
+	// maxBucketWait clamps the X-RateLimit-Reset-After that discordgo's
+	// buckets see: a bucket waits without a context, holding every call
+	// behind it, so its waits stay short. A route truly limited for
+	// longer answers the next call with a 429, which the Transport waits
+	// out under that call's context.
+	maxBucketWait = 5 * time.Second
 )
 
 // TransportOptions configure a Transport; the zero value is production.
@@ -448,7 +454,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		default:
 			t.obs.RESTRequest(route, resp.StatusCode)
 			call.attempt(false)
-			sanitize(resp.Header, class.perInteraction, t.maxWait)
+			sanitize(resp.Header, class.perInteraction)
 			resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
 			return resp, nil
 		}
@@ -630,8 +636,8 @@ func (t *Transport) readRateLimit(resp *http.Response, route string) rateLimit {
 // X-RateLimit-Global goes (the Transport's own gate handles global
 // limits), X-RateLimit-Reset goes (discordgo prefers Reset-After, which
 // Discord always sends with it), a malformed or negative Reset-After or
-// Remaining goes, and a Reset-After beyond maxWait is clamped to it.
-func sanitize(h http.Header, perInteraction bool, maxWait time.Duration) {
+// Remaining goes, and a Reset-After beyond maxBucketWait is clamped to it.
+func sanitize(h http.Header, perInteraction bool) {
 	if perInteraction {
 		for k := range h {
 			if strings.HasPrefix(http.CanonicalHeaderKey(k), "X-Ratelimit-") {
@@ -647,8 +653,8 @@ func sanitize(h http.Header, perInteraction bool, maxWait time.Duration) {
 		switch {
 		case err != nil || math.IsNaN(f) || f < 0:
 			h.Del("X-RateLimit-Reset-After")
-		case f > maxWait.Seconds():
-			h.Set("X-RateLimit-Reset-After", strconv.FormatFloat(maxWait.Seconds(), 'f', -1, 64))
+		case f > maxBucketWait.Seconds():
+			h.Set("X-RateLimit-Reset-After", strconv.FormatFloat(maxBucketWait.Seconds(), 'f', -1, 64))
 		}
 	}
 	if v := h.Get("X-RateLimit-Remaining"); v != "" {
