@@ -733,27 +733,41 @@ func mustURL(t *testing.T, s string) *url.URL {
 }
 
 // BenchmarkInteractionMemory reports the heap kept per interaction
-// answered (B/interaction): flat with the slots, about 100 B plus the
-// token with discordgo's per-URL buckets.
+// answered (B/interaction, after a GC): through the slots, and through
+// discordgo's InteractionRespond, which makes a bucket per token's URL.
 func BenchmarkInteractionMemory(b *testing.B) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	defer srv.Close()
-	s, err := NewSession("bot-token", srv.URL)
-	if err != nil {
-		b.Fatal(err)
+	resp := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}
+	for _, c := range []struct {
+		name    string
+		respond func(s *discordgo.Session, i *discordgo.Interaction) error
+	}{
+		{"slots", func(s *discordgo.Session, i *discordgo.Interaction) error {
+			return restResponder{s: s}.Respond(context.Background(), i, resp)
+		}},
+		{"discordgo-per-token", func(s *discordgo.Session, i *discordgo.Interaction) error {
+			return s.InteractionRespond(i, resp)
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			s, err := NewSession("bot-token", srv.URL)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			for k := 0; b.Loop(); k++ {
+				i := &discordgo.Interaction{ID: fmt.Sprint(100000000000000000 + k), Token: fmt.Sprintf("token-%064d", k)}
+				if err := c.respond(s, i); err != nil {
+					b.Fatal(err)
+				}
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "B/interaction")
+			runtime.KeepAlive(s)
+		})
 	}
-	r := restResponder{s: s}
-	ctx := context.Background()
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	for k := 0; b.Loop(); k++ {
-		i := &discordgo.Interaction{ID: fmt.Sprint(100000000000000000 + k), Token: fmt.Sprintf("token-%064d", k)}
-		if err := r.Respond(ctx, i, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "B/interaction")
 }
