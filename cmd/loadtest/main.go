@@ -50,7 +50,7 @@ of all rows, the chest when due), 64 goroutines over -players, reads the
 heap after runtime.GC at a tenth of them and at the end, and exits 1 if
 the end heap is over -max-growth (1.2) times the early one.
 
-Safety: by default the store is a temporary bolt file, removed at the end.
+` + chaosUsage + `Safety: by default the store is a temporary bolt file, removed at the end.
 An explicit -data file or -redis database that already holds data is
 refused unless -force. On Redis the keys of the run's guilds are deleted at
 the end; a -data file the run created is removed. Environment variables
@@ -62,6 +62,7 @@ Examples:
   go run ./cmd/loadtest -redis redis://127.0.0.1:6390/0 -transport both -players 64
   go run ./cmd/loadtest -redis redis://127.0.0.1:6390/0 -rate 1000 -ceiling=false
   go run ./cmd/loadtest -soak 100000 [-redis redis://127.0.0.1:6390/0]
+  go run ./cmd/loadtest -chaos 30s [-chaos-fraction 0.1] [-transport gateway|http|both] [-redis URL]
 
 Flags:
 `
@@ -80,6 +81,8 @@ type options struct {
 	soak      int
 	soakCfg   loadtest.SoakConfig
 	botSetExp bool // -bot-process was given explicitly
+	// chaos: the flags of -chaos (loadtest.Chaos), in chaos.go.
+	chaos chaosOptions
 }
 
 // parse reads the flags. It returns flag.ErrHelp for -h.
@@ -114,6 +117,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.soak, "soak", 0, "instead of the transports: apply this many play cycles to the store directly, 64 goroutines over -players, and fail if the heap after GC at the end is over -max-growth times the heap at a tenth of them")
 	fs.IntVar(&o.soakCfg.Goroutines, "goroutines", 64, "with -soak: concurrent cycles")
 	fs.Float64Var(&o.soakCfg.MaxGrowth, "max-growth", loadtest.DefaultMaxGrowth, "with -soak: the end heap's limit, as a multiple of the early heap")
+	chaosFlags(fs, &o.chaos)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -186,6 +190,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if o.soak > 0 {
 		return soak(ctx, o, stdout)
+	}
+	if o.chaos.duration > 0 {
+		return runChaos(ctx, o, stdout, stderr)
 	}
 	if o.botProcess {
 		bin, cleanup, err := botBinary(ctx, o.botBinary, o.cfg.Logger)
