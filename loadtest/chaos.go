@@ -59,6 +59,11 @@ func (b Breach) String() string {
 	return s + ": " + b.Detail
 }
 
+// chaosKinds are the kinds of REST faults a chaos run may inject: the
+// well-formed ones (the malformed 429s and expired tokens have tests of
+// their own).
+var chaosKinds = []string{"rate_limit", "global_rate_limit", "server_error", "slow", "reset"}
+
 // ChaosConfig describes a chaos run. The zero value of a field takes the
 // default written beside it.
 type ChaosConfig struct {
@@ -78,6 +83,10 @@ type ChaosConfig struct {
 	// Fraction of the REST calls that get a fault, within [0.01, 0.5];
 	// default 0.1.
 	Fraction float64
+	// Kinds of the REST faults, drawn uniformly: "rate_limit",
+	// "global_rate_limit", "server_error", "slow", "reset" (the default:
+	// all five; fakediscord's Chaos).
+	Kinds []string
 	// Seed of the faults' draws; 0: from the clock (reported).
 	Seed uint64
 	// RetryAfter of the injected 429s; default 500 ms.
@@ -160,6 +169,11 @@ func (cfg ChaosConfig) withDefaults() (ChaosConfig, error) {
 	if cfg.GatewayDrops < 0 {
 		cfg.GatewayDrops = 0
 	}
+	for _, k := range cfg.Kinds {
+		if !slices.Contains(chaosKinds, k) {
+			return cfg, fmt.Errorf("loadtest: chaos fault kind %q: want one of %v", k, chaosKinds)
+		}
+	}
 	cfg.Guilds = min(cfg.Guilds, cfg.Players)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -230,6 +244,7 @@ type ChaosReport struct {
 	Duration   time.Duration `json:"duration_ns"`
 	Fraction   float64       `json:"fraction"`
 	Seed       uint64        `json:"seed"`
+	Kinds      []string      `json:"kinds"`
 	RetryAfter time.Duration `json:"retry_after_ns"`
 	Drops      int           `json:"gateway_drops"`
 	Phases     []ChaosPhase  `json:"phases"`
@@ -398,7 +413,10 @@ func Chaos(ctx context.Context, cfg ChaosConfig) (rep *ChaosReport, err error) {
 		guilds[g] = base + uint64(g)
 	}
 	rep = &ChaosReport{Store: b.desc, Players: cfg.Players, Duration: cfg.Duration, Fraction: cfg.Fraction,
-		Seed: cfg.Seed, RetryAfter: cfg.RetryAfter, Drops: cfg.GatewayDrops}
+		Seed: cfg.Seed, Kinds: cfg.Kinds, RetryAfter: cfg.RetryAfter, Drops: cfg.GatewayDrops}
+	if len(rep.Kinds) == 0 {
+		rep.Kinds = chaosKinds
+	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
@@ -510,8 +528,12 @@ func runChaosTransport(ctx context.Context, name string, h bot.Handler, obs bot.
 	if name == Gateway {
 		drops = cfg.GatewayDrops
 	}
+	var kinds []fakediscord.FaultKind
+	for _, k := range cfg.Kinds {
+		kinds = append(kinds, fakediscord.FaultKind(k))
+	}
 	chaos := fakediscord.Chaos{
-		Fraction: cfg.Fraction, Seed: cfg.Seed, RetryAfter: cfg.RetryAfter, Delay: 2 * time.Second,
+		Fraction: cfg.Fraction, Kinds: kinds, Seed: cfg.Seed, RetryAfter: cfg.RetryAfter, Delay: 2 * time.Second,
 		After: 0.5, GatewayDrops: drops,
 	}
 	if drops > 0 {

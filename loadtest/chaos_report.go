@@ -12,8 +12,8 @@ func (r *ChaosReport) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
 // WriteText writes the report for a reader.
 func (r *ChaosReport) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "chaos: store %s; %d players per transport; faults on %.0f%% of REST calls for %s (seed %d, 429s with retry_after %s), %d gateway drops\n",
-		r.Store, r.Players, 100*r.Fraction, r.Duration, r.Seed, r.RetryAfter, r.Drops)
+	fmt.Fprintf(&b, "chaos: store %s; %d players per transport; faults on %.0f%% of REST calls for %s (%s; seed %d, 429s with retry_after %s), %d gateway drops\n",
+		r.Store, r.Players, 100*r.Fraction, r.Duration, strings.Join(r.Kinds, ", "), r.Seed, r.RetryAfter, r.Drops)
 	for _, ph := range r.Phases {
 		fmt.Fprintf(&b, "\n%s:\n", ph.Transport)
 		fmt.Fprintf(&b, "  interactions: %d (%d in the recovery), %d failed and tried again, %d not delivered (no gateway); %d results seen during the faults, %d chests\n",

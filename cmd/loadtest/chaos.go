@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/lesclefsdutresor/clefs/loadtest"
@@ -17,15 +18,16 @@ given) per transport play through the real handlers while the fake Discord
 injects random faults into -chaos-fraction (0.1) of the REST calls (429s per
 bucket and global with a retry_after of -chaos-retry-after, 5xx with HTML
 bodies before and after the call took effect, slow answers, connection
-resets) and drops the gateway -chaos-drops (3) times; with -transport both,
-the two transports run at the same time, each with its own fake and bot.
-Then the faults stop, each player sends /play and clicks through any ticket
-it hands back, and the store is audited. It exits 1 on any breach: a credit
-created or lost, a ticket drawn twice or lost, a key lost or doubled, a
-ticket whose result the player can never reach, or a call the fake Discord
-refused (a retry before retry_after, a second acknowledgement). It reports
-the faults by kind and, for the actions hit by a 429, the time until the
-player sees the result (p50, p99) beside retry_after + 1 s.
+resets; -chaos-kinds chooses among them) and drops the gateway -chaos-drops
+(3) times; with -transport both, the two transports run at the same time,
+each with its own fake and bot. Then the faults stop, each player sends
+/play and clicks through any ticket it hands back, and the store is
+audited. It exits 1 on any breach: a credit created or lost, a ticket
+drawn twice or lost, a key lost or doubled, a ticket whose result the
+player can never reach, or a call the fake Discord refused (a retry before
+retry_after, a second acknowledgement). It reports the faults by kind and,
+for the actions hit by 429s, the time until the player sees the result
+(p50, p99) beside retry_after + 1 s. The bot runs in this process.
 
 `
 
@@ -37,6 +39,7 @@ type chaosOptions struct {
 	seed       uint64
 	retryAfter time.Duration
 	drops      int
+	kinds      string
 }
 
 // chaosFlags defines the flags of -chaos on fs.
@@ -47,6 +50,7 @@ func chaosFlags(fs *flag.FlagSet, c *chaosOptions) {
 	fs.Uint64Var(&c.seed, "chaos-seed", 0, "with -chaos: the seed of the faults (0: from the clock; the report gives it)")
 	fs.DurationVar(&c.retryAfter, "chaos-retry-after", 500*time.Millisecond, "with -chaos: the retry_after of the injected 429s")
 	fs.IntVar(&c.drops, "chaos-drops", 3, "with -chaos: gateway drops during the faults (0: none)")
+	fs.StringVar(&c.kinds, "chaos-kinds", "", "with -chaos: the kinds of REST faults, comma-separated, among rate_limit, global_rate_limit, server_error, slow, reset (default: all)")
 }
 
 // config returns the chaos run's configuration from the options.
@@ -67,8 +71,13 @@ func (c chaosOptions) config(o options) (loadtest.ChaosConfig, error) {
 	if drops == 0 {
 		drops = -1 // none
 	}
+	var kinds []string
+	if c.kinds != "" {
+		kinds = strings.Split(c.kinds, ",")
+	}
 	cfg := o.cfg
 	return loadtest.ChaosConfig{
+		Kinds: kinds,
 		Store: cfg.Store, RedisURL: cfg.RedisURL, DataPath: cfg.DataPath, Force: cfg.Force,
 		Transports: cfg.Transports, Players: players, Guilds: cfg.Guilds, Duration: c.duration,
 		Fraction: c.fraction, Seed: c.seed, RetryAfter: c.retryAfter, GatewayDrops: drops,
