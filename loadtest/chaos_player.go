@@ -71,6 +71,7 @@ type chaosPlayer struct {
 	final      game.Player
 
 	sent, recoverySent, failed, notDelivered int64
+	lostDispatch                             int64 // sends whose gateway write failed
 	cycles, chests, reads, resumed           int64
 }
 
@@ -199,8 +200,15 @@ func (p *chaosPlayer) send(ctx context.Context, kind, customID string, card *dis
 		}
 	}
 	if err != nil {
-		if errors.Is(err, fakediscord.ErrNoGateway) {
+		switch {
+		case errors.Is(err, fakediscord.ErrNoGateway):
 			p.notDelivered++
+		case ctx.Err() == nil && !errors.Is(err, fakediscord.ErrClosed) && !errors.Is(err, fakediscord.ErrUnknownMessage):
+			// The write to the gateway failed (a drop at that instant):
+			// the fake forgets the interaction, though the event stays in
+			// the session's backlog and reaches the bot on RESUME.
+			p.notDelivered++
+			p.lostDispatch++
 		}
 		return nil, start, "", err
 	}
