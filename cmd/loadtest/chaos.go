@@ -63,6 +63,9 @@ func (c chaosOptions) config(o options) (loadtest.ChaosConfig, error) {
 	})
 	if explicit {
 		players = o.cfg.Players
+		if players < 1 {
+			return loadtest.ChaosConfig{}, fmt.Errorf("-players %d: want at least 1", players)
+		}
 	}
 	if o.botSetExp && o.botProcess {
 		return loadtest.ChaosConfig{}, errors.New("-chaos runs the bot in this process: -bot-process does not apply")
