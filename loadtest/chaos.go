@@ -219,16 +219,20 @@ type ChaosPhase struct {
 	ResumedByPlay  int64 `json:"resumed_by_play"` // /play answers that handed back an open ticket
 	// TimeToResult is, for every action (a /play, a click, and its
 	// retries), the time from its first send to the answer that shows the
-	// card. TimeToResult429 is that of the Hit429 actions hit by 429s and
-	// no other fault, the issue's target (p99 within Bound429 =
-	// retry_after + 1 s; Within429 of them are); TimeToResult429Mixed of
-	// the Hit429Mixed actions hit by a 429 and another fault (a 2 s slow
-	// answer, a reset) as well.
+	// card. TimeToResult429 is that of the Hit429 actions hit by one 429
+	// and no other fault, the issue's target (p99 within Bound429 =
+	// retry_after + 1 s; Within429 of them are); TimeToResult429Multi of
+	// the Hit429Multi hit by two 429s or more (each retry meets a fault
+	// with the same probability: n 429s wait n retry_afters) and no other
+	// fault; TimeToResult429Mixed of the Hit429Mixed actions hit by a 429
+	// and another fault (a 2 s slow answer, a reset) as well.
 	TimeToResult         Latency       `json:"time_to_result"`
 	Hit429               int           `json:"hit_429"`
 	TimeToResult429      Latency       `json:"time_to_result_429"`
 	Bound429             time.Duration `json:"bound_429_ns"`
 	Within429            int           `json:"within_429"`
+	Hit429Multi          int           `json:"hit_429_multi"`
+	TimeToResult429Multi Latency       `json:"time_to_result_429_multi"`
 	Hit429Mixed          int           `json:"hit_429_mixed"`
 	TimeToResult429Mixed Latency       `json:"time_to_result_429_mixed"`
 	Failures             []string      `json:"failures,omitempty"` // the fake's refusals (each a breach)
@@ -572,7 +576,7 @@ func runChaosTransport(ctx context.Context, name string, h bot.Handler, obs bot.
 	ph.Faults = map[string]int{}
 	// The faults of each interaction: a 429, another (a 5xx, a slow
 	// answer, a reset).
-	hit429, hitOther := map[string]bool{}, map[string]bool{}
+	hit429, hitOther := map[string]int{}, map[string]bool{}
 	for _, f := range faults {
 		k := string(f.Kind)
 		if f.After {
@@ -588,7 +592,7 @@ func runChaosTransport(ctx context.Context, name string, h bot.Handler, obs bot.
 		}
 		switch f.Kind {
 		case fakediscord.FaultRateLimit, fakediscord.FaultGlobalRateLimit:
-			hit429[f.Interaction] = true
+			hit429[f.Interaction]++
 		case fakediscord.FaultConsequence:
 		default:
 			hitOther[f.Interaction] = true
@@ -610,7 +614,7 @@ func runChaosTransport(ctx context.Context, name string, h bot.Handler, obs bot.
 		ph.Failures = append(ph.Failures, f.String())
 		br.add(BreachDiscord, name, storage.PlayerID{}, "the fake Discord refused: %s", f)
 	}
-	all, h429, mixed := &histogram{}, &histogram{}, &histogram{}
+	all, h429, multi, mixed := &histogram{}, &histogram{}, &histogram{}, &histogram{}
 	for _, p := range cps {
 		for _, a := range p.actions {
 			if !a.ok {
@@ -618,22 +622,30 @@ func runChaosTransport(ctx context.Context, name string, h bot.Handler, obs bot.
 			}
 			d := a.end.Sub(a.start)
 			all.add(int64(d))
-			if !slices.ContainsFunc(a.ids, func(id string) bool { return hit429[id] }) {
-				continue
+			n, other := 0, false
+			for _, id := range a.ids {
+				n += hit429[id]
+				other = other || hitOther[id]
 			}
-			if slices.ContainsFunc(a.ids, func(id string) bool { return hitOther[id] }) {
+			switch {
+			case n == 0:
+			case other:
 				ph.Hit429Mixed++
 				mixed.add(int64(d))
-				continue
-			}
-			ph.Hit429++
-			h429.add(int64(d))
-			if d <= ph.Bound429 {
-				ph.Within429++
+			case n > 1:
+				ph.Hit429Multi++
+				multi.add(int64(d))
+			default:
+				ph.Hit429++
+				h429.add(int64(d))
+				if d <= ph.Bound429 {
+					ph.Within429++
+				}
 			}
 		}
 	}
-	ph.TimeToResult, ph.TimeToResult429, ph.TimeToResult429Mixed = all.summary(), h429.summary(), mixed.summary()
+	ph.TimeToResult, ph.TimeToResult429 = all.summary(), h429.summary()
+	ph.TimeToResult429Multi, ph.TimeToResult429Mixed = multi.summary(), mixed.summary()
 
 	// The audit of each player, on the store itself.
 	actx, acancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)

@@ -26,7 +26,7 @@ func (r *ChaosReport) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  tickets: %d bought; result shown %d, shown in the recovery %d, only in the history %d, left open %d; /play handed back %d; history read %d times\n",
 			ph.Tickets, ph.Seen, ph.SeenInRecovery, ph.OnlyInHistory, ph.Open, ph.ResumedByPlay, ph.HistoryReads)
 		fmt.Fprintf(&b, "  time to result (first send → the card shows it), every action: %s\n", ph.TimeToResult)
-		fmt.Fprintf(&b, "  time to result of the %d actions hit by 429s only: %s\n", ph.Hit429, ph.TimeToResult429)
+		fmt.Fprintf(&b, "  time to result of the %d actions hit by one 429 (and no other fault): %s\n", ph.Hit429, ph.TimeToResult429)
 		if ph.Hit429 > 0 {
 			verdict := "within"
 			if ph.TimeToResult429.P99 > ph.Bound429 {
@@ -35,6 +35,7 @@ func (r *ChaosReport) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "    p99 %s vs retry_after + 1 s = %s: %s (%d of %d within; a target, not a verdict)\n",
 				round(ph.TimeToResult429.P99), ph.Bound429, verdict, ph.Within429, ph.Hit429)
 		}
+		fmt.Fprintf(&b, "  time to result of the %d actions hit by two 429s or more (and no other fault): %s\n", ph.Hit429Multi, ph.TimeToResult429Multi)
 		fmt.Fprintf(&b, "  time to result of the %d actions hit by a 429 and another fault: %s\n", ph.Hit429Mixed, ph.TimeToResult429Mixed)
 		fmt.Fprintf(&b, "  recovery: %s\n", round(ph.RecoveryDuration))
 		if len(ph.Excused) > 0 {
