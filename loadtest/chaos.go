@@ -238,7 +238,8 @@ type ChaosPhase struct {
 	Failures             []string      `json:"failures,omitempty"` // the fake's refusals (each a breach)
 	// Excused are the fake's refusals that are no fault of the bot: 10062
 	// on an interaction whose gateway write failed in a drop (LostDispatch
-	// of them), which the fake forgot though RESUME replays it.
+	// of them), which the fake forgot though RESUME replays it; 10015 on
+	// the edit after a deferral whose callback an injected fault failed.
 	Excused          []string      `json:"excused,omitempty"`
 	LostDispatch     int64         `json:"lost_dispatch"`
 	RecoveryDuration time.Duration `json:"recovery_ns"`
@@ -598,17 +599,34 @@ func runChaosTransport(ctx context.Context, name string, h bot.Handler, obs bot.
 			hitOther[f.Interaction] = true
 		}
 	}
-	// An interaction whose gateway write failed in a drop is forgotten by
-	// the fake, yet replayed to the bot on RESUME, as Discord would: the
-	// bot's callback then meets 10062 Unknown interaction. The bot did
-	// right; such refusals are excused, at most one per failed write.
+	// Two refusals are no fault of the bot, and are excused (listed apart):
+	//   - 10062 Unknown interaction, at most one per send whose gateway
+	//     write failed in a drop: the fake forgets that interaction, yet
+	//     RESUME replays it to the bot, as Discord would, and the bot
+	//     answers it;
+	//   - 10015 Unknown Webhook on an interaction that had an injected
+	//     fault: its callback failed because of the fault (a consequence
+	//     the fake records for 40060, 10062 and 50027, not 10015), so the
+	//     edit that follows a deferral finds no message.
 	var lost int64
 	for _, p := range cps {
 		lost += p.lostDispatch
 	}
+	faulted := map[string]bool{}
+	for _, f := range faults {
+		if f.Interaction != "" {
+			faulted[f.Interaction] = true
+		}
+	}
+	unknown := int64(0)
 	for _, f := range t.srv.Failures() {
-		if f.Code == 10062 && f.Message == "Unknown interaction" && int64(len(ph.Excused)) < lost {
-			ph.Excused = append(ph.Excused, f.String())
+		switch {
+		case f.Code == 10062 && f.Message == "Unknown interaction" && unknown < lost:
+			unknown++
+			ph.Excused = append(ph.Excused, "replayed after a failed gateway write: "+f.String())
+			continue
+		case f.Code == 10015 && faulted[f.Interaction]:
+			ph.Excused = append(ph.Excused, "after a faulted callback: "+f.String())
 			continue
 		}
 		ph.Failures = append(ph.Failures, f.String())

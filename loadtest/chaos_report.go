@@ -39,8 +39,14 @@ func (r *ChaosReport) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  time to result of the %d actions hit by a 429 and another fault: %s\n", ph.Hit429Mixed, ph.TimeToResult429Mixed)
 		fmt.Fprintf(&b, "  recovery: %s\n", round(ph.RecoveryDuration))
 		if len(ph.Excused) > 0 {
-			fmt.Fprintf(&b, "  excused: %d refusals 10062 of interactions whose gateway write failed in a drop (%d such writes): the fake forgot them, RESUME replayed them to the bot, which answered; e.g. %s\n",
-				len(ph.Excused), ph.LostDispatch, ph.Excused[0])
+			fmt.Fprintf(&b, "  excused: %d refusals that are no fault of the bot (%d sends whose gateway write failed in a drop):\n", len(ph.Excused), ph.LostDispatch)
+			for k, e := range ph.Excused {
+				if k == 3 {
+					fmt.Fprintf(&b, "    … %d more\n", len(ph.Excused)-k)
+					break
+				}
+				fmt.Fprintf(&b, "    %s\n", e)
+			}
 		}
 		for _, f := range ph.Failures {
 			fmt.Fprintf(&b, "  refused by the fake Discord: %s\n", f)
