@@ -10,6 +10,7 @@ import (
 	"net"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -517,7 +518,7 @@ func breachSummary(m map[string]int) string {
 	if len(parts) == 0 {
 		return "none"
 	}
-	return fmt.Sprint(parts)
+	return strings.Join(parts, ", ")
 }
 
 // runChaosTransport runs one transport's chaos: the faults while its
@@ -566,7 +567,7 @@ func runChaosTransport(ctx context.Context, name string, h bot.Handler, obs bot.
 			return ph, fmt.Errorf("loadtest: the gateway did not come back after the faults: %w", err)
 		}
 	}
-	runPlayers(cps, func(p *chaosPlayer) { p.recover(rctx) })
+	runPlayers(cps, func(p *chaosPlayer) { p.recoverPlay(rctx) })
 	ph.RecoveryDuration = time.Since(rstart)
 	if err := ctx.Err(); err != nil {
 		return ph, err
@@ -701,8 +702,8 @@ func runPlayers(ps []*chaosPlayer, f func(*chaosPlayer)) {
 	wg.Wait()
 }
 
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
+// keysInOrder returns m's keys in order.
+func keysInOrder[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

@@ -95,10 +95,10 @@ func (p *chaosPlayer) play(ctx context.Context, deadline time.Time) {
 	}
 }
 
-// recover ends what the player left: /play, which hands back an open
+// recoverPlay ends what the player left: /play, which hands back an open
 // ticket (or buys a new one, or shows the due chest), then Auto and the
 // chest, until a card shows a finished ticket and no chest is due.
-func (p *chaosPlayer) recover(ctx context.Context) {
+func (p *chaosPlayer) recoverPlay(ctx context.Context) {
 	p.inRecovery = true
 	deadline := time.Now().Add(time.Hour) // ctx bounds the recovery
 	for range 8 {
@@ -163,7 +163,7 @@ func (p *chaosPlayer) act(ctx context.Context, kind, customID string, deadline t
 		if id == "" {
 			pause = chaosPause / 3 // not delivered: the user sees it at once
 		}
-		if !sleepCtx(ctx, pause) {
+		if !sleepOrDone(ctx, pause) {
 			break
 		}
 	}
@@ -233,7 +233,7 @@ func (p *chaosPlayer) send(ctx context.Context, kind, customID string, card *dis
 	if !p.shows(r.Message) {
 		// An apology or an error: the bot may replace it with the result.
 		for edits, end := r.Edits, time.Now().Add(chaosEditWait); time.Now().Before(end); {
-			if !sleepCtx(ctx, 50*time.Millisecond) {
+			if !sleepOrDone(ctx, 50*time.Millisecond) {
 				break
 			}
 			if s, ok := pd.Snapshot(); ok && s.Edits > edits {
@@ -388,8 +388,8 @@ func gridWinRow(g game.Grid) int {
 	return -1
 }
 
-// sleepCtx waits d; false if ctx ended first.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
+// sleepOrDone waits d; false if ctx ended first.
+func sleepOrDone(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -19,7 +19,7 @@ func (r *ChaosReport) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  interactions: %d (%d in the recovery), %d failed and tried again, %d not delivered (no gateway); %d results seen during the faults, %d chests\n",
 			ph.Interactions, ph.RecoveryInteractions, ph.Failed, ph.NotDelivered, ph.Cycles, ph.Chests)
 		fmt.Fprintf(&b, "  faults: %d in all, %d on REST calls:", ph.FaultsTotal, ph.RESTFaults)
-		for _, k := range sortedKeys(ph.Faults) {
+		for _, k := range keysInOrder(ph.Faults) {
 			fmt.Fprintf(&b, " %s %d,", k, ph.Faults[k])
 		}
 		b.WriteString("\n")
