@@ -171,7 +171,7 @@ func NewGateway(opts GatewayOptions, h Handler) (*Gateway, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	rest, err := NewSession(opts.Token, opts.APIBase)
+	rest, err := NewSession(opts.Token, opts.APIBase, WithObserver(opts.Observer), WithLogger(opts.Logger))
 	if err != nil {
 		return nil, err
 	}

@@ -99,7 +99,7 @@ func NewEndpoint(opts EndpointOptions, h Handler) (*Endpoint, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	rest, err := NewSession(opts.Token, opts.APIBase)
+	rest, err := NewSession(opts.Token, opts.APIBase, WithObserver(opts.Observer), WithLogger(opts.Logger))
 	if err != nil {
 		return nil, err
 	}

@@ -2,8 +2,10 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -51,31 +53,76 @@ func (nopObserver) Rejected(reason string) {}
 // at shutdown when a transport's ShutdownTimeout is zero.
 const DefaultShutdownTimeout = 10 * time.Second
 
+// SessionOption configures NewSession.
+type SessionOption func(*sessionConfig)
+
+type sessionConfig struct {
+	transport TransportOptions
+}
+
+// WithObserver makes the session's Transport count its REST calls with
+// o, when o implements RESTObserver (*metrics.Metrics does); nil or an
+// Observer without those methods counts nothing.
+func WithObserver(o Observer) SessionOption {
+	return func(c *sessionConfig) {
+		if ro, ok := o.(RESTObserver); ok {
+			c.transport.Observer = ro
+		}
+	}
+}
+
+// WithLogger gives the session's Transport its logger (malformed 429s,
+// retries); nil means slog.Default().
+func WithLogger(l *slog.Logger) SessionOption {
+	return func(c *sessionConfig) { c.transport.Logger = l }
+}
+
+// withTransportOptions replaces the Transport's options (tests: clock,
+// sleep, jitter).
+func withTransportOptions(o TransportOptions) SessionOption {
+	return func(c *sessionConfig) { c.transport = o }
+}
+
+// MaxCallTime bounds a REST call that has no deadline of its own
+// (ApplicationID, for one), all its attempts and waits included.
+const MaxCallTime = 2 * DefaultMaxWait
+
 // NewSession returns a discordgo session for token (without "Bot ") whose
 // REST calls go to apiBase ("" or https://discord.com: Discord itself; any
 // other http(s) URL: a REST proxy or the fake Discord, through a Rewriter).
-// Nothing connects before the session is used.
-func NewSession(token, apiBase string) (*discordgo.Session, error) {
+// discordgo's own retries are off (ShouldRetryOnRateLimit false,
+// MaxRestRetries 0): its HTTP client's Transport retries instead, bounded
+// and under each call's context. Nothing connects before the session is
+// used.
+func NewSession(token, apiBase string, opts ...SessionOption) (*discordgo.Session, error) {
 	if token == "" {
 		return nil, errors.New("bot: no token")
+	}
+	var cfg sessionConfig
+	for _, o := range opts {
+		o(&cfg)
 	}
 	// http.DefaultTransport keeps 2 idle connections per host: every
 	// answer beyond two at once would open (and TLS-handshake) a new one.
 	pooled := http.DefaultTransport.(*http.Transport).Clone()
 	pooled.MaxIdleConnsPerHost = 256
-	var transport http.RoundTripper = pooled
+	var next http.RoundTripper = pooled
 	if apiBase != "" && strings.TrimRight(apiBase, "/") != "https://discord.com" {
 		base, err := url.Parse(apiBase)
 		if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 			return nil, fmt.Errorf("bot: API base %q is not an http(s) URL", apiBase)
 		}
-		transport = &Rewriter{Base: base, Next: pooled}
+		next = &Rewriter{Base: base, Next: pooled}
 	}
 	s, err := discordgo.New("Bot " + token)
 	if err != nil {
 		return nil, fmt.Errorf("bot: new session: %w", err)
 	}
-	s.Client = &http.Client{Timeout: 20 * time.Second, Transport: transport}
+	// Each attempt has its own timeout (TransportOptions.AttemptTimeout);
+	// the client's covers a whole call, retries included.
+	s.Client = &http.Client{Timeout: MaxCallTime, Transport: NewTransport(next, cfg.transport)}
+	s.ShouldRetryOnRateLimit = false           // it would sleep without a context and retry for ever
+	s.MaxRestRetries = 0                       // it would retry a 502 at once, POSTs included
 	s.Identify.Intents = discordgo.IntentsNone // interactions need no intent
 	s.StateEnabled = false                     // the bot keeps no guild state
 	return s, nil
@@ -109,14 +156,40 @@ func Register(ctx context.Context, s *discordgo.Session, appID, guildID string, 
 // restResponder answers interactions with discordgo's REST calls: the
 // gateway's Responder, and the HTTP endpoint's for the edits and follow-ups
 // that come after its reply.
+//
+// Every call is sent through RequestRaw with the bucket ID of a slot of
+// the session's Transport, not discordgo's default (the URL, which
+// carries the interaction's token): discordgo keeps a bucket per bucket
+// ID for ever (discordgo issue #1333), so the default would keep one per
+// interaction. The slots bound them to TransportOptions.Slots, and no two
+// calls in flight share one (a bucket is held for the whole request).
+// Discord limits these routes per interaction token; the Transport
+// handles those limits (a 429 is waited and retried), and removes their
+// headers so that a slot's bucket never waits on another interaction's.
 type restResponder struct {
 	s     *discordgo.Session
 	appID string // the application, for the webhook URLs of edits when the interaction does not name it
 }
 
+// Respond sends the callback. Discord refuses a second callback of an
+// interaction with 40060 "already acknowledged": when an earlier attempt
+// of this very call may have been applied (the Transport retried it after
+// a 5xx, a timeout or a lost connection), that refusal means the answer
+// got there, and Respond returns nil. A 40060 without such an attempt is
+// an error (someone else answered).
 func (r restResponder) Respond(ctx context.Context, i *discordgo.Interaction, resp *discordgo.InteractionResponse) error {
-	if err := r.s.InteractionRespond(i, resp, discordgo.WithContext(ctx)); err != nil {
-		return fmt.Errorf("respond to interaction %s: %w", i.ID, apiError(r.s, err))
+	ctx, call := withCall(ctx)
+	var files []*discordgo.File
+	if resp.Data != nil {
+		files = resp.Data.Files
+	}
+	_, err := r.request(ctx, http.MethodPost, discordgo.EndpointInteractionResponse(i.ID, i.Token), resp, files)
+	if err != nil {
+		var re *discordgo.RESTError
+		if errors.As(err, &re) && re.Message != nil && re.Message.Code == discordgo.ErrCodeInteractionHasAlreadyBeenAcknowledged && call.mayHaveBeenApplied() {
+			return nil
+		}
+		return fmt.Errorf("respond to interaction %s: %w", i.ID, err)
 	}
 	return nil
 }
@@ -132,34 +205,72 @@ func (r restResponder) withAppID(i *discordgo.Interaction) *discordgo.Interactio
 	return &c
 }
 
-// EditOriginal edits the original response. discordgo's
-// InteractionResponseEdit files every webhook edit of the bot under one
-// rate-limit bucket, which it holds for the whole request, so the edits of
-// unrelated interactions would wait for each other; Discord limits
-// webhooks per token, so the edit is sent with the interaction's own
-// bucket, through discordgo's RequestWithBucketID.
+// EditOriginal edits the original response (PATCH, retried by the
+// Transport after a 5xx or a timeout: an edit is idempotent).
 func (r restResponder) EditOriginal(ctx context.Context, i *discordgo.Interaction, e *discordgo.WebhookEdit) error {
 	i = r.withAppID(i)
-	var err error
-	if len(e.Files) > 0 {
-		_, err = r.s.InteractionResponseEdit(i, e, discordgo.WithContext(ctx))
-	} else {
-		_, err = r.s.RequestWithBucketID(http.MethodPatch,
-			discordgo.EndpointWebhookMessage(i.AppID, i.Token, "@original"), e,
-			discordgo.EndpointWebhookToken(i.AppID, i.Token), discordgo.WithContext(ctx))
-	}
-	if err != nil {
-		return fmt.Errorf("edit response to interaction %s: %w", i.ID, apiError(r.s, err))
+	if _, err := r.request(ctx, http.MethodPatch, discordgo.EndpointWebhookMessage(i.AppID, i.Token, "@original"), e, e.Files); err != nil {
+		return fmt.Errorf("edit response to interaction %s: %w", i.ID, err)
 	}
 	return nil
 }
 
+// FollowUp sends a follow-up message (POST ?wait=true: Discord answers
+// once the message exists; not retried after a 5xx or a timeout, since it
+// may have been created).
 func (r restResponder) FollowUp(ctx context.Context, i *discordgo.Interaction, p *discordgo.WebhookParams) error {
 	i = r.withAppID(i)
-	if _, err := r.s.FollowupMessageCreate(i, true, p, discordgo.WithContext(ctx)); err != nil {
-		return fmt.Errorf("follow up interaction %s: %w", i.ID, apiError(r.s, err))
+	if _, err := r.request(ctx, http.MethodPost, discordgo.EndpointWebhookToken(i.AppID, i.Token)+"?wait=true", p, p.Files); err != nil {
+		return fmt.Errorf("follow up interaction %s: %w", i.ID, err)
 	}
 	return nil
+}
+
+// request sends one per-interaction call, data as JSON (or multipart with
+// files, as discordgo does), under the bucket of a free slot. Its error
+// names no URL: the URL carries the interaction's token, which must not
+// reach the logs.
+func (r restResponder) request(ctx context.Context, method, urlStr string, data any, files []*discordgo.File) ([]byte, error) {
+	contentType := "application/json"
+	var body []byte
+	var err error
+	if len(files) > 0 {
+		contentType, body, err = discordgo.MultipartBodyWithJSON(data, files)
+	} else {
+		body, err = json.Marshal(data)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("encode the request: %w", err)
+	}
+	bucketID := "" // discordgo's default: the URL
+	if t := sessionTransport(r.s.Client); t != nil {
+		id, release, err := t.slot(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		bucketID = id
+	}
+	out, err := r.s.RequestRaw(method, urlStr, contentType, body, bucketID, 0, discordgo.WithContext(ctx))
+	return out, withoutURL(err, method, urlStr)
+}
+
+// withoutURL replaces, in err, the URL of a *url.Error (it carries the
+// interaction's token) by the route template.
+func withoutURL(err error, method, urlStr string) error {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return err
+	}
+	var gu *GiveUpError
+	if errors.As(ue.Err, &gu) {
+		return gu // it names the route
+	}
+	route := "?"
+	if u, perr := url.Parse(urlStr); perr == nil {
+		route = Route(method, u)
+	}
+	return fmt.Errorf("%s: %w", route, ue.Err)
 }
 
 // Rewriter is an http.RoundTripper that sends every request for
@@ -226,7 +337,11 @@ func apiError(s *discordgo.Session, err error) error {
 		return nil
 	}
 	if ue, ok := err.(*url.Error); ok && s.Client != nil {
-		if rw, ok := s.Client.Transport.(*Rewriter); ok {
+		rt := s.Client.Transport
+		if t, ok := rt.(*Transport); ok {
+			rt = t.next
+		}
+		if rw, ok := rt.(*Rewriter); ok {
 			if u, perr := url.Parse(ue.URL); perr == nil {
 				if real, ok := rw.rewrite(u); ok {
 					err = &url.Error{Op: ue.Op, URL: real.String(), Err: ue.Err}

@@ -45,10 +45,13 @@ type Hooks struct {
 	DisconnectGrace time.Duration
 }
 
-// The metrics count what the handlers and the transports report.
+// The metrics count what the handlers and the transports report, their
+// REST calls to Discord included (the transports hand their Observer to
+// bot.NewSession, which uses its RESTObserver methods).
 var (
 	_ commands.Observer = (*metrics.Metrics)(nil)
 	_ bot.Observer      = (*metrics.Metrics)(nil)
+	_ bot.RESTObserver  = (*metrics.Metrics)(nil)
 )
 
 // transport is what Main runs: the gateway or the HTTP endpoint.
@@ -74,7 +77,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	// The token first: a wrong DISCORD_TOKEN (or an unreachable
 	// DISCORD_API_BASE) is reported before the store is opened, let alone
 	// created.
-	s, err := bot.NewSession(cfg.Token, cfg.APIBase)
+	s, err := bot.NewSession(cfg.Token, cfg.APIBase, bot.WithLogger(log))
 	if err != nil {
 		return err
 	}

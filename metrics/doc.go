@@ -25,6 +25,13 @@
 //	clefs_http_requests_rejected_total{reason}           requests the HTTP endpoint refused (Rejected)
 //	clefs_build_info{version,revision,go_version}        always 1, naming the build (BuildInfo)
 //
+// The bot's REST transport (bot.Transport) reports its calls to Discord:
+//
+//	clefs_discord_requests_total{route,status}           each attempt, by route template and status ("error": no response)
+//	clefs_discord_rate_limited_total{scope}              429s by scope: user, global, shared, unknown
+//	clefs_discord_retries_total{reason}                  retries: rate_limit, server_error, timeout, connection
+//	clefs_discord_give_ups_total{route}                  calls given up (attempts, deadline, or not safe to resend)
+//
 // transport is "gateway" or "http"; shard is the gateway shard's number, and
 // "" (no label, to Prometheus) for an interaction received over HTTP; reason
 // is one of signature, method, content_type, too_large, malformed, stale.

@@ -33,10 +33,15 @@ type Metrics struct {
 	shardUp      *prometheus.GaugeVec
 	received     *prometheus.CounterVec
 	rejected     *prometheus.CounterVec
+	restReqs     *prometheus.CounterVec
+	rateLimited  *prometheus.CounterVec
+	retries      *prometheus.CounterVec
+	giveUps      *prometheus.CounterVec
 
 	commands labelSet // values admitted for the "command" label
 	ops      labelSet // values admitted for the "op" label
 	reasons  labelSet // values admitted for the "reason" label
+	routes   labelSet // values admitted for the "route" label
 }
 
 // LatencyBuckets are the upper bounds, in seconds, of the handler latency
@@ -55,6 +60,13 @@ var transports = []string{"gateway", "http"}
 // rejectReasons are the reasons the HTTP interactions endpoint gives
 // Rejected, created at 0 by New.
 var rejectReasons = []string{"signature", "method", "content_type", "too_large", "malformed", "stale"}
+
+// rateLimitScopes are the scopes of a 429 (X-RateLimit-Scope, "global"
+// for a global limit, "unknown" when Discord said none).
+var rateLimitScopes = []string{"user", "global", "shared", "unknown"}
+
+// retryReasons are the reasons the REST transport retries a call for.
+var retryReasons = []string{"rate_limit", "server_error", "timeout", "connection"}
 
 // maxShards bounds the "shard" label: a shard number outside [0, maxShards)
 // is counted as "other". A shard holds up to 2,500 guilds: 1,024 shards is
@@ -131,12 +143,30 @@ func New(reg prometheus.Registerer) *Metrics {
 			Name: "clefs_http_requests_rejected_total",
 			Help: "Requests the HTTP interactions endpoint refused, by reason (signature, method, content_type, too_large, malformed, stale).",
 		}, []string{"reason"}),
+		restReqs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "clefs_discord_requests_total",
+			Help: "HTTP requests sent to Discord's REST API (each attempt), by route template (\"PATCH /webhooks/:id/:token/messages/@original\") and status code (\"error\": no response).",
+		}, []string{"route", "status"}),
+		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "clefs_discord_rate_limited_total",
+			Help: "429 answers from Discord's REST API, by scope (user, global, shared, unknown).",
+		}, []string{"scope"}),
+		retries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "clefs_discord_retries_total",
+			Help: "REST calls to Discord retried, by reason (rate_limit, server_error, timeout, connection).",
+		}, []string{"reason"}),
+		giveUps: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "clefs_discord_give_ups_total",
+			Help: "REST calls to Discord given up (no attempt left, a wait past the deadline, a POST that may have been applied), by route template.",
+		}, []string{"route"}),
 		commands: newLabelSet(),
 		ops:      newLabelSet(),
 		reasons:  newLabelSet(),
+		routes:   newLabelSet(),
 	}
 	reg.MustRegister(m.interactions, m.latency, m.tickets, m.plays, m.wins, m.keys,
-		m.chests, m.staked, m.paid, m.storeErrors, m.shardUp, m.received, m.rejected)
+		m.chests, m.staked, m.paid, m.storeErrors, m.shardUp, m.received, m.rejected,
+		m.restReqs, m.rateLimited, m.retries, m.giveUps)
 
 	// Create the series of the fixed label sets up front, so that they read 0
 	// rather than being absent until the first event (rate() needs both ends).
@@ -150,6 +180,12 @@ func New(reg prometheus.Registerer) *Metrics {
 	m.paid.WithLabelValues("chest")
 	for _, r := range rejectReasons {
 		m.rejected.WithLabelValues(m.reasons.value(r))
+	}
+	for _, s := range rateLimitScopes {
+		m.rateLimited.WithLabelValues(s)
+	}
+	for _, r := range retryReasons {
+		m.retries.WithLabelValues(r)
 	}
 	return m
 }
@@ -244,6 +280,75 @@ func (m *Metrics) Rejected(reason string) {
 	m.rejected.WithLabelValues(m.reasons.value(reason)).Inc()
 }
 
+// RESTRequest counts one HTTP request sent to Discord (one attempt of a
+// REST call) on route, a route template ("POST /interactions/:id/:token/callback"),
+// answered with status (0: no answer, exported as status="error"). A route
+// that is not a well-formed template (a snowflake, upper case in the path…)
+// is counted as "other", as are routes beyond the first 64.
+func (m *Metrics) RESTRequest(route string, status int) {
+	label := "error"
+	if status >= 100 && status <= 599 {
+		label = strconv.Itoa(status)
+	}
+	m.restReqs.WithLabelValues(m.routes.valueIf(route, wellFormedRoute), label).Inc()
+}
+
+// RESTRateLimited counts one 429 by scope ("user", "global", "shared",
+// "unknown"; anything else is "other").
+func (m *Metrics) RESTRateLimited(scope string) {
+	if !slices.Contains(rateLimitScopes, scope) {
+		scope = other
+	}
+	m.rateLimited.WithLabelValues(scope).Inc()
+}
+
+// RESTRetry counts one retry by reason ("rate_limit", "server_error",
+// "timeout", "connection"; anything else is "other").
+func (m *Metrics) RESTRetry(reason string) {
+	if !slices.Contains(retryReasons, reason) {
+		reason = other
+	}
+	m.retries.WithLabelValues(reason).Inc()
+}
+
+// RESTGaveUp counts one REST call given up on route (a route template, as
+// for RESTRequest).
+func (m *Metrics) RESTGaveUp(route string) {
+	m.giveUps.WithLabelValues(m.routes.valueIf(route, wellFormedRoute)).Inc()
+}
+
+// wellFormedRoute accepts a route template: an upper-case method, a space,
+// and a path of lower-case words, ":id", ":token", "@original"… with no
+// run of more than 6 digits (a snowflake) and at most 96 bytes.
+func wellFormedRoute(v string) bool {
+	method, path, ok := strings.Cut(v, " ")
+	if !ok || method == "" || len(v) > 96 || !strings.HasPrefix(path, "/") {
+		return false
+	}
+	for i := 0; i < len(method); i++ {
+		if method[i] < 'A' || method[i] > 'Z' {
+			return false
+		}
+	}
+	digits := 0
+	for i := 0; i < len(path); i++ {
+		c := path[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+			if digits > 6 {
+				return false
+			}
+			continue
+		case c >= 'a' && c <= 'z', strings.IndexByte("/:@_-.", c) >= 0:
+		default:
+			return false
+		}
+		digits = 0
+	}
+	return true
+}
+
 // shardLabel is the "shard" label value of shard: its decimal number, or
 // "other" outside [0, maxShards).
 func shardLabel(shard int) string {
@@ -283,8 +388,11 @@ func newLabelSet() labelSet { return labelSet{seen: make(map[string]bool)} }
 
 // value returns v if it is a well-formed label value and the set has room
 // for it (or already holds it), and "other" otherwise.
-func (s *labelSet) value(v string) string {
-	if !wellFormed(v) {
+func (s *labelSet) value(v string) string { return s.valueIf(v, wellFormed) }
+
+// valueIf is value with ok deciding which values are well formed.
+func (s *labelSet) valueIf(v string, ok func(string) bool) string {
+	if !ok(v) {
 		return other
 	}
 	s.mu.Lock()

@@ -404,3 +404,67 @@ func BenchmarkPlay(b *testing.B) {
 		m.Play(game.TierCandle, false, game.Stake, 100)
 	}
 }
+
+func TestRESTEventsMoveCounters(t *testing.T) {
+	m, reg := newTest(t)
+	const edit = "PATCH /webhooks/:id/:token/messages/@original"
+	for _, s := range rateLimitScopes {
+		if v := value(t, reg, "clefs_discord_rate_limited_total", "scope="+s); v != 0 {
+			t.Errorf("scope %s starts at %v, want 0", s, v)
+		}
+	}
+	m.RESTRequest(edit, 429)
+	m.RESTRequest(edit, 200)
+	m.RESTRequest(edit, 0)
+	m.RESTRequest(edit, 1000) // not a status: "error"
+	m.RESTRateLimited("global")
+	m.RESTRateLimited("bucket") // unknown scope: "other"
+	m.RESTRetry("rate_limit")
+	m.RESTRetry("server_error")
+	m.RESTRetry("cosmic rays")
+	m.RESTGaveUp(edit)
+	for _, c := range []struct {
+		name   string
+		labels []string
+		want   float64
+	}{
+		{"clefs_discord_requests_total", []string{"route=" + edit, "status=429"}, 1},
+		{"clefs_discord_requests_total", []string{"route=" + edit, "status=200"}, 1},
+		{"clefs_discord_requests_total", []string{"route=" + edit, "status=error"}, 2},
+		{"clefs_discord_rate_limited_total", []string{"scope=global"}, 1},
+		{"clefs_discord_rate_limited_total", []string{"scope=other"}, 1},
+		{"clefs_discord_retries_total", []string{"reason=rate_limit"}, 1},
+		{"clefs_discord_retries_total", []string{"reason=server_error"}, 1},
+		{"clefs_discord_retries_total", []string{"reason=timeout"}, 0},
+		{"clefs_discord_retries_total", []string{"reason=other"}, 1},
+		{"clefs_discord_give_ups_total", []string{"route=" + edit}, 1},
+	} {
+		if got := value(t, reg, c.name, c.labels...); got != c.want {
+			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)
+		}
+	}
+}
+
+// A route that carries an ID or a token (a bug upstream of the metrics)
+// is never a label value.
+func TestRESTRoutesAreBounded(t *testing.T) {
+	m, reg := newTest(t)
+	for _, bad := range []string{
+		"POST /interactions/1234567890123456789/aW50ZXJhY3Rpb24/callback",
+		"POST /interactions/:id/ABCdef/callback",
+		"post /users/@me",
+		"GET users",
+		"",
+	} {
+		m.RESTRequest(bad, 200)
+	}
+	if got := value(t, reg, "clefs_discord_requests_total", "route=other", "status=200"); got != 5 {
+		t.Fatalf("malformed routes counted as other: %v, want 5", got)
+	}
+	for k := range 2 * maxLabelValues {
+		m.RESTGaveUp(fmt.Sprintf("GET /r%d", k))
+	}
+	if n := testutil.CollectAndCount(reg, "clefs_discord_give_ups_total"); n != maxLabelValues+1 {
+		t.Fatalf("%d give-up series, want %d and other", n, maxLabelValues)
+	}
+}

@@ -1,0 +1,689 @@
+package bot
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	mrand "math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// RESTObserver receives the REST transport's events for metrics. Every
+// method must be cheap and safe for concurrent use. An Observer given to
+// the transports (GatewayOptions, EndpointOptions) that also implements
+// RESTObserver counts their REST calls; *metrics.Metrics does.
+type RESTObserver interface {
+	// RESTRequest counts one HTTP request sent to Discord (each attempt),
+	// by route template ("POST /interactions/:id/:token/callback": no ID,
+	// no token) and status code; status 0 means no response (connection
+	// error or the attempt's timeout).
+	RESTRequest(route string, status int)
+	// RESTRateLimited counts one 429 by scope: "user", "global", "shared"
+	// or "unknown" (no X-RateLimit-Scope header).
+	RESTRateLimited(scope string)
+	// RESTRetry counts one retry by reason: "rate_limit", "server_error",
+	// "timeout" or "connection".
+	RESTRetry(reason string)
+	// RESTGaveUp counts one call the transport gave up on, by route template.
+	RESTGaveUp(route string)
+}
+
+// Reasons of a retry, for RESTObserver.RESTRetry.
+const (
+	retryRateLimit   = "rate_limit"
+	retryServerError = "server_error"
+	retryTimeout     = "timeout"
+	retryConnection  = "connection"
+)
+
+// Defaults of TransportOptions.
+const (
+	// DefaultMaxAttempts bounds the attempts of one REST call.
+	DefaultMaxAttempts = 5
+	// DefaultAttemptTimeout bounds one attempt: Discord answers in well
+	// under a second, and wants a callback within 3 s; a hung attempt
+	// leaves half of a handler's 10 s for another.
+	DefaultAttemptTimeout = 5 * time.Second
+	// DefaultMaxWait bounds the wait a 429 (or a rate-limit header) may
+	// ask for: a longer one is clamped to it.
+	DefaultMaxWait = 60 * time.Second
+	// DefaultRateLimitWait is the wait after a 429 that says none, or a
+	// malformed one (negative, not a number).
+	DefaultRateLimitWait = time.Second
+	// DefaultSlots is how many per-interaction calls may be in flight at
+	// once, each with a discordgo rate-limit bucket of its own.
+	DefaultSlots = 256
+)
+
+// Backoff of a retry after a 5xx or a connection error: the first wait is
+// about backoffBase, doubling each time up to backoffMax, with half of it
+// random.
+const (
+	backoffBase = 200 * time.Millisecond
+	backoffMax  = 2 * time.Second
+	// rateLimitJitterMax bounds the random time added to a 429's wait, so
+	// that the calls stopped by one global 429 do not all come back at the
+	// same instant.
+	rateLimitJitterMax = 250 * time.Millisecond
+	// maxErrorBody bounds what is read of a 429's or a 5xx's body.
+	maxErrorBody = 64 << 10
+	// maxBucketWait clamps the X-RateLimit-Reset-After that discordgo's
+	// buckets see: a bucket waits without a context, holding every call
+	// behind it, so its waits stay short. A route truly limited for
+	// longer answers the next call with a 429, which the Transport waits
+	// out under that call's context.
+	maxBucketWait = 5 * time.Second
+)
+
+// TransportOptions configure a Transport; the zero value is production.
+type TransportOptions struct {
+	// Observer counts requests, 429s, retries and give-ups; nil: none.
+	Observer RESTObserver
+	// Logger receives a warning for each malformed 429 and a debug line
+	// for each retry; nil: slog.Default(). Give-ups are not logged here:
+	// the error reaches the caller, which logs it once, naming the
+	// interaction.
+	Logger *slog.Logger
+	// MaxAttempts bounds the attempts of a call; 0: DefaultMaxAttempts.
+	MaxAttempts int
+	// AttemptTimeout bounds each attempt; 0: DefaultAttemptTimeout.
+	AttemptTimeout time.Duration
+	// MaxWait clamps the waits asked by Discord; 0: DefaultMaxWait.
+	MaxWait time.Duration
+	// Slots is how many per-interaction calls may run at once; 0:
+	// DefaultSlots.
+	Slots int
+	// Now is the clock; nil: time.Now.
+	Now func() time.Time
+	// Sleep waits d or until ctx ends (returning its error); nil: a timer.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Jitter returns a random duration in [0, d) for d > 0; nil: a
+	// generator seeded from crypto/rand.
+	Jitter func(d time.Duration) time.Duration
+}
+
+// Transport is the http.RoundTripper under discordgo that owns its
+// retries. discordgo's own (a 429 slept without a context and retried for
+// ever, 502s retried at once) are turned off by NewSession; this loop is
+// bounded and runs under the request's context:
+//
+//   - at most MaxAttempts attempts, each under AttemptTimeout;
+//   - a 429 waits its retry_after (from the JSON body, else the Retry-After
+//     header; missing or malformed: DefaultRateLimitWait; clamped to
+//     MaxWait), then retries, whatever the method: Discord did nothing;
+//   - a global 429 holds every request of the transport until it ends;
+//   - a 5xx, a connection error or an attempt's timeout is retried, after a
+//     jittered backoff, for the idempotent methods and the interaction
+//     callbacks (a second callback is refused with 40060, which Respond
+//     reads as success), never for another POST (a follow-up may have been
+//     created); a request that never left (the dial failed) is retried
+//     whatever its method;
+//   - no wait goes past the context's deadline: the call gives up at once.
+//
+// A call given up returns a *GiveUpError (wrapped by http.Client in a
+// *url.Error), so discordgo never sees a 429 or a 5xx it would retry.
+// The rate-limit headers of the responses it passes on are sanitized,
+// so that discordgo's buckets neither block for long nor fail to parse
+// them; on the per-interaction routes they are removed (see Slots).
+type Transport struct {
+	next           http.RoundTripper
+	obs            RESTObserver
+	log            *slog.Logger
+	maxAttempts    int
+	attemptTimeout time.Duration
+	maxWait        time.Duration
+	now            func() time.Time
+	sleep          func(ctx context.Context, d time.Duration) error
+	jitter         func(d time.Duration) time.Duration
+	slots          chan int // the free slots
+	slotIDs        []string // the discordgo bucket ID of each slot
+
+	mu          sync.Mutex
+	globalUntil time.Time // no request leaves before (a global 429)
+}
+
+// NewTransport returns a Transport over next (nil: http.DefaultTransport).
+func NewTransport(next http.RoundTripper, o TransportOptions) *Transport {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	t := &Transport{
+		next: next, obs: o.Observer, log: o.Logger, maxAttempts: o.MaxAttempts,
+		attemptTimeout: o.AttemptTimeout, maxWait: o.MaxWait,
+		now: o.Now, sleep: o.Sleep, jitter: o.Jitter,
+	}
+	if t.obs == nil {
+		t.obs = nopRESTObserver{}
+	}
+	if t.log == nil {
+		t.log = slog.Default()
+	}
+	if t.maxAttempts <= 0 {
+		t.maxAttempts = DefaultMaxAttempts
+	}
+	if t.attemptTimeout <= 0 {
+		t.attemptTimeout = DefaultAttemptTimeout
+	}
+	if t.maxWait <= 0 {
+		t.maxWait = DefaultMaxWait
+	}
+	if t.now == nil {
+		t.now = time.Now
+	}
+	if t.sleep == nil {
+		t.sleep = sleepCtx
+	}
+	if t.jitter == nil {
+		var seed [32]byte
+		_, _ = rand.Read(seed[:]) // never fails: crypto/rand panics rather
+		t.jitter = newJitter(seed)
+	}
+	n := o.Slots
+	if n <= 0 {
+		n = DefaultSlots
+	}
+	t.slots = make(chan int, n)
+	t.slotIDs = make([]string, n)
+	for k := range n {
+		t.slots <- k
+		t.slotIDs[k] = "clefs/interaction-slot/" + strconv.Itoa(k)
+	}
+	return t
+}
+
+type nopRESTObserver struct{}
+
+func (nopRESTObserver) RESTRequest(string, int) {}
+func (nopRESTObserver) RESTRateLimited(string)  {}
+func (nopRESTObserver) RESTRetry(string)        {}
+func (nopRESTObserver) RESTGaveUp(route string) {}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// newJitter returns a Jitter drawing from a ChaCha8 generator seeded with
+// seed (production seeds it from crypto/rand; the global generator is
+// never used), safe for concurrent use.
+func newJitter(seed [32]byte) func(time.Duration) time.Duration {
+	var mu sync.Mutex
+	r := mrand.New(mrand.NewChaCha8(seed))
+	return func(d time.Duration) time.Duration {
+		if d <= 0 {
+			return 0
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return time.Duration(r.Int64N(int64(d)))
+	}
+}
+
+// GiveUpError is the error of a REST call the Transport stopped trying.
+// It names the route template, never the URL (which carries the
+// interaction's token).
+type GiveUpError struct {
+	Route    string        // "PATCH /webhooks/:id/:token/messages/@original"
+	Attempts int           // attempts sent
+	Status   int           // the last attempt's status; 0: no response
+	Reason   string        // why it stopped
+	Wait     time.Duration // the wait it would have needed, when that is why
+	Err      error         // the last attempt's error, if any
+}
+
+func (e *GiveUpError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "discord: gave up on %s after %d attempt", e.Route, e.Attempts)
+	if e.Attempts != 1 {
+		b.WriteByte('s')
+	}
+	if e.Status != 0 {
+		fmt.Fprintf(&b, ", last status %d %s", e.Status, http.StatusText(e.Status))
+	}
+	fmt.Fprintf(&b, ": %s", e.Reason)
+	if e.Wait > 0 {
+		fmt.Fprintf(&b, " (wait %v)", e.Wait)
+	}
+	if e.Err != nil {
+		fmt.Fprintf(&b, ": %v", e.Err)
+	}
+	return b.String()
+}
+
+func (e *GiveUpError) Unwrap() error { return e.Err }
+
+// Give-up reasons.
+const (
+	reasonAttempts     = "no attempt left"
+	reasonPastDeadline = "the wait would pass the context's deadline"
+	reasonNotRetried   = "not retried: a POST may have been applied"
+	reasonNoReplay     = "not retried: the body cannot be sent again"
+	reasonContext      = "the context ended"
+)
+
+// routeClass tells how a route is treated.
+type routeClass struct {
+	perInteraction bool // carries an interaction's token: its own limits, headers stripped
+	retryAmbiguous bool // may be retried after a 5xx or a timeout
+}
+
+func classify(method, route string) routeClass {
+	c := routeClass{perInteraction: strings.Contains(route, "/:token")}
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
+		c.retryAmbiguous = true
+	case http.MethodPost:
+		c.retryAmbiguous = c.perInteraction && strings.HasSuffix(route, "/callback")
+	}
+	return c
+}
+
+// Route returns the route template of a request to Discord's API: the
+// method and the path after /api/vN, with snowflakes replaced by ":id",
+// the interaction and webhook tokens by ":token", and any other segment
+// that is not a short lower-case word by ":x". It is what metrics and
+// errors name: it holds no ID and no token.
+func Route(method string, u *url.URL) string {
+	p := u.Path
+	if i := strings.Index(p, "/api/v"); i >= 0 {
+		p = p[i+len("/api/v"):]
+		if j := strings.IndexByte(p, '/'); j >= 0 {
+			p = p[j:]
+		} else {
+			p = "/"
+		}
+	}
+	segs := strings.Split(strings.Trim(p, "/"), "/")
+	out := make([]string, len(segs))
+	for k, s := range segs {
+		switch {
+		case k >= 2 && (segs[k-2] == "interactions" || segs[k-2] == "webhooks"):
+			out[k] = ":token"
+		case s != "" && strings.Trim(s, "0123456789") == "":
+			out[k] = ":id"
+		case !plainSegment(s):
+			out[k] = ":x"
+		default:
+			out[k] = s
+		}
+	}
+	return method + " /" + strings.Join(out, "/")
+}
+
+// plainSegment accepts the fixed words of Discord's paths ("callback",
+// "@original", "application-emojis").
+func plainSegment(s string) bool {
+	if len(s) > 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < 'a' || c > 'z') && strings.IndexByte("@_-.", c) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// callState follows one call of a restResponder across the Transport's
+// attempts (the context carries it, as httptrace carries a ClientTrace).
+type callState struct {
+	mu        sync.Mutex
+	attempts  int
+	delivered bool // an attempt may have reached Discord and been applied
+}
+
+type callKey struct{}
+
+// withCall returns ctx carrying a new callState.
+func withCall(ctx context.Context) (context.Context, *callState) {
+	st := &callState{}
+	return context.WithValue(ctx, callKey{}, st), st
+}
+
+func (st *callState) attempt(maybeApplied bool) {
+	if st == nil {
+		return
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.attempts++
+	st.delivered = st.delivered || maybeApplied
+}
+
+// mayHaveBeenApplied tells whether an earlier attempt of the call may have
+// reached Discord (a 5xx, a timeout or a connection lost after sending).
+func (st *callState) mayHaveBeenApplied() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.delivered
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	route := Route(req.Method, req.URL)
+	class := classify(req.Method, route)
+	call, _ := ctx.Value(callKey{}).(*callState)
+	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+	if req.Body != nil && req.Body != http.NoBody && req.GetBody != nil {
+		req.Body.Close() // each attempt sends a copy from GetBody
+	}
+	giveUp := func(e *GiveUpError) (*http.Response, error) {
+		e.Route = route
+		t.obs.RESTGaveUp(route)
+		return nil, e
+	}
+	status := 0
+	var lastErr error
+	for attempt := 1; ; attempt++ {
+		if wait := t.globalWait(); wait > 0 {
+			if err := t.wait(ctx, wait); err != nil {
+				return giveUp(&GiveUpError{Attempts: attempt - 1, Status: status, Reason: waitReason(err), Wait: wait, Err: ctxErr(err)})
+			}
+		}
+		areq, cancel, err := t.attemptRequest(ctx, req, attempt)
+		if err != nil {
+			return giveUp(&GiveUpError{Attempts: attempt - 1, Status: status, Reason: reasonNoReplay, Err: err})
+		}
+		resp, err := t.next.RoundTrip(areq)
+		var reason string
+		var wait time.Duration
+		switch {
+		case err != nil:
+			timedOut := areq.Context().Err() != nil
+			cancel()
+			t.obs.RESTRequest(route, 0)
+			status, lastErr = 0, err
+			if ctx.Err() != nil {
+				call.attempt(!isDialError(err))
+				return giveUp(&GiveUpError{Attempts: attempt, Reason: reasonContext, Err: err})
+			}
+			sent := !isDialError(err)
+			call.attempt(sent)
+			if sent && !class.retryAmbiguous {
+				return giveUp(&GiveUpError{Attempts: attempt, Reason: reasonNotRetried, Err: err})
+			}
+			reason = retryConnection
+			if timedOut {
+				reason = retryTimeout
+			}
+			wait = t.backoff(attempt)
+		case resp.StatusCode == http.StatusTooManyRequests:
+			t.obs.RESTRequest(route, resp.StatusCode)
+			call.attempt(false)
+			status, lastErr = resp.StatusCode, nil
+			rl := t.readRateLimit(resp, route)
+			cancel()
+			t.obs.RESTRateLimited(rl.scope)
+			wait = rl.wait
+			if rl.global {
+				t.holdAll(wait)
+			}
+			wait += t.jitter(min(wait/10, rateLimitJitterMax))
+			reason = retryRateLimit
+		case resp.StatusCode >= 500:
+			t.obs.RESTRequest(route, resp.StatusCode)
+			call.attempt(true)
+			status, lastErr = resp.StatusCode, nil
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+			resp.Body.Close()
+			cancel()
+			if !class.retryAmbiguous {
+				return giveUp(&GiveUpError{Attempts: attempt, Status: status, Reason: reasonNotRetried})
+			}
+			reason = retryServerError
+			wait = t.backoff(attempt)
+		default:
+			t.obs.RESTRequest(route, resp.StatusCode)
+			call.attempt(false)
+			sanitize(resp.Header, class.perInteraction)
+			resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+			return resp, nil
+		}
+		if attempt >= t.maxAttempts {
+			return giveUp(&GiveUpError{Attempts: attempt, Status: status, Reason: reasonAttempts, Err: lastErr})
+		}
+		if !replayable {
+			return giveUp(&GiveUpError{Attempts: attempt, Status: status, Reason: reasonNoReplay, Err: lastErr})
+		}
+		if err := t.wait(ctx, wait); err != nil {
+			return giveUp(&GiveUpError{Attempts: attempt, Status: status, Reason: waitReason(err), Wait: wait, Err: ctxErr(err)})
+		}
+		t.obs.RESTRetry(reason)
+		t.log.Debug("discord: retrying", "route", route, "attempt", attempt+1, "reason", reason, "status", status, "wait", wait)
+	}
+}
+
+// errPastDeadline is wait's error when the wait would end past the
+// context's deadline.
+var errPastDeadline = errors.New("past the deadline")
+
+func waitReason(err error) string {
+	if errors.Is(err, errPastDeadline) {
+		return reasonPastDeadline
+	}
+	return reasonContext
+}
+
+func ctxErr(err error) error {
+	if errors.Is(err, errPastDeadline) {
+		return nil
+	}
+	return err
+}
+
+// wait sleeps d under ctx, or returns errPastDeadline at once if d would
+// end after ctx's deadline.
+func (t *Transport) wait(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if dl, ok := ctx.Deadline(); ok && t.now().Add(d).After(dl) {
+		return errPastDeadline
+	}
+	if d <= 0 {
+		return nil
+	}
+	return t.sleep(ctx, d)
+}
+
+// globalWait is how long a request must wait for a global 429 to end.
+func (t *Transport) globalWait() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.globalUntil.Sub(t.now())
+}
+
+// holdAll makes every request wait d from now (a global 429).
+func (t *Transport) holdAll(d time.Duration) {
+	until := t.now().Add(d)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if until.After(t.globalUntil) {
+		t.globalUntil = until
+	}
+}
+
+// backoff is the jittered wait before the attempt after attempt.
+func (t *Transport) backoff(attempt int) time.Duration {
+	d := backoffMax
+	if attempt < 8 {
+		d = min(backoffBase<<(attempt-1), backoffMax)
+	}
+	return d/2 + t.jitter(d/2)
+}
+
+// attemptRequest returns the request of one attempt: req under ctx and
+// the attempt's timeout, with a fresh copy of the body.
+func (t *Transport) attemptRequest(ctx context.Context, req *http.Request, attempt int) (*http.Request, context.CancelFunc, error) {
+	actx, cancel := context.WithTimeout(ctx, t.attemptTimeout)
+	areq := req.Clone(actx)
+	if req.GetBody != nil && req.Body != nil && req.Body != http.NoBody {
+		body, err := req.GetBody()
+		if err != nil {
+			cancel()
+			return nil, nil, fmt.Errorf("copy the request body: %w", err)
+		}
+		areq.Body = body
+	} else if attempt > 1 && req.Body != nil && req.Body != http.NoBody {
+		cancel()
+		return nil, nil, errors.New("the request body cannot be sent twice")
+	}
+	return areq, cancel, nil
+}
+
+// isDialError tells whether err means the request never left: the
+// connection could not be opened.
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// cancelOnClose ends an attempt's context once discordgo has read the body.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}
+
+// rateLimit is what a 429 asks.
+type rateLimit struct {
+	wait   time.Duration
+	global bool
+	scope  string
+}
+
+// readRateLimit reads a 429: the wait from the JSON body's retry_after,
+// else the Retry-After header, clamped to [0, maxWait]; a missing or
+// malformed one is DefaultRateLimitWait and logged. It closes the body.
+func (t *Transport) readRateLimit(resp *http.Response, route string) rateLimit {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	resp.Body.Close()
+	var msg struct {
+		RetryAfter *float64 `json:"retry_after"`
+		Global     bool     `json:"global"`
+	}
+	var problems []string
+	if err := json.Unmarshal(body, &msg); err != nil {
+		problems = append(problems, "body is not JSON")
+		msg.RetryAfter = nil
+	}
+	secs, from := msg.RetryAfter, "retry_after"
+	if secs == nil {
+		if h := resp.Header.Get("Retry-After"); h != "" {
+			if v, err := strconv.ParseFloat(h, 64); err == nil {
+				secs, from = &v, "Retry-After"
+			} else {
+				problems = append(problems, fmt.Sprintf("Retry-After %q is not a number", h))
+			}
+		} else {
+			problems = append(problems, "no retry_after and no Retry-After")
+		}
+	}
+	rl := rateLimit{wait: DefaultRateLimitWait, scope: strings.ToLower(resp.Header.Get("X-RateLimit-Scope"))}
+	if secs != nil {
+		switch v := *secs; {
+		case math.IsNaN(v) || v < 0:
+			problems = append(problems, fmt.Sprintf("%s %v is negative", from, v))
+		case v > t.maxWait.Seconds():
+			rl.wait = t.maxWait
+			problems = append(problems, fmt.Sprintf("%s %vs clamped to %v", from, v, t.maxWait))
+		default:
+			rl.wait = time.Duration(v * float64(time.Second))
+		}
+	}
+	rl.global = msg.Global || resp.Header.Get("X-RateLimit-Global") == "true" || rl.scope == "global"
+	switch {
+	case rl.global:
+		rl.scope = "global"
+	case rl.scope == "user" || rl.scope == "shared":
+	default:
+		rl.scope = "unknown"
+	}
+	if len(problems) > 0 {
+		t.log.Warn("discord: malformed 429", "route", route, "problem", strings.Join(problems, "; "), "wait", rl.wait, "global", rl.global)
+	}
+	return rl
+}
+
+// sanitize makes the rate-limit headers of a response safe for
+// discordgo's buckets (Bucket.Release): on a per-interaction route they
+// are all removed (the Transport handles those limits, and the bucket is
+// a slot shared over time by many interactions); elsewhere
+// X-RateLimit-Global goes (the Transport's own gate handles global
+// limits), X-RateLimit-Reset goes (discordgo prefers Reset-After, which
+// Discord always sends with it), a malformed or negative Reset-After or
+// Remaining goes, and a Reset-After beyond maxBucketWait is clamped to it.
+func sanitize(h http.Header, perInteraction bool) {
+	if perInteraction {
+		for k := range h {
+			if strings.HasPrefix(http.CanonicalHeaderKey(k), "X-Ratelimit-") {
+				delete(h, k)
+			}
+		}
+		return
+	}
+	h.Del("X-RateLimit-Global")
+	h.Del("X-RateLimit-Reset")
+	if v := h.Get("X-RateLimit-Reset-After"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		switch {
+		case err != nil || math.IsNaN(f) || f < 0:
+			h.Del("X-RateLimit-Reset-After")
+		case f > maxBucketWait.Seconds():
+			h.Set("X-RateLimit-Reset-After", strconv.FormatFloat(maxBucketWait.Seconds(), 'f', -1, 64))
+		}
+	}
+	if v := h.Get("X-RateLimit-Remaining"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 32)
+		switch {
+		case err != nil:
+			h.Del("X-RateLimit-Remaining")
+		case n < 0:
+			h.Set("X-RateLimit-Remaining", "0")
+		}
+	}
+}
+
+// slot takes a free slot (a discordgo bucket ID) for a per-interaction
+// call, waiting under ctx when all are in use; release gives it back.
+func (t *Transport) slot(ctx context.Context) (bucketID string, release func(), err error) {
+	select {
+	case k := <-t.slots:
+		return t.slotIDs[k], func() { t.slots <- k }, nil
+	case <-ctx.Done():
+		return "", nil, fmt.Errorf("wait for a free REST slot: %w", ctx.Err())
+	}
+}
+
+// sessionTransport finds the Transport under c, if any.
+func sessionTransport(c *http.Client) *Transport {
+	if c == nil {
+		return nil
+	}
+	t, _ := c.Transport.(*Transport)
+	return t
+}
