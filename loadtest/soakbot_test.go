@@ -77,6 +77,27 @@ func TestSoakInteractionsFailsOnALeak(t *testing.T) {
 	}
 }
 
+// TestSoakInteractionsHoldsNoTokens: the bot keeps no rate-limit bucket
+// per interaction. discordgo v0.29 makes one per token for each callback
+// or edit URL and never frees it (discordgo #1333), unless the bot names
+// the buckets itself from a bounded set: bot.DefaultSlots of them, each
+// created once, whatever the number of interactions.
+func TestSoakInteractionsHoldsNoTokens(t *testing.T) {
+	exactHeapProfile(t)
+	cfg := interactionSoakConfig(t)
+	cfg.Interactions = 1000
+	cfg.MaxGrowth = 1000 // the buckets are the verdict here, not the heap of a short run
+	rep, err := SoakInteractions(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("SoakInteractions: %v; report %+v", err, rep)
+	}
+	// A bucket and its share of the map's growth per slot, at most.
+	if d, n := rep.EndBuckets.Objects-rep.EarlyBuckets.Objects, rep.Interactions-rep.EarlyInteractions; d > bot.DefaultSlots+16 {
+		t.Errorf("discordgo's buckets grew by %d objects over %d interactions (early %+v, end %+v), more than the bot's %d slots: the bot keeps buckets per interaction token",
+			d, n, rep.EarlyBuckets, rep.EndBuckets, bot.DefaultSlots)
+	}
+}
+
 // TestSoakInteractionsReport checks the report of a soak on each store:
 // every interaction answered, the books audited, the heap read twice,
 // the fields in the JSON. Whether the heap stayed flat is .ci/run's soak
