@@ -378,7 +378,7 @@ func (r *InteractionSoakReport) WriteText(w io.Writer) error {
 	if r.Ratio > r.MaxGrowth {
 		verdict = "GROWING"
 	}
-	fmt.Fprintf(&b, "end / early heap: %.3f× (limit %.2f×): %s; %+.1f bytes per interaction after the early reading\n",
+	fmt.Fprintf(&b, "end / early heap: %.3f× (limit %.2f×): %s; %+.2f bytes per interaction after the early reading\n",
 		r.Ratio, r.MaxGrowth, verdict, r.BytesPerInteraction)
 	fmt.Fprintf(&b, "discordgo's rate-limit buckets (heap profile, one sample per %d bytes): ~%d objects, %s after %d interactions; ~%d objects, %s after %d\n",
 		r.ProfileRate, r.EarlyBuckets.Objects, kib(r.EarlyBuckets.Bytes), r.EarlyInteractions, r.EndBuckets.Objects, kib(r.EndBuckets.Bytes), r.Interactions)
