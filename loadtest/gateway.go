@@ -17,9 +17,11 @@ import (
 // token is the bot token the fake Discord expects from the bot.
 const token = "loadtest-token"
 
-// startFake starts the in-repo fake Discord on loopback.
-func startFake() (*fakediscord.Server, error) {
-	srv := fakediscord.New(fakediscord.Options{Token: token})
+// startFake starts the in-repo fake Discord on loopback. keep > 0 bounds
+// the interactions it remembers (fakediscord.Options.KeepInteractions),
+// for soaks; 0 keeps them all.
+func startFake(keep int) (*fakediscord.Server, error) {
+	srv := fakediscord.New(fakediscord.Options{Token: token, KeepInteractions: keep})
 	if err := srv.Start(); err != nil {
 		return nil, fmt.Errorf("loadtest: start the fake Discord: %w", err)
 	}
@@ -73,12 +75,12 @@ func (b *botSpec) with(kv ...string) map[string]string {
 // startGateway starts the fake Discord and a bot.Gateway serving h against
 // it, and returns once the bot is connected and its commands registered.
 // With spec, the bot is spec's binary in a process of its own instead, and
-// h and obs are not used.
-func startGateway(ctx context.Context, h bot.Handler, obs bot.Observer, log *slog.Logger, spec *botSpec) (*gatewayClient, error) {
+// h and obs are not used. keep is startFake's.
+func startGateway(ctx context.Context, h bot.Handler, obs bot.Observer, log *slog.Logger, spec *botSpec, keep int) (*gatewayClient, error) {
 	if spec != nil {
 		return startGatewayProcess(ctx, spec)
 	}
-	srv, err := startFake()
+	srv, err := startFake(keep)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +111,7 @@ func startGateway(ctx context.Context, h bot.Handler, obs bot.Observer, log *slo
 // against it (DISCORD_API_BASE, one shard), and returns once the bot has
 // registered its commands and identified on the gateway.
 func startGatewayProcess(ctx context.Context, spec *botSpec) (*gatewayClient, error) {
-	srv, err := startFake()
+	srv, err := startFake(0)
 	if err != nil {
 		return nil, err
 	}

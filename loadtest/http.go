@@ -47,7 +47,7 @@ type httpClient struct {
 // registered. With spec, the bot is spec's binary in a process of its
 // own instead, and h and obs are not used.
 func startHTTP(ctx context.Context, h bot.Handler, obs bot.Observer, log *slog.Logger, players int, spec *botSpec) (*httpClient, error) {
-	srv, err := startFake()
+	srv, err := startFake(0)
 	if err != nil {
 		return nil, err
 	}

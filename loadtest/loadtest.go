@@ -463,7 +463,7 @@ func runTransport(ctx context.Context, name string, h bot.Handler, obs bot.Obser
 	var c client
 	switch name {
 	case Gateway:
-		c, err = startGateway(ctx, h, obs, cfg.BotLogger, spec)
+		c, err = startGateway(ctx, h, obs, cfg.BotLogger, spec, 0)
 	case HTTP:
 		c, err = startHTTP(ctx, h, obs, cfg.BotLogger, len(players), spec)
 	}

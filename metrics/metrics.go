@@ -330,23 +330,7 @@ func wellFormedRoute(v string) bool {
 			return false
 		}
 	}
-	digits := 0
-	for i := 0; i < len(path); i++ {
-		c := path[i]
-		switch {
-		case c >= '0' && c <= '9':
-			digits++
-			if digits > 6 {
-				return false
-			}
-			continue
-		case c >= 'a' && c <= 'z', strings.IndexByte("/:@_-.", c) >= 0:
-		default:
-			return false
-		}
-		digits = 0
-	}
-	return true
+	return plainLabel(path, "/:@_-.")
 }
 
 // shardLabel is the "shard" label value of shard: its decimal number, or
@@ -414,6 +398,13 @@ func wellFormed(v string) bool {
 	if v == "" || len(v) > maxLabelLen {
 		return false
 	}
+	return plainLabel(v, " _-./")
+}
+
+// plainLabel reports whether v is made of lower-case ASCII letters, digits
+// and the bytes of seps, with no run of more than 6 digits (a snowflake:
+// a user, guild or message ID).
+func plainLabel(v, seps string) bool {
 	digits := 0
 	for i := 0; i < len(v); i++ {
 		c := v[i]
@@ -424,7 +415,7 @@ func wellFormed(v string) bool {
 				return false
 			}
 			continue
-		case c >= 'a' && c <= 'z', strings.IndexByte(" _-./", c) >= 0:
+		case c >= 'a' && c <= 'z', strings.IndexByte(seps, c) >= 0:
 		default:
 			return false
 		}

@@ -519,6 +519,7 @@ func (s *Server) send(ctx context.Context, in *interaction, payload map[string]a
 	}
 	s.interactions[in.id] = in
 	s.byToken[in.token] = in
+	s.keepLocked(in.id)
 	in.dispatched = time.Now()
 	in.timer = time.AfterFunc(s.opts.AckTimeout, func() { s.expire(in) })
 	endpoint := s.endpoint
@@ -546,6 +547,41 @@ func (s *Server) send(ctx context.Context, in *interaction, payload map[string]a
 	}
 	s.log.Info("interaction sent", "id", in.id, "kind", in.kind.String(), "name", in.name, "user", in.user, "guild", in.guild)
 	return &Pending{in: in}, nil
+}
+
+// keepLocked records id as the newest interaction and, with
+// Options.KeepInteractions, forgets the oldest one past the bound.
+func (s *Server) keepLocked(id string) {
+	keep := s.opts.KeepInteractions
+	if keep <= 0 {
+		return
+	}
+	if len(s.kept) < keep {
+		s.kept = append(s.kept, id)
+		return
+	}
+	s.forgetLocked(s.kept[s.keptNext])
+	s.kept[s.keptNext] = id
+	s.keptNext = (s.keptNext + 1) % keep
+}
+
+// forgetLocked drops an interaction and the messages it created (its
+// original response, unless that is the message it updated, and its
+// follow-ups). One still waiting for its callback keeps its deadline, so
+// that a Pending on it still ends.
+func (s *Server) forgetLocked(id string) {
+	in, ok := s.interactions[id]
+	if !ok {
+		return
+	}
+	delete(s.interactions, id)
+	delete(s.byToken, in.token)
+	if in.original != nil && in.original.interaction == in {
+		delete(s.messages, in.original.id)
+	}
+	for _, m := range in.followUps {
+		delete(s.messages, m.id)
+	}
 }
 
 func (s *Server) expire(in *interaction) {

@@ -80,6 +80,12 @@ type Options struct {
 	TokenLife time.Duration
 	// Seed seeds the draws of the faults with a Fraction (see Fault).
 	Seed uint64
+	// KeepInteractions, when > 0, bounds what the fake remembers, for long
+	// runs (the load generator's soak): once more interactions than that
+	// were sent, the oldest is forgotten with the messages it created, as
+	// if its token had expired and its messages were deleted (a call or a
+	// click about it answers unknown). Zero: every interaction is kept.
+	KeepInteractions int
 }
 
 // Failure is a call the fake refused (any 4xx answer), an interaction the
@@ -144,6 +150,8 @@ type Server struct {
 	messages     map[string]*message
 	interactions map[string]*interaction // by ID
 	byToken      map[string]*interaction
+	kept         []string // with KeepInteractions: the IDs kept, a ring…
+	keptNext     int      // …whose oldest is at keptNext once full
 	failures     []Failure
 	identifies   []Identify
 	sessions     map[string]*session
