@@ -217,7 +217,7 @@ type ChaosPhase struct {
 	OnlyInHistory  int64 `json:"only_in_history"`
 	Open           int64 `json:"open"`
 	HistoryReads   int64 `json:"history_reads"`
-	ResumedByPlay  int64 `json:"resumed_by_play"` // /play answers that handed back an open ticket
+	ResumedByPlay  int64 `json:"resumed_by_play"` // /play answers that handed back an open ticket the player had seen
 	// TimeToResult is, for every action (a /play, a click, and its
 	// retries), the time from its first send to the answer that shows the
 	// card. TimeToResult429 is that of the Hit429 actions hit by one 429

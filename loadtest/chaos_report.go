@@ -23,7 +23,7 @@ func (r *ChaosReport) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, " %s %d,", k, ph.Faults[k])
 		}
 		b.WriteString("\n")
-		fmt.Fprintf(&b, "  tickets: %d bought; result shown %d, shown in the recovery %d, only in the history %d, left open %d; /play handed back %d; history read %d times\n",
+		fmt.Fprintf(&b, "  tickets: %d bought; result shown %d, shown in the recovery %d, only in the history %d, left open %d; /play handed back a ticket already shown %d times; history read %d times\n",
 			ph.Tickets, ph.Seen, ph.SeenInRecovery, ph.OnlyInHistory, ph.Open, ph.ResumedByPlay, ph.HistoryReads)
 		fmt.Fprintf(&b, "  time to result (first send → the card shows it), every action: %s\n", ph.TimeToResult)
 		fmt.Fprintf(&b, "  time to result of the %d actions hit by one 429 (and no other fault): %s\n", ph.Hit429, ph.TimeToResult429)

@@ -13,21 +13,22 @@ import (
 )
 
 // chaosUsage is the -h paragraph of -chaos.
-const chaosUsage = `-chaos D instead runs the chaos test for D (e.g. 30s): -players (50 unless
-given) per transport play through the real handlers while the fake Discord
-injects random faults into -chaos-fraction (0.1) of the REST calls (429s per
-bucket and global with a retry_after of -chaos-retry-after, 5xx with HTML
-bodies before and after the call took effect, slow answers, connection
-resets; -chaos-kinds chooses among them) and drops the gateway -chaos-drops
-(3) times; with -transport both, the two transports run at the same time,
-each with its own fake and bot. Then the faults stop, each player sends
-/play and clicks through any ticket it hands back, and the store is
-audited. It exits 1 on any breach: a credit created or lost, a ticket
-drawn twice or lost, a key lost or doubled, a ticket whose result the
-player can never reach, or a call the fake Discord refused (a retry before
-retry_after, a second acknowledgement). It reports the faults by kind and,
-for the actions hit by 429s, the time until the player sees the result
-(p50, p99) beside retry_after + 1 s. The bot runs in this process.
+const chaosUsage = `-chaos D instead runs the chaos test for D (e.g. 30s), on the gateway unless
+-transport says otherwise (both: the two at the same time, each with its own
+fake Discord and bot): -players (50 unless given) per transport play
+through the real handlers while the fake Discord injects random faults
+into -chaos-fraction (0.1) of the REST calls (429s per bucket and global
+with a retry_after of -chaos-retry-after, 5xx with HTML bodies before and
+after the call took effect, slow answers, connection resets;
+-chaos-kinds chooses among them) and drops the gateway -chaos-drops (3)
+times. Then the faults stop, each player sends /play and clicks through
+any ticket it hands back, and the store is audited. It exits 1 on any
+breach: a credit created or lost, a ticket drawn twice or lost, a key lost
+or doubled, a ticket whose result the player can never reach, or a call
+the fake Discord refused (a retry before retry_after, a second
+acknowledgement). It reports the faults by kind and, for the actions hit
+by 429s, the time until the player sees the result (p50, p99) beside
+retry_after + 1 s. The bot runs in this process.
 
 `
 
@@ -55,10 +56,13 @@ func chaosFlags(fs *flag.FlagSet, c *chaosOptions) {
 
 // config returns the chaos run's configuration from the options.
 func (c chaosOptions) config(o options) (loadtest.ChaosConfig, error) {
-	players, explicit := 50, false
+	players, explicit, transports := 50, false, []string{loadtest.Gateway}
 	c.fs.Visit(func(f *flag.Flag) {
-		if f.Name == "players" {
+		switch f.Name {
+		case "players":
 			explicit = true
+		case "transport":
+			transports = o.cfg.Transports
 		}
 	})
 	if explicit {
@@ -82,7 +86,7 @@ func (c chaosOptions) config(o options) (loadtest.ChaosConfig, error) {
 	return loadtest.ChaosConfig{
 		Kinds: kinds,
 		Store: cfg.Store, RedisURL: cfg.RedisURL, DataPath: cfg.DataPath, Force: cfg.Force,
-		Transports: cfg.Transports, Players: players, Guilds: cfg.Guilds, Duration: c.duration,
+		Transports: transports, Players: players, Guilds: cfg.Guilds, Duration: c.duration,
 		Fraction: c.fraction, Seed: c.seed, RetryAfter: c.retryAfter, GatewayDrops: drops,
 		Logger: cfg.Logger, BotLogger: cfg.BotLogger,
 	}, nil

@@ -43,9 +43,12 @@ func TestChaosBadFlags(t *testing.T) {
 // report with no breach.
 func TestChaosRun(t *testing.T) {
 	var out, errOut bytes.Buffer
-	args := []string{"-chaos", "2s", "-players", "4", "-transport", "gateway", "-chaos-seed", "7", "-chaos-drops", "1"}
+	args := []string{"-chaos", "2s", "-players", "4", "-chaos-seed", "7", "-chaos-drops", "1"} // the gateway by default
 	if code := run(context.Background(), args, &out, &errOut); code != 0 {
 		t.Fatalf("%q: exit %d; stdout:\n%s\nstderr:\n%s", args, code, out.String(), errOut.String())
+	}
+	if strings.Contains(out.String(), "http:") {
+		t.Errorf("-chaos ran the HTTP endpoint without -transport http:\n%s", out.String())
 	}
 	for _, want := range []string{"4 players per transport", "seed 7", "gateway:", "breaches: 0 (credit 0, ticket 0, key 0, unreachable 0, discord 0)"} {
 		if !strings.Contains(out.String(), want) {
