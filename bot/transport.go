@@ -394,7 +394,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	status := 0
 	var lastErr error
 	for attempt := 1; ; attempt++ {
-		if wait := t.globalWait(); wait > 0 {
+		for wait := t.globalWait(); wait > 0; wait = t.globalWait() { // a global 429 met while waiting extends the hold
 			if err := t.wait(ctx, wait); err != nil {
 				return giveUp(&GiveUpError{Attempts: attempt - 1, Status: status, Reason: waitReason(err), Wait: wait, Err: ctxErr(err)})
 			}
