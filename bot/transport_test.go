@@ -427,6 +427,27 @@ func TestGlobalRateLimitHoldsOtherRoutes(t *testing.T) {
 	}
 }
 
+// A global 429 met by another call while a request waits for the hold
+// to end extends the hold: the request waits again before it goes, rather
+// than leaving when the first hold ends (found by the chaos run).
+func TestGlobalHoldExtendedWhileWaiting(t *testing.T) {
+	srv := serve(t, func(n int, w http.ResponseWriter, r *http.Request) { okJSON(w) })
+	g := newRig(t, srv.URL, nil)
+	tr := g.s.Client.Transport.(*Transport)
+	tr.holdAll(2 * time.Second) // another call met a global 429 of 2 s
+	// While the edit waits, a third call meets a global 429 of 5 s.
+	g.clk.onSleep = func(time.Duration) { tr.holdAll(5 * time.Second) }
+	if err := edit(ctx10s(t), g.r); err != nil {
+		t.Fatal(err)
+	}
+	if w := g.clk.Waits(); len(w) != 2 || w[0] != 2*time.Second || w[1] != 3*time.Second {
+		t.Fatalf("waits %v, want 2s then the 3s left of the extended hold", w)
+	}
+	if n := len(srv.Hits()); n != 1 {
+		t.Fatalf("%d requests, want 1", n)
+	}
+}
+
 func TestServerErrorRetriedOnlyWhenSafe(t *testing.T) {
 	badGateway := func(w http.ResponseWriter) {
 		w.Header().Set("Content-Type", "text/html")
