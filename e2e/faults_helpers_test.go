@@ -334,6 +334,10 @@ func (f *fx) reveal(card *discordgo.Message, user string, o game.Outcome, rows b
 		return balanceOf(m) == want && !hasButton(m, "v1:auto:") && !hasButton(m, "v1:row:") &&
 			(hasButton(m, "v1:chest:") == due)
 	}
+	if m := f.current(card); done(m) {
+		f.t.Logf("the result of %s's ticket is on the card already", user)
+		return m // shown already (an edit that came through after all)
+	}
 	prefixes := []string{"v1:auto:" + user}
 	if rows {
 		prefixes = []string{"v1:row:" + user + ":", "v1:row:" + user + ":", "v1:row:" + user + ":"}
@@ -477,6 +481,25 @@ func (f *fx) faulted(kinds ...fakediscord.FaultKind) {
 			f.t.Errorf("no fault %q happened (faults: %v): the test proves nothing", k, f.srv.Faults())
 		}
 	}
+}
+
+// allHit checks that every fault rule injected has hit all its calls
+// (none is left waiting), so that each fault the test meant did happen.
+func (f *fx) allHit() {
+	f.t.Helper()
+	for _, r := range f.srv.FaultRules() {
+		f.t.Errorf("fault rule %d never hit (%d left): %+v", r.ID, r.Left, r.Fault)
+	}
+}
+
+// hit reports whether a fault of kind hit a call of method.
+func (f *fx) hit(kind fakediscord.FaultKind, method string) bool {
+	for _, x := range f.srv.Faults() {
+		if x.Kind == kind && x.Method == method {
+			return true
+		}
+	}
+	return false
 }
 
 // consequence reports whether the fake recorded a consequence with code.
