@@ -20,6 +20,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/redistest"
 )
 
 // The routes the fault tests aim at.
@@ -35,6 +36,12 @@ func transportEnvs(t *testing.T) map[string]map[string]string {
 		"gateway": {"DATA_PATH": filepath.Join(t.TempDir(), "clefs.db")},
 		"http":    httpEnv(map[string]string{"DATA_PATH": filepath.Join(t.TempDir(), "clefs.db")}),
 	}
+}
+
+// withRedis adds the gateway with a Redis store to envs.
+func withRedis(t *testing.T, envs map[string]map[string]string) map[string]map[string]string {
+	envs["gateway-redis"] = map[string]string{"REDIS_URL": redistest.URL(t)}
+	return envs
 }
 
 // slowDrawer is the test's script, drawing after a delay the test sets:

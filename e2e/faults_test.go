@@ -1,11 +1,15 @@
 package e2e_test
 
 import (
+	"context"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
+	"github.com/lesclefsdutresor/clefs/metrics"
 )
 
 // The fault tests (issue 22): the real bot, on each transport, against a
@@ -19,6 +23,8 @@ import (
 //   - the books balance: the export against the test's own books, each
 //     ticket once, the keys and chests chained, `clefs audit` clean;
 //   - the fault did happen (srv.Faults), so that the test proves something.
+// The 429 and 5xx tests also run on the gateway with Redis
+// ("gateway-redis"): the store's operation IDs under the bot's retries.
 // Edits are reached on both transports by a draw slower than the
 // handlers' 2 s DeferAfter: the answer is deferred, then edited.
 
@@ -27,12 +33,12 @@ import (
 // global 429 for one second hitting an edit and what follows.
 func TestFaultRateLimits(t *testing.T) {
 	t.Parallel()
-	for name, env := range transportEnvs(t) {
+	for name, env := range withRedis(t, transportEnvs(t)) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			f := newFx(t, env, fakediscord.Options{})
 			kinds := []fakediscord.FaultKind{fakediscord.FaultRateLimit, fakediscord.FaultGlobalRateLimit}
-			if name == "gateway" {
+			if strings.HasPrefix(name, "gateway") {
 				// The next three callbacks: /play's, Auto's, the row's.
 				f.inject(fakediscord.Fault{Kind: fakediscord.FaultRateLimit, Route: routeCallback, Count: 3, RetryAfter: 300 * time.Millisecond})
 				f.cycle(alice, win(game.TierCandle), false)
@@ -81,7 +87,7 @@ func TestFaultMalformed429s(t *testing.T) {
 				t.Parallel()
 				env["SHUTDOWN_TIMEOUT"] = "1s"
 				f := newFx(t, env, fakediscord.Options{})
-				if name == "gateway" {
+				if strings.HasPrefix(name, "gateway") {
 					f.inject(fakediscord.Fault{Kind: kind, Route: routeCallback, Count: 1})
 					f.cycle(alice, win(game.TierCandle), false)
 				}
@@ -121,11 +127,11 @@ func TestFaultMalformed429s(t *testing.T) {
 // Each result shows on the answer itself.
 func TestFaultServerErrors(t *testing.T) {
 	t.Parallel()
-	for name, env := range transportEnvs(t) {
+	for name, env := range withRedis(t, transportEnvs(t)) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			f := newFx(t, env, fakediscord.Options{})
-			if name == "gateway" {
+			if strings.HasPrefix(name, "gateway") {
 				f.inject(
 					fakediscord.Fault{Kind: fakediscord.FaultServerError, Status: 502, Route: routeCallback},              // /play's, not processed
 					fakediscord.Fault{Kind: fakediscord.FaultServerError, Status: 503, Route: routeCallback, After: true}, // Auto's, processed
@@ -166,7 +172,7 @@ func TestFaultSlowAnswers(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			f := newFx(t, env, fakediscord.Options{})
-			if name == "gateway" {
+			if strings.HasPrefix(name, "gateway") {
 				f.inject(fakediscord.Fault{Kind: fakediscord.FaultSlow, Route: routeCallback, Delay: 2500 * time.Millisecond, After: true, Count: 2})
 				f.cycle(alice, win(game.TierCandle), false)
 			}
@@ -196,7 +202,7 @@ func TestFaultConnectionResets(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			f := newFx(t, env, fakediscord.Options{})
-			if name == "gateway" {
+			if strings.HasPrefix(name, "gateway") {
 				f.inject(
 					fakediscord.Fault{Kind: fakediscord.FaultReset, Route: routeCallback},
 					fakediscord.Fault{Kind: fakediscord.FaultReset, Route: routeCallback, After: true},
@@ -219,4 +225,166 @@ func TestFaultConnectionResets(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFaultLateCallbacks: callbacks later than Discord's 3 s window,
+// refused with 10062 (the user saw "This interaction failed"): the
+// ticket was sold or drawn once all the same, and the player reaches it.
+//   - callback: the callbacks of a /play and of an Auto answered too
+//     slowly by Discord (gateway): the bot stops at its 3 s window, /play
+//     hands back the open ticket, the old card's Auto shows the result;
+//   - ack: a window shorter than the bot's deferral (AckTimeout 1.5 s,
+//     the draw 2.2 s; both transports): the only refusals are that
+//     interaction's, and the old card shows the result.
+func TestFaultLateCallbacks(t *testing.T) {
+	t.Parallel()
+	cases := map[string]map[string]string{}
+	for name, env := range transportEnvs(t) {
+		cases["ack/"+name] = env
+	}
+	cases["callback/gateway"] = map[string]string{"DATA_PATH": filepath.Join(t.TempDir(), "clefs.db")}
+	for name, env := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var opts fakediscord.Options
+			if strings.HasPrefix(name, "ack/") {
+				opts.AckTimeout = 1500 * time.Millisecond
+			}
+			f := newFx(t, env, opts)
+			if strings.HasPrefix(name, "callback/") {
+				late := fakediscord.Fault{Kind: fakediscord.FaultSlow, Route: routeCallback, Delay: 3500 * time.Millisecond}
+				f.inject(late)
+				card := f.playCard(alice) // its callback too late, the second /play's in time
+				f.inject(late)
+				f.reveal(card, alice, win(game.TierCandle), false) // likewise Auto's, then the old card's
+				f.cycle(bob, loss(true), true)
+				f.books()
+				f.noFailures(nil)
+				f.allHit()
+				if !f.consequence(10062) {
+					t.Error("no 10062: the callbacks were not late")
+				}
+				if n := f.fallbacks.Load(); n != 2 {
+					t.Errorf("%d results reached by a second try, want 2 (/play, then Auto on the old card)", n)
+				}
+				return
+			}
+			f.cycle(alice, win(game.TierCandle), false)
+			f.slow.delay.Store(int64(slowDraw))
+			f.cycle(bob, loss(true), false) // deferred after the window: refused
+			f.slow.delay.Store(0)
+			f.cycle(alice, loss(true), true)
+			f.dailyAndGrant(bob)
+			f.books()
+			late := map[string]bool{}
+			for _, x := range f.srv.Failures() {
+				if x.Code == 10062 {
+					late[x.Interaction] = true
+				}
+			}
+			if len(late) != 1 {
+				t.Errorf("%d interactions refused with 10062, want bob's Auto only", len(late))
+			}
+			f.noFailures(func(x fakediscord.Failure) bool { return late[x.Interaction] })
+			if n := f.fallbacks.Load(); n != 1 {
+				t.Errorf("%d results reached by a second try, want 1 (bob's Auto)", n)
+			}
+		})
+	}
+}
+
+// TestFaultExpiredTokens: the edit of a deferred answer refused with
+// 50027 (an interaction token past its life): the result stays on the
+// player's old card (a click shows it).
+//   - injected: Discord answers 50027 to the edit (both transports);
+//   - life: tokens living 1.5 s, shorter than the draw (2.2 s): the only
+//     refusals are that interaction's edits.
+func TestFaultExpiredTokens(t *testing.T) {
+	t.Parallel()
+	cases := map[string]map[string]string{}
+	for _, how := range []string{"injected", "life"} {
+		for name, env := range transportEnvs(t) {
+			cases[how+"/"+name] = env
+		}
+	}
+	for name, env := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			injected := strings.HasPrefix(name, "injected/")
+			var opts fakediscord.Options
+			if !injected {
+				opts.TokenLife = 1500 * time.Millisecond
+			}
+			f := newFx(t, env, opts)
+			f.cycle(alice, win(game.TierCandle), false)
+			if injected {
+				f.inject(fakediscord.Fault{Kind: fakediscord.FaultTokenExpired, Route: routeEdit})
+			}
+			f.slow.delay.Store(int64(slowDraw))
+			f.cycle(bob, loss(true), false)
+			f.slow.delay.Store(0)
+			f.cycle(bob, loss(true), true)
+			f.dailyAndGrant(alice)
+			f.books()
+			if injected {
+				f.noFailures(nil)
+				f.allHit()
+				f.faulted(fakediscord.FaultTokenExpired)
+			} else {
+				expired := map[string]bool{}
+				for _, x := range f.srv.Failures() {
+					if x.Code == 50027 {
+						expired[x.Interaction] = true
+					}
+				}
+				if len(expired) != 1 {
+					t.Errorf("%d interactions' edits refused with 50027, want bob's Auto only", len(expired))
+				}
+				f.noFailures(func(x fakediscord.Failure) bool { return expired[x.Interaction] })
+			}
+			if n := f.fallbacks.Load(); n != 1 {
+				t.Errorf("%d results reached by a second try, want 1 (bob's Auto, on the old card)", n)
+			}
+		})
+	}
+}
+
+// TestFaultGateway: op 7 RECONNECT, op 9 INVALID_SESSION (resumable and
+// not) and heartbeat ACKs withheld: the session resumes or identifies
+// again, then a /play cycle is answered and /healthz is back to ok.
+func TestFaultGateway(t *testing.T) {
+	t.Parallel()
+	addr := freeAddr(t)
+	f := newFx(t, map[string]string{"DATA_PATH": filepath.Join(t.TempDir(), "clefs.db"), "METRICS_ADDR": addr},
+		fakediscord.Options{HeartbeatInterval: 400 * time.Millisecond})
+	sessions := func() int { return len(f.srv.Resumes()) + len(f.srv.Identifies()) }
+	healthy := func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		return metrics.Probe(ctx, addr) == nil
+	}
+	waitFor(t, "/healthz ok at the start", healthy)
+	for _, fault := range []struct {
+		name   string
+		kind   fakediscord.FaultKind
+		inject func()
+	}{
+		{"op 7 RECONNECT", fakediscord.FaultGatewayReconnect, func() { f.srv.Reconnect() }},
+		{"op 9 resumable", fakediscord.FaultGatewayInvalidSession, func() { f.srv.InvalidateSession(true) }},
+		{"op 9 not resumable", fakediscord.FaultGatewayInvalidSession, func() { f.srv.InvalidateSession(false) }},
+		{"heartbeat ACKs withheld", fakediscord.FaultHeartbeatAcks, func() { f.srv.WithholdHeartbeatAcks(3 * time.Second) }},
+	} {
+		n, ids := sessions(), len(f.srv.Identifies())
+		fault.inject()
+		waitFor(t, fault.name+": resumed or identified again", func() bool { return sessions() > n })
+		if fault.name == "op 9 not resumable" && len(f.srv.Identifies()) == ids {
+			t.Errorf("%s: resumed a session that was not resumable", fault.name)
+		}
+		waitFor(t, fault.name+": /healthz ok", healthy)
+		f.cycle(alice, loss(true), false)
+		f.faulted(fault.kind)
+	}
+	f.dailyAndGrant(alice)
+	f.books()
+	f.noFailures(nil)
 }
