@@ -641,16 +641,3 @@ func checkHistory(t *testing.T, user string, p game.Player, hist []game.Entry) {
 		t.Errorf("player %s: the history gives %d keys (chest due %v), the player holds %d (due %v)", user, keys, due, p.Keys, p.ChestDue)
 	}
 }
-
-// playRound is what each fault test plays under its fault: alice's
-// tickets by Auto, bob's row by row, three keys and alice's chest, a
-// win, /daily and a moderator's grant.
-func (f *fx) playRound() {
-	f.t.Helper()
-	f.cycle(alice, win(game.TierCandle), false)
-	f.cycle(bob, loss(true), true)
-	for range 3 {
-		f.cycle(alice, loss(true), false)
-	}
-	f.dailyAndGrant(bob)
-}
