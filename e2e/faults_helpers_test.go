@@ -63,9 +63,9 @@ func (d *slowDrawer) Chest(s game.Seed, c string, n int64) (game.Chest, error) {
 	return d.script.Chest(s, c, n)
 }
 
-// slowDraw is longer than commands.DefaultDeferAfter: the answer is
-// deferred, then edited.
-const slowDraw = 2200 * time.Millisecond
+// slowDraw is longer than commands.DefaultDeferAfter (2 s), with a
+// margin for a loaded machine: the answer is deferred, then edited.
+const slowDraw = 2400 * time.Millisecond
 
 // fx is a bot under faults and the books the test keeps of what each
 // player should hold.
@@ -507,6 +507,17 @@ func (f *fx) hit(kind fakediscord.FaultKind, method string) bool {
 		}
 	}
 	return false
+}
+
+// noConsequence checks that no refusal followed the faults: the bot
+// neither answered an interaction twice nor too late because of them.
+func (f *fx) noConsequence() {
+	f.t.Helper()
+	for _, x := range f.srv.Faults() {
+		if x.Kind == fakediscord.FaultConsequence {
+			f.t.Errorf("refused after a fault: %s %s code %d: %s", x.Method, x.Path, x.Code, x.Detail)
+		}
+	}
 }
 
 // consequence reports whether the fake recorded a consequence with code.

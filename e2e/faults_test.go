@@ -61,6 +61,7 @@ func TestFaultRateLimits(t *testing.T) {
 			f.noFailures(nil)
 			f.allHit()
 			f.faulted(fakediscord.FaultRateLimit, fakediscord.FaultGlobalRateLimit)
+			f.noConsequence()
 			if n := f.fallbacks.Load(); n != 0 {
 				t.Errorf("%d results needed a second try: a 429 was not waited out", n)
 			}
@@ -126,6 +127,9 @@ func TestFaultMalformed429s(t *testing.T) {
 			f.noFailures(nil)
 			f.allHit()
 			f.faulted(append(waited, huge)...)
+			if strings.HasPrefix(name, "gateway") && !f.consequence(10062) {
+				t.Error("the /play whose callback was given up was not refused: was it answered late?")
+			}
 		})
 	}
 }
@@ -186,7 +190,7 @@ func TestFaultSlowAnswers(t *testing.T) {
 			t.Parallel()
 			f := newFx(t, env, fakediscord.Options{})
 			if strings.HasPrefix(name, "gateway") {
-				f.inject(fakediscord.Fault{Kind: fakediscord.FaultSlow, Route: routeCallback, Delay: 2500 * time.Millisecond, After: true, Count: 2})
+				f.inject(fakediscord.Fault{Kind: fakediscord.FaultSlow, Route: routeCallback, Delay: 2500 * time.Millisecond, After: true})
 				f.cycle(alice, win(game.TierCandle), false)
 			}
 			f.slow.delay.Store(int64(slowDraw))
@@ -199,6 +203,7 @@ func TestFaultSlowAnswers(t *testing.T) {
 			f.noFailures(nil)
 			f.allHit()
 			f.faulted(fakediscord.FaultSlow)
+			f.noConsequence() // the late callback was not sent again
 			if n := f.fallbacks.Load(); n != 0 {
 				t.Errorf("%d results needed a second try", n)
 			}
@@ -248,8 +253,8 @@ func TestFaultConnectionResets(t *testing.T) {
 //   - callback: the callbacks of a /play and of an Auto answered too
 //     slowly by Discord (gateway): the bot stops at its 3 s window, /play
 //     hands back the open ticket, the old card's Auto shows the result;
-//   - ack: a window shorter than the bot's deferral (AckTimeout 1.5 s,
-//     the draw 2.2 s; both transports): the only refusals are that
+//   - ack: a window shorter than the bot's deferral (AckTimeout 1.8 s,
+//     the deferral at 2 s; both transports): the only refusals are that
 //     interaction's, and the old card shows the result.
 func TestFaultLateCallbacks(t *testing.T) {
 	t.Parallel()
@@ -263,7 +268,7 @@ func TestFaultLateCallbacks(t *testing.T) {
 			t.Parallel()
 			var opts fakediscord.Options
 			if strings.HasPrefix(name, "ack/") {
-				opts.AckTimeout = 1500 * time.Millisecond
+				opts.AckTimeout = 1800 * time.Millisecond
 			}
 			f := newFx(t, env, opts)
 			if strings.HasPrefix(name, "callback/") {
@@ -312,7 +317,7 @@ func TestFaultLateCallbacks(t *testing.T) {
 // 50027 (an interaction token past its life): the result stays on the
 // player's old card (a click shows it).
 //   - injected: Discord answers 50027 to the edit (both transports);
-//   - life: tokens living 1.5 s, shorter than the draw (2.2 s): the only
+//   - life: tokens living 1.5 s, shorter than the draw (2.4 s): the only
 //     refusals are that interaction's edits.
 func TestFaultExpiredTokens(t *testing.T) {
 	t.Parallel()
