@@ -103,6 +103,10 @@ func newFx(t *testing.T, env map[string]string, opts fakediscord.Options) *fx {
 		"LOG_LEVEL":        "warn",
 		"SHUTDOWN_TIMEOUT": "5s",
 		"DATA_PATH":        filepath.Join(t.TempDir(), "clefs.db"),
+		// No application emojis: their upload is CPU-heavy under -race
+		// with several bots starting at once, and none of the faults
+		// concerns them.
+		"APP_EMOJIS": "false",
 	}
 	for k, v := range env {
 		base[k] = v
