@@ -23,8 +23,9 @@ import (
 //   - the books balance: the export against the test's own books, each
 //     ticket once, the keys and chests chained, `clefs audit` clean;
 //   - the fault did happen (srv.Faults), so that the test proves something.
-// The 429 and 5xx tests also run on the gateway with Redis
-// ("gateway-redis"): the store's operation IDs under the bot's retries.
+// The 5xx test also runs on the gateway with Redis ("gateway-redis"):
+// callbacks and edits that took effect and are sent again, over the
+// other store.
 // Edits are reached on both transports by a draw slower than the
 // handlers' 2 s DeferAfter: the answer is deferred, then edited.
 
@@ -34,7 +35,7 @@ import (
 // result shows on the answer itself: a 429 is waited out and retried.
 func TestFaultRateLimits(t *testing.T) {
 	t.Parallel()
-	for name, env := range withRedis(t, transportEnvs(t)) {
+	for name, env := range transportEnvs(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			f := newFx(t, env, fakediscord.Options{})
