@@ -171,13 +171,25 @@ type restResponder struct {
 	appID string // the application, for the webhook URLs of edits when the interaction does not name it
 }
 
+// CallbackWindow bounds one interaction callback, all its attempts and
+// waits included: Discord accepts a callback within 3 seconds of the
+// interaction.
+const CallbackWindow = 3 * time.Second
+
 // Respond sends the callback. Discord refuses a second callback of an
 // interaction with 40060 "already acknowledged": when an earlier attempt
 // of this very call may have been applied (the Transport retried it after
 // a 5xx, a timeout or a lost connection), that refusal means the answer
 // got there, and Respond returns nil. A 40060 without such an attempt is
 // an error (someone else answered).
+//
+// The call, its retries and its waits end within CallbackWindow: Discord
+// refuses a callback after its 3-second window (10062), so a longer wait
+// (a 429 asking for a minute) would only hold the player's lock, and
+// every other answer to that player, for nothing.
 func (r restResponder) Respond(ctx context.Context, i *discordgo.Interaction, resp *discordgo.InteractionResponse) error {
+	ctx, cancel := context.WithTimeout(ctx, CallbackWindow)
+	defer cancel()
 	ctx, call := withCall(ctx)
 	var files []*discordgo.File
 	if resp.Data != nil {
