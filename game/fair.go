@@ -69,7 +69,8 @@ const (
 // below 2^-2000).
 // The source is not safe for concurrent use: each draw makes its own.
 // It returns an error wrapping ErrInvalid for another purpose or a client
-// seed longer than 2^32−1 bytes.
+// seed longer than 2^32−1 bytes, not UTF-8, or holding a code point
+// RefusedInClientSeed refuses.
 func NewHMACSource(seed Seed, purpose Purpose, client string, nonce uint64) (Source, error) {
 	if purpose != PurposeTicket && purpose != PurposeChest {
 		return nil, fmt.Errorf("%w: draw purpose %q", ErrInvalid, purpose)
@@ -82,9 +83,16 @@ func NewHMACSource(seed Seed, purpose Purpose, client string, nonce uint64) (Sou
 	return s, nil
 }
 
+// checkClient reports whether client may draw: UTF-8 of at most 2^32−1
+// bytes without a code point RefusedInClientSeed refuses. Unlike
+// ValidateClientSeed it allows the empty client seed of legacy records.
+// The error wraps ErrInvalid and ErrClientSeed.
 func checkClient(client string) error {
 	if uint64(len(client)) > math.MaxUint32 {
 		return fmt.Errorf("%w: client seed of %d bytes", ErrInvalid, len(client))
+	}
+	if err := checkClientText(client); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return nil
 }
@@ -144,7 +152,7 @@ type FairDraws struct {
 
 // NewFairDraws returns the draws of the server seed seed and the client seed
 // client. It returns an error wrapping ErrInvalid for a zero seed or a
-// client seed longer than 2^32−1 bytes.
+// client seed that may not draw (see NewHMACSource).
 func NewFairDraws(seed Seed, client string) (*FairDraws, error) {
 	if seed == (Seed{}) {
 		return nil, fmt.Errorf("%w: fair draws of a zero seed", ErrInvalid)
