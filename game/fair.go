@@ -187,7 +187,18 @@ func (f *FairDraws) Chest(seq int64) (Chest, error) {
 	if seq < 1 {
 		return Chest{}, fmt.Errorf("%w: draw of chest %d", ErrInvalid, seq)
 	}
-	f.src.start(PurposeChest, f.client, uint64(seq))
+	return f.ChestNumber(uint64(seq))
+}
+
+// ChestNumber draws chest number n, any of the specification's chest
+// numbers 1..2^64−1 (docs/FAIRNESS.md section 1): the entry point of a
+// verifier. The bot's own chests are numbered 1..MaxSeq (Player.ChestSeq);
+// Chest draws those. It returns an error wrapping ErrInvalid for chest 0.
+func (f *FairDraws) ChestNumber(n uint64) (Chest, error) {
+	if n == 0 {
+		return Chest{}, fmt.Errorf("%w: draw of chest 0", ErrInvalid)
+	}
+	f.src.start(PurposeChest, f.client, n)
 	return chest(&f.src), nil
 }
 
@@ -239,9 +250,21 @@ func (SeededDrawer) Chest(seed Seed, client string, seq int64) (Chest, error) {
 	if seed == (Seed{}) || seq < 1 {
 		return Chest{}, fmt.Errorf("%w: draw of chest %d: zero seed or chest number", ErrInvalid, seq)
 	}
+	return SeededDrawer{}.ChestNumber(seed, client, uint64(seq))
+}
+
+// ChestNumber draws chest number n of the player whose seeds are seed and
+// client, for any n in 1..2^64−1, as the specification numbers chests:
+// what a verifier calls (Chest, the Drawer method, takes the bot's int64
+// chest numbers, 1..MaxSeq). It returns an error wrapping ErrInvalid for a
+// zero seed, chest 0 or a client seed that may not draw.
+func (SeededDrawer) ChestNumber(seed Seed, client string, n uint64) (Chest, error) {
+	if seed == (Seed{}) || n == 0 {
+		return Chest{}, fmt.Errorf("%w: draw of chest %d: zero seed or chest number", ErrInvalid, n)
+	}
 	f, err := NewFairDraws(seed, client)
 	if err != nil {
 		return Chest{}, err
 	}
-	return f.Chest(seq)
+	return f.ChestNumber(n)
 }

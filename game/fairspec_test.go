@@ -146,7 +146,7 @@ func ticketVectors(tb testing.TB, doc string) []ticketVector {
 type chestVector struct {
 	seed   game.Seed
 	client string
-	seq    int64
+	seq    uint64
 	v0, u  uint64
 	lot    string
 	prize  int64
@@ -162,10 +162,10 @@ func chestVectors(tb testing.TB, doc string) []chestVector {
 	for _, c := range mdTable(tb, doc, hdrChests) {
 		seq := num(tb, c[2])
 		v0, err := strconv.ParseUint(c[3], 16, 64)
-		if err != nil || seq > math.MaxInt64 {
-			tb.Fatalf("%s: chest vector %q: bad v0 or chest number", specPath, c)
+		if err != nil {
+			tb.Fatalf("%s: chest vector %q: bad v0", specPath, c)
 		}
-		vs = append(vs, chestVector{seed: hexSeed(tb, c[0]), client: clientSeed(tb, c[1]), seq: int64(seq),
+		vs = append(vs, chestVector{seed: hexSeed(tb, c[0]), client: clientSeed(tb, c[1]), seq: seq,
 			v0: v0, u: num(tb, c[4]), lot: c[5], prize: int64(num(tb, c[6]))})
 	}
 	return vs
@@ -225,16 +225,21 @@ func TestFairnessVectors(t *testing.T) {
 		t.Errorf("%d chest vectors, want at least 3", len(chests))
 	}
 	for _, v := range chests {
-		c, err := d.Chest(v.seed, v.client, v.seq)
+		c, err := d.ChestNumber(v.seed, v.client, v.seq)
 		if err != nil {
 			t.Errorf("%v: %v", v, err)
 			continue
 		}
+		if v.seq <= game.MaxSeq {
+			if c2, err := d.Chest(v.seed, v.client, int64(v.seq)); err != nil || c2 != c {
+				t.Errorf("%v: Chest gives %v, %v; ChestNumber %v", v, c2, err, c)
+			}
+		}
 		if c.Lot.String() != v.lot || c.Prize != v.prize {
 			t.Errorf("%v: the bot draws %v (%d cents), the specification says %s (%d cents)", v, c.Lot, c.Prize, v.lot, v.prize)
 		}
-		src, _ := game.NewHMACSource(v.seed, game.PurposeChest, v.client, uint64(v.seq))
-		first, _ := game.NewHMACSource(v.seed, game.PurposeChest, v.client, uint64(v.seq))
+		src, _ := game.NewHMACSource(v.seed, game.PurposeChest, v.client, v.seq)
+		first, _ := game.NewHMACSource(v.seed, game.PurposeChest, v.client, v.seq)
 		if v0, u := first.Uint64(), game.Uniform(src, game.ChestTotal); v0 != v.v0 || uint64(u) != v.u {
 			t.Errorf("%v: v0 %016x u %d, the specification says v0 %016x u %d", v, v0, u, v.v0, v.u)
 		}
@@ -492,8 +497,8 @@ func (sp *spec) ticket(seed game.Seed, client string, nonce uint64, keys int) re
 }
 
 // chest is section 5.
-func (sp *spec) chest(seed game.Seed, client string, seq int64) (specLot, uint64) {
-	s := newRefStream(seed, "chest", client, uint64(seq))
+func (sp *spec) chest(seed game.Seed, client string, seq uint64) (specLot, uint64) {
+	s := newRefStream(seed, "chest", client, seq)
 	u := refUniform(s.next, sp.chestPool)
 	var cum uint64
 	for _, l := range sp.lots {
@@ -571,11 +576,11 @@ func TestIndependentReimplementation(t *testing.T) {
 	}
 	for i := 0; i < chests; i++ {
 		seed, client := seeds[i%len(seeds)], clients[i/len(seeds)%len(clients)]
-		seq := int64(i/2 + 1)
+		seq := uint64(i/2 + 1)
 		if i%2 == 1 {
-			seq = int64(rng.Uint64()>>1) | 1
+			seq = rng.Uint64() | 1 // anywhere in 1..2^64−1
 		}
-		c, err := d.Chest(seed, client, seq)
+		c, err := d.ChestNumber(seed, client, seq)
 		if err != nil {
 			t.Fatal(err)
 		}
