@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -90,20 +90,42 @@ func (c Commitment) String() string { return hex.EncodeToString(c[:]) }
 func (c Commitment) Short() string { return hex.EncodeToString(c[:4]) }
 
 // ValidateClientSeed reports whether s may be a client seed: 1 to
-// MaxClientSeed bytes of UTF-8 without control characters. The error wraps
-// ErrClientSeed and says what is wrong.
+// MaxClientSeed bytes of UTF-8 holding no refused code point (see
+// RefusedInClientSeed). The error wraps ErrClientSeed and says what is
+// wrong.
 func ValidateClientSeed(s string) error {
 	switch {
 	case s == "":
 		return fmt.Errorf("%w: it is empty", ErrClientSeed)
 	case len(s) > MaxClientSeed:
 		return fmt.Errorf("%w: %d bytes, at most %d", ErrClientSeed, len(s), MaxClientSeed)
-	case !utf8.ValidString(s):
+	}
+	return checkClientText(s)
+}
+
+// checkClientText reports whether s is UTF-8 without a refused code point,
+// whatever its length.
+func checkClientText(s string) error {
+	if !utf8.ValidString(s) {
 		return fmt.Errorf("%w: it is not UTF-8", ErrClientSeed)
-	case slices.ContainsFunc([]rune(s), unicode.IsControl):
-		return fmt.Errorf("%w: it holds a control character", ErrClientSeed)
+	}
+	if i := strings.IndexFunc(s, RefusedInClientSeed); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		return fmt.Errorf("%w: it holds the invisible or control character %U at byte %d", ErrClientSeed, r, i)
 	}
 	return nil
+}
+
+// RefusedInClientSeed reports whether a client seed may not hold r:
+// docs/FAIRNESS.md section 1. The refused code points are those of the
+// Unicode general categories Cc (controls), Cf (format characters: U+200B,
+// U+200D, U+FEFF …), Co (private use), Cs (surrogates), Zl (U+2028) and Zp
+// (U+2029), and the spaces of Zs other than U+0020 (U+00A0, U+3000 …), as
+// Go's unicode tables (Unicode 15) classify them: characters that cannot
+// be seen, or cannot be told from another, so that the seed a player
+// reads is the seed that draws.
+func RefusedInClientSeed(r rune) bool {
+	return r != ' ' && unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs, unicode.Zl, unicode.Zp, unicode.Zs)
 }
 
 // NewClientSeed reads a random client seed from r: 16 hex digits.

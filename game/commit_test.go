@@ -20,6 +20,40 @@ func TestValidateClientSeed(t *testing.T) {
 			t.Errorf("ValidateClientSeed(%q) = %v", ok, err)
 		}
 	}
+	// Every code point FAIRNESS.md section 1 lists as refused, and one of
+	// each refused category.
+	refused := []rune{0x0000, 0x0009, 0x000A, 0x001F, 0x007F, 0x0085, 0x009F, // Cc
+		0x00A0, 0x1680, 0x2000, 0x200A, 0x202F, 0x205F, 0x3000, // Zs but U+0020
+		0x00AD, 0x061C, 0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x202A, 0x202E, 0x2060, 0x2066, 0x2069, 0xFEFF, 0xFFF9, 0xFFFB, 0xE0001, 0xE007F, // Cf
+		0x2028,                            // Zl
+		0x2029,                            // Zp
+		0xE000, 0xF8FF, 0xF0000, 0x10FFFD, // Co
+	}
+	for _, r := range refused {
+		if !RefusedInClientSeed(r) {
+			t.Errorf("RefusedInClientSeed(%U) = false", r)
+		}
+		s := "seed" + string(r) + "x"
+		if err := ValidateClientSeed(s); !errors.Is(err, ErrClientSeed) {
+			t.Errorf("ValidateClientSeed(%q) = %v, want ErrClientSeed", s, err)
+		}
+		if _, err := NewFairDraws(testSeed(1), s); !errors.Is(err, ErrInvalid) {
+			t.Errorf("NewFairDraws(client %q) = %v, want ErrInvalid", s, err)
+		}
+		if _, err := NewHMACSource(testSeed(1), PurposeTicket, s, 1); !errors.Is(err, ErrInvalid) {
+			t.Errorf("NewHMACSource(client %q) = %v, want ErrInvalid", s, err)
+		}
+	}
+	// Visible characters stay allowed, marks and emoji variation selectors
+	// included.
+	for _, r := range []rune{' ', 'a', 'é', 0x0301, 0xFE0F, 0x1F511, 0x3042, 0xFFFD, 0x1D11E} {
+		if RefusedInClientSeed(r) {
+			t.Errorf("RefusedInClientSeed(%U) = true", r)
+		}
+	}
+	if _, err := NewFairDraws(testSeed(1), ""); err != nil {
+		t.Errorf("NewFairDraws(client \"\") = %v: legacy records draw with it", err)
+	}
 	for _, bad := range []string{"", strings.Repeat("x", MaxClientSeed+1), strings.Repeat("é", MaxClientSeed/2+1), "\xff", "a\x00b", "tab\there", "line\n"} {
 		if err := ValidateClientSeed(bad); !errors.Is(err, ErrClientSeed) {
 			t.Errorf("ValidateClientSeed(%q) = %v, want ErrClientSeed", bad, err)

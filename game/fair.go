@@ -69,7 +69,8 @@ const (
 // below 2^-2000).
 // The source is not safe for concurrent use: each draw makes its own.
 // It returns an error wrapping ErrInvalid for another purpose or a client
-// seed longer than 2^32−1 bytes.
+// seed longer than 2^32−1 bytes, not UTF-8, or holding a code point
+// RefusedInClientSeed refuses.
 func NewHMACSource(seed Seed, purpose Purpose, client string, nonce uint64) (Source, error) {
 	if purpose != PurposeTicket && purpose != PurposeChest {
 		return nil, fmt.Errorf("%w: draw purpose %q", ErrInvalid, purpose)
@@ -82,9 +83,16 @@ func NewHMACSource(seed Seed, purpose Purpose, client string, nonce uint64) (Sou
 	return s, nil
 }
 
+// checkClient reports whether client may draw: UTF-8 of at most 2^32−1
+// bytes without a code point RefusedInClientSeed refuses. Unlike
+// ValidateClientSeed it allows the empty client seed of legacy records.
+// The error wraps ErrInvalid and ErrClientSeed.
 func checkClient(client string) error {
 	if uint64(len(client)) > math.MaxUint32 {
 		return fmt.Errorf("%w: client seed of %d bytes", ErrInvalid, len(client))
+	}
+	if err := checkClientText(client); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return nil
 }
@@ -144,7 +152,7 @@ type FairDraws struct {
 
 // NewFairDraws returns the draws of the server seed seed and the client seed
 // client. It returns an error wrapping ErrInvalid for a zero seed or a
-// client seed longer than 2^32−1 bytes.
+// client seed that may not draw (see NewHMACSource).
 func NewFairDraws(seed Seed, client string) (*FairDraws, error) {
 	if seed == (Seed{}) {
 		return nil, fmt.Errorf("%w: fair draws of a zero seed", ErrInvalid)
@@ -179,7 +187,18 @@ func (f *FairDraws) Chest(seq int64) (Chest, error) {
 	if seq < 1 {
 		return Chest{}, fmt.Errorf("%w: draw of chest %d", ErrInvalid, seq)
 	}
-	f.src.start(PurposeChest, f.client, uint64(seq))
+	return f.ChestNumber(uint64(seq))
+}
+
+// ChestNumber draws chest number n, any of the specification's chest
+// numbers 1..2^64−1 (docs/FAIRNESS.md section 1): the entry point of a
+// verifier. The bot's own chests are numbered 1..MaxSeq (Player.ChestSeq);
+// Chest draws those. It returns an error wrapping ErrInvalid for chest 0.
+func (f *FairDraws) ChestNumber(n uint64) (Chest, error) {
+	if n == 0 {
+		return Chest{}, fmt.Errorf("%w: draw of chest 0", ErrInvalid)
+	}
+	f.src.start(PurposeChest, f.client, n)
 	return chest(&f.src), nil
 }
 
@@ -231,9 +250,21 @@ func (SeededDrawer) Chest(seed Seed, client string, seq int64) (Chest, error) {
 	if seed == (Seed{}) || seq < 1 {
 		return Chest{}, fmt.Errorf("%w: draw of chest %d: zero seed or chest number", ErrInvalid, seq)
 	}
+	return SeededDrawer{}.ChestNumber(seed, client, uint64(seq))
+}
+
+// ChestNumber draws chest number n of the player whose seeds are seed and
+// client, for any n in 1..2^64−1, as the specification numbers chests:
+// what a verifier calls (Chest, the Drawer method, takes the bot's int64
+// chest numbers, 1..MaxSeq). It returns an error wrapping ErrInvalid for a
+// zero seed, chest 0 or a client seed that may not draw.
+func (SeededDrawer) ChestNumber(seed Seed, client string, n uint64) (Chest, error) {
+	if seed == (Seed{}) || n == 0 {
+		return Chest{}, fmt.Errorf("%w: draw of chest %d: zero seed or chest number", ErrInvalid, n)
+	}
 	f, err := NewFairDraws(seed, client)
 	if err != nil {
 		return Chest{}, err
 	}
-	return f.Chest(seq)
+	return f.ChestNumber(n)
 }

@@ -169,6 +169,18 @@ func TestSeededDrawerRefuses(t *testing.T) {
 	if _, err := d.Chest(testSeed(1), "", 0); !errors.Is(err, ErrInvalid) {
 		t.Errorf("chest 0: %v", err)
 	}
+	if _, err := d.ChestNumber(testSeed(1), "", 0); !errors.Is(err, ErrInvalid) {
+		t.Errorf("ChestNumber 0: %v", err)
+	}
+	if _, err := d.ChestNumber(Seed{}, "", 1); !errors.Is(err, ErrInvalid) {
+		t.Errorf("ChestNumber, zero seed: %v", err)
+	}
+	if _, err := d.ChestNumber(testSeed(1), "", math.MaxUint64); err != nil {
+		t.Errorf("ChestNumber 2^64-1: %v", err)
+	}
+	if _, err := d.Chest(testSeed(1), "", -1); !errors.Is(err, ErrInvalid) {
+		t.Errorf("chest -1: %v", err)
+	}
 	if _, err := NewHMACSource(testSeed(1), "play", "", 1); !errors.Is(err, ErrInvalid) {
 		t.Errorf("purpose play: %v", err)
 	}

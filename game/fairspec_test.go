@@ -33,6 +33,7 @@ const (
 	hdrTiers       = "| tier | letter | prize (cents) | weight (of 100,000,000) | pool values | first value | last value |"
 	hdrKeys        = "| keys held | key values | loss with a key | loss without a key | chance of a key per ticket |"
 	hdrLots        = "| lot | coins | prize (cents) | weight (of 250,000) | first value | last value |"
+	hdrStream      = "| stream (values, hexadecimal) | keys held | u | x | tier | key | grid | row |"
 )
 
 func readSpec(tb testing.TB) string {
@@ -146,7 +147,7 @@ func ticketVectors(tb testing.TB, doc string) []ticketVector {
 type chestVector struct {
 	seed   game.Seed
 	client string
-	seq    int64
+	seq    uint64
 	v0, u  uint64
 	lot    string
 	prize  int64
@@ -162,10 +163,10 @@ func chestVectors(tb testing.TB, doc string) []chestVector {
 	for _, c := range mdTable(tb, doc, hdrChests) {
 		seq := num(tb, c[2])
 		v0, err := strconv.ParseUint(c[3], 16, 64)
-		if err != nil || seq > math.MaxInt64 {
-			tb.Fatalf("%s: chest vector %q: bad v0 or chest number", specPath, c)
+		if err != nil {
+			tb.Fatalf("%s: chest vector %q: bad v0", specPath, c)
 		}
-		vs = append(vs, chestVector{seed: hexSeed(tb, c[0]), client: clientSeed(tb, c[1]), seq: int64(seq),
+		vs = append(vs, chestVector{seed: hexSeed(tb, c[0]), client: clientSeed(tb, c[1]), seq: seq,
 			v0: v0, u: num(tb, c[4]), lot: c[5], prize: int64(num(tb, c[6]))})
 	}
 	return vs
@@ -225,16 +226,21 @@ func TestFairnessVectors(t *testing.T) {
 		t.Errorf("%d chest vectors, want at least 3", len(chests))
 	}
 	for _, v := range chests {
-		c, err := d.Chest(v.seed, v.client, v.seq)
+		c, err := d.ChestNumber(v.seed, v.client, v.seq)
 		if err != nil {
 			t.Errorf("%v: %v", v, err)
 			continue
 		}
+		if v.seq <= game.MaxSeq {
+			if c2, err := d.Chest(v.seed, v.client, int64(v.seq)); err != nil || c2 != c {
+				t.Errorf("%v: Chest gives %v, %v; ChestNumber %v", v, c2, err, c)
+			}
+		}
 		if c.Lot.String() != v.lot || c.Prize != v.prize {
 			t.Errorf("%v: the bot draws %v (%d cents), the specification says %s (%d cents)", v, c.Lot, c.Prize, v.lot, v.prize)
 		}
-		src, _ := game.NewHMACSource(v.seed, game.PurposeChest, v.client, uint64(v.seq))
-		first, _ := game.NewHMACSource(v.seed, game.PurposeChest, v.client, uint64(v.seq))
+		src, _ := game.NewHMACSource(v.seed, game.PurposeChest, v.client, v.seq)
+		first, _ := game.NewHMACSource(v.seed, game.PurposeChest, v.client, v.seq)
 		if v0, u := first.Uint64(), game.Uniform(src, game.ChestTotal); v0 != v.v0 || uint64(u) != v.u {
 			t.Errorf("%v: v0 %016x u %d, the specification says v0 %016x u %d", v, v0, u, v.v0, v.u)
 		}
@@ -421,8 +427,12 @@ type refTicket struct {
 
 // ticket is section 4.
 func (sp *spec) ticket(seed game.Seed, client string, nonce uint64, keys int) refTicket {
-	s := newRefStream(seed, "ticket", client, nonce)
-	u := refUniform(s.next, sp.pool)
+	return sp.ticketFrom(newRefStream(seed, "ticket", client, nonce).next, keys)
+}
+
+// ticketFrom is section 4 over the stream next.
+func (sp *spec) ticketFrom(next func() uint64, keys int) refTicket {
+	u := refUniform(next, sp.pool)
 	r := refTicket{tier: "loss", row: "-", u: u}
 	win := -1
 	var cum uint64
@@ -454,7 +464,7 @@ func (sp *spec) ticket(seed game.Seed, client string, nonce uint64, keys int) re
 	}
 	switch {
 	case win >= 0:
-		r.x = refUniform(s.next, 3*44_100)
+		r.x = refUniform(next, 3*44_100)
 		row := int(r.x / 44_100)
 		y := r.x % 44_100
 		l := sp.tiers[win].letter
@@ -464,7 +474,7 @@ func (sp *spec) ticket(seed game.Seed, client string, nonce uint64, keys int) re
 		freeRow(b, y%210)
 		r.row = strconv.Itoa(row)
 	case r.key:
-		r.x = refUniform(s.next, 9*36*44_100)
+		r.x = refUniform(next, 9*36*44_100)
 		cell := r.x / 1_587_600
 		y := r.x % 1_587_600
 		pair, z := y/44_100, y%44_100
@@ -481,7 +491,7 @@ func (sp *spec) ticket(seed game.Seed, client string, nonce uint64, keys int) re
 		freeRow(a, z/210)
 		freeRow(b, z%210)
 	default:
-		r.x = refUniform(s.next, 210*210*210)
+		r.x = refUniform(next, 210*210*210)
 		freeRow(0, r.x/44_100)
 		y := r.x % 44_100
 		freeRow(1, y/210)
@@ -492,8 +502,8 @@ func (sp *spec) ticket(seed game.Seed, client string, nonce uint64, keys int) re
 }
 
 // chest is section 5.
-func (sp *spec) chest(seed game.Seed, client string, seq int64) (specLot, uint64) {
-	s := newRefStream(seed, "chest", client, uint64(seq))
+func (sp *spec) chest(seed game.Seed, client string, seq uint64) (specLot, uint64) {
+	s := newRefStream(seed, "chest", client, seq)
 	u := refUniform(s.next, sp.chestPool)
 	var cum uint64
 	for _, l := range sp.lots {
@@ -571,16 +581,84 @@ func TestIndependentReimplementation(t *testing.T) {
 	}
 	for i := 0; i < chests; i++ {
 		seed, client := seeds[i%len(seeds)], clients[i/len(seeds)%len(clients)]
-		seq := int64(i/2 + 1)
+		seq := uint64(i/2 + 1)
 		if i%2 == 1 {
-			seq = int64(rng.Uint64()>>1) | 1
+			seq = rng.Uint64() | 1 // anywhere in 1..2^64−1
 		}
-		c, err := d.Chest(seed, client, seq)
+		c, err := d.ChestNumber(seed, client, seq)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if l, _ := sp.chest(seed, client, seq); c.Lot.String() != l.name || c.Prize != l.prize {
 			t.Fatalf("chest %d (seed %x…, client %q): the bot draws %v, the reimplementation %s", seq, seed[:4], client, c.Lot, l.name)
 		}
+	}
+}
+
+// strictStream is a Source that returns the given values and fails the
+// test if read past them.
+type strictStream struct {
+	tb   testing.TB
+	vals []uint64
+	read int
+}
+
+func (s *strictStream) Uint64() uint64 {
+	if s.read >= len(s.vals) {
+		s.tb.Fatalf("stream %x read past its %d values", s.vals, len(s.vals))
+	}
+	s.read++
+	return s.vals[s.read-1]
+}
+
+// TestStreamVectors checks the whole-ticket vectors of FAIRNESS.md section
+// 6 that are drawn over a stated stream instead of a seed's, chosen so that
+// the rejection sampling of section 3 redraws: real seeds that do are too
+// rare to find. Each ticket must read exactly the stated values, and the
+// bot (game.Play) and the reimplementation must both give the stated u, x
+// and grid.
+func TestStreamVectors(t *testing.T) {
+	doc := readSpec(t)
+	sp := parseSpec(t, doc)
+	rows := mdTable(t, doc, hdrStream)
+	redraws := 0
+	for _, c := range rows {
+		var vals []uint64
+		for _, w := range strings.Fields(c[0]) {
+			v, err := strconv.ParseUint(w, 16, 64)
+			if err != nil || len(w) != 16 {
+				t.Fatalf("%s: stream %q: value %q is not 16 hexadecimal digits", specPath, c[0], w)
+			}
+			vals = append(vals, v)
+		}
+		keys := int(num(t, c[1]))
+		want := refTicket{u: num(t, c[2]), x: num(t, c[3]), tier: c[4], key: c[5] == "yes", grid: c[6], row: c[7]}
+		if c[5] != "yes" && c[5] != "no" {
+			t.Fatalf("%s: stream vector %q: bad key", specPath, c)
+		}
+		redraws += len(vals) - 2 // one value for u, one for x, the rest redrawn
+
+		bot := &strictStream{tb: t, vals: vals}
+		o, err := game.Play(bot, keys)
+		if err != nil {
+			t.Fatalf("stream %s: %v", c[0], err)
+		}
+		us := &strictStream{tb: t, vals: vals}
+		u := uint64(game.Uniform(us, game.Pool))
+		x := uint64(game.Uniform(us, gridRange(o.Tier.Winning(), o.Key)))
+		if bot.read != len(vals) || us.read != len(vals) || u != want.u || x != want.x || o.Tier.String() != want.tier ||
+			o.Key != want.key || o.Grid.String() != want.grid || rowString(o.Row) != want.row {
+			t.Errorf("stream %s, %d keys: the bot reads %d values: u %d x %d %v key=%v %v row %s; the specification says u %d x %d %s key=%v %s row %s",
+				c[0], keys, bot.read, u, x, o.Tier, o.Key, o.Grid, rowString(o.Row), want.u, want.x, want.tier, want.key, want.grid, want.row)
+		}
+
+		ref := &strictStream{tb: t, vals: vals}
+		r := sp.ticketFrom(ref.Uint64, keys)
+		if ref.read != len(vals) || r.u != want.u || r.x != want.x || r.tier != want.tier || r.key != want.key || r.grid != want.grid || r.row != want.row {
+			t.Errorf("stream %s, %d keys: the reimplementation reads %d values: %+v; the specification says %+v", c[0], keys, ref.read, r, want)
+		}
+	}
+	if redraws < 4 {
+		t.Errorf("the stream vectors redraw %d times in all, want at least 4", redraws)
 	}
 }
