@@ -100,18 +100,31 @@ func ValidateClientSeed(s string) error {
 	case len(s) > MaxClientSeed:
 		return fmt.Errorf("%w: %d bytes, at most %d", ErrClientSeed, len(s), MaxClientSeed)
 	}
-	return checkClientText(s)
-}
-
-// checkClientText reports whether s is UTF-8 without a refused code point,
-// whatever its length.
-func checkClientText(s string) error {
 	if !utf8.ValidString(s) {
 		return fmt.Errorf("%w: it is not UTF-8", ErrClientSeed)
 	}
 	if i := strings.IndexFunc(s, RefusedInClientSeed); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(s[i:])
 		return fmt.Errorf("%w: it holds the invisible or control character %U at byte %d", ErrClientSeed, r, i)
+	}
+	return nil
+}
+
+// CheckStoredClientSeed reports whether s may be a stored client seed:
+// what a client seed could be when it was chosen by an earlier version,
+// UTF-8 of at most MaxClientSeed bytes without a control character (Cc),
+// or empty (records from before client seeds). Such a seed keeps drawing
+// and verifying: a record is never refused for a seed the bot once
+// accepted. Seeds chosen now must pass ValidateClientSeed. The error wraps
+// ErrClientSeed.
+func CheckStoredClientSeed(s string) error {
+	switch {
+	case len(s) > MaxClientSeed:
+		return fmt.Errorf("%w: %d bytes, at most %d", ErrClientSeed, len(s), MaxClientSeed)
+	case !utf8.ValidString(s):
+		return fmt.Errorf("%w: it is not UTF-8", ErrClientSeed)
+	case strings.ContainsFunc(s, unicode.IsControl):
+		return fmt.Errorf("%w: it holds a control character", ErrClientSeed)
 	}
 	return nil
 }

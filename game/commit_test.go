@@ -12,6 +12,7 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+	"unicode"
 )
 
 func TestValidateClientSeed(t *testing.T) {
@@ -37,11 +38,17 @@ func TestValidateClientSeed(t *testing.T) {
 		if err := ValidateClientSeed(s); !errors.Is(err, ErrClientSeed) {
 			t.Errorf("ValidateClientSeed(%q) = %v, want ErrClientSeed", s, err)
 		}
-		if _, err := NewFairDraws(testSeed(1), s); !errors.Is(err, ErrInvalid) {
-			t.Errorf("NewFairDraws(client %q) = %v, want ErrInvalid", s, err)
-		}
-		if _, err := NewHMACSource(testSeed(1), PurposeTicket, s, 1); !errors.Is(err, ErrInvalid) {
-			t.Errorf("NewHMACSource(client %q) = %v, want ErrInvalid", s, err)
+		// A seed chosen under the earlier rule (no Cc) stays readable
+		// and still draws: a record is never locked out.
+		if !unicode.IsControl(r) {
+			if err := CheckStoredClientSeed(s); err != nil {
+				t.Errorf("CheckStoredClientSeed(%q) = %v, want nil", s, err)
+			}
+			if _, err := NewFairDraws(testSeed(1), s); err != nil {
+				t.Errorf("NewFairDraws(client %q) = %v, want a draw", s, err)
+			}
+		} else if err := CheckStoredClientSeed(s); !errors.Is(err, ErrClientSeed) {
+			t.Errorf("CheckStoredClientSeed(%q) = %v, want ErrClientSeed", s, err)
 		}
 	}
 	// Visible characters stay allowed, marks and emoji variation selectors

@@ -69,8 +69,7 @@ const (
 // below 2^-2000).
 // The source is not safe for concurrent use: each draw makes its own.
 // It returns an error wrapping ErrInvalid for another purpose or a client
-// seed longer than 2^32−1 bytes, not UTF-8, or holding a code point
-// RefusedInClientSeed refuses.
+// seed longer than 2^32−1 bytes.
 func NewHMACSource(seed Seed, purpose Purpose, client string, nonce uint64) (Source, error) {
 	if purpose != PurposeTicket && purpose != PurposeChest {
 		return nil, fmt.Errorf("%w: draw purpose %q", ErrInvalid, purpose)
@@ -83,16 +82,14 @@ func NewHMACSource(seed Seed, purpose Purpose, client string, nonce uint64) (Sou
 	return s, nil
 }
 
-// checkClient reports whether client may draw: UTF-8 of at most 2^32−1
-// bytes without a code point RefusedInClientSeed refuses. Unlike
-// ValidateClientSeed it allows the empty client seed of legacy records.
-// The error wraps ErrInvalid and ErrClientSeed.
+// checkClient reports whether client may draw: at most 2^32−1 bytes, the
+// length the draw's message can carry. The draw is defined over any bytes,
+// so that a seed chosen under an earlier rule (CheckStoredClientSeed) still
+// draws and verifies; the rules for choosing one are ValidateClientSeed's.
+// The error wraps ErrInvalid.
 func checkClient(client string) error {
 	if uint64(len(client)) > math.MaxUint32 {
 		return fmt.Errorf("%w: client seed of %d bytes", ErrInvalid, len(client))
-	}
-	if err := checkClientText(client); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return nil
 }

@@ -188,7 +188,7 @@ func (r Reveal) Game(record string) (game.SeedReveal, error) {
 		return game.SeedReveal{}, fieldErr(record, "s", "%v", err)
 	}
 	if r.Client != "" {
-		if err := game.ValidateClientSeed(r.Client); err != nil {
+		if err := game.CheckStoredClientSeed(r.Client); err != nil {
 			return game.SeedReveal{}, fieldErr(record, "c", "%v", err)
 		}
 	}

@@ -294,7 +294,7 @@ func (r Player) Game(record string) (game.Player, error) {
 		}
 	}
 	if r.Seeds.Client != "" {
-		if err := game.ValidateClientSeed(r.Seeds.Client); err != nil {
+		if err := game.CheckStoredClientSeed(r.Seeds.Client); err != nil {
 			return game.Player{}, fieldErr(record, "sd.c", "%v", err)
 		}
 	}
