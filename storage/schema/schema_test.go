@@ -327,3 +327,28 @@ func BenchmarkPlayer(b *testing.B) {
 		}
 	})
 }
+
+// A client seed chosen under the earlier rule (a zero-width space or a
+// byte-order mark was allowed then) is still read, and still draws: no
+// stored player is locked out by the stricter rule for choosing one.
+func TestEarlierClientSeedStillRead(t *testing.T) {
+	p, _, _, _ := player(t, 3, false)
+	p.ClientSeed = "lucky\u200bseed\ufeff"
+	if game.ValidateClientSeed(p.ClientSeed) == nil {
+		t.Fatal("the seed should not be accepted as a new choice")
+	}
+	b, err := schema.EncodePlayer(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := schema.DecodePlayer("p:{1:2}", b)
+	if err != nil {
+		t.Fatalf("a record with an earlier client seed is refused: %v", err)
+	}
+	if got.ClientSeed != p.ClientSeed {
+		t.Fatalf("client seed %q, want %q", got.ClientSeed, p.ClientSeed)
+	}
+	if _, err := (game.SeededDrawer{}).Ticket(got.Seed, got.ClientSeed, 1, 0); err != nil {
+		t.Fatalf("it no longer draws: %v", err)
+	}
+}
