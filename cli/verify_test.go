@@ -254,15 +254,19 @@ func TestVerifyExport(t *testing.T) {
 			}
 		}
 	}
-	want := "checked 45 tickets and " + groupInt(int64(chests)) + " chests of 3 players against their revealed seeds: all match"
+	want := "(45 tickets and " + groupInt(int64(chests)) + " chests of 3 players recomputed from their revealed seeds)"
 	for _, format := range dumpFormats {
 		t.Run(format.name, func(t *testing.T) {
 			out, _, err := runCLI(t, "verify", "-export", format.write(t, players...))
 			if err != nil {
 				t.Fatalf("verify -export: %v\n%s", err, out)
 			}
-			if !strings.Contains(out, want) || !strings.Contains(out, "not checked: ") {
+			if !strings.Contains(out, want) || !strings.Contains(out, "draws not checked: 17 drawn under seeds still secret") {
 				t.Fatalf("output:\n%s\nwant %q and the draws not checked", out, want)
+			}
+			// Version 3 records no commitments: never "all match".
+			if verdict := format.name == "current"; strings.HasSuffix(out, "all match\n") != verdict || strings.Contains(out, "BROKEN") {
+				t.Fatalf("output:\n%s\nwant \"all match\" only for the current format", out)
 			}
 
 			// Another seed revealed for player 2: every one of its checked tickets differs.
@@ -304,7 +308,7 @@ func TestVerifyExport(t *testing.T) {
 			p.History[first].Grid = p.History[other].Grid
 			tampered[0] = p
 			out, _, err = runCLI(t, "verify", "-export", format.write(t, tampered...))
-			if !errors.Is(err, errMismatch) || !strings.Contains(out, "1 do not match") || strings.Count(out, "MISMATCH") != 1 {
+			if !errors.Is(err, errMismatch) || !strings.Contains(out, "draws:       47 checked, 0 unchecked, 1 broken") || strings.Count(out, "MISMATCH") != 1 {
 				t.Errorf("a swapped grid: err %v\n%s", err, out)
 			}
 		})
@@ -369,7 +373,7 @@ func BenchmarkVerifyExport(b *testing.B) {
 		if err := Main(context.Background(), []string{"verify", "-export", path}, &out, &out); err != nil {
 			b.Fatal(err, out.String())
 		}
-		if !strings.Contains(out.String(), "checked "+groupInt(int64(checked))+" tickets") {
+		if !strings.Contains(out.String(), "("+groupInt(int64(checked))+" tickets") {
 			b.Fatalf("want %d tickets checked:\n%s", checked, out.String())
 		}
 	}
