@@ -539,3 +539,41 @@ func seedOf(rs game.Reveals, n uint64) int64 {
 }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// TestVerifyFlags: -commitment takes the 8 digits a card shows as well as
+// all 64, and -chest every unsigned 64-bit number, drawn or refused with an
+// error naming the flag, never wrapped.
+func TestVerifyFlags(t *testing.T) {
+	base := []string{"verify", "-server-seed", vectorSeed, "-client-seed", "x", "-nonce", "1"}
+	out, _, err := runCLI(t, append(base, "-commitment", strings.ToUpper(vectorCommitment[:8]))...)
+	if err != nil || !strings.Contains(out, "(matches the 8 digits shown on the card)") {
+		t.Errorf("8 digits: %v\n%s", err, out)
+	}
+	out, _, err = runCLI(t, append(base, "-commitment", "deadbeef")...)
+	if ExitCode(err) != 1 || !strings.Contains(out, "NOT the commitment given, deadbeef") {
+		t.Errorf("8 wrong digits: %v\n%s", err, out)
+	}
+	for _, bad := range []string{"630dcd2966", "630dcd2", vectorCommitment + "00"} {
+		_, _, err = runCLI(t, append(base, "-commitment", bad)...)
+		if ExitCode(err) != 2 || !strings.Contains(err.Error(), "-commitment: want 64 hex digits, or the 8 the card shows") {
+			t.Errorf("-commitment %s: %v", bad, err)
+		}
+	}
+	chest := []string{"verify", "-server-seed", vectorSeed, "-client-seed", "x", "-chest"}
+	out, _, err = runCLI(t, append(chest, "9223372036854775807")...)
+	if err != nil || !strings.Contains(out, "chest #9223372036854775807: ") {
+		t.Errorf("-chest 2^63-1: %v\n%s", err, out)
+	}
+	for _, n := range []string{"9223372036854775808", "18446744073709551615"} {
+		out, _, err = runCLI(t, append(chest, n)...)
+		switch {
+		case err == nil && strings.Contains(out, "chest #"+n+": "): // a build whose chests are unsigned
+		case ExitCode(err) == 2 && strings.Contains(err.Error(), "-chest "+n+": ") && out == "":
+		default:
+			t.Errorf("-chest %s: %v\n%s", n, err, out)
+		}
+	}
+	if _, _, err = runCLI(t, append(chest, "18446744073709551616")...); ExitCode(err) != 2 {
+		t.Errorf("-chest 2^64: %v", err)
+	}
+}
