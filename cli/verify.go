@@ -40,8 +40,13 @@ Recomputes draws from their seeds, as docs/FAIRNESS.md specifies, without
 the store. The first form prints one ticket (the grid, the result, the key)
 and, with -chest, the lot of that chest; give -chest alone for a chest only.
 The second form checks, offline, every ticket and chest of a dump drawn under
-a revealed seed against what the player was shown, and exits 1 on any
-mismatch. Draws under a seed still secret are counted, not checked.
+a revealed seed against what the player was shown, and the links between
+them: the keys chain, ticket and chest numbers without gaps, each line's
+commitment against its seed, the revealed seeds' ranges. It prints each
+broken link (player, ticket or chest, link), a line per kind of check
+(checked, unchecked, broken), and exits 1 on any broken link. Draws under a
+seed still secret are counted, not checked; links a dump lacks the data for
+(version 3: commitments) are unchecked, never "all match".
 `)
 		fs.PrintDefaults()
 	}
