@@ -262,43 +262,48 @@ func checkRanges(l *Links, p Player, rs Reveals, brk func(Link, Kind, uint64, st
 func checkLines(l *Links, p Player, rs Reveals, hist []Entry, brk func(Link, Kind, uint64, string, ...any)) {
 	// Kept whole: no seed was trimmed, every fair line has its seed.
 	whole := numbered(p, rs) && len(rs) < MaxReveals
+	cms := make([]Commitment, len(rs)) // each seed hashed once
+	for i, r := range rs {
+		cms[i] = r.Commitment()
+	}
+	current := p.Commitment()
 	for _, e := range hist {
 		if !e.Fair || (e.Kind != KindPlay && e.Kind != KindChest) {
 			continue
 		}
-		n, current := e.TicketID, p.SeedTicket
+		n, last := e.TicketID, p.SeedTicket // the last drawn under a revealed seed
 		in := func(r SeedReveal) bool { return r.HasTicket(n) }
 		if e.Kind == KindChest {
-			n, current = uint64(max(e.Chest, 0)), uint64(max(p.SeedChest, 0))
+			n, last = uint64(max(e.Chest, 0)), uint64(max(p.SeedChest, 0))
 			in = func(r SeedReveal) bool {
 				return n >= uint64(max(r.FirstChest, 0)) && n <= uint64(max(r.LastChest, 0)) && r.FirstChest <= r.LastChest
 			}
 		}
 		cm := e.Commitment
 		recorded := cm != (Commitment{})
-		if n > current { // the current seed, still secret
+		if n > last { // the current seed, still secret
 			l.Checked[LinkRanges]++
 			switch {
 			case !recorded || p.Seed == (Seed{}):
 				l.Unchecked[LinkCommitments]++
-			case cm == p.Commitment():
+			case cm == current:
 				l.Checked[LinkCommitments]++
 			default:
-				brk(LinkCommitments, e.Kind, n, "records commitment %s (card: %s), not the current seed's %s", cm, cm.Short(), p.Commitment())
+				brk(LinkCommitments, e.Kind, n, "records commitment %s (card: %s), not the current seed's %s", cm, cm.Short(), current)
 			}
 			continue
 		}
 		var owner *SeedReveal // the kept reveal whose commitment the line records
 		for i := range rs {
-			if recorded && rs[i].Commitment() == cm {
+			if recorded && cms[i] == cm {
 				owner = &rs[i]
 				break
 			}
 		}
-		r, ok := SeedReveal{}, false
-		for _, x := range rs {
+		r, rcm, ok := SeedReveal{}, Commitment{}, false
+		for i, x := range rs {
 			if in(x) {
-				r, ok = x, true
+				r, rcm, ok = x, cms[i], true
 				break
 			}
 		}
@@ -308,12 +313,12 @@ func checkLines(l *Links, p Player, rs Reveals, hist []Entry, brk func(Link, Kin
 			switch {
 			case !recorded:
 				l.Unchecked[LinkCommitments]++
-			case cm == r.Commitment():
+			case cm == rcm:
 				l.Checked[LinkCommitments]++
 			case owner != nil:
 				brk(LinkCommitments, e.Kind, n, "lies in seed %d's range but records seed %d's commitment %s: the seeds' ranges were swapped", r.No, owner.No, cm.Short())
 			default:
-				brk(LinkCommitments, e.Kind, n, "records commitment %s (card: %s), but seed %d, whose range holds it, hashes to %s", cm, cm.Short(), r.No, r.Commitment())
+				brk(LinkCommitments, e.Kind, n, "records commitment %s (card: %s), but seed %d, whose range holds it, hashes to %s", cm, cm.Short(), r.No, rcm)
 			}
 		case owner != nil:
 			brk(LinkRanges, e.Kind, n, "drawn under seed %d (its commitment %s), whose range leaves it out", owner.No, cm.Short())
