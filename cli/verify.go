@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
@@ -28,8 +29,8 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	client := fs.String("client-seed", "", "the client seed it drew with, as /fairness shows it")
 	nonce := fs.Uint64("nonce", 0, "the ticket's number (its nonce)")
 	keys := fs.Int("keys", 0, "the keys held before the ticket (0, 1 or 2)")
-	chest := fs.Int64("chest", 0, "a chest's number: recompute that chest (alone, or with the ticket whose third key opened it)")
-	commitment := fs.String("commitment", "", "optional: the commitment shown before the seed drew; checked against the seed")
+	chest := fs.Uint64("chest", 0, "a chest's number: recompute that chest (alone, or with the ticket whose third key opened it)")
+	commitment := fs.String("commitment", "", "optional: the commitment shown before the seed drew, all 64 hex digits or the 8 the card shows; checked against the seed")
 	export := fs.String("export", "", "a dump written by clefs export: check every ticket and chest drawn under a revealed seed")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: clefs verify -server-seed HEX -client-seed TEXT -nonce N [-keys K] [-chest N] [-commitment HEX]
@@ -39,8 +40,13 @@ Recomputes draws from their seeds, as docs/FAIRNESS.md specifies, without
 the store. The first form prints one ticket (the grid, the result, the key)
 and, with -chest, the lot of that chest; give -chest alone for a chest only.
 The second form checks, offline, every ticket and chest of a dump drawn under
-a revealed seed against what the player was shown, and exits 1 on any
-mismatch. Draws under a seed still secret are counted, not checked.
+a revealed seed against what the player was shown, and the links between
+them: the keys chain, ticket and chest numbers without gaps, each line's
+commitment against its seed, the revealed seeds' ranges. It prints each
+broken link (player, ticket or chest, link), a line per kind of check
+(checked, unchecked, broken), and exits 1 on any broken link. Draws under a
+seed still secret are counted, not checked; links a dump lacks the data for
+(version 3: commitments) are unchecked, never "all match".
 `)
 		fs.PrintDefaults()
 	}
@@ -86,22 +92,27 @@ mismatch. Draws under a seed still secret are counted, not checked.
 	if set["chest"] && *chest < 1 {
 		return usageError{"verify: -chest: chest numbers start at 1"}
 	}
-	var want game.Commitment
+	chestNo, err := chestNonce(*chest)
+	if err != nil {
+		return usageError{"verify: " + err.Error()}
+	}
+	want := strings.ToLower(strings.TrimSpace(*commitment))
 	if set["commitment"] {
-		b, err := hex.DecodeString(strings.TrimSpace(*commitment))
-		if err != nil || len(b) != len(want) {
-			return usageError{fmt.Sprintf("verify: -commitment: want %d hex digits", 2*len(want))}
+		if b, err := hex.DecodeString(want); err != nil || (len(b) != len(game.Commitment{}) && len(b) != shortCommitment) {
+			return usageError{fmt.Sprintf("verify: -commitment: want %d hex digits, or the %d the card shows", 2*len(game.Commitment{}), 2*shortCommitment)}
 		}
-		copy(want[:], b)
 	}
 
 	w := bufio.NewWriter(stdout)
 	got := seed.Commitment()
+	matches := want == got.String() || want == got.Short()
 	fmt.Fprintf(w, "server seed  %s\ncommitment   %s", seed.Hex(), got)
 	switch {
 	case !set["commitment"]:
 		fmt.Fprintln(w)
-	case got == want:
+	case want == got.Short():
+		fmt.Fprintln(w, "  (matches the 8 digits shown on the card)")
+	case matches:
 		fmt.Fprintln(w, "  (matches -commitment)")
 	default:
 		fmt.Fprintf(w, "  (NOT the commitment given, %s)\n", want)
@@ -117,7 +128,7 @@ mismatch. Draws under a seed still secret are counted, not checked.
 		writeTicket(w, o, *keys)
 	}
 	if set["chest"] {
-		c, err := d.Chest(seed, *client, *chest)
+		c, err := d.Chest(seed, *client, chestNo)
 		if err != nil {
 			return fmt.Errorf("verify: chest %d: %w", *chest, err)
 		}
@@ -126,10 +137,24 @@ mismatch. Draws under a seed still secret are counted, not checked.
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("verify: %w", err)
 	}
-	if set["commitment"] && got != want {
+	if set["commitment"] && !matches {
 		return fmt.Errorf("verify: %w: the server seed hashes to %s, not to the commitment %s", errMismatch, got, want)
 	}
 	return nil
+}
+
+// shortCommitment is the bytes of a commitment a card shows
+// (game.Commitment.Short).
+const shortCommitment = 4
+
+// chestNonce is the chest number n (docs/FAIRNESS.md: unsigned 64-bit) as
+// game draws it. game's chest numbers are int64: a number beyond is refused
+// with an error naming the flag, rather than wrapped.
+func chestNonce(n uint64) (int64, error) {
+	if n > math.MaxInt64 {
+		return 0, fmt.Errorf("-chest %d: this build draws chests numbered up to %d only", n, int64(math.MaxInt64))
+	}
+	return int64(n), nil
 }
 
 // writeTicket prints a ticket's grid, one row a line with the symbols'
@@ -184,13 +209,18 @@ func plural(n int, word string) string {
 type exportReport struct {
 	players, tickets, chests int64 // draws checked, all matching unless mismatches
 	secret, forgotten, old   int64 // draws not checked: seed still secret, seed dropped, no verification data
+	matched                  int64 // draws recomputed as shown
 	mismatches               []string
+	links                    game.Links // the links of every player, their breaks named in broken
+	broken                   []string
 }
 
 // verifyExport checks every draw of the dump at path that was made under a
 // revealed seed: it recomputes it and compares it with the history line
-// that recorded what the player was shown. It prints a summary, each
-// mismatch, and fails on any.
+// that recorded what the player was shown. It checks too the links between
+// lines, seeds and state (game.CheckLinks): the keys chain, the numbers,
+// the commitments, the seeds' ranges. It prints each break, a summary line
+// per kind of check, and fails on any break.
 func verifyExport(ctx context.Context, path string, stdout io.Writer) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -218,27 +248,45 @@ func verifyExport(ctx context.Context, path string, stdout io.Writer) error {
 	for _, m := range r.mismatches {
 		fmt.Fprintln(w, m)
 	}
-	fmt.Fprintf(w, "checked %s tickets and %s chests of %s players against their revealed seeds: ",
+	for _, m := range r.broken {
+		fmt.Fprintln(w, m)
+	}
+	unchecked := r.forgotten + r.old
+	fmt.Fprintf(w, "%-12s %s checked, %s unchecked, %d broken (%s tickets and %s chests of %s players recomputed from their revealed seeds)\n",
+		"draws:", groupInt(r.matched), groupInt(unchecked), len(r.mismatches),
 		groupInt(r.tickets), groupInt(r.chests), groupInt(r.players))
-	if len(r.mismatches) == 0 {
-		fmt.Fprintln(w, "all match")
-	} else {
-		fmt.Fprintf(w, "%d do not match\n", len(r.mismatches))
+	broken := make([]int, game.NumLinks)
+	for _, b := range r.links.Breaks {
+		broken[b.Link]++
+	}
+	for link := range game.NumLinks {
+		unchecked += r.links.Unchecked[link]
+		fmt.Fprintf(w, "%-12s %s checked, %s unchecked, %d broken\n", link.String()+":",
+			groupInt(r.links.Checked[link]), groupInt(r.links.Unchecked[link]), broken[link])
 	}
 	if r.secret+r.forgotten+r.old > 0 {
-		fmt.Fprintf(w, "not checked: %s drawn under seeds still secret (shown after /fairness rotate), %s whose seed is no longer kept, %s recorded before verification data\n",
+		fmt.Fprintf(w, "draws not checked: %s drawn under seeds still secret (shown after /fairness rotate), %s whose seed is no longer kept, %s recorded before verification data\n",
 			groupInt(r.secret), groupInt(r.forgotten), groupInt(r.old))
+	}
+	nBroken := len(r.mismatches) + len(r.links.Breaks)
+	switch {
+	case nBroken > 0:
+		fmt.Fprintf(w, "BROKEN: %d links broken, %s unchecked\n", nBroken, groupInt(unchecked))
+	case unchecked > 0:
+		fmt.Fprintf(w, "no link broken, but %s unchecked: the dump lacks what checking them needs\n", groupInt(unchecked))
+	default:
+		fmt.Fprintln(w, "all match")
 	}
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("verify: %w", err)
 	}
-	if len(r.mismatches) > 0 {
-		return fmt.Errorf("verify: %w: %d draws of %s are not what the players were shown", errMismatch, len(r.mismatches), path)
+	if nBroken > 0 {
+		return fmt.Errorf("verify: %w: %d draws and %d links of %s are not what the players were shown", errMismatch, len(r.mismatches), len(r.links.Breaks), path)
 	}
 	return nil
 }
 
-// verifyPlayer checks the draws of one player's history.
+// verifyPlayer checks the draws of one player's history, and its links.
 func (r *exportReport) verifyPlayer(id storage.PlayerID, p game.Player, rs game.Reveals, hist []game.Entry) {
 	r.players++
 	var d game.SeededDrawer
@@ -258,8 +306,11 @@ func (r *exportReport) verifyPlayer(id storage.PlayerID, p game.Player, rs game.
 			r.old++
 			continue
 		case err != nil:
-			r.mismatches = append(r.mismatches, fmt.Sprintf("guild %d user %d: %s %d: %v", id.Guild, id.User, e.Kind, e.TicketID, err))
+			r.mismatches = append(r.mismatches, fmt.Sprintf("MISMATCH guild %d user %d: %s %d: %v", id.Guild, id.User, e.Kind, e.TicketID, err))
 			continue
+		}
+		if v.Match {
+			r.matched++
 		}
 		if e.Kind == game.KindPlay {
 			r.tickets++
@@ -274,5 +325,14 @@ func (r *exportReport) verifyPlayer(id storage.PlayerID, p game.Player, rs game.
 			r.mismatches = append(r.mismatches, fmt.Sprintf("MISMATCH guild %d user %d chest %d (seed %d): shown %v, recomputed %v",
 				id.Guild, id.User, e.Chest, v.Seed.No, e.Lot, v.Chest.Lot))
 		}
+	}
+	l := game.CheckLinks(p, rs, hist)
+	for link := range game.NumLinks {
+		r.links.Checked[link] += l.Checked[link]
+		r.links.Unchecked[link] += l.Unchecked[link]
+	}
+	for _, b := range l.Breaks {
+		r.links.Breaks = append(r.links.Breaks, b)
+		r.broken = append(r.broken, fmt.Sprintf("BROKEN guild %d user %d %s", id.Guild, id.User, b))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -254,15 +255,19 @@ func TestVerifyExport(t *testing.T) {
 			}
 		}
 	}
-	want := "checked 45 tickets and " + groupInt(int64(chests)) + " chests of 3 players against their revealed seeds: all match"
+	want := "(45 tickets and " + groupInt(int64(chests)) + " chests of 3 players recomputed from their revealed seeds)"
 	for _, format := range dumpFormats {
 		t.Run(format.name, func(t *testing.T) {
 			out, _, err := runCLI(t, "verify", "-export", format.write(t, players...))
 			if err != nil {
 				t.Fatalf("verify -export: %v\n%s", err, out)
 			}
-			if !strings.Contains(out, want) || !strings.Contains(out, "not checked: ") {
+			if !strings.Contains(out, want) || !strings.Contains(out, "draws not checked: 17 drawn under seeds still secret") {
 				t.Fatalf("output:\n%s\nwant %q and the draws not checked", out, want)
+			}
+			// Version 3 records no commitments: never "all match".
+			if verdict := format.name == "current"; strings.HasSuffix(out, "all match\n") != verdict || strings.Contains(out, "BROKEN") {
+				t.Fatalf("output:\n%s\nwant \"all match\" only for the current format", out)
 			}
 
 			// Another seed revealed for player 2: every one of its checked tickets differs.
@@ -304,7 +309,7 @@ func TestVerifyExport(t *testing.T) {
 			p.History[first].Grid = p.History[other].Grid
 			tampered[0] = p
 			out, _, err = runCLI(t, "verify", "-export", format.write(t, tampered...))
-			if !errors.Is(err, errMismatch) || !strings.Contains(out, "1 do not match") || strings.Count(out, "MISMATCH") != 1 {
+			if !errors.Is(err, errMismatch) || !strings.Contains(out, "draws:       47 checked, 0 unchecked, 1 broken") || strings.Count(out, "MISMATCH") != 1 {
 				t.Errorf("a swapped grid: err %v\n%s", err, out)
 			}
 		})
@@ -369,10 +374,206 @@ func BenchmarkVerifyExport(b *testing.B) {
 		if err := Main(context.Background(), []string{"verify", "-export", path}, &out, &out); err != nil {
 			b.Fatal(err, out.String())
 		}
-		if !strings.Contains(out.String(), "checked "+groupInt(int64(checked))+" tickets") {
+		if !strings.Contains(out.String(), "("+groupInt(int64(checked))+" tickets") {
 			b.Fatalf("want %d tickets checked:\n%s", checked, out.String())
 		}
 	}
 	b.ReportMetric(float64(checked), "tickets")
 	b.ReportMetric(float64(b.N)*float64(checked)/b.Elapsed().Seconds(), "tickets/s")
+}
+
+// rotatingPlayer plays tickets tickets (opening each chest due), rotating
+// its seeds every every tickets, and returns it as a store exports it.
+func rotatingPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets, every int) storage.DecodedPlayer {
+	tb.Helper()
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	seed := func() game.Seed {
+		s, err := game.NewSeed(rng)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return s
+	}
+	p, err := game.NewPlayer(int64(tickets)*game.Stake, seed(), "c0ffee", now)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p = p.WithNextSeed(seed())
+	var d game.SeededDrawer
+	var hist []game.Entry
+	var reveals game.Reveals
+	step := func(s game.Step, err error) {
+		tb.Helper()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		p, hist = s.Player, append(hist, s.History...)
+		if s.Reveal != nil {
+			reveals = append(reveals, *s.Reveal)
+		}
+	}
+	for i := range tickets {
+		if i > 0 && i%every == 0 {
+			step(p.Rotate(seed(), now))
+		}
+		step(p.Buy(game.House{}, now))
+		step(p.Reveal(d, p.TicketSeq, game.AllRows, now))
+		if p.ChestDue {
+			step(p.OpenChest(d, p.ChestSeq+1, now))
+		}
+	}
+	if len(hist) > storage.HistoryLimit {
+		hist = hist[len(hist)-storage.HistoryLimit:]
+	}
+	return storage.DecodedPlayer{ID: id, Player: p, History: hist, Reveals: reveals}
+}
+
+// TestVerifyExportLinks tampers with a real dump in the ways a cheat could
+// hide while each draw still recomputes, and checks that each is reported
+// as a broken link naming the player and the ticket, with exit status 1.
+func TestVerifyExportLinks(t *testing.T) {
+	rng := rand.NewChaCha8([32]byte{23})
+	id := storage.PlayerID{Guild: 1, User: 7}
+	clean := rotatingPlayer(t, id, rng, 40, 8) // seeds 1..4 revealed, 5 current
+	if len(clean.Reveals) != 4 || len(clean.History) >= storage.HistoryLimit {
+		t.Fatalf("%d reveals, %d lines: want 4 reveals and a whole history", len(clean.Reveals), len(clean.History))
+	}
+	out, _, err := runCLI(t, "verify", "-export", writeDump(t, clean))
+	if err != nil || !strings.HasSuffix(out, "\nall match\n") {
+		t.Fatalf("the clean dump: %v\n%s", err, out)
+	}
+	var d game.SeededDrawer
+	index := func(h []game.Entry, ok func(e game.Entry) bool) int {
+		t.Helper()
+		for i, e := range h {
+			if ok(e) {
+				return i
+			}
+		}
+		t.Fatal("no such line")
+		return -1
+	}
+	revealed := func(e game.Entry) bool { return e.TicketID <= clean.Player.SeedTicket }
+	for _, tc := range []struct {
+		name   string
+		tamper func(p *storage.DecodedPlayer) string // returns a break the output must name
+		draws  bool                                  // whether a draw no longer recomputes too
+	}{
+		{"keys held raised from 1 to 2, grid redrawn to match", func(p *storage.DecodedPlayer) string {
+			i := index(p.History, func(e game.Entry) bool { return e.Kind == game.KindPlay && e.KeysBefore == 1 && revealed(e) })
+			e := &p.History[i]
+			r, _ := p.Reveals.Seed(seedOf(p.Reveals, e.TicketID))
+			o, err := d.Ticket(r.Seed, r.ClientSeed, e.TicketID, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.KeysBefore, e.Grid, e.Tier, e.Key = 2, o.Grid, o.Tier, o.Key
+			return "BROKEN guild 1 user 7 ticket " + itoa(e.TicketID) + ": keys chain: records 2 keys held before it, but the line before leaves 1"
+		}, false},
+		{"a chest line deleted", func(p *storage.DecodedPlayer) string {
+			i := index(p.History, func(e game.Entry) bool { return e.Kind == game.KindChest })
+			next := p.History[i+1].TicketID
+			p.History = slices.Delete(p.History, i, i+1)
+			return "BROKEN guild 1 user 7 ticket " + itoa(next) + ": keys chain: bought while the chest of the third key before it was not opened"
+		}, false},
+		{"a revealed seed's range shrunk to hide a ticket", func(p *storage.DecodedPlayer) string {
+			p.Reveals[1].LastTicket--
+			return "BROKEN guild 1 user 7 ticket " + itoa(p.Reveals[1].LastTicket+1) + ": seed ranges: drawn under seed 2"
+		}, false},
+		{"the first seed's range shrunk from its start", func(p *storage.DecodedPlayer) string {
+			p.Reveals[0].FirstTicket++
+			return "BROKEN guild 1 user 7 ticket 1: seed ranges: drawn under seed 1"
+		}, false},
+		{"a revealed seed deleted", func(p *storage.DecodedPlayer) string {
+			first := p.Reveals[2].FirstTicket
+			p.Reveals = slices.Delete(p.Reveals, 2, 3)
+			return "BROKEN guild 1 user 7 ticket " + itoa(first) + ": seed ranges: lies in no revealed seed's range"
+		}, false},
+		{"the first revealed seed deleted", func(p *storage.DecodedPlayer) string {
+			p.Reveals = p.Reveals[1:]
+			return "BROKEN guild 1 user 7 seed 2: seed ranges: seeds 1 to 1 are missing"
+		}, false},
+		{"seeds swapped between two reveals", func(p *storage.DecodedPlayer) string {
+			p.Reveals[0].Seed, p.Reveals[1].Seed = p.Reveals[1].Seed, p.Reveals[0].Seed
+			return "BROKEN guild 1 user 7 ticket 1: commitments: lies in seed 1's range but records seed 2's commitment"
+		}, true},
+		{"a gap in ticket numbers", func(p *storage.DecodedPlayer) string {
+			i := index(p.History, func(e game.Entry) bool { return e.Kind == game.KindPlay && e.TicketID == 10 })
+			p.History = slices.Delete(p.History, i, i+1)
+			return "BROKEN guild 1 user 7 ticket 11: numbers: follows ticket 9: 1 tickets missing, 0 explained by a reset"
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := clean
+			p.History, p.Reveals = slices.Clone(clean.History), slices.Clone(clean.Reveals)
+			want := tc.tamper(&p)
+			out, _, err := runCLI(t, "verify", "-export", writeDump(t, p))
+			if ExitCode(err) != 1 || !errors.Is(err, errMismatch) {
+				t.Errorf("err %v, want exit 1", err)
+			}
+			if !strings.Contains(out, want) || !strings.Contains(out, "\nBROKEN: ") || strings.Contains(out, "all match") {
+				t.Errorf("output lacks %q:\n%s", want, out)
+			}
+			if strings.Contains(out, "MISMATCH") != tc.draws {
+				t.Errorf("a draw mismatch reported: %v, want %v:\n%s", !tc.draws, tc.draws, out)
+			}
+		})
+	}
+
+	// Version 3 records no commitments: they are unchecked, never "all match", and
+	// a broken keys chain is still reported.
+	out, _, err = runCLI(t, "verify", "-export", writeLegacyDump(t, legacyDump(clean)))
+	if err != nil || !strings.Contains(out, "\ncommitments: 0 checked, ") || !strings.Contains(out, "no link broken, but ") || strings.Contains(out, "all match") {
+		t.Errorf("a version 3 dump: %v\n%s", err, out)
+	}
+}
+
+// seedOf is the number of the kept reveal that drew ticket n.
+func seedOf(rs game.Reveals, n uint64) int64 {
+	for _, r := range rs {
+		if r.HasTicket(n) {
+			return r.No
+		}
+	}
+	return -1
+}
+
+func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// TestVerifyFlags: -commitment takes the 8 digits a card shows as well as
+// all 64, and -chest every unsigned 64-bit number, drawn or refused with an
+// error naming the flag, never wrapped.
+func TestVerifyFlags(t *testing.T) {
+	base := []string{"verify", "-server-seed", vectorSeed, "-client-seed", "x", "-nonce", "1"}
+	out, _, err := runCLI(t, append(base, "-commitment", strings.ToUpper(vectorCommitment[:8]))...)
+	if err != nil || !strings.Contains(out, "(matches the 8 digits shown on the card)") {
+		t.Errorf("8 digits: %v\n%s", err, out)
+	}
+	out, _, err = runCLI(t, append(base, "-commitment", "deadbeef")...)
+	if ExitCode(err) != 1 || !strings.Contains(out, "NOT the commitment given, deadbeef") {
+		t.Errorf("8 wrong digits: %v\n%s", err, out)
+	}
+	for _, bad := range []string{"630dcd2966", "630dcd2", vectorCommitment + "00"} {
+		_, _, err = runCLI(t, append(base, "-commitment", bad)...)
+		if ExitCode(err) != 2 || !strings.Contains(err.Error(), "-commitment: want 64 hex digits, or the 8 the card shows") {
+			t.Errorf("-commitment %s: %v", bad, err)
+		}
+	}
+	chest := []string{"verify", "-server-seed", vectorSeed, "-client-seed", "x", "-chest"}
+	out, _, err = runCLI(t, append(chest, "9223372036854775807")...)
+	if err != nil || !strings.Contains(out, "chest #9223372036854775807: ") {
+		t.Errorf("-chest 2^63-1: %v\n%s", err, out)
+	}
+	for _, n := range []string{"9223372036854775808", "18446744073709551615"} {
+		out, _, err = runCLI(t, append(chest, n)...)
+		switch {
+		case err == nil && strings.Contains(out, "chest #"+n+": "): // a build whose chests are unsigned
+		case ExitCode(err) == 2 && strings.Contains(err.Error(), "-chest "+n+": ") && out == "":
+		default:
+			t.Errorf("-chest %s: %v\n%s", n, err, out)
+		}
+	}
+	if _, _, err = runCLI(t, append(chest, "18446744073709551616")...); ExitCode(err) != 2 {
+		t.Errorf("-chest 2^64: %v", err)
+	}
 }

@@ -1,0 +1,340 @@
+package game
+
+import "fmt"
+
+// Link is a kind of link between a player's history lines, revealed seeds
+// and state that a verifier checks besides the draws themselves: each one
+// a way a player could be cheated while every draw, taken alone, still
+// recomputes.
+type Link int
+
+// The links CheckLinks checks.
+const (
+	// LinkKeys: the keys held after a ticket (before, plus the key it
+	// won; back to zero with a chest due after the third) are the keys
+	// held before the next ticket; a chest follows the third key before
+	// any ticket; a reset clears both; the history ends with the keys the
+	// player holds.
+	LinkKeys Link = iota
+	// LinkNumbers: ticket and chest numbers run on without gaps. Only the
+	// history's bound (older lines trimmed) or a reset between two tickets
+	// (which discards the ticket bought and not drawn) explains a gap.
+	LinkNumbers
+	// LinkCommitments: the commitment a line records as shown for its
+	// seed is the hash of the seed whose range holds the line.
+	LinkCommitments
+	// LinkRanges: the ranges of revealed seeds touch, without gaps, and
+	// hold every line drawn under them; a line whose seed is no longer
+	// kept is unchecked.
+	LinkRanges
+	// NumLinks is the number of links.
+	NumLinks
+)
+
+// String names the link.
+func (l Link) String() string {
+	switch l {
+	case LinkKeys:
+		return "keys chain"
+	case LinkNumbers:
+		return "numbers"
+	case LinkCommitments:
+		return "commitments"
+	case LinkRanges:
+		return "seed ranges"
+	}
+	return fmt.Sprintf("link(%d)", int(l))
+}
+
+// LinkBreak is a link that does not hold.
+type LinkBreak struct {
+	Link Link
+	// Kind is KindPlay for a ticket, KindChest for a chest, "" for a
+	// revealed seed (N its number) or for the player's state (N 0).
+	Kind Kind
+	N    uint64
+	What string // what broke, in words
+}
+
+// String is the break in words: what it is about, the link, what broke.
+func (b LinkBreak) String() string {
+	var what string
+	switch {
+	case b.Kind == KindPlay:
+		what = fmt.Sprintf("ticket %d", b.N)
+	case b.Kind == KindChest:
+		what = fmt.Sprintf("chest %d", b.N)
+	case b.N > 0:
+		what = fmt.Sprintf("seed %d", b.N)
+	default:
+		what = "player state"
+	}
+	return fmt.Sprintf("%s: %s: %s", what, b.Link, b.What)
+}
+
+// Links is what CheckLinks found: per link, how many held (Checked), how
+// many could not be checked (Unchecked: a line from before the data it
+// needs was recorded, a seed no longer kept), and the ones that broke.
+type Links struct {
+	Checked, Unchecked [NumLinks]int64
+	Breaks             []LinkBreak
+}
+
+// keyState is the keys a history says the player holds.
+type keyState struct {
+	known bool // false before the first line that tells
+	keys  int
+	due   bool // the third key was found, the chest not opened yet
+}
+
+func (s *keyState) won(key bool) {
+	if !key {
+		return
+	}
+	s.keys++
+	if s.keys >= MaxKeys {
+		s.keys, s.due = 0, true
+	}
+}
+
+// CheckLinks checks the links (Link) of player p, given its history hist
+// (oldest first, as a store keeps it) and its kept reveals rs. It does not
+// recompute draws (Verify does). A history of fewer than MaxHistory lines
+// is whole: its first ticket and chest are the player's first, and it
+// starts with no key. It is pure.
+func CheckLinks(p Player, rs Reveals, hist []Entry) Links {
+	var l Links
+	brk := func(link Link, kind Kind, n uint64, format string, args ...any) {
+		l.Breaks = append(l.Breaks, LinkBreak{Link: link, Kind: kind, N: n, What: fmt.Sprintf(format, args...)})
+	}
+	whole := len(hist) < MaxHistory
+	var st keyState
+	var lastTicket, lastChest uint64
+	haveTicket, haveChest := whole, whole
+	if whole {
+		st.known = true
+	}
+	resets := uint64(0) // reset lines since the last ticket
+	for _, e := range hist {
+		switch e.Kind {
+		case KindReset:
+			st, resets = keyState{known: true}, resets+1
+		case KindPlay:
+			n := e.TicketID
+			if haveTicket {
+				switch gap := n - lastTicket - 1; {
+				case n <= lastTicket:
+					brk(LinkNumbers, KindPlay, n, "follows ticket %d", lastTicket)
+				case gap == 0:
+					l.Checked[LinkNumbers]++
+				case gap <= resets:
+					l.Checked[LinkNumbers]++ // each reset discards at most the ticket bought and not drawn
+				default:
+					brk(LinkNumbers, KindPlay, n, "follows ticket %d: %d tickets missing, %d explained by a reset", lastTicket, gap, resets)
+				}
+			}
+			if st.known {
+				switch {
+				case !e.Fair:
+					l.Unchecked[LinkKeys]++
+				case st.due:
+					brk(LinkKeys, KindPlay, n, "bought while the chest of the third key before it was not opened (no chest line between)")
+				case e.KeysBefore != st.keys:
+					brk(LinkKeys, KindPlay, n, "records %d keys held before it, but the line before leaves %d", e.KeysBefore, st.keys)
+				default:
+					l.Checked[LinkKeys]++
+				}
+			}
+			if e.Fair {
+				st = keyState{known: true, keys: e.KeysBefore}
+			}
+			if st.known {
+				st.won(e.Key)
+			}
+			lastTicket, haveTicket, resets = n, true, 0
+		case KindChest:
+			if st.known {
+				if st.due {
+					l.Checked[LinkKeys]++
+				} else {
+					brk(LinkKeys, KindChest, uint64(max(e.Chest, 0)), "opened without a third key before it")
+				}
+			}
+			st = keyState{known: true}
+			if !e.Fair {
+				l.Unchecked[LinkNumbers]++
+				haveChest = false
+				continue
+			}
+			n := uint64(max(e.Chest, 0))
+			if haveChest {
+				if n == lastChest+1 {
+					l.Checked[LinkNumbers]++
+				} else {
+					brk(LinkNumbers, KindChest, n, "follows chest %d", lastChest)
+				}
+			}
+			lastChest, haveChest = n, true
+		}
+	}
+	// The history's last lines against the player's state.
+	if st.known {
+		if st.keys == p.Keys && st.due == p.ChestDue {
+			l.Checked[LinkKeys]++
+		} else {
+			brk(LinkKeys, "", 0, "the history leaves %d keys (chest due: %v), the player holds %d (chest due: %v)", st.keys, st.due, p.Keys, p.ChestDue)
+		}
+	}
+	if haveTicket {
+		open := uint64(0)
+		if t := p.Ticket; t != nil && !t.Drawn && t.ID == p.TicketSeq {
+			open = 1 // bought, not drawn: no line yet
+		}
+		if p.TicketSeq >= lastTicket && p.TicketSeq-lastTicket <= open+resets {
+			l.Checked[LinkNumbers]++
+		} else {
+			brk(LinkNumbers, "", 0, "the last ticket line is ticket %d, the player bought %d", lastTicket, p.TicketSeq)
+		}
+	}
+	if haveChest {
+		if lastChest == uint64(max(p.ChestSeq, 0)) {
+			l.Checked[LinkNumbers]++
+		} else {
+			brk(LinkNumbers, "", 0, "the last chest line is chest %d, the player opened %d", lastChest, uint64(max(p.ChestSeq, 0)))
+		}
+	}
+	checkRanges(&l, p, rs, brk)
+	checkLines(&l, p, rs, hist, brk)
+	return l
+}
+
+// numbered reports whether every seed of p and rs is numbered (records from
+// before numbering have seed number 0).
+func numbered(p Player, rs Reveals) bool {
+	if p.SeedNo < 1 {
+		return false
+	}
+	for _, r := range rs {
+		if r.No < 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// checkRanges checks that the kept reveals follow one another and the
+// current seed without gaps, and that none is missing before them when
+// fewer than MaxReveals are kept.
+func checkRanges(l *Links, p Player, rs Reveals, brk func(Link, Kind, uint64, string, ...any)) {
+	num := numbered(p, rs)
+	if num && len(rs) < MaxReveals {
+		first := p.SeedNo
+		if len(rs) > 0 {
+			first = rs[0].No
+		}
+		if first == 1 {
+			l.Checked[LinkRanges]++
+		} else {
+			brk(LinkRanges, "", uint64(first), "seeds 1 to %d are missing, though only %d of %d reveals are kept", first-1, len(rs), MaxReveals)
+		}
+	}
+	for i, r := range rs {
+		nextNo, nextTicket, nextChest := p.SeedNo, p.SeedTicket+1, uint64(max(p.SeedChest, 0))+1
+		if i+1 < len(rs) {
+			nx := rs[i+1]
+			nextNo, nextTicket, nextChest = nx.No, nx.FirstTicket, uint64(max(nx.FirstChest, 0))
+		}
+		switch {
+		case num && nextNo != r.No+1:
+			brk(LinkRanges, "", uint64(max(r.No, 0)), "followed by seed %d", nextNo)
+		case r.LastTicket+1 != nextTicket:
+			brk(LinkRanges, "", uint64(max(r.No, 0)), "draws tickets %d to %d, the next seed from ticket %d", r.FirstTicket, r.LastTicket, nextTicket)
+		case uint64(max(r.LastChest, 0))+1 != nextChest:
+			brk(LinkRanges, "", uint64(max(r.No, 0)), "draws chests %d to %d, the next seed from chest %d", r.FirstChest, r.LastChest, nextChest)
+		default:
+			l.Checked[LinkRanges]++
+		}
+	}
+}
+
+// checkLines checks that each line drawn under a seed lies in its range and
+// records that seed's commitment.
+func checkLines(l *Links, p Player, rs Reveals, hist []Entry, brk func(Link, Kind, uint64, string, ...any)) {
+	// Kept whole: no seed was trimmed, every fair line has its seed.
+	whole := numbered(p, rs) && len(rs) < MaxReveals
+	cms := make([]Commitment, len(rs)) // each seed hashed once
+	for i, r := range rs {
+		cms[i] = r.Commitment()
+	}
+	current := p.Commitment()
+	for _, e := range hist {
+		if !e.Fair || (e.Kind != KindPlay && e.Kind != KindChest) {
+			continue
+		}
+		n, last := e.TicketID, p.SeedTicket // the last drawn under a revealed seed
+		in := func(r SeedReveal) bool { return r.HasTicket(n) }
+		if e.Kind == KindChest {
+			n, last = uint64(max(e.Chest, 0)), uint64(max(p.SeedChest, 0))
+			in = func(r SeedReveal) bool {
+				return n >= uint64(max(r.FirstChest, 0)) && n <= uint64(max(r.LastChest, 0)) && r.FirstChest <= r.LastChest
+			}
+		}
+		cm := e.Commitment
+		recorded := cm != (Commitment{})
+		if n > last { // the current seed, still secret
+			l.Checked[LinkRanges]++
+			switch {
+			case !recorded || p.Seed == (Seed{}):
+				l.Unchecked[LinkCommitments]++
+			case cm == current:
+				l.Checked[LinkCommitments]++
+			default:
+				brk(LinkCommitments, e.Kind, n, "records commitment %s (card: %s), not the current seed's %s", cm, cm.Short(), current)
+			}
+			continue
+		}
+		var owner *SeedReveal // the kept reveal whose commitment the line records
+		for i := range rs {
+			if recorded && cms[i] == cm {
+				owner = &rs[i]
+				break
+			}
+		}
+		r, rcm, ok := SeedReveal{}, Commitment{}, false
+		for i, x := range rs {
+			if in(x) {
+				r, rcm, ok = x, cms[i], true
+				break
+			}
+		}
+		switch {
+		case ok:
+			l.Checked[LinkRanges]++
+			switch {
+			case !recorded:
+				l.Unchecked[LinkCommitments]++
+			case cm == rcm:
+				l.Checked[LinkCommitments]++
+			case owner != nil:
+				brk(LinkCommitments, e.Kind, n, "lies in seed %d's range but records seed %d's commitment %s: the seeds' ranges were swapped", r.No, owner.No, cm.Short())
+			default:
+				brk(LinkCommitments, e.Kind, n, "records commitment %s (card: %s), but seed %d, whose range holds it, hashes to %s", cm, cm.Short(), r.No, rcm)
+			}
+		case owner != nil:
+			brk(LinkRanges, e.Kind, n, "drawn under seed %d (its commitment %s), whose range leaves it out", owner.No, cm.Short())
+		case whole || (len(rs) > 0 && n >= firstOf(rs, e.Kind)):
+			brk(LinkRanges, e.Kind, n, "lies in no revealed seed's range, though its seed should be kept")
+		default:
+			l.Unchecked[LinkRanges]++
+			l.Unchecked[LinkCommitments]++
+		}
+	}
+}
+
+// firstOf is the first ticket (KindPlay) or chest of the kept reveals.
+func firstOf(rs Reveals, k Kind) uint64 {
+	if k == KindChest {
+		return uint64(max(rs[0].FirstChest, 0))
+	}
+	return rs[0].FirstTicket
+}

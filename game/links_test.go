@@ -1,0 +1,171 @@
+package game
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// linkedPlay plays tickets tickets with SeededDrawer, rotating every every
+// tickets, opening each chest due, except that the ticket numbered
+// discard is bought and reset away (never drawn) and, the first time a
+// chest is due after ticket resetDue, a reset forfeits it. It returns the
+// player, its reveals and its whole history.
+func linkedPlay(t *testing.T, tickets, every int, discard uint64, resetDue uint64) (Player, Reveals, []Entry) {
+	t.Helper()
+	rng := rand.NewChaCha8([32]byte{42})
+	now := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	seed := func() Seed {
+		s, err := NewSeed(rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	p, err := NewPlayer(int64(2*tickets)*Stake, seed(), "c", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = p.WithNextSeed(seed())
+	var hist []Entry
+	var rs Reveals
+	step := func(s Step, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, hist = s.Player, append(hist, s.History...)
+		if s.Reveal != nil {
+			rs = append(rs, *s.Reveal)
+		}
+	}
+	var d SeededDrawer
+	for i := range tickets {
+		if i > 0 && i%every == 0 {
+			step(p.Rotate(seed(), now))
+		}
+		step(p.Buy(House{}, now))
+		if p.TicketSeq == discard {
+			step(p.Reset(p.Balance, now))
+			step(p.Buy(House{}, now))
+		}
+		step(p.Reveal(d, p.TicketSeq, AllRows, now))
+		if p.ChestDue && resetDue > 0 && p.TicketSeq >= resetDue {
+			step(p.Reset(p.Balance, now))
+			resetDue = 0
+		}
+		if p.ChestDue {
+			step(p.OpenChest(d, p.ChestSeq+1, now))
+		}
+	}
+	return p, rs, hist
+}
+
+func noBreaks(t *testing.T, l Links) {
+	t.Helper()
+	for _, b := range l.Breaks {
+		t.Errorf("broken: %s", b)
+	}
+}
+
+// TestCheckLinksWhole: a whole history with resets (one discarding a
+// ticket bought and not drawn, one forfeiting a chest due) and rotations
+// holds every link, and each link is checked.
+func TestCheckLinksWhole(t *testing.T) {
+	p, rs, hist := linkedPlay(t, 20, 6, 5, 10)
+	if !slices.ContainsFunc(hist, func(e Entry) bool { return e.Kind == KindReset }) || len(hist) >= MaxHistory {
+		t.Fatalf("want resets in a whole history of %d lines", len(hist))
+	}
+	l := CheckLinks(p, rs, hist)
+	noBreaks(t, l)
+	for link := range NumLinks {
+		if l.Checked[link] == 0 || l.Unchecked[link] != 0 {
+			t.Errorf("%s: %d checked, %d unchecked", link, l.Checked[link], l.Unchecked[link])
+		}
+	}
+
+	// The reset line that explains ticket 5's gap, gone: a gap.
+	i := slices.IndexFunc(hist, func(e Entry) bool { return e.Kind == KindReset })
+	if hist[i+1].TicketID != 6 {
+		t.Fatalf("the first reset is followed by ticket %d, want 6", hist[i+1].TicketID)
+	}
+	l = CheckLinks(p, rs, slices.Delete(slices.Clone(hist), i, i+1))
+	if len(l.Breaks) == 0 || l.Breaks[0].String() != "ticket 6: numbers: follows ticket 4: 1 tickets missing, 0 explained by a reset" {
+		t.Errorf("reset deleted: breaks %v", l.Breaks)
+	}
+
+	// A reset explains one ticket, not two.
+	j := slices.IndexFunc(hist, func(e Entry) bool { return e.Kind == KindPlay && e.TicketID == 7 })
+	l = CheckLinks(p, rs, slices.Delete(slices.Clone(hist), j, j+1))
+	if !slices.ContainsFunc(l.Breaks, func(b LinkBreak) bool { return b.Link == LinkNumbers && b.N == 8 }) {
+		t.Errorf("ticket 7 deleted: breaks %v", l.Breaks)
+	}
+
+	// The player's state against the history's end.
+	q := p
+	q.Keys = (p.Keys + 1) % MaxKeys
+	l = CheckLinks(q, rs, hist)
+	if len(l.Breaks) != 1 || !strings.HasPrefix(l.Breaks[0].String(), "player state: keys chain: the history leaves") {
+		t.Errorf("keys of the state changed: breaks %v", l.Breaks)
+	}
+	l = CheckLinks(p, rs, hist[:len(hist)-1])
+	if len(l.Breaks) == 0 {
+		t.Errorf("the last line deleted: no break")
+	}
+}
+
+// TestCheckLinksTrimmed: a history and reveals trimmed to their bounds
+// start anywhere: no break, and the lines whose seed is no longer kept are
+// unchecked, never checked.
+func TestCheckLinksTrimmed(t *testing.T) {
+	p, rs, hist := linkedPlay(t, 120, 2, 0, 0)
+	if len(rs) <= MaxReveals || len(hist) <= MaxHistory {
+		t.Fatalf("%d reveals, %d lines: want more than the bounds", len(rs), len(hist))
+	}
+	hist, rs = hist[len(hist)-MaxHistory:], rs[len(rs)-MaxReveals:]
+	l := CheckLinks(p, rs, hist)
+	noBreaks(t, l)
+	if l.Unchecked[LinkRanges] != 0 || l.Checked[LinkCommitments] == 0 {
+		t.Errorf("50 reveals cover the 50 last lines: %+v", l)
+	}
+	// Seeds rotated without a draw push the older lines' seeds out of
+	// the reveals kept: those lines are unchecked.
+	rng := rand.NewChaCha8([32]byte{43})
+	for range MaxReveals - 5 {
+		fresh, err := NewSeed(rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := p.Rotate(fresh, time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, rs = s.Player, append(rs, *s.Reveal)
+	}
+	l = CheckLinks(p, rs[len(rs)-MaxReveals:], hist)
+	noBreaks(t, l)
+	if l.Unchecked[LinkRanges] == 0 || l.Unchecked[LinkCommitments] != l.Unchecked[LinkRanges] {
+		t.Errorf("reveals trimmed: %+v", l)
+	}
+}
+
+// TestCheckLinksNames: each link and break says what it is.
+func TestCheckLinksNames(t *testing.T) {
+	for link, want := range map[Link]string{LinkKeys: "keys chain", LinkNumbers: "numbers", LinkCommitments: "commitments", LinkRanges: "seed ranges", NumLinks: "link(4)"} {
+		if link.String() != want {
+			t.Errorf("%d: %q, want %q", int(link), link, want)
+		}
+	}
+	for b, want := range map[LinkBreak]string{
+		{Link: LinkKeys, Kind: KindPlay, N: 3, What: "x"}:     "ticket 3: keys chain: x",
+		{Link: LinkNumbers, Kind: KindChest, N: 2, What: "y"}: "chest 2: numbers: y",
+		{Link: LinkRanges, N: 4, What: "z"}:                   "seed 4: seed ranges: z",
+		{Link: LinkKeys, What: "w"}:                           "player state: keys chain: w",
+	} {
+		if b.String() != want {
+			t.Errorf("%q, want %q", b, want)
+		}
+	}
+}
