@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 
@@ -92,10 +91,6 @@ seed still secret are counted, not checked; links a dump lacks the data for
 	if set["chest"] && *chest < 1 {
 		return usageError{"verify: -chest: chest numbers start at 1"}
 	}
-	chestNo, err := chestNonce(*chest)
-	if err != nil {
-		return usageError{"verify: " + err.Error()}
-	}
 	want := strings.ToLower(strings.TrimSpace(*commitment))
 	if set["commitment"] {
 		if b, err := hex.DecodeString(want); err != nil || (len(b) != len(game.Commitment{}) && len(b) != shortCommitment) {
@@ -128,7 +123,7 @@ seed still secret are counted, not checked; links a dump lacks the data for
 		writeTicket(w, o, *keys)
 	}
 	if set["chest"] {
-		c, err := d.Chest(seed, *client, chestNo)
+		c, err := d.ChestNumber(seed, *client, *chest)
 		if err != nil {
 			return fmt.Errorf("verify: chest %d: %w", *chest, err)
 		}
@@ -146,16 +141,6 @@ seed still secret are counted, not checked; links a dump lacks the data for
 // shortCommitment is the bytes of a commitment a card shows
 // (game.Commitment.Short).
 const shortCommitment = 4
-
-// chestNonce is the chest number n (docs/FAIRNESS.md: unsigned 64-bit) as
-// game draws it. game's chest numbers are int64: a number beyond is refused
-// with an error naming the flag, rather than wrapped.
-func chestNonce(n uint64) (int64, error) {
-	if n > math.MaxInt64 {
-		return 0, fmt.Errorf("-chest %d: this build draws chests numbered up to %d only", n, int64(math.MaxInt64))
-	}
-	return int64(n), nil
-}
 
 // writeTicket prints a ticket's grid, one row a line with the symbols'
 // names, the winning row marked, then its result.
