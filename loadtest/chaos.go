@@ -419,21 +419,15 @@ func Chaos(ctx context.Context, cfg ChaosConfig) (rep *ChaosReport, err error) {
 	}
 	start := time.Now()
 	base := idBase()
-	guilds := make([]uint64, cfg.Guilds)
-	for g := range guilds {
-		guilds[g] = base + uint64(g)
-	}
+	guilds := runGuilds(base, cfg.Guilds)
 	rep = &ChaosReport{Store: b.desc, Players: cfg.Players, Duration: cfg.Duration, Fraction: cfg.Fraction,
 		Seed: cfg.Seed, Kinds: cfg.Kinds, RetryAfter: cfg.RetryAfter, Drops: cfg.GatewayDrops}
 	if len(rep.Kinds) == 0 {
 		rep.Kinds = chaosKinds
 	}
 	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
-		line, cerr := b.cleanup(cctx, guilds)
+		line, cerr := b.finish(ctx, guilds, log)
 		rep.Cleanup = line
-		log.Info("cleaned up", "what", line)
 		err = errors.Join(err, cerr)
 	}()
 	players, err := setup(ctx, b.store, base, rcfg)

@@ -278,16 +278,10 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	}
 	base := idBase()
 	rep = &Report{Store: b.desc, Path: b.path, Players: cfg.Players, Duration: cfg.Duration, Warmup: cfg.Warmup}
-	for g := range cfg.Guilds {
-		rep.Guilds = append(rep.Guilds, base+uint64(g))
-	}
+	rep.Guilds = runGuilds(base, cfg.Guilds)
 	defer func() {
-		// Clean up even when ctx was cancelled (Ctrl-C).
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
-		line, cerr := b.cleanup(cctx, rep.Guilds)
+		line, cerr := b.finish(ctx, rep.Guilds, log)
 		rep.Cleanup = line
-		log.Info("cleaned up", "what", line)
 		err = errors.Join(err, cerr)
 	}()
 	log.Info("store", "store", b.desc, "guilds", rep.Guilds)

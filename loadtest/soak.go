@@ -149,17 +149,11 @@ func Soak(ctx context.Context, cfg SoakConfig) (rep *SoakReport, err error) {
 		return nil, err
 	}
 	base := idBase()
-	guilds := make([]uint64, cfg.Guilds)
-	for g := range guilds {
-		guilds[g] = base + uint64(g)
-	}
+	guilds := runGuilds(base, cfg.Guilds)
 	rep = &SoakReport{Store: b.desc, Players: cfg.Players, Goroutines: min(cfg.Goroutines, cfg.Players), MaxGrowth: cfg.MaxGrowth}
 	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
-		line, cerr := b.cleanup(cctx, guilds)
+		line, cerr := b.finish(ctx, guilds, log)
 		rep.Cleanup = line
-		log.Info("cleaned up", "what", line)
 		err = errors.Join(err, cerr)
 	}()
 	players, err := setup(ctx, b.store, base, rcfg)

@@ -189,18 +189,12 @@ func SoakInteractions(ctx context.Context, cfg InteractionSoakConfig) (rep *Inte
 		return nil, err
 	}
 	base := idBase()
-	guilds := make([]uint64, cfg.Guilds)
-	for g := range guilds {
-		guilds[g] = base + uint64(g)
-	}
+	guilds := runGuilds(base, cfg.Guilds)
 	rep = &InteractionSoakReport{Store: b.desc, Transport: Gateway, Players: cfg.Players, Keep: cfg.Keep,
 		MaxGrowth: cfg.MaxGrowth, ProfileRate: runtime.MemProfileRate}
 	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
-		line, cerr := b.cleanup(cctx, guilds)
+		line, cerr := b.finish(ctx, guilds, log)
 		rep.Cleanup = line
-		log.Info("cleaned up", "what", line)
 		err = errors.Join(err, cerr)
 	}()
 	players, err := setup(ctx, b.store, base, rcfg)

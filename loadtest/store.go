@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -200,6 +201,26 @@ func openRedis(ctx context.Context, cfg Config, opts storage.Options) (*backend,
 }
 
 // serverMemory returns the Redis server's used_memory, 0 for bolt or if
+// runGuilds returns the n guilds of a run, numbered from base.
+func runGuilds(base uint64, n int) []uint64 {
+	guilds := make([]uint64, n)
+	for g := range guilds {
+		guilds[g] = base + uint64(g)
+	}
+	return guilds
+}
+
+// finish removes what the run wrote in guilds and closes the store, even
+// when ctx was cancelled (Ctrl-C), and logs it: the line says what was
+// removed.
+func (b *backend) finish(ctx context.Context, guilds []uint64, log *slog.Logger) (line string, err error) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	line, err = b.cleanup(cctx, guilds)
+	log.Info("cleaned up", "what", line)
+	return line, err
+}
+
 // it cannot be read.
 func (b *backend) serverMemory(ctx context.Context) uint64 {
 	if b.redis == nil {
