@@ -304,7 +304,7 @@ func TestPause(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(s.History, []Entry{{At: t0, Kind: KindPause, Balance: 1000}}) || !s.Player.Care.PausedUntil.Equal(until) {
+	if !reflect.DeepEqual(s.History, []Entry{{At: t0, Kind: KindPause, Balance: 1000, Placed: true}}) || !s.Player.Care.PausedUntil.Equal(until) {
 		t.Fatalf("Pause = %+v", s)
 	}
 	paused := s.Player
@@ -371,7 +371,7 @@ func TestPause(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Player.Paused(lift) || !reflect.DeepEqual(s.History, []Entry{{At: lift, Kind: KindLift, Balance: 1000}}) {
+		if s.Player.Paused(lift) || !reflect.DeepEqual(s.History, []Entry{{At: lift, Kind: KindLift, Balance: 1000, Placed: true}}) {
 			t.Fatalf("LiftPause = %+v", s)
 		}
 		if _, err := step(t, s.Player, func(p Player) (Step, error) { return p.Buy(House{}, lift) }); err != nil {

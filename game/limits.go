@@ -17,7 +17,9 @@ const (
 	MaxCooldown    time.Duration = 366 * 24 * time.Hour // the longest daily cooldown
 	MaxOps                       = 64                   // operation IDs a player remembers
 	MaxOpID                      = 128                  // bytes of one operation ID
-	MaxHistory                   = 50                   // history lines a player keeps
+	MaxTicketLines               = 50                   // ticket lines a player keeps (history.go)
+	MaxOtherLines                = 50                   // other history lines a player keeps, apart
+	MaxHistory                   = MaxTicketLines + MaxOtherLines
 	// MaxSeq bounds ticket and chest numbers: 2^53−1, the largest integer
 	// that every JSON reader, JavaScript's JSON.parse included, reads
 	// exactly. At a ticket a millisecond it lasts 285,000 years.

@@ -99,15 +99,17 @@ func (s *keyState) won(key bool) {
 
 // CheckLinks checks the links (Link) of player p, given its history hist
 // (oldest first, as a store keeps it) and its kept reveals rs. It does not
-// recompute draws (Verify does). A history of fewer than MaxHistory lines
-// is whole: its first ticket and chest are the player's first, and it
-// starts with no key. It is pure.
+// recompute draws (Verify does). A history whose two lists (history.go)
+// hold fewer lines than they keep is whole: its first ticket and chest are
+// the player's first, and it starts with no key. Otherwise the keys and
+// numbers are checked from the line on which neither list misses one. It
+// is pure.
 func CheckLinks(p Player, rs Reveals, hist []Entry) Links {
 	var l Links
 	brk := func(link Link, kind Kind, n uint64, format string, args ...any) {
 		l.Breaks = append(l.Breaks, LinkBreak{Link: link, Kind: kind, N: n, What: fmt.Sprintf(format, args...)})
 	}
-	whole := len(hist) < MaxHistory
+	from, whole := CompleteFrom(hist)
 	var st keyState
 	var lastTicket, lastChest uint64
 	haveTicket, haveChest := whole, whole
@@ -115,7 +117,7 @@ func CheckLinks(p Player, rs Reveals, hist []Entry) Links {
 		st.known = true
 	}
 	resets := uint64(0) // reset lines since the last ticket
-	for _, e := range hist {
+	for _, e := range hist[from:] {
 		switch e.Kind {
 		case KindReset:
 			st, resets = keyState{known: true}, resets+1

@@ -75,7 +75,7 @@ func noBreaks(t *testing.T, l Links) {
 // holds every link, and each link is checked.
 func TestCheckLinksWhole(t *testing.T) {
 	p, rs, hist := linkedPlay(t, 20, 6, 5, 10)
-	if !slices.ContainsFunc(hist, func(e Entry) bool { return e.Kind == KindReset }) || len(hist) >= MaxHistory {
+	if !slices.ContainsFunc(hist, func(e Entry) bool { return e.Kind == KindReset }) || len(TrimHistory(hist)) != len(hist) {
 		t.Fatalf("want resets in a whole history of %d lines", len(hist))
 	}
 	l := CheckLinks(p, rs, hist)
@@ -121,14 +121,23 @@ func TestCheckLinksWhole(t *testing.T) {
 // unchecked, never checked.
 func TestCheckLinksTrimmed(t *testing.T) {
 	p, rs, hist := linkedPlay(t, 120, 2, 0, 0)
-	if len(rs) <= MaxReveals || len(hist) <= MaxHistory {
+	kept := TrimHistory(hist)
+	if len(rs) <= MaxReveals || len(kept) == len(hist) {
 		t.Fatalf("%d reveals, %d lines: want more than the bounds", len(rs), len(hist))
 	}
-	hist, rs = hist[len(hist)-MaxHistory:], rs[len(rs)-MaxReveals:]
+	hist, rs = kept, rs[len(rs)-MaxReveals:]
 	l := CheckLinks(p, rs, hist)
 	noBreaks(t, l)
-	if l.Unchecked[LinkRanges] != 0 || l.Checked[LinkCommitments] == 0 {
-		t.Errorf("50 reveals cover the 50 last lines: %+v", l)
+	// The chests kept apart from the tickets reach back before the seeds
+	// kept: those, and only those, are unchecked.
+	before := int64(0)
+	for _, e := range hist {
+		if e.Kind == KindPlay && e.TicketID < rs[0].FirstTicket || e.Kind == KindChest && e.Chest < rs[0].FirstChest {
+			before++
+		}
+	}
+	if l.Unchecked[LinkRanges] != before || l.Checked[LinkCommitments] == 0 {
+		t.Errorf("50 reveals cover the 50 last tickets, %d lines before them: %+v", before, l)
 	}
 	// Seeds rotated without a draw push the older lines' seeds out of
 	// the reveals kept: those lines are unchecked.

@@ -149,6 +149,12 @@ type Entry struct {
 	// that a verifier checks it against the revealed seed even once the
 	// reveal has left what the player keeps.
 	Commitment Commitment
+	// After places a line other than a ticket among the tickets, which
+	// are kept apart from it (history.go): it was written after ticket
+	// After was drawn and before the next. Placed is false in lines
+	// written before it was recorded, and in every ticket line.
+	After  uint64
+	Placed bool
 }
 
 // Check reports whether p is a sound player: the balance equals

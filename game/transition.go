@@ -65,6 +65,7 @@ func NewPlayer(start int64, seed Seed, client string, now time.Time) (Player, er
 // whatever went wrong (a corrupt player read back, a rule broken here), no
 // transition hands a store a state that breaks the invariant.
 func (p Player) done(s Step) (Step, error) {
+	p.placeLines(s.History)
 	if err := s.Player.Check(); err != nil {
 		return Step{Player: p}, fmt.Errorf("step refused: %w", err)
 	}

@@ -288,7 +288,7 @@ func TestOpenChest(t *testing.T) {
 		n.Stats.Chests != 1 || n.Stats.WonCents != 100 || n.Stats.BestWinCents != 100 || d.chests != 1 {
 		t.Fatalf("after the chest: %+v", n)
 	}
-	if !reflect.DeepEqual(s.History, []Entry{{At: later, Kind: KindChest, Lot: LotSilver, Amount: 100, Balance: 1050, Fair: true, Chest: 1, Commitment: p.Seed.Commitment()}}) ||
+	if !reflect.DeepEqual(s.History, []Entry{{At: later, Kind: KindChest, Lot: LotSilver, Amount: 100, Balance: 1050, Fair: true, Chest: 1, Commitment: p.Seed.Commitment(), After: 1, Placed: true}}) ||
 		s.Result != (Result{Balance: 1050, Opened: true, Chest: silver, Amount: 100}) {
 		t.Fatalf("step %+v", s)
 	}
@@ -399,7 +399,7 @@ func TestClaimDaily(t *testing.T) {
 	}
 	n := s.Player
 	if n.Balance != 350 || n.Stats.DailyCents != 250 || n.LastDaily != t0 ||
-		!reflect.DeepEqual(s.History, []Entry{{At: t0, Kind: KindDaily, Amount: 250, Balance: 350}}) ||
+		!reflect.DeepEqual(s.History, []Entry{{At: t0, Kind: KindDaily, Amount: 250, Balance: 350, Placed: true}}) ||
 		s.Result != (Result{Balance: 350, Amount: 250}) {
 		t.Fatalf("ClaimDaily = %+v", s)
 	}
@@ -464,7 +464,7 @@ func TestGrant(t *testing.T) {
 			continue
 		}
 		if err != nil || s.Player.Balance != tt.balance || s.Player.Stats.GrantedCents != tt.amount ||
-			!reflect.DeepEqual(s.History, []Entry{{At: t0, Kind: KindGrant, Amount: tt.amount, Balance: tt.balance}}) ||
+			!reflect.DeepEqual(s.History, []Entry{{At: t0, Kind: KindGrant, Amount: tt.amount, Balance: tt.balance, Placed: true}}) ||
 			s.Result != (Result{Balance: tt.balance, Amount: tt.amount}) {
 			t.Errorf("Grant(%d) = %+v, %v", tt.amount, s, err)
 		}
@@ -487,7 +487,7 @@ func TestSetBalance(t *testing.T) {
 		}
 		diff := tt.balance - 100
 		if err != nil || s.Player.Balance != tt.balance || s.Player.Stats.GrantedCents != diff ||
-			!reflect.DeepEqual(s.History, []Entry{{At: t0, Kind: KindSet, Amount: diff, Balance: tt.balance}}) ||
+			!reflect.DeepEqual(s.History, []Entry{{At: t0, Kind: KindSet, Amount: diff, Balance: tt.balance, Placed: true}}) ||
 			s.Result != (Result{Balance: tt.balance, Amount: diff}) {
 			t.Errorf("SetBalance(%d) = %+v, %v", tt.balance, s, err)
 		}
@@ -517,7 +517,7 @@ func TestReset(t *testing.T) {
 	if !reflect.DeepEqual(s.Player, want) {
 		t.Fatalf("Reset = %+v\nwant    %+v", s.Player, want)
 	}
-	if !reflect.DeepEqual(s.History, []Entry{{At: later, Kind: KindReset, Amount: 700 - p.Balance, Balance: 700}}) {
+	if !reflect.DeepEqual(s.History, []Entry{{At: later, Kind: KindReset, Amount: 700 - p.Balance, Balance: 700, After: p.TicketSeq, Placed: true}}) {
 		t.Fatalf("history %+v", s.History)
 	}
 	// The next ticket has a new number: no draw is ever made twice.

@@ -401,7 +401,8 @@ func sleepOrDone(ctx context.Context, d time.Duration) bool {
 }
 
 // historyLog is a player's whole history, oldest first, pieced together
-// from reads of its last storage.HistoryLimit lines.
+// from reads of its last storage.HistoryLimit lines (from the line on which
+// they are complete, game.CompleteFrom).
 type historyLog struct {
 	lines []game.Entry
 	// gap is set when a read shares no line with the log although the
@@ -418,6 +419,10 @@ func (h *historyLog) merge(newestFirst []game.Entry) {
 	for k, e := range newestFirst {
 		s[len(s)-1-k] = e
 	}
+	// The store keeps tickets and other lines in two lists: older lines
+	// of the longer-reaching one have lost their neighbours.
+	from, _ := game.CompleteFrom(s)
+	s = s[from:]
 	// The longest prefix of s that ends the log.
 	for k := min(len(s), len(h.lines)); k >= 0; k-- {
 		if !sameLines(h.lines[len(h.lines)-k:], s[:k]) {

@@ -59,8 +59,10 @@ type Write struct {
 	// Player is the new state. Its Balance also goes to the guild's
 	// leaderboard index.
 	Player game.Player
-	// History lines to append, oldest first; the store keeps the last
-	// HistoryLimit of the player's.
+	// History lines to append, oldest first; the store keeps the
+	// player's last game.MaxTicketLines ticket lines and, apart, its last
+	// game.MaxOtherLines others (game.MainLine), and gives them back
+	// merged (game.MergeHistory).
 	History []game.Entry
 	// Reveal, when not nil, is a seed revealed, kept beside the player
 	// (the last game.MaxReveals; Store.Reveals).
@@ -193,7 +195,7 @@ type Options struct {
 
 // Limits every store keeps.
 const (
-	HistoryLimit = game.MaxHistory // history lines kept per player
+	HistoryLimit = game.MaxHistory // history lines kept per player: its last game.MaxTicketLines tickets and game.MaxOtherLines others
 	AuditLimit   = 1000            // moderator actions kept per guild
 )
 

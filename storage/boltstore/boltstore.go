@@ -24,7 +24,8 @@ import (
 // (or a player's) keys are contiguous and in increasing order.
 var (
 	bucketPlayers = []byte("players") // guild|user → {"v": version, "p": the player's record}
-	bucketHistory = []byte("history") // guild|user|seq → a history line
+	bucketHistory = []byte("history") // guild|user|seq → a ticket line (game.MainLine)
+	bucketOthers  = []byte("others")  // guild|user|seq → any other history line
 	bucketReveals = []byte("reveals") // guild|user|seq → a revealed seed
 	bucketOpSeq   = []byte("opseq")   // guild|user|seq → an operation's ID
 	bucketOps     = []byte("ops")     // guild|user|operation ID → its result
@@ -35,7 +36,7 @@ var (
 	bucketJobs    = []byte("jobs")    // guild → nothing: the guilds with a job in progress (Jobs)
 )
 
-var allBuckets = [][]byte{bucketPlayers, bucketHistory, bucketReveals, bucketOpSeq, bucketOps, bucketAudit, bucketGuilds, bucketBoard, bucketCounts, bucketJobs}
+var allBuckets = [][]byte{bucketPlayers, bucketHistory, bucketOthers, bucketReveals, bucketOpSeq, bucketOps, bucketAudit, bucketGuilds, bucketBoard, bucketCounts, bucketJobs}
 
 // Store is the embedded store: one bbolt file, one read-write transaction
 // per Update. It is safe for concurrent use.

@@ -32,7 +32,8 @@
 // encoding/gob) are rewritten in the schema, once, when Open finds them.
 //
 //	players  guild|user          → {"v": version, "p": the player's record}
-//	history  guild|user|seq      → a history line (the last storage.HistoryLimit kept)
+//	history  guild|user|seq      → a ticket line (game.MainLine; the last game.MaxTicketLines kept)
+//	others   guild|user|seq      → any other history line (the last game.MaxOtherLines kept)
 //	reveals  guild|user|seq      → a revealed seed (the last game.MaxReveals kept)
 //	opseq    guild|user|seq      → an operation's ID (the last game.MaxOps kept)
 //	ops      guild|user|op ID    → that operation's result

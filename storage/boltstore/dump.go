@@ -30,7 +30,7 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer
 			if err != nil {
 				return err
 			}
-			hist, err := latest(tx.Bucket(bucketHistory), k, storage.HistoryLimit, "history line", schema.DecodeLine)
+			hist, err := history(tx, k, storage.HistoryLimit)
 			if err != nil {
 				return err
 			}

@@ -293,16 +293,17 @@ func (r *playerRec) versioned() storage.Versioned {
 // playerWrite is a Write checked and encoded, ready to go over the
 // record it was computed from.
 type playerWrite struct {
-	id      storage.PlayerID
-	old     *playerRec // nil: a new player
-	rec     playerRec
-	player  []byte   // rec, encoded
-	history [][]byte // the lines, encoded, oldest first
-	reveal  []byte   // the reveal, encoded, or nil
-	op      string   // the operation remembered, or ""
-	opRes   []byte   // its result, encoded
-	audit   *game.AuditEntry
-	entry   []byte // audit, encoded
+	id     storage.PlayerID
+	old    *playerRec // nil: a new player
+	rec    playerRec
+	player []byte   // rec, encoded
+	main   [][]byte // the ticket lines (game.MainLine), encoded, oldest first
+	others [][]byte // the other lines, encoded, oldest first
+	reveal []byte   // the reveal, encoded, or nil
+	op     string   // the operation remembered, or ""
+	opRes  []byte   // its result, encoded
+	audit  *game.AuditEntry
+	entry  []byte // audit, encoded
 }
 
 // prepare checks and encodes w over the record old (nil if the player is
@@ -326,7 +327,11 @@ func prepare(id storage.PlayerID, old *playerRec, op string, w storage.Write) (*
 		if err != nil {
 			return nil, err
 		}
-		pw.history = append(pw.history, v)
+		if game.MainLine(h) {
+			pw.main = append(pw.main, v)
+		} else {
+			pw.others = append(pw.others, v)
+		}
 	}
 	if w.Reveal != nil {
 		if pw.reveal, err = schema.EncodeReveal(*w.Reveal); err != nil {
@@ -352,7 +357,8 @@ func (pw *playerWrite) result() storage.Versioned {
 }
 
 // write puts pw in tx, over the record it was prepared from: the player,
-// its history lines (the oldest trimmed past storage.HistoryLimit), its
+// its history lines (the oldest trimmed past game.MaxTicketLines and
+// game.MaxOtherLines), its
 // reveal (past game.MaxReveals), its operation (past game.MaxOps), its
 // leaderboard entry, its guild's count if it is new, and the audit entry.
 func (pw *playerWrite) write(tx *bolt.Tx) error {
@@ -373,8 +379,13 @@ func (pw *playerWrite) write(tx *bolt.Tx) error {
 		}
 	}
 	pk := playerKey(id)
-	for _, h := range pw.history {
-		if _, err := appendCapped(tx.Bucket(bucketHistory), pk, h, storage.HistoryLimit); err != nil {
+	for _, h := range pw.main {
+		if _, err := appendCapped(tx.Bucket(bucketHistory), pk, h, game.MaxTicketLines); err != nil {
+			return fmt.Errorf("history: %w", err)
+		}
+	}
+	for _, h := range pw.others {
+		if _, err := appendCapped(tx.Bucket(bucketOthers), pk, h, game.MaxOtherLines); err != nil {
 			return fmt.Errorf("history: %w", err)
 		}
 	}
@@ -505,6 +516,27 @@ func latest[T any](b *bolt.Bucket, prefix []byte, n int, what string, decode fun
 	return out, nil
 }
 
+// history returns up to n of the most recent history lines of the player
+// under key pk, newest first: the last n of each list, merged.
+func history(tx *bolt.Tx, pk []byte, n int) ([]game.Entry, error) {
+	main, err := latest(tx.Bucket(bucketHistory), pk, n, "history line", schema.DecodeLine)
+	if err != nil {
+		return nil, err
+	}
+	others, err := latest(tx.Bucket(bucketOthers), pk, n, "history line", schema.DecodeLine)
+	if err != nil {
+		return nil, err
+	}
+	if len(others) == 0 {
+		return main, nil
+	}
+	slices.Reverse(main)
+	slices.Reverse(others)
+	out := game.MergeHistory(main, others)
+	slices.Reverse(out)
+	return out[:min(n, len(out))], nil
+}
+
 // History returns up to n of the player's most recent history lines, newest
 // first (none for a player never written).
 func (s *Store) History(ctx context.Context, id storage.PlayerID, n int) ([]game.Entry, error) {
@@ -516,7 +548,7 @@ func (s *Store) History(ctx context.Context, id storage.PlayerID, n int) ([]game
 	}
 	var out []game.Entry
 	err := s.view(ctx, "history", func(tx *bolt.Tx) (err error) {
-		out, err = latest(tx.Bucket(bucketHistory), playerKey(id), n, "history line", schema.DecodeLine)
+		out, err = history(tx, playerKey(id), n)
 		return err
 	})
 	return out, err

@@ -84,8 +84,9 @@ func TestBytesPerCycleFlat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range storage.HistoryLimit {
+	for range game.MaxTicketLines {
 		admin.LPush(ctx, "h:"+tag, line)
+		admin.LPush(ctx, "o:"+tag, `{"at":1,"k":"grant","a":1,"b":1,"n":0}`)
 		admin.RPush(ctx, "r:"+tag, `{"no":0,"s":"`+strings.Repeat("ab", 32)+`","t1":1,"t2":0,"c1":1,"c2":0,"ra":1}`)
 	}
 	var light9, heavy9 int64
@@ -93,8 +94,11 @@ func TestBytesPerCycleFlat(t *testing.T) {
 		light9 += cycle(light, i)
 		heavy9 += cycle(heavy, i)
 	}
-	if n, _ := admin.LLen(ctx, "h:"+tag).Result(); n != storage.HistoryLimit {
-		t.Fatalf("%d history lines kept, want %d", n, storage.HistoryLimit)
+	if n, _ := admin.LLen(ctx, "h:"+tag).Result(); n != game.MaxTicketLines {
+		t.Fatalf("%d ticket lines kept, want %d", n, game.MaxTicketLines)
+	}
+	if n, _ := admin.LLen(ctx, "o:"+tag).Result(); n != game.MaxOtherLines {
+		t.Fatalf("%d other lines kept, want %d", n, game.MaxOtherLines)
 	}
 	t.Logf("bytes sent per play cycle (nine cycles, their chests included): %d; with history and reveals at their bounds: %d",
 		light9/9, heavy9/9)

@@ -13,7 +13,10 @@
 //	          o:<operation ID> = that operation's result, for the player's
 //	          last game.MaxOps operations
 //	q:{g:u}   list: those operations' IDs, oldest first
-//	h:{g:u}   list: history lines, newest first, storage.HistoryLimit kept
+//	h:{g:u}   list: ticket lines (game.MainLine), newest first,
+//	          game.MaxTicketLines kept
+//	o:{g:u}   list: the other history lines, newest first,
+//	          game.MaxOtherLines kept
 //	r:{g:u}   list: revealed seeds, newest first, game.MaxReveals kept
 //
 // A guild's keys share the tag {g}:

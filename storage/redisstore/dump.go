@@ -28,11 +28,13 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer
 		chunk := ids[start:min(start+256, len(ids))]
 		recs := make([]*redis.SliceCmd, len(chunk))
 		hists := make([]*redis.StringSliceCmd, len(chunk))
+		others := make([]*redis.StringSliceCmd, len(chunk))
 		revs := make([]*redis.StringSliceCmd, len(chunk))
 		if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for i, id := range chunk {
 				recs[i] = p.HMGet(ctx, recordKey(id), "v", "p", "s", "a")
 				hists[i] = p.LRange(ctx, historyKey(id), 0, -1)
+				others[i] = p.LRange(ctx, othersKey(id), 0, -1)
 				revs[i] = p.LRange(ctx, revealsKey(id), 0, -1)
 			}
 			return nil
@@ -60,7 +62,7 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer
 			if !st.Exists() {
 				continue // deleted since the scan
 			}
-			hist, err := decodeHistory(id, hl)
+			hist, err := mergeHistory(id, hl, others[i].Val(), storage.HistoryLimit)
 			if err != nil {
 				return err
 			}
@@ -152,7 +154,7 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 	gc := make([]*redis.IntCmd, len(d.Guilds))
 	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, dp := range d.Players {
-			pc[i] = p.Exists(ctx, recordKey(dp.ID), historyKey(dp.ID), revealsKey(dp.ID), opsKey(dp.ID))
+			pc[i] = p.Exists(ctx, recordKey(dp.ID), historyKey(dp.ID), othersKey(dp.ID), revealsKey(dp.ID), opsKey(dp.ID))
 		}
 		for i, dg := range d.Guilds {
 			gc[i] = p.Exists(ctx, settingsKey(dg.Guild), auditKey(dg.Guild))
@@ -183,7 +185,7 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 		for start := 0; start < len(written); start += 256 {
 			_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 				for _, id := range written[start:min(start+256, len(written))] {
-					p.Del(ctx, recordKey(id), historyKey(id), revealsKey(id), opsKey(id))
+					p.Del(ctx, recordKey(id), historyKey(id), othersKey(id), revealsKey(id), opsKey(id))
 					p.ZRem(ctx, boardKey(id.Guild), member(id.User))
 				}
 				return nil

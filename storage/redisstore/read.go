@@ -16,7 +16,8 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// History implements storage.Store: LRANGE on h:{guild:user}.
+// History implements storage.Store: LRANGE on h:{guild:user} and
+// o:{guild:user}, in one round trip, merged (game.MergeHistory).
 func (s *Store) History(ctx context.Context, id storage.PlayerID, n int) ([]game.Entry, error) {
 	if err := storage.ValidateID(id); err != nil {
 		return nil, err
@@ -30,11 +31,34 @@ func (s *Store) History(ctx context.Context, id storage.PlayerID, n int) ([]game
 	if n == 0 {
 		return []game.Entry{}, nil
 	}
-	raw, err := s.rdb.LRange(ctx, historyKey(id), 0, int64(min(n, storage.HistoryLimit)-1)).Result()
-	if err != nil {
+	n = min(n, storage.HistoryLimit)
+	var main, others *redis.StringSliceCmd
+	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		main = p.LRange(ctx, historyKey(id), 0, int64(n-1))
+		others = p.LRange(ctx, othersKey(id), 0, int64(n-1))
+		return nil
+	}); err != nil {
 		return nil, s.wrap(fmt.Sprintf("history %d/%d", id.Guild, id.User), err)
 	}
-	return decodeHistory(id, raw)
+	return mergeHistory(id, main.Val(), others.Val(), n)
+}
+
+// mergeHistory reads the two lists of a player's history, newest first,
+// and returns their newest n lines, newest first.
+func mergeHistory(id storage.PlayerID, rawMain, rawOthers []string, n int) ([]game.Entry, error) {
+	main, err := decodeHistory(id, rawMain)
+	if err != nil || len(rawOthers) == 0 {
+		return main[:min(n, len(main))], err
+	}
+	others, err := decodeHistory(id, rawOthers)
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(main)
+	slices.Reverse(others)
+	out := game.MergeHistory(main, others)
+	slices.Reverse(out)
+	return out[:min(n, len(out))], nil
 }
 
 // decodeHistory reads history lines: in the schema, or, for a player not

@@ -142,6 +142,7 @@ func playerTag(id storage.PlayerID) string {
 }
 func recordKey(id storage.PlayerID) string  { return "p:" + playerTag(id) }
 func historyKey(id storage.PlayerID) string { return "h:" + playerTag(id) }
+func othersKey(id storage.PlayerID) string  { return "o:" + playerTag(id) }
 func opsKey(id storage.PlayerID) string     { return "q:" + playerTag(id) }
 func revealsKey(id storage.PlayerID) string { return "r:" + playerTag(id) }
 func settingsKey(guild uint64) string       { return "s:{" + u64(guild) + "}" }

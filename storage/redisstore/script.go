@@ -15,8 +15,9 @@ import "github.com/redis/go-redis/v9"
 //
 //	KEYS[1]  the record (hash: v, p, s, a, o:<op>…)
 //	KEYS[…]  then, in this order and only when used: the operations'
-//	         list (when ARGV[6] is not ""), the history (when ARGV[10] > 0),
-//	         the reveals (when the reveal is not "")
+//	         list (when ARGV[6] is not ""), the ticket lines, the other
+//	         history lines (each when the write adds some), the reveals
+//	         (when the reveal is not "")
 //	ARGV[1]  the version expected ("0": the record must not exist)
 //	ARGV[2]  the new version
 //	ARGV[3]  the new payload
@@ -26,10 +27,12 @@ import "github.com/redis/go-redis/v9"
 //	ARGV[6]  the operation's ID ("" for none)
 //	ARGV[7]  its result
 //	ARGV[8]  how many operations the record remembers
-//	ARGV[9]  how many history lines the list keeps
-//	ARGV[10] n, the number of history lines, then ARGV[11…10+n] the lines,
+//	ARGV[9]  how many ticket lines their list keeps
+//	ARGV[10] n, the number of ticket lines, then ARGV[11…10+n] the lines,
 //	         oldest first (the list is newest first)
-//	ARGV[11+n] how many reveals the list keeps, ARGV[12+n] the reveal ("")
+//	ARGV[11+n] how many other lines their list keeps, ARGV[12+n] m, their
+//	         number, then the m lines, as above
+//	ARGV[13+n+m] how many reveals the list keeps, ARGV[14+n+m] the reveal ("")
 //
 // It returns {"OK"} after writing; {"REPEAT", result, v, p, s, a} when the
 // record remembers the operation, writing nothing; {"CONFLICT", v, p, s, a}
@@ -73,15 +76,19 @@ if op ~= '' then
   end
   k = k + 1
 end
-local nh = tonumber(ARGV[10])
-if nh > 0 then
-  redis.call('LPUSH', KEYS[k], unpack(ARGV, 11, 10 + nh))
-  redis.call('LTRIM', KEYS[k], 0, tonumber(ARGV[9]) - 1)
-  k = k + 1
+local a = 9
+for _ = 1, 2 do
+  local n = tonumber(ARGV[a + 1])
+  if n > 0 then
+    redis.call('LPUSH', KEYS[k], unpack(ARGV, a + 2, a + 1 + n))
+    redis.call('LTRIM', KEYS[k], 0, tonumber(ARGV[a]) - 1)
+    k = k + 1
+  end
+  a = a + 2 + n
 end
-if ARGV[12 + nh] ~= '' then
-  redis.call('LPUSH', KEYS[k], ARGV[12 + nh])
-  redis.call('LTRIM', KEYS[k], 0, tonumber(ARGV[11 + nh]) - 1)
+if ARGV[a + 1] ~= '' then
+  redis.call('LPUSH', KEYS[k], ARGV[a + 1])
+  redis.call('LTRIM', KEYS[k], 0, tonumber(ARGV[a]) - 1)
 end
 return {'OK'}
 `)

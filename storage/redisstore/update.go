@@ -358,7 +358,8 @@ type encoded struct {
 	keepAudit bool
 	op        string   // the operation, "" if none
 	result    string   // its result
-	hist      []string // the history lines, oldest first
+	main      []string // the ticket lines (game.MainLine), oldest first
+	others    []string // the other history lines, oldest first
 	reveal    string   // the reveal, "" if none
 }
 
@@ -386,13 +387,16 @@ func encodeWrite(id storage.PlayerID, next uint64, op string, w storage.Write) (
 		}
 		e.result = string(r)
 	}
-	e.hist = make([]string, len(w.History))
-	for i, h := range w.History {
+	for _, h := range w.History {
 		hb, err := schema.EncodeLine(h)
 		if err != nil {
 			return encoded{}, err
 		}
-		e.hist[i] = string(hb)
+		if game.MainLine(h) {
+			e.main = append(e.main, string(hb))
+		} else {
+			e.others = append(e.others, string(hb))
+		}
 	}
 	if w.Reveal != nil {
 		rb, err := schema.EncodeReveal(*w.Reveal)
@@ -416,19 +420,26 @@ type writeResult struct {
 // therefore be safe to repeat.
 func (s *Store) write(ctx context.Context, id storage.PlayerID, expected uint64, e encoded, also func(redis.Pipeliner)) (writeResult, error) {
 	keys := []string{recordKey(id)}
-	args := make([]any, 0, 11+len(e.hist))
+	args := make([]any, 0, 14+len(e.main)+len(e.others))
 	line := e.line
 	if line == "" && e.keepAudit {
 		line = "-"
 	}
-	args = append(args, u64(expected), u64(expected+1), e.payload, e.seeds, line, e.op, e.result, game.MaxOps, storage.HistoryLimit, len(e.hist))
+	args = append(args, u64(expected), u64(expected+1), e.payload, e.seeds, line, e.op, e.result, game.MaxOps)
 	if e.op != "" {
 		keys = append(keys, opsKey(id))
 	}
-	if len(e.hist) > 0 {
-		keys = append(keys, historyKey(id))
-		for _, l := range e.hist {
-			args = append(args, l)
+	for _, l := range []struct {
+		key   string
+		keep  int
+		lines []string
+	}{{historyKey(id), game.MaxTicketLines, e.main}, {othersKey(id), game.MaxOtherLines, e.others}} {
+		args = append(args, l.keep, len(l.lines))
+		if len(l.lines) > 0 {
+			keys = append(keys, l.key)
+			for _, v := range l.lines {
+				args = append(args, v)
+			}
 		}
 	}
 	args = append(args, game.MaxReveals, e.reveal)

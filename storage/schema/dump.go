@@ -14,7 +14,7 @@ type DumpPlayer struct {
 	Guild   string   `json:"guild"` // snowflake, decimal
 	User    string   `json:"user"`  // snowflake, decimal
 	Player  Player   `json:"p"`
-	History []Line   `json:"h,omitempty"` // oldest first, at most game.MaxHistory
+	History []Line   `json:"h,omitempty"` // oldest first, within game.CheckHistory's bounds
 	Reveals []Reveal `json:"r,omitempty"` // oldest first, at most game.MaxReveals
 }
 
@@ -55,6 +55,10 @@ func (d DumpPlayer) Game(record string) (guild, user uint64, p game.Player, hist
 			return
 		}
 		hist = append(hist, e)
+	}
+	if herr := game.CheckHistory(hist); herr != nil {
+		err = &FieldError{Record: record, Field: "h", Err: herr}
+		return
 	}
 	for i, r := range d.Reveals {
 		gr, rerr := r.Game(record + fmt.Sprintf(" r[%d]", i))

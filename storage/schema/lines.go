@@ -27,6 +27,11 @@ type Line struct {
 	Grid       string `json:"g,omitempty"`
 	Chest      uint64 `json:"c,omitempty"`
 	Commitment string `json:"cm,omitempty"` // 64 hex digits
+	// After places a line other than a play among the plays, which are
+	// kept in a list apart (game.MainLine): it was written after ticket n
+	// was drawn (0: none yet) and before the next. Absent in plays and in
+	// lines written before the lists were split.
+	After *uint64 `json:"n,omitempty"`
 }
 
 // FromEntry returns the stored form of a history line.
@@ -47,6 +52,10 @@ func FromEntry(e game.Entry) Line {
 	}
 	if e.Fair && e.Commitment != (game.Commitment{}) {
 		l.Commitment = e.Commitment.String()
+	}
+	if e.Placed && e.Kind != game.KindPlay {
+		n := e.After
+		l.After = &n
 	}
 	return l
 }
@@ -81,6 +90,12 @@ func (l Line) Game(record string) (game.Entry, error) {
 	}
 	if l.Balance < 0 || l.Balance > game.MaxBalance {
 		return game.Entry{}, fieldErr(record, "b", "balance %d out of 0..%d", l.Balance, game.MaxBalance)
+	}
+	if l.After != nil {
+		if e.Kind == game.KindPlay || *l.After > game.MaxSeq {
+			return game.Entry{}, fieldErr(record, "n", "a %q line placed after ticket %d", l.Kind, *l.After)
+		}
+		e.After, e.Placed = *l.After, true
 	}
 	if l.Ticket > game.MaxSeq || l.Chest > game.MaxSeq {
 		return game.Entry{}, fieldErr(record, "t", "ticket %d or chest %d beyond %d", l.Ticket, l.Chest, uint64(game.MaxSeq))

@@ -289,6 +289,8 @@ func TestBadLines(t *testing.T) {
 		{"a draw's fields on a grant", `{"at":1,"k":"grant","a":5,"b":5,"key":true}`, "field k", line},
 		{"bad commitment", `{"at":1,"k":"chest","l":"gold","a":500,"b":5,"c":1,"cm":"abc"}`, "field cm", line},
 		{"ticket beyond 2^53-1", `{"at":1,"k":"play","t":9007199254740992,"tr":"loss","b":5}`, "field t", line},
+		{"a play placed", `{"at":1,"k":"play","t":3,"tr":"loss","b":5,"n":2}`, "field n", line},
+		{"placed beyond 2^53-1", `{"at":1,"k":"grant","a":5,"b":5,"n":9007199254740992}`, "field n", line},
 		{"reveal with bad seed", `{"no":1,"s":"zz","t1":1,"t2":0,"c1":1,"c2":0,"ra":1}`, "field s", reveal},
 		{"result with bad lot", `{"b":5,"ch":{"l":"ruby","p":5}}`, "field ch.l", result},
 		{"result with a lie", `{"b":5,"ch":{"l":"gold","p":5}}`, "field ch.p", result},
@@ -299,6 +301,30 @@ func TestBadLines(t *testing.T) {
 				t.Fatalf("got %v; want schema.ErrInvalid naming %q", err, tt.field)
 			}
 		})
+	}
+}
+
+// A line other than a play records its place among the tickets; one
+// written before it was recorded is read unplaced, and both go back to
+// the lists they came from (game.MainLine).
+func TestLinePlaces(t *testing.T) {
+	for _, tt := range []struct {
+		b      string
+		placed bool
+		after  uint64
+	}{
+		{`{"at":1,"k":"grant","a":5,"b":5}`, false, 0},
+		{`{"at":1,"k":"grant","a":5,"b":5,"n":0}`, true, 0},
+		{`{"at":1,"k":"reset","a":5,"b":5,"n":12}`, true, 12},
+	} {
+		e, err := schema.DecodeLine("rec", []byte(tt.b))
+		if err != nil || e.Placed != tt.placed || e.After != tt.after || game.MainLine(e) == tt.placed {
+			t.Fatalf("%s: read %+v, %v; want placed %v after %d", tt.b, e, err, tt.placed, tt.after)
+		}
+		again, err := schema.EncodeLine(e)
+		if err != nil || string(again) != tt.b {
+			t.Fatalf("%s: written again as %s, %v", tt.b, again, err)
+		}
 	}
 }
 

@@ -16,54 +16,94 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// testHistory: lines are appended in order, read newest first, and only
-// the last HistoryLimit kept; a write of several lines keeps their order.
+// testHistory: lines are appended in order and read newest first; the
+// store keeps the last game.MaxTicketLines ticket lines and, apart, the
+// last game.MaxOtherLines others (lines from before the split among the
+// tickets), and merges them back in order; a write of several lines keeps
+// their order. Many grants never push a ticket out, nor many tickets a
+// grant.
 func testHistory(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	id := pid(1)
 	var all []game.Entry // oldest first
-	for i := range storage.HistoryLimit + 13 {
+	var ticket uint64
+	line := func(i int) game.Entry {
+		e := game.Entry{At: e.clock.Now(), Balance: 1000 + int64(len(all)) + 1}
+		switch {
+		case i < 3: // written before the lists were split: kept with the tickets
+			e.Kind, e.Amount = game.KindGrant, 1
+		case i < 40 || i >= 150 && i%3 != 0: // a run of tickets, then mostly tickets
+			ticket++
+			e.Kind, e.TicketID = game.KindPlay, ticket
+		default: // a run of grants, then some
+			e.Kind, e.Amount, e.After, e.Placed = game.KindGrant, 1, ticket, true
+		}
+		return e
+	}
+	check := func(full bool) {
+		t.Helper()
+		// What is kept: the last of each list, in the order written.
+		var main, others []game.Entry
+		for _, l := range all {
+			if game.MainLine(l) {
+				main = append(main, l)
+			} else {
+				others = append(others, l)
+			}
+		}
+		kept := map[game.Entry]bool{}
+		for _, l := range main[max(0, len(main)-game.MaxTicketLines):] {
+			kept[l] = true
+		}
+		for _, l := range others[max(0, len(others)-game.MaxOtherLines):] {
+			kept[l] = true
+		}
+		var newest []game.Entry
+		for i := len(all) - 1; i >= 0; i-- {
+			if kept[all[i]] {
+				newest = append(newest, all[i])
+			}
+		}
+		if full != (len(newest) == storage.HistoryLimit) {
+			t.Fatalf("the test keeps %d lines: it shows nothing", len(newest))
+		}
+		for _, n := range []int{0, 1, 7, 60, storage.HistoryLimit, storage.HistoryLimit + 100} {
+			h, err := e.st.History(e.ctx, id, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := newest[:min(n, len(newest))]
+			if len(h) != len(want) || len(want) > 0 && !slices.Equal(h, want) {
+				t.Fatalf("History(%d) = %d lines %+v…, want %d lines %+v…", n, len(h), h[:min(len(h), 2)], len(want), want[:min(len(want), 2)])
+			}
+		}
+	}
+	for i := 0; i < 260; {
+		if i >= 150 && i < 153 {
+			check(false) // the lines from before the split, the tickets, the last grants
+		}
 		e.clock.Advance(time.Second)
-		lines := 1 + i%3 // writes of 1, 2 and 3 lines
+		var hist []game.Entry
+		for range 1 + i%3 { // writes of 1, 2 and 3 lines
+			l := line(i)
+			hist, all, i = append(hist, l), append(all, l), i+1
+		}
 		_, err := e.st.Update(e.ctx, id, "", func(v storage.Versioned) (storage.Write, error) {
 			p := v.Player
 			if !v.Exists() {
 				p = newPlayer(t, 1000, e.clock.Now())
-			}
-			var hist []game.Entry
-			for range lines {
-				s, err := p.Grant(1, e.clock.Now())
-				if err != nil {
-					return storage.Write{}, err
-				}
-				p = s.Player
-				hist = append(hist, s.History...)
 			}
 			return storage.Write{Player: p, History: hist}, nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for range lines {
-			all = append(all, game.Entry{At: e.clock.Now(), Kind: game.KindGrant, Amount: 1, Balance: 1000 + int64(len(all)) + 1})
-		}
 		// A skipped write adds no line.
 		if _, err := e.st.Update(e.ctx, id, "", func(storage.Versioned) (storage.Write, error) { return storage.Write{Skip: true}, nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
-	newest := slices.Clone(all[len(all)-storage.HistoryLimit:])
-	slices.Reverse(newest)
-	for _, n := range []int{0, 1, 7, storage.HistoryLimit, storage.HistoryLimit + 100} {
-		h, err := e.st.History(e.ctx, id, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := newest[:min(n, len(newest))]
-		if len(h) != len(want) || len(want) > 0 && !slices.Equal(h, want) {
-			t.Fatalf("History(%d) = %d lines %+v…, want %d lines %+v…", n, len(h), h[:min(len(h), 2)], len(want), want[:min(len(want), 2)])
-		}
-	}
+	check(true)
 	// Another player's history is its own.
 	e.must(pid(2), "grant", grant(5, e.clock.Now()))
 	if h, err := e.st.History(e.ctx, pid(2), 10); err != nil || len(h) != 1 || h[0].Amount != 5 {

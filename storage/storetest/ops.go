@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -291,14 +292,11 @@ func rotations(t *testing.T, e *env, id storage.PlayerID, n int) (game.Reveals, 
 // revealed, beside the player: Reveals gives exactly those, oldest first,
 // chained to the player (game.Player.CheckReveals); a draw under an older
 // seed is forgotten; Load's player is the one the last step wrote; the
-// history stays bounded by storage.HistoryLimit.
+// history stays in order and within its bounds (game.CheckHistory).
 func testRevealsBeside(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	id := pid(1)
 	n := game.MaxReveals + 7
-	if n <= storage.HistoryLimit {
-		t.Fatalf("%d rounds write no more than the %d history lines kept", n, storage.HistoryLimit)
-	}
 	want, last := rotations(t, e, id, n)
 	v := e.load(id)
 	same(t, "Load after the rotations", v.Player, last)
@@ -331,18 +329,23 @@ func testRevealsBeside(t *testing.T, open OpenFunc) {
 		t.Fatalf("no ticket drawn under a forgotten seed: the oldest kept, %d, draws from ticket %d", oldest.No, oldest.FirstTicket)
 	}
 
-	// The history: the last storage.HistoryLimit lines, newest first.
+	// The history: newest first, in the order written, within its bounds.
 	h, err := e.st.History(e.ctx, id, storage.HistoryLimit+10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(h) != storage.HistoryLimit || !h[0].At.Equal(e.clock.Now().Add(-time.Second)) {
-		t.Fatalf("history of %d lines, newest at %v; want %d, the newest at %v", len(h), h[0].At, storage.HistoryLimit, e.clock.Now().Add(-time.Second))
+	if len(h) < game.MaxTicketLines || !h[0].At.Equal(e.clock.Now().Add(-time.Second)) {
+		t.Fatalf("history of %d lines, newest at %v; want at least %d, the newest at %v", len(h), h[0].At, game.MaxTicketLines, e.clock.Now().Add(-time.Second))
 	}
 	for i := 1; i < len(h); i++ {
 		if !h[i].At.Before(h[i-1].At) {
 			t.Fatalf("history line %d at %v after line %d at %v", i, h[i].At, i-1, h[i-1].At)
 		}
+	}
+	inOrder := slices.Clone(h)
+	slices.Reverse(inOrder)
+	if err := game.CheckHistory(inOrder); err != nil {
+		t.Fatalf("history out of its bounds: %v", err)
 	}
 
 	// Another player's reveals are its own; a player never written has
@@ -474,7 +477,8 @@ func testConcurrentSameOp(t *testing.T, open OpenFunc) {
 // more history lines than storage.HistoryLimit goes through a dump whole:
 // the dump has exactly what the store keeps, and export → ReadDump →
 // Import → export gives the same bytes. The imported store keeps the
-// bounds: a rotation drops the oldest reveal, a line the oldest line.
+// bounds: a rotation drops the oldest reveal; a grant, with fewer other
+// lines than kept, drops no line (testHistory checks the bounds).
 func testDumpReveals(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	if _, ok := e.st.(storage.Dumper); !ok {
@@ -491,7 +495,7 @@ func testDumpReveals(t *testing.T, open OpenFunc) {
 		t.Fatalf("dump of %d players", len(d.Players))
 	}
 	same(t, "the reveals dumped", d.Players[0].Reveals, want)
-	if len(d.Players[0].History) != storage.HistoryLimit || len(d.Players[1].Reveals) != 2 {
+	if len(d.Players[0].History) != len(mustHistory(t, e, id)) || len(d.Players[1].Reveals) != 2 {
 		t.Fatalf("dumped %d history lines, %d reveals of the other player", len(d.Players[0].History), len(d.Players[1].Reveals))
 	}
 	if enc := encodeDump(t, d); !bytes.Equal(enc, data) {
@@ -523,7 +527,7 @@ func testDumpReveals(t *testing.T, open OpenFunc) {
 	h0 := mustHistory(t, e2, id)
 	e2.must(id, "grant after import", grant(1, e2.clock.Now()))
 	h := mustHistory(t, e2, id)
-	if len(h) != storage.HistoryLimit || h[0].Kind != game.KindGrant || !h[0].At.Equal(e2.clock.Now()) || !reflect.DeepEqual(h[1:], h0[:len(h0)-1]) {
+	if len(h) != len(h0)+1 || h[0].Kind != game.KindGrant || !h[0].At.Equal(e2.clock.Now()) || !reflect.DeepEqual(h[1:], h0) {
 		t.Fatalf("history after a line added to the imported player: %d lines, the newest %+v", len(h), h[0])
 	}
 }

@@ -1,0 +1,131 @@
+package game
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// split is what a store does with a history: the main lines and the
+// others, each oldest first.
+func split(hist []Entry) (main, others []Entry) {
+	for _, e := range hist {
+		if MainLine(e) {
+			main = append(main, e)
+		} else {
+			others = append(others, e)
+		}
+	}
+	return main, others
+}
+
+// grants adds n grants of one cent to p's history.
+func grants(t *testing.T, p Player, hist []Entry, n int) (Player, []Entry) {
+	t.Helper()
+	for range n {
+		s, err := p.Grant(1, time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, hist = s.Player, append(hist, s.History...)
+	}
+	return p, hist
+}
+
+// TestHistoryKeepsTickets: however many grants follow them, the last
+// MaxTicketLines tickets stay kept, and their links checked; the lists
+// merge back into the order the lines were written in.
+func TestHistoryKeepsTickets(t *testing.T) {
+	p, rs, hist := linkedPlay(t, 30, 7, 0, 0)
+	p, hist = grants(t, p, hist, 3*MaxOtherLines)
+	kept := TrimHistory(hist)
+	tickets := 0
+	for _, e := range kept {
+		if e.Kind == KindPlay {
+			tickets++
+		}
+	}
+	if tickets != 30 || len(kept) != 30+MaxOtherLines {
+		t.Fatalf("kept %d lines, %d tickets; want every ticket and %d others", len(kept), tickets, MaxOtherLines)
+	}
+	if err := CheckHistory(kept); err != nil {
+		t.Fatal(err)
+	}
+	if got := MergeHistory(split(kept)); !slices.Equal(got, kept) {
+		t.Fatalf("merged back out of order")
+	}
+	// The chests left the others' list: the keys and numbers are checked
+	// from the first line both lists still hold, with no false break.
+	l := CheckLinks(p, rs, kept)
+	noBreaks(t, l)
+
+	// Tickets among grants: every line kept, placed and merged back.
+	p, rs, hist = linkedPlay(t, 40, 9, 0, 0)
+	for i := range 10 {
+		p, hist = grants(t, p, hist, i%3)
+		var s Step
+		s, err := p.Buy(House{}, time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, hist = s.Player, append(hist, s.History...)
+		p, hist = grants(t, p, hist, 1) // between the purchase and the draw
+		if s, err = p.Reveal(SeededDrawer{}, p.TicketSeq, AllRows, time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)); err != nil {
+			t.Fatal(err)
+		}
+		p, hist = s.Player, append(hist, s.History...)
+		if p.ChestDue {
+			if s, err = p.OpenChest(SeededDrawer{}, p.ChestSeq+1, time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)); err != nil {
+				t.Fatal(err)
+			}
+			p, hist = s.Player, append(hist, s.History...)
+		}
+	}
+	kept = TrimHistory(hist)
+	if got := MergeHistory(split(kept)); !slices.Equal(got, kept) {
+		t.Fatalf("tickets among grants merged back out of order")
+	}
+	noBreaks(t, CheckLinks(p, rs, kept))
+}
+
+// TestMergeHistoryOldLines: lines from before the lists were split stay
+// with the tickets, ahead of every placed line.
+func TestMergeHistoryOldLines(t *testing.T) {
+	old := []Entry{{Kind: KindPlay, TicketID: 1}, {Kind: KindGrant}, {Kind: KindPlay, TicketID: 2}}
+	others := []Entry{{Kind: KindGrant, After: 2, Placed: true}, {Kind: KindDaily, After: 3, Placed: true}}
+	main := append(slices.Clone(old), Entry{Kind: KindPlay, TicketID: 3}, Entry{Kind: KindPlay, TicketID: 4})
+	want := []Entry{old[0], old[1], old[2], others[0], main[3], others[1], main[4]}
+	if got := MergeHistory(main, others); !slices.Equal(got, want) {
+		t.Fatalf("merged %+v\nwant %+v", got, want)
+	}
+	if err := CheckHistory(want); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCheckHistoryRefuses: a history a store could not give back as it
+// is: past a bound, or out of the order the lists merge in.
+func TestCheckHistoryRefuses(t *testing.T) {
+	many := func(e Entry, n int) []Entry {
+		out := make([]Entry, n)
+		for i := range out {
+			out[i] = e
+			if e.Kind == KindPlay {
+				out[i].TicketID = uint64(i + 1)
+			}
+		}
+		return out
+	}
+	for name, h := range map[string][]Entry{
+		"tickets past their bound": many(Entry{Kind: KindPlay}, MaxTicketLines+1),
+		"others past their bound":  many(Entry{Kind: KindGrant, Placed: true}, MaxOtherLines+1),
+		"old lines past the bound": append(many(Entry{Kind: KindGrant}, 1), many(Entry{Kind: KindPlay}, MaxTicketLines)...),
+		"placed before its ticket": {{Kind: KindPlay, TicketID: 1}, {Kind: KindGrant, After: 2, Placed: true}, {Kind: KindPlay, TicketID: 2}},
+		"placed after a later one": {{Kind: KindPlay, TicketID: 3}, {Kind: KindGrant, After: 1, Placed: true}},
+		"old line after a placed":  {{Kind: KindGrant, Placed: true}, {Kind: KindGrant}},
+	} {
+		if err := CheckHistory(h); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
