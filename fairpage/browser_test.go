@@ -593,15 +593,19 @@ func TestBrowser(t *testing.T) {
 	t.Logf("the browser checks took %v", time.Since(start).Round(time.Millisecond))
 }
 
-// screenshot writes docs/fair-page.png: the page with a verified ticket and
-// a checked export.
+// screenshot writes docs/fair-page.png: the top of the page, a verified
+// ticket (and its chest) and a commitment checked.
 func screenshot(t *testing.T, ctx context.Context) {
 	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(900, 1000), chromedp.SetValue("#x-text", ""),
-		chromedp.Evaluate[chromedp.Void](`document.getElementById('x-result').replaceChildren(); window.scrollTo(0, 0)`)); err != nil {
+	const width = 820
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 800)); err != nil {
 		t.Fatal(err)
 	}
-	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	height := eval[float64](t, ctx, `window.scrollTo(0, 0); document.getElementById('sec-commit').getBoundingClientRect().bottom + 16`)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, int64(height))); err != nil {
+		t.Fatal(err)
+	}
+	buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatal(err)
 	}
