@@ -5,8 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage/schema"
@@ -322,16 +327,32 @@ func testExport(t *testing.T, ctx context.Context) {
 	// The visible page says what the API says.
 	setAndClick(t, ctx, b.ex)
 	text := eval[string](t, ctx, `document.getElementById('x-result').innerText`)
-	for _, w := range []string{"Tout concorde", fmt.Sprintf("tirages : %d vérifiés, 0 non vérifiés, 0 rompus", b.revealed)} {
+	for _, w := range []string{"Tout concorde", fmt.Sprintf("draws:       %d checked, 0 unchecked, 0 broken", b.revealed), "seed ranges: ", "\nall match"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("the export's result does not say %q:\n%s", w, text)
 		}
 	}
 	ex := clone(b.ex)
 	ex.R = ex.R[1:]
+	// A file chosen: read locally, checked at once.
+	raw, err := json.Marshal(ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "export.json")
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eval[bool](t, ctx, `document.getElementById('x-result').dataset.verdict = ''; true`)
+	if err := chromedp.Do(ctx, chromedp.SetUploadFiles("#x-file", []string{path})); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := chromedp.Run(ctx, chromedp.Poll[string](`document.getElementById('x-result').dataset.verdict`, chromedp.WithPollingTimeout(10*time.Second))); err != nil || v != "broken" {
+		t.Errorf("the export chosen as a file: verdict %q (%v), want broken", v, err)
+	}
 	setAndClick(t, ctx, ex)
 	text = eval[string](t, ctx, `document.getElementById('x-result').innerText`)
-	if !strings.Contains(text, "ROMPU") || strings.Contains(text, "Tout concorde") || !strings.Contains(text, "ticket 1 : plages des graines") {
+	if !strings.Contains(text, "ROMPU") || !strings.Contains(text, "BROKEN: ") || strings.Contains(text, "Tout concorde") || strings.Contains(text, "all match") || !strings.Contains(text, "ticket 1 : plages des graines") {
 		t.Errorf("a broken export's result:\n%s", text)
 	}
 }
