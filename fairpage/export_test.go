@@ -302,6 +302,22 @@ func testExport(t *testing.T, ctx context.Context) {
 		}
 	}
 
+	// Damaged records: refused, naming the record and the field.
+	{
+		ex := clone(b.ex)
+		ex.R[0].Server = strings.Repeat("0", 64)
+		if rep := checkExport(t, ctx, ex); rep.OK || rep.Field != "export" || !strings.Contains(rep.Error, "r[0]") || !strings.Contains(rep.Error, "« s »") {
+			t.Errorf("a zero revealed seed: %+v, want an error naming r[0] s", rep)
+		}
+		ex = clone(b.ex)
+		i := firstPlay(t, ex, 2)
+		kb := 3
+		ex.H[i].KeysBefore = &kb
+		if rep := checkExport(t, ctx, ex); rep.OK || !strings.Contains(rep.Error, fmt.Sprintf("h[%d]", i)) || !strings.Contains(rep.Error, "« kb »") {
+			t.Errorf("3 keys before a ticket: %+v, want an error naming h[%d] kb", rep, i)
+		}
+	}
+
 	// A whole dump of version 4: every player is checked, "p" ignored.
 	{
 		good, bad := clone(b.ex), clone(b.ex)
