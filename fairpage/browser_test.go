@@ -1,0 +1,616 @@
+package fairpage_test
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/lesclefsdutresor/clefs/fairpage"
+	"github.com/lesclefsdutresor/clefs/game"
+)
+
+// This file drives the page in headless Chromium and compares everything it
+// computes with package game: the vectors of docs/FAIRNESS.md section 6,
+// random tickets and chests, an export and its tampered copies, bad input,
+// the visible form. The expected values always come from Go.
+
+const specPath = "../docs/FAIRNESS.md"
+
+// chromiumPath finds the browser, or skips (fails under CI=true).
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "/usr/bin/chromium"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium is not installed, and CI=true: the browser test of the verification page must run (apt-get install -y chromium)")
+	}
+	t.Skip("chromium not found: install it (Debian: apt-get install -y chromium) to test the verification page in a browser")
+	return ""
+}
+
+// browser starts headless Chromium with a fresh profile; the context dies
+// with the test.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancel()
+		cancelAlloc()
+	})
+	return ctx
+}
+
+// open loads url and waits for the page's API.
+func open(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(960, 900), chromedp.Navigate(url)); err != nil {
+		t.Fatalf("open %s: %v", url, err)
+	}
+	ok, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.clefs && window.clefs.ready`, chromedp.WithPollingTimeout(10*time.Second)))
+	if err != nil || !ok {
+		t.Fatalf("%s: window.clefs never ready: %v", url, err)
+	}
+}
+
+// eval runs expr (a promise) in the page and decodes its value.
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("evaluate %.200s: %v", expr, err)
+	}
+	return v
+}
+
+func js(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// pageTicket is what window.clefs.ticket gives.
+type pageTicket struct {
+	OK    bool   `json:"ok"`
+	Field string `json:"field"`
+	Error string `json:"error"`
+	Tier  string `json:"tier"`
+	Key   bool   `json:"key"`
+	Grid  string `json:"grid"`
+	Row   int    `json:"row"`
+	Prize int64  `json:"prize"`
+	U     string `json:"u"`
+	X     string `json:"x"`
+	V0    string `json:"v0"`
+	Read  int    `json:"read"`
+}
+
+type pageChest struct {
+	OK    bool   `json:"ok"`
+	Field string `json:"field"`
+	Error string `json:"error"`
+	Lot   string `json:"lot"`
+	Prize int64  `json:"prize"`
+	U     string `json:"u"`
+	V0    string `json:"v0"`
+}
+
+type ticketIn struct {
+	seed   game.Seed
+	client string
+	nonce  uint64
+	keys   int
+}
+
+func (in ticketIn) String() string {
+	return fmt.Sprintf("ticket %d (seed %x…, client %q, %d keys)", in.nonce, in.seed[:4], in.client, in.keys)
+}
+
+type chestIn struct {
+	seed   game.Seed
+	client string
+	n      uint64
+}
+
+// goTicket is the ticket as package game draws it, in the page's terms.
+func goTicket(t *testing.T, in ticketIn) pageTicket {
+	t.Helper()
+	o, err := game.SeededDrawer{}.Ticket(in.seed, in.client, in.nonce, in.keys)
+	if err != nil {
+		t.Fatalf("%v: %v", in, err)
+	}
+	src, err := game.NewHMACSource(in.seed, game.PurposeTicket, in.client, in.nonce)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{src: src}
+	u := game.Uniform(rec, game.Pool)
+	x := game.Uniform(rec, gridRange(o))
+	return pageTicket{OK: true, Tier: o.Tier.String(), Key: o.Key, Grid: o.Grid.String(), Row: int(o.Row), Prize: o.Prize,
+		U: strconv.FormatInt(u, 10), X: strconv.FormatInt(x, 10), V0: fmt.Sprintf("%016x", rec.first)}
+}
+
+func goChest(t *testing.T, in chestIn) pageChest {
+	t.Helper()
+	c, err := game.SeededDrawer{}.ChestNumber(in.seed, in.client, in.n)
+	if err != nil {
+		t.Fatalf("chest %d: %v", in.n, err)
+	}
+	src, err := game.NewHMACSource(in.seed, game.PurposeChest, in.client, in.n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{src: src}
+	u := game.Uniform(rec, game.ChestTotal)
+	return pageChest{OK: true, Lot: c.Lot.String(), Prize: c.Prize, U: strconv.FormatInt(u, 10), V0: fmt.Sprintf("%016x", rec.first)}
+}
+
+// gridRange is the range of x for a ticket's result (FAIRNESS.md 4.2).
+func gridRange(o game.Outcome) int64 {
+	switch {
+	case o.Tier.Winning():
+		return 3 * 210 * 210
+	case o.Key:
+		return 9 * 36 * 210 * 210
+	}
+	return 210 * 210 * 210
+}
+
+type recorder struct {
+	src   game.Source
+	first uint64
+	n     int
+}
+
+func (r *recorder) Uint64() uint64 {
+	v := r.src.Uint64()
+	if r.n == 0 {
+		r.first = v
+	}
+	r.n++
+	return v
+}
+
+// pageTickets draws ins in the page, in one evaluation.
+func pageTickets(t *testing.T, ctx context.Context, ins []ticketIn) []pageTicket {
+	t.Helper()
+	args := make([][]any, len(ins))
+	for i, in := range ins {
+		args[i] = []any{hex.EncodeToString(in.seed[:]), in.client, strconv.FormatUint(in.nonce, 10), in.keys}
+	}
+	return eval[[]pageTicket](t, ctx, `Promise.all(`+js(args)+`.map(a => clefs.ticket(...a)))`)
+}
+
+func pageChests(t *testing.T, ctx context.Context, ins []chestIn) []pageChest {
+	t.Helper()
+	args := make([][]any, len(ins))
+	for i, in := range ins {
+		args[i] = []any{hex.EncodeToString(in.seed[:]), in.client, strconv.FormatUint(in.n, 10)}
+	}
+	return eval[[]pageChest](t, ctx, `Promise.all(`+js(args)+`.map(a => clefs.chest(...a)))`)
+}
+
+func compareTickets(t *testing.T, ctx context.Context, ins []ticketIn) {
+	t.Helper()
+	got := pageTickets(t, ctx, ins)
+	if len(got) != len(ins) {
+		t.Fatalf("%d tickets from the page, want %d", len(got), len(ins))
+	}
+	bad := 0
+	for i, in := range ins {
+		if want := goTicket(t, in); got[i] != want {
+			if bad++; bad <= 5 {
+				t.Errorf("%v: page %+v, game %+v", in, got[i], want)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d tickets differ", bad, len(ins))
+	}
+}
+
+func compareChests(t *testing.T, ctx context.Context, ins []chestIn) {
+	t.Helper()
+	got := pageChests(t, ctx, ins)
+	if len(got) != len(ins) {
+		t.Fatalf("%d chests from the page, want %d", len(got), len(ins))
+	}
+	for i, in := range ins {
+		if want := goChest(t, in); got[i] != want {
+			t.Errorf("chest %d (seed %x…, client %q): page %+v, game %+v", in.n, in.seed[:4], in.client, got[i], want)
+		}
+	}
+}
+
+// ---- docs/FAIRNESS.md section 6, read as game/fairspec_test.go reads it ----
+
+// mdTable returns the body rows of the one table of doc whose header is header.
+func mdTable(t *testing.T, doc, header string) [][]string {
+	t.Helper()
+	lines := strings.Split(doc, "\n")
+	var rows [][]string
+	found := 0
+	for i, l := range lines {
+		if strings.TrimSpace(l) != header {
+			continue
+		}
+		found++
+		for j := i + 2; j < len(lines) && strings.HasPrefix(lines[j], "|"); j++ {
+			rows = append(rows, splitRow(lines[j]))
+		}
+	}
+	if found != 1 || len(rows) == 0 {
+		t.Fatalf("%s: %d tables with the header %q (want one, not empty)", specPath, found, header)
+	}
+	return rows
+}
+
+func splitRow(line string) []string {
+	cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
+	for i := range cells {
+		cells[i] = strings.TrimSpace(cells[i])
+	}
+	return cells
+}
+
+func specSeed(t *testing.T, s string) game.Seed {
+	t.Helper()
+	seed, err := game.ParseSeed(s)
+	if err != nil {
+		t.Fatalf("%s: seed %q: %v", specPath, s, err)
+	}
+	return seed
+}
+
+func specClient(t *testing.T, s string) string {
+	t.Helper()
+	var c string
+	if !strings.HasPrefix(s, "`") || json.Unmarshal([]byte(strings.Trim(s, "`")), &c) != nil {
+		t.Fatalf("%s: client seed %q is not a JSON string between backticks", specPath, s)
+	}
+	return c
+}
+
+func specNum(t *testing.T, s string) uint64 {
+	t.Helper()
+	v, err := strconv.ParseUint(strings.ReplaceAll(s, ",", ""), 10, 64)
+	if err != nil {
+		t.Fatalf("%s: number %q: %v", specPath, s, err)
+	}
+	return v
+}
+
+const (
+	hdrCommitments = "| server seed | commitment |"
+	hdrTickets     = "| server seed | client seed | nonce | keys held | v0 | u | x | tier | key | grid | row |"
+	hdrStream      = "| stream (values, hexadecimal) | keys held | u | x | tier | key | grid | row |"
+	hdrChests      = "| server seed | client seed | chest | v0 | u | lot | prize (cents) |"
+)
+
+func testVectors(t *testing.T, ctx context.Context) {
+	raw, err := os.ReadFile(specPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(raw)
+
+	for _, c := range mdTable(t, doc, hdrCommitments) {
+		seed := specSeed(t, c[0])
+		got := eval[map[string]any](t, ctx, `clefs.commitment(`+js(c[0])+`, `+js(c[1])+`)`)
+		if want := seed.Commitment().String(); got["commitment"] != want || got["short"] != want[:8] || got["match"] != "full" {
+			t.Errorf("commitment of %s: page %v, game %s", c[0], got, want)
+		}
+	}
+
+	var tickets []ticketIn
+	for _, c := range mdTable(t, doc, hdrTickets) {
+		in := ticketIn{seed: specSeed(t, c[0]), client: specClient(t, c[1]), nonce: specNum(t, c[2]), keys: int(specNum(t, c[3]))}
+		// Go is the reference; the table only proves the inputs are the spec's.
+		if want := goTicket(t, in); want.Grid != c[9] || want.U != strings.ReplaceAll(c[5], ",", "") {
+			t.Fatalf("%v: game gives %+v, the table says %q (game/fairspec_test.go should fail too)", in, want, c)
+		}
+		tickets = append(tickets, in)
+	}
+	compareTickets(t, ctx, tickets)
+
+	var chests []chestIn
+	for _, c := range mdTable(t, doc, hdrChests) {
+		chests = append(chests, chestIn{seed: specSeed(t, c[0]), client: specClient(t, c[1]), n: specNum(t, c[2])})
+	}
+	compareChests(t, ctx, chests)
+
+	for _, c := range mdTable(t, doc, hdrStream) {
+		vals := strings.Fields(c[0])
+		keys := int(specNum(t, c[1]))
+		st := &strict{t: t}
+		for _, w := range vals {
+			v, err := strconv.ParseUint(w, 16, 64)
+			if err != nil {
+				t.Fatalf("stream value %q: %v", w, err)
+			}
+			st.vals = append(st.vals, v)
+		}
+		o, err := game.Play(st, keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := eval[pageTicket](t, ctx, `clefs.ticketFromStream(`+js(vals)+`, `+strconv.Itoa(keys)+`)`)
+		if got.Grid != o.Grid.String() || got.Tier != o.Tier.String() || got.Key != o.Key || got.Row != int(o.Row) ||
+			got.Read != st.read || got.U != strings.ReplaceAll(c[2], ",", "") || got.X != strings.ReplaceAll(c[3], ",", "") {
+			t.Errorf("stream %s, %d keys: page %+v; game %v %v key %v row %d, %d values read", c[0], keys, got, o.Grid, o.Tier, o.Key, o.Row, st.read)
+		}
+	}
+}
+
+type strict struct {
+	t    *testing.T
+	vals []uint64
+	read int
+}
+
+func (s *strict) Uint64() uint64 {
+	if s.read >= len(s.vals) {
+		s.t.Fatalf("stream %x read past its end", s.vals)
+	}
+	s.read++
+	return s.vals[s.read-1]
+}
+
+// ---- random draws ----
+
+// clientRunes mixes ASCII, accents, CJK, emoji (with U+FE0F) and combining
+// marks: every one allowed in a client seed.
+var clientRunes = []rune("abcdefXYZ0123456789 -_.!?éèçàÉœßñ中文字🔑🗝️💎\u0301\u0308Ωж")
+
+func randomClient(r *rand.Rand) string {
+	switch r.IntN(8) {
+	case 0:
+		return "" // old records
+	case 1:
+		var b [8]byte
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		return hex.EncodeToString(b[:]) // the default
+	}
+	for {
+		var sb strings.Builder
+		n := 1 + r.IntN(30)
+		for range n {
+			sb.WriteRune(clientRunes[r.IntN(len(clientRunes))])
+		}
+		s := sb.String()
+		for len(s) > game.MaxClientSeed {
+			_, size := utf8.DecodeLastRuneInString(s)
+			s = s[:len(s)-size]
+		}
+		if game.ValidateClientSeed(s) == nil {
+			return s
+		}
+	}
+}
+
+func randomSeed(r *rand.Rand) game.Seed {
+	var s game.Seed
+	for s == (game.Seed{}) {
+		for i := range s {
+			s[i] = byte(r.Uint32())
+		}
+	}
+	return s
+}
+
+func randomNonce(r *rand.Rand) uint64 {
+	switch r.IntN(5) {
+	case 0:
+		return 1 + r.Uint64N(1000)
+	case 1:
+		return math.MaxUint64 - r.Uint64N(1000) // near 2^64 − 1
+	case 2:
+		return 1<<53 - 500 + r.Uint64N(1000) // around 2^53, where doubles stop
+	case 3:
+		return 1 + r.Uint64N(game.MaxSeq)
+	}
+	return max(r.Uint64(), 1)
+}
+
+func testRandom(t *testing.T, ctx context.Context) {
+	r := rand.New(rand.NewPCG(23, 4))
+	var tickets []ticketIn
+	for range 1000 {
+		tickets = append(tickets, ticketIn{seed: randomSeed(r), client: randomClient(r), nonce: randomNonce(r), keys: r.IntN(game.MaxKeys)})
+	}
+	for i := 0; i < len(tickets); i += 250 {
+		compareTickets(t, ctx, tickets[i:i+250])
+	}
+	var chests []chestIn
+	for range 200 {
+		chests = append(chests, chestIn{seed: randomSeed(r), client: randomClient(r), n: randomNonce(r)})
+	}
+	compareChests(t, ctx, chests)
+}
+
+// ---- bad input ----
+
+func testBadInput(t *testing.T, ctx context.Context) {
+	const seed = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	for _, c := range []struct {
+		expr, field, words string
+	}{
+		{`clefs.ticket("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1", "a", "1", 0)`, "server-seed", "graine serveur"},
+		{`clefs.ticket("zz0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f", "a", "1", 0)`, "server-seed", "graine serveur"},
+		{`clefs.ticket("` + strings.Repeat("0", 64) + `", "a", "1", 0)`, "server-seed", "graine zéro"},
+		{`clefs.commitment("` + seed + `", "630dcd2966")`, "commitment", "engagement"},
+		{`clefs.ticket("` + seed + `", "a", "18446744073709551616", 0)`, "nonce", "numéro du ticket"},
+		{`clefs.ticket("` + seed + `", "a", "0", 0)`, "nonce", "numéro du ticket"},
+		{`clefs.ticket("` + seed + `", "a", "1", 3)`, "keys", "clefs détenues"},
+		{`clefs.chest("` + seed + `", "a", "18446744073709551616")`, "chest", "numéro du coffre"},
+		{`clefs.ticket("` + seed + `", "a\u0007", "1", 0)`, "client-seed", "graine client"},
+		{`clefs.ticket("` + seed + `", "` + strings.Repeat("é", 33) + `", "1", 0)`, "client-seed", "66 octets"},
+	} {
+		got := eval[pageTicket](t, ctx, c.expr)
+		if got.OK || got.Field != c.field || !strings.Contains(got.Error, c.words) {
+			t.Errorf("%s: page %+v, want an error on %s saying %q", c.expr, got, c.field, c.words)
+		}
+	}
+	// 2^64 − 1 is a ticket number; the 8 digits of a card are a commitment.
+	if got := eval[pageTicket](t, ctx, `clefs.ticket("`+seed+`", "a", "18446744073709551615", 2)`); !got.OK {
+		t.Errorf("ticket 2^64 − 1: %+v", got)
+	}
+	if got := eval[map[string]any](t, ctx, `clefs.commitment("`+seed+`", "630DCD29")`); got["match"] != "short" {
+		t.Errorf("the card's 8 digits: %v, want a short match", got)
+	}
+	if got := eval[map[string]any](t, ctx, `clefs.commitment("`+seed+`", "`+strings.Repeat("a", 64)+`")`); got["match"] != "no" {
+		t.Errorf("another commitment: %v, want no match", got)
+	}
+}
+
+// ---- the visible page ----
+
+func testForm(t *testing.T, ctx context.Context) {
+	in := ticketIn{seed: specSeed(t, "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"), client: "3f9a0c1d2e4b5a69", nonce: 2, keys: 1}
+	want := goTicket(t, in) // a barrel on row 2
+	seedHex := hex.EncodeToString(in.seed[:])
+	if err := chromedp.Do(ctx,
+		chromedp.SetValue("#t-seed", seedHex), chromedp.SetValue("#t-client", in.client),
+		chromedp.SetValue("#t-nonce", "2"), chromedp.SetValue("#t-keys", "1"), chromedp.SetValue("#t-chest", "1"),
+		chromedp.Click("#t-go"), chromedp.WaitVisible("#t-result .board"),
+	); err != nil {
+		t.Fatal(err)
+	}
+	text := eval[string](t, ctx, `document.getElementById('t-result').innerText`)
+	grid := eval[string](t, ctx, `document.getElementById('t-result').dataset.grid`)
+	chest := goChest(t, chestIn{seed: in.seed, client: in.client, n: 1})
+	for _, w := range []string{"Ticket n° 2", "Trois tonneaux sur la ligne " + strconv.Itoa(want.Row+1), want.Grid, "Coffre n° 1", "une pièce d'argent",
+		in.seed.Commitment().String()} {
+		if !strings.Contains(text, w) {
+			t.Errorf("the ticket's result does not say %q:\n%s", w, text)
+		}
+	}
+	if grid != want.Grid || chest.Lot != "silver" {
+		t.Errorf("the page shows grid %s, game draws %s (chest %s)", grid, want.Grid, chest.Lot)
+	}
+
+	// Bad input: an error naming the field, nothing else changed.
+	if err := chromedp.Do(ctx, chromedp.SetValue("#t-seed", seedHex[:63]), chromedp.Click("#t-go"), chromedp.WaitVisible("#t-error")); err != nil {
+		t.Fatal(err)
+	}
+	msg := eval[string](t, ctx, `document.getElementById('t-error').innerText`)
+	after := eval[string](t, ctx, `document.getElementById('t-result').innerText`)
+	if !strings.Contains(msg, "graine serveur") || !strings.Contains(msg, "63") || after != text {
+		t.Errorf("a 63-digit seed: error %q, and the result changed: %v", msg, after != text)
+	}
+	if err := chromedp.Do(ctx, chromedp.SetValue("#t-seed", seedHex), chromedp.SetValue("#t-keys", "3"), chromedp.Click("#t-go")); err != nil {
+		t.Fatal(err)
+	}
+	if msg := eval[string](t, ctx, `document.getElementById('t-error').innerText`); !strings.Contains(msg, "clefs détenues") {
+		t.Errorf("keys 3: error %q", msg)
+	}
+	if err := chromedp.Do(ctx, chromedp.SetValue("#t-keys", "1"), chromedp.Click("#t-go"), chromedp.WaitNotVisible("#t-error")); err != nil {
+		t.Fatal(err)
+	}
+
+	// The commitment form.
+	if err := chromedp.Do(ctx, chromedp.SetValue("#c-seed", seedHex), chromedp.SetValue("#c-commit", in.seed.Commitment().Short()),
+		chromedp.Click("#c-go"), chromedp.WaitVisible("#c-result .verdict")); err != nil {
+		t.Fatal(err)
+	}
+	if m := eval[string](t, ctx, `document.getElementById('c-result').dataset.match`); m != "short" {
+		t.Errorf("the card's 8 digits: %q, want short", m)
+	}
+	if err := chromedp.Do(ctx, chromedp.SetValue("#c-commit", "630dcd2966"), chromedp.Click("#c-go"), chromedp.WaitVisible("#c-error")); err != nil {
+		t.Fatal(err)
+	}
+	if msg := eval[string](t, ctx, `document.getElementById('c-error').innerText`); !strings.Contains(msg, "engagement") || !strings.Contains(msg, "10") {
+		t.Errorf("a 10-digit commitment: error %q", msg)
+	}
+	if res := eval[string](t, ctx, `document.getElementById('t-result').innerText`); res != text {
+		t.Error("an error in the commitment form changed the ticket's result")
+	}
+	if err := chromedp.Do(ctx, chromedp.SetValue("#c-commit", in.seed.Commitment().String()), chromedp.Click("#c-go"), chromedp.WaitNotVisible("#c-error")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBrowser runs the page in headless Chromium, served over loopback
+// (a secure context: WebCrypto) and from a file.
+func TestBrowser(t *testing.T) {
+	ctx := browser(t)
+	srv := httptest.NewServer(fairpage.Handler())
+	defer srv.Close()
+	start := time.Now()
+	open(t, ctx, srv.URL)
+	t.Run("vectors", func(t *testing.T) { testVectors(t, ctx) })
+	t.Run("random", func(t *testing.T) { testRandom(t, ctx) })
+	t.Run("bad input", func(t *testing.T) { testBadInput(t, ctx) })
+	t.Run("exact JSON", func(t *testing.T) { testExactJSON(t, ctx) })
+	t.Run("export", func(t *testing.T) { testExport(t, ctx) })
+	t.Run("form", func(t *testing.T) { testForm(t, ctx) })
+	if os.Getenv("CLEFS_UPDATE_SCREENSHOT") == "1" {
+		screenshot(t, ctx)
+	}
+	t.Run("file", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "fair.html")
+		if err := os.WriteFile(path, fairpage.HTML(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		open(t, ctx, "file://"+path)
+		compareTickets(t, ctx, []ticketIn{{seed: specSeed(t, "000c11dcb88b7d402baf018cd063d7b3341ff39eea683226e6ac03fe094653dc"), client: "Trésor 🔑 clé", nonce: 7, keys: 1}})
+	})
+	t.Logf("the browser checks took %v", time.Since(start).Round(time.Millisecond))
+}
+
+// screenshot writes docs/fair-page.png: the top of the page, a verified
+// ticket (and its chest) and a commitment checked.
+func screenshot(t *testing.T, ctx context.Context) {
+	t.Helper()
+	const width = 820
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 800)); err != nil {
+		t.Fatal(err)
+	}
+	height := eval[float64](t, ctx, `window.scrollTo(0, 0); document.getElementById('sec-commit').getBoundingClientRect().bottom + 16`)
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, int64(height))); err != nil {
+		t.Fatal(err)
+	}
+	buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("../docs/fair-page.png", buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote docs/fair-page.png (%d bytes)", len(buf))
+}

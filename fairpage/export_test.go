@@ -1,0 +1,411 @@
+package fairpage_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage/schema"
+)
+
+// publicExport is the public export of one player (the JSON the page reads):
+// its history lines and revealed seeds, oldest first.
+type publicExport struct {
+	V     int             `json:"v,omitempty"`
+	Guild string          `json:"guild"`
+	User  string          `json:"user"`
+	P     map[string]any  `json:"p,omitempty"` // a dump's player record: the page ignores it
+	H     []schema.Line   `json:"h"`
+	R     []schema.Reveal `json:"r"`
+}
+
+// built is an export and what Go knows of it.
+type built struct {
+	ex       publicExport
+	p        game.Player // the player's state at the end
+	revealed int         // draws under revealed seeds, all fair
+	secret   int         // draws under the current seed
+}
+
+// buildExport plays tickets 1..12 of a player under three seeds: seed 1
+// draws tickets 1..5, seed 2 (another client seed) 6..10, both revealed;
+// seed 3, current and secret, 11..12. Every third key opens a chest at
+// once, under the seed current then. It tries generator seeds until a chest
+// falls under a revealed seed.
+func buildExport(t *testing.T) built {
+	t.Helper()
+	for try := uint64(0); try < 1000; try++ {
+		if b, ok := tryExport(t, rand.New(rand.NewPCG(try, 99))); ok {
+			return b
+		}
+	}
+	t.Fatal("no export with a chest under a revealed seed in 1000 tries")
+	return built{}
+}
+
+func tryExport(t *testing.T, r *rand.Rand) (built, bool) {
+	seeds := [4]game.Seed{randomSeed(r), randomSeed(r), randomSeed(r), randomSeed(r)}
+	clients := [3]string{"3f9a0c1d2e4b5a69", "Trésor 🔑 clé", "9c0ffee0deadbeef"}
+	lastTicket := [3]uint64{5, 10, 12}
+	var b built
+	var d game.SeededDrawer
+	at, balance := int64(1_700_000_000_000), int64(2000)
+	keys, chests := 0, int64(0)
+	var chestRange [3][2]int64 // per seed: first and last chest
+	for i := range chestRange {
+		chestRange[i] = [2]int64{1, 0}
+	}
+	lines := []schema.Line{{At: at, Kind: "daily", Amount: 100, Balance: balance + 100}}
+	balance += 100
+	seedOf := func(n uint64) int {
+		for s, last := range lastTicket {
+			if n <= last {
+				return s
+			}
+		}
+		return 2
+	}
+	for n := uint64(1); n <= 12; n++ {
+		s := seedOf(n)
+		if n > 1 && s != seedOf(n-1) {
+			chestRange[s] = [2]int64{chests + 1, chests}
+		}
+		o, err := d.Ticket(seeds[s], clients[s], n, keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at += 60_000
+		balance += o.Prize - 50
+		kb := keys
+		lines = append(lines, schema.Line{At: at, Kind: "play", Ticket: n, Tier: o.Tier.String(), Key: o.Key, Amount: o.Prize - 50,
+			Balance: balance, KeysBefore: &kb, Grid: o.Grid.String(), Commitment: seeds[s].Commitment().String()})
+		if s < 2 {
+			b.revealed++
+		} else {
+			b.secret++
+		}
+		if !o.Key {
+			continue
+		}
+		if keys++; keys < game.MaxKeys {
+			continue
+		}
+		keys, chests = 0, chests+1
+		c, err := d.Chest(seeds[s], clients[s], chests)
+		if err != nil {
+			t.Fatal(err)
+		}
+		balance += c.Prize
+		chestRange[s][1] = chests
+		lines = append(lines, schema.Line{At: at + 1000, Kind: "chest", Lot: c.Lot.String(), Amount: c.Prize, Balance: balance,
+			Chest: uint64(chests), Commitment: seeds[s].Commitment().String()})
+		if s < 2 {
+			b.revealed++
+		} else {
+			b.secret++
+		}
+	}
+	if chestRange[0][1] < chestRange[0][0] && chestRange[1][1] < chestRange[1][0] {
+		return built{}, false // no chest under a revealed seed
+	}
+	b.ex = publicExport{V: 1, Guild: "111111111111111111", User: "222222222222222222", H: lines}
+	first := uint64(1)
+	for s := range 2 {
+		b.ex.R = append(b.ex.R, schema.Reveal{No: int64(s + 1), Server: seeds[s].Hex(), Client: clients[s],
+			FirstTicket: first, LastTicket: lastTicket[s], FirstChest: uint64(chestRange[s][0]), LastChest: uint64(max(chestRange[s][1], 0)),
+			Committed: 1_700_000_000_000, Revealed: 1_700_000_000_000 + int64(s+1)*3_600_000})
+		first = lastTicket[s] + 1
+	}
+	b.p = game.Player{Balance: balance, Keys: keys, TicketSeq: 12, ChestSeq: chests, Seed: seeds[2], NextSeed: seeds[3],
+		ClientSeed: clients[2], SeedNo: 3, SeedTicket: 10, SeedChest: chestRange[2][0] - 1}
+	return b, true
+}
+
+// goCheck checks b with package game, as clefs verify -export would: the
+// fixture must be sound before the page is asked about it.
+func goCheck(t *testing.T, b built) {
+	t.Helper()
+	var hist []game.Entry
+	for i, l := range b.ex.H {
+		e, err := l.Game(fmt.Sprintf("h[%d]", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist = append(hist, e)
+	}
+	var rs game.Reveals
+	for i, r := range b.ex.R {
+		gr, err := r.Game(fmt.Sprintf("r[%d]", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, gr)
+	}
+	if err := b.p.CheckReveals(rs); err != nil {
+		t.Fatal(err)
+	}
+	if l := game.CheckLinks(b.p, rs, hist); len(l.Breaks) > 0 {
+		t.Fatalf("the fixture breaks links: %v", l.Breaks)
+	}
+	matched := 0
+	for _, e := range hist {
+		if e.Kind != game.KindPlay && e.Kind != game.KindChest {
+			continue
+		}
+		v, err := b.p.Verify(game.SeededDrawer{}, rs, e)
+		if err == nil && v.Match {
+			matched++
+		}
+	}
+	if matched != b.revealed {
+		t.Fatalf("game verifies %d draws of the fixture, want %d", matched, b.revealed)
+	}
+}
+
+type counts struct {
+	Checked, Unchecked, Broken int
+}
+
+type pageProblem struct {
+	Link, Kind, N, What, Text, Player string
+}
+
+type pageReport struct {
+	OK                       bool
+	Field, Error             string
+	Players, Tickets, Chests int
+	Secret, Forgotten, Old   int
+	Counts                   map[string]counts
+	Problems                 []pageProblem
+	Broken, Unchecked        int
+	Verdict                  string
+}
+
+func checkExport(t *testing.T, ctx context.Context, v any) pageReport {
+	t.Helper()
+	text, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eval[pageReport](t, ctx, `clefs.checkExport(`+js(string(text))+`)`)
+}
+
+// hasProblem reports whether rep lists a problem of link about kind n.
+func hasProblem(rep pageReport, link, kind string, n uint64) bool {
+	for _, p := range rep.Problems {
+		if p.Link == link && p.Kind == kind && p.N == fmt.Sprint(n) {
+			return true
+		}
+	}
+	return false
+}
+
+func clone(ex publicExport) publicExport {
+	c := ex
+	c.H = make([]schema.Line, len(ex.H))
+	for i, l := range ex.H {
+		if l.KeysBefore != nil {
+			kb := *l.KeysBefore
+			l.KeysBefore = &kb
+		}
+		c.H[i] = l
+	}
+	c.R = append([]schema.Reveal(nil), ex.R...)
+	return c
+}
+
+func testExport(t *testing.T, ctx context.Context) {
+	b := buildExport(t)
+	goCheck(t, b)
+
+	rep := checkExport(t, ctx, b.ex)
+	if !rep.OK || rep.Verdict != "all-match" || rep.Counts["draws"].Checked != b.revealed || rep.Secret != b.secret ||
+		rep.Broken != 0 || rep.Unchecked != 0 || len(rep.Problems) != 0 {
+		t.Fatalf("the export as played: %+v; want all %d draws under revealed seeds checked, %d secret", rep, b.revealed, b.secret)
+	}
+	for _, link := range []string{"keys", "numbers", "commitments", "ranges"} {
+		if c := rep.Counts[link]; c.Checked == 0 || c.Unchecked != 0 || c.Broken != 0 {
+			t.Errorf("link %s: %+v, want checked, none unchecked or broken", link, c)
+		}
+	}
+
+	// The keys held before a ticket changed, its grid redrawn to match:
+	// the draw recomputes, the keys chain breaks.
+	{
+		ex := clone(b.ex)
+		i := firstPlay(t, ex, 3)
+		l := &ex.H[i]
+		kb := (*l.KeysBefore + 1) % game.MaxKeys
+		seed, err := game.ParseSeed(ex.R[0].Server)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := game.SeededDrawer{}.Ticket(seed, ex.R[0].Client, l.Ticket, kb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.KeysBefore, l.Grid, l.Tier, l.Key = &kb, o.Grid.String(), o.Tier.String(), o.Key
+		rep := checkExport(t, ctx, ex)
+		if rep.Verdict != "broken" || !hasProblem(rep, "keys", "ticket", 3) || rep.Counts["draws"].Broken != 0 {
+			t.Errorf("ticket 3 with %d keys before: %+v, want the keys chain broken at ticket 3 and every draw matching", kb, rep)
+		}
+	}
+
+	// A grid changed: the draw does not recompute.
+	{
+		ex := clone(b.ex)
+		l := &ex.H[firstPlay(t, ex, 2)]
+		l.Grid = l.Grid[3:] + l.Grid[:3] // the rows turned: another grid of the same letters
+		rep := checkExport(t, ctx, ex)
+		if rep.Verdict != "broken" || !hasProblem(rep, "draws", "ticket", 2) {
+			t.Errorf("ticket 2's grid changed: %+v, want a mismatch naming ticket 2", rep)
+		}
+	}
+
+	// The first revealed seed removed: its range is missing.
+	{
+		ex := clone(b.ex)
+		ex.R = ex.R[1:]
+		rep := checkExport(t, ctx, ex)
+		if rep.Verdict != "broken" || !hasProblem(rep, "ranges", "seed", 2) || !hasProblem(rep, "ranges", "ticket", 1) {
+			t.Errorf("seed 1 removed: %+v, want seeds 1 missing and ticket 1 in no range", rep)
+		}
+	}
+
+	// The seeds swapped (their ranges kept): draws and commitments break.
+	{
+		ex := clone(b.ex)
+		ex.R[0].Server, ex.R[1].Server = ex.R[1].Server, ex.R[0].Server
+		rep := checkExport(t, ctx, ex)
+		if rep.Verdict != "broken" || !hasProblem(rep, "draws", "ticket", 1) || !hasProblem(rep, "commitments", "ticket", 1) {
+			t.Errorf("seeds swapped: %+v, want ticket 1 mismatched and its commitment broken", rep)
+		}
+	}
+
+	// A line from before verification data: unchecked, never "all match".
+	{
+		ex := clone(b.ex)
+		l := &ex.H[firstPlay(t, ex, 1)]
+		l.KeysBefore, l.Grid, l.Commitment = nil, "", ""
+		rep := checkExport(t, ctx, ex)
+		if rep.Verdict != "unchecked" || rep.Counts["draws"].Unchecked != 1 || rep.Broken != 0 {
+			t.Errorf("ticket 1 without its verification data: %+v, want one draw unchecked, nothing broken", rep)
+		}
+	}
+
+	// Damaged records: refused, naming the record and the field.
+	{
+		ex := clone(b.ex)
+		ex.R[0].Server = strings.Repeat("0", 64)
+		if rep := checkExport(t, ctx, ex); rep.OK || rep.Field != "export" || !strings.Contains(rep.Error, "r[0]") || !strings.Contains(rep.Error, "« s »") {
+			t.Errorf("a zero revealed seed: %+v, want an error naming r[0] s", rep)
+		}
+		ex = clone(b.ex)
+		i := firstPlay(t, ex, 2)
+		kb := 3
+		ex.H[i].KeysBefore = &kb
+		if rep := checkExport(t, ctx, ex); rep.OK || !strings.Contains(rep.Error, fmt.Sprintf("h[%d]", i)) || !strings.Contains(rep.Error, "« kb »") {
+			t.Errorf("3 keys before a ticket: %+v, want an error naming h[%d] kb", rep, i)
+		}
+	}
+
+	// A whole dump of version 4: every player is checked, "p" ignored.
+	{
+		good, bad := clone(b.ex), clone(b.ex)
+		good.V, bad.V = 0, 0
+		good.P, bad.P = map[string]any{"b": 100}, map[string]any{"b": 100}
+		bad.User = "333333333333333333"
+		bad.H[firstPlay(t, bad, 4)].Grid = "GGGGGGGGG"
+		dump := map[string]any{"version": 4, "players": []publicExport{good, bad}, "guilds": []any{}}
+		rep := checkExport(t, ctx, dump)
+		if rep.Players != 2 || rep.Verdict != "broken" || !hasProblem(rep, "draws", "ticket", 4) ||
+			!strings.Contains(rep.Problems[0].Player, "333333333333333333") || rep.Counts["draws"].Checked != 2*b.revealed-1 {
+			t.Errorf("a dump of two players, the second's ticket 4 changed: %+v", rep)
+		}
+		// One player of a dump, alone.
+		if rep := checkExport(t, ctx, good); rep.Verdict != "all-match" {
+			t.Errorf("one player of a dump: %+v", rep)
+		}
+		if rep := checkExport(t, ctx, map[string]any{"version": 3, "players": []any{}}); rep.OK || rep.Field != "export" {
+			t.Errorf("a version 3 dump: %+v, want an error", rep)
+		}
+	}
+
+	// The visible page says what the API says.
+	setAndClick(t, ctx, b.ex)
+	text := eval[string](t, ctx, `document.getElementById('x-result').innerText`)
+	for _, w := range []string{"Tout concorde", fmt.Sprintf("draws:       %d checked, 0 unchecked, 0 broken", b.revealed), "seed ranges: ", "\nall match"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("the export's result does not say %q:\n%s", w, text)
+		}
+	}
+	ex := clone(b.ex)
+	ex.R = ex.R[1:]
+	// A file chosen: read locally, checked at once.
+	raw, err := json.Marshal(ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "export.json")
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eval[bool](t, ctx, `document.getElementById('x-result').dataset.verdict = ''; true`)
+	if err := chromedp.Do(ctx, chromedp.SetUploadFiles("#x-file", []string{path})); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := chromedp.Run(ctx, chromedp.Poll[string](`document.getElementById('x-result').dataset.verdict`, chromedp.WithPollingTimeout(10*time.Second))); err != nil || v != "broken" {
+		t.Errorf("the export chosen as a file: verdict %q (%v), want broken", v, err)
+	}
+	setAndClick(t, ctx, ex)
+	text = eval[string](t, ctx, `document.getElementById('x-result').innerText`)
+	if !strings.Contains(text, "ROMPU") || !strings.Contains(text, "BROKEN: ") || strings.Contains(text, "Tout concorde") || strings.Contains(text, "all match") || !strings.Contains(text, "ticket 1 : plages des graines") {
+		t.Errorf("a broken export's result:\n%s", text)
+	}
+}
+
+// setAndClick pastes v into the export form, clicks, and waits for the result.
+func setAndClick(t *testing.T, ctx context.Context, v any) {
+	t.Helper()
+	text, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eval[bool](t, ctx, `(() => { const res = document.getElementById('x-result'); res.dataset.verdict = '';
+		document.getElementById('x-text').value = `+js(string(text))+`; document.getElementById('x-go').click();
+		return new Promise(ok => { const f = () => res.dataset.verdict ? ok(true) : setTimeout(f, 10); f(); }); })()`)
+}
+
+// firstPlay is the index of ticket n's line.
+func firstPlay(t *testing.T, ex publicExport, n uint64) int {
+	t.Helper()
+	for i, l := range ex.H {
+		if l.Kind == "play" && l.Ticket == n {
+			return i
+		}
+	}
+	t.Fatalf("no ticket %d in the export", n)
+	return 0
+}
+
+// testExactJSON checks that the page reads integers beyond 2^53 exactly,
+// with source text access and with its fallback.
+func testExactJSON(t *testing.T, ctx context.Context) {
+	const text = `{"t":18446744073709551615,"a":[9007199254740993,1.5,-3,2e3],"s":"12345678901234567890 \"99\"","c":0}`
+	const want = `{"t":"18446744073709551615","a":["9007199254740993",1.5,"-3",2000],"s":"12345678901234567890 \"99\"","c":"0"}`
+	for _, fallback := range []bool{false, true} {
+		got := eval[string](t, ctx, fmt.Sprintf(`clefs.parseExact(%s, %v)`, js(text), fallback))
+		if got != want {
+			t.Errorf("parseExact (fallback %v): %s, want %s", fallback, got, want)
+		}
+	}
+}
