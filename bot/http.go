@@ -384,7 +384,7 @@ func writeReply(w http.ResponseWriter, r replyBody) error {
 type httpReply struct {
 	rest restResponder
 	body chan replyBody // the encoded first answer, taken by the request's goroutine
-	sent chan error  // whether it was written
+	sent chan error     // whether it was written
 	once sync.Once
 }
 
