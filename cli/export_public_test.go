@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
@@ -193,5 +196,61 @@ func TestVerifyPublic(t *testing.T) {
 	})
 	if _, _, err := runCLI(t, "verify", "-export", bad); !errors.Is(err, schema.ErrInvalid) || !strings.Contains(err.Error(), "field v") {
 		t.Errorf("a version 2 public export: %v", err)
+	}
+}
+
+// TestVerifyPublicAfterARandomRun exports every player of a random run
+// (resets, grants, trimmed histories), rotated halfway, and checks that
+// verify passes each public export: no link to the player's state, which
+// the export lacks, is reported broken.
+func TestVerifyPublicAfterARandomRun(t *testing.T) {
+	ctx := context.Background()
+	data := filepath.Join(t.TempDir(), "clefs.db")
+	st := openStore(t, "", data)
+	randomRun(t, st, 5, 600)
+	rng := rand.NewChaCha8([32]byte{5})
+	var ids []storage.PlayerID
+	for _, g := range []uint64{1, 2} {
+		if err := st.Players(ctx, g, func(u uint64) error {
+			ids = append(ids, storage.PlayerID{Guild: g, User: u})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, id := range ids {
+		fresh, err := game.NewSeed(rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+		_, err = storage.Apply(ctx, st, storage.Step{ID: id, Op: "rotate" + strconv.Itoa(i), Seeds: rng, Now: now,
+			Do: func(p game.Player) (game.Step, error) { return p.Rotate(fresh, now) }})
+		if err != nil && !errors.Is(err, game.ErrTicketOpen) {
+			t.Fatal(err)
+		}
+	}
+	randomRun(t, st, 6, 300)
+	st.Close()
+	if len(ids) < 10 {
+		t.Fatalf("%d players", len(ids))
+	}
+	checked := 0
+	for _, id := range ids {
+		out, _, err := runCLI(t, "export", "-redis", "", "-data", data, "-public", "-guild", itoa(id.Guild), "-user", itoa(id.User))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := writeFile(t, func(f *os.File) error { _, err := f.WriteString(out); return err })
+		vout, _, err := runCLI(t, "verify", "-export", path)
+		if err != nil || strings.Contains(vout, "BROKEN") {
+			t.Errorf("player %v: %v\n%s", id, err, vout)
+		}
+		if !strings.Contains(vout, "draws:       0 checked") {
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Error("no player had a draw checked")
 	}
 }
