@@ -1,12 +1,17 @@
 package commands
 
 import (
+	"context"
 	"io"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
 
 	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
@@ -106,4 +111,41 @@ func TestFairnessPublicURL(t *testing.T) {
 		t.Errorf("export does not point to the page:\n%s", x.text())
 	}
 	exportFile(t, x)
+}
+
+// gatedReveals holds Reveals until the gate opens.
+type gatedReveals struct {
+	storage.Store
+	gate chan struct{}
+}
+
+func (s gatedReveals) Reveals(ctx context.Context, id storage.PlayerID) (game.Reveals, error) {
+	<-s.gate
+	return s.Store.Reveals(ctx, id)
+}
+
+// TestFairnessExportDeferred: an export answered after a deferral still
+// carries its file, in the edit of the original response.
+func TestFairnessExportDeferred(t *testing.T) {
+	e := newFairEnv(t)
+	e.playTicket(alice, "en-US")
+	cfg := e.cfg
+	cfg.DeferAfter = 20 * time.Millisecond
+	st := gatedReveals{Store: e.store, gate: make(chan struct{})}
+	a := New(cfg, st)
+	rec := &recorder{onRespond: func() { close(st.gate) }}
+	a.Handle(context.Background(), rec, e.slashPayload(alice, memberPerms, "en-US", "fairness", "export"))
+	if len(rec.responses) != 1 || rec.responses[0].Type != discordgo.InteractionResponseDeferredChannelMessageWithSource {
+		t.Fatalf("responses %+v, want one deferred response", rec.responses)
+	}
+	if len(rec.edits) != 1 || len(rec.edits[0].Files) != 1 || !strings.HasPrefix(rec.edits[0].Files[0].Name, "clefs-equite-") {
+		t.Fatalf("edits %+v, want the file", rec.edits)
+	}
+	b, err := io.ReadAll(rec.edits[0].Files[0].Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := schema.DecodePublicExport("edit", b); err != nil {
+		t.Error(err)
+	}
 }
