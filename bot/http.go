@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/fairpage"
 )
 
 // Limits of the HTTP endpoint.
@@ -117,10 +119,12 @@ func NewEndpoint(opts EndpointOptions, h Handler) (*Endpoint, error) {
 		e.now = time.Now
 	}
 	e.mux.HandleFunc("/interactions", e.serveInteraction)
+	e.mux.Handle("GET /fair", fairpage.Handler()) // the verification page; HEAD too, 405 for other methods
 	return e, nil
 }
 
-// ServeHTTP serves POST /interactions; anything else is a 404.
+// ServeHTTP serves POST /interactions and GET /fair, the verification
+// page (package fairpage); anything else is a 404.
 func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.mux.ServeHTTP(w, r) }
 
 // Health returns ErrStarting, wrapped, until Run has registered the
@@ -273,12 +277,12 @@ func (e *Endpoint) serveInteraction(w http.ResponseWriter, r *http.Request) {
 		e.obs.Received("http", -1)
 		e.log.Error("interaction not decodable; answering with an apology", "interaction", li.ID, "type", int(li.Type), "err", decodeErr)
 		b, _ := json.Marshal(apology(li.Locale))
-		_ = writeReply(w, b)
+		_ = writeReply(w, replyBody{"application/json", b})
 		return
 	}
 	if i.Type == discordgo.InteractionPing {
 		e.obs.Received("http", -1)
-		_ = writeReply(w, []byte(`{"type":1}`))
+		_ = writeReply(w, replyBody{"application/json", []byte(`{"type":1}`)})
 		return
 	}
 	if !e.firstSight(i.ID) {
@@ -322,7 +326,7 @@ func (e *Endpoint) answer(w http.ResponseWriter, r *http.Request, i *discordgo.I
 	e.mu.Unlock()
 	reply := &httpReply{
 		rest: restResponder{s: e.rest, appID: appID},
-		body: make(chan []byte, 1),
+		body: make(chan replyBody, 1),
 		sent: make(chan error, 1),
 	}
 	handled := make(chan bool, 1)
@@ -355,10 +359,18 @@ func (e *Endpoint) answer(w http.ResponseWriter, r *http.Request, i *discordgo.I
 	}
 }
 
+// replyBody is an encoded interaction response: JSON, or multipart with
+// its files.
+type replyBody struct {
+	contentType string
+	b           []byte
+}
+
 // writeReply writes an interaction response as the HTTP reply and flushes
 // it: an edit that follows a deferral must not reach Discord before it.
-func writeReply(w http.ResponseWriter, b []byte) error {
-	w.Header().Set("Content-Type", "application/json")
+func writeReply(w http.ResponseWriter, r replyBody) error {
+	b := r.b
+	w.Header().Set("Content-Type", r.contentType)
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(http.StatusOK)
 	if _, err := w.Write(b); err != nil {
@@ -371,15 +383,23 @@ func writeReply(w http.ResponseWriter, b []byte) error {
 // first answer goes in the HTTP reply, what follows over REST.
 type httpReply struct {
 	rest restResponder
-	body chan []byte // the encoded first answer, taken by the request's goroutine
-	sent chan error  // whether it was written
+	body chan replyBody // the encoded first answer, taken by the request's goroutine
+	sent chan error     // whether it was written
 	once sync.Once
 }
 
 // Respond hands the answer to the HTTP request and returns once it is
 // written, so that an edit that follows a deferral leaves after it.
+// A response with files (a JSON export) goes as multipart/form-data, as
+// Discord takes files in an interaction's reply.
 func (h *httpReply) Respond(ctx context.Context, i *discordgo.Interaction, resp *discordgo.InteractionResponse) error {
-	b, err := json.Marshal(resp)
+	body := replyBody{contentType: "application/json"}
+	var err error
+	if resp.Data != nil && len(resp.Data.Files) > 0 {
+		body.contentType, body.b, err = discordgo.MultipartBodyWithJSON(resp, resp.Data.Files)
+	} else {
+		body.b, err = json.Marshal(resp)
+	}
 	if err != nil {
 		return fmt.Errorf("respond to interaction %s: encode: %w", i.ID, err)
 	}
@@ -388,7 +408,7 @@ func (h *httpReply) Respond(ctx context.Context, i *discordgo.Interaction, resp 
 	if !first {
 		return fmt.Errorf("respond to interaction %s: already answered in the HTTP reply", i.ID)
 	}
-	h.body <- b
+	h.body <- body
 	select {
 	case err := <-h.sent:
 		if err != nil {

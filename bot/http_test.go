@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
+	"mime/multipart"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -22,6 +24,7 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/bot"
 	"github.com/lesclefsdutresor/clefs/commands"
+	"github.com/lesclefsdutresor/clefs/fairpage"
 )
 
 // testKey is the application's key pair in these tests.
@@ -358,5 +361,82 @@ func TestEndpointRun(t *testing.T) {
 	}
 	if err := e.Health(context.Background()); err == nil || errors.Is(err, bot.ErrStarting) {
 		t.Errorf("Health after Run = %v, want stopped", err)
+	}
+}
+
+// TestEndpointAnswersWithAFile checks that a reply with a file goes as
+// multipart/form-data: the JSON in payload_json, the file in files[0].
+func TestEndpointAnswersWithAFile(t *testing.T) {
+	t.Parallel()
+	h := stub{handle: func(ctx context.Context, r commands.Responder, i *discordgo.Interaction) {
+		err := r.Respond(ctx, i, &discordgo.InteractionResponse{
+			Type: discordgo.InteractionResponseChannelMessageWithSource,
+			Data: &discordgo.InteractionResponseData{Content: "here", Files: []*discordgo.File{
+				{Name: "x.json", ContentType: "application/json", Reader: strings.NewReader(`{"v":1}`)},
+			}},
+		})
+		if err != nil {
+			t.Errorf("respond: %v", err)
+		}
+	}}
+	srv, _ := endpoint(t, h, "")
+	resp, err := http.DefaultClient.Do(signed(t, srv.URL+"/interactions", testKey, time.Now(), interactionJSON("111", discordgo.InteractionApplicationCommand)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" || resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d, content type %q (%v)", resp.StatusCode, resp.Header.Get("Content-Type"), err)
+	}
+	parts := map[string]string{}
+	mr := multipart.NewReader(resp.Body, params["boundary"])
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(p)
+		parts[p.FormName()] = string(b)
+	}
+	var got discordgo.InteractionResponse
+	if err := json.Unmarshal([]byte(parts["payload_json"]), &got); err != nil || got.Data == nil || got.Data.Content != "here" {
+		t.Errorf("payload_json %q (%v)", parts["payload_json"], err)
+	}
+	if parts["files[0]"] != `{"v":1}` {
+		t.Errorf("files[0] = %q, parts %v", parts["files[0]"], parts)
+	}
+}
+
+// TestEndpointServesTheFairPage checks GET /fair beside /interactions.
+func TestEndpointServesTheFairPage(t *testing.T) {
+	t.Parallel()
+	srv, _ := endpoint(t, stub{handle: func(context.Context, commands.Responder, *discordgo.Interaction) {}}, "")
+	for _, tc := range []struct {
+		method string
+		status int
+	}{{http.MethodGet, 200}, {http.MethodHead, 200}, {http.MethodPost, 405}, {http.MethodPut, 405}} {
+		req, err := http.NewRequest(tc.method, srv.URL+"/fair", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status {
+			t.Errorf("%s /fair = %d, want %d", tc.method, resp.StatusCode, tc.status)
+		}
+		if tc.status == 200 && resp.Header.Get("Content-Type") != "text/html; charset=utf-8" {
+			t.Errorf("%s /fair: Content-Type %q", tc.method, resp.Header.Get("Content-Type"))
+		}
+		if tc.method == http.MethodGet && !bytes.Equal(b, fairpage.HTML()) {
+			t.Errorf("GET /fair: %d bytes, not the page", len(b))
+		}
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,11 +10,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/joho/godotenv"
 
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/backend"
+	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
 // storeFlags are the flags export, import and audit share: which store to
@@ -80,8 +83,11 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var sf storeFlags
 	sf.register(fs)
 	out := fs.String("o", "", "write to this file instead of stdout")
+	public := fs.Bool("public", false, "write one player's public export (with -guild and -user): history and revealed seeds, no secret")
+	guild := fs.Uint64("guild", 0, "with -public: the player's guild ID")
+	user := fs.Uint64("user", 0, "with -public: the player's user ID")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: clefs export [-redis URL | -data FILE] [-o FILE]\n\nWrites every player and guild as JSON. Stop the bot first (the embedded\nstore is locked while it runs). Move to Redis: export, then import -redis URL.")
+		fmt.Fprintln(stderr, "Usage: clefs export [-redis URL | -data FILE] [-o FILE]\n       clefs export -public -guild ID -user ID [-redis URL | -data FILE] [-o FILE]\n\nWrites every player and guild as JSON. Stop the bot first (the embedded\nstore is locked while it runs). Move to Redis: export, then import -redis URL.\nWith -public, writes one player's public export instead (docs/STORAGE.md):\nthe lines and revealed seeds that clefs verify -export and the /fair page check.")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, "export", args); err != nil {
@@ -89,6 +95,16 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("export: unexpected argument %q", fs.Arg(0))}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case !*public && (set["guild"] || set["user"]):
+		return usageError{"export: -guild and -user go with -public"}
+	case *public && *guild == 0:
+		return usageError{"export: -public needs -guild ID (the player's guild, a snowflake)"}
+	case *public && *user == 0:
+		return usageError{"export: -public needs -user ID (the player's user ID, a snowflake)"}
 	}
 	if fi, err := os.Stat(*out); *out != "" && err == nil && fi.IsDir() {
 		// Before the store opens: a mistake in -o is reported at once.
@@ -99,6 +115,9 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("export: %w", err)
 	}
 	defer st.Close()
+	if *public {
+		return exportPublic(ctx, st, storage.PlayerID{Guild: *guild, User: *user}, *out, stdout, stderr)
+	}
 	if *out == "" {
 		if err := storage.WriteDump(ctx, stdout, d); err != nil {
 			return fmt.Errorf("export: %w", err)
@@ -109,6 +128,44 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("export: %w", err)
 	}
 	fmt.Fprintf(stderr, "exported to %s\n", *out)
+	return nil
+}
+
+// exportPublic writes the public export of player id (schema.PublicExport)
+// to stdout, or to the file out. A player the store does not have is an
+// error.
+func exportPublic(ctx context.Context, st storage.Store, id storage.PlayerID, out string, stdout, stderr io.Writer) error {
+	v, err := st.Load(ctx, id)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if v.Version == 0 {
+		return fmt.Errorf("export: -guild %d -user %d: no such player in the store", id.Guild, id.User)
+	}
+	hist, err := st.History(ctx, id, storage.HistoryLimit)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	slices.Reverse(hist) // oldest first
+	rs, err := st.Reveals(ctx, id)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	b, err := json.Marshal(schema.NewPublicExport(id.Guild, id.User, hist, rs))
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	b = append(b, '\n')
+	if out == "" {
+		if _, err := stdout.Write(b); err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		return nil
+	}
+	if err := writeFileAtomic(out, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	fmt.Fprintf(stderr, "exported the public data of guild %d user %d to %s\n", id.Guild, id.User, out)
 	return nil
 }
 

@@ -209,6 +209,7 @@ func NewHandlers(cfg config.Config, store storage.Store, obs commands.Observer, 
 		Emoji: cfg.Emoji, Hidden: cfg.Hidden, Now: hooks.Now, Observer: obs, Logger: log,
 		Drawer: hooks.Drawer, Seeds: hooks.Seeds,
 		ApplicationEmojis: cfg.AppEmojis, // uploaded by the transport at start (bot.EmojiHandler)
+		PublicURL:         cfg.PublicURL,
 	}, cached)
 }
 

@@ -30,7 +30,7 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	keys := fs.Int("keys", 0, "the keys held before the ticket (0, 1 or 2)")
 	chest := fs.Uint64("chest", 0, "a chest's number: recompute that chest (alone, or with the ticket whose third key opened it)")
 	commitment := fs.String("commitment", "", "optional: the commitment shown before the seed drew, all 64 hex digits or the 8 the card shows; checked against the seed")
-	export := fs.String("export", "", "a dump written by clefs export: check every ticket and chest drawn under a revealed seed")
+	export := fs.String("export", "", "a dump written by clefs export, or a player's public export (clefs export -public, /fairness export): check every ticket and chest drawn under a revealed seed")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: clefs verify -server-seed HEX -client-seed TEXT -nonce N [-keys K] [-chest N] [-commitment HEX]
        clefs verify -export FILE
@@ -62,6 +62,13 @@ seed still secret are counted, not checked; links a dump lacks the data for
 			if set[name] {
 				return usageError{fmt.Sprintf("verify: -%s does not go with -export", name)}
 			}
+		}
+		public, err := isPublicExport(*export)
+		if err != nil {
+			return err
+		}
+		if public {
+			return verifyPublicFile(ctx, *export, stdout)
 		}
 		return verifyExport(ctx, *export, stdout)
 	}

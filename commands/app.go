@@ -97,6 +97,10 @@ type Config struct {
 	// ConfirmTTL is how long the reset-guild confirmation button stays
 	// valid; 0 means DefaultConfirmTTL.
 	ConfirmTTL time.Duration
+	// PublicURL is the bot's public address (config PUBLIC_URL: https,
+	// no trailing slash), where it serves the verification page at /fair;
+	// when set, /fairness and finished cards link to it. "" means none.
+	PublicURL string
 }
 
 // App holds the handlers. It is safe for concurrent use.
@@ -582,7 +586,7 @@ func (a *App) sendAfterDeferral(ctx context.Context, r Responder, rq *request, r
 	if rq.i.Type == discordgo.InteractionMessageComponent && !rep.update {
 		err := r.FollowUp(ctx, rq.i, &discordgo.WebhookParams{
 			Content: d.Content, Embeds: d.Embeds, Components: d.Components,
-			Flags: d.Flags, AllowedMentions: d.AllowedMentions,
+			Flags: d.Flags, AllowedMentions: d.AllowedMentions, Files: d.Files,
 		})
 		if err != nil {
 			a.log.Warn("commands: follow-up failed", "interaction", rq.i.ID, "kind", rq.kind, "err", err)
@@ -595,7 +599,7 @@ func (a *App) sendAfterDeferral(ctx context.Context, r Responder, rq *request, r
 }
 
 // editOriginal replaces the original response's text, embeds and
-// components with d's (its flags cannot change).
+// components with d's (its flags cannot change), and attaches d's files.
 func (a *App) editOriginal(ctx context.Context, r Responder, rq *request, d *discordgo.InteractionResponseData) error {
 	content, embeds, comps := d.Content, d.Embeds, d.Components
 	if embeds == nil {
@@ -605,7 +609,7 @@ func (a *App) editOriginal(ctx context.Context, r Responder, rq *request, d *dis
 		comps = []discordgo.MessageComponent{}
 	}
 	return r.EditOriginal(ctx, rq.i, &discordgo.WebhookEdit{
-		Content: &content, Embeds: &embeds, Components: &comps, AllowedMentions: d.AllowedMentions,
+		Content: &content, Embeds: &embeds, Components: &comps, AllowedMentions: d.AllowedMentions, Files: d.Files,
 	})
 }
 

@@ -1,8 +1,12 @@
 package commands
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -10,6 +14,7 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
 // /fairness: commit and reveal (docs/FAIRNESS.md). A player sees the
@@ -23,7 +28,7 @@ import (
 // for the metrics' label.
 func isFairnessSub(name string) bool {
 	switch name {
-	case "show", "seed", "rotate", "verify":
+	case "show", "seed", "rotate", "verify", "export":
 		return true
 	}
 	return false
@@ -51,6 +56,8 @@ func (a *App) fairnessCommand() *command {
 				"Révéler la graine du serveur et en engager une nouvelle"),
 			subcommand("verify", "verifier", "Recompute a ticket drawn under a revealed seed",
 				"Recalculer un ticket tiré avec une graine révélée", ticket),
+			subcommand("export", "exporter", "Download your history and revealed seeds to check every ticket yourself",
+				"Télécharger votre historique et vos graines révélées pour vérifier vous-même chaque ticket"),
 		),
 		h: a.handleFairness,
 	}
@@ -85,6 +92,8 @@ func (a *App) handleFairness(ctx context.Context, rq *request) (reply, error) {
 			return reply{}, userErr("err_bad_option", nil)
 		}
 		return a.fairnessVerify(ctx, rq, uint64(f))
+	case "export":
+		return a.fairnessExport(ctx, rq)
 	}
 	return reply{}, userErr("err_unknown_command", nil)
 }
@@ -310,9 +319,58 @@ func (a *App) fairnessVerify(ctx context.Context, rq *request, n uint64) (reply,
 			})
 		}
 	}
+	if u := a.fairURL(); u != "" {
+		desc += "\n\n" + l.T("fair_page_link", map[string]any{"URL": u})
+	}
 	e := infoEmbed(title, desc, colour, fields...)
 	e.Footer = &discordgo.MessageEmbedFooter{Text: l.T("fair_verify_footer", nil)}
 	return fairnessReply(e), nil
+}
+
+// fairURL is the verification page's address, "" without Config.PublicURL.
+func (a *App) fairURL() string {
+	if a.cfg.PublicURL == "" {
+		return ""
+	}
+	return a.cfg.PublicURL + "/fair"
+}
+
+// fairnessExport answers with the player's public export
+// (schema.PublicExport: the history kept and the seeds revealed, nothing
+// secret) as a JSON file, and how to check it: on the verification page,
+// or with clefs verify -export. It creates nothing.
+func (a *App) fairnessExport(ctx context.Context, rq *request) (reply, error) {
+	_, ok, err := a.load(ctx, rq.player())
+	if err != nil {
+		return reply{}, err
+	}
+	if !ok {
+		return reply{}, userErr("err_export_none", nil)
+	}
+	hist, err := a.store.History(ctx, rq.player(), storage.HistoryLimit)
+	if err != nil {
+		return reply{}, internal("history", err)
+	}
+	slices.Reverse(hist) // oldest first
+	rs, err := a.store.Reveals(ctx, rq.player())
+	if err != nil {
+		return reply{}, internal("reveals", err)
+	}
+	b, err := json.Marshal(schema.NewPublicExport(rq.guild, rq.user, hist, rs))
+	if err != nil {
+		return reply{}, internal("export", err)
+	}
+	b = append(b, '\n')
+	name := "clefs-equite-" + strconv.FormatUint(rq.user, 10) + ".json"
+	data := map[string]any{"File": name, "URL": a.fairURL()}
+	text := rq.l.T("fair_export", data)
+	if data["URL"] == "" {
+		text = rq.l.T("fair_export_nourl", data)
+	}
+	return reply{data: &discordgo.InteractionResponseData{
+		Content: text, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
+		Files: []*discordgo.File{{Name: name, ContentType: "application/json", Reader: bytes.NewReader(b)}},
+	}}, nil
 }
 
 // outcomeLine tells a recomputed ticket's result.

@@ -219,13 +219,24 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 				{Name: l.T("field_chest", nil), Value: l.keysLine(v.keysShown()), Inline: true},
 				{Name: l.T("field_balance", nil), Value: l.Credits(v.balanceShown()), Inline: true},
 			},
-			Footer: &discordgo.MessageEmbedFooter{
-				Text: l.T("card_footer", map[string]any{"Ticket": t.ID, "Stake": l.Credits(game.Stake), "Commitment": ticketCommitment(v.p, t.ID)}),
-			},
+			Footer: &discordgo.MessageEmbedFooter{Text: a.cardFooter(l, v)},
 		}},
 		Components:      rows,
 		AllowedMentions: noMentions,
 	}
+}
+
+// cardFooter is a ticket card's footer: the ticket, the stake, the
+// commitment of its seed and, once the ticket is finished and with a
+// PublicURL, the verification page's address (plain text: a footer holds
+// no link), without its "https://" to stay short.
+func (a *App) cardFooter(l *lang, v *ticketView) string {
+	t := v.t
+	s := l.T("card_footer", map[string]any{"Ticket": t.ID, "Stake": l.Credits(game.Stake), "Commitment": ticketCommitment(v.p, t.ID)})
+	if u := a.fairURL(); u != "" && v.done() {
+		s += l.T("card_footer_verify", map[string]any{"URL": strings.TrimPrefix(u, "https://")})
+	}
+	return s
 }
 
 // ticketCommitment is the short reference of the commitment of the seed

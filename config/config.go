@@ -55,6 +55,14 @@ type Config struct {
 
 	MetricsAddr string // METRICS_ADDR: host:port of /metrics and /healthz; "" = off
 
+	// PublicURL is PUBLIC_URL: the address players reach the bot's HTTP
+	// listener at (METRICS_ADDR or INTERACTIONS_ADDR, behind a proxy),
+	// https:// (the verification page needs a secure context for
+	// WebCrypto; http://localhost and http://127.0.0.1 are one too, for
+	// tests), without a trailing slash, query or fragment; "" = none.
+	// When set, /fairness and the cards link to PublicURL + "/fair".
+	PublicURL string
+
 	// ShardCount is SHARD_COUNT: the total number of gateway shards, or 0
 	// for "auto" (Discord's recommendation, read at start-up).
 	ShardCount int
@@ -97,6 +105,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("log_format", c.LogFormat),
 		slog.String("discordgo_log_level", c.DiscordgoLogLevel),
 		slog.String("metrics_addr", c.MetricsAddr),
+		slog.String("public_url", c.PublicURL),
 		slog.String("shard_count", ShardCountString(c.ShardCount)),
 		slog.String("shard_ids", ShardIDsString(c.ShardIDs)),
 		slog.Duration("shutdown_timeout", c.ShutdownTimeout),
@@ -138,6 +147,7 @@ func Load(getenv func(string) string) (Config, error) {
 		LogFormat:         l.oneOf("LOG_FORMAT", "text", "text", "json"),
 		DiscordgoLogLevel: l.oneOf("DISCORDGO_LOG_LEVEL", "error", "off", "error", "warn", "info", "debug"),
 		MetricsAddr:       l.hostPort("METRICS_ADDR"),
+		PublicURL:         l.publicURL("PUBLIC_URL"),
 		ShardCount:        l.shardCount("SHARD_COUNT"),
 		ShutdownTimeout:   l.duration("SHUTDOWN_TIMEOUT", DefaultShutdownTimeout, time.Millisecond),
 		Hidden:            l.emoji("EMOJI_HIDDEN"),
@@ -233,6 +243,34 @@ func (l *loader) baseURL(name, def string) string {
 		l.fail(name, "%q: missing host", v)
 		return ""
 	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		l.fail(name, "%q: must not have a query, fragment or user info", v)
+		return ""
+	}
+	return strings.TrimRight(v, "/")
+}
+
+// publicURL reads PUBLIC_URL: empty, or an absolute https:// URL (or
+// http:// on localhost or 127.0.0.1, secure contexts too) without user
+// info, query or fragment. The trailing slash is dropped.
+func (l *loader) publicURL(name string) string {
+	v := l.get(name)
+	if v == "" {
+		return ""
+	}
+	u, err := url.Parse(v)
+	if err != nil {
+		l.fail(name, "%q is not a URL: %v", v, err)
+		return ""
+	}
+	local := u.Scheme == "http" && (u.Hostname() == "localhost" || u.Hostname() == "127.0.0.1")
+	switch {
+	case u.Scheme != "https" && !local:
+		l.fail(name, "%q: must be an https:// URL: the verification page uses WebCrypto, which browsers allow only in a secure context (http:// only on localhost or 127.0.0.1)", v)
+		return ""
+	case u.Host == "":
+		l.fail(name, "%q: missing host", v)
+		return ""
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.User != nil:
 		l.fail(name, "%q: must not have a query, fragment or user info", v)
 		return ""
 	}

@@ -361,3 +361,35 @@ func TestRedisURL(t *testing.T) {
 		}
 	}
 }
+
+func TestPublicURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                            "",
+		"https://clefs.example.org":   "https://clefs.example.org",
+		"https://clefs.example.org/":  "https://clefs.example.org",
+		"https://example.org/clefs/":  "https://example.org/clefs",
+		"http://localhost:9090":       "http://localhost:9090",
+		"http://127.0.0.1:9090/":      "http://127.0.0.1:9090",
+		" https://clefs.example.org ": "https://clefs.example.org",
+	} {
+		if got := mustLoad(t, env("DISCORD_TOKEN", "t", "PUBLIC_URL", in)).PublicURL; got != want {
+			t.Errorf("PUBLIC_URL=%q: %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"http://clefs.example.org":     "secure context",
+		"clefs.example.org":            "https://",
+		"ftp://clefs.example.org":      "https://",
+		"https://":                     "missing host",
+		"https://x.org/fair?x=1":       "query",
+		"https://x.org/#top":           "fragment",
+		"https://u:p@x.org":            "user info",
+		"http://localhost.example.org": "https://",
+		"https://x.org/%zz":            "not a URL",
+	} {
+		_, err := config.Load(env("DISCORD_TOKEN", "t", "PUBLIC_URL", in))
+		if err == nil || !strings.Contains(err.Error(), "PUBLIC_URL") || !strings.Contains(err.Error(), want) {
+			t.Errorf("PUBLIC_URL=%q: %v, want an error naming PUBLIC_URL and %q", in, err, want)
+		}
+	}
+}

@@ -1,0 +1,256 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/schema"
+)
+
+// writePublic writes p's public export to a file of its own, as clefs
+// export -public writes it, and returns its path.
+func writePublic(tb testing.TB, p storage.DecodedPlayer) string {
+	tb.Helper()
+	return writeFile(tb, func(f *os.File) error {
+		return json.NewEncoder(f).Encode(schema.NewPublicExport(p.ID.Guild, p.ID.User, p.History, p.Reveals))
+	})
+}
+
+// TestExportPublic imports a dump into an embedded store, exports one
+// player's public data, and checks it holds that player's lines and
+// reveals, no secret seed, and that verify -export passes it.
+func TestExportPublic(t *testing.T) {
+	rng := rand.NewChaCha8([32]byte{41})
+	id := storage.PlayerID{Guild: 1, User: 7}
+	p := rotatingPlayer(t, id, rng, 40, 8)
+	other := rotatingPlayer(t, storage.PlayerID{Guild: 1, User: 8}, rng, 5, 2)
+	data := filepath.Join(t.TempDir(), "clefs.db")
+	if _, _, err := runCLI(t, "import", "-redis", "", "-data", data, writeDump(t, p, other)); err != nil {
+		t.Fatal(err)
+	}
+
+	out, _, err := runCLI(t, "export", "-redis", "", "-data", data, "-public", "-guild", "1", "-user", "7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := schema.DecodePublicExport("stdout", []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Guild != 1 || got.User != 7 || len(got.History) != len(p.History) || len(got.Reveals) != len(p.Reveals) {
+		t.Fatalf("exported %d/%d with %d lines and %d reveals, want 1/7 with %d and %d",
+			got.Guild, got.User, len(got.History), len(got.Reveals), len(p.History), len(p.Reveals))
+	}
+	for i, e := range got.History {
+		if w := p.History[i]; e.Kind != w.Kind || e.TicketID != w.TicketID || e.Chest != w.Chest || e.Grid != w.Grid {
+			t.Fatalf("line %d: %s %d/%d, want %s %d/%d (oldest first)", i, e.Kind, e.TicketID, e.Chest, w.Kind, w.TicketID, w.Chest)
+		}
+	}
+	for _, s := range []game.Seed{p.Player.Seed, p.Player.NextSeed} {
+		if strings.Contains(out, s.Hex()) {
+			t.Errorf("the public export holds a secret seed")
+		}
+	}
+
+	file := filepath.Join(t.TempDir(), "me.json")
+	if _, stderr, err := runCLI(t, "export", "-redis", "", "-data", data, "-public", "-guild", "1", "-user", "7", "-o", file); err != nil || !strings.Contains(stderr, file) {
+		t.Fatalf("-o: %v, %q", err, stderr)
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != out {
+		t.Errorf("-o wrote %q (%v), not what stdout has", b, err)
+	}
+	vout, _, err := runCLI(t, "verify", "-export", file)
+	if err != nil || !strings.Contains(vout, "no link broken") {
+		t.Errorf("verify -export of the public export: %v\n%s", err, vout)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+		code int
+	}{
+		{[]string{"-public", "-guild", "1", "-user", "9"}, "-guild 1 -user 9: no such player", 1},
+		{[]string{"-public", "-guild", "2", "-user", "7"}, "-guild 2 -user 7: no such player", 1},
+		{[]string{"-public", "-user", "7"}, "-public needs -guild", 2},
+		{[]string{"-public", "-guild", "1"}, "-public needs -user", 2},
+		{[]string{"-guild", "1", "-user", "7"}, "-guild and -user go with -public", 2},
+		{[]string{"-public", "-guild", "x", "-user", "7"}, "-guild", 2},
+	} {
+		_, _, err := runCLI(t, append([]string{"export", "-redis", "", "-data", data}, tc.args...)...)
+		if ExitCode(err) != tc.code || err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("export %v: %v (exit %d), want exit %d naming %q", tc.args, err, ExitCode(err), tc.code, tc.want)
+		}
+	}
+}
+
+// TestVerifyPublic checks a public export: the draws under revealed seeds
+// recompute, the links to the player's state (not in the export) are
+// unchecked, and each tampering a dump's check catches is caught too.
+func TestVerifyPublic(t *testing.T) {
+	rng := rand.NewChaCha8([32]byte{23})
+	clean := rotatingPlayer(t, storage.PlayerID{Guild: 1, User: 7}, rng, 40, 8) // seeds 1..4 revealed, 5 current
+	out, _, err := runCLI(t, "verify", "-export", writePublic(t, clean))
+	if err != nil {
+		t.Fatalf("the clean export: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"draws:       35 checked", // tickets 1..32 and their chests
+		" checked, 0 unchecked, 0 broken (32 tickets and ",
+		"keys chain:  ", "seed ranges: ",
+		"draws not checked: 9 drawn under a seed not revealed yet",
+		"\nno link broken, but ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "BROKEN") || strings.Contains(out, "all match") {
+		t.Errorf("the clean export:\n%s", out)
+	}
+
+	var d game.SeededDrawer
+	index := func(h []game.Entry, ok func(e game.Entry) bool) int {
+		t.Helper()
+		for i, e := range h {
+			if ok(e) {
+				return i
+			}
+		}
+		t.Fatal("no such line")
+		return -1
+	}
+	revealed := func(e game.Entry) bool { return e.TicketID <= clean.Player.SeedTicket }
+	for _, tc := range []struct {
+		name   string
+		tamper func(p *storage.DecodedPlayer) string
+	}{
+		{"a grid redrawn", func(p *storage.DecodedPlayer) string {
+			i := index(p.History, func(e game.Entry) bool { return e.Kind == game.KindPlay && revealed(e) && !e.Tier.Winning() })
+			e := &p.History[i]
+			g := []byte(e.Grid.String())
+			g[0], g[8] = g[8], g[0]
+			if g[0] == g[8] {
+				g[0], g[4] = g[4], g[0]
+			}
+			grid, err := game.ParseGrid(string(g))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Grid = grid
+			return "MISMATCH guild 1 user 7 ticket " + itoa(e.TicketID)
+		}},
+		{"keys held raised from 1 to 2, grid redrawn to match", func(p *storage.DecodedPlayer) string {
+			i := index(p.History, func(e game.Entry) bool { return e.Kind == game.KindPlay && e.KeysBefore == 1 && revealed(e) })
+			e := &p.History[i]
+			r, _ := p.Reveals.Seed(seedOf(p.Reveals, e.TicketID))
+			o, err := d.Ticket(r.Seed, r.ClientSeed, e.TicketID, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.KeysBefore, e.Grid, e.Tier, e.Key = 2, o.Grid, o.Tier, o.Key
+			return "BROKEN guild 1 user 7 ticket " + itoa(e.TicketID) + ": keys chain: records 2 keys held before it, but the line before leaves 1"
+		}},
+		{"a revealed seed deleted", func(p *storage.DecodedPlayer) string {
+			first := p.Reveals[2].FirstTicket
+			p.Reveals = slices.Delete(p.Reveals, 2, 3)
+			return "BROKEN guild 1 user 7 ticket " + itoa(first) + ": seed ranges: lies in no revealed seed's range"
+		}},
+		{"seeds swapped between two reveals", func(p *storage.DecodedPlayer) string {
+			p.Reveals[0].Seed, p.Reveals[1].Seed = p.Reveals[1].Seed, p.Reveals[0].Seed
+			return "BROKEN guild 1 user 7 ticket 1: commitments: lies in seed 1's range but records seed 2's commitment"
+		}},
+		{"a gap in ticket numbers", func(p *storage.DecodedPlayer) string {
+			i := index(p.History, func(e game.Entry) bool { return e.Kind == game.KindPlay && e.TicketID == 10 })
+			p.History = slices.Delete(p.History, i, i+1)
+			return "BROKEN guild 1 user 7 ticket 11: numbers: follows ticket 9"
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := clean
+			p.History, p.Reveals = slices.Clone(clean.History), slices.Clone(clean.Reveals)
+			want := tc.tamper(&p)
+			out, _, err := runCLI(t, "verify", "-export", writePublic(t, p))
+			if ExitCode(err) != 1 || !errors.Is(err, errMismatch) {
+				t.Errorf("err %v, want exit 1", err)
+			}
+			if !strings.Contains(out, want) || !strings.Contains(out, "\nBROKEN: ") {
+				t.Errorf("output lacks %q:\n%s", want, out)
+			}
+		})
+	}
+
+	bad := writeFile(t, func(f *os.File) error {
+		_, err := f.WriteString(`{"v":2,"guild":"1","user":"7","h":[],"r":[]}`)
+		return err
+	})
+	if _, _, err := runCLI(t, "verify", "-export", bad); !errors.Is(err, schema.ErrInvalid) || !strings.Contains(err.Error(), "field v") {
+		t.Errorf("a version 2 public export: %v", err)
+	}
+}
+
+// TestVerifyPublicAfterARandomRun exports every player of a random run
+// (resets, grants, trimmed histories), rotated halfway, and checks that
+// verify passes each public export: no link to the player's state, which
+// the export lacks, is reported broken.
+func TestVerifyPublicAfterARandomRun(t *testing.T) {
+	ctx := context.Background()
+	data := filepath.Join(t.TempDir(), "clefs.db")
+	st := openStore(t, "", data)
+	randomRun(t, st, 5, 600)
+	rng := rand.NewChaCha8([32]byte{5})
+	var ids []storage.PlayerID
+	for _, g := range []uint64{1, 2} {
+		if err := st.Players(ctx, g, func(u uint64) error {
+			ids = append(ids, storage.PlayerID{Guild: g, User: u})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, id := range ids {
+		fresh, err := game.NewSeed(rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+		_, err = storage.Apply(ctx, st, storage.Step{ID: id, Op: "rotate" + strconv.Itoa(i), Seeds: rng, Now: now,
+			Do: func(p game.Player) (game.Step, error) { return p.Rotate(fresh, now) }})
+		if err != nil && !errors.Is(err, game.ErrTicketOpen) {
+			t.Fatal(err)
+		}
+	}
+	randomRun(t, st, 6, 300)
+	st.Close()
+	if len(ids) < 10 {
+		t.Fatalf("%d players", len(ids))
+	}
+	checked := 0
+	for _, id := range ids {
+		out, _, err := runCLI(t, "export", "-redis", "", "-data", data, "-public", "-guild", itoa(id.Guild), "-user", itoa(id.User))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := writeFile(t, func(f *os.File) error { _, err := f.WriteString(out); return err })
+		vout, _, err := runCLI(t, "verify", "-export", path)
+		if err != nil || strings.Contains(vout, "BROKEN") {
+			t.Errorf("player %v: %v\n%s", id, err, vout)
+		}
+		if !strings.Contains(vout, "draws:       0 checked") {
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Error("no player had a draw checked")
+	}
+}

@@ -1,0 +1,118 @@
+package schema
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/lesclefsdutresor/clefs/game"
+)
+
+// PublicExportVersion is the version of the public export format
+// (PublicExport.Version).
+const PublicExportVersion = 1
+
+// PublicExport is one player's fairness data without any secret: the
+// history lines kept and the server seeds revealed, oldest first, as a
+// store keeps them (Line, Reveal). It holds no player record, hence never
+// the current or the next server seed; everything in it was already shown
+// to the player. /fairness export and clefs export -public write it, the
+// verification page and clefs verify -export read it (docs/STORAGE.md,
+// "Public export").
+type PublicExport struct {
+	Version int      `json:"v"`     // PublicExportVersion
+	Guild   string   `json:"guild"` // snowflake, decimal
+	User    string   `json:"user"`  // snowflake, decimal
+	History []Line   `json:"h"`     // oldest first, at most game.MaxHistory; [] when none
+	Reveals []Reveal `json:"r"`     // oldest first, at most game.MaxReveals; [] when none
+}
+
+// NewPublicExport returns the public export of the player of guild and
+// user, from its history and reveals, oldest first.
+func NewPublicExport(guild, user uint64, hist []game.Entry, reveals game.Reveals) PublicExport {
+	x := PublicExport{
+		Version: PublicExportVersion,
+		Guild:   strconv.FormatUint(guild, 10), User: strconv.FormatUint(user, 10),
+		History: make([]Line, 0, len(hist)), Reveals: make([]Reveal, 0, len(reveals)),
+	}
+	for _, e := range hist {
+		x.History = append(x.History, FromEntry(e))
+	}
+	for _, r := range reveals {
+		x.Reveals = append(x.Reveals, FromReveal(r))
+	}
+	return x
+}
+
+// PublicPlayer is a public export read and checked.
+type PublicPlayer struct {
+	Guild, User uint64
+	History     []game.Entry // oldest first
+	Reveals     game.Reveals // oldest first
+}
+
+// DecodePublicExport reads a public export; record names it in errors
+// (a file's name). It is strict as every decoder of the package (an
+// unknown version or field is an error wrapping ErrInvalid), and checks
+// each line, each reveal, and the reveals' chain: numbered and ranged in
+// order (game.Player.CheckReveals, against the seed that follows the last
+// reveal, which the export does not show).
+func DecodePublicExport(record string, b []byte) (PublicPlayer, error) {
+	var x PublicExport
+	if err := decode(record, b, &x); err != nil {
+		return PublicPlayer{}, err
+	}
+	if x.Version != PublicExportVersion {
+		return PublicPlayer{}, fieldErr(record, "v", "version %d, want %d", x.Version, PublicExportVersion)
+	}
+	var out PublicPlayer
+	var err error
+	if out.Guild, err = Snowflake(record, "guild", x.Guild); err != nil {
+		return PublicPlayer{}, err
+	}
+	if out.User, err = Snowflake(record, "user", x.User); err != nil {
+		return PublicPlayer{}, err
+	}
+	if len(x.History) > game.MaxHistory {
+		return PublicPlayer{}, fieldErr(record, "h", "%d lines, at most %d", len(x.History), game.MaxHistory)
+	}
+	if len(x.Reveals) > game.MaxReveals {
+		return PublicPlayer{}, fieldErr(record, "r", "%d revealed seeds, at most %d", len(x.Reveals), game.MaxReveals)
+	}
+	for i, l := range x.History {
+		e, err := l.Game(record + fmt.Sprintf(" h[%d]", i))
+		if err != nil {
+			return PublicPlayer{}, err
+		}
+		out.History = append(out.History, e)
+	}
+	for i, r := range x.Reveals {
+		gr, err := r.Game(record + fmt.Sprintf(" r[%d]", i))
+		if err != nil {
+			return PublicPlayer{}, err
+		}
+		out.Reveals = append(out.Reveals, gr)
+	}
+	if err := AfterReveals(out.Reveals).CheckReveals(out.Reveals); err != nil {
+		return PublicPlayer{}, &FieldError{Record: record, Field: "r", Err: err}
+	}
+	return out, nil
+}
+
+// AfterReveals returns the player state that a public export implies
+// without showing it: the seed that follows the last of rs (numbered after
+// it, drawing from the ticket and the chest after its ranges), with no
+// seed value, no ticket or chest bought beyond those ranges, no key. A
+// verifier of a public export passes it where game wants a player; what
+// game checks against the player's own state (keys held, tickets bought,
+// the current seed's commitment) is not known from the export. With no
+// reveal, it is the zero player.
+func AfterReveals(rs game.Reveals) game.Player {
+	last, ok := rs.Last()
+	if !ok {
+		return game.Player{}
+	}
+	var p game.Player
+	p.SeedNo, p.SeedTicket, p.SeedChest = last.No+1, last.LastTicket, last.LastChest
+	p.TicketSeq, p.ChestSeq = last.LastTicket, last.LastChest
+	return p
+}
