@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -376,5 +377,26 @@ func TestEarlierClientSeedStillRead(t *testing.T) {
 	}
 	if _, err := (game.SeededDrawer{}).Ticket(got.Seed, got.ClientSeed, 1, 0); err != nil {
 		t.Fatalf("it no longer draws: %v", err)
+	}
+}
+
+// A dump's history that its two lists could not give back in the same
+// order (a chest moved before the ticket it follows) is refused, naming
+// the field.
+func TestDumpHistoryOrder(t *testing.T) {
+	p, rs, hist, _ := player(t, 20, true)
+	d := schema.NewDumpPlayer(1, 2, p, hist, rs)
+	if _, _, _, _, _, err := d.Game("players[0]"); err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(d.History, func(l schema.Line) bool { return l.Kind == "chest" })
+	if i < 1 {
+		t.Fatal("no chest after a ticket: the test shows nothing")
+	}
+	chest := d.History[i]
+	d.History = slices.Insert(slices.Delete(d.History, i, i+1), 0, chest)
+	_, _, _, _, _, err := d.Game("players[0]")
+	if !errors.Is(err, schema.ErrInvalid) || !strings.Contains(err.Error(), "field h") {
+		t.Fatalf("chest moved first: %v; want schema.ErrInvalid naming field h", err)
 	}
 }
