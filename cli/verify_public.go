@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 
 	"github.com/lesclefsdutresor/clefs/game"
@@ -76,9 +75,8 @@ func verifyPublicFile(ctx context.Context, path string, stdout io.Writer) error 
 // verifyPublic checks the public export data (named name in messages):
 // every draw made under a revealed seed is recomputed and compared with
 // the line that recorded it, and the links between lines and seeds are
-// checked (game.CheckLinks). The links to the player's own state (the keys
-// held now, the tickets bought, the current seed's range and commitment)
-// are not in a public export: they are reported as unchecked. It prints
+// checked (game.CheckRevealedLinks: the links to the player's own state,
+// which a public export does not hold, are neither checked nor counted). It prints
 // the breaks and a summary, and fails (errMismatch) on any break.
 func verifyPublic(ctx context.Context, name string, data []byte, stdout io.Writer) error {
 	x, err := schema.DecodePublicExport(name, data)
@@ -89,14 +87,7 @@ func verifyPublic(ctx context.Context, name string, data []byte, stdout io.Write
 		return err
 	}
 	rs, hist := x.Reveals, x.History
-	// A player whose state game needs but the export does not hold: the
-	// seed after the last reveal, and, for the state's own checks, values
-	// no history can match (any number of tickets bought, more chests
-	// than can be, -1 keys), so that those checks always break and are
-	// counted below as unchecked rather than as passing.
-	p := schema.AfterReveals(rs)
-	p.TicketSeq, p.ChestSeq, p.Keys = math.MaxUint64, game.MaxSeq+1, -1
-
+	p := game.AfterReveals(rs)
 	var d game.SeededDrawer
 	var out []string
 	var matched, tickets, chests, secret, forgotten, old int64
@@ -138,20 +129,10 @@ func verifyPublic(ctx context.Context, name string, data []byte, stdout io.Write
 	}
 	mismatches := len(out)
 
-	l := game.CheckLinks(p, rs, hist)
-	var breaks []game.LinkBreak
-	for _, b := range l.Breaks {
-		if b.Kind == "" && b.N == 0 && (b.Link == game.LinkKeys || b.Link == game.LinkNumbers) {
-			l.Unchecked[b.Link]++ // against the player's state, which the export does not hold
-			continue
-		}
-		breaks = append(breaks, b)
+	l := game.CheckRevealedLinks(rs, hist)
+	breaks := l.Breaks
+	for _, b := range breaks {
 		out = append(out, fmt.Sprintf("BROKEN %s %s", who, b))
-	}
-	if len(rs) > 0 {
-		// The last reveal against the seed after it, which p made up to fit.
-		l.Checked[game.LinkRanges]--
-		l.Unchecked[game.LinkRanges]++
 	}
 
 	w := bufio.NewWriter(stdout)

@@ -105,6 +105,37 @@ func (s *keyState) won(key bool) {
 // numbers are checked from the line on which neither list misses one. It
 // is pure.
 func CheckLinks(p Player, rs Reveals, hist []Entry) Links {
+	return checkLinks(p, true, rs, hist)
+}
+
+// CheckRevealedLinks is CheckLinks without the player's state, as a public
+// export holds a player (its history and revealed seeds only): the links
+// to that state (the keys held now, the tickets and chests bought, the
+// range and commitment of the seed after the last revealed) are neither
+// checked nor counted, and a line drawn after the last revealed seed is
+// unchecked. It is pure.
+func CheckRevealedLinks(rs Reveals, hist []Entry) Links {
+	return checkLinks(AfterReveals(rs), false, rs, hist)
+}
+
+// AfterReveals returns a player as far as revealed seeds rs tell, for a
+// verifier that has them without the player's state (a public export):
+// its current seed, of no known value, follows the last of rs, numbered
+// after it and drawing from the ticket and the chest after its ranges;
+// every ticket and chest up to MaxSeq counts as bought, so that Verify
+// looks any line up (one after rs is ErrSeedSecret). With no reveal, the
+// current seed is the first.
+func AfterReveals(rs Reveals) Player {
+	p := Player{SeedNo: 1, TicketSeq: MaxSeq, ChestSeq: MaxSeq}
+	if last, ok := rs.Last(); ok {
+		p.SeedNo, p.SeedTicket, p.SeedChest = last.No+1, last.LastTicket, last.LastChest
+	}
+	return p
+}
+
+// checkLinks is CheckLinks; state tells whether p is the player's state
+// or only the seed after rs (CheckRevealedLinks).
+func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 	var l Links
 	brk := func(link Link, kind Kind, n uint64, format string, args ...any) {
 		l.Breaks = append(l.Breaks, LinkBreak{Link: link, Kind: kind, N: n, What: fmt.Sprintf(format, args...)})
@@ -180,7 +211,9 @@ func CheckLinks(p Player, rs Reveals, hist []Entry) Links {
 		}
 	}
 	// The history's last lines against the player's state.
-	if st.known {
+	if !state {
+		haveTicket, haveChest = false, false
+	} else if st.known {
 		if st.keys == p.Keys && st.due == p.ChestDue {
 			l.Checked[LinkKeys]++
 		} else {
@@ -205,8 +238,8 @@ func CheckLinks(p Player, rs Reveals, hist []Entry) Links {
 			brk(LinkNumbers, "", 0, "the last chest line is chest %d, the player opened %d", lastChest, uint64(max(p.ChestSeq, 0)))
 		}
 	}
-	checkRanges(&l, p, rs, brk)
-	checkLines(&l, p, rs, hist, brk)
+	checkRanges(&l, p, state, rs, brk)
+	checkLines(&l, p, state, rs, hist, brk)
 	return l
 }
 
@@ -227,7 +260,7 @@ func numbered(p Player, rs Reveals) bool {
 // checkRanges checks that the kept reveals follow one another and the
 // current seed without gaps, and that none is missing before them when
 // fewer than MaxReveals are kept.
-func checkRanges(l *Links, p Player, rs Reveals, brk func(Link, Kind, uint64, string, ...any)) {
+func checkRanges(l *Links, p Player, state bool, rs Reveals, brk func(Link, Kind, uint64, string, ...any)) {
 	num := numbered(p, rs)
 	if num && len(rs) < MaxReveals {
 		first := p.SeedNo
@@ -241,6 +274,9 @@ func checkRanges(l *Links, p Player, rs Reveals, brk func(Link, Kind, uint64, st
 		}
 	}
 	for i, r := range rs {
+		if i+1 == len(rs) && !state {
+			break // the seed after it is not known
+		}
 		nextNo, nextTicket, nextChest := p.SeedNo, p.SeedTicket+1, uint64(max(p.SeedChest, 0))+1
 		if i+1 < len(rs) {
 			nx := rs[i+1]
@@ -261,7 +297,7 @@ func checkRanges(l *Links, p Player, rs Reveals, brk func(Link, Kind, uint64, st
 
 // checkLines checks that each line drawn under a seed lies in its range and
 // records that seed's commitment.
-func checkLines(l *Links, p Player, rs Reveals, hist []Entry, brk func(Link, Kind, uint64, string, ...any)) {
+func checkLines(l *Links, p Player, state bool, rs Reveals, hist []Entry, brk func(Link, Kind, uint64, string, ...any)) {
 	// Kept whole: no seed was trimmed, every fair line has its seed.
 	whole := numbered(p, rs) && len(rs) < MaxReveals
 	cms := make([]Commitment, len(rs)) // each seed hashed once
@@ -283,6 +319,11 @@ func checkLines(l *Links, p Player, rs Reveals, hist []Entry, brk func(Link, Kin
 		}
 		cm := e.Commitment
 		recorded := cm != (Commitment{})
+		if n > last && !state { // after the last revealed seed: unknown
+			l.Unchecked[LinkRanges]++
+			l.Unchecked[LinkCommitments]++
+			continue
+		}
 		if n > last { // the current seed, still secret
 			l.Checked[LinkRanges]++
 			switch {

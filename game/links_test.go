@@ -178,3 +178,23 @@ func TestCheckLinksNames(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRevealedLinks: without the player's state, a whole run's links
+// hold, none is counted against that state, a line after the last
+// revealed seed is unchecked, and a tampered keys chain still breaks.
+func TestCheckRevealedLinks(t *testing.T) {
+	p, rs, hist := linkedPlay(t, 20, 6, 5, 10)
+	full := CheckLinks(p, rs, hist)
+	l := CheckRevealedLinks(rs, hist)
+	noBreaks(t, l)
+	if l.Checked[LinkKeys] >= full.Checked[LinkKeys] || l.Checked[LinkKeys] == 0 || l.Unchecked[LinkRanges] == 0 {
+		t.Errorf("without the state: %+v; with it: %+v", l, full)
+	}
+	i := slices.IndexFunc(hist, func(e Entry) bool { return e.Kind == KindPlay && e.TicketID == 3 })
+	tampered := slices.Clone(hist)
+	tampered[i].KeysBefore = (tampered[i].KeysBefore + 1) % MaxKeys
+	l = CheckRevealedLinks(rs, tampered)
+	if !slices.ContainsFunc(l.Breaks, func(b LinkBreak) bool { return b.Link == LinkKeys && b.N == 3 }) {
+		t.Errorf("ticket 3's keys changed: breaks %v", l.Breaks)
+	}
+}

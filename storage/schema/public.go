@@ -92,27 +92,11 @@ func DecodePublicExport(record string, b []byte) (PublicPlayer, error) {
 		}
 		out.Reveals = append(out.Reveals, gr)
 	}
-	if err := AfterReveals(out.Reveals).CheckReveals(out.Reveals); err != nil {
+	if err := game.CheckHistory(out.History); err != nil {
+		return PublicPlayer{}, &FieldError{Record: record, Field: "h", Err: err}
+	}
+	if err := game.AfterReveals(out.Reveals).CheckReveals(out.Reveals); err != nil {
 		return PublicPlayer{}, &FieldError{Record: record, Field: "r", Err: err}
 	}
 	return out, nil
-}
-
-// AfterReveals returns the player state that a public export implies
-// without showing it: the seed that follows the last of rs (numbered after
-// it, drawing from the ticket and the chest after its ranges), with no
-// seed value, no ticket or chest bought beyond those ranges, no key. A
-// verifier of a public export passes it where game wants a player; what
-// game checks against the player's own state (keys held, tickets bought,
-// the current seed's commitment) is not known from the export. With no
-// reveal, it is the zero player.
-func AfterReveals(rs game.Reveals) game.Player {
-	last, ok := rs.Last()
-	if !ok {
-		return game.Player{}
-	}
-	var p game.Player
-	p.SeedNo, p.SeedTicket, p.SeedChest = last.No+1, last.LastTicket, last.LastChest
-	p.TicketSeq, p.ChestSeq = last.LastTicket, last.LastChest
-	return p
 }
