@@ -163,6 +163,10 @@ type SeedReveal struct {
 	LastChest   int64
 	CommittedAt time.Time // when it was committed (zero if unknown)
 	RevealedAt  time.Time
+	// Next is the commitment shown as the next seed's while this one was
+	// current (zero in reveals from before it was recorded): the seed that
+	// became current after it must hash to it (LinkCommitments).
+	Next Commitment
 }
 
 // HasTicket reports whether ticket n was drawn under r's seeds.
@@ -318,7 +322,7 @@ func (p Player) rotate(fresh Seed, client string, now time.Time) (Step, error) {
 		return Step{Player: p}, fmt.Errorf("%w: no seed number left", ErrInvalid)
 	}
 	r := p.current()
-	r.RevealedAt = now
+	r.RevealedAt, r.Next = now, p.NextSeed.Commitment()
 	n := p
 	n.Seed, n.NextSeed, n.ClientSeed, n.SeedNo = p.NextSeed, fresh, client, p.SeedNo+1
 	n.SeedTicket, n.SeedChest, n.SeedAt = p.TicketSeq, p.ChestSeq, now

@@ -167,7 +167,7 @@ func TestRotate(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := s.Player
-	want := SeedReveal{No: 1, Seed: testSeed(1), ClientSeed: "client", FirstTicket: 1, LastTicket: 5, FirstChest: 1, LastChest: p.ChestSeq, CommittedAt: t0, RevealedAt: later}
+	want := SeedReveal{No: 1, Seed: testSeed(1), ClientSeed: "client", FirstTicket: 1, LastTicket: 5, FirstChest: 1, LastChest: p.ChestSeq, CommittedAt: t0, RevealedAt: later, Next: testSeed(100).Commitment()}
 	if s.Reveal == nil || *s.Reveal != want || s.Result.Seed != 1 || len(s.History) != 0 {
 		t.Fatalf("reveal %+v, result %+v", s.Reveal, s.Result)
 	}

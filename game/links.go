@@ -21,7 +21,9 @@ const (
 	// (which discards the ticket bought and not drawn) explains a gap.
 	LinkNumbers
 	// LinkCommitments: the commitment a line records as shown for its
-	// seed is the hash of the seed whose range holds the line.
+	// seed is the hash of the seed whose range holds the line, and each
+	// seed after a revealed one hashes to the commitment shown as the next
+	// while the revealed one was current.
 	LinkCommitments
 	// LinkRanges: the ranges of revealed seeds touch, without gaps, and
 	// hold every line drawn under them; a line whose seed is no longer
@@ -277,10 +279,18 @@ func checkRanges(l *Links, p Player, state bool, rs Reveals, brk func(Link, Kind
 		if i+1 == len(rs) && !state {
 			break // the seed after it is not known
 		}
-		nextNo, nextTicket, nextChest := p.SeedNo, p.SeedTicket+1, uint64(max(p.SeedChest, 0))+1
+		nextNo, nextTicket, nextChest, nextSeed := p.SeedNo, p.SeedTicket+1, uint64(max(p.SeedChest, 0))+1, p.Seed
 		if i+1 < len(rs) {
 			nx := rs[i+1]
-			nextNo, nextTicket, nextChest = nx.No, nx.FirstTicket, uint64(max(nx.FirstChest, 0))
+			nextNo, nextTicket, nextChest, nextSeed = nx.No, nx.FirstTicket, uint64(max(nx.FirstChest, 0)), nx.Seed
+		}
+		switch {
+		case r.Next == (Commitment{}) || nextSeed == (Seed{}):
+			l.Unchecked[LinkCommitments]++
+		case nextSeed.Commitment() == r.Next:
+			l.Checked[LinkCommitments]++
+		default:
+			brk(LinkCommitments, "", uint64(max(nextNo, 0)), "hashes to %s, but seed %d showed %s as the next seed's commitment", nextSeed.Commitment().Short(), r.No, r.Next.Short())
 		}
 		switch {
 		case num && nextNo != r.No+1:

@@ -103,6 +103,23 @@ func TestCheckLinksWhole(t *testing.T) {
 		t.Errorf("ticket 7 deleted: breaks %v", l.Breaks)
 	}
 
+	// A current seed other than the one shown as the next before it
+	// became current: the last revealed seed's commitment to it breaks.
+	swapped := p
+	swapped.Seed = p.NextSeed
+	l = CheckLinks(swapped, rs, hist)
+	if !slices.ContainsFunc(l.Breaks, func(b LinkBreak) bool {
+		return b.Link == LinkCommitments && b.N == uint64(p.SeedNo) && strings.Contains(b.What, "as the next seed's commitment")
+	}) {
+		t.Errorf("current seed swapped: breaks %v", l.Breaks)
+	}
+	// A reveal from before the next commitment was recorded: unchecked.
+	old := slices.Clone(rs)
+	old[0].Next = Commitment{}
+	if l = CheckLinks(p, old, hist); l.Unchecked[LinkCommitments] != 1 || len(l.Breaks) != 0 {
+		t.Errorf("a reveal without its next commitment: %+v", l)
+	}
+
 	// The player's state against the history's end.
 	q := p
 	q.Keys = (p.Keys + 1) % MaxKeys

@@ -165,6 +165,7 @@ type Reveal struct {
 	LastChest   uint64 `json:"c2"`           //
 	Committed   int64  `json:"ca,omitempty"` // when it became current, ms
 	Revealed    int64  `json:"ra"`           // ms
+	Next        string `json:"nc,omitempty"` // the commitment shown as the next seed's while it was current, 64 hex digits
 }
 
 // FromReveal returns the stored form of r.
@@ -174,7 +175,17 @@ func FromReveal(r game.SeedReveal) Reveal {
 		FirstTicket: r.FirstTicket, LastTicket: r.LastTicket,
 		FirstChest: uint64(max(r.FirstChest, 0)), LastChest: uint64(max(r.LastChest, 0)),
 		Committed: ms(r.CommittedAt), Revealed: ms(r.RevealedAt),
+		Next: commitmentString(r.Next),
 	}
+}
+
+// commitmentString is c in hex, or "" for the zero commitment (not
+// recorded).
+func commitmentString(c game.Commitment) string {
+	if c == (game.Commitment{}) {
+		return ""
+	}
+	return c.String()
 }
 
 // EncodeReveal returns the stored form of r.
@@ -218,6 +229,11 @@ func (r Reveal) Game(record string) (game.SeedReveal, error) {
 		No: r.No, Seed: seed, ClientSeed: r.Client,
 		FirstTicket: r.FirstTicket, LastTicket: r.LastTicket, FirstChest: int64(r.FirstChest), LastChest: int64(r.LastChest),
 		CommittedAt: tr.at("ca", r.Committed), RevealedAt: tr.at("ra", r.Revealed),
+	}
+	if r.Next != "" {
+		if out.Next, err = parseCommitment(r.Next); err != nil {
+			return game.SeedReveal{}, fieldErr(record, "nc", "%v", err)
+		}
 	}
 	return out, tr.err
 }

@@ -282,7 +282,7 @@ func rotations(t *testing.T, e *env, id storage.PlayerID, n int) (game.Reveals, 
 		want = append(want, game.SeedReveal{
 			No: p.SeedNo, Seed: p.Seed, ClientSeed: p.ClientSeed,
 			FirstTicket: p.SeedTicket + 1, LastTicket: p.TicketSeq, FirstChest: p.SeedChest + 1, LastChest: p.ChestSeq,
-			CommittedAt: p.SeedAt, RevealedAt: storage.Timestamp(now),
+			CommittedAt: p.SeedAt, RevealedAt: storage.Timestamp(now), Next: p.NextSeed.Commitment(),
 		})
 	}
 	return want, last
