@@ -216,11 +216,19 @@ func (s *dumpStream) rest() error {
 		seen[key] = true
 		switch key {
 		case "players":
+			// Each player is decoded into the lines and reveals of the one
+			// before, zeroed, which saves growing them afresh; nothing
+			// decoded refers to them (DumpPlayer.Game copies).
+			var lines []schema.Line
+			var reveals []schema.Reveal
 			err = s.array("players", func(i int) error {
-				var dp schema.DumpPlayer
+				clear(lines[:cap(lines)])
+				clear(reveals[:cap(reveals)])
+				dp := schema.DumpPlayer{History: lines[:0], Reveals: reveals[:0]}
 				if err := s.dec.Decode(&dp); err != nil {
 					return fmt.Errorf("%w: read dump: players[%d]: %v", ErrInvalid, i, describeJSONError(err))
 				}
+				lines, reveals = dp.History, dp.Reveals
 				p, err := s.check.player(i, dp)
 				if err != nil {
 					return err

@@ -257,3 +257,20 @@ func TestStreamDumpLegacy(t *testing.T) {
 		t.Fatalf("StreamDump: %v, version %d, %d players; want ReadDump's %d", err, got.Version, len(got.Players), len(read.Players))
 	}
 }
+
+// TestStreamDumpLeavesNothingOver: a player read after one with a long
+// history, seeds revealed and verification data has none of them.
+func TestStreamDumpLeavesNothingOver(t *testing.T) {
+	full := playedPlayer(t, storage.PlayerID{Guild: 1, User: 1}, rand.NewChaCha8([32]byte{8}), 20)
+	p := carePlayer(t)
+	plain := storage.DecodedPlayer{ID: storage.PlayerID{Guild: 1, User: 2}, Player: p, History: []game.Entry{
+		{At: at, Kind: game.KindPause, Balance: p.Balance}, {At: at, Kind: game.KindLift, Balance: p.Balance},
+	}}
+	bare := storage.DecodedPlayer{ID: storage.PlayerID{Guild: 1, User: 3}, Player: p}
+	in := &storage.DecodedDump{Version: storage.DumpVersion, Players: []storage.DecodedPlayer{full, plain, bare, full}, Guilds: []storage.DecodedGuild{}}
+	in.Players[3].ID.User = 4
+	got, err := streamDump(encode(t, in))
+	if err != nil || !reflect.DeepEqual(got.Players, in.Players) {
+		t.Fatalf("StreamDump: %v\n%+v\nwant %+v", err, got.Players, in.Players)
+	}
+}
