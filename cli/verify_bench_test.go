@@ -3,7 +3,9 @@ package cli
 import (
 	"bytes"
 	"context"
+	"flag"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -33,6 +35,10 @@ func BenchmarkVerifyExportSmall(b *testing.B) {
 	b.ReportMetric(float64(b.N)*float64(checked)/b.Elapsed().Seconds(), "tickets/s")
 }
 
+// dumpOut is where benchDump writes its dump, to time clefs verify on it
+// (BENCHMARKS.md): a temporary file if not given.
+var dumpOut = flag.String("verify-dump", "", "benchmarks: write the generated dump to this file")
+
 // benchDump writes a dump of players players who each played tickets
 // tickets, all but the last under a revealed seed, and returns its path
 // and how many tickets verify recomputes in it.
@@ -49,5 +55,18 @@ func benchDump(b *testing.B, players, tickets int) (path string, checked int) {
 		}
 		dump = append(dump, p)
 	}
-	return writeDump(b, dump...), checked
+	if *dumpOut == "" {
+		return writeDump(b, dump...), checked
+	}
+	f, err := os.Create(*dumpOut)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := storage.EncodeDump(f, &storage.DecodedDump{Players: dump, Guilds: []storage.DecodedGuild{}}); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return *dumpOut, checked
 }

@@ -350,25 +350,12 @@ func TestVerifyExportRefuses(t *testing.T) {
 
 // BenchmarkVerifyExport checks a dump of 23,000 players whose history
 // holds about 45 tickets each under a revealed seed: just over 10^6
-// tickets (target: under 10 s). Run it once:
+// tickets (target: under 10 s, within 200 MB). Run it once; -verify-dump
+// keeps the dump, to time clefs verify -export on it (BENCHMARKS.md):
 //
-//	go test -run '^$' -bench VerifyExport -benchtime 1x ./cli/
+//	go test -run '^$' -bench 'VerifyExport$' -benchmem -benchtime 1x ./cli/ -args -verify-dump /tmp/dump1m.json
 func BenchmarkVerifyExport(b *testing.B) {
-	const players, tickets = 23_000, 51
-	rng := rand.NewChaCha8([32]byte{9})
-	var dump []storage.DecodedPlayer
-	checked := 0
-	for u := range players {
-		p := fairPlayer(b, storage.PlayerID{Guild: 1, User: uint64(u + 1)}, rng, tickets, tickets-1)
-		for _, h := range p.History {
-			if h.Kind == game.KindPlay && h.TicketID <= p.Player.SeedTicket {
-				checked++
-			}
-		}
-		dump = append(dump, p)
-	}
-	path := writeDump(b, dump...)
-	dump = nil
+	path, checked := benchDump(b, 23_000, 51)
 	b.ResetTimer()
 	for b.Loop() {
 		var out bytes.Buffer
