@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
@@ -205,6 +206,63 @@ type exportReport struct {
 	mismatches               []string
 	links                    game.Links // the links of every player, their breaks named in broken
 	broken                   []string
+	draws                    seedDraws
+}
+
+// seedDraws is a game.Drawer with the results of game.SeededDrawer that
+// keeps the keyed HMAC of the last seed it drew with (game.FairDraws): a
+// player's draws run under a few seeds, and keying the HMAC afresh for
+// each was most of the cost of verifying a ticket. It is safe for
+// concurrent use, as a Drawer must be, though verifyExport uses it from
+// one goroutine.
+type seedDraws struct {
+	mu     sync.Mutex
+	seed   game.Seed
+	client string
+	f      *game.FairDraws // of seed and client; nil before the first draw
+}
+
+var _ game.Drawer = (*seedDraws)(nil)
+
+// draws returns the draws of seed and client, keyed once per seed in a row.
+// The caller holds mu.
+func (s *seedDraws) draws(seed game.Seed, client string) (*game.FairDraws, error) {
+	if s.f == nil || seed != s.seed || client != s.client {
+		f, err := game.NewFairDraws(seed, client)
+		if err != nil {
+			return nil, err
+		}
+		s.f, s.seed, s.client = f, seed, client
+	}
+	return s.f, nil
+}
+
+// Ticket implements game.Drawer, as game.SeededDrawer.Ticket.
+func (s *seedDraws) Ticket(seed game.Seed, client string, ticket uint64, keysHeld int) (game.Outcome, error) {
+	if seed == (game.Seed{}) || ticket == 0 { // SeededDrawer's own error
+		return game.SeededDrawer{}.Ticket(seed, client, ticket, keysHeld)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.draws(seed, client)
+	if err != nil {
+		return game.Outcome{}, err
+	}
+	return f.Ticket(ticket, keysHeld)
+}
+
+// Chest implements game.Drawer, as game.SeededDrawer.Chest.
+func (s *seedDraws) Chest(seed game.Seed, client string, seq int64) (game.Chest, error) {
+	if seed == (game.Seed{}) || seq < 1 { // SeededDrawer's own error
+		return game.SeededDrawer{}.Chest(seed, client, seq)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.draws(seed, client)
+	if err != nil {
+		return game.Chest{}, err
+	}
+	return f.Chest(seq)
 }
 
 // verifyExport checks every draw of the dump at path that was made under a
@@ -219,22 +277,26 @@ func verifyExport(ctx context.Context, path string, stdout io.Writer) error {
 		return fmt.Errorf("verify: %w", err)
 	}
 	defer f.Close()
-	dump, err := storage.ReadDump(bufio.NewReaderSize(f, 1<<20), noSeeds{})
-	if dump != nil && dump.Version < 3 {
-		return fmt.Errorf("verify: %s: a version %d dump keeps no verification data (version 3 and later do)", path, dump.Version)
+	var r exportReport
+	// A player at a time: the dump is never held whole (StreamDump).
+	version, err := storage.StreamDump(bufio.NewReaderSize(f, 1<<20), noSeeds{}, func(p storage.DecodedPlayer) error {
+		if r.players%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		r.verifyPlayer(p.ID, p.Player, p.Reveals, p.History)
+		return nil
+	}, nil)
+	if err == nil && version < 3 {
+		return fmt.Errorf("verify: %s: a version %d dump keeps no verification data (version 3 and later do)", path, version)
 	}
 	if errors.Is(err, errNoSeed) {
 		return fmt.Errorf("verify: %s: a version 1 dump keeps no seeds nor what verifying needs (version 3 and later do)", path)
 	}
+	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+		return fmt.Errorf("verify: %w", err)
+	}
 	if err != nil {
 		return fmt.Errorf("verify: %s: %w", path, err)
-	}
-	var r exportReport
-	for i, rec := range dump.Players {
-		if i%1024 == 0 && ctx.Err() != nil {
-			return fmt.Errorf("verify: %w", ctx.Err())
-		}
-		r.verifyPlayer(rec.ID, rec.Player, rec.Reveals, rec.History)
 	}
 	w := bufio.NewWriter(stdout)
 	for _, m := range r.mismatches {
@@ -281,12 +343,11 @@ func verifyExport(ctx context.Context, path string, stdout io.Writer) error {
 // verifyPlayer checks the draws of one player's history, and its links.
 func (r *exportReport) verifyPlayer(id storage.PlayerID, p game.Player, rs game.Reveals, hist []game.Entry) {
 	r.players++
-	var d game.SeededDrawer
 	for _, e := range hist {
 		if e.Kind != game.KindPlay && e.Kind != game.KindChest {
 			continue
 		}
-		v, err := p.Verify(d, rs, e)
+		v, err := p.Verify(&r.draws, rs, e)
 		switch {
 		case errors.Is(err, game.ErrSeedSecret):
 			r.secret++

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -349,25 +350,12 @@ func TestVerifyExportRefuses(t *testing.T) {
 
 // BenchmarkVerifyExport checks a dump of 23,000 players whose history
 // holds about 45 tickets each under a revealed seed: just over 10^6
-// tickets (target: under 10 s). Run it once:
+// tickets (target: under 10 s, within 200 MB). Run it once; -verify-dump
+// keeps the dump, to time clefs verify -export on it (BENCHMARKS.md):
 //
-//	go test -run '^$' -bench VerifyExport -benchtime 1x ./cli/
+//	go test -run '^$' -bench 'VerifyExport$' -benchmem -benchtime 1x ./cli/ -args -verify-dump /tmp/dump1m.json
 func BenchmarkVerifyExport(b *testing.B) {
-	const players, tickets = 23_000, 51
-	rng := rand.NewChaCha8([32]byte{9})
-	var dump []storage.DecodedPlayer
-	checked := 0
-	for u := range players {
-		p := fairPlayer(b, storage.PlayerID{Guild: 1, User: uint64(u + 1)}, rng, tickets, tickets-1)
-		for _, h := range p.History {
-			if h.Kind == game.KindPlay && h.TicketID <= p.Player.SeedTicket {
-				checked++
-			}
-		}
-		dump = append(dump, p)
-	}
-	path := writeDump(b, dump...)
-	dump = nil
+	path, checked := benchDump(b, 23_000, 51)
 	b.ResetTimer()
 	for b.Loop() {
 		var out bytes.Buffer
@@ -572,5 +560,61 @@ func TestVerifyFlags(t *testing.T) {
 	}
 	if _, _, err = runCLI(t, append(chest, "18446744073709551616")...); ExitCode(err) != 2 {
 		t.Errorf("-chest 2^64: %v", err)
+	}
+}
+
+// TestVerifyExportBrokenMiddle: a wrong player in the middle of a dump,
+// which verify reads a player at a time, fails it as a wrong first player
+// does: exit status 1, the error naming the record, nothing printed.
+func TestVerifyExportBrokenMiddle(t *testing.T) {
+	rng := rand.NewChaCha8([32]byte{5})
+	var players []storage.DecodedPlayer
+	for u := range 3 {
+		players = append(players, fairPlayer(t, storage.PlayerID{Guild: 1, User: uint64(u + 1)}, rng, 8, 5))
+	}
+	players[1].Player.Balance++ // the books no longer balance
+	for _, format := range dumpFormats {
+		out, _, err := runCLI(t, "verify", "-export", format.write(t, players...))
+		if ExitCode(err) != 1 || !errors.Is(err, storage.ErrInvalid) || !strings.Contains(err.Error(), "players[1] (guild 1, user 2)") || out != "" {
+			t.Errorf("%s: err %v, output %q; want players[1] named and no output", format.name, err, out)
+		}
+	}
+	players[1] = players[0] // the same player twice
+	out, _, err := runCLI(t, "verify", "-export", writeDump(t, players...))
+	if !errors.Is(err, storage.ErrDuplicate) || !strings.Contains(err.Error(), "players[1] (guild 1, user 1)") || out != "" {
+		t.Errorf("a player twice: err %v, output %q", err, out)
+	}
+}
+
+// TestSeedDraws: the drawer verify -export keys once per seed draws what
+// game.SeededDrawer draws, as seeds and client seeds change between
+// draws, errors included.
+func TestSeedDraws(t *testing.T) {
+	rng := rand.NewChaCha8([32]byte{6})
+	seeds := make([]game.Seed, 3)
+	for i := range seeds {
+		var err error
+		if seeds[i], err = game.NewSeed(rng); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want game.SeededDrawer
+	var got seedDraws
+	for i := range 60 {
+		seed, client := seeds[i%5%3], []string{"a", "b"}[i%7%2]
+		n, keys := uint64(i/4), i%4 // ticket 0 and 3 keys held are errors
+		wo, werr := want.Ticket(seed, client, n, keys)
+		o, err := got.Ticket(seed, client, n, keys)
+		if o != wo || fmt.Sprint(err) != fmt.Sprint(werr) {
+			t.Fatalf("ticket %d, %d keys: %v, %v; SeededDrawer: %v, %v", n, keys, o, err, wo, werr)
+		}
+		wc, werr := want.Chest(seed, client, int64(i)-1)
+		c, err := got.Chest(seed, client, int64(i)-1)
+		if c != wc || fmt.Sprint(err) != fmt.Sprint(werr) {
+			t.Fatalf("chest %d: %v, %v; SeededDrawer: %v, %v", i-1, c, err, wc, werr)
+		}
+	}
+	if _, err := got.Ticket(game.Seed{}, "a", 1, 0); err == nil {
+		t.Fatal("a zero seed drew")
 	}
 }

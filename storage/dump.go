@@ -115,65 +115,31 @@ func WriteDump(ctx context.Context, w io.Writer, d Dumper) error {
 // strictly: an unknown version, an unknown field, trailing data or a value
 // out of bounds is ErrInvalid, naming the record and the field; a player or
 // guild present twice is ErrDuplicate. Players of a version 1 dump get
-// seeds read from seeds (crypto/rand.Reader).
+// seeds read from seeds (crypto/rand.Reader). It holds the whole dump; to
+// go through a large one a player at a time, use StreamDump, which reads
+// it alike.
 func ReadDump(r io.Reader, seeds io.Reader) (*DecodedDump, error) {
-	data, err := io.ReadAll(r)
+	var out DecodedDump
+	v, err := StreamDump(r, seeds, func(p DecodedPlayer) error {
+		out.Players = append(out.Players, p)
+		return nil
+	}, func(g DecodedGuild) error {
+		out.Guilds = append(out.Guilds, g)
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("read dump: %w", err)
-	}
-	var head struct {
-		Version int `json:"version"`
-	}
-	// The first JSON value only: strictJSON then says what follows it.
-	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&head); err != nil {
-		return nil, fmt.Errorf("%w: read dump: %v", ErrInvalid, describeJSONError(err))
-	}
-	if head.Version < 1 || head.Version > DumpVersion {
-		return nil, fmt.Errorf("%w: dump version %d, want 1 to %d", ErrInvalid, head.Version, DumpVersion)
-	}
-	if head.Version != DumpVersion {
-		var d Dump
-		if err := strictJSON(data, &d); err != nil {
-			return nil, err
-		}
-		return d.Decode(seeds)
-	}
-	var d dumpV4
-	if err := strictJSON(data, &d); err != nil {
 		return nil, err
 	}
-	out := &DecodedDump{Version: DumpVersion, Players: make([]DecodedPlayer, 0, len(d.Players)), Guilds: make([]DecodedGuild, 0, len(d.Guilds))}
-	seen := make(map[PlayerID]int, len(d.Players))
-	for i, dp := range d.Players {
-		name := fmt.Sprintf("players[%d] (guild %s, user %s)", i, dp.Guild, dp.User)
-		g, u, p, h, rs, err := dp.Game(name)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	out.Version = v
+	if v == DumpVersion { // as a version 4 dump always was: empty, not nil
+		if out.Players == nil {
+			out.Players = []DecodedPlayer{}
 		}
-		id := PlayerID{Guild: g, User: u}
-		if j, ok := seen[id]; ok {
-			return nil, fmt.Errorf("%s: %w: same player as players[%d]", name, ErrDuplicate, j)
+		if out.Guilds == nil {
+			out.Guilds = []DecodedGuild{}
 		}
-		seen[id] = i
-		out.Players = append(out.Players, DecodedPlayer{ID: id, Player: p, History: h, Reveals: rs})
 	}
-	gseen := make(map[uint64]int, len(d.Guilds))
-	for i, dg := range d.Guilds {
-		name := fmt.Sprintf("guilds[%d] (guild %s)", i, dg.Guild)
-		g, set, audit, err := dg.Game(name)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-		}
-		if len(audit) > AuditLimit {
-			return nil, fmt.Errorf("%s: %w: %d audit entries, at most %d", name, ErrInvalid, len(audit), AuditLimit)
-		}
-		if j, ok := gseen[g]; ok {
-			return nil, fmt.Errorf("%s: %w: same guild as guilds[%d]", name, ErrDuplicate, j)
-		}
-		gseen[g] = i
-		out.Guilds = append(out.Guilds, DecodedGuild{Guild: g, Settings: set, Audit: audit})
-	}
-	return out, nil
+	return &out, nil
 }
 
 // strictJSON parses data into v, refusing unknown fields and trailing data.

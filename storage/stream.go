@@ -1,0 +1,299 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/lesclefsdutresor/clefs/storage/schema"
+)
+
+// StreamDump reads and validates a dump of any version, 1 to DumpVersion,
+// as ReadDump does, and hands each player to player and each guild to
+// guild (either may be nil) as soon as it is read and checked, in the
+// dump's order. It returns the dump's version.
+//
+// A dump of version DumpVersion that starts with its version, as
+// EncodeDump writes it, is read one player at a time: the memory it takes
+// is that of the largest player, plus the IDs seen so far (to report a
+// player or a guild present twice). Any other dump (versions 1 to
+// LegacyDumpVersion, which are small, or fields in another order) is read
+// whole first, then handed over.
+//
+// The errors are ReadDump's: ErrInvalid or ErrDuplicate naming the record.
+// An error of player or guild stops the read and is returned as is.
+// Because records are handed over as they come, an error found further in
+// the dump (a syntax error, a duplicate) comes after the records before
+// it were handed over: a caller that must be all or nothing, such as an
+// import, keeps them until StreamDump returns nil (ReadDump does).
+func StreamDump(r, seeds io.Reader, player func(DecodedPlayer) error, guild func(DecodedGuild) error) (version int, err error) {
+	if player == nil {
+		player = func(DecodedPlayer) error { return nil }
+	}
+	if guild == nil {
+		guild = func(DecodedGuild) error { return nil }
+	}
+	head := &replayReader{r: r, keep: true}
+	dec := json.NewDecoder(head)
+	dec.DisallowUnknownFields()
+	if v, ok := streamHead(dec); ok && v == DumpVersion {
+		head.keep, head.read = false, nil
+		s := &dumpStream{dec: dec, check: newDumpCheck(), player: player, guild: guild}
+		return DumpVersion, s.rest()
+	}
+	data, err := head.all()
+	if err != nil {
+		return 0, fmt.Errorf("read dump: %w", err)
+	}
+	return readWhole(data, seeds, player, guild)
+}
+
+// streamHead reads the start of a dump written by EncodeDump: '{', then
+// the field "version" and its value. ok is false for anything else, which
+// readWhole then reads (and reports on) as ReadDump always has.
+func streamHead(dec *json.Decoder) (version int, ok bool) {
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0, false
+	}
+	if t, err := dec.Token(); err != nil || t != "version" {
+		return 0, false
+	}
+	if err := dec.Decode(&version); err != nil {
+		return 0, false
+	}
+	return version, true
+}
+
+// replayReader reads r, keeping what it read while keep is set, so that a
+// dump whose start streamHead does not stream can be read again whole.
+type replayReader struct {
+	r    io.Reader
+	keep bool
+	read []byte
+}
+
+func (rr *replayReader) Read(p []byte) (int, error) {
+	n, err := rr.r.Read(p)
+	if rr.keep {
+		rr.read = append(rr.read, p[:n]...)
+	}
+	return n, err
+}
+
+// all returns everything: what was read, then the rest of r.
+func (rr *replayReader) all() ([]byte, error) {
+	rest, err := io.ReadAll(rr.r)
+	return append(rr.read, rest...), err
+}
+
+// readWhole reads a dump held in data: the version first, then the whole
+// dump strictly, then each record checked and handed over.
+func readWhole(data []byte, seeds io.Reader, player func(DecodedPlayer) error, guild func(DecodedGuild) error) (int, error) {
+	var head struct {
+		Version int `json:"version"`
+	}
+	// The first JSON value only: strictJSON then says what follows it.
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&head); err != nil {
+		return 0, fmt.Errorf("%w: read dump: %v", ErrInvalid, describeJSONError(err))
+	}
+	if head.Version < 1 || head.Version > DumpVersion {
+		return 0, fmt.Errorf("%w: dump version %d, want 1 to %d", ErrInvalid, head.Version, DumpVersion)
+	}
+	if head.Version != DumpVersion {
+		var d Dump
+		if err := strictJSON(data, &d); err != nil {
+			return 0, err
+		}
+		dd, err := d.Decode(seeds)
+		if err != nil {
+			return 0, err
+		}
+		for _, p := range dd.Players {
+			if err := player(p); err != nil {
+				return 0, err
+			}
+		}
+		for _, g := range dd.Guilds {
+			if err := guild(g); err != nil {
+				return 0, err
+			}
+		}
+		return dd.Version, nil
+	}
+	var d dumpV4
+	if err := strictJSON(data, &d); err != nil {
+		return 0, err
+	}
+	c := newDumpCheck()
+	for i, dp := range d.Players {
+		p, err := c.player(i, dp)
+		if err != nil {
+			return 0, err
+		}
+		if err := player(p); err != nil {
+			return 0, err
+		}
+	}
+	for i, dg := range d.Guilds {
+		g, err := c.guild(i, dg)
+		if err != nil {
+			return 0, err
+		}
+		if err := guild(g); err != nil {
+			return 0, err
+		}
+	}
+	return DumpVersion, nil
+}
+
+// dumpCheck checks the records of a version 4 dump one at a time, keeping
+// only the IDs seen, to report one present twice.
+type dumpCheck struct {
+	players map[PlayerID]int // the index of each player seen
+	guilds  map[uint64]int
+}
+
+func newDumpCheck() *dumpCheck {
+	return &dumpCheck{players: map[PlayerID]int{}, guilds: map[uint64]int{}}
+}
+
+// player checks dp, players[i] of the dump.
+func (c *dumpCheck) player(i int, dp schema.DumpPlayer) (DecodedPlayer, error) {
+	name := fmt.Sprintf("players[%d] (guild %s, user %s)", i, dp.Guild, dp.User)
+	g, u, p, h, rs, err := dp.Game(name)
+	if err != nil {
+		return DecodedPlayer{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	id := PlayerID{Guild: g, User: u}
+	if j, ok := c.players[id]; ok {
+		return DecodedPlayer{}, fmt.Errorf("%s: %w: same player as players[%d]", name, ErrDuplicate, j)
+	}
+	c.players[id] = i
+	return DecodedPlayer{ID: id, Player: p, History: h, Reveals: rs}, nil
+}
+
+// guild checks dg, guilds[i] of the dump.
+func (c *dumpCheck) guild(i int, dg schema.DumpGuild) (DecodedGuild, error) {
+	name := fmt.Sprintf("guilds[%d] (guild %s)", i, dg.Guild)
+	g, set, audit, err := dg.Game(name)
+	if err != nil {
+		return DecodedGuild{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if len(audit) > AuditLimit {
+		return DecodedGuild{}, fmt.Errorf("%s: %w: %d audit entries, at most %d", name, ErrInvalid, len(audit), AuditLimit)
+	}
+	if j, ok := c.guilds[g]; ok {
+		return DecodedGuild{}, fmt.Errorf("%s: %w: same guild as guilds[%d]", name, ErrDuplicate, j)
+	}
+	c.guilds[g] = i
+	return DecodedGuild{Guild: g, Settings: set, Audit: audit}, nil
+}
+
+// dumpStream reads the rest of a version 4 dump after its version, one
+// record at a time.
+type dumpStream struct {
+	dec    *json.Decoder
+	check  *dumpCheck
+	player func(DecodedPlayer) error
+	guild  func(DecodedGuild) error
+}
+
+// rest reads the fields after the version, the end of the object, and
+// checks that nothing follows it.
+func (s *dumpStream) rest() error {
+	seen := map[string]bool{"version": true}
+	for s.dec.More() {
+		t, err := s.token()
+		if err != nil {
+			return err
+		}
+		key, _ := t.(string) // More and the decoder's syntax check leave only a key here
+		if seen[key] {
+			return fmt.Errorf("%w: read dump: field %q twice", ErrInvalid, key)
+		}
+		seen[key] = true
+		switch key {
+		case "players":
+			// Each player is decoded into the lines and reveals of the one
+			// before, zeroed, which saves growing them afresh; nothing
+			// decoded refers to them (DumpPlayer.Game copies).
+			var lines []schema.Line
+			var reveals []schema.Reveal
+			err = s.array("players", func(i int) error {
+				clear(lines[:cap(lines)])
+				clear(reveals[:cap(reveals)])
+				dp := schema.DumpPlayer{History: lines[:0], Reveals: reveals[:0]}
+				if err := s.dec.Decode(&dp); err != nil {
+					return fmt.Errorf("%w: read dump: players[%d]: %v", ErrInvalid, i, describeJSONError(err))
+				}
+				lines, reveals = dp.History, dp.Reveals
+				p, err := s.check.player(i, dp)
+				if err != nil {
+					return err
+				}
+				return s.player(p)
+			})
+		case "guilds":
+			err = s.array("guilds", func(i int) error {
+				var dg schema.DumpGuild
+				if err := s.dec.Decode(&dg); err != nil {
+					return fmt.Errorf("%w: read dump: guilds[%d]: %v", ErrInvalid, i, describeJSONError(err))
+				}
+				g, err := s.check.guild(i, dg)
+				if err != nil {
+					return err
+				}
+				return s.guild(g)
+			})
+		default:
+			err = fmt.Errorf("%w: read dump: json: unknown field %q", ErrInvalid, key)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if _, err := s.token(); err != nil { // the closing '}', More said
+		return err
+	}
+	if _, err := s.dec.Token(); !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: read dump: trailing data after the JSON object", ErrInvalid)
+	}
+	return nil
+}
+
+// array reads field's value, null or an array, calling each for each of
+// its elements, which it must decode.
+func (s *dumpStream) array(field string, each func(i int) error) error {
+	t, err := s.token()
+	if err != nil {
+		return err
+	}
+	switch t {
+	case nil:
+		return nil
+	case json.Delim('['):
+	default:
+		return fmt.Errorf("%w: read dump: field %q: want an array, not %v", ErrInvalid, field, t)
+	}
+	for i := 0; s.dec.More(); i++ {
+		if err := each(i); err != nil {
+			return err
+		}
+	}
+	_, err = s.token() // the closing ']', More said
+	return err
+}
+
+// token is the next token, an end of input within the dump being an error.
+func (s *dumpStream) token() (json.Token, error) {
+	t, err := s.dec.Token()
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: read dump: %v", ErrInvalid, describeJSONError(err))
+	}
+	return t, nil
+}
