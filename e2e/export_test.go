@@ -119,4 +119,3 @@ func download(tb testing.TB, url string) []byte {
 	}
 	return b
 }
-
