@@ -245,7 +245,7 @@ func TestMultipartRefused(t *testing.T) {
 	if st, _ := post(ct, body); st != http.StatusNoContent {
 		t.Fatalf("good callback: %d", st)
 	}
-	r, err := p.Wait(ctx)
+	r, err := p.Wait(ctxT(t)) // the 10 MiB bodies take long under -race
 	if err != nil {
 		t.Fatal(err)
 	}
