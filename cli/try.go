@@ -37,12 +37,14 @@ const (
 	tryMod     = "7"  // "as mod": a member with Manage Server
 )
 
-const tryUsage = `Usage: clefs try [-seed N] [-lang en|fr] [-v]
+const tryUsage = `Usage: clefs try [-seed N] [-lang en|fr] [-files DIR] [-v]
 
 Plays the bot locally, without a Discord account: the in-repo fake Discord
 and the bot (the real handlers, the real discordgo client) run in this
 process on loopback, on a temporary store removed at exit. Type commands
-at the prompt ("help" lists them); "quit" or end of input stops.
+at the prompt ("help" lists them); "quit" or end of input stops. A file
+the bot sends (/fairness export) is saved in the current directory, or
+in -files DIR, as a browser downloads it, and kept after the session.
 
 Flags:
 `
@@ -50,7 +52,8 @@ Flags:
 // tryHelp is what "help" prints at the prompt.
 const tryHelp = `Commands (Discord's slash commands, in English or French: /play or /jouer):
   /play  /balance  /daily  /leaderboard  /history  /rules
-  /fairness show | rotate | seed <text> | verify <n>
+  /fairness show | rotate | seed <text> | verify <n> | export
+    (export's file is saved in the current directory or -files DIR)
   /admin grant <user> <amount> [reason…]   e.g. /admin grant @42 5 welcome gift
   /admin set-balance, reset, audit, settings… (as mod; one missing an option shows its usage)
     Options go in order (the last one takes the rest of the line), or by
@@ -100,6 +103,7 @@ func runTry(ctx context.Context, args []string, in io.Reader, stdout, stderr io.
 	}
 	seed := fs.Uint64("seed", 0, "draw the seeds from this number, so that a session replays the same draws (0: random)")
 	lang := fs.String("lang", "en", "the language of the interactions at the start: en or fr")
+	files := fs.String("files", ".", "the directory where the files the bot sends (a /fairness export) are saved; it must exist")
 	verbose := fs.Bool("v", false, "show the bot's and the fake Discord's logs on stderr (else they go to a file in the temporary directory)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -115,6 +119,11 @@ func runTry(ctx context.Context, args []string, in io.Reader, stdout, stderr io.
 	if !ok {
 		fs.Usage()
 		return usageError{fmt.Sprintf("-lang: want en or fr, got %q", *lang)}
+	}
+
+	if st, err := os.Stat(*files); err != nil || !st.IsDir() {
+		fs.Usage()
+		return usageError{fmt.Sprintf("-files: %q is not a directory", *files)}
 	}
 
 	dir, err := os.MkdirTemp("", "clefs-try-")
@@ -190,7 +199,7 @@ func runTry(ctx context.Context, args []string, in io.Reader, stdout, stderr io.
 		return fmt.Errorf("try: the bot did not connect within 30 s (logs: %s)", logPath)
 	}
 
-	s := &trySession{srv: srv, out: stdout, user: tryPlayer, locale: locale, echo: !inTerminal(in)}
+	s := &trySession{srv: srv, out: stdout, user: tryPlayer, locale: locale, echo: !inTerminal(in), files: *files}
 	where := "logs in " + logPath
 	if *verbose {
 		where = "logs on stderr"
@@ -232,6 +241,7 @@ type trySession struct {
 	user   string
 	locale discordgo.Locale
 	echo   bool
+	files  string // where the bot's files are saved
 }
 
 // prompt is the prompt's text: the acting user and the language.
@@ -378,9 +388,39 @@ func (s *trySession) show(ctx context.Context, p *fakediscord.Pending, err error
 	now := time.Now()
 	if r.Message != nil {
 		fmt.Fprint(s.out, renderMessage(r.Message, r.Ephemeral, now))
+		s.save(r.Message)
 	}
 	for _, m := range r.FollowUps {
 		fmt.Fprint(s.out, renderMessage(m, m.Flags&discordgo.MessageFlagsEphemeral != 0, now))
+		s.save(m)
+	}
+}
+
+// save writes the attachments of m into s.files, as a browser downloads
+// them (a file of the same name is replaced: the newer export), and prints
+// each one's path under its 📎 line. A failure is printed, not returned:
+// the session goes on.
+func (s *trySession) save(m *discordgo.Message) {
+	for _, a := range m.Attachments {
+		data, ok := s.srv.Attachment(a.ID)
+		name := filepath.Base(a.Filename)
+		switch {
+		case !ok:
+			fmt.Fprintf(s.out, "   (%s not saved: the fake Discord does not hold it)\n", a.Filename)
+			continue
+		case !filepath.IsLocal(name):
+			fmt.Fprintf(s.out, "   (%q not saved: not a file name)\n", a.Filename)
+			continue
+		}
+		path := filepath.Join(s.files, name)
+		if abs, err := filepath.Abs(path); err == nil {
+			path = abs
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			fmt.Fprintf(s.out, "   (not saved: %v)\n", err)
+			continue
+		}
+		fmt.Fprintf(s.out, "   saved as %s\n", path)
 	}
 }
 

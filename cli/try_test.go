@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -191,11 +193,42 @@ func TestTryEOF(t *testing.T) {
 	}
 }
 
+// TestTryExport checks that /fairness export's file is listed with its
+// size and saved in -files, where it is the player's public export that
+// clefs verify -export checks.
+func TestTryExport(t *testing.T) {
+	files := t.TempDir() // before runTrySession's TMPDIR, which must end empty
+	out := runTrySession(t, "/play\nauto\n/fairness rotate\n/fairness export\nquit\n", "-files", files)
+	got := between(t, out, "/fairness export")
+	path := filepath.Join(files, "clefs-equite-42.json")
+	line := regexp.MustCompile(`(?m)^📎 clefs-equite-42\.json \((\d+ B|\d+\.\d kB)\)\n   saved as (.*)\n`).FindStringSubmatch(got)
+	if !strings.HasPrefix(got, onlyYou) || line == nil || line[2] != path {
+		t.Fatalf("/fairness export: want an ephemeral reply, a 📎 line and saved as %s:\n%s", path, got)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if byteSize(len(data)) != line[1] {
+		t.Errorf("size shown %s, file of %d bytes", line[1], len(data))
+	}
+	var vout bytes.Buffer
+	if err := Main(context.Background(), []string{"verify", "-export", path}, &vout, &vout); err != nil ||
+		!strings.Contains(vout.String(), "(1 tickets and ") || !strings.Contains(vout.String(), "user 42 recomputed") {
+		t.Errorf("clefs verify -export %s: %v\n%s", path, err, vout.String())
+	}
+}
+
 func TestTryFlags(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	err := Main(context.Background(), []string{"try", "-lang", "de"}, &stdout, &stderr)
 	if ExitCode(err) != 2 || !strings.Contains(err.Error(), "-lang") {
 		t.Errorf("try -lang de: %v (exit %d)", err, ExitCode(err))
+	}
+	stderr.Reset()
+	err = Main(context.Background(), []string{"try", "-files", filepath.Join(t.TempDir(), "none")}, &stdout, &stderr)
+	if ExitCode(err) != 2 || !strings.Contains(err.Error(), "-files") {
+		t.Errorf("try -files into nothing: %v (exit %d)", err, ExitCode(err))
 	}
 	stderr.Reset()
 	err = Main(context.Background(), []string{"try", "-h"}, &stdout, &stderr)

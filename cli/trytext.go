@@ -120,11 +120,28 @@ func renderMessage(m *discordgo.Message, ephemeral bool, now time.Time) string {
 		renderEmbed(&b, e, prefix, now)
 		prefix = ""
 	}
+	for _, a := range m.Attachments {
+		b.WriteString(prefix + "📎 " + a.Filename + " (" + byteSize(a.Size) + ")\n")
+		prefix = ""
+	}
 	if prefix != "" { // nothing at all: still say something
 		b.WriteString(prefix + "(an empty message)\n")
 	}
 	renderButtons(&b, m.Components)
 	return b.String()
+}
+
+// byteSize is a file's size as people read it: 512 B, 2.1 kB, 3.4 MB
+// (powers of 1000, as file managers show them).
+func byteSize(n int) string {
+	switch {
+	case n < 1000:
+		return strconv.Itoa(n) + " B"
+	case n < 1000*1000:
+		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + " kB"
+	default:
+		return strconv.FormatFloat(float64(n)/1000/1000, 'f', 1, 64) + " MB"
+	}
 }
 
 // renderEmbed writes an embed, framed: title, description, fields (inline

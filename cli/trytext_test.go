@@ -220,3 +220,24 @@ func TestButtonText(t *testing.T) {
 		}
 	}
 }
+
+func TestRenderAttachments(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{0, "0 B"}, {999, "999 B"}, {1000, "1.0 kB"}, {2149, "2.1 kB"}, {999_949, "999.9 kB"}, {3_400_000, "3.4 MB"}} {
+		if got := byteSize(tc.n); got != tc.want {
+			t.Errorf("byteSize(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+	files := []*discordgo.MessageAttachment{{Filename: "clefs-equite-42.json", Size: 2149}, {Filename: "b.txt", Size: 3}}
+	got := renderMessage(&discordgo.Message{Content: "Your export", Attachments: files}, true, time.Now())
+	if want := "(only you) Your export\n📎 clefs-equite-42.json (2.1 kB)\n📎 b.txt (3 B)\n"; got != want {
+		t.Errorf("message with files:\n%q\nwant\n%q", got, want)
+	}
+	// Nothing but a file is not an empty message.
+	got = renderMessage(&discordgo.Message{Attachments: files[1:]}, true, time.Now())
+	if want := "(only you) 📎 b.txt (3 B)\n"; got != want {
+		t.Errorf("file only: %q, want %q", got, want)
+	}
+}

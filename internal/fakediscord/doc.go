@@ -31,7 +31,19 @@
 // 15 minutes; later: 401 50027 Invalid Webhook Token). A refused call
 // answers a Discord-shaped JSON error and is recorded as a Failure.
 //
-// What it does not do: attachments, modals' submission, guild state beyond
+// Files: the callback, the follow-up, the webhook message edit and the
+// interactions endpoint's reply take multipart/form-data as Discord does, the
+// JSON in a payload_json part (required, ≤ 1 MiB) and up to 10 files in
+// files[0]..files[9] parts (≤ 10 MiB each, 25 MiB in all; beyond: 413 40005,
+// other mistakes 400 50035 or 50109). Each file becomes an attachment of the
+// message (id, filename, size, content_type, url, proxy_url); an edit adds
+// its files to those kept (all, or those its "attachments" field lists). The
+// fake serves the bytes at the attachment's url, GET
+// /attachments/CHANNEL/ID/FILENAME without authorization, and returns them
+// from Server.Attachment. A JSON body stays limited to 1 MiB.
+//
+// What it does not do: attachments of uploads by reference (cloud uploads),
+// modals' submission, guild state beyond
 // IDs, zlib compression, message content outside interactions, rate limits
 // of its own (it serves only the 429s a test injects).
 //

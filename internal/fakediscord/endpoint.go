@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
 	"time"
@@ -84,14 +85,14 @@ func (s *Server) ping(ctx context.Context, url string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.AckTimeout)
 	defer cancel()
-	status, _, err := s.postSigned(ctx, url, body, true)
+	status, _, _, err := s.postSigned(ctx, url, body, true)
 	if err != nil {
 		return fmt.Errorf("fakediscord: Ping %s: %w", url, err)
 	}
 	if status != http.StatusUnauthorized {
 		return fmt.Errorf("fakediscord: Ping %s: a request with a wrong signature was answered %d, want 401: the endpoint must verify X-Signature-Ed25519", url, status)
 	}
-	status, reply, err := s.postSigned(ctx, url, body, false)
+	status, _, reply, err := s.postSigned(ctx, url, body, false)
 	if err != nil {
 		return fmt.Errorf("fakediscord: Ping %s: %w", url, err)
 	}
@@ -108,9 +109,9 @@ func (s *Server) ping(ctx context.Context, url string) error {
 }
 
 // postSigned POSTs body to url signed as Discord signs it (or, with
-// tamper, with a signature of other bytes) and returns the status and the
-// body of the reply (≤ 1 MiB).
-func (s *Server) postSigned(ctx context.Context, url string, body []byte, tamper bool) (int, []byte, error) {
+// tamper, with a signature of other bytes) and returns the status, the
+// content type and the body of the reply (≤ 1 MiB, or 25 MiB if multipart).
+func (s *Server) postSigned(ctx context.Context, url string, body []byte, tamper bool) (int, string, []byte, error) {
 	ts := strconv.FormatInt(time.Now().Unix(), 10)
 	signed := append([]byte(ts), body...)
 	if tamper {
@@ -119,7 +120,7 @@ func (s *Server) postSigned(ctx context.Context, url string, body []byte, tamper
 	sig := ed25519.Sign(s.opts.PrivateKey, signed)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return 0, nil, err
+		return 0, "", nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", endpointAgent)
@@ -127,17 +128,22 @@ func (s *Server) postSigned(ctx context.Context, url string, body []byte, tamper
 	req.Header.Set(headerTimestamp, ts)
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return 0, nil, err
+		return 0, "", nil, err
 	}
 	defer resp.Body.Close()
-	reply, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20+1))
+	ct := resp.Header.Get("Content-Type")
+	limit := int64(maxJSONBody)
+	if mt, _, _ := mime.ParseMediaType(ct); mt == "multipart/form-data" {
+		limit = maxMultipartBody
+	}
+	reply, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return resp.StatusCode, nil, fmt.Errorf("reading the reply: %w", err)
+		return resp.StatusCode, ct, nil, fmt.Errorf("reading the reply: %w", err)
 	}
-	if len(reply) > 1<<20 {
-		return resp.StatusCode, nil, errors.New("reply larger than 1 MiB")
+	if int64(len(reply)) > limit {
+		return resp.StatusCode, ct, nil, fmt.Errorf("reply larger than %d bytes", limit)
 	}
-	return resp.StatusCode, reply, nil
+	return resp.StatusCode, ct, reply, nil
 }
 
 // post sends in to the interactions endpoint and processes the reply as
@@ -150,7 +156,7 @@ func (s *Server) post(in *interaction, url string, body []byte) {
 	defer cancel()
 	// Webhook calls made meanwhile wait for the reply to be processed.
 	defer s.replied(in)
-	status, reply, err := s.postSigned(ctx, url, body, false)
+	status, ct, reply, err := s.postSigned(ctx, url, body, false)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		// Past the deadline (expire records it) or the server is closing.
@@ -171,11 +177,21 @@ func (s *Server) post(in *interaction, url string, body []byte) {
 		}
 		return
 	}
+	// A reply with files is multipart/form-data, as a callback with files.
+	var files []upload
+	if mt, params, _ := mime.ParseMediaType(ct); mt == "multipart/form-data" {
+		var e *ackError
+		reply, files, e = parseMultipart(bytes.NewReader(reply), params["boundary"])
+		if e != nil {
+			s.endpointFailed(in, url, e.status, e.code, "interactions endpoint's reply: "+e.message, e.errs)
+			return
+		}
+	}
 	if !json.Valid(reply) {
 		s.endpointFailed(in, url, http.StatusBadRequest, 50109, "The interactions endpoint's reply is not valid JSON.", nil)
 		return
 	}
-	if e := s.acknowledge(in, reply); e != nil {
+	if e := s.acknowledge(in, reply, files); e != nil {
 		s.endpointFailed(in, url, e.status, e.code, e.message, e.errs)
 	}
 }

@@ -86,6 +86,12 @@ func (e *endpoint) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		status, reply = answer(&i)
 	}
+	if mp, ok := reply.(multipartReply); ok {
+		w.Header().Set("Content-Type", mp.contentType)
+		w.WriteHeader(status)
+		_, _ = w.Write(mp.body)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	switch v := reply.(type) {
@@ -94,6 +100,13 @@ func (e *endpoint) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		_ = json.NewEncoder(w).Encode(v)
 	}
+}
+
+// multipartReply is a reply of the endpoint with files, as
+// discordgo.MultipartBodyWithJSON encodes it.
+type multipartReply struct {
+	contentType string
+	body        []byte
 }
 
 // restBot is a discordgo session that only uses REST, as a bot on an

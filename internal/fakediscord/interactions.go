@@ -800,11 +800,11 @@ func (s *Server) postCallback(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusNotFound, 10062, "Unknown interaction", nil, id)
 		return
 	}
-	body, ok := s.readBody(w, r, id)
+	body, files, ok := s.readMessageBody(w, r, id)
 	if !ok {
 		return
 	}
-	if e := s.acknowledge(in, body); e != nil {
+	if e := s.acknowledge(in, body, files); e != nil {
 		s.fail(w, r, e.status, e.code, e.message, e.errs, id)
 		return
 	}
@@ -821,8 +821,10 @@ type ackError struct {
 // acknowledge applies an initial response (an InteractionResponse as valid
 // JSON) to in, as Discord does: it validates it, refuses a second one or one
 // past the deadline, then creates or updates the message. It is the one path
-// of the callback endpoint and of the interactions endpoint's reply.
-func (s *Server) acknowledge(in *interaction, body []byte) *ackError {
+// of the callback endpoint and of the interactions endpoint's reply. files
+// are those of a multipart body: attachments of the message it creates or
+// updates (a deferral ignores them).
+func (s *Server) acknowledge(in *interaction, body []byte, files []upload) *ackError {
 	var resp struct {
 		Type discordgo.InteractionResponseType `json:"type"`
 		Data json.RawMessage                   `json:"data"`
@@ -840,6 +842,7 @@ func (s *Server) acknowledge(in *interaction, body []byte) *ackError {
 			break
 		}
 		patch, errs = parseMessage(resp.Data, "data", allowedResponseFlags)
+		patch.files = files
 		if resp.Type == discordgo.InteractionResponseUpdateMessage && !component {
 			errs = append(errs, fieldErr{"type", "INTERACTION_RESPONSE_TYPE_INVALID", "Interaction response type 7 is only valid for components"})
 		}
@@ -909,6 +912,7 @@ func (s *Server) acknowledge(in *interaction, body []byte) *ackError {
 	case discordgo.InteractionResponseUpdateMessage:
 		in.original = in.source
 		in.source.apply(patch)
+		s.registerLocked(in.source)
 		now := time.Now()
 		in.source.edited = &now
 	}
@@ -1007,7 +1011,7 @@ func (s *Server) patchWebhookMessage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	body, ok := s.readBody(w, r, in.id)
+	body, files, ok := s.readMessageBody(w, r, in.id)
 	if !ok {
 		return
 	}
@@ -1016,6 +1020,7 @@ func (s *Server) patchWebhookMessage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, 50035, "Invalid Form Body", errs, in.id)
 		return
 	}
+	patch.files = files
 	s.mu.Lock()
 	m := s.targetLocked(in, r.PathValue("msg"))
 	if m == nil {
@@ -1033,6 +1038,7 @@ func (s *Server) patchWebhookMessage(w http.ResponseWriter, r *http.Request) {
 	}
 	m.apply(patch)
 	m.flags &^= flagLoading
+	s.registerLocked(m)
 	now := time.Now()
 	m.edited = &now
 	if m == in.original {
@@ -1070,7 +1076,7 @@ func (s *Server) postFollowUp(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	body, ok := s.readBody(w, r, in.id)
+	body, files, ok := s.readMessageBody(w, r, in.id)
 	if !ok {
 		return
 	}
@@ -1079,6 +1085,7 @@ func (s *Server) postFollowUp(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, 50035, "Invalid Form Body", errs, in.id)
 		return
 	}
+	patch.files = files
 	probe := &message{}
 	probe.apply(patch)
 	if probe.empty() {
@@ -1092,6 +1099,7 @@ func (s *Server) postFollowUp(w http.ResponseWriter, r *http.Request) {
 		m = in.original
 		m.apply(patch)
 		m.flags = patch.flags | (m.flags & flagEphemeral)
+		s.registerLocked(m)
 		in.edits++
 	} else {
 		m = s.newMessageLocked(in, patch, 0)

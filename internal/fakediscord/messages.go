@@ -2,6 +2,7 @@ package fakediscord
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"time"
 
@@ -23,6 +24,7 @@ type message struct {
 	hasEmbeds          bool            // embeds is a non-empty array
 	hasComponents      bool            // components is a non-empty array
 	flags              int
+	attachments        []*attachment // replaced, never written into, by apply
 	created            time.Time
 	edited             *time.Time
 	interaction        *interaction // the interaction whose response or follow-up it is
@@ -40,6 +42,20 @@ func (m *message) apply(p msgPatch) {
 	if p.setComponents {
 		m.components, m.hasComponents = p.components, p.hasComponents
 	}
+	if p.setKept || len(p.files) > 0 {
+		// A new slice: snapshots share the old one.
+		var next []*attachment
+		for _, a := range m.attachments {
+			if !p.setKept || slices.Contains(p.kept, a.id) {
+				next = append(next, a)
+			}
+		}
+		// Without an ID until Server.registerLocked gives them one.
+		for _, f := range p.files {
+			next = append(next, &attachment{filename: f.filename, contentType: f.contentType, data: f.data})
+		}
+		m.attachments = next
+	}
 }
 
 func emptyArray(raw json.RawMessage) bool {
@@ -50,7 +66,7 @@ func emptyArray(raw json.RawMessage) bool {
 // empty reports whether the message shows nothing (Discord refuses that).
 // It decodes nothing: parseMessage found out whether the arrays are empty.
 func (m *message) empty() bool {
-	return m.content == "" && !m.hasEmbeds && !m.hasComponents
+	return m.content == "" && !m.hasEmbeds && !m.hasComponents && len(m.attachments) == 0
 }
 
 // wire is the message as Discord's JSON. m is a snapshot (a copy taken
@@ -62,10 +78,14 @@ func (s *Server) wire(m message) map[string]any {
 		}
 		return raw
 	}
+	attachments := []any{}
+	for _, a := range m.attachments {
+		attachments = append(attachments, s.attachmentWire(a))
+	}
 	w := map[string]any{
 		"id": m.id, "type": m.typ, "channel_id": m.channel, "content": m.content,
 		"embeds": arr(m.embeds), "components": arr(m.components), "flags": m.flags,
-		"author": s.botUser(), "attachments": []any{}, "mentions": []any{}, "mention_roles": []any{},
+		"author": s.botUser(), "attachments": attachments, "mentions": []any{}, "mention_roles": []any{},
 		"mention_everyone": false, "pinned": false, "tts": false,
 		"timestamp":        m.created.UTC().Format("2006-01-02T15:04:05.000000+00:00"),
 		"edited_timestamp": nil, "application_id": s.opts.AppID, "webhook_id": s.opts.AppID,
@@ -115,6 +135,9 @@ func (s *Server) toDiscordgo(m message) *discordgo.Message {
 		Attachments: []*discordgo.MessageAttachment{}, Mentions: []*discordgo.User{}, MentionRoles: []string{},
 		Embeds: []*discordgo.MessageEmbed{}, Components: []discordgo.MessageComponent{},
 		WebhookID: s.opts.AppID,
+	}
+	for _, a := range m.attachments {
+		out.Attachments = append(out.Attachments, s.attachmentDiscordgo(a))
 	}
 	if m.edited != nil {
 		edited, err := ts(*m.edited)
@@ -201,6 +224,7 @@ func (s *Server) newMessageLocked(in *interaction, p msgPatch, typ int) *message
 		created: time.Now(), interaction: in, flags: p.flags,
 	}
 	m.apply(p)
+	s.registerLocked(m)
 	s.messages[m.id] = m
 	return m
 }

@@ -38,12 +38,16 @@ func TestToDiscordgo(t *testing.T) {
 	v2 := json.RawMessage(`[{"type":10,"content":"# Trésor"},{"type":17,"accent_color":255,"components":[{"type":9,"components":[{"type":10,"content":"x"}],"accessory":{"type":2,"style":2,"label":"B","custom_id":"b"}}]}]`)
 	embeds := json.RawMessage(`[{"title":"T","description":"D","color":123,"fields":[{"name":"n","value":"v","inline":true}],"footer":{"text":"f"}}]`)
 	for name, m := range map[string]message{
-		"response":  {id: "3001", channel: "222", guild: "111", typ: 20, content: "grid", embeds: embeds, components: buttons, created: created, interaction: slash},
-		"update":    {id: "2002", channel: "222", guild: "111", typ: 19, content: "", embeds: json.RawMessage(`[]`), components: v2, flags: flagComponentsV2, created: created, edited: &edited, interaction: click},
-		"loading":   {id: "3003", channel: "222", guild: "111", typ: 20, flags: flagEphemeral | flagLoading, created: created, interaction: slash},
-		"dm":        {id: "3004", channel: "444", content: "hi", embeds: json.RawMessage(`null`), created: created, edited: &edited, interaction: dm, flags: flagEphemeral},
-		"no owner":  {id: "3005", channel: "444", content: "x", created: created},
-		"bad type":  {id: "3006", channel: "444", content: "x", components: json.RawMessage(`[{"type":99}]`), created: created},
+		"response": {id: "3001", channel: "222", guild: "111", typ: 20, content: "grid", embeds: embeds, components: buttons, created: created, interaction: slash},
+		"update":   {id: "2002", channel: "222", guild: "111", typ: 19, content: "", embeds: json.RawMessage(`[]`), components: v2, flags: flagComponentsV2, created: created, edited: &edited, interaction: click},
+		"loading":  {id: "3003", channel: "222", guild: "111", typ: 20, flags: flagEphemeral | flagLoading, created: created, interaction: slash},
+		"dm":       {id: "3004", channel: "444", content: "hi", embeds: json.RawMessage(`null`), created: created, edited: &edited, interaction: dm, flags: flagEphemeral},
+		"no owner": {id: "3005", channel: "444", content: "x", created: created},
+		"bad type": {id: "3006", channel: "444", content: "x", components: json.RawMessage(`[{"type":99}]`), created: created},
+		"file": {id: "3008", channel: "444", created: created, flags: flagEphemeral, attachments: []*attachment{
+			{id: "4001", channel: "444", filename: "clefs équité.json", contentType: "application/json", data: []byte("{}\n"), ephemeral: true},
+			{id: "4002", channel: "444", filename: "b.txt", contentType: "text/plain", data: []byte("b")},
+		}},
 		"bad embed": {id: "3007", channel: "444", content: "x", embeds: json.RawMessage(`[1]`), created: created},
 	} {
 		got, want := s.toDiscordgo(m), roundTrip(s, m)

@@ -148,6 +148,7 @@ type Server struct {
 	commands     map[string][]*discordgo.ApplicationCommand // by guild; "" = global
 	commandsSeq  int
 	messages     map[string]*message
+	attachments  map[string]*attachment  // by ID, served by getAttachment
 	interactions map[string]*interaction // by ID
 	byToken      map[string]*interaction
 	kept         []string // with KeepInteractions: the IDs kept, a ring…
@@ -208,6 +209,7 @@ func New(opts Options) *Server {
 		log:          log,
 		commands:     map[string][]*discordgo.ApplicationCommand{},
 		messages:     map[string]*message{},
+		attachments:  map[string]*attachment{},
 		interactions: map[string]*interaction{},
 		byToken:      map[string]*interaction{},
 		sessions:     map[string]*session{},
@@ -316,6 +318,7 @@ func (s *Server) Handler() http.Handler {
 			})
 		})
 	}
+	mux.HandleFunc("GET /attachments/{channel}/{id}/{filename}", s.getAttachment)
 	api("GET /gateway", true, s.getGateway)
 	api("GET /gateway/bot", true, s.getGatewayBot)
 	api("GET /users/@me", true, s.getMe)

@@ -33,6 +33,9 @@ type msgPatch struct {
 	hasComponents bool // components is a non-empty array
 	flags         int
 	setFlags      bool
+	kept          []string // the IDs of the attachments an edit keeps…
+	setKept       bool     // …if its JSON has "attachments"
+	files         []upload // the files of a multipart body, added as attachments
 }
 
 func isNull(raw json.RawMessage) bool {
@@ -101,6 +104,11 @@ func parseMessage(raw []byte, prefix string, allowedFlags int) (msgPatch, []fiel
 			p.components, p.hasComponents = v, !emptyArray(v)
 			errs = append(errs, validateComponents(v, join(prefix, "components"), p.flags&flagComponentsV2 != 0)...)
 		}
+	}
+	if v, ok := fields["attachments"]; ok {
+		kept, aerrs := parseKept(v, join(prefix, "attachments"))
+		p.kept, p.setKept = kept, aerrs == nil
+		errs = append(errs, aerrs...)
 	}
 	return p, errs
 }
