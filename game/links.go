@@ -114,8 +114,10 @@ func CheckLinks(p Player, rs Reveals, hist []Entry) Links {
 // export holds a player (its history and revealed seeds only): the links
 // to that state (the keys held now, the tickets and chests bought, the
 // range and commitment of the seed after the last revealed) are neither
-// checked nor counted, and a line drawn after the last revealed seed is
-// unchecked. It is pure.
+// checked nor counted; a line drawn after the last revealed seed is checked
+// against the commitment that seed showed as the next (or, in reveals from
+// before it was recorded, against the other lines drawn after it). It is
+// pure.
 func CheckRevealedLinks(rs Reveals, hist []Entry) Links {
 	return checkLinks(AfterReveals(rs), false, rs, hist)
 }
@@ -314,7 +316,16 @@ func checkLines(l *Links, p Player, state bool, rs Reveals, hist []Entry, brk fu
 	for i, r := range rs {
 		cms[i] = r.Commitment()
 	}
-	current := p.Commitment()
+	// The commitment of the seed after the last revealed: the player's
+	// current seed's, or, without the player's state, the one the last
+	// revealed seed showed as the next.
+	current, known := p.Commitment(), p.Seed != (Seed{})
+	if !state {
+		current, known = Commitment{}, false
+		if last, ok := rs.Last(); ok && last.Next != (Commitment{}) {
+			current, known = last.Next, true
+		}
+	}
 	for _, e := range hist {
 		if !e.Fair || (e.Kind != KindPlay && e.Kind != KindChest) {
 			continue
@@ -329,20 +340,19 @@ func checkLines(l *Links, p Player, state bool, rs Reveals, hist []Entry, brk fu
 		}
 		cm := e.Commitment
 		recorded := cm != (Commitment{})
-		if n > last && !state { // after the last revealed seed: unknown
-			l.Unchecked[LinkRanges]++
-			l.Unchecked[LinkCommitments]++
-			continue
-		}
 		if n > last { // the current seed, still secret
 			l.Checked[LinkRanges]++
 			switch {
-			case !recorded || p.Seed == (Seed{}):
+			case !recorded || !known && state:
 				l.Unchecked[LinkCommitments]++
+			case !known: // the first recorded stands for the seed after the last revealed
+				current, known = cm, true
 			case cm == current:
 				l.Checked[LinkCommitments]++
-			default:
+			case state:
 				brk(LinkCommitments, e.Kind, n, "records commitment %s (card: %s), not the current seed's %s", cm, cm.Short(), current)
+			default:
+				brk(LinkCommitments, e.Kind, n, "records commitment %s (card: %s), not %s, shown as the next seed's while the last revealed seed was current or recorded by the lines before it", cm, cm.Short(), current.Short())
 			}
 			continue
 		}

@@ -198,14 +198,27 @@ func TestCheckLinksNames(t *testing.T) {
 
 // TestCheckRevealedLinks: without the player's state, a whole run's links
 // hold, none is counted against that state, a line after the last
-// revealed seed is unchecked, and a tampered keys chain still breaks.
+// revealed seed is checked against the next commitment it showed, and a
+// tampered keys chain still breaks.
 func TestCheckRevealedLinks(t *testing.T) {
 	p, rs, hist := linkedPlay(t, 20, 6, 5, 10)
 	full := CheckLinks(p, rs, hist)
 	l := CheckRevealedLinks(rs, hist)
 	noBreaks(t, l)
-	if l.Checked[LinkKeys] >= full.Checked[LinkKeys] || l.Checked[LinkKeys] == 0 || l.Unchecked[LinkRanges] == 0 {
+	if l.Checked[LinkKeys] >= full.Checked[LinkKeys] || l.Checked[LinkKeys] == 0 || l.Unchecked != [NumLinks]int64{} {
 		t.Errorf("without the state: %+v; with it: %+v", l, full)
+	}
+	// A line after the last revealed seed records another commitment than
+	// the one that seed showed as the next.
+	j := slices.IndexFunc(hist, func(e Entry) bool { return e.Kind == KindPlay && e.TicketID > rs[len(rs)-1].LastTicket })
+	if j < 0 {
+		t.Fatal("no ticket after the last revealed seed: the test shows nothing")
+	}
+	swapped := slices.Clone(hist)
+	swapped[j].Commitment = rs[0].Commitment()
+	l = CheckRevealedLinks(rs, swapped)
+	if !slices.ContainsFunc(l.Breaks, func(b LinkBreak) bool { return b.Link == LinkCommitments && b.N == hist[j].TicketID }) {
+		t.Errorf("a current line's commitment swapped: breaks %v", l.Breaks)
 	}
 	i := slices.IndexFunc(hist, func(e Entry) bool { return e.Kind == KindPlay && e.TicketID == 3 })
 	tampered := slices.Clone(hist)
