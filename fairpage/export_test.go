@@ -34,6 +34,7 @@ type built struct {
 	p        game.Player // the player's state at the end
 	revealed int         // draws under revealed seeds, all fair
 	secret   int         // draws under the current seed
+	links    game.Links  // what game.CheckRevealedLinks finds (goCheck)
 }
 
 // buildExport plays tickets 1..12 of a player under three seeds: seed 1
@@ -122,7 +123,7 @@ func tryExport(t *testing.T, r *rand.Rand) (built, bool) {
 	for s := range 2 {
 		b.ex.R = append(b.ex.R, schema.Reveal{No: int64(s + 1), Server: seeds[s].Hex(), Client: clients[s],
 			FirstTicket: first, LastTicket: lastTicket[s], FirstChest: uint64(chestRange[s][0]), LastChest: uint64(max(chestRange[s][1], 0)),
-			Committed: 1_700_000_000_000, Revealed: 1_700_000_000_000 + int64(s+1)*3_600_000})
+			Committed: 1_700_000_000_000, Revealed: 1_700_000_000_000 + int64(s+1)*3_600_000, Next: seeds[s+1].Commitment().String()})
 		first = lastTicket[s] + 1
 	}
 	b.p = game.Player{Balance: balance, Keys: keys, TicketSeq: 12, ChestSeq: chests, Seed: seeds[2], NextSeed: seeds[3],
@@ -132,7 +133,7 @@ func tryExport(t *testing.T, r *rand.Rand) (built, bool) {
 
 // goCheck checks b with package game, as clefs verify -export would: the
 // fixture must be sound before the page is asked about it.
-func goCheck(t *testing.T, b built) {
+func goCheck(t *testing.T, b *built) {
 	t.Helper()
 	var hist []game.Entry
 	for i, l := range b.ex.H {
@@ -155,6 +156,9 @@ func goCheck(t *testing.T, b built) {
 	}
 	if l := game.CheckLinks(b.p, rs, hist); len(l.Breaks) > 0 {
 		t.Fatalf("the fixture breaks links: %v", l.Breaks)
+	}
+	if b.links = game.CheckRevealedLinks(rs, hist); len(b.links.Breaks) > 0 {
+		t.Fatalf("the fixture, without the player's state, breaks links: %v", b.links.Breaks)
 	}
 	matched := 0
 	for _, e := range hist {
@@ -225,16 +229,17 @@ func clone(ex publicExport) publicExport {
 
 func testExport(t *testing.T, ctx context.Context) {
 	b := buildExport(t)
-	goCheck(t, b)
+	goCheck(t, &b)
 
 	rep := checkExport(t, ctx, b.ex)
 	if !rep.OK || rep.Verdict != "all-match" || rep.Counts["draws"].Checked != b.revealed || rep.Secret != b.secret ||
 		rep.Broken != 0 || rep.Unchecked != 0 || len(rep.Problems) != 0 {
 		t.Fatalf("the export as played: %+v; want all %d draws under revealed seeds checked, %d secret", rep, b.revealed, b.secret)
 	}
-	for _, link := range []string{"keys", "numbers", "commitments", "ranges"} {
-		if c := rep.Counts[link]; c.Checked == 0 || c.Unchecked != 0 || c.Broken != 0 {
-			t.Errorf("link %s: %+v, want checked, none unchecked or broken", link, c)
+	// The page counts each link as game does without the player's state.
+	for link, name := range []string{"keys", "numbers", "commitments", "ranges"} {
+		if c := rep.Counts[name]; c.Checked == 0 || c.Checked != int(b.links.Checked[link]) || c.Unchecked != int(b.links.Unchecked[link]) || c.Broken != 0 {
+			t.Errorf("link %s: %+v, want %d checked and %d unchecked as game.CheckRevealedLinks", name, c, b.links.Checked[link], b.links.Unchecked[link])
 		}
 	}
 
@@ -288,6 +293,21 @@ func testExport(t *testing.T, ctx context.Context) {
 		rep := checkExport(t, ctx, ex)
 		if rep.Verdict != "broken" || !hasProblem(rep, "draws", "ticket", 1) || !hasProblem(rep, "commitments", "ticket", 1) {
 			t.Errorf("seeds swapped: %+v, want ticket 1 mismatched and its commitment broken", rep)
+		}
+	}
+
+	// Seed 2 is not the one seed 1 showed as the next: its commitment
+	// breaks, and a reveal without that commitment leaves it unchecked.
+	{
+		ex := clone(b.ex)
+		ex.R[0].Next = ex.R[1].Next
+		rep := checkExport(t, ctx, ex)
+		if rep.Verdict != "broken" || !hasProblem(rep, "commitments", "seed", 2) {
+			t.Errorf("seed 1's next commitment changed: %+v, want seed 2's commitment broken", rep)
+		}
+		ex.R[0].Next = ""
+		if rep = checkExport(t, ctx, ex); rep.Verdict != "unchecked" || rep.Counts["commitments"].Unchecked != 1 {
+			t.Errorf("seed 1 without its next commitment: %+v, want one commitment unchecked", rep)
 		}
 	}
 
