@@ -34,6 +34,11 @@ type Dumper interface {
 	// Import is meant for an empty store and must not run while the bot
 	// plays.
 	Import(ctx context.Context, d *DecodedDump) error
+	// CountPlayers returns how many players the store holds (those
+	// ExportPlayers would give), without reading their records in full:
+	// the import subcommand asks it before adding to a store that is not
+	// empty.
+	CountPlayers(ctx context.Context) (int, error)
 }
 
 // DecodedDump is a validated dump, ready for a store to write.

@@ -223,4 +223,11 @@ type IndexDrift struct {
 	Indexed int64 // the index's value; 0 when the player is not in the index
 	Player  bool  // the player exists
 	Index   bool  // the index has an entry for it
+	// Malformed, when not empty, says that this is an index entry that
+	// names no player at all (a Redis member that is not a 20-digit user
+	// ID, a score that is not a balance, a bbolt key of the wrong length)
+	// and what is wrong with it. ID.Guild is its guild (0 when even that
+	// cannot be read), ID.User 0, the other fields zero. RebuildIndex
+	// removes such entries.
+	Malformed string
 }
