@@ -110,8 +110,8 @@ func fromBuildInfo(bi *debug.BuildInfo, revision string) Info {
 // "0.3.0, revision 5effcde…-dirty, 2026-05-01T12:00:00Z, go1.26.8": the
 // release (else the module version), the revision with "-dirty" when the
 // tree was modified, the commit time, the Go version. A build without a
-// revision says why: "revision unknown (go run does not stamp it; build
-// with go build)".
+// revision says why: go run, -buildvcs=false and a git worktree (whose
+// .git is a file, which Go does not look into) leave it out.
 func (i Info) String() string {
 	parts := make([]string, 0, 4)
 	switch {
@@ -128,7 +128,7 @@ func (i Info) String() string {
 	case i.Revision != "":
 		parts = append(parts, "revision "+i.Revision)
 	default:
-		parts = append(parts, "revision unknown (go run does not stamp it; build with go build)")
+		parts = append(parts, "revision unknown (go run, -buildvcs=false and git worktrees do not stamp it; build with go build in a git clone)")
 	}
 	if i.Time != "" {
 		parts = append(parts, i.Time)

@@ -15,7 +15,7 @@ func ExampleInfo_String() {
 	fmt.Println(buildinfo.Info{Version: "(devel)", Revision: "5effcde1234a", GoVersion: "go1.26.8"})
 	// Output:
 	// 0.3.0, revision 5effcde1234a-dirty, 2026-05-01T12:00:00Z, go1.26.8
-	// 0.3.0, revision unknown (go run does not stamp it; build with go build), go1.26.8
+	// 0.3.0, revision unknown (go run, -buildvcs=false and git worktrees do not stamp it; build with go build in a git clone), go1.26.8
 	// (devel), revision 5effcde1234a, go1.26.8
 }
 
