@@ -206,12 +206,13 @@ const (
 // drift and, with -repair, rebuilds the index.
 type Indexer interface {
 	// CheckIndex calls fn for every difference between the players'
-	// balances and the leaderboard index, guild by guild, until fn
-	// returns an error (returned as is).
+	// balances and the leaderboard index, and for every malformed index
+	// entry (IndexDrift.Malformed), guild by guild, until fn returns an
+	// error (returned as is). A malformed entry is reported, not an error.
 	CheckIndex(ctx context.Context, fn func(IndexDrift) error) error
 	// RebuildIndex sets every player's index entry from its balance and
-	// removes the entries of players that do not exist; it returns how
-	// many entries it changed. It is idempotent and safe while the bot
+	// removes the entries of players that do not exist and the malformed
+	// ones; it returns how many entries it changed. It is idempotent and safe while the bot
 	// plays.
 	RebuildIndex(ctx context.Context) (int, error)
 }
