@@ -13,24 +13,26 @@ import (
 )
 
 // errAudit says the audit found players whose books do not balance, or a
-// leaderboard index that drifted from the players.
+// leaderboard index that drifted from the players or holds a malformed
+// entry.
 var errAudit = errors.New("audit failed")
 
 // runAudit checks every player's state (game.Player.Check: balance =
 // start + granted + won + daily − staked, computed without overflow, and
 // the other invariants) and, on a store whose leaderboard index is written
 // beside the players (storage.Indexer), the index against the balances. It
-// prints each breach and drift and fails (exit status 1) if there is any;
-// with -repair it rebuilds the index first and says how many entries
-// changed.
+// prints each breach, drift and malformed index entry and fails (exit
+// status 1) if there is any; with -repair it first rebuilds the index from
+// the records (storage.Indexer.RebuildIndex, which drops malformed
+// entries) and says how many entries changed.
 func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var sf storeFlags
 	sf.register(fs)
-	repair := fs.Bool("repair", false, "rebuild the leaderboard index from the players' balances (safe while the bot plays)")
+	repair := fs.Bool("repair", false, "rebuild the leaderboard index from the players' records, dropping malformed entries (safe while the bot plays)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: clefs audit [-redis URL | -data FILE] [-repair]\n\nChecks balance = start + granted + won + daily − staked (and the other\ninvariants) for every player, and the leaderboard index where it is kept\napart; exits 1 on any breach or drift. -repair rebuilds the index.\nStop the bot first when using the embedded store.")
+		fmt.Fprint(stderr, "Usage: clefs audit [-redis URL | -data FILE] [-repair]\n\nChecks balance = start + granted + won + daily − staked (and the other\ninvariants) for every player, and the leaderboard index; exits 1 on any\nbreach, drift or malformed index entry. -repair rebuilds the index from the\nplayers' records, dropping malformed entries. Stop the bot first when using\nthe embedded store. A missing embedded file is an error: audit never\ncreates one.\n\n"+storeUsage+"\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, "audit", args); err != nil {
@@ -39,7 +41,7 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("audit: unexpected argument %q", fs.Arg(0))}
 	}
-	st, d, err := sf.open(ctx, true)
+	st, d, err := sf.open(ctx, mustExist, stderr)
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
@@ -97,6 +99,8 @@ func audit(ctx context.Context, st storage.Store, d storage.Dumper, repair bool,
 		err := ix.CheckIndex(ctx, func(x storage.IndexDrift) error {
 			drift++
 			switch {
+			case x.Malformed != "":
+				fmt.Fprintf(w, "MALFORMED guild %d: %s (audit -repair removes it)\n", x.ID.Guild, x.Malformed)
 			case !x.Player:
 				fmt.Fprintf(w, "DRIFT guild %d user %d: in the leaderboard with %s but no such player\n", x.ID.Guild, x.ID.User, credits(x.Indexed))
 			case !x.Index:

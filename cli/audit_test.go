@@ -36,6 +36,8 @@ func (f *fakeStore) ExportPlayers(_ context.Context, fn func(storage.DecodedPlay
 	return nil
 }
 
+func (f *fakeStore) CountPlayers(context.Context) (int, error) { return len(f.players), nil }
+
 func (f *fakeStore) ExportGuilds(context.Context, func(storage.DecodedGuild) error) error { return nil }
 
 func (f *fakeStore) Import(_ context.Context, d *storage.DecodedDump) error {

@@ -1,7 +1,7 @@
 // Package cli is the clefs binary's command line: with no argument it runs
 // the bot, otherwise an operator subcommand (odds, simulate, verify, export,
-// import, audit, healthcheck, register, version). main calls it and maps the error to the exit
-// status:
+// import, audit, healthcheck, register, version, try). main calls it and
+// maps the error to the exit status:
 //
 //	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 //	err := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -33,15 +33,20 @@ Commands:
   odds         print the exact odds and return to player from the game's tables
   simulate     simulate many plays and compare them with the exact odds
   verify       recompute tickets from revealed seeds, one or every one of a dump
-  export       write every player as JSON to stdout (or -o FILE)
-  import       read players from JSON (all or nothing)
-  audit        check balance = start + granted + won + daily − staked for every player
+  export       write every player and guild as JSON to stdout (or -o FILE)
+  export -public -guild ID -user ID
+               write one player's public export: history and revealed seeds, no secret
+  import       add the players of a dump (all or nothing; -force into a store with players)
+  audit        check balance = start + granted + won + daily − staked for every player,
+               and the leaderboard index (-repair rebuilds it)
   healthcheck  ask the running bot's /healthz (exit 0 healthy, 1 not)
   register     register the slash commands with Discord and exit
-  version      print the build: module version, VCS revision and time, Go version
+  version      print the release (CHANGELOG.md), VCS revision and Go version
   try          play locally without a Discord account (a fake Discord, the real bot)
   help         show this help
 
+export, import and audit act on -redis URL, else -data FILE, else REDIS_URL,
+else DATA_PATH, else ./data/clefs.db, and print the store on stderr first.
 Run "clefs COMMAND -h" for a command's flags.
 `
 

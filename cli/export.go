@@ -12,58 +12,9 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/joho/godotenv"
-
 	"github.com/lesclefsdutresor/clefs/storage"
-	"github.com/lesclefsdutresor/clefs/storage/backend"
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
-
-// storeFlags are the flags export, import and audit share: which store to
-// open. Defaults come from REDIS_URL and DATA_PATH (the real environment,
-// then .env), as for the bot.
-type storeFlags struct {
-	redisURL string
-	dataPath string
-}
-
-func (f *storeFlags) register(fs *flag.FlagSet) {
-	env := func(name string) string {
-		if v := os.Getenv(name); v != "" {
-			return v
-		}
-		if m, err := godotenv.Read(); err == nil {
-			return m[name]
-		}
-		return ""
-	}
-	dp := env("DATA_PATH")
-	if dp == "" {
-		dp = backend.DefaultDataPath
-	}
-	fs.StringVar(&f.redisURL, "redis", env("REDIS_URL"), "Redis URL (redis:// or rediss://); empty means the embedded store (default $REDIS_URL)")
-	fs.StringVar(&f.dataPath, "data", dp, "the embedded store's file, when no Redis URL is given (default $DATA_PATH)")
-}
-
-// open opens the chosen store. With mustExist, a missing embedded file is an
-// error rather than a new empty store.
-func (f *storeFlags) open(ctx context.Context, mustExist bool) (storage.Store, storage.Dumper, error) {
-	if f.redisURL == "" && mustExist {
-		if _, err := os.Stat(f.dataPath); err != nil {
-			return nil, nil, fmt.Errorf("embedded store: %w (set -data, DATA_PATH, or -redis)", err)
-		}
-	}
-	st, err := backend.Open(ctx, f.redisURL, f.dataPath, storage.Options{})
-	if err != nil {
-		return nil, nil, err
-	}
-	d, ok := st.(storage.Dumper)
-	if !ok {
-		st.Close()
-		return nil, nil, fmt.Errorf("store %T cannot be exported", st)
-	}
-	return st, d, nil
-}
 
 func parseFlags(fs *flag.FlagSet, name string, args []string) error {
 	if err := fs.Parse(args); err != nil {
@@ -87,7 +38,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	guild := fs.Uint64("guild", 0, "with -public: the player's guild ID")
 	user := fs.Uint64("user", 0, "with -public: the player's user ID")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: clefs export [-redis URL | -data FILE] [-o FILE]\n       clefs export -public -guild ID -user ID [-redis URL | -data FILE] [-o FILE]\n\nWrites every player and guild as JSON. Stop the bot first (the embedded\nstore is locked while it runs). Move to Redis: export, then import -redis URL.\nWith -public, writes one player's public export instead (docs/STORAGE.md):\nthe lines and revealed seeds that clefs verify -export and the /fair page check.")
+		fmt.Fprint(stderr, "Usage: clefs export [-redis URL | -data FILE] [-o FILE]\n       clefs export -public -guild ID -user ID [-redis URL | -data FILE] [-o FILE]\n\nWrites every player and guild as JSON. Stop the bot first (the embedded\nstore is locked while it runs). Move to Redis: export, then import -redis URL.\nWith -public, writes one player's public export instead (docs/STORAGE.md):\nthe lines and revealed seeds that clefs verify -export and the /fair page check.\nA missing embedded file is an error: export never creates one.\n\n"+storeUsage+"\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, "export", args); err != nil {
@@ -110,7 +61,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		// Before the store opens: a mistake in -o is reported at once.
 		return fmt.Errorf("export: -o %s is a directory: give a file name, e.g. %s", *out, filepath.Join(*out, "players.json"))
 	}
-	st, d, err := sf.open(ctx, true)
+	st, d, err := sf.open(ctx, mustExist, stderr)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}

@@ -36,11 +36,11 @@ func TestExportPublic(t *testing.T) {
 	p := rotatingPlayer(t, id, rng, 40, 8)
 	other := rotatingPlayer(t, storage.PlayerID{Guild: 1, User: 8}, rng, 5, 2)
 	data := filepath.Join(t.TempDir(), "clefs.db")
-	if _, _, err := runCLI(t, "import", "-redis", "", "-data", data, writeDump(t, p, other)); err != nil {
+	if _, _, err := runCLI(t, "import", "-data", data, writeDump(t, p, other)); err != nil {
 		t.Fatal(err)
 	}
 
-	out, _, err := runCLI(t, "export", "-redis", "", "-data", data, "-public", "-guild", "1", "-user", "7")
+	out, _, err := runCLI(t, "export", "-data", data, "-public", "-guild", "1", "-user", "7")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestExportPublic(t *testing.T) {
 	}
 
 	file := filepath.Join(t.TempDir(), "me.json")
-	if _, stderr, err := runCLI(t, "export", "-redis", "", "-data", data, "-public", "-guild", "1", "-user", "7", "-o", file); err != nil || !strings.Contains(stderr, file) {
+	if _, stderr, err := runCLI(t, "export", "-data", data, "-public", "-guild", "1", "-user", "7", "-o", file); err != nil || !strings.Contains(stderr, file) {
 		t.Fatalf("-o: %v, %q", err, stderr)
 	}
 	if b, err := os.ReadFile(file); err != nil || string(b) != out {
@@ -87,7 +87,7 @@ func TestExportPublic(t *testing.T) {
 		{[]string{"-guild", "1", "-user", "7"}, "-guild and -user go with -public", 2},
 		{[]string{"-public", "-guild", "x", "-user", "7"}, "-guild", 2},
 	} {
-		_, _, err := runCLI(t, append([]string{"export", "-redis", "", "-data", data}, tc.args...)...)
+		_, _, err := runCLI(t, append([]string{"export", "-data", data}, tc.args...)...)
 		if ExitCode(err) != tc.code || err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("export %v: %v (exit %d), want exit %d naming %q", tc.args, err, ExitCode(err), tc.code, tc.want)
 		}
@@ -237,7 +237,7 @@ func TestVerifyPublicAfterARandomRun(t *testing.T) {
 	}
 	checked := 0
 	for _, id := range ids {
-		out, _, err := runCLI(t, "export", "-redis", "", "-data", data, "-public", "-guild", itoa(id.Guild), "-user", itoa(id.User))
+		out, _, err := runCLI(t, "export", "-data", data, "-public", "-guild", itoa(id.Guild), "-user", itoa(id.User))
 		if err != nil {
 			t.Fatal(err)
 		}

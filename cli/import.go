@@ -14,15 +14,18 @@ import (
 
 // runImport reads a dump written by export (from -i FILE, a file argument
 // or stdin) and adds it to the store, all or nothing: a malformed record or
-// a player or guild already present changes nothing and is named.
+// a player or guild already present changes nothing and is named. A store
+// that already holds players is refused unless -force is given; even then
+// nothing in it is overwritten.
 func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var sf storeFlags
 	sf.register(fs)
-	in := fs.String("i", "", "read from this file (default: the argument, or stdin)")
+	in := fs.String("i", "", "read from this `FILE` (default: the argument, or stdin)")
+	force := fs.Bool("force", false, "add to a store that already holds players (a player or guild already there is still refused, and nothing is overwritten)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: clefs import [-redis URL | -data FILE] [-i FILE | FILE]\n\nAdds the players and guilds of a dump written by export, all or nothing.\nThe target should be empty; stop the bot first.")
+		fmt.Fprint(stderr, "Usage: clefs import [-redis URL | -data FILE] [-force] [-i FILE | FILE]\n\nAdds the players and guilds of a dump written by export, all or nothing.\nStop the bot first. A store that already holds players is refused unless\n-force is given; with -force, a player or guild of the dump that the store\nalready has is refused and named, and nothing is imported. A missing\nembedded file is created, but not a missing directory.\n\n"+storeUsage+"\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, "import", args); err != nil {
@@ -53,11 +56,18 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return fmt.Errorf("import: %s: %w; nothing was imported", name, err)
 	}
-	st, dm, err := sf.open(ctx, false)
+	st, dm, err := sf.open(ctx, mayCreate, stderr)
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
 	defer st.Close()
+	n, err := dm.CountPlayers(ctx)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	if n > 0 && !*force {
+		return fmt.Errorf("import: the store already holds %d players; nothing was imported (give -force to add the dump's players to them: one the store already has is refused, and nothing is overwritten)", n)
+	}
 	if err := importDump(ctx, dm, d, stdout); err != nil {
 		return fmt.Errorf("import: %s: %w", name, err)
 	}

@@ -116,12 +116,12 @@ func TestExportImportRoundTrip(t *testing.T) {
 	randomRun(t, st, 1, 1500)
 	st.Close()
 
-	out1, _, err := runCmd(t, "export", "-redis", "", "-data", src)
+	out1, _, err := runCmd(t, "export", "-data", src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dumpFile := filepath.Join(t.TempDir(), "dump.json")
-	if _, _, err := runCmd(t, "export", "-redis", "", "-data", src, "-o", dumpFile); err != nil {
+	if _, _, err := runCmd(t, "export", "-data", src, "-o", dumpFile); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(dumpFile); string(b) != out1 {
@@ -190,21 +190,26 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if out2 != out1 {
 		t.Fatalf("export → import into Redis → export differs:\n%s", firstDiff(out1, out2))
 	}
-	dst := filepath.Join(t.TempDir(), "sub", "dst.db")
-	if _, _, err := runCmd(t, "import", "-redis", "", "-data", dst, "-i", dumpFile); err != nil {
+	dst := filepath.Join(t.TempDir(), "dst.db")
+	if _, _, err := runCmd(t, "import", "-data", dst, "-i", dumpFile); err != nil {
 		t.Fatal(err)
 	}
-	out3, _, err := runCmd(t, "export", "-redis", "", "-data", dst)
+	out3, _, err := runCmd(t, "export", "-data", dst)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out3 != out1 {
 		t.Fatalf("export → import into a file → export differs:\n%s", firstDiff(out1, out3))
 	}
-	// A second import is all duplicates and changes nothing.
+	// A second import is refused: the store holds players. With -force,
+	// it is all duplicates and changes nothing.
 	_, _, err = runCmd(t, "import", "-redis", url, dumpFile)
+	if want := "the store already holds " + strconv.Itoa(len(d.Players)) + " players"; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "-force") {
+		t.Fatalf("second import: %v, want %q and a hint of -force", err, want)
+	}
+	_, _, err = runCmd(t, "import", "-redis", url, "-force", dumpFile)
 	if !errors.Is(err, storage.ErrDuplicate) || !strings.Contains(err.Error(), "players[0]") {
-		t.Fatalf("second import: %v, want a duplicate naming players[0]", err)
+		t.Fatalf("second import -force: %v, want a duplicate naming players[0]", err)
 	}
 	if out4, _, _ := runCmd(t, "export", "-redis", url); out4 != out1 {
 		t.Fatal("a refused import changed the store")
@@ -241,7 +246,7 @@ func TestImportRejectsBadInput(t *testing.T) {
 				t.Fatal(err)
 			}
 			db := filepath.Join(dir, c.name+".db")
-			_, _, err := runCmd(t, "import", "-redis", "", "-data", db, in)
+			_, _, err := runCmd(t, "import", "-data", db, in)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("import: %v, want an error mentioning %q", err, c.want)
 			}
@@ -250,7 +255,7 @@ func TestImportRejectsBadInput(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := runCmd(t, "import", "-redis", "", "-data", filepath.Join(dir, "ok.db"), writeTemp(t, good)); err != nil {
+	if _, _, err := runCmd(t, "import", "-data", filepath.Join(dir, "ok.db"), writeTemp(t, good)); err != nil {
 		t.Fatalf("the good input: %v", err)
 	}
 }
@@ -303,7 +308,7 @@ func TestImportRejectsBadCurrentDump(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			db := filepath.Join(dir, c.name+".db")
-			_, _, err := runCmd(t, "import", "-redis", "", "-data", db, writeTemp(t, string(c.input)))
+			_, _, err := runCmd(t, "import", "-data", db, writeTemp(t, string(c.input)))
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("import: %v, want an error mentioning %q", err, c.want)
 			}
@@ -313,7 +318,7 @@ func TestImportRejectsBadCurrentDump(t *testing.T) {
 		})
 	}
 	db := filepath.Join(dir, "ok.db")
-	if _, _, err := runCmd(t, "import", "-redis", "", "-data", db, writeTemp(t, string(encode(good)))); err != nil {
+	if _, _, err := runCmd(t, "import", "-data", db, writeTemp(t, string(encode(good)))); err != nil {
 		t.Fatalf("the good input: %v", err)
 	}
 	st := openStore(t, "", db)
@@ -340,7 +345,7 @@ func TestAuditAfterARandomRun(t *testing.T) {
 	st := openStore(t, "", path)
 	randomRun(t, st, 2, 2000)
 	st.Close()
-	out, _, err := runCmd(t, "audit", "-redis", "", "-data", path)
+	out, _, err := runCmd(t, "audit", "-data", path)
 	if err != nil || !strings.Contains(out, " 0 breaches") || !strings.Contains(out, " credits held in total") {
 		t.Fatalf("audit of bolt after a random run: %q, %v", out, err)
 	}
@@ -370,7 +375,7 @@ func TestStoreCommandsUsage(t *testing.T) {
 			t.Errorf("%v: %v (exit %d), want a usage error", args, err, ExitCode(err))
 		}
 	}
-	_, _, err := runCmd(t, "audit", "-redis", "", "-data", filepath.Join(t.TempDir(), "missing.db"))
+	_, _, err := runCmd(t, "audit", "-data", filepath.Join(t.TempDir(), "missing.db"))
 	if err == nil || ExitCode(err) != 1 || !strings.Contains(err.Error(), "missing.db") {
 		t.Fatalf("audit of a missing file: %v", err)
 	}
@@ -389,7 +394,7 @@ func TestExportReportsTheUsersPath(t *testing.T) {
 		{dir, []string{dir + " is a directory", filepath.Join(dir, "players.json")}},
 		{filepath.Join(dir, "missing", "x.json"), []string{filepath.Join(dir, "missing", "x.json") + ": no such file or directory"}},
 	} {
-		_, _, err := runCmd(t, "export", "-redis", "", "-data", src, "-o", tt.out)
+		_, _, err := runCmd(t, "export", "-data", src, "-o", tt.out)
 		if err == nil {
 			t.Errorf("export -o %s succeeded", tt.out)
 			continue

@@ -13,7 +13,7 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: clefs version\n\nPrints the module version, the VCS revision and commit time, whether the\ntree was modified, and the Go version that built the binary.")
+		fmt.Fprintln(stderr, "Usage: clefs version\n\nPrints the release (the latest version in CHANGELOG.md), the VCS revision\n(-dirty when the tree was modified) and commit time, and the Go version\nthat built the binary. go build stamps the revision from the git clone;\ngo run does not.")
 	}
 	if err := parseFlags(fs, "version", args); err != nil {
 		return err

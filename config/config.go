@@ -206,7 +206,7 @@ func (l *loader) token(name string) string {
 	v = strings.TrimPrefix(v, "Bot ")
 	switch {
 	case v == "":
-		l.fail(name, "required (the bot token from the Discord developer portal)")
+		l.fail(name, "required (the bot token from the Discord developer portal; to try the game without Discord, run: go run . try)")
 	case strings.ContainsFunc(v, func(r rune) bool { return unicode.IsSpace(r) || r > unicode.MaxASCII || unicode.IsControl(r) }):
 		l.fail(name, "contains spaces or non-ASCII characters (token not shown)")
 	}

@@ -275,7 +275,7 @@ func ExampleLoad() {
 	fmt.Println(err)
 	// Output:
 	// 1250 500 ./data/clefs.db https://discord.com
-	// DISCORD_TOKEN: required (the bot token from the Discord developer portal)
+	// DISCORD_TOKEN: required (the bot token from the Discord developer portal; to try the game without Discord, run: go run . try)
 }
 
 // testKeyHex is a valid Ed25519 public key (of the all-zero seed).

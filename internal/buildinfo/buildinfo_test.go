@@ -57,3 +57,21 @@ func TestReadHasGoVersion(t *testing.T) {
 		t.Errorf("Read().GoVersion = %q, want %q", got.GoVersion, runtime.Version())
 	}
 }
+
+func TestReleaseOf(t *testing.T) {
+	tests := []struct{ name, text, want string }{
+		{"latest first", "# Changelog\n\n## [0.3.0] - 2026-12-02\n\n### Added\n\n## [0.2.0] - 2026-12-01\n", "0.3.0"},
+		{"Unreleased skipped", "## [Unreleased]\n\n### Added\n- a\n\n## [1.0.0-rc.1] - 2027-01-01\n", "1.0.0-rc.1"},
+		{"unreleased in any case, no brackets", "## unreleased\n## 0.2.0 - 2026-12-01\n", "0.2.0"},
+		{"only Unreleased", "## [Unreleased]\n\n- a\n", ""},
+		{"a link reference or a third-level heading is no release", "### [9.9.9]\n[0.1.0]: https://example.com\n## [0.1.0]\n", "0.1.0"},
+		{"empty", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ReleaseOf(tt.text); got != tt.want {
+				t.Errorf("ReleaseOf = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -48,13 +48,19 @@ func Open(ctx context.Context, redisURL, dataPath string, opts storage.Options) 
 	return st, nil
 }
 
-// Describe names the store Open would choose, for logs (no secrets).
+// Describe names the store Open would choose, for logs and for the
+// operator subcommands' "store: …" line, with no secret: the Redis URL
+// with its passwords hidden (redisstore.RedactURL), or "embedded file"
+// and the file's absolute path.
 func Describe(redisURL, dataPath string) string {
 	if redisURL != "" {
-		return "redis"
+		return redisstore.RedactURL(redisURL)
 	}
 	if dataPath == "" {
 		dataPath = DefaultDataPath
 	}
-	return "file " + dataPath
+	if abs, err := filepath.Abs(dataPath); err == nil {
+		dataPath = abs
+	}
+	return "embedded file " + dataPath
 }

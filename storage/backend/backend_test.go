@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,5 +61,23 @@ func TestOpenErrors(t *testing.T) {
 	}
 	if _, err := backend.Open(ctx, "", filepath.Join(file, "clefs.db"), storage.Options{}); err == nil {
 		t.Error("Open accepted a data path under a file")
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	abs, err := filepath.Abs("data/x.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ url, path, want string }{
+		{"redis://:s3cret@host:6379/0", "ignored", "redis://:xxxxx@host:6379/0"},
+		{"redis+sentinel://u:s3cret@h1:26379,h2:26379/0?master_name=m&password=s3cret", "", "xxxxx"},
+		{"redis+cluster://:s3cret@h1:7000,h2:7000", "", "h1:7000"},
+		{"", "data/x.db", "embedded file " + abs},
+	} {
+		got := backend.Describe(tt.url, tt.path)
+		if !strings.Contains(got, tt.want) || strings.Contains(got, "s3cret") {
+			t.Errorf("Describe(%q, %q) = %q, want it to contain %q and no password", tt.url, tt.path, got, tt.want)
+		}
 	}
 }

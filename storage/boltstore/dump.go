@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -47,6 +46,17 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer
 	})
 }
 
+// CountPlayers implements storage.Dumper: the number of keys of the
+// players bucket, which bbolt counts from its pages.
+func (s *Store) CountPlayers(ctx context.Context) (int, error) {
+	n := 0
+	err := s.view(ctx, "count players", func(tx *bolt.Tx) error {
+		n = tx.Bucket(bucketPlayers).Stats().KeyN
+		return nil
+	})
+	return n, err
+}
+
 // ExportGuilds calls fn for every guild with settings or audit entries, by
 // guild, from one read transaction. fn must not write to the store.
 func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.DecodedGuild) error) error {
@@ -84,6 +94,10 @@ func guildsOf(b *bolt.Bucket) []uint64 {
 	var out []uint64
 	c := b.Cursor()
 	for k, _ := c.First(); k != nil; {
+		if len(k) < 8 { // a malformed key (see malformedBoardKeys)
+			k, _ = c.Next()
+			continue
+		}
 		g := binary.BigEndian.Uint64(k)
 		out = append(out, g)
 		if g == ^uint64(0) {
@@ -212,6 +226,9 @@ func (s *Store) CheckIndex(ctx context.Context, fn func(storage.IndexDrift) erro
 	var drifts []storage.IndexDrift
 	err := s.view(ctx, "check index", func(tx *bolt.Tx) error {
 		drifts = nil
+		for _, k := range malformedBoardKeys(tx) {
+			drifts = append(drifts, malformedDrift(k))
+		}
 		return eachGuildIndex(tx, func(guild uint64, want, have map[uint64]int64, extra []storage.IndexDrift) error {
 			drifts = append(drifts, extra...)
 			users := make([]uint64, 0, len(want))
@@ -247,9 +264,10 @@ func (s *Store) CheckIndex(ctx context.Context, fn func(storage.IndexDrift) erro
 }
 
 // RebuildIndex sets every player's leaderboard entry from its balance,
-// removes the entries of players that do not exist and recounts each
-// guild's players, in one write transaction; it returns how many entries
-// (and counts) it changed: 0 on a sound store, and on a second run.
+// removes the entries of players that do not exist and the malformed keys
+// (of the wrong length), and recounts each guild's players, in one write
+// transaction; it returns how many entries (and counts) it changed: 0 on a
+// sound store, and on a second run.
 func (s *Store) RebuildIndex(ctx context.Context) (int, error) {
 	if err := s.check(ctx); err != nil {
 		return 0, err
@@ -257,6 +275,12 @@ func (s *Store) RebuildIndex(ctx context.Context) (int, error) {
 	changed := 0
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		changed = 0
+		for _, k := range malformedBoardKeys(tx) {
+			if err := tx.Bucket(bucketBoard).Delete(k); err != nil {
+				return err
+			}
+			changed++
+		}
 		type fix struct {
 			del, put [][]byte
 			guild    uint64
@@ -340,8 +364,8 @@ func eachGuildIndex(tx *bolt.Tx, fn func(guild uint64, want, have map[uint64]int
 		}
 		c = board.Cursor()
 		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-			if len(k) != 24 {
-				return errors.New("malformed leaderboard key")
+			if len(k) != boardKeyLen {
+				continue // malformedBoardKeys reports it
 			}
 			u, b := parseBoardKey(k)
 			if _, dup := have[u]; dup {
@@ -356,4 +380,33 @@ func eachGuildIndex(tx *bolt.Tx, fn func(guild uint64, want, have map[uint64]int
 		}
 	}
 	return nil
+}
+
+// boardKeyLen is the length of a leaderboard key: guild, ^balance, user.
+const boardKeyLen = 24
+
+// malformedBoardKeys returns the keys of the board bucket that are not
+// leaderboard keys (boardKey never writes them: a bug or a file edited by
+// hand), in order. The caller must not keep them past tx.
+func malformedBoardKeys(tx *bolt.Tx) [][]byte {
+	var bad [][]byte
+	c := tx.Bucket(bucketBoard).Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		if len(k) != boardKeyLen {
+			bad = append(bad, bytes.Clone(k))
+		}
+	}
+	return bad
+}
+
+// malformedDrift describes a malformed board key k as an IndexDrift.
+func malformedDrift(k []byte) storage.IndexDrift {
+	var g uint64
+	if len(k) >= 8 {
+		g = binary.BigEndian.Uint64(k)
+	}
+	return storage.IndexDrift{
+		ID:        storage.PlayerID{Guild: g},
+		Malformed: fmt.Sprintf("leaderboard key %x is %d bytes long, not %d", k, len(k), boardKeyLen),
+	}
 }

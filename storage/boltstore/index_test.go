@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,5 +112,50 @@ func TestRecordCacheNeverStale(t *testing.T) {
 	a, err := storage.Apply(ctx, st, storage.Step{ID: id, Op: "b", Now: now, Do: func(p game.Player) (game.Step, error) { return p.Grant(1, now) }})
 	if err != nil || a.Player.Balance != 112 {
 		t.Fatalf("Apply after a change behind the cache: %+v, %v", a.Player, err)
+	}
+}
+
+// TestIndexMalformedKeys: board keys of the wrong length (which boardKey
+// never writes) are reported by CheckIndex, not an error, and removed by
+// RebuildIndex.
+func TestIndexMalformedKeys(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(filepath.Join(t.TempDir(), "clefs.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	now := storage.Timestamp(time.Now())
+	if _, err := storage.Apply(ctx, st, storage.Step{ID: storage.PlayerID{Guild: 1, User: 1}, Op: "set", Create: true, Seeds: storetest.Seeds(1), Now: now,
+		Do: func(p game.Player) (game.Step, error) { return p.SetBalance(100, now) }}); err != nil {
+		t.Fatal(err)
+	}
+	long := append(boardKey(storage.PlayerID{Guild: 1, User: 2}, 50), 0)
+	if err := st.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketBoard)
+		if err := b.Put(long, nil); err != nil {
+			return err
+		}
+		return b.Put([]byte("bad"), nil)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var drifts []storage.IndexDrift
+	if err := st.CheckIndex(ctx, func(d storage.IndexDrift) error { drifts = append(drifts, d); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(drifts) != 2 || drifts[0].ID != (storage.PlayerID{Guild: 1}) || !strings.Contains(drifts[0].Malformed, "25 bytes long") ||
+		drifts[1].ID != (storage.PlayerID{}) || !strings.Contains(drifts[1].Malformed, "3 bytes long") {
+		t.Fatalf("drifts: %+v; want the 25-byte key of guild 1 and the 3-byte key", drifts)
+	}
+	if n, err := st.RebuildIndex(ctx); err != nil || n != 2 {
+		t.Fatalf("RebuildIndex: %d changes, %v; want 2", n, err)
+	}
+	drifts = nil
+	if err := st.CheckIndex(ctx, func(d storage.IndexDrift) error { drifts = append(drifts, d); return nil }); err != nil || len(drifts) != 0 {
+		t.Fatalf("after RebuildIndex: %+v, %v", drifts, err)
+	}
+	if b, err := st.Leaderboard(ctx, 1, 10, 0); err != nil || len(b.Top) != 1 || b.Top[0].Balance != 100 {
+		t.Fatalf("leaderboard after the repair: %+v, %v", b, err)
 	}
 }

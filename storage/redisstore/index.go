@@ -97,10 +97,49 @@ func (s *Store) balances(ctx context.Context, ids []storage.PlayerID) (bal []int
 	return bal, ver, nil
 }
 
+// CountPlayers implements storage.Dumper: the player records found with
+// SCAN (on every master) that hold a player, checked with HEXISTS in
+// pipelines of 256.
+func (s *Store) CountPlayers(ctx context.Context) (int, error) {
+	if s.closed.Load() {
+		return 0, storage.ErrClosed
+	}
+	ids, err := s.allPlayers(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for start := 0; start < len(ids); start += 256 {
+		chunk := ids[start:min(start+256, len(ids))]
+		cmds := make([]*redis.BoolCmd, len(chunk))
+		if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for i, id := range chunk {
+				cmds[i] = p.HExists(ctx, recordKey(id), "v")
+			}
+			return nil
+		}); err != nil {
+			return 0, s.wrap("count players", err)
+		}
+		for _, c := range cmds {
+			if c.Val() {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+// indexIssue is a drift, and for a malformed entry its member as stored.
+type indexIssue struct {
+	storage.IndexDrift
+	member string
+}
+
 // drifts returns the differences between the players and the index,
-// guild by guild, user by user. Each difference found is read again once,
-// so that a write in flight is not reported.
-func (s *Store) drifts(ctx context.Context) ([]storage.IndexDrift, error) {
+// guild by guild: its malformed members, then user by user. Each
+// difference found is read again once, so that a write in flight is not
+// reported.
+func (s *Store) drifts(ctx context.Context) ([]indexIssue, error) {
 	ids, err := s.allPlayers(ctx)
 	if err != nil {
 		return nil, err
@@ -123,7 +162,7 @@ func (s *Store) drifts(ctx context.Context) ([]storage.IndexDrift, error) {
 		order = append(order, g)
 	}
 	slices.Sort(order)
-	var out []storage.IndexDrift
+	var out []indexIssue
 	for _, g := range order {
 		users := guilds[g]
 		pids := make([]storage.PlayerID, len(users))
@@ -134,9 +173,12 @@ func (s *Store) drifts(ctx context.Context) ([]storage.IndexDrift, error) {
 		if err != nil {
 			return nil, err
 		}
-		board, err := s.board(ctx, g)
+		board, bad, err := s.scanBoard(ctx, g)
 		if err != nil {
 			return nil, err
+		}
+		for _, b := range bad {
+			out = append(out, indexIssue{storage.IndexDrift{ID: storage.PlayerID{Guild: g}, Malformed: b.reason}, b.member})
 		}
 		var found []storage.IndexDrift
 		for i, u := range users {
@@ -153,7 +195,9 @@ func (s *Store) drifts(ctx context.Context) ([]storage.IndexDrift, error) {
 			return nil, err
 		}
 		slices.SortFunc(found, func(a, b storage.IndexDrift) int { return cmp.Compare(a.ID.User, b.ID.User) })
-		out = append(out, found...)
+		for _, d := range found {
+			out = append(out, indexIssue{IndexDrift: d})
+		}
 	}
 	return out, nil
 }
@@ -187,11 +231,11 @@ func (s *Store) drift(ctx context.Context, id storage.PlayerID) (storage.IndexDr
 	case err != nil:
 		return storage.IndexDrift{}, s.wrap("read the leaderboard", err)
 	default:
-		e, err := boardEntry(member(id.User), sc, 0)
-		if err != nil {
-			return storage.IndexDrift{}, fmt.Errorf("redisstore: leaderboard of guild %d: %w", id.Guild, err)
+		// A score that is not a balance is no entry: drifts reports it as
+		// malformed, and RebuildIndex sets it again.
+		if e, err := boardEntry(member(id.User), sc, 0); err == nil {
+			d.Indexed, d.Index = e.Balance, true
 		}
-		d.Indexed, d.Index = e.Balance, true
 	}
 	return d, nil
 }
@@ -210,15 +254,17 @@ func (s *Store) CheckIndex(ctx context.Context, fn func(storage.IndexDrift) erro
 		return err
 	}
 	for _, d := range found {
-		if err := fn(d); err != nil {
+		if err := fn(d.IndexDrift); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// RebuildIndex implements storage.Indexer. For each drift CheckIndex would
-// report, it sets the entry from the player's balance (or removes it),
+// RebuildIndex implements storage.Indexer. It removes the malformed
+// members CheckIndex would report (the bot never writes one, so that is
+// safe while it plays); then for each drift, it sets the entry from the
+// player's balance (or removes it),
 // then reads the player's version again: if the player was written
 // meanwhile (and its writer's ZADD may have landed before ours), it sets
 // the entry again from the new balance. So it is safe while the bot plays.
@@ -232,6 +278,19 @@ func (s *Store) RebuildIndex(ctx context.Context) (int, error) {
 	}
 	changed := 0
 	for _, d := range found {
+		if d.Malformed == "" {
+			continue
+		}
+		n, err := s.rdb.ZRem(ctx, boardKey(d.ID.Guild), d.member).Result()
+		if err != nil {
+			return changed, s.wrap("rebuild the leaderboard", err)
+		}
+		changed += int(n)
+	}
+	for _, d := range found {
+		if d.Malformed != "" {
+			continue
+		}
 		for range storage.MaxAttempts {
 			st, err := s.load(ctx, d.ID, "")
 			if err != nil {

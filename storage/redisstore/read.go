@@ -203,27 +203,53 @@ func (s *Store) Players(ctx context.Context, guild uint64, fn func(user uint64) 
 // board reads the guild's whole leaderboard index with ZSCAN: user →
 // balance.
 func (s *Store) board(ctx context.Context, guild uint64) (map[uint64]int64, error) {
-	out := map[uint64]int64{}
+	out, bad, err := s.scanBoard(ctx, guild)
+	if err != nil {
+		return nil, err
+	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("redisstore: leaderboard of guild %d: %s (clefs audit -repair removes it)", guild, bad[0].reason)
+	}
+	return out, nil
+}
+
+// badMember is a leaderboard member that names no player: not a 20-digit
+// user ID, or with a score that is not a balance.
+type badMember struct {
+	member string // as stored, for ZREM
+	reason string
+}
+
+// scanBoard reads the guild's leaderboard with ZSCAN: the balance of each
+// well-formed member, and the members that are not (bad).
+func (s *Store) scanBoard(ctx context.Context, guild uint64) (out map[uint64]int64, bad []badMember, err error) {
+	out = map[uint64]int64{}
 	it := s.rdb.ZScan(ctx, boardKey(guild), 0, "", 1000).Iterator()
 	for it.Next(ctx) {
 		m := it.Val()
 		if !it.Next(ctx) {
 			break
 		}
-		sc, err := parseScore(it.Val())
+		e, err := parseBoardEntry(m, it.Val())
 		if err != nil {
-			return nil, fmt.Errorf("redisstore: leaderboard of guild %d: %w", guild, err)
-		}
-		e, err := boardEntry(m, sc, 0)
-		if err != nil {
-			return nil, fmt.Errorf("redisstore: leaderboard of guild %d: %w", guild, err)
+			bad = append(bad, badMember{member: m, reason: err.Error()})
+			continue
 		}
 		out[e.User] = e.Balance
 	}
 	if err := it.Err(); err != nil {
-		return nil, s.wrap(fmt.Sprintf("leaderboard of guild %d", guild), err)
+		return nil, nil, s.wrap(fmt.Sprintf("leaderboard of guild %d", guild), err)
 	}
-	return out, nil
+	return out, bad, nil
+}
+
+// parseBoardEntry reads a member and its score, as ZSCAN gives them.
+func parseBoardEntry(m, score string) (storage.LeaderboardEntry, error) {
+	sc, err := parseScore(score)
+	if err != nil {
+		return storage.LeaderboardEntry{}, err
+	}
+	return boardEntry(m, sc, 0)
 }
 
 func parseScore(s string) (float64, error) {

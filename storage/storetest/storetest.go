@@ -74,6 +74,7 @@ func Run(t *testing.T, open OpenFunc) {
 		{"DumpVersion3", testDumpVersion3},
 		{"DumpReveals", testDumpReveals},
 		{"ImportDuplicate", testImportDuplicate},
+		{"CountPlayers", testCountPlayers},
 		{"Index", testIndex},
 		{"CareLimitRace", testCareLimitRace},
 		{"CarePause", testCarePause},

@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/joho/godotenv"
+
+	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/backend"
+	"github.com/lesclefsdutresor/clefs/storage/redisstore"
+)
+
+// storeUsage is the paragraph of a store subcommand's usage that says
+// which store it opens.
+const storeUsage = `The store: -redis URL, else -data FILE, else REDIS_URL, else DATA_PATH
+(each variable from the environment, then .env), else ` + backend.DefaultDataPath + `.
+A flag wins over the environment; giving both -redis and -data is an error.
+The store chosen is printed on stderr ("store: …") before anything is done.`
+
+// storeFlags are the flags export, import and audit share: which store to
+// open. A flag given wins over the environment and .env (see choose).
+type storeFlags struct {
+	redisURL string
+	dataPath string
+	set      *flag.FlagSet // to tell a flag given from one left out
+}
+
+func (f *storeFlags) register(fs *flag.FlagSet) {
+	f.set = fs
+	fs.StringVar(&f.redisURL, "redis", "", "the Redis store's `URL` (default $REDIS_URL; wins over $DATA_PATH), one of:\n  "+
+		strings.Join(strings.Split(redisstore.URLForms, ", "), "\n  "))
+	fs.StringVar(&f.dataPath, "data", "", "the embedded store's `FILE` (default $DATA_PATH, else "+backend.DefaultDataPath+
+		"; wins over $REDIS_URL)")
+}
+
+// storeChoice is the store a subcommand acts on: a Redis URL or an
+// embedded file, and where that came from.
+type storeChoice struct {
+	redisURL string // empty for the embedded store
+	dataPath string
+	from     string // "-redis", "-data", "REDIS_URL in .env", "the default"…
+}
+
+// String describes the store with no secret (backend.Describe) and says
+// where the choice came from: "redis://:xxxxx@host:6379/0 (from REDIS_URL)".
+func (c storeChoice) String() string {
+	return backend.Describe(c.redisURL, c.dataPath) + " (from " + c.from + ")"
+}
+
+// choose applies the precedence: -redis, else -data, else REDIS_URL, else
+// DATA_PATH, else backend.DefaultDataPath. A variable is read from the
+// environment (lookupEnv) when it is there, even empty, else from .env
+// (dotenv; a missing .env is fine), as the bot reads them (godotenv.Load
+// does not override the environment). An empty value counts as unset.
+// Both flags, or a flag given empty, is a usageError.
+func (f *storeFlags) choose(lookupEnv func(string) (string, bool), dotenv func() (map[string]string, error)) (storeChoice, error) {
+	given := map[string]bool{}
+	f.set.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	switch {
+	case given["redis"] && given["data"]:
+		return storeChoice{}, usageError{fmt.Sprintf("%s: give -redis or -data, not both", f.set.Name())}
+	case given["redis"] && f.redisURL == "":
+		return storeChoice{}, usageError{fmt.Sprintf("%s: -redis needs a URL (%s)", f.set.Name(), redisstore.URLForms)}
+	case given["data"] && f.dataPath == "":
+		return storeChoice{}, usageError{fmt.Sprintf("%s: -data needs a file name", f.set.Name())}
+	case given["redis"]:
+		return storeChoice{redisURL: f.redisURL, from: "-redis"}, nil
+	case given["data"]:
+		return storeChoice{dataPath: f.dataPath, from: "-data"}, nil
+	}
+	var file map[string]string
+	var fileErr error
+	read := false
+	env := func(name string) (value, from string, err error) {
+		if v, ok := lookupEnv(name); ok {
+			return v, name, nil
+		}
+		if !read {
+			file, fileErr = dotenv()
+			read = true
+			if errors.Is(fileErr, fs.ErrNotExist) {
+				fileErr = nil
+			}
+		}
+		if fileErr != nil {
+			return "", "", fmt.Errorf("read .env: %w", fileErr)
+		}
+		return file[name], name + " in .env", nil
+	}
+	url, from, err := env("REDIS_URL")
+	if err != nil {
+		return storeChoice{}, err
+	}
+	if url != "" {
+		return storeChoice{redisURL: url, from: from}, nil
+	}
+	path, from, err := env("DATA_PATH")
+	if err != nil {
+		return storeChoice{}, err
+	}
+	if path != "" {
+		return storeChoice{dataPath: path, from: from}, nil
+	}
+	return storeChoice{dataPath: backend.DefaultDataPath, from: "the default"}, nil
+}
+
+// openMode says what a subcommand may do to an embedded file.
+type openMode int
+
+const (
+	// mustExist: the file must be there already (export, audit): a
+	// missing one is an error, never a new empty store.
+	mustExist openMode = iota
+	// mayCreate: a missing file is created (import), but not a missing
+	// directory, which is more likely a typo than a wish.
+	mayCreate
+)
+
+// open chooses the store (choose), prints it on stderr ("store: …"), checks
+// an embedded file's path as mode says, and opens it. Its errors name the
+// store; nothing is opened, read or created when they occur.
+func (f *storeFlags) open(ctx context.Context, mode openMode, stderr io.Writer) (storage.Store, storage.Dumper, error) {
+	c, err := f.choose(os.LookupEnv, func() (map[string]string, error) { return godotenv.Read() })
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(stderr, "store: %s\n", c)
+	if c.redisURL == "" {
+		if err := checkDataPath(c.dataPath, mode); err != nil {
+			return nil, nil, fmt.Errorf("store %s: %w", backend.Describe("", c.dataPath), err)
+		}
+	}
+	st, err := backend.Open(ctx, c.redisURL, c.dataPath, storage.Options{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("store %s: %w", backend.Describe(c.redisURL, c.dataPath), err)
+	}
+	d, ok := st.(storage.Dumper)
+	if !ok {
+		st.Close()
+		return nil, nil, fmt.Errorf("store %T cannot be exported", st)
+	}
+	return st, d, nil
+}
+
+// checkDataPath refuses an embedded store's path that mode does not allow:
+// a directory, a missing file (mustExist), an empty file (which bbolt would
+// turn into a store), a missing directory (mayCreate).
+func checkDataPath(path string, mode openMode) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return errors.New("is a directory: give the store's file, e.g. " + filepath.Join(path, "clefs.db"))
+	case err == nil && !fi.Mode().IsRegular():
+		return errors.New("is not a regular file")
+	case err == nil && fi.Size() == 0 && mode == mustExist:
+		return errors.New("is an empty file, not a store")
+	case err == nil:
+		return nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return pathErr(err)
+	case mode == mustExist:
+		return errors.New("no such file: nothing to read (check -data or DATA_PATH, or give -redis)")
+	}
+	dir := filepath.Dir(path)
+	if di, err := os.Stat(dir); err != nil || !di.IsDir() {
+		return fmt.Errorf("directory %s does not exist: create it first, or check -data or DATA_PATH", dir)
+	}
+	return nil
+}
