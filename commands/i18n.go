@@ -57,7 +57,9 @@ func (c *catalog) forLocale(l discordgo.Locale) *lang {
 
 // T returns message id with template data (nil when the message has none).
 // A missing message yields its id, so that a slip shows rather than crashes;
-// TestLocalesComplete makes sure none is missing.
+// a message missing in French only falls back to English (go-i18n's default
+// language) without an error here. TestLocalesComplete and
+// TestFrenchNeverFallsBack make sure neither happens.
 func (l *lang) T(id string, data map[string]any) string {
 	s, err := l.loc.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data})
 	if err != nil && s == "" {
@@ -76,11 +78,24 @@ func (l *lang) P(id string, count any, data map[string]any) string {
 	return s
 }
 
-// Credits formats an amount of cents as credits with the unit, plural-correct
-// (go-i18n reads the plural form from the amount's operands): "0.50 credits",
-// "1,00 crédit", "12,50 crédits".
+// Credits formats an amount of cents as credits with the unit, plural-correct:
+// "0.50 credits", "1.00 credit", "2.00 credits"; "0,50 crédit", "1,00 crédit",
+// "2,00 crédits".
 func (l *lang) Credits(cents int64) string {
-	return l.P("credits", groupAmount(cents, "", "."), map[string]any{"Amount": l.Amount(cents)})
+	return l.P("credits", creditsCount(cents), map[string]any{"Amount": l.Amount(cents)})
+}
+
+// creditsCount is the count that chooses the plural form of an amount: the
+// number of credits, an integer when the amount is whole. Read as "1.00",
+// CLDR would make one credit plural in English ("1.00 credits") because of
+// its written decimals; a reader counts one credit, as in French, so a whole
+// amount counts as its integer. A fraction keeps its decimals, from which
+// go-i18n reads the form: "0.50 credits", "0,50 crédit", "1,99 crédit".
+func creditsCount(cents int64) string {
+	if cents%100 == 0 {
+		return strconv.FormatInt(cents/100, 10)
+	}
+	return groupAmount(cents, "", ".")
 }
 
 // Signed formats a movement of credits with its sign: "+4.50 credits",
