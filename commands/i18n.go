@@ -85,15 +85,16 @@ func (l *lang) Credits(cents int64) string {
 	return l.P("credits", creditsCount(cents), map[string]any{"Amount": l.Amount(cents)})
 }
 
-// creditsCount is the count that chooses the plural form of an amount: the
-// number of credits, an integer when the amount is whole. Read as "1.00",
-// CLDR would make one credit plural in English ("1.00 credits") because of
-// its written decimals; a reader counts one credit, as in French, so a whole
-// amount counts as its integer. A fraction keeps its decimals, from which
-// go-i18n reads the form: "0.50 credits", "0,50 crédit", "1,99 crédit".
+// creditsCount is the count that chooses the plural form of an amount: its
+// decimal writing ("0.50", "12.00"), from whose operands go-i18n reads the
+// CLDR form, except for exactly one credit, counted as 1. CLDR makes "1.00"
+// plural in English because of its written decimals ("1.00 credits"), but a
+// reader counts one credit, as French does ("1,00 crédit"). Other whole
+// amounts keep their decimals, so that French never reads a million as
+// "many" ("1 000 000,00 crédits", not "… de crédits").
 func creditsCount(cents int64) string {
-	if cents%100 == 0 {
-		return strconv.FormatInt(cents/100, 10)
+	if cents == 100 || cents == -100 {
+		return "1"
 	}
 	return groupAmount(cents, "", ".")
 }
