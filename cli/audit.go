@@ -85,7 +85,7 @@ func audit(ctx context.Context, st storage.Store, d storage.Dumper, repair bool,
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%d players checked, %d breaches, %s held in total\n", players, bad, bigCredits(&held))
+	fmt.Fprintf(w, "%s checked, %s, %s held in total\n", count(players, "player", "players"), count(bad, "breach", "breaches"), bigCredits(&held))
 
 	drift := 0
 	if ix, ok := st.(storage.Indexer); ok {
@@ -94,7 +94,7 @@ func audit(ctx context.Context, st storage.Store, d storage.Dumper, repair bool,
 			if err != nil {
 				return fmt.Errorf("rebuild the leaderboard index: %w", err)
 			}
-			fmt.Fprintf(w, "leaderboard index rebuilt: %d entries changed\n", n)
+			fmt.Fprintf(w, "leaderboard index rebuilt: %s changed\n", count(n, "entry", "entries"))
 		}
 		err := ix.CheckIndex(ctx, func(x storage.IndexDrift) error {
 			drift++
@@ -113,7 +113,7 @@ func audit(ctx context.Context, st storage.Store, d storage.Dumper, repair bool,
 		if err != nil {
 			return fmt.Errorf("check the leaderboard index: %w", err)
 		}
-		fmt.Fprintf(w, "leaderboard index: %d entries drifted\n", drift)
+		fmt.Fprintf(w, "leaderboard index: %s drifted\n", count(drift, "entry", "entries"))
 	} else if repair {
 		fmt.Fprintln(w, "leaderboard index: written with the players, nothing to repair")
 	}
@@ -135,5 +135,17 @@ func credits(cents int64) string {
 
 // bigCredits formats a total of cents, which may pass int64, as credits.
 func bigCredits(cents *big.Int) string {
-	return game.FormatRat(new(big.Rat).SetFrac(cents, big.NewInt(100)), 2, game.English) + " credits"
+	unit := " credits"
+	if cents.Cmp(big.NewInt(100)) == 0 {
+		unit = " credit" // "1.00 credit", as the bot writes it
+	}
+	return game.FormatRat(new(big.Rat).SetFrac(cents, big.NewInt(100)), 2, game.English) + unit
+}
+
+// count writes n with the English noun for it: "1 player", "0 players".
+func count[N int | int64](n N, one, other string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, other)
 }

@@ -55,8 +55,8 @@ func TestLimitsSetAndShow(t *testing.T) {
 		limitErr                         string
 		title                            string
 	}{
-		{"en-US", "Stakes per day", "in force now", "from <t:", "1.00 credit", "Lowering a limit applies at once", "would cross your limit **Stakes per day**", "Your limits"},
-		{"fr", "Mises par jour", "en vigueur dès maintenant", "à partir du <t:", "1,00 crédit", "Baisser", "dépasserait votre limite **Mises par jour**", "Vos limites"},
+		{"en-US", "Stakes per day", "in force now", "from <t:", "1.00 credit", "Lowering a limit applies at once", "would cross one of your limits, **Stakes per day: 1.00 credit**", "Your limits"},
+		{"fr", "Mises par jour", "en vigueur dès maintenant", "à partir du <t:", "1,00 crédit", "Baisser", "dépasserait l'une de vos limites, **Mises par jour : 1,00 crédit**", "Vos limites"},
 	} {
 		t.Run(tc.locale, func(t *testing.T) {
 			e := newEnv(t)
@@ -334,8 +334,8 @@ func TestAdminPlayer(t *testing.T) {
 	e.admin(alice, memberPerms, "player", bobID).expectUserError("Only moderators")
 	var replies []*handled
 	for _, tc := range []struct{ locale, limit, pause, balance string }{
-		{"en-US", "Stakes per day: 4.00 credits", "paused until", "**" + e.app.cat.forLocale("en-US").Credits(p.Balance) + "**"},
-		{"fr", "Mises par jour : 4,00 crédits", "en pause jusqu'au", "**" + e.app.cat.forLocale("fr").Credits(p.Balance) + "**"},
+		{"en-US", "Stakes per day: 4.00 credits", "Paused until", "**" + e.app.cat.forLocale("en-US").Credits(p.Balance) + "**"},
+		{"fr", "Mises par jour : 4,00 crédits", "En pause jusqu'au", "**" + e.app.cat.forLocale("fr").Credits(p.Balance) + "**"},
 	} {
 		h := e.handle(e.slashPayload(moderator, modPermsSet, tc.locale, "admin", "player", bobID))
 		s := h.text()
@@ -423,8 +423,8 @@ func TestHouseRulesSettings(t *testing.T) {
 		t.Fatal("a play refused by the house changed the player")
 	}
 	// /limits show lists them.
-	if s := e.limits(alice, "en-US", "show").text(); !strings.Contains(s, "At most 1.00 credits staked per day") || !strings.Contains(s, "30 s between") ||
-		!strings.Contains(s, "every 15 minutes or every 5 plays") || !strings.Contains(s, "Staked: 1.00 credits") {
+	if s := e.limits(alice, "en-US", "show").text(); !strings.Contains(s, "At most 1.00 credit staked per day") || !strings.Contains(s, "30 s between") ||
+		!strings.Contains(s, "every 15 minutes or every 5 plays") || !strings.Contains(s, "Staked: 1.00 credit") {
 		t.Fatalf("/limits show:\n%s", s)
 	}
 	// Back to none.

@@ -51,9 +51,11 @@ func (a *App) adminPlayer(ctx context.Context, rq *request, o opts) (reply, erro
 	}
 	now := a.now()
 	s := p.Stats
+	// A moderator reads about the player, never as the player: these lines
+	// have their own messages, in the third person.
 	keys := l.keysLine(p.Keys)
 	if p.ChestDue {
-		keys = padlocks(game.MaxKeys) + " " + l.T("balance_chest_due", nil)
+		keys = padlocks(game.MaxKeys) + " " + l.T("player_chest_due", nil)
 	}
 	ticket := l.T("player_no_ticket", nil)
 	if t := p.Ticket; t != nil && t.Open() {
@@ -86,13 +88,13 @@ func (a *App) adminPlayer(ctx context.Context, rq *request, o opts) (reply, erro
 		"Day": l.Credits(spend.StakedDay), "Week": l.Credits(spend.StakedWeek),
 		"NetDay": l.Signed(spend.WonDay - spend.StakedDay), "NetWeek": l.Signed(spend.WonWeek - spend.StakedWeek),
 	}))
-	pause := pauseText(l, p, now)
-	if pause == "" {
-		pause = l.T("player_not_paused", nil)
+	pause := l.T("player_not_paused", nil)
+	if p.Paused(now) {
+		pause = l.T("player_paused", map[string]any{"Until": timestamp(p.Care.PausedUntil.Unix(), "F")})
 	}
 	var hist strings.Builder
 	if len(hs) == 0 {
-		hist.WriteString(l.T("history_empty", nil))
+		hist.WriteString(l.T("player_history_empty", nil))
 	}
 	for _, h := range hs {
 		hist.WriteString(timestamp(h.At.Unix(), "R") + " · " + a.historyLine(l, h) + "\n")
@@ -109,17 +111,21 @@ func (a *App) adminPlayer(ctx context.Context, rq *request, o opts) (reply, erro
 	if n == 0 {
 		mod.WriteString(l.T("audit_empty", nil))
 	}
+	name := map[string]any{"Name": o.displayName("user")}
+	if name["Name"] == "" {
+		name["Name"] = l.T("player_someone", nil)
+	}
 	e := infoEmbed(l.T("player_title", nil), mention(target), colourInfo,
 		&discordgo.MessageEmbedField{Name: l.T("field_balance", nil), Value: "**" + l.Credits(p.Balance) + "**", Inline: true},
 		&discordgo.MessageEmbedField{Name: l.T("field_chest", nil), Value: keys, Inline: true},
 		&discordgo.MessageEmbedField{Name: l.T("player_ticket", nil), Value: ticket, Inline: true},
 		&discordgo.MessageEmbedField{Name: l.T("field_stats", nil), Value: stats},
-		&discordgo.MessageEmbedField{Name: l.T("limits_title", nil), Value: strings.Join(limits, "\n")},
+		&discordgo.MessageEmbedField{Name: l.T("player_limits_title", name), Value: strings.Join(limits, "\n")},
 		&discordgo.MessageEmbedField{Name: l.T("field_pause", nil), Value: pause, Inline: true},
 		&discordgo.MessageEmbedField{Name: l.T("player_seed", nil), Value: l.T("player_seed_value", map[string]any{
 			"No": p.SeedNo, "Commitment": code(p.Commitment().Short()),
 		}), Inline: true},
-		&discordgo.MessageEmbedField{Name: l.T("history_title", nil), Value: hist.String()},
+		&discordgo.MessageEmbedField{Name: l.T("player_history_title", name), Value: hist.String()},
 		&discordgo.MessageEmbedField{Name: l.T("audit_title", nil), Value: mod.String()},
 	)
 	e.Footer = &discordgo.MessageEmbedFooter{Text: l.T("player_footer", map[string]any{"House": houseText(l, set.House)})}
@@ -166,9 +172,33 @@ func houseText(l *lang, h game.House) string {
 	if h.MaxStakeDay > 0 {
 		stakeCap = l.Credits(h.MaxStakeDay)
 	}
-	interval := l.T("limit_none", nil)
+	interval := l.T("interval_none", nil) // "aucun": French agrees it with "intervalle"
 	if h.MinInterval > 0 {
 		interval = l.T("seconds", map[string]any{"Seconds": int(h.MinInterval / time.Second)})
 	}
 	return l.T("house_text", map[string]any{"Cap": stakeCap, "Interval": interval, "Reality": houseReality(l, h)})
 }
+
+// displayName is the name Discord shows for the user of option name, as
+// resolved in the interaction: their server nickname, else their global
+// name, else their username, with Markdown escaped; "" when unresolved. An
+// embed's field names do not render mentions, so a view that names the
+// player there uses this.
+func (o opts) displayName(name string) string {
+	v, _ := o.get(name, discordgo.ApplicationCommandOptionUser)
+	id, _ := v.(string)
+	if o.resolved == nil || id == "" {
+		return ""
+	}
+	var s string
+	if u := o.resolved.Users[id]; u != nil {
+		s = u.DisplayName()
+	}
+	if m := o.resolved.Members[id]; m != nil && m.Nick != "" {
+		s = m.Nick
+	}
+	return markdownEscaper.Replace(s)
+}
+
+// markdownEscaper escapes the characters Discord reads as Markdown.
+var markdownEscaper = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "~", `\~`, "`", "\\`", "|", `\|`, ">", `\>`, "#", `\#`)

@@ -179,6 +179,12 @@ func (a *App) limitsSet(ctx context.Context, rq *request, o opts, set game.Setti
 				lines = append(lines, l.T("limits_now", map[string]any{"Limit": name, "Amount": a.limitAmount(l, after[k].Amount)}))
 			}
 		}
+		switch { // the reminder, like the limits, gets its line
+		case reminder == 0:
+			lines = append(lines, l.T("limits_reminder_house_now", map[string]any{"Text": houseReality(l, set.House)}))
+		case reminder > 0:
+			lines = append(lines, l.T("limits_reminder_now", map[string]any{"Minutes": int(reminder / time.Minute)}))
+		}
 	}
 	return ephemeralEmbed(a.limitsEmbed(l, ap.Player, set.House, now, strings.Join(lines, "\n"))), nil
 }
@@ -378,7 +384,7 @@ func realityLine(l *lang, r *game.Reality) string {
 	d := r.Played.Round(time.Minute)
 	return l.T("reality_line", map[string]any{
 		"Hours": int(d / time.Hour), "Minutes": int(d % time.Hour / time.Minute),
-		"Plays": r.Plays, "Net": l.Signed(r.Net),
+		"Plays": l.P("reality_tickets", r.Plays, map[string]any{"Count": r.Plays}), "Net": l.Signed(r.Net),
 	})
 }
 

@@ -186,7 +186,7 @@ func TestFairnessVerifyShowsTheChest(t *testing.T) {
 	}
 	e.fairness(alice, "en-US", "rotate")
 	v := e.fairness(alice, "en-US", "verify", opt{"ticket", optInt, third})
-	if !strings.Contains(v.text(), "checks out") || !strings.Contains(v.text(), "Chest #1 it opened") || !strings.Contains(v.text(), "✅ Recomputed") {
+	if !strings.Contains(v.text(), "checks out") || !strings.Contains(v.text(), "Chest #1, made ready by its key") || !strings.Contains(v.text(), "✅ Recomputed") {
 		t.Fatalf("verify of the third key's ticket:\n%s", v.text())
 	}
 }

@@ -57,7 +57,9 @@ func (c *catalog) forLocale(l discordgo.Locale) *lang {
 
 // T returns message id with template data (nil when the message has none).
 // A missing message yields its id, so that a slip shows rather than crashes;
-// TestLocalesComplete makes sure none is missing.
+// a message missing in French only falls back to English (go-i18n's default
+// language) without an error here. TestLocalesComplete and
+// TestFrenchNeverFallsBack make sure neither happens.
 func (l *lang) T(id string, data map[string]any) string {
 	s, err := l.loc.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data})
 	if err != nil && s == "" {
@@ -76,11 +78,25 @@ func (l *lang) P(id string, count any, data map[string]any) string {
 	return s
 }
 
-// Credits formats an amount of cents as credits with the unit, plural-correct
-// (go-i18n reads the plural form from the amount's operands): "0.50 credits",
-// "1,00 crédit", "12,50 crédits".
+// Credits formats an amount of cents as credits with the unit, plural-correct:
+// "0.50 credits", "1.00 credit", "2.00 credits"; "0,50 crédit", "1,00 crédit",
+// "2,00 crédits".
 func (l *lang) Credits(cents int64) string {
-	return l.P("credits", groupAmount(cents, "", "."), map[string]any{"Amount": l.Amount(cents)})
+	return l.P("credits", creditsCount(cents), map[string]any{"Amount": l.Amount(cents)})
+}
+
+// creditsCount is the count that chooses the plural form of an amount: its
+// decimal writing ("0.50", "12.00"), from whose operands go-i18n reads the
+// CLDR form, except for exactly one credit, counted as 1. CLDR makes "1.00"
+// plural in English because of its written decimals ("1.00 credits"), but a
+// reader counts one credit, as French does ("1,00 crédit"). Other whole
+// amounts keep their decimals, so that French never reads a million as
+// "many" ("1 000 000,00 crédits", not "… de crédits").
+func creditsCount(cents int64) string {
+	if cents == 100 || cents == -100 {
+		return "1"
+	}
+	return groupAmount(cents, "", ".")
 }
 
 // Signed formats a movement of credits with its sign: "+4.50 credits",

@@ -162,9 +162,10 @@ func TestFormatAmount(t *testing.T) {
 	}
 }
 
-// TestCreditsPluralForms: in English an amount with two decimals is always
-// plural ("1.00 credits"); in French the singular goes with an integer part
-// of 0 or 1 ("1,99 crédit", "2,00 crédits"), per CLDR.
+// TestCreditsPluralForms: in English one whole credit is singular ("1.00
+// credit") and every other amount plural ("0.50 credits", "0.00 credits");
+// in French the singular goes with an integer part of 0 or 1 ("1,99
+// crédit", "2,00 crédits"), per CLDR.
 func TestCreditsPluralForms(t *testing.T) {
 	c, err := newCatalog()
 	if err != nil {
@@ -176,7 +177,11 @@ func TestCreditsPluralForms(t *testing.T) {
 			rapid.Int64(),
 			rapid.SampledFrom([]int64{0, 1, 99, 100, 101, 199, 200, -199, -200, 1<<63 - 1, -1 << 63}),
 		).Draw(rt, "cents")
-		if got, want := c.en.Credits(cents), formatAmount(cents, false)+" credits"; got != want {
+		enUnit := " credits"
+		if cents == 100 || cents == -100 {
+			enUnit = " credit"
+		}
+		if got, want := c.en.Credits(cents), formatAmount(cents, false)+enUnit; got != want {
 			rt.Fatalf("en Credits(%d) = %q, want %q", cents, got, want)
 		}
 		unit := " crédits"

@@ -25,9 +25,9 @@ func TestCare(t *testing.T) {
 		user                                       string
 		limitSet, refused, paused, lifted, limitIs string
 	}{
-		{"en-US", alice, "Stakes per day: 1.00 credits, in force now", "would cross your limit **Stakes per day**",
-			"Your play is paused until", "pause is lifted", "Stakes per day: 1.00 credits"},
-		{discordgo.French, bob, "Mises par jour : 1,00 crédit", "dépasserait votre limite **Mises par jour**",
+		{"en-US", alice, "Stakes per day: 1.00 credit, in force now", "would cross one of your limits, **Stakes per day: 1.00 credit**",
+			"Your play is paused until", "pause is lifted", "Stakes per day: 1.00 credit"},
+		{discordgo.French, bob, "Mises par jour : 1,00 crédit", "dépasserait l'une de vos limites, **Mises par jour : 1,00 crédit**",
 			"Votre jeu est en pause jusqu'au", "est levée : il ou elle peut de nouveau jouer", "Mises par jour : 1,00 crédit"},
 	} {
 		t.Run(string(tc.locale), func(t *testing.T) {
