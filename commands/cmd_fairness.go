@@ -259,6 +259,9 @@ func (a *App) fairnessVerify(ctx context.Context, rq *request, n uint64) (reply,
 		}
 		return reply{}, userErr("err_verify_unknown", data)
 	}
+	if t := p.Revealing(); t != nil && t.ID == n { // its result is not shown yet
+		return reply{}, userErr("seen_revealing", data)
+	}
 	hs, err := a.store.History(ctx, rq.player(), storage.HistoryLimit)
 	if err != nil {
 		return reply{}, internal("history", err)
@@ -340,18 +343,21 @@ func (a *App) fairURL() string {
 // secret) as a JSON file, and how to check it: on the verification page,
 // or with clefs verify -export. It creates nothing.
 func (a *App) fairnessExport(ctx context.Context, rq *request) (reply, error) {
-	_, ok, err := a.load(ctx, rq.player())
+	hist, err := a.store.History(ctx, rq.player(), storage.HistoryLimit)
+	if err != nil {
+		return reply{}, internal("history", err)
+	}
+	// The player after the history: a ticket drawn between the two reads
+	// has no line in it yet.
+	p, ok, err := a.load(ctx, rq.player())
 	if err != nil {
 		return reply{}, err
 	}
 	if !ok {
 		return reply{}, userErr("err_export_none", nil)
 	}
-	hist, err := a.store.History(ctx, rq.player(), storage.HistoryLimit)
-	if err != nil {
-		return reply{}, internal("history", err)
-	}
-	slices.Reverse(hist) // oldest first
+	hist = p.SeenHistory(hist) // a ticket being revealed is exported once finished
+	slices.Reverse(hist)       // oldest first
 	rs, err := a.store.Reveals(ctx, rq.player())
 	if err != nil {
 		return reply{}, internal("reveals", err)
