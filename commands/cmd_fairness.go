@@ -259,9 +259,6 @@ func (a *App) fairnessVerify(ctx context.Context, rq *request, n uint64) (reply,
 		}
 		return reply{}, userErr("err_verify_unknown", data)
 	}
-	if t := p.Revealing(); t != nil && t.ID == n { // its result is not shown yet
-		return reply{}, userErr("seen_revealing", data)
-	}
 	hs, err := a.store.History(ctx, rq.player(), storage.HistoryLimit)
 	if err != nil {
 		return reply{}, internal("history", err)
