@@ -41,7 +41,9 @@ type Seen struct {
 	// prize (balance, wins, prizes won, best win, the loss limits'
 	// counts) and the hidden key (keys held, keys collected, the chest
 	// due). It is sound (Check) whenever the stored state is. Its Ticket
-	// is the stored ticket.
+	// is the stored ticket. The session (Care.Session) is left as it is:
+	// only a purchase shows it, in a reality check, and none happens
+	// while a ticket is open.
 	Player Player
 	// Revealing is the number of the ticket being revealed, whose result
 	// the views do not tell yet (its history line among them: SeenHistory),
