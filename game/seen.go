@@ -40,7 +40,9 @@ type Seen struct {
 	// Player is the state the views show: the stored one, less the hidden
 	// prize (balance, wins, prizes won, best win, the loss limits'
 	// counts) and the hidden key (keys held, keys collected, the chest
-	// due). It is sound (Check) whenever the stored state is. Its Ticket
+	// due). It is sound (Check) whenever the stored state is, but if a
+	// moderator took the balance below the hidden prize since the draw:
+	// the balance seen is then 0. Its Ticket
 	// is the stored ticket. The session (Care.Session) is left as it is:
 	// only a purchase shows it, in a reality check, and none happens
 	// while a ticket is open.
@@ -79,7 +81,7 @@ func (p Player) Seen(hist []Entry) Seen {
 	n := &s.Player
 	if o := t.Outcome; o.Tier.Winning() && !t.PrizeShown() {
 		s.Prize = o.Prize
-		n.Balance -= o.Prize
+		n.Balance = max(n.Balance-o.Prize, 0) // below only if a moderator took the balance down since
 		n.Stats.WonCents -= o.Prize
 		n.Stats.Wins--
 		if n.Stats.BestWinCents <= o.Prize {
