@@ -22,7 +22,10 @@ const playerViewLines = 5
 // adminPlayer shows one player to a moderator: balance, keys, open ticket,
 // statistics, limits and pause, and the latest history and moderator
 // actions on them. Of the seeds it shows the commitment only, never a
-// secret seed. It creates nothing.
+// secret seed. It shows the stored state, the truth, which counts a ticket
+// being revealed in full; the open ticket says so, with what that ticket
+// brought, which the player's own views do not show yet (game.Player.Seen).
+// It creates nothing.
 func (a *App) adminPlayer(ctx context.Context, rq *request, o opts) (reply, error) {
 	target, err := o.player("user")
 	if err != nil {
@@ -60,6 +63,13 @@ func (a *App) adminPlayer(ctx context.Context, rq *request, o opts) (reply, erro
 	ticket := l.T("player_no_ticket", nil)
 	if t := p.Ticket; t != nil && t.Open() {
 		ticket = l.T("player_open_ticket", map[string]any{"Ticket": t.ID, "Bought": timestamp(t.BoughtAt.Unix(), "R")})
+		if t.Drawn {
+			key := ""
+			if t.Outcome.Key {
+				key = " " + a.glyphs().sym[game.Key]
+			}
+			ticket += "\n" + l.T("player_revealing", map[string]any{"Ticket": t.ID, "Amount": l.Signed(t.Outcome.Prize), "Key": key})
+		}
 	}
 	stats := strings.Join([]string{
 		l.P("stat_plays", s.Plays, map[string]any{"Count": s.Plays}),

@@ -209,9 +209,12 @@ func (a *App) limitAmount(l *lang, amount int64) string {
 
 // limitsEmbed shows the player's limits at now: each with what it counts in
 // its window and when that ends, a looser amount waiting and when it comes,
-// the house's rules, the reality-check interval and the pause.
+// the house's rules, the reality-check interval and the pause. The losses
+// are the ones the player has seen (game.Player.Seen): without the prize of
+// a ticket whose winning row is not shown yet.
 func (a *App) limitsEmbed(l *lang, p game.Player, h game.House, now time.Time, done string) *discordgo.MessageEmbed {
-	ls, spend := p.LimitsAt(now), p.SpendAt(now)
+	sv := p.Seen(nil)
+	ls, spend := p.LimitsAt(now), sv.Player.SpendAt(now)
 	var fields []*discordgo.MessageEmbedField
 	for k, lim := range ls {
 		kind := game.LimitKind(k)
@@ -248,6 +251,9 @@ func (a *App) limitsEmbed(l *lang, p game.Player, h game.House, now time.Time, d
 	desc := l.T("limits_intro", nil)
 	if done != "" {
 		desc = "✅ " + done
+	}
+	if r := revealingLine(l, sv); r != "" {
+		desc += "\n\n" + r
 	}
 	e := infoEmbed(l.T("limits_title", nil), desc, colourInfo, fields...)
 	e.Footer = &discordgo.MessageEmbedFooter{Text: l.T("limits_footer", nil)}

@@ -340,18 +340,21 @@ func (a *App) fairURL() string {
 // secret) as a JSON file, and how to check it: on the verification page,
 // or with clefs verify -export. It creates nothing.
 func (a *App) fairnessExport(ctx context.Context, rq *request) (reply, error) {
-	_, ok, err := a.load(ctx, rq.player())
+	hist, err := a.store.History(ctx, rq.player(), storage.HistoryLimit)
+	if err != nil {
+		return reply{}, internal("history", err)
+	}
+	// The player after the history: a ticket drawn between the two reads
+	// has no line in it yet.
+	p, ok, err := a.load(ctx, rq.player())
 	if err != nil {
 		return reply{}, err
 	}
 	if !ok {
 		return reply{}, userErr("err_export_none", nil)
 	}
-	hist, err := a.store.History(ctx, rq.player(), storage.HistoryLimit)
-	if err != nil {
-		return reply{}, internal("history", err)
-	}
-	slices.Reverse(hist) // oldest first
+	hist = p.SeenHistory(hist) // a ticket being revealed is exported once finished
+	slices.Reverse(hist)       // oldest first
 	rs, err := a.store.Reveals(ctx, rq.player())
 	if err != nil {
 		return reply{}, internal("reveals", err)

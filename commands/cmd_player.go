@@ -10,6 +10,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
 )
 
 // /balance, /leaderboard, /daily and /history: the player's own state and
@@ -31,13 +32,20 @@ func (a *App) balanceCommand() *command {
 	}
 }
 
-// handleBalance shows the player's state. It creates nothing: someone who
-// never played sees the guild's starting balance and no plays yet.
+// handleBalance shows the player's state as the player has seen it
+// (game.Player.Seen): a ticket being revealed counts only for what its
+// revealed rows show. It creates nothing: someone who never played sees
+// the guild's starting balance and no plays yet.
 func (a *App) handleBalance(ctx context.Context, rq *request) (reply, error) {
 	p, ok, err := a.load(ctx, rq.player())
 	if err != nil {
 		return reply{}, err
 	}
+	sv, err := a.seen(ctx, rq.player(), p)
+	if err != nil {
+		return reply{}, err
+	}
+	p = sv.Player
 	l := rq.l
 	if !ok {
 		set, err := a.settings(ctx, rq.guild)
@@ -62,7 +70,11 @@ func (a *App) handleBalance(ctx context.Context, rq *request) (reply, error) {
 			l.P("stat_chests", s.Chests, map[string]any{"Count": s.Chests}),
 		}, "\n")
 	}
-	e := infoEmbed(l.T("balance_title", nil), pauseText(l, p, a.now()), colourOpen,
+	desc := pauseText(l, p, a.now())
+	if r := revealingLine(l, sv); r != "" {
+		desc = strings.TrimSpace(r + "\n" + desc)
+	}
+	e := infoEmbed(l.T("balance_title", nil), desc, colourOpen,
 		&discordgo.MessageEmbedField{Name: l.T("field_balance", nil), Value: "**" + l.Credits(p.Balance) + "**", Inline: true},
 		&discordgo.MessageEmbedField{Name: l.T("field_chest", nil), Value: keysLine, Inline: true},
 		&discordgo.MessageEmbedField{Name: l.T("field_stats", nil), Value: stats},
@@ -70,6 +82,30 @@ func (a *App) handleBalance(ctx context.Context, rq *request) (reply, error) {
 	return reply{data: &discordgo.InteractionResponseData{
 		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
 	}}, nil
+}
+
+// seen returns p, the player id, as the player has seen them. It reads the
+// history only when the best win needs it: while a prize not shown yet may
+// be the best win stored.
+func (a *App) seen(ctx context.Context, id storage.PlayerID, p game.Player) (game.Seen, error) {
+	t := p.Revealing()
+	if t == nil || !t.Outcome.Tier.Winning() || t.PrizeShown() || t.Outcome.Prize < p.Stats.BestWinCents {
+		return p.Seen(nil), nil
+	}
+	hs, err := a.store.History(ctx, id, storage.HistoryLimit)
+	if err != nil {
+		return game.Seen{}, internal("history", err)
+	}
+	return p.Seen(hs), nil
+}
+
+// revealingLine tells that a ticket is being revealed, whose result a view
+// does not show yet; "" when none is.
+func revealingLine(l *lang, sv game.Seen) string {
+	if sv.Revealing == 0 {
+		return ""
+	}
+	return l.T("seen_revealing", map[string]any{"Ticket": sv.Revealing})
 }
 
 func (a *App) leaderboardCommand() *command {
@@ -83,14 +119,50 @@ func (a *App) leaderboardCommand() *command {
 }
 
 // handleLeaderboard shows the guild's richest players and, when the caller
-// is not among them, the caller's own rank.
+// is not among them, the caller's own rank. The index ranks by the stored
+// balances; the amounts shown are the ones each player has seen
+// (game.Player.Seen), the players shown ordered by them, so that the
+// board tells no ticket's result before its card: it reads the records of
+// the players it shows, leaderSize and the caller at most.
 func (a *App) handleLeaderboard(ctx context.Context, rq *request) (reply, error) {
 	b, err := a.store.Leaderboard(ctx, rq.guild, leaderSize, rq.user)
 	if err != nil {
 		return reply{}, internal("leaderboard", err)
 	}
 	l := rq.l
+	var mine game.Seen
+	seenBalance := func(r *storage.LeaderboardEntry) error {
+		p, ok, err := a.load(ctx, storage.PlayerID{Guild: rq.guild, User: r.User})
+		if err != nil || !ok { // gone since the index was read: its entry as it is
+			return err
+		}
+		sv := p.Seen(nil) // the balance only: no history needed
+		if r.User == rq.user {
+			mine = sv
+		}
+		r.Balance = sv.Player.Balance
+		return nil
+	}
+	ranks := make([]int, len(b.Top))
+	for i := range b.Top {
+		ranks[i] = b.Top[i].Rank
+		if err := seenBalance(&b.Top[i]); err != nil {
+			return reply{}, err
+		}
+	}
+	storage.SortLeaderboard(b.Top)
+	for i := range b.Top {
+		b.Top[i].Rank = ranks[i]
+	}
+	if y := b.You; y != nil && y.Rank > len(b.Top) {
+		if err := seenBalance(y); err != nil {
+			return reply{}, err
+		}
+	}
 	var sb strings.Builder
+	if r := revealingLine(l, mine); r != "" {
+		sb.WriteString(r + "\n\n")
+	}
 	if len(b.Top) == 0 {
 		sb.WriteString(l.T("leader_empty", nil))
 	}
@@ -155,7 +227,10 @@ func (a *App) handleDaily(ctx context.Context, rq *request) (reply, error) {
 		return reply{}, stepErr("claim_daily", err)
 	}
 	r := ap.Result
-	desc := l.T("daily_ok", map[string]any{"Amount": l.Credits(r.Amount), "Balance": l.Credits(r.Balance)})
+	// The balance as the player has seen it: without the prize of a
+	// ticket whose winning row is not shown yet.
+	balance := max(r.Balance-ap.Player.Seen(nil).Prize, 0)
+	desc := l.T("daily_ok", map[string]any{"Amount": l.Credits(r.Amount), "Balance": l.Credits(balance)})
 	e := infoEmbed(l.T("daily_title", nil), "🎁 "+desc, colourInfo)
 	return reply{data: &discordgo.InteractionResponseData{
 		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
@@ -171,15 +246,27 @@ func (a *App) historyCommand() *command {
 	}
 }
 
-// handleHistory shows the player's last history lines, newest first; it
-// creates nothing.
+// handleHistory shows the player's last history lines, newest first, as
+// the player has seen them (game.Player.SeenHistory): a ticket being
+// revealed gets its line once finished. It creates nothing.
 func (a *App) handleHistory(ctx context.Context, rq *request) (reply, error) {
-	hs, err := a.store.History(ctx, rq.player(), historySize)
+	// The history first: a ticket drawn between the two reads has no line
+	// in it yet, so none can slip through.
+	hs, err := a.store.History(ctx, rq.player(), historySize+1)
 	if err != nil {
 		return reply{}, internal("history", err)
 	}
+	p, _, err := a.load(ctx, rq.player())
+	if err != nil {
+		return reply{}, err
+	}
+	hs = p.SeenHistory(hs)
+	hs = hs[:min(len(hs), historySize)]
 	l := rq.l
 	var b strings.Builder
+	if r := revealingLine(l, p.Seen(nil)); r != "" {
+		b.WriteString(r + "\n\n")
+	}
 	if len(hs) == 0 {
 		b.WriteString(l.T("history_empty", nil))
 	}

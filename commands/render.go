@@ -49,30 +49,13 @@ func (v *ticketView) done() bool { return !v.t.Open() }
 
 // The card tells what its revealed rows show, no more, no less: the prize
 // counts in the balance once the winning row is shown, the key in the
-// padlocks once the row holding it is shown. Before that the card does not
-// give the result away; after, it agrees with the credits paid.
+// padlocks once the row holding it is shown (game.Ticket.PrizeShown and
+// KeyShown, the rule game.Player.Seen applies to every view). Before that
+// the card does not give the result away; after, it agrees with the
+// credits paid.
 
 // rowShown reports whether row r of the ticket is revealed.
 func (v *ticketView) rowShown(r int) bool { return r >= 0 && r < 3 && v.t.Revealed&(1<<r) != 0 }
-
-// prizeShown reports whether the ticket's prize (if any) is on the card.
-func (v *ticketView) prizeShown() bool {
-	o := v.t.Outcome
-	return v.t.Drawn && o.Tier.Winning() && v.rowShown(int(o.Row))
-}
-
-// keyShown reports whether the key this ticket found (if any) is on the card.
-func (v *ticketView) keyShown() bool {
-	if !v.t.Drawn || !v.t.Outcome.Key {
-		return false
-	}
-	for i, s := range v.t.Outcome.Grid {
-		if s == game.Key {
-			return v.rowShown(i / 3)
-		}
-	}
-	return v.done()
-}
 
 // keysShown is the number of keys the card's padlocks show (3 when this
 // ticket's key opened the chest).
@@ -81,7 +64,7 @@ func (v *ticketView) keysShown() int {
 	switch {
 	case !t.Drawn:
 		return v.p.Keys
-	case !v.keyShown(): // the keys held before the draw (game's reading of the ticket)
+	case !t.KeyShown(): // the keys held before the draw (game's reading of the ticket)
 		return t.KeysBefore()
 	case t.Chest:
 		return game.MaxKeys
@@ -92,7 +75,7 @@ func (v *ticketView) keysShown() int {
 // balanceShown is the balance the card shows: without this ticket's prize
 // until its winning row is shown.
 func (v *ticketView) balanceShown() int64 {
-	if v.t.Drawn && v.t.Outcome.Tier.Winning() && !v.prizeShown() {
+	if v.t.Drawn && v.t.Outcome.Tier.Winning() && !v.t.PrizeShown() {
 		return v.p.Balance - v.t.Outcome.Prize
 	}
 	return v.p.Balance

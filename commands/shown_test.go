@@ -45,8 +45,8 @@ func TestCardShowsWhatItsRowsShow(t *testing.T) {
 		if got := v.keysShown(); got != tt.keys {
 			t.Errorf("%s: keys shown %d, want %d", tt.name, got, tt.keys)
 		}
-		if v.prizeShown() != tt.prize || v.keyShown() != tt.kshw {
-			t.Errorf("%s: prize shown %v, key shown %v", tt.name, v.prizeShown(), v.keyShown())
+		if v.t.PrizeShown() != tt.prize || v.t.KeyShown() != tt.kshw {
+			t.Errorf("%s: prize shown %v, key shown %v", tt.name, v.t.PrizeShown(), v.t.KeyShown())
 		}
 	}
 }

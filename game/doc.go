@@ -37,6 +37,12 @@
 // result and changes nothing. Times are recorded as given: pass now as the
 // store will keep it.
 //
+// A ticket is settled at its draw, the first reveal, but shown row by row:
+// Player.Seen and Player.SeenHistory give the state and the history as the
+// player has seen them, without what the rows of the ticket being revealed
+// have not shown yet (Ticket.PrizeShown, Ticket.KeyShown), for every view
+// of the player's own; the stored state is the truth.
+//
 // # A guild
 //
 // Guild is a guild's state: its Settings (with the House rules), the

@@ -1,0 +1,147 @@
+package game
+
+// This file is the player as the player has seen them. A ticket is settled
+// at its draw, the first reveal: the prize is credited, the key counted,
+// the history line written, all in one atomic step, so that a ticket is
+// never paid twice nor lost in a crash. But its rows are shown one by one,
+// and no view may tell its result before its card does: the card counts
+// the prize once the winning row is shown, the key once the row holding it
+// is shown, and the result (the history line) once every row is. Seen is
+// that rule, the one every view of the player's own state applies; the
+// stored state, which moderators see, is the truth.
+
+// PrizeShown reports whether t's prize, if any, is on its card: the ticket
+// is drawn and its winning row revealed (every row of a finished ticket
+// is).
+func (t Ticket) PrizeShown() bool {
+	o := t.Outcome
+	return t.Drawn && o.Tier.Winning() && o.Row >= 0 && o.Row < 3 && t.Revealed&(1<<o.Row) != 0
+}
+
+// KeyShown reports whether the key t found, if any, is on its card: the
+// ticket is drawn and the row holding the key revealed, or the ticket is
+// finished.
+func (t Ticket) KeyShown() bool {
+	if !t.Drawn || !t.Outcome.Key {
+		return false
+	}
+	for i, s := range t.Outcome.Grid {
+		if s == Key {
+			return t.Revealed&(1<<(i/3)) != 0
+		}
+	}
+	return !t.Open()
+}
+
+// Seen is a player as the player has seen them: while the current ticket
+// is being revealed (drawn, not every row shown), what its rows have not
+// shown yet is taken out of the state.
+type Seen struct {
+	// Player is the state the views show: the stored one, less the hidden
+	// prize (balance, wins, prizes won, best win, the loss limits'
+	// counts) and the hidden key (keys held, keys collected, the chest
+	// due). It is sound (Check) whenever the stored state is, but if a
+	// moderator took the balance below the hidden prize since the draw:
+	// the balance seen is then 0. Its Ticket
+	// is the stored ticket. The session (Care.Session) is left as it is:
+	// only a purchase shows it, in a reality check, and none happens
+	// while a ticket is open.
+	Player Player
+	// Revealing is the number of the ticket being revealed, whose result
+	// the views do not tell yet (its history line among them: SeenHistory),
+	// 0 when none is.
+	Revealing uint64
+	// Prize is the prize taken out (0 if none, or once its row is shown);
+	// Key reports whether the ticket's key is taken out.
+	Prize int64
+	Key   bool
+}
+
+// Revealing returns the ticket being revealed: drawn, with rows left to
+// show; nil when none is.
+func (p Player) Revealing() *Ticket {
+	if t := p.Ticket; t != nil && t.Drawn && t.Open() {
+		return t
+	}
+	return nil
+}
+
+// Seen returns p as the player has seen them (Seen). hist is the player's
+// history as a store gives it (newest first), which only the best win
+// needs, and only when the hidden prize is the best win stored: the best
+// win before it is then the largest prize in hist's other lines, so a
+// history that lacks older lines (nil, or trimmed) may understate it.
+// Without a ticket being revealed, Seen returns p as it is. It is pure.
+func (p Player) Seen(hist []Entry) Seen {
+	t := p.Revealing()
+	if t == nil {
+		return Seen{Player: p}
+	}
+	s := Seen{Player: p, Revealing: t.ID}
+	n := &s.Player
+	if o := t.Outcome; o.Tier.Winning() && !t.PrizeShown() {
+		s.Prize = o.Prize
+		n.Balance = max(n.Balance-o.Prize, 0) // below only if a moderator took the balance down since
+		n.Stats.WonCents -= o.Prize
+		n.Stats.Wins--
+		if n.Stats.BestWinCents <= o.Prize {
+			n.Stats.BestWinCents = bestBefore(hist, t.ID)
+		}
+		sp := &n.Care.Spend
+		sp.WonDay, sp.WonWeek = max(sp.WonDay-o.Prize, 0), max(sp.WonWeek-o.Prize, 0)
+	}
+	if t.Outcome.Key && !t.KeyShown() {
+		s.Key = true
+		n.Stats.Keys--
+		switch {
+		case !t.Chest:
+			n.Keys = t.KeysBefore()
+		case p.ChestDue: // the third key: the chest is not due yet as far as the player knows
+			n.Keys, n.ChestDue = t.KeysBefore(), false
+		}
+	}
+	return s
+}
+
+// bestBefore returns the largest prize in hist other than ticket's: a
+// winning play's (its Amount is net of the stake) or a chest's.
+func bestBefore(hist []Entry, ticket uint64) int64 {
+	var best int64
+	for _, e := range hist {
+		switch {
+		case e.Kind == KindPlay && e.TicketID != ticket && e.Tier.Winning():
+			best = max(best, e.Amount+Stake)
+		case e.Kind == KindChest:
+			best = max(best, e.Amount)
+		}
+	}
+	return best
+}
+
+// SeenHistory returns hist (a store's lines, in either order) as the
+// player has seen it: without the line of the ticket being revealed
+// (p.Revealing), and with the balance of the lines written since its draw
+// (placed after it: Entry.After) less the prize its rows have not shown
+// yet. hist is not modified; without a ticket being revealed it is returned
+// as is. It is pure.
+func (p Player) SeenHistory(hist []Entry) []Entry {
+	t := p.Revealing()
+	if t == nil {
+		return hist
+	}
+	var hidden int64
+	if t.Outcome.Tier.Winning() && !t.PrizeShown() {
+		hidden = t.Outcome.Prize
+	}
+	out := make([]Entry, 0, len(hist))
+	for _, e := range hist {
+		switch {
+		case e.Kind == KindPlay && e.TicketID == t.ID:
+			continue
+		case e.Kind != KindPlay && e.Placed && e.After >= t.ID:
+			e.Balance = max(e.Balance-hidden, 0)
+		}
+		out = append(out, e)
+	}
+	return out
+}
