@@ -286,6 +286,13 @@ func TestTryExport(t *testing.T) {
 	if byteSize(len(data), langEN) != line[1] {
 		t.Errorf("size shown %s, file of %d bytes", line[1], len(data))
 	}
+	// In French, the lines the session adds are French too.
+	frFiles := t.TempDir()
+	fr := between(t, runTrySession(t, "/jouer\nauto\n/equite reveler\n/equite exporter\nquit\n", "-lang", "fr", "-files", frFiles), "/equite exporter")
+	if !regexp.MustCompile(`(?m)^\(vous seul\) .*\n(.*\n)*📎 clefs-equite-42\.json \((\d+ o|\d+,\d ko)\)\n   enregistré sous `).MatchString(fr) {
+		t.Errorf("/equite exporter in French:\n%s", fr)
+	}
+
 	var vout bytes.Buffer
 	if err := Main(context.Background(), []string{"verify", "-export", path}, &vout, &vout); err != nil ||
 		!strings.Contains(vout.String(), "(1 tickets and ") || !strings.Contains(vout.String(), "user 42 recomputed") {

@@ -63,10 +63,13 @@ func helpEntries(b *strings.Builder, path, desc string, opts []*discordgo.Applic
 	b.WriteString("      " + desc + "\n")
 	for _, o := range opts {
 		name := localName(o.Name, o.NameLocalizations, l)
-		if detailed {
+		switch {
+		case detailed:
 			b.WriteString("      " + l.t("help_choices", name, localName(o.Description, o.DescriptionLocalizations, l)) + "\n")
-		}
-		if len(o.Choices) > 0 {
+			if len(o.Choices) > 0 {
+				b.WriteString("        " + choiceList(o, l) + "\n")
+			}
+		case len(o.Choices) > 0:
 			b.WriteString("      " + l.t("help_choices", name, choiceList(o, l)) + "\n")
 		}
 	}

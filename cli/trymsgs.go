@@ -60,7 +60,6 @@ var tryMessages = map[string][2]string{
 	"logs_file":   {"logs in %s", "journaux dans %s"},
 	"logs_stderr": {"logs on stderr", "journaux sur stderr"},
 	"bye":         {"Bye: the bot stops and the temporary store is removed.\n", "Au revoir : le bot s'arrête et le stockage temporaire est supprimé.\n"},
-	"user":        {"user", "user"}, // the prompt's "user42": the fake's user names
 	"lang_usage":  {"lang: want en or fr, e.g. lang fr", "lang : en ou fr, par ex. lang fr"},
 	"as_usage":    {"as: want a user, a number (as 43) or mod (a moderator)", "as : un utilisateur, un nombre (as 43) ou mod (un modérateur)"},
 	"unknown": {

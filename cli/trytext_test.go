@@ -244,6 +244,12 @@ func TestRenderAttachments(t *testing.T) {
 	if want := "(only you) Your export\n📎 clefs-equite-42.json (2.1 kB)\n📎 b.txt (3 B)\n"; got != want {
 		t.Errorf("message with files:\n%q\nwant\n%q", got, want)
 	}
+	frView := enView
+	frView.lang = langFR
+	got = renderMessage(&discordgo.Message{Content: "Votre export", Attachments: files}, true, frView)
+	if want := "(vous seul) Votre export\n📎 clefs-equite-42.json (2,1 ko)\n📎 b.txt (3 o)\n"; got != want {
+		t.Errorf("French message with files:\n%q\nwant\n%q", got, want)
+	}
 	// Nothing but a file is not an empty message.
 	got = renderMessage(&discordgo.Message{Attachments: files[1:]}, true, enView)
 	if want := "(only you) 📎 b.txt (3 B)\n"; got != want {
@@ -469,5 +475,14 @@ func TestPressedBy(t *testing.T) {
 		if got := pressedBy(words(tc.typed), tc.b); got != tc.want {
 			t.Errorf("pressedBy(%q, %q) = %v, want %v", tc.typed, tc.b.Label, got, tc.want)
 		}
+	}
+}
+
+func TestHelpChoicesDetailed(t *testing.T) {
+	got := helpText(testApp(t).Definitions(), "pause", langFR)
+	want := "  /pause <duree>\n      Faire une pause : ni parties ni bonus quotidien pendant un temps (avec confirmation)\n" +
+		"      duree : Combien de temps : impossible d'écourter une fois confirmé\n        24h (24 heures), 7d (7 jours), 30d (30 jours), 6m (6 mois)\n"
+	if got != want {
+		t.Errorf("help pause:\n%s\nwant\n%s", got, want)
 	}
 }
