@@ -199,6 +199,9 @@ func TestTryButtons(t *testing.T) {
 		"Auto",
 		"dance",
 		"Play again",
+		"as mod",
+		"/admin reset-guild a test",
+		"Yes",
 		"quit",
 	}, "\n") + "\n"
 	out := runTrySession(t, script)
@@ -235,6 +238,12 @@ func TestTryButtons(t *testing.T) {
 	}
 	if got := between(t, out, "Play again"); !strings.Contains(got, "Ticket #2") {
 		t.Errorf("Play again by its label did not buy ticket 2:\n%s", got)
+	}
+	if got := between(t, out, "/admin reset-guild a test"); !strings.Contains(got, "[Yes, reset everyone] [Cancel]") {
+		t.Errorf("/admin reset-guild asks no confirmation:\n%s", got)
+	}
+	if got := between(t, out, "Yes"); !strings.Contains(got, "players were reset") {
+		t.Errorf("Yes on the reset-guild confirmation:\n%s", got)
 	}
 }
 
