@@ -49,26 +49,14 @@ in -files DIR, as a browser downloads it, and kept after the session.
 Flags:
 `
 
-// tryHelp is what "help" prints at the prompt.
-const tryHelp = `Commands (Discord's slash commands, in English or French: /play or /jouer):
-  /play  /balance  /daily  /leaderboard  /history  /rules
-  /fairness show | rotate | seed <text> | verify <n> | export
-    (export's file is saved in the current directory or -files DIR)
-  /admin grant <user> <amount> [reason…]   e.g. /admin grant @42 5 welcome gift
-  /admin set-balance, reset, audit, settings… (as mod; one missing an option shows its usage)
-    Options go in order (the last one takes the rest of the line), or by
-    name as Discord writes them: /admin grant user:@42 amount:5 reason:gift
-    A user is @42, 42 or @mod.
-Buttons (of the last card that has them):
-  auto         reveal every row          row N   reveal row N (1-3)
-  chest        open the chest             again   play again
-Session:
-  as <user>    act as another user: a number (42, 43…) or mod (a moderator)
-  lang fr|en   the language of your Discord client (the interaction's locale)
-  help         this list                  quit    leave (end of input too)
-Cards: ┃ frames an embed; [buttons] follow, a disabled one marked ·greyed;
-"(only you)" is an ephemeral reply only the acting user sees.
-`
+// tryClock and tryZone are the clock and the time zone of a try session:
+// the clock gives the bot its time (Hooks.Now) and places the relative
+// timestamps; the zone is the one timestamps show in. nil: time.Now and
+// time.Local; the tests fix both, so that a session prints the same times.
+var (
+	tryClock func() time.Time
+	tryZone  *time.Location
+)
 
 // lockedReader makes a reader safe for concurrent use: the handlers may
 // read new players' seeds at the same time.
@@ -172,7 +160,7 @@ func runTry(ctx context.Context, args []string, in io.Reader, stdout, stderr io.
 	if err != nil {
 		return fmt.Errorf("try: configuration: %w", err)
 	}
-	hooks := Hooks{IdentifyInterval: time.Millisecond}
+	hooks := Hooks{IdentifyInterval: time.Millisecond, Now: tryClock}
 	if *seed != 0 {
 		hooks.Seeds = seededReader(*seed)
 	}
@@ -199,15 +187,19 @@ func runTry(ctx context.Context, args []string, in io.Reader, stdout, stderr io.
 		return fmt.Errorf("try: the bot did not connect within 30 s (logs: %s)", logPath)
 	}
 
-	s := &trySession{srv: srv, out: stdout, user: tryPlayer, locale: locale, echo: !inTerminal(in), files: *files}
-	where := "logs in " + logPath
-	if *verbose {
-		where = "logs on stderr"
+	s := &trySession{srv: srv, out: stdout, user: tryPlayer, locale: locale, echo: !inTerminal(in), files: *files,
+		now: tryClock, zone: tryZone}
+	if s.now == nil {
+		s.now = time.Now
 	}
-	fmt.Fprintf(stdout, "Les Clefs du Trésor, locally: a fake Discord on %s, the bot connected, a temporary store in %s (%s).\n", srv.URL(), dir, where)
-	fmt.Fprintln(stdout, `You are user 42 in a test server. Type /play to start, help for the commands, quit to leave.`)
+	l := langOf(locale)
+	where := l.t("logs_file", logPath)
+	if *verbose {
+		where = l.t("logs_stderr")
+	}
+	fmt.Fprint(stdout, l.t("banner", srv.URL(), dir, where))
 	s.loop(ctx, in)
-	fmt.Fprintln(stdout, "Bye: the bot stops and the temporary store is removed.")
+	fmt.Fprint(stdout, langOf(s.locale).t("bye"))
 	return nil
 }
 
@@ -241,7 +233,20 @@ type trySession struct {
 	user   string
 	locale discordgo.Locale
 	echo   bool
-	files  string // where the bot's files are saved
+	files  string           // where the bot's files are saved
+	now    func() time.Time // the session's clock (tryClock)
+	zone   *time.Location   // the time zone of the timestamps; nil: time.Local
+}
+
+// view is how messages render now: in the session's language, at its
+// clock's time, in its time zone.
+func (s *trySession) view() view {
+	return view{lang: langOf(s.locale), now: s.now(), loc: s.zone}
+}
+
+// println prints a line of the session's own.
+func (s *trySession) println(line string) {
+	fmt.Fprintln(s.out, line)
 }
 
 // prompt is the prompt's text: the acting user and the language.
@@ -250,11 +255,7 @@ func (s *trySession) prompt() string {
 	if s.user == tryMod {
 		who = "mod"
 	}
-	lang := "en"
-	if s.locale == discordgo.French {
-		lang = "fr"
-	}
-	return who + " [" + lang + "]> "
+	return who + " [" + langOf(s.locale).code() + "]> "
 }
 
 // loop reads lines from in until its end, "quit" or ctx's end. The reading
@@ -302,39 +303,29 @@ func (s *trySession) loop(ctx context.Context, in io.Reader) {
 func (s *trySession) do(ctx context.Context, line string) bool {
 	word, rest, _ := strings.Cut(line, " ")
 	rest = strings.TrimSpace(rest)
+	l := langOf(s.locale)
 	switch strings.ToLower(word) {
 	case "":
 	case "quit", "exit", "q":
 		return false
-	case "help", "?", "h":
-		fmt.Fprint(s.out, tryHelp)
+	case "help", "?", "h", "aide":
+		fmt.Fprint(s.out, helpText(s.srv.Commands(tryGuild), rest, l))
 	case "as":
 		s.as(rest)
 	case "lang":
-		if l, ok := tryLocale(rest); ok {
-			s.locale = l
+		if loc, ok := tryLocale(rest); ok {
+			s.locale = loc
 		} else {
-			fmt.Fprintln(s.out, "lang: want en or fr, e.g. lang fr")
+			s.println(l.t("lang_usage"))
 		}
-	case "auto":
-		s.click(ctx, "auto", -1, rest)
-	case "row":
-		n, err := strconv.Atoi(rest)
-		if err != nil || n < 1 || n > 3 {
-			fmt.Fprintln(s.out, "row: want a row from 1 to 3, e.g. row 2")
-			return true
-		}
-		s.click(ctx, "row", n-1, "")
-	case "chest":
-		s.click(ctx, "chest", -1, rest)
-	case "again":
-		s.click(ctx, "again", -1, rest)
 	default:
 		if strings.HasPrefix(line, "/") {
 			s.slash(ctx, line[1:])
 			return true
 		}
-		fmt.Fprintf(s.out, "unknown command %q: try /play, auto, row 2, /balance… or help for the list\n", word)
+		if !s.press(ctx, line) {
+			s.println(l.t("unknown", word, commandList(s.srv.Commands(tryGuild), l), s.lastButtons(s.view())))
+		}
 	}
 	return true
 }
@@ -343,7 +334,7 @@ func (s *trySession) do(ctx context.Context, line string) bool {
 func (s *trySession) as(who string) {
 	switch id, ok := tryUser(who); {
 	case !ok:
-		fmt.Fprintln(s.out, "as: want a user, a number (as 43) or mod (a moderator)")
+		s.println(langOf(s.locale).t("as_usage"))
 	default:
 		s.user = id
 	}
@@ -374,24 +365,25 @@ func (s *trySession) perms() int64 {
 
 // show waits for the answer of an interaction and prints it.
 func (s *trySession) show(ctx context.Context, p *fakediscord.Pending, err error) {
+	l := langOf(s.locale)
 	if err != nil {
-		fmt.Fprintln(s.out, discordRefusal(err))
+		s.println(discordRefusal(err, l))
 		return
 	}
 	wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	r, err := p.Wait(wctx)
 	if err != nil {
-		fmt.Fprintln(s.out, "the bot did not answer:", strings.TrimPrefix(err.Error(), "fakediscord: "))
+		s.println(l.t("no_answer", strings.TrimPrefix(err.Error(), "fakediscord: ")))
 		return
 	}
-	now := time.Now()
+	v := s.view()
 	if r.Message != nil {
-		fmt.Fprint(s.out, renderMessage(r.Message, r.Ephemeral, now))
+		fmt.Fprint(s.out, renderMessage(r.Message, r.Ephemeral, v))
 		s.save(r.Message)
 	}
 	for _, m := range r.FollowUps {
-		fmt.Fprint(s.out, renderMessage(m, m.Flags&discordgo.MessageFlagsEphemeral != 0, now))
+		fmt.Fprint(s.out, renderMessage(m, m.Flags&discordgo.MessageFlagsEphemeral != 0, v))
 		s.save(m)
 	}
 }
@@ -401,15 +393,16 @@ func (s *trySession) show(ctx context.Context, p *fakediscord.Pending, err error
 // each one's path under its 📎 line. A failure is printed, not returned:
 // the session goes on.
 func (s *trySession) save(m *discordgo.Message) {
+	l := langOf(s.locale)
 	for _, a := range m.Attachments {
 		data, ok := s.srv.Attachment(a.ID)
 		name := filepath.Base(a.Filename)
 		switch {
 		case !ok:
-			fmt.Fprintf(s.out, "   (%s not saved: the fake Discord does not hold it)\n", a.Filename)
+			fmt.Fprint(s.out, l.t("not_held", a.Filename))
 			continue
 		case !filepath.IsLocal(name):
-			fmt.Fprintf(s.out, "   (%q not saved: not a file name)\n", a.Filename)
+			fmt.Fprint(s.out, l.t("not_name", a.Filename))
 			continue
 		}
 		path := filepath.Join(s.files, name)
@@ -417,73 +410,34 @@ func (s *trySession) save(m *discordgo.Message) {
 			path = abs
 		}
 		if err := os.WriteFile(path, data, 0o644); err != nil {
-			fmt.Fprintf(s.out, "   (not saved: %v)\n", err)
+			fmt.Fprint(s.out, l.t("not_saved", err))
 			continue
 		}
-		fmt.Fprintf(s.out, "   saved as %s\n", path)
+		fmt.Fprint(s.out, l.t("saved_as", path))
 	}
 }
 
-// discordRefusal says what Discord's client would have refused, in a line.
-func discordRefusal(err error) string {
+// discordRefusal says what Discord's client would have refused, in a
+// line in l. The fake's refusals carry the command after a colon.
+func discordRefusal(err error, l tryLang) string {
 	msg := strings.ReplaceAll(err.Error(), "fakediscord: ", "")
+	cmd := msg[strings.LastIndex(msg, "/")+1:]
+	cmd, _, _ = strings.Cut(cmd, " ")
 	switch {
 	case errors.Is(err, fakediscord.ErrForbidden):
-		return "Discord refuses: " + msg + " (moderators only? try: as mod)"
+		return l.t("refused_forbidden", cmd)
 	case errors.Is(err, fakediscord.ErrUnknownCommand):
-		return "Discord refuses: " + msg + " (help lists the commands)"
+		return l.t("refused_unknown", cmd)
 	}
-	return "Discord refuses: " + msg
-}
-
-// click presses the button of the given kind ("auto", "row", "chest",
-// "again"; row for "row") on the newest message that has it enabled and
-// that the acting user sees.
-func (s *trySession) click(ctx context.Context, kind string, row int, extra string) {
-	if extra != "" {
-		fmt.Fprintf(s.out, "%s takes no argument (row takes one: row 2)\n", kind)
-		return
-	}
-	msgs := s.srv.Messages(tryChannel)
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m := msgs[i]
-		if m.Flags&discordgo.MessageFlagsEphemeral != 0 && (m.Interaction == nil || m.Interaction.User == nil || m.Interaction.User.ID != s.user) {
-			continue // someone else's ephemeral message: not on this user's screen
-		}
-		for _, b := range fakediscord.Buttons(m) {
-			if b.Disabled || !buttonIs(b.CustomID, kind, row) {
-				continue
-			}
-			p, err := s.srv.Click(ctx, fakediscord.Click{
-				Message: m.ID, CustomID: b.CustomID, User: s.user, Locale: s.locale, Perms: s.perms(),
-			})
-			s.show(ctx, p, err)
-			return
-		}
-	}
-	what := map[string]string{"auto": "an Auto button", "row": fmt.Sprintf("a Row %d button", row+1),
-		"chest": `an "Open the chest" button`, "again": `a "Play again" button`}[kind]
-	fmt.Fprintf(s.out, "no card with %s left to press: /play first\n", what)
-}
-
-// buttonIs reports whether a custom ID is a button of kind (and of row,
-// for "row"). Custom IDs are "v1:<kind>:<owner>:…" (commands/customid.go;
-// their wire format never changes, since buttons already posted carry it):
-// a row button ends with its row, 0 to 2.
-func buttonIs(customID, kind string, row int) bool {
-	parts := strings.Split(customID, ":")
-	if len(parts) < 2 || parts[1] != kind {
-		return false
-	}
-	return kind != "row" || parts[len(parts)-1] == strconv.Itoa(row)
+	return l.t("refused", msg)
 }
 
 // slash runs a slash command typed as text after the "/": its name (or
-// its French name), subcommands, then options (see tryHelp).
+// its French name), subcommands, then options (see helpText).
 func (s *trySession) slash(ctx context.Context, text string) {
-	sl, err := parseSlash(text, s.srv.Commands(tryGuild))
+	sl, err := parseSlash(text, s.srv.Commands(tryGuild), langOf(s.locale))
 	if err != nil {
-		fmt.Fprintln(s.out, err)
+		s.println(err.Error())
 		return
 	}
 	sl.Guild, sl.Channel, sl.User, sl.Locale, sl.Perms = tryGuild, tryChannel, s.user, s.locale, s.perms()

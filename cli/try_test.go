@@ -12,6 +12,10 @@ import (
 	"time"
 )
 
+// tryTestNow is the clock of the sessions of the tests: Wednesday
+// 2 December 2026, 15:04:05 UTC.
+var tryTestNow = time.Date(2026, 12, 2, 15, 4, 5, 0, time.UTC)
+
 // runTrySession runs `clefs try -seed 1` through Main on script as its
 // standard input, in a temporary directory of the test's own, and checks
 // that it ends cleanly: no error, the temporary store removed, no
@@ -21,9 +25,10 @@ func runTrySession(t *testing.T, script string, args ...string) string {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // os.MkdirTemp's directory
 	before := runtime.NumGoroutine()
-	prev := tryStdin
+	prev, prevClock, prevZone := tryStdin, tryClock, tryZone
 	tryStdin = strings.NewReader(script)
-	defer func() { tryStdin = prev }()
+	tryClock, tryZone = func() time.Time { return tryTestNow }, time.UTC
+	defer func() { tryStdin, tryClock, tryZone = prev, prevClock, prevZone }()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
@@ -149,18 +154,97 @@ func TestTrySession(t *testing.T) {
 		t.Errorf("a member's /admin not refused:\n%s", denied)
 	}
 
+	// The session is in French by now: so are its own lines.
 	for cmd, want := range map[string]string{
-		"fly me to the moon": `unknown command "fly"`,
-		"row 9":              "row: want a row from 1 to 3",
-		"/nothing":           "unknown command /nothing: the bot has /play",
+		"fly me to the moon": `commande inconnue "fly" : tapez une /commande (/jouer /solde`,
+		"row 9":              "ligne : une ligne de 1 à 3",
+		"/nothing":           "commande inconnue /nothing : le bot a /jouer /solde",
 	} {
 		if got := between(t, out, cmd); !strings.Contains(got, want) || strings.Count(got, "\n") != 1 {
 			t.Errorf("%q: want one line with %q, got:\n%s", cmd, want, got)
 		}
 	}
 
-	if !strings.HasSuffix(out, "> quit\nBye: the bot stops and the temporary store is removed.\n") {
+	if !strings.HasSuffix(out, "> quit\n"+langFR.t("bye")) { // the session ended in French
 		t.Errorf("quit does not end the session:\n%s", out)
+	}
+}
+
+// TestTryButtons checks that a button is pressed by its label or a word
+// of either language, in any case and with or without accents: a /pause
+// confirmed by "yes" then in effect (its end shown as Discord shows it, at
+// the session's clock), another cancelled by "Annuler", a French card's
+// confirmation pressed by "OUI", a finished card's Auto refused as greyed,
+// and an unknown word or a missing button answered with the buttons there
+// are.
+func TestTryButtons(t *testing.T) {
+	script := strings.Join([]string{
+		"yes",
+		"/pause 24h",
+		"open",
+		"cancel please",
+		"yes",
+		"/play",
+		"as 43",
+		"lang fr",
+		"/pause 7 jours",
+		"Annuler",
+		"/pause 30d",
+		"OUI",
+		"/jouer",
+		"as 44",
+		"lang en",
+		"/play",
+		"auto",
+		"Auto",
+		"dance",
+		"Play again",
+		"as mod",
+		"/admin reset-guild a test",
+		"Yes",
+		"quit",
+	}, "\n") + "\n"
+	out := runTrySession(t, script)
+
+	for cmd, want := range map[string]string{
+		"yes":           `no button "yes" to press: no card with buttons yet (/play first)`,
+		"open":          `no button "open" to press: the buttons of your last card are [Yes, pause my play] [Cancel]`,
+		"cancel please": `unknown command "cancel": type a /command (/play /balance`,
+		"Annuler":       "Pas de pause : rien n'a changé.",
+		"Auto":          "[⚡ Auto ·greyed] is disabled (greyed)",
+		"dance":         `unknown command "dance": type a /command (/play /balance /rules /leaderboard /daily /history /fairness /limits /pause /admin), a button's label ([▶️ Row 1 ·greyed] [▶️ Row 2 ·greyed] [▶️ Row 3 ·greyed] [⚡ Auto ·greyed]`,
+	} {
+		if got := between(t, out, cmd); !strings.Contains(got, want) {
+			t.Errorf("%q: want %q, got:\n%s", cmd, want, got)
+		}
+	}
+	_, afterPause, _ := strings.Cut(out, "> /pause 24h\n")
+	if got := between(t, afterPause, "yes"); !strings.Contains(got, "Your play is paused until Thursday, December 3, 2026 3:04 PM. Take care") ||
+		strings.Contains(got, "[Cancel]") {
+		t.Errorf("yes on the /pause confirmation: want the pause confirmed, its buttons gone:\n%s", got)
+	}
+	if got := between(t, out, "/play"); !strings.Contains(got, "Your play is paused until Thursday, December 3, 2026 3:04 PM: no tickets") {
+		t.Errorf("/play after the pause is not refused:\n%s", got)
+	}
+	if got := between(t, out, "/pause 7 jours"); !strings.Contains(got, "jusqu'au mercredi 9 décembre 2026 15:04") ||
+		!strings.Contains(got, "[Oui, mettre mon jeu en pause] [Annuler]") || !strings.HasPrefix(got, "(vous seul)") {
+		t.Errorf("/pause by a choice's French name:\n%s", got)
+	}
+	if got := between(t, out, "OUI"); !strings.Contains(got, "en pause jusqu'au vendredi 1 janvier 2027 15:04. Prenez soin") {
+		t.Errorf("OUI on a French /pause confirmation:\n%s", got)
+	}
+	if got := between(t, out, "/jouer"); !strings.Contains(got, "Votre jeu est en pause jusqu'au vendredi 1 janvier 2027 15:04") {
+		t.Errorf("/jouer after the French pause:\n%s", got)
+	}
+	if got := between(t, out, "Play again"); !strings.Contains(got, "Ticket #2") {
+		t.Errorf("Play again by its label did not buy ticket 2:\n%s", got)
+	}
+	if got := between(t, out, "/admin reset-guild a test"); !strings.Contains(got, "[Yes, reset everyone] [Cancel]") {
+		t.Errorf("/admin reset-guild asks no confirmation:\n%s", got)
+	}
+	if got := between(t, out, "Yes"); !strings.Contains(got, "┃ Reset the whole server") ||
+		!strings.Contains(got, "players were reset.") && !strings.Contains(got, "Resetting…") { // done, or still running in the background
+		t.Errorf("Yes on the reset-guild confirmation:\n%s", got)
 	}
 }
 
@@ -209,9 +293,16 @@ func TestTryExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if byteSize(len(data)) != line[1] {
+	if byteSize(len(data), langEN) != line[1] {
 		t.Errorf("size shown %s, file of %d bytes", line[1], len(data))
 	}
+	// In French, the lines the session adds are French too.
+	frFiles := t.TempDir()
+	fr := between(t, runTrySession(t, "/jouer\nauto\n/equite reveler\n/equite exporter\nquit\n", "-lang", "fr", "-files", frFiles), "/equite exporter")
+	if !regexp.MustCompile(`(?m)^\(vous seul\) .*\n(.*\n)*📎 clefs-equite-42\.json \((\d+ o|\d+,\d ko)\)\n   enregistré sous `).MatchString(fr) {
+		t.Errorf("/equite exporter in French:\n%s", fr)
+	}
+
 	var vout bytes.Buffer
 	if err := Main(context.Background(), []string{"verify", "-export", path}, &vout, &vout); err != nil ||
 		!strings.Contains(vout.String(), "(1 tickets and ") || !strings.Contains(vout.String(), "of 1 player recomputed") {

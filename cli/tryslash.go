@@ -1,11 +1,16 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 )
@@ -16,70 +21,111 @@ import (
 // Discord shows). Names may be English or French; the options are those
 // of cmds, the commands the bot registered. A value for the last option
 // left, if it takes text, runs to the end of the line, and so does a
-// name:value of a text option, up to the next name:value.
-func parseSlash(text string, cmds []*discordgo.ApplicationCommand) (fakediscord.Slash, error) {
+// name:value of a text option, up to the next name:value. Its errors are
+// in l and list what would have been valid: the commands, the
+// subcommands, an option's choices.
+func parseSlash(text string, cmds []*discordgo.ApplicationCommand, l tryLang) (fakediscord.Slash, error) {
 	words := strings.Fields(text)
 	if len(words) == 0 {
-		return fakediscord.Slash{}, fmt.Errorf("type a command after the /, e.g. /play")
+		return fakediscord.Slash{}, errors.New(l.t("slash_empty"))
 	}
 	var cmd *discordgo.ApplicationCommand
 	for _, c := range cmds {
-		if named(words[0], c.Name, c.NameLocalizations) {
+		if named(words[0], c.Name, derefNames(c.NameLocalizations)) {
 			cmd = c
 			break
 		}
 	}
 	if cmd == nil {
-		var names []string
-		for _, c := range cmds {
-			names = append(names, "/"+c.Name)
-		}
-		return fakediscord.Slash{}, fmt.Errorf("unknown command /%s: the bot has %s", words[0], strings.Join(names, " "))
+		return fakediscord.Slash{}, errors.New(l.t("slash_unknown", words[0], commandList(cmds, l)))
 	}
 	sl := fakediscord.Slash{Name: cmd.Name}
-	path := "/" + cmd.Name
+	path := "/" + localName(cmd.Name, derefNames(cmd.NameLocalizations), l)
 	defs, words := cmd.Options, words[1:]
 	for level := 0; level < 2 && hasSubcommands(defs); level++ {
 		var subs []string
 		var found *discordgo.ApplicationCommandOption
 		for _, o := range defs {
-			subs = append(subs, o.Name)
-			if len(words) > 0 && named(words[0], o.Name, &o.NameLocalizations) {
+			subs = append(subs, localName(o.Name, o.NameLocalizations, l))
+			if len(words) > 0 && named(words[0], o.Name, o.NameLocalizations) {
 				found = o
 			}
 		}
 		if found == nil {
-			return fakediscord.Slash{}, fmt.Errorf("%s needs one of: %s (e.g. %s %s)", path, strings.Join(subs, ", "), path, subs[0])
+			example := path + " " + subs[0]
+			if len(words) == 0 {
+				return fakediscord.Slash{}, errors.New(l.t("slash_needs", path, strings.Join(subs, ", "), example))
+			}
+			return fakediscord.Slash{}, errors.New(l.t("slash_bad_sub", path, words[0], strings.Join(subs, ", "), example))
 		}
 		if found.Type == discordgo.ApplicationCommandOptionSubCommandGroup {
 			sl.Group = found.Name
 		} else {
 			sl.Sub = found.Name
 		}
-		path += " " + found.Name
+		path += " " + localName(found.Name, found.NameLocalizations, l)
 		defs, words = found.Options, words[1:]
 	}
-	opts, err := parseOptions(words, defs)
+	opts, err := parseOptions(words, defs, l)
 	if err != nil {
-		return fakediscord.Slash{}, fmt.Errorf("%s: %w; usage: %s", path, err, slashUsage(path, defs))
+		return fakediscord.Slash{}, errors.New(l.t("slash_usage", path, err, slashUsage(path, defs, l)))
 	}
 	sl.Options = opts
 	return sl, nil
 }
 
-// named reports whether word is name or one of its localizations.
-func named(word, name string, locs *map[discordgo.Locale]string) bool {
-	if strings.EqualFold(word, name) {
+// derefNames is a command's name localizations (a pointer in discordgo,
+// where an option's are a map).
+func derefNames(locs *map[discordgo.Locale]string) map[discordgo.Locale]string {
+	if locs == nil {
+		return nil
+	}
+	return *locs
+}
+
+// localName is a command's or an option's name as a Discord client in l
+// shows it: its French localization in French, if it has one.
+func localName(name string, locs map[discordgo.Locale]string, l tryLang) string {
+	if l == langFR && locs[discordgo.French] != "" {
+		return locs[discordgo.French]
+	}
+	return name
+}
+
+// commandList is "/play /balance …", the commands' names in l.
+func commandList(cmds []*discordgo.ApplicationCommand, l tryLang) string {
+	var names []string
+	for _, c := range cmds {
+		names = append(names, "/"+localName(c.Name, derefNames(c.NameLocalizations), l))
+	}
+	return strings.Join(names, " ")
+}
+
+// named reports whether word is name or one of its localizations, in any
+// case and with or without accents.
+func named(word, name string, locs map[discordgo.Locale]string) bool {
+	w := fold(word)
+	if w == fold(name) {
 		return true
 	}
-	if locs != nil {
-		for _, l := range *locs {
-			if strings.EqualFold(word, l) {
-				return true
-			}
+	for _, l := range locs {
+		if w == fold(l) {
+			return true
 		}
 	}
 	return false
+}
+
+// fold is s lower-cased and without accents ("Réglages" → "reglages"),
+// to compare what people type with names and labels.
+func fold(s string) string {
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
 }
 
 // hasSubcommands reports whether defs are subcommands or groups.
@@ -92,14 +138,14 @@ func hasSubcommands(defs []*discordgo.ApplicationCommandOption) bool {
 	return false
 }
 
-// slashUsage is "/admin grant <user> <amount> <reason…>": required options
-// in angle brackets, optional ones in square brackets.
-func slashUsage(path string, defs []*discordgo.ApplicationCommandOption) string {
+// slashUsage is "/admin grant <user> <amount> [reason…]": required options
+// in angle brackets, optional ones in square brackets, their names in l.
+func slashUsage(path string, defs []*discordgo.ApplicationCommandOption, l tryLang) string {
 	var b strings.Builder
 	b.WriteString(path)
 	for i, d := range defs {
-		name := d.Name
-		if i == len(defs)-1 && d.Type == discordgo.ApplicationCommandOptionString {
+		name := localName(d.Name, d.NameLocalizations, l)
+		if i == len(defs)-1 && d.Type == discordgo.ApplicationCommandOptionString && len(d.Choices) == 0 {
 			name += "…"
 		}
 		if d.Required {
@@ -112,12 +158,12 @@ func slashUsage(path string, defs []*discordgo.ApplicationCommandOption) string 
 }
 
 // parseOptions assigns words to the options defs and types their values.
-func parseOptions(words []string, defs []*discordgo.ApplicationCommandOption) ([]fakediscord.Opt, error) {
+func parseOptions(words []string, defs []*discordgo.ApplicationCommandOption, l tryLang) ([]fakediscord.Opt, error) {
 	values := make([][]string, len(defs))
 	set := make([]bool, len(defs))
 	find := func(name string) int {
 		for i, d := range defs {
-			if named(name, d.Name, &d.NameLocalizations) {
+			if named(name, d.Name, d.NameLocalizations) {
 				return i
 			}
 		}
@@ -128,7 +174,7 @@ func parseOptions(words []string, defs []*discordgo.ApplicationCommandOption) ([
 		if name, val, ok := strings.Cut(w, ":"); ok {
 			if i := find(name); i >= 0 {
 				if set[i] {
-					return nil, fmt.Errorf("%s given twice", defs[i].Name)
+					return nil, errors.New(l.t("opt_twice", localName(defs[i].Name, defs[i].NameLocalizations, l)))
 				}
 				set[i], values[i], cur = true, []string{val}, -1
 				if defs[i].Type == discordgo.ApplicationCommandOptionString {
@@ -149,7 +195,7 @@ func parseOptions(words []string, defs []*discordgo.ApplicationCommandOption) ([
 			}
 		}
 		if next < 0 {
-			return nil, fmt.Errorf("too many values (from %q on)", w)
+			return nil, errors.New(l.t("opt_too_many", w))
 		}
 		set[next], values[next] = true, []string{w}
 		last := true
@@ -162,59 +208,125 @@ func parseOptions(words []string, defs []*discordgo.ApplicationCommandOption) ([
 	}
 	var opts []fakediscord.Opt
 	for i, d := range defs {
+		name := localName(d.Name, d.NameLocalizations, l)
 		if !set[i] {
 			if d.Required {
-				return nil, fmt.Errorf("%s is missing", d.Name)
+				return nil, errors.New(l.t("opt_missing", name))
 			}
 			continue
 		}
-		v, err := optionValue(d, strings.Join(values[i], " "))
+		v, err := optionValue(d, strings.Join(values[i], " "), l)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", d.Name, err)
+			return nil, errors.New(l.t("opt_value", name, err))
 		}
 		opts = append(opts, fakediscord.Opt{Name: d.Name, Value: v})
 	}
 	return opts, nil
 }
 
-// optionValue types a value as the option d takes it.
-func optionValue(d *discordgo.ApplicationCommandOption, s string) (any, error) {
+// optionValue types a value as the option d takes it, and checks it
+// against what Discord's client would let through: its choices, its
+// bounds, its length. The errors are in l.
+func optionValue(d *discordgo.ApplicationCommandOption, s string, l tryLang) (any, error) {
+	if len(d.Choices) > 0 {
+		return choiceValue(d, s, l)
+	}
 	switch d.Type {
-	case discordgo.ApplicationCommandOptionInteger:
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("want a whole number, got %q", s)
-		}
-		return n, nil
-	case discordgo.ApplicationCommandOptionNumber:
+	case discordgo.ApplicationCommandOptionInteger, discordgo.ApplicationCommandOptionNumber:
 		f, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return nil, fmt.Errorf("want a number, got %q", s)
+		if err != nil || d.Type == discordgo.ApplicationCommandOptionInteger && f != math.Trunc(f) {
+			if d.Type == discordgo.ApplicationCommandOptionInteger {
+				return nil, errors.New(l.t("want_int", s))
+			}
+			return nil, errors.New(l.t("want_number", s))
+		}
+		if d.MinValue != nil && f < *d.MinValue || d.MaxValue != 0 && f > d.MaxValue {
+			lo, hi := "−∞", "∞"
+			if d.MinValue != nil {
+				lo = strconv.FormatFloat(*d.MinValue, 'f', -1, 64)
+			}
+			if d.MaxValue != 0 {
+				hi = strconv.FormatFloat(d.MaxValue, 'f', -1, 64)
+			}
+			return nil, errors.New(l.t("want_range", lo, hi, s))
+		}
+		if d.Type == discordgo.ApplicationCommandOptionInteger {
+			return int64(f), nil
 		}
 		return f, nil
 	case discordgo.ApplicationCommandOptionBoolean:
-		switch strings.ToLower(s) {
-		case "true", "yes", "oui", "on":
+		switch fold(s) {
+		case "true", "yes", "oui", "on", "vrai":
 			return true, nil
-		case "false", "no", "non", "off":
+		case "false", "no", "non", "off", "faux":
 			return false, nil
 		}
-		return nil, fmt.Errorf("want true or false, got %q", s)
+		return nil, errors.New(l.t("want_bool", s))
 	case discordgo.ApplicationCommandOptionUser, discordgo.ApplicationCommandOptionMentionable:
 		id, ok := tryUser(s)
 		if !ok {
-			return nil, fmt.Errorf("want a user (@42, 42 or @mod), got %q", s)
+			return nil, errors.New(l.t("want_user", s))
 		}
 		return id, nil
 	case discordgo.ApplicationCommandOptionChannel:
 		c := strings.TrimSuffix(strings.TrimPrefix(s, "<#"), ">")
-		if strings.EqualFold(c, "here") {
+		if strings.EqualFold(c, "here") || strings.EqualFold(c, "ici") {
 			return tryChannel, nil
 		}
 		if _, err := strconv.ParseUint(c, 10, 64); err != nil {
-			return nil, fmt.Errorf("want a channel: here or its ID (this one is %s), got %q", tryChannel, s)
+			return nil, errors.New(l.t("want_channel", tryChannel, s))
 		}
 		return c, nil
+	case discordgo.ApplicationCommandOptionString:
+		n, lo, hi := utf8.RuneCountInString(s), 0, d.MaxLength
+		if d.MinLength != nil {
+			lo = *d.MinLength
+		}
+		if n < lo || hi > 0 && n > hi {
+			return nil, errors.New(l.t("want_length", lo, hi, n))
+		}
 	}
 	return s, nil
+}
+
+// choiceValue is the value of the choice of d that s names: its value
+// ("24h") or its name in either language ("24 hours", "24 heures"), in
+// any case and with or without accents. Else the error lists the choices.
+func choiceValue(d *discordgo.ApplicationCommandOption, s string, l tryLang) (any, error) {
+	want := fold(strings.TrimSpace(s))
+	for _, c := range d.Choices {
+		if want == fold(fmt.Sprint(c.Value)) || named(s, c.Name, c.NameLocalizations) {
+			return choiceTyped(d, c.Value), nil
+		}
+		if f, ok := c.Value.(float64); ok {
+			if g, err := strconv.ParseFloat(want, 64); err == nil && f == g {
+				return choiceTyped(d, c.Value), nil
+			}
+		}
+	}
+	return nil, errors.New(l.t("want_choice", s, choiceList(d, l)))
+}
+
+// choiceTyped is a choice's value as the option's type has it: an integer
+// option's choices decode from JSON as float64.
+func choiceTyped(d *discordgo.ApplicationCommandOption, v any) any {
+	if f, ok := v.(float64); ok && d.Type == discordgo.ApplicationCommandOptionInteger {
+		return int64(f)
+	}
+	return v
+}
+
+// choiceList is "24h (24 hours), 7d (7 days), …": each choice's value and
+// its name in l.
+func choiceList(d *discordgo.ApplicationCommandOption, l tryLang) string {
+	var out []string
+	for _, c := range d.Choices {
+		v, name := fmt.Sprint(c.Value), localName(c.Name, c.NameLocalizations, l)
+		if fold(name) == fold(v) {
+			out = append(out, v)
+			continue
+		}
+		out = append(out, v+" ("+name+")")
+	}
+	return strings.Join(out, ", ")
 }

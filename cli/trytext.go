@@ -17,12 +17,6 @@ import (
 // frame is the left border of an embed.
 const frame = "┃ "
 
-// greyed marks a disabled button.
-const greyed = " ·greyed"
-
-// onlyYou prefixes an ephemeral message, which only its user sees.
-const onlyYou = "(only you) "
-
 // emojiFallback is the Unicode emoji shown for each of the application's
 // custom emojis, by name; an unknown custom emoji shows as :name:.
 var emojiFallback = map[string]string{
@@ -53,9 +47,9 @@ func emojiText(name string) string {
 
 // plainText turns Discord's markup into terminal text: custom emojis into
 // their fallback, mentions into @user<ID> (the fake's default names),
-// timestamps into a time (relative to now for style R), bold markers
-// removed.
-func plainText(s string, now time.Time) string {
+// timestamps into a time as a Discord client in v's language shows it
+// (discordTime), bold markers removed.
+func plainText(s string, v view) string {
 	s = customEmojiRE.ReplaceAllStringFunc(s, func(m string) string {
 		return emojiText(customEmojiRE.FindStringSubmatch(m)[1])
 	})
@@ -66,90 +60,69 @@ func plainText(s string, now time.Time) string {
 		if err != nil {
 			return m
 		}
-		t := time.Unix(unix, 0)
-		if sm[2] == "R" {
-			return relative(t.Sub(now))
-		}
-		return t.Local().Format("2 Jan 2006 15:04")
+		return discordTime(time.Unix(unix, 0), sm[2], v)
 	})
 	return strings.ReplaceAll(s, "**", "")
 }
 
-// relative says a duration as "in 3h05m" or "2m ago".
-func relative(d time.Duration) string {
-	ago := d < 0
-	if ago {
-		d = -d
-	}
-	d = d.Round(time.Minute)
-	var s string
-	switch {
-	case d < time.Minute:
-		return "now"
-	case d < time.Hour:
-		s = strconv.Itoa(int(d/time.Minute)) + "m"
-	default:
-		s = strconv.Itoa(int(d/time.Hour)) + "h" + twoDigits(int(d%time.Hour/time.Minute)) + "m"
-	}
-	if ago {
-		return s + " ago"
-	}
-	return "in " + s
-}
-
-func twoDigits(n int) string {
-	if n < 10 {
-		return "0" + strconv.Itoa(n)
-	}
-	return strconv.Itoa(n)
-}
-
-// renderMessage renders a message of the bot as text; ephemeral prefixes
-// it with "(only you)". now places relative timestamps.
-func renderMessage(m *discordgo.Message, ephemeral bool, now time.Time) string {
+// renderMessage renders a message of the bot as text in v's language;
+// ephemeral prefixes it with "(only you)".
+func renderMessage(m *discordgo.Message, ephemeral bool, v view) string {
 	var b strings.Builder
 	prefix := ""
 	if ephemeral {
-		prefix = onlyYou
+		prefix = v.lang.t("only_you")
 	}
 	if c := strings.TrimSpace(m.Content); c != "" {
-		b.WriteString(prefix + plainText(c, now) + "\n")
+		b.WriteString(prefix + plainText(c, v) + "\n")
 		prefix = ""
 	}
 	for _, e := range m.Embeds {
-		renderEmbed(&b, e, prefix, now)
+		renderEmbed(&b, e, prefix, v)
 		prefix = ""
 	}
 	for _, a := range m.Attachments {
-		b.WriteString(prefix + "📎 " + a.Filename + " (" + byteSize(a.Size) + ")\n")
+		b.WriteString(prefix + "📎 " + a.Filename + " (" + byteSize(a.Size, v.lang) + ")\n")
 		prefix = ""
 	}
 	if prefix != "" { // nothing at all: still say something
-		b.WriteString(prefix + "(an empty message)\n")
+		b.WriteString(prefix + v.lang.t("empty_msg") + "\n")
 	}
-	renderButtons(&b, m.Components)
+	renderButtons(&b, m.Components, v)
 	return b.String()
 }
 
 // byteSize is a file's size as people read it: 512 B, 2.1 kB, 3.4 MB
-// (powers of 1000, as file managers show them).
-func byteSize(n int) string {
+// (powers of 1000, as file managers show them); in French 512 o, 2,1 ko,
+// 3,4 Mo.
+func byteSize(n int, l tryLang) string {
+	units := [3]string{" B", " kB", " MB"}
+	if l == langFR {
+		units = [3]string{" o", " ko", " Mo"}
+	}
+	decimal := func(f float64) string {
+		s := strconv.FormatFloat(f, 'f', 1, 64)
+		if l == langFR {
+			s = strings.Replace(s, ".", ",", 1)
+		}
+		return s
+	}
 	switch {
 	case n < 1000:
-		return strconv.Itoa(n) + " B"
+		return strconv.Itoa(n) + units[0]
 	case n < 1000*1000:
-		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + " kB"
+		return decimal(float64(n)/1000) + units[1]
 	default:
-		return strconv.FormatFloat(float64(n)/1000/1000, 'f', 1, 64) + " MB"
+		return decimal(float64(n)/1000/1000) + units[2]
 	}
 }
 
 // renderEmbed writes an embed, framed: title, description, fields (inline
 // ones side by side), footer.
-func renderEmbed(b *strings.Builder, e *discordgo.MessageEmbed, prefix string, now time.Time) {
+func renderEmbed(b *strings.Builder, e *discordgo.MessageEmbed, prefix string, v view) {
 	line := func(s string) { b.WriteString(strings.TrimRight(frame+s, " ") + "\n") }
 	lines := func(s string) {
-		for _, l := range strings.Split(strings.TrimRight(plainText(s, now), "\n"), "\n") {
+		for _, l := range strings.Split(strings.TrimRight(plainText(s, v), "\n"), "\n") {
 			line(l)
 		}
 	}
@@ -176,9 +149,9 @@ func renderEmbed(b *strings.Builder, e *discordgo.MessageEmbed, prefix string, n
 		}
 	}
 	for _, f := range e.Fields {
-		name, value := plainText(f.Name, now), strings.TrimRight(plainText(f.Value, now), "\n")
+		name, value := plainText(f.Name, v), strings.TrimRight(plainText(f.Value, v), "\n")
 		if f.Inline && !strings.Contains(value, "\n") {
-			inline = append(inline, name+": "+value)
+			inline = append(inline, v.lang.t("field", name, value))
 			continue
 		}
 		flush()
@@ -195,7 +168,7 @@ func renderEmbed(b *strings.Builder, e *discordgo.MessageEmbed, prefix string, n
 
 // renderButtons writes the buttons row by row, each in brackets with its
 // emoji and label, a disabled one marked ·greyed.
-func renderButtons(b *strings.Builder, rows []discordgo.MessageComponent) {
+func renderButtons(b *strings.Builder, rows []discordgo.MessageComponent, v view) {
 	// A message decoded from JSON holds pointers; one the handlers built,
 	// values: both render.
 	for _, c := range rows {
@@ -212,9 +185,9 @@ func renderButtons(b *strings.Builder, rows []discordgo.MessageComponent) {
 		for _, rc := range row.Components {
 			switch btn := rc.(type) {
 			case *discordgo.Button:
-				out = append(out, buttonText(btn))
+				out = append(out, buttonText(btn, v))
 			case discordgo.Button:
-				out = append(out, buttonText(&btn))
+				out = append(out, buttonText(&btn, v))
 			}
 		}
 		if len(out) > 0 {
@@ -223,8 +196,9 @@ func renderButtons(b *strings.Builder, rows []discordgo.MessageComponent) {
 	}
 }
 
-// buttonText is a button as "[🔁 Play again (0.50)]".
-func buttonText(btn *discordgo.Button) string {
+// buttonText is a button as "[🔁 Play again (0.50)]", a disabled one
+// marked ·greyed in v's language.
+func buttonText(btn *discordgo.Button, v view) string {
 	var parts []string
 	if e := btn.Emoji; e != nil {
 		switch {
@@ -235,11 +209,11 @@ func buttonText(btn *discordgo.Button) string {
 		}
 	}
 	if btn.Label != "" {
-		parts = append(parts, plainText(btn.Label, time.Time{}))
+		parts = append(parts, plainText(btn.Label, v))
 	}
 	s := "[" + strings.Join(parts, " ")
 	if btn.Disabled {
-		s += greyed
+		s += v.lang.t("greyed")
 	}
 	return s + "]"
 }

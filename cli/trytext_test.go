@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,13 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/backend"
+)
+
+// The English rendering's marks, and a view at a fixed time in UTC.
+var (
+	onlyYou = langEN.t("only_you")
+	greyed  = langEN.t("greyed")
+	enView  = view{lang: langEN, now: tryTestNow, loc: time.UTC}
 )
 
 // recorder is a commands.Responder that keeps the message the handlers
@@ -103,7 +111,7 @@ func TestRenderTicketCard(t *testing.T) {
 		Type: discordgo.InteractionApplicationCommand,
 		Data: discordgo.ApplicationCommandInteractionData{Name: "play"},
 	})
-	got := renderMessage(card, false, time.Now())
+	got := renderMessage(card, false, enView)
 	for _, want := range []string{
 		"┃ 🗝️ Les Clefs du Trésor\n",
 		"┃ ▶️ ❔ ❔ ❔\n┃ ▶️ ❔ ❔ ❔\n┃ ▶️ ❔ ❔ ❔\n",
@@ -127,7 +135,7 @@ func TestRenderTicketCard(t *testing.T) {
 	var auto string
 	for _, c := range card.Components {
 		for _, b := range c.(discordgo.ActionsRow).Components {
-			if id := b.(discordgo.Button).CustomID; buttonIs(id, "auto", -1) {
+			if id := b.(discordgo.Button).CustomID; strings.HasPrefix(id, "v1:auto:") {
 				auto = id
 			}
 		}
@@ -140,7 +148,7 @@ func TestRenderTicketCard(t *testing.T) {
 		Message: card,
 		Data:    discordgo.MessageComponentInteractionData{CustomID: auto, ComponentType: discordgo.ButtonComponent},
 	})
-	got = renderMessage(done, false, time.Now())
+	got = renderMessage(done, false, enView)
 	symbols := map[string]bool{"💎": true, "🪈": true, "💣": true, "🗡️": true, "🕯️": true, "🛢️": true, "🗝️": true}
 	lines := strings.Split(got, "\n")
 	cells := 0
@@ -174,7 +182,7 @@ func TestRenderEphemeral(t *testing.T) {
 		Locale: discordgo.French,
 		Data:   discordgo.ApplicationCommandInteractionData{Name: "rules"},
 	})
-	got := renderMessage(rules, rules.Flags&discordgo.MessageFlagsEphemeral != 0, time.Now())
+	got := renderMessage(rules, rules.Flags&discordgo.MessageFlagsEphemeral != 0, enView)
 	if !strings.HasPrefix(got, "(only you)\n┃ ") {
 		t.Errorf("ephemeral /rules not marked:\n%s", got)
 	}
@@ -182,7 +190,7 @@ func TestRenderEphemeral(t *testing.T) {
 		t.Errorf("French /rules lacks its title:\n%s", got)
 	}
 
-	msg := renderMessage(&discordgo.Message{Content: "❌ No."}, true, time.Now())
+	msg := renderMessage(&discordgo.Message{Content: "❌ No."}, true, enView)
 	if msg != "(only you) ❌ No.\n" {
 		t.Errorf("ephemeral content: %q", msg)
 	}
@@ -195,11 +203,12 @@ func TestPlainText(t *testing.T) {
 		{"<a:clefs_key:42> and <:sparkles_x:7>", "🗝️ and :sparkles_x:"},
 		{"**Auto** for all", "Auto for all"},
 		{"<@42> thanks <@!43>", "@user42 thanks @user43"},
-		{"next bonus <t:1700010800:R>", "next bonus in 3h00m"},
-		{"claimed <t:1699999880:R>", "claimed 2m ago"},
+		{"next bonus <t:1700010800:R>", "next bonus in 3 hours"},
+		{"claimed <t:1699999880:R>", "claimed 2 minutes ago"},
+		{"on <t:1700010800:f>, <t:1700010800>", "on November 15, 2023 1:13 AM, November 15, 2023 1:13 AM"},
 		{"plain 1 < 2 > 0 <t:x>", "plain 1 < 2 > 0 <t:x>"},
 	} {
-		if got := plainText(tc.in, now); got != tc.want {
+		if got := plainText(tc.in, view{lang: langEN, now: now, loc: time.UTC}); got != tc.want {
 			t.Errorf("plainText(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
@@ -215,7 +224,7 @@ func TestButtonText(t *testing.T) {
 		{discordgo.Button{Label: "Open", Emoji: &discordgo.ComponentEmoji{Name: "clefs_key", ID: "1"}}, "[🗝️ Open]"},
 		{discordgo.Button{Label: "Odd", Emoji: &discordgo.ComponentEmoji{Name: "odd", ID: "1"}}, "[:odd: Odd]"},
 	} {
-		if got := buttonText(&tc.b); got != tc.want {
+		if got := buttonText(&tc.b, enView); got != tc.want {
 			t.Errorf("buttonText(%+v) = %q, want %q", tc.b, got, tc.want)
 		}
 	}
@@ -226,18 +235,254 @@ func TestRenderAttachments(t *testing.T) {
 		n    int
 		want string
 	}{{0, "0 B"}, {999, "999 B"}, {1000, "1.0 kB"}, {2149, "2.1 kB"}, {999_949, "999.9 kB"}, {3_400_000, "3.4 MB"}} {
-		if got := byteSize(tc.n); got != tc.want {
+		if got := byteSize(tc.n, langEN); got != tc.want {
 			t.Errorf("byteSize(%d) = %q, want %q", tc.n, got, tc.want)
 		}
 	}
 	files := []*discordgo.MessageAttachment{{Filename: "clefs-equite-42.json", Size: 2149}, {Filename: "b.txt", Size: 3}}
-	got := renderMessage(&discordgo.Message{Content: "Your export", Attachments: files}, true, time.Now())
+	got := renderMessage(&discordgo.Message{Content: "Your export", Attachments: files}, true, enView)
 	if want := "(only you) Your export\n📎 clefs-equite-42.json (2.1 kB)\n📎 b.txt (3 B)\n"; got != want {
 		t.Errorf("message with files:\n%q\nwant\n%q", got, want)
 	}
+	frView := enView
+	frView.lang = langFR
+	got = renderMessage(&discordgo.Message{Content: "Votre export", Attachments: files}, true, frView)
+	if want := "(vous seul) Votre export\n📎 clefs-equite-42.json (2,1 ko)\n📎 b.txt (3 o)\n"; got != want {
+		t.Errorf("French message with files:\n%q\nwant\n%q", got, want)
+	}
 	// Nothing but a file is not an empty message.
-	got = renderMessage(&discordgo.Message{Attachments: files[1:]}, true, time.Now())
+	got = renderMessage(&discordgo.Message{Attachments: files[1:]}, true, enView)
 	if want := "(only you) 📎 b.txt (3 B)\n"; got != want {
 		t.Errorf("file only: %q, want %q", got, want)
+	}
+}
+
+func TestTimeRelative(t *testing.T) {
+	for _, tc := range []struct {
+		d      time.Duration
+		en, fr string
+	}{
+		{0, "in 0 seconds", "dans 0 seconde"},
+		{time.Second, "in 1 second", "dans 1 seconde"},
+		{5 * time.Second, "in 5 seconds", "dans 5 secondes"},
+		{-5 * time.Second, "5 seconds ago", "il y a 5 secondes"},
+		{59 * time.Second, "in 59 seconds", "dans 59 secondes"},
+		{59*time.Second + 600*time.Millisecond, "in 1 minute", "dans 1 minute"}, // rounds up to the next unit
+		{90 * time.Second, "in 2 minutes", "dans 2 minutes"},
+		{3 * time.Minute, "in 3 minutes", "dans 3 minutes"},
+		{-5 * time.Minute, "5 minutes ago", "il y a 5 minutes"},
+		{59*time.Minute + 40*time.Second, "in 1 hour", "dans 1 heure"},
+		{3*time.Hour + 10*time.Minute, "in 3 hours", "dans 3 heures"},
+		{3*time.Hour + 32*time.Minute, "in 4 hours", "dans 4 heures"},
+		{-23 * time.Hour, "23 hours ago", "il y a 23 heures"},
+		{23*time.Hour + 40*time.Minute, "in 1 day", "dans 1 jour"},
+		{2 * 24 * time.Hour, "in 2 days", "dans 2 jours"},
+		{29 * 24 * time.Hour, "in 29 days", "dans 29 jours"},
+		{30 * 24 * time.Hour, "in 1 month", "dans 1 mois"},
+		{-92 * 24 * time.Hour, "3 months ago", "il y a 3 mois"},
+		{183 * 24 * time.Hour, "in 6 months", "dans 6 mois"},
+		{365 * 24 * time.Hour, "in 1 year", "dans 1 an"},
+		{-3 * 365 * 24 * time.Hour, "3 years ago", "il y a 3 ans"},
+	} {
+		if got := relativeTime(tc.d, langEN); got != tc.en {
+			t.Errorf("relativeTime(%v, en) = %q, want %q", tc.d, got, tc.en)
+		}
+		if got := relativeTime(tc.d, langFR); got != tc.fr {
+			t.Errorf("relativeTime(%v, fr) = %q, want %q", tc.d, got, tc.fr)
+		}
+	}
+}
+
+func TestTimeStyles(t *testing.T) {
+	at := time.Date(2026, 12, 2, 15, 4, 5, 0, time.UTC)
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		paris = time.FixedZone("CET", 3600) // no tz database: the same offset in December
+	}
+	for _, tc := range []struct {
+		style, en, fr string
+		loc           *time.Location
+	}{
+		{"t", "3:04 PM", "15:04", time.UTC},
+		{"T", "3:04:05 PM", "15:04:05", time.UTC},
+		{"d", "12/02/2026", "02/12/2026", time.UTC},
+		{"D", "December 2, 2026", "2 décembre 2026", time.UTC},
+		{"f", "December 2, 2026 3:04 PM", "2 décembre 2026 15:04", time.UTC},
+		{"", "December 2, 2026 3:04 PM", "2 décembre 2026 15:04", time.UTC}, // no style: f
+		{"F", "Wednesday, December 2, 2026 3:04 PM", "mercredi 2 décembre 2026 15:04", time.UTC},
+		{"t", "4:04 PM", "16:04", paris}, // the viewer's time zone
+		{"R", "in 3 hours", "dans 3 heures", time.UTC},
+	} {
+		for _, l := range []struct {
+			lang tryLang
+			want string
+		}{{langEN, tc.en}, {langFR, tc.fr}} {
+			v := view{lang: l.lang, now: at.Add(-3 * time.Hour), loc: tc.loc}
+			if got := discordTime(at, tc.style, v); got != l.want {
+				t.Errorf("discordTime(%q, %s, %v) = %q, want %q", tc.style, l.lang.code(), tc.loc, got, l.want)
+			}
+		}
+	}
+	// Through the markup, as the bot writes it (commands/render.go).
+	fr := view{lang: langFR, now: at, loc: time.UTC}
+	if got := plainText("repart <t:1796256000:R>, le <t:1796256000:f>", fr); got != "repart dans 9 heures, le 3 décembre 2026 00:00" {
+		t.Errorf("French timestamps: %q", got)
+	}
+}
+
+// TestTryMessages checks that every message of the session has both
+// languages with the same arguments.
+func TestTryMessages(t *testing.T) {
+	verbs := regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z%]`)
+	for key, m := range tryMessages {
+		if m[langEN] == "" || m[langFR] == "" {
+			t.Errorf("%s: a language is missing: %q", key, m)
+			continue
+		}
+		if en, fr := verbs.FindAllString(m[langEN], -1), verbs.FindAllString(m[langFR], -1); strings.Join(en, " ") != strings.Join(fr, " ") {
+			t.Errorf("%s: English takes %v, French %v", key, en, fr)
+		}
+	}
+	if got := langFR.t("no such key"); got != "no such key" {
+		t.Errorf("a missing key: %q", got)
+	}
+}
+
+// TestHelp checks that help lists every command and subcommand the bot
+// registers, with its options and their choices, in each language.
+func TestHelp(t *testing.T) {
+	defs := testApp(t).Definitions()
+	en, fr := helpText(defs, "", langEN), helpText(defs, "", langFR)
+	var leaves int
+	for _, c := range defs {
+		if !hasSubcommands(c.Options) {
+			leaves++
+			continue
+		}
+		for _, sub := range c.Options {
+			leaves++
+			if want := "  /" + c.Name + " " + sub.Name; !strings.Contains(en, want) {
+				t.Errorf("English help lacks %q", want)
+			}
+			if want := "  /" + (*c.NameLocalizations)[discordgo.French] + " " + sub.NameLocalizations[discordgo.French]; !strings.Contains(fr, want) {
+				t.Errorf("French help lacks %q", want)
+			}
+		}
+	}
+	for _, h := range []string{en, fr} {
+		if n := strings.Count(h, "\n  /"); n != leaves {
+			t.Errorf("%d entries, want one per command or subcommand (%d):\n%s", n, leaves, h)
+		}
+	}
+	for _, want := range []string{
+		"  /limits show\n", "  /limits set [stake-day] [stake-week] [loss-day] [loss-week] [reminder]\n",
+		"  /pause <length>\n      Take a break", "      length: 24h (24 hours), 7d (7 days), 30d (30 days), 6m (6 months)\n",
+		"  /admin grant <user> <amount> [reason…]\n      (moderators) Add",
+		"  /fairness verify <ticket>", "row 2", "as <user>",
+	} {
+		if !strings.Contains(en, want) {
+			t.Errorf("English help lacks %q:\n%s", want, en)
+		}
+	}
+	for _, want := range []string{
+		"  /limites regler [mises-jour]", "  /pause <duree>\n      Faire une pause",
+		"      duree : 24h (24 heures), 7d (7 jours), 30d (30 jours), 6m (6 mois)\n",
+		"  /admin crediter <joueur> <montant> [raison…]\n      (modérateurs) Ajouter", "ligne 2", "Session :",
+	} {
+		if !strings.Contains(fr, want) {
+			t.Errorf("French help lacks %q:\n%s", want, fr)
+		}
+	}
+	if strings.Contains(fr, "Options go") || strings.Contains(en, "Les options") {
+		t.Error("help mixes the languages")
+	}
+
+	// help /cmd: that command only, each option described.
+	one := helpText(defs, "/admin grant", langEN)
+	if !strings.HasPrefix(one, "  /admin grant <user> <amount> [reason…]\n") || !strings.Contains(one, "      amount: Credits, e.g. 12.50 or -5\n") ||
+		strings.Contains(one, "/admin reset") {
+		t.Errorf("help /admin grant:\n%s", one)
+	}
+	if one := helpText(defs, "equite", langFR); !strings.Contains(one, "  /equite verifier <ticket>\n") || strings.Contains(one, "/jouer") {
+		t.Errorf("help equite:\n%s", one)
+	}
+	if got := helpText(defs, "/dance", langFR); got != "help : pas de commande /dance ; help seul les liste\n" {
+		t.Errorf("help /dance: %q", got)
+	}
+}
+
+// TestParseSlashChoices checks that a bad choice lists the valid ones: an
+// unknown command, subcommand or option value, in each language.
+func TestParseSlashChoices(t *testing.T) {
+	defs := testApp(t).Definitions()
+	for _, tc := range []struct {
+		text string
+		l    tryLang
+		want string
+	}{
+		{"dance", langEN, "unknown command /dance: the bot has /play /balance /rules /leaderboard /daily /history /fairness /limits /pause /admin"},
+		{"dance", langFR, "commande inconnue /dance : le bot a /jouer /solde /regles /classement /bonus /historique /equite /limites /pause /admin"},
+		{"fairness", langEN, "/fairness needs one of: show, seed, rotate, verify, export (e.g. /fairness show)"},
+		{"equite bogus", langFR, `/equite n'a pas de "bogus" : l'une de afficher, graine, reveler, verifier, exporter (par ex. /equite afficher)`},
+		{"pause 2h", langEN, `/pause: length: "2h" is not a choice: want one of 24h (24 hours), 7d (7 days), 30d (30 days), 6m (6 months); usage: /pause <length>`},
+		{"pause 2h", langFR, `/pause : duree : "2h" n'est pas un choix : l'un de 24h (24 heures), 7d (7 jours), 30d (30 jours), 6m (6 mois) ; usage : /pause <duree>`},
+		{"pause", langFR, "/pause : duree manque ; usage : /pause <duree>"},
+		{"admin grant @42 x y", langEN, ""}, // amounts are text: the bot checks them
+		{"admin settings min-interval:4000", langEN, `/admin settings: min-interval: want a number from 0 to 3600, got "4000"`},
+		{"limites regler rappel:abc", langFR, `/limites regler : rappel : un nombre entier, pas "abc"`},
+	} {
+		_, err := parseSlash(tc.text, defs, tc.l)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("/%s: %v", tc.text, err)
+		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
+			t.Errorf("/%s (%s):\n got %v\nwant %s", tc.text, tc.l.code(), err, tc.want)
+		}
+	}
+	// A choice by its value or its name in either language, in any case
+	// and with or without accents.
+	for _, text := range []string{"pause 7d", "pause 7D", "pause 7 days", "pause 7 JOURS", "pause duree:7d", "pause durée:7 jours"} {
+		sl, err := parseSlash(text, defs, langEN)
+		if err != nil || len(sl.Options) != 1 || sl.Options[0].Value != "7d" {
+			t.Errorf("/%s: %+v %v", text, sl.Options, err)
+		}
+	}
+	if sl, err := parseSlash("Équité Vérifier 3", defs, langFR); err != nil || sl.Name != "fairness" || sl.Sub != "verify" || sl.Options[0].Value != int64(3) {
+		t.Errorf("accented French names: %+v %v", sl, err)
+	}
+}
+
+// TestPressedBy checks which words press which button.
+func TestPressedBy(t *testing.T) {
+	btn := func(id, label string) *discordgo.Button { return &discordgo.Button{CustomID: id, Label: label} }
+	confirmFR := btn("v1:pz:42:0:1796256000", "Oui, mettre mon jeu en pause")
+	cancelFR := btn("v1:pzx:42:0:1796256000", "Annuler")
+	row2 := btn("v1:row:42:1:1", "Row 2")
+	chestFR := btn("v1:chest:42:1", "Ouvrir le coffre")
+	again := btn("v1:again:42:1", "Rejouer (0,50)")
+	for _, tc := range []struct {
+		typed string
+		b     *discordgo.Button
+		want  bool
+	}{
+		{"oui", confirmFR, true}, {"yes", confirmFR, true}, {"Oui, mettre", confirmFR, true}, {"confirm", confirmFR, true},
+		{"annuler", confirmFR, false}, {"ANNULER", cancelFR, true}, {"cancel", cancelFR, true}, {"non", cancelFR, true},
+		{"row 2", row2, true}, {"ligne 2", row2, true}, {"Row 3", row2, false}, {"row", row2, true},
+		{"open", chestFR, true}, {"ouvrir", chestFR, true}, {"ouvrir le coffre", chestFR, true}, {"le coffre", chestFR, false},
+		{"rejouer", again, true}, {"play again", again, true}, {"again", again, true}, {"réjouer", again, true},
+		{"", again, false}, {"auto", again, false},
+	} {
+		if got := pressedBy(words(tc.typed), tc.b); got != tc.want {
+			t.Errorf("pressedBy(%q, %q) = %v, want %v", tc.typed, tc.b.Label, got, tc.want)
+		}
+	}
+}
+
+func TestHelpChoicesDetailed(t *testing.T) {
+	got := helpText(testApp(t).Definitions(), "pause", langFR)
+	want := "  /pause <duree>\n      Faire une pause : ni parties ni bonus quotidien pendant un temps (avec confirmation)\n" +
+		"      duree : Combien de temps : impossible d'écourter une fois confirmé\n        24h (24 heures), 7d (7 jours), 30d (30 jours), 6m (6 mois)\n"
+	if got != want {
+		t.Errorf("help pause:\n%s\nwant\n%s", got, want)
 	}
 }

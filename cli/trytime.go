@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"math"
+	"strconv"
+	"time"
+)
+
+// Discord's timestamps (<t:UNIX:STYLE>) as a Discord client shows them, in
+// the session's language and time zone: each client renders them itself,
+// so the bot's message carries only the instant.
+
+// view is what rendering a message depends on besides the message: the
+// session's language, its clock's now (for relative times) and the time
+// zone of the person at the terminal.
+type view struct {
+	lang tryLang
+	now  time.Time
+	loc  *time.Location
+}
+
+// English and French names of the months and the weekdays.
+var (
+	monthsEN = [12]string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
+	monthsFR = [12]string{"janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre"}
+	daysEN   = [7]string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+	daysFR   = [7]string{"dimanche", "lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi"}
+)
+
+// discordTime renders t in one of Discord's timestamp styles, as its
+// en-US and French clients do:
+//
+//	t  3:04 PM                              15:04
+//	T  3:04:05 PM                           15:04:05
+//	d  12/02/2026                           02/12/2026
+//	D  December 2, 2026                     2 décembre 2026
+//	f  December 2, 2026 3:04 PM             2 décembre 2026 15:04   (also no style)
+//	F  Wednesday, December 2, 2026 3:04 PM  mercredi 2 décembre 2026 15:04
+//	R  in 3 hours, 5 minutes ago            dans 3 heures, il y a 5 minutes
+func discordTime(t time.Time, style string, v view) string {
+	if style == "R" {
+		return relativeTime(t.Sub(v.now), v.lang)
+	}
+	loc := v.loc
+	if loc == nil {
+		loc = time.Local
+	}
+	t = t.In(loc)
+	fr := v.lang == langFR
+	short, long := t.Format("3:04 PM"), t.Format("3:04:05 PM")
+	date := monthsEN[t.Month()-1] + " " + strconv.Itoa(t.Day()) + ", " + strconv.Itoa(t.Year())
+	numeric, weekday := t.Format("01/02/2006"), daysEN[t.Weekday()]+", "
+	if fr {
+		short, long = t.Format("15:04"), t.Format("15:04:05")
+		date = strconv.Itoa(t.Day()) + " " + monthsFR[t.Month()-1] + " " + strconv.Itoa(t.Year())
+		numeric, weekday = t.Format("02/01/2006"), daysFR[t.Weekday()]+" "
+	}
+	switch style {
+	case "t":
+		return short
+	case "T":
+		return long
+	case "d":
+		return numeric
+	case "D":
+		return date
+	case "F":
+		return weekday + date + " " + short
+	}
+	return date + " " + short
+}
+
+// relativeTime says a duration from now as Discord's relative timestamps
+// do, always with a number: seconds below a minute, minutes below an
+// hour, hours below a day, days below a month, months below a year, then
+// years; each rounded to the nearest of its unit, and a unit that rounds
+// up to the next one's size (59.6 minutes) said in the next one.
+func relativeTime(d time.Duration, l tryLang) string {
+	past := d < 0
+	sec := math.Abs(d.Seconds())
+	const day = 86400.0
+	units := []struct {
+		size, next float64 // the unit in seconds, and how many make the next
+		en, fr     string
+	}{
+		{1, 60, "second", "seconde"},
+		{60, 60, "minute", "minute"},
+		{3600, 24, "hour", "heure"},
+		{day, 30, "day", "jour"},
+		{day * 365.25 / 12, 12, "month", "mois"},
+		{day * 365.25, math.Inf(1), "year", "an"},
+	}
+	var n int64
+	var en, fr string
+	for _, u := range units {
+		n, en, fr = int64(math.Round(sec/u.size)), u.en, u.fr
+		if float64(n) < u.next {
+			break
+		}
+	}
+	count := strconv.FormatInt(n, 10)
+	if l == langFR {
+		// French: 0 and 1 are singular; "mois" never takes an s.
+		if n > 1 && fr != "mois" {
+			fr += "s"
+		}
+		if past {
+			return "il y a " + count + " " + fr
+		}
+		return "dans " + count + " " + fr
+	}
+	if n != 1 {
+		en += "s"
+	}
+	if past {
+		return count + " " + en + " ago"
+	}
+	return "in " + count + " " + en
+}
