@@ -10,7 +10,7 @@ import (
 )
 
 // The text rendering of `clefs try`: a message of the bot as a terminal
-// shows it, close to the README's mock-up of a card. Each embed is framed
+// shows it, close to the mock-up of a card in docs/game.md. Each embed is framed
 // by "┃ " on the left (no right border: terminals disagree on the width
 // of emoji); the buttons follow in brackets, row by row.
 
