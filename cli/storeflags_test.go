@@ -273,11 +273,11 @@ func TestAuditRepairsMalformedIndex(t *testing.T) {
 
 	for _, flags := range [][]string{{"-data", path}, {"-redis", url}} {
 		out, _, err := runCmd(t, append([]string{"audit"}, flags...)...)
-		if !errors.Is(err, errAudit) || !strings.Contains(out, "MALFORMED guild 1: ") || !strings.Contains(out, "1 entries drifted") {
+		if !errors.Is(err, errAudit) || !strings.Contains(out, "MALFORMED guild 1: ") || !strings.Contains(out, "1 entry drifted") {
 			t.Fatalf("audit %v of a malformed index: %v\n%s", flags, err, out)
 		}
 		out, _, err = runCmd(t, append([]string{"audit", "-repair"}, flags...)...)
-		if err != nil || !strings.Contains(out, "rebuilt: 1 entries changed") || !strings.Contains(out, "0 entries drifted") {
+		if err != nil || !strings.Contains(out, "rebuilt: 1 entry changed") || !strings.Contains(out, "0 entries drifted") {
 			t.Fatalf("audit -repair %v: %v\n%s", flags, err, out)
 		}
 		if out, _, err = runCmd(t, append([]string{"audit"}, flags...)...); err != nil {

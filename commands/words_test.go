@@ -93,7 +93,7 @@ func fixedData(l *lang) map[string]any {
 		"Ticket": 7, "Symbols": "💎💎💎", "Name": l.T("sym_gem", nil), "Lot": l.T("lot_gold", nil), "Emoji": "🪙",
 		"Rank": 3, "OneIn": 9, "Commitment": "`54dc888e`", "RTP": "72 %",
 		"Text": l.T("reality_off", nil), "Interval": l.T("interval_none", nil), "Reality": l.T("reality_off", nil),
-		"Main": dec, "Chest": dec, "PerChest": "9", "PerPlay": dec, "Hours": 1, "Minutes": 5,
+		"Main": dec, "Chest": dec, "PerChest": "9", "PerPlay": dec, "Hours": 1, "Minutes": 5, "Key": " 🗝️",
 	}
 }
 
@@ -664,6 +664,12 @@ var amountTable = []struct {
 	{"player_granted", "fr", [3]string{"Crédité : 0,50 crédit · bonus quotidiens : 0,50 crédit",
 		"Crédité : 1,00 crédit · bonus quotidiens : 1,00 crédit",
 		"Crédité : 2,00 crédits · bonus quotidiens : 2,00 crédits"}},
+	{"player_revealing", "en", [3]string{"Including ticket #7, being revealed: 0.50 credits 🗝️",
+		"Including ticket #7, being revealed: 1.00 credit 🗝️",
+		"Including ticket #7, being revealed: 2.00 credits 🗝️"}},
+	{"player_revealing", "fr", [3]string{"Y compris le ticket n° 7, en cours de révélation : 0,50 crédit 🗝️",
+		"Y compris le ticket n° 7, en cours de révélation : 1,00 crédit 🗝️",
+		"Y compris le ticket n° 7, en cours de révélation : 2,00 crédits 🗝️"}},
 	{"player_limit", "en", [3]string{"Stakes per day: 0.50 credits",
 		"Stakes per day: 1.00 credit",
 		"Stakes per day: 2.00 credits"}},
