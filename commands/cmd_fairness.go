@@ -165,7 +165,10 @@ func (a *App) currentSeedFields(l *lang, p game.Player) []*discordgo.MessageEmbe
 // revealField shows a revealed seed, its commitment and what it drew.
 func revealField(l *lang, title string, r game.SeedReveal) *discordgo.MessageEmbedField {
 	drew := l.T("fair_drew_none", nil)
-	if r.LastTicket >= r.FirstTicket {
+	switch {
+	case r.LastTicket == r.FirstTicket:
+		drew = l.T("fair_drew_one", map[string]any{"First": r.FirstTicket})
+	case r.LastTicket > r.FirstTicket:
 		drew = l.T("fair_drew", map[string]any{"First": r.FirstTicket, "Last": r.LastTicket})
 	}
 	client := code(r.ClientSeed)
