@@ -92,18 +92,25 @@ func isButtonWord(typed []string) bool {
 	return false
 }
 
+// actionsRow returns c as a row of components: a message decoded from JSON
+// holds pointers, one the handlers built holds values.
+func actionsRow(c discordgo.MessageComponent) (discordgo.ActionsRow, bool) {
+	switch r := c.(type) {
+	case *discordgo.ActionsRow:
+		return *r, true
+	case discordgo.ActionsRow:
+		return r, true
+	}
+	return discordgo.ActionsRow{}, false
+}
+
 // messageButtons are the buttons of m, row by row (a message decoded from
 // JSON holds pointers; one built in Go, values).
 func messageButtons(m *discordgo.Message) []*discordgo.Button {
 	var out []*discordgo.Button
 	for _, c := range m.Components {
-		var row discordgo.ActionsRow
-		switch r := c.(type) {
-		case *discordgo.ActionsRow:
-			row = *r
-		case discordgo.ActionsRow:
-			row = r
-		default:
+		row, ok := actionsRow(c)
+		if !ok {
 			continue
 		}
 		for _, rc := range row.Components {

@@ -169,16 +169,9 @@ func renderEmbed(b *strings.Builder, e *discordgo.MessageEmbed, prefix string, v
 // renderButtons writes the buttons row by row, each in brackets with its
 // emoji and label, a disabled one marked ·greyed.
 func renderButtons(b *strings.Builder, rows []discordgo.MessageComponent, v view) {
-	// A message decoded from JSON holds pointers; one the handlers built,
-	// values: both render.
 	for _, c := range rows {
-		var row discordgo.ActionsRow
-		switch r := c.(type) {
-		case *discordgo.ActionsRow:
-			row = *r
-		case discordgo.ActionsRow:
-			row = r
-		default:
+		row, ok := actionsRow(c)
+		if !ok {
 			continue
 		}
 		var out []string
