@@ -578,6 +578,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("bad input", func(t *testing.T) { testBadInput(t, ctx) })
 	t.Run("exact JSON", func(t *testing.T) { testExactJSON(t, ctx) })
 	t.Run("export", func(t *testing.T) { testExport(t, ctx) })
+	t.Run("long exports", func(t *testing.T) { testLongExports(t, ctx) })
 	t.Run("form", func(t *testing.T) { testForm(t, ctx) })
 	if os.Getenv("CLEFS_UPDATE_SCREENSHOT") == "1" {
 		screenshot(t, ctx)
