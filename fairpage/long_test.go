@@ -84,7 +84,7 @@ func testLongExports(t *testing.T, ctx context.Context) {
 				drawn++
 			}
 		}
-			rep := checkExport(t, ctx, schema.NewPublicExport(1, 2, hist, rs))
+		rep := checkExport(t, ctx, schema.NewPublicExport(1, 2, hist, rs))
 		if !rep.OK || rep.Broken != 0 || rep.Counts["draws"].Checked != drawn {
 			t.Fatalf("run %d: the page says %+v; game recomputes %d draws, no break", seed, rep, drawn)
 		}
