@@ -414,6 +414,11 @@ func (g *Gateway) shutdown() error {
 	}
 	wg.Wait()
 	errs = append(errs, g.track.shutdown(start))
+	// Nothing of this gateway calls Discord any more, not even a shard's
+	// reconnection that discordgo left running past Close.
+	if t := sessionTransport(g.rest.Client); t != nil {
+		t.Close()
+	}
 	handled, dropped := g.track.counts()
 	g.log.Info("gateway stopped", "handled", handled,
 		"dropped_while_closing", dropped, "took", time.Since(start).Round(time.Millisecond))

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -151,7 +152,20 @@ type Transport struct {
 
 	mu          sync.Mutex
 	globalUntil time.Time // no request leaves before (a global 429)
+
+	closed atomic.Bool // Close was called: no request leaves any more
 }
+
+// ErrTransportClosed is what a Transport answers once closed: the bot
+// stopped, and nothing it left behind (a discordgo session still trying to
+// reconnect, say) reaches Discord any more.
+var ErrTransportClosed = errors.New("bot: the REST transport is closed")
+
+// Close stops the transport: every request from then on fails at once
+// with ErrTransportClosed, without reaching the network. discordgo keeps
+// retrying a gateway connection it was reopening when its session was
+// closed; closed, the transport keeps those attempts off the wire.
+func (t *Transport) Close() { t.closed.Store(true) }
 
 // NewTransport returns a Transport over next (nil: http.DefaultTransport).
 func NewTransport(next http.RoundTripper, o TransportOptions) *Transport {
@@ -378,6 +392,12 @@ func (st *callState) mayHaveBeenApplied() bool {
 
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.closed.Load() {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, ErrTransportClosed
+	}
 	ctx := req.Context()
 	route := Route(req.Method, req.URL)
 	class := classify(req.Method, route)

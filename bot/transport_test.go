@@ -792,3 +792,23 @@ func BenchmarkInteractionMemory(b *testing.B) {
 		})
 	}
 }
+
+// A closed transport sends nothing more: what a stopped bot left running
+// (discordgo reopening a gateway) fails at once, off the wire.
+func TestClosedTransportSendsNothing(t *testing.T) {
+	srv := serve(t, func(n int, w http.ResponseWriter, r *http.Request) { okJSON(w) })
+	g := newRig(t, srv.URL, nil)
+	if err := edit(ctx10s(t), g.r); err != nil {
+		t.Fatal(err)
+	}
+	sessionTransport(g.s.Client).Close()
+	if err := edit(ctx10s(t), g.r); !errors.Is(err, ErrTransportClosed) {
+		t.Fatalf("an edit after Close: %v, want ErrTransportClosed", err)
+	}
+	if _, err := g.s.Gateway(); !errors.Is(err, ErrTransportClosed) {
+		t.Fatalf("GET /gateway after Close: %v, want ErrTransportClosed", err)
+	}
+	if got := len(srv.Hits()); got != 1 {
+		t.Fatalf("%d requests reached Discord, want the 1 before Close", got)
+	}
+}
