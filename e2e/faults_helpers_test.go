@@ -235,12 +235,30 @@ func (f *fx) answerGivenUp(id string) bool {
 	return false
 }
 
+// undelivered sends again, as a player would, an interaction the fake
+// Discord could not deliver because the bot's gateway connection was down
+// for a moment (a reconnection that discordgo runs twice closes the
+// resumed connection again): the fake drops it, so nothing was created.
+func undelivered(ctx context.Context, send func() (*fakediscord.Pending, error)) (*fakediscord.Pending, error) {
+	for {
+		p, err := send()
+		if !errors.Is(err, fakediscord.ErrNoGateway) {
+			return p, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 func (f *fx) send(sl fakediscord.Slash) *fakediscord.Pending {
 	f.t.Helper()
 	sl.Channel, sl.Guild = chan1, guild
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	p, err := f.srv.Slash(ctx, sl)
+	p, err := undelivered(ctx, func() (*fakediscord.Pending, error) { return f.srv.Slash(ctx, sl) })
 	if err != nil {
 		f.t.Fatalf("/%s %s by %s: %v", sl.Name, sl.Sub, sl.User, err)
 	}
@@ -252,7 +270,9 @@ func (f *fx) press(msg *discordgo.Message, prefix, user string) *fakediscord.Pen
 	cid := button(f.t, msg, prefix)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	p, err := f.srv.Click(ctx, fakediscord.Click{Message: msg.ID, CustomID: cid, User: user})
+	p, err := undelivered(ctx, func() (*fakediscord.Pending, error) {
+		return f.srv.Click(ctx, fakediscord.Click{Message: msg.ID, CustomID: cid, User: user})
+	})
 	if err != nil {
 		f.t.Fatalf("click %s by %s: %v", cid, user, err)
 	}
