@@ -127,7 +127,7 @@ seed still secret are counted, not checked; links a dump lacks the data for
 		if err != nil {
 			return fmt.Errorf("verify: ticket %d: %w", *nonce, err)
 		}
-		fmt.Fprintf(w, "\nticket #%d, %s held before\n", *nonce, plural(*keys, "key"))
+		fmt.Fprintf(w, "\nticket #%d, %s held before\n", *nonce, count(*keys, "key", "keys"))
 		writeTicket(w, o, *keys)
 	}
 	if set["chest"] {
@@ -172,7 +172,7 @@ func writeTicket(w io.Writer, o game.Outcome, keysBefore int) {
 	case keysBefore == game.MaxKeys-1:
 		fmt.Fprintln(w, "key:    one, the third: it opens the treasure chest (-chest N gives its lot)")
 	default:
-		fmt.Fprintf(w, "key:    one (%s of %d after)\n", plural(keysBefore+1, "key"), game.MaxKeys)
+		fmt.Fprintf(w, "key:    one (%s of %d after)\n", count(keysBefore+1, "key", "keys"), game.MaxKeys)
 	}
 }
 
@@ -189,13 +189,6 @@ func lotName(l game.Lot) string {
 		return "one bronze coin"
 	}
 	return l.String()
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // exportReport counts what verifyExport saw.
@@ -319,9 +312,13 @@ func (r *exportReport) write(stdout io.Writer, lacking, allNote string) error {
 		fmt.Fprintln(w, m)
 	}
 	unchecked := r.forgotten + r.old
+	players := groupInt(r.players) + " players"
+	if r.players == 1 {
+		players = "1 player"
+	}
 	fmt.Fprintf(w, "%-12s %s checked, %s unchecked, %d broken (%s tickets and %s chests of %s recomputed from their revealed seeds)\n",
 		"draws:", groupInt(r.matched), groupInt(unchecked), len(r.mismatches),
-		groupInt(r.tickets), groupInt(r.chests), plural(int(r.players), "player"))
+		groupInt(r.tickets), groupInt(r.chests), players)
 	broken := make([]int, game.NumLinks)
 	for _, b := range r.links.Breaks {
 		broken[b.Link]++
