@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/lesclefsdutresor/clefs/game"
 )
@@ -191,6 +192,20 @@ type Store interface {
 type Options struct {
 	// Defaults are the settings of a guild whose moderators set none.
 	Defaults game.Settings
+}
+
+// MergeNewest merges the two lists a store keeps of a player's history
+// (game.MainLine), each newest first, and returns the newest n lines,
+// newest first: game.MergeHistory for stores, which read their lists from
+// the newest end. It reuses the lists' arrays.
+func MergeNewest(main, others []game.Entry, n int) []game.Entry {
+	if len(others) > 0 {
+		slices.Reverse(main)
+		slices.Reverse(others)
+		main = game.MergeHistory(main, others)
+		slices.Reverse(main)
+	}
+	return main[:min(n, len(main))]
 }
 
 // Limits every store keeps.

@@ -527,14 +527,7 @@ func history(tx *bolt.Tx, pk []byte, n int) ([]game.Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(others) == 0 {
-		return main, nil
-	}
-	slices.Reverse(main)
-	slices.Reverse(others)
-	out := game.MergeHistory(main, others)
-	slices.Reverse(out)
-	return out[:min(n, len(out))], nil
+	return storage.MergeNewest(main, others, n), nil
 }
 
 // History returns up to n of the player's most recent history lines, newest

@@ -47,18 +47,14 @@ func (s *Store) History(ctx context.Context, id storage.PlayerID, n int) ([]game
 // and returns their newest n lines, newest first.
 func mergeHistory(id storage.PlayerID, rawMain, rawOthers []string, n int) ([]game.Entry, error) {
 	main, err := decodeHistory(id, rawMain)
-	if err != nil || len(rawOthers) == 0 {
-		return main[:min(n, len(main))], err
+	if err != nil {
+		return nil, err
 	}
 	others, err := decodeHistory(id, rawOthers)
 	if err != nil {
 		return nil, err
 	}
-	slices.Reverse(main)
-	slices.Reverse(others)
-	out := game.MergeHistory(main, others)
-	slices.Reverse(out)
-	return out[:min(n, len(out))], nil
+	return storage.MergeNewest(main, others, n), nil
 }
 
 // decodeHistory reads history lines: in the schema, or, for a player not
