@@ -99,15 +99,21 @@ func newHarness(t *testing.T, env map[string]string) *harness {
 // start runs cli.Serve and waits until the bot is connected and registered.
 func (h *harness) start() {
 	h.t.Helper()
+	var d game.Drawer = h.draw
+	if h.fair {
+		d = nil // game.SeededDrawer
+	}
+	h.serve(d)
+}
+
+// serve runs cli.Serve drawing with d and waits until it serves.
+func (h *harness) serve(d game.Drawer) {
+	h.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan struct{})
 	log := slog.New(slog.NewTextHandler(io.MultiWriter(h.logs), &slog.HandlerOptions{Level: h.cfg.LogLevel}))
 	h.cancel, h.done = cancel, make(chan error, 1)
 	go func() {
-		var d game.Drawer = h.draw
-		if h.fair {
-			d = nil // game.SeededDrawer
-		}
 		h.done <- cli.Serve(ctx, h.cfg, log, cli.Hooks{
 			Drawer: d,
 			Started: func(addr string) {

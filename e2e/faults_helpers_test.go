@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -131,32 +129,8 @@ func newFx(t *testing.T, env map[string]string, opts fakediscord.Options) *fx {
 
 // start runs cli.Serve with the slow drawer and waits until it serves.
 func (f *fx) start() {
-	h := f.harness
-	h.t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	started := make(chan struct{})
-	log := slog.New(slog.NewTextHandler(io.MultiWriter(h.logs), &slog.HandlerOptions{Level: h.cfg.LogLevel}))
-	h.cancel, h.done = cancel, make(chan error, 1)
-	go func() {
-		h.done <- cli.Serve(ctx, h.cfg, log, cli.Hooks{
-			Drawer: f.slow,
-			Started: func(addr string) {
-				if addr != "" {
-					h.srv.SetInteractionsURL("http://" + addr + "/interactions")
-				}
-				close(started)
-			},
-			IdentifyInterval: 10 * time.Millisecond,
-		})
-	}()
-	select {
-	case <-started:
-	case err := <-h.done:
-		h.done <- err
-		h.t.Fatalf("cli.Serve: %v", err)
-	case <-time.After(15 * time.Second):
-		h.t.Fatal("bot not started after 15 s")
-	}
+	f.t.Helper()
+	f.harness.serve(f.slow)
 }
 
 func (f *fx) balance(user string) int64 {
@@ -233,6 +207,18 @@ func (f *fx) answerGivenUp(id string) bool {
 		}
 	}
 	return false
+}
+
+// refusedWith returns the interactions whose calls the fake Discord
+// refused with the JSON error code.
+func (f *fx) refusedWith(code int) map[string]bool {
+	out := map[string]bool{}
+	for _, x := range f.srv.Failures() {
+		if x.Code == code {
+			out[x.Interaction] = true
+		}
+	}
+	return out
 }
 
 // undelivered sends again, as a player would, an interaction the fake

@@ -297,12 +297,7 @@ func TestFaultLateCallbacks(t *testing.T) {
 			f.cycle(alice, loss(true), true)
 			f.dailyAndGrant(bob)
 			f.books()
-			late := map[string]bool{}
-			for _, x := range f.srv.Failures() {
-				if x.Code == 10062 {
-					late[x.Interaction] = true
-				}
-			}
+			late := f.refusedWith(10062)
 			if len(late) != 1 {
 				t.Errorf("%d interactions refused with 10062, want bob's Auto only", len(late))
 			}
@@ -352,12 +347,7 @@ func TestFaultExpiredTokens(t *testing.T) {
 				f.allHit()
 				f.faulted(fakediscord.FaultTokenExpired)
 			} else {
-				expired := map[string]bool{}
-				for _, x := range f.srv.Failures() {
-					if x.Code == 50027 {
-						expired[x.Interaction] = true
-					}
-				}
+				expired := f.refusedWith(50027)
 				if len(expired) != 1 {
 					t.Errorf("%d interactions' edits refused with 50027, want bob's Auto only", len(expired))
 				}
