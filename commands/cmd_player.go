@@ -229,7 +229,7 @@ func (a *App) handleDaily(ctx context.Context, rq *request) (reply, error) {
 	r := ap.Result
 	// The balance as the player has seen it: without the prize of a
 	// ticket whose winning row is not shown yet.
-	balance := max(r.Balance-ap.Player.Seen(nil).Prize, 0)
+	balance := ap.Player.Seen(nil).Player.Balance
 	desc := l.T("daily_ok", map[string]any{"Amount": l.Credits(r.Amount), "Balance": l.Credits(balance)})
 	e := infoEmbed(l.T("daily_title", nil), "🎁 "+desc, colourInfo)
 	return reply{data: &discordgo.InteractionResponseData{
