@@ -26,6 +26,20 @@ var (
 	ErrConflict = errors.New("storage: too many concurrent changes, try again")
 )
 
+// LayoutVersion is the version of the stores' layout (keys, buckets and
+// the records in them) that this build reads and writes: 2 since 0.4.0,
+// when every Redis key of a guild took the hash tag {g}. A store records
+// it when it is created; Open refuses a store of another layout (and one
+// written by a release before the marker) with ErrLayout, rewriting
+// nothing: the way out is to export it with the release that wrote it and
+// import the dump (docs/operating.md).
+const LayoutVersion = 2
+
+// ErrLayout is returned by a store's Open when the store was written by a
+// release whose layout this build does not read (see LayoutVersion). The
+// error wrapping it names the file or key.
+var ErrLayout = errors.New("storage: store written by another release; export it with that release and import the dump")
+
 // MaxAttempts bounds the compare-and-set retries of one Update.
 const MaxAttempts = 64
 
