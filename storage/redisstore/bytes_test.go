@@ -79,25 +79,25 @@ func TestBytesPerCycleFlat(t *testing.T) {
 	}
 	// Fill the heavy player's lists to their bounds (the store trims them
 	// at its next write): lines it already has, repeated.
-	tag := fmt.Sprintf("{%d:%d}", heavy.Guild, heavy.User)
-	line, err := admin.LIndex(ctx, "h:"+tag, 0).Result()
+	key := func(prefix string) string { return fmt.Sprintf("%s:{%d}:%d", prefix, heavy.Guild, heavy.User) }
+	line, err := admin.LIndex(ctx, key("h"), 0).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range game.MaxTicketLines {
-		admin.LPush(ctx, "h:"+tag, line)
-		admin.LPush(ctx, "o:"+tag, `{"at":1,"k":"grant","a":1,"b":1,"n":0}`)
-		admin.RPush(ctx, "r:"+tag, `{"no":0,"s":"`+strings.Repeat("ab", 32)+`","t1":1,"t2":0,"c1":1,"c2":0,"ra":1}`)
+		admin.LPush(ctx, key("h"), line)
+		admin.LPush(ctx, key("o"), `{"at":1,"k":"grant","a":1,"b":1,"n":0}`)
+		admin.RPush(ctx, key("r"), `{"no":0,"s":"`+strings.Repeat("ab", 32)+`","t1":1,"t2":0,"c1":1,"c2":0,"ra":1}`)
 	}
 	var light9, heavy9 int64
 	for i := 3; i < 12; i++ {
 		light9 += cycle(light, i)
 		heavy9 += cycle(heavy, i)
 	}
-	if n, _ := admin.LLen(ctx, "h:"+tag).Result(); n != game.MaxTicketLines {
+	if n, _ := admin.LLen(ctx, key("h")).Result(); n != game.MaxTicketLines {
 		t.Fatalf("%d ticket lines kept, want %d", n, game.MaxTicketLines)
 	}
-	if n, _ := admin.LLen(ctx, "o:"+tag).Result(); n != game.MaxOtherLines {
+	if n, _ := admin.LLen(ctx, key("o")).Result(); n != game.MaxOtherLines {
 		t.Fatalf("%d other lines kept, want %d", n, game.MaxOtherLines)
 	}
 	t.Logf("bytes sent per play cycle (nine cycles, their chests included): %d; with history and reveals at their bounds: %d",

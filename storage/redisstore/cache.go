@@ -17,17 +17,17 @@ import (
 type cache struct {
 	mu    sync.Mutex
 	max   int
-	m     map[storage.PlayerID]stored
+	m     map[storage.PlayerID]storage.Versioned
 	order []storage.PlayerID // a ring of the insertions; m's keys are among them
 	next  int                // the ring's oldest slot once full
 }
 
 func newCache(max int) *cache {
-	return &cache{max: max, m: make(map[storage.PlayerID]stored, max)}
+	return &cache{max: max, m: make(map[storage.PlayerID]storage.Versioned, max)}
 }
 
 // get returns the cached player, if any.
-func (c *cache) get(id storage.PlayerID) (stored, bool) {
+func (c *cache) get(id storage.PlayerID) (storage.Versioned, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v, ok := c.m[id]
@@ -36,7 +36,7 @@ func (c *cache) get(id storage.PlayerID) (stored, bool) {
 
 // put remembers v unless a newer version is cached: versions only grow, so
 // a slow reader cannot replace what a writer of this process just wrote.
-func (c *cache) put(id storage.PlayerID, v stored) {
+func (c *cache) put(id storage.PlayerID, v storage.Versioned) {
 	if c.max <= 0 || !v.Exists() {
 		return
 	}

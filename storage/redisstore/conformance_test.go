@@ -1,7 +1,3 @@
-// The conformance suite is being rewritten for the new contract (branch
-// i12-bolt); until it lands, this file builds only with -tags conformance.
-// Remove the build tag when merging.
-
 package redisstore_test
 
 import (

@@ -4,108 +4,90 @@
 //
 // # Keys
 //
-// A player's keys share the hash tag {guild:user}, hence one slot. The
-// values are the records of package schema, field by field in
-// docs/STORAGE.md:
+// Every key of a guild carries the hash tag {g} (the guild's ID), so that
+// they share one hash slot: one node of a cluster holds a guild whole, and
+// one script writes a step whole. The values are the records of package
+// schema, field by field in docs/STORAGE.md:
 //
-//	p:{g:u}   hash: v = version (decimal), p = the player's record, a = the
-//	          audit line of the write that made this version (if any), and
-//	          o:<operation ID> = that operation's result, for the player's
-//	          last game.MaxOps operations
-//	q:{g:u}   list: those operations' IDs, oldest first
-//	h:{g:u}   list: ticket lines (game.MainLine), newest first,
+//	p:{g}:u   hash: v = version (decimal), p = the player's record, s = its
+//	          seeds, and o:<operation ID> = that operation's result, for
+//	          the player's last game.MaxOps operations
+//	q:{g}:u   list: those operations' IDs, oldest first
+//	h:{g}:u   list: ticket lines (game.MainLine), newest first,
 //	          game.MaxTicketLines kept
-//	o:{g:u}   list: the other history lines, newest first,
+//	o:{g}:u   list: the other history lines, newest first,
 //	          game.MaxOtherLines kept
-//	r:{g:u}   list: revealed seeds, newest first, game.MaxReveals kept
-//
-// A guild's keys share the tag {g}:
-//
+//	r:{g}:u   list: revealed seeds, newest first, game.MaxReveals kept
 //	s:{g}     hash: v = version, p = the guild's record (settings, recent
-//	          op IDs, reset-guild progress), a = the audit line of the write
-//	          that made this version (if any)
+//	          op IDs, reset-guild progress)
 //	a:{g}     list: moderator log (audit lines), newest first,
 //	          storage.AuditLimit kept
-//	lb:{g}    sorted set: the leaderboard index, member = user ID in 20
-//	          digits, score = −balance (ZRANGE gives the richest first, and
-//	          equal balances by increasing user ID); Players reads it too
+//	lb:{g}    sorted set: the leaderboard, member = user ID in 20 digits,
+//	          score = −balance (ZRANGE gives the richest first, and equal
+//	          balances by increasing user ID); Players reads it too
 //
-// One key has a tag of its own, so that it works unchanged on Cluster:
+// Two keys have a slot of their own:
 //
-//	jobs:{jobs} set: the guilds with a reset-guild in progress (Jobs),
-//	          added before the guild's write and removed after the one
-//	          that ends it, so that a crash leaves it listed, never lost
+//	jobs:{jobs}  set: the guilds with a reset-guild in progress (Jobs),
+//	             added before the guild's write and removed after the one
+//	             that ends it, so that a crash leaves it listed, never lost
+//	clefs:layout the layout of the keys (storage.LayoutVersion)
 //
 // The record is a hash so that the script compares the version (HGET v)
 // and finds an operation (HGET o:<id>) without decoding anything in Lua,
 // and so that a click rewrites only p (about 650 bytes): what it does not
 // change is beside it, read only when needed. A record of a format this
-// build does not know, or with a field it does not know, is refused rather
-// than written back without it; a record of the release before the schema
-// ({"Player": …}) is rewritten in the schema at its first read
-// (migrateScript), its reveals and operations moved beside it, and so is a
-// guild's ({"Settings": …}, migrateGuildScript). The moderator log's lines
-// of that release are read as they are, never rewritten (see update.go).
+// build does not know, or with a field it does not know, is refused,
+// naming its key, rather than written back without it.
+//
+// # The layout
+//
+// Open reads clefs:layout. A database this project never wrote gets it; a
+// database whose marker names another layout, or that has this project's
+// keys but no marker (0.3.0 and before, whose player keys were tagged
+// {g:u}), is refused with an error wrapping storage.ErrLayout that names
+// the key found: export it with the release that wrote it and import the
+// dump (clefs import). Nothing is rewritten. The check is one GET, and,
+// only without the marker, a SCAN of every master that stops at the first
+// key found.
 //
 // # The scripts
 //
-// A player's write is one small generic script (playerScript): if the
-// record remembers the operation it answers REPEAT with the first result
-// and writes nothing; if the record's version is not the one expected (0:
-// it must not exist) it answers CONFLICT with the record as it is, so that
-// a conflict costs no extra round trip; otherwise it sets v, p and a,
-// remembers the operation (forgetting the oldest past game.MaxOps), and
-// pushes the history lines and the revealed seed, each to its capped list.
-// It holds no rule of the game. casScript is the same compare-and-set for
-// a guild (v, p and a); appendOnceScript pushes a line to a capped list
-// unless the list has it. They run with EVALSHA (EVAL if Redis lost them).
+// A player's step is one small generic script (playerScript), one EVALSHA
+// in the guild's slot: if the record remembers the operation it answers
+// REPEAT with the first result and writes nothing; if the record's version
+// is not the one expected (0: it must not exist) it answers CONFLICT with
+// the record as it is, so that a conflict costs no extra round trip;
+// otherwise it sets v, p (and s when the seeds changed), remembers the
+// operation (forgetting the oldest past game.MaxOps), sets the leaderboard
+// entry (the score the caller passes, when the balance moved) and pushes
+// the history lines, the revealed seed and the moderator's audit line,
+// each to its capped list. It holds no rule of the game. casScript is the
+// same compare-and-set for a guild's record, with its audit line. They run
+// with EVALSHA (EVAL if Redis lost them).
+//
+// So a step is one atomic unit, on a single server, Sentinel and Cluster
+// alike: the player, its history, the leaderboard and the moderator log
+// agree after any crash, because Redis runs a script whole or not at all
+// (and replicates its effects as one transaction).
 //
 // # A step
 //
 // Update runs the transition on the state this process last wrote or read
-// (a bounded cache), and sends in one pipeline the script (player's slot)
-// and, when the balance moved, ZADD of the new balance (guild's slot): one
-// round trip, which
-// go-redis's cluster pipeline splits per node. On CONFLICT it runs the
-// transition again on the record the script returned. When the transition
-// fails or skips on a cached state, Update reads the record to be sure
-// first. A moderator's action then appends its audit line to a:{g}: a
-// second round trip, after the write, so that no entry is logged for a
-// write that did not happen. A full play (Buy, then Reveal) takes two
-// round trips.
+// (a bounded cache) and sends the script: one round trip. On CONFLICT it
+// runs the transition again on the record the script returned. When the
+// transition fails or skips on a cached state, Update reads the record to
+// be sure first. With WithReplicaAck (Sentinel), WAIT goes in the same
+// pipeline.
 //
 // # When things fail
 //
-// go-redis resends a command (or pipeline) whose reply timed out, and the
-// first one may still run: Redis stalled, then served it to a client that
-// had gone. Every write is therefore safe to repeat. The script's second run
-// finds its operation remembered and answers REPEAT with the record and
-// the result, which Update returns: nothing is applied twice. ZADD sets
-// an absolute balance. The audit line carries the ID of the write it logs
-// (user and version), and appendOnceScript keeps it once.
-//
-// The leaderboard index is written beside the player, not with it (another
-// slot), so it can drift:
-//
-//   - A ZADD sent with a compare-and-set that failed wrote a balance that
-//     was not written. If the retry succeeds, its own ZADD overwrites it; if
-//     the Update ends without writing (the transition failed or skipped, or
-//     ErrConflict), Update sends a corrective ZADD from the record as it is.
-//   - Two processes writing the same player can have their ZADDs (or a
-//     correction) arrive out of order: the entry is then stale until the
-//     player's next write.
-//   - A crash, or a lost connection, between the script and the ZADD (in a
-//     cluster they go to different nodes) leaves the entry stale.
-//
-// storage.Indexer's CheckIndex reports drift (SCAN of every master), and
-// RebuildIndex repairs it, safely while the bot plays.
-//
-// The audit line is appended after the write: if the process dies, or Redis
-// fails past go-redis's retries, in between, the line is missing. The record
-// keeps the line of the write that made its version, and a repeat of the
-// operation (the moderator tries again: Update skips) appends it if it is
-// missing (within a day). A line is never logged for a write that did not
-// happen. The player's history always has the step.
+// go-redis resends a command whose reply timed out, and the first one may
+// still run: Redis stalled, then served it to a client that had gone. The
+// script's second run finds its operation remembered and answers REPEAT
+// with the record and the result, which Update recognises as its own
+// write; a write without an operation finds its own payload at the version
+// it wrote. Nothing is applied, logged or indexed twice.
 //
 // # The cache
 //
@@ -120,7 +102,7 @@
 //
 //	st, err := redisstore.Open(ctx, "redis://localhost:6379/0", storage.Options{})
 //	if err != nil {
-//		return err
+//		return err // errors.Is(err, storage.ErrLayout): another release's store
 //	}
 //	defer st.Close()
 //	a, err := storage.Apply(ctx, st, step)

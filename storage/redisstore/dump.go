@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,55 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
+
+// allPlayers returns the ID of every player record, by guild then user,
+// with SCAN (on every master).
+func (s *Store) allPlayers(ctx context.Context) ([]storage.PlayerID, error) {
+	var ids []storage.PlayerID
+	if err := s.scan(ctx, "p:{*}:*", func(k string) {
+		if g, u, ok := parseKey(k); ok && u != 0 {
+			ids = append(ids, storage.PlayerID{Guild: g, User: u})
+		}
+	}); err != nil {
+		return nil, s.wrap("scan players", err)
+	}
+	slices.SortFunc(ids, func(a, b storage.PlayerID) int {
+		return cmp.Or(cmp.Compare(a.Guild, b.Guild), cmp.Compare(a.User, b.User))
+	})
+	return slices.Compact(ids), nil // SCAN may return a key twice
+}
+
+// CountPlayers implements storage.Dumper: the player records found with
+// SCAN (on every master) that hold a player, checked with HEXISTS in
+// pipelines of 256.
+func (s *Store) CountPlayers(ctx context.Context) (int, error) {
+	if s.closed.Load() {
+		return 0, storage.ErrClosed
+	}
+	ids, err := s.allPlayers(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for start := 0; start < len(ids); start += 256 {
+		chunk := ids[start:min(start+256, len(ids))]
+		cmds := make([]*redis.BoolCmd, len(chunk))
+		if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for i, id := range chunk {
+				cmds[i] = p.HExists(ctx, recordKey(id), "v")
+			}
+			return nil
+		}); err != nil {
+			return 0, s.wrap("count players", err)
+		}
+		for _, c := range cmds {
+			if c.Val() {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
 
 // ExportPlayers implements storage.Dumper. It SCANs the player records
 // (on every master), the source of truth, and reads them with their
@@ -32,7 +82,7 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer
 		revs := make([]*redis.StringSliceCmd, len(chunk))
 		if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for i, id := range chunk {
-				recs[i] = p.HMGet(ctx, recordKey(id), "v", "p", "s", "a")
+				recs[i] = p.HMGet(ctx, recordKey(id), "v", "p", "s")
 				hists[i] = p.LRange(ctx, historyKey(id), 0, -1)
 				others[i] = p.LRange(ctx, othersKey(id), 0, -1)
 				revs[i] = p.LRange(ctx, revealsKey(id), 0, -1)
@@ -43,35 +93,21 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer
 		}
 		for i, id := range chunk {
 			v := recs[i].Val()
-			st, old, err := decodePlayer(id, raw{v: v[0], p: v[1], s: v[2], a: v[3]})
+			st, err := decodePlayer(id, str(v[0]), str(v[1]), str(v[2]), "")
 			if err != nil {
 				return fmt.Errorf("redisstore: export: %w", err)
-			}
-			hl, rl := hists[i].Val(), revs[i].Val()
-			if old { // the release before the schema: migrate, then read again
-				if st, err = s.load(ctx, id, ""); err != nil {
-					return err
-				}
-				if hl, err = s.rdb.LRange(ctx, historyKey(id), 0, -1).Result(); err != nil {
-					return s.wrap("export players", err)
-				}
-				if rl, err = s.rdb.LRange(ctx, revealsKey(id), 0, -1).Result(); err != nil {
-					return s.wrap("export players", err)
-				}
 			}
 			if !st.Exists() {
 				continue // deleted since the scan
 			}
-			hist, err := mergeHistory(id, hl, others[i].Val(), storage.HistoryLimit)
+			hist, err := mergeHistory(id, hists[i].Val(), others[i].Val(), storage.HistoryLimit)
 			if err != nil {
 				return err
 			}
 			slices.Reverse(hist) // oldest first
-			rs := make(game.Reveals, len(rl))
-			for j, r := range rl {
-				if rs[len(rl)-1-j], err = schema.DecodeReveal(revealsKey(id), []byte(r)); err != nil {
-					return fmt.Errorf("redisstore: export: %w", err)
-				}
+			rs, err := decodeReveals(id, revs[i].Val())
+			if err != nil {
+				return err
 			}
 			if err := fn(storage.DecodedPlayer{ID: id, Player: st.Player, History: hist, Reveals: rs}); err != nil {
 				return err
@@ -90,7 +126,7 @@ func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.DecodedGuild) 
 	seen := map[uint64]bool{}
 	for _, pat := range []string{"s:{*}", "a:{*}"} {
 		if err := s.scan(ctx, pat, func(k string) {
-			if g, u, ok := parseTag(k); ok && u == 0 {
+			if g, u, ok := parseKey(k); ok && u == 0 {
 				seen[g] = true
 			}
 		}); err != nil {
@@ -108,16 +144,13 @@ func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.DecodedGuild) 
 			log *redis.StringSliceCmd
 		)
 		if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			rec = p.HMGet(ctx, settingsKey(g), "v", "p", "a")
+			rec = p.HMGet(ctx, settingsKey(g), "v", "p")
 			log = p.LRange(ctx, auditKey(g), 0, -1)
 			return nil
 		}); err != nil {
 			return s.wrap("export guilds", err)
 		}
-		gd, _, err := s.decodeGuild(g, rec.Val()[0], rec.Val()[1], rec.Val()[2])
-		if errors.Is(err, errLegacyGuild) {
-			gd, _, err = s.guild(ctx, g) // rewritten in the schema first
-		}
+		gd, err := s.decodeGuild(g, str(rec.Val()[0]), str(rec.Val()[1]))
 		if err != nil {
 			return err
 		}
@@ -141,9 +174,10 @@ func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.DecodedGuild) 
 }
 
 // Import implements storage.Dumper. It checks first that none of d's
-// players and guilds exists, then writes each player with the
-// compare-and-set script (version 1, "must not exist": a player written
-// meanwhile is ErrDuplicate) and its index entry, then each guild. Should
+// players and guilds exists, then writes each player with the step's
+// script (version 1, "must not exist": a player written meanwhile is
+// ErrDuplicate; its history, reveals and leaderboard entry with it), then
+// each guild with its moderator log. Should
 // a write fail, it deletes what it wrote. It must not run while the bot
 // plays.
 func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
@@ -212,25 +246,13 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 			return undo(fmt.Errorf("%s: %w: %w", name, storage.ErrInvalid, err))
 		}
 		e, err := encodeWrite(id, 1, "", storage.Write{Player: dp.Player, History: dp.History})
+		if err == nil {
+			err = e.addReveals(dp.Reveals...)
+		}
 		if err != nil {
 			return undo(fmt.Errorf("%s: %w", name, err))
 		}
-		reveals := make([]any, 0, len(dp.Reveals))
-		for j := len(dp.Reveals) - 1; j >= 0; j-- { // newest first, as the list keeps them
-			r := dp.Reveals[j]
-			r.CommittedAt, r.RevealedAt = storage.Timestamp(r.CommittedAt), storage.Timestamp(r.RevealedAt)
-			b, err := schema.EncodeReveal(r)
-			if err != nil {
-				return undo(fmt.Errorf("%s: %w", name, err))
-			}
-			reveals = append(reveals, string(b))
-		}
-		res, err := s.write(ctx, id, 0, e, func(p redis.Pipeliner) {
-			p.ZAdd(ctx, boardKey(id.Guild), redis.Z{Score: score(dp.Player.Balance), Member: member(id.User)})
-			if len(reveals) > 0 {
-				p.RPush(ctx, revealsKey(id), reveals...)
-			}
-		})
+		res, err := s.write(ctx, id, 0, e)
 		if err != nil {
 			return undo(s.wrap("import", err))
 		}
@@ -240,41 +262,36 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 		written = append(written, id)
 	}
 	for i, dg := range d.Guilds {
-		if dg.Settings != nil {
-			b, err := schema.EncodeGuild(game.Guild{Settings: *dg.Settings})
-			if err != nil {
-				return undo(fmt.Errorf("guilds[%d] (guild %d): %w: %w", i, dg.Guild, storage.ErrInvalid, err))
+		name := fmt.Sprintf("guilds[%d] (guild %d)", i, dg.Guild)
+		lines := make([]string, len(dg.Audit))
+		for j, a := range dg.Audit {
+			a, err := storage.NormalizeAudit(a, dg.Guild)
+			if err == nil {
+				lines[j], err = encodeAudit("", a)
 			}
-			res, err := s.cas(ctx, settingsKey(dg.Guild), "", 0, string(b), "", 0, nil, nil)
 			if err != nil {
-				return undo(s.wrap("import", err))
-			}
-			if !res.ok {
-				return undo(fmt.Errorf("guilds[%d] (guild %d): %w: written meanwhile", i, dg.Guild, storage.ErrDuplicate))
+				return undo(fmt.Errorf("%s: audit[%d]: %w", name, j, err))
 			}
 		}
 		guilds = append(guilds, dg.Guild)
-		if len(dg.Audit) == 0 {
+		if dg.Settings == nil { // the log alone
+			if lines = lines[max(0, len(lines)-storage.AuditLimit):]; len(lines) > 0 {
+				if err := s.rdb.LPush(ctx, auditKey(dg.Guild), lines).Err(); err != nil {
+					return undo(s.wrap("import", err))
+				}
+			}
 			continue
 		}
-		lines := make([]any, len(dg.Audit))
-		for j, a := range dg.Audit {
-			a, err := storage.NormalizeAudit(a, dg.Guild)
-			if err != nil {
-				return undo(fmt.Errorf("guilds[%d] (guild %d): audit[%d]: %w", i, dg.Guild, j, err))
-			}
-			l, err := encodeAudit("", a)
-			if err != nil {
-				return undo(fmt.Errorf("guilds[%d] (guild %d): audit[%d]: %w", i, dg.Guild, j, err))
-			}
-			lines[j] = l
+		b, err := schema.EncodeGuild(game.Guild{Settings: *dg.Settings})
+		if err != nil {
+			return undo(fmt.Errorf("%s: %w: %w", name, storage.ErrInvalid, err))
 		}
-		if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			p.LPush(ctx, auditKey(dg.Guild), lines...)
-			p.LTrim(ctx, auditKey(dg.Guild), 0, storage.AuditLimit-1)
-			return nil
-		}); err != nil {
+		res, err := s.cas(ctx, settingsKey(dg.Guild), auditKey(dg.Guild), 0, string(b), storage.AuditLimit, lines)
+		if err != nil {
 			return undo(s.wrap("import", err))
+		}
+		if !res.ok {
+			return undo(fmt.Errorf("%s: %w: written meanwhile", name, storage.ErrDuplicate))
 		}
 	}
 	return nil

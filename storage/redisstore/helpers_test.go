@@ -15,8 +15,8 @@ import (
 )
 
 // These tests are in package redisstore_test: redistest imports
-// redisstore (its URL parser, on branch h-redisinfra), so an internal test
-// importing it would be a cycle.
+// redisstore (its URL parser), so an internal test importing it would be
+// a cycle.
 
 // newStore returns a store on a fresh database, its client (with a round
 // trip counter), and an admin client on the same database.
@@ -136,6 +136,29 @@ func auditLen(tb testing.TB, st storage.Store, guild uint64) int {
 		tb.Fatal(err)
 	}
 	return len(a)
+}
+
+// agree checks that the guild's leaderboard is its players' records: one
+// row per player of users that exists, at its balance, and no other row.
+func agree(tb testing.TB, st storage.Store, guild uint64, users []uint64) {
+	tb.Helper()
+	exist := 0
+	for _, u := range users {
+		id := storage.PlayerID{Guild: guild, User: u}
+		v, e := mustLoad(tb, st, id), indexed(tb, st, id)
+		switch {
+		case v.Exists() && (e == nil || e.Balance != v.Player.Balance):
+			tb.Fatalf("player %d: balance %d, leaderboard row %+v", u, v.Player.Balance, e)
+		case !v.Exists() && e != nil:
+			tb.Fatalf("player %d does not exist, leaderboard row %+v", u, e)
+		case v.Exists():
+			exist++
+		}
+	}
+	b, err := st.Leaderboard(context.Background(), guild, 0, 0)
+	if err != nil || b.Players != exist {
+		tb.Fatalf("leaderboard of %d players (%v), %d exist", b.Players, err, exist)
+	}
 }
 
 // indexed returns the player's leaderboard row (nil if not on the board).

@@ -12,12 +12,98 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
-	"github.com/lesclefsdutresor/clefs/storage/legacy"
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// History implements storage.Store: LRANGE on h:{guild:user} and
-// o:{guild:user}, in one round trip, merged (game.MergeHistory).
+func str(x any) string { s, _ := x.(string); return s }
+
+// decodePlayer reads the fields v, p and s of a player's record and, when
+// not "", the result remembered for an operation (Repeat). A record never
+// written has version 0.
+func decodePlayer(id storage.PlayerID, v, p, s, result string) (storage.Versioned, error) {
+	if v == "" || v == "0" {
+		return storage.Versioned{}, nil
+	}
+	ver, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return storage.Versioned{}, fmt.Errorf("%s: version %q: %w", recordKey(id), v, err)
+	}
+	pl, err := schema.DecodePlayerParts(recordKey(id), []byte(p), []byte(s))
+	if err != nil {
+		return storage.Versioned{}, err
+	}
+	out := storage.Versioned{Player: pl, Version: ver}
+	if result != "" {
+		r, err := schema.DecodeResult(recordKey(id)+" operation", []byte(result))
+		if err != nil {
+			return storage.Versioned{}, err
+		}
+		out.Repeat = &r
+	}
+	return out, nil
+}
+
+// Load returns the player's state and version (0 if never written). It
+// reads Redis, never the cache, and refreshes the cache.
+func (s *Store) Load(ctx context.Context, id storage.PlayerID) (storage.Versioned, error) {
+	if err := storage.ValidateID(id); err != nil {
+		return storage.Versioned{}, err
+	}
+	if s.closed.Load() {
+		return storage.Versioned{}, storage.ErrClosed
+	}
+	return s.load(ctx, id, "")
+}
+
+// load reads the player and, when op is not "", the result remembered for
+// op (Repeat), in one command.
+func (s *Store) load(ctx context.Context, id storage.PlayerID, op string) (storage.Versioned, error) {
+	vals, err := s.rdb.HMGet(ctx, recordKey(id), "v", "p", "s", "o:"+op).Result()
+	if err != nil {
+		return storage.Versioned{}, s.wrap(fmt.Sprintf("load %d/%d", id.Guild, id.User), err)
+	}
+	result := ""
+	if op != "" {
+		result = str(vals[3])
+	}
+	v, err := decodePlayer(id, str(vals[0]), str(vals[1]), str(vals[2]), result)
+	if err != nil {
+		return storage.Versioned{}, fmt.Errorf("redisstore: load: %w", err)
+	}
+	s.cache.put(id, storage.Versioned{Player: v.Player, Version: v.Version})
+	return v, nil
+}
+
+// Reveals implements storage.Store: LRANGE on r:{guild}:user.
+func (s *Store) Reveals(ctx context.Context, id storage.PlayerID) (game.Reveals, error) {
+	if err := storage.ValidateID(id); err != nil {
+		return nil, err
+	}
+	if s.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	vals, err := s.rdb.LRange(ctx, revealsKey(id), 0, game.MaxReveals-1).Result()
+	if err != nil {
+		return nil, s.wrap(fmt.Sprintf("reveals of %d/%d", id.Guild, id.User), err)
+	}
+	return decodeReveals(id, vals)
+}
+
+// decodeReveals reads a list of reveals, newest first, and returns them
+// oldest first.
+func decodeReveals(id storage.PlayerID, raw []string) (game.Reveals, error) {
+	out := make(game.Reveals, len(raw))
+	for i, v := range raw {
+		var err error
+		if out[len(raw)-1-i], err = schema.DecodeReveal(revealsKey(id), []byte(v)); err != nil {
+			return nil, fmt.Errorf("redisstore: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// History implements storage.Store: LRANGE on h:{guild}:user and
+// o:{guild}:user, in one round trip, merged (game.MergeHistory).
 func (s *Store) History(ctx context.Context, id storage.PlayerID, n int) ([]game.Entry, error) {
 	if err := storage.ValidateID(id); err != nil {
 		return nil, err
@@ -57,18 +143,12 @@ func mergeHistory(id storage.PlayerID, rawMain, rawOthers []string, n int) ([]ga
 	return storage.MergeNewest(main, others, n), nil
 }
 
-// decodeHistory reads history lines: in the schema, or, for a player not
-// migrated yet, as the release before it wrote them (package legacy).
+// decodeHistory reads history lines.
 func decodeHistory(id storage.PlayerID, raw []string) ([]game.Entry, error) {
 	out := make([]game.Entry, len(raw))
 	for i, r := range raw {
 		var err error
-		if legacy.IsEntry([]byte(r)) {
-			out[i], err = legacy.DecodeEntry([]byte(r))
-		} else {
-			out[i], err = schema.DecodeLine(historyKey(id), []byte(r))
-		}
-		if err != nil {
+		if out[i], err = schema.DecodeLine(historyKey(id), []byte(r)); err != nil {
 			return nil, fmt.Errorf("redisstore: history of %d/%d: %w", id.Guild, id.User, err)
 		}
 	}
@@ -97,7 +177,7 @@ func decodeAuditLines(guild uint64, raw []string) ([]game.AuditEntry, error) {
 	out := make([]game.AuditEntry, len(raw))
 	for i, r := range raw {
 		var err error
-		if out[i], _, err = decodeAudit(guild, r); err != nil {
+		if out[i], _, err = schema.DecodeAudit(auditKey(guild)+" line", guild, []byte(r)); err != nil {
 			return nil, fmt.Errorf("redisstore: audit of guild %d: %w", guild, err)
 		}
 	}
@@ -169,9 +249,8 @@ func boardEntry(m string, sc float64, rank int) (storage.LeaderboardEntry, error
 	return storage.LeaderboardEntry{User: u, Balance: int64(bal), Rank: rank}, nil
 }
 
-// Players implements storage.Store from the leaderboard index (ZSCAN,
-// then sorted here): the players written through this store, as the index
-// has them (see Indexer for when it drifts).
+// Players implements storage.Store from the leaderboard (ZSCAN, then
+// sorted here), which every write of a player sets in the same script.
 func (s *Store) Players(ctx context.Context, guild uint64, fn func(user uint64) error) error {
 	if guild == 0 {
 		return fmt.Errorf("%w: guild 0", storage.ErrInvalid)
@@ -179,79 +258,26 @@ func (s *Store) Players(ctx context.Context, guild uint64, fn func(user uint64) 
 	if s.closed.Load() {
 		return storage.ErrClosed
 	}
-	board, err := s.board(ctx, guild)
-	if err != nil {
-		return err
-	}
-	users := make([]uint64, 0, len(board))
-	for u := range board {
+	var users []uint64
+	it := s.rdb.ZScan(ctx, boardKey(guild), 0, "", 1000).Iterator()
+	for i := 0; it.Next(ctx); i++ {
+		if i%2 == 1 { // ZSCAN gives a member, then its score
+			continue
+		}
+		u, err := parseMember(it.Val())
+		if err != nil {
+			return fmt.Errorf("redisstore: %s: %w", boardKey(guild), err)
+		}
 		users = append(users, u)
 	}
+	if err := it.Err(); err != nil {
+		return s.wrap(fmt.Sprintf("leaderboard of guild %d", guild), err)
+	}
 	slices.Sort(users)
-	for _, u := range users {
+	for _, u := range slices.Compact(users) { // ZSCAN may return a member twice
 		if err := fn(u); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// board reads the guild's whole leaderboard index with ZSCAN: user →
-// balance.
-func (s *Store) board(ctx context.Context, guild uint64) (map[uint64]int64, error) {
-	out, bad, err := s.scanBoard(ctx, guild)
-	if err != nil {
-		return nil, err
-	}
-	if len(bad) > 0 {
-		return nil, fmt.Errorf("redisstore: leaderboard of guild %d: %s (clefs audit -repair removes it)", guild, bad[0].reason)
-	}
-	return out, nil
-}
-
-// badMember is a leaderboard member that names no player: not a 20-digit
-// user ID, or with a score that is not a balance.
-type badMember struct {
-	member string // as stored, for ZREM
-	reason string
-}
-
-// scanBoard reads the guild's leaderboard with ZSCAN: the balance of each
-// well-formed member, and the members that are not (bad).
-func (s *Store) scanBoard(ctx context.Context, guild uint64) (out map[uint64]int64, bad []badMember, err error) {
-	out = map[uint64]int64{}
-	it := s.rdb.ZScan(ctx, boardKey(guild), 0, "", 1000).Iterator()
-	for it.Next(ctx) {
-		m := it.Val()
-		if !it.Next(ctx) {
-			break
-		}
-		e, err := parseBoardEntry(m, it.Val())
-		if err != nil {
-			bad = append(bad, badMember{member: m, reason: err.Error()})
-			continue
-		}
-		out[e.User] = e.Balance
-	}
-	if err := it.Err(); err != nil {
-		return nil, nil, s.wrap(fmt.Sprintf("leaderboard of guild %d", guild), err)
-	}
-	return out, bad, nil
-}
-
-// parseBoardEntry reads a member and its score, as ZSCAN gives them.
-func parseBoardEntry(m, score string) (storage.LeaderboardEntry, error) {
-	sc, err := parseScore(score)
-	if err != nil {
-		return storage.LeaderboardEntry{}, err
-	}
-	return boardEntry(m, sc, 0)
-}
-
-func parseScore(s string) (float64, error) {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, fmt.Errorf("leaderboard score %q: %w", s, err)
-	}
-	return f, nil
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// Store is the Redis store. See the package documentation for its keys,
-// its one script and what can go wrong between them.
+// Store is the Redis store. See the package documentation for its keys
+// and its scripts.
 type Store struct {
 	// replicas is how many replicas must hold a write before it is
 	// acknowledged (WAIT, in the write's pipeline): 1 on Sentinel, whose
@@ -28,9 +28,8 @@ type Store struct {
 }
 
 var (
-	_ storage.Store   = (*Store)(nil)
-	_ storage.Dumper  = (*Store)(nil)
-	_ storage.Indexer = (*Store)(nil)
+	_ storage.Store  = (*Store)(nil)
+	_ storage.Dumper = (*Store)(nil)
 )
 
 // DefaultCacheSize is how many players a Store remembers by default (see
@@ -44,19 +43,20 @@ type Option func(*Store)
 // WithCacheSize sets how many players the store remembers as it last wrote
 // or read them, so that the usual step is one round trip (0: none, each
 // step reads the player first).
-// WithReplicaAck makes every write wait, in its own round trip, until n
+func WithCacheSize(n int) Option {
+	return func(s *Store) { s.cache = newCache(n) }
+}
+
+// WithReplicaAck makes every write wait, in its own pipeline, until n
 // replicas hold it (Redis's WAIT, at most a second), so that a failover
 // that promotes a replica keeps every write a player was shown. Open sets
 // it to 1 for a Sentinel URL.
 func WithReplicaAck(n int) Option { return func(s *Store) { s.replicas = n } }
 
-func WithCacheSize(n int) Option {
-	return func(s *Store) { s.cache = newCache(n) }
-}
-
 // New returns a store over client, which it owns: Close closes it. The
 // client's options are the caller's: tests pass a client with short
-// timeouts. Call LoadScripts before the first step to save a round trip.
+// timeouts. It checks nothing: Open checks the layout. Call LoadScripts
+// before the first step to save a round trip.
 func New(client redis.UniversalClient, opts storage.Options, options ...Option) *Store {
 	s := &Store{rdb: client, opts: opts, cache: newCache(DefaultCacheSize)}
 	for _, o := range options {
@@ -66,8 +66,11 @@ func New(client redis.UniversalClient, opts storage.Options, options ...Option) 
 }
 
 // Open parses url (see ParseURL for the accepted forms) and connects with
-// NewClient's timeouts and retries.
-// It loads the scripts (which checks that Redis answers) before returning.
+// NewClient's timeouts and retries. It loads the scripts (which checks
+// that Redis answers) and checks the database's layout: a database this
+// project never wrote gets the layout marker (layoutKey); one written by
+// a release of another layout is refused with an error wrapping
+// storage.ErrLayout, naming the key found. Nothing is rewritten.
 func Open(ctx context.Context, url string, opts storage.Options, options ...Option) (*Store, error) {
 	target, err := ParseURL(url)
 	if err != nil {
@@ -82,6 +85,10 @@ func Open(ctx context.Context, url string, opts storage.Options, options ...Opti
 		_ = client.Close()
 		return nil, err
 	}
+	if err := s.checkLayout(ctx); err != nil {
+		_ = client.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -93,7 +100,7 @@ func (s *Store) LoadScripts(ctx context.Context) error {
 	if s.closed.Load() {
 		return storage.ErrClosed
 	}
-	for _, sc := range allScripts {
+	for _, sc := range []*redis.Script{playerScript, casScript} {
 		if err := sc.Load(ctx, s.rdb).Err(); err != nil {
 			return s.wrap("load scripts", err)
 		}
@@ -136,18 +143,21 @@ func (s *Store) wrap(op string, err error) error {
 	return fmt.Errorf("redisstore: %s: %w", op, err)
 }
 
-// Keys. A player's keys share the hash tag {guild:user}, a guild's {guild}.
-func playerTag(id storage.PlayerID) string {
-	return "{" + u64(id.Guild) + ":" + u64(id.User) + "}"
+// Keys. Every key of a guild carries the hash tag {guild}, so that they
+// share one hash slot (one node of a cluster) and one script writes a step
+// whole: the player's keys p:{g}:u…, the guild's s:{g}, a:{g}, lb:{g}.
+func guildTag(guild uint64) string { return "{" + u64(guild) + "}" }
+func playerKey(prefix string, id storage.PlayerID) string {
+	return prefix + guildTag(id.Guild) + ":" + u64(id.User)
 }
-func recordKey(id storage.PlayerID) string  { return "p:" + playerTag(id) }
-func historyKey(id storage.PlayerID) string { return "h:" + playerTag(id) }
-func othersKey(id storage.PlayerID) string  { return "o:" + playerTag(id) }
-func opsKey(id storage.PlayerID) string     { return "q:" + playerTag(id) }
-func revealsKey(id storage.PlayerID) string { return "r:" + playerTag(id) }
-func settingsKey(guild uint64) string       { return "s:{" + u64(guild) + "}" }
-func auditKey(guild uint64) string          { return "a:{" + u64(guild) + "}" }
-func boardKey(guild uint64) string          { return "lb:{" + u64(guild) + "}" }
+func recordKey(id storage.PlayerID) string  { return playerKey("p:", id) }
+func historyKey(id storage.PlayerID) string { return playerKey("h:", id) }
+func othersKey(id storage.PlayerID) string  { return playerKey("o:", id) }
+func opsKey(id storage.PlayerID) string     { return playerKey("q:", id) }
+func revealsKey(id storage.PlayerID) string { return playerKey("r:", id) }
+func settingsKey(guild uint64) string       { return "s:" + guildTag(guild) }
+func auditKey(guild uint64) string          { return "a:" + guildTag(guild) }
+func boardKey(guild uint64) string          { return "lb:" + guildTag(guild) }
 
 // jobsKey is the set of guilds with a job in progress (Jobs): one key of
 // its own hash tag, written beside the guilds (never in a guild's script),
@@ -166,28 +176,28 @@ func parseMember(m string) (uint64, error) {
 	return u, nil
 }
 
-// score is a balance's score in the leaderboard: its opposite, so that
-// ZRANGE (lowest score first, then lowest member) lists the richest first
-// and, among equal balances, the lowest user ID first.
-func score(balance int64) float64 { return -float64(balance) }
+// score is a balance's score in the leaderboard, as the script passes it
+// to ZADD: its opposite, so that ZRANGE (lowest score first, then lowest
+// member) lists the richest first and, among equal balances, the lowest
+// user ID first.
+func score(balance int64) string { return strconv.FormatInt(-balance, 10) }
 
 func u64(x uint64) string { return strconv.FormatUint(x, 10) }
 
-// parseTag reads the IDs of a key "x:{guild:user}" or "x:{guild}".
-func parseTag(key string) (guild, user uint64, ok bool) {
-	i, j := strings.IndexByte(key, '{'), strings.IndexByte(key, '}')
-	if i < 0 || j < i {
-		return 0, 0, false
-	}
-	g, u, two := strings.Cut(key[i+1:j], ":")
+// parseKey reads the IDs of a key "x:{guild}:user" or "x:{guild}" (user 0).
+func parseKey(key string) (guild, user uint64, ok bool) {
+	_, rest, _ := strings.Cut(key, "{")
+	g, u, _ := strings.Cut(rest, "}")
 	guild, err := strconv.ParseUint(g, 10, 64)
 	if err != nil || guild == 0 {
 		return 0, 0, false
 	}
-	if two {
-		if user, err = strconv.ParseUint(u, 10, 64); err != nil || user == 0 {
-			return 0, 0, false
-		}
+	if u == "" {
+		return guild, 0, true
+	}
+	u, found := strings.CutPrefix(u, ":")
+	if user, err = strconv.ParseUint(u, 10, 64); !found || err != nil || user == 0 {
+		return 0, 0, false
 	}
 	return guild, user, true
 }

@@ -17,8 +17,8 @@ import (
 
 // UniqueGuild returns a random guild ID, in 1..2^63-1 like a Discord
 // snowflake, for a test's own data on a shared cluster or Sentinel set:
-// the store's keys all carry their guild in their hash tag ({guild} or
-// {guild:user}), so tests in different guilds never touch the same keys.
+// the store's keys all carry their guild as their hash tag ({guild}), so
+// tests in different guilds never touch the same keys.
 func UniqueGuild(tb testing.TB) uint64 {
 	tb.Helper()
 	var b [8]byte
@@ -29,10 +29,10 @@ func UniqueGuild(tb testing.TB) uint64 {
 }
 
 // GuildPattern is the SCAN pattern of the keys of guild: those whose hash
-// tag is {guild} or begins with {guild: (the store's key formats, such as
-// s:{g} and p:{g:u}; see package redisstore).
+// tag is {guild} (the store's key formats, such as s:{g} and p:{g}:u; see
+// package redisstore).
 func GuildPattern(guild uint64) string {
-	return "*{" + strconv.FormatUint(guild, 10) + "[:}]*"
+	return "*{" + strconv.FormatUint(guild, 10) + "}*"
 }
 
 // CleanupGuild deletes, at cleanup, the keys of guild (GuildPattern) at
@@ -56,20 +56,26 @@ func CleanupGuild(tb testing.TB, url string, guild uint64) {
 }
 
 // DeleteGuild deletes the keys of guild (GuildPattern) through client, on
-// every master of a cluster, and returns how many it deleted.
+// every master of a cluster (the one that holds the guild's slot has them
+// all), and returns how many it deleted.
 func DeleteGuild(ctx context.Context, client redis.UniversalClient, guild uint64) (int, error) {
 	var n atomic.Int64 // ForEachMaster runs on the masters in parallel
 	del := func(ctx context.Context, node *redis.Client) error {
-		iter := node.Scan(ctx, 0, GuildPattern(guild), 1000).Iterator()
-		for iter.Next(ctx) {
-			// One key per command: keys of different slots may share a node,
-			// and a cluster node refuses a command across slots.
-			if err := node.Unlink(ctx, iter.Val()).Err(); err != nil {
+		for cursor := uint64(0); ; {
+			keys, next, err := node.Scan(ctx, cursor, GuildPattern(guild), 1000).Result()
+			if err != nil {
 				return err
 			}
-			n.Add(1)
+			if len(keys) > 0 { // one slot: one command deletes them
+				if err := node.Unlink(ctx, keys...).Err(); err != nil {
+					return err
+				}
+				n.Add(int64(len(keys)))
+			}
+			if cursor = next; cursor == 0 {
+				return nil
+			}
 		}
-		return iter.Err()
 	}
 	var err error
 	switch c := client.(type) {

@@ -1,0 +1,113 @@
+package redisstore
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// layoutKey holds the layout of the database's keys (storage.LayoutVersion,
+// in decimal). Open writes it in a database this project never wrote and
+// reads it at every start; on a cluster it is a key of its own slot.
+const layoutKey = "clefs:layout"
+
+// projectKeys matches every key of this project, of any release: a prefix,
+// then a hash tag that begins with a guild ID (p:{g}:u, s:{g}, and 0.3.0's
+// p:{g:u}…).
+const projectKeys = "*:{[0-9]*"
+
+// checkLayout refuses a database of another layout with storage.ErrLayout:
+// a layout marker of another version, or no marker but keys of this
+// project (a release before the marker wrote them). A database without
+// either gets the marker. Nothing else is written.
+func (s *Store) checkLayout(ctx context.Context) error {
+	want := strconv.Itoa(storage.LayoutVersion)
+	v, err := s.rdb.Get(ctx, layoutKey).Result()
+	if errors.Is(err, redis.Nil) {
+		var found string
+		if found, err = s.firstKey(ctx, projectKeys); err != nil {
+			return s.wrap("check the layout", err)
+		}
+		if found == "" {
+			if err := s.rdb.SetNX(ctx, layoutKey, want, 0).Err(); err != nil {
+				return s.wrap("record the layout", err)
+			}
+		}
+		// Ours, or the one a process opening the database at the same
+		// moment recorded before writing its first key.
+		v, err = s.rdb.Get(ctx, layoutKey).Result()
+		if errors.Is(err, redis.Nil) {
+			return fmt.Errorf("redisstore: the database holds %q and no %s, so a release before 0.4.0 wrote it: %w (clefs export with that release's binary, then clefs import with this one; docs/operating.md)",
+				found, layoutKey, storage.ErrLayout)
+		}
+	}
+	if err != nil {
+		return s.wrap("read the layout", err)
+	}
+	if v != want {
+		return fmt.Errorf("redisstore: %s is %q, and this build reads layout %s: %w (clefs export with the release that wrote it, then clefs import with this one; docs/operating.md)",
+			layoutKey, v, want, storage.ErrLayout)
+	}
+	return nil
+}
+
+// firstKey returns a key matching pattern, "" if there is none, with SCAN
+// (COUNT 100, on every master of a cluster), stopping at the first found.
+func (s *Store) firstKey(ctx context.Context, pattern string) (string, error) {
+	var (
+		mu    sync.Mutex
+		found string
+		hit   atomic.Bool
+	)
+	err := s.eachMaster(ctx, func(ctx context.Context, c redis.Cmdable) error {
+		for cursor := uint64(0); !hit.Load(); {
+			keys, next, err := c.Scan(ctx, cursor, pattern, 100).Result()
+			if err != nil {
+				return err
+			}
+			if len(keys) > 0 {
+				mu.Lock()
+				found = cmp.Or(found, keys[0])
+				mu.Unlock()
+				hit.Store(true)
+			}
+			if cursor = next; cursor == 0 {
+				break
+			}
+		}
+		return nil
+	})
+	return found, err
+}
+
+// scan calls fn with every key matching pattern, on every master of a
+// cluster (one after the other: fn need not be safe for concurrent use).
+func (s *Store) scan(ctx context.Context, pattern string, fn func(key string)) error {
+	var mu sync.Mutex
+	return s.eachMaster(ctx, func(ctx context.Context, c redis.Cmdable) error {
+		mu.Lock()
+		defer mu.Unlock()
+		it := c.Scan(ctx, 0, pattern, 1000).Iterator()
+		for it.Next(ctx) {
+			fn(it.Val())
+		}
+		return it.Err()
+	})
+}
+
+// eachMaster runs fn on the server, or on every master of a cluster, at
+// the same time.
+func (s *Store) eachMaster(ctx context.Context, fn func(context.Context, redis.Cmdable) error) error {
+	if cc, ok := s.rdb.(*redis.ClusterClient); ok {
+		return cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return fn(ctx, c) })
+	}
+	return fn(ctx, s.rdb)
+}
