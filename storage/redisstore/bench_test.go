@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -132,4 +133,55 @@ func BenchmarkPlayCycle(b *testing.B) {
 	b.ReportMetric(float64(wall.Microseconds())/float64(b.N), "wall-µs/cycle")
 	v := mustLoad(b, st, id)
 	b.Logf("record: %d versions", v.Version)
+}
+
+// BenchmarkPlayerMemory plays 100 players of one guild 60 cycles each
+// (chests opened; operation IDs of a snowflake's length), and, in "bounds", a grant and a seed rotation per
+// cycle too, so that every list is at its bound; it reports the Redis
+// memory per player (MEMORY USAGE of every key, the guild's shared ones
+// included) and the players a GB holds (docs/scaling.md).
+//
+//	go test ./storage/redisstore -run '^$' -bench PlayerMemory -benchtime 1x
+func BenchmarkPlayerMemory(b *testing.B) {
+	for _, bounds := range []bool{false, true} {
+		b.Run(map[bool]string{false: "60-cycles", true: "bounds"}[bounds], func(b *testing.B) {
+			st, _, admin := newStore(b, redistest.URL(b), nil)
+			ctx := context.Background()
+			const players = 100
+			for u := range uint64(players) {
+				id := storage.PlayerID{Guild: 812345678901234567, User: 712345678901234567 + u}
+				create(b, st, id, 1_000_000)
+				rng := rand.NewChaCha8([32]byte{byte(u), 2})
+				for n := range 60 {
+					a := mustApply(b, st, buy(id, fmt.Sprintf("1%018d", n)))
+					a = mustApply(b, st, reveal(id, fmt.Sprintf("2%018d", n), a.Result.Ticket))
+					if a.Player.ChestDue {
+						mustApply(b, st, storage.Step{ID: id, Op: fmt.Sprintf("3%018d", n), Now: now, Do: func(p game.Player) (game.Step, error) {
+							return p.OpenChest(game.SeededDrawer{}, p.ChestSeq+1, now)
+						}})
+					}
+					if bounds {
+						mustApply(b, st, grant(id, fmt.Sprintf("4%018d", n), 1))
+						mustApply(b, st, storage.Step{ID: id, Op: fmt.Sprintf("5%018d", n), Now: now, Do: func(p game.Player) (game.Step, error) {
+							s, err := game.NewSeed(rng)
+							if err != nil {
+								return game.Step{}, err
+							}
+							return p.Rotate(s, now)
+						}})
+					}
+				}
+			}
+			var total int64
+			for it := admin.Scan(ctx, 0, "*", 1000).Iterator(); it.Next(ctx); {
+				n, err := admin.MemoryUsage(ctx, it.Val(), 0).Result()
+				if err != nil {
+					b.Fatal(err)
+				}
+				total += n
+			}
+			b.ReportMetric(float64(total)/players, "bytes/player")
+			b.ReportMetric(1e9/(float64(total)/players), "players/GB")
+		})
+	}
 }
