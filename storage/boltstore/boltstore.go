@@ -52,9 +52,8 @@ type Store struct {
 }
 
 var (
-	_ storage.Store   = (*Store)(nil)
-	_ storage.Dumper  = (*Store)(nil)
-	_ storage.Indexer = (*Store)(nil)
+	_ storage.Store  = (*Store)(nil)
+	_ storage.Dumper = (*Store)(nil)
 )
 
 // guildRec is a guild as stored (only once written): its version and its

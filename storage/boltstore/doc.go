@@ -20,9 +20,7 @@
 // next step skips decoding: an entry is used only when the stored bytes
 // are equal to its own. Batch may run a transaction again, hence the
 // function: it must be pure. The player, its history lines, the audit
-// entry and the leaderboard index are written in the same transaction, so
-// the index cannot drift (Indexer is still implemented, so that the audit
-// subcommand works on both stores).
+// entry and the leaderboard index are written in the same transaction.
 //
 // # Layout
 //

@@ -6,7 +6,6 @@ package redisstore_test
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"sync"
 	"testing"
@@ -43,10 +42,7 @@ func openFlushed(url string) func(t *testing.T, opts storage.Options) storage.St
 		if err != nil {
 			t.Fatal(err)
 		}
-		return struct {
-			storage.Store
-			storage.Indexer
-		}{st, st}
+		return st
 	}
 }
 
@@ -119,14 +115,5 @@ func TestClusterSpreadsPlayers(t *testing.T) {
 	}
 	if n := auditLen(t, st, guild); n != players/50 {
 		t.Fatalf("%d audit entries, want %d", n, players/50)
-	}
-	err = st.CheckIndex(ctx, func(d storage.IndexDrift) error {
-		if d.ID.Guild == guild {
-			return fmt.Errorf("drift: %+v", d)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }

@@ -28,9 +28,8 @@ type Store struct {
 }
 
 var (
-	_ storage.Store   = (*Store)(nil)
-	_ storage.Dumper  = (*Store)(nil)
-	_ storage.Indexer = (*Store)(nil)
+	_ storage.Store  = (*Store)(nil)
+	_ storage.Dumper = (*Store)(nil)
 )
 
 // DefaultCacheSize is how many players a Store remembers by default (see

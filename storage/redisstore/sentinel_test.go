@@ -128,11 +128,4 @@ func TestSentinelFailoverLosesNoCredit(t *testing.T) {
 				u, n, v.Player.Stats.Plays, v.Player.TicketSeq)
 		}
 	}
-	var drift []storage.IndexDrift
-	if err := st.CheckIndex(ctx, func(d storage.IndexDrift) error { drift = append(drift, d); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if len(drift) > 0 {
-		t.Logf("index drift after the failover (repaired by RebuildIndex): %+v", drift)
-	}
 }

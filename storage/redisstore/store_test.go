@@ -441,57 +441,6 @@ func TestPlayersInIncreasingOrder(t *testing.T) {
 	}
 }
 
-func TestIndexDriftAndRepair(t *testing.T) {
-	st, _, admin := newStore(t, redistest.URL(t), nil)
-	ctx := context.Background()
-	for u := uint64(1); u <= 4; u++ {
-		var calls int
-		if _, err := st.Update(ctx, storage.PlayerID{Guild: 8, User: u}, "", setBalance(&calls, int64(100*u))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var calls int
-	if _, err := st.Update(ctx, storage.PlayerID{Guild: 9, User: 1}, "", setBalance(&calls, 5)); err != nil {
-		t.Fatal(err)
-	}
-	// Drift as a crash between the script and the ZADD would leave it.
-	admin.ZAdd(ctx, "lb:{8}", redis.Z{Score: -1, Member: "00000000000000000002"}) // wrong balance
-	admin.ZRem(ctx, "lb:{8}", "00000000000000000003")                             // missing
-	admin.ZAdd(ctx, "lb:{8}", redis.Z{Score: -7, Member: "00000000000000000077"}) // no such player
-	admin.Del(ctx, "lb:{9}")                                                      // a whole guild's index
-	want := []storage.IndexDrift{
-		{ID: storage.PlayerID{Guild: 8, User: 2}, Balance: 200, Indexed: 1, Player: true, Index: true},
-		{ID: storage.PlayerID{Guild: 8, User: 3}, Balance: 300, Player: true},
-		{ID: storage.PlayerID{Guild: 8, User: 77}, Indexed: 7, Index: true},
-		{ID: storage.PlayerID{Guild: 9, User: 1}, Balance: 5, Player: true},
-	}
-	check := func() []storage.IndexDrift {
-		t.Helper()
-		var got []storage.IndexDrift
-		if err := st.CheckIndex(ctx, func(d storage.IndexDrift) error { got = append(got, d); return nil }); err != nil {
-			t.Fatal(err)
-		}
-		return got
-	}
-	if got := check(); !slices.Equal(got, want) {
-		t.Fatalf("CheckIndex = %+v\nwant %+v", got, want)
-	}
-	n, err := st.RebuildIndex(ctx)
-	if err != nil || n != 4 {
-		t.Fatalf("RebuildIndex = %d, %v; want 4", n, err)
-	}
-	if got := check(); len(got) != 0 {
-		t.Fatalf("after RebuildIndex: %+v", got)
-	}
-	if n, err := st.RebuildIndex(ctx); err != nil || n != 0 {
-		t.Fatalf("RebuildIndex again = %d, %v; want 0", n, err)
-	}
-	b, _ := st.Leaderboard(ctx, 8, 10, 0)
-	if len(b.Top) != 4 || b.Top[0].User != 4 || b.Top[3].User != 1 {
-		t.Fatalf("board after repair: %+v", b.Top)
-	}
-}
-
 func TestGuildSettings(t *testing.T) {
 	url := redistest.URL(t)
 	o, _ := redis.ParseURL(url)
@@ -574,12 +523,6 @@ func TestDumpRoundTrip(t *testing.T) {
 	}
 	if !bytes.Equal(buf.Bytes(), b2.Bytes()) {
 		t.Fatalf("round trip differs:\n%s\n---\n%s", buf.String(), b2.String())
-	}
-	// The index came with the players.
-	var drift []storage.IndexDrift
-	_ = dst.CheckIndex(ctx, func(x storage.IndexDrift) error { drift = append(drift, x); return nil })
-	if len(drift) != 0 {
-		t.Fatalf("index after Import: %+v", drift)
 	}
 	// An imported player plays on.
 	id := storage.PlayerID{Guild: 11, User: 1}
@@ -730,61 +673,5 @@ func TestImportReportsAFailedRollback(t *testing.T) {
 	err = dst.Import(ctx, dd)
 	if err == nil || !strings.Contains(err.Error(), "rollback failed") || !strings.Contains(err.Error(), "players[1]") {
 		t.Fatalf("import whose rollback fails: %v; want the cause and the failed rollback", err)
-	}
-}
-
-// TestIndexMalformedMembers: members the bot never writes (not a 20-digit
-// user ID, or a player's member with a score that is not a balance) are
-// reported by CheckIndex, not an error, and RebuildIndex removes them and
-// sets the player's entry again.
-func TestIndexMalformedMembers(t *testing.T) {
-	st, _, admin := newStore(t, redistest.URL(t), nil)
-	ctx := context.Background()
-	for u := uint64(1); u <= 2; u++ {
-		var calls int
-		if _, err := st.Update(ctx, storage.PlayerID{Guild: 8, User: u}, "", setBalance(&calls, int64(100*u))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	admin.ZAdd(ctx, "lb:{8}", redis.Z{Score: -5, Member: "not-a-user"})
-	admin.ZAdd(ctx, "lb:{8}", redis.Z{Score: -5, Member: "42"})
-	admin.ZAdd(ctx, "lb:{8}", redis.Z{Score: 3.5, Member: "00000000000000000002"}) // user 2's entry, not a balance
-	var got []storage.IndexDrift
-	if err := st.CheckIndex(ctx, func(d storage.IndexDrift) error { got = append(got, d); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	var malformed []string
-	missing := false
-	for _, d := range got {
-		switch {
-		case d.Malformed != "":
-			if d.ID != (storage.PlayerID{Guild: 8}) {
-				t.Errorf("malformed entry reported as %v, want guild 8 user 0", d.ID)
-			}
-			malformed = append(malformed, d.Malformed)
-		case d.ID == storage.PlayerID{Guild: 8, User: 2} && d.Player && !d.Index && d.Balance == 200:
-			missing = true
-		default:
-			t.Errorf("unexpected drift %+v", d)
-		}
-	}
-	all := strings.Join(malformed, "\n")
-	if len(malformed) != 3 || !strings.Contains(all, `"not-a-user"`) || !strings.Contains(all, `"42"`) || !strings.Contains(all, "3.5 is not a balance") || !missing {
-		t.Fatalf("CheckIndex = %+v; want the 3 malformed members and user 2 missing", got)
-	}
-	if _, err := st.Leaderboard(ctx, 8, 10, 0); err == nil {
-		t.Error("Leaderboard read a malformed index without an error")
-	}
-	n, err := st.RebuildIndex(ctx)
-	if err != nil || n != 4 {
-		t.Fatalf("RebuildIndex = %d, %v; want 4 (3 members removed, 1 set)", n, err)
-	}
-	got = nil
-	if err := st.CheckIndex(ctx, func(d storage.IndexDrift) error { got = append(got, d); return nil }); err != nil || len(got) != 0 {
-		t.Fatalf("after RebuildIndex: %+v, %v", got, err)
-	}
-	b, err := st.Leaderboard(ctx, 8, 10, 0)
-	if err != nil || len(b.Top) != 2 || b.Top[0].User != 2 || b.Top[0].Balance != 200 {
-		t.Fatalf("leaderboard after the repair: %+v, %v", b, err)
 	}
 }

@@ -296,9 +296,6 @@ func testDumpRoundTrip(t *testing.T, open OpenFunc) {
 	if again := writeDump(t, e2.st); !bytes.Equal(again, data) {
 		t.Fatalf("export → import → export differs:\n%s\n---\n%s", firstDiff(data, again), firstDiff(again, data))
 	}
-	if ix, ok := e2.st.(storage.Indexer); ok {
-		checkNoDrift(t, e2.ctx, ix)
-	}
 	// The imported store plays on: the open tickets resume, the chest is due.
 	a := e2.must(ids[1], "buy after import", buy(e2.clock.Now()))
 	if !a.Result.Resumed || a.Player.Ticket.Revealed != 0b100 || !a.Player.Ticket.Drawn {
@@ -442,43 +439,4 @@ func testImportDuplicate(t *testing.T, open OpenFunc) {
 	if after := writeDump(t, fresh.st); !bytes.Equal(before, after) {
 		t.Fatal("a refused import changed the store")
 	}
-}
-
-func checkNoDrift(t *testing.T, ctx context.Context, ix storage.Indexer) {
-	t.Helper()
-	var drifts []storage.IndexDrift
-	if err := ix.CheckIndex(ctx, func(d storage.IndexDrift) error {
-		drifts = append(drifts, d)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if len(drifts) != 0 {
-		t.Fatalf("CheckIndex on a sound store: %+v", drifts)
-	}
-}
-
-// testIndex: CheckIndex reports nothing on a sound store, RebuildIndex
-// changes nothing there, twice, and the leaderboard is unchanged.
-func testIndex(t *testing.T, open OpenFunc) {
-	e := newEnv(t, open, defaults)
-	ix, ok := e.st.(storage.Indexer)
-	if !ok {
-		t.Skip("the store is not a storage.Indexer")
-	}
-	populate(t, e)
-	checkNoDrift(t, e.ctx, ix)
-	before, err := e.st.Leaderboard(e.ctx, guild, 100, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 2 {
-		n, err := ix.RebuildIndex(e.ctx)
-		if err != nil || n != 0 {
-			t.Fatalf("RebuildIndex on a sound store: %d changes, %v", n, err)
-		}
-	}
-	after, _ := e.st.Leaderboard(e.ctx, guild, 100, 0)
-	same(t, "leaderboard after RebuildIndex", after, before)
-	checkNoDrift(t, e.ctx, ix)
 }
