@@ -41,10 +41,6 @@ var allBuckets = [][]byte{bucketPlayers, bucketHistory, bucketOthers, bucketReve
 // Store is the embedded store: one bbolt file, one read-write transaction
 // per Update. It is safe for concurrent use.
 type Store struct {
-	// Migrated is how many players Open rewrote from the form of the
-	// release before the schema (gob) into the schema.
-	Migrated int
-
 	db       *bolt.DB
 	defaults game.Settings
 	closed   atomic.Bool
@@ -81,21 +77,18 @@ func Open(path string, opts storage.Options) (*Store, error) {
 	// 64 concurrent players fill a batch in well under a millisecond; a
 	// short delay keeps latency low without losing the shared fsync.
 	db.MaxBatchDelay = 2 * time.Millisecond
-	var migrated int
 	if err := db.Update(func(tx *bolt.Tx) error {
 		for _, b := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
-		var err error
-		migrated, err = migrate(tx, opts.Defaults.House)
-		return err
+		return nil
 	}); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("boltstore: init %s: %w", path, err)
 	}
-	return &Store{db: db, defaults: opts.Defaults, Migrated: migrated}, nil
+	return &Store{db: db, defaults: opts.Defaults}, nil
 }
 
 // Path returns the file of the store.

@@ -26,8 +26,7 @@
 //
 // Keys are big-endian integers, so that a guild's keys, and a player's, are
 // contiguous and ordered. The values are the records of package schema
-// (docs/STORAGE.md). Players written by the release before the schema (in
-// encoding/gob) are rewritten in the schema, once, when Open finds them.
+// (docs/STORAGE.md).
 //
 //	players  guild|user          → {"v": version, "p": the player's record}
 //	history  guild|user|seq      → a ticket line (game.MainLine; the last game.MaxTicketLines kept)
@@ -46,10 +45,7 @@
 // before theirs, O(rank): a few milliseconds for a player ranked
 // 100,000th. (The Redis store answers it in O(log N).)
 //
-// Every time is stored as storage.Timestamp rounds it. Records, lines and
-// guilds are in the schema (package schema, docs/STORAGE.md); Open
-// rewrites once, in one transaction, whatever the release before it wrote
-// in another form (migrate.go).
+// Every time is stored as storage.Timestamp rounds it.
 //
 //	st, err := boltstore.Open("./data/clefs.db", storage.Options{})
 //	if err != nil {

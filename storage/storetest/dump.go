@@ -120,13 +120,13 @@ func readDump(t *testing.T, data []byte) *storage.DecodedDump {
 
 // legacyDump returns d as a dump of the legacy version (1 to
 // storage.LegacyDumpVersion), serialized: records made with
-// storage.NewRecord, with their reveals; a version 1 record has no seeds
+// NewRecord, with their reveals; a version 1 record has no seeds
 // and no verification data in its history, as version 1 dumps had not.
 func legacyDump(t *testing.T, d *storage.DecodedDump, version int) []byte {
 	t.Helper()
 	ld := storage.Dump{Version: version, Players: []storage.Record{}, Guilds: []storage.GuildRecord{}}
 	for _, p := range d.Players {
-		r := storage.NewRecord(p.ID, p.Player, p.History, p.Reveals...)
+		r := NewRecord(p.ID, p.Player, p.History, p.Reveals...)
 		if version == 1 {
 			r.Seed, r.NextSeed, r.ClientSeed, r.SeedNo, r.SeedAfterTicket, r.SeedAfterChest, r.SeedCommittedAt, r.Revealed = "", "", "", 0, 0, 0, nil, nil
 			for j := range r.History {
@@ -137,7 +137,7 @@ func legacyDump(t *testing.T, d *storage.DecodedDump, version int) []byte {
 		ld.Players = append(ld.Players, r)
 	}
 	for _, g := range d.Guilds {
-		ld.Guilds = append(ld.Guilds, storage.NewGuildRecord(g.Guild, g.Settings, g.Audit))
+		ld.Guilds = append(ld.Guilds, NewGuildRecord(g.Guild, g.Settings, g.Audit))
 	}
 	b, err := json.Marshal(ld)
 	if err != nil {
