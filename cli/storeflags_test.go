@@ -311,6 +311,42 @@ func TestAuditReportsADisagreeingLeaderboard(t *testing.T) {
 	}
 }
 
+// TestStoreCommandsRefuseAnOlderLayout: export, import and audit refuse a
+// file written by 0.3.0 (no layout marker), naming it and the way out,
+// and change nothing in it.
+func TestStoreCommandsRefuseAnOlderLayout(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "clefs.db")
+	st := openStore(t, "", path)
+	randomRun(t, st, 7, 50)
+	st.Close()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte("meta")) }); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dump := filepath.Join(t.TempDir(), "dump.json")
+	if err := os.WriteFile(dump, []byte(`{"version": 4, "players": [], "guilds": []}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"export"}, {"audit"}, {"import", dump}} {
+		_, _, err := runCmd(t, append([]string{args[0], "-data", path}, args[1:]...)...)
+		if !errors.Is(err, storage.ErrLayout) || ExitCode(err) != 1 ||
+			!strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "clefs export -data "+path) {
+			t.Errorf("%s of a 0.3.0 file: %v; want storage.ErrLayout naming the file and the export", args[0], err)
+		}
+	}
+	if after, err := os.ReadFile(path); err != nil || !bytes.Equal(after, before) {
+		t.Fatalf("a refused file was changed (%v)", err)
+	}
+}
+
 // TestStoreFlagsHelp: the -redis help lists every scheme the store takes,
 // and -data's default is said once.
 func TestStoreFlagsHelp(t *testing.T) {

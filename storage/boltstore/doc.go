@@ -39,6 +39,13 @@
 //	board    guild|^balance|user → nothing: the leaderboard, richest first, ties by user
 //	counts   guild               → the guild's number of players (8 bytes)
 //	jobs     guild               → nothing: the guilds with a reset-guild in progress (Jobs)
+//	meta     "layout"            → storage.LayoutVersion in decimal ("2")
+//
+// Open writes the layout marker into a new file (or one with no records)
+// and refuses, with storage.ErrLayout and changing nothing, a file of
+// another layout or one with records and no marker (0.3.0 and earlier):
+// there is no rewriting in place; such a file moves by export with its
+// release and import with this one (docs/operating.md).
 //
 // The leaderboard's top n is a cursor walk, O(log N + n). bbolt keeps no
 // counts in its tree, so a player's rank is found by counting the entries
