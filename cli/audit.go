@@ -1,38 +1,38 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
+	"slices"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
 // errAudit says the audit found players whose books do not balance, or a
-// leaderboard index that drifted from the players or holds a malformed
-// entry.
+// leaderboard that disagrees with the players' records.
 var errAudit = errors.New("audit failed")
 
 // runAudit checks every player's state (game.Player.Check: balance =
 // start + granted + won + daily − staked, computed without overflow, and
-// the other invariants) and, on a store whose leaderboard index is written
-// beside the players (storage.Indexer), the index against the balances. It
-// prints each breach, drift and malformed index entry and fails (exit
-// status 1) if there is any; with -repair it first rebuilds the index from
-// the records (storage.Indexer.RebuildIndex, which drops malformed
-// entries) and says how many entries changed.
+// the other invariants) and every guild's leaderboard against the
+// players' balances. It prints each breach and disagreement and fails
+// (exit status 1) if there is any. A store writes a player and its
+// leaderboard entry in one atomic step, so a disagreement is a bug, and is
+// reported as one: nothing is repaired.
 func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var sf storeFlags
 	sf.register(fs)
-	repair := fs.Bool("repair", false, "rebuild the leaderboard index from the players' records, dropping malformed entries (safe while the bot plays)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: clefs audit [-redis URL | -data FILE] [-repair]\n\nChecks balance = start + granted + won + daily − staked (and the other\ninvariants) for every player, and the leaderboard index; exits 1 on any\nbreach, drift or malformed index entry. -repair rebuilds the index from the\nplayers' records, dropping malformed entries. Stop the bot first when using\nthe embedded store. A missing embedded file is an error: audit never\ncreates one.\n\n"+storeUsage+"\n\n")
+		fmt.Fprint(stderr, "Usage: clefs audit [-redis URL | -data FILE]\n\nChecks balance = start + granted + won + daily − staked (and the other\ninvariants) for every player, and each guild's leaderboard against the\nplayers' balances; exits 1 on any breach or disagreement. Stop the bot\nfirst when using the embedded store. A missing embedded file is an error:\naudit never creates one.\n\n"+storeUsage+"\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, "audit", args); err != nil {
@@ -46,7 +46,7 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("audit: %w", err)
 	}
 	defer st.Close()
-	if err := audit(ctx, st, d, *repair, stdout); err != nil {
+	if err := audit(ctx, st, d, stdout); err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
 	return nil
@@ -61,15 +61,22 @@ type noSeeds struct{}
 
 func (noSeeds) Read([]byte) (int, error) { return 0, errNoSeed }
 
-// audit checks the players of d and, when st is a storage.Indexer, the
-// leaderboard index (rebuilt first with repair). It reports on w and
-// returns an error wrapping errAudit when anything is wrong.
-func audit(ctx context.Context, st storage.Store, d storage.Dumper, repair bool, w io.Writer) error {
+// audit checks the players of d, then each guild's leaderboard in st
+// against their balances (auditBoard). It reports on w and returns an
+// error wrapping errAudit when anything is wrong.
+func audit(ctx context.Context, st storage.Store, d storage.Dumper, w io.Writer) error {
 	var players, bad int
-	var held big.Int // a sum of balances may pass int64
+	var held big.Int                          // a sum of balances may pass int64
+	balances := map[uint64]map[uint64]int64{} // guild → user → balance
+	var guilds []uint64                       // in the export's order, increasing
 	err := d.ExportPlayers(ctx, func(r storage.DecodedPlayer) error {
 		players++
 		p := r.Player
+		if balances[r.ID.Guild] == nil {
+			balances[r.ID.Guild] = map[uint64]int64{}
+			guilds = append(guilds, r.ID.Guild)
+		}
+		balances[r.ID.Guild][r.ID.User] = p.Balance
 		err := p.Check() // the store's decoding checks too; the audit says so itself
 		if err == nil {
 			err = p.CheckReveals(r.Reveals)
@@ -87,45 +94,124 @@ func audit(ctx context.Context, st storage.Store, d storage.Dumper, repair bool,
 	}
 	fmt.Fprintf(w, "%s checked, %s, %s held in total\n", count(players, "player", "players"), count(bad, "breach", "breaches"), bigCredits(&held))
 
-	drift := 0
-	if ix, ok := st.(storage.Indexer); ok {
-		if repair {
-			n, err := ix.RebuildIndex(ctx)
-			if err != nil {
-				return fmt.Errorf("rebuild the leaderboard index: %w", err)
-			}
-			fmt.Fprintf(w, "leaderboard index rebuilt: %s changed\n", count(n, "entry", "entries"))
-		}
-		err := ix.CheckIndex(ctx, func(x storage.IndexDrift) error {
-			drift++
-			switch {
-			case x.Malformed != "":
-				fmt.Fprintf(w, "MALFORMED guild %d: %s (audit -repair removes it)\n", x.ID.Guild, x.Malformed)
-			case !x.Player:
-				fmt.Fprintf(w, "DRIFT guild %d user %d: in the leaderboard with %s but no such player\n", x.ID.Guild, x.ID.User, credits(x.Indexed))
-			case !x.Index:
-				fmt.Fprintf(w, "DRIFT guild %d user %d: holds %s but is missing from the leaderboard\n", x.ID.Guild, x.ID.User, credits(x.Balance))
-			default:
-				fmt.Fprintf(w, "DRIFT guild %d user %d: holds %s, the leaderboard says %s\n", x.ID.Guild, x.ID.User, credits(x.Balance), credits(x.Indexed))
-			}
-			return nil
-		})
+	disagree := 0
+	for _, g := range guilds {
+		n, err := auditBoard(ctx, st, g, balances[g], w)
 		if err != nil {
-			return fmt.Errorf("check the leaderboard index: %w", err)
+			return fmt.Errorf("check the leaderboard of guild %d: %w", g, err)
 		}
-		fmt.Fprintf(w, "leaderboard index: %s drifted\n", count(drift, "entry", "entries"))
-	} else if repair {
-		fmt.Fprintln(w, "leaderboard index: written with the players, nothing to repair")
+		disagree += n
+	}
+	fmt.Fprintf(w, "leaderboards of %s checked, %s\n", count(len(guilds), "guild", "guilds"), count(disagree, "disagreement", "disagreements"))
+	if disagree > 0 {
+		fmt.Fprintln(w, "the leaderboard disagrees with the records: this is a bug, please report it")
 	}
 	switch {
-	case bad > 0 && drift > 0:
-		return fmt.Errorf("%w: %d of %d players break the invariant; %d leaderboard entries drifted (run audit -repair)", errAudit, bad, players, drift)
+	case bad > 0 && disagree > 0:
+		return fmt.Errorf("%w: %d of %d players break the invariant; the leaderboard disagrees with the records in %d places (a bug: please report it)", errAudit, bad, players, disagree)
 	case bad > 0:
 		return fmt.Errorf("%w: %d of %d players break the invariant", errAudit, bad, players)
-	case drift > 0:
-		return fmt.Errorf("%w: %d leaderboard entries drifted (run audit -repair)", errAudit, drift)
+	case disagree > 0:
+		return fmt.Errorf("%w: the leaderboard disagrees with the records in %d places (a bug: please report it)", errAudit, disagree)
 	}
 	return nil
+}
+
+// auditBoard compares the whole leaderboard of guild with the balances
+// the export read (user → balance), prints each disagreement that holds
+// when read again (confirm) and returns how many.
+func auditBoard(ctx context.Context, st storage.Store, guild uint64, balances map[uint64]int64, w io.Writer) (int, error) {
+	board, err := readBoard(ctx, st, guild)
+	if err != nil {
+		return 0, err
+	}
+	var suspects []uint64
+	for u, bal := range board {
+		if b, ok := balances[u]; !ok || b != bal {
+			suspects = append(suspects, u)
+		}
+	}
+	for u := range balances {
+		if _, ok := board[u]; !ok {
+			suspects = append(suspects, u)
+		}
+	}
+	slices.Sort(suspects)
+	found, err := confirm(ctx, st, guild, suspects)
+	for _, d := range found {
+		fmt.Fprintf(w, "DISAGREE guild %d user %d: %s\n", guild, d.user, d.what)
+	}
+	return len(found), err
+}
+
+// readBoard returns the whole leaderboard of guild: user → balance.
+func readBoard(ctx context.Context, st storage.Store, guild uint64) (map[uint64]int64, error) {
+	b, err := st.Leaderboard(ctx, guild, math.MaxInt32, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uint64]int64, len(b.Top))
+	for _, e := range b.Top {
+		out[e.User] = e.Balance
+	}
+	return out, nil
+}
+
+// disagreement is a player whose leaderboard entry is not its balance.
+type disagreement struct {
+	user uint64
+	what string
+}
+
+// confirm reads the suspects and the leaderboard again and returns those
+// that still disagree, in order. On a store shared with a running bot
+// (Redis), a player may have been written between the export and the
+// leaderboard's read: a write changes both at once, so a player is judged
+// only when its version is the same before and after the leaderboard is
+// read; one that keeps changing (three reads) is let go.
+func confirm(ctx context.Context, st storage.Store, guild uint64, suspects []uint64) ([]disagreement, error) {
+	var found []disagreement
+	for range 3 {
+		if len(suspects) == 0 {
+			break
+		}
+		before := make([]storage.Versioned, len(suspects))
+		for i, u := range suspects {
+			v, err := st.Load(ctx, storage.PlayerID{Guild: guild, User: u})
+			if err != nil {
+				return found, err
+			}
+			before[i] = v
+		}
+		board, err := readBoard(ctx, st, guild)
+		if err != nil {
+			return found, err
+		}
+		var changed []uint64
+		for i, u := range suspects {
+			after, err := st.Load(ctx, storage.PlayerID{Guild: guild, User: u})
+			if err != nil {
+				return found, err
+			}
+			if after.Version != before[i].Version {
+				changed = append(changed, u)
+				continue
+			}
+			bal, indexed := after.Player.Balance, board[u]
+			_, onBoard := board[u]
+			switch {
+			case !after.Exists() && onBoard:
+				found = append(found, disagreement{u, fmt.Sprintf("on the leaderboard with %s but no such player", credits(indexed))})
+			case after.Exists() && !onBoard:
+				found = append(found, disagreement{u, fmt.Sprintf("holds %s but is missing from the leaderboard", credits(bal))})
+			case onBoard && indexed != bal:
+				found = append(found, disagreement{u, fmt.Sprintf("holds %s, the leaderboard says %s", credits(bal), credits(indexed))})
+			}
+		}
+		suspects = changed
+	}
+	slices.SortFunc(found, func(a, b disagreement) int { return cmp.Compare(a.user, b.user) })
+	return found, nil
 }
 
 // credits formats cents as credits: "249.50 credits".

@@ -38,7 +38,7 @@ Commands:
                write one player's public export: history and revealed seeds, no secret
   import       add the players of a dump (all or nothing; -force into a store with players)
   audit        check balance = start + granted + won + daily − staked for every player,
-               and the leaderboard index (-repair rebuilds it)
+               and each guild's leaderboard against the players' records
   healthcheck  ask the running bot's /healthz (exit 0 healthy, 1 not)
   register     register the slash commands with Discord and exit
   version      print the release (CHANGELOG.md), VCS revision and Go version

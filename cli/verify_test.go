@@ -17,6 +17,7 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 const (
@@ -218,7 +219,7 @@ func writeLegacyDump(tb testing.TB, d storage.Dump) string {
 func legacyDump(players ...storage.DecodedPlayer) storage.Dump {
 	d := storage.Dump{Version: storage.LegacyDumpVersion, Players: []storage.Record{}, Guilds: []storage.GuildRecord{}}
 	for _, p := range players {
-		d.Players = append(d.Players, storage.NewRecord(p.ID, p.Player, p.History, p.Reveals...))
+		d.Players = append(d.Players, storetest.NewRecord(p.ID, p.Player, p.History, p.Reveals...))
 	}
 	return d
 }

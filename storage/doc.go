@@ -20,12 +20,12 @@
 //
 // What every store keeps:
 //
-//   - Update is atomic for the player: its state and history lines move
-//     together, or not at all. On bbolt the moderator log's entry and the
-//     leaderboard index are in the same transaction; on Redis they live in
-//     the guild's hash slot and follow in the same round trip (the index)
-//     or right after the write (the log), and are caught up by the
-//     player's next write or by audit -repair (see storage/redisstore).
+//   - Update is one atomic step: the player's state, its history lines,
+//     its revealed seed, its leaderboard entry and the moderator's audit
+//     line are written together, or not at all (bbolt: one transaction;
+//     Redis: one script, every key of a guild sharing its hash slot). The
+//     audit subcommand checks that the leaderboard agrees with the
+//     players; a disagreement is a bug, not something to repair.
 //   - Load creates nothing: a player exists once a step created it.
 //   - The leaderboard is an index sorted by balance, kept with every write:
 //     the top n and a player's rank in O(log N) on Redis (a sorted set);

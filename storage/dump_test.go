@@ -12,6 +12,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/schema"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 // dumpOf returns the version 4 dump of the players.
@@ -56,7 +57,7 @@ func TestDumpRefusesWhatTheBotCannotCarry(t *testing.T) {
 		{"chest_seq", func(r *storage.Record) { r.ChestSeq = 1<<63 - 1; r.ChestPending = true; r.Keys = 0 }, "beyond"},
 	} {
 		t.Run("v3 "+edit.name, func(t *testing.T) {
-			r := storage.NewRecord(id, p, nil)
+			r := storetest.NewRecord(id, p, nil)
 			edit.f(&r)
 			b, _ := json.Marshal(storage.Dump{Version: storage.LegacyDumpVersion, Players: []storage.Record{r}})
 			_, err := storage.ReadDump(bytes.NewReader(b), nil)

@@ -16,8 +16,9 @@ import (
 // needs (docs/FAIRNESS.md). They still import: a version 1 player gets new
 // seeds, which draw only its next tickets (its past ones are kept as
 // drawn), and a history line without verification data stays
-// unverifiable. Nothing writes them any more (WriteDump writes version
-// DumpVersion, dump.go).
+// unverifiable. Nothing here writes them (WriteDump writes version
+// DumpVersion, dump.go; tests make older ones with storetest.NewRecord):
+// this file is the one converter from them to the records of today.
 //
 // The responsible-play state (a player's limits, pause, spend and session,
 // a guild's house rules) came within version 3: every new field may be
@@ -229,99 +230,6 @@ type AuditRecord struct {
 	Reason      string    `json:"reason"`
 }
 
-// NewRecord returns the version 3 record of player id, p, with its history
-// hist and its reveals, oldest first. Only tests write version 3 dumps.
-func NewRecord(id PlayerID, p game.Player, hist []game.Entry, reveals ...game.SeedReveal) Record {
-	r := Record{
-		GuildID:              id.Guild,
-		UserID:               id.User,
-		BalanceCents:         p.Balance,
-		StartingBalanceCents: p.StartingBalance,
-		Keys:                 p.Keys,
-		ChestPending:         p.ChestDue,
-		ChestSeq:             p.ChestSeq,
-		TicketSeq:            p.TicketSeq,
-		Stats:                StatsRecord(p.Stats),
-		CreatedAt:            p.CreatedAt,
-		Seed:                 p.Seed.Hex(),
-		ClientSeed:           p.ClientSeed,
-		SeedNo:               p.SeedNo,
-		SeedAfterTicket:      p.SeedTicket,
-		SeedAfterChest:       p.SeedChest,
-		SeedCommittedAt:      timePtr(p.SeedAt),
-	}
-	if p.NextSeed != (game.Seed{}) {
-		r.NextSeed = p.NextSeed.Hex()
-	}
-	for _, v := range reveals {
-		r.Revealed = append(r.Revealed, RevealRecord{
-			No: v.No, ServerSeed: v.Seed.Hex(), ClientSeed: v.ClientSeed,
-			FirstTicket: v.FirstTicket, LastTicket: v.LastTicket, FirstChest: v.FirstChest, LastChest: v.LastChest,
-			CommittedAt: timePtr(v.CommittedAt), RevealedAt: v.RevealedAt,
-		})
-	}
-	if p.Ticket != nil {
-		t := ticketRecord(*p.Ticket)
-		if p.Ticket.Open() {
-			r.OpenTicket = &t
-		} else {
-			r.LastTicket = &t
-		}
-	}
-	if p.LastChest != nil {
-		r.LastChest = &ChestRecord{Lot: p.LastChest.Lot, PrizeCents: p.LastChest.Prize}
-	}
-	if !p.LastDaily.IsZero() {
-		d := p.LastDaily
-		r.LastDaily = &d
-	}
-	careRecord(&r, p.Care)
-	for _, h := range hist {
-		hr := HistoryRecord{
-			At: h.At, Kind: h.Kind, TicketID: h.TicketID, Tier: h.Tier, Key: h.Key,
-			Lot: h.Lot, AmountCents: h.Amount, BalanceCents: h.Balance,
-		}
-		switch {
-		case h.Fair && h.Kind == game.KindPlay:
-			k := h.KeysBefore
-			hr.KeysBefore, hr.Grid = &k, h.Grid.String()
-		case h.Fair && h.Kind == game.KindChest:
-			hr.Chest = h.Chest
-		}
-		r.History = append(r.History, hr)
-	}
-	return r
-}
-
-// careRecord writes c into r, leaving out what is zero.
-func careRecord(r *Record, c game.Care) {
-	for k, l := range c.Limits {
-		if l == (game.Limit{}) {
-			continue
-		}
-		if r.Limits == nil {
-			r.Limits = make(map[string]LimitRecord)
-		}
-		r.Limits[game.LimitKind(k).String()] = LimitRecord{AmountCents: l.Amount, NextCents: l.Next, NextAt: timePtr(l.At)}
-	}
-	if c.Reminder != 0 {
-		r.Reminder = c.Reminder.String()
-	}
-	r.PausedUntil = timePtr(c.PausedUntil)
-	if s := c.Spend; s != (game.Spend{}) {
-		r.Spend = &SpendRecord{
-			Day: timePtr(s.Day), Week: timePtr(s.Week),
-			StakedDayCents: s.StakedDay, WonDayCents: s.WonDay, StakedWeekCents: s.StakedWeek, WonWeekCents: s.WonWeek,
-		}
-	}
-	if s := c.Session; s != (game.Session{}) {
-		r.Session = &SessionRecord{
-			Start: timePtr(s.Start), Last: timePtr(s.Last), Plays: s.Plays, NetCents: s.Net,
-			CheckedAt: timePtr(s.CheckedAt), CheckedPlays: s.CheckedPlays,
-		}
-	}
-}
-
 // care decodes r's responsible-play state. It checks the form (the limits'
 // names, the reminder's syntax, the windows' starts); the bounds are
 // game.Player.Check's, which Player runs after it.
@@ -386,23 +294,6 @@ func timeOf(t *time.Time) time.Time {
 		return time.Time{}
 	}
 	return *t
-}
-
-// timePtr returns &t, or nil for the zero time.
-func timePtr(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t
-}
-
-func ticketRecord(t game.Ticket) TicketRecord {
-	r := TicketRecord{ID: t.ID, BoughtAt: t.BoughtAt, Drawn: t.Drawn, KeysAfter: t.KeysAfter, Chest: t.Chest, RevealedRows: uint8(t.Revealed)}
-	if t.Drawn {
-		o := t.Outcome
-		r.Outcome = &OutcomeRecord{Tier: o.Tier, PrizeCents: o.Prize, Key: o.Key, Row: o.Row, Grid: o.Grid.String()}
-	}
-	return r
 }
 
 // Player decodes and validates the record: it returns the player's ID,
@@ -599,27 +490,6 @@ func (tr TicketRecord) ticket() (game.Ticket, error) {
 		}
 	}
 	return t, nil
-}
-
-// NewGuildRecord returns the record of a guild's settings (nil if never set)
-// and audit log, oldest first.
-func NewGuildRecord(guild uint64, s *game.Settings, audit []game.AuditEntry) GuildRecord {
-	g := GuildRecord{GuildID: guild}
-	if s != nil {
-		h := s.House
-		g.Settings = &SettingsRecord{
-			StartingBalanceCents: s.StartingBalance, DailyAmountCents: s.DailyAmount,
-			DailyCooldown: s.DailyCooldown.String(), PublicPlays: s.PublicPlays, ChannelID: s.Channel,
-			House: &HouseRecord{
-				MaxStakeDayCents: h.MaxStakeDay, MinInterval: h.MinInterval.String(),
-				RealityPlays: h.RealityPlays, RealityEvery: h.RealityEvery.String(),
-			},
-		}
-	}
-	for _, a := range audit {
-		g.Audit = append(g.Audit, AuditRecord{At: a.At, ActorID: a.Actor, TargetID: a.Target, Action: a.Action, AmountCents: a.Amount, Reason: a.Reason})
-	}
-	return g
 }
 
 // Decode validates the record and returns the guild's settings (nil if

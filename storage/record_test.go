@@ -45,7 +45,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	id := storage.PlayerID{Guild: 1, User: 2}
 	p := validPlayer(t)
 	h := []game.Entry{{At: at, Kind: game.KindPlay, TicketID: 1, Key: true, Amount: -game.Stake, Balance: 950}}
-	dp, err := storage.NewRecord(id, p, h).Player(nil)
+	dp, err := storetest.NewRecord(id, p, h).Player(nil)
 	gotID, got, gh := dp.ID, dp.Player, dp.History
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +55,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 	// A closed ticket is the last ticket.
 	p.Ticket.Revealed = game.AllRows
-	r := storage.NewRecord(id, p, nil)
+	r := storetest.NewRecord(id, p, nil)
 	if r.OpenTicket != nil || r.LastTicket == nil {
 		t.Fatalf("closed ticket recorded as %+v / %+v", r.OpenTicket, r.LastTicket)
 	}
@@ -96,7 +96,7 @@ func TestRecordValidation(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := storage.NewRecord(storage.PlayerID{Guild: 1, User: 2}, validPlayer(t), nil)
+			r := storetest.NewRecord(storage.PlayerID{Guild: 1, User: 2}, validPlayer(t), nil)
 			c.edit(&r)
 			_, err := r.Player(nil)
 			if !errors.Is(err, storage.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
@@ -110,8 +110,8 @@ func TestRecordValidation(t *testing.T) {
 // wrap around int64 is refused, named, and nothing is decoded (so nothing
 // can be imported).
 func TestDecodeRefusesOverflow(t *testing.T) {
-	good := storage.NewRecord(storage.PlayerID{Guild: 1, User: 2}, validPlayer(t), nil)
-	bad := storage.NewRecord(storage.PlayerID{Guild: 1, User: 3}, validPlayer(t), nil)
+	good := storetest.NewRecord(storage.PlayerID{Guild: 1, User: 2}, validPlayer(t), nil)
+	bad := storetest.NewRecord(storage.PlayerID{Guild: 1, User: 3}, validPlayer(t), nil)
 	// granted + won + daily = 2(2^63−1) + 2 = 2^64, which is 0 in 64 bits:
 	// the balance start − staked would look right.
 	bad.Stats.GrantedCents, bad.Stats.WonCents, bad.Stats.DailyCents = math.MaxInt64, math.MaxInt64, 2
@@ -133,7 +133,7 @@ func TestDecodeVersion1(t *testing.T) {
 	var want []game.Player
 	for u := uint64(1); u <= 3; u++ {
 		p := validPlayer(t)
-		r := storage.NewRecord(storage.PlayerID{Guild: 1, User: u}, p, nil)
+		r := storetest.NewRecord(storage.PlayerID{Guild: 1, User: u}, p, nil)
 		r.Seed, r.NextSeed, r.ClientSeed, r.SeedNo, r.SeedAfterTicket, r.SeedAfterChest, r.SeedCommittedAt = "", "", "", 0, 0, 0, nil
 		recs = append(recs, r)
 		want = append(want, p)
@@ -177,12 +177,12 @@ func TestDecodeVersion1(t *testing.T) {
 }
 
 func TestDecodeDuplicates(t *testing.T) {
-	r := storage.NewRecord(storage.PlayerID{Guild: 1, User: 2}, validPlayer(t), nil)
+	r := storetest.NewRecord(storage.PlayerID{Guild: 1, User: 2}, validPlayer(t), nil)
 	d := &storage.Dump{Version: storage.LegacyDumpVersion, Players: []storage.Record{r, r}}
 	if _, err := d.Decode(nil); !errors.Is(err, storage.ErrDuplicate) || !strings.Contains(err.Error(), "players[1]") {
 		t.Fatalf("Decode of a player twice: %v", err)
 	}
-	g := storage.NewGuildRecord(5, &game.Settings{StartingBalance: 1}, nil)
+	g := storetest.NewGuildRecord(5, &game.Settings{StartingBalance: 1}, nil)
 	d = &storage.Dump{Version: storage.LegacyDumpVersion, Guilds: []storage.GuildRecord{g, g}}
 	if _, err := d.Decode(nil); !errors.Is(err, storage.ErrDuplicate) || !strings.Contains(err.Error(), "guilds[1]") {
 		t.Fatalf("Decode of a guild twice: %v", err)
@@ -195,13 +195,13 @@ func TestDecodeDuplicates(t *testing.T) {
 func TestGuildRecordSettings(t *testing.T) {
 	ok := []game.Settings{{}, {StartingBalance: game.MaxBalance, DailyAmount: game.MaxDailyAmount, DailyCooldown: game.MaxCooldown}}
 	for _, s := range ok {
-		if _, _, err := storage.NewGuildRecord(5, &s, nil).Decode(); err != nil {
+		if _, _, err := storetest.NewGuildRecord(5, &s, nil).Decode(); err != nil {
 			t.Errorf("%+v: %v", s, err)
 		}
 	}
 	bad := []game.Settings{{StartingBalance: -1}, {DailyAmount: -1}, {DailyCooldown: time.Nanosecond}, {DailyCooldown: -time.Hour}, {StartingBalance: game.MaxBalance + 1}}
 	for _, s := range bad {
-		if _, _, err := storage.NewGuildRecord(5, &s, nil).Decode(); !errors.Is(err, storage.ErrInvalid) || !errors.Is(err, game.ErrInvalid) {
+		if _, _, err := storetest.NewGuildRecord(5, &s, nil).Decode(); !errors.Is(err, storage.ErrInvalid) || !errors.Is(err, game.ErrInvalid) {
 			t.Errorf("%+v: %v, want ErrInvalid", s, err)
 		}
 	}
@@ -236,7 +236,7 @@ func TestRecordCareRoundTrip(t *testing.T) {
 		{At: at, Kind: game.KindPause, Balance: p.Balance},
 		{At: at.Add(time.Hour), Kind: game.KindLift, Balance: p.Balance},
 	}
-	r := storage.NewRecord(id, p, h)
+	r := storetest.NewRecord(id, p, h)
 	// Through JSON, as a dump goes.
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -263,7 +263,7 @@ func TestRecordCareRoundTrip(t *testing.T) {
 		t.Fatalf("round trip:\n got %+v %+v\nwant %+v %+v", got.Care, gh, p.Care, h)
 	}
 	// A player without care state writes none of it.
-	b, err = json.Marshal(storage.NewRecord(id, validPlayer(t), nil))
+	b, err = json.Marshal(storetest.NewRecord(id, validPlayer(t), nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func TestRecordCareValidation(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := storage.NewRecord(storage.PlayerID{Guild: 1, User: 2}, carePlayer(t), nil)
+			r := storetest.NewRecord(storage.PlayerID{Guild: 1, User: 2}, carePlayer(t), nil)
 			c.edit(&r)
 			_, err := r.Player(nil)
 			if !errors.Is(err, storage.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
@@ -316,7 +316,7 @@ func TestRecordCareValidation(t *testing.T) {
 func TestGuildRecordHouse(t *testing.T) {
 	set := game.Settings{StartingBalance: 1, DailyCooldown: time.Hour,
 		House: game.House{MaxStakeDay: 2500, MinInterval: 3 * time.Second, RealityPlays: 40, RealityEvery: 20 * time.Minute}}
-	g := storage.NewGuildRecord(5, &set, nil)
+	g := storetest.NewGuildRecord(5, &set, nil)
 	b, err := json.Marshal(g)
 	if err != nil {
 		t.Fatal(err)
@@ -338,7 +338,7 @@ func TestGuildRecordHouse(t *testing.T) {
 	// No house rules is a choice, kept as such.
 	none := set
 	none.House = game.House{}
-	if s, err := decode(storage.NewGuildRecord(5, &none, nil)); err != nil || s != none {
+	if s, err := decode(storetest.NewGuildRecord(5, &none, nil)); err != nil || s != none {
 		t.Fatalf("round trip of no house rules: %+v, %v", s, err)
 	}
 	// A record from before house rules gets the default ones.

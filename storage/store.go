@@ -227,37 +227,3 @@ const (
 	HistoryLimit = game.MaxHistory // history lines kept per player: its last game.MaxTicketLines tickets and game.MaxOtherLines others
 	AuditLimit   = 1000            // moderator actions kept per guild
 )
-
-// Indexer is implemented by stores whose leaderboard index is written
-// beside the players rather than in the same transaction (Redis: the index
-// is in the guild's hash slot, the player in its own), so that a crash
-// between the two can leave it behind. The audit subcommand reports the
-// drift and, with -repair, rebuilds the index.
-type Indexer interface {
-	// CheckIndex calls fn for every difference between the players'
-	// balances and the leaderboard index, and for every malformed index
-	// entry (IndexDrift.Malformed), guild by guild, until fn returns an
-	// error (returned as is). A malformed entry is reported, not an error.
-	CheckIndex(ctx context.Context, fn func(IndexDrift) error) error
-	// RebuildIndex sets every player's index entry from its balance and
-	// removes the entries of players that do not exist and the malformed
-	// ones; it returns how many entries it changed. It is idempotent and safe while the bot
-	// plays.
-	RebuildIndex(ctx context.Context) (int, error)
-}
-
-// IndexDrift is one difference between a player and the leaderboard index.
-type IndexDrift struct {
-	ID      PlayerID
-	Balance int64 // the player's balance; 0 when the player does not exist
-	Indexed int64 // the index's value; 0 when the player is not in the index
-	Player  bool  // the player exists
-	Index   bool  // the index has an entry for it
-	// Malformed, when not empty, says that this is an index entry that
-	// names no player at all (a Redis member that is not a 20-digit user
-	// ID, a score that is not a balance, a bbolt key of the wrong length)
-	// and what is wrong with it. ID.Guild is its guild (0 when even that
-	// cannot be read), ID.User 0, the other fields zero. RebuildIndex
-	// removes such entries.
-	Malformed string
-}

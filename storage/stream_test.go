@@ -12,6 +12,7 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 // playedPlayer is a player who played tickets tickets (opening each chest
@@ -239,10 +240,10 @@ func TestStreamDumpLegacy(t *testing.T) {
 	in := streamedPlayers(t)
 	legacy := storage.Dump{Version: storage.LegacyDumpVersion}
 	for _, p := range in.Players {
-		legacy.Players = append(legacy.Players, storage.NewRecord(p.ID, p.Player, p.History, p.Reveals...))
+		legacy.Players = append(legacy.Players, storetest.NewRecord(p.ID, p.Player, p.History, p.Reveals...))
 	}
 	for _, g := range in.Guilds {
-		legacy.Guilds = append(legacy.Guilds, storage.NewGuildRecord(g.Guild, g.Settings, g.Audit))
+		legacy.Guilds = append(legacy.Guilds, storetest.NewGuildRecord(g.Guild, g.Settings, g.Audit))
 	}
 	data, err := json.Marshal(legacy)
 	if err != nil {

@@ -26,7 +26,7 @@ const DefaultDataPath = "./data/clefs.db"
 // answer), else the embedded store at dataPath (DefaultDataPath if empty),
 // creating its folder (mode 0700) and file (mode 0600) as needed. opts
 // (the guilds' default settings) go to the store. Both stores also
-// implement storage.Dumper and storage.Indexer.
+// implement storage.Dumper.
 func Open(ctx context.Context, redisURL, dataPath string, opts storage.Options) (storage.Store, error) {
 	if redisURL != "" {
 		st, err := redisstore.Open(ctx, redisURL, opts)

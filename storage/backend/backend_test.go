@@ -27,8 +27,8 @@ func TestOpenBolt(t *testing.T) {
 	if _, ok := st.(*boltstore.Store); !ok {
 		t.Fatalf("Open without a URL gave %T", st)
 	}
-	if _, ok := st.(storage.Indexer); !ok {
-		t.Fatalf("%T is not a storage.Indexer", st)
+	if _, ok := st.(storage.Dumper); !ok {
+		t.Fatalf("%T is not a storage.Dumper", st)
 	}
 	if g, err := st.Guild(context.Background(), 1); err != nil || g.Settings != defaults {
 		t.Fatalf("a new guild's settings: %+v, %v; want the defaults %+v", g.Settings, err, defaults)

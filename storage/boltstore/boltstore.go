@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -34,17 +35,21 @@ var (
 	bucketBoard   = []byte("board")   // guild|^balance|user → nothing: the leaderboard
 	bucketCounts  = []byte("counts")  // guild → players of the guild (8 bytes)
 	bucketJobs    = []byte("jobs")    // guild → nothing: the guilds with a job in progress (Jobs)
+	bucketMeta    = []byte("meta")    // "layout" → storage.LayoutVersion in decimal ASCII
 )
 
-var allBuckets = [][]byte{bucketPlayers, bucketHistory, bucketOthers, bucketReveals, bucketOpSeq, bucketOps, bucketAudit, bucketGuilds, bucketBoard, bucketCounts, bucketJobs}
+var allBuckets = [][]byte{bucketPlayers, bucketHistory, bucketOthers, bucketReveals, bucketOpSeq, bucketOps, bucketAudit, bucketGuilds, bucketBoard, bucketCounts, bucketJobs, bucketMeta}
+
+// layoutKey is the key of the layout marker in bucketMeta, and layout its
+// value for this build.
+var (
+	layoutKey = []byte("layout")
+	layout    = []byte(strconv.Itoa(storage.LayoutVersion))
+)
 
 // Store is the embedded store: one bbolt file, one read-write transaction
 // per Update. It is safe for concurrent use.
 type Store struct {
-	// Migrated is how many players Open rewrote from the form of the
-	// release before the schema (gob) into the schema.
-	Migrated int
-
 	db       *bolt.DB
 	defaults game.Settings
 	closed   atomic.Bool
@@ -52,9 +57,8 @@ type Store struct {
 }
 
 var (
-	_ storage.Store   = (*Store)(nil)
-	_ storage.Dumper  = (*Store)(nil)
-	_ storage.Indexer = (*Store)(nil)
+	_ storage.Store  = (*Store)(nil)
+	_ storage.Dumper = (*Store)(nil)
 )
 
 // guildRec is a guild as stored (only once written): its version and its
@@ -68,6 +72,12 @@ type guildRec struct {
 // file is locked: a second process opening it waits up to one second, then
 // fails. Commits are fsynced; the Updates of concurrent goroutines share a
 // commit (bbolt's Batch).
+//
+// A new file, or one with no records, gets the layout marker
+// (storage.LayoutVersion). A file with a marker of another version, or
+// with records and no marker (written by 0.3.0 or earlier), is refused
+// with an error wrapping storage.ErrLayout that names the file and the
+// way out; nothing in it is changed.
 func Open(path string, opts storage.Options) (*Store, error) {
 	if err := opts.Defaults.Check(); err != nil {
 		return nil, fmt.Errorf("boltstore: default settings: %w: %w", storage.ErrInvalid, err)
@@ -82,21 +92,54 @@ func Open(path string, opts storage.Options) (*Store, error) {
 	// 64 concurrent players fill a batch in well under a millisecond; a
 	// short delay keeps latency low without losing the shared fsync.
 	db.MaxBatchDelay = 2 * time.Millisecond
-	var migrated int
+	var other string // what is wrong with the file's layout, if anything
+	if err := db.View(func(tx *bolt.Tx) error { other = checkLayout(tx); return nil }); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
+	}
+	if other != "" {
+		_ = db.Close()
+		return nil, fmt.Errorf("boltstore: %s %s, and this release reads layout %d: %w: stop the bot; "+
+			"with the release that wrote the file, run clefs export -data %s -o dump.json; "+
+			"then, with this one, clefs import -data NEW_FILE dump.json and clefs audit -data NEW_FILE "+
+			"(docs/operating.md, \"Upgrading a store\"); the file was not changed",
+			path, other, storage.LayoutVersion, storage.ErrLayout, path)
+	}
 	if err := db.Update(func(tx *bolt.Tx) error {
 		for _, b := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
-		var err error
-		migrated, err = migrate(tx, opts.Defaults.House)
-		return err
+		return tx.Bucket(bucketMeta).Put(layoutKey, layout)
 	}); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("boltstore: init %s: %w", path, err)
 	}
-	return &Store{db: db, defaults: opts.Defaults, Migrated: migrated}, nil
+	return &Store{db: db, defaults: opts.Defaults}, nil
+}
+
+// checkLayout says what keeps this build from reading the file of tx ("" if
+// nothing): a layout marker of another version, or records without a
+// marker. A file without a marker and without records (new, or whose
+// buckets are all empty) is fine: Open marks it.
+func checkLayout(tx *bolt.Tx) string {
+	if m := tx.Bucket(bucketMeta); m != nil {
+		if v := m.Get(layoutKey); !bytes.Equal(v, layout) {
+			return fmt.Sprintf("has layout %q", v)
+		}
+		return ""
+	}
+	records := false
+	_ = tx.ForEach(func(_ []byte, b *bolt.Bucket) error {
+		k, _ := b.Cursor().First()
+		records = records || k != nil
+		return nil
+	})
+	if records {
+		return "holds records but no layout marker: it was written by clefs 0.3.0 or earlier"
+	}
+	return ""
 }
 
 // Path returns the file of the store.

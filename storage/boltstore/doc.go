@@ -20,16 +20,13 @@
 // next step skips decoding: an entry is used only when the stored bytes
 // are equal to its own. Batch may run a transaction again, hence the
 // function: it must be pure. The player, its history lines, the audit
-// entry and the leaderboard index are written in the same transaction, so
-// the index cannot drift (Indexer is still implemented, so that the audit
-// subcommand works on both stores).
+// entry and the leaderboard index are written in the same transaction.
 //
 // # Layout
 //
 // Keys are big-endian integers, so that a guild's keys, and a player's, are
 // contiguous and ordered. The values are the records of package schema
-// (docs/STORAGE.md). Players written by the release before the schema (in
-// encoding/gob) are rewritten in the schema, once, when Open finds them.
+// (docs/STORAGE.md).
 //
 //	players  guild|user          → {"v": version, "p": the player's record}
 //	history  guild|user|seq      → a ticket line (game.MainLine; the last game.MaxTicketLines kept)
@@ -42,16 +39,20 @@
 //	board    guild|^balance|user → nothing: the leaderboard, richest first, ties by user
 //	counts   guild               → the guild's number of players (8 bytes)
 //	jobs     guild               → nothing: the guilds with a reset-guild in progress (Jobs)
+//	meta     "layout"            → storage.LayoutVersion in decimal ("2")
+//
+// Open writes the layout marker into a new file (or one with no records)
+// and refuses, with storage.ErrLayout and changing nothing, a file of
+// another layout or one with records and no marker (0.3.0 and earlier):
+// there is no rewriting in place; such a file moves by export with its
+// release and import with this one (docs/operating.md).
 //
 // The leaderboard's top n is a cursor walk, O(log N + n). bbolt keeps no
 // counts in its tree, so a player's rank is found by counting the entries
 // before theirs, O(rank): a few milliseconds for a player ranked
 // 100,000th. (The Redis store answers it in O(log N).)
 //
-// Every time is stored as storage.Timestamp rounds it. Records, lines and
-// guilds are in the schema (package schema, docs/STORAGE.md); Open
-// rewrites once, in one transaction, whatever the release before it wrote
-// in another form (migrate.go).
+// Every time is stored as storage.Timestamp rounds it.
 //
 //	st, err := boltstore.Open("./data/clefs.db", storage.Options{})
 //	if err != nil {

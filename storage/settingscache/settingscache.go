@@ -13,9 +13,9 @@
 // A cached Guild may be up to the TTL old: fine for reading the settings a
 // play needs, not for a compare-and-set, which UpdateGuild always does on
 // the store's own reading. Every other method goes straight to the wrapped
-// store. Optional interfaces of the wrapped store (storage.Dumper,
-// storage.Indexer) are not forwarded: wrap the store the
-// bot's handlers use, not the one the export and import subcommands open.
+// store. An optional interface of the wrapped store (storage.Dumper) is
+// not forwarded: wrap the store the bot's handlers use, not the one the
+// export and import subcommands open.
 //
 // Usage, in the composition root:
 //

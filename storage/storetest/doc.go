@@ -18,8 +18,7 @@
 // operations; canceled contexts and closed stores; the dump round trip of
 // version storage.DumpVersion (reveals and history included, the same
 // bytes exported again), dumps of versions 1 and 3 and duplicates (when
-// the store is a storage.Dumper); the leaderboard index
-// (when it is a storage.Indexer); and CheckConcurrency with one and many
+// the store is a storage.Dumper); and CheckConcurrency with one and many
 // players. Nothing in it depends on timing.
 //
 // A store's tests run it with a function that opens a fresh, empty store:

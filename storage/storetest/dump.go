@@ -120,13 +120,13 @@ func readDump(t *testing.T, data []byte) *storage.DecodedDump {
 
 // legacyDump returns d as a dump of the legacy version (1 to
 // storage.LegacyDumpVersion), serialized: records made with
-// storage.NewRecord, with their reveals; a version 1 record has no seeds
+// NewRecord, with their reveals; a version 1 record has no seeds
 // and no verification data in its history, as version 1 dumps had not.
 func legacyDump(t *testing.T, d *storage.DecodedDump, version int) []byte {
 	t.Helper()
 	ld := storage.Dump{Version: version, Players: []storage.Record{}, Guilds: []storage.GuildRecord{}}
 	for _, p := range d.Players {
-		r := storage.NewRecord(p.ID, p.Player, p.History, p.Reveals...)
+		r := NewRecord(p.ID, p.Player, p.History, p.Reveals...)
 		if version == 1 {
 			r.Seed, r.NextSeed, r.ClientSeed, r.SeedNo, r.SeedAfterTicket, r.SeedAfterChest, r.SeedCommittedAt, r.Revealed = "", "", "", 0, 0, 0, nil, nil
 			for j := range r.History {
@@ -137,7 +137,7 @@ func legacyDump(t *testing.T, d *storage.DecodedDump, version int) []byte {
 		ld.Players = append(ld.Players, r)
 	}
 	for _, g := range d.Guilds {
-		ld.Guilds = append(ld.Guilds, storage.NewGuildRecord(g.Guild, g.Settings, g.Audit))
+		ld.Guilds = append(ld.Guilds, NewGuildRecord(g.Guild, g.Settings, g.Audit))
 	}
 	b, err := json.Marshal(ld)
 	if err != nil {
@@ -296,9 +296,6 @@ func testDumpRoundTrip(t *testing.T, open OpenFunc) {
 	if again := writeDump(t, e2.st); !bytes.Equal(again, data) {
 		t.Fatalf("export → import → export differs:\n%s\n---\n%s", firstDiff(data, again), firstDiff(again, data))
 	}
-	if ix, ok := e2.st.(storage.Indexer); ok {
-		checkNoDrift(t, e2.ctx, ix)
-	}
 	// The imported store plays on: the open tickets resume, the chest is due.
 	a := e2.must(ids[1], "buy after import", buy(e2.clock.Now()))
 	if !a.Result.Resumed || a.Player.Ticket.Revealed != 0b100 || !a.Player.Ticket.Drawn {
@@ -442,43 +439,4 @@ func testImportDuplicate(t *testing.T, open OpenFunc) {
 	if after := writeDump(t, fresh.st); !bytes.Equal(before, after) {
 		t.Fatal("a refused import changed the store")
 	}
-}
-
-func checkNoDrift(t *testing.T, ctx context.Context, ix storage.Indexer) {
-	t.Helper()
-	var drifts []storage.IndexDrift
-	if err := ix.CheckIndex(ctx, func(d storage.IndexDrift) error {
-		drifts = append(drifts, d)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if len(drifts) != 0 {
-		t.Fatalf("CheckIndex on a sound store: %+v", drifts)
-	}
-}
-
-// testIndex: CheckIndex reports nothing on a sound store, RebuildIndex
-// changes nothing there, twice, and the leaderboard is unchanged.
-func testIndex(t *testing.T, open OpenFunc) {
-	e := newEnv(t, open, defaults)
-	ix, ok := e.st.(storage.Indexer)
-	if !ok {
-		t.Skip("the store is not a storage.Indexer")
-	}
-	populate(t, e)
-	checkNoDrift(t, e.ctx, ix)
-	before, err := e.st.Leaderboard(e.ctx, guild, 100, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 2 {
-		n, err := ix.RebuildIndex(e.ctx)
-		if err != nil || n != 0 {
-			t.Fatalf("RebuildIndex on a sound store: %d changes, %v", n, err)
-		}
-	}
-	after, _ := e.st.Leaderboard(e.ctx, guild, 100, 0)
-	same(t, "leaderboard after RebuildIndex", after, before)
-	checkNoDrift(t, e.ctx, ix)
 }

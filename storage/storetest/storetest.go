@@ -33,7 +33,7 @@ const (
 func pid(user uint64) storage.PlayerID { return storage.PlayerID{Guild: guild, User: user} }
 
 // Run runs the whole conformance suite against the stores open gives. The
-// Dumper and Indexer cases run only if the store implements them.
+// Dumper cases run only if the store implements them.
 func Run(t *testing.T, open OpenFunc) {
 	tests := []struct {
 		name string
@@ -75,7 +75,6 @@ func Run(t *testing.T, open OpenFunc) {
 		{"DumpReveals", testDumpReveals},
 		{"ImportDuplicate", testImportDuplicate},
 		{"CountPlayers", testCountPlayers},
-		{"Index", testIndex},
 		{"CareLimitRace", testCareLimitRace},
 		{"CarePause", testCarePause},
 		{"CarePendingLimit", testCarePendingLimit},
