@@ -54,14 +54,6 @@ func TestClusterConformance(t *testing.T) {
 	storetest.Run(t, openFlushed(redistest.StartCluster(t)))
 }
 
-func TestClusterKill(t *testing.T) {
-	storetest.Kill(t, func(t *testing.T) (string, uint64) {
-		url, guild := redistest.ClusterURL(t), redistest.UniqueGuild(t)
-		redistest.CleanupGuild(t, url, guild)
-		return url, guild
-	}, openAt)
-}
-
 // A guild's players spread over the cluster's masters (each player has its
 // own slot), and everything the guild shares (index, log) stays right.
 func TestClusterSpreadsPlayers(t *testing.T) {

@@ -26,12 +26,3 @@ func open(t *testing.T, opts storage.Options) storage.Store {
 	t.Cleanup(func() { _ = st.Close() })
 	return st
 }
-
-func TestKill(t *testing.T) {
-	storetest.Kill(t, func(t *testing.T) (string, uint64) { return redistest.URL(t), 1 }, openAt)
-}
-
-// openAt is the kill test's: a store on url, as another process opens it.
-func openAt(url string, opts storage.Options) (storage.Store, error) {
-	return redisstore.Open(context.Background(), url, opts)
-}

@@ -24,14 +24,6 @@ func TestSentinelConformance(t *testing.T) {
 	storetest.Run(t, openFlushed(redistest.StartSentinel(t)))
 }
 
-func TestSentinelKill(t *testing.T) {
-	storetest.Kill(t, func(t *testing.T) (string, uint64) {
-		url, guild := redistest.SentinelURL(t), redistest.UniqueGuild(t)
-		redistest.CleanupGuild(t, url, guild)
-		return url, guild
-	}, openAt)
-}
-
 // During a burst of plays, a Sentinel failover loses no credit: every
 // player's balance still adds up (game.Player.Check), every play
 // acknowledged is in its player's state, each once, and plays resume

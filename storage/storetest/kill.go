@@ -20,14 +20,17 @@ import (
 
 // The sizes of Kill: the processes killed, the writers of each, the plays
 // of each player (so that its history is kept whole: fewer ticket lines
-// than game.MaxTicketLines, fewer others than game.MaxOtherLines), and how
-// long after its first write a process may live.
+// than game.MaxTicketLines, fewer others than game.MaxOtherLines), the
+// grants a process may have acknowledged before it is killed (so that,
+// however fast the store, the audit log keeps every line: fewer than
+// storage.AuditLimit in all), and how long after that it may live.
 const (
 	killRounds  = 12
 	killWriters = 4
 	killPlays   = 24
 	killGrant   = 100
-	killWindow  = 60 * time.Millisecond
+	killAcks    = 40
+	killWindow  = 5 * time.Millisecond
 	killEnv     = "STORETEST_KILL" // "guild target", in the child
 )
 
@@ -39,9 +42,11 @@ const (
 // goroutines, apply steps through storage.Apply to players of the guild
 // newTarget gives: moderators' grants with their audit entries, tickets
 // bought and revealed, chests opened. Each child is killed at a random
-// moment, killRounds times; the next one takes up the same players (their
-// open tickets resume, their chests are opened). After each kill the test
-// opens the store and checks, for every player of the guild, that its
+// moment (after a random number of grants acknowledged, and a few
+// milliseconds more), killRounds times; the next one takes up the same
+// players (their open tickets resume, their chests are opened). After each
+// kill the test opens the store and checks, before any other write and
+// again after the grants sent again, for every player of the guild, that its
 // leaderboard row is its balance, that its books balance (game.Player.Check)
 // and its history lines add up to its balance, that the grants in its
 // history are the audit log's grants to it, in number and in amount, and
@@ -57,7 +62,7 @@ func Kill(t *testing.T, newTarget func(t *testing.T) (target string, guild uint6
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	for round := range killRounds {
-		sent, acked := runKilled(t, fmt.Sprintf("%d %s", g, target), time.Duration(r.Int64N(int64(killWindow))))
+		sent, acked := runKilled(t, fmt.Sprintf("%d %s", g, target), 1+r.IntN(killAcks), time.Duration(r.Int64N(int64(killWindow))))
 		st, err := openAt(target, opts)
 		if err != nil {
 			t.Fatalf("round %d: open after SIGKILL: %v", round, err)
@@ -87,9 +92,9 @@ func Kill(t *testing.T, newTarget func(t *testing.T) (target string, guild uint6
 }
 
 // runKilled runs the test again in a child process with spec, kills it
-// (SIGKILL) after its first acknowledged write and delay, and returns each
+// (SIGKILL) delay after it has acknowledged acks grants, and returns each
 // player's last grant sent and the grants acknowledged.
-func runKilled(t *testing.T, spec string, delay time.Duration) (sent map[uint64]string, acked map[string]bool) {
+func runKilled(t *testing.T, spec string, acks int, delay time.Duration) (sent map[uint64]string, acked map[string]bool) {
 	t.Helper()
 	var pattern []string
 	for _, part := range strings.Split(t.Name(), "/") {
@@ -110,7 +115,7 @@ func runKilled(t *testing.T, spec string, delay time.Duration) (sent map[uint64]
 		mu      sync.Mutex
 		failure string
 	)
-	first, done := make(chan struct{}), make(chan struct{})
+	ready, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		sc := bufio.NewScanner(out)
@@ -124,16 +129,15 @@ func runKilled(t *testing.T, spec string, delay time.Duration) (sent map[uint64]
 			case fmtScan(l, "send %d %s", &u, &op):
 				sent[u] = op
 			case fmtScan(l, "ack %d %s", &u, &op):
-				if len(acked) == 0 {
-					close(first)
+				if acked[op] = true; len(acked) == acks {
+					close(ready)
 				}
-				acked[op] = true
 			}
 			mu.Unlock()
 		}
 	}()
 	select {
-	case <-first:
+	case <-ready:
 		time.Sleep(delay)
 	case <-done:
 	case <-time.After(time.Minute):
