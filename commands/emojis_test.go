@@ -19,7 +19,7 @@ func appEmojiIDs() map[string]string {
 }
 
 func TestApplicationEmojisOff(t *testing.T) {
-	a := New(Config{Logger: discardLogger()}, newMemStore(testDefaults))
+	a := New(Config{Logger: discardLogger()}, newTestStore(t))
 	imgs, err := a.ApplicationEmojis()
 	if err != nil || imgs != nil {
 		t.Errorf("ApplicationEmojis with the option off = %d images, %v; want none", len(imgs), err)
@@ -27,7 +27,7 @@ func TestApplicationEmojisOff(t *testing.T) {
 }
 
 func TestApplicationEmojisImages(t *testing.T) {
-	a := New(Config{Logger: discardLogger(), ApplicationEmojis: true}, newMemStore(testDefaults))
+	a := New(Config{Logger: discardLogger(), ApplicationEmojis: true}, newTestStore(t))
 	imgs, err := a.ApplicationEmojis()
 	if err != nil {
 		t.Fatal(err)

@@ -197,19 +197,17 @@ func TestFairnessMismatch(t *testing.T) {
 	e := newFairEnv(t)
 	e.playTicket(alice, "en-US")
 	e.fairness(alice, "en-US", "rotate")
-	id := storage.PlayerID{Guild: testGuild, User: alice}
-	e.store.mu.Lock()
-	h := e.store.history[id]
-	for i := range h {
-		if h[i].Kind == game.KindPlay {
-			g := &h[i].Grid
-			g[0], g[1], g[2] = g[2], g[0], g[1] // still the same tier, another grid
-			if g[0] == g[1] {
-				g[0], g[3] = g[3], g[0]
+	e.store.tamper = func(h []game.Entry) {
+		for i := range h {
+			if h[i].Kind == game.KindPlay {
+				g := &h[i].Grid
+				g[0], g[1], g[2] = g[2], g[0], g[1] // still the same tier, another grid
+				if g[0] == g[1] {
+					g[0], g[3] = g[3], g[0]
+				}
 			}
 		}
 	}
-	e.store.mu.Unlock()
 	v := e.fairness(alice, "en-US", "verify", opt{"ticket", optInt, 1})
 	if !strings.Contains(v.text(), "does not match") || !strings.Contains(v.text(), "What your history recorded") {
 		t.Fatalf("verify of a tampered line:\n%s", v.text())

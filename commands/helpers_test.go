@@ -171,11 +171,11 @@ func (o *observer) StoreError(op string) {
 	o.mu.Unlock()
 }
 
-// env is one App over an in-memory store (memStore).
+// env is one App over the embedded store in a temporary file (testStore).
 type env struct {
 	t      testing.TB
 	app    *App
-	store  *memStore
+	store  *testStore
 	clock  *clock
 	drawer *testDrawer
 	obs    *observer
@@ -194,7 +194,7 @@ func newEnv(tb testing.TB) *env {
 	tb.Helper()
 	e := &env{
 		t:      tb,
-		store:  newMemStore(testDefaults),
+		store:  newTestStore(tb),
 		clock:  &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)},
 		drawer: &testDrawer{src: rand.NewChaCha8([32]byte{4, 2})},
 		obs:    &observer{},
@@ -203,8 +203,8 @@ func newEnv(tb testing.TB) *env {
 	return e
 }
 
-// eachStore runs test with newEnv. The handlers' tests run on memStore;
-// the real stores are held to the same contract by storage/storetest.
+// eachStore runs test with newEnv, on the embedded store, which
+// storage/storetest holds to the contract like every store.
 func eachStore(t *testing.T, test func(t *testing.T, newEnv func(testing.TB) *env)) {
 	test(t, newEnv)
 }
@@ -226,7 +226,7 @@ func (e *env) restart() {
 	if err := e.store.Close(); err != nil {
 		e.t.Fatalf("close: %v", err)
 	}
-	e.store.reopen()
+	e.store.reopen(e.t)
 	e.open()
 }
 

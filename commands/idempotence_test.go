@@ -312,17 +312,11 @@ func TestConflictAsksToTryAgain(t *testing.T) {
 	e := newEnv(t)
 	e.slash(alice, "en-US", "play")
 	p := e.player(alice)
-	// Another writer always comes first.
-	e.store.interfere = func(id storage.PlayerID) {
-		e.store.mu.Lock()
-		v := e.store.players[id]
-		v.Version++
-		e.store.players[id] = v
-		e.store.mu.Unlock()
-	}
+	// Another writer always comes first: the store gives up.
+	e.store.conflict.Store(true)
 	h := e.click(alice, cardWith(autoID(alice, p.Ticket.ID)), autoID(alice, p.Ticket.ID))
 	h.expectUserError("nothing was changed. Please try again")
-	e.store.interfere = nil
+	e.store.conflict.Store(false)
 	if q := e.player(alice); q.Ticket.Drawn {
 		t.Fatal("a conflicted reveal was written")
 	}

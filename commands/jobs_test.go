@@ -80,18 +80,7 @@ func fillGuild(tb testing.TB, st storage.Store, guild uint64, n int, now time.Ti
 		users[k] = uint64(1000 + k)
 		d.Players = append(d.Players, storage.DecodedPlayer{ID: storage.PlayerID{Guild: guild, User: users[k]}, Player: p})
 	}
-	dumper, ok := st.(storage.Dumper)
-	if !ok { // the memory store: one step each
-		for _, dp := range d.Players {
-			bal := dp.Player.Balance
-			if _, err := storage.Apply(context.Background(), st, storage.Step{ID: dp.ID, Op: "fill", Create: true, Start: bal, Seeds: &src, Now: now,
-				Do: func(p game.Player) (game.Step, error) { return p.SetBalance(bal, now) }}); err != nil {
-				tb.Fatal(err)
-			}
-		}
-		return users
-	}
-	if err := dumper.Import(context.Background(), d); err != nil {
+	if err := st.(storage.Dumper).Import(context.Background(), d); err != nil {
 		tb.Fatal(err)
 	}
 	return users
@@ -206,7 +195,7 @@ func runUntil(t *testing.T, a *App, c jobConfig, done func() bool) {
 // nothing: one holds the lease, every player is reset once, and the
 // count is the players'.
 func TestTwoRunnersOneLease(t *testing.T) {
-	st := newMemStore(testDefaults)
+	st := newTestStore(t)
 	const guild, n, op = 78, 450, "rg:2"
 	clk := &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	fillGuild(t, st, guild, n, clk.Now())

@@ -496,13 +496,13 @@ func TestChannelRestrictionAndEphemeralPlays(t *testing.T) {
 	set := e.settings()
 	set.Channel = 1110000000000000555
 	set.PublicPlays = false
-	e.store.setSettings(testGuild, set)
+	e.store.setSettings(t, testGuild, set)
 	e.slash(alice, "en-US", "play").expectUserError("plays happen in <#1110000000000000555>")
 	if p := e.player(alice); p.Ticket != nil {
 		t.Fatal("a ticket was bought in the wrong channel")
 	}
 	set.Channel = testChannel
-	e.store.setSettings(testGuild, set)
+	e.store.setSettings(t, testGuild, set)
 	// Changed in the store behind the App's back, as another process would:
 	// the App reads the store on every play.
 	h := e.slash(alice, "en-US", "play")

@@ -109,14 +109,9 @@ func TestOpenLocked(t *testing.T) {
 	}
 }
 
-func TestKillBetweenBuyAndDraw(t *testing.T) {
-	target := os.Getenv("STORETEST_CRASH_TARGET")
-	if target == "" {
-		target = filepath.Join(t.TempDir(), "clefs.db")
-	}
-	storetest.KillBetweenBuyAndDraw(t, "TestKillBetweenBuyAndDraw", target, func(path string, opts storage.Options) (storage.Store, error) {
-		return boltstore.Open(path, opts)
-	})
+func TestKill(t *testing.T) {
+	storetest.Kill(t, func(t *testing.T) (string, uint64) { return filepath.Join(t.TempDir(), "clefs.db"), 1 },
+		func(path string, opts storage.Options) (storage.Store, error) { return boltstore.Open(path, opts) })
 }
 
 func BenchmarkStore(b *testing.B) {

@@ -4,22 +4,30 @@
 // Run covers each rule of the contract: Load creating nothing; Update's
 // versions, Skip, fn's error returned as is, racing writers (none lost, a
 // stale version never written), times rounded by storage.Timestamp,
-// unsound players refused; Apply of every game transition (buy, reveal,
-// chest, daily, grant, set balance, reset) with operation IDs, a repeated
-// operation changing nothing and answering its first result; the
-// operations a store remembers beside the player (Update's op and
-// Write.Result: the last game.MaxOps exactly, a repeat caught even when
-// the transition would now fail, one operation sent at once by many
-// goroutines applied once); the seeds revealed kept beside the player
-// (Reveals: the last game.MaxReveals, oldest first, chained to it);
-// history and audit lists, newest first and bounded; the leaderboard
-// against a sort of what Load reads (~200 players, ties, moves, other
-// guilds); Players' order; guild settings with compare-and-set and
-// operations; canceled contexts and closed stores; the dump round trip of
-// version storage.DumpVersion (reveals and history included, the same
-// bytes exported again), dumps of versions 1 and 3 and duplicates (when
-// the store is a storage.Dumper); and CheckConcurrency with one and many
-// players. Nothing in it depends on timing.
+// unsound players refused; the operations a store remembers beside the
+// player (Update's op and Write.Result: the last game.MaxOps exactly, a
+// repeat caught even when the transition would now fail, one operation
+// sent at once by many goroutines applied once); the seeds revealed kept
+// beside the player (Reveals: the last game.MaxReveals, oldest first,
+// chained to it, rotations racing); history and audit lists, newest first
+// and bounded; the leaderboard against a sort of what Load reads (~200
+// players, ties, moves, other guilds); Players' order; guilds with
+// compare-and-set, operations and jobs; canceled contexts and closed
+// stores; the dump round trip of version storage.DumpVersion (reveals,
+// history and the responsible-play state included, the same bytes
+// exported again, the leaderboard agreeing with the balances imported),
+// duplicates and bad dumps refused (when the store is a storage.Dumper);
+// CheckConcurrency with one and many players; a heap that does not grow
+// with the writes. Nothing in it depends on timing.
+//
+// Kill is the crash test, for every backend too: processes applying
+// steps are killed (SIGKILL) at random moments, and after each kill the
+// players, the leaderboard and the audit log must agree.
+//
+// The scenarios of game's rules through storage.Apply (a play, keys and
+// chests, moderators' steps, refusals, limits raced) and the import of
+// older dump versions do not depend on the store: they run once, on the
+// embedded store, in this package's own tests.
 //
 // A store's tests run it with a function that opens a fresh, empty store:
 //
@@ -34,8 +42,15 @@
 //		})
 //	}
 //
-// Bench benchmarks a store the same way; KillBetweenBuyAndDraw is the
-// crash test of a store kept in a file. CheckConcurrency is exported so
+// and Kill with the place of a store that another process can open (a
+// file, a Redis URL) and the function that opens it there:
+//
+//	func TestKill(t *testing.T) {
+//		storetest.Kill(t, func(t *testing.T) (string, uint64) { return filepath.Join(t.TempDir(), "clefs.db"), 1 },
+//			func(path string, opts storage.Options) (storage.Store, error) { return boltstore.Open(path, opts) })
+//	}
+//
+// Bench benchmarks a store the same way. CheckConcurrency is exported so
 // that a test can show the suite catches a store that is not atomic.
 // Drawer, Loss, Win, Chest and RandomDrawer script the draws of
 // game.Drawer with valid outcomes; Seeds gives deterministic server seeds;

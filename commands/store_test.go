@@ -1,0 +1,91 @@
+package commands
+
+import (
+	"context"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/boltstore"
+)
+
+// testStore is the store of the handlers' tests: the embedded store in a
+// temporary file, held to the whole contract by storage/storetest, with
+// what some tests need besides: a count of the player writes, and two
+// faults to inject: every Update failing with storage.ErrConflict (as
+// under a storm of writes to one player), and history lines altered as
+// they are read (a tampered history).
+type testStore struct {
+	*boltstore.Store
+	path string
+
+	writes   atomic.Int64
+	conflict atomic.Bool
+	tamper   func([]game.Entry) // set before the calls it alters
+}
+
+func newTestStore(tb testing.TB) *testStore {
+	tb.Helper()
+	s := &testStore{path: filepath.Join(tb.TempDir(), "clefs.db")}
+	s.reopen(tb)
+	tb.Cleanup(func() { _ = s.Store.Close() })
+	return s
+}
+
+// reopen opens the file (again, after Close, as a restarted bot does).
+func (s *testStore) reopen(tb testing.TB) {
+	tb.Helper()
+	st, err := boltstore.Open(s.path, storage.Options{Defaults: testDefaults})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s.Store = st
+}
+
+// Update is the store's, counting the writes, or fails with
+// storage.ErrConflict, writing nothing, while conflict is set.
+func (s *testStore) Update(ctx context.Context, id storage.PlayerID, op string, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
+	if s.conflict.Load() {
+		v, err := s.Store.Load(ctx, id)
+		if err != nil {
+			return v, err
+		}
+		return v, storage.ErrConflict
+	}
+	var wrote bool
+	v, err := s.Store.Update(ctx, id, op, func(v storage.Versioned) (storage.Write, error) {
+		w, err := fn(v)
+		wrote = err == nil && !w.Skip
+		return w, err
+	})
+	if err == nil && v.Repeat == nil && wrote {
+		s.writes.Add(1)
+	}
+	return v, err
+}
+
+// History is the store's, passed through tamper when set.
+func (s *testStore) History(ctx context.Context, id storage.PlayerID, n int) ([]game.Entry, error) {
+	h, err := s.Store.History(ctx, id, n)
+	if err == nil && s.tamper != nil {
+		s.tamper(h)
+	}
+	return h, err
+}
+
+// writeCount is the number of player writes so far.
+func (s *testStore) writeCount() int { return int(s.writes.Load()) }
+
+// setSettings replaces a guild's settings behind the App's back, as
+// another process would.
+func (s *testStore) setSettings(tb testing.TB, guild uint64, set game.Settings) {
+	tb.Helper()
+	if _, err := s.UpdateGuild(context.Background(), guild, func(g storage.VersionedGuild) (storage.GuildWrite, error) {
+		g.Settings = set
+		return storage.GuildWrite{Guild: g.Guild}, nil
+	}); err != nil {
+		tb.Fatal(err)
+	}
+}
