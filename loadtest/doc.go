@@ -60,13 +60,6 @@
 // interaction token if the bot lets discordgo key them by URL (discordgo
 // #1333).
 //
-// Chaos runs players through random REST faults and gateway drops from the
-// fake Discord, lets each recover with /play, and audits the store for
-// breaches (ErrBreach): credits created or lost, tickets drawn twice or
-// lost, keys lost or doubled, results never reachable, and calls Discord
-// would refuse. It reports the time until a player sees a result delayed
-// by a 429, against retry_after + 1 s.
-//
 // Safety: a run uses a temporary bolt file by default, removed at the end.
 // An explicit bolt file or a Redis database that already holds data is
 // refused (ErrNotEmpty) unless Config.Force; at the end the run deletes the

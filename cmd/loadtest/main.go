@@ -63,7 +63,7 @@ token if the bot let discordgo key them by URL; heap profile sampled every
 64 KiB during the run); exits 1 if the end heap is over -max-growth times
 the early one, or if an interaction failed.
 
-` + chaosUsage + `Safety: by default the store is a temporary bolt file, removed at the end.
+Safety: by default the store is a temporary bolt file, removed at the end.
 An explicit -data file or -redis database that already holds data is
 refused unless -force. On Redis the keys of the run's guilds are deleted at
 the end; a -data file the run created is removed. Environment variables
@@ -76,7 +76,6 @@ Examples:
   go run ./cmd/loadtest -redis redis://127.0.0.1:6390/0 -rate 1000 -ceiling=false
   go run ./cmd/loadtest -soak 100000 [-redis redis://127.0.0.1:6390/0]
   go run ./cmd/loadtest -soak-interactions 1000000 [-redis redis://127.0.0.1:6390/0]
-  go run ./cmd/loadtest -chaos 30s [-chaos-fraction 0.1] [-transport gateway|http|both] [-redis URL]
 
 Flags:
 `
@@ -99,8 +98,6 @@ type options struct {
 	soakInteractions int
 	isoakCfg         loadtest.InteractionSoakConfig
 	botSetExp        bool // -bot-process was given explicitly
-	// chaos: the flags of -chaos (loadtest.Chaos), in chaos.go.
-	chaos chaosOptions
 }
 
 // parse reads the flags. It returns flag.ErrHelp for -h.
@@ -136,7 +133,6 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.soakInteractions, "soak-interactions", 0, "instead of the transports: send this many interactions through the bot's gateway (in this process, against the fake Discord), each of -players as soon as answered, and fail if the heap after GC at the end is over -max-growth times the heap at a tenth of them")
 	fs.IntVar(&o.soakCfg.Goroutines, "goroutines", 64, "with -soak: concurrent cycles")
 	fs.Float64Var(&o.soakCfg.MaxGrowth, "max-growth", loadtest.DefaultMaxGrowth, "with -soak or -soak-interactions: the end heap's limit, as a multiple of the early heap")
-	chaosFlags(fs, &o.chaos)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -223,9 +219,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if o.soakInteractions > 0 {
 		return soakInteractions(ctx, o, stdout)
-	}
-	if o.chaos.duration > 0 {
-		return runChaos(ctx, o, stdout, stderr)
 	}
 	if o.botProcess {
 		bin, cleanup, err := botBinary(ctx, o.botBinary, o.cfg.Logger)
