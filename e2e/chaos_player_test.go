@@ -50,11 +50,10 @@ const (
 
 // shownTicket is what the player was shown of one ticket.
 type shownTicket struct {
-	done       bool   // a card showed its result (every row)
-	inRecovery bool   // first shown during the recovery
-	grid       string // the grid of the first card that showed the result
-	winRow     int    // the row starred on that card; -1: none
-	other      string // a different result shown later for the same ticket
+	done   bool   // a card showed its result (every row)
+	grid   string // the grid of the first card that showed the result
+	winRow int    // the row starred on that card; -1: none
+	other  string // a different result shown later for the same ticket
 }
 
 // action is one thing a player meant to do (/play, a click) and the
@@ -297,7 +296,7 @@ func (p *chaosPlayer) record(m *discordgo.Message, kind string) {
 	grid, win := cardGrid(m)
 	switch {
 	case !t.done:
-		t.done, t.grid, t.winRow, t.inRecovery = true, grid, win, p.inRecovery
+		t.done, t.grid, t.winRow = true, grid, win
 		if !p.inRecovery {
 			p.cycles++
 		}
