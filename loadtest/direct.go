@@ -27,7 +27,7 @@ func directLoop(ctx context.Context, s storage.Store, d game.Drawer, players []*
 		go func() {
 			defer wg.Done()
 			for !stop.Load() && ctx.Err() == nil {
-				c, ch, err := DirectCycle(ctx, s, d, p.id, p.nextOp())
+				c, ch, err := directCycle(ctx, s, d, p.id, p.nextOp())
 				nCalls.Add(int64(c))
 				nChests.Add(int64(ch))
 				if err != nil {
@@ -45,13 +45,13 @@ func directLoop(ctx context.Context, s storage.Store, d game.Drawer, players []*
 	return nCycles.Load(), nCalls.Load(), nChests.Load()
 }
 
-// DirectCycle plays one cycle on the store as the handlers would, without
+// directCycle plays one cycle on the store as the handlers would, without
 // them: storage.Apply of game's Buy, then of Reveal of all rows, and of
 // OpenChest when a chest is due (before the Buy or after the Reveal), each
 // under its own operation ID op+":buy", op+":reveal", op+":chest…" (op
 // must be unique to the cycle) and drawn with d. The player must exist. It
 // returns the number of steps applied and of chests opened.
-func DirectCycle(ctx context.Context, s storage.Store, d game.Drawer, id storage.PlayerID, op string) (calls, chests int, err error) {
+func directCycle(ctx context.Context, s storage.Store, d game.Drawer, id storage.PlayerID, op string) (calls, chests int, err error) {
 	step := func(name string, do func(p game.Player, now time.Time) (game.Step, error)) (storage.Applied, error) {
 		now := storage.Timestamp(time.Now())
 		calls++

@@ -48,24 +48,13 @@
 // share of it the handlers reach. Then every player's books are audited:
 // game.Player.Check, and balance = start − staked + won.
 //
-// Soak applies cycles to the store directly, with no handler and no
-// transport, and fails with ErrGrowth when the heap after runtime.GC at
-// the end is over 1.2 times the heap at a tenth of the cycles: a store
-// that keeps something per write shows there. SoakInteractions does the
-// same through the bot: interactions sent by the fake Discord over its
-// gateway to a real bot.Gateway in this process, answered over REST by
-// discordgo, with the fake remembering only its last interactions; it also
-// reports the heap left per interaction and the live heap of discordgo's
-// rate-limit buckets (from the heap profile), which grow by one per
-// interaction token if the bot lets discordgo key them by URL (discordgo
-// #1333).
-//
-// Chaos runs players through random REST faults and gateway drops from the
-// fake Discord, lets each recover with /play, and audits the store for
-// breaches (ErrBreach): credits created or lost, tickets drawn twice or
-// lost, keys lost or doubled, results never reachable, and calls Discord
-// would refuse. It reports the time until a player sees a result delayed
-// by a 429, against retry_after + 1 s.
+// SoakInteractions checks that the bot's memory stays flat, running it as
+// production does: interactions sent by the fake Discord over its gateway
+// to a real bot.Gateway in this process, answered over REST, with the fake
+// remembering only its last interactions. It fails with ErrGrowth when the
+// heap after runtime.GC at the end is over 1.2 times the heap at a tenth
+// of the interactions, and reports the heap left per interaction: a bot
+// that keeps something per interaction shows there.
 //
 // Safety: a run uses a temporary bolt file by default, removed at the end.
 // An explicit bolt file or a Redis database that already holds data is
@@ -78,7 +67,6 @@
 //
 //	go run ./cmd/loadtest -transport both -players 64 -duration 5s
 //	go run ./cmd/loadtest -store redis -redis redis://127.0.0.1:6390/0 -rate 1000 -duration 10s -json
-//	go run ./cmd/loadtest -soak 100000
 //	go run ./cmd/loadtest -soak-interactions 1000000 -redis redis://127.0.0.1:6390/0
 //
 // or from Go:

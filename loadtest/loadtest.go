@@ -12,6 +12,7 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/bot"
 	"github.com/lesclefsdutresor/clefs/cli"
+	"github.com/lesclefsdutresor/clefs/commands"
 	"github.com/lesclefsdutresor/clefs/config"
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/metrics"
@@ -272,33 +273,18 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 		return nil, err
 	}
 	log := cfg.Logger
-	b, err := openBackend(ctx, cfg, log)
+	r, err := prepare(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	base := idBase()
-	rep = &Report{Store: b.desc, Path: b.path, Players: cfg.Players, Duration: cfg.Duration, Warmup: cfg.Warmup}
-	rep.Guilds = runGuilds(base, cfg.Guilds)
+	b, players := r.b, r.players
+	rep = &Report{Store: b.desc, Path: b.path, Players: cfg.Players, Duration: cfg.Duration, Warmup: cfg.Warmup, Guilds: r.guilds}
 	defer func() {
 		line, cerr := b.finish(ctx, rep.Guilds, log)
 		rep.Cleanup = line
 		err = errors.Join(err, cerr)
 	}()
 	log.Info("store", "store", b.desc, "guilds", rep.Guilds)
-
-	players, err := setup(ctx, b.store, base, cfg)
-	if err != nil {
-		return rep, err
-	}
-	// The handlers and the transports as the bot runs them: built by the
-	// bot's own constructor (settings cache included), with metrics, on
-	// the configuration's defaults.
-	botCfg, err := botConfig(cfg.BotEnv)
-	if err != nil {
-		return rep, err
-	}
-	m := metrics.New(metrics.NewRegistry())
-	app := cli.NewHandlers(botCfg, b.store, m, cfg.BotLogger, cli.Hooks{Drawer: cfg.Drawer})
 	var spec *botSpec
 	if cfg.BotBinary != "" {
 		// The bot as a deployment runs it, on the run's Redis database.
@@ -312,7 +298,7 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	}
 	var errs errLog
 	for _, tr := range cfg.Transports {
-		ph, err := runTransport(ctx, tr, app, m, spec, players, cfg, b, &errs)
+		ph, err := runTransport(ctx, tr, r.app, r.m, spec, players, cfg, b, &errs)
 		if err != nil {
 			return rep, err
 		}
@@ -348,6 +334,41 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	_, cycles, _, _ := counts(players)
 	rep.Audit, err = audit(ctx, b.store, players, cycles+directCycles)
 	return rep, err
+}
+
+// rig is what a load run and a soak share: the store, the run's guilds
+// and players on it, and the handlers as the bot builds them.
+type rig struct {
+	b       *backend
+	guilds  []uint64
+	players []*player
+	app     *commands.App
+	m       *metrics.Metrics
+}
+
+// prepare opens the store cfg names (refusing one that holds data unless
+// cfg.Force), gives the run's guilds their settings, creates the players,
+// and builds the handlers as the bot's composition root does
+// (cli.NewHandlers, settings cache included), with metrics, on the
+// configuration a deployment gets by default and cfg.BotEnv. The caller
+// removes what the run wrote with r.b.finish; prepare does when it fails.
+func prepare(ctx context.Context, cfg Config) (*rig, error) {
+	b, err := openBackend(ctx, cfg, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	base := idBase()
+	r := &rig{b: b, guilds: runGuilds(base, cfg.Guilds), m: metrics.New(metrics.NewRegistry())}
+	botCfg, err := botConfig(cfg.BotEnv)
+	if err == nil {
+		r.players, err = setup(ctx, b.store, base, cfg)
+	}
+	if err != nil {
+		_, cerr := b.finish(ctx, r.guilds, cfg.Logger)
+		return nil, errors.Join(err, cerr)
+	}
+	r.app = cli.NewHandlers(botCfg, b.store, r.m, cfg.BotLogger, cli.Hooks{Drawer: cfg.Drawer})
+	return r, nil
 }
 
 // botConfig is the bot's configuration as config.Load reads it from env

@@ -12,7 +12,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -278,80 +277,6 @@ func TestRedisRefusedThenCleaned(t *testing.T) {
 	}
 	if len(keys) != 1 || keys[0] != "someone-else" {
 		t.Fatalf("keys left after the run: %q (cleanup: %s)", keys, rep.Cleanup)
-	}
-}
-
-// leakyStore keeps a copy of every record it writes, as the embedded
-// store's cache once did through a pointer chain: a leak per write.
-type leakyStore struct {
-	storage.Store
-	mu   sync.Mutex
-	kept [][]byte
-}
-
-func (s *leakyStore) Update(ctx context.Context, id storage.PlayerID, op string, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
-	v, err := s.Store.Update(ctx, id, op, fn)
-	s.mu.Lock()
-	s.kept = append(s.kept, make([]byte, 16<<10))
-	s.mu.Unlock()
-	return v, err
-}
-
-func soakConfig(tb testing.TB) SoakConfig {
-	return SoakConfig{Plays: 400, Players: 4, Goroutines: 64, Logger: testLogger(tb)}
-}
-
-func TestSoakFailsOnALeak(t *testing.T) {
-	cfg := soakConfig(t)
-	cfg.Wrap = func(st storage.Store) storage.Store { return &leakyStore{Store: st} }
-	rep, err := Soak(context.Background(), cfg)
-	if !errors.Is(err, ErrGrowth) {
-		t.Fatalf("Soak over a leaking store: %v, want ErrGrowth; report %+v", err, rep)
-	}
-	if rep.Plays != int64(cfg.Plays) || rep.EarlyPlays != int64(cfg.Plays/10) || rep.Ratio <= cfg.MaxGrowth && cfg.MaxGrowth != 0 {
-		t.Errorf("report %+v", rep)
-	}
-	var text bytes.Buffer
-	if err := rep.WriteText(&text); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(text.String(), "GROWING") {
-		t.Errorf("the report does not say the heap grew:\n%s", text.String())
-	}
-}
-
-// TestSoakReport checks the report of a soak on each store: every play
-// made and audited, the heap read twice, the fields in the JSON. Whether
-// the heap stayed flat is .ci/run's soak step, with more plays.
-func TestSoakReport(t *testing.T) {
-	for _, store := range []string{StoreBolt, StoreRedis} {
-		t.Run(store, func(t *testing.T) {
-			cfg := soakConfig(t)
-			cfg.Plays, cfg.MaxGrowth = 200, 1000 // a report, not a verdict
-			if store == StoreRedis {
-				cfg.Store, cfg.RedisURL = StoreRedis, redistest.URL(t)
-			}
-			rep, err := Soak(context.Background(), cfg)
-			if err != nil {
-				t.Fatalf("Soak: %v", err)
-			}
-			if rep.Plays != 200 || rep.EarlyPlays != 20 || rep.EarlyHeap == 0 || rep.EndHeap == 0 || rep.Ratio == 0 ||
-				rep.Audit.Plays < rep.Plays || rep.Errors != 0 || rep.Goroutines != 4 {
-				t.Errorf("report %+v", rep)
-			}
-			if (rep.EarlyServerMemory != 0) != (store == StoreRedis) {
-				t.Errorf("Redis memory %d on %s", rep.EarlyServerMemory, store)
-			}
-			var js bytes.Buffer
-			if err := rep.WriteJSON(&js); err != nil {
-				t.Fatal(err)
-			}
-			for _, f := range []string{`"early_heap_bytes"`, `"end_heap_bytes"`, `"ratio"`, `"max_growth"`} {
-				if !strings.Contains(js.String(), f) {
-					t.Errorf("JSON report without %s:\n%s", f, js.String())
-				}
-			}
-		})
 	}
 }
 

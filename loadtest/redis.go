@@ -86,19 +86,6 @@ func RedisStats(c redis.UniversalClient) func(ctx context.Context) (ServerStats,
 	}
 }
 
-// redisMemory returns the server's used_memory in bytes (INFO memory).
-func redisMemory(ctx context.Context, c redis.UniversalClient) (uint64, error) {
-	m, err := redisInfo(ctx, c, "memory")
-	if err != nil {
-		return 0, err
-	}
-	n, err := strconv.ParseUint(m["used_memory"], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("redis INFO memory: used_memory: %w", err)
-	}
-	return n, nil
-}
-
 // guildPatterns are the SCAN patterns of every key of a guild, as package
 // redisstore names them: the players' keys carry the hash tag
 // {guild:user} (p:, h:, pa:), the guild's own keys {guild} (s:, a:, m:, am:).

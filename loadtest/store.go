@@ -39,8 +39,7 @@ type backend struct {
 	path  string // the bolt file; "" on Redis
 	// server reads the store server's counters (Redis); nil for bolt.
 	server func(ctx context.Context) (ServerStats, error)
-	// redis is the Redis store's client, for the floor and the server's
-	// memory; nil for bolt.
+	// redis is the Redis store's client, for the floor; nil for bolt.
 	redis redis.UniversalClient
 	// cleanup removes what the run wrote in guilds and closes the store; it
 	// returns a line for the report.
@@ -200,7 +199,6 @@ func openRedis(ctx context.Context, cfg Config, opts storage.Options) (*backend,
 	}, nil
 }
 
-// serverMemory returns the Redis server's used_memory, 0 for bolt or if
 // runGuilds returns the n guilds of a run, numbered from base.
 func runGuilds(base uint64, n int) []uint64 {
 	guilds := make([]uint64, n)
@@ -219,18 +217,6 @@ func (b *backend) finish(ctx context.Context, guilds []uint64, log *slog.Logger)
 	line, err = b.cleanup(cctx, guilds)
 	log.Info("cleaned up", "what", line)
 	return line, err
-}
-
-// it cannot be read.
-func (b *backend) serverMemory(ctx context.Context) uint64 {
-	if b.redis == nil {
-		return 0
-	}
-	n, err := redisMemory(ctx, b.redis)
-	if err != nil {
-		return 0
-	}
-	return n
 }
 
 // loopbackOnly refuses a Redis URL with a host that is not a loopback

@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"runtime/pprof"
 	"syscall"
 	"time"
@@ -46,24 +45,17 @@ INTERACTIONS_ADDR and DISCORD_PUBLIC_KEY; its own CPU per interaction is
 read from /proc/PID/stat, apart from the load generator and the fake.
 On bolt (one process per file) it runs in this process.
 
--soak N instead applies N play cycles to the store directly (Buy, Reveal
-of all rows, the chest when due), 64 goroutines over -players, reads the
-heap after runtime.GC at a tenth of them and at the end, and exits 1 if
-the end heap is over -max-growth (1.2) times the early one.
-
--soak-interactions N instead sends N interactions (play cycles: /play,
-Auto, the chest when due) through the bot as production runs it: the fake
-Discord dispatches them over its gateway to a real bot.Gateway in this
-process, which answers over REST (discordgo's client and rate limiter).
+-soak-interactions N instead checks that the bot's memory stays flat: it
+sends N interactions (play cycles: /play, Auto, the chest when due) through
+the bot as production runs it: the fake Discord dispatches them over its
+gateway to a real bot.Gateway in this process, which answers over REST.
 Each of -players sends its next one as soon as its last was answered; the
 fake remembers only its last 16 per player (at least 256). The heap after
-runtime.GC is read at a tenth of them and at the end, with the live heap
-under discordgo's RateLimiter.GetBucket (its buckets, one per interaction
-token if the bot let discordgo key them by URL; heap profile sampled every
-64 KiB during the run); exits 1 if the end heap is over -max-growth times
-the early one, or if an interaction failed.
+runtime.GC is read at a tenth of them and at the end; it exits 1 if the
+end heap is over -max-growth (1.2) times the early one, or if an
+interaction failed.
 
-` + chaosUsage + `Safety: by default the store is a temporary bolt file, removed at the end.
+Safety: by default the store is a temporary bolt file, removed at the end.
 An explicit -data file or -redis database that already holds data is
 refused unless -force. On Redis the keys of the run's guilds are deleted at
 the end; a -data file the run created is removed. Environment variables
@@ -74,9 +66,7 @@ Examples:
   go run ./cmd/loadtest -transport both -players 64 -duration 5s
   go run ./cmd/loadtest -redis redis://127.0.0.1:6390/0 -transport both -players 64
   go run ./cmd/loadtest -redis redis://127.0.0.1:6390/0 -rate 1000 -ceiling=false
-  go run ./cmd/loadtest -soak 100000 [-redis redis://127.0.0.1:6390/0]
   go run ./cmd/loadtest -soak-interactions 1000000 [-redis redis://127.0.0.1:6390/0]
-  go run ./cmd/loadtest -chaos 30s [-chaos-fraction 0.1] [-transport gateway|http|both] [-redis URL]
 
 Flags:
 `
@@ -90,17 +80,10 @@ type options struct {
 	// binary ("": go build the module's main package).
 	botProcess bool
 	botBinary  string
-	// soak, when > 0, runs a soak of that many plays instead of the
-	// transports (loadtest.Soak).
-	soak    int
-	soakCfg loadtest.SoakConfig
-	// soakInteractions, when > 0, runs a soak of that many interactions
-	// through the bot instead (loadtest.SoakInteractions).
-	soakInteractions int
-	isoakCfg         loadtest.InteractionSoakConfig
-	botSetExp        bool // -bot-process was given explicitly
-	// chaos: the flags of -chaos (loadtest.Chaos), in chaos.go.
-	chaos chaosOptions
+	// soak, when Interactions > 0, runs a soak of that many interactions
+	// through the bot instead of the transports (loadtest.SoakInteractions).
+	soak      loadtest.InteractionSoakConfig
+	botSetExp bool // -bot-process was given explicitly
 }
 
 // parse reads the flags. It returns flag.ErrHelp for -h.
@@ -132,11 +115,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.botProcess, "bot-process", false, "run the bot as its own process (the module's main package, built with go build, or -bot), to read its own CPU per interaction from /proc; needs -redis, where it is the default")
 	fs.StringVar(&o.botBinary, "bot", "", "the bot's binary for -bot-process (default: go build the module's main package into a temporary folder)")
 	floor := fs.Bool("floor", true, "measure the Redis floor (EVAL \"return 1\" 0 from as many goroutines as players) in the same run")
-	fs.IntVar(&o.soak, "soak", 0, "instead of the transports: apply this many play cycles to the store directly, 64 goroutines over -players, and fail if the heap after GC at the end is over -max-growth times the heap at a tenth of them")
-	fs.IntVar(&o.soakInteractions, "soak-interactions", 0, "instead of the transports: send this many interactions through the bot's gateway (in this process, against the fake Discord), each of -players as soon as answered, and fail if the heap after GC at the end is over -max-growth times the heap at a tenth of them")
-	fs.IntVar(&o.soakCfg.Goroutines, "goroutines", 64, "with -soak: concurrent cycles")
-	fs.Float64Var(&o.soakCfg.MaxGrowth, "max-growth", loadtest.DefaultMaxGrowth, "with -soak or -soak-interactions: the end heap's limit, as a multiple of the early heap")
-	chaosFlags(fs, &o.chaos)
+	fs.IntVar(&o.soak.Interactions, "soak-interactions", 0, "instead of the transports: send this many interactions through the bot's gateway (in this process, against the fake Discord), each of -players as soon as answered, and fail if the heap after GC at the end is over -max-growth times the heap at a tenth of them")
+	fs.Float64Var(&o.soak.MaxGrowth, "max-growth", loadtest.DefaultMaxGrowth, "with -soak-interactions: the end heap's limit, as a multiple of the early heap")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -178,23 +158,14 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if o.botBinary != "" && !o.botProcess {
 		return o, errors.New("-bot is for -bot-process")
 	}
-	if o.soak < 0 || o.soakInteractions < 0 {
-		return o, errors.New("-soak and -soak-interactions must be positive")
-	}
-	if o.soak > 0 && o.soakInteractions > 0 {
-		return o, errors.New("-soak and -soak-interactions are two runs: give one")
-	}
-	if o.soakInteractions > 0 && (o.botProcess && o.botSetExp || o.botBinary != "") {
+	switch {
+	case o.soak.Interactions < 0:
+		return o, errors.New("-soak-interactions must be positive")
+	case o.soak.Interactions > 0 && (o.botProcess && o.botSetExp || o.botBinary != ""):
 		return o, errors.New("-soak-interactions runs the bot in this process (it reads its heap): drop -bot-process")
-	}
-	if o.soakInteractions > 0 && transport == loadtest.HTTP {
+	case o.soak.Interactions > 0 && transport == loadtest.HTTP:
 		return o, errors.New("-soak-interactions soaks the gateway: the HTTP endpoint's replay protection keeps each interaction's ID for up to 11 minutes by design, so its heap grows with the rate")
 	}
-	c := o.cfg
-	o.soakCfg.Store, o.soakCfg.RedisURL, o.soakCfg.DataPath, o.soakCfg.Force = c.Store, c.RedisURL, c.DataPath, c.Force
-	o.soakCfg.Plays, o.soakCfg.Players, o.soakCfg.Guilds = o.soak, c.Players, c.Guilds
-	o.isoakCfg = loadtest.InteractionSoakConfig{Store: c.Store, RedisURL: c.RedisURL, DataPath: c.DataPath, Force: c.Force,
-		Interactions: o.soakInteractions, Players: c.Players, Guilds: c.Guilds, MaxGrowth: o.soakCfg.MaxGrowth}
 	return o, nil
 }
 
@@ -218,14 +189,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer stop()
 	}
-	if o.soak > 0 {
+	if o.soak.Interactions > 0 {
 		return soak(ctx, o, stdout)
-	}
-	if o.soakInteractions > 0 {
-		return soakInteractions(ctx, o, stdout)
-	}
-	if o.chaos.duration > 0 {
-		return runChaos(ctx, o, stdout, stderr)
 	}
 	if o.botProcess {
 		bin, cleanup, err := botBinary(ctx, o.botBinary, o.cfg.Logger)
@@ -260,29 +225,12 @@ func (o options) exit(what string, err error) int {
 	return 0
 }
 
-// soak runs loadtest.Soak and prints its report; a heap that grew, an
-// audit that failed or a run that could not be made exits 1.
+// soak runs loadtest.SoakInteractions and prints its report; a heap that
+// grew, an interaction that failed, an audit that failed or a run that
+// could not be made exits 1.
 func soak(ctx context.Context, o options, stdout io.Writer) int {
-	o.soakCfg.Logger = o.cfg.Logger
-	rep, err := loadtest.Soak(ctx, o.soakCfg)
-	if rep != nil {
-		err = errors.Join(err, o.write(stdout, rep.WriteText, rep.WriteJSON))
-	}
-	return o.exit("soak failed", err)
-}
-
-// soakProfileRate is the heap profile's sampling rate during
-// -soak-interactions: one sample per 64 KiB allocated rather than 512, so
-// that a few thousand discordgo buckets show in the estimate.
-const soakProfileRate = 64 << 10
-
-// soakInteractions runs loadtest.SoakInteractions and prints its report;
-// a heap that grew, an interaction that failed, an audit that failed or a
-// run that could not be made exits 1.
-func soakInteractions(ctx context.Context, o options, stdout io.Writer) int {
-	runtime.MemProfileRate = soakProfileRate
-	o.isoakCfg.Logger, o.isoakCfg.BotLogger = o.cfg.Logger, o.cfg.BotLogger
-	rep, err := loadtest.SoakInteractions(ctx, o.isoakCfg)
+	o.soak.Config = o.cfg
+	rep, err := loadtest.SoakInteractions(ctx, o.soak)
 	if rep != nil {
 		err = errors.Join(err, o.write(stdout, rep.WriteText, rep.WriteJSON))
 	}

@@ -34,9 +34,7 @@ func TestBadFlags(t *testing.T) {
 		{"extra"},
 		{"-bot-process"},                             // on bolt
 		{"-bot", "/tmp/clefs", "-bot-process=false"}, // -bot without -bot-process
-		{"-soak", "-5"},
 		{"-soak-interactions", "-5"},
-		{"-soak", "100", "-soak-interactions", "1000"},
 		{"-soak-interactions", "1000", "-transport", "http"}, // the gateway's soak
 		{"-soak-interactions", "1000", "-redis", "redis://127.0.0.1:1/0", "-bot-process"}, // the bot in this process
 	} {
@@ -106,19 +104,6 @@ func TestBotProcessDefault(t *testing.T) {
 	}
 }
 
-func TestSoakExitCode(t *testing.T) {
-	var out, errOut bytes.Buffer
-	args := []string{"-soak", "100", "-players", "2", "-max-growth", "1000"}
-	if code := run(context.Background(), args, &out, &errOut); code != 0 {
-		t.Fatalf("exit %d; stderr:\n%s", code, errOut.String())
-	}
-	for _, want := range []string{"heap after runtime.GC", "end / early heap"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("the soak's report does not say %q:\n%s", want, out.String())
-		}
-	}
-}
-
 func TestSoakInteractionsExitCode(t *testing.T) {
 	var out, errOut bytes.Buffer
 	args := []string{"-soak-interactions", "200", "-players", "2", "-max-growth", "1000", "-json"}
@@ -126,15 +111,13 @@ func TestSoakInteractionsExitCode(t *testing.T) {
 		t.Fatalf("exit %d; stderr:\n%s", code, errOut.String())
 	}
 	var rep struct {
-		Transport    string
 		Interactions int64
 		EarlyHeap    uint64 `json:"early_heap_bytes"`
-		ProfileRate  int    `json:"profile_rate"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out.String())
 	}
-	if rep.Transport != "gateway" || rep.Interactions != 200 || rep.EarlyHeap == 0 || rep.ProfileRate != soakProfileRate {
+	if rep.Interactions != 200 || rep.EarlyHeap == 0 {
 		t.Errorf("report %+v", rep)
 	}
 }

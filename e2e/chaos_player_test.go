@@ -1,9 +1,10 @@
-package loadtest
+package e2e_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,10 +16,20 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// Prefix of the custom ID of "Play again", on a finished card.
-const againPrefix = "v1:again:"
+// The buttons a chaos player presses, by the prefix of their custom ID
+// (commands/customid.go), and the markers of the card's rows
+// (commands/render.go).
+const (
+	autoPrefix  = "v1:auto:"
+	chestPrefix = "v1:chest:"
+	againPrefix = "v1:again:"
 
-// Limits of a chaos player's patience.
+	markHidden = "▶️"
+	markShown  = "▫️"
+	markWin    = "⭐"
+)
+
+// A chaos player's patience.
 const (
 	// chaosTries bounds the sends of one action (the first and its
 	// retries) before the player falls back to /play.
@@ -39,28 +50,27 @@ const (
 
 // shownTicket is what the player was shown of one ticket.
 type shownTicket struct {
-	done       bool   // a card showed its result (every row)
-	inRecovery bool   // first shown during the recovery
-	grid       string // the grid of the first card that showed the result
-	winRow     int    // the row starred on that card; -1: none
-	other      string // a different result shown later for the same ticket
+	done   bool   // a card showed its result (every row)
+	grid   string // the grid of the first card that showed the result
+	winRow int    // the row starred on that card; -1: none
+	other  string // a different result shown later for the same ticket
 }
 
 // action is one thing a player meant to do (/play, a click) and the
-// interactions it took, first send to the answer that showed the result.
+// interactions it took, from the first send to the answer that showed
+// the card.
 type action struct {
-	start, end time.Time
-	ids        []string // the interactions sent
-	ok         bool
+	took time.Duration
+	ids  []string // the interactions sent
 }
 
-// chaosPlayer is one player of a chaos run, driven by one goroutine at a
-// time.
+// chaosPlayer is one player of the chaos test, driven by one goroutine at
+// a time.
 type chaosPlayer struct {
-	*player
-	srv  *fakediscord.Server
-	st   storage.Store // the store itself, for its history
-	errs *errLog
+	srv                  *fakediscord.Server
+	st                   storage.Store // the bot's store, for the history
+	id                   storage.PlayerID
+	guild, channel, user string
 
 	card       *discordgo.Message // the last card shown, with its buttons
 	tickets    map[uint64]*shownTicket
@@ -68,29 +78,28 @@ type chaosPlayer struct {
 	sinceRead  int
 	actions    []action
 	inRecovery bool
-	final      game.Player
 
-	sent, recoverySent, failed, notDelivered int64
-	lostDispatch                             int64 // sends whose gateway write failed
-	cycles, chests, reads, resumed           int64
+	sent, failed, notDelivered int64
+	lostDispatch               int64 // sends whose gateway write failed
+	cycles, chests             int64
 }
 
-func newChaosPlayer(p *player, srv *fakediscord.Server, st storage.Store, errs *errLog) *chaosPlayer {
-	return &chaosPlayer{player: p, srv: srv, st: st, errs: errs, tickets: map[uint64]*shownTicket{}}
+func newChaosPlayer(srv *fakediscord.Server, st storage.Store, k int) *chaosPlayer {
+	user := strconv.Itoa(200000000000000000 + k)
+	return &chaosPlayer{srv: srv, st: st, id: storage.PlayerID{Guild: id(guild), User: id(user)},
+		guild: guild, channel: strconv.Itoa(900000000000100000 + k), user: user,
+		tickets: map[uint64]*shownTicket{}}
 }
 
 // play runs play cycles until the deadline: /play, Auto on the card, the
 // chest when due.
 func (p *chaosPlayer) play(ctx context.Context, deadline time.Time) {
-	kind, custom := KindPlay, ""
+	kind, custom := "play", ""
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		msg, ok := p.act(ctx, kind, custom, deadline)
-		kind, custom = KindPlay, ""
-		if !ok {
-			continue
-		}
-		if k, c := p.next(msg); c != "" {
-			kind, custom = k, c
+		kind, custom = "play", ""
+		if ok {
+			kind, custom = next(msg)
 		}
 	}
 }
@@ -105,15 +114,15 @@ func (p *chaosPlayer) recoverPlay(ctx context.Context) {
 		if ctx.Err() != nil {
 			break
 		}
-		msg, ok := p.act(ctx, KindPlay, "", deadline)
+		msg, ok := p.act(ctx, "play", "", deadline)
 		for ok {
-			k, c := p.next(msg)
+			k, c := next(msg)
 			if c == "" {
 				break
 			}
 			msg, ok = p.act(ctx, k, c, deadline)
 		}
-		if ok && button(msg, againPrefix) != "" && button(msg, chestPrefix) == "" {
+		if ok && enabled(msg, againPrefix) != "" && enabled(msg, chestPrefix) == "" {
 			break // a finished ticket (or an opened chest) and nothing due
 		}
 	}
@@ -122,14 +131,14 @@ func (p *chaosPlayer) recoverPlay(ctx context.Context) {
 
 // next returns the button to press after an answer: Auto on a hidden
 // card, the chest when due; "" for /play.
-func (p *chaosPlayer) next(msg *discordgo.Message) (kind, customID string) {
-	if c := button(msg, autoPrefix); c != "" {
-		return KindAuto, c
+func next(msg *discordgo.Message) (kind, customID string) {
+	if c := enabled(msg, autoPrefix); c != "" {
+		return "auto", c
 	}
-	if c := button(msg, chestPrefix); c != "" {
-		return KindChest, c
+	if c := enabled(msg, chestPrefix); c != "" {
+		return "chest", c
 	}
-	return KindPlay, ""
+	return "play", ""
 }
 
 // act does one action: sends the interaction, and again after a failure
@@ -137,7 +146,8 @@ func (p *chaosPlayer) next(msg *discordgo.Message) (kind, customID string) {
 // or until the deadline for a send that could not be delivered. It
 // returns the card shown, and false if the action did not succeed.
 func (p *chaosPlayer) act(ctx context.Context, kind, customID string, deadline time.Time) (*discordgo.Message, bool) {
-	a := action{start: time.Now()}
+	start := time.Now()
+	var a action
 	card := p.card
 	for tries := 0; tries < chaosTries && ctx.Err() == nil; {
 		msg, at, id, err := p.send(ctx, kind, customID, card)
@@ -146,7 +156,7 @@ func (p *chaosPlayer) act(ctx context.Context, kind, customID string, deadline t
 			tries++
 		}
 		if err == nil {
-			a.end, a.ok = at, true
+			a.took = at.Sub(start)
 			p.actions = append(p.actions, a)
 			p.card = msg
 			return msg, true
@@ -183,7 +193,7 @@ func (p *chaosPlayer) send(ctx context.Context, kind, customID string, card *dis
 		pd  *fakediscord.Pending
 		err error
 	)
-	if kind == KindPlay {
+	if kind == "play" {
 		pd, err = p.srv.Slash(ctx, fakediscord.Slash{Guild: p.guild, Channel: p.channel, User: p.user, Name: "play"})
 	} else {
 		if card == nil {
@@ -213,9 +223,6 @@ func (p *chaosPlayer) send(ctx context.Context, kind, customID string, card *dis
 		return nil, start, "", err
 	}
 	p.sent++
-	if p.inRecovery {
-		p.recoverySent++
-	}
 	if p.sinceRead++; p.sinceRead >= historyEvery {
 		p.readHistory(ctx)
 	}
@@ -245,10 +252,10 @@ func (p *chaosPlayer) send(ctx context.Context, kind, customID string, card *dis
 			}
 		}
 		if !p.shows(r.Message) {
-			if kind != KindPlay {
-				return nil, start, id, fmt.Errorf("%s: %w: %s", kind, errStale, describe(r.Message))
+			if kind != "play" {
+				return nil, start, id, fmt.Errorf("%s: %w", kind, errStale)
 			}
-			return nil, start, id, fmt.Errorf("%s answered %s", kind, describe(r.Message))
+			return nil, start, id, fmt.Errorf("%s answered something else than a card", kind)
 		}
 	}
 	p.record(r.Message, kind)
@@ -273,7 +280,7 @@ func (p *chaosPlayer) shows(m *discordgo.Message) bool {
 func (p *chaosPlayer) record(m *discordgo.Message, kind string) {
 	n, done, ok := cardTicket(m)
 	if !ok {
-		if kind == KindChest && button(m, againPrefix) != "" {
+		if kind == "chest" && enabled(m, againPrefix) != "" {
 			p.chests++
 		}
 		return
@@ -282,8 +289,6 @@ func (p *chaosPlayer) record(m *discordgo.Message, kind string) {
 	if !known {
 		t = &shownTicket{winRow: -1}
 		p.tickets[n] = t
-	} else if kind == KindPlay && !t.done {
-		p.resumed++ // /play handed back a ticket already shown
 	}
 	if !done {
 		return
@@ -291,7 +296,7 @@ func (p *chaosPlayer) record(m *discordgo.Message, kind string) {
 	grid, win := cardGrid(m)
 	switch {
 	case !t.done:
-		t.done, t.grid, t.winRow, t.inRecovery = true, grid, win, p.inRecovery
+		t.done, t.grid, t.winRow = true, grid, win
 		if !p.inRecovery {
 			p.cycles++
 		}
@@ -306,29 +311,32 @@ func (p *chaosPlayer) readHistory(ctx context.Context) {
 	p.sinceRead = 0
 	lines, err := p.st.History(ctx, p.id, storage.HistoryLimit)
 	if err != nil {
-		p.errs.add(fmt.Errorf("player %s: read the history: %w", p.user, err))
-		p.hist.unread = true
+		p.hist.unread = err
 		return
 	}
-	p.reads++
 	p.hist.merge(lines)
+}
+
+// enabled returns the custom ID of the first enabled button of m whose ID
+// starts with prefix, or "".
+func enabled(m *discordgo.Message, prefix string) string {
+	if m == nil {
+		return ""
+	}
+	for _, b := range fakediscord.Buttons(m) {
+		if !b.Disabled && strings.HasPrefix(b.CustomID, prefix) {
+			return b.CustomID
+		}
+	}
+	return ""
 }
 
 // anyButton returns the custom ID of the first button of m, enabled or
 // not, whose ID starts with prefix, or "".
 func anyButton(m *discordgo.Message, prefix string) string {
-	if m == nil {
-		return ""
-	}
-	for _, c := range m.Components {
-		row, ok := c.(*discordgo.ActionsRow)
-		if !ok {
-			continue
-		}
-		for _, rc := range row.Components {
-			if b, ok := rc.(*discordgo.Button); ok && strings.HasPrefix(b.CustomID, prefix) {
-				return b.CustomID
-			}
+	for _, b := range fakediscord.Buttons(m) {
+		if strings.HasPrefix(b.CustomID, prefix) {
+			return b.CustomID
 		}
 	}
 	return ""
@@ -342,20 +350,12 @@ func cardTicket(m *discordgo.Message) (ticket uint64, done, ok bool) {
 	if id == "" {
 		return 0, false, false
 	}
-	parts := strings.Split(id, ":")
-	n, err := strconv.ParseUint(parts[len(parts)-1], 10, 64)
+	n, err := strconv.ParseUint(id[strings.LastIndex(id, ":")+1:], 10, 64)
 	if err != nil {
 		return 0, false, false
 	}
-	return n, button(m, autoPrefix) == "", true
+	return n, enabled(m, autoPrefix) == "", true
 }
-
-// Row markers of the card's grid (commands/render.go).
-const (
-	markHidden = "▶️"
-	markShown  = "▫️"
-	markWin    = "⭐"
-)
 
 // cardGrid returns the grid's three lines of a card and the row starred
 // as winning (-1: none).
@@ -409,23 +409,21 @@ type historyLog struct {
 	// log is not empty: lines were written and trimmed between two reads,
 	// or lines the store had are gone.
 	gap string
-	// unread is set when a read failed.
-	unread bool
+	// unread is the error of a read that failed.
+	unread error
 }
 
 // merge adds the lines of a read (newest first) that follow the log.
 func (h *historyLog) merge(newestFirst []game.Entry) {
-	s := make([]game.Entry, len(newestFirst))
-	for k, e := range newestFirst {
-		s[len(s)-1-k] = e
-	}
+	s := slices.Clone(newestFirst)
+	slices.Reverse(s)
 	// The store keeps tickets and other lines in two lists: older lines
 	// of the longer-reaching one have lost their neighbours.
 	from, _ := game.CompleteFrom(s)
 	s = s[from:]
 	// The longest prefix of s that ends the log.
 	for k := min(len(s), len(h.lines)); k >= 0; k-- {
-		if !sameLines(h.lines[len(h.lines)-k:], s[:k]) {
+		if !slices.EqualFunc(h.lines[len(h.lines)-k:], s[:k], func(a, b game.Entry) bool { return lineString(a) == lineString(b) }) {
 			continue
 		}
 		if k == 0 && len(h.lines) > 0 && h.gap == "" {
@@ -436,20 +434,141 @@ func (h *historyLog) merge(newestFirst []game.Entry) {
 	}
 }
 
-func sameLines(a, b []game.Entry) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k := range a {
-		if lineString(a[k]) != lineString(b[k]) {
-			return false
-		}
-	}
-	return true
-}
-
 // lineString identifies a history line.
 func lineString(e game.Entry) string {
 	return fmt.Sprintf("%s@%d ticket %d chest %d amount %d balance %d keys %d key %t grid %v",
 		e.Kind, e.At.UnixNano(), e.TicketID, e.Chest, e.Amount, e.Balance, e.KeysBefore, e.Key, e.Grid)
+}
+
+// audit checks the player's books, tickets, keys and results: pl is the
+// player as the store holds it after the recovery, start the starting
+// balance, hist its whole history (oldest first) and onCard the tickets
+// whose result a card in the player's channel shows. It returns the
+// breaches, each starting with its kind: "credit" (a credit created or
+// lost), "ticket" (a ticket drawn twice, lost, or shown with two
+// results), "key" (a key lost or doubled, a chest opened twice or never
+// due) or "unreachable" (a ticket whose result the player can never
+// reach).
+func (p *chaosPlayer) audit(pl game.Player, start int64, hist []game.Entry, onCard map[uint64]bool) []string {
+	var out []string
+	add := func(kind, format string, args ...any) { out = append(out, kind+": "+fmt.Sprintf(format, args...)) }
+	if p.hist.gap != "" {
+		add("ticket", "history lines lost: %s", p.hist.gap)
+	}
+
+	// Credits: the player's own invariants, then the history's chain.
+	st := pl.Stats
+	if err := pl.Check(); err != nil {
+		add("credit", "%v", err)
+	}
+	if pl.StartingBalance != start || pl.Balance != start-st.StakedCents+st.WonCents {
+		add("credit", "balance %d ≠ start %d − staked %d + won %d (starting balance %d)",
+			pl.Balance, start, st.StakedCents, st.WonCents, pl.StartingBalance)
+	}
+	var (
+		bal        = start
+		keys, got  int
+		due        bool
+		chests     int64
+		lastTicket uint64
+		drawn      = map[uint64]game.Entry{}
+	)
+	for k, e := range hist {
+		if e.Balance != bal+e.Amount {
+			add("credit", "history line %d (%s %d): balance %d ≠ %d before + amount %d",
+				k+1, e.Kind, e.TicketID+uint64(e.Chest), e.Balance, bal, e.Amount)
+		}
+		bal = e.Balance
+		switch e.Kind {
+		case game.KindPlay:
+			n := e.TicketID
+			switch _, twice := drawn[n]; {
+			case twice:
+				add("ticket", "ticket %d drawn twice (history line %d)", n, k+1)
+			case n != lastTicket+1:
+				add("ticket", "ticket %d drawn after ticket %d: the tickets between were bought and never drawn, or drawn out of turn", n, lastTicket)
+			}
+			drawn[n] = e
+			lastTicket = max(lastTicket, n)
+			if due {
+				add("key", "ticket %d drawn while a chest was due", n)
+			}
+			if e.Fair && e.KeysBefore != keys {
+				add("key", "ticket %d drawn with %d keys before it, but %d were held after the line before", n, e.KeysBefore, keys)
+				keys = e.KeysBefore
+			}
+			if e.Key {
+				got++
+				if keys++; keys == game.MaxKeys {
+					keys, due = 0, true
+				}
+			}
+		case game.KindChest:
+			if !due {
+				add("key", "chest %d opened without three keys (history line %d)", e.Chest, k+1)
+			}
+			if e.Fair && e.Chest != chests+1 {
+				add("key", "chest %d opened after chest %d", e.Chest, chests)
+			}
+			chests++
+			due = false
+		default:
+			add("credit", "history line %d: a %s, which no chaos player does", k+1, e.Kind)
+		}
+	}
+	undrawn := pl.Ticket != nil && !pl.Ticket.Drawn
+	want := bal
+	if undrawn {
+		want -= game.Stake // bought, no line yet
+	}
+	if pl.Balance != want {
+		add("credit", "balance %d ≠ %d, the history's", pl.Balance, want)
+	}
+	if pl.Keys != keys || pl.ChestDue != due {
+		add("key", "%d keys held (chest due %t), but the history leaves %d (chest due %t)", pl.Keys, pl.ChestDue, keys, due)
+	}
+	if pl.ChestSeq != chests || st.Chests != chests {
+		add("key", "chests opened: %d by the count, %d by the sequence, %d in the history", st.Chests, pl.ChestSeq, chests)
+	}
+	if st.Keys != int64(got) {
+		add("key", "%d keys collected by the count, %d in the history", st.Keys, got)
+	}
+
+	// Tickets: bought = drawn + open, each drawn once.
+	bought := pl.TicketSeq
+	open := uint64(0)
+	if undrawn {
+		open = 1
+	}
+	if uint64(st.Plays) != bought {
+		add("ticket", "%d plays counted for %d tickets bought", st.Plays, bought)
+	}
+	if uint64(len(drawn))+open != bought {
+		add("ticket", "%d tickets bought ≠ %d drawn + %d open", bought, len(drawn), open)
+	}
+
+	// Results: each ticket bought or shown, shown to the player or in the
+	// history, none left open.
+	for n, t := range p.tickets {
+		if n > bought {
+			add("ticket", "a card showed ticket %d, but the store counts %d bought", n, bought)
+		} else if t.other != "" {
+			add("ticket", "ticket %d shown with two results: %s", n, t.other)
+		}
+	}
+	for n := uint64(1); n <= bought; n++ {
+		t := p.tickets[n]
+		e, inHistory := drawn[n]
+		if pl.Ticket != nil && pl.Ticket.ID == n && pl.Ticket.Open() {
+			add("unreachable", "ticket %d left open after the recovery", n)
+			continue
+		}
+		if t != nil && t.done && inHistory && e.Fair && t.winRow != gridWinRow(e.Grid) {
+			add("ticket", "ticket %d shown with its winning row %d, recorded with %d (-1: none)", n, t.winRow, gridWinRow(e.Grid))
+		}
+		if !(t != nil && t.done) && !onCard[n] && !inHistory {
+			add("unreachable", "ticket %d: its result was never shown and is not in the history", n)
+		}
+	}
+	return out
 }
