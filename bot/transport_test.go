@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -675,37 +674,21 @@ func TestInteractionsLeaveNoBuckets(t *testing.T) {
 	interaction := func(k int) *discordgo.Interaction {
 		return &discordgo.Interaction{ID: fmt.Sprint(100000000000000000 + k), AppID: "200000000000000002", Token: fmt.Sprintf("token-%06d", k)}
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, calls)
-	work := make(chan int)
-	for range 32 {
-		wg.Go(func() {
-			for k := range work {
-				i := interaction(k)
-				content := "x"
-				var err error
-				switch k % 3 {
-				case 0:
-					err = g.r.Respond(ctx, i, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate})
-				case 1:
-					err = g.r.EditOriginal(ctx, i, &discordgo.WebhookEdit{Content: &content})
-				default:
-					err = g.r.FollowUp(ctx, i, &discordgo.WebhookParams{Content: content})
-				}
-				if err != nil {
-					errs <- err
-				}
-			}
-		})
-	}
 	for k := range calls {
-		work <- k
-	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
+		i := interaction(k)
+		content := "x"
+		var err error
+		switch k % 3 {
+		case 0:
+			err = g.r.Respond(ctx, i, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate})
+		case 1:
+			err = g.r.EditOriginal(ctx, i, &discordgo.WebhookEdit{Content: &content})
+		default:
+			err = g.r.FollowUp(ctx, i, &discordgo.WebhookParams{Content: content})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	if got := len(srv.Hits()); got != calls {
 		t.Fatalf("%d requests, want %d", got, calls)
@@ -797,46 +780,6 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
-}
-
-// BenchmarkInteractionMemory reports the heap kept per interaction
-// answered (B/interaction, after a GC): through restResponder, and through
-// discordgo's InteractionRespond, which makes a bucket per token's URL.
-func BenchmarkInteractionMemory(b *testing.B) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
-	defer srv.Close()
-	resp := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}
-	for _, c := range []struct {
-		name    string
-		respond func(s *discordgo.Session, i *discordgo.Interaction) error
-	}{
-		{"responder", func(s *discordgo.Session, i *discordgo.Interaction) error {
-			return newRESTResponder(s, "").Respond(context.Background(), i, resp)
-		}},
-		{"discordgo-per-token", func(s *discordgo.Session, i *discordgo.Interaction) error {
-			return s.InteractionRespond(i, resp)
-		}},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			s, err := NewSession("bot-token", srv.URL)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			for k := 0; b.Loop(); k++ {
-				i := &discordgo.Interaction{ID: fmt.Sprint(100000000000000000 + k), Token: fmt.Sprintf("token-%064d", k)}
-				if err := c.respond(s, i); err != nil {
-					b.Fatal(err)
-				}
-			}
-			runtime.GC()
-			runtime.ReadMemStats(&after)
-			b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "B/interaction")
-			runtime.KeepAlive(s)
-		})
-	}
 }
 
 // A closed transport sends nothing more: what a stopped bot left running
