@@ -301,7 +301,7 @@ func (g *Gateway) start(ctx context.Context) error {
 		return err
 	}
 	installEmojis(ctx, g.rest, appID, g.h, g.log)
-	responder := restResponder{s: g.rest, appID: appID}
+	responder := newRESTResponder(g.rest, appID)
 	shards := make([]*shard, len(ids))
 	for k, id := range ids {
 		s, err := NewSession(g.opts.Token, g.opts.APIBase)
@@ -416,7 +416,7 @@ func (g *Gateway) shutdown() error {
 	errs = append(errs, g.track.shutdown(start))
 	// Nothing of this gateway calls Discord any more, not even a shard's
 	// reconnection that discordgo left running past Close.
-	if t := sessionTransport(g.rest.Client); t != nil {
+	if t, ok := g.rest.Client.Transport.(*Transport); ok {
 		t.Close()
 	}
 	handled, dropped := g.track.counts()

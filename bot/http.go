@@ -325,7 +325,7 @@ func (e *Endpoint) answer(w http.ResponseWriter, r *http.Request, i *discordgo.I
 	appID := e.appID
 	e.mu.Unlock()
 	reply := &httpReply{
-		rest: restResponder{s: e.rest, appID: appID},
+		rest: newRESTResponder(e.rest, appID),
 		body: make(chan replyBody, 1),
 		sent: make(chan error, 1),
 	}

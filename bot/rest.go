@@ -1,10 +1,12 @@
 package bot
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -153,22 +155,26 @@ func Register(ctx context.Context, s *discordgo.Session, appID, guildID string, 
 	return len(got), nil
 }
 
-// restResponder answers interactions with discordgo's REST calls: the
-// gateway's Responder, and the HTTP endpoint's for the edits and follow-ups
-// that come after its reply.
+// restResponder answers interactions over REST: the gateway's Responder,
+// and the HTTP endpoint's for the edits and follow-ups that come after its
+// reply.
 //
-// Every call is sent through RequestRaw with the bucket ID of a slot of
-// the session's Transport, not discordgo's default (the URL, which
-// carries the interaction's token): discordgo keeps a bucket per bucket
-// ID for ever (discordgo issue #1333), so the default would keep one per
-// interaction. The slots bound them to TransportOptions.Slots, and no two
-// calls in flight share one (a bucket is held for the whole request).
-// Discord limits these routes per interaction token; the Transport
-// handles those limits (a 429 is waited and retried), and removes their
-// headers so that a slot's bucket never waits on another interaction's.
+// These calls carry the interaction's token in their URL and need no bot
+// token. They go through a plain http.Client on the session's Transport
+// (its retries, timeouts, 429s and global hold), never through discordgo's
+// request functions: discordgo's rate limiter keys a bucket by URL and
+// keeps it for ever (discordgo issue #1333), a bucket per interaction.
+// Discord limits these routes per interaction; the Transport waits out and
+// retries a 429.
 type restResponder struct {
-	s     *discordgo.Session
-	appID string // the application, for the webhook URLs of edits when the interaction does not name it
+	client *http.Client // the session's, for its Transport
+	agent  string       // the session's User-Agent, which Discord asks of every client
+	appID  string       // the application, for the webhook URLs of edits when the interaction does not name it
+}
+
+// newRESTResponder returns the responder sending through s's HTTP client.
+func newRESTResponder(s *discordgo.Session, appID string) restResponder {
+	return restResponder{client: s.Client, agent: s.UserAgent, appID: appID}
 }
 
 // CallbackWindow bounds one interaction callback, all its attempts and
@@ -195,8 +201,7 @@ func (r restResponder) Respond(ctx context.Context, i *discordgo.Interaction, re
 	if resp.Data != nil {
 		files = resp.Data.Files
 	}
-	_, err := r.request(ctx, http.MethodPost, discordgo.EndpointInteractionResponse(i.ID, i.Token), resp, files)
-	if err != nil {
+	if err := r.request(ctx, http.MethodPost, discordgo.EndpointInteractionResponse(i.ID, i.Token), resp, files); err != nil {
 		var re *discordgo.RESTError
 		if errors.As(err, &re) && re.Message != nil && re.Message.Code == discordgo.ErrCodeInteractionHasAlreadyBeenAcknowledged && call.mayHaveBeenApplied() {
 			return nil
@@ -221,7 +226,7 @@ func (r restResponder) withAppID(i *discordgo.Interaction) *discordgo.Interactio
 // Transport after a 5xx or a timeout: an edit is idempotent).
 func (r restResponder) EditOriginal(ctx context.Context, i *discordgo.Interaction, e *discordgo.WebhookEdit) error {
 	i = r.withAppID(i)
-	if _, err := r.request(ctx, http.MethodPatch, discordgo.EndpointWebhookMessage(i.AppID, i.Token, "@original"), e, e.Files); err != nil {
+	if err := r.request(ctx, http.MethodPatch, discordgo.EndpointWebhookMessage(i.AppID, i.Token, "@original"), e, e.Files); err != nil {
 		return fmt.Errorf("edit response to interaction %s: %w", i.ID, err)
 	}
 	return nil
@@ -232,17 +237,17 @@ func (r restResponder) EditOriginal(ctx context.Context, i *discordgo.Interactio
 // may have been created).
 func (r restResponder) FollowUp(ctx context.Context, i *discordgo.Interaction, p *discordgo.WebhookParams) error {
 	i = r.withAppID(i)
-	if _, err := r.request(ctx, http.MethodPost, discordgo.EndpointWebhookToken(i.AppID, i.Token)+"?wait=true", p, p.Files); err != nil {
+	if err := r.request(ctx, http.MethodPost, discordgo.EndpointWebhookToken(i.AppID, i.Token)+"?wait=true", p, p.Files); err != nil {
 		return fmt.Errorf("follow up interaction %s: %w", i.ID, err)
 	}
 	return nil
 }
 
 // request sends one per-interaction call, data as JSON (or multipart with
-// files, as discordgo does), under the bucket of a free slot. Its error
-// names no URL: the URL carries the interaction's token, which must not
-// reach the logs.
-func (r restResponder) request(ctx context.Context, method, urlStr string, data any, files []*discordgo.File) ([]byte, error) {
+// files, as Discord takes them). A refusal is a *discordgo.RESTError, as
+// discordgo's own calls return. Its error names no URL: the URL carries
+// the interaction's token, which must not reach the logs.
+func (r restResponder) request(ctx context.Context, method, urlStr string, data any, files []*discordgo.File) error {
 	contentType := "application/json"
 	var body []byte
 	var err error
@@ -252,19 +257,28 @@ func (r restResponder) request(ctx context.Context, method, urlStr string, data 
 		body, err = json.Marshal(data)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("encode the request: %w", err)
+		return fmt.Errorf("encode the request: %w", err)
 	}
-	bucketID := "" // discordgo's default: the URL
-	if t := sessionTransport(r.s.Client); t != nil {
-		id, release, err := t.slot(ctx)
-		if err != nil {
-			return nil, err
-		}
-		defer release()
-		bucketID = id
+	req, err := http.NewRequestWithContext(ctx, method, urlStr, bytes.NewReader(body))
+	if err != nil {
+		return withoutURL(err, method, urlStr)
 	}
-	out, err := r.s.RequestRaw(method, urlStr, contentType, body, bucketID, 0, discordgo.WithContext(ctx))
-	return out, withoutURL(err, method, urlStr)
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("User-Agent", r.agent)
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return withoutURL(err, method, urlStr)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody)) // a success's body is not needed
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return nil
+	}
+	re := &discordgo.RESTError{Request: req, Response: resp, ResponseBody: out}
+	if json.Unmarshal(out, &re.Message) != nil {
+		re.Message = nil
+	}
+	return re
 }
 
 // withoutURL replaces, in err, the URL of a *url.Error (it carries the

@@ -62,9 +62,6 @@ const (
 	// DefaultRateLimitWait is the wait after a 429 that says none, or a
 	// malformed one (negative, not a number).
 	DefaultRateLimitWait = time.Second
-	// DefaultSlots is how many per-interaction calls may be in flight at
-	// once, each with a discordgo rate-limit bucket of its own.
-	DefaultSlots = 256
 )
 
 // Backoff of a retry after a 5xx or a connection error: the first wait is
@@ -102,9 +99,6 @@ type TransportOptions struct {
 	AttemptTimeout time.Duration
 	// MaxWait clamps the waits asked by Discord; 0: DefaultMaxWait.
 	MaxWait time.Duration
-	// Slots is how many per-interaction calls may run at once; 0:
-	// DefaultSlots.
-	Slots int
 	// Now is the clock; nil: time.Now.
 	Now func() time.Time
 	// Sleep waits d or until ctx ends (returning its error); nil: a timer.
@@ -136,7 +130,7 @@ type TransportOptions struct {
 // *url.Error), so discordgo never sees a 429 or a 5xx it would retry.
 // The rate-limit headers of the responses it passes on are sanitized,
 // so that discordgo's buckets neither block for long nor fail to parse
-// them; on the per-interaction routes they are removed (see Slots).
+// them.
 type Transport struct {
 	next           http.RoundTripper
 	obs            RESTObserver
@@ -147,8 +141,6 @@ type Transport struct {
 	now            func() time.Time
 	sleep          func(ctx context.Context, d time.Duration) error
 	jitter         func(d time.Duration) time.Duration
-	slots          chan int // the free slots
-	slotIDs        []string // the discordgo bucket ID of each slot
 
 	mu          sync.Mutex
 	globalUntil time.Time // no request leaves before (a global 429)
@@ -202,16 +194,6 @@ func NewTransport(next http.RoundTripper, o TransportOptions) *Transport {
 		var seed [32]byte
 		_, _ = rand.Read(seed[:]) // never fails: crypto/rand panics rather
 		t.jitter = newJitter(seed)
-	}
-	n := o.Slots
-	if n <= 0 {
-		n = DefaultSlots
-	}
-	t.slots = make(chan int, n)
-	t.slotIDs = make([]string, n)
-	for k := range n {
-		t.slots <- k
-		t.slotIDs[k] = "clefs/interaction-slot/" + strconv.Itoa(k)
 	}
 	return t
 }
@@ -292,21 +274,15 @@ const (
 	reasonContext      = "the context ended"
 )
 
-// routeClass tells how a route is treated.
-type routeClass struct {
-	perInteraction bool // carries an interaction's token: its own limits, headers stripped
-	retryAmbiguous bool // may be retried after a 5xx or a timeout
-}
-
-func classify(method, route string) routeClass {
-	c := routeClass{perInteraction: strings.Contains(route, "/:token")}
+// retryAmbiguous tells whether a request may be sent again after a 5xx or
+// a timeout, when it may have been applied: an idempotent method, or an
+// interaction's callback (a second one is refused, see Transport).
+func retryAmbiguous(method, route string) bool {
 	switch method {
 	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
-		c.retryAmbiguous = true
-	case http.MethodPost:
-		c.retryAmbiguous = c.perInteraction && strings.HasSuffix(route, "/callback")
+		return true
 	}
-	return c
+	return route == "POST /interactions/:id/:token/callback"
 }
 
 // Route returns the route template of a request to Discord's API: the
@@ -400,7 +376,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	ctx := req.Context()
 	route := Route(req.Method, req.URL)
-	class := classify(req.Method, route)
+	mayResend := retryAmbiguous(req.Method, route)
 	call, _ := ctx.Value(callKey{}).(*callState)
 	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 	if req.Body != nil && req.Body != http.NoBody && req.GetBody != nil {
@@ -438,7 +414,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			sent := !isDialError(err)
 			call.attempt(sent)
-			if sent && !class.retryAmbiguous {
+			if sent && !mayResend {
 				return giveUp(&GiveUpError{Attempts: attempt, Reason: reasonNotRetried, Err: err})
 			}
 			reason = retryConnection
@@ -466,7 +442,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
 			resp.Body.Close()
 			cancel()
-			if !class.retryAmbiguous {
+			if !mayResend {
 				return giveUp(&GiveUpError{Attempts: attempt, Status: status, Reason: reasonNotRetried})
 			}
 			reason = retryServerError
@@ -474,7 +450,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		default:
 			t.obs.RESTRequest(route, resp.StatusCode)
 			call.attempt(false)
-			sanitize(resp.Header, class.perInteraction)
+			sanitize(resp.Header)
 			resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
 			return resp, nil
 		}
@@ -650,22 +626,12 @@ func (t *Transport) readRateLimit(resp *http.Response, route string) rateLimit {
 }
 
 // sanitize makes the rate-limit headers of a response safe for
-// discordgo's buckets (Bucket.Release): on a per-interaction route they
-// are all removed (the Transport handles those limits, and the bucket is
-// a slot shared over time by many interactions); elsewhere
-// X-RateLimit-Global goes (the Transport's own gate handles global
-// limits), X-RateLimit-Reset goes (discordgo prefers Reset-After, which
-// Discord always sends with it), a malformed or negative Reset-After or
-// Remaining goes, and a Reset-After beyond maxBucketWait is clamped to it.
-func sanitize(h http.Header, perInteraction bool) {
-	if perInteraction {
-		for k := range h {
-			if strings.HasPrefix(http.CanonicalHeaderKey(k), "X-Ratelimit-") {
-				delete(h, k)
-			}
-		}
-		return
-	}
+// discordgo's buckets (Bucket.Release): X-RateLimit-Global goes (the
+// Transport's own gate handles global limits), X-RateLimit-Reset goes
+// (discordgo prefers Reset-After, which Discord always sends with it), a
+// malformed or negative Reset-After or Remaining goes, and a Reset-After
+// beyond maxBucketWait is clamped to it.
+func sanitize(h http.Header) {
 	h.Del("X-RateLimit-Global")
 	h.Del("X-RateLimit-Reset")
 	if v := h.Get("X-RateLimit-Reset-After"); v != "" {
@@ -686,24 +652,4 @@ func sanitize(h http.Header, perInteraction bool) {
 			h.Set("X-RateLimit-Remaining", "0")
 		}
 	}
-}
-
-// slot takes a free slot (a discordgo bucket ID) for a per-interaction
-// call, waiting under ctx when all are in use; release gives it back.
-func (t *Transport) slot(ctx context.Context) (bucketID string, release func(), err error) {
-	select {
-	case k := <-t.slots:
-		return t.slotIDs[k], func() { t.slots <- k }, nil
-	case <-ctx.Done():
-		return "", nil, fmt.Errorf("wait for a free REST slot: %w", ctx.Err())
-	}
-}
-
-// sessionTransport finds the Transport under c, if any.
-func sessionTransport(c *http.Client) *Transport {
-	if c == nil {
-		return nil
-	}
-	t, _ := c.Transport.(*Transport)
-	return t
 }

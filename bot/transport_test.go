@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -178,7 +177,7 @@ func newRig(t *testing.T, base string, tune func(*TransportOptions)) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.s, g.r = s, restResponder{s: s}
+	g.s, g.r = s, newRESTResponder(s, "")
 	t.Cleanup(func() {
 		if strings.Contains(g.log.all(), secret) {
 			t.Errorf("a log line holds the interaction token:\n%s", g.log.all())
@@ -654,58 +653,42 @@ func TestContextEndsTheWait(t *testing.T) {
 	}
 }
 
-// Per-interaction calls use at most Slots discordgo buckets, whatever the
-// number of interactions: the bucket discordgo would have made for each
-// token's URL is never used. (discordgo's RateLimiter exports no count of
-// its buckets; GetBucket makes one if missing, fresh with Remaining 1,
-// while a bucket used by a call holds Remaining below 1.)
-func TestInteractionBucketsBounded(t *testing.T) {
-	const slots, calls = 8, 10000
+// Per-interaction calls leave nothing behind in discordgo's rate limiter,
+// however many interactions pass: no bucket is ever used for a token's
+// URL. (discordgo's RateLimiter exports no count of its buckets; GetBucket
+// makes one if missing, fresh with Remaining 1, while a bucket a call went
+// through holds Remaining below 1.)
+func TestInteractionsLeaveNoBuckets(t *testing.T) {
+	const calls = 3000
 	srv := serve(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/callback") {
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}
-		w.Header().Set("X-RateLimit-Remaining", "0") // stripped: slots never wait on each other
+		w.Header().Set("X-RateLimit-Remaining", "0") // a bucket that saw it would wait
 		w.Header().Set("X-RateLimit-Reset-After", "30")
 		okJSON(w)
 	})
-	g := newRig(t, srv.URL, func(o *TransportOptions) { o.Slots = slots })
+	g := newRig(t, srv.URL, nil)
 	ctx := ctx10s(t)
 	interaction := func(k int) *discordgo.Interaction {
 		return &discordgo.Interaction{ID: fmt.Sprint(100000000000000000 + k), AppID: "200000000000000002", Token: fmt.Sprintf("token-%06d", k)}
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, calls)
-	work := make(chan int)
-	for range 4 * slots { // more callers than slots: some wait for one
-		wg.Go(func() {
-			for k := range work {
-				i := interaction(k)
-				content := "x"
-				var err error
-				switch k % 3 {
-				case 0:
-					err = g.r.Respond(ctx, i, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate})
-				case 1:
-					err = g.r.EditOriginal(ctx, i, &discordgo.WebhookEdit{Content: &content})
-				default:
-					err = g.r.FollowUp(ctx, i, &discordgo.WebhookParams{Content: content})
-				}
-				if err != nil {
-					errs <- err
-				}
-			}
-		})
-	}
 	for k := range calls {
-		work <- k
-	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
+		i := interaction(k)
+		content := "x"
+		var err error
+		switch k % 3 {
+		case 0:
+			err = g.r.Respond(ctx, i, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate})
+		case 1:
+			err = g.r.EditOriginal(ctx, i, &discordgo.WebhookEdit{Content: &content})
+		default:
+			err = g.r.FollowUp(ctx, i, &discordgo.WebhookParams{Content: content})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	if got := len(srv.Hits()); got != calls {
 		t.Fatalf("%d requests, want %d", got, calls)
@@ -725,15 +708,6 @@ func TestInteractionBucketsBounded(t *testing.T) {
 			}
 		}
 	}
-	n := 0
-	for k := range slots {
-		if used("clefs/interaction-slot/" + fmt.Sprint(k)) {
-			n++
-		}
-	}
-	if n == 0 || used("clefs/interaction-slot/"+fmt.Sprint(slots)) {
-		t.Fatalf("%d slot buckets used, want between 1 and %d and no other", n, slots)
-	}
 	// The probe can fail: discordgo's own call does leave a bucket per token.
 	i := interaction(calls)
 	if err := g.s.InteractionRespond(i, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}); err != nil {
@@ -741,6 +715,61 @@ func TestInteractionBucketsBounded(t *testing.T) {
 	}
 	if !used(discordgo.EndpointInteractionResponse(i.ID, i.Token)) {
 		t.Fatal("the probe does not see discordgo's per-token bucket")
+	}
+}
+
+// A 429 on a callback is waited out, its retry_after clamped to MaxWait,
+// and the callback sent again; the callback and the webhook calls carry
+// no bot token, and a file goes as multipart, payload_json then files[0].
+func TestCallbackRateLimitedThenRetried(t *testing.T) {
+	var mu sync.Mutex
+	var auth, parts []string
+	srv := serve(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		auth = append(auth, r.Header.Get("Authorization"))
+		if n == 1 {
+			tooMany(w, `{"message":"You are being rate limited.","retry_after":1e9,"global":false}`)
+			return
+		}
+		if mr, err := r.MultipartReader(); err == nil {
+			for p, err := mr.NextPart(); err == nil; p, err = mr.NextPart() {
+				b, _ := io.ReadAll(p)
+				parts = append(parts, p.FormName()+"="+string(b))
+			}
+		}
+		if strings.HasSuffix(r.URL.Path, "/callback") {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		okJSON(w)
+	})
+	g := newRig(t, srv.URL, func(o *TransportOptions) { o.MaxWait = 2 * time.Second })
+	if err := respond(ctx10s(t), g.r); err != nil {
+		t.Fatal(err)
+	}
+	if w := g.clk.Waits(); len(w) != 1 || w[0] != 2*time.Second {
+		t.Fatalf("waits %v, want one of 2s: retry_after clamped to MaxWait", w)
+	}
+	if g.obs.get("req "+callbackRoute+" 429") != 1 || g.obs.get("req "+callbackRoute+" 204") != 1 || g.obs.get("retry rate_limit") != 1 {
+		t.Errorf("counts %v", g.obs.n)
+	}
+	if warns := g.log.lines("WARN"); len(warns) != 1 || !strings.Contains(warns[0], "clamped to 2s") {
+		t.Errorf("warnings %q, want one saying the wait was clamped", warns)
+	}
+	file := &discordgo.File{Name: "export.json", ContentType: "application/json", Reader: strings.NewReader(`{"v":1}`)}
+	if err := g.r.FollowUp(ctx10s(t), testInteraction(), &discordgo.WebhookParams{Content: "export", Files: []*discordgo.File{file}}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(parts) != 2 || !strings.HasPrefix(parts[0], `payload_json={"content":"export"`) || parts[1] != `files[0]={"v":1}` {
+		t.Errorf("multipart parts %q, want payload_json then files[0]", parts)
+	}
+	for k, a := range auth {
+		if a != "" {
+			t.Errorf("request %d carried Authorization %q, want none", k+1, a)
+		}
 	}
 }
 
@@ -753,46 +782,6 @@ func mustURL(t *testing.T, s string) *url.URL {
 	return u
 }
 
-// BenchmarkInteractionMemory reports the heap kept per interaction
-// answered (B/interaction, after a GC): through the slots, and through
-// discordgo's InteractionRespond, which makes a bucket per token's URL.
-func BenchmarkInteractionMemory(b *testing.B) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
-	defer srv.Close()
-	resp := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}
-	for _, c := range []struct {
-		name    string
-		respond func(s *discordgo.Session, i *discordgo.Interaction) error
-	}{
-		{"slots", func(s *discordgo.Session, i *discordgo.Interaction) error {
-			return restResponder{s: s}.Respond(context.Background(), i, resp)
-		}},
-		{"discordgo-per-token", func(s *discordgo.Session, i *discordgo.Interaction) error {
-			return s.InteractionRespond(i, resp)
-		}},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			s, err := NewSession("bot-token", srv.URL)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			for k := 0; b.Loop(); k++ {
-				i := &discordgo.Interaction{ID: fmt.Sprint(100000000000000000 + k), Token: fmt.Sprintf("token-%064d", k)}
-				if err := c.respond(s, i); err != nil {
-					b.Fatal(err)
-				}
-			}
-			runtime.GC()
-			runtime.ReadMemStats(&after)
-			b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "B/interaction")
-			runtime.KeepAlive(s)
-		})
-	}
-}
-
 // A closed transport sends nothing more: what a stopped bot left running
 // (discordgo reopening a gateway) fails at once, off the wire.
 func TestClosedTransportSendsNothing(t *testing.T) {
@@ -801,7 +790,7 @@ func TestClosedTransportSendsNothing(t *testing.T) {
 	if err := edit(ctx10s(t), g.r); err != nil {
 		t.Fatal(err)
 	}
-	sessionTransport(g.s.Client).Close()
+	g.s.Client.Transport.(*Transport).Close()
 	if err := edit(ctx10s(t), g.r); !errors.Is(err, ErrTransportClosed) {
 		t.Fatalf("an edit after Close: %v, want ErrTransportClosed", err)
 	}

@@ -1,0 +1,184 @@
+package fakediscord
+
+import (
+	"net/http"
+	"time"
+)
+
+// webhookInteraction finds the interaction of a webhook call; it answers the
+// error itself.
+func (s *Server) webhookInteraction(w http.ResponseWriter, r *http.Request) (*interaction, bool) {
+	app, token := r.PathValue("app"), r.PathValue("token")
+	s.mu.Lock()
+	in, ok := s.byToken[token]
+	s.mu.Unlock()
+	if ok {
+		s.awaitReply(r.Context(), in)
+	}
+	s.mu.Lock()
+	called := ok && in.called
+	s.mu.Unlock()
+	if app != s.opts.AppID || !ok || !called {
+		// Before the callback the webhook does not exist yet.
+		id := ""
+		if ok {
+			id = in.id
+		}
+		s.fail(w, r, http.StatusNotFound, 10015, "Unknown Webhook", nil, id)
+		return nil, false
+	}
+	if time.Since(in.dispatched) > s.opts.TokenLife {
+		s.fail(w, r, http.StatusUnauthorized, 50027, "Invalid Webhook Token", nil, in.id)
+		return nil, false
+	}
+	return in, true
+}
+
+// target finds the message a webhook call names (@original or a follow-up).
+func (s *Server) targetLocked(in *interaction, id string) *message {
+	if id == "@original" {
+		if in.original == nil || in.original.deleted {
+			return nil
+		}
+		return in.original
+	}
+	if in.original != nil && in.original.id == id && !in.original.deleted {
+		return in.original
+	}
+	for _, m := range in.followUps {
+		if m.id == id && !m.deleted {
+			return m
+		}
+	}
+	return nil
+}
+
+func (s *Server) getWebhookMessage(w http.ResponseWriter, r *http.Request) {
+	in, ok := s.webhookInteraction(w, r)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	m := s.targetLocked(in, r.PathValue("msg"))
+	var snap message
+	if m != nil {
+		snap = *m
+	}
+	s.mu.Unlock()
+	if m == nil {
+		s.fail(w, r, http.StatusNotFound, 10008, "Unknown Message", nil, in.id)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.wire(snap))
+}
+
+func (s *Server) patchWebhookMessage(w http.ResponseWriter, r *http.Request) {
+	in, ok := s.webhookInteraction(w, r)
+	if !ok {
+		return
+	}
+	body, files, ok := s.readMessageBody(w, r, in.id)
+	if !ok {
+		return
+	}
+	patch, errs := parseMessage(body, "", allowedResponseFlags)
+	if len(errs) > 0 {
+		s.fail(w, r, http.StatusBadRequest, 50035, "Invalid Form Body", errs, in.id)
+		return
+	}
+	patch.files = files
+	s.mu.Lock()
+	m := s.targetLocked(in, r.PathValue("msg"))
+	if m == nil {
+		s.mu.Unlock()
+		s.fail(w, r, http.StatusNotFound, 10008, "Unknown Message", nil, in.id)
+		return
+	}
+	next := *m
+	next.apply(patch)
+	loading := m.flags&flagLoading != 0
+	if next.empty() && (!loading || patch.content != nil || patch.setEmbeds || patch.setComponents) {
+		s.mu.Unlock()
+		s.fail(w, r, http.StatusBadRequest, 50006, "Cannot send an empty message", nil, in.id)
+		return
+	}
+	m.apply(patch)
+	m.flags &^= flagLoading
+	s.registerLocked(m)
+	now := time.Now()
+	m.edited = &now
+	if m == in.original {
+		in.edits++
+	}
+	close(in.editedCh)
+	in.editedCh = make(chan struct{})
+	snap := *m
+	s.mu.Unlock()
+	s.log.Info("message edited", "interaction", in.id, "message", snap.id, "content", truncate(derefOr(patch.content, ""), 80))
+	writeJSON(w, http.StatusOK, s.wire(snap))
+}
+
+func (s *Server) deleteWebhookMessage(w http.ResponseWriter, r *http.Request) {
+	in, ok := s.webhookInteraction(w, r)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	m := s.targetLocked(in, r.PathValue("msg"))
+	if m == nil {
+		s.mu.Unlock()
+		s.fail(w, r, http.StatusNotFound, 10008, "Unknown Message", nil, in.id)
+		return
+	}
+	m.deleted = true
+	close(in.editedCh)
+	in.editedCh = make(chan struct{})
+	s.mu.Unlock()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) postFollowUp(w http.ResponseWriter, r *http.Request) {
+	in, ok := s.webhookInteraction(w, r)
+	if !ok {
+		return
+	}
+	body, files, ok := s.readMessageBody(w, r, in.id)
+	if !ok {
+		return
+	}
+	patch, errs := parseMessage(body, "", allowedResponseFlags)
+	if len(errs) > 0 {
+		s.fail(w, r, http.StatusBadRequest, 50035, "Invalid Form Body", errs, in.id)
+		return
+	}
+	patch.files = files
+	probe := &message{}
+	probe.apply(patch)
+	if probe.empty() {
+		s.fail(w, r, http.StatusBadRequest, 50006, "Cannot send an empty message", nil, in.id)
+		return
+	}
+	s.mu.Lock()
+	// A follow-up to a deferred message response replaces the loading message.
+	var m *message
+	if in.original != nil && in.original.flags&flagLoading != 0 && in.edits == 0 {
+		m = in.original
+		m.apply(patch)
+		m.flags = patch.flags | (m.flags & flagEphemeral)
+		s.registerLocked(m)
+		in.edits++
+	} else {
+		m = s.newMessageLocked(in, patch, 0)
+		in.followUps = append(in.followUps, m)
+	}
+	close(in.editedCh)
+	in.editedCh = make(chan struct{})
+	snap := *m
+	s.mu.Unlock()
+	s.log.Info("follow-up", "interaction", in.id, "message", snap.id, "ephemeral", snap.flags&flagEphemeral != 0, "content", truncate(snap.content, 80))
+	if r.URL.Query().Get("wait") == "true" {
+		writeJSON(w, http.StatusOK, s.wire(snap))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
