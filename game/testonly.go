@@ -42,14 +42,9 @@ func NewGrid(src Source, t Tier, key bool) (Grid, int8, error) {
 	return g, row, nil
 }
 
-// Uniform returns a uniformly distributed integer in [0, n) drawn from src
-// as the draws do (uniform). It returns 0 when n <= 1 without using src.
-func Uniform(src Source, n int64) int64 {
-	if n <= 1 {
-		return 0
-	}
-	return int64(uniform(src, uint64(n)))
-}
+// Uniform returns a uniformly distributed integer in [0, n), for 0 < n,
+// drawn from src as the draws do (uniform).
+func Uniform(src Source, n int64) int64 { return int64(uniform(src, uint64(n))) }
 
 // NewHMACSource returns the stream of one draw (see hmacSource). It returns
 // an error wrapping ErrInvalid for another purpose or a client seed longer
