@@ -169,7 +169,7 @@ func TestGridsCoverAllowedSets(t *testing.T) {
 // TestTicketsTellTheTruth draws tickets as production does (FairDraws, one
 // seed) and checks each.
 func TestTicketsTellTheTruth(t *testing.T) {
-	const n = 250_000
+	const n = 100_000
 	f, err := NewFairDraws(testSeed(24), "client")
 	if err != nil {
 		t.Fatal(err)
