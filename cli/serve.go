@@ -9,8 +9,6 @@ import (
 	"net"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/lesclefsdutresor/clefs/bot"
 	"github.com/lesclefsdutresor/clefs/commands"
 	"github.com/lesclefsdutresor/clefs/config"
@@ -35,8 +33,6 @@ type Hooks struct {
 	// Started is called once the transport serves and the commands are
 	// registered, with the HTTP endpoint's address ("" for the gateway).
 	Started func(addr string)
-	// Registry receives the metrics; nil means a new metrics.NewRegistry().
-	Registry *prometheus.Registry
 	// IdentifyInterval is the wait between batches of gateway shards
 	// opening; 0 means Discord's 5 s.
 	IdentifyInterval time.Duration
@@ -109,10 +105,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 		}
 	}()
 
-	reg := hooks.Registry
-	if reg == nil {
-		reg = metrics.NewRegistry()
-	}
+	reg := metrics.NewRegistry()
 	m := metrics.New(reg)
 	metrics.BuildInfo(reg, info.Version, info.Revision)
 	app := NewHandlers(cfg, store, m, log, hooks)

@@ -9,67 +9,13 @@ import (
 var sinkOutcome Outcome
 var sinkChest Chest
 
-// BenchmarkPlay is one play with its grid from the production source.
-func BenchmarkPlay(b *testing.B) {
-	src := NewSecureSource()
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		o, err := Play(src, i%MaxKeys)
-		if err != nil {
-			b.Fatal(err)
-		}
-		sinkOutcome = o
-	}
-}
-
-// BenchmarkPlayParallel is BenchmarkPlay on every P at once.
-func BenchmarkPlayParallel(b *testing.B) {
-	src := NewSecureSource()
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		var o Outcome
-		i := 0
-		for pb.Next() {
-			o, _ = Play(src, i%MaxKeys)
-			i++
-		}
-		_ = o
-	})
-}
-
-// BenchmarkPlaySeeded is one play with its grid from a seeded ChaCha8.
+// BenchmarkPlaySeeded is one play with its grid from a seeded ChaCha8: the
+// draw without the HMAC-SHA256 stream of production (BenchmarkSeededTicket).
 func BenchmarkPlaySeeded(b *testing.B) {
 	src := NewSeededSource(1, 0)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		sinkOutcome, _ = Play(src, i%MaxKeys)
-	}
-}
-
-// BenchmarkDraw is one outcome without its grid, production source.
-func BenchmarkDraw(b *testing.B) {
-	src := NewSecureSource()
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		sinkOutcome, _ = Draw(src, i%MaxKeys)
-	}
-}
-
-// BenchmarkDrawSeeded is one outcome without its grid from a seeded ChaCha8.
-func BenchmarkDrawSeeded(b *testing.B) {
-	src := NewSeededSource(1, 0)
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		sinkOutcome, _ = Draw(src, i%MaxKeys)
-	}
-}
-
-// BenchmarkOpenChest is one chest draw, production source.
-func BenchmarkOpenChest(b *testing.B) {
-	src := NewSecureSource()
-	b.ReportAllocs()
-	for b.Loop() {
-		sinkChest = OpenChest(src)
+		sinkOutcome = play(src, i%MaxKeys)
 	}
 }
 

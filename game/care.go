@@ -59,7 +59,6 @@ const (
 	MaxMinInterval time.Duration = time.Hour            // the longest minimum interval between two plays
 	MaxRealityPlay               = 10_000               // the most plays between two reality checks
 	Day            time.Duration = 24 * time.Hour       // a limit's day
-	Week           time.Duration = 7 * Day              // a limit's week
 	maxSpend       int64         = 1 << 62              // the bound of a window's counters
 )
 

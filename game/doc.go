@@ -14,12 +14,11 @@
 // "loss with a key" takes KeyWeight(k), the rest is "loss without a key".
 // Integers are drawn without modulo bias (Lemire's multiply-and-reject).
 //
-// Play draws a play once and builds a grid that tells its truth. Draw gives
-// the result without the grid and NewGrid builds the grid for a result;
-// Validate checks an outcome read back from storage. OpenChest draws the
-// chest. ComputeOdds gives every figure of the regulation as exact
-// rationals, with FormatRat, FormatCents and FormatPercent to print them in
-// English or French style. Simulate plays billions of plays on every core
+// A play is drawn once, with a grid that tells its truth (see Verifiable
+// draws below); Validate checks an outcome read back from storage.
+// ComputeOdds gives every figure of the regulation as exact rationals, with
+// FormatRat, FormatCents and FormatPercent to print them in English or
+// French style. Simulate plays billions of plays on every core
 // and compares them with the exact odds.
 //
 // # A player's state
@@ -58,10 +57,11 @@
 //
 // Production draws go through SeededDrawer: a ticket is a function of the
 // player's server seed (NewSeed), client seed, ticket number and keys held,
-// through the HMAC-SHA256 stream of NewHMACSource, so that drawing it again
+// through an HMAC-SHA256 stream (docs/FAIRNESS.md), so that drawing it again
 // gives the same outcome and the player can verify it once the seed is
-// revealed. Tests inject their own Drawer to force outcomes; the simulator
-// and Play take any Source (NewSecureSource, NewSeededSource).
+// revealed; FairDraws draws many of one seed. Tests inject their own Drawer
+// to force outcomes; the simulator draws from NewSeededSource, or through
+// FairDraws with SimConfig.Fair.
 //
 // Usage, in a store:
 //

@@ -9,8 +9,9 @@ import (
 // held outside 0..MaxKeys-1.
 var ErrKeysHeld = errors.New("game: keys held out of range")
 
-// ErrInvalidOutcome is returned (wrapped) by NewGrid and Validate for an
-// outcome that the rules do not allow or a grid that does not tell its truth.
+// ErrInvalidOutcome is returned (wrapped) by Validate, and by the
+// transitions that check a drawer's result, for an outcome that the rules
+// do not allow or a grid that does not tell its truth.
 var ErrInvalidOutcome = errors.New("game: invalid outcome")
 
 // Counts of the grid construction: a "free" row is three non-key symbols not
@@ -43,79 +44,14 @@ func decide(u uint64, keys int) (Tier, bool) {
 	return TierLoss, u < cum+uint64(keyTable[keys])
 }
 
-// Draw draws the result of one play for a player holding keysHeld keys
-// (0..MaxKeys-1): tier, prize and whether a key is collected, from a single
-// uniform value of [0, Pool). It does not build the grid: the returned
-// Outcome has Row -1 and a zero Grid. Play is Draw followed by NewGrid.
-// A nil src means a fresh cryptographically secure source.
-func Draw(src Source, keysHeld int) (Outcome, error) {
-	if err := checkKeys(keysHeld); err != nil {
-		return Outcome{}, err
-	}
-	if src == nil {
-		src = newPooledGen()
-	}
-	t, key := decide(uniform(src, uint64(Pool)), keysHeld)
-	return Outcome{Tier: t, Prize: tierTable[t].prize, Key: key, Row: -1}, nil
-}
-
-// Play draws one play of the main game for a player holding keysHeld keys
-// (0..MaxKeys-1) and builds its grid: the draw happens once, here; revealing
-// rows is the caller's business. The grid tells the truth (see NewGrid).
-// It returns an error wrapping ErrKeysHeld, and draws nothing, when keysHeld
-// is out of range. A nil src means a fresh cryptographically secure source.
-// Play is safe for concurrent use when src is (NewSecureSource is).
-func Play(src Source, keysHeld int) (Outcome, error) {
-	if err := checkKeys(keysHeld); err != nil {
-		return Outcome{}, err
-	}
-	switch s := src.(type) {
-	case *secureSource:
-		p := s.get()
-		o := play(p, keysHeld)
-		s.put(p)
-		return o, nil
-	case nil:
-		return play(newPooledGen(), keysHeld), nil
-	}
-	return play(src, keysHeld), nil
-}
-
+// play draws one play for a player holding keys keys (already checked) and
+// builds its grid: one uniform value decides the result (decide), a second
+// one the grid (grid).
 func play(src Source, keys int) Outcome {
 	t, key := decide(uniform(src, uint64(Pool)), keys)
 	o := Outcome{Tier: t, Prize: tierTable[t].prize, Key: key}
 	o.Grid, o.Row = grid(src, t, key)
 	return o
-}
-
-// NewGrid builds the grid shown for a result drawn by Draw, using src for the
-// cells. The grid tells the truth (DESIGN.md §1):
-//   - a winning tier shows its symbol three times on one row, chosen
-//     uniformly, returned as row; no other row holds three identical symbols
-//     and no cell holds a key;
-//   - a loss (row -1) shows no row of three identical symbols;
-//   - key shows exactly one key, at a uniformly chosen cell; otherwise none;
-//   - every other cell is uniform among what these rules allow: each row
-//     that is neither the winning row nor the key's row is uniform over the
-//     210 rows of three non-key symbols not all equal, and the key's two
-//     neighbours are uniform over the 36 pairs of non-key symbols.
-//
-// Since every allowed grid of an outcome factors into such independent rows,
-// this is exactly the uniform distribution over the grids the rules allow.
-// It returns an error wrapping ErrInvalidOutcome for an invalid tier or for
-// a key on a winning tier.
-func NewGrid(src Source, t Tier, key bool) (Grid, int8, error) {
-	if t >= NumTiers {
-		return Grid{}, -1, fmt.Errorf("%w: tier %d", ErrInvalidOutcome, t)
-	}
-	if key && t != TierLoss {
-		return Grid{}, -1, fmt.Errorf("%w: key on a winning play (%v)", ErrInvalidOutcome, t)
-	}
-	if src == nil {
-		src = newPooledGen()
-	}
-	g, row := grid(src, t, key)
-	return g, row, nil
 }
 
 // freeRow writes into g[3*r:] the i-th (0 ≤ i < 210) row of three non-key
@@ -139,7 +75,21 @@ func otherRows(r int) (int, int) {
 	return 0, 1
 }
 
-// grid builds a truthful grid with one draw from src.
+// grid builds the grid shown for tier t (a key shown when key, only on a
+// loss: the caller checks) with one draw from src, and its winning row (-1
+// for a loss). The grid tells the truth (DESIGN.md §1):
+//   - a winning tier shows its symbol three times on one row, chosen
+//     uniformly, returned as row; no other row holds three identical symbols
+//     and no cell holds a key;
+//   - a loss (row -1) shows no row of three identical symbols;
+//   - key shows exactly one key, at a uniformly chosen cell; otherwise none;
+//   - every other cell is uniform among what these rules allow: each row
+//     that is neither the winning row nor the key's row is uniform over the
+//     210 rows of three non-key symbols not all equal, and the key's two
+//     neighbours are uniform over the 36 pairs of non-key symbols.
+//
+// Since every allowed grid of an outcome factors into such independent rows,
+// this is exactly the uniform distribution over the grids the rules allow.
 func grid(src Source, t Tier, key bool) (Grid, int8) {
 	var g Grid
 	switch {
@@ -182,23 +132,8 @@ func grid(src Source, t Tier, key bool) (Grid, int8) {
 	return g, -1
 }
 
-// OpenChest draws the treasure chest: a lot with the regulation's odds (one
+// chest draws the treasure chest: a lot with the regulation's odds (one
 // uniform value of [0, ChestTotal)) and its prize. The chest always wins.
-// A nil src means a fresh cryptographically secure source. OpenChest is safe
-// for concurrent use when src is.
-func OpenChest(src Source) Chest {
-	switch s := src.(type) {
-	case *secureSource:
-		p := s.get()
-		c := chest(p)
-		s.put(p)
-		return c
-	case nil:
-		return chest(newPooledGen())
-	}
-	return chest(src)
-}
-
 func chest(src Source) Chest {
 	u := int64(uniform(src, uint64(ChestTotal)))
 	var cum int64

@@ -9,40 +9,53 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// A play is drawn once, with the keys the player holds; its grid tells the
-// truth about the result. Tests and simulations seed the source; production
-// uses game.NewSecureSource().
-func ExamplePlay() {
-	src := game.NewSeededSource(2, 0)
-	keys := 0
-	for i := 0; i < 6; i++ {
-		o, err := game.Play(src, keys)
+// A ticket is drawn once, from the player's server seed and client seed,
+// its number and the keys held; its grid tells the truth about the result.
+// Drawing it again gives the same ticket, so that the player can check it
+// once the server seed is revealed. A third key opens the chest, drawn the
+// same way under its own number.
+func ExampleSeededDrawer() {
+	seed, err := game.NewSeed(strings.NewReader("a fixed seed, for the example..."))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var d game.SeededDrawer
+	keys, chests := 0, int64(0)
+	for n := uint64(1); n <= 8; n++ {
+		o, err := d.Ticket(seed, "client", n, keys)
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
 		g := o.Grid.String() // one letter per cell, row by row
-		fmt.Printf("%d keys: %s|%s|%s %-6v prize %2d key %v\n", keys, g[0:3], g[3:6], g[6:9], o.Tier, o.Prize, o.Key)
+		fmt.Printf("ticket %d, %d keys: %s|%s|%s %-6v prize %2d key %v\n", n, keys, g[0:3], g[3:6], g[6:9], o.Tier, o.Prize, o.Key)
 		if o.Key {
 			keys++
 		}
+		if keys == game.MaxKeys {
+			chests++
+			c, err := d.Chest(seed, "client", chests)
+			if err != nil {
+				fmt.Println(err)
+				return
+			}
+			coins, metal := c.Lot.Coins()
+			fmt.Printf("chest %d: %d %s coin(s), %s\n", chests, coins, metal, game.FormatCents(c.Prize, game.English))
+			keys = 0
+		}
 	}
 	// Output:
-	// 0 keys: GRC|GSP|RCC loss   prize  0 key false
-	// 0 keys: GKC|PSG|PSR loss   prize  0 key true
-	// 1 keys: GPC|SCS|GCR loss   prize  0 key false
-	// 1 keys: CRR|RRR|CSB barrel prize 50 key false
-	// 1 keys: RRR|SSC|PRS barrel prize 50 key false
-	// 1 keys: GKG|GSS|RPC loss   prize  0 key true
-}
-
-func ExampleOpenChest() {
-	src := game.NewSeededSource(1, 1)
-	c := game.OpenChest(src)
-	n, metal := c.Lot.Coins()
-	fmt.Printf("%d %s coin(s): %s\n", n, metal, game.FormatCents(c.Prize, game.English))
-	// Output:
-	// 1 bronze coin(s): 0.50
+	// ticket 1, 0 keys: BKP|GSC|SPG loss   prize  0 key true
+	// ticket 2, 1 keys: SRS|KSC|RPS loss   prize  0 key true
+	// ticket 3, 2 keys: SRP|RKR|CRP loss   prize  0 key true
+	// chest 1: 1 silver coin(s), 1.00
+	// ticket 4, 0 keys: GSK|CBS|RCB loss   prize  0 key true
+	// ticket 5, 1 keys: CPP|RRR|BPR barrel prize 50 key false
+	// ticket 6, 1 keys: RPP|CGK|SSP loss   prize  0 key true
+	// ticket 7, 2 keys: BRS|RPB|SGB loss   prize  0 key false
+	// ticket 8, 2 keys: KSC|RGP|SBR loss   prize  0 key true
+	// chest 2: 1 silver coin(s), 1.00
 }
 
 func ExampleComputeOdds() {

@@ -11,7 +11,7 @@ import (
 )
 
 // Seed is a player's secret server seed: the HMAC-SHA256 key of every draw
-// of the player (see NewHMACSource). Its String and GoString hide it, so
+// of the player (see hmacSource). Its String and GoString hide it, so
 // that a Player printed in a log does not leak it; read its bytes to reveal
 // it on purpose.
 type Seed [32]byte
@@ -45,9 +45,21 @@ const (
 	PurposeChest  Purpose = "chest"  // nonce: the chest number
 )
 
-// NewHMACSource returns the deterministic stream of one draw: the values a
-// ticket or a chest is drawn from, a function of the server seed, the
-// purpose, the client seed and the nonce only. Block k (k = 0, 1, …) is
+// checkClient reports whether client may draw: at most 2^32−1 bytes, the
+// length the draw's message can carry. The draw is defined over any bytes,
+// so that a seed chosen under an earlier rule (CheckStoredClientSeed) still
+// draws and verifies; the rules for choosing one are ValidateClientSeed's.
+// The error wraps ErrInvalid.
+func checkClient(client string) error {
+	if uint64(len(client)) > math.MaxUint32 {
+		return fmt.Errorf("%w: client seed of %d bytes", ErrInvalid, len(client))
+	}
+	return nil
+}
+
+// hmacSource is the deterministic stream of one draw: the values a ticket
+// or a chest is drawn from, a function of the server seed, the purpose, the
+// client seed and the nonce only (start). Block k (k = 0, 1, …) is
 //
 //	HMAC-SHA256(key = seed (32 bytes),
 //	            msg = len(purpose)  1 byte
@@ -63,38 +75,10 @@ const (
 // same message. For ticket 1 with client seed "" the message of block 0 is
 // the 23 bytes 06 "ticket" 00000000 0000000000000001 00000000.
 //
-// The stream has 2^34 values and then repeats; one draw reads a handful
-// (Play at most 130, OpenChest at most 65, because the rejection sampling
+// The stream has 2^34 values and then repeats; one draw reads a handful (a
+// ticket at most 130, a chest at most 65, because the rejection sampling
 // gives up after 64 rejections in a row, which happens with probability
-// below 2^-2000).
-// The source is not safe for concurrent use: each draw makes its own.
-// It returns an error wrapping ErrInvalid for another purpose or a client
-// seed longer than 2^32−1 bytes.
-func NewHMACSource(seed Seed, purpose Purpose, client string, nonce uint64) (Source, error) {
-	if purpose != PurposeTicket && purpose != PurposeChest {
-		return nil, fmt.Errorf("%w: draw purpose %q", ErrInvalid, purpose)
-	}
-	if err := checkClient(client); err != nil {
-		return nil, err
-	}
-	s := &hmacSource{mac: hmac.New(sha256.New, seed[:])}
-	s.start(purpose, client, nonce)
-	return s, nil
-}
-
-// checkClient reports whether client may draw: at most 2^32−1 bytes, the
-// length the draw's message can carry. The draw is defined over any bytes,
-// so that a seed chosen under an earlier rule (CheckStoredClientSeed) still
-// draws and verifies; the rules for choosing one are ValidateClientSeed's.
-// The error wraps ErrInvalid.
-func checkClient(client string) error {
-	if uint64(len(client)) > math.MaxUint32 {
-		return fmt.Errorf("%w: client seed of %d bytes", ErrInvalid, len(client))
-	}
-	return nil
-}
-
-// hmacSource is the stream of NewHMACSource.
+// below 2^-2000). It is not safe for concurrent use.
 type hmacSource struct {
 	mac   hash.Hash // keyed with the seed
 	dirty bool      // mac has been written to since hmac.New
@@ -149,7 +133,7 @@ type FairDraws struct {
 
 // NewFairDraws returns the draws of the server seed seed and the client seed
 // client. It returns an error wrapping ErrInvalid for a zero seed or a
-// client seed that may not draw (see NewHMACSource).
+// client seed that may not draw (longer than 2^32−1 bytes).
 func NewFairDraws(seed Seed, client string) (*FairDraws, error) {
 	if seed == (Seed{}) {
 		return nil, fmt.Errorf("%w: fair draws of a zero seed", ErrInvalid)
@@ -212,10 +196,10 @@ type Drawer interface {
 	Chest(seed Seed, client string, seq int64) (Chest, error)
 }
 
-// SeededDrawer is the production Drawer: verifiable draws. A ticket is Play
-// and a chest OpenChest (the same odds, rejection sampling and grid as with
-// any Source) reading the stream NewHMACSource(seed, purpose, client, n),
-// n being the ticket or chest number. So a draw is a function of (seed,
+// SeededDrawer is the production Drawer: verifiable draws. A ticket (its
+// result and grid) and a chest are drawn from the HMAC-SHA256 stream of
+// (seed, purpose, client, n), n being the ticket or chest number
+// (hmacSource). So a draw is a function of (seed,
 // client seed, number, keys held): drawing it again gives the same result,
 // and whoever learns the seed can recompute it. A number is never drawn
 // twice under one seed, because Player.TicketSeq and Player.ChestSeq never

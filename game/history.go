@@ -12,8 +12,8 @@ import "fmt"
 //     the tickets by Entry.After.
 //
 // MainLine tells a store which list a line goes to, MergeHistory puts the
-// two lists back in order, TrimHistory is what they keep, CheckHistory
-// checks a history against both bounds.
+// two lists back in order, CheckHistory checks a history against both
+// bounds.
 
 // MainLine reports whether e belongs to the list of ticket lines: a ticket,
 // or a line from before the lists were split, which keeps its place there.
@@ -65,24 +65,6 @@ func CheckHistory(hist []Entry) error {
 		}
 	}
 	return nil
-}
-
-// TrimHistory returns what a store keeps of hist, a player's lines oldest
-// first: its last MaxTicketLines main lines and its last MaxOtherLines
-// others, in their order.
-func TrimHistory(hist []Entry) []Entry {
-	main, others := countLines(hist)
-	out := make([]Entry, 0, min(main, MaxTicketLines)+min(others, MaxOtherLines))
-	for _, e := range hist {
-		if MainLine(e) {
-			if main--; main < MaxTicketLines {
-				out = append(out, e)
-			}
-		} else if others--; others < MaxOtherLines {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 func countLines(hist []Entry) (main, others int) {

@@ -24,10 +24,7 @@ func newTestPlayer(tb testing.TB, start int64) Player {
 // mustOutcome returns a truthful outcome of tier t (with a key if key).
 func mustOutcome(tb testing.TB, t Tier, key bool) Outcome {
 	tb.Helper()
-	g, row, err := NewGrid(NewSeededSource(uint64(t), 1), t, key)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	g, row := grid(NewSeededSource(uint64(t), 1), t, key)
 	return Outcome{Tier: t, Prize: t.Prize(), Key: key, Row: row, Grid: g}
 }
 

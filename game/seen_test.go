@@ -21,10 +21,7 @@ func (d oneDrawer) Chest(Seed, string, int64) (Chest, error) {
 func winAt(t *testing.T, tier Tier, row int8) Outcome {
 	t.Helper()
 	for s := uint64(0); ; s++ {
-		g, r, err := NewGrid(NewSeededSource(s, 0), tier, false)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g, r := grid(NewSeededSource(s, 0), tier, false)
 		if r == row {
 			return Outcome{Tier: tier, Prize: tier.Prize(), Row: r, Grid: g}
 		}
@@ -35,10 +32,7 @@ func winAt(t *testing.T, tier Tier, row int8) Outcome {
 func keyOn(t *testing.T, row int) Outcome {
 	t.Helper()
 	for s := uint64(0); ; s++ {
-		g, r, err := NewGrid(NewSeededSource(s, 0), TierLoss, true)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g, r := grid(NewSeededSource(s, 0), TierLoss, true)
 		if i := slices.Index(g[:], Key); i/3 == row {
 			return Outcome{Tier: TierLoss, Key: true, Row: r, Grid: g}
 		}

@@ -59,10 +59,6 @@ var keyTable = [MaxKeys]int64{
 	Pool / 4,
 }
 
-// keyOneIn is the "1 chance in N" of the key table, as the regulation writes
-// it; tests check that keyTable and keyOneIn agree.
-var keyOneIn = [MaxKeys]int64{2, 3, 4}
-
 // KeyReadingEN states, for /rules, how the key odds are read.
 const KeyReadingEN = "A losing play may collect one key. The chance is counted over all plays: " +
 	"1 in 2 with no key held, 1 in 3 with one key, 1 in 4 with two keys. " +
@@ -121,16 +117,6 @@ func (l Lot) Coins() (n int, metal string) {
 		return 1, "bronze"
 	}
 	return 0, ""
-}
-
-// KeyOneIn returns N such that a play by a player holding keysHeld keys
-// collects a key with chance 1 in N (as the regulation writes it), or 0 when
-// keysHeld is outside 0..MaxKeys-1.
-func KeyOneIn(keysHeld int) int64 {
-	if keysHeld < 0 || keysHeld >= MaxKeys {
-		return 0
-	}
-	return keyOneIn[keysHeld]
 }
 
 // KeyWeight returns the number of values out of Pool that mean "losing play

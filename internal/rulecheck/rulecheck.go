@@ -94,16 +94,6 @@ func Check(dir string, r Rules) ([]Finding, error) {
 	return found, err
 }
 
-// CheckSource is Check of one file's source, named filename.
-func CheckSource(filename, src string, r Rules) ([]Finding, error) {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, filename, src, parser.SkipObjectResolution)
-	if err != nil {
-		return nil, fmt.Errorf("rulecheck: %w", err)
-	}
-	return r.file(fset, f), nil
-}
-
 // file checks one parsed file.
 func (r Rules) file(fset *token.FileSet, f *ast.File) []Finding {
 	var found []Finding
