@@ -1,6 +1,9 @@
 package game
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Link is a kind of link between a player's history lines, revealed seeds
 // and state that a verifier checks besides the draws themselves: each one
@@ -19,6 +22,7 @@ const (
 	// LinkNumbers: ticket and chest numbers run on without gaps. Only the
 	// history's bound (older lines trimmed) or a reset between two tickets
 	// (which discards the ticket bought and not drawn) explains a gap.
+	// Each list proves its own lines' numbers, whatever the other's bound.
 	LinkNumbers
 	// LinkCommitments: the commitment a line records as shown for its
 	// seed is the hash of the seed whose range holds the line, and each
@@ -103,9 +107,10 @@ func (s *keyState) won(key bool) {
 // (oldest first, as a store keeps it) and its kept reveals rs. It does not
 // recompute draws (Verify does). A history whose two lists (history.go)
 // hold fewer lines than they keep is whole: its first ticket and chest are
-// the player's first, and it starts with no key. Otherwise the keys and
-// numbers are checked from the line on which neither list misses one. It
-// is pure.
+// the player's first, and it starts with no key. Otherwise the keys are
+// checked from the line on which neither list misses one, and the numbers
+// of each list's lines from its first kept line (a ticket gap that a
+// trimmed reset line could explain is unchecked). It is pure.
 func CheckLinks(p Player, rs Reveals, hist []Entry) Links {
 	return checkLinks(p, true, rs, hist)
 }
@@ -144,18 +149,31 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 	brk := func(link Link, kind Kind, n uint64, format string, args ...any) {
 		l.Breaks = append(l.Breaks, LinkBreak{Link: link, Kind: kind, N: n, What: fmt.Sprintf(format, args...)})
 	}
+	// The keys chain needs every line: it runs from the line on which
+	// neither list misses one (CompleteFrom). The numbers need only the
+	// lines of their list: every ticket is in the ticket list, every chest
+	// in the other list (or, written before the lists were split, in the
+	// ticket list ahead of every placed line), so each list proves the
+	// numbers of its own lines from its first kept line, whatever the
+	// other list's bound (proven).
 	from, whole := CompleteFrom(hist)
+	pr := proven(hist)
 	var st keyState
 	var lastTicket, lastChest uint64
-	haveTicket, haveChest := whole, whole
+	haveTicket, haveChest := pr.firstTicket, pr.firstChest
+	resetsKnown := pr.resetsFromStart // every reset line since the last ticket is kept
 	if whole {
 		st.known = true
 	}
 	resets := uint64(0) // reset lines since the last ticket
-	for _, e := range hist[from:] {
+	for i, e := range hist {
+		keys := i >= from
 		switch e.Kind {
 		case KindReset:
-			st, resets = keyState{known: true}, resets+1
+			resets++
+			if keys {
+				st = keyState{known: true}
+			}
 		case KindPlay:
 			n := e.TicketID
 			if haveTicket {
@@ -166,9 +184,15 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 					l.Checked[LinkNumbers]++
 				case gap <= resets:
 					l.Checked[LinkNumbers]++ // each reset discards at most the ticket bought and not drawn
+				case !resetsKnown:
+					l.Unchecked[LinkNumbers]++ // reset lines may have been trimmed from the other list
 				default:
 					brk(LinkNumbers, KindPlay, n, "follows ticket %d: %d tickets missing, %d explained by a reset", lastTicket, gap, resets)
 				}
+			}
+			lastTicket, haveTicket, resets, resetsKnown = n, true, 0, pr.after(i)
+			if !keys {
+				continue
 			}
 			if st.known {
 				switch {
@@ -188,16 +212,17 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 			if st.known {
 				st.won(e.Key)
 			}
-			lastTicket, haveTicket, resets = n, true, 0
 		case KindChest:
-			if st.known {
-				if st.due {
-					l.Checked[LinkKeys]++
-				} else {
-					brk(LinkKeys, KindChest, uint64(max(e.Chest, 0)), "opened without a third key before it")
+			if keys {
+				if st.known {
+					if st.due {
+						l.Checked[LinkKeys]++
+					} else {
+						brk(LinkKeys, KindChest, uint64(max(e.Chest, 0)), "opened without a third key before it")
+					}
 				}
+				st = keyState{known: true}
 			}
-			st = keyState{known: true}
 			if !e.Fair {
 				l.Unchecked[LinkNumbers]++
 				haveChest = false
@@ -211,7 +236,7 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 					brk(LinkNumbers, KindChest, n, "follows chest %d", lastChest)
 				}
 			}
-			lastChest, haveChest = n, true
+			lastChest, haveChest = n, pr.after(i)
 		}
 	}
 	// The history's last lines against the player's state.
@@ -229,9 +254,12 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 		if t := p.Ticket; t != nil && !t.Drawn && t.ID == p.TicketSeq {
 			open = 1 // bought, not drawn: no line yet
 		}
-		if p.TicketSeq >= lastTicket && p.TicketSeq-lastTicket <= open+resets {
+		switch {
+		case p.TicketSeq >= lastTicket && p.TicketSeq-lastTicket <= open+resets:
 			l.Checked[LinkNumbers]++
-		} else {
+		case p.TicketSeq > lastTicket && !resetsKnown:
+			l.Unchecked[LinkNumbers]++
+		default:
 			brk(LinkNumbers, "", 0, "the last ticket line is ticket %d, the player bought %d", lastTicket, p.TicketSeq)
 		}
 	}
@@ -246,6 +274,38 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 	checkLines(&l, p, state, rs, hist, brk)
 	return l
 }
+
+// provenLines is what the kept lists of a history (history.go) prove of the
+// lines missing from it: a list kept to its bound may have lost its older
+// lines, which came before its first kept one.
+type provenLines struct {
+	// firstTicket: no ticket line is missing before the first kept one
+	// (the ticket list is not full); firstChest: nor a chest line (neither
+	// list is full: the ticket list could have lost chests from before the
+	// lists were split); resetsFromStart: nor any other line (the other
+	// list is not full).
+	firstTicket, firstChest, resetsFromStart bool
+	// firstOther is the index of the first kept line of the other list
+	// when it is full (no line of it is missing after that line), or -1.
+	firstOther int
+}
+
+// proven returns what the kept lists of hist prove.
+func proven(hist []Entry) provenLines {
+	main, others := countLines(hist)
+	pr := provenLines{firstTicket: main < MaxTicketLines, resetsFromStart: others < MaxOtherLines, firstOther: -1}
+	pr.firstChest = pr.firstTicket && pr.resetsFromStart
+	if !pr.resetsFromStart {
+		pr.firstOther = slices.IndexFunc(hist, func(e Entry) bool { return !MainLine(e) })
+	}
+	return pr
+}
+
+// after reports whether no line of the other list is missing after line i:
+// that list is not full, or i is at or after its first kept line. (The
+// ticket list never misses a line after one of its own nor, when its lost
+// lines are tickets, a chest.)
+func (pr provenLines) after(i int) bool { return pr.firstOther < 0 || i >= pr.firstOther }
 
 // numbered reports whether every seed of p and rs is numbered (records from
 // before numbering have seed number 0).
