@@ -321,6 +321,7 @@ const (
 	hdrTickets     = "| server seed | client seed | nonce | keys held | v0 | u | x | tier | key | grid | row |"
 	hdrStream      = "| stream (values, hexadecimal) | keys held | u | x | tier | key | grid | row |"
 	hdrChests      = "| server seed | client seed | chest | v0 | u | lot | prize (cents) |"
+	hdrRefused     = "| server seed | client seed | draw | refused because |"
 )
 
 func testVectors(t *testing.T, ctx context.Context) {
@@ -354,6 +355,17 @@ func testVectors(t *testing.T, ctx context.Context) {
 		chests = append(chests, chestIn{seed: specSeed(t, c[0]), client: specClient(t, c[1]), n: specNum(t, c[2])})
 	}
 	compareChests(t, ctx, chests)
+
+	for _, c := range mdTable(t, doc, hdrRefused) {
+		kind, n, _ := strings.Cut(c[2], " ")
+		expr := fmt.Sprintf(`clefs.chest(%s, %s, %s)`, js(c[0]), js(specClient(t, c[1])), js(n))
+		if kind == "ticket" {
+			expr = fmt.Sprintf(`clefs.ticket(%s, %s, %s, 0)`, js(c[0]), js(specClient(t, c[1])), js(n))
+		}
+		if got := eval[pageTicket](t, ctx, expr); got.OK {
+			t.Errorf("%q: the page accepts it; the specification says it is refused: %s", c, c[3])
+		}
+	}
 
 	for _, c := range mdTable(t, doc, hdrStream) {
 		vals := strings.Fields(c[0])
