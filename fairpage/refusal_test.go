@@ -94,6 +94,9 @@ func testRefusals(t *testing.T, ctx context.Context, b built) {
 		{"a seed number -1", func(m doc) { reveal(m, 0)["no"] = -1 }, nil, true},
 		{"a reveal's time -5", func(m doc) { reveal(m, 0)["ra"] = -5 }, nil, true},
 		{"a next commitment of 3 digits", func(m doc) { reveal(m, 0)["nc"] = "abc" }, nil, true},
+		{"a next commitment and a time both bad", func(m doc) { reveal(m, 0)["nc"] = "abc"; reveal(m, 0)["ca"] = -1 }, nil, true},
+		{"a field named as an object's property", func(m doc) { line(m, 0)["constructor"] = 1 }, nil, true},
+		{"a field in capitals", func(m doc) { delete(line(m, ticket), "kb"); line(m, ticket)["KB"] = 5 }, nil, true},
 		{"the reveals out of order", func(m doc) { r := m["r"].([]any); r[0], r[1] = r[1], r[0] }, nil, true},
 		{"a reveal's tickets overlapping the next", func(m doc) { reveal(m, 0)["t2"] = json.Number("7") }, nil, true},
 		{"a ticket line before a placed line of a later ticket", func(m doc) {
