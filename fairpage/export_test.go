@@ -191,7 +191,7 @@ type pageReport struct {
 	Counts                   map[string]counts
 	Problems                 []pageProblem
 	Broken, Unchecked        int
-	Verdict                  string
+	Verdict, Summary         string
 }
 
 func checkExport(t *testing.T, ctx context.Context, v any) pageReport {
@@ -324,10 +324,20 @@ func testExport(t *testing.T, ctx context.Context) {
 
 	testRefusals(t, ctx, b)
 
+	// The page sums up as clefs verify -export does, word for word.
+	broken := clone(b.ex)
+	broken.H[firstPlay(t, broken, 2)].Grid = "GGGGGGGGG"
+	broken.R[0].Next = ""
+	for _, ex := range []publicExport{b.ex, broken} {
+		if got, want := checkExport(t, ctx, ex).Summary, cliSummary(t, ex); got != want {
+			t.Errorf("the page sums up\n%s\nclefs verify -export\n%s", got, want)
+		}
+	}
+
 	// The visible page says what the API says.
 	setAndClick(t, ctx, b.ex)
 	text := eval[string](t, ctx, `document.getElementById('x-result').innerText`)
-	for _, w := range []string{"Tout concorde", fmt.Sprintf("draws:       %d checked, 0 unchecked, 0 broken", b.revealed), "seed ranges: ", "\nall match"} {
+	for _, w := range []string{"Tout concorde", fmt.Sprintf("draws:       %d checked, 0 unchecked, 0 broken", b.revealed), "seed ranges: ", "\nall match (a public export"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("the export's result does not say %q:\n%s", w, text)
 		}

@@ -97,9 +97,13 @@ func compareLinks(t *testing.T, ctx context.Context, name string, hist []game.En
 			drawn++
 		}
 	}
-	rep := checkExport(t, ctx, schema.NewPublicExport(1, 2, hist, rs))
+	ex := schema.NewPublicExport(1, 2, hist, rs)
+	rep := checkExport(t, ctx, ex)
 	if !rep.OK || rep.Counts["draws"].Checked != drawn || rep.Counts["draws"].Broken != 0 {
 		t.Fatalf("%s: the page says %+v; game recomputes %d draws", name, rep, drawn)
+	}
+	if want := cliSummary(t, ex); rep.Summary != want {
+		t.Errorf("%s: the page sums up\n%s\nclefs verify -export\n%s", name, rep.Summary, want)
 	}
 	for link, ln := range []string{"keys", "numbers", "commitments", "ranges"} {
 		if c := rep.Counts[ln]; c.Checked != int(want.Checked[link]) || c.Unchecked != int(want.Unchecked[link]) {

@@ -29,6 +29,30 @@ func clefsVerify(t *testing.T, path string, args ...string) string {
 	return msg
 }
 
+// cliSummary is the summary clefs verify -export prints for the public
+// export ex: its lines but the MISMATCH and BROKEN ones, which the page
+// writes in French.
+func cliSummary(t *testing.T, ex any) string {
+	t.Helper()
+	raw, err := json.Marshal(ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "export.json")
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	_ = cli.Main(context.Background(), []string{"verify", "-export", path}, &out, &out) // exits 1 on a break
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		if !strings.HasPrefix(l, "MISMATCH guild ") && !strings.HasPrefix(l, "BROKEN guild ") {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
 // testRefusals feeds every kind of damaged public export to clefs verify
 // -export and to the page: both refuse it, with the same words (the page
 // shows clefs verify's, after its own lead-in).
