@@ -155,13 +155,22 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 	// in the other list (or, written before the lists were split, in the
 	// ticket list ahead of every placed line), so each list proves the
 	// numbers of its own lines from its first kept line, whatever the
-	// other list's bound (proven).
+	// other list's bound. A full list may have lost lines before its first
+	// kept one: with the ticket list full, tickets and chests from before
+	// the split; with the other list full, any other line, resets among
+	// them, before the line firstOther.
 	from, whole := CompleteFrom(hist)
-	pr := proven(hist)
+	main, others := countLines(hist)
+	fullMain, fullOthers := main >= MaxTicketLines, others >= MaxOtherLines
+	firstOther := -1
+	if fullOthers {
+		firstOther = slices.IndexFunc(hist, func(e Entry) bool { return !MainLine(e) })
+	}
+	after := func(i int) bool { return !fullOthers || i >= firstOther } // no other line is missing after line i
 	var st keyState
 	var lastTicket, lastChest uint64
-	haveTicket, haveChest := pr.firstTicket, pr.firstChest
-	resetsKnown := pr.resetsFromStart // every reset line since the last ticket is kept
+	haveTicket, haveChest := !fullMain, whole // no ticket, no chest line missing before the next
+	resetsKnown := !fullOthers                // no reset line missing since the last ticket
 	if whole {
 		st.known = true
 	}
@@ -190,7 +199,7 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 					brk(LinkNumbers, KindPlay, n, "follows ticket %d: %d tickets missing, %d explained by a reset", lastTicket, gap, resets)
 				}
 			}
-			lastTicket, haveTicket, resets, resetsKnown = n, true, 0, pr.after(i)
+			lastTicket, haveTicket, resets, resetsKnown = n, true, 0, after(i)
 			if !keys {
 				continue
 			}
@@ -236,7 +245,7 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 					brk(LinkNumbers, KindChest, n, "follows chest %d", lastChest)
 				}
 			}
-			lastChest, haveChest = n, pr.after(i)
+			lastChest, haveChest = n, after(i)
 		}
 	}
 	// The history's last lines against the player's state.
@@ -274,38 +283,6 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 	checkLines(&l, p, state, rs, hist, brk)
 	return l
 }
-
-// provenLines is what the kept lists of a history (history.go) prove of the
-// lines missing from it: a list kept to its bound may have lost its older
-// lines, which came before its first kept one.
-type provenLines struct {
-	// firstTicket: no ticket line is missing before the first kept one
-	// (the ticket list is not full); firstChest: nor a chest line (neither
-	// list is full: the ticket list could have lost chests from before the
-	// lists were split); resetsFromStart: nor any other line (the other
-	// list is not full).
-	firstTicket, firstChest, resetsFromStart bool
-	// firstOther is the index of the first kept line of the other list
-	// when it is full (no line of it is missing after that line), or -1.
-	firstOther int
-}
-
-// proven returns what the kept lists of hist prove.
-func proven(hist []Entry) provenLines {
-	main, others := countLines(hist)
-	pr := provenLines{firstTicket: main < MaxTicketLines, resetsFromStart: others < MaxOtherLines, firstOther: -1}
-	pr.firstChest = pr.firstTicket && pr.resetsFromStart
-	if !pr.resetsFromStart {
-		pr.firstOther = slices.IndexFunc(hist, func(e Entry) bool { return !MainLine(e) })
-	}
-	return pr
-}
-
-// after reports whether no line of the other list is missing after line i:
-// that list is not full, or i is at or after its first kept line. (The
-// ticket list never misses a line after one of its own nor, when its lost
-// lines are tickets, a chest.)
-func (pr provenLines) after(i int) bool { return pr.firstOther < 0 || i >= pr.firstOther }
 
 // numbered reports whether every seed of p and rs is numbered (records from
 // before numbering have seed number 0).
