@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
@@ -86,8 +87,9 @@ seed still secret are counted, not checked; links a dump lacks the data for
 	if err != nil {
 		return usageError{fmt.Sprintf("verify: -server-seed: %v", err)}
 	}
-	// "" is the client seed of records from before client seeds, and verifiable.
-	if err := game.ValidateClientSeed(*client); *client != "" && err != nil {
+	// A seed that could be stored verifies: "" (records from before client
+	// seeds) and seeds chosen before today's rule, with a warning.
+	if err := game.CheckStoredClientSeed(*client); err != nil {
 		return usageError{fmt.Sprintf("verify: -client-seed: %v", err)}
 	}
 	if set["nonce"] && *nonce == 0 {
@@ -121,6 +123,9 @@ seed still secret are counted, not checked; links a dump lacks the data for
 		fmt.Fprintf(w, "  (NOT the commitment given, %s)\n", want)
 	}
 	fmt.Fprintf(w, "client seed  %q\n", *client)
+	if i := strings.IndexFunc(*client, game.RefusedInClientSeed); i >= 0 {
+		fmt.Fprintf(w, "warning: %s\n", legacyClientWarning(*client, i))
+	}
 	var d game.SeededDrawer
 	if set["nonce"] {
 		o, err := d.Ticket(seed, *client, *nonce, *keys)
@@ -144,6 +149,14 @@ seed still secret are counted, not checked; links a dump lacks the data for
 		return fmt.Errorf("verify: %w: the server seed hashes to %s, not to the commitment %s", errMismatch, got, want)
 	}
 	return nil
+}
+
+// legacyClientWarning is the warning for a client seed holding, at byte i,
+// a character refused in a seed chosen today (game.RefusedInClientSeed),
+// in the words of the verification page.
+func legacyClientWarning(client string, i int) string {
+	r, _ := utf8.DecodeRuneInString(client[i:])
+	return fmt.Sprintf("the client seed holds the invisible character %U at byte %d: the bot refuses it today, but a seed chosen before this rule still draws with its bytes", r, i)
 }
 
 // shortCommitment is the bytes of a commitment a card shows

@@ -114,6 +114,35 @@ func TestVerifyBadInput(t *testing.T) {
 	}
 }
 
+// TestVerifyLegacyClientSeed: a client seed chosen before the rule on
+// invisible characters (docs/FAIRNESS.md section 1) still verifies, with
+// the page's warning, and draws what game draws.
+func TestVerifyLegacyClientSeed(t *testing.T) {
+	seed, err := game.ParseSeed(vectorSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, client := range []string{"a\u200bb", "\ufeffclé", "a\u00a0b"} {
+		out, _, err := runCLI(t, "verify", "-server-seed", vectorSeed, "-client-seed", client, "-nonce", "3", "-keys", "1")
+		if err != nil {
+			t.Fatalf("client seed %q: %v", client, err)
+		}
+		o, err := game.SeededDrawer{}.Ticket(seed, client, 3, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := o.Grid.Row(0)
+		i := strings.IndexFunc(client, game.RefusedInClientSeed)
+		if want := fmt.Sprintf("%-7s %-7s %s", row[0], row[1], row[2]); !strings.Contains(out, want) ||
+			!strings.Contains(out, "warning: "+legacyClientWarning(client, i)) {
+			t.Errorf("client seed %q: want row %q and the warning:\n%s", client, want, out)
+		}
+	}
+	if out, _, _ := runCLI(t, "verify", "-server-seed", vectorSeed, "-client-seed", "abc", "-nonce", "3"); strings.Contains(out, "warning") {
+		t.Errorf("a seed of today warned:\n%s", out)
+	}
+}
+
 // TestVerifyWrongCommitment: a seed that does not hash to the commitment
 // given is a failure (exit 1) that names both.
 func TestVerifyWrongCommitment(t *testing.T) {

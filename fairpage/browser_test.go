@@ -1,6 +1,7 @@
 package fairpage_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/lesclefsdutresor/clefs/cli"
 	"github.com/lesclefsdutresor/clefs/fairpage"
 	"github.com/lesclefsdutresor/clefs/game"
 )
@@ -107,6 +109,7 @@ type pageTicket struct {
 	OK    bool   `json:"ok"`
 	Field string `json:"field"`
 	Error string `json:"error"`
+	Cli   string `json:"cli"`
 	Tier  string `json:"tier"`
 	Key   bool   `json:"key"`
 	Grid  string `json:"grid"`
@@ -318,6 +321,7 @@ const (
 	hdrTickets     = "| server seed | client seed | nonce | keys held | v0 | u | x | tier | key | grid | row |"
 	hdrStream      = "| stream (values, hexadecimal) | keys held | u | x | tier | key | grid | row |"
 	hdrChests      = "| server seed | client seed | chest | v0 | u | lot | prize (cents) |"
+	hdrRefused     = "| server seed | client seed | draw | refused because |"
 )
 
 func testVectors(t *testing.T, ctx context.Context) {
@@ -351,6 +355,17 @@ func testVectors(t *testing.T, ctx context.Context) {
 		chests = append(chests, chestIn{seed: specSeed(t, c[0]), client: specClient(t, c[1]), n: specNum(t, c[2])})
 	}
 	compareChests(t, ctx, chests)
+
+	for _, c := range mdTable(t, doc, hdrRefused) {
+		kind, n, _ := strings.Cut(c[2], " ")
+		expr := fmt.Sprintf(`clefs.chest(%s, %s, %s)`, js(c[0]), js(specClient(t, c[1])), js(n))
+		if kind == "ticket" {
+			expr = fmt.Sprintf(`clefs.ticket(%s, %s, %s, 0)`, js(c[0]), js(specClient(t, c[1])), js(n))
+		}
+		if got := eval[pageTicket](t, ctx, expr); got.OK {
+			t.Errorf("%q: the page accepts it; the specification says it is refused: %s", c, c[3])
+		}
+	}
 
 	for _, c := range mdTable(t, doc, hdrStream) {
 		vals := strings.Fields(c[0])
@@ -486,6 +501,42 @@ func testBadInput(t *testing.T, ctx context.Context) {
 			t.Errorf("%s: page %+v, want an error on %s saying %q", c.expr, got, c.field, c.words)
 		}
 	}
+	// The page says what clefs verify says of the same input.
+	for _, c := range []struct {
+		expr string
+		args []string
+	}{
+		{`clefs.ticket("` + seed[:63] + `", "a", "1", 0)`, []string{"-server-seed", seed[:63], "-client-seed", "a", "-nonce", "1"}},
+		{`clefs.ticket("` + strings.Repeat("0", 64) + `", "a", "1", 0)`, []string{"-server-seed", strings.Repeat("0", 64), "-client-seed", "a", "-nonce", "1"}},
+		{`clefs.ticket("` + seed + `", "a\u0007", "1", 0)`, []string{"-server-seed", seed, "-client-seed", "a\u0007", "-nonce", "1"}},
+		{`clefs.ticket("` + seed + `", "` + strings.Repeat("é", 33) + `", "1", 0)`, []string{"-server-seed", seed, "-client-seed", strings.Repeat("é", 33), "-nonce", "1"}},
+		{`clefs.ticket("` + seed + `", "a", "18446744073709551616", 0)`, []string{"-server-seed", seed, "-client-seed", "a", "-nonce", "18446744073709551616"}},
+		{`clefs.ticket("` + seed + `", "a", "x1", 0)`, []string{"-server-seed", seed, "-client-seed", "a", "-nonce", "x1"}},
+		{`clefs.ticket("` + seed + `", "a", "0", 0)`, []string{"-server-seed", seed, "-client-seed", "a", "-nonce", "0"}},
+		{`clefs.ticket("` + seed + `", "a", "1", 3)`, []string{"-server-seed", seed, "-client-seed", "a", "-nonce", "1", "-keys", "3"}},
+		{`clefs.ticket("` + seed + `", "a", "1", "-1")`, []string{"-server-seed", seed, "-client-seed", "a", "-nonce", "1", "-keys", "-1"}},
+		{`clefs.chest("` + seed + `", "a", "0")`, []string{"-server-seed", seed, "-client-seed", "a", "-chest", "0"}},
+		{`clefs.commitment("` + seed + `", "630dcd2966")`, []string{"-server-seed", seed, "-client-seed", "a", "-nonce", "1", "-commitment", "630dcd2966"}},
+	} {
+		want := clefsVerify(t, "", c.args...)
+		if got := eval[pageTicket](t, ctx, c.expr); got.OK || want == "" || got.Cli != want || !strings.Contains(got.Error, want) {
+			t.Errorf("%s: the page says %q (%q), clefs verify %q", c.expr, got.Cli, got.Error, want)
+		}
+	}
+	// A client seed chosen before the rule on invisible characters draws,
+	// with the warning clefs verify gives.
+	var out, errOut bytes.Buffer
+	if err := cli.Main(context.Background(), []string{"verify", "-server-seed", seed, "-client-seed", "a\u200bb", "-nonce", "1"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	got := eval[struct {
+		OK         bool
+		WarningCli string
+	}](t, ctx, `clefs.ticket("`+seed+`", "a\u200bb", "1", 0)`)
+	if !got.OK || got.WarningCli == "" || !strings.Contains(out.String(), "warning: "+got.WarningCli+"\n") {
+		t.Errorf("a legacy client seed: the page %+v, clefs verify:\n%s", got, out.String())
+	}
+
 	// 2^64 − 1 is a ticket number; the 8 digits of a card are a commitment.
 	if got := eval[pageTicket](t, ctx, `clefs.ticket("`+seed+`", "a", "18446744073709551615", 2)`); !got.OK {
 		t.Errorf("ticket 2^64 − 1: %+v", got)

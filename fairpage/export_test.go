@@ -185,13 +185,13 @@ type pageProblem struct {
 
 type pageReport struct {
 	OK                       bool
-	Field, Error             string
+	Field, Error, Cli        string
 	Players, Tickets, Chests int
 	Secret, Forgotten, Old   int
 	Counts                   map[string]counts
 	Problems                 []pageProblem
 	Broken, Unchecked        int
-	Verdict                  string
+	Verdict, Summary         string
 }
 
 func checkExport(t *testing.T, ctx context.Context, v any) pageReport {
@@ -322,48 +322,22 @@ func testExport(t *testing.T, ctx context.Context) {
 		}
 	}
 
-	// Damaged records: refused, naming the record and the field.
-	{
-		ex := clone(b.ex)
-		ex.R[0].Server = strings.Repeat("0", 64)
-		if rep := checkExport(t, ctx, ex); rep.OK || rep.Field != "export" || !strings.Contains(rep.Error, "r[0]") || !strings.Contains(rep.Error, "« s »") {
-			t.Errorf("a zero revealed seed: %+v, want an error naming r[0] s", rep)
-		}
-		ex = clone(b.ex)
-		i := firstPlay(t, ex, 2)
-		kb := 3
-		ex.H[i].KeysBefore = &kb
-		if rep := checkExport(t, ctx, ex); rep.OK || !strings.Contains(rep.Error, fmt.Sprintf("h[%d]", i)) || !strings.Contains(rep.Error, "« kb »") {
-			t.Errorf("3 keys before a ticket: %+v, want an error naming h[%d] kb", rep, i)
-		}
-	}
+	testRefusals(t, ctx, b)
 
-	// A whole dump of version 4: every player is checked, "p" ignored.
-	{
-		good, bad := clone(b.ex), clone(b.ex)
-		good.V, bad.V = 0, 0
-		good.P, bad.P = map[string]any{"b": 100}, map[string]any{"b": 100}
-		bad.User = "333333333333333333"
-		bad.H[firstPlay(t, bad, 4)].Grid = "GGGGGGGGG"
-		dump := map[string]any{"version": 4, "players": []publicExport{good, bad}, "guilds": []any{}}
-		rep := checkExport(t, ctx, dump)
-		if rep.Players != 2 || rep.Verdict != "broken" || !hasProblem(rep, "draws", "ticket", 4) ||
-			!strings.Contains(rep.Problems[0].Player, "333333333333333333") || rep.Counts["draws"].Checked != 2*b.revealed-1 {
-			t.Errorf("a dump of two players, the second's ticket 4 changed: %+v", rep)
-		}
-		// One player of a dump, alone.
-		if rep := checkExport(t, ctx, good); rep.Verdict != "all-match" {
-			t.Errorf("one player of a dump: %+v", rep)
-		}
-		if rep := checkExport(t, ctx, map[string]any{"version": 3, "players": []any{}}); rep.OK || rep.Field != "export" {
-			t.Errorf("a version 3 dump: %+v, want an error", rep)
+	// The page sums up as clefs verify -export does, word for word.
+	broken := clone(b.ex)
+	broken.H[firstPlay(t, broken, 2)].Grid = "GGGGGGGGG"
+	broken.R[0].Next = ""
+	for _, ex := range []publicExport{b.ex, broken} {
+		if got, want := checkExport(t, ctx, ex).Summary, cliSummary(t, ex); got != want {
+			t.Errorf("the page sums up\n%s\nclefs verify -export\n%s", got, want)
 		}
 	}
 
 	// The visible page says what the API says.
 	setAndClick(t, ctx, b.ex)
 	text := eval[string](t, ctx, `document.getElementById('x-result').innerText`)
-	for _, w := range []string{"Tout concorde", fmt.Sprintf("draws:       %d checked, 0 unchecked, 0 broken", b.revealed), "seed ranges: ", "\nall match"} {
+	for _, w := range []string{"Tout concorde", fmt.Sprintf("draws:       %d checked, 0 unchecked, 0 broken", b.revealed), "seed ranges: ", "\nall match (a public export"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("the export's result does not say %q:\n%s", w, text)
 		}
@@ -421,7 +395,7 @@ func firstPlay(t *testing.T, ex publicExport, n uint64) int {
 // with source text access and with its fallback.
 func testExactJSON(t *testing.T, ctx context.Context) {
 	const text = `{"t":18446744073709551615,"a":[9007199254740993,1.5,-3,2e3],"s":"12345678901234567890 \"99\"","c":0}`
-	const want = `{"t":"18446744073709551615","a":["9007199254740993",1.5,"-3",2000],"s":"12345678901234567890 \"99\"","c":"0"}`
+	const want = `{"t":"18446744073709551615","a":["9007199254740993","1.5","-3","2e3"],"s":"12345678901234567890 \"99\"","c":"0"}`
 	for _, fallback := range []bool{false, true} {
 		got := eval[string](t, ctx, fmt.Sprintf(`clefs.parseExact(%s, %v)`, js(text), fallback))
 		if got != want {

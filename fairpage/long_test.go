@@ -2,7 +2,9 @@ package fairpage_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,11 +12,16 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// longRun plays a player long enough that both lists of its history are
-// trimmed (game.TrimHistory) and its reveals too: tickets, chests, grants
-// and rotations at random. It returns what a store keeps: its history and
-// its reveals.
-func longRun(t *testing.T, seed byte) ([]game.Entry, game.Reveals) {
+// mix is how a long run plays: out of 100 steps, plays buy and draw a
+// ticket (opening each chest due), grants add a line to the other list,
+// the rest rotate the seed (no line).
+type mix struct{ steps, plays, grants int }
+
+// longRun plays a player at random, as m says, long enough that its
+// reveals, and one or both lists of its history, are trimmed
+// (game.TrimHistory). It returns what a store keeps: its history and its
+// reveals.
+func longRun(t *testing.T, seed byte, m mix) ([]game.Entry, game.Reveals) {
 	t.Helper()
 	rng := rand.NewChaCha8([32]byte{seed})
 	r := rand.New(rng)
@@ -44,54 +51,135 @@ func longRun(t *testing.T, seed byte) ([]game.Entry, game.Reveals) {
 		}
 	}
 	var d game.SeededDrawer
-	for range 400 {
+	for range m.steps {
 		now = now.Add(time.Minute)
-		switch n := r.IntN(10); {
-		case n < 6:
+		switch n := r.IntN(100); {
+		case n < m.plays:
 			step(p.Buy(game.House{}, now))
 			step(p.Reveal(d, p.TicketSeq, game.AllRows, now))
 			if p.ChestDue {
 				step(p.OpenChest(d, p.ChestSeq+1, now))
 			}
-		case n < 8:
+		case n < m.plays+m.grants:
 			step(p.Grant(1, now))
 		default:
 			step(p.Rotate(newSeed(), now))
 		}
 	}
-	kept := game.TrimHistory(hist)
-	if len(kept) != game.MaxHistory || len(rs) <= game.MaxReveals {
-		t.Fatalf("a run of %d lines keeps %d, with %d reveals: want both lists and the reveals trimmed", len(hist), len(kept), len(rs))
+	if len(rs) <= game.MaxReveals {
+		t.Fatalf("a run of %d lines has %d reveals: want them trimmed", len(hist), len(rs))
 	}
-	return kept, rs[len(rs)-game.MaxReveals:]
+	return game.TrimHistory(hist), rs[len(rs)-game.MaxReveals:]
 }
 
-// testLongExports checks, on long random runs whose history and reveals
-// are trimmed, that the page finds what game finds: every draw under a kept
-// revealed seed recomputed, and each link counted as
-// game.CheckRevealedLinks counts it, with no break.
+// lists is the number of ticket lines and other lines of hist.
+func lists(hist []game.Entry) (main, others int) {
+	for _, e := range hist {
+		if game.MainLine(e) {
+			main++
+		} else {
+			others++
+		}
+	}
+	return main, others
+}
+
+// compareLinks checks hist and rs in the page and in game
+// (game.CheckRevealedLinks): the same draws recomputed, each link counted
+// alike, and the same breaks, link by link. It returns game's breaks.
+func compareLinks(t *testing.T, ctx context.Context, name string, hist []game.Entry, rs game.Reveals) []game.LinkBreak {
+	t.Helper()
+	want := game.CheckRevealedLinks(rs, hist)
+	drawn := 0
+	rp := game.AfterReveals(rs)
+	for _, e := range hist {
+		if v, err := rp.Verify(game.SeededDrawer{}, rs, e); err == nil && v.Match {
+			drawn++
+		}
+	}
+	ex := schema.NewPublicExport(1, 2, hist, rs)
+	rep := checkExport(t, ctx, ex)
+	if !rep.OK || rep.Counts["draws"].Checked != drawn || rep.Counts["draws"].Broken != 0 {
+		t.Fatalf("%s: the page says %+v; game recomputes %d draws", name, rep, drawn)
+	}
+	if want := cliSummary(t, ex); rep.Summary != want {
+		t.Errorf("%s: the page sums up\n%s\nclefs verify -export\n%s", name, rep.Summary, want)
+	}
+	for link, ln := range []string{"keys", "numbers", "commitments", "ranges"} {
+		if c := rep.Counts[ln]; c.Checked != int(want.Checked[link]) || c.Unchecked != int(want.Unchecked[link]) {
+			t.Errorf("%s, link %s: the page counts %+v, game %d checked and %d unchecked", name, ln, c, want.Checked[link], want.Unchecked[link])
+		}
+	}
+	var page, goBreaks []string
+	for _, p := range rep.Problems {
+		page = append(page, fmt.Sprintf("%s %s %s", p.Link, p.Kind, p.N))
+	}
+	linkName := map[game.Link]string{game.LinkKeys: "keys", game.LinkNumbers: "numbers", game.LinkCommitments: "commitments", game.LinkRanges: "ranges"}
+	for _, b := range want.Breaks {
+		kind := map[game.Kind]string{game.KindPlay: "ticket", game.KindChest: "chest", "": "seed"}[b.Kind]
+		if b.Kind == "" && b.N == 0 {
+			kind = "player"
+		}
+		goBreaks = append(goBreaks, fmt.Sprintf("%s %s %d", linkName[b.Link], kind, b.N))
+	}
+	slices.Sort(page)
+	slices.Sort(goBreaks)
+	if !slices.Equal(page, goBreaks) {
+		t.Errorf("%s: the page breaks %q, game %q", name, page, goBreaks)
+	}
+	return want.Breaks
+}
+
+// testLongExports checks, on long random runs whose reveals and one or
+// both history lists are trimmed, that the page finds what game finds,
+// link by link: as played, nothing breaks; with a chest line deleted from
+// before the oldest kept ticket (the ticket list full, the other not),
+// the chest numbers break in both; with a ticket line deleted from before
+// the oldest kept other line (the other list full), its gap is unchecked
+// in both.
 func testLongExports(t *testing.T, ctx context.Context) {
-	for seed := range byte(3) {
-		hist, rs := longRun(t, seed+1)
-		want := game.CheckRevealedLinks(rs, hist)
-		if len(want.Breaks) > 0 {
-			t.Fatalf("run %d: game breaks links: %v", seed, want.Breaks)
-		}
-		drawn := 0
-		rp := game.AfterReveals(rs)
-		for _, e := range hist {
-			if v, err := rp.Verify(game.SeededDrawer{}, rs, e); err == nil && v.Match {
-				drawn++
+	for i, run := range []struct {
+		m                      mix
+		fullMain, fullOthers   bool
+		deleteChest, deleteTkt bool
+	}{
+		{mix{400, 60, 20}, true, true, false, false},
+		{mix{400, 60, 20}, true, true, false, false},
+		{mix{400, 60, 20}, true, true, false, false},
+		{mix{300, 60, 2}, true, false, true, false},
+		{mix{300, 60, 2}, true, false, true, false},
+		{mix{400, 8, 60}, false, true, false, true},
+	} {
+		for seed := byte(1 + 20*i); ; seed++ {
+			hist, rs := longRun(t, seed, run.m)
+			main, others := lists(hist)
+			if (main >= game.MaxTicketLines) != run.fullMain || (others >= game.MaxOtherLines) != run.fullOthers {
+				continue // another seed gives the lists wanted
 			}
-		}
-		rep := checkExport(t, ctx, schema.NewPublicExport(1, 2, hist, rs))
-		if !rep.OK || rep.Broken != 0 || rep.Counts["draws"].Checked != drawn {
-			t.Fatalf("run %d: the page says %+v; game recomputes %d draws, no break", seed, rep, drawn)
-		}
-		for link, name := range []string{"keys", "numbers", "commitments", "ranges"} {
-			if c := rep.Counts[name]; c.Checked != int(want.Checked[link]) || c.Unchecked != int(want.Unchecked[link]) {
-				t.Errorf("run %d, link %s: the page counts %+v, game %d checked and %d unchecked", seed, name, c, want.Checked[link], want.Unchecked[link])
+			name := fmt.Sprintf("run %v seed %d (%d ticket lines, %d others)", run.m, seed, main, others)
+			if breaks := compareLinks(t, ctx, name, hist, rs); len(breaks) > 0 {
+				t.Fatalf("%s: game breaks links: %v", name, breaks)
 			}
+			first := slices.IndexFunc(hist, func(e game.Entry) bool { return game.MainLine(e) })
+			firstOther := slices.IndexFunc(hist, func(e game.Entry) bool { return !game.MainLine(e) })
+			switch {
+			case run.deleteChest:
+				i := slices.IndexFunc(hist[:first], func(e game.Entry) bool { return e.Kind == game.KindChest && e.Chest > 1 })
+				if i < 0 {
+					t.Fatalf("%s: no chest before the oldest kept ticket", name)
+				}
+				breaks := compareLinks(t, ctx, name+fmt.Sprintf(", chest %d deleted", hist[i].Chest), slices.Delete(slices.Clone(hist), i, i+1), rs)
+				if !slices.ContainsFunc(breaks, func(b game.LinkBreak) bool { return b.Link == game.LinkNumbers && b.Kind == game.KindChest }) {
+					t.Errorf("%s: chest %d deleted: breaks %v, want the chest numbers broken", name, hist[i].Chest, breaks)
+				}
+			case run.deleteTkt:
+				i := slices.IndexFunc(hist[:firstOther], func(e game.Entry) bool { return e.Kind == game.KindPlay && e.TicketID > 1 })
+				if i < 0 {
+					t.Fatalf("%s: no ticket before the oldest kept other line", name)
+				}
+				compareLinks(t, ctx, name+fmt.Sprintf(", ticket %d deleted", hist[i].TicketID), slices.Delete(slices.Clone(hist), i, i+1), rs)
+			}
+			break
 		}
 	}
 }

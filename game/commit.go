@@ -123,8 +123,10 @@ func CheckStoredClientSeed(s string) error {
 		return fmt.Errorf("%w: %d bytes, at most %d", ErrClientSeed, len(s), MaxClientSeed)
 	case !utf8.ValidString(s):
 		return fmt.Errorf("%w: it is not UTF-8", ErrClientSeed)
-	case strings.ContainsFunc(s, unicode.IsControl):
-		return fmt.Errorf("%w: it holds a control character", ErrClientSeed)
+	}
+	if i := strings.IndexFunc(s, unicode.IsControl); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		return fmt.Errorf("%w: it holds the control character %U at byte %d", ErrClientSeed, r, i)
 	}
 	return nil
 }

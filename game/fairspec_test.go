@@ -34,6 +34,7 @@ const (
 	hdrKeys        = "| keys held | key values | loss with a key | loss without a key | chance of a key per ticket |"
 	hdrLots        = "| lot | coins | prize (cents) | weight (of 250,000) | first value | last value |"
 	hdrStream      = "| stream (values, hexadecimal) | keys held | u | x | tier | key | grid | row |"
+	hdrRefused     = "| server seed | client seed | draw | refused because |"
 )
 
 func readSpec(tb testing.TB) string {
@@ -243,6 +244,35 @@ func TestFairnessVectors(t *testing.T) {
 		first, _ := game.NewHMACSource(v.seed, game.PurposeChest, v.client, v.seq)
 		if v0, u := first.Uint64(), game.Uniform(src, game.ChestTotal); v0 != v.v0 || uint64(u) != v.u {
 			t.Errorf("%v: v0 %016x u %d, the specification says v0 %016x u %d", v, v0, u, v.v0, v.u)
+		}
+	}
+}
+
+// TestRefusedVectors: game refuses every input of the specification's
+// table of refused inputs, as a verifier must: the server seed
+// (ParseSeed), the client seed (CheckStoredClientSeed) or the draw's
+// number (SeededDrawer).
+func TestRefusedVectors(t *testing.T) {
+	rows := mdTable(t, readSpec(t), hdrRefused)
+	if len(rows) < 6 {
+		t.Fatalf("%d refused inputs, want at least 6", len(rows))
+	}
+	for _, c := range rows {
+		kind, n, _ := strings.Cut(c[2], " ")
+		seed, err := game.ParseSeed(c[0])
+		if err == nil {
+			err = game.CheckStoredClientSeed(clientSeed(t, c[1]))
+		}
+		if err == nil {
+			var nonce uint64
+			if nonce, err = strconv.ParseUint(n, 10, 64); err == nil && kind == "ticket" {
+				_, err = game.SeededDrawer{}.Ticket(seed, clientSeed(t, c[1]), nonce, 0)
+			} else if err == nil {
+				_, err = game.SeededDrawer{}.ChestNumber(seed, clientSeed(t, c[1]), nonce)
+			}
+		}
+		if err == nil {
+			t.Errorf("%q: game accepts it; the specification says it is refused: %s", c, c[3])
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package game
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Link is a kind of link between a player's history lines, revealed seeds
 // and state that a verifier checks besides the draws themselves: each one
@@ -19,6 +22,7 @@ const (
 	// LinkNumbers: ticket and chest numbers run on without gaps. Only the
 	// history's bound (older lines trimmed) or a reset between two tickets
 	// (which discards the ticket bought and not drawn) explains a gap.
+	// Each list proves its own lines' numbers, whatever the other's bound.
 	LinkNumbers
 	// LinkCommitments: the commitment a line records as shown for its
 	// seed is the hash of the seed whose range holds the line, and each
@@ -103,9 +107,10 @@ func (s *keyState) won(key bool) {
 // (oldest first, as a store keeps it) and its kept reveals rs. It does not
 // recompute draws (Verify does). A history whose two lists (history.go)
 // hold fewer lines than they keep is whole: its first ticket and chest are
-// the player's first, and it starts with no key. Otherwise the keys and
-// numbers are checked from the line on which neither list misses one. It
-// is pure.
+// the player's first, and it starts with no key. Otherwise the keys are
+// checked from the line on which neither list misses one, and the numbers
+// of each list's lines from its first kept line (a ticket gap that a
+// trimmed reset line could explain is unchecked). It is pure.
 func CheckLinks(p Player, rs Reveals, hist []Entry) Links {
 	return checkLinks(p, true, rs, hist)
 }
@@ -144,18 +149,40 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 	brk := func(link Link, kind Kind, n uint64, format string, args ...any) {
 		l.Breaks = append(l.Breaks, LinkBreak{Link: link, Kind: kind, N: n, What: fmt.Sprintf(format, args...)})
 	}
+	// The keys chain needs every line: it runs from the line on which
+	// neither list misses one (CompleteFrom). The numbers need only the
+	// lines of their list: every ticket is in the ticket list, every chest
+	// in the other list (or, written before the lists were split, in the
+	// ticket list ahead of every placed line), so each list proves the
+	// numbers of its own lines from its first kept line, whatever the
+	// other list's bound. A full list may have lost lines before its first
+	// kept one: with the ticket list full, tickets and chests from before
+	// the split; with the other list full, any other line, resets among
+	// them, before the line firstOther.
 	from, whole := CompleteFrom(hist)
+	main, others := countLines(hist)
+	fullMain, fullOthers := main >= MaxTicketLines, others >= MaxOtherLines
+	firstOther := -1
+	if fullOthers {
+		firstOther = slices.IndexFunc(hist, func(e Entry) bool { return !MainLine(e) })
+	}
+	after := func(i int) bool { return !fullOthers || i >= firstOther } // no other line is missing after line i
 	var st keyState
 	var lastTicket, lastChest uint64
-	haveTicket, haveChest := whole, whole
+	haveTicket, haveChest := !fullMain, whole // no ticket, no chest line missing before the next
+	resetsKnown := !fullOthers                // no reset line missing since the last ticket
 	if whole {
 		st.known = true
 	}
 	resets := uint64(0) // reset lines since the last ticket
-	for _, e := range hist[from:] {
+	for i, e := range hist {
+		keys := i >= from
 		switch e.Kind {
 		case KindReset:
-			st, resets = keyState{known: true}, resets+1
+			resets++
+			if keys {
+				st = keyState{known: true}
+			}
 		case KindPlay:
 			n := e.TicketID
 			if haveTicket {
@@ -166,9 +193,15 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 					l.Checked[LinkNumbers]++
 				case gap <= resets:
 					l.Checked[LinkNumbers]++ // each reset discards at most the ticket bought and not drawn
+				case !resetsKnown:
+					l.Unchecked[LinkNumbers]++ // reset lines may have been trimmed from the other list
 				default:
 					brk(LinkNumbers, KindPlay, n, "follows ticket %d: %d tickets missing, %d explained by a reset", lastTicket, gap, resets)
 				}
+			}
+			lastTicket, haveTicket, resets, resetsKnown = n, true, 0, after(i)
+			if !keys {
+				continue
 			}
 			if st.known {
 				switch {
@@ -188,16 +221,17 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 			if st.known {
 				st.won(e.Key)
 			}
-			lastTicket, haveTicket, resets = n, true, 0
 		case KindChest:
-			if st.known {
-				if st.due {
-					l.Checked[LinkKeys]++
-				} else {
-					brk(LinkKeys, KindChest, uint64(max(e.Chest, 0)), "opened without a third key before it")
+			if keys {
+				if st.known {
+					if st.due {
+						l.Checked[LinkKeys]++
+					} else {
+						brk(LinkKeys, KindChest, uint64(max(e.Chest, 0)), "opened without a third key before it")
+					}
 				}
+				st = keyState{known: true}
 			}
-			st = keyState{known: true}
 			if !e.Fair {
 				l.Unchecked[LinkNumbers]++
 				haveChest = false
@@ -211,7 +245,7 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 					brk(LinkNumbers, KindChest, n, "follows chest %d", lastChest)
 				}
 			}
-			lastChest, haveChest = n, true
+			lastChest, haveChest = n, after(i)
 		}
 	}
 	// The history's last lines against the player's state.
@@ -229,9 +263,12 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 		if t := p.Ticket; t != nil && !t.Drawn && t.ID == p.TicketSeq {
 			open = 1 // bought, not drawn: no line yet
 		}
-		if p.TicketSeq >= lastTicket && p.TicketSeq-lastTicket <= open+resets {
+		switch {
+		case p.TicketSeq >= lastTicket && p.TicketSeq-lastTicket <= open+resets:
 			l.Checked[LinkNumbers]++
-		} else {
+		case p.TicketSeq > lastTicket && !resetsKnown:
+			l.Unchecked[LinkNumbers]++
+		default:
 			brk(LinkNumbers, "", 0, "the last ticket line is ticket %d, the player bought %d", lastTicket, p.TicketSeq)
 		}
 	}

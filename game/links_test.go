@@ -228,3 +228,77 @@ func TestCheckRevealedLinks(t *testing.T) {
 		t.Errorf("ticket 3's keys changed: breaks %v", l.Breaks)
 	}
 }
+
+// TestCheckLinksOneListFull: each list proves the numbers of its own lines
+// whatever the other's bound. A chest line deleted from before the oldest
+// kept ticket breaks the chest numbers; a ticket line deleted from before
+// the oldest kept other line leaves its numbers unchecked (a trimmed reset
+// line could explain the gap), never all checked.
+func TestCheckLinksOneListFull(t *testing.T) {
+	p, rs, hist := linkedPlay(t, 120, 1000, 0, 0)
+	hist = TrimHistory(hist)
+	main, others := countLines(hist)
+	if main != MaxTicketLines || others >= MaxOtherLines {
+		t.Fatalf("%d ticket lines, %d others: want the ticket list full, the other not", main, others)
+	}
+	noBreaks(t, CheckLinks(p, rs, hist))
+	first := slices.IndexFunc(hist, func(e Entry) bool { return e.Kind == KindPlay })
+	var old []int // the chest lines older than the oldest kept ticket, but the first
+	for i, e := range hist[:first] {
+		if e.Kind == KindChest && e.Chest > 1 {
+			old = append(old, i)
+		}
+	}
+	if len(old) < 2 {
+		t.Fatalf("%d chests before the oldest kept ticket: the test shows nothing", len(old))
+	}
+	i := old[0]
+	gone := hist[i].Chest
+	for _, l := range []Links{CheckLinks(p, rs, slices.Delete(slices.Clone(hist), i, i+1)), CheckRevealedLinks(rs, slices.Delete(slices.Clone(hist), i, i+1))} {
+		if !slices.ContainsFunc(l.Breaks, func(b LinkBreak) bool {
+			return b.Link == LinkNumbers && b.Kind == KindChest && b.N == uint64(gone+1)
+		}) {
+			t.Errorf("chest %d deleted: breaks %v", gone, l.Breaks)
+		}
+	}
+
+	// The other list full, the ticket list not: tickets, grants, tickets.
+	now := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	q, err := NewPlayer(1000*Stake, Seed{1}, "c", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q = q.WithNextSeed(Seed{2})
+	hist = nil
+	step := func(s Step, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, hist = s.Player, append(hist, s.History...)
+	}
+	var d SeededDrawer
+	for i := range 40 {
+		if i == 20 {
+			for range MaxOtherLines + 5 {
+				step(q.Grant(1, now))
+			}
+		}
+		step(q.Buy(House{}, now))
+		step(q.Reveal(d, q.TicketSeq, AllRows, now))
+		if q.ChestDue {
+			step(q.OpenChest(d, q.ChestSeq+1, now))
+		}
+	}
+	hist = TrimHistory(hist)
+	l := CheckLinks(q, nil, hist)
+	noBreaks(t, l)
+	if l.Unchecked[LinkNumbers] != 0 {
+		t.Errorf("tickets 1 to 40 kept whole: %d numbers unchecked", l.Unchecked[LinkNumbers])
+	}
+	j := slices.IndexFunc(hist, func(e Entry) bool { return e.Kind == KindPlay && e.TicketID == 5 })
+	l = CheckLinks(q, nil, slices.Delete(slices.Clone(hist), j, j+1))
+	if len(l.Breaks) != 0 || l.Unchecked[LinkNumbers] != 1 {
+		t.Errorf("ticket 5 deleted, before the oldest kept other line: %+v, want its gap unchecked", l)
+	}
+}
