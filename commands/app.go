@@ -626,6 +626,11 @@ func (a *App) send(ctx context.Context, r Responder, i *discordgo.Interaction, r
 func (a *App) renderError(log *slog.Logger, rq *request, err error, late bool) reply {
 	var ue *userError
 	if errors.As(err, &ue) {
+		if ue.cause != nil {
+			log.Warn("commands: step refused by the rules",
+				"guild", rq.guild, "user", rq.user, "command", rq.kind, "custom_id", rq.customID,
+				"interaction", rq.i.ID, "err", ue.cause)
+		}
 		return ephemeral("❌ " + rq.l.T(ue.id, ue.data))
 	}
 	var se *storeError
