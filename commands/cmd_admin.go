@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -477,7 +479,7 @@ func (a *App) adminSettings(ctx context.Context, rq *request, o opts, reason str
 			set := sp.apply(g.Settings)
 			line := settingsChanges(g.Settings, set)
 			if reason != "" {
-				line += " — " + reason
+				line += settingsReasonSep + reason
 			}
 			return g.SetSettings(set, rq.user, truncateRunes(line, game.MaxReason-1), now)
 		})
@@ -554,13 +556,94 @@ func auditLine(l *lang, e game.AuditEntry, withTarget bool) string {
 	if withTarget && e.Target != 0 {
 		b.WriteString(" → " + mention(e.Target))
 	}
-	if e.Action == "grant" || e.Action == "set-balance" {
+	switch e.Action {
+	case game.ActionGrant, game.ActionSetBalance, game.ActionReset:
 		b.WriteString(" · " + l.Credits(e.Amount))
+	case game.ActionResetGuild:
+		b.WriteString(" · " + l.P("audit_players", e.Amount, map[string]any{"Count": e.Amount}))
 	}
-	if e.Reason != "" {
-		b.WriteString(" · “" + truncateRunes(strings.ReplaceAll(e.Reason, "\n", " "), maxReason) + "”")
+	reason := truncateRunes(strings.ReplaceAll(e.Reason, "\n", " "), maxReason)
+	var note string // what the bot wrote beside the moderator's reason
+	switch e.Action {
+	case game.ActionSettings:
+		note, reason, _ = strings.Cut(reason, settingsReasonSep)
+		note = settingsChangesIn(l, note)
+	case game.ActionLiftPause:
+		if m := pausedUntilRe.FindStringSubmatch(reason); m != nil {
+			if t, err := time.Parse(time.RFC3339, m[2]); err == nil {
+				reason, note = m[1], l.T("audit_paused_until", map[string]any{"When": timestamp(t.Unix(), "f")})
+			}
+		}
+	}
+	if note != "" {
+		b.WriteString(" · " + note)
+	}
+	if reason != "" {
+		b.WriteString(" · “" + reason + "”")
 	}
 	return b.String()
+}
+
+// settingsReasonSep separates, in a settings entry's reason, what changed
+// (settingsChanges) from the moderator's reason.
+const settingsReasonSep = " — "
+
+// pausedUntilRe reads a lift-pause entry's reason: the moderator's, then
+// the end of the pause lifted, as adminLiftPause writes it.
+var pausedUntilRe = regexp.MustCompile(`^(.*) \(paused until (\S+)\)$`)
+
+// settingNames are the names settingsChanges writes (in English, as the
+// log keeps them), with their messages.
+var settingNames = map[string]string{
+	"starting balance": "audit_set_starting", "daily amount": "audit_set_daily", "plays": "audit_set_plays",
+	"channel": "audit_set_channel", "max stake per day": "audit_set_stake", "min interval": "audit_set_interval",
+	"reality check plays": "audit_set_reality_plays", "reality check every": "audit_set_reality_every",
+}
+
+// settingValues are the words settingsChanges writes for a value, with
+// their messages.
+var settingValues = map[string]string{
+	"off": "audit_value_off", "any": "settings_anywhere", "public": "settings_public",
+	"private": "settings_ephemeral", "none": "limit_none",
+}
+
+// settingsChangesIn renders what settingsChanges wrote in the reader's
+// language: "daily amount 5.00 → 2.00; channel <#1> → any" becomes
+// "bonus quotidien : 5,00 → 2,00 ; salon : <#1> → tous les salons". A part
+// it cannot read (cut short, or from another version) is kept as it is.
+func settingsChangesIn(l *lang, s string) string {
+	if s == "" {
+		return ""
+	}
+	parts := strings.Split(s, "; ")
+	for i, part := range parts {
+		left, to, ok := strings.Cut(part, " → ")
+		sp := strings.LastIndexByte(left, ' ')
+		if !ok || sp < 0 || settingNames[left[:sp]] == "" {
+			continue
+		}
+		parts[i] = l.T("audit_change", map[string]any{
+			"Name": l.T(settingNames[left[:sp]], nil), "From": settingValueIn(l, left[sp+1:]), "To": settingValueIn(l, to),
+		})
+	}
+	return strings.Join(parts, l.T("audit_change_sep", nil))
+}
+
+// settingValueIn renders one value settingsChanges wrote: a word, or an
+// amount in English writing ("1,234.50"); anything else (a channel, a
+// duration, a count) as it is.
+func settingValueIn(l *lang, v string) string {
+	if id := settingValues[v]; id != "" {
+		return l.T(id, nil)
+	}
+	if units, cents, ok := strings.Cut(strings.ReplaceAll(v, ",", ""), "."); ok && len(cents) == 2 {
+		u, err1 := strconv.ParseInt(units, 10, 64)
+		c, err2 := strconv.ParseUint(cents, 10, 8)
+		if err1 == nil && err2 == nil && u >= 0 && u <= game.MaxBalance/100 {
+			return l.Amount(u*100 + int64(c))
+		}
+	}
+	return v
 }
 
 // auditAction names a moderator action in the reader's language; an action
