@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -639,7 +640,7 @@ func settingValueIn(l *lang, v string) string {
 	if units, cents, ok := strings.Cut(strings.ReplaceAll(v, ",", ""), "."); ok && len(cents) == 2 {
 		u, err1 := strconv.ParseInt(units, 10, 64)
 		c, err2 := strconv.ParseUint(cents, 10, 8)
-		if err1 == nil && err2 == nil && u >= 0 && u <= game.MaxBalance/100 {
+		if err1 == nil && err2 == nil && u >= 0 && u < math.MaxInt64/100 {
 			return l.Amount(u*100 + int64(c))
 		}
 	}
