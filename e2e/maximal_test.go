@@ -43,6 +43,13 @@ func TestMaximalInputsStayWithinDiscordsLimits(t *testing.T) {
 			}
 		}
 	}
+	// The player's own views, with the balance and counts the grants left.
+	for _, loc := range []discordgo.Locale{"", discordgo.French} {
+		for _, c := range [][2]string{{"balance", ""}, {"history", ""}, {"leaderboard", ""}, {"daily", ""},
+			{"rules", ""}, {"limits", "show"}, {"fairness", "show"}} {
+			h.slash(fakediscord.Slash{User: alice, Username: strings.Repeat("W", 32), Locale: loc, Name: c[0], Sub: c[1]})
+		}
+	}
 	if logs := h.logs.String(); strings.Contains(logs, "respond failed") || strings.Contains(logs, "edit") && strings.Contains(logs, "failed") {
 		t.Errorf("Discord refused an answer:\n%s", logs)
 	}
