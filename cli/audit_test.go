@@ -174,7 +174,7 @@ func TestImportNamesTheRefusedRecord(t *testing.T) {
 	}
 	f.refuse = nil
 	if err := importDump(context.Background(), f, d, &out); err != nil || f.got != d ||
-		!strings.Contains(out.String(), "imported 1 players (25.00 credits held) and 0 guilds") {
+		!strings.Contains(out.String(), "imported 1 player (25.00 credits held) and 0 guilds") {
 		t.Fatalf("import: %v, %q", err, out.String())
 	}
 }

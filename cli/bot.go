@@ -27,6 +27,11 @@ func runBot(ctx context.Context, stderr io.Writer) error {
 		return fmt.Errorf("bad configuration (see .env.example):\n%w", err)
 	}
 	log := newLogger(stderr, cfg)
+	if env, err := godotenv.Read(); err == nil { // a missing .env was fine above
+		for _, u := range config.UnknownKeys(env) {
+			log.Warn("config: .env key not read by the bot, ignored", "key", u.Key, "did_you_mean", u.Closest)
+		}
+	}
 	// discordgo and go-redis each keep one logger for the whole process
 	// (package-level, no per-session or per-client option): set them here,
 	// once, before Serve opens anything.

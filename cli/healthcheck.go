@@ -36,16 +36,18 @@ func runHealthcheck(ctx context.Context, args []string, stdout, stderr io.Writer
 		return usageError{fmt.Sprintf("healthcheck: unexpected argument %q", fs.Arg(0))}
 	}
 	if *addr == "" {
-		*addr = os.Getenv("METRICS_ADDR")
-	}
-	if *addr == "" {
-		// Like the bot: the real environment wins, then .env if present.
-		if env, err := godotenv.Read(); err == nil {
-			*addr = env["METRICS_ADDR"]
+		// Like the bot: the real environment wins, even set empty (then
+		// the bot serves nothing, and .env's value is not its), then .env.
+		v, set := os.LookupEnv("METRICS_ADDR")
+		if !set {
+			if env, err := godotenv.Read(); err == nil {
+				v = env["METRICS_ADDR"]
+			}
 		}
+		*addr = v
 	}
 	if *addr == "" {
-		return errors.New("healthcheck: METRICS_ADDR is not set (the bot serves /healthz only when it is) and no -addr given")
+		return errors.New("healthcheck: METRICS_ADDR is empty, so the bot serves no /healthz: set METRICS_ADDR (host:port), or give -addr")
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()

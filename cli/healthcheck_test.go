@@ -38,7 +38,7 @@ func TestHealthcheck(t *testing.T) {
 		{"flag wins", []string{"-addr", addr}, "127.0.0.1:1", false, ""},
 		{"unhealthy", []string{"-addr", addr}, "", true, "store: connection refused"},
 		{"nothing listening", []string{"-addr", "127.0.0.1:1"}, "", false, "healthcheck: metrics: probe"},
-		{"no address", nil, "", false, "METRICS_ADDR is not set"},
+		{"no address", nil, "", false, "METRICS_ADDR is empty"},
 		{"stray argument", []string{"now"}, addr, false, "unexpected argument"},
 	}
 	for _, tt := range tests {
@@ -72,6 +72,13 @@ func TestHealthcheckReadsDotEnv(t *testing.T) {
 	if err := os.WriteFile(".env", []byte("DISCORD_TOKEN=x\nMETRICS_ADDR="+strings.TrimPrefix(srv.URL, "http://")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// Set empty in the environment, it wins over .env, as for the bot,
+	// which then serves no /healthz: the check says so, probing nothing.
+	err := Main(context.Background(), []string{"healthcheck"}, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "METRICS_ADDR is empty") || !strings.Contains(err.Error(), "-addr") {
+		t.Fatalf("healthcheck with METRICS_ADDR set empty: %v", err)
+	}
+	os.Unsetenv("METRICS_ADDR") // t.Setenv restores it
 	var stdout bytes.Buffer
 	if err := Main(context.Background(), []string{"healthcheck"}, &stdout, &bytes.Buffer{}); err != nil {
 		t.Fatalf("healthcheck with METRICS_ADDR in .env: %v", err)

@@ -91,6 +91,6 @@ func importDump(ctx context.Context, dm storage.Dumper, d *storage.DecodedDump, 
 	for _, p := range d.Players {
 		held.Add(&held, big.NewInt(p.Player.Balance))
 	}
-	fmt.Fprintf(stdout, "imported %d players (%s held) and %d guilds\n", len(d.Players), bigCredits(&held), len(d.Guilds))
+	fmt.Fprintf(stdout, "imported %s (%s held) and %s\n", count(len(d.Players), "player", "players"), bigCredits(&held), count(len(d.Guilds), "guild", "guilds"))
 	return nil
 }

@@ -107,7 +107,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 
 	reg := metrics.NewRegistry()
 	m := metrics.New(reg)
-	metrics.BuildInfo(reg, info.Version, info.Revision)
+	metrics.BuildInfo(reg, info.Name(), info.Revision)
 	app := NewHandlers(cfg, store, m, log, hooks)
 	var (
 		tr  transport
@@ -168,7 +168,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 		)
 		go func() {
 			err := metrics.Serve(ctx, cfg.MetricsAddr, reg, health, metrics.Build{
-				Version: info.Version, Revision: info.Revision, Time: info.Time, Modified: info.Dirty, GoVersion: info.GoVersion,
+				Version: info.Name(), Revision: info.Revision, Time: info.Time, Modified: info.Dirty, GoVersion: info.GoVersion,
 			}, log)
 			if err != nil {
 				// Serve returns err, which main prints: logging it too

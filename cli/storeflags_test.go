@@ -223,7 +223,7 @@ func TestImportForce(t *testing.T) {
 		if _, err := run(b); err == nil || !strings.Contains(err.Error(), "the store already holds 2 players") || !strings.Contains(err.Error(), "-force") {
 			t.Fatalf("import into a store with players, without -force: %v", err)
 		}
-		if out, err := run("-force", b); err != nil || !strings.Contains(out, "imported 1 players") {
+		if out, err := run("-force", b); err != nil || !strings.Contains(out, "imported 1 player ") {
 			t.Fatalf("import -force: %q, %v", out, err)
 		}
 		before, _, _ := runCmd(t, append([]string{"export"}, flags...)...)

@@ -583,6 +583,7 @@ func (a *App) sendDeferral(ctx context.Context, r Responder, rq *request) {
 // a follow-up.
 func (a *App) sendAfterDeferral(ctx context.Context, r Responder, rq *request, rep reply) {
 	d := rep.data
+	fit(d)
 	if rq.i.Type == discordgo.InteractionMessageComponent && !rep.update {
 		err := r.FollowUp(ctx, rq.i, &discordgo.WebhookParams{
 			Content: d.Content, Embeds: d.Embeds, Components: d.Components,
@@ -601,6 +602,7 @@ func (a *App) sendAfterDeferral(ctx context.Context, r Responder, rq *request, r
 // editOriginal replaces the original response's text, embeds and
 // components with d's (its flags cannot change), and attaches d's files.
 func (a *App) editOriginal(ctx context.Context, r Responder, rq *request, d *discordgo.InteractionResponseData) error {
+	fit(d)
 	content, embeds, comps := d.Content, d.Embeds, d.Components
 	if embeds == nil {
 		embeds = []*discordgo.MessageEmbed{}
@@ -614,6 +616,7 @@ func (a *App) editOriginal(ctx context.Context, r Responder, rq *request, d *dis
 }
 
 func (a *App) send(ctx context.Context, r Responder, i *discordgo.Interaction, resp *discordgo.InteractionResponse) {
+	fit(resp.Data)
 	if err := r.Respond(ctx, i, resp); err != nil {
 		a.log.Warn("commands: respond failed", "interaction", i.ID, "type", int(resp.Type), "err", err)
 	}
@@ -626,6 +629,11 @@ func (a *App) send(ctx context.Context, r Responder, i *discordgo.Interaction, r
 func (a *App) renderError(log *slog.Logger, rq *request, err error, late bool) reply {
 	var ue *userError
 	if errors.As(err, &ue) {
+		if ue.cause != nil {
+			log.Warn("commands: step refused by the rules",
+				"guild", rq.guild, "user", rq.user, "command", rq.kind, "custom_id", rq.customID,
+				"interaction", rq.i.ID, "err", ue.cause)
+		}
 		return ephemeral("❌ " + rq.l.T(ue.id, ue.data))
 	}
 	var se *storeError

@@ -22,17 +22,23 @@ const playerViewLines = 5
 // adminPlayer shows one player to a moderator: balance, keys, open ticket,
 // statistics, limits and pause, and the latest history and moderator
 // actions on them. Of the seeds it shows the commitment only, never a
-// secret seed. It shows the stored state, the truth, which counts a ticket
-// being revealed in full; the open ticket says so, with what that ticket
-// brought, which the player's own views do not show yet (game.Player.Seen).
-// It creates nothing.
+// secret seed. Like every view, it shows the player as the player has seen
+// them (game.Player.Seen, SeenHistory): a ticket being revealed is said to
+// be, never what it brings, not even to a moderator playing it. It creates
+// nothing.
 func (a *App) adminPlayer(ctx context.Context, rq *request, o opts) (reply, error) {
 	target, err := o.player("user")
 	if err != nil {
 		return reply{}, err
 	}
 	id := storage.PlayerID{Guild: rq.guild, User: target}
-	p, ok, err := a.load(ctx, id)
+	// The history first: a ticket drawn between the two reads has no line
+	// in it yet, so none can slip through.
+	hs, err := a.store.History(ctx, id, playerViewLines+1)
+	if err != nil {
+		return reply{}, internal("history", err)
+	}
+	stored, ok, err := a.load(ctx, id)
 	if err != nil {
 		return reply{}, err
 	}
@@ -44,10 +50,10 @@ func (a *App) adminPlayer(ctx context.Context, rq *request, o opts) (reply, erro
 	if err != nil {
 		return reply{}, err
 	}
-	hs, err := a.store.History(ctx, id, playerViewLines)
-	if err != nil {
-		return reply{}, internal("history", err)
-	}
+	sv := stored.Seen(hs) // the best win, which needs the whole history, is not shown
+	p := sv.Player
+	hs = stored.SeenHistory(hs)
+	hs = hs[:min(len(hs), playerViewLines)]
 	audit, err := a.store.Audit(ctx, rq.guild, storage.AuditLimit)
 	if err != nil {
 		return reply{}, internal("audit", err)
@@ -63,12 +69,8 @@ func (a *App) adminPlayer(ctx context.Context, rq *request, o opts) (reply, erro
 	ticket := l.T("player_no_ticket", nil)
 	if t := p.Ticket; t != nil && t.Open() {
 		ticket = l.T("player_open_ticket", map[string]any{"Ticket": t.ID, "Bought": timestamp(t.BoughtAt.Unix(), "R")})
-		if t.Drawn {
-			key := ""
-			if t.Outcome.Key {
-				key = " " + a.glyphs().sym[game.Key]
-			}
-			ticket += "\n" + l.T("player_revealing", map[string]any{"Ticket": t.ID, "Amount": l.Signed(t.Outcome.Prize), "Key": key})
+		if sv.Revealing != 0 {
+			ticket += "\n" + l.T("player_revealing", nil)
 		}
 	}
 	stats := strings.Join([]string{

@@ -75,6 +75,7 @@ func (a *App) buyCard(ctx context.Context, rq *request, set game.Settings, check
 		},
 	})
 	p := ap.Player
+	_, ticketLeft := p.NextTicket()
 	if cerr, ok := careErr(rq.l, err); ok {
 		return nil, cerr
 	}
@@ -96,6 +97,8 @@ func (a *App) buyCard(ctx context.Context, rq *request, set game.Settings, check
 	case errors.Is(err, game.ErrInvalid) && game.BalanceFull(p.Balance):
 		// Buy refuses a ticket whose prizes could not be credited.
 		return nil, userErr("err_balance_full", nil)
+	case errors.Is(err, game.ErrInvalid) && !ticketLeft:
+		return nil, userErr("no_ticket_left", nil)
 	case err != nil:
 		return nil, stepErr("buy", err)
 	}
@@ -232,6 +235,8 @@ func (a *App) handleChest(ctx context.Context, rq *request) (reply, error) {
 		return reply{}, userErr("err_stale_button", nil)
 	case errors.Is(err, game.ErrNoChest):
 		return reply{}, userErr("err_chest_over", nil)
+	case errors.Is(err, game.ErrInvalid) && !chestLeft(ap.Player):
+		return reply{}, userErr("no_chest_left", nil)
 	case err != nil:
 		return reply{}, stepErr("open_chest", err)
 	}
@@ -243,6 +248,12 @@ func (a *App) handleChest(ctx context.Context, rq *request) (reply, error) {
 	p.Balance = r.Balance
 	c := r.Chest
 	return reply{update: true, data: a.chestCard(rq.l, rq.user, p, &c)}, nil
+}
+
+// chestLeft reports whether p's next chest has a number (game's NextChest).
+func chestLeft(p game.Player) bool {
+	_, ok := p.NextChest()
+	return ok
 }
 
 // channelMention is a channel mention.

@@ -3,18 +3,27 @@ package commands
 import (
 	"errors"
 	"fmt"
+
+	"github.com/lesclefsdutresor/clefs/game"
 )
 
 // userError is a mistake a user can make (not enough credits, someone else's
 // button, a bad option…). It carries the id of its message and the message's
 // data; the central dispatch renders it as an ephemeral reply in the user's
-// language. Returning one means nothing was changed.
+// language. Returning one means nothing was changed. cause, when not nil,
+// is a refusal by the rules that no handler expected: renderError logs it.
 type userError struct {
-	id   string
-	data map[string]any
+	id    string
+	data  map[string]any
+	cause error
 }
 
-func (e *userError) Error() string { return "user error: " + e.id }
+func (e *userError) Error() string {
+	if e.cause != nil {
+		return "user error: " + e.id + ": " + e.cause.Error()
+	}
+	return "user error: " + e.id
+}
 
 // userErr returns a user error showing message id with data.
 func userErr(id string, data map[string]any) error { return &userError{id: id, data: data} }
@@ -31,6 +40,31 @@ func (e *storeError) Unwrap() error { return e.err }
 
 // internal wraps an unexpected store error so that it is logged and counted.
 func internal(op string, err error) error { return &storeError{op: op, err: err} }
+
+// ruleErrors are the refusals of package game: a step they refuse is
+// refused whenever it is tried again (the rules are pure), so it is an
+// answer, never a failure to retry. game.ErrLeaseHeld is not one: another
+// process holds a lease that ends.
+var ruleErrors = []error{
+	game.ErrInvalid, game.ErrInvalidOutcome, game.ErrKeysHeld, game.ErrNotVerifiable,
+	game.ErrInsufficientFunds, game.ErrChestDue, game.ErrNoChest, game.ErrUnknownTicket,
+	game.ErrDailyCooldown, game.ErrDailyDisabled, game.ErrLimitReached, game.ErrPaused,
+	game.ErrTooSoon, game.ErrNotPaused, game.ErrClientSeed, game.ErrTicketOpen,
+	game.ErrSeedSecret, game.ErrSeedForgotten, game.ErrNoReset, game.ErrResetRunning,
+}
+
+// refusal returns err as the user error "the rules refuse this step" when
+// it is a refusal of package game that its handler did not map to a
+// message of its own (a record at a limit, or one the rules no longer
+// accept), and nil otherwise.
+func refusal(err error) error {
+	for _, r := range ruleErrors {
+		if errors.Is(err, r) {
+			return &userError{id: "err_refused", cause: err}
+		}
+	}
+	return nil
+}
 
 // errorOutcome classifies err for the Observer: "ok", "user_error" or
 // "internal_error".

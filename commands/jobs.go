@@ -387,6 +387,7 @@ func (a *App) showProgress(ctx context.Context, c jobConfig, w watch) {
 			rep = resetRunning(w.l, *r, "")
 		}
 		d := rep.data
+		fit(d)
 		comps := d.Components
 		if comps == nil {
 			comps = []discordgo.MessageComponent{}

@@ -186,11 +186,11 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 	})
 	rows := []discordgo.MessageComponent{discordgo.ActionsRow{Components: arrows}}
 	if v.done() {
-		next := againButton(l, v.user, t.ID)
-		if v.p.ChestDue {
-			next = chestButton(l, v.user, v.p.ChestSeq+1)
+		if next, line := nextStep(l, v.user, v.p, t.ID); next != nil {
+			rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{next}})
+		} else {
+			desc.WriteString("\n" + line)
 		}
-		rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{next}})
 	}
 
 	return &discordgo.InteractionResponseData{
@@ -265,24 +265,42 @@ func (a *App) chestCard(l *lang, user uint64, p game.Player, c *game.Chest) *dis
 			{Name: l.T("field_balance", nil), Value: l.Credits(p.Balance), Inline: true},
 		},
 	}
-	var row discordgo.ActionsRow
+	var last uint64
+	if p.Ticket != nil {
+		last = p.Ticket.ID
+	}
+	next, line := nextStep(l, user, p, last)
 	if c == nil {
 		e.Description = padlocks(game.MaxKeys) + "\n" + l.T("chest_closed", nil)
-		row.Components = []discordgo.MessageComponent{chestButton(l, user, p.ChestSeq+1)}
 	} else {
 		e.Color = colourWin
 		e.Description = chestLine(l, *c)
-		var last uint64
-		if p.Ticket != nil {
-			last = p.Ticket.ID
+	}
+	d := &discordgo.InteractionResponseData{Embeds: []*discordgo.MessageEmbed{e}, AllowedMentions: noMentions}
+	if next == nil {
+		e.Description += "\n\n" + line
+	} else {
+		d.Components = []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{next}}}
+	}
+	return d
+}
+
+// nextStep is what a finished card offers: the due chest's button, or
+// "Play again" (last is the card's ticket). When the rules leave no number
+// for that step (game's NextChest, NextTicket), it is no button but the
+// line that says so: a button numbered past the limit would only be
+// refused.
+func nextStep(l *lang, user uint64, p game.Player, last uint64) (discordgo.MessageComponent, string) {
+	if p.ChestDue {
+		if seq, ok := p.NextChest(); ok {
+			return chestButton(l, user, seq), ""
 		}
-		row.Components = []discordgo.MessageComponent{againButton(l, user, last)}
+		return nil, l.T("no_chest_left", nil)
 	}
-	return &discordgo.InteractionResponseData{
-		Embeds:          []*discordgo.MessageEmbed{e},
-		Components:      []discordgo.MessageComponent{row},
-		AllowedMentions: noMentions,
+	if _, ok := p.NextTicket(); ok {
+		return againButton(l, user, last), ""
 	}
+	return nil, l.T("no_ticket_left", nil)
 }
 
 // chestLine is the line of an opened chest: "🪙 You find **one gold coin**: **5.00 credits**!"

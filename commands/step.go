@@ -83,7 +83,8 @@ func (a *App) load(ctx context.Context, id storage.PlayerID) (p game.Player, ok 
 
 // stepErr maps what every step may fail with: an error already mapped (a
 // user error, an internal one) as is, a compare-and-set that kept losing
-// to other writers as "try again" (nothing was written), anything else as
+// to other writers as "try again" (nothing was written), a refusal by the
+// rules as an answer (see refusal: it is never retried), anything else as
 // an internal error of op.
 func stepErr(op string, err error) error {
 	var ue *userError
@@ -93,6 +94,9 @@ func stepErr(op string, err error) error {
 		return err
 	case errors.Is(err, storage.ErrConflict):
 		return userErr("err_conflict", nil)
+	}
+	if r := refusal(err); r != nil {
+		return r
 	}
 	return internal(op, err)
 }

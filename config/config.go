@@ -164,7 +164,7 @@ func Load(getenv func(string) string) (Config, error) {
 			l.fail("DISCORD_PUBLIC_KEY", "required with INTERACTIONS_ADDR (Developer Portal → General Information → Public Key)")
 		}
 		if c.ShardIDs != nil || (c.ShardCount != 1) {
-			l.fail("INTERACTIONS_ADDR", "serves interactions over HTTP, without a gateway: leave SHARD_COUNT, SHARD_IDS and SHARD_ID unset")
+			l.fail("INTERACTIONS_ADDR", "serves interactions over HTTP, without a gateway: leave SHARD_IDS and SHARD_ID empty, and SHARD_COUNT empty or 1")
 		}
 	}
 	if lv, ok := slogLevels[c.DiscordgoLogLevel]; ok && lv < c.LogLevel {

@@ -51,6 +51,16 @@ var (
 	ErrInvalid = errors.New("game: invalid argument")
 )
 
+// NextTicket returns the number of the player's next ticket, and whether
+// it can be bought: false once TicketSeq is MaxSeq (Buy refuses then, with
+// ErrInvalid), so that a caller never shows a number past MaxSeq.
+func (p Player) NextTicket() (uint64, bool) { return p.TicketSeq + 1, p.TicketSeq < MaxSeq }
+
+// NextChest returns the number of the player's next chest, and whether it
+// can be opened: false once ChestSeq is MaxSeq (OpenChest refuses then,
+// with ErrInvalid), so that a caller never shows a number past MaxSeq.
+func (p Player) NextChest() (int64, bool) { return p.ChestSeq + 1, p.ChestSeq < MaxSeq }
+
 // CooldownError is the error of ClaimDaily before the cooldown has passed.
 // errors.Is(err, ErrDailyCooldown) holds; errors.As gives Next.
 type CooldownError struct {

@@ -104,7 +104,7 @@ func (p Player) Buy(h House, now time.Time) (Step, error) {
 	if BalanceFull(p.Balance) {
 		return Step{Player: p}, fmt.Errorf("%w: balance %d too close to %d to credit a prize", ErrInvalid, p.Balance, MaxBalance)
 	}
-	if p.TicketSeq >= MaxSeq {
+	if _, ok := p.NextTicket(); !ok {
 		return Step{Player: p}, fmt.Errorf("%w: no ticket number left", ErrInvalid)
 	}
 	n := p
@@ -207,7 +207,7 @@ func (p Player) OpenChest(d Drawer, seq int64, now time.Time) (Step, error) {
 		}
 		return Step{Player: p}, fmt.Errorf("%w: chest %d (%d opened, due: %v)", ErrNoChest, seq, p.ChestSeq, p.ChestDue)
 	}
-	if seq < 1 || seq > MaxSeq { // no chest number left
+	if _, ok := p.NextChest(); !ok || seq < 1 { // no chest number left
 		return Step{Player: p}, fmt.Errorf("%w: chest %d", ErrInvalid, seq)
 	}
 	c, err := d.Chest(p.Seed, p.ClientSeed, seq)

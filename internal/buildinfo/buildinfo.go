@@ -106,6 +106,17 @@ func fromBuildInfo(bi *debug.BuildInfo, revision string) Info {
 	return info
 }
 
+// Name is what the build is called wherever one name is shown (clefs
+// version, GET /version, clefs_build_info): the release, else the module
+// version (a pseudo-version, "(devel)"), "" when neither is known. The
+// revision is told beside it.
+func (i Info) Name() string {
+	if i.Release != "" {
+		return i.Release
+	}
+	return i.Version
+}
+
 // String describes the build on one line, e.g.
 // "0.3.0, revision 5effcde…-dirty, 2026-05-01T12:00:00Z, go1.26.8": the
 // release (else the module version), the revision with "-dirty" when the
@@ -114,12 +125,9 @@ func fromBuildInfo(bi *debug.BuildInfo, revision string) Info {
 // .git is a file, which Go does not look into) leave it out.
 func (i Info) String() string {
 	parts := make([]string, 0, 4)
-	switch {
-	case i.Release != "":
-		parts = append(parts, i.Release)
-	case i.Version != "":
-		parts = append(parts, i.Version)
-	default:
+	if n := i.Name(); n != "" {
+		parts = append(parts, n)
+	} else {
 		parts = append(parts, "unknown version")
 	}
 	switch {

@@ -75,3 +75,23 @@ func TestReleaseOf(t *testing.T) {
 		})
 	}
 }
+
+// TestNameIsTheRelease: wherever one name is shown (clefs version, GET
+// /version, clefs_build_info), it is the CHANGELOG's release, not the
+// pseudo-version or "(devel)" Go records; the module version only when no
+// release is known.
+func TestNameIsTheRelease(t *testing.T) {
+	for _, c := range []struct {
+		info Info
+		want string
+	}{
+		{Info{Release: "0.3.0", Version: "v0.0.0-20261203101500-abcdef123456+dirty", Revision: "abcdef"}, "0.3.0"},
+		{Info{Release: "0.3.0", Version: "(devel)"}, "0.3.0"},
+		{Info{Version: "(devel)"}, "(devel)"},
+		{Info{}, ""},
+	} {
+		if got := c.info.Name(); got != c.want {
+			t.Errorf("%+v.Name() = %q, want %q", c.info, got, c.want)
+		}
+	}
+}

@@ -151,6 +151,7 @@ func validateEmbeds(raw json.RawMessage, path string) []fieldErr {
 		if e.URL != "" && !strings.HasPrefix(e.URL, "http://") && !strings.HasPrefix(e.URL, "https://") {
 			errs = append(errs, fieldErr{join(ep, "url"), "URL_TYPE_INVALID_URL", "Not a well formed URL."})
 		}
+		maxLen(&errs, join(ep, "url"), e.URL, 2048)
 		if e.Footer != nil {
 			lenRange(&errs, join(ep, "footer.text"), e.Footer.Text, 1, 2048)
 			total += runeLen(e.Footer.Text)

@@ -1,0 +1,356 @@
+package commands
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/game"
+)
+
+// The options of /admin's subcommands, read with their types checked: a
+// payload Discord would not send is refused with a user error, never read
+// as an option left out.
+// settingsPatch is what /admin settings changes: nil fields keep their
+// value.
+type settingsPatch struct {
+	starting, daily *int64
+	public          *bool
+	channel         *uint64 // 0: any channel
+	stakeDay        *int64  // the house's daily stake cap, cents; 0 none
+	interval        *time.Duration
+	realityPlays    *int
+	realityEvery    *time.Duration
+}
+
+// empty reports whether the patch changes nothing.
+func (sp settingsPatch) empty() bool {
+	return sp.starting == nil && sp.daily == nil && sp.public == nil && sp.channel == nil &&
+		sp.stakeDay == nil && sp.interval == nil && sp.realityPlays == nil && sp.realityEvery == nil
+}
+
+// apply returns set with the patch applied.
+func (sp settingsPatch) apply(set game.Settings) game.Settings {
+	if sp.starting != nil {
+		set.StartingBalance = *sp.starting
+	}
+	if sp.daily != nil {
+		set.DailyAmount = *sp.daily
+	}
+	if sp.public != nil {
+		set.PublicPlays = *sp.public
+	}
+	if sp.channel != nil {
+		set.Channel = *sp.channel
+	}
+	if sp.stakeDay != nil {
+		set.House.MaxStakeDay = *sp.stakeDay
+	}
+	if sp.interval != nil {
+		set.House.MinInterval = *sp.interval
+	}
+	if sp.realityPlays != nil {
+		set.House.RealityPlays = *sp.realityPlays
+	}
+	if sp.realityEvery != nil {
+		set.House.RealityEvery = *sp.realityEvery
+	}
+	return set
+}
+
+// settingsPatchOf reads /admin settings' options.
+func settingsPatchOf(o opts) (settingsPatch, error) {
+	var sp settingsPatch
+	if err := o.checkTypes(settingsOptions); err != nil {
+		return sp, err
+	}
+	if s, ok := o.str("starting-balance"); ok {
+		v, err := parseCredits(s, false)
+		if err != nil {
+			return sp, err
+		}
+		sp.starting = &v
+	}
+	if s, ok := o.str("daily-amount"); ok {
+		v, err := parseCredits(s, false)
+		if err != nil {
+			return sp, err
+		}
+		sp.daily = &v
+	}
+	if v, ok := o.boolean("public-plays"); ok {
+		sp.public = &v
+	}
+	if ch, present, ok := o.snowflake("channel"); present {
+		if !ok || !o.textChannel(ch) {
+			return sp, userErr("err_bad_option", nil)
+		}
+		sp.channel = &ch
+	}
+	if v, ok := o.boolean("any-channel"); ok && v {
+		if sp.channel != nil {
+			return sp, userErr("err_channel_conflict", nil)
+		}
+		var anywhere uint64
+		sp.channel = &anywhere
+	}
+	if s, ok := o.str("max-stake-day"); ok {
+		v, err := parseCredits(s, false)
+		if err != nil {
+			return sp, err
+		}
+		if v > game.MaxLimit {
+			return sp, userErr("err_limit_amount", map[string]any{"Max": formatAmount(game.MaxLimit, false)})
+		}
+		sp.stakeDay = &v
+	}
+	intOpt := func(name string, lo, hi int) (int, bool, error) {
+		v, ok := o.get(name, discordgo.ApplicationCommandOptionInteger)
+		if !ok {
+			return 0, false, nil
+		}
+		f, isNumber := v.(float64)
+		if !isNumber || f != float64(int(f)) || f < float64(lo) || f > float64(hi) {
+			return 0, true, userErr("err_setting_range", map[string]any{"Name": name, "Min": lo, "Max": hi})
+		}
+		return int(f), true, nil
+	}
+	if n, ok, err := intOpt("min-interval", 0, int(game.MaxMinInterval/time.Second)); err != nil {
+		return sp, err
+	} else if ok {
+		d := time.Duration(n) * time.Second
+		sp.interval = &d
+	}
+	if n, ok, err := intOpt("reality-plays", 0, game.MaxRealityPlay); err != nil {
+		return sp, err
+	} else if ok {
+		sp.realityPlays = &n
+	}
+	if n, ok, err := intOpt("reality-minutes", 0, int(game.MaxReminder/time.Minute)); err != nil {
+		return sp, err
+	} else if ok {
+		d := time.Duration(n) * time.Minute
+		if game.CheckReminder(d) != nil {
+			return sp, userErr("err_setting_range", map[string]any{"Name": "reality-minutes", "Min": int(game.MinReminder / time.Minute), "Max": int(game.MaxReminder / time.Minute)})
+		}
+		sp.realityEvery = &d
+	}
+	return sp, nil
+}
+
+// subcommand returns the command's one subcommand, or err_bad_option for
+// a payload without exactly one.
+func (rq *request) subcommand() (*discordgo.ApplicationCommandInteractionDataOption, error) {
+	d := rq.data
+	if len(d.Options) != 1 || d.Options[0] == nil || d.Options[0].Type != discordgo.ApplicationCommandOptionSubCommand {
+		return nil, userErr("err_bad_option", nil)
+	}
+	return d.Options[0], nil
+}
+
+// opts reads a subcommand's options with their types checked (discordgo's
+// typed getters panic on a mismatch).
+type opts struct {
+	list     []*discordgo.ApplicationCommandInteractionDataOption
+	resolved *discordgo.ApplicationCommandInteractionDataResolved
+}
+
+func (o opts) get(name string, typ discordgo.ApplicationCommandOptionType) (any, bool) {
+	for _, x := range o.list {
+		if x != nil && x.Name == name {
+			if x.Type != typ {
+				return nil, false
+			}
+			return x.Value, x.Value != nil
+		}
+	}
+	return nil, false
+}
+
+// settingsOptions are the types of /admin settings' options.
+var settingsOptions = map[string]discordgo.ApplicationCommandOptionType{
+	"starting-balance": discordgo.ApplicationCommandOptionString,
+	"daily-amount":     discordgo.ApplicationCommandOptionString,
+	"public-plays":     discordgo.ApplicationCommandOptionBoolean,
+	"channel":          discordgo.ApplicationCommandOptionChannel,
+	"any-channel":      discordgo.ApplicationCommandOptionBoolean,
+	"max-stake-day":    discordgo.ApplicationCommandOptionString,
+	"min-interval":     discordgo.ApplicationCommandOptionInteger,
+	"reality-plays":    discordgo.ApplicationCommandOptionInteger,
+	"reality-minutes":  discordgo.ApplicationCommandOptionInteger,
+	"reason":           discordgo.ApplicationCommandOptionString,
+}
+
+// checkTypes refuses an option of another type than its definition's, or
+// without a value: a payload Discord would not send, which would otherwise be
+// read as the option being absent and silently ignored.
+func (o opts) checkTypes(types map[string]discordgo.ApplicationCommandOptionType) error {
+	for _, x := range o.list {
+		if x == nil {
+			continue
+		}
+		want, known := types[x.Name]
+		if !known {
+			continue
+		}
+		var valueOK bool
+		switch x.Value.(type) {
+		case string:
+			valueOK = want != discordgo.ApplicationCommandOptionBoolean
+		case bool:
+			valueOK = want == discordgo.ApplicationCommandOptionBoolean
+		case float64: // JSON numbers
+			valueOK = want == discordgo.ApplicationCommandOptionInteger
+		}
+		if x.Type != want || !valueOK {
+			return userErr("err_bad_option", nil)
+		}
+	}
+	return nil
+}
+
+// textChannel reports whether the channel id, as resolved by Discord, is a
+// text channel (the option's ChannelTypes); unresolved ids pass.
+func (o opts) textChannel(id uint64) bool {
+	if o.resolved == nil {
+		return true
+	}
+	c := o.resolved.Channels[strconv.FormatUint(id, 10)]
+	return c == nil || c.Type == discordgo.ChannelTypeGuildText
+}
+
+func (o opts) str(name string) (string, bool) {
+	v, ok := o.get(name, discordgo.ApplicationCommandOptionString)
+	s, isStr := v.(string)
+	return s, ok && isStr
+}
+
+func (o opts) boolean(name string) (bool, bool) {
+	v, ok := o.get(name, discordgo.ApplicationCommandOptionBoolean)
+	b, isBool := v.(bool)
+	return b, ok && isBool
+}
+
+// snowflake reads a channel option: present tells whether it was given, ok
+// whether it is a valid ID.
+func (o opts) snowflake(name string) (id uint64, present, ok bool) {
+	for _, x := range o.list {
+		if x != nil && x.Name == name {
+			s, isStr := x.Value.(string)
+			if x.Type != discordgo.ApplicationCommandOptionChannel || !isStr {
+				return 0, true, false
+			}
+			id, ok = parseSnowflake(s)
+			return id, true, ok
+		}
+	}
+	return 0, false, false
+}
+
+// player reads a user option; bots are refused.
+func (o opts) player(name string) (uint64, error) {
+	v, ok := o.get(name, discordgo.ApplicationCommandOptionUser)
+	s, isStr := v.(string)
+	if !ok || !isStr {
+		return 0, userErr("err_bad_option", nil)
+	}
+	id, ok := parseSnowflake(s)
+	if !ok {
+		return 0, userErr("err_bad_option", nil)
+	}
+	if o.resolved != nil {
+		if u := o.resolved.Users[s]; u != nil && u.Bot {
+			return 0, userErr("err_bot_player", nil)
+		}
+	}
+	return id, nil
+}
+
+// reason reads the optional reason, at most maxReason characters.
+func (o opts) reason() (string, error) {
+	for _, x := range o.list {
+		if x != nil && x.Name == "reason" {
+			s, ok := x.Value.(string)
+			if x.Type != discordgo.ApplicationCommandOptionString || !ok || !utf8.ValidString(s) {
+				return "", userErr("err_bad_option", nil)
+			}
+			s = strings.TrimSpace(s)
+			if utf8.RuneCountInString(s) > maxReason {
+				return "", userErr("err_reason_long", map[string]any{"Max": maxReason})
+			}
+			return s, nil
+		}
+	}
+	return "", nil
+}
+
+// parseCredits parses an amount of credits typed by a moderator into cents:
+// optional minus sign (when negative is allowed), digits, optionally a '.'
+// or ',' and one or two decimals. Anything else — exponents, NaN, spaces
+// inside, thousands separators, three decimals, more than 10^10 credits — is
+// refused with a user error.
+func parseCredits(s string, negative bool) (int64, error) {
+	bad := userErr("err_bad_amount", map[string]any{"Value": truncateRunes(s, maxAmountLen)})
+	s = strings.TrimSpace(s)
+	neg := false
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if neg && !negative {
+		return 0, userErr("err_negative", nil)
+	}
+	intPart, frac := s, ""
+	if i := strings.IndexAny(s, ".,"); i >= 0 {
+		intPart, frac = s[:i], s[i+1:]
+		if frac == "" {
+			return 0, bad
+		}
+	}
+	if intPart == "" || len(intPart) > 10 || len(frac) > 2 || !allDigits(intPart) || !allDigits(frac) {
+		return 0, bad
+	}
+	units, err := strconv.ParseInt(intPart, 10, 64)
+	if err != nil {
+		return 0, bad
+	}
+	cents := units * 100
+	if len(frac) > 0 {
+		f, _ := strconv.ParseInt(frac, 10, 64)
+		if len(frac) == 1 {
+			f *= 10
+		}
+		cents += f
+	}
+	if cents > maxAmountCents {
+		return 0, userErr("err_amount_range", map[string]any{"Value": truncateRunes(s, maxAmountLen), "Max": formatAmount(maxAmountCents, false)})
+	}
+	if neg {
+		cents = -cents
+	}
+	return cents, nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// truncateRunes cuts s to at most n characters, never inside a character.
+func truncateRunes(s string, n int) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "�")
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}

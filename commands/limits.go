@@ -1,0 +1,126 @@
+package commands
+
+import (
+	"unicode/utf8"
+
+	"github.com/bwmarrin/discordgo"
+)
+
+// Discord's limits on a message, in characters (the API's maxLength in its
+// OpenAPI description, and its embed limits): a message past one is refused
+// with a 400, and the user sees "the application did not respond".
+const (
+	maxContent     = 2000
+	maxTitle       = 256
+	maxDescription = 4096
+	maxFieldName   = 256
+	maxFieldValue  = 1024
+	maxFooter      = 2048
+	maxAuthor      = 256
+	maxEmbedsTotal = 6000 // titles, descriptions, field names and values, footers and authors of all embeds
+	maxFields      = 25
+	maxLabel       = 80
+)
+
+// clip cuts s to at most n characters, ending with "…" when cut.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return truncateRunes(s, n-1)
+}
+
+// fit bounds d, in place, to Discord's limits whatever its text holds
+// (reasons at their maximum, names, numbers): every text past its limit is
+// cut with "…" (clip), fields past 25 are dropped, and when all the
+// embeds' text passes 6000 characters, the last embed's description, field
+// values, field names, footer, author and title are cut, in that order,
+// then the embed before it's. Every reply goes through it before it is sent.
+func fit(d *discordgo.InteractionResponseData) {
+	if d == nil {
+		return
+	}
+	d.Content = clip(d.Content, maxContent)
+	embeds := make([]*discordgo.MessageEmbed, len(d.Embeds))
+	total := 0
+	for i, e := range d.Embeds {
+		if e == nil {
+			continue
+		}
+		c := *e
+		c.Title, c.Description = clip(c.Title, maxTitle), clip(c.Description, maxDescription)
+		total += utf8.RuneCountInString(c.Title) + utf8.RuneCountInString(c.Description)
+		if c.Footer != nil {
+			f := *c.Footer
+			f.Text = clip(f.Text, maxFooter)
+			c.Footer, total = &f, total+utf8.RuneCountInString(f.Text)
+		}
+		if c.Author != nil {
+			a := *c.Author
+			a.Name = clip(a.Name, maxAuthor)
+			c.Author, total = &a, total+utf8.RuneCountInString(a.Name)
+		}
+		fields := make([]*discordgo.MessageEmbedField, 0, min(len(c.Fields), maxFields))
+		for _, f := range c.Fields[:min(len(c.Fields), maxFields)] {
+			if f == nil {
+				continue
+			}
+			g := *f
+			g.Name, g.Value = clip(g.Name, maxFieldName), clip(g.Value, maxFieldValue)
+			total += utf8.RuneCountInString(g.Name) + utf8.RuneCountInString(g.Value)
+			fields = append(fields, &g)
+		}
+		c.Fields = fields
+		embeds[i] = &c
+	}
+	for i := len(embeds) - 1; i >= 0 && total > maxEmbedsTotal; i-- {
+		e := embeds[i]
+		if e == nil {
+			continue
+		}
+		texts := []*string{&e.Description}
+		for j := len(e.Fields) - 1; j >= 0; j-- {
+			texts = append(texts, &e.Fields[j].Value)
+		}
+		for j := len(e.Fields) - 1; j >= 0; j-- {
+			texts = append(texts, &e.Fields[j].Name)
+		}
+		if e.Footer != nil {
+			texts = append(texts, &e.Footer.Text)
+		}
+		if e.Author != nil {
+			texts = append(texts, &e.Author.Name)
+		}
+		for _, s := range append(texts, &e.Title) {
+			if total <= maxEmbedsTotal {
+				break
+			}
+			*s, total = shrink(*s, total)
+		}
+	}
+	if d.Embeds != nil {
+		d.Embeds = embeds
+	}
+	for _, row := range d.Components {
+		if r, ok := row.(discordgo.ActionsRow); ok {
+			for i, c := range r.Components {
+				if b, ok := c.(discordgo.Button); ok {
+					b.Label = clip(b.Label, maxLabel)
+					r.Components[i] = b
+				}
+			}
+		}
+	}
+}
+
+// shrink cuts s by what total passes maxEmbedsTotal, keeping one
+// character (a field's value may not be empty), and returns the new total.
+func shrink(s string, total int) (string, int) {
+	n := utf8.RuneCountInString(s)
+	keep := max(n-(total-maxEmbedsTotal), 1)
+	if keep >= n {
+		return s, total
+	}
+	c := clip(s, keep)
+	return c, total - n + utf8.RuneCountInString(c)
+}

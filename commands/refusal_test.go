@@ -1,0 +1,104 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// A refusal by the rules is an answer, given at once: only store and
+// network failures take the late path (late.go).
+
+// atLimit writes user as a player at the ticket-number limit (and, with
+// chest, with a chest due at the chest-number limit), as an import of such
+// a player would.
+func (e *env) atLimit(user uint64, chest bool) {
+	e.t.Helper()
+	now := storage.Timestamp(e.clock.Now())
+	_, err := storage.Apply(context.Background(), e.store, storage.Step{
+		ID: storage.PlayerID{Guild: testGuild, User: user}, Op: fmt.Sprintf("test-limit-%d", user),
+		Create: true, Start: startCents, Seeds: &e.seeds, Now: now,
+		Do: func(p game.Player) (game.Step, error) {
+			p.TicketSeq = game.MaxSeq
+			if chest {
+				p.ChestSeq, p.ChestDue = game.MaxSeq, true
+			}
+			return game.Step{Player: p}, nil
+		},
+	})
+	if err != nil {
+		e.t.Fatalf("player at the limit: %v", err)
+	}
+}
+
+// noLateNoStoreError checks that the step took no late-retry slot and
+// counted no store error.
+func (e *env) noLateNoStoreError() {
+	e.t.Helper()
+	if n := e.app.late.size(); n != 0 {
+		e.t.Errorf("%d late continuations: a refusal took the late path", n)
+	}
+	e.obs.mu.Lock()
+	defer e.obs.mu.Unlock()
+	if len(e.obs.storeErrors) != 0 {
+		e.t.Errorf("store errors %v: a refusal counted as one", e.obs.storeErrors)
+	}
+}
+
+func TestTicketNumberLimitIsAnAnswer(t *testing.T) {
+	e := newEnv(t)
+	e.atLimit(alice, false)
+	before := e.player(alice)
+
+	e.slash(alice, "en-US", "play").expectUserError("every ticket number")
+	e.noLateNoStoreError()
+	fr := e.handle(e.slashPayload(alice, memberPerms, "fr", "play", ""))
+	fr.expectUserError("tous les numéros de ticket")
+
+	// "Play again" on the player's last card is refused the same way.
+	again := customID{kind: kindAgain, user: alice}.format()
+	e.click(alice, cardWith(again), again).expectUserError("every ticket number")
+	e.noLateNoStoreError()
+	if p := e.player(alice); p.Balance != before.Balance || p.TicketSeq != game.MaxSeq || p.Ticket != nil {
+		t.Errorf("player changed: balance %d, ticket %d, open %v", p.Balance, p.TicketSeq, p.Ticket)
+	}
+}
+
+func TestDueChestAtTheLimitShowsNoButton(t *testing.T) {
+	e := newEnv(t)
+	e.atLimit(alice, true)
+	h := e.slash(alice, "en-US", "play")
+	if !strings.Contains(h.text(), "every chest number") {
+		t.Errorf("chest card %q does not say no chest number is left", h.text())
+	}
+	if b := h.buttons(); len(b) != 0 {
+		t.Errorf("chest card shows buttons %+v: none can be taken", b)
+	}
+	// A chest button from before (numbered at the limit, already used) is
+	// refused at once too.
+	chest := customID{kind: kindChest, user: alice, seq: game.MaxSeq}.format()
+	e.click(alice, cardWith(chest), chest).expectUserError("")
+	e.noLateNoStoreError()
+}
+
+func TestRuleRefusalIsNeverRetried(t *testing.T) {
+	for _, err := range []error{
+		fmt.Errorf("%w: a state the rules refuse", game.ErrInvalid),
+		fmt.Errorf("wrapped: %w", game.ErrInvalidOutcome),
+		fmt.Errorf("storage: player: %w", game.ErrTicketOpen),
+	} {
+		got := stepErr("op", err)
+		if retryable(got) || errorOutcome(got) != "user_error" {
+			t.Errorf("stepErr(%v) = %v: retryable %v, outcome %s", err, got, retryable(got), errorOutcome(got))
+		}
+	}
+	for _, err := range []error{context.DeadlineExceeded, fmt.Errorf("redis: %w", game.ErrLeaseHeld)} {
+		if got := stepErr("op", err); !retryable(got) {
+			t.Errorf("stepErr(%v) = %v: a store failure must stay retryable", err, got)
+		}
+	}
+}
