@@ -68,7 +68,8 @@ type guildRec struct {
 // file is locked: a second process opening it waits up to one second, then
 // fails. Commits are fsynced; the Updates of concurrent goroutines share a
 // commit (bbolt's Batch).
-func Open(path string, opts storage.Options) (*Store, error) {
+func Open(path string, opts storage.Options) (_ *Store, err error) {
+	defer guard(path, &err)
 	if err := opts.Defaults.Check(); err != nil {
 		return nil, fmt.Errorf("boltstore: default settings: %w: %w", storage.ErrInvalid, err)
 	}
@@ -82,6 +83,10 @@ func Open(path string, opts storage.Options) (*Store, error) {
 	// 64 concurrent players fill a batch in well under a millisecond; a
 	// short delay keeps latency low without losing the shared fsync.
 	db.MaxBatchDelay = 2 * time.Millisecond
+	if err := checkOnOpen(db); err != nil {
+		_ = db.Close()
+		return nil, damagedErr(path, err)
+	}
 	var migrated int
 	if err := db.Update(func(tx *bolt.Tx) error {
 		for _, b := range allBuckets {
@@ -141,7 +146,8 @@ func (s *Store) check(ctx context.Context) error {
 // the store (the transaction is then rolled back); a refusal (fn's error,
 // an invalid write) is carried out by fn's caller, with a nil error, after
 // writing nothing.
-func (s *Store) batch(ctx context.Context, op string, fn func(tx *bolt.Tx) error) error {
+func (s *Store) batch(ctx context.Context, op string, fn func(tx *bolt.Tx) error) (err error) {
+	defer guard(s.Path(), &err)
 	if err := s.check(ctx); err != nil {
 		return err
 	}
@@ -151,7 +157,8 @@ func (s *Store) batch(ctx context.Context, op string, fn func(tx *bolt.Tx) error
 	return nil
 }
 
-func (s *Store) view(ctx context.Context, op string, fn func(tx *bolt.Tx) error) error {
+func (s *Store) view(ctx context.Context, op string, fn func(tx *bolt.Tx) error) (err error) {
+	defer guard(s.Path(), &err)
 	if err := s.check(ctx); err != nil {
 		return err
 	}
