@@ -33,12 +33,13 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.SetOutput(stderr)
 	var sf storeFlags
 	sf.register(fs)
-	out := fs.String("o", "", "write to this file instead of stdout")
+	out := fs.String("o", "", "write to this file instead of stdout; an existing file is refused unless -force")
+	force := fs.Bool("force", false, "with -o: replace the file if it exists")
 	public := fs.Bool("public", false, "write one player's public export (with -guild and -user): history and revealed seeds, no secret")
 	guild := fs.Uint64("guild", 0, "with -public: the player's guild ID")
 	user := fs.Uint64("user", 0, "with -public: the player's user ID")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: clefs export [-redis URL | -data FILE] [-o FILE]\n       clefs export -public -guild ID -user ID [-redis URL | -data FILE] [-o FILE]\n\nWrites every player and guild as JSON. Stop the bot first (the embedded\nstore is locked while it runs). Move to Redis: export, then import -redis URL.\nWith -public, writes one player's public export instead (docs/STORAGE.md):\nthe lines and revealed seeds that clefs verify -export and the /fair page check.\nA missing embedded file is an error: export never creates one.\n\n"+storeUsage+"\n\n")
+		fmt.Fprint(stderr, "Usage: clefs export [-redis URL | -data FILE] [-o FILE]\n       clefs export -public -guild ID -user ID [-redis URL | -data FILE] [-o FILE]\n\nWrites every player and guild as JSON. The embedded store is locked while\nthe bot runs: stop it first, or export one of its snapshots (BACKUP_DIR),\n-data SNAPSHOT, while it runs. Move to Redis: export, then import -redis URL.\nWith -public, writes one player's public export instead (docs/STORAGE.md):\nthe lines and revealed seeds that clefs verify -export and the /fair page check.\nA missing embedded file is an error: export never creates one.\n\n"+storeUsage+"\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, "export", args); err != nil {
@@ -60,6 +61,11 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if fi, err := os.Stat(*out); *out != "" && err == nil && fi.IsDir() {
 		// Before the store opens: a mistake in -o is reported at once.
 		return fmt.Errorf("export: -o %s is a directory: give a file name, e.g. %s", *out, filepath.Join(*out, "players.json"))
+	} else if *out != "" && err == nil && !*force {
+		return fmt.Errorf("export: -o %s: the file exists: give -force to replace it, or another name", *out)
+	}
+	if *force && *out == "" {
+		return usageError{"export: -force goes with -o FILE"}
 	}
 	st, d, err := sf.open(ctx, mustExist, stderr)
 	if err != nil {
@@ -67,7 +73,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer st.Close()
 	if *public {
-		return exportPublic(ctx, st, storage.PlayerID{Guild: *guild, User: *user}, *out, stdout, stderr)
+		return exportPublic(ctx, st, storage.PlayerID{Guild: *guild, User: *user}, *out, *force, stdout, stderr)
 	}
 	if *out == "" {
 		if err := storage.WriteDump(ctx, stdout, d); err != nil {
@@ -75,7 +81,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return nil
 	}
-	if err := writeFileAtomic(*out, func(w io.Writer) error { return storage.WriteDump(ctx, w, d) }); err != nil {
+	if err := writeFileAtomic(*out, *force, func(w io.Writer) error { return storage.WriteDump(ctx, w, d) }); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	fmt.Fprintf(stderr, "exported to %s\n", *out)
@@ -85,7 +91,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // exportPublic writes the public export of player id (schema.PublicExport)
 // to stdout, or to the file out. A player the store does not have is an
 // error.
-func exportPublic(ctx context.Context, st storage.Store, id storage.PlayerID, out string, stdout, stderr io.Writer) error {
+func exportPublic(ctx context.Context, st storage.Store, id storage.PlayerID, out string, replace bool, stdout, stderr io.Writer) error {
 	v, err := st.Load(ctx, id)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
@@ -113,7 +119,7 @@ func exportPublic(ctx context.Context, st storage.Store, id storage.PlayerID, ou
 		}
 		return nil
 	}
-	if err := writeFileAtomic(out, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
+	if err := writeFileAtomic(out, replace, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	fmt.Fprintf(stderr, "exported the public data of guild %d user %d to %s\n", id.Guild, id.User, out)
@@ -121,9 +127,11 @@ func exportPublic(ctx context.Context, st storage.Store, id storage.PlayerID, ou
 }
 
 // writeFileAtomic writes path whole or not at all: into a hidden temporary
-// file beside it, synced, then renamed over path. Its errors name path, the
-// user's, never the temporary file; a directory is refused.
-func writeFileAtomic(path string, write func(w io.Writer) error) error {
+// file beside it, synced, then renamed over path (replace) or linked to
+// path, which fails if path exists (so a file made meanwhile is never
+// overwritten). Its errors name path, the user's, never the temporary
+// file; a directory is refused.
+func writeFileAtomic(path string, replace bool, write func(w io.Writer) error) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return fmt.Errorf("%s is a directory: give a file name, e.g. %s", path, filepath.Join(path, "players.json"))
 	}
@@ -143,7 +151,13 @@ func writeFileAtomic(path string, write func(w io.Writer) error) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, pathErr(err))
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	place := os.Link
+	if replace {
+		place = os.Rename
+	}
+	if err := place(tmp.Name(), path); errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("write %s: the file exists: give -force to replace it, or another name", path)
+	} else if err != nil {
 		return fmt.Errorf("write %s: %w", path, pathErr(err))
 	}
 	return nil

@@ -160,6 +160,14 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() { _ = app.RunJobs(ctx) }() // background jobs (reset-guild), taken up from any process; it stops with ctx
+	if cfg.BackupDir != "" {
+		snapshotsDone := make(chan struct{})
+		defer func() { <-snapshotsDone }() // a snapshot being written is finished before the store closes
+		go func() {
+			defer close(snapshotsDone)
+			takeSnapshots(ctx, store, cfg.BackupDir, cfg.BackupInterval, cfg.BackupKeep, time.Now, m.Snapshot, log)
+		}()
+	}
 	metricsDone := make(chan error, 1)
 	if cfg.MetricsAddr != "" {
 		health := metrics.Health(

@@ -466,7 +466,7 @@ func TestExportReportsTheUsersPath(t *testing.T) {
 func TestWriteFileAtomicNamesThePath(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.json")
-	err := writeFileAtomic(path, func(io.Writer) error { return errors.New("boom") })
+	err := writeFileAtomic(path, true, func(io.Writer) error { return errors.New("boom") })
 	if err == nil || !strings.Contains(err.Error(), "write "+path+": boom") {
 		t.Errorf("a failed write: %v, want it to name %s", err, path)
 	}
@@ -476,7 +476,7 @@ func TestWriteFileAtomicNamesThePath(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "d"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "d"), func(io.Writer) error { return nil }); err == nil || !strings.Contains(err.Error(), "is a directory") {
+	if err := writeFileAtomic(filepath.Join(dir, "d"), true, func(io.Writer) error { return nil }); err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("writing over a directory: %v", err)
 	}
 }

@@ -28,6 +28,8 @@ const (
 	DefaultDailyAmount     = 500  // cents
 	DefaultDailyCooldown   = 20 * time.Hour
 	DefaultShutdownTimeout = 10 * time.Second
+	DefaultBackupInterval  = time.Hour
+	DefaultBackupKeep      = 48
 )
 
 // Config is the validated configuration of the bot. Amounts are cents.
@@ -38,6 +40,14 @@ type Config struct {
 
 	RedisURL string // REDIS_URL: use Redis when set
 	DataPath string // DATA_PATH: the embedded store's file when RedisURL is empty
+
+	// BackupDir is BACKUP_DIR: the folder where the bot takes a snapshot
+	// of the embedded store every BackupInterval, keeping the newest
+	// BackupKeep; "" = no snapshots. The embedded store only: Redis has
+	// its own persistence (docs/operating.md, "Backups and recovery").
+	BackupDir      string
+	BackupInterval time.Duration // BACKUP_INTERVAL
+	BackupKeep     int           // BACKUP_KEEP
 
 	StartingBalance int64         // STARTING_BALANCE, cents
 	DailyAmount     int64         // DAILY_AMOUNT, cents; 0 disables /daily
@@ -97,6 +107,9 @@ func (c Config) LogValue() slog.Value {
 		slog.String("api_base", c.APIBase),
 		slog.String("redis_url", redisstore.RedactURL(c.RedisURL)),
 		slog.String("data_path", c.DataPath),
+		slog.String("backup_dir", c.BackupDir),
+		slog.Duration("backup_interval", c.BackupInterval),
+		slog.Int("backup_keep", c.BackupKeep),
 		slog.Int64("starting_balance_cents", c.StartingBalance),
 		slog.Int64("daily_amount_cents", c.DailyAmount),
 		slog.Duration("daily_cooldown", c.DailyCooldown),
@@ -139,6 +152,9 @@ func Load(getenv func(string) string) (Config, error) {
 		APIBase:           l.baseURL("DISCORD_API_BASE", DefaultAPIBase),
 		RedisURL:          l.redisURL("REDIS_URL"),
 		DataPath:          l.str("DATA_PATH", DefaultDataPath),
+		BackupDir:         l.str("BACKUP_DIR", ""),
+		BackupInterval:    l.duration("BACKUP_INTERVAL", DefaultBackupInterval, time.Minute),
+		BackupKeep:        l.count("BACKUP_KEEP", DefaultBackupKeep, 1, 10000),
 		StartingBalance:   l.credits("STARTING_BALANCE", DefaultStartingBalance),
 		DailyAmount:       l.credits("DAILY_AMOUNT", DefaultDailyAmount),
 		DailyCooldown:     l.duration("DAILY_COOLDOWN", DefaultDailyCooldown, 0),
@@ -173,6 +189,9 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	if c.RedisURL == "" && strings.TrimSpace(c.DataPath) == "" {
 		l.fail("DATA_PATH", "must not be blank when REDIS_URL is not set")
+	}
+	if c.RedisURL != "" && c.BackupDir != "" {
+		l.fail("BACKUP_DIR", "snapshots are for the embedded store; with REDIS_URL, use Redis's own persistence (RDB or AOF) and clefs export (docs/operating.md, \"Backups and recovery\")")
 	}
 	if err := errors.Join(l.errs...); err != nil {
 		return Config{}, err
@@ -325,6 +344,20 @@ func (l *loader) duration(name string, def, min time.Duration) time.Duration {
 		return 0
 	}
 	return d
+}
+
+// count reads a whole number from lo to hi.
+func (l *loader) count(name string, def, lo, hi int) int {
+	v := l.get(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		l.fail(name, "%q: want a whole number from %d to %d", v, lo, hi)
+		return def
+	}
+	return n
 }
 
 func (l *loader) boolean(name string, def bool) bool {

@@ -46,6 +46,8 @@ func TestLoadDefaults(t *testing.T) {
 		ShardCount:        1,
 		ShutdownTimeout:   10 * time.Second,
 		AppEmojis:         true,
+		BackupInterval:    time.Hour,
+		BackupKeep:        48,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults:\n got %+v\nwant %+v", c, want)
@@ -83,7 +85,7 @@ func TestLoadAll(t *testing.T) {
 		StartingBalance: 10050, DailyAmount: 0, DailyCooldown: 90 * time.Minute, PublicPlays: false,
 		LogLevel: slog.LevelDebug, LogFormat: "json", DiscordgoLogLevel: "error", MetricsAddr: "127.0.0.1:9090",
 		ShardIDs: []int{2}, ShardCount: 4, ShutdownTimeout: 3 * time.Second,
-		Emoji: emoji, Hidden: "#️⃣",
+		Emoji: emoji, Hidden: "#️⃣", BackupInterval: time.Hour, BackupKeep: 48,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("\n got %+v\nwant %+v", c, want)
@@ -114,6 +116,10 @@ func TestLoadErrors(t *testing.T) {
 		{"discordgo debug dropped", []string{"DISCORDGO_LOG_LEVEL", "debug"}, []string{"DISCORDGO_LOG_LEVEL", "LOG_LEVEL=info drops", "set LOG_LEVEL=debug"}},
 		{"discordgo warn dropped", []string{"DISCORDGO_LOG_LEVEL", "warn", "LOG_LEVEL", "error"}, []string{"DISCORDGO_LOG_LEVEL", "LOG_LEVEL=error"}},
 		{"bad metrics", []string{"METRICS_ADDR", "9090"}, []string{"METRICS_ADDR"}},
+		{"backup on redis", []string{"REDIS_URL", "redis://localhost:6379/0", "BACKUP_DIR", "/b"}, []string{"BACKUP_DIR", "embedded store", "RDB or AOF"}},
+		{"backup too often", []string{"BACKUP_INTERVAL", "10s"}, []string{"BACKUP_INTERVAL", "at least 1m"}},
+		{"backup keep zero", []string{"BACKUP_KEEP", "0"}, []string{"BACKUP_KEEP", "from 1 to 10000"}},
+		{"backup keep word", []string{"BACKUP_KEEP", "all"}, []string{"BACKUP_KEEP", "whole number"}},
 		{"shard out of range", []string{"SHARD_ID", "4", "SHARD_COUNT", "4"}, []string{"SHARD_ID"}},
 		{"shard count zero", []string{"SHARD_COUNT", "0"}, []string{"SHARD_COUNT"}},
 		{"shard count word", []string{"SHARD_COUNT", "many"}, []string{"SHARD_COUNT", "auto"}},

@@ -20,23 +20,25 @@ import (
 // negative amount is ignored, an unexpected label value is folded into
 // "other".
 type Metrics struct {
-	interactions *prometheus.CounterVec
-	latency      *prometheus.HistogramVec
-	tickets      prometheus.Counter
-	plays        prometheus.Counter
-	wins         *prometheus.CounterVec
-	keys         prometheus.Counter
-	chests       *prometheus.CounterVec
-	staked       prometheus.Counter
-	paid         *prometheus.CounterVec
-	storeErrors  *prometheus.CounterVec
-	shardUp      *prometheus.GaugeVec
-	received     *prometheus.CounterVec
-	rejected     *prometheus.CounterVec
-	restReqs     *prometheus.CounterVec
-	rateLimited  *prometheus.CounterVec
-	retries      *prometheus.CounterVec
-	giveUps      *prometheus.CounterVec
+	interactions     *prometheus.CounterVec
+	latency          *prometheus.HistogramVec
+	tickets          prometheus.Counter
+	plays            prometheus.Counter
+	wins             *prometheus.CounterVec
+	keys             prometheus.Counter
+	chests           *prometheus.CounterVec
+	staked           prometheus.Counter
+	paid             *prometheus.CounterVec
+	storeErrors      *prometheus.CounterVec
+	shardUp          *prometheus.GaugeVec
+	received         *prometheus.CounterVec
+	rejected         *prometheus.CounterVec
+	restReqs         *prometheus.CounterVec
+	rateLimited      *prometheus.CounterVec
+	retries          *prometheus.CounterVec
+	giveUps          *prometheus.CounterVec
+	snapshotAt       prometheus.Gauge
+	snapshotFailures prometheus.Counter
 
 	commands labelSet // values admitted for the "command" label
 	ops      labelSet // values admitted for the "op" label
@@ -159,6 +161,14 @@ func New(reg prometheus.Registerer) *Metrics {
 			Name: "clefs_discord_give_ups_total",
 			Help: "REST calls to Discord given up (no attempt left, a wait past the deadline, a POST that may have been applied), by route template.",
 		}, []string{"route"}),
+		snapshotAt: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "clefs_snapshot_last_success_timestamp_seconds",
+			Help: "When the last snapshot of the embedded store (BACKUP_DIR) was taken, Unix seconds; 0 before the first.",
+		}),
+		snapshotFailures: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "clefs_snapshot_failures_total",
+			Help: "Snapshots of the embedded store (BACKUP_DIR) that failed.",
+		}),
 		commands: newLabelSet(),
 		ops:      newLabelSet(),
 		reasons:  newLabelSet(),
@@ -166,7 +176,7 @@ func New(reg prometheus.Registerer) *Metrics {
 	}
 	reg.MustRegister(m.interactions, m.latency, m.tickets, m.plays, m.wins, m.keys,
 		m.chests, m.staked, m.paid, m.storeErrors, m.shardUp, m.received, m.rejected,
-		m.restReqs, m.rateLimited, m.retries, m.giveUps)
+		m.restReqs, m.rateLimited, m.retries, m.giveUps, m.snapshotAt, m.snapshotFailures)
 
 	// Create the series of the fixed label sets up front, so that they read 0
 	// rather than being absent until the first event (rate() needs both ends).
@@ -238,6 +248,16 @@ func (m *Metrics) Purchase(stake int64) {
 	if stake > 0 {
 		m.staked.Add(float64(stake))
 	}
+}
+
+// Snapshot records a snapshot of the embedded store taken at at, or one
+// that failed (ok false).
+func (m *Metrics) Snapshot(ok bool, at time.Time) {
+	if !ok {
+		m.snapshotFailures.Inc()
+		return
+	}
+	m.snapshotAt.Set(float64(at.Unix()))
 }
 
 // StoreError counts one internal error of the store during operation op

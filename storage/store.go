@@ -40,6 +40,12 @@ const LayoutVersion = 2
 // error wrapping it names the file or key.
 var ErrLayout = errors.New("storage: store written by another release; export it with that release and import the dump")
 
+// ErrDamaged is returned (wrapped, naming the file or key) when the store
+// or one of its records is damaged: a page of the embedded file that
+// bbolt cannot read, a record that does not decode. Nothing was written.
+// The way out is in docs/operating.md, "Backups and recovery".
+var ErrDamaged = errors.New("storage: damaged")
+
 // MaxAttempts bounds the compare-and-set retries of one Update.
 const MaxAttempts = 64
 

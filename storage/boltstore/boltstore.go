@@ -77,8 +77,10 @@ type guildRec struct {
 // (storage.LayoutVersion). A file with a marker of another version, or
 // with records and no marker (written by 0.3.0 or earlier), is refused
 // with an error wrapping storage.ErrLayout that names the file and the
-// way out; nothing in it is changed.
-func Open(path string, opts storage.Options) (*Store, error) {
+// way out; nothing in it is changed. A damaged file (pages bbolt cannot
+// read) is refused with storage.ErrDamaged, naming it (damage.go).
+func Open(path string, opts storage.Options) (_ *Store, err error) {
+	defer guard(path, &err)
 	if err := opts.Defaults.Check(); err != nil {
 		return nil, fmt.Errorf("boltstore: default settings: %w: %w", storage.ErrInvalid, err)
 	}
@@ -92,6 +94,10 @@ func Open(path string, opts storage.Options) (*Store, error) {
 	// 64 concurrent players fill a batch in well under a millisecond; a
 	// short delay keeps latency low without losing the shared fsync.
 	db.MaxBatchDelay = 2 * time.Millisecond
+	if err := checkOnOpen(db); err != nil {
+		_ = db.Close()
+		return nil, damagedErr(path, err)
+	}
 	var other string // what is wrong with the file's layout, if anything
 	if err := db.View(func(tx *bolt.Tx) error { other = checkLayout(tx); return nil }); err != nil {
 		_ = db.Close()
@@ -184,7 +190,8 @@ func (s *Store) check(ctx context.Context) error {
 // the store (the transaction is then rolled back); a refusal (fn's error,
 // an invalid write) is carried out by fn's caller, with a nil error, after
 // writing nothing.
-func (s *Store) batch(ctx context.Context, op string, fn func(tx *bolt.Tx) error) error {
+func (s *Store) batch(ctx context.Context, op string, fn func(tx *bolt.Tx) error) (err error) {
+	defer guard(s.Path(), &err)
 	if err := s.check(ctx); err != nil {
 		return err
 	}
@@ -194,7 +201,8 @@ func (s *Store) batch(ctx context.Context, op string, fn func(tx *bolt.Tx) error
 	return nil
 }
 
-func (s *Store) view(ctx context.Context, op string, fn func(tx *bolt.Tx) error) error {
+func (s *Store) view(ctx context.Context, op string, fn func(tx *bolt.Tx) error) (err error) {
+	defer guard(s.Path(), &err)
 	if err := s.check(ctx); err != nil {
 		return err
 	}

@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// snapshotter is a store that can copy itself while it serves: the
+// embedded store (boltstore.Store.Snapshot).
+type snapshotter interface {
+	Snapshot(ctx context.Context, dir string, keep int, now time.Time) (string, error)
+}
+
+// takeSnapshots snapshots store into dir every interval, keeping the
+// newest keep, until ctx ends; the first snapshot is taken at once, so an
+// operator sees at start-up that the folder works. Each result is logged
+// and counted (done). A store that cannot snapshot itself (Redis) is
+// refused earlier, by config.Load.
+func takeSnapshots(ctx context.Context, store storage.Store, dir string, interval time.Duration, keep int,
+	now func() time.Time, done func(ok bool, at time.Time), log *slog.Logger) {
+	s, ok := store.(snapshotter)
+	if !ok {
+		log.Error("BACKUP_DIR is set but this store takes no snapshots", "dir", dir)
+		return
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		start := now()
+		path, err := s.Snapshot(ctx, dir, keep, start)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil && path == "":
+			log.Error("snapshot failed", "dir", dir, "err", err)
+			done(false, start)
+		case err != nil: // taken, but the oldest ones could not be removed
+			log.Warn("snapshot taken, cleanup failed", "path", path, "err", err)
+			done(true, start)
+		default:
+			log.Info("snapshot taken", "path", path, "took", now().Sub(start).Round(time.Millisecond))
+			done(true, start)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/lesclefsdutresor/clefs/storage/boltstore"
+)
+
+// TestSnapshotsUnderLoad takes snapshots of the embedded store while
+// players play on it, then, with the store still open (the bot running),
+// audits every snapshot kept and exports the last: each is a whole,
+// consistent store, and the snapshot taken after the run dumps exactly as
+// the store does.
+func TestSnapshotsUnderLoad(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "clefs.db")
+	backups := filepath.Join(dir, "backups")
+	st := openStore(t, "", path)
+	defer st.Close()
+
+	// A temporary file left by a snapshot that a crash interrupted.
+	if err := os.MkdirAll(backups, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(backups, ".clefs-snapshot-42.tmp")
+	if err := os.WriteFile(stale, []byte("half a snapshot"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	var taken, failed atomic.Int64
+	var clock atomic.Int64 // one second per snapshot, so that names never collide
+	now := func() time.Time { return time.Date(2026, 12, 3, 10, 0, int(clock.Add(1)), 0, time.UTC) }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		takeSnapshots(ctx, st, backups, time.Millisecond, 3, now, func(ok bool, _ time.Time) {
+			if ok {
+				taken.Add(1)
+			} else {
+				failed.Add(1)
+			}
+		}, slog.New(slog.DiscardHandler))
+	}()
+	randomRun(t, st, 5, 1500)
+	for taken.Load() < 4 { // the run may be faster than the snapshots
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	<-done
+	if failed.Load() != 0 {
+		t.Fatalf("%d snapshots failed", failed.Load())
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the interrupted snapshot's temporary file is still there: %v", err)
+	}
+	snaps, err := boltstore.Snapshots(backups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snaps) != 3 {
+		t.Fatalf("%d snapshots kept after %d taken, want the newest 3: %v", len(snaps), taken.Load(), snaps)
+	}
+	if fi, err := os.Stat(backups); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("backups folder: %v, %v; want mode 0700", fi.Mode(), err)
+	}
+	for _, snap := range snaps {
+		if fi, err := os.Stat(snap); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v, %v; want 0600", snap, fi.Mode(), err)
+		}
+		out, _, err := runCmd(t, "audit", "-data", snap)
+		if err != nil || !strings.Contains(out, " 0 breaches") {
+			t.Errorf("audit of the snapshot %s taken under load: %q, %v", snap, out, err)
+		}
+	}
+
+	// One more, after the run: it holds exactly what the store holds.
+	last, err := st.(snapshotter).Snapshot(context.Background(), backups, 3, now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCmd(t, "export", "-data", path); err == nil {
+		t.Fatal("export of the open store's file succeeded: the store should be locked while the bot runs")
+	}
+	st.Close()
+	want, _, err := runCmd(t, "export", "-data", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := runCmd(t, "export", "-data", last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("the snapshot's dump differs from the store's: %s", firstDiff(got, want))
+	}
+}
+
+// TestExportRefusesToOverwrite: export -o never replaces a file unless
+// -force says so.
+func TestExportRefusesToOverwrite(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "clefs.db")
+	st := openStore(t, "", path)
+	randomRun(t, st, 6, 50)
+	st.Close()
+	out := filepath.Join(dir, "dump.json")
+	if err := os.WriteFile(out, []byte("precious"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := runCmd(t, "export", "-data", path, "-o", out)
+	if err == nil || !strings.Contains(err.Error(), "exists") || !strings.Contains(err.Error(), "-force") {
+		t.Fatalf("export over an existing file: %v, want a refusal that names -force", err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "precious" {
+		t.Fatalf("the existing file was changed: %q", b)
+	}
+	if _, _, err := runCmd(t, "export", "-data", path, "-o", out, "-force"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(out); !strings.Contains(string(b), `"version": 4`) {
+		t.Fatalf("export -force did not replace the file: %.40q", b)
+	}
+	if _, _, err := runCmd(t, "export", "-data", path, "-force"); err == nil {
+		t.Fatal("-force without -o was accepted")
+	}
+	// A file made between the check and the write is not overwritten either.
+	if err := writeFileAtomic(out, false, func(w io.Writer) error { return nil }); !errors.Is(err, fs.ErrExist) && (err == nil || !strings.Contains(err.Error(), "exists")) {
+		t.Fatalf("writeFileAtomic over an existing file without replace: %v", err)
+	}
+}

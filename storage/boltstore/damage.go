@@ -1,0 +1,127 @@
+package boltstore
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// bbolt panics when it meets a page it cannot read (its assertions on a
+// page's ID and type); it never returns such damage as an error. So every
+// transaction of this package runs under guard, which turns the panic into
+// an error wrapping storage.ErrDamaged that names the file, and Open runs
+// bbolt's consistency check (Tx.Check) before anything else reads the file.
+// bbolt rolls a transaction back when its function panics, so the file is
+// left as it was.
+
+// damagedErr is the error of a damaged file: what is wrong and the way out.
+func damagedErr(path string, what any) error {
+	return fmt.Errorf("%w: the embedded store %s is damaged (%v): list the damage with `clefs audit -data %s`, "+
+		"then restore the newest snapshot or dump (docs/operating.md, \"Backups and recovery\")", storage.ErrDamaged, path, what, path)
+}
+
+// guard recovers a panic of bbolt into *err (see above); deferred by every
+// function that runs a transaction.
+func guard(path string, err *error) {
+	if p := recover(); p != nil {
+		*err = damagedErr(path, p)
+	}
+}
+
+// maxProblems bounds what Check lists: past it the file is beyond listing.
+const maxProblems = 1000
+
+// CheckFile reads the whole store file at path without changing it (a
+// read-only open: the bot must be stopped, or path be a snapshot) and
+// calls fn with every problem it finds: each page bbolt's own consistency
+// check reports, then each record that does not decode, named by its
+// bucket and key (a player's guild and user), up to maxProblems. It
+// returns an error only when the file cannot be read at all (then that is
+// the one problem: it is not a store file, or its first pages are
+// destroyed).
+func CheckFile(path string, fn func(problem string)) (err error) {
+	defer guard(path, &err)
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		return fmt.Errorf("boltstore: open %s: %w", path, err)
+	}
+	defer db.Close()
+	n := 0
+	report := func(format string, args ...any) {
+		if n++; n <= maxProblems {
+			fn(fmt.Sprintf(format, args...))
+		}
+	}
+	return db.View(func(tx *bolt.Tx) error {
+		for err := range tx.Check() {
+			report("page: %v", err)
+		}
+		for _, name := range allBuckets {
+			checkBucket(tx, name, report)
+		}
+		if n > maxProblems {
+			fn(fmt.Sprintf("… and %d more problems", n-maxProblems))
+		}
+		return nil
+	})
+}
+
+// checkBucket reads every key of the bucket name, decoding the records
+// this package can name (players, guilds); a page that makes bbolt panic
+// ends the bucket's walk, reported with the last key read.
+func checkBucket(tx *bolt.Tx, name []byte, report func(string, ...any)) {
+	var last []byte
+	defer func() {
+		if p := recover(); p != nil {
+			report("bucket %s: unreadable after key %x: %v", name, last, p)
+		}
+	}()
+	b := tx.Bucket(name)
+	if b == nil {
+		report("bucket %s: missing", name)
+		return
+	}
+	_ = b.ForEach(func(k, v []byte) error {
+		last = k
+		switch string(name) {
+		case string(bucketPlayers):
+			if len(k) != 16 {
+				report("bucket players: key %x: not a guild and user", k)
+				return nil
+			}
+			id := storage.PlayerID{Guild: binary.BigEndian.Uint64(k), User: binary.BigEndian.Uint64(k[8:])}
+			if _, err := decodePlayer(id, v); err != nil {
+				report("player %d/%d: %v", id.Guild, id.User, err)
+			}
+		case string(bucketGuilds):
+			if len(k) != 8 {
+				report("bucket guilds: key %x: not a guild", k)
+				return nil
+			}
+			guild := binary.BigEndian.Uint64(k)
+			if _, _, err := decodeGuild(guild, v); err != nil {
+				report("guild %d: %v", guild, err)
+			}
+		}
+		return nil
+	})
+}
+
+// checkOnOpen runs bbolt's consistency check and fails on the first
+// problem: a damaged file is refused at once rather than panicking later.
+func checkOnOpen(db *bolt.DB) error {
+	return db.View(func(tx *bolt.Tx) error {
+		var errs []error
+		for err := range tx.Check() {
+			if len(errs) < 3 {
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
+	})
+}

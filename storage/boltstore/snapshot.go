@@ -1,0 +1,127 @@
+package boltstore
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Snapshots are named clefs-<UTC time>.db, so that they sort by name in
+// the order they were taken; one being written is a hidden .tmp file
+// that never matches, so a crash never leaves a half snapshot that looks
+// whole.
+const (
+	snapshotPrefix = "clefs-"
+	snapshotSuffix = ".db"
+	snapshotTime   = "20060102T150405.000Z"
+	snapshotTemp   = ".clefs-snapshot-*.tmp"
+)
+
+// Snapshot writes a consistent copy of the whole store into the folder
+// dir (created with mode 0700 if missing) while the store goes on serving:
+// bbolt's hot backup, a read transaction that writers do not wait for. The
+// copy is written to a temporary file (mode 0600), synced, then renamed
+// to clefs-<now, UTC>.db and the folder synced, so that a snapshot that is
+// there is whole. Then only the newest keep snapshots of dir are kept
+// (keep < 1 keeps them all), and temporary files a crash left behind are
+// removed. It returns the snapshot's path. The snapshot is a store file of
+// its own: `clefs export -data PATH` and `clefs audit -data PATH` read it
+// while the bot runs.
+func (s *Store) Snapshot(ctx context.Context, dir string, keep int, now time.Time) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("boltstore: snapshot: %w", err)
+	}
+	removeTemps(dir)
+	f, err := os.CreateTemp(dir, snapshotTemp) // mode 0600
+	if err != nil {
+		return "", fmt.Errorf("boltstore: snapshot: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // a no-op once renamed
+	err = s.view(ctx, "snapshot", func(tx *bolt.Tx) error {
+		_, err := tx.WriteTo(f)
+		return err
+	})
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("boltstore: snapshot to %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, snapshotPrefix+now.UTC().Format(snapshotTime)+snapshotSuffix)
+	if err := os.Rename(tmp, path); err != nil {
+		return "", fmt.Errorf("boltstore: snapshot: %w", err)
+	}
+	if err := syncDir(dir); err != nil {
+		return "", fmt.Errorf("boltstore: snapshot %s: %w", path, err)
+	}
+	if err := prune(dir, keep); err != nil {
+		return path, fmt.Errorf("boltstore: snapshot %s taken, but removing the oldest ones failed: %w", path, err)
+	}
+	return path, nil
+}
+
+// Snapshots returns the snapshots of dir, oldest first.
+func Snapshots(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("boltstore: snapshots: %w", err)
+	}
+	var paths []string
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasPrefix(name, snapshotPrefix) || !strings.HasSuffix(name, snapshotSuffix) {
+			continue
+		}
+		if _, err := time.Parse(snapshotTime, strings.TrimSuffix(strings.TrimPrefix(name, snapshotPrefix), snapshotSuffix)); err != nil {
+			continue // not one of ours
+		}
+		paths = append(paths, filepath.Join(dir, name))
+	}
+	slices.Sort(paths) // the names sort by time
+	return paths, nil
+}
+
+func prune(dir string, keep int) error {
+	if keep < 1 {
+		return nil
+	}
+	paths, err := Snapshots(dir)
+	if err != nil {
+		return err
+	}
+	for len(paths) > keep {
+		if err := os.Remove(paths[0]); err != nil {
+			return err
+		}
+		paths = paths[1:]
+	}
+	return nil
+}
+
+// removeTemps removes what an interrupted Snapshot left: only one process
+// serves a store file, so no other snapshot is being written.
+func removeTemps(dir string) {
+	temps, _ := filepath.Glob(filepath.Join(dir, snapshotTemp))
+	for _, t := range temps {
+		_ = os.Remove(t)
+	}
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
