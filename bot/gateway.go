@@ -326,9 +326,9 @@ func (g *Gateway) start(ctx context.Context) error {
 		}
 		scope := "global"
 		if g.opts.GuildID != "" {
-			scope = "guild " + g.opts.GuildID
+			scope = "guild"
 		}
-		g.log.Info("commands registered", "count", n, "scope", scope)
+		g.log.Info("commands registered", "count", n, "guild", g.opts.GuildID, "scope", scope)
 	}
 
 	batch := max(gb.SessionStartLimit.MaxConcurrency, 1)

@@ -213,7 +213,11 @@ func (e *Endpoint) Register(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	e.log.Info("commands registered", "count", n, "guild", e.opts.GuildID)
+	scope := "global"
+	if e.opts.GuildID != "" {
+		scope = "guild"
+	}
+	e.log.Info("commands registered", "count", n, "guild", e.opts.GuildID, "scope", scope)
 	return nil
 }
 

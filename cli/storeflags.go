@@ -60,17 +60,18 @@ func (c storeChoice) String() string {
 // environment (lookupEnv) when it is there, even empty, else from .env
 // (dotenv; a missing .env is fine), as the bot reads them (godotenv.Load
 // does not override the environment). An empty value counts as unset.
-// Both flags, or a flag given empty, is a usageError.
+// Both flags, or a flag given empty, is a usageError (its caller names
+// the subcommand).
 func (f *storeFlags) choose(lookupEnv func(string) (string, bool), dotenv func() (map[string]string, error)) (storeChoice, error) {
 	given := map[string]bool{}
 	f.set.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
 	switch {
 	case given["redis"] && given["data"]:
-		return storeChoice{}, usageError{fmt.Sprintf("%s: give -redis or -data, not both", f.set.Name())}
+		return storeChoice{}, usageError{"give -redis or -data, not both"}
 	case given["redis"] && f.redisURL == "":
-		return storeChoice{}, usageError{fmt.Sprintf("%s: -redis needs a URL (%s)", f.set.Name(), redisstore.URLForms)}
+		return storeChoice{}, usageError{fmt.Sprintf("-redis needs a URL (%s)", redisstore.URLForms)}
 	case given["data"] && f.dataPath == "":
-		return storeChoice{}, usageError{fmt.Sprintf("%s: -data needs a file name", f.set.Name())}
+		return storeChoice{}, usageError{"-data needs a file name"}
 	case given["redis"]:
 		return storeChoice{redisURL: f.redisURL, from: "-redis"}, nil
 	case given["data"]:

@@ -105,7 +105,7 @@ func TestDataFlagWinsOverRedisURL(t *testing.T) {
 		if env {
 			t.Setenv("REDIS_URL", dead)
 		}
-		for _, args := range [][]string{{"audit", "-data", "x.db"}, {"export", "-data", "x.db", "-o", "dump.json"}} {
+		for _, args := range [][]string{{"audit", "-data", "x.db"}, {"export", "-data", "x.db", "-o", "dump.json", "-force"}} {
 			_, stderr, err := runCmd(t, args...)
 			if err != nil || !strings.Contains(stderr, "store: embedded file "+db+" (from -data)\n") {
 				t.Fatalf("%v (REDIS_URL in the environment: %v): %v\n%s", args, env, err, stderr)

@@ -305,7 +305,7 @@ func TestTryExport(t *testing.T) {
 
 	var vout bytes.Buffer
 	if err := Main(context.Background(), []string{"verify", "-export", path}, &vout, &vout); err != nil ||
-		!strings.Contains(vout.String(), "(1 tickets and ") || !strings.Contains(vout.String(), "of 1 player recomputed") {
+		!strings.Contains(vout.String(), "(1 ticket and ") || !strings.Contains(vout.String(), "of 1 player recomputed") {
 		t.Errorf("clefs verify -export %s: %v\n%s", path, err, vout.String())
 	}
 }

@@ -102,7 +102,7 @@ var tryMessages = map[string][2]string{
 	"slash_usage":      {"%s: %s; usage: %s", "%s : %s ; usage : %s"},
 	"opt_twice":        {"%s given twice", "%s donné deux fois"},
 	"opt_too_many":     {"too many values (from %q on)", "trop de valeurs (à partir de %q)"},
-	"opt_missing":      {"%s is missing", "%s manque"},
+	"opt_missing":      {"%s is missing", "option %s manquante"},
 	"opt_value":        {"%s: %s", "%s : %s"},
 	"want_int":         {"want a whole number, got %q", "un nombre entier, pas %q"},
 	"want_number":      {"want a number, got %q", "un nombre, pas %q"},

@@ -426,7 +426,7 @@ func TestParseSlashChoices(t *testing.T) {
 		{"equite bogus", langFR, `/equite n'a pas de "bogus" : l'une de afficher, graine, reveler, verifier, exporter (par ex. /equite afficher)`},
 		{"pause 2h", langEN, `/pause: length: "2h" is not a choice: want one of 24h (24 hours), 7d (7 days), 30d (30 days), 6m (6 months); usage: /pause <length>`},
 		{"pause 2h", langFR, `/pause : duree : "2h" n'est pas un choix : l'un de 24h (24 heures), 7d (7 jours), 30d (30 jours), 6m (6 mois) ; usage : /pause <duree>`},
-		{"pause", langFR, "/pause : duree manque ; usage : /pause <duree>"},
+		{"pause", langFR, "/pause : option duree manquante ; usage : /pause <duree>"},
 		{"admin grant @42 x y", langEN, ""}, // amounts are text: the bot checks them
 		{"admin settings min-interval:4000", langEN, `/admin settings: min-interval: want a number from 0 to 3600, got "4000"`},
 		{"limites regler rappel:abc", langFR, `/limites regler : rappel : un nombre entier, pas "abc"`},

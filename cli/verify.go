@@ -329,9 +329,15 @@ func (r *exportReport) write(stdout io.Writer, lacking, allNote string) error {
 	if r.players == 1 {
 		players = "1 player"
 	}
-	fmt.Fprintf(w, "%-12s %s checked, %s unchecked, %d broken (%s tickets and %s chests of %s recomputed from their revealed seeds)\n",
+	noun := func(n int64, one, other string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return groupInt(n) + " " + other
+	}
+	fmt.Fprintf(w, "%-12s %s checked, %s unchecked, %d broken (%s and %s of %s recomputed from their revealed seeds)\n",
 		"draws:", groupInt(r.matched), groupInt(unchecked), len(r.mismatches),
-		groupInt(r.tickets), groupInt(r.chests), players)
+		noun(r.tickets, "ticket", "tickets"), noun(r.chests, "chest", "chests"), players)
 	broken := make([]int, game.NumLinks)
 	for _, b := range r.links.Breaks {
 		broken[b.Link]++

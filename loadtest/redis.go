@@ -87,11 +87,10 @@ func RedisStats(c redis.UniversalClient) func(ctx context.Context) (ServerStats,
 }
 
 // guildPatterns are the SCAN patterns of every key of a guild, as package
-// redisstore names them: the players' keys carry the hash tag
-// {guild:user} (p:, h:, pa:), the guild's own keys {guild} (s:, a:, m:, am:).
+// redisstore names them: all of them carry the guild's hash tag {guild}
+// (p:{g}:u, h:{g}:u…, s:{g}, a:{g}, lb:{g}).
 func guildPatterns(guild uint64) []string {
-	g := strconv.FormatUint(guild, 10)
-	return []string{"*{" + g + ":*}", "*{" + g + "}"}
+	return []string{"*{" + strconv.FormatUint(guild, 10) + "}*"}
 }
 
 // deleteGuilds deletes every key of the guilds, on every master of a

@@ -155,7 +155,10 @@ func storeEmpty(ctx context.Context, st storage.Store) (bool, error) {
 }
 
 // openRedis connects to cfg.RedisURL, refusing a database with any key
-// unless cfg.Force. At the end it deletes every key of the run's guilds.
+// unless cfg.Force, and opens the store as the bot does (redisstore.Open:
+// the layout checked, and marked in a database without it). At the end it
+// deletes every key of the run's guilds, and the layout marker if the run
+// wrote it.
 func openRedis(ctx context.Context, cfg Config, opts storage.Options) (*backend, error) {
 	if cfg.RedisURL == "" {
 		return nil, errors.New("loadtest: the Redis store needs a URL (-redis)")
@@ -171,17 +174,18 @@ func openRedis(ctx context.Context, cfg Config, opts storage.Options) (*backend,
 	if err == nil && n > 0 && !cfg.Force {
 		err = fmt.Errorf("%w: the Redis database has %d keys", ErrNotEmpty, n)
 	}
+	var marked int64
+	if err == nil {
+		marked, err = client.Exists(ctx, redisstore.LayoutKey).Result()
+	}
 	if err != nil {
 		client.Close()
 		return nil, fmt.Errorf("loadtest: redis: %w", err)
 	}
-	st := redisstore.New(client, opts)
-	// Scripts loaded before the clock starts, where the store can.
-	if l, ok := any(st).(interface{ LoadScripts(context.Context) error }); ok {
-		if err := l.LoadScripts(ctx); err != nil {
-			st.Close()
-			return nil, fmt.Errorf("loadtest: %w", err)
-		}
+	st, err := redisstore.Open(ctx, cfg.RedisURL, opts)
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("loadtest: %w", err)
 	}
 	return &backend{
 		store:  st,
@@ -190,11 +194,14 @@ func openRedis(ctx context.Context, cfg Config, opts storage.Options) (*backend,
 		redis:  client,
 		cleanup: func(ctx context.Context, guilds []uint64) (string, error) {
 			n, err := deleteGuilds(ctx, client, guilds)
+			if err == nil && marked == 0 {
+				err = client.Del(ctx, redisstore.LayoutKey).Err()
+			}
 			line := fmt.Sprintf("%d Redis keys of the run's %d guilds deleted", n, len(guilds))
 			if err == nil {
 				line += remainingKeys(ctx, client)
 			}
-			return line, errors.Join(err, st.Close())
+			return line, errors.Join(err, st.Close(), client.Close())
 		},
 	}, nil
 }

@@ -92,11 +92,15 @@ func (rr *replayReader) all() ([]byte, error) {
 // dump strictly, then each record checked and handed over.
 func readWhole(data []byte, seeds io.Reader, player func(DecodedPlayer) error, guild func(DecodedGuild) error) (int, error) {
 	var head struct {
-		Version int `json:"version"`
+		Version int             `json:"version"`
+		Public  json.RawMessage `json:"v"` // a public export's version
 	}
 	// The first JSON value only: strictJSON then says what follows it.
 	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&head); err != nil {
 		return 0, fmt.Errorf("%w: read dump: %v", ErrInvalid, describeJSONError(err))
+	}
+	if head.Version == 0 && head.Public != nil {
+		return 0, fmt.Errorf("%w: this is a player's public export (/fairness export, clefs export -public), not a dump: it holds no secret seed and cannot be imported; clefs verify -export checks it", ErrInvalid)
 	}
 	if head.Version < 1 || head.Version > DumpVersion {
 		return 0, fmt.Errorf("%w: dump version %d, want 1 to %d", ErrInvalid, head.Version, DumpVersion)

@@ -14,10 +14,10 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// layoutKey holds the layout of the database's keys (storage.LayoutVersion,
+// LayoutKey holds the layout of the database's keys (storage.LayoutVersion,
 // in decimal). Open writes it in a database this project never wrote and
 // reads it at every start; on a cluster it is a key of its own slot.
-const layoutKey = "clefs:layout"
+const LayoutKey = "clefs:layout"
 
 // projectKeys matches every key of this project, of any release: a prefix,
 // then a hash tag that begins with a guild ID (p:{g}:u, s:{g}, and 0.3.0's
@@ -30,23 +30,23 @@ const projectKeys = "*:{[0-9]*"
 // either gets the marker. Nothing else is written.
 func (s *Store) checkLayout(ctx context.Context) error {
 	want := strconv.Itoa(storage.LayoutVersion)
-	v, err := s.rdb.Get(ctx, layoutKey).Result()
+	v, err := s.rdb.Get(ctx, LayoutKey).Result()
 	if errors.Is(err, redis.Nil) {
 		var found string
 		if found, err = s.firstKey(ctx, projectKeys); err != nil {
 			return s.wrap("check the layout", err)
 		}
 		if found == "" {
-			if err := s.rdb.SetNX(ctx, layoutKey, want, 0).Err(); err != nil {
+			if err := s.rdb.SetNX(ctx, LayoutKey, want, 0).Err(); err != nil {
 				return s.wrap("record the layout", err)
 			}
 		}
 		// Ours, or the one a process opening the database at the same
 		// moment recorded before writing its first key.
-		v, err = s.rdb.Get(ctx, layoutKey).Result()
+		v, err = s.rdb.Get(ctx, LayoutKey).Result()
 		if errors.Is(err, redis.Nil) {
 			return fmt.Errorf("redisstore: the database holds %q and no %s, so a release before 0.4.0 wrote it: %w (clefs export with that release's binary, then clefs import with this one; docs/operating.md)",
-				found, layoutKey, storage.ErrLayout)
+				found, LayoutKey, storage.ErrLayout)
 		}
 	}
 	if err != nil {
@@ -54,7 +54,7 @@ func (s *Store) checkLayout(ctx context.Context) error {
 	}
 	if v != want {
 		return fmt.Errorf("redisstore: %s is %q, and this build reads layout %s: %w (clefs export with the release that wrote it, then clefs import with this one; docs/operating.md)",
-			layoutKey, v, want, storage.ErrLayout)
+			LayoutKey, v, want, storage.ErrLayout)
 	}
 	return nil
 }

@@ -68,7 +68,7 @@ func New(client redis.UniversalClient, opts storage.Options, options ...Option) 
 // Open parses url (see ParseURL for the accepted forms) and connects with
 // NewClient's timeouts and retries. It loads the scripts (which checks
 // that Redis answers) and checks the database's layout: a database this
-// project never wrote gets the layout marker (layoutKey); one written by
+// project never wrote gets the layout marker (LayoutKey); one written by
 // a release of another layout is refused with an error wrapping
 // storage.ErrLayout, naming the key found. Nothing is rewritten.
 func Open(ctx context.Context, url string, opts storage.Options, options ...Option) (*Store, error) {
