@@ -158,7 +158,7 @@ func (a *App) handleAuto(ctx context.Context, rq *request) (reply, error) {
 
 // reveal shows rows of the button's ticket and updates the card in place.
 func (a *App) reveal(ctx context.Context, rq *request, rows game.RowMask) (reply, error) {
-	ap, err := a.revealStep(ctx, rq, rq.button.ticket, rows)
+	ap, _, err := a.revealStep(ctx, rq, rq.button.ticket, rows)
 	if err != nil {
 		return reply{}, err
 	}
@@ -169,34 +169,37 @@ func (a *App) reveal(ctx context.Context, rq *request, rows game.RowMask) (reply
 // revealStep shows rows of ticket under rq's operation ID. The ticket is
 // drawn once, at its first reveal; a double click or a retry changes
 // nothing. On success the Applied's player holds the ticket, and the
-// balance as the first answer showed it. The buttons and the Activity
+// balance as the first answer showed it; finished reports whether this
+// step showed the ticket's last hidden rows. The buttons and the Activity
 // both reveal through it.
-func (a *App) revealStep(ctx context.Context, rq *request, ticket uint64, rows game.RowMask) (storage.Applied, error) {
-	ap, err := a.apply(ctx, change{
+func (a *App) revealStep(ctx context.Context, rq *request, ticket uint64, rows game.RowMask) (ap storage.Applied, finished bool, err error) {
+	ap, err = a.apply(ctx, change{
 		id: rq.player(), op: rq.i.ID,
 		do: func(p game.Player, now time.Time) (game.Step, error) {
+			t := p.Ticket
+			finished = t != nil && t.ID == ticket && t.Open() && t.Revealed|rows == game.AllRows
 			return p.Reveal(a.drawer, ticket, rows, now)
 		},
 	})
 	switch {
 	case errors.Is(err, storage.ErrNoPlayer):
-		return ap, userErr("err_stale_button", nil)
+		return ap, false, userErr("err_stale_button", nil)
 	case errors.Is(err, game.ErrUnknownTicket):
-		return ap, userErr("err_ticket_over", nil)
+		return ap, false, userErr("err_ticket_over", nil)
 	case err != nil:
-		return ap, stepErr("reveal", err)
+		return ap, false, stepErr("reveal", err)
 	}
 	p, r := ap.Player, ap.Result
 	t := p.Ticket
 	if t == nil || t.ID != r.Ticket { // a repeat of a reveal since played over
-		return ap, userErr("err_ticket_over", nil)
+		return ap, false, userErr("err_ticket_over", nil)
 	}
 	if a.obs != nil && r.Drawn && !ap.Repeated {
 		o := t.Outcome
 		a.obs.Play(o.Tier, o.Key, game.Stake, o.Prize)
 	}
 	ap.Player.Balance = r.Balance
-	return ap, nil
+	return ap, finished && !ap.Repeated, nil
 }
 
 // errAgainStale refuses "Play again" on a card that is no longer the
