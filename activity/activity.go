@@ -134,10 +134,7 @@ func New(o Options) (http.Handler, error) {
 	for _, k := range []string{commands.ActKindBuy, commands.ActKindReveal, commands.ActKindChest, commands.ActKindDaily} {
 		m.HandleFunc("POST /activity/api/"+k, h.play(k))
 	}
-	m.HandleFunc("/activity/api/", func(w http.ResponseWriter, r *http.Request) {
-		h.fail(w, http.StatusNotFound, "not_found", "no such route")
-	})
-	m.HandleFunc("GET /activity/{path...}", h.static)
+	m.HandleFunc("/activity/{path...}", h.static)
 	h.mux = m
 	return h, nil
 }
@@ -216,10 +213,20 @@ func (h *handler) add(p string, b []byte, cache string) {
 	h.files[p] = f
 }
 
-// static serves the page's files and the art.
+// static serves the page's files and the art; anything else is a 404
+// (405 for a method other than GET), in JSON under api/.
 func (h *handler) static(w http.ResponseWriter, r *http.Request) {
-	f := h.files[r.PathValue("path")]
-	if f == nil {
+	p := r.PathValue("path")
+	f := h.files[p]
+	switch {
+	case strings.HasPrefix(p, "api/"):
+		h.fail(w, http.StatusNotFound, "not_found", "no such route")
+		return
+	case r.Method != http.MethodGet && r.Method != http.MethodHead:
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	case f == nil:
 		http.NotFound(w, r)
 		return
 	}
