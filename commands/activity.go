@@ -311,11 +311,12 @@ func (a *App) announce(ctx context.Context, rq *request, channel uint64, p game.
 }
 
 // discordMarkup matches what a Discord message shows and a page would not:
-// bold, timestamps, channel mentions.
-var discordMarkup = regexp.MustCompile(`\*\*|<t:(\d+):[a-zA-Z]>|<#(\d+)>`)
+// bold, timestamps, channel mentions, custom emojis.
+var discordMarkup = regexp.MustCompile(`\*\*|<t:(-?\d+):[a-zA-Z]>|<#(\d+)>|<a?:\w+:\d+> ?`)
 
 // plain is a message of the bot's without Discord's markup, for the
-// Activity's page: timestamps as UTC dates, channels as #ID.
+// Activity's page: timestamps as UTC dates, channels as #ID, custom emojis
+// left out (the page draws its own pictures).
 func plain(s string) string {
 	return discordMarkup.ReplaceAllStringFunc(s, func(m string) string {
 		sub := discordMarkup.FindStringSubmatch(m)

@@ -228,3 +228,16 @@ func TestActOpensTheChest(t *testing.T) {
 		t.Errorf("chest: %+v due %d balance %d/%d, store %d", st.Chest, st.ChestDue, st.Balance, again.Balance, e.player(alice).Balance)
 	}
 }
+
+func TestPlain(t *testing.T) {
+	for in, want := range map[string]string{
+		"**Three sabres!** You win **5.00**.":       "Three sabres! You win 5.00.",
+		"<:clefs_key:123456> **You found a key!**":  "You found a key!",
+		"until <t:1764590400:F>, in <#1110000000>.": "until 2025-12-01 12:00 UTC, in #1110000000.",
+		"🗝️ plain text":                             "🗝️ plain text",
+	} {
+		if got := plain(in); got != want {
+			t.Errorf("plain(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
