@@ -203,7 +203,7 @@ func Load(getenv func(string) string) (Config, error) {
 	if (l.get("PUBLIC_ADDR") == "") != (l.get("DISCORD_CLIENT_SECRET") == "") {
 		l.fail("PUBLIC_ADDR", "PUBLIC_ADDR and DISCORD_CLIENT_SECRET go together (the Activity): set both, or neither (docs/activity.md)")
 	}
-	if a := c.PublicAddr; a != "" && (a == c.MetricsAddr || a == c.InteractionsAddr) {
+	if a := c.PublicAddr; a != "" && !strings.HasSuffix(a, ":0") && (a == c.MetricsAddr || a == c.InteractionsAddr) {
 		l.fail("PUBLIC_ADDR", "%q is also METRICS_ADDR or INTERACTIONS_ADDR: give each listener its own port", a)
 	}
 	if lv, ok := slogLevels[c.DiscordgoLogLevel]; ok && lv < c.LogLevel {

@@ -238,6 +238,7 @@ func TestActivityConfig(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "PUBLIC_ADDR:") {
 		t.Errorf("same port as METRICS_ADDR: %v", err)
 	}
+	mustLoad(t, env("DISCORD_TOKEN", "t", "PUBLIC_ADDR", "127.0.0.1:0", "METRICS_ADDR", "127.0.0.1:0", "DISCORD_CLIENT_SECRET", "s")) // two ports the system picks
 }
 
 func TestParseCredits(t *testing.T) {
