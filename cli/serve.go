@@ -180,16 +180,18 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 		}()
 	}
 	publicDone := make(chan error, 1)
-	if cfg.ActivityEnabled() {
-		act, err := activity.New(activity.Options{
-			Game: app, AppID: me.ID, ClientSecret: cfg.ClientSecret, Token: cfg.Token, APIBase: cfg.APIBase, Logger: log,
-		})
-		if err != nil {
-			return err
-		}
+	if cfg.PublicAddr != "" {
 		public := http.NewServeMux()
 		public.Handle("GET /fair", fairpage.Handler())
-		public.Handle("/activity/", act)
+		if cfg.ActivityEnabled() {
+			act, err := activity.New(activity.Options{
+				Game: app, AppID: me.ID, ClientSecret: cfg.ClientSecret, Token: cfg.Token, APIBase: cfg.APIBase, Logger: log,
+			})
+			if err != nil {
+				return err
+			}
+			public.Handle("/activity/", act)
+		}
 		go func() {
 			err := servePublic(ctx, cfg.PublicAddr, public, log, hooks.Public)
 			if err != nil {

@@ -66,8 +66,8 @@ type Config struct {
 	MetricsAddr string // METRICS_ADDR: host:port of /metrics, /healthz and /version (private); "" = off
 
 	// PublicAddr is PUBLIC_ADDR: host:port of the public listener, serving
-	// /fair and the Activity under /activity/; "" = none. Set with
-	// ClientSecret or not at all (ActivityEnabled).
+	// /fair and, with ClientSecret, the Activity under /activity/
+	// (ActivityEnabled); "" = none.
 	PublicAddr string
 	// ClientSecret is DISCORD_CLIENT_SECRET, the application's OAuth2
 	// client secret, with which the Activity exchanges a player's
@@ -138,7 +138,7 @@ func (c Config) LogValue() slog.Value {
 }
 
 // ActivityEnabled reports whether the Activity is configured: PUBLIC_ADDR
-// and DISCORD_CLIENT_SECRET are both set (Load refuses one without the other).
+// and DISCORD_CLIENT_SECRET are both set (Load refuses the secret alone).
 func (c Config) ActivityEnabled() bool { return c.PublicAddr != "" && c.ClientSecret != "" }
 
 // String describes the configuration without secrets.
@@ -200,8 +200,8 @@ func Load(getenv func(string) string) (Config, error) {
 			l.fail("INTERACTIONS_ADDR", "serves interactions over HTTP, without a gateway: leave SHARD_IDS and SHARD_ID empty, and SHARD_COUNT empty or 1")
 		}
 	}
-	if (l.get("PUBLIC_ADDR") == "") != (l.get("DISCORD_CLIENT_SECRET") == "") {
-		l.fail("PUBLIC_ADDR", "PUBLIC_ADDR and DISCORD_CLIENT_SECRET go together (the Activity): set both, or neither (docs/activity.md)")
+	if l.get("PUBLIC_ADDR") == "" && l.get("DISCORD_CLIENT_SECRET") != "" {
+		l.fail("PUBLIC_ADDR", "required with DISCORD_CLIENT_SECRET: the Activity is served on the public listener (docs/activity.md)")
 	}
 	if a := c.PublicAddr; a != "" && !strings.HasSuffix(a, ":0") && (a == c.MetricsAddr || a == c.InteractionsAddr) {
 		l.fail("PUBLIC_ADDR", "%q is also METRICS_ADDR or INTERACTIONS_ADDR: give each listener its own port", a)

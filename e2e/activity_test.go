@@ -130,3 +130,22 @@ func TestActivity(t *testing.T) {
 	}
 	h.noFailures()
 }
+
+// TestPublicListenerWithoutActivity: PUBLIC_ADDR alone serves /fair, and
+// no Activity (no client secret to prove who plays).
+func TestPublicListenerWithoutActivity(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, map[string]string{"PUBLIC_ADDR": "127.0.0.1:0"})
+	h.start()
+	base := "http://" + <-h.public
+	for path, want := range map[string]int{"/fair": 200, "/activity/": 404, "/activity/api/config": 404} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET %s: %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+}
