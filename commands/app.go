@@ -663,8 +663,8 @@ func (a *App) renderError(log *slog.Logger, rq *request, err error, late bool) r
 // damagedRecord logs and counts a player's damaged record met by rq: one
 // warning naming it, and the key and what is wrong.
 func (a *App) damagedRecord(log *slog.Logger, rq *request, d *storage.DamagedError) {
-	log.Warn("commands: damaged record; /admin reset rewrites it (docs/operating.md, \"A damaged record\")",
-		"guild", d.ID.Guild, "user", d.ID.User, "command", rq.kind, "interaction", rq.i.ID, "err", d.Err)
+	log.Warn("commands: damaged record", "guild", d.ID.Guild, "user", d.ID.User, "command", rq.kind,
+		"interaction", rq.i.ID, "err", d.Err, "repair", "/admin reset (docs/operating.md, \"A damaged record\")")
 	if a.obs != nil {
 		a.obs.DamagedRecord()
 	}
