@@ -123,7 +123,8 @@ func (a *App) leaderboardCommand() *command {
 // balances; the amounts shown are the ones each player has seen
 // (game.Player.Seen), the players shown ordered by them, so that the
 // board tells no ticket's result before its card: it reads the records of
-// the players it shows, leaderSize and the caller at most.
+// the players it shows, leaderSize and the caller at most. A record that
+// does not decode is left out (logged and counted), its rank with it.
 func (a *App) handleLeaderboard(ctx context.Context, rq *request) (reply, error) {
 	b, err := a.store.Leaderboard(ctx, rq.guild, leaderSize, rq.user)
 	if err != nil {
@@ -131,32 +132,46 @@ func (a *App) handleLeaderboard(ctx context.Context, rq *request) (reply, error)
 	}
 	l := rq.l
 	var mine game.Seen
-	seenBalance := func(r *storage.LeaderboardEntry) error {
+	// seenBalance sets r's balance as its player has seen it; false when
+	// its record is damaged.
+	seenBalance := func(r *storage.LeaderboardEntry) (bool, error) {
 		p, ok, err := a.load(ctx, storage.PlayerID{Guild: rq.guild, User: r.User})
+		if d := damaged(err); d != nil {
+			a.damagedRecord(a.logger(ctx), rq, d)
+			return false, nil
+		}
 		if err != nil || !ok { // gone since the index was read: its entry as it is
-			return err
+			return err == nil, err
 		}
 		sv := p.Seen(nil) // the balance only: no history needed
 		if r.User == rq.user {
 			mine = sv
 		}
 		r.Balance = sv.Player.Balance
-		return nil
+		return true, nil
 	}
-	ranks := make([]int, len(b.Top))
-	for i := range b.Top {
-		ranks[i] = b.Top[i].Rank
-		if err := seenBalance(&b.Top[i]); err != nil {
+	rows := len(b.Top) // past them, the caller's own row is shown apart
+	var ranks []int
+	top := b.Top[:0]
+	for _, r := range b.Top {
+		switch ok, err := seenBalance(&r); {
+		case err != nil:
 			return reply{}, err
+		case ok:
+			ranks, top = append(ranks, r.Rank), append(top, r)
 		}
 	}
+	b.Top = top
 	storage.SortLeaderboard(b.Top)
 	for i := range b.Top {
 		b.Top[i].Rank = ranks[i]
 	}
-	if y := b.You; y != nil && y.Rank > len(b.Top) {
-		if err := seenBalance(y); err != nil {
+	if y := b.You; y != nil && y.Rank > rows {
+		switch ok, err := seenBalance(y); {
+		case err != nil:
 			return reply{}, err
+		case !ok:
+			b.You = nil
 		}
 	}
 	var sb strings.Builder
@@ -175,7 +190,7 @@ func (a *App) handleLeaderboard(ctx context.Context, rq *request) (reply, error)
 		}
 		sb.WriteString(" " + mention(r.User) + " — " + l.Credits(r.Balance) + "\n")
 	}
-	if y := b.You; y != nil && y.Rank > len(b.Top) {
+	if y := b.You; y != nil && y.Rank > rows {
 		sb.WriteString("…\n" + l.T("leader_you", map[string]any{
 			"Rank": strconv.Itoa(y.Rank), "Balance": l.Credits(y.Balance),
 		}) + "\n")
