@@ -315,20 +315,14 @@ func (q *qa) mutSlash(sl fakediscord.Slash, f func(d map[string]any)) (fakedisco
 }
 
 // mutClick is mutSlash for a button press.
-func (q *qa) mutClick(msg, customID, user string, f func(d map[string]any)) (fakediscord.Response, string, error) {
-	q.t.Helper()
-	return q.mutClickL(msg, customID, user, "", f)
-}
-
-// mutClickL is mutClick by a user of the given locale.
-func (q *qa) mutClickL(msg, customID, user string, locale discordgo.Locale, f func(d map[string]any)) (fakediscord.Response, string, error) {
+func (q *qa) mutClick(c fakediscord.Click, f func(d map[string]any)) (fakediscord.Response, string, error) {
 	q.t.Helper()
 	if f != nil {
 		q.m.next(f)
 	}
-	p, err := q.srv.Click(q.ctx(), fakediscord.Click{Message: msg, CustomID: customID, User: user, Locale: locale})
+	p, err := q.srv.Click(q.ctx(), c)
 	if err != nil {
-		q.t.Fatalf("click %s: %v", customID, err)
+		q.t.Fatalf("click %s: %v", c.CustomID, err)
 	}
 	if f != nil {
 		q.waitApplied(p.ID())
@@ -675,7 +669,7 @@ func qaPayloadVariations(t *testing.T, env map[string]string) {
 				break
 			}
 		}
-		r, id, err := q.mutClick(card.ID, press, alice, c.f)
+		r, id, err := q.mutClick(fakediscord.Click{Message: card.ID, CustomID: press, User: alice}, c.f)
 		if c.says != "" {
 			refusal(t, c.name, r, err, c.says)
 		} else {
@@ -895,19 +889,19 @@ func TestQAResetGuildAndSettings(t *testing.T) {
 	// permission, then after the confirmation expired.
 	m = ask("season end")
 	ok := button(t, m, "v1:rg:")
-	rr, _, err := q.mutClick(m.ID, ok, mod, func(d map[string]any) {
+	rr, _, err := q.mutClick(fakediscord.Click{Message: m.ID, CustomID: ok, User: mod}, func(d map[string]any) {
 		member(d)["user"].(map[string]any)["id"] = mod2
 		member(d)["permissions"] = fmt.Sprint(fakediscord.PermsModerator)
 	})
 	refusal(t, "another moderator confirms", rr, err, "belong")
-	rr, _, err = q.mutClick(m.ID, ok, mod, func(d map[string]any) { member(d)["permissions"] = "0" })
+	rr, _, err = q.mutClick(fakediscord.Click{Message: m.ID, CustomID: ok, User: mod}, func(d map[string]any) { member(d)["permissions"] = "0" })
 	refusal(t, "demoted moderator confirms", rr, err, "Only moderators")
 	q.now.Advance(6 * time.Minute)
-	rr, _, err = q.mutClick(m.ID, ok, mod, func(d map[string]any) { member(d)["permissions"] = fmt.Sprint(fakediscord.PermsModerator) })
+	rr, _, err = q.mutClick(fakediscord.Click{Message: m.ID, CustomID: ok, User: mod}, func(d map[string]any) { member(d)["permissions"] = fmt.Sprint(fakediscord.PermsModerator) })
 	refusal(t, "expired confirmation", rr, err, "expired")
 	q.now.Advance(-6 * time.Minute)
 	// A time in the future (a forged custom ID).
-	rr, _, err = q.mutClick(m.ID, ok, mod, func(d map[string]any) {
+	rr, _, err = q.mutClick(fakediscord.Click{Message: m.ID, CustomID: ok, User: mod}, func(d map[string]any) {
 		member(d)["permissions"] = fmt.Sprint(fakediscord.PermsModerator)
 		dataOf(d)["custom_id"] = fmt.Sprintf("v1:rg:%s:%d", mod, q.now.Now().Unix()+3600)
 	})
@@ -1336,7 +1330,7 @@ func qaNewUserLocales(t *testing.T, env map[string]string) {
 		}
 		press := func(m *discordgo.Message, prefix string) fakediscord.Response {
 			t.Helper()
-			r, _, err := q.mutClickL(m.ID, button(t, m, prefix), user, c.locale, mut)
+			r, _, err := q.mutClick(fakediscord.Click{Message: m.ID, CustomID: button(t, m, prefix), User: user, Locale: c.locale}, mut)
 			okAnswer(t, name+" "+prefix, r, err)
 			if err != nil || r.Message == nil {
 				t.FailNow()
