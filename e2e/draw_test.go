@@ -5,17 +5,16 @@ import (
 	"testing"
 
 	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 // script is a game.Drawer whose next outcomes the test sets. The handlers
 // draw a ticket once, at its first reveal, and a chest once, when opened;
 // the test sets the outcome before the click that draws.
 type script struct {
-	mu     sync.Mutex
-	play   game.Outcome
-	chest  game.Chest
-	plays  int
-	chests int
+	mu    sync.Mutex
+	play  game.Outcome
+	chest game.Chest
 }
 
 var _ game.Drawer = (*script)(nil)
@@ -28,7 +27,6 @@ func newScript() *script {
 func (s *script) Ticket(game.Seed, string, uint64, int) (game.Outcome, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.plays++
 	return s.play, nil
 }
 
@@ -36,7 +34,6 @@ func (s *script) Ticket(game.Seed, string, uint64, int) (game.Outcome, error) {
 func (s *script) Chest(game.Seed, string, int64) (game.Chest, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.chests++
 	return s.chest, nil
 }
 
@@ -52,24 +49,13 @@ func (s *script) setChest(c game.Chest) {
 	s.mu.Unlock()
 }
 
-// loss returns a losing outcome; with key, its key is the grid's last cell
-// (row 3).
-func loss(key bool) game.Outcome {
-	o := game.Outcome{Row: -1, Key: key, Grid: game.Grid{game.Gem, game.Pipe, game.Bomb, game.Sabre, game.Candle, game.Barrel, game.Gem, game.Pipe, game.Bomb}}
-	if key {
-		o.Grid[8] = game.Key
-	}
-	return o
-}
-
-// win returns a winning outcome of tier, with its prize, on the first row.
-func win(tier game.Tier) game.Outcome {
-	s := tier.Symbol()
-	return game.Outcome{Tier: tier, Prize: tier.Prize(), Row: 0, Grid: game.Grid{s, s, s, game.Sabre, game.Candle, game.Barrel, game.Gem, game.Pipe, game.Bomb}}
-}
-
-// chestOf returns a chest of lot, with its prize.
-func chestOf(lot game.Lot) game.Chest { return game.Chest{Lot: lot, Prize: lot.Prize()} }
+// The outcomes the tests force: a loss (with its key on the grid's last
+// cell, row 3), a win of a tier on the first row, a chest of a lot.
+var (
+	loss    = storetest.Loss
+	win     = storetest.Win
+	chestOf = storetest.Chest
+)
 
 // TestScriptedOutcomesAreValid: the outcomes the tests force are ones the
 // rules allow (a transition refuses any other).

@@ -37,11 +37,15 @@ const (
 
 // harness runs the bot process (cli.Serve) against a fake Discord.
 type harness struct {
-	t      *testing.T
-	srv    *fakediscord.Server
-	cfg    config.Config
-	draw   *script
-	fair   bool // draw with the production, verifiable draws instead of draw
+	t    *testing.T
+	srv  *fakediscord.Server
+	cfg  config.Config
+	draw *script
+	fair bool // draw with the production, verifiable draws instead of draw
+	now  func() time.Time
+	// relay, if set, is where the fake posts interactions when the bot
+	// serves its HTTP endpoint at addr (the default: addr itself).
+	relay  func(addr string) string
 	logs   *syncBuffer
 	cancel context.CancelFunc
 	done   chan error
@@ -116,10 +120,14 @@ func (h *harness) serve(d game.Drawer) {
 	h.cancel, h.done, h.public = cancel, make(chan error, 1), make(chan string, 1)
 	go func() {
 		h.done <- cli.Serve(ctx, h.cfg, log, cli.Hooks{
-			Drawer: d,
+			Drawer: d, Now: h.now,
 			Started: func(addr string) {
 				if addr != "" { // the HTTP endpoint: Discord (the fake) posts there
-					h.srv.SetInteractionsURL("http://" + addr + "/interactions")
+					url := "http://" + addr + "/interactions"
+					if h.relay != nil {
+						url = h.relay(addr)
+					}
+					h.srv.SetInteractionsURL(url)
 				}
 				close(started)
 			},

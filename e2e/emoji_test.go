@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -63,14 +64,7 @@ func TestEmojiUploadedOnceAndShown(t *testing.T) {
 	h := newHarness(t, map[string]string{"EMOJI_PIPE": "🚬"})
 	h.start()
 	got := h.appEmojis()
-	names := slices.Sorted(func(yield func(string) bool) {
-		for n := range got {
-			if !yield(n) {
-				return
-			}
-		}
-	})
-	if !slices.Equal(names, appEmojiNames()) {
+	if names := slices.Sorted(maps.Keys(got)); !slices.Equal(names, appEmojiNames()) {
 		t.Fatalf("the fake holds %v, want exactly %v", names, appEmojiNames())
 	}
 	if n := h.srv.EmojiCreates(); n != 8 {

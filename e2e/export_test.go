@@ -3,8 +3,6 @@ package e2e_test
 import (
 	"bytes"
 	"context"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,7 +57,11 @@ func TestFairnessExport(t *testing.T) {
 			if a.Filename != name || a.ContentType != "application/json" || a.Size == 0 || !strings.Contains(m.Content, name) {
 				t.Errorf("attachment %+v, content %q: want %s as JSON, named in the text", a, m.Content, name)
 			}
-			data := download(t, a.URL)
+			status, body := httpGet(t, a.URL) // as a Discord client does from the CDN
+			data := []byte(body)
+			if status != 200 {
+				t.Fatalf("GET %s: %d", a.URL, status)
+			}
 			if kept, ok := h.srv.Attachment(a.ID); !ok || !bytes.Equal(kept, data) || len(data) != a.Size {
 				t.Fatalf("the fake's bytes (%d, %v) differ from those served (%d), size %d", len(kept), ok, len(data), a.Size)
 			}
@@ -103,19 +105,4 @@ func TestFairnessExport(t *testing.T) {
 			}
 		})
 	}
-}
-
-// download GETs an attachment's URL, as a Discord client does from the CDN.
-func download(tb testing.TB, url string) []byte {
-	tb.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		tb.Fatalf("GET %s: %v", url, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		tb.Fatalf("GET %s: %d %v", url, resp.StatusCode, err)
-	}
-	return b
 }

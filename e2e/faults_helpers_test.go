@@ -445,10 +445,9 @@ func (f *fx) dailyAndGrant(user string) {
 	f.mu.Unlock()
 	if !claimed {
 		f.add(user, f.cfg.DailyAmount)
-		m, _ := f.settle(f.send(fakediscord.Slash{User: user, Name: "daily"}), func(m *discordgo.Message) bool {
+		f.settle(f.send(fakediscord.Slash{User: user, Name: "daily"}), func(m *discordgo.Message) bool {
 			return strings.Contains(text(m), game.FormatCents(f.cfg.DailyAmount, game.English))
 		})
-		_ = m
 	}
 	f.add(user, 100)
 	want := game.FormatCents(f.balance(user), game.English)

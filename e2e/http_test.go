@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +17,44 @@ import (
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 	"github.com/lesclefsdutresor/clefs/storage/redistest"
 )
+
+// serveTwo runs two bot processes (cli.Serve) on h's configuration, each
+// serving the HTTP endpoint, and returns their addresses and a function
+// that stops both (at the test's end if not before) and checks that they
+// ended cleanly.
+func (h *harness) serveTwo() (addrs []string, stop func()) {
+	h.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var dones []chan error
+	stop = sync.OnceFunc(func() {
+		cancel()
+		for n, done := range dones {
+			if err := <-done; err != nil {
+				h.t.Errorf("process %d: %v", n, err)
+			}
+		}
+	})
+	h.t.Cleanup(stop)
+	for n := range 2 {
+		started, done := make(chan string, 1), make(chan error, 1)
+		dones = append(dones, done)
+		go func() {
+			done <- cli.Serve(ctx, h.cfg, slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelWarn})), cli.Hooks{
+				Drawer: h.draw, Started: func(addr string) { started <- addr },
+			})
+		}()
+		select {
+		case a := <-started:
+			addrs = append(addrs, a)
+		case err := <-done:
+			done <- err
+			h.t.Fatalf("process %d: %v", n, err)
+		case <-time.After(15 * time.Second):
+			h.t.Fatalf("process %d not serving", n)
+		}
+	}
+	return addrs, stop
+}
 
 // roundRobin is a load balancer in front of bot processes: each request goes
 // to the next backend in turn. It counts what each one got.
@@ -61,35 +98,7 @@ func (rr *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestHTTPEndpointsBehindALoadBalancer(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, httpEnv(map[string]string{"REDIS_URL": redistest.URL(t)}))
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	var addrs []string
-	for n := range 2 {
-		started := make(chan string, 1)
-		done := make(chan error, 1)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			done <- cli.Serve(ctx, h.cfg, slog.New(slog.NewTextHandler(io.MultiWriter(h.logs), &slog.HandlerOptions{Level: slog.LevelWarn})), cli.Hooks{
-				Drawer: h.draw, Started: func(addr string) { started <- addr },
-			})
-		}()
-		select {
-		case a := <-started:
-			addrs = append(addrs, a)
-		case err := <-done:
-			t.Fatalf("process %d: %v", n, err)
-		case <-time.After(15 * time.Second):
-			t.Fatalf("process %d not serving", n)
-		}
-		defer func() {
-			if err := <-done; err != nil {
-				t.Errorf("process %d: %v", n, err)
-			}
-		}()
-	}
-	defer wg.Wait()
-	defer cancel()
+	addrs, stop := h.serveTwo()
 	lb := newRoundRobin(t, addrs)
 	h.srv.SetInteractionsURL(lb.URL + "/interactions")
 	if err := h.srv.Ping(h.ctx()); err != nil {
@@ -121,8 +130,7 @@ func TestHTTPEndpointsBehindALoadBalancer(t *testing.T) {
 			h.answered(p, nil, "Auto")
 		}
 	}
-	cancel()
-	wg.Wait()
+	stop()
 	for _, u := range players {
 		p := h.player(u)
 		if p.Stats.Plays != 1 || p.Stats.Wins != 1 || p.Balance != 2000-game.Stake+100 || p.Ticket == nil || !p.Ticket.Drawn || p.Ticket.Open() {

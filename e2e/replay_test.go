@@ -5,18 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/bwmarrin/discordgo"
 
-	"github.com/lesclefsdutresor/clefs/cli"
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 	"github.com/lesclefsdutresor/clefs/storage"
@@ -87,35 +84,7 @@ func replay(tb testing.TB, addr string, p signedPost) (int, []byte) {
 func TestReplayToAnotherProcess(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, httpEnv(map[string]string{"REDIS_URL": redistest.URL(t)}))
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	var addrs []string // A, B
-	for n := range 2 {
-		started := make(chan string, 1)
-		done := make(chan error, 1)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			done <- cli.Serve(ctx, h.cfg, slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelWarn})), cli.Hooks{
-				Drawer: h.draw, Started: func(addr string) { started <- addr },
-			})
-		}()
-		select {
-		case a := <-started:
-			addrs = append(addrs, a)
-		case err := <-done:
-			t.Fatalf("process %d: %v", n, err)
-		case <-time.After(15 * time.Second):
-			t.Fatalf("process %d not serving", n)
-		}
-		defer func() {
-			if err := <-done; err != nil {
-				t.Errorf("process %d: %v", n, err)
-			}
-		}()
-	}
-	defer wg.Wait()
-	defer cancel()
+	addrs, stop := h.serveTwo()
 	a, b := addrs[0], addrs[1]
 	u, err := url.Parse("http://" + a)
 	if err != nil {
@@ -161,8 +130,7 @@ func TestReplayToAnotherProcess(t *testing.T) {
 			t.Errorf("%s replayed to A: %d %s, want 409 (A has seen it)", tt.name, status, body)
 		}
 	}
-	cancel()
-	wg.Wait()
+	stop()
 	h.noFailures()
 
 	// The books: one grant, one daily.

@@ -97,27 +97,11 @@ func TestSeedHexAndCommitment(t *testing.T) {
 	}
 }
 
-// played returns a new player who played n tickets with SeededDrawer,
-// opening the chests they gave.
+// played returns p after n tickets played with SeededDrawer, opening the
+// chests they gave (fairLines without the lines).
 func played(t *testing.T, p Player, n int) Player {
 	t.Helper()
-	var d SeededDrawer
-	for range n {
-		s, err := p.Buy(House{}, t0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s, err = s.Player.Reveal(d, s.Player.TicketSeq, AllRows, t0); err != nil {
-			t.Fatal(err)
-		}
-		p = s.Player
-		if p.ChestDue {
-			if s, err = p.OpenChest(d, p.ChestSeq+1, t0); err != nil {
-				t.Fatal(err)
-			}
-			p = s.Player
-		}
-	}
+	p, _ = fairLines(t, p, n)
 	return p
 }
 

@@ -166,36 +166,6 @@ func TestGridsCoverAllowedSets(t *testing.T) {
 	}
 }
 
-// TestTicketsTellTheTruth draws tickets as production does (FairDraws, one
-// seed) and checks each.
-func TestTicketsTellTheTruth(t *testing.T) {
-	const n = 100_000
-	f, err := NewFairDraws(testSeed(24), "client")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tiers [NumTiers]int
-	keys := 0
-	for i := 0; i < n; i++ {
-		k := i % MaxKeys
-		o, err := f.Ticket(uint64(i+1), k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := Validate(o); err != nil {
-			t.Fatalf("play %d (keys %d): %v", i, k, err)
-		}
-		tiers[o.Tier]++
-		if o.Key {
-			keys++
-		}
-	}
-	// Sanity: the seeded run is not degenerate.
-	if tiers[TierBarrel] == 0 || tiers[TierCandle] == 0 || keys == 0 || tiers[TierLoss] == 0 {
-		t.Fatalf("degenerate run: tiers %v, keys %d", tiers, keys)
-	}
-}
-
 // chiSquareUniform tests counts against the uniform distribution.
 func chiSquareUniform(tb testing.TB, counts []int64) ChiSquare {
 	tb.Helper()

@@ -215,9 +215,6 @@ var _ Drawer = SeededDrawer{}
 // zero seed (anyone could predict its draws) or ticket 0, and one wrapping
 // ErrKeysHeld for keysHeld out of range.
 func (SeededDrawer) Ticket(seed Seed, client string, ticket uint64, keysHeld int) (Outcome, error) {
-	if seed == (Seed{}) || ticket == 0 {
-		return Outcome{}, fmt.Errorf("%w: draw of ticket %d: zero seed or ticket number", ErrInvalid, ticket)
-	}
 	f, err := NewFairDraws(seed, client)
 	if err != nil {
 		return Outcome{}, err
@@ -228,10 +225,11 @@ func (SeededDrawer) Ticket(seed Seed, client string, ticket uint64, keysHeld int
 // Chest implements Drawer. It returns an error wrapping ErrInvalid for a
 // zero seed or seq below 1.
 func (SeededDrawer) Chest(seed Seed, client string, seq int64) (Chest, error) {
-	if seed == (Seed{}) || seq < 1 {
-		return Chest{}, fmt.Errorf("%w: draw of chest %d: zero seed or chest number", ErrInvalid, seq)
+	f, err := NewFairDraws(seed, client)
+	if err != nil {
+		return Chest{}, err
 	}
-	return SeededDrawer{}.ChestNumber(seed, client, uint64(seq))
+	return f.Chest(seq)
 }
 
 // ChestNumber draws chest number n of the player whose seeds are seed and
@@ -240,9 +238,6 @@ func (SeededDrawer) Chest(seed Seed, client string, seq int64) (Chest, error) {
 // chest numbers, 1..MaxSeq). It returns an error wrapping ErrInvalid for a
 // zero seed, chest 0 or a client seed that may not draw.
 func (SeededDrawer) ChestNumber(seed Seed, client string, n uint64) (Chest, error) {
-	if seed == (Seed{}) || n == 0 {
-		return Chest{}, fmt.Errorf("%w: draw of chest %d: zero seed or chest number", ErrInvalid, n)
-	}
 	f, err := NewFairDraws(seed, client)
 	if err != nil {
 		return Chest{}, err

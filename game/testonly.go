@@ -2,16 +2,14 @@ package game
 
 import (
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
 )
 
 // This file holds what only tests use: production draws through
 // SeededDrawer and FairDraws alone. Tests of other packages (commands,
-// fairpage, loadtest) still call these; once they no longer do, this file
-// becomes export_test.go, keeping only what game's own tests use.
+// fairpage) still call these; once they no longer do, this file becomes
+// export_test.go, keeping only what game's own tests use.
 
 // Play draws one play for a player holding keysHeld keys (0..MaxKeys-1)
 // from src, with its grid, as SeededDrawer does from a seed's stream. It
@@ -59,19 +57,6 @@ func NewHMACSource(seed Seed, purpose Purpose, client string, nonce uint64) (Sou
 	s := &hmacSource{mac: hmac.New(sha256.New, seed[:])}
 	s.start(purpose, client, nonce)
 	return s, nil
-}
-
-// NewSecureSource returns a Source of crypto/rand's values, safe for
-// concurrent use.
-func NewSecureSource() Source { return secureSource{} }
-
-type secureSource struct{}
-
-// Uint64 implements Source.
-func (secureSource) Uint64() uint64 {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // never fails since Go 1.24
-	return binary.LittleEndian.Uint64(b[:])
 }
 
 // TrimHistory returns what a store keeps of hist, a player's lines oldest

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -17,31 +16,19 @@ import (
 // without handlers, rendering, transport or fake Discord. It returns the
 // cycles, store steps and chests.
 func directLoop(ctx context.Context, s storage.Store, d game.Drawer, players []*player, dur time.Duration, errs *errLog) (cycles, calls, chests int64) {
-	var stop atomic.Bool
 	var nCycles, nCalls, nChests, nErrs atomic.Int64
-	t := time.AfterFunc(dur, func() { stop.Store(true) })
-	defer t.Stop()
-	var wg sync.WaitGroup
-	for _, p := range players {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !stop.Load() && ctx.Err() == nil {
-				c, ch, err := directCycle(ctx, s, d, p.id, p.nextOp())
-				nCalls.Add(int64(c))
-				nChests.Add(int64(ch))
-				if err != nil {
-					errs.add(fmt.Errorf("direct, player %d: %w", p.id.User, err))
-					if nErrs.Add(1) > 1000 {
-						return
-					}
-					continue
-				}
-				nCycles.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
+	loop(ctx, len(players), dur, func(k int) bool {
+		p := players[k]
+		c, ch, err := directCycle(ctx, s, d, p.id, p.nextOp())
+		nCalls.Add(int64(c))
+		nChests.Add(int64(ch))
+		if err != nil {
+			errs.add(fmt.Errorf("direct, player %d: %w", p.id.User, err))
+			return nErrs.Add(1) <= 1000
+		}
+		nCycles.Add(1)
+		return true
+	})
 	return nCycles.Load(), nCalls.Load(), nChests.Load()
 }
 

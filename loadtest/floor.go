@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -38,30 +37,17 @@ func runFloor(ctx context.Context, b *backend, n int, d time.Duration, log *slog
 	if err != nil {
 		return Floor{}, fmt.Errorf("loadtest: floor: %w", err)
 	}
-	var stop atomic.Bool
 	var calls, nErrs atomic.Int64
 	var firstErr atomic.Value
-	t := time.AfterFunc(d, func() { stop.Store(true) })
-	defer t.Stop()
 	start := time.Now()
-	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !stop.Load() && ctx.Err() == nil {
-				if err := b.redis.Eval(ctx, floorScript, nil).Err(); err != nil {
-					firstErr.CompareAndSwap(nil, err)
-					if nErrs.Add(1) > 100 {
-						return
-					}
-					continue
-				}
-				calls.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
+	loop(ctx, n, d, func(int) bool {
+		if err := b.redis.Eval(ctx, floorScript, nil).Err(); err != nil {
+			firstErr.CompareAndSwap(nil, err)
+			return nErrs.Add(1) <= 100
+		}
+		calls.Add(1)
+		return true
+	})
 	f := Floor{Goroutines: n, Elapsed: time.Since(start), Calls: calls.Load(), Errors: nErrs.Load()}
 	after, err := b.server(ctx)
 	if err != nil {

@@ -28,10 +28,26 @@ func startFake(keep int) (*fakediscord.Server, error) {
 	return srv, nil
 }
 
-// refusals lists the first calls the fake Discord refused.
-func refusals(srv *fakediscord.Server) []string {
+// botRun is the fake Discord of a transport and the bot that talks to
+// it: in this process (stop, done) or as its own (proc).
+type botRun struct {
+	srv  *fakediscord.Server
+	stop context.CancelFunc
+	done chan error
+	proc *botProc
+}
+
+// runInProcess runs the bot in this process, until closeBot.
+func (b *botRun) runInProcess(run func(context.Context) error) {
+	ctx, stop := context.WithCancel(context.Background())
+	b.stop, b.done = stop, make(chan error, 1)
+	go func() { b.done <- run(ctx) }()
+}
+
+// refused lists the first calls the fake Discord refused.
+func (b *botRun) refused() []string {
 	var out []string
-	for _, f := range srv.Failures() {
+	for _, f := range b.srv.Failures() {
 		if len(out) == 10 {
 			break
 		}
@@ -40,16 +56,35 @@ func refusals(srv *fakediscord.Server) []string {
 	return out
 }
 
+// botCPU reads the bot process's CPU time; nil when the bot runs in this
+// process.
+func (b *botRun) botCPU() func() (time.Duration, error) {
+	if b.proc == nil {
+		return nil
+	}
+	return b.proc.cpu
+}
+
+// closeBot stops the bot (it waits for the interactions in progress),
+// then the fake Discord; what names the bot's transport in errors.
+func (b *botRun) closeBot(what string) error {
+	var err error
+	if b.proc != nil {
+		err = b.proc.stop()
+	} else {
+		b.stop()
+		if err = <-b.done; err != nil {
+			err = fmt.Errorf("loadtest: %s: %w", what, err)
+		}
+	}
+	return errors.Join(err, b.srv.Close())
+}
+
 // gatewayClient plays through the gateway: the fake Discord dispatches
 // INTERACTION_CREATE over its websocket to a real bot.Gateway (one
 // discordgo session, its real decoding), which answers over REST to the
-// fake. The bot runs in this process, or as its own (proc).
-type gatewayClient struct {
-	srv  *fakediscord.Server
-	stop context.CancelFunc
-	done chan error
-	proc *botProc
-}
+// fake. The bot runs in this process, or as its own.
+type gatewayClient struct{ botRun }
 
 // botSpec says how to run the bot as its own process: the binary, the
 // environment common to both transports (the store), and where its output
@@ -92,13 +127,12 @@ func startGateway(ctx context.Context, h bot.Handler, obs bot.Observer, log *slo
 		srv.Close()
 		return nil, fmt.Errorf("loadtest: %w", err)
 	}
-	runCtx, stop := context.WithCancel(context.Background())
-	c := &gatewayClient{srv: srv, stop: stop, done: make(chan error, 1)}
-	go func() { c.done <- g.Run(runCtx) }()
+	c := &gatewayClient{botRun{srv: srv}}
+	c.runInProcess(g.Run)
 	select {
 	case <-g.Ready():
 	case err := <-c.done:
-		stop()
+		c.stop()
 		srv.Close()
 		return nil, fmt.Errorf("loadtest: the gateway did not start: %w", err)
 	case <-ctx.Done():
@@ -120,7 +154,7 @@ func startGatewayProcess(ctx context.Context, spec *botSpec) (*gatewayClient, er
 		srv.Close()
 		return nil, err
 	}
-	c := &gatewayClient{srv: srv, proc: p}
+	c := &gatewayClient{botRun{srv: srv, proc: p}}
 	err = p.await(ctx, "commands registered, gateway identified", func(ctx context.Context) error {
 		if _, err := srv.WaitCommands(ctx, ""); err != nil {
 			return err
@@ -169,28 +203,5 @@ func wait(ctx context.Context, pd *fakediscord.Pending, start time.Time) (answer
 	return answer{msg: r.Message, at: start.Add(r.Latency)}, nil
 }
 
-func (c *gatewayClient) refused() []string { return refusals(c.srv) }
-
-// close stops the bot (it waits for the interactions in progress), then
-// the fake Discord.
-func (c *gatewayClient) close() error {
-	var err error
-	if c.proc != nil {
-		err = c.proc.stop()
-	} else {
-		c.stop()
-		if err = <-c.done; err != nil {
-			err = fmt.Errorf("loadtest: gateway: %w", err)
-		}
-	}
-	return errors.Join(err, c.srv.Close())
-}
-
-// botCPU reads the bot process's CPU time; nil when the bot runs in this
-// process.
-func (c *gatewayClient) botCPU() func() (time.Duration, error) {
-	if c.proc == nil {
-		return nil
-	}
-	return c.proc.cpu
-}
+// close stops the bot, then the fake Discord.
+func (c *gatewayClient) close() error { return c.closeBot("gateway") }

@@ -6,6 +6,16 @@ import (
 	"time"
 )
 
+// Latency summarises a set of durations (nanoseconds in JSON).
+type Latency struct {
+	N    int           `json:"n"`
+	Mean time.Duration `json:"mean_ns"`
+	P50  time.Duration `json:"p50_ns"`
+	P95  time.Duration `json:"p95_ns"`
+	P99  time.Duration `json:"p99_ns"`
+	Max  time.Duration `json:"max_ns"`
+}
+
 // A histogram counts durations in log-linear buckets: exact below 64 ns,
 // then 64 buckets per power of two (relative error under 1.6%). It has a
 // fixed size (about 19 KB), whatever the number of samples, so that the

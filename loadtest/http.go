@@ -30,16 +30,13 @@ import (
 // which it refuses, not knowing interactions it did not send: a deferral
 // is counted as an error anyway).
 type httpClient struct {
-	srv       *fakediscord.Server
+	botRun
 	url       string
 	key       ed25519.PrivateKey
 	hc        *http.Client
 	appID     string
 	commandID string // of /play, as registered with the fake
 	seq       atomic.Int64
-	stop      context.CancelFunc
-	done      chan error
-	proc      *botProc // the bot as its own process; nil when it runs in this one
 }
 
 // startHTTP starts the fake Discord and a bot.Endpoint serving h on a free
@@ -67,16 +64,14 @@ func startHTTP(ctx context.Context, h bot.Handler, obs bot.Observer, log *slog.L
 		srv.Close()
 		return nil, fmt.Errorf("loadtest: %w", err)
 	}
-	runCtx, stop := context.WithCancel(context.Background())
 	c := newHTTPClient(srv, key, players)
-	c.stop, c.done = stop, make(chan error, 1)
 	addr := make(chan net.Addr, 1)
-	go func() { c.done <- e.Run(runCtx, func(a net.Addr) { addr <- a }) }()
+	c.runInProcess(func(ctx context.Context) error { return e.Run(ctx, func(a net.Addr) { addr <- a }) })
 	select {
 	case a := <-addr:
 		c.url = "http://" + a.String() + "/interactions"
 	case err := <-c.done:
-		stop()
+		c.stop()
 		srv.Close()
 		return nil, fmt.Errorf("loadtest: the interactions endpoint did not start: %w", err)
 	case <-ctx.Done():
@@ -93,7 +88,7 @@ func startHTTP(ctx context.Context, h bot.Handler, obs bot.Observer, log *slog.L
 func newHTTPClient(srv *fakediscord.Server, key ed25519.PrivateKey, players int) *httpClient {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = players
-	return &httpClient{srv: srv, key: key, hc: &http.Client{Transport: tr, Timeout: 10 * time.Second}, appID: srv.AppID()}
+	return &httpClient{botRun: botRun{srv: srv}, key: key, hc: &http.Client{Transport: tr, Timeout: 10 * time.Second}, appID: srv.AppID()}
 }
 
 // startHTTPProcess starts the bot's binary serving its endpoint on a free
@@ -140,15 +135,6 @@ func (c *httpClient) findPlay() error {
 		return errors.New("loadtest: the bot registered no /play")
 	}
 	return nil
-}
-
-// botCPU reads the bot process's CPU time; nil when the bot runs in this
-// process.
-func (c *httpClient) botCPU() func() (time.Duration, error) {
-	if c.proc == nil {
-		return nil
-	}
-	return c.proc.cpu
 }
 
 // snowflake returns a new ID shaped like Discord's.
@@ -280,22 +266,10 @@ func (c *httpClient) shown(p *player, i *discordgo.Interaction, reply []byte) (*
 	return nil, fmt.Errorf("reply of type %d: the handler deferred (it took over 2 s), and its edit goes to a fake Discord that does not know this interaction", r.Type)
 }
 
-func (c *httpClient) refused() []string { return refusals(c.srv) }
-
-// close stops the endpoint (it waits for the interactions in progress),
-// then the fake Discord.
+// close stops the endpoint, then the fake Discord.
 func (c *httpClient) close() error {
-	var err error
-	if c.proc != nil {
-		err = c.proc.stop()
-	} else {
-		c.stop()
-		if err = <-c.done; err != nil {
-			err = fmt.Errorf("loadtest: interactions endpoint: %w", err)
-		}
-	}
-	c.hc.CloseIdleConnections()
-	return errors.Join(err, c.srv.Close())
+	defer c.hc.CloseIdleConnections()
+	return c.closeBot("interactions endpoint")
 }
 
 // encodeInteraction encodes i as Discord sends it. discordgo.Message does

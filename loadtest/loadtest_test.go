@@ -23,24 +23,12 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/boltstore"
 	"github.com/lesclefsdutresor/clefs/storage/redistest"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
-// keyDrawer draws real plays but keeps only those that give a key, so that
-// every third play makes a chest due and the runs reach the chest.
-type keyDrawer struct{ src game.Source }
-
-func (d keyDrawer) Ticket(_ game.Seed, _ string, _ uint64, keysHeld int) (game.Outcome, error) {
-	for {
-		o, err := game.Play(d.src, keysHeld)
-		if err != nil || o.Key {
-			return o, err
-		}
-	}
-}
-
-func (d keyDrawer) Chest(game.Seed, string, int64) (game.Chest, error) {
-	return game.OpenChest(d.src), nil
-}
+// keyDrawer gives a key on every play, so that every third play makes a
+// chest due and the runs reach the chest.
+var keyDrawer = &storetest.Drawer{PlayFunc: func(int) game.Outcome { return storetest.Loss(true) }}
 
 // testLogger logs to the test, at warning level and above.
 func testLogger(tb testing.TB) *slog.Logger {
@@ -60,7 +48,7 @@ func (w tbWriter) Write(b []byte) (int, error) {
 func short(tb testing.TB, transports ...string) Config {
 	return Config{
 		Transports: transports, Players: 2, Guilds: 2, Duration: 600 * time.Millisecond,
-		SkipCeiling: true, Logger: testLogger(tb), Drawer: keyDrawer{game.NewSecureSource()},
+		SkipCeiling: true, Logger: testLogger(tb), Drawer: keyDrawer,
 		BotEnv: map[string]string{"APP_EMOJIS": "false"},
 	}
 }

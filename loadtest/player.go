@@ -193,33 +193,40 @@ func counts(players []*player) (calls, cycles, chests, errs int64) {
 	return calls, cycles, chests, errs
 }
 
-// closedLoop runs every player in its own goroutine, one interaction after
-// another, for d; a player stops early after 20 errors in a row.
-func closedLoop(ctx context.Context, c client, players []*player, d time.Duration, rec *recording, errs *errLog) {
+// loop runs f(k) in n goroutines, k = 0..n-1, each again and again
+// until d has passed, ctx is done or f returns false.
+func loop(ctx context.Context, n int, d time.Duration, f func(k int) bool) {
 	var stop atomic.Bool
 	t := time.AfterFunc(d, func() { stop.Store(true) })
 	defer t.Stop()
 	var wg sync.WaitGroup
-	for _, p := range players {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			inARow := 0
-			for !stop.Load() && ctx.Err() == nil {
-				err := p.step(ctx, c, time.Now(), rec)
-				if err == nil {
-					inARow = 0
-					continue
-				}
-				errs.add(err)
-				if inARow++; inARow == 20 {
-					errs.add(fmt.Errorf("player %s: stopped after %d errors in a row", p.user, inARow))
-					return
-				}
+	for k := range n {
+		wg.Go(func() {
+			for !stop.Load() && ctx.Err() == nil && f(k) {
 			}
-		}()
+		})
 	}
 	wg.Wait()
+}
+
+// closedLoop runs every player in its own goroutine, one interaction after
+// another, for d; a player stops early after 20 errors in a row.
+func closedLoop(ctx context.Context, c client, players []*player, d time.Duration, rec *recording, errs *errLog) {
+	inARow := make([]int, len(players))
+	loop(ctx, len(players), d, func(k int) bool {
+		p := players[k]
+		err := p.step(ctx, c, time.Now(), rec)
+		if err == nil {
+			inARow[k] = 0
+			return true
+		}
+		errs.add(err)
+		if inARow[k]++; inARow[k] == 20 {
+			errs.add(fmt.Errorf("player %s: stopped after %d errors in a row", p.user, inARow[k]))
+			return false
+		}
+		return true
+	})
 }
 
 // openLoop sends interactions at rate per second, evenly spaced, for d,

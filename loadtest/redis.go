@@ -28,73 +28,42 @@ func (s ServerStats) sub(before ServerStats) ServerStats {
 		NetOut: s.NetOut - before.NetOut, Commands: s.Commands - before.Commands}
 }
 
-// redisInfo reads the fields of INFO section from the server the client
-// picks (on a cluster, one node: only meaningful for a single server).
-func redisInfo(ctx context.Context, c redis.UniversalClient, section string) (map[string]string, error) {
-	info, err := c.Info(ctx, section).Result()
-	if err != nil {
-		return nil, fmt.Errorf("redis INFO %s: %w", section, err)
-	}
-	m := make(map[string]string)
-	for _, line := range strings.Split(info, "\n") {
-		if k, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok {
-			m[k] = v
-		}
-	}
-	return m, nil
-}
-
 // RedisStats returns a function that reads the Redis server's counters
-// (see ServerStats).
+// (see ServerStats) from the server the client picks (on a cluster, one
+// node: only meaningful for a single server).
 func RedisStats(c redis.UniversalClient) func(ctx context.Context) (ServerStats, error) {
 	return func(ctx context.Context) (ServerStats, error) {
-		var s ServerStats
-		info, err := redisInfo(ctx, c, "cpu")
-		if err != nil {
-			return s, err
-		}
-		stats, err := redisInfo(ctx, c, "stats")
-		if err != nil {
-			return s, err
-		}
-		var cpu float64
-		for _, f := range []struct {
-			m    map[string]string
-			name string
-		}{{info, "used_cpu_user"}, {info, "used_cpu_sys"}, {stats, "total_net_input_bytes"}, {stats, "total_net_output_bytes"}, {stats, "total_commands_processed"}} {
-			v, ok := f.m[f.name]
-			if !ok {
-				return s, fmt.Errorf("redis INFO: %s missing", f.name)
-			}
-			x, err := strconv.ParseFloat(v, 64)
+		fields := make(map[string]string)
+		for _, section := range []string{"cpu", "stats"} { // one at a time, as Redis before 7 reads them
+			info, err := c.Info(ctx, section).Result()
 			if err != nil {
-				return s, fmt.Errorf("redis INFO: %s: %w", f.name, err)
+				return ServerStats{}, fmt.Errorf("redis INFO %s: %w", section, err)
 			}
-			switch f.name {
-			case "used_cpu_user", "used_cpu_sys":
-				cpu += x
-			case "total_net_input_bytes":
-				s.NetIn = int64(x)
-			case "total_net_output_bytes":
-				s.NetOut = int64(x)
-			case "total_commands_processed":
-				s.Commands = int64(x)
+			for _, line := range strings.Split(info, "\n") {
+				if k, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok {
+					fields[k] = v
+				}
 			}
 		}
-		s.CPU = time.Duration(cpu * float64(time.Second))
-		return s, nil
+		var x [5]float64
+		for i, name := range []string{"used_cpu_user", "used_cpu_sys", "total_net_input_bytes", "total_net_output_bytes", "total_commands_processed"} {
+			v, ok := fields[name]
+			if !ok {
+				return ServerStats{}, fmt.Errorf("redis INFO: %s missing", name)
+			}
+			var err error
+			if x[i], err = strconv.ParseFloat(v, 64); err != nil {
+				return ServerStats{}, fmt.Errorf("redis INFO: %s: %w", name, err)
+			}
+		}
+		return ServerStats{CPU: time.Duration((x[0] + x[1]) * float64(time.Second)), NetIn: int64(x[2]), NetOut: int64(x[3]), Commands: int64(x[4])}, nil
 	}
-}
-
-// guildPatterns are the SCAN patterns of every key of a guild, as package
-// redisstore names them: all of them carry the guild's hash tag {guild}
-// (p:{g}:u, h:{g}:u…, s:{g}, a:{g}, lb:{g}).
-func guildPatterns(guild uint64) []string {
-	return []string{"*{" + strconv.FormatUint(guild, 10) + "}*"}
 }
 
 // deleteGuilds deletes every key of the guilds, on every master of a
-// cluster, and returns how many it deleted.
+// cluster, and returns how many it deleted. Every key of a guild carries
+// its hash tag {guild}, as package redisstore names them (p:{g}:u,
+// h:{g}:u…, s:{g}, a:{g}, lb:{g}).
 func deleteGuilds(ctx context.Context, c redis.UniversalClient, guilds []uint64) (int, error) {
 	var (
 		mu   sync.Mutex
@@ -102,16 +71,15 @@ func deleteGuilds(ctx context.Context, c redis.UniversalClient, guilds []uint64)
 	)
 	scan := func(ctx context.Context, node redis.Cmdable) error {
 		for _, g := range guilds {
-			for _, pat := range guildPatterns(g) {
-				it := node.Scan(ctx, 0, pat, 1000).Iterator()
-				for it.Next(ctx) {
-					mu.Lock()
-					keys = append(keys, it.Val())
-					mu.Unlock()
-				}
-				if err := it.Err(); err != nil {
-					return fmt.Errorf("scan %s: %w", pat, err)
-				}
+			pat := "*{" + strconv.FormatUint(g, 10) + "}*"
+			it := node.Scan(ctx, 0, pat, 1000).Iterator()
+			for it.Next(ctx) {
+				mu.Lock()
+				keys = append(keys, it.Val())
+				mu.Unlock()
+			}
+			if err := it.Err(); err != nil {
+				return fmt.Errorf("scan %s: %w", pat, err)
 			}
 		}
 		return nil

@@ -153,3 +153,19 @@ func (a Audit) writeText(b *strings.Builder) {
 		fmt.Fprintf(b, "  %s\n", u)
 	}
 }
+
+// round keeps three significant digits or so, for reading.
+func round(d time.Duration) time.Duration {
+	switch {
+	case d >= 100*time.Millisecond:
+		return d.Round(time.Millisecond)
+	case d >= 10*time.Millisecond:
+		return d.Round(100 * time.Microsecond)
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond)
+	case d >= 100*time.Microsecond:
+		return d.Round(time.Microsecond)
+	default:
+		return d.Round(100 * time.Nanosecond)
+	}
+}

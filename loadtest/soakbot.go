@@ -22,6 +22,9 @@ var ErrGrowth = errors.New("loadtest: the heap grew during the soak")
 // DefaultMaxGrowth is the end heap's limit, as a multiple of the early one.
 const DefaultMaxGrowth = 1.2
 
+// soakTimeout bounds a whole soak.
+const soakTimeout = 2 * time.Hour
+
 // boundsFilled is the plays per player after which a record has filled
 // its bounds (64 remembered operations at two or three per cycle, 50
 // history lines): past it, a record stops growing.
@@ -55,8 +58,6 @@ type InteractionSoakConfig struct {
 	// least 256. The early reading only means something once that many
 	// interactions were sent.
 	Keep int
-	// Timeout bounds the whole run; default 2 hours.
-	Timeout time.Duration
 	// WrapHandler, when set, wraps the bot's handler (tests give it one
 	// that leaks per interaction, to see the soak fail).
 	WrapHandler func(bot.Handler) bot.Handler
@@ -108,9 +109,6 @@ func (cfg InteractionSoakConfig) withDefaults() (InteractionSoakConfig, error) {
 	if cfg.Keep == 0 {
 		cfg.Keep = max(16*cfg.Players, 256)
 	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = 2 * time.Hour
-	}
 	switch {
 	case cfg.Interactions < 100 || cfg.Interactions > 100_000_000:
 		return cfg, fmt.Errorf("loadtest: soak of %d interactions: want 100 to 100,000,000", cfg.Interactions)
@@ -120,8 +118,6 @@ func (cfg InteractionSoakConfig) withDefaults() (InteractionSoakConfig, error) {
 		// A player's card must outlive the interactions of the others
 		// between its /play and its last click on it.
 		return cfg, fmt.Errorf("loadtest: the fake keeping %d interactions for %d players: want at least 4 per player", cfg.Keep, cfg.Players)
-	case cfg.Timeout < 0:
-		return cfg, errors.New("loadtest: negative soak timeout")
 	}
 	return cfg, nil
 }
@@ -141,7 +137,7 @@ func SoakInteractions(ctx context.Context, cfg InteractionSoakConfig) (rep *Inte
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, soakTimeout)
 	defer cancel()
 	log := cfg.Logger
 	r, err := prepare(ctx, cfg.Config)

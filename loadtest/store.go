@@ -54,47 +54,25 @@ func openBackend(ctx context.Context, cfg Config, log *slog.Logger) (*backend, e
 	case StoreRedis:
 		return openRedis(ctx, cfg, opts)
 	case StoreBolt, "":
-		if cfg.DataPath == "" {
-			return openTempBolt(opts)
-		}
 		return openBolt(ctx, cfg, opts, log)
 	}
 	return nil, fmt.Errorf("loadtest: store %q: want %s or %s", cfg.Store, StoreBolt, StoreRedis)
 }
 
-// openTempBolt creates a bolt file in a new temporary folder, removed with
-// it at the end.
-func openTempBolt(opts storage.Options) (*backend, error) {
-	dir, err := os.MkdirTemp("", "clefs-loadtest-")
-	if err != nil {
-		return nil, fmt.Errorf("loadtest: temporary store: %w", err)
-	}
-	path := filepath.Join(dir, "clefs.db")
-	st, err := boltstore.Open(path, opts)
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("loadtest: temporary store: %w", err)
-	}
-	return &backend{
-		store: st,
-		desc:  "bolt, temporary file " + path,
-		path:  path,
-		cleanup: func(context.Context, []uint64) (string, error) {
-			err := st.Close()
-			if rerr := os.RemoveAll(dir); rerr != nil {
-				err = errors.Join(err, fmt.Errorf("loadtest: remove the temporary store: %w", rerr))
-			}
-			return "temporary file " + path + " removed", err
-		},
-	}, nil
-}
-
-// openBolt opens the bolt file cfg.DataPath. A file the run creates is
-// deleted at the end; an existing one must hold no player nor guild
-// unless cfg.Force, and is left in place (the Store contract has no way to
+// openBolt opens the bolt file cfg.DataPath, or one in a new temporary
+// folder, removed with it at the end. A file the run creates is deleted
+// at the end; an existing one must hold no player nor guild unless
+// cfg.Force, and is left in place (the Store contract has no way to
 // delete a guild).
 func openBolt(ctx context.Context, cfg Config, opts storage.Options, log *slog.Logger) (*backend, error) {
-	path := cfg.DataPath
+	path, desc, tmp := cfg.DataPath, "bolt, file ", ""
+	if path == "" {
+		var err error
+		if tmp, err = os.MkdirTemp("", "clefs-loadtest-"); err != nil {
+			return nil, fmt.Errorf("loadtest: temporary store: %w", err)
+		}
+		path, desc = filepath.Join(tmp, "clefs.db"), "bolt, temporary file "
+	}
 	_, err := os.Stat(path)
 	created := errors.Is(err, fs.ErrNotExist)
 	if err != nil && !created {
@@ -102,25 +80,36 @@ func openBolt(ctx context.Context, cfg Config, opts storage.Options, log *slog.L
 	}
 	st, err := boltstore.Open(path, opts)
 	if err != nil {
-		return nil, fmt.Errorf("loadtest: store %s: %w", path, err)
-	}
-	if !created {
-		empty, err := storeEmpty(ctx, st)
+		err = fmt.Errorf("loadtest: store %s: %w", path, err)
+	} else if !created {
+		var empty bool
+		empty, err = storeEmpty(ctx, st)
 		if err == nil && !empty && !cfg.Force {
 			err = fmt.Errorf("%w: %s has players or guilds", ErrNotEmpty, path)
 		}
 		if err != nil {
 			st.Close()
-			return nil, err
 		}
+	}
+	if err != nil {
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
+		return nil, err
 	}
 	return &backend{
 		store: st,
-		desc:  "bolt, file " + path,
+		desc:  desc + path,
 		path:  path,
 		cleanup: func(_ context.Context, guilds []uint64) (string, error) {
 			err := st.Close()
-			if !created {
+			switch {
+			case tmp != "":
+				if rerr := os.RemoveAll(tmp); rerr != nil {
+					err = errors.Join(err, fmt.Errorf("loadtest: remove the temporary store: %w", rerr))
+				}
+				return "temporary file " + path + " removed", err
+			case !created:
 				log.Warn("the run's guilds stay in the existing store", "path", path, "guilds", guilds)
 				return fmt.Sprintf("existing file %s kept, with the run's guilds %v", path, guilds), err
 			}

@@ -338,36 +338,6 @@ func TestServeAnswersAndStopsWithContext(t *testing.T) {
 	}
 }
 
-func TestServeOnAddress(t *testing.T) {
-	// Find a free port, then let Serve listen on it.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	go func() { done <- Serve(ctx, addr, NewRegistry(), nil, Build{}, discard()) }()
-
-	var perr error
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if perr = Probe(ctx, addr); perr == nil {
-			break
-		}
-	}
-	if perr != nil {
-		t.Fatalf("Probe: %v", perr)
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("Serve = %v, want nil after cancel", err)
-	}
-}
-
 func TestServeBadAddress(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -7,57 +7,13 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// publicPlayer plays a few tickets, revealing its first seed after three,
-// and returns the player, its history and its reveals.
-func publicPlayer(t *testing.T) (game.Player, []game.Entry, game.Reveals) {
-	t.Helper()
-	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	seed := func(b byte) game.Seed {
-		var s game.Seed
-		for i := range s {
-			s[i] = b + byte(i)
-		}
-		return s
-	}
-	p, err := game.NewPlayer(100*game.Stake, seed(1), "c0ffee", now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p = p.WithNextSeed(seed(2))
-	var hist []game.Entry
-	var rs game.Reveals
-	var d game.SeededDrawer
-	step := func(s game.Step, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, hist = s.Player, append(hist, s.History...)
-		if s.Reveal != nil {
-			rs = append(rs, *s.Reveal)
-		}
-	}
-	for i := range 6 {
-		if i == 3 {
-			step(p.Rotate(seed(3), now))
-		}
-		step(p.Buy(game.House{}, now))
-		step(p.Reveal(d, p.TicketSeq, game.AllRows, now))
-		if p.ChestDue {
-			step(p.OpenChest(d, p.ChestSeq+1, now))
-		}
-	}
-	return p, hist, rs
-}
-
 func TestPublicExportRoundTrip(t *testing.T) {
-	p, hist, rs := publicPlayer(t)
+	p, rs, hist, _ := player(t, 12, false) // its first seed revealed after 9 tickets
 	x := schema.NewPublicExport(1<<63+5, 42, hist, rs)
 	b, err := json.Marshal(x)
 	if err != nil {
@@ -84,7 +40,7 @@ func TestPublicExportRoundTrip(t *testing.T) {
 			t.Errorf("line %d: %+v, want %+v", i, schema.FromEntry(got.History[i]), schema.FromEntry(hist[i]))
 		}
 	}
-	if got.Reveals[0].Seed != rs[0].Seed || got.Reveals[0].LastTicket != 3 {
+	if got.Reveals[0].Seed != rs[0].Seed || got.Reveals[0].LastTicket != 9 {
 		t.Errorf("reveal %+v", got.Reveals[0])
 	}
 }
@@ -103,7 +59,7 @@ func TestPublicExportEmptyLists(t *testing.T) {
 }
 
 func TestBadPublicExports(t *testing.T) {
-	_, hist, rs := publicPlayer(t)
+	_, rs, hist, _ := player(t, 12, false)
 	good, err := json.Marshal(schema.NewPublicExport(1, 2, hist, rs))
 	if err != nil {
 		t.Fatal(err)

@@ -163,10 +163,11 @@ func TestGolden(t *testing.T) {
 }
 
 // TestRenamingFieldsChangesNothing shows that the Go names of the schema's
-// fields play no part in the bytes: each record type, rebuilt with every
-// field renamed (same types, same tags), encodes to the same bytes. The
-// stored names are the tags, documented in docs/STORAGE.md; and no game
-// type is encoded as is (the schema converts field by field).
+// fields play no part in the bytes: each record type, a player's and a
+// guild's, rebuilt with every field renamed (same types, same tags),
+// encodes to the same bytes. The stored names are the tags, documented in
+// docs/STORAGE.md; and no game type is encoded as is (the schema converts
+// field by field).
 func TestRenamingFieldsChangesNothing(t *testing.T) {
 	p, rs, hist, results := player(t, 20, true)
 	res, _ := schema.EncodeResult(results[len(results)-1])
@@ -174,7 +175,10 @@ func TestRenamingFieldsChangesNothing(t *testing.T) {
 	if err := json.Unmarshal(res, &r); err != nil {
 		t.Fatal(err)
 	}
-	values := []any{schema.FromPlayer(p), schema.FromEntry(hist[len(hist)-1]), schema.FromReveal(rs[0]), r, *schema.FromPlayer(p).Care}
+	g, audit := guild(t)
+	gr := schema.FromGuild(g)
+	values := []any{schema.FromPlayer(p), schema.FromEntry(hist[len(hist)-1]), schema.FromReveal(rs[0]), r, *schema.FromPlayer(p).Care,
+		gr, gr.Settings, *gr.Settings.House, *gr.Reset, schema.FromAudit("s:1", audit[0]), schema.NewDumpGuild(42, &g.Settings, audit)}
 	for _, v := range values {
 		rv := reflect.ValueOf(v)
 		var fields []reflect.StructField
@@ -223,22 +227,27 @@ func TestSizes(t *testing.T) {
 	t.Logf("record at its bounds: %d bytes", len(b))
 }
 
+// editJSON returns the JSON object b changed by f (numbers kept as they
+// are written).
+func editJSON(t *testing.T, b []byte, f func(m map[string]any)) []byte {
+	t.Helper()
+	var m map[string]any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	f(m)
+	out, _ := json.Marshal(m)
+	return out
+}
+
 // TestBadRecords feeds records that are not of the schema: each is
 // refused with an error that names the record and the field.
 func TestBadRecords(t *testing.T) {
 	p, _, _, _ := player(t, 5, true)
 	good, _ := schema.EncodePlayer(p)
-	edit := func(f func(m map[string]any)) []byte {
-		var m map[string]any
-		d := json.NewDecoder(bytes.NewReader(good))
-		d.UseNumber()
-		if err := d.Decode(&m); err != nil {
-			t.Fatal(err)
-		}
-		f(m)
-		b, _ := json.Marshal(m)
-		return b
-	}
+	edit := func(f func(m map[string]any)) []byte { return editJSON(t, good, f) }
 	tests := []struct {
 		name  string
 		b     []byte

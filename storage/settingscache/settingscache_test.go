@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,27 +11,8 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/boltstore"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
-
-// clock is a settable clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // countingStore answers Guild with {Channel: guild}, counting the calls;
 // it can fail, and block until released. UpdateGuild succeeds or fails as
@@ -84,7 +64,7 @@ func TestCache(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("hit, expiry, errors not cached", func(t *testing.T) {
-		c := newClock()
+		c := storetest.NewClock()
 		st := &countingStore{}
 		sc := New(st, time.Second, c.Now)
 		for range 3 {
@@ -95,11 +75,11 @@ func TestCache(t *testing.T) {
 		if n := st.calls.Load(); n != 1 {
 			t.Fatalf("3 reads within the TTL made %d store calls, want 1", n)
 		}
-		c.Add(time.Second - time.Nanosecond)
+		c.Advance(time.Second - time.Nanosecond)
 		if _, err := settings(ctx, sc, 7); err != nil || st.calls.Load() != 1 {
 			t.Fatalf("read just before expiry: %v, %d store calls", err, st.calls.Load())
 		}
-		c.Add(time.Nanosecond)
+		c.Advance(time.Nanosecond)
 		st.fail.Store(true)
 		if _, err := settings(ctx, sc, 7); !errors.Is(err, errDown) {
 			t.Fatalf("an expired entry hid the store error: %v", err)
@@ -116,7 +96,7 @@ func TestCache(t *testing.T) {
 	t.Run("UpdateGuild invalidates, even when it fails", func(t *testing.T) {
 		for _, setErr := range []error{nil, errDown} {
 			st := &countingStore{setErr: setErr}
-			sc := New(st, time.Hour, newClock().Now)
+			sc := New(st, time.Hour, storetest.NewClock().Now)
 			if _, err := settings(ctx, sc, 7); err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +113,7 @@ func TestCache(t *testing.T) {
 	})
 
 	t.Run("bounded", func(t *testing.T) {
-		c := newClock()
+		c := storetest.NewClock()
 		st := &countingStore{}
 		sc := New(st, time.Second, c.Now)
 		for g := uint64(1); g <= 3*maxGuilds; g++ {
@@ -144,7 +124,7 @@ func TestCache(t *testing.T) {
 				t.Fatalf("%d entries after %d guilds, bound %d", n, g, maxGuilds)
 			}
 		}
-		c.Add(time.Second) // all expired: the next insert sweeps them
+		c.Advance(time.Second) // all expired: the next insert sweeps them
 		if _, err := settings(ctx, sc, 1<<40); err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +135,7 @@ func TestCache(t *testing.T) {
 
 	t.Run("a read in flight during an invalidation is not cached", func(t *testing.T) {
 		st := &countingStore{entered: make(chan struct{}), release: make(chan struct{})}
-		sc := New(st, time.Second, newClock().Now)
+		sc := New(st, time.Second, storetest.NewClock().Now)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -191,7 +171,7 @@ func TestCache(t *testing.T) {
 // seen once the TTL has passed, not before.
 func TestOverARealStore(t *testing.T) {
 	ctx := context.Background()
-	c := newClock()
+	c := storetest.NewClock()
 	bolt, err := boltstore.Open(filepath.Join(t.TempDir(), "clefs.db"), storage.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -223,11 +203,11 @@ func TestOverARealStore(t *testing.T) {
 	if err := update(ctx, bolt, guild, game.Settings{Channel: 6}, "behind its back"); err != nil {
 		t.Fatal(err)
 	}
-	c.Add(ttl - time.Nanosecond)
+	c.Advance(ttl - time.Nanosecond)
 	if ch := channel(); ch != 5 {
 		t.Fatalf("the entry was dropped before the TTL: channel %d", ch)
 	}
-	c.Add(time.Nanosecond)
+	c.Advance(time.Nanosecond)
 	if ch := channel(); ch != 6 {
 		t.Fatalf("another process's change is not seen after the TTL: channel %d", ch)
 	}

@@ -1,16 +1,13 @@
-package storetest_test
+package storetest
 
 import (
 	"context"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
-	"github.com/lesclefsdutresor/clefs/storage/boltstore"
-	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 // racyStore is deliberately broken: its Update reads the player, calls fn
@@ -35,16 +32,6 @@ func (s racyStore) Update(ctx context.Context, id storage.PlayerID, op string, f
 	return s.Store.Update(ctx, id, op, func(storage.Versioned) (storage.Write, error) { return w, nil })
 }
 
-func openBolt(t *testing.T, opts storage.Options) storage.Store {
-	t.Helper()
-	st, err := boltstore.Open(filepath.Join(t.TempDir(), "clefs.db"), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	return st
-}
-
 // TestSuiteCatchesARace shows the concurrency check fails on a store that
 // is not atomic, and passes on the same store used correctly.
 func TestSuiteCatchesARace(t *testing.T) {
@@ -52,11 +39,11 @@ func TestSuiteCatchesARace(t *testing.T) {
 	ids := []storage.PlayerID{{Guild: 1, User: 1}}
 
 	good := openBolt(t, storage.Options{})
-	if err := storetest.CheckConcurrency(ctx, good, storetest.RandomDrawer(11), ids, 16, 30); err != nil {
+	if err := CheckConcurrency(ctx, good, RandomDrawer(11), ids, 16, 30); err != nil {
 		t.Fatalf("the sound store fails the check: %v", err)
 	}
 	broken := racyStore{openBolt(t, storage.Options{})}
-	err := storetest.CheckConcurrency(ctx, broken, game.SeededDrawer{}, ids, 16, 30)
+	err := CheckConcurrency(ctx, broken, game.SeededDrawer{}, ids, 16, 30)
 	if err == nil {
 		t.Fatal("the concurrency check passed a store that loses updates")
 	}

@@ -16,7 +16,8 @@ import (
 
 // populate gives e's store players of two guilds in every state (tickets
 // closed, drawn and open, not drawn, a chest due, a chest opened, daily
-// claims, grants, a reset), guild settings and audit entries.
+// claims, grants, a reset; responsible-play limits in force and waiting, a
+// reminder, a pause), guild settings with house rules, and audit entries.
 func populate(t *testing.T, e *env) []storage.PlayerID {
 	t.Helper()
 	d := RandomDrawer(7)
@@ -65,8 +66,15 @@ func populate(t *testing.T, e *env) []storage.PlayerID {
 	modStep(ids[0], grant(500, now()), "grant", "gift « ünïcode »")
 	modStep(ids[1], setBalance(4321, now()), "set-balance", "")
 	modStep(ids[2], func(p game.Player) (game.Step, error) { return p.Reset(1500, now()) }, "reset", "fresh start")
-	// guild2: settings and their audit entry.
-	set := game.Settings{StartingBalance: 2500, DailyAmount: 40, DailyCooldown: 36 * time.Hour, PublicPlays: true, Channel: 42}
+	// Responsible play (game/care.go): limits, one of them raised (the
+	// raise waits), a reminder; guild2's ids[5] paused.
+	e.must(ids[0], "limits", setLimits(now(), 20*time.Minute,
+		game.LimitSet{Kind: game.LimitStakeDay, Amount: 5000}, game.LimitSet{Kind: game.LimitLossWeek, Amount: 3000}))
+	e.must(ids[0], "raise", setLimits(now(), -1, game.LimitSet{Kind: game.LimitStakeDay, Amount: 0}))
+	e.must(ids[5], "pause", func(p game.Player) (game.Step, error) { return p.Pause(now().Add(72*time.Hour), now()) })
+	// guild2: settings with house rules, and their audit entry.
+	set := game.Settings{StartingBalance: 2500, DailyAmount: 40, DailyCooldown: 36 * time.Hour, PublicPlays: true, Channel: 42,
+		House: game.House{MaxStakeDay: 4000, MinInterval: 1500 * time.Millisecond, RealityPlays: 25, RealityEvery: 30 * time.Minute}}
 	e.setSettings(guild2, "settings-1", set, "setup")
 	// A third guild with settings only.
 	if _, err := e.st.UpdateGuild(e.ctx, 333, func(storage.VersionedGuild) (storage.GuildWrite, error) {
@@ -216,7 +224,9 @@ func sameStores(t *testing.T, a, b storage.Store, ids []storage.PlayerID, guilds
 }
 
 // testDumpRoundTrip: export, write, read and import into a fresh store
-// give the same contents, and the same dump, byte for byte.
+// give the same contents, and the same dump, byte for byte; the
+// responsible-play state and the house rules are in their own fields, and
+// hold after the import.
 func testDumpRoundTrip(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	if _, ok := e.st.(storage.Dumper); !ok {
@@ -256,6 +266,12 @@ func testDumpRoundTrip(t *testing.T, open OpenFunc) {
 	if len(d.Players[0].Reveals) != 2 {
 		t.Fatalf("player %v dumped with %d reveals, want 2", d.Players[0].ID, len(d.Players[0].Reveals))
 	}
+	raw := readRawDump(t, data)
+	c, paused := raw.Players[0].Player.Care, raw.Players[5].Player.Care
+	if c == nil || paused == nil || c.Limits["stake-day"].At == 0 || c.Limits["loss-week"].Amount != 3000 || c.Reminder != (20*time.Minute).Milliseconds() ||
+		c.Spend == nil || c.Session == nil || paused.Paused == 0 || raw.Guilds[1].Settings.House == nil {
+		t.Fatalf("the dump lacks the care state:\n%s", data)
+	}
 	e2 := newEnv(t, open, defaults)
 	if got := writeDump(t, e2.st); !bytes.Equal(got, fmt.Appendf(nil, "{\n  \"version\": %d,\n  \"players\": [],\n  \"guilds\": []\n}\n", storage.DumpVersion)) {
 		t.Fatalf("dump of an empty store: %s", got)
@@ -282,6 +298,8 @@ func testDumpRoundTrip(t *testing.T, open OpenFunc) {
 		t.Fatal("buy with a chest due after import succeeded")
 	}
 	e2.must(ids[3], "chest after import", openChest(RandomDrawer(1), e2.load(ids[3]).Player.ChestSeq+1, e2.clock.Now()))
+	_, err := e2.apply(ids[5], buy(e2.clock.Now()))
+	wantErr(t, "buy of a paused player after import", err, game.ErrPaused)
 }
 
 func firstDiff(a, b []byte) string {

@@ -121,14 +121,12 @@ func testAudit(t *testing.T, open OpenFunc) {
 	entry := func(g uint64, i int) game.AuditEntry {
 		return game.AuditEntry{At: e.clock.Now(), Guild: g, Actor: mod, Target: uint64(1 + i%5), Action: "grant", Amount: int64(i + 1), Reason: fmt.Sprintf("reason %d « ünïcode »", i)}
 	}
-	writeAudit := func(g uint64, i int) {
-		t.Helper()
-		id := storage.PlayerID{Guild: g, User: uint64(1 + i%5)}
+	// writeAudit applies a grant with entry(g, i) as its audit entry.
+	writeAudit := func(g uint64, i int) error {
 		a := entry(g, i)
-		if _, err := storage.Apply(e.ctx, e.st, storage.Step{ID: id, Op: e.op(), Create: true, Start: start, Seeds: e.seeds, Now: e.clock.Now(),
-			Do: grant(a.Amount, e.clock.Now()), Audit: func(game.Step) *game.AuditEntry { return &a }}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := storage.Apply(e.ctx, e.st, storage.Step{ID: storage.PlayerID{Guild: g, User: uint64(1 + i%5)}, Op: e.op(), Create: true, Start: start,
+			Seeds: e.seeds, Now: e.clock.Now(), Do: grant(a.Amount, e.clock.Now()), Audit: func(game.Step) *game.AuditEntry { return &a }})
+		return err
 	}
 	// The bulk of the log, written at once (one commit for many writers
 	// where the store can); their order among themselves is the store's.
@@ -139,10 +137,7 @@ func testAudit(t *testing.T, open OpenFunc) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < bulk; i += 16 {
-				a := entry(guild, i)
-				id := storage.PlayerID{Guild: guild, User: uint64(1 + i%5)}
-				if _, err := storage.Apply(e.ctx, e.st, storage.Step{ID: id, Op: fmt.Sprintf("bulk-%d", i), Create: true, Start: start, Seeds: e.seeds, Now: e.clock.Now(),
-					Do: grant(a.Amount, e.clock.Now()), Audit: func(game.Step) *game.AuditEntry { return &a }}); err != nil {
+				if err := writeAudit(guild, i); err != nil {
 					t.Error(err)
 					return
 				}
@@ -157,7 +152,9 @@ func testAudit(t *testing.T, open OpenFunc) {
 	var last []game.AuditEntry // newest first
 	for i := bulk; i < bulk+6; i++ {
 		e.clock.Advance(time.Second)
-		writeAudit(guild, i)
+		if err := writeAudit(guild, i); err != nil {
+			t.Fatal(err)
+		}
 		last = append([]game.AuditEntry{entry(guild, i)}, last...)
 	}
 	e.clock.Advance(time.Second)
@@ -168,7 +165,9 @@ func testAudit(t *testing.T, open OpenFunc) {
 		t.Fatal(err)
 	}
 	last = append([]game.AuditEntry{ga}, last...)
-	writeAudit(guild2, 0)
+	if err := writeAudit(guild2, 0); err != nil {
+		t.Fatal(err)
+	}
 
 	got, err := e.st.Audit(e.ctx, guild, storage.AuditLimit+10)
 	if err != nil {

@@ -360,69 +360,28 @@ func testRevealsBeside(t *testing.T, open OpenFunc) {
 	}
 }
 
-// testConcurrentSameOp: goroutines send one operation at once, through
-// Apply and through raw Updates whose fns would each write something
-// else: exactly one applies, and all are answered with its result.
+// testConcurrentSameOp: goroutines send one operation at once through raw
+// Updates whose fns would each write something else: exactly one writes,
+// and all are answered with its result. (testApplyConcurrentOps sends one
+// operation at once through Apply.)
 func testConcurrentSameOp(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	id := pid(1)
 	e.must(id, "create", grant(1, e.clock.Now()))
 	before := e.load(id)
-	const n = 32
-	res := make([]storage.Applied, n)
-	var wg sync.WaitGroup
-	for g := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			a, err := storage.Apply(e.ctx, e.st, e.step(id, "the-buy", buy(e.clock.Now())))
-			if err != nil {
-				t.Errorf("goroutine %d: %v", g, err)
-			}
-			res[g] = a
-		}()
-	}
-	wg.Wait()
-	if t.Failed() {
-		t.FailNow()
-	}
-	applied := -1
-	for g, a := range res {
-		if !a.Repeated {
-			if applied >= 0 {
-				t.Fatalf("goroutines %d and %d both applied the-buy: %+v, %+v", applied, g, res[applied].Result, a.Result)
-			}
-			applied = g
-		}
-	}
-	if applied < 0 {
-		t.Fatal("no goroutine applied the-buy")
-	}
-	first := res[applied].Result
-	if first.Resumed || first.Ticket != before.Player.TicketSeq+1 || first.Amount != -game.Stake {
-		t.Fatalf("the-buy: %+v", first)
-	}
-	for g, a := range res {
-		if !reflect.DeepEqual(a.Result, first) {
-			t.Errorf("goroutine %d got %+v, want the first result %+v", g, a.Result, first)
-		}
-	}
-	p := e.load(id).Player
-	if p.Balance != before.Player.Balance-game.Stake || p.TicketSeq != before.Player.TicketSeq+1 || p.Stats.Plays != before.Player.Stats.Plays+1 {
-		t.Fatalf("after %d sends of the-buy: balance %d, %d tickets, %d plays; before %d, %d, %d", n, p.Balance, p.TicketSeq, p.Stats.Plays,
-			before.Player.Balance, before.Player.TicketSeq, before.Player.Stats.Plays)
-	}
-
-	// Raw Updates: goroutine g grants g+1 cents under the same operation;
-	// the one written is the one every goroutine is answered with.
-	before = e.load(id)
 	hist := mustHistory(t, e, id)
+	// Goroutine g grants g+1 cents under the same operation; the one
+	// written is the one every goroutine is answered with.
+	const n = 32
 	type out struct {
 		v   storage.Versioned
 		err error
 	}
 	outs := make([]out, n)
-	var calls atomic.Int64
+	var (
+		wg    sync.WaitGroup
+		calls atomic.Int64
+	)
 	for g := range n {
 		wg.Add(1)
 		go func() {
@@ -436,7 +395,7 @@ func testConcurrentSameOp(t *testing.T, open OpenFunc) {
 		}()
 	}
 	wg.Wait()
-	applied = -1
+	applied := -1
 	for g, o := range outs {
 		if o.err != nil {
 			t.Fatalf("goroutine %d: %v", g, o.err)

@@ -66,7 +66,6 @@ func Run(t *testing.T, open OpenFunc) {
 		{"DumpReveals", testDumpReveals},
 		{"ImportDuplicate", testImportDuplicate},
 		{"CountPlayers", testCountPlayers},
-		{"CareDumpRoundTrip", testCareDumpRoundTrip},
 		{"CareImportRefused", testCareImportRefused},
 		{"ConcurrentOnePlayer", testConcurrentOnePlayer},
 		{"ConcurrentManyPlayers", testConcurrentManyPlayers},
