@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/bwmarrin/discordgo"
@@ -150,6 +151,27 @@ func (s *Server) putCommands(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Info("commands registered", "guild", guild, "names", names)
 	writeJSON(w, http.StatusOK, out)
+}
+
+// deleteCommand deletes one command, as Discord does, the entry point
+// included (then a global overwrite may leave it out).
+func (s *Server) deleteCommand(w http.ResponseWriter, r *http.Request) {
+	if !s.checkApp(w, r) {
+		return
+	}
+	guild, id := r.PathValue("guild"), r.PathValue("command")
+	s.mu.Lock()
+	cmds := s.commands[guild]
+	i := slices.IndexFunc(cmds, func(c *appCommand) bool { return c.ID == id })
+	if i >= 0 {
+		s.commands[guild] = slices.Delete(slices.Clone(cmds), i, i+1)
+	}
+	s.mu.Unlock()
+	if i < 0 {
+		s.fail(w, r, http.StatusNotFound, 10063, "Unknown application command", nil, "")
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // WaitCommands waits until commands are registered for guild ("" = global)

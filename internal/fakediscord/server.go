@@ -341,6 +341,8 @@ func (s *Server) Handler() http.Handler {
 	api("PUT /applications/{app}/commands", true, s.putCommands)
 	api("GET /applications/{app}/guilds/{guild}/commands", true, s.getCommands)
 	api("PUT /applications/{app}/guilds/{guild}/commands", true, s.putCommands)
+	api("DELETE /applications/{app}/commands/{command}", true, s.deleteCommand)
+	api("DELETE /applications/{app}/guilds/{guild}/commands/{command}", true, s.deleteCommand)
 	api("GET /applications/{app}/emojis", true, s.getEmojis)
 	api("POST /applications/{app}/emojis", true, s.postEmoji)
 	api("GET /applications/{app}/emojis/{emoji}", true, s.getEmoji)
