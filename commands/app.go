@@ -68,6 +68,10 @@ type Config struct {
 	// as the application's own emojis (see App.ApplicationEmojis); the
 	// cards then show them wherever Emoji and Hidden set no override.
 	ApplicationEmojis bool
+	// Activity tells that the application's Activity is served (package
+	// activity): ticket cards then get a "Scratch by hand" button, and
+	// EntryPoint the entry-point command that launches it.
+	Activity bool
 	// Now gives the time of the game's steps and of the confirmations;
 	// nil means time.Now.
 	Now func() time.Time
@@ -101,10 +105,6 @@ type Config struct {
 	// no trailing slash), where it serves the verification page at /fair;
 	// when set, /fairness and finished cards link to it. "" means none.
 	PublicURL string
-	// Activity tells that the application's Activity is served (package
-	// activity): ticket cards then get a "Scratch by hand" button, and
-	// EntryPoint the entry-point command that launches it.
-	Activity bool
 }
 
 // App holds the handlers. It is safe for concurrent use.
