@@ -53,7 +53,7 @@ func runRegister(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return fmt.Errorf("register: %w", err)
 	}
-	app := commands.New(commands.Config{}, nil)
+	app := commands.New(commands.Config{Activity: cfg.ActivityEnabled()}, nil) // the entry point to create if none
 	n, err := bot.Register(ctx, s, appID, *guild, app.Definitions(), app.EntryPoint())
 	if err != nil {
 		return fmt.Errorf("register: %w", err)
