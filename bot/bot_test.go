@@ -58,10 +58,14 @@ func startFake(tb testing.TB) *fakediscord.Server {
 	return srv
 }
 
-// run starts the bot; the returned stop cancels it and returns Run's error.
+// run starts the bot (its REST calls to opts.APIBase, or else srv); the
+// returned stop cancels it and returns Run's error.
 func run(tb testing.TB, srv *fakediscord.Server, h bot.Handler, opts bot.GatewayOptions) (*bot.Gateway, func() error) {
 	tb.Helper()
-	opts.Token, opts.APIBase, opts.Logger = token, srv.URL(), quiet()
+	opts.Token, opts.Logger = token, quiet()
+	if opts.APIBase == "" {
+		opts.APIBase = srv.URL()
+	}
 	b, err := bot.NewGateway(opts, h)
 	if err != nil {
 		tb.Fatal(err)

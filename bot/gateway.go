@@ -320,7 +320,7 @@ func (g *Gateway) start(ctx context.Context) error {
 	g.mu.Unlock()
 
 	if ids[0] == 0 {
-		n, err := Register(ctx, g.rest, appID, g.opts.GuildID, g.h.Definitions())
+		n, err := Register(ctx, g.rest, appID, g.opts.GuildID, g.h.Definitions(), entryPoint(g.h))
 		if err != nil {
 			return err
 		}

@@ -209,7 +209,7 @@ func (e *Endpoint) Register(ctx context.Context) error {
 	e.appID = appID
 	e.mu.Unlock()
 	installEmojis(ctx, e.rest, appID, e.h, e.log)
-	n, err := Register(ctx, e.rest, appID, e.opts.GuildID, e.h.Definitions())
+	n, err := Register(ctx, e.rest, appID, e.opts.GuildID, e.h.Definitions(), entryPoint(e.h))
 	if err != nil {
 		return err
 	}

@@ -144,15 +144,75 @@ func ApplicationID(s *discordgo.Session) (string, error) {
 	return app.ID, nil
 }
 
+// EntryPointHandler is a Handler that brings the application's
+// entry-point command; *commands.App implements it.
+type EntryPointHandler interface {
+	// EntryPoint returns the entry point to create when the application
+	// has none; nil means none.
+	EntryPoint() *commands.Command
+}
+
+var _ EntryPointHandler = (*commands.App)(nil)
+
+// entryPoint is h's entry point, nil if it brings none.
+func entryPoint(h Handler) *commands.Command {
+	if e, ok := h.(EntryPointHandler); ok {
+		return e.EntryPoint()
+	}
+	return nil
+}
+
 // Register replaces the application's commands by defs (a bulk overwrite:
 // commands no longer defined disappear), on guildID only or globally when
 // guildID is "". It returns how many Discord now has.
-func Register(ctx context.Context, s *discordgo.Session, appID, guildID string, defs []*discordgo.ApplicationCommand) (int, error) {
-	got, err := s.ApplicationCommandBulkOverwrite(appID, guildID, defs, discordgo.WithContext(ctx))
-	if err != nil {
-		return 0, fmt.Errorf("bot: register %d commands (guild %q): %w", len(defs), guildID, apiError(s, err))
+//
+// The entry-point command (PRIMARY_ENTRY_POINT) is global only, and Discord
+// refuses a global overwrite that would remove it (50240): a global
+// registration reads the global commands first and sends the
+// application's entry point back as it is, handler included, or else
+// entry (nil: none). A guild registration sends defs alone and leaves the
+// global commands as they are.
+func Register(ctx context.Context, s *discordgo.Session, appID, guildID string, defs []*discordgo.ApplicationCommand, entry *commands.Command) (int, error) {
+	url := discordgo.EndpointApplicationGuildCommands(appID, guildID)
+	body := make([]any, 0, len(defs)+1)
+	for _, d := range defs {
+		body = append(body, d)
+	}
+	if guildID == "" {
+		url = discordgo.EndpointApplicationGlobalCommands(appID)
+		var have []commands.Command // discordgo's type would lose the handler
+		if err := requestJSON(ctx, s, http.MethodGet, url, nil, &have); err != nil {
+			return 0, fmt.Errorf("bot: read the global commands: %w", err)
+		}
+		for _, c := range have {
+			if c.Type == commands.PrimaryEntryPoint {
+				c.ApplicationID, c.Version = "", "" // Discord's, not a request's
+				entry = &c
+				break
+			}
+		}
+		if entry != nil {
+			body = append(body, entry)
+		}
+	}
+	var got []json.RawMessage
+	if err := requestJSON(ctx, s, http.MethodPut, url, body, &got); err != nil {
+		return 0, fmt.Errorf("bot: register %d commands (guild %q): %w", len(body), guildID, err)
 	}
 	return len(got), nil
+}
+
+// requestJSON sends data as JSON through discordgo's session (its rate
+// limits, its token) and decodes the answer into out.
+func requestJSON(ctx context.Context, s *discordgo.Session, method, url string, data, out any) error {
+	b, err := s.RequestWithBucketID(method, url, data, url, discordgo.WithContext(ctx))
+	if err != nil {
+		return apiError(s, err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("decode %s %s: %w", method, url, err)
+	}
+	return nil
 }
 
 // restResponder answers interactions over REST: the gateway's Responder,

@@ -53,8 +53,8 @@ func runRegister(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return fmt.Errorf("register: %w", err)
 	}
-	defs := commands.New(commands.Config{}, nil).Definitions()
-	n, err := bot.Register(ctx, s, appID, *guild, defs)
+	app := commands.New(commands.Config{Activity: cfg.ActivityEnabled()}, nil) // the entry point to create if none
+	n, err := bot.Register(ctx, s, appID, *guild, app.Definitions(), app.EntryPoint())
 	if err != nil {
 		return fmt.Errorf("register: %w", err)
 	}

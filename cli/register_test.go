@@ -40,3 +40,24 @@ func TestRegister(t *testing.T) {
 		t.Errorf("register extra = %v, want a usage error", err)
 	}
 }
+
+// TestRegisterKeepsTheEntryPoint: a global `clefs register` keeps the
+// entry point Discord created when Activities were enabled.
+func TestRegisterKeepsTheEntryPoint(t *testing.T) {
+	srv := fakediscord.New(fakediscord.Options{Token: "reg-token", Activities: true})
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	t.Setenv("DISCORD_TOKEN", "reg-token")
+	t.Setenv("DISCORD_API_BASE", srv.URL())
+	t.Setenv("DISCORD_GUILD_ID", "")
+	ep, _ := srv.EntryPoint()
+	var out, errOut bytes.Buffer
+	if err := Main(context.Background(), []string{"register"}, &out, &errOut); err != nil {
+		t.Fatalf("register: %v\n%s", err, errOut.String())
+	}
+	if got, _ := srv.EntryPoint(); got == nil || got.ID != ep.ID || len(srv.Commands("")) < 2 {
+		t.Errorf("after a global registration: entry point %+v, %d commands", got, len(srv.Commands("")))
+	}
+}

@@ -277,6 +277,7 @@ func NewHandlers(cfg config.Config, store storage.Store, obs commands.Observer, 
 		Drawer: hooks.Drawer, Seeds: hooks.Seeds,
 		ApplicationEmojis: cfg.AppEmojis, // uploaded by the transport at start (bot.EmojiHandler)
 		PublicURL:         cfg.PublicURL,
+		Activity:          cfg.ActivityEnabled(), // "Scratch by hand" and the entry point
 		Announce:          announcer(cfg, obs, log),
 	}, cached)
 }

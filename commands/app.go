@@ -72,6 +72,10 @@ type Config struct {
 	// as the application's own emojis (see App.ApplicationEmojis); the
 	// cards then show them wherever Emoji and Hidden set no override.
 	ApplicationEmojis bool
+	// Activity tells that the application's Activity is served (package
+	// activity): ticket cards then get a "Scratch by hand" button, and
+	// EntryPoint the entry-point command that launches it.
+	Activity bool
 	// Now gives the time of the game's steps and of the confirmations;
 	// nil means time.Now.
 	Now func() time.Time
@@ -144,10 +148,12 @@ type command struct {
 	public bool
 }
 
-// reply is what a handler answers: a new message (type 4), or an update of
-// the message the button was on (type 7).
+// reply is what a handler answers: a new message (type 4), an update of
+// the message the button was on (type 7), or the Activity's launch (type
+// 12, no data).
 type reply struct {
 	update bool
+	launch bool
 	data   *discordgo.InteractionResponseData
 }
 
@@ -232,6 +238,8 @@ func (a *App) buttonHandler(k buttonKind) handlerFunc {
 		return a.handlePauseConfirm
 	case kindPauseCancel:
 		return a.handlePauseCancel
+	case kindActivity:
+		return a.handleLaunch
 	}
 	return nil
 }
@@ -452,7 +460,10 @@ func (a *App) sendFinal(ans *answer, rep reply) {
 		return
 	}
 	typ := discordgo.InteractionResponseChannelMessageWithSource
-	if rep.update {
+	switch {
+	case rep.launch:
+		typ = InteractionResponseLaunchActivity
+	case rep.update:
 		typ = discordgo.InteractionResponseUpdateMessage
 	}
 	a.send(ans.ctx, ans.r, ans.rq.i, &discordgo.InteractionResponse{Type: typ, Data: rep.data})
@@ -486,7 +497,7 @@ func (a *App) call(ctx context.Context, h handlerFunc, rq *request) (res result)
 		}
 	}()
 	rep, err := h(ctx, rq)
-	if err == nil && rep.data == nil {
+	if err == nil && rep.data == nil && !rep.launch {
 		err = errors.New("handler returned no reply")
 	}
 	return result{rep: rep, err: err}
@@ -512,6 +523,10 @@ func (a *App) route(rq *request) (handlerFunc, error) {
 			return nil, userErr("err_unknown_command", nil)
 		}
 		c := a.commands[d.Name]
+		if d.CommandType == PrimaryEntryPoint { // whatever the operator named it
+			c = &command{h: a.handleLaunch}
+			d.Name = "launch" // the metrics' label
+		}
 		if c == nil {
 			return nil, userErr("err_unknown_command", nil)
 		}
@@ -591,6 +606,7 @@ func (a *App) sendDeferral(ctx context.Context, r Responder, rq *request) {
 // the original message, or, for a new message after a button's deferral,
 // a follow-up.
 func (a *App) sendAfterDeferral(ctx context.Context, r Responder, rq *request, rep reply) {
+	rep = rep.afterFirst(rq.l)
 	d := rep.data
 	fit(d)
 	if rq.i.Type == discordgo.InteractionMessageComponent && !rep.update {

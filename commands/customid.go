@@ -23,6 +23,7 @@ const (
 	kindResetCancel                        // cancel /admin reset-guild
 	kindPauseConfirm                       // confirm /pause
 	kindPauseCancel                        // cancel /pause
+	kindActivity                           // launch the Activity: scratch the ticket by hand
 )
 
 // customID is the value a button carries in its custom ID. Only the fields
@@ -88,6 +89,7 @@ var layouts = []layout{
 	{kindResetCancel, "v1", "rgx", []segment{segUser, segTS}, "admin reset-guild cancel"},
 	{kindPauseConfirm, "v1", "pz", []segment{segUser, segPause, segTS}, "pause confirm"},
 	{kindPauseCancel, "v1", "pzx", []segment{segUser, segPause, segTS}, "pause cancel"},
+	{kindActivity, "v1", "act", []segment{segUser}, "activity launch"},
 }
 
 // layoutOf returns the layout of kind k.

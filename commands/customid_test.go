@@ -36,6 +36,7 @@ func TestCustomIDWireFormat(t *testing.T) {
 		{customID{kind: kindChest, user: u, seq: 3}, "v1:chest:1000000000000000001:3"},
 		{customID{kind: kindResetConfirm, user: u, ts: 1796040000}, "v1:rg:1000000000000000001:1796040000"},
 		{customID{kind: kindResetCancel, user: u, ts: 1796040000}, "v1:rgx:1000000000000000001:1796040000"},
+		{customID{kind: kindActivity, user: u}, "v1:act:1000000000000000001"},
 		{customID{kind: kindRow, user: math.MaxUint64, ticket: math.MaxInt64, row: 0},
 			"v1:row:18446744073709551615:9223372036854775807:0"},
 	}
@@ -76,6 +77,8 @@ func TestParseCustomIDRejects(t *testing.T) {
 		"v2:auto:" + a + ":1",                          // unknown version
 		"v1:Auto:" + a + ":1",                          // unknown name
 		"v1:chest:" + a + ":0",                         // chest 0
+		"v1:act:" + a + ":1",                           // act has the user alone
+		"v1:act:0",                                     // user 0
 		"v1:rg:" + a + ":0",                            // time 0
 		"v1:rg:" + a + ":4611686018427387905",          // time above 2^62
 		"v1:auto:" + a + ":1:",                         // trailing colon

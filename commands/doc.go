@@ -11,9 +11,15 @@
 //
 // Buttons carry what they need in their custom IDs (v1:row:<user>:<ticket>:<row>,
 // v1:auto:…, v1:again:…, v1:chest:<user>:<seq>, v1:rg:<moderator>:<unix>,
-// v1:rgx:…): one typed value, formatted and parsed strictly from one table
-// (customid.go), so a button from before a restart still works; only the
-// owner may press them.
+// v1:rgx:…, v1:act:<user>): one typed value, formatted and parsed strictly
+// from one table (customid.go), so a button from before a restart still
+// works; only the owner may press them.
+//
+// With Config.Activity, ticket cards get "Scratch by hand" (v1:act),
+// answered with LAUNCH_ACTIVITY (type 12): Discord opens the Activity, the
+// card scratched by hand (package activity). EntryPoint is then the
+// entry-point command the transports register when the application has
+// none (launch.go).
 //
 // Every change is one storage.Apply of a transition of package game (Buy,
 // Reveal, OpenChest, ClaimDaily, Grant, SetBalance, Reset) under an

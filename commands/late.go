@@ -207,6 +207,7 @@ func (a *App) giveUp(ans *answer, tries int, err error) {
 // follow-up: an update of the card edits it, a new message follows up.
 func (a *App) sendLate(ans *answer, rep reply) {
 	rq := ans.rq
+	rep = rep.afterFirst(rq.l)
 	if rq.i.Type == discordgo.InteractionMessageComponent && ans.afterDeferral {
 		a.sendAfterDeferral(ans.ctx, ans.r, rq, rep)
 		return

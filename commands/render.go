@@ -129,7 +129,8 @@ func (a *App) grid(t game.Ticket) string {
 }
 
 // ticketCard renders a ticket: the grid, the result once all is shown, the
-// keys as padlocks, the balance, and the buttons.
+// keys as padlocks, the balance, and the buttons: the arrows and Auto, then
+// the next step once all is shown and, with the Activity, "Scratch by hand".
 func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseData {
 	t := v.t
 	var desc strings.Builder
@@ -175,12 +176,19 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 		Disabled: v.done(),
 	})
 	rows := []discordgo.MessageComponent{discordgo.ActionsRow{Components: arrows}}
+	var more []discordgo.MessageComponent // a second row: the next step, "Scratch by hand"
 	if v.done() {
 		if next, line := nextStep(l, v.user, v.p, t.ID); next != nil {
-			rows = append(rows, discordgo.ActionsRow{Components: []discordgo.MessageComponent{next}})
+			more = append(more, next)
 		} else {
 			desc.WriteString("\n" + line)
 		}
+	}
+	if a.cfg.Activity {
+		more = append(more, activityButton(l, v.user))
+	}
+	if len(more) > 0 {
+		rows = append(rows, discordgo.ActionsRow{Components: more})
 	}
 
 	return &discordgo.InteractionResponseData{

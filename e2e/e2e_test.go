@@ -71,7 +71,9 @@ func (s *syncBuffer) String() string {
 
 func newHarness(t *testing.T, env map[string]string) *harness {
 	t.Helper()
-	srv := fakediscord.New(fakediscord.Options{Token: token, Guilds: []string{guild}})
+	// An operator who configures the Activity has enabled the application's
+	// Activities in the Developer Portal.
+	srv := fakediscord.New(fakediscord.Options{Token: token, Guilds: []string{guild}, Activities: env["DISCORD_CLIENT_SECRET"] != ""})
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}

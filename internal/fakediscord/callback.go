@@ -9,6 +9,25 @@ import (
 	"github.com/bwmarrin/discordgo"
 )
 
+// launchActivity is the LAUNCH_ACTIVITY callback (type 12), which
+// discordgo v0.29 does not name.
+const launchActivity discordgo.InteractionResponseType = 12
+
+// Launch is an Activity launched by a LAUNCH_ACTIVITY callback: by whom,
+// where, in answer to which interaction.
+type Launch struct {
+	At                   time.Time
+	Interaction          string
+	Guild, Channel, User string
+}
+
+// Launches returns the Activities launched so far, oldest first.
+func (s *Server) Launches() []Launch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Launch(nil), s.launches...)
+}
+
 func (s *Server) postCallback(w http.ResponseWriter, r *http.Request) {
 	id, token := r.PathValue("id"), r.PathValue("token")
 	s.mu.Lock()
@@ -72,8 +91,15 @@ func (s *Server) acknowledge(in *interaction, body []byte, files []upload) *ackE
 		if !component {
 			errs = append(errs, fieldErr{"type", "INTERACTION_RESPONSE_TYPE_INVALID", "Interaction response type 6 is only valid for components"})
 		}
+	case launchActivity: // no data; the wording of these refusals is the fake's own
+		switch {
+		case !s.opts.Activities:
+			errs = append(errs, fieldErr{"type", "INTERACTION_RESPONSE_TYPE_INVALID", "Interaction response type 12 is only valid for applications with Activities enabled"})
+		case in.kind != discordgo.InteractionApplicationCommand && in.kind != discordgo.InteractionMessageComponent:
+			errs = append(errs, fieldErr{"type", "INTERACTION_RESPONSE_TYPE_INVALID", "Interaction response type 12 is only valid for application commands and components"})
+		}
 	default:
-		errs = append(errs, fieldErr{"type", "BASE_TYPE_CHOICES", fmt.Sprintf("Value must be one of {4, 5, 6, 7}; got %d.", resp.Type)})
+		errs = append(errs, fieldErr{"type", "BASE_TYPE_CHOICES", fmt.Sprintf("Value must be one of {4, 5, 6, 7, 12}; got %d.", resp.Type)})
 	}
 	if len(errs) > 0 {
 		return &ackError{http.StatusBadRequest, 50035, "Invalid Form Body", errs}
@@ -133,8 +159,10 @@ func (s *Server) acknowledge(in *interaction, body []byte, files []upload) *ackE
 		s.registerLocked(in.source)
 		now := time.Now()
 		in.source.edited = &now
+	case launchActivity: // no message: Discord opens the Activity
+		s.launches = append(s.launches, Launch{At: in.calledAt, Interaction: in.id, Guild: in.guild, Channel: in.channel, User: in.user})
 	}
-	in.respEphem = in.original.flags&flagEphemeral != 0
+	in.respEphem = in.original != nil && in.original.flags&flagEphemeral != 0
 	latency := in.calledAt.Sub(in.dispatched)
 	close(in.done)
 	s.mu.Unlock()

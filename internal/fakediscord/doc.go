@@ -31,6 +31,16 @@
 // 15 minutes; later: 401 50027 Invalid Webhook Token). A refused call
 // answers a Discord-shaped JSON error and is recorded as a Failure.
 //
+// Activities: with Options.Activities the application starts with the
+// entry-point command Discord creates (type 4, handler 2, "launch"); a
+// global bulk overwrite must keep it, by ID or by type and name (else 400
+// 50240; DELETE removes it), a guild's may hold none, and only it may
+// have a handler. LAUNCH_ACTIVITY (callback type 12) answers a command or
+// a component and is recorded (Server.Launches); without Activities both
+// the handler and type 12 are refused (400 50035). The tests check what
+// the bot sends on these routes against an excerpt of Discord's OpenAPI
+// specification (testdata/discord-openapi).
+//
 // Files: the callback, the follow-up, the webhook message edit and the
 // interactions endpoint's reply take multipart/form-data as Discord does, the
 // JSON in a payload_json part (required, ≤ 1 MiB) and up to 10 files in

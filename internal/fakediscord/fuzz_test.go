@@ -33,7 +33,7 @@ func FuzzValidateCommands(f *testing.F) {
 	f.Add([]byte(`[{"name":"Play"}]`))
 	f.Add([]byte(`[null]`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		cmds, errs := validateCommands(raw)
+		cmds, errs := validateCommands(raw, false, true)
 		if len(errs) == 0 {
 			for _, c := range cmds {
 				if c == nil || len(c.Name) == 0 {

@@ -135,13 +135,13 @@ func (s *Server) findCommandLocked(guild, name string) (*discordgo.ApplicationCo
 	if guild != "" {
 		for _, c := range s.commands[guild] {
 			if c.Name == name && c.Type == discordgo.ChatApplicationCommand {
-				return c, guild
+				return &c.ApplicationCommand, guild
 			}
 		}
 	}
 	for _, c := range s.commands[""] {
 		if c.Name == name && c.Type == discordgo.ChatApplicationCommand {
-			return c, ""
+			return &c.ApplicationCommand, ""
 		}
 	}
 	return nil, ""

@@ -63,7 +63,8 @@ func (p *Pending) ID() string { return p.in.id }
 // Response is what the bot answered to an interaction, as far as seen.
 type Response struct {
 	// Type is the callback's type (4 message, 5 deferred message, 6 deferred
-	// update, 7 update).
+	// update, 7 update, 12 launch of the Activity: no message, see
+	// Server.Launches).
 	Type discordgo.InteractionResponseType
 	// Data is the callback's data as sent (nil for 6 and 5 without data).
 	Data *discordgo.InteractionResponseData

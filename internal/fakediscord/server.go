@@ -86,6 +86,13 @@ type Options struct {
 	// if its token had expired and its messages were deleted (a call or a
 	// click about it answers unknown). Zero: every interaction is kept.
 	KeepInteractions int
+	// Activities enables the application's Activities (its EMBEDDED flag),
+	// as the Developer Portal does: the application starts with Discord's
+	// default entry-point command ("launch", type 4, handler 2), which a
+	// global bulk overwrite may not remove (400 50240), and interactions
+	// may be answered with LAUNCH_ACTIVITY (type 12; see Launches).
+	// Without it, type 12 and a command's handler are refused.
+	Activities bool
 }
 
 // Failure is a call the fake refused (any 4xx answer), an interaction the
@@ -145,8 +152,10 @@ type Server struct {
 	closed       bool
 	snow         int64 // last snowflake's increment
 	lastMS       int64
-	commands     map[string][]*discordgo.ApplicationCommand // by guild; "" = global
+	commands     map[string][]*appCommand // by guild; "" = global
+	registered   map[string]bool          // the guilds ("" = global) with a bulk overwrite accepted
 	commandsSeq  int
+	launches     []Launch
 	messages     map[string]*message
 	attachments  map[string]*attachment  // by ID, served by getAttachment
 	interactions map[string]*interaction // by ID
@@ -208,7 +217,8 @@ func New(opts Options) *Server {
 	s := &Server{
 		opts:         opts,
 		log:          log,
-		commands:     map[string][]*discordgo.ApplicationCommand{},
+		commands:     map[string][]*appCommand{},
+		registered:   map[string]bool{},
 		messages:     map[string]*message{},
 		attachments:  map[string]*attachment{},
 		interactions: map[string]*interaction{},
@@ -230,6 +240,9 @@ func New(opts Options) *Server {
 		s.opts.AppID = s.snowflake()
 	}
 	s.botID = s.opts.AppID
+	if opts.Activities {
+		s.commands[""] = []*appCommand{s.defaultEntryPoint()}
+	}
 	return s
 }
 
@@ -329,6 +342,8 @@ func (s *Server) Handler() http.Handler {
 	api("PUT /applications/{app}/commands", true, s.putCommands)
 	api("GET /applications/{app}/guilds/{guild}/commands", true, s.getCommands)
 	api("PUT /applications/{app}/guilds/{guild}/commands", true, s.putCommands)
+	api("DELETE /applications/{app}/commands/{command}", true, s.deleteCommand)
+	api("DELETE /applications/{app}/guilds/{guild}/commands/{command}", true, s.deleteCommand)
 	api("GET /applications/{app}/emojis", true, s.getEmojis)
 	api("POST /applications/{app}/emojis", true, s.postEmoji)
 	api("GET /applications/{app}/emojis/{emoji}", true, s.getEmoji)
@@ -407,39 +422,6 @@ func (s *Server) WaitIdentified(ctx context.Context) (Identify, error) {
 			return Identify{}, fmt.Errorf("fakediscord: waiting for IDENTIFY: %w", ctx.Err())
 		}
 	}
-}
-
-// WaitCommands waits until commands are registered for guild ("" = global)
-// and returns them.
-func (s *Server) WaitCommands(ctx context.Context, guild string) ([]*discordgo.ApplicationCommand, error) {
-	for {
-		s.mu.Lock()
-		cmds, ok := s.commands[guild]
-		ch := s.registeredCh
-		s.mu.Unlock()
-		if ok {
-			return cloneCommands(cmds), nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return nil, fmt.Errorf("fakediscord: waiting for commands of %q: %w", guild, ctx.Err())
-		}
-	}
-}
-
-// Commands returns the commands registered for guild ("" = global).
-func (s *Server) Commands(guild string) []*discordgo.ApplicationCommand {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return cloneCommands(s.commands[guild])
-}
-
-// Registrations counts the bulk overwrites of commands accepted so far.
-func (s *Server) Registrations() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.commandsSeq
 }
 
 // Disconnect drops every gateway connection abruptly (no close frame), as a
@@ -633,9 +615,13 @@ func (s *Server) getMe(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getApplication(w http.ResponseWriter, r *http.Request) {
+	flags := 1 << 23 // APPLICATION_COMMAND_BADGE
+	if s.opts.Activities {
+		flags |= flagEmbedded
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"id": s.opts.AppID, "name": s.opts.BotName, "icon": nil, "description": "",
-		"bot_public": true, "bot_require_code_grant": false, "flags": 1 << 23,
+		"bot_public": true, "bot_require_code_grant": false, "flags": flags,
 		"bot": s.botUser(), "verify_key": s.PublicKeyHex(),
 	})
 }

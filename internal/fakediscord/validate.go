@@ -379,10 +379,11 @@ func checkLocalizations(errs *[]fieldErr, path string, m map[discordgo.Locale]st
 	}
 }
 
-// validateCommands checks a bulk overwrite like Discord and returns the
-// decoded commands.
-func validateCommands(raw []byte) ([]*discordgo.ApplicationCommand, []fieldErr) {
-	var cmds []*discordgo.ApplicationCommand
+// validateCommands checks a bulk overwrite like Discord, of a guild's
+// commands or the global ones, for an application with Activities or not,
+// and returns the decoded commands.
+func validateCommands(raw []byte, guild, activities bool) ([]*appCommand, []fieldErr) {
+	var cmds []*appCommand
 	if err := json.Unmarshal(raw, &cmds); err != nil {
 		return nil, []fieldErr{{"", "BASE_TYPE_ARRAY", "Must be an array of application commands: " + err.Error()}}
 	}
@@ -403,7 +404,15 @@ func validateCommands(raw []byte) ([]*discordgo.ApplicationCommand, []fieldErr) 
 			continue
 		}
 		count[c.Type]++
-		chat := c.Type == discordgo.ChatApplicationCommand
+		chat, entry := c.Type == discordgo.ChatApplicationCommand, c.Type == primaryEntryPoint
+		switch {
+		case entry && guild: // the wording is the fake's own
+			errs = append(errs, fieldErr{join(p, "type"), "APPLICATION_COMMAND_TYPE_INVALID", "Primary entry point commands can only be global"})
+		case c.Handler != 0 && (!entry || !activities):
+			errs = append(errs, fieldErr{join(p, "handler"), "APPLICATION_COMMAND_HANDLER_INVALID", "Only the primary entry point command of an application with Activities may have a handler"})
+		case c.Handler != 0 && c.Handler != handlerApp && c.Handler != handlerDiscordLaunch:
+			errs = append(errs, fieldErr{join(p, "handler"), "BASE_TYPE_CHOICES", "Value must be one of {1, 2}."})
+		}
 		checkName(&errs, join(p, "name"), c.Name, chat)
 		key := fmt.Sprint(c.Type, "/", c.Name)
 		if seen[key] {
@@ -422,7 +431,9 @@ func validateCommands(raw []byte) ([]*discordgo.ApplicationCommand, []fieldErr) 
 			}
 			total += validateOptions(&errs, join(p, "options"), c.Options, 0)
 		} else {
-			if c.Description != "" {
+			if entry {
+				maxLen(&errs, join(p, "description"), c.Description, 100)
+			} else if c.Description != "" {
 				errs = append(errs, fieldErr{join(p, "description"), "APPLICATION_COMMAND_DESCRIPTION_INVALID", "Only chat input commands may have a description"})
 			}
 			if len(c.Options) > 0 {
@@ -441,6 +452,9 @@ func validateCommands(raw []byte) ([]*discordgo.ApplicationCommand, []fieldErr) 
 	}
 	if count[discordgo.UserApplicationCommand] > 5 || count[discordgo.MessageApplicationCommand] > 5 {
 		errs = append(errs, fieldErr{"", "APPLICATION_COMMANDS_TOO_MANY", "Maximum number of user or message commands reached (5)"})
+	}
+	if count[primaryEntryPoint] > 1 {
+		errs = append(errs, fieldErr{"", "APPLICATION_COMMANDS_TOO_MANY", "Maximum number of primary entry point commands reached (1)"})
 	}
 	return cmds, errs
 }
