@@ -3,7 +3,6 @@ package game
 import (
 	"errors"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 )
@@ -132,7 +131,8 @@ func TestCheckHistoryRefuses(t *testing.T) {
 	}
 }
 
-// TestEntryCheck: a line that no step writes is refused, naming the field:
+// TestEntryCheck: a line that no step writes is refused, naming the field
+// (LineError.Field):
 // a grid that does not show its tier, an amount its kind never moves,
 // another kind's fields, numbers out of 1..MaxSeq.
 func TestEntryCheck(t *testing.T) {
@@ -155,35 +155,35 @@ func TestEntryCheck(t *testing.T) {
 		e    Entry
 		want string
 	}{
-		{"unknown kind", change(grant, func(e *Entry) { e.Kind = "lottery" }), "unknown kind"},
-		{"balance past MaxBalance", change(grant, func(e *Entry) { e.Balance = MaxBalance + 1 }), "balance after"},
-		{"grid of another tier", change(play, func(e *Entry) { e.Tier, e.Key = (e.Tier+1)%NumTiers, false; e.Amount = e.Tier.Prize() - Stake }), "grid"},
-		{"amount of 10^13 on a play", change(play, func(e *Entry) { e.Amount = 10_000_000_000_000 }), "amount"},
-		{"amount of 10^13 on a grant", change(grant, func(e *Entry) { e.Amount = 10_000_000_000_000 }), "amount"},
-		{"amount of a set-balance past MaxBalance", change(grant, func(e *Entry) { e.Kind, e.Amount = KindSet, -MaxBalance-1 }), "amount"},
-		{"chest's prize not its lot's", change(chest, func(e *Entry) { e.Amount++ }), "amount"},
-		{"amount on a pause", change(grant, func(e *Entry) { e.Kind = KindPause }), "amount"},
-		{"chest number on a play", change(play, func(e *Entry) { e.Chest = 1 }), "chest number"},
-		{"ticket number on a chest", change(chest, func(e *Entry) { e.TicketID = 1 }), "ticket number"},
-		{"lot on a grant", change(grant, func(e *Entry) { e.Lot = LotGold }), "lot"},
-		{"verification data on a grant", change(grant, func(e *Entry) { e.Fair = true }), "verification"},
-		{"play without its ticket", change(play, func(e *Entry) { e.TicketID = 0 }), "ticket number"},
-		{"ticket past MaxSeq", change(play, func(e *Entry) { e.TicketID = MaxSeq + 1 }), "ticket number"},
-		{"chest past MaxSeq", change(chest, func(e *Entry) { e.Chest = MaxSeq + 1 }), "chest number"},
-		{"fair chest without its number", change(chest, func(e *Entry) { e.Chest = 0 }), "chest number"},
-		{"keys held before out of range", change(play, func(e *Entry) { e.KeysBefore = MaxKeys }), "keys held before"},
+		{"unknown kind", change(grant, func(e *Entry) { e.Kind = "lottery" }), "Kind"},
+		{"balance past MaxBalance", change(grant, func(e *Entry) { e.Balance = MaxBalance + 1 }), "Balance"},
+		{"grid of another tier", change(play, func(e *Entry) { e.Tier, e.Key = (e.Tier+1)%NumTiers, false; e.Amount = e.Tier.Prize() - Stake }), "Grid"},
+		{"amount of 10^13 on a play", change(play, func(e *Entry) { e.Amount = 10_000_000_000_000 }), "Amount"},
+		{"amount of 10^13 on a grant", change(grant, func(e *Entry) { e.Amount = 10_000_000_000_000 }), "Amount"},
+		{"amount of a set-balance past MaxBalance", change(grant, func(e *Entry) { e.Kind, e.Amount = KindSet, -MaxBalance-1 }), "Amount"},
+		{"chest's prize not its lot's", change(chest, func(e *Entry) { e.Amount++ }), "Amount"},
+		{"amount on a pause", change(grant, func(e *Entry) { e.Kind = KindPause }), "Amount"},
+		{"chest number on a play", change(play, func(e *Entry) { e.Chest = 1 }), "Chest"},
+		{"ticket number on a chest", change(chest, func(e *Entry) { e.TicketID = 1 }), "TicketID"},
+		{"lot on a grant", change(grant, func(e *Entry) { e.Lot = LotGold }), "Lot"},
+		{"verification data on a grant", change(grant, func(e *Entry) { e.Fair = true }), "Fair"},
+		{"play without its ticket", change(play, func(e *Entry) { e.TicketID = 0 }), "TicketID"},
+		{"ticket past MaxSeq", change(play, func(e *Entry) { e.TicketID = MaxSeq + 1 }), "TicketID"},
+		{"chest past MaxSeq", change(chest, func(e *Entry) { e.Chest = MaxSeq + 1 }), "Chest"},
+		{"fair chest without its number", change(chest, func(e *Entry) { e.Chest = 0 }), "Chest"},
+		{"keys held before out of range", change(play, func(e *Entry) { e.KeysBefore = MaxKeys }), "KeysBefore"},
 		{"key on a win", change(play, func(e *Entry) {
 			e.Fair, e.Grid, e.KeysBefore, e.Commitment, e.Tier, e.Key, e.Amount = false, Grid{}, 0, Commitment{}, TierGem, true, TierGem.Prize()-Stake
-		}), "key on a winning play"},
-		{"grid without verifying", change(play, func(e *Entry) { e.Fair, e.Commitment = false, Commitment{} }), "without what verifying"},
-		{"commitment without verifying", change(chest, func(e *Entry) { e.Fair, e.Chest = false, 0 }), "commitment"},
-		{"a play placed", change(play, func(e *Entry) { e.Placed = true }), "placed"},
-		{"placed past MaxSeq", change(grant, func(e *Entry) { e.After = MaxSeq + 1 }), "placed"},
+		}), "Key"},
+		{"grid without verifying", change(play, func(e *Entry) { e.Fair, e.Commitment = false, Commitment{} }), "Grid"},
+		{"commitment without verifying", change(chest, func(e *Entry) { e.Fair, e.Chest = false, 0 }), "Commitment"},
+		{"a play placed", change(play, func(e *Entry) { e.Placed = true }), "After"},
+		{"placed past MaxSeq", change(grant, func(e *Entry) { e.After = MaxSeq + 1 }), "After"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.e.Check()
-			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Check = %v, want ErrInvalid naming %q", err, tt.want)
+			if le, ok := errors.AsType[*LineError](err); !ok || le.Field != tt.want || !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Check = %v, want a LineError naming %s", err, tt.want)
 			}
 		})
 	}

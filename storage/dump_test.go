@@ -68,9 +68,9 @@ func TestDumpRefusesWhatTheBotCannotCarry(t *testing.T) {
 	}
 	good := dumpOf(t, storage.DecodedPlayer{ID: id, Player: p})
 	for _, c := range []struct{ name, from, to, want string }{
-		{"tn", `"tn": 2`, `"tn": 9223372036854775807`, "field tn"},
+		{"tn", `"tn": 4`, `"tn": 9223372036854775807`, "field tn"},
 		{"cn", `"cn": 1`, `"cn": 9223372036854775807`, "field cn"},
-		{"unknown field", `"tn": 2`, `"tn": 2, "xx": 1`, `"xx"`},
+		{"unknown field", `"tn": 4`, `"tn": 4, "xx": 1`, `"xx"`},
 		{"unknown format", `"f": 1`, `"f": 9`, "field f"},
 		{"bad user", `"user": "2"`, `"user": "0"`, "field user"},
 		{"unknown version", `"version": 4`, `"version": 5`, "want 1 to 4"},
