@@ -139,6 +139,8 @@ func (e Entry) Check() error {
 		}
 	}
 	switch {
+	case lo == hi && e.Amount != lo:
+		return bad("Amount", "amount %d, not %d", e.Amount, lo)
 	case e.Amount < lo || e.Amount > hi:
 		return bad("Amount", "amount %d out of %d..%d", e.Amount, lo, hi)
 	case !play:
