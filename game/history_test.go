@@ -137,7 +137,7 @@ func TestCheckHistoryRefuses(t *testing.T) {
 // another kind's fields, numbers out of 1..MaxSeq.
 func TestEntryCheck(t *testing.T) {
 	p, _, hist := linkedPlay(t, 12, 5, 0, 0)
-	p, hist = grants(t, p, hist, 1)
+	_, hist = grants(t, p, hist, 1)
 	lines := map[Kind]Entry{}
 	for _, e := range hist {
 		if err := e.Check(); err != nil {
