@@ -13,26 +13,29 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/boltstore"
 )
 
-// errAudit says the audit found players whose books do not balance, or a
-// leaderboard that disagrees with the players' records.
+// errAudit says the audit found damaged records, players whose books do
+// not balance, or a leaderboard that disagrees with the players' records.
 var errAudit = errors.New("audit failed")
 
-// runAudit checks every player's state (game.Player.Check: balance =
-// start + granted + won + daily − staked, computed without overflow, and
-// the other invariants) and every guild's leaderboard against the
-// players' balances. It prints each breach and disagreement and fails
-// (exit status 1) if there is any. A store writes a player and its
-// leaderboard entry in one atomic step, so a disagreement is a bug, and is
-// reported as one: nothing is repaired.
+// runAudit lists every damaged record (on an embedded file, every problem
+// boltstore.CheckFile finds, first: damaged pages, and records that do
+// not decode), then checks every other player's state (game.Player.Check:
+// balance = start + granted + won + daily − staked, computed without
+// overflow, and the other invariants) and every guild's leaderboard
+// against the players' balances. It prints each damage, breach and
+// disagreement and fails (exit status 1) if there is any. A store writes a
+// player and its leaderboard entry in one atomic step, so a disagreement
+// is a bug, and is reported as one: nothing is repaired.
 func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var sf storeFlags
 	sf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: clefs audit [-redis URL | -data FILE]\n\nChecks balance = start + granted + won + daily − staked (and the other\ninvariants) for every player, and each guild's leaderboard against the\nplayers' balances; exits 1 on any breach or disagreement. Stop the bot\nfirst when using the embedded store. A missing embedded file is an error:\naudit never creates one.\n\n"+storeUsage+"\n\n")
+		fmt.Fprint(stderr, "Usage: clefs audit [-redis URL | -data FILE]\n\nLists every damaged record (on an embedded file, every damaged page too),\nchecks balance = start + granted + won + daily − staked (and the other\ninvariants) for every player, and each guild's leaderboard against the\nplayers' balances; exits 1 on any damage, breach or disagreement. Stop\nthe bot first when using the embedded store. A missing embedded file is\nan error: audit never creates one.\n\n"+storeUsage+"\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, "audit", args); err != nil {
@@ -41,13 +44,27 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("audit: unexpected argument %q", fs.Arg(0))}
 	}
+	listed := -1 // the problems CheckFile listed; -1: not an embedded file
+	sf.checkFile = func(path string) error {
+		listed = 0
+		return boltstore.CheckFile(path, func(p string) {
+			listed++
+			fmt.Fprintf(stdout, "DAMAGED %s\n", p)
+		})
+	}
 	st, d, err := sf.open(ctx, mustExist, stderr)
 	if err != nil {
+		if listed > 0 {
+			return fmt.Errorf("audit: %w: %s listed above; %w", errAudit, count(listed, "problem", "problems"), err)
+		}
 		return fmt.Errorf("audit: %w", err)
 	}
 	defer st.Close()
-	if err := audit(ctx, st, d, stdout); err != nil {
+	if err := audit(ctx, st, d, stdout, listed >= 0); err != nil {
 		return fmt.Errorf("audit: %w", err)
+	}
+	if listed > 0 { // damage in a file's other records: guilds, lines
+		return fmt.Errorf("audit: %w: %s in the file", errAudit, count(listed, "problem", "problems"))
 	}
 	return nil
 }
@@ -62,12 +79,13 @@ type noSeeds struct{}
 func (noSeeds) Read([]byte) (int, error) { return 0, errNoSeed }
 
 // audit checks the players of d, then each guild's leaderboard in st
-// against their balances (auditBoard). It reports on w and returns an
-// error wrapping errAudit when anything is wrong.
-func audit(ctx context.Context, st storage.Store, d storage.Dumper, w io.Writer) error {
-	var players, bad int
+// against their balances (auditBoard). It reports on w (a damaged player
+// only if listed is false: CheckFile listed it) and returns an error
+// wrapping errAudit when anything is wrong.
+func audit(ctx context.Context, st storage.Store, d storage.Dumper, w io.Writer, listed bool) error {
+	var players, bad, damaged int
 	var held big.Int                          // a sum of balances may pass int64
-	balances := map[uint64]map[uint64]int64{} // guild → user → balance
+	balances := map[uint64]map[uint64]int64{} // guild → user → balance; -1: damaged
 	var guilds []uint64                       // in the export's order, increasing
 	err := d.ExportPlayers(ctx, func(r storage.DecodedPlayer) error {
 		players++
@@ -75,6 +93,14 @@ func audit(ctx context.Context, st storage.Store, d storage.Dumper, w io.Writer)
 		if balances[r.ID.Guild] == nil {
 			balances[r.ID.Guild] = map[uint64]int64{}
 			guilds = append(guilds, r.ID.Guild)
+		}
+		if r.Damaged != nil {
+			damaged++
+			balances[r.ID.Guild][r.ID.User] = -1
+			if !listed {
+				fmt.Fprintf(w, "DAMAGED player %d/%d: %v\n", r.ID.Guild, r.ID.User, r.Damaged.Err)
+			}
+			return nil
 		}
 		balances[r.ID.Guild][r.ID.User] = p.Balance
 		err := p.Check() // the store's decoding checks too; the audit says so itself
@@ -92,7 +118,7 @@ func audit(ctx context.Context, st storage.Store, d storage.Dumper, w io.Writer)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%s checked, %s, %s held in total\n", count(players, "player", "players"), count(bad, "breach", "breaches"), bigCredits(&held))
+	fmt.Fprintf(w, "%s checked, %d damaged, %s, %s held in total\n", count(players, "player", "players"), damaged, count(bad, "breach", "breaches"), bigCredits(&held))
 
 	disagree := 0
 	for _, g := range guilds {
@@ -106,7 +132,12 @@ func audit(ctx context.Context, st storage.Store, d storage.Dumper, w io.Writer)
 	if disagree > 0 {
 		fmt.Fprintln(w, "the leaderboard disagrees with the records: this is a bug, please report it")
 	}
+	if damaged > 0 {
+		fmt.Fprintln(w, "a damaged record: /admin reset rewrites it (docs/operating.md, \"A damaged record\")")
+	}
 	switch {
+	case damaged > 0:
+		return fmt.Errorf("%w: %d of %d players have a damaged record, %d break the invariant, %d leaderboard disagreements", errAudit, damaged, players, bad, disagree)
 	case bad > 0 && disagree > 0:
 		return fmt.Errorf("%w: %d of %d players break the invariant; the leaderboard disagrees with the records in %d places (a bug: please report it)", errAudit, bad, players, disagree)
 	case bad > 0:
@@ -127,12 +158,12 @@ func auditBoard(ctx context.Context, st storage.Store, guild uint64, balances ma
 	}
 	var suspects []uint64
 	for u, bal := range board {
-		if b, ok := balances[u]; !ok || b != bal {
+		if b, ok := balances[u]; !ok || (b != bal && b != -1) { // a damaged record's balance is unknown
 			suspects = append(suspects, u)
 		}
 	}
-	for u := range balances {
-		if _, ok := board[u]; !ok {
+	for u, b := range balances {
+		if _, ok := board[u]; !ok && b != -1 {
 			suspects = append(suspects, u)
 		}
 	}

@@ -113,10 +113,10 @@ func TestAuditReportsBreachesInCredits(t *testing.T) {
 		rotatedPlayer(t, 6, 1000),
 	}}
 	var out bytes.Buffer
-	if err := audit(context.Background(), f, f, &out); err != nil {
+	if err := audit(context.Background(), f, f, &out, false); err != nil {
 		t.Fatalf("audit of sound players: %v\n%s", err, out.String())
 	}
-	if !strings.Contains(out.String(), "3 players checked, 0 breaches, 269.50 credits held in total") {
+	if !strings.Contains(out.String(), "3 players checked, 0 damaged, 0 breaches, 269.50 credits held in total") {
 		t.Fatalf("report:\n%s", out.String())
 	}
 
@@ -136,7 +136,7 @@ func TestAuditReportsBreachesInCredits(t *testing.T) {
 	badReveal.Reveals[0].Seed = badReveal.Player.Seed
 	f.players = append(f.players, bad, wrap, noSeed, badReveal)
 	out.Reset()
-	err := audit(context.Background(), f, f, &out)
+	err := audit(context.Background(), f, f, &out, false)
 	if !errors.Is(err, errAudit) || ExitCode(err) != 1 {
 		t.Fatalf("audit of broken players: %v", err)
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,9 @@ import (
 	"testing"
 
 	"time"
+
+	"github.com/redis/go-redis/v9"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
@@ -653,5 +657,58 @@ func TestWriteFileAtomicNamesThePath(t *testing.T) {
 	}
 	if err := writeFileAtomic(filepath.Join(dir, "d"), true, func(io.Writer) error { return nil }); err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("writing over a directory: %v", err)
+	}
+}
+
+// TestAuditListsEveryDamagedRecord: on either store, two player records
+// overwritten by hand are both listed, by key and reason, the other
+// players and the leaderboard still checked, and the exit status is 1.
+func TestAuditListsEveryDamagedRecord(t *testing.T) {
+	path, url := filepath.Join(t.TempDir(), "clefs.db"), redistest.URL(t)
+	for _, flags := range [][]string{{"-data", path}, {"-redis", url}} {
+		st := openStore(t, url, "")
+		if flags[0] == "-data" {
+			st = openStore(t, "", path)
+		}
+		for u := range uint64(4) {
+			if _, err := storage.Apply(context.Background(), st, storage.Step{
+				ID: storage.PlayerID{Guild: 1, User: u + 1}, Op: "grant", Create: true, Start: 1000, Seeds: storetest.Seeds(u), Now: time.Now(),
+				Do: func(p game.Player) (game.Step, error) { return p.Grant(100, storage.Timestamp(time.Now())) },
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st.Close()
+		if flags[0] == "-data" {
+			db, err := bolt.Open(path, 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Update(func(tx *bolt.Tx) error {
+				b := tx.Bucket([]byte("players"))
+				return errors.Join(b.Put(binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, 1), 2), []byte("garbage")),
+					b.Put(binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, 1), 4), []byte(`{"v":2,"p":{"f":1,"b":-5}}`)))
+			}); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+		} else {
+			o, err := redis.ParseURL(url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := redis.NewClient(o)
+			ctx := context.Background()
+			if err := errors.Join(c.HSet(ctx, "p:{1}:2", "p", "garbage").Err(), c.HSet(ctx, "p:{1}:4", "s", `{"s":"00"}`).Err()); err != nil {
+				t.Fatal(err)
+			}
+			c.Close()
+		}
+		out, _, err := runCmd(t, append([]string{"audit"}, flags...)...)
+		if ExitCode(err) != 1 || strings.Count(out, "DAMAGED ") != 2 || !strings.Contains(out, "DAMAGED player 1/2: ") ||
+			!strings.Contains(out, "DAMAGED player 1/4: ") || !strings.Contains(out, "4 players checked, 2 damaged, 0 breaches") ||
+			!strings.Contains(out, "leaderboards of 1 guild checked, 0 disagreements") {
+			t.Fatalf("audit %v with two damaged records: %v\n%s", flags, err, out)
+		}
 	}
 }

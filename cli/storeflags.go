@@ -31,6 +31,9 @@ type storeFlags struct {
 	redisURL string
 	dataPath string
 	set      *flag.FlagSet // to tell a flag given from one left out
+	// checkFile, when set, runs on an embedded file before it is opened
+	// (audit: boltstore.CheckFile); its error stops the opening.
+	checkFile func(path string) error
 }
 
 func (f *storeFlags) register(fs *flag.FlagSet) {
@@ -135,7 +138,11 @@ func (f *storeFlags) open(ctx context.Context, mode openMode, stderr io.Writer) 
 	}
 	fmt.Fprintf(stderr, "store: %s\n", c)
 	if c.redisURL == "" {
-		if err := checkDataPath(c.dataPath, mode); err != nil {
+		err := checkDataPath(c.dataPath, mode)
+		if err == nil && f.checkFile != nil {
+			err = f.checkFile(c.dataPath)
+		}
+		if err != nil {
 			return nil, nil, fmt.Errorf("store %s: %w", backend.Describe("", c.dataPath), err)
 		}
 	}

@@ -46,6 +46,10 @@ type Observer interface {
 	Purchase(stake int64)
 	// StoreError is called when a store call fails with an internal error.
 	StoreError(op string)
+	// DamagedRecord is called when a player's record that does not decode
+	// is met (storage.DamagedError): refused to a step, or left out of a
+	// guild's view.
+	DamagedRecord()
 }
 
 // Default timings; see Config.
@@ -101,6 +105,11 @@ type Config struct {
 	// no trailing slash), where it serves the verification page at /fair;
 	// when set, /fairness and finished cards link to it. "" means none.
 	PublicURL string
+	// Announce posts m in channel with the bot's token (POST
+	// /channels/{channel}/messages): when the guild makes plays public, a
+	// ticket finished in the Activity is announced there as its /play card
+	// would show it. nil means no announcements.
+	Announce func(ctx context.Context, channel uint64, m *discordgo.MessageSend) error
 }
 
 // App holds the handlers. It is safe for concurrent use.
@@ -629,7 +638,9 @@ func (a *App) send(ctx context.Context, r Responder, i *discordgo.Interaction, r
 func (a *App) renderError(log *slog.Logger, rq *request, err error, late bool) reply {
 	var ue *userError
 	if errors.As(err, &ue) {
-		if ue.cause != nil {
+		if d := damaged(ue.cause); d != nil {
+			a.damagedRecord(log, rq, d)
+		} else if ue.cause != nil {
 			log.Warn("commands: step refused by the rules",
 				"guild", rq.guild, "user", rq.user, "command", rq.kind, "custom_id", rq.customID,
 				"interaction", rq.i.ID, "err", ue.cause)
@@ -652,6 +663,16 @@ func (a *App) renderError(log *slog.Logger, rq *request, err error, late bool) r
 		id = lateApology(rq.kind)
 	}
 	return ephemeral("⚠️ " + rq.l.T(id, nil))
+}
+
+// damagedRecord logs and counts a player's damaged record met by rq: one
+// warning naming it, and the key and what is wrong.
+func (a *App) damagedRecord(log *slog.Logger, rq *request, d *storage.DamagedError) {
+	log.Warn("commands: damaged record", "guild", d.ID.Guild, "user", d.ID.User, "command", rq.kind,
+		"interaction", rq.i.ID, "err", d.Err, "repair", "/admin reset (docs/operating.md, \"A damaged record\")")
+	if a.obs != nil {
+		a.obs.DamagedRecord()
+	}
 }
 
 // apology is the message of an internal error. A player's step is safe to

@@ -217,7 +217,9 @@ func (a *App) adminGrant(ctx context.Context, rq *request, o opts, reason string
 
 // adminReset resets a player to the guild's starting balance, under the
 // interaction's ID, with an audit entry. Someone who never played is not
-// created: there is nothing to reset.
+// created: there is nothing to reset. A record that does not decode is
+// rewritten (game.Player.Repair), and the reply says what could not be
+// kept of it.
 func (a *App) adminReset(ctx context.Context, rq *request, o opts, reason string) (reply, error) {
 	target, err := o.player("user")
 	if err != nil {
@@ -228,7 +230,7 @@ func (a *App) adminReset(ctx context.Context, rq *request, o opts, reason string
 		return reply{}, err
 	}
 	ap, err := a.apply(ctx, change{
-		id: storage.PlayerID{Guild: rq.guild, User: target}, op: rq.i.ID,
+		id: storage.PlayerID{Guild: rq.guild, User: target}, op: rq.i.ID, start: set.StartingBalance, repair: true,
 		do: func(p game.Player, now time.Time) (game.Step, error) {
 			return p.Reset(set.StartingBalance, now)
 		},
@@ -245,7 +247,14 @@ func (a *App) adminReset(ctx context.Context, rq *request, o opts, reason string
 		return reply{}, stepErr("reset_player", err)
 	}
 	l := rq.l
-	return adminDone(l.T("admin_reset", map[string]any{"User": mention(target), "Balance": l.Credits(ap.Result.Balance)}), reason, l), nil
+	text := l.T("admin_reset", map[string]any{"User": mention(target), "Balance": l.Credits(ap.Result.Balance)})
+	switch k := ap.Repaired; {
+	case k != nil && k.Seed == (game.Seed{}): // Repair keeps the seeds only when they could be read
+		text += "\n" + l.T("admin_repaired_seed_lost", nil)
+	case k != nil:
+		text += "\n" + l.T("admin_repaired", nil)
+	}
+	return adminDone(text, reason, l), nil
 }
 
 // adminResetGuild asks for confirmation: the buttons carry the moderator and

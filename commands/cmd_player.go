@@ -123,7 +123,8 @@ func (a *App) leaderboardCommand() *command {
 // balances; the amounts shown are the ones each player has seen
 // (game.Player.Seen), the players shown ordered by them, so that the
 // board tells no ticket's result before its card: it reads the records of
-// the players it shows, leaderSize and the caller at most.
+// the players it shows, leaderSize and the caller at most. A record that
+// does not decode is left out (logged and counted), its rank with it.
 func (a *App) handleLeaderboard(ctx context.Context, rq *request) (reply, error) {
 	b, err := a.store.Leaderboard(ctx, rq.guild, leaderSize, rq.user)
 	if err != nil {
@@ -131,32 +132,46 @@ func (a *App) handleLeaderboard(ctx context.Context, rq *request) (reply, error)
 	}
 	l := rq.l
 	var mine game.Seen
-	seenBalance := func(r *storage.LeaderboardEntry) error {
+	// seenBalance sets r's balance as its player has seen it; false when
+	// its record is damaged.
+	seenBalance := func(r *storage.LeaderboardEntry) (bool, error) {
 		p, ok, err := a.load(ctx, storage.PlayerID{Guild: rq.guild, User: r.User})
+		if d := damaged(err); d != nil {
+			a.damagedRecord(a.logger(ctx), rq, d)
+			return false, nil
+		}
 		if err != nil || !ok { // gone since the index was read: its entry as it is
-			return err
+			return err == nil, err
 		}
 		sv := p.Seen(nil) // the balance only: no history needed
 		if r.User == rq.user {
 			mine = sv
 		}
 		r.Balance = sv.Player.Balance
-		return nil
+		return true, nil
 	}
-	ranks := make([]int, len(b.Top))
-	for i := range b.Top {
-		ranks[i] = b.Top[i].Rank
-		if err := seenBalance(&b.Top[i]); err != nil {
+	rows := len(b.Top) // past them, the caller's own row is shown apart
+	var ranks []int
+	top := b.Top[:0]
+	for _, r := range b.Top {
+		switch ok, err := seenBalance(&r); {
+		case err != nil:
 			return reply{}, err
+		case ok:
+			ranks, top = append(ranks, r.Rank), append(top, r)
 		}
 	}
+	b.Top = top
 	storage.SortLeaderboard(b.Top)
 	for i := range b.Top {
 		b.Top[i].Rank = ranks[i]
 	}
-	if y := b.You; y != nil && y.Rank > len(b.Top) {
-		if err := seenBalance(y); err != nil {
+	if y := b.You; y != nil && y.Rank > rows {
+		switch ok, err := seenBalance(y); {
+		case err != nil:
 			return reply{}, err
+		case !ok:
+			b.You = nil
 		}
 	}
 	var sb strings.Builder
@@ -175,7 +190,7 @@ func (a *App) handleLeaderboard(ctx context.Context, rq *request) (reply, error)
 		}
 		sb.WriteString(" " + mention(r.User) + " — " + l.Credits(r.Balance) + "\n")
 	}
-	if y := b.You; y != nil && y.Rank > len(b.Top) {
+	if y := b.You; y != nil && y.Rank > rows {
 		sb.WriteString("…\n" + l.T("leader_you", map[string]any{
 			"Rank": strconv.Itoa(y.Rank), "Balance": l.Credits(y.Balance),
 		}) + "\n")
@@ -206,25 +221,9 @@ func (a *App) handleDaily(ctx context.Context, rq *request) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	ap, err := a.apply(ctx, change{
-		id: rq.player(), op: rq.i.ID, create: true, start: set.StartingBalance,
-		do: func(p game.Player, now time.Time) (game.Step, error) {
-			return p.ClaimDaily(set.DailyAmount, set.DailyCooldown, now)
-		},
-	})
-	if cerr, ok := careErr(l, err); ok {
-		return reply{}, cerr
-	}
-	var cool *game.CooldownError
-	switch {
-	case errors.As(err, &cool):
-		return reply{}, userErr("err_daily_wait", map[string]any{"When": timestamp(cool.Next.Unix(), "R")})
-	case errors.Is(err, game.ErrDailyDisabled):
-		return reply{}, userErr("err_daily_off", nil)
-	case errors.Is(err, game.ErrInvalid) && set.DailyAmount > 0 && !game.CanCredit(ap.Player.Balance, set.DailyAmount):
-		return reply{}, userErr("err_balance_full", nil)
-	case err != nil:
-		return reply{}, stepErr("claim_daily", err)
+	ap, err := a.dailyStep(ctx, rq, set)
+	if err != nil {
+		return reply{}, err
 	}
 	r := ap.Result
 	// The balance as the player has seen it: without the prize of a
@@ -235,6 +234,33 @@ func (a *App) handleDaily(ctx context.Context, rq *request) (reply, error) {
 	return reply{data: &discordgo.InteractionResponseData{
 		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
 	}}, nil
+}
+
+// dailyStep claims the guild's daily bonus under rq's operation ID,
+// creating the player at the first claim. The command and the Activity
+// both claim through it.
+func (a *App) dailyStep(ctx context.Context, rq *request, set game.Settings) (storage.Applied, error) {
+	ap, err := a.apply(ctx, change{
+		id: rq.player(), op: rq.i.ID, create: true, start: set.StartingBalance,
+		do: func(p game.Player, now time.Time) (game.Step, error) {
+			return p.ClaimDaily(set.DailyAmount, set.DailyCooldown, now)
+		},
+	})
+	if cerr, ok := careErr(rq.l, err); ok {
+		return ap, cerr
+	}
+	var cool *game.CooldownError
+	switch {
+	case errors.As(err, &cool):
+		return ap, userErr("err_daily_wait", map[string]any{"When": timestamp(cool.Next.Unix(), "R")})
+	case errors.Is(err, game.ErrDailyDisabled):
+		return ap, userErr("err_daily_off", nil)
+	case errors.Is(err, game.ErrInvalid) && set.DailyAmount > 0 && !game.CanCredit(ap.Player.Balance, set.DailyAmount):
+		return ap, userErr("err_balance_full", nil)
+	case err != nil:
+		return ap, stepErr("claim_daily", err)
+	}
+	return ap, nil
 }
 
 func (a *App) historyCommand() *command {

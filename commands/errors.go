@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
 )
 
 // userError is a mistake a user can make (not enough credits, someone else's
@@ -39,7 +40,29 @@ func (e *storeError) Error() string { return fmt.Sprintf("store %s: %v", e.op, e
 func (e *storeError) Unwrap() error { return e.err }
 
 // internal wraps an unexpected store error so that it is logged and counted.
-func internal(op string, err error) error { return &storeError{op: op, err: err} }
+// A player's damaged record is no failure of the store but an answer, given
+// at once and never tried again: "this record is damaged, a moderator can
+// reset it" (renderError logs and counts it).
+func internal(op string, err error) error {
+	if d := damaged(err); d != nil {
+		return &userError{id: "err_damaged", data: map[string]any{"User": mention(d.ID.User)}, cause: err}
+	}
+	return &storeError{op: op, err: err}
+}
+
+// damaged returns the player's damaged record that err (or the user error
+// made of it) is about, nil if none.
+func damaged(err error) *storage.DamagedError {
+	var ue *userError
+	if errors.As(err, &ue) {
+		err = ue.cause
+	}
+	var d *storage.DamagedError
+	if errors.As(err, &d) {
+		return d
+	}
+	return nil
+}
 
 // ruleErrors are the refusals of package game: a step they refuse is
 // refused whenever it is tried again (the rules are pure), so it is an

@@ -152,6 +152,7 @@ type observer struct {
 	chests       int
 	purchases    int
 	storeErrors  []string
+	damaged      int
 }
 
 func (o *observer) Interaction(command, outcome string, _ time.Duration) {
@@ -165,6 +166,7 @@ func (o *observer) Interaction(command, outcome string, _ time.Duration) {
 func (o *observer) Play(game.Tier, bool, int64, int64) { o.mu.Lock(); o.plays++; o.mu.Unlock() }
 func (o *observer) Chest(game.Lot, int64)              { o.mu.Lock(); o.chests++; o.mu.Unlock() }
 func (o *observer) Purchase(int64)                     { o.mu.Lock(); o.purchases++; o.mu.Unlock() }
+func (o *observer) DamagedRecord()                     { o.mu.Lock(); o.damaged++; o.mu.Unlock() }
 func (o *observer) StoreError(op string) {
 	o.mu.Lock()
 	o.storeErrors = append(o.storeErrors, op)

@@ -201,8 +201,8 @@ func (a *App) runJobs(ctx context.Context, c jobConfig) error {
 const jobWorkers = 16
 
 // resetPlayers resets the users of guild to start credits, each in its
-// own step under "<op>:<user>" (a repeat changes nothing), jobWorkers at a
-// time, and returns how many it reset (a player gone meanwhile is not
+// own step under "<op>:<user>" (a repeat changes nothing; a damaged record
+// is rewritten), jobWorkers at a time, and returns how many it reset (a player gone meanwhile is not
 // counted). On an error some may be reset: their steps are remembered, so
 // that running the batch again resets no one twice.
 func (a *App) resetPlayers(ctx context.Context, guild uint64, op string, start int64, users []uint64) (int64, error) {
@@ -219,7 +219,7 @@ func (a *App) resetPlayers(ctx context.Context, guild uint64, op string, start i
 			defer wg.Done()
 			for u := range next {
 				_, err := a.apply(ctx, change{
-					id: storage.PlayerID{Guild: guild, User: u}, op: op + ":" + strconv.FormatUint(u, 10),
+					id: storage.PlayerID{Guild: guild, User: u}, op: op + ":" + strconv.FormatUint(u, 10), start: start, repair: true,
 					do: func(p game.Player, now time.Time) (game.Step, error) { return p.Reset(start, now) },
 				})
 				mu.Lock()

@@ -120,10 +120,10 @@ func tokenExpiry(id string, received time.Time) time.Time {
 
 // retryable reports whether err, a step's internal error, may be tried
 // again: a store's error (a timeout, a lost connection…), but not a
-// closed store, a panic or a handler's bug.
+// closed store, a damaged one, a panic or a handler's bug.
 func retryable(err error) bool {
 	var se *storeError
-	return errors.As(err, &se) && !errors.Is(err, storage.ErrClosed)
+	return errors.As(err, &se) && !errors.Is(err, storage.ErrClosed) && !errors.Is(err, storage.ErrDamaged)
 }
 
 // transient reports whether a user error on a retry says only "try again"

@@ -23,6 +23,9 @@ type change struct {
 	// storage.ErrNoPlayer.
 	create bool
 	start  int64
+	// repair, for a reset to start, rewrites a record that does not
+	// decode (storage.Step.Repair) rather than refuse it.
+	repair bool
 	do     func(p game.Player, now time.Time) (game.Step, error)
 	// audit, when not nil, is the moderator log's entry of the step.
 	audit func(s game.Step, now time.Time) *game.AuditEntry
@@ -43,7 +46,7 @@ func (a *App) now() time.Time { return storage.Timestamp(a.cfg.Now()) }
 func (a *App) apply(ctx context.Context, c change) (storage.Applied, error) {
 	now := a.now()
 	s := storage.Step{
-		ID: c.id, Op: c.op, Create: c.create, Start: c.start, Seeds: a.seeds, Now: now,
+		ID: c.id, Op: c.op, Create: c.create, Start: c.start, Repair: c.repair, Seeds: a.seeds, Now: now,
 		Do: func(p game.Player) (game.Step, error) { return c.do(p, now) },
 	}
 	var entry *game.AuditEntry // the entry of the write that succeeded: Audit's last call

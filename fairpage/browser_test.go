@@ -12,12 +12,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/lesclefsdutresor/clefs/cli"
@@ -47,8 +51,9 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
-// browser starts headless Chromium with a fresh profile; the context dies
-// with the test.
+// browser starts headless Chromium with a fresh profile and French as its
+// language, as a French player's (the page speaks French to it); the
+// context dies with the test.
 func browser(t *testing.T) context.Context {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -61,6 +66,7 @@ func browser(t *testing.T) context.Context {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("accept-lang", "fr-FR,fr"),
 		chromedp.UserDataDir(t.TempDir()),
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
@@ -574,6 +580,20 @@ func testForm(t *testing.T, ctx context.Context) {
 	if grid != want.Grid || chest.Lot != "silver" {
 		t.Errorf("the page shows grid %s, game draws %s (chest %s)", grid, want.Grid, chest.Lot)
 	}
+	// Each cell shows its symbol's picture: package art's, the application's emoji.
+	cells, err := game.ParseGrid(want.Grid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs := eval[[]string](t, ctx, `[...document.querySelectorAll('#t-result .board td img')].map(i => i.src)`)
+	if len(srcs) != len(cells) {
+		t.Fatalf("%d pictures in the grid, want %d", len(srcs), len(cells))
+	}
+	for i, s := range cells {
+		if srcs[i] != artURI(t, s) {
+			t.Errorf("cell %d shows %.60s…, not package art's %v", i+1, srcs[i], s)
+		}
+	}
 
 	// Bad input: an error naming the field, nothing else changed.
 	if err := chromedp.Do(ctx, chromedp.SetValue("#t-seed", seedHex[:63]), chromedp.Click("#t-go"), chromedp.WaitVisible("#t-error")); err != nil {
@@ -616,6 +636,85 @@ func testForm(t *testing.T, ctx context.Context) {
 	}
 }
 
+// testLanguage checks that the page speaks the browser's language (French
+// here) and that FR / EN switch every text, results and errors included,
+// without reloading; then that a browser set to another language gets
+// the page in the first of French and English it lists, English otherwise.
+func testLanguage(t *testing.T, ctx context.Context, url string) {
+	type state struct {
+		Lang, Title, H1, Placeholder, Ticket, Error, Export string
+		Pictures                                            []string
+	}
+	read := func() state {
+		return eval[state](t, ctx, `({lang: document.documentElement.lang, title: document.title,
+			h1: document.querySelector('h1').innerText, placeholder: document.getElementById('t-seed').placeholder,
+			ticket: document.getElementById('t-result').innerText, error: document.getElementById('t-error').innerText,
+			export: document.getElementById('x-result').innerText,
+			pictures: [...document.querySelectorAll('#t-result img')].map(i => i.src)})`)
+	}
+	// A ticket (from testForm) and an error on the keys held.
+	if err := chromedp.Do(ctx, chromedp.SetValue("#t-keys", "3"), chromedp.Click("#t-go"), chromedp.WaitVisible("#t-error")); err != nil {
+		t.Fatal(err)
+	}
+	const cliKeys = "-keys 3: a player holds 0 to 2 keys before a ticket"
+	fr := read()
+	if fr.Lang != "fr" || fr.Title != "Les Clefs du Trésor — vérifier un tirage" || !strings.Contains(fr.H1, "vérifier un tirage") ||
+		fr.Placeholder != "64 chiffres hexadécimaux" || !strings.Contains(fr.Ticket, "Trois tonneaux sur la ligne") ||
+		!strings.Contains(fr.Error, "clefs détenues : ") || !strings.Contains(fr.Error, cliKeys) || !strings.Contains(fr.Export, "ROMPU") {
+		t.Errorf("a French browser: the page is not in French: %+v", fr)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(`[data-lang="en"]`)); err != nil {
+		t.Fatal(err)
+	}
+	en := read()
+	for _, w := range []string{"Ticket #2, result: three barrels on row", "Chest #1: one silver coin, 1.00 credits", "keys before"} {
+		if !strings.Contains(en.Ticket, w) {
+			t.Errorf("in English, the ticket's result does not say %q:\n%s", w, en.Ticket)
+		}
+	}
+	if en.Lang != "en" || en.Title != "Les Clefs du Trésor — verify a draw" || !strings.Contains(en.H1, "verify a draw") || strings.Contains(en.H1, "vérifier") ||
+		en.Placeholder != "64 hexadecimal digits" || strings.Contains(en.Ticket, "tonneau") || !slices.Equal(en.Pictures, fr.Pictures) ||
+		!strings.HasPrefix(en.Error, "keys held: ") || !strings.Contains(en.Error, cliKeys) ||
+		!strings.Contains(en.Export, "Broken: ") || !strings.Contains(en.Export, "BROKEN guild ") || strings.Contains(en.Export, "ROMPU") {
+		t.Errorf("after EN: %+v", en)
+	}
+	// No French left: no accent but in the game's name, no colon after a space.
+	all := strings.ReplaceAll(eval[string](t, ctx, `document.body.innerText`), "Les Clefs du Trésor", "")
+	if i := strings.IndexAny(all, "éèêàçôû«»"); i >= 0 || strings.Contains(all, " : ") {
+		t.Errorf("in English, the page still holds French (at %d):\n%s", i, all)
+	}
+	if p := eval[string](t, ctx, `document.querySelector('[data-lang="en"]').getAttribute('aria-pressed')`); p != "true" {
+		t.Errorf("EN pressed: aria-pressed %q", p)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(`[data-lang="fr"]`)); err != nil {
+		t.Fatal(err)
+	}
+	if back := read(); !reflect.DeepEqual(back, fr) {
+		t.Errorf("back to FR: %+v, want %+v", back, fr)
+	}
+	if err := chromedp.Do(ctx, chromedp.SetValue("#t-keys", "1"), chromedp.Click("#t-go"), chromedp.WaitNotVisible("#t-error")); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, c := range []struct{ languages, want string }{{"en-GB,en", "en"}, {"de-DE,de,fr-CH,en", "fr"}, {"de-DE,de", "en"}} {
+		tab, cancel := chromedp.NewContext(ctx)
+		err := chromedp.Do(tab, func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+			_, err := cdp.Call(ctx, tg, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: "clefs test", AcceptLanguage: c.languages})
+			return chromedp.Void{}, err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		open(t, tab, url)
+		got := eval[pageTicket](t, tab, `clefs.ticket("abc", "a", "1", 0)`)
+		lang := eval[string](t, tab, `document.documentElement.lang`)
+		if wantError := map[string]string{"en": "server seed: want 64", "fr": "graine serveur : 64"}[c.want]; lang != c.want || !strings.HasPrefix(got.Error, wantError) {
+			t.Errorf("a browser in %s: the page is in %q, says %q; want %s", c.languages, lang, got.Error, c.want)
+		}
+		cancel()
+	}
+}
+
 // TestBrowser runs the page in headless Chromium, served over loopback
 // (a secure context: WebCrypto) and from a file.
 func TestBrowser(t *testing.T) {
@@ -631,6 +730,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("export", func(t *testing.T) { testExport(t, ctx) })
 	t.Run("long exports", func(t *testing.T) { testLongExports(t, ctx) })
 	t.Run("form", func(t *testing.T) { testForm(t, ctx) })
+	t.Run("language", func(t *testing.T) { testLanguage(t, ctx, srv.URL) })
 	if os.Getenv("CLEFS_UPDATE_SCREENSHOT") == "1" {
 		screenshot(t, ctx)
 	}

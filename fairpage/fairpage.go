@@ -1,7 +1,10 @@
 // Package fairpage is the verification page: one static HTML file, plain
 // JavaScript and WebCrypto, that recomputes tickets and chests from their
 // seeds as docs/FAIRNESS.md specifies, with no network request. The bot
-// serves it at /fair; it also works opened from disk.
+// serves it at /fair; it also works opened from disk. It speaks French or
+// English after the browser (an FR / EN switch redraws it), and draws
+// tickets with package art's pictures, held in it as data: images
+// (TestArt checks them; -update writes them).
 //
 // The page exposes its draw to scripts as window.clefs (ticket, chest,
 // commitment, checkExport, ticketFromStream), which the browser test in this

@@ -2,15 +2,23 @@ package fairpage_test
 
 import (
 	"bytes"
+	"encoding/base64"
+	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/lesclefsdutresor/clefs/art"
 	"github.com/lesclefsdutresor/clefs/fairpage"
+	"github.com/lesclefsdutresor/clefs/game"
 )
+
+var update = flag.Bool("update", false, "rewrite the pictures in fair.html from package art")
 
 // TestHandler checks what the bot serves at /fair: the page, a policy that
 // forbids every request, conditional requests, and GET and HEAD only.
@@ -63,5 +71,42 @@ func TestSelfContained(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
+	}
+}
+
+// artURI is symbol s's picture as the page holds it: package art's PNG in a
+// data: URI (the page's policy allows images from data: only).
+func artURI(t *testing.T, s game.Symbol) string {
+	t.Helper()
+	b, err := art.SymbolPNG(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(b)
+}
+
+// TestArt checks that the page's pictures are package art's, in symbol
+// order; with -update it writes them into fair.html.
+func TestArt(t *testing.T) {
+	const start, end = "const ART = [\n", "\n];\n"
+	page := string(fairpage.HTML())
+	i := strings.Index(page, start)
+	j := strings.Index(page[i+1:], end) + i + 1
+	if i < 0 || j <= i {
+		t.Fatalf("fair.html has no %q block", start)
+	}
+	var want strings.Builder
+	for s := range game.Symbol(game.NumSymbols) {
+		fmt.Fprintf(&want, "  '%s', // %v\n", artURI(t, s), s)
+	}
+	got, wantS := page[i+len(start):j+1], want.String()
+	if got == wantS {
+		return
+	}
+	if !*update {
+		t.Fatal("the pictures in fair.html are not package art's: go test ./fairpage -run TestArt -update")
+	}
+	if err := os.WriteFile("fair.html", []byte(page[:i+len(start)]+wantS+page[j+1:]), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,10 +31,9 @@ func clefsVerify(t *testing.T, path string, args ...string) string {
 	return msg
 }
 
-// cliSummary is the summary clefs verify -export prints for the public
-// export ex: its lines but the MISMATCH and BROKEN ones, which the page
-// writes in French.
-func cliSummary(t *testing.T, ex any) string {
+// cliExport is what clefs verify -export prints for the public export ex:
+// its summary, and apart its MISMATCH and BROKEN lines, sorted.
+func cliExport(t *testing.T, ex any) (summary string, problems []string) {
 	t.Helper()
 	raw, err := json.Marshal(ex)
 	if err != nil {
@@ -47,11 +47,32 @@ func cliSummary(t *testing.T, ex any) string {
 	_ = cli.Main(context.Background(), []string{"verify", "-export", path}, &out, &out) // exits 1 on a break
 	var lines []string
 	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
-		if !strings.HasPrefix(l, "MISMATCH guild ") && !strings.HasPrefix(l, "BROKEN guild ") {
+		if strings.HasPrefix(l, "MISMATCH guild ") || strings.HasPrefix(l, "BROKEN guild ") {
+			problems = append(problems, l)
+		} else {
 			lines = append(lines, l)
 		}
 	}
-	return strings.Join(lines, "\n")
+	slices.Sort(problems)
+	return strings.Join(lines, "\n"), problems
+}
+
+// sameAsCLI checks that the page's report on ex sums up as clefs verify
+// -export does and, in English, lists the same problems in its words.
+func sameAsCLI(t *testing.T, name string, ex any, rep pageReport) {
+	t.Helper()
+	summary, problems := cliExport(t, ex)
+	if rep.Summary != summary {
+		t.Errorf("%s: the page sums up\n%s\nclefs verify -export\n%s", name, rep.Summary, summary)
+	}
+	var page []string
+	for _, p := range rep.Problems {
+		page = append(page, p.En)
+	}
+	slices.Sort(page)
+	if !slices.Equal(page, problems) {
+		t.Errorf("%s: the page lists\n%s\nclefs verify -export\n%s", name, strings.Join(page, "\n"), strings.Join(problems, "\n"))
+	}
 }
 
 // testRefusals feeds every kind of damaged public export to clefs verify

@@ -3,8 +3,8 @@
 //
 // *Metrics has the methods of commands.Observer, without importing commands
 // (the bot's wiring, which imports both, asserts it): the handlers report each
-// interaction, ticket, play, chest and store error, and Metrics counts them
-// under names prefixed with "clefs_":
+// interaction, ticket, play, chest, store error and damaged record, and
+// Metrics counts them under names prefixed with "clefs_":
 //
 //	clefs_interactions_total{command,outcome}            interactions handled
 //	clefs_interaction_duration_seconds{command}          handler latency (histogram)
@@ -16,6 +16,7 @@
 //	clefs_credits_staked_cents_total                     credits staked, in cents
 //	clefs_credits_paid_cents_total{game}                 prizes paid, in cents (main, chest)
 //	clefs_store_errors_total{op}                         internal store errors by operation
+//	clefs_damaged_records_total                          player records met that do not decode
 //
 // The transports report how interactions reach the bot, and the wiring which
 // build runs:

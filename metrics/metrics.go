@@ -30,6 +30,7 @@ type Metrics struct {
 	staked           prometheus.Counter
 	paid             *prometheus.CounterVec
 	storeErrors      *prometheus.CounterVec
+	damaged          prometheus.Counter
 	shardUp          *prometheus.GaugeVec
 	received         *prometheus.CounterVec
 	rejected         *prometheus.CounterVec
@@ -133,6 +134,10 @@ func New(reg prometheus.Registerer) *Metrics {
 			Name: "clefs_store_errors_total",
 			Help: "Internal errors of the player store, by operation.",
 		}, []string{"op"}),
+		damaged: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "clefs_damaged_records_total",
+			Help: "Player records met that do not decode: refused to a step, or left out of a leaderboard (/admin reset rewrites one).",
+		}),
 		shardUp: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "clefs_gateway_shard_up",
 			Help: "1 while the gateway shard is connected and ready, 0 otherwise.",
@@ -175,7 +180,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		routes:   newLabelSet(),
 	}
 	reg.MustRegister(m.interactions, m.latency, m.tickets, m.plays, m.wins, m.keys,
-		m.chests, m.staked, m.paid, m.storeErrors, m.shardUp, m.received, m.rejected,
+		m.chests, m.staked, m.paid, m.storeErrors, m.damaged, m.shardUp, m.received, m.rejected,
 		m.restReqs, m.rateLimited, m.retries, m.giveUps, m.snapshotAt, m.snapshotFailures)
 
 	// Create the series of the fixed label sets up front, so that they read 0
@@ -265,6 +270,9 @@ func (m *Metrics) Snapshot(ok bool, at time.Time) {
 func (m *Metrics) StoreError(op string) {
 	m.storeErrors.WithLabelValues(m.ops.value(op)).Inc()
 }
+
+// DamagedRecord counts one player record met that does not decode.
+func (m *Metrics) DamagedRecord() { m.damaged.Inc() }
 
 // ShardUp records whether gateway shard shard is connected (up) or not. The
 // bot calls it on each connection and disconnection of a shard.

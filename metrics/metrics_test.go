@@ -179,6 +179,11 @@ func TestEventsMoveCounters(t *testing.T) {
 			want:  []want{{"clefs_store_errors_total", []string{"op=reveal"}, 1}},
 		},
 		{
+			name:  "damaged record",
+			event: func(m *Metrics) { m.DamagedRecord(); m.DamagedRecord() },
+			want:  []want{{"clefs_damaged_records_total", nil, 2}},
+		},
+		{
 			name: "shards going up and down",
 			event: func(m *Metrics) {
 				m.ShardUp(0, true)

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -22,7 +23,15 @@ type Step struct {
 	// (game.NewSeed, game.NewClientSeed); otherwise such a player is
 	// ErrNoPlayer.
 	Create bool
-	Start  int64
+	// Start is the balance of a player created, or repaired.
+	Start int64
+	// Repair lets the step replace a record that does not decode
+	// (Versioned.Damaged): game.Player.Repair builds a fresh player of
+	// Start credits from what could be read of it and from its history and
+	// reveals kept beside it, with seeds read from Seeds. Otherwise such a
+	// player is its *DamagedError and nothing is written. A reset asks
+	// for it: it is the step that starts a player again.
+	Repair bool
 	// Seeds gives new seeds: a new player's, and the next server seed of
 	// a player who has none (game.Player.WithNextSeed); nil gives none.
 	Seeds io.Reader // crypto/rand.Reader in production
@@ -44,6 +53,41 @@ type Applied struct {
 	History  []game.Entry // the history lines written
 	Repeated bool         // the operation had already been applied: nothing changed
 	Created  bool         // the step created the player
+	// Repaired, when not nil, is what could be read of the damaged record
+	// the step replaced (Step.Repair; Versioned.Damaged).
+	Repaired *game.Player
+}
+
+// errBeside: a damaged record's repair needs what is kept beside it,
+// which Apply reads outside Update (fn must not call the store).
+var errBeside = errors.New("storage: repair: the history and reveals are needed")
+
+// repair is what game.Player.Repair needs besides the damaged record:
+// its history and reveals, and new seeds.
+type repair struct {
+	h      []game.Entry
+	rs     game.Reveals
+	seed   game.Seed
+	client string
+}
+
+// readRepair reads what the repair of s's damaged player needs.
+func readRepair(ctx context.Context, st Store, s Step) (*repair, error) {
+	var r repair
+	var err error
+	if r.h, err = st.History(ctx, s.ID, HistoryLimit); err != nil {
+		return nil, fmt.Errorf("storage: repair %d/%d: %w", s.ID.Guild, s.ID.User, err)
+	}
+	if r.rs, err = st.Reveals(ctx, s.ID); err != nil {
+		return nil, fmt.Errorf("storage: repair %d/%d: %w", s.ID.Guild, s.ID.User, err)
+	}
+	if r.seed, err = game.NewSeed(s.Seeds); err != nil {
+		return nil, fmt.Errorf("storage: a repaired player's seed: %w", err)
+	}
+	if r.client, err = game.NewClientSeed(s.Seeds); err != nil {
+		return nil, fmt.Errorf("storage: a repaired player's client seed: %w", err)
+	}
+	return &r, nil
 }
 
 // Apply applies s to the player in one atomic step of st: it loads the
@@ -51,8 +95,9 @@ type Applied struct {
 // operation's ID), and writes the result with compare-and-set, running the
 // transition again on the fresh state if another writer came first. It
 // decides nothing itself. Errors are the transition's (game.ErrInsufficientFunds…),
-// ErrNoPlayer, or internal; the returned Applied.Player is then the
-// player's current state, for the reply.
+// ErrNoPlayer, a *DamagedError (unless s.Repair), or internal; the
+// returned Applied.Player is then the player's current state, for the
+// reply.
 func Apply(ctx context.Context, st Store, s Step) (Applied, error) {
 	if err := ValidateID(s.ID); err != nil {
 		return Applied{}, err
@@ -73,10 +118,22 @@ func Apply(ctx context.Context, st Store, s Step) (Applied, error) {
 	}
 	var out Applied
 	var next game.Seed
-	v, err := st.Update(ctx, s.ID, s.Op, func(v Versioned) (Write, error) {
+	var fix *repair // read once a damaged record needs it
+	fn := func(v Versioned) (Write, error) {
 		out = Applied{Player: v.Player}
-		p := v.Player
-		if !v.Exists() {
+		p, do := v.Player, s.Do
+		switch {
+		case v.Damaged != nil && !s.Repair:
+			return Write{}, v.Damaged
+		case v.Damaged != nil:
+			if fix == nil {
+				return Write{}, errBeside
+			}
+			do = func(p game.Player) (game.Step, error) {
+				return p.Repair(fix.h, fix.rs, s.Start, fix.seed, fix.client, s.Now)
+			}
+			out.Repaired = &v.Player
+		case !v.Exists():
 			if !s.Create {
 				return Write{}, ErrNoPlayer
 			}
@@ -97,7 +154,7 @@ func Apply(ctx context.Context, st Store, s Step) (Applied, error) {
 			}
 			p = p.WithNextSeed(next)
 		}
-		step, op, err := game.Apply(p, s.Op, s.Do)
+		step, op, err := game.Apply(p, s.Op, do)
 		if err != nil {
 			return Write{}, err
 		}
@@ -107,7 +164,14 @@ func Apply(ctx context.Context, st Store, s Step) (Applied, error) {
 			w.Audit = s.Audit(step)
 		}
 		return w, nil
-	})
+	}
+	v, err := st.Update(ctx, s.ID, s.Op, fn)
+	if errors.Is(err, errBeside) {
+		if fix, err = readRepair(ctx, st, s); err != nil {
+			return Applied{}, err
+		}
+		v, err = st.Update(ctx, s.ID, s.Op, fn)
+	}
 	if v.Repeat != nil {
 		return Applied{Player: v.Player, Result: *v.Repeat, Repeated: true}, nil
 	}

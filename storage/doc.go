@@ -27,6 +27,9 @@
 //     audit subcommand checks that the leaderboard agrees with the
 //     players; a disagreement is a bug, not something to repair.
 //   - Load creates nothing: a player exists once a step created it.
+//   - A player's record that does not decode is a *DamagedError naming
+//     it, never a store failure nor a refusal by the rules; it takes down
+//     nothing but itself, and a reset (Step.Repair) rewrites it.
 //   - The leaderboard is an index sorted by balance, kept with every write:
 //     the top n and a player's rank in O(log N) on Redis (a sorted set);
 //     on bbolt the top n by a cursor and a rank by counting, O(rank).

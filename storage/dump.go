@@ -23,7 +23,8 @@ const DumpVersion = 4
 type Dumper interface {
 	// ExportPlayers calls fn for every player, ordered by guild then user,
 	// with the history and the reveals it keeps. It stops at fn's first
-	// error.
+	// error. A player whose record or lines do not decode is given with
+	// only its ID and Damaged, and the export goes on.
 	ExportPlayers(ctx context.Context, fn func(DecodedPlayer) error) error
 	// ExportGuilds calls fn for every guild that has settings or audit
 	// entries, ordered by guild.
@@ -55,6 +56,9 @@ type DecodedPlayer struct {
 	Player  game.Player
 	History []game.Entry
 	Reveals game.Reveals
+	// Damaged, when not nil, says the player's record or a line beside it
+	// does not decode (Dumper.ExportPlayers); nothing else is set.
+	Damaged *DamagedError
 }
 
 // DecodedGuild is one guild: its settings (nil if never set) and its
@@ -76,6 +80,9 @@ type dumpV4 struct {
 func ExportDump(ctx context.Context, d Dumper) (*DecodedDump, error) {
 	out := &DecodedDump{Players: []DecodedPlayer{}, Guilds: []DecodedGuild{}}
 	if err := d.ExportPlayers(ctx, func(p DecodedPlayer) error {
+		if p.Damaged != nil {
+			return p.Damaged
+		}
 		out.Players = append(out.Players, p)
 		return nil
 	}); err != nil {

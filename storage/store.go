@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/lesclefsdutresor/clefs/game"
@@ -43,8 +44,26 @@ var ErrLayout = errors.New("storage: store written by another release; export it
 // ErrDamaged is returned (wrapped, naming the file or key) when the store
 // or one of its records is damaged: a page of the embedded file that
 // bbolt cannot read, a record that does not decode. Nothing was written.
-// The way out is in docs/operating.md, "Backups and recovery".
+// A player's record that does not decode is a *DamagedError. The way out
+// is in docs/operating.md, "Backups and recovery".
 var ErrDamaged = errors.New("storage: damaged")
+
+// DamagedError is a player's record (or a line kept beside it) that does
+// not decode or breaks the schema's bounds: not a failure of the store,
+// which answered, and not worth trying again. It matches ErrDamaged only,
+// never the errors of the decoding it wraps in Err (a game.ErrInvalid
+// there is no refusal by the rules).
+type DamagedError struct {
+	ID  PlayerID
+	Err error // what is wrong, naming the key
+}
+
+func (e *DamagedError) Error() string {
+	return fmt.Sprintf("storage: damaged record of player %d/%d: %v", e.ID.Guild, e.ID.User, e.Err)
+}
+
+// Unwrap returns ErrDamaged.
+func (e *DamagedError) Unwrap() error { return ErrDamaged }
 
 // MaxAttempts bounds the compare-and-set retries of one Update.
 const MaxAttempts = 64
@@ -65,6 +84,14 @@ type Versioned struct {
 	// given had when it was applied: the player remembers it, so nothing
 	// was written and Player is the state as it is.
 	Repeat *game.Result
+	// Damaged, when not nil, says the stored record does not decode: Player
+	// is then what could be read of it (its fairness records, when they
+	// decode on their own: schema.DecodeSeeds; else the zero Player) and
+	// Version the version stored (0 if that is unreadable too). Load
+	// returns it as its error too; Update gives it to fn, and a write of
+	// fn's replaces the record, compared with what was read (storage.Apply
+	// writes one only for a Step with Repair).
+	Damaged *DamagedError
 }
 
 // Exists reports whether the player was ever written.
@@ -140,7 +167,8 @@ type Board struct {
 // backend.
 type Store interface {
 	// Load returns the player's state and version; a player never written
-	// has Version 0. It creates nothing.
+	// has Version 0. It creates nothing. A record that does not decode is
+	// a *DamagedError, with what could be read of it (Versioned.Damaged).
 	Load(ctx context.Context, id PlayerID) (Versioned, error)
 
 	// Update applies the operation op (game.ValidateOp; "" for none) to
@@ -155,6 +183,10 @@ type Store interface {
 	// the same atomic step as the write, Update writes nothing and returns
 	// the player as it is with Repeat set, whatever fn returned: a repeat
 	// changes nothing and is answered with the first result.
+	//
+	// A record that does not decode is given to fn with Damaged set (see
+	// Versioned); what fn writes replaces it, compared with the record as
+	// read, and with the leaderboard entry it had whatever its balance.
 	//
 	// Update returns the state written, with its new version, or the state
 	// fn last saw when it skipped or failed; fn's error is returned as is.

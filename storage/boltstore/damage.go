@@ -9,6 +9,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
 // bbolt panics when it meets a page it cannot read (its assertions on a
@@ -72,8 +73,9 @@ func CheckFile(path string, fn func(problem string)) (err error) {
 }
 
 // checkBucket reads every key of the bucket name, decoding the records
-// this package can name (players, guilds); a page that makes bbolt panic
-// ends the bucket's walk, reported with the last key read.
+// this package can name (players, their history lines and reveals,
+// guilds); a page that makes bbolt panic ends the bucket's walk, reported
+// with the last key read.
 func checkBucket(tx *bolt.Tx, name []byte, report func(string, ...any)) {
 	var last []byte
 	defer func() {
@@ -88,6 +90,7 @@ func checkBucket(tx *bolt.Tx, name []byte, report func(string, ...any)) {
 	}
 	_ = b.ForEach(func(k, v []byte) error {
 		last = k
+		var decode func(record string, v []byte) error // a line of a player's
 		switch string(name) {
 		case string(bucketPlayers):
 			if len(k) != 16 {
@@ -95,9 +98,13 @@ func checkBucket(tx *bolt.Tx, name []byte, report func(string, ...any)) {
 				return nil
 			}
 			id := storage.PlayerID{Guild: binary.BigEndian.Uint64(k), User: binary.BigEndian.Uint64(k[8:])}
-			if _, err := decodePlayer(id, v); err != nil {
-				report("player %d/%d: %v", id.Guild, id.User, err)
+			if r, err := decodePlayer(id, v); err != nil {
+				report("player %d/%d: %v", id.Guild, id.User, r.Damaged.Err)
 			}
+		case string(bucketHistory), string(bucketOthers):
+			decode = func(record string, v []byte) error { _, err := schema.DecodeLine(record, v); return err }
+		case string(bucketReveals):
+			decode = func(record string, v []byte) error { _, err := schema.DecodeReveal(record, v); return err }
 		case string(bucketGuilds):
 			if len(k) != 8 {
 				report("bucket guilds: key %x: not a guild", k)
@@ -107,6 +114,17 @@ func checkBucket(tx *bolt.Tx, name []byte, report func(string, ...any)) {
 			if _, _, err := decodeGuild(guild, v); err != nil {
 				report("guild %d: %v", guild, err)
 			}
+		}
+		if decode == nil {
+			return nil
+		}
+		if len(k) != 24 {
+			report("bucket %s: key %x: not a guild, user and number", name, k)
+			return nil
+		}
+		g, u, n := binary.BigEndian.Uint64(k), binary.BigEndian.Uint64(k[8:]), binary.BigEndian.Uint64(k[16:])
+		if err := decode(fmt.Sprintf("key %d/%d/%d of bucket %s", g, u, n, name), v); err != nil {
+			report("player %d/%d: %v", g, u, err)
 		}
 		return nil
 	})

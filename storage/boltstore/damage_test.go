@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -112,4 +113,52 @@ func TestDamagedRecordIsNamed(t *testing.T) {
 	if v, err := st.Load(ctx, storage.PlayerID{Guild: 1, User: 2}); err != nil || !v.Exists() {
 		t.Errorf("Load of a sound player beside it: %v, %v", v, err)
 	}
+}
+
+// TestDamagedRecords: storetest.Damage, with a field of a record (keep)
+// or the whole record (lose) overwritten in the file, the store closed.
+func TestDamagedRecords(t *testing.T) {
+	var path string
+	storetest.Damage(t, func(t *testing.T, opts storage.Options) storage.Store {
+		path = filepath.Join(t.TempDir(), "clefs.db")
+		return reopen(t, path, opts)
+	}, func(t *testing.T, st storage.Store, keep, lose storage.PlayerID) storage.Store {
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+		edit(t, path, func(tx *bolt.Tx) error {
+			players := tx.Bucket([]byte("players"))
+			var rec struct {
+				V uint64                     `json:"v"`
+				P map[string]json.RawMessage `json:"p"`
+			}
+			if err := json.Unmarshal(players.Get(playerKey(keep)), &rec); err != nil {
+				return err
+			}
+			rec.P["b"] = json.RawMessage(`"oops"`)
+			v, err := json.Marshal(rec)
+			if err != nil {
+				return err
+			}
+			if err := players.Put(playerKey(keep), v); err != nil {
+				return err
+			}
+			return players.Put(playerKey(lose), []byte("garbage"))
+		})
+		return reopen(t, path, storage.Options{})
+	})
+}
+
+func playerKey(id storage.PlayerID) []byte {
+	return binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, id.Guild), id.User)
+}
+
+func reopen(t *testing.T, path string, opts storage.Options) storage.Store {
+	t.Helper()
+	st, err := boltstore.Open(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
 }

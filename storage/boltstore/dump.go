@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -25,25 +26,26 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer
 				return err
 			}
 			id := storage.PlayerID{Guild: binary.BigEndian.Uint64(k), User: binary.BigEndian.Uint64(k[8:])}
-			r, err := decodePlayer(id, v)
-			if err != nil {
-				return err
-			}
-			hist, err := history(tx, k, storage.HistoryLimit)
-			if err != nil {
-				return err
-			}
-			slices.Reverse(hist) // oldest first in a dump
-			rs, err := reveals(tx, id)
-			if err != nil {
-				return err
-			}
-			if err := fn(storage.DecodedPlayer{ID: id, Player: r.Player, History: hist, Reveals: rs}); err != nil {
+			if err := fn(exportPlayer(tx, id, v)); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+}
+
+// exportPlayer reads the player id, whose record is v, with its history
+// and reveals; only its ID and Damaged if any of them does not decode.
+func exportPlayer(tx *bolt.Tx, id storage.PlayerID, v []byte) storage.DecodedPlayer {
+	var de *storage.DamagedError
+	r, err := decodePlayer(id, v)
+	hist, herr := history(tx, id, storage.HistoryLimit)
+	rs, rerr := reveals(tx, id)
+	if errors.As(errors.Join(err, herr, rerr), &de) {
+		return storage.DecodedPlayer{ID: id, Damaged: de}
+	}
+	slices.Reverse(hist) // oldest first in a dump
+	return storage.DecodedPlayer{ID: id, Player: r.Player, History: hist, Reveals: rs}
 }
 
 // CountPlayers implements storage.Dumper: the number of keys of the

@@ -22,10 +22,14 @@ func (s *Store) Load(ctx context.Context, id storage.PlayerID) (storage.Versione
 		return storage.Versioned{}, err
 	}
 	var r *playerRec
-	err := s.view(ctx, "load", func(tx *bolt.Tx) (err error) {
-		_, r, err = s.players.get(id, tx.Bucket(bucketPlayers).Get(playerKey(id)))
-		return err
+	var derr error
+	err := s.view(ctx, "load", func(tx *bolt.Tx) error {
+		_, r, derr = s.players.get(id, tx.Bucket(bucketPlayers).Get(playerKey(id)))
+		return nil
 	})
+	if err == nil {
+		err = derr
+	}
 	return r.versioned(), err
 }
 
@@ -69,9 +73,7 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, op string, fn f
 		repeat *game.Result
 	)
 	if err := s.view(ctx, "update", func(tx *bolt.Tx) (err error) {
-		if raw, old, err = s.players.get(id, tx.Bucket(bucketPlayers).Get(key)); err != nil {
-			return err
-		}
+		raw, old, _ = s.players.get(id, tx.Bucket(bucketPlayers).Get(key)) // damaged: old says so
 		repeat, err = lookupOp(tx, id, op)
 		return err
 	}); err != nil {
@@ -103,10 +105,7 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, op string, fn f
 		now := tx.Bucket(bucketPlayers).Get(key)
 		if r, err := lookupOp(tx, id, op); err != nil || r != nil {
 			// Another writer applied op meanwhile.
-			_, cur, derr := s.players.get(id, now)
-			if derr != nil {
-				return derr
-			}
+			_, cur, _ := s.players.get(id, now)
 			out = cur.versioned()
 			out.Repeat = r
 			return err
@@ -116,10 +115,7 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, op string, fn f
 			return first.write(tx)
 		}
 		// Another writer came first: fn again, on the state as it is now.
-		old, err := decodePlayer(id, now)
-		if err != nil {
-			return err
-		}
+		old, _ := decodePlayer(id, now)
 		out = old.versioned()
 		w, err := fn(out)
 		if err != nil {
@@ -161,7 +157,7 @@ func lookupOp(tx *bolt.Tx, id storage.PlayerID, op string) (*game.Result, error)
 	}
 	r, err := schema.DecodeResult(fmt.Sprintf("operation %q of %d/%d", op, id.Guild, id.User), v)
 	if err != nil {
-		return nil, err
+		return nil, &storage.DamagedError{ID: id, Err: err}
 	}
 	return &r, nil
 }
@@ -182,8 +178,11 @@ func (s *Store) Reveals(ctx context.Context, id storage.PlayerID) (game.Reveals,
 
 func reveals(tx *bolt.Tx, id storage.PlayerID) (game.Reveals, error) {
 	out, err := latest(tx.Bucket(bucketReveals), playerKey(id), game.MaxReveals, "reveal", schema.DecodeReveal)
+	if err != nil {
+		return nil, &storage.DamagedError{ID: id, Err: err}
+	}
 	slices.Reverse(out)
-	return out, err
+	return out, nil
 }
 
 // recordCache remembers the players decoded last, with the bytes they were
@@ -207,7 +206,8 @@ type cachedRecord struct {
 const maxCached = 1024
 
 // get returns the record whose stored bytes are v (nil: never written),
-// decoded or from the cache, and the bytes, owned by the caller.
+// decoded or from the cache, and the bytes, owned by the caller; a damaged
+// record (decodePlayer), which is not cached, with its error.
 func (c *recordCache) get(id storage.PlayerID, v []byte) ([]byte, *playerRec, error) {
 	if v == nil {
 		return nil, nil, nil
@@ -221,7 +221,7 @@ func (c *recordCache) get(id storage.PlayerID, v []byte) ([]byte, *playerRec, er
 	raw := bytes.Clone(v)
 	r, err := decodePlayer(id, raw)
 	if err != nil {
-		return nil, nil, err
+		return raw, r, err
 	}
 	c.put(id, raw, r)
 	return raw, r, nil
@@ -243,10 +243,12 @@ func (c *recordCache) put(id storage.PlayerID, raw []byte, r *playerRec) {
 	c.m[id] = cachedRecord{raw: raw, rec: r}
 }
 
-// playerRec is a player as stored: its version and its state.
+// playerRec is a player as stored: its version and its state; when
+// Damaged, what could be read of it (storage.Versioned).
 type playerRec struct {
 	Version uint64
 	Player  game.Player
+	Damaged *storage.DamagedError
 }
 
 // envelope is the stored value of a player: {"v": version, "p": the
@@ -265,21 +267,37 @@ func encodePlayer(r playerRec) ([]byte, error) {
 	return json.Marshal(envelope{V: r.Version, P: p})
 }
 
-// decodePlayer decodes a player's stored record; nil for nil.
+// decodePlayer decodes a player's stored record; nil for nil. A record
+// that does not decode is returned with Damaged set, holding its version
+// and its seeds if they can be read (schema.DecodeSeeds), and Damaged as
+// the error.
 func decodePlayer(id storage.PlayerID, v []byte) (*playerRec, error) {
 	if v == nil {
 		return nil, nil
 	}
-	name := fmt.Sprintf("player %d/%d", id.Guild, id.User)
+	name := fmt.Sprintf("key %d/%d of bucket players", id.Guild, id.User)
 	var e envelope
 	if err := json.Unmarshal(v, &e); err != nil || e.V == 0 || len(e.P) == 0 {
-		return nil, fmt.Errorf("decode %s: not a versioned record (%v)", name, err)
+		return damaged(id, &playerRec{}, fmt.Errorf("%s: not a versioned record (%v)", name, err))
 	}
 	p, err := schema.DecodePlayer(name, e.P)
 	if err != nil {
-		return nil, fmt.Errorf("decode %w", err)
+		r := &playerRec{Version: e.V}
+		var seeds struct {
+			SD json.RawMessage `json:"sd"`
+		}
+		if json.Unmarshal(e.P, &seeds) == nil && seeds.SD != nil {
+			r.Player, _ = schema.DecodeSeeds(name+" sd", seeds.SD)
+		}
+		return damaged(id, r, err)
 	}
 	return &playerRec{Version: e.V, Player: p}, nil
+}
+
+// damaged marks r, what could be read of id's record, damaged by err.
+func damaged(id storage.PlayerID, r *playerRec, err error) (*playerRec, error) {
+	r.Damaged = &storage.DamagedError{ID: id, Err: err}
+	return r, r.Damaged
 }
 
 // versioned returns the state of the record r (nil: never written).
@@ -287,7 +305,7 @@ func (r *playerRec) versioned() storage.Versioned {
 	if r == nil {
 		return storage.Versioned{}
 	}
-	return storage.Versioned{Player: r.Player, Version: r.Version}
+	return storage.Versioned{Player: r.Player, Version: r.Version, Damaged: r.Damaged}
 }
 
 // playerWrite is a Write checked and encoded, ready to go over the
@@ -364,16 +382,22 @@ func (pw *playerWrite) result() storage.Versioned {
 func (pw *playerWrite) write(tx *bolt.Tx) error {
 	id, bal := pw.id, pw.rec.Player.Balance
 	board := tx.Bucket(bucketBoard)
-	if pw.old != nil {
-		if pw.old.Player.Balance != bal {
-			if err := board.Delete(boardKey(id, pw.old.Player.Balance)); err != nil {
-				return fmt.Errorf("delete leaderboard entry: %w", err)
-			}
+	moved := pw.old == nil || pw.old.Damaged != nil || pw.old.Player.Balance != bal
+	switch {
+	case pw.old == nil:
+		if err := addCount(tx, id.Guild, 1); err != nil {
+			return err
 		}
-	} else if err := addCount(tx, id.Guild, 1); err != nil {
-		return err
+	case pw.old.Damaged != nil: // its balance unread: look its entry up
+		if err := deleteEntry(board, id); err != nil {
+			return err
+		}
+	case moved:
+		if err := board.Delete(boardKey(id, pw.old.Player.Balance)); err != nil {
+			return fmt.Errorf("delete leaderboard entry: %w", err)
+		}
 	}
-	if pw.old == nil || pw.old.Player.Balance != bal {
+	if moved {
 		if err := board.Put(boardKey(id, bal), nil); err != nil {
 			return fmt.Errorf("put leaderboard entry: %w", err)
 		}
@@ -404,6 +428,23 @@ func (pw *playerWrite) write(tx *bolt.Tx) error {
 	}
 	if pw.audit != nil {
 		return appendAudit(tx, pw.audit.Guild, pw.entry)
+	}
+	return nil
+}
+
+// deleteEntry deletes id's entry from the leaderboard, whatever its
+// balance, reading the guild's entries: for a record whose balance cannot
+// be read.
+func deleteEntry(board *bolt.Bucket, id storage.PlayerID) error {
+	prefix := guildKey(id.Guild)
+	c := board.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		if u, _ := parseBoardKey(k); u == id.User {
+			if err := c.Delete(); err != nil {
+				return fmt.Errorf("delete leaderboard entry: %w", err)
+			}
+			return nil
+		}
 	}
 	return nil
 }
@@ -516,16 +557,17 @@ func latest[T any](b *bolt.Bucket, prefix []byte, n int, what string, decode fun
 	return out, nil
 }
 
-// history returns up to n of the most recent history lines of the player
-// under key pk, newest first: the last n of each list, merged.
-func history(tx *bolt.Tx, pk []byte, n int) ([]game.Entry, error) {
+// history returns up to n of the most recent history lines of the player,
+// newest first: the last n of each list, merged.
+func history(tx *bolt.Tx, id storage.PlayerID, n int) ([]game.Entry, error) {
+	pk := playerKey(id)
 	main, err := latest(tx.Bucket(bucketHistory), pk, n, "history line", schema.DecodeLine)
 	if err != nil {
-		return nil, err
+		return nil, &storage.DamagedError{ID: id, Err: err}
 	}
 	others, err := latest(tx.Bucket(bucketOthers), pk, n, "history line", schema.DecodeLine)
 	if err != nil {
-		return nil, err
+		return nil, &storage.DamagedError{ID: id, Err: err}
 	}
 	return storage.MergeNewest(main, others, n), nil
 }
@@ -540,10 +582,14 @@ func (s *Store) History(ctx context.Context, id storage.PlayerID, n int) ([]game
 		return nil, fmt.Errorf("%w: history of %d lines", storage.ErrInvalid, n)
 	}
 	var out []game.Entry
-	err := s.view(ctx, "history", func(tx *bolt.Tx) (err error) {
-		out, err = history(tx, playerKey(id), n)
-		return err
+	var derr error
+	err := s.view(ctx, "history", func(tx *bolt.Tx) error {
+		out, derr = history(tx, id, n)
+		return nil
 	})
+	if err == nil {
+		err = derr
+	}
 	return out, err
 }
 

@@ -94,22 +94,18 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer
 		for i, id := range chunk {
 			v := recs[i].Val()
 			st, err := decodePlayer(id, str(v[0]), str(v[1]), str(v[2]), "")
-			if err != nil {
-				return fmt.Errorf("redisstore: export: %w", err)
-			}
-			if !st.Exists() {
+			if err == nil && !st.Exists() {
 				continue // deleted since the scan
 			}
-			hist, err := mergeHistory(id, hists[i].Val(), others[i].Val(), storage.HistoryLimit)
-			if err != nil {
-				return err
-			}
+			hist, herr := mergeHistory(id, hists[i].Val(), others[i].Val(), storage.HistoryLimit)
+			rs, rerr := decodeReveals(id, revs[i].Val())
 			slices.Reverse(hist) // oldest first
-			rs, err := decodeReveals(id, revs[i].Val())
-			if err != nil {
-				return err
+			dp := storage.DecodedPlayer{ID: id, Player: st.Player, History: hist, Reveals: rs}
+			var de *storage.DamagedError
+			if errors.As(errors.Join(err, herr, rerr), &de) {
+				dp = storage.DecodedPlayer{ID: id, Damaged: de}
 			}
-			if err := fn(storage.DecodedPlayer{ID: id, Player: st.Player, History: hist, Reveals: rs}); err != nil {
+			if err := fn(dp); err != nil {
 				return err
 			}
 		}

@@ -19,26 +19,31 @@ func str(x any) string { s, _ := x.(string); return s }
 
 // decodePlayer reads the fields v, p and s of a player's record and, when
 // not "", the result remembered for an operation (Repeat). A record never
-// written has version 0.
+// written has version 0. A record whose p or s does not decode is returned
+// with Damaged set, holding its seeds if s decodes (schema.DecodeSeeds),
+// and Damaged as the error; one whose version does not read, or whose
+// result does not decode, is only an error (*storage.DamagedError): its
+// version cannot be compared, and a repeat is no step.
 func decodePlayer(id storage.PlayerID, v, p, s, result string) (storage.Versioned, error) {
 	if v == "" || v == "0" {
 		return storage.Versioned{}, nil
 	}
-	ver, err := strconv.ParseUint(v, 10, 64)
-	if err != nil {
-		return storage.Versioned{}, fmt.Errorf("%s: version %q: %w", recordKey(id), v, err)
+	var out storage.Versioned
+	var err error
+	if out.Version, err = strconv.ParseUint(v, 10, 64); err != nil {
+		return storage.Versioned{}, &storage.DamagedError{ID: id, Err: fmt.Errorf("%s: version %q: %w", recordKey(id), v, err)}
 	}
-	pl, err := schema.DecodePlayerParts(recordKey(id), []byte(p), []byte(s))
-	if err != nil {
-		return storage.Versioned{}, err
-	}
-	out := storage.Versioned{Player: pl, Version: ver}
 	if result != "" {
 		r, err := schema.DecodeResult(recordKey(id)+" operation", []byte(result))
 		if err != nil {
-			return storage.Versioned{}, err
+			return storage.Versioned{}, &storage.DamagedError{ID: id, Err: err}
 		}
 		out.Repeat = &r
+	}
+	if out.Player, err = schema.DecodePlayerParts(recordKey(id), []byte(p), []byte(s)); err != nil {
+		out.Player, _ = schema.DecodeSeeds(recordKey(id)+" s", []byte(s))
+		out.Damaged = &storage.DamagedError{ID: id, Err: err}
+		return out, out.Damaged
 	}
 	return out, nil
 }
@@ -68,7 +73,7 @@ func (s *Store) load(ctx context.Context, id storage.PlayerID, op string) (stora
 	}
 	v, err := decodePlayer(id, str(vals[0]), str(vals[1]), str(vals[2]), result)
 	if err != nil {
-		return storage.Versioned{}, fmt.Errorf("redisstore: load: %w", err)
+		return v, err
 	}
 	s.cache.put(id, storage.Versioned{Player: v.Player, Version: v.Version})
 	return v, nil
@@ -96,7 +101,7 @@ func decodeReveals(id storage.PlayerID, raw []string) (game.Reveals, error) {
 	for i, v := range raw {
 		var err error
 		if out[len(raw)-1-i], err = schema.DecodeReveal(revealsKey(id), []byte(v)); err != nil {
-			return nil, fmt.Errorf("redisstore: %w", err)
+			return nil, &storage.DamagedError{ID: id, Err: err}
 		}
 	}
 	return out, nil
@@ -132,24 +137,24 @@ func (s *Store) History(ctx context.Context, id storage.PlayerID, n int) ([]game
 // mergeHistory reads the two lists of a player's history, newest first,
 // and returns their newest n lines, newest first.
 func mergeHistory(id storage.PlayerID, rawMain, rawOthers []string, n int) ([]game.Entry, error) {
-	main, err := decodeHistory(id, rawMain)
+	main, err := decodeHistory(id, historyKey(id), rawMain)
 	if err != nil {
 		return nil, err
 	}
-	others, err := decodeHistory(id, rawOthers)
+	others, err := decodeHistory(id, othersKey(id), rawOthers)
 	if err != nil {
 		return nil, err
 	}
 	return storage.MergeNewest(main, others, n), nil
 }
 
-// decodeHistory reads history lines.
-func decodeHistory(id storage.PlayerID, raw []string) ([]game.Entry, error) {
+// decodeHistory reads history lines of the list key.
+func decodeHistory(id storage.PlayerID, key string, raw []string) ([]game.Entry, error) {
 	out := make([]game.Entry, len(raw))
 	for i, r := range raw {
 		var err error
-		if out[i], err = schema.DecodeLine(historyKey(id), []byte(r)); err != nil {
-			return nil, fmt.Errorf("redisstore: history of %d/%d: %w", id.Guild, id.User, err)
+		if out[i], err = schema.DecodeLine(key, []byte(r)); err != nil {
+			return nil, &storage.DamagedError{ID: id, Err: err}
 		}
 	}
 	return out, nil

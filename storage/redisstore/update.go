@@ -54,7 +54,8 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, op string, fn f
 	defer unlock()
 	cur, ok := s.cache.get(id)
 	if !ok {
-		if cur, err = s.load(ctx, id, op); err != nil || cur.Repeat != nil {
+		// A damaged record goes to fn (storage.Versioned.Damaged).
+		if cur, err = s.load(ctx, id, op); cur.Repeat != nil || (err != nil && cur.Damaged == nil) {
 			return cur, err
 		}
 	}
@@ -66,14 +67,14 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, op string, fn f
 				return cur, err
 			}
 			fresh, lerr := s.load(ctx, id, op)
-			if lerr != nil {
-				return cur, lerr
-			}
 			if fresh.Repeat != nil {
 				return fresh, nil
 			}
+			if lerr != nil && fresh.Damaged == nil {
+				return cur, lerr
+			}
 			verified = true
-			if fresh.Version == cur.Version {
+			if fresh.Version == cur.Version && fresh.Damaged == nil {
 				return cur, err
 			}
 			cur = fresh
@@ -85,10 +86,11 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, op string, fn f
 		if err != nil {
 			return cur, err
 		}
-		if cur.Exists() && schema.SeedsOf(cur.Player) == schema.SeedsOf(e.w.Player) {
+		sound := cur.Exists() && cur.Damaged == nil
+		if sound && schema.SeedsOf(cur.Player) == schema.SeedsOf(e.w.Player) {
 			e.seeds = "" // as stored: not sent again
 		}
-		if cur.Exists() && cur.Player.Balance == e.w.Player.Balance {
+		if sound && cur.Player.Balance == e.w.Player.Balance {
 			e.board = false // the entry is the balance already
 		}
 		res, err := s.write(ctx, id, cur.Version, e)
@@ -106,8 +108,8 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, op string, fn f
 			return out, nil
 		}
 		fresh, err := decodePlayer(id, res.version, res.payload, res.seeds, res.result)
-		if err != nil {
-			return cur, fmt.Errorf("redisstore: update: %w", err)
+		if err != nil && fresh.Damaged == nil {
+			return cur, err
 		}
 		if res.repeat && fresh.Repeat == nil {
 			return cur, fmt.Errorf("redisstore: update %d/%d: the script found operation %q without its result", id.Guild, id.User, op)

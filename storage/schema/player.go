@@ -251,6 +251,18 @@ func DecodePlayerParts(record string, rest, seeds []byte) (game.Player, error) {
 	return r.Game(record)
 }
 
+// DecodeSeeds reads a player's fairness records on their own (the object
+// sd; Redis keeps it in a field of its own), for what can be kept of a
+// record that does not decode whole: a player holding only them, with the
+// ticket and chest counts at which its seed began. Errors as DecodePlayer.
+func DecodeSeeds(record string, b []byte) (game.Player, error) {
+	var sd Seeds
+	if err := decode(record, b, &sd); err != nil {
+		return game.Player{}, err
+	}
+	return Player{Format: Version, Tickets: sd.Tickets, Chests: sd.Chests, Seeds: &sd}.Game(record)
+}
+
 // Game returns the player r stores, checked; record names it in errors.
 func (r Player) Game(record string) (game.Player, error) {
 	if r.Format != Version {

@@ -50,6 +50,9 @@
 //			func(path string, opts storage.Options) (storage.Store, error) { return boltstore.Open(path, opts) })
 //	}
 //
+// Damage is the case of records that do not decode, for every backend
+// too, with a function that damages records behind the store's back.
+//
 // Bench benchmarks a store the same way. CheckConcurrency is exported so
 // that a test can show the suite catches a store that is not atomic.
 // Drawer, Loss, Win, Chest and RandomDrawer script the draws of

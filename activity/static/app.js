@@ -1,0 +1,1 @@
+// Placeholder: the built page (activity/web, npm run build) replaces this file.

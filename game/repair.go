@@ -1,0 +1,54 @@
+package game
+
+import (
+	"fmt"
+	"time"
+)
+
+// Repair is Reset for a player whose stored record could not be read
+// whole (a damaged record): p is what could be read of it, its fairness
+// records (Seed and the rest, with TicketSeq and ChestSeq where its seed
+// began), or the zero Player when they could not be read either; h and rs
+// are the history lines and reveals kept beside it, which it does not
+// change. It returns a sound player of start cents, as Reset would, whose
+// ticket and chest numbers go on after every one h, rs and p show, so
+// that no number is drawn twice:
+//   - seeds read: the current seed is revealed (Step.Reveal) over every
+//     ticket and chest it may have drawn, and the next one, whose
+//     commitment was shown, becomes current, with fresh as the next;
+//   - seeds lost: fresh is the current seed, with the client seed client
+//     (from NewClientSeed), numbered after the lost one.
+//
+// What the record held besides (the balance, keys, statistics, limits and
+// pause) is lost. It is pure. Errors: those of Reset and Rotate.
+func (p Player) Repair(h []Entry, rs Reveals, start int64, fresh Seed, client string, now time.Time) (Step, error) {
+	b := Player{TicketSeq: min(p.TicketSeq, MaxSeq), ChestSeq: min(max(p.ChestSeq, 0), MaxSeq), CreatedAt: now}
+	for _, e := range h {
+		b.TicketSeq = max(b.TicketSeq, e.TicketID, e.After)
+		b.ChestSeq = max(b.ChestSeq, e.Chest)
+	}
+	for _, r := range rs {
+		b.TicketSeq = max(b.TicketSeq, r.LastTicket)
+		b.ChestSeq = max(b.ChestSeq, r.LastChest)
+	}
+	var reveal *SeedReveal
+	if p.Seed != (Seed{}) {
+		b.Seed, b.NextSeed, b.ClientSeed, b.SeedNo = p.Seed, p.NextSeed, p.ClientSeed, p.SeedNo
+		b.SeedTicket, b.SeedChest, b.SeedAt = p.SeedTicket, p.SeedChest, p.SeedAt
+		r, err := b.Rotate(fresh, now)
+		if err != nil {
+			return Step{Player: p}, fmt.Errorf("repair: %w", err)
+		}
+		b, reveal = r.Player, r.Reveal
+	} else {
+		last, _ := rs.Last()
+		b.Seed, b.NextSeed, b.ClientSeed, b.SeedNo = fresh, p.NextSeed, client, last.No+2 // the lost seed was last.No+1 at least
+		b.SeedTicket, b.SeedChest, b.SeedAt = b.TicketSeq, b.ChestSeq, now
+	}
+	s, err := b.Reset(start, now)
+	if err != nil {
+		return Step{Player: p}, err
+	}
+	s.Reveal = reveal
+	return s, nil
+}
