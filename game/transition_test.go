@@ -526,15 +526,28 @@ func TestReset(t *testing.T) {
 	if err != nil || b.Result.Ticket != p.TicketSeq+1 {
 		t.Fatalf("Buy after Reset = %+v, %v", b, err)
 	}
-	// A corrupt player is repaired.
+	// A corrupt player is repaired: more chests than its tickets gave
+	// skip ticket numbers, never chest ones.
 	bad := p
-	bad.Balance = -5
-	if _, err := step(t, bad, func(p Player) (Step, error) { return p.Reset(10, later) }); err != nil {
-		t.Fatal(err)
+	bad.Balance, bad.ChestSeq = -5, 40
+	if s, err := step(t, bad, func(p Player) (Step, error) { return p.Reset(10, later) }); err != nil || s.Player.ChestSeq != 40 || s.Player.TicketSeq != 40*MaxKeys {
+		t.Fatalf("Reset of a corrupt player = %+v, %v", s.Player, err)
 	}
 	for _, start := range []int64{-1, MaxBalance + 1} {
 		_, err := step(t, p, func(p Player) (Step, error) { return p.Reset(start, later) })
 		wantErr(t, err, ErrInvalid)
+	}
+}
+
+// TestRepairBacksChests: a damaged record whose chests outnumber what its
+// tickets gave is repaired into a sound player, its seed revealed, with
+// ticket numbers skipped and no chest number reused.
+func TestRepairBacksChests(t *testing.T) {
+	p := newTestPlayer(t, 1000).WithNextSeed(Seed{8})
+	h := []Entry{{At: t0, Kind: KindChest, Lot: LotBronze, Amount: LotBronze.Prize(), Balance: 50, Fair: true, Chest: 40}}
+	s, err := p.Repair(h, nil, 100, Seed{9}, "c", t0)
+	if err != nil || s.Reveal == nil || s.Player.ChestSeq != 40 || s.Player.TicketSeq != 40*MaxKeys {
+		t.Fatalf("Repair = %+v, %v", s, err)
 	}
 }
 
