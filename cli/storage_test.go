@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -383,6 +384,180 @@ func TestImportRejectsBadCurrentDump(t *testing.T) {
 	defer st.Close()
 	if v, err := st.Load(context.Background(), good.ID); err != nil || v.Player.Balance != p.Balance || v.Player.Seed != p.Seed {
 		t.Fatalf("the player imported: %+v, %v", v.Player, err)
+	}
+}
+
+// TestImportRefusesWhatCouldNeverPlay: a dump whose player the rules could
+// never have written, or whose due chest could never be opened, is refused
+// whole, naming the player and the field, and the store it was imported
+// into (with -force, beside other players) is unchanged; the same player
+// untampered imports.
+func TestImportRefusesWhatCouldNeverPlay(t *testing.T) {
+	// The target: a player who has played until a chest, through the rules.
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	p, err := game.NewPlayer(2000, game.Seed{7}, "client", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hist []game.Entry
+	for p.Stats.Chests == 0 || p.ChestDue || len(hist) == 0 || hist[len(hist)-1].Kind != game.KindPlay {
+		steps := []func(game.Player) (game.Step, error){
+			func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) },
+			func(p game.Player) (game.Step, error) {
+				return p.Reveal(game.SeededDrawer{}, p.TicketSeq, game.AllRows, now)
+			},
+		}
+		if p.ChestDue {
+			steps = steps[:1]
+			steps[0] = func(p game.Player) (game.Step, error) { return p.OpenChest(game.SeededDrawer{}, p.ChestSeq+1, now) }
+		}
+		for _, do := range steps {
+			s, err := do(p)
+			if err != nil || p.Stats.Plays > 40 {
+				t.Fatalf("no chest in 40 plays: %v", err)
+			}
+			p, hist = s.Player, append(hist, s.History...)
+		}
+		now = now.Add(time.Minute)
+	}
+	target := storage.DecodedPlayer{ID: storage.PlayerID{Guild: 1, User: 2}, Player: p, History: hist}
+	other, err := game.NewPlayer(500, game.Seed{8}, "other", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	encode := func(ps ...storage.DecodedPlayer) []byte {
+		var b bytes.Buffer
+		if err := storage.EncodeDump(&b, &storage.DecodedDump{Players: ps}); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	db := filepath.Join(t.TempDir(), "dst.db")
+	if _, _, err := runCmd(t, "import", "-data", db, writeTemp(t, string(encode(storage.DecodedPlayer{ID: storage.PlayerID{Guild: 1, User: 3}, Player: other})))); err != nil {
+		t.Fatal(err)
+	}
+	before, _, err := runCmd(t, "export", "-data", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type doc = map[string]any
+	// edit changes the JSON form of the target's dump: its record, and its
+	// last history line of kind k.
+	edit := func(change func(p doc, line func(k string) doc)) []byte {
+		var d doc
+		dec := json.NewDecoder(bytes.NewReader(encode(target)))
+		dec.UseNumber()
+		if err := dec.Decode(&d); err != nil {
+			t.Fatal(err)
+		}
+		dp := d["players"].([]any)[0].(doc)
+		change(dp["p"].(doc), func(k string) doc {
+			h := dp["h"].([]any)
+			for j := len(h) - 1; j >= 0; j-- {
+				if l := h[j].(doc); l["k"] == k {
+					return l
+				}
+			}
+			t.Fatalf("no %q line", k)
+			return nil
+		})
+		b, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	const maxSeq = uint64(game.MaxSeq)
+	for _, c := range []struct {
+		name  string
+		input []byte
+		field string
+	}{
+		{"a grid that does not show its tier", edit(func(_ doc, line func(string) doc) {
+			l, tier := line("play"), game.TierGem
+			if l["tr"] == tier.String() {
+				tier = game.TierPipe
+			}
+			l["tr"], l["a"], l["key"] = tier.String(), tier.Prize()-game.Stake, false
+		}), "field g"},
+		{"a ticket's amount of 10^13", edit(func(_ doc, line func(string) doc) { line("play")["a"] = 10_000_000_000_000 }), "field a"},
+		{"a chest's amount not its lot's", edit(func(_ doc, line func(string) doc) { line("chest")["a"] = 1 }), "field a"},
+		{"a balance after past the limit", edit(func(_ doc, line func(string) doc) { line("chest")["b"] = game.MaxBalance + 1 }), "field b"},
+		{"a chest number on a ticket's line", edit(func(_ doc, line func(string) doc) { line("play")["c"] = 1 }), "field c"},
+		{"a tier on a chest's line", edit(func(_ doc, line func(string) doc) { line("chest")["tr"] = "loss" }), "field tr"},
+		{"a spend day that is not a UTC midnight", edit(func(p doc, _ func(string) doc) {
+			sp := p["cr"].(doc)["sp"].(doc)
+			day, _ := sp["d"].(json.Number).Int64()
+			sp["d"] = day + 3_600_000
+		}), "spend day"},
+		{"a chest due at the chest-number limit", edit(func(p doc, _ func(string) doc) {
+			delete(p, "k")
+			p["cd"], p["tn"], p["cn"] = true, maxSeq, maxSeq
+		}), "chests opened"},
+		{"more chests than the tickets give", edit(func(p doc, _ func(string) doc) {
+			n, _ := p["tn"].(json.Number).Int64()
+			p["cn"] = n
+		}), "chests opened"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := runCmd(t, "import", "-data", db, "-force", writeTemp(t, string(c.input)))
+			who := fmt.Sprintf("players[0] (guild %d, user %d)", target.ID.Guild, target.ID.User)
+			if err == nil || !strings.Contains(err.Error(), who) || !strings.Contains(err.Error(), c.field) || !strings.Contains(err.Error(), "nothing was imported") {
+				t.Fatalf("import: %v; want a refusal naming %s and %q", err, who, c.field)
+			}
+			if after, _, err := runCmd(t, "export", "-data", db); err != nil || after != before {
+				t.Fatalf("a refused import changed the store (%v)", err)
+			}
+		})
+	}
+	if _, _, err := runCmd(t, "import", "-data", db, "-force", writeTemp(t, string(encode(target)))); err != nil {
+		t.Fatalf("the player untampered: %v", err)
+	}
+}
+
+// TestImportedPlayerPlaysItsLastTicket: ticket numbers end at game.MaxSeq.
+// A player imported one below it plays that last ticket, and is exported
+// and imported again with it; then the bot says no number is left
+// (commands' TestTicketNumberLimitIsAnAnswer).
+func TestImportedPlayerPlaysItsLastTicket(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	p, err := game.NewPlayer(1000, game.Seed{1}, "client", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.TicketSeq, p.SeedTicket = game.MaxSeq-1, game.MaxSeq-1
+	id := storage.PlayerID{Guild: 1, User: 2}
+	var dump bytes.Buffer
+	if err := storage.EncodeDump(&dump, &storage.DecodedDump{Players: []storage.DecodedPlayer{{ID: id, Player: p}}}); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "clefs.db")
+	if _, _, err := runCmd(t, "import", "-data", db, writeTemp(t, dump.String())); err != nil {
+		t.Fatal(err)
+	}
+	st := openStore(t, "", db)
+	for k, do := range []func(game.Player) (game.Step, error){
+		func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) },
+		func(p game.Player) (game.Step, error) {
+			return p.Reveal(game.SeededDrawer{}, game.MaxSeq, game.AllRows, now)
+		},
+	} {
+		if _, err := storage.Apply(ctx, st, storage.Step{ID: id, Op: fmt.Sprint("last-", k), Now: now, Do: do}); err != nil {
+			t.Fatalf("step %d of the last ticket: %v", k, err)
+		}
+	}
+	v, err := st.Load(ctx, id)
+	st.Close()
+	if err != nil || v.Player.TicketSeq != game.MaxSeq || v.Player.Ticket == nil || !v.Player.Ticket.Drawn {
+		t.Fatalf("after the last ticket: %+v, %v", v.Player, err)
+	}
+	out, _, err := runCmd(t, "export", "-data", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCmd(t, "import", "-data", filepath.Join(t.TempDir(), "again.db"), writeTemp(t, out)); err != nil {
+		t.Fatalf("the player at the last ticket, imported again: %v", err)
 	}
 }
 

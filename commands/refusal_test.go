@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/lesclefsdutresor/clefs/game"
@@ -13,10 +12,10 @@ import (
 // A refusal by the rules is an answer, given at once: only store and
 // network failures take the late path (late.go).
 
-// atLimit writes user as a player at the ticket-number limit (and, with
-// chest, with a chest due at the chest-number limit), as an import of such
-// a player would.
-func (e *env) atLimit(user uint64, chest bool) {
+// atLimit writes user as a player at the ticket-number limit, as an import
+// of such a player would. (A chest due at the chest-number limit is no
+// state a store accepts: game.Player.Check backs every chest with tickets.)
+func (e *env) atLimit(user uint64) {
 	e.t.Helper()
 	now := storage.Timestamp(e.clock.Now())
 	_, err := storage.Apply(context.Background(), e.store, storage.Step{
@@ -24,9 +23,6 @@ func (e *env) atLimit(user uint64, chest bool) {
 		Create: true, Start: startCents, Seeds: &e.seeds, Now: now,
 		Do: func(p game.Player) (game.Step, error) {
 			p.TicketSeq = game.MaxSeq
-			if chest {
-				p.ChestSeq, p.ChestDue = game.MaxSeq, true
-			}
 			return game.Step{Player: p}, nil
 		},
 	})
@@ -51,7 +47,7 @@ func (e *env) noLateNoStoreError() {
 
 func TestTicketNumberLimitIsAnAnswer(t *testing.T) {
 	e := newEnv(t)
-	e.atLimit(alice, false)
+	e.atLimit(alice)
 	before := e.player(alice)
 
 	e.slash(alice, "en-US", "play").expectUserError("every ticket number")
@@ -66,23 +62,6 @@ func TestTicketNumberLimitIsAnAnswer(t *testing.T) {
 	if p := e.player(alice); p.Balance != before.Balance || p.TicketSeq != game.MaxSeq || p.Ticket != nil {
 		t.Errorf("player changed: balance %d, ticket %d, open %v", p.Balance, p.TicketSeq, p.Ticket)
 	}
-}
-
-func TestDueChestAtTheLimitShowsNoButton(t *testing.T) {
-	e := newEnv(t)
-	e.atLimit(alice, true)
-	h := e.slash(alice, "en-US", "play")
-	if !strings.Contains(h.text(), "every chest number") {
-		t.Errorf("chest card %q does not say no chest number is left", h.text())
-	}
-	if b := h.buttons(); len(b) != 0 {
-		t.Errorf("chest card shows buttons %+v: none can be taken", b)
-	}
-	// A chest button from before (numbered at the limit, already used) is
-	// refused at once too.
-	chest := customID{kind: kindChest, user: alice, seq: game.MaxSeq}.format()
-	e.click(alice, cardWith(chest), chest).expectUserError("")
-	e.noLateNoStoreError()
 }
 
 func TestRuleRefusalIsNeverRetried(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/lesclefsdutresor/clefs/cli"
+	"github.com/lesclefsdutresor/clefs/game"
 )
 
 // clefsVerify runs clefs verify with args and returns its error, "" when
@@ -133,6 +134,20 @@ func testRefusals(t *testing.T, ctx context.Context, b built) {
 		{"a grid without the keys held", func(m doc) { delete(line(m, ticket), "kb") }, nil, true},
 		{"an unknown lot", func(m doc) { line(m, chest)["l"] = "diamond" }, nil, true},
 		{"a daily with a key", func(m doc) { line(m, 0)["key"] = true }, nil, true},
+		{"a chest number on a ticket", func(m doc) { line(m, ticket)["c"] = 4 }, nil, true},
+		{"a tier on a chest", func(m doc) { line(m, chest)["tr"] = "loss" }, nil, true},
+		{"a lot on a ticket", func(m doc) { line(m, ticket)["l"] = "gold" }, nil, true},
+		{"a ticket's amount of 10^13", func(m doc) { line(m, ticket)["a"] = json.Number("10000000000000") }, nil, true},
+		{"a chest's amount not its lot's", func(m doc) { line(m, chest)["a"] = 1 }, nil, true},
+		{"a daily of 10^13", func(m doc) { line(m, 0)["a"] = json.Number("10000000000000") }, nil, true},
+		{"a grid that does not show its tier", func(m doc) {
+			l := line(m, ticket)
+			l["tr"], l["a"], l["key"] = "gem", game.TierGem.Prize()-game.Stake, false
+		}, nil, true},
+		{"a key on a winning ticket", func(m doc) {
+			l := line(m, ticket)
+			l["tr"], l["a"], l["key"] = "gem", game.TierGem.Prize()-game.Stake, true
+		}, nil, true},
 		{"a commitment without its draw", func(m doc) { line(m, 0)["cm"] = b.ex.H[ticket].Commitment }, nil, true},
 		{"a commitment of 3 digits", func(m doc) { line(m, ticket)["cm"] = "abc" }, nil, true},
 		{"a reveal's numbers past 2^53", func(m doc) { reveal(m, 1)["t2"] = json.Number("9007199254740992") }, nil, true},

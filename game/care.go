@@ -437,8 +437,9 @@ func (c Care) won(prize int64, now time.Time) Care {
 }
 
 // check reports whether c is sound: limits and the reminder within their
-// bounds, a waiting amount looser than the one in force, counters within
-// the bounds.
+// bounds, a waiting amount looser than the one in force, the spend's day a
+// UTC midnight and its week that day's Monday (both zero before any play),
+// counters within the bounds.
 func (c Care) check() error {
 	for k, l := range c.Limits {
 		if l.Amount < 0 || l.Amount > MaxLimit || l.Next < 0 || l.Next > MaxLimit {
@@ -455,6 +456,9 @@ func (c Care) check() error {
 		return err
 	}
 	s := c.Spend
+	if !s.Day.Equal(DayStart(s.Day)) || (s.Day.IsZero() && !s.Week.IsZero()) || (!s.Day.IsZero() && !s.Week.Equal(WeekStart(s.Day))) {
+		return fmt.Errorf("spend day %v and week %v: not a UTC midnight and its Monday's", s.Day, s.Week)
+	}
 	for _, v := range []int64{s.StakedDay, s.WonDay, s.StakedWeek, s.WonWeek} {
 		if v < 0 || v > maxSpend {
 			return fmt.Errorf("spend %+v out of range", s)

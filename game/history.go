@@ -67,6 +67,117 @@ func CheckHistory(hist []Entry) error {
 	return nil
 }
 
+// Check reports whether e is a line the rules write. Its kind is known and
+// its balance after within 0..MaxBalance. No line has another kind's
+// fields. A play has a ticket number (1..MaxSeq); a chest has a chest
+// number (1..MaxSeq) exactly when Fair. The amount is the one its kind
+// moves: the prize less Stake for a play, the lot's prize for a chest, a
+// bonus within 0..MaxDailyAmount, a grant within ±MaxGrant, a change of
+// balance within ±MaxBalance, nothing for a pause or its lift. A play has
+// a key only on a loss and, when Fair, the keys held before its draw
+// (0..MaxKeys−1) and a grid that shows its tier and key (Validate). A
+// commitment comes only with what verifying the draw needs, and After
+// (0..MaxSeq) only on a line other than a play. The error is a *LineError.
+func (e Entry) Check() error {
+	bad := func(field, format string, args ...any) error {
+		return &LineError{Field: field, Err: fmt.Errorf(format, args...)}
+	}
+	play, chest := e.Kind == KindPlay, e.Kind == KindChest
+	other := func(what string) error { return bad(what, "a %q line with %s", e.Kind, lineWords[what]) }
+	switch {
+	case !e.Kind.Valid():
+		return bad("Kind", "unknown kind %q", e.Kind)
+	case e.Balance < 0 || e.Balance > MaxBalance:
+		return bad("Balance", "balance %d out of 0..%d", e.Balance, MaxBalance)
+	case e.Placed && (play || e.After > MaxSeq):
+		return bad("After", "a %q line placed after ticket %d", e.Kind, e.After)
+	case e.Commitment != (Commitment{}) && !e.Fair:
+		return bad("Commitment", "a commitment on a line without its draw")
+	case !play && e.TicketID != 0:
+		return other("TicketID")
+	case !play && e.Tier != TierLoss:
+		return other("Tier")
+	case !play && e.Key:
+		return other("Key")
+	case !play && (e.KeysBefore != 0 || e.Grid != (Grid{})):
+		return other("Grid")
+	case !chest && e.Lot != 0:
+		return other("Lot")
+	case !chest && e.Chest != 0:
+		return other("Chest")
+	case !play && !chest && e.Fair:
+		return other("Fair")
+	case play && e.TicketID == 0:
+		return bad("TicketID", "a play without its ticket")
+	case play && e.TicketID > MaxSeq:
+		return bad("TicketID", "ticket %d beyond %d", e.TicketID, uint64(MaxSeq))
+	case play && e.Tier >= NumTiers:
+		return bad("Tier", "tier %v", e.Tier)
+	case chest && e.Lot >= NumLots:
+		return bad("Lot", "lot %v", e.Lot)
+	case chest && (e.Fair != (e.Chest != 0) || e.Chest < 0 || e.Chest > MaxSeq):
+		return bad("Chest", "chest number %d out of 1..%d", e.Chest, int64(MaxSeq))
+	}
+	var lo, hi int64 // the amount's bounds
+	switch e.Kind {
+	case KindPlay:
+		lo = e.Tier.Prize() - Stake
+		hi = lo
+	case KindChest:
+		lo, hi = e.Lot.Prize(), e.Lot.Prize()
+	case KindDaily:
+		hi = MaxDailyAmount
+	case KindGrant:
+		lo, hi = -MaxGrant, MaxGrant
+	case KindSet, KindReset:
+		lo, hi = -MaxBalance, MaxBalance
+	}
+	o := Outcome{Tier: e.Tier, Prize: e.Tier.Prize(), Key: e.Key, Row: -1, Grid: e.Grid}
+	for r := range 3 {
+		if row := e.Grid.Row(r); row[0] == row[1] && row[1] == row[2] {
+			o.Row = int8(r)
+		}
+	}
+	switch {
+	case lo == hi && e.Amount != lo:
+		return bad("Amount", "amount %d, not %d", e.Amount, lo)
+	case e.Amount < lo || e.Amount > hi:
+		return bad("Amount", "amount %d out of %d..%d", e.Amount, lo, hi)
+	case !play:
+		return nil
+	case e.Key && e.Tier != TierLoss:
+		return bad("Key", "a key on a winning play (%v)", e.Tier)
+	case !e.Fair && (e.KeysBefore != 0 || e.Grid != (Grid{})):
+		return bad("Grid", "a grid without its draw")
+	case !e.Fair:
+		return nil
+	case e.KeysBefore < 0 || e.KeysBefore >= MaxKeys:
+		return bad("KeysBefore", "%d keys out of 0..%d", e.KeysBefore, MaxKeys-1)
+	case Validate(o) != nil:
+		return bad("Grid", "grid %v does not show a %v play with key %v", e.Grid, e.Tier, e.Key)
+	}
+	return nil
+}
+
+// lineWords names the fields of Entry in Check's words.
+var lineWords = map[string]string{
+	"TicketID": "a ticket number", "Tier": "a tier", "Key": "a key", "Grid": "a grid", "Lot": "a lot",
+	"Chest": "a chest number", "Fair": "verification data",
+}
+
+// LineError is the error of Entry.Check: the line's field at fault, named
+// as in Entry ("Amount", "Grid", …), so that a reader of a stored line can
+// name its own, and what is wrong with it. It wraps ErrInvalid.
+type LineError struct {
+	Field string
+	Err   error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%v: history line: %v", ErrInvalid, e.Err) }
+
+// Unwrap makes errors.Is(err, ErrInvalid) hold.
+func (e *LineError) Unwrap() error { return ErrInvalid }
+
 func countLines(hist []Entry) (main, others int) {
 	for _, e := range hist {
 		if MainLine(e) {

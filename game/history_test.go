@@ -1,6 +1,7 @@
 package game
 
 import (
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -127,5 +128,63 @@ func TestCheckHistoryRefuses(t *testing.T) {
 		if err := CheckHistory(h); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// TestEntryCheck: a line that no step writes is refused, naming the field
+// (LineError.Field):
+// a grid that does not show its tier, an amount its kind never moves,
+// another kind's fields, numbers out of 1..MaxSeq.
+func TestEntryCheck(t *testing.T) {
+	p, _, hist := linkedPlay(t, 12, 5, 0, 0)
+	_, hist = grants(t, p, hist, 1)
+	lines := map[Kind]Entry{}
+	for _, e := range hist {
+		if err := e.Check(); err != nil {
+			t.Fatalf("a line written by a step: %v", err)
+		}
+		lines[e.Kind] = e
+	}
+	play, chest, grant := lines[KindPlay], lines[KindChest], lines[KindGrant]
+	if !play.Fair || !chest.Fair || grant.Kind != KindGrant {
+		t.Fatalf("no fair play, fair chest and grant to tamper with: %+v", lines)
+	}
+	change := func(e Entry, f func(e *Entry)) Entry { f(&e); return e }
+	for _, tt := range []struct {
+		name string
+		e    Entry
+		want string
+	}{
+		{"unknown kind", change(grant, func(e *Entry) { e.Kind = "lottery" }), "Kind"},
+		{"balance past MaxBalance", change(grant, func(e *Entry) { e.Balance = MaxBalance + 1 }), "Balance"},
+		{"grid of another tier", change(play, func(e *Entry) { e.Tier, e.Key = (e.Tier+1)%NumTiers, false; e.Amount = e.Tier.Prize() - Stake }), "Grid"},
+		{"amount of 10^13 on a play", change(play, func(e *Entry) { e.Amount = 10_000_000_000_000 }), "Amount"},
+		{"amount of 10^13 on a grant", change(grant, func(e *Entry) { e.Amount = 10_000_000_000_000 }), "Amount"},
+		{"amount of a set-balance past MaxBalance", change(grant, func(e *Entry) { e.Kind, e.Amount = KindSet, -MaxBalance-1 }), "Amount"},
+		{"chest's prize not its lot's", change(chest, func(e *Entry) { e.Amount++ }), "Amount"},
+		{"amount on a pause", change(grant, func(e *Entry) { e.Kind = KindPause }), "Amount"},
+		{"chest number on a play", change(play, func(e *Entry) { e.Chest = 1 }), "Chest"},
+		{"ticket number on a chest", change(chest, func(e *Entry) { e.TicketID = 1 }), "TicketID"},
+		{"lot on a grant", change(grant, func(e *Entry) { e.Lot = LotGold }), "Lot"},
+		{"verification data on a grant", change(grant, func(e *Entry) { e.Fair = true }), "Fair"},
+		{"play without its ticket", change(play, func(e *Entry) { e.TicketID = 0 }), "TicketID"},
+		{"ticket past MaxSeq", change(play, func(e *Entry) { e.TicketID = MaxSeq + 1 }), "TicketID"},
+		{"chest past MaxSeq", change(chest, func(e *Entry) { e.Chest = MaxSeq + 1 }), "Chest"},
+		{"fair chest without its number", change(chest, func(e *Entry) { e.Chest = 0 }), "Chest"},
+		{"keys held before out of range", change(play, func(e *Entry) { e.KeysBefore = MaxKeys }), "KeysBefore"},
+		{"key on a win", change(play, func(e *Entry) {
+			e.Fair, e.Grid, e.KeysBefore, e.Commitment, e.Tier, e.Key, e.Amount = false, Grid{}, 0, Commitment{}, TierGem, true, TierGem.Prize()-Stake
+		}), "Key"},
+		{"grid without verifying", change(play, func(e *Entry) { e.Fair, e.Commitment = false, Commitment{} }), "Grid"},
+		{"commitment without verifying", change(chest, func(e *Entry) { e.Fair, e.Chest = false, 0 }), "Commitment"},
+		{"a play placed", change(play, func(e *Entry) { e.Placed = true }), "After"},
+		{"placed past MaxSeq", change(grant, func(e *Entry) { e.After = MaxSeq + 1 }), "After"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.e.Check()
+			if le, ok := errors.AsType[*LineError](err); !ok || le.Field != tt.want || !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Check = %v, want a LineError naming %s", err, tt.want)
+			}
+		})
 	}
 }

@@ -58,7 +58,9 @@ func (p Player) NextTicket() (uint64, bool) { return p.TicketSeq + 1, p.TicketSe
 
 // NextChest returns the number of the player's next chest, and whether it
 // can be opened: false once ChestSeq is MaxSeq (OpenChest refuses then,
-// with ErrInvalid), so that a caller never shows a number past MaxSeq.
+// with ErrInvalid), so that a caller never shows a number past MaxSeq. A
+// sound player never has a chest due there (Check: each chest takes
+// MaxKeys tickets).
 func (p Player) NextChest() (int64, bool) { return p.ChestSeq + 1, p.ChestSeq < MaxSeq }
 
 // CooldownError is the error of ClaimDaily before the cooldown has passed.

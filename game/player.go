@@ -163,7 +163,9 @@ type Entry struct {
 // never a wrap), StakedCents = Plays × Stake, the balance within
 // 0..MaxBalance, keys within 0..MaxKeys-1, no keys while a chest is due,
 // counters non-negative, the ticket and the last chest allowed by the rules,
-// ticket and chest numbers up to MaxSeq, a non-zero seed and sound
+// ticket and chest numbers up to MaxSeq, no more keys held and chests
+// opened or due than tickets could give (MaxKeys per chest, so that a due
+// chest always has a number), a non-zero seed and sound
 // fairness records. Every transition checks the
 // state it returns; stores may check what they read. It is pure and safe
 // for concurrent use. The error wraps ErrInvalid.
@@ -202,6 +204,15 @@ func (p Player) Check() error {
 	}
 	if uint64(s.Plays) > p.TicketSeq || s.Chests > p.ChestSeq {
 		return bad("%d plays of %d tickets, %d chests of %d", s.Plays, p.TicketSeq, s.Chests, p.ChestSeq)
+	}
+	// Each key comes from a ticket of its own, and each chest, opened or
+	// due, takes MaxKeys of them: so a due chest always has a number.
+	due := uint64(0)
+	if p.ChestDue {
+		due = 1
+	}
+	if keys := MaxKeys*(uint64(p.ChestSeq)+due) + uint64(p.Keys); keys > p.TicketSeq {
+		return bad("%d chests opened, due %v and %d keys held take %d keys, from %d tickets", p.ChestSeq, p.ChestDue, p.Keys, keys, p.TicketSeq)
 	}
 	if t := p.Ticket; t != nil {
 		if err := t.check(p.TicketSeq); err != nil {

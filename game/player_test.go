@@ -80,6 +80,11 @@ func TestCheck(t *testing.T) {
 		{"no seed", func(p *Player) { p.Seed = Seed{} }, "seed"},
 		{"ticket number past MaxSeq", func(p *Player) { p.TicketSeq = MaxSeq + 1 }, "beyond"},
 		{"chest number past MaxSeq", func(p *Player) { p.ChestSeq = MaxSeq + 1 }, "beyond"},
+		{"more chests than the tickets give", func(p *Player) { p.ChestSeq = 3 }, "3 chests opened"},
+		{"a due chest past the last number", func(p *Player) { p.Keys, p.ChestDue, p.ChestSeq, p.TicketSeq = 0, true, MaxSeq, MaxSeq }, "due true"},
+		{"spend day not a midnight", func(p *Player) { p.Care.Spend = Spend{Day: t0, Week: WeekStart(t0)} }, "spend day"},
+		{"spend week not its day's Monday", func(p *Player) { p.Care.Spend = Spend{Day: DayStart(t0), Week: DayStart(t0)} }, "spend day"},
+		{"spend week without a day", func(p *Player) { p.Care.Spend = Spend{Week: WeekStart(t0)} }, "spend day"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

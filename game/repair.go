@@ -31,6 +31,7 @@ func (p Player) Repair(h []Entry, rs Reveals, start int64, fresh Seed, client st
 		b.TicketSeq = max(b.TicketSeq, r.LastTicket)
 		b.ChestSeq = max(b.ChestSeq, r.LastChest)
 	}
+	b.TicketSeq = backed(b.TicketSeq, b.ChestSeq)
 	var reveal *SeedReveal
 	if p.Seed != (Seed{}) {
 		b.Seed, b.NextSeed, b.ClientSeed, b.SeedNo = p.Seed, p.NextSeed, p.ClientSeed, p.SeedNo

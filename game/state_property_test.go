@@ -79,14 +79,17 @@ func genPlayer(t *rapid.T) Player {
 	s.Wins = rapid.Int64Range(0, math.MaxInt64).Draw(t, "wins")
 	s.Keys = rapid.Int64Range(0, math.MaxInt64).Draw(t, "keys collected")
 	s.BestWinCents = rapid.Int64Range(0, math.MaxInt64).Draw(t, "best")
-	s.Chests = rapid.Int64Range(0, MaxSeq).Draw(t, "chests")
-	// Ticket and chest numbers up to MaxSeq, the last ones often.
-	p.ChestSeq = rapid.OneOf(rapid.Int64Range(s.Chests, MaxSeq), rapid.Int64Range(max(s.Chests, MaxSeq-3), MaxSeq)).Draw(t, "chest seq")
+	// Ticket numbers up to MaxSeq, the last ones often; chests and keys as
+	// many as the tickets give (Check), the most often.
 	p.TicketSeq = rapid.OneOf(rapid.Uint64Range(uint64(s.Plays), MaxSeq), rapid.Uint64Range(max(uint64(s.Plays), MaxSeq-3), MaxSeq)).Draw(t, "ticket seq")
-	p.Keys = rapid.IntRange(0, MaxKeys-1).Draw(t, "keys")
-	if rapid.Bool().Draw(t, "chest due") { // even at ChestSeq MaxSeq: that chest cannot be opened
-		p.Keys, p.ChestDue = 0, true
+	p.Keys = rapid.IntRange(0, int(min(p.TicketSeq, MaxKeys-1))).Draw(t, "keys")
+	left := p.TicketSeq - uint64(p.Keys)
+	if left >= MaxKeys && rapid.Bool().Draw(t, "chest due") {
+		p.Keys, p.ChestDue, left = 0, true, p.TicketSeq-MaxKeys
 	}
+	most := int64(left / MaxKeys)
+	p.ChestSeq = rapid.OneOf(rapid.Int64Range(0, most), rapid.Int64Range(max(0, most-3), most)).Draw(t, "chest seq")
+	s.Chests = rapid.Int64Range(0, p.ChestSeq).Draw(t, "chests")
 	if err := p.Check(); err != nil {
 		t.Fatalf("generated an unsound player: %v", err)
 	}
@@ -176,6 +179,11 @@ func runTransitions(t *rapid.T, d Drawer, seeded bool) {
 		p = s.Player
 		if err := p.Check(); err != nil {
 			t.Fatalf("after %s: %v", name, err)
+		}
+		for _, e := range s.History {
+			if err := e.Check(); err != nil {
+				t.Fatalf("%s wrote a line that reads back refused: %v", name, err)
+			}
 		}
 		if err := p.CheckReveals(m.reveals); err != nil {
 			t.Fatalf("after %s, the reveals kept: %v", name, err)

@@ -359,6 +359,7 @@ func (p Player) Reset(start int64, now time.Time) (Step, error) {
 		n.Care = Care{PausedUntil: p.Care.PausedUntil}
 	}
 	n.ChestSeq = max(n.ChestSeq, 0)
+	n.TicketSeq = backed(n.TicketSeq, n.ChestSeq)
 	if n.checkSeeds() != nil { // corrupt fairness records: start them again
 		n.SeedNo, n.SeedTicket, n.SeedChest = max(n.SeedNo, 0), min(n.TicketSeq, MaxSeq), min(n.ChestSeq, MaxSeq)
 		n.NextSeed = Seed{} // committed again by WithNextSeed
@@ -374,6 +375,16 @@ func (p Player) Reset(start int64, now time.Time) (Step, error) {
 		History: []Entry{{At: now, Kind: KindReset, Amount: amount, Balance: start}},
 		Result:  Result{Balance: start, Amount: amount},
 	})
+}
+
+// backed returns tickets, raised if need be to back chests (MaxKeys keys,
+// from as many tickets, each): a corrupt player's reset skips ticket
+// numbers rather than reuse a chest's.
+func backed(tickets uint64, chests int64) uint64 {
+	if c := uint64(max(chests, 0)); c <= MaxSeq/MaxKeys {
+		return max(tickets, MaxKeys*c)
+	}
+	return tickets
 }
 
 // ValidateOp reports whether op may name an operation, a player's or a

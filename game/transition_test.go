@@ -145,11 +145,12 @@ func TestBuy(t *testing.T) {
 	})
 }
 
-// bought returns a player holding keys keys with ticket 1 bought.
+// bought returns a player holding keys keys, from as many tickets, with
+// ticket keys+1 bought.
 func bought(t *testing.T, keys int) Player {
 	t.Helper()
 	p := newTestPlayer(t, 1000)
-	p.Keys = keys
+	p.Keys, p.TicketSeq = keys, uint64(keys)
 	s, err := p.Buy(House{}, t0)
 	if err != nil {
 		t.Fatal(err)
@@ -180,8 +181,9 @@ func TestReveal(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := bought(t, tt.keys)
+			id := p.TicketSeq
 			d := &fixedDrawer{o: tt.o}
-			s, err := step(t, p, func(p Player) (Step, error) { return p.Reveal(d, 1, tt.rows, later) })
+			s, err := step(t, p, func(p Player) (Step, error) { return p.Reveal(d, id, tt.rows, later) })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,7 +191,7 @@ func TestReveal(t *testing.T) {
 			if d.tickets != 1 || d.keys != tt.keys {
 				t.Errorf("drawer called %d times with %d keys", d.tickets, d.keys)
 			}
-			want := Ticket{ID: 1, BoughtAt: t0, Drawn: true, Outcome: tt.o, KeysAfter: tt.keys2, Chest: tt.chest, Revealed: tt.rows}
+			want := Ticket{ID: id, BoughtAt: t0, Drawn: true, Outcome: tt.o, KeysAfter: tt.keys2, Chest: tt.chest, Revealed: tt.rows}
 			if *n.Ticket != want {
 				t.Errorf("ticket %+v, want %+v", *n.Ticket, want)
 			}
@@ -202,24 +204,24 @@ func TestReveal(t *testing.T) {
 				t.Errorf("player %+v", n)
 			}
 			// The line records the commitment of the seed that drew it.
-			wantH := []Entry{{At: later, Kind: KindPlay, TicketID: 1, Tier: tt.o.Tier, Key: tt.o.Key, Amount: tt.o.Prize - Stake, Balance: tt.balance,
+			wantH := []Entry{{At: later, Kind: KindPlay, TicketID: id, Tier: tt.o.Tier, Key: tt.o.Key, Amount: tt.o.Prize - Stake, Balance: tt.balance,
 				Fair: true, KeysBefore: tt.keys, Grid: tt.o.Grid, Commitment: p.Seed.Commitment()}}
 			if !reflect.DeepEqual(s.History, wantH) {
 				t.Errorf("history %+v, want %+v", s.History, wantH)
 			}
-			if s.Result != (Result{Balance: tt.balance, Ticket: 1, Drawn: true, Amount: tt.o.Prize - Stake}) {
+			if s.Result != (Result{Balance: tt.balance, Ticket: id, Drawn: true, Amount: tt.o.Prize - Stake}) {
 				t.Errorf("result %+v", s.Result)
 			}
 
 			// Revealing again never draws again, adds rows and is not an error.
 			d.o = mustOutcome(t, TierGem, false)
-			s2, err := step(t, n, func(p Player) (Step, error) { return p.Reveal(d, 1, AllRows, later) })
+			s2, err := step(t, n, func(p Player) (Step, error) { return p.Reveal(d, id, AllRows, later) })
 			if err != nil || d.tickets != 1 || s2.History != nil || s2.Player.Ticket.Outcome != tt.o ||
 				s2.Player.Ticket.Revealed != AllRows || s2.Player.Balance != tt.balance ||
-				s2.Result != (Result{Balance: tt.balance, Ticket: 1}) {
+				s2.Result != (Result{Balance: tt.balance, Ticket: id}) {
 				t.Fatalf("second reveal = %+v, %v", s2, err)
 			}
-			s3, err := step(t, s2.Player, func(p Player) (Step, error) { return p.Reveal(d, 1, 1, later) })
+			s3, err := step(t, s2.Player, func(p Player) (Step, error) { return p.Reveal(d, id, 1, later) })
 			if err != nil || !reflect.DeepEqual(s3.Player, s2.Player) {
 				t.Fatalf("third reveal = %+v, %v", s3, err)
 			}
@@ -264,10 +266,11 @@ func TestReveal(t *testing.T) {
 
 var errBoom = errors.New("boom")
 
-// chestDue returns a player whose third key has just opened chest 1.
+// chestDue returns a player whose third key, from ticket 3, has just
+// opened chest 1.
 func chestDue(t *testing.T) Player {
 	t.Helper()
-	s, err := bought(t, 2).Reveal(&fixedDrawer{o: mustOutcome(t, TierLoss, true)}, 1, AllRows, t0)
+	s, err := bought(t, 2).Reveal(&fixedDrawer{o: mustOutcome(t, TierLoss, true)}, 3, AllRows, t0)
 	if err != nil || !s.Player.ChestDue {
 		t.Fatalf("no chest due: %+v, %v", s, err)
 	}
@@ -288,7 +291,7 @@ func TestOpenChest(t *testing.T) {
 		n.Stats.Chests != 1 || n.Stats.WonCents != 100 || n.Stats.BestWinCents != 100 || d.chests != 1 {
 		t.Fatalf("after the chest: %+v", n)
 	}
-	if !reflect.DeepEqual(s.History, []Entry{{At: later, Kind: KindChest, Lot: LotSilver, Amount: 100, Balance: 1050, Fair: true, Chest: 1, Commitment: p.Seed.Commitment(), After: 1, Placed: true}}) ||
+	if !reflect.DeepEqual(s.History, []Entry{{At: later, Kind: KindChest, Lot: LotSilver, Amount: 100, Balance: 1050, Fair: true, Chest: 1, Commitment: p.Seed.Commitment(), After: 3, Placed: true}}) ||
 		s.Result != (Result{Balance: 1050, Opened: true, Chest: silver, Amount: 100}) {
 		t.Fatalf("step %+v", s)
 	}
@@ -369,24 +372,22 @@ func TestMaxSeq(t *testing.T) {
 		t.Errorf("TicketSeq MaxSeq+1: Check = %v", err)
 	}
 
-	// The last chest number can be opened, and none after it, without a draw.
+	// Each chest takes MaxKeys tickets' keys, so that a due chest always
+	// has its number: the largest, MaxSeq/MaxKeys, opens; a chest due past
+	// what the tickets give, at MaxSeq above all, is unsound.
 	silver := Chest{Lot: LotSilver, Prize: LotSilver.Prize()}
 	c := chestDue(t)
-	c.ChestSeq = MaxSeq - 1
+	c.TicketSeq, c.ChestSeq = MaxSeq, MaxSeq/MaxKeys-1
 	d := &fixedDrawer{c: silver}
-	s, err = step(t, c, func(p Player) (Step, error) { return p.OpenChest(d, MaxSeq, t0) })
-	if err != nil || !s.Result.Opened || s.Player.ChestSeq != MaxSeq || d.chests != 1 {
-		t.Fatalf("OpenChest(MaxSeq) = %+v, %v", s, err)
+	s, err = step(t, c, func(p Player) (Step, error) { return p.OpenChest(d, MaxSeq/MaxKeys, t0) })
+	if err != nil || !s.Result.Opened || s.Player.ChestSeq != MaxSeq/MaxKeys || d.chests != 1 {
+		t.Fatalf("OpenChest(MaxSeq/MaxKeys) = %+v, %v", s, err)
 	}
-	c.ChestSeq = MaxSeq
-	if err := c.Check(); err != nil {
-		t.Fatalf("ChestSeq MaxSeq with a chest due: %v", err)
-	}
-	d = &fixedDrawer{c: silver}
-	_, err = step(t, c, func(p Player) (Step, error) { return p.OpenChest(d, MaxSeq+1, t0) })
-	wantErr(t, err, ErrInvalid)
-	if d.chests != 0 {
-		t.Fatalf("chest MaxSeq+1 drawn %d times", d.chests)
+	for _, seq := range []int64{MaxSeq / MaxKeys, MaxSeq} {
+		c.ChestSeq = seq
+		if err := c.Check(); !errors.Is(err, ErrInvalid) {
+			t.Errorf("ChestSeq %d with a chest due: Check = %v", seq, err)
+		}
 	}
 }
 
@@ -525,15 +526,28 @@ func TestReset(t *testing.T) {
 	if err != nil || b.Result.Ticket != p.TicketSeq+1 {
 		t.Fatalf("Buy after Reset = %+v, %v", b, err)
 	}
-	// A corrupt player is repaired.
+	// A corrupt player is repaired: more chests than its tickets gave
+	// skip ticket numbers, never chest ones.
 	bad := p
-	bad.Balance = -5
-	if _, err := step(t, bad, func(p Player) (Step, error) { return p.Reset(10, later) }); err != nil {
-		t.Fatal(err)
+	bad.Balance, bad.ChestSeq = -5, 40
+	if s, err := step(t, bad, func(p Player) (Step, error) { return p.Reset(10, later) }); err != nil || s.Player.ChestSeq != 40 || s.Player.TicketSeq != 40*MaxKeys {
+		t.Fatalf("Reset of a corrupt player = %+v, %v", s.Player, err)
 	}
 	for _, start := range []int64{-1, MaxBalance + 1} {
 		_, err := step(t, p, func(p Player) (Step, error) { return p.Reset(start, later) })
 		wantErr(t, err, ErrInvalid)
+	}
+}
+
+// TestRepairBacksChests: a damaged record whose chests outnumber what its
+// tickets gave is repaired into a sound player, its seed revealed, with
+// ticket numbers skipped and no chest number reused.
+func TestRepairBacksChests(t *testing.T) {
+	p := newTestPlayer(t, 1000).WithNextSeed(Seed{8})
+	h := []Entry{{At: t0, Kind: KindChest, Lot: LotBronze, Amount: LotBronze.Prize(), Balance: 50, Fair: true, Chest: 40}}
+	s, err := p.Repair(h, nil, 100, Seed{9}, "c", t0)
+	if err != nil || s.Reveal == nil || s.Player.ChestSeq != 40 || s.Player.TicketSeq != 40*MaxKeys {
+		t.Fatalf("Repair = %+v, %v", s, err)
 	}
 }
 

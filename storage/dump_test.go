@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math/big"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -68,9 +71,9 @@ func TestDumpRefusesWhatTheBotCannotCarry(t *testing.T) {
 	}
 	good := dumpOf(t, storage.DecodedPlayer{ID: id, Player: p})
 	for _, c := range []struct{ name, from, to, want string }{
-		{"tn", `"tn": 2`, `"tn": 9223372036854775807`, "field tn"},
+		{"tn", `"tn": 4`, `"tn": 9223372036854775807`, "field tn"},
 		{"cn", `"cn": 1`, `"cn": 9223372036854775807`, "field cn"},
-		{"unknown field", `"tn": 2`, `"tn": 2, "xx": 1`, `"xx"`},
+		{"unknown field", `"tn": 4`, `"tn": 4, "xx": 1`, `"xx"`},
 		{"unknown format", `"f": 1`, `"f": 9`, "field f"},
 		{"bad user", `"user": "2"`, `"user": "0"`, "field user"},
 		{"unknown version", `"version": 4`, `"version": 5`, "want 1 to 4"},
@@ -141,5 +144,40 @@ func TestDumpV4Guilds(t *testing.T) {
 				t.Fatalf("ReadDump: %v; want an error mentioning %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestStorageDocBounds: docs/STORAGE.md gives the bounds the code has.
+func TestStorageDocBounds(t *testing.T) {
+	b, err := os.ReadFile("../docs/STORAGE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Join(strings.Fields(string(b)), " ")
+	n := func(v int64) string { return game.FormatRat(big.NewRat(v, 1), 0, game.English) }
+	for _, want := range []string{
+		"a balance in 0.." + n(game.MaxBalance) + " cents",
+		"| `b` | cents | balance, 0.." + n(game.MaxBalance) + " |",
+		"bounded by 2^53−1 (" + n(game.MaxSeq) + ")",
+		fmt.Sprintf("keys held, 0..%d", game.MaxKeys-1),
+		fmt.Sprintf("each chest takes three: %d ×", game.MaxKeys),
+		"the bonus (0.." + n(game.MaxDailyAmount) + ")",
+		"the grant (±" + n(game.MaxGrant) + ")",
+		"`reset` (±" + n(game.MaxBalance) + ")",
+		"cents at most " + n(game.MaxLimit),
+		fmt.Sprintf("%d minutes to %d hours", int(game.MinReminder.Minutes()), int(game.MaxReminder.Hours())),
+		fmt.Sprintf("its last %d ticket lines", game.MaxTicketLines),
+		fmt.Sprintf("its last %d other lines", game.MaxOtherLines),
+		fmt.Sprintf("**Revealed seed** (the last %d per player)", game.MaxReveals),
+		fmt.Sprintf("**Operation remembered** (the last %d per player)", game.MaxOps),
+		fmt.Sprintf("1 to %d bytes", game.MaxOpID),
+		fmt.Sprintf("at most %d bytes", game.MaxOpID),
+		fmt.Sprintf("the guild's last %d operations", game.MaxGuildOps),
+		"the last " + n(storage.AuditLimit) + " per guild",
+		fmt.Sprintf("at most %d characters", game.MaxReason),
+	} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("docs/STORAGE.md does not say %q", want)
+		}
 	}
 }

@@ -19,7 +19,7 @@ import (
 var at = time.Date(2026, 1, 2, 3, 4, 5, 6_000_000, time.UTC)
 
 // validPlayer returns a sound player with an open, drawn ticket (row 0
-// shown), a key and a chest opened before.
+// shown), a key and a chest opened before (from the keys of tickets 1 to 3).
 func validPlayer(t *testing.T) game.Player {
 	t.Helper()
 	seed, err := game.NewSeed(storetest.Seeds(1))
@@ -27,12 +27,12 @@ func validPlayer(t *testing.T) game.Player {
 		t.Fatal(err)
 	}
 	p := game.Player{
-		StartingBalance: 1000, Balance: 1000 - 2*game.Stake + game.TierBarrel.Prize() + game.LotSilver.Prize(),
-		Keys: 1, TicketSeq: 2, ChestSeq: 1, CreatedAt: at, Seed: seed, ClientSeed: "mine",
-		Ticket:    &game.Ticket{ID: 2, BoughtAt: at, Drawn: true, KeysAfter: 1, Revealed: 0b001, Outcome: storetest.Win(game.TierBarrel)},
+		StartingBalance: 1000, Balance: 1000 - 4*game.Stake + game.TierBarrel.Prize() + game.LotSilver.Prize(),
+		Keys: 1, TicketSeq: 4, ChestSeq: 1, CreatedAt: at, Seed: seed, ClientSeed: "mine",
+		Ticket:    &game.Ticket{ID: 4, BoughtAt: at, Drawn: true, KeysAfter: 1, Revealed: 0b001, Outcome: storetest.Win(game.TierBarrel)},
 		LastChest: &game.Chest{Lot: game.LotSilver, Prize: game.LotSilver.Prize()},
-		Stats: game.Stats{Plays: 2, StakedCents: 2 * game.Stake, WonCents: game.TierBarrel.Prize() + game.LotSilver.Prize(), Wins: 1, Chests: 1,
-			BestWinCents: game.LotSilver.Prize(), Keys: 1},
+		Stats: game.Stats{Plays: 4, StakedCents: 4 * game.Stake, WonCents: game.TierBarrel.Prize() + game.LotSilver.Prize(), Wins: 1, Chests: 1,
+			BestWinCents: game.LotSilver.Prize(), Keys: 4},
 		LastDaily: at,
 	}
 	if err := p.Check(); err != nil {
@@ -75,12 +75,12 @@ func TestRecordValidation(t *testing.T) {
 		{"balance", func(r *storage.Record) { r.BalanceCents++ }, "balance"},
 		{"keys", func(r *storage.Record) { r.Keys = 5 }, "keys"},
 		{"staked", func(r *storage.Record) { r.Stats.StakedCents += 50; r.BalanceCents -= 50 }, "staked"},
-		{"ticket seq", func(r *storage.Record) { r.TicketSeq = 1 }, "2 plays of 1 tickets"},
+		{"ticket seq", func(r *storage.Record) { r.TicketSeq = 3 }, "4 plays of 3 tickets"},
 		{"rows", func(r *storage.Record) { r.OpenTicket.RevealedRows = 9 }, "revealed_rows"},
 		{"closed ticket as open", func(r *storage.Record) { r.OpenTicket.RevealedRows = 7 }, "does not match"},
 		{"drawn without outcome", func(r *storage.Record) { r.OpenTicket.Outcome = nil }, "outcome"},
 		{"winning key", func(r *storage.Record) { r.OpenTicket.Outcome.Key = true }, "key on a winning play"},
-		{"bad grid", func(r *storage.Record) { r.OpenTicket.Outcome.Grid = "GGGXXXGGG" }, "ticket 2"},
+		{"bad grid", func(r *storage.Record) { r.OpenTicket.Outcome.Grid = "GGGXXXGGG" }, "ticket 4"},
 		{"created", func(r *storage.Record) { r.CreatedAt = time.Time{} }, "created_at"},
 		{"seed", func(r *storage.Record) { r.Seed = "abcd" }, "seed"},
 		{"history kind", func(r *storage.Record) {
@@ -297,8 +297,8 @@ func TestRecordCareValidation(t *testing.T) {
 		{"reminder too long", func(r *storage.Record) { r.Reminder = "25h" }, "reminder"},
 		{"reminder syntax", func(r *storage.Record) { r.Reminder = "soon" }, "reminder"},
 		{"spend negative", func(r *storage.Record) { r.Spend.WonWeekCents = -1 }, "spend"},
-		{"spend day not midnight", func(r *storage.Record) { d := r.Spend.Day.Add(time.Hour); r.Spend.Day = &d }, "spend.day"},
-		{"spend week not monday", func(r *storage.Record) { w := r.Spend.Week.AddDate(0, 0, 1); r.Spend.Week = &w }, "spend.week"},
+		{"spend day not midnight", func(r *storage.Record) { d := r.Spend.Day.Add(time.Hour); r.Spend.Day = &d }, "spend day"},
+		{"spend week not monday", func(r *storage.Record) { w := r.Spend.Week.AddDate(0, 0, 1); r.Spend.Week = &w }, "spend day"},
 		{"session checked past plays", func(r *storage.Record) { r.Session.CheckedPlays = r.Session.Plays + 1 }, "session"},
 	}
 	for _, c := range cases {

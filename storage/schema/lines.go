@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -78,60 +79,49 @@ func DecodeLine(record string, b []byte) (game.Entry, error) {
 	return l.Game(record)
 }
 
-// Game returns the history line l stores, checked.
+// Game returns the history line l stores, checked: its form here (a tier
+// on a play only, a lot on a chest only, kb and g together on a play
+// only), its rules by game.Entry.Check.
 func (l Line) Game(record string) (game.Entry, error) {
 	at, err := timeOf(record, "at", l.At)
 	if err != nil {
 		return game.Entry{}, err
 	}
 	e := game.Entry{At: at, Kind: game.Kind(l.Kind), TicketID: l.Ticket, Key: l.Key, Amount: l.Amount, Balance: l.Balance}
-	if !e.Kind.Valid() {
+	play, chest := e.Kind == game.KindPlay, e.Kind == game.KindChest
+	var ok bool
+	switch {
+	case !e.Kind.Valid():
 		return game.Entry{}, fieldErr(record, "k", "unknown kind %q", l.Kind)
-	}
-	if l.Balance < 0 || l.Balance > game.MaxBalance {
-		return game.Entry{}, fieldErr(record, "b", "balance %d out of 0..%d", l.Balance, game.MaxBalance)
-	}
-	if l.After != nil {
-		if e.Kind == game.KindPlay || *l.After > game.MaxSeq {
-			return game.Entry{}, fieldErr(record, "n", "a %q line placed after ticket %d", l.Kind, *l.After)
-		}
-		e.After, e.Placed = *l.After, true
-	}
-	if l.Ticket > game.MaxSeq || l.Chest > game.MaxSeq {
+	case l.Ticket > game.MaxSeq || l.Chest > game.MaxSeq:
 		return game.Entry{}, fieldErr(record, "t", "ticket %d or chest %d beyond %d", l.Ticket, l.Chest, uint64(game.MaxSeq))
-	}
-	switch e.Kind {
-	case game.KindPlay:
-		var ok bool
+	case !play && l.Tier != "":
+		return game.Entry{}, fieldErr(record, "tr", "a %q line with a tier", l.Kind)
+	case !play && (l.KeysBefore != nil || l.Grid != ""):
+		return game.Entry{}, fieldErr(record, "g", "a %q line with a grid", l.Kind)
+	case !chest && l.Lot != "":
+		return game.Entry{}, fieldErr(record, "l", "a %q line with a lot", l.Kind)
+	case play:
 		if e.Tier, ok = tierNamed(l.Tier); !ok {
 			return game.Entry{}, fieldErr(record, "tr", "unknown tier %q", l.Tier)
 		}
-		if l.Ticket == 0 {
-			return game.Entry{}, fieldErr(record, "t", "a play without its ticket")
-		}
-		if l.KeysBefore != nil {
-			if *l.KeysBefore < 0 || *l.KeysBefore >= game.MaxKeys {
-				return game.Entry{}, fieldErr(record, "kb", "%d keys out of 0..%d", *l.KeysBefore, game.MaxKeys-1)
-			}
-			if e.Grid, err = game.ParseGrid(l.Grid); err != nil {
-				return game.Entry{}, fieldErr(record, "g", "%v", err)
-			}
-			e.Fair, e.KeysBefore = true, *l.KeysBefore
-		} else if l.Grid != "" {
-			return game.Entry{}, fieldErr(record, "g", "a grid without the keys held before (kb)")
-		}
-	case game.KindChest:
-		var ok bool
+	case chest:
 		if e.Lot, ok = lotNamed(l.Lot); !ok {
 			return game.Entry{}, fieldErr(record, "l", "unknown lot %q", l.Lot)
 		}
-		if l.Chest != 0 {
-			e.Fair, e.Chest = true, int64(l.Chest)
+	}
+	if l.KeysBefore != nil {
+		if e.Grid, err = game.ParseGrid(l.Grid); err != nil {
+			return game.Entry{}, fieldErr(record, "g", "%v", err)
 		}
-	default:
-		if l.Tier != "" || l.Lot != "" || l.KeysBefore != nil || l.Grid != "" || l.Chest != 0 || l.Ticket != 0 || l.Key {
-			return game.Entry{}, fieldErr(record, "k", "a %q line with a draw's fields", l.Kind)
-		}
+		e.Fair, e.KeysBefore = true, *l.KeysBefore
+	} else if l.Grid != "" {
+		return game.Entry{}, fieldErr(record, "g", "a grid without the keys held before (kb)")
+	}
+	e.Chest = int64(l.Chest)
+	e.Fair = e.Fair || chest && l.Chest != 0
+	if l.After != nil {
+		e.After, e.Placed = *l.After, true
 	}
 	if l.Commitment != "" {
 		if !e.Fair {
@@ -141,7 +131,20 @@ func (l Line) Game(record string) (game.Entry, error) {
 			return game.Entry{}, fieldErr(record, "cm", "%v", err)
 		}
 	}
+	if err := e.Check(); err != nil {
+		if le, ok := errors.AsType[*game.LineError](err); ok {
+			return game.Entry{}, &FieldError{Record: record, Field: lineFields[le.Field], Err: le.Err}
+		}
+		return game.Entry{}, &FieldError{Record: record, Err: err}
+	}
 	return e, nil
+}
+
+// lineFields names the stored field of each field of game.Entry that
+// game.Entry.Check may find at fault.
+var lineFields = map[string]string{
+	"Kind": "k", "TicketID": "t", "Tier": "tr", "Key": "key", "Lot": "l", "Amount": "a", "Balance": "b",
+	"KeysBefore": "kb", "Grid": "g", "Chest": "c", "Commitment": "cm", "After": "n",
 }
 
 func parseCommitment(s string) (game.Commitment, error) {

@@ -34,7 +34,7 @@ func testHistory(t *testing.T, open OpenFunc) {
 			e.Kind, e.Amount = game.KindGrant, 1
 		case i < 40 || i >= 150 && i%3 != 0: // a run of tickets, then mostly tickets
 			ticket++
-			e.Kind, e.TicketID = game.KindPlay, ticket
+			e.Kind, e.TicketID, e.Amount = game.KindPlay, ticket, -game.Stake
 		default: // a run of grants, then some
 			e.Kind, e.Amount, e.After, e.Placed = game.KindGrant, 1, ticket, true
 		}
