@@ -23,7 +23,7 @@ export interface State {
   };
   chest?: { id: number; lot: string; prize: number };
   daily: { amount: number; ready: boolean };
-  texts?: { result?: string };
+  texts?: { result?: string; chest?: string }; // the bot's own words
 }
 
 // Failure is a step the bot refused (409), or one that could not be done;

@@ -173,24 +173,15 @@ function render() {
   top.replaceChildren(h('h1', {}, 'Les Clefs du Trésor'), h('p', { class: 'sub' }, t ? fill(w.ticket, t.id, credits(s.stake, lang)) : ''));
   below.replaceChildren(
     h('p', { class: 'hint' }, t?.open ? w.hint : ''),
-    h('p', { class: 'result', role: 'status' }, t && !t.open ? result(t) : ''),
+    h('p', { class: 'result', role: 'status' }, (t && !t.open && s.texts?.result) || ''), // the bot's own words
     s.chest_due ? h('p', { class: 'chest' }, w.chestReady) : '',
-    s.chest ? h('p', { class: 'chest' }, fill(w.chestOpened, w.lots[s.chest.lot] ?? s.chest.lot, credits(s.chest.prize, lang))) : '',
+    s.chest ? h('p', { class: 'chest' }, s.texts?.chest ?? '') : '',
     actions,
     h('div', { class: 'status' }, keys, h('p', { class: 'balance' }, w.balance, h('b', {}, credits(s.balance, lang)))),
     h('p', { class: 'note', role: 'alert' }, note),
   );
   app.dataset.ticket = t ? String(t.id) : '';
   (app.querySelector(`[data-act="${focused}"]`) as HTMLElement | null)?.focus();
-}
-
-// result is the finished ticket's line: the bot's own words when it sent them.
-function result(t: NonNullable<State['ticket']>): string {
-  if (state.texts?.result) return state.texts.result;
-  const w = words(lang);
-  const won = t.rows.find((row) => row && row[0] === row[1] && row[1] === row[2]);
-  const line = t.prize > 0 && won ? fill(w.win, w.symbols[won[0]], credits(t.prize, lang)) : w.loss;
-  return t.key ? `${line} ${w.key}` : line;
 }
 
 // Enter (or Space on a row) reveals: the keyboard's way to scratch.
