@@ -7,11 +7,17 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
+	"strconv"
 	"time"
 
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/activity"
 	"github.com/lesclefsdutresor/clefs/bot"
 	"github.com/lesclefsdutresor/clefs/commands"
 	"github.com/lesclefsdutresor/clefs/config"
+	"github.com/lesclefsdutresor/clefs/fairpage"
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/internal/buildinfo"
 	"github.com/lesclefsdutresor/clefs/metrics"
@@ -39,6 +45,9 @@ type Hooks struct {
 	// DisconnectGrace is how long a gateway shard may stay down before
 	// /healthz reports it; 0 means bot.DefaultDisconnectGrace (30 s).
 	DisconnectGrace time.Duration
+	// Public is called with the public listener's address (PUBLIC_ADDR)
+	// once it listens.
+	Public func(addr string)
 }
 
 // The metrics count what the handlers and the transports report, their
@@ -58,7 +67,9 @@ type transport interface {
 // Serve is the composition root: it runs the bot process with cfg until ctx
 // ends. It checks the bot token with Discord (GET /users/@me), then opens
 // the store, builds the metrics and the handlers, serves
-// /metrics and /healthz when cfg.MetricsAddr is set, runs the transport
+// /metrics and /healthz when cfg.MetricsAddr is set, /fair and the
+// Activity (package activity) on cfg.PublicAddr when the Activity is
+// configured, runs the transport
 // (the gateway's shards, or the HTTP interactions endpoint when
 // cfg.InteractionsAddr is set) and, at the end, closes everything. It
 // returns the first error that stopped it (nil after a clean shutdown),
@@ -168,6 +179,27 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 			takeSnapshots(ctx, store, cfg.BackupDir, cfg.BackupInterval, cfg.BackupKeep, time.Now, m.Snapshot, log)
 		}()
 	}
+	publicDone := make(chan error, 1)
+	if cfg.ActivityEnabled() {
+		act, err := activity.New(activity.Options{
+			Game: app, AppID: me.ID, ClientSecret: cfg.ClientSecret, Token: cfg.Token, APIBase: cfg.APIBase, Logger: log,
+		})
+		if err != nil {
+			return err
+		}
+		public := http.NewServeMux()
+		public.Handle("GET /fair", fairpage.Handler())
+		public.Handle("/activity/", act)
+		go func() {
+			err := servePublic(ctx, cfg.PublicAddr, public, log, hooks.Public)
+			if err != nil {
+				cancel() // Serve returns it
+			}
+			publicDone <- err
+		}()
+	} else {
+		publicDone <- nil
+	}
 	metricsDone := make(chan error, 1)
 	if cfg.MetricsAddr != "" {
 		health := metrics.Health(
@@ -190,7 +222,39 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	}
 	err = run(ctx)
 	cancel()
-	return errors.Join(err, <-metricsDone)
+	return errors.Join(err, <-metricsDone, <-publicDone)
+}
+
+// servePublic serves h on addr, the public listener (/fair and the
+// Activity), until ctx ends, then shuts it down, letting requests in
+// flight finish for a few seconds. ready, if not nil, gets the address.
+func servePublic(ctx context.Context, addr string, h http.Handler, log *slog.Logger, ready func(string)) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("public listener: listen on %s: %w", addr, err)
+	}
+	srv := &http.Server{
+		Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second,
+		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 16 << 10, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	log.Info("public listener started", "addr", ln.Addr().String(), "serves", "/fair /activity/")
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	select {
+	case err := <-served:
+		return fmt.Errorf("public listener: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+	defer stop()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("public listener: shut down: %w", err)
+	}
+	return nil
 }
 
 // SettingsTTL is how long the handlers keep a guild's settings in memory
@@ -211,7 +275,29 @@ func NewHandlers(cfg config.Config, store storage.Store, obs commands.Observer, 
 		Drawer: hooks.Drawer, Seeds: hooks.Seeds,
 		ApplicationEmojis: cfg.AppEmojis, // uploaded by the transport at start (bot.EmojiHandler)
 		PublicURL:         cfg.PublicURL,
+		Announce:          announcer(cfg, obs, log),
 	}, cached)
+}
+
+// announcer posts the Activity's finished tickets in their channel, with
+// the bot's token (nil when the Activity is off).
+func announcer(cfg config.Config, obs commands.Observer, log *slog.Logger) func(context.Context, uint64, *discordgo.MessageSend) error {
+	if !cfg.ActivityEnabled() {
+		return nil
+	}
+	opts := []bot.SessionOption{bot.WithLogger(log)}
+	if ro, ok := obs.(bot.Observer); ok {
+		opts = append(opts, bot.WithObserver(ro))
+	}
+	s, err := bot.NewSession(cfg.Token, cfg.APIBase, opts...)
+	if err != nil { // no token: Load refuses that
+		log.Error("no session to announce the Activity's tickets", "err", err)
+		return nil
+	}
+	return func(ctx context.Context, channel uint64, m *discordgo.MessageSend) error {
+		_, err := s.ChannelMessageSendComplex(strconv.FormatUint(channel, 10), m, discordgo.WithContext(ctx))
+		return err
+	}
 }
 
 // transportName names the transport in /healthz.

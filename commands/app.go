@@ -101,6 +101,11 @@ type Config struct {
 	// no trailing slash), where it serves the verification page at /fair;
 	// when set, /fairness and finished cards link to it. "" means none.
 	PublicURL string
+	// Announce posts m in channel with the bot's token (POST
+	// /channels/{channel}/messages): when the guild makes plays public, a
+	// ticket finished in the Activity is announced there as its /play card
+	// would show it. nil means no announcements.
+	Announce func(ctx context.Context, channel uint64, m *discordgo.MessageSend) error
 }
 
 // App holds the handlers. It is safe for concurrent use.

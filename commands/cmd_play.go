@@ -57,12 +57,31 @@ func (a *App) playSettings(ctx context.Context, rq *request) (game.Settings, err
 	return set, nil
 }
 
-// buyCard buys a ticket under the interaction's ID (creating the player at
-// the first play, with set's starting balance) and renders it; a due chest is shown instead, and an open
-// ticket is resumed without charge (noted on the card when showResumed).
-// check, when not nil, runs first inside the step, on the state the step
-// acts on: its error refuses the step and is returned as is.
+// buyCard buys a ticket (buyStep) and renders it, or the due chest.
 func (a *App) buyCard(ctx context.Context, rq *request, set game.Settings, check func(game.Player) error, showResumed bool) (*discordgo.InteractionResponseData, error) {
+	ap, err := a.buyStep(ctx, rq, set, check)
+	switch {
+	case err == errChestDue:
+		return a.chestCard(rq.l, rq.user, ap.Player, nil), nil
+	case err != nil:
+		return nil, err
+	}
+	p, r := ap.Player, ap.Result
+	return a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: *p.Ticket, resumed: r.Resumed && showResumed, reality: r.Reality}), nil
+}
+
+// errChestDue is buyStep's answer when the chest is due: the buttons show
+// the chest card instead, the Activity the state with its chest.
+var errChestDue = &userError{id: "err_chest_due"}
+
+// buyStep buys a ticket under rq's operation ID (creating the player at
+// the first play, with set's starting balance), or resumes the open one
+// without charge; a due chest is errChestDue. check, when not nil, runs
+// first inside the step, on the state the step acts on: its error refuses
+// the step and is returned as is. On success the Applied's player holds
+// its ticket, and the balance as the first answer showed it. The buttons
+// and the Activity both buy through it.
+func (a *App) buyStep(ctx context.Context, rq *request, set game.Settings, check func(game.Player) error) (storage.Applied, error) {
 	ap, err := a.apply(ctx, change{
 		id: rq.player(), op: rq.i.ID, create: true, start: set.StartingBalance,
 		do: func(p game.Player, now time.Time) (game.Step, error) {
@@ -77,41 +96,40 @@ func (a *App) buyCard(ctx context.Context, rq *request, set game.Settings, check
 	p := ap.Player
 	_, ticketLeft := p.NextTicket()
 	if cerr, ok := careErr(rq.l, err); ok {
-		return nil, cerr
+		return ap, cerr
 	}
 	switch {
 	case errors.Is(err, game.ErrChestDue):
 		if !p.ChestDue { // opened meanwhile by another click
-			return nil, userErr("err_retry", nil)
+			return ap, userErr("err_retry", nil)
 		}
-		return a.chestCard(rq.l, rq.user, p, nil), nil
+		return ap, errChestDue
 	case errors.Is(err, game.ErrInsufficientFunds):
 		// Suggest /daily only when it would pay now.
 		id, now := "err_funds", a.now()
 		if set.DailyAmount > 0 && !p.Paused(now) && p.DailyReady(set.DailyCooldown, now) {
 			id = "err_funds_daily"
 		}
-		return nil, userErr(id, map[string]any{
+		return ap, userErr(id, map[string]any{
 			"Balance": rq.l.Credits(p.Balance), "Stake": rq.l.Credits(game.Stake),
 		})
 	case errors.Is(err, game.ErrInvalid) && game.BalanceFull(p.Balance):
 		// Buy refuses a ticket whose prizes could not be credited.
-		return nil, userErr("err_balance_full", nil)
+		return ap, userErr("err_balance_full", nil)
 	case errors.Is(err, game.ErrInvalid) && !ticketLeft:
-		return nil, userErr("no_ticket_left", nil)
+		return ap, userErr("no_ticket_left", nil)
 	case err != nil:
-		return nil, stepErr("buy", err)
+		return ap, stepErr("buy", err)
 	}
 	r := ap.Result
 	if a.obs != nil && !r.Resumed && !ap.Repeated {
 		a.obs.Purchase(game.Stake)
 	}
-	t := p.Ticket
-	if t == nil || t.ID != r.Ticket { // a repeat of a buy since played over
-		return nil, userErr("err_ticket_over", nil)
+	if t := p.Ticket; t == nil || t.ID != r.Ticket { // a repeat of a buy since played over
+		return ap, userErr("err_ticket_over", nil)
 	}
-	p.Balance = r.Balance // as the first answer showed it
-	return a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: *t, resumed: r.Resumed && showResumed, reality: r.Reality}), nil
+	ap.Player.Balance = r.Balance // as the first answer showed it
+	return ap, nil
 }
 
 // owner checks that the button's owner is the one pressing it.
@@ -139,35 +157,49 @@ func (a *App) handleAuto(ctx context.Context, rq *request) (reply, error) {
 }
 
 // reveal shows rows of the button's ticket and updates the card in place.
-// The ticket is drawn once, at its first reveal; a double click or a retry
-// re-renders the same card.
 func (a *App) reveal(ctx context.Context, rq *request, rows game.RowMask) (reply, error) {
-	ticket := rq.button.ticket
-	ap, err := a.apply(ctx, change{
+	ap, _, err := a.revealStep(ctx, rq, rq.button.ticket, rows)
+	if err != nil {
+		return reply{}, err
+	}
+	p := ap.Player
+	return reply{update: true, data: a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: *p.Ticket})}, nil
+}
+
+// revealStep shows rows of ticket under rq's operation ID. The ticket is
+// drawn once, at its first reveal; a double click or a retry changes
+// nothing. On success the Applied's player holds the ticket, and the
+// balance as the first answer showed it; finished reports whether this
+// step showed the ticket's last hidden rows. The buttons and the Activity
+// both reveal through it.
+func (a *App) revealStep(ctx context.Context, rq *request, ticket uint64, rows game.RowMask) (ap storage.Applied, finished bool, err error) {
+	ap, err = a.apply(ctx, change{
 		id: rq.player(), op: rq.i.ID,
 		do: func(p game.Player, now time.Time) (game.Step, error) {
+			t := p.Ticket
+			finished = t != nil && t.ID == ticket && t.Open() && t.Revealed|rows == game.AllRows
 			return p.Reveal(a.drawer, ticket, rows, now)
 		},
 	})
 	switch {
 	case errors.Is(err, storage.ErrNoPlayer):
-		return reply{}, userErr("err_stale_button", nil)
+		return ap, false, userErr("err_stale_button", nil)
 	case errors.Is(err, game.ErrUnknownTicket):
-		return reply{}, userErr("err_ticket_over", nil)
+		return ap, false, userErr("err_ticket_over", nil)
 	case err != nil:
-		return reply{}, stepErr("reveal", err)
+		return ap, false, stepErr("reveal", err)
 	}
 	p, r := ap.Player, ap.Result
 	t := p.Ticket
 	if t == nil || t.ID != r.Ticket { // a repeat of a reveal since played over
-		return reply{}, userErr("err_ticket_over", nil)
+		return ap, false, userErr("err_ticket_over", nil)
 	}
 	if a.obs != nil && r.Drawn && !ap.Repeated {
 		o := t.Outcome
 		a.obs.Play(o.Tier, o.Key, game.Stake, o.Prize)
 	}
-	p.Balance = r.Balance
-	return reply{update: true, data: a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: *t})}, nil
+	ap.Player.Balance = r.Balance
+	return ap, finished && !ap.Repeated, nil
 }
 
 // errAgainStale refuses "Play again" on a card that is no longer the
@@ -223,7 +255,19 @@ func (a *App) handleChest(ctx context.Context, rq *request) (reply, error) {
 	if err := rq.owner(); err != nil {
 		return reply{}, err
 	}
-	seq := rq.button.seq
+	ap, err := a.chestStep(ctx, rq, rq.button.seq)
+	if err != nil {
+		return reply{}, err
+	}
+	c := ap.Result.Chest
+	return reply{update: true, data: a.chestCard(rq.l, rq.user, ap.Player, &c)}, nil
+}
+
+// chestStep opens chest number seq under rq's operation ID; a repeat shows
+// the same chest and pays once. On success the Applied's result holds the
+// chest, its player the balance as the first answer showed it. The buttons
+// and the Activity both open chests through it.
+func (a *App) chestStep(ctx context.Context, rq *request, seq int64) (storage.Applied, error) {
 	ap, err := a.apply(ctx, change{
 		id: rq.player(), op: rq.i.ID,
 		do: func(p game.Player, now time.Time) (game.Step, error) {
@@ -232,22 +276,20 @@ func (a *App) handleChest(ctx context.Context, rq *request) (reply, error) {
 	})
 	switch {
 	case errors.Is(err, storage.ErrNoPlayer):
-		return reply{}, userErr("err_stale_button", nil)
+		return ap, userErr("err_stale_button", nil)
 	case errors.Is(err, game.ErrNoChest):
-		return reply{}, userErr("err_chest_over", nil)
+		return ap, userErr("err_chest_over", nil)
 	case errors.Is(err, game.ErrInvalid) && !chestLeft(ap.Player):
-		return reply{}, userErr("no_chest_left", nil)
+		return ap, userErr("no_chest_left", nil)
 	case err != nil:
-		return reply{}, stepErr("open_chest", err)
+		return ap, stepErr("open_chest", err)
 	}
 	r := ap.Result
 	if a.obs != nil && r.Opened && !ap.Repeated {
 		a.obs.Chest(r.Chest.Lot, r.Chest.Prize)
 	}
-	p := ap.Player
-	p.Balance = r.Balance
-	c := r.Chest
-	return reply{update: true, data: a.chestCard(rq.l, rq.user, p, &c)}, nil
+	ap.Player.Balance = r.Balance
+	return ap, nil
 }
 
 // chestLeft reports whether p's next chest has a number (game's NextChest).

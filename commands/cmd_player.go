@@ -206,25 +206,9 @@ func (a *App) handleDaily(ctx context.Context, rq *request) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	ap, err := a.apply(ctx, change{
-		id: rq.player(), op: rq.i.ID, create: true, start: set.StartingBalance,
-		do: func(p game.Player, now time.Time) (game.Step, error) {
-			return p.ClaimDaily(set.DailyAmount, set.DailyCooldown, now)
-		},
-	})
-	if cerr, ok := careErr(l, err); ok {
-		return reply{}, cerr
-	}
-	var cool *game.CooldownError
-	switch {
-	case errors.As(err, &cool):
-		return reply{}, userErr("err_daily_wait", map[string]any{"When": timestamp(cool.Next.Unix(), "R")})
-	case errors.Is(err, game.ErrDailyDisabled):
-		return reply{}, userErr("err_daily_off", nil)
-	case errors.Is(err, game.ErrInvalid) && set.DailyAmount > 0 && !game.CanCredit(ap.Player.Balance, set.DailyAmount):
-		return reply{}, userErr("err_balance_full", nil)
-	case err != nil:
-		return reply{}, stepErr("claim_daily", err)
+	ap, err := a.dailyStep(ctx, rq, set)
+	if err != nil {
+		return reply{}, err
 	}
 	r := ap.Result
 	// The balance as the player has seen it: without the prize of a
@@ -235,6 +219,33 @@ func (a *App) handleDaily(ctx context.Context, rq *request) (reply, error) {
 	return reply{data: &discordgo.InteractionResponseData{
 		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
 	}}, nil
+}
+
+// dailyStep claims the guild's daily bonus under rq's operation ID,
+// creating the player at the first claim. The command and the Activity
+// both claim through it.
+func (a *App) dailyStep(ctx context.Context, rq *request, set game.Settings) (storage.Applied, error) {
+	ap, err := a.apply(ctx, change{
+		id: rq.player(), op: rq.i.ID, create: true, start: set.StartingBalance,
+		do: func(p game.Player, now time.Time) (game.Step, error) {
+			return p.ClaimDaily(set.DailyAmount, set.DailyCooldown, now)
+		},
+	})
+	if cerr, ok := careErr(rq.l, err); ok {
+		return ap, cerr
+	}
+	var cool *game.CooldownError
+	switch {
+	case errors.As(err, &cool):
+		return ap, userErr("err_daily_wait", map[string]any{"When": timestamp(cool.Next.Unix(), "R")})
+	case errors.Is(err, game.ErrDailyDisabled):
+		return ap, userErr("err_daily_off", nil)
+	case errors.Is(err, game.ErrInvalid) && set.DailyAmount > 0 && !game.CanCredit(ap.Player.Balance, set.DailyAmount):
+		return ap, userErr("err_balance_full", nil)
+	case err != nil:
+		return ap, stepErr("claim_daily", err)
+	}
+	return ap, nil
 }
 
 func (a *App) historyCommand() *command {

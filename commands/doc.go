@@ -42,6 +42,12 @@
 // and /admin reset-guild records its progress, with game's guild
 // transitions through storage.ApplyGuild.
 //
+// The Activity (package activity, the card scratched by hand) plays
+// through App.Act: the buttons' own steps (buyStep, revealStep, chestStep,
+// dailyStep in cmd_play.go and cmd_player.go) under the page's operation
+// IDs ("a:" + the page's), counted and logged as the buttons are; its
+// state (ActState) holds the revealed rows only (activity.go).
+//
 // Usage with a plain discordgo session:
 //
 //	app := commands.New(commands.Config{Observer: metrics, Logger: log}, store)

@@ -147,24 +147,14 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 	case !v.done():
 		desc.WriteString(l.T("card_hint", nil))
 	default:
-		o := t.Outcome
-		if o.Tier.Winning() {
-			colour = colourWin
-			s := o.Tier.Symbol()
-			desc.WriteString(l.T("card_win", map[string]any{
-				"Symbol": a.symbol(s), "Name": l.T("sym_"+s.String(), nil), "Prize": l.Credits(o.Prize),
-			}))
-		} else {
-			colour = colourLoss
-			desc.WriteString(l.T("card_loss", nil))
-		}
-		if o.Key {
-			desc.WriteString("\n" + l.T("card_key", map[string]any{"Key": a.glyphs().sym[game.Key]}))
-		}
-		if t.Chest {
+		colour = colourLoss
+		switch {
+		case t.Chest:
 			colour = colourChest
-			desc.WriteString("\n" + l.T("card_chest_won", nil))
+		case t.Outcome.Tier.Winning():
+			colour = colourWin
 		}
+		desc.WriteString(a.resultText(l, t))
 	}
 
 	arrows := make([]discordgo.MessageComponent, 0, 4)
@@ -207,6 +197,28 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 		Components:      rows,
 		AllowedMentions: noMentions,
 	}
+}
+
+// resultText is a finished ticket's result as its card tells it: the win
+// or the loss, the key found, the chest won. The Activity sends it too.
+func (a *App) resultText(l *lang, t game.Ticket) string {
+	o := t.Outcome
+	var s string
+	if o.Tier.Winning() {
+		sym := o.Tier.Symbol()
+		s = l.T("card_win", map[string]any{
+			"Symbol": a.symbol(sym), "Name": l.T("sym_"+sym.String(), nil), "Prize": l.Credits(o.Prize),
+		})
+	} else {
+		s = l.T("card_loss", nil)
+	}
+	if o.Key {
+		s += "\n" + l.T("card_key", map[string]any{"Key": a.glyphs().sym[game.Key]})
+	}
+	if t.Chest {
+		s += "\n" + l.T("card_chest_won", nil)
+	}
+	return s
 }
 
 // cardFooter is a ticket card's footer: the ticket, the stake, the

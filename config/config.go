@@ -63,10 +63,19 @@ type Config struct {
 	// the same name, so LOG_LEVEL must let them through (Load checks).
 	DiscordgoLogLevel string
 
-	MetricsAddr string // METRICS_ADDR: host:port of /metrics and /healthz; "" = off
+	MetricsAddr string // METRICS_ADDR: host:port of /metrics, /healthz and /version (private); "" = off
 
-	// PublicURL is PUBLIC_URL: the address players reach the bot's HTTP
-	// listener at (METRICS_ADDR or INTERACTIONS_ADDR, behind a proxy),
+	// PublicAddr is PUBLIC_ADDR: host:port of the public listener, serving
+	// /fair and the Activity under /activity/; "" = none. Set with
+	// ClientSecret or not at all (ActivityEnabled).
+	PublicAddr string
+	// ClientSecret is DISCORD_CLIENT_SECRET, the application's OAuth2
+	// client secret, with which the Activity exchanges a player's
+	// authorization code. Never logged (LogValue), never in an error.
+	ClientSecret string
+
+	// PublicURL is PUBLIC_URL: the address players reach the bot's public
+	// listener at (PUBLIC_ADDR or INTERACTIONS_ADDR, behind a proxy),
 	// https:// (the verification page needs a secure context for
 	// WebCrypto; http://localhost and http://127.0.0.1 are one too, for
 	// tests), without a trailing slash, query or fragment; "" = none.
@@ -118,6 +127,8 @@ func (c Config) LogValue() slog.Value {
 		slog.String("log_format", c.LogFormat),
 		slog.String("discordgo_log_level", c.DiscordgoLogLevel),
 		slog.String("metrics_addr", c.MetricsAddr),
+		slog.String("public_addr", c.PublicAddr),
+		slog.String("client_secret", redact(c.ClientSecret)),
 		slog.String("public_url", c.PublicURL),
 		slog.String("shard_count", ShardCountString(c.ShardCount)),
 		slog.String("shard_ids", ShardIDsString(c.ShardIDs)),
@@ -125,6 +136,10 @@ func (c Config) LogValue() slog.Value {
 		slog.String("interactions_addr", c.InteractionsAddr),
 	)
 }
+
+// ActivityEnabled reports whether the Activity is configured: PUBLIC_ADDR
+// and DISCORD_CLIENT_SECRET are both set (Load refuses one without the other).
+func (c Config) ActivityEnabled() bool { return c.PublicAddr != "" && c.ClientSecret != "" }
 
 // String describes the configuration without secrets.
 func (c Config) String() string { return c.LogValue().String() }
@@ -163,6 +178,8 @@ func Load(getenv func(string) string) (Config, error) {
 		LogFormat:         l.oneOf("LOG_FORMAT", "text", "text", "json"),
 		DiscordgoLogLevel: l.oneOf("DISCORDGO_LOG_LEVEL", "error", "off", "error", "warn", "info", "debug"),
 		MetricsAddr:       l.hostPort("METRICS_ADDR"),
+		PublicAddr:        l.hostPort("PUBLIC_ADDR"),
+		ClientSecret:      l.secret("DISCORD_CLIENT_SECRET"),
 		PublicURL:         l.publicURL("PUBLIC_URL"),
 		ShardCount:        l.shardCount("SHARD_COUNT"),
 		ShutdownTimeout:   l.duration("SHUTDOWN_TIMEOUT", DefaultShutdownTimeout, time.Millisecond),
@@ -182,6 +199,12 @@ func Load(getenv func(string) string) (Config, error) {
 		if c.ShardIDs != nil || (c.ShardCount != 1) {
 			l.fail("INTERACTIONS_ADDR", "serves interactions over HTTP, without a gateway: leave SHARD_IDS and SHARD_ID empty, and SHARD_COUNT empty or 1")
 		}
+	}
+	if (l.get("PUBLIC_ADDR") == "") != (l.get("DISCORD_CLIENT_SECRET") == "") {
+		l.fail("PUBLIC_ADDR", "PUBLIC_ADDR and DISCORD_CLIENT_SECRET go together (the Activity): set both, or neither (docs/activity.md)")
+	}
+	if a := c.PublicAddr; a != "" && !strings.HasSuffix(a, ":0") && (a == c.MetricsAddr || a == c.InteractionsAddr) {
+		l.fail("PUBLIC_ADDR", "%q is also METRICS_ADDR or INTERACTIONS_ADDR: give each listener its own port", a)
 	}
 	if lv, ok := slogLevels[c.DiscordgoLogLevel]; ok && lv < c.LogLevel {
 		l.fail("DISCORDGO_LOG_LEVEL", "%s: discordgo's lines at this level are logged at level %s, which LOG_LEVEL=%s drops: set LOG_LEVEL=%s too, or a quieter DISCORDGO_LOG_LEVEL",
@@ -226,10 +249,26 @@ func (l *loader) token(name string) string {
 	switch {
 	case v == "":
 		l.fail(name, "required (the bot token from the Discord developer portal; to try the game without Discord, run: go run . try)")
-	case strings.ContainsFunc(v, func(r rune) bool { return unicode.IsSpace(r) || r > unicode.MaxASCII || unicode.IsControl(r) }):
+	case notPlain(v):
 		l.fail(name, "contains spaces or non-ASCII characters (token not shown)")
 	}
 	return v
+}
+
+// secret reads a secret such as the client secret: printable ASCII
+// without spaces. The value itself never appears in an error.
+func (l *loader) secret(name string) string {
+	v := l.get(name)
+	if notPlain(v) {
+		l.fail(name, "contains spaces or non-ASCII characters (value not shown)")
+		return ""
+	}
+	return v
+}
+
+// notPlain reports whether a secret holds spaces, controls or non-ASCII.
+func notPlain(v string) bool {
+	return strings.ContainsFunc(v, func(r rune) bool { return unicode.IsSpace(r) || r > unicode.MaxASCII || unicode.IsControl(r) })
 }
 
 func (l *loader) snowflake(name string) string {

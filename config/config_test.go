@@ -191,11 +191,12 @@ func TestLoadReportsEveryError(t *testing.T) {
 
 func TestSecretsNeverShown(t *testing.T) {
 	const secret = "sekrit.token.value"
-	c := mustLoad(t, env("DISCORD_TOKEN", secret, "REDIS_URL", "redis://u:hunter2@h:6379"))
+	c := mustLoad(t, env("DISCORD_TOKEN", secret, "REDIS_URL", "redis://u:hunter2@h:6379",
+		"PUBLIC_ADDR", "127.0.0.1:8081", "DISCORD_CLIENT_SECRET", "clientsecret42"))
 	var b strings.Builder
 	slog.New(slog.NewTextHandler(&b, nil)).Info("cfg", "config", c)
 	out := b.String() + c.String() + fmt.Sprint(c.LogValue())
-	for _, s := range []string{secret, "hunter2"} {
+	for _, s := range []string{secret, "hunter2", "clientsecret42"} {
 		if strings.Contains(out, s) {
 			t.Errorf("secret %q shown: %s", s, out)
 		}
@@ -207,6 +208,37 @@ func TestSecretsNeverShown(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), secret) {
 		t.Errorf("bad token error shows the token or is missing: %v", err)
 	}
+	_, err = config.Load(env("DISCORD_TOKEN", "t", "PUBLIC_ADDR", ":8081", "DISCORD_CLIENT_SECRET", "with space"+secret))
+	if err == nil || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "DISCORD_CLIENT_SECRET:") {
+		t.Errorf("bad client secret error shows the secret or is missing: %v", err)
+	}
+}
+
+// TestActivityConfig: the Activity needs both PUBLIC_ADDR and
+// DISCORD_CLIENT_SECRET; one alone is an error naming both, and the public
+// listener shares no port with the others.
+func TestActivityConfig(t *testing.T) {
+	if c := mustLoad(t, env("DISCORD_TOKEN", "t")); c.ActivityEnabled() {
+		t.Error("Activity on by default")
+	}
+	c := mustLoad(t, env("DISCORD_TOKEN", "t", "PUBLIC_ADDR", "0.0.0.0:8081", "DISCORD_CLIENT_SECRET", "s3cret"))
+	if !c.ActivityEnabled() || c.PublicAddr != "0.0.0.0:8081" || c.ClientSecret != "s3cret" {
+		t.Errorf("got %q %q enabled=%v", c.PublicAddr, c.ClientSecret, c.ActivityEnabled())
+	}
+	for _, e := range [][]string{
+		{"PUBLIC_ADDR", "0.0.0.0:8081"},
+		{"DISCORD_CLIENT_SECRET", "s3cret"},
+	} {
+		_, err := config.Load(env(append([]string{"DISCORD_TOKEN", "t"}, e...)...))
+		if err == nil || !strings.Contains(err.Error(), "PUBLIC_ADDR") || !strings.Contains(err.Error(), "DISCORD_CLIENT_SECRET") {
+			t.Errorf("%s alone: %v, want an error naming both", e[0], err)
+		}
+	}
+	_, err := config.Load(env("DISCORD_TOKEN", "t", "PUBLIC_ADDR", ":9090", "METRICS_ADDR", ":9090", "DISCORD_CLIENT_SECRET", "s"))
+	if err == nil || !strings.Contains(err.Error(), "PUBLIC_ADDR:") {
+		t.Errorf("same port as METRICS_ADDR: %v", err)
+	}
+	mustLoad(t, env("DISCORD_TOKEN", "t", "PUBLIC_ADDR", "127.0.0.1:0", "METRICS_ADDR", "127.0.0.1:0", "DISCORD_CLIENT_SECRET", "s")) // two ports the system picks
 }
 
 func TestParseCredits(t *testing.T) {

@@ -45,6 +45,7 @@ type harness struct {
 	logs   *syncBuffer
 	cancel context.CancelFunc
 	done   chan error
+	public chan string // the public listener's address, when PUBLIC_ADDR is set
 }
 
 type syncBuffer struct {
@@ -112,7 +113,7 @@ func (h *harness) serve(d game.Drawer) {
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan struct{})
 	log := slog.New(slog.NewTextHandler(io.MultiWriter(h.logs), &slog.HandlerOptions{Level: h.cfg.LogLevel}))
-	h.cancel, h.done = cancel, make(chan error, 1)
+	h.cancel, h.done, h.public = cancel, make(chan error, 1), make(chan string, 1)
 	go func() {
 		h.done <- cli.Serve(ctx, h.cfg, log, cli.Hooks{
 			Drawer: d,
@@ -123,6 +124,7 @@ func (h *harness) serve(d game.Drawer) {
 				close(started)
 			},
 			IdentifyInterval: 10 * time.Millisecond,
+			Public:           func(addr string) { h.public <- addr },
 		})
 	}()
 	select {

@@ -17,8 +17,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"github.com/lesclefsdutresor/clefs/fairpage"
 )
 
 // HealthTimeout is the deadline /healthz gives the health checks: a check
@@ -201,8 +199,6 @@ func IsStarting(err error) bool {
 //   - GET /version: build as JSON, e.g. {"version":"v1.2.0","revision":
 //     "5effcde…","time":"2026-05-01T12:00:00Z","modified":false,
 //     "go_version":"go1.26.8"}.
-//   - GET /fair: the verification page (package fairpage), for players,
-//     so that one listener serves it in gateway mode too.
 //
 // Other methods on these paths answer 405; every other path answers 404.
 func Handler(g prometheus.Gatherer, health func(context.Context) error, build Build, log *slog.Logger) http.Handler {
@@ -249,7 +245,6 @@ func Handler(g prometheus.Gatherer, health func(context.Context) error, build Bu
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(version)
 	})
-	mux.Handle("GET /fair", fairpage.Handler())
 	return mux
 }
 

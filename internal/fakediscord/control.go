@@ -29,6 +29,10 @@ const ControlAPI = `Control API: under /_fake/ on the fake's URL (BASE below), J
   PUT  /_fake/endpoint             {"url": URL}: check it as the Developer Portal does
                                    (PING, bad signature → 401), then send interactions
                                    there; {"url": ""}: back to the gateway
+  POST /_fake/activity             {"guild", "channel", "users"}: a user launches the
+                                   Activity there → {"instance_id"}
+  POST /_fake/authorize            {"user", "username", "locale"}: the Discord client's
+                                   AUTHORIZE → {"code"}, for POST /oauth2/token
   GET  /_fake/                     this reference
 
 Faults (see "Faults" below):
@@ -391,6 +395,7 @@ func (s *Server) ControlHandler() http.Handler {
 		writeJSON(w, http.StatusOK, ids)
 	})
 	s.controlFaults(mux)
+	s.controlActivity(mux)
 	return mux
 }
 

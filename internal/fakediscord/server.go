@@ -175,6 +175,7 @@ type Server struct {
 	noAckUntil   time.Time            // heartbeats are not ACKed until then
 	chaos        *chaosState
 	resumes      []Resume
+	oauth        oauthState // OAuth2 and the Activity (oauth.go)
 }
 
 // New returns a server; call Start to listen.
@@ -333,6 +334,7 @@ func (s *Server) Handler() http.Handler {
 	api("GET /applications/{app}/emojis/{emoji}", true, s.getEmoji)
 	api("PATCH /applications/{app}/emojis/{emoji}", true, s.patchEmoji)
 	api("DELETE /applications/{app}/emojis/{emoji}", true, s.deleteEmoji)
+	s.oauthRoutes(api)
 	api("POST /interactions/{id}/{token}/callback", false, s.postCallback)
 	api("POST /webhooks/{app}/{token}", false, s.postFollowUp)
 	api("GET /webhooks/{app}/{token}/messages/{msg}", false, s.getWebhookMessage)
@@ -353,6 +355,9 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request, required boo
 	h := r.Header.Get("Authorization")
 	if h == "" && !required {
 		return true
+	}
+	if r.Pattern == "GET /api/{version}/users/@me" && strings.HasPrefix(h, "Bearer ") {
+		return true // a user's OAuth2 token: getMe checks it (oauth.go)
 	}
 	if h != "Bot "+s.opts.Token {
 		s.fail(w, r, http.StatusUnauthorized, 0, "401: Unauthorized", nil, "")
@@ -621,6 +626,9 @@ func (s *Server) getGatewayBot(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) getMe(w http.ResponseWriter, r *http.Request) {
+	if s.bearerMe(w, r) {
+		return
+	}
 	writeJSON(w, http.StatusOK, s.botUser())
 }
 

@@ -1,0 +1,489 @@
+package activity
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lesclefsdutresor/clefs/art"
+	"github.com/lesclefsdutresor/clefs/commands"
+	"github.com/lesclefsdutresor/clefs/game"
+)
+
+// The page, built from activity/web (npm run build) and committed.
+//
+//go:embed static
+var staticFS embed.FS
+
+// Defaults of Options.
+const (
+	DefaultRate  = 5  // requests a second per user
+	DefaultBurst = 20 // requests at once per user
+	// maxBody bounds a request's body.
+	maxBody = 1 << 10
+)
+
+// CSP is the Content-Security-Policy of every answer: the page loads
+// nothing from anywhere else, and only Discord may frame it.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
+	"connect-src 'self'; base-uri 'none'; form-action 'none'; " +
+	"frame-ancestors 'self' https://discord.com https://*.discord.com https://*.discordsays.com"
+
+// Game plays the Activity's steps: *commands.App.
+type Game interface {
+	Act(ctx context.Context, act commands.Act) (commands.ActState, error)
+}
+
+// Options configure the Activity's handler.
+type Options struct {
+	Game         Game
+	AppID        string // the application's ID, the bot user's
+	ClientSecret string // the application's OAuth2 client secret
+	Token        string // the bot token, for the activity-instance route
+	// APIBase replaces https://discord.com (config DISCORD_API_BASE).
+	APIBase string
+	// Client calls Discord; nil means a client with a 10 s timeout.
+	Client *http.Client
+	// Now is the sessions' and the rate limit's clock; nil means time.Now.
+	Now func() time.Time
+	// Logger logs the refusals and failures; nil means slog.Default().
+	Logger *slog.Logger
+	// Rate and Burst bound each user's requests (a token bucket); 0
+	// means DefaultRate and DefaultBurst. Session creations share one
+	// bucket of ten times that.
+	Rate  float64
+	Burst int
+}
+
+// handler serves the Activity under /activity/.
+type handler struct {
+	game    Game
+	appID   string
+	key     []byte
+	discord *discord
+	now     func() time.Time
+	log     *slog.Logger
+	users   *limiter
+	logins  *limiter
+	files   map[string]*file // by path under /activity/: "" is index.html
+	mux     *http.ServeMux
+}
+
+// file is a static answer: the page's files and the art.
+type file struct {
+	body, gz []byte // gz: the gzipped body, nil when it does not pay
+	ctype    string
+	etag     string
+	cache    string
+}
+
+// New returns the handler of everything under /activity/ (mount it at
+// "/activity/"): the page, the art, and the API (docs/activity.md).
+func New(o Options) (http.Handler, error) {
+	if o.Game == nil || o.AppID == "" || o.ClientSecret == "" || o.Token == "" {
+		return nil, errors.New("activity: the game, the application ID, the client secret and the bot token are required")
+	}
+	if o.APIBase == "" {
+		o.APIBase = "https://discord.com"
+	}
+	if o.Client == nil {
+		o.Client = &http.Client{Timeout: 10 * time.Second}
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Rate <= 0 {
+		o.Rate = DefaultRate
+	}
+	if o.Burst <= 0 {
+		o.Burst = DefaultBurst
+	}
+	h := &handler{
+		game: o.Game, appID: o.AppID, key: sessionKey(o.ClientSecret), now: o.Now, log: o.Logger,
+		discord: &discord{api: strings.TrimRight(o.APIBase, "/") + "/api/v10", appID: o.AppID, secret: o.ClientSecret, token: o.Token, client: o.Client},
+		users:   newLimiter(o.Rate, o.Burst),
+		logins:  newLimiter(10*o.Rate, 10*o.Burst),
+		files:   map[string]*file{},
+	}
+	if err := h.loadFiles(); err != nil {
+		return nil, err
+	}
+	m := http.NewServeMux()
+	m.HandleFunc("GET /activity/api/config", h.config)
+	m.HandleFunc("POST /activity/api/session", h.session)
+	m.HandleFunc("GET /activity/api/state", h.play(commands.ActKindState))
+	for _, k := range []string{commands.ActKindBuy, commands.ActKindReveal, commands.ActKindChest, commands.ActKindDaily} {
+		m.HandleFunc("POST /activity/api/"+k, h.play(k))
+	}
+	m.HandleFunc("/activity/{path...}", h.static)
+	h.mux = m
+	return h, nil
+}
+
+// ServeHTTP sets the headers every answer carries and routes.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", CSP)
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "no-referrer")
+	h.mux.ServeHTTP(w, r)
+}
+
+// loadFiles reads the page's files and draws the art, once.
+func (h *handler) loadFiles() error {
+	sub, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		return fmt.Errorf("activity: %w", err)
+	}
+	err = fs.WalkDir(sub, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(sub, p)
+		if err != nil {
+			return err
+		}
+		h.add(p, b, "no-cache")
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("activity: read the page: %w", err)
+	}
+	if h.files["index.html"] == nil {
+		return errors.New("activity: static/index.html is missing")
+	}
+	h.files[""] = h.files["index.html"]
+	for i := range game.NumSymbols {
+		b, err := art.SymbolPNG(game.Symbol(i))
+		if err != nil {
+			return fmt.Errorf("activity: draw symbol %d: %w", i, err)
+		}
+		h.add("art/"+strconv.Itoa(i)+".png", b, "public, max-age=86400")
+	}
+	b, err := art.HiddenPNG()
+	if err != nil {
+		return fmt.Errorf("activity: draw the hidden cell: %w", err)
+	}
+	h.add("art/hidden.png", b, "public, max-age=86400")
+	return nil
+}
+
+// contentTypes are the types of the files served, by extension.
+var contentTypes = map[string]string{
+	".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+	".css": "text/css; charset=utf-8", ".png": "image/png", ".svg": "image/svg+xml",
+	".json": "application/json", ".woff2": "font/woff2",
+}
+
+// add serves b at /activity/ + p.
+func (h *handler) add(p string, b []byte, cache string) {
+	sum := sha256.Sum256(b)
+	f := &file{body: b, cache: cache, etag: `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`}
+	if f.ctype = contentTypes[path.Ext(p)]; f.ctype == "" {
+		f.ctype = "application/octet-stream"
+	}
+	if !strings.HasPrefix(f.ctype, "image/png") {
+		var z bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
+		_, _ = zw.Write(b)
+		_ = zw.Close()
+		if z.Len() < len(b) {
+			f.gz = z.Bytes()
+		}
+	}
+	h.files[p] = f
+}
+
+// static serves the page's files and the art; anything else is a 404
+// (405 for a method other than GET), in JSON under api/.
+func (h *handler) static(w http.ResponseWriter, r *http.Request) {
+	p := r.PathValue("path")
+	f := h.files[p]
+	switch {
+	case strings.HasPrefix(p, "api/"):
+		h.fail(w, http.StatusNotFound, "not_found", "no such route")
+		return
+	case r.Method != http.MethodGet && r.Method != http.MethodHead:
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	case f == nil:
+		http.NotFound(w, r)
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", f.ctype)
+	hd.Set("Cache-Control", f.cache)
+	hd.Set("ETag", f.etag)
+	hd.Set("Vary", "Accept-Encoding")
+	if r.Header.Get("If-None-Match") == f.etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	body := f.body
+	if f.gz != nil && acceptsGzip(r) {
+		hd.Set("Content-Encoding", "gzip")
+		body = f.gz
+	}
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	_, _ = w.Write(body)
+}
+
+func acceptsGzip(r *http.Request) bool {
+	for _, e := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		if name, q, _ := strings.Cut(strings.TrimSpace(e), ";"); strings.EqualFold(name, "gzip") && strings.TrimSpace(q) != "q=0" {
+			return true
+		}
+	}
+	return false
+}
+
+// config answers the application's ID, which the page's SDK needs.
+func (h *handler) config(w http.ResponseWriter, r *http.Request) {
+	h.reply(w, http.StatusOK, map[string]string{"client_id": h.appID})
+}
+
+// sessionRequest is what the page sends to start a session.
+type sessionRequest struct {
+	Code       string `json:"code"`
+	InstanceID string `json:"instance_id"`
+}
+
+// Shapes of what the page sends.
+var (
+	codePattern     = regexp.MustCompile(`^[A-Za-z0-9_.~-]{1,200}$`)
+	instancePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,200}$`)
+)
+
+// session proves who plays, where (docs/activity.md): Discord exchanges
+// the code for the user's token, tells the user, and shows the instance the
+// user must be in. Nothing the page says about the user or the guild is
+// believed.
+func (h *handler) session(w http.ResponseWriter, r *http.Request) {
+	now := h.now()
+	if ok, wait := h.logins.allow("", now); !ok {
+		h.tooMany(w, wait, "", "session")
+		return
+	}
+	var req sessionRequest
+	if !h.decode(w, r, &req) {
+		return
+	}
+	if !codePattern.MatchString(req.Code) || !instancePattern.MatchString(req.InstanceID) {
+		h.fail(w, http.StatusBadRequest, "bad_request", "code and instance_id are required, as Discord gives them")
+		return
+	}
+	ctx := r.Context()
+	access, err := h.discord.exchange(ctx, req.Code)
+	if err != nil {
+		h.discordFailed(w, err, "code", "Discord refused the authorization code: authorize again", "instance", req.InstanceID)
+		return
+	}
+	u, err := h.discord.user(ctx, access)
+	if err != nil {
+		h.discordFailed(w, err, "code", "Discord refused the access token: authorize again", "instance", req.InstanceID)
+		return
+	}
+	in, err := h.discord.instance(ctx, req.InstanceID)
+	if err != nil {
+		h.discordFailed(w, err, "instance", "this Activity is not running: launch it again", "instance", req.InstanceID, "user", u.ID)
+		return
+	}
+	guild, errGuild := strconv.ParseUint(in.Location.GuildID, 10, 64)
+	_, errChannel := strconv.ParseUint(in.Location.ChannelID, 10, 64)
+	switch {
+	case in.ApplicationID != h.appID || in.InstanceID != req.InstanceID:
+		h.refuse(w, http.StatusForbidden, "instance", "this Activity instance is another application's", "instance", req.InstanceID, "user", u.ID)
+		return
+	case !slices.Contains(in.Users, u.ID):
+		h.refuse(w, http.StatusForbidden, "not_in_instance", "you are not in this Activity: launch it again", "instance", req.InstanceID, "user", u.ID)
+		return
+	case errGuild != nil || guild == 0 || errChannel != nil:
+		h.refuse(w, http.StatusForbidden, "guild_only", "the game is played in a server's channel, not in a direct message", "instance", req.InstanceID, "user", u.ID)
+		return
+	}
+	locale := u.Locale
+	if len(locale) > 16 {
+		locale = ""
+	}
+	s := session{U: u.ID, G: in.Location.GuildID, C: in.Location.ChannelID, I: in.InstanceID, L: locale, E: now.Add(SessionLife).Unix()}
+	st, ok := h.act(w, r, s, commands.Act{Kind: commands.ActKindState})
+	if !ok {
+		return
+	}
+	h.log.Info("activity: session started", "guild", s.G, "channel", s.C, "user", s.U, "instance", s.I)
+	h.reply(w, http.StatusOK, map[string]any{
+		"access_token": access, "session": sign(h.key, s), "expires_in": int(SessionLife / time.Second), "state": st,
+	})
+}
+
+// stepRequest is the body of a game step; what a kind does not take must
+// be absent.
+type stepRequest struct {
+	Op     string `json:"op"`
+	Ticket *int64 `json:"ticket"`
+	Row    *int   `json:"row"`
+	Chest  *int64 `json:"chest"`
+}
+
+// bodies are what each step takes, for the refusals.
+var bodies = map[string]string{
+	commands.ActKindBuy: `{"op"}`, commands.ActKindDaily: `{"op"}`,
+	commands.ActKindReveal: `{"op", "ticket" (a positive number), "row" (0, 1, 2, or -1 for Auto)}`,
+	commands.ActKindChest:  `{"op", "chest" (a positive number)}`,
+}
+
+// play serves one game route of kind.
+func (h *handler) play(kind string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		s, err := verify(h.key, token, h.now())
+		if !ok || err != nil {
+			h.refuse(w, http.StatusUnauthorized, "session", "your session is over: authorize again")
+			return
+		}
+		if ok, wait := h.users.allow(s.U, h.now()); !ok {
+			h.tooMany(w, wait, s.U, kind)
+			return
+		}
+		act := commands.Act{Kind: kind}
+		if kind != commands.ActKindState {
+			var req stepRequest
+			if !h.decode(w, r, &req) {
+				return
+			}
+			ticket, row, chest := req.Ticket != nil, req.Row != nil, req.Chest != nil
+			if ticket != (kind == commands.ActKindReveal) || row != (kind == commands.ActKindReveal) || chest != (kind == commands.ActKindChest) ||
+				(ticket && *req.Ticket <= 0) || (chest && *req.Chest <= 0) {
+				h.refuse(w, http.StatusBadRequest, "bad_request", kind+" takes "+bodies[kind], "user", s.U)
+				return
+			}
+			act.Op = req.Op
+			if ticket {
+				act.Ticket, act.Row = uint64(*req.Ticket), *req.Row
+			}
+			if chest {
+				act.Chest = *req.Chest
+			}
+		}
+		if st, ok := h.act(w, r, s, act); ok {
+			h.reply(w, http.StatusOK, st)
+		}
+	}
+}
+
+// act runs act for the session's user, where the session says; on an
+// error it answers it and returns false.
+func (h *handler) act(w http.ResponseWriter, r *http.Request, s session, act commands.Act) (commands.ActState, bool) {
+	var err error
+	if act.Guild, err = strconv.ParseUint(s.G, 10, 64); err == nil {
+		act.Channel, err = strconv.ParseUint(s.C, 10, 64)
+	}
+	if err == nil {
+		act.User, err = strconv.ParseUint(s.U, 10, 64)
+	}
+	if err != nil { // signed by us: cannot happen
+		h.fail(w, http.StatusUnauthorized, "session", "your session is over: authorize again")
+		return commands.ActState{}, false
+	}
+	act.Locale = s.L
+	st, err := h.game.Act(r.Context(), act)
+	var ae *commands.ActError
+	switch {
+	case err == nil:
+		return st, true
+	case errors.As(err, &ae):
+		h.reply(w, http.StatusConflict, ae)
+	case errors.Is(err, commands.ErrActInput):
+		h.refuse(w, http.StatusBadRequest, "bad_request", strings.TrimPrefix(err.Error(), commands.ErrActInput.Error()+": "), "user", s.U, "kind", act.Kind)
+	default: // logged by Act
+		h.fail(w, http.StatusServiceUnavailable, "unavailable", "the game could not answer: try again, nothing is done twice")
+	}
+	return commands.ActState{}, false
+}
+
+// decode reads a JSON body of at most maxBody bytes into v, refusing
+// unknown fields and trailing data; on failure it answers and returns false.
+func (h *handler) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	d := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	d.DisallowUnknownFields()
+	err := d.Decode(v)
+	if err == nil && d.Decode(&struct{}{}) != io.EOF {
+		err = errors.New("more than one JSON value")
+	}
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		h.refuse(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("a request's body is at most %d bytes", maxBody), "path", r.URL.Path)
+		return false
+	case err != nil:
+		h.refuse(w, http.StatusBadRequest, "bad_request", "the body is not the JSON this route takes: "+err.Error(), "path", r.URL.Path)
+		return false
+	}
+	return true
+}
+
+// discordFailed answers a failed call to Discord: a refusal (403 for the
+// instance, else 401 code) or Discord unavailable (503).
+func (h *handler) discordFailed(w http.ResponseWriter, err error, code, msg string, attrs ...any) {
+	if errors.Is(err, errRefused) {
+		status := http.StatusUnauthorized
+		if code == "instance" {
+			status = http.StatusForbidden
+		}
+		h.refuse(w, status, code, msg, append(attrs, "err", err)...)
+		return
+	}
+	h.log.Warn("activity: Discord unavailable", append(attrs, "err", err)...)
+	h.fail(w, http.StatusServiceUnavailable, "discord", "Discord did not answer: try again")
+}
+
+// refuse logs a refused request and answers it.
+func (h *handler) refuse(w http.ResponseWriter, status int, code, msg string, attrs ...any) {
+	h.log.Info("activity: request refused", append([]any{"status", status, "error", code}, attrs...)...)
+	h.fail(w, status, code, msg)
+}
+
+// tooMany answers a flood: 429 with Retry-After.
+func (h *handler) tooMany(w http.ResponseWriter, wait time.Duration, user, kind string) {
+	h.log.Info("activity: rate limited", "user", user, "kind", kind)
+	w.Header().Set("Retry-After", strconv.Itoa(int(wait/time.Second)+1))
+	h.fail(w, http.StatusTooManyRequests, "rate_limited", "too many requests: slow down")
+}
+
+// fail answers an error body {"error", "message"}.
+func (h *handler) fail(w http.ResponseWriter, status int, code, msg string) {
+	h.reply(w, status, map[string]string{"error": code, "message": msg})
+}
+
+// reply answers v as JSON.
+func (h *handler) reply(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"error":"internal","message":"encoding the answer failed"}`)
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "application/json")
+	hd.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}

@@ -1,0 +1,332 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// The Activity (package activity) plays through Act: the steps the buttons
+// take (buyStep, revealStep, chestStep, dailyStep), the same store, the
+// same Observer calls and logs, under the page's operation IDs. Package
+// activity proves who plays, where; Act trusts what it is given.
+
+// The kinds of Act.
+const (
+	ActKindState  = "state"  // read the state, change nothing
+	ActKindBuy    = "buy"    // buy a ticket, or resume the open one
+	ActKindReveal = "reveal" // reveal Row of Ticket (ActAuto: every row)
+	ActKindChest  = "chest"  // open chest number Chest
+	ActKindDaily  = "daily"  // claim the daily bonus
+)
+
+// ActAuto is Act.Row for Auto: every row at once.
+const ActAuto = -1
+
+// Act is one step of a player in the Activity.
+type Act struct {
+	Kind    string // ActKindState, ActKindBuy…
+	Guild   uint64
+	Channel uint64 // the Activity's channel: the allowed channel is checked against it
+	User    uint64
+	Locale  string // Discord's locale of the user ("fr", "en-US"…)
+	// Op is the page's operation ID: 16 to 40 of [A-Za-z0-9_-], fresh per
+	// action and the same on a retry; the store's is "a:" + Op. Not used
+	// by ActKindState.
+	Op     string
+	Ticket uint64 // ActKindReveal
+	Row    int    // ActKindReveal: 0..2, or ActAuto
+	Chest  int64  // ActChest
+}
+
+// ActState is the player's state as the Activity's page is sent it: the
+// player as they have seen it (game.Player.Seen), and only the revealed
+// rows of their ticket. Amounts are cents.
+type ActState struct {
+	User     string            `json:"user"`
+	Locale   string            `json:"locale"` // "fr" or "en"
+	Balance  int64             `json:"balance"`
+	Stake    int64             `json:"stake"`
+	Keys     int               `json:"keys"`
+	MaxKeys  int               `json:"max_keys"`
+	ChestDue int64             `json:"chest_due"` // the due chest's number; 0: none
+	Ticket   *ActTicket        `json:"ticket"`    // nil: no ticket yet
+	Chest    *ActChest         `json:"chest,omitempty"`
+	Daily    ActDaily          `json:"daily"`
+	Texts    map[string]string `json:"texts,omitempty"` // "result": a finished ticket's, "chest": the chest's
+}
+
+// ActTicket is a ticket in an ActState. Rows holds the symbols
+// (game.Symbol) of the revealed rows only, nil for a hidden one; Prize and
+// Key are the result once every row is shown (0 and false while Open).
+type ActTicket struct {
+	ID    uint64     `json:"id"`
+	Open  bool       `json:"open"`
+	Rows  [3]*[3]int `json:"rows"`
+	Prize int64      `json:"prize"`
+	Key   bool       `json:"key"`
+}
+
+// ActChest is the chest an ActChest step opened (or showed again).
+type ActChest struct {
+	ID    int64  `json:"id"`
+	Lot   string `json:"lot"` // game.Lot's name: "three_gold"…
+	Prize int64  `json:"prize"`
+}
+
+// ActDaily is the daily bonus: its amount, and whether /daily would pay now.
+type ActDaily struct {
+	Amount int64 `json:"amount"`
+	Ready  bool  `json:"ready"`
+}
+
+// ActError is a step the rules or the game's state refused: nothing
+// changed. Code names the refusal ("funds", "paused", "channel",
+// "chest_due"…: the message's ID less its "err_"), Message says it in the
+// player's language, as the Discord reply would, and State is the state as
+// it is, when it could be read.
+type ActError struct {
+	Code    string    `json:"error"`
+	Message string    `json:"message"`
+	State   *ActState `json:"state,omitempty"`
+}
+
+func (e *ActError) Error() string { return "commands: activity step refused: " + e.Code }
+
+// ErrActInput is Act's error for a request the page could not have sent:
+// an unknown kind, a bad operation ID or row, no guild or user.
+var ErrActInput = errors.New("commands: bad activity request")
+
+// opPattern is the shape of the page's operation IDs.
+var opPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{16,40}$`)
+
+// Act runs one step of the Activity for act.User in act.Guild and returns
+// the state after it. A step is one storage.Apply under the operation ID
+// "a:" + act.Op, so a retried request changes nothing and gets the same
+// answer. Errors: ErrActInput (wrapped); *ActError for a refusal; anything
+// else is internal (logged, counted), and the step may or may not have
+// been written: trying it again with the same Op is safe.
+func (a *App) Act(ctx context.Context, act Act) (ActState, error) {
+	switch {
+	case act.Kind != ActKindState && act.Kind != ActKindBuy && act.Kind != ActKindReveal && act.Kind != ActKindChest && act.Kind != ActKindDaily:
+		return ActState{}, fmt.Errorf("%w: unknown kind", ErrActInput)
+	case act.Kind != ActKindState && !opPattern.MatchString(act.Op):
+		return ActState{}, fmt.Errorf("%w: op is not 16 to 40 of [A-Za-z0-9_-]", ErrActInput)
+	case act.Kind == ActKindReveal && (act.Row < ActAuto || act.Row > 2):
+		return ActState{}, fmt.Errorf("%w: row %d", ErrActInput, act.Row)
+	case act.Guild == 0 || act.User == 0:
+		return ActState{}, fmt.Errorf("%w: no guild or user", ErrActInput)
+	}
+	op := ""
+	if act.Kind != ActKindState {
+		op = "a:" + act.Op
+	}
+	user := strconv.FormatUint(act.User, 10)
+	rq := &request{
+		i: &discordgo.Interaction{ID: op, GuildID: strconv.FormatUint(act.Guild, 10), ChannelID: strconv.FormatUint(act.Channel, 10),
+			Member: &discordgo.Member{User: &discordgo.User{ID: user}}},
+		l: a.cat.forLocale(discordgo.Locale(act.Locale)), guild: act.Guild, user: act.User, kind: "activity " + act.Kind,
+	}
+	log, start := a.logger(ctx), a.cfg.Now()
+	st, err := a.actLocked(ctx, rq, act)
+	outcome, d := errorOutcome(err), a.cfg.Now().Sub(start)
+	if a.obs != nil {
+		a.obs.Interaction(rq.kind, outcome, d)
+	}
+	logInteraction(ctx, log, rq, outcome, d)
+	var ue *userError
+	var se *storeError
+	switch {
+	case errors.As(err, &ue):
+		if ue.cause != nil {
+			log.Warn("commands: step refused by the rules", "guild", act.Guild, "user", act.User, "command", rq.kind, "op", op, "err", ue.cause)
+		}
+		ae := &ActError{Code: strings.TrimPrefix(ue.id, "err_"), Message: plain(rq.l.T(ue.id, ue.data))}
+		if st.User != "" {
+			ae.State = &st
+		}
+		return ActState{}, ae
+	case err != nil:
+		if errors.As(err, &se) && a.obs != nil {
+			a.obs.StoreError(se.op)
+		}
+		log.Error("commands: internal error", "guild", act.Guild, "user", act.User, "command", rq.kind, "op", op, "err", err)
+		return ActState{}, err
+	}
+	return st, nil
+}
+
+// actLocked runs act under the player's lock, within Config.Timeout,
+// turning a panic into an internal error. After a user error it returns
+// the state as it is, when it can read it.
+func (a *App) actLocked(ctx context.Context, rq *request, act Act) (st ActState, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			st, err = ActState{}, fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
+	defer cancel()
+	unlock, err := a.players.lock(ctx, playerKey{rq.guild, rq.user})
+	if err != nil {
+		return ActState{}, internal("wait_player", err)
+	}
+	defer unlock()
+	st, err = a.act(ctx, rq, act)
+	var ue *userError
+	if errors.As(err, &ue) {
+		st, _ = a.actState(ctx, rq, nil, nil) // the zero state if it cannot be read
+	}
+	return st, err
+}
+
+// act runs act's step and returns the state after it.
+func (a *App) act(ctx context.Context, rq *request, act Act) (ActState, error) {
+	var (
+		ap  storage.Applied
+		err error
+	)
+	switch act.Kind {
+	case ActKindState:
+		return a.actState(ctx, rq, nil, nil)
+	case ActKindBuy:
+		var set game.Settings
+		if set, err = a.playSettings(ctx, rq); err != nil {
+			return ActState{}, err
+		}
+		ap, err = a.buyStep(ctx, rq, set, nil)
+	case ActKindReveal:
+		rows := game.AllRows
+		if act.Row != ActAuto {
+			rows = game.RowMask(1) << act.Row
+		}
+		var finished bool
+		if ap, finished, err = a.revealStep(ctx, rq, act.Ticket, rows); err == nil && finished {
+			a.announce(ctx, rq, act.Channel, ap.Player)
+		}
+	case ActKindChest:
+		ap, err = a.chestStep(ctx, rq, act.Chest)
+		if err == nil {
+			c := ap.Result.Chest
+			return a.actState(ctx, rq, &ap.Player, &c)
+		}
+	case ActKindDaily:
+		var set game.Settings
+		if set, err = a.settings(ctx, rq.guild); err != nil {
+			return ActState{}, err
+		}
+		ap, err = a.dailyStep(ctx, rq, set)
+	}
+	if err != nil {
+		return ActState{}, err
+	}
+	return a.actState(ctx, rq, &ap.Player, nil)
+}
+
+// actState is the state of rq's player p (nil: read from the store,
+// without creating anyone), with chest, the chest this step opened.
+func (a *App) actState(ctx context.Context, rq *request, p *game.Player, chest *game.Chest) (ActState, error) {
+	set, err := a.settings(ctx, rq.guild)
+	if err != nil {
+		return ActState{}, err
+	}
+	if p == nil {
+		v, ok, err := a.load(ctx, rq.player())
+		if err != nil {
+			return ActState{}, err
+		}
+		if !ok {
+			v.Balance = set.StartingBalance
+		}
+		p = &v
+	}
+	now, l := a.now(), rq.l
+	seen := p.Seen(nil).Player
+	st := ActState{
+		User: strconv.FormatUint(rq.user, 10), Locale: "en",
+		Balance: seen.Balance, Stake: game.Stake, Keys: seen.Keys, MaxKeys: game.MaxKeys,
+		Daily: ActDaily{Amount: set.DailyAmount, Ready: set.DailyAmount > 0 && !p.Paused(now) && p.DailyReady(set.DailyCooldown, now)},
+	}
+	if l.fr {
+		st.Locale = "fr"
+	}
+	if seq, ok := p.NextChest(); ok && seen.ChestDue {
+		st.ChestDue = seq
+	}
+	if t := p.Ticket; t != nil {
+		st.Ticket = &ActTicket{ID: t.ID, Open: t.Open()}
+		for r := range 3 {
+			if t.Drawn && t.Revealed&(1<<r) != 0 {
+				g := t.Outcome.Grid
+				st.Ticket.Rows[r] = &[3]int{int(g[3*r]), int(g[3*r+1]), int(g[3*r+2])}
+			}
+		}
+		if !t.Open() && t.Drawn {
+			st.Ticket.Prize, st.Ticket.Key = t.Outcome.Prize, t.Outcome.Key
+			st.Texts = map[string]string{"result": plain(a.resultText(l, *t))}
+		}
+	}
+	if chest != nil {
+		st.Chest = &ActChest{ID: p.ChestSeq, Lot: chest.Lot.String(), Prize: chest.Prize}
+		if st.Texts == nil {
+			st.Texts = map[string]string{}
+		}
+		st.Texts["chest"] = plain(chestLine(l, *chest))
+	}
+	return st, nil
+}
+
+// announce posts the ticket p just finished in channel, as its /play card
+// shows it, when the guild makes plays public and Config.Announce is set.
+// It does not wait: a failure is logged, the step stands.
+func (a *App) announce(ctx context.Context, rq *request, channel uint64, p game.Player) {
+	if a.cfg.Announce == nil || channel == 0 || p.Ticket == nil {
+		return
+	}
+	set, err := a.settings(ctx, rq.guild)
+	if err != nil || !set.PublicPlays {
+		return
+	}
+	d := a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: *p.Ticket})
+	fit(d)
+	m := &discordgo.MessageSend{Embeds: d.Embeds, Components: d.Components, AllowedMentions: d.AllowedMentions}
+	log := a.logger(ctx)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.Timeout)
+	go func() {
+		defer cancel()
+		if err := a.cfg.Announce(ctx, channel, m); err != nil {
+			log.Warn("commands: announcing an Activity ticket failed", "guild", rq.guild, "channel", channel, "user", rq.user, "ticket", p.Ticket.ID, "err", err)
+		}
+	}()
+}
+
+// discordMarkup matches what a Discord message shows and a page would not:
+// bold, timestamps, channel mentions, custom emojis.
+var discordMarkup = regexp.MustCompile(`\*\*|<t:(-?\d+):[a-zA-Z]>|<#(\d+)>|<a?:\w+:\d+> ?`)
+
+// plain is a message of the bot's without Discord's markup, for the
+// Activity's page: timestamps as UTC dates, channels as #ID, custom emojis
+// left out (the page draws its own pictures).
+func plain(s string) string {
+	return discordMarkup.ReplaceAllStringFunc(s, func(m string) string {
+		sub := discordMarkup.FindStringSubmatch(m)
+		switch {
+		case sub[1] != "":
+			n, _ := strconv.ParseInt(sub[1], 10, 64)
+			return time.Unix(n, 0).UTC().Format("2006-01-02 15:04 UTC")
+		case sub[2] != "":
+			return "#" + sub[2]
+		}
+		return ""
+	})
+}

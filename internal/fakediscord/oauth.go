@@ -1,0 +1,316 @@
+package fakediscord
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+)
+
+// What an Activity asks of Discord (the bot's package activity): the
+// OAuth2 code exchange (POST /oauth2/token), the user of an access token
+// (GET /users/@me with "Authorization: Bearer"), the application's Activity
+// instances (GET /applications/{app}/activity-instances/{instance_id}, Bot
+// token), and a message posted in a channel with the bot token (POST
+// /channels/{channel}/messages: a finished ticket announced). Shapes from
+// Discord's OpenAPI spec: UserPIIResponse, EmbeddedActivityInstance.
+//
+// A test plays the Discord client's part with StartActivity (a user
+// launches the Activity in a channel) and Authorize (the client's
+// AUTHORIZE: a code for a user), or from the control API:
+//
+//	POST /_fake/activity   {"guild", "channel", "users": [...]} → {"instance_id"}
+//	POST /_fake/authorize  {"user", "username", "locale"} → {"code"}
+
+// TestClientSecret is the application's client secret the fake expects
+// unless SetClientSecret changes it.
+const TestClientSecret = "fake-client-secret"
+
+// CodeLife is how long an authorization code can be exchanged;
+// AccessTokenLife an access token's life (Discord's: 7 days).
+const (
+	CodeLife        = 10 * time.Minute
+	AccessTokenLife = 7 * 24 * time.Hour
+)
+
+// OAuthUser is a user who authorizes the application (GET /users/@me).
+type OAuthUser struct {
+	ID         string `json:"user"`
+	Username   string `json:"username"` // "" derives one from ID
+	GlobalName string `json:"global_name"`
+	Locale     string `json:"locale"` // "" = en-US
+}
+
+// Activity is an Activity instance: where it runs and who is in it. Guild
+// "" is a DM's ("pc" location).
+type Activity struct {
+	Guild   string   `json:"guild"`
+	Channel string   `json:"channel"`
+	Users   []string `json:"users"`
+}
+
+// oauthState is the fake's OAuth2 and Activity state, under Server.mu.
+type oauthState struct {
+	secret    string // "" = TestClientSecret
+	codes     map[string]*grant
+	tokens    map[string]*grant
+	instances map[string]*activityInstance
+}
+
+// grant is an authorization code or an access token of a user.
+type grant struct {
+	user    OAuthUser
+	expires time.Time
+}
+
+type activityInstance struct {
+	Activity
+	id, launch string
+}
+
+func (o *oauthState) init() {
+	if o.codes == nil {
+		o.codes, o.tokens, o.instances = map[string]*grant{}, map[string]*grant{}, map[string]*activityInstance{}
+	}
+}
+
+// SetClientSecret sets the client secret POST /oauth2/token expects.
+func (s *Server) SetClientSecret(secret string) {
+	s.mu.Lock()
+	s.oauth.secret = secret
+	s.mu.Unlock()
+}
+
+// StartActivity starts an instance of the application's Activity (a user
+// launched it) and returns its ID, "i-LAUNCH-gc-GUILD-CHANNEL" as
+// Discord's.
+func (s *Server) StartActivity(a Activity) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.oauth.init()
+	in := &activityInstance{Activity: a, launch: s.snowflake()}
+	in.Users = slices.Clone(a.Users)
+	if a.Guild != "" {
+		in.id = "i-" + in.launch + "-gc-" + a.Guild + "-" + a.Channel
+	} else {
+		in.id = "i-" + in.launch + "-pc-" + a.Channel
+	}
+	s.oauth.instances[in.id] = in
+	return in.id
+}
+
+// EndActivity ends an instance: its route answers 404 from then on.
+func (s *Server) EndActivity(id string) {
+	s.mu.Lock()
+	delete(s.oauth.instances, id)
+	s.mu.Unlock()
+}
+
+// Authorize is the Discord client's AUTHORIZE for u (scope identify): it
+// returns an authorization code, valid once, for CodeLife.
+func (s *Server) Authorize(u OAuthUser) string {
+	if u.Username == "" {
+		u.Username = defaultName(u.ID)
+	}
+	if u.Locale == "" {
+		u.Locale = "en-US"
+	}
+	code := secretToken(22)
+	s.mu.Lock()
+	s.oauth.init()
+	s.oauth.codes[code] = &grant{user: u, expires: time.Now().Add(CodeLife)}
+	s.mu.Unlock()
+	return code
+}
+
+func secretToken(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// oauthRoutes registers the routes through api (Server.Handler's).
+func (s *Server) oauthRoutes(api func(pattern string, auth bool, h func(w http.ResponseWriter, r *http.Request))) {
+	api("POST /oauth2/token", false, s.postToken)
+	api("GET /applications/{app}/activity-instances/{instance}", true, s.getActivityInstance)
+	api("POST /channels/{channel}/messages", true, s.postChannelMessage)
+}
+
+// oauthFail answers an OAuth2 error as Discord's token route does
+// ({"error", "error_description"}) and records it as a Failure.
+func (s *Server) oauthFail(w http.ResponseWriter, r *http.Request, status int, code, desc string) {
+	s.mu.Lock()
+	s.recordFailureLocked(newFailure(r.Method, r.URL.Path, status, 0, code+": "+desc, nil, ""))
+	s.mu.Unlock()
+	writeJSON(w, status, map[string]string{"error": code, "error_description": desc})
+}
+
+// postToken exchanges an authorization code (form-encoded, as RFC 6749
+// and Discord require; client_id and client_secret in the form or as
+// Basic authentication).
+func (s *Server) postToken(w http.ResponseWriter, r *http.Request) {
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
+		s.oauthFail(w, r, http.StatusBadRequest, "invalid_request", "the token route takes application/x-www-form-urlencoded")
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 1<<16)
+	if err := r.ParseForm(); err != nil {
+		s.oauthFail(w, r, http.StatusBadRequest, "invalid_request", "bad form")
+		return
+	}
+	id, secret, basic := r.BasicAuth()
+	if !basic {
+		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+	}
+	s.mu.Lock()
+	want := s.oauth.secret
+	s.mu.Unlock()
+	if want == "" {
+		want = TestClientSecret
+	}
+	if id != s.opts.AppID || secret != want {
+		s.oauthFail(w, r, http.StatusUnauthorized, "invalid_client", "")
+		return
+	}
+	if gt := r.PostForm.Get("grant_type"); gt != "authorization_code" {
+		s.oauthFail(w, r, http.StatusBadRequest, "unsupported_grant_type", "")
+		return
+	}
+	code := r.PostForm.Get("code")
+	s.mu.Lock()
+	s.oauth.init()
+	g := s.oauth.codes[code]
+	delete(s.oauth.codes, code) // a code is used once, whatever happens
+	var token string
+	ok := g != nil && time.Now().Before(g.expires)
+	if ok {
+		token = secretToken(24)
+		s.oauth.tokens[token] = &grant{user: g.user, expires: time.Now().Add(AccessTokenLife)}
+	}
+	s.mu.Unlock()
+	if !ok {
+		s.oauthFail(w, r, http.StatusBadRequest, "invalid_grant", `Invalid "code" in request.`)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"access_token": token, "token_type": "Bearer", "expires_in": int(AccessTokenLife / time.Second),
+		"refresh_token": secretToken(24), "scope": "identify",
+	})
+}
+
+// bearerMe answers GET /users/@me for an OAuth2 access token; it reports
+// false when the request carries none (a bot's call).
+func (s *Server) bearerMe(w http.ResponseWriter, r *http.Request) bool {
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return false
+	}
+	s.mu.Lock()
+	g := s.oauth.tokens[token]
+	s.mu.Unlock()
+	if g == nil || time.Now().After(g.expires) {
+		s.fail(w, r, http.StatusUnauthorized, 0, "401: Unauthorized", nil, "")
+		return true
+	}
+	u := g.user
+	var global any
+	if u.GlobalName != "" {
+		global = u.GlobalName
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"id": u.ID, "username": u.Username, "discriminator": "0", "global_name": global, "avatar": nil,
+		"public_flags": 0, "flags": 0, "mfa_enabled": false, "locale": u.Locale, "premium_type": 0,
+	})
+	return true
+}
+
+// getActivityInstance answers an instance of the application's Activity,
+// or 404 as Discord does for one not running.
+func (s *Server) getActivityInstance(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	in := s.oauth.instances[r.PathValue("instance")]
+	var snap activityInstance
+	if in != nil {
+		snap = *in
+	}
+	s.mu.Unlock()
+	if in == nil || r.PathValue("app") != s.opts.AppID {
+		s.fail(w, r, http.StatusNotFound, 0, "404: Not Found", nil, "")
+		return
+	}
+	loc := map[string]any{"kind": "gc", "channel_id": snap.Channel}
+	if snap.Guild != "" {
+		loc["id"], loc["guild_id"] = "gc-"+snap.Guild+"-"+snap.Channel, snap.Guild
+	} else {
+		loc["id"], loc["kind"] = "pc-"+snap.Channel, "pc"
+	}
+	users := snap.Users
+	if users == nil {
+		users = []string{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"application_id": s.opts.AppID, "instance_id": snap.id, "launch_id": snap.launch, "location": loc, "users": users,
+	})
+}
+
+// postChannelMessage posts a message of the bot's in a channel, checked as
+// a webhook's message is (content, embeds, components, flags).
+func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) {
+	body, files, ok := s.readMessageBody(w, r, "")
+	if !ok {
+		return
+	}
+	patch, errs := parseMessage(body, "", 0)
+	if len(errs) > 0 {
+		s.fail(w, r, http.StatusBadRequest, 50035, "Invalid Form Body", errs, "")
+		return
+	}
+	patch.files = files
+	m := &message{id: "", channel: r.PathValue("channel"), created: time.Now()}
+	m.apply(patch)
+	if m.empty() {
+		s.fail(w, r, http.StatusBadRequest, 50006, "Cannot send an empty message", nil, "")
+		return
+	}
+	s.mu.Lock()
+	m.id = s.snowflake()
+	for _, in := range s.oauth.instances {
+		if in.Channel == m.channel {
+			m.guild = in.Guild
+		}
+	}
+	s.registerLocked(m)
+	s.messages[m.id] = m
+	snap := *m
+	s.mu.Unlock()
+	s.log.Info("channel message", "channel", snap.channel, "message", snap.id)
+	writeJSON(w, http.StatusOK, s.wire(snap))
+}
+
+// controlActivity serves the control API's Activity routes.
+func (s *Server) controlActivity(mux *http.ServeMux) {
+	mux.HandleFunc("POST /_fake/activity", func(w http.ResponseWriter, r *http.Request) {
+		var a Activity
+		if err := decodeStrict(readAll(r), &a); err != nil || a.Channel == "" {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "want {\"guild\", \"channel\", \"users\"}"})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"instance_id": s.StartActivity(a)})
+	})
+	mux.HandleFunc("POST /_fake/authorize", func(w http.ResponseWriter, r *http.Request) {
+		var u OAuthUser
+		if err := decodeStrict(readAll(r), &u); err != nil || u.ID == "" {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "want {\"user\", \"username\", \"locale\"}"})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"code": s.Authorize(u)})
+	})
+}
+
+func readAll(r *http.Request) []byte {
+	b, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+	return b
+}
