@@ -5,7 +5,7 @@
 // cell before its row is revealed.
 
 import { Client, Failure, State, opID } from './api';
-import { Layer } from './scratch';
+import { Layer, enough, glimpse } from './scratch';
 import { Lang, credits, fill, langOf, words } from './text';
 
 const app = document.getElementById('app')!;
@@ -116,12 +116,10 @@ function show(s: State) {
       card!.cleared[r] = card!.asked[r] = !!row;
       card!.layers[r] = row
         ? null
-        : new Layer(
-            hidden,
-            fill(words(lang).row, r + 1),
-            () => card!.asked.every((a) => !a) && reveal(r), // the first scratch draws
-            () => uncover(r), // scratched enough
-          );
+        : new Layer(hidden, fill(words(lang).row, r + 1), (share) => {
+            if (share >= enough) uncover(r);
+            else if (share >= glimpse || card!.asked.every((a) => !a)) reveal(r); // the ticket's first stroke draws it
+          });
     });
     // The grid is rebuilt only for another ticket: a canvas taken out of the
     // page would lose the finger that scratches it.

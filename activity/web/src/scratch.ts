@@ -9,7 +9,10 @@ const gap = 12;
 const width = 3 * tile + 2 * gap;
 const scale = 2;
 
-// enough is the share of the band that must be wiped to reveal the row.
+// A row is asked of the bot once glimpse of its band is wiped (the first
+// stroke of a ticket draws it), so that its symbols come up under the
+// finger; the band goes once enough is wiped.
+export const glimpse = 0.12;
 export const enough = 0.45;
 
 export class Layer {
@@ -17,14 +20,11 @@ export class Layer {
   private readonly ctx: CanvasRenderingContext2D;
   private last: { x: number; y: number } | null = null;
   private queued = false;
-  private scratched = false;
-  wiped = 0; // share of the band wiped, 0..1
 
   constructor(
     hidden: HTMLImageElement,
     label: string,
-    private readonly onScratch: () => void, // the first stroke
-    private readonly onEnough: () => void, // wiped passed `enough`
+    private readonly onWipe: (share: number) => void, // after each stroke: the share of the band wiped
   ) {
     const c = this.canvas;
     c.width = width * scale;
@@ -77,10 +77,6 @@ export class Layer {
     g.lineTo(p.x + 0.01, p.y); // a dot when the pointer has not moved
     g.stroke();
     this.last = p;
-    if (!this.scratched) {
-      this.scratched = true;
-      this.onScratch();
-    }
     if (!this.queued) {
       this.queued = true;
       requestAnimationFrame(() => this.measure());
@@ -93,8 +89,6 @@ export class Layer {
     const a = this.ctx.getImageData(0, 0, this.canvas.width, this.canvas.height).data;
     let clear = 0;
     for (let i = 3; i < a.length; i += 16) if (a[i] < 128) clear++;
-    const was = this.wiped;
-    this.wiped = clear / (a.length / 16);
-    if (was < enough && this.wiped >= enough) this.onEnough();
+    this.onWipe(clear / (a.length / 16));
   }
 }
