@@ -205,7 +205,8 @@ async function main() {
     app.replaceChildren(top, grid, below);
     show(started.state);
   } catch (e) {
-    const msg = e instanceof Failure ? e.message || e.code : e instanceof Error ? e.message : String(e);
+    // An Error, a Failure, or what Discord's client answered a command: {code, message}.
+    const msg = (e as { message?: string })?.message || (e instanceof Failure ? e.code : String(e));
     app.replaceChildren(h('p', { class: 'note', role: 'alert' }, fill(words(lang).failed, msg)));
   }
 }
