@@ -591,6 +591,9 @@ func TestActivityInBrowser(t *testing.T) {
 	if strings.Contains(text(r.Message), "Only moderators") {
 		t.Fatal(text(r.Message))
 	}
+	// Back in view, the page reads the state again.
+	eval[bool](p, `top.frames[0].document.dispatchEvent(new Event('visibilitychange'))`)
+	p.until(`top.frames[0].document.querySelector('.balance b').textContent === '0.30 credits'`)
 	if v = p.click("buy"); !strings.HasPrefix(v.Note, "Not enough credits") || v.Balance != "0.30 credits" {
 		t.Fatalf("a buy with 0.30 credits: %+v", v)
 	}

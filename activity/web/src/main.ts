@@ -191,6 +191,11 @@ document.addEventListener('keydown', (e) => {
   e.preventDefault();
 });
 
+// Back in view, the page shows the truth: the /play card may have moved on.
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible' && client && !busy) client.call('GET', 'api/state').then(show, fail);
+});
+
 async function main() {
   app.replaceChildren(h('p', { class: 'note' }, words(lang).connecting));
   if (!new URLSearchParams(location.search).has('frame_id')) {
