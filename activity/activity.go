@@ -191,7 +191,7 @@ func (h *handler) loadFiles() error {
 var contentTypes = map[string]string{
 	".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
 	".css": "text/css; charset=utf-8", ".png": "image/png", ".svg": "image/svg+xml",
-	".json": "application/json", ".woff2": "font/woff2",
+	".json": "application/json", ".woff2": "font/woff2", ".txt": "text/plain; charset=utf-8",
 }
 
 // add serves b at /activity/ + p.

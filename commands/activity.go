@@ -273,7 +273,9 @@ func (a *App) actState(ctx context.Context, rq *request, p *game.Player, chest *
 		}
 		if !t.Open() && t.Drawn {
 			st.Ticket.Prize, st.Ticket.Key = t.Outcome.Prize, t.Outcome.Key
-			st.Texts = map[string]string{"result": plain(a.resultText(l, *t))}
+			shown := *t
+			shown.Chest = shown.Chest && seen.ChestDue // "open the chest" only while it is due
+			st.Texts = map[string]string{"result": plain(a.resultText(l, shown))}
 		}
 	}
 	if chest != nil {

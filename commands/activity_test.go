@@ -221,7 +221,13 @@ func TestActOpensTheChest(t *testing.T) {
 	if !errors.As(err, &ae) || ae.Code != "chest_due" || ae.State == nil || ae.State.ChestDue != 1 {
 		t.Fatalf("buy with the chest due: %v %+v %+v", err, ae, ae.State)
 	}
+	if r := ae.State.Texts["result"]; !strings.Contains(r, "Open the chest") {
+		t.Errorf("the third key's ticket, chest due, says %q", r)
+	}
 	st := e.mustAct(alice, ActKindChest, "open-the-chest-0001", 0, 0, 1)
+	if r := st.Texts["result"]; strings.Contains(r, "Open the chest") || !strings.Contains(r, "key") {
+		t.Errorf("the third key's ticket, chest opened, says %q", r)
+	}
 	again := e.mustAct(alice, ActKindChest, "open-the-chest-0001", 0, 0, 1)
 	want := startCents - 3*game.Stake + game.LotSilver.Prize()
 	if st.Chest == nil || st.Chest.Prize != game.LotSilver.Prize() || st.ChestDue != 0 || st.Balance != want || again.Balance != want || e.player(alice).Balance != want {
