@@ -11,7 +11,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
@@ -27,6 +26,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/internal/browsertest"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 	"github.com/lesclefsdutresor/clefs/storage/redistest"
 )
@@ -43,34 +43,6 @@ import (
 // docs/activity-phone.png.
 
 const activityPath = "../activity/testdata/"
-
-// chromium finds the browser, or skips (fails under CI=true).
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "/usr/bin/chromium"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium is not installed, and CI=true: the Activity's browser test must run (apt-get install -y chromium)")
-	}
-	t.Skip("chromium not found: install it (Debian: apt-get install -y chromium) to test the Activity in a browser")
-	return ""
-}
-
-// newBrowser starts headless Chromium with a fresh profile; it dies with the test.
-func newBrowser(t *testing.T) context.Context {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium(t)), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true)) // nothing from outside
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
-	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
-	return ctx
-}
 
 // apiCall is one exchange between the page and the bot's /activity/api/.
 type apiCall struct {
@@ -466,7 +438,7 @@ func (c fakeClient) authorizes() int {
 
 func TestActivityInBrowser(t *testing.T) {
 	t.Parallel()
-	ctx := newBrowser(t)
+	ctx := browsertest.New(t, "the Activity", "en-US,en", 3*time.Minute)
 	h := newHarness(t, map[string]string{"REDIS_URL": redistest.URL(t), "PUBLIC_ADDR": "127.0.0.1:0",
 		"DISCORD_CLIENT_SECRET": fakediscord.TestClientSecret})
 	h.start()

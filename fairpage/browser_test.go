@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -27,6 +26,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/cli"
 	"github.com/lesclefsdutresor/clefs/fairpage"
 	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/internal/browsertest"
 )
 
 // This file drives the page in headless Chromium and compares everything it
@@ -36,48 +36,10 @@ import (
 
 const specPath = "../docs/FAIRNESS.md"
 
-// chromiumPath finds the browser, or skips (fails under CI=true).
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "/usr/bin/chromium"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium is not installed, and CI=true: the browser test of the verification page must run (apt-get install -y chromium)")
-	}
-	t.Skip("chromium not found: install it (Debian: apt-get install -y chromium) to test the verification page in a browser")
-	return ""
-}
-
-// browser starts headless Chromium with a fresh profile and French as its
-// language, as a French player's (the page speaks French to it); the
-// context dies with the test.
+// browser starts headless Chromium with French as its language, as a
+// French player's (the page speaks French to it).
 func browser(t *testing.T) context.Context {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath(t)),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("accept-lang", "fr-FR,fr"),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	t.Cleanup(func() {
-		cancelTimeout()
-		cancel()
-		cancelAlloc()
-	})
-	return ctx
+	return browsertest.New(t, "the verification page", "fr-FR,fr", 2*time.Minute)
 }
 
 // open loads url and waits for the page's API.
