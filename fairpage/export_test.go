@@ -318,6 +318,23 @@ func testExport(t *testing.T, ctx context.Context) {
 		}
 	}
 
+	// Ticket 11, drawn under the current seed, records seed 1's commitment:
+	// seed 1 did not draw it (its range leaves it out), and the current
+	// seed's commitment is taken from the lines that do not claim a
+	// revealed seed, with the last reveal's next commitment or without it.
+	{
+		ex := clone(b.ex)
+		ex.H[firstPlay(t, ex, 11)].Commitment = ex.H[firstPlay(t, ex, 1)].Commitment
+		for _, nc := range []string{ex.R[1].Next, ""} {
+			ex.R[1].Next = nc
+			rep := checkExport(t, ctx, ex)
+			if rep.Verdict != "broken" || len(rep.Problems) != 1 || !hasProblem(rep, "ranges", "ticket", 11) {
+				t.Errorf("ticket 11 recording seed 1's commitment (next %q): %+v, want only ticket 11's range broken", nc, rep)
+			}
+			sameAsCLI(t, "a secret seed's line recording a revealed seed's commitment, next "+nc, ex, rep)
+		}
+	}
+
 	// A line from before verification data: unchecked, never "all match".
 	{
 		ex := clone(b.ex)

@@ -120,6 +120,7 @@ func compareLinks(t *testing.T, ctx context.Context, name string, hist []game.En
 // the oldest kept other line (the other list full), its gap is unchecked
 // in both.
 func testLongExports(t *testing.T, ctx context.Context) {
+	secret := 0 // runs whose last draw is under the current seed
 	for i, run := range []struct {
 		m                      mix
 		fullMain, fullOthers   bool
@@ -142,6 +143,21 @@ func testLongExports(t *testing.T, ctx context.Context) {
 			if breaks := compareLinks(t, ctx, name, hist, rs); len(breaks) > 0 {
 				t.Fatalf("%s: game breaks links: %v", name, breaks)
 			}
+			// The last draw, if the current seed drew it, records the oldest
+			// kept seed's commitment: its range breaks, alike in both.
+			j := len(hist) - 1
+			for hist[j].Kind != game.KindPlay && hist[j].Kind != game.KindChest {
+				j--
+			}
+			if last, _ := rs.Last(); hist[j].Kind == game.KindPlay && hist[j].TicketID > last.LastTicket || hist[j].Kind == game.KindChest && hist[j].Chest > last.LastChest {
+				secret++
+				tampered := slices.Clone(hist)
+				tampered[j].Commitment = rs[0].Commitment()
+				breaks := compareLinks(t, ctx, name+", the last draw recording the oldest kept seed's commitment", tampered, rs)
+				if len(breaks) != 1 || breaks[0].Link != game.LinkRanges {
+					t.Errorf("%s: the last draw recording the oldest kept seed's commitment: breaks %v, want its range broken", name, breaks)
+				}
+			}
 			first := slices.IndexFunc(hist, func(e game.Entry) bool { return game.MainLine(e) })
 			firstOther := slices.IndexFunc(hist, func(e game.Entry) bool { return !game.MainLine(e) })
 			switch {
@@ -163,5 +179,8 @@ func testLongExports(t *testing.T, ctx context.Context) {
 			}
 			break
 		}
+	}
+	if secret == 0 {
+		t.Error("no run's last draw is under the current seed: a secret seed's line recording a revealed seed's commitment is not tried")
 	}
 }

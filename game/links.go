@@ -377,7 +377,18 @@ func checkLines(l *Links, p Player, state bool, rs Reveals, hist []Entry, brk fu
 		}
 		cm := e.Commitment
 		recorded := cm != (Commitment{})
-		if n > last { // the current seed, still secret
+		var owner *SeedReveal // the kept reveal whose commitment the line records
+		for i := range rs {
+			if recorded && cms[i] == cm {
+				owner = &rs[i]
+				break
+			}
+		}
+		// Above the revealed ranges: the current seed, still secret, unless
+		// the line records a revealed seed's (never current again), whose
+		// range leaves it out.
+		secret := n > last
+		if secret && owner == nil {
 			l.Checked[LinkRanges]++
 			switch {
 			case !recorded || !known && state:
@@ -393,16 +404,9 @@ func checkLines(l *Links, p Player, state bool, rs Reveals, hist []Entry, brk fu
 			}
 			continue
 		}
-		var owner *SeedReveal // the kept reveal whose commitment the line records
-		for i := range rs {
-			if recorded && cms[i] == cm {
-				owner = &rs[i]
-				break
-			}
-		}
 		r, rcm, ok := SeedReveal{}, Commitment{}, false
 		for i, x := range rs {
-			if in(x) {
+			if !secret && in(x) {
 				r, rcm, ok = x, cms[i], true
 				break
 			}

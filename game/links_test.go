@@ -215,10 +215,22 @@ func TestCheckRevealedLinks(t *testing.T) {
 		t.Fatal("no ticket after the last revealed seed: the test shows nothing")
 	}
 	swapped := slices.Clone(hist)
-	swapped[j].Commitment = rs[0].Commitment()
+	swapped[j].Commitment = Seed{9}.Commitment()
 	l = CheckRevealedLinks(rs, swapped)
 	if !slices.ContainsFunc(l.Breaks, func(b LinkBreak) bool { return b.Link == LinkCommitments && b.N == hist[j].TicketID }) {
 		t.Errorf("a current line's commitment swapped: breaks %v", l.Breaks)
+	}
+	// It records a revealed seed's commitment: that seed, never current
+	// again, did not draw it (its range leaves it out), and the other
+	// current lines are not blamed, even without the next commitment.
+	swapped[j].Commitment = rs[0].Commitment()
+	noNext := slices.Clone(rs)
+	noNext[len(rs)-1].Next = Commitment{}
+	for _, rs := range []Reveals{rs, noNext} {
+		l = CheckRevealedLinks(rs, swapped)
+		if len(l.Breaks) != 1 || l.Breaks[0].Link != LinkRanges || l.Breaks[0].N != hist[j].TicketID {
+			t.Errorf("a current line recording seed 1's commitment: breaks %v, want only its range broken", l.Breaks)
+		}
 	}
 	i := slices.IndexFunc(hist, func(e Entry) bool { return e.Kind == KindPlay && e.TicketID == 3 })
 	tampered := slices.Clone(hist)
