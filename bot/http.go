@@ -101,7 +101,8 @@ func NewEndpoint(opts EndpointOptions, h Handler) (*Endpoint, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	rest, err := NewSession(opts.Token, opts.APIBase, WithObserver(opts.Observer), WithLogger(opts.Logger))
+	ro, _ := opts.Observer.(RESTObserver) // *metrics.Metrics is one
+	rest, err := NewSession(opts.Token, opts.APIBase, TransportOptions{Observer: ro, Logger: opts.Logger})
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ func runRegister(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *guild == "" {
 		*guild = cfg.GuildID
 	}
-	s, err := bot.NewSession(cfg.Token, cfg.APIBase)
+	s, err := bot.NewSession(cfg.Token, cfg.APIBase, bot.TransportOptions{})
 	if err != nil {
 		return err
 	}
