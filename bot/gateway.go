@@ -321,15 +321,9 @@ func (g *Gateway) start(ctx context.Context) error {
 	g.mu.Unlock()
 
 	if ids[0] == 0 {
-		n, err := Register(ctx, g.rest, appID, g.opts.GuildID, g.h.Definitions(), entryPoint(g.h))
-		if err != nil {
+		if err := registerCommands(ctx, g.rest, appID, g.opts.GuildID, g.h, g.log); err != nil {
 			return err
 		}
-		scope := "global"
-		if g.opts.GuildID != "" {
-			scope = "guild"
-		}
-		g.log.Info("commands registered", "count", n, "guild", g.opts.GuildID, "scope", scope)
 	}
 
 	batch := max(gb.SessionStartLimit.MaxConcurrency, 1)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -124,6 +125,21 @@ func entryPoint(h Handler) *commands.Command {
 	if e, ok := h.(EntryPointHandler); ok {
 		return e.EntryPoint()
 	}
+	return nil
+}
+
+// registerCommands registers h's commands (Register) on guildID, or
+// globally when it is "", as a transport does at start, and logs it.
+func registerCommands(ctx context.Context, s *discordgo.Session, appID, guildID string, h Handler, log *slog.Logger) error {
+	n, err := Register(ctx, s, appID, guildID, h.Definitions(), entryPoint(h))
+	if err != nil {
+		return err
+	}
+	scope := "global"
+	if guildID != "" {
+		scope = "guild"
+	}
+	log.Info("commands registered", "count", n, "guild", guildID, "scope", scope)
 	return nil
 }
 
