@@ -82,7 +82,7 @@ func (w *warnings) all() []string {
 func TestSyncEmojisIsIdempotent(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	s, err := bot.NewSession(token, srv.URL())
+	s, err := bot.NewSession(token, srv.URL(), bot.TransportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestSyncEmojisRefused(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	srv.SetRefuseEmojis(true)
-	s, err := bot.NewSession(token, srv.URL())
+	s, err := bot.NewSession(token, srv.URL(), bot.TransportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -171,7 +171,8 @@ func NewGateway(opts GatewayOptions, h Handler) (*Gateway, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	rest, err := NewSession(opts.Token, opts.APIBase, WithObserver(opts.Observer), WithLogger(opts.Logger))
+	ro, _ := opts.Observer.(RESTObserver) // *metrics.Metrics is one
+	rest, err := NewSession(opts.Token, opts.APIBase, TransportOptions{Observer: ro, Logger: opts.Logger})
 	if err != nil {
 		return nil, err
 	}
@@ -304,7 +305,7 @@ func (g *Gateway) start(ctx context.Context) error {
 	responder := newRESTResponder(g.rest, appID)
 	shards := make([]*shard, len(ids))
 	for k, id := range ids {
-		s, err := NewSession(g.opts.Token, g.opts.APIBase)
+		s, err := NewSession(g.opts.Token, g.opts.APIBase, TransportOptions{})
 		if err != nil {
 			return err
 		}
@@ -320,15 +321,9 @@ func (g *Gateway) start(ctx context.Context) error {
 	g.mu.Unlock()
 
 	if ids[0] == 0 {
-		n, err := Register(ctx, g.rest, appID, g.opts.GuildID, g.h.Definitions(), entryPoint(g.h))
-		if err != nil {
+		if err := registerCommands(ctx, g.rest, appID, g.opts.GuildID, g.h, g.log); err != nil {
 			return err
 		}
-		scope := "global"
-		if g.opts.GuildID != "" {
-			scope = "guild"
-		}
-		g.log.Info("commands registered", "count", n, "guild", g.opts.GuildID, "scope", scope)
 	}
 
 	batch := max(gb.SessionStartLimit.MaxConcurrency, 1)

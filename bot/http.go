@@ -101,7 +101,8 @@ func NewEndpoint(opts EndpointOptions, h Handler) (*Endpoint, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	rest, err := NewSession(opts.Token, opts.APIBase, WithObserver(opts.Observer), WithLogger(opts.Logger))
+	ro, _ := opts.Observer.(RESTObserver) // *metrics.Metrics is one
+	rest, err := NewSession(opts.Token, opts.APIBase, TransportOptions{Observer: ro, Logger: opts.Logger})
 	if err != nil {
 		return nil, err
 	}
@@ -209,16 +210,7 @@ func (e *Endpoint) Register(ctx context.Context) error {
 	e.appID = appID
 	e.mu.Unlock()
 	installEmojis(ctx, e.rest, appID, e.h, e.log)
-	n, err := Register(ctx, e.rest, appID, e.opts.GuildID, e.h.Definitions(), entryPoint(e.h))
-	if err != nil {
-		return err
-	}
-	scope := "global"
-	if e.opts.GuildID != "" {
-		scope = "guild"
-	}
-	e.log.Info("commands registered", "count", n, "guild", e.opts.GuildID, "scope", scope)
-	return nil
+	return registerCommands(ctx, e.rest, appID, e.opts.GuildID, e.h, e.log)
 }
 
 // refuse answers a request the endpoint does not serve, with a plain-text

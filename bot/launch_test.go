@@ -248,7 +248,7 @@ func TestRegisterKeepsTheEntryPoint(t *testing.T) {
 	rest := record(srv.Handler())
 	api := httptest.NewServer(rest)
 	t.Cleanup(api.Close)
-	s, err := bot.NewSession(token, api.URL)
+	s, err := bot.NewSession(token, api.URL, bot.TransportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,36 +55,6 @@ func (nopObserver) Rejected(reason string) {}
 // at shutdown when a transport's ShutdownTimeout is zero.
 const DefaultShutdownTimeout = 10 * time.Second
 
-// SessionOption configures NewSession.
-type SessionOption func(*sessionConfig)
-
-type sessionConfig struct {
-	transport TransportOptions
-}
-
-// WithObserver makes the session's Transport count its REST calls with
-// o, when o implements RESTObserver (*metrics.Metrics does); nil or an
-// Observer without those methods counts nothing.
-func WithObserver(o Observer) SessionOption {
-	return func(c *sessionConfig) {
-		if ro, ok := o.(RESTObserver); ok {
-			c.transport.Observer = ro
-		}
-	}
-}
-
-// WithLogger gives the session's Transport its logger (malformed 429s,
-// retries); nil means slog.Default().
-func WithLogger(l *slog.Logger) SessionOption {
-	return func(c *sessionConfig) { c.transport.Logger = l }
-}
-
-// withTransportOptions replaces the Transport's options (tests: clock,
-// sleep, jitter).
-func withTransportOptions(o TransportOptions) SessionOption {
-	return func(c *sessionConfig) { c.transport = o }
-}
-
 // MaxCallTime bounds a REST call that has no deadline of its own
 // (ApplicationID, for one), all its attempts and waits included.
 const MaxCallTime = 2 * DefaultMaxWait
@@ -95,14 +65,10 @@ const MaxCallTime = 2 * DefaultMaxWait
 // discordgo's own retries are off (ShouldRetryOnRateLimit false,
 // MaxRestRetries 0): its HTTP client's Transport retries instead, bounded
 // and under each call's context. Nothing connects before the session is
-// used.
-func NewSession(token, apiBase string, opts ...SessionOption) (*discordgo.Session, error) {
+// used. t configures the Transport (its zero value: the defaults).
+func NewSession(token, apiBase string, t TransportOptions) (*discordgo.Session, error) {
 	if token == "" {
 		return nil, errors.New("bot: no token")
-	}
-	var cfg sessionConfig
-	for _, o := range opts {
-		o(&cfg)
 	}
 	// http.DefaultTransport keeps 2 idle connections per host: every
 	// answer beyond two at once would open (and TLS-handshake) a new one.
@@ -122,7 +88,7 @@ func NewSession(token, apiBase string, opts ...SessionOption) (*discordgo.Sessio
 	}
 	// Each attempt has its own timeout (TransportOptions.AttemptTimeout);
 	// the client's covers a whole call, retries included.
-	s.Client = &http.Client{Timeout: MaxCallTime, Transport: NewTransport(next, cfg.transport)}
+	s.Client = &http.Client{Timeout: MaxCallTime, Transport: NewTransport(next, t)}
 	s.ShouldRetryOnRateLimit = false           // it would sleep without a context and retry for ever
 	s.MaxRestRetries = 0                       // it would retry a 502 at once, POSTs included
 	s.Identify.Intents = discordgo.IntentsNone // interactions need no intent
@@ -159,6 +125,21 @@ func entryPoint(h Handler) *commands.Command {
 	if e, ok := h.(EntryPointHandler); ok {
 		return e.EntryPoint()
 	}
+	return nil
+}
+
+// registerCommands registers h's commands (Register) on guildID, or
+// globally when it is "", as a transport does at start, and logs it.
+func registerCommands(ctx context.Context, s *discordgo.Session, appID, guildID string, h Handler, log *slog.Logger) error {
+	n, err := Register(ctx, s, appID, guildID, h.Definitions(), entryPoint(h))
+	if err != nil {
+		return err
+	}
+	scope := "global"
+	if guildID != "" {
+		scope = "guild"
+	}
+	log.Info("commands registered", "count", n, "guild", guildID, "scope", scope)
 	return nil
 }
 

@@ -173,7 +173,7 @@ func newRig(t *testing.T, base string, tune func(*TransportOptions)) *rig {
 	if tune != nil {
 		tune(&o)
 	}
-	s, err := NewSession("bot-token", base, withTransportOptions(o))
+	s, err := NewSession("bot-token", base, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,12 +19,9 @@ import (
 // environment wins; a missing .env is fine), logs on stderr, then Serve
 // until ctx ends (SIGINT or SIGTERM).
 func runBot(ctx context.Context, stderr io.Writer) error {
-	if err := godotenv.Load(); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("read .env: %w", err)
-	}
-	cfg, err := config.Load(os.Getenv)
+	cfg, err := loadConfig()
 	if err != nil {
-		return fmt.Errorf("bad configuration (see .env.example):\n%w", err)
+		return err
 	}
 	log := newLogger(stderr, cfg)
 	if env, err := godotenv.Read(); err == nil { // a missing .env was fine above
@@ -39,6 +36,19 @@ func runBot(ctx context.Context, stderr io.Writer) error {
 	bot.RouteDiscordgoLogs(log, bot.DiscordgoLogLevel(cfg.DiscordgoLogLevel))
 	redisstore.RouteLogs(log)
 	return Serve(ctx, cfg, log, Hooks{}) // main prints the error, once
+}
+
+// loadConfig loads the configuration as the bot does: from .env and the
+// environment (the environment wins; a missing .env is fine).
+func loadConfig() (config.Config, error) {
+	if err := godotenv.Load(); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return config.Config{}, fmt.Errorf("read .env: %w", err)
+	}
+	cfg, err := config.Load(os.Getenv)
+	if err != nil {
+		return config.Config{}, fmt.Errorf("bad configuration (see .env.example):\n%w", err)
+	}
+	return cfg, nil
 }
 
 // newLogger builds the process's logger per LOG_LEVEL and LOG_FORMAT.

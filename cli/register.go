@@ -2,17 +2,12 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-
-	"github.com/joho/godotenv"
 
 	"github.com/lesclefsdutresor/clefs/bot"
 	"github.com/lesclefsdutresor/clefs/commands"
-	"github.com/lesclefsdutresor/clefs/config"
 )
 
 // runRegister registers the slash commands over REST, as the bot does at
@@ -35,17 +30,14 @@ func runRegister(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fs.Usage()
 		return usageError{fmt.Sprintf("register: unexpected argument %q", fs.Arg(0))}
 	}
-	if err := godotenv.Load(); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("read .env: %w", err)
-	}
-	cfg, err := config.Load(os.Getenv)
+	cfg, err := loadConfig()
 	if err != nil {
-		return fmt.Errorf("bad configuration (see .env.example):\n%w", err)
+		return err
 	}
 	if *guild == "" {
 		*guild = cfg.GuildID
 	}
-	s, err := bot.NewSession(cfg.Token, cfg.APIBase)
+	s, err := bot.NewSession(cfg.Token, cfg.APIBase, bot.TransportOptions{})
 	if err != nil {
 		return err
 	}

@@ -84,7 +84,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	// The token first: a wrong DISCORD_TOKEN (or an unreachable
 	// DISCORD_API_BASE) is reported before the store is opened, let alone
 	// created.
-	s, err := bot.NewSession(cfg.Token, cfg.APIBase, bot.WithLogger(log))
+	s, err := bot.NewSession(cfg.Token, cfg.APIBase, bot.TransportOptions{Logger: log})
 	if err != nil {
 		return err
 	}
@@ -288,11 +288,8 @@ func announcer(cfg config.Config, obs commands.Observer, log *slog.Logger) func(
 	if !cfg.ActivityEnabled() {
 		return nil
 	}
-	opts := []bot.SessionOption{bot.WithLogger(log)}
-	if ro, ok := obs.(bot.Observer); ok {
-		opts = append(opts, bot.WithObserver(ro))
-	}
-	s, err := bot.NewSession(cfg.Token, cfg.APIBase, opts...)
+	ro, _ := obs.(bot.RESTObserver) // *metrics.Metrics is one
+	s, err := bot.NewSession(cfg.Token, cfg.APIBase, bot.TransportOptions{Observer: ro, Logger: log})
 	if err != nil { // no token: Load refuses that
 		log.Error("no session to announce the Activity's tickets", "err", err)
 		return nil

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -58,52 +57,4 @@ func RedisStats(c redis.UniversalClient) func(ctx context.Context) (ServerStats,
 		}
 		return ServerStats{CPU: time.Duration((x[0] + x[1]) * float64(time.Second)), NetIn: int64(x[2]), NetOut: int64(x[3]), Commands: int64(x[4])}, nil
 	}
-}
-
-// deleteGuilds deletes every key of the guilds, on every master of a
-// cluster, and returns how many it deleted. Every key of a guild carries
-// its hash tag {guild}, as package redisstore names them (p:{g}:u,
-// h:{g}:u…, s:{g}, a:{g}, lb:{g}).
-func deleteGuilds(ctx context.Context, c redis.UniversalClient, guilds []uint64) (int, error) {
-	var (
-		mu   sync.Mutex
-		keys []string
-	)
-	scan := func(ctx context.Context, node redis.Cmdable) error {
-		for _, g := range guilds {
-			pat := "*{" + strconv.FormatUint(g, 10) + "}*"
-			it := node.Scan(ctx, 0, pat, 1000).Iterator()
-			for it.Next(ctx) {
-				mu.Lock()
-				keys = append(keys, it.Val())
-				mu.Unlock()
-			}
-			if err := it.Err(); err != nil {
-				return fmt.Errorf("scan %s: %w", pat, err)
-			}
-		}
-		return nil
-	}
-	var err error
-	if cc, ok := c.(*redis.ClusterClient); ok {
-		err = cc.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error { return scan(ctx, node) })
-	} else {
-		err = scan(ctx, c)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("loadtest: find the run's Redis keys: %w", err)
-	}
-	if len(keys) == 0 {
-		return 0, nil
-	}
-	// One DEL per key: the keys live in different slots of a cluster, and a
-	// pipeline sends each to its node.
-	pipe := c.Pipeline()
-	for _, k := range keys {
-		pipe.Del(ctx, k)
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		return 0, fmt.Errorf("loadtest: delete the run's %d Redis keys: %w", len(keys), err)
-	}
-	return len(keys), nil
 }

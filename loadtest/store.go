@@ -182,7 +182,16 @@ func openRedis(ctx context.Context, cfg Config, opts storage.Options) (*backend,
 		server: RedisStats(client),
 		redis:  client,
 		cleanup: func(ctx context.Context, guilds []uint64) (string, error) {
-			n, err := deleteGuilds(ctx, client, guilds)
+			n := 0
+			var err error
+			for _, g := range guilds {
+				var deleted int
+				deleted, err = redisstore.DeleteGuild(ctx, client, g)
+				n += deleted
+				if err != nil {
+					break
+				}
+			}
 			if err == nil && marked == 0 {
 				err = client.Del(ctx, redisstore.LayoutKey).Err()
 			}

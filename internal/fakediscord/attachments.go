@@ -137,6 +137,23 @@ func (s *Server) readMessageBody(w http.ResponseWriter, r *http.Request, interac
 	return body, files, true
 }
 
+// readMessage reads a message to create or edit (readMessageBody) and
+// checks it (parseMessage, flags among allowedFlags), answering the
+// error itself.
+func (s *Server) readMessage(w http.ResponseWriter, r *http.Request, interactionID string, allowedFlags int) (msgPatch, bool) {
+	body, files, ok := s.readMessageBody(w, r, interactionID)
+	if !ok {
+		return msgPatch{}, false
+	}
+	patch, errs := parseMessage(body, "", allowedFlags)
+	if len(errs) > 0 {
+		s.fail(w, r, http.StatusBadRequest, 50035, "Invalid Form Body", errs, interactionID)
+		return msgPatch{}, false
+	}
+	patch.files = files
+	return patch, true
+}
+
 var errTooLarge = &ackError{http.StatusRequestEntityTooLarge, 40005, "Request entity too large", nil}
 
 // parseMultipart reads a multipart/form-data body as Discord does for a

@@ -34,7 +34,7 @@ func (s *Server) defaultEntryPoint() *appCommand {
 	return &appCommand{
 		ApplicationCommand: discordgo.ApplicationCommand{
 			ID: s.snowflake(), ApplicationID: s.opts.AppID, Version: s.snowflake(),
-			Type: primaryEntryPoint, Name: "launch", Description: "Launch " + s.opts.BotName,
+			Type: primaryEntryPoint, Name: "launch", Description: "Launch " + botName,
 		},
 		Handler: handlerDiscordLaunch,
 	}

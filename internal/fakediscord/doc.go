@@ -21,7 +21,7 @@
 // What it checks like Discord: the bot token on every authenticated call; the
 // commands' names, descriptions, localizations and option limits; the
 // application's emojis (names of 2–32 of [A-Za-z0-9_], unique, images as
-// data URIs of at most 256 KiB that decode; Options.RefuseEmojis refuses
+// data URIs of at most 256 KiB that decode; SetRefuseEmojis refuses
 // their creation); message
 // payloads (content ≤ 2000 characters, ≤ 10 embeds and their limits, ≤ 5
 // action rows of ≤ 5 buttons, custom IDs 1..100 characters and unique in a

@@ -65,17 +65,20 @@ func (s *Server) EmojiCreates() int {
 }
 
 // SetRefuseEmojis makes the fake refuse (true) or accept (false) the
-// creation of application emojis from now on; see Options.RefuseEmojis.
+// creation of application emojis from now on: refused, POST
+// /applications/{app}/emojis answers 403 Missing Permissions (recorded as
+// a Failure), as Discord would to a token that may not manage the
+// application's emojis; listing still works.
 func (s *Server) SetRefuseEmojis(refuse bool) {
 	s.mu.Lock()
-	s.opts.RefuseEmojis = refuse
+	s.refuseEmojis = refuse
 	s.mu.Unlock()
 }
 
 // emojiObject is e as Discord's JSON shows it; call with s.mu held or on
 // an emoji no longer shared.
 func (s *Server) emojiObject(e *appEmoji) *discordgo.Emoji {
-	u := &discordgo.User{ID: s.botID, Username: s.opts.BotName, Discriminator: "0", Bot: true}
+	u := &discordgo.User{ID: s.botID, Username: botName, Discriminator: "0", Bot: true}
 	return &discordgo.Emoji{ID: e.id, Name: e.name, Roles: []string{}, User: u, RequireColons: true, Available: true}
 }
 
@@ -196,7 +199,7 @@ func (s *Server) postEmoji(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	refuse, taken, full := s.opts.RefuseEmojis, s.nameTakenLocked(*body.Name, ""), len(s.emojis) >= MaxApplicationEmojis
+	refuse, taken, full := s.refuseEmojis, s.nameTakenLocked(*body.Name, ""), len(s.emojis) >= MaxApplicationEmojis
 	var out *discordgo.Emoji
 	if !refuse && !taken && !full {
 		e := &appEmoji{id: s.snowflake(), name: *body.Name, image: img}

@@ -217,8 +217,7 @@ func (s *Server) endpointFailed(in *interaction, url string, status, code int, m
 func (s *Server) replied(in *interaction) {
 	s.mu.Lock()
 	in.replied = true
-	close(in.editedCh)
-	in.editedCh = make(chan struct{})
+	in.wakeWaiters()
 	s.mu.Unlock()
 }
 

@@ -130,7 +130,7 @@ func (s *Server) toDiscordgo(m message) *discordgo.Message {
 		ID: m.id, ChannelID: m.channel, GuildID: m.guild, Content: m.content,
 		Timestamp: created, Type: discordgo.MessageType(m.typ), Flags: discordgo.MessageFlags(m.flags),
 		Author: &discordgo.User{
-			ID: s.botID, Username: s.opts.BotName, Discriminator: "0", Bot: true, Verified: true,
+			ID: s.botID, Username: botName, Discriminator: "0", Bot: true, Verified: true,
 		},
 		Attachments: []*discordgo.MessageAttachment{}, Mentions: []*discordgo.User{}, MentionRoles: []string{},
 		Embeds: []*discordgo.MessageEmbed{}, Components: []discordgo.MessageComponent{},

@@ -24,7 +24,7 @@ func roundTrip(s *Server, m message) *discordgo.Message {
 }
 
 func TestToDiscordgo(t *testing.T) {
-	s := New(Options{Token: "t", BotName: "Clefs"})
+	s := New(Options{Token: "t"})
 	slash := &interaction{id: "1001", kind: discordgo.InteractionApplicationCommand, name: "play",
 		guild: "111", channel: "222", user: "333", username: "alice"}
 	source := &message{id: "2002", channel: "222", guild: "111", interaction: slash}

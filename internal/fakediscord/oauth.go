@@ -259,16 +259,10 @@ func (s *Server) getActivityInstance(w http.ResponseWriter, r *http.Request) {
 // postChannelMessage posts a message of the bot's in a channel, checked as
 // a webhook's message is (content, embeds, components, flags).
 func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) {
-	body, files, ok := s.readMessageBody(w, r, "")
+	patch, ok := s.readMessage(w, r, "", 0)
 	if !ok {
 		return
 	}
-	patch, errs := parseMessage(body, "", 0)
-	if len(errs) > 0 {
-		s.fail(w, r, http.StatusBadRequest, 50035, "Invalid Form Body", errs, "")
-		return
-	}
-	patch.files = files
 	m := &message{id: "", channel: r.PathValue("channel"), created: time.Now()}
 	m.apply(patch)
 	if m.empty() {

@@ -12,15 +12,12 @@ import (
 // buildOptions types the options of sl against the command's definition.
 func buildOptions(cmd *discordgo.ApplicationCommand, sl Slash) ([]any, map[string]any, error) {
 	defs := cmd.Options
-	var wrap func([]any) []any = func(o []any) []any { return o }
 	if sl.Group != "" {
 		g := findOpt(defs, sl.Group, discordgo.ApplicationCommandOptionSubCommandGroup)
 		if g == nil {
 			return nil, nil, fmt.Errorf("%w: /%s has no group %q", ErrBadOptions, cmd.Name, sl.Group)
 		}
 		defs = g.Options
-		prev := wrap
-		wrap = func(o []any) []any { return prev([]any{map[string]any{"name": g.Name, "type": 2, "options": o}}) }
 	}
 	if sl.Sub != "" {
 		sc := findOpt(defs, sl.Sub, discordgo.ApplicationCommandOptionSubCommand)
@@ -28,8 +25,6 @@ func buildOptions(cmd *discordgo.ApplicationCommand, sl Slash) ([]any, map[strin
 			return nil, nil, fmt.Errorf("%w: /%s has no subcommand %q", ErrBadOptions, cmd.Name, sl.Sub)
 		}
 		defs = sc.Options
-		prev := wrap
-		wrap = func(o []any) []any { return prev([]any{map[string]any{"name": sc.Name, "type": 1, "options": o}}) }
 	}
 	for _, d := range defs {
 		if d.Type == discordgo.ApplicationCommandOptionSubCommand || d.Type == discordgo.ApplicationCommandOptionSubCommandGroup {
@@ -38,7 +33,7 @@ func buildOptions(cmd *discordgo.ApplicationCommand, sl Slash) ([]any, map[strin
 	}
 	given := map[string]bool{}
 	out := []any{}
-	resolved := map[string]any{}
+	users, members := map[string]any{}, map[string]any{}
 	for _, o := range sl.Options {
 		d := findOpt(defs, o.Name, 0)
 		if d == nil {
@@ -55,19 +50,8 @@ func buildOptions(cmd *discordgo.ApplicationCommand, sl Slash) ([]any, map[strin
 		out = append(out, map[string]any{"name": d.Name, "type": int(d.Type), "value": v})
 		if d.Type == discordgo.ApplicationCommandOptionUser || d.Type == discordgo.ApplicationCommandOptionMentionable {
 			id := v.(string)
-			users, _ := resolved["users"].(map[string]any)
-			if users == nil {
-				users = map[string]any{}
-				resolved["users"] = users
-			}
-			u := map[string]any{"id": id, "username": defaultName(id), "discriminator": "0", "global_name": nil, "avatar": nil, "public_flags": 0}
-			users[id] = u
+			users[id] = map[string]any{"id": id, "username": defaultName(id), "discriminator": "0", "global_name": nil, "avatar": nil, "public_flags": 0}
 			if sl.Guild != "" {
-				members, _ := resolved["members"].(map[string]any)
-				if members == nil {
-					members = map[string]any{}
-					resolved["members"] = members
-				}
 				mem := memberJSON(nil, PermsMember)
 				delete(mem, "user")
 				members[id] = mem
@@ -79,7 +63,20 @@ func buildOptions(cmd *discordgo.ApplicationCommand, sl Slash) ([]any, map[strin
 			return nil, nil, fmt.Errorf("%w: required option %q missing", ErrBadOptions, d.Name)
 		}
 	}
-	return wrap(out), resolved, nil
+	if sl.Sub != "" {
+		out = []any{map[string]any{"name": sl.Sub, "type": 1, "options": out}}
+	}
+	if sl.Group != "" {
+		out = []any{map[string]any{"name": sl.Group, "type": 2, "options": out}}
+	}
+	resolved := map[string]any{}
+	if len(users) > 0 {
+		resolved["users"] = users
+	}
+	if len(members) > 0 {
+		resolved["members"] = members
+	}
+	return out, resolved, nil
 }
 
 func findOpt(defs []*discordgo.ApplicationCommandOption, name string, typ discordgo.ApplicationCommandOptionType) *discordgo.ApplicationCommandOption {

@@ -30,12 +30,19 @@ type interaction struct {
 	edits     int
 	followUps []*message
 	done      chan struct{} // closed at the callback or expiry
-	editedCh  chan struct{} // closed and replaced at each edit or follow-up
+	editedCh  chan struct{} // closed and replaced at each edit or follow-up (wakeWaiters)
 	respEphem bool
 	viaHTTP   bool  // sent to the interactions endpoint
 	replied   bool  // the endpoint's reply, if viaHTTP, has been read
 	failed    error // why the endpoint failed it (wraps ErrEndpoint); implies expired
 	faulted   bool  // a fault was injected into one of its calls
+}
+
+// wakeWaiters wakes the calls waiting for in to change (an edit, a
+// follow-up, the endpoint's reply). The caller holds s.mu.
+func (in *interaction) wakeWaiters() {
+	close(in.editedCh)
+	in.editedCh = make(chan struct{})
 }
 
 func (in *interaction) userJSON() map[string]any {

@@ -25,6 +25,9 @@ const (
 	DefaultHeartbeatInterval = 41250 * time.Millisecond
 )
 
+// botName is the bot user's name and the application's.
+const botName = "Clefs"
+
 // Permission sets for Slash.Perms and Click.Perms.
 const (
 	// PermsMember is what @everyone has on a typical server: view channels,
@@ -44,8 +47,6 @@ type Options struct {
 	Token string
 	// AppID is the application's ID, also the bot user's ID. Empty: generated.
 	AppID string
-	// BotName is the bot user's name. Empty: "Clefs".
-	BotName string
 	// Guilds are the guilds the bot is in, listed in READY.
 	Guilds []string
 	// Addr is the listen address. Empty: 127.0.0.1:0 (a free port).
@@ -68,11 +69,6 @@ type Options struct {
 	PrivateKey ed25519.PrivateKey
 	// RecommendedShards is the "shards" of GET /gateway/bot. Zero: 1.
 	RecommendedShards int
-	// RefuseEmojis makes POST /applications/{app}/emojis answer 403
-	// Missing Permissions (recorded as a Failure), as Discord would to a
-	// token that may not manage the application's emojis; listing still
-	// works. See SetRefuseEmojis.
-	RefuseEmojis bool
 	// TokenLife is an interaction token's life: past it, its webhook calls
 	// (edits, follow-ups) answer 401 Invalid Webhook Token (50027), a
 	// Failure. Zero: 15 minutes, like Discord. The time to call back is
@@ -171,6 +167,7 @@ type Server struct {
 	endpoint     string        // the interactions endpoint; "" = the gateway
 	emojis       []*appEmoji   // the application's emojis, in creation order
 	emojiCreates int           // successful creations
+	refuseEmojis bool          // SetRefuseEmojis
 
 	// Faults (faults.go).
 	rng          *rand.Rand // the draws of rules with a Fraction
@@ -197,9 +194,6 @@ func New(opts Options) *Server {
 	}
 	if opts.TokenLife == 0 {
 		opts.TokenLife = DefaultTokenLife
-	}
-	if opts.BotName == "" {
-		opts.BotName = "Clefs"
 	}
 	if opts.Addr == "" {
 		opts.Addr = "127.0.0.1:0"
@@ -573,7 +567,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, interactionID 
 
 func (s *Server) botUser() map[string]any {
 	return map[string]any{
-		"id": s.botID, "username": s.opts.BotName, "discriminator": "0", "global_name": nil,
+		"id": s.botID, "username": botName, "discriminator": "0", "global_name": nil,
 		"avatar": nil, "bot": true, "verified": true, "flags": 0, "mfa_enabled": false,
 	}
 }
@@ -620,7 +614,7 @@ func (s *Server) getApplication(w http.ResponseWriter, r *http.Request) {
 		flags |= flagEmbedded
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"id": s.opts.AppID, "name": s.opts.BotName, "icon": nil, "description": "",
+		"id": s.opts.AppID, "name": botName, "icon": nil, "description": "",
 		"bot_public": true, "bot_require_code_grant": false, "flags": flags,
 		"bot": s.botUser(), "verify_key": s.PublicKeyHex(),
 	})

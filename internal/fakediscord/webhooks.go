@@ -77,16 +77,10 @@ func (s *Server) patchWebhookMessage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	body, files, ok := s.readMessageBody(w, r, in.id)
+	patch, ok := s.readMessage(w, r, in.id, allowedResponseFlags)
 	if !ok {
 		return
 	}
-	patch, errs := parseMessage(body, "", allowedResponseFlags)
-	if len(errs) > 0 {
-		s.fail(w, r, http.StatusBadRequest, 50035, "Invalid Form Body", errs, in.id)
-		return
-	}
-	patch.files = files
 	s.mu.Lock()
 	m := s.targetLocked(in, r.PathValue("msg"))
 	if m == nil {
@@ -110,8 +104,7 @@ func (s *Server) patchWebhookMessage(w http.ResponseWriter, r *http.Request) {
 	if m == in.original {
 		in.edits++
 	}
-	close(in.editedCh)
-	in.editedCh = make(chan struct{})
+	in.wakeWaiters()
 	snap := *m
 	s.mu.Unlock()
 	s.log.Info("message edited", "interaction", in.id, "message", snap.id, "content", truncate(derefOr(patch.content, ""), 80))
@@ -131,8 +124,7 @@ func (s *Server) deleteWebhookMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m.deleted = true
-	close(in.editedCh)
-	in.editedCh = make(chan struct{})
+	in.wakeWaiters()
 	s.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -142,16 +134,10 @@ func (s *Server) postFollowUp(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	body, files, ok := s.readMessageBody(w, r, in.id)
+	patch, ok := s.readMessage(w, r, in.id, allowedResponseFlags)
 	if !ok {
 		return
 	}
-	patch, errs := parseMessage(body, "", allowedResponseFlags)
-	if len(errs) > 0 {
-		s.fail(w, r, http.StatusBadRequest, 50035, "Invalid Form Body", errs, in.id)
-		return
-	}
-	patch.files = files
 	probe := &message{}
 	probe.apply(patch)
 	if probe.empty() {
@@ -171,8 +157,7 @@ func (s *Server) postFollowUp(w http.ResponseWriter, r *http.Request) {
 		m = s.newMessageLocked(in, patch, 0)
 		in.followUps = append(in.followUps, m)
 	}
-	close(in.editedCh)
-	in.editedCh = make(chan struct{})
+	in.wakeWaiters()
 	snap := *m
 	s.mu.Unlock()
 	s.log.Info("follow-up", "interaction", in.id, "message", snap.id, "ephemeral", snap.flags&flagEphemeral != 0, "content", truncate(snap.content, 80))

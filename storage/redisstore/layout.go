@@ -67,7 +67,7 @@ func (s *Store) firstKey(ctx context.Context, pattern string) (string, error) {
 		found string
 		hit   atomic.Bool
 	)
-	err := s.eachMaster(ctx, func(ctx context.Context, c redis.Cmdable) error {
+	err := eachMaster(ctx, s.rdb, func(ctx context.Context, c redis.Cmdable) error {
 		for cursor := uint64(0); !hit.Load(); {
 			keys, next, err := c.Scan(ctx, cursor, pattern, 100).Result()
 			if err != nil {
@@ -92,7 +92,7 @@ func (s *Store) firstKey(ctx context.Context, pattern string) (string, error) {
 // cluster (one after the other: fn need not be safe for concurrent use).
 func (s *Store) scan(ctx context.Context, pattern string, fn func(key string)) error {
 	var mu sync.Mutex
-	return s.eachMaster(ctx, func(ctx context.Context, c redis.Cmdable) error {
+	return eachMaster(ctx, s.rdb, func(ctx context.Context, c redis.Cmdable) error {
 		mu.Lock()
 		defer mu.Unlock()
 		it := c.Scan(ctx, 0, pattern, 1000).Iterator()
@@ -105,9 +105,38 @@ func (s *Store) scan(ctx context.Context, pattern string, fn func(key string)) e
 
 // eachMaster runs fn on the server, or on every master of a cluster, at
 // the same time.
-func (s *Store) eachMaster(ctx context.Context, fn func(context.Context, redis.Cmdable) error) error {
-	if cc, ok := s.rdb.(*redis.ClusterClient); ok {
+func eachMaster(ctx context.Context, rdb redis.UniversalClient, fn func(context.Context, redis.Cmdable) error) error {
+	if cc, ok := rdb.(*redis.ClusterClient); ok {
 		return cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return fn(ctx, c) })
 	}
-	return fn(ctx, s.rdb)
+	return fn(ctx, rdb)
+}
+
+// DeleteGuild deletes every key of guild through rdb and returns how many
+// it deleted: for tests and the load generator, which write in guilds of
+// their own. The keys all carry the hash tag {guild}, so they sit on one
+// node of a cluster, and one UNLINK per SCAN page deletes them.
+func DeleteGuild(ctx context.Context, rdb redis.UniversalClient, guild uint64) (int, error) {
+	var n atomic.Int64 // eachMaster runs on the masters in parallel
+	err := eachMaster(ctx, rdb, func(ctx context.Context, c redis.Cmdable) error {
+		for cursor := uint64(0); ; {
+			keys, next, err := c.Scan(ctx, cursor, "*"+guildTag(guild)+"*", 1000).Result()
+			if err != nil {
+				return err
+			}
+			if len(keys) > 0 {
+				if err := c.Unlink(ctx, keys...).Err(); err != nil {
+					return err
+				}
+				n.Add(int64(len(keys)))
+			}
+			if cursor = next; cursor == 0 {
+				return nil
+			}
+		}
+	})
+	if err != nil {
+		return int(n.Load()), fmt.Errorf("redisstore: delete guild %d: %w", guild, err)
+	}
+	return int(n.Load()), nil
 }

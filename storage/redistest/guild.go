@@ -4,13 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
-	"fmt"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/lesclefsdutresor/clefs/storage/redisstore"
 )
@@ -49,42 +45,8 @@ func CleanupGuild(tb testing.TB, url string, guild uint64) {
 		defer client.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if _, err := DeleteGuild(ctx, client, guild); err != nil {
-			tb.Errorf("redistest: CleanupGuild %d: %v", guild, err)
+		if _, err := redisstore.DeleteGuild(ctx, client, guild); err != nil {
+			tb.Errorf("redistest: CleanupGuild: %v", err)
 		}
 	})
-}
-
-// DeleteGuild deletes the keys of guild (GuildPattern) through client, on
-// every master of a cluster (the one that holds the guild's slot has them
-// all), and returns how many it deleted.
-func DeleteGuild(ctx context.Context, client redis.UniversalClient, guild uint64) (int, error) {
-	var n atomic.Int64 // ForEachMaster runs on the masters in parallel
-	del := func(ctx context.Context, node *redis.Client) error {
-		for cursor := uint64(0); ; {
-			keys, next, err := node.Scan(ctx, cursor, GuildPattern(guild), 1000).Result()
-			if err != nil {
-				return err
-			}
-			if len(keys) > 0 { // one slot: one command deletes them
-				if err := node.Unlink(ctx, keys...).Err(); err != nil {
-					return err
-				}
-				n.Add(int64(len(keys)))
-			}
-			if cursor = next; cursor == 0 {
-				return nil
-			}
-		}
-	}
-	var err error
-	switch c := client.(type) {
-	case *redis.ClusterClient:
-		err = c.ForEachMaster(ctx, del)
-	case *redis.Client:
-		err = del(ctx, c)
-	default:
-		return 0, fmt.Errorf("redistest: DeleteGuild: unexpected client %T", client)
-	}
-	return int(n.Load()), err
 }
