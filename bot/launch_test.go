@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -217,9 +218,16 @@ func TestScratchByHandLaunches(t *testing.T) {
 			if l := srv.Launches(); len(l) != 1 || l[0].Interaction != p.ID() || l[0].User != "7" || l[0].Guild != guild || l[0].Channel != "2000" {
 				t.Errorf("launches %+v", l)
 			}
-			sent := rest.requests("POST callback")
-			if replies != nil {
-				sent = replies.answers("POST interactions")
+			// The fake has the answer as soon as it is written; the wire
+			// keeps it once the handler returns, a moment later.
+			var sent [][]byte
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+				if sent = rest.requests("POST callback"); replies != nil {
+					sent = replies.answers("POST interactions")
+				}
+				if len(sent) >= 2 || time.Now().After(deadline) {
+					break
+				}
 			}
 			if len(sent) != 2 {
 				t.Fatalf("%d answers sent, want the card's and the launch's", len(sent))
