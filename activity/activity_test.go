@@ -11,7 +11,6 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/backend"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 const (
@@ -38,13 +38,12 @@ type fixture struct {
 	srv   *fakediscord.Server
 	store storage.Store
 	url   string
-	mu    sync.Mutex
-	now   time.Time
+	clock *storetest.Clock
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{t: t, now: time.Now()}
+	f := &fixture{t: t, clock: storetest.NewClock()}
 	f.srv = fakediscord.New(fakediscord.Options{Token: botToken})
 	if err := f.srv.Start(); err != nil {
 		t.Fatal(err)
@@ -62,7 +61,7 @@ func newFixture(t *testing.T) *fixture {
 	app := commands.New(commands.Config{Logger: log}, store)
 	h, err := activity.New(activity.Options{
 		Game: app, AppID: f.srv.AppID(), ClientSecret: fakediscord.TestClientSecret, Token: botToken,
-		APIBase: f.srv.URL(), Now: f.clock, Logger: log,
+		APIBase: f.srv.URL(), Now: f.clock.Now, Logger: log,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -71,18 +70,6 @@ func newFixture(t *testing.T) *fixture {
 	t.Cleanup(ts.Close)
 	f.url = ts.URL + "/activity/"
 	return f
-}
-
-func (f *fixture) clock() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.now
-}
-
-func (f *fixture) advance(d time.Duration) {
-	f.mu.Lock()
-	f.now = f.now.Add(d)
-	f.mu.Unlock()
 }
 
 // answer is one HTTP answer.
@@ -287,7 +274,7 @@ func TestSessionTokens(t *testing.T) {
 		t.Fatalf("a refused session bought: %+v", p.Stats)
 	}
 	f.step(session, "buy", `{"op":"buy-0000000000000001"}`)
-	f.advance(activity.SessionLife)
+	f.clock.Advance(activity.SessionLife)
 	if a := f.do("GET", "api/state", session, ""); a.status != 401 || a.errCode() != "session" {
 		t.Errorf("expired session: %d %s", a.status, a.body)
 	}
@@ -358,7 +345,7 @@ func TestFlood(t *testing.T) {
 	if a := f.do("GET", "api/state", bobs, ""); a.status != 200 {
 		t.Errorf("another user: %d", a.status)
 	}
-	f.advance(time.Second)
+	f.clock.Advance(time.Second)
 	if a := f.do("GET", "api/state", alices, ""); a.status != 200 {
 		t.Errorf("after a second: %d", a.status)
 	}
