@@ -92,15 +92,17 @@ func TestMultipartAttachments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The handler first, then the response: Wait shows the message as it
+	// is then, the edit's file included.
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
 	r, err := p.Wait(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
 	m := r.Message
-	if m == nil || m.Content != "your export" || len(m.Attachments) != 1 {
+	if m == nil || m.Content != "your export" || len(m.Attachments) != 2 {
 		t.Fatalf("response = %+v", m)
 	}
 	checkAttachment(t, srv, m.Attachments[0], "222", "export.json", "application/json", export)
