@@ -61,11 +61,13 @@ ENV DATA_PATH=/data/clefs.db \
 ENV GOGC=400 \
     GOMEMLIMIT=40MiB
 VOLUME ["/data"]
-# METRICS_ADDR serves /metrics, /healthz, /version and the verification
-# page /fair (not published unless you ask: -p 9090:9090). With
-# INTERACTIONS_ADDR=0.0.0.0:8080 the HTTP interactions endpoint listens on
-# 8080 (publish it to your TLS reverse proxy: -p 127.0.0.1:8080:8080).
-EXPOSE 9090 8080
+# METRICS_ADDR serves /metrics, /healthz and /version, private (not
+# published unless you ask: -p 9090:9090). With PUBLIC_ADDR=0.0.0.0:8081 the
+# players' pages, /fair and the Activity (with DISCORD_CLIENT_SECRET), listen
+# on 8081; with INTERACTIONS_ADDR=0.0.0.0:8080 the HTTP interactions
+# endpoint (and /fair) on 8080. Publish those to your TLS reverse proxy
+# (-p 127.0.0.1:8081:8081).
+EXPOSE 9090 8080 8081
 # Healthy when the transport serves (every gateway shard has had its first
 # READY and none has been disconnected for more than 30 s; or the HTTP
 # endpoint serving) and the store answers a ping. The image has no shell
