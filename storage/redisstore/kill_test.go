@@ -23,18 +23,16 @@ func openAt(url string, opts storage.Options) (storage.Store, error) {
 	return redisstore.Open(context.Background(), url, opts)
 }
 
-func TestClusterKill(t *testing.T) {
-	storetest.Kill(t, func(t *testing.T) (string, uint64) {
-		url, guild := redistest.ClusterURL(t), redistest.UniqueGuild(t)
-		redistest.CleanupGuild(t, url, guild)
-		return url, guild
-	}, openAt)
-}
+func TestClusterKill(t *testing.T) { storetest.Kill(t, uniqueGuild(redistest.ClusterURL), openAt) }
 
-func TestSentinelKill(t *testing.T) {
-	storetest.Kill(t, func(t *testing.T) (string, uint64) {
-		url, guild := redistest.SentinelURL(t), redistest.UniqueGuild(t)
+func TestSentinelKill(t *testing.T) { storetest.Kill(t, uniqueGuild(redistest.SentinelURL), openAt) }
+
+// uniqueGuild gives storetest.Kill a guild of its own on the server of
+// urlOf, removed at the end of the test.
+func uniqueGuild(urlOf func(testing.TB) string) func(*testing.T) (string, uint64) {
+	return func(t *testing.T) (string, uint64) {
+		url, guild := urlOf(t), redistest.UniqueGuild(t)
 		redistest.CleanupGuild(t, url, guild)
 		return url, guild
-	}, openAt)
+	}
 }
