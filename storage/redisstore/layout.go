@@ -32,8 +32,10 @@ func (s *Store) checkLayout(ctx context.Context) error {
 	want := strconv.Itoa(storage.LayoutVersion)
 	v, err := s.rdb.Get(ctx, LayoutKey).Result()
 	if errors.Is(err, redis.Nil) {
+		// A key of this project, if any: the whole SCAN runs only on a
+		// new database, or on one this build refuses.
 		var found string
-		if found, err = s.firstKey(ctx, projectKeys); err != nil {
+		if err := s.scan(ctx, projectKeys, func(k string) { found = cmp.Or(found, k) }); err != nil {
 			return s.wrap("check the layout", err)
 		}
 		if found == "" {
@@ -57,35 +59,6 @@ func (s *Store) checkLayout(ctx context.Context) error {
 			LayoutKey, v, want, storage.ErrLayout)
 	}
 	return nil
-}
-
-// firstKey returns a key matching pattern, "" if there is none, with SCAN
-// (COUNT 100, on every master of a cluster), stopping at the first found.
-func (s *Store) firstKey(ctx context.Context, pattern string) (string, error) {
-	var (
-		mu    sync.Mutex
-		found string
-		hit   atomic.Bool
-	)
-	err := eachMaster(ctx, s.rdb, func(ctx context.Context, c redis.Cmdable) error {
-		for cursor := uint64(0); !hit.Load(); {
-			keys, next, err := c.Scan(ctx, cursor, pattern, 100).Result()
-			if err != nil {
-				return err
-			}
-			if len(keys) > 0 {
-				mu.Lock()
-				found = cmp.Or(found, keys[0])
-				mu.Unlock()
-				hit.Store(true)
-			}
-			if cursor = next; cursor == 0 {
-				break
-			}
-		}
-		return nil
-	})
-	return found, err
 }
 
 // scan calls fn with every key matching pattern, on every master of a
