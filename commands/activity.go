@@ -144,26 +144,19 @@ func (a *App) Act(ctx context.Context, act Act) (ActState, error) {
 		a.obs.Interaction(rq.kind, outcome, d)
 	}
 	logInteraction(ctx, log, rq, outcome, d)
+	if err == nil {
+		return st, nil
+	}
+	a.logError(log, rq, err, false)
 	var ue *userError
-	var se *storeError
-	switch {
-	case errors.As(err, &ue):
-		if ue.cause != nil {
-			log.Warn("commands: step refused by the rules", "guild", act.Guild, "user", act.User, "command", rq.kind, "op", op, "err", ue.cause)
-		}
-		ae := &ActError{Code: strings.TrimPrefix(ue.id, "err_"), Message: plain(rq.l.T(ue.id, ue.data))}
-		if st.User != "" {
-			ae.State = &st
-		}
-		return ActState{}, ae
-	case err != nil:
-		if errors.As(err, &se) && a.obs != nil {
-			a.obs.StoreError(se.op)
-		}
-		log.Error("commands: internal error", "guild", act.Guild, "user", act.User, "command", rq.kind, "op", op, "err", err)
+	if !errors.As(err, &ue) {
 		return ActState{}, err
 	}
-	return st, nil
+	ae := &ActError{Code: strings.TrimPrefix(ue.id, "err_"), Message: plain(rq.l.T(ue.id, ue.data))}
+	if st.User != "" {
+		ae.State = &st
+	}
+	return ActState{}, ae
 }
 
 // actLocked runs act under the player's lock, within Config.Timeout,
