@@ -118,7 +118,7 @@ func New(o Options) (http.Handler, error) {
 		o.Burst = DefaultBurst
 	}
 	h := &handler{
-		game: o.Game, appID: o.AppID, key: sessionKey(o.ClientSecret), now: o.Now, log: o.Logger,
+		game: o.Game, appID: o.AppID, key: mac([]byte(o.ClientSecret), sessionLabel), now: o.Now, log: o.Logger,
 		discord: &discord{api: strings.TrimRight(o.APIBase, "/") + "/api/v10", appID: o.AppID, secret: o.ClientSecret, token: o.Token, client: o.Client},
 		users:   newLimiter(o.Rate, o.Burst),
 		logins:  newLimiter(10*o.Rate, 10*o.Burst),

@@ -30,7 +30,6 @@ type instance struct {
 	ApplicationID string `json:"application_id"`
 	InstanceID    string `json:"instance_id"`
 	Location      struct {
-		Kind      string `json:"kind"`
 		ChannelID string `json:"channel_id"`
 		GuildID   string `json:"guild_id"`
 	} `json:"location"`

@@ -34,13 +34,6 @@ type session struct {
 // or expired. The page then authorizes again.
 var errSession = errors.New("activity: bad or expired session")
 
-// sessionKey is the HMAC key of the sessions.
-func sessionKey(clientSecret string) []byte {
-	m := hmac.New(sha256.New, []byte(clientSecret))
-	m.Write([]byte(sessionLabel))
-	return m.Sum(nil)
-}
-
 // sign returns the token of s: base64url(payload JSON) "." base64url(HMAC-SHA256
 // of the first part).
 func sign(key []byte, s session) string {
@@ -49,6 +42,8 @@ func sign(key []byte, s session) string {
 	return p + "." + base64.RawURLEncoding.EncodeToString(mac(key, p))
 }
 
+// mac is HMAC-SHA256 of payload under key: a token's signature, and the
+// sessions' key (the client secret's mac of sessionLabel).
 func mac(key []byte, payload string) []byte {
 	m := hmac.New(sha256.New, key)
 	m.Write([]byte(payload))

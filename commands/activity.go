@@ -144,31 +144,23 @@ func (a *App) Act(ctx context.Context, act Act) (ActState, error) {
 		a.obs.Interaction(rq.kind, outcome, d)
 	}
 	logInteraction(ctx, log, rq, outcome, d)
+	if err == nil {
+		return st, nil
+	}
+	a.logError(log, rq, err, false)
 	var ue *userError
-	var se *storeError
-	switch {
-	case errors.As(err, &ue):
-		if ue.cause != nil {
-			log.Warn("commands: step refused by the rules", "guild", act.Guild, "user", act.User, "command", rq.kind, "op", op, "err", ue.cause)
-		}
-		ae := &ActError{Code: strings.TrimPrefix(ue.id, "err_"), Message: plain(rq.l.T(ue.id, ue.data))}
-		if st.User != "" {
-			ae.State = &st
-		}
-		return ActState{}, ae
-	case err != nil:
-		if errors.As(err, &se) && a.obs != nil {
-			a.obs.StoreError(se.op)
-		}
-		log.Error("commands: internal error", "guild", act.Guild, "user", act.User, "command", rq.kind, "op", op, "err", err)
+	if !errors.As(err, &ue) {
 		return ActState{}, err
 	}
-	return st, nil
+	ae := &ActError{Code: strings.TrimPrefix(ue.id, "err_"), Message: plain(rq.l.T(ue.id, ue.data))}
+	if st.User != "" {
+		ae.State = &st
+	}
+	return ActState{}, ae
 }
 
 // actLocked runs act under the player's lock, within Config.Timeout,
-// turning a panic into an internal error. After a user error it returns
-// the state as it is, when it can read it.
+// turning a panic into an internal error.
 func (a *App) actLocked(ctx context.Context, rq *request, act Act) (st ActState, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -182,64 +174,62 @@ func (a *App) actLocked(ctx context.Context, rq *request, act Act) (st ActState,
 		return ActState{}, internal("wait_player", err)
 	}
 	defer unlock()
-	st, err = a.act(ctx, rq, act)
-	var ue *userError
-	if errors.As(err, &ue) {
-		st, _ = a.actState(ctx, rq, nil, nil) // the zero state if it cannot be read
-	}
-	return st, err
+	return a.act(ctx, rq, act)
 }
 
-// act runs act's step and returns the state after it.
+// act runs act's step, reading the guild's settings once, and returns the
+// state after it; after a user error, the state as it is, when it can be
+// read.
 func (a *App) act(ctx context.Context, rq *request, act Act) (ActState, error) {
 	var (
-		ap  storage.Applied
-		err error
+		set   game.Settings
+		ap    storage.Applied
+		chest *game.Chest
+		err   error
 	)
-	switch act.Kind {
-	case ActKindState:
-		return a.actState(ctx, rq, nil, nil)
-	case ActKindBuy:
-		var set game.Settings
-		if set, err = a.playSettings(ctx, rq); err != nil {
-			return ActState{}, err
-		}
+	if act.Kind == ActKindBuy {
+		set, err = a.playSettings(ctx, rq) // a play is bound to the allowed channel
+	} else {
+		set, err = a.settings(ctx, rq.guild)
+	}
+	switch {
+	case err != nil:
+	case act.Kind == ActKindBuy:
 		ap, err = a.buyStep(ctx, rq, set, nil)
-	case ActKindReveal:
+	case act.Kind == ActKindReveal:
 		rows := game.AllRows
 		if act.Row != ActAuto {
 			rows = game.RowMask(1) << act.Row
 		}
 		var finished bool
 		if ap, finished, err = a.revealStep(ctx, rq, act.Ticket, rows); err == nil && finished {
-			a.announce(ctx, rq, act.Channel, ap.Player)
+			a.announce(ctx, rq, set, act.Channel, ap.Player)
 		}
-	case ActKindChest:
-		ap, err = a.chestStep(ctx, rq, act.Chest)
-		if err == nil {
-			c := ap.Result.Chest
-			return a.actState(ctx, rq, &ap.Player, &c)
+	case act.Kind == ActKindChest:
+		if ap, err = a.chestStep(ctx, rq, act.Chest); err == nil {
+			chest = &ap.Result.Chest
 		}
-	case ActKindDaily:
-		var set game.Settings
-		if set, err = a.settings(ctx, rq.guild); err != nil {
-			return ActState{}, err
-		}
+	case act.Kind == ActKindDaily:
 		ap, err = a.dailyStep(ctx, rq, set)
 	}
-	if err != nil {
+	var ue *userError
+	switch {
+	case err == nil && act.Kind == ActKindState, errors.As(err, &ue):
+		st, serr := a.actState(ctx, rq, set, nil, nil) // the zero state if it cannot be read
+		if err == nil {
+			err = serr
+		}
+		return st, err
+	case err != nil:
 		return ActState{}, err
 	}
-	return a.actState(ctx, rq, &ap.Player, nil)
+	return a.actState(ctx, rq, set, &ap.Player, chest)
 }
 
 // actState is the state of rq's player p (nil: read from the store,
-// without creating anyone), with chest, the chest this step opened.
-func (a *App) actState(ctx context.Context, rq *request, p *game.Player, chest *game.Chest) (ActState, error) {
-	set, err := a.settings(ctx, rq.guild)
-	if err != nil {
-		return ActState{}, err
-	}
+// without creating anyone) under the guild's settings set, with chest, the
+// chest this step opened.
+func (a *App) actState(ctx context.Context, rq *request, set game.Settings, p *game.Player, chest *game.Chest) (ActState, error) {
 	if p == nil {
 		v, ok, err := a.load(ctx, rq.player())
 		if err != nil {
@@ -289,14 +279,11 @@ func (a *App) actState(ctx context.Context, rq *request, p *game.Player, chest *
 }
 
 // announce posts the ticket p just finished in channel, as its /play card
-// shows it, when the guild makes plays public and Config.Announce is set.
+// shows it, when the guild's settings set make plays public and
+// Config.Announce is set.
 // It does not wait: a failure is logged, the step stands.
-func (a *App) announce(ctx context.Context, rq *request, channel uint64, p game.Player) {
-	if a.cfg.Announce == nil || channel == 0 || p.Ticket == nil {
-		return
-	}
-	set, err := a.settings(ctx, rq.guild)
-	if err != nil || !set.PublicPlays {
+func (a *App) announce(ctx context.Context, rq *request, set game.Settings, channel uint64, p game.Player) {
+	if a.cfg.Announce == nil || channel == 0 || p.Ticket == nil || !set.PublicPlays {
 		return
 	}
 	d := a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: *p.Ticket})

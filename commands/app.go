@@ -647,11 +647,27 @@ func (a *App) send(ctx context.Context, r Responder, i *discordgo.Interaction, r
 	}
 }
 
-// renderError turns a handler's error into the reply: a user error becomes an
-// ephemeral message in the user's language; anything else is logged with its
-// context and answered with a short apology, which says the message will
-// be updated when late (the step goes on in the background).
+// renderError turns a handler's error into the reply (logError first): a
+// user error becomes an ephemeral message in the user's language; anything
+// else a short apology, which says the message will be updated when late
+// (the step goes on in the background).
 func (a *App) renderError(log *slog.Logger, rq *request, err error, late bool) reply {
+	a.logError(log, rq, err, late)
+	var ue *userError
+	if errors.As(err, &ue) {
+		return ephemeral("❌ " + rq.l.T(ue.id, ue.data))
+	}
+	id := apology(rq.kind)
+	if late {
+		id = lateApology(rq.kind)
+	}
+	return ephemeral("⚠️ " + rq.l.T(id, nil))
+}
+
+// logError logs and counts a step's error: a user error's cause (a damaged
+// record, a refusal by the rules no handler expected) as a warning,
+// anything else as an internal error with its context.
+func (a *App) logError(log *slog.Logger, rq *request, err error, late bool) {
 	var ue *userError
 	if errors.As(err, &ue) {
 		if d := damaged(ue.cause); d != nil {
@@ -661,7 +677,7 @@ func (a *App) renderError(log *slog.Logger, rq *request, err error, late bool) r
 				"guild", rq.guild, "user", rq.user, "command", rq.kind, "custom_id", rq.customID,
 				"interaction", rq.i.ID, "err", ue.cause)
 		}
-		return ephemeral("❌ " + rq.l.T(ue.id, ue.data))
+		return
 	}
 	var se *storeError
 	op := ""
@@ -674,11 +690,6 @@ func (a *App) renderError(log *slog.Logger, rq *request, err error, late bool) r
 	log.Error("commands: internal error",
 		"guild", rq.guild, "user", rq.user, "command", rq.kind, "custom_id", rq.customID,
 		"interaction", rq.i.ID, "op", op, "err", err, "late", late)
-	id := apology(rq.kind)
-	if late {
-		id = lateApology(rq.kind)
-	}
-	return ephemeral("⚠️ " + rq.l.T(id, nil))
 }
 
 // damagedRecord logs and counts a player's damaged record met by rq: one

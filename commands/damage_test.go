@@ -2,6 +2,7 @@ package commands
 
 import (
 	"encoding/binary"
+	"errors"
 	"strings"
 	"testing"
 
@@ -67,8 +68,12 @@ func TestDamagedRecord(t *testing.T) {
 	e.slash(alice, "fr", "balance").expectUserError("<@1000000000000000001> sur ce serveur est endommagé")
 	e.admin(moderator, modPermsSet, "set-balance", opt{"user", optUser, "1000000000000000001"},
 		opt{"amount", optString, "10"}).expectUserError("/admin reset")
+	var ae *ActError
+	if _, err := e.act(alice, ActKindBuy, "buy-damaged-000001", 0, 0, 0); !errors.As(err, &ae) || ae.Code != "damaged" {
+		t.Fatalf("Activity buy with alice damaged: %v", err)
+	}
 	e.noLateNoStoreError()
-	if e.obs.damaged != 4 || e.obs.interactions["play user_error"] != 1 {
+	if e.obs.damaged != 5 || e.obs.interactions["play user_error"] != 1 {
 		t.Fatalf("damaged %d, interactions %v", e.obs.damaged, e.obs.interactions)
 	}
 
