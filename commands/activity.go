@@ -300,12 +300,12 @@ func (a *App) announce(ctx context.Context, rq *request, set game.Settings, chan
 }
 
 // discordMarkup matches what a Discord message shows and a page would not:
-// bold, timestamps, channel mentions, custom emojis.
-var discordMarkup = regexp.MustCompile(`\*\*|<t:(-?\d+):[a-zA-Z]>|<#(\d+)>|<a?:\w+:\d+> ?`)
+// bold, timestamps, channel and user mentions, custom emojis.
+var discordMarkup = regexp.MustCompile(`\*\*|<t:(-?\d+):[a-zA-Z]>|<#(\d+)>|<@!?(\d+)>|<a?:\w+:\d+> ?`)
 
 // plain is a message of the bot's without Discord's markup, for the
-// Activity's page: timestamps as UTC dates, channels as #ID, custom emojis
-// left out (the page draws its own pictures).
+// Activity's page: timestamps as UTC dates, channels as #ID, users as
+// @ID, custom emojis left out (the page draws its own pictures).
 func plain(s string) string {
 	return discordMarkup.ReplaceAllStringFunc(s, func(m string) string {
 		sub := discordMarkup.FindStringSubmatch(m)
@@ -315,6 +315,8 @@ func plain(s string) string {
 			return time.Unix(n, 0).UTC().Format("2006-01-02 15:04 UTC")
 		case sub[2] != "":
 			return "#" + sub[2]
+		case sub[3] != "":
+			return "@" + sub[3]
 		}
 		return ""
 	})

@@ -241,6 +241,7 @@ func TestPlain(t *testing.T) {
 		"<:clefs_key:123456> **You found a key!**":  "You found a key!",
 		"until <t:1764590400:F>, in <#1110000000>.": "until 2025-12-01 12:00 UTC, in #1110000000.",
 		"🗝️ plain text":                             "🗝️ plain text",
+		"The record of <@100000000000000001> is":    "The record of @100000000000000001 is",
 	} {
 		if got := plain(in); got != want {
 			t.Errorf("plain(%q) = %q, want %q", in, got, want)
