@@ -35,6 +35,8 @@ func (stub) Definitions() []*discordgo.ApplicationCommand {
 	return []*discordgo.ApplicationCommand{{Name: "ping", Description: "Ping"}}
 }
 
+func (stub) EntryPoint() *commands.Command { return nil }
+
 func (s stub) Handle(ctx context.Context, r commands.Responder, i *discordgo.Interaction) {
 	s.handle(ctx, r, i)
 }

@@ -27,6 +27,7 @@ func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unloc
 type noHandler struct{}
 
 func (noHandler) Definitions() []*discordgo.ApplicationCommand { return nil }
+func (noHandler) EntryPoint() *commands.Command                { return nil }
 func (noHandler) Handle(context.Context, commands.Responder, *discordgo.Interaction) {
 }
 

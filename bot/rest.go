@@ -23,6 +23,9 @@ import (
 type Handler interface {
 	// Definitions returns the commands to register.
 	Definitions() []*discordgo.ApplicationCommand
+	// EntryPoint returns the entry-point command to create when the
+	// application has none (see Register); nil means none.
+	EntryPoint() *commands.Command
 	// Handle answers one interaction through the Responder; it must not panic
 	// (the transports recover anyway) and must answer within Discord's 3 seconds.
 	Handle(ctx context.Context, r commands.Responder, i *discordgo.Interaction)
@@ -110,28 +113,10 @@ func ApplicationID(s *discordgo.Session) (string, error) {
 	return app.ID, nil
 }
 
-// EntryPointHandler is a Handler that brings the application's
-// entry-point command; *commands.App implements it.
-type EntryPointHandler interface {
-	// EntryPoint returns the entry point to create when the application
-	// has none; nil means none.
-	EntryPoint() *commands.Command
-}
-
-var _ EntryPointHandler = (*commands.App)(nil)
-
-// entryPoint is h's entry point, nil if it brings none.
-func entryPoint(h Handler) *commands.Command {
-	if e, ok := h.(EntryPointHandler); ok {
-		return e.EntryPoint()
-	}
-	return nil
-}
-
 // registerCommands registers h's commands (Register) on guildID, or
 // globally when it is "", as a transport does at start, and logs it.
 func registerCommands(ctx context.Context, s *discordgo.Session, appID, guildID string, h Handler, log *slog.Logger) error {
-	n, err := Register(ctx, s, appID, guildID, h.Definitions(), entryPoint(h))
+	n, err := Register(ctx, s, appID, guildID, h.Definitions(), h.EntryPoint())
 	if err != nil {
 		return err
 	}

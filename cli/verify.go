@@ -325,10 +325,6 @@ func (r *exportReport) write(stdout io.Writer, lacking, allNote string) error {
 		fmt.Fprintln(w, m)
 	}
 	unchecked := r.forgotten + r.old
-	players := groupInt(r.players) + " players"
-	if r.players == 1 {
-		players = "1 player"
-	}
 	noun := func(n int64, one, other string) string {
 		if n == 1 {
 			return "1 " + one
@@ -337,7 +333,7 @@ func (r *exportReport) write(stdout io.Writer, lacking, allNote string) error {
 	}
 	fmt.Fprintf(w, "%-12s %s checked, %s unchecked, %d broken (%s and %s of %s recomputed from their revealed seeds)\n",
 		"draws:", groupInt(r.matched), groupInt(unchecked), len(r.mismatches),
-		noun(r.tickets, "ticket", "tickets"), noun(r.chests, "chest", "chests"), players)
+		noun(r.tickets, "ticket", "tickets"), noun(r.chests, "chest", "chests"), noun(r.players, "player", "players"))
 	broken := make([]int, game.NumLinks)
 	for _, b := range r.links.Breaks {
 		broken[b.Link]++

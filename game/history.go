@@ -1,6 +1,9 @@
 package game
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // A player's history is kept as two bounded lists, so that no number of
 // chests, bonuses or grants pushes a ticket out of what can be verified:
@@ -195,23 +198,23 @@ func countLines(hist []Entry) (main, others int) {
 // the oldest line of each such list on. whole reports that neither list was
 // trimmed: hist starts with the player's first line.
 func CompleteFrom(hist []Entry) (from int, whole bool) {
-	main, others := countLines(hist)
-	fullMain, fullOthers := main >= MaxTicketLines, others >= MaxOtherLines
-	if !fullMain && !fullOthers {
-		return 0, true
+	m, o := firstKept(hist)
+	return max(m, o, 0), m < 0 && o < 0
+}
+
+// firstKept returns, for each list of hist that holds as many lines as it
+// keeps (and so may have lost older ones), the index of its oldest line;
+// -1 for a list that lost none.
+func firstKept(hist []Entry) (main, other int) {
+	m, o := countLines(hist)
+	main, other = -1, -1
+	if m >= MaxTicketLines {
+		main = slices.IndexFunc(hist, MainLine)
 	}
-	seenMain, seenOther := !fullMain, !fullOthers
-	for i, e := range hist {
-		if MainLine(e) {
-			seenMain = true
-		} else {
-			seenOther = true
-		}
-		if seenMain && seenOther {
-			return i, false
-		}
+	if o >= MaxOtherLines {
+		other = slices.IndexFunc(hist, func(e Entry) bool { return !MainLine(e) })
 	}
-	return len(hist), false
+	return main, other
 }
 
 // placeLines sets After on the lines a step adds: each is placed after the

@@ -1,9 +1,6 @@
 package game
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // Link is a kind of link between a player's history lines, revealed seeds
 // and state that a verifier checks besides the draws themselves: each one
@@ -158,19 +155,14 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 	// other list's bound. A full list may have lost lines before its first
 	// kept one: with the ticket list full, tickets and chests from before
 	// the split; with the other list full, any other line, resets among
-	// them, before the line firstOther.
+	// them, before the line firstOther (firstKept).
 	from, whole := CompleteFrom(hist)
-	main, others := countLines(hist)
-	fullMain, fullOthers := main >= MaxTicketLines, others >= MaxOtherLines
-	firstOther := -1
-	if fullOthers {
-		firstOther = slices.IndexFunc(hist, func(e Entry) bool { return !MainLine(e) })
-	}
-	after := func(i int) bool { return !fullOthers || i >= firstOther } // no other line is missing after line i
+	firstMain, firstOther := firstKept(hist)
+	after := func(i int) bool { return i >= firstOther } // no other line is missing after line i
 	var st keyState
 	var lastTicket, lastChest uint64
-	haveTicket, haveChest := !fullMain, whole // no ticket, no chest line missing before the next
-	resetsKnown := !fullOthers                // no reset line missing since the last ticket
+	haveTicket, haveChest := firstMain < 0, whole // no ticket, no chest line missing before the next
+	resetsKnown := firstOther < 0                 // no reset line missing since the last ticket
 	if whole {
 		st.known = true
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"github.com/lesclefsdutresor/clefs/game"
 )
@@ -92,96 +93,62 @@ const other = "other"
 // them is already registered on reg (as prometheus.MustRegister does): call it
 // once per registry, at start-up. Tests use a fresh prometheus.NewRegistry().
 func New(reg prometheus.Registerer) *Metrics {
+	f := promauto.With(reg) // registers each collector (panics as MustRegister)
+	counter := func(name, help string) prometheus.Counter {
+		return f.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
+	}
+	counterVec := func(name, help string, labels ...string) *prometheus.CounterVec {
+		return f.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+	}
 	m := &Metrics{
-		interactions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "clefs_interactions_total",
-			Help: "Interactions handled, by command or button and by outcome (ok, user_error, internal_error).",
-		}, []string{"command", "outcome"}),
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		interactions: counterVec("clefs_interactions_total",
+			"Interactions handled, by command or button and by outcome (ok, user_error, internal_error).", "command", "outcome"),
+		latency: f.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "clefs_interaction_duration_seconds",
 			Help:    "Time to handle one interaction, by command or button.",
 			Buckets: LatencyBuckets,
 		}, []string{"command"}),
-		tickets: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "clefs_tickets_bought_total",
-			Help: "Tickets bought (stake debited).",
-		}),
-		plays: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "clefs_plays_total",
-			Help: "Plays drawn (main game), winning or not.",
-		}),
-		wins: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "clefs_wins_total",
-			Help: "Winning plays of the main game, by tier (gem, pipe, bomb, sabre, candle, barrel).",
-		}, []string{"tier"}),
-		keys: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "clefs_keys_collected_total",
-			Help: "Keys collected on losing plays.",
-		}),
-		chests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "clefs_chests_total",
-			Help: "Treasure chests opened, by lot (three-gold, gold, silver, bronze).",
-		}, []string{"lot"}),
-		staked: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "clefs_credits_staked_cents_total",
-			Help: "Credits staked on tickets, in cents.",
-		}),
-		paid: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "clefs_credits_paid_cents_total",
-			Help: "Credits paid as prizes, in cents, by game (main, chest).",
-		}, []string{"game"}),
-		storeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "clefs_store_errors_total",
-			Help: "Internal errors of the player store, by operation.",
-		}, []string{"op"}),
-		damaged: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "clefs_damaged_records_total",
-			Help: "Player records met that do not decode: refused to a step, or left out of a leaderboard (/admin reset rewrites one).",
-		}),
-		shardUp: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		tickets: counter("clefs_tickets_bought_total", "Tickets bought (stake debited)."),
+		plays:   counter("clefs_plays_total", "Plays drawn (main game), winning or not."),
+		wins: counterVec("clefs_wins_total",
+			"Winning plays of the main game, by tier (gem, pipe, bomb, sabre, candle, barrel).", "tier"),
+		keys: counter("clefs_keys_collected_total", "Keys collected on losing plays."),
+		chests: counterVec("clefs_chests_total",
+			"Treasure chests opened, by lot (three-gold, gold, silver, bronze).", "lot"),
+		staked: counter("clefs_credits_staked_cents_total", "Credits staked on tickets, in cents."),
+		paid: counterVec("clefs_credits_paid_cents_total",
+			"Credits paid as prizes, in cents, by game (main, chest).", "game"),
+		storeErrors: counterVec("clefs_store_errors_total",
+			"Internal errors of the player store, by operation.", "op"),
+		damaged: counter("clefs_damaged_records_total",
+			"Player records met that do not decode: refused to a step, or left out of a leaderboard (/admin reset rewrites one)."),
+		shardUp: f.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "clefs_gateway_shard_up",
 			Help: "1 while the gateway shard is connected and ready, 0 otherwise.",
 		}, []string{"shard"}),
-		received: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "clefs_interactions_received_total",
-			Help: "Interactions received, by transport (gateway, http) and gateway shard (empty for http).",
-		}, []string{"transport", "shard"}),
-		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "clefs_http_requests_rejected_total",
-			Help: "Requests the HTTP interactions endpoint refused, by reason (signature, method, content_type, too_large, malformed, stale).",
-		}, []string{"reason"}),
-		restReqs: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "clefs_discord_requests_total",
-			Help: "HTTP requests sent to Discord's REST API (each attempt), by route template (\"PATCH /webhooks/:id/:token/messages/@original\") and status code (\"error\": no response).",
-		}, []string{"route", "status"}),
-		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "clefs_discord_rate_limited_total",
-			Help: "429 answers from Discord's REST API, by scope (user, global, shared, unknown).",
-		}, []string{"scope"}),
-		retries: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "clefs_discord_retries_total",
-			Help: "REST calls to Discord retried, by reason (rate_limit, server_error, timeout, connection).",
-		}, []string{"reason"}),
-		giveUps: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "clefs_discord_give_ups_total",
-			Help: "REST calls to Discord given up (no attempt left, a wait past the deadline, a POST that may have been applied), by route template.",
-		}, []string{"route"}),
-		snapshotAt: prometheus.NewGauge(prometheus.GaugeOpts{
+		received: counterVec("clefs_interactions_received_total",
+			"Interactions received, by transport (gateway, http) and gateway shard (empty for http).", "transport", "shard"),
+		rejected: counterVec("clefs_http_requests_rejected_total",
+			"Requests the HTTP interactions endpoint refused, by reason (signature, method, content_type, too_large, malformed, stale).", "reason"),
+		restReqs: counterVec("clefs_discord_requests_total",
+			"HTTP requests sent to Discord's REST API (each attempt), by route template (\"PATCH /webhooks/:id/:token/messages/@original\") and status code (\"error\": no response).", "route", "status"),
+		rateLimited: counterVec("clefs_discord_rate_limited_total",
+			"429 answers from Discord's REST API, by scope (user, global, shared, unknown).", "scope"),
+		retries: counterVec("clefs_discord_retries_total",
+			"REST calls to Discord retried, by reason (rate_limit, server_error, timeout, connection).", "reason"),
+		giveUps: counterVec("clefs_discord_give_ups_total",
+			"REST calls to Discord given up (no attempt left, a wait past the deadline, a POST that may have been applied), by route template.", "route"),
+		snapshotAt: f.NewGauge(prometheus.GaugeOpts{
 			Name: "clefs_snapshot_last_success_timestamp_seconds",
 			Help: "When the last snapshot of the embedded store (BACKUP_DIR) was taken, Unix seconds; 0 before the first.",
 		}),
-		snapshotFailures: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "clefs_snapshot_failures_total",
-			Help: "Snapshots of the embedded store (BACKUP_DIR) that failed.",
-		}),
+		snapshotFailures: counter("clefs_snapshot_failures_total",
+			"Snapshots of the embedded store (BACKUP_DIR) that failed."),
 		commands: newLabelSet(),
 		ops:      newLabelSet(),
 		reasons:  newLabelSet(),
 		routes:   newLabelSet(),
 	}
-	reg.MustRegister(m.interactions, m.latency, m.tickets, m.plays, m.wins, m.keys,
-		m.chests, m.staked, m.paid, m.storeErrors, m.damaged, m.shardUp, m.received, m.rejected,
-		m.restReqs, m.rateLimited, m.retries, m.giveUps, m.snapshotAt, m.snapshotFailures)
 
 	// Create the series of the fixed label sets up front, so that they read 0
 	// rather than being absent until the first event (rate() needs both ends).
