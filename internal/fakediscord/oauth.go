@@ -1,8 +1,6 @@
 package fakediscord
 
 import (
-	"crypto/rand"
-	"encoding/base64"
 	"io"
 	"net/http"
 	"slices"
@@ -124,12 +122,6 @@ func (s *Server) Authorize(u OAuthUser) string {
 	s.oauth.codes[code] = &grant{user: u, expires: time.Now().Add(CodeLife)}
 	s.mu.Unlock()
 	return code
-}
-
-func secretToken(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // oauthRoutes registers the routes through api (Server.Handler's).
