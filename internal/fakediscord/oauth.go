@@ -23,8 +23,7 @@ import (
 //	POST /_fake/activity   {"guild", "channel", "users": [...]} → {"instance_id"}
 //	POST /_fake/authorize  {"user", "username", "locale"} → {"code"}
 
-// TestClientSecret is the application's client secret the fake expects
-// unless SetClientSecret changes it.
+// TestClientSecret is the application's client secret the fake expects.
 const TestClientSecret = "fake-client-secret"
 
 // CodeLife is how long an authorization code can be exchanged;
@@ -52,7 +51,6 @@ type Activity struct {
 
 // oauthState is the fake's OAuth2 and Activity state, under Server.mu.
 type oauthState struct {
-	secret    string // "" = TestClientSecret
 	codes     map[string]*grant
 	tokens    map[string]*grant
 	instances map[string]*activityInstance
@@ -73,13 +71,6 @@ func (o *oauthState) init() {
 	if o.codes == nil {
 		o.codes, o.tokens, o.instances = map[string]*grant{}, map[string]*grant{}, map[string]*activityInstance{}
 	}
-}
-
-// SetClientSecret sets the client secret POST /oauth2/token expects.
-func (s *Server) SetClientSecret(secret string) {
-	s.mu.Lock()
-	s.oauth.secret = secret
-	s.mu.Unlock()
 }
 
 // StartActivity starts an instance of the application's Activity (a user
@@ -157,13 +148,7 @@ func (s *Server) postToken(w http.ResponseWriter, r *http.Request) {
 	if !basic {
 		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
 	}
-	s.mu.Lock()
-	want := s.oauth.secret
-	s.mu.Unlock()
-	if want == "" {
-		want = TestClientSecret
-	}
-	if id != s.opts.AppID || secret != want {
+	if id != s.opts.AppID || secret != TestClientSecret {
 		s.oauthFail(w, r, http.StatusUnauthorized, "invalid_client", "")
 		return
 	}
