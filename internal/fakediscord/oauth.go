@@ -67,19 +67,12 @@ type activityInstance struct {
 	id, launch string
 }
 
-func (o *oauthState) init() {
-	if o.codes == nil {
-		o.codes, o.tokens, o.instances = map[string]*grant{}, map[string]*grant{}, map[string]*activityInstance{}
-	}
-}
-
 // StartActivity starts an instance of the application's Activity (a user
 // launched it) and returns its ID, "i-LAUNCH-gc-GUILD-CHANNEL" as
 // Discord's.
 func (s *Server) StartActivity(a Activity) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.oauth.init()
 	in := &activityInstance{Activity: a, launch: s.snowflake()}
 	in.Users = slices.Clone(a.Users)
 	if a.Guild != "" {
@@ -109,7 +102,6 @@ func (s *Server) Authorize(u OAuthUser) string {
 	}
 	code := secretToken(22)
 	s.mu.Lock()
-	s.oauth.init()
 	s.oauth.codes[code] = &grant{user: u, expires: time.Now().Add(CodeLife)}
 	s.mu.Unlock()
 	return code
@@ -158,7 +150,6 @@ func (s *Server) postToken(w http.ResponseWriter, r *http.Request) {
 	}
 	code := r.PostForm.Get("code")
 	s.mu.Lock()
-	s.oauth.init()
 	g := s.oauth.codes[code]
 	delete(s.oauth.codes, code) // a code is used once, whatever happens
 	var token string
