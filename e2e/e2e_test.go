@@ -220,23 +220,14 @@ func (h *harness) refused(r fakediscord.Response, what string) {
 // button returns the custom ID of the enabled button starting with prefix.
 func button(tb testing.TB, m *discordgo.Message, prefix string) string {
 	tb.Helper()
-	for _, b := range fakediscord.Buttons(m) {
-		if strings.HasPrefix(b.CustomID, prefix) && !b.Disabled {
-			return b.CustomID
-		}
+	if id := enabled(m, prefix); id != "" {
+		return id
 	}
 	tb.Fatalf("no enabled button %q on message %s: %+v", prefix, m.ID, fakediscord.Buttons(m))
 	return ""
 }
 
-func hasButton(m *discordgo.Message, prefix string) bool {
-	for _, b := range fakediscord.Buttons(m) {
-		if strings.HasPrefix(b.CustomID, prefix) && !b.Disabled {
-			return true
-		}
-	}
-	return false
-}
+func hasButton(m *discordgo.Message, prefix string) bool { return enabled(m, prefix) != "" }
 
 // text is everything a message shows as text.
 func text(m *discordgo.Message) string {

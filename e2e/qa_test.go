@@ -300,29 +300,25 @@ func (q *qa) mutSlash(sl fakediscord.Slash, f func(d map[string]any)) (fakedisco
 	if sl.Guild == "" {
 		sl.Guild = guild
 	}
-	if f != nil {
-		q.m.next(f)
-	}
-	p, err := q.srv.Slash(q.ctx(), sl)
-	if err != nil {
-		q.t.Fatalf("/%s: %v", sl.Name, err)
-	}
-	if f != nil {
-		q.waitApplied(p.ID())
-	}
-	r, err := p.Wait(q.ctx())
-	return r, p.ID(), err
+	return q.mutated(f, "/"+sl.Name, func() (*fakediscord.Pending, error) { return q.srv.Slash(q.ctx(), sl) })
 }
 
 // mutClick is mutSlash for a button press.
 func (q *qa) mutClick(c fakediscord.Click, f func(d map[string]any)) (fakediscord.Response, string, error) {
 	q.t.Helper()
+	return q.mutated(f, "click "+c.CustomID, func() (*fakediscord.Pending, error) { return q.srv.Click(q.ctx(), c) })
+}
+
+// mutated sends an interaction (send, named what), its payload rewritten
+// by f, and waits for the response.
+func (q *qa) mutated(f func(d map[string]any), what string, send func() (*fakediscord.Pending, error)) (fakediscord.Response, string, error) {
+	q.t.Helper()
 	if f != nil {
 		q.m.next(f)
 	}
-	p, err := q.srv.Click(q.ctx(), c)
+	p, err := send()
 	if err != nil {
-		q.t.Fatalf("click %s: %v", c.CustomID, err)
+		q.t.Fatalf("%s: %v", what, err)
 	}
 	if f != nil {
 		q.waitApplied(p.ID())

@@ -77,10 +77,15 @@ type Click struct {
 	Perms int64 `json:"perms,string"`
 }
 
-func randomToken() string {
-	b := make([]byte, 48)
+// randomToken is an interaction's token, "interaction:" in base64 and
+// random bytes as Discord's.
+func randomToken() string { return "aW50ZXJhY3Rpb246" + secretToken(48) }
+
+// secretToken is n random bytes, base64url: a token no one can guess.
+func secretToken(n int) string {
+	b := make([]byte, n)
 	_, _ = rand.Read(b)
-	return "aW50ZXJhY3Rpb246" + base64.RawURLEncoding.EncodeToString(b)
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 func defaultName(user string) string { return "user" + user }

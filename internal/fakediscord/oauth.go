@@ -1,8 +1,6 @@
 package fakediscord
 
 import (
-	"crypto/rand"
-	"encoding/base64"
 	"io"
 	"net/http"
 	"slices"
@@ -25,8 +23,7 @@ import (
 //	POST /_fake/activity   {"guild", "channel", "users": [...]} → {"instance_id"}
 //	POST /_fake/authorize  {"user", "username", "locale"} → {"code"}
 
-// TestClientSecret is the application's client secret the fake expects
-// unless SetClientSecret changes it.
+// TestClientSecret is the application's client secret the fake expects.
 const TestClientSecret = "fake-client-secret"
 
 // CodeLife is how long an authorization code can be exchanged;
@@ -54,7 +51,6 @@ type Activity struct {
 
 // oauthState is the fake's OAuth2 and Activity state, under Server.mu.
 type oauthState struct {
-	secret    string // "" = TestClientSecret
 	codes     map[string]*grant
 	tokens    map[string]*grant
 	instances map[string]*activityInstance
@@ -71,26 +67,12 @@ type activityInstance struct {
 	id, launch string
 }
 
-func (o *oauthState) init() {
-	if o.codes == nil {
-		o.codes, o.tokens, o.instances = map[string]*grant{}, map[string]*grant{}, map[string]*activityInstance{}
-	}
-}
-
-// SetClientSecret sets the client secret POST /oauth2/token expects.
-func (s *Server) SetClientSecret(secret string) {
-	s.mu.Lock()
-	s.oauth.secret = secret
-	s.mu.Unlock()
-}
-
 // StartActivity starts an instance of the application's Activity (a user
 // launched it) and returns its ID, "i-LAUNCH-gc-GUILD-CHANNEL" as
 // Discord's.
 func (s *Server) StartActivity(a Activity) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.oauth.init()
 	in := &activityInstance{Activity: a, launch: s.snowflake()}
 	in.Users = slices.Clone(a.Users)
 	if a.Guild != "" {
@@ -120,16 +102,9 @@ func (s *Server) Authorize(u OAuthUser) string {
 	}
 	code := secretToken(22)
 	s.mu.Lock()
-	s.oauth.init()
 	s.oauth.codes[code] = &grant{user: u, expires: time.Now().Add(CodeLife)}
 	s.mu.Unlock()
 	return code
-}
-
-func secretToken(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // oauthRoutes registers the routes through api (Server.Handler's).
@@ -165,13 +140,7 @@ func (s *Server) postToken(w http.ResponseWriter, r *http.Request) {
 	if !basic {
 		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
 	}
-	s.mu.Lock()
-	want := s.oauth.secret
-	s.mu.Unlock()
-	if want == "" {
-		want = TestClientSecret
-	}
-	if id != s.opts.AppID || secret != want {
+	if id != s.opts.AppID || secret != TestClientSecret {
 		s.oauthFail(w, r, http.StatusUnauthorized, "invalid_client", "")
 		return
 	}
@@ -181,7 +150,6 @@ func (s *Server) postToken(w http.ResponseWriter, r *http.Request) {
 	}
 	code := r.PostForm.Get("code")
 	s.mu.Lock()
-	s.oauth.init()
 	g := s.oauth.codes[code]
 	delete(s.oauth.codes, code) // a code is used once, whatever happens
 	var token string

@@ -34,22 +34,22 @@ func (s *Server) webhookInteraction(w http.ResponseWriter, r *http.Request) (*in
 	return in, true
 }
 
-// target finds the message a webhook call names (@original or a follow-up).
-func (s *Server) targetLocked(in *interaction, id string) *message {
-	if id == "@original" {
-		if in.original == nil || in.original.deleted {
-			return nil
-		}
-		return in.original
-	}
-	if in.original != nil && in.original.id == id && !in.original.deleted {
-		return in.original
+// lockTarget locks s.mu and finds the message a webhook call names
+// (@original or a follow-up). When there is none it unlocks, answers 404
+// and returns nil.
+func (s *Server) lockTarget(w http.ResponseWriter, r *http.Request, in *interaction) *message {
+	s.mu.Lock()
+	id := r.PathValue("msg")
+	if o := in.original; o != nil && !o.deleted && (id == "@original" || o.id == id) {
+		return o
 	}
 	for _, m := range in.followUps {
 		if m.id == id && !m.deleted {
 			return m
 		}
 	}
+	s.mu.Unlock()
+	s.fail(w, r, http.StatusNotFound, 10008, "Unknown Message", nil, in.id)
 	return nil
 }
 
@@ -58,17 +58,12 @@ func (s *Server) getWebhookMessage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	m := s.targetLocked(in, r.PathValue("msg"))
-	var snap message
-	if m != nil {
-		snap = *m
-	}
-	s.mu.Unlock()
+	m := s.lockTarget(w, r, in)
 	if m == nil {
-		s.fail(w, r, http.StatusNotFound, 10008, "Unknown Message", nil, in.id)
 		return
 	}
+	snap := *m
+	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, s.wire(snap))
 }
 
@@ -81,11 +76,8 @@ func (s *Server) patchWebhookMessage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	m := s.targetLocked(in, r.PathValue("msg"))
+	m := s.lockTarget(w, r, in)
 	if m == nil {
-		s.mu.Unlock()
-		s.fail(w, r, http.StatusNotFound, 10008, "Unknown Message", nil, in.id)
 		return
 	}
 	next := *m
@@ -116,11 +108,8 @@ func (s *Server) deleteWebhookMessage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	m := s.targetLocked(in, r.PathValue("msg"))
+	m := s.lockTarget(w, r, in)
 	if m == nil {
-		s.mu.Unlock()
-		s.fail(w, r, http.StatusNotFound, 10008, "Unknown Message", nil, in.id)
 		return
 	}
 	m.deleted = true
