@@ -193,8 +193,9 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 			public.Handle("/activity/", act)
 		}
 		go func() {
-			err := servePublic(ctx, cfg.PublicAddr, public, log, hooks.Public)
+			err := metrics.ServeHTTP(ctx, cfg.PublicAddr, "public listener", public, log, hooks.Public)
 			if err != nil {
+				err = fmt.Errorf("public listener: %w", err)
 				cancel() // Serve returns it
 			}
 			publicDone <- err
@@ -225,38 +226,6 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	err = run(ctx)
 	cancel()
 	return errors.Join(err, <-metricsDone, <-publicDone)
-}
-
-// servePublic serves h on addr, the public listener (/fair and the
-// Activity), until ctx ends, then shuts it down, letting requests in
-// flight finish for a few seconds. ready, if not nil, gets the address.
-func servePublic(ctx context.Context, addr string, h http.Handler, log *slog.Logger, ready func(string)) error {
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", addr)
-	if err != nil {
-		return fmt.Errorf("public listener: listen on %s: %w", addr, err)
-	}
-	srv := &http.Server{
-		Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second,
-		IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 16 << 10, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	log.Info("public listener started", "addr", ln.Addr().String(), "serves", "/fair /activity/")
-	if ready != nil {
-		ready(ln.Addr().String())
-	}
-	select {
-	case err := <-served:
-		return fmt.Errorf("public listener: %w", err)
-	case <-ctx.Done():
-	}
-	sctx, stop := context.WithTimeout(context.Background(), 5*time.Second)
-	defer stop()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("public listener: shut down: %w", err)
-	}
-	return nil
 }
 
 // SettingsTTL is how long the handlers keep a guild's settings in memory

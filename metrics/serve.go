@@ -260,24 +260,35 @@ type Build struct {
 }
 
 // Serve listens on addr ("127.0.0.1:9090", ":9090") and serves Handler(g,
-// health, build, log) until ctx ends; it then shuts the server down, letting
-// requests in flight finish for up to 5 seconds, and returns nil. It returns
-// an error at once if it cannot listen on addr, or if the server fails.
+// health, build, log) until ctx ends, as ServeHTTP does.
 func Serve(ctx context.Context, addr string, g prometheus.Gatherer, health func(context.Context) error, build Build, log *slog.Logger) error {
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", addr)
-	if err != nil {
-		return fmt.Errorf("metrics: listen on %s: %w", addr, err)
-	}
-	return serve(ctx, ln, g, health, build, log)
-}
-
-func serve(ctx context.Context, ln net.Listener, g prometheus.Gatherer, health func(context.Context) error, build Build, log *slog.Logger) error {
 	if log == nil {
 		log = slog.Default()
 	}
+	if err := ServeHTTP(ctx, addr, "metrics and health listener", Handler(g, health, build, log), log, nil); err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	return nil
+}
+
+// ServeHTTP listens on addr and serves h, named what in its logs, until
+// ctx ends; it then shuts the server down, letting requests
+// in flight finish for up to 5 seconds, and returns nil. It returns an
+// error at once if it cannot listen on addr, or if the server fails (the
+// caller names the listener in it). ready, if not nil, is called with the listener's address once it serves.
+// The bot's public listener (/fair, the Activity) runs on it too.
+func ServeHTTP(ctx context.Context, addr, what string, h http.Handler, log *slog.Logger, ready func(addr string)) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return serve(ctx, ln, what, h, log, ready)
+}
+
+func serve(ctx context.Context, ln net.Listener, what string, h http.Handler, log *slog.Logger, ready func(addr string)) error {
 	srv := &http.Server{
-		Handler:           Handler(g, health, build, log),
+		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      30 * time.Second,
@@ -285,14 +296,17 @@ func serve(ctx context.Context, ln net.Listener, g prometheus.Gatherer, health f
 		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	log.Info("metrics and health listener started", "addr", ln.Addr().String())
+	log.Info(what+" started", "addr", ln.Addr().String())
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
 
 	select {
 	case err := <-errc:
-		return fmt.Errorf("metrics: serve on %s: %w", ln.Addr(), err)
+		return fmt.Errorf("serve on %s: %w", ln.Addr(), err)
 	case <-ctx.Done():
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
@@ -302,9 +316,9 @@ func serve(ctx context.Context, ln net.Listener, g prometheus.Gatherer, health f
 		err = serr
 	}
 	if err != nil {
-		return fmt.Errorf("metrics: shut down: %w", err)
+		return fmt.Errorf("shut down: %w", err)
 	}
-	log.Info("metrics and health listener stopped")
+	log.Info(what + " stopped")
 	return nil
 }
 

@@ -310,7 +310,9 @@ func TestServeAnswersAndStopsWithContext(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, ln, NewRegistry(), health, Build{}, log) }()
+	go func() {
+		done <- serve(ctx, ln, "metrics and health listener", Handler(NewRegistry(), health, Build{}, log), log, nil)
+	}()
 
 	if err := Probe(context.Background(), addr); err != nil {
 		t.Errorf("Probe healthy: %v", err)
