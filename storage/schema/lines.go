@@ -93,6 +93,8 @@ func (l Line) Game(record string) (game.Entry, error) {
 	switch {
 	case !e.Kind.Valid():
 		return game.Entry{}, fieldErr(record, "k", "unknown kind %q", l.Kind)
+	case l.Ticket > game.MaxSeq || l.Chest > game.MaxSeq:
+		return game.Entry{}, fieldErr(record, "t", "ticket %d or chest %d beyond %d", l.Ticket, l.Chest, uint64(game.MaxSeq))
 	case !play && l.Tier != "":
 		return game.Entry{}, fieldErr(record, "tr", "a %q line with a tier", l.Kind)
 	case !play && (l.KeysBefore != nil || l.Grid != ""):
