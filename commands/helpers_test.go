@@ -79,7 +79,7 @@ func (d *testDrawer) Chest(game.Seed, string, int64) (game.Chest, error) {
 		d.chests = d.chests[1:]
 		return c, nil
 	}
-	return game.OpenChest(d.src), nil
+	return game.DrawChest(d.src), nil
 }
 
 func (d *testDrawer) setWant(f func(game.Outcome) bool) {

@@ -99,25 +99,25 @@ func BenchmarkApplyBuyReveal(b *testing.B) {
 		ids[i] = strconv.Itoa(1_000_000_000_000_000_000 + i) // snowflake-sized
 	}
 	next := 0
-	apply := func(p Player, t func(Player) (Step, error)) Player {
+	apply := func(p Player, m Move) Player {
 		next++
 		id := ids[next%len(ids)]
 		if slices.ContainsFunc(ops, func(o Op) bool { return o.ID == id }) {
 			b.Fatalf("operation %s remembered", id)
 		}
-		s, op, err := Apply(p, id, t)
+		s, err := Apply(p, m, t0)
 		if err != nil {
 			b.Fatal(err)
 		}
-		ops = append(slices.Clone(ops[1:]), op)
+		ops = append(slices.Clone(ops[1:]), Op{ID: id, Result: s.Result})
 		return s.Player
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		p = apply(p, func(p Player) (Step, error) { return p.Buy(House{}, t0) })
-		p = apply(p, func(p Player) (Step, error) { return p.Reveal(SeededDrawer{}, p.TicketSeq, AllRows, t0) })
+		p = apply(p, Buy{})
+		p = apply(p, Reveal{Ticket: p.TicketSeq, Rows: AllRows})
 		if p.ChestDue { // one ticket in nine
-			p = apply(p, func(p Player) (Step, error) { return p.OpenChest(SeededDrawer{}, p.ChestSeq+1, t0) })
+			p = apply(p, OpenChest{Seq: p.ChestSeq + 1})
 		}
 	}
 }

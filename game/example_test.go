@@ -86,8 +86,8 @@ func ExampleFormatRat() {
 	// 751,879.699
 }
 
-// A player buys a ticket and reveals it; each step is an operation that a
-// store applies at most once, remembering the Op that Apply gives beside
+// A player buys a ticket and reveals it; each step is a Move that a store
+// applies at most once under its operation's ID, remembering the Op beside
 // the player, so the double click changes nothing.
 func ExampleApply() {
 	seed, err := game.NewSeed(strings.NewReader("a fixed seed, for the example..."))
@@ -101,31 +101,29 @@ func ExampleApply() {
 	// What a store does, in one atomic step: answer a remembered op with
 	// its first result, or apply it and remember it (the last MaxOps).
 	var ops []game.Op
-	apply := func(id string, t func(game.Player) (game.Step, error)) (s game.Step, repeated bool, err error) {
+	apply := func(id string, m game.Move) (s game.Step, repeated bool, err error) {
 		for _, o := range ops {
 			if o.ID == id {
 				return game.Step{Player: p, Result: o.Result}, true, nil
 			}
 		}
-		s, op, err := game.Apply(p, id, t)
+		s, err = game.Apply(p, m, now)
 		if err != nil {
 			return s, false, err
 		}
-		ops = append(ops, op)
+		ops = append(ops, game.Op{ID: id, Result: s.Result})
 		p = s.Player
 		return s, false, nil
 	}
 
-	s, _, err := apply("interaction-1", func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) })
+	s, _, err := apply("interaction-1", game.Buy{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Printf("ticket %d bought, balance %d\n", s.Result.Ticket, p.Balance)
 
-	reveal := func(p game.Player) (game.Step, error) {
-		return p.Reveal(game.SeededDrawer{}, 1, game.AllRows, now)
-	}
+	reveal := game.Reveal{Ticket: 1, Rows: game.AllRows}
 	for i := 0; i < 2; i++ { // a double click: the same interaction twice
 		s, repeated, err := apply("interaction-2", reveal)
 		if err != nil {

@@ -22,9 +22,9 @@ func Play(src Source, keysHeld int) (Outcome, error) {
 	return play(src, keysHeld), nil
 }
 
-// OpenChest draws a treasure chest from src, as SeededDrawer does from a
+// DrawChest draws a treasure chest from src, as SeededDrawer does from a
 // seed's stream.
-func OpenChest(src Source) Chest { return chest(src) }
+func DrawChest(src Source) Chest { return chest(src) }
 
 // NewGrid builds a grid for tier t, with a key when key, using src for the
 // cells (see grid), and its winning row (-1 for a loss). It returns an error

@@ -15,6 +15,11 @@ type Step struct {
 	// Reveal is the seed the step revealed (Rotate, SetClientSeed), which
 	// a store keeps beside the player, its last MaxReveals.
 	Reveal *SeedReveal
+	// Audit is the moderator log's entry of a moderator's step (a Move
+	// with a Moderator), written with it.
+	Audit *AuditEntry
+	// Finished tells that a Reveal showed the ticket's last hidden rows.
+	Finished bool
 }
 
 // Result is what a caller shows after a step. Apply records it with the
@@ -394,26 +399,4 @@ func ValidateOp(op string) error {
 		return fmt.Errorf("%w: operation ID of %d bytes, want 1..%d", ErrInvalid, len(op), MaxOpID)
 	}
 	return nil
-}
-
-// Apply applies the transition t to p as the operation op (a Discord
-// interaction ID, an operator command's own ID) and returns the step with
-// the Op a store remembers beside the player, so that a repeat of op
-// changes nothing and is answered with the first result: the store looks
-// op up among the player's last MaxOps in the same atomic step as the
-// write, and applies nothing when it finds it. An error changes nothing
-// and is not remembered, so a retry may succeed. It is pure but for t.
-// Errors: ErrInvalid for an op ValidateOp refuses or a nil t; t's error.
-func Apply(p Player, op string, t func(Player) (Step, error)) (Step, Op, error) {
-	if err := ValidateOp(op); err != nil {
-		return Step{Player: p}, Op{}, err
-	}
-	if t == nil {
-		return Step{Player: p}, Op{}, fmt.Errorf("%w: operation %q without a transition", ErrInvalid, op)
-	}
-	s, err := t(p)
-	if err != nil {
-		return Step{Player: p}, Op{}, err
-	}
-	return s, Op{ID: op, Result: s.Result}, nil
 }

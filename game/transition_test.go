@@ -498,7 +498,7 @@ func TestSetBalance(t *testing.T) {
 func TestReset(t *testing.T) {
 	p := chestDue(t)
 	p.ClientSeed = "mine"
-	s, _, err := Apply(p, "op-1", func(p Player) (Step, error) { return p.Grant(5, t0) })
+	s, err := Apply(p, Grant{Amount: 5}, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -564,67 +564,55 @@ func TestValidateOp(t *testing.T) {
 	}
 }
 
-// TestApply: Apply runs the transition once, hands its step back untouched
-// and gives the Op a store remembers, carrying the step's result; it
-// remembers nothing itself (repeats are the store's business).
+// TestApply: Apply applies a move as the transition it names, with the
+// time, records what a moderator's move logs, and refuses
+// no move at all; an error changes nothing.
 func TestApply(t *testing.T) {
 	p := newTestPlayer(t, 1000)
-	calls := 0
-	buy := func(q Player) (Step, error) {
-		calls++
-		if !reflect.DeepEqual(q, p) {
-			t.Errorf("the transition got %+v, not the player", q)
-		}
-		return q.Buy(House{}, t0)
-	}
-	s, op, err := Apply(p, "a", buy)
+	s, err := Apply(p, Buy{}, t0)
 	direct, _ := p.Buy(House{}, t0)
-	if err != nil || calls != 1 || !reflect.DeepEqual(s, direct) || op != (Op{ID: "a", Result: s.Result}) || s.Result.Ticket != 1 {
-		t.Fatalf("Apply = %+v, %+v, %v (%d calls)", s, op, err, calls)
+	if err != nil || !reflect.DeepEqual(s, direct) || s.Result.Ticket != 1 {
+		t.Fatalf("Apply(Buy) = %+v, %v", s, err)
+	}
+	s, err = Apply(s.Player, Reveal{Ticket: 1, Rows: 1}, t0)
+	if err != nil || s.Finished || !s.Result.Drawn {
+		t.Fatalf("Apply(Reveal of one row) = %+v, %v", s, err)
+	}
+	s, err = Apply(s.Player, Reveal{Ticket: 1, Rows: AllRows &^ 1}, t0)
+	if err != nil || !s.Finished || s.Result.Drawn {
+		t.Fatalf("Apply(Reveal of the last rows) = %+v, %v", s, err)
+	}
+	if s, err := Apply(s.Player, Reveal{Ticket: 1, Rows: AllRows}, t0); err != nil || s.Finished {
+		t.Fatalf("Apply(Reveal of a finished ticket) = %+v, %v", s, err)
 	}
 
-	// Apply keeps no memory of its own: the same op runs the transition
-	// again, from whatever player it is given.
-	s2, op2, err := Apply(p, "a", buy)
-	if err != nil || calls != 2 || !reflect.DeepEqual(s2, s) || op2 != op {
-		t.Fatalf("Apply again = %+v, %+v, %v (%d calls)", s2, op2, err, calls)
+	by := Moderator{Guild: 7, Actor: 8, Target: 9, Reason: "bug"}
+	s, err = Apply(p, Grant{Amount: -5, By: by}, t0)
+	want := &AuditEntry{At: t0, Guild: 7, Actor: 8, Target: 9, Action: ActionGrant, Amount: -5, Reason: "bug"}
+	if err != nil || s.Player.Balance != 995 || !reflect.DeepEqual(s.Audit, want) {
+		t.Fatalf("Apply(Grant by a moderator) = %+v, %v", s, err)
+	}
+	if s, err := Apply(p, Grant{Amount: 5}, t0); err != nil || s.Audit != nil {
+		t.Fatalf("Apply(Grant by nobody) logs %+v, %v", s.Audit, err)
+	}
+	paused, err := p.Pause(t0.Add(MaxPause), t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err = Apply(paused.Player, LiftPause{By: by}, t0)
+	if err != nil || s.Audit == nil || s.Audit.Action != ActionLiftPause || !strings.HasPrefix(s.Audit.Reason, "bug (paused until ") {
+		t.Fatalf("Apply(LiftPause) = %+v, %v", s.Audit, err)
 	}
 
-	// An error changes nothing and gives no Op to remember: a retry may
-	// succeed.
-	fail := func(Player) (Step, error) {
-		return Step{Player: newTestPlayer(t, 5), Result: Result{Amount: 7}}, errBoom
+	// An error changes nothing.
+	if s, err := Apply(p, Grant{Amount: 0, By: by}, t0); !errors.Is(err, ErrInvalid) || !reflect.DeepEqual(s, Step{Player: p}) {
+		t.Fatalf("a refused grant = %+v, %v", s, err)
 	}
-	s, op, err = Apply(p, "b", fail)
-	if !errors.Is(err, errBoom) || !reflect.DeepEqual(s, Step{Player: p}) || op != (Op{}) {
-		t.Fatalf("failing op = %+v, %+v, %v", s, op, err)
+	if s, err := Apply(p, nil, t0); !errors.Is(err, ErrInvalid) || !reflect.DeepEqual(s, Step{Player: p}) {
+		t.Errorf("no move: %+v, %v", s, err)
 	}
-	s, op, err = Apply(p, "b", func(p Player) (Step, error) { return p.Grant(1, t0) })
-	if err != nil || s.Player.Balance != 1001 || op != (Op{ID: "b", Result: Result{Balance: 1001, Amount: 1}}) {
-		t.Fatalf("retry = %+v, %+v, %v", s, op, err)
-	}
-
-	// A rotation: the Op carries the seed number, the step the reveal.
-	r := p.WithNextSeed(testSeed(100))
-	s, op, err = Apply(r, "rotate", func(p Player) (Step, error) { return p.Rotate(testSeed(2), t0) })
-	if err != nil || s.Reveal == nil || s.Reveal.Seed != r.Seed || op.Result.Seed != r.SeedNo || op != (Op{ID: "rotate", Result: s.Result}) {
-		t.Fatalf("rotate = %+v, %+v, %v", s, op, err)
-	}
-
-	// Refused before the transition runs.
-	calls = 0
-	for _, id := range []string{"", strings.Repeat("x", MaxOpID+1)} {
-		if s, op, err := Apply(p, id, buy); !errors.Is(err, ErrInvalid) || !reflect.DeepEqual(s, Step{Player: p}) || op != (Op{}) {
-			t.Errorf("op %q: %+v, %+v, %v", id, s, op, err)
-		}
-	}
-	if calls != 0 {
-		t.Errorf("an invalid op ran its transition %d times", calls)
-	}
-	if s, op, err := Apply(p, strings.Repeat("x", MaxOpID), buy); err != nil || op.ID != strings.Repeat("x", MaxOpID) || s.Result.Ticket != 1 {
-		t.Errorf("op of MaxOpID bytes: %+v, %+v, %v", s, op, err)
-	}
-	if s, op, err := Apply(p, "c", nil); !errors.Is(err, ErrInvalid) || !reflect.DeepEqual(s, Step{Player: p}) || op != (Op{}) {
-		t.Errorf("nil transition: %+v, %+v, %v", s, op, err)
+	// Play again acts only on the player's latest card.
+	if _, err := Apply(p, Buy{Again: true, After: 3}, t0); !errors.Is(err, ErrStaleCard) {
+		t.Errorf("Play again on an old card: %v", err)
 	}
 }

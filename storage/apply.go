@@ -1,8 +1,6 @@
 package storage
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -10,14 +8,17 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// Step is one change of a player through Apply: a transition of package
-// game, applied under an operation ID.
+// Step is one change of a player, as a value: a game.Move, for whom and
+// under which operation ID, with what a new player needs. A store runs it
+// (Store.Run); nothing in it calls back.
 type Step struct {
 	ID PlayerID
 	// Op is the operation's ID: the Discord interaction's ID, or an
 	// operator command's own. A repeated operation changes nothing and
-	// returns the result it had the first time (game.Apply).
+	// returns the result it had the first time.
 	Op string
+	// Move is what the step does (game.Buy, game.Reveal…).
+	Move game.Move
 	// Create creates the player when it was never written, with Start
 	// credits and a server seed and a client seed read from Seeds
 	// (game.NewSeed, game.NewClientSeed); otherwise such a player is
@@ -26,159 +27,154 @@ type Step struct {
 	// Start is the balance of a player created, or repaired.
 	Start int64
 	// Repair lets the step replace a record that does not decode
-	// (Versioned.Damaged): game.Player.Repair builds a fresh player of
-	// Start credits from what could be read of it and from its history and
-	// reveals kept beside it, with seeds read from Seeds. Otherwise such a
-	// player is its *DamagedError and nothing is written. A reset asks
-	// for it: it is the step that starts a player again.
+	// (Versioned.Damaged) with a fresh player of Start credits
+	// (game.Repair, from the history and reveals kept beside it, with
+	// seeds read from Seeds). Otherwise such a player is its
+	// *DamagedError and nothing is written. A reset asks for it: it is
+	// the step that starts a player again.
 	Repair bool
 	// Seeds gives new seeds: a new player's, and the next server seed of
 	// a player who has none (game.Player.WithNextSeed); nil gives none.
 	Seeds io.Reader // crypto/rand.Reader in production
 	// Now is the time of the step (already rounded by Timestamp).
 	Now time.Time
-	// Do is the transition, e.g. func(p game.Player) (game.Step, error) {
-	// return p.Buy(game.House{}, now) }.
-	Do func(game.Player) (game.Step, error)
-	// Audit, when not nil, gives the moderator log's entry of the step.
-	Audit func(game.Step) *game.AuditEntry
 }
 
-// Applied is what Apply did.
+// Applied is what a step did, as data.
 type Applied struct {
-	// Player is the state after the step; after an error, or for a
-	// repeated operation, the state as it is.
-	Player   game.Player
-	Result   game.Result  // the step's result (a repeated operation's first one)
-	History  []game.Entry // the history lines written
-	Repeated bool         // the operation had already been applied: nothing changed
-	Created  bool         // the step created the player
+	// Before is the state the move was applied to; Player the state after
+	// the step. After an error, or for a repeated operation, both are the
+	// state as it is.
+	Before, Player game.Player
+	Result         game.Result  // the step's result (a repeated operation's first one)
+	History        []game.Entry // the history lines written
+	// Audit is the moderator log's entry written, nil if none.
+	Audit    *game.AuditEntry
+	Finished bool // a Reveal showed the ticket's last hidden rows
+	Repeated bool // the operation had already been applied: nothing changed
+	Created  bool // the step created the player
 	// Repaired, when not nil, is what could be read of the damaged record
 	// the step replaced (Step.Repair; Versioned.Damaged).
 	Repaired *game.Player
 }
 
-// errBeside: a damaged record's repair needs what is kept beside it,
-// which Apply reads outside Update (fn must not call the store).
-var errBeside = errors.New("storage: repair: the history and reveals are needed")
-
-// repair is what game.Player.Repair needs besides the damaged record:
-// its history and reveals, and new seeds.
-type repair struct {
-	h      []game.Entry
-	rs     game.Reveals
-	seed   game.Seed
-	client string
+// Run is one Step being run by a store: what every store's Run shares, the
+// step checked once on its way in and the seeds it draws, each at most
+// once whatever the compare-and-set retries. A store loads the player,
+// calls Next on what it read and writes the Write it returns with
+// compare-and-set, calling Next again on the fresh state after a conflict.
+// Run reads nothing from the store and decides nothing: the rules are
+// game.Apply's.
+type Run struct {
+	s            Step
+	seed, next   game.Seed
+	client       string
+	fix          *game.Repair // a damaged record's repair, once Beside gave it what it needs
 }
 
-// readRepair reads what the repair of s's damaged player needs.
-func readRepair(ctx context.Context, st Store, s Step) (*repair, error) {
-	var r repair
-	var err error
-	if r.h, err = st.History(ctx, s.ID, HistoryLimit); err != nil {
-		return nil, fmt.Errorf("storage: repair %d/%d: %w", s.ID.Guild, s.ID.User, err)
-	}
-	if r.rs, err = st.Reveals(ctx, s.ID); err != nil {
-		return nil, fmt.Errorf("storage: repair %d/%d: %w", s.ID.Guild, s.ID.User, err)
-	}
-	if r.seed, err = game.NewSeed(s.Seeds); err != nil {
-		return nil, fmt.Errorf("storage: a repaired player's seed: %w", err)
-	}
-	if r.client, err = game.NewClientSeed(s.Seeds); err != nil {
-		return nil, fmt.Errorf("storage: a repaired player's client seed: %w", err)
-	}
-	return &r, nil
-}
-
-// Apply applies s to the player in one atomic step of st: it loads the
-// player, runs the transition through game.Apply (the rules, and the
-// operation's ID), and writes the result with compare-and-set, running the
-// transition again on the fresh state if another writer came first. It
-// decides nothing itself. Errors are the transition's (game.ErrInsufficientFunds…),
-// ErrNoPlayer, a *DamagedError (unless s.Repair), or internal; the
-// returned Applied.Player is then the player's current state, for the
-// reply.
-func Apply(ctx context.Context, st Store, s Step) (Applied, error) {
+// Start checks s (the player's ID, the operation's ID, a move) and draws
+// the seeds of a player it may create. Errors wrap ErrInvalid, or are the
+// seeds' reader's.
+func Start(s Step) (*Run, error) {
 	if err := ValidateID(s.ID); err != nil {
-		return Applied{}, err
-	}
-	var seed game.Seed
-	var client string
-	if s.Create {
-		var err error
-		if seed, err = game.NewSeed(s.Seeds); err != nil {
-			return Applied{}, fmt.Errorf("storage: a new player's seed: %w", err)
-		}
-		if client, err = game.NewClientSeed(s.Seeds); err != nil {
-			return Applied{}, fmt.Errorf("storage: a new player's client seed: %w", err)
-		}
+		return nil, err
 	}
 	if err := game.ValidateOp(s.Op); err != nil {
-		return Applied{}, err
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	var out Applied
-	var next game.Seed
-	var fix *repair // read once a damaged record needs it
-	fn := func(v Versioned) (Write, error) {
-		out = Applied{Player: v.Player}
-		p, do := v.Player, s.Do
-		switch {
-		case v.Damaged != nil && !s.Repair:
-			return Write{}, v.Damaged
-		case v.Damaged != nil:
-			if fix == nil {
-				return Write{}, errBeside
-			}
-			do = func(p game.Player) (game.Step, error) {
-				return p.Repair(fix.h, fix.rs, s.Start, fix.seed, fix.client, s.Now)
-			}
-			out.Repaired = &v.Player
-		case !v.Exists():
-			if !s.Create {
-				return Write{}, ErrNoPlayer
-			}
-			var err error
-			if p, err = game.NewPlayer(s.Start, seed, client, s.Now); err != nil {
-				return Write{}, fmt.Errorf("storage: new player %d/%d: %w", s.ID.Guild, s.ID.User, err)
-			}
-			out.Created = true
-		}
-		if p.NextSeed == (game.Seed{}) && s.Seeds != nil {
-			// A new player, or one from before next seeds: commit the
-			// seed its next rotation uses (read once, whatever the retries).
-			if next == (game.Seed{}) {
-				var err error
-				if next, err = game.NewSeed(s.Seeds); err != nil {
-					return Write{}, fmt.Errorf("storage: a next seed: %w", err)
-				}
-			}
-			p = p.WithNextSeed(next)
-		}
-		step, op, err := game.Apply(p, s.Op, do)
-		if err != nil {
-			return Write{}, err
-		}
-		out.Player, out.Result, out.History = step.Player, op.Result, step.History
-		w := Write{Player: step.Player, History: step.History, Reveal: step.Reveal, Result: op.Result}
-		if s.Audit != nil {
-			w.Audit = s.Audit(step)
-		}
-		return w, nil
+	if s.Move == nil {
+		return nil, fmt.Errorf("%w: step %q without a move", ErrInvalid, s.Op)
 	}
-	v, err := st.Update(ctx, s.ID, s.Op, fn)
-	if errors.Is(err, errBeside) {
-		if fix, err = readRepair(ctx, st, s); err != nil {
-			return Applied{}, err
+	r := &Run{s: s}
+	if s.Create {
+		var err error
+		if r.seed, err = game.NewSeed(s.Seeds); err != nil {
+			return nil, fmt.Errorf("storage: a new player's seed: %w", err)
 		}
-		v, err = st.Update(ctx, s.ID, s.Op, fn)
+		if r.client, err = game.NewClientSeed(s.Seeds); err != nil {
+			return nil, fmt.Errorf("storage: a new player's client seed: %w", err)
+		}
 	}
-	if v.Repeat != nil {
-		return Applied{Player: v.Player, Result: *v.Repeat, Repeated: true}, nil
-	}
+	return r, nil
+}
+
+// Step is the step being run.
+func (r *Run) Step() Step { return r.s }
+
+// NeedsBeside reports whether Next, given v, needs the history and reveals
+// kept beside the player (Beside) first: v is a damaged record the step
+// repairs.
+func (r *Run) NeedsBeside(v Versioned) bool {
+	return v.Damaged != nil && r.s.Repair && r.fix == nil
+}
+
+// Beside gives the history (newest first, as Store.History returns it)
+// and reveals of the player whose damaged record the step repairs, and
+// draws the repaired player's seeds.
+func (r *Run) Beside(h []game.Entry, rs game.Reveals) error {
+	fresh, err := game.NewSeed(r.s.Seeds)
 	if err != nil {
-		// The state as it is, for the reply (fn's view of it).
-		return out, err
+		return fmt.Errorf("storage: a repaired player's seed: %w", err)
 	}
-	out.Player = v.Player
-	return out, nil
+	client, err := game.NewClientSeed(r.s.Seeds)
+	if err != nil {
+		return fmt.Errorf("storage: a repaired player's client seed: %w", err)
+	}
+	r.fix = &game.Repair{History: h, Reveals: rs, Start: r.s.Start, Fresh: fresh, Client: client, Then: r.s.Move}
+	return nil
+}
+
+// Repeat is what a store answers for a repeated operation: v as it is,
+// with the first result (v.Repeat).
+func Repeat(v Versioned) Applied {
+	return Applied{Before: v.Player, Player: v.Player, Result: *v.Repeat, Repeated: true}
+}
+
+// Next applies the step to v, the player as stored, and returns what to
+// write (with the operation's result, remembered beside the player) and
+// what the step did. Its errors are the move's (game.ErrInsufficientFunds…),
+// ErrNoPlayer, v's *DamagedError (unless the step repairs it), or the
+// seeds reader's; Applied then holds the player as it is, for the reply.
+// It is pure but for the seeds and draws: a store may call it again on a
+// fresher state.
+func (r *Run) Next(v Versioned) (Write, Applied, error) {
+	s := r.s
+	out := Applied{Before: v.Player, Player: v.Player}
+	p, m := v.Player, s.Move
+	switch {
+	case v.Damaged != nil && !s.Repair:
+		return Write{}, out, v.Damaged
+	case v.Damaged != nil:
+		if r.fix == nil {
+			return Write{}, out, fmt.Errorf("storage: repair %d/%d: the history and reveals were not read (Run.Beside)", s.ID.Guild, s.ID.User)
+		}
+		m = *r.fix
+		out.Repaired = &v.Player
+	case !v.Exists():
+		if !s.Create {
+			return Write{}, out, ErrNoPlayer
+		}
+		var err error
+		if p, err = game.NewPlayer(s.Start, r.seed, r.client, s.Now); err != nil {
+			return Write{}, out, fmt.Errorf("storage: new player %d/%d: %w", s.ID.Guild, s.ID.User, err)
+		}
+		out.Created = true
+	}
+	if p.NextSeed == (game.Seed{}) && s.Seeds != nil {
+		// A new player, or one from before next seeds: commit the seed its
+		// next rotation uses (read once, whatever the retries).
+		if r.next == (game.Seed{}) {
+			var err error
+			if r.next, err = game.NewSeed(s.Seeds); err != nil {
+				return Write{}, out, fmt.Errorf("storage: a next seed: %w", err)
+			}
+		}
+		p = p.WithNextSeed(r.next)
+	}
+	step, err := game.Apply(p, m, s.Now)
+	if err != nil {
+		return Write{}, out, err
+	}
+	out.Player, out.Result, out.History, out.Audit, out.Finished = step.Player, step.Result, step.History, step.Audit, step.Finished
+	return Write{Player: step.Player, History: step.History, Reveal: step.Reveal, Result: step.Result, Audit: step.Audit}, out, nil
 }

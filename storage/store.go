@@ -21,9 +21,10 @@ var (
 	// and the step does not create players (a moderator's reset of someone
 	// who never played, a button of a deleted player…).
 	ErrNoPlayer = errors.New("storage: no such player")
-	// ErrConflict is returned by Update when fn kept seeing a record that
-	// another writer changed before it could be written (MaxAttempts
-	// times): under a storm of writes to one player. Nothing was written.
+	// ErrConflict is returned by Run (UpdateGuild) when the step kept
+	// seeing a record that another writer changed before it could be
+	// written (MaxAttempts times): under a storm of writes to one player.
+	// Nothing was written.
 	ErrConflict = errors.New("storage: too many concurrent changes, try again")
 )
 
@@ -65,7 +66,7 @@ func (e *DamagedError) Error() string {
 // Unwrap returns ErrDamaged.
 func (e *DamagedError) Unwrap() error { return ErrDamaged }
 
-// MaxAttempts bounds the compare-and-set retries of one Update.
+// MaxAttempts bounds the compare-and-set retries of one Run or UpdateGuild.
 const MaxAttempts = 64
 
 // PlayerID names a player: a Discord user in a guild (both snowflakes).
@@ -80,30 +81,26 @@ type PlayerID struct {
 type Versioned struct {
 	Player  game.Player
 	Version uint64
-	// Repeat, set by Update only, is the result that the operation it was
-	// given had when it was applied: the player remembers it, so nothing
+	// Repeat, set by a store's Run only, is the result that the step's
+	// operation had when it was applied: the player remembers it, so nothing
 	// was written and Player is the state as it is.
 	Repeat *game.Result
 	// Damaged, when not nil, says the stored record does not decode: Player
 	// is then what could be read of it (its fairness records, when they
 	// decode on their own: schema.DecodeSeeds; else the zero Player) and
 	// Version the version stored (0 if that is unreadable too). Load
-	// returns it as its error too; Update gives it to fn, and a write of
-	// fn's replaces the record, compared with what was read (storage.Apply
-	// writes one only for a Step with Repair).
+	// returns it as its error too; Run replaces it only for a Step with
+	// Repair, compared with what was read.
 	Damaged *DamagedError
 }
 
 // Exists reports whether the player was ever written.
 func (v Versioned) Exists() bool { return v.Version != 0 }
 
-// Write is what one Update writes, atomically: the player's new state,
-// its history lines and, for a moderator's action, the audit entry. The
-// zero Write (Skip) writes nothing.
+// Write is what one step writes, atomically (Run.Next gives it to a
+// store): the player's new state, its history lines and, for a
+// moderator's action, the audit entry.
 type Write struct {
-	// Skip writes nothing (the step changed nothing: a repeated operation,
-	// a resumed ticket); Update then returns the state fn saw.
-	Skip bool
 	// Player is the new state. Its Balance also goes to the guild's
 	// leaderboard index.
 	Player game.Player
@@ -115,7 +112,7 @@ type Write struct {
 	// Reveal, when not nil, is a seed revealed, kept beside the player
 	// (the last game.MaxReveals; Store.Reveals).
 	Reveal *game.SeedReveal
-	// Result is what the operation given to Update answers, remembered
+	// Result is what the step's operation answers, remembered
 	// beside the player with the operation's ID (the last game.MaxOps),
 	// so that a repeat of the operation is answered with it.
 	Result game.Result
@@ -171,28 +168,29 @@ type Store interface {
 	// a *DamagedError, with what could be read of it (Versioned.Damaged).
 	Load(ctx context.Context, id PlayerID) (Versioned, error)
 
-	// Update applies the operation op (game.ValidateOp; "" for none) to
-	// the player: it reads the player (Version 0 if never written), calls
-	// fn, and writes what fn returns in one atomic step if the stored
-	// version is still the one fn saw (compare-and-set); otherwise it
-	// reads again and calls fn again, at most MaxAttempts times (then
-	// ErrConflict). fn must be a pure function of what it is given: it may
-	// run several times. The write remembers op with Write.Result.
+	// Run runs the step s in one atomic step of the store: it checks s
+	// (Start), loads the player (Version 0 if never written), applies the
+	// move (Run.Next: game.Apply) and writes the result with
+	// compare-and-set, applying it again on the fresh state if another
+	// writer came first, at most MaxAttempts times (then ErrConflict).
+	// The write remembers s.Op with its result, sets the player's balance
+	// in the guild's leaderboard index, appends the history lines, the
+	// revealed seed and the moderator log's entry, all together or
+	// nothing.
 	//
-	// If the player remembers op (one of its last game.MaxOps), checked in
-	// the same atomic step as the write, Update writes nothing and returns
-	// the player as it is with Repeat set, whatever fn returned: a repeat
-	// changes nothing and is answered with the first result.
+	// If the player remembers s.Op (one of its last game.MaxOps), checked
+	// in the same atomic step as the write, Run writes nothing and returns
+	// the first result with Repeated set: a repeat changes nothing.
 	//
-	// A record that does not decode is given to fn with Damaged set (see
-	// Versioned); what fn writes replaces it, compared with the record as
-	// read, and with the leaderboard entry it had whatever its balance.
+	// A record that does not decode is refused with its *DamagedError,
+	// unless s.Repair: the store then reads the history and reveals kept
+	// beside it (Run.Beside) and replaces it, compared with the record as
+	// read, with the leaderboard entry it had whatever its balance.
 	//
-	// Update returns the state written, with its new version, or the state
-	// fn last saw when it skipped or failed; fn's error is returned as is.
-	// The write also sets the player's balance in the guild's leaderboard
-	// index.
-	Update(ctx context.Context, id PlayerID, op string, fn func(Versioned) (Write, error)) (Versioned, error)
+	// Errors: the move's (game.ErrInsufficientFunds…), ErrNoPlayer,
+	// ErrInvalid, ErrConflict, a *DamagedError, or internal; Applied then
+	// holds the player as it is, for the reply.
+	Run(ctx context.Context, s Step) (Applied, error)
 
 	// Reveals returns the seeds the player revealed that the store keeps
 	// (the last game.MaxReveals), oldest first.

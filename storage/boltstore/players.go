@@ -33,116 +33,138 @@ func (s *Store) Load(ctx context.Context, id storage.PlayerID) (storage.Versione
 	return r.versioned(), err
 }
 
-// Update reads the player, calls fn and writes what it returns if the
-// player is unchanged (compare-and-set on the stored record, whose version
-// is part of it); otherwise it calls fn again on the current state inside
-// the write transaction, where no other writer can interleave, so that
-// ErrConflict never happens here. The first attempt decodes, runs fn and
+// Run implements storage.Store. It reads the player, applies the step
+// (storage.Run.Next) and writes the result if the player is unchanged
+// (compare-and-set on the stored record, whose version is part of it);
+// otherwise it applies the step again to the current state inside the
+// write transaction, where no other writer can interleave, so that
+// ErrConflict never happens here. The first attempt decodes, applies and
 // encodes outside the write transaction, so that concurrent players do
-// that work in parallel while the single writer only compares and puts;
-// a skip or an error of fn needs no write transaction at all. The write
-// transaction is shared with the Updates of other goroutines (one fsync
-// for all): bbolt may run it, hence fn, again, which a pure fn allows. fn
-// must not call the store: it may run inside its write transaction.
+// that work in parallel while the single writer only compares and puts; a
+// refusal needs no write transaction at all. The write transaction is
+// shared with the steps of other goroutines (one fsync for all): bbolt may
+// run it, hence the step, again, which a pure step allows.
 //
-// The operation op is looked up among the player's remembered ones in the
+// The operation is looked up among the player's remembered ones in the
 // read transaction and again in the write transaction, before the
 // compare-and-set: a repeat writes nothing and returns its first result.
 //
 // The write is refused with storage.ErrInvalid, writing nothing, when the
 // player fails game.Player.Check (the leaderboard index needs a balance in
 // range), when the audit entry's reason is invalid or its guild is not the
-// player's (0 means the player's). Every time written goes through
-// storage.Timestamp; the state returned is the one stored.
-func (s *Store) Update(ctx context.Context, id storage.PlayerID, op string, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
-	if err := storage.ValidateID(id); err != nil {
-		return storage.Versioned{}, err
-	}
-	if fn == nil {
-		return storage.Versioned{}, fmt.Errorf("%w: nil update function", storage.ErrInvalid)
-	}
-	if op != "" {
-		if err := game.ValidateOp(op); err != nil {
-			return storage.Versioned{}, err
-		}
-	}
-	key := playerKey(id)
-	var (
-		raw    []byte // the record read, owned
-		old    *playerRec
-		repeat *game.Result
-	)
-	if err := s.view(ctx, "update", func(tx *bolt.Tx) (err error) {
-		raw, old, _ = s.players.get(id, tx.Bucket(bucketPlayers).Get(key)) // damaged: old says so
-		repeat, err = lookupOp(tx, id, op)
-		return err
-	}); err != nil {
-		return storage.Versioned{}, err
-	}
-	cur := old.versioned()
-	if repeat != nil {
-		cur.Repeat = repeat
-		return cur, nil
-	}
-	w, err := fn(cur)
+// player's. Every time written goes through storage.Timestamp; the state
+// returned is the one stored.
+func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, error) {
+	r, err := storage.Start(step)
 	if err != nil {
-		return cur, err
+		return storage.Applied{}, err
 	}
-	if w.Skip {
-		return cur, nil
-	}
-	first, err := prepare(id, old, op, w)
-	if err != nil {
-		return cur, err
-	}
-	var (
-		out     storage.Versioned
-		refused error
-		written *playerWrite
-	)
-	err = s.batch(ctx, "update", func(tx *bolt.Tx) error {
-		out, refused, written = storage.Versioned{}, nil, nil
-		now := tx.Bucket(bucketPlayers).Get(key)
-		if r, err := lookupOp(tx, id, op); err != nil || r != nil {
-			// Another writer applied op meanwhile.
-			_, cur, _ := s.players.get(id, now)
-			out = cur.versioned()
-			out.Repeat = r
+	id, op, key := step.ID, step.Op, playerKey(step.ID)
+	for attempt := 1; ; attempt++ {
+		var (
+			raw    []byte // the record read, owned
+			old    *playerRec
+			repeat *game.Result
+		)
+		if err := s.view(ctx, "run", func(tx *bolt.Tx) (err error) {
+			raw, old, _ = s.players.get(id, tx.Bucket(bucketPlayers).Get(key)) // damaged: old says so
+			repeat, err = lookupOp(tx, id, op)
 			return err
+		}); err != nil {
+			return storage.Applied{}, err
 		}
-		if bytes.Equal(now, raw) && (now == nil) == (raw == nil) {
-			out, written = first.result(), first
-			return first.write(tx)
+		cur := old.versioned()
+		if repeat != nil {
+			cur.Repeat = repeat
+			return storage.Repeat(cur), nil
 		}
-		// Another writer came first: fn again, on the state as it is now.
-		old, _ := decodePlayer(id, now)
-		out = old.versioned()
-		w, err := fn(out)
+		if r.NeedsBeside(cur) {
+			if err := s.readBeside(ctx, r, id); err != nil {
+				return storage.Applied{Before: cur.Player, Player: cur.Player}, err
+			}
+		}
+		w, out, err := r.Next(cur)
 		if err != nil {
-			refused = err
-			return nil
+			return out, err
 		}
-		if w.Skip {
-			return nil
-		}
-		pw, err := prepare(id, old, op, w)
+		first, err := prepare(id, old, op, w)
 		if err != nil {
-			refused = err
-			return nil
+			return out, err
 		}
-		out, written = pw.result(), pw
-		return pw.write(tx)
-	})
+		var (
+			refused error
+			written *playerWrite
+			beside  bool // the record changed into a damaged one: read what its repair needs, and again
+		)
+		err = s.batch(ctx, "run", func(tx *bolt.Tx) error {
+			refused, written, beside = nil, nil, false
+			now := tx.Bucket(bucketPlayers).Get(key)
+			if rep, err := lookupOp(tx, id, op); err != nil || rep != nil {
+				// Another writer applied op meanwhile.
+				_, cur, _ := s.players.get(id, now)
+				v := cur.versioned()
+				if rep != nil {
+					v.Repeat = rep
+					out = storage.Repeat(v)
+				}
+				return err
+			}
+			if bytes.Equal(now, raw) && (now == nil) == (raw == nil) {
+				written = first
+				return first.write(tx)
+			}
+			// Another writer came first: the step again, on the state as
+			// it is now.
+			old, _ := decodePlayer(id, now)
+			v := old.versioned()
+			if r.NeedsBeside(v) {
+				beside = true
+				return nil
+			}
+			var w storage.Write
+			if w, out, refused = r.Next(v); refused != nil {
+				return nil
+			}
+			pw, err := prepare(id, old, op, w)
+			if err != nil {
+				refused = err
+				return nil
+			}
+			written = pw
+			return pw.write(tx)
+		})
+		if err != nil {
+			return storage.Applied{}, err
+		}
+		if beside && attempt < storage.MaxAttempts {
+			continue
+		}
+		if written != nil {
+			// A record of its own, not a pointer into written, which holds
+			// the record it replaced (and so on back).
+			rec := written.rec
+			s.players.put(id, written.player, &rec)
+			out.Player = rec.Player
+		}
+		if beside {
+			return out, fmt.Errorf("boltstore: run %d/%d: %w", id.Guild, id.User, storage.ErrConflict)
+		}
+		return out, refused
+	}
+}
+
+// readBeside reads the history and reveals that the repair of a damaged
+// record needs (storage.Run.Beside).
+func (s *Store) readBeside(ctx context.Context, r *storage.Run, id storage.PlayerID) error {
+	h, err := s.History(ctx, id, storage.HistoryLimit)
 	if err != nil {
-		return storage.Versioned{}, err
+		return fmt.Errorf("boltstore: repair %d/%d: %w", id.Guild, id.User, err)
 	}
-	if written != nil {
-		// A record of its own, not a pointer into written, which holds
-		// the record it replaced (and so on back).
-		rec := written.rec
-		s.players.put(id, written.player, &rec)
+	rs, err := s.Reveals(ctx, id)
+	if err != nil {
+		return fmt.Errorf("boltstore: repair %d/%d: %w", id.Guild, id.User, err)
 	}
-	return out, refused
+	return r.Beside(h, rs)
 }
 
 // lookupOp returns the result remembered for the player's operation op,

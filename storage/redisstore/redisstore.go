@@ -20,7 +20,6 @@ type Store struct {
 	// acknowledged (WAIT, in the write's pipeline): 1 on Sentinel, whose
 	// failover promotes a replica, else 0.
 	replicas int
-	locks    playerLocks
 	rdb      redis.UniversalClient
 	opts     storage.Options
 	cache    *cache

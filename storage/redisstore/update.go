@@ -12,11 +12,12 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/internal/backoff"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// Update implements storage.Store.
+// Run implements storage.Store.
 //
 // A step is one script (playerScript) in the guild's slot: it writes the
 // record, the operation, the history lines, the revealed seed, the
@@ -24,67 +25,60 @@ import (
 // The usual step is one round trip, with the version and state this
 // process last wrote (the cache). The script looks the operation up
 // first: a repeat writes nothing and returns the first result with the
-// record as it is. On a conflict the script returns the record and fn runs
-// again on it. When fn fails or skips on a cached state, Update reads the
-// player, and whether it remembers the operation, to be sure before
-// returning fn's answer.
+// record as it is. On a conflict the script returns the record and the
+// move is applied again to it. When the move is refused on a cached
+// state, Run reads the player, and whether it remembers the operation, to
+// be sure before answering the refusal.
 //
 // go-redis resends a script whose reply timed out, and the first send may
-// have run: a resent write finds its operation remembered (REPEAT), or,
-// for a write without one, its own payload at the version it wrote, which
-// Update takes as written.
-func (s *Store) Update(ctx context.Context, id storage.PlayerID, op string, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
-	if err := storage.ValidateID(id); err != nil {
-		return storage.Versioned{}, err
-	}
-	if op != "" {
-		if err := game.ValidateOp(op); err != nil {
-			return storage.Versioned{}, err
-		}
+// have run: a resent write finds its operation remembered (REPEAT), which
+// Run answers as written.
+func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, error) {
+	r, err := storage.Start(step)
+	if err != nil {
+		return storage.Applied{}, err
 	}
 	if s.closed.Load() {
-		return storage.Versioned{}, storage.ErrClosed
+		return storage.Applied{}, storage.ErrClosed
 	}
-	unlock, err := s.locks.lock(ctx, id)
-	if err != nil {
-		// Another step of this player, in this process, held it past
-		// ctx's deadline: nothing was sent.
-		return storage.Versioned{}, s.wrap(fmt.Sprintf("update %d/%d: wait for the player's lock", id.Guild, id.User), err)
-	}
-	defer unlock()
-	cur, ok := s.cache.get(id)
-	if !ok {
-		// A damaged record goes to fn (storage.Versioned.Damaged).
-		if cur, err = s.load(ctx, id, op); cur.Repeat != nil || (err != nil && cur.Damaged == nil) {
-			return cur, err
+	id, op := step.ID, step.Op
+	cur, cached := s.cache.get(id)
+	if !cached {
+		// A damaged record goes to Next (storage.Versioned.Damaged).
+		if cur, err = s.load(ctx, id, op); cur.Repeat != nil {
+			return storage.Repeat(cur), nil
+		} else if err != nil && cur.Damaged == nil {
+			return storage.Applied{Before: cur.Player, Player: cur.Player}, err
 		}
 	}
-	verified := !ok // cur was read from Redis, not guessed from the cache
-	for attempt := 0; ; {
-		w, err := fn(cur)
-		if err != nil || w.Skip {
-			if verified {
-				return cur, err
+	for attempt := 1; ; attempt++ {
+		if r.NeedsBeside(cur) {
+			if err := s.readBeside(ctx, r, id); err != nil {
+				return storage.Applied{Before: cur.Player, Player: cur.Player}, err
 			}
+		}
+		w, out, err := r.Next(cur)
+		if err != nil {
+			if !cached {
+				return out, err
+			}
+			// Refused on the state this process last wrote: read it, and
+			// whether it remembers the operation, before answering.
 			fresh, lerr := s.load(ctx, id, op)
-			if fresh.Repeat != nil {
-				return fresh, nil
+			switch {
+			case fresh.Repeat != nil:
+				return storage.Repeat(fresh), nil
+			case lerr != nil && fresh.Damaged == nil:
+				return out, lerr
+			case fresh.Version == cur.Version && fresh.Damaged == nil:
+				return out, err
 			}
-			if lerr != nil && fresh.Damaged == nil {
-				return cur, lerr
-			}
-			verified = true
-			if fresh.Version == cur.Version && fresh.Damaged == nil {
-				return cur, err
-			}
-			cur = fresh
+			cur, cached = fresh, false
 			continue
 		}
-		attempt++
-		next := cur.Version + 1
-		e, err := encodeWrite(id, next, op, w)
+		e, err := encodeWrite(id, cur.Version+1, op, w)
 		if err != nil {
-			return cur, err
+			return out, err
 		}
 		sound := cur.Exists() && cur.Damaged == nil
 		if sound && schema.SeedsOf(cur.Player) == schema.SeedsOf(e.w.Player) {
@@ -97,41 +91,52 @@ func (s *Store) Update(ctx context.Context, id storage.PlayerID, op string, fn f
 		if err != nil {
 			// The write may or may not have happened: forget the guess.
 			s.cache.drop(id)
-			return cur, s.wrap(fmt.Sprintf("update %d/%d", id.Guild, id.User), err)
+			return out, s.wrap(fmt.Sprintf("run %d/%d", id.Guild, id.User), err)
 		}
-		if res.ok || (res.version == u64(next) && res.payload == e.payload && (e.seeds == "" || res.seeds == e.seeds)) {
-			// Written; by an earlier send of go-redis's when the record
-			// is ours (a conflict for a write without an operation),
-			// whose reply was lost.
-			out := storage.Versioned{Player: e.w.Player, Version: next}
-			s.cache.put(id, out)
+		if res.ok {
+			s.cache.put(id, storage.Versioned{Player: e.w.Player, Version: cur.Version + 1})
+			out.Player = e.w.Player
 			return out, nil
 		}
 		fresh, err := decodePlayer(id, res.version, res.payload, res.seeds, res.result)
 		if err != nil && fresh.Damaged == nil {
-			return cur, err
+			return out, err
 		}
-		if res.repeat && fresh.Repeat == nil {
-			return cur, fmt.Errorf("redisstore: update %d/%d: the script found operation %q without its result", id.Guild, id.User, op)
-		}
-		cur, verified = fresh, true
-		if cur.Repeat != nil {
+		if res.repeat {
+			if fresh.Repeat == nil {
+				return out, fmt.Errorf("redisstore: run %d/%d: the script found operation %q without its result", id.Guild, id.User, op)
+			}
 			// The operation was applied: by another process, or by this
 			// write, sent twice by go-redis, whose first reply was lost.
-			s.cache.put(id, storage.Versioned{Player: cur.Player, Version: cur.Version})
-			return cur, nil
+			s.cache.put(id, storage.Versioned{Player: fresh.Player, Version: fresh.Version})
+			return storage.Repeat(fresh), nil
 		}
+		cur, cached = fresh, false
 		if attempt == storage.MaxAttempts {
-			return cur, fmt.Errorf("redisstore: update %d/%d: %w", id.Guild, id.User, storage.ErrConflict)
+			return out, fmt.Errorf("redisstore: run %d/%d: %w", id.Guild, id.User, storage.ErrConflict)
 		}
 		// Many writers on one player: wait a random moment, longer after
 		// each conflict, so that they stop colliding.
 		select {
-		case <-time.After(mrand.N(time.Duration(min(attempt, 16)) * 2 * time.Millisecond)):
+		case <-time.After(backoff.Jittered(attempt, 2*time.Millisecond, 32*time.Millisecond, mrand.N[time.Duration])):
 		case <-ctx.Done():
-			return cur, s.wrap(fmt.Sprintf("update %d/%d", id.Guild, id.User), ctx.Err())
+			return out, s.wrap(fmt.Sprintf("run %d/%d", id.Guild, id.User), ctx.Err())
 		}
 	}
+}
+
+// readBeside reads the history and reveals that the repair of a damaged
+// record needs (storage.Run.Beside).
+func (s *Store) readBeside(ctx context.Context, r *storage.Run, id storage.PlayerID) error {
+	h, err := s.History(ctx, id, storage.HistoryLimit)
+	if err != nil {
+		return fmt.Errorf("redisstore: repair %d/%d: %w", id.Guild, id.User, err)
+	}
+	rs, err := s.Reveals(ctx, id)
+	if err != nil {
+		return fmt.Errorf("redisstore: repair %d/%d: %w", id.Guild, id.User, err)
+	}
+	return r.Beside(h, rs)
 }
 
 // encoded is a Write checked and encoded for the script.
