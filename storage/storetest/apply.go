@@ -13,15 +13,10 @@ func testCanceledContext(t *testing.T, open OpenFunc) {
 	before := e.load(pid(1))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	calls := 0
-	if _, err := e.st.Update(ctx, pid(1), "", func(v storage.Versioned) (storage.Write, error) {
-		calls++
-		s, err := v.Player.Grant(1, e.clock.Now())
-		return storage.Write{Player: s.Player}, err
-	}); err == nil {
-		t.Fatal("Update with a canceled context succeeded")
+	if _, err := e.st.Run(ctx, e.step(pid(1), e.op(), grant(1, e.clock.Now()))); err == nil {
+		t.Fatal("Run with a canceled context succeeded")
 	}
-	same(t, "after a canceled Update", e.load(pid(1)), before)
+	same(t, "after a canceled Run", e.load(pid(1)), before)
 	if _, err := e.st.Load(ctx, pid(1)); err == nil {
 		t.Fatal("Load with a canceled context succeeded")
 	}

@@ -28,13 +28,13 @@ func Bench(b *testing.B, open BenchOpenFunc) {
 	var ops atomic.Int64
 	cycle := func(b *testing.B, st storage.Store, id storage.PlayerID) {
 		now := storage.Timestamp(time.Now())
-		apply := func(do func(game.Player) (game.Step, error)) (storage.Applied, error) {
-			return storage.Apply(ctx, st, storage.Step{ID: id, Op: fmt.Sprintf("b%d", ops.Add(1)), Create: true, Start: game.MaxBalance / 2, Seeds: rand.Reader, Now: now, Do: do})
+		apply := func(do game.Move) (storage.Applied, error) {
+			return st.Run(ctx, storage.Step{ID: id, Op: fmt.Sprintf("b%d", ops.Add(1)), Create: true, Start: game.MaxBalance / 2, Seeds: rand.Reader, Now: now, Move: do})
 		}
-		a, err := apply(func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) })
+		a, err := apply(game.Buy{})
 		if errors.Is(err, game.ErrChestDue) {
 			seq := a.Player.ChestSeq + 1
-			if _, err := apply(func(p game.Player) (game.Step, error) { return p.OpenChest(game.SeededDrawer{}, seq, now) }); err != nil {
+			if _, err := apply(game.OpenChest{Seq: seq}); err != nil {
 				b.Error(err)
 			}
 			return
@@ -44,7 +44,7 @@ func Bench(b *testing.B, open BenchOpenFunc) {
 			return
 		}
 		t := a.Result.Ticket
-		if _, err := apply(func(p game.Player) (game.Step, error) { return p.Reveal(game.SeededDrawer{}, t, game.AllRows, now) }); err != nil {
+		if _, err := apply(game.Reveal{Ticket: t, Rows: game.AllRows}); err != nil {
 			b.Error(err)
 		}
 	}
@@ -83,8 +83,8 @@ func Bench(b *testing.B, open BenchOpenFunc) {
 		st := open(b, opts)
 		for u := range 1000 {
 			now := time.Now()
-			if _, err := storage.Apply(ctx, st, storage.Step{ID: storage.PlayerID{Guild: 1, User: uint64(u + 1)}, Op: "set", Create: true, Seeds: rand.Reader, Now: now,
-				Do: func(p game.Player) (game.Step, error) { return p.SetBalance(int64(u*7%1000), now) }}); err != nil {
+			if _, err := st.Run(ctx, storage.Step{ID: storage.PlayerID{Guild: 1, User: uint64(u + 1)}, Op: "set", Create: true, Seeds: rand.Reader, Now: now,
+				Move: game.Grant{Amount: int64(u*7%1000), Set: true}}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -16,8 +16,8 @@ import (
 // (populate sets every part of it, testDumpRoundTrip checks it), and a bad
 // one is refused.
 
-func setLimits(now time.Time, reminder time.Duration, sets ...game.LimitSet) func(game.Player) (game.Step, error) {
-	return func(p game.Player) (game.Step, error) { return p.SetLimits(sets, reminder, now) }
+func setLimits(now time.Time, reminder time.Duration, sets ...game.LimitSet) game.Move {
+	return game.SetLimits{Sets: sets, Reminder: reminder}
 }
 
 // testCareImportRefused: a dump whose care state or house rules are bad

@@ -127,8 +127,8 @@ func CheckConcurrency(ctx context.Context, st storage.Store, d game.Drawer, play
 // sharedRound sends the shared operation name, a grant, to the player.
 func sharedRound(ctx context.Context, st storage.Store, id storage.PlayerID, tl *tally, name string) error {
 	now := storage.Timestamp(time.Now())
-	a, err := storage.Apply(ctx, st, storage.Step{ID: id, Op: name, Create: true, Start: stressStart, Seeds: rand.Reader, Now: now,
-		Do: func(p game.Player) (game.Step, error) { return p.Grant(stressShared, now) }})
+	a, err := st.Run(ctx, storage.Step{ID: id, Op: name, Create: true, Start: stressStart, Seeds: rand.Reader, Now: now,
+		Move: game.Grant{Amount: stressShared}})
 	if err != nil {
 		return fmt.Errorf("shared grant %s: %w", name, err)
 	}
@@ -150,13 +150,13 @@ func sharedRound(ctx context.Context, st storage.Store, id storage.PlayerID, tl 
 // playRound is one round of goroutine g on player id.
 func playRound(ctx context.Context, st storage.Store, d game.Drawer, id storage.PlayerID, tl *tally, g, i int) error {
 	now := storage.Timestamp(time.Now())
-	apply := func(op string, do func(game.Player) (game.Step, error)) (storage.Applied, error) {
-		return storage.Apply(ctx, st, storage.Step{ID: id, Op: op, Create: true, Start: stressStart, Seeds: rand.Reader, Now: now, Do: do})
+	apply := func(op string, do game.Move) (storage.Applied, error) {
+		return st.Run(ctx, storage.Step{ID: id, Op: op, Create: true, Start: stressStart, Seeds: rand.Reader, Now: now, Move: do})
 	}
 	op := func(what string) string { return fmt.Sprintf("g%d-r%d-%s", g, i, what) }
 	// resend applies the operation again, as a double click would: it must
 	// change nothing and answer with the first result.
-	resend := func(name string, first storage.Applied, do func(game.Player) (game.Step, error)) error {
+	resend := func(name string, first storage.Applied, do game.Move) error {
 		if i%5 != 0 {
 			return nil
 		}
@@ -172,19 +172,19 @@ func playRound(ctx context.Context, st storage.Store, d game.Drawer, id storage.
 		return nil
 	}
 	if (g+i)%20 == 7 {
-		a, err := apply(op("grant"), func(p game.Player) (game.Step, error) { return p.Grant(stressGrant, now) })
+		a, err := apply(op("grant"), game.Grant{Amount: stressGrant})
 		if err != nil {
 			return fmt.Errorf("grant: %w", err)
 		}
 		tl.mu.Lock()
 		tl.granted += stressGrant
 		tl.mu.Unlock()
-		if err := resend(op("grant"), a, func(p game.Player) (game.Step, error) { return p.Grant(stressGrant, now) }); err != nil {
+		if err := resend(op("grant"), a, game.Grant{Amount: stressGrant}); err != nil {
 			return err
 		}
 	}
 	if (g+i)%10 == 5 {
-		a, err := apply(op("daily"), func(p game.Player) (game.Step, error) { return p.ClaimDaily(stressDaily, 0, now) })
+		a, err := apply(op("daily"), game.ClaimDaily{Amount: stressDaily, Cooldown: 0})
 		switch {
 		case errors.Is(err, game.ErrDailyCooldown):
 			// Another goroutine claimed with a later clock: with no
@@ -195,17 +195,17 @@ func playRound(ctx context.Context, st storage.Store, d game.Drawer, id storage.
 			tl.mu.Lock()
 			tl.daily += stressDaily
 			tl.mu.Unlock()
-			if err := resend(op("daily"), a, func(p game.Player) (game.Step, error) { return p.ClaimDaily(stressDaily, 0, now) }); err != nil {
+			if err := resend(op("daily"), a, game.ClaimDaily{Amount: stressDaily, Cooldown: 0}); err != nil {
 				return err
 			}
 		}
 	}
 	buyOp := op("buy")
-	b, err := apply(buyOp, func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) })
+	b, err := apply(buyOp, game.Buy{})
 	switch {
 	case errors.Is(err, game.ErrChestDue):
 		seq := b.Player.ChestSeq + 1
-		c, err := apply(op("chest"), func(p game.Player) (game.Step, error) { return p.OpenChest(d, seq, now) })
+		c, err := apply(op("chest"), game.OpenChest{Seq: seq, Drawer: d})
 		if errors.Is(err, game.ErrNoChest) {
 			return nil // opened by another goroutine, then another chest came
 		}
@@ -220,7 +220,7 @@ func playRound(ctx context.Context, st storage.Store, d game.Drawer, id storage.
 			tl.chests[seq] = c.Result.Chest
 			tl.mu.Unlock()
 		}
-		return resend(op("chest"), c, func(p game.Player) (game.Step, error) { return p.OpenChest(d, seq, now) })
+		return resend(op("chest"), c, game.OpenChest{Seq: seq, Drawer: d})
 	case errors.Is(err, game.ErrInsufficientFunds):
 		return nil
 	case err != nil:
@@ -235,10 +235,10 @@ func playRound(ctx context.Context, st storage.Store, d game.Drawer, id storage.
 		tl.bought[ticket] = true
 		tl.mu.Unlock()
 	}
-	if err := resend(buyOp, b, func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) }); err != nil {
+	if err := resend(buyOp, b, game.Buy{}); err != nil {
 		return err
 	}
-	r, err := apply(op("reveal"), func(p game.Player) (game.Step, error) { return p.Reveal(d, ticket, game.AllRows, now) })
+	r, err := apply(op("reveal"), game.Reveal{Ticket: ticket, Rows: game.AllRows, Drawer: d})
 	if errors.Is(err, game.ErrUnknownTicket) {
 		return nil // revealed by another goroutine, which bought the next one
 	}
@@ -259,7 +259,7 @@ func playRound(ctx context.Context, st storage.Store, d game.Drawer, id storage.
 		tl.drawn[ticket] = r.Player.Ticket.Outcome
 		tl.mu.Unlock()
 	}
-	return resend(op("reveal"), r, func(p game.Player) (game.Step, error) { return p.Reveal(d, ticket, game.AllRows, now) })
+	return resend(op("reveal"), r, game.Reveal{Ticket: ticket, Rows: game.AllRows, Drawer: d})
 }
 
 // check compares the player p with what the goroutines saw.

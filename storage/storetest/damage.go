@@ -95,12 +95,12 @@ func Damage(t *testing.T, open OpenFunc, damage func(t *testing.T, st storage.St
 	for _, id := range []storage.PlayerID{keep, lose} {
 		old := before[id]
 		step := storage.Step{ID: id, Op: e.op(), Repair: true, Start: start, Seeds: e.seeds, Now: e.clock.Now(),
-			Do: func(p game.Player) (game.Step, error) { return p.Reset(start, e.clock.Now()) }}
-		a, err := storage.Apply(e.ctx, e.st, step)
+			Move: game.Reset{Start: start}}
+		a, err := e.st.Run(e.ctx, step)
 		if err != nil || a.Repaired == nil {
 			t.Fatalf("repair of %v: %+v, %v", id, a, err)
 		}
-		if again, err := storage.Apply(e.ctx, e.st, step); err != nil || !again.Repeated {
+		if again, err := e.st.Run(e.ctx, step); err != nil || !again.Repeated {
 			t.Fatalf("the repair of %v repeated: %+v, %v; want nothing done", id, again, err)
 		}
 		p := e.load(id).Player

@@ -27,9 +27,9 @@ func populate(t *testing.T, e *env) []storage.PlayerID {
 			return &game.AuditEntry{At: e.clock.Now(), Guild: g, Actor: mod, Target: u, Action: action, Amount: s.Result.Amount, Reason: reason}
 		}
 	}
-	modStep := func(id storage.PlayerID, do func(game.Player) (game.Step, error), action, reason string) {
+	modStep := func(id storage.PlayerID, do game.Move, action, reason string) {
 		t.Helper()
-		if _, err := storage.Apply(e.ctx, e.st, storage.Step{ID: id, Op: e.op(), Create: true, Start: start, Seeds: e.seeds, Now: e.clock.Now(), Do: do, Audit: audit(id.Guild, id.User, action, reason)}); err != nil {
+		if _, err := e.st.Run(e.ctx, storage.Step{ID: id, Op: e.op(), Create: true, Start: start, Seeds: e.seeds, Now: e.clock.Now(), Move: do, Audit: audit(id.Guild, id.User, action, reason)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -45,7 +45,7 @@ func populate(t *testing.T, e *env) []storage.PlayerID {
 					e.must(id, "chest", openChest(d, a.Player.ChestSeq+1, e.clock.Now()))
 				}
 			}
-			e.must(id, "daily", func(p game.Player) (game.Step, error) { return p.ClaimDaily(25, time.Hour, e.clock.Now()) })
+			e.must(id, "daily", game.ClaimDaily{Amount: 25, Cooldown: time.Hour})
 		}
 	}
 	now := e.clock.Now
@@ -65,13 +65,13 @@ func populate(t *testing.T, e *env) []storage.PlayerID {
 	}
 	modStep(ids[0], grant(500, now()), "grant", "gift « ünïcode »")
 	modStep(ids[1], setBalance(4321, now()), "set-balance", "")
-	modStep(ids[2], func(p game.Player) (game.Step, error) { return p.Reset(1500, now()) }, "reset", "fresh start")
+	modStep(ids[2], game.Reset{Start: 1500}, "reset", "fresh start")
 	// Responsible play (game/care.go): limits, one of them raised (the
 	// raise waits), a reminder; guild2's ids[5] paused.
 	e.must(ids[0], "limits", setLimits(now(), 20*time.Minute,
 		game.LimitSet{Kind: game.LimitStakeDay, Amount: 5000}, game.LimitSet{Kind: game.LimitLossWeek, Amount: 3000}))
 	e.must(ids[0], "raise", setLimits(now(), -1, game.LimitSet{Kind: game.LimitStakeDay, Amount: 0}))
-	e.must(ids[5], "pause", func(p game.Player) (game.Step, error) { return p.Pause(now().Add(72*time.Hour), now()) })
+	e.must(ids[5], "pause", game.Pause{Until: now().Add(72*time.Hour)})
 	// guild2: settings with house rules, and their audit entry.
 	set := game.Settings{StartingBalance: 2500, DailyAmount: 40, DailyCooldown: 36 * time.Hour, PublicPlays: true, Channel: 42,
 		House: game.House{MaxStakeDay: 4000, MinInterval: 1500 * time.Millisecond, RealityPlays: 25, RealityEvery: 30 * time.Minute}}
@@ -355,7 +355,7 @@ func testImportDuplicate(t *testing.T, open OpenFunc) {
 	}
 	fresh := newEnv(t, open, defaults)
 	fresh.must(storage.PlayerID{Guild: guild, User: 5}, "grant", grant(1, fresh.clock.Now()))
-	if _, err := storage.Apply(fresh.ctx, fresh.st, storage.Step{ID: storage.PlayerID{Guild: guild, User: 5}, Op: "a", Now: fresh.clock.Now(), Do: grant(1, fresh.clock.Now()),
+	if _, err := storage.Apply(fresh.ctx, fresh.st, storage.Step{ID: storage.PlayerID{Guild: guild, User: 5}, Op: "a", Now: fresh.clock.Now(), Move: grant(1, fresh.clock.Now()),
 		Audit: func(game.Step) *game.AuditEntry {
 			return &game.AuditEntry{At: fresh.clock.Now(), Guild: guild, Actor: mod, Action: "grant"}
 		}}); err != nil {

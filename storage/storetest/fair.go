@@ -20,14 +20,14 @@ func newSeed(e *env) game.Seed {
 	return s
 }
 
-func rotate(e *env, now time.Time) func(game.Player) (game.Step, error) {
+func rotate(e *env, now time.Time) game.Move {
 	next := newSeed(e)
-	return func(p game.Player) (game.Step, error) { return p.Rotate(next, now) }
+	return game.Rotate{Fresh: next}
 }
 
-func setClientSeed(e *env, client string, now time.Time) func(game.Player) (game.Step, error) {
+func setClientSeed(e *env, client string, now time.Time) game.Move {
 	next := newSeed(e)
-	return func(p game.Player) (game.Step, error) { return p.SetClientSeed(client, next, now) }
+	return game.Rotate{Fresh: next, Client: ptr(client)}
 }
 
 // testRotateRacing: rotations racing on one player, each with its own
@@ -48,8 +48,8 @@ func testRotateRacing(t *testing.T, open OpenFunc) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := storage.Apply(e.ctx, e.st, storage.Step{ID: id, Op: fmt.Sprintf("rotate-%d", i), Now: e.clock.Now(),
-				Do: func(p game.Player) (game.Step, error) { return p.Rotate(seeds[i], e.clock.Now()) }})
+			_, err := e.st.Run(e.ctx, storage.Step{ID: id, Op: fmt.Sprintf("rotate-%d", i), Now: e.clock.Now(),
+				Move: game.Rotate{Fresh: seeds[i]}})
 			errs <- err
 		}()
 	}

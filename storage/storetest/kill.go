@@ -74,7 +74,7 @@ func Kill(t *testing.T, newTarget func(t *testing.T) (target string, guild uint6
 		// The moderator clicks again: each player's last grant, acknowledged
 		// or not, sent again with its operation.
 		for u, op := range sent {
-			a, err := storage.Apply(ctx, st, killGrantStep(g, u, op, time.Now()))
+			a, err := st.Run(ctx, killGrantStep(g, u, op, time.Now()))
 			if err != nil {
 				t.Fatalf("round %d: grant %s sent again: %v", round, op, err)
 			}
@@ -165,7 +165,7 @@ func fmtScan(l, format string, args ...any) bool {
 func killGrantStep(g, user uint64, op string, now time.Time) storage.Step {
 	now = storage.Timestamp(now)
 	return storage.Step{ID: storage.PlayerID{Guild: g, User: user}, Op: op, Create: true, Start: start, Seeds: Seeds(user), Now: now,
-		Do: grant(killGrant, now),
+		Move: grant(killGrant, now),
 		Audit: func(s game.Step) *game.AuditEntry {
 			return &game.AuditEntry{At: now, Guild: g, Actor: mod, Target: user, Action: "grant", Amount: s.Result.Amount, Reason: op}
 		}}
@@ -219,13 +219,13 @@ func killWriter(st storage.Store, g uint64, w int, say func(string, ...any)) err
 			now := storage.Timestamp(time.Now())
 			if i%2 == 0 {
 				say("send %d %s", user, op+"g")
-				if _, err := storage.Apply(ctx, st, killGrantStep(g, user, op+"g", now)); err != nil {
+				if _, err := st.Run(ctx, killGrantStep(g, user, op+"g", now)); err != nil {
 					return fmt.Errorf("grant %s: %w", op, err)
 				}
 				say("ack %d %s", user, op+"g")
 			}
-			step := func(kind string, do func(game.Player) (game.Step, error)) (storage.Applied, error) {
-				return storage.Apply(ctx, st, storage.Step{ID: id, Op: op + kind, Create: true, Start: start, Seeds: Seeds(user), Now: now, Do: do})
+			step := func(kind string, do game.Move) (storage.Applied, error) {
+				return st.Run(ctx, storage.Step{ID: id, Op: op + kind, Create: true, Start: start, Seeds: Seeds(user), Now: now, Move: do})
 			}
 			a, err := step("b", buy(now))
 			if errors.Is(err, game.ErrChestDue) {

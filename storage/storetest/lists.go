@@ -124,8 +124,8 @@ func testAudit(t *testing.T, open OpenFunc) {
 	// writeAudit applies a grant with entry(g, i) as its audit entry.
 	writeAudit := func(g uint64, i int) error {
 		a := entry(g, i)
-		_, err := storage.Apply(e.ctx, e.st, storage.Step{ID: storage.PlayerID{Guild: g, User: uint64(1 + i%5)}, Op: e.op(), Create: true, Start: start,
-			Seeds: e.seeds, Now: e.clock.Now(), Do: grant(a.Amount, e.clock.Now()), Audit: func(game.Step) *game.AuditEntry { return &a }})
+		_, err := e.st.Run(e.ctx, storage.Step{ID: storage.PlayerID{Guild: g, User: uint64(1 + i%5)}, Op: e.op(), Create: true, Start: start,
+			Seeds: e.seeds, Now: e.clock.Now(), Move: grant(a.Amount, e.clock.Now()), Audit: func(game.Step) *game.AuditEntry { return &a }})
 		return err
 	}
 	// The bulk of the log, written at once (one commit for many writers

@@ -18,16 +18,14 @@ func testMemoryFlat(t *testing.T, open OpenFunc) {
 	}
 	e := newEnv(t, open, defaults)
 	id := pid(70)
-	e.must(id, "grant", func(p game.Player) (game.Step, error) { return p.Grant(game.MaxGrant, e.clock.Now()) })
+	e.must(id, "grant", game.Grant{Amount: game.MaxGrant})
 	d := RandomDrawer(70)
 	cycle := func() {
-		a := e.must(id, "buy", func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, e.clock.Now()) })
-		a = e.must(id, "reveal", func(p game.Player) (game.Step, error) {
-			return p.Reveal(d, a.Result.Ticket, game.AllRows, e.clock.Now())
-		})
+		a := e.must(id, "buy", game.Buy{})
+		a = e.must(id, "reveal", game.Reveal{Ticket: a.Result.Ticket, Rows: game.AllRows, Drawer: d})
 		if a.Player.ChestDue {
 			seq := a.Player.ChestSeq + 1
-			e.must(id, "chest", func(p game.Player) (game.Step, error) { return p.OpenChest(d, seq, e.clock.Now()) })
+			e.must(id, "chest", game.OpenChest{Seq: seq, Drawer: d})
 		}
 	}
 	heap := func() uint64 {

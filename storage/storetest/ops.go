@@ -110,7 +110,7 @@ func testUpdateOps(t *testing.T, open OpenFunc) {
 	shapes := []string{"a", "a:b", "o:a", "a:", ":", "{1}", "p", "v", "é ☃ 🗝", "a b\tc", "1", "01", strings.Repeat("z", game.MaxOpID)}
 	results := map[string]game.Result{}
 	for _, op := range shapes {
-		a, err := storage.Apply(e.ctx, e.st, e.step(id, op, grant(1, e.clock.Now())))
+		a, err := e.st.Run(e.ctx, e.step(id, op, grant(1, e.clock.Now())))
 		if err != nil || a.Repeated {
 			t.Fatalf("operation %q: %+v, %v; want it applied", op, a, err)
 		}
@@ -118,7 +118,7 @@ func testUpdateOps(t *testing.T, open OpenFunc) {
 	}
 	before := e.load(id)
 	for _, op := range shapes {
-		a, err := storage.Apply(e.ctx, e.st, e.step(id, op, grant(1000, e.clock.Now())))
+		a, err := e.st.Run(e.ctx, e.step(id, op, grant(1000, e.clock.Now())))
 		if err != nil || !a.Repeated || !reflect.DeepEqual(a.Result, results[op]) {
 			t.Fatalf("operation %q again: %+v, %v; want its first result %+v", op, a, err, results[op])
 		}
@@ -145,14 +145,14 @@ func testRepeatAfter63(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	id := pid(1)
 	stepA := func(amount int64) storage.Step { return e.step(id, "op-A", grant(amount, e.clock.Now())) }
-	a, err := storage.Apply(e.ctx, e.st, stepA(5))
+	a, err := e.st.Run(e.ctx, stepA(5))
 	if err != nil || a.Repeated || a.Result.Amount != 5 || a.Result.Balance != start+5 {
 		t.Fatalf("op-A: %+v, %v", a, err)
 	}
 	others := make([]string, game.MaxOps-1)
 	for i := range others {
 		others[i] = fmt.Sprintf("other-%d", i)
-		if o, err := storage.Apply(e.ctx, e.st, e.step(id, others[i], grant(1, e.clock.Now()))); err != nil || o.Repeated {
+		if o, err := e.st.Run(e.ctx, e.step(id, others[i], grant(1, e.clock.Now()))); err != nil || o.Repeated {
 			t.Fatalf("%s: %+v, %v", others[i], o, err)
 		}
 	}
@@ -163,7 +163,7 @@ func testRepeatAfter63(t *testing.T, open OpenFunc) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := storage.Apply(e.ctx, e.st, stepA(1000))
+	r, err := e.st.Run(e.ctx, stepA(1000))
 	if err != nil || !r.Repeated || !reflect.DeepEqual(r.Result, a.Result) || len(r.History) != 0 {
 		t.Fatalf("op-A after %d other operations: %+v, %v; want it caught with its first result %+v", len(others), r, err, a.Result)
 	}
@@ -173,17 +173,17 @@ func testRepeatAfter63(t *testing.T, open OpenFunc) {
 	same(t, "state after op-A repeated", e.load(id), v)
 	same(t, "history after op-A repeated", mustHistory(t, e, id), hist)
 	// The oldest of the others is remembered too.
-	if o, err := storage.Apply(e.ctx, e.st, e.step(id, others[0], grant(1000, e.clock.Now()))); err != nil || !o.Repeated {
+	if o, err := e.st.Run(e.ctx, e.step(id, others[0], grant(1000, e.clock.Now()))); err != nil || !o.Repeated {
 		t.Fatalf("%s repeated: %+v, %v", others[0], o, err)
 	}
 	same(t, "state after other-0 repeated", e.load(id), v)
 
 	// One more operation: op-A is the 65th from the last, forgotten.
-	if o, err := storage.Apply(e.ctx, e.st, e.step(id, "one-more", grant(1, e.clock.Now()))); err != nil || o.Repeated {
+	if o, err := e.st.Run(e.ctx, e.step(id, "one-more", grant(1, e.clock.Now()))); err != nil || o.Repeated {
 		t.Fatalf("one-more: %+v, %v", o, err)
 	}
 	v = e.load(id)
-	b, err := storage.Apply(e.ctx, e.st, stepA(10))
+	b, err := e.st.Run(e.ctx, stepA(10))
 	if err != nil || b.Repeated || b.Result.Amount != 10 || b.Player.Balance != v.Player.Balance+10 {
 		t.Fatalf("op-A after %d other operations: %+v, %v; want it applied again", game.MaxOps, b, err)
 	}
@@ -191,16 +191,16 @@ func testRepeatAfter63(t *testing.T, open OpenFunc) {
 		t.Fatalf("op-A applied again: version %d, balance %d; before %d, %d", w.Version, w.Player.Balance, v.Version, v.Player.Balance)
 	}
 	// Remembered again, as the newest; forgotten after 64 more.
-	if c, err := storage.Apply(e.ctx, e.st, stepA(1000)); err != nil || !c.Repeated || !reflect.DeepEqual(c.Result, b.Result) {
+	if c, err := e.st.Run(e.ctx, stepA(1000)); err != nil || !c.Repeated || !reflect.DeepEqual(c.Result, b.Result) {
 		t.Fatalf("op-A right after it applied again: %+v, %v", c, err)
 	}
 	for i := range game.MaxOps {
-		if o, err := storage.Apply(e.ctx, e.st, e.step(id, fmt.Sprintf("more-%d", i), grant(1, e.clock.Now()))); err != nil || o.Repeated {
+		if o, err := e.st.Run(e.ctx, e.step(id, fmt.Sprintf("more-%d", i), grant(1, e.clock.Now()))); err != nil || o.Repeated {
 			t.Fatalf("more-%d: %+v, %v", i, o, err)
 		}
 	}
 	v = e.load(id)
-	c, err := storage.Apply(e.ctx, e.st, stepA(20))
+	c, err := e.st.Run(e.ctx, stepA(20))
 	if err != nil || c.Repeated || c.Result.Amount != 20 || c.Player.Balance != v.Player.Balance+20 {
 		t.Fatalf("op-A after %d more operations: %+v, %v; want it applied again", game.MaxOps, c, err)
 	}
@@ -224,8 +224,8 @@ func mustHistory(t *testing.T, e *env, id storage.PlayerID) []game.Entry {
 func testRepeatOfFailedLater(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	id := pid(1)
-	buyStep := storage.Step{ID: id, Op: "buy-1", Create: true, Start: game.Stake, Seeds: e.seeds, Now: e.clock.Now(), Do: buy(e.clock.Now())}
-	a, err := storage.Apply(e.ctx, e.st, buyStep)
+	buyStep := storage.Step{ID: id, Op: "buy-1", Create: true, Start: game.Stake, Seeds: e.seeds, Now: e.clock.Now(), Move: buy(e.clock.Now())}
+	a, err := e.st.Run(e.ctx, buyStep)
 	if err != nil || a.Repeated || a.Result.Ticket != 1 || a.Result.Amount != -game.Stake || a.Player.Balance != 0 {
 		t.Fatalf("buy-1: %+v, %v", a, err)
 	}
@@ -238,7 +238,7 @@ func testRepeatOfFailedLater(t *testing.T, open OpenFunc) {
 
 	e.clock.Advance(time.Second)
 	buyStep.Now, buyStep.Do = e.clock.Now(), buy(e.clock.Now())
-	r, err := storage.Apply(e.ctx, e.st, buyStep)
+	r, err := e.st.Run(e.ctx, buyStep)
 	if err != nil || !r.Repeated || !reflect.DeepEqual(r.Result, a.Result) || len(r.History) != 0 {
 		t.Fatalf("buy-1 repeated with the balance spent: %+v, %v; want its first result %+v", r, err, a.Result)
 	}

@@ -58,7 +58,7 @@ func testApplyPlay(t *testing.T, open OpenFunc) {
 	d := &Drawer{PlayFunc: func(int) game.Outcome { return Win(game.TierCandle) }}
 	now := e.clock.Now()
 	buyOp := e.step(id, "buy-1", buy(now))
-	a, err := storage.Apply(e.ctx, e.st, buyOp)
+	a, err := e.st.Run(e.ctx, buyOp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func testApplyPlay(t *testing.T, open OpenFunc) {
 
 	// The same click again: nothing changes, the first result comes back.
 	e.clock.Advance(time.Second)
-	again, err := storage.Apply(e.ctx, e.st, buyOp)
+	again, err := e.st.Run(e.ctx, buyOp)
 	if err != nil || !again.Repeated || again.Created || again.Result != a.Result || len(again.History) != 0 {
 		t.Fatalf("repeated buy: %+v, %v", again, err)
 	}
@@ -87,7 +87,7 @@ func testApplyPlay(t *testing.T, open OpenFunc) {
 
 	// The first reveal draws and credits; later ones only show rows.
 	rev := e.step(id, "reveal-1", reveal(d, 1, 0b001, e.clock.Now()))
-	a, err = storage.Apply(e.ctx, e.st, rev)
+	a, err = e.st.Run(e.ctx, rev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func testApplyPlay(t *testing.T, open OpenFunc) {
 		t.Fatalf("history of the draw: %+v, want %+v", a.History, wantLine)
 	}
 	sound(t, "after reveal", a.Player)
-	if again, err := storage.Apply(e.ctx, e.st, rev); err != nil || !again.Repeated || again.Result != a.Result {
+	if again, err := e.st.Run(e.ctx, rev); err != nil || !again.Repeated || again.Result != a.Result {
 		t.Fatalf("repeated reveal: %+v, %v", again, err)
 	}
 	a = e.must(id, "reveal all", reveal(d, 1, game.AllRows, e.clock.Now()))
@@ -144,14 +144,14 @@ func testApplyKeysAndChest(t *testing.T, open OpenFunc) {
 	same(t, "a refused buy changed the player", e.load(id), v)
 
 	open1 := e.step(id, "chest-1", openChest(d, 1, e.clock.Now()))
-	a, err := storage.Apply(e.ctx, e.st, open1)
+	a, err := e.st.Run(e.ctx, open1)
 	if err != nil || !a.Result.Opened || a.Result.Chest != Chest(game.LotGold) || a.Player.Balance != v.Player.Balance+game.LotGold.Prize() || a.Player.ChestDue {
 		t.Fatalf("open chest: %+v, %v", a, err)
 	}
 	sound(t, "after the chest", a.Player)
 	after := e.load(id)
 	// The same click, and a new click on the same chest: paid once.
-	if again, err := storage.Apply(e.ctx, e.st, open1); err != nil || !again.Repeated || again.Result != a.Result {
+	if again, err := e.st.Run(e.ctx, open1); err != nil || !again.Repeated || again.Result != a.Result {
 		t.Fatalf("repeated open: %+v, %v", again, err)
 	}
 	if b := e.must(id, "chest again", openChest(d, 1, e.clock.Now())); b.Result.Opened || b.Result.Chest != a.Result.Chest || b.Player.Balance != a.Player.Balance {
@@ -167,7 +167,7 @@ func testApplyKeysAndChest(t *testing.T, open OpenFunc) {
 	wantErr(t, "open a chest not due", err, game.ErrNoChest)
 
 	// Daily: credited, then refused until the cooldown has passed.
-	daily := func(p game.Player) (game.Step, error) { return p.ClaimDaily(25, time.Hour, e.clock.Now()) }
+	daily := game.ClaimDaily{Amount: 25, Cooldown: time.Hour}
 	b := e.must(id, "daily", daily)
 	if b.Result.Amount != 25 || b.Player.Stats.DailyCents != 25 {
 		t.Fatalf("daily: %+v", b.Result)
@@ -198,8 +198,8 @@ func testApplyModerator(t *testing.T, open OpenFunc) {
 			return &game.AuditEntry{At: e.clock.Now(), Guild: guild, Actor: mod, Target: id.User, Action: action, Amount: s.Result.Amount, Reason: reason}
 		}
 	}
-	do := func(op string, f func(game.Player) (game.Step, error), audit func(game.Step) *game.AuditEntry) (storage.Applied, error) {
-		return storage.Apply(e.ctx, e.st, storage.Step{ID: id, Op: op, Create: true, Start: start, Seeds: e.seeds, Now: e.clock.Now(), Do: f, Audit: audit})
+	do := func(op string, f game.Move, audit func(game.Step) *game.AuditEntry) (storage.Applied, error) {
+		return e.st.Run(e.ctx, storage.Step{ID: id, Op: op, Create: true, Start: start, Seeds: e.seeds, Now: e.clock.Now(), Move: f, Audit: audit})
 	}
 	e.play(id, RandomDrawer(3))
 	a, err := do("g1", grant(250, e.clock.Now()), mod1("grant", "gift"))
@@ -218,7 +218,7 @@ func testApplyModerator(t *testing.T, open OpenFunc) {
 	sound(t, "after set balance", a.Player)
 	e.clock.Advance(time.Minute)
 	before := e.load(id).Player
-	a, err = do("r1", func(p game.Player) (game.Step, error) { return p.Reset(2000, e.clock.Now()) }, mod1("reset", "again"))
+	a, err = do("r1", game.Reset{Start: 2000}, mod1("reset", "again"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,11 +243,11 @@ func testApplyErrors(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	ctx := e.ctx
 	now := e.clock.Now()
-	_, err := storage.Apply(ctx, e.st, storage.Step{ID: pid(1), Op: "x", Now: now, Do: grant(1, now)})
+	_, err := e.st.Run(ctx, storage.Step{ID: pid(1), Op: "x", Now: now, Move: grant(1, now)})
 	wantErr(t, "Apply without Create on a player never written", err, storage.ErrNoPlayer)
-	_, err = storage.Apply(ctx, e.st, storage.Step{ID: pid(2), Op: "x", Create: true, Start: 0, Seeds: e.seeds, Now: now, Do: buy(now)})
+	_, err = e.st.Run(ctx, storage.Step{ID: pid(2), Op: "x", Create: true, Start: 0, Seeds: e.seeds, Now: now, Move: buy(now)})
 	wantErr(t, "buy with nothing", err, game.ErrInsufficientFunds)
-	_, err = storage.Apply(ctx, e.st, storage.Step{ID: pid(3), Op: "", Create: true, Start: start, Seeds: e.seeds, Now: now, Do: buy(now)})
+	_, err = e.st.Run(ctx, storage.Step{ID: pid(3), Op: "", Create: true, Start: start, Seeds: e.seeds, Now: now, Move: buy(now)})
 	wantErr(t, "empty operation", err, game.ErrInvalid)
 	if users := playersOf(t, e.st, guild); len(users) != 0 {
 		t.Fatalf("refused steps created players %v", users)
@@ -271,7 +271,7 @@ func testApplyErrors(t *testing.T, open OpenFunc) {
 	same(t, "after an invalid draw", e.load(id), v)
 	same(t, "the player Apply returns with an error", got.Player, v.Player)
 	// Without Create, an existing player is stepped.
-	if _, err := storage.Apply(ctx, e.st, storage.Step{ID: id, Op: "y", Now: now, Do: grant(5, now)}); err != nil {
+	if _, err := e.st.Run(ctx, storage.Step{ID: id, Op: "y", Now: now, Move: grant(5, now)}); err != nil {
 		t.Fatal(err)
 	}
 	if h, _ := e.st.History(ctx, id, 10); len(h) != 1 || h[0].Kind != game.KindGrant {
@@ -279,8 +279,8 @@ func testApplyErrors(t *testing.T, open OpenFunc) {
 	}
 }
 
-func buyIn(h game.House, now time.Time) func(game.Player) (game.Step, error) {
-	return func(p game.Player) (game.Step, error) { return p.Buy(h, now) }
+func buyIn(h game.House, now time.Time) game.Move {
+	return game.Buy{House: h}
 }
 
 // raceBuys has n goroutines buy tickets for id under house h and reveal

@@ -97,17 +97,17 @@ func (e *env) op() string { return fmt.Sprintf("op-%d", e.ops.Add(1)) }
 
 // step returns the Step of do on id under op, creating the player with
 // start credits.
-func (e *env) step(id storage.PlayerID, op string, do func(game.Player) (game.Step, error)) storage.Step {
-	return storage.Step{ID: id, Op: op, Create: true, Start: start, Seeds: e.seeds, Now: e.clock.Now(), Do: do}
+func (e *env) step(id storage.PlayerID, op string, do game.Move) storage.Step {
+	return storage.Step{ID: id, Op: op, Create: true, Start: start, Seeds: e.seeds, Now: e.clock.Now(), Move: do}
 }
 
 // apply applies do to id under a new operation ID.
-func (e *env) apply(id storage.PlayerID, do func(game.Player) (game.Step, error)) (storage.Applied, error) {
-	return storage.Apply(e.ctx, e.st, e.step(id, e.op(), do))
+func (e *env) apply(id storage.PlayerID, do game.Move) (storage.Applied, error) {
+	return e.st.Run(e.ctx, e.step(id, e.op(), do))
 }
 
 // must is apply, failing the test on an error; it checks the state.
-func (e *env) must(id storage.PlayerID, what string, do func(game.Player) (game.Step, error)) storage.Applied {
+func (e *env) must(id storage.PlayerID, what string, do game.Move) storage.Applied {
 	e.t.Helper()
 	a, err := e.apply(id, do)
 	if err != nil {
@@ -153,24 +153,24 @@ func (e *env) reveals(id storage.PlayerID) game.Reveals {
 
 // The transitions, as Step.Do.
 
-func buy(now time.Time) func(game.Player) (game.Step, error) {
-	return func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) }
+func buy(now time.Time) game.Move {
+	return game.Buy{}
 }
 
-func reveal(d game.Drawer, ticket uint64, rows game.RowMask, now time.Time) func(game.Player) (game.Step, error) {
-	return func(p game.Player) (game.Step, error) { return p.Reveal(d, ticket, rows, now) }
+func reveal(d game.Drawer, ticket uint64, rows game.RowMask, now time.Time) game.Move {
+	return game.Reveal{Ticket: ticket, Rows: rows, Drawer: d}
 }
 
-func openChest(d game.Drawer, seq int64, now time.Time) func(game.Player) (game.Step, error) {
-	return func(p game.Player) (game.Step, error) { return p.OpenChest(d, seq, now) }
+func openChest(d game.Drawer, seq int64, now time.Time) game.Move {
+	return game.OpenChest{Seq: seq, Drawer: d}
 }
 
-func grant(amount int64, now time.Time) func(game.Player) (game.Step, error) {
-	return func(p game.Player) (game.Step, error) { return p.Grant(amount, now) }
+func grant(amount int64, now time.Time) game.Move {
+	return game.Grant{Amount: amount}
 }
 
-func setBalance(balance int64, now time.Time) func(game.Player) (game.Step, error) {
-	return func(p game.Player) (game.Step, error) { return p.SetBalance(balance, now) }
+func setBalance(balance int64, now time.Time) game.Move {
+	return game.Grant{Amount: balance, Set: true}
 }
 
 // play buys a ticket and reveals all its rows with d, and returns the
@@ -514,7 +514,7 @@ func testApplyConcurrentOps(t *testing.T, open OpenFunc) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				a, err := storage.Apply(e.ctx, e.st, e.step(id, op(g), grant(1, e.clock.Now())))
+				a, err := e.st.Run(e.ctx, e.step(id, op(g), grant(1, e.clock.Now())))
 				if err != nil {
 					t.Errorf("goroutine %d: %v", g, err)
 				}
