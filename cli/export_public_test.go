@@ -224,8 +224,8 @@ func TestVerifyPublicAfterARandomRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
-		_, err = storage.Apply(ctx, st, storage.Step{ID: id, Op: "rotate" + strconv.Itoa(i), Seeds: rng, Now: now,
-			Do: func(p game.Player) (game.Step, error) { return p.Rotate(fresh, now) }})
+		_, err = st.Run(ctx, storage.Step{ID: id, Op: "rotate" + strconv.Itoa(i), Seeds: rng, Now: now,
+			Move: game.Rotate{Fresh: fresh}})
 		if err != nil && !errors.Is(err, game.ErrTicketOpen) {
 			t.Fatal(err)
 		}

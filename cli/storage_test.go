@@ -71,24 +71,24 @@ func randomRun(t *testing.T, st storage.Store, seed uint64, n int) {
 				return p.Reveal(d, p.Ticket.ID, rows, now)
 			}
 		case x < 90:
-			step.Do = func(p game.Player) (game.Step, error) { return p.ClaimDaily(set.DailyAmount, set.DailyCooldown, now) }
+			step.Do = game.ClaimDaily{Amount: set.DailyAmount, Cooldown: set.DailyCooldown}
 		case x < 95:
 			amount := int64(r.IntN(2000) - 500)
 			audit = &game.AuditEntry{At: now, Guild: id.Guild, Actor: 9, Target: id.User, Action: "grant", Amount: amount, Reason: "random"}
-			step.Do = func(p game.Player) (game.Step, error) { return p.Grant(amount, now) }
+			step.Do = game.Grant{Amount: amount}
 		case x < 98:
 			balance := int64(r.IntN(5000))
 			audit = &game.AuditEntry{At: now, Guild: id.Guild, Actor: 9, Target: id.User, Action: "set-balance", Amount: balance}
-			step.Do = func(p game.Player) (game.Step, error) { return p.SetBalance(balance, now) }
+			step.Do = game.Grant{Amount: balance, Set: true}
 		default:
 			step.Create = false
 			audit = &game.AuditEntry{At: now, Guild: id.Guild, Actor: 9, Target: id.User, Action: "reset", Amount: set.StartingBalance, Reason: "oops"}
-			step.Do = func(p game.Player) (game.Step, error) { return p.Reset(set.StartingBalance, now) }
+			step.Do = game.Reset{Start: set.StartingBalance}
 		}
 		if audit != nil {
 			step.Audit = func(game.Step) *game.AuditEntry { return audit }
 		}
-		_, err = storage.Apply(ctx, st, step)
+		_, err = st.Run(ctx, step)
 		switch {
 		case err == nil, errors.Is(err, game.ErrInsufficientFunds), errors.Is(err, game.ErrInvalid),
 			errors.Is(err, game.ErrNoChest), errors.Is(err, game.ErrUnknownTicket), errors.Is(err, game.ErrDailyCooldown),
@@ -402,14 +402,12 @@ func TestImportRefusesWhatCouldNeverPlay(t *testing.T) {
 	var hist []game.Entry
 	for p.Stats.Chests == 0 || p.ChestDue || len(hist) == 0 || hist[len(hist)-1].Kind != game.KindPlay {
 		steps := []func(game.Player) (game.Step, error){
-			func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) },
-			func(p game.Player) (game.Step, error) {
-				return p.Reveal(game.SeededDrawer{}, p.TicketSeq, game.AllRows, now)
-			},
+			game.Buy{},
+			game.Reveal{Ticket: p.TicketSeq, Rows: game.AllRows},
 		}
 		if p.ChestDue {
 			steps = steps[:1]
-			steps[0] = func(p game.Player) (game.Step, error) { return p.OpenChest(game.SeededDrawer{}, p.ChestSeq+1, now) }
+			steps[0] = game.OpenChest{Seq: p.ChestSeq+1}
 		}
 		for _, do := range steps {
 			s, err := do(p)
@@ -538,12 +536,10 @@ func TestImportedPlayerPlaysItsLastTicket(t *testing.T) {
 	}
 	st := openStore(t, "", db)
 	for k, do := range []func(game.Player) (game.Step, error){
-		func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) },
-		func(p game.Player) (game.Step, error) {
-			return p.Reveal(game.SeededDrawer{}, game.MaxSeq, game.AllRows, now)
-		},
+		game.Buy{},
+		game.Reveal{Ticket: game.MaxSeq, Rows: game.AllRows},
 	} {
-		if _, err := storage.Apply(ctx, st, storage.Step{ID: id, Op: fmt.Sprint("last-", k), Now: now, Do: do}); err != nil {
+		if _, err := st.Run(ctx, storage.Step{ID: id, Op: fmt.Sprint("last-", k), Now: now, Move: do}); err != nil {
 			t.Fatalf("step %d of the last ticket: %v", k, err)
 		}
 	}
@@ -673,7 +669,7 @@ func TestAuditListsEveryDamagedRecord(t *testing.T) {
 		for u := range uint64(4) {
 			if _, err := storage.Apply(context.Background(), st, storage.Step{
 				ID: storage.PlayerID{Guild: 1, User: u + 1}, Op: "grant", Create: true, Start: 1000, Seeds: storetest.Seeds(u), Now: time.Now(),
-				Do: func(p game.Player) (game.Step, error) { return p.Grant(100, storage.Timestamp(time.Now())) },
+				Move: game.Grant{Amount: 100},
 			}); err != nil {
 				t.Fatal(err)
 			}

@@ -195,14 +195,13 @@ func (a *App) act(ctx context.Context, rq *request, act Act) (ActState, error) {
 	switch {
 	case err != nil:
 	case act.Kind == ActKindBuy:
-		ap, err = a.buyStep(ctx, rq, set, nil)
+		ap, err = a.buyStep(ctx, rq, set, game.Buy{})
 	case act.Kind == ActKindReveal:
 		rows := game.AllRows
 		if act.Row != ActAuto {
 			rows = game.RowMask(1) << act.Row
 		}
-		var finished bool
-		if ap, finished, err = a.revealStep(ctx, rq, act.Ticket, rows); err == nil && finished {
+		if ap, err = a.revealStep(ctx, rq, act.Ticket, rows); err == nil && ap.Finished {
 			a.announce(ctx, rq, set, act.Channel, ap.Player)
 		}
 	case act.Kind == ActKindChest:

@@ -17,7 +17,7 @@ import (
 // handler benchmarks measure the handlers' own overhead: routing, parsing,
 // rendering, translation, the deferral timer and the game's transition —
 // everything but the store and the network. (The stores have their own
-// benchmarks.) Update runs fn on the canned player and keeps nothing,
+// benchmarks.) Run applies the step to the canned player and keeps nothing,
 // remembering no operation.
 type benchStore struct {
 	storage.Store
@@ -54,13 +54,13 @@ func (s *benchStore) Load(context.Context, storage.PlayerID) (storage.Versioned,
 	return storage.Versioned{Player: s.p, Version: 1}, nil
 }
 
-func (s *benchStore) Update(_ context.Context, _ storage.PlayerID, _ string, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
-	v := storage.Versioned{Player: s.p, Version: 1}
-	w, err := fn(v)
-	if err != nil || w.Skip {
-		return v, err
+func (s *benchStore) Run(_ context.Context, step storage.Step) (storage.Applied, error) {
+	r, err := storage.Start(step)
+	if err != nil {
+		return storage.Applied{}, err
 	}
-	return storage.Versioned{Player: w.Player, Version: 2}, nil
+	_, out, err := r.Next(storage.Versioned{Player: s.p, Version: 1})
+	return out, err
 }
 
 // Reveals answers that the canned player revealed no seed.

@@ -175,26 +175,17 @@ func (a *App) adminGrant(ctx context.Context, rq *request, o opts, reason string
 	if err != nil {
 		return reply{}, err
 	}
-	action, op := "grant", "grant"
+	op := "grant"
 	if set {
-		action, op = "set-balance", "set_balance"
+		op = "set_balance"
 	}
 	settings, err := a.settings(ctx, rq.guild)
 	if err != nil {
 		return reply{}, err
 	}
-	ap, err := a.apply(ctx, change{
-		id: storage.PlayerID{Guild: rq.guild, User: target}, op: rq.i.ID, create: true, start: settings.StartingBalance,
-		do: func(p game.Player, now time.Time) (game.Step, error) {
-			if set {
-				return p.SetBalance(cents, now)
-			}
-			return p.Grant(cents, now)
-		},
-		audit: func(_ game.Step, now time.Time) *game.AuditEntry {
-			// Amount: the grant, or the balance set.
-			return &game.AuditEntry{At: now, Guild: rq.guild, Actor: rq.user, Target: target, Action: action, Amount: cents, Reason: reason}
-		},
+	ap, err := a.run(ctx, storage.Step{
+		ID: storage.PlayerID{Guild: rq.guild, User: target}, Op: rq.i.ID, Create: true, Start: settings.StartingBalance,
+		Move: game.Grant{Amount: cents, Set: set, By: rq.moderator(target, reason)},
 	})
 	switch {
 	case errors.Is(err, game.ErrInvalid):
@@ -229,14 +220,9 @@ func (a *App) adminReset(ctx context.Context, rq *request, o opts, reason string
 	if err != nil {
 		return reply{}, err
 	}
-	ap, err := a.apply(ctx, change{
-		id: storage.PlayerID{Guild: rq.guild, User: target}, op: rq.i.ID, start: set.StartingBalance, repair: true,
-		do: func(p game.Player, now time.Time) (game.Step, error) {
-			return p.Reset(set.StartingBalance, now)
-		},
-		audit: func(_ game.Step, now time.Time) *game.AuditEntry {
-			return &game.AuditEntry{At: now, Guild: rq.guild, Actor: rq.user, Target: target, Action: "reset", Amount: set.StartingBalance, Reason: reason}
-		},
+	ap, err := a.run(ctx, storage.Step{
+		ID: storage.PlayerID{Guild: rq.guild, User: target}, Op: rq.i.ID, Start: set.StartingBalance, Repair: true,
+		Move: game.Reset{Start: set.StartingBalance, By: rq.moderator(target, reason)},
 	})
 	switch {
 	case errors.Is(err, storage.ErrNoPlayer):

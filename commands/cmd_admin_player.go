@@ -154,17 +154,9 @@ func (a *App) adminLiftPause(ctx context.Context, rq *request, o opts, reason st
 	if reason == "" {
 		return reply{}, userErr("err_reason_required", nil)
 	}
-	var until time.Time
-	_, err = a.apply(ctx, change{
-		id: storage.PlayerID{Guild: rq.guild, User: target}, op: rq.i.ID,
-		do: func(p game.Player, now time.Time) (game.Step, error) {
-			until = p.Care.PausedUntil
-			return p.LiftPause(now)
-		},
-		audit: func(_ game.Step, now time.Time) *game.AuditEntry {
-			return &game.AuditEntry{At: now, Guild: rq.guild, Actor: rq.user, Target: target, Action: "lift-pause",
-				Reason: truncateRunes(reason+" (paused until "+until.UTC().Format(time.RFC3339)+")", game.MaxReason-1)}
-		},
+	_, err = a.run(ctx, storage.Step{
+		ID: storage.PlayerID{Guild: rq.guild, User: target}, Op: rq.i.ID,
+		Move: game.LiftPause{By: rq.moderator(target, reason)},
 	})
 	l := rq.l
 	switch {

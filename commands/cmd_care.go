@@ -10,6 +10,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
 )
 
 // /limits and /pause: playing responsibly (game/care.go). A player sets
@@ -149,13 +150,9 @@ func (a *App) limitsSet(ctx context.Context, rq *request, o opts, set game.Setti
 	if len(sets) == 0 && reminder < 0 {
 		return reply{}, userErr("err_limits_none", nil)
 	}
-	var before [game.NumLimits]game.Limit
-	ap, err := a.apply(ctx, change{
-		id: rq.player(), op: rq.i.ID, create: true, start: set.StartingBalance,
-		do: func(p game.Player, now time.Time) (game.Step, error) {
-			before = p.LimitsAt(now)
-			return p.SetLimits(sets, reminder, now)
-		},
+	ap, err := a.run(ctx, storage.Step{
+		ID: rq.player(), Op: rq.i.ID, Create: true, Start: set.StartingBalance,
+		Move: game.SetLimits{Sets: sets, Reminder: reminder},
 	})
 	switch {
 	case errors.Is(err, game.ErrInvalid):
@@ -166,7 +163,7 @@ func (a *App) limitsSet(ctx context.Context, rq *request, o opts, set game.Setti
 	l, now := rq.l, a.now()
 	var lines []string
 	if !ap.Repeated { // what this step did, limit by limit
-		after := ap.Player.LimitsAt(now)
+		before, after := ap.Before.LimitsAt(now), ap.Player.LimitsAt(now)
 		for _, s := range sets {
 			k := s.Kind
 			name := l.T("limit_"+k.String(), nil)
@@ -331,9 +328,9 @@ func (a *App) handlePauseConfirm(ctx context.Context, rq *request) (reply, error
 	if err != nil {
 		return reply{}, err
 	}
-	ap, err := a.apply(ctx, change{
-		id: rq.player(), op: confirmationOp("pause:", rq.i), create: true, start: set.StartingBalance,
-		do: func(p game.Player, now time.Time) (game.Step, error) { return p.Pause(until, now) },
+	ap, err := a.run(ctx, storage.Step{
+		ID: rq.player(), Op: confirmationOp("pause:", rq.i), Create: true, Start: set.StartingBalance,
+		Move: game.Pause{Until: until},
 	})
 	switch {
 	case errors.Is(err, game.ErrInvalid):

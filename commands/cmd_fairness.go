@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -195,14 +194,9 @@ func (a *App) fairnessRotate(ctx context.Context, rq *request, client *string) (
 	if err != nil {
 		return reply{}, internal("new_seed", err)
 	}
-	ap, err := a.apply(ctx, change{
-		id: rq.player(), op: rq.i.ID, create: true, start: set.StartingBalance,
-		do: func(p game.Player, now time.Time) (game.Step, error) {
-			if client != nil {
-				return p.SetClientSeed(*client, next, now)
-			}
-			return p.Rotate(next, now)
-		},
+	ap, err := a.run(ctx, storage.Step{
+		ID: rq.player(), Op: rq.i.ID, Create: true, Start: set.StartingBalance,
+		Move: game.Rotate{Fresh: next, Client: client},
 	})
 	switch {
 	case errors.Is(err, game.ErrTicketOpen):

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"time"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -31,7 +30,7 @@ func (a *App) handlePlay(ctx context.Context, rq *request) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	data, err := a.buyCard(ctx, rq, set, nil, true)
+	data, err := a.buyCard(ctx, rq, set, game.Buy{}, true)
 	if err != nil {
 		return reply{}, err
 	}
@@ -58,8 +57,8 @@ func (a *App) playSettings(ctx context.Context, rq *request) (game.Settings, err
 }
 
 // buyCard buys a ticket (buyStep) and renders it, or the due chest.
-func (a *App) buyCard(ctx context.Context, rq *request, set game.Settings, check func(game.Player) error, showResumed bool) (*discordgo.InteractionResponseData, error) {
-	ap, err := a.buyStep(ctx, rq, set, check)
+func (a *App) buyCard(ctx context.Context, rq *request, set game.Settings, buy game.Buy, showResumed bool) (*discordgo.InteractionResponseData, error) {
+	ap, err := a.buyStep(ctx, rq, set, buy)
 	switch {
 	case err == errChestDue:
 		return a.chestCard(rq.l, rq.user, ap.Player, nil), nil
@@ -74,24 +73,16 @@ func (a *App) buyCard(ctx context.Context, rq *request, set game.Settings, check
 // the chest card instead, the Activity the state with its chest.
 var errChestDue = &userError{id: "err_chest_due"}
 
-// buyStep buys a ticket under rq's operation ID (creating the player at
-// the first play, with set's starting balance), or resumes the open one
-// without charge; a due chest is errChestDue. check, when not nil, runs
-// first inside the step, on the state the step acts on: its error refuses
-// the step and is returned as is. On success the Applied's player holds
-// its ticket, and the balance as the first answer showed it. The buttons
-// and the Activity both buy through it.
-func (a *App) buyStep(ctx context.Context, rq *request, set game.Settings, check func(game.Player) error) (storage.Applied, error) {
-	ap, err := a.apply(ctx, change{
-		id: rq.player(), op: rq.i.ID, create: true, start: set.StartingBalance,
-		do: func(p game.Player, now time.Time) (game.Step, error) {
-			if check != nil {
-				if err := check(p); err != nil {
-					return game.Step{Player: p}, err
-				}
-			}
-			return p.Buy(set.House, now)
-		},
+// buyStep runs buy (its House set from set) under rq's operation ID,
+// creating the player at the first play, with set's starting balance: it
+// buys a ticket, or resumes the open one without charge; a due chest is
+// errChestDue; "Play again" on an old card is errAgainStale. On success
+// the Applied's player holds its ticket, and the balance as the first
+// answer showed it. The buttons and the Activity both buy through it.
+func (a *App) buyStep(ctx context.Context, rq *request, set game.Settings, buy game.Buy) (storage.Applied, error) {
+	buy.House = set.House
+	ap, err := a.run(ctx, storage.Step{
+		ID: rq.player(), Op: rq.i.ID, Create: true, Start: set.StartingBalance, Move: buy,
 	})
 	p := ap.Player
 	_, ticketLeft := p.NextTicket()
@@ -99,6 +90,8 @@ func (a *App) buyStep(ctx context.Context, rq *request, set game.Settings, check
 		return ap, cerr
 	}
 	switch {
+	case errors.Is(err, game.ErrStaleCard):
+		return ap, userErr("err_ticket_over", nil)
 	case errors.Is(err, game.ErrChestDue):
 		if !p.ChestDue { // opened meanwhile by another click
 			return ap, userErr("err_retry", nil)
@@ -158,7 +151,7 @@ func (a *App) handleAuto(ctx context.Context, rq *request) (reply, error) {
 
 // reveal shows rows of the button's ticket and updates the card in place.
 func (a *App) reveal(ctx context.Context, rq *request, rows game.RowMask) (reply, error) {
-	ap, _, err := a.revealStep(ctx, rq, rq.button.ticket, rows)
+	ap, err := a.revealStep(ctx, rq, rq.button.ticket, rows)
 	if err != nil {
 		return reply{}, err
 	}
@@ -169,42 +162,33 @@ func (a *App) reveal(ctx context.Context, rq *request, rows game.RowMask) (reply
 // revealStep shows rows of ticket under rq's operation ID. The ticket is
 // drawn once, at its first reveal; a double click or a retry changes
 // nothing. On success the Applied's player holds the ticket, and the
-// balance as the first answer showed it; finished reports whether this
-// step showed the ticket's last hidden rows. The buttons and the Activity
-// both reveal through it.
-func (a *App) revealStep(ctx context.Context, rq *request, ticket uint64, rows game.RowMask) (ap storage.Applied, finished bool, err error) {
-	ap, err = a.apply(ctx, change{
-		id: rq.player(), op: rq.i.ID,
-		do: func(p game.Player, now time.Time) (game.Step, error) {
-			t := p.Ticket
-			finished = t != nil && t.ID == ticket && t.Open() && t.Revealed|rows == game.AllRows
-			return p.Reveal(a.drawer, ticket, rows, now)
-		},
+// balance as the first answer showed it; Applied.Finished tells that this
+// step showed the ticket's last hidden rows (never for a repeat). The
+// buttons and the Activity both reveal through it.
+func (a *App) revealStep(ctx context.Context, rq *request, ticket uint64, rows game.RowMask) (storage.Applied, error) {
+	ap, err := a.run(ctx, storage.Step{
+		ID: rq.player(), Op: rq.i.ID, Move: game.Reveal{Ticket: ticket, Rows: rows, Drawer: a.drawer},
 	})
 	switch {
 	case errors.Is(err, storage.ErrNoPlayer):
-		return ap, false, userErr("err_stale_button", nil)
+		return ap, userErr("err_stale_button", nil)
 	case errors.Is(err, game.ErrUnknownTicket):
-		return ap, false, userErr("err_ticket_over", nil)
+		return ap, userErr("err_ticket_over", nil)
 	case err != nil:
-		return ap, false, stepErr("reveal", err)
+		return ap, stepErr("reveal", err)
 	}
 	p, r := ap.Player, ap.Result
 	t := p.Ticket
 	if t == nil || t.ID != r.Ticket { // a repeat of a reveal since played over
-		return ap, false, userErr("err_ticket_over", nil)
+		return ap, userErr("err_ticket_over", nil)
 	}
 	if a.obs != nil && r.Drawn && !ap.Repeated {
 		o := t.Outcome
 		a.obs.Play(o.Tier, o.Key, game.Stake, o.Prize)
 	}
 	ap.Player.Balance = r.Balance
-	return ap, finished && !ap.Repeated, nil
+	return ap, nil
 }
-
-// errAgainStale refuses "Play again" on a card that is no longer the
-// player's latest.
-var errAgainStale = errors.New("commands: play again from an old card")
 
 // handleAgain buys the next ticket from a finished card and updates the card
 // in place. It acts only if the card's ticket is still the player's last one
@@ -221,23 +205,8 @@ func (a *App) handleAgain(ctx context.Context, rq *request) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	check := func(p game.Player) error {
-		cur := p.Ticket
-		switch {
-		case p.ChestDue:
-			return nil // Buy refuses: the chest is shown
-		case cur == nil && prev == 0,
-			cur != nil && cur.ID == prev,                 // closed: buy the next; still open (a chest came first): resume it
-			cur != nil && cur.ID == prev+1 && cur.Open(): // a double click: resume what the first bought
-			return nil
-		}
-		return errAgainStale
-	}
-	data, err := a.buyCard(ctx, rq, set, check, false)
-	switch {
-	case errors.Is(err, errAgainStale):
-		return reply{}, userErr("err_ticket_over", nil)
-	case err != nil:
+	data, err := a.buyCard(ctx, rq, set, game.Buy{Again: true, After: prev}, false)
+	if err != nil {
 		return reply{}, err
 	}
 	// Public plays: the finished card stays in the channel (a win stays
@@ -268,11 +237,8 @@ func (a *App) handleChest(ctx context.Context, rq *request) (reply, error) {
 // chest, its player the balance as the first answer showed it. The buttons
 // and the Activity both open chests through it.
 func (a *App) chestStep(ctx context.Context, rq *request, seq int64) (storage.Applied, error) {
-	ap, err := a.apply(ctx, change{
-		id: rq.player(), op: rq.i.ID,
-		do: func(p game.Player, now time.Time) (game.Step, error) {
-			return p.OpenChest(a.drawer, seq, now)
-		},
+	ap, err := a.run(ctx, storage.Step{
+		ID: rq.player(), Op: rq.i.ID, Move: game.OpenChest{Seq: seq, Drawer: a.drawer},
 	})
 	switch {
 	case errors.Is(err, storage.ErrNoPlayer):

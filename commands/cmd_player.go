@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -240,11 +239,9 @@ func (a *App) handleDaily(ctx context.Context, rq *request) (reply, error) {
 // creating the player at the first claim. The command and the Activity
 // both claim through it.
 func (a *App) dailyStep(ctx context.Context, rq *request, set game.Settings) (storage.Applied, error) {
-	ap, err := a.apply(ctx, change{
-		id: rq.player(), op: rq.i.ID, create: true, start: set.StartingBalance,
-		do: func(p game.Player, now time.Time) (game.Step, error) {
-			return p.ClaimDaily(set.DailyAmount, set.DailyCooldown, now)
-		},
+	ap, err := a.run(ctx, storage.Step{
+		ID: rq.player(), Op: rq.i.ID, Create: true, Start: set.StartingBalance,
+		Move: game.ClaimDaily{Amount: set.DailyAmount, Cooldown: set.DailyCooldown},
 	})
 	if cerr, ok := careErr(rq.l, err); ok {
 		return ap, cerr

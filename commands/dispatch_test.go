@@ -17,19 +17,19 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// gatedStore holds every Update of the real store until the gate opens,
+// gatedStore holds every Run of the real store until the gate opens,
 // as a stalled backend would; the test opens it once the deferral is sent.
 type gatedStore struct {
 	storage.Store
 	gate chan struct{}
 }
 
-func (s gatedStore) Update(ctx context.Context, id storage.PlayerID, op string, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
+func (s gatedStore) Run(ctx context.Context, step storage.Step) (storage.Applied, error) {
 	<-s.gate
-	return s.Store.Update(ctx, id, op, fn)
+	return s.Store.Run(ctx, step)
 }
 
-// failingStore fails (or panics in) every Update.
+// failingStore fails (or panics in) every Run.
 type failingStore struct {
 	storage.Store
 	panic bool
@@ -37,11 +37,11 @@ type failingStore struct {
 
 var errBackendDown = errors.New("dial tcp 127.0.0.1:6379: connection refused")
 
-func (s failingStore) Update(context.Context, storage.PlayerID, string, func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
+func (s failingStore) Run(context.Context, storage.Step) (storage.Applied, error) {
 	if s.panic {
 		panic("store exploded")
 	}
-	return storage.Versioned{}, errBackendDown
+	return storage.Applied{}, errBackendDown
 }
 
 func TestSlowStoreIsDeferred(t *testing.T) {
@@ -90,16 +90,16 @@ func TestSlowStoreIsDeferred(t *testing.T) {
 	}
 }
 
-// stuckStore never returns from Update until released: a backend that ignores
+// stuckStore never returns from Run until released: a backend that ignores
 // its context.
 type stuckStore struct {
 	storage.Store
 	release chan struct{}
 }
 
-func (s stuckStore) Update(context.Context, storage.PlayerID, string, func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
+func (s stuckStore) Run(context.Context, storage.Step) (storage.Applied, error) {
 	<-s.release
-	return storage.Versioned{}, errBackendDown
+	return storage.Applied{}, errBackendDown
 }
 
 // TestStoreIgnoringItsDeadline: the handler runs on Handle's goroutine, so
@@ -364,23 +364,23 @@ func (e *env) slashPayloadLocked(user uint64, name string) *discordgo.Interactio
 	return e.slashPayload(user, memberPerms, "en-US", name, "")
 }
 
-// ctxStore blocks Update until its context ends, as a store call honouring
+// ctxStore blocks Run until its context ends, as a store call honouring
 // its context does, and reports the context's error.
 type ctxStore struct {
 	storage.Store
 	err chan error
 }
 
-// Guild answers at once, as a cached read would, so that Update is the
+// Guild answers at once, as a cached read would, so that Run is the
 // store call that meets the context.
 func (ctxStore) Guild(context.Context, uint64) (storage.VersionedGuild, error) {
 	return storage.VersionedGuild{Guild: game.Guild{Settings: game.Settings{PublicPlays: true}}}, nil
 }
 
-func (s ctxStore) Update(ctx context.Context, _ storage.PlayerID, _ string, _ func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
+func (s ctxStore) Run(ctx context.Context, _ storage.Step) (storage.Applied, error) {
 	<-ctx.Done()
 	s.err <- ctx.Err()
-	return storage.Versioned{}, ctx.Err()
+	return storage.Applied{}, ctx.Err()
 }
 
 // TestTimeoutCancelsTheStoreCall: at Timeout the handler's context ends

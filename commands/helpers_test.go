@@ -626,10 +626,10 @@ func (e *env) settings() game.Settings {
 func (e *env) setBalance(user uint64, cents int64) {
 	e.t.Helper()
 	now := storage.Timestamp(e.clock.Now())
-	_, err := storage.Apply(context.Background(), e.store, storage.Step{
+	_, err := e.store.Run(context.Background(), storage.Step{
 		ID: storage.PlayerID{Guild: testGuild, User: user}, Op: fmt.Sprintf("test-set-%d-%d", user, cents),
 		Create: true, Start: startCents, Seeds: &e.seeds, Now: now,
-		Do: func(p game.Player) (game.Step, error) { return p.SetBalance(cents, now) },
+		Move: game.Grant{Amount: cents, Set: true},
 	})
 	if err != nil {
 		e.t.Fatalf("set balance: %v", err)

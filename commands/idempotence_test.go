@@ -219,9 +219,9 @@ func TestResetGuildFinishesAfterAnInterruption(t *testing.T) {
 	ok := ask.mustButton("v1:rg:").CustomID
 	// The first attempt got as far as alice.
 	now := storage.Timestamp(e.clock.Now())
-	if _, err := storage.Apply(t.Context(), e.store, storage.Step{
+	if _, err := e.store.Run(t.Context(), storage.Step{
 		ID: storage.PlayerID{Guild: testGuild, User: alice}, Op: "rg:" + msg.ID + ":1000000000000000001", Now: now,
-		Do: func(p game.Player) (game.Step, error) { return p.Reset(startCents, now) },
+		Move: game.Reset{Start: startCents},
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -218,9 +218,9 @@ func (a *App) resetPlayers(ctx context.Context, guild uint64, op string, start i
 		go func() {
 			defer wg.Done()
 			for u := range next {
-				_, err := a.apply(ctx, change{
-					id: storage.PlayerID{Guild: guild, User: u}, op: op + ":" + strconv.FormatUint(u, 10), start: start, repair: true,
-					do: func(p game.Player, now time.Time) (game.Step, error) { return p.Reset(start, now) },
+				_, err := a.run(ctx, storage.Step{
+					ID: storage.PlayerID{Guild: guild, User: u}, Op: op + ":" + strconv.FormatUint(u, 10), Start: start, Repair: true,
+					Move: game.Reset{Start: start},
 				})
 				mu.Lock()
 				switch {

@@ -117,8 +117,8 @@ func TestResetGuildJobResumes(t *testing.T) {
 			// Player 320, reset by a but not recorded, plays meanwhile.
 			played := storage.PlayerID{Guild: guild, User: users[319]}
 			now := storage.Timestamp(clk.Now())
-			if _, err := storage.Apply(ctx, st, storage.Step{ID: played, Op: "play-320", Now: now,
-				Do: func(p game.Player) (game.Step, error) { return p.Grant(7, now) }}); err != nil {
+			if _, err := st.Run(ctx, storage.Step{ID: played, Op: "play-320", Now: now,
+				Move: game.Grant{Amount: 7}}); err != nil {
 				t.Fatal(err)
 			}
 			// Process b cannot take the lease while it lasts…

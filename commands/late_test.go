@@ -20,7 +20,7 @@ import (
 // test opens; the waits between tries move the test's clock (Config.Wait),
 // so the token's 15 minutes pass without waiting for them.
 
-// stallMode is how stallStore's first Update behaves.
+// stallMode is how stallStore's first Run behaves.
 type stallMode int
 
 const (
@@ -36,7 +36,7 @@ const (
 	failFast
 )
 
-// stallStore stalls the first player write (Update) per mode; later writes
+// stallStore stalls the first player write (Run) per mode; later writes
 // stall until their context ends, writing nothing, while stillDown is set
 // (the store is still stalled for the retries), and pass through once it
 // is not.
@@ -48,7 +48,7 @@ type stallStore struct {
 	mu        sync.Mutex
 	calls     int
 	stillDown bool
-	entered   chan struct{} // closed when the first Update starts
+	entered   chan struct{} // closed when the first Run starts
 }
 
 func newStallStore(inner storage.Store, mode stallMode) *stallStore {
@@ -61,7 +61,7 @@ func (s *stallStore) setDown(down bool) {
 	s.mu.Unlock()
 }
 
-func (s *stallStore) Update(ctx context.Context, id storage.PlayerID, op string, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
+func (s *stallStore) Run(ctx context.Context, step storage.Step) (storage.Applied, error) {
 	s.mu.Lock()
 	s.calls++
 	first, down := s.calls == 1, s.stillDown
@@ -70,20 +70,20 @@ func (s *stallStore) Update(ctx context.Context, id storage.PlayerID, op string,
 	case first:
 		close(s.entered)
 		if s.mode == failFast {
-			return storage.Versioned{}, errBackendDown
+			return storage.Applied{}, errBackendDown
 		}
 		<-s.gate
-		v, err := s.Store.Update(context.Background(), id, op, fn)
+		a, err := s.Store.Run(context.Background(), step)
 		if err != nil || s.mode == ignoreDeadline {
-			return v, err
+			return a, err
 		}
 		<-ctx.Done() // the client gave up long ago
-		return storage.Versioned{}, ctx.Err()
+		return storage.Applied{}, ctx.Err()
 	case down:
 		<-ctx.Done()
-		return storage.Versioned{}, ctx.Err()
+		return storage.Applied{}, ctx.Err()
 	}
-	return s.Store.Update(ctx, id, op, fn)
+	return s.Store.Run(ctx, step)
 }
 
 // lateEnv is an App over a stallStore, with a short Timeout (the first

@@ -18,15 +18,17 @@ import (
 func (e *env) atLimit(user uint64) {
 	e.t.Helper()
 	now := storage.Timestamp(e.clock.Now())
-	_, err := storage.Apply(context.Background(), e.store, storage.Step{
-		ID: storage.PlayerID{Guild: testGuild, User: user}, Op: fmt.Sprintf("test-limit-%d", user),
-		Create: true, Start: startCents, Seeds: &e.seeds, Now: now,
-		Do: func(p game.Player) (game.Step, error) {
-			p.TicketSeq = game.MaxSeq
-			return game.Step{Player: p}, nil
-		},
-	})
+	seed, err := game.NewSeed(&e.seeds)
 	if err != nil {
+		e.t.Fatal(err)
+	}
+	p, err := game.NewPlayer(startCents, seed, "client", now)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	p.TicketSeq = game.MaxSeq
+	d := &storage.DecodedDump{Players: []storage.DecodedPlayer{{ID: storage.PlayerID{Guild: testGuild, User: user}, Player: p.WithNextSeed(game.Seed{9})}}}
+	if err := e.store.Import(context.Background(), d); err != nil {
 		e.t.Fatalf("player at the limit: %v", err)
 	}
 }

@@ -9,56 +9,27 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// Every change a handler makes is one storage.Apply of a transition of
-// package game, under the interaction's ID: a repeated interaction (a
+// Every change a handler makes is a game.Move run by the store
+// (storage.Store.Run) under the interaction's ID: a repeated interaction (a
 // retry, a second delivery) changes nothing and is answered from the result
 // the first one recorded. Handlers decide no rule themselves.
-
-// change is one step of a player through storage.Apply.
-type change struct {
-	id storage.PlayerID
-	op string // the operation's ID: the interaction's, or derived from it
-	// create makes a player who never played, with start cents (the
-	// guild's starting balance); otherwise such a player is
-	// storage.ErrNoPlayer.
-	create bool
-	start  int64
-	// repair, for a reset to start, rewrites a record that does not
-	// decode (storage.Step.Repair) rather than refuse it.
-	repair bool
-	do     func(p game.Player, now time.Time) (game.Step, error)
-	// audit, when not nil, is the moderator log's entry of the step.
-	audit func(s game.Step, now time.Time) *game.AuditEntry
-}
 
 // now is the time of a step, as stores keep it.
 func (a *App) now() time.Time { return storage.Timestamp(a.cfg.Now()) }
 
-// apply runs c through storage.Apply with the configured seeds and time.
-// Its errors are storage.Apply's: the transition's (game.Err…),
-// storage.ErrNoPlayer, storage.ErrConflict, or internal; callers map them
-// with stepErr.
+// run runs s with the configured seeds and time. Its errors are the
+// store's: the move's (game.Err…), storage.ErrNoPlayer,
+// storage.ErrConflict, or internal; callers map them with stepErr.
 //
-// A step with an audit entry is a moderator action: once the store has
-// written it, apply logs it at info level (logAudit), so that every
-// moderator step is logged without its handler doing anything. A repeated
-// operation (Applied.Repeated: nothing written) logs nothing.
-func (a *App) apply(ctx context.Context, c change) (storage.Applied, error) {
-	now := a.now()
-	s := storage.Step{
-		ID: c.id, Op: c.op, Create: c.create, Start: c.start, Repair: c.repair, Seeds: a.seeds, Now: now,
-		Do: func(p game.Player) (game.Step, error) { return c.do(p, now) },
-	}
-	var entry *game.AuditEntry // the entry of the write that succeeded: Audit's last call
-	if c.audit != nil {
-		s.Audit = func(st game.Step) *game.AuditEntry {
-			entry = c.audit(st, now)
-			return entry
-		}
-	}
-	ap, err := storage.Apply(ctx, a.store, s)
-	if err == nil && !ap.Repeated && entry != nil {
-		logAudit(ctx, a.logger(ctx), entry)
+// A moderator's move carries its audit entry: once the store has written
+// it, run logs it at info level (logAudit), so that every moderator step
+// is logged without its handler doing anything. A repeated operation
+// (Applied.Repeated: nothing written) logs nothing.
+func (a *App) run(ctx context.Context, s storage.Step) (storage.Applied, error) {
+	s.Seeds, s.Now = a.seeds, a.now()
+	ap, err := a.store.Run(ctx, s)
+	if err == nil && !ap.Repeated && ap.Audit != nil {
+		logAudit(ctx, a.logger(ctx), ap.Audit)
 	}
 	return ap, err
 }
@@ -102,4 +73,10 @@ func stepErr(op string, err error) error {
 		return r
 	}
 	return internal(op, err)
+}
+
+// moderator names rq's user as the moderator of a move on target, with
+// reason for the guild's log.
+func (rq *request) moderator(target uint64, reason string) game.Moderator {
+	return game.Moderator{Guild: rq.guild, Actor: rq.user, Target: target, Reason: reason}
 }

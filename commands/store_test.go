@@ -14,7 +14,7 @@ import (
 // testStore is the store of the handlers' tests: the embedded store in a
 // temporary file, held to the whole contract by storage/storetest, with
 // what some tests need besides: a count of the player writes, and two
-// faults to inject: every Update failing with storage.ErrConflict (as
+// faults to inject: every Run failing with storage.ErrConflict (as
 // under a storm of writes to one player), and history lines altered as
 // they are read (a tampered history).
 type testStore struct {
@@ -44,26 +44,21 @@ func (s *testStore) reopen(tb testing.TB) {
 	s.Store = st
 }
 
-// Update is the store's, counting the writes, or fails with
+// Run is the store's, counting the writes, or fails with
 // storage.ErrConflict, writing nothing, while conflict is set.
-func (s *testStore) Update(ctx context.Context, id storage.PlayerID, op string, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
+func (s *testStore) Run(ctx context.Context, step storage.Step) (storage.Applied, error) {
 	if s.conflict.Load() {
-		v, err := s.Store.Load(ctx, id)
+		v, err := s.Store.Load(ctx, step.ID)
 		if err != nil {
-			return v, err
+			return storage.Applied{}, err
 		}
-		return v, storage.ErrConflict
+		return storage.Applied{Before: v.Player, Player: v.Player}, storage.ErrConflict
 	}
-	var wrote bool
-	v, err := s.Store.Update(ctx, id, op, func(v storage.Versioned) (storage.Write, error) {
-		w, err := fn(v)
-		wrote = err == nil && !w.Skip
-		return w, err
-	})
-	if err == nil && v.Repeat == nil && wrote {
+	a, err := s.Store.Run(ctx, step)
+	if err == nil && !a.Repeated {
 		s.writes.Add(1)
 	}
-	return v, err
+	return a, err
 }
 
 // History is the store's, passed through tamper when set.

@@ -33,32 +33,28 @@ func directLoop(ctx context.Context, s storage.Store, d game.Drawer, players []*
 }
 
 // directCycle plays one cycle on the store as the handlers would, without
-// them: storage.Apply of game's Buy, then of Reveal of all rows, and of
+// them: Store.Run of game's Buy, then of Reveal of all rows, and of
 // OpenChest when a chest is due (before the Buy or after the Reveal), each
 // under its own operation ID op+":buy", op+":reveal", op+":chest…" (op
 // must be unique to the cycle) and drawn with d. The player must exist. It
 // returns the number of steps applied and of chests opened.
 func directCycle(ctx context.Context, s storage.Store, d game.Drawer, id storage.PlayerID, op string) (calls, chests int, err error) {
-	step := func(name string, do func(p game.Player, now time.Time) (game.Step, error)) (storage.Applied, error) {
-		now := storage.Timestamp(time.Now())
+	step := func(name string, m game.Move) (storage.Applied, error) {
 		calls++
-		a, err := storage.Apply(ctx, s, storage.Step{
-			ID: id, Op: op + ":" + name, Now: now,
-			Do: func(p game.Player) (game.Step, error) { return do(p, now) },
-		})
+		a, err := s.Run(ctx, storage.Step{ID: id, Op: op + ":" + name, Now: storage.Timestamp(time.Now()), Move: m})
 		if err != nil {
 			return a, fmt.Errorf("%s: %w", name, err)
 		}
 		return a, nil
 	}
 	chest := func(name string, seq int64) error {
-		if _, err := step(name, func(p game.Player, now time.Time) (game.Step, error) { return p.OpenChest(d, seq, now) }); err != nil {
+		if _, err := step(name, game.OpenChest{Seq: seq, Drawer: d}); err != nil {
 			return err
 		}
 		chests++
 		return nil
 	}
-	buy := func(p game.Player, now time.Time) (game.Step, error) { return p.Buy(game.House{}, now) }
+	buy := game.Buy{}
 	a, err := step("buy", buy)
 	if errors.Is(err, game.ErrChestDue) {
 		if err := chest("chest-before", a.Player.ChestSeq+1); err != nil {
@@ -70,9 +66,7 @@ func directCycle(ctx context.Context, s storage.Store, d game.Drawer, id storage
 		return calls, chests, err
 	}
 	ticket := a.Result.Ticket
-	a, err = step("reveal", func(p game.Player, now time.Time) (game.Step, error) {
-		return p.Reveal(d, ticket, game.AllRows, now)
-	})
+	a, err = step("reveal", game.Reveal{Ticket: ticket, Rows: game.AllRows, Drawer: d})
 	if err != nil {
 		return calls, chests, err
 	}

@@ -413,12 +413,10 @@ func setup(ctx context.Context, s storage.Store, base uint64, cfg Config) ([]*pl
 	for k := range players {
 		g := uint64(k % cfg.Guilds)
 		id := storage.PlayerID{Guild: base + g, User: base + 1<<19 + uint64(k)}
-		// A step that changes nothing but creates the player.
-		_, err := storage.Apply(ctx, s, storage.Step{
+		// A step that changes nothing (no limit set) but creates the player.
+		_, err := s.Run(ctx, storage.Step{
 			ID: id, Op: "loadtest-join", Create: true, Start: startBalance, Seeds: rand.Reader, Now: now,
-			Do: func(p game.Player) (game.Step, error) {
-				return game.Step{Player: p, Result: game.Result{Balance: p.Balance}}, nil
-			},
+			Move: game.SetLimits{Reminder: -1},
 		})
 		if err != nil {
 			return nil, fmt.Errorf("loadtest: create player %d/%d: %w", id.Guild, id.User, err)

@@ -171,7 +171,7 @@ func createPlayer(t *testing.T, st storage.Store, id storage.PlayerID) {
 	now := storage.Timestamp(time.Now())
 	_, err := storage.Apply(context.Background(), st, storage.Step{
 		ID: id, Op: "test-create", Create: true, Start: 2000, Seeds: rand.Reader, Now: now,
-		Do: func(p game.Player) (game.Step, error) { return p.ClaimDaily(500, time.Hour, now) },
+		Move: game.ClaimDaily{Amount: 500, Cooldown: time.Hour},
 	})
 	if err != nil {
 		t.Fatal(err)

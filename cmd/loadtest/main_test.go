@@ -54,7 +54,7 @@ func TestRefusesNonEmptyData(t *testing.T) {
 	now := storage.Timestamp(time.Now())
 	_, err = storage.Apply(context.Background(), st, storage.Step{
 		ID: storage.PlayerID{Guild: 1, User: 2}, Op: "test-create", Create: true, Start: 2000, Seeds: rand.Reader, Now: now,
-		Do: func(p game.Player) (game.Step, error) { return p.ClaimDaily(500, time.Hour, now) },
+		Move: game.ClaimDaily{Amount: 500, Cooldown: time.Hour},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -62,7 +62,7 @@ func storeWithPlayer(t *testing.T) string {
 	}
 	now := storage.Timestamp(time.Now())
 	if _, err := storage.Apply(context.Background(), st, storage.Step{ID: storage.PlayerID{Guild: 1, User: 2}, Op: "buy", Create: true, Start: 500,
-		Seeds: storetest.Seeds(1), Now: now, Do: func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) }}); err != nil {
+		Seeds: storetest.Seeds(1), Now: now, Move: game.Buy{}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Close(); err != nil {
