@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -303,9 +302,7 @@ func (a *App) handleResetConfirm(ctx context.Context, rq *request) (reply, error
 		return reply{}, err
 	}
 	op := confirmationOp("rg:", rq.i)
-	started, err := a.applyGuild(ctx, rq.guild, op, func(g game.Guild) (game.GuildStep, error) {
-		return g.StartReset(op, rq.user, confirmReason(rq.i), a.now())
-	})
+	started, err := a.runGuild(ctx, rq.guild, op, game.BeginReset{Actor: rq.user, Reason: confirmReason(rq.i)})
 	r := started.Guild.Reset
 	switch {
 	case errors.Is(err, game.ErrResetRunning) && r != nil:
@@ -401,59 +398,6 @@ func confirmReason(i *discordgo.Interaction) string {
 	return truncateRunes(i.Message.Embeds[0].Fields[0].Value, maxReason-1)
 }
 
-// settingsChanges describes what changed from old to set, for the audit
-// log (in English, as the log stores it): "daily amount 5.00 → 2.00;
-// channel <#1> → any".
-func settingsChanges(old, set game.Settings) string {
-	var parts []string
-	amount := func(name string, a, b int64, off string) {
-		if a == b {
-			return
-		}
-		f := func(c int64) string {
-			if c == 0 && off != "" {
-				return off
-			}
-			return formatAmount(c, false)
-		}
-		parts = append(parts, name+" "+f(a)+" → "+f(b))
-	}
-	amount("starting balance", old.StartingBalance, set.StartingBalance, "")
-	amount("daily amount", old.DailyAmount, set.DailyAmount, "off")
-	if old.PublicPlays != set.PublicPlays {
-		onOff := map[bool]string{true: "public", false: "private"}
-		parts = append(parts, "plays "+onOff[old.PublicPlays]+" → "+onOff[set.PublicPlays])
-	}
-	if old.Channel != set.Channel {
-		ch := func(c uint64) string {
-			if c == 0 {
-				return "any"
-			}
-			return channelMention(c)
-		}
-		parts = append(parts, "channel "+ch(old.Channel)+" → "+ch(set.Channel))
-	}
-	amount("max stake per day", old.House.MaxStakeDay, set.House.MaxStakeDay, "none")
-	dur := func(name string, a, b time.Duration) {
-		if a == b {
-			return
-		}
-		f := func(d time.Duration) string {
-			if d == 0 {
-				return "off"
-			}
-			return d.String()
-		}
-		parts = append(parts, name+" "+f(a)+" → "+f(b))
-	}
-	dur("min interval", old.House.MinInterval, set.House.MinInterval)
-	if old.House.RealityPlays != set.House.RealityPlays {
-		parts = append(parts, fmt.Sprintf("reality check plays %d → %d", old.House.RealityPlays, set.House.RealityPlays))
-	}
-	dur("reality check every", old.House.RealityEvery, set.House.RealityEvery)
-	return strings.Join(parts, "; ")
-}
-
 // adminSettings shows the settings, changing them first if options are
 // given: one UpdateGuild under the interaction's ID, recorded in the
 // audit log with what changed. A repeated interaction changes nothing
@@ -464,21 +408,13 @@ func (a *App) adminSettings(ctx context.Context, rq *request, o opts, reason str
 		return reply{}, err
 	}
 	var set game.Settings
-	changed := !sp.empty()
+	changed := !sp.Empty()
 	if !changed {
 		if set, err = a.settings(ctx, rq.guild); err != nil {
 			return reply{}, err
 		}
 	} else {
-		now := a.now()
-		ap, err := a.applyGuild(ctx, rq.guild, rq.i.ID, func(g game.Guild) (game.GuildStep, error) {
-			set := sp.apply(g.Settings)
-			line := settingsChanges(g.Settings, set)
-			if reason != "" {
-				line += settingsReasonSep + reason
-			}
-			return g.SetSettings(set, rq.user, truncateRunes(line, game.MaxReason-1), now)
-		})
+		ap, err := a.runGuild(ctx, rq.guild, rq.i.ID, game.ChangeSettings{Patch: sp, Actor: rq.user, Reason: reason})
 		switch {
 		case errors.Is(err, game.ErrInvalid):
 			return reply{}, userErr("err_amount_refused", nil)
@@ -562,7 +498,7 @@ func auditLine(l *lang, e game.AuditEntry, withTarget bool) string {
 	var note string // what the bot wrote beside the moderator's reason
 	switch e.Action {
 	case game.ActionSettings:
-		note, reason, _ = strings.Cut(reason, settingsReasonSep)
+		note, reason, _ = strings.Cut(reason, game.SettingsReasonSep)
 		note = settingsChangesIn(l, note)
 	case game.ActionLiftPause:
 		if m := pausedUntilRe.FindStringSubmatch(reason); m != nil {
@@ -580,12 +516,8 @@ func auditLine(l *lang, e game.AuditEntry, withTarget bool) string {
 	return b.String()
 }
 
-// settingsReasonSep separates, in a settings entry's reason, what changed
-// (settingsChanges) from the moderator's reason.
-const settingsReasonSep = " — "
-
 // pausedUntilRe reads a lift-pause entry's reason: the moderator's, then
-// the end of the pause lifted, as adminLiftPause writes it.
+// the end of the pause lifted, as game.LiftPause writes it.
 var pausedUntilRe = regexp.MustCompile(`^(.*) \(paused until (\S+)\)$`)
 
 // settingNames are the names settingsChanges writes (in English, as the

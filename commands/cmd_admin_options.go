@@ -14,56 +14,10 @@ import (
 // The options of /admin's subcommands, read with their types checked: a
 // payload Discord would not send is refused with a user error, never read
 // as an option left out.
-// settingsPatch is what /admin settings changes: nil fields keep their
-// value.
-type settingsPatch struct {
-	starting, daily *int64
-	public          *bool
-	channel         *uint64 // 0: any channel
-	stakeDay        *int64  // the house's daily stake cap, cents; 0 none
-	interval        *time.Duration
-	realityPlays    *int
-	realityEvery    *time.Duration
-}
-
-// empty reports whether the patch changes nothing.
-func (sp settingsPatch) empty() bool {
-	return sp.starting == nil && sp.daily == nil && sp.public == nil && sp.channel == nil &&
-		sp.stakeDay == nil && sp.interval == nil && sp.realityPlays == nil && sp.realityEvery == nil
-}
-
-// apply returns set with the patch applied.
-func (sp settingsPatch) apply(set game.Settings) game.Settings {
-	if sp.starting != nil {
-		set.StartingBalance = *sp.starting
-	}
-	if sp.daily != nil {
-		set.DailyAmount = *sp.daily
-	}
-	if sp.public != nil {
-		set.PublicPlays = *sp.public
-	}
-	if sp.channel != nil {
-		set.Channel = *sp.channel
-	}
-	if sp.stakeDay != nil {
-		set.House.MaxStakeDay = *sp.stakeDay
-	}
-	if sp.interval != nil {
-		set.House.MinInterval = *sp.interval
-	}
-	if sp.realityPlays != nil {
-		set.House.RealityPlays = *sp.realityPlays
-	}
-	if sp.realityEvery != nil {
-		set.House.RealityEvery = *sp.realityEvery
-	}
-	return set
-}
 
 // settingsPatchOf reads /admin settings' options.
-func settingsPatchOf(o opts) (settingsPatch, error) {
-	var sp settingsPatch
+func settingsPatchOf(o opts) (game.SettingsPatch, error) {
+	var sp game.SettingsPatch
 	if err := o.checkTypes(settingsOptions); err != nil {
 		return sp, err
 	}
@@ -72,30 +26,30 @@ func settingsPatchOf(o opts) (settingsPatch, error) {
 		if err != nil {
 			return sp, err
 		}
-		sp.starting = &v
+		sp.StartingBalance = &v
 	}
 	if s, ok := o.str("daily-amount"); ok {
 		v, err := parseCredits(s, false)
 		if err != nil {
 			return sp, err
 		}
-		sp.daily = &v
+		sp.DailyAmount = &v
 	}
 	if v, ok := o.boolean("public-plays"); ok {
-		sp.public = &v
+		sp.PublicPlays = &v
 	}
 	if ch, present, ok := o.snowflake("channel"); present {
 		if !ok || !o.textChannel(ch) {
 			return sp, userErr("err_bad_option", nil)
 		}
-		sp.channel = &ch
+		sp.Channel = &ch
 	}
 	if v, ok := o.boolean("any-channel"); ok && v {
-		if sp.channel != nil {
+		if sp.Channel != nil {
 			return sp, userErr("err_channel_conflict", nil)
 		}
 		var anywhere uint64
-		sp.channel = &anywhere
+		sp.Channel = &anywhere
 	}
 	if s, ok := o.str("max-stake-day"); ok {
 		v, err := parseCredits(s, false)
@@ -105,7 +59,7 @@ func settingsPatchOf(o opts) (settingsPatch, error) {
 		if v > game.MaxLimit {
 			return sp, userErr("err_limit_amount", map[string]any{"Max": formatAmount(game.MaxLimit, false)})
 		}
-		sp.stakeDay = &v
+		sp.MaxStakeDay = &v
 	}
 	intOpt := func(name string, lo, hi int) (int, bool, error) {
 		v, ok := o.get(name, discordgo.ApplicationCommandOptionInteger)
@@ -122,12 +76,12 @@ func settingsPatchOf(o opts) (settingsPatch, error) {
 		return sp, err
 	} else if ok {
 		d := time.Duration(n) * time.Second
-		sp.interval = &d
+		sp.MinInterval = &d
 	}
 	if n, ok, err := intOpt("reality-plays", 0, game.MaxRealityPlay); err != nil {
 		return sp, err
 	} else if ok {
-		sp.realityPlays = &n
+		sp.RealityPlays = &n
 	}
 	if n, ok, err := intOpt("reality-minutes", 0, int(game.MaxReminder/time.Minute)); err != nil {
 		return sp, err
@@ -136,7 +90,7 @@ func settingsPatchOf(o opts) (settingsPatch, error) {
 		if game.CheckReminder(d) != nil {
 			return sp, userErr("err_setting_range", map[string]any{"Name": "reality-minutes", "Min": int(game.MinReminder / time.Minute), "Max": int(game.MaxReminder / time.Minute)})
 		}
-		sp.realityEvery = &d
+		sp.RealityEvery = &d
 	}
 	return sp, nil
 }

@@ -252,14 +252,11 @@ func TestResetGuildContinuesFromItsProgress(t *testing.T) {
 	// An earlier attempt recorded alice as done (her own step is not
 	// remembered: only the guild's progress can keep her from a reset).
 	op, now := "rg:"+msg.ID, storage.Timestamp(e.clock.Now())
-	for _, tr := range []func(game.Guild) (game.GuildStep, error){
-		func(g game.Guild) (game.GuildStep, error) { return g.StartReset(op, moderator, "", now) },
-		func(g game.Guild) (game.GuildStep, error) { return g.TakeLease(op, "gone", now, JobLease) },
-		func(g game.Guild) (game.GuildStep, error) {
-			return g.ResetProgress(op, "gone", alice, 1, now, JobLease)
-		},
+	for _, m := range []game.GuildMove{
+		game.BeginReset{Actor: moderator}, game.Lease{Holder: "gone", TTL: JobLease},
+		game.Progress{Holder: "gone", After: alice, Count: 1, TTL: JobLease},
 	} {
-		if _, err := storage.ApplyGuild(t.Context(), e.store, testGuild, op, tr); err != nil {
+		if _, err := e.store.RunGuild(t.Context(), storage.GuildStep{Guild: testGuild, Op: op, Move: m, Now: now}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -272,9 +272,7 @@ func (a *App) runReset(stop context.Context, c jobConfig, guild uint64) error {
 		return nil
 	}
 	op := r.Op
-	ap, err := a.applyGuild(ctx, guild, op, func(g game.Guild) (game.GuildStep, error) {
-		return g.TakeLease(op, c.holder, a.now(), c.lease)
-	})
+	ap, err := a.runGuild(ctx, guild, op, game.Lease{Holder: c.holder, TTL: c.lease})
 	switch {
 	case errors.Is(err, game.ErrLeaseHeld), errors.Is(err, game.ErrNoReset):
 		return nil
@@ -304,9 +302,7 @@ func (a *App) runReset(stop context.Context, c jobConfig, guild uint64) error {
 		last uint64 // the batch's last user
 	)
 	progress := func() error {
-		_, err := a.applyGuild(ctx, guild, op, func(g game.Guild) (game.GuildStep, error) {
-			return g.ResetProgress(op, c.holder, last, n, a.now(), c.lease)
-		})
+		_, err := a.runGuild(ctx, guild, op, game.Progress{Holder: c.holder, After: last, Count: n, TTL: c.lease})
 		if errors.Is(err, game.ErrLeaseHeld) || errors.Is(err, game.ErrNoReset) {
 			return errLost
 		}
@@ -334,9 +330,7 @@ func (a *App) runReset(stop context.Context, c jobConfig, guild uint64) error {
 			return nilIfLost(err)
 		}
 	}
-	done, err := a.applyGuild(ctx, guild, op, func(g game.Guild) (game.GuildStep, error) {
-		return g.FinishReset(op, c.holder, a.now())
-	})
+	done, err := a.runGuild(ctx, guild, op, game.EndReset{Holder: c.holder})
 	if err != nil {
 		return nilIfLost(fmt.Errorf("finish: %w", err))
 	}

@@ -100,9 +100,7 @@ func TestResetGuildJobResumes(t *testing.T) {
 			clk := &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 			users := fillGuild(t, st, guild, n, clk.Now())
 			newApp := func() *App { return New(Config{Now: clk.Now, Logger: discardLogger(), Seeds: &seeds{}}, st) }
-			if _, err := storage.ApplyGuild(ctx, st, guild, op, func(g game.Guild) (game.GuildStep, error) {
-				return g.StartReset(op, moderator, "season", clk.Now())
-			}); err != nil {
+			if _, err := st.RunGuild(ctx, storage.GuildStep{Guild: guild, Op: op, Move: game.BeginReset{Actor: moderator, Reason: "season"}, Now: clk.Now()}); err != nil {
 				t.Fatal(err)
 			}
 			// Process a resets 350 players, records 300, and dies.
@@ -200,9 +198,7 @@ func TestTwoRunnersOneLease(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	fillGuild(t, st, guild, n, clk.Now())
 	before := st.writeCount()
-	if _, err := storage.ApplyGuild(t.Context(), st, guild, op, func(g game.Guild) (game.GuildStep, error) {
-		return g.StartReset(op, moderator, "", clk.Now())
-	}); err != nil {
+	if _, err := st.RunGuild(t.Context(), storage.GuildStep{Guild: guild, Op: op, Move: game.BeginReset{Actor: moderator}, Now: clk.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())

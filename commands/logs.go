@@ -8,7 +8,6 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/lesclefsdutresor/clefs/game"
-	"github.com/lesclefsdutresor/clefs/storage"
 )
 
 // What the handlers log, and where:
@@ -97,16 +96,4 @@ func logAudit(ctx context.Context, log *slog.Logger, e *game.AuditEntry) {
 		attrs = append(attrs, slog.String("reason", e.Reason))
 	}
 	log.LogAttrs(ctx, slog.LevelInfo, "moderator action", attrs...)
-}
-
-// applyGuild applies the guild transition t under op through
-// storage.ApplyGuild, for the handlers: after a write that carried an
-// audit entry, it logs the moderator action (a repeated operation, which
-// writes nothing, logs nothing).
-func (a *App) applyGuild(ctx context.Context, guild uint64, op string, t func(game.Guild) (game.GuildStep, error)) (storage.GuildApplied, error) {
-	ap, err := storage.ApplyGuild(ctx, a.store, guild, op, t)
-	if err == nil && ap.Audit != nil {
-		logAudit(ctx, a.logger(ctx), ap.Audit)
-	}
-	return ap, err
 }

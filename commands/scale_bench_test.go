@@ -124,9 +124,7 @@ func scaleOnce(b *testing.B, st storage.Store) {
 
 	// The reset, from its start to its end, through the job runner.
 	const op = "rg:scale"
-	if _, err := storage.ApplyGuild(ctx, st, testGuild, op, func(g game.Guild) (game.GuildStep, error) {
-		return g.StartReset(op, moderator, "scale", storage.Timestamp(time.Now()))
-	}); err != nil {
+	if _, err := st.RunGuild(ctx, storage.GuildStep{Guild: testGuild, Op: op, Move: game.BeginReset{Actor: moderator, Reason: "scale"}, Now: storage.Timestamp(time.Now())}); err != nil {
 		b.Fatal(err)
 	}
 	s := time.Now()

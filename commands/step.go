@@ -34,6 +34,17 @@ func (a *App) run(ctx context.Context, s storage.Step) (storage.Applied, error) 
 	return ap, err
 }
 
+// runGuild runs the guild's move m under op, at the store's time: after a
+// write that carried an audit entry, it logs the moderator action (a
+// repeated operation, which writes nothing, logs nothing).
+func (a *App) runGuild(ctx context.Context, guild uint64, op string, m game.GuildMove) (storage.GuildApplied, error) {
+	ap, err := a.store.RunGuild(ctx, storage.GuildStep{Guild: guild, Op: op, Move: m, Now: a.now()})
+	if err == nil && ap.Audit != nil {
+		logAudit(ctx, a.logger(ctx), ap.Audit)
+	}
+	return ap, err
+}
+
 // settings returns the guild's settings (the store's defaults if its
 // moderators set none). The composition root may hand New a store whose
 // Guild is cached.

@@ -2,9 +2,11 @@ package commands
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
@@ -21,9 +23,10 @@ type testStore struct {
 	*boltstore.Store
 	path string
 
-	writes   atomic.Int64
-	conflict atomic.Bool
-	tamper   func([]game.Entry) // set before the calls it alters
+	writes      atomic.Int64
+	settingsOps atomic.Int64 // setSettings's operation IDs
+	conflict    atomic.Bool
+	tamper      func([]game.Entry) // set before the calls it alters
 }
 
 func newTestStore(tb testing.TB) *testStore {
@@ -77,10 +80,17 @@ func (s *testStore) writeCount() int { return int(s.writes.Load()) }
 // another process would.
 func (s *testStore) setSettings(tb testing.TB, guild uint64, set game.Settings) {
 	tb.Helper()
-	if _, err := s.UpdateGuild(context.Background(), guild, func(g storage.VersionedGuild) (storage.GuildWrite, error) {
-		g.Settings = set
-		return storage.GuildWrite{Guild: g.Guild}, nil
-	}); err != nil {
+	if _, err := s.RunGuild(context.Background(), storage.GuildStep{Guild: guild, Op: fmt.Sprintf("test-settings-%d", s.settingsOps.Add(1)), Move: game.ChangeSettings{Patch: patchAll(set)}, Now: storage.Timestamp(time.Now())}); err != nil {
 		tb.Fatal(err)
+	}
+}
+
+// patchAll is the patch that sets every setting to set's.
+func patchAll(set game.Settings) game.SettingsPatch {
+	h := set.House
+	return game.SettingsPatch{
+		StartingBalance: &set.StartingBalance, DailyAmount: &set.DailyAmount, DailyCooldown: &set.DailyCooldown, PublicPlays: &set.PublicPlays,
+		Channel: &set.Channel, MaxStakeDay: &h.MaxStakeDay, MinInterval: &h.MinInterval,
+		RealityPlays: &h.RealityPlays, RealityEvery: &h.RealityEvery,
 	}
 }

@@ -174,25 +174,33 @@ func (g Guild) done(s GuildStep) (GuildStep, error) {
 // Has reports whether the guild remembers the operation op.
 func (g Guild) Has(op string) bool { return slices.Contains(g.Ops, op) }
 
-// ApplyGuild applies the transition t to g as the operation op (a Discord
-// interaction ID, a confirmation's), at most once, as Apply does for a
-// player: if g remembers op, it returns GuildStep{Guild: g} with repeated
-// true, and nothing changes. Otherwise it runs t(g) and, on success and
-// unless the step is Pending, appends op to the new state's Ops, dropping
-// the oldest past MaxGuildOps; an error changes nothing. It is pure but
-// for t. Errors: ErrInvalid for an empty op, one longer than MaxOpID bytes,
-// a nil t, or a guild that is not sound after the step; t's error.
-func ApplyGuild(g Guild, op string, t func(Guild) (GuildStep, error)) (s GuildStep, repeated bool, err error) {
+// A GuildMove is one step of a guild, as a value, as Move is for a
+// player: a moderator's settings, or a step of a reset-guild. ApplyGuild
+// applies it; a store runs it (storage.GuildStep).
+type GuildMove interface {
+	// applyGuild applies the move to g, the operation op, at now.
+	applyGuild(g Guild, op string, now time.Time) (GuildStep, error)
+}
+
+// ApplyGuild applies m to g as the operation op (a Discord interaction
+// ID, a confirmation's), at most once: if g remembers op, it returns
+// GuildStep{Guild: g} with repeated true, and nothing changes. Otherwise
+// it applies m at now and, on success and unless the step is Pending,
+// appends op to the new state's Ops, dropping the oldest past MaxGuildOps;
+// an error changes nothing. It is pure. Errors: ErrInvalid for an empty
+// op, one longer than MaxOpID bytes, no move, or a guild that is not sound
+// after the step; the move's.
+func ApplyGuild(g Guild, op string, m GuildMove, now time.Time) (s GuildStep, repeated bool, err error) {
 	if err := ValidateOp(op); err != nil {
 		return GuildStep{Guild: g}, false, err
 	}
-	if t == nil {
-		return GuildStep{Guild: g}, false, fmt.Errorf("%w: operation %q without a transition", ErrInvalid, op)
+	if m == nil {
+		return GuildStep{Guild: g}, false, fmt.Errorf("%w: operation %q without a move", ErrInvalid, op)
 	}
 	if g.Has(op) {
 		return GuildStep{Guild: g}, true, nil
 	}
-	s, err = t(g)
+	s, err = m.applyGuild(g, op, now)
 	if err != nil {
 		return GuildStep{Guild: g}, false, err
 	}
@@ -207,6 +215,66 @@ func ApplyGuild(g Guild, op string, t func(Guild) (GuildStep, error)) (s GuildSt
 	}
 	s, err = g.done(s)
 	return s, false, err
+}
+
+// ChangeSettings applies Patch to the guild's settings, a moderator's move
+// (Guild.SetSettings), logged with what changed (SettingsChanges) and
+// Actor's Reason, if any.
+type ChangeSettings struct {
+	Patch  SettingsPatch
+	Actor  uint64
+	Reason string
+}
+
+func (m ChangeSettings) applyGuild(g Guild, _ string, now time.Time) (GuildStep, error) {
+	set := m.Patch.Apply(g.Settings)
+	line := SettingsChanges(g.Settings, set)
+	if m.Reason != "" {
+		line += SettingsReasonSep + m.Reason
+	}
+	return g.SetSettings(set, m.Actor, truncate(line, MaxReason-1), now)
+}
+
+// BeginReset starts the reset-guild of the operation it is applied as
+// (Guild.StartReset).
+type BeginReset struct {
+	Actor  uint64
+	Reason string
+}
+
+func (m BeginReset) applyGuild(g Guild, op string, now time.Time) (GuildStep, error) {
+	return g.StartReset(op, m.Actor, m.Reason, now)
+}
+
+// Lease takes the lease of the reset-guild of the operation it is applied
+// as, for Holder until TTL from now (Guild.TakeLease).
+type Lease struct {
+	Holder string
+	TTL    time.Duration
+}
+
+func (m Lease) applyGuild(g Guild, op string, now time.Time) (GuildStep, error) {
+	return g.TakeLease(op, m.Holder, now, m.TTL)
+}
+
+// Progress records Count more players reset, up to user After, and renews
+// Holder's lease for TTL (Guild.ResetProgress).
+type Progress struct {
+	Holder string
+	After  uint64
+	Count  int64
+	TTL    time.Duration
+}
+
+func (m Progress) applyGuild(g Guild, op string, now time.Time) (GuildStep, error) {
+	return g.ResetProgress(op, m.Holder, m.After, m.Count, now, m.TTL)
+}
+
+// EndReset finishes the reset-guild by its lease's Holder (Guild.FinishReset).
+type EndReset struct{ Holder string }
+
+func (m EndReset) applyGuild(g Guild, op string, now time.Time) (GuildStep, error) {
+	return g.FinishReset(op, m.Holder, now)
 }
 
 // SetSettings changes the guild's settings to s at now, a moderator's

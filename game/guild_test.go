@@ -103,13 +103,18 @@ func cloneGuild(g Guild) Guild {
 	return g
 }
 
+// guildFunc is a transition written inline, as a GuildMove.
+type guildFunc func(Guild) (GuildStep, error)
+
+func (f guildFunc) applyGuild(g Guild, _ string, _ time.Time) (GuildStep, error) { return f(g) }
+
 // guildStep runs ApplyGuild and checks what every guild step promises: the
 // input never modified, an error or a repeat changing nothing, success
 // giving a sound guild.
 func guildStep(t *testing.T, g Guild, op string, f func(Guild) (GuildStep, error)) (GuildStep, bool, error) {
 	t.Helper()
 	before := cloneGuild(g)
-	s, repeated, err := ApplyGuild(g, op, f)
+	s, repeated, err := ApplyGuild(g, op, guildFunc(f), t0)
 	if !reflect.DeepEqual(g, before) {
 		t.Fatalf("the transition modified its input:\n%+v\n%+v", g, before)
 	}
@@ -180,8 +185,15 @@ func TestSetSettings(t *testing.T) {
 			t.Errorf("%s: %v, want ErrInvalid", name, err)
 		}
 	}
-	if _, _, err := ApplyGuild(g, "op", nil); !errors.Is(err, ErrInvalid) {
-		t.Errorf("nil transition: %v", err)
+	if _, _, err := ApplyGuild(g, "op", nil, t0); !errors.Is(err, ErrInvalid) {
+		t.Errorf("no move: %v", err)
+	}
+	// The moves are the transitions.
+	daily, channel := next.DailyAmount, next.Channel
+	s, _, err = ApplyGuild(g, "op-m", ChangeSettings{Patch: SettingsPatch{DailyAmount: &daily, Channel: &channel}, Actor: 9, Reason: "r"}, t0)
+	if err != nil || s.Guild.Settings != next || s.Audit == nil || s.Audit.Actor != 9 ||
+		s.Audit.Reason != "daily amount 1.00 → 2.50; channel any → <#42> — r" {
+		t.Fatalf("ChangeSettings: %+v, %+v, %v", s, s.Audit, err)
 	}
 	// An error of the transition is not remembered: a retry may succeed.
 	mine := errors.New("mine")

@@ -1,13 +1,23 @@
 package storage
 
 import (
-	"context"
 	"fmt"
+	"time"
 
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// GuildApplied is what ApplyGuild did.
+// GuildStep is one change of a guild, as a value: a game.GuildMove under
+// an operation ID. A store runs it (Store.RunGuild), as Run does a Step.
+type GuildStep struct {
+	Guild uint64
+	// Op is the operation's ID: a repeat changes nothing (game.ApplyGuild).
+	Op   string
+	Move game.GuildMove
+	Now  time.Time // the time of the step (already rounded by Timestamp)
+}
+
+// GuildApplied is what a GuildStep did.
 type GuildApplied struct {
 	// Guild is the guild after the step with its version; after an
 	// error, or for a repeated operation, the guild as it is.
@@ -19,42 +29,42 @@ type GuildApplied struct {
 	Pending  bool // the step left the operation going on (a reset-guild in progress)
 }
 
-// ApplyGuild applies the transition t to the guild in one atomic step of
-// st, under the operation ID op, as Apply does for a player: it loads the
-// guild, runs t through game.ApplyGuild (the rules, and the operation's
-// ID: a repeat changes nothing), and writes the result with
-// compare-and-set, running t again on the fresh state if another writer
-// came first. A step that changes nothing writes nothing. It decides
-// nothing itself. Errors are the transition's (game.ErrInvalid…),
-// ErrConflict, or internal.
-func ApplyGuild(ctx context.Context, st Store, guild uint64, op string, t func(game.Guild) (game.GuildStep, error)) (GuildApplied, error) {
-	var out GuildApplied
-	g, err := st.UpdateGuild(ctx, guild, func(g VersionedGuild) (GuildWrite, error) {
-		out = GuildApplied{Guild: g}
-		s, repeated, err := game.ApplyGuild(g.Guild, op, t)
-		if err != nil {
-			return GuildWrite{}, err
-		}
-		out.Repeated, out.Pending = repeated, s.Pending
-		if repeated || (s.Audit == nil && s.Guild.Equal(g.Guild)) {
-			return GuildWrite{Skip: true}, nil
-		}
-		out.Audit = s.Audit
-		return GuildWrite{Guild: s.Guild, Audit: s.Audit}, nil
-	})
-	out.Guild = g
+// Check checks s on its way in: a guild, an operation's ID, a move. Errors
+// wrap ErrInvalid.
+func (s GuildStep) Check() error {
+	if s.Guild == 0 {
+		return fmt.Errorf("%w: guild 0", ErrInvalid)
+	}
+	if err := game.ValidateOp(s.Op); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if s.Move == nil {
+		return fmt.Errorf("%w: guild step %q without a move", ErrInvalid, s.Op)
+	}
+	return nil
+}
+
+// Next applies s to the guild as stored, v (game.ApplyGuild), and returns
+// what to write, checked and rounded (NormalizeGuild), and what the step
+// did; a Write with Skip when it writes nothing (a repeat, a step that
+// changes nothing). Stores call it, again on a fresher state after a
+// conflict. It is pure. Errors: the move's, or ErrInvalid.
+func (s GuildStep) Next(v VersionedGuild) (GuildWrite, GuildApplied, error) {
+	out := GuildApplied{Guild: v}
+	st, repeated, err := game.ApplyGuild(v.Guild, s.Op, s.Move, s.Now)
 	if err != nil {
-		out.Audit = nil
-		return out, err
+		return GuildWrite{}, out, err
 	}
-	if out.Audit != nil {
-		a, err := NormalizeAudit(*out.Audit, guild)
-		if err != nil { // the store wrote it: it cannot fail here
-			return out, fmt.Errorf("storage: guild %d: %w", guild, err)
-		}
-		out.Audit = &a
+	out.Repeated, out.Pending = repeated, st.Pending
+	if repeated || (st.Audit == nil && st.Guild.Equal(v.Guild)) {
+		return GuildWrite{Skip: true}, out, nil
 	}
-	return out, nil
+	w, err := NormalizeGuild(s.Guild, GuildWrite{Guild: st.Guild, Audit: st.Audit})
+	if err != nil {
+		return GuildWrite{}, out, err
+	}
+	out.Audit = w.Audit
+	return w, out, nil
 }
 
 // NormalizeGuild checks w (its guild passes game.Guild.Check, its audit

@@ -21,7 +21,7 @@ var (
 	// and the step does not create players (a moderator's reset of someone
 	// who never played, a button of a deleted player…).
 	ErrNoPlayer = errors.New("storage: no such player")
-	// ErrConflict is returned by Run (UpdateGuild) when the step kept
+	// ErrConflict is returned by Run (RunGuild) when the step kept
 	// seeing a record that another writer changed before it could be
 	// written (MaxAttempts times): under a storm of writes to one player.
 	// Nothing was written.
@@ -66,7 +66,7 @@ func (e *DamagedError) Error() string {
 // Unwrap returns ErrDamaged.
 func (e *DamagedError) Unwrap() error { return ErrDamaged }
 
-// MaxAttempts bounds the compare-and-set retries of one Run or UpdateGuild.
+// MaxAttempts bounds the compare-and-set retries of one Run or RunGuild.
 const MaxAttempts = 64
 
 // PlayerID names a player: a Discord user in a guild (both snowflakes).
@@ -133,9 +133,10 @@ type VersionedGuild struct {
 // Exists reports whether the guild was ever written.
 func (g VersionedGuild) Exists() bool { return g.Version != 0 }
 
-// GuildWrite is what one UpdateGuild writes, atomically: the guild's new
-// state, as game's transition returned it (the store adds and trims
-// nothing), and the audit entry; with Skip, it writes nothing.
+// GuildWrite is what one guild step writes, atomically (GuildStep.Next
+// gives it to a store): the guild's new state, as game's transition
+// returned it (the store adds and trims nothing), and the audit entry;
+// with Skip, it writes nothing.
 type GuildWrite struct {
 	Skip  bool
 	Guild game.Guild
@@ -213,19 +214,19 @@ type Store interface {
 	// Guild returns the guild's state (the default settings if never
 	// written) and version.
 	Guild(ctx context.Context, guild uint64) (VersionedGuild, error)
-	// UpdateGuild is Update for a guild: it reads the guild, calls fn, and
-	// writes what fn returns in one atomic step if the version is still
-	// the one fn saw (compare-and-set), calling fn again on a conflict
-	// (ErrConflict after MaxAttempts). It writes the guild as fn returns
-	// it, checked by game.Guild.Check (ErrInvalid, nothing written):
-	// ApplyGuild runs game's transitions through it. It returns the guild
-	// written, or the guild fn last saw when it skipped or failed; fn's
-	// error is returned as is.
-	UpdateGuild(ctx context.Context, guild uint64, fn func(VersionedGuild) (GuildWrite, error)) (VersionedGuild, error)
+	// RunGuild is Run for a guild: it checks s (GuildStep.Check), reads
+	// the guild, applies the move (GuildStep.Next: game.ApplyGuild, the
+	// operation's ID included) and writes the guild and the audit entry in
+	// one atomic step if the version is still the one read
+	// (compare-and-set), applying it again on a conflict (ErrConflict
+	// after MaxAttempts). A step that changes nothing writes nothing.
+	// Errors: the move's (game.ErrInvalid…), ErrInvalid, ErrConflict, or
+	// internal; GuildApplied then holds the guild as it is.
+	RunGuild(ctx context.Context, s GuildStep) (GuildApplied, error)
 
 	// Jobs returns, in increasing order, the guilds whose record may have
 	// a job in progress (a reset-guild not finished, game.GuildReset), from
-	// an index that UpdateGuild keeps with every write (a guild is listed
+	// an index that RunGuild keeps with every write (a guild is listed
 	// from its first write of a job in progress until the write that
 	// finishes it): a process scans it to take up the jobs of a process
 	// that died. The guild's record is the truth: a guild listed may have

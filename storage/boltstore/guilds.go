@@ -36,40 +36,28 @@ func (s *Store) guild(tx *bolt.Tx, guild uint64) (storage.VersionedGuild, error)
 	return storage.VersionedGuild{Guild: g, Version: v}, nil
 }
 
-// UpdateGuild calls fn on the guild inside one write transaction, as
-// Update does for a player (no conflict can happen; fn may run more than
-// once and must not call the store), and writes what it returns, as it
-// returns it: the guild (storage.ErrInvalid if storage.NormalizeGuild
-// refuses it, nothing written) and the audit entry. fn's error is
-// returned as is.
-func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.VersionedGuild) (storage.GuildWrite, error)) (storage.VersionedGuild, error) {
-	if guild == 0 {
-		return storage.VersionedGuild{}, fmt.Errorf("%w: guild 0", storage.ErrInvalid)
+// RunGuild implements storage.Store: it applies the step to the guild
+// inside one write transaction (no conflict can happen; bbolt may run the
+// transaction, hence the step, more than once) and writes the guild
+// (storage.ErrInvalid if storage.NormalizeGuild or the schema refuses it,
+// nothing written) with its audit entry.
+func (s *Store) RunGuild(ctx context.Context, step storage.GuildStep) (storage.GuildApplied, error) {
+	if err := step.Check(); err != nil {
+		return storage.GuildApplied{}, err
 	}
-	if fn == nil {
-		return storage.VersionedGuild{}, fmt.Errorf("%w: nil update function", storage.ErrInvalid)
-	}
+	guild := step.Guild
 	var (
-		out     storage.VersionedGuild
+		out     storage.GuildApplied
 		refused error
 	)
-	err := s.batch(ctx, "update guild", func(tx *bolt.Tx) error {
+	err := s.batch(ctx, "run guild", func(tx *bolt.Tx) error {
 		refused = nil
 		cur, err := s.guild(tx, guild)
 		if err != nil {
 			return err
 		}
-		out = cur
-		w, err := fn(cur)
-		if err != nil {
-			refused = err
-			return nil
-		}
-		if w.Skip {
-			return nil
-		}
-		if w, err = storage.NormalizeGuild(guild, w); err != nil {
-			refused = err
+		var w storage.GuildWrite
+		if w, out, refused = step.Next(cur); refused != nil || w.Skip {
 			return nil
 		}
 		if _, err := schema.EncodeGuild(w.Guild); err != nil { // a guild the schema cannot keep as it is
@@ -88,11 +76,11 @@ func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.V
 				return err
 			}
 		}
-		out = storage.VersionedGuild{Guild: w.Guild, Version: cur.Version + 1}
+		out.Guild = storage.VersionedGuild{Guild: w.Guild, Version: cur.Version + 1}
 		return nil
 	})
 	if err != nil {
-		return storage.VersionedGuild{}, err
+		return storage.GuildApplied{}, err
 	}
 	return out, refused
 }

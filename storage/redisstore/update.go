@@ -405,36 +405,35 @@ func (s *Store) Jobs(ctx context.Context) ([]uint64, error) {
 	return out, nil
 }
 
-// UpdateGuild implements storage.Store: the same compare-and-set as
-// Update, on s:{guild}, with the audit line in the same script (casScript).
-// It writes the guild as fn returns it (storage.NormalizeGuild checks it):
-// the operations remembered are game's business. Guilds are not cached:
-// settings change rarely.
-func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.VersionedGuild) (storage.GuildWrite, error)) (storage.VersionedGuild, error) {
+// RunGuild implements storage.Store: the same compare-and-set as Run, on
+// s:{guild}, with the audit line in the same script (casScript). Guilds
+// are not cached: settings change rarely.
+func (s *Store) RunGuild(ctx context.Context, step storage.GuildStep) (storage.GuildApplied, error) {
+	if err := step.Check(); err != nil {
+		return storage.GuildApplied{}, err
+	}
+	guild := step.Guild
 	cur, err := s.Guild(ctx, guild)
 	if err != nil {
-		return storage.VersionedGuild{}, err
+		return storage.GuildApplied{}, err
 	}
 	for attempt := 0; attempt < storage.MaxAttempts; attempt++ {
-		w, err := fn(cur)
+		w, out, err := step.Next(cur)
 		if err != nil || w.Skip {
-			return cur, err
-		}
-		if w, err = storage.NormalizeGuild(guild, w); err != nil {
-			return cur, err
+			return out, err
 		}
 		next := storage.VersionedGuild{Guild: w.Guild, Version: cur.Version + 1}
 		var lines []string
 		if w.Audit != nil {
 			line, err := encodeAudit(fmt.Sprintf("s:%d", next.Version), *w.Audit)
 			if err != nil {
-				return cur, err
+				return out, err
 			}
 			lines = []string{line}
 		}
 		b, err := schema.EncodeGuild(next.Guild)
 		if err != nil { // a guild the schema cannot keep as it is
-			return cur, fmt.Errorf("redisstore: update guild %d: %w: %w", guild, storage.ErrInvalid, err)
+			return out, fmt.Errorf("redisstore: run guild %d: %w: %w", guild, storage.ErrInvalid, err)
 		}
 		// The index of guilds with a job in progress is in a slot of its
 		// own: a guild joins it before the write that starts or continues
@@ -443,26 +442,27 @@ func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.V
 		job := w.Guild.Reset != nil && !w.Guild.Reset.Finished()
 		if job {
 			if err := s.rdb.SAdd(ctx, jobsKey, u64(guild)).Err(); err != nil {
-				return cur, s.wrap(fmt.Sprintf("update guild %d: jobs index", guild), err)
+				return out, s.wrap(fmt.Sprintf("run guild %d: jobs index", guild), err)
 			}
 		}
 		res, err := s.cas(ctx, settingsKey(guild), auditKey(guild), cur.Version, string(b), storage.AuditLimit, lines)
 		if err != nil {
-			return cur, s.wrap(fmt.Sprintf("update guild %d", guild), err)
+			return out, s.wrap(fmt.Sprintf("run guild %d", guild), err)
 		}
 		if res.ok || (res.version == u64(next.Version) && res.payload == string(b)) {
 			// Written; by an earlier send of go-redis's when the record
 			// is ours, whose reply was lost.
+			out.Guild = next
 			if !job {
 				if err := s.rdb.SRem(ctx, jobsKey, u64(guild)).Err(); err != nil {
-					return next, s.wrap(fmt.Sprintf("update guild %d: jobs index", guild), err)
+					return out, s.wrap(fmt.Sprintf("run guild %d: jobs index", guild), err)
 				}
 			}
-			return next, nil
+			return out, nil
 		}
 		if cur, err = s.decodeGuild(guild, res.version, res.payload); err != nil {
-			return cur, err
+			return storage.GuildApplied{Guild: cur}, err
 		}
 	}
-	return cur, fmt.Errorf("redisstore: update guild %d: %w", guild, storage.ErrConflict)
+	return storage.GuildApplied{Guild: cur}, fmt.Errorf("redisstore: run guild %d: %w", guild, storage.ErrConflict)
 }

@@ -3,7 +3,7 @@
 // round trip reading settings that hardly ever change.
 //
 // Guild (the guild's state and version) is cached for the TTL
-// given to New. A change made through the decorator (UpdateGuild) drops the
+// given to New. A change made through the decorator (RunGuild) drops the
 // guild's entry at once, and a read that was already in flight when it
 // happened does not put the old value back.
 // A change made elsewhere — by another process sharing the backend (another
@@ -11,7 +11,7 @@
 // within the TTL.
 //
 // A cached Guild may be up to the TTL old: fine for reading the settings a
-// play needs, not for a compare-and-set, which UpdateGuild always does on
+// play needs, not for a compare-and-set, which RunGuild always does on
 // the store's own reading. Every other method goes straight to the wrapped
 // store. An optional interface of the wrapped store (storage.Dumper) is
 // not forwarded: wrap the store the bot's handlers use, not the one the
@@ -95,13 +95,13 @@ func (s *Store) Guild(ctx context.Context, guild uint64) (storage.VersionedGuild
 	return g, nil
 }
 
-// UpdateGuild updates the guild's settings in the wrapped store and drops
-// the cached entry, whatever the outcome (a failed call may still have
+// RunGuild runs the guild's step in the wrapped store and drops the
+// cached entry, whatever the outcome (a failed call may still have
 // written), so that the next read goes to the store.
-func (s *Store) UpdateGuild(ctx context.Context, guild uint64, fn func(storage.VersionedGuild) (storage.GuildWrite, error)) (storage.VersionedGuild, error) {
-	g, err := s.Store.UpdateGuild(ctx, guild, fn)
-	s.invalidate(guild)
-	return g, err
+func (s *Store) RunGuild(ctx context.Context, step storage.GuildStep) (storage.GuildApplied, error) {
+	a, err := s.Store.RunGuild(ctx, step)
+	s.invalidate(step.Guild)
+	return a, err
 }
 
 // put caches g as read at time now, unless an invalidation happened since
