@@ -397,14 +397,11 @@ func idBase() uint64 { return 1<<60 + (uint64(time.Now().UnixMicro())%(1<<38))<<
 func setup(ctx context.Context, s storage.Store, base uint64, cfg Config) ([]*player, error) {
 	const actor = 1
 	now := storage.Timestamp(time.Now())
+	start, anywhere := int64(startBalance), uint64(0)
 	for g := range cfg.Guilds {
 		gid := base + uint64(g)
-		op := "loadtest-setup"
-		_, err := storage.ApplyGuild(ctx, s, gid, op, func(g game.Guild) (game.GuildStep, error) {
-			set := g.Settings
-			set.StartingBalance, set.Channel = startBalance, 0
-			return g.SetSettings(set, actor, "loadtest", now)
-		})
+		_, err := s.RunGuild(ctx, storage.GuildStep{Guild: gid, Op: "loadtest-setup", Now: now,
+			Move: game.ChangeSettings{Patch: game.SettingsPatch{StartingBalance: &start, Channel: &anywhere}, Actor: actor, Reason: "loadtest"}})
 		if err != nil {
 			return nil, fmt.Errorf("loadtest: settings of guild %d: %w", gid, err)
 		}
