@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/lesclefsdutresor/clefs/game"
@@ -184,11 +185,8 @@ func tcpProxy(t *testing.T, target string, trap *stackTrap) string {
 
 // restProxy forwards HTTP requests to *target, showing trap each path;
 // it returns its URL.
-func restProxy(t *testing.T, target *string, trap *stackTrap) string {
-	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
-		u, _ := url.Parse(*target)
-		r.SetURL(u)
-	}}
+func restProxy(t *testing.T, target *atomic.Pointer[url.URL], trap *stackTrap) string {
+	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target.Load()) }}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
