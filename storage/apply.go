@@ -66,10 +66,10 @@ type Applied struct {
 // Run reads nothing from the store and decides nothing: the rules are
 // game.Apply's.
 type Run struct {
-	s            Step
-	seed, next   game.Seed
-	client       string
-	fix          *game.Repair // a damaged record's repair, once Beside gave it what it needs
+	s          Step
+	seed, next game.Seed
+	client     string
+	fix        *game.Repair // a damaged record's repair, once Beside gave it what it needs
 }
 
 // Start checks s (the player's ID, the operation's ID, a move) and draws

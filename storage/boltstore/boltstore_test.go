@@ -52,16 +52,14 @@ func TestReopenKeepsState(t *testing.T) {
 	}
 	id := storage.PlayerID{Guild: 1, User: 2}
 	now := storage.Timestamp(time.Now())
-	step := func(op string, do func(game.Player) (game.Step, error)) storage.Step {
-		return storage.Step{ID: id, Op: op, Create: true, Start: 500, Seeds: storetest.Seeds(1), Now: now, Do: do}
+	step := func(op string, do game.Move) storage.Step {
+		return storage.Step{ID: id, Op: op, Create: true, Start: 500, Seeds: storetest.Seeds(1), Now: now, Move: do}
 	}
-	a, err := storage.Apply(ctx, st, step("buy", func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) }))
+	a, err := st.Run(ctx, step("buy", game.Buy{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := storage.Apply(ctx, st, step("reveal", func(p game.Player) (game.Step, error) {
-		return p.Reveal(game.SeededDrawer{}, a.Result.Ticket, 0b001, now)
-	})); err != nil {
+	if _, err := st.Run(ctx, step("reveal", game.Reveal{Ticket: a.Result.Ticket, Rows: 0b001})); err != nil {
 		t.Fatal(err)
 	}
 	want, _ := st.Load(ctx, id)
@@ -83,7 +81,7 @@ func TestReopenKeepsState(t *testing.T) {
 		t.Fatalf("after reopen: %+v %+v, want %+v %+v", got, hist, want, wantHist)
 	}
 	// The operations are remembered across the restart.
-	again, err := storage.Apply(ctx, st, step("buy", func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) }))
+	again, err := st.Run(ctx, step("buy", game.Buy{}))
 	if err != nil || !again.Repeated {
 		t.Fatalf("repeated buy after reopen: %+v, %v", again, err)
 	}

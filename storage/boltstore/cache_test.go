@@ -24,8 +24,8 @@ func TestRecordCacheNeverStale(t *testing.T) {
 	defer st.Close()
 	id := storage.PlayerID{Guild: 1, User: 2}
 	now := storage.Timestamp(time.Now())
-	if _, err := storage.Apply(ctx, st, storage.Step{ID: id, Op: "a", Create: true, Start: 100, Seeds: storetest.Seeds(1), Now: now,
-		Do: func(p game.Player) (game.Step, error) { return p.Grant(1, now) }}); err != nil {
+	if _, err := st.Run(ctx, storage.Step{ID: id, Op: "a", Create: true, Start: 100, Seeds: storetest.Seeds(1), Now: now,
+		Move: game.Grant{Amount: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	v, err := st.Load(ctx, id) // cached now
@@ -48,7 +48,7 @@ func TestRecordCacheNeverStale(t *testing.T) {
 	if v, err := st.Load(ctx, id); err != nil || v.Player.Balance != 111 || v.Version != changed.Version {
 		t.Fatalf("Load after a change behind the cache: %+v, %v", v, err)
 	}
-	a, err := storage.Apply(ctx, st, storage.Step{ID: id, Op: "b", Now: now, Do: func(p game.Player) (game.Step, error) { return p.Grant(1, now) }})
+	a, err := st.Run(ctx, storage.Step{ID: id, Op: "b", Now: now, Move: game.Grant{Amount: 1}})
 	if err != nil || a.Player.Balance != 112 {
 		t.Fatalf("Apply after a change behind the cache: %+v, %v", a.Player, err)
 	}

@@ -34,9 +34,9 @@ func fill(t *testing.T, path string, players int) {
 	for u := range players {
 		id := storage.PlayerID{Guild: 1, User: uint64(u + 1)}
 		for k := range 3 {
-			_, err := storage.Apply(ctx, st, storage.Step{ID: id, Op: "buy" + string(rune('a'+k)), Create: true, Start: 500,
+			_, err := st.Run(ctx, storage.Step{ID: id, Op: "buy" + string(rune('a'+k)), Create: true, Start: 500,
 				Seeds: storetest.Seeds(uint64(u)), Now: now,
-				Do: func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) }})
+				Move: game.Buy{}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -61,8 +61,8 @@ func storeWithPlayer(t *testing.T) string {
 		t.Fatal(err)
 	}
 	now := storage.Timestamp(time.Now())
-	if _, err := storage.Apply(context.Background(), st, storage.Step{ID: storage.PlayerID{Guild: 1, User: 2}, Op: "buy", Create: true, Start: 500,
-		Seeds: storetest.Seeds(1), Now: now, Do: func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) }}); err != nil {
+	if _, err := st.Run(context.Background(), storage.Step{ID: storage.PlayerID{Guild: 1, User: 2}, Op: "buy", Create: true, Start: 500,
+		Seeds: storetest.Seeds(1), Now: now, Move: game.Buy{}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Close(); err != nil {

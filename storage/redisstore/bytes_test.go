@@ -67,7 +67,7 @@ func TestBytesPerCycleFlat(t *testing.T) {
 		if a.Player.ChestDue {
 			seq := a.Player.ChestSeq + 1
 			mustApply(t, st, storage.Step{ID: id, Op: fmt.Sprintf("3%018d", n), Now: now,
-				Do: func(p game.Player) (game.Step, error) { return p.OpenChest(game.SeededDrawer{}, seq, now) }})
+				Move: game.OpenChest{Seq: seq}})
 		}
 		return sb.n.Load() - before
 	}

@@ -81,7 +81,7 @@ func TestClusterKeepsAGuildOnOneNode(t *testing.T) {
 					steps[0].Audit = nil
 				}
 				for _, s := range steps {
-					if _, err := storage.Apply(ctx, st, s); err != nil {
+					if _, err := st.Run(ctx, s); err != nil {
 						t.Errorf("player %v: %s: %v", id, s.Op, err) // not Fatal: another goroutine
 						return
 					}

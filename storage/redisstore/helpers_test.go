@@ -71,7 +71,7 @@ func create(tb testing.TB, st storage.Store, id storage.PlayerID, start int64) s
 	tb.Helper()
 	a, err := storage.Apply(context.Background(), st, storage.Step{
 		ID: id, Op: "create", Create: true, Start: start, Seeds: seeds(), Now: now,
-		Do: func(p game.Player) (game.Step, error) {
+		Move: func(p game.Player) (game.Step, error) {
 			return game.Step{Player: p, Result: game.Result{Balance: p.Balance}}, nil
 		},
 	})
@@ -85,7 +85,7 @@ func create(tb testing.TB, st storage.Store, id storage.PlayerID, start int64) s
 func grant(id storage.PlayerID, op string, amount int64) storage.Step {
 	return storage.Step{
 		ID: id, Op: op, Now: now,
-		Do: func(p game.Player) (game.Step, error) { return p.Grant(amount, now) },
+		Move: game.Grant{Amount: amount},
 		Audit: func(s game.Step) *game.AuditEntry {
 			return &game.AuditEntry{At: now, Guild: id.Guild, Actor: 7, Target: id.User, Action: "grant", Amount: amount, Reason: "test"}
 		},
@@ -93,13 +93,11 @@ func grant(id storage.PlayerID, op string, amount int64) storage.Step {
 }
 
 func buy(id storage.PlayerID, op string) storage.Step {
-	return storage.Step{ID: id, Op: op, Now: now, Do: func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) }}
+	return storage.Step{ID: id, Op: op, Now: now, Move: game.Buy{}}
 }
 
 func reveal(id storage.PlayerID, op string, ticket uint64) storage.Step {
-	return storage.Step{ID: id, Op: op, Now: now, Do: func(p game.Player) (game.Step, error) {
-		return p.Reveal(game.SeededDrawer{}, ticket, game.AllRows, now)
-	}}
+	return storage.Step{ID: id, Op: op, Now: now, Move: game.Reveal{Ticket: ticket, Rows: game.AllRows}}
 }
 
 func mustApply(tb testing.TB, st storage.Store, s storage.Step) storage.Applied {

@@ -123,7 +123,7 @@ func TestStalledRedisAppliesOnce(t *testing.T) {
 
 				wait := sl.start(ctx, admin, sl.d)
 				start := time.Now()
-				got, applyErr := storage.Apply(ctx, st, s)
+				got, applyErr := st.Run(ctx, s)
 				took := time.Since(start)
 				if err := wait(); err != nil {
 					t.Fatalf("stall: %v", err)

@@ -496,7 +496,7 @@ func TestRedisDownAndClosed(t *testing.T) {
 	if err := st.Ping(ctx); err == nil {
 		t.Fatal("Ping succeeded with Redis stopped")
 	}
-	_, err = storage.Apply(ctx, st, grant(id, "g", 1))
+	_, err = st.Run(ctx, grant(id, "g", 1))
 	if err == nil || !strings.Contains(err.Error(), "redisstore: update 1/2") {
 		t.Fatalf("Apply with Redis stopped: %v, want a wrapped error", err)
 	}
@@ -506,7 +506,7 @@ func TestRedisDownAndClosed(t *testing.T) {
 	if _, err := st.Load(ctx, id); !errors.Is(err, storage.ErrClosed) {
 		t.Fatalf("Load after Close: %v", err)
 	}
-	if _, err := storage.Apply(ctx, st, grant(id, "g", 1)); !errors.Is(err, storage.ErrClosed) {
+	if _, err := st.Run(ctx, grant(id, "g", 1)); !errors.Is(err, storage.ErrClosed) {
 		t.Fatalf("Apply after Close: %v", err)
 	}
 }
