@@ -17,7 +17,7 @@ var (
 	ErrInvalid   = errors.New("storage: invalid argument")
 	ErrDuplicate = errors.New("storage: duplicate record")
 	ErrClosed    = errors.New("storage: store is closed")
-	// ErrNoPlayer is returned by Apply when the player was never written
+	// ErrNoPlayer is returned by Run when the player was never written
 	// and the step does not create players (a moderator's reset of someone
 	// who never played, a button of a deleted player…).
 	ErrNoPlayer = errors.New("storage: no such player")
@@ -159,7 +159,7 @@ type Board struct {
 }
 
 // Store persists players and guilds. It decides nothing: the rules are in
-// package game, and Apply joins the two. Every method is safe for
+// package game, and Run applies them (game.Apply). Every method is safe for
 // concurrent use by many goroutines and by many processes sharing the
 // backend.
 type Store interface {
@@ -213,7 +213,7 @@ type Store interface {
 	// Guild returns the guild's state (the default settings if never
 	// written) and version.
 	Guild(ctx context.Context, guild uint64) (VersionedGuild, error)
-	// UpdateGuild is Update for a guild: it reads the guild, calls fn, and
+	// UpdateGuild reads the guild, calls fn, and
 	// writes what fn returns in one atomic step if the version is still
 	// the one fn saw (compare-and-set), calling fn again on a conflict
 	// (ErrConflict after MaxAttempts). It writes the guild as fn returns

@@ -391,11 +391,6 @@ func prepare(id storage.PlayerID, old *playerRec, op string, w storage.Write) (*
 	return pw, nil
 }
 
-// result is the state pw writes.
-func (pw *playerWrite) result() storage.Versioned {
-	return storage.Versioned{Player: pw.rec.Player, Version: pw.rec.Version}
-}
-
 // write puts pw in tx, over the record it was prepared from: the player,
 // its history lines (the oldest trimmed past game.MaxTicketLines and
 // game.MaxOtherLines), its

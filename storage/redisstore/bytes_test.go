@@ -84,9 +84,11 @@ func TestBytesPerCycleFlat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range game.MaxTicketLines {
+	for i := range game.MaxTicketLines {
 		admin.LPush(ctx, key("h"), line)
-		admin.LPush(ctx, key("o"), `{"at":1,"k":"grant","a":1,"b":1,"n":0}`)
+		if i > 0 { // create wrote one
+			admin.LPush(ctx, key("o"), `{"at":1,"k":"grant","a":1,"b":1,"n":0}`)
+		}
 		admin.RPush(ctx, key("r"), `{"no":0,"s":"`+strings.Repeat("ab", 32)+`","t1":1,"t2":0,"c1":1,"c2":0,"ra":1}`)
 	}
 	var light9, heavy9 int64

@@ -60,7 +60,7 @@ func TestSentinelFailoverLosesNoCredit(t *testing.T) {
 						break
 					}
 					if errors.Is(err, game.ErrChestDue) { // a chest opened but not acknowledged
-						_, _ = st.Run(ctx, storage.Step{ID: id, Op: fmt.Sprint("c", i, "-", try), Now: now, Move: game.OpenChest{Seq: p.ChestSeq+1}})
+						_, _ = st.Run(ctx, storage.Step{ID: id, Op: fmt.Sprint("c", i, "-", try), Now: now, Move: game.OpenChest{Seq: a.Player.ChestSeq + 1}})
 						continue
 					}
 					mu.Lock()
@@ -80,7 +80,7 @@ func TestSentinelFailoverLosesNoCredit(t *testing.T) {
 							afterFail.CompareAndSwap(0, at)
 						}
 						for a.Player.ChestDue && !stop.Load() {
-							a, err = st.Run(ctx, storage.Step{ID: id, Op: fmt.Sprint("c", i), Now: now, Move: game.OpenChest{Seq: p.ChestSeq+1}})
+							a, err = st.Run(ctx, storage.Step{ID: id, Op: fmt.Sprint("c", i), Now: now, Move: game.OpenChest{Seq: a.Player.ChestSeq + 1}})
 							if err != nil {
 								time.Sleep(50 * time.Millisecond)
 							}

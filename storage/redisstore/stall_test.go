@@ -115,7 +115,7 @@ func TestStalledRedisAppliesOnce(t *testing.T) {
 				before := mustLoad(t, st, id)
 				hist, audit := historyLen(t, st, id), auditLen(t, st, id.Guild)
 				s := sp.step()
-				want, _, err := game.Apply(before.Player, s.Op, s.Do) // what applying it once gives
+				want, err := game.Apply(before.Player, s.Move, s.Now) // what applying it once gives
 				if err != nil {
 					t.Fatal(err)
 				}
