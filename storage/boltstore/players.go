@@ -96,8 +96,9 @@ func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, er
 			written *playerWrite
 			beside  bool // the record changed into a damaged one: read what its repair needs, and again
 		)
+		firstOut := out // what first did: bbolt may run the function again
 		err = s.batch(ctx, "run", func(tx *bolt.Tx) error {
-			refused, written, beside = nil, nil, false
+			refused, written, beside, out = nil, nil, false, firstOut
 			now := tx.Bucket(bucketPlayers).Get(key)
 			if rep, err := lookupOp(tx, id, op); err != nil || rep != nil {
 				// Another writer applied op meanwhile.
