@@ -1,12 +1,13 @@
 // Package storage persists players and guilds in the documented schema of
 // package storage/schema (docs/STORAGE.md). It decides nothing: every rule
 // of the game is in package game. A store loads a player's state with its
-// version (Load) and writes a new state with compare-and-set (Update):
-// when another writer came first, the transition runs again on the fresh
-// state. Update also looks the step's operation ID up among the player's
-// last game.MaxOps, in the same atomic step, so that a repeat changes
-// nothing and is answered with the first result. Apply joins the two: one
-// game transition, under one operation ID, in one atomic step. A guild
+// version (Load) and runs a Step (Run): a game.Move, applied by game.Apply
+// to the state loaded, written with compare-and-set; when another writer
+// came first, the move is applied again to the fresh state. Run also looks
+// the step's operation ID up among the player's last game.MaxOps, in the
+// same atomic step, so that a repeat changes nothing and is answered with
+// the first result. What every store's Run shares (the step checked once,
+// the seeds drawn once, the move applied) is Start and Run.Next. A guild
 // (game.Guild: its settings, the operations applied to it, a reset-guild's
 // progress) goes the same way through Guild, UpdateGuild and ApplyGuild;
 // stores write it as game returns it, and check it with game.Guild.Check
@@ -20,7 +21,7 @@
 //
 // What every store keeps:
 //
-//   - Update is one atomic step: the player's state, its history lines,
+//   - Run is one atomic step: the player's state, its history lines,
 //     its revealed seed, its leaderboard entry and the moderator's audit
 //     line are written together, or not at all (bbolt: one transaction;
 //     Redis: one script, every key of a guild sharing its hash slot). The
@@ -48,10 +49,10 @@
 //	}
 //	defer st.Close()
 //	now := storage.Timestamp(time.Now())
-//	a, err := storage.Apply(ctx, st, storage.Step{
+//	a, err := st.Run(ctx, storage.Step{
 //		ID: storage.PlayerID{Guild: guildID, User: userID}, Op: interactionID,
 //		Create: true, Start: 2000, Seeds: rand.Reader, Now: now,
-//		Do: func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) },
+//		Move: game.Buy{},
 //	})
 //	switch {
 //	case errors.Is(err, game.ErrInsufficientFunds):

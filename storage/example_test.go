@@ -13,8 +13,9 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
-// A play through Apply: each click is one operation, applied at most once.
-func ExampleApply() {
+// A play through Store.Run: each click is a move under one operation ID,
+// applied at most once.
+func ExampleStep() {
 	dir, _ := os.MkdirTemp("", "clefs")
 	defer os.RemoveAll(dir)
 	st, err := boltstore.Open(filepath.Join(dir, "clefs.db"), storage.Options{})
@@ -25,23 +26,19 @@ func ExampleApply() {
 	defer st.Close()
 	ctx := context.Background()
 	now := storage.Timestamp(time.Date(2026, 3, 14, 15, 9, 26, 535_897_932, time.UTC))
-	click := func(op string, do func(game.Player) (game.Step, error)) (storage.Applied, error) {
-		return storage.Apply(ctx, st, storage.Step{
+	click := func(op string, do game.Move) (storage.Applied, error) {
+		return st.Run(ctx, storage.Step{
 			ID: storage.PlayerID{Guild: 1, User: 2}, Op: op,
-			Create: true, Start: 60, Seeds: storetest.Seeds(1), Now: now, Do: do,
+			Create: true, Start: 60, Seeds: storetest.Seeds(1), Now: now, Move: do,
 		})
 	}
-	buy := func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) }
-
-	a, _ := click("interaction-1", buy)
+	a, _ := click("interaction-1", game.Buy{})
 	fmt.Println("bought ticket", a.Result.Ticket, "balance", a.Player.Balance, "created", a.Created)
-	a, _ = click("interaction-1", buy) // the same interaction, delivered twice
+	a, _ = click("interaction-1", game.Buy{}) // the same interaction, delivered twice
 	fmt.Println("repeated", a.Repeated, "balance", a.Player.Balance)
-	a, _ = click("interaction-2", func(p game.Player) (game.Step, error) {
-		return p.Reveal(game.SeededDrawer{}, 1, game.AllRows, now)
-	})
+	a, _ = click("interaction-2", game.Reveal{Ticket: 1, Rows: game.AllRows})
 	fmt.Println("drawn", a.Result.Drawn, a.Player.Ticket.Outcome.Tier, "balance", a.Player.Balance, "sound", a.Player.Check() == nil)
-	a, err = click("interaction-3", buy)
+	a, err = click("interaction-3", game.Buy{})
 	fmt.Println("another ticket:", a.Result.Ticket, err)
 	// Output:
 	// bought ticket 1 balance 10 created true

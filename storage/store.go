@@ -17,7 +17,7 @@ var (
 	ErrInvalid   = errors.New("storage: invalid argument")
 	ErrDuplicate = errors.New("storage: duplicate record")
 	ErrClosed    = errors.New("storage: store is closed")
-	// ErrNoPlayer is returned by Apply when the player was never written
+	// ErrNoPlayer is returned by Run when the player was never written
 	// and the step does not create players (a moderator's reset of someone
 	// who never played, a button of a deleted player…).
 	ErrNoPlayer = errors.New("storage: no such player")
@@ -160,7 +160,7 @@ type Board struct {
 }
 
 // Store persists players and guilds. It decides nothing: the rules are in
-// package game, and Apply joins the two. Every method is safe for
+// package game, and Run applies them (game.Apply). Every method is safe for
 // concurrent use by many goroutines and by many processes sharing the
 // backend.
 type Store interface {

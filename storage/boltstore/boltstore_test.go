@@ -52,7 +52,7 @@ func TestReopenKeepsState(t *testing.T) {
 	}
 	id := storage.PlayerID{Guild: 1, User: 2}
 	now := storage.Timestamp(time.Now())
-	step := func(op string, do func(game.Player) (game.Step, error)) storage.Step {
+	step := func(op string, do game.Move) storage.Step {
 		return storage.Step{ID: id, Op: op, Create: true, Start: 500, Seeds: storetest.Seeds(1), Now: now, Move: do}
 	}
 	a, err := st.Run(ctx, step("buy", game.Buy{}))

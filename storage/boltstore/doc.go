@@ -1,25 +1,25 @@
 // Package boltstore is the embedded storage.Store: one bbolt file (mode
 // 0600, locked by the process that opens it), the default when REDIS_URL is
-// unset. It persists; the rules are package game's, applied through
-// storage.Apply.
+// unset. It persists; the rules are package game's, applied by Run
+// (storage.Run.Next).
 //
 // # Writes
 //
-// Update reads the player in a read transaction, runs its function and
-// encodes the result there — in parallel for concurrent players — then, in
-// one read-write transaction, writes it if the record's bytes have not
-// changed (compare-and-set; the version is part of the record). If another
-// writer came first, the function runs again inside the write transaction,
-// which no other writer can interleave with: Update never returns
-// ErrConflict. A skip or a refusal needs no write transaction at all.
-// Commits are fsynced; the Updates of concurrent goroutines share one
+// Run reads the player in a read transaction, applies the move and encodes
+// the result there — in parallel for concurrent players — then, in one
+// read-write transaction, writes it if the record's bytes have not changed
+// (compare-and-set; the version is part of the record). If another writer
+// came first, the move is applied again inside the write transaction,
+// which no other writer can interleave with: Run never returns
+// ErrConflict. A refusal needs no write transaction at all. Commits are
+// fsynced; the Runs of concurrent goroutines share one
 // (bbolt's Batch, at most 2 ms of waiting), which is how 64 players
 // playing at once stay above 2,000 play cycles per second without
 // weakening durability. The players decoded last are remembered with the
 // bytes they were decoded from (up to 1,024), so that an active player's
 // next step skips decoding: an entry is used only when the stored bytes
 // are equal to its own. Batch may run a transaction again, hence the
-// function: it must be pure. The player, its history lines, the audit
+// move: game.Apply is pure but for the draws, which are the player's. The player, its history lines, the audit
 // entry and the leaderboard index are written in the same transaction.
 //
 // # Layout
@@ -59,7 +59,6 @@
 //		return err
 //	}
 //	defer st.Close()
-//	a, err := storage.Apply(ctx, st, storage.Step{ID: id, Op: interactionID, Create: true,
-//		Start: 2000, Seeds: rand.Reader, Now: now,
-//		Do: func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) }})
+//	a, err := st.Run(ctx, storage.Step{ID: id, Op: interactionID, Create: true,
+//		Start: 2000, Seeds: rand.Reader, Now: now, Move: game.Buy{}})
 package boltstore

@@ -26,7 +26,7 @@ func Example() {
 	id := storage.PlayerID{Guild: 1, User: 2}
 	now := time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
 	draw := &storetest.Drawer{PlayFunc: func(int) game.Outcome { return storetest.Win(game.TierCandle) }}
-	step := func(op string, do func(game.Player) (game.Step, error)) storage.Step {
+	step := func(op string, do game.Move) storage.Step {
 		return storage.Step{ID: id, Op: op, Create: true, Start: 1000, Seeds: storetest.Seeds(1), Now: now, Move: do}
 	}
 
@@ -34,9 +34,7 @@ func Example() {
 	fmt.Println("ticket", a.Result.Ticket, "created", a.Created, "balance", a.Player.Balance)
 	a, _ = st.Run(ctx, step("click-1", game.Buy{}))
 	fmt.Println("the same click again: repeated", a.Repeated, "balance", a.Player.Balance)
-	a, _ = st.Run(ctx, step("click-2", func(p game.Player) (game.Step, error) {
-		return p.Reveal(draw, 1, game.AllRows, now) // the first click draws
-	}))
+	a, _ = st.Run(ctx, step("click-2", game.Reveal{Ticket: 1, Rows: game.AllRows, Drawer: draw})) // the first click draws
 	fmt.Println(a.Player.Ticket.Outcome.Tier, "balance", a.Player.Balance, "sound", a.Player.Check() == nil)
 	v, _ := st.Load(ctx, id)
 	fmt.Println("version", v.Version)

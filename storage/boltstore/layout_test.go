@@ -61,7 +61,7 @@ func storeWithPlayer(t *testing.T) string {
 		t.Fatal(err)
 	}
 	now := storage.Timestamp(time.Now())
-	if _, err := storage.Apply(context.Background(), st, storage.Step{ID: storage.PlayerID{Guild: 1, User: 2}, Op: "buy", Create: true, Start: 500,
+	if _, err := st.Run(context.Background(), storage.Step{ID: storage.PlayerID{Guild: 1, User: 2}, Op: "buy", Create: true, Start: 500,
 		Seeds: storetest.Seeds(1), Now: now, Move: game.Buy{}}); err != nil {
 		t.Fatal(err)
 	}

@@ -96,8 +96,9 @@ func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, er
 			written *playerWrite
 			beside  bool // the record changed into a damaged one: read what its repair needs, and again
 		)
+		firstOut := out // what first did: bbolt may run the function again
 		err = s.batch(ctx, "run", func(tx *bolt.Tx) error {
-			refused, written, beside = nil, nil, false
+			refused, written, beside, out = nil, nil, false, firstOut
 			now := tx.Bucket(bucketPlayers).Get(key)
 			if rep, err := lookupOp(tx, id, op); err != nil || rep != nil {
 				// Another writer applied op meanwhile.
@@ -389,11 +390,6 @@ func prepare(id storage.PlayerID, old *playerRec, op string, w storage.Write) (*
 		}
 	}
 	return pw, nil
-}
-
-// result is the state pw writes.
-func (pw *playerWrite) result() storage.Versioned {
-	return storage.Versioned{Player: pw.rec.Player, Version: pw.rec.Version}
 }
 
 // write puts pw in tx, over the record it was prepared from: the player,

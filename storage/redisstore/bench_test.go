@@ -93,9 +93,7 @@ func BenchmarkPlayCycle(b *testing.B) {
 		r := mustApply(b, st, reveal(id, "r"+strconv.Itoa(i), a.Result.Ticket))
 		if r.Player.ChestDue {
 			chestRT := rt.n.Load()
-			mustApply(b, st, storage.Step{ID: id, Op: "c" + strconv.Itoa(i), Now: now, Do: func(p game.Player) (game.Step, error) {
-				return p.OpenChest(game.SeededDrawer{}, p.ChestSeq+1, now)
-			}})
+			mustApply(b, st, storage.Step{ID: id, Op: "c" + strconv.Itoa(i), Now: now, Move: game.OpenChest{Seq: r.Player.ChestSeq + 1}})
 			rt.n.Add(-(rt.n.Load() - chestRT))
 		}
 	}
@@ -156,19 +154,15 @@ func BenchmarkPlayerMemory(b *testing.B) {
 					a := mustApply(b, st, buy(id, fmt.Sprintf("1%018d", n)))
 					a = mustApply(b, st, reveal(id, fmt.Sprintf("2%018d", n), a.Result.Ticket))
 					if a.Player.ChestDue {
-						mustApply(b, st, storage.Step{ID: id, Op: fmt.Sprintf("3%018d", n), Now: now, Do: func(p game.Player) (game.Step, error) {
-							return p.OpenChest(game.SeededDrawer{}, p.ChestSeq+1, now)
-						}})
+						mustApply(b, st, storage.Step{ID: id, Op: fmt.Sprintf("3%018d", n), Now: now, Move: game.OpenChest{Seq: a.Player.ChestSeq + 1}})
 					}
 					if bounds {
 						mustApply(b, st, grant(id, fmt.Sprintf("4%018d", n), 1))
-						mustApply(b, st, storage.Step{ID: id, Op: fmt.Sprintf("5%018d", n), Now: now, Do: func(p game.Player) (game.Step, error) {
-							s, err := game.NewSeed(rng)
-							if err != nil {
-								return game.Step{}, err
-							}
-							return p.Rotate(s, now)
-						}})
+						s, err := game.NewSeed(rng)
+						if err != nil {
+							b.Fatal(err)
+						}
+						mustApply(b, st, storage.Step{ID: id, Op: fmt.Sprintf("5%018d", n), Now: now, Move: game.Rotate{Fresh: s}})
 					}
 				}
 			}

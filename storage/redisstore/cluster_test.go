@@ -7,6 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/redisstore"
 	"github.com/lesclefsdutresor/clefs/storage/redistest"
@@ -78,10 +79,10 @@ func TestClusterKeepsAGuildOnOneNode(t *testing.T) {
 				steps := []storage.Step{grant(id, "g", 100), buy(id, "b"), reveal(id, "r", 1)}
 				steps[0].Create, steps[0].Start, steps[0].Seeds = true, 1000, seeds()
 				if u != 1 { // a moderator's grant for the first player only
-					steps[0].Audit = nil
+					steps[0].Move = game.Grant{Amount: 100}
 				}
 				for _, s := range steps {
-					if _, err := storage.Apply(ctx, st, s); err != nil {
+					if _, err := st.Run(ctx, s); err != nil {
 						t.Errorf("player %v: %s: %v", id, s.Op, err) // not Fatal: another goroutine
 						return
 					}

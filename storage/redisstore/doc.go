@@ -1,6 +1,6 @@
 // Package redisstore is the production storage.Store, on Redis (single
 // server, Sentinel or Cluster, through redis.UniversalClient). It persists;
-// the rules are in package game, run by storage.Apply through Update.
+// the rules are in package game, applied by Run (storage.Run.Next).
 //
 // # Keys
 //
@@ -73,11 +73,11 @@
 //
 // # A step
 //
-// Update runs the transition on the state this process last wrote or read
-// (a bounded cache) and sends the script: one round trip. On CONFLICT it
-// runs the transition again on the record the script returned. When the
-// transition fails or skips on a cached state, Update reads the record to
-// be sure first. With WithReplicaAck (Sentinel), WAIT goes in the same
+// Run applies the move to the state this process last wrote or read (a
+// bounded cache) and sends the script: one round trip. On CONFLICT it
+// applies the move again to the record the script returned. When the move
+// is refused on a cached state, Run reads the record to be sure first.
+// No lock orders a process's steps of one player: compare-and-set does. With WithReplicaAck (Sentinel), WAIT goes in the same
 // pipeline.
 //
 // # When things fail
@@ -85,9 +85,9 @@
 // go-redis resends a command whose reply timed out, and the first one may
 // still run: Redis stalled, then served it to a client that had gone. The
 // script's second run finds its operation remembered and answers REPEAT
-// with the record and the result, which Update recognises as its own
-// write; a write without an operation finds its own payload at the version
-// it wrote. Nothing is applied, logged or indexed twice.
+// with the record and the result: Run answers it as a repeat, with the
+// first result (it cannot tell its own first send from another writer's).
+// Nothing is applied, logged or indexed twice.
 //
 // # The cache
 //
@@ -105,5 +105,5 @@
 //		return err // errors.Is(err, storage.ErrLayout): another release's store
 //	}
 //	defer st.Close()
-//	a, err := storage.Apply(ctx, st, step)
+//	a, err := st.Run(ctx, step) // a storage.Step: a game.Move under an operation ID
 package redisstore

@@ -66,45 +66,40 @@ var now = storage.Timestamp(time.Now())
 // seeds is a deterministic source of server seeds.
 func seeds() *rand.ChaCha8 { return rand.NewChaCha8([32]byte{1}) }
 
-// create creates the player with start credits.
+// create creates the player with start credits (a balance set to them:
+// one history line).
 func create(tb testing.TB, st storage.Store, id storage.PlayerID, start int64) storage.Applied {
 	tb.Helper()
-	a, err := storage.Apply(context.Background(), st, storage.Step{
-		ID: id, Op: "create", Create: true, Start: start, Seeds: seeds(), Now: now,
-		Do: func(p game.Player) (game.Step, error) {
-			return game.Step{Player: p, Result: game.Result{Balance: p.Balance}}, nil
-		},
-	})
+	a, err := st.Run(context.Background(), set(id, "create", start))
 	if err != nil {
 		tb.Fatalf("create %v: %v", id, err)
 	}
 	return a
 }
 
+// set sets the player's balance to b, creating it (with 0 credits first)
+// if need be.
+func set(id storage.PlayerID, op string, b int64) storage.Step {
+	return storage.Step{ID: id, Op: op, Create: true, Seeds: seeds(), Now: now, Move: game.Grant{Amount: b, Set: true}}
+}
+
 // grant is a moderator's grant step, with its audit entry.
 func grant(id storage.PlayerID, op string, amount int64) storage.Step {
-	return storage.Step{
-		ID: id, Op: op, Now: now,
-		Do: func(p game.Player) (game.Step, error) { return p.Grant(amount, now) },
-		Audit: func(s game.Step) *game.AuditEntry {
-			return &game.AuditEntry{At: now, Guild: id.Guild, Actor: 7, Target: id.User, Action: "grant", Amount: amount, Reason: "test"}
-		},
-	}
+	return storage.Step{ID: id, Op: op, Now: now,
+		Move: game.Grant{Amount: amount, By: game.Moderator{Guild: id.Guild, Actor: 7, Target: id.User, Reason: "test"}}}
 }
 
 func buy(id storage.PlayerID, op string) storage.Step {
-	return storage.Step{ID: id, Op: op, Now: now, Do: func(p game.Player) (game.Step, error) { return p.Buy(game.House{}, now) }}
+	return storage.Step{ID: id, Op: op, Now: now, Move: game.Buy{}}
 }
 
 func reveal(id storage.PlayerID, op string, ticket uint64) storage.Step {
-	return storage.Step{ID: id, Op: op, Now: now, Do: func(p game.Player) (game.Step, error) {
-		return p.Reveal(game.SeededDrawer{}, ticket, game.AllRows, now)
-	}}
+	return storage.Step{ID: id, Op: op, Now: now, Move: game.Reveal{Ticket: ticket, Rows: game.AllRows}}
 }
 
 func mustApply(tb testing.TB, st storage.Store, s storage.Step) storage.Applied {
 	tb.Helper()
-	a, err := storage.Apply(context.Background(), st, s)
+	a, err := st.Run(context.Background(), s)
 	if err != nil {
 		tb.Fatalf("apply %s: %v", s.Op, err)
 	}

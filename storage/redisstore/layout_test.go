@@ -91,7 +91,7 @@ func TestRefuseUnknownRecord(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "p:{1}:3") || !strings.Contains(err.Error(), "field f") {
 		t.Fatalf("Load of an unknown format: %v", err)
 	}
-	if _, err := storage.Apply(ctx, st, grant(id, "g", 5)); err == nil {
+	if _, err := st.Run(ctx, grant(id, "g", 5)); err == nil {
 		t.Fatal("a grant over an unknown format succeeded")
 	}
 	if p, _ := admin.HGet(ctx, "p:{1}:3", "p").Result(); p != rec {

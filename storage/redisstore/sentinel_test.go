@@ -54,15 +54,13 @@ func TestSentinelFailoverLosesNoCredit(t *testing.T) {
 				// tried again with the same ID, as a user would.
 				var tk uint64
 				for try := 0; !stop.Load(); try++ {
-					a, err := storage.Apply(ctx, st, buy(id, fmt.Sprint("b", i)))
+					a, err := st.Run(ctx, buy(id, fmt.Sprint("b", i)))
 					if err == nil {
 						tk = a.Result.Ticket
 						break
 					}
 					if errors.Is(err, game.ErrChestDue) { // a chest opened but not acknowledged
-						_, _ = storage.Apply(ctx, st, storage.Step{ID: id, Op: fmt.Sprint("c", i, "-", try), Now: now, Do: func(p game.Player) (game.Step, error) {
-							return p.OpenChest(game.SeededDrawer{}, p.ChestSeq+1, now)
-						}})
+						_, _ = st.Run(ctx, storage.Step{ID: id, Op: fmt.Sprint("c", i, "-", try), Now: now, Move: game.OpenChest{Seq: a.Player.ChestSeq + 1}})
 						continue
 					}
 					mu.Lock()
@@ -71,7 +69,7 @@ func TestSentinelFailoverLosesNoCredit(t *testing.T) {
 					time.Sleep(50 * time.Millisecond)
 				}
 				for !stop.Load() {
-					a, err := storage.Apply(ctx, st, reveal(id, fmt.Sprint("r", i), tk))
+					a, err := st.Run(ctx, reveal(id, fmt.Sprint("r", i), tk))
 					if err == nil {
 						mu.Lock()
 						acked[id] = append(acked[id], tk)
@@ -82,9 +80,7 @@ func TestSentinelFailoverLosesNoCredit(t *testing.T) {
 							afterFail.CompareAndSwap(0, at)
 						}
 						for a.Player.ChestDue && !stop.Load() {
-							a, err = storage.Apply(ctx, st, storage.Step{ID: id, Op: fmt.Sprint("c", i), Now: now, Do: func(p game.Player) (game.Step, error) {
-								return p.OpenChest(game.SeededDrawer{}, p.ChestSeq+1, now)
-							}})
+							a, err = st.Run(ctx, storage.Step{ID: id, Op: fmt.Sprint("c", i), Now: now, Move: game.OpenChest{Seq: a.Player.ChestSeq + 1}})
 							if err != nil {
 								time.Sleep(50 * time.Millisecond)
 							}

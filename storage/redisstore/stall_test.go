@@ -115,7 +115,7 @@ func TestStalledRedisAppliesOnce(t *testing.T) {
 				before := mustLoad(t, st, id)
 				hist, audit := historyLen(t, st, id), auditLen(t, st, id.Guild)
 				s := sp.step()
-				want, _, err := game.Apply(before.Player, s.Op, s.Do) // what applying it once gives
+				want, err := game.Apply(before.Player, s.Move, s.Now) // what applying it once gives
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -123,7 +123,7 @@ func TestStalledRedisAppliesOnce(t *testing.T) {
 
 				wait := sl.start(ctx, admin, sl.d)
 				start := time.Now()
-				got, applyErr := storage.Apply(ctx, st, s)
+				got, applyErr := st.Run(ctx, s)
 				took := time.Since(start)
 				if err := wait(); err != nil {
 					t.Fatalf("stall: %v", err)

@@ -17,44 +17,21 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/redistest"
 )
 
-// setBalance is an Update fn that writes the player with balance b (a
-// moderator's SetBalance), counting its calls.
-func setBalance(calls *int, b int64) func(storage.Versioned) (storage.Write, error) {
-	return func(v storage.Versioned) (storage.Write, error) {
-		*calls++
-		p := v.Player
-		if !v.Exists() {
-			var err error
-			if p, err = game.NewPlayer(0, game.Seed{1}, "client", now); err != nil {
-				return storage.Write{}, err
-			}
-		}
-		s, err := p.SetBalance(b, now)
-		if err != nil {
-			return storage.Write{}, err
-		}
-		return storage.Write{Player: s.Player, History: s.History}, nil
-	}
-}
-
-func TestUpdateWritesRecordHistoryAndIndex(t *testing.T) {
+func TestRunWritesRecordHistoryAndIndex(t *testing.T) {
 	st, _, _ := newStore(t, redistest.URL(t), nil)
 	ctx := context.Background()
 	id := storage.PlayerID{Guild: 1, User: 2}
 	if v := mustLoad(t, st, id); v.Exists() || v.Version != 0 {
 		t.Fatalf("Load of a new player = %+v", v)
 	}
-	var calls int
-	v, err := st.Update(ctx, id, "", setBalance(&calls, 700))
-	if err != nil || v.Version != 1 || v.Player.Balance != 700 || calls != 1 {
-		t.Fatalf("Update = %+v, %v after %d calls", v, err, calls)
+	for i, b := range []int64{700, 300} {
+		if a, err := st.Run(ctx, set(id, fmt.Sprint("s", i), b)); err != nil || a.Player.Balance != b || a.Created != (i == 0) {
+			t.Fatalf("set %d = %+v, %v", b, a, err)
+		}
 	}
-	v, err = st.Update(ctx, id, "", setBalance(&calls, 300))
-	if err != nil || v.Version != 2 || v.Player.Balance != 300 {
-		t.Fatalf("second Update = %+v, %v", v, err)
-	}
+	seed, _ := game.NewSeed(seeds())
 	got := mustLoad(t, st, id)
-	if got.Version != 2 || got.Player.Balance != 300 || got.Player.Seed != (game.Seed{1}) || !got.Player.CreatedAt.Equal(now) {
+	if got.Version != 2 || got.Player.Balance != 300 || got.Player.Seed != seed || !got.Player.CreatedAt.Equal(now) {
 		t.Fatalf("Load = %+v", got)
 	}
 	h, err := st.History(ctx, id, 10)
@@ -63,19 +40,6 @@ func TestUpdateWritesRecordHistoryAndIndex(t *testing.T) {
 	}
 	if e := indexed(t, st, id); e == nil || e.Balance != 300 || e.Rank != 1 {
 		t.Fatalf("leaderboard row %+v", e)
-	}
-	// A skip writes nothing.
-	v, err = st.Update(ctx, id, "", func(storage.Versioned) (storage.Write, error) { return storage.Write{Skip: true}, nil })
-	if err != nil || v.Version != 2 {
-		t.Fatalf("skip = %+v, %v", v, err)
-	}
-	// An fn error is returned as is, nothing written.
-	boom := errors.New("boom")
-	if _, err := st.Update(ctx, id, "", func(storage.Versioned) (storage.Write, error) { return storage.Write{}, boom }); err != boom {
-		t.Fatalf("fn error came back as %v", err)
-	}
-	if v := mustLoad(t, st, id); v.Version != 2 {
-		t.Fatalf("version %d after a skip and an error", v.Version)
 	}
 }
 
@@ -86,30 +50,16 @@ func TestConflictUsesTheRecordTheScriptReturns(t *testing.T) {
 	url := redistest.URL(t)
 	a, _, _ := newStore(t, url, nil)
 	b, rt, _ := newStore(t, url, nil)
-	ctx := context.Background()
 	id := storage.PlayerID{Guild: 1, User: 2}
-	var calls int
-	if _, err := b.Update(ctx, id, "", setBalance(&calls, 100)); err != nil { // b caches version 1
-		t.Fatal(err)
-	}
-	if _, err := a.Update(ctx, id, "", setBalance(&calls, 200)); err != nil { // version 2, behind b's back
-		t.Fatal(err)
-	}
-	var seen []uint64
+	mustApply(t, b, set(id, "s1", 100)) // b caches version 1
+	mustApply(t, a, set(id, "s2", 200)) // version 2, behind b's back
 	before := rt.n.Load()
-	v, err := b.Update(ctx, id, "", func(v storage.Versioned) (storage.Write, error) {
-		seen = append(seen, v.Version)
-		s, err := v.Player.Grant(5, now)
-		return storage.Write{Player: s.Player, History: s.History}, err
-	})
-	if err != nil || v.Version != 3 || v.Player.Balance != 205 {
-		t.Fatalf("Update = %+v, %v", v, err)
-	}
-	if !slices.Equal(seen, []uint64{1, 2}) {
-		t.Fatalf("fn saw versions %v, want [1 2]", seen)
-	}
+	g := mustApply(t, b, grant(id, "g", 5))
 	if n := rt.n.Load() - before; n != 2 {
 		t.Fatalf("a conflict took %d round trips, want 2", n)
+	}
+	if g.Before.Balance != 200 || g.Player.Balance != 205 || mustLoad(t, b, id).Version != 3 {
+		t.Fatalf("Run = %+v", g)
 	}
 	if e := indexed(t, a, id); e == nil || e.Balance != 205 {
 		t.Fatalf("leaderboard row %+v", e)
@@ -147,7 +97,7 @@ func TestErrorOnStaleCacheIsChecked(t *testing.T) {
 	b, _, _ := newStore(t, url, nil)
 	id := storage.PlayerID{Guild: 1, User: 2}
 	create(t, a, id, 0)
-	if _, err := storage.Apply(context.Background(), a, buy(id, "b1")); !errors.Is(err, game.ErrInsufficientFunds) {
+	if _, err := a.Run(context.Background(), buy(id, "b1")); !errors.Is(err, game.ErrInsufficientFunds) {
 		t.Fatalf("buy with 0: %v", err)
 	}
 	mustApply(t, b, grant(id, "g", 100)) // a's cache still says 0
@@ -157,39 +107,46 @@ func TestErrorOnStaleCacheIsChecked(t *testing.T) {
 	}
 }
 
-// ErrConflict after MaxAttempts lost races; nothing of fn's is written and
-// the index matches the record.
+// before is a hook that calls fn before each script the client sends.
+type before struct{ fn func() }
+
+func (h before) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (h before) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (h before) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if cmds[0].Name() == "evalsha" {
+			h.fn()
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// ErrConflict after MaxAttempts lost races; nothing of the step is
+// written and the index matches the record.
 func TestErrConflict(t *testing.T) {
 	url := redistest.URL(t)
 	a, _, _ := newStore(t, url, nil)
 	b, _, _ := newStore(t, url, nil)
 	ctx := context.Background()
 	id := storage.PlayerID{Guild: 1, User: 2}
-	var calls, other int
-	if _, err := a.Update(ctx, id, "", setBalance(&calls, 1)); err != nil {
-		t.Fatal(err)
-	}
-	calls = 0
-	_, err := a.Update(ctx, id, "", func(v storage.Versioned) (storage.Write, error) {
+	mustApply(t, a, set(id, "s", 1))
+	// Another process writes every time, just before a's script.
+	calls := 0
+	a.Client().AddHook(before{func() {
 		calls++
-		// Another process writes every time, just before us.
-		if _, err := b.Update(ctx, id, "", setBalance(&other, int64(10+calls))); err != nil {
-			return storage.Write{}, err
-		}
-		s, err := v.Player.SetBalance(777, now)
-		return storage.Write{Player: s.Player, History: s.History}, err
-	})
-	if !errors.Is(err, storage.ErrConflict) {
-		t.Fatalf("Update under a storm: %v, want ErrConflict", err)
+		mustApply(t, b, set(id, fmt.Sprint("other", calls), int64(10+calls)))
+	}})
+	if _, err := a.Run(ctx, set(id, "mine", 777)); !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("Run under a storm: %v, want ErrConflict", err)
 	}
 	if calls != storage.MaxAttempts {
-		t.Fatalf("fn ran %d times, want %d", calls, storage.MaxAttempts)
+		t.Fatalf("%d scripts sent, want %d", calls, storage.MaxAttempts)
 	}
-	v := mustLoad(t, a, id)
+	v := mustLoad(t, b, id)
 	if v.Player.Balance == 777 {
 		t.Fatal("the conflicting write landed")
 	}
-	if e := indexed(t, a, id); e == nil || e.Balance != v.Player.Balance {
+	if e := indexed(t, b, id); e == nil || e.Balance != v.Player.Balance {
 		t.Fatalf("leaderboard row %+v, record balance %d", e, v.Player.Balance)
 	}
 }
@@ -217,8 +174,8 @@ func (r *resend) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proce
 	}
 }
 
-// Every write is safe to send twice: the store recognises its own write in
-// the conflict, and the audit line is kept once.
+// Every write is safe to send twice: the operation is applied once, its
+// first result answered, and the audit line kept once.
 func TestEveryWriteIsSafeToResend(t *testing.T) {
 	url := redistest.URL(t)
 	o, _ := redis.ParseURL(url)
@@ -240,17 +197,16 @@ func TestEveryWriteIsSafeToResend(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.on = false
-	for _, a := range []storage.Applied{g, b, rv} {
-		if a.Repeated {
-			t.Errorf("a resent write reads as a repeat: %+v", a)
-		}
+	// A resent write reads as a repeat of itself, with its own result.
+	if g.Result.Amount != 500 || b.Result.Ticket != 1 || !rv.Result.Drawn {
+		t.Errorf("the resent writes answered %+v, %+v, %+v", g.Result, b.Result, rv.Result)
 	}
 	v := mustLoad(t, st, id)
 	if want := int64(1000 + 500 - game.Stake + rv.Player.Ticket.Outcome.Prize); v.Player.Balance != want || v.Version != 4 {
 		t.Fatalf("balance %d version %d, want %d and 4", v.Player.Balance, v.Version, want)
 	}
-	if n := historyLen(t, st, id); n != 2 {
-		t.Fatalf("%d history lines, want 2 (grant, play)", n)
+	if n := historyLen(t, st, id); n != 3 {
+		t.Fatalf("%d history lines, want 3 (created, grant, play)", n)
 	}
 	if n := auditLen(t, st, 1); n != 2 {
 		t.Fatalf("%d audit entries, want 2 (grant, settings)", n)
@@ -269,22 +225,17 @@ func TestAuditOnlyWithTheWrite(t *testing.T) {
 	ctx := context.Background()
 	id := storage.PlayerID{Guild: 1, User: 2}
 	create(t, a, id, 100)
-	mustApply(t, b, grant(id, "other", 1))
-	// a's first try (stale) conflicts, its second is refused: no entry.
-	_, err := a.Update(ctx, id, "", func(v storage.Versioned) (storage.Write, error) {
-		if v.Version != 1 {
-			return storage.Write{}, game.ErrInvalid
-		}
-		return storage.Write{Player: v.Player, Audit: &game.AuditEntry{At: now, Actor: 7, Action: "grant"}}, nil
-	})
-	if !errors.Is(err, game.ErrInvalid) {
+	mustApply(t, b, grant(id, "other", -100))
+	// a's first try (on its cached balance of 100) conflicts, its second
+	// is refused (nothing left to debit): no entry.
+	if _, err := a.Run(ctx, grant(id, "mine", -50)); !errors.Is(err, game.ErrInvalid) {
 		t.Fatal(err)
 	}
 	if n := auditLen(t, a, 1); n != 1 {
 		t.Fatalf("%d audit entries, want 1 (b's grant)", n)
 	}
 	log, err := a.Audit(ctx, 1, 10)
-	if err != nil || len(log) != 1 || log[0].Guild != 1 || log[0].Action != "grant" || log[0].Amount != 1 || !log[0].At.Equal(now) {
+	if err != nil || len(log) != 1 || log[0].Guild != 1 || log[0].Action != "grant" || log[0].Amount != -100 || !log[0].At.Equal(now) {
 		t.Fatalf("Audit = %+v, %v", log, err)
 	}
 }
@@ -297,10 +248,7 @@ func TestLeaderboardTiesAndRanks(t *testing.T) {
 	// their values, with ties on balance.
 	balances := map[uint64]int64{9: 100, 10: 100, 100: 100, 2: 50, 1 << 62: 300, 18446744073709551615: 100, 3: 0, 11: 0}
 	for u, b := range balances {
-		var calls int
-		if _, err := st.Update(ctx, storage.PlayerID{Guild: g, User: u}, "", setBalance(&calls, b)); err != nil {
-			t.Fatal(err)
-		}
+		mustApply(t, st, set(storage.PlayerID{Guild: g, User: u}, "s", b))
 	}
 	want := []storage.LeaderboardEntry{
 		{User: 1 << 62, Balance: 300, Rank: 1},
@@ -344,15 +292,9 @@ func TestPlayersInIncreasingOrder(t *testing.T) {
 	ctx := context.Background()
 	users := []uint64{100, 9, 18446744073709551615, 10, 1, 1 << 40}
 	for _, u := range users {
-		var calls int
-		if _, err := st.Update(ctx, storage.PlayerID{Guild: 3, User: u}, "", setBalance(&calls, int64(u%1000))); err != nil {
-			t.Fatal(err)
-		}
+		mustApply(t, st, set(storage.PlayerID{Guild: 3, User: u}, "s", int64(u%1000)))
 	}
-	var calls int
-	if _, err := st.Update(ctx, storage.PlayerID{Guild: 4, User: 5}, "", setBalance(&calls, 1)); err != nil { // another guild
-		t.Fatal(err)
-	}
+	mustApply(t, st, set(storage.PlayerID{Guild: 4, User: 5}, "s", 1)) // another guild
 	var got []uint64
 	if err := st.Players(ctx, 3, func(u uint64) error { got = append(got, u); return nil }); err != nil {
 		t.Fatal(err)
@@ -437,7 +379,7 @@ func TestDumpRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(dd.Players) != 3 || len(dd.Guilds) != 2 || len(dd.Players[0].History) != 2 {
+	if len(dd.Players) != 3 || len(dd.Guilds) != 2 || len(dd.Players[0].History) != 3 {
 		t.Fatalf("dump: %d players, %d guilds; %s", len(dd.Players), len(dd.Guilds), buf.String())
 	}
 	dst, _, _ := newStore(t, redistest.URL(t), nil)
@@ -496,8 +438,8 @@ func TestRedisDownAndClosed(t *testing.T) {
 	if err := st.Ping(ctx); err == nil {
 		t.Fatal("Ping succeeded with Redis stopped")
 	}
-	_, err = storage.Apply(ctx, st, grant(id, "g", 1))
-	if err == nil || !strings.Contains(err.Error(), "redisstore: update 1/2") {
+	_, err = st.Run(ctx, grant(id, "g", 1))
+	if err == nil || !strings.Contains(err.Error(), "redisstore: run 1/2") {
 		t.Fatalf("Apply with Redis stopped: %v, want a wrapped error", err)
 	}
 	if err := st.Close(); err != nil {
@@ -506,7 +448,7 @@ func TestRedisDownAndClosed(t *testing.T) {
 	if _, err := st.Load(ctx, id); !errors.Is(err, storage.ErrClosed) {
 		t.Fatalf("Load after Close: %v", err)
 	}
-	if _, err := storage.Apply(ctx, st, grant(id, "g", 1)); !errors.Is(err, storage.ErrClosed) {
+	if _, err := st.Run(ctx, grant(id, "g", 1)); !errors.Is(err, storage.ErrClosed) {
 		t.Fatalf("Apply after Close: %v", err)
 	}
 }
@@ -611,10 +553,7 @@ func TestImportReportsAFailedRollback(t *testing.T) {
 func TestMalformedLeaderboardMember(t *testing.T) {
 	st, _, admin := newStore(t, redistest.URL(t), nil)
 	ctx := context.Background()
-	var calls int
-	if _, err := st.Update(ctx, storage.PlayerID{Guild: 8, User: 1}, "", setBalance(&calls, 100)); err != nil {
-		t.Fatal(err)
-	}
+	mustApply(t, st, set(storage.PlayerID{Guild: 8, User: 1}, "s", 100))
 	admin.ZAdd(ctx, "lb:{8}", redis.Z{Score: -5, Member: "not-a-user"})
 	if _, err := st.Leaderboard(ctx, 8, 10, 0); err == nil || !strings.Contains(err.Error(), `"not-a-user"`) {
 		t.Errorf("Leaderboard with a malformed member: %v", err)

@@ -32,7 +32,10 @@ import (
 //
 // go-redis resends a script whose reply timed out, and the first send may
 // have run: a resent write finds its operation remembered (REPEAT), which
-// Run answers as written.
+// Run answers as a repeat, with the first result. It cannot tell its own
+// first send from another writer's identical write of the same operation
+// (no lock orders them any more), and only one of those may say it
+// applied the step.
 func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, error) {
 	r, err := storage.Start(step)
 	if err != nil {

@@ -9,11 +9,11 @@ import (
 
 func testCanceledContext(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
-	e.must(pid(1), "grant", grant(1, e.clock.Now()))
+	e.must(pid(1), "grant", grant(1))
 	before := e.load(pid(1))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := e.st.Run(ctx, e.step(pid(1), e.op(), grant(1, e.clock.Now()))); err == nil {
+	if _, err := e.st.Run(ctx, e.step(pid(1), e.op(), grant(1))); err == nil {
 		t.Fatal("Run with a canceled context succeeded")
 	}
 	same(t, "after a canceled Run", e.load(pid(1)), before)
@@ -24,7 +24,7 @@ func testCanceledContext(t *testing.T, open OpenFunc) {
 
 func testClosed(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
-	e.must(pid(1), "grant", grant(1, e.clock.Now()))
+	e.must(pid(1), "grant", grant(1))
 	if err := e.st.Ping(e.ctx); err != nil {
 		t.Fatalf("Ping: %v", err)
 	}
@@ -33,7 +33,7 @@ func testClosed(t *testing.T, open OpenFunc) {
 	}
 	_, err := e.st.Load(e.ctx, pid(1))
 	wantErr(t, "Load after Close", err, storage.ErrClosed)
-	_, err = e.apply(pid(1), grant(1, e.clock.Now()))
+	_, err = e.apply(pid(1), grant(1))
 	wantErr(t, "Apply after Close", err, storage.ErrClosed)
 	_, err = e.st.Guild(e.ctx, guild)
 	wantErr(t, "Guild after Close", err, storage.ErrClosed)

@@ -17,7 +17,7 @@ import (
 // BenchOpenFunc opens a fresh, empty store for a benchmark.
 type BenchOpenFunc func(b *testing.B, opts storage.Options) storage.Store
 
-// Bench benchmarks a store through storage.Apply with the production
+// Bench benchmarks a store through Store.Run with the production
 // drawer (game.SeededDrawer). Cycle64 reports play cycles per second — Buy,
 // then Reveal of all rows (and the chest when one is due) — with 64
 // players playing at once, each from its own goroutine; Cycle is one player
@@ -84,7 +84,7 @@ func Bench(b *testing.B, open BenchOpenFunc) {
 		for u := range 1000 {
 			now := time.Now()
 			if _, err := st.Run(ctx, storage.Step{ID: storage.PlayerID{Guild: 1, User: uint64(u + 1)}, Op: "set", Create: true, Seeds: rand.Reader, Now: now,
-				Move: game.Grant{Amount: int64(u*7%1000), Set: true}}); err != nil {
+				Move: game.Grant{Amount: int64(u * 7 % 1000), Set: true}}); err != nil {
 				b.Fatal(err)
 			}
 		}

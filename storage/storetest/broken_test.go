@@ -10,26 +10,30 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// racyStore is deliberately broken: its Update reads the player, calls fn
-// on what it read, waits, then writes fn's result over whatever the player
-// has become — a compare-and-set without the compare, which loses the
-// updates made meanwhile by others. Each write is atomic on its own; the
-// read-modify-write is not.
+// racyStore is deliberately broken: its Run applies the step, then sets
+// the balance to what it computed from a read made before, after a
+// moment's wait (a game.Grant with Set) — a read-modify-write without the
+// compare, which loses the changes others made meanwhile. Each Run of the
+// store beneath is atomic on its own, and a lone writer loses nothing.
 type racyStore struct {
 	storage.Store
 }
 
-func (s racyStore) Update(ctx context.Context, id storage.PlayerID, op string, fn func(storage.Versioned) (storage.Write, error)) (storage.Versioned, error) {
-	v, err := s.Load(ctx, id)
-	if err != nil {
-		return v, err
+func (s racyStore) Run(ctx context.Context, step storage.Step) (storage.Applied, error) {
+	v, err := s.Load(ctx, step.ID)
+	if err != nil || !v.Exists() {
+		return s.Store.Run(ctx, step)
 	}
-	w, err := fn(v)
-	if err != nil || w.Skip {
-		return v, err
-	}
+	want, err := game.Apply(v.Player, step.Move, step.Now)
 	time.Sleep(time.Duration(rand.IntN(200)) * time.Microsecond)
-	return s.Store.Update(ctx, id, op, func(storage.Versioned) (storage.Write, error) { return w, nil })
+	a, aerr := s.Store.Run(ctx, step)
+	if err != nil || aerr != nil || a.Repeated || want.Player.Balance == a.Player.Balance {
+		return a, aerr
+	}
+	set := step
+	set.Op, set.Move = step.Op+"/set", game.Grant{Amount: want.Player.Balance, Set: true}
+	_, err = s.Store.Run(ctx, set)
+	return a, err
 }
 
 // TestSuiteCatchesARace shows the concurrency check fails on a store that

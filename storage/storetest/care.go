@@ -16,7 +16,7 @@ import (
 // (populate sets every part of it, testDumpRoundTrip checks it), and a bad
 // one is refused.
 
-func setLimits(now time.Time, reminder time.Duration, sets ...game.LimitSet) game.Move {
+func setLimits(reminder time.Duration, sets ...game.LimitSet) game.Move {
 	return game.SetLimits{Sets: sets, Reminder: reminder}
 }
 

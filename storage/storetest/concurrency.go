@@ -41,7 +41,7 @@ func (tl *tally) fail(format string, args ...any) {
 }
 
 // CheckConcurrency has goroutines play rounds times each through
-// storage.Apply, goroutine g on players[g%len(players)]: buy, reveal all
+// Store.Run, goroutine g on players[g%len(players)]: buy, reveal all
 // rows, open the chest when it is due (drawn with d), daily claims (10
 // cents, no cooldown), grants, and repeated operations — a goroutine sends
 // some of its operations twice, and every ten rounds the goroutines of

@@ -1,13 +1,14 @@
 // Package storetest is the conformance suite every storage.Store must pass,
 // and the test helpers of the packages that use a store.
 //
-// Run covers each rule of the contract: Load creating nothing; Update's
-// versions, Skip, fn's error returned as is, racing writers (none lost, a
-// stale version never written), times rounded by storage.Timestamp,
-// unsound players refused; the operations a store remembers beside the
-// player (Update's op and Write.Result: the last game.MaxOps exactly, a
-// repeat caught even when the transition would now fail, one operation
-// sent at once by many goroutines applied once); the seeds revealed kept
+// Run covers each rule of the contract: Load creating nothing; Run's
+// versions, a refused move returned as is and writing nothing, steps
+// refused whole (an ID, an operation ID, a move, an audit entry), racing
+// writers (none lost, each writing on top of the state it worked on),
+// times rounded by storage.Timestamp; the operations a store remembers
+// beside the player (the last game.MaxOps exactly, a repeat caught even
+// when the move would now fail, one operation sent at once by many
+// goroutines applied once); the seeds revealed kept
 // beside the player (Reveals: the last game.MaxReveals, oldest first,
 // chained to it, rotations racing); history and audit lists, newest first
 // and bounded; the leaderboard against a sort of what Load reads (~200
@@ -24,7 +25,7 @@
 // steps are killed (SIGKILL) at random moments, and after each kill the
 // players, the leaderboard and the audit log must agree.
 //
-// The scenarios of game's rules through storage.Apply (a play, keys and
+// The scenarios of game's rules through Store.Run (a play, keys and
 // chests, moderators' steps, refusals, limits raced) and the import of
 // older dump versions do not depend on the store: they run once, on the
 // embedded store, in this package's own tests.

@@ -22,16 +22,9 @@ func populate(t *testing.T, e *env) []storage.PlayerID {
 	t.Helper()
 	d := RandomDrawer(7)
 	keys := &Drawer{PlayFunc: func(int) game.Outcome { return Loss(true) }}
-	audit := func(g, u uint64, action, reason string) func(game.Step) *game.AuditEntry {
-		return func(s game.Step) *game.AuditEntry {
-			return &game.AuditEntry{At: e.clock.Now(), Guild: g, Actor: mod, Target: u, Action: action, Amount: s.Result.Amount, Reason: reason}
-		}
-	}
-	modStep := func(id storage.PlayerID, do game.Move, action, reason string) {
-		t.Helper()
-		if _, err := e.st.Run(e.ctx, storage.Step{ID: id, Op: e.op(), Create: true, Start: start, Seeds: e.seeds, Now: e.clock.Now(), Move: do, Audit: audit(id.Guild, id.User, action, reason)}); err != nil {
-			t.Fatal(err)
-		}
+	// by names the moderator of a step on id, with reason.
+	by := func(id storage.PlayerID, reason string) game.Moderator {
+		return game.Moderator{Guild: id.Guild, Actor: mod, Target: id.User, Reason: reason}
 	}
 	var ids []storage.PlayerID
 	for _, g := range []uint64{guild, guild2} {
@@ -42,7 +35,7 @@ func populate(t *testing.T, e *env) []storage.PlayerID {
 				e.clock.Advance(time.Minute)
 				a := e.play(id, d)
 				if a.Player.ChestDue {
-					e.must(id, "chest", openChest(d, a.Player.ChestSeq+1, e.clock.Now()))
+					e.must(id, "chest", openChest(d, a.Player.ChestSeq+1))
 				}
 			}
 			e.must(id, "daily", game.ClaimDaily{Amount: 25, Cooldown: time.Hour})
@@ -51,27 +44,27 @@ func populate(t *testing.T, e *env) []storage.PlayerID {
 	now := e.clock.Now
 	// guild: one ticket drawn and partly shown, one bought and not drawn,
 	// a chest due; grants, a balance set, a reset.
-	a := e.must(ids[1], "buy", buy(now()))
-	e.must(ids[1], "reveal", reveal(d, a.Result.Ticket, 0b100, now()))
-	e.must(ids[2], "buy", buy(now()))
+	a := e.must(ids[1], "buy", game.Buy{})
+	e.must(ids[1], "reveal", reveal(d, a.Result.Ticket, 0b100))
+	e.must(ids[2], "buy", game.Buy{})
 	// Seeds revealed: a client seed chosen, then a rotation, with plays
 	// under each.
-	e.must(ids[0], "client seed", setClientSeed(e, "dé « ünïcode »", now()))
+	e.must(ids[0], "client seed", setClientSeed(e, "dé « ünïcode »"))
 	e.play(ids[0], d)
-	e.must(ids[0], "rotate", rotate(e, now()))
+	e.must(ids[0], "rotate", rotate(e))
 	e.play(ids[0], d)
 	for !e.load(ids[3]).Player.ChestDue {
 		e.play(ids[3], keys)
 	}
-	modStep(ids[0], grant(500, now()), "grant", "gift « ünïcode »")
-	modStep(ids[1], setBalance(4321, now()), "set-balance", "")
-	modStep(ids[2], game.Reset{Start: 1500}, "reset", "fresh start")
+	e.must(ids[0], "grant", game.Grant{Amount: 500, By: by(ids[0], "gift « ünïcode »")})
+	e.must(ids[1], "set balance", game.Grant{Amount: 4321, Set: true, By: by(ids[1], "")})
+	e.must(ids[2], "reset", game.Reset{Start: 1500, By: by(ids[2], "fresh start")})
 	// Responsible play (game/care.go): limits, one of them raised (the
 	// raise waits), a reminder; guild2's ids[5] paused.
-	e.must(ids[0], "limits", setLimits(now(), 20*time.Minute,
+	e.must(ids[0], "limits", setLimits(20*time.Minute,
 		game.LimitSet{Kind: game.LimitStakeDay, Amount: 5000}, game.LimitSet{Kind: game.LimitLossWeek, Amount: 3000}))
-	e.must(ids[0], "raise", setLimits(now(), -1, game.LimitSet{Kind: game.LimitStakeDay, Amount: 0}))
-	e.must(ids[5], "pause", game.Pause{Until: now().Add(72*time.Hour)})
+	e.must(ids[0], "raise", setLimits(-1, game.LimitSet{Kind: game.LimitStakeDay, Amount: 0}))
+	e.must(ids[5], "pause", game.Pause{Until: now().Add(72 * time.Hour)})
 	// guild2: settings with house rules, and their audit entry.
 	set := game.Settings{StartingBalance: 2500, DailyAmount: 40, DailyCooldown: 36 * time.Hour, PublicPlays: true, Channel: 42,
 		House: game.House{MaxStakeDay: 4000, MinInterval: 1500 * time.Millisecond, RealityPlays: 25, RealityEvery: 30 * time.Minute}}
@@ -290,15 +283,15 @@ func testDumpRoundTrip(t *testing.T, open OpenFunc) {
 		}
 	}
 	// The imported store plays on: the open tickets resume, the chest is due.
-	a := e2.must(ids[1], "buy after import", buy(e2.clock.Now()))
+	a := e2.must(ids[1], "buy after import", game.Buy{})
 	if !a.Result.Resumed || a.Player.Ticket.Revealed != 0b100 || !a.Player.Ticket.Drawn {
 		t.Fatalf("buy after import: %+v", a.Result)
 	}
-	if _, err := e2.apply(ids[3], buy(e2.clock.Now())); err == nil {
+	if _, err := e2.apply(ids[3], game.Buy{}); err == nil {
 		t.Fatal("buy with a chest due after import succeeded")
 	}
-	e2.must(ids[3], "chest after import", openChest(RandomDrawer(1), e2.load(ids[3]).Player.ChestSeq+1, e2.clock.Now()))
-	_, err := e2.apply(ids[5], buy(e2.clock.Now()))
+	e2.must(ids[3], "chest after import", openChest(RandomDrawer(1), e2.load(ids[3]).Player.ChestSeq+1))
+	_, err := e2.apply(ids[5], game.Buy{})
 	wantErr(t, "buy of a paused player after import", err, game.ErrPaused)
 }
 
@@ -322,7 +315,7 @@ func testImportDuplicate(t *testing.T, open OpenFunc) {
 
 	target := newEnv(t, open, defaults)
 	last := ids[len(ids)-1] // the dump's last player
-	target.must(last, "grant", grant(1, target.clock.Now()))
+	target.must(last, "grant", grant(1))
 	before := writeDump(t, target.st)
 	im := target.st.(storage.Dumper)
 	// A fresh copy of d, for an Import that could keep what it is given.
@@ -354,13 +347,8 @@ func testImportDuplicate(t *testing.T, open OpenFunc) {
 		t.Fatal("a refused import changed the store")
 	}
 	fresh := newEnv(t, open, defaults)
-	fresh.must(storage.PlayerID{Guild: guild, User: 5}, "grant", grant(1, fresh.clock.Now()))
-	if _, err := storage.Apply(fresh.ctx, fresh.st, storage.Step{ID: storage.PlayerID{Guild: guild, User: 5}, Op: "a", Now: fresh.clock.Now(), Move: grant(1, fresh.clock.Now()),
-		Audit: func(game.Step) *game.AuditEntry {
-			return &game.AuditEntry{At: fresh.clock.Now(), Guild: guild, Actor: mod, Action: "grant"}
-		}}); err != nil {
-		t.Fatal(err)
-	}
+	fresh.must(storage.PlayerID{Guild: guild, User: 5}, "grant", grant(1))
+	fresh.must(storage.PlayerID{Guild: guild, User: 5}, "moderator's grant", game.Grant{Amount: 1, By: game.Moderator{Guild: guild, Actor: mod, Target: 5}})
 	before = writeDump(t, fresh.st)
 	d.Players = nil
 	err = fresh.st.(storage.Dumper).Import(fresh.ctx, decode(d))

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
@@ -20,14 +19,14 @@ func newSeed(e *env) game.Seed {
 	return s
 }
 
-func rotate(e *env, now time.Time) game.Move {
+func rotate(e *env) game.Move {
 	next := newSeed(e)
 	return game.Rotate{Fresh: next}
 }
 
-func setClientSeed(e *env, client string, now time.Time) game.Move {
+func setClientSeed(e *env, client string) game.Move {
 	next := newSeed(e)
-	return game.Rotate{Fresh: next, Client: ptr(client)}
+	return game.Rotate{Fresh: next, Client: new(client)}
 }
 
 // testRotateRacing: rotations racing on one player, each with its own
@@ -36,7 +35,7 @@ func setClientSeed(e *env, client string, now time.Time) game.Move {
 func testRotateRacing(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	id := pid(1)
-	first := e.must(id, "create", grant(1, e.clock.Now())).Player.Seed
+	first := e.must(id, "create", grant(1)).Player.Seed
 	const n = 16
 	seeds := make([]game.Seed, n)
 	for i := range seeds {

@@ -39,7 +39,7 @@ const (
 // test calling it is run again in child processes (the test binary, with
 // -test.run naming the test), which open the store at the target
 // newTarget gives (a file, a Redis URL) with openAt and, from killWriters
-// goroutines, apply steps through storage.Apply to players of the guild
+// goroutines, run steps (Store.Run) on players of the guild
 // newTarget gives: moderators' grants with their audit entries, tickets
 // bought and revealed, chests opened. Each child is killed at a random
 // moment (after a random number of grants acknowledged, and a few
@@ -165,10 +165,7 @@ func fmtScan(l, format string, args ...any) bool {
 func killGrantStep(g, user uint64, op string, now time.Time) storage.Step {
 	now = storage.Timestamp(now)
 	return storage.Step{ID: storage.PlayerID{Guild: g, User: user}, Op: op, Create: true, Start: start, Seeds: Seeds(user), Now: now,
-		Move: grant(killGrant, now),
-		Audit: func(s game.Step) *game.AuditEntry {
-			return &game.AuditEntry{At: now, Guild: g, Actor: mod, Target: user, Action: "grant", Amount: s.Result.Amount, Reason: op}
-		}}
+		Move: game.Grant{Amount: killGrant, By: game.Moderator{Guild: g, Actor: mod, Target: user, Reason: op}}}
 }
 
 // killChild is the child of Kill: it applies steps until it is killed.
@@ -227,9 +224,9 @@ func killWriter(st storage.Store, g uint64, w int, say func(string, ...any)) err
 			step := func(kind string, do game.Move) (storage.Applied, error) {
 				return st.Run(ctx, storage.Step{ID: id, Op: op + kind, Create: true, Start: start, Seeds: Seeds(user), Now: now, Move: do})
 			}
-			a, err := step("b", buy(now))
+			a, err := step("b", game.Buy{})
 			if errors.Is(err, game.ErrChestDue) {
-				if _, err := step("c", openChest(d, a.Player.ChestSeq+1, now)); err != nil {
+				if _, err := step("c", openChest(d, a.Player.ChestSeq+1)); err != nil {
 					return fmt.Errorf("chest %s: %w", op, err)
 				}
 				continue
@@ -237,7 +234,7 @@ func killWriter(st storage.Store, g uint64, w int, say func(string, ...any)) err
 			if err != nil {
 				return fmt.Errorf("buy %s: %w", op, err)
 			}
-			if a, err = step("r", reveal(d, a.Result.Ticket, game.AllRows, now)); err != nil {
+			if a, err = step("r", reveal(d, a.Result.Ticket, game.AllRows)); err != nil {
 				return fmt.Errorf("reveal %s: %w", op, err)
 			}
 			plays = a.Player.Stats.Plays

@@ -18,27 +18,22 @@ import (
 
 // testHistory: lines are appended in order and read newest first; the
 // store keeps the last game.MaxTicketLines ticket lines and, apart, the
-// last game.MaxOtherLines others (lines from before the split among the
-// tickets), and merges them back in order; a write of several lines keeps
-// their order. Many grants never push a ticket out, nor many tickets a
-// grant.
+// last game.MaxOtherLines others, and merges them back in order: a run of
+// plays, a run of grants, then mostly plays. Many grants never push a
+// ticket out, nor many tickets a grant. (Lines from before the split, kept
+// with the tickets, no move writes any more: game's
+// TestMergeHistoryOldLines and the dump imports of testDumpVersion1 and 3
+// cover them.)
 func testHistory(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	id := pid(1)
-	var all []game.Entry // oldest first
-	var ticket uint64
-	line := func(i int) game.Entry {
-		e := game.Entry{At: e.clock.Now(), Balance: 1000 + int64(len(all)) + 1}
-		switch {
-		case i < 3: // written before the lists were split: kept with the tickets
-			e.Kind, e.Amount = game.KindGrant, 1
-		case i < 40 || i >= 150 && i%3 != 0: // a run of tickets, then mostly tickets
-			ticket++
-			e.Kind, e.TicketID, e.Amount = game.KindPlay, ticket, -game.Stake
-		default: // a run of grants, then some
-			e.Kind, e.Amount, e.After, e.Placed = game.KindGrant, 1, ticket, true
-		}
-		return e
+	var all []game.Entry // oldest first, as the steps wrote them
+	step := func(m game.Move) storage.Applied {
+		t.Helper()
+		e.clock.Advance(time.Second)
+		a := e.must(id, "step", m)
+		all = append(all, a.History...)
+		return a
 	}
 	check := func(full bool) {
 		t.Helper()
@@ -78,34 +73,21 @@ func testHistory(t *testing.T, open OpenFunc) {
 			}
 		}
 	}
-	for i := 0; i < 260; {
-		if i >= 150 && i < 153 {
-			check(false) // the lines from before the split, the tickets, the last grants
+	d := &Drawer{} // no key, so no chest
+	step(grant(200 * game.Stake))
+	for i := range 260 {
+		if i == 150 {
+			check(false) // the first tickets, then the last grants
 		}
-		e.clock.Advance(time.Second)
-		var hist []game.Entry
-		for range 1 + i%3 { // writes of 1, 2 and 3 lines
-			l := line(i)
-			hist, all, i = append(hist, l), append(all, l), i+1
-		}
-		_, err := e.st.Update(e.ctx, id, "", func(v storage.Versioned) (storage.Write, error) {
-			p := v.Player
-			if !v.Exists() {
-				p = newPlayer(t, 1000, e.clock.Now())
-			}
-			return storage.Write{Player: p, History: hist}, nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		// A skipped write adds no line.
-		if _, err := e.st.Update(e.ctx, id, "", func(storage.Versioned) (storage.Write, error) { return storage.Write{Skip: true}, nil }); err != nil {
-			t.Fatal(err)
+		if i < 40 || i >= 150 && i%3 != 0 { // a run of tickets, then mostly tickets
+			step(reveal(d, step(game.Buy{}).Result.Ticket, game.AllRows))
+		} else { // a run of grants, then some
+			step(grant(1))
 		}
 	}
 	check(true)
 	// Another player's history is its own.
-	e.must(pid(2), "grant", grant(5, e.clock.Now()))
+	e.must(pid(2), "grant", grant(5))
 	if h, err := e.st.History(e.ctx, pid(2), 10); err != nil || len(h) != 1 || h[0].Amount != 5 {
 		t.Fatalf("history of another player: %+v, %v", h, err)
 	}
@@ -121,11 +103,10 @@ func testAudit(t *testing.T, open OpenFunc) {
 	entry := func(g uint64, i int) game.AuditEntry {
 		return game.AuditEntry{At: e.clock.Now(), Guild: g, Actor: mod, Target: uint64(1 + i%5), Action: "grant", Amount: int64(i + 1), Reason: fmt.Sprintf("reason %d « ünïcode »", i)}
 	}
-	// writeAudit applies a grant with entry(g, i) as its audit entry.
+	// writeAudit applies a moderator's grant whose entry is entry(g, i).
 	writeAudit := func(g uint64, i int) error {
 		a := entry(g, i)
-		_, err := e.st.Run(e.ctx, storage.Step{ID: storage.PlayerID{Guild: g, User: uint64(1 + i%5)}, Op: e.op(), Create: true, Start: start,
-			Seeds: e.seeds, Now: e.clock.Now(), Move: grant(a.Amount, e.clock.Now()), Audit: func(game.Step) *game.AuditEntry { return &a }})
+		_, err := e.apply(storage.PlayerID{Guild: g, User: a.Target}, game.Grant{Amount: a.Amount, By: game.Moderator{Guild: g, Actor: mod, Target: a.Target, Reason: a.Reason}})
 		return err
 	}
 	// The bulk of the log, written at once (one commit for many writers
@@ -270,7 +251,7 @@ func testLeaderboard(t *testing.T, open OpenFunc) {
 			sem <- struct{}{}
 			go func() {
 				defer func() { <-sem; wg.Done() }()
-				_, err := e.apply(storage.PlayerID{Guild: g, User: u}, setBalance(b, e.clock.Now()))
+				_, err := e.apply(storage.PlayerID{Guild: g, User: u}, setBalance(b))
 				errs <- err
 			}()
 		}
@@ -300,17 +281,12 @@ func testLeaderboard(t *testing.T, open OpenFunc) {
 	}
 
 	// Moves: the last goes first, the first goes last, a middle one ties
-	// another, through Apply and through a raw Update.
+	// another.
 	last, first, mid := want[len(want)-1].User, want[0].User, want[len(want)/2]
-	e.must(pid(last), "set", setBalance(want[0].Balance+1, e.clock.Now()))
-	e.must(pid(first), "set", setBalance(0, e.clock.Now()))
+	e.must(pid(last), "set", setBalance(want[0].Balance+1))
+	e.must(pid(first), "set", setBalance(0))
 	tie := want[len(want)/3]
-	if _, err := e.st.Update(e.ctx, pid(mid.User), "", func(v storage.Versioned) (storage.Write, error) {
-		s, err := v.Player.SetBalance(tie.Balance, e.clock.Now())
-		return storage.Write{Player: s.Player, History: s.History}, err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	e.must(pid(mid.User), "tie", setBalance(tie.Balance))
 	want = board(t, e, guild, users)
 	if want[0].User != last || want[len(want)-1].Balance != 0 {
 		t.Fatalf("after the moves, top %+v, bottom %+v", want[0], want[len(want)-1])
@@ -331,10 +307,10 @@ func testPlayers(t *testing.T, open OpenFunc) {
 	}
 	users = append(users, 1, ^uint64(0), 1<<63)
 	for _, u := range users {
-		e.must(pid(u), "grant", grant(1, e.clock.Now()))
+		e.must(pid(u), "grant", grant(1))
 	}
-	e.must(storage.PlayerID{Guild: guild2, User: 5}, "grant", grant(1, e.clock.Now()))
-	e.must(storage.PlayerID{Guild: guild + 1, User: 5}, "grant", grant(1, e.clock.Now()))
+	e.must(storage.PlayerID{Guild: guild2, User: 5}, "grant", grant(1))
+	e.must(storage.PlayerID{Guild: guild + 1, User: 5}, "grant", grant(1))
 	slices.Sort(users)
 	users = slices.Compact(users)
 	same(t, "players", playersOf(t, e.st, guild), users)
@@ -356,7 +332,7 @@ func testPlayers(t *testing.T, open OpenFunc) {
 	}
 	// fn may use the store (a guild's reset applies a step to each player).
 	if err := e.st.Players(e.ctx, guild, func(u uint64) error {
-		_, err := e.apply(pid(u), grant(1, e.clock.Now()))
+		_, err := e.apply(pid(u), grant(1))
 		return err
 	}); err != nil {
 		t.Fatal(err)

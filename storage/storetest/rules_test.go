@@ -56,8 +56,7 @@ func testApplyPlay(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	id := pid(1)
 	d := &Drawer{PlayFunc: func(int) game.Outcome { return Win(game.TierCandle) }}
-	now := e.clock.Now()
-	buyOp := e.step(id, "buy-1", buy(now))
+	buyOp := e.step(id, "buy-1", game.Buy{})
 	a, err := e.st.Run(e.ctx, buyOp)
 	if err != nil {
 		t.Fatal(err)
@@ -80,13 +79,13 @@ func testApplyPlay(t *testing.T, open OpenFunc) {
 	}
 	same(t, "state after a repeated buy", e.load(id), v)
 	// Another click on Buy resumes the open ticket, charging nothing.
-	r := e.must(id, "second buy", buy(e.clock.Now()))
+	r := e.must(id, "second buy", game.Buy{})
 	if !r.Result.Resumed || r.Result.Ticket != 1 || r.Player.Balance != start-game.Stake {
 		t.Fatalf("second buy: %+v", r.Result)
 	}
 
 	// The first reveal draws and credits; later ones only show rows.
-	rev := e.step(id, "reveal-1", reveal(d, 1, 0b001, e.clock.Now()))
+	rev := e.step(id, "reveal-1", reveal(d, 1, 0b001))
 	a, err = e.st.Run(e.ctx, rev)
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +103,7 @@ func testApplyPlay(t *testing.T, open OpenFunc) {
 	if again, err := e.st.Run(e.ctx, rev); err != nil || !again.Repeated || again.Result != a.Result {
 		t.Fatalf("repeated reveal: %+v, %v", again, err)
 	}
-	a = e.must(id, "reveal all", reveal(d, 1, game.AllRows, e.clock.Now()))
+	a = e.must(id, "reveal all", reveal(d, 1, game.AllRows))
 	if a.Result.Drawn || a.Player.Ticket.Open() || d.Plays.Load() != 1 {
 		t.Fatalf("last reveal: %+v, %d draws", a.Result, d.Plays.Load())
 	}
@@ -115,11 +114,11 @@ func testApplyPlay(t *testing.T, open OpenFunc) {
 	same(t, "Load after the plays", e.load(id).Player, a.Player)
 
 	// A closed ticket: the next buy opens ticket 2.
-	a = e.must(id, "buy 2", buy(e.clock.Now()))
+	a = e.must(id, "buy 2", game.Buy{})
 	if a.Result.Resumed || a.Result.Ticket != 2 || a.Player.TicketSeq != 2 {
 		t.Fatalf("buy after a closed ticket: %+v", a.Result)
 	}
-	_, err = e.apply(id, reveal(d, 1, game.AllRows, e.clock.Now()))
+	_, err = e.apply(id, reveal(d, 1, game.AllRows))
 	wantErr(t, "reveal of the old ticket", err, game.ErrUnknownTicket)
 }
 
@@ -139,11 +138,11 @@ func testApplyKeysAndChest(t *testing.T, open OpenFunc) {
 	if !v.Player.ChestDue || v.Player.Keys != 0 || v.Player.Stats.Keys != game.MaxKeys {
 		t.Fatalf("after %d keys: %+v", game.MaxKeys, v.Player)
 	}
-	_, err := e.apply(id, buy(e.clock.Now()))
+	_, err := e.apply(id, game.Buy{})
 	wantErr(t, "buy with a chest due", err, game.ErrChestDue)
 	same(t, "a refused buy changed the player", e.load(id), v)
 
-	open1 := e.step(id, "chest-1", openChest(d, 1, e.clock.Now()))
+	open1 := e.step(id, "chest-1", openChest(d, 1))
 	a, err := e.st.Run(e.ctx, open1)
 	if err != nil || !a.Result.Opened || a.Result.Chest != Chest(game.LotGold) || a.Player.Balance != v.Player.Balance+game.LotGold.Prize() || a.Player.ChestDue {
 		t.Fatalf("open chest: %+v, %v", a, err)
@@ -154,7 +153,7 @@ func testApplyKeysAndChest(t *testing.T, open OpenFunc) {
 	if again, err := e.st.Run(e.ctx, open1); err != nil || !again.Repeated || again.Result != a.Result {
 		t.Fatalf("repeated open: %+v, %v", again, err)
 	}
-	if b := e.must(id, "chest again", openChest(d, 1, e.clock.Now())); b.Result.Opened || b.Result.Chest != a.Result.Chest || b.Player.Balance != a.Player.Balance {
+	if b := e.must(id, "chest again", openChest(d, 1)); b.Result.Opened || b.Result.Chest != a.Result.Chest || b.Player.Balance != a.Player.Balance {
 		t.Fatalf("second click on the chest: %+v", b.Result)
 	}
 	if d.Chests.Load() != 1 {
@@ -163,7 +162,7 @@ func testApplyKeysAndChest(t *testing.T, open OpenFunc) {
 	if p := e.load(id).Player; p.Balance != after.Player.Balance || p.ChestSeq != 1 || p.Stats.Chests != 1 {
 		t.Fatalf("after the clicks: %+v", p)
 	}
-	_, err = e.apply(id, openChest(d, 2, e.clock.Now()))
+	_, err = e.apply(id, openChest(d, 2))
 	wantErr(t, "open a chest not due", err, game.ErrNoChest)
 
 	// Daily: credited, then refused until the cooldown has passed.
@@ -193,32 +192,28 @@ func testApplyKeysAndChest(t *testing.T, open OpenFunc) {
 func testApplyModerator(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	id := pid(1)
-	mod1 := func(action, reason string) func(game.Step) *game.AuditEntry {
-		return func(s game.Step) *game.AuditEntry {
-			return &game.AuditEntry{At: e.clock.Now(), Guild: guild, Actor: mod, Target: id.User, Action: action, Amount: s.Result.Amount, Reason: reason}
-		}
+	by := func(reason string) game.Moderator {
+		return game.Moderator{Guild: guild, Actor: mod, Target: id.User, Reason: reason}
 	}
-	do := func(op string, f game.Move, audit func(game.Step) *game.AuditEntry) (storage.Applied, error) {
-		return e.st.Run(e.ctx, storage.Step{ID: id, Op: op, Create: true, Start: start, Seeds: e.seeds, Now: e.clock.Now(), Move: f, Audit: audit})
-	}
+	do := func(op string, m game.Move) (storage.Applied, error) { return e.st.Run(e.ctx, e.step(id, op, m)) }
 	e.play(id, RandomDrawer(3))
-	a, err := do("g1", grant(250, e.clock.Now()), mod1("grant", "gift"))
-	if err != nil || a.Result.Amount != 250 {
+	a, err := do("g1", game.Grant{Amount: 250, By: by("gift")})
+	if err != nil || a.Result.Amount != 250 || a.Audit == nil || a.Audit.Reason != "gift" {
 		t.Fatalf("grant: %+v, %v", a, err)
 	}
-	if a2, err := do("g1", grant(250, e.clock.Now()), mod1("grant", "gift")); err != nil || !a2.Repeated {
+	if a2, err := do("g1", game.Grant{Amount: 250, By: by("gift")}); err != nil || !a2.Repeated || a2.Audit != nil {
 		t.Fatalf("repeated grant: %+v, %v", a2, err)
 	}
-	_, err = do("g2", grant(-1_000_000, e.clock.Now()), mod1("grant", "too much"))
+	_, err = do("g2", game.Grant{Amount: -1_000_000, By: by("too much")})
 	wantErr(t, "a grant below zero", err, game.ErrInvalid)
-	a, err = do("s1", setBalance(123, e.clock.Now()), mod1("set-balance", "fix"))
+	a, err = do("s1", game.Grant{Amount: 123, Set: true, By: by("fix")})
 	if err != nil || a.Player.Balance != 123 {
 		t.Fatalf("set balance: %+v, %v", a, err)
 	}
 	sound(t, "after set balance", a.Player)
 	e.clock.Advance(time.Minute)
 	before := e.load(id).Player
-	a, err = do("r1", game.Reset{Start: 2000}, mod1("reset", "again"))
+	a, err = do("r1", game.Reset{Start: 2000, By: by("again")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +223,7 @@ func testApplyModerator(t *testing.T, open OpenFunc) {
 	}
 	sound(t, "after reset", p)
 	audit, err := e.st.Audit(e.ctx, guild, 10)
-	if err != nil || len(audit) != 3 || audit[0].Action != "reset" || audit[1].Action != "set-balance" || audit[2].Action != "grant" || audit[2].Amount != 250 || audit[0].Amount != 2000-123 {
+	if err != nil || len(audit) != 3 || audit[0].Action != "reset" || audit[1].Action != "set-balance" || audit[2].Action != "grant" || audit[2].Amount != 250 || audit[1].Amount != 123 || audit[0].Amount != 2000 {
 		t.Fatalf("audit: %+v, %v", audit, err)
 	}
 	h, _ := e.st.History(e.ctx, id, 10)
@@ -243,11 +238,11 @@ func testApplyErrors(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	ctx := e.ctx
 	now := e.clock.Now()
-	_, err := e.st.Run(ctx, storage.Step{ID: pid(1), Op: "x", Now: now, Move: grant(1, now)})
+	_, err := e.st.Run(ctx, storage.Step{ID: pid(1), Op: "x", Now: now, Move: grant(1)})
 	wantErr(t, "Apply without Create on a player never written", err, storage.ErrNoPlayer)
-	_, err = e.st.Run(ctx, storage.Step{ID: pid(2), Op: "x", Create: true, Start: 0, Seeds: e.seeds, Now: now, Move: buy(now)})
+	_, err = e.st.Run(ctx, storage.Step{ID: pid(2), Op: "x", Create: true, Start: 0, Seeds: e.seeds, Now: now, Move: game.Buy{}})
 	wantErr(t, "buy with nothing", err, game.ErrInsufficientFunds)
-	_, err = e.st.Run(ctx, storage.Step{ID: pid(3), Op: "", Create: true, Start: start, Seeds: e.seeds, Now: now, Move: buy(now)})
+	_, err = e.st.Run(ctx, storage.Step{ID: pid(3), Op: "", Create: true, Start: start, Seeds: e.seeds, Now: now, Move: game.Buy{}})
 	wantErr(t, "empty operation", err, game.ErrInvalid)
 	if users := playersOf(t, e.st, guild); len(users) != 0 {
 		t.Fatalf("refused steps created players %v", users)
@@ -258,20 +253,20 @@ func testApplyErrors(t *testing.T, open OpenFunc) {
 
 	// A draw that fails, or gives what the rules forbid, writes nothing.
 	id := pid(4)
-	a := e.must(id, "buy", buy(now))
+	a := e.must(id, "buy", game.Buy{})
 	v := e.load(id)
 	d := &Drawer{}
 	d.Fail.Store(true)
-	_, err = e.apply(id, reveal(d, a.Result.Ticket, 1, now))
+	_, err = e.apply(id, reveal(d, a.Result.Ticket, 1))
 	wantErr(t, "failing draw", err, ErrDraw)
 	same(t, "after a failing draw", e.load(id), v)
 	bad := &Drawer{PlayFunc: func(int) game.Outcome { o := Win(game.TierGem); o.Prize++; return o }}
-	got, err := e.apply(id, reveal(bad, a.Result.Ticket, 1, now))
+	got, err := e.apply(id, reveal(bad, a.Result.Ticket, 1))
 	wantErr(t, "invalid draw", err, game.ErrInvalid)
 	same(t, "after an invalid draw", e.load(id), v)
 	same(t, "the player Apply returns with an error", got.Player, v.Player)
 	// Without Create, an existing player is stepped.
-	if _, err := e.st.Run(ctx, storage.Step{ID: id, Op: "y", Now: now, Move: grant(5, now)}); err != nil {
+	if _, err := e.st.Run(ctx, storage.Step{ID: id, Op: "y", Now: now, Move: grant(5)}); err != nil {
 		t.Fatal(err)
 	}
 	if h, _ := e.st.History(ctx, id, 10); len(h) != 1 || h[0].Kind != game.KindGrant {
@@ -317,7 +312,7 @@ func raceBuys(t *testing.T, e *env, id storage.PlayerID, h game.House, d game.Dr
 				if !a.Result.Resumed {
 					bought.Add(1)
 				}
-				_, err = e.apply(id, reveal(d, a.Result.Ticket, game.AllRows, now))
+				_, err = e.apply(id, reveal(d, a.Result.Ticket, game.AllRows))
 				if err != nil && !errors.Is(err, game.ErrUnknownTicket) {
 					t.Errorf("goroutine %d: reveal %d: %v", g, a.Result.Ticket, err)
 					return
@@ -350,18 +345,18 @@ func testCareLimitRace(t *testing.T, open OpenFunc) {
 		kind  game.LimitKind
 	}{
 		{name: "StakeDay", kind: game.LimitStakeDay, setup: func(e *env, id storage.PlayerID) {
-			e.must(id, "set limit", setLimits(e.clock.Now(), -1, game.LimitSet{Kind: game.LimitStakeDay, Amount: limit}))
+			e.must(id, "set limit", setLimits(-1, game.LimitSet{Kind: game.LimitStakeDay, Amount: limit}))
 		}},
 		// Two prizes first, so that the loss counted (stakes − prizes)
 		// is below the stakes: the limit allows more than 10 plays.
 		{name: "LossDay", kind: game.LimitLossDay, setup: func(e *env, id storage.PlayerID) {
-			e.must(id, "set limit", setLimits(e.clock.Now(), -1, game.LimitSet{Kind: game.LimitLossDay, Amount: limit}))
+			e.must(id, "set limit", setLimits(-1, game.LimitSet{Kind: game.LimitLossDay, Amount: limit}))
 			win := &Drawer{PlayFunc: func(int) game.Outcome { return Win(game.TierCandle) }}
 			e.play(id, win)
 			e.play(id, win)
 		}},
 		{name: "HouseStakeDay", kind: game.LimitStakeDay, house: game.House{MaxStakeDay: limit}, setup: func(e *env, id storage.PlayerID) {
-			e.must(id, "create", setLimits(e.clock.Now(), -1))
+			e.must(id, "create", setLimits(-1))
 		}},
 	}
 	for _, c := range cases {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -41,12 +42,10 @@ func Run(t *testing.T, open OpenFunc) {
 	}{
 		{"LoadNeverWritten", testLoadNeverWritten},
 		{"InvalidArguments", testInvalidArguments},
-		{"Update", testUpdate},
-		{"UpdateRoundsTimes", testUpdateRoundsTimes},
-		{"UpdateRefusesUnsoundPlayer", testUpdateRefusesUnsound},
-		{"UpdateRacing", testUpdateRacing},
-		{"ApplyConcurrentOps", testApplyConcurrentOps},
-		{"UpdateOps", testUpdateOps},
+		{"Run", testRun},
+		{"RunRoundsTimes", testRunRoundsTimes},
+		{"RunRacing", testRunRacing},
+		{"RunOps", testRunOps},
 		{"RepeatAfter63", testRepeatAfter63},
 		{"RepeatOfFailedLater", testRepeatOfFailedLater},
 		{"ConcurrentSameOp", testConcurrentSameOp},
@@ -151,37 +150,24 @@ func (e *env) reveals(id storage.PlayerID) game.Reveals {
 	return rs
 }
 
-// The transitions, as Step.Do.
+// Short forms of the moves the cases make most.
 
-func buy(now time.Time) game.Move {
-	return game.Buy{}
-}
-
-func reveal(d game.Drawer, ticket uint64, rows game.RowMask, now time.Time) game.Move {
+func reveal(d game.Drawer, ticket uint64, rows game.RowMask) game.Move {
 	return game.Reveal{Ticket: ticket, Rows: rows, Drawer: d}
 }
-
-func openChest(d game.Drawer, seq int64, now time.Time) game.Move {
-	return game.OpenChest{Seq: seq, Drawer: d}
-}
-
-func grant(amount int64, now time.Time) game.Move {
-	return game.Grant{Amount: amount}
-}
-
-func setBalance(balance int64, now time.Time) game.Move {
-	return game.Grant{Amount: balance, Set: true}
-}
+func openChest(d game.Drawer, seq int64) game.Move { return game.OpenChest{Seq: seq, Drawer: d} }
+func grant(amount int64) game.Move                 { return game.Grant{Amount: amount} }
+func setBalance(balance int64) game.Move           { return game.Grant{Amount: balance, Set: true} }
 
 // play buys a ticket and reveals all its rows with d, and returns the
 // Applied of the reveal.
 func (e *env) play(id storage.PlayerID, d game.Drawer) storage.Applied {
 	e.t.Helper()
-	a := e.must(id, "buy", buy(e.clock.Now()))
+	a := e.must(id, "buy", game.Buy{})
 	if a.Result.Resumed {
 		e.t.Fatalf("buy on %v resumed ticket %d", id, a.Result.Ticket)
 	}
-	return e.must(id, "reveal", reveal(d, a.Result.Ticket, game.AllRows, e.clock.Now()))
+	return e.must(id, "reveal", reveal(d, a.Result.Ticket, game.AllRows))
 }
 
 // sound fails the test if p breaks the game's invariant.
@@ -204,31 +190,6 @@ func same(t *testing.T, what string, got, want any) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%s:\n got %+v\nwant %+v", what, got, want)
 	}
-}
-
-// newPlayer returns a sound player with balance cents, as Update writes it
-// in the tests that do not go through Apply.
-func newPlayer(t *testing.T, balance int64, at time.Time) game.Player {
-	t.Helper()
-	seed, err := game.NewSeed(Seeds(uint64(balance) + 7))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := game.NewPlayer(balance, seed, "client", at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// granted returns p after a grant of amount, for raw Updates.
-func granted(t *testing.T, p game.Player, amount int64, at time.Time) game.Step {
-	t.Helper()
-	s, err := p.Grant(amount, at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 func playersOf(t *testing.T, st storage.Store, g uint64) []uint64 {
@@ -263,18 +224,15 @@ func testLoadNeverWritten(t *testing.T, open OpenFunc) {
 
 func testInvalidArguments(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
-	noop := func(storage.Versioned) (storage.Write, error) { return storage.Write{Skip: true}, nil }
 	for _, id := range []storage.PlayerID{{}, {Guild: guild}, {User: 1}} {
 		_, err := e.st.Load(e.ctx, id)
 		wantErr(t, fmt.Sprintf("Load(%v)", id), err, storage.ErrInvalid)
-		_, err = e.st.Update(e.ctx, id, "", noop)
-		wantErr(t, fmt.Sprintf("Update(%v)", id), err, storage.ErrInvalid)
 		_, err = e.st.History(e.ctx, id, 1)
 		wantErr(t, fmt.Sprintf("History(%v)", id), err, storage.ErrInvalid)
 		_, err = e.st.Reveals(e.ctx, id)
 		wantErr(t, fmt.Sprintf("Reveals(%v)", id), err, storage.ErrInvalid)
-		_, err = e.apply(id, grant(1, e.clock.Now()))
-		wantErr(t, fmt.Sprintf("Apply(%v)", id), err, storage.ErrInvalid)
+		_, err = e.apply(id, grant(1))
+		wantErr(t, fmt.Sprintf("Run(%v)", id), err, storage.ErrInvalid)
 	}
 	_, err := e.st.History(e.ctx, pid(1), -1)
 	wantErr(t, "History(-1)", err, storage.ErrInvalid)
@@ -291,276 +249,134 @@ func testInvalidArguments(t *testing.T, open OpenFunc) {
 	_, err = e.st.Audit(e.ctx, guild, -1)
 	wantErr(t, "Audit(n -1)", err, storage.ErrInvalid)
 	wantErr(t, "Players(0)", e.st.Players(e.ctx, 0, func(uint64) error { return nil }), storage.ErrInvalid)
-	// A reason too long is refused, nothing written.
-	long := make([]rune, game.MaxReason+1)
-	for i := range long {
-		long[i] = 'é'
+	// Steps refused whole, nothing written: no operation ID, one too long,
+	// no move, a moderator's reason too long, an entry of another guild.
+	by := game.Moderator{Guild: guild, Actor: mod, Target: 1}
+	for name, s := range map[string]storage.Step{
+		"no operation":          e.step(pid(1), "", grant(1)),
+		"an operation too long": e.step(pid(1), strings.Repeat("x", game.MaxOpID+1), grant(1)),
+		"no move":               e.step(pid(1), e.op(), nil),
+		"a reason too long":     e.step(pid(1), e.op(), game.Grant{Amount: 1, By: game.Moderator{Guild: guild, Actor: mod, Target: 1, Reason: strings.Repeat("é", game.MaxReason+1)}}),
+		"another guild's log":   e.step(pid(1), e.op(), game.Grant{Amount: 1, By: game.Moderator{Guild: guild2, Actor: mod, Target: 1}}),
+	} {
+		_, err = e.st.Run(e.ctx, s)
+		wantErr(t, "Run with "+name, err, storage.ErrInvalid)
+		if v := e.load(pid(1)); v.Exists() {
+			t.Fatalf("Run with %s wrote %+v", name, v)
+		}
 	}
-	_, err = e.st.Update(e.ctx, pid(1), "", func(storage.Versioned) (storage.Write, error) {
-		p := newPlayer(t, 10, e.clock.Now())
-		return storage.Write{Player: p, Audit: &game.AuditEntry{At: e.clock.Now(), Guild: guild, Actor: mod, Target: 1, Action: "grant", Reason: string(long)}}, nil
-	})
-	wantErr(t, "Update with a reason too long", err, storage.ErrInvalid)
-	if v := e.load(pid(1)); v.Exists() {
-		t.Fatalf("a refused Update wrote %+v", v)
+	if _, err = e.apply(pid(1), game.Grant{Amount: 1, By: by}); err != nil {
+		t.Fatalf("the same grant, sound: %v", err)
 	}
 }
 
-func testUpdate(t *testing.T, open OpenFunc) {
+// testRun: a step creates the player (Created, from the zero Player), the
+// next one bumps the version and works on what the last wrote, and Load
+// reads what Run returned. A refused move comes back as the move's error
+// and writes nothing, on a new player or not; without Create, a player
+// never written is ErrNoPlayer.
+func testRun(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	id := pid(1)
-	now := e.clock.Now()
-	p0 := newPlayer(t, 500, now)
-	calls := 0
-	v1, err := e.st.Update(e.ctx, id, "", func(v storage.Versioned) (storage.Write, error) {
-		calls++
-		if v.Exists() || v.Version != 0 || !reflect.DeepEqual(v.Player, game.Player{}) {
-			t.Errorf("fn of a new player saw %+v", v)
-		}
-		return storage.Write{Player: p0}, nil
-	})
-	if err != nil || calls == 0 {
-		t.Fatalf("first Update: %v (%d calls)", err, calls)
+	a1 := e.must(id, "first grant", grant(7))
+	v1 := e.load(id)
+	if !a1.Created || a1.Repeated || !reflect.DeepEqual(a1.Before, game.Player{}) || a1.Player.Balance != start+7 || v1.Version == 0 || len(a1.History) != 1 {
+		t.Fatalf("first Run: %+v, version %d", a1, v1.Version)
 	}
-	same(t, "first Update", v1, storage.Versioned{Player: p0, Version: v1.Version})
-	if v1.Version == 0 {
-		t.Fatal("first Update returned version 0")
+	same(t, "Load after the first Run", v1.Player, a1.Player)
+	e.clock.Advance(time.Second)
+	a2 := e.must(id, "second grant", grant(3))
+	v2 := e.load(id)
+	if a2.Created || v2.Version <= v1.Version || a2.Player.Balance != start+10 || a2.Result.Balance != start+10 || a2.Result.Amount != 3 {
+		t.Fatalf("second Run: %+v, version %d after %d", a2, v2.Version, v1.Version)
 	}
-	same(t, "Load after Update", e.load(id), v1)
+	same(t, "what the second Run worked on", a2.Before, a1.Player)
+	same(t, "Load after the second Run", v2.Player, a2.Player)
 
-	// A second write bumps the version and is what Load reads.
-	s := granted(t, p0, 7, now)
-	v2, err := e.st.Update(e.ctx, id, "", func(v storage.Versioned) (storage.Write, error) {
-		if !reflect.DeepEqual(v, v1) {
-			t.Errorf("fn saw %+v, want %+v", v, v1)
-		}
-		return storage.Write{Player: s.Player, History: s.History}, nil
-	})
-	if err != nil || v2.Version <= v1.Version || v2.Player.Balance != 507 {
-		t.Fatalf("second Update: %+v, %v (first version %d)", v2, err, v1.Version)
+	// A move refused: its error, the state as it is, nothing written.
+	for _, u := range []uint64{1, 2} {
+		a, err := e.apply(pid(u), game.Reveal{Ticket: 9, Rows: game.AllRows})
+		wantErr(t, fmt.Sprintf("a reveal of no ticket on player %d", u), err, game.ErrUnknownTicket)
+		same(t, "the state a refusal returns", a.Player, e.load(pid(u)).Player)
 	}
-	same(t, "Load after the second Update", e.load(id), v2)
-
-	// Skip writes nothing and returns the state fn saw.
-	got, err := e.st.Update(e.ctx, id, "", func(storage.Versioned) (storage.Write, error) {
-		return storage.Write{Skip: true, Player: p0}, nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	same(t, "Update that skipped", got, v2)
-	same(t, "Load after a skip", e.load(id), v2)
-
-	// fn's error is returned as is, nothing written.
-	errMine := errors.New("mine")
-	got, err = e.st.Update(e.ctx, id, "", func(storage.Versioned) (storage.Write, error) {
-		return storage.Write{Player: p0}, errMine
-	})
-	if err != errMine { //nolint:errorlint // the contract: as is
-		t.Fatalf("fn's error came back as %v, want it as is", err)
-	}
-	same(t, "Update that failed", got, v2)
-	same(t, "Load after a failed Update", e.load(id), v2)
-
-	// fn's error on a new player creates nothing.
-	_, err = e.st.Update(e.ctx, pid(2), "", func(storage.Versioned) (storage.Write, error) { return storage.Write{}, errMine })
-	if err != errMine { //nolint:errorlint
-		t.Fatalf("fn's error on a new player: %v", err)
-	}
+	same(t, "Load after a refused move", e.load(id), v2)
 	if v := e.load(pid(2)); v.Exists() {
-		t.Fatal("a failed Update created the player")
+		t.Fatal("a refused move created the player")
 	}
+	s := e.step(pid(3), e.op(), grant(1))
+	s.Create = false
+	_, err := e.st.Run(e.ctx, s)
+	wantErr(t, "Run without Create", err, storage.ErrNoPlayer)
 	same(t, "players", playersOf(t, e.st, guild), []uint64{1})
 }
 
-// testUpdateRoundsTimes: every time written comes back as
-// storage.Timestamp made it, from Update and from Load alike, so that a
-// dump round-trips.
-func testUpdateRoundsTimes(t *testing.T, open OpenFunc) {
+// testRunRoundsTimes: every time written comes back as storage.Timestamp
+// made it, from Run and from Load alike, so that a dump round-trips: moves
+// at odd times, in another zone, with nanoseconds.
+func testRunRoundsTimes(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	id := pid(1)
-	paris := time.FixedZone("CET", 3600)
-	at := time.Date(2026, 5, 1, 12, 30, 15, 123_456_789, paris)
-	p := newPlayer(t, 1000, at)
-	s, err := p.Buy(game.House{}, at.Add(time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &Drawer{}
-	s2, err := s.Player.Reveal(d, s.Result.Ticket, 1, at.Add(2*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s3, err := s2.Player.ClaimDaily(10, time.Hour, at.Add(3*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	audit := &game.AuditEntry{At: at, Guild: guild, Actor: mod, Target: 1, Action: "grant", Amount: 1, Reason: "r"}
-	v, err := e.st.Update(e.ctx, id, "", func(storage.Versioned) (storage.Write, error) {
-		return storage.Write{Player: s3.Player, History: append(s2.History, s3.History...), Audit: audit}, nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	same(t, "Load after Update", e.load(id), v)
-	q := v.Player
-	if q.CreatedAt != storage.Timestamp(at) || q.Ticket.BoughtAt != storage.Timestamp(at.Add(time.Second)) || q.LastDaily != storage.Timestamp(at.Add(3*time.Second)) {
-		t.Fatalf("times stored as %v, %v, %v; want them through storage.Timestamp", q.CreatedAt, q.Ticket.BoughtAt, q.LastDaily)
-	}
-	if s.Player.Ticket.BoughtAt != at.Add(time.Second) {
-		t.Fatal("the store modified the ticket the caller gave it")
-	}
-	h, err := e.st.History(e.ctx, id, 10)
-	if err != nil || len(h) != 2 || h[0].At != storage.Timestamp(at.Add(3*time.Second)) || h[1].At != storage.Timestamp(at.Add(2*time.Second)) {
-		t.Fatalf("history %+v, %v", h, err)
-	}
-	a, err := e.st.Audit(e.ctx, guild, 10)
-	if err != nil || len(a) != 1 || a[0].At != storage.Timestamp(at) {
-		t.Fatalf("audit %+v, %v", a, err)
-	}
-}
-
-// testUpdateRefusesUnsound: the leaderboard index needs a balance in
-// range; a player that fails game.Player.Check is never written.
-func testUpdateRefusesUnsound(t *testing.T, open OpenFunc) {
-	e := newEnv(t, open, defaults)
-	for _, edit := range []func(*game.Player){
-		func(p *game.Player) { p.Balance = -1; p.StartingBalance = -1 },
-		func(p *game.Player) { p.Balance++ },
-		func(p *game.Player) { p.Seed = game.Seed{} },
-	} {
-		p := newPlayer(t, 10, e.clock.Now())
-		edit(&p)
-		_, err := e.st.Update(e.ctx, pid(1), "", func(storage.Versioned) (storage.Write, error) { return storage.Write{Player: p}, nil })
-		wantErr(t, "Update of an unsound player", err, storage.ErrInvalid)
-		if v := e.load(pid(1)); v.Exists() {
-			t.Fatalf("an unsound player was written: %+v", v)
+	at := time.Date(2026, 5, 1, 12, 30, 15, 123_456_789, time.FixedZone("CET", 3600))
+	var a storage.Applied
+	for i, m := range []game.Move{game.Buy{}, game.Reveal{Ticket: 1, Rows: 1, Drawer: &Drawer{}}, game.ClaimDaily{Amount: 10, Cooldown: time.Hour},
+		game.Grant{Amount: 1, By: game.Moderator{Guild: guild, Actor: mod, Target: 1, Reason: "r"}}} {
+		s := e.step(id, e.op(), m)
+		s.Now = at.Add(time.Duration(i) * time.Second)
+		var err error
+		if a, err = e.st.Run(e.ctx, s); err != nil {
+			t.Fatalf("move %d: %v", i, err)
 		}
 	}
+	same(t, "Load after Run", e.load(id).Player, a.Player)
+	q := a.Player
+	if q.CreatedAt != storage.Timestamp(at) || q.Ticket.BoughtAt != storage.Timestamp(at) || q.LastDaily != storage.Timestamp(at.Add(2*time.Second)) {
+		t.Fatalf("times stored as %v, %v, %v; want them through storage.Timestamp", q.CreatedAt, q.Ticket.BoughtAt, q.LastDaily)
+	}
+	h, err := e.st.History(e.ctx, id, 10)
+	if err != nil || len(h) != 3 || h[0].At != storage.Timestamp(at.Add(3*time.Second)) || h[2].At != storage.Timestamp(at.Add(time.Second)) {
+		t.Fatalf("history %+v, %v", h, err)
+	}
+	au, err := e.st.Audit(e.ctx, guild, 10)
+	if err != nil || len(au) != 1 || au[0].At != storage.Timestamp(at.Add(3*time.Second)) {
+		t.Fatalf("audit %+v, %v", au, err)
+	}
 }
 
-// testUpdateRacing: goroutines update one player at once through raw
-// Updates, each adding 1 to the balance it sees. A stale version is never
-// written: every Update writes on top of exactly the state its fn saw, the
-// versions returned are all different, and nothing is lost.
-func testUpdateRacing(t *testing.T, open OpenFunc) {
+// testRunRacing: goroutines grant 1 cent each to one player at once, each
+// under its own operation. None is lost, and each wrote on top of exactly
+// the state it worked on (Applied.Before): one created the player, the
+// others each saw a different balance.
+func testRunRacing(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
-	id := pid(1)
-	base := newPlayer(t, 1000, e.clock.Now())
-	const n = 32
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		versions = map[uint64]bool{}
-		calls    atomic.Int64
-	)
+	const n = 48
+	out := make([]storage.Applied, n)
+	var wg sync.WaitGroup
 	for g := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var saw storage.Versioned
-			v, err := e.st.Update(e.ctx, id, "", func(v storage.Versioned) (storage.Write, error) {
-				calls.Add(1)
-				saw = v
-				p := base
-				if v.Exists() {
-					p = v.Player
-				}
-				s, err := p.Grant(1, e.clock.Now())
-				return storage.Write{Player: s.Player, History: s.History}, err
-			})
-			if err != nil {
+			var err error
+			if out[g], err = e.st.Run(e.ctx, e.step(pid(1), fmt.Sprintf("grant-%d", g), grant(1))); err != nil {
 				t.Errorf("goroutine %d: %v", g, err)
-				return
 			}
-			want := base.Balance + 1
-			if saw.Exists() {
-				want = saw.Player.Balance + 1
-			}
-			if v.Player.Balance != want || v.Version <= saw.Version {
-				t.Errorf("goroutine %d wrote balance %d version %d over balance %d version %d", g, v.Player.Balance, v.Version, saw.Player.Balance, saw.Version)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if versions[v.Version] {
-				t.Errorf("version %d written twice", v.Version)
-			}
-			versions[v.Version] = true
 		}()
 	}
 	wg.Wait()
-	v := e.load(id)
-	if v.Player.Balance != base.Balance+n || v.Player.Stats.GrantedCents != n {
-		t.Fatalf("after %d racing Updates: balance %d, granted %d; want %d, %d", n, v.Player.Balance, v.Player.Stats.GrantedCents, base.Balance+n, n)
-	}
-	if calls.Load() < n {
-		t.Fatalf("fn ran %d times for %d Updates", calls.Load(), n)
-	}
-	if h, _ := e.st.History(e.ctx, id, storage.HistoryLimit); len(h) != n {
-		t.Fatalf("%d history lines, want %d", len(h), n)
-	}
-}
-
-// testApplyConcurrentOps: goroutines apply grants of 1 cent through Apply;
-// with distinct operation IDs every one counts, with one shared ID exactly
-// one does, and all see its result.
-func testApplyConcurrentOps(t *testing.T, open OpenFunc) {
-	e := newEnv(t, open, defaults)
-	const n = 48
-	run := func(id storage.PlayerID, op func(g int) string) []storage.Applied {
-		out := make([]storage.Applied, n)
-		var wg sync.WaitGroup
-		for g := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				a, err := e.st.Run(e.ctx, e.step(id, op(g), grant(1, e.clock.Now())))
-				if err != nil {
-					t.Errorf("goroutine %d: %v", g, err)
-				}
-				out[g] = a
-			}()
-		}
-		wg.Wait()
-		return out
-	}
-	run(pid(1), func(g int) string { return fmt.Sprintf("grant-%d", g) })
 	if p := e.load(pid(1)).Player; p.Balance != start+n || p.Stats.GrantedCents != n {
-		t.Fatalf("%d grants of distinct operations: balance %d, granted %d", n, p.Balance, p.Stats.GrantedCents)
+		t.Fatalf("%d racing grants: balance %d, granted %d", n, p.Balance, p.Stats.GrantedCents)
 	}
-	res := run(pid(2), func(int) string { return "the-same-click" })
-	// One write, as many as one grant alone makes.
-	e.must(pid(3), "one grant", grant(1, e.clock.Now()))
-	one := e.load(pid(3)).Version
-	v := e.load(pid(2))
-	if p := v.Player; p.Balance != start+1 || p.Stats.GrantedCents != 1 || v.Version != one {
-		t.Fatalf("%d grants of one operation: balance %d, granted %d, version %d; want %d, 1, %d", n, p.Balance, p.Stats.GrantedCents, v.Version, start+1, one)
-	}
-	if h, _ := e.st.History(e.ctx, pid(2), storage.HistoryLimit); len(h) != 1 {
-		t.Fatalf("%d grants of one operation wrote %d history lines", n, len(h))
-	}
-	applied, created := -1, 0
-	for g, a := range res {
-		if !a.Repeated {
-			if applied >= 0 {
-				t.Fatalf("goroutines %d and %d both applied the operation", applied, g)
-			}
-			applied = g
-		}
+	saw := map[int64]bool{}
+	for g, a := range out {
+		from := a.Before.Balance
 		if a.Created {
-			created++
+			from = start
 		}
-	}
-	if applied < 0 || created != 1 {
-		t.Fatalf("%d goroutines created the player, none applied the operation (%v); want 1 and 1", created, applied)
-	}
-	first := res[applied].Result
-	if first.Amount != 1 || first.Balance != start+1 {
-		t.Fatalf("the grant's result %+v", first)
-	}
-	for g, a := range res {
-		if a.Result != first || a.Player.Balance != start+1 {
-			t.Errorf("goroutine %d got result %+v, balance %d; want the first result %+v", g, a.Result, a.Player.Balance, first)
+		if a.Player.Balance != from+1 || saw[from] || a.Repeated {
+			t.Errorf("goroutine %d wrote balance %d over %d (created %v), seen before: %v", g, a.Player.Balance, a.Before.Balance, a.Created, saw[from])
 		}
+		saw[from] = true
+	}
+	if h, _ := e.st.History(e.ctx, pid(1), storage.HistoryLimit); len(h) != n {
+		t.Fatalf("%d history lines, want %d", len(h), n)
 	}
 }
