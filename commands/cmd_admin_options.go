@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -287,60 +288,28 @@ func (o opts) reason() (string, error) {
 	return "", nil
 }
 
-// parseCredits parses an amount of credits typed by a moderator into cents:
-// optional minus sign (when negative is allowed), digits, optionally a '.'
-// or ',' and one or two decimals. Anything else — exponents, NaN, spaces
-// inside, thousands separators, three decimals, more than 10^10 credits — is
-// refused with a user error.
+// moderatorCredits is how a moderator may write an amount: a sign, ',' or
+// '.' before the decimals, and below maxAmountCents (at most ten digits
+// before the separator, as it always was: 10^10 credits is refused).
+var moderatorCredits = game.CreditSyntax{Signed: true, Comma: true, Max: maxAmountCents - 1}
+
+// parseCredits parses an amount of credits typed by a moderator into cents
+// with game.ParseCredits: spaces around it, a sign ('-' only when negative is
+// allowed), ',' or '.' before one or two decimals, below 10^10 credits.
+// A refusal is a user error naming what was typed.
 func parseCredits(s string, negative bool) (int64, error) {
-	bad := userErr("err_bad_amount", map[string]any{"Value": truncateRunes(s, maxAmountLen)})
-	s = strings.TrimSpace(s)
-	neg := false
-	if s != "" && (s[0] == '-' || s[0] == '+') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	if neg && !negative {
+	typed := strings.TrimSpace(s)
+	if !negative && strings.HasPrefix(typed, "-") {
 		return 0, userErr("err_negative", nil)
 	}
-	intPart, frac := s, ""
-	if i := strings.IndexAny(s, ".,"); i >= 0 {
-		intPart, frac = s[:i], s[i+1:]
-		if frac == "" {
-			return 0, bad
-		}
-	}
-	if intPart == "" || len(intPart) > 10 || len(frac) > 2 || !allDigits(intPart) || !allDigits(frac) {
-		return 0, bad
-	}
-	units, err := strconv.ParseInt(intPart, 10, 64)
-	if err != nil {
-		return 0, bad
-	}
-	cents := units * 100
-	if len(frac) > 0 {
-		f, _ := strconv.ParseInt(frac, 10, 64)
-		if len(frac) == 1 {
-			f *= 10
-		}
-		cents += f
-	}
-	if cents > maxAmountCents {
-		return 0, userErr("err_amount_range", map[string]any{"Value": truncateRunes(s, maxAmountLen), "Max": formatAmount(maxAmountCents, false)})
-	}
-	if neg {
-		cents = -cents
+	cents, err := game.ParseCredits(typed, moderatorCredits)
+	switch {
+	case errors.Is(err, game.ErrCreditRange):
+		return 0, userErr("err_amount_range", map[string]any{"Value": truncateRunes(strings.TrimLeft(typed, "+-"), maxAmountLen), "Max": formatAmount(moderatorCredits.Max, false)})
+	case err != nil:
+		return 0, userErr("err_bad_amount", map[string]any{"Value": truncateRunes(s, maxAmountLen)})
 	}
 	return cents, nil
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // truncateRunes cuts s to at most n characters, never inside a character.
