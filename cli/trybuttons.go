@@ -156,7 +156,7 @@ func buttonsText(bs []*discordgo.Button, v view) string {
 func (s *trySession) lastButtons(v view) string {
 	cards := s.cards()
 	if len(cards) == 0 {
-		return v.lang.t("no_buttons_word")
+		return v.lang.t("no_buttons_word", nil)
 	}
 	return buttonsText(messageButtons(cards[0]), v)
 }
@@ -175,7 +175,7 @@ func (s *trySession) press(ctx context.Context, text string) bool {
 	}
 	if typed[0] == "row" || typed[0] == "ligne" {
 		if n, err := strconv.Atoi(strings.Join(typed[1:], " ")); err != nil || n < 1 || n > 3 {
-			s.println(v.lang.t("row_usage"))
+			s.println(v.lang.t("row_usage", nil))
 			return true
 		}
 	}
@@ -203,19 +203,19 @@ func (s *trySession) press(ctx context.Context, text string) bool {
 			})
 			s.show(ctx, p, err)
 		default:
-			s.println(v.lang.t("press_many", text, buttonsText(enabled, v)))
+			s.println(v.lang.t("press_many", map[string]any{"Label": text, "Buttons": buttonsText(enabled, v)}))
 		}
 		return true
 	}
 	switch {
 	case greyed != nil:
-		s.println(v.lang.t("press_greyed", buttonText(greyed, v)))
+		s.println(v.lang.t("press_greyed", map[string]any{"Button": buttonText(greyed, v)}))
 	case !isButtonWord(typed):
 		return false
 	case len(cards) == 0:
-		s.println(v.lang.t("press_nothing", text))
+		s.println(v.lang.t("press_nothing", map[string]any{"Label": text}))
 	default:
-		s.println(v.lang.t("press_none", text, buttonsText(messageButtons(cards[0]), v)))
+		s.println(v.lang.t("press_none", map[string]any{"Label": text, "Buttons": buttonsText(messageButtons(cards[0]), v)}))
 	}
 	return true
 }

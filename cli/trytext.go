@@ -71,7 +71,7 @@ func renderMessage(m *discordgo.Message, ephemeral bool, v view) string {
 	var b strings.Builder
 	prefix := ""
 	if ephemeral {
-		prefix = v.lang.t("only_you")
+		prefix = v.lang.t("only_you", nil)
 	}
 	if c := strings.TrimSpace(m.Content); c != "" {
 		b.WriteString(prefix + plainText(c, v) + "\n")
@@ -86,7 +86,7 @@ func renderMessage(m *discordgo.Message, ephemeral bool, v view) string {
 		prefix = ""
 	}
 	if prefix != "" { // nothing at all: still say something
-		b.WriteString(prefix + v.lang.t("empty_msg") + "\n")
+		b.WriteString(prefix + v.lang.t("empty_msg", nil) + "\n")
 	}
 	renderButtons(&b, m.Components, v)
 	return b.String()
@@ -151,7 +151,7 @@ func renderEmbed(b *strings.Builder, e *discordgo.MessageEmbed, prefix string, v
 	for _, f := range e.Fields {
 		name, value := plainText(f.Name, v), strings.TrimRight(plainText(f.Value, v), "\n")
 		if f.Inline && !strings.Contains(value, "\n") {
-			inline = append(inline, v.lang.t("field", name, value))
+			inline = append(inline, v.lang.t("field", map[string]any{"Name": name, "Value": value}))
 			continue
 		}
 		flush()
@@ -206,7 +206,7 @@ func buttonText(btn *discordgo.Button, v view) string {
 	}
 	s := "[" + strings.Join(parts, " ")
 	if btn.Disabled {
-		s += v.lang.t("greyed")
+		s += v.lang.t("greyed", nil)
 	}
 	return s + "]"
 }
