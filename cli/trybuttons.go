@@ -9,6 +9,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/lesclefsdutresor/clefs/commands"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 )
 
@@ -92,37 +93,9 @@ func isButtonWord(typed []string) bool {
 	return false
 }
 
-// actionsRow returns c as a row of components: a message decoded from JSON
-// holds pointers, one the handlers built holds values.
-func actionsRow(c discordgo.MessageComponent) (discordgo.ActionsRow, bool) {
-	switch r := c.(type) {
-	case *discordgo.ActionsRow:
-		return *r, true
-	case discordgo.ActionsRow:
-		return r, true
-	}
-	return discordgo.ActionsRow{}, false
-}
-
-// messageButtons are the buttons of m, row by row (a message decoded from
-// JSON holds pointers; one built in Go, values).
+// messageButtons are the buttons of m in reading order (commands.Buttons).
 func messageButtons(m *discordgo.Message) []*discordgo.Button {
-	var out []*discordgo.Button
-	for _, c := range m.Components {
-		row, ok := actionsRow(c)
-		if !ok {
-			continue
-		}
-		for _, rc := range row.Components {
-			switch b := rc.(type) {
-			case *discordgo.Button:
-				out = append(out, b)
-			case discordgo.Button:
-				out = append(out, &b)
-			}
-		}
-	}
-	return out
+	return slices.Collect(commands.Buttons(m.Components))
 }
 
 // cards are the messages of the channel that the acting user sees and

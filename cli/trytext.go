@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/commands"
 )
 
 // The text rendering of `clefs try`: a message of the bot as a terminal
@@ -166,22 +168,14 @@ func renderEmbed(b *strings.Builder, e *discordgo.MessageEmbed, prefix string, v
 	}
 }
 
-// renderButtons writes the buttons row by row, each in brackets with its
+// renderButtons writes the buttons row by row (a top-level component, such
+// as an action row or a container, is a line), each in brackets with its
 // emoji and label, a disabled one marked ·greyed.
 func renderButtons(b *strings.Builder, rows []discordgo.MessageComponent, v view) {
-	for _, c := range rows {
-		row, ok := actionsRow(c)
-		if !ok {
-			continue
-		}
+	for i := range rows {
 		var out []string
-		for _, rc := range row.Components {
-			switch btn := rc.(type) {
-			case *discordgo.Button:
-				out = append(out, buttonText(btn, v))
-			case discordgo.Button:
-				out = append(out, buttonText(&btn, v))
-			}
+		for btn := range commands.Buttons(rows[i : i+1]) {
+			out = append(out, buttonText(btn, v))
 		}
 		if len(out) > 0 {
 			b.WriteString(strings.Join(out, " ") + "\n")
