@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -12,6 +11,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/lesclefsdutresor/clefs/commands"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 )
 
@@ -234,7 +234,8 @@ func optionValue(d *discordgo.ApplicationCommandOption, s string, l tryLang) (an
 	switch d.Type {
 	case discordgo.ApplicationCommandOptionInteger, discordgo.ApplicationCommandOptionNumber:
 		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || d.Type == discordgo.ApplicationCommandOptionInteger && f != math.Trunc(f) {
+		v, ok := commands.OptionValue(d.Type, f) // an integer's whole number as the bot reads it
+		if err != nil || !ok {
 			if d.Type == discordgo.ApplicationCommandOptionInteger {
 				return nil, errors.New(l.t("want_int", map[string]any{"Value": s}))
 			}
@@ -250,10 +251,7 @@ func optionValue(d *discordgo.ApplicationCommandOption, s string, l tryLang) (an
 			}
 			return nil, errors.New(l.t("want_range", map[string]any{"Min": lo, "Max": hi, "Value": s}))
 		}
-		if d.Type == discordgo.ApplicationCommandOptionInteger {
-			return int64(f), nil
-		}
-		return f, nil
+		return v, nil
 	case discordgo.ApplicationCommandOptionBoolean:
 		switch fold(s) {
 		case "true", "yes", "oui", "on", "vrai":
@@ -307,11 +305,12 @@ func choiceValue(d *discordgo.ApplicationCommandOption, s string, l tryLang) (an
 	return nil, errors.New(l.t("want_choice", map[string]any{"Value": s, "Choices": choiceList(d, l)}))
 }
 
-// choiceTyped is a choice's value as the option's type has it: an integer
-// option's choices decode from JSON as float64.
+// choiceTyped is a choice's value as the option's type has it
+// (commands.OptionValue): an integer option's choices decode from JSON as
+// float64.
 func choiceTyped(d *discordgo.ApplicationCommandOption, v any) any {
-	if f, ok := v.(float64); ok && d.Type == discordgo.ApplicationCommandOptionInteger {
-		return int64(f)
+	if typed, ok := commands.OptionValue(d.Type, v); ok {
+		return typed
 	}
 	return v
 }

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -109,15 +110,14 @@ func settingsPatchOf(o opts) (settingsPatch, error) {
 		sp.stakeDay = &v
 	}
 	intOpt := func(name string, lo, hi int) (int, bool, error) {
-		v, ok := o.get(name, discordgo.ApplicationCommandOptionInteger)
-		if !ok {
+		n, present, ok := o.integer(name)
+		if !present {
 			return 0, false, nil
 		}
-		f, isNumber := v.(float64)
-		if !isNumber || f != float64(int(f)) || f < float64(lo) || f > float64(hi) {
+		if !ok || n < int64(lo) || n > int64(hi) {
 			return 0, true, userErr("err_setting_range", map[string]any{"Name": name, "Min": lo, "Max": hi})
 		}
-		return int(f), true, nil
+		return int(n), true, nil
 	}
 	if n, ok, err := intOpt("min-interval", 0, int(game.MaxMinInterval/time.Second)); err != nil {
 		return sp, err
@@ -159,13 +159,59 @@ type opts struct {
 	resolved *discordgo.ApplicationCommandInteractionDataResolved
 }
 
+// get returns the value of option name as OptionValue types it, if the
+// option was given with type typ and a value of that type.
 func (o opts) get(name string, typ discordgo.ApplicationCommandOptionType) (any, bool) {
 	for _, x := range o.list {
 		if x != nil && x.Name == name {
 			if x.Type != typ {
 				return nil, false
 			}
-			return x.Value, x.Value != nil
+			return OptionValue(typ, x.Value)
+		}
+	}
+	return nil, false
+}
+
+// integer reads an integer option: present tells whether it was given, ok
+// whether it is an integer option holding a whole number (OptionValue).
+func (o opts) integer(name string) (n int64, present, ok bool) {
+	for _, x := range o.list {
+		if x != nil && x.Name == name {
+			v, ok := OptionValue(discordgo.ApplicationCommandOptionInteger, x.Value)
+			n, _ = v.(int64)
+			return n, true, ok && x.Type == discordgo.ApplicationCommandOptionInteger
+		}
+	}
+	return 0, false, false
+}
+
+// OptionValue returns v, the value of an option of type typ as an
+// interaction carries it once decoded from JSON, as the Go value of that
+// type: a string for a string, user, channel, role or mentionable option
+// (an ID is a string); a bool for a boolean; a float64 for a number; an
+// int64 for an integer, which must be a whole number of at most 2^53 in
+// absolute value, as Discord takes it. ok is false for any other value, or
+// another type. The handlers read their options with it, and clefs try
+// types the values it sends with it.
+func OptionValue(typ discordgo.ApplicationCommandOptionType, v any) (any, bool) {
+	switch typ {
+	case discordgo.ApplicationCommandOptionString, discordgo.ApplicationCommandOptionUser, discordgo.ApplicationCommandOptionChannel,
+		discordgo.ApplicationCommandOptionRole, discordgo.ApplicationCommandOptionMentionable:
+		if s, ok := v.(string); ok {
+			return s, true
+		}
+	case discordgo.ApplicationCommandOptionBoolean:
+		if b, ok := v.(bool); ok {
+			return b, true
+		}
+	case discordgo.ApplicationCommandOptionNumber:
+		if f, ok := v.(float64); ok && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return f, true
+		}
+	case discordgo.ApplicationCommandOptionInteger:
+		if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) <= 1<<53 {
+			return int64(f), true
 		}
 	}
 	return nil, false
@@ -197,15 +243,13 @@ func (o opts) checkTypes(types map[string]discordgo.ApplicationCommandOptionType
 		if !known {
 			continue
 		}
-		var valueOK bool
-		switch x.Value.(type) {
-		case string:
-			valueOK = want != discordgo.ApplicationCommandOptionBoolean
-		case bool:
-			valueOK = want == discordgo.ApplicationCommandOptionBoolean
-		case float64: // JSON numbers
-			valueOK = want == discordgo.ApplicationCommandOptionInteger
+		// A number for an integer option: whether it is whole, the
+		// option's reader says in its own words.
+		kind := want
+		if kind == discordgo.ApplicationCommandOptionInteger {
+			kind = discordgo.ApplicationCommandOptionNumber
 		}
+		_, valueOK := OptionValue(kind, x.Value)
 		if x.Type != want || !valueOK {
 			return userErr("err_bad_option", nil)
 		}
@@ -225,14 +269,14 @@ func (o opts) textChannel(id uint64) bool {
 
 func (o opts) str(name string) (string, bool) {
 	v, ok := o.get(name, discordgo.ApplicationCommandOptionString)
-	s, isStr := v.(string)
-	return s, ok && isStr
+	s, _ := v.(string)
+	return s, ok
 }
 
 func (o opts) boolean(name string) (bool, bool) {
 	v, ok := o.get(name, discordgo.ApplicationCommandOptionBoolean)
-	b, isBool := v.(bool)
-	return b, ok && isBool
+	b, _ := v.(bool)
+	return b, ok
 }
 
 // snowflake reads a channel option: present tells whether it was given, ok
@@ -254,8 +298,8 @@ func (o opts) snowflake(name string) (id uint64, present, ok bool) {
 // player reads a user option; bots are refused.
 func (o opts) player(name string) (uint64, error) {
 	v, ok := o.get(name, discordgo.ApplicationCommandOptionUser)
-	s, isStr := v.(string)
-	if !ok || !isStr {
+	s, _ := v.(string)
+	if !ok {
 		return 0, userErr("err_bad_option", nil)
 	}
 	id, ok := parseSnowflake(s)
