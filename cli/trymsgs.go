@@ -48,13 +48,24 @@ func (l tryLang) code() string {
 // none). A missing key shows as itself, so that a slip shows rather than
 // crashes; TestTryMessages makes sure none is missing.
 func (l tryLang) t(key string, data map[string]any) string {
+	return l.localize(&i18n.LocalizeConfig{MessageID: key, TemplateData: data})
+}
+
+// p is the plural form of message key in l for count, which the message
+// reads as {{.Count}}.
+func (l tryLang) p(key string, count int64) string {
+	return l.localize(&i18n.LocalizeConfig{MessageID: key, PluralCount: count, TemplateData: map[string]any{"Count": count}})
+}
+
+func (l tryLang) localize(c *i18n.LocalizeConfig) string {
 	locs, err := tryLocalizers()
 	if err != nil {
-		return key
+		return c.MessageID
 	}
-	s, err := locs[l].Localize(&i18n.LocalizeConfig{MessageID: key, TemplateData: data, Funcs: tryFuncs})
+	c.Funcs = tryFuncs
+	s, err := locs[l].Localize(c)
 	if err != nil && s == "" {
-		return key
+		return c.MessageID
 	}
 	return s
 }
