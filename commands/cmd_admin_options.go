@@ -159,31 +159,32 @@ type opts struct {
 	resolved *discordgo.ApplicationCommandInteractionDataResolved
 }
 
-// get returns the value of option name as OptionValue types it, if the
-// option was given with type typ and a value of that type.
-func (o opts) get(name string, typ discordgo.ApplicationCommandOptionType) (any, bool) {
+// lookup returns the value of option name as OptionValue types it for typ:
+// present tells whether the option was given, ok whether it was given with
+// type typ and a value of that type.
+func (o opts) lookup(name string, typ discordgo.ApplicationCommandOptionType) (v any, present, ok bool) {
 	for _, x := range o.list {
 		if x != nil && x.Name == name {
-			if x.Type != typ {
-				return nil, false
-			}
-			return OptionValue(typ, x.Value)
+			v, ok := OptionValue(typ, x.Value)
+			return v, true, ok && x.Type == typ
 		}
 	}
-	return nil, false
+	return nil, false, false
+}
+
+// get returns the value of option name if it was given with type typ and a
+// value of that type (lookup).
+func (o opts) get(name string, typ discordgo.ApplicationCommandOptionType) (any, bool) {
+	v, _, ok := o.lookup(name, typ)
+	return v, ok
 }
 
 // integer reads an integer option: present tells whether it was given, ok
 // whether it is an integer option holding a whole number (OptionValue).
 func (o opts) integer(name string) (n int64, present, ok bool) {
-	for _, x := range o.list {
-		if x != nil && x.Name == name {
-			v, ok := OptionValue(discordgo.ApplicationCommandOptionInteger, x.Value)
-			n, _ = v.(int64)
-			return n, true, ok && x.Type == discordgo.ApplicationCommandOptionInteger
-		}
-	}
-	return 0, false, false
+	v, present, ok := o.lookup(name, discordgo.ApplicationCommandOptionInteger)
+	n, _ = v.(int64)
+	return n, present, ok
 }
 
 // OptionValue returns v, the value of an option of type typ as an
@@ -282,17 +283,13 @@ func (o opts) boolean(name string) (bool, bool) {
 // snowflake reads a channel option: present tells whether it was given, ok
 // whether it is a valid ID.
 func (o opts) snowflake(name string) (id uint64, present, ok bool) {
-	for _, x := range o.list {
-		if x != nil && x.Name == name {
-			s, isStr := x.Value.(string)
-			if x.Type != discordgo.ApplicationCommandOptionChannel || !isStr {
-				return 0, true, false
-			}
-			id, ok = parseSnowflake(s)
-			return id, true, ok
-		}
+	v, present, ok := o.lookup(name, discordgo.ApplicationCommandOptionChannel)
+	s, _ := v.(string)
+	if !ok {
+		return 0, present, false
 	}
-	return 0, false, false
+	id, ok = parseSnowflake(s)
+	return id, true, ok
 }
 
 // player reads a user option; bots are refused.
@@ -316,20 +313,19 @@ func (o opts) player(name string) (uint64, error) {
 
 // reason reads the optional reason, at most maxReason characters.
 func (o opts) reason() (string, error) {
-	for _, x := range o.list {
-		if x != nil && x.Name == "reason" {
-			s, ok := x.Value.(string)
-			if x.Type != discordgo.ApplicationCommandOptionString || !ok || !utf8.ValidString(s) {
-				return "", userErr("err_bad_option", nil)
-			}
-			s = strings.TrimSpace(s)
-			if utf8.RuneCountInString(s) > maxReason {
-				return "", userErr("err_reason_long", map[string]any{"Max": maxReason})
-			}
-			return s, nil
-		}
+	v, present, ok := o.lookup("reason", discordgo.ApplicationCommandOptionString)
+	if !present {
+		return "", nil
 	}
-	return "", nil
+	s, _ := v.(string)
+	if !ok || !utf8.ValidString(s) {
+		return "", userErr("err_bad_option", nil)
+	}
+	s = strings.TrimSpace(s)
+	if utf8.RuneCountInString(s) > maxReason {
+		return "", userErr("err_reason_long", map[string]any{"Max": maxReason})
+	}
+	return s, nil
 }
 
 // moderatorCredits is how a moderator may write an amount: a sign, ',' or
