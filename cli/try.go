@@ -108,6 +108,9 @@ func runTry(ctx context.Context, args []string, in io.Reader, stdout, stderr io.
 		fs.Usage()
 		return usageError{fmt.Sprintf("-lang: want en or fr, got %q", *lang)}
 	}
+	if _, err := tryLocalizers(); err != nil {
+		return err
+	}
 
 	if st, err := os.Stat(*files); err != nil || !st.IsDir() {
 		fs.Usage()
@@ -193,13 +196,13 @@ func runTry(ctx context.Context, args []string, in io.Reader, stdout, stderr io.
 		s.now = time.Now
 	}
 	l := langOf(locale)
-	where := l.t("logs_file", logPath)
+	where := l.t("logs_file", map[string]any{"Path": logPath})
 	if *verbose {
-		where = l.t("logs_stderr")
+		where = l.t("logs_stderr", nil)
 	}
-	fmt.Fprint(stdout, l.t("banner", srv.URL(), dir, where))
+	fmt.Fprint(stdout, l.t("banner", map[string]any{"Addr": srv.URL(), "Dir": dir, "Logs": where}))
 	s.loop(ctx, in)
-	fmt.Fprint(stdout, langOf(s.locale).t("bye"))
+	fmt.Fprint(stdout, langOf(s.locale).t("bye", nil))
 	return nil
 }
 
@@ -316,7 +319,7 @@ func (s *trySession) do(ctx context.Context, line string) bool {
 		if loc, ok := tryLocale(rest); ok {
 			s.locale = loc
 		} else {
-			s.println(l.t("lang_usage"))
+			s.println(l.t("lang_usage", nil))
 		}
 	default:
 		if strings.HasPrefix(line, "/") {
@@ -324,7 +327,7 @@ func (s *trySession) do(ctx context.Context, line string) bool {
 			return true
 		}
 		if !s.press(ctx, line) {
-			s.println(l.t("unknown", word, commandList(s.srv.Commands(tryGuild), l), s.lastButtons(s.view())))
+			s.println(l.t("unknown", map[string]any{"Word": word, "Commands": commandList(s.srv.Commands(tryGuild), l), "Buttons": s.lastButtons(s.view())}))
 		}
 	}
 	return true
@@ -334,7 +337,7 @@ func (s *trySession) do(ctx context.Context, line string) bool {
 func (s *trySession) as(who string) {
 	switch id, ok := tryUser(who); {
 	case !ok:
-		s.println(langOf(s.locale).t("as_usage"))
+		s.println(langOf(s.locale).t("as_usage", nil))
 	default:
 		s.user = id
 	}
@@ -374,7 +377,7 @@ func (s *trySession) show(ctx context.Context, p *fakediscord.Pending, err error
 	defer cancel()
 	r, err := p.Wait(wctx)
 	if err != nil {
-		s.println(l.t("no_answer", strings.TrimPrefix(err.Error(), "fakediscord: ")))
+		s.println(l.t("no_answer", map[string]any{"Err": strings.TrimPrefix(err.Error(), "fakediscord: ")}))
 		return
 	}
 	v := s.view()
@@ -399,10 +402,10 @@ func (s *trySession) save(m *discordgo.Message) {
 		name := filepath.Base(a.Filename)
 		switch {
 		case !ok:
-			fmt.Fprint(s.out, l.t("not_held", a.Filename))
+			fmt.Fprint(s.out, l.t("not_held", map[string]any{"File": a.Filename}))
 			continue
 		case !filepath.IsLocal(name):
-			fmt.Fprint(s.out, l.t("not_name", a.Filename))
+			fmt.Fprint(s.out, l.t("not_name", map[string]any{"File": a.Filename}))
 			continue
 		}
 		path := filepath.Join(s.files, name)
@@ -410,10 +413,10 @@ func (s *trySession) save(m *discordgo.Message) {
 			path = abs
 		}
 		if err := os.WriteFile(path, data, 0o644); err != nil {
-			fmt.Fprint(s.out, l.t("not_saved", err))
+			fmt.Fprint(s.out, l.t("not_saved", map[string]any{"Err": err}))
 			continue
 		}
-		fmt.Fprint(s.out, l.t("saved_as", path))
+		fmt.Fprint(s.out, l.t("saved_as", map[string]any{"Path": path}))
 	}
 }
 
@@ -425,11 +428,11 @@ func discordRefusal(err error, l tryLang) string {
 	cmd, _, _ = strings.Cut(cmd, " ")
 	switch {
 	case errors.Is(err, fakediscord.ErrForbidden):
-		return l.t("refused_forbidden", cmd)
+		return l.t("refused_forbidden", map[string]any{"Command": cmd})
 	case errors.Is(err, fakediscord.ErrUnknownCommand):
-		return l.t("refused_unknown", cmd)
+		return l.t("refused_unknown", map[string]any{"Command": cmd})
 	}
-	return l.t("refused", msg)
+	return l.t("refused", map[string]any{"Reason": msg})
 }
 
 // slash runs a slash command typed as text after the "/": its name (or

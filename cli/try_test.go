@@ -165,7 +165,7 @@ func TestTrySession(t *testing.T) {
 		}
 	}
 
-	if !strings.HasSuffix(out, "> quit\n"+langFR.t("bye")) { // the session ended in French
+	if !strings.HasSuffix(out, "> quit\n"+langFR.t("bye", nil)) { // the session ended in French
 		t.Errorf("quit does not end the session:\n%s", out)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/lesclefsdutresor/clefs/commands"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 )
 
@@ -92,37 +93,9 @@ func isButtonWord(typed []string) bool {
 	return false
 }
 
-// actionsRow returns c as a row of components: a message decoded from JSON
-// holds pointers, one the handlers built holds values.
-func actionsRow(c discordgo.MessageComponent) (discordgo.ActionsRow, bool) {
-	switch r := c.(type) {
-	case *discordgo.ActionsRow:
-		return *r, true
-	case discordgo.ActionsRow:
-		return r, true
-	}
-	return discordgo.ActionsRow{}, false
-}
-
-// messageButtons are the buttons of m, row by row (a message decoded from
-// JSON holds pointers; one built in Go, values).
+// messageButtons are the buttons of m in reading order (commands.Buttons).
 func messageButtons(m *discordgo.Message) []*discordgo.Button {
-	var out []*discordgo.Button
-	for _, c := range m.Components {
-		row, ok := actionsRow(c)
-		if !ok {
-			continue
-		}
-		for _, rc := range row.Components {
-			switch b := rc.(type) {
-			case *discordgo.Button:
-				out = append(out, b)
-			case discordgo.Button:
-				out = append(out, &b)
-			}
-		}
-	}
-	return out
+	return slices.Collect(commands.Buttons(m.Components))
 }
 
 // cards are the messages of the channel that the acting user sees and
@@ -156,7 +129,7 @@ func buttonsText(bs []*discordgo.Button, v view) string {
 func (s *trySession) lastButtons(v view) string {
 	cards := s.cards()
 	if len(cards) == 0 {
-		return v.lang.t("no_buttons_word")
+		return v.lang.t("no_buttons_word", nil)
 	}
 	return buttonsText(messageButtons(cards[0]), v)
 }
@@ -175,7 +148,7 @@ func (s *trySession) press(ctx context.Context, text string) bool {
 	}
 	if typed[0] == "row" || typed[0] == "ligne" {
 		if n, err := strconv.Atoi(strings.Join(typed[1:], " ")); err != nil || n < 1 || n > 3 {
-			s.println(v.lang.t("row_usage"))
+			s.println(v.lang.t("row_usage", nil))
 			return true
 		}
 	}
@@ -203,19 +176,19 @@ func (s *trySession) press(ctx context.Context, text string) bool {
 			})
 			s.show(ctx, p, err)
 		default:
-			s.println(v.lang.t("press_many", text, buttonsText(enabled, v)))
+			s.println(v.lang.t("press_many", map[string]any{"Label": text, "Buttons": buttonsText(enabled, v)}))
 		}
 		return true
 	}
 	switch {
 	case greyed != nil:
-		s.println(v.lang.t("press_greyed", buttonText(greyed, v)))
+		s.println(v.lang.t("press_greyed", map[string]any{"Button": buttonText(greyed, v)}))
 	case !isButtonWord(typed):
 		return false
 	case len(cards) == 0:
-		s.println(v.lang.t("press_nothing", text))
+		s.println(v.lang.t("press_nothing", map[string]any{"Label": text}))
 	default:
-		s.println(v.lang.t("press_none", text, buttonsText(messageButtons(cards[0]), v)))
+		s.println(v.lang.t("press_none", map[string]any{"Label": text, "Buttons": buttonsText(messageButtons(cards[0]), v)}))
 	}
 	return true
 }

@@ -27,17 +27,17 @@ func helpText(cmds []*discordgo.ApplicationCommand, args string, l tryLang) stri
 		path := "/" + localName(c.Name, derefNames(c.NameLocalizations), l)
 		desc := localName(c.Description, derefNames(c.DescriptionLocalizations), l)
 		if !found && len(filter) == 0 {
-			b.WriteString(l.t("help_title"))
+			b.WriteString(l.t("help_title", nil))
 		}
 		found = true
 		helpEntries(&b, path, desc, c.Options, mods, filter[min(len(filter), 1):], len(filter) > 0, l)
 	}
 	if !found {
-		return l.t("help_no_such", strings.Join(filter, " ")) + "\n"
+		return l.t("help_no_such", map[string]any{"Command": strings.Join(filter, " ")}) + "\n"
 	}
 	if len(filter) == 0 {
-		b.WriteString(l.t("help_options_tip", "admin") + "\n")
-		b.WriteString(l.t("help_rest"))
+		b.WriteString(l.t("help_options_tip", map[string]any{"Command": "admin"}) + "\n")
+		b.WriteString(l.t("help_rest", nil))
 	}
 	return b.String()
 }
@@ -58,19 +58,19 @@ func helpEntries(b *strings.Builder, path, desc string, opts []*discordgo.Applic
 	}
 	b.WriteString("  " + slashUsage(path, opts, l) + "\n")
 	if mods {
-		desc = l.t("help_mods") + desc
+		desc = l.t("help_mods", nil) + desc
 	}
 	b.WriteString("      " + desc + "\n")
 	for _, o := range opts {
 		name := localName(o.Name, o.NameLocalizations, l)
 		switch {
 		case detailed:
-			b.WriteString("      " + l.t("help_choices", name, localName(o.Description, o.DescriptionLocalizations, l)) + "\n")
+			b.WriteString("      " + l.t("help_choices", map[string]any{"Name": name, "Text": localName(o.Description, o.DescriptionLocalizations, l)}) + "\n")
 			if len(o.Choices) > 0 {
 				b.WriteString("        " + choiceList(o, l) + "\n")
 			}
 		case len(o.Choices) > 0:
-			b.WriteString("      " + l.t("help_choices", name, choiceList(o, l)) + "\n")
+			b.WriteString("      " + l.t("help_choices", map[string]any{"Name": name, "Text": choiceList(o, l)}) + "\n")
 		}
 	}
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -12,6 +11,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/lesclefsdutresor/clefs/commands"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 )
 
@@ -27,7 +27,7 @@ import (
 func parseSlash(text string, cmds []*discordgo.ApplicationCommand, l tryLang) (fakediscord.Slash, error) {
 	words := strings.Fields(text)
 	if len(words) == 0 {
-		return fakediscord.Slash{}, errors.New(l.t("slash_empty"))
+		return fakediscord.Slash{}, errors.New(l.t("slash_empty", nil))
 	}
 	var cmd *discordgo.ApplicationCommand
 	for _, c := range cmds {
@@ -37,7 +37,7 @@ func parseSlash(text string, cmds []*discordgo.ApplicationCommand, l tryLang) (f
 		}
 	}
 	if cmd == nil {
-		return fakediscord.Slash{}, errors.New(l.t("slash_unknown", words[0], commandList(cmds, l)))
+		return fakediscord.Slash{}, errors.New(l.t("slash_unknown", map[string]any{"Command": words[0], "Commands": commandList(cmds, l)}))
 	}
 	sl := fakediscord.Slash{Name: cmd.Name}
 	path := "/" + localName(cmd.Name, derefNames(cmd.NameLocalizations), l)
@@ -54,9 +54,9 @@ func parseSlash(text string, cmds []*discordgo.ApplicationCommand, l tryLang) (f
 		if found == nil {
 			example := path + " " + subs[0]
 			if len(words) == 0 {
-				return fakediscord.Slash{}, errors.New(l.t("slash_needs", path, strings.Join(subs, ", "), example))
+				return fakediscord.Slash{}, errors.New(l.t("slash_needs", map[string]any{"Path": path, "Subs": strings.Join(subs, ", "), "Example": example}))
 			}
-			return fakediscord.Slash{}, errors.New(l.t("slash_bad_sub", path, words[0], strings.Join(subs, ", "), example))
+			return fakediscord.Slash{}, errors.New(l.t("slash_bad_sub", map[string]any{"Path": path, "Sub": words[0], "Subs": strings.Join(subs, ", "), "Example": example}))
 		}
 		if found.Type == discordgo.ApplicationCommandOptionSubCommandGroup {
 			sl.Group = found.Name
@@ -68,7 +68,7 @@ func parseSlash(text string, cmds []*discordgo.ApplicationCommand, l tryLang) (f
 	}
 	opts, err := parseOptions(words, defs, l)
 	if err != nil {
-		return fakediscord.Slash{}, errors.New(l.t("slash_usage", path, err, slashUsage(path, defs, l)))
+		return fakediscord.Slash{}, errors.New(l.t("slash_usage", map[string]any{"Path": path, "Err": err, "Usage": slashUsage(path, defs, l)}))
 	}
 	sl.Options = opts
 	return sl, nil
@@ -174,7 +174,7 @@ func parseOptions(words []string, defs []*discordgo.ApplicationCommandOption, l 
 		if name, val, ok := strings.Cut(w, ":"); ok {
 			if i := find(name); i >= 0 {
 				if set[i] {
-					return nil, errors.New(l.t("opt_twice", localName(defs[i].Name, defs[i].NameLocalizations, l)))
+					return nil, errors.New(l.t("opt_twice", map[string]any{"Option": localName(defs[i].Name, defs[i].NameLocalizations, l)}))
 				}
 				set[i], values[i], cur = true, []string{val}, -1
 				if defs[i].Type == discordgo.ApplicationCommandOptionString {
@@ -195,7 +195,7 @@ func parseOptions(words []string, defs []*discordgo.ApplicationCommandOption, l 
 			}
 		}
 		if next < 0 {
-			return nil, errors.New(l.t("opt_too_many", w))
+			return nil, errors.New(l.t("opt_too_many", map[string]any{"Word": w}))
 		}
 		set[next], values[next] = true, []string{w}
 		last := true
@@ -211,13 +211,13 @@ func parseOptions(words []string, defs []*discordgo.ApplicationCommandOption, l 
 		name := localName(d.Name, d.NameLocalizations, l)
 		if !set[i] {
 			if d.Required {
-				return nil, errors.New(l.t("opt_missing", name))
+				return nil, errors.New(l.t("opt_missing", map[string]any{"Option": name}))
 			}
 			continue
 		}
 		v, err := optionValue(d, strings.Join(values[i], " "), l)
 		if err != nil {
-			return nil, errors.New(l.t("opt_value", name, err))
+			return nil, errors.New(l.t("opt_value", map[string]any{"Option": name, "Err": err}))
 		}
 		opts = append(opts, fakediscord.Opt{Name: d.Name, Value: v})
 	}
@@ -234,11 +234,12 @@ func optionValue(d *discordgo.ApplicationCommandOption, s string, l tryLang) (an
 	switch d.Type {
 	case discordgo.ApplicationCommandOptionInteger, discordgo.ApplicationCommandOptionNumber:
 		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || d.Type == discordgo.ApplicationCommandOptionInteger && f != math.Trunc(f) {
+		v, ok := commands.OptionValue(d.Type, f) // an integer's whole number as the bot reads it
+		if err != nil || !ok {
 			if d.Type == discordgo.ApplicationCommandOptionInteger {
-				return nil, errors.New(l.t("want_int", s))
+				return nil, errors.New(l.t("want_int", map[string]any{"Value": s}))
 			}
-			return nil, errors.New(l.t("want_number", s))
+			return nil, errors.New(l.t("want_number", map[string]any{"Value": s}))
 		}
 		if d.MinValue != nil && f < *d.MinValue || d.MaxValue != 0 && f > d.MaxValue {
 			lo, hi := "−∞", "∞"
@@ -248,12 +249,9 @@ func optionValue(d *discordgo.ApplicationCommandOption, s string, l tryLang) (an
 			if d.MaxValue != 0 {
 				hi = strconv.FormatFloat(d.MaxValue, 'f', -1, 64)
 			}
-			return nil, errors.New(l.t("want_range", lo, hi, s))
+			return nil, errors.New(l.t("want_range", map[string]any{"Min": lo, "Max": hi, "Value": s}))
 		}
-		if d.Type == discordgo.ApplicationCommandOptionInteger {
-			return int64(f), nil
-		}
-		return f, nil
+		return v, nil
 	case discordgo.ApplicationCommandOptionBoolean:
 		switch fold(s) {
 		case "true", "yes", "oui", "on", "vrai":
@@ -261,11 +259,11 @@ func optionValue(d *discordgo.ApplicationCommandOption, s string, l tryLang) (an
 		case "false", "no", "non", "off", "faux":
 			return false, nil
 		}
-		return nil, errors.New(l.t("want_bool", s))
+		return nil, errors.New(l.t("want_bool", map[string]any{"Value": s}))
 	case discordgo.ApplicationCommandOptionUser, discordgo.ApplicationCommandOptionMentionable:
 		id, ok := tryUser(s)
 		if !ok {
-			return nil, errors.New(l.t("want_user", s))
+			return nil, errors.New(l.t("want_user", map[string]any{"Value": s}))
 		}
 		return id, nil
 	case discordgo.ApplicationCommandOptionChannel:
@@ -274,7 +272,7 @@ func optionValue(d *discordgo.ApplicationCommandOption, s string, l tryLang) (an
 			return tryChannel, nil
 		}
 		if _, err := strconv.ParseUint(c, 10, 64); err != nil {
-			return nil, errors.New(l.t("want_channel", tryChannel, s))
+			return nil, errors.New(l.t("want_channel", map[string]any{"Channel": tryChannel, "Value": s}))
 		}
 		return c, nil
 	case discordgo.ApplicationCommandOptionString:
@@ -283,7 +281,7 @@ func optionValue(d *discordgo.ApplicationCommandOption, s string, l tryLang) (an
 			lo = *d.MinLength
 		}
 		if n < lo || hi > 0 && n > hi {
-			return nil, errors.New(l.t("want_length", lo, hi, n))
+			return nil, errors.New(l.t("want_length", map[string]any{"Min": lo, "Max": hi, "Length": n}))
 		}
 	}
 	return s, nil
@@ -304,14 +302,15 @@ func choiceValue(d *discordgo.ApplicationCommandOption, s string, l tryLang) (an
 			}
 		}
 	}
-	return nil, errors.New(l.t("want_choice", s, choiceList(d, l)))
+	return nil, errors.New(l.t("want_choice", map[string]any{"Value": s, "Choices": choiceList(d, l)}))
 }
 
-// choiceTyped is a choice's value as the option's type has it: an integer
-// option's choices decode from JSON as float64.
+// choiceTyped is a choice's value as the option's type has it
+// (commands.OptionValue): an integer option's choices decode from JSON as
+// float64.
 func choiceTyped(d *discordgo.ApplicationCommandOption, v any) any {
-	if f, ok := v.(float64); ok && d.Type == discordgo.ApplicationCommandOptionInteger {
-		return int64(f)
+	if typed, ok := commands.OptionValue(d.Type, v); ok {
+		return typed
 	}
 	return v
 }

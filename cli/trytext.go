@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/commands"
 )
 
 // The text rendering of `clefs try`: a message of the bot as a terminal
@@ -71,7 +73,7 @@ func renderMessage(m *discordgo.Message, ephemeral bool, v view) string {
 	var b strings.Builder
 	prefix := ""
 	if ephemeral {
-		prefix = v.lang.t("only_you")
+		prefix = v.lang.t("only_you", nil)
 	}
 	if c := strings.TrimSpace(m.Content); c != "" {
 		b.WriteString(prefix + plainText(c, v) + "\n")
@@ -86,7 +88,7 @@ func renderMessage(m *discordgo.Message, ephemeral bool, v view) string {
 		prefix = ""
 	}
 	if prefix != "" { // nothing at all: still say something
-		b.WriteString(prefix + v.lang.t("empty_msg") + "\n")
+		b.WriteString(prefix + v.lang.t("empty_msg", nil) + "\n")
 	}
 	renderButtons(&b, m.Components, v)
 	return b.String()
@@ -151,7 +153,7 @@ func renderEmbed(b *strings.Builder, e *discordgo.MessageEmbed, prefix string, v
 	for _, f := range e.Fields {
 		name, value := plainText(f.Name, v), strings.TrimRight(plainText(f.Value, v), "\n")
 		if f.Inline && !strings.Contains(value, "\n") {
-			inline = append(inline, v.lang.t("field", name, value))
+			inline = append(inline, v.lang.t("field", map[string]any{"Name": name, "Value": value}))
 			continue
 		}
 		flush()
@@ -166,22 +168,14 @@ func renderEmbed(b *strings.Builder, e *discordgo.MessageEmbed, prefix string, v
 	}
 }
 
-// renderButtons writes the buttons row by row, each in brackets with its
+// renderButtons writes the buttons row by row (a top-level component, such
+// as an action row or a container, is a line), each in brackets with its
 // emoji and label, a disabled one marked ·greyed.
 func renderButtons(b *strings.Builder, rows []discordgo.MessageComponent, v view) {
-	for _, c := range rows {
-		row, ok := actionsRow(c)
-		if !ok {
-			continue
-		}
+	for i := range rows {
 		var out []string
-		for _, rc := range row.Components {
-			switch btn := rc.(type) {
-			case *discordgo.Button:
-				out = append(out, buttonText(btn, v))
-			case discordgo.Button:
-				out = append(out, buttonText(&btn, v))
-			}
+		for btn := range commands.Buttons(rows[i : i+1]) {
+			out = append(out, buttonText(btn, v))
 		}
 		if len(out) > 0 {
 			b.WriteString(strings.Join(out, " ") + "\n")
@@ -206,7 +200,7 @@ func buttonText(btn *discordgo.Button, v view) string {
 	}
 	s := "[" + strings.Join(parts, " ")
 	if btn.Disabled {
-		s += v.lang.t("greyed")
+		s += v.lang.t("greyed", nil)
 	}
 	return s + "]"
 }

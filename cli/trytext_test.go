@@ -2,8 +2,11 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,8 +24,8 @@ import (
 
 // The English rendering's marks, and a view at a fixed time in UTC.
 var (
-	onlyYou = langEN.t("only_you")
-	greyed  = langEN.t("greyed")
+	onlyYou = langEN.t("only_you", nil)
+	greyed  = langEN.t("greyed", nil)
 	enView  = view{lang: langEN, now: tryTestNow, loc: time.UTC}
 )
 
@@ -330,21 +333,94 @@ func TestTimeStyles(t *testing.T) {
 	}
 }
 
-// TestTryMessages checks that every message of the session has both
-// languages with the same arguments.
+// TestTryMessages checks that both message files load and hold the same
+// messages with the same template fields, that the code names no message
+// they lack, and that a missing key shows as itself.
 func TestTryMessages(t *testing.T) {
-	verbs := regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z%]`)
-	for key, m := range tryMessages {
-		if m[langEN] == "" || m[langFR] == "" {
-			t.Errorf("%s: a language is missing: %q", key, m)
-			continue
+	if _, err := tryLocalizers(); err != nil {
+		t.Fatal(err)
+	}
+	// Each message as its text, a plural one as its forms (CLDR's: one and
+	// other in English, one, many and other in French) one after the other.
+	files := map[string]map[string]string{}
+	for l, forms := range map[string][]string{"en": {"one", "other"}, "fr": {"one", "many", "other"}} {
+		raw, err := os.ReadFile(filepath.Join("locales", l+".json"))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if en, fr := verbs.FindAllString(m[langEN], -1), verbs.FindAllString(m[langFR], -1); strings.Join(en, " ") != strings.Join(fr, " ") {
-			t.Errorf("%s: English takes %v, French %v", key, en, fr)
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatalf("%s.json: %v", l, err)
+		}
+		files[l] = map[string]string{}
+		for id, v := range m {
+			switch v := v.(type) {
+			case string:
+				files[l][id] = v
+			case map[string]any:
+				if len(v) != len(forms) {
+					t.Errorf("%s %q: forms %v, want %v", l, id, v, forms)
+				}
+				for _, f := range forms {
+					text, ok := v[f].(string)
+					if !ok {
+						t.Errorf("%s %q lacks the %q form", l, id, f)
+					}
+					files[l][id] += text
+				}
+			default:
+				t.Errorf("%s %q: %T", l, id, v)
+			}
 		}
 	}
-	if got := langFR.t("no such key"); got != "no such key" {
+	fields := regexp.MustCompile(`{{[^}]*}}`)
+	for id, en := range files["en"] {
+		fr, ok := files["fr"][id]
+		if !ok {
+			t.Errorf("fr.json lacks %q", id)
+			continue
+		}
+		ef, ff := fields.FindAllString(en, -1), fields.FindAllString(fr, -1)
+		slices.Sort(ef)
+		slices.Sort(ff)
+		if ef, ff = slices.Compact(ef), slices.Compact(ff); !slices.Equal(ef, ff) {
+			t.Errorf("%s: English takes %v, French %v", id, ef, ff)
+		}
+	}
+	for id := range files["fr"] {
+		if _, ok := files["en"][id]; !ok {
+			t.Errorf("en.json lacks %q", id)
+		}
+	}
+	srcs, err := filepath.Glob("try*.go")
+	if err != nil || len(srcs) == 0 {
+		t.Fatalf("the session's sources: %v %v", srcs, err)
+	}
+	used := regexp.MustCompile(`\.[tp]\("([a-z_]+)"|"(time_[a-z]+)"`)
+	named := map[string]bool{}
+	for _, f := range srcs {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range used.FindAllStringSubmatch(string(src), -1) {
+			id := m[1] + m[2]
+			named[id] = true
+			if _, ok := files["en"][id]; !ok {
+				t.Errorf("%s names message %q, which the files lack", f, id)
+			}
+		}
+	}
+	for id := range files["en"] {
+		if !named[id] {
+			t.Errorf("%q is in the files but no code names it", id)
+		}
+	}
+	if got := langFR.t("no such key", nil); got != "no such key" {
 		t.Errorf("a missing key: %q", got)
+	}
+	if got, want := langFR.t("want_range", map[string]any{"Min": "0", "Max": "9", "Value": `a"b`}), `un nombre de 0 à 9, pas "a\"b"`; got != want {
+		t.Errorf("want_range in French: %q, want %q", got, want)
 	}
 }
 

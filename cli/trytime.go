@@ -76,44 +76,29 @@ func discordTime(t time.Time, style string, v view) string {
 // years; each rounded to the nearest of its unit, and a unit that rounds
 // up to the next one's size (59.6 minutes) said in the next one.
 func relativeTime(d time.Duration, l tryLang) string {
-	past := d < 0
 	sec := math.Abs(d.Seconds())
 	const day = 86400.0
 	units := []struct {
 		size, next float64 // the unit in seconds, and how many make the next
-		en, fr     string
+		key        string  // its message, plural
 	}{
-		{1, 60, "second", "seconde"},
-		{60, 60, "minute", "minute"},
-		{3600, 24, "hour", "heure"},
-		{day, 30, "day", "jour"},
-		{day * 365.25 / 12, 12, "month", "mois"},
-		{day * 365.25, math.Inf(1), "year", "an"},
+		{1, 60, "time_seconds"},
+		{60, 60, "time_minutes"},
+		{3600, 24, "time_hours"},
+		{day, 30, "time_days"},
+		{day * 365.25 / 12, 12, "time_months"},
+		{day * 365.25, math.Inf(1), "time_years"},
 	}
 	var n int64
-	var en, fr string
+	var key string
 	for _, u := range units {
-		n, en, fr = int64(math.Round(sec/u.size)), u.en, u.fr
+		n, key = int64(math.Round(sec/u.size)), u.key
 		if float64(n) < u.next {
 			break
 		}
 	}
-	count := strconv.FormatInt(n, 10)
-	if l == langFR {
-		// French: 0 and 1 are singular; "mois" never takes an s.
-		if n > 1 && fr != "mois" {
-			fr += "s"
-		}
-		if past {
-			return "il y a " + count + " " + fr
-		}
-		return "dans " + count + " " + fr
+	if d < 0 {
+		return l.t("time_ago", map[string]any{"Span": l.p(key, n)})
 	}
-	if n != 1 {
-		en += "s"
-	}
-	if past {
-		return count + " " + en + " ago"
-	}
-	return "in " + count + " " + en
+	return l.t("time_in", map[string]any{"Span": l.p(key, n)})
 }

@@ -308,3 +308,24 @@ func TestAuditNamesActionsInTheReadersLanguage(t *testing.T) {
 		t.Fatalf("audit in French:\n%s\nin English:\n%s", fr, en)
 	}
 }
+
+// TestAdminAmountTooLarge: an amount of 10^10 credits or more is refused with the
+// bound, not as a misspelling (game's TestParseCredits covers the grammar).
+func TestAdminAmountTooLarge(t *testing.T) {
+	e := newEnv(t)
+	for amount, want := range map[string]string{
+		"99999999999":  "99999999999 credits is more than this bot handles (at most 9,999,999,999.99)",
+		"-99999999999": "99999999999 credits is more than this bot handles",
+		"9x":           "“9x” is not a valid amount",
+		"-9x":          "The amount cannot be negative here.",
+	} {
+		sub := "grant"
+		if amount == "-9x" {
+			sub = "set-balance"
+		}
+		h := e.admin(moderator, modPermsSet, sub, opt{"user", optUser, "1000000000000000002"}, opt{"amount", optString, amount})
+		if !strings.Contains(h.text(), want) {
+			t.Errorf("%s %q: %q, want %q", sub, amount, h.text(), want)
+		}
+	}
+}

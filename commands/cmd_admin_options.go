@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -62,15 +64,14 @@ func settingsPatchOf(o opts) (game.SettingsPatch, error) {
 		sp.MaxStakeDay = &v
 	}
 	intOpt := func(name string, lo, hi int) (int, bool, error) {
-		v, ok := o.get(name, discordgo.ApplicationCommandOptionInteger)
-		if !ok {
+		n, present, ok := o.integer(name)
+		if !present {
 			return 0, false, nil
 		}
-		f, isNumber := v.(float64)
-		if !isNumber || f != float64(int(f)) || f < float64(lo) || f > float64(hi) {
+		if !ok || n < int64(lo) || n > int64(hi) {
 			return 0, true, userErr("err_setting_range", map[string]any{"Name": name, "Min": lo, "Max": hi})
 		}
-		return int(f), true, nil
+		return int(n), true, nil
 	}
 	if n, ok, err := intOpt("min-interval", 0, int(game.MaxMinInterval/time.Second)); err != nil {
 		return sp, err
@@ -112,13 +113,60 @@ type opts struct {
 	resolved *discordgo.ApplicationCommandInteractionDataResolved
 }
 
-func (o opts) get(name string, typ discordgo.ApplicationCommandOptionType) (any, bool) {
+// lookup returns the value of option name as OptionValue types it for typ:
+// present tells whether the option was given, ok whether it was given with
+// type typ and a value of that type.
+func (o opts) lookup(name string, typ discordgo.ApplicationCommandOptionType) (v any, present, ok bool) {
 	for _, x := range o.list {
 		if x != nil && x.Name == name {
-			if x.Type != typ {
-				return nil, false
-			}
-			return x.Value, x.Value != nil
+			v, ok := OptionValue(typ, x.Value)
+			return v, true, ok && x.Type == typ
+		}
+	}
+	return nil, false, false
+}
+
+// get returns the value of option name if it was given with type typ and a
+// value of that type (lookup).
+func (o opts) get(name string, typ discordgo.ApplicationCommandOptionType) (any, bool) {
+	v, _, ok := o.lookup(name, typ)
+	return v, ok
+}
+
+// integer reads an integer option: present tells whether it was given, ok
+// whether it is an integer option holding a whole number (OptionValue).
+func (o opts) integer(name string) (n int64, present, ok bool) {
+	v, present, ok := o.lookup(name, discordgo.ApplicationCommandOptionInteger)
+	n, _ = v.(int64)
+	return n, present, ok
+}
+
+// OptionValue returns v, the value of an option of type typ as an
+// interaction carries it once decoded from JSON, as the Go value of that
+// type: a string for a string, user, channel, role or mentionable option
+// (an ID is a string); a bool for a boolean; a float64 for a number; an
+// int64 for an integer, which must be a whole number of at most 2^53 in
+// absolute value, as Discord takes it. ok is false for any other value, or
+// another type. The handlers read their options with it, and clefs try
+// types the values it sends with it.
+func OptionValue(typ discordgo.ApplicationCommandOptionType, v any) (any, bool) {
+	switch typ {
+	case discordgo.ApplicationCommandOptionString, discordgo.ApplicationCommandOptionUser, discordgo.ApplicationCommandOptionChannel,
+		discordgo.ApplicationCommandOptionRole, discordgo.ApplicationCommandOptionMentionable:
+		if s, ok := v.(string); ok {
+			return s, true
+		}
+	case discordgo.ApplicationCommandOptionBoolean:
+		if b, ok := v.(bool); ok {
+			return b, true
+		}
+	case discordgo.ApplicationCommandOptionNumber:
+		if f, ok := v.(float64); ok && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return f, true
+		}
+	case discordgo.ApplicationCommandOptionInteger:
+		if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) <= 1<<53 {
+			return int64(f), true
 		}
 	}
 	return nil, false
@@ -150,15 +198,13 @@ func (o opts) checkTypes(types map[string]discordgo.ApplicationCommandOptionType
 		if !known {
 			continue
 		}
-		var valueOK bool
-		switch x.Value.(type) {
-		case string:
-			valueOK = want != discordgo.ApplicationCommandOptionBoolean
-		case bool:
-			valueOK = want == discordgo.ApplicationCommandOptionBoolean
-		case float64: // JSON numbers
-			valueOK = want == discordgo.ApplicationCommandOptionInteger
+		// A number for an integer option: whether it is whole, the
+		// option's reader says in its own words.
+		kind := want
+		if kind == discordgo.ApplicationCommandOptionInteger {
+			kind = discordgo.ApplicationCommandOptionNumber
 		}
+		_, valueOK := OptionValue(kind, x.Value)
 		if x.Type != want || !valueOK {
 			return userErr("err_bad_option", nil)
 		}
@@ -178,37 +224,33 @@ func (o opts) textChannel(id uint64) bool {
 
 func (o opts) str(name string) (string, bool) {
 	v, ok := o.get(name, discordgo.ApplicationCommandOptionString)
-	s, isStr := v.(string)
-	return s, ok && isStr
+	s, _ := v.(string)
+	return s, ok
 }
 
 func (o opts) boolean(name string) (bool, bool) {
 	v, ok := o.get(name, discordgo.ApplicationCommandOptionBoolean)
-	b, isBool := v.(bool)
-	return b, ok && isBool
+	b, _ := v.(bool)
+	return b, ok
 }
 
 // snowflake reads a channel option: present tells whether it was given, ok
 // whether it is a valid ID.
 func (o opts) snowflake(name string) (id uint64, present, ok bool) {
-	for _, x := range o.list {
-		if x != nil && x.Name == name {
-			s, isStr := x.Value.(string)
-			if x.Type != discordgo.ApplicationCommandOptionChannel || !isStr {
-				return 0, true, false
-			}
-			id, ok = parseSnowflake(s)
-			return id, true, ok
-		}
+	v, present, ok := o.lookup(name, discordgo.ApplicationCommandOptionChannel)
+	s, _ := v.(string)
+	if !ok {
+		return 0, present, false
 	}
-	return 0, false, false
+	id, ok = parseSnowflake(s)
+	return id, true, ok
 }
 
 // player reads a user option; bots are refused.
 func (o opts) player(name string) (uint64, error) {
 	v, ok := o.get(name, discordgo.ApplicationCommandOptionUser)
-	s, isStr := v.(string)
-	if !ok || !isStr {
+	s, _ := v.(string)
+	if !ok {
 		return 0, userErr("err_bad_option", nil)
 	}
 	id, ok := parseSnowflake(s)
@@ -225,76 +267,43 @@ func (o opts) player(name string) (uint64, error) {
 
 // reason reads the optional reason, at most maxReason characters.
 func (o opts) reason() (string, error) {
-	for _, x := range o.list {
-		if x != nil && x.Name == "reason" {
-			s, ok := x.Value.(string)
-			if x.Type != discordgo.ApplicationCommandOptionString || !ok || !utf8.ValidString(s) {
-				return "", userErr("err_bad_option", nil)
-			}
-			s = strings.TrimSpace(s)
-			if utf8.RuneCountInString(s) > maxReason {
-				return "", userErr("err_reason_long", map[string]any{"Max": maxReason})
-			}
-			return s, nil
-		}
+	v, present, ok := o.lookup("reason", discordgo.ApplicationCommandOptionString)
+	if !present {
+		return "", nil
 	}
-	return "", nil
+	s, _ := v.(string)
+	if !ok || !utf8.ValidString(s) {
+		return "", userErr("err_bad_option", nil)
+	}
+	s = strings.TrimSpace(s)
+	if utf8.RuneCountInString(s) > maxReason {
+		return "", userErr("err_reason_long", map[string]any{"Max": maxReason})
+	}
+	return s, nil
 }
 
-// parseCredits parses an amount of credits typed by a moderator into cents:
-// optional minus sign (when negative is allowed), digits, optionally a '.'
-// or ',' and one or two decimals. Anything else — exponents, NaN, spaces
-// inside, thousands separators, three decimals, more than 10^10 credits — is
-// refused with a user error.
+// moderatorCredits is how a moderator may write an amount: a sign, ',' or
+// '.' before the decimals, and below maxAmountCents (at most ten digits
+// before the separator, as it always was: 10^10 credits is refused).
+var moderatorCredits = game.CreditSyntax{Signed: true, Comma: true, Max: maxAmountCents - 1}
+
+// parseCredits parses an amount of credits typed by a moderator into cents
+// with game.ParseCredits: spaces around it, a sign ('-' only when negative is
+// allowed), ',' or '.' before one or two decimals, below 10^10 credits.
+// A refusal is a user error naming what was typed.
 func parseCredits(s string, negative bool) (int64, error) {
-	bad := userErr("err_bad_amount", map[string]any{"Value": truncateRunes(s, maxAmountLen)})
-	s = strings.TrimSpace(s)
-	neg := false
-	if s != "" && (s[0] == '-' || s[0] == '+') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	if neg && !negative {
+	typed := strings.TrimSpace(s)
+	if !negative && strings.HasPrefix(typed, "-") {
 		return 0, userErr("err_negative", nil)
 	}
-	intPart, frac := s, ""
-	if i := strings.IndexAny(s, ".,"); i >= 0 {
-		intPart, frac = s[:i], s[i+1:]
-		if frac == "" {
-			return 0, bad
-		}
-	}
-	if intPart == "" || len(intPart) > 10 || len(frac) > 2 || !allDigits(intPart) || !allDigits(frac) {
-		return 0, bad
-	}
-	units, err := strconv.ParseInt(intPart, 10, 64)
-	if err != nil {
-		return 0, bad
-	}
-	cents := units * 100
-	if len(frac) > 0 {
-		f, _ := strconv.ParseInt(frac, 10, 64)
-		if len(frac) == 1 {
-			f *= 10
-		}
-		cents += f
-	}
-	if cents > maxAmountCents {
-		return 0, userErr("err_amount_range", map[string]any{"Value": truncateRunes(s, maxAmountLen), "Max": formatAmount(maxAmountCents, false)})
-	}
-	if neg {
-		cents = -cents
+	cents, err := game.ParseCredits(typed, moderatorCredits)
+	switch {
+	case errors.Is(err, game.ErrCreditRange):
+		return 0, userErr("err_amount_range", map[string]any{"Value": truncateRunes(strings.TrimLeft(typed, "+-"), maxAmountLen), "Max": formatAmount(moderatorCredits.Max, false)})
+	case err != nil:
+		return 0, userErr("err_bad_amount", map[string]any{"Value": truncateRunes(s, maxAmountLen)})
 	}
 	return cents, nil
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // truncateRunes cuts s to at most n characters, never inside a character.

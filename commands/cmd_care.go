@@ -134,12 +134,11 @@ func (a *App) limitsSet(ctx context.Context, rq *request, o opts, set game.Setti
 		sets = append(sets, game.LimitSet{Kind: game.LimitKind(k), Amount: amount})
 	}
 	reminder := time.Duration(-1) // unchanged
-	if v, ok := o.get("reminder", discordgo.ApplicationCommandOptionInteger); ok {
-		f, isNumber := v.(float64)
+	if n, present, ok := o.integer("reminder"); present {
 		// The bounds are game's (CheckReminder); the first tests only keep
 		// the conversion to a duration from overflowing.
-		ok := isNumber && f == math.Trunc(f) && f >= 0 && f <= float64(math.MaxInt64/int64(time.Minute))
-		m := time.Duration(f) * time.Minute
+		ok = ok && n >= 0 && n <= math.MaxInt64/int64(time.Minute)
+		m := time.Duration(n) * time.Minute
 		if !ok || game.CheckReminder(m) != nil {
 			return reply{}, userErr("err_reminder", map[string]any{
 				"Min": int(game.MinReminder / time.Minute), "Max": int(game.MaxReminder / time.Minute),

@@ -86,11 +86,11 @@ func (a *App) handleFairness(ctx context.Context, rq *request) (reply, error) {
 		return a.fairnessRotate(ctx, rq, nil)
 	case "verify":
 		v, ok := o.get("ticket", discordgo.ApplicationCommandOptionInteger)
-		f, isNumber := v.(float64) // JSON numbers decode as float64
-		if !ok || !isNumber || f < 1 || f > 1<<53 || f != float64(uint64(f)) {
+		n, _ := v.(int64)
+		if !ok || n < 1 {
 			return reply{}, userErr("err_bad_option", nil)
 		}
-		return a.fairnessVerify(ctx, rq, uint64(f))
+		return a.fairnessVerify(ctx, rq, uint64(n))
 	case "export":
 		return a.fairnessExport(ctx, rq)
 	}

@@ -1,6 +1,10 @@
 package commands
 
-import "github.com/bwmarrin/discordgo"
+import (
+	"iter"
+
+	"github.com/bwmarrin/discordgo"
+)
 
 // componentCustomID is the custom ID of a component interaction's data and
 // the kind of component that sent it ("" and 0 if none).
@@ -19,39 +23,55 @@ func componentCustomID(i *discordgo.Interaction) (string, discordgo.ComponentTyp
 // messageHasButton reports whether m carries a button whose custom ID is
 // id, anywhere in its components (action rows, sections, containers).
 func messageHasButton(m *discordgo.Message, id string) bool {
-	return m != nil && id != "" && anyHasButton(m.Components, id)
-}
-
-func anyHasButton(cs []discordgo.MessageComponent, id string) bool {
-	for _, c := range cs {
-		if hasButton(c, id) {
+	if m == nil || id == "" {
+		return false
+	}
+	for b := range Buttons(m.Components) {
+		if b.CustomID == id {
 			return true
 		}
 	}
 	return false
 }
 
-// hasButton reports whether component c is, or holds, a button with custom
-// ID id. Components decoded from JSON are pointers; those built in memory may
-// be values.
-func hasButton(c discordgo.MessageComponent, id string) bool {
-	switch c := c.(type) {
-	case *discordgo.Button:
-		return c != nil && c.CustomID == id
-	case discordgo.Button:
-		return c.CustomID == id
-	case *discordgo.ActionsRow:
-		return c != nil && anyHasButton(c.Components, id)
-	case discordgo.ActionsRow:
-		return anyHasButton(c.Components, id)
-	case *discordgo.Section:
-		return c != nil && (anyHasButton(c.Components, id) || hasButton(c.Accessory, id))
-	case discordgo.Section:
-		return anyHasButton(c.Components, id) || hasButton(c.Accessory, id)
-	case *discordgo.Container:
-		return c != nil && anyHasButton(c.Components, id)
-	case discordgo.Container:
-		return anyHasButton(c.Components, id)
+// Buttons yields the buttons of components in the order a reader sees them,
+// anywhere in them: in action rows, in sections (their components, then
+// their accessory) and in containers, however nested. Components decoded
+// from JSON are pointers, those built in memory may be values; a button held
+// as a value is yielded as a pointer to a copy, so changing a yielded button
+// changes the message only when the message holds pointers.
+func Buttons(components []discordgo.MessageComponent) iter.Seq[*discordgo.Button] {
+	return func(yield func(*discordgo.Button) bool) {
+		walkButtons(components, yield)
 	}
-	return false
+}
+
+// walkButtons calls yield on each button of cs until it returns false, and
+// reports whether it never did.
+func walkButtons(cs []discordgo.MessageComponent, yield func(*discordgo.Button) bool) bool {
+	for _, c := range cs {
+		more := true
+		switch c := c.(type) {
+		case *discordgo.Button:
+			more = c == nil || yield(c)
+		case discordgo.Button:
+			more = yield(&c)
+		case *discordgo.ActionsRow:
+			more = c == nil || walkButtons(c.Components, yield)
+		case discordgo.ActionsRow:
+			more = walkButtons(c.Components, yield)
+		case *discordgo.Section:
+			more = c == nil || walkButtons(c.Components, yield) && walkButtons([]discordgo.MessageComponent{c.Accessory}, yield)
+		case discordgo.Section:
+			more = walkButtons(c.Components, yield) && walkButtons([]discordgo.MessageComponent{c.Accessory}, yield)
+		case *discordgo.Container:
+			more = c == nil || walkButtons(c.Components, yield)
+		case discordgo.Container:
+			more = walkButtons(c.Components, yield)
+		}
+		if !more {
+			return false
+		}
+	}
+	return true
 }

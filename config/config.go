@@ -355,12 +355,16 @@ func (l *loader) redisURL(name string) string {
 	return v
 }
 
+// creditSyntax is how an amount of credits is written in the environment:
+// digits, optionally a '.' and one or two decimals, up to 10^13 credits.
+var creditSyntax = game.CreditSyntax{Max: 1_000_000_000_000_000}
+
 func (l *loader) credits(name string, def int64) int64 {
 	v := l.get(name)
 	if v == "" {
 		return def
 	}
-	c, err := ParseCredits(v)
+	c, err := game.ParseCredits(v, creditSyntax)
 	if err != nil {
 		l.fail(name, "%v", err)
 		return 0
@@ -640,42 +644,4 @@ func CheckEmoji(s string) error {
 		return fmt.Errorf("%q is not a single emoji (Unicode emoji or <:name:id>)", s)
 	}
 	return nil
-}
-
-// ParseCredits parses an amount of credits written with at most two
-// decimals ("20", "20.5", "20.00") into cents. It rejects signs, exponents,
-// spaces, more than two decimals and amounts above 10^13 credits.
-func ParseCredits(s string) (int64, error) {
-	const maxWhole = 10_000_000_000_000
-	whole, frac, hasDot := strings.Cut(s, ".")
-	if whole == "" || !allDigits(whole) || (hasDot && (frac == "" || !allDigits(frac))) {
-		return 0, fmt.Errorf("%q is not an amount of credits (e.g. 20.00)", s)
-	}
-	if len(frac) > 2 {
-		return 0, fmt.Errorf("%q: at most two decimals", s)
-	}
-	if len(whole) > 14 {
-		return 0, fmt.Errorf("%q: too large", s)
-	}
-	w, _ := strconv.ParseInt(whole, 10, 64)
-	if w > maxWhole {
-		return 0, fmt.Errorf("%q: too large", s)
-	}
-	f := int64(0)
-	if frac != "" {
-		f, _ = strconv.ParseInt(frac, 10, 64)
-		if len(frac) == 1 {
-			f *= 10
-		}
-	}
-	return w*100 + f, nil
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }

@@ -10,13 +10,13 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/sync/singleflight"
 )
 
 // HealthTimeout is the deadline /healthz gives the health checks: a check
@@ -61,7 +61,7 @@ type Check struct {
 // that same run rather than start another, so a hung check holds one
 // goroutine, not one per probe.
 func Health(checks ...Check) func(context.Context) error {
-	running := make([]runOnce, len(checks))
+	running := make([]singleflight.Group, len(checks)) // one run of each check at a time
 	return func(ctx context.Context) error {
 		type result struct {
 			i   int
@@ -69,7 +69,7 @@ func Health(checks ...Check) func(context.Context) error {
 		}
 		results := make(chan result, len(checks)) // never blocks a late check
 		for i, c := range checks {
-			go func() { results <- result{i, running[i].wait(ctx, c.Run)} }()
+			go func() { results <- result{i, wait(ctx, &running[i], c.Run)} }()
 		}
 		errs := make([]error, len(checks))
 		answered := make([]bool, len(checks))
@@ -95,38 +95,13 @@ func Health(checks ...Check) func(context.Context) error {
 	}
 }
 
-// runOnce runs one check at a time: a call while a run is under way waits
-// for that run's answer (or its own ctx's end) instead of starting another.
-type runOnce struct {
-	mu  sync.Mutex
-	cur *flight // the run under way, nil if none
-}
-
-type flight struct {
-	done chan struct{} // closed when err is set
-	err  error
-}
-
-// wait returns the answer of the run under way, or of a new run of f with
-// ctx, or ctx's error if it ends first.
-func (r *runOnce) wait(ctx context.Context, f func(context.Context) error) error {
-	r.mu.Lock()
-	fl := r.cur
-	if fl == nil {
-		fl = &flight{done: make(chan struct{})}
-		r.cur = fl
-		go func() {
-			fl.err = call(ctx, f)
-			r.mu.Lock()
-			r.cur = nil
-			r.mu.Unlock()
-			close(fl.done)
-		}()
-	}
-	r.mu.Unlock()
+// wait returns the answer of the run of f under way in g, or of a new run
+// of f with ctx, or ctx's error if it ends first.
+func wait(ctx context.Context, g *singleflight.Group, f func(context.Context) error) error {
+	run := g.DoChan("", func() (any, error) { return nil, call(ctx, f) })
 	select {
-	case <-fl.done:
-		return fl.err
+	case r := <-run:
+		return r.Err
 	case <-ctx.Done():
 		return fmt.Errorf("no answer: %w", ctx.Err())
 	}

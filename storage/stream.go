@@ -15,12 +15,12 @@ import (
 // guild (either may be nil) as soon as it is read and checked, in the
 // dump's order. It returns the dump's version.
 //
-// A dump of version DumpVersion that starts with its version, as
-// EncodeDump writes it, is read one player at a time: the memory it takes
-// is that of the largest player, plus the IDs seen so far (to report a
-// player or a guild present twice). Any other dump (versions 1 to
-// LegacyDumpVersion, which are small, or fields in another order) is read
-// whole first, then handed over.
+// A dump of version DumpVersion is read one player at a time, by one
+// reader: the memory it takes is that of the largest player, plus the IDs
+// seen so far (to report a player or a guild present twice), plus the
+// whole dump's bytes if its version is not its first field (EncodeDump
+// writes it first). A dump of versions 1 to LegacyDumpVersion, which are
+// small, is read whole first, then handed over.
 //
 // The errors are ReadDump's: ErrInvalid or ErrDuplicate naming the record.
 // An error of player or guild stops the read and is returned as is.
@@ -41,7 +41,7 @@ func StreamDump(r, seeds io.Reader, player func(DecodedPlayer) error, guild func
 	if v, ok := streamHead(dec); ok && v == DumpVersion {
 		head.keep, head.read = false, nil
 		s := &dumpStream{dec: dec, check: newDumpCheck(), player: player, guild: guild}
-		return DumpVersion, s.rest()
+		return DumpVersion, s.rest(map[string]bool{"version": true})
 	}
 	data, err := head.all()
 	if err != nil {
@@ -88,8 +88,9 @@ func (rr *replayReader) all() ([]byte, error) {
 	return append(rr.read, rest...), err
 }
 
-// readWhole reads a dump held in data: the version first, then the whole
-// dump strictly, then each record checked and handed over.
+// readWhole reads a dump held in data: the version first; a dump of an
+// older version whole and strictly, then each record checked and handed
+// over; one of DumpVersion as StreamDump reads it, a record at a time.
 func readWhole(data []byte, seeds io.Reader, player func(DecodedPlayer) error, guild func(DecodedGuild) error) (int, error) {
 	var head struct {
 		Version int             `json:"version"`
@@ -126,30 +127,15 @@ func readWhole(data []byte, seeds io.Reader, player func(DecodedPlayer) error, g
 		}
 		return dd.Version, nil
 	}
-	var d dumpV4
-	if err := strictJSON(data, &d); err != nil {
+	// A version 4 dump whose version is not its first field: the same
+	// record-by-record reader, over the bytes, the version among the fields.
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	s := &dumpStream{dec: dec, check: newDumpCheck(), player: player, guild: guild}
+	if _, err := s.token(); err != nil { // the '{' the decoding of head found
 		return 0, err
 	}
-	c := newDumpCheck()
-	for i, dp := range d.Players {
-		p, err := c.player(i, dp)
-		if err != nil {
-			return 0, err
-		}
-		if err := player(p); err != nil {
-			return 0, err
-		}
-	}
-	for i, dg := range d.Guilds {
-		g, err := c.guild(i, dg)
-		if err != nil {
-			return 0, err
-		}
-		if err := guild(g); err != nil {
-			return 0, err
-		}
-	}
-	return DumpVersion, nil
+	return DumpVersion, s.rest(map[string]bool{})
 }
 
 // dumpCheck checks the records of a version 4 dump one at a time, keeping
@@ -204,10 +190,10 @@ type dumpStream struct {
 	guild  func(DecodedGuild) error
 }
 
-// rest reads the fields after the version, the end of the object, and
-// checks that nothing follows it.
-func (s *dumpStream) rest() error {
-	seen := map[string]bool{"version": true}
+// rest reads the fields of the dump's object not yet seen, in any order,
+// the end of the object, and checks that nothing follows it. A version
+// among them must be DumpVersion.
+func (s *dumpStream) rest(seen map[string]bool) error {
 	for s.dec.More() {
 		t, err := s.token()
 		if err != nil {
@@ -219,6 +205,14 @@ func (s *dumpStream) rest() error {
 		}
 		seen[key] = true
 		switch key {
+		case "version":
+			var v int
+			if err := s.dec.Decode(&v); err != nil {
+				return fmt.Errorf("%w: read dump: version: %v", ErrInvalid, describeJSONError(err))
+			}
+			if v != DumpVersion {
+				return fmt.Errorf("%w: dump version %d, want %d", ErrInvalid, v, DumpVersion)
+			}
 		case "players":
 			// Each player is decoded into the lines and reveals of the one
 			// before, zeroed, which saves growing them afresh; nothing

@@ -194,6 +194,8 @@ func TestStreamDumpRefuses(t *testing.T) {
 		{"an unknown version", `{"version": 5, "players": []}`, "dump version 5, want 1 to 4"},
 		{"the version as a string", `{"version": "4", "players": []}`, "read dump"},
 		{"not an object", `[]`, "read dump"},
+		{"the version twice, read whole", `{"players": [], "version": 4, "version": 4}`, `field "version" twice`},
+		{"two versions, read whole", `{"version": 5, "players": [], "version": 4}`, "dump version 5, want 4"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := streamDump([]byte(c.data))
