@@ -32,11 +32,11 @@ type botProc struct {
 	err  error         // Wait's, once done is closed
 }
 
-// startBot runs bin in a new empty folder (so that no .env is read) with
+// startProcess runs bin in a new empty folder (so that no .env is read) with
 // only env as its environment (so that nothing of the caller's, such as
 // REDIS_URL, reaches it). Its output goes to out (nil: nowhere) and its
 // last lines are kept for errors.
-func startBot(bin string, env map[string]string, out io.Writer) (*botProc, error) {
+func startProcess(bin string, env map[string]string, out io.Writer) (*botProc, error) {
 	dir, err := os.MkdirTemp("", "clefs-loadtest-bot-")
 	if err != nil {
 		return nil, fmt.Errorf("loadtest: the bot's folder: %w", err)

@@ -140,21 +140,22 @@ func SoakInteractions(ctx context.Context, cfg InteractionSoakConfig) (rep *Inte
 	ctx, cancel := context.WithTimeout(ctx, soakTimeout)
 	defer cancel()
 	log := cfg.Logger
-	r, err := prepare(ctx, cfg.Config)
+	r, err := prepare(ctx, cfg.Config, cfg.Keep)
 	if err != nil {
 		return nil, err
 	}
+	for _, p := range r.players {
+		p.mix = playCycle
+	}
 	rep = &InteractionSoakReport{Store: r.b.desc, Players: cfg.Players, Keep: cfg.Keep, MaxGrowth: cfg.MaxGrowth}
 	defer func() {
-		line, cerr := r.b.finish(ctx, r.guilds, log)
-		rep.Cleanup = line
-		err = errors.Join(err, cerr)
+		rep.Cleanup, err = r.close(ctx, log, err)
 	}()
 	var h bot.Handler = r.app
 	if cfg.WrapHandler != nil {
 		h = cfg.WrapHandler(h)
 	}
-	c, err := startGateway(ctx, h, r.m, cfg.BotLogger, nil, cfg.Keep)
+	c, err := startBot(ctx, Gateway, r, h, cfg.Config)
 	if err != nil {
 		return rep, err
 	}
@@ -191,13 +192,13 @@ func SoakInteractions(ctx context.Context, cfg InteractionSoakConfig) (rep *Inte
 	early := int64(max(cfg.Interactions/10, 1))
 	log.Info("soak through the gateway: sending", "interactions", early, "of", cfg.Interactions, "players", len(r.players), "fake_keeps", cfg.Keep)
 	send(early)
-	rep.EarlyInteractions, _, _, _ = counts(r.players)
+	rep.EarlyInteractions = sum(r.players, callsOf)
 	rep.EarlyHeap = heapAfterGC()
 	log.Info("soak: early heap", "interactions", rep.EarlyInteractions, "heap_bytes", rep.EarlyHeap)
 	send(int64(cfg.Interactions) - early)
 	rep.Elapsed = time.Since(start)
 	rep.EndHeap = heapAfterGC()
-	rep.Interactions, rep.Cycles, rep.Chests, _ = counts(r.players)
+	rep.Interactions, rep.Cycles, rep.Chests = sum(r.players, callsOf), sum(r.players, cyclesOf), sum(r.players, chestsOf)
 	rep.Errors, rep.FirstErrors = errs.count(), errs.first
 	rep.Refused = c.refused()
 	// The bot and the fake are live until here, as they were at the early
@@ -262,7 +263,7 @@ func (r *InteractionSoakReport) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "end / early heap: %.3f× (limit %.2f×): %s; %+.2f bytes per interaction after the early reading\n",
 		r.Ratio, r.MaxGrowth, verdict, r.BytesPerInteraction)
-	r.Audit.writeText(&b)
+	b.WriteString(r.Audit.text())
 	if r.Cleanup != "" {
 		fmt.Fprintf(&b, "cleanup: %s\n", r.Cleanup)
 	}
