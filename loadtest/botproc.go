@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,13 +42,8 @@ func startProcess(bin string, env map[string]string, out io.Writer) (*botProc, e
 	}
 	cmd := exec.Command(bin)
 	cmd.Dir = dir
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		cmd.Env = append(cmd.Env, k+"="+env[k])
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	tail := &tailBuffer{max: 4096}
 	w := io.Writer(tail)

@@ -31,17 +31,19 @@ func summarize(ds []time.Duration) Latency {
 }
 
 // recording keeps every latency of one phase by kind (8 bytes each: 8 MB
-// for a million), and the open loop's send delays. A nil *recording
-// records nothing (a warm-up).
+// for a million), and under sendDelay the open loop's delays from an
+// interaction's schedule to its send. A nil *recording records nothing (a
+// warm-up).
 type recording struct {
-	mu     sync.Mutex
-	kinds  map[string][]time.Duration
-	delays []time.Duration
+	mu    sync.Mutex
+	kinds map[string][]time.Duration
 }
+
+const sendDelay = "send delay"
 
 func newRecording() *recording { return &recording{kinds: map[string][]time.Duration{}} }
 
-// add records one interaction of kind k.
+// add records one interaction of kind k, or a send delay.
 func (r *recording) add(k string, d time.Duration) {
 	if r != nil {
 		r.mu.Lock()
@@ -50,26 +52,19 @@ func (r *recording) add(k string, d time.Duration) {
 	}
 }
 
-// addSendDelay records how late an open loop's interaction left.
-func (r *recording) addSendDelay(d time.Duration) {
-	if r != nil {
-		r.mu.Lock()
-		r.delays = append(r.delays, d)
-		r.mu.Unlock()
-	}
-}
-
 // summary returns the latencies per kind and, under KindAll, over every
-// kind, and their number.
-func (r *recording) summary() (map[string]Latency, int64) {
+// kind, and their number; and the send delays'.
+func (r *recording) summary() (_ map[string]Latency, n int64, delays Latency) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := map[string]Latency{}
 	var all []time.Duration
 	for k, ds := range r.kinds {
-		out[k] = summarize(ds)
-		all = append(all, ds...)
+		if k != sendDelay {
+			out[k] = summarize(ds)
+			all = append(all, ds...)
+		}
 	}
 	out[KindAll] = summarize(all)
-	return out, int64(len(all))
+	return out, int64(len(all)), summarize(r.kinds[sendDelay])
 }

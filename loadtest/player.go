@@ -346,7 +346,7 @@ func openLoop(ctx context.Context, players []*player, d time.Duration, rate floa
 			return
 		}
 		wg.Go(func() {
-			rec.addSendDelay(time.Since(sched))
+			rec.add(sendDelay, time.Since(sched))
 			if err := play(p, sched, rec); err != nil {
 				errs.add(err)
 			}

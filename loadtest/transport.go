@@ -247,10 +247,10 @@ func runTransport(ctx context.Context, name string, r *rig, cfg Config, errs *er
 		m.stop(ctx, &ph)
 		ph.Cycles, ph.Chests = sum(r.players, cyclesOf)-cycles0, sum(r.players, chestsOf)-chests0
 		ph.Errors = sum(r.players, errorsOf) - errs0
-		ph.Latency, ph.Interactions = rec.summary()
+		var sd Latency
+		ph.Latency, ph.Interactions, sd = rec.summary()
 		ph.Reveals = int64(ph.Latency[KindActivityReveal].N)
 		if rate > 0 {
-			sd := summarize(rec.delays)
 			ph.SendDelay = &sd
 		}
 		ph.Refused = b.refused()
