@@ -159,15 +159,6 @@ func (b *botRun) refused() []string {
 	return out
 }
 
-// cpu reads the bot process's CPU time; nil when the bot runs in this
-// process.
-func (b *botRun) cpu() func() (time.Duration, error) {
-	if b.proc == nil {
-		return nil
-	}
-	return b.proc.cpu
-}
-
 // close stops the bot: it waits for the interactions in progress.
 func (b *botRun) close() error {
 	if b.public != nil {
@@ -224,6 +215,10 @@ func runTransport(ctx context.Context, name string, r *rig, cfg Config, errs *er
 	defer func() { err = errors.Join(err, b.close()) }()
 	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: len(r.players)}}
 	defer hc.CloseIdleConnections()
+	var cpu func() (time.Duration, error) // the bot process's CPU; nil when the bot runs in this one
+	if b.proc != nil {
+		cpu = b.proc.cpu
+	}
 	for _, p := range r.players { // a new card, a new session
 		*p = player{id: p.id, guild: p.guild, user: p.user, channel: p.channel, target: p.target, mod: p.mod, mix: p.mix,
 			tokens: p.tokens, paced: p.paced, ops: p.ops, calls: p.calls, cycles: p.cycles, chests: p.chests, errors: p.errors}
@@ -240,11 +235,11 @@ func runTransport(ctx context.Context, name string, r *rig, cfg Config, errs *er
 		}
 		cycles0, chests0, errs0 := sum(r.players, cyclesOf), sum(r.players, chestsOf), sum(r.players, errorsOf)
 		rec := newRecording()
-		m := startMeter(ctx, r.b, b.cpu())
+		stop := meter(ctx, r.b, cpu)
 		start := time.Now()
 		drive(ctx, r.players, cfg.Duration, rate, rec, errs, play)
 		ph := Phase{Name: name, Rate: rate, Players: len(r.players), Elapsed: time.Since(start)}
-		m.stop(ctx, &ph)
+		stop(&ph)
 		ph.Cycles, ph.Chests = sum(r.players, cyclesOf)-cycles0, sum(r.players, chestsOf)-chests0
 		ph.Errors = sum(r.players, errorsOf) - errs0
 		var sd Latency
@@ -268,40 +263,27 @@ func runTransport(ctx context.Context, name string, r *rig, cfg Config, errs *er
 	return phs, nil
 }
 
-// meter measures a phase's CPU times and the store server's counters.
-type meter struct {
-	b      *backend
-	bot    func() (time.Duration, error) // the bot process's CPU; nil when the bot runs in this one
-	cpu    time.Duration
-	srv    ServerStats
-	srvErr error
-	botCPU time.Duration
-	botErr error
-}
-
-func startMeter(ctx context.Context, b *backend, bot func() (time.Duration, error)) meter {
-	m := meter{b: b, bot: bot, srvErr: errors.New("no server")}
-	if b.server != nil {
-		m.srv, m.srvErr = b.server(ctx)
-	}
-	if bot != nil {
-		m.botCPU, m.botErr = bot()
-	}
-	m.cpu = processCPU()
-	return m
-}
-
-func (m meter) stop(ctx context.Context, ph *Phase) {
-	ph.CPU = processCPU() - m.cpu
-	if m.bot != nil && m.botErr == nil {
-		if c, err := m.bot(); err == nil {
-			ph.BotCPU = c - m.botCPU
+// meter reads this process's CPU time, the bot process's (bot; nil when
+// the bot runs in this one) and the store server's counters, and returns
+// a function that writes their growth since into a phase.
+func meter(ctx context.Context, b *backend, bot func() (time.Duration, error)) func(*Phase) {
+	read := func() (cpu, botCPU time.Duration, srv ServerStats, err error) {
+		cpu = processCPU()
+		if bot != nil {
+			botCPU, err = bot()
 		}
+		if b.server != nil && err == nil {
+			srv, err = b.server(ctx)
+		}
+		return cpu, botCPU, srv, err
 	}
-	if m.srvErr == nil {
-		if srv, err := m.b.server(ctx); err == nil {
-			d := srv.sub(m.srv)
-			ph.ServerCPU, ph.ToServer, ph.FromServer, ph.ServerCommands = d.CPU, d.NetIn, d.NetOut, d.Commands
+	cpu0, bot0, srv0, err0 := read()
+	return func(ph *Phase) {
+		cpu, botCPU, srv, err := read()
+		ph.CPU = cpu - cpu0
+		if err = errors.Join(err0, err); err == nil {
+			d := srv.sub(srv0)
+			ph.BotCPU, ph.ServerCPU, ph.ToServer, ph.FromServer, ph.ServerCommands = botCPU-bot0, d.CPU, d.NetIn, d.NetOut, d.Commands
 		}
 	}
 }
@@ -311,7 +293,7 @@ func (m meter) stop(ctx context.Context, ph *Phase) {
 func runCeiling(ctx context.Context, r *rig, cfg Config, errs *errLog) Phase {
 	cfg.Logger.Info("measuring the store's own ceiling", "duration", cfg.Duration, "goroutines", len(r.players))
 	before := errs.count()
-	m := startMeter(ctx, r.b, nil)
+	stop := meter(ctx, r.b, nil)
 	start := time.Now()
 	d := cfg.Drawer
 	if d == nil {
@@ -320,7 +302,7 @@ func runCeiling(ctx context.Context, r *rig, cfg Config, errs *errLog) Phase {
 	cycles, calls, chests := directLoop(ctx, r.b.store, d, r.players, cfg.Duration, errs)
 	ph := Phase{Name: "store", Players: len(r.players), Elapsed: time.Since(start),
 		Cycles: cycles, StoreCalls: calls, Chests: chests, Errors: errs.count() - before}
-	m.stop(ctx, &ph)
+	stop(&ph)
 	ph.finish()
 	return ph
 }
