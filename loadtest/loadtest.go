@@ -51,9 +51,10 @@ type Config struct {
 	// each moment; 0 means a closed loop: each player sends its next
 	// interaction as soon as the last is answered.
 	Rate float64
-	// SkipActivity, SkipCeiling and SkipFloor skip the Activity's phase
-	// of each transport, the store's own ceiling and the Redis floor.
-	SkipActivity, SkipCeiling, SkipFloor bool
+	// SkipPlays, SkipActivity, SkipCeiling and SkipFloor skip the phases
+	// of play cycles only and of the Activity, the store's own ceiling and
+	// the Redis floor.
+	SkipPlays, SkipActivity, SkipCeiling, SkipFloor bool
 	// BotBinary, when set, is the bot's binary (`go build` of the
 	// module's main package), run as its own process for each transport:
 	// its CPU time is then read apart, from /proc/PID/stat. Only on Redis
@@ -65,18 +66,20 @@ type Config struct {
 	BotEnv map[string]string
 	// BotOutput receives what the bot process logs (warnings and above).
 	BotOutput io.Writer
-	// Logger receives the run's progress, BotLogger the logs of the bot
-	// in this process (nil: Logger); nil means none.
+	// Logger receives the run's progress (nil: none), BotLogger the bot's
+	// in this process (nil: Logger).
 	Logger, BotLogger *slog.Logger
 	// Drawer draws tickets and chests for the bot in this process and the
 	// store's ceiling; nil means game.SeededDrawer{}, the verifiable draws.
 	Drawer game.Drawer
 }
 
-// Phase is the result of one measured phase: a transport's mix of every
-// command, the Activity's behind a transport's bot, or the store's ceiling.
+// Phase is the result of one measured phase: through a transport's bot,
+// every command (Mix), play cycles only (/play, Auto, the chest), or the
+// Activity; or the store's ceiling.
 type Phase struct {
-	// Name is Gateway, HTTP, Gateway or HTTP + "-activity", or "store".
+	// Name is the transport's (Gateway, HTTP), + "-plays" or "-activity";
+	// or "store".
 	Name    string        `json:"name"`
 	Rate    float64       `json:"rate,omitempty"` // open loop's, interactions/s
 	Players int           `json:"players"`
@@ -123,8 +126,6 @@ type Phase struct {
 	// loop; an Activity request's send) to the bot's answer, per kind and
 	// KindAll: its N counts the kind's answers.
 	Latency map[string]Latency `json:"latency,omitempty"`
-	// OfCeiling is CyclesPerSec over the store's own ceiling's.
-	OfCeiling float64 `json:"of_ceiling,omitempty"`
 	// Refused lists the first of the bot's calls the fake Discord refused
 	// and interactions it left unanswered, warm-up included.
 	Refused []string `json:"refused,omitempty"`
@@ -245,9 +246,6 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	if !cfg.SkipCeiling && ctx.Err() == nil {
 		ph := runCeiling(ctx, r, cfg, &errs)
 		directCycles, rep.Ceiling = ph.Cycles, &ph
-		for k := range rep.Phases {
-			rep.Phases[k].OfCeiling = rep.Phases[k].CyclesPerSec / max(ph.CyclesPerSec, 1e-9)
-		}
 	}
 	if !cfg.SkipFloor && r.b.redis != nil && ctx.Err() == nil {
 		f, err := runFloor(ctx, r.b, cfg.Players, cfg.Duration, cfg.Logger)

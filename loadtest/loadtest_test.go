@@ -45,7 +45,7 @@ func (w tbWriter) Write(b []byte) (int, error) {
 func short(tb testing.TB, transports ...string) Config {
 	return Config{
 		Transports: transports, Players: 2, Duration: 600 * time.Millisecond,
-		SkipCeiling: true, Logger: testLogger(tb), Drawer: keyDrawer,
+		SkipPlays: true, SkipCeiling: true, Logger: testLogger(tb), Drawer: keyDrawer,
 		BotEnv: map[string]string{"APP_EMOJIS": "false"},
 	}
 }
@@ -83,7 +83,9 @@ func checkPhases(t *testing.T, rep *Report, want int) {
 			t.Errorf("%s: %d cycles, %d chests, %d errors, refused %q; first errors %q", ph.Name, ph.Cycles, ph.Chests, ph.Errors, ph.Refused, rep.FirstErrors)
 		}
 		kinds := []string{"activity session", "activity buy", KindActivityReveal, "activity chest", "activity daily", "activity state"}
-		if !strings.HasSuffix(ph.Name, "-activity") {
+		if strings.HasSuffix(ph.Name, "-plays") {
+			kinds = []string{KindPlay, KindAuto, KindChest}
+		} else if !strings.HasSuffix(ph.Name, "-activity") {
 			kinds = []string{KindChest}
 			for _, mv := range Mix {
 				kinds = append(kinds, mv.kind)
@@ -107,11 +109,12 @@ func checkPhases(t *testing.T, rep *Report, want int) {
 func TestMixSendsEveryKind(t *testing.T) {
 	cfg := short(t, Gateway, HTTP)
 	cfg.Players = 5 // a guild of two: its moderator, and one more player
+	cfg.SkipPlays = false
 	rep, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	checkPhases(t, rep, 4)
+	checkPhases(t, rep, 6)
 	var text bytes.Buffer
 	if err := rep.WriteText(&text); err != nil {
 		t.Fatal(err)
@@ -163,11 +166,11 @@ func TestCeilingPhase(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	checkPhases(t, rep, 1)
-	if c := rep.Ceiling; c == nil || c.Cycles == 0 || c.Errors != 0 || rep.Phases[0].OfCeiling == 0 {
-		t.Fatalf("ceiling %+v, handlers at %v of it", c, rep.Phases[0].OfCeiling)
+	if c := rep.Ceiling; c == nil || c.Cycles == 0 || c.StoreCalls == 0 || c.Errors != 0 {
+		t.Fatalf("ceiling %+v", c)
 	}
 	var js bytes.Buffer
-	if err := rep.WriteJSON(&js); err != nil || !strings.Contains(js.String(), `"of_ceiling"`) {
+	if err := rep.WriteJSON(&js); err != nil || !strings.Contains(js.String(), `"store_calls"`) {
 		t.Fatalf("JSON report: %v\n%s", err, js.String())
 	}
 }
@@ -230,13 +233,13 @@ func TestBotProcessOnRedis(t *testing.T) {
 	// This test binary, as the bot (TestMain): cli.Main, as main.go runs it.
 	cfg.BotBinary, cfg.BotEnv[asBot] = os.Args[0], "1"
 	cfg.BotOutput = tbWriter{t}
-	cfg.SkipCeiling = false
+	cfg.SkipCeiling, cfg.SkipPlays = false, false
 	cfg.Drawer = nil // the bot process draws its own, verifiable, tickets
 	rep, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if len(rep.Phases) != 4 || rep.Ceiling == nil || rep.Floor == nil || rep.Floor.Calls == 0 || rep.Floor.PerCycle == 0 {
+	if len(rep.Phases) != 6 || rep.Ceiling == nil || rep.Floor == nil || rep.Floor.Calls == 0 || rep.Floor.PerCycle == 0 {
 		t.Fatalf("phases %d, ceiling %+v, floor %+v", len(rep.Phases), rep.Ceiling, rep.Floor)
 	}
 	for _, ph := range append(rep.Phases, *rep.Ceiling) {

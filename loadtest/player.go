@@ -79,7 +79,8 @@ var Mix = []move{
 	admin("reset-guild", false), {kind: "reset-guild cancel", button: "v1:rgx:", mod: true},
 }
 
-// playCycle is the soak's round: /play, Auto (and the chest when shown).
+// playCycle is the round of the soak and of a "-plays" phase: /play, Auto
+// (and the chest when shown), whose Redis costs the floor is compared with.
 var playCycle = []move{cmd("play", ""), click(KindAuto, autoPrefix)}
 
 // answer is the bot's answer to one interaction.

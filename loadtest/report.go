@@ -42,9 +42,6 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  %.0f cycles/s, %.0f store calls/s, %d errors; this process %s per cycle\n",
 			c.CyclesPerSec, float64(c.StoreCalls)/c.Elapsed.Seconds(), c.Errors, round(c.CPUPerCycle))
 		writeServer(&b, *c)
-		for _, ph := range r.Phases {
-			fmt.Fprintf(&b, "  %s: %.1f%% of the store's own ceiling\n", ph.Name, 100*ph.OfCeiling)
-		}
 	}
 	if f := r.Floor; f != nil {
 		fmt.Fprintf(&b, "\nRedis floor (EVAL \"return 1\" 0 from %d goroutines, %s): %.0f calls/s, %s of Redis CPU per EVAL, %s per cycle (2 round trips); %.0f bytes to Redis and %.0f from it per EVAL\n",

@@ -204,8 +204,8 @@ func (b *botRun) send(ctx context.Context, sl fakediscord.Slash, c fakediscord.C
 const launchActivity = 12
 
 // runTransport starts the bot of a transport and runs through it the
-// warm-up and the measured phase of every command, then, unless
-// cfg.SkipActivity, the Activity's; then stops it.
+// warm-up and the measured phase of every command, then of play cycles
+// only and of the Activity (unless skipped); then stops it.
 func runTransport(ctx context.Context, name string, r *rig, cfg Config, errs *errLog) (phs []Phase, err error) {
 	log := cfg.Logger.With("transport", name)
 	b, err := startBot(ctx, name, r, r.app, cfg)
@@ -254,6 +254,15 @@ func runTransport(ctx context.Context, name string, r *rig, cfg Config, errs *er
 		return ph
 	}
 	phs = append(phs, measure(name, cfg.Rate, play))
+	if !cfg.SkipPlays && ctx.Err() == nil {
+		for _, p := range r.players {
+			p.mix, p.pos, p.replay = playCycle, 0, false
+		}
+		phs = append(phs, measure(name+"-plays", cfg.Rate, play))
+		for _, p := range r.players {
+			p.mix = nil
+		}
+	}
 	if !cfg.SkipActivity && ctx.Err() == nil {
 		a := &activityClient{base: b.activity, hc: hc, srv: r.srv}
 		phs = append(phs, measure(name+"-activity", 0, func(p *player, _ time.Time, rec *recording) error {

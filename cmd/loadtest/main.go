@@ -23,9 +23,9 @@ import (
 
 const usage = `Usage: go run ./cmd/loadtest [flags]
 
-Runs simulated players through the bot, every command and the Activity,
-against the in-repo fake Discord: per transport (-transport), a phase of
-every command and a phase of the Activity's page. It reports interactions
+Runs simulated players through the bot against the in-repo fake Discord:
+per transport (-transport), a phase of every command, one of play cycles
+only (/play, Auto, the chest) and one of the Activity's page. It reports interactions
 and tickets per second, latency per kind, and on Redis (-redis) the bot's
 own CPU per interaction and per Activity reveal (the bot is the module's
 main package, built with go build and run as its own process, its CPU read
@@ -75,6 +75,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.cfg.Duration, "duration", 5*time.Second, "each measured phase")
 	fs.DurationVar(&o.cfg.Warmup, "warmup", time.Second, "unmeasured, before each measured phase")
 	fs.Float64Var(&o.cfg.Rate, "rate", 0, "interactions per second, evenly paced (open loop); 0: each player as fast as answered")
+	plays := fs.Bool("plays", true, "measure a phase of play cycles only (/play, Auto, the chest) per transport")
 	activity := fs.Bool("activity", true, "measure the Activity's phase of each transport")
 	ceiling := fs.Bool("ceiling", true, "measure the store's own ceiling (its steps called directly)")
 	floor := fs.Bool("floor", true, "measure the Redis floor (EVAL \"return 1\" 0 from as many goroutines as players)")
@@ -91,7 +92,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if !botSet {
 		o.botProcess = o.cfg.RedisURL != "" && o.soak.Interactions == 0
 	}
-	o.cfg.SkipActivity, o.cfg.SkipCeiling, o.cfg.SkipFloor = !*activity, !*ceiling, !*floor
+	o.cfg.SkipPlays, o.cfg.SkipActivity, o.cfg.SkipCeiling, o.cfg.SkipFloor = !*plays, !*activity, !*ceiling, !*floor
 	switch *transport {
 	case "both":
 		o.cfg.Transports = []string{loadtest.Gateway, loadtest.HTTP}

@@ -37,7 +37,7 @@ func TestBadFlags(t *testing.T) {
 
 func TestShortRunJSON(t *testing.T) {
 	var out, errOut bytes.Buffer
-	args := []string{"-transport", "http", "-players", "2", "-duration", "200ms", "-warmup", "0s", "-ceiling=false", "-activity=false", "-json"}
+	args := []string{"-transport", "http", "-players", "2", "-duration", "200ms", "-warmup", "0s", "-ceiling=false", "-plays=false", "-activity=false", "-json"}
 	if code := run(context.Background(), args, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, errOut.String())
 	}
