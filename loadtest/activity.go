@@ -123,25 +123,16 @@ func (a *activityClient) do(ctx context.Context, p *player, kind string, body ma
 	return err
 }
 
-// pace waits, before a game request, until the player's bucket has a
-// token: a copy of the Activity's limit per user (activity.DefaultRate a
-// second, DefaultBurst at once) less one, so that the players, like a page
-// scratched by hand, are never refused for going too fast.
+// pace keeps the player within the Activity's limit per user (a bucket of
+// activity.DefaultBurst requests refilled at DefaultRate a second), as a
+// page scratched by hand stays: after DefaultBurst-2 requests at once, one
+// per 1/DefaultRate.
 func (p *player) pace(ctx context.Context) {
-	const rate, burst = activity.DefaultRate, activity.DefaultBurst - 1
-	now := time.Now()
-	if p.paced.IsZero() {
-		p.tokens, p.paced = burst, now
-	}
-	p.tokens = min(burst, p.tokens+now.Sub(p.paced).Seconds()*rate)
-	p.paced = now
-	if p.tokens < 1 {
-		wait := time.Duration((1 - p.tokens) / rate * float64(time.Second))
+	if p.paced++; p.paced > activity.DefaultBurst-2 {
 		select {
-		case <-time.After(wait):
+		case <-time.After(time.Until(p.last.Add(time.Second / activity.DefaultRate))):
 		case <-ctx.Done():
 		}
-		p.tokens, p.paced = 1, now.Add(wait)
 	}
-	p.tokens--
+	p.last = time.Now()
 }

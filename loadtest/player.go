@@ -109,8 +109,8 @@ type player struct {
 	state   commands.ActState
 	bought  int
 	daily   bool
-	tokens  float64
-	paced   time.Time
+	paced   int       // game requests sent
+	last    time.Time // the last one
 
 	ops                           int64 // operation IDs used
 	calls, cycles, chests, errors int64

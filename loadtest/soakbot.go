@@ -148,12 +148,6 @@ func SoakInteractions(ctx context.Context, cfg InteractionSoakConfig) (rep *Inte
 	if err != nil {
 		return rep, err
 	}
-	closed := false
-	defer func() {
-		if !closed {
-			err = errors.Join(err, c.close())
-		}
-	}()
 
 	var errs errLog
 	var nErrs atomic.Int64
@@ -191,7 +185,6 @@ func SoakInteractions(ctx context.Context, cfg InteractionSoakConfig) (rep *Inte
 	rep.Refused = c.refused()
 	// The bot and the fake are live until here, as they were at the early
 	// reading: what they hold counts in both.
-	closed = true
 	if cerr := c.close(); cerr != nil {
 		return rep, cerr
 	}

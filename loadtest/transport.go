@@ -47,8 +47,8 @@ func startBot(ctx context.Context, name string, r *rig, h bot.Handler, cfg Confi
 		}
 		return b, nil
 	}
-	log := cfg.BotLogger
-	ready := make(chan string, 1)
+	log, url := cfg.BotLogger, "" // url: the HTTP endpoint's, once started
+	var started <-chan struct{}
 	var run func(context.Context) error
 	switch name {
 	case Gateway:
@@ -58,16 +58,7 @@ func startBot(ctx context.Context, name string, r *rig, h bot.Handler, cfg Confi
 		if err != nil {
 			return nil, fmt.Errorf("loadtest: %w", err)
 		}
-		run = func(ctx context.Context) error {
-			go func() {
-				select {
-				case <-g.Ready():
-					ready <- ""
-				case <-ctx.Done():
-				}
-			}()
-			return g.Run(ctx)
-		}
+		started, run = g.Ready(), g.Run
 	case HTTP:
 		key, _ := hex.DecodeString(r.srv.PublicKeyHex())
 		e, err := bot.NewEndpoint(bot.EndpointOptions{
@@ -76,15 +67,16 @@ func startBot(ctx context.Context, name string, r *rig, h bot.Handler, cfg Confi
 		if err != nil {
 			return nil, fmt.Errorf("loadtest: %w", err)
 		}
-		run = func(ctx context.Context) error {
-			return e.Run(ctx, func(a net.Addr) { ready <- "http://" + a.String() + "/interactions" })
+		ch := make(chan struct{})
+		started, run = ch, func(ctx context.Context) error {
+			return e.Run(ctx, func(a net.Addr) { url = "http://" + a.String() + "/interactions"; close(ch) })
 		}
 	}
 	bctx, stop := context.WithCancel(context.Background())
 	b.stop, b.done = stop, make(chan error, 1)
 	go func() { b.done <- run(bctx) }()
 	select {
-	case url := <-ready:
+	case <-started:
 		r.srv.SetInteractionsURL(url)
 	case err := <-b.done:
 		stop()
@@ -148,15 +140,11 @@ func (b *botRun) startOwn(ctx context.Context, name string, r *rig, cfg Config) 
 
 // refused lists the first calls the fake Discord refused since the bot
 // started.
-func (b *botRun) refused() []string {
-	var out []string
+func (b *botRun) refused() (out []string) {
 	for _, f := range b.srv.Failures()[b.failures:] {
-		if len(out) == 10 {
-			break
-		}
 		out = append(out, f.String())
 	}
-	return out
+	return out[:min(len(out), 10)]
 }
 
 // close stops the bot: it waits for the interactions in progress.
@@ -221,7 +209,7 @@ func runTransport(ctx context.Context, name string, r *rig, cfg Config, errs *er
 	}
 	for _, p := range r.players { // a new card, a new session
 		*p = player{id: p.id, guild: p.guild, user: p.user, channel: p.channel, target: p.target, mod: p.mod, mix: p.mix,
-			tokens: p.tokens, paced: p.paced, ops: p.ops, calls: p.calls, cycles: p.cycles, chests: p.chests, errors: p.errors}
+			paced: p.paced, last: p.last, ops: p.ops, calls: p.calls, cycles: p.cycles, chests: p.chests, errors: p.errors}
 	}
 	play := func(p *player, sched time.Time, rec *recording) error { return p.step(ctx, b, sched, rec) }
 	measure := func(name string, rate float64, play func(*player, time.Time, *recording) error) Phase {

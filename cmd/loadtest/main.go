@@ -24,15 +24,13 @@ import (
 const usage = `Usage: go run ./cmd/loadtest [flags]
 
 Runs simulated players through the bot against the in-repo fake Discord:
-per transport (-transport), a phase of every command, one of play cycles
-only (/play, Auto, the chest) and one of the Activity's page. It reports interactions
-and tickets per second, latency per kind, and on Redis (-redis) the bot's
-own CPU per interaction and per Activity reveal (the bot is the module's
-main package, built with go build and run as its own process, its CPU read
-from /proc/PID/stat), Redis's CPU per cycle beside a floor measured in the
-same run, and the bytes to and from Redis per cycle; then the store's own
-ceiling. Without -redis the store is a temporary bolt file and the bot runs
-in this process. With -rate, interactions are sent at that pace (open loop).
+per transport, a phase of every command, one of play cycles only (/play,
+Auto, the chest) and one of the Activity's page. It reports rates, latency
+per kind, and on Redis (-redis) the bot's own CPU per interaction and per
+Activity reveal (the bot built with go build, run as its own process, its
+CPU read from /proc/PID/stat), Redis's CPU and bytes per cycle beside a
+floor measured in the same run; then the store's own ceiling. Without
+-redis the store is a temporary bolt file and the bot runs in this process.
 
 -soak-interactions N instead sends N play cycles' interactions through the
 bot's gateway in this process and exits 1 if the heap after runtime.GC at
@@ -50,14 +48,13 @@ Examples:
 Flags:
 `
 
-// options are the command line's.
+// options are the command line's; soak, when its Interactions > 0, runs
+// loadtest.SoakInteractions instead of loadtest.Run.
 type options struct {
-	cfg        loadtest.Config
-	asJSON     bool
-	cpuProfile string
-	botProcess bool // the bot as its own process (go build of mainPackage)
-	// soak, when Interactions > 0, runs loadtest.SoakInteractions instead.
-	soak loadtest.InteractionSoakConfig
+	cfg                loadtest.Config
+	asJSON, botProcess bool
+	cpuProfile         string
+	soak               loadtest.InteractionSoakConfig
 }
 
 // parse reads the flags. It returns flag.ErrHelp for -h.
