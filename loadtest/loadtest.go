@@ -287,43 +287,40 @@ type rig struct {
 // a deployment gets by default, with the Activity on, and cfg.BotEnv. The
 // caller ends with r.close; prepare does when it fails.
 func prepare(ctx context.Context, cfg Config, keep int) (*rig, error) {
-	b, err := openBackend(ctx, cfg)
+	r := &rig{m: metrics.New(metrics.NewRegistry())}
+	r.srv = fakediscord.New(fakediscord.Options{Token: token, KeepInteractions: keep, Activities: true})
+	if err := r.srv.Start(); err != nil {
+		return nil, fmt.Errorf("loadtest: start the fake Discord: %w", err)
+	}
+	botCfg, err := config.Load(func(k string) string { return r.env(cfg.BotEnv, "PUBLIC_ADDR", "127.0.0.1:0")[k] })
+	if err == nil { // a new guild's settings, as the bot's composition root gives them
+		r.b, err = openBackend(ctx, cfg, game.Settings{StartingBalance: botCfg.StartingBalance, DailyAmount: botCfg.DailyAmount,
+			DailyCooldown: botCfg.DailyCooldown, PublicPlays: botCfg.PublicPlays, House: game.DefaultHouse})
+	}
 	if err != nil {
-		return nil, err
+		return nil, errors.Join(err, r.srv.Close())
 	}
 	base := idBase()
-	r := &rig{b: b, m: metrics.New(metrics.NewRegistry())}
 	for g := range min(4, cfg.Players) {
 		r.guilds = append(r.guilds, base+uint64(g))
 	}
-	r.srv = fakediscord.New(fakediscord.Options{Token: token, KeepInteractions: keep, Activities: true})
-	if err = r.srv.Start(); err != nil {
-		err = fmt.Errorf("loadtest: start the fake Discord: %w", err)
-	}
-	var botCfg config.Config
-	if err == nil {
-		botCfg, err = config.Load(func(k string) string { return r.env(cfg.BotEnv, "PUBLIC_ADDR", "127.0.0.1:0")[k] })
-	}
-	if err == nil {
-		r.players, err = setup(ctx, b.store, base, cfg)
-	}
-	if err != nil {
+	if r.players, err = setup(ctx, r.b.store, base, cfg); err != nil {
 		_, err = r.close(ctx, cfg.Logger, err)
 		return nil, err
 	}
-	r.app = cli.NewHandlers(botCfg, b.store, r.m, cfg.BotLogger, cli.Hooks{Drawer: cfg.Drawer})
+	r.app = cli.NewHandlers(botCfg, r.b.store, r.m, cfg.BotLogger, cli.Hooks{Drawer: cfg.Drawer})
 	return r, nil
 }
 
-// env is the bot's environment: extra, then the store, the fake Discord and
-// the Activity's secret, then kv (pairs of name and value).
+// env is the bot's environment: extra, then the fake Discord and the
+// Activity's secret, then kv (pairs of name and value).
 func (r *rig) env(extra map[string]string, kv ...string) map[string]string {
 	env := map[string]string{"LOG_LEVEL": "warn"}
 	for k, v := range extra {
 		env[k] = v
 	}
 	env["DISCORD_TOKEN"], env["DISCORD_API_BASE"] = token, r.srv.URL()
-	env["DISCORD_CLIENT_SECRET"], env["REDIS_URL"] = fakediscord.TestClientSecret, r.b.url
+	env["DISCORD_CLIENT_SECRET"] = fakediscord.TestClientSecret
 	for i := 0; i+1 < len(kv); i += 2 {
 		env[kv[i]] = kv[i+1]
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/boltstore"
 	"github.com/lesclefsdutresor/clefs/storage/redisstore"
@@ -38,10 +39,11 @@ type backend struct {
 	cleanup func(ctx context.Context, guilds []uint64) (string, error)
 }
 
-// openBackend opens the store cfg names: Redis at cfg.RedisURL, or a bolt
-// file in a new temporary folder, removed with it at the end.
-func openBackend(ctx context.Context, cfg Config) (*backend, error) {
-	var opts storage.Options // the stores neither draw nor read the clock
+// openBackend opens the store cfg names, with the settings of a new
+// guild: Redis at cfg.RedisURL, or a bolt file in a new temporary folder,
+// removed with it at the end.
+func openBackend(ctx context.Context, cfg Config, defaults game.Settings) (*backend, error) {
+	opts := storage.Options{Defaults: defaults} // the stores neither draw nor read the clock
 	if cfg.RedisURL != "" {
 		return openRedis(ctx, cfg.RedisURL, opts)
 	}

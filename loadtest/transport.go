@@ -105,7 +105,7 @@ func (b *botRun) startOwn(ctx context.Context, name string, r *rig, cfg Config) 
 	if err != nil {
 		return err
 	}
-	kv := []string{"PUBLIC_ADDR", public, "SHARD_COUNT", "1"}
+	kv := []string{"PUBLIC_ADDR", public, "SHARD_COUNT", "1", "REDIS_URL", r.b.url}
 	var endpoint string
 	if name == HTTP {
 		if endpoint, err = freeLoopbackAddr(); err != nil {
