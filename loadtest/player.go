@@ -126,8 +126,8 @@ func (p *player) nextOp() string {
 // next returns the player's next move and, for a click, its button's
 // custom ID: the chest when one is shown, /play again when it showed a
 // chest, else the round's next move. Again without its button is /play;
-// Auto without its button (the row revealed was the last: a ticket
-// resumed from the Activity) and Scratch by hand without its (the Activity
+// Auto on a finished card (the row revealed was the last: a ticket resumed
+// from the Activity) and Scratch by hand without its button (the Activity
 // off) are skipped.
 func (p *player) next() (move, string) {
 	mix := p.mix
@@ -155,10 +155,10 @@ func (p *player) next() (move, string) {
 		if id := button(p.msg, mv.button); id != "" {
 			return mv, id
 		}
-		switch mv.kind {
-		case "again":
+		switch {
+		case mv.kind == "again":
 			return mix[0], ""
-		case "scratch", KindAuto:
+		case mv.kind == "scratch", mv.kind == KindAuto && button(p.msg, "v1:again:") != "":
 			continue
 		}
 		return mv, "" // step fails: the button is missing

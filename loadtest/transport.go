@@ -14,6 +14,7 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/activity"
 	"github.com/lesclefsdutresor/clefs/bot"
+	"github.com/lesclefsdutresor/clefs/commands"
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 )
@@ -208,8 +209,8 @@ func runTransport(ctx context.Context, name string, r *rig, cfg Config, errs *er
 		cpu = b.proc.cpu
 	}
 	for _, p := range r.players { // a new card, a new session
-		*p = player{id: p.id, guild: p.guild, user: p.user, channel: p.channel, target: p.target, mod: p.mod, mix: p.mix,
-			paced: p.paced, last: p.last, ops: p.ops, calls: p.calls, cycles: p.cycles, chests: p.chests, errors: p.errors}
+		p.msg, p.pos, p.chest, p.replay = nil, 0, "", false
+		p.session, p.state, p.bought, p.daily = "", commands.ActState{}, 0, false
 	}
 	play := func(p *player, sched time.Time, rec *recording) error { return p.step(ctx, b, sched, rec) }
 	measure := func(name string, rate float64, play func(*player, time.Time, *recording) error) Phase {
