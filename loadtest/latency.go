@@ -41,8 +41,6 @@ type recording struct {
 
 const sendDelay = "send delay"
 
-func newRecording() *recording { return &recording{kinds: map[string][]time.Duration{}} }
-
 // add records one interaction of kind k, or a send delay.
 func (r *recording) add(k string, d time.Duration) {
 	if r != nil {

@@ -327,15 +327,15 @@ func (r *rig) env(extra map[string]string, kv ...string) map[string]string {
 	return env
 }
 
-// close stops the fake Discord and removes what the run wrote, even when
-// ctx was cancelled; it returns what was removed and err joined with its
-// own errors.
+// close stops the fake Discord, removes what the run wrote and closes the
+// store, even when ctx was cancelled (Ctrl-C), and logs it; it returns what
+// was removed and err joined with its own errors.
 func (r *rig) close(ctx context.Context, log *slog.Logger, err error) (string, error) {
-	if r.srv != nil {
-		err = errors.Join(err, r.srv.Close())
-	}
-	line, cerr := r.b.finish(ctx, r.guilds, log)
-	return line, errors.Join(err, cerr)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	line, cerr := r.b.cleanup(ctx, r.guilds)
+	log.Info("cleaned up", "what", line)
+	return line, errors.Join(err, r.srv.Close(), cerr)
 }
 
 // idBase returns a snowflake-sized number (below 2^61, so IDs fit an int64

@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -115,17 +113,6 @@ func openRedis(ctx context.Context, u string, opts storage.Options) (*backend, e
 			return line, errors.Join(err, st.Close(), client.Close())
 		},
 	}, nil
-}
-
-// finish removes what the run wrote in guilds and closes the store, even
-// when ctx was cancelled (Ctrl-C), and logs it: the line says what was
-// removed.
-func (b *backend) finish(ctx context.Context, guilds []uint64, log *slog.Logger) (line string, err error) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-	defer cancel()
-	line, err = b.cleanup(cctx, guilds)
-	log.Info("cleaned up", "what", line)
-	return line, err
 }
 
 // loopbackOnly refuses a Redis URL with a host that is not a loopback

@@ -223,7 +223,7 @@ func runTransport(ctx context.Context, name string, r *rig, cfg Config, errs *er
 			p.rounds = 0 // in a closed loop, each plays at least a whole round in the phase
 		}
 		cycles0, chests0, errs0 := sum(r.players, cyclesOf), sum(r.players, chestsOf), sum(r.players, errorsOf)
-		rec := newRecording()
+		rec := &recording{kinds: map[string][]time.Duration{}}
 		stop := meter(ctx, r.b, cpu)
 		start := time.Now()
 		drive(ctx, r.players, cfg.Duration, rate, rec, errs, play)
