@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,31 +24,29 @@ const clockTicks = 100
 // with the environment a deployment would give it, pointed at the run's
 // fake Discord and store.
 type botProc struct {
-	cmd  *exec.Cmd
-	dir  string
-	out  *tailBuffer
-	done chan struct{} // closed when the process has exited
-	err  error         // Wait's, once done is closed
+	cmd    *exec.Cmd
+	cancel context.CancelFunc // sends SIGTERM
+	dir    string
+	out    *tailBuffer
+	done   chan struct{} // closed when the process has exited
+	err    error         // Wait's, once done is closed
 }
 
-// startBot runs bin in a new empty folder (so that no .env is read) with
+// startProcess runs bin in a new empty folder (so that no .env is read) with
 // only env as its environment (so that nothing of the caller's, such as
 // REDIS_URL, reaches it). Its output goes to out (nil: nowhere) and its
 // last lines are kept for errors.
-func startBot(bin string, env map[string]string, out io.Writer) (*botProc, error) {
+func startProcess(bin string, env map[string]string, out io.Writer) (*botProc, error) {
 	dir, err := os.MkdirTemp("", "clefs-loadtest-bot-")
 	if err != nil {
 		return nil, fmt.Errorf("loadtest: the bot's folder: %w", err)
 	}
-	cmd := exec.Command(bin)
-	cmd.Dir = dir
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		cmd.Env = append(cmd.Env, k+"="+env[k])
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.Dir, cmd.WaitDelay = dir, 30*time.Second
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	tail := &tailBuffer{max: 4096}
 	w := io.Writer(tail)
@@ -58,10 +55,11 @@ func startBot(bin string, env map[string]string, out io.Writer) (*botProc, error
 	}
 	cmd.Stdout, cmd.Stderr = w, w
 	if err := cmd.Start(); err != nil {
+		cancel()
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("loadtest: start the bot %s: %w", bin, err)
 	}
-	p := &botProc{cmd: cmd, dir: dir, out: tail, done: make(chan struct{})}
+	p := &botProc{cmd: cmd, cancel: cancel, dir: dir, out: tail, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)
@@ -126,29 +124,20 @@ func parseStatCPU(stat []byte) (time.Duration, error) {
 	return time.Duration(ticks) * time.Second / clockTicks, nil
 }
 
-// stop asks the bot to stop (SIGTERM, as a deployment does), waits up to
-// 30 s for its clean shutdown, then kills it. A clean exit returns nil.
+// stop asks the bot to stop (SIGTERM, as a deployment does) and waits
+// for it; exec kills it if it has not exited 30 s later (Cmd.WaitDelay).
+// A clean exit returns nil.
 func (p *botProc) stop() error {
 	defer os.RemoveAll(p.dir)
 	select {
 	case <-p.done:
-		return p.exited()
 	default:
-	}
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		return fmt.Errorf("loadtest: stop the bot: %w", err)
-	}
-	select {
-	case <-p.done:
-		if p.err != nil {
-			return p.exited()
+		p.cancel()
+		if <-p.done; errors.Is(p.err, context.Canceled) { // exited cleanly after SIGTERM
+			return nil
 		}
-		return nil
-	case <-time.After(30 * time.Second):
-		p.cmd.Process.Kill()
-		<-p.done
-		return fmt.Errorf("loadtest: the bot did not stop within 30 s of SIGTERM; killed. Its output:\n%s", p.out.String())
 	}
+	return p.exited()
 }
 
 // freeLoopbackAddr returns a loopback address whose port was free a moment

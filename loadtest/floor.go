@@ -27,9 +27,6 @@ type Floor struct {
 	FromServerPerEval float64 `json:"from_server_bytes_per_eval"`
 }
 
-// floorScript is the trivial script of the floor.
-const floorScript = "return 1"
-
 // runFloor measures the floor for d with n goroutines.
 func runFloor(ctx context.Context, b *backend, n int, d time.Duration, log *slog.Logger) (Floor, error) {
 	log.Info("measuring the Redis floor: EVAL \"return 1\" 0", "duration", d, "goroutines", n)
@@ -41,7 +38,7 @@ func runFloor(ctx context.Context, b *backend, n int, d time.Duration, log *slog
 	var firstErr atomic.Value
 	start := time.Now()
 	loop(ctx, n, d, func(int) bool {
-		if err := b.redis.Eval(ctx, floorScript, nil).Err(); err != nil {
+		if err := b.redis.Eval(ctx, "return 1", nil).Err(); err != nil {
 			firstErr.CompareAndSwap(nil, err)
 			return nErrs.Add(1) <= 100
 		}

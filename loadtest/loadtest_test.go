@@ -3,7 +3,6 @@ package loadtest
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,8 +19,6 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/cli"
 	"github.com/lesclefsdutresor/clefs/game"
-	"github.com/lesclefsdutresor/clefs/storage"
-	"github.com/lesclefsdutresor/clefs/storage/boltstore"
 	"github.com/lesclefsdutresor/clefs/storage/redistest"
 	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
@@ -47,8 +44,8 @@ func (w tbWriter) Write(b []byte) (int, error) {
 // end-to-end tests cover them).
 func short(tb testing.TB, transports ...string) Config {
 	return Config{
-		Transports: transports, Players: 2, Guilds: 2, Duration: 600 * time.Millisecond,
-		SkipCeiling: true, Logger: testLogger(tb), Drawer: keyDrawer,
+		Transports: transports, Players: 2, Duration: 600 * time.Millisecond,
+		SkipPlays: true, SkipCeiling: true, Logger: testLogger(tb), Drawer: keyDrawer,
 		BotEnv: map[string]string{"APP_EMOJIS": "false"},
 	}
 }
@@ -72,29 +69,57 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// checkPhases checks that every phase played cycles and chests, without
-// errors nor refusals. Timings are never checked.
+// checkPhases checks that every phase finished tickets and opened chests,
+// without errors nor refusals, and that each answered every kind of
+// interaction of its Mix, or every Activity request. Timings are never
+// checked.
 func checkPhases(t *testing.T, rep *Report, want int) {
 	t.Helper()
 	if len(rep.Phases) != want {
 		t.Fatalf("%d phases, want %d", len(rep.Phases), want)
 	}
 	for _, ph := range rep.Phases {
-		if ph.Cycles == 0 || ph.Chests == 0 {
-			t.Errorf("%s: %d cycles, %d chests: want some of each", ph.Name, ph.Cycles, ph.Chests)
+		if ph.Cycles == 0 || ph.Chests == 0 || ph.Errors != 0 || len(ph.Refused) != 0 {
+			t.Errorf("%s: %d cycles, %d chests, %d errors, refused %q; first errors %q", ph.Name, ph.Cycles, ph.Chests, ph.Errors, ph.Refused, rep.FirstErrors)
 		}
-		if ph.Errors != 0 || len(ph.Refused) != 0 {
-			t.Errorf("%s: %d errors, refused %q; first errors %q", ph.Name, ph.Errors, ph.Refused, rep.FirstErrors)
+		kinds := []string{"activity session", "activity buy", KindActivityReveal, "activity chest", "activity daily", "activity state"}
+		if strings.HasSuffix(ph.Name, "-plays") {
+			kinds = []string{KindPlay, KindAuto, KindChest}
+		} else if !strings.HasSuffix(ph.Name, "-activity") {
+			kinds = []string{KindChest}
+			for _, mv := range Mix {
+				kinds = append(kinds, mv.kind)
+			}
 		}
-		for _, k := range []string{KindPlay, KindAuto, KindChest, KindAll} {
+		for _, k := range append(kinds, KindAll) {
 			if ph.Latency[k].N == 0 {
-				t.Errorf("%s: no latency recorded for %s", ph.Name, k)
+				t.Errorf("%s: no %q answered", ph.Name, k)
 			}
 		}
 	}
 	if a := rep.Audit; a.Plays < a.Cycles || a.Cycles == 0 || len(a.Unbalanced) != 0 {
 		t.Errorf("audit: %+v", a)
 	}
+}
+
+// TestMixSendsEveryKind runs the mix and the Activity through both
+// transports and counts, from the report, each kind of interaction
+// answered: every command, subcommand and button of Mix, the chest, and
+// every Activity request (checkPhases).
+func TestMixSendsEveryKind(t *testing.T) {
+	cfg := short(t, Gateway, HTTP)
+	cfg.Players = 5 // a guild of two: its moderator, and one more player
+	cfg.SkipPlays = false
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	checkPhases(t, rep, 6)
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + text.String())
 }
 
 func TestRunOnBolt(t *testing.T) {
@@ -109,20 +134,20 @@ func TestRunOnBolt(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := short(t, tt.transports...)
-			cfg.Rate = tt.rate
+			cfg.Rate, cfg.SkipActivity = tt.rate, true
 			rep, err := Run(context.Background(), cfg)
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
-			checkPhases(t, rep, 1)
+			if tt.rate == 0 {
+				checkPhases(t, rep, 1) // an open loop need not play a whole round
+			}
 			if open := rep.Phases[0].SendDelay != nil; open != (tt.rate > 0) {
 				t.Errorf("send delay reported: %v, for rate %v", open, tt.rate)
 			}
-			if rep.Path == "" {
-				t.Fatal("the report names no bolt file")
-			}
-			if _, err := os.Stat(filepath.Dir(rep.Path)); !errors.Is(err, fs.ErrNotExist) {
-				t.Errorf("the temporary store %s is still there: %v", rep.Path, err)
+			path := strings.TrimPrefix(rep.Store, "bolt, temporary file ")
+			if _, err := os.Stat(filepath.Dir(path)); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the temporary store %s is still there: %v", path, err)
 			}
 			var text bytes.Buffer
 			if err := rep.WriteText(&text); err != nil {
@@ -135,102 +160,18 @@ func TestRunOnBolt(t *testing.T) {
 
 func TestCeilingPhase(t *testing.T) {
 	cfg := short(t, HTTP)
-	cfg.SkipCeiling = false
+	cfg.SkipCeiling, cfg.SkipActivity = false, true
 	rep, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	checkPhases(t, rep, 1)
-	if c := rep.Ceiling; c == nil || c.Cycles == 0 || c.Errors != 0 || rep.Phases[0].OfCeiling == 0 {
-		t.Fatalf("ceiling %+v, handlers at %v of it", c, rep.Phases[0].OfCeiling)
+	if c := rep.Ceiling; c == nil || c.Cycles == 0 || c.StoreCalls == 0 || c.Errors != 0 {
+		t.Fatalf("ceiling %+v", c)
 	}
 	var js bytes.Buffer
-	if err := rep.WriteJSON(&js); err != nil || !strings.Contains(js.String(), `"of_ceiling"`) {
+	if err := rep.WriteJSON(&js); err != nil || !strings.Contains(js.String(), `"store_calls"`) {
 		t.Fatalf("JSON report: %v\n%s", err, js.String())
-	}
-}
-
-// storeWithPlayer creates a bolt file holding one player.
-func storeWithPlayer(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "prod.db")
-	st, err := boltstore.Open(path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	createPlayer(t, st, storage.PlayerID{Guild: 1, User: 2})
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// createPlayer writes a new player, as a first /daily would.
-func createPlayer(t *testing.T, st storage.Store, id storage.PlayerID) {
-	t.Helper()
-	now := storage.Timestamp(time.Now())
-	_, err := storage.Apply(context.Background(), st, storage.Step{
-		ID: id, Op: "test-create", Create: true, Start: 2000, Seeds: rand.Reader, Now: now,
-		Move: game.ClaimDaily{Amount: 500, Cooldown: time.Hour},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// contents counts the players and guilds of a bolt file.
-func contents(t *testing.T, path string) (players, guilds int) {
-	t.Helper()
-	st, err := boltstore.Open(path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	ctx := context.Background()
-	err = st.ExportPlayers(ctx, func(storage.DecodedPlayer) error { players++; return nil })
-	if err == nil {
-		err = st.ExportGuilds(ctx, func(storage.DecodedGuild) error { guilds++; return nil })
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return players, guilds
-}
-
-func TestRefusesNonEmptyBolt(t *testing.T) {
-	path := storeWithPlayer(t)
-	cfg := short(t, HTTP)
-	cfg.DataPath = path
-	if _, err := Run(context.Background(), cfg); !errors.Is(err, ErrNotEmpty) {
-		t.Fatalf("Run on a store with a player: %v, want ErrNotEmpty", err)
-	}
-	if players, guilds := contents(t, path); players != 1 || guilds != 0 {
-		t.Fatalf("the refused store now has %d players and %d guilds, want 1 and 0", players, guilds)
-	}
-
-	cfg.Force = true
-	cfg.Duration = 200 * time.Millisecond
-	rep, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("Run with Force: %v", err)
-	}
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("the existing store was removed: %v", err)
-	}
-	if !strings.Contains(rep.Cleanup, "kept") {
-		t.Errorf("cleanup %q does not say the file was kept", rep.Cleanup)
-	}
-}
-
-func TestCreatedBoltFileRemoved(t *testing.T) {
-	cfg := short(t, HTTP)
-	cfg.DataPath = filepath.Join(t.TempDir(), "new.db")
-	cfg.Duration = 200 * time.Millisecond
-	if _, err := Run(context.Background(), cfg); err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	if _, err := os.Stat(cfg.DataPath); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("the file the run created is still there: %v", err)
 	}
 }
 
@@ -248,23 +189,22 @@ func TestRedisRefusedThenCleaned(t *testing.T) {
 	}
 
 	cfg := short(t, HTTP)
-	cfg.Store, cfg.RedisURL = StoreRedis, url
+	cfg.RedisURL, cfg.SkipActivity = url, true
 	if _, err := Run(ctx, cfg); !errors.Is(err, ErrNotEmpty) {
 		t.Fatalf("Run on a database with a key: %v, want ErrNotEmpty", err)
 	}
+	if keys, err := rdb.Keys(ctx, "*").Result(); err != nil || len(keys) != 1 {
+		t.Fatalf("keys after the refusal: %q, %v", keys, err)
+	}
 
-	cfg.Force = true
+	rdb.Del(ctx, "someone-else")
 	rep, err := Run(ctx, cfg)
 	if err != nil {
-		t.Fatalf("Run with Force: %v", err)
+		t.Fatalf("Run: %v", err)
 	}
 	checkPhases(t, rep, 1)
-	keys, err := rdb.Keys(ctx, "*").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(keys) != 1 || keys[0] != "someone-else" {
-		t.Fatalf("keys left after the run: %q (cleanup: %s)", keys, rep.Cleanup)
+	if keys, err := rdb.Keys(ctx, "*").Result(); err != nil || len(keys) != 0 {
+		t.Fatalf("keys left after the run: %q, %v (cleanup: %s)", keys, err, rep.Cleanup)
 	}
 }
 
@@ -289,36 +229,35 @@ func TestParseStatCPU(t *testing.T) {
 // checked.
 func TestBotProcessOnRedis(t *testing.T) {
 	cfg := short(t, Gateway, HTTP)
-	cfg.Store, cfg.RedisURL = StoreRedis, redistest.URL(t)
+	cfg.RedisURL = redistest.URL(t)
 	// This test binary, as the bot (TestMain): cli.Main, as main.go runs it.
 	cfg.BotBinary, cfg.BotEnv[asBot] = os.Args[0], "1"
 	cfg.BotOutput = tbWriter{t}
-	cfg.SkipCeiling = false
-	cfg.Duration = time.Second
+	cfg.SkipCeiling, cfg.SkipPlays = false, false
 	cfg.Drawer = nil // the bot process draws its own, verifiable, tickets
 	rep, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if len(rep.Phases) != 2 || rep.Ceiling == nil || rep.Floor == nil || rep.Floor.Calls == 0 || rep.Floor.PerCycle == 0 {
+	if len(rep.Phases) != 6 || rep.Ceiling == nil || rep.Floor == nil || rep.Floor.Calls == 0 || rep.Floor.PerCycle == 0 {
 		t.Fatalf("phases %d, ceiling %+v, floor %+v", len(rep.Phases), rep.Ceiling, rep.Floor)
 	}
-	for _, ph := range append(rep.phases(), rep.Ceiling) {
+	for _, ph := range append(rep.Phases, *rep.Ceiling) {
 		if ph.Cycles == 0 || ph.Errors != 0 || ph.ServerCPUPerCycle == 0 || ph.FloorRatio == 0 ||
 			ph.ToServerPerCycle == 0 || ph.FromServerPerCycle == 0 {
 			t.Errorf("%s: %+v; first errors %q", ph.Name, ph, rep.FirstErrors)
 		}
 	}
 	for _, ph := range rep.Phases {
-		if ph.BotCPUPerInteraction == 0 || len(ph.Refused) != 0 {
-			t.Errorf("%s: bot CPU %v per interaction, refused %q", ph.Name, ph.BotCPUPerInteraction, ph.Refused)
+		if ph.BotCPUPerInteraction == 0 || len(ph.Refused) != 0 || strings.HasSuffix(ph.Name, "-activity") && ph.BotCPUPerReveal == 0 {
+			t.Errorf("%s: bot CPU %v per interaction, %v per reveal, refused %q", ph.Name, ph.BotCPUPerInteraction, ph.BotCPUPerReveal, ph.Refused)
 		}
 	}
 	var text bytes.Buffer
 	if err := rep.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"bot's own CPU", "the floor", "bytes to Redis", "Redis floor (EVAL"} {
+	for _, want := range []string{"bot's own CPU", "per Activity reveal", "the floor", "bytes to Redis", "Redis floor (EVAL"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("the report does not say %q:\n%s", want, text.String())
 		}

@@ -11,110 +11,198 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/lesclefsdutresor/clefs/commands"
+	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// Interaction kinds, as reported.
+// Interaction kinds, as reported: a command's name and subcommand
+// ("fairness seed"), a button's ("auto"), "activity " and an Activity
+// route ("activity reveal").
 const (
-	KindPlay  = "play"  // the slash command /play: buys a ticket, shows the hidden grid
-	KindAuto  = "auto"  // the Auto button: draws and reveals all
-	KindChest = "chest" // the chest's button, when a chest is due
-	KindAll   = "all"   // every kind together
+	KindPlay           = "play"            // /play: buys a ticket, shows the hidden grid
+	KindAuto           = "auto"            // the Auto button: reveals every row
+	KindChest          = "chest"           // the chest's button, when one is shown
+	KindActivityReveal = "activity reveal" // a row revealed in the Activity
+	KindAll            = "all"             // every kind together
 )
 
-var kinds = []string{KindPlay, KindAuto, KindChest}
-
-// Prefixes of the custom IDs of the buttons a player presses (see
-// commands/customid.go).
+// Prefixes of the custom IDs of the buttons (commands/customid.go).
 const (
 	autoPrefix  = "v1:auto:"
 	chestPrefix = "v1:chest:"
 )
 
-// client is Discord's side of one transport: it sends a player's
-// interactions to the bot and returns what the bot answered.
-type client interface {
-	// slash runs /play as player p.
-	slash(ctx context.Context, p *player) (answer, error)
-	// click presses the button customID on the message last shown to p.
-	click(ctx context.Context, p *player, customID string) (answer, error)
-	// refused lists what the fake Discord refused of the bot's calls.
-	refused() []string
-	// close stops the bot and the fake Discord.
-	close() error
-	// botCPU reads the bot process's CPU time when the bot runs as its
-	// own process; nil when it runs in this one.
-	botCPU() func() (time.Duration, error)
+// A move is one step of a player's round: a slash command, or a click on
+// the button whose custom ID starts with button, on the message last shown.
+type move struct {
+	kind   string
+	slash  fakediscord.Slash // its Name, Sub and Options
+	button string
+	target bool // the command's user option is the guild's target user
+	mod    bool // a moderator's move
 }
+
+func cmd(name, sub string, opts ...fakediscord.Opt) move {
+	return move{kind: strings.TrimSpace(name + " " + sub), slash: fakediscord.Slash{Name: name, Sub: sub, Options: opts}}
+}
+
+func click(kind, prefix string) move { return move{kind: kind, button: prefix} }
+
+func admin(sub string, target bool, opts ...fakediscord.Opt) move {
+	m := cmd("admin", sub, opts...)
+	m.mod, m.target = true, target
+	return m
+}
+
+// Mix is a player's round: every command and button of the bot, the
+// moderator's only for the one moderator of each guild, who acts on a
+// member who does not play (the audit checks the players' books). Three
+// tickets are played: revealed a row then Auto, bought again from the
+// finished card and launched in the Activity (Scratch by hand) then Auto,
+// and /play then Auto; a chest shown is opened at once. /pause and /admin
+// reset-guild are cancelled, /limits are set far above what a run stakes.
+var Mix = []move{
+	cmd("play", ""), click("row", "v1:row:"), click(KindAuto, autoPrefix),
+	click("again", "v1:again:"), click("scratch", "v1:act:"), click(KindAuto, autoPrefix),
+	cmd("balance", ""), cmd("rules", ""), cmd("leaderboard", ""), cmd("daily", ""), cmd("history", ""),
+	cmd("play", ""), click(KindAuto, autoPrefix),
+	cmd("fairness", "show"), cmd("fairness", "seed", fakediscord.Opt{Name: "value", Value: "loadtest"}),
+	cmd("fairness", "rotate"), cmd("fairness", "verify", fakediscord.Opt{Name: "ticket", Value: 1}),
+	cmd("fairness", "export"),
+	cmd("limits", "show"), cmd("limits", "set", fakediscord.Opt{Name: "stake-week", Value: "10000000"}),
+	cmd("pause", "", fakediscord.Opt{Name: "length", Value: "24h"}), click("pause cancel", "v1:pzx:"),
+	admin("settings", false), admin("audit", false), admin("player", true),
+	admin("grant", true, fakediscord.Opt{Name: "amount", Value: "5"}),
+	admin("set-balance", true, fakediscord.Opt{Name: "amount", Value: "100"}),
+	admin("reset", true), admin("lift-pause", true, fakediscord.Opt{Name: "reason", Value: "loadtest"}),
+	admin("reset-guild", false), {kind: "reset-guild cancel", button: "v1:rgx:", mod: true},
+}
+
+// playCycle is the round of the soak and of a "-plays" phase: /play, Auto
+// (and the chest when shown), whose Redis costs the floor is compared with.
+var playCycle = []move{cmd("play", ""), click(KindAuto, autoPrefix)}
 
 // answer is the bot's answer to one interaction.
 type answer struct {
-	// msg is the message the answer shows, with its buttons.
-	msg *discordgo.Message
-	// at is when the answer reached Discord (the callback or the HTTP reply).
-	at time.Time
+	msg *discordgo.Message // the message it shows, with its buttons; nil for a launch
+	at  time.Time          // when it reached Discord
 }
 
-// player is one simulated user. It is driven by one goroutine at a time.
+// player is one simulated member. It is driven by one goroutine at a time.
 type player struct {
 	id                   storage.PlayerID
 	guild, user, channel string
-	msg                  *discordgo.Message // the message last shown
-	next, nextKind       string             // the button to press next; "" means /play
+	target               string // a member of the guild who does not play, for /admin
+	mod                  bool   // the guild's moderator
+	mix                  []move // nil: Mix
 
+	msg    *discordgo.Message // the message last shown
+	pos    int                // the next move of the round
+	chest  string             // the custom ID of the chest shown, to open next
+	replay bool               // /play showed a chest instead of a card: play again after it
+	rounds int64              // rounds completed in the phase
+
+	// The Activity: the session, the last state, the tickets bought in
+	// the round, the daily bonus asked, and the pace (activity.go).
+	session string
+	state   commands.ActState
+	bought  int
+	daily   bool
+	paced   int       // game requests sent
+	last    time.Time // the last one
+
+	ops                           int64 // operation IDs used
 	calls, cycles, chests, errors int64
-	direct                        int64 // cycles of the store's ceiling, for their operation IDs
 }
 
-// nextOp returns the operation ID of the player's next direct cycle,
-// unique to it. Only the player's own goroutine calls it.
+// nextOp returns a new operation ID of the player: 16 to 40 of
+// [A-Za-z0-9_-], as the store and the Activity take them.
 func (p *player) nextOp() string {
-	p.direct++
-	return "loadtest-direct-" + strconv.FormatInt(p.direct, 10)
+	p.ops++
+	return "loadtest-" + p.user + "-" + strconv.FormatInt(p.ops, 10)
 }
 
-// step sends the player's next interaction (/play, Auto, or the chest
-// when due) through c, scheduled at sched, and records its latency from
-// sched in rec (nil: not recorded). A play cycle is complete when Auto is
-// answered; a chest shown then is opened by the next step.
-func (p *player) step(ctx context.Context, c client, sched time.Time, rec *recording) error {
-	kind, customID := KindPlay, ""
-	if p.next != "" {
-		kind, customID = p.nextKind, p.next
+// next returns the player's next move and, for a click, its button's
+// custom ID: the chest when one is shown, /play again when it showed a
+// chest, else the round's next move. Again without its button is /play;
+// Auto on a finished card (the row revealed was the last: a ticket resumed
+// from the Activity) and Scratch by hand without its button (the Activity
+// off) are skipped.
+func (p *player) next() (move, string) {
+	mix := p.mix
+	if mix == nil {
+		mix = Mix
 	}
-	p.next, p.nextKind = "", ""
-	var (
-		a   answer
-		err error
-	)
-	if kind == KindPlay {
-		a, err = c.slash(ctx, p)
-	} else {
-		a, err = c.click(ctx, p, customID)
+	if p.chest != "" {
+		return click(KindChest, chestPrefix), p.chest
+	}
+	if p.replay {
+		p.replay = false
+		return mix[0], ""
+	}
+	for {
+		mv := mix[p.pos]
+		if p.pos = (p.pos + 1) % len(mix); p.pos == 0 {
+			p.rounds++
+		}
+		if mv.mod && !p.mod {
+			continue
+		}
+		if mv.button == "" {
+			return mv, ""
+		}
+		if id := button(p.msg, mv.button); id != "" {
+			return mv, id
+		}
+		switch {
+		case mv.kind == "again":
+			return mix[0], ""
+		case mv.kind == "scratch", mv.kind == KindAuto && button(p.msg, "v1:again:") != "":
+			continue
+		}
+		return mv, "" // step fails: the button is missing
+	}
+}
+
+// step sends the player's next interaction through b, scheduled at sched,
+// and records its latency from sched in rec (nil: not recorded).
+func (p *player) step(ctx context.Context, b *botRun, sched time.Time, rec *recording) error {
+	mv, customID := p.next()
+	var a answer
+	var err error
+	switch {
+	case mv.button == "":
+		sl := mv.slash
+		sl.Guild, sl.Channel, sl.User = p.guild, p.channel, p.user
+		if mv.mod {
+			sl.Perms = fakediscord.PermsMember | discordgo.PermissionManageGuild
+		}
+		if mv.target {
+			sl.Options = append([]fakediscord.Opt{{Name: "user", Value: p.target}}, sl.Options...)
+		}
+		a, err = b.send(ctx, sl, fakediscord.Click{})
+	case customID == "" || p.msg == nil:
+		err = fmt.Errorf("no %s button on %s", mv.kind, describe(p.msg))
+	default:
+		a, err = b.send(ctx, fakediscord.Slash{}, fakediscord.Click{Message: p.msg.ID, CustomID: customID, User: p.user})
 	}
 	if err != nil {
 		p.errors++
-		return fmt.Errorf("player %s, %s: %w", p.user, kind, err)
+		return fmt.Errorf("player %s, %s: %w", p.user, mv.kind, err)
 	}
 	p.calls++
-	rec.add(kind, a.at.Sub(sched))
-	p.msg = a.msg
-	auto, chest := button(a.msg, autoPrefix), button(a.msg, chestPrefix)
-	switch kind {
-	case KindPlay:
-		switch {
-		case auto != "":
-			p.next, p.nextKind = auto, KindAuto
-		case chest != "": // a chest due is shown before any new ticket
-			p.next, p.nextKind = chest, KindChest
-		default:
-			p.errors++
-			return fmt.Errorf("player %s: /play showed neither Auto nor a chest: %s", p.user, describe(a.msg))
-		}
-	case KindAuto:
-		p.cycles++
-		if chest != "" {
-			p.next, p.nextKind = chest, KindChest
+	rec.add(mv.kind, a.at.Sub(sched))
+	if a.msg != nil { // a launch of the Activity leaves the card
+		p.msg = a.msg
+	}
+	p.chest = button(a.msg, chestPrefix)
+	switch mv.kind {
+	case KindPlay, "again":
+		p.replay = p.chest != "" && button(a.msg, autoPrefix) == ""
+	case KindAuto, "row":
+		if button(a.msg, autoPrefix) == "" { // finished
+			p.cycles++
 		}
 	case KindChest:
 		p.chests++
@@ -128,15 +216,9 @@ func button(m *discordgo.Message, prefix string) string {
 	if m == nil {
 		return ""
 	}
-	for _, c := range m.Components {
-		row, ok := c.(*discordgo.ActionsRow)
-		if !ok {
-			continue
-		}
-		for _, rc := range row.Components {
-			if b, ok := rc.(*discordgo.Button); ok && !b.Disabled && strings.HasPrefix(b.CustomID, prefix) {
-				return b.CustomID
-			}
+	for _, b := range fakediscord.Buttons(m) {
+		if !b.Disabled && strings.HasPrefix(b.CustomID, prefix) {
+			return b.CustomID
 		}
 	}
 	return ""
@@ -149,14 +231,9 @@ func describe(m *discordgo.Message) string {
 	}
 	s := m.Content
 	for _, e := range m.Embeds {
-		if e != nil {
-			s += " | " + e.Title + " " + e.Description
-		}
+		s += " | " + e.Title + " " + e.Description
 	}
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return fmt.Sprintf("%q", s)
+	return fmt.Sprintf("%.200q", s)
 }
 
 // errLog keeps the first errors of a run and counts them all.
@@ -175,23 +252,24 @@ func (l *errLog) add(err error) {
 	}
 }
 
-// count returns the number of errors so far.
 func (l *errLog) count() int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.n
 }
 
-// counts sums the players' counters.
-func counts(players []*player) (calls, cycles, chests, errs int64) {
+// sum adds f over the players; cyclesOf, chestsOf and errorsOf are its fs.
+func sum(players []*player, f func(*player) int64) (n int64) {
 	for _, p := range players {
-		calls += p.calls
-		cycles += p.cycles
-		chests += p.chests
-		errs += p.errors
+		n += f(p)
 	}
-	return calls, cycles, chests, errs
+	return n
 }
+
+func callsOf(p *player) int64  { return p.calls }
+func cyclesOf(p *player) int64 { return p.cycles }
+func chestsOf(p *player) int64 { return p.chests }
+func errorsOf(p *player) int64 { return p.errors }
 
 // loop runs f(k) in n goroutines, k = 0..n-1, each again and again
 // until d has passed, ctx is done or f returns false.
@@ -209,24 +287,36 @@ func loop(ctx context.Context, n int, d time.Duration, f func(k int) bool) {
 	wg.Wait()
 }
 
-// closedLoop runs every player in its own goroutine, one interaction after
-// another, for d; a player stops early after 20 errors in a row.
-func closedLoop(ctx context.Context, c client, players []*player, d time.Duration, rec *recording, errs *errLog) {
-	inARow := make([]int, len(players))
-	loop(ctx, len(players), d, func(k int) bool {
-		p := players[k]
-		err := p.step(ctx, c, time.Now(), rec)
-		if err == nil {
-			inARow[k] = 0
-			return true
-		}
-		errs.add(err)
-		if inARow[k]++; inARow[k] == 20 {
-			errs.add(fmt.Errorf("player %s: stopped after %d errors in a row", p.user, inARow[k]))
-			return false
-		}
-		return true
-	})
+// drive plays the players' steps for d: at rate > 0 in an open loop,
+// otherwise each player in its own goroutine, one step after another, and
+// when recording at least one whole round each; a player stops early after
+// 20 errors in a row.
+func drive(ctx context.Context, players []*player, d time.Duration, rate float64, rec *recording, errs *errLog, play func(*player, time.Time, *recording) error) {
+	if rate > 0 {
+		openLoop(ctx, players, d, rate, rec, errs, play)
+		return
+	}
+	var stop atomic.Bool
+	t := time.AfterFunc(d, func() { stop.Store(true) })
+	defer t.Stop()
+	var wg sync.WaitGroup
+	for _, p := range players {
+		wg.Go(func() {
+			for inARow := 0; ctx.Err() == nil && (!stop.Load() || rec != nil && p.rounds == 0); {
+				err := play(p, time.Now(), rec)
+				if err == nil {
+					inARow = 0
+					continue
+				}
+				errs.add(err)
+				if inARow++; inARow == 20 {
+					errs.add(fmt.Errorf("player %s: stopped after 20 errors in a row", p.user))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // openLoop sends interactions at rate per second, evenly spaced, for d,
@@ -235,7 +325,7 @@ func closedLoop(ctx context.Context, c client, players []*player, d time.Duratio
 // so that a send delayed (no player free, the sender late) counts against
 // the bot, not for it (no coordinated omission); the delay from the
 // schedule to the actual send is recorded apart too.
-func openLoop(ctx context.Context, c client, players []*player, d time.Duration, rate float64, rec *recording, errs *errLog) {
+func openLoop(ctx context.Context, players []*player, d time.Duration, rate float64, rec *recording, errs *errLog, play func(*player, time.Time, *recording) error) {
 	idle := make(chan *player, len(players))
 	for _, p := range players {
 		idle <- p
@@ -249,27 +339,19 @@ func openLoop(ctx context.Context, c client, players []*player, d time.Duration,
 		if sched.Sub(start) >= d {
 			return
 		}
-		if wait := time.Until(sched); wait > 0 {
-			select {
-			case <-time.After(wait):
-			case <-ctx.Done():
-				return
-			}
-		}
 		var p *player
 		select {
-		case p = <-idle:
+		case <-time.After(time.Until(sched)):
+			p = <-idle
 		case <-ctx.Done():
 			return
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rec.addSendDelay(time.Since(sched))
-			if err := p.step(ctx, c, sched, rec); err != nil {
+		wg.Go(func() {
+			rec.add(sendDelay, time.Since(sched))
+			if err := play(p, sched, rec); err != nil {
 				errs.add(err)
 			}
 			idle <- p
-		}()
+		})
 	}
 }

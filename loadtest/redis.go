@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -32,27 +31,15 @@ func (s ServerStats) sub(before ServerStats) ServerStats {
 // node: only meaningful for a single server).
 func RedisStats(c redis.UniversalClient) func(ctx context.Context) (ServerStats, error) {
 	return func(ctx context.Context) (ServerStats, error) {
-		fields := make(map[string]string)
-		for _, section := range []string{"cpu", "stats"} { // one at a time, as Redis before 7 reads them
-			info, err := c.Info(ctx, section).Result()
-			if err != nil {
-				return ServerStats{}, fmt.Errorf("redis INFO %s: %w", section, err)
-			}
-			for _, line := range strings.Split(info, "\n") {
-				if k, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok {
-					fields[k] = v
-				}
-			}
+		info, err := c.InfoMap(ctx).Result() // the default sections hold CPU and Stats
+		if err != nil {
+			return ServerStats{}, fmt.Errorf("redis INFO: %w", err)
 		}
 		var x [5]float64
-		for i, name := range []string{"used_cpu_user", "used_cpu_sys", "total_net_input_bytes", "total_net_output_bytes", "total_commands_processed"} {
-			v, ok := fields[name]
-			if !ok {
-				return ServerStats{}, fmt.Errorf("redis INFO: %s missing", name)
-			}
-			var err error
-			if x[i], err = strconv.ParseFloat(v, 64); err != nil {
-				return ServerStats{}, fmt.Errorf("redis INFO: %s: %w", name, err)
+		for i, f := range [][2]string{{"CPU", "used_cpu_user"}, {"CPU", "used_cpu_sys"},
+			{"Stats", "total_net_input_bytes"}, {"Stats", "total_net_output_bytes"}, {"Stats", "total_commands_processed"}} {
+			if x[i], err = strconv.ParseFloat(info[f[0]][f[1]], 64); err != nil {
+				return ServerStats{}, fmt.Errorf("redis INFO %s: %w", f[1], err)
 			}
 		}
 		return ServerStats{CPU: time.Duration((x[0] + x[1]) * float64(time.Second)), NetIn: int64(x[2]), NetOut: int64(x[3]), Commands: int64(x[4])}, nil

@@ -62,12 +62,12 @@ func TestSoakInteractionsFailsOnALeak(t *testing.T) {
 // the fields in the JSON. Whether the heap stayed flat is .ci/run's soak
 // step, with more interactions.
 func TestSoakInteractionsReport(t *testing.T) {
-	for _, store := range []string{StoreBolt, StoreRedis} {
+	for _, store := range []string{"bolt", "redis"} {
 		t.Run(store, func(t *testing.T) {
 			cfg := interactionSoakConfig(t)
 			cfg.Interactions, cfg.MaxGrowth = 300, 1000 // a report, not a verdict
-			if store == StoreRedis {
-				cfg.Store, cfg.RedisURL = StoreRedis, redistest.URL(t)
+			if store == "redis" {
+				cfg.RedisURL = redistest.URL(t)
 			}
 			rep, err := SoakInteractions(context.Background(), cfg)
 			if err != nil {

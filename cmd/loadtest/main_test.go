@@ -3,16 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/lesclefsdutresor/clefs/game"
-	"github.com/lesclefsdutresor/clefs/storage"
-	"github.com/lesclefsdutresor/clefs/storage/boltstore"
 )
 
 func TestHelp(t *testing.T) {
@@ -28,14 +21,11 @@ func TestHelp(t *testing.T) {
 func TestBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-transport", "smoke-signals"},
-		{"-store", "redis"},
-		{"-store", "bolt", "-redis", "redis://127.0.0.1:1/0"},
 		{"-duration", "0s"},
 		{"extra"},
-		{"-bot-process"},                             // on bolt
-		{"-bot", "/tmp/clefs", "-bot-process=false"}, // -bot without -bot-process
+		{"-bot-process"}, // on bolt
 		{"-soak-interactions", "-5"},
-		{"-soak-interactions", "1000", "-transport", "http"}, // the gateway's soak
+		{"-soak-interactions", "1000", "-transport", "http"},                              // the gateway's soak
 		{"-soak-interactions", "1000", "-redis", "redis://127.0.0.1:1/0", "-bot-process"}, // the bot in this process
 	} {
 		var out, errOut bytes.Buffer
@@ -45,31 +35,9 @@ func TestBadFlags(t *testing.T) {
 	}
 }
 
-func TestRefusesNonEmptyData(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "prod.db")
-	st, err := boltstore.Open(path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := storage.Timestamp(time.Now())
-	_, err = storage.Apply(context.Background(), st, storage.Step{
-		ID: storage.PlayerID{Guild: 1, User: 2}, Op: "test-create", Create: true, Start: 2000, Seeds: rand.Reader, Now: now,
-		Move: game.ClaimDaily{Amount: 500, Cooldown: time.Hour},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
-	var out, errOut bytes.Buffer
-	code := run(context.Background(), []string{"-data", path, "-transport", "http", "-duration", "100ms"}, &out, &errOut)
-	if code != 1 || !strings.Contains(errOut.String(), "-force") {
-		t.Fatalf("exit %d, want 1 with a hint at -force; stderr:\n%s", code, errOut.String())
-	}
-}
-
 func TestShortRunJSON(t *testing.T) {
 	var out, errOut bytes.Buffer
-	args := []string{"-transport", "http", "-players", "2", "-guilds", "1", "-duration", "200ms", "-warmup", "0s", "-ceiling=false", "-json"}
+	args := []string{"-transport", "http", "-players", "2", "-duration", "200ms", "-warmup", "0s", "-ceiling=false", "-plays=false", "-activity=false", "-json"}
 	if code := run(context.Background(), args, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, errOut.String())
 	}
@@ -96,6 +64,7 @@ func TestBotProcessDefault(t *testing.T) {
 		{nil, false},
 		{[]string{"-redis", "redis://127.0.0.1:1/0"}, true},
 		{[]string{"-redis", "redis://127.0.0.1:1/0", "-bot-process=false"}, false},
+		{[]string{"-redis", "redis://127.0.0.1:1/0", "-soak-interactions", "1000"}, false},
 	} {
 		o, err := parse(tt.args, &bytes.Buffer{})
 		if err != nil || o.botProcess != tt.want {

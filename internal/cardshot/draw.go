@@ -16,7 +16,6 @@ import (
 	"golang.org/x/image/font/gofont/goregular"
 	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/fixed"
-	"golang.org/x/image/vector"
 )
 
 // scale is the picture's pixels per CSS pixel of Discord's layout: 2, for
@@ -247,18 +246,7 @@ func textBlock(s string, regular, bold font.Face, colour color.NRGBA, lineH, wid
 type canvas struct{ img *image.RGBA }
 
 func (c canvas) rect(x, y, w, h, r int, col color.NRGBA) {
-	p := roundRect(float64(x), float64(y), float64(x+w), float64(y+h), float64(r))
-	b := c.img.Bounds()
-	z := vector.NewRasterizer(b.Dx(), b.Dy())
-	for i, q := range p {
-		if i == 0 {
-			z.MoveTo(float32(q.x*scale), float32(q.y*scale))
-		} else {
-			z.LineTo(float32(q.x*scale), float32(q.y*scale))
-		}
-	}
-	z.ClosePath()
-	z.Draw(c.img, b, image.NewUniform(col), image.Point{})
+	fillScaled(c.img, scale, col, roundRect(float64(x), float64(y), float64(x+w), float64(y+h), float64(r)))
 }
 
 func (c canvas) image(x, y int, img image.Image) {

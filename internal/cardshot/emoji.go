@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"slices"
 
 	xdraw "golang.org/x/image/draw"
 	"golang.org/x/image/vector"
@@ -67,12 +68,16 @@ func newPen(n int) *pen { return &pen{img: image.NewRGBA(image.Rect(0, 0, n, n))
 
 // fill fills the closed polygons ps in colour c; a polygon wound the other
 // way cuts a hole.
-func (p *pen) fill(c color.NRGBA, ps ...[]pt) {
-	b := p.img.Bounds()
+func (p *pen) fill(c color.NRGBA, ps ...[]pt) { fillScaled(p.img, p.n, c, ps...) }
+
+// fillScaled fills the closed polygons ps, their points times k, in colour
+// c on img; a polygon wound the other way cuts a hole.
+func fillScaled(img *image.RGBA, k float64, c color.NRGBA, ps ...[]pt) {
+	b := img.Bounds()
 	z := vector.NewRasterizer(b.Dx(), b.Dy())
 	for _, poly := range ps {
 		for i, q := range poly {
-			x, y := float32(q.x*p.n), float32(q.y*p.n)
+			x, y := float32(q.x*k), float32(q.y*k)
 			if i == 0 {
 				z.MoveTo(x, y)
 			} else {
@@ -81,7 +86,7 @@ func (p *pen) fill(c color.NRGBA, ps ...[]pt) {
 		}
 		z.ClosePath()
 	}
-	z.Draw(p.img, b, image.NewUniform(c), image.Point{})
+	z.Draw(img, b, image.NewUniform(c), image.Point{})
 }
 
 // arc returns the points of a circle's arc from angle a0 to a1 (radians,
@@ -107,10 +112,8 @@ func roundRect(x0, y0, x1, y1, r float64) []pt {
 }
 
 func reversed(ps []pt) []pt {
-	out := make([]pt, len(ps))
-	for i, q := range ps {
-		out[len(ps)-1-i] = q
-	}
+	out := slices.Clone(ps)
+	slices.Reverse(out)
 	return out
 }
 

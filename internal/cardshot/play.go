@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -135,11 +136,8 @@ func isWinWithKey(card *discordgo.InteractionResponseData) bool {
 // number plus one (game.NumSymbols for the hidden cell).
 func emojiID(s game.Symbol) string { return fmt.Sprint(uint64(s) + 1) }
 
-func seedBytes(seed uint64) [32]byte {
-	var b [32]byte
-	for i := range 8 {
-		b[i] = byte(seed >> (8 * i))
-	}
+func seedBytes(seed uint64) (b [32]byte) {
+	binary.LittleEndian.PutUint64(b[:], seed)
 	return b
 }
 
