@@ -79,6 +79,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.asJSON, "json", false, "print the report as JSON")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of this process to this file")
 	fs.BoolVar(&o.botProcess, "bot-process", false, "run the bot as its own process (default with -redis, which it needs)")
+	fs.StringVar(&o.cfg.BotBinary, "bot", "", "with -bot-process: run this bot binary instead of building this tree's (to compare two builds)")
 	fs.IntVar(&o.soak.Interactions, "soak-interactions", 0, "instead: soak the bot's gateway with this many interactions")
 	fs.Float64Var(&o.soak.MaxGrowth, "max-growth", loadtest.DefaultMaxGrowth, "with -soak-interactions: the end heap's limit, as a multiple of the early heap")
 	if err := fs.Parse(args); err != nil {
@@ -158,12 +159,15 @@ func execute(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		return err
 	}
 	if o.botProcess {
+		o.cfg.BotOutput = stderr
+	}
+	if o.botProcess && o.cfg.BotBinary == "" {
 		dir, err := os.MkdirTemp("", "clefs-loadtest-build-")
 		if err != nil {
 			return fmt.Errorf("build the bot: %w", err)
 		}
 		defer os.RemoveAll(dir)
-		o.cfg.BotBinary, o.cfg.BotOutput = filepath.Join(dir, "clefs"), stderr
+		o.cfg.BotBinary = filepath.Join(dir, "clefs")
 		o.cfg.Logger.Info("building the bot", "package", mainPackage, "binary", o.cfg.BotBinary)
 		if out, err := exec.CommandContext(ctx, "go", "build", "-o", o.cfg.BotBinary, mainPackage).CombinedOutput(); err != nil {
 			return fmt.Errorf("build the bot (go build %s): %w\n%s", mainPackage, err, out)
