@@ -18,6 +18,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/lesclefsdutresor/clefs/internal/backoff"
 )
 
 // RESTObserver receives the REST transport's events for metrics. Every
@@ -64,9 +66,9 @@ const (
 	DefaultRateLimitWait = time.Second
 )
 
-// Backoff of a retry after a 5xx or a connection error: the first wait is
-// about backoffBase, doubling each time up to backoffMax, with half of it
-// random.
+// Backoff of a retry after a 5xx or a connection error (backoff.Jittered):
+// the first wait is about backoffBase, doubling each time up to backoffMax,
+// with half of it random.
 const (
 	backoffBase = 200 * time.Millisecond
 	backoffMax  = 2 * time.Second
@@ -421,7 +423,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if timedOut {
 				reason = retryTimeout
 			}
-			wait = t.backoff(attempt)
+			wait = backoff.Jittered(attempt, backoffBase, backoffMax, t.jitter)
 		case resp.StatusCode == http.StatusTooManyRequests:
 			t.obs.RESTRequest(route, resp.StatusCode)
 			call.attempt(false)
@@ -446,7 +448,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return giveUp(&GiveUpError{Attempts: attempt, Status: status, Reason: reasonNotRetried})
 			}
 			reason = retryServerError
-			wait = t.backoff(attempt)
+			wait = backoff.Jittered(attempt, backoffBase, backoffMax, t.jitter)
 		default:
 			t.obs.RESTRequest(route, resp.StatusCode)
 			call.attempt(false)
@@ -516,15 +518,6 @@ func (t *Transport) holdAll(d time.Duration) {
 	if until.After(t.globalUntil) {
 		t.globalUntil = until
 	}
-}
-
-// backoff is the jittered wait before the attempt after attempt.
-func (t *Transport) backoff(attempt int) time.Duration {
-	d := backoffMax
-	if attempt < 8 {
-		d = min(backoffBase<<(attempt-1), backoffMax)
-	}
-	return d/2 + t.jitter(d/2)
 }
 
 // attemptRequest returns the request of one attempt: req under ctx and

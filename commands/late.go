@@ -10,6 +10,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/lesclefsdutresor/clefs/internal/backoff"
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
@@ -44,9 +45,9 @@ const (
 	tokenLife = 15 * time.Minute
 	// lateMargin is kept before the token ends for the last edit.
 	lateMargin = 5 * time.Second
-	// lateFirstWait and lateMaxWait bound the waits between tries: the
-	// n-th wait is drawn in [w/2, w] for w = lateFirstWait·2ⁿ⁻¹, at most
-	// lateMaxWait.
+	// lateFirstWait and lateMaxWait bound the waits between tries
+	// (backoff.Jittered): the n-th wait is drawn in [w/2, w) for
+	// w = lateFirstWait·2ⁿ⁻¹, at most lateMaxWait.
 	lateFirstWait = time.Second
 	lateMaxWait   = 30 * time.Second
 	// maxLate bounds the continuations running at once, so that a long
@@ -93,17 +94,19 @@ func (s *lateSet) size() int {
 	return len(s.ids)
 }
 
-// wait returns the wait before the try-th try (1 for the first retry).
+// wait returns the wait before the try-th try (1 for the first retry):
+// backoff.Jittered's, drawn by a generator seeded from crypto/rand.
 func (s *lateSet) wait(try int) time.Duration {
-	w := min(lateFirstWait<<min(max(try-1, 0), 6), lateMaxWait)
-	s.rmu.Lock()
-	defer s.rmu.Unlock()
-	if s.rnd == nil {
-		var seed [32]byte
-		_, _ = crand.Read(seed[:]) // never fails (crypto/rand's contract)
-		s.rnd = rand.New(rand.NewChaCha8(seed))
-	}
-	return w/2 + time.Duration(s.rnd.Int64N(int64(w/2)+1))
+	return backoff.Jittered(try, lateFirstWait, lateMaxWait, func(d time.Duration) time.Duration {
+		s.rmu.Lock()
+		defer s.rmu.Unlock()
+		if s.rnd == nil {
+			var seed [32]byte
+			_, _ = crand.Read(seed[:]) // never fails (crypto/rand's contract)
+			s.rnd = rand.New(rand.NewChaCha8(seed))
+		}
+		return time.Duration(s.rnd.Int64N(int64(d)))
+	})
 }
 
 // tokenExpiry is when the token of interaction id ends: tokenLife after

@@ -498,16 +498,6 @@ func TestTokenExpiry(t *testing.T) {
 	}
 }
 
-func TestLateWaitsAreBounded(t *testing.T) {
-	var s lateSet
-	for try := 1; try < 100; try++ {
-		w := s.wait(try)
-		if w < lateFirstWait/2 || w > lateMaxWait {
-			t.Fatalf("wait %d = %v", try, w)
-		}
-	}
-}
-
 func TestLateMessagesAreHonest(t *testing.T) {
 	c, err := newCatalog()
 	if err != nil {
