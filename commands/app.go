@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -118,19 +117,19 @@ type Config struct {
 
 // App holds the handlers. It is safe for concurrent use.
 type App struct {
-	cfg      Config
-	store    storage.Store
-	cat      *catalog
-	emojis   atomic.Pointer[glyphs] // never nil after New
-	log      *slog.Logger
-	obs      Observer
-	commands map[string]*command
-	defs     []*discordgo.ApplicationCommand
-	players  playerLocks
-	drawer   game.Drawer
-	seeds    io.Reader
-	jobs     jobs    // the background jobs' runner (jobs.go)
-	late     lateSet // the late steps going on (late.go)
+	cfg       Config
+	store     storage.Store
+	cat       *catalog
+	log       *slog.Logger
+	obs       Observer
+	commands  map[string]*command
+	defs      []*discordgo.ApplicationCommand
+	players   playerLocks
+	drawer    game.Drawer
+	seeds     io.Reader
+	jobs      jobs    // the background jobs' runner (jobs.go)
+	late      lateSet // the late steps going on (late.go)
+	*renderer         // the cards (render.go, emojis.go)
 }
 
 // handlerFunc handles one command or button. It returns the reply to send,
@@ -197,7 +196,7 @@ func New(cfg Config, store storage.Store) *App {
 	if a.cfg.ConfirmTTL <= 0 {
 		a.cfg.ConfirmTTL = DefaultConfirmTTL
 	}
-	a.emojis.Store(newGlyphs(cfg, nil))
+	a.renderer = newRenderer(cfg)
 	cat, err := newCatalog()
 	if err != nil {
 		panic(err)
