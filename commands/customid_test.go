@@ -135,7 +135,7 @@ func TestEveryLayoutIsRouted(t *testing.T) {
 	a := New(Config{Logger: discardLogger()}, nil)
 	names := map[string]bool{}
 	for _, l := range layouts {
-		if a.buttonHandler(l.kind) == nil {
+		if _, ok := a.routes.buttons[l.kind]; !ok {
 			t.Errorf("%s:%s has no handler", l.version, l.name)
 		}
 		if names[l.metric] {

@@ -167,39 +167,39 @@ func lateGaveUp(kind string) string {
 // update (ans.mu held): an answer (a reply, a user error) replaces the
 // apology; an error worth trying again reports true; anything else ends
 // the tries with the give-up message.
-func (a *App) lateResult(ans *answer, res result, tries int) (again bool) {
+func (d *delivery) lateResult(ans *answer, res result, tries int) (again bool) {
 	switch {
 	case untold(res.err) && tries > 1: // given up below
 	case res.err == nil, !transient(res.err) && errorOutcome(res.err) == "user_error":
-		a.deliverLate(ans, res, tries)
+		d.deliverLate(ans, res, tries)
 		return false
 	case retryable(res.err), transient(res.err):
 		ans.log.Debug("commands: late step try failed", "interaction", ans.rq.i.ID, "kind", ans.rq.kind,
 			"try", tries, "err", res.err)
 		return true
 	}
-	a.giveUp(ans, tries, res.err)
+	d.giveUp(ans, tries, res.err)
 	return false
 }
 
 // deliverLate replaces the apology with the step's answer.
-func (a *App) deliverLate(ans *answer, res result, tries int) {
+func (d *delivery) deliverLate(ans *answer, res result, tries int) {
 	rep := res.rep
 	if res.err != nil {
-		rep = a.renderError(ans.log, ans.rq, res.err, false)
+		rep = d.renderError(ans.log, ans.rq, res.err, false)
 	}
-	a.sendLate(ans, rep)
+	d.sendLate(ans, rep)
 	ans.log.Info("commands: late result delivered", "interaction", ans.rq.i.ID, "kind", ans.rq.kind,
 		"outcome", errorOutcome(res.err), "tries", tries)
 }
 
 // giveUp ends the tries: one warning, and the apology replaced with the
 // give-up message while the token lives.
-func (a *App) giveUp(ans *answer, tries int, err error) {
+func (d *delivery) giveUp(ans *answer, tries int, err error) {
 	ans.log.Warn("commands: late step given up; its outcome is unknown", "interaction", ans.rq.i.ID,
 		"kind", ans.rq.kind, "guild", ans.rq.guild, "user", ans.rq.user, "tries", tries, "err", err)
-	if a.cfg.Now().Before(ans.expires) {
-		a.sendLate(ans, ephemeral("⚠️ "+ans.rq.l.T(lateGaveUp(ans.rq.kind), nil)))
+	if d.now().Before(ans.expires) {
+		d.sendLate(ans, ephemeral("⚠️ "+ans.rq.l.T(lateGaveUp(ans.rq.kind), nil)))
 	}
 }
 
@@ -208,84 +208,73 @@ func (a *App) giveUp(ans *answer, tries int, err error) {
 // deferral), and the reply replaces it; but after a button's deferral
 // the original response is the card the button sits on and the apology a
 // follow-up: an update of the card edits it, a new message follows up.
-func (a *App) sendLate(ans *answer, rep reply) {
+func (d *delivery) sendLate(ans *answer, rep reply) {
 	rq := ans.rq
 	rep = rep.afterFirst(rq.l)
 	if rq.i.Type == discordgo.InteractionMessageComponent && ans.afterDeferral {
-		a.sendAfterDeferral(ans.ctx, ans.r, rq, rep)
+		ans.followDeferral(rep)
 		return
 	}
-	if err := a.editOriginal(ans.ctx, ans.r, rq, rep.data); err != nil {
+	if err := ans.edit(rep.data); err != nil {
 		ans.log.Warn("commands: late edit failed", "interaction", rq.i.ID, "kind", rq.kind, "err", err)
 	}
 }
 
 // dropLate releases the continuation ans reserved, once (ans.mu held).
-func (a *App) dropLate(ans *answer) {
+func (d *delivery) dropLate(ans *answer) {
 	if ans.late {
-		a.late.release(ans.rq.i.ID)
+		d.late.release(ans.rq.i.ID)
 		ans.late = false
 	}
 }
 
-// continueLate runs the step of ans again in the background until it
-// gives an answer or the token ends (see above). The continuation of
-// ans.rq.i.ID is reserved; it is released at the end.
-func (a *App) continueLate(ctx context.Context, ans *answer, h handlerFunc) {
-	a.late.wg.Add(1)
+// continueLate runs the step of ans again in the background, through h
+// (the route's handler in the delivery chain), until it gives an answer or
+// the token ends (see above). The continuation of ans.rq.i.ID is
+// reserved; it is released at the end.
+func (d *delivery) continueLate(ctx context.Context, ans *answer, h handlerFunc) {
+	d.late.wg.Add(1)
 	go func() {
-		defer a.late.wg.Done()
+		defer d.late.wg.Done()
 		defer func() {
 			ans.mu.Lock()
-			a.dropLate(ans)
+			d.dropLate(ans)
 			ans.mu.Unlock()
 		}()
-		defer a.recoverAnswer(ans)
-		last := ans.lastErr
+		defer d.guard(ans)
 		for try := 1; ; try++ {
-			wait := a.late.wait(try)
-			if a.cfg.Now().Add(wait + a.cfg.Timeout + lateMargin).After(ans.expires) {
+			wait := d.late.wait(try)
+			if d.now().Add(wait + d.timeout + lateMargin).After(ans.expires) {
 				ans.mu.Lock()
-				a.giveUp(ans, try, last)
+				d.giveUp(ans, try, ans.lastErr)
 				ans.mu.Unlock()
 				return
 			}
-			if err := a.wait(ctx, wait); err != nil {
+			if err := d.wait(ctx, wait); err != nil {
 				ans.log.Info("commands: late step abandoned at shutdown; the player's next /play or click, or /admin player, shows its outcome",
 					"interaction", ans.rq.i.ID, "kind", ans.rq.kind, "tries", try)
 				return
 			}
-			res, again := a.lateTry(ctx, ans, h, try+1)
+			ans.mu.Lock()
+			ans.tries = try + 1
+			ans.mu.Unlock()
+			_, _ = h(ctx, ans.rq) // settle sets goOn and lastErr
+			ans.mu.Lock()
+			again := ans.goOn
+			ans.mu.Unlock()
 			if !again {
 				return
 			}
-			last = res.err
 		}
 	}()
 }
 
-// lateTry runs the step once more, under the player's lock for this try
-// only, and sends its answer if it has one.
-func (a *App) lateTry(ctx context.Context, ans *answer, h handlerFunc, tries int) (result, bool) {
-	tctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
-	defer cancel()
-	unlock, err := a.players.lock(tctx, playerKey{ans.rq.guild, ans.rq.user})
-	if err != nil {
-		return result{err: internal("wait_player", err)}, true
-	}
-	defer unlock()
-	res := a.call(tctx, h, ans.rq)
-	ans.mu.Lock()
-	defer ans.mu.Unlock()
-	return res, a.lateResult(ans, res, tries)
-}
-
 // wait waits d, or until ctx ends (its error).
-func (a *App) wait(ctx context.Context, d time.Duration) error {
-	if a.cfg.Wait != nil {
-		return a.cfg.Wait(ctx, d)
+func (d *delivery) wait(ctx context.Context, dur time.Duration) error {
+	if d.waitFn != nil {
+		return d.waitFn(ctx, dur)
 	}
-	t := time.NewTimer(d)
+	t := time.NewTimer(dur)
 	defer t.Stop()
 	select {
 	case <-t.C:

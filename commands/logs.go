@@ -38,14 +38,6 @@ func WithLogger(ctx context.Context, log *slog.Logger) context.Context {
 	return context.WithValue(ctx, loggerKey{}, log)
 }
 
-// logger returns the logger of ctx (WithLogger), else the App's.
-func (a *App) logger(ctx context.Context) *slog.Logger {
-	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok && l != nil {
-		return l
-	}
-	return a.log
-}
-
 // logInteraction writes the debug line of one handled interaction.
 func logInteraction(ctx context.Context, log *slog.Logger, rq *request, outcome string, d time.Duration) {
 	if !log.Enabled(ctx, slog.LevelDebug) {

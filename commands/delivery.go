@@ -1,0 +1,439 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// Delivery: what wraps every handler, so that the handlers only compute a
+// reply. The router (router.go) wraps each handler once, at New, in this
+// chain, outermost first:
+//
+//  1. delivery.timed: the try's deadline (Config.Timeout); on the first
+//     try, the deferral at Config.DeferAfter and the apology when the
+//     deadline passes with the handler still running;
+//  2. delivery.locked: the player's lock, held until the try's answer has
+//     been sent, so that a player's answers leave in the store's order;
+//  3. delivery.answered: sends the try's answer (or, after an apology, its
+//     late result: late.go) and reports it to the Observer and the logs;
+//  4. recovered: a handler's panic, or a handler returning no reply,
+//     becomes an internal error.
+//
+// A late step's tries (late.go) run the same chain. Panics are recovered
+// once per boundary: in a handler by recovered, in the timers' and the
+// continuation's goroutines by guard; a panic while answering on the
+// caller's goroutine reaches the transport's entry (package bot), which
+// recovers it.
+
+// middleware wraps a handler with one delivery guarantee.
+type middleware func(handlerFunc) handlerFunc
+
+// chain returns h wrapped in mws, the first outermost.
+func chain(h handlerFunc, mws ...middleware) handlerFunc {
+	for i := len(mws) - 1; i >= 0; i-- {
+		h = mws[i](h)
+	}
+	return h
+}
+
+// recovered turns what a handler must not do, panic or return neither a
+// reply nor an error, into an internal error.
+func recovered(next handlerFunc) handlerFunc {
+	return func(ctx context.Context, rq *request) (rep reply, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				rep, err = reply{}, fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+			}
+		}()
+		rep, err = next(ctx, rq)
+		if err == nil && rep.data == nil && !rep.launch {
+			err = errors.New("handler returned no reply")
+		}
+		return rep, err
+	}
+}
+
+// delivery answers the interactions: the deferral, the apology, the late
+// results, the player lock, and the reports of each answer.
+type delivery struct {
+	observation
+	now        func() time.Time
+	deferAfter time.Duration                                    // Config.DeferAfter
+	timeout    time.Duration                                    // Config.Timeout
+	waitFn     func(ctx context.Context, d time.Duration) error // Config.Wait
+	players    playerLocks
+	late       lateSet // the late steps going on (late.go)
+}
+
+// answer is the state of one interaction's answer: nobody has answered yet,
+// the deferral was sent, or the final response was. Whoever sends holds mu,
+// so a deferral is acknowledged before the edit that follows it.
+type answer struct {
+	ctx   context.Context // the caller's, for sending
+	log   *slog.Logger    // the caller's (WithLogger), else Config.Logger
+	r     Responder
+	rq    *request
+	start time.Time // Config.Now at the start, for the Observer
+
+	expires time.Time // when the interaction's token ends (tokenExpiry)
+
+	mu    sync.Mutex
+	state answerState
+	// tries counts the tries of the step: 1 for the first, more for a
+	// late step's (late.go).
+	tries int
+	// late: the apology promised an update; the continuation of the
+	// interaction is reserved (delivery.late) until dropLate.
+	late bool
+	// goOn: the last try asks for a continuation (late.go).
+	goOn bool
+	// afterDeferral: the final response followed a deferral.
+	afterDeferral bool
+	// lastErr is the error of the try that asked for a continuation.
+	lastErr error
+}
+
+type answerState int
+
+const (
+	pending answerState = iota
+	deferred
+	answered
+)
+
+type result struct {
+	rep reply
+	err error
+}
+
+// begin returns the answer of interaction i, received now.
+func (d *delivery) begin(ctx context.Context, r Responder, i *discordgo.Interaction, l *lang) *answer {
+	ans := &answer{ctx: ctx, log: d.logger(ctx), r: r, start: d.now(), tries: 1}
+	ans.rq = &request{i: i, kind: "unknown", l: l, r: r, ans: ans}
+	ans.expires = tokenExpiry(i.ID, ans.start)
+	return ans
+}
+
+// serve runs h, a routed handler, as the first try of ans's step, and
+// then the step's continuation if its answer promised one.
+func (d *delivery) serve(ctx context.Context, ans *answer, h handlerFunc) {
+	started := false
+	defer func() {
+		if !started { // a continuation reserved but not started (a panic): release it
+			ans.mu.Lock()
+			d.dropLate(ans)
+			ans.mu.Unlock()
+		}
+	}()
+	_, _ = h(ctx, ans.rq)
+	if started = ans.goOn; started {
+		d.continueLate(ctx, ans, h)
+	}
+}
+
+// timed bounds a try by Config.Timeout. On the first try it also answers
+// for a slow handler: the deferral at DeferAfter, and the apology when the
+// try's context ends (Timeout, or the caller's context) before the handler
+// has returned. The answer's state, under its mutex, decides who sends what.
+func (d *delivery) timed(next handlerFunc) handlerFunc {
+	return func(ctx context.Context, rq *request) (reply, error) {
+		tctx, cancel := context.WithTimeout(ctx, d.timeout)
+		defer cancel()
+		if ans := rq.ans; ans.tries == 1 {
+			deferral := time.AfterFunc(d.deferAfter, func() { d.deferAnswer(ans) })
+			defer deferral.Stop()
+			stop := context.AfterFunc(tctx, func() {
+				d.apologise(ans, fmt.Errorf("handler still running when its context ended: %w", tctx.Err()), ctx.Err() == nil)
+			})
+			defer stop()
+		}
+		return next(tctx, rq)
+	}
+}
+
+// locked holds the player's lock around the rest of the try, its answer
+// included. A try that cannot have it before its context ends is
+// answered as an internal error.
+func (d *delivery) locked(next handlerFunc) handlerFunc {
+	return func(ctx context.Context, rq *request) (reply, error) {
+		unlock, err := d.players.lock(ctx, playerKey{rq.guild, rq.user})
+		if err != nil {
+			err = internal("wait_player", err)
+			d.settle(rq.ans, result{err: err})
+			return reply{}, err
+		}
+		defer unlock()
+		return next(ctx, rq)
+	}
+}
+
+// answered sends the try's answer (settle).
+func (d *delivery) answered(next handlerFunc) handlerFunc {
+	return func(ctx context.Context, rq *request) (reply, error) {
+		rep, err := next(ctx, rq)
+		d.settle(rq.ans, result{rep: rep, err: err})
+		return rep, err
+	}
+}
+
+// settle sends the result of a try of ans's step: the interaction's
+// answer on the first try (finish), a late result after (lateResult). It
+// sets ans.goOn: whether the step goes on in the background.
+func (d *delivery) settle(ans *answer, res result) {
+	ans.mu.Lock()
+	defer ans.mu.Unlock()
+	if ans.tries == 1 {
+		ans.goOn = d.finish(ans, res)
+		return
+	}
+	if ans.goOn = d.lateResult(ans, res, ans.tries); ans.goOn {
+		ans.lastErr = res.err
+	}
+}
+
+// finish sends the first try's result, then reports it to the Observer.
+// If the apology went first, the result replaces it when it answers
+// (late.go) or is dropped. It reports whether the step must go on in the
+// background (continueLate): the apology promised an update and the
+// result is none. ans.mu must be held.
+func (d *delivery) finish(ans *answer, res result) (goOn bool) {
+	if ans.state == answered {
+		if !ans.late {
+			return false
+		}
+		if goOn = d.lateResult(ans, res, 1); goOn {
+			ans.lastErr = res.err
+		} else {
+			d.dropLate(ans)
+		}
+		return goOn
+	}
+	if res.err != nil {
+		goOn = d.mayGoOn(ans, res.err, ans.ctx.Err() == nil)
+		ans.lastErr = res.err
+		res.rep = d.renderError(ans.log, ans.rq, res.err, goOn)
+	}
+	ans.final(res.rep)
+	d.observe(ans, res.err)
+	return goOn
+}
+
+// mayGoOn reports whether the step whose try ended with err (nil: still
+// running) goes on in the background, and reserves its continuation if so
+// (ans.late); live is false when Handle's context has ended. ans.mu must
+// be held.
+func (d *delivery) mayGoOn(ans *answer, err error, live bool) bool {
+	if live && (err == nil || retryable(err)) && d.late.reserve(ans.rq.i.ID) {
+		ans.late = true
+	}
+	return ans.late
+}
+
+// deferAnswer sends the deferred response if nobody has answered yet.
+func (d *delivery) deferAnswer(ans *answer) {
+	defer d.guard(ans)
+	ans.mu.Lock()
+	defer ans.mu.Unlock()
+	if ans.state != pending {
+		return
+	}
+	ans.state = deferred
+	ans.deferral()
+}
+
+// apologise answers with the apology for err if nobody has answered yet.
+// running tells that the handler is still running and Handle's context
+// has not ended: its result may still come, and the apology says so.
+func (d *delivery) apologise(ans *answer, err error, running bool) {
+	defer d.guard(ans)
+	ans.mu.Lock()
+	defer ans.mu.Unlock()
+	if ans.state == answered {
+		return
+	}
+	late := running && d.mayGoOn(ans, nil, true)
+	ans.final(d.renderError(ans.log, ans.rq, err, late))
+	d.observe(ans, err)
+}
+
+// guard recovers and logs a panic in one of delivery's goroutines (the
+// deferral's and the apology's timers, a late step's continuation): a
+// panic while answering, in the Responder say, must not end the process.
+func (d *delivery) guard(ans *answer) {
+	if p := recover(); p != nil {
+		d.log.Error("commands: panic while answering", "interaction", ans.rq.i.ID,
+			"kind", ans.rq.kind, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	}
+}
+
+// observe reports the interaction's outcome to the Observer and logs it at
+// debug level: the one place that knows both for every interaction
+// answered (a ping or an autocompletion is neither counted nor logged).
+func (d *delivery) observe(ans *answer, err error) {
+	outcome, dur := errorOutcome(err), d.now().Sub(ans.start)
+	if d.obs != nil {
+		d.obs.Interaction(ans.rq.kind, outcome, dur)
+	}
+	logInteraction(ans.ctx, ans.log, ans.rq, outcome, dur)
+}
+
+// final sends the final reply: the initial response, or what follows the
+// deferral. ans.mu must be held.
+func (ans *answer) final(rep reply) {
+	was := ans.state
+	ans.state = answered // first: a panic while sending must not send twice
+	ans.afterDeferral = was == deferred
+	if was == deferred {
+		ans.followDeferral(rep)
+		return
+	}
+	typ := discordgo.InteractionResponseChannelMessageWithSource
+	switch {
+	case rep.launch:
+		typ = InteractionResponseLaunchActivity
+	case rep.update:
+		typ = discordgo.InteractionResponseUpdateMessage
+	}
+	ans.send(&discordgo.InteractionResponse{Type: typ, Data: rep.data})
+}
+
+// deferral answers a slow interaction with a deferred response: type 6
+// (the message is edited later) for a button, type 5 ("thinking…") for a
+// command.
+func (ans *answer) deferral() {
+	resp := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}
+	if ans.rq.i.Type == discordgo.InteractionApplicationCommand {
+		resp.Type = discordgo.InteractionResponseDeferredChannelMessageWithSource
+		resp.Data = &discordgo.InteractionResponseData{}
+		if !ans.rq.public {
+			resp.Data.Flags = discordgo.MessageFlagsEphemeral
+		}
+	}
+	ans.send(resp)
+}
+
+// followDeferral delivers the reply of a deferred interaction: an edit of
+// the original message, or, for a new message after a button's deferral,
+// a follow-up.
+func (ans *answer) followDeferral(rep reply) {
+	rq := ans.rq
+	rep = rep.afterFirst(rq.l)
+	d := rep.data
+	fit(d)
+	if rq.i.Type == discordgo.InteractionMessageComponent && !rep.update {
+		err := ans.r.FollowUp(ans.ctx, rq.i, &discordgo.WebhookParams{
+			Content: d.Content, Embeds: d.Embeds, Components: d.Components,
+			Flags: d.Flags, AllowedMentions: d.AllowedMentions, Files: d.Files,
+		})
+		if err != nil {
+			ans.log.Warn("commands: follow-up failed", "interaction", rq.i.ID, "kind", rq.kind, "err", err)
+		}
+		return
+	}
+	if err := ans.edit(d); err != nil {
+		ans.log.Warn("commands: edit after deferral failed", "interaction", rq.i.ID, "kind", rq.kind, "err", err)
+	}
+}
+
+// edit replaces the original response's text, embeds and components with
+// d's (its flags cannot change), and attaches d's files.
+func (ans *answer) edit(d *discordgo.InteractionResponseData) error {
+	fit(d)
+	content, embeds, comps := d.Content, d.Embeds, d.Components
+	if embeds == nil {
+		embeds = []*discordgo.MessageEmbed{}
+	}
+	if comps == nil {
+		comps = []discordgo.MessageComponent{}
+	}
+	return ans.r.EditOriginal(ans.ctx, ans.rq.i, &discordgo.WebhookEdit{
+		Content: &content, Embeds: &embeds, Components: &comps, AllowedMentions: d.AllowedMentions, Files: d.Files,
+	})
+}
+
+// send sends the initial response.
+func (ans *answer) send(resp *discordgo.InteractionResponse) {
+	fit(resp.Data)
+	if err := ans.r.Respond(ans.ctx, ans.rq.i, resp); err != nil {
+		ans.log.Warn("commands: respond failed", "interaction", ans.rq.i.ID, "type", int(resp.Type), "err", err)
+	}
+}
+
+// observation logs and counts what the answers report: errors, damaged
+// records. The Activity's Act uses it too.
+type observation struct {
+	obs Observer     // nil: none
+	log *slog.Logger // Config.Logger
+}
+
+// logger returns the logger of ctx (WithLogger), else Config.Logger.
+func (o *observation) logger(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok && l != nil {
+		return l
+	}
+	return o.log
+}
+
+// renderError turns a handler's error into the reply (logError first): a
+// user error becomes an ephemeral message in the user's language; anything
+// else a short apology, which says the message will be updated when late
+// (the step goes on in the background).
+func (o *observation) renderError(log *slog.Logger, rq *request, err error, late bool) reply {
+	o.logError(log, rq, err, late)
+	var ue *userError
+	if errors.As(err, &ue) {
+		return ephemeral("❌ " + rq.l.T(ue.id, ue.data))
+	}
+	id := apology(rq.kind)
+	if late {
+		id = lateApology(rq.kind)
+	}
+	return ephemeral("⚠️ " + rq.l.T(id, nil))
+}
+
+// logError logs and counts a step's error: a user error's cause (a damaged
+// record, a refusal by the rules no handler expected) as a warning,
+// anything else as an internal error with its context.
+func (o *observation) logError(log *slog.Logger, rq *request, err error, late bool) {
+	var ue *userError
+	if errors.As(err, &ue) {
+		if d := damaged(ue.cause); d != nil {
+			o.damagedRecord(log, rq, d)
+		} else if ue.cause != nil {
+			log.Warn("commands: step refused by the rules",
+				"guild", rq.guild, "user", rq.user, "command", rq.kind, "custom_id", rq.customID,
+				"interaction", rq.i.ID, "err", ue.cause)
+		}
+		return
+	}
+	var se *storeError
+	op := ""
+	if errors.As(err, &se) {
+		op = se.op
+		if o.obs != nil {
+			o.obs.StoreError(se.op)
+		}
+	}
+	log.Error("commands: internal error",
+		"guild", rq.guild, "user", rq.user, "command", rq.kind, "custom_id", rq.customID,
+		"interaction", rq.i.ID, "op", op, "err", err, "late", late)
+}
+
+// damagedRecord logs and counts a player's damaged record met by rq: one
+// warning naming it, and the key and what is wrong.
+func (o *observation) damagedRecord(log *slog.Logger, rq *request, d *storage.DamagedError) {
+	log.Warn("commands: damaged record", "guild", d.ID.Guild, "user", d.ID.User, "command", rq.kind,
+		"interaction", rq.i.ID, "err", d.Err, "repair", "/admin reset (docs/operating.md, \"A damaged record\")")
+	if o.obs != nil {
+		o.obs.DamagedRecord()
+	}
+}

@@ -1,0 +1,130 @@
+package commands
+
+import (
+	"github.com/bwmarrin/discordgo"
+)
+
+// router is the route table of the interactions, a small one after
+// disgo's handler.Mux: slash commands by name, buttons by the kind their
+// custom ID parses to (customid.go's layouts, which format and parse
+// them), and the entry point. Each entry holds its handler wrapped once,
+// at registration, in the delivery chain (delivery.go). Registration
+// panics on a duplicate, or on a kind the custom-ID table lacks.
+type router struct {
+	wrap     middleware
+	commands map[string]route
+	buttons  map[buttonKind]route
+	launch   handlerFunc // the entry-point command's, whatever its name
+	defs     []*discordgo.ApplicationCommand
+}
+
+// route is one entry of the table.
+type route struct {
+	h      handlerFunc // wrapped in the delivery chain
+	public bool        // a slow command's deferred response is public
+	// subs, when not nil, tells a command's subcommands, which label the
+	// metrics from this fixed list, so that a forged name cannot grow
+	// the label set.
+	subs func(string) bool
+}
+
+// command routes c by its name.
+func (r *router) command(c *command, subs func(string) bool) {
+	if _, ok := r.commands[c.def.Name]; ok {
+		panic("commands: duplicate command " + c.def.Name)
+	}
+	r.commands[c.def.Name] = route{h: r.wrap(c.h), public: c.public, subs: subs}
+	r.defs = append(r.defs, c.def)
+}
+
+// button routes the custom IDs of kind k to h.
+func (r *router) button(k buttonKind, h handlerFunc) {
+	if _, ok := layoutOf(k); !ok {
+		panic("commands: no custom-ID layout for a routed button")
+	}
+	if _, ok := r.buttons[k]; ok {
+		panic("commands: button routed twice: " + k.metric())
+	}
+	r.buttons[k] = route{h: r.wrap(h)}
+}
+
+// check panics if a kind of the custom-ID table has no route: every
+// button the bot formats must be answered.
+func (r *router) check() {
+	for _, l := range layouts {
+		if _, ok := r.buttons[l.kind]; !ok {
+			panic("commands: no route for custom IDs " + l.version + ":" + l.name)
+		}
+	}
+}
+
+// route finds the handler of the interaction and fills rq. It refuses what
+// does not come from a guild member; an unknown command, or a custom ID
+// that does not parse or is not a button of its message (forged), gets
+// its user error.
+func (r *router) route(rq *request) (handlerFunc, error) {
+	i := rq.i
+	var h handlerFunc
+	switch i.Type {
+	case discordgo.InteractionApplicationCommand:
+		var d discordgo.ApplicationCommandInteractionData
+		switch v := i.Data.(type) {
+		case discordgo.ApplicationCommandInteractionData:
+			d = v
+		case *discordgo.ApplicationCommandInteractionData:
+			if v == nil {
+				return nil, userErr("err_unknown_command", nil)
+			}
+			d = *v
+		default:
+			return nil, userErr("err_unknown_command", nil)
+		}
+		c, ok := r.commands[d.Name]
+		if d.CommandType == PrimaryEntryPoint { // whatever the operator named it
+			c, ok = route{h: r.launch}, true
+			d.Name = "launch" // the metrics' label
+		}
+		if !ok {
+			return nil, userErr("err_unknown_command", nil)
+		}
+		rq.kind, rq.data, rq.public, h = d.Name, &d, c.public, c.h
+		if c.subs != nil {
+			rq.kind = d.Name + " unknown"
+			if len(d.Options) == 1 && d.Options[0] != nil && c.subs(d.Options[0].Name) {
+				rq.kind = d.Name + " " + d.Options[0].Name
+			}
+		}
+	case discordgo.InteractionMessageComponent:
+		// A button acts only on the card it sits on: its custom ID must
+		// parse and be one of the message's buttons, so that a forged ID
+		// (a reset-guild "cancel" clicked on a ticket card…) changes
+		// nothing; and it must come from a button, every custom ID of the
+		// bot's being a button's (a select menu carrying one is forged).
+		var from discordgo.ComponentType
+		rq.customID, from = componentCustomID(i)
+		rq.kind = "button unknown"
+		c, ok := parseCustomID(rq.customID)
+		if !ok || from != discordgo.ButtonComponent || !messageHasButton(i.Message, rq.customID) {
+			return nil, userErr("err_stale_button", nil)
+		}
+		b, ok := r.buttons[c.kind]
+		if !ok {
+			return nil, userErr("err_stale_button", nil)
+		}
+		rq.kind, rq.button, h = c.kind.metric(), c, b.h
+	default:
+		return nil, userErr("err_unknown_command", nil)
+	}
+	if i.GuildID == "" || i.Member == nil || i.Member.User == nil {
+		return nil, userErr("err_guild_only", nil)
+	}
+	var ok bool
+	if rq.guild, ok = parseSnowflake(i.GuildID); !ok {
+		return nil, userErr("err_guild_only", nil)
+	}
+	if rq.user, ok = parseSnowflake(i.Member.User.ID); !ok {
+		return nil, userErr("err_guild_only", nil)
+	}
+	rq.perms = i.Member.Permissions
+	return h, nil
+}
