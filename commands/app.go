@@ -203,7 +203,7 @@ func New(cfg Config, store storage.Store) *App {
 	a.cat = cat
 
 	r := &a.routes
-	r.wrap = func(h handlerFunc) handlerFunc { return chain(h, a.timed, a.locked, a.answered, recovered) }
+	r.wrap = func(h handlerFunc) handlerFunc { return chain(h, a.timed, a.answered, recovered) }
 	r.commands, r.buttons = map[string]route{}, map[buttonKind]route{}
 	subs := map[string]func(string) bool{"admin": isAdminSub, "fairness": isFairnessSub, "limits": isLimitsSub}
 	for _, c := range []*command{

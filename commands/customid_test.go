@@ -98,7 +98,7 @@ func TestCustomIDRoundTrip(t *testing.T) {
 		l := rapid.SampledFrom(layouts).Draw(rt, "layout")
 		c := customID{kind: l.kind}
 		for _, s := range l.segments {
-			c.set(s.field, rapid.Uint64Range(s.lo, s.hi).Draw(rt, "value"))
+			s.set(&c, rapid.Uint64Range(s.lo, s.hi).Draw(rt, "value"))
 		}
 		id := c.format()
 		if len(id) > maxCustomID {

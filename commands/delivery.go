@@ -14,25 +14,22 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// Delivery: what wraps every handler, so that the handlers only compute a
-// reply. The router (router.go) wraps each handler once, at New, in this
-// chain, outermost first:
+// Delivery wraps every handler, so that a handler only computes a reply.
+// The router (router.go) wraps each handler once, at New, in this chain,
+// outermost first, which a late step's tries (late.go) run too:
 //
 //  1. delivery.timed: the try's deadline (Config.Timeout); on the first
 //     try, the deferral at Config.DeferAfter and the apology when the
 //     deadline passes with the handler still running;
-//  2. delivery.locked: the player's lock, held until the try's answer has
-//     been sent, so that a player's answers leave in the store's order;
-//  3. delivery.answered: sends the try's answer (or, after an apology, its
-//     late result: late.go) and reports it to the Observer and the logs;
-//  4. recovered: a handler's panic, or a handler returning no reply,
-//     becomes an internal error.
+//  2. delivery.answered: under the player's lock (playerlock.go), so that
+//     a player's answers leave in the store's order, sends the try's
+//     answer, or after an apology its late result, and reports it to the
+//     Observer and the logs;
+//  3. recovered: a handler's panic, or no reply, is an internal error.
 //
-// A late step's tries (late.go) run the same chain. Panics are recovered
-// once per boundary: in a handler by recovered, in the timers' and the
-// continuation's goroutines by guard; a panic while answering on the
-// caller's goroutine reaches the transport's entry (package bot), which
-// recovers it.
+// Panics are recovered once per boundary: in a handler by recovered, in
+// the timers' and the continuation's goroutines by guard, and on the
+// caller's goroutine by the transport's entry (package bot).
 
 // middleware wraps a handler with one delivery guarantee.
 type middleware func(handlerFunc) handlerFunc
@@ -76,7 +73,8 @@ type delivery struct {
 
 // answer is the state of one interaction's answer: nobody has answered yet,
 // the deferral was sent, or the final response was. Whoever sends holds mu,
-// so a deferral is acknowledged before the edit that follows it.
+// so a deferral is acknowledged before the edit that follows it. Its
+// methods send.
 type answer struct {
 	ctx   context.Context // the caller's, for sending
 	log   *slog.Logger    // the caller's (WithLogger), else Config.Logger
@@ -88,14 +86,11 @@ type answer struct {
 
 	mu    sync.Mutex
 	state answerState
-	// tries counts the tries of the step: 1 for the first, more for a
-	// late step's (late.go).
-	tries int
+	tries int // the step's: 1 for the first, more for a late step's (late.go)
 	// late: the apology promised an update; the continuation of the
 	// interaction is reserved (delivery.late) until dropLate.
 	late bool
-	// goOn: the last try asks for a continuation (late.go).
-	goOn bool
+	goOn bool // the last try asks for a continuation (late.go)
 	// afterDeferral: the final response followed a deferral.
 	afterDeferral bool
 	// lastErr is the error of the try that asked for a continuation.
@@ -115,7 +110,7 @@ type result struct {
 	err error
 }
 
-// begin returns the answer of interaction i, received now.
+// begin returns the answer of interaction i, received now, in language l.
 func (d *delivery) begin(ctx context.Context, r Responder, i *discordgo.Interaction, l *lang) *answer {
 	ans := &answer{ctx: ctx, log: d.logger(ctx), r: r, start: d.now(), tries: 1}
 	ans.rq = &request{i: i, kind: "unknown", l: l, r: r, ans: ans}
@@ -134,7 +129,7 @@ func (d *delivery) serve(ctx context.Context, ans *answer, h handlerFunc) {
 			ans.mu.Unlock()
 		}
 	}()
-	_, _ = h(ctx, ans.rq)
+	_, _ = h(ctx, ans.rq) // the chain answers
 	if started = ans.goOn; started {
 		d.continueLate(ctx, ans, h)
 	}
@@ -160,71 +155,47 @@ func (d *delivery) timed(next handlerFunc) handlerFunc {
 	}
 }
 
-// locked holds the player's lock around the rest of the try, its answer
-// included. A try that cannot have it before its context ends is
-// answered as an internal error.
-func (d *delivery) locked(next handlerFunc) handlerFunc {
-	return func(ctx context.Context, rq *request) (reply, error) {
+// answered runs the rest of the try and sends its answer (settle) under
+// the player's lock; a try that cannot have the lock before its context
+// ends is answered as an internal error.
+func (d *delivery) answered(next handlerFunc) handlerFunc {
+	return func(ctx context.Context, rq *request) (rep reply, err error) {
 		unlock, err := d.players.lock(ctx, playerKey{rq.guild, rq.user})
 		if err != nil {
 			err = internal("wait_player", err)
-			d.settle(rq.ans, result{err: err})
-			return reply{}, err
+		} else {
+			defer unlock()
+			rep, err = next(ctx, rq)
 		}
-		defer unlock()
-		return next(ctx, rq)
-	}
-}
-
-// answered sends the try's answer (settle).
-func (d *delivery) answered(next handlerFunc) handlerFunc {
-	return func(ctx context.Context, rq *request) (reply, error) {
-		rep, err := next(ctx, rq)
 		d.settle(rq.ans, result{rep: rep, err: err})
 		return rep, err
 	}
 }
 
-// settle sends the result of a try of ans's step: the interaction's
-// answer on the first try (finish), a late result after (lateResult). It
-// sets ans.goOn: whether the step goes on in the background.
+// settle sends the result of a try of ans's step, then reports it to the
+// Observer: the interaction's answer, or, after an apology that promised
+// an update, the late result that replaces it (late.go); a result that
+// comes after a plain apology is dropped. It sets ans.goOn: whether the
+// step goes on in the background (continueLate).
 func (d *delivery) settle(ans *answer, res result) {
 	ans.mu.Lock()
 	defer ans.mu.Unlock()
-	if ans.tries == 1 {
-		ans.goOn = d.finish(ans, res)
-		return
+	switch {
+	case ans.state == answered && !ans.late:
+		ans.goOn = false
+	case ans.state == answered:
+		ans.goOn = d.lateResult(ans, res, ans.tries)
+	default:
+		if res.err != nil {
+			ans.goOn = d.mayGoOn(ans, res.err, ans.ctx.Err() == nil)
+			res.rep = d.renderError(ans.log, ans.rq, res.err, ans.goOn)
+		}
+		ans.final(res.rep)
+		d.observe(ans, res.err)
 	}
-	if ans.goOn = d.lateResult(ans, res, ans.tries); ans.goOn {
+	if ans.goOn {
 		ans.lastErr = res.err
 	}
-}
-
-// finish sends the first try's result, then reports it to the Observer.
-// If the apology went first, the result replaces it when it answers
-// (late.go) or is dropped. It reports whether the step must go on in the
-// background (continueLate): the apology promised an update and the
-// result is none. ans.mu must be held.
-func (d *delivery) finish(ans *answer, res result) (goOn bool) {
-	if ans.state == answered {
-		if !ans.late {
-			return false
-		}
-		if goOn = d.lateResult(ans, res, 1); goOn {
-			ans.lastErr = res.err
-		} else {
-			d.dropLate(ans)
-		}
-		return goOn
-	}
-	if res.err != nil {
-		goOn = d.mayGoOn(ans, res.err, ans.ctx.Err() == nil)
-		ans.lastErr = res.err
-		res.rep = d.renderError(ans.log, ans.rq, res.err, goOn)
-	}
-	ans.final(res.rep)
-	d.observe(ans, res.err)
-	return goOn
 }
 
 // mayGoOn reports whether the step whose try ended with err (nil: still
