@@ -191,7 +191,8 @@ func New(cfg Config, store storage.Store) *App {
 	if a.cfg.ConfirmTTL <= 0 {
 		a.cfg.ConfirmTTL = DefaultConfirmTTL
 	}
-	a.renderer = newRenderer(cfg)
+	a.renderer = &renderer{override: glyphs{sym: cfg.Emoji, hidden: cfg.Hidden}, activity: cfg.Activity, fairURL: a.fairURL()}
+	a.emojis.Store(newGlyphs(a.override, nil))
 	a.delivery = &delivery{
 		observation: observation{obs: cfg.Observer, log: a.cfg.Logger},
 		now:         a.cfg.Now, deferAfter: a.cfg.DeferAfter, timeout: a.cfg.Timeout, waitFn: a.cfg.Wait,
@@ -203,7 +204,7 @@ func New(cfg Config, store storage.Store) *App {
 	a.cat = cat
 
 	r := &a.routes
-	r.wrap = func(h handlerFunc) handlerFunc { return chain(h, a.timed, a.answered, recovered) }
+	r.wrap = func(h handlerFunc) handlerFunc { return chain(h, a.timed, a.delivered, recovered) }
 	r.commands, r.buttons = map[string]route{}, map[buttonKind]route{}
 	subs := map[string]func(string) bool{"admin": isAdminSub, "fairness": isFairnessSub, "limits": isLimitsSub}
 	for _, c := range []*command{
@@ -213,17 +214,13 @@ func New(cfg Config, store storage.Store) *App {
 	} {
 		r.command(c, subs[c.def.Name])
 	}
-	r.button(kindRow, a.handleRow)
-	r.button(kindAuto, a.handleAuto)
-	r.button(kindAgain, a.handleAgain)
-	r.button(kindChest, a.handleChest)
-	r.button(kindResetConfirm, a.handleResetConfirm)
-	r.button(kindResetCancel, a.handleResetCancel)
-	r.button(kindPauseConfirm, a.handlePauseConfirm)
-	r.button(kindPauseCancel, a.handlePauseCancel)
-	r.button(kindActivity, a.handleLaunch)
+	r.routeButtons(map[buttonKind]handlerFunc{
+		kindRow: a.handleRow, kindAuto: a.handleAuto, kindAgain: a.handleAgain, kindChest: a.handleChest,
+		kindResetConfirm: a.handleResetConfirm, kindResetCancel: a.handleResetCancel,
+		kindPauseConfirm: a.handlePauseConfirm, kindPauseCancel: a.handlePauseCancel,
+		kindActivity: a.handleLaunch,
+	})
 	r.launch = r.wrap(a.handleLaunch)
-	r.check()
 	return a
 }
 
@@ -264,7 +261,9 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 	if locale == "" && i.GuildLocale != nil { // Discord always sends locale; another client may not
 		locale = *i.GuildLocale
 	}
-	ans := a.begin(ctx, r, i, a.cat.forLocale(locale))
+	ans := &answer{ctx: ctx, log: a.logger(ctx), r: r, start: a.cfg.Now(), tries: 1}
+	ans.rq = &request{i: i, kind: "unknown", l: a.cat.forLocale(locale), r: r, ans: ans}
+	ans.expires = tokenExpiry(i.ID, ans.start)
 	switch i.Type {
 	case discordgo.InteractionPing:
 		ans.state = answered

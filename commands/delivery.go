@@ -21,7 +21,7 @@ import (
 //  1. delivery.timed: the try's deadline (Config.Timeout); on the first
 //     try, the deferral at Config.DeferAfter and the apology when the
 //     deadline passes with the handler still running;
-//  2. delivery.answered: under the player's lock (playerlock.go), so that
+//  2. delivery.delivered: under the player's lock (playerlock.go), so that
 //     a player's answers leave in the store's order, sends the try's
 //     answer, or after an apology its late result, and reports it to the
 //     Observer and the logs;
@@ -86,11 +86,14 @@ type answer struct {
 
 	mu    sync.Mutex
 	state answerState
-	tries int // the step's: 1 for the first, more for a late step's (late.go)
 	// late: the apology promised an update; the continuation of the
 	// interaction is reserved (delivery.late) until dropLate.
 	late bool
-	goOn bool // the last try asks for a continuation (late.go)
+	// tries (1 for the first, more for a late step's) and goOn (the last
+	// try asks for a continuation: late.go) belong to the goroutine that
+	// runs the tries, one after the other.
+	tries int
+	goOn  bool
 	// afterDeferral: the final response followed a deferral.
 	afterDeferral bool
 	// lastErr is the error of the try that asked for a continuation.
@@ -108,14 +111,6 @@ const (
 type result struct {
 	rep reply
 	err error
-}
-
-// begin returns the answer of interaction i, received now, in language l.
-func (d *delivery) begin(ctx context.Context, r Responder, i *discordgo.Interaction, l *lang) *answer {
-	ans := &answer{ctx: ctx, log: d.logger(ctx), r: r, start: d.now(), tries: 1}
-	ans.rq = &request{i: i, kind: "unknown", l: l, r: r, ans: ans}
-	ans.expires = tokenExpiry(i.ID, ans.start)
-	return ans
 }
 
 // serve runs h, a routed handler, as the first try of ans's step, and
@@ -155,10 +150,10 @@ func (d *delivery) timed(next handlerFunc) handlerFunc {
 	}
 }
 
-// answered runs the rest of the try and sends its answer (settle) under
+// delivered runs the rest of the try and sends its answer (settle) under
 // the player's lock; a try that cannot have the lock before its context
 // ends is answered as an internal error.
-func (d *delivery) answered(next handlerFunc) handlerFunc {
+func (d *delivery) delivered(next handlerFunc) handlerFunc {
 	return func(ctx context.Context, rq *request) (rep reply, err error) {
 		unlock, err := d.players.lock(ctx, playerKey{rq.guild, rq.user})
 		if err != nil {
@@ -218,7 +213,17 @@ func (d *delivery) deferAnswer(ans *answer) {
 		return
 	}
 	ans.state = deferred
-	ans.deferral()
+	// Type 6 (the message is edited later) for a button, type 5
+	// ("thinking…") for a command.
+	resp := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}
+	if ans.rq.i.Type == discordgo.InteractionApplicationCommand {
+		resp.Type = discordgo.InteractionResponseDeferredChannelMessageWithSource
+		resp.Data = &discordgo.InteractionResponseData{}
+		if !ans.rq.public {
+			resp.Data.Flags = discordgo.MessageFlagsEphemeral
+		}
+	}
+	ans.send(resp)
 }
 
 // apologise answers with the apology for err if nobody has answered yet.
@@ -275,21 +280,6 @@ func (ans *answer) final(rep reply) {
 		typ = discordgo.InteractionResponseUpdateMessage
 	}
 	ans.send(&discordgo.InteractionResponse{Type: typ, Data: rep.data})
-}
-
-// deferral answers a slow interaction with a deferred response: type 6
-// (the message is edited later) for a button, type 5 ("thinking…") for a
-// command.
-func (ans *answer) deferral() {
-	resp := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}
-	if ans.rq.i.Type == discordgo.InteractionApplicationCommand {
-		resp.Type = discordgo.InteractionResponseDeferredChannelMessageWithSource
-		resp.Data = &discordgo.InteractionResponseData{}
-		if !ans.rq.public {
-			resp.Data.Flags = discordgo.MessageFlagsEphemeral
-		}
-	}
-	ans.send(resp)
 }
 
 // followDeferral delivers the reply of a deferred interaction: an edit of

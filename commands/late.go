@@ -16,28 +16,22 @@ import (
 
 // Late results. A step still running at its deadline, or ending with an
 // internal error (a store that timed out, a connection lost), may have
-// been written or not: a store call that returns context.DeadlineExceeded
-// may still have its write applied once the store answers. So the
-// interaction is answered with an apology that says the bot will update
-// it, and the step goes on in the background: the same handler, on the
-// same request, so under the same operation ID (every step's is the
-// interaction's, or derived from it). A repeat of an operation the store
-// has recorded changes nothing and is answered with the recorded result,
-// so whichever try's write lands, the step is made once and the answer
-// that replaces the apology tells what was made.
+// been written or not (a store call that returns DeadlineExceeded may
+// still be applied). So the apology says the bot will update the message,
+// and the step goes on in the background: the same chained handler on the
+// same request, so under the same operation ID. A repeat of an operation
+// the store has recorded changes nothing and is answered with the
+// recorded result, so the step is made once and the answer that replaces
+// the apology tells what was made.
 //
-// The tries go on, with a bounded jittered backoff between them, until
-// one gives an answer or until the interaction's token (15 minutes from
-// its creation) would end before the next could; then the apology is
-// replaced once more, with a message that says the outcome is unknown and
-// where to see it (a player's /play, a moderator's /admin player: both read
-// the player's own record, written with the step, never a log that may lag
-// behind it). Each try takes the player's lock for itself only, so a
-// player's other interactions are not held up between tries. One
-// interaction has at most one continuation. They end with the context
-// Handle was given (the process's): the result of a step abandoned then is
-// shown by the player's next /play or click on the card, or to moderators
-// by /admin player.
+// The tries go on, with a jittered backoff between them, until one gives
+// an answer or the interaction's token (15 minutes from its creation)
+// would end before the next could; then the apology is replaced with a
+// message that says the outcome is unknown and where to see it (a
+// player's /play, a moderator's /admin player: both read the player's own
+// record, written with the step). Each try takes the player's lock for
+// itself only. One interaction has at most one continuation; they end with
+// Handle's context (the process's).
 
 const (
 	// tokenLife is how long Discord accepts edits with an interaction's
@@ -255,14 +249,8 @@ func (d *delivery) continueLate(ctx context.Context, ans *answer, h handlerFunc)
 					"interaction", ans.rq.i.ID, "kind", ans.rq.kind, "tries", try)
 				return
 			}
-			ans.mu.Lock()
 			ans.tries = try + 1
-			ans.mu.Unlock()
-			_, _ = h(ctx, ans.rq) // settle sets goOn and lastErr
-			ans.mu.Lock()
-			again := ans.goOn
-			ans.mu.Unlock()
-			if !again {
+			if _, _ = h(ctx, ans.rq); !ans.goOn { // settle sets goOn and lastErr
 				return
 			}
 		}

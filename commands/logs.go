@@ -11,21 +11,14 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// What the handlers log, and where:
-//
-//   - one debug line per interaction ("interaction"), written by observe,
-//     where the outcome and the duration are known (the same call feeds the
-//     metrics);
-//   - one info line per moderator action ("moderator action"), written
-//     where audit entries are written (App.apply with an audit entry,
-//     App.applyGuild of a transition that logs one), after the store has accepted the write and only when
-//     the operation was not a repeat — a new moderator step is logged by
-//     giving it an audit entry, nothing more;
-//   - internal errors at error level (renderError).
-//
-// A transport passes its own logger in the context (WithLogger), so that
-// these lines carry its attributes: the gateway's shard, or the HTTP
-// endpoint.
+// What the handlers log, and where: one debug line per interaction
+// ("interaction"), by delivery.observe, which feeds the metrics too; one
+// info line per moderator action ("moderator action"), where the store
+// has accepted a write with an audit entry that was not a repeat
+// (App.apply, App.applyGuild); internal errors at error level
+// (observation.logError). A transport passes its own logger in the
+// context (WithLogger), so that these lines carry its attributes: the
+// gateway's shard, or the HTTP endpoint.
 
 // loggerKey is the context key of WithLogger.
 type loggerKey struct{}

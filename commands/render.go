@@ -102,15 +102,6 @@ type renderer struct {
 	fairURL  string                 // the verification page's address; "" without Config.PublicURL
 }
 
-func newRenderer(cfg Config) *renderer {
-	rd := &renderer{override: glyphs{sym: cfg.Emoji, hidden: cfg.Hidden}, activity: cfg.Activity}
-	if cfg.PublicURL != "" {
-		rd.fairURL = cfg.PublicURL + "/fair"
-	}
-	rd.emojis.Store(newGlyphs(rd.override, nil))
-	return rd
-}
-
 // symbol returns the emoji of s.
 func (rd *renderer) symbol(s game.Symbol) string {
 	if s < game.NumSymbols {

@@ -9,7 +9,8 @@ import (
 // custom ID parses to (customid.go's layouts, which format and parse
 // them), and the entry point. Each entry holds its handler wrapped once,
 // at registration, in the delivery chain (delivery.go). Registration
-// panics on a duplicate, or on a kind the custom-ID table lacks.
+// panics on a duplicate, or on a kind the custom-ID table lacks or has
+// and is not routed.
 type router struct {
 	wrap     middleware
 	commands map[string]route
@@ -37,24 +38,18 @@ func (r *router) command(c *command, subs func(string) bool) {
 	r.defs = append(r.defs, c.def)
 }
 
-// button routes the custom IDs of kind k to h.
-func (r *router) button(k buttonKind, h handlerFunc) {
-	if _, ok := layoutOf(k); !ok {
-		panic("commands: no custom-ID layout for a routed button")
-	}
-	if _, ok := r.buttons[k]; ok {
-		panic("commands: button routed twice: " + k.metric())
-	}
-	r.buttons[k] = route{h: r.wrap(h)}
-}
-
-// check panics if a kind of the custom-ID table has no route: every
-// button the bot formats must be answered.
-func (r *router) check() {
+// routeButtons routes each kind of the custom-ID table to its handler in
+// hs: every button the bot formats is answered. It panics if a kind has
+// no handler, or hs one the table lacks.
+func (r *router) routeButtons(hs map[buttonKind]handlerFunc) {
 	for _, l := range layouts {
-		if _, ok := r.buttons[l.kind]; !ok {
+		if hs[l.kind] == nil {
 			panic("commands: no route for custom IDs " + l.version + ":" + l.name)
 		}
+		r.buttons[l.kind] = route{h: r.wrap(hs[l.kind])}
+	}
+	if len(hs) != len(layouts) {
+		panic("commands: a routed button kind has no custom-ID layout")
 	}
 }
 
