@@ -218,9 +218,9 @@ func New(cfg Config, store storage.Store) *App {
 		kindRow: a.handleRow, kindAuto: a.handleAuto, kindAgain: a.handleAgain, kindChest: a.handleChest,
 		kindResetConfirm: a.handleResetConfirm, kindResetCancel: a.handleResetCancel,
 		kindPauseConfirm: a.handlePauseConfirm, kindPauseCancel: a.handlePauseCancel,
-		kindActivity: a.handleLaunch,
+		kindActivity: launch(cfg.Activity),
 	})
-	r.launch = r.wrap(a.handleLaunch)
+	r.launch = r.wrap(launch(cfg.Activity))
 	return a
 }
 
