@@ -279,7 +279,7 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 	}
 	h, err := a.routes.route(ans.rq)
 	if err != nil {
-		a.settle(ans, result{err: err})
+		a.settle(ans, reply{}, err)
 		return
 	}
 	a.serve(ctx, ans, h)

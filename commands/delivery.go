@@ -108,11 +108,6 @@ const (
 	answered
 )
 
-type result struct {
-	rep reply
-	err error
-}
-
 // serve runs h, a routed handler, as the first try of ans's step, and
 // then the step's continuation if its answer promised one.
 func (d *delivery) serve(ctx context.Context, ans *answer, h handlerFunc) {
@@ -162,7 +157,7 @@ func (d *delivery) delivered(next handlerFunc) handlerFunc {
 			defer unlock()
 			rep, err = next(ctx, rq)
 		}
-		d.settle(rq.ans, result{rep: rep, err: err})
+		d.settle(rq.ans, rep, err)
 		return rep, err
 	}
 }
@@ -172,24 +167,24 @@ func (d *delivery) delivered(next handlerFunc) handlerFunc {
 // an update, the late result that replaces it (late.go); a result that
 // comes after a plain apology is dropped. It sets ans.goOn: whether the
 // step goes on in the background (continueLate).
-func (d *delivery) settle(ans *answer, res result) {
+func (d *delivery) settle(ans *answer, rep reply, err error) {
 	ans.mu.Lock()
 	defer ans.mu.Unlock()
 	switch {
 	case ans.state == answered && !ans.late:
 		ans.goOn = false
 	case ans.state == answered:
-		ans.goOn = d.lateResult(ans, res, ans.tries)
+		ans.goOn = d.lateResult(ans, rep, err, ans.tries)
 	default:
-		if res.err != nil {
-			ans.goOn = d.mayGoOn(ans, res.err, ans.ctx.Err() == nil)
-			res.rep = d.renderError(ans.log, ans.rq, res.err, ans.goOn)
+		if err != nil {
+			ans.goOn = d.mayGoOn(ans, err, ans.ctx.Err() == nil)
+			rep = d.renderError(ans.log, ans.rq, err, ans.goOn)
 		}
-		ans.final(res.rep)
-		d.observe(ans, res.err)
+		ans.final(rep)
+		d.observe(ans, err)
 	}
 	if ans.goOn {
-		ans.lastErr = res.err
+		ans.lastErr = err
 	}
 }
 

@@ -39,14 +39,10 @@
 // Handlers return errors; Handle renders them in one place: user errors as
 // an ephemeral reply in the user's language (French for a "fr" locale,
 // English otherwise, via go-i18n with CLDR plurals), internal errors logged
-// with context and answered with a short apology. Handle answers within
-// Discord's 3 seconds, deferring when a handler is slow. Routing and
-// delivery wrap the handlers: a route table (router.go: commands by name,
-// buttons by their custom ID's kind) holds each handler wrapped once in
-// the delivery chain (delivery.go: deadline, deferral and apology, player
-// lock, answer and late results, panic recovery); the cards are drawn by
-// a renderer (render.go). A panic of the Responder reaches Handle's
-// caller: recover it at the transport's entry, as package bot does.
+// with context and answered with a short apology. A route table
+// (router.go) holds each handler wrapped once in the delivery chain
+// (delivery.go), which answers within Discord's 3 seconds, deferring when
+// a handler is slow. Recover a Responder's panics at the caller (package bot).
 //
 // /play and "Play again" read a guild's settings (allowed channel, public
 // plays, starting balance) with Store.Guild on every play; wrap the store

@@ -161,30 +161,29 @@ func lateGaveUp(kind string) string {
 // update (ans.mu held): an answer (a reply, a user error) replaces the
 // apology; an error worth trying again reports true; anything else ends
 // the tries with the give-up message.
-func (d *delivery) lateResult(ans *answer, res result, tries int) (again bool) {
+func (d *delivery) lateResult(ans *answer, rep reply, err error, tries int) (again bool) {
 	switch {
-	case untold(res.err) && tries > 1: // given up below
-	case res.err == nil, !transient(res.err) && errorOutcome(res.err) == "user_error":
-		d.deliverLate(ans, res, tries)
+	case untold(err) && tries > 1: // given up below
+	case err == nil, !transient(err) && errorOutcome(err) == "user_error":
+		d.deliverLate(ans, rep, err, tries)
 		return false
-	case retryable(res.err), transient(res.err):
+	case retryable(err), transient(err):
 		ans.log.Debug("commands: late step try failed", "interaction", ans.rq.i.ID, "kind", ans.rq.kind,
-			"try", tries, "err", res.err)
+			"try", tries, "err", err)
 		return true
 	}
-	d.giveUp(ans, tries, res.err)
+	d.giveUp(ans, tries, err)
 	return false
 }
 
 // deliverLate replaces the apology with the step's answer.
-func (d *delivery) deliverLate(ans *answer, res result, tries int) {
-	rep := res.rep
-	if res.err != nil {
-		rep = d.renderError(ans.log, ans.rq, res.err, false)
+func (d *delivery) deliverLate(ans *answer, rep reply, err error, tries int) {
+	if err != nil {
+		rep = d.renderError(ans.log, ans.rq, err, false)
 	}
 	d.sendLate(ans, rep)
 	ans.log.Info("commands: late result delivered", "interaction", ans.rq.i.ID, "kind", ans.rq.kind,
-		"outcome", errorOutcome(res.err), "tries", tries)
+		"outcome", errorOutcome(err), "tries", tries)
 }
 
 // giveUp ends the tries: one warning, and the apology replaced with the

@@ -4,13 +4,11 @@ import (
 	"github.com/bwmarrin/discordgo"
 )
 
-// router is the route table of the interactions, a small one after
-// disgo's handler.Mux: slash commands by name, buttons by the kind their
-// custom ID parses to (customid.go's layouts, which format and parse
-// them), and the entry point. Each entry holds its handler wrapped once,
-// at registration, in the delivery chain (delivery.go). Registration
-// panics on a duplicate, or on a kind the custom-ID table lacks or has
-// and is not routed.
+// router is the route table, a small one after disgo's handler.Mux:
+// commands by name, buttons by the kind of their custom ID (customid.go's
+// layouts), and the entry point, each entry holding its handler wrapped
+// once in the delivery chain (delivery.go). Registration panics on a
+// duplicate, or a kind routed and laid out not both.
 type router struct {
 	wrap     middleware
 	commands map[string]route
@@ -23,9 +21,8 @@ type router struct {
 type route struct {
 	h      handlerFunc // wrapped in the delivery chain
 	public bool        // a slow command's deferred response is public
-	// subs, when not nil, tells a command's subcommands, which label the
-	// metrics from this fixed list, so that a forged name cannot grow
-	// the label set.
+	// subs, when not nil, tells a command's subcommands, the metrics' labels
+	// (a fixed list: a forged name cannot grow the label set).
 	subs func(string) bool
 }
 
