@@ -232,10 +232,10 @@ func (a *App) Definitions() []*discordgo.ApplicationCommand {
 }
 
 // Handle processes one interaction and answers it through r, within
-// Discord's 3-second limit: when the handler
-// has not finished after Config.DeferAfter it sends a deferred response and
-// edits it when the handler ends. User errors get an ephemeral reply in the
-// user's language; internal errors are logged and get a short apology.
+// Discord's 3-second limit: when the handler has not finished after
+// Config.DeferAfter it sends a deferred response and edits it when the
+// handler ends. User errors get an ephemeral reply in the user's language;
+// internal errors are logged and get a short apology.
 //
 // The handler runs on the caller's goroutine (call Handle in a goroutine of
 // its own per interaction), so Handle returns when the handler does. Its
@@ -266,11 +266,9 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 	ans.expires = tokenExpiry(i.ID, ans.start)
 	switch i.Type {
 	case discordgo.InteractionPing:
-		ans.state = answered
 		ans.send(&discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong})
 		return
 	case discordgo.InteractionApplicationCommandAutocomplete:
-		ans.state = answered
 		ans.send(&discordgo.InteractionResponse{
 			Type: discordgo.InteractionApplicationCommandAutocompleteResult,
 			Data: &discordgo.InteractionResponseData{Choices: []*discordgo.ApplicationCommandOptionChoice{}},
