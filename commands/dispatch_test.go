@@ -493,7 +493,7 @@ func TestPanickingResponder(t *testing.T) {
 	a := New(cfg, st)
 
 	var fast panicky
-	if p := handleRecovered(a, &fast, e.slashPayload(alice, memberPerms, "en-US", "rules", "")); p == nil || fast.calls.Load() != 1 {
+	if p := handleRecovered(e.app, &fast, e.slashPayload(alice, memberPerms, "en-US", "rules", "")); p == nil || fast.calls.Load() != 1 {
 		t.Fatalf("fast reply: panic %v, %d calls to the Responder, want it and 1", p, fast.calls.Load())
 	}
 
