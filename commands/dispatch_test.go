@@ -505,8 +505,7 @@ func TestPanickingResponder(t *testing.T) {
 	}
 }
 
-// handleRecovered runs a.Handle as a transport's entry does, returning
-// the panic it recovers.
+// handleRecovered runs a.Handle, returning its panic as a transport's entry recovers it.
 func handleRecovered(a *App, r Responder, i *discordgo.Interaction) (p any) {
 	defer func() { p = recover() }()
 	a.Handle(context.Background(), r, i)

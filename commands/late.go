@@ -81,13 +81,6 @@ func (s *lateSet) release(id string) {
 	s.mu.Unlock()
 }
 
-// size returns how many continuations are reserved.
-func (s *lateSet) size() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.ids)
-}
-
 // wait returns the wait before the try-th try (1 for the first retry):
 // backoff.Jittered's, drawn by a generator seeded from crypto/rand.
 func (s *lateSet) wait(try int) time.Duration {

@@ -20,6 +20,9 @@ import (
 // test opens; the waits between tries move the test's clock (Config.Wait),
 // so the token's 15 minutes pass without waiting for them.
 
+// size returns how many continuations are reserved.
+func (s *lateSet) size() int { s.mu.Lock(); defer s.mu.Unlock(); return len(s.ids) }
+
 // stallMode is how stallStore's first Update behaves.
 type stallMode int
 

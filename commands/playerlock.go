@@ -71,10 +71,3 @@ func (ls *playerLocks) release(k playerKey, l *playerLock) {
 		delete(ls.m, k)
 	}
 }
-
-// size returns how many players have a lock held or waited for.
-func (ls *playerLocks) size() int {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	return len(ls.m)
-}
