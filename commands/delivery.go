@@ -73,15 +73,13 @@ type delivery struct {
 
 // answer is the state of one interaction's answer: nobody has answered yet,
 // the deferral was sent, or the final response was. Whoever sends holds mu,
-// so a deferral is acknowledged before the edit that follows it. Its
-// methods send.
+// so a deferral is acknowledged before the edit that follows it.
 type answer struct {
-	ctx   context.Context // the caller's, for sending
-	log   *slog.Logger    // the caller's (WithLogger), else Config.Logger
-	r     Responder
-	rq    *request
-	start time.Time // Config.Now at the start, for the Observer
-
+	ctx     context.Context // the caller's, for sending
+	log     *slog.Logger    // the caller's (WithLogger), else Config.Logger
+	r       Responder
+	rq      *request
+	start   time.Time // Config.Now at the start, for the Observer
 	expires time.Time // when the interaction's token ends (tokenExpiry)
 
 	mu    sync.Mutex
@@ -92,12 +90,10 @@ type answer struct {
 	// tries (1 for the first, more for a late step's) and goOn (the last
 	// try asks for a continuation: late.go) belong to the goroutine that
 	// runs the tries, one after the other.
-	tries int
-	goOn  bool
-	// afterDeferral: the final response followed a deferral.
-	afterDeferral bool
-	// lastErr is the error of the try that asked for a continuation.
-	lastErr error
+	tries         int
+	goOn          bool
+	afterDeferral bool  // the final response followed a deferral
+	lastErr       error // the error of the try that asked for a continuation
 }
 
 type answerState int

@@ -5,6 +5,7 @@ import (
 	crand "crypto/rand"
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 
@@ -133,21 +134,15 @@ func untold(err error) bool {
 }
 
 // lateApology is the apology of an internal error whose step goes on in
-// the background: it says the message will be updated.
-func lateApology(kind string) string {
-	if apology(kind) == "err_internal_admin" {
-		return "err_internal_admin_late"
-	}
-	return "err_internal_late"
-}
+// the background, which says the message will be updated:
+// "err_internal_late" or "err_internal_admin_late", after apology(kind).
+func lateApology(kind string) string { return apology(kind) + "_late" }
 
 // lateGaveUp is the message that replaces a late apology when the step's
-// outcome is still unknown at the end of the tries.
+// outcome is still unknown at the end of the tries: "late_gave_up" or
+// "late_gave_up_admin", after apology(kind).
 func lateGaveUp(kind string) string {
-	if apology(kind) == "err_internal_admin" {
-		return "late_gave_up_admin"
-	}
-	return "late_gave_up"
+	return strings.Replace(apology(kind), "err_internal", "late_gave_up", 1)
 }
 
 // lateResult handles a result that comes after the apology promised an
