@@ -197,11 +197,10 @@ func New(cfg Config, store storage.Store) *App {
 		observation: observation{obs: cfg.Observer, log: a.cfg.Logger},
 		now:         a.cfg.Now, deferAfter: a.cfg.DeferAfter, timeout: a.cfg.Timeout, waitFn: a.cfg.Wait,
 	}
-	cat, err := newCatalog()
-	if err != nil {
+	var err error
+	if a.cat, err = newCatalog(); err != nil {
 		panic(err)
 	}
-	a.cat = cat
 
 	r := &a.routes
 	r.wrap = func(h handlerFunc) handlerFunc { return chain(h, a.timed, a.delivered, recovered) }

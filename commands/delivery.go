@@ -82,18 +82,18 @@ type answer struct {
 	start   time.Time // Config.Now at the start, for the Observer
 	expires time.Time // when the interaction's token ends (tokenExpiry)
 
-	mu    sync.Mutex
-	state answerState
+	mu            sync.Mutex
+	state         answerState
+	afterDeferral bool  // the final response followed a deferral
+	lastErr       error // the error of the try that asked for a continuation
 	// late: the apology promised an update; the continuation of the
 	// interaction is reserved (delivery.late) until dropLate.
 	late bool
 	// tries (1 for the first, more for a late step's) and goOn (the last
 	// try asks for a continuation: late.go) belong to the goroutine that
 	// runs the tries, one after the other.
-	tries         int
-	goOn          bool
-	afterDeferral bool  // the final response followed a deferral
-	lastErr       error // the error of the try that asked for a continuation
+	tries int
+	goOn  bool
 }
 
 type answerState int
@@ -110,9 +110,7 @@ func (d *delivery) serve(ctx context.Context, ans *answer, h handlerFunc) {
 	started := false
 	defer func() {
 		if !started { // a continuation reserved but not started (a panic): release it
-			ans.mu.Lock()
 			d.dropLate(ans)
-			ans.mu.Unlock()
 		}
 	}()
 	_, _ = h(ctx, ans.rq) // the chain answers
@@ -232,9 +230,8 @@ func (d *delivery) apologise(ans *answer, err error, running bool) {
 	d.observe(ans, err)
 }
 
-// guard recovers and logs a panic in one of delivery's goroutines (the
-// deferral's and the apology's timers, a late step's continuation): a
-// panic while answering, in the Responder say, must not end the process.
+// guard recovers and logs a panic while answering (in the Responder, say)
+// in delivery's goroutines: the deferral's and apology's timers, a continuation.
 func (d *delivery) guard(ans *answer) {
 	if p := recover(); p != nil {
 		d.log.Error("commands: panic while answering", "interaction", ans.rq.i.ID,

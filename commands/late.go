@@ -55,10 +55,8 @@ const (
 type lateSet struct {
 	mu  sync.Mutex
 	ids map[string]struct{}
+	rnd *rand.Rand     // the waits' jitter; guarded by mu
 	wg  sync.WaitGroup // the continuations' goroutines, for tests
-
-	rmu sync.Mutex
-	rnd *rand.Rand // the waits' jitter
 }
 
 // reserve claims the continuation of interaction id: false if it has one
@@ -86,8 +84,8 @@ func (s *lateSet) release(id string) {
 // backoff.Jittered's, drawn by a generator seeded from crypto/rand.
 func (s *lateSet) wait(try int) time.Duration {
 	return backoff.Jittered(try, lateFirstWait, lateMaxWait, func(d time.Duration) time.Duration {
-		s.rmu.Lock()
-		defer s.rmu.Unlock()
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		if s.rnd == nil {
 			var seed [32]byte
 			_, _ = crand.Read(seed[:]) // never fails (crypto/rand's contract)
@@ -201,8 +199,10 @@ func (d *delivery) sendLate(ans *answer, rep reply) {
 	}
 }
 
-// dropLate releases the continuation ans reserved, once (ans.mu held).
+// dropLate releases the continuation ans reserved, once.
 func (d *delivery) dropLate(ans *answer) {
+	ans.mu.Lock()
+	defer ans.mu.Unlock()
 	if ans.late {
 		d.late.release(ans.rq.i.ID)
 		ans.late = false
@@ -217,11 +217,7 @@ func (d *delivery) continueLate(ctx context.Context, ans *answer, h handlerFunc)
 	d.late.wg.Add(1)
 	go func() {
 		defer d.late.wg.Done()
-		defer func() {
-			ans.mu.Lock()
-			d.dropLate(ans)
-			ans.mu.Unlock()
-		}()
+		defer d.dropLate(ans)
 		defer d.guard(ans)
 		for try := 1; ; try++ {
 			wait := d.late.wait(try)

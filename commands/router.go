@@ -1,8 +1,6 @@
 package commands
 
-import (
-	"github.com/bwmarrin/discordgo"
-)
+import "github.com/bwmarrin/discordgo"
 
 // router is the route table, a small one after disgo's handler.Mux:
 // commands by name, buttons by the kind of their custom ID (customid.go's
@@ -59,16 +57,11 @@ func (r *router) route(rq *request) (handlerFunc, error) {
 	var h handlerFunc
 	switch i.Type {
 	case discordgo.InteractionApplicationCommand:
-		var d discordgo.ApplicationCommandInteractionData
-		switch v := i.Data.(type) {
-		case discordgo.ApplicationCommandInteractionData:
-			d = v
-		case *discordgo.ApplicationCommandInteractionData:
-			if v == nil {
-				return nil, userErr("err_unknown_command", nil)
-			}
-			d = *v
-		default:
+		d, ok := i.Data.(discordgo.ApplicationCommandInteractionData)
+		if p, _ := i.Data.(*discordgo.ApplicationCommandInteractionData); p != nil {
+			d, ok = *p, true
+		}
+		if !ok {
 			return nil, userErr("err_unknown_command", nil)
 		}
 		c, ok := r.commands[d.Name]
