@@ -42,9 +42,11 @@ func newTracker(h Handler, log *slog.Logger, timeout time.Duration) *tracker {
 
 // handle runs the handler on i and answers through r, unless the transport
 // is shutting down. log is the transport's logger for i, with its
-// attributes (transport, shard). It recovers a panic of the handler. It reports whether
-// the interaction was handled.
-func (t *tracker) handle(r commands.Responder, i *discordgo.Interaction, log *slog.Logger) bool {
+// attributes (transport, shard). It reports whether the interaction was
+// handled (a panic included). It is the transport's entry, where a panic
+// on the interaction's goroutine is recovered (commands.App.Handle leaves
+// it to its caller).
+func (t *tracker) handle(r commands.Responder, i *discordgo.Interaction, log *slog.Logger) (handled bool) {
 	if !t.enter() {
 		log.Warn("interaction dropped: shutting down", "interaction", i.ID)
 		return false
@@ -56,10 +58,11 @@ func (t *tracker) handle(r commands.Responder, i *discordgo.Interaction, log *sl
 		}
 	}()
 	t.handled.Add(1)
+	handled = true // also after a panic: the endpoint then says "no answer", not "shutting down"
 	// The handler logs through log (commands.WithLogger), so that its
 	// lines, the per-interaction one included, name the transport and shard.
 	t.h.Handle(commands.WithLogger(t.ctx, log), r, i)
-	return true
+	return handled
 }
 
 // stop makes the tracker refuse new interactions; those in progress go on.

@@ -3,13 +3,8 @@ package commands
 import (
 	"context"
 	"crypto/rand"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
-	"runtime/debug"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -116,21 +111,19 @@ type Config struct {
 	Announce func(ctx context.Context, channel uint64, m *discordgo.MessageSend) error
 }
 
-// App holds the handlers. It is safe for concurrent use.
+// App holds the handlers. It is safe for concurrent use. Its parts each
+// see what they use: the route table (router.go), the delivery of the
+// answers (delivery.go, late.go) and the cards (render.go).
 type App struct {
-	cfg      Config
-	store    storage.Store
-	cat      *catalog
-	emojis   atomic.Pointer[glyphs] // never nil after New
-	log      *slog.Logger
-	obs      Observer
-	commands map[string]*command
-	defs     []*discordgo.ApplicationCommand
-	players  playerLocks
-	drawer   game.Drawer
-	seeds    io.Reader
-	jobs     jobs    // the background jobs' runner (jobs.go)
-	late     lateSet // the late steps going on (late.go)
+	cfg    Config
+	store  storage.Store
+	cat    *catalog
+	drawer game.Drawer
+	seeds  io.Reader
+	jobs   jobs // the background jobs' runner (jobs.go)
+	routes router
+	*delivery
+	*renderer
 }
 
 // handlerFunc handles one command or button. It returns the reply to send,
@@ -169,19 +162,20 @@ type request struct {
 	button   customID
 	data     *discordgo.ApplicationCommandInteractionData
 	r        Responder // for a background job's edits later (jobs.go), never in the handler
+	public   bool      // a slow command's deferred response is public (route.public)
+	ans      *answer   // the answer being delivered (delivery.go), never in the handler
 }
 
 // New returns the handlers over store. It panics only on a programming error
 // found at startup (a duplicate command, a broken embedded message file).
 func New(cfg Config, store storage.Store) *App {
-	a := &App{cfg: cfg, store: store, obs: cfg.Observer, log: cfg.Logger}
-	if a.log == nil {
-		a.log = slog.Default()
+	a := &App{cfg: cfg, store: store, drawer: cfg.Drawer, seeds: cfg.Seeds}
+	if a.cfg.Logger == nil {
+		a.cfg.Logger = slog.Default()
 	}
 	if a.cfg.Now == nil {
 		a.cfg.Now = time.Now
 	}
-	a.drawer, a.seeds = cfg.Drawer, cfg.Seeds
 	if a.drawer == nil {
 		a.drawer = game.SeededDrawer{}
 	}
@@ -197,65 +191,50 @@ func New(cfg Config, store storage.Store) *App {
 	if a.cfg.ConfirmTTL <= 0 {
 		a.cfg.ConfirmTTL = DefaultConfirmTTL
 	}
-	a.emojis.Store(newGlyphs(cfg, nil))
-	cat, err := newCatalog()
-	if err != nil {
+	a.renderer = &renderer{override: glyphs{sym: cfg.Emoji, hidden: cfg.Hidden}, activity: cfg.Activity, fairURL: a.fairURL()}
+	a.emojis.Store(newGlyphs(a.override, nil))
+	a.delivery = &delivery{
+		observation: observation{obs: cfg.Observer, log: a.cfg.Logger},
+		now:         a.cfg.Now, deferAfter: a.cfg.DeferAfter, timeout: a.cfg.Timeout, waitFn: a.cfg.Wait,
+	}
+	var err error
+	if a.cat, err = newCatalog(); err != nil {
 		panic(err)
 	}
-	a.cat = cat
 
-	a.commands = map[string]*command{}
+	r := &a.routes
+	r.wrap = func(h handlerFunc) handlerFunc { return chain(h, a.timed, a.delivered, recovered) }
+	r.commands, r.buttons = map[string]route{}, map[buttonKind]route{}
+	subs := map[string]func(string) bool{"admin": isAdminSub, "fairness": isFairnessSub, "limits": isLimitsSub}
 	for _, c := range []*command{
 		a.playCommand(), a.balanceCommand(), a.rulesCommand(), a.leaderboardCommand(),
 		a.dailyCommand(), a.historyCommand(), a.fairnessCommand(), a.limitsCommand(), a.pauseCommand(),
 		a.adminCommand(),
 	} {
-		if a.commands[c.def.Name] != nil {
-			panic("commands: duplicate command " + c.def.Name)
-		}
-		a.commands[c.def.Name] = c
-		a.defs = append(a.defs, c.def)
+		r.command(c, subs[c.def.Name])
 	}
+	r.routeButtons(map[buttonKind]handlerFunc{
+		kindRow: a.handleRow, kindAuto: a.handleAuto, kindAgain: a.handleAgain, kindChest: a.handleChest,
+		kindResetConfirm: a.handleResetConfirm, kindResetCancel: a.handleResetCancel,
+		kindPauseConfirm: a.handlePauseConfirm, kindPauseCancel: a.handlePauseCancel,
+		kindActivity: launch(cfg.Activity),
+	})
+	r.launch = r.wrap(launch(cfg.Activity))
 	return a
-}
-
-// buttonHandler returns the handler of a kind of button.
-func (a *App) buttonHandler(k buttonKind) handlerFunc {
-	switch k {
-	case kindRow:
-		return a.handleRow
-	case kindAuto:
-		return a.handleAuto
-	case kindAgain:
-		return a.handleAgain
-	case kindChest:
-		return a.handleChest
-	case kindResetConfirm:
-		return a.handleResetConfirm
-	case kindResetCancel:
-		return a.handleResetCancel
-	case kindPauseConfirm:
-		return a.handlePauseConfirm
-	case kindPauseCancel:
-		return a.handlePauseCancel
-	case kindActivity:
-		return a.handleLaunch
-	}
-	return nil
 }
 
 // Definitions returns the application commands to register by bulk
 // overwrite: English names and descriptions with French localizations,
 // guild-only, /admin limited to Manage Server by default.
 func (a *App) Definitions() []*discordgo.ApplicationCommand {
-	return a.defs
+	return a.routes.defs
 }
 
-// Handle processes one interaction and answers it through r. It never
-// panics, and it answers within Discord's 3-second limit: when the handler
-// has not finished after Config.DeferAfter it sends a deferred response and
-// edits it when the handler ends. User errors get an ephemeral reply in the
-// user's language; internal errors are logged and get a short apology.
+// Handle processes one interaction and answers it through r, within
+// Discord's 3-second limit: when the handler has not finished after
+// Config.DeferAfter it sends a deferred response and edits it when the
+// handler ends. User errors get an ephemeral reply in the user's language;
+// internal errors are logged and get a short apology.
 //
 // The handler runs on the caller's goroutine (call Handle in a goroutine of
 // its own per interaction), so Handle returns when the handler does. Its
@@ -269,6 +248,10 @@ func (a *App) Definitions() []*discordgo.ApplicationCommand {
 // try of the same request under the same operation ID, in the background
 // until the interaction's token ends or ctx does, replaces the apology with
 // what was actually done.
+//
+// A handler's panic is answered as an internal error. A panic of r on the
+// caller's goroutine reaches the caller: the transport's entry recovers it
+// (package bot), once.
 func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction) {
 	if i == nil {
 		return
@@ -277,429 +260,31 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 	if locale == "" && i.GuildLocale != nil { // Discord always sends locale; another client may not
 		locale = *i.GuildLocale
 	}
-	ans := &answer{
-		ctx:   ctx,
-		log:   a.logger(ctx),
-		r:     r,
-		rq:    &request{i: i, kind: "unknown", l: a.cat.forLocale(locale), r: r},
-		start: a.cfg.Now(),
-	}
+	ans := &answer{ctx: ctx, log: a.logger(ctx), r: r, start: a.cfg.Now(), tries: 1}
+	ans.rq = &request{i: i, kind: "unknown", l: a.cat.forLocale(locale), r: r, ans: ans}
 	ans.expires = tokenExpiry(i.ID, ans.start)
-	defer func() {
-		if p := recover(); p != nil {
-			a.log.Error("commands: panic in Handle", "interaction", i.ID, "kind", ans.rq.kind,
-				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			a.apologise(ans, fmt.Errorf("panic: %v", p), false)
-		}
-	}()
 	switch i.Type {
 	case discordgo.InteractionPing:
-		ans.state = answered
-		a.send(ctx, r, i, &discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong})
+		ans.send(&discordgo.InteractionResponse{Type: discordgo.InteractionResponsePong})
 		return
 	case discordgo.InteractionApplicationCommandAutocomplete:
-		ans.state = answered
-		a.send(ctx, r, i, &discordgo.InteractionResponse{
+		ans.send(&discordgo.InteractionResponse{
 			Type: discordgo.InteractionApplicationCommandAutocompleteResult,
 			Data: &discordgo.InteractionResponseData{Choices: []*discordgo.ApplicationCommandOptionChoice{}},
 		})
 		return
 	}
-
-	h, err := a.route(ans.rq)
+	h, err := a.routes.route(ans.rq)
 	if err != nil {
-		a.finish(ans, result{err: err})
+		a.settle(ans, reply{}, err)
 		return
 	}
-	goOn := false
-	defer func() {
-		if !goOn { // a continuation reserved but not started (a panic): release it
-			ans.mu.Lock()
-			a.dropLate(ans)
-			ans.mu.Unlock()
-		}
-	}()
-
-	// While the handler runs, two callbacks may answer for it: the deferral
-	// at DeferAfter, and the apology when its context ends (Timeout, or ctx
-	// ending) before it has returned. The answer's state, under its mutex,
-	// decides who sends what.
-	hctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
-	defer cancel()
-	deferral := time.AfterFunc(a.cfg.DeferAfter, func() { a.deferAnswer(ans) })
-	stopApology := context.AfterFunc(hctx, func() {
-		a.apologise(ans, fmt.Errorf("handler still running when its context ended: %w", hctx.Err()), ctx.Err() == nil)
-	})
-	var res result
-	unlock, err := a.players.lock(hctx, playerKey{ans.rq.guild, ans.rq.user})
-	if err != nil {
-		res = result{err: internal("wait_player", err)}
-	} else {
-		// Held until the answer is sent: this player's answers leave in the
-		// store's order.
-		defer unlock()
-		res = a.call(hctx, h, ans.rq)
-	}
-	deferral.Stop()
-	stopApology()
-	if goOn = a.finish(ans, res); goOn {
-		a.continueLate(ctx, ans, h)
-	}
-}
-
-// answer is the state of one interaction's answer: nobody has answered yet,
-// the deferral was sent, or the final response was. Whoever sends holds mu,
-// so a deferral is acknowledged before the edit that follows it.
-type answer struct {
-	ctx   context.Context // the caller's, for sending
-	log   *slog.Logger    // the caller's (WithLogger), else Config.Logger
-	r     Responder
-	rq    *request
-	start time.Time // Config.Now at the start, for the Observer
-
-	expires time.Time // when the interaction's token ends (tokenExpiry)
-
-	mu    sync.Mutex
-	state answerState
-	// late: the apology promised an update; the continuation of the
-	// interaction is reserved (App.late) until dropLate.
-	late bool
-	// afterDeferral: the final response followed a deferral.
-	afterDeferral bool
-	// lastErr is the error of the try that asked for a continuation.
-	lastErr error
-}
-
-type answerState int
-
-const (
-	pending answerState = iota
-	deferred
-	answered
-)
-
-type result struct {
-	rep reply
-	err error
-}
-
-// finish sends the handler's result, then reports it to the Observer. If
-// the apology went first, the result replaces it when it answers (late.go)
-// or is dropped. It reports whether the step must go on in the background
-// (continueLate): the apology promised an update and the result is none.
-func (a *App) finish(ans *answer, res result) (goOn bool) {
-	ans.mu.Lock()
-	defer ans.mu.Unlock()
-	if ans.state == answered {
-		if !ans.late {
-			return false
-		}
-		if goOn = a.lateResult(ans, res, 1); goOn {
-			ans.lastErr = res.err
-		} else {
-			a.dropLate(ans)
-		}
-		return goOn
-	}
-	if res.err != nil {
-		goOn = a.mayGoOn(ans, res.err, ans.ctx.Err() == nil)
-		ans.lastErr = res.err
-		res.rep = a.renderError(ans.log, ans.rq, res.err, goOn)
-	}
-	a.sendFinal(ans, res.rep)
-	a.observe(ans, res.err)
-	return goOn
-}
-
-// mayGoOn reports whether the step whose try ended with err (nil: still
-// running) goes on in the background, and reserves its continuation if so
-// (ans.late); live is false when Handle's context has ended. ans.mu must
-// be held.
-func (a *App) mayGoOn(ans *answer, err error, live bool) bool {
-	if live && (err == nil || retryable(err)) && a.late.reserve(ans.rq.i.ID) {
-		ans.late = true
-	}
-	return ans.late
-}
-
-// deferAnswer sends the deferred response if nobody has answered yet.
-func (a *App) deferAnswer(ans *answer) {
-	defer a.recoverAnswer(ans)
-	ans.mu.Lock()
-	defer ans.mu.Unlock()
-	if ans.state != pending {
-		return
-	}
-	ans.state = deferred
-	a.sendDeferral(ans.ctx, ans.r, ans.rq)
-}
-
-// apologise answers with the apology for err if nobody has answered yet.
-// running tells that the handler is still running and Handle's context
-// has not ended: its result may still come, and the apology says so.
-func (a *App) apologise(ans *answer, err error, running bool) {
-	defer a.recoverAnswer(ans)
-	ans.mu.Lock()
-	defer ans.mu.Unlock()
-	if ans.state == answered {
-		return
-	}
-	late := running && a.mayGoOn(ans, nil, true)
-	a.sendFinal(ans, a.renderError(ans.log, ans.rq, err, late))
-	a.observe(ans, err)
-}
-
-// sendFinal sends the final reply: the initial response, or what follows
-// the deferral. ans.mu must be held.
-func (a *App) sendFinal(ans *answer, rep reply) {
-	was := ans.state
-	ans.state = answered // first: a panic while sending must not send twice
-	ans.afterDeferral = was == deferred
-	if was == deferred {
-		a.sendAfterDeferral(ans.ctx, ans.r, ans.rq, rep)
-		return
-	}
-	typ := discordgo.InteractionResponseChannelMessageWithSource
-	switch {
-	case rep.launch:
-		typ = InteractionResponseLaunchActivity
-	case rep.update:
-		typ = discordgo.InteractionResponseUpdateMessage
-	}
-	a.send(ans.ctx, ans.r, ans.rq.i, &discordgo.InteractionResponse{Type: typ, Data: rep.data})
-}
-
-// recoverAnswer logs a panic while answering (in the Responder, say): it
-// must not escape a timer's goroutine, nor Handle's recovery.
-func (a *App) recoverAnswer(ans *answer) {
-	if p := recover(); p != nil {
-		a.log.Error("commands: panic while answering", "interaction", ans.rq.i.ID,
-			"kind", ans.rq.kind, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-	}
-}
-
-// observe reports the interaction's outcome to the Observer and logs it at
-// debug level: the one place that knows both for every interaction
-// answered (a ping or an autocompletion is neither counted nor logged).
-func (a *App) observe(ans *answer, err error) {
-	outcome, d := errorOutcome(err), a.cfg.Now().Sub(ans.start)
-	if a.obs != nil {
-		a.obs.Interaction(ans.rq.kind, outcome, d)
-	}
-	logInteraction(ans.ctx, ans.log, ans.rq, outcome, d)
-}
-
-// call runs a handler, turning a panic into an internal error.
-func (a *App) call(ctx context.Context, h handlerFunc, rq *request) (res result) {
-	defer func() {
-		if p := recover(); p != nil {
-			res = result{err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
-		}
-	}()
-	rep, err := h(ctx, rq)
-	if err == nil && rep.data == nil && !rep.launch {
-		err = errors.New("handler returned no reply")
-	}
-	return result{rep: rep, err: err}
-}
-
-// route finds the handler of the interaction and fills rq. It refuses what
-// does not come from a guild member.
-func (a *App) route(rq *request) (handlerFunc, error) {
-	i := rq.i
-	var h handlerFunc
-	switch i.Type {
-	case discordgo.InteractionApplicationCommand:
-		var d discordgo.ApplicationCommandInteractionData
-		switch v := i.Data.(type) {
-		case discordgo.ApplicationCommandInteractionData:
-			d = v
-		case *discordgo.ApplicationCommandInteractionData:
-			if v == nil {
-				return nil, userErr("err_unknown_command", nil)
-			}
-			d = *v
-		default:
-			return nil, userErr("err_unknown_command", nil)
-		}
-		c := a.commands[d.Name]
-		if d.CommandType == PrimaryEntryPoint { // whatever the operator named it
-			c = &command{h: a.handleLaunch}
-			d.Name = "launch" // the metrics' label
-		}
-		if c == nil {
-			return nil, userErr("err_unknown_command", nil)
-		}
-		rq.kind, rq.data, h = d.Name, &d, c.h
-		// Subcommands label the metrics too, from a fixed list, so that a
-		// forged name cannot grow the label set.
-		if isSub := map[string]func(string) bool{"admin": isAdminSub, "fairness": isFairnessSub, "limits": isLimitsSub}[d.Name]; isSub != nil {
-			rq.kind = d.Name + " unknown"
-			if len(d.Options) == 1 && d.Options[0] != nil && isSub(d.Options[0].Name) {
-				rq.kind = d.Name + " " + d.Options[0].Name
-			}
-		}
-	case discordgo.InteractionMessageComponent:
-		// A button acts only on the card it sits on: its custom ID must
-		// parse and be one of the message's buttons, so that a forged ID
-		// (a reset-guild "cancel" clicked on a ticket card…) changes
-		// nothing; and it must come from a button, every custom ID of the
-		// bot's being a button's (a select menu carrying one is forged).
-		var from discordgo.ComponentType
-		rq.customID, from = componentCustomID(i)
-		rq.kind = "button unknown"
-		c, ok := parseCustomID(rq.customID)
-		if !ok || from != discordgo.ButtonComponent || !messageHasButton(i.Message, rq.customID) {
-			return nil, userErr("err_stale_button", nil)
-		}
-		if h = a.buttonHandler(c.kind); h == nil {
-			return nil, userErr("err_stale_button", nil)
-		}
-		rq.kind, rq.button = c.kind.metric(), c
-	default:
-		return nil, userErr("err_unknown_command", nil)
-	}
-	if i.GuildID == "" || i.Member == nil || i.Member.User == nil {
-		return nil, userErr("err_guild_only", nil)
-	}
-	var ok bool
-	if rq.guild, ok = parseSnowflake(i.GuildID); !ok {
-		return nil, userErr("err_guild_only", nil)
-	}
-	if rq.user, ok = parseSnowflake(i.Member.User.ID); !ok {
-		return nil, userErr("err_guild_only", nil)
-	}
-	rq.perms = i.Member.Permissions
-	return h, nil
+	a.serve(ctx, ans, h)
 }
 
 // player is the storage ID of the interaction's user.
 func (rq *request) player() storage.PlayerID {
 	return storage.PlayerID{Guild: rq.guild, User: rq.user}
-}
-
-// commandPublic reports whether the deferred response of rq may be public.
-func (a *App) commandPublic(rq *request) bool {
-	if rq.data == nil {
-		return false
-	}
-	c := a.commands[rq.data.Name]
-	return c != nil && c.public
-}
-
-// sendDeferral answers a slow interaction with a deferred response: type 6
-// (the message is edited later) for a button, type 5 ("thinking…") for a
-// command.
-func (a *App) sendDeferral(ctx context.Context, r Responder, rq *request) {
-	resp := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}
-	if rq.i.Type == discordgo.InteractionApplicationCommand {
-		resp.Type = discordgo.InteractionResponseDeferredChannelMessageWithSource
-		resp.Data = &discordgo.InteractionResponseData{}
-		if !a.commandPublic(rq) {
-			resp.Data.Flags = discordgo.MessageFlagsEphemeral
-		}
-	}
-	a.send(ctx, r, rq.i, resp)
-}
-
-// sendAfterDeferral delivers the reply of a deferred interaction: an edit of
-// the original message, or, for a new message after a button's deferral,
-// a follow-up.
-func (a *App) sendAfterDeferral(ctx context.Context, r Responder, rq *request, rep reply) {
-	rep = rep.afterFirst(rq.l)
-	d := rep.data
-	fit(d)
-	if rq.i.Type == discordgo.InteractionMessageComponent && !rep.update {
-		err := r.FollowUp(ctx, rq.i, &discordgo.WebhookParams{
-			Content: d.Content, Embeds: d.Embeds, Components: d.Components,
-			Flags: d.Flags, AllowedMentions: d.AllowedMentions, Files: d.Files,
-		})
-		if err != nil {
-			a.log.Warn("commands: follow-up failed", "interaction", rq.i.ID, "kind", rq.kind, "err", err)
-		}
-		return
-	}
-	if err := a.editOriginal(ctx, r, rq, d); err != nil {
-		a.log.Warn("commands: edit after deferral failed", "interaction", rq.i.ID, "kind", rq.kind, "err", err)
-	}
-}
-
-// editOriginal replaces the original response's text, embeds and
-// components with d's (its flags cannot change), and attaches d's files.
-func (a *App) editOriginal(ctx context.Context, r Responder, rq *request, d *discordgo.InteractionResponseData) error {
-	fit(d)
-	content, embeds, comps := d.Content, d.Embeds, d.Components
-	if embeds == nil {
-		embeds = []*discordgo.MessageEmbed{}
-	}
-	if comps == nil {
-		comps = []discordgo.MessageComponent{}
-	}
-	return r.EditOriginal(ctx, rq.i, &discordgo.WebhookEdit{
-		Content: &content, Embeds: &embeds, Components: &comps, AllowedMentions: d.AllowedMentions, Files: d.Files,
-	})
-}
-
-func (a *App) send(ctx context.Context, r Responder, i *discordgo.Interaction, resp *discordgo.InteractionResponse) {
-	fit(resp.Data)
-	if err := r.Respond(ctx, i, resp); err != nil {
-		a.log.Warn("commands: respond failed", "interaction", i.ID, "type", int(resp.Type), "err", err)
-	}
-}
-
-// renderError turns a handler's error into the reply (logError first): a
-// user error becomes an ephemeral message in the user's language; anything
-// else a short apology, which says the message will be updated when late
-// (the step goes on in the background).
-func (a *App) renderError(log *slog.Logger, rq *request, err error, late bool) reply {
-	a.logError(log, rq, err, late)
-	var ue *userError
-	if errors.As(err, &ue) {
-		return ephemeral("❌ " + rq.l.T(ue.id, ue.data))
-	}
-	id := apology(rq.kind)
-	if late {
-		id = lateApology(rq.kind)
-	}
-	return ephemeral("⚠️ " + rq.l.T(id, nil))
-}
-
-// logError logs and counts a step's error: a user error's cause (a damaged
-// record, a refusal by the rules no handler expected) as a warning,
-// anything else as an internal error with its context.
-func (a *App) logError(log *slog.Logger, rq *request, err error, late bool) {
-	var ue *userError
-	if errors.As(err, &ue) {
-		if d := damaged(ue.cause); d != nil {
-			a.damagedRecord(log, rq, d)
-		} else if ue.cause != nil {
-			log.Warn("commands: step refused by the rules",
-				"guild", rq.guild, "user", rq.user, "command", rq.kind, "custom_id", rq.customID,
-				"interaction", rq.i.ID, "err", ue.cause)
-		}
-		return
-	}
-	var se *storeError
-	op := ""
-	if errors.As(err, &se) {
-		op = se.op
-		if a.obs != nil {
-			a.obs.StoreError(se.op)
-		}
-	}
-	log.Error("commands: internal error",
-		"guild", rq.guild, "user", rq.user, "command", rq.kind, "custom_id", rq.customID,
-		"interaction", rq.i.ID, "op", op, "err", err, "late", late)
-}
-
-// damagedRecord logs and counts a player's damaged record met by rq: one
-// warning naming it, and the key and what is wrong.
-func (a *App) damagedRecord(log *slog.Logger, rq *request, d *storage.DamagedError) {
-	log.Warn("commands: damaged record", "guild", d.ID.Guild, "user", d.ID.User, "command", rq.kind,
-		"interaction", rq.i.ID, "err", d.Err, "repair", "/admin reset (docs/operating.md, \"A damaged record\")")
-	if a.obs != nil {
-		a.obs.DamagedRecord()
-	}
 }
 
 // apology is the message of an internal error. A player's step is safe to

@@ -38,35 +38,29 @@ type customID struct {
 	code   int    // pause: the length chosen (an index of pauseChoices)
 }
 
-// field names one field of a customID, to lay it out in the table below.
-type field uint8
-
-const (
-	fieldUser field = iota
-	fieldTicket
-	fieldRow
-	fieldSeq
-	fieldTS
-	fieldCode
-)
-
-// segment is one number of a custom ID: the field it holds and the range
-// a parsed value must be in.
+// segment is one number of a custom ID: the range a parsed value must be
+// in, and the field of customID it fills.
 type segment struct {
-	field  field
 	lo, hi uint64
+	get    func(*customID) uint64
+	set    func(*customID, uint64) // v already in [lo, hi], which keeps it within the field's type
 }
 
-// The segments, each with its range.
+// The segments: a Discord snowflake, a ticket number (the last ticket, 0
+// if none), a row of the grid, a chest number, a unix time, a pause's
+// length.
 var (
-	segUser       = segment{fieldUser, 1, math.MaxUint64}  // a Discord snowflake
-	segTicket     = segment{fieldTicket, 1, math.MaxInt64} // a ticket number
-	segPrevTicket = segment{fieldTicket, 0, math.MaxInt64} // the last ticket, 0 if none
-	segRow        = segment{fieldRow, 0, 2}                // a row of the grid
-	segSeq        = segment{fieldSeq, 1, math.MaxInt64}    // a chest number
-	segTS         = segment{fieldTS, 1, 1 << 62}           // a unix time
-	segPause      = segment{fieldCode, 0, 15}              // a pause's length
+	segUser       = segment{1, math.MaxUint64, func(c *customID) uint64 { return c.user }, func(c *customID, v uint64) { c.user = v }}
+	segTicket     = segment{1, math.MaxInt64, getTicket, setTicket}
+	segPrevTicket = segment{0, math.MaxInt64, getTicket, setTicket}
+	segRow        = segment{0, 2, func(c *customID) uint64 { return uint64(c.row) }, func(c *customID, v uint64) { c.row = int(v) }}
+	segSeq        = segment{1, math.MaxInt64, func(c *customID) uint64 { return uint64(c.seq) }, func(c *customID, v uint64) { c.seq = int64(v) }}
+	segTS         = segment{1, 1 << 62, func(c *customID) uint64 { return uint64(c.ts) }, func(c *customID, v uint64) { c.ts = int64(v) }}
+	segPause      = segment{0, 15, func(c *customID) uint64 { return uint64(c.code) }, func(c *customID, v uint64) { c.code = int(v) }}
 )
+
+func getTicket(c *customID) uint64    { return c.ticket }
+func setTicket(c *customID, v uint64) { c.ticket = v }
 
 // layout is how a kind of button writes its custom ID:
 // "<version>:<name>:<segment>:…", every segment a decimal number.
@@ -112,7 +106,7 @@ func (c customID) format() string {
 	}
 	parts := []string{l.version, l.name}
 	for _, s := range l.segments {
-		parts = append(parts, strconv.FormatUint(c.get(s.field), 10))
+		parts = append(parts, strconv.FormatUint(s.get(&c), 10))
 	}
 	return strings.Join(parts, ":")
 }
@@ -142,7 +136,7 @@ func parseCustomID(s string) (customID, bool) {
 			if !ok {
 				return customID{}, false
 			}
-			c.set(seg.field, v)
+			seg.set(&c, v)
 		}
 		return c, true
 	}
@@ -155,43 +149,6 @@ func (k buttonKind) metric() string {
 		return l.metric
 	}
 	return "button unknown"
-}
-
-func (c *customID) get(f field) uint64 {
-	switch f {
-	case fieldUser:
-		return c.user
-	case fieldTicket:
-		return c.ticket
-	case fieldRow:
-		return uint64(c.row)
-	case fieldSeq:
-		return uint64(c.seq)
-	case fieldTS:
-		return uint64(c.ts)
-	case fieldCode:
-		return uint64(c.code)
-	}
-	return 0
-}
-
-// set stores v, already checked against the segment's range (which keeps
-// row, seq, ts and code within their types).
-func (c *customID) set(f field, v uint64) {
-	switch f {
-	case fieldUser:
-		c.user = v
-	case fieldTicket:
-		c.ticket = v
-	case fieldRow:
-		c.row = int(v)
-	case fieldSeq:
-		c.seq = int64(v)
-	case fieldTS:
-		c.ts = int64(v)
-	case fieldCode:
-		c.code = int(v)
-	}
 }
 
 // parseUint parses a strictly decimal number in [lo, hi]: digits only, no

@@ -481,9 +481,10 @@ func (p *panicky) FollowUp(context.Context, *discordgo.Interaction, *discordgo.W
 	panic("responder exploded")
 }
 
-// TestPanickingResponder: a panic while answering, on Handle's goroutine or
-// on a timer's (the deferral, the apology), escapes neither, and nothing
-// is sent twice.
+// TestPanickingResponder: a panic while answering on a timer's goroutine
+// (the deferral, the apology) does not escape it; on Handle's goroutine it
+// reaches the caller, the transport's entry, which recovers it (bot's
+// TestPanicDoesNotStopTheBot). Nothing is sent twice.
 func TestPanickingResponder(t *testing.T) {
 	e := newEnv(t)
 	cfg := e.cfg
@@ -492,15 +493,21 @@ func TestPanickingResponder(t *testing.T) {
 	a := New(cfg, st)
 
 	var fast panicky
-	a.Handle(context.Background(), &fast, e.slashPayload(alice, memberPerms, "en-US", "rules", ""))
-	if n := fast.calls.Load(); n != 1 {
-		t.Fatalf("fast reply: %d calls to the Responder, want 1", n)
+	if p := handleRecovered(e.app, &fast, e.slashPayload(alice, memberPerms, "en-US", "rules", "")); p == nil || fast.calls.Load() != 1 {
+		t.Fatalf("fast reply: panic %v, %d calls to the Responder, want it and 1", p, fast.calls.Load())
 	}
 
 	var slow panicky
 	time.AfterFunc(100*time.Millisecond, func() { close(st.release) })
-	a.Handle(context.Background(), &slow, e.slashPayload(alice, memberPerms, "en-US", "play", ""))
+	handleRecovered(a, &slow, e.slashPayload(alice, memberPerms, "en-US", "play", ""))
 	if n := slow.calls.Load(); n != 2 {
 		t.Fatalf("slow reply: %d calls to the Responder, want 2 (the deferral, the apology)", n)
 	}
+}
+
+// handleRecovered runs a.Handle, returning its panic as a transport's entry recovers it.
+func handleRecovered(a *App, r Responder, i *discordgo.Interaction) (p any) {
+	defer func() { p = recover() }()
+	a.Handle(context.Background(), r, i)
+	return nil
 }

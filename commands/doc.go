@@ -39,8 +39,10 @@
 // Handlers return errors; Handle renders them in one place: user errors as
 // an ephemeral reply in the user's language (French for a "fr" locale,
 // English otherwise, via go-i18n with CLDR plurals), internal errors logged
-// with context and answered with a short apology. Handle recovers panics
-// and answers within Discord's 3 seconds, deferring when a handler is slow.
+// with context and answered with a short apology. A route table
+// (router.go) holds each handler wrapped once in the delivery chain
+// (delivery.go), which answers within Discord's 3 seconds, deferring when
+// a handler is slow. Recover a Responder's panics at the caller (package bot).
 //
 // /play and "Play again" read a guild's settings (allowed channel, public
 // plays, starting balance) with Store.Guild on every play; wrap the store

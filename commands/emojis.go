@@ -32,26 +32,26 @@ type glyphs struct {
 }
 
 // newGlyphs resolves the emojis by precedence: the operator's overrides
-// (Config.Emoji, Config.Hidden), then app (the application's emojis, when
+// (over's non-empty entries), then app (the application's emojis, when
 // not nil), then the built-in Unicode.
-func newGlyphs(cfg Config, app *glyphs) *glyphs {
+func newGlyphs(over glyphs, app *glyphs) *glyphs {
 	g := &glyphs{sym: defaultEmoji, hidden: defaultHiddenEmoji}
 	if app != nil {
 		g.sym, g.hidden = app.sym, app.hidden
 	}
 	for s := range g.sym {
-		if cfg.Emoji[s] != "" {
-			g.sym[s] = cfg.Emoji[s]
+		if over.sym[s] != "" {
+			g.sym[s] = over.sym[s]
 		}
 	}
-	if cfg.Hidden != "" {
-		g.hidden = cfg.Hidden
+	if over.hidden != "" {
+		g.hidden = over.hidden
 	}
 	return g
 }
 
 // glyphs returns the emojis the cards show now.
-func (a *App) glyphs() *glyphs { return a.emojis.Load() }
+func (rd *renderer) glyphs() *glyphs { return rd.emojis.Load() }
 
 // ApplicationEmojis returns the pictures to upload as the application's
 // own emojis, the symbols' then the hidden cell's, named by EmojiName and
@@ -101,6 +101,6 @@ func (a *App) UseApplicationEmojis(ids map[string]string) error {
 		slices.Sort(missing)
 		return fmt.Errorf("commands: application emojis missing or without a valid ID: %v", missing)
 	}
-	a.emojis.Store(newGlyphs(a.cfg, &app))
+	a.emojis.Store(newGlyphs(a.override, &app))
 	return nil
 }

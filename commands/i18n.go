@@ -60,16 +60,11 @@ func (c *catalog) forLocale(l discordgo.Locale) *lang {
 // a message missing in French only falls back to English (go-i18n's default
 // language) without an error here. TestLocalesComplete and
 // TestFrenchNeverFallsBack make sure neither happens.
-func (l *lang) T(id string, data map[string]any) string {
-	s, err := l.loc.Localize(&i18n.LocalizeConfig{MessageID: id, TemplateData: data})
-	if err != nil && s == "" {
-		return id
-	}
-	return s
-}
+func (l *lang) T(id string, data map[string]any) string { return l.P(id, nil, data) }
 
 // P returns the plural form of message id for count (an integer, or a
-// decimal string such as "12.50"), with template data.
+// decimal string such as "12.50"; nil for a message without plural forms),
+// with template data.
 func (l *lang) P(id string, count any, data map[string]any) string {
 	s, err := l.loc.Localize(&i18n.LocalizeConfig{MessageID: id, PluralCount: count, TemplateData: data})
 	if err != nil && s == "" {

@@ -5,38 +5,34 @@ import (
 	crand "crypto/rand"
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/lesclefsdutresor/clefs/internal/backoff"
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
 // Late results. A step still running at its deadline, or ending with an
 // internal error (a store that timed out, a connection lost), may have
-// been written or not: a store call that returns context.DeadlineExceeded
-// may still have its write applied once the store answers. So the
-// interaction is answered with an apology that says the bot will update
-// it, and the step goes on in the background: the same handler, on the
-// same request, so under the same operation ID (every step's is the
-// interaction's, or derived from it). A repeat of an operation the store
-// has recorded changes nothing and is answered with the recorded result,
-// so whichever try's write lands, the step is made once and the answer
-// that replaces the apology tells what was made.
+// been written or not (a store call that returns DeadlineExceeded may
+// still be applied). So the apology says the bot will update the message,
+// and the step goes on in the background: the same chained handler on the
+// same request, so under the same operation ID. A repeat of an operation
+// the store has recorded changes nothing and is answered with the
+// recorded result, so the step is made once and the answer that replaces
+// the apology tells what was made.
 //
-// The tries go on, with a bounded jittered backoff between them, until
-// one gives an answer or until the interaction's token (15 minutes from
-// its creation) would end before the next could; then the apology is
-// replaced once more, with a message that says the outcome is unknown and
-// where to see it (a player's /play, a moderator's /admin player: both read
-// the player's own record, written with the step, never a log that may lag
-// behind it). Each try takes the player's lock for itself only, so a
-// player's other interactions are not held up between tries. One
-// interaction has at most one continuation. They end with the context
-// Handle was given (the process's): the result of a step abandoned then is
-// shown by the player's next /play or click on the card, or to moderators
-// by /admin player.
+// The tries go on, with a jittered backoff between them, until one gives
+// an answer or the interaction's token (15 minutes from its creation)
+// would end before the next could; then the apology is replaced with a
+// message that says the outcome is unknown and where to see it (a
+// player's /play, a moderator's /admin player: both read the player's own
+// record, written with the step). Each try takes the player's lock for
+// itself only. One interaction has at most one continuation; they end with
+// Handle's context (the process's).
 
 const (
 	// tokenLife is how long Discord accepts edits with an interaction's
@@ -44,9 +40,9 @@ const (
 	tokenLife = 15 * time.Minute
 	// lateMargin is kept before the token ends for the last edit.
 	lateMargin = 5 * time.Second
-	// lateFirstWait and lateMaxWait bound the waits between tries: the
-	// n-th wait is drawn in [w/2, w] for w = lateFirstWait·2ⁿ⁻¹, at most
-	// lateMaxWait.
+	// lateFirstWait and lateMaxWait bound the waits between tries
+	// (backoff.Jittered): the n-th wait is drawn in [w/2, w) for
+	// w = lateFirstWait·2ⁿ⁻¹, at most lateMaxWait.
 	lateFirstWait = time.Second
 	lateMaxWait   = 30 * time.Second
 	// maxLate bounds the continuations running at once, so that a long
@@ -59,10 +55,8 @@ const (
 type lateSet struct {
 	mu  sync.Mutex
 	ids map[string]struct{}
+	rnd *rand.Rand     // the waits' jitter; guarded by mu
 	wg  sync.WaitGroup // the continuations' goroutines, for tests
-
-	rmu sync.Mutex
-	rnd *rand.Rand // the waits' jitter
 }
 
 // reserve claims the continuation of interaction id: false if it has one
@@ -86,24 +80,19 @@ func (s *lateSet) release(id string) {
 	s.mu.Unlock()
 }
 
-// size returns how many continuations are reserved.
-func (s *lateSet) size() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.ids)
-}
-
-// wait returns the wait before the try-th try (1 for the first retry).
+// wait returns the wait before the try-th try (1 for the first retry):
+// backoff.Jittered's, drawn by a generator seeded from crypto/rand.
 func (s *lateSet) wait(try int) time.Duration {
-	w := min(lateFirstWait<<min(max(try-1, 0), 6), lateMaxWait)
-	s.rmu.Lock()
-	defer s.rmu.Unlock()
-	if s.rnd == nil {
-		var seed [32]byte
-		_, _ = crand.Read(seed[:]) // never fails (crypto/rand's contract)
-		s.rnd = rand.New(rand.NewChaCha8(seed))
-	}
-	return w/2 + time.Duration(s.rnd.Int64N(int64(w/2)+1))
+	return backoff.Jittered(try, lateFirstWait, lateMaxWait, func(d time.Duration) time.Duration {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.rnd == nil {
+			var seed [32]byte
+			_, _ = crand.Read(seed[:]) // never fails (crypto/rand's contract)
+			s.rnd = rand.New(rand.NewChaCha8(seed))
+		}
+		return time.Duration(s.rnd.Int64N(int64(d)))
+	})
 }
 
 // tokenExpiry is when the token of interaction id ends: tokenLife after
@@ -143,60 +132,53 @@ func untold(err error) bool {
 }
 
 // lateApology is the apology of an internal error whose step goes on in
-// the background: it says the message will be updated.
-func lateApology(kind string) string {
-	if apology(kind) == "err_internal_admin" {
-		return "err_internal_admin_late"
-	}
-	return "err_internal_late"
-}
+// the background, which says the message will be updated:
+// "err_internal_late" or "err_internal_admin_late", after apology(kind).
+func lateApology(kind string) string { return apology(kind) + "_late" }
 
 // lateGaveUp is the message that replaces a late apology when the step's
-// outcome is still unknown at the end of the tries.
+// outcome is still unknown at the end of the tries: "late_gave_up" or
+// "late_gave_up_admin", after apology(kind).
 func lateGaveUp(kind string) string {
-	if apology(kind) == "err_internal_admin" {
-		return "late_gave_up_admin"
-	}
-	return "late_gave_up"
+	return strings.Replace(apology(kind), "err_internal", "late_gave_up", 1)
 }
 
 // lateResult handles a result that comes after the apology promised an
 // update (ans.mu held): an answer (a reply, a user error) replaces the
 // apology; an error worth trying again reports true; anything else ends
 // the tries with the give-up message.
-func (a *App) lateResult(ans *answer, res result, tries int) (again bool) {
+func (d *delivery) lateResult(ans *answer, rep reply, err error, tries int) (again bool) {
 	switch {
-	case untold(res.err) && tries > 1: // given up below
-	case res.err == nil, !transient(res.err) && errorOutcome(res.err) == "user_error":
-		a.deliverLate(ans, res, tries)
+	case untold(err) && tries > 1: // given up below
+	case err == nil, !transient(err) && errorOutcome(err) == "user_error":
+		d.deliverLate(ans, rep, err, tries)
 		return false
-	case retryable(res.err), transient(res.err):
+	case retryable(err), transient(err):
 		ans.log.Debug("commands: late step try failed", "interaction", ans.rq.i.ID, "kind", ans.rq.kind,
-			"try", tries, "err", res.err)
+			"try", tries, "err", err)
 		return true
 	}
-	a.giveUp(ans, tries, res.err)
+	d.giveUp(ans, tries, err)
 	return false
 }
 
 // deliverLate replaces the apology with the step's answer.
-func (a *App) deliverLate(ans *answer, res result, tries int) {
-	rep := res.rep
-	if res.err != nil {
-		rep = a.renderError(ans.log, ans.rq, res.err, false)
+func (d *delivery) deliverLate(ans *answer, rep reply, err error, tries int) {
+	if err != nil {
+		rep = d.renderError(ans.log, ans.rq, err, false)
 	}
-	a.sendLate(ans, rep)
+	d.sendLate(ans, rep)
 	ans.log.Info("commands: late result delivered", "interaction", ans.rq.i.ID, "kind", ans.rq.kind,
-		"outcome", errorOutcome(res.err), "tries", tries)
+		"outcome", errorOutcome(err), "tries", tries)
 }
 
 // giveUp ends the tries: one warning, and the apology replaced with the
 // give-up message while the token lives.
-func (a *App) giveUp(ans *answer, tries int, err error) {
+func (d *delivery) giveUp(ans *answer, tries int, err error) {
 	ans.log.Warn("commands: late step given up; its outcome is unknown", "interaction", ans.rq.i.ID,
 		"kind", ans.rq.kind, "guild", ans.rq.guild, "user", ans.rq.user, "tries", tries, "err", err)
-	if a.cfg.Now().Before(ans.expires) {
-		a.sendLate(ans, ephemeral("⚠️ "+ans.rq.l.T(lateGaveUp(ans.rq.kind), nil)))
+	if d.now().Before(ans.expires) {
+		d.sendLate(ans, ephemeral("⚠️ "+ans.rq.l.T(lateGaveUp(ans.rq.kind), nil)))
 	}
 }
 
@@ -205,84 +187,65 @@ func (a *App) giveUp(ans *answer, tries int, err error) {
 // deferral), and the reply replaces it; but after a button's deferral
 // the original response is the card the button sits on and the apology a
 // follow-up: an update of the card edits it, a new message follows up.
-func (a *App) sendLate(ans *answer, rep reply) {
+func (d *delivery) sendLate(ans *answer, rep reply) {
 	rq := ans.rq
 	rep = rep.afterFirst(rq.l)
 	if rq.i.Type == discordgo.InteractionMessageComponent && ans.afterDeferral {
-		a.sendAfterDeferral(ans.ctx, ans.r, rq, rep)
+		ans.followDeferral(rep)
 		return
 	}
-	if err := a.editOriginal(ans.ctx, ans.r, rq, rep.data); err != nil {
+	if err := ans.edit(rep.data); err != nil {
 		ans.log.Warn("commands: late edit failed", "interaction", rq.i.ID, "kind", rq.kind, "err", err)
 	}
 }
 
-// dropLate releases the continuation ans reserved, once (ans.mu held).
-func (a *App) dropLate(ans *answer) {
+// dropLate releases the continuation ans reserved, once.
+func (d *delivery) dropLate(ans *answer) {
+	ans.mu.Lock()
+	defer ans.mu.Unlock()
 	if ans.late {
-		a.late.release(ans.rq.i.ID)
+		d.late.release(ans.rq.i.ID)
 		ans.late = false
 	}
 }
 
-// continueLate runs the step of ans again in the background until it
-// gives an answer or the token ends (see above). The continuation of
-// ans.rq.i.ID is reserved; it is released at the end.
-func (a *App) continueLate(ctx context.Context, ans *answer, h handlerFunc) {
-	a.late.wg.Add(1)
+// continueLate runs the step of ans again in the background, through h
+// (the route's handler in the delivery chain), until it gives an answer or
+// the token ends (see above). The continuation of ans.rq.i.ID is
+// reserved; it is released at the end.
+func (d *delivery) continueLate(ctx context.Context, ans *answer, h handlerFunc) {
+	d.late.wg.Add(1)
 	go func() {
-		defer a.late.wg.Done()
-		defer func() {
-			ans.mu.Lock()
-			a.dropLate(ans)
-			ans.mu.Unlock()
-		}()
-		defer a.recoverAnswer(ans)
-		last := ans.lastErr
+		defer d.late.wg.Done()
+		defer d.dropLate(ans)
+		defer d.guard(ans)
 		for try := 1; ; try++ {
-			wait := a.late.wait(try)
-			if a.cfg.Now().Add(wait + a.cfg.Timeout + lateMargin).After(ans.expires) {
+			wait := d.late.wait(try)
+			if d.now().Add(wait + d.timeout + lateMargin).After(ans.expires) {
 				ans.mu.Lock()
-				a.giveUp(ans, try, last)
+				d.giveUp(ans, try, ans.lastErr)
 				ans.mu.Unlock()
 				return
 			}
-			if err := a.wait(ctx, wait); err != nil {
+			if err := d.wait(ctx, wait); err != nil {
 				ans.log.Info("commands: late step abandoned at shutdown; the player's next /play or click, or /admin player, shows its outcome",
 					"interaction", ans.rq.i.ID, "kind", ans.rq.kind, "tries", try)
 				return
 			}
-			res, again := a.lateTry(ctx, ans, h, try+1)
-			if !again {
+			ans.tries = try + 1
+			if _, _ = h(ctx, ans.rq); !ans.goOn { // settle sets goOn and lastErr
 				return
 			}
-			last = res.err
 		}
 	}()
 }
 
-// lateTry runs the step once more, under the player's lock for this try
-// only, and sends its answer if it has one.
-func (a *App) lateTry(ctx context.Context, ans *answer, h handlerFunc, tries int) (result, bool) {
-	tctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
-	defer cancel()
-	unlock, err := a.players.lock(tctx, playerKey{ans.rq.guild, ans.rq.user})
-	if err != nil {
-		return result{err: internal("wait_player", err)}, true
-	}
-	defer unlock()
-	res := a.call(tctx, h, ans.rq)
-	ans.mu.Lock()
-	defer ans.mu.Unlock()
-	return res, a.lateResult(ans, res, tries)
-}
-
 // wait waits d, or until ctx ends (its error).
-func (a *App) wait(ctx context.Context, d time.Duration) error {
-	if a.cfg.Wait != nil {
-		return a.cfg.Wait(ctx, d)
+func (d *delivery) wait(ctx context.Context, dur time.Duration) error {
+	if d.waitFn != nil {
+		return d.waitFn(ctx, dur)
 	}
-	t := time.NewTimer(d)
+	t := time.NewTimer(dur)
 	defer t.Stop()
 	select {
 	case <-t.C:

@@ -64,20 +64,22 @@ func activityButton(l *lang, user uint64) discordgo.Button {
 	}
 }
 
-// handleLaunch answers "Scratch by hand", and the entry-point command
-// should Discord ever send it (an operator may set its handler to
-// APP_HANDLER), with LAUNCH_ACTIVITY. A button left on a card after the
-// Activity was turned off is out of date.
-func (a *App) handleLaunch(_ context.Context, rq *request) (reply, error) {
-	if rq.button.kind == kindActivity {
-		if err := rq.owner(); err != nil {
-			return reply{}, err
+// launch returns the handler of "Scratch by hand", and of the entry-point
+// command should Discord ever send it (an operator may set its handler to
+// APP_HANDLER): LAUNCH_ACTIVITY while the Activity is served (activity),
+// else the button is out of date. It sees nothing else.
+func launch(activity bool) handlerFunc {
+	return func(_ context.Context, rq *request) (reply, error) {
+		if rq.button.kind == kindActivity {
+			if err := rq.owner(); err != nil {
+				return reply{}, err
+			}
 		}
+		if !activity {
+			return reply{}, userErr("err_stale_button", nil)
+		}
+		return reply{launch: true}, nil
 	}
-	if !a.cfg.Activity {
-		return reply{}, userErr("err_stale_button", nil)
-	}
-	return reply{launch: true}, nil
 }
 
 // afterFirst is rep as it can be sent after the interaction's first

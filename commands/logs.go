@@ -10,21 +10,14 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// What the handlers log, and where:
-//
-//   - one debug line per interaction ("interaction"), written by observe,
-//     where the outcome and the duration are known (the same call feeds the
-//     metrics);
-//   - one info line per moderator action ("moderator action"), written
-//     where audit entries are written (App.apply with an audit entry,
-//     App.applyGuild of a transition that logs one), after the store has accepted the write and only when
-//     the operation was not a repeat — a new moderator step is logged by
-//     giving it an audit entry, nothing more;
-//   - internal errors at error level (renderError).
-//
-// A transport passes its own logger in the context (WithLogger), so that
-// these lines carry its attributes: the gateway's shard, or the HTTP
-// endpoint.
+// What the handlers log, and where: one debug line per interaction
+// ("interaction"), by delivery.observe, which feeds the metrics too; one
+// info line per moderator action ("moderator action"), where the store
+// has accepted a write with an audit entry that was not a repeat
+// (App.apply, App.applyGuild); internal errors at error level
+// (observation.logError). A transport passes its own logger in the
+// context (WithLogger), so that these lines carry its attributes: the
+// gateway's shard, or the HTTP endpoint.
 
 // loggerKey is the context key of WithLogger.
 type loggerKey struct{}
@@ -35,14 +28,6 @@ type loggerKey struct{}
 // logs.
 func WithLogger(ctx context.Context, log *slog.Logger) context.Context {
 	return context.WithValue(ctx, loggerKey{}, log)
-}
-
-// logger returns the logger of ctx (WithLogger), else the App's.
-func (a *App) logger(ctx context.Context) *slog.Logger {
-	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok && l != nil {
-		return l
-	}
-	return a.log
 }
 
 // logInteraction writes the debug line of one handled interaction.

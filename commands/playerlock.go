@@ -11,8 +11,9 @@ import (
 // in the order the store saw them (the last card shows the latest state), and
 // a confirmation pressed twice at once is acted on once. Gateway sharding
 // sends all of a guild's interactions to one process, so a lock per process is
-// enough there. A player's lock exists only while held or waited for: memory
-// does not grow with the players seen.
+// enough there. It is the bot's one player lock (the chain takes it for each
+// try, delivery.go; the stores rely on compare-and-set). A player's lock
+// exists only while held or waited for: memory does not grow with the players seen.
 type playerLocks struct {
 	mu sync.Mutex
 	m  map[playerKey]*playerLock
@@ -69,11 +70,4 @@ func (ls *playerLocks) release(k playerKey, l *playerLock) {
 	if l.refs--; l.refs == 0 {
 		delete(ls.m, k)
 	}
-}
-
-// size returns how many players have a lock held or waited for.
-func (ls *playerLocks) size() int {
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	return len(ls.m)
 }

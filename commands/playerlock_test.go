@@ -8,6 +8,9 @@ import (
 	"time"
 )
 
+// size returns how many players have a lock held or waited for.
+func (ls *playerLocks) size() int { ls.mu.Lock(); defer ls.mu.Unlock(); return len(ls.m) }
+
 func TestPlayerLocksSerialiseOnePlayerOnly(t *testing.T) {
 	var ls playerLocks
 	ctx := context.Background()

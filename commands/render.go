@@ -3,6 +3,7 @@ package commands
 import (
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -92,18 +93,27 @@ func padlocks(keys int) string {
 	return strings.Repeat(padOpen, keys) + strings.Repeat(padClosed, game.MaxKeys-keys)
 }
 
+// renderer draws the cards. It sees what they show beyond the player's
+// record: the emojis, the Activity's button, the verification page.
+type renderer struct {
+	emojis   atomic.Pointer[glyphs] // never nil after newRenderer
+	override glyphs                 // the operator's emojis (Config.Emoji, Config.Hidden); "" for none
+	activity bool                   // Config.Activity: cards get "Scratch by hand"
+	fairURL  string                 // the verification page's address; "" without Config.PublicURL
+}
+
 // symbol returns the emoji of s.
-func (a *App) symbol(s game.Symbol) string {
+func (rd *renderer) symbol(s game.Symbol) string {
 	if s < game.NumSymbols {
-		return a.glyphs().sym[s]
+		return rd.glyphs().sym[s]
 	}
-	return a.glyphs().hidden
+	return rd.glyphs().hidden
 }
 
 // grid draws the 3×3 grid, one line per row, each preceded by its marker:
 // an arrow while hidden, a star on the winning row.
-func (a *App) grid(t game.Ticket) string {
-	g := a.glyphs() // one set for the whole grid
+func (rd *renderer) grid(t game.Ticket) string {
+	g := rd.glyphs() // one set for the whole grid
 	var b strings.Builder
 	for r := range 3 {
 		shown := t.Drawn && t.Revealed&(1<<r) != 0
@@ -131,7 +141,7 @@ func (a *App) grid(t game.Ticket) string {
 // ticketCard renders a ticket: the grid, the result once all is shown, the
 // keys as padlocks, the balance, and the buttons: the arrows and Auto, then
 // the next step once all is shown and, with the Activity, "Scratch by hand".
-func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseData {
+func (rd *renderer) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseData {
 	t := v.t
 	var desc strings.Builder
 	if v.resumed {
@@ -140,7 +150,7 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 	if v.reality != nil {
 		desc.WriteString(realityLine(l, v.reality) + "\n\n")
 	}
-	desc.WriteString(a.grid(t) + "\n")
+	desc.WriteString(rd.grid(t) + "\n")
 	colour := colourOpen
 	switch {
 	case !v.done() && t.Drawn:
@@ -155,7 +165,7 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 		case t.Outcome.Tier.Winning():
 			colour = colourWin
 		}
-		desc.WriteString(a.resultText(l, t))
+		desc.WriteString(rd.resultText(l, t))
 	}
 
 	arrows := make([]discordgo.MessageComponent, 0, 4)
@@ -184,7 +194,7 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 			desc.WriteString("\n" + line)
 		}
 	}
-	if a.cfg.Activity {
+	if rd.activity {
 		more = append(more, activityButton(l, v.user))
 	}
 	if len(more) > 0 {
@@ -200,7 +210,7 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 				{Name: l.T("field_chest", nil), Value: l.keysLine(v.keysShown()), Inline: true},
 				{Name: l.T("field_balance", nil), Value: l.Credits(v.balanceShown()), Inline: true},
 			},
-			Footer: &discordgo.MessageEmbedFooter{Text: a.cardFooter(l, v)},
+			Footer: &discordgo.MessageEmbedFooter{Text: rd.cardFooter(l, v)},
 		}},
 		Components:      rows,
 		AllowedMentions: noMentions,
@@ -209,19 +219,19 @@ func (a *App) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseD
 
 // resultText is a finished ticket's result as its card tells it: the win
 // or the loss, the key found, the chest won. The Activity sends it too.
-func (a *App) resultText(l *lang, t game.Ticket) string {
+func (rd *renderer) resultText(l *lang, t game.Ticket) string {
 	o := t.Outcome
 	var s string
 	if o.Tier.Winning() {
 		sym := o.Tier.Symbol()
 		s = l.T("card_win", map[string]any{
-			"Symbol": a.symbol(sym), "Name": l.T("sym_"+sym.String(), nil), "Prize": l.Credits(o.Prize),
+			"Symbol": rd.symbol(sym), "Name": l.T("sym_"+sym.String(), nil), "Prize": l.Credits(o.Prize),
 		})
 	} else {
 		s = l.T("card_loss", nil)
 	}
 	if o.Key {
-		s += "\n" + l.T("card_key", map[string]any{"Key": a.glyphs().sym[game.Key]})
+		s += "\n" + l.T("card_key", map[string]any{"Key": rd.glyphs().sym[game.Key]})
 	}
 	if t.Chest {
 		s += "\n" + l.T("card_chest_won", nil)
@@ -233,10 +243,10 @@ func (a *App) resultText(l *lang, t game.Ticket) string {
 // commitment of its seed and, once the ticket is finished and with a
 // PublicURL, the verification page's address (plain text: a footer holds
 // no link), without its "https://" to stay short.
-func (a *App) cardFooter(l *lang, v *ticketView) string {
+func (rd *renderer) cardFooter(l *lang, v *ticketView) string {
 	t := v.t
 	s := l.T("card_footer", map[string]any{"Ticket": t.ID, "Stake": l.Credits(game.Stake), "Commitment": ticketCommitment(v.p, t.ID)})
-	if u := a.fairURL(); u != "" && v.done() {
+	if u := rd.fairURL; u != "" && v.done() {
 		s += l.T("card_footer_verify", map[string]any{"URL": strings.TrimPrefix(u, "https://")})
 	}
 	return s
@@ -277,7 +287,7 @@ func chestButton(l *lang, user uint64, seq int64) discordgo.Button {
 
 // chestCard renders the treasure chest: closed with its button when c is
 // nil, else opened with the lot found and "Play again".
-func (a *App) chestCard(l *lang, user uint64, p game.Player, c *game.Chest) *discordgo.InteractionResponseData {
+func (rd *renderer) chestCard(l *lang, user uint64, p game.Player, c *game.Chest) *discordgo.InteractionResponseData {
 	e := &discordgo.MessageEmbed{
 		Title: l.T("chest_title", nil),
 		Color: colourChest,

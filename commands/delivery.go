@@ -1,0 +1,388 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// Delivery wraps every handler, so that a handler only computes a reply.
+// The router (router.go) wraps each handler once, at New, in this chain,
+// outermost first, which a late step's tries (late.go) run too:
+//
+//  1. delivery.timed: the try's deadline (Config.Timeout); on the first
+//     try, the deferral at Config.DeferAfter and the apology when the
+//     deadline passes with the handler still running;
+//  2. delivery.delivered: under the player's lock (playerlock.go), so that
+//     a player's answers leave in the store's order, sends the try's
+//     answer, or after an apology its late result, and reports it to the
+//     Observer and the logs;
+//  3. recovered: a handler's panic, or no reply, is an internal error.
+//
+// Panics are recovered once per boundary: in a handler by recovered, in
+// the timers' and the continuation's goroutines by guard, and on the
+// caller's goroutine by the transport's entry (package bot).
+
+// middleware wraps a handler with one delivery guarantee.
+type middleware func(handlerFunc) handlerFunc
+
+// chain returns h wrapped in mws, the first outermost.
+func chain(h handlerFunc, mws ...middleware) handlerFunc {
+	for i := len(mws) - 1; i >= 0; i-- {
+		h = mws[i](h)
+	}
+	return h
+}
+
+// recovered turns what a handler must not do, panic or return neither a
+// reply nor an error, into an internal error.
+func recovered(next handlerFunc) handlerFunc {
+	return func(ctx context.Context, rq *request) (rep reply, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				rep, err = reply{}, fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+			}
+		}()
+		rep, err = next(ctx, rq)
+		if err == nil && rep.data == nil && !rep.launch {
+			err = errors.New("handler returned no reply")
+		}
+		return rep, err
+	}
+}
+
+// delivery answers the interactions: the deferral, the apology, the late
+// results, the player lock, and the reports of each answer.
+type delivery struct {
+	observation
+	now        func() time.Time
+	deferAfter time.Duration                                    // Config.DeferAfter
+	timeout    time.Duration                                    // Config.Timeout
+	waitFn     func(ctx context.Context, d time.Duration) error // Config.Wait
+	players    playerLocks
+	late       lateSet // the late steps going on (late.go)
+}
+
+// answer is the state of one interaction's answer: nobody has answered yet,
+// the deferral was sent, or the final response was. Whoever sends holds mu,
+// so a deferral is acknowledged before the edit that follows it.
+type answer struct {
+	ctx     context.Context // the caller's, for sending
+	log     *slog.Logger    // the caller's (WithLogger), else Config.Logger
+	r       Responder
+	rq      *request
+	start   time.Time // Config.Now at the start, for the Observer
+	expires time.Time // when the interaction's token ends (tokenExpiry)
+
+	mu            sync.Mutex
+	state         answerState
+	afterDeferral bool  // the final response followed a deferral
+	lastErr       error // the error of the try that asked for a continuation
+	// late: the apology promised an update; the continuation of the
+	// interaction is reserved (delivery.late) until dropLate.
+	late bool
+	// tries (1 for the first, more for a late step's) and goOn (the last
+	// try asks for a continuation: late.go) belong to the goroutine that
+	// runs the tries, one after the other.
+	tries int
+	goOn  bool
+}
+
+type answerState int
+
+const (
+	pending answerState = iota
+	deferred
+	answered
+)
+
+// serve runs h, a routed handler, as the first try of ans's step, and
+// then the step's continuation if its answer promised one.
+func (d *delivery) serve(ctx context.Context, ans *answer, h handlerFunc) {
+	started := false
+	defer func() {
+		if !started { // a continuation reserved but not started (a panic): release it
+			d.dropLate(ans)
+		}
+	}()
+	_, _ = h(ctx, ans.rq) // the chain answers
+	if started = ans.goOn; started {
+		d.continueLate(ctx, ans, h)
+	}
+}
+
+// timed bounds a try by Config.Timeout. On the first try it also answers
+// for a slow handler: the deferral at DeferAfter, and the apology when the
+// try's context ends (Timeout, or the caller's context) before the handler
+// has returned. The answer's state, under its mutex, decides who sends what.
+func (d *delivery) timed(next handlerFunc) handlerFunc {
+	return func(ctx context.Context, rq *request) (reply, error) {
+		tctx, cancel := context.WithTimeout(ctx, d.timeout)
+		defer cancel()
+		if ans := rq.ans; ans.tries == 1 {
+			deferral := time.AfterFunc(d.deferAfter, func() { d.deferAnswer(ans) })
+			defer deferral.Stop()
+			stop := context.AfterFunc(tctx, func() {
+				d.apologise(ans, fmt.Errorf("handler still running when its context ended: %w", tctx.Err()), ctx.Err() == nil)
+			})
+			defer stop()
+		}
+		return next(tctx, rq)
+	}
+}
+
+// delivered runs the rest of the try and sends its answer (settle) under
+// the player's lock; a try that cannot have the lock before its context
+// ends is answered as an internal error.
+func (d *delivery) delivered(next handlerFunc) handlerFunc {
+	return func(ctx context.Context, rq *request) (rep reply, err error) {
+		unlock, err := d.players.lock(ctx, playerKey{rq.guild, rq.user})
+		if err != nil {
+			err = internal("wait_player", err)
+		} else {
+			defer unlock()
+			rep, err = next(ctx, rq)
+		}
+		d.settle(rq.ans, rep, err)
+		return rep, err
+	}
+}
+
+// settle sends the result of a try of ans's step, then reports it to the
+// Observer: the interaction's answer, or, after an apology that promised
+// an update, the late result that replaces it (late.go); a result that
+// comes after a plain apology is dropped. It sets ans.goOn: whether the
+// step goes on in the background (continueLate).
+func (d *delivery) settle(ans *answer, rep reply, err error) {
+	ans.mu.Lock()
+	defer ans.mu.Unlock()
+	switch {
+	case ans.state == answered && !ans.late:
+		ans.goOn = false
+	case ans.state == answered:
+		ans.goOn = d.lateResult(ans, rep, err, ans.tries)
+	default:
+		if err != nil {
+			ans.goOn = d.mayGoOn(ans, err, ans.ctx.Err() == nil)
+			rep = d.renderError(ans.log, ans.rq, err, ans.goOn)
+		}
+		ans.final(rep)
+		d.observe(ans, err)
+	}
+	if ans.goOn {
+		ans.lastErr = err
+	}
+}
+
+// mayGoOn reports whether the step whose try ended with err (nil: still
+// running) goes on in the background, and reserves its continuation if so
+// (ans.late); live is false when Handle's context has ended. ans.mu must
+// be held.
+func (d *delivery) mayGoOn(ans *answer, err error, live bool) bool {
+	if live && (err == nil || retryable(err)) && d.late.reserve(ans.rq.i.ID) {
+		ans.late = true
+	}
+	return ans.late
+}
+
+// deferAnswer sends the deferred response if nobody has answered yet.
+func (d *delivery) deferAnswer(ans *answer) {
+	defer d.guard(ans)
+	ans.mu.Lock()
+	defer ans.mu.Unlock()
+	if ans.state != pending {
+		return
+	}
+	ans.state = deferred
+	// Type 6 (the message is edited later) for a button, type 5
+	// ("thinking…") for a command.
+	resp := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}
+	if ans.rq.i.Type == discordgo.InteractionApplicationCommand {
+		resp.Type = discordgo.InteractionResponseDeferredChannelMessageWithSource
+		resp.Data = &discordgo.InteractionResponseData{}
+		if !ans.rq.public {
+			resp.Data.Flags = discordgo.MessageFlagsEphemeral
+		}
+	}
+	ans.send(resp)
+}
+
+// apologise answers with the apology for err if nobody has answered yet.
+// running tells that the handler is still running and Handle's context
+// has not ended: its result may still come, and the apology says so.
+func (d *delivery) apologise(ans *answer, err error, running bool) {
+	defer d.guard(ans)
+	ans.mu.Lock()
+	defer ans.mu.Unlock()
+	if ans.state == answered {
+		return
+	}
+	late := running && d.mayGoOn(ans, nil, true)
+	ans.final(d.renderError(ans.log, ans.rq, err, late))
+	d.observe(ans, err)
+}
+
+// guard recovers and logs a panic while answering (in the Responder, say)
+// in delivery's goroutines: the deferral's and apology's timers, a continuation.
+func (d *delivery) guard(ans *answer) {
+	if p := recover(); p != nil {
+		d.log.Error("commands: panic while answering", "interaction", ans.rq.i.ID,
+			"kind", ans.rq.kind, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	}
+}
+
+// observe reports the interaction's outcome to the Observer and logs it at
+// debug level: the one place that knows both for every interaction
+// answered (a ping or an autocompletion is neither counted nor logged).
+func (d *delivery) observe(ans *answer, err error) {
+	outcome, dur := errorOutcome(err), d.now().Sub(ans.start)
+	if d.obs != nil {
+		d.obs.Interaction(ans.rq.kind, outcome, dur)
+	}
+	logInteraction(ans.ctx, ans.log, ans.rq, outcome, dur)
+}
+
+// final sends the final reply: the initial response, or what follows the
+// deferral. ans.mu must be held.
+func (ans *answer) final(rep reply) {
+	was := ans.state
+	ans.state = answered // first: a panic while sending must not send twice
+	ans.afterDeferral = was == deferred
+	if was == deferred {
+		ans.followDeferral(rep)
+		return
+	}
+	typ := discordgo.InteractionResponseChannelMessageWithSource
+	switch {
+	case rep.launch:
+		typ = InteractionResponseLaunchActivity
+	case rep.update:
+		typ = discordgo.InteractionResponseUpdateMessage
+	}
+	ans.send(&discordgo.InteractionResponse{Type: typ, Data: rep.data})
+}
+
+// followDeferral delivers the reply of a deferred interaction: an edit of
+// the original message, or, for a new message after a button's deferral,
+// a follow-up.
+func (ans *answer) followDeferral(rep reply) {
+	rq := ans.rq
+	rep = rep.afterFirst(rq.l)
+	d := rep.data
+	fit(d)
+	if rq.i.Type == discordgo.InteractionMessageComponent && !rep.update {
+		err := ans.r.FollowUp(ans.ctx, rq.i, &discordgo.WebhookParams{
+			Content: d.Content, Embeds: d.Embeds, Components: d.Components,
+			Flags: d.Flags, AllowedMentions: d.AllowedMentions, Files: d.Files,
+		})
+		if err != nil {
+			ans.log.Warn("commands: follow-up failed", "interaction", rq.i.ID, "kind", rq.kind, "err", err)
+		}
+		return
+	}
+	if err := ans.edit(d); err != nil {
+		ans.log.Warn("commands: edit after deferral failed", "interaction", rq.i.ID, "kind", rq.kind, "err", err)
+	}
+}
+
+// edit replaces the original response's text, embeds and components with
+// d's (its flags cannot change), and attaches d's files.
+func (ans *answer) edit(d *discordgo.InteractionResponseData) error {
+	fit(d)
+	content, embeds, comps := d.Content, d.Embeds, d.Components
+	if embeds == nil {
+		embeds = []*discordgo.MessageEmbed{}
+	}
+	if comps == nil {
+		comps = []discordgo.MessageComponent{}
+	}
+	return ans.r.EditOriginal(ans.ctx, ans.rq.i, &discordgo.WebhookEdit{
+		Content: &content, Embeds: &embeds, Components: &comps, AllowedMentions: d.AllowedMentions, Files: d.Files,
+	})
+}
+
+// send sends the initial response.
+func (ans *answer) send(resp *discordgo.InteractionResponse) {
+	fit(resp.Data)
+	if err := ans.r.Respond(ans.ctx, ans.rq.i, resp); err != nil {
+		ans.log.Warn("commands: respond failed", "interaction", ans.rq.i.ID, "type", int(resp.Type), "err", err)
+	}
+}
+
+// observation logs and counts what the answers report: errors, damaged
+// records. The Activity's Act uses it too.
+type observation struct {
+	obs Observer     // nil: none
+	log *slog.Logger // Config.Logger
+}
+
+// logger returns the logger of ctx (WithLogger), else Config.Logger.
+func (o *observation) logger(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok && l != nil {
+		return l
+	}
+	return o.log
+}
+
+// renderError turns a handler's error into the reply (logError first): a
+// user error becomes an ephemeral message in the user's language; anything
+// else a short apology, which says the message will be updated when late
+// (the step goes on in the background).
+func (o *observation) renderError(log *slog.Logger, rq *request, err error, late bool) reply {
+	o.logError(log, rq, err, late)
+	var ue *userError
+	if errors.As(err, &ue) {
+		return ephemeral("❌ " + rq.l.T(ue.id, ue.data))
+	}
+	id := apology(rq.kind)
+	if late {
+		id = lateApology(rq.kind)
+	}
+	return ephemeral("⚠️ " + rq.l.T(id, nil))
+}
+
+// logError logs and counts a step's error: a user error's cause (a damaged
+// record, a refusal by the rules no handler expected) as a warning,
+// anything else as an internal error with its context.
+func (o *observation) logError(log *slog.Logger, rq *request, err error, late bool) {
+	var ue *userError
+	if errors.As(err, &ue) {
+		if d := damaged(ue.cause); d != nil {
+			o.damagedRecord(log, rq, d)
+		} else if ue.cause != nil {
+			log.Warn("commands: step refused by the rules",
+				"guild", rq.guild, "user", rq.user, "command", rq.kind, "custom_id", rq.customID,
+				"interaction", rq.i.ID, "err", ue.cause)
+		}
+		return
+	}
+	var se *storeError
+	op := ""
+	if errors.As(err, &se) {
+		op = se.op
+		if o.obs != nil {
+			o.obs.StoreError(se.op)
+		}
+	}
+	log.Error("commands: internal error",
+		"guild", rq.guild, "user", rq.user, "command", rq.kind, "custom_id", rq.customID,
+		"interaction", rq.i.ID, "op", op, "err", err, "late", late)
+}
+
+// damagedRecord logs and counts a player's damaged record met by rq: one
+// warning naming it, and the key and what is wrong.
+func (o *observation) damagedRecord(log *slog.Logger, rq *request, d *storage.DamagedError) {
+	log.Warn("commands: damaged record", "guild", d.ID.Guild, "user", d.ID.User, "command", rq.kind,
+		"interaction", rq.i.ID, "err", d.Err, "repair", "/admin reset (docs/operating.md, \"A damaged record\")")
+	if o.obs != nil {
+		o.obs.DamagedRecord()
+	}
+}

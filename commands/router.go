@@ -1,0 +1,115 @@
+package commands
+
+import "github.com/bwmarrin/discordgo"
+
+// router is the route table, a small one after disgo's handler.Mux:
+// commands by name, buttons by the kind of their custom ID (customid.go's
+// layouts), and the entry point, each entry holding its handler wrapped
+// once in the delivery chain (delivery.go). Registration panics on a
+// duplicate, or a kind routed and laid out not both.
+type router struct {
+	wrap     middleware
+	commands map[string]route
+	buttons  map[buttonKind]route
+	launch   handlerFunc // the entry-point command's, whatever its name
+	defs     []*discordgo.ApplicationCommand
+}
+
+// route is one entry of the table.
+type route struct {
+	h      handlerFunc // wrapped in the delivery chain
+	public bool        // a slow command's deferred response is public
+	// subs, when not nil, tells a command's subcommands, the metrics' labels
+	// (a fixed list: a forged name cannot grow the label set).
+	subs func(string) bool
+}
+
+// command routes c by its name.
+func (r *router) command(c *command, subs func(string) bool) {
+	if _, ok := r.commands[c.def.Name]; ok {
+		panic("commands: duplicate command " + c.def.Name)
+	}
+	r.commands[c.def.Name] = route{h: r.wrap(c.h), public: c.public, subs: subs}
+	r.defs = append(r.defs, c.def)
+}
+
+// routeButtons routes each kind of the custom-ID table to its handler in
+// hs: every button the bot formats is answered. It panics if a kind has
+// no handler, or hs one the table lacks.
+func (r *router) routeButtons(hs map[buttonKind]handlerFunc) {
+	for _, l := range layouts {
+		if hs[l.kind] == nil {
+			panic("commands: no route for custom IDs " + l.version + ":" + l.name)
+		}
+		r.buttons[l.kind] = route{h: r.wrap(hs[l.kind])}
+	}
+	if len(hs) != len(layouts) {
+		panic("commands: a routed button kind has no custom-ID layout")
+	}
+}
+
+// route finds the handler of the interaction and fills rq. It refuses what
+// does not come from a guild member; an unknown command, or a custom ID
+// that does not parse or is not a button of its message (forged), gets
+// its user error.
+func (r *router) route(rq *request) (handlerFunc, error) {
+	i := rq.i
+	var h handlerFunc
+	switch i.Type {
+	case discordgo.InteractionApplicationCommand:
+		d, ok := i.Data.(discordgo.ApplicationCommandInteractionData)
+		if p, _ := i.Data.(*discordgo.ApplicationCommandInteractionData); p != nil {
+			d, ok = *p, true
+		}
+		if !ok {
+			return nil, userErr("err_unknown_command", nil)
+		}
+		c, ok := r.commands[d.Name]
+		if d.CommandType == PrimaryEntryPoint { // whatever the operator named it
+			c, ok = route{h: r.launch}, true
+			d.Name = "launch" // the metrics' label
+		}
+		if !ok {
+			return nil, userErr("err_unknown_command", nil)
+		}
+		rq.kind, rq.data, rq.public, h = d.Name, &d, c.public, c.h
+		if c.subs != nil {
+			rq.kind = d.Name + " unknown"
+			if len(d.Options) == 1 && d.Options[0] != nil && c.subs(d.Options[0].Name) {
+				rq.kind = d.Name + " " + d.Options[0].Name
+			}
+		}
+	case discordgo.InteractionMessageComponent:
+		// A button acts only on the card it sits on: its custom ID must
+		// parse and be one of the message's buttons, so that a forged ID
+		// (a reset-guild "cancel" clicked on a ticket card…) changes
+		// nothing; and it must come from a button, every custom ID of the
+		// bot's being a button's (a select menu carrying one is forged).
+		var from discordgo.ComponentType
+		rq.customID, from = componentCustomID(i)
+		rq.kind = "button unknown"
+		c, ok := parseCustomID(rq.customID)
+		if !ok || from != discordgo.ButtonComponent || !messageHasButton(i.Message, rq.customID) {
+			return nil, userErr("err_stale_button", nil)
+		}
+		b, ok := r.buttons[c.kind]
+		if !ok {
+			return nil, userErr("err_stale_button", nil)
+		}
+		rq.kind, rq.button, h = c.kind.metric(), c, b.h
+	default:
+		return nil, userErr("err_unknown_command", nil)
+	}
+	if i.GuildID == "" || i.Member == nil || i.Member.User == nil {
+		return nil, userErr("err_guild_only", nil)
+	}
+	var ok bool
+	if rq.guild, ok = parseSnowflake(i.GuildID); !ok {
+		return nil, userErr("err_guild_only", nil)
+	}
+	if rq.user, ok = parseSnowflake(i.Member.User.ID); !ok {
+		return nil, userErr("err_guild_only", nil)
+	}
+	rq.perms = i.Member.Permissions
+	return h, nil
+}
