@@ -29,19 +29,17 @@ import (
 )
 
 // randomRun plays n random steps over a few players of two guilds, as the
-// handlers would: game's transitions through storage.Apply, each under its
-// own operation ID, with verifiable draws from seeded player seeds.
+// handlers would: game's moves through Store.Run, each under its own
+// operation ID, with verifiable draws from seeded player seeds.
 func randomRun(t *testing.T, st storage.Store, seed uint64, n int) {
 	t.Helper()
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(seed, 1))
 	seeds := rand.NewChaCha8([32]byte{byte(seed), 1})
-	if _, err := storage.ApplyGuild(ctx, st, 2, "setup", func(g game.Guild) (game.GuildStep, error) {
-		return g.SetSettings(game.Settings{StartingBalance: 300, DailyAmount: 40}, 9, "setup", storage.Timestamp(time.Now()))
-	}); err != nil {
+	setup := game.ChangeSettings{Patch: storetest.FullPatch(game.Settings{StartingBalance: 300, DailyAmount: 40}), Actor: 9, Reason: "setup"}
+	if _, err := st.RunGuild(ctx, storage.GuildStep{Guild: 2, Op: "setup", Move: setup, Now: storage.Timestamp(time.Now())}); err != nil {
 		t.Fatal(err)
 	}
-	var d game.SeededDrawer
 	now := time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
 	for k := range n {
 		now = now.Add(time.Duration(r.IntN(3600)) * time.Second)
@@ -50,43 +48,35 @@ func randomRun(t *testing.T, st storage.Store, seed uint64, n int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		set := g.Settings
+		v, err := st.Load(ctx, id) // what the player's card shows
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, p := g.Settings, v.Player
 		step := storage.Step{ID: id, Op: "op" + strconv.Itoa(k), Create: true, Start: set.StartingBalance, Seeds: seeds, Now: now}
-		var audit *game.AuditEntry
+		by := game.Moderator{Guild: id.Guild, Actor: 9, Target: id.User}
 		switch x := r.IntN(100); {
 		case x < 50:
-			step.Do = func(p game.Player) (game.Step, error) {
-				if p.ChestDue {
-					return p.OpenChest(d, p.ChestSeq+1, now)
-				}
-				return p.Buy(game.House{}, now)
+			step.Move = game.Buy{}
+			if p.ChestDue {
+				step.Move = game.OpenChest{Seq: p.ChestSeq + 1}
 			}
 		case x < 85:
-			rows := game.RowMask(r.IntN(8))
-			step.Create = false
-			step.Do = func(p game.Player) (game.Step, error) {
-				if p.Ticket == nil {
-					return game.Step{Player: p}, game.ErrUnknownTicket
-				}
-				return p.Reveal(d, p.Ticket.ID, rows, now)
+			reveal := game.Reveal{Rows: game.RowMask(r.IntN(8))} // of ticket 0 without one: ErrUnknownTicket
+			if p.Ticket != nil {
+				reveal.Ticket = p.Ticket.ID
 			}
+			step.Create, step.Move = false, reveal
 		case x < 90:
-			step.Do = game.ClaimDaily{Amount: set.DailyAmount, Cooldown: set.DailyCooldown}
+			step.Move = game.ClaimDaily{Amount: set.DailyAmount, Cooldown: set.DailyCooldown}
 		case x < 95:
-			amount := int64(r.IntN(2000) - 500)
-			audit = &game.AuditEntry{At: now, Guild: id.Guild, Actor: 9, Target: id.User, Action: "grant", Amount: amount, Reason: "random"}
-			step.Do = game.Grant{Amount: amount}
+			by.Reason = "random"
+			step.Move = game.Grant{Amount: int64(r.IntN(2000) - 500), By: by}
 		case x < 98:
-			balance := int64(r.IntN(5000))
-			audit = &game.AuditEntry{At: now, Guild: id.Guild, Actor: 9, Target: id.User, Action: "set-balance", Amount: balance}
-			step.Do = game.Grant{Amount: balance, Set: true}
+			step.Move = game.Grant{Amount: int64(r.IntN(5000)), Set: true, By: by}
 		default:
-			step.Create = false
-			audit = &game.AuditEntry{At: now, Guild: id.Guild, Actor: 9, Target: id.User, Action: "reset", Amount: set.StartingBalance, Reason: "oops"}
-			step.Do = game.Reset{Start: set.StartingBalance}
-		}
-		if audit != nil {
-			step.Audit = func(game.Step) *game.AuditEntry { return audit }
+			by.Reason = "oops"
+			step.Create, step.Move = false, game.Reset{Start: set.StartingBalance, By: by}
 		}
 		_, err = st.Run(ctx, step)
 		switch {
@@ -401,16 +391,12 @@ func TestImportRefusesWhatCouldNeverPlay(t *testing.T) {
 	}
 	var hist []game.Entry
 	for p.Stats.Chests == 0 || p.ChestDue || len(hist) == 0 || hist[len(hist)-1].Kind != game.KindPlay {
-		steps := []func(game.Player) (game.Step, error){
-			game.Buy{},
-			game.Reveal{Ticket: p.TicketSeq, Rows: game.AllRows},
-		}
+		steps := []game.Move{game.Buy{}, game.Reveal{Ticket: p.TicketSeq + 1, Rows: game.AllRows}}
 		if p.ChestDue {
-			steps = steps[:1]
-			steps[0] = game.OpenChest{Seq: p.ChestSeq+1}
+			steps = []game.Move{game.OpenChest{Seq: p.ChestSeq + 1}}
 		}
-		for _, do := range steps {
-			s, err := do(p)
+		for _, m := range steps {
+			s, err := game.Apply(p, m, now)
 			if err != nil || p.Stats.Plays > 40 {
 				t.Fatalf("no chest in 40 plays: %v", err)
 			}
@@ -535,11 +521,8 @@ func TestImportedPlayerPlaysItsLastTicket(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := openStore(t, "", db)
-	for k, do := range []func(game.Player) (game.Step, error){
-		game.Buy{},
-		game.Reveal{Ticket: game.MaxSeq, Rows: game.AllRows},
-	} {
-		if _, err := st.Run(ctx, storage.Step{ID: id, Op: fmt.Sprint("last-", k), Now: now, Move: do}); err != nil {
+	for k, m := range []game.Move{game.Buy{}, game.Reveal{Ticket: game.MaxSeq, Rows: game.AllRows}} {
+		if _, err := st.Run(ctx, storage.Step{ID: id, Op: fmt.Sprint("last-", k), Now: now, Move: m}); err != nil {
 			t.Fatalf("step %d of the last ticket: %v", k, err)
 		}
 	}
@@ -667,7 +650,7 @@ func TestAuditListsEveryDamagedRecord(t *testing.T) {
 			st = openStore(t, "", path)
 		}
 		for u := range uint64(4) {
-			if _, err := storage.Apply(context.Background(), st, storage.Step{
+			if _, err := st.Run(context.Background(), storage.Step{
 				ID: storage.PlayerID{Guild: 1, User: u + 1}, Op: "grant", Create: true, Start: 1000, Seeds: storetest.Seeds(u), Now: time.Now(),
 				Move: game.Grant{Amount: 100},
 			}); err != nil {

@@ -9,10 +9,11 @@
 // the first result. What every store's Run shares (the step checked once,
 // the seeds drawn once, the move applied) is Start and Run.Next. A guild
 // (game.Guild: its settings, the operations applied to it, a reset-guild's
-// progress) goes the same way through Guild, UpdateGuild and ApplyGuild;
-// stores write it as game returns it, and check it with game.Guild.Check
-// and game.AuditEntry.Check (NormalizeGuild, NormalizeAudit), as they check
-// a player with game.Player.Check.
+// progress) goes the same way through Guild and RunGuild: a GuildStep, a
+// game.GuildMove applied by game.ApplyGuild (GuildStep.Next); stores write
+// it as game returns it, and check it with game.Guild.Check and
+// game.AuditEntry.Check (NormalizeGuild, NormalizeAudit), as they check a
+// player with game.Player.Check.
 //
 // Two implementations satisfy Store: storage/redisstore (production, Redis
 // single, Sentinel or Cluster) and storage/boltstore (an embedded file, the

@@ -61,7 +61,7 @@ func (s GuildStep) Next(v VersionedGuild) (GuildWrite, GuildApplied, error) {
 	}
 	w, err := NormalizeGuild(s.Guild, GuildWrite{Guild: st.Guild, Audit: st.Audit})
 	if err != nil {
-		return GuildWrite{}, out, err
+		return GuildWrite{}, GuildApplied{Guild: v}, err
 	}
 	out.Audit = w.Audit
 	return w, out, nil

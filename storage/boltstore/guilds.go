@@ -61,7 +61,7 @@ func (s *Store) RunGuild(ctx context.Context, step storage.GuildStep) (storage.G
 			return nil
 		}
 		if _, err := schema.EncodeGuild(w.Guild); err != nil { // a guild the schema cannot keep as it is
-			refused = fmt.Errorf("%w: guild %d: %w", storage.ErrInvalid, guild, err)
+			out, refused = storage.GuildApplied{Guild: cur}, fmt.Errorf("%w: guild %d: %w", storage.ErrInvalid, guild, err)
 			return nil
 		}
 		if err := putGuild(tx, guild, w.Guild, cur.Version+1); err != nil {

@@ -3,7 +3,6 @@ package boltstore
 import (
 	"bytes"
 	"context"
-	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/schema"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 // TestGuildBytes pins the stored form of a guild: its version beside its
@@ -41,22 +41,18 @@ func TestGuildBytes(t *testing.T) {
 		return string(v)
 	}
 	set := game.Settings{StartingBalance: 700, DailyAmount: 5, DailyCooldown: time.Hour, PublicPlays: true, Channel: 9, House: game.DefaultHouse}
-	if _, err := storage.ApplyGuild(ctx, st, 1, "op-1", func(g game.Guild) (game.GuildStep, error) {
-		return g.SetSettings(set, 42, "why", at)
-	}); err != nil {
+	ap, err := st.RunGuild(ctx, storage.GuildStep{Guild: 1, Op: "op-1", Move: game.ChangeSettings{Patch: storetest.FullPatch(set), Actor: 42, Reason: "why"}, Now: at})
+	if err != nil {
 		t.Fatal(err)
 	}
 	g1 := game.Guild{Settings: set, Ops: []string{"op-1"}}
 	if got, want := raw(bucketGuilds, guildKey(1)), `{"v":1,"p":`+string(must(schema.EncodeGuild(g1)))+`}`; got != want {
 		t.Fatalf("guild stored as\n%s\nwant\n%s", got, want)
 	}
-	entry := game.AuditEntry{At: at, Guild: 1, Actor: 42, Action: game.ActionSettings, Reason: "why"}
-	if got, want := raw(bucketAudit, guildKey(1)), string(must(schema.EncodeAudit(1, "", entry))); got != want {
+	if got, want := raw(bucketAudit, guildKey(1)), string(must(schema.EncodeAudit(1, "", *ap.Audit))); got != want {
 		t.Fatalf("audit entry stored as\n%s\nwant\n%s", got, want)
 	}
-	if _, err := storage.ApplyGuild(ctx, st, 1, "rg:1", func(g game.Guild) (game.GuildStep, error) {
-		return g.StartReset("rg:1", 42, "", at)
-	}); err != nil {
+	if _, err := st.RunGuild(ctx, storage.GuildStep{Guild: 1, Op: "rg:1", Move: game.BeginReset{Actor: 42}, Now: at}); err != nil {
 		t.Fatal(err)
 	}
 	g2 := game.Guild{Settings: set, Ops: []string{"op-1"}, Reset: &game.GuildReset{Op: "rg:1", Actor: 42, Started: at}}
@@ -70,26 +66,4 @@ func must(b []byte, err error) []byte {
 		panic(err)
 	}
 	return b
-}
-
-// TestGuildNotKeptAsIsIsRefused: a house interval that is not a whole
-// number of milliseconds would not read back as written: UpdateGuild
-// refuses it with storage.ErrInvalid and writes nothing.
-func TestGuildNotKeptAsIsIsRefused(t *testing.T) {
-	st, err := Open(filepath.Join(t.TempDir(), "clefs.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	ctx := context.Background()
-	set := game.Settings{House: game.House{MinInterval: time.Second + time.Microsecond}}
-	_, err = storage.ApplyGuild(ctx, st, 1, "op-1", func(g game.Guild) (game.GuildStep, error) {
-		return g.SetSettings(set, 42, "why", time.Now())
-	})
-	if !errors.Is(err, storage.ErrInvalid) {
-		t.Fatalf("UpdateGuild: %v; want storage.ErrInvalid", err)
-	}
-	if g, err := st.Guild(ctx, 1); err != nil || g.Version != 0 {
-		t.Fatalf("after a refused write: %+v, %v", g, err)
-	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/redisstore"
 	"github.com/lesclefsdutresor/clefs/storage/redistest"
 	"github.com/lesclefsdutresor/clefs/storage/schema"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 // TestGuildBytes pins the stored form of a guild: the hash s:{g} holds its
@@ -36,12 +37,11 @@ func TestGuildBytes(t *testing.T) {
 	const guild = 77
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	set := game.Settings{StartingBalance: 700, DailyAmount: 5, DailyCooldown: time.Hour, PublicPlays: true, Channel: 9, House: game.DefaultHouse}
-	if _, err := storage.ApplyGuild(ctx, st, guild, "op-1", func(g game.Guild) (game.GuildStep, error) {
-		return g.SetSettings(set, 42, "why", at)
-	}); err != nil {
+	ap, err := st.RunGuild(ctx, storage.GuildStep{Guild: guild, Op: "op-1", Move: game.ChangeSettings{Patch: storetest.FullPatch(set), Actor: 42, Reason: "why"}, Now: at})
+	if err != nil {
 		t.Fatal(err)
 	}
-	line := string(must(schema.EncodeAudit(guild, "s:1", game.AuditEntry{At: at, Guild: guild, Actor: 42, Action: game.ActionSettings, Reason: "why"})))
+	line := string(must(schema.EncodeAudit(guild, "s:1", *ap.Audit)))
 	got, err := admin.HGetAll(ctx, "s:{77}").Result()
 	want := map[string]string{"v": "1", "p": string(must(schema.EncodeGuild(game.Guild{Settings: set, Ops: []string{"op-1"}})))}
 	if err != nil || !reflect.DeepEqual(got, want) {
@@ -50,9 +50,7 @@ func TestGuildBytes(t *testing.T) {
 	if log, err := admin.LRange(ctx, "a:{77}", 0, -1).Result(); err != nil || len(log) != 1 || log[0] != line {
 		t.Fatalf("moderator log %q, %v; want %q", log, err, line)
 	}
-	if _, err := storage.ApplyGuild(ctx, st, guild, "rg:1", func(g game.Guild) (game.GuildStep, error) {
-		return g.StartReset("rg:1", 42, "", at)
-	}); err != nil {
+	if _, err := st.RunGuild(ctx, storage.GuildStep{Guild: guild, Op: "rg:1", Move: game.BeginReset{Actor: 42}, Now: at}); err != nil {
 		t.Fatal(err)
 	}
 	got, err = admin.HGetAll(ctx, "s:{77}").Result()

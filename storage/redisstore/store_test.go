@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/redisstore"
 	"github.com/lesclefsdutresor/clefs/storage/redistest"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 func TestRunWritesRecordHistoryAndIndex(t *testing.T) {
@@ -191,9 +193,7 @@ func TestEveryWriteIsSafeToResend(t *testing.T) {
 	g := mustApply(t, st, grant(id, "g", 500))
 	b := mustApply(t, st, buy(id, "b"))
 	rv := mustApply(t, st, reveal(id, "r", b.Result.Ticket))
-	if _, err := storage.ApplyGuild(ctx, st, 1, "s", func(gd game.Guild) (game.GuildStep, error) {
-		return gd.SetSettings(game.Settings{DailyAmount: 5}, 7, "", now)
-	}); err != nil {
+	if _, err := st.RunGuild(ctx, storage.GuildStep{Guild: 1, Op: "s", Move: game.ChangeSettings{Patch: storetest.FullPatch(game.Settings{DailyAmount: 5}), Actor: 7}, Now: now}); err != nil {
 		t.Fatal(err)
 	}
 	r.on = false
@@ -322,17 +322,13 @@ func TestGuildSettings(t *testing.T) {
 		t.Fatalf("Guild of a new guild = %+v, %v", g, err)
 	}
 	set := func(op string, daily int64) (storage.VersionedGuild, error) {
-		ap, err := storage.ApplyGuild(ctx, st, 1, op, func(g game.Guild) (game.GuildStep, error) {
-			s := g.Settings
-			s.DailyAmount = daily
-			return g.SetSettings(s, 7, "", now)
-		})
+		ap, err := st.RunGuild(ctx, storage.GuildStep{Guild: 1, Op: op, Move: game.ChangeSettings{Patch: game.SettingsPatch{DailyAmount: &daily}, Actor: 7}, Now: now})
 		return ap.Guild, err
 	}
 	for i := range game.MaxGuildOps + 5 {
 		g, err = set(fmt.Sprint("op", i), int64(i+1))
 		if err != nil || g.Version != uint64(i+1) || g.Settings.DailyAmount != int64(i+1) || g.Settings.StartingBalance != 2000 {
-			t.Fatalf("UpdateGuild %d = %+v, %v", i, g, err)
+			t.Fatalf("RunGuild %d = %+v, %v", i, g, err)
 		}
 	}
 	if len(g.Ops) != game.MaxGuildOps || g.Ops[0] != "op5" {
@@ -348,11 +344,6 @@ func TestGuildSettings(t *testing.T) {
 	if got, _ := st.Guild(ctx, 1); got.Version != g.Version || !slices.Equal(got.Ops, g.Ops) || got.Settings != g.Settings {
 		t.Fatalf("Guild = %+v, want %+v", got, g)
 	}
-	if _, err := st.UpdateGuild(ctx, 1, func(storage.VersionedGuild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Guild: game.Guild{Settings: game.Settings{DailyAmount: -1}}}, nil
-	}); !errors.Is(err, storage.ErrInvalid) {
-		t.Fatalf("invalid settings: %v", err)
-	}
 }
 
 func TestDumpRoundTrip(t *testing.T) {
@@ -366,9 +357,8 @@ func TestDumpRoundTrip(t *testing.T) {
 		mustApply(t, src, grant(id, "g", int64(u)))
 		mustApply(t, src, buy(id, "b2")) // an open ticket
 	}
-	if _, err := storage.ApplyGuild(ctx, src, 10, "s", func(g game.Guild) (game.GuildStep, error) {
-		return g.SetSettings(game.Settings{DailyAmount: 10, DailyCooldown: 3600_000_000_000}, 7, "é", now)
-	}); err != nil {
+	gs := game.Settings{DailyAmount: 10, DailyCooldown: time.Hour}
+	if _, err := src.RunGuild(ctx, storage.GuildStep{Guild: 10, Op: "s", Move: game.ChangeSettings{Patch: storetest.FullPatch(gs), Actor: 7, Reason: "é"}, Now: now}); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer

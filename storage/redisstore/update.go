@@ -430,13 +430,13 @@ func (s *Store) RunGuild(ctx context.Context, step storage.GuildStep) (storage.G
 		if w.Audit != nil {
 			line, err := encodeAudit(fmt.Sprintf("s:%d", next.Version), *w.Audit)
 			if err != nil {
-				return out, err
+				return storage.GuildApplied{Guild: cur}, err
 			}
 			lines = []string{line}
 		}
 		b, err := schema.EncodeGuild(next.Guild)
 		if err != nil { // a guild the schema cannot keep as it is
-			return out, fmt.Errorf("redisstore: run guild %d: %w: %w", guild, storage.ErrInvalid, err)
+			return storage.GuildApplied{Guild: cur}, fmt.Errorf("redisstore: run guild %d: %w: %w", guild, storage.ErrInvalid, err)
 		}
 		// The index of guilds with a job in progress is in a slot of its
 		// own: a guild joins it before the write that starts or continues
@@ -445,12 +445,12 @@ func (s *Store) RunGuild(ctx context.Context, step storage.GuildStep) (storage.G
 		job := w.Guild.Reset != nil && !w.Guild.Reset.Finished()
 		if job {
 			if err := s.rdb.SAdd(ctx, jobsKey, u64(guild)).Err(); err != nil {
-				return out, s.wrap(fmt.Sprintf("run guild %d: jobs index", guild), err)
+				return storage.GuildApplied{Guild: cur}, s.wrap(fmt.Sprintf("run guild %d: jobs index", guild), err)
 			}
 		}
 		res, err := s.cas(ctx, settingsKey(guild), auditKey(guild), cur.Version, string(b), storage.AuditLimit, lines)
 		if err != nil {
-			return out, s.wrap(fmt.Sprintf("run guild %d", guild), err)
+			return storage.GuildApplied{Guild: cur}, s.wrap(fmt.Sprintf("run guild %d", guild), err)
 		}
 		if res.ok || (res.version == u64(next.Version) && res.payload == string(b)) {
 			// Written; by an earlier send of go-redis's when the record

@@ -28,9 +28,9 @@ func guildSteps(t testing.TB) (g, running game.Guild, audit []game.AuditEntry) {
 	t.Helper()
 	now := time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC)
 	g = game.Guild{Settings: game.Settings{StartingBalance: 2000, DailyAmount: 100, DailyCooldown: 20 * time.Hour, House: game.DefaultHouse}}
-	apply := func(op string, f func(game.Guild) (game.GuildStep, error)) {
+	apply := func(op string, m game.GuildMove) {
 		t.Helper()
-		s, _, err := game.ApplyGuild(g, op, f)
+		s, _, err := game.ApplyGuild(g, op, m, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,26 +44,17 @@ func guildSteps(t testing.TB) (g, running game.Guild, audit []game.AuditEntry) {
 		}
 		now = now.Add(time.Minute)
 	}
+	public, channel, stake := true, uint64(1234567890123456789), int64(5000)
 	for i := range 3 {
-		s := g.Settings
-		s.PublicPlays, s.Channel = true, 1234567890123456789
-		s.DailyAmount = int64(150 + i)
-		s.House.MaxStakeDay = 5000
-		apply(fmt.Sprintf("settings-%d", i), func(g game.Guild) (game.GuildStep, error) {
-			return g.SetSettings(s, 9876543210987654321, "daily "+fmt.Sprint(s.DailyAmount), now)
-		})
+		daily := int64(150 + i)
+		patch := game.SettingsPatch{DailyAmount: &daily, PublicPlays: &public, Channel: &channel, MaxStakeDay: &stake}
+		apply(fmt.Sprintf("settings-%d", i), game.ChangeSettings{Patch: patch, Actor: 9876543210987654321, Reason: "daily " + fmt.Sprint(daily)})
 	}
-	apply("reset-1", func(g game.Guild) (game.GuildStep, error) {
-		return g.StartReset("reset-1", 9876543210987654321, "new season", now)
-	})
-	apply("reset-1", func(g game.Guild) (game.GuildStep, error) {
-		return g.TakeLease("reset-1", "host-1f3a", now, 30*time.Second)
-	})
-	apply("reset-1", func(g game.Guild) (game.GuildStep, error) {
-		return g.ResetProgress("reset-1", "host-1f3a", 1111111111111111111, 7, now, 30*time.Second)
-	})
+	apply("reset-1", game.BeginReset{Actor: 9876543210987654321, Reason: "new season"})
+	apply("reset-1", game.Lease{Holder: "host-1f3a", TTL: 30 * time.Second})
+	apply("reset-1", game.Progress{Holder: "host-1f3a", After: 1111111111111111111, Count: 7, TTL: 30 * time.Second})
 	running = g
-	apply("reset-1", func(g game.Guild) (game.GuildStep, error) { return g.FinishReset("reset-1", "host-1f3a", now) })
+	apply("reset-1", game.EndReset{Holder: "host-1f3a"})
 	return g, running, audit
 }
 

@@ -15,7 +15,7 @@ import (
 )
 
 // countingStore answers Guild with {Channel: guild}, counting the calls;
-// it can fail, and block until released. UpdateGuild succeeds or fails as
+// it can fail, and block until released. RunGuild succeeds or fails as
 // told. Every other method is left nil: the tests must not call them.
 type countingStore struct {
 	storage.Store
@@ -40,8 +40,8 @@ func (s *countingStore) Guild(_ context.Context, guild uint64) (storage.Versione
 	return storage.VersionedGuild{Guild: game.Guild{Settings: game.Settings{Channel: guild}}, Version: 1}, nil
 }
 
-func (s *countingStore) UpdateGuild(context.Context, uint64, func(storage.VersionedGuild) (storage.GuildWrite, error)) (storage.VersionedGuild, error) {
-	return storage.VersionedGuild{}, s.setErr
+func (s *countingStore) RunGuild(context.Context, storage.GuildStep) (storage.GuildApplied, error) {
+	return storage.GuildApplied{}, s.setErr
 }
 
 // settings reads the guild's settings through sc.
@@ -51,12 +51,8 @@ func settings(ctx context.Context, sc *Store, guild uint64) (game.Settings, erro
 }
 
 // update sets the guild's settings through sc, as a moderator would.
-func update(ctx context.Context, sc interface {
-	UpdateGuild(context.Context, uint64, func(storage.VersionedGuild) (storage.GuildWrite, error)) (storage.VersionedGuild, error)
-}, guild uint64, set game.Settings, op string) error {
-	_, err := sc.UpdateGuild(ctx, guild, func(storage.VersionedGuild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Guild: game.Guild{Settings: set, Ops: []string{op}}}, nil
-	})
+func update(ctx context.Context, sc storage.Store, guild uint64, set game.Settings, op string) error {
+	_, err := sc.RunGuild(ctx, storage.GuildStep{Guild: guild, Op: op, Move: game.ChangeSettings{Patch: storetest.FullPatch(set)}, Now: time.Now()})
 	return err
 }
 
@@ -93,7 +89,7 @@ func TestCache(t *testing.T) {
 		}
 	})
 
-	t.Run("UpdateGuild invalidates, even when it fails", func(t *testing.T) {
+	t.Run("RunGuild invalidates, even when it fails", func(t *testing.T) {
 		for _, setErr := range []error{nil, errDown} {
 			st := &countingStore{setErr: setErr}
 			sc := New(st, time.Hour, storetest.NewClock().Now)
@@ -101,7 +97,7 @@ func TestCache(t *testing.T) {
 				t.Fatal(err)
 			}
 			if err := update(ctx, sc, 7, game.Settings{}, "op"); !errors.Is(err, setErr) {
-				t.Fatalf("UpdateGuild returned %v, want %v", err, setErr)
+				t.Fatalf("RunGuild returned %v, want %v", err, setErr)
 			}
 			if _, err := settings(ctx, sc, 7); err != nil {
 				t.Fatal(err)

@@ -69,10 +69,8 @@ func populate(t *testing.T, e *env) []storage.PlayerID {
 	set := game.Settings{StartingBalance: 2500, DailyAmount: 40, DailyCooldown: 36 * time.Hour, PublicPlays: true, Channel: 42,
 		House: game.House{MaxStakeDay: 4000, MinInterval: 1500 * time.Millisecond, RealityPlays: 25, RealityEvery: 30 * time.Minute}}
 	e.setSettings(guild2, "settings-1", set, "setup")
-	// A third guild with settings only.
-	if _, err := e.st.UpdateGuild(e.ctx, 333, func(storage.VersionedGuild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Guild: game.Guild{Settings: set, Ops: []string{"settings-1"}}}, nil
-	}); err != nil {
+	// A third guild with a record and no audit entry: a change of nothing.
+	if _, err := e.runGuild(333, "settings-1", game.ChangeSettings{}); err != nil {
 		t.Fatal(err)
 	}
 	return ids
@@ -331,9 +329,7 @@ func testImportDuplicate(t *testing.T, open OpenFunc) {
 		t.Fatalf("a refused import changed the store:\n%s", firstDiff(after, before))
 	}
 	// A guild with settings, then one with audit entries only.
-	if _, err := target.st.UpdateGuild(target.ctx, 333, func(g storage.VersionedGuild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Guild: game.Guild{Settings: g.Settings, Ops: []string{"x"}}}, nil
-	}); err != nil {
+	if _, err := target.runGuild(333, "x", game.ChangeSettings{}); err != nil {
 		t.Fatal(err)
 	}
 	before = writeDump(t, target.st)

@@ -25,9 +25,9 @@ func testJobs(t *testing.T, open OpenFunc) {
 		}
 	}
 	jobs()
-	step := func(g uint64, op string, f func(game.Guild) (game.GuildStep, error)) storage.GuildApplied {
+	step := func(g uint64, op string, m game.GuildMove) storage.GuildApplied {
 		t.Helper()
-		ap, err := storage.ApplyGuild(e.ctx, e.st, g, op, f)
+		ap, err := e.runGuild(g, op, m)
 		if err != nil {
 			t.Fatalf("guild %d, %s: %v", g, op, err)
 		}
@@ -36,26 +36,17 @@ func testJobs(t *testing.T, open OpenFunc) {
 	const other = guild + 1000
 	e.setSettings(guild+1, "settings", defaults, "a guild without a job")
 	for _, g := range []uint64{other, guild} {
-		step(g, "rg:1", func(gd game.Guild) (game.GuildStep, error) { return gd.StartReset("rg:1", mod, "", e.clock.Now()) })
+		step(g, "rg:1", game.BeginReset{Actor: mod})
 	}
 	jobs(guild, other)
-	lease := func(holder string) func(game.Guild) (game.GuildStep, error) {
-		return func(gd game.Guild) (game.GuildStep, error) {
-			return gd.TakeLease("rg:1", holder, e.clock.Now(), time.Minute)
-		}
-	}
-	step(guild, "rg:1", lease("a"))
-	step(guild, "rg:1", func(gd game.Guild) (game.GuildStep, error) {
-		return gd.ResetProgress("rg:1", "a", 10, 1, e.clock.Now(), time.Minute)
-	})
+	step(guild, "rg:1", game.Lease{Holder: "a", TTL: time.Minute})
+	step(guild, "rg:1", game.Progress{Holder: "a", After: 10, Count: 1, TTL: time.Minute})
 	jobs(guild, other)
 	// A second reset while one runs starts nothing.
-	if ap, err := storage.ApplyGuild(e.ctx, e.st, guild, "rg:2", func(gd game.Guild) (game.GuildStep, error) {
-		return gd.StartReset("rg:2", mod, "", e.clock.Now())
-	}); !errors.Is(err, game.ErrResetRunning) || ap.Guild.Reset == nil || ap.Guild.Reset.Op != "rg:1" || ap.Guild.Reset.Count != 1 {
+	if ap, err := e.runGuild(guild, "rg:2", game.BeginReset{Actor: mod}); !errors.Is(err, game.ErrResetRunning) || ap.Guild.Reset == nil || ap.Guild.Reset.Op != "rg:1" || ap.Guild.Reset.Count != 1 {
 		t.Fatalf("a second reset while one runs: %+v, %v", ap.Guild.Reset, err)
 	}
-	step(guild, "rg:1", func(gd game.Guild) (game.GuildStep, error) { return gd.FinishReset("rg:1", "a", e.clock.Now()) })
+	step(guild, "rg:1", game.EndReset{Holder: "a"})
 	jobs(other)
 	// Another write of the finished guild keeps it off the list.
 	e.setSettings(guild, "settings-2", defaults, "after the reset")
@@ -67,9 +58,7 @@ func testJobs(t *testing.T, open OpenFunc) {
 func testLeaseRacing(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	const op = "rg:race"
-	if _, err := storage.ApplyGuild(e.ctx, e.st, guild, op, func(gd game.Guild) (game.GuildStep, error) {
-		return gd.StartReset(op, mod, "", e.clock.Now())
-	}); err != nil {
+	if _, err := e.runGuild(guild, op, game.BeginReset{Actor: mod}); err != nil {
 		t.Fatal(err)
 	}
 	now := e.clock.Now()
@@ -85,9 +74,7 @@ func testLeaseRacing(t *testing.T, open OpenFunc) {
 			go func() {
 				defer wg.Done()
 				holder := fmt.Sprintf("round%d-proc%d", round, i)
-				_, err := storage.ApplyGuild(e.ctx, e.st, guild, op, func(gd game.Guild) (game.GuildStep, error) {
-					return gd.TakeLease(op, holder, now, time.Minute)
-				})
+				_, err := e.st.RunGuild(e.ctx, storage.GuildStep{Guild: guild, Op: op, Move: game.Lease{Holder: holder, TTL: time.Minute}, Now: now})
 				switch {
 				case err == nil:
 					mu.Lock()

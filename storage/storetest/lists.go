@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -139,13 +140,10 @@ func testAudit(t *testing.T, open OpenFunc) {
 		last = append([]game.AuditEntry{entry(guild, i)}, last...)
 	}
 	e.clock.Advance(time.Second)
-	ga := game.AuditEntry{At: e.clock.Now(), Guild: guild, Actor: mod, Action: "settings", Amount: 5, Reason: "guild"}
-	if _, err := e.st.UpdateGuild(e.ctx, guild, func(g storage.VersionedGuild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Guild: g.Guild, Audit: &ga}, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	last = append([]game.AuditEntry{ga}, last...)
+	set := defaults
+	set.DailyAmount = 5
+	ga := e.setSettings(guild, "settings", set, "guild").Audit
+	last = append([]game.AuditEntry{*ga}, last...)
 	if err := writeAudit(guild2, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -342,13 +340,12 @@ func testPlayers(t *testing.T, open OpenFunc) {
 	}
 }
 
-// testGuild: defaults until written; UpdateGuild writes the guild as fn
-// returns it (settings, operations, a reset's progress: the store adds and
-// trims nothing), bumps the version, fills in and logs the audit entry;
-// it refuses what game refuses (storage.NormalizeGuild) and writes nothing
-// then, nor when fn skips or fails. Through storage.ApplyGuild, game's
-// transitions keep the last MaxGuildOps operations and a repeat writes
-// nothing.
+// testGuild: defaults until written; RunGuild writes the guild as the
+// move leaves it, bumps the version, fills in and logs the audit entry.
+// A repeat, a move that changes nothing and a refused step write nothing,
+// whichever the store: a move's error comes back as is, a step Check
+// refuses as ErrInvalid. The last MaxGuildOps operations are kept, and a
+// reset-guild's progress and end are written step by step.
 func testGuild(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	g0, err := e.st.Guild(e.ctx, guild)
@@ -358,106 +355,102 @@ func testGuild(t *testing.T, open OpenFunc) {
 	same(t, "never written", g0, storage.VersionedGuild{Guild: game.Guild{Settings: defaults}})
 	set := game.Settings{StartingBalance: 777, DailyAmount: 10, DailyCooldown: 36 * time.Hour, PublicPlays: true, Channel: 42,
 		House: game.House{MaxStakeDay: 2500, MinInterval: 2 * time.Second, RealityPlays: 30, RealityEvery: 45 * time.Minute}}
-	reset := &game.GuildReset{Op: "rg:1", Actor: mod, Reason: "spring", Started: e.clock.Now(), After: 1 << 63, Count: 3}
-	a := game.AuditEntry{At: e.clock.Now(), Actor: mod, Action: game.ActionSettings, Reason: "first"} // Guild 0: the guild written
-	g1, err := e.st.UpdateGuild(e.ctx, guild, func(g storage.VersionedGuild) (storage.GuildWrite, error) {
-		if !g.Equal(g0.Guild) || g.Version != 0 {
-			t.Errorf("fn saw %+v", g)
-		}
-		return storage.GuildWrite{Guild: game.Guild{Settings: set, Ops: []string{"op-1", "op-0"}, Reset: reset}, Audit: &a}, nil
-	})
-	if err != nil || g1.Version == 0 || g1.Settings != set || !slices.Equal(g1.Ops, []string{"op-1", "op-0"}) || g1.Reset == nil || *g1.Reset != *reset {
-		t.Fatalf("first UpdateGuild: %+v, %v", g1, err)
+	ap1 := e.setSettings(guild, "op-1", set, "first")
+	g1 := ap1.Guild
+	want := game.AuditEntry{At: e.clock.Now(), Guild: guild, Actor: mod, Action: game.ActionSettings, Reason: "(game's words)"}
+	if ap1.Audit != nil && ap1.Audit.Reason != "" {
+		want.Reason = ap1.Audit.Reason // what changed, cut at MaxReason
+	}
+	if ap1.Repeated || ap1.Pending || g1.Version == 0 || g1.Settings != set || !slices.Equal(g1.Ops, []string{"op-1"}) || g1.Reset != nil || ap1.Audit == nil || *ap1.Audit != want {
+		t.Fatalf("first RunGuild: %+v, audit %+v", ap1, ap1.Audit)
 	}
 	got, _ := e.st.Guild(e.ctx, guild)
-	same(t, "Guild after UpdateGuild", got, g1)
-	wantAudit := a
-	wantAudit.Guild = guild
-	if au, _ := e.st.Audit(e.ctx, guild, 5); len(au) != 1 || au[0] != wantAudit {
+	same(t, "Guild after RunGuild", got, g1)
+	if au, _ := e.st.Audit(e.ctx, guild, 5); len(au) != 1 || au[0] != want {
 		t.Fatalf("audit: %+v", au)
 	}
 	if g2, _ := e.st.Guild(e.ctx, guild2); g2.Settings != defaults || g2.Version != 0 {
 		t.Fatalf("another guild: %+v", g2)
 	}
 
-	// Skip and fn's error write nothing; what game refuses is refused,
-	// whichever the store.
-	g, err := e.st.UpdateGuild(e.ctx, guild, func(storage.VersionedGuild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Skip: true, Guild: game.Guild{Settings: defaults, Ops: []string{"x"}}}, nil
-	})
-	if err != nil {
+	// A repeat, a step that changes nothing (starting the reset in
+	// progress again) and what is refused write nothing and log nothing.
+	if ap, err := e.runGuild(guild, "op-1", game.ChangeSettings{Patch: FullPatch(defaults)}); err != nil || !ap.Repeated || ap.Audit != nil {
+		t.Fatalf("a repeat: %+v, %v", ap, err)
+	}
+	if _, err := e.runGuild(guild, "rg:1", game.BeginReset{Actor: mod}); err != nil {
 		t.Fatal(err)
 	}
-	same(t, "skipped UpdateGuild", g, g1)
-	errMine := errors.New("mine")
-	g, err = e.st.UpdateGuild(e.ctx, guild, func(storage.VersionedGuild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Guild: game.Guild{Settings: defaults, Ops: []string{"y"}}}, errMine
-	})
-	if err != errMine { //nolint:errorlint // the contract: as is
-		t.Fatalf("fn's error came back as %v", err)
+	g1, _ = e.st.Guild(e.ctx, guild)
+	if ap, err := e.runGuild(guild, "rg:1", game.BeginReset{Actor: mod}); err != nil || !ap.Pending || !reflect.DeepEqual(ap.Guild, g1) {
+		t.Fatalf("a step that changes nothing: %+v, %v; want %+v", ap, err, g1)
 	}
-	same(t, "failed UpdateGuild", g, g1)
-	tooMany := make([]string, game.MaxGuildOps+1)
-	for i := range tooMany {
-		tooMany[i] = fmt.Sprintf("op-%d", i)
-	}
-	for name, w := range map[string]storage.GuildWrite{
-		"invalid settings":              {Guild: game.Guild{Settings: game.Settings{DailyAmount: -1}, Ops: []string{"z"}}},
-		"an empty operation":            {Guild: game.Guild{Settings: set, Ops: []string{""}}},
-		"a too long operation":          {Guild: game.Guild{Settings: set, Ops: []string{strings.Repeat("o", game.MaxOpID+1)}}},
-		"too many operations":           {Guild: game.Guild{Settings: set, Ops: tooMany}},
-		"a reset without op":            {Guild: game.Guild{Settings: set, Reset: &game.GuildReset{Started: e.clock.Now()}}},
-		"an audit entry without action": {Guild: game.Guild{Settings: set}, Audit: &game.AuditEntry{At: e.clock.Now(), Actor: mod}},
-		"an audit entry of another guild": {Guild: game.Guild{Settings: set},
-			Audit: &game.AuditEntry{At: e.clock.Now(), Guild: guild2, Actor: mod, Action: game.ActionSettings}},
-		"a reason too long": {Guild: game.Guild{Settings: set},
-			Audit: &game.AuditEntry{At: e.clock.Now(), Actor: mod, Action: game.ActionSettings, Reason: strings.Repeat("é", game.MaxReason+1)}},
+	negative, odd := int64(-1), time.Second+time.Microsecond // odd: the schema keeps whole milliseconds
+	for name, tt := range map[string]struct {
+		op   string
+		move game.GuildMove
+		want error
+	}{
+		"a move's error":          {"rg:2", game.EndReset{Holder: "h"}, game.ErrNoReset},
+		"invalid settings":        {"op-2", game.ChangeSettings{Patch: game.SettingsPatch{DailyAmount: &negative}}, game.ErrInvalid},
+		"settings not kept as is": {"op-2", game.ChangeSettings{Patch: game.SettingsPatch{MinInterval: &odd}}, storage.ErrInvalid},
+		"a reason too long":       {"rg:2", game.BeginReset{Actor: mod, Reason: strings.Repeat("é", game.MaxReason+1)}, game.ErrInvalid},
+		"no operation":            {"", game.ChangeSettings{}, storage.ErrInvalid},
+		"an operation too long":   {strings.Repeat("o", game.MaxOpID+1), game.ChangeSettings{}, storage.ErrInvalid},
+		"no move":                 {"op-2", nil, storage.ErrInvalid},
+		"another reset's running": {"rg:2", game.BeginReset{Actor: mod}, game.ErrResetRunning},
 	} {
-		_, err = e.st.UpdateGuild(e.ctx, guild, func(storage.VersionedGuild) (storage.GuildWrite, error) { return w, nil })
-		wantErr(t, name, err, storage.ErrInvalid)
+		ap, err := e.runGuild(guild, tt.op, tt.move)
+		wantErr(t, name, err, tt.want)
+		if ap.Audit != nil || !(reflect.DeepEqual(ap.Guild, g1) || ap.Guild.Version == 0 && errors.Is(err, storage.ErrInvalid)) {
+			t.Fatalf("%s: %+v, audit %+v; want the guild as it is (none if Check refused the step)", name, ap, ap.Audit)
+		}
 	}
 	got, _ = e.st.Guild(e.ctx, guild)
-	same(t, "after a skip and refusals", got, g1)
+	same(t, "after a repeat and refusals", got, g1)
 	if au, _ := e.st.Audit(e.ctx, guild, 5); len(au) != 1 {
 		t.Fatalf("refusals wrote the audit log: %+v", au)
 	}
 
-	// The store keeps what it is given: operations at the bound as they
-	// are, and none when fn drops them.
-	full := tooMany[:game.MaxGuildOps]
-	g, err = e.st.UpdateGuild(e.ctx, guild, func(g storage.VersionedGuild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Guild: game.Guild{Settings: g.Settings, Ops: full}}, nil
-	})
-	if err != nil || !slices.Equal(g.Ops, full) || g.Reset != nil || g.Version != g1.Version+1 {
-		t.Fatalf("a guild at MaxGuildOps: %+v, %v", g, err)
+	// A reset-guild's progress, step by step, and its log line at the end.
+	const rg = "rg:1"
+	var ap storage.GuildApplied
+	for _, m := range []game.GuildMove{
+		game.Lease{Holder: "host", TTL: time.Minute},
+		game.Progress{Holder: "host", After: 40, Count: 2, TTL: time.Minute},
+		game.Progress{Holder: "host", After: 40, Count: 2, TTL: time.Minute}, // a retry: counted once
+		game.Progress{Holder: "host", After: 1 << 63, Count: 1, TTL: time.Minute},
+	} {
+		if ap, err = e.runGuild(guild, rg, m); err != nil || !ap.Pending || ap.Audit != nil {
+			t.Fatalf("reset-guild in progress: %+v, %v", ap, err)
+		}
 	}
-	if got, _ = e.st.Guild(e.ctx, guild); !slices.Equal(got.Ops, full) {
-		t.Fatalf("stored %d ops, want the %d given", len(got.Ops), len(full))
+	if got, _ = e.st.Guild(e.ctx, guild); got.Reset == nil || got.Reset.Count != 3 || got.Reset.After != 1<<63 || got.Reset.Finished() || got.Has(rg) {
+		t.Fatalf("reset-guild in progress as stored: %+v", got.Reset)
 	}
-	g, err = e.st.UpdateGuild(e.ctx, guild, func(g storage.VersionedGuild) (storage.GuildWrite, error) {
-		return storage.GuildWrite{Guild: game.Guild{Settings: g.Settings}}, nil
-	})
-	if got, _ = e.st.Guild(e.ctx, guild); err != nil || len(got.Ops) != 0 || got.Version != g1.Version+2 {
-		t.Fatalf("ops dropped by fn: %+v, %v", got, err)
+	ap, err = e.runGuild(guild, rg, game.EndReset{Holder: "host"})
+	if err != nil || ap.Pending || ap.Audit == nil || ap.Audit.Action != game.ActionResetGuild || ap.Audit.Amount != 3 || !ap.Guild.Has(rg) {
+		t.Fatalf("reset-guild's end: %+v, %v", ap, err)
+	}
+	if au, _ := e.st.Audit(e.ctx, guild, 1); len(au) != 1 || au[0] != *ap.Audit {
+		t.Fatalf("reset-guild's log line: %+v, want %+v", au, *ap.Audit)
 	}
 
-	// Through ApplyGuild: the last MaxGuildOps operations kept, oldest
-	// first; a repeat writes nothing and logs nothing.
-	before := got.Version
+	// The last MaxGuildOps operations kept, oldest first; a repeat writes
+	// nothing and logs nothing.
+	before := ap.Guild.Version
 	var ops []string
-	var ap storage.GuildApplied
 	for i := range game.MaxGuildOps + 6 {
 		op := fmt.Sprintf("settings-%d", i)
 		ops = append(ops, op)
 		s := set
 		s.DailyAmount = int64(i + 1)
 		ap = e.setSettings(guild, op, s, fmt.Sprintf("daily %d", i+1))
-		if ap.Repeated || ap.Audit == nil || ap.Audit.Guild != guild || ap.Audit.Reason != fmt.Sprintf("daily %d", i+1) {
+		if ap.Repeated || ap.Audit == nil || ap.Audit.Guild != guild || !strings.HasSuffix(ap.Audit.Reason, fmt.Sprintf(" daily %d", i+1)) {
 			t.Fatalf("settings %d: %+v, audit %+v", i, ap, ap.Audit)
 		}
 	}
-	want := ops[len(ops)-game.MaxGuildOps:]
-	if g := ap.Guild; !slices.Equal(g.Ops, want) || g.Settings.DailyAmount != int64(len(ops)) || g.Version != before+uint64(len(ops)) {
+	if g := ap.Guild; !slices.Equal(g.Ops, ops[len(ops)-game.MaxGuildOps:]) || g.Settings.DailyAmount != int64(len(ops)) || g.Version != before+uint64(len(ops)) {
 		t.Fatalf("after %d updates: version %d, %d ops %v…, daily %d", len(ops), g.Version, len(g.Ops), g.Ops[:2], g.Settings.DailyAmount)
 	}
 	got, _ = e.st.Guild(e.ctx, guild)
@@ -466,42 +459,12 @@ func testGuild(t *testing.T, open OpenFunc) {
 	if !repeat.Repeated || repeat.Audit != nil || repeat.Guild.Version != ap.Guild.Version || repeat.Guild.Settings != ap.Guild.Settings {
 		t.Fatalf("a repeat: %+v", repeat)
 	}
-	if au, _ := e.st.Audit(e.ctx, guild, storage.AuditLimit); len(au) != 1+len(ops) {
-		t.Fatalf("%d audit entries, want %d", len(au), 1+len(ops))
-	}
-
-	// A reset-guild's progress, step by step, and its log line at the end.
-	const rg = "rg:2"
-	for _, tr := range []func(game.Guild) (game.GuildStep, error){
-		func(g game.Guild) (game.GuildStep, error) { return g.StartReset(rg, mod, "autumn", e.clock.Now()) },
-		func(g game.Guild) (game.GuildStep, error) { return g.TakeLease(rg, "host", e.clock.Now(), time.Minute) },
-		func(g game.Guild) (game.GuildStep, error) {
-			return g.ResetProgress(rg, "host", 40, 2, e.clock.Now(), time.Minute)
-		},
-		func(g game.Guild) (game.GuildStep, error) {
-			return g.ResetProgress(rg, "host", 40, 2, e.clock.Now(), time.Minute)
-		}, // a retry: counted once
-		func(g game.Guild) (game.GuildStep, error) {
-			return g.ResetProgress(rg, "host", 90, 1, e.clock.Now(), time.Minute)
-		},
-	} {
-		if ap, err = storage.ApplyGuild(e.ctx, e.st, guild, rg, tr); err != nil || !ap.Pending || ap.Audit != nil {
-			t.Fatalf("reset-guild in progress: %+v, %v", ap, err)
-		}
-	}
-	if got, _ = e.st.Guild(e.ctx, guild); got.Reset == nil || got.Reset.Count != 3 || got.Reset.After != 90 || got.Reset.Finished() || got.Has(rg) {
-		t.Fatalf("reset-guild in progress as stored: %+v", got.Reset)
-	}
-	ap, err = storage.ApplyGuild(e.ctx, e.st, guild, rg, func(g game.Guild) (game.GuildStep, error) { return g.FinishReset(rg, "host", e.clock.Now()) })
-	if err != nil || ap.Pending || ap.Audit == nil || ap.Audit.Action != game.ActionResetGuild || ap.Audit.Amount != 3 || !ap.Guild.Has(rg) {
-		t.Fatalf("reset-guild's end: %+v, %v", ap, err)
-	}
-	if au, _ := e.st.Audit(e.ctx, guild, 1); len(au) != 1 || au[0] != *ap.Audit {
-		t.Fatalf("reset-guild's log line: %+v, want %+v", au, *ap.Audit)
+	if au, _ := e.st.Audit(e.ctx, guild, storage.AuditLimit); len(au) != 2+len(ops) {
+		t.Fatalf("%d audit entries, want %d", len(au), 2+len(ops))
 	}
 }
 
-// testGuildRacing: concurrent ApplyGuilds each record their operation
+// testGuildRacing: concurrent RunGuilds each record their operation
 // once, none lost, and a repeat is recognised.
 func testGuildRacing(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
@@ -514,11 +477,8 @@ func testGuildRacing(t *testing.T, open OpenFunc) {
 			defer wg.Done()
 			op := fmt.Sprintf("op-%02d", i)
 			for range 2 { // the second is a repeat
-				ap, err := storage.ApplyGuild(e.ctx, e.st, guild, op, func(g game.Guild) (game.GuildStep, error) {
-					s := g.Settings
-					s.StartingBalance++
-					return g.SetSettings(s, mod, op, e.clock.Now())
-				})
+				balance := int64(i + 1)
+				ap, err := e.runGuild(guild, op, game.ChangeSettings{Patch: game.SettingsPatch{StartingBalance: &balance}, Actor: mod, Reason: op})
 				if err != nil {
 					t.Error(err)
 				}
@@ -535,10 +495,12 @@ func testGuildRacing(t *testing.T, open OpenFunc) {
 	}
 	ops := slices.Clone(g.Ops)
 	slices.SortFunc(ops, cmp.Compare)
-	if g.Version != n || g.Settings.StartingBalance != defaults.StartingBalance+n || len(ops) != n || len(slices.Compact(ops)) != n || repeats.Load() != n {
+	if g.Version != n || len(ops) != n || len(slices.Compact(ops)) != n || repeats.Load() != n {
 		t.Fatalf("after %d racing updates (%d repeats): %+v", n, repeats.Load(), g)
 	}
-	if au, _ := e.st.Audit(e.ctx, guild, 2*n); len(au) != n {
-		t.Fatalf("%d audit entries after %d racing updates", len(au), n)
+	// Each step saw the last one's settings: every one changed them, and
+	// the last wrote those the guild has.
+	if au, _ := e.st.Audit(e.ctx, guild, 2*n); len(au) != n || !strings.HasSuffix(au[0].Reason, fmt.Sprintf("op-%02d", g.Settings.StartingBalance-1)) {
+		t.Fatalf("%d audit entries after %d racing updates, the last %+v, settings %+v", len(au), n, au, g.Settings)
 	}
 }

@@ -117,17 +117,26 @@ func (e *env) must(id storage.PlayerID, what string, do game.Move) storage.Appli
 }
 
 // setSettings changes guild g's settings to set under op, as a moderator
-// does (storage.ApplyGuild of game's SetSettings), failing the test on an
-// error.
+// does (a ChangeSettings of FullPatch(set)), failing the test on an error.
 func (e *env) setSettings(g uint64, op string, set game.Settings, reason string) storage.GuildApplied {
 	e.t.Helper()
-	a, err := storage.ApplyGuild(e.ctx, e.st, g, op, func(gd game.Guild) (game.GuildStep, error) {
-		return gd.SetSettings(set, mod, reason, e.clock.Now())
-	})
+	a, err := e.runGuild(g, op, game.ChangeSettings{Patch: FullPatch(set), Actor: mod, Reason: reason})
 	if err != nil {
 		e.t.Fatalf("settings of guild %d under %q: %v", g, op, err)
 	}
 	return a
+}
+
+// runGuild runs m on guild g under op at the clock's time.
+func (e *env) runGuild(g uint64, op string, m game.GuildMove) (storage.GuildApplied, error) {
+	return e.st.RunGuild(e.ctx, storage.GuildStep{Guild: g, Op: op, Move: m, Now: e.clock.Now()})
+}
+
+// FullPatch returns the patch that sets every one of s's settings.
+func FullPatch(s game.Settings) game.SettingsPatch {
+	return game.SettingsPatch{StartingBalance: &s.StartingBalance, DailyAmount: &s.DailyAmount, DailyCooldown: &s.DailyCooldown,
+		PublicPlays: &s.PublicPlays, Channel: &s.Channel, MaxStakeDay: &s.House.MaxStakeDay, MinInterval: &s.House.MinInterval,
+		RealityPlays: &s.House.RealityPlays, RealityEvery: &s.House.RealityEvery}
 }
 
 func (e *env) load(id storage.PlayerID) storage.Versioned {
@@ -238,8 +247,8 @@ func testInvalidArguments(t *testing.T, open OpenFunc) {
 	wantErr(t, "History(-1)", err, storage.ErrInvalid)
 	_, err = e.st.Guild(e.ctx, 0)
 	wantErr(t, "Guild(0)", err, storage.ErrInvalid)
-	_, err = e.st.UpdateGuild(e.ctx, 0, func(storage.VersionedGuild) (storage.GuildWrite, error) { return storage.GuildWrite{Skip: true}, nil })
-	wantErr(t, "UpdateGuild(0)", err, storage.ErrInvalid)
+	_, err = e.runGuild(0, "op", game.ChangeSettings{})
+	wantErr(t, "RunGuild(0)", err, storage.ErrInvalid)
 	_, err = e.st.Leaderboard(e.ctx, 0, 10, 0)
 	wantErr(t, "Leaderboard(guild 0)", err, storage.ErrInvalid)
 	_, err = e.st.Leaderboard(e.ctx, guild, -1, 0)
