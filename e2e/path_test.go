@@ -46,10 +46,15 @@ func TestClickPath(t *testing.T) {
 	redisAddr := tcpProxy(t, rurl.Host, &redisStack)
 	rurl.Host = redisAddr
 
-	var fake string                        // the fake Discord's URL, once it runs
+	var fake atomic.Pointer[url.URL]       // the fake Discord's, once it runs
 	api := restProxy(t, &fake, &restStack) // closed after the bot: it answers through it to the end
 	h := newHarness(t, map[string]string{"REDIS_URL": rurl.String()})
-	fake, h.cfg.APIBase = h.srv.URL(), api
+	u, err := url.Parse(h.srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake.Store(u)
+	h.cfg.APIBase = api
 	h.draw.set(loss(false))
 	h.serve(trapDrawer{h.draw, &drawStack})
 
