@@ -16,6 +16,19 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
+// desk runs the Activity's steps: the buttons' own steps (plays, account)
+// under the Activity's rules of locking and answering.
+type desk struct {
+	*steps
+	*renderer
+	plays   *plays
+	account *account
+	cat     *catalog
+	players *playerLocks
+	timeout time.Duration                                                             // Config.Timeout
+	post    func(ctx context.Context, channel uint64, m *discordgo.MessageSend) error // Config.Announce
+}
+
 // The Activity (package activity) plays through Act: the steps the buttons
 // take (buyStep, revealStep, chestStep, dailyStep), the same store, the
 // same Observer calls and logs, under the page's operation IDs. Package
@@ -116,7 +129,10 @@ var opPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{16,40}$`)
 // answer. Errors: ErrActInput (wrapped); *ActError for a refusal; anything
 // else is internal (logged, counted), and the step may or may not have
 // been written: trying it again with the same Op is safe.
-func (a *App) Act(ctx context.Context, act Act) (ActState, error) {
+func (a *App) Act(ctx context.Context, act Act) (ActState, error) { return a.desk.serve(ctx, act) }
+
+// serve is Act.
+func (a *desk) serve(ctx context.Context, act Act) (ActState, error) {
 	switch {
 	case act.Kind != ActKindState && act.Kind != ActKindBuy && act.Kind != ActKindReveal && act.Kind != ActKindChest && act.Kind != ActKindDaily:
 		return ActState{}, fmt.Errorf("%w: unknown kind", ErrActInput)
@@ -137,9 +153,9 @@ func (a *App) Act(ctx context.Context, act Act) (ActState, error) {
 			Member: &discordgo.Member{User: &discordgo.User{ID: user}}},
 		l: a.cat.forLocale(discordgo.Locale(act.Locale)), guild: act.Guild, user: act.User, kind: "activity " + act.Kind,
 	}
-	log, start := a.logger(ctx), a.cfg.Now()
+	log, start := a.logger(ctx), a.clock()
 	st, err := a.actLocked(ctx, rq, act)
-	outcome, d := errorOutcome(err), a.cfg.Now().Sub(start)
+	outcome, d := errorOutcome(err), a.clock().Sub(start)
 	if a.obs != nil {
 		a.obs.Interaction(rq.kind, outcome, d)
 	}
@@ -161,13 +177,13 @@ func (a *App) Act(ctx context.Context, act Act) (ActState, error) {
 
 // actLocked runs act under the player's lock, within Config.Timeout,
 // turning a panic into an internal error.
-func (a *App) actLocked(ctx context.Context, rq *request, act Act) (st ActState, err error) {
+func (a *desk) actLocked(ctx context.Context, rq *request, act Act) (st ActState, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			st, err = ActState{}, fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 		}
 	}()
-	ctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
 	unlock, err := a.players.lock(ctx, playerKey{rq.guild, rq.user})
 	if err != nil {
@@ -180,7 +196,7 @@ func (a *App) actLocked(ctx context.Context, rq *request, act Act) (st ActState,
 // act runs act's step, reading the guild's settings once, and returns the
 // state after it; after a user error, the state as it is, when it can be
 // read.
-func (a *App) act(ctx context.Context, rq *request, act Act) (ActState, error) {
+func (a *desk) act(ctx context.Context, rq *request, act Act) (ActState, error) {
 	var (
 		set   game.Settings
 		ap    storage.Applied
@@ -188,28 +204,28 @@ func (a *App) act(ctx context.Context, rq *request, act Act) (ActState, error) {
 		err   error
 	)
 	if act.Kind == ActKindBuy {
-		set, err = a.playSettings(ctx, rq) // a play is bound to the allowed channel
+		set, err = a.plays.playSettings(ctx, rq) // a play is bound to the allowed channel
 	} else {
 		set, err = a.settings(ctx, rq.guild)
 	}
 	switch {
 	case err != nil:
 	case act.Kind == ActKindBuy:
-		ap, err = a.buyStep(ctx, rq, set, game.Buy{})
+		ap, err = a.plays.buyStep(ctx, rq, set, game.Buy{})
 	case act.Kind == ActKindReveal:
 		rows := game.AllRows
 		if act.Row != ActAuto {
 			rows = game.RowMask(1) << act.Row
 		}
-		if ap, err = a.revealStep(ctx, rq, act.Ticket, rows); err == nil && ap.Finished {
+		if ap, err = a.plays.revealStep(ctx, rq, act.Ticket, rows); err == nil && ap.Finished {
 			a.announce(ctx, rq, set, act.Channel, ap.Player)
 		}
 	case act.Kind == ActKindChest:
-		if ap, err = a.chestStep(ctx, rq, act.Chest); err == nil {
+		if ap, err = a.plays.chestStep(ctx, rq, act.Chest); err == nil {
 			chest = &ap.Result.Chest
 		}
 	case act.Kind == ActKindDaily:
-		ap, err = a.dailyStep(ctx, rq, set)
+		ap, err = a.account.dailyStep(ctx, rq, set)
 	}
 	var ue *userError
 	switch {
@@ -228,7 +244,7 @@ func (a *App) act(ctx context.Context, rq *request, act Act) (ActState, error) {
 // actState is the state of rq's player p (nil: read from the store,
 // without creating anyone) under the guild's settings set, with chest, the
 // chest this step opened.
-func (a *App) actState(ctx context.Context, rq *request, set game.Settings, p *game.Player, chest *game.Chest) (ActState, error) {
+func (a *desk) actState(ctx context.Context, rq *request, set game.Settings, p *game.Player, chest *game.Chest) (ActState, error) {
 	if p == nil {
 		v, ok, err := a.load(ctx, rq.player())
 		if err != nil {
@@ -279,20 +295,19 @@ func (a *App) actState(ctx context.Context, rq *request, set game.Settings, p *g
 
 // announce posts the ticket p just finished in channel, as its /play card
 // shows it, when the guild's settings set make plays public and
-// Config.Announce is set.
-// It does not wait: a failure is logged, the step stands.
-func (a *App) announce(ctx context.Context, rq *request, set game.Settings, channel uint64, p game.Player) {
-	if a.cfg.Announce == nil || channel == 0 || p.Ticket == nil || !set.PublicPlays {
+// Config.Announce is set. It does not wait: a failure is logged, the step stands.
+func (a *desk) announce(ctx context.Context, rq *request, set game.Settings, channel uint64, p game.Player) {
+	if a.post == nil || channel == 0 || p.Ticket == nil || !set.PublicPlays {
 		return
 	}
 	d := a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: *p.Ticket})
 	fit(d)
 	m := &discordgo.MessageSend{Embeds: d.Embeds, Components: d.Components, AllowedMentions: d.AllowedMentions}
 	log := a.logger(ctx)
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.timeout)
 	go func() {
 		defer cancel()
-		if err := a.cfg.Announce(ctx, channel, m); err != nil {
+		if err := a.post(ctx, channel, m); err != nil {
 			log.Warn("commands: announcing an Activity ticket failed", "guild", rq.guild, "channel", channel, "user", rq.user, "ticket", p.Ticket.ID, "err", err)
 		}
 	}()

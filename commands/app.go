@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"io"
 	"log/slog"
 	"time"
@@ -113,15 +114,15 @@ type Config struct {
 
 // App holds the handlers. It is safe for concurrent use. Its parts each
 // see what they use: the route table (router.go), the delivery of the
-// answers (delivery.go, late.go) and the cards (render.go).
+// answers (delivery.go, late.go), the cards (render.go), and one type per
+// feature (plays, account, care, fairness, admin, rules, the Activity's
+// desk, the jobs), each in its file with its handlers.
 type App struct {
 	cfg    Config
-	store  storage.Store
 	cat    *catalog
-	drawer game.Drawer
-	seeds  io.Reader
-	jobs   jobs // the background jobs' runner (jobs.go)
 	routes router
+	jobs   *jobs
+	desk   *desk
 	*delivery
 	*renderer
 }
@@ -169,54 +170,63 @@ type request struct {
 // New returns the handlers over store. It panics only on a programming error
 // found at startup (a duplicate command, a broken embedded message file).
 func New(cfg Config, store storage.Store) *App {
-	a := &App{cfg: cfg, store: store, drawer: cfg.Drawer, seeds: cfg.Seeds}
-	if a.cfg.Logger == nil {
-		a.cfg.Logger = slog.Default()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
 	}
-	if a.cfg.Now == nil {
-		a.cfg.Now = time.Now
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
-	if a.drawer == nil {
-		a.drawer = game.SeededDrawer{}
+	if cfg.Drawer == nil {
+		cfg.Drawer = game.SeededDrawer{}
 	}
-	if a.seeds == nil {
-		a.seeds = rand.Reader
+	if cfg.Seeds == nil {
+		cfg.Seeds = rand.Reader
 	}
-	if a.cfg.DeferAfter <= 0 || a.cfg.DeferAfter >= interactionDeadline {
-		a.cfg.DeferAfter = DefaultDeferAfter
+	if cfg.DeferAfter <= 0 || cfg.DeferAfter >= interactionDeadline {
+		cfg.DeferAfter = DefaultDeferAfter
 	}
-	if a.cfg.Timeout <= 0 {
-		a.cfg.Timeout = DefaultTimeout
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
 	}
-	if a.cfg.ConfirmTTL <= 0 {
-		a.cfg.ConfirmTTL = DefaultConfirmTTL
+	if cfg.ConfirmTTL <= 0 {
+		cfg.ConfirmTTL = DefaultConfirmTTL
 	}
-	a.renderer = &renderer{override: glyphs{sym: cfg.Emoji, hidden: cfg.Hidden}, activity: cfg.Activity, fairURL: a.fairURL()}
-	a.emojis.Store(newGlyphs(a.override, nil))
-	a.delivery = &delivery{
-		observation: observation{obs: cfg.Observer, log: a.cfg.Logger},
-		now:         a.cfg.Now, deferAfter: a.cfg.DeferAfter, timeout: a.cfg.Timeout, waitFn: a.cfg.Wait,
-	}
+	a := &App{cfg: cfg}
 	var err error
 	if a.cat, err = newCatalog(); err != nil {
 		panic(err)
 	}
+	obs := &observation{obs: cfg.Observer, log: cfg.Logger}
+	st := &steps{observation: obs, store: store, seeds: cfg.Seeds, drawer: cfg.Drawer, clock: cfg.Now}
+	a.renderer = &renderer{override: glyphs{sym: cfg.Emoji, hidden: cfg.Hidden}, activity: cfg.Activity, fairURL: fairURL(cfg.PublicURL)}
+	a.emojis.Store(newGlyphs(a.override, nil))
+	a.delivery = &delivery{
+		observation: *obs,
+		now:         cfg.Now, deferAfter: cfg.DeferAfter, timeout: cfg.Timeout, waitFn: cfg.Wait,
+	}
+	a.jobs = &jobs{steps: st, timeout: cfg.Timeout}
+	pl := &plays{steps: st, renderer: a.renderer}
+	acc := &account{steps: st, renderer: a.renderer}
+	cr := &care{steps: st, renderer: a.renderer, confirmTTL: cfg.ConfirmTTL}
+	fair := &fairness{steps: st, renderer: a.renderer}
+	adm := &admin{steps: st, renderer: a.renderer, jobs: a.jobs, confirmTTL: cfg.ConfirmTTL, deferAfter: cfg.DeferAfter}
+	a.desk = &desk{steps: st, renderer: a.renderer, plays: pl, account: acc, cat: a.cat, players: &a.players, timeout: cfg.Timeout, post: cfg.Announce}
 
 	r := &a.routes
 	r.wrap = func(h handlerFunc) handlerFunc { return chain(h, a.timed, a.delivered, recovered) }
 	r.commands, r.buttons = map[string]route{}, map[buttonKind]route{}
 	subs := map[string]func(string) bool{"admin": isAdminSub, "fairness": isFairnessSub, "limits": isLimitsSub}
 	for _, c := range []*command{
-		a.playCommand(), a.balanceCommand(), a.rulesCommand(), a.leaderboardCommand(),
-		a.dailyCommand(), a.historyCommand(), a.fairnessCommand(), a.limitsCommand(), a.pauseCommand(),
-		a.adminCommand(),
+		pl.playCommand(), acc.balanceCommand(), (&rules{renderer: a.renderer, cat: a.cat}).rulesCommand(), acc.leaderboardCommand(),
+		acc.dailyCommand(), acc.historyCommand(), fair.fairnessCommand(), cr.limitsCommand(), cr.pauseCommand(),
+		adm.adminCommand(),
 	} {
 		r.command(c, subs[c.def.Name])
 	}
 	r.routeButtons(map[buttonKind]handlerFunc{
-		kindRow: a.handleRow, kindAuto: a.handleAuto, kindAgain: a.handleAgain, kindChest: a.handleChest,
-		kindResetConfirm: a.handleResetConfirm, kindResetCancel: a.handleResetCancel,
-		kindPauseConfirm: a.handlePauseConfirm, kindPauseCancel: a.handlePauseCancel,
+		kindRow: pl.handleRow, kindAuto: pl.handleAuto, kindAgain: pl.handleAgain, kindChest: pl.handleChest,
+		kindResetConfirm: adm.handleResetConfirm, kindResetCancel: adm.handleResetCancel,
+		kindPauseConfirm: cr.handlePauseConfirm, kindPauseCancel: cr.handlePauseCancel,
 		kindActivity: launch(cfg.Activity),
 	})
 	r.launch = r.wrap(launch(cfg.Activity))
@@ -310,4 +320,97 @@ func ephemeral(text string) reply {
 	return reply{data: &discordgo.InteractionResponseData{
 		Content: text, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
 	}}
+}
+
+// Every change a handler makes is a game.Move run by the store
+// (storage.Store.Run) under the interaction's ID: a repeated interaction (a
+// retry, a second delivery) changes nothing and is answered from the result
+// the first one recorded. Handlers decide no rule themselves.
+
+// steps is what every feature's handlers share: the store, the steps they
+// run on it, the game's time and the reports of what they did.
+type steps struct {
+	*observation
+	store  storage.Store
+	seeds  io.Reader        // Config.Seeds
+	drawer game.Drawer      // Config.Drawer
+	clock  func() time.Time // Config.Now
+}
+
+// now is the time of a step, as stores keep it.
+func (a *steps) now() time.Time { return storage.Timestamp(a.clock()) }
+
+// run runs s with the configured seeds and time. Its errors are the
+// store's: the move's (game.Err…), storage.ErrNoPlayer,
+// storage.ErrConflict, or internal; callers map them with stepErr.
+//
+// A moderator's move carries its audit entry: once the store has written
+// it, run logs it at info level (logAudit), so that every moderator step
+// is logged without its handler doing anything. A repeated operation
+// (Applied.Repeated: nothing written) logs nothing.
+func (a *steps) run(ctx context.Context, s storage.Step) (storage.Applied, error) {
+	s.Seeds, s.Now = a.seeds, a.now()
+	ap, err := a.store.Run(ctx, s)
+	if err == nil && !ap.Repeated && ap.Audit != nil {
+		logAudit(ctx, a.logger(ctx), ap.Audit)
+	}
+	return ap, err
+}
+
+// runGuild runs the guild's move m under op, at the store's time: after a
+// write that carried an audit entry, it logs the moderator action (a
+// repeated operation, which writes nothing, logs nothing).
+func (a *steps) runGuild(ctx context.Context, guild uint64, op string, m game.GuildMove) (storage.GuildApplied, error) {
+	ap, err := a.store.RunGuild(ctx, storage.GuildStep{Guild: guild, Op: op, Move: m, Now: a.now()})
+	if err == nil && ap.Audit != nil {
+		logAudit(ctx, a.logger(ctx), ap.Audit)
+	}
+	return ap, err
+}
+
+// settings returns the guild's settings (the store's defaults if its
+// moderators set none). The composition root may hand New a store whose
+// Guild is cached.
+func (a *steps) settings(ctx context.Context, guild uint64) (game.Settings, error) {
+	g, err := a.store.Guild(ctx, guild)
+	if err != nil {
+		return game.Settings{}, internal("guild", err)
+	}
+	return g.Settings, nil
+}
+
+// load returns the player's state; ok is false for a player who never
+// played (then p is the zero value).
+func (a *steps) load(ctx context.Context, id storage.PlayerID) (p game.Player, ok bool, err error) {
+	v, err := a.store.Load(ctx, id)
+	if err != nil {
+		return game.Player{}, false, internal("load", err)
+	}
+	return v.Player, v.Exists(), nil
+}
+
+// stepErr maps what every step may fail with: an error already mapped (a
+// user error, an internal one) as is, a compare-and-set that kept losing
+// to other writers as "try again" (nothing was written), a refusal by the
+// rules as an answer (see refusal: it is never retried), anything else as
+// an internal error of op.
+func stepErr(op string, err error) error {
+	var ue *userError
+	var se *storeError
+	switch {
+	case errors.As(err, &ue), errors.As(err, &se):
+		return err
+	case errors.Is(err, storage.ErrConflict):
+		return userErr("err_conflict", nil)
+	}
+	if r := refusal(err); r != nil {
+		return r
+	}
+	return internal(op, err)
+}
+
+// moderator names rq's user as the moderator of a move on target, with
+// reason for the guild's log.
+func (rq *request) moderator(target uint64, reason string) game.Moderator {
+	return game.Moderator{Guild: rq.guild, Actor: rq.user, Target: target, Reason: reason}
 }

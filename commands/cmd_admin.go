@@ -15,6 +15,17 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
+// admin is the handlers of /admin and of its confirmations: they see the
+// store's steps, the background jobs they start, and the cards the player
+// view shows.
+type admin struct {
+	*steps
+	*renderer
+	jobs       *jobs
+	confirmTTL time.Duration // Config.ConfirmTTL
+	deferAfter time.Duration // Config.DeferAfter
+}
+
 // /admin: the moderators' subcommands. Discord shows the command only to
 // members with Manage Server (default_member_permissions), and the handler
 // checks the member's permissions again, since a server may override the
@@ -42,7 +53,7 @@ func isAdminSub(name string) bool {
 	return false
 }
 
-func (a *App) adminCommand() *command {
+func (a *admin) adminCommand() *command {
 	perm := int64(discordgo.PermissionManageGuild)
 	user := func() *discordgo.ApplicationCommandOption {
 		return option(discordgo.ApplicationCommandOptionUser, "user", "joueur", "The player", "Le joueur", true)
@@ -123,7 +134,7 @@ func (a *App) adminCommand() *command {
 }
 
 // handleAdmin checks the member's permissions and runs the subcommand.
-func (a *App) handleAdmin(ctx context.Context, rq *request) (reply, error) {
+func (a *admin) handleAdmin(ctx context.Context, rq *request) (reply, error) {
 	if rq.perms&modPerms == 0 {
 		return reply{}, userErr("err_not_moderator", nil)
 	}
@@ -161,7 +172,7 @@ func (a *App) handleAdmin(ctx context.Context, rq *request) (reply, error) {
 // interaction's ID, with an audit entry. A member who never played is
 // created with the guild's starting balance: a grant is a legitimate way to
 // give someone credits before their first play.
-func (a *App) adminGrant(ctx context.Context, rq *request, o opts, reason string, set bool) (reply, error) {
+func (a *admin) adminGrant(ctx context.Context, rq *request, o opts, reason string, set bool) (reply, error) {
 	target, err := o.player("user")
 	if err != nil {
 		return reply{}, err
@@ -210,7 +221,7 @@ func (a *App) adminGrant(ctx context.Context, rq *request, o opts, reason string
 // created: there is nothing to reset. A record that does not decode is
 // rewritten (game.Player.Repair), and the reply says what could not be
 // kept of it.
-func (a *App) adminReset(ctx context.Context, rq *request, o opts, reason string) (reply, error) {
+func (a *admin) adminReset(ctx context.Context, rq *request, o opts, reason string) (reply, error) {
 	target, err := o.player("user")
 	if err != nil {
 		return reply{}, err
@@ -244,13 +255,13 @@ func (a *App) adminReset(ctx context.Context, rq *request, o opts, reason string
 
 // adminResetGuild asks for confirmation: the buttons carry the moderator and
 // the time asked, the reason rides in the embed.
-func (a *App) adminResetGuild(rq *request, reason string) (reply, error) {
+func (a *admin) adminResetGuild(rq *request, reason string) (reply, error) {
 	l := rq.l
-	confirm := customID{kind: kindResetConfirm, user: rq.user, ts: a.cfg.Now().Unix()}
+	confirm := customID{kind: kindResetConfirm, user: rq.user, ts: a.clock().Unix()}
 	cancel := confirm
 	cancel.kind = kindResetCancel
 	e := infoEmbed(l.T("rg_title", nil), l.T("rg_ask", map[string]any{
-		"Minutes": int(a.cfg.ConfirmTTL.Minutes()),
+		"Minutes": int(a.confirmTTL.Minutes()),
 	}), 0xE03131)
 	if reason != "" {
 		e.Fields = []*discordgo.MessageEmbedField{{Name: l.T("field_reason", nil), Value: reason}}
@@ -268,15 +279,15 @@ func (a *App) adminResetGuild(rq *request, reason string) (reply, error) {
 
 // confirmCheck checks a reset-guild button: the same moderator, still a
 // moderator, within the confirmation's lifetime.
-func (a *App) confirmCheck(rq *request) (asked time.Time, err error) {
+func (a *admin) confirmCheck(rq *request) (asked time.Time, err error) {
 	if err := rq.owner(); err != nil {
 		return asked, err
 	}
 	if rq.perms&modPerms == 0 {
 		return asked, userErr("err_not_moderator", nil)
 	}
-	ts, now := rq.button.ts, a.cfg.Now().Unix()
-	if ts > now+60 || now-ts > int64(a.cfg.ConfirmTTL.Seconds()) {
+	ts, now := rq.button.ts, a.clock().Unix()
+	if ts > now+60 || now-ts > int64(a.confirmTTL.Seconds()) {
 		return asked, userErr("err_confirm_expired", nil)
 	}
 	return time.Unix(ts, 0), nil
@@ -297,7 +308,7 @@ const resetBatch = 100
 // runs in the guild, the press starts nothing and shows that one's
 // progress. The end logs one audit entry with the number of players
 // reset.
-func (a *App) handleResetConfirm(ctx context.Context, rq *request) (reply, error) {
+func (a *admin) handleResetConfirm(ctx context.Context, rq *request) (reply, error) {
 	if _, err := a.confirmCheck(rq); err != nil {
 		return reply{}, err
 	}
@@ -326,7 +337,7 @@ func (a *App) handleResetConfirm(ctx context.Context, rq *request) (reply, error
 		r = end
 	}
 	if rq.r != nil {
-		a.jobs.addWatch(watch{guild: rq.guild, op: op, r: rq.r, i: rq.i, l: rq.l, until: tokenExpiry(rq.i.ID, a.cfg.Now()).Add(-lateMargin)})
+		a.jobs.addWatch(watch{guild: rq.guild, op: op, r: rq.r, i: rq.i, l: rq.l, until: tokenExpiry(rq.i.ID, a.clock()).Add(-lateMargin)})
 	}
 	return resetRunning(rq.l, *r, ""), nil
 }
@@ -334,12 +345,12 @@ func (a *App) handleResetConfirm(ctx context.Context, rq *request) (reply, error
 // awaitReset waits, while this process runs jobs, a little less than the
 // deferral's delay for the reset op to end, and returns the guild's reset
 // as it last saw it (nil when it did not look: no runner).
-func (a *App) awaitReset(ctx context.Context, guild uint64, op string) *game.GuildReset {
+func (a *admin) awaitReset(ctx context.Context, guild uint64, op string) *game.GuildReset {
 	if !a.jobs.active() {
 		return nil
 	}
 	var last *game.GuildReset
-	deadline := time.Now().Add(a.cfg.DeferAfter * 3 / 4)
+	deadline := time.Now().Add(a.deferAfter * 3 / 4)
 	for time.Now().Before(deadline) {
 		select {
 		case <-ctx.Done():
@@ -377,7 +388,7 @@ func confirmationOp(prefix string, i *discordgo.Interaction) string {
 	return prefix + i.ID
 }
 
-func (a *App) handleResetCancel(_ context.Context, rq *request) (reply, error) {
+func (a *admin) handleResetCancel(_ context.Context, rq *request) (reply, error) {
 	if err := rq.owner(); err != nil {
 		return reply{}, err
 	}
@@ -402,7 +413,7 @@ func confirmReason(i *discordgo.Interaction) string {
 // given: one UpdateGuild under the interaction's ID, recorded in the
 // audit log with what changed. A repeated interaction changes nothing
 // more and shows the settings again.
-func (a *App) adminSettings(ctx context.Context, rq *request, o opts, reason string) (reply, error) {
+func (a *admin) adminSettings(ctx context.Context, rq *request, o opts, reason string) (reply, error) {
 	sp, err := settingsPatchOf(o)
 	if err != nil {
 		return reply{}, err
@@ -452,7 +463,7 @@ func (a *App) adminSettings(ctx context.Context, rq *request, o opts, reason str
 	}}, nil
 }
 
-func (a *App) adminAudit(ctx context.Context, rq *request) (reply, error) {
+func (a *admin) adminAudit(ctx context.Context, rq *request) (reply, error) {
 	es, err := a.store.Audit(ctx, rq.guild, auditSize)
 	if err != nil {
 		return reply{}, internal("audit", err)

@@ -26,7 +26,7 @@ const playerViewLines = 5
 // them (game.Player.Seen, SeenHistory): a ticket being revealed is said to
 // be, never what it brings, not even to a moderator playing it. It creates
 // nothing.
-func (a *App) adminPlayer(ctx context.Context, rq *request, o opts) (reply, error) {
+func (a *admin) adminPlayer(ctx context.Context, rq *request, o opts) (reply, error) {
 	target, err := o.player("user")
 	if err != nil {
 		return reply{}, err
@@ -86,9 +86,9 @@ func (a *App) adminPlayer(ctx context.Context, rq *request, o opts) (reply, erro
 		if lim.Amount == 0 && !lim.Pending() {
 			continue
 		}
-		line := l.T("player_limit", map[string]any{"Limit": l.T("limit_"+game.LimitKind(k).String(), nil), "Amount": a.limitAmount(l, lim.Amount)})
+		line := l.T("player_limit", map[string]any{"Limit": l.T("limit_"+game.LimitKind(k).String(), nil), "Amount": limitAmount(l, lim.Amount)})
 		if lim.Pending() {
-			line += " (" + l.T("limits_pending", map[string]any{"Amount": a.limitAmount(l, lim.Next), "When": timestamp(lim.At.Unix(), "f")}) + ")"
+			line += " (" + l.T("limits_pending", map[string]any{"Amount": limitAmount(l, lim.Next), "When": timestamp(lim.At.Unix(), "f")}) + ")"
 		}
 		limits = append(limits, line)
 	}
@@ -146,7 +146,7 @@ func (a *App) adminPlayer(ctx context.Context, rq *request, o opts) (reply, erro
 
 // adminLiftPause ends a player's pause under the interaction's ID, with
 // the reason, which is required, in the audit log.
-func (a *App) adminLiftPause(ctx context.Context, rq *request, o opts, reason string) (reply, error) {
+func (a *admin) adminLiftPause(ctx context.Context, rq *request, o opts, reason string) (reply, error) {
 	target, err := o.player("user")
 	if err != nil {
 		return reply{}, err

@@ -13,6 +13,13 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
+// care is the handlers of playing responsibly: /limits and /pause.
+type care struct {
+	*steps
+	*renderer
+	confirmTTL time.Duration // Config.ConfirmTTL
+}
+
 // /limits and /pause: playing responsibly (game/care.go). A player sets
 // their own stake and loss limits and reality-check interval, and may
 // pause their play for a while, after a confirmation. The rules are game's;
@@ -49,7 +56,7 @@ var limitsTypes = map[string]discordgo.ApplicationCommandOptionType{
 // the metrics' label.
 func isLimitsSub(name string) bool { return name == "show" || name == "set" }
 
-func (a *App) limitsCommand() *command {
+func (a *care) limitsCommand() *command {
 	var set []*discordgo.ApplicationCommandOption
 	for _, o := range limitOptions {
 		opt := option(discordgo.ApplicationCommandOptionString, o.name, o.fr, o.en, o.frDesc, false)
@@ -75,7 +82,7 @@ func (a *App) limitsCommand() *command {
 	}
 }
 
-func (a *App) pauseCommand() *command {
+func (a *care) pauseCommand() *command {
 	length := option(discordgo.ApplicationCommandOptionString, "length", "duree",
 		"How long: you cannot shorten it once confirmed", "Combien de temps : impossible d'écourter une fois confirmé", true)
 	for _, c := range pauseChoices {
@@ -92,7 +99,7 @@ func (a *App) pauseCommand() *command {
 }
 
 // handleLimits runs the subcommand.
-func (a *App) handleLimits(ctx context.Context, rq *request) (reply, error) {
+func (a *care) handleLimits(ctx context.Context, rq *request) (reply, error) {
 	sub, err := rq.subcommand()
 	if err != nil {
 		return reply{}, err
@@ -117,7 +124,7 @@ func (a *App) handleLimits(ctx context.Context, rq *request) (reply, error) {
 // limitsSet applies /limits set's options in one step under the
 // interaction's ID, creating the player: setting limits before the first
 // play is the way to be sure of them.
-func (a *App) limitsSet(ctx context.Context, rq *request, o opts, set game.Settings) (reply, error) {
+func (a *care) limitsSet(ctx context.Context, rq *request, o opts, set game.Settings) (reply, error) {
 	if err := o.checkTypes(limitsTypes); err != nil {
 		return reply{}, err
 	}
@@ -169,10 +176,10 @@ func (a *App) limitsSet(ctx context.Context, rq *request, o opts, set game.Setti
 			switch {
 			case after[k].Pending() && (!before[k].Pending() || before[k].Next != after[k].Next || !before[k].At.Equal(after[k].At)):
 				lines = append(lines, l.T("limits_raised", map[string]any{
-					"Limit": name, "Amount": a.limitAmount(l, after[k].Next), "When": timestamp(after[k].At.Unix(), "f"),
+					"Limit": name, "Amount": limitAmount(l, after[k].Next), "When": timestamp(after[k].At.Unix(), "f"),
 				}))
 			case !after[k].Pending():
-				lines = append(lines, l.T("limits_now", map[string]any{"Limit": name, "Amount": a.limitAmount(l, after[k].Amount)}))
+				lines = append(lines, l.T("limits_now", map[string]any{"Limit": name, "Amount": limitAmount(l, after[k].Amount)}))
 			}
 		}
 		switch { // the reminder, like the limits, gets its line
@@ -196,7 +203,7 @@ func parseLimit(s string) (int64, error) {
 }
 
 // limitAmount writes a limit's amount, or "none".
-func (a *App) limitAmount(l *lang, amount int64) string {
+func limitAmount(l *lang, amount int64) string {
 	if amount == 0 {
 		return l.T("limit_none", nil)
 	}
@@ -208,7 +215,7 @@ func (a *App) limitAmount(l *lang, amount int64) string {
 // the house's rules, the reality-check interval and the pause. The losses
 // are the ones the player has seen (game.Player.Seen): without the prize of
 // a ticket whose winning row is not shown yet.
-func (a *App) limitsEmbed(l *lang, p game.Player, h game.House, now time.Time, done string) *discordgo.MessageEmbed {
+func (a *care) limitsEmbed(l *lang, p game.Player, h game.House, now time.Time, done string) *discordgo.MessageEmbed {
 	sv := p.Seen(nil)
 	ls, spend := p.LimitsAt(now), sv.Player.SpendAt(now)
 	var fields []*discordgo.MessageEmbedField
@@ -218,11 +225,11 @@ func (a *App) limitsEmbed(l *lang, p game.Player, h game.House, now time.Time, d
 		if kind.Loss() {
 			key, used = "limits_lost", max(used, 0)
 		}
-		v := "**" + a.limitAmount(l, lim.Amount) + "**\n" + l.T(key, map[string]any{
+		v := "**" + limitAmount(l, lim.Amount) + "**\n" + l.T(key, map[string]any{
 			"Used": l.Credits(used), "Reset": timestamp(spend.Reset(kind).Unix(), "R"),
 		})
 		if lim.Pending() {
-			v += "\n" + l.T("limits_pending", map[string]any{"Amount": a.limitAmount(l, lim.Next), "When": timestamp(lim.At.Unix(), "f")})
+			v += "\n" + l.T("limits_pending", map[string]any{"Amount": limitAmount(l, lim.Next), "When": timestamp(lim.At.Unix(), "f")})
 		}
 		fields = append(fields, &discordgo.MessageEmbedField{Name: l.T("limit_"+kind.String(), nil), Value: v, Inline: true})
 	}
@@ -281,7 +288,7 @@ func ephemeralEmbed(e *discordgo.MessageEmbed) reply {
 // handlePause asks to confirm a pause: the buttons carry the player, the
 // length and the time asked, from which the end is computed, so that a
 // confirmation pressed twice or retried pauses to the same moment.
-func (a *App) handlePause(_ context.Context, rq *request) (reply, error) {
+func (a *care) handlePause(_ context.Context, rq *request) (reply, error) {
 	o := opts{list: rq.data.Options}
 	v, _ := o.str("length")
 	choice := -1
@@ -293,13 +300,13 @@ func (a *App) handlePause(_ context.Context, rq *request) (reply, error) {
 	if choice < 0 {
 		return reply{}, userErr("err_bad_option", nil)
 	}
-	l, asked := rq.l, a.cfg.Now()
+	l, asked := rq.l, a.clock()
 	confirm := customID{kind: kindPauseConfirm, user: rq.user, code: choice, ts: asked.Unix()}
 	cancel := confirm
 	cancel.kind = kindPauseCancel
 	until := pauseChoices[choice].until(time.Unix(asked.Unix(), 0))
 	e := infoEmbed(l.T("pause_title", nil), l.T("pause_ask", map[string]any{
-		"Until": timestamp(until.Unix(), "F"), "Minutes": int(a.cfg.ConfirmTTL.Minutes()),
+		"Until": timestamp(until.Unix(), "F"), "Minutes": int(a.confirmTTL.Minutes()),
 	}), colourChest)
 	return reply{data: &discordgo.InteractionResponseData{
 		Embeds: []*discordgo.MessageEmbed{e},
@@ -314,12 +321,12 @@ func (a *App) handlePause(_ context.Context, rq *request) (reply, error) {
 // handlePauseConfirm pauses the player under the operation ID of the
 // confirmation message: a double press, a retry or a press after a crash
 // pauses once.
-func (a *App) handlePauseConfirm(ctx context.Context, rq *request) (reply, error) {
+func (a *care) handlePauseConfirm(ctx context.Context, rq *request) (reply, error) {
 	if err := rq.owner(); err != nil {
 		return reply{}, err
 	}
-	ts, now := rq.button.ts, a.cfg.Now().Unix()
-	if ts > now+60 || now-ts > int64(a.cfg.ConfirmTTL.Seconds()) || rq.button.code >= len(pauseChoices) {
+	ts, now := rq.button.ts, a.clock().Unix()
+	if ts > now+60 || now-ts > int64(a.confirmTTL.Seconds()) || rq.button.code >= len(pauseChoices) {
 		return reply{}, userErr("err_pause_expired", nil)
 	}
 	until := pauseChoices[rq.button.code].until(time.Unix(ts, 0))
@@ -346,7 +353,7 @@ func (a *App) handlePauseConfirm(ctx context.Context, rq *request) (reply, error
 	}}, nil
 }
 
-func (a *App) handlePauseCancel(_ context.Context, rq *request) (reply, error) {
+func (a *care) handlePauseCancel(_ context.Context, rq *request) (reply, error) {
 	if err := rq.owner(); err != nil {
 		return reply{}, err
 	}

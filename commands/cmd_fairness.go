@@ -16,6 +16,12 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
+// fairness is the handlers of /fairness.
+type fairness struct {
+	*steps
+	*renderer
+}
+
 // /fairness: commit and reveal (docs/FAIRNESS.md). A player sees the
 // commitment of their secret server seed and their client seed, chooses a
 // client seed, reveals the server seed (which commits a new one) and
@@ -33,7 +39,7 @@ func isFairnessSub(name string) bool {
 	return false
 }
 
-func (a *App) fairnessCommand() *command {
+func (a *fairness) fairnessCommand() *command {
 	value := option(discordgo.ApplicationCommandOptionString, "value", "valeur",
 		"Your new client seed: any text, up to 64 bytes", "Votre nouvelle graine client : un texte, jusqu'à 64 octets", true)
 	value.MinLength = new(int)
@@ -63,7 +69,7 @@ func (a *App) fairnessCommand() *command {
 }
 
 // handleFairness runs the subcommand.
-func (a *App) handleFairness(ctx context.Context, rq *request) (reply, error) {
+func (a *fairness) handleFairness(ctx context.Context, rq *request) (reply, error) {
 	sub, err := rq.subcommand()
 	if err != nil {
 		return reply{}, err
@@ -116,7 +122,7 @@ func code(s string) string {
 // fairnessShow shows the current commitment, the client seed, the tickets
 // under them and the last seed revealed. It creates nothing: a player who
 // never played has no seeds yet.
-func (a *App) fairnessShow(ctx context.Context, rq *request) (reply, error) {
+func (a *fairness) fairnessShow(ctx context.Context, rq *request) (reply, error) {
 	p, ok, err := a.load(ctx, rq.player())
 	if err != nil {
 		return reply{}, err
@@ -140,7 +146,7 @@ func (a *App) fairnessShow(ctx context.Context, rq *request) (reply, error) {
 
 // currentSeedFields shows the current seeds and the next server seed:
 // their commitments, never the seeds.
-func (a *App) currentSeedFields(l *lang, p game.Player) []*discordgo.MessageEmbedField {
+func (a *fairness) currentSeedFields(l *lang, p game.Player) []*discordgo.MessageEmbedField {
 	client := code(p.ClientSeed)
 	if p.ClientSeed == "" {
 		client = l.T("fair_client_empty", nil)
@@ -185,7 +191,7 @@ func revealField(l *lang, title string, r game.SeedReveal) *discordgo.MessageEmb
 // fairnessRotate reveals the server seed and commits a new one; with
 // client, it sets the client seed too. It creates the player: choosing a
 // client seed before the first ticket is the way to be sure of it.
-func (a *App) fairnessRotate(ctx context.Context, rq *request, client *string) (reply, error) {
+func (a *fairness) fairnessRotate(ctx context.Context, rq *request, client *string) (reply, error) {
 	set, err := a.settings(ctx, rq.guild)
 	if err != nil {
 		return reply{}, err
@@ -233,7 +239,7 @@ func (a *App) fairnessRotate(ctx context.Context, rq *request, client *string) (
 
 // fairnessVerify recomputes ticket n from its revealed seed and the
 // history line that recorded it, and the chest it opened, if any.
-func (a *App) fairnessVerify(ctx context.Context, rq *request, n uint64) (reply, error) {
+func (a *fairness) fairnessVerify(ctx context.Context, rq *request, n uint64) (reply, error) {
 	p, ok, err := a.load(ctx, rq.player())
 	if err != nil {
 		return reply{}, err
@@ -316,7 +322,7 @@ func (a *App) fairnessVerify(ctx context.Context, rq *request, n uint64) (reply,
 			})
 		}
 	}
-	if u := a.fairURL(); u != "" {
+	if u := a.fairURL; u != "" {
 		desc += "\n\n" + l.T("fair_page_link", map[string]any{"URL": u})
 	}
 	e := infoEmbed(title, desc, colour, fields...)
@@ -324,19 +330,20 @@ func (a *App) fairnessVerify(ctx context.Context, rq *request, n uint64) (reply,
 	return fairnessReply(e), nil
 }
 
-// fairURL is the verification page's address, "" without Config.PublicURL.
-func (a *App) fairURL() string {
-	if a.cfg.PublicURL == "" {
+// fairURL is the verification page's address at publicURL
+// (Config.PublicURL), "" without one.
+func fairURL(publicURL string) string {
+	if publicURL == "" {
 		return ""
 	}
-	return a.cfg.PublicURL + "/fair"
+	return publicURL + "/fair"
 }
 
 // fairnessExport answers with the player's public export
 // (schema.PublicExport: the history kept and the seeds revealed, nothing
 // secret) as a JSON file, and how to check it: on the verification page,
 // or with clefs verify -export. It creates nothing.
-func (a *App) fairnessExport(ctx context.Context, rq *request) (reply, error) {
+func (a *fairness) fairnessExport(ctx context.Context, rq *request) (reply, error) {
 	hist, err := a.store.History(ctx, rq.player(), storage.HistoryLimit)
 	if err != nil {
 		return reply{}, internal("history", err)
@@ -362,7 +369,7 @@ func (a *App) fairnessExport(ctx context.Context, rq *request) (reply, error) {
 	}
 	b = append(b, '\n')
 	name := "clefs-equite-" + strconv.FormatUint(rq.user, 10) + ".json"
-	data := map[string]any{"File": name, "URL": a.fairURL()}
+	data := map[string]any{"File": name, "URL": a.fairURL}
 	text := rq.l.T("fair_export", data)
 	if data["URL"] == "" {
 		text = rq.l.T("fair_export_nourl", data)
@@ -374,7 +381,7 @@ func (a *App) fairnessExport(ctx context.Context, rq *request) (reply, error) {
 }
 
 // outcomeLine tells a recomputed ticket's result.
-func (a *App) outcomeLine(l *lang, o game.Outcome, keysBefore int) string {
+func (a *fairness) outcomeLine(l *lang, o game.Outcome, keysBefore int) string {
 	var s string
 	if o.Tier.Winning() {
 		sym := o.Tier.Symbol()

@@ -11,10 +11,17 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
+// plays are the handlers of /play and of its card's buttons: they see the
+// store's steps and the cards.
+type plays struct {
+	*steps
+	*renderer
+}
+
 // /play buys a ticket and shows its hidden grid; its buttons reveal rows
 // (the first click draws), buy the next ticket or open the chest.
 
-func (a *App) playCommand() *command {
+func (a *plays) playCommand() *command {
 	return &command{
 		def: slash("play", "jouer",
 			"Buy a ticket (0.50 credits) and reveal the grid",
@@ -25,7 +32,7 @@ func (a *App) playCommand() *command {
 
 // handlePlay buys a ticket, or resumes the open one, or shows the due chest.
 // The reply is public or ephemeral per the guild's settings.
-func (a *App) handlePlay(ctx context.Context, rq *request) (reply, error) {
+func (a *plays) handlePlay(ctx context.Context, rq *request) (reply, error) {
 	set, err := a.playSettings(ctx, rq)
 	if err != nil {
 		return reply{}, err
@@ -42,7 +49,7 @@ func (a *App) handlePlay(ctx context.Context, rq *request) (reply, error) {
 
 // playSettings reads the guild's settings and refuses a play outside the
 // allowed channel.
-func (a *App) playSettings(ctx context.Context, rq *request) (game.Settings, error) {
+func (a *plays) playSettings(ctx context.Context, rq *request) (game.Settings, error) {
 	set, err := a.settings(ctx, rq.guild)
 	if err != nil {
 		return set, err
@@ -57,7 +64,7 @@ func (a *App) playSettings(ctx context.Context, rq *request) (game.Settings, err
 }
 
 // buyCard buys a ticket (buyStep) and renders it, or the due chest.
-func (a *App) buyCard(ctx context.Context, rq *request, set game.Settings, buy game.Buy, showResumed bool) (*discordgo.InteractionResponseData, error) {
+func (a *plays) buyCard(ctx context.Context, rq *request, set game.Settings, buy game.Buy, showResumed bool) (*discordgo.InteractionResponseData, error) {
 	ap, err := a.buyStep(ctx, rq, set, buy)
 	switch {
 	case err == errChestDue:
@@ -79,7 +86,7 @@ var errChestDue = &userError{id: "err_chest_due"}
 // errChestDue; "Play again" on an old card is errAgainStale. On success
 // the Applied's player holds its ticket, and the balance as the first
 // answer showed it. The buttons and the Activity both buy through it.
-func (a *App) buyStep(ctx context.Context, rq *request, set game.Settings, buy game.Buy) (storage.Applied, error) {
+func (a *plays) buyStep(ctx context.Context, rq *request, set game.Settings, buy game.Buy) (storage.Applied, error) {
 	buy.House = set.House
 	ap, err := a.run(ctx, storage.Step{
 		ID: rq.player(), Op: rq.i.ID, Create: true, Start: set.StartingBalance, Move: buy,
@@ -134,7 +141,7 @@ func (rq *request) owner() error {
 }
 
 // handleRow reveals one row (drawing the ticket at the first click).
-func (a *App) handleRow(ctx context.Context, rq *request) (reply, error) {
+func (a *plays) handleRow(ctx context.Context, rq *request) (reply, error) {
 	if err := rq.owner(); err != nil {
 		return reply{}, err
 	}
@@ -142,7 +149,7 @@ func (a *App) handleRow(ctx context.Context, rq *request) (reply, error) {
 }
 
 // handleAuto reveals every row.
-func (a *App) handleAuto(ctx context.Context, rq *request) (reply, error) {
+func (a *plays) handleAuto(ctx context.Context, rq *request) (reply, error) {
 	if err := rq.owner(); err != nil {
 		return reply{}, err
 	}
@@ -150,7 +157,7 @@ func (a *App) handleAuto(ctx context.Context, rq *request) (reply, error) {
 }
 
 // reveal shows rows of the button's ticket and updates the card in place.
-func (a *App) reveal(ctx context.Context, rq *request, rows game.RowMask) (reply, error) {
+func (a *plays) reveal(ctx context.Context, rq *request, rows game.RowMask) (reply, error) {
 	ap, err := a.revealStep(ctx, rq, rq.button.ticket, rows)
 	if err != nil {
 		return reply{}, err
@@ -165,7 +172,7 @@ func (a *App) reveal(ctx context.Context, rq *request, rows game.RowMask) (reply
 // balance as the first answer showed it; Applied.Finished tells that this
 // step showed the ticket's last hidden rows (never for a repeat). The
 // buttons and the Activity both reveal through it.
-func (a *App) revealStep(ctx context.Context, rq *request, ticket uint64, rows game.RowMask) (storage.Applied, error) {
+func (a *plays) revealStep(ctx context.Context, rq *request, ticket uint64, rows game.RowMask) (storage.Applied, error) {
 	ap, err := a.run(ctx, storage.Step{
 		ID: rq.player(), Op: rq.i.ID, Move: game.Reveal{Ticket: ticket, Rows: rows, Drawer: a.drawer},
 	})
@@ -196,7 +203,7 @@ func (a *App) revealStep(ctx context.Context, rq *request, ticket uint64, rows g
 // buys; the interaction's ID makes a retried click buy once. The chest
 // card's button carries the ticket that gave the third key: if that ticket
 // still has hidden rows, it is resumed.
-func (a *App) handleAgain(ctx context.Context, rq *request) (reply, error) {
+func (a *plays) handleAgain(ctx context.Context, rq *request) (reply, error) {
 	if err := rq.owner(); err != nil {
 		return reply{}, err
 	}
@@ -220,7 +227,7 @@ func (a *App) handleAgain(ctx context.Context, rq *request) (reply, error) {
 
 // handleChest opens the chest numbered in the button; a double click shows
 // the same chest again and pays once.
-func (a *App) handleChest(ctx context.Context, rq *request) (reply, error) {
+func (a *plays) handleChest(ctx context.Context, rq *request) (reply, error) {
 	if err := rq.owner(); err != nil {
 		return reply{}, err
 	}
@@ -236,7 +243,7 @@ func (a *App) handleChest(ctx context.Context, rq *request) (reply, error) {
 // the same chest and pays once. On success the Applied's result holds the
 // chest, its player the balance as the first answer showed it. The buttons
 // and the Activity both open chests through it.
-func (a *App) chestStep(ctx context.Context, rq *request, seq int64) (storage.Applied, error) {
+func (a *plays) chestStep(ctx context.Context, rq *request, seq int64) (storage.Applied, error) {
 	ap, err := a.run(ctx, storage.Step{
 		ID: rq.player(), Op: rq.i.ID, Move: game.OpenChest{Seq: seq, Drawer: a.drawer},
 	})

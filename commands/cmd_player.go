@@ -12,6 +12,13 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
+// account is the handlers of a player's own commands: /balance,
+// /leaderboard, /daily and /history.
+type account struct {
+	*steps
+	*renderer
+}
+
 // /balance, /leaderboard, /daily and /history: the player's own state and
 // the guild's ranking.
 
@@ -22,7 +29,7 @@ const (
 	leaderSize  = 10
 )
 
-func (a *App) balanceCommand() *command {
+func (a *account) balanceCommand() *command {
 	return &command{
 		def: slash("balance", "solde",
 			"Your credits, keys and statistics",
@@ -35,7 +42,7 @@ func (a *App) balanceCommand() *command {
 // (game.Player.Seen): a ticket being revealed counts only for what its
 // revealed rows show. It creates nothing: someone who never played sees
 // the guild's starting balance and no plays yet.
-func (a *App) handleBalance(ctx context.Context, rq *request) (reply, error) {
+func (a *account) handleBalance(ctx context.Context, rq *request) (reply, error) {
 	p, ok, err := a.load(ctx, rq.player())
 	if err != nil {
 		return reply{}, err
@@ -86,7 +93,7 @@ func (a *App) handleBalance(ctx context.Context, rq *request) (reply, error) {
 // seen returns p, the player id, as the player has seen them. It reads the
 // history only when the best win needs it: while a prize not shown yet may
 // be the best win stored.
-func (a *App) seen(ctx context.Context, id storage.PlayerID, p game.Player) (game.Seen, error) {
+func (a *account) seen(ctx context.Context, id storage.PlayerID, p game.Player) (game.Seen, error) {
 	t := p.Revealing()
 	if t == nil || !t.Outcome.Tier.Winning() || t.PrizeShown() || t.Outcome.Prize < p.Stats.BestWinCents {
 		return p.Seen(nil), nil
@@ -107,7 +114,7 @@ func revealingLine(l *lang, sv game.Seen) string {
 	return l.T("seen_revealing", map[string]any{"Ticket": sv.Revealing})
 }
 
-func (a *App) leaderboardCommand() *command {
+func (a *account) leaderboardCommand() *command {
 	return &command{
 		def: slash("leaderboard", "classement",
 			"The server's richest players",
@@ -124,7 +131,7 @@ func (a *App) leaderboardCommand() *command {
 // board tells no ticket's result before its card: it reads the records of
 // the players it shows, leaderSize and the caller at most. A record that
 // does not decode is left out (logged and counted), its rank with it.
-func (a *App) handleLeaderboard(ctx context.Context, rq *request) (reply, error) {
+func (a *account) handleLeaderboard(ctx context.Context, rq *request) (reply, error) {
 	b, err := a.store.Leaderboard(ctx, rq.guild, leaderSize, rq.user)
 	if err != nil {
 		return reply{}, internal("leaderboard", err)
@@ -203,7 +210,7 @@ func (a *App) handleLeaderboard(ctx context.Context, rq *request) (reply, error)
 	}}, nil
 }
 
-func (a *App) dailyCommand() *command {
+func (a *account) dailyCommand() *command {
 	return &command{
 		def: slash("daily", "bonus",
 			"Claim your daily bonus credits",
@@ -214,7 +221,7 @@ func (a *App) dailyCommand() *command {
 
 // handleDaily claims the guild's daily bonus under the interaction's ID,
 // creating the player at the first claim.
-func (a *App) handleDaily(ctx context.Context, rq *request) (reply, error) {
+func (a *account) handleDaily(ctx context.Context, rq *request) (reply, error) {
 	l := rq.l
 	set, err := a.settings(ctx, rq.guild)
 	if err != nil {
@@ -238,7 +245,7 @@ func (a *App) handleDaily(ctx context.Context, rq *request) (reply, error) {
 // dailyStep claims the guild's daily bonus under rq's operation ID,
 // creating the player at the first claim. The command and the Activity
 // both claim through it.
-func (a *App) dailyStep(ctx context.Context, rq *request, set game.Settings) (storage.Applied, error) {
+func (a *account) dailyStep(ctx context.Context, rq *request, set game.Settings) (storage.Applied, error) {
 	ap, err := a.run(ctx, storage.Step{
 		ID: rq.player(), Op: rq.i.ID, Create: true, Start: set.StartingBalance,
 		Move: game.ClaimDaily{Amount: set.DailyAmount, Cooldown: set.DailyCooldown},
@@ -260,7 +267,7 @@ func (a *App) dailyStep(ctx context.Context, rq *request, set game.Settings) (st
 	return ap, nil
 }
 
-func (a *App) historyCommand() *command {
+func (a *account) historyCommand() *command {
 	return &command{
 		def: slash("history", "historique",
 			"Your last plays and credits",
@@ -272,7 +279,7 @@ func (a *App) historyCommand() *command {
 // handleHistory shows the player's last history lines, newest first, as
 // the player has seen them (game.Player.SeenHistory): a ticket being
 // revealed gets its line once finished. It creates nothing.
-func (a *App) handleHistory(ctx context.Context, rq *request) (reply, error) {
+func (a *account) handleHistory(ctx context.Context, rq *request) (reply, error) {
 	// The history first: a ticket drawn between the two reads has no line
 	// in it yet, so none can slip through.
 	hs, err := a.store.History(ctx, rq.player(), historySize+1)
@@ -306,7 +313,7 @@ func (a *App) handleHistory(ctx context.Context, rq *request) (reply, error) {
 }
 
 // historyLine describes one history entry.
-func (a *App) historyLine(l *lang, h game.Entry) string {
+func (a *renderer) historyLine(l *lang, h game.Entry) string {
 	data := map[string]any{"Amount": l.Signed(h.Amount), "Balance": l.Credits(h.Balance), "Ticket": h.TicketID}
 	switch h.Kind {
 	case game.KindPlay:

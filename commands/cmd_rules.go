@@ -9,11 +9,17 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
+// rules is the handler of /rules.
+type rules struct {
+	*renderer
+	cat *catalog
+}
+
 // /rules shows both prize tables with the exact odds computed by game, the
 // return to player and how the key odds are read. Nothing is recomputed
 // here: the figures come from game.ComputeOdds, rendered once per language.
 
-func (a *App) rulesCommand() *command {
+func (a *rules) rulesCommand() *command {
 	odds := game.ComputeOdds()
 	en := a.rulesEmbeds(a.cat.en, odds, game.English)
 	fr := a.rulesEmbeds(a.cat.fr, odds, game.French)
@@ -33,7 +39,7 @@ func (a *App) rulesCommand() *command {
 	}
 }
 
-func (a *App) rulesEmbeds(l *lang, o game.Odds, gl game.Lang) []*discordgo.MessageEmbed {
+func (a *rules) rulesEmbeds(l *lang, o game.Odds, gl game.Lang) []*discordgo.MessageEmbed {
 	var main strings.Builder
 	main.WriteString(l.T("rules_main_intro", map[string]any{"Stake": l.Credits(game.Stake)}))
 	main.WriteString("\n\n")

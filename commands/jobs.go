@@ -50,9 +50,11 @@ type jobConfig struct {
 	stopAt int
 }
 
-// jobs is the App's side of the runner: the signal that wakes it and the
-// confirmations whose progress to show. Its zero value is ready.
+// jobs is the runner of the background jobs: the store's steps, the
+// signal that wakes it and the confirmations whose progress to show.
 type jobs struct {
+	*steps
+	timeout  time.Duration // Config.Timeout
 	once     sync.Once
 	wakeC    chan struct{}
 	mu       sync.Mutex
@@ -106,10 +108,10 @@ func (j *jobs) addWatch(w watch) {
 // once per process, in every mode that handles interactions. It returns
 // ctx's error.
 func (a *App) RunJobs(ctx context.Context) error {
-	return a.runJobs(ctx, jobConfig{})
+	return a.jobs.runJobs(ctx, jobConfig{})
 }
 
-func (a *App) runJobs(ctx context.Context, c jobConfig) error {
+func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
 	if c.holder == "" {
 		var b [8]byte
 		if _, err := rand.Read(b[:]); err != nil {
@@ -129,32 +131,32 @@ func (a *App) runJobs(ctx context.Context, c jobConfig) error {
 	if c.batch <= 0 {
 		c.batch = resetBatch
 	}
-	a.jobs.mu.Lock()
-	if a.jobs.runnerOn {
-		a.jobs.mu.Unlock()
+	a.mu.Lock()
+	if a.runnerOn {
+		a.mu.Unlock()
 		return errors.New("commands: jobs: RunJobs is already running")
 	}
-	a.jobs.runnerOn = true
-	if a.jobs.running == nil {
-		a.jobs.running = map[uint64]bool{}
+	a.runnerOn = true
+	if a.running == nil {
+		a.running = map[uint64]bool{}
 	}
-	a.jobs.mu.Unlock()
+	a.mu.Unlock()
 	a.log.Info("commands: job runner started", "holder", c.holder)
 
 	var wg sync.WaitGroup
 	defer func() {
 		wg.Wait()
-		a.jobs.mu.Lock()
-		a.jobs.runnerOn = false
-		a.jobs.mu.Unlock()
+		a.mu.Lock()
+		a.runnerOn = false
+		a.mu.Unlock()
 	}()
 	tick := time.NewTicker(c.scan)
 	defer tick.Stop()
 	for {
-		a.jobs.mu.Lock()
-		ws := a.jobs.watches
-		a.jobs.watches = nil
-		a.jobs.mu.Unlock()
+		a.mu.Lock()
+		ws := a.watches
+		a.watches = nil
+		a.mu.Unlock()
 		for _, w := range ws {
 			wg.Add(1)
 			go func() {
@@ -167,10 +169,10 @@ func (a *App) runJobs(ctx context.Context, c jobConfig) error {
 			a.log.Warn("commands: jobs: list", "err", err)
 		}
 		for _, g := range guilds {
-			a.jobs.mu.Lock()
-			busy := a.jobs.running[g]
-			a.jobs.running[g] = true
-			a.jobs.mu.Unlock()
+			a.mu.Lock()
+			busy := a.running[g]
+			a.running[g] = true
+			a.mu.Unlock()
 			if busy {
 				continue
 			}
@@ -178,9 +180,9 @@ func (a *App) runJobs(ctx context.Context, c jobConfig) error {
 			go func() {
 				defer wg.Done()
 				defer func() {
-					a.jobs.mu.Lock()
-					delete(a.jobs.running, g)
-					a.jobs.mu.Unlock()
+					a.mu.Lock()
+					delete(a.running, g)
+					a.mu.Unlock()
 				}()
 				if err := a.runReset(ctx, c, g); err != nil && ctx.Err() == nil {
 					a.log.Warn("commands: jobs: reset-guild stopped; it goes on at the next scan", "guild", g, "err", err)
@@ -191,7 +193,7 @@ func (a *App) runJobs(ctx context.Context, c jobConfig) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-tick.C:
-		case <-a.jobs.wake():
+		case <-a.wake():
 		}
 	}
 }
@@ -205,7 +207,7 @@ const jobWorkers = 16
 // is rewritten), jobWorkers at a time, and returns how many it reset (a player gone meanwhile is not
 // counted). On an error some may be reset: their steps are remembered, so
 // that running the batch again resets no one twice.
-func (a *App) resetPlayers(ctx context.Context, guild uint64, op string, start int64, users []uint64) (int64, error) {
+func (a *jobs) resetPlayers(ctx context.Context, guild uint64, op string, start int64, users []uint64) (int64, error) {
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -256,13 +258,13 @@ var errLost = errors.New("lease lost")
 // player's reset is its own step under "<op>:<user>", so that a player
 // reset before a crash, or by a process that lost the lease, is not reset
 // again (a player who played since keeps their play).
-func (a *App) runReset(stop context.Context, c jobConfig, guild uint64) error {
+func (a *jobs) runReset(stop context.Context, c jobConfig, guild uint64) error {
 	// The job stops between two batches once stop ends; a step already
 	// started completes (within Config.Timeout), so that a write and what
 	// goes with it (Redis: its audit line) are not cut in two.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(stop))
 	defer cancel()
-	defer context.AfterFunc(stop, func() { time.AfterFunc(a.cfg.Timeout, cancel) })()
+	defer context.AfterFunc(stop, func() { time.AfterFunc(a.timeout, cancel) })()
 	g, err := a.store.Guild(ctx, guild)
 	if err != nil {
 		return fmt.Errorf("guild: %w", err)
@@ -350,7 +352,7 @@ func nilIfLost(err error) error {
 // showProgress edits the confirmation w with its job's progress every
 // c.edit, until the job ends (the last edit says so), the token dies or
 // ctx ends. It runs only in the process that got the confirmation.
-func (a *App) showProgress(ctx context.Context, c jobConfig, w watch) {
+func (a *jobs) showProgress(ctx context.Context, c jobConfig, w watch) {
 	t := time.NewTicker(c.edit)
 	defer t.Stop()
 	var shown int64 = -1
@@ -360,7 +362,7 @@ func (a *App) showProgress(ctx context.Context, c jobConfig, w watch) {
 			return
 		case <-t.C:
 		}
-		if a.cfg.Now().After(w.until) {
+		if a.clock().After(w.until) {
 			return
 		}
 		g, err := a.store.Guild(ctx, w.guild)

@@ -31,7 +31,7 @@ func runAllJobs(tb testing.TB, a *App, st storage.Store, holder string) {
 		tb.Fatal(err)
 	}
 	for _, g := range gs {
-		if err := a.runReset(ctx, jobConfig{holder: holder, lease: JobLease, batch: resetBatch}, g); err != nil {
+		if err := a.jobs.runReset(ctx, jobConfig{holder: holder, lease: JobLease, batch: resetBatch}, g); err != nil {
 			tb.Fatalf("guild %d: %v", g, err)
 		}
 	}
@@ -105,7 +105,7 @@ func TestResetGuildJobResumes(t *testing.T) {
 			}
 			// Process a resets 350 players, records 300, and dies.
 			a := newApp()
-			if err := a.runReset(ctx, jobConfig{holder: "a", lease: JobLease, batch: 100, stopAt: 350}, guild); !errors.Is(err, errStopped) {
+			if err := a.jobs.runReset(ctx, jobConfig{holder: "a", lease: JobLease, batch: 100, stopAt: 350}, guild); !errors.Is(err, errStopped) {
 				t.Fatalf("a: %v", err)
 			}
 			g, err := st.Guild(ctx, guild)
@@ -121,7 +121,7 @@ func TestResetGuildJobResumes(t *testing.T) {
 			}
 			// Process b cannot take the lease while it lasts…
 			b := newApp()
-			if err := b.runReset(ctx, jobConfig{holder: "b", lease: JobLease, batch: 100}, guild); err != nil {
+			if err := b.jobs.runReset(ctx, jobConfig{holder: "b", lease: JobLease, batch: 100}, guild); err != nil {
 				t.Fatal(err)
 			}
 			if g, _ := st.Guild(ctx, guild); g.Reset.Count != 300 || g.Reset.Holder != "a" {
@@ -174,7 +174,7 @@ func runUntil(t *testing.T, a *App, c jobConfig, done func() bool) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	stopped := make(chan error, 1)
-	go func() { stopped <- a.runJobs(ctx, c) }()
+	go func() { stopped <- a.jobs.runJobs(ctx, c) }()
 	defer func() {
 		cancel()
 		if err := <-stopped; !errors.Is(err, context.Canceled) {
@@ -208,7 +208,7 @@ func TestTwoRunnersOneLease(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_ = a.runJobs(ctx, jobConfig{holder: h, scan: time.Millisecond, batch: 10})
+			_ = a.jobs.runJobs(ctx, jobConfig{holder: h, scan: time.Millisecond, batch: 10})
 		}()
 	}
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
