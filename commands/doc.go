@@ -21,10 +21,12 @@
 // entry-point command the transports register when the application has
 // none (launch.go).
 //
-// Every change is one storage.Apply of a transition of package game (Buy,
-// Reveal, OpenChest, ClaimDaily, Grant, SetBalance, Reset) under an
-// operation ID, the interaction's ID: a repeated interaction changes
-// nothing and is answered from the result the first one recorded. The
+// Every change is one value, a move of package game (game.Buy, Reveal,
+// OpenChest, ClaimDaily, Grant, Reset…) in a storage.Step under an
+// operation ID, the interaction's ID, that the store runs (Store.Run): a
+// repeated interaction changes nothing and is answered from the result the
+// first one recorded; what the step did comes back as data
+// (storage.Applied). The
 // transitions themselves make a double click harmless (an open ticket is
 // resumed, a ticket drawn once, a chest paid once). /play, "Play again" and
 // /daily create a player at the first step, with the guild's starting
@@ -35,6 +37,11 @@
 // sits on: a click is handled only if its message carries a button with
 // exactly the clicked custom ID (Discord always sends the message with a
 // component interaction).
+//
+// Each feature's handlers are methods of a type of their own that sees only
+// what they use (plays in cmd_play.go, account, care, fairness, admin,
+// rules, the Activity's desk, the jobs); they share the store's steps
+// (steps in app.go) and the cards (render.go).
 //
 // Handlers return errors; Handle renders them in one place: user errors as
 // an ephemeral reply in the user's language (French for a "fr" locale,
@@ -47,12 +54,12 @@
 // /play and "Play again" read a guild's settings (allowed channel, public
 // plays, starting balance) with Store.Guild on every play; wrap the store
 // with storage/settingscache to cache them. /admin settings changes them,
-// and /admin reset-guild records its progress, with game's guild
-// transitions through storage.ApplyGuild.
+// and /admin reset-guild records its progress, with game's guild moves
+// (game.ChangeSettings, BeginReset…) run by Store.RunGuild.
 //
 // The Activity (package activity, the card scratched by hand) plays
-// through App.Act: the buttons' own steps (buyStep, revealStep, chestStep,
-// dailyStep in cmd_play.go and cmd_player.go) under the page's operation
+// through App.Act: the buttons' own steps (plays' buyStep, revealStep,
+// chestStep, account's dailyStep) under the page's operation
 // IDs ("a:" + the page's), counted and logged as the buttons are; its
 // state (ActState) holds the revealed rows only (activity.go).
 //

@@ -14,7 +14,7 @@ import (
 // ("interaction"), by delivery.observe, which feeds the metrics too; one
 // info line per moderator action ("moderator action"), where the store
 // has accepted a write with an audit entry that was not a repeat
-// (App.apply, App.applyGuild); internal errors at error level
+// (steps.run, steps.runGuild); internal errors at error level
 // (observation.logError). A transport passes its own logger in the
 // context (WithLogger), so that these lines carry its attributes: the
 // gateway's shard, or the HTTP endpoint.
