@@ -422,10 +422,13 @@ func (s *Server) WaitIdentified(ctx context.Context) (Identify, error) {
 // Disconnect drops every gateway connection abruptly (no close frame), as a
 // network failure would; discordgo then reconnects and RESUMEs.
 func (s *Server) Disconnect() {
+	// The connections are forgotten at once, so that no dispatch races
+	// their read loops and meets a closed connection instead of none.
 	s.mu.Lock()
 	conns := make([]*gwConn, 0, len(s.conns))
 	for c := range s.conns {
 		conns = append(conns, c)
+		delete(s.conns, c)
 	}
 	s.mu.Unlock()
 	for _, c := range conns {
