@@ -22,11 +22,7 @@ type Launch struct {
 }
 
 // Launches returns the Activities launched so far, oldest first.
-func (s *Server) Launches() []Launch {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Launch(nil), s.launches...)
-}
+func (s *Server) Launches() []Launch { return copyOf(s, &s.launches) }
 
 func (s *Server) postCallback(w http.ResponseWriter, r *http.Request) {
 	id, token := r.PathValue("id"), r.PathValue("token")

@@ -216,8 +216,4 @@ func (s *Server) EntryPoint() (*discordgo.ApplicationCommand, int) {
 }
 
 // Registrations counts the bulk overwrites of commands accepted so far.
-func (s *Server) Registrations() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.commandsSeq
-}
+func (s *Server) Registrations() int { return read(s, &s.commandsSeq) }

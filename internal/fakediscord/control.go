@@ -302,11 +302,11 @@ func (s *Server) ControlHandler() http.Handler {
 	mux := http.NewServeMux()
 	reply := func(w http.ResponseWriter, p *Pending, err error, r *http.Request) {
 		if err != nil {
-			status := http.StatusBadRequest
 			if errors.Is(err, ErrNoGateway) || errors.Is(err, ErrClosed) {
-				status = http.StatusServiceUnavailable
+				writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
+			} else {
+				badRequest(w, err)
 			}
-			writeJSON(w, status, map[string]string{"error": err.Error()})
 			return
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
@@ -324,21 +324,17 @@ func (s *Server) ControlHandler() http.Handler {
 	})
 	mux.HandleFunc("POST /_fake/slash", func(w http.ResponseWriter, r *http.Request) {
 		var sl Slash
-		if err := json.NewDecoder(r.Body).Decode(&sl); err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "bad JSON: " + err.Error()})
-			return
+		if decodeBody(w, r, &sl) {
+			p, err := s.Slash(r.Context(), sl)
+			reply(w, p, err, r)
 		}
-		p, err := s.Slash(r.Context(), sl)
-		reply(w, p, err, r)
 	})
 	mux.HandleFunc("POST /_fake/click", func(w http.ResponseWriter, r *http.Request) {
 		var c Click
-		if err := json.NewDecoder(r.Body).Decode(&c); err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "bad JSON: " + err.Error()})
-			return
+		if decodeBody(w, r, &c) {
+			p, err := s.Click(r.Context(), c)
+			reply(w, p, err, r)
 		}
-		p, err := s.Click(r.Context(), c)
-		reply(w, p, err, r)
 	})
 	endpoint := func() map[string]string {
 		return map[string]string{"url": s.InteractionsURL(), "public_key": s.PublicKeyHex()}
@@ -350,13 +346,12 @@ func (s *Server) ControlHandler() http.Handler {
 		var body struct {
 			URL string `json:"url"`
 		}
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "bad JSON: " + err.Error()})
+		if !decodeBody(w, r, &body) {
 			return
 		}
 		if body.URL != "" {
 			if err := s.ping(r.Context(), body.URL); err != nil {
-				writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+				badRequest(w, err)
 				return
 			}
 		}
@@ -364,39 +359,50 @@ func (s *Server) ControlHandler() http.Handler {
 		writeJSON(w, http.StatusOK, endpoint())
 	})
 	mux.HandleFunc("GET /_fake/commands", func(w http.ResponseWriter, r *http.Request) {
-		cmds := s.Commands(r.URL.Query().Get("guild"))
-		if cmds == nil {
-			cmds = []*discordgo.ApplicationCommand{}
-		}
-		writeJSON(w, http.StatusOK, cmds)
+		writeJSON(w, http.StatusOK, orEmpty(s.Commands(r.URL.Query().Get("guild"))))
 	})
 	mux.HandleFunc("GET /_fake/messages", func(w http.ResponseWriter, r *http.Request) {
-		msgs := s.Messages(r.URL.Query().Get("channel"))
-		if msgs == nil {
-			msgs = []*discordgo.Message{}
-		}
-		writeJSON(w, http.StatusOK, msgs)
+		writeJSON(w, http.StatusOK, orEmpty(s.Messages(r.URL.Query().Get("channel"))))
 	})
 	mux.HandleFunc("GET /_fake/failures", func(w http.ResponseWriter, r *http.Request) {
-		f := s.Failures()
-		if f == nil {
-			f = []Failure{}
-		}
-		writeJSON(w, http.StatusOK, f)
+		writeJSON(w, http.StatusOK, orEmpty(s.Failures()))
 	})
 	mux.HandleFunc("GET /_fake/identifies", func(w http.ResponseWriter, r *http.Request) {
-		ids := s.Identifies()
+		ids := orEmpty(s.Identifies())
 		for i := range ids {
 			ids[i].Token = "[redacted]"
-		}
-		if ids == nil {
-			ids = []Identify{}
 		}
 		writeJSON(w, http.StatusOK, ids)
 	})
 	s.controlFaults(mux)
 	s.controlActivity(mux)
 	return mux
+}
+
+// orEmpty is list, or an empty list rather than nil (JSON [], not null).
+func orEmpty[T any](list []T) []T {
+	if list == nil {
+		return []T{}
+	}
+	return list
+}
+
+// badRequest answers the control API's 400 {"error"}.
+func badRequest(w http.ResponseWriter, err error) {
+	writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+}
+
+// decodeBody decodes a control body (≤ 1 MiB) into v, refusing unknown
+// fields; on an error it answers 400 and returns false.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	b, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err == nil {
+		err = decodeStrict(b, v)
+	}
+	if err != nil {
+		badRequest(w, fmt.Errorf("bad JSON: %w", err))
+	}
+	return err == nil
 }
 
 // controlResponse is the JSON the control API answers: the response, and

@@ -58,11 +58,7 @@ func (s *Server) EmojiImage(id string) []byte {
 
 // EmojiCreates returns how many emojis were created so far (successful
 // POST /applications/{app}/emojis).
-func (s *Server) EmojiCreates() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.emojiCreates
-}
+func (s *Server) EmojiCreates() int { return read(s, &s.emojiCreates) }
 
 // SetRefuseEmojis makes the fake refuse (true) or accept (false) the
 // creation of application emojis from now on: refused, POST

@@ -53,11 +53,7 @@ func (s *Server) SetInteractionsURL(url string) {
 }
 
 // InteractionsURL is the interactions endpoint in use; "" means the gateway.
-func (s *Server) InteractionsURL() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.endpoint
-}
+func (s *Server) InteractionsURL() string { return read(s, &s.endpoint) }
 
 // Ping checks the interactions endpoint as the Developer Portal does when
 // the URL is saved: a PING with a wrong signature must be answered 401, and

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -85,20 +84,13 @@ const (
 
 // Routes are the REST routes of the fake, as Fault.Route names them:
 // the method and the path after /api/v10, with its parameters in braces.
-var Routes = []string{
-	"GET /gateway", "GET /gateway/bot", "GET /users/@me", "GET /applications/@me",
-	"GET /oauth2/applications/@me",
-	"GET /applications/{app}/commands", "PUT /applications/{app}/commands",
-	"GET /applications/{app}/guilds/{guild}/commands", "PUT /applications/{app}/guilds/{guild}/commands",
-	"GET /applications/{app}/emojis", "POST /applications/{app}/emojis",
-	"GET /applications/{app}/emojis/{emoji}", "PATCH /applications/{app}/emojis/{emoji}",
-	"DELETE /applications/{app}/emojis/{emoji}",
-	"POST /interactions/{id}/{token}/callback",
-	"POST /webhooks/{app}/{token}",
-	"GET /webhooks/{app}/{token}/messages/{msg}",
-	"PATCH /webhooks/{app}/{token}/messages/{msg}",
-	"DELETE /webhooks/{app}/{token}/messages/{msg}",
-}
+var Routes = func() []string {
+	out := make([]string, len(restRoutes))
+	for i, rt := range restRoutes {
+		out[i] = rt.pattern
+	}
+	return out
+}()
 
 // Fault is a rule that injects a fault into the REST calls it matches:
 // all of Route, Bucket and Interaction that are set must match. It hits the
@@ -139,39 +131,28 @@ type Fault struct {
 	After bool `json:"after,omitempty"`
 }
 
-// faultJSON is Fault's JSON form with durations as numbers or strings.
-type faultJSON struct {
-	Kind        FaultKind    `json:"kind"`
-	Route       string       `json:"route,omitempty"`
-	Bucket      string       `json:"bucket,omitempty"`
-	Interaction string       `json:"interaction,omitempty"`
-	Count       int          `json:"count,omitempty"`
-	Fraction    float64      `json:"fraction,omitempty"`
-	RetryAfter  jsonDuration `json:"retry_after,omitempty"`
-	Scope       string       `json:"scope,omitempty"`
-	Status      int          `json:"status,omitempty"`
-	Delay       jsonDuration `json:"delay,omitempty"`
-	After       bool         `json:"after,omitempty"`
-}
-
 // UnmarshalJSON reads a Fault as the control API takes it; unknown fields
 // are an error.
 func (f *Fault) UnmarshalJSON(b []byte) error {
-	var a faultJSON
-	if err := decodeStrict(b, &a); err != nil {
-		return err
-	}
-	*f = Fault{Kind: a.Kind, Route: a.Route, Bucket: a.Bucket, Interaction: a.Interaction, Count: a.Count,
-		Fraction: a.Fraction, RetryAfter: time.Duration(a.RetryAfter), Scope: a.Scope, Status: a.Status,
-		Delay: time.Duration(a.Delay), After: a.After}
-	return nil
+	type plain Fault
+	a := struct {
+		*plain
+		RetryAfter jsonDuration `json:"retry_after"`
+		Delay      jsonDuration `json:"delay"`
+	}{plain: (*plain)(f)}
+	err := decodeStrict(b, &a)
+	f.RetryAfter, f.Delay = time.Duration(a.RetryAfter), time.Duration(a.Delay)
+	return err
 }
 
 // MarshalJSON writes durations as Go durations ("1.5s").
 func (f Fault) MarshalJSON() ([]byte, error) {
-	return json.Marshal(faultJSON{Kind: f.Kind, Route: f.Route, Bucket: f.Bucket, Interaction: f.Interaction,
-		Count: f.Count, Fraction: f.Fraction, RetryAfter: jsonDuration(f.RetryAfter), Scope: f.Scope,
-		Status: f.Status, Delay: jsonDuration(f.Delay), After: f.After})
+	type plain Fault
+	return json.Marshal(struct {
+		plain
+		RetryAfter jsonDuration `json:"retry_after,omitempty"`
+		Delay      jsonDuration `json:"delay,omitempty"`
+	}{plain(f), jsonDuration(f.RetryAfter), jsonDuration(f.Delay)})
 }
 
 // jsonDuration is a duration as JSON: a number of seconds or a Go duration string.
@@ -206,20 +187,21 @@ func (d jsonDuration) MarshalJSON() ([]byte, error) {
 	return json.Marshal(time.Duration(d).String())
 }
 
+// faultKinds are the kinds a Fault may have.
+var faultKinds = []FaultKind{FaultRateLimit, FaultGlobalRateLimit, FaultRateLimitNoRetryAfter, FaultRateLimitNegative,
+	FaultRateLimitHuge, FaultRateLimitNotJSON, FaultRateLimitBadResetAfter, FaultServerError, FaultSlow, FaultReset, FaultTokenExpired}
+
 func (f *Fault) isRateLimit() bool {
 	return strings.HasPrefix(string(f.Kind), "rate_limit") || f.Kind == FaultGlobalRateLimit
 }
 
 // check validates f and fills its defaults.
 func (f *Fault) check() error {
-	switch f.Kind {
-	case FaultRateLimit, FaultGlobalRateLimit, FaultRateLimitNoRetryAfter, FaultRateLimitNegative,
-		FaultRateLimitHuge, FaultRateLimitNotJSON, FaultRateLimitBadResetAfter,
-		FaultServerError, FaultSlow, FaultReset, FaultTokenExpired:
-	case "":
+	switch {
+	case f.Kind == "":
 		return fmt.Errorf("fault: kind is required")
-	default:
-		return fmt.Errorf("fault: unknown kind %q (want rate_limit, global_rate_limit, rate_limit_no_retry_after, rate_limit_negative, rate_limit_huge, rate_limit_not_json, rate_limit_bad_reset_after, server_error, slow, reset or token_expired)", f.Kind)
+	case !slices.Contains(faultKinds, f.Kind):
+		return fmt.Errorf("fault: unknown kind %q (want one of %v)", f.Kind, faultKinds)
 	}
 	if f.Route != "" && !routeKnown(f.Route) {
 		return fmt.Errorf("fault: unknown route %q (want one of %s, e.g. \"POST /interactions/{id}/{token}/callback\")", f.Route, strings.Join(Routes, ", "))
@@ -332,22 +314,16 @@ type Chaos struct {
 // UnmarshalJSON reads Chaos as the control API takes it: durations as
 // seconds or Go durations; unknown fields are an error.
 func (c *Chaos) UnmarshalJSON(b []byte) error {
-	var a struct {
-		Fraction     float64      `json:"fraction"`
-		Kinds        []FaultKind  `json:"kinds"`
-		Seed         uint64       `json:"seed"`
+	type plain Chaos
+	a := struct {
+		*plain
 		RetryAfter   jsonDuration `json:"retry_after"`
 		Delay        jsonDuration `json:"delay"`
-		After        float64      `json:"after"`
-		GatewayDrops int          `json:"gateway_drops"`
 		GatewayEvery jsonDuration `json:"gateway_every"`
-	}
-	if err := decodeStrict(b, &a); err != nil {
-		return err
-	}
-	*c = Chaos{Fraction: a.Fraction, Kinds: a.Kinds, Seed: a.Seed, RetryAfter: time.Duration(a.RetryAfter),
-		Delay: time.Duration(a.Delay), After: a.After, GatewayDrops: a.GatewayDrops, GatewayEvery: time.Duration(a.GatewayEvery)}
-	return nil
+	}{plain: (*plain)(c)}
+	err := decodeStrict(b, &a)
+	c.RetryAfter, c.Delay, c.GatewayEvery = time.Duration(a.RetryAfter), time.Duration(a.Delay), time.Duration(a.GatewayEvery)
+	return err
 }
 
 // chaosState is an active Chaos.
@@ -429,12 +405,8 @@ func (s *Server) ClearFaults() {
 	s.rules = nil
 	s.globalWindow = time.Time{}
 	s.noAckUntil = time.Time{}
-	ch := s.chaos
-	s.chaos = nil
 	s.mu.Unlock()
-	if ch != nil {
-		close(ch.stop)
-	}
+	s.StopChaos()
 }
 
 // FaultRules returns the active rules with their remaining hits (-1: unlimited).
@@ -531,11 +503,7 @@ func (s *Server) chaosGateway(st *chaosState) {
 }
 
 // Faults returns every injected fault and consequence so far, oldest first.
-func (s *Server) Faults() []InjectedFault {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]InjectedFault(nil), s.injected...)
-}
+func (s *Server) Faults() []InjectedFault { return copyOf(s, &s.injected) }
 
 // recordFaultLocked records an injected fault and marks its interaction.
 func (s *Server) recordFaultLocked(f InjectedFault) {
@@ -648,24 +616,22 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request, route string,
 	f := *hit
 	rec := InjectedFault{Kind: f.Kind, Method: r.Method, Route: route, Path: elideToken(r.URL.Path),
 		Bucket: c.bucket, Interaction: c.interaction, After: f.After}
-	switch f.Kind {
-	case FaultRateLimit, FaultGlobalRateLimit, FaultRateLimitNoRetryAfter, FaultRateLimitNegative,
-		FaultRateLimitHuge, FaultRateLimitNotJSON, FaultRateLimitBadResetAfter:
+	switch {
+	case f.isRateLimit():
 		rec.Status = http.StatusTooManyRequests
 		rec.Detail = "retry_after " + f.RetryAfter.String()
-	case FaultServerError:
+	case f.Kind == FaultServerError:
 		rec.Status = f.Status
-	case FaultSlow:
+	case f.Kind == FaultSlow:
 		rec.Detail = "delay " + f.Delay.String()
-	case FaultTokenExpired:
+	case f.Kind == FaultTokenExpired:
 		rec.Status = http.StatusUnauthorized
 	}
 	// The well-formed 429s are enforced.
-	switch f.Kind {
-	case FaultRateLimit:
+	if f.Kind == FaultRateLimit || f.Kind == FaultGlobalRateLimit {
 		s.retryUntil[c.bucket] = now.Add(f.RetryAfter)
-	case FaultGlobalRateLimit:
-		s.retryUntil[c.bucket] = now.Add(f.RetryAfter)
+	}
+	if f.Kind == FaultGlobalRateLimit {
 		s.globalUntil, s.globalSent = now.Add(f.RetryAfter), now
 	}
 	s.recordFaultLocked(rec)
@@ -790,28 +756,14 @@ func writeHTMLError(w http.ResponseWriter, status int) {
 
 // controlFaults mounts the control API of faults on mux (see ControlAPI).
 func (s *Server) controlFaults(mux *http.ServeMux) {
-	bad := func(w http.ResponseWriter, err error) {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
-	}
-	decode := func(w http.ResponseWriter, r *http.Request, v any) bool {
-		b, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-		if err == nil {
-			err = decodeStrict(b, v)
-		}
-		if err != nil {
-			bad(w, fmt.Errorf("bad JSON: %w", err))
-			return false
-		}
-		return true
-	}
 	mux.HandleFunc("POST /_fake/faults", func(w http.ResponseWriter, r *http.Request) {
 		var f Fault
-		if !decode(w, r, &f) {
+		if !decodeBody(w, r, &f) {
 			return
 		}
 		id, err := s.InjectFault(f)
 		if err != nil {
-			bad(w, err)
+			badRequest(w, err)
 			return
 		}
 		for _, ru := range s.FaultRules() {
@@ -823,11 +775,7 @@ func (s *Server) controlFaults(mux *http.ServeMux) {
 		writeJSON(w, http.StatusOK, FaultRule{ID: id, Fault: f})
 	})
 	mux.HandleFunc("GET /_fake/faults", func(w http.ResponseWriter, r *http.Request) {
-		inj := s.Faults()
-		if inj == nil {
-			inj = []InjectedFault{}
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"rules": s.FaultRules(), "injected": inj})
+		writeJSON(w, http.StatusOK, map[string]any{"rules": s.FaultRules(), "injected": orEmpty(s.Faults())})
 	})
 	mux.HandleFunc("DELETE /_fake/faults", func(w http.ResponseWriter, r *http.Request) {
 		s.ClearFaults()
@@ -836,7 +784,7 @@ func (s *Server) controlFaults(mux *http.ServeMux) {
 	mux.HandleFunc("DELETE /_fake/faults/{id}", func(w http.ResponseWriter, r *http.Request) {
 		id, err := strconv.Atoi(r.PathValue("id"))
 		if err != nil {
-			bad(w, fmt.Errorf("rule ID %q is not a number", r.PathValue("id")))
+			badRequest(w, fmt.Errorf("rule ID %q is not a number", r.PathValue("id")))
 			return
 		}
 		if !s.RemoveFault(id) {
@@ -849,11 +797,11 @@ func (s *Server) controlFaults(mux *http.ServeMux) {
 		var body struct {
 			Duration *jsonDuration `json:"duration"`
 		}
-		if !decode(w, r, &body) {
+		if !decodeBody(w, r, &body) {
 			return
 		}
 		if body.Duration == nil || *body.Duration < 0 || time.Duration(*body.Duration) > time.Hour {
-			bad(w, fmt.Errorf(`global-rate-limit: want {"duration": seconds or "1s"} within [0, 1h] (0 ends it)`))
+			badRequest(w, fmt.Errorf(`global-rate-limit: want {"duration": seconds or "1s"} within [0, 1h] (0 ends it)`))
 			return
 		}
 		s.SetGlobalRateLimit(time.Duration(*body.Duration))
@@ -861,11 +809,11 @@ func (s *Server) controlFaults(mux *http.ServeMux) {
 	})
 	mux.HandleFunc("PUT /_fake/chaos", func(w http.ResponseWriter, r *http.Request) {
 		var c Chaos
-		if !decode(w, r, &c) {
+		if !decodeBody(w, r, &c) {
 			return
 		}
 		if err := s.SetChaos(c); err != nil {
-			bad(w, err)
+			badRequest(w, err)
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"chaos": true})
@@ -880,7 +828,7 @@ func (s *Server) controlFaults(mux *http.ServeMux) {
 			Resumable bool         `json:"resumable"`
 			Duration  jsonDuration `json:"duration"`
 		}
-		if !decode(w, r, &body) {
+		if !decodeBody(w, r, &body) {
 			return
 		}
 		n := 0
@@ -894,21 +842,17 @@ func (s *Server) controlFaults(mux *http.ServeMux) {
 			s.Disconnect()
 		case "withhold_acks":
 			if body.Duration <= 0 || time.Duration(body.Duration) > time.Hour {
-				bad(w, fmt.Errorf("gateway: withhold_acks needs a duration within (0, 1h]"))
+				badRequest(w, fmt.Errorf("gateway: withhold_acks needs a duration within (0, 1h]"))
 				return
 			}
 			s.WithholdHeartbeatAcks(time.Duration(body.Duration))
 		default:
-			bad(w, fmt.Errorf(`gateway: action %q: want "reconnect", "invalid_session", "drop" or "withhold_acks"`, body.Action))
+			badRequest(w, fmt.Errorf(`gateway: action %q: want "reconnect", "invalid_session", "drop" or "withhold_acks"`, body.Action))
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"action": body.Action, "connections": n})
 	})
 	mux.HandleFunc("GET /_fake/resumes", func(w http.ResponseWriter, r *http.Request) {
-		rs := s.Resumes()
-		if rs == nil {
-			rs = []Resume{}
-		}
-		writeJSON(w, http.StatusOK, rs)
+		writeJSON(w, http.StatusOK, orEmpty(s.Resumes()))
 	})
 }

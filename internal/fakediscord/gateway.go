@@ -394,11 +394,7 @@ func (s *Server) dispatch(guild, event string, d json.RawMessage) (bool, error) 
 
 // Resumes returns the gateway RESUMEs accepted so far; with Identifies it
 // tells whether a session resumed or identified again.
-func (s *Server) Resumes() []Resume {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Resume(nil), s.resumes...)
-}
+func (s *Server) Resumes() []Resume { return copyOf(s, &s.resumes) }
 
 // authedConns lists the connections that identified or resumed.
 func (s *Server) authedConns() []*gwConn {

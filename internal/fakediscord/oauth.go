@@ -1,6 +1,7 @@
 package fakediscord
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"slices"
@@ -105,13 +106,6 @@ func (s *Server) Authorize(u OAuthUser) string {
 	s.oauth.codes[code] = &grant{user: u, expires: time.Now().Add(CodeLife)}
 	s.mu.Unlock()
 	return code
-}
-
-// oauthRoutes registers the routes through api (Server.Handler's).
-func (s *Server) oauthRoutes(api func(pattern string, auth bool, h func(w http.ResponseWriter, r *http.Request))) {
-	api("POST /oauth2/token", false, s.postToken)
-	api("GET /applications/{app}/activity-instances/{instance}", true, s.getActivityInstance)
-	api("POST /channels/{channel}/messages", true, s.postChannelMessage)
 }
 
 // oauthFail answers an OAuth2 error as Discord's token route does
@@ -257,7 +251,7 @@ func (s *Server) controlActivity(mux *http.ServeMux) {
 	mux.HandleFunc("POST /_fake/activity", func(w http.ResponseWriter, r *http.Request) {
 		var a Activity
 		if err := decodeStrict(readAll(r), &a); err != nil || a.Channel == "" {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "want {\"guild\", \"channel\", \"users\"}"})
+			badRequest(w, errors.New(`want {"guild", "channel", "users"}`))
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"instance_id": s.StartActivity(a)})
@@ -265,7 +259,7 @@ func (s *Server) controlActivity(mux *http.ServeMux) {
 	mux.HandleFunc("POST /_fake/authorize", func(w http.ResponseWriter, r *http.Request) {
 		var u OAuthUser
 		if err := decodeStrict(readAll(r), &u); err != nil || u.ID == "" {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "want {\"user\", \"username\", \"locale\"}"})
+			badRequest(w, errors.New(`want {"user", "username", "locale"}`))
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"code": s.Authorize(u)})

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -305,6 +306,39 @@ func (s *Server) Close() error {
 	return nil
 }
 
+// restRoutes are the REST routes, by method and path after /api/vN (as
+// Fault.Route names them), with their handlers. Interactions, webhooks and
+// the OAuth2 token exchange need no bot token (see authorized).
+var restRoutes = []struct {
+	pattern string
+	h       func(*Server, http.ResponseWriter, *http.Request)
+}{
+	{"GET /gateway", (*Server).getGateway},
+	{"GET /gateway/bot", (*Server).getGatewayBot},
+	{"GET /users/@me", (*Server).getMe},
+	{"GET /applications/@me", (*Server).getApplication},
+	{"GET /oauth2/applications/@me", (*Server).getApplication},
+	{"GET /applications/{app}/commands", (*Server).getCommands},
+	{"PUT /applications/{app}/commands", (*Server).putCommands},
+	{"GET /applications/{app}/guilds/{guild}/commands", (*Server).getCommands},
+	{"PUT /applications/{app}/guilds/{guild}/commands", (*Server).putCommands},
+	{"DELETE /applications/{app}/commands/{command}", (*Server).deleteCommand},
+	{"DELETE /applications/{app}/guilds/{guild}/commands/{command}", (*Server).deleteCommand},
+	{"GET /applications/{app}/emojis", (*Server).getEmojis},
+	{"POST /applications/{app}/emojis", (*Server).postEmoji},
+	{"GET /applications/{app}/emojis/{emoji}", (*Server).getEmoji},
+	{"PATCH /applications/{app}/emojis/{emoji}", (*Server).patchEmoji},
+	{"DELETE /applications/{app}/emojis/{emoji}", (*Server).deleteEmoji},
+	{"POST /oauth2/token", (*Server).postToken},
+	{"GET /applications/{app}/activity-instances/{instance}", (*Server).getActivityInstance},
+	{"POST /channels/{channel}/messages", (*Server).postChannelMessage},
+	{"POST /interactions/{id}/{token}/callback", (*Server).postCallback},
+	{"POST /webhooks/{app}/{token}", (*Server).postFollowUp},
+	{"GET /webhooks/{app}/{token}/messages/{msg}", (*Server).getWebhookMessage},
+	{"PATCH /webhooks/{app}/{token}/messages/{msg}", (*Server).patchWebhookMessage},
+	{"DELETE /webhooks/{app}/{token}/messages/{msg}", (*Server).deleteWebhookMessage},
+}
+
 // Handler returns the HTTP handler of the REST API, the gateway and, with
 // Options.Control, the control API. Start serves it; it is exported to mount
 // the fake elsewhere.
@@ -312,44 +346,22 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /gateway", s.handleGateway)
 	mux.HandleFunc("GET /gateway/", s.handleGateway)
-	api := func(pattern string, auth bool, h func(w http.ResponseWriter, r *http.Request)) {
-		method, path, _ := strings.Cut(pattern, " ")
+	mux.HandleFunc("GET /attachments/{channel}/{id}/{filename}", s.getAttachment)
+	for _, rt := range restRoutes {
+		method, path, _ := strings.Cut(rt.pattern, " ")
+		auth := !strings.HasPrefix(path, "/interactions/") && !strings.HasPrefix(path, "/webhooks/") && path != "/oauth2/token"
 		mux.HandleFunc(method+" /api/{version}"+path, func(w http.ResponseWriter, r *http.Request) {
 			if v := r.PathValue("version"); v != "v9" && v != "v10" {
 				s.fail(w, r, http.StatusNotFound, 0, "404: Not Found", nil, "")
 				return
 			}
-			s.serveREST(w, r, pattern, func(w http.ResponseWriter, r *http.Request) {
-				if !s.authorized(w, r, auth) {
-					return
+			s.serveREST(w, r, rt.pattern, func(w http.ResponseWriter, r *http.Request) {
+				if s.authorized(w, r, auth) {
+					rt.h(s, w, r)
 				}
-				h(w, r)
 			})
 		})
 	}
-	mux.HandleFunc("GET /attachments/{channel}/{id}/{filename}", s.getAttachment)
-	api("GET /gateway", true, s.getGateway)
-	api("GET /gateway/bot", true, s.getGatewayBot)
-	api("GET /users/@me", true, s.getMe)
-	api("GET /applications/@me", true, s.getApplication)
-	api("GET /oauth2/applications/@me", true, s.getApplication)
-	api("GET /applications/{app}/commands", true, s.getCommands)
-	api("PUT /applications/{app}/commands", true, s.putCommands)
-	api("GET /applications/{app}/guilds/{guild}/commands", true, s.getCommands)
-	api("PUT /applications/{app}/guilds/{guild}/commands", true, s.putCommands)
-	api("DELETE /applications/{app}/commands/{command}", true, s.deleteCommand)
-	api("DELETE /applications/{app}/guilds/{guild}/commands/{command}", true, s.deleteCommand)
-	api("GET /applications/{app}/emojis", true, s.getEmojis)
-	api("POST /applications/{app}/emojis", true, s.postEmoji)
-	api("GET /applications/{app}/emojis/{emoji}", true, s.getEmoji)
-	api("PATCH /applications/{app}/emojis/{emoji}", true, s.patchEmoji)
-	api("DELETE /applications/{app}/emojis/{emoji}", true, s.deleteEmoji)
-	s.oauthRoutes(api)
-	api("POST /interactions/{id}/{token}/callback", false, s.postCallback)
-	api("POST /webhooks/{app}/{token}", false, s.postFollowUp)
-	api("GET /webhooks/{app}/{token}/messages/{msg}", false, s.getWebhookMessage)
-	api("PATCH /webhooks/{app}/{token}/messages/{msg}", false, s.patchWebhookMessage)
-	api("DELETE /webhooks/{app}/{token}/messages/{msg}", false, s.deleteWebhookMessage)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusNotFound, 0, "404: Not Found", nil, "")
 	})
@@ -378,18 +390,10 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request, required boo
 
 // Failures returns every refused call, missed deadline and failed reply
 // of the interactions endpoint so far, oldest first.
-func (s *Server) Failures() []Failure {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Failure(nil), s.failures...)
-}
+func (s *Server) Failures() []Failure { return copyOf(s, &s.failures) }
 
 // Identifies returns the gateway IDENTIFYs received so far.
-func (s *Server) Identifies() []Identify {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Identify(nil), s.identifies...)
-}
+func (s *Server) Identifies() []Identify { return copyOf(s, &s.identifies) }
 
 // WaitIdentified waits until a live gateway connection has identified (or
 // resumed) and returns its IDENTIFY.
@@ -437,6 +441,20 @@ func (s *Server) Disconnect() {
 	s.mu.Lock()
 	s.recordFaultLocked(InjectedFault{Kind: FaultGatewayDrop, Detail: fmt.Sprintf("%d connections dropped", len(conns))})
 	s.mu.Unlock()
+}
+
+// copyOf returns a copy of a list of the server's, read under s.mu.
+func copyOf[T any](s *Server, list *[]T) []T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(*list)
+}
+
+// read returns a field of the server's, read under s.mu.
+func read[T any](s *Server, p *T) T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return *p
 }
 
 // snowflake returns a new ID: milliseconds since Discord's epoch << 22 | increment.
