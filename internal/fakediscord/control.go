@@ -286,18 +286,7 @@ func (c *Click) UnmarshalJSON(b []byte) error {
 
 // ControlHandler serves the control API a person uses to drive the bot by
 // hand (mounted under /_fake/ with Options.Control); ControlAPI is its
-// reference. In short:
-//
-//	POST /_fake/slash    body: Slash as JSON    → the Response (waits ≤ 10 s)
-//	POST /_fake/click    body: Click as JSON    → the Response (waits ≤ 10 s)
-//	GET  /_fake/commands?guild=ID               → the registered commands
-//	GET  /_fake/messages?channel=ID             → the channel's messages
-//	GET  /_fake/failures                        → refused calls and missed deadlines
-//	GET  /_fake/identifies                      → gateway IDENTIFYs
-//	GET  /_fake/endpoint, PUT /_fake/endpoint   → the interactions endpoint
-//
-// Errors answer {"error": "..."} with status 400 (a user could not do
-// that), 502 (the bot did not answer) or 503 (the bot is not connected).
+// reference.
 func (s *Server) ControlHandler() http.Handler {
 	mux := http.NewServeMux()
 	reply := func(w http.ResponseWriter, p *Pending, err error, r *http.Request) {
