@@ -141,8 +141,7 @@ func (s *Server) putCommands(w http.ResponseWriter, r *http.Request) {
 	s.commands[guild] = cmds
 	s.registered[guild] = true
 	s.commandsSeq++
-	close(s.registeredCh)
-	s.registeredCh = make(chan struct{})
+	wake(&s.registeredCh)
 	out := s.commandsJSONLocked(guild)
 	s.mu.Unlock()
 	names := make([]string, len(cmds))

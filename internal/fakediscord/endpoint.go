@@ -213,7 +213,7 @@ func (s *Server) endpointFailed(in *interaction, url string, status, code int, m
 func (s *Server) replied(in *interaction) {
 	s.mu.Lock()
 	in.replied = true
-	in.wakeWaiters()
+	wake(&in.editedCh)
 	s.mu.Unlock()
 }
 

@@ -134,6 +134,9 @@ func (s *Server) handleGateway(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// gatewayToken reports whether an IDENTIFY's or RESUME's token is the bot's.
+func (s *Server) gatewayToken(t string) bool { return t == "Bot "+s.opts.Token || t == s.opts.Token }
+
 func (c *gwConn) authenticated() bool {
 	c.srv.mu.Lock()
 	defer c.srv.mu.Unlock()
@@ -155,7 +158,7 @@ func (c *gwConn) identify(raw json.RawMessage) bool {
 		c.close(closeAlreadyIdentified, "Already authenticated.")
 		return false
 	}
-	if id.Token != "Bot "+s.opts.Token && id.Token != s.opts.Token {
+	if !s.gatewayToken(id.Token) {
 		s.mu.Lock()
 		s.recordFailureLocked(Failure{At: time.Now(), Method: "GATEWAY", Path: "/gateway IDENTIFY", Code: closeAuthFailed, Message: "Authentication failed."})
 		s.mu.Unlock()
@@ -205,8 +208,7 @@ func (c *gwConn) identify(raw json.RawMessage) bool {
 	s.mu.Lock()
 	c.session = sess
 	c.writeMu.Lock()
-	close(s.identifiedCh)
-	s.identifiedCh = make(chan struct{})
+	wake(&s.identifiedCh)
 	s.mu.Unlock()
 	err := c.writeLocked(map[string]any{"op": 0, "t": "READY", "s": seq, "d": ready})
 	c.writeMu.Unlock()
@@ -228,7 +230,7 @@ func (c *gwConn) resume(raw json.RawMessage) bool {
 		c.close(closeDecodeError, "Decode error")
 		return false
 	}
-	if r.Token != "Bot "+s.opts.Token && r.Token != s.opts.Token {
+	if !s.gatewayToken(r.Token) {
 		c.close(closeAuthFailed, "Authentication failed.")
 		return false
 	}
@@ -263,8 +265,7 @@ func (c *gwConn) resume(raw json.RawMessage) bool {
 	sess.seq++
 	seq := sess.seq
 	s.resumes = append(s.resumes, Resume{At: time.Now(), SessionID: sess.id, Seq: r.Seq, Replayed: len(replay)})
-	close(s.identifiedCh)
-	s.identifiedCh = make(chan struct{})
+	wake(&s.identifiedCh)
 	s.mu.Unlock()
 	var err error
 	for _, e := range replay {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -137,16 +138,11 @@ func (s *Server) basePayload(in *interaction, perms int64, locale, guildLocale d
 
 // findCommandLocked finds the command a user in guild would run by name.
 func (s *Server) findCommandLocked(guild, name string) (*discordgo.ApplicationCommand, string) {
-	if guild != "" {
-		for _, c := range s.commands[guild] {
+	for _, g := range []string{guild, ""} {
+		for _, c := range s.commands[g] {
 			if c.Name == name && c.Type == discordgo.ChatApplicationCommand {
-				return &c.ApplicationCommand, guild
+				return &c.ApplicationCommand, g
 			}
-		}
-	}
-	for _, c := range s.commands[""] {
-		if c.Name == name && c.Type == discordgo.ChatApplicationCommand {
-			return &c.ApplicationCommand, ""
 		}
 	}
 	return nil, ""
@@ -154,26 +150,14 @@ func (s *Server) findCommandLocked(guild, name string) (*discordgo.ApplicationCo
 
 // allowed applies default_member_permissions and contexts as Discord's client does.
 func allowed(c *discordgo.ApplicationCommand, guild string, perms int64) bool {
-	if guild == "" {
-		if c.Contexts != nil {
-			for _, ctx := range *c.Contexts {
-				if ctx == discordgo.InteractionContextBotDM {
-					return true
-				}
-			}
-			return false
-		}
+	switch {
+	case guild == "" && c.Contexts != nil:
+		return slices.Contains(*c.Contexts, discordgo.InteractionContextBotDM)
+	case guild == "":
 		// dm_permission is deprecated but Discord still honours it.
 		return c.DMPermission == nil || *c.DMPermission //lint:ignore SA1019 Discord still honours it
-	}
-	if c.Contexts != nil {
-		ok := false
-		for _, ctx := range *c.Contexts {
-			ok = ok || ctx == discordgo.InteractionContextGuild
-		}
-		if !ok {
-			return false
-		}
+	case c.Contexts != nil && !slices.Contains(*c.Contexts, discordgo.InteractionContextGuild):
+		return false
 	}
 	if c.DefaultMemberPermissions == nil || perms&discordgo.PermissionAdministrator != 0 {
 		return true

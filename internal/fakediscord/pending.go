@@ -30,7 +30,7 @@ type interaction struct {
 	edits     int
 	followUps []*message
 	done      chan struct{} // closed at the callback or expiry
-	editedCh  chan struct{} // closed and replaced at each edit or follow-up (wakeWaiters)
+	editedCh  chan struct{} // closed and replaced at each edit or follow-up (wake)
 	respEphem bool
 	viaHTTP   bool  // sent to the interactions endpoint
 	replied   bool  // the endpoint's reply, if viaHTTP, has been read
@@ -38,11 +38,11 @@ type interaction struct {
 	faulted   bool  // a fault was injected into one of its calls
 }
 
-// wakeWaiters wakes the calls waiting for in to change (an edit, a
-// follow-up, the endpoint's reply). The caller holds s.mu.
-func (in *interaction) wakeWaiters() {
-	close(in.editedCh)
-	in.editedCh = make(chan struct{})
+// wake closes *ch, waking those waiting on it, and replaces it; the caller
+// holds s.mu.
+func wake(ch *chan struct{}) {
+	close(*ch)
+	*ch = make(chan struct{})
 }
 
 func (in *interaction) userJSON() map[string]any {

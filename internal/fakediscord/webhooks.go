@@ -96,7 +96,7 @@ func (s *Server) patchWebhookMessage(w http.ResponseWriter, r *http.Request) {
 	if m == in.original {
 		in.edits++
 	}
-	in.wakeWaiters()
+	wake(&in.editedCh)
 	snap := *m
 	s.mu.Unlock()
 	s.log.Info("message edited", "interaction", in.id, "message", snap.id, "content", truncate(derefOr(patch.content, ""), 80))
@@ -113,7 +113,7 @@ func (s *Server) deleteWebhookMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m.deleted = true
-	in.wakeWaiters()
+	wake(&in.editedCh)
 	s.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -146,7 +146,7 @@ func (s *Server) postFollowUp(w http.ResponseWriter, r *http.Request) {
 		m = s.newMessageLocked(in, patch, 0)
 		in.followUps = append(in.followUps, m)
 	}
-	in.wakeWaiters()
+	wake(&in.editedCh)
 	snap := *m
 	s.mu.Unlock()
 	s.log.Info("follow-up", "interaction", in.id, "message", snap.id, "ephemeral", snap.flags&flagEphemeral != 0, "content", truncate(snap.content, 80))
