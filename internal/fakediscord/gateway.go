@@ -3,7 +3,9 @@ package fakediscord
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -61,11 +63,10 @@ type gwConn struct {
 
 var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
 
+// gwPayload is what the fake reads of a client's payload.
 type gwPayload struct {
 	Op int             `json:"op"`
 	D  json.RawMessage `json:"d"`
-	S  *int64          `json:"s,omitempty"`
-	T  string          `json:"t,omitempty"`
 }
 
 func (s *Server) handleGateway(w http.ResponseWriter, r *http.Request) {
@@ -103,32 +104,25 @@ func (s *Server) handleGateway(w http.ResponseWriter, r *http.Request) {
 			c.close(closeDecodeError, "Decode error")
 			return
 		}
+		ok := true
 		switch p.Op {
-		case 1: // heartbeat
-			s.mu.Lock()
-			withheld := time.Now().Before(s.noAckUntil)
-			s.mu.Unlock()
-			if withheld {
-				continue
-			}
-			if err := c.send(map[string]any{"op": 11, "d": nil}); err != nil {
-				return
+		case 1: // heartbeat, ACKed unless WithholdHeartbeatAcks
+			if !time.Now().Before(read(s, &s.noAckUntil)) {
+				ok = c.send(map[string]any{"op": 11, "d": nil}) == nil
 			}
 		case 2:
-			if !c.identify(p.D) {
-				return
-			}
+			ok = c.identify(p.D)
 		case 6:
-			if !c.resume(p.D) {
-				return
-			}
+			ok = c.resume(p.D)
 		case 3, 4, 8: // presence, voice state, request members: accepted, ignored
-			if !c.authenticated() {
+			if ok = c.authenticated(); !ok {
 				c.close(closeNotAuthenticated, "Not authenticated.")
-				return
 			}
 		default:
+			ok = false
 			c.close(closeUnknownOpcode, "Unknown opcode.")
+		}
+		if !ok {
 			return
 		}
 	}
@@ -137,11 +131,7 @@ func (s *Server) handleGateway(w http.ResponseWriter, r *http.Request) {
 // gatewayToken reports whether an IDENTIFY's or RESUME's token is the bot's.
 func (s *Server) gatewayToken(t string) bool { return t == "Bot "+s.opts.Token || t == s.opts.Token }
 
-func (c *gwConn) authenticated() bool {
-	c.srv.mu.Lock()
-	defer c.srv.mu.Unlock()
-	return c.session != nil
-}
+func (c *gwConn) authenticated() bool { return read(c.srv, &c.session) != nil }
 
 func (c *gwConn) identify(raw json.RawMessage) bool {
 	s := c.srv
@@ -401,13 +391,7 @@ func (s *Server) Resumes() []Resume { return copyOf(s, &s.resumes) }
 func (s *Server) authedConns() []*gwConn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []*gwConn
-	for c := range s.conns {
-		if c.session != nil {
-			out = append(out, c)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Collect(maps.Keys(s.conns)), func(c *gwConn) bool { return c.session == nil })
 }
 
 // Reconnect sends op 7 RECONNECT on every identified connection; discordgo

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -280,10 +281,7 @@ func (s *Server) Close() error {
 	}
 	s.closed = true
 	s.cancel()
-	conns := make([]*gwConn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
+	conns := slices.Collect(maps.Keys(s.conns))
 	for _, in := range s.interactions {
 		if in.timer != nil {
 			in.timer.Stop()
@@ -294,13 +292,9 @@ func (s *Server) Close() error {
 		c.close(websocketGoingAway, "server closing")
 	}
 	s.wg.Wait()
-	if s.http == nil {
-		return nil
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	err := s.http.Shutdown(ctx)
-	if err != nil {
+	if s.http != nil && s.http.Shutdown(ctx) != nil {
 		_ = s.http.Close()
 	}
 	return nil
@@ -429,11 +423,8 @@ func (s *Server) Disconnect() {
 	// The connections are forgotten at once, so that no dispatch races
 	// their read loops and meets a closed connection instead of none.
 	s.mu.Lock()
-	conns := make([]*gwConn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-		delete(s.conns, c)
-	}
+	conns := slices.Collect(maps.Keys(s.conns))
+	clear(s.conns)
 	s.mu.Unlock()
 	for _, c := range conns {
 		c.ws.UnderlyingConn().Close()
@@ -457,9 +448,8 @@ func read[T any](s *Server, p *T) T {
 	return *p
 }
 
-// snowflake returns a new ID: milliseconds since Discord's epoch << 22 | increment.
-// The caller may hold s.mu or not; it takes its own lock only when not held, so
-// it is always called with s.mu held except from New.
+// snowflake returns a new ID: milliseconds since Discord's epoch << 22 |
+// increment. The caller holds s.mu (or is New).
 func (s *Server) snowflake() string {
 	ms := time.Now().UnixMilli() - 1420070400000
 	if ms <= s.lastMS {
