@@ -40,14 +40,6 @@ func (s *Server) defaultEntryPoint() *appCommand {
 	}
 }
 
-func (s *Server) checkApp(w http.ResponseWriter, r *http.Request) bool {
-	if r.PathValue("app") != s.opts.AppID {
-		s.fail(w, r, http.StatusForbidden, 50001, "Missing Access", nil, "")
-		return false
-	}
-	return true
-}
-
 // cloneCommands copies cmds as discordgo has them (without handlers).
 func cloneCommands(cmds []*appCommand) []*discordgo.ApplicationCommand {
 	if cmds == nil {
@@ -71,9 +63,6 @@ func (s *Server) commandsJSONLocked(guild string) json.RawMessage {
 }
 
 func (s *Server) getCommands(w http.ResponseWriter, r *http.Request) {
-	if !s.checkApp(w, r) {
-		return
-	}
 	s.mu.Lock()
 	out := s.commandsJSONLocked(r.PathValue("guild"))
 	s.mu.Unlock()
@@ -81,9 +70,6 @@ func (s *Server) getCommands(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) putCommands(w http.ResponseWriter, r *http.Request) {
-	if !s.checkApp(w, r) {
-		return
-	}
 	guild := r.PathValue("guild")
 	if guild != "" {
 		if n, err := strconv.ParseUint(guild, 10, 64); err != nil || n == 0 {
@@ -155,9 +141,6 @@ func (s *Server) putCommands(w http.ResponseWriter, r *http.Request) {
 // deleteCommand deletes one command, as Discord does, the entry point
 // included (then a global overwrite may leave it out).
 func (s *Server) deleteCommand(w http.ResponseWriter, r *http.Request) {
-	if !s.checkApp(w, r) {
-		return
-	}
 	guild, id := r.PathValue("guild"), r.PathValue("command")
 	s.mu.Lock()
 	cmds := s.commands[guild]

@@ -94,15 +94,10 @@ func (s *Server) nameTakenLocked(name, id string) bool {
 var errEmojiNameTaken = []fieldErr{{"name", "APPLICATION_EMOJI_NAME_ALREADY_TAKEN", "Emoji name already taken."}}
 
 func (s *Server) getEmojis(w http.ResponseWriter, r *http.Request) {
-	if s.checkApp(w, r) {
-		writeJSON(w, http.StatusOK, map[string]any{"items": s.Emojis()})
-	}
+	writeJSON(w, http.StatusOK, map[string]any{"items": s.Emojis()})
 }
 
 func (s *Server) getEmoji(w http.ResponseWriter, r *http.Request) {
-	if !s.checkApp(w, r) {
-		return
-	}
 	s.mu.Lock()
 	e := s.emojiLocked(r.PathValue("emoji"))
 	var out *discordgo.Emoji
@@ -161,9 +156,6 @@ func decodeEmojiImage(uri string) ([]byte, []fieldErr) {
 // body; on a refusal it has answered and returns false.
 func (s *Server) emojiRequest(w http.ResponseWriter, r *http.Request) (emojiBody, bool) {
 	var body emojiBody
-	if !s.checkApp(w, r) {
-		return body, false
-	}
 	raw, ok := s.readBody(w, r, "")
 	if ok && json.Unmarshal(raw, &body) != nil {
 		s.fail(w, r, http.StatusBadRequest, 50109, "The request body contains invalid JSON.", nil, "")
@@ -253,9 +245,6 @@ func (s *Server) patchEmoji(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteEmoji(w http.ResponseWriter, r *http.Request) {
-	if !s.checkApp(w, r) {
-		return
-	}
 	s.mu.Lock()
 	e := s.emojiLocked(r.PathValue("emoji"))
 	s.emojis = slices.DeleteFunc(s.emojis, func(x *appEmoji) bool { return x == e })

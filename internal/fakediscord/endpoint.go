@@ -218,21 +218,22 @@ func (s *Server) replied(in *interaction) {
 }
 
 // awaitReply waits, for a webhook call made while the endpoint's reply to
-// in is still being read, until it is processed: the bot may edit its
-// deferred reply as soon as it has written it.
-func (s *Server) awaitReply(ctx context.Context, in *interaction) {
+// in is still being read, until it is processed (the bot may edit its
+// deferred reply as soon as it has written it); it reports whether the bot
+// has called back.
+func (s *Server) awaitReply(ctx context.Context, in *interaction) bool {
 	for {
 		s.mu.Lock()
-		pending := in.viaHTTP && !in.replied
+		pending, called := in.viaHTTP && !in.replied, in.called
 		ch := in.editedCh
 		s.mu.Unlock()
 		if !pending {
-			return
+			return called
 		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return
+			return read(s, &in.called)
 		}
 	}
 }

@@ -45,6 +45,14 @@ func wake(ch *chan struct{}) {
 	*ch = make(chan struct{})
 }
 
+// ID is the interaction's ID; "" for none (nil).
+func (in *interaction) ID() string {
+	if in == nil {
+		return ""
+	}
+	return in.id
+}
+
 func (in *interaction) userJSON() map[string]any {
 	return map[string]any{
 		"id": in.user, "username": in.username, "discriminator": "0", "global_name": in.username,

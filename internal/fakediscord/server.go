@@ -344,13 +344,20 @@ func (s *Server) Handler() http.Handler {
 	for _, rt := range restRoutes {
 		method, path, _ := strings.Cut(rt.pattern, " ")
 		auth := !strings.HasPrefix(path, "/interactions/") && !strings.HasPrefix(path, "/webhooks/") && path != "/oauth2/token"
+		// The application's routes refuse another's (but for its Activity
+		// instances, which answer 404).
+		app := strings.HasPrefix(path, "/applications/{app}/") && !strings.Contains(path, "/activity-instances/")
 		mux.HandleFunc(method+" /api/{version}"+path, func(w http.ResponseWriter, r *http.Request) {
 			if v := r.PathValue("version"); v != "v9" && v != "v10" {
 				s.fail(w, r, http.StatusNotFound, 0, "404: Not Found", nil, "")
 				return
 			}
 			s.serveREST(w, r, rt.pattern, func(w http.ResponseWriter, r *http.Request) {
-				if s.authorized(w, r, auth) {
+				switch {
+				case !s.authorized(w, r, auth):
+				case app && r.PathValue("app") != s.opts.AppID:
+					s.fail(w, r, http.StatusForbidden, 50001, "Missing Access", nil, "")
+				default:
 					rt.h(s, w, r)
 				}
 			})

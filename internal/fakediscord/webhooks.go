@@ -10,21 +10,11 @@ import (
 func (s *Server) webhookInteraction(w http.ResponseWriter, r *http.Request) (*interaction, bool) {
 	app, token := r.PathValue("app"), r.PathValue("token")
 	s.mu.Lock()
-	in, ok := s.byToken[token]
+	in := s.byToken[token]
 	s.mu.Unlock()
-	if ok {
-		s.awaitReply(r.Context(), in)
-	}
-	s.mu.Lock()
-	called := ok && in.called
-	s.mu.Unlock()
-	if app != s.opts.AppID || !ok || !called {
+	if in == nil || app != s.opts.AppID || !s.awaitReply(r.Context(), in) {
 		// Before the callback the webhook does not exist yet.
-		id := ""
-		if ok {
-			id = in.id
-		}
-		s.fail(w, r, http.StatusNotFound, 10015, "Unknown Webhook", nil, id)
+		s.fail(w, r, http.StatusNotFound, 10015, "Unknown Webhook", nil, in.ID())
 		return nil, false
 	}
 	if time.Since(in.dispatched) > s.opts.TokenLife {
