@@ -100,37 +100,21 @@ func (s *Server) acknowledge(in *interaction, body []byte, files []upload) *ackE
 	if len(errs) > 0 {
 		return &ackError{http.StatusBadRequest, 50035, "Invalid Form Body", errs}
 	}
-	// A new message is empty or not whatever the state: checked before the
-	// lock, but answered after the checks of the state, as before.
-	var emptyNew bool
-	if resp.Type == discordgo.InteractionResponseChannelMessageWithSource {
-		m := &message{}
-		m.apply(patch)
-		emptyNew = m.empty()
-	}
 	s.mu.Lock()
+	var e *ackError
 	switch {
 	case in.expired && !in.called:
-		s.mu.Unlock()
-		return &ackError{http.StatusNotFound, 10062, "Unknown interaction", nil}
+		e = &ackError{http.StatusNotFound, 10062, "Unknown interaction", nil}
 	case in.called:
-		s.mu.Unlock()
-		return &ackError{http.StatusBadRequest, 40060, "Interaction has already been acknowledged.", nil}
+		e = &ackError{http.StatusBadRequest, 40060, "Interaction has already been acknowledged.", nil}
+	// The resulting message is checked before anything is committed.
+	case resp.Type == discordgo.InteractionResponseChannelMessageWithSource && emptyAfter(message{}, patch),
+		resp.Type == discordgo.InteractionResponseUpdateMessage && emptyAfter(*in.source, patch):
+		e = &ackError{http.StatusBadRequest, 50006, "Cannot send an empty message", nil}
 	}
-	// Check the resulting message before committing anything.
-	switch resp.Type {
-	case discordgo.InteractionResponseChannelMessageWithSource:
-		if emptyNew {
-			s.mu.Unlock()
-			return &ackError{http.StatusBadRequest, 50006, "Cannot send an empty message", nil}
-		}
-	case discordgo.InteractionResponseUpdateMessage:
-		m := *in.source
-		m.apply(patch)
-		if m.empty() {
-			s.mu.Unlock()
-			return &ackError{http.StatusBadRequest, 50006, "Cannot send an empty message", nil}
-		}
+	if e != nil {
+		s.mu.Unlock()
+		return e
 	}
 	in.called = true
 	in.calledAt = time.Now()

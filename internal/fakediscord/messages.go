@@ -69,6 +69,12 @@ func (m *message) empty() bool {
 	return m.content == "" && !m.hasEmbeds && !m.hasComponents && len(m.attachments) == 0
 }
 
+// emptyAfter reports whether m, once p is applied, shows nothing.
+func emptyAfter(m message, p msgPatch) bool {
+	m.apply(p)
+	return m.empty()
+}
+
 // wire is the message as Discord's JSON. m is a snapshot (a copy taken
 // under s.mu): wire runs without the lock.
 func (s *Server) wire(m message) map[string]any {

@@ -225,12 +225,12 @@ func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	m := &message{id: "", channel: r.PathValue("channel"), created: time.Now()}
-	m.apply(patch)
-	if m.empty() {
+	if emptyAfter(message{}, patch) {
 		s.fail(w, r, http.StatusBadRequest, 50006, "Cannot send an empty message", nil, "")
 		return
 	}
+	m := &message{channel: r.PathValue("channel"), created: time.Now()}
+	m.apply(patch)
 	s.mu.Lock()
 	m.id = s.snowflake()
 	for _, in := range s.oauth.instances {

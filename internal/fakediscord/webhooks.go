@@ -70,10 +70,8 @@ func (s *Server) patchWebhookMessage(w http.ResponseWriter, r *http.Request) {
 	if m == nil {
 		return
 	}
-	next := *m
-	next.apply(patch)
 	loading := m.flags&flagLoading != 0
-	if next.empty() && (!loading || patch.content != nil || patch.setEmbeds || patch.setComponents) {
+	if emptyAfter(*m, patch) && (!loading || patch.content != nil || patch.setEmbeds || patch.setComponents) {
 		s.mu.Unlock()
 		s.fail(w, r, http.StatusBadRequest, 50006, "Cannot send an empty message", nil, in.id)
 		return
@@ -117,9 +115,7 @@ func (s *Server) postFollowUp(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	probe := &message{}
-	probe.apply(patch)
-	if probe.empty() {
+	if emptyAfter(message{}, patch) {
 		s.fail(w, r, http.StatusBadRequest, 50006, "Cannot send an empty message", nil, in.id)
 		return
 	}
