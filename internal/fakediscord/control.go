@@ -394,6 +394,22 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	return err == nil
 }
 
+// handleJSON serves pattern on mux: the body decoded strictly into a T
+// (decodeBody), then do's result as JSON, or its error as a 400.
+func handleJSON[T any](mux *http.ServeMux, pattern string, do func(T) (any, error)) {
+	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		var v T
+		if !decodeBody(w, r, &v) {
+			return
+		}
+		if out, err := do(v); err != nil {
+			badRequest(w, err)
+		} else {
+			writeJSON(w, http.StatusOK, out)
+		}
+	})
+}
+
 // controlResponse is the JSON the control API answers: the response, and
 // the buttons of the message flattened for a person to pick a custom_id.
 func controlResponse(id string, r Response) map[string]any {

@@ -756,23 +756,14 @@ func writeHTMLError(w http.ResponseWriter, status int) {
 
 // controlFaults mounts the control API of faults on mux (see ControlAPI).
 func (s *Server) controlFaults(mux *http.ServeMux) {
-	mux.HandleFunc("POST /_fake/faults", func(w http.ResponseWriter, r *http.Request) {
-		var f Fault
-		if !decodeBody(w, r, &f) {
-			return
-		}
+	handleJSON(mux, "POST /_fake/faults", func(f Fault) (any, error) {
 		id, err := s.InjectFault(f)
-		if err != nil {
-			badRequest(w, err)
-			return
-		}
 		for _, ru := range s.FaultRules() {
 			if ru.ID == id {
-				writeJSON(w, http.StatusOK, ru)
-				return
+				return ru, err
 			}
 		}
-		writeJSON(w, http.StatusOK, FaultRule{ID: id, Fault: f})
+		return FaultRule{ID: id, Fault: f}, err
 	})
 	mux.HandleFunc("GET /_fake/faults", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"rules": s.FaultRules(), "injected": orEmpty(s.Faults())})
@@ -793,44 +784,27 @@ func (s *Server) controlFaults(mux *http.ServeMux) {
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"removed": id})
 	})
-	mux.HandleFunc("PUT /_fake/global-rate-limit", func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Duration *jsonDuration `json:"duration"`
-		}
-		if !decodeBody(w, r, &body) {
-			return
-		}
+	handleJSON(mux, "PUT /_fake/global-rate-limit", func(body struct {
+		Duration *jsonDuration `json:"duration"`
+	}) (any, error) {
 		if body.Duration == nil || *body.Duration < 0 || time.Duration(*body.Duration) > time.Hour {
-			badRequest(w, fmt.Errorf(`global-rate-limit: want {"duration": seconds or "1s"} within [0, 1h] (0 ends it)`))
-			return
+			return nil, fmt.Errorf(`global-rate-limit: want {"duration": seconds or "1s"} within [0, 1h] (0 ends it)`)
 		}
 		s.SetGlobalRateLimit(time.Duration(*body.Duration))
-		writeJSON(w, http.StatusOK, map[string]any{"duration": time.Duration(*body.Duration).String()})
+		return map[string]any{"duration": time.Duration(*body.Duration).String()}, nil
 	})
-	mux.HandleFunc("PUT /_fake/chaos", func(w http.ResponseWriter, r *http.Request) {
-		var c Chaos
-		if !decodeBody(w, r, &c) {
-			return
-		}
-		if err := s.SetChaos(c); err != nil {
-			badRequest(w, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"chaos": true})
+	handleJSON(mux, "PUT /_fake/chaos", func(c Chaos) (any, error) {
+		return map[string]any{"chaos": true}, s.SetChaos(c)
 	})
 	mux.HandleFunc("DELETE /_fake/chaos", func(w http.ResponseWriter, r *http.Request) {
 		s.StopChaos()
 		writeJSON(w, http.StatusOK, map[string]any{"chaos": false})
 	})
-	mux.HandleFunc("POST /_fake/gateway", func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Action    string       `json:"action"`
-			Resumable bool         `json:"resumable"`
-			Duration  jsonDuration `json:"duration"`
-		}
-		if !decodeBody(w, r, &body) {
-			return
-		}
+	handleJSON(mux, "POST /_fake/gateway", func(body struct {
+		Action    string       `json:"action"`
+		Resumable bool         `json:"resumable"`
+		Duration  jsonDuration `json:"duration"`
+	}) (any, error) {
 		n := 0
 		switch body.Action {
 		case "reconnect":
@@ -842,15 +816,13 @@ func (s *Server) controlFaults(mux *http.ServeMux) {
 			s.Disconnect()
 		case "withhold_acks":
 			if body.Duration <= 0 || time.Duration(body.Duration) > time.Hour {
-				badRequest(w, fmt.Errorf("gateway: withhold_acks needs a duration within (0, 1h]"))
-				return
+				return nil, fmt.Errorf("gateway: withhold_acks needs a duration within (0, 1h]")
 			}
 			s.WithholdHeartbeatAcks(time.Duration(body.Duration))
 		default:
-			badRequest(w, fmt.Errorf(`gateway: action %q: want "reconnect", "invalid_session", "drop" or "withhold_acks"`, body.Action))
-			return
+			return nil, fmt.Errorf(`gateway: action %q: want "reconnect", "invalid_session", "drop" or "withhold_acks"`, body.Action)
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"action": body.Action, "connections": n})
+		return map[string]any{"action": body.Action, "connections": n}, nil
 	})
 	mux.HandleFunc("GET /_fake/resumes", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, orEmpty(s.Resumes()))

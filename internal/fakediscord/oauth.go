@@ -2,7 +2,6 @@ package fakediscord
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -248,25 +247,16 @@ func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) {
 
 // controlActivity serves the control API's Activity routes.
 func (s *Server) controlActivity(mux *http.ServeMux) {
-	mux.HandleFunc("POST /_fake/activity", func(w http.ResponseWriter, r *http.Request) {
-		var a Activity
-		if err := decodeStrict(readAll(r), &a); err != nil || a.Channel == "" {
-			badRequest(w, errors.New(`want {"guild", "channel", "users"}`))
-			return
+	handleJSON(mux, "POST /_fake/activity", func(a Activity) (any, error) {
+		if a.Channel == "" {
+			return nil, errors.New(`want {"guild", "channel", "users"}`)
 		}
-		writeJSON(w, http.StatusOK, map[string]string{"instance_id": s.StartActivity(a)})
+		return map[string]string{"instance_id": s.StartActivity(a)}, nil
 	})
-	mux.HandleFunc("POST /_fake/authorize", func(w http.ResponseWriter, r *http.Request) {
-		var u OAuthUser
-		if err := decodeStrict(readAll(r), &u); err != nil || u.ID == "" {
-			badRequest(w, errors.New(`want {"user", "username", "locale"}`))
-			return
+	handleJSON(mux, "POST /_fake/authorize", func(u OAuthUser) (any, error) {
+		if u.ID == "" {
+			return nil, errors.New(`want {"user", "username", "locale"}`)
 		}
-		writeJSON(w, http.StatusOK, map[string]string{"code": s.Authorize(u)})
+		return map[string]string{"code": s.Authorize(u)}, nil
 	})
-}
-
-func readAll(r *http.Request) []byte {
-	b, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
-	return b
 }
