@@ -136,10 +136,6 @@ Examples:
   # /admin grant user:42 amount:500 by a moderator
   curl -s $BASE/_fake/slash -d '{"guild":"1000","user":"7","perms":"moderator",
     "name":"admin","subcommand":"grant","options":{"user":"42","amount":"500"}}'
-  # a French user in a French server
-  curl -s $BASE/_fake/slash -d '{"guild":"1000","user":"43","name":"play","locale":"fr","guild_locale":"fr"}'
-  # /balance in a DM
-  curl -s $BASE/_fake/slash -d '{"user":"42","name":"balance"}'
   # press a button of an answer
   curl -s $BASE/_fake/click -d '{"message":"MESSAGE_ID","custom_id":"CUSTOM_ID","user":"42"}'
   # what went wrong

@@ -97,11 +97,8 @@ var Routes = func() []string {
 // next Count matching calls (0: one, or every one with Fraction), each
 // with probability Fraction (0: always), drawn from the server's seeded
 // generator (Options.Seed). Rules are tried in the order they were added;
-// the first that hits wins.
-//
-// As JSON (the control API): {"kind", "route", "bucket", "interaction",
-// "count", "fraction", "retry_after", "scope", "status", "delay", "after"},
-// durations as a number of seconds (1.234) or a Go duration ("1.5s").
+// the first that hits wins. As JSON (the control API), durations are a
+// number of seconds (1.234) or a Go duration ("1.5s").
 type Fault struct {
 	Kind FaultKind `json:"kind"`
 	// Route is a route template of Routes, e.g.

@@ -167,13 +167,6 @@ func (c *gwConn) identify(raw json.RawMessage) bool {
 			return false
 		}
 	}
-	s.mu.Lock()
-	sess := &session{id: strconv.FormatInt(time.Now().UnixNano(), 36) + s.snowflake()}
-	sess.identify = Identify{At: time.Now(), Token: id.Token, Intents: id.Intents, Shard: shard, SessionID: sess.id}
-	s.sessions[sess.id] = sess
-	s.identifies = append(s.identifies, sess.identify)
-	sess.seq++
-	seq := sess.seq
 	// READY lists the guilds of this shard only.
 	guilds := make([]map[string]any, 0, len(s.opts.Guilds))
 	for _, g := range s.opts.Guilds {
@@ -181,7 +174,11 @@ func (c *gwConn) identify(raw json.RawMessage) bool {
 			guilds = append(guilds, map[string]any{"id": g, "unavailable": true})
 		}
 	}
-	s.mu.Unlock()
+	s.mu.Lock()
+	sess := &session{id: strconv.FormatInt(time.Now().UnixNano(), 36) + s.snowflake()}
+	sess.identify = Identify{At: time.Now(), Token: id.Token, Intents: id.Intents, Shard: shard, SessionID: sess.id}
+	s.sessions[sess.id] = sess
+	s.identifies = append(s.identifies, sess.identify)
 	ready := map[string]any{
 		"v": 10, "user": s.botUser(), "guilds": guilds, "session_id": sess.id,
 		"session_type": "normal", "resume_gateway_url": s.gatewayURL(),
@@ -192,17 +189,7 @@ func (c *gwConn) identify(raw json.RawMessage) bool {
 	if id.Shard != nil {
 		ready["shard"] = shard
 	}
-	// Become the shard's connection and send READY before any dispatch:
-	// numbering and writing happen under the write lock (taken after s.mu,
-	// as dispatch does).
-	s.mu.Lock()
-	c.session = sess
-	c.writeMu.Lock()
-	wake(&s.identifiedCh)
-	s.mu.Unlock()
-	err := c.writeLocked(map[string]any{"op": 0, "t": "READY", "s": seq, "d": ready})
-	c.writeMu.Unlock()
-	if err != nil {
+	if c.becomeLocked(sess, nil, "READY", ready) != nil {
 		return false
 	}
 	s.log.Info("bot identified", "session", sess.id, "intents", int64(id.Intents), "shard", shard)
@@ -244,34 +231,33 @@ func (c *gwConn) resume(raw json.RawMessage) bool {
 	}
 	// Replay the dispatches after the client's sequence, then RESUMED.
 	s.mu.Lock()
-	c.session = sess
-	c.writeMu.Lock()
-	var replay []sentEvent
-	for _, e := range sess.backlog {
-		if e.seq > r.Seq {
-			replay = append(replay, e)
-		}
-	}
-	sess.seq++
-	seq := sess.seq
+	replay := slices.DeleteFunc(slices.Clone(sess.backlog), func(e sentEvent) bool { return e.seq <= r.Seq })
 	s.resumes = append(s.resumes, Resume{At: time.Now(), SessionID: sess.id, Seq: r.Seq, Replayed: len(replay)})
-	wake(&s.identifiedCh)
-	s.mu.Unlock()
-	var err error
-	for _, e := range replay {
-		if err = c.writeDispatchLocked(e.name, e.seq, e.d); err != nil {
-			break
-		}
-	}
-	if err == nil {
-		err = c.writeLocked(map[string]any{"op": 0, "t": "RESUMED", "s": seq, "d": map[string]any{"_trace": []string{"fakediscord"}}})
-	}
-	c.writeMu.Unlock()
-	if err != nil {
+	if c.becomeLocked(sess, replay, "RESUMED", map[string]any{"_trace": []string{"fakediscord"}}) != nil {
 		return false
 	}
 	s.log.Info("bot resumed", "session", sess.id, "seq", r.Seq, "replayed", len(replay))
 	return true
+}
+
+// becomeLocked makes c the connection of sess and, before any other
+// dispatch of it can be numbered (under the write lock, taken after s.mu as
+// dispatch does), writes replay then the event t (READY or RESUMED). The
+// caller holds s.mu; becomeLocked releases it.
+func (c *gwConn) becomeLocked(sess *session, replay []sentEvent, t string, d any) error {
+	c.session = sess
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	sess.seq++
+	seq := sess.seq
+	wake(&c.srv.identifiedCh)
+	c.srv.mu.Unlock()
+	for _, e := range replay {
+		if err := c.writeDispatchLocked(e.name, e.seq, e.d); err != nil {
+			return err
+		}
+	}
+	return c.writeLocked(map[string]any{"op": 0, "t": t, "s": seq, "d": d})
 }
 
 func (c *gwConn) send(v any) error {

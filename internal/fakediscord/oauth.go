@@ -18,10 +18,7 @@ import (
 //
 // A test plays the Discord client's part with StartActivity (a user
 // launches the Activity in a channel) and Authorize (the client's
-// AUTHORIZE: a code for a user), or from the control API:
-//
-//	POST /_fake/activity   {"guild", "channel", "users": [...]} → {"instance_id"}
-//	POST /_fake/authorize  {"user", "username", "locale"} → {"code"}
+// AUTHORIZE: a code for a user), or from the control API (ControlAPI).
 
 // TestClientSecret is the application's client secret the fake expects.
 const TestClientSecret = "fake-client-secret"
