@@ -102,9 +102,7 @@ func (s *Server) Attachment(id string) ([]byte, bool) {
 // Discord's CDN: the bytes with their content type, 404 otherwise. It needs
 // no authorization (the URL is the secret, as Discord's before signed URLs).
 func (s *Server) getAttachment(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	a, ok := s.attachments[r.PathValue("id")]
-	s.mu.Unlock()
+	a, ok := lookup(s, s.attachments, r.PathValue("id"))
 	if !ok || a.channel != r.PathValue("channel") || a.filename != r.PathValue("filename") {
 		http.NotFound(w, r)
 		return

@@ -26,9 +26,7 @@ func (s *Server) Launches() []Launch { return copyOf(s, &s.launches) }
 
 func (s *Server) postCallback(w http.ResponseWriter, r *http.Request) {
 	id, token := r.PathValue("id"), r.PathValue("token")
-	s.mu.Lock()
-	in, ok := s.interactions[id]
-	s.mu.Unlock()
+	in, ok := lookup(s, s.interactions, id)
 	if !ok || in.token != token {
 		s.fail(w, r, http.StatusNotFound, 10062, "Unknown interaction", nil, id)
 		return

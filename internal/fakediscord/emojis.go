@@ -66,9 +66,7 @@ func (s *Server) EmojiCreates() int { return read(s, &s.emojiCreates) }
 // a Failure), as Discord would to a token that may not manage the
 // application's emojis; listing still works.
 func (s *Server) SetRefuseEmojis(refuse bool) {
-	s.mu.Lock()
-	s.refuseEmojis = refuse
-	s.mu.Unlock()
+	s.locked(func() { s.refuseEmojis = refuse })
 }
 
 // emojiObject is e as Discord's JSON shows it; call with s.mu held or on

@@ -215,23 +215,17 @@ func (f *Fault) check() error {
 	if f.RetryAfter == 0 {
 		f.RetryAfter = DefaultRetryAfter
 	}
-	switch f.Scope {
-	case "":
-		if f.Kind == FaultGlobalRateLimit {
-			f.Scope = "global"
-		} else {
-			f.Scope = "user"
-		}
-	case "user", "shared":
-		if !f.isRateLimit() || f.Kind == FaultGlobalRateLimit {
-			return fmt.Errorf("fault: scope %q applies to a per-bucket 429 only", f.Scope)
-		}
-	case "global":
-		if f.Kind != FaultGlobalRateLimit {
-			return fmt.Errorf(`fault: scope "global" is kind global_rate_limit`)
-		}
-	default:
+	switch {
+	case f.Scope == "" && f.Kind == FaultGlobalRateLimit:
+		f.Scope = "global"
+	case f.Scope == "":
+		f.Scope = "user"
+	case f.Scope == "global" && f.Kind != FaultGlobalRateLimit:
+		return fmt.Errorf(`fault: scope "global" is kind global_rate_limit`)
+	case f.Scope != "global" && f.Scope != "user" && f.Scope != "shared":
 		return fmt.Errorf(`fault: scope %q: want "user" or "shared"`, f.Scope)
+	case f.Scope != "global" && (!f.isRateLimit() || f.Kind == FaultGlobalRateLimit):
+		return fmt.Errorf("fault: scope %q applies to a per-bucket 429 only", f.Scope)
 	}
 	switch {
 	case f.Kind == FaultServerError && f.Status == 0:

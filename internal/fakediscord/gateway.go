@@ -84,9 +84,7 @@ func (s *Server) handleGateway(w http.ResponseWriter, r *http.Request) {
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
 	defer func() {
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
+		s.locked(func() { delete(s.conns, c) })
 		ws.Close()
 		s.log.Info("gateway connection closed")
 	}()
@@ -149,9 +147,9 @@ func (c *gwConn) identify(raw json.RawMessage) bool {
 		return false
 	}
 	if !s.gatewayToken(id.Token) {
-		s.mu.Lock()
-		s.recordFailureLocked(Failure{At: time.Now(), Method: "GATEWAY", Path: "/gateway IDENTIFY", Code: closeAuthFailed, Message: "Authentication failed."})
-		s.mu.Unlock()
+		s.locked(func() {
+			s.recordFailureLocked(Failure{At: time.Now(), Method: "GATEWAY", Path: "/gateway IDENTIFY", Code: closeAuthFailed, Message: "Authentication failed."})
+		})
 		c.close(closeAuthFailed, "Authentication failed.")
 		return false
 	}
@@ -389,9 +387,9 @@ func (s *Server) Reconnect() int {
 			n++
 		}
 	}
-	s.mu.Lock()
-	s.recordFaultLocked(InjectedFault{Kind: FaultGatewayReconnect, Detail: fmt.Sprintf("op 7 to %d connections", n)})
-	s.mu.Unlock()
+	s.locked(func() {
+		s.recordFaultLocked(InjectedFault{Kind: FaultGatewayReconnect, Detail: fmt.Sprintf("op 7 to %d connections", n)})
+	})
 	return n
 }
 
@@ -420,9 +418,9 @@ func (s *Server) InvalidateSession(resumable bool) int {
 			n++
 		}
 	}
-	s.mu.Lock()
-	s.recordFaultLocked(InjectedFault{Kind: FaultGatewayInvalidSession, Detail: fmt.Sprintf("op 9 d:%t to %d connections", resumable, n)})
-	s.mu.Unlock()
+	s.locked(func() {
+		s.recordFaultLocked(InjectedFault{Kind: FaultGatewayInvalidSession, Detail: fmt.Sprintf("op 9 d:%t to %d connections", resumable, n)})
+	})
 	return n
 }
 

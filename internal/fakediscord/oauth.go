@@ -83,9 +83,7 @@ func (s *Server) StartActivity(a Activity) string {
 
 // EndActivity ends an instance: its route answers 404 from then on.
 func (s *Server) EndActivity(id string) {
-	s.mu.Lock()
-	delete(s.oauth.instances, id)
-	s.mu.Unlock()
+	s.locked(func() { delete(s.oauth.instances, id) })
 }
 
 // Authorize is the Discord client's AUTHORIZE for u (scope identify): it
@@ -98,18 +96,14 @@ func (s *Server) Authorize(u OAuthUser) string {
 		u.Locale = "en-US"
 	}
 	code := secretToken(22)
-	s.mu.Lock()
-	s.oauth.codes[code] = &grant{user: u, expires: time.Now().Add(CodeLife)}
-	s.mu.Unlock()
+	s.locked(func() { s.oauth.codes[code] = &grant{user: u, expires: time.Now().Add(CodeLife)} })
 	return code
 }
 
 // oauthFail answers an OAuth2 error as Discord's token route does
 // ({"error", "error_description"}) and records it as a Failure.
 func (s *Server) oauthFail(w http.ResponseWriter, r *http.Request, status int, code, desc string) {
-	s.mu.Lock()
-	s.recordFailureLocked(newFailure(r.Method, r.URL.Path, status, 0, code+": "+desc, nil, ""))
-	s.mu.Unlock()
+	s.locked(func() { s.recordFailureLocked(newFailure(r.Method, r.URL.Path, status, 0, code+": "+desc, nil, "")) })
 	writeJSON(w, status, map[string]string{"error": code, "error_description": desc})
 }
 
@@ -166,9 +160,7 @@ func (s *Server) bearerMe(w http.ResponseWriter, r *http.Request) bool {
 	if !ok {
 		return false
 	}
-	s.mu.Lock()
-	g := s.oauth.tokens[token]
-	s.mu.Unlock()
+	g, _ := lookup(s, s.oauth.tokens, token)
 	if g == nil || time.Now().After(g.expires) {
 		s.fail(w, r, http.StatusUnauthorized, 0, "401: Unauthorized", nil, "")
 		return true

@@ -436,9 +436,9 @@ func (s *Server) Disconnect() {
 	for _, c := range conns {
 		c.ws.UnderlyingConn().Close()
 	}
-	s.mu.Lock()
-	s.recordFaultLocked(InjectedFault{Kind: FaultGatewayDrop, Detail: fmt.Sprintf("%d connections dropped", len(conns))})
-	s.mu.Unlock()
+	s.locked(func() {
+		s.recordFaultLocked(InjectedFault{Kind: FaultGatewayDrop, Detail: fmt.Sprintf("%d connections dropped", len(conns))})
+	})
 }
 
 // copyOf returns a copy of a list of the server's, read under s.mu.
@@ -446,6 +446,21 @@ func copyOf[T any](s *Server, list *[]T) []T {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(*list)
+}
+
+// locked runs f under s.mu.
+func (s *Server) locked(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f()
+}
+
+// lookup reads m[k] under s.mu.
+func lookup[K comparable, V any](s *Server, m map[K]V, k K) (V, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := m[k]
+	return v, ok
 }
 
 // read returns a field of the server's, read under s.mu.
@@ -522,9 +537,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status, code int, 
 		body["errors"] = errorsJSON(errs)
 	}
 	f := newFailure(r.Method, r.URL.Path, status, code, msg, errs, interactionID)
-	s.mu.Lock()
-	s.recordFailureLocked(f)
-	s.mu.Unlock()
+	s.locked(func() { s.recordFailureLocked(f) })
 	writeJSON(w, status, body)
 }
 

@@ -9,9 +9,7 @@ import (
 // error itself.
 func (s *Server) webhookInteraction(w http.ResponseWriter, r *http.Request) (*interaction, bool) {
 	app, token := r.PathValue("app"), r.PathValue("token")
-	s.mu.Lock()
-	in := s.byToken[token]
-	s.mu.Unlock()
+	in, _ := lookup(s, s.byToken, token)
 	if in == nil || app != s.opts.AppID || !s.awaitReply(r.Context(), in) {
 		// Before the callback the webhook does not exist yet.
 		s.fail(w, r, http.StatusNotFound, 10015, "Unknown Webhook", nil, in.ID())
