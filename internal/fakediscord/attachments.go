@@ -2,6 +2,7 @@ package fakediscord
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -208,9 +209,7 @@ func parseMultipart(r io.Reader, boundary string) ([]byte, []upload, *ackError) 
 				return nil, nil, e
 			}
 			ct := p.Header.Get("Content-Type")
-			if ct == "" {
-				ct = "application/octet-stream"
-			}
+			ct = cmp.Or(ct, "application/octet-stream")
 			files[n] = upload{filename: fn, contentType: ct, data: b}
 		default:
 			// Discord ignores parts it does not know; so does the fake.

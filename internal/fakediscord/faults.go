@@ -2,6 +2,7 @@ package fakediscord
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -212,9 +213,7 @@ func (f *Fault) check() error {
 	if f.RetryAfter < 0 || f.RetryAfter > time.Hour {
 		return fmt.Errorf("fault: retry_after %s is not within [0, 1h] (use the malformed kinds for absurd values)", f.RetryAfter)
 	}
-	if f.RetryAfter == 0 {
-		f.RetryAfter = DefaultRetryAfter
-	}
+	f.RetryAfter = cmp.Or(f.RetryAfter, DefaultRetryAfter)
 	switch {
 	case f.Scope == "" && f.Kind == FaultGlobalRateLimit:
 		f.Scope = "global"
@@ -343,18 +342,12 @@ func (c *Chaos) check() error {
 	if c.RetryAfter < 0 || c.RetryAfter > time.Hour || c.Delay < 0 || c.Delay > 10*time.Minute {
 		return fmt.Errorf("chaos: retry_after %s or delay %s out of range", c.RetryAfter, c.Delay)
 	}
-	if c.RetryAfter == 0 {
-		c.RetryAfter = 500 * time.Millisecond
-	}
-	if c.Delay == 0 {
-		c.Delay = 2 * time.Second
-	}
+	c.RetryAfter = cmp.Or(c.RetryAfter, 500*time.Millisecond)
+	c.Delay = cmp.Or(c.Delay, 2*time.Second)
 	if c.GatewayDrops < 0 || c.GatewayEvery < 0 {
 		return fmt.Errorf("chaos: gateway_drops and gateway_every must not be negative")
 	}
-	if c.GatewayEvery == 0 {
-		c.GatewayEvery = 5 * time.Second
-	}
+	c.GatewayEvery = cmp.Or(c.GatewayEvery, 5*time.Second)
 	return nil
 }
 

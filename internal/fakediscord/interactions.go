@@ -1,6 +1,7 @@
 package fakediscord
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -104,15 +105,9 @@ func memberJSON(user map[string]any, perms int64) map[string]any {
 // basePayload fills the fields every interaction has. It reads only fields
 // of in set before it is published, and runs without s.mu.
 func (s *Server) basePayload(in *interaction, perms int64, locale, guildLocale discordgo.Locale) map[string]any {
-	if locale == "" {
-		locale = discordgo.EnglishUS
-	}
-	if guildLocale == "" {
-		guildLocale = discordgo.EnglishUS
-	}
-	if perms == 0 {
-		perms = PermsMember
-	}
+	locale = cmp.Or(locale, discordgo.EnglishUS)
+	guildLocale = cmp.Or(guildLocale, discordgo.EnglishUS)
+	perms = cmp.Or(perms, PermsMember)
 	d := map[string]any{
 		"id": in.id, "application_id": s.opts.AppID, "type": in.kind, "token": in.token, "version": 1,
 		"channel_id": in.channel, "locale": locale, "entitlements": []any{},
@@ -181,9 +176,7 @@ func (s *Server) Slash(ctx context.Context, sl Slash) (*Pending, error) {
 		return nil, fmt.Errorf("%w: /%s in guild %q", ErrUnknownCommand, sl.Name, sl.Guild)
 	}
 	perms := sl.Perms
-	if perms == 0 {
-		perms = PermsMember
-	}
+	perms = cmp.Or(perms, PermsMember)
 	if !sl.Bypass && !allowed(cmd, sl.Guild, perms) {
 		return nil, fmt.Errorf("%w: /%s", ErrForbidden, sl.Name)
 	}

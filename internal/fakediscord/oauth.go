@@ -1,6 +1,7 @@
 package fakediscord
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"slices"
@@ -89,12 +90,8 @@ func (s *Server) EndActivity(id string) {
 // Authorize is the Discord client's AUTHORIZE for u (scope identify): it
 // returns an authorization code, valid once, for CodeLife.
 func (s *Server) Authorize(u OAuthUser) string {
-	if u.Username == "" {
-		u.Username = defaultName(u.ID)
-	}
-	if u.Locale == "" {
-		u.Locale = "en-US"
-	}
+	u.Username = cmp.Or(u.Username, defaultName(u.ID))
+	u.Locale = cmp.Or(u.Locale, "en-US")
 	code := secretToken(22)
 	s.locked(func() { s.oauth.codes[code] = &grant{user: u, expires: time.Now().Add(CodeLife)} })
 	return code

@@ -1,6 +1,7 @@
 package fakediscord
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -201,9 +202,7 @@ func (s *Server) newInteractionLocked(kind discordgo.InteractionType, guild, cha
 	if channel == "" {
 		channel = s.snowflake()
 	}
-	if username == "" {
-		username = defaultName(user)
-	}
+	username = cmp.Or(username, defaultName(user))
 	in := &interaction{
 		srv: s, id: s.snowflake(), token: token, kind: kind,
 		guild: guild, channel: channel, user: user, username: username,

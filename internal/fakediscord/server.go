@@ -1,6 +1,7 @@
 package fakediscord
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
@@ -188,24 +189,14 @@ type Server struct {
 
 // New returns a server; call Start to listen.
 func New(opts Options) *Server {
-	if opts.AckTimeout == 0 {
-		opts.AckTimeout = DefaultAckTimeout
-	}
-	if opts.HeartbeatInterval == 0 {
-		opts.HeartbeatInterval = DefaultHeartbeatInterval
-	}
-	if opts.TokenLife == 0 {
-		opts.TokenLife = DefaultTokenLife
-	}
-	if opts.Addr == "" {
-		opts.Addr = "127.0.0.1:0"
-	}
+	opts.AckTimeout = cmp.Or(opts.AckTimeout, DefaultAckTimeout)
+	opts.HeartbeatInterval = cmp.Or(opts.HeartbeatInterval, DefaultHeartbeatInterval)
+	opts.TokenLife = cmp.Or(opts.TokenLife, DefaultTokenLife)
+	opts.Addr = cmp.Or(opts.Addr, "127.0.0.1:0")
 	if opts.PrivateKey == nil {
 		opts.PrivateKey = testPrivateKey()
 	}
-	if opts.RecommendedShards < 1 {
-		opts.RecommendedShards = 1
-	}
+	opts.RecommendedShards = max(opts.RecommendedShards, 1)
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

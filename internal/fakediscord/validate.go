@@ -2,6 +2,7 @@ package fakediscord
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -396,9 +397,7 @@ func validateCommands(raw []byte, guild, activities bool) ([]*appCommand, []fiel
 			errs = append(errs, fieldErr{p, "BASE_TYPE_REQUIRED", "This field is required"})
 			continue
 		}
-		if c.Type == 0 {
-			c.Type = discordgo.ChatApplicationCommand
-		}
+		c.Type = cmp.Or(c.Type, discordgo.ChatApplicationCommand)
 		if c.Type < 1 || c.Type > 4 {
 			errs = append(errs, fieldErr{join(p, "type"), "BASE_TYPE_CHOICES", "Value must be one of {1, 2, 3, 4}."})
 			continue
