@@ -110,14 +110,10 @@ func (p *Pending) Wait(ctx context.Context) (Response, error) {
 	}
 	for {
 		s.mu.Lock()
-		if in.failed != nil && !in.called {
-			err := in.failed
+		if in.expired && !in.called {
+			err := cmp.Or(in.failed, ErrNoCallback) // failed implies expired
 			s.mu.Unlock()
 			return Response{}, fmt.Errorf("interaction %s (%s): %w", in.id, in.name, err)
-		}
-		if in.expired && !in.called {
-			s.mu.Unlock()
-			return Response{}, fmt.Errorf("interaction %s (%s): %w", in.id, in.name, ErrNoCallback)
 		}
 		deferred := in.respType == discordgo.InteractionResponseDeferredChannelMessageWithSource ||
 			in.respType == discordgo.InteractionResponseDeferredMessageUpdate
