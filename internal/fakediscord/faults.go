@@ -269,13 +269,6 @@ type InjectedFault struct {
 	Detail      string    `json:"detail,omitempty"`
 }
 
-// rule is a Fault with its remaining hits.
-type rule struct {
-	Fault
-	ID   int `json:"id"`
-	Left int `json:"left"` // -1: unlimited
-}
-
 // Chaos injects random faults into a fraction of the REST calls that no
 // rule hit, deterministically from Seed, and drops the gateway connections
 // a few times.
@@ -367,7 +360,7 @@ func (s *Server) InjectFault(f Fault) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ruleSeq++
-	s.rules = append(s.rules, &rule{Fault: f, ID: s.ruleSeq, Left: left})
+	s.rules = append(s.rules, &FaultRule{Fault: f, ID: s.ruleSeq, Left: left})
 	return s.ruleSeq, nil
 }
 
@@ -376,7 +369,7 @@ func (s *Server) RemoveFault(id int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := len(s.rules)
-	s.rules = slices.DeleteFunc(s.rules, func(r *rule) bool { return r.ID == id })
+	s.rules = slices.DeleteFunc(s.rules, func(r *FaultRule) bool { return r.ID == id })
 	return len(s.rules) < n
 }
 
@@ -397,9 +390,9 @@ func (s *Server) ClearFaults() {
 func (s *Server) FaultRules() []FaultRule {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]FaultRule, 0, len(s.rules))
+	out := []FaultRule{}
 	for _, r := range s.rules {
-		out = append(out, FaultRule{ID: r.ID, Fault: r.Fault, Left: r.Left})
+		out = append(out, *r)
 	}
 	return out
 }
@@ -562,19 +555,15 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request, route string,
 		hit = &Fault{Kind: FaultGlobalRateLimit, RetryAfter: s.globalWindow.Sub(now), Scope: "global"}
 	}
 	for _, ru := range s.rules {
-		if hit != nil {
-			break
-		}
-		if !ru.matches(c) || (ru.Fraction > 0 && s.rng.Float64() >= ru.Fraction) {
+		if hit != nil || !ru.Fault.matches(c) || (ru.Fault.Fraction > 0 && s.rng.Float64() >= ru.Fault.Fraction) {
 			continue
 		}
-		f := ru.Fault
-		hit = &f
+		hit = &ru.Fault
 		if ru.Left > 0 {
 			ru.Left--
 		}
 		if ru.Left == 0 {
-			s.rules = slices.DeleteFunc(s.rules, func(x *rule) bool { return x == ru })
+			s.rules = slices.DeleteFunc(s.rules, func(x *FaultRule) bool { return x == ru })
 		}
 	}
 	if hit == nil && s.chaos != nil && s.chaos.Fraction > 0 && s.chaos.rng.Float64() < s.chaos.Fraction {
@@ -623,15 +612,15 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request, route string,
 	s.applyFault(w, r, f, c, h)
 }
 
-func (ru *rule) matches(c restCall) bool {
-	if ru.Route != "" && ru.Route != c.route {
+func (f *Fault) matches(c restCall) bool {
+	if f.Route != "" && f.Route != c.route {
 		// A template naming @original matches that message only.
 		orig := strings.Replace(c.route, "/messages/{msg}", "/messages/@original", 1)
-		if ru.Route != orig || !strings.HasSuffix(c.path, "/messages/@original") {
+		if f.Route != orig || !strings.HasSuffix(c.path, "/messages/@original") {
 			return false
 		}
 	}
-	return (ru.Bucket == "" || ru.Bucket == c.bucket) && (ru.Interaction == "" || ru.Interaction == c.interaction)
+	return (f.Bucket == "" || f.Bucket == c.bucket) && (f.Interaction == "" || f.Interaction == c.interaction)
 }
 
 // applyFault answers a call hit by f.

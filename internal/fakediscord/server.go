@@ -174,7 +174,7 @@ type Server struct {
 
 	// Faults (faults.go).
 	rng          *rand.Rand // the draws of rules with a Fraction
-	rules        []*rule
+	rules        []*FaultRule
 	ruleSeq      int
 	injected     []InjectedFault
 	retryUntil   map[string]time.Time // by bucket: no call before, after a 429

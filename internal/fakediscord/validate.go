@@ -75,11 +75,9 @@ func parseMessage(raw []byte, prefix string, allowedFlags int) (msgPatch, []fiel
 		return p, []fieldErr{{prefix, "MODEL_TYPE_CONVERT", "Only dictionaries may be used in a ModelType"}}
 	}
 	if v, ok := fields["content"]; ok {
-		var c string
-		if !isNull(v) {
-			if err := json.Unmarshal(v, &c); err != nil {
-				errs = append(errs, fieldErr{join(prefix, "content"), "BASE_TYPE_STRING", "Must be a string."})
-			}
+		var c string // null: empty
+		if json.Unmarshal(v, &c) != nil {
+			errs = append(errs, fieldErr{join(prefix, "content"), "BASE_TYPE_STRING", "Must be a string."})
 		}
 		maxLen(&errs, join(prefix, "content"), c, 2000)
 		p.content = &c
