@@ -51,22 +51,12 @@ func cloneCommands(cmds []*appCommand) []*discordgo.ApplicationCommand {
 	return out
 }
 
-// commandsJSONLocked encodes the commands of guild ("" = global) as
-// Discord lists them, handlers included; "[]" if none.
-func (s *Server) commandsJSONLocked(guild string) json.RawMessage {
-	cmds := s.commands[guild]
-	if cmds == nil {
-		cmds = []*appCommand{}
-	}
-	b, _ := json.Marshal(cmds)
-	return b
-}
-
+// getCommands lists the commands of a guild, or the global ones, handlers
+// included. A registered command is replaced, never modified: it is
+// encoded without the lock.
 func (s *Server) getCommands(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	out := s.commandsJSONLocked(r.PathValue("guild"))
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, out)
+	cmds, _ := lookup(s, s.commands, r.PathValue("guild"))
+	writeJSON(w, http.StatusOK, orEmpty(cmds))
 }
 
 func (s *Server) putCommands(w http.ResponseWriter, r *http.Request) {
@@ -128,14 +118,13 @@ func (s *Server) putCommands(w http.ResponseWriter, r *http.Request) {
 	s.registered[guild] = true
 	s.commandsSeq++
 	wake(&s.registeredCh)
-	out := s.commandsJSONLocked(guild)
 	s.mu.Unlock()
 	names := make([]string, len(cmds))
 	for i, c := range cmds {
 		names[i] = c.Name
 	}
 	s.log.Info("commands registered", "guild", guild, "names", names)
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, orEmpty(cmds))
 }
 
 // deleteCommand deletes one command, as Discord does, the entry point

@@ -175,8 +175,7 @@ func (s *Server) Slash(ctx context.Context, sl Slash) (*Pending, error) {
 	if cmd == nil {
 		return nil, fmt.Errorf("%w: /%s in guild %q", ErrUnknownCommand, sl.Name, sl.Guild)
 	}
-	perms := sl.Perms
-	perms = cmp.Or(perms, PermsMember)
+	perms := cmp.Or(sl.Perms, PermsMember)
 	if !sl.Bypass && !allowed(cmd, sl.Guild, perms) {
 		return nil, fmt.Errorf("%w: /%s", ErrForbidden, sl.Name)
 	}

@@ -177,14 +177,9 @@ func (s *Server) bearerMe(w http.ResponseWriter, r *http.Request) bool {
 // getActivityInstance answers an instance of the application's Activity,
 // or 404 as Discord does for one not running.
 func (s *Server) getActivityInstance(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	in := s.oauth.instances[r.PathValue("instance")]
-	var snap activityInstance
-	if in != nil {
-		snap = *in
-	}
-	s.mu.Unlock()
-	if in == nil || r.PathValue("app") != s.opts.AppID {
+	// An instance is never modified: it is read without the lock.
+	snap, _ := lookup(s, s.oauth.instances, r.PathValue("instance"))
+	if snap == nil || r.PathValue("app") != s.opts.AppID {
 		s.fail(w, r, http.StatusNotFound, 0, "404: Not Found", nil, "")
 		return
 	}
@@ -194,12 +189,8 @@ func (s *Server) getActivityInstance(w http.ResponseWriter, r *http.Request) {
 	} else {
 		loc["id"], loc["kind"] = "pc-"+snap.Channel, "pc"
 	}
-	users := snap.Users
-	if users == nil {
-		users = []string{}
-	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"application_id": s.opts.AppID, "instance_id": snap.id, "launch_id": snap.launch, "location": loc, "users": users,
+		"application_id": s.opts.AppID, "instance_id": snap.id, "launch_id": snap.launch, "location": loc, "users": orEmpty(snap.Users),
 	})
 }
 
