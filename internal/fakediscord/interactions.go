@@ -149,8 +149,8 @@ func allowed(c *discordgo.ApplicationCommand, guild string, perms int64) bool {
 	case guild == "" && c.Contexts != nil:
 		return slices.Contains(*c.Contexts, discordgo.InteractionContextBotDM)
 	case guild == "":
-		// dm_permission is deprecated but Discord still honours it.
-		return c.DMPermission == nil || *c.DMPermission //lint:ignore SA1019 Discord still honours it
+		//lint:ignore SA1019 dm_permission is deprecated but Discord still honours it.
+		return c.DMPermission == nil || *c.DMPermission
 	case c.Contexts != nil && !slices.Contains(*c.Contexts, discordgo.InteractionContextGuild):
 		return false
 	}
