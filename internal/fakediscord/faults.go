@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -521,16 +522,12 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request, route string,
 	c := restCall{route: route, path: path, bucket: BucketOf(r.Method, path)}
 	now := time.Now()
 	s.mu.Lock()
-	switch {
-	case strings.HasPrefix(route, "POST /interactions/"):
-		if in, ok := s.interactions[r.PathValue("id")]; ok {
-			c.interaction = in.id
-		}
-	case strings.Contains(route, " /webhooks/"):
-		if in, ok := s.byToken[r.PathValue("token")]; ok {
-			c.interaction = in.id
-		}
+	// The interaction of a callback ({id}) or of a webhook call ({token}).
+	in := s.interactions[r.PathValue("id")]
+	if strings.Contains(route, " /webhooks/") {
+		in = s.byToken[r.PathValue("token")]
 	}
+	c.interaction = in.ID()
 	// A call before the retry_after its bucket (or, for a global 429, any
 	// bucket) was given is early: the bot did not honour it.
 	until, limited := s.retryUntil[c.bucket]
@@ -664,9 +661,7 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f Fault, c r
 			h(w, r)
 			return
 		}
-		for k, v := range done.Header() {
-			w.Header()[k] = v
-		}
+		maps.Copy(w.Header(), done.Header())
 		w.WriteHeader(done.Code)
 		_, _ = w.Write(done.Body.Bytes())
 	}
@@ -705,17 +700,14 @@ func write429(w http.ResponseWriter, kind FaultKind, retryAfter time.Duration, s
 		writeHTMLError(w, http.StatusTooManyRequests)
 		return
 	}
-	// The fields in Discord's order.
-	var body []byte
+	retry := `"retry_after":` + strconv.FormatFloat(sec, 'f', -1, 64) + ","
 	if kind == FaultRateLimitNoRetryAfter {
-		body = fmt.Appendf(nil, `{"message":"You are being rate limited.","global":%t,"code":0}`, global)
-	} else {
-		body = fmt.Appendf(nil, `{"message":"You are being rate limited.","retry_after":%s,"global":%t,"code":0}`,
-			strconv.FormatFloat(sec, 'f', -1, 64), global)
+		retry = ""
 	}
 	hd.Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusTooManyRequests)
-	_, _ = w.Write(body)
+	// The fields in Discord's order.
+	_, _ = fmt.Fprintf(w, `{"message":"You are being rate limited.",%s"global":%t,"code":0}`, retry, global)
 }
 
 // writeHTMLError answers status with an HTML page, as a proxy in front of
