@@ -149,6 +149,9 @@ Examples:
   curl -s -X PUT $BASE/_fake/chaos -d '{"fraction":0.1,"seed":7}'
 `
 
+var permNames = map[string]int64{"": 0, "member": PermsMember, "everyone": PermsMember,
+	"moderator": PermsModerator, "mod": PermsModerator, "admin": PermsAdmin, "administrator": PermsAdmin}
+
 // parsePerms reads the perms of the control API: absent or null (0, the
 // default), a number, a decimal string, or "member", "moderator", "admin".
 func parsePerms(raw json.RawMessage) (int64, error) {
@@ -161,15 +164,8 @@ func parsePerms(raw json.RawMessage) (int64, error) {
 		if err := json.Unmarshal(raw, &text); err != nil {
 			return 0, err
 		}
-		switch strings.ToLower(strings.TrimSpace(text)) {
-		case "":
-			return 0, nil
-		case "member", "everyone":
-			return PermsMember, nil
-		case "moderator", "mod":
-			return PermsModerator, nil
-		case "admin", "administrator":
-			return PermsAdmin, nil
+		if p, ok := permNames[strings.ToLower(strings.TrimSpace(text))]; ok {
+			return p, nil
 		}
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
