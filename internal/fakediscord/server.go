@@ -293,7 +293,7 @@ func (s *Server) Close() error {
 
 // restRoutes are the REST routes, by method and path after /api/vN (as
 // Fault.Route names them), with their handlers. Interactions, webhooks and
-// the OAuth2 token exchange need no bot token (see authorized).
+// the OAuth2 token exchange need no bot token, but a wrong one is refused.
 var restRoutes = []struct {
 	pattern string
 	h       func(*Server, http.ResponseWriter, *http.Request)
@@ -344,8 +344,12 @@ func (s *Server) Handler() http.Handler {
 				return
 			}
 			s.serveREST(w, r, rt.pattern, func(w http.ResponseWriter, r *http.Request) {
+				token := r.Header.Get("Authorization")
+				// GET /users/@me also takes a user's OAuth2 token: getMe checks it.
+				bearer := rt.pattern == "GET /users/@me" && strings.HasPrefix(token, "Bearer ")
 				switch {
-				case !s.authorized(w, r, auth):
+				case (token != "" || auth) && token != "Bot "+s.opts.Token && !bearer:
+					s.fail(w, r, http.StatusUnauthorized, 0, "401: Unauthorized", nil, "")
 				case app && r.PathValue("app") != s.opts.AppID:
 					s.fail(w, r, http.StatusForbidden, 50001, "Missing Access", nil, "")
 				default:
@@ -361,23 +365,6 @@ func (s *Server) Handler() http.Handler {
 		mux.Handle("/_fake/", s.ControlHandler())
 	}
 	return mux
-}
-
-// authorized checks "Authorization: Bot TOKEN". Webhook and callback routes
-// (auth false) need none, but a wrong one is still refused.
-func (s *Server) authorized(w http.ResponseWriter, r *http.Request, required bool) bool {
-	h := r.Header.Get("Authorization")
-	if h == "" && !required {
-		return true
-	}
-	if r.Pattern == "GET /api/{version}/users/@me" && strings.HasPrefix(h, "Bearer ") {
-		return true // a user's OAuth2 token: getMe checks it (oauth.go)
-	}
-	if h != "Bot "+s.opts.Token {
-		s.fail(w, r, http.StatusUnauthorized, 0, "401: Unauthorized", nil, "")
-		return false
-	}
-	return true
 }
 
 // Failures returns every refused call, missed deadline and failed reply
