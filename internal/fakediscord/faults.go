@@ -351,12 +351,9 @@ func (s *Server) InjectFault(f Fault) (int, error) {
 	if err := f.check(); err != nil {
 		return 0, err
 	}
-	left := f.Count
-	if left == 0 {
-		left = 1
-		if f.Fraction > 0 {
-			left = -1
-		}
+	left := cmp.Or(f.Count, 1)
+	if f.Count == 0 && f.Fraction > 0 {
+		left = -1
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -410,13 +407,11 @@ type FaultRule struct {
 // a FaultGlobalRateLimit; a call arriving before the retry_after its
 // bucket was given is a Failure.
 func (s *Server) SetGlobalRateLimit(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if d <= 0 {
-		s.globalWindow = time.Time{}
-		return
+	var until time.Time
+	if d > 0 {
+		until = time.Now().Add(d)
 	}
-	s.globalWindow = time.Now().Add(d)
+	s.locked(func() { s.globalWindow = until })
 }
 
 // SetChaos starts the chaos (replacing any), or fails on a bad config.
