@@ -320,9 +320,7 @@ func (s *Server) ControlHandler() http.Handler {
 	endpoint := func() map[string]string {
 		return map[string]string{"url": s.InteractionsURL(), "public_key": s.PublicKeyHex()}
 	}
-	mux.HandleFunc("GET /_fake/endpoint", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, endpoint())
-	})
+	answer(mux, "GET /_fake/endpoint", func(r *http.Request) any { return endpoint() })
 	mux.HandleFunc("PUT /_fake/endpoint", func(w http.ResponseWriter, r *http.Request) {
 		var body struct {
 			URL string `json:"url"`
@@ -339,21 +337,15 @@ func (s *Server) ControlHandler() http.Handler {
 		s.SetInteractionsURL(body.URL)
 		writeJSON(w, http.StatusOK, endpoint())
 	})
-	mux.HandleFunc("GET /_fake/commands", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, orEmpty(s.Commands(r.URL.Query().Get("guild"))))
-	})
-	mux.HandleFunc("GET /_fake/messages", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, orEmpty(s.Messages(r.URL.Query().Get("channel"))))
-	})
-	mux.HandleFunc("GET /_fake/failures", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, orEmpty(s.Failures()))
-	})
-	mux.HandleFunc("GET /_fake/identifies", func(w http.ResponseWriter, r *http.Request) {
+	answer(mux, "GET /_fake/commands", func(r *http.Request) any { return orEmpty(s.Commands(r.URL.Query().Get("guild"))) })
+	answer(mux, "GET /_fake/messages", func(r *http.Request) any { return orEmpty(s.Messages(r.URL.Query().Get("channel"))) })
+	answer(mux, "GET /_fake/failures", func(r *http.Request) any { return orEmpty(s.Failures()) })
+	answer(mux, "GET /_fake/identifies", func(r *http.Request) any {
 		ids := orEmpty(s.Identifies())
 		for i := range ids {
 			ids[i].Token = "[redacted]"
 		}
-		writeJSON(w, http.StatusOK, ids)
+		return ids
 	})
 	s.controlFaults(mux)
 	s.controlActivity(mux)
@@ -384,6 +376,11 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
 		badRequest(w, fmt.Errorf("bad JSON: %w", err))
 	}
 	return err == nil
+}
+
+// answer serves pattern on mux with f's result as JSON.
+func answer(mux *http.ServeMux, pattern string, f func(r *http.Request) any) {
+	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, f(r)) })
 }
 
 // handleJSON serves pattern on mux: the body decoded strictly into a T

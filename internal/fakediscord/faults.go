@@ -725,12 +725,12 @@ func (s *Server) controlFaults(mux *http.ServeMux) {
 		}
 		return FaultRule{ID: id, Fault: f}, err
 	})
-	mux.HandleFunc("GET /_fake/faults", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"rules": s.FaultRules(), "injected": orEmpty(s.Faults())})
+	answer(mux, "GET /_fake/faults", func(r *http.Request) any {
+		return map[string]any{"rules": s.FaultRules(), "injected": orEmpty(s.Faults())}
 	})
-	mux.HandleFunc("DELETE /_fake/faults", func(w http.ResponseWriter, r *http.Request) {
+	answer(mux, "DELETE /_fake/faults", func(r *http.Request) any {
 		s.ClearFaults()
-		writeJSON(w, http.StatusOK, map[string]any{"cleared": true})
+		return map[string]any{"cleared": true}
 	})
 	mux.HandleFunc("DELETE /_fake/faults/{id}", func(w http.ResponseWriter, r *http.Request) {
 		id, err := strconv.Atoi(r.PathValue("id"))
@@ -756,9 +756,9 @@ func (s *Server) controlFaults(mux *http.ServeMux) {
 	handleJSON(mux, "PUT /_fake/chaos", func(c Chaos) (any, error) {
 		return map[string]any{"chaos": true}, s.SetChaos(c)
 	})
-	mux.HandleFunc("DELETE /_fake/chaos", func(w http.ResponseWriter, r *http.Request) {
+	answer(mux, "DELETE /_fake/chaos", func(r *http.Request) any {
 		s.StopChaos()
-		writeJSON(w, http.StatusOK, map[string]any{"chaos": false})
+		return map[string]any{"chaos": false}
 	})
 	handleJSON(mux, "POST /_fake/gateway", func(body struct {
 		Action    string       `json:"action"`
@@ -784,7 +784,5 @@ func (s *Server) controlFaults(mux *http.ServeMux) {
 		}
 		return map[string]any{"action": body.Action, "connections": n}, nil
 	})
-	mux.HandleFunc("GET /_fake/resumes", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, orEmpty(s.Resumes()))
-	})
+	answer(mux, "GET /_fake/resumes", func(r *http.Request) any { return orEmpty(s.Resumes()) })
 }
