@@ -1,7 +1,7 @@
 package fakediscord
 
 import (
-	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -102,9 +102,7 @@ func (s *Server) Attachment(id string) ([]byte, bool) {
 // Discord's CDN: the bytes with their content type, 404 otherwise. It needs
 // no authorization (the URL is the secret, as Discord's before signed URLs).
 func (s *Server) getAttachment(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	a, ok := s.attachments[r.PathValue("id")]
-	s.mu.Unlock()
+	a, ok := lookup(s, s.attachments, r.PathValue("id"))
 	if !ok || a.channel != r.PathValue("channel") || a.filename != r.PathValue("filename") {
 		http.NotFound(w, r)
 		return
@@ -174,13 +172,8 @@ func parseMultipart(r io.Reader, boundary string) ([]byte, []upload, *ackError) 
 		p, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
 			break
-		}
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return nil, nil, errTooLarge
-		}
-		if err != nil {
-			return nil, nil, invalid("", "MULTIPART_INVALID", "The multipart/form-data body is malformed: "+err.Error())
+		} else if err != nil {
+			return nil, nil, partErr(err)
 		}
 		name := p.FormName()
 		switch {
@@ -209,11 +202,7 @@ func parseMultipart(r io.Reader, boundary string) ([]byte, []upload, *ackError) 
 			if e != nil {
 				return nil, nil, e
 			}
-			ct := p.Header.Get("Content-Type")
-			if ct == "" {
-				ct = "application/octet-stream"
-			}
-			files[n] = upload{filename: fn, contentType: ct, data: b}
+			files[n] = upload{filename: fn, contentType: cmp.Or(p.Header.Get("Content-Type"), "application/octet-stream"), data: b}
 		default:
 			// Discord ignores parts it does not know; so does the fake.
 			if _, err := io.Copy(io.Discard, p); err != nil {
@@ -238,15 +227,14 @@ func parseMultipart(r io.Reader, boundary string) ([]byte, []upload, *ackError) 
 
 // readPart reads a part of at most limit bytes.
 func readPart(p *multipart.Part, limit int64) ([]byte, *ackError) {
-	var buf bytes.Buffer
-	n, err := io.Copy(&buf, io.LimitReader(p, limit+1))
+	b, err := io.ReadAll(io.LimitReader(p, limit+1))
 	if err != nil {
 		return nil, partErr(err)
 	}
-	if n > limit {
+	if int64(len(b)) > limit {
 		return nil, errTooLarge
 	}
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 func partErr(err error) *ackError {

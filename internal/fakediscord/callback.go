@@ -22,17 +22,11 @@ type Launch struct {
 }
 
 // Launches returns the Activities launched so far, oldest first.
-func (s *Server) Launches() []Launch {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Launch(nil), s.launches...)
-}
+func (s *Server) Launches() []Launch { return copyOf(s, &s.launches) }
 
 func (s *Server) postCallback(w http.ResponseWriter, r *http.Request) {
 	id, token := r.PathValue("id"), r.PathValue("token")
-	s.mu.Lock()
-	in, ok := s.interactions[id]
-	s.mu.Unlock()
+	in, ok := lookup(s, s.interactions, id)
 	if !ok || in.token != token {
 		s.fail(w, r, http.StatusNotFound, 10062, "Unknown interaction", nil, id)
 		return
@@ -104,37 +98,21 @@ func (s *Server) acknowledge(in *interaction, body []byte, files []upload) *ackE
 	if len(errs) > 0 {
 		return &ackError{http.StatusBadRequest, 50035, "Invalid Form Body", errs}
 	}
-	// A new message is empty or not whatever the state: checked before the
-	// lock, but answered after the checks of the state, as before.
-	var emptyNew bool
-	if resp.Type == discordgo.InteractionResponseChannelMessageWithSource {
-		m := &message{}
-		m.apply(patch)
-		emptyNew = m.empty()
-	}
 	s.mu.Lock()
+	var e *ackError
 	switch {
 	case in.expired && !in.called:
-		s.mu.Unlock()
-		return &ackError{http.StatusNotFound, 10062, "Unknown interaction", nil}
+		e = &ackError{http.StatusNotFound, 10062, "Unknown interaction", nil}
 	case in.called:
-		s.mu.Unlock()
-		return &ackError{http.StatusBadRequest, 40060, "Interaction has already been acknowledged.", nil}
+		e = &ackError{http.StatusBadRequest, 40060, "Interaction has already been acknowledged.", nil}
+	// The resulting message is checked before anything is committed.
+	case resp.Type == discordgo.InteractionResponseChannelMessageWithSource && emptyAfter(message{}, patch),
+		resp.Type == discordgo.InteractionResponseUpdateMessage && emptyAfter(*in.source, patch):
+		e = &ackError{http.StatusBadRequest, 50006, "Cannot send an empty message", nil}
 	}
-	// Check the resulting message before committing anything.
-	switch resp.Type {
-	case discordgo.InteractionResponseChannelMessageWithSource:
-		if emptyNew {
-			s.mu.Unlock()
-			return &ackError{http.StatusBadRequest, 50006, "Cannot send an empty message", nil}
-		}
-	case discordgo.InteractionResponseUpdateMessage:
-		m := *in.source
-		m.apply(patch)
-		if m.empty() {
-			s.mu.Unlock()
-			return &ackError{http.StatusBadRequest, 50006, "Cannot send an empty message", nil}
-		}
+	if e != nil {
+		s.mu.Unlock()
+		return e
 	}
 	in.called = true
 	in.calledAt = time.Now()

@@ -40,14 +40,6 @@ func (s *Server) defaultEntryPoint() *appCommand {
 	}
 }
 
-func (s *Server) checkApp(w http.ResponseWriter, r *http.Request) bool {
-	if r.PathValue("app") != s.opts.AppID {
-		s.fail(w, r, http.StatusForbidden, 50001, "Missing Access", nil, "")
-		return false
-	}
-	return true
-}
-
 // cloneCommands copies cmds as discordgo has them (without handlers).
 func cloneCommands(cmds []*appCommand) []*discordgo.ApplicationCommand {
 	if cmds == nil {
@@ -59,31 +51,15 @@ func cloneCommands(cmds []*appCommand) []*discordgo.ApplicationCommand {
 	return out
 }
 
-// commandsJSONLocked encodes the commands of guild ("" = global) as
-// Discord lists them, handlers included; "[]" if none.
-func (s *Server) commandsJSONLocked(guild string) json.RawMessage {
-	cmds := s.commands[guild]
-	if cmds == nil {
-		cmds = []*appCommand{}
-	}
-	b, _ := json.Marshal(cmds)
-	return b
-}
-
+// getCommands lists the commands of a guild, or the global ones, handlers
+// included. A registered command is replaced, never modified: it is
+// encoded without the lock.
 func (s *Server) getCommands(w http.ResponseWriter, r *http.Request) {
-	if !s.checkApp(w, r) {
-		return
-	}
-	s.mu.Lock()
-	out := s.commandsJSONLocked(r.PathValue("guild"))
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, out)
+	cmds, _ := lookup(s, s.commands, r.PathValue("guild"))
+	writeJSON(w, http.StatusOK, orEmpty(cmds))
 }
 
 func (s *Server) putCommands(w http.ResponseWriter, r *http.Request) {
-	if !s.checkApp(w, r) {
-		return
-	}
 	guild := r.PathValue("guild")
 	if guild != "" {
 		if n, err := strconv.ParseUint(guild, 10, 64); err != nil || n == 0 {
@@ -141,24 +117,19 @@ func (s *Server) putCommands(w http.ResponseWriter, r *http.Request) {
 	s.commands[guild] = cmds
 	s.registered[guild] = true
 	s.commandsSeq++
-	close(s.registeredCh)
-	s.registeredCh = make(chan struct{})
-	out := s.commandsJSONLocked(guild)
+	wake(&s.registeredCh)
 	s.mu.Unlock()
 	names := make([]string, len(cmds))
 	for i, c := range cmds {
 		names[i] = c.Name
 	}
 	s.log.Info("commands registered", "guild", guild, "names", names)
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, orEmpty(cmds))
 }
 
 // deleteCommand deletes one command, as Discord does, the entry point
 // included (then a global overwrite may leave it out).
 func (s *Server) deleteCommand(w http.ResponseWriter, r *http.Request) {
-	if !s.checkApp(w, r) {
-		return
-	}
 	guild, id := r.PathValue("guild"), r.PathValue("command")
 	s.mu.Lock()
 	cmds := s.commands[guild]
@@ -216,8 +187,4 @@ func (s *Server) EntryPoint() (*discordgo.ApplicationCommand, int) {
 }
 
 // Registrations counts the bulk overwrites of commands accepted so far.
-func (s *Server) Registrations() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.commandsSeq
-}
+func (s *Server) Registrations() int { return read(s, &s.commandsSeq) }

@@ -136,10 +136,6 @@ Examples:
   # /admin grant user:42 amount:500 by a moderator
   curl -s $BASE/_fake/slash -d '{"guild":"1000","user":"7","perms":"moderator",
     "name":"admin","subcommand":"grant","options":{"user":"42","amount":"500"}}'
-  # a French user in a French server
-  curl -s $BASE/_fake/slash -d '{"guild":"1000","user":"43","name":"play","locale":"fr","guild_locale":"fr"}'
-  # /balance in a DM
-  curl -s $BASE/_fake/slash -d '{"user":"42","name":"balance"}'
   # press a button of an answer
   curl -s $BASE/_fake/click -d '{"message":"MESSAGE_ID","custom_id":"CUSTOM_ID","user":"42"}'
   # what went wrong
@@ -153,6 +149,9 @@ Examples:
   curl -s -X PUT $BASE/_fake/chaos -d '{"fraction":0.1,"seed":7}'
 `
 
+var permNames = map[string]int64{"": 0, "member": PermsMember, "everyone": PermsMember,
+	"moderator": PermsModerator, "mod": PermsModerator, "admin": PermsAdmin, "administrator": PermsAdmin}
+
 // parsePerms reads the perms of the control API: absent or null (0, the
 // default), a number, a decimal string, or "member", "moderator", "admin".
 func parsePerms(raw json.RawMessage) (int64, error) {
@@ -165,15 +164,8 @@ func parsePerms(raw json.RawMessage) (int64, error) {
 		if err := json.Unmarshal(raw, &text); err != nil {
 			return 0, err
 		}
-		switch strings.ToLower(strings.TrimSpace(text)) {
-		case "":
-			return 0, nil
-		case "member", "everyone":
-			return PermsMember, nil
-		case "moderator", "mod":
-			return PermsModerator, nil
-		case "admin", "administrator":
-			return PermsAdmin, nil
+		if p, ok := permNames[strings.ToLower(strings.TrimSpace(text))]; ok {
+			return p, nil
 		}
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
@@ -286,27 +278,16 @@ func (c *Click) UnmarshalJSON(b []byte) error {
 
 // ControlHandler serves the control API a person uses to drive the bot by
 // hand (mounted under /_fake/ with Options.Control); ControlAPI is its
-// reference. In short:
-//
-//	POST /_fake/slash    body: Slash as JSON    → the Response (waits ≤ 10 s)
-//	POST /_fake/click    body: Click as JSON    → the Response (waits ≤ 10 s)
-//	GET  /_fake/commands?guild=ID               → the registered commands
-//	GET  /_fake/messages?channel=ID             → the channel's messages
-//	GET  /_fake/failures                        → refused calls and missed deadlines
-//	GET  /_fake/identifies                      → gateway IDENTIFYs
-//	GET  /_fake/endpoint, PUT /_fake/endpoint   → the interactions endpoint
-//
-// Errors answer {"error": "..."} with status 400 (a user could not do
-// that), 502 (the bot did not answer) or 503 (the bot is not connected).
+// reference.
 func (s *Server) ControlHandler() http.Handler {
 	mux := http.NewServeMux()
 	reply := func(w http.ResponseWriter, p *Pending, err error, r *http.Request) {
 		if err != nil {
-			status := http.StatusBadRequest
 			if errors.Is(err, ErrNoGateway) || errors.Is(err, ErrClosed) {
-				status = http.StatusServiceUnavailable
+				writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
+			} else {
+				badRequest(w, err)
 			}
-			writeJSON(w, status, map[string]string{"error": err.Error()})
 			return
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
@@ -324,79 +305,98 @@ func (s *Server) ControlHandler() http.Handler {
 	})
 	mux.HandleFunc("POST /_fake/slash", func(w http.ResponseWriter, r *http.Request) {
 		var sl Slash
-		if err := json.NewDecoder(r.Body).Decode(&sl); err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "bad JSON: " + err.Error()})
-			return
+		if decodeBody(w, r, &sl) {
+			p, err := s.Slash(r.Context(), sl)
+			reply(w, p, err, r)
 		}
-		p, err := s.Slash(r.Context(), sl)
-		reply(w, p, err, r)
 	})
 	mux.HandleFunc("POST /_fake/click", func(w http.ResponseWriter, r *http.Request) {
 		var c Click
-		if err := json.NewDecoder(r.Body).Decode(&c); err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "bad JSON: " + err.Error()})
-			return
+		if decodeBody(w, r, &c) {
+			p, err := s.Click(r.Context(), c)
+			reply(w, p, err, r)
 		}
-		p, err := s.Click(r.Context(), c)
-		reply(w, p, err, r)
 	})
 	endpoint := func() map[string]string {
 		return map[string]string{"url": s.InteractionsURL(), "public_key": s.PublicKeyHex()}
 	}
-	mux.HandleFunc("GET /_fake/endpoint", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, endpoint())
-	})
+	answer(mux, "GET /_fake/endpoint", func(r *http.Request) any { return endpoint() })
 	mux.HandleFunc("PUT /_fake/endpoint", func(w http.ResponseWriter, r *http.Request) {
 		var body struct {
 			URL string `json:"url"`
 		}
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "bad JSON: " + err.Error()})
+		if !decodeBody(w, r, &body) {
 			return
 		}
 		if body.URL != "" {
 			if err := s.ping(r.Context(), body.URL); err != nil {
-				writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+				badRequest(w, err)
 				return
 			}
 		}
 		s.SetInteractionsURL(body.URL)
 		writeJSON(w, http.StatusOK, endpoint())
 	})
-	mux.HandleFunc("GET /_fake/commands", func(w http.ResponseWriter, r *http.Request) {
-		cmds := s.Commands(r.URL.Query().Get("guild"))
-		if cmds == nil {
-			cmds = []*discordgo.ApplicationCommand{}
-		}
-		writeJSON(w, http.StatusOK, cmds)
-	})
-	mux.HandleFunc("GET /_fake/messages", func(w http.ResponseWriter, r *http.Request) {
-		msgs := s.Messages(r.URL.Query().Get("channel"))
-		if msgs == nil {
-			msgs = []*discordgo.Message{}
-		}
-		writeJSON(w, http.StatusOK, msgs)
-	})
-	mux.HandleFunc("GET /_fake/failures", func(w http.ResponseWriter, r *http.Request) {
-		f := s.Failures()
-		if f == nil {
-			f = []Failure{}
-		}
-		writeJSON(w, http.StatusOK, f)
-	})
-	mux.HandleFunc("GET /_fake/identifies", func(w http.ResponseWriter, r *http.Request) {
-		ids := s.Identifies()
+	answer(mux, "GET /_fake/commands", func(r *http.Request) any { return orEmpty(s.Commands(r.URL.Query().Get("guild"))) })
+	answer(mux, "GET /_fake/messages", func(r *http.Request) any { return orEmpty(s.Messages(r.URL.Query().Get("channel"))) })
+	answer(mux, "GET /_fake/failures", func(r *http.Request) any { return orEmpty(s.Failures()) })
+	answer(mux, "GET /_fake/identifies", func(r *http.Request) any {
+		ids := orEmpty(s.Identifies())
 		for i := range ids {
 			ids[i].Token = "[redacted]"
 		}
-		if ids == nil {
-			ids = []Identify{}
-		}
-		writeJSON(w, http.StatusOK, ids)
+		return ids
 	})
 	s.controlFaults(mux)
 	s.controlActivity(mux)
 	return mux
+}
+
+// orEmpty is list, or an empty list rather than nil (JSON [], not null).
+func orEmpty[T any](list []T) []T {
+	if list == nil {
+		return []T{}
+	}
+	return list
+}
+
+// badRequest answers the control API's 400 {"error"}.
+func badRequest(w http.ResponseWriter, err error) {
+	writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+}
+
+// decodeBody decodes a control body (≤ 1 MiB) into v, refusing unknown
+// fields; on an error it answers 400 and returns false.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	b, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err == nil {
+		err = decodeStrict(b, v)
+	}
+	if err != nil {
+		badRequest(w, fmt.Errorf("bad JSON: %w", err))
+	}
+	return err == nil
+}
+
+// answer serves pattern on mux with f's result as JSON.
+func answer(mux *http.ServeMux, pattern string, f func(r *http.Request) any) {
+	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, f(r)) })
+}
+
+// handleJSON serves pattern on mux: the body decoded strictly into a T
+// (decodeBody), then do's result as JSON, or its error as a 400.
+func handleJSON[T any](mux *http.ServeMux, pattern string, do func(T) (any, error)) {
+	mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		var v T
+		if !decodeBody(w, r, &v) {
+			return
+		}
+		if out, err := do(v); err != nil {
+			badRequest(w, err)
+		} else {
+			writeJSON(w, http.StatusOK, out)
+		}
+	})
 }
 
 // controlResponse is the JSON the control API answers: the response, and

@@ -50,19 +50,15 @@ func (s *Server) Emojis() []*discordgo.Emoji {
 func (s *Server) EmojiImage(id string) []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if i := s.emojiIndexLocked(id); i >= 0 {
-		return slices.Clone(s.emojis[i].image)
+	if e := s.emojiLocked(id); e != nil {
+		return slices.Clone(e.image)
 	}
 	return nil
 }
 
 // EmojiCreates returns how many emojis were created so far (successful
 // POST /applications/{app}/emojis).
-func (s *Server) EmojiCreates() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.emojiCreates
-}
+func (s *Server) EmojiCreates() int { return read(s, &s.emojiCreates) }
 
 // SetRefuseEmojis makes the fake refuse (true) or accept (false) the
 // creation of application emojis from now on: refused, POST
@@ -70,9 +66,7 @@ func (s *Server) EmojiCreates() int {
 // a Failure), as Discord would to a token that may not manage the
 // application's emojis; listing still works.
 func (s *Server) SetRefuseEmojis(refuse bool) {
-	s.mu.Lock()
-	s.refuseEmojis = refuse
-	s.mu.Unlock()
+	s.locked(func() { s.refuseEmojis = refuse })
 }
 
 // emojiObject is e as Discord's JSON shows it; call with s.mu held or on
@@ -82,9 +76,12 @@ func (s *Server) emojiObject(e *appEmoji) *discordgo.Emoji {
 	return &discordgo.Emoji{ID: e.id, Name: e.name, Roles: []string{}, User: u, RequireColons: true, Available: true}
 }
 
-// emojiIndexLocked returns the index of the emoji of that ID, -1 if none.
-func (s *Server) emojiIndexLocked(id string) int {
-	return slices.IndexFunc(s.emojis, func(e *appEmoji) bool { return e.id == id })
+// emojiLocked returns the emoji of that ID, nil if none.
+func (s *Server) emojiLocked(id string) *appEmoji {
+	if i := slices.IndexFunc(s.emojis, func(e *appEmoji) bool { return e.id == id }); i >= 0 {
+		return s.emojis[i]
+	}
+	return nil
 }
 
 // nameTakenLocked reports whether another emoji than id has that name.
@@ -92,29 +89,25 @@ func (s *Server) nameTakenLocked(name, id string) bool {
 	return slices.ContainsFunc(s.emojis, func(e *appEmoji) bool { return e.name == name && e.id != id })
 }
 
+var errEmojiNameTaken = []fieldErr{{"name", "APPLICATION_EMOJI_NAME_ALREADY_TAKEN", "Emoji name already taken."}}
+
 func (s *Server) getEmojis(w http.ResponseWriter, r *http.Request) {
-	if !s.checkApp(w, r) {
-		return
-	}
 	writeJSON(w, http.StatusOK, map[string]any{"items": s.Emojis()})
 }
 
 func (s *Server) getEmoji(w http.ResponseWriter, r *http.Request) {
-	if !s.checkApp(w, r) {
-		return
-	}
 	s.mu.Lock()
-	i := s.emojiIndexLocked(r.PathValue("emoji"))
-	var e *discordgo.Emoji
-	if i >= 0 {
-		e = s.emojiObject(s.emojis[i])
+	e := s.emojiLocked(r.PathValue("emoji"))
+	var out *discordgo.Emoji
+	if e != nil {
+		out = s.emojiObject(e)
 	}
 	s.mu.Unlock()
 	if e == nil {
 		s.fail(w, r, http.StatusNotFound, 10014, "Unknown Emoji", nil, "")
 		return
 	}
-	writeJSON(w, http.StatusOK, e)
+	writeJSON(w, http.StatusOK, out)
 }
 
 // emojiBody is the JSON of a create or a modify.
@@ -161,18 +154,12 @@ func decodeEmojiImage(uri string) ([]byte, []fieldErr) {
 // body; on a refusal it has answered and returns false.
 func (s *Server) emojiRequest(w http.ResponseWriter, r *http.Request) (emojiBody, bool) {
 	var body emojiBody
-	if !s.checkApp(w, r) {
-		return body, false
-	}
 	raw, ok := s.readBody(w, r, "")
-	if !ok {
-		return body, false
-	}
-	if err := json.Unmarshal(raw, &body); err != nil {
+	if ok && json.Unmarshal(raw, &body) != nil {
 		s.fail(w, r, http.StatusBadRequest, 50109, "The request body contains invalid JSON.", nil, "")
 		return body, false
 	}
-	return body, true
+	return body, ok
 }
 
 func (s *Server) postEmoji(w http.ResponseWriter, r *http.Request) {
@@ -180,17 +167,16 @@ func (s *Server) postEmoji(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var errs []fieldErr
+	var errs, ierrs []fieldErr
+	var img []byte
 	if body.Name == nil {
 		errs = append(errs, fieldErr{"name", "BASE_TYPE_REQUIRED", "This field is required"})
 	} else {
-		errs = append(errs, checkEmojiName(*body.Name)...)
+		errs = checkEmojiName(*body.Name)
 	}
-	var img []byte
 	if body.Image == nil {
 		errs = append(errs, fieldErr{"image", "BASE_TYPE_REQUIRED", "This field is required"})
 	} else {
-		var ierrs []fieldErr
 		img, ierrs = decodeEmojiImage(*body.Image)
 		errs = append(errs, ierrs...)
 	}
@@ -211,71 +197,57 @@ func (s *Server) postEmoji(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case refuse:
 		s.fail(w, r, http.StatusForbidden, 50013, "Missing Permissions", nil, "")
-		return
 	case taken:
-		s.fail(w, r, http.StatusBadRequest, 50035, "Invalid Form Body",
-			[]fieldErr{{"name", "APPLICATION_EMOJI_NAME_ALREADY_TAKEN", "Emoji name already taken."}}, "")
-		return
+		s.fail(w, r, http.StatusBadRequest, 50035, "Invalid Form Body", errEmojiNameTaken, "")
 	case full:
 		s.fail(w, r, http.StatusBadRequest, 30008, "Maximum number of emojis reached (2000)", nil, "")
-		return
+	default:
+		s.log.Info("application emoji created", "name", out.Name, "id", out.ID, "bytes", len(img))
+		writeJSON(w, http.StatusCreated, out)
 	}
-	s.log.Info("application emoji created", "name", out.Name, "id", out.ID, "bytes", len(img))
-	writeJSON(w, http.StatusCreated, out)
 }
 
+// patchEmoji renames an emoji; without a name it answers the emoji, as
+// Discord does.
 func (s *Server) patchEmoji(w http.ResponseWriter, r *http.Request) {
 	body, ok := s.emojiRequest(w, r)
 	if !ok {
 		return
 	}
-	id := r.PathValue("emoji")
-	s.mu.Lock()
-	i := s.emojiIndexLocked(id)
-	s.mu.Unlock()
-	if i < 0 {
-		s.fail(w, r, http.StatusNotFound, 10014, "Unknown Emoji", nil, "")
-		return
-	}
-	if body.Name == nil { // nothing to change: Discord answers the emoji
-		s.getEmoji(w, r)
-		return
-	}
-	if errs := checkEmojiName(*body.Name); len(errs) > 0 {
-		s.fail(w, r, http.StatusBadRequest, 50035, "Invalid Form Body", errs, "")
-		return
+	var errs []fieldErr
+	if body.Name != nil {
+		errs = checkEmojiName(*body.Name)
 	}
 	s.mu.Lock()
-	i = s.emojiIndexLocked(id)
+	e := s.emojiLocked(r.PathValue("emoji"))
+	rename := e != nil && body.Name != nil && errs == nil
+	taken := rename && s.nameTakenLocked(*body.Name, e.id)
+	if rename && !taken {
+		e.name = *body.Name
+	}
 	var out *discordgo.Emoji
-	taken := i >= 0 && s.nameTakenLocked(*body.Name, id)
-	if i >= 0 && !taken {
-		s.emojis[i].name = *body.Name
-		out = s.emojiObject(s.emojis[i])
+	if e != nil {
+		out = s.emojiObject(e)
 	}
 	s.mu.Unlock()
 	switch {
-	case i < 0:
+	case e == nil:
 		s.fail(w, r, http.StatusNotFound, 10014, "Unknown Emoji", nil, "")
+	case errs != nil:
+		s.fail(w, r, http.StatusBadRequest, 50035, "Invalid Form Body", errs, "")
 	case taken:
-		s.fail(w, r, http.StatusBadRequest, 50035, "Invalid Form Body",
-			[]fieldErr{{"name", "APPLICATION_EMOJI_NAME_ALREADY_TAKEN", "Emoji name already taken."}}, "")
+		s.fail(w, r, http.StatusBadRequest, 50035, "Invalid Form Body", errEmojiNameTaken, "")
 	default:
 		writeJSON(w, http.StatusOK, out)
 	}
 }
 
 func (s *Server) deleteEmoji(w http.ResponseWriter, r *http.Request) {
-	if !s.checkApp(w, r) {
-		return
-	}
 	s.mu.Lock()
-	i := s.emojiIndexLocked(r.PathValue("emoji"))
-	if i >= 0 {
-		s.emojis = slices.Delete(s.emojis, i, i+1)
-	}
+	e := s.emojiLocked(r.PathValue("emoji"))
+	s.emojis = slices.DeleteFunc(s.emojis, func(x *appEmoji) bool { return x == e })
 	s.mu.Unlock()
-	if i < 0 {
+	if e == nil {
 		s.fail(w, r, http.StatusNotFound, 10014, "Unknown Emoji", nil, "")
 		return
 	}

@@ -46,18 +46,12 @@ func (s *Server) PublicKeyHex() string {
 // An interaction already sent is unaffected. Unlike the Developer Portal, it
 // does not Ping the endpoint first.
 func (s *Server) SetInteractionsURL(url string) {
-	s.mu.Lock()
-	s.endpoint = url
-	s.mu.Unlock()
+	s.locked(func() { s.endpoint = url })
 	s.log.Info("interactions endpoint set", "url", url)
 }
 
 // InteractionsURL is the interactions endpoint in use; "" means the gateway.
-func (s *Server) InteractionsURL() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.endpoint
-}
+func (s *Server) InteractionsURL() string { return read(s, &s.endpoint) }
 
 // Ping checks the interactions endpoint as the Developer Portal does when
 // the URL is saved: a PING with a wrong signature must be answered 401, and
@@ -75,14 +69,11 @@ func (s *Server) ping(ctx context.Context, url string) error {
 	s.mu.Lock()
 	id, token := s.snowflake(), randomToken()
 	s.mu.Unlock()
-	body, err := json.Marshal(map[string]any{
+	body, _ := json.Marshal(map[string]any{
 		"id": id, "application_id": s.opts.AppID, "type": 1, "token": token, "version": 1,
 		"user":         map[string]any{"id": "1", "username": "discord", "discriminator": "0", "global_name": nil, "avatar": nil, "public_flags": 0},
 		"entitlements": []any{},
 	})
-	if err != nil {
-		return fmt.Errorf("fakediscord: Ping: %w", err)
-	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.AckTimeout)
 	defer cancel()
 	status, _, _, err := s.postSigned(ctx, url, body, true)
@@ -169,10 +160,7 @@ func (s *Server) post(in *interaction, url string, body []byte) {
 		return
 	}
 	if len(bytes.TrimSpace(reply)) == 0 {
-		s.mu.Lock()
-		called := in.called
-		s.mu.Unlock()
-		if !called { // answering over REST, then 2xx without a body, is fine
+		if !read(s, &in.called) { // answering over REST, then 2xx without a body, is fine
 			s.endpointFailed(in, url, http.StatusBadRequest, 50109, "The interactions endpoint's reply has no body: it must be the initial response.", nil)
 		}
 		return
@@ -217,26 +205,27 @@ func (s *Server) endpointFailed(in *interaction, url string, status, code int, m
 func (s *Server) replied(in *interaction) {
 	s.mu.Lock()
 	in.replied = true
-	in.wakeWaiters()
+	wake(&in.editedCh)
 	s.mu.Unlock()
 }
 
 // awaitReply waits, for a webhook call made while the endpoint's reply to
-// in is still being read, until it is processed: the bot may edit its
-// deferred reply as soon as it has written it.
-func (s *Server) awaitReply(ctx context.Context, in *interaction) {
+// in is still being read, until it is processed (the bot may edit its
+// deferred reply as soon as it has written it); it reports whether the bot
+// has called back.
+func (s *Server) awaitReply(ctx context.Context, in *interaction) bool {
 	for {
 		s.mu.Lock()
-		pending := in.viaHTTP && !in.replied
+		pending, called := in.viaHTTP && !in.replied, in.called
 		ch := in.editedCh
 		s.mu.Unlock()
 		if !pending {
-			return
+			return called
 		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return
+			return read(s, &in.called)
 		}
 	}
 }

@@ -2,10 +2,11 @@ package fakediscord
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -85,31 +86,21 @@ const (
 
 // Routes are the REST routes of the fake, as Fault.Route names them:
 // the method and the path after /api/v10, with its parameters in braces.
-var Routes = []string{
-	"GET /gateway", "GET /gateway/bot", "GET /users/@me", "GET /applications/@me",
-	"GET /oauth2/applications/@me",
-	"GET /applications/{app}/commands", "PUT /applications/{app}/commands",
-	"GET /applications/{app}/guilds/{guild}/commands", "PUT /applications/{app}/guilds/{guild}/commands",
-	"GET /applications/{app}/emojis", "POST /applications/{app}/emojis",
-	"GET /applications/{app}/emojis/{emoji}", "PATCH /applications/{app}/emojis/{emoji}",
-	"DELETE /applications/{app}/emojis/{emoji}",
-	"POST /interactions/{id}/{token}/callback",
-	"POST /webhooks/{app}/{token}",
-	"GET /webhooks/{app}/{token}/messages/{msg}",
-	"PATCH /webhooks/{app}/{token}/messages/{msg}",
-	"DELETE /webhooks/{app}/{token}/messages/{msg}",
-}
+var Routes = func() []string {
+	out := make([]string, len(restRoutes))
+	for i, rt := range restRoutes {
+		out[i] = rt.pattern
+	}
+	return out
+}()
 
 // Fault is a rule that injects a fault into the REST calls it matches:
 // all of Route, Bucket and Interaction that are set must match. It hits the
 // next Count matching calls (0: one, or every one with Fraction), each
 // with probability Fraction (0: always), drawn from the server's seeded
 // generator (Options.Seed). Rules are tried in the order they were added;
-// the first that hits wins.
-//
-// As JSON (the control API): {"kind", "route", "bucket", "interaction",
-// "count", "fraction", "retry_after", "scope", "status", "delay", "after"},
-// durations as a number of seconds (1.234) or a Go duration ("1.5s").
+// the first that hits wins. As JSON (the control API), durations are a
+// number of seconds (1.234) or a Go duration ("1.5s").
 type Fault struct {
 	Kind FaultKind `json:"kind"`
 	// Route is a route template of Routes, e.g.
@@ -139,39 +130,28 @@ type Fault struct {
 	After bool `json:"after,omitempty"`
 }
 
-// faultJSON is Fault's JSON form with durations as numbers or strings.
-type faultJSON struct {
-	Kind        FaultKind    `json:"kind"`
-	Route       string       `json:"route,omitempty"`
-	Bucket      string       `json:"bucket,omitempty"`
-	Interaction string       `json:"interaction,omitempty"`
-	Count       int          `json:"count,omitempty"`
-	Fraction    float64      `json:"fraction,omitempty"`
-	RetryAfter  jsonDuration `json:"retry_after,omitempty"`
-	Scope       string       `json:"scope,omitempty"`
-	Status      int          `json:"status,omitempty"`
-	Delay       jsonDuration `json:"delay,omitempty"`
-	After       bool         `json:"after,omitempty"`
-}
-
 // UnmarshalJSON reads a Fault as the control API takes it; unknown fields
 // are an error.
 func (f *Fault) UnmarshalJSON(b []byte) error {
-	var a faultJSON
-	if err := decodeStrict(b, &a); err != nil {
-		return err
-	}
-	*f = Fault{Kind: a.Kind, Route: a.Route, Bucket: a.Bucket, Interaction: a.Interaction, Count: a.Count,
-		Fraction: a.Fraction, RetryAfter: time.Duration(a.RetryAfter), Scope: a.Scope, Status: a.Status,
-		Delay: time.Duration(a.Delay), After: a.After}
-	return nil
+	type plain Fault
+	a := struct {
+		*plain
+		RetryAfter jsonDuration `json:"retry_after"`
+		Delay      jsonDuration `json:"delay"`
+	}{plain: (*plain)(f)}
+	err := decodeStrict(b, &a)
+	f.RetryAfter, f.Delay = time.Duration(a.RetryAfter), time.Duration(a.Delay)
+	return err
 }
 
 // MarshalJSON writes durations as Go durations ("1.5s").
 func (f Fault) MarshalJSON() ([]byte, error) {
-	return json.Marshal(faultJSON{Kind: f.Kind, Route: f.Route, Bucket: f.Bucket, Interaction: f.Interaction,
-		Count: f.Count, Fraction: f.Fraction, RetryAfter: jsonDuration(f.RetryAfter), Scope: f.Scope,
-		Status: f.Status, Delay: jsonDuration(f.Delay), After: f.After})
+	type plain Fault
+	return json.Marshal(struct {
+		plain
+		RetryAfter jsonDuration `json:"retry_after,omitempty"`
+		Delay      jsonDuration `json:"delay,omitempty"`
+	}{plain(f), jsonDuration(f.RetryAfter), jsonDuration(f.Delay)})
 }
 
 // jsonDuration is a duration as JSON: a number of seconds or a Go duration string.
@@ -206,20 +186,21 @@ func (d jsonDuration) MarshalJSON() ([]byte, error) {
 	return json.Marshal(time.Duration(d).String())
 }
 
+// faultKinds are the kinds a Fault may have.
+var faultKinds = []FaultKind{FaultRateLimit, FaultGlobalRateLimit, FaultRateLimitNoRetryAfter, FaultRateLimitNegative,
+	FaultRateLimitHuge, FaultRateLimitNotJSON, FaultRateLimitBadResetAfter, FaultServerError, FaultSlow, FaultReset, FaultTokenExpired}
+
 func (f *Fault) isRateLimit() bool {
 	return strings.HasPrefix(string(f.Kind), "rate_limit") || f.Kind == FaultGlobalRateLimit
 }
 
 // check validates f and fills its defaults.
 func (f *Fault) check() error {
-	switch f.Kind {
-	case FaultRateLimit, FaultGlobalRateLimit, FaultRateLimitNoRetryAfter, FaultRateLimitNegative,
-		FaultRateLimitHuge, FaultRateLimitNotJSON, FaultRateLimitBadResetAfter,
-		FaultServerError, FaultSlow, FaultReset, FaultTokenExpired:
-	case "":
+	switch {
+	case f.Kind == "":
 		return fmt.Errorf("fault: kind is required")
-	default:
-		return fmt.Errorf("fault: unknown kind %q (want rate_limit, global_rate_limit, rate_limit_no_retry_after, rate_limit_negative, rate_limit_huge, rate_limit_not_json, rate_limit_bad_reset_after, server_error, slow, reset or token_expired)", f.Kind)
+	case !slices.Contains(faultKinds, f.Kind):
+		return fmt.Errorf("fault: unknown kind %q (want one of %v)", f.Kind, faultKinds)
 	}
 	if f.Route != "" && !routeKnown(f.Route) {
 		return fmt.Errorf("fault: unknown route %q (want one of %s, e.g. \"POST /interactions/{id}/{token}/callback\")", f.Route, strings.Join(Routes, ", "))
@@ -233,26 +214,18 @@ func (f *Fault) check() error {
 	if f.RetryAfter < 0 || f.RetryAfter > time.Hour {
 		return fmt.Errorf("fault: retry_after %s is not within [0, 1h] (use the malformed kinds for absurd values)", f.RetryAfter)
 	}
-	if f.RetryAfter == 0 {
-		f.RetryAfter = DefaultRetryAfter
-	}
-	switch f.Scope {
-	case "":
-		if f.Kind == FaultGlobalRateLimit {
-			f.Scope = "global"
-		} else {
-			f.Scope = "user"
-		}
-	case "user", "shared":
-		if !f.isRateLimit() || f.Kind == FaultGlobalRateLimit {
-			return fmt.Errorf("fault: scope %q applies to a per-bucket 429 only", f.Scope)
-		}
-	case "global":
-		if f.Kind != FaultGlobalRateLimit {
-			return fmt.Errorf(`fault: scope "global" is kind global_rate_limit`)
-		}
-	default:
+	f.RetryAfter = cmp.Or(f.RetryAfter, DefaultRetryAfter)
+	switch {
+	case f.Scope == "" && f.Kind == FaultGlobalRateLimit:
+		f.Scope = "global"
+	case f.Scope == "":
+		f.Scope = "user"
+	case f.Scope == "global" && f.Kind != FaultGlobalRateLimit:
+		return fmt.Errorf(`fault: scope "global" is kind global_rate_limit`)
+	case f.Scope != "global" && f.Scope != "user" && f.Scope != "shared":
 		return fmt.Errorf(`fault: scope %q: want "user" or "shared"`, f.Scope)
+	case f.Scope != "global" && (!f.isRateLimit() || f.Kind == FaultGlobalRateLimit):
+		return fmt.Errorf("fault: scope %q applies to a per-bucket 429 only", f.Scope)
 	}
 	switch {
 	case f.Kind == FaultServerError && f.Status == 0:
@@ -297,13 +270,6 @@ type InjectedFault struct {
 	Detail      string    `json:"detail,omitempty"`
 }
 
-// rule is a Fault with its remaining hits.
-type rule struct {
-	Fault
-	ID   int `json:"id"`
-	Left int `json:"left"` // -1: unlimited
-}
-
 // Chaos injects random faults into a fraction of the REST calls that no
 // rule hit, deterministically from Seed, and drops the gateway connections
 // a few times.
@@ -332,22 +298,16 @@ type Chaos struct {
 // UnmarshalJSON reads Chaos as the control API takes it: durations as
 // seconds or Go durations; unknown fields are an error.
 func (c *Chaos) UnmarshalJSON(b []byte) error {
-	var a struct {
-		Fraction     float64      `json:"fraction"`
-		Kinds        []FaultKind  `json:"kinds"`
-		Seed         uint64       `json:"seed"`
+	type plain Chaos
+	a := struct {
+		*plain
 		RetryAfter   jsonDuration `json:"retry_after"`
 		Delay        jsonDuration `json:"delay"`
-		After        float64      `json:"after"`
-		GatewayDrops int          `json:"gateway_drops"`
 		GatewayEvery jsonDuration `json:"gateway_every"`
-	}
-	if err := decodeStrict(b, &a); err != nil {
-		return err
-	}
-	*c = Chaos{Fraction: a.Fraction, Kinds: a.Kinds, Seed: a.Seed, RetryAfter: time.Duration(a.RetryAfter),
-		Delay: time.Duration(a.Delay), After: a.After, GatewayDrops: a.GatewayDrops, GatewayEvery: time.Duration(a.GatewayEvery)}
-	return nil
+	}{plain: (*plain)(c)}
+	err := decodeStrict(b, &a)
+	c.RetryAfter, c.Delay, c.GatewayEvery = time.Duration(a.RetryAfter), time.Duration(a.Delay), time.Duration(a.GatewayEvery)
+	return err
 }
 
 // chaosState is an active Chaos.
@@ -376,18 +336,12 @@ func (c *Chaos) check() error {
 	if c.RetryAfter < 0 || c.RetryAfter > time.Hour || c.Delay < 0 || c.Delay > 10*time.Minute {
 		return fmt.Errorf("chaos: retry_after %s or delay %s out of range", c.RetryAfter, c.Delay)
 	}
-	if c.RetryAfter == 0 {
-		c.RetryAfter = 500 * time.Millisecond
-	}
-	if c.Delay == 0 {
-		c.Delay = 2 * time.Second
-	}
+	c.RetryAfter = cmp.Or(c.RetryAfter, 500*time.Millisecond)
+	c.Delay = cmp.Or(c.Delay, 2*time.Second)
 	if c.GatewayDrops < 0 || c.GatewayEvery < 0 {
 		return fmt.Errorf("chaos: gateway_drops and gateway_every must not be negative")
 	}
-	if c.GatewayEvery == 0 {
-		c.GatewayEvery = 5 * time.Second
-	}
+	c.GatewayEvery = cmp.Or(c.GatewayEvery, 5*time.Second)
 	return nil
 }
 
@@ -397,17 +351,14 @@ func (s *Server) InjectFault(f Fault) (int, error) {
 	if err := f.check(); err != nil {
 		return 0, err
 	}
-	left := f.Count
-	if left == 0 {
-		left = 1
-		if f.Fraction > 0 {
-			left = -1
-		}
+	left := cmp.Or(f.Count, 1)
+	if f.Count == 0 && f.Fraction > 0 {
+		left = -1
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ruleSeq++
-	s.rules = append(s.rules, &rule{Fault: f, ID: s.ruleSeq, Left: left})
+	s.rules = append(s.rules, &FaultRule{Fault: f, ID: s.ruleSeq, Left: left})
 	return s.ruleSeq, nil
 }
 
@@ -416,7 +367,7 @@ func (s *Server) RemoveFault(id int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := len(s.rules)
-	s.rules = slices.DeleteFunc(s.rules, func(r *rule) bool { return r.ID == id })
+	s.rules = slices.DeleteFunc(s.rules, func(r *FaultRule) bool { return r.ID == id })
 	return len(s.rules) < n
 }
 
@@ -429,21 +380,17 @@ func (s *Server) ClearFaults() {
 	s.rules = nil
 	s.globalWindow = time.Time{}
 	s.noAckUntil = time.Time{}
-	ch := s.chaos
-	s.chaos = nil
 	s.mu.Unlock()
-	if ch != nil {
-		close(ch.stop)
-	}
+	s.StopChaos()
 }
 
 // FaultRules returns the active rules with their remaining hits (-1: unlimited).
 func (s *Server) FaultRules() []FaultRule {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]FaultRule, 0, len(s.rules))
+	out := []FaultRule{}
 	for _, r := range s.rules {
-		out = append(out, FaultRule{ID: r.ID, Fault: r.Fault, Left: r.Left})
+		out = append(out, *r)
 	}
 	return out
 }
@@ -460,13 +407,11 @@ type FaultRule struct {
 // a FaultGlobalRateLimit; a call arriving before the retry_after its
 // bucket was given is a Failure.
 func (s *Server) SetGlobalRateLimit(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if d <= 0 {
-		s.globalWindow = time.Time{}
-		return
+	var until time.Time
+	if d > 0 {
+		until = time.Now().Add(d)
 	}
-	s.globalWindow = time.Now().Add(d)
+	s.locked(func() { s.globalWindow = until })
 }
 
 // SetChaos starts the chaos (replacing any), or fails on a bad config.
@@ -531,11 +476,7 @@ func (s *Server) chaosGateway(st *chaosState) {
 }
 
 // Faults returns every injected fault and consequence so far, oldest first.
-func (s *Server) Faults() []InjectedFault {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]InjectedFault(nil), s.injected...)
-}
+func (s *Server) Faults() []InjectedFault { return copyOf(s, &s.injected) }
 
 // recordFaultLocked records an injected fault and marks its interaction.
 func (s *Server) recordFaultLocked(f InjectedFault) {
@@ -576,16 +517,12 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request, route string,
 	c := restCall{route: route, path: path, bucket: BucketOf(r.Method, path)}
 	now := time.Now()
 	s.mu.Lock()
-	switch {
-	case strings.HasPrefix(route, "POST /interactions/"):
-		if in, ok := s.interactions[r.PathValue("id")]; ok {
-			c.interaction = in.id
-		}
-	case strings.Contains(route, " /webhooks/"):
-		if in, ok := s.byToken[r.PathValue("token")]; ok {
-			c.interaction = in.id
-		}
+	// The interaction of a callback ({id}) or of a webhook call ({token}).
+	in := s.interactions[r.PathValue("id")]
+	if strings.Contains(route, " /webhooks/") {
+		in = s.byToken[r.PathValue("token")]
 	}
+	c.interaction = in.ID()
 	// A call before the retry_after its bucket (or, for a global 429, any
 	// bucket) was given is early: the bot did not honour it.
 	until, limited := s.retryUntil[c.bucket]
@@ -610,19 +547,15 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request, route string,
 		hit = &Fault{Kind: FaultGlobalRateLimit, RetryAfter: s.globalWindow.Sub(now), Scope: "global"}
 	}
 	for _, ru := range s.rules {
-		if hit != nil {
-			break
-		}
-		if !ru.matches(c) || (ru.Fraction > 0 && s.rng.Float64() >= ru.Fraction) {
+		if hit != nil || !ru.Fault.matches(c) || (ru.Fault.Fraction > 0 && s.rng.Float64() >= ru.Fault.Fraction) {
 			continue
 		}
-		f := ru.Fault
-		hit = &f
+		hit = &ru.Fault
 		if ru.Left > 0 {
 			ru.Left--
 		}
 		if ru.Left == 0 {
-			s.rules = slices.DeleteFunc(s.rules, func(x *rule) bool { return x == ru })
+			s.rules = slices.DeleteFunc(s.rules, func(x *FaultRule) bool { return x == ru })
 		}
 	}
 	if hit == nil && s.chaos != nil && s.chaos.Fraction > 0 && s.chaos.rng.Float64() < s.chaos.Fraction {
@@ -648,24 +581,22 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request, route string,
 	f := *hit
 	rec := InjectedFault{Kind: f.Kind, Method: r.Method, Route: route, Path: elideToken(r.URL.Path),
 		Bucket: c.bucket, Interaction: c.interaction, After: f.After}
-	switch f.Kind {
-	case FaultRateLimit, FaultGlobalRateLimit, FaultRateLimitNoRetryAfter, FaultRateLimitNegative,
-		FaultRateLimitHuge, FaultRateLimitNotJSON, FaultRateLimitBadResetAfter:
+	switch {
+	case f.isRateLimit():
 		rec.Status = http.StatusTooManyRequests
 		rec.Detail = "retry_after " + f.RetryAfter.String()
-	case FaultServerError:
+	case f.Kind == FaultServerError:
 		rec.Status = f.Status
-	case FaultSlow:
+	case f.Kind == FaultSlow:
 		rec.Detail = "delay " + f.Delay.String()
-	case FaultTokenExpired:
+	case f.Kind == FaultTokenExpired:
 		rec.Status = http.StatusUnauthorized
 	}
 	// The well-formed 429s are enforced.
-	switch f.Kind {
-	case FaultRateLimit:
+	if f.Kind == FaultRateLimit || f.Kind == FaultGlobalRateLimit {
 		s.retryUntil[c.bucket] = now.Add(f.RetryAfter)
-	case FaultGlobalRateLimit:
-		s.retryUntil[c.bucket] = now.Add(f.RetryAfter)
+	}
+	if f.Kind == FaultGlobalRateLimit {
 		s.globalUntil, s.globalSent = now.Add(f.RetryAfter), now
 	}
 	s.recordFaultLocked(rec)
@@ -673,15 +604,15 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request, route string,
 	s.applyFault(w, r, f, c, h)
 }
 
-func (ru *rule) matches(c restCall) bool {
-	if ru.Route != "" && ru.Route != c.route {
+func (f *Fault) matches(c restCall) bool {
+	if f.Route != "" && f.Route != c.route {
 		// A template naming @original matches that message only.
 		orig := strings.Replace(c.route, "/messages/{msg}", "/messages/@original", 1)
-		if ru.Route != orig || !strings.HasSuffix(c.path, "/messages/@original") {
+		if f.Route != orig || !strings.HasSuffix(c.path, "/messages/@original") {
 			return false
 		}
 	}
-	return (ru.Bucket == "" || ru.Bucket == c.bucket) && (ru.Interaction == "" || ru.Interaction == c.interaction)
+	return (f.Bucket == "" || f.Bucket == c.bucket) && (f.Interaction == "" || f.Interaction == c.interaction)
 }
 
 // applyFault answers a call hit by f.
@@ -725,9 +656,7 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f Fault, c r
 			h(w, r)
 			return
 		}
-		for k, v := range done.Header() {
-			w.Header()[k] = v
-		}
+		maps.Copy(w.Header(), done.Header())
 		w.WriteHeader(done.Code)
 		_, _ = w.Write(done.Body.Bytes())
 	}
@@ -766,17 +695,14 @@ func write429(w http.ResponseWriter, kind FaultKind, retryAfter time.Duration, s
 		writeHTMLError(w, http.StatusTooManyRequests)
 		return
 	}
-	// The fields in Discord's order.
-	var body []byte
+	retry := `"retry_after":` + strconv.FormatFloat(sec, 'f', -1, 64) + ","
 	if kind == FaultRateLimitNoRetryAfter {
-		body = fmt.Appendf(nil, `{"message":"You are being rate limited.","global":%t,"code":0}`, global)
-	} else {
-		body = fmt.Appendf(nil, `{"message":"You are being rate limited.","retry_after":%s,"global":%t,"code":0}`,
-			strconv.FormatFloat(sec, 'f', -1, 64), global)
+		retry = ""
 	}
 	hd.Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusTooManyRequests)
-	_, _ = w.Write(body)
+	// The fields in Discord's order.
+	_, _ = fmt.Fprintf(w, `{"message":"You are being rate limited.",%s"global":%t,"code":0}`, retry, global)
 }
 
 // writeHTMLError answers status with an HTML page, as a proxy in front of
@@ -790,53 +716,26 @@ func writeHTMLError(w http.ResponseWriter, status int) {
 
 // controlFaults mounts the control API of faults on mux (see ControlAPI).
 func (s *Server) controlFaults(mux *http.ServeMux) {
-	bad := func(w http.ResponseWriter, err error) {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
-	}
-	decode := func(w http.ResponseWriter, r *http.Request, v any) bool {
-		b, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-		if err == nil {
-			err = decodeStrict(b, v)
-		}
-		if err != nil {
-			bad(w, fmt.Errorf("bad JSON: %w", err))
-			return false
-		}
-		return true
-	}
-	mux.HandleFunc("POST /_fake/faults", func(w http.ResponseWriter, r *http.Request) {
-		var f Fault
-		if !decode(w, r, &f) {
-			return
-		}
+	handleJSON(mux, "POST /_fake/faults", func(f Fault) (any, error) {
 		id, err := s.InjectFault(f)
-		if err != nil {
-			bad(w, err)
-			return
-		}
 		for _, ru := range s.FaultRules() {
 			if ru.ID == id {
-				writeJSON(w, http.StatusOK, ru)
-				return
+				return ru, err
 			}
 		}
-		writeJSON(w, http.StatusOK, FaultRule{ID: id, Fault: f})
+		return FaultRule{ID: id, Fault: f}, err
 	})
-	mux.HandleFunc("GET /_fake/faults", func(w http.ResponseWriter, r *http.Request) {
-		inj := s.Faults()
-		if inj == nil {
-			inj = []InjectedFault{}
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"rules": s.FaultRules(), "injected": inj})
+	answer(mux, "GET /_fake/faults", func(r *http.Request) any {
+		return map[string]any{"rules": s.FaultRules(), "injected": orEmpty(s.Faults())}
 	})
-	mux.HandleFunc("DELETE /_fake/faults", func(w http.ResponseWriter, r *http.Request) {
+	answer(mux, "DELETE /_fake/faults", func(r *http.Request) any {
 		s.ClearFaults()
-		writeJSON(w, http.StatusOK, map[string]any{"cleared": true})
+		return map[string]any{"cleared": true}
 	})
 	mux.HandleFunc("DELETE /_fake/faults/{id}", func(w http.ResponseWriter, r *http.Request) {
 		id, err := strconv.Atoi(r.PathValue("id"))
 		if err != nil {
-			bad(w, fmt.Errorf("rule ID %q is not a number", r.PathValue("id")))
+			badRequest(w, fmt.Errorf("rule ID %q is not a number", r.PathValue("id")))
 			return
 		}
 		if !s.RemoveFault(id) {
@@ -845,44 +744,27 @@ func (s *Server) controlFaults(mux *http.ServeMux) {
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"removed": id})
 	})
-	mux.HandleFunc("PUT /_fake/global-rate-limit", func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Duration *jsonDuration `json:"duration"`
-		}
-		if !decode(w, r, &body) {
-			return
-		}
+	handleJSON(mux, "PUT /_fake/global-rate-limit", func(body struct {
+		Duration *jsonDuration `json:"duration"`
+	}) (any, error) {
 		if body.Duration == nil || *body.Duration < 0 || time.Duration(*body.Duration) > time.Hour {
-			bad(w, fmt.Errorf(`global-rate-limit: want {"duration": seconds or "1s"} within [0, 1h] (0 ends it)`))
-			return
+			return nil, fmt.Errorf(`global-rate-limit: want {"duration": seconds or "1s"} within [0, 1h] (0 ends it)`)
 		}
 		s.SetGlobalRateLimit(time.Duration(*body.Duration))
-		writeJSON(w, http.StatusOK, map[string]any{"duration": time.Duration(*body.Duration).String()})
+		return map[string]any{"duration": time.Duration(*body.Duration).String()}, nil
 	})
-	mux.HandleFunc("PUT /_fake/chaos", func(w http.ResponseWriter, r *http.Request) {
-		var c Chaos
-		if !decode(w, r, &c) {
-			return
-		}
-		if err := s.SetChaos(c); err != nil {
-			bad(w, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"chaos": true})
+	handleJSON(mux, "PUT /_fake/chaos", func(c Chaos) (any, error) {
+		return map[string]any{"chaos": true}, s.SetChaos(c)
 	})
-	mux.HandleFunc("DELETE /_fake/chaos", func(w http.ResponseWriter, r *http.Request) {
+	answer(mux, "DELETE /_fake/chaos", func(r *http.Request) any {
 		s.StopChaos()
-		writeJSON(w, http.StatusOK, map[string]any{"chaos": false})
+		return map[string]any{"chaos": false}
 	})
-	mux.HandleFunc("POST /_fake/gateway", func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Action    string       `json:"action"`
-			Resumable bool         `json:"resumable"`
-			Duration  jsonDuration `json:"duration"`
-		}
-		if !decode(w, r, &body) {
-			return
-		}
+	handleJSON(mux, "POST /_fake/gateway", func(body struct {
+		Action    string       `json:"action"`
+		Resumable bool         `json:"resumable"`
+		Duration  jsonDuration `json:"duration"`
+	}) (any, error) {
 		n := 0
 		switch body.Action {
 		case "reconnect":
@@ -894,21 +776,13 @@ func (s *Server) controlFaults(mux *http.ServeMux) {
 			s.Disconnect()
 		case "withhold_acks":
 			if body.Duration <= 0 || time.Duration(body.Duration) > time.Hour {
-				bad(w, fmt.Errorf("gateway: withhold_acks needs a duration within (0, 1h]"))
-				return
+				return nil, fmt.Errorf("gateway: withhold_acks needs a duration within (0, 1h]")
 			}
 			s.WithholdHeartbeatAcks(time.Duration(body.Duration))
 		default:
-			bad(w, fmt.Errorf(`gateway: action %q: want "reconnect", "invalid_session", "drop" or "withhold_acks"`, body.Action))
-			return
+			return nil, fmt.Errorf(`gateway: action %q: want "reconnect", "invalid_session", "drop" or "withhold_acks"`, body.Action)
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"action": body.Action, "connections": n})
+		return map[string]any{"action": body.Action, "connections": n}, nil
 	})
-	mux.HandleFunc("GET /_fake/resumes", func(w http.ResponseWriter, r *http.Request) {
-		rs := s.Resumes()
-		if rs == nil {
-			rs = []Resume{}
-		}
-		writeJSON(w, http.StatusOK, rs)
-	})
+	answer(mux, "GET /_fake/resumes", func(r *http.Request) any { return orEmpty(s.Resumes()) })
 }

@@ -3,7 +3,9 @@ package fakediscord
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -61,11 +63,10 @@ type gwConn struct {
 
 var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
 
+// gwPayload is what the fake reads of a client's payload.
 type gwPayload struct {
 	Op int             `json:"op"`
 	D  json.RawMessage `json:"d"`
-	S  *int64          `json:"s,omitempty"`
-	T  string          `json:"t,omitempty"`
 }
 
 func (s *Server) handleGateway(w http.ResponseWriter, r *http.Request) {
@@ -83,9 +84,7 @@ func (s *Server) handleGateway(w http.ResponseWriter, r *http.Request) {
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()
 	defer func() {
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
+		s.locked(func() { delete(s.conns, c) })
 		ws.Close()
 		s.log.Info("gateway connection closed")
 	}()
@@ -103,42 +102,34 @@ func (s *Server) handleGateway(w http.ResponseWriter, r *http.Request) {
 			c.close(closeDecodeError, "Decode error")
 			return
 		}
+		ok := true
 		switch p.Op {
-		case 1: // heartbeat
-			s.mu.Lock()
-			withheld := time.Now().Before(s.noAckUntil)
-			s.mu.Unlock()
-			if withheld {
-				continue
-			}
-			if err := c.send(map[string]any{"op": 11, "d": nil}); err != nil {
-				return
+		case 1: // heartbeat, ACKed unless WithholdHeartbeatAcks
+			if !time.Now().Before(read(s, &s.noAckUntil)) {
+				ok = c.send(map[string]any{"op": 11, "d": nil}) == nil
 			}
 		case 2:
-			if !c.identify(p.D) {
-				return
-			}
+			ok = c.identify(p.D)
 		case 6:
-			if !c.resume(p.D) {
-				return
-			}
+			ok = c.resume(p.D)
 		case 3, 4, 8: // presence, voice state, request members: accepted, ignored
-			if !c.authenticated() {
+			if ok = c.authenticated(); !ok {
 				c.close(closeNotAuthenticated, "Not authenticated.")
-				return
 			}
 		default:
+			ok = false
 			c.close(closeUnknownOpcode, "Unknown opcode.")
+		}
+		if !ok {
 			return
 		}
 	}
 }
 
-func (c *gwConn) authenticated() bool {
-	c.srv.mu.Lock()
-	defer c.srv.mu.Unlock()
-	return c.session != nil
-}
+// gatewayToken reports whether an IDENTIFY's or RESUME's token is the bot's.
+func (s *Server) gatewayToken(t string) bool { return t == "Bot "+s.opts.Token || t == s.opts.Token }
+
+func (c *gwConn) authenticated() bool { return read(c.srv, &c.session) != nil }
 
 func (c *gwConn) identify(raw json.RawMessage) bool {
 	s := c.srv
@@ -155,10 +146,10 @@ func (c *gwConn) identify(raw json.RawMessage) bool {
 		c.close(closeAlreadyIdentified, "Already authenticated.")
 		return false
 	}
-	if id.Token != "Bot "+s.opts.Token && id.Token != s.opts.Token {
-		s.mu.Lock()
-		s.recordFailureLocked(Failure{At: time.Now(), Method: "GATEWAY", Path: "/gateway IDENTIFY", Code: closeAuthFailed, Message: "Authentication failed."})
-		s.mu.Unlock()
+	if !s.gatewayToken(id.Token) {
+		s.locked(func() {
+			s.recordFailureLocked(Failure{At: time.Now(), Method: "GATEWAY", Path: "/gateway IDENTIFY", Code: closeAuthFailed, Message: "Authentication failed."})
+		})
 		c.close(closeAuthFailed, "Authentication failed.")
 		return false
 	}
@@ -174,13 +165,6 @@ func (c *gwConn) identify(raw json.RawMessage) bool {
 			return false
 		}
 	}
-	s.mu.Lock()
-	sess := &session{id: strconv.FormatInt(time.Now().UnixNano(), 36) + s.snowflake()}
-	sess.identify = Identify{At: time.Now(), Token: id.Token, Intents: id.Intents, Shard: shard, SessionID: sess.id}
-	s.sessions[sess.id] = sess
-	s.identifies = append(s.identifies, sess.identify)
-	sess.seq++
-	seq := sess.seq
 	// READY lists the guilds of this shard only.
 	guilds := make([]map[string]any, 0, len(s.opts.Guilds))
 	for _, g := range s.opts.Guilds {
@@ -188,7 +172,11 @@ func (c *gwConn) identify(raw json.RawMessage) bool {
 			guilds = append(guilds, map[string]any{"id": g, "unavailable": true})
 		}
 	}
-	s.mu.Unlock()
+	s.mu.Lock()
+	sess := &session{id: strconv.FormatInt(time.Now().UnixNano(), 36) + s.snowflake()}
+	sess.identify = Identify{At: time.Now(), Token: id.Token, Intents: id.Intents, Shard: shard, SessionID: sess.id}
+	s.sessions[sess.id] = sess
+	s.identifies = append(s.identifies, sess.identify)
 	ready := map[string]any{
 		"v": 10, "user": s.botUser(), "guilds": guilds, "session_id": sess.id,
 		"session_type": "normal", "resume_gateway_url": s.gatewayURL(),
@@ -199,18 +187,7 @@ func (c *gwConn) identify(raw json.RawMessage) bool {
 	if id.Shard != nil {
 		ready["shard"] = shard
 	}
-	// Become the shard's connection and send READY before any dispatch:
-	// numbering and writing happen under the write lock (taken after s.mu,
-	// as dispatch does).
-	s.mu.Lock()
-	c.session = sess
-	c.writeMu.Lock()
-	close(s.identifiedCh)
-	s.identifiedCh = make(chan struct{})
-	s.mu.Unlock()
-	err := c.writeLocked(map[string]any{"op": 0, "t": "READY", "s": seq, "d": ready})
-	c.writeMu.Unlock()
-	if err != nil {
+	if c.becomeLocked(sess, nil, "READY", ready) != nil {
 		return false
 	}
 	s.log.Info("bot identified", "session", sess.id, "intents", int64(id.Intents), "shard", shard)
@@ -228,7 +205,7 @@ func (c *gwConn) resume(raw json.RawMessage) bool {
 		c.close(closeDecodeError, "Decode error")
 		return false
 	}
-	if r.Token != "Bot "+s.opts.Token && r.Token != s.opts.Token {
+	if !s.gatewayToken(r.Token) {
 		c.close(closeAuthFailed, "Authentication failed.")
 		return false
 	}
@@ -252,35 +229,33 @@ func (c *gwConn) resume(raw json.RawMessage) bool {
 	}
 	// Replay the dispatches after the client's sequence, then RESUMED.
 	s.mu.Lock()
-	c.session = sess
-	c.writeMu.Lock()
-	var replay []sentEvent
-	for _, e := range sess.backlog {
-		if e.seq > r.Seq {
-			replay = append(replay, e)
-		}
-	}
-	sess.seq++
-	seq := sess.seq
+	replay := slices.DeleteFunc(slices.Clone(sess.backlog), func(e sentEvent) bool { return e.seq <= r.Seq })
 	s.resumes = append(s.resumes, Resume{At: time.Now(), SessionID: sess.id, Seq: r.Seq, Replayed: len(replay)})
-	close(s.identifiedCh)
-	s.identifiedCh = make(chan struct{})
-	s.mu.Unlock()
-	var err error
-	for _, e := range replay {
-		if err = c.writeDispatchLocked(e.name, e.seq, e.d); err != nil {
-			break
-		}
-	}
-	if err == nil {
-		err = c.writeLocked(map[string]any{"op": 0, "t": "RESUMED", "s": seq, "d": map[string]any{"_trace": []string{"fakediscord"}}})
-	}
-	c.writeMu.Unlock()
-	if err != nil {
+	if c.becomeLocked(sess, replay, "RESUMED", map[string]any{"_trace": []string{"fakediscord"}}) != nil {
 		return false
 	}
 	s.log.Info("bot resumed", "session", sess.id, "seq", r.Seq, "replayed", len(replay))
 	return true
+}
+
+// becomeLocked makes c the connection of sess and, before any other
+// dispatch of it can be numbered (under the write lock, taken after s.mu as
+// dispatch does), writes replay then the event t (READY or RESUMED). The
+// caller holds s.mu; becomeLocked releases it.
+func (c *gwConn) becomeLocked(sess *session, replay []sentEvent, t string, d any) error {
+	c.session = sess
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	sess.seq++
+	seq := sess.seq
+	wake(&c.srv.identifiedCh)
+	c.srv.mu.Unlock()
+	for _, e := range replay {
+		if err := c.writeDispatchLocked(e.name, e.seq, e.d); err != nil {
+			return err
+		}
+	}
+	return c.writeLocked(map[string]any{"op": 0, "t": t, "s": seq, "d": d})
 }
 
 func (c *gwConn) send(v any) error {
@@ -394,23 +369,13 @@ func (s *Server) dispatch(guild, event string, d json.RawMessage) (bool, error) 
 
 // Resumes returns the gateway RESUMEs accepted so far; with Identifies it
 // tells whether a session resumed or identified again.
-func (s *Server) Resumes() []Resume {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Resume(nil), s.resumes...)
-}
+func (s *Server) Resumes() []Resume { return copyOf(s, &s.resumes) }
 
 // authedConns lists the connections that identified or resumed.
 func (s *Server) authedConns() []*gwConn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []*gwConn
-	for c := range s.conns {
-		if c.session != nil {
-			out = append(out, c)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Collect(maps.Keys(s.conns)), func(c *gwConn) bool { return c.session == nil })
 }
 
 // Reconnect sends op 7 RECONNECT on every identified connection; discordgo
@@ -422,9 +387,9 @@ func (s *Server) Reconnect() int {
 			n++
 		}
 	}
-	s.mu.Lock()
-	s.recordFaultLocked(InjectedFault{Kind: FaultGatewayReconnect, Detail: fmt.Sprintf("op 7 to %d connections", n)})
-	s.mu.Unlock()
+	s.locked(func() {
+		s.recordFaultLocked(InjectedFault{Kind: FaultGatewayReconnect, Detail: fmt.Sprintf("op 7 to %d connections", n)})
+	})
 	return n
 }
 
@@ -453,9 +418,9 @@ func (s *Server) InvalidateSession(resumable bool) int {
 			n++
 		}
 	}
-	s.mu.Lock()
-	s.recordFaultLocked(InjectedFault{Kind: FaultGatewayInvalidSession, Detail: fmt.Sprintf("op 9 d:%t to %d connections", resumable, n)})
-	s.mu.Unlock()
+	s.locked(func() {
+		s.recordFaultLocked(InjectedFault{Kind: FaultGatewayInvalidSession, Detail: fmt.Sprintf("op 9 d:%t to %d connections", resumable, n)})
+	})
 	return n
 }
 

@@ -1,12 +1,14 @@
 package fakediscord
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -103,15 +105,9 @@ func memberJSON(user map[string]any, perms int64) map[string]any {
 // basePayload fills the fields every interaction has. It reads only fields
 // of in set before it is published, and runs without s.mu.
 func (s *Server) basePayload(in *interaction, perms int64, locale, guildLocale discordgo.Locale) map[string]any {
-	if locale == "" {
-		locale = discordgo.EnglishUS
-	}
-	if guildLocale == "" {
-		guildLocale = discordgo.EnglishUS
-	}
-	if perms == 0 {
-		perms = PermsMember
-	}
+	locale = cmp.Or(locale, discordgo.EnglishUS)
+	guildLocale = cmp.Or(guildLocale, discordgo.EnglishUS)
+	perms = cmp.Or(perms, PermsMember)
 	d := map[string]any{
 		"id": in.id, "application_id": s.opts.AppID, "type": in.kind, "token": in.token, "version": 1,
 		"channel_id": in.channel, "locale": locale, "entitlements": []any{},
@@ -137,16 +133,11 @@ func (s *Server) basePayload(in *interaction, perms int64, locale, guildLocale d
 
 // findCommandLocked finds the command a user in guild would run by name.
 func (s *Server) findCommandLocked(guild, name string) (*discordgo.ApplicationCommand, string) {
-	if guild != "" {
-		for _, c := range s.commands[guild] {
+	for _, g := range []string{guild, ""} {
+		for _, c := range s.commands[g] {
 			if c.Name == name && c.Type == discordgo.ChatApplicationCommand {
-				return &c.ApplicationCommand, guild
+				return &c.ApplicationCommand, g
 			}
-		}
-	}
-	for _, c := range s.commands[""] {
-		if c.Name == name && c.Type == discordgo.ChatApplicationCommand {
-			return &c.ApplicationCommand, ""
 		}
 	}
 	return nil, ""
@@ -154,26 +145,14 @@ func (s *Server) findCommandLocked(guild, name string) (*discordgo.ApplicationCo
 
 // allowed applies default_member_permissions and contexts as Discord's client does.
 func allowed(c *discordgo.ApplicationCommand, guild string, perms int64) bool {
-	if guild == "" {
-		if c.Contexts != nil {
-			for _, ctx := range *c.Contexts {
-				if ctx == discordgo.InteractionContextBotDM {
-					return true
-				}
-			}
-			return false
-		}
-		// dm_permission is deprecated but Discord still honours it.
-		return c.DMPermission == nil || *c.DMPermission //lint:ignore SA1019 Discord still honours it
-	}
-	if c.Contexts != nil {
-		ok := false
-		for _, ctx := range *c.Contexts {
-			ok = ok || ctx == discordgo.InteractionContextGuild
-		}
-		if !ok {
-			return false
-		}
+	switch {
+	case guild == "" && c.Contexts != nil:
+		return slices.Contains(*c.Contexts, discordgo.InteractionContextBotDM)
+	case guild == "":
+		//lint:ignore SA1019 dm_permission is deprecated but Discord still honours it.
+		return c.DMPermission == nil || *c.DMPermission
+	case c.Contexts != nil && !slices.Contains(*c.Contexts, discordgo.InteractionContextGuild):
+		return false
 	}
 	if c.DefaultMemberPermissions == nil || perms&discordgo.PermissionAdministrator != 0 {
 		return true
@@ -196,10 +175,7 @@ func (s *Server) Slash(ctx context.Context, sl Slash) (*Pending, error) {
 	if cmd == nil {
 		return nil, fmt.Errorf("%w: /%s in guild %q", ErrUnknownCommand, sl.Name, sl.Guild)
 	}
-	perms := sl.Perms
-	if perms == 0 {
-		perms = PermsMember
-	}
+	perms := cmp.Or(sl.Perms, PermsMember)
 	if !sl.Bypass && !allowed(cmd, sl.Guild, perms) {
 		return nil, fmt.Errorf("%w: /%s", ErrForbidden, sl.Name)
 	}

@@ -2,6 +2,7 @@ package fakediscord
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sort"
 	"time"
@@ -69,22 +70,30 @@ func (m *message) empty() bool {
 	return m.content == "" && !m.hasEmbeds && !m.hasComponents && len(m.attachments) == 0
 }
 
+// emptyAfter reports whether m, once p is applied, shows nothing.
+func emptyAfter(m message, p msgPatch) bool {
+	m.apply(p)
+	return m.empty()
+}
+
+// orArray is raw, or [] for null.
+func orArray(raw json.RawMessage) json.RawMessage {
+	if isNull(raw) {
+		return json.RawMessage("[]")
+	}
+	return raw
+}
+
 // wire is the message as Discord's JSON. m is a snapshot (a copy taken
 // under s.mu): wire runs without the lock.
 func (s *Server) wire(m message) map[string]any {
-	arr := func(raw json.RawMessage) any {
-		if isNull(raw) {
-			return []any{}
-		}
-		return raw
-	}
 	attachments := []any{}
 	for _, a := range m.attachments {
 		attachments = append(attachments, s.attachmentWire(a))
 	}
 	w := map[string]any{
 		"id": m.id, "type": m.typ, "channel_id": m.channel, "content": m.content,
-		"embeds": arr(m.embeds), "components": arr(m.components), "flags": m.flags,
+		"embeds": orArray(m.embeds), "components": orArray(m.components), "flags": m.flags,
 		"author": s.botUser(), "attachments": attachments, "mentions": []any{}, "mention_roles": []any{},
 		"mention_everyone": false, "pinned": false, "tts": false,
 		"timestamp":        m.created.UTC().Format("2006-01-02T15:04:05.000000+00:00"),
@@ -146,23 +155,12 @@ func (s *Server) toDiscordgo(m message) *discordgo.Message {
 		}
 		out.EditedTimestamp = &edited
 	}
-	if !isNull(m.embeds) && json.Unmarshal(m.embeds, &out.Embeds) != nil {
+	// The embeds and components as discordgo decodes them, in one message.
+	var parts discordgo.Message
+	if json.Unmarshal(fmt.Appendf(nil, `{"embeds":%s,"components":%s}`, orArray(m.embeds), orArray(m.components)), &parts) != nil {
 		return nil
 	}
-	if !isNull(m.components) {
-		var raws []json.RawMessage
-		if json.Unmarshal(m.components, &raws) != nil {
-			return nil
-		}
-		out.Components = make([]discordgo.MessageComponent, len(raws))
-		for i, raw := range raws {
-			c, err := discordgo.MessageComponentFromJSON(raw)
-			if err != nil {
-				return nil
-			}
-			out.Components[i] = c
-		}
-	}
+	out.Embeds, out.Components = parts.Embeds, parts.Components
 	if in := m.interaction; in != nil {
 		user := func() *discordgo.User {
 			return &discordgo.User{ID: in.user, Username: in.username, Discriminator: "0", GlobalName: in.username}

@@ -1,7 +1,8 @@
 package fakediscord
 
 import (
-	"io"
+	"cmp"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -18,10 +19,7 @@ import (
 //
 // A test plays the Discord client's part with StartActivity (a user
 // launches the Activity in a channel) and Authorize (the client's
-// AUTHORIZE: a code for a user), or from the control API:
-//
-//	POST /_fake/activity   {"guild", "channel", "users": [...]} → {"instance_id"}
-//	POST /_fake/authorize  {"user", "username", "locale"} → {"code"}
+// AUTHORIZE: a code for a user), or from the control API (ControlAPI).
 
 // TestClientSecret is the application's client secret the fake expects.
 const TestClientSecret = "fake-client-secret"
@@ -86,40 +84,23 @@ func (s *Server) StartActivity(a Activity) string {
 
 // EndActivity ends an instance: its route answers 404 from then on.
 func (s *Server) EndActivity(id string) {
-	s.mu.Lock()
-	delete(s.oauth.instances, id)
-	s.mu.Unlock()
+	s.locked(func() { delete(s.oauth.instances, id) })
 }
 
 // Authorize is the Discord client's AUTHORIZE for u (scope identify): it
 // returns an authorization code, valid once, for CodeLife.
 func (s *Server) Authorize(u OAuthUser) string {
-	if u.Username == "" {
-		u.Username = defaultName(u.ID)
-	}
-	if u.Locale == "" {
-		u.Locale = "en-US"
-	}
+	u.Username = cmp.Or(u.Username, defaultName(u.ID))
+	u.Locale = cmp.Or(u.Locale, "en-US")
 	code := secretToken(22)
-	s.mu.Lock()
-	s.oauth.codes[code] = &grant{user: u, expires: time.Now().Add(CodeLife)}
-	s.mu.Unlock()
+	s.locked(func() { s.oauth.codes[code] = &grant{user: u, expires: time.Now().Add(CodeLife)} })
 	return code
-}
-
-// oauthRoutes registers the routes through api (Server.Handler's).
-func (s *Server) oauthRoutes(api func(pattern string, auth bool, h func(w http.ResponseWriter, r *http.Request))) {
-	api("POST /oauth2/token", false, s.postToken)
-	api("GET /applications/{app}/activity-instances/{instance}", true, s.getActivityInstance)
-	api("POST /channels/{channel}/messages", true, s.postChannelMessage)
 }
 
 // oauthFail answers an OAuth2 error as Discord's token route does
 // ({"error", "error_description"}) and records it as a Failure.
 func (s *Server) oauthFail(w http.ResponseWriter, r *http.Request, status int, code, desc string) {
-	s.mu.Lock()
-	s.recordFailureLocked(newFailure(r.Method, r.URL.Path, status, 0, code+": "+desc, nil, ""))
-	s.mu.Unlock()
+	s.locked(func() { s.recordFailureLocked(newFailure(r.Method, r.URL.Path, status, 0, code+": "+desc, nil, "")) })
 	writeJSON(w, status, map[string]string{"error": code, "error_description": desc})
 }
 
@@ -176,9 +157,7 @@ func (s *Server) bearerMe(w http.ResponseWriter, r *http.Request) bool {
 	if !ok {
 		return false
 	}
-	s.mu.Lock()
-	g := s.oauth.tokens[token]
-	s.mu.Unlock()
+	g, _ := lookup(s, s.oauth.tokens, token)
 	if g == nil || time.Now().After(g.expires) {
 		s.fail(w, r, http.StatusUnauthorized, 0, "401: Unauthorized", nil, "")
 		return true
@@ -198,14 +177,9 @@ func (s *Server) bearerMe(w http.ResponseWriter, r *http.Request) bool {
 // getActivityInstance answers an instance of the application's Activity,
 // or 404 as Discord does for one not running.
 func (s *Server) getActivityInstance(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	in := s.oauth.instances[r.PathValue("instance")]
-	var snap activityInstance
-	if in != nil {
-		snap = *in
-	}
-	s.mu.Unlock()
-	if in == nil || r.PathValue("app") != s.opts.AppID {
+	// An instance is never modified: it is read without the lock.
+	snap, _ := lookup(s, s.oauth.instances, r.PathValue("instance"))
+	if snap == nil || r.PathValue("app") != s.opts.AppID {
 		s.fail(w, r, http.StatusNotFound, 0, "404: Not Found", nil, "")
 		return
 	}
@@ -215,12 +189,8 @@ func (s *Server) getActivityInstance(w http.ResponseWriter, r *http.Request) {
 	} else {
 		loc["id"], loc["kind"] = "pc-"+snap.Channel, "pc"
 	}
-	users := snap.Users
-	if users == nil {
-		users = []string{}
-	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"application_id": s.opts.AppID, "instance_id": snap.id, "launch_id": snap.launch, "location": loc, "users": users,
+		"application_id": s.opts.AppID, "instance_id": snap.id, "launch_id": snap.launch, "location": loc, "users": orEmpty(snap.Users),
 	})
 }
 
@@ -231,12 +201,12 @@ func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	m := &message{id: "", channel: r.PathValue("channel"), created: time.Now()}
-	m.apply(patch)
-	if m.empty() {
+	if emptyAfter(message{}, patch) {
 		s.fail(w, r, http.StatusBadRequest, 50006, "Cannot send an empty message", nil, "")
 		return
 	}
+	m := &message{channel: r.PathValue("channel"), created: time.Now()}
+	m.apply(patch)
 	s.mu.Lock()
 	m.id = s.snowflake()
 	for _, in := range s.oauth.instances {
@@ -254,25 +224,16 @@ func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) {
 
 // controlActivity serves the control API's Activity routes.
 func (s *Server) controlActivity(mux *http.ServeMux) {
-	mux.HandleFunc("POST /_fake/activity", func(w http.ResponseWriter, r *http.Request) {
-		var a Activity
-		if err := decodeStrict(readAll(r), &a); err != nil || a.Channel == "" {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "want {\"guild\", \"channel\", \"users\"}"})
-			return
+	handleJSON(mux, "POST /_fake/activity", func(a Activity) (any, error) {
+		if a.Channel == "" {
+			return nil, errors.New(`want {"guild", "channel", "users"}`)
 		}
-		writeJSON(w, http.StatusOK, map[string]string{"instance_id": s.StartActivity(a)})
+		return map[string]string{"instance_id": s.StartActivity(a)}, nil
 	})
-	mux.HandleFunc("POST /_fake/authorize", func(w http.ResponseWriter, r *http.Request) {
-		var u OAuthUser
-		if err := decodeStrict(readAll(r), &u); err != nil || u.ID == "" {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "want {\"user\", \"username\", \"locale\"}"})
-			return
+	handleJSON(mux, "POST /_fake/authorize", func(u OAuthUser) (any, error) {
+		if u.ID == "" {
+			return nil, errors.New(`want {"user", "username", "locale"}`)
 		}
-		writeJSON(w, http.StatusOK, map[string]string{"code": s.Authorize(u)})
+		return map[string]string{"code": s.Authorize(u)}, nil
 	})
-}
-
-func readAll(r *http.Request) []byte {
-	b, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
-	return b
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/bwmarrin/discordgo"
@@ -88,58 +89,35 @@ func findOpt(defs []*discordgo.ApplicationCommandOption, name string, typ discor
 	return nil
 }
 
-// describe names the JSON kind of an option's value for an error.
-func describe(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case int, int64, uint64, float64, json.Number:
-		return "a number"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "an array"
-	}
-	return fmt.Sprintf("%T", v)
-}
+// jsonKinds name the JSON kinds of option values, by first byte, for errors.
+var jsonKinds = map[byte]string{'n': "null", '"': "a string", 't': "a boolean", 'f': "a boolean", '{': "an object", '[': "an array"}
 
 // typedValue converts v to the option's JSON value and checks choices and bounds.
 func typedValue(d *discordgo.ApplicationCommandOption, v any) (any, error) {
-	num := func() (float64, bool) {
-		switch x := v.(type) {
-		case int:
-			return float64(x), true
-		case int64:
-			return float64(x), true
-		case uint64:
-			return float64(x), true
-		case float64:
-			return x, true
-		case json.Number:
-			f, err := x.Float64()
-			return f, err == nil
-		}
-		return 0, false
+	raw, err := json.Marshal(v)
+	if err != nil || len(raw) == 0 {
+		return nil, fmt.Errorf("a %T is not a JSON value", v)
 	}
+	kind, ok := jsonKinds[raw[0]]
+	var f float64
+	if !ok {
+		kind, ok = "a number", json.Unmarshal(raw, &f) == nil
+	}
+	isNum := kind == "a number" && ok
 	var out any
 	switch d.Type {
 	case discordgo.ApplicationCommandOptionString:
 		str, ok := v.(string)
 		if !ok {
-			return nil, fmt.Errorf("want a string, got %s", describe(v))
+			return nil, fmt.Errorf("want a string, got %s", kind)
 		}
 		if d.MinLength != nil && runeLen(str) < *d.MinLength || d.MaxLength > 0 && runeLen(str) > d.MaxLength {
 			return nil, fmt.Errorf("length %d out of bounds", runeLen(str))
 		}
 		out = str
 	case discordgo.ApplicationCommandOptionInteger, discordgo.ApplicationCommandOptionNumber:
-		f, ok := num()
-		if !ok {
-			return nil, fmt.Errorf("want a number, got %s", describe(v))
+		if !isNum {
+			return nil, fmt.Errorf("want a number, got %s", kind)
 		}
 		if d.Type == discordgo.ApplicationCommandOptionInteger && (f != math.Trunc(f) || math.Abs(f) > 1<<53) {
 			return nil, fmt.Errorf("%v is not an integer Discord accepts", v)
@@ -154,23 +132,18 @@ func typedValue(d *discordgo.ApplicationCommandOption, v any) (any, error) {
 	case discordgo.ApplicationCommandOptionBoolean:
 		b, ok := v.(bool)
 		if !ok {
-			return nil, fmt.Errorf("want a bool, got %s", describe(v))
+			return nil, fmt.Errorf("want a bool, got %s", kind)
 		}
 		out = b
 	case discordgo.ApplicationCommandOptionUser, discordgo.ApplicationCommandOptionChannel,
 		discordgo.ApplicationCommandOptionRole, discordgo.ApplicationCommandOptionMentionable:
-		var id string
-		switch x := v.(type) {
-		case string:
-			id = x
-		case json.Number: // all its digits, not a float's
-			id = x.String()
+		id, ok := v.(string)
+		switch {
+		case ok:
+		case kind == "a number":
+			id = string(raw) // all its digits, not a float's
 		default:
-			f, ok := num()
-			if !ok {
-				return nil, fmt.Errorf("want an ID, got %s", describe(v))
-			}
-			id = strconv.FormatUint(uint64(f), 10)
+			return nil, fmt.Errorf("want an ID, got %s", kind)
 		}
 		if n, err := strconv.ParseUint(id, 10, 64); err != nil || n == 0 {
 			return nil, fmt.Errorf("%q is not a snowflake", id)
@@ -179,20 +152,12 @@ func typedValue(d *discordgo.ApplicationCommandOption, v any) (any, error) {
 	default:
 		return nil, fmt.Errorf("option type %d not supported by the fake", d.Type)
 	}
-	if len(d.Choices) > 0 {
-		match := false
-		for _, c := range d.Choices {
-			cv := c.Value
-			if i, ok := out.(int64); ok {
-				out2 := float64(i)
-				match = match || cv == out2
-			} else {
-				match = match || cv == out
-			}
-		}
-		if !match {
-			return nil, fmt.Errorf("%v is not one of the choices", v)
-		}
+	cmp := out
+	if i, ok := out.(int64); ok {
+		cmp = float64(i)
+	}
+	if len(d.Choices) > 0 && !slices.ContainsFunc(d.Choices, func(c *discordgo.ApplicationCommandOptionChoice) bool { return c.Value == cmp }) {
+		return nil, fmt.Errorf("%v is not one of the choices", v)
 	}
 	return out, nil
 }

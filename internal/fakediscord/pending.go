@@ -1,6 +1,7 @@
 package fakediscord
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -30,7 +31,7 @@ type interaction struct {
 	edits     int
 	followUps []*message
 	done      chan struct{} // closed at the callback or expiry
-	editedCh  chan struct{} // closed and replaced at each edit or follow-up (wakeWaiters)
+	editedCh  chan struct{} // closed and replaced at each edit or follow-up (wake)
 	respEphem bool
 	viaHTTP   bool  // sent to the interactions endpoint
 	replied   bool  // the endpoint's reply, if viaHTTP, has been read
@@ -38,11 +39,19 @@ type interaction struct {
 	faulted   bool  // a fault was injected into one of its calls
 }
 
-// wakeWaiters wakes the calls waiting for in to change (an edit, a
-// follow-up, the endpoint's reply). The caller holds s.mu.
-func (in *interaction) wakeWaiters() {
-	close(in.editedCh)
-	in.editedCh = make(chan struct{})
+// wake closes *ch, waking those waiting on it, and replaces it; the caller
+// holds s.mu.
+func wake(ch *chan struct{}) {
+	close(*ch)
+	*ch = make(chan struct{})
+}
+
+// ID is the interaction's ID; "" for none (nil).
+func (in *interaction) ID() string {
+	if in == nil {
+		return ""
+	}
+	return in.id
 }
 
 func (in *interaction) userJSON() map[string]any {
@@ -101,14 +110,10 @@ func (p *Pending) Wait(ctx context.Context) (Response, error) {
 	}
 	for {
 		s.mu.Lock()
-		if in.failed != nil && !in.called {
-			err := in.failed
+		if in.expired && !in.called {
+			err := cmp.Or(in.failed, ErrNoCallback) // failed implies expired
 			s.mu.Unlock()
 			return Response{}, fmt.Errorf("interaction %s (%s): %w", in.id, in.name, err)
-		}
-		if in.expired && !in.called {
-			s.mu.Unlock()
-			return Response{}, fmt.Errorf("interaction %s (%s): %w", in.id, in.name, ErrNoCallback)
 		}
 		deferred := in.respType == discordgo.InteractionResponseDeferredChannelMessageWithSource ||
 			in.respType == discordgo.InteractionResponseDeferredMessageUpdate
@@ -193,9 +198,7 @@ func (s *Server) newInteractionLocked(kind discordgo.InteractionType, guild, cha
 	if channel == "" {
 		channel = s.snowflake()
 	}
-	if username == "" {
-		username = defaultName(user)
-	}
+	username = cmp.Or(username, defaultName(user))
 	in := &interaction{
 		srv: s, id: s.snowflake(), token: token, kind: kind,
 		guild: guild, channel: channel, user: user, username: username,

@@ -1,6 +1,7 @@
 package fakediscord
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
@@ -8,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -171,7 +174,7 @@ type Server struct {
 
 	// Faults (faults.go).
 	rng          *rand.Rand // the draws of rules with a Fraction
-	rules        []*rule
+	rules        []*FaultRule
 	ruleSeq      int
 	injected     []InjectedFault
 	retryUntil   map[string]time.Time // by bucket: no call before, after a 429
@@ -186,24 +189,14 @@ type Server struct {
 
 // New returns a server; call Start to listen.
 func New(opts Options) *Server {
-	if opts.AckTimeout == 0 {
-		opts.AckTimeout = DefaultAckTimeout
-	}
-	if opts.HeartbeatInterval == 0 {
-		opts.HeartbeatInterval = DefaultHeartbeatInterval
-	}
-	if opts.TokenLife == 0 {
-		opts.TokenLife = DefaultTokenLife
-	}
-	if opts.Addr == "" {
-		opts.Addr = "127.0.0.1:0"
-	}
+	opts.AckTimeout = cmp.Or(opts.AckTimeout, DefaultAckTimeout)
+	opts.HeartbeatInterval = cmp.Or(opts.HeartbeatInterval, DefaultHeartbeatInterval)
+	opts.TokenLife = cmp.Or(opts.TokenLife, DefaultTokenLife)
+	opts.Addr = cmp.Or(opts.Addr, "127.0.0.1:0")
 	if opts.PrivateKey == nil {
 		opts.PrivateKey = testPrivateKey()
 	}
-	if opts.RecommendedShards < 1 {
-		opts.RecommendedShards = 1
-	}
+	opts.RecommendedShards = max(opts.RecommendedShards, 1)
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -279,10 +272,7 @@ func (s *Server) Close() error {
 	}
 	s.closed = true
 	s.cancel()
-	conns := make([]*gwConn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
+	conns := slices.Collect(maps.Keys(s.conns))
 	for _, in := range s.interactions {
 		if in.timer != nil {
 			in.timer.Stop()
@@ -293,16 +283,45 @@ func (s *Server) Close() error {
 		c.close(websocketGoingAway, "server closing")
 	}
 	s.wg.Wait()
-	if s.http == nil {
-		return nil
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	err := s.http.Shutdown(ctx)
-	if err != nil {
+	if s.http != nil && s.http.Shutdown(ctx) != nil {
 		_ = s.http.Close()
 	}
 	return nil
+}
+
+// restRoutes are the REST routes, by method and path after /api/vN (as
+// Fault.Route names them), with their handlers. Interactions, webhooks and
+// the OAuth2 token exchange need no bot token, but a wrong one is refused.
+var restRoutes = []struct {
+	pattern string
+	h       func(*Server, http.ResponseWriter, *http.Request)
+}{
+	{"GET /gateway", (*Server).getGateway},
+	{"GET /gateway/bot", (*Server).getGatewayBot},
+	{"GET /users/@me", (*Server).getMe},
+	{"GET /applications/@me", (*Server).getApplication},
+	{"GET /oauth2/applications/@me", (*Server).getApplication},
+	{"GET /applications/{app}/commands", (*Server).getCommands},
+	{"PUT /applications/{app}/commands", (*Server).putCommands},
+	{"GET /applications/{app}/guilds/{guild}/commands", (*Server).getCommands},
+	{"PUT /applications/{app}/guilds/{guild}/commands", (*Server).putCommands},
+	{"DELETE /applications/{app}/commands/{command}", (*Server).deleteCommand},
+	{"DELETE /applications/{app}/guilds/{guild}/commands/{command}", (*Server).deleteCommand},
+	{"GET /applications/{app}/emojis", (*Server).getEmojis},
+	{"POST /applications/{app}/emojis", (*Server).postEmoji},
+	{"GET /applications/{app}/emojis/{emoji}", (*Server).getEmoji},
+	{"PATCH /applications/{app}/emojis/{emoji}", (*Server).patchEmoji},
+	{"DELETE /applications/{app}/emojis/{emoji}", (*Server).deleteEmoji},
+	{"POST /oauth2/token", (*Server).postToken},
+	{"GET /applications/{app}/activity-instances/{instance}", (*Server).getActivityInstance},
+	{"POST /channels/{channel}/messages", (*Server).postChannelMessage},
+	{"POST /interactions/{id}/{token}/callback", (*Server).postCallback},
+	{"POST /webhooks/{app}/{token}", (*Server).postFollowUp},
+	{"GET /webhooks/{app}/{token}/messages/{msg}", (*Server).getWebhookMessage},
+	{"PATCH /webhooks/{app}/{token}/messages/{msg}", (*Server).patchWebhookMessage},
+	{"DELETE /webhooks/{app}/{token}/messages/{msg}", (*Server).deleteWebhookMessage},
 }
 
 // Handler returns the HTTP handler of the REST API, the gateway and, with
@@ -312,44 +331,33 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /gateway", s.handleGateway)
 	mux.HandleFunc("GET /gateway/", s.handleGateway)
-	api := func(pattern string, auth bool, h func(w http.ResponseWriter, r *http.Request)) {
-		method, path, _ := strings.Cut(pattern, " ")
+	mux.HandleFunc("GET /attachments/{channel}/{id}/{filename}", s.getAttachment)
+	for _, rt := range restRoutes {
+		method, path, _ := strings.Cut(rt.pattern, " ")
+		auth := !strings.HasPrefix(path, "/interactions/") && !strings.HasPrefix(path, "/webhooks/") && path != "/oauth2/token"
+		// The application's routes refuse another's (but for its Activity
+		// instances, which answer 404).
+		app := strings.HasPrefix(path, "/applications/{app}/") && !strings.Contains(path, "/activity-instances/")
 		mux.HandleFunc(method+" /api/{version}"+path, func(w http.ResponseWriter, r *http.Request) {
 			if v := r.PathValue("version"); v != "v9" && v != "v10" {
 				s.fail(w, r, http.StatusNotFound, 0, "404: Not Found", nil, "")
 				return
 			}
-			s.serveREST(w, r, pattern, func(w http.ResponseWriter, r *http.Request) {
-				if !s.authorized(w, r, auth) {
-					return
+			s.serveREST(w, r, rt.pattern, func(w http.ResponseWriter, r *http.Request) {
+				token := r.Header.Get("Authorization")
+				// GET /users/@me also takes a user's OAuth2 token: getMe checks it.
+				bearer := rt.pattern == "GET /users/@me" && strings.HasPrefix(token, "Bearer ")
+				switch {
+				case (token != "" || auth) && token != "Bot "+s.opts.Token && !bearer:
+					s.fail(w, r, http.StatusUnauthorized, 0, "401: Unauthorized", nil, "")
+				case app && r.PathValue("app") != s.opts.AppID:
+					s.fail(w, r, http.StatusForbidden, 50001, "Missing Access", nil, "")
+				default:
+					rt.h(s, w, r)
 				}
-				h(w, r)
 			})
 		})
 	}
-	mux.HandleFunc("GET /attachments/{channel}/{id}/{filename}", s.getAttachment)
-	api("GET /gateway", true, s.getGateway)
-	api("GET /gateway/bot", true, s.getGatewayBot)
-	api("GET /users/@me", true, s.getMe)
-	api("GET /applications/@me", true, s.getApplication)
-	api("GET /oauth2/applications/@me", true, s.getApplication)
-	api("GET /applications/{app}/commands", true, s.getCommands)
-	api("PUT /applications/{app}/commands", true, s.putCommands)
-	api("GET /applications/{app}/guilds/{guild}/commands", true, s.getCommands)
-	api("PUT /applications/{app}/guilds/{guild}/commands", true, s.putCommands)
-	api("DELETE /applications/{app}/commands/{command}", true, s.deleteCommand)
-	api("DELETE /applications/{app}/guilds/{guild}/commands/{command}", true, s.deleteCommand)
-	api("GET /applications/{app}/emojis", true, s.getEmojis)
-	api("POST /applications/{app}/emojis", true, s.postEmoji)
-	api("GET /applications/{app}/emojis/{emoji}", true, s.getEmoji)
-	api("PATCH /applications/{app}/emojis/{emoji}", true, s.patchEmoji)
-	api("DELETE /applications/{app}/emojis/{emoji}", true, s.deleteEmoji)
-	s.oauthRoutes(api)
-	api("POST /interactions/{id}/{token}/callback", false, s.postCallback)
-	api("POST /webhooks/{app}/{token}", false, s.postFollowUp)
-	api("GET /webhooks/{app}/{token}/messages/{msg}", false, s.getWebhookMessage)
-	api("PATCH /webhooks/{app}/{token}/messages/{msg}", false, s.patchWebhookMessage)
-	api("DELETE /webhooks/{app}/{token}/messages/{msg}", false, s.deleteWebhookMessage)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusNotFound, 0, "404: Not Found", nil, "")
 	})
@@ -359,37 +367,12 @@ func (s *Server) Handler() http.Handler {
 	return mux
 }
 
-// authorized checks "Authorization: Bot TOKEN". Webhook and callback routes
-// (auth false) need none, but a wrong one is still refused.
-func (s *Server) authorized(w http.ResponseWriter, r *http.Request, required bool) bool {
-	h := r.Header.Get("Authorization")
-	if h == "" && !required {
-		return true
-	}
-	if r.Pattern == "GET /api/{version}/users/@me" && strings.HasPrefix(h, "Bearer ") {
-		return true // a user's OAuth2 token: getMe checks it (oauth.go)
-	}
-	if h != "Bot "+s.opts.Token {
-		s.fail(w, r, http.StatusUnauthorized, 0, "401: Unauthorized", nil, "")
-		return false
-	}
-	return true
-}
-
 // Failures returns every refused call, missed deadline and failed reply
 // of the interactions endpoint so far, oldest first.
-func (s *Server) Failures() []Failure {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Failure(nil), s.failures...)
-}
+func (s *Server) Failures() []Failure { return copyOf(s, &s.failures) }
 
 // Identifies returns the gateway IDENTIFYs received so far.
-func (s *Server) Identifies() []Identify {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Identify(nil), s.identifies...)
-}
+func (s *Server) Identifies() []Identify { return copyOf(s, &s.identifies) }
 
 // WaitIdentified waits until a live gateway connection has identified (or
 // resumed) and returns its IDENTIFY.
@@ -422,23 +405,51 @@ func (s *Server) WaitIdentified(ctx context.Context) (Identify, error) {
 // Disconnect drops every gateway connection abruptly (no close frame), as a
 // network failure would; discordgo then reconnects and RESUMEs.
 func (s *Server) Disconnect() {
+	// The connections are forgotten at once, so that no dispatch races
+	// their read loops and meets a closed connection instead of none.
 	s.mu.Lock()
-	conns := make([]*gwConn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
+	conns := slices.Collect(maps.Keys(s.conns))
+	clear(s.conns)
 	s.mu.Unlock()
 	for _, c := range conns {
 		c.ws.UnderlyingConn().Close()
 	}
-	s.mu.Lock()
-	s.recordFaultLocked(InjectedFault{Kind: FaultGatewayDrop, Detail: fmt.Sprintf("%d connections dropped", len(conns))})
-	s.mu.Unlock()
+	s.locked(func() {
+		s.recordFaultLocked(InjectedFault{Kind: FaultGatewayDrop, Detail: fmt.Sprintf("%d connections dropped", len(conns))})
+	})
 }
 
-// snowflake returns a new ID: milliseconds since Discord's epoch << 22 | increment.
-// The caller may hold s.mu or not; it takes its own lock only when not held, so
-// it is always called with s.mu held except from New.
+// copyOf returns a copy of a list of the server's, read under s.mu.
+func copyOf[T any](s *Server, list *[]T) []T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(*list)
+}
+
+// locked runs f under s.mu.
+func (s *Server) locked(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f()
+}
+
+// lookup reads m[k] under s.mu.
+func lookup[K comparable, V any](s *Server, m map[K]V, k K) (V, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := m[k]
+	return v, ok
+}
+
+// read returns a field of the server's, read under s.mu.
+func read[T any](s *Server, p *T) T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return *p
+}
+
+// snowflake returns a new ID: milliseconds since Discord's epoch << 22 |
+// increment. The caller holds s.mu (or is New).
 func (s *Server) snowflake() string {
 	ms := time.Now().UnixMilli() - 1420070400000
 	if ms <= s.lastMS {
@@ -504,9 +515,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status, code int, 
 		body["errors"] = errorsJSON(errs)
 	}
 	f := newFailure(r.Method, r.URL.Path, status, code, msg, errs, interactionID)
-	s.mu.Lock()
-	s.recordFailureLocked(f)
-	s.mu.Unlock()
+	s.locked(func() { s.recordFailureLocked(f) })
 	writeJSON(w, status, body)
 }
 

@@ -2,6 +2,7 @@ package fakediscord
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -74,11 +75,9 @@ func parseMessage(raw []byte, prefix string, allowedFlags int) (msgPatch, []fiel
 		return p, []fieldErr{{prefix, "MODEL_TYPE_CONVERT", "Only dictionaries may be used in a ModelType"}}
 	}
 	if v, ok := fields["content"]; ok {
-		var c string
-		if !isNull(v) {
-			if err := json.Unmarshal(v, &c); err != nil {
-				errs = append(errs, fieldErr{join(prefix, "content"), "BASE_TYPE_STRING", "Must be a string."})
-			}
+		var c string // null: empty
+		if json.Unmarshal(v, &c) != nil {
+			errs = append(errs, fieldErr{join(prefix, "content"), "BASE_TYPE_STRING", "Must be a string."})
 		}
 		maxLen(&errs, join(prefix, "content"), c, 2000)
 		p.content = &c
@@ -396,9 +395,7 @@ func validateCommands(raw []byte, guild, activities bool) ([]*appCommand, []fiel
 			errs = append(errs, fieldErr{p, "BASE_TYPE_REQUIRED", "This field is required"})
 			continue
 		}
-		if c.Type == 0 {
-			c.Type = discordgo.ChatApplicationCommand
-		}
+		c.Type = cmp.Or(c.Type, discordgo.ChatApplicationCommand)
 		if c.Type < 1 || c.Type > 4 {
 			errs = append(errs, fieldErr{join(p, "type"), "BASE_TYPE_CHOICES", "Value must be one of {1, 2, 3, 4}."})
 			continue

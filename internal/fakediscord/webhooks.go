@@ -9,22 +9,10 @@ import (
 // error itself.
 func (s *Server) webhookInteraction(w http.ResponseWriter, r *http.Request) (*interaction, bool) {
 	app, token := r.PathValue("app"), r.PathValue("token")
-	s.mu.Lock()
-	in, ok := s.byToken[token]
-	s.mu.Unlock()
-	if ok {
-		s.awaitReply(r.Context(), in)
-	}
-	s.mu.Lock()
-	called := ok && in.called
-	s.mu.Unlock()
-	if app != s.opts.AppID || !ok || !called {
+	in, _ := lookup(s, s.byToken, token)
+	if in == nil || app != s.opts.AppID || !s.awaitReply(r.Context(), in) {
 		// Before the callback the webhook does not exist yet.
-		id := ""
-		if ok {
-			id = in.id
-		}
-		s.fail(w, r, http.StatusNotFound, 10015, "Unknown Webhook", nil, id)
+		s.fail(w, r, http.StatusNotFound, 10015, "Unknown Webhook", nil, in.ID())
 		return nil, false
 	}
 	if time.Since(in.dispatched) > s.opts.TokenLife {
@@ -80,10 +68,8 @@ func (s *Server) patchWebhookMessage(w http.ResponseWriter, r *http.Request) {
 	if m == nil {
 		return
 	}
-	next := *m
-	next.apply(patch)
 	loading := m.flags&flagLoading != 0
-	if next.empty() && (!loading || patch.content != nil || patch.setEmbeds || patch.setComponents) {
+	if emptyAfter(*m, patch) && (!loading || patch.content != nil || patch.setEmbeds || patch.setComponents) {
 		s.mu.Unlock()
 		s.fail(w, r, http.StatusBadRequest, 50006, "Cannot send an empty message", nil, in.id)
 		return
@@ -96,7 +82,7 @@ func (s *Server) patchWebhookMessage(w http.ResponseWriter, r *http.Request) {
 	if m == in.original {
 		in.edits++
 	}
-	in.wakeWaiters()
+	wake(&in.editedCh)
 	snap := *m
 	s.mu.Unlock()
 	s.log.Info("message edited", "interaction", in.id, "message", snap.id, "content", truncate(derefOr(patch.content, ""), 80))
@@ -113,7 +99,7 @@ func (s *Server) deleteWebhookMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m.deleted = true
-	in.wakeWaiters()
+	wake(&in.editedCh)
 	s.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -127,9 +113,7 @@ func (s *Server) postFollowUp(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	probe := &message{}
-	probe.apply(patch)
-	if probe.empty() {
+	if emptyAfter(message{}, patch) {
 		s.fail(w, r, http.StatusBadRequest, 50006, "Cannot send an empty message", nil, in.id)
 		return
 	}
@@ -146,7 +130,7 @@ func (s *Server) postFollowUp(w http.ResponseWriter, r *http.Request) {
 		m = s.newMessageLocked(in, patch, 0)
 		in.followUps = append(in.followUps, m)
 	}
-	in.wakeWaiters()
+	wake(&in.editedCh)
 	snap := *m
 	s.mu.Unlock()
 	s.log.Info("follow-up", "interaction", in.id, "message", snap.id, "ephemeral", snap.flags&flagEphemeral != 0, "content", truncate(snap.content, 80))

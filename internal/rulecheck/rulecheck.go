@@ -100,26 +100,25 @@ func (r Rules) file(fset *token.FileSet, f *ast.File) []Finding {
 	report := func(n ast.Node, format string, args ...any) {
 		found = append(found, Finding{Pos: fset.Position(n.Pos()), What: fmt.Sprintf(format, args...)})
 	}
-	if r.Names != nil {
-		for _, d := range f.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				if d.Recv == nil && r.Names.MatchString(d.Name.Name) {
-					report(d.Name, "function %s declared", d.Name.Name)
-				}
-			case *ast.GenDecl:
-				for _, s := range d.Specs {
-					switch s := s.(type) {
-					case *ast.TypeSpec:
-						if r.Names.MatchString(s.Name.Name) {
-							report(s.Name, "type %s declared", s.Name.Name)
-						}
-					case *ast.ValueSpec:
-						for _, n := range s.Names {
-							if r.Names.MatchString(n.Name) {
-								report(n, "%s %s declared", d.Tok, n.Name)
-							}
-						}
+	declared := func(n *ast.Ident, what string) {
+		if r.Names != nil && r.Names.MatchString(n.Name) {
+			report(n, "%s %s declared", what, n.Name)
+		}
+	}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				declared(d.Name, "function")
+			}
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					declared(s.Name, "type")
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						declared(n, d.Tok.String())
 					}
 				}
 			}

@@ -28,11 +28,7 @@ const ClusterMasters = 3
 // can be had, or fails it under CI=true.
 func ClusterURL(tb testing.TB) string {
 	tb.Helper()
-	if url := os.Getenv(EnvClusterURL); url != "" {
-		checkShared(tb, EnvClusterURL, url, redisstore.Cluster)
-		return url
-	}
-	return StartCluster(tb)
+	return sharedOr(tb, EnvClusterURL, redisstore.Cluster, StartCluster)
 }
 
 // StartCluster starts a private Redis Cluster of ClusterMasters masters
@@ -97,10 +93,15 @@ func StartCluster(tb testing.TB) string {
 	return "redis+cluster://" + strings.Join(addrs, ",")
 }
 
-// checkShared fails the test if url, from the variable env, is not a valid
-// URL of mode, and skips it (fails it under CI) if Redis does not answer.
-func checkShared(tb testing.TB, env, url string, mode redisstore.Mode) {
+// sharedOr returns the URL of the variable env if set, after checking it:
+// the test fails if it is not a valid URL of mode, and skips (fails under
+// CI) if Redis does not answer. Unset, it returns start(tb).
+func sharedOr(tb testing.TB, env string, mode redisstore.Mode, start func(testing.TB) string) string {
 	tb.Helper()
+	url := os.Getenv(env)
+	if url == "" {
+		return start(tb)
+	}
 	t, err := redisstore.ParseURL(url)
 	if err != nil {
 		tb.Fatalf("redistest: %s: %v", env, err)
@@ -115,6 +116,7 @@ func checkShared(tb testing.TB, env, url string, mode redisstore.Mode) {
 	if err := c.Ping(ctx).Err(); err != nil {
 		unavailableEnv(tb, env, "%s=%s does not answer: %v", env, redisstore.RedactURL(url), err)
 	}
+	return url
 }
 
 // waitFor calls ready every 20ms until it says true, and fails the test if

@@ -66,13 +66,8 @@ func URL(tb testing.TB) string {
 	return "redis://" + addr + "/0"
 }
 
-// unavailable skips the test, or fails it under CI.
-func unavailable(tb testing.TB, format string, args ...any) {
-	tb.Helper()
-	unavailableEnv(tb, EnvURL, format, args...)
-}
-
-// unavailableEnv is unavailable, suggesting the variable env.
+// unavailableEnv skips the test, or fails it under CI, suggesting the
+// variable env.
 func unavailableEnv(tb testing.TB, env, format string, args ...any) {
 	tb.Helper()
 	msg := fmt.Sprintf(format, args...)
@@ -94,7 +89,7 @@ func sharedDB(tb testing.TB, shared string) string {
 	defer admin.Close()
 	n, err := admin.Incr(ctx, counterKey).Result()
 	if err != nil {
-		unavailable(tb, "shared Redis %s unreachable: %v", o.Addr, err)
+		unavailableEnv(tb, EnvURL, "shared Redis %s unreachable: %v", o.Addr, err)
 	}
 	dbs := 16
 	if v, err := admin.ConfigGet(ctx, "databases").Result(); err == nil {
@@ -113,8 +108,7 @@ func sharedDB(tb testing.TB, shared string) string {
 		_ = c.FlushDB(context.Background()).Err()
 		_ = c.Close()
 	})
-	u := *o
-	return fmt.Sprintf("redis://%s/%d", u.Addr, db)
+	return fmt.Sprintf("redis://%s/%d", o.Addr, db)
 }
 
 // StartServer starts a private redis-server on a free loopback port, with

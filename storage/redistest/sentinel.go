@@ -30,11 +30,7 @@ const SentinelMaster = "mymaster"
 // Sentinel set can be had, or fails it under CI=true.
 func SentinelURL(tb testing.TB) string {
 	tb.Helper()
-	if url := os.Getenv(EnvSentinelURL); url != "" {
-		checkShared(tb, EnvSentinelURL, url, redisstore.Sentinel)
-		return url
-	}
-	return StartSentinel(tb)
+	return sharedOr(tb, EnvSentinelURL, redisstore.Sentinel, StartSentinel)
 }
 
 // StartSentinel starts a private Sentinel set on free loopback ports,
