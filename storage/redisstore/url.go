@@ -179,14 +179,8 @@ func ParseURL(rawURL string) (Target, error) {
 	switch mode {
 	case Single:
 		t.Single, err = redis.ParseURL(plain)
-		if err == nil {
-			o := t.Single
-			setDefault(&o.DialTimeout, DefaultDialTimeout)
-			setDefault(&o.DialerRetries, DefaultDialerRetries)
-			setDefault(&o.ReadTimeout, DefaultReadTimeout)
-			setDefault(&o.WriteTimeout, DefaultWriteTimeout)
-			setDefault(&o.PoolTimeout, DefaultPoolTimeout)
-			setDefault(&o.MaxRetries, DefaultMaxRetries)
+		if o := t.Single; err == nil {
+			setDefaults(&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.DialerRetries, &o.MaxRetries, DefaultMaxRetries)
 			o.ContextTimeoutEnabled = true
 		}
 	case Cluster:
@@ -199,12 +193,7 @@ func ParseURL(rawURL string) (Target, error) {
 			if o.ReadOnly || o.RouteByLatency || o.RouteRandomly {
 				return Target{}, bad("read_only, route_by_latency and route_randomly are not supported: the store reads its own writes, from the masters")
 			}
-			setDefault(&o.DialTimeout, DefaultDialTimeout)
-			setDefault(&o.DialerRetries, DefaultDialerRetries)
-			setDefault(&o.ReadTimeout, DefaultReadTimeout)
-			setDefault(&o.WriteTimeout, DefaultWriteTimeout)
-			setDefault(&o.PoolTimeout, DefaultPoolTimeout)
-			setDefault(&o.MaxRetries, -1)
+			setDefaults(&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.DialerRetries, &o.MaxRetries, -1)
 			setDefault(&o.MaxRedirects, DefaultMaxRedirects)
 			o.ContextTimeoutEnabled = true
 		}
@@ -218,12 +207,7 @@ func ParseURL(rawURL string) (Target, error) {
 			if o.RouteByLatency || o.RouteRandomly || o.ReplicaOnly {
 				return Target{}, bad("route_by_latency, route_randomly and replica_only are not supported: the store reads its own writes, from the master")
 			}
-			setDefault(&o.DialTimeout, DefaultDialTimeout)
-			setDefault(&o.DialerRetries, DefaultDialerRetries)
-			setDefault(&o.ReadTimeout, DefaultReadTimeout)
-			setDefault(&o.WriteTimeout, DefaultWriteTimeout)
-			setDefault(&o.PoolTimeout, DefaultPoolTimeout)
-			setDefault(&o.MaxRetries, DefaultMaxRetries)
+			setDefaults(&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.DialerRetries, &o.MaxRetries, DefaultMaxRetries)
 			o.ContextTimeoutEnabled = true
 		}
 	}
@@ -247,9 +231,18 @@ func (e *URLError) Error() string {
 // Unwrap returns storage.ErrInvalid.
 func (e *URLError) Unwrap() error { return storage.ErrInvalid }
 
-// setDefault sets *p to def if it is zero, go-redis's "unset". (go-redis
-// reads -1 as "none" for the durations and retries: a URL saying
-// max_retries=-1 or read_timeout=-1 keeps its meaning.)
+// setDefaults gives the options of every mode the Default… timeouts and
+// dialer retries, and retries, where the URL left them zero (go-redis's
+// "unset"; its -1, "none", keeps its meaning).
+func setDefaults(dial, read, write, pool *time.Duration, dialerRetries, maxRetries *int, retries int) {
+	setDefault(dial, DefaultDialTimeout)
+	setDefault(read, DefaultReadTimeout)
+	setDefault(write, DefaultWriteTimeout)
+	setDefault(pool, DefaultPoolTimeout)
+	setDefault(dialerRetries, DefaultDialerRetries)
+	setDefault(maxRetries, retries)
+}
+
 func setDefault[T comparable](p *T, def T) {
 	var zero T
 	if *p == zero {
@@ -269,16 +262,7 @@ func (t Target) Client() redis.UniversalClient {
 	return redis.NewClient(t.Single)
 }
 
-// NewClient returns the client for url (see ParseURL for the forms),
-// without connecting.
-//
-// Its timeouts and retries are those of the URL's query parameters, or
-// else the Default… constants above, the same in the three modes: 2s to
-// dial (one dial per attempt), 3s to write a command and 3s to read its
-// reply, 4s to wait for a free connection, 2 retries (a cluster: 3
-// redirections or retries), and the caller's context deadline honoured
-// (ContextTimeoutEnabled). A retried command may run twice on the server,
-// which is why every change carries an operation ID.
+// NewClient returns the client for url (ParseURL), without connecting.
 func NewClient(url string) (redis.UniversalClient, error) {
 	t, err := ParseURL(url)
 	if err != nil {
