@@ -102,11 +102,11 @@ func (l Line) Game(record string) (game.Entry, error) {
 	case !chest && l.Lot != "":
 		return game.Entry{}, fieldErr(record, "l", "a %q line with a lot", l.Kind)
 	case play:
-		if e.Tier, ok = tierNamed(l.Tier); !ok {
+		if e.Tier, ok = named(l.Tier, game.Tier(game.NumTiers)); !ok {
 			return game.Entry{}, fieldErr(record, "tr", "unknown tier %q", l.Tier)
 		}
 	case chest:
-		if e.Lot, ok = lotNamed(l.Lot); !ok {
+		if e.Lot, ok = named(l.Lot, game.Lot(game.NumLots)); !ok {
 			return game.Entry{}, fieldErr(record, "l", "unknown lot %q", l.Lot)
 		}
 	}

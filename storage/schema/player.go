@@ -343,7 +343,7 @@ func (r Player) Game(record string) (game.Player, error) {
 
 // game returns the draw o stores; field names it in errors.
 func (o Outcome) game(record, field string) (game.Outcome, error) {
-	tier, ok := tierNamed(o.Tier)
+	tier, ok := named(o.Tier, game.Tier(game.NumTiers))
 	if !ok {
 		return game.Outcome{}, fieldErr(record, field+".tr", "unknown tier %q", o.Tier)
 	}
@@ -359,7 +359,7 @@ func (o Outcome) game(record, field string) (game.Outcome, error) {
 }
 
 func (c Chest) game(record, field string) (game.Chest, error) {
-	lot, ok := lotNamed(c.Lot)
+	lot, ok := named(c.Lot, game.Lot(game.NumLots))
 	if !ok {
 		return game.Chest{}, fieldErr(record, field+".l", "unknown lot %q", c.Lot)
 	}
@@ -373,7 +373,7 @@ func (c Care) game(record string) (game.Care, error) {
 	var out game.Care
 	tr := timeReader{record: record}
 	for name, l := range c.Limits {
-		k, ok := limitNamed(name)
+		k, ok := named(name, game.LimitKind(game.NumLimits))
 		if !ok {
 			return game.Care{}, fieldErr(record, "cr.l", "unknown limit %q", name)
 		}
@@ -398,28 +398,14 @@ func (c Care) game(record string) (game.Care, error) {
 	return out, tr.err
 }
 
-func tierNamed(s string) (game.Tier, bool) {
-	for t := range game.Tier(game.NumTiers) {
-		if t.String() == s {
-			return t, true
-		}
-	}
-	return 0, false
-}
-
-func lotNamed(s string) (game.Lot, bool) {
-	for l := range game.Lot(game.NumLots) {
-		if l.String() == s {
-			return l, true
-		}
-	}
-	return 0, false
-}
-
-func limitNamed(s string) (game.LimitKind, bool) {
-	for k := range game.LimitKind(game.NumLimits) {
-		if k.String() == s {
-			return k, true
+// named returns the value of 0..n-1 whose String is s.
+func named[T interface {
+	~uint8 | ~int
+	String() string
+}](s string, n T) (T, bool) {
+	for v := T(0); v < n; v++ {
+		if v.String() == s {
+			return v, true
 		}
 	}
 	return 0, false
