@@ -52,7 +52,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	// Read and validate everything before opening: a bad file touches no
 	// store. Players of a version 1 dump get new server seeds.
-	d, err := decodeDump(r, rand.Reader)
+	d, err := storage.ReadDump(r, rand.Reader)
 	if err != nil {
 		return fmt.Errorf("import: %s: %w; nothing was imported", name, err)
 	}
@@ -72,13 +72,6 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("import: %s: %w", name, err)
 	}
 	return nil
-}
-
-// decodeDump reads a dump strictly and validates every record (seeds gives
-// the server seeds of a version 1 dump's players). The error names the
-// first wrong record: "players[3] (guild 1, user 2): …".
-func decodeDump(r io.Reader, seeds io.Reader) (*storage.DecodedDump, error) {
-	return storage.ReadDump(r, seeds)
 }
 
 // importDump adds d to the store, all or nothing, and says what it added,

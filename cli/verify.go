@@ -215,12 +215,10 @@ type exportReport struct {
 	draws                    seedDraws
 }
 
-// seedDraws is a game.Drawer with the results of game.SeededDrawer that
-// keeps the keyed HMAC of the last seed it drew with (game.FairDraws): a
-// player's draws run under a few seeds, and keying the HMAC afresh for
-// each was most of the cost of verifying a ticket. It is safe for
-// concurrent use, as a Drawer must be, though verifyExport uses it from
-// one goroutine.
+// seedDraws is game.SeededDrawer keeping the keyed HMAC of the last seed
+// it drew with (game.FairDraws): a player's draws run under a few seeds,
+// and keying afresh was most of the cost of verifying a ticket. It is
+// safe for concurrent use, as a Drawer must be.
 type seedDraws struct {
 	mu     sync.Mutex
 	seed   game.Seed
@@ -243,11 +241,7 @@ func (s *seedDraws) draws(seed game.Seed, client string) (*game.FairDraws, error
 	return s.f, nil
 }
 
-// Ticket implements game.Drawer, as game.SeededDrawer.Ticket.
 func (s *seedDraws) Ticket(seed game.Seed, client string, ticket uint64, keysHeld int) (game.Outcome, error) {
-	if seed == (game.Seed{}) || ticket == 0 { // SeededDrawer's own error
-		return game.SeededDrawer{}.Ticket(seed, client, ticket, keysHeld)
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f, err := s.draws(seed, client)
@@ -257,11 +251,7 @@ func (s *seedDraws) Ticket(seed game.Seed, client string, ticket uint64, keysHel
 	return f.Ticket(ticket, keysHeld)
 }
 
-// Chest implements game.Drawer, as game.SeededDrawer.Chest.
 func (s *seedDraws) Chest(seed game.Seed, client string, seq int64) (game.Chest, error) {
-	if seed == (game.Seed{}) || seq < 1 { // SeededDrawer's own error
-		return game.SeededDrawer{}.Chest(seed, client, seq)
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f, err := s.draws(seed, client)
