@@ -1,6 +1,10 @@
 package game
 
-import "math"
+import (
+	"cmp"
+	"math"
+	"slices"
+)
 
 // Z99 is the two-sided 99% quantile of the standard normal distribution.
 const Z99 = 2.5758293035489004
@@ -101,16 +105,8 @@ func chiSquareGroup(c *ChiSquare, observed []int64, expected []float64) {
 	for i := range observed {
 		cells = append(cells, cell{observed[i], expected[i]})
 	}
-	// Pool the rarest cells together (selection sort: a handful of cells).
-	for i := range cells {
-		m := i
-		for j := i + 1; j < len(cells); j++ {
-			if cells[j].e < cells[m].e {
-				m = j
-			}
-		}
-		cells[i], cells[m] = cells[m], cells[i]
-	}
+	// Pool the rarest cells together.
+	slices.SortStableFunc(cells, func(a, b cell) int { return cmp.Compare(a.e, b.e) })
 	for len(cells) > 1 && cells[0].e < 5 {
 		cells[1].o += cells[0].o
 		cells[1].e += cells[0].e
