@@ -75,21 +75,11 @@ func otherRows(r int) (int, int) {
 	return 0, 1
 }
 
-// grid builds the grid shown for tier t (a key shown when key, only on a
-// loss: the caller checks) with one draw from src, and its winning row (-1
-// for a loss). The grid tells the truth (DESIGN.md §1):
-//   - a winning tier shows its symbol three times on one row, chosen
-//     uniformly, returned as row; no other row holds three identical symbols
-//     and no cell holds a key;
-//   - a loss (row -1) shows no row of three identical symbols;
-//   - key shows exactly one key, at a uniformly chosen cell; otherwise none;
-//   - every other cell is uniform among what these rules allow: each row
-//     that is neither the winning row nor the key's row is uniform over the
-//     210 rows of three non-key symbols not all equal, and the key's two
-//     neighbours are uniform over the 36 pairs of non-key symbols.
-//
-// Since every allowed grid of an outcome factors into such independent rows,
-// this is exactly the uniform distribution over the grids the rules allow.
+// grid builds the grid shown for tier t (a key when key, only on a loss:
+// the caller checks) with one draw from src, and its winning row (-1 for a
+// loss). It is uniform over the grids that tell the truth (DESIGN.md §1):
+// the winning row uniform, the key's cell uniform, every other row uniform
+// over the 210 free rows and the key's neighbours over the 36 pairs.
 func grid(src Source, t Tier, key bool) (Grid, int8) {
 	var g Grid
 	switch {
@@ -147,10 +137,8 @@ func chest(src Source) Chest {
 }
 
 // Validate reports whether o is an outcome the rules allow and whether its
-// grid tells its truth: prize matching the tier, a key only on a loss,
-// exactly one key cell when Key and none otherwise, the winning symbol three
-// times on row Row and no other row of three identical symbols. Use it on
-// outcomes read back from storage. The error wraps ErrInvalidOutcome.
+// grid tells its truth. Use it on outcomes read back from storage. The
+// error wraps ErrInvalidOutcome.
 func Validate(o Outcome) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrInvalidOutcome, fmt.Sprintf(format, args...))
