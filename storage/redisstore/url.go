@@ -40,11 +40,8 @@ const URLForms = "redis://[[user]:pass@]host:port[/db], rediss://… (TLS), unix
 	"redis+cluster://[[user]:pass@]host:port,host:port,… (rediss+cluster:// for TLS), " +
 	"redis+sentinel://[[user]:pass@]host:port,host:port,…[/db]?master_name=NAME (rediss+sentinel:// for TLS)"
 
-// The client settings NewClient applies where the URL does not set them.
-// A command gives up after at most 1+DefaultMaxRetries attempts (1+
-// DefaultMaxRedirects on a cluster, where redirections count too), each
-// bounded by DefaultDialTimeout if it must dial, then DefaultWriteTimeout and
-// DefaultReadTimeout, and all of it by the caller's context deadline.
+// The client settings ParseURL applies where the URL does not set them; the
+// caller's context deadline bounds them all.
 const (
 	// DefaultDialTimeout bounds a connection attempt (go-redis: 5s). Redis
 	// answers a connect in microseconds on a LAN; 2s is a dead host.
@@ -84,7 +81,7 @@ const (
 )
 
 // Target is a parsed Redis URL: its Mode and the go-redis options of that
-// mode (the others are nil), NewClient's defaults already applied.
+// mode (the others are nil), the defaults applied.
 type Target struct {
 	Mode     Mode
 	Single   *redis.Options
@@ -271,11 +268,8 @@ func NewClient(url string) (redis.UniversalClient, error) {
 	return t.Client(), nil
 }
 
-// RedactURL returns rawURL fit for logs and error messages: the password of
-// its user information and its password query parameter (Sentinel URLs)
-// become "xxxxx". It takes any string, such as a mistyped REDIS_URL: one that
-// does not parse as a URL with a host keeps only what precedes its query
-// and follows its last '@'.
+// RedactURL returns rawURL, any string, fit for logs and error messages:
+// its passwords become "xxxxx".
 func RedactURL(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Opaque != "" {
