@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,9 +31,12 @@ func guildSteps(t testing.TB) (g, running game.Guild, audit []game.AuditEntry) {
 	g = game.Guild{Settings: game.Settings{StartingBalance: 2000, DailyAmount: 100, DailyCooldown: 20 * time.Hour, House: game.DefaultHouse}}
 	apply := func(op string, f func(game.Guild) (game.GuildStep, error)) {
 		t.Helper()
-		s, _, err := game.ApplyGuild(g, op, f)
+		s, err := f(g) // as game.ApplyGuild would apply the move
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !s.Pending {
+			s.Guild.Ops = append(slices.Clone(s.Guild.Ops), op)
 		}
 		g = s.Guild
 		if s.Audit != nil {
