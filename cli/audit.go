@@ -35,11 +35,8 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprint(stderr, "Usage: clefs audit [-redis URL | -data FILE]\n\nLists every damaged record (on an embedded file, every damaged page too),\nchecks balance = start + granted + won + daily − staked (and the other\ninvariants) for every player, and each guild's leaderboard against the\nplayers' balances; exits 1 on any damage, breach or disagreement. Stop\nthe bot first when using the embedded store. A missing embedded file is\nan error: audit never creates one.\n\n"+storeUsage+"\n\n")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, "audit", args); err != nil {
+	if err := parseFlags(fs, "audit", args, 0); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("audit: unexpected argument %q", fs.Arg(0))}
 	}
 	listed := -1 // the problems CheckFile listed; -1: not an embedded file
 	sf.checkFile = func(path string) error {

@@ -110,6 +110,22 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return usageError{fmt.Sprintf("unknown command %q", cmd)}
 }
 
+// parseFlags parses args into fs: -h gives flag.ErrHelp, any other mistake
+// a usageError naming the command, and so does an argument past the first
+// maxArgs.
+func parseFlags(fs *flag.FlagSet, name string, args []string, maxArgs int) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{fmt.Sprintf("%s: %v", name, err)}
+	}
+	if fs.NArg() > maxArgs {
+		return usageError{fmt.Sprintf("%s: unexpected argument %q", name, fs.Arg(maxArgs))}
+	}
+	return nil
+}
+
 // subcommandLogger is the logger of a subcommand's libraries.
 func subcommandLogger(stderr io.Writer, getenv func(string) string) *slog.Logger {
 	level := slog.LevelError

@@ -16,16 +16,6 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-func parseFlags(fs *flag.FlagSet, name string, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{fmt.Sprintf("%s: %v", name, err)}
-	}
-	return nil
-}
-
 // runExport writes every player and guild as JSON (see storage.Dump) to
 // stdout or to -o FILE (written whole, then renamed into place, mode 0600).
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -42,11 +32,8 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprint(stderr, "Usage: clefs export [-redis URL | -data FILE] [-o FILE]\n       clefs export -public -guild ID -user ID [-redis URL | -data FILE] [-o FILE]\n\nWrites every player and guild as JSON. The embedded store is locked while\nthe bot runs: stop it first, or export one of its snapshots (BACKUP_DIR),\n-data SNAPSHOT, while it runs. Move to Redis: export, then import -redis URL.\nWith -public, writes one player's public export instead (docs/STORAGE.md):\nthe lines and revealed seeds that clefs verify -export and the /fair page check.\nA missing embedded file is an error: export never creates one.\n\n"+storeUsage+"\n\n")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, "export", args); err != nil {
+	if err := parseFlags(fs, "export", args, 0); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("export: unexpected argument %q", fs.Arg(0))}
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

@@ -28,13 +28,11 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprint(stderr, "Usage: clefs import [-redis URL | -data FILE] [-force] [-i FILE | FILE]\n\nAdds the players and guilds of a dump written by export, all or nothing.\nStop the bot first. A store that already holds players is refused unless\n-force is given; with -force, a player or guild of the dump that the store\nalready has is refused and named, and nothing is imported. A missing\nembedded file is created, but not a missing directory.\n\n"+storeUsage+"\n\n")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, "import", args); err != nil {
+	if err := parseFlags(fs, "import", args, 1); err != nil {
 		return err
 	}
 	src := *in
 	switch {
-	case fs.NArg() > 1:
-		return usageError{fmt.Sprintf("import: unexpected argument %q", fs.Arg(1))}
 	case fs.NArg() == 1 && src != "":
 		return usageError{"import: give the input either with -i or as an argument, not both"}
 	case fs.NArg() == 1:

@@ -31,7 +31,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintln(stderr, "Usage: clefs simulate [-n PLAYS] [-seed N] [-workers N] [-fair] [-progress]\n\nSimulates a player's plays (keys accumulate, chests open) and compares the\ncounts, the key rates, the chest lots and the return to player with the\nexact odds (z-scores, chi-square tests, 99% confidence interval). With -fair,\nthe plays are drawn as in production (docs/FAIRNESS.md), 30 to 40 times slower.")
 		fs.PrintDefaults()
 	}
-	if err := parseGameFlags(fs, "simulate", args); err != nil {
+	if err := parseFlags(fs, "simulate", args, 0); err != nil {
 		return err
 	}
 	plays, err := parseCount(*n)

@@ -51,11 +51,8 @@ seed still secret are counted, not checked; links a dump lacks the data for
 `)
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, "verify", args); err != nil {
+	if err := parseFlags(fs, "verify", args, 0); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("verify: unexpected argument %q", fs.Arg(0))}
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
