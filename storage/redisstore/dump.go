@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/redis/go-redis/v9"
@@ -43,8 +44,7 @@ func (s *Store) CountPlayers(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	n := 0
-	for start := 0; start < len(ids); start += 256 {
-		chunk := ids[start:min(start+256, len(ids))]
+	for chunk := range slices.Chunk(ids, 256) {
 		cmds := make([]*redis.BoolCmd, len(chunk))
 		if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for i, id := range chunk {
@@ -74,8 +74,7 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer
 	if err != nil {
 		return err
 	}
-	for start := 0; start < len(ids); start += 256 {
-		chunk := ids[start:min(start+256, len(ids))]
+	for chunk := range slices.Chunk(ids, 256) {
 		recs := make([]*redis.SliceCmd, len(chunk))
 		hists := make([]*redis.StringSliceCmd, len(chunk))
 		others := make([]*redis.StringSliceCmd, len(chunk))
@@ -129,12 +128,7 @@ func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.DecodedGuild) 
 			return s.wrap("export guilds", err)
 		}
 	}
-	guilds := make([]uint64, 0, len(seen))
-	for g := range seen {
-		guilds = append(guilds, g)
-	}
-	slices.Sort(guilds)
-	for _, g := range guilds {
+	for _, g := range slices.Sorted(maps.Keys(seen)) {
 		var (
 			rec *redis.SliceCmd
 			log *redis.StringSliceCmd
@@ -170,12 +164,9 @@ func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.DecodedGuild) 
 }
 
 // Import implements storage.Dumper. It checks first that none of d's
-// players and guilds exists, then writes each player with the step's
-// script (version 1, "must not exist": a player written meanwhile is
-// ErrDuplicate; its history, reveals and leaderboard entry with it), then
-// each guild with its moderator log. Should
-// a write fail, it deletes what it wrote. It must not run while the bot
-// plays.
+// players and guilds exists, then writes each with the step's script at
+// version 1, "must not exist". Should a write fail, it deletes what it
+// wrote. It must not run while the bot plays.
 func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 	if s.closed.Load() {
 		return storage.ErrClosed
@@ -212,9 +203,9 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 	undo := func(cause error) error {
 		ctx := context.WithoutCancel(ctx)
 		var failed []error
-		for start := 0; start < len(written); start += 256 {
+		for chunk := range slices.Chunk(written, 256) {
 			_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-				for _, id := range written[start:min(start+256, len(written))] {
+				for _, id := range chunk {
 					p.Del(ctx, recordKey(id), historyKey(id), othersKey(id), revealsKey(id), opsKey(id))
 					p.ZRem(ctx, boardKey(id.Guild), member(id.User))
 				}
