@@ -36,9 +36,6 @@ func (s *Store) allPlayers(ctx context.Context) ([]storage.PlayerID, error) {
 // SCAN (on every master) that hold a player, checked with HEXISTS in
 // pipelines of 256.
 func (s *Store) CountPlayers(ctx context.Context) (int, error) {
-	if s.closed.Load() {
-		return 0, storage.ErrClosed
-	}
 	ids, err := s.allPlayers(ctx)
 	if err != nil {
 		return 0, err
@@ -67,9 +64,6 @@ func (s *Store) CountPlayers(ctx context.Context) (int, error) {
 // (on every master), the source of truth, and reads them with their
 // history in pipelines of 256. It is not a snapshot: stop the bot first.
 func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer) error) error {
-	if s.closed.Load() {
-		return storage.ErrClosed
-	}
 	ids, err := s.allPlayers(ctx)
 	if err != nil {
 		return err
@@ -115,9 +109,6 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer
 // ExportGuilds implements storage.Dumper: every guild with settings
 // (s:{guild}) or moderator log (a:{guild}), found with SCAN.
 func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.DecodedGuild) error) error {
-	if s.closed.Load() {
-		return storage.ErrClosed
-	}
 	seen := map[uint64]bool{}
 	for _, pat := range []string{"s:{*}", "a:{*}"} {
 		if err := s.scan(ctx, pat, func(k string) {

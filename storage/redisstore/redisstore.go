@@ -89,9 +89,6 @@ func Open(ctx context.Context, url string, opts storage.Options, options ...Opti
 // LoadScripts loads the store's scripts on every master, so that steps run
 // with EVALSHA from the start. It is optional: a step falls back to EVAL.
 func (s *Store) LoadScripts(ctx context.Context) error {
-	if s.closed.Load() {
-		return storage.ErrClosed
-	}
 	for _, sc := range []*redis.Script{playerScript, casScript} {
 		if err := sc.Load(ctx, s.rdb).Err(); err != nil {
 			return s.wrap("load scripts", err)
@@ -116,9 +113,6 @@ func (s *Store) Close() error {
 
 // Ping checks that Redis answers.
 func (s *Store) Ping(ctx context.Context) error {
-	if s.closed.Load() {
-		return storage.ErrClosed
-	}
 	return s.wrap("ping", s.rdb.Ping(ctx).Err())
 }
 
