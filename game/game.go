@@ -1,6 +1,9 @@
 package game
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+)
 
 // Stake is the price of one play, in cents (article 2 of the regulation).
 const Stake int64 = 50
@@ -71,18 +74,12 @@ func ParseGrid(s string) (Grid, error) {
 	if len(s) != 9 {
 		return g, fmt.Errorf("game: grid %q: want 9 letters, got %d", s, len(s))
 	}
-	for i := 0; i < 9; i++ {
-		ok := false
-		for sym, l := range symbolLetters {
-			if s[i] == l {
-				g[i] = Symbol(sym)
-				ok = true
-				break
-			}
-		}
-		if !ok {
+	for i := range 9 {
+		sym := bytes.IndexByte(symbolLetters[:], s[i])
+		if sym < 0 {
 			return g, fmt.Errorf("game: grid %q: bad letter %q at %d", s, s[i], i)
 		}
+		g[i] = Symbol(sym)
 	}
 	return g, nil
 }
