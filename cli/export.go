@@ -113,11 +113,9 @@ func exportPublic(ctx context.Context, st storage.Store, id storage.PlayerID, ou
 	return nil
 }
 
-// writeFileAtomic writes path whole or not at all: into a hidden temporary
-// file beside it, synced, then renamed over path (replace) or linked to
-// path, which fails if path exists (so a file made meanwhile is never
-// overwritten). Its errors name path, the user's, never the temporary
-// file; a directory is refused.
+// writeFileAtomic writes path whole or not at all, through a temporary file
+// beside it, and never over an existing file unless replace. Its errors
+// name path, never the temporary file.
 func writeFileAtomic(path string, replace bool, write func(w io.Writer) error) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return fmt.Errorf("%s is a directory: give a file name, e.g. %s", path, filepath.Join(path, "players.json"))
@@ -150,9 +148,8 @@ func writeFileAtomic(path string, replace bool, write func(w io.Writer) error) e
 	return nil
 }
 
-// pathErr strips the temporary file's name from a file system error
-// (*fs.PathError, *os.LinkError), keeping its cause (permission denied, no
-// such file or directory…) for a message that names the user's path.
+// pathErr strips the file's name from a file system error, keeping its
+// cause, for a message that names the user's path.
 func pathErr(err error) error {
 	var pe *fs.PathError
 	var le *os.LinkError

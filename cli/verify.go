@@ -258,12 +258,9 @@ func (s *seedDraws) Chest(seed game.Seed, client string, seq int64) (game.Chest,
 	return f.Chest(seq)
 }
 
-// verifyExport checks every draw of the dump at path that was made under a
-// revealed seed: it recomputes it and compares it with the history line
-// that recorded what the player was shown. It checks too the links between
-// lines, seeds and state (game.CheckLinks): the keys chain, the numbers,
-// the commitments, the seeds' ranges. It prints each break, a summary line
-// per kind of check, and fails on any break.
+// verifyExport recomputes every draw of the dump at path made under a
+// revealed seed and checks the links (game.CheckLinks). It prints each
+// break and a summary line per kind of check, and fails on any break.
 func verifyExport(ctx context.Context, path string, stdout io.Writer) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -345,9 +342,8 @@ func (r *exportReport) write(stdout io.Writer, lacking, allNote string) error {
 	return w.Flush()
 }
 
-// verifyPlayer checks the draws of one player's history, and its links:
-// with state, against the player p; without (a public export), with the
-// links to the player's state left out (game.CheckRevealedLinks).
+// verifyPlayer checks the draws and the links of one player's history:
+// against the player p with state, else as game.CheckRevealedLinks.
 func (r *exportReport) verifyPlayer(id storage.PlayerID, p game.Player, state bool, rs game.Reveals, hist []game.Entry) {
 	r.players++
 	for _, e := range hist {

@@ -1,7 +1,6 @@
 package game
 
-// This file is the one place where the rules' numbers live. Everything else
-// (the draw, the grid, the exact odds, the simulator) reads these tables.
+// The one place where the rules' numbers live.
 
 // MainTotal is the pool of the regulation's main-game tables: every winning
 // tier's chance is an integer count out of MainTotal (10^8 is the smallest pool
@@ -115,9 +114,7 @@ func (l Lot) Coins() (n int, metal string) {
 	return 0, ""
 }
 
-// KeyWeight returns the number of values out of Pool that mean "losing play
-// that collects a key" for a player holding keysHeld keys, or 0 when keysHeld
-// is outside 0..MaxKeys-1.
+// KeyWeight returns keyTable[keysHeld], or 0 out of 0..MaxKeys-1.
 func KeyWeight(keysHeld int) int64 {
 	if keysHeld < 0 || keysHeld >= MaxKeys {
 		return 0

@@ -200,10 +200,9 @@ func EncodePlayer(p game.Player) ([]byte, error) {
 	return b, nil
 }
 
-// DecodePlayer reads the player record b; record names it in errors
-// ("p:{1:2}"). It refuses, with a *FieldError, an unknown version, an
-// unknown field, and a value out of bounds, and returns only a player
-// that passes game.Player.Check.
+// DecodePlayer reads the player record b, strictly; record names it in
+// errors ("p:{1:2}"), which are *FieldError. The player passes
+// game.Player.Check.
 func DecodePlayer(record string, b []byte) (game.Player, error) {
 	var r Player
 	if err := decode(record, b, &r); err != nil {
@@ -212,10 +211,9 @@ func DecodePlayer(record string, b []byte) (game.Player, error) {
 	return r.Game(record)
 }
 
-// EncodePlayerParts is EncodePlayer in two parts: the record without its
-// seeds (sd), and the seeds' object. The Redis store keeps them in two
-// fields of the player's hash, so that a click, which rarely changes the
-// seeds, does not send their 200 bytes again.
+// EncodePlayerParts is EncodePlayer in two parts, the record without its
+// seeds and the seeds (sd), so that a click, which rarely changes the
+// seeds, need not send them again.
 func EncodePlayerParts(p game.Player) (rest, seeds []byte, err error) {
 	if err := p.Check(); err != nil {
 		return nil, nil, fmt.Errorf("schema: encode player: %w", err)
@@ -251,10 +249,9 @@ func DecodePlayerParts(record string, rest, seeds []byte) (game.Player, error) {
 	return r.Game(record)
 }
 
-// DecodeSeeds reads a player's fairness records on their own (the object
-// sd; Redis keeps it in a field of its own), for what can be kept of a
-// record that does not decode whole: a player holding only them, with the
-// ticket and chest counts at which its seed began. Errors as DecodePlayer.
+// DecodeSeeds reads a player's fairness records (sd) on their own, for
+// what can be kept of a record that does not decode whole: a player
+// holding only them. Errors as DecodePlayer.
 func DecodeSeeds(record string, b []byte) (game.Player, error) {
 	var sd Seeds
 	if err := decode(record, b, &sd); err != nil {
