@@ -135,10 +135,6 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 				refused = fmt.Errorf("%s: %w: already in the store", name, storage.ErrDuplicate)
 				return refused
 			}
-			if err := dp.Player.CheckReveals(dp.Reveals); err != nil {
-				refused = fmt.Errorf("%s: %w: %w", name, storage.ErrInvalid, err)
-				return refused
-			}
 			pw, err := prepare(id, nil, "", storage.Write{Player: dp.Player, History: dp.History})
 			if err != nil {
 				refused = fmt.Errorf("%s: %w", name, err)
