@@ -47,36 +47,25 @@ const (
 	// answers a connect in microseconds on a LAN; 2s is a dead host.
 	DefaultDialTimeout = 2 * time.Second
 	// DefaultDialerRetries is how many times a connection is attempted per
-	// command attempt (go-redis counts the first one; its default is 5).
-	// One: command retries already re-dial, after a backoff; five dials per
-	// attempt would multiply the wait on a dead host by five.
+	// command attempt (go-redis: 5): command retries already re-dial.
 	DefaultDialerRetries = 1
 	// DefaultReadTimeout bounds the wait for a reply (go-redis: 5s). Every
 	// step is one short script; 3s without a reply is a stalled server.
 	DefaultReadTimeout = 3 * time.Second
 	// DefaultWriteTimeout bounds writing a command (go-redis: ReadTimeout).
 	DefaultWriteTimeout = 3 * time.Second
-	// DefaultPoolTimeout bounds the wait for a free connection when all are
-	// busy: ReadTimeout plus 1s (go-redis's own rule, written out), enough
-	// for a connection stuck on a timing-out command to come back.
+	// DefaultPoolTimeout bounds the wait for a free connection: ReadTimeout
+	// plus 1s (go-redis's own rule, written out).
 	DefaultPoolTimeout = DefaultReadTimeout + time.Second
 	// DefaultMaxRetries is how many times a single or Sentinel client retries
-	// a command that failed in a way that may pass: a network error, a read
-	// timeout, LOADING, READONLY or MASTERDOWN (go-redis: 3). Two: one retry
-	// rides over a dropped connection, the second over a Sentinel failover
-	// whose first retry still reached the demoted master; a stall longer
-	// than that fails in about 10s (3 attempts of 3s, plus backoff below
-	// 1s), inside SHUTDOWN_TIMEOUT, instead of 13s.
-	//
-	// A retried command may run twice on the server: a read timeout does not
-	// say whether Redis ran the command, only that its reply did not come.
-	// That is why every change the store makes carries an operation ID and
-	// is applied once whatever the number of times it is sent.
+	// a command that failed in a way that may pass (go-redis: 3): one retry
+	// rides over a dropped connection, the second over a Sentinel failover;
+	// a longer stall fails in about 10s, inside SHUTDOWN_TIMEOUT. A retried
+	// command may run twice: every change carries an operation ID.
 	DefaultMaxRetries = 2
 	// DefaultMaxRedirects is a cluster client's budget of attempts beyond the
-	// first, spent on MOVED/ASK redirections and on the same retryable errors
-	// (go-redis: 3). Its node clients do not retry by themselves (MaxRetries
-	// -1, go-redis's cluster default), or the two budgets would multiply.
+	// first, redirections and retries together (go-redis: 3); its node
+	// clients do not retry by themselves, or the budgets would multiply.
 	DefaultMaxRedirects = 3
 )
 
