@@ -5,13 +5,11 @@ import (
 	"fmt"
 )
 
-// ErrKeysHeld is returned (wrapped) when a draw is asked for a number of keys
-// held outside 0..MaxKeys-1.
+// ErrKeysHeld refuses a draw for keys held outside 0..MaxKeys-1.
 var ErrKeysHeld = errors.New("game: keys held out of range")
 
-// ErrInvalidOutcome is returned (wrapped) by Validate, and by the
-// transitions that check a drawer's result, for an outcome that the rules
-// do not allow or a grid that does not tell its truth.
+// ErrInvalidOutcome refuses an outcome the rules do not allow, or a grid
+// that does not tell its truth (Validate).
 var ErrInvalidOutcome = errors.New("game: invalid outcome")
 
 // Counts of the grid construction: a "free" row is three non-key symbols not
@@ -30,9 +28,8 @@ func checkKeys(keysHeld int) error {
 }
 
 // decide maps one value u of [0, Pool) to the play's result for a player
-// holding keys keys (already checked). The pool is laid out as: the winning
-// tiers from the gem up, each 12·weight values, then "loss with a key"
-// (keyTable[keys] values), then "loss without a key" (the rest).
+// holding keys keys: the winning tiers from the gem up, 12·weight values
+// each, then "loss with a key", then "loss without a key".
 func decide(u uint64, keys int) (Tier, bool) {
 	var cum uint64
 	for t := TierGem; t < NumTiers; t++ {
@@ -44,9 +41,7 @@ func decide(u uint64, keys int) (Tier, bool) {
 	return TierLoss, u < cum+uint64(keyTable[keys])
 }
 
-// play draws one play for a player holding keys keys (already checked) and
-// builds its grid: one uniform value decides the result (decide), a second
-// one the grid (grid).
+// play draws one play and its grid, one uniform value each.
 func play(src Source, keys int) Outcome {
 	t, key := decide(uniform(src, uint64(Pool)), keys)
 	o := Outcome{Tier: t, Prize: tierTable[t].prize, Key: key}

@@ -8,9 +8,8 @@ import (
 // Stake is the price of one play, in cents (article 2 of the regulation).
 const Stake int64 = 50
 
-// MaxKeys is the number of keys that opens the treasure chest. A player holds
-// 0, 1 or 2 keys between plays; the third key opens the chest at once and the
-// counter goes back to zero.
+// MaxKeys is the number of keys that opens the treasure chest: a player
+// holds 0 to MaxKeys-1 between plays.
 const MaxKeys = 3
 
 // Source is a source of uniformly distributed 64-bit values. It has the shape
@@ -118,8 +117,7 @@ func (t Tier) String() string {
 	return fmt.Sprintf("Tier(%d)", uint8(t))
 }
 
-// Outcome is everything one play's draw decides. It is drawn once, at the
-// player's first click; revealing rows only shows it.
+// Outcome is everything one play's draw decides.
 type Outcome struct {
 	Tier  Tier  // TierLoss or the winning tier
 	Prize int64 // cents; 0 for a loss

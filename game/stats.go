@@ -10,10 +10,8 @@ import (
 const Z99 = 2.5758293035489004
 
 // GammaQ returns the regularized upper incomplete gamma function
-// Q(a, x) = Γ(a, x)/Γ(a) for a > 0 and x ≥ 0: the series of P(a, x) when
-// x < a+1, the continued fraction of Q (modified Lentz) otherwise, both to
-// double precision (Numerical Recipes §6.2). It returns NaN for invalid
-// arguments.
+// Q(a, x) = Γ(a, x)/Γ(a) for a > 0 and x ≥ 0 (Numerical Recipes §6.2), NaN
+// for invalid arguments.
 func GammaQ(a, x float64) float64 {
 	switch {
 	case math.IsNaN(a) || math.IsNaN(x) || a <= 0 || x < 0:
@@ -91,11 +89,9 @@ type ChiSquare struct {
 	P    float64 // ChiSquareP(Stat, DF); NaN when DF is 0
 }
 
-// chiSquareGroup adds to c the test of one multinomial sample: observed
-// counts against expected counts (with the same total). Categories expected
-// fewer than 5 times are pooled, rarest first, until every cell expects at
-// least 5, so that the chi-square approximation holds; each group with at
-// least two cells contributes cells−1 degrees of freedom.
+// chiSquareGroup adds to c the test of one multinomial sample, observed
+// against expected counts; cells expected fewer than 5 times are pooled,
+// rarest first, so that the chi-square approximation holds.
 func chiSquareGroup(c *ChiSquare, observed []int64, expected []float64) {
 	type cell struct {
 		o int64
