@@ -28,26 +28,15 @@ import (
 
 // Hooks change what production fixes, for tests. The zero value is production.
 type Hooks struct {
-	// Drawer draws tickets and chests; nil means game.SeededDrawer{}, the
-	// verifiable draws.
-	Drawer game.Drawer
-	// Now gives the game's time to the handlers (the steps they record,
-	// the confirmations' lifetime); nil means time.Now.
-	Now func() time.Time
-	// Seeds gives new players' server seeds; nil means crypto/rand.Reader.
-	Seeds io.Reader
+	Drawer game.Drawer      // nil: game.SeededDrawer{}
+	Now    func() time.Time // the game's time; nil: time.Now
+	Seeds  io.Reader        // new players' seeds; nil: crypto/rand.Reader
 	// Started is called once the transport serves and the commands are
 	// registered, with the HTTP endpoint's address ("" for the gateway).
-	Started func(addr string)
-	// IdentifyInterval is the wait between batches of gateway shards
-	// opening; 0 means Discord's 5 s.
-	IdentifyInterval time.Duration
-	// DisconnectGrace is how long a gateway shard may stay down before
-	// /healthz reports it; 0 means bot.DefaultDisconnectGrace (30 s).
-	DisconnectGrace time.Duration
-	// Public is called with the public listener's address (PUBLIC_ADDR)
-	// once it listens.
-	Public func(addr string)
+	Started          func(addr string)
+	IdentifyInterval time.Duration     // between batches of gateway shards; 0: Discord's 5 s
+	DisconnectGrace  time.Duration     // a shard's downtime before /healthz says so; 0: bot's default
+	Public           func(addr string) // called once the public listener listens
 }
 
 // The metrics count what the handlers and the transports report, their
