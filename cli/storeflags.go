@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/joho/godotenv"
 
@@ -77,22 +78,14 @@ func (f *storeFlags) choose(lookupEnv func(string) (string, bool), dotenv func()
 	case given["data"]:
 		return storeChoice{dataPath: f.dataPath, from: "-data"}, nil
 	}
-	var file map[string]string
-	var fileErr error
-	read := false
+	readDotenv := sync.OnceValues(dotenv) // read only if a variable is not in the environment
 	env := func(name string) (value, from string, err error) {
 		if v, ok := lookupEnv(name); ok {
 			return v, name, nil
 		}
-		if !read {
-			file, fileErr = dotenv()
-			read = true
-			if errors.Is(fileErr, fs.ErrNotExist) {
-				fileErr = nil
-			}
-		}
-		if fileErr != nil {
-			return "", "", fmt.Errorf("read .env: %w", fileErr)
+		file, err := readDotenv()
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", "", fmt.Errorf("read .env: %w", err)
 		}
 		return file[name], name + " in .env", nil
 	}
