@@ -26,6 +26,20 @@ func Play(src Source, keysHeld int) (Outcome, error) {
 // seed's stream.
 func DrawChest(src Source) Chest { return chest(src) }
 
+// NewGrid builds a grid for tier t, with a key when key, using src for the
+// cells (see grid), and its winning row (-1 for a loss). It returns an error
+// wrapping ErrInvalidOutcome for an invalid tier or a key on a winning tier.
+func NewGrid(src Source, t Tier, key bool) (Grid, int8, error) {
+	if t >= NumTiers {
+		return Grid{}, -1, fmt.Errorf("%w: tier %d", ErrInvalidOutcome, t)
+	}
+	if key && t != TierLoss {
+		return Grid{}, -1, fmt.Errorf("%w: key on a winning play (%v)", ErrInvalidOutcome, t)
+	}
+	g, row := grid(src, t, key)
+	return g, row, nil
+}
+
 // Uniform returns a uniformly distributed integer in [0, n), for 0 < n,
 // drawn from src as the draws do (uniform).
 func Uniform(src Source, n int64) int64 { return int64(uniform(src, uint64(n))) }
