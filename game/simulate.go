@@ -76,12 +76,6 @@ type SimReport struct {
 	MainFit ChiSquare
 	// ChestFit tests the chest lots against their exact chances.
 	ChestFit ChiSquare
-
-	// Cycle moments for the confidence interval (see Simulate).
-	units        int64
-	sumL, sumY   int64
-	sumL2        u128
-	sumY2, sumYL u128
 }
 
 // u128 is an unsigned 128-bit accumulator, so that sums of squared prizes
@@ -436,8 +430,7 @@ var errSimTotals = errors.New("game: simulate: counts do not add up")
 
 func newReport(cfg SimConfig, workers int, a *chunkAcc) (SimReport, error) {
 	r := SimReport{Plays: cfg.Plays, Seed: cfg.Seed, Workers: workers, Fair: cfg.Fair, Lots: a.lots,
-		MainWon: a.mainWon, ChestWon: a.chestWon, Staked: cfg.Plays * Stake,
-		units: a.units, sumL: a.sumL, sumY: a.sumY, sumL2: a.sumL2, sumY2: a.sumY2, sumYL: a.sumYL}
+		MainWon: a.mainWon, ChestWon: a.chestWon, Staked: cfg.Plays * Stake}
 	var plays int64
 	for k := 0; k < MaxKeys; k++ {
 		s := &r.ByKeys[k]
@@ -489,14 +482,14 @@ func newReport(cfg SimConfig, workers int, a *chunkAcc) (SimReport, error) {
 	r.ChestFit.finish()
 
 	// Return to player and its 99% interval (ratio estimator over cycles).
-	m := float64(r.units)
-	R := float64(r.sumY) / float64(r.sumL) // cents per play
+	m := float64(a.units)
+	R := float64(a.sumY) / float64(a.sumL) // cents per play
 	r.RTP = R / float64(Stake)
 	r.RTPLow, r.RTPHigh = math.NaN(), math.NaN()
-	if r.units > 1 {
-		ss := r.sumY2.float() - 2*R*r.sumYL.float() + R*R*r.sumL2.float()
+	if a.units > 1 {
+		ss := a.sumY2.float() - 2*R*a.sumYL.float() + R*R*a.sumL2.float()
 		ss = math.Max(ss, 0)
-		lbar := float64(r.sumL) / m
+		lbar := float64(a.sumL) / m
 		se := math.Sqrt(ss/(m*(m-1))) / lbar / float64(Stake)
 		r.RTPLow, r.RTPHigh = r.RTP-Z99*se, r.RTP+Z99*se
 	}
