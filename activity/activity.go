@@ -2,6 +2,7 @@ package activity
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
@@ -99,17 +100,11 @@ func New(o Options) (http.Handler, error) {
 	if o.Game == nil || o.AppID == "" || o.ClientSecret == "" || o.Token == "" {
 		return nil, errors.New("activity: the game, the application ID, the client secret and the bot token are required")
 	}
-	if o.APIBase == "" {
-		o.APIBase = "https://discord.com"
-	}
-	if o.Client == nil {
-		o.Client = &http.Client{Timeout: 10 * time.Second}
-	}
+	o.APIBase = cmp.Or(o.APIBase, "https://discord.com")
+	o.Client = cmp.Or(o.Client, &http.Client{Timeout: 10 * time.Second})
+	o.Logger = cmp.Or(o.Logger, slog.Default())
 	if o.Now == nil {
 		o.Now = time.Now
-	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
 	}
 	if o.Rate <= 0 {
 		o.Rate = DefaultRate

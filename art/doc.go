@@ -2,16 +2,10 @@
 // pictures, for Discord's application emojis: Unicode has a gem, a bomb, a
 // candle… but no smoking pipe (🪈 is a flute), so the bot brings its own.
 //
-// Every picture is drawn in code (image/draw and golang.org/x/image/vector),
-// nothing is read from disk: the pictures are in the binary. They share one
-// style: a Size×Size canvas with a transparent background, Padding pixels
-// of margin, flat colours with one lighter highlight per part, and every
-// part ringed by an outline Outline pixels wide in a darker shade of its own
-// colour. The drawings are made to stay recognisable at 22 pixels, the
-// size Discord shows an emoji inside text.
-//
-// The package is pure: it draws and encodes PNG, with no other I/O. Its
-// output is deterministic: the same call gives the same bytes.
+// Every picture is drawn in code (golang.org/x/image/vector), in one
+// style: flat colours, a highlight and a darker outline per part, legible
+// at 22 pixels. The package is pure and deterministic: the same call gives
+// the same bytes.
 //
 // Usage:
 //

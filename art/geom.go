@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"image/draw"
 	"math"
+	"slices"
 
 	"golang.org/x/image/vector"
 )
@@ -37,10 +38,8 @@ func (p poly) filling() poly {
 
 // reversed returns p with the opposite orientation.
 func (p poly) reversed() poly {
-	q := make(poly, len(p))
-	for i, v := range p {
-		q[len(p)-1-i] = v
-	}
+	q := slices.Clone(p)
+	slices.Reverse(q)
 	return q
 }
 

@@ -21,14 +21,11 @@ import (
 var errAudit = errors.New("audit failed")
 
 // runAudit lists every damaged record (on an embedded file, every problem
-// boltstore.CheckFile finds, first: damaged pages, and records that do
-// not decode), then checks every other player's state (game.Player.Check:
-// balance = start + granted + won + daily − staked, computed without
-// overflow, and the other invariants) and every guild's leaderboard
-// against the players' balances. It prints each damage, breach and
-// disagreement and fails (exit status 1) if there is any. A store writes a
-// player and its leaderboard entry in one atomic step, so a disagreement
-// is a bug, and is reported as one: nothing is repaired.
+// boltstore.CheckFile finds), then checks every other player
+// (game.Player.Check) and every guild's leaderboard against the players'
+// balances, and fails if anything is wrong. A store writes a player and
+// its leaderboard entry in one atomic step, so a disagreement is reported
+// as a bug: nothing is repaired.
 func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -38,11 +35,8 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprint(stderr, "Usage: clefs audit [-redis URL | -data FILE]\n\nLists every damaged record (on an embedded file, every damaged page too),\nchecks balance = start + granted + won + daily − staked (and the other\ninvariants) for every player, and each guild's leaderboard against the\nplayers' balances; exits 1 on any damage, breach or disagreement. Stop\nthe bot first when using the embedded store. A missing embedded file is\nan error: audit never creates one.\n\n"+storeUsage+"\n\n")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, "audit", args); err != nil {
+	if err := parseFlags(fs, "audit", args, 0); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("audit: unexpected argument %q", fs.Arg(0))}
 	}
 	listed := -1 // the problems CheckFile listed; -1: not an embedded file
 	sf.checkFile = func(path string) error {
@@ -69,18 +63,16 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// errNoSeed is what a record without a seed reads when audited: a store
-// keeps every player's seed, so a missing one is a breach, not a reason to
-// make one up.
+// errNoSeed is what a record without a seed reads when audited: a breach,
+// not a reason to make one up.
 var errNoSeed = errors.New("no server seed stored")
 
 type noSeeds struct{}
 
 func (noSeeds) Read([]byte) (int, error) { return 0, errNoSeed }
 
-// audit checks the players of d, then each guild's leaderboard in st
-// against their balances (auditBoard). It reports on w (a damaged player
-// only if listed is false: CheckFile listed it) and returns an error
+// audit checks the players of d, then each guild's leaderboard in st. It
+// reports on w (a damaged player only unless listed) and returns an error
 // wrapping errAudit when anything is wrong.
 func audit(ctx context.Context, st storage.Store, d storage.Dumper, w io.Writer, listed bool) error {
 	var players, bad, damaged int
@@ -195,11 +187,9 @@ type disagreement struct {
 }
 
 // confirm reads the suspects and the leaderboard again and returns those
-// that still disagree, in order. On a store shared with a running bot
-// (Redis), a player may have been written between the export and the
-// leaderboard's read: a write changes both at once, so a player is judged
-// only when its version is the same before and after the leaderboard is
-// read; one that keeps changing (three reads) is let go.
+// that still disagree, in order. A running bot may write meanwhile, so a
+// player is judged only when its version is the same before and after the
+// leaderboard's read; one that keeps changing is let go.
 func confirm(ctx context.Context, st storage.Store, guild uint64, suspects []uint64) ([]disagreement, error) {
 	var found []disagreement
 	for range 3 {

@@ -15,9 +15,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/redisstore"
 )
 
-// runBot runs the bot: configuration from .env and the environment (the
-// environment wins; a missing .env is fine), logs on stderr, then Serve
-// until ctx ends (SIGINT or SIGTERM).
+// runBot runs the bot (loadConfig, logs on stderr) until ctx ends.
 func runBot(ctx context.Context, stderr io.Writer) error {
 	cfg, err := loadConfig()
 	if err != nil {
@@ -29,9 +27,8 @@ func runBot(ctx context.Context, stderr io.Writer) error {
 			log.Warn("config: .env key not read by the bot, ignored", "key", u.Key, "did_you_mean", u.Closest)
 		}
 	}
-	// discordgo and go-redis each keep one logger for the whole process
-	// (package-level, no per-session or per-client option): set them here,
-	// once, before Serve opens anything.
+	// discordgo and go-redis each keep one logger for the whole process:
+	// set them once, before Serve opens anything.
 	slog.SetDefault(log)
 	bot.RouteDiscordgoLogs(log, bot.DiscordgoLogLevel(cfg.DiscordgoLogLevel))
 	redisstore.RouteLogs(log)

@@ -56,9 +56,8 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 // ExitCode maps an error of Main to the process's exit status: 0 for nil
-// and for flag.ErrHelp (help was asked for and printed), 2 for a
-// command-line mistake, 1 for anything else. Main has already printed the
-// usage when it matters; the caller prints a non-nil error whose code is not 0.
+// and flag.ErrHelp, 2 for a command-line mistake, 1 otherwise. The caller
+// prints an error whose code is not 0.
 func ExitCode(err error) int {
 	var ue usageError
 	switch {
@@ -72,16 +71,10 @@ func ExitCode(err error) int {
 
 // Main runs the command named by args (os.Args[1:]): the bot when args is
 // empty, until ctx ends; else the subcommand, which writes its output to
-// stdout and its flags' usage and progress to stderr. It does not print the
-// error it returns (see ExitCode).
-//
-// Main is where the process's libraries get their loggers: go-redis keeps
-// one logger for the whole process (redis.SetLogger; its clients take
-// none of their own), so Main sets it once, before any store opens — to
-// the bot's logger (runBot), or, for a subcommand, to a text logger on
-// stderr at the level of LOG_LEVEL in the environment, "error" when unset,
-// so that go-redis's connection warnings do not precede the subcommand's
-// own error, which says the same.
+// stdout and its usage and progress to stderr. It does not print the error
+// it returns (see ExitCode). It routes go-redis's process-wide logs once,
+// before any store opens: to the bot's logger, or for a subcommand to
+// stderr at LOG_LEVEL, "error" when unset.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return runBot(ctx, stderr)
@@ -117,9 +110,23 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return usageError{fmt.Sprintf("unknown command %q", cmd)}
 }
 
-// subcommandLogger is the logger of a subcommand's libraries: text on
-// stderr, at LOG_LEVEL (debug, info, warn or error) when getenv has it,
-// else at error.
+// parseFlags parses args into fs: -h gives flag.ErrHelp, any other mistake
+// a usageError naming the command, and so does an argument past the first
+// maxArgs.
+func parseFlags(fs *flag.FlagSet, name string, args []string, maxArgs int) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{fmt.Sprintf("%s: %v", name, err)}
+	}
+	if fs.NArg() > maxArgs {
+		return usageError{fmt.Sprintf("%s: unexpected argument %q", name, fs.Arg(maxArgs))}
+	}
+	return nil
+}
+
+// subcommandLogger is the logger of a subcommand's libraries.
 func subcommandLogger(stderr io.Writer, getenv func(string) string) *slog.Logger {
 	level := slog.LevelError
 	if v := strings.TrimSpace(getenv("LOG_LEVEL")); v != "" {

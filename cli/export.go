@@ -16,16 +16,6 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-func parseFlags(fs *flag.FlagSet, name string, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{fmt.Sprintf("%s: %v", name, err)}
-	}
-	return nil
-}
-
 // runExport writes every player and guild as JSON (see storage.Dump) to
 // stdout or to -o FILE (written whole, then renamed into place, mode 0600).
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -42,11 +32,8 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprint(stderr, "Usage: clefs export [-redis URL | -data FILE] [-o FILE]\n       clefs export -public -guild ID -user ID [-redis URL | -data FILE] [-o FILE]\n\nWrites every player and guild as JSON. The embedded store is locked while\nthe bot runs: stop it first, or export one of its snapshots (BACKUP_DIR),\n-data SNAPSHOT, while it runs. Move to Redis: export, then import -redis URL.\nWith -public, writes one player's public export instead (docs/STORAGE.md):\nthe lines and revealed seeds that clefs verify -export and the /fair page check.\nA missing embedded file is an error: export never creates one.\n\n"+storeUsage+"\n\n")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, "export", args); err != nil {
+	if err := parseFlags(fs, "export", args, 0); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("export: unexpected argument %q", fs.Arg(0))}
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -126,11 +113,9 @@ func exportPublic(ctx context.Context, st storage.Store, id storage.PlayerID, ou
 	return nil
 }
 
-// writeFileAtomic writes path whole or not at all: into a hidden temporary
-// file beside it, synced, then renamed over path (replace) or linked to
-// path, which fails if path exists (so a file made meanwhile is never
-// overwritten). Its errors name path, the user's, never the temporary
-// file; a directory is refused.
+// writeFileAtomic writes path whole or not at all, through a temporary file
+// beside it, and never over an existing file unless replace. Its errors
+// name path, never the temporary file.
 func writeFileAtomic(path string, replace bool, write func(w io.Writer) error) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return fmt.Errorf("%s is a directory: give a file name, e.g. %s", path, filepath.Join(path, "players.json"))
@@ -163,9 +148,8 @@ func writeFileAtomic(path string, replace bool, write func(w io.Writer) error) e
 	return nil
 }
 
-// pathErr strips the temporary file's name from a file system error
-// (*fs.PathError, *os.LinkError), keeping its cause (permission denied, no
-// such file or directory…) for a message that names the user's path.
+// pathErr strips the file's name from a file system error, keeping its
+// cause, for a message that names the user's path.
 func pathErr(err error) error {
 	var pe *fs.PathError
 	var le *os.LinkError

@@ -28,13 +28,11 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprint(stderr, "Usage: clefs import [-redis URL | -data FILE] [-force] [-i FILE | FILE]\n\nAdds the players and guilds of a dump written by export, all or nothing.\nStop the bot first. A store that already holds players is refused unless\n-force is given; with -force, a player or guild of the dump that the store\nalready has is refused and named, and nothing is imported. A missing\nembedded file is created, but not a missing directory.\n\n"+storeUsage+"\n\n")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, "import", args); err != nil {
+	if err := parseFlags(fs, "import", args, 1); err != nil {
 		return err
 	}
 	src := *in
 	switch {
-	case fs.NArg() > 1:
-		return usageError{fmt.Sprintf("import: unexpected argument %q", fs.Arg(1))}
 	case fs.NArg() == 1 && src != "":
 		return usageError{"import: give the input either with -i or as an argument, not both"}
 	case fs.NArg() == 1:
@@ -52,7 +50,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	// Read and validate everything before opening: a bad file touches no
 	// store. Players of a version 1 dump get new server seeds.
-	d, err := decodeDump(r, rand.Reader)
+	d, err := storage.ReadDump(r, rand.Reader)
 	if err != nil {
 		return fmt.Errorf("import: %s: %w; nothing was imported", name, err)
 	}
@@ -72,13 +70,6 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("import: %s: %w", name, err)
 	}
 	return nil
-}
-
-// decodeDump reads a dump strictly and validates every record (seeds gives
-// the server seeds of a version 1 dump's players). The error names the
-// first wrong record: "players[3] (guild 1, user 2): …".
-func decodeDump(r io.Reader, seeds io.Reader) (*storage.DecodedDump, error) {
-	return storage.ReadDump(r, seeds)
 }
 
 // importDump adds d to the store, all or nothing, and says what it added,

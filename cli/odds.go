@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,21 +10,6 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 )
-
-// parseGameFlags parses the flags of odds and simulate: -h gives
-// flag.ErrHelp, any other mistake a usageError, and so does a stray argument.
-func parseGameFlags(fs *flag.FlagSet, name string, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{fmt.Sprintf("%s: %v", name, err)}
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("%s: unexpected argument %q", name, fs.Arg(0))}
-	}
-	return nil
-}
 
 // langFlag is the -lang flag: "en" (2,000,000.000) or "fr" (2 000 000,000,
 // as the regulation writes it).
@@ -61,7 +45,7 @@ func runOdds(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, "Usage: clefs odds [-lang en|fr]\n\nPrints every chance of the game, its expected prizes and its return to\nplayer, computed exactly from the game's tables.")
 		fs.PrintDefaults()
 	}
-	if err := parseGameFlags(fs, "odds", args); err != nil {
+	if err := parseFlags(fs, "odds", args, 0); err != nil {
 		return err
 	}
 	if err := writeOdds(stdout, game.ComputeOdds(), lang.lang); err != nil {

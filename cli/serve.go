@@ -28,31 +28,19 @@ import (
 
 // Hooks change what production fixes, for tests. The zero value is production.
 type Hooks struct {
-	// Drawer draws tickets and chests; nil means game.SeededDrawer{}, the
-	// verifiable draws.
-	Drawer game.Drawer
-	// Now gives the game's time to the handlers (the steps they record,
-	// the confirmations' lifetime); nil means time.Now.
-	Now func() time.Time
-	// Seeds gives new players' server seeds; nil means crypto/rand.Reader.
-	Seeds io.Reader
+	Drawer game.Drawer      // nil: game.SeededDrawer{}
+	Now    func() time.Time // the game's time; nil: time.Now
+	Seeds  io.Reader        // new players' seeds; nil: crypto/rand.Reader
 	// Started is called once the transport serves and the commands are
 	// registered, with the HTTP endpoint's address ("" for the gateway).
-	Started func(addr string)
-	// IdentifyInterval is the wait between batches of gateway shards
-	// opening; 0 means Discord's 5 s.
-	IdentifyInterval time.Duration
-	// DisconnectGrace is how long a gateway shard may stay down before
-	// /healthz reports it; 0 means bot.DefaultDisconnectGrace (30 s).
-	DisconnectGrace time.Duration
-	// Public is called with the public listener's address (PUBLIC_ADDR)
-	// once it listens.
-	Public func(addr string)
+	Started          func(addr string)
+	IdentifyInterval time.Duration     // between batches of gateway shards; 0: Discord's 5 s
+	DisconnectGrace  time.Duration     // a shard's downtime before /healthz says so; 0: bot's default
+	Public           func(addr string) // called once the public listener listens
 }
 
 // The metrics count what the handlers and the transports report, their
-// REST calls to Discord included (the transports hand their Observer to
-// bot.NewSession, which uses its RESTObserver methods).
+// REST calls to Discord included.
 var (
 	_ commands.Observer = (*metrics.Metrics)(nil)
 	_ bot.Observer      = (*metrics.Metrics)(nil)
@@ -64,17 +52,12 @@ type transport interface {
 	Health(context.Context) error
 }
 
-// Serve is the composition root: it runs the bot process with cfg until ctx
-// ends. It checks the bot token with Discord (GET /users/@me), then opens
-// the store, builds the metrics and the handlers, serves
-// /metrics and /healthz when cfg.MetricsAddr is set, /fair and the
-// Activity (package activity) on cfg.PublicAddr when the Activity is
-// configured, runs the transport
-// (the gateway's shards, or the HTTP interactions endpoint when
-// cfg.InteractionsAddr is set) and, at the end, closes everything. It
-// returns the first error that stopped it (nil after a clean shutdown),
-// without logging it: the caller prints it, once.
-// `go run .` and the end-to-end tests run exactly this.
+// Serve is the composition root: it runs the bot process with cfg until
+// ctx ends: checks the token, opens the store, serves the metrics, /fair
+// and the Activity where configured, and runs the transport (the gateway,
+// or the HTTP endpoint). It returns the first error that stopped it (nil
+// after a clean shutdown), without logging it. `go run .` and the
+// end-to-end tests run exactly this.
 func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks) (err error) {
 	if log == nil {
 		log = slog.Default()
@@ -233,9 +216,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 const SettingsTTL = time.Second
 
 // NewHandlers builds the interaction handlers exactly as the bot serves
-// them, over store: cfg's emojis, hooks' drawer, clock and seeds, obs
-// counting (nil: none), log, and the guild settings cached for
-// SettingsTTL in front of store. Serve calls it, and so does the load
+// them, over store (obs may be nil). Serve calls it, and so does the load
 // generator, so that it measures the handlers the bot runs.
 func NewHandlers(cfg config.Config, store storage.Store, obs commands.Observer, log *slog.Logger, hooks Hooks) *commands.App {
 	// /play reads the guild's settings (Store.Guild); a second's cache

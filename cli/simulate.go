@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
@@ -31,7 +32,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintln(stderr, "Usage: clefs simulate [-n PLAYS] [-seed N] [-workers N] [-fair] [-progress]\n\nSimulates a player's plays (keys accumulate, chests open) and compares the\ncounts, the key rates, the chest lots and the return to player with the\nexact odds (z-scores, chi-square tests, 99% confidence interval). With -fair,\nthe plays are drawn as in production (docs/FAIRNESS.md), 30 to 40 times slower.")
 		fs.PrintDefaults()
 	}
-	if err := parseGameFlags(fs, "simulate", args); err != nil {
+	if err := parseFlags(fs, "simulate", args, 0); err != nil {
 		return err
 	}
 	plays, err := parseCount(*n)
@@ -64,15 +65,10 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // parseCount reads a positive count: digits with optional underscores or
 // commas, or a power of ten written 1e9.
 func parseCount(s string) (int64, error) {
-	clean := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] != '_' && s[i] != ',' {
-			clean = append(clean, s[i])
-		}
-	}
-	v, err := strconv.ParseInt(string(clean), 10, 64)
+	clean := strings.NewReplacer("_", "", ",", "").Replace(s)
+	v, err := strconv.ParseInt(clean, 10, 64)
 	if err != nil {
-		f, ferr := strconv.ParseFloat(string(clean), 64)
+		f, ferr := strconv.ParseFloat(clean, 64)
 		if ferr != nil || f != math.Trunc(f) || f < 1 || f > 1e15 {
 			return 0, fmt.Errorf("%q is not a whole number of plays between 1 and 1e15", s)
 		}

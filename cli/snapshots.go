@@ -14,11 +14,9 @@ type snapshotter interface {
 	Snapshot(ctx context.Context, dir string, keep int, now time.Time) (string, error)
 }
 
-// takeSnapshots snapshots store into dir every interval, keeping the
-// newest keep, until ctx ends; the first snapshot is taken at once, so an
-// operator sees at start-up that the folder works. Each result is logged
-// and counted (done). A store that cannot snapshot itself (Redis) is
-// refused earlier, by config.Load.
+// takeSnapshots snapshots store into dir every interval, the first at once,
+// keeping the newest keep, until ctx ends; each result is logged and
+// counted (done). config.Load refuses BACKUP_DIR on Redis.
 func takeSnapshots(ctx context.Context, store storage.Store, dir string, interval time.Duration, keep int,
 	now func() time.Time, done func(ok bool, at time.Time), log *slog.Logger) {
 	s, ok := store.(snapshotter)

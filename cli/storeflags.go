@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/joho/godotenv"
 
@@ -58,13 +59,10 @@ func (c storeChoice) String() string {
 	return backend.Describe(c.redisURL, c.dataPath) + " (from " + c.from + ")"
 }
 
-// choose applies the precedence: -redis, else -data, else REDIS_URL, else
-// DATA_PATH, else backend.DefaultDataPath. A variable is read from the
-// environment (lookupEnv) when it is there, even empty, else from .env
-// (dotenv; a missing .env is fine), as the bot reads them (godotenv.Load
-// does not override the environment). An empty value counts as unset.
-// Both flags, or a flag given empty, is a usageError (its caller names
-// the subcommand).
+// choose applies the precedence of storeUsage. A variable is read from the
+// environment when it is there, even empty, else from .env, as the bot
+// reads them; an empty value counts as unset. Both flags, or a flag given
+// empty, is a usageError.
 func (f *storeFlags) choose(lookupEnv func(string) (string, bool), dotenv func() (map[string]string, error)) (storeChoice, error) {
 	given := map[string]bool{}
 	f.set.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
@@ -80,22 +78,14 @@ func (f *storeFlags) choose(lookupEnv func(string) (string, bool), dotenv func()
 	case given["data"]:
 		return storeChoice{dataPath: f.dataPath, from: "-data"}, nil
 	}
-	var file map[string]string
-	var fileErr error
-	read := false
+	readDotenv := sync.OnceValues(dotenv) // read only if a variable is not in the environment
 	env := func(name string) (value, from string, err error) {
 		if v, ok := lookupEnv(name); ok {
 			return v, name, nil
 		}
-		if !read {
-			file, fileErr = dotenv()
-			read = true
-			if errors.Is(fileErr, fs.ErrNotExist) {
-				fileErr = nil
-			}
-		}
-		if fileErr != nil {
-			return "", "", fmt.Errorf("read .env: %w", fileErr)
+		file, err := readDotenv()
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", "", fmt.Errorf("read .env: %w", err)
 		}
 		return file[name], name + " in .env", nil
 	}
@@ -128,9 +118,9 @@ const (
 	mayCreate
 )
 
-// open chooses the store (choose), prints it on stderr ("store: …"), checks
-// an embedded file's path as mode says, and opens it. Its errors name the
-// store; nothing is opened, read or created when they occur.
+// open chooses the store, prints it on stderr ("store: …"), checks an
+// embedded file's path as mode says, and opens it. Its errors name the
+// store; nothing is created when they occur.
 func (f *storeFlags) open(ctx context.Context, mode openMode, stderr io.Writer) (storage.Store, storage.Dumper, error) {
 	c, err := f.choose(os.LookupEnv, func() (map[string]string, error) { return godotenv.Read() })
 	if err != nil {
@@ -158,9 +148,7 @@ func (f *storeFlags) open(ctx context.Context, mode openMode, stderr io.Writer) 
 	return st, d, nil
 }
 
-// checkDataPath refuses an embedded store's path that mode does not allow:
-// a directory, a missing file (mustExist), an empty file (which bbolt would
-// turn into a store), a missing directory (mayCreate).
+// checkDataPath refuses an embedded store's path that mode does not allow.
 func checkDataPath(path string, mode openMode) error {
 	fi, err := os.Stat(path)
 	switch {

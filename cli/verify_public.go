@@ -19,11 +19,8 @@ import (
 const maxPublicExport = 4 << 20
 
 // isPublicExport reports whether the JSON file at path is a public export
-// (schema.PublicExport, clefs export -public, /fairness export) rather
-// than a dump: it reads the top-level keys until the first it knows, "v"
-// for a public export, "version", "players" or "guilds" for a dump, so a
-// dump is not read whole here. A file that is neither is left to the
-// dump's reader, whose errors say what a dump is.
+// rather than a dump, from its first known top-level key, without reading
+// a dump whole. A file that is neither is left to the dump's reader.
 func isPublicExport(path string) (bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -73,12 +70,8 @@ func verifyPublicFile(ctx context.Context, path string, stdout io.Writer) error 
 	return nil
 }
 
-// verifyPublic checks the public export data (named name in messages):
-// every draw made under a revealed seed is recomputed and compared with
-// the line that recorded it, and the links between lines and seeds are
-// checked (game.CheckRevealedLinks: the links to the player's own state,
-// which a public export does not hold, are neither checked nor counted). It prints
-// the breaks and a summary, and fails (errMismatch) on any break.
+// verifyPublic is verifyExport for the public export data (named name in
+// messages), with game.CheckRevealedLinks.
 func verifyPublic(ctx context.Context, name string, data []byte, stdout io.Writer) error {
 	x, err := schema.DecodePublicExport(name, data)
 	if err != nil {

@@ -15,11 +15,8 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: clefs version\n\nPrints the release (the latest version in CHANGELOG.md), the VCS revision\n(-dirty when the tree was modified) and commit time, and the Go version\nthat built the binary. go build stamps the revision from the git clone;\ngo run does not.")
 	}
-	if err := parseFlags(fs, "version", args); err != nil {
+	if err := parseFlags(fs, "version", args, 0); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("version: unexpected argument %q", fs.Arg(0))}
 	}
 	fmt.Fprintln(stdout, "clefs", buildinfo.Read())
 	return nil

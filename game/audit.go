@@ -45,8 +45,7 @@ func CheckReason(reason string) error {
 }
 
 // Check reports whether e is an entry a moderator log may keep: of a
-// guild, with an action, a time and a sound reason. It is the one check of
-// an audit entry: every store and every import calls it. The error wraps
+// guild, with an action, a time and a sound reason. The error wraps
 // ErrInvalid.
 func (e AuditEntry) Check() error {
 	switch {
@@ -63,10 +62,8 @@ func (e AuditEntry) Check() error {
 	return nil
 }
 
-// OfGuild returns e as an entry of guild: e.Guild is set if it was 0
-// (the entry of a guild transition, which does not know its guild's ID),
-// and the entry checked (Check). It is an error wrapping ErrInvalid for an
-// entry of another guild, a guild 0, or an entry Check refuses.
+// OfGuild returns e as an entry of guild (a guild transition's entry has
+// Guild 0), checked. The error wraps ErrInvalid, for another guild too.
 func (e AuditEntry) OfGuild(guild uint64) (AuditEntry, error) {
 	if e.Guild == 0 {
 		e.Guild = guild

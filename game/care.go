@@ -6,16 +6,10 @@ import (
 	"time"
 )
 
-// This file is playing responsibly: a player's own stake and loss limits,
-// self-exclusion (a pause), reality checks, and the house rules a guild's
-// moderators set (House). Every rule is one more check of a transition:
-// Buy refuses a play that would cross a limit before anything is debited,
-// in the same atomic step, so that two plays at once can never cross one.
-//
-// Days and weeks are calendar ones in UTC: a day runs from 00:00 to 24:00
-// UTC, a week from Monday 00:00 UTC to the next. Replies show the moment a
-// window ends as a Discord timestamp, which each reader sees in their own
-// time zone.
+// Playing responsibly: a player's own limits, a pause, reality checks, and
+// the house rules a guild's moderators set. Each is one more check of Buy,
+// in the same atomic step, so that two plays at once never cross a limit.
+// Days and weeks are calendar ones in UTC (a week starts on Monday).
 
 // LimitKind names one of a player's limits.
 type LimitKind int
@@ -32,8 +26,7 @@ const (
 
 var limitNames = [NumLimits]string{"stake-day", "stake-week", "loss-day", "loss-week"}
 
-// String returns the limit's name: "stake-day", "stake-week", "loss-day"
-// or "loss-week".
+// String returns the limit's name, as stored: "stake-day", ….
 func (k LimitKind) String() string {
 	if k >= 0 && k < NumLimits {
 		return limitNames[k]
@@ -143,10 +136,8 @@ func (h House) Check() error {
 	return nil
 }
 
-// CheckReminder checks a reality-check interval (a player's own, or a
-// house's): 0 for none (or the house's), else within
-// MinReminder..MaxReminder. It is the one check of these bounds. The error
-// wraps ErrInvalid.
+// CheckReminder checks a reality-check interval: 0, or within
+// MinReminder..MaxReminder. The error wraps ErrInvalid.
 func CheckReminder(d time.Duration) error {
 	if d != 0 && (d < MinReminder || d > MaxReminder) {
 		return fmt.Errorf("%w: reality-check reminder every %v, out of %v..%v (or 0)", ErrInvalid, d, MinReminder, MaxReminder)
@@ -154,14 +145,11 @@ func CheckReminder(d time.Duration) error {
 	return nil
 }
 
-// DefaultHouse is the house rules of a guild whose moderators set none: a
-// reality check every 100 plays or every hour of a session, no stake cap,
-// no minimum interval.
+// DefaultHouse is the house rules of a guild whose moderators set none.
 var DefaultHouse = House{RealityPlays: 100, RealityEvery: time.Hour}
 
 // Limit is one of a player's limits: Amount cents in force (0 for none)
-// and, when At is not zero, Next: the amount asked for, looser than
-// Amount, that takes effect at At.
+// and, when At is set, the looser Next that takes effect at At.
 type Limit struct {
 	Amount int64
 	Next   int64
@@ -213,8 +201,8 @@ func (s Spend) at(now time.Time) Spend {
 	return s
 }
 
-// Used returns what limit k counts in s: the stakes, or the loss (stakes
-// minus prizes, which may be negative). Call it on Player.SpendAt(now).
+// Used returns what limit k counts in s (a loss may be negative). Call it
+// on Player.SpendAt(now).
 func (s Spend) Used(k LimitKind) int64 {
 	switch k {
 	case LimitStakeDay:
@@ -256,8 +244,7 @@ type Session struct {
 	CheckedPlays int64
 }
 
-// Reality is a reality check: how long the player has played in this
-// session, how many tickets, and their net result (negative for a loss).
+// Reality is a reality check: the session's time, tickets and net result.
 type Reality struct {
 	Played time.Duration
 	Plays  int64
@@ -273,8 +260,7 @@ type Care struct {
 	Session     Session
 }
 
-// LimitsAt returns the player's limits as they stand at now: a raise whose
-// delay has passed is in force.
+// LimitsAt returns the player's limits in force at now.
 func (p Player) LimitsAt(now time.Time) [NumLimits]Limit {
 	var ls [NumLimits]Limit
 	for k, l := range p.Care.Limits {
@@ -295,15 +281,12 @@ type LimitSet struct {
 	Amount int64
 }
 
-// SetLimits changes the player's limits at now. A stricter amount takes
-// effect at once, and drops any looser one waiting; a looser one (higher,
-// or 0 to remove the limit) waits RaiseDelay from now, even if one was
-// already waiting, so that asking twice never shortens the delay; the
-// amount in force already is kept, and drops one waiting. reminder, unless
-// negative (no change), sets the reality-check interval: 0 for the
-// house's, or MinReminder..MaxReminder. It is pure. Errors: ErrInvalid for
-// an unknown kind, an amount out of 0..MaxLimit, a kind given twice, a
-// reminder out of range, or a p not sound.
+// SetLimits changes the player's limits at now. A stricter (or the same)
+// amount takes effect at once and drops one waiting; a looser one (0
+// removes) waits RaiseDelay from now, even if one was waiting. reminder,
+// unless negative, sets the reality-check interval (0: the house's). It is
+// pure. Errors: ErrInvalid for an unknown or repeated kind, an amount out
+// of 0..MaxLimit, a reminder out of range, or a p not sound.
 func (p Player) SetLimits(sets []LimitSet, reminder time.Duration, now time.Time) (Step, error) {
 	n := p
 	n.Care.Limits = p.LimitsAt(now)
@@ -335,12 +318,10 @@ func (p Player) SetLimits(sets []LimitSet, reminder time.Duration, now time.Time
 	return p.done(Step{Player: n, Result: Result{Balance: n.Balance}})
 }
 
-// Pause pauses the player's play until until: no ticket and no daily bonus
-// before it (a due chest may still be opened, and an open ticket revealed:
-// both were paid for). A pause is never shortened: if the player is
-// already paused past until, that pause stands. It is pure. Errors:
-// ErrInvalid for an until less than MinPause or more than MaxPause after
-// now, or a p not sound.
+// Pause stops tickets and daily bonuses until until (what was paid for may
+// still be revealed or opened); a pause is never shortened. It is pure.
+// Errors: ErrInvalid for a pause out of MinPause..MaxPause, or a p not
+// sound.
 func (p Player) Pause(until, now time.Time) (Step, error) {
 	if d := until.Sub(now); d < MinPause || d > MaxPause {
 		return Step{Player: p}, fmt.Errorf("%w: a pause of %v, out of %v..%v", ErrInvalid, d, MinPause, MaxPause)
@@ -356,9 +337,8 @@ func (p Player) Pause(until, now time.Time) (Step, error) {
 	})
 }
 
-// LiftPause ends the player's pause at now: a moderator's step, with a
-// reason the caller records in the audit log. It is pure. Errors:
-// ErrNotPaused when the player is not paused, ErrInvalid for a p not sound.
+// LiftPause ends the player's pause at now: a moderator's step. It is pure.
+// Errors: ErrNotPaused, ErrInvalid for a p not sound.
 func (p Player) LiftPause(now time.Time) (Step, error) {
 	if !p.Paused(now) {
 		return Step{Player: p}, fmt.Errorf("%w (paused until %v)", ErrNotPaused, p.Care.PausedUntil)
@@ -372,9 +352,8 @@ func (p Player) LiftPause(now time.Time) (Step, error) {
 	})
 }
 
-// checkBuy refuses a ticket that the responsible-play rules do not allow
-// at now: a pause, too soon after the last ticket, a limit the stake would
-// cross. It returns the care state after the purchase, with the reality
+// checkBuy refuses a ticket the responsible-play rules do not allow at
+// now, and returns the care state after the purchase, with the reality
 // check due, if any.
 func (p Player) checkBuy(h House, now time.Time) (Care, *Reality, error) {
 	c := p.Care
@@ -436,10 +415,7 @@ func (c Care) won(prize int64, now time.Time) Care {
 	return c
 }
 
-// check reports whether c is sound: limits and the reminder within their
-// bounds, a waiting amount looser than the one in force, the spend's day a
-// UTC midnight and its week that day's Monday (both zero before any play),
-// counters within the bounds.
+// check reports whether c is sound.
 func (c Care) check() error {
 	for k, l := range c.Limits {
 		if l.Amount < 0 || l.Amount > MaxLimit || l.Next < 0 || l.Next > MaxLimit {

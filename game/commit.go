@@ -13,11 +13,6 @@ import (
 	"unicode/utf8"
 )
 
-// This file is commit and reveal (docs/FAIRNESS.md): each player's draws
-// use a secret server seed whose commitment, its SHA-256, is shown before
-// the seed draws anything; rotating reveals the seed, so that the player can
-// recompute every ticket it drew, and commits a new one.
-
 // Limits of the fairness records.
 const (
 	MaxClientSeed = 64 // bytes of a client seed
@@ -43,9 +38,7 @@ var (
 // LogValue hides the seed from log/slog.
 func (Seed) LogValue() slog.Value { return slog.StringValue("secret") }
 
-// LogValue is what log/slog writes of a player: its counters and the
-// commitment, never a secret seed (a JSON handler would otherwise write
-// every field, the seed's bytes included).
+// LogValue is what log/slog writes of a player: never a secret seed.
 func (p Player) LogValue() slog.Value {
 	return slog.GroupValue(
 		slog.Int64("balance", p.Balance), slog.Int("keys", p.Keys), slog.Bool("chest_due", p.ChestDue),
@@ -55,20 +48,19 @@ func (p Player) LogValue() slog.Value {
 	)
 }
 
-// Commitment is the SHA-256 of a server seed. Shown before the seed draws
-// anything, it binds the bot to the seed it reveals later.
+// Commitment is the SHA-256 of a server seed, shown before the seed draws
+// anything (docs/FAIRNESS.md).
 type Commitment [sha256.Size]byte
 
-// Commitment returns the seed's commitment. Showing it reveals nothing of
-// the seed.
+// Commitment returns the seed's commitment.
 func (s Seed) Commitment() Commitment { return sha256.Sum256(s[:]) }
 
 // Hex returns the seed in 64 lowercase hex digits: this reveals it. Call it
 // only for a revealed seed, or for an operator's export.
 func (s Seed) Hex() string { return hex.EncodeToString(s[:]) }
 
-// ParseSeed reads a seed written by Seed.Hex (upper case allowed). It
-// returns an error wrapping ErrInvalid for anything else, or the zero seed.
+// ParseSeed reads a seed written by Seed.Hex (upper case allowed). The
+// error wraps ErrInvalid, for the zero seed too.
 func ParseSeed(s string) (Seed, error) {
 	var seed Seed
 	b, err := hex.DecodeString(s)
@@ -89,10 +81,9 @@ func (c Commitment) String() string { return hex.EncodeToString(c[:]) }
 // finished card carries.
 func (c Commitment) Short() string { return hex.EncodeToString(c[:4]) }
 
-// ValidateClientSeed reports whether s may be a client seed: 1 to
-// MaxClientSeed bytes of UTF-8 holding no refused code point (see
-// RefusedInClientSeed). The error wraps ErrClientSeed and says what is
-// wrong.
+// ValidateClientSeed reports whether s may be chosen as a client seed: 1 to
+// MaxClientSeed bytes of UTF-8, no RefusedInClientSeed. The error wraps
+// ErrClientSeed.
 func ValidateClientSeed(s string) error {
 	switch {
 	case s == "":
@@ -110,13 +101,10 @@ func ValidateClientSeed(s string) error {
 	return nil
 }
 
-// CheckStoredClientSeed reports whether s may be a stored client seed:
-// what a client seed could be when it was chosen by an earlier version,
-// UTF-8 of at most MaxClientSeed bytes without a control character (Cc),
-// or empty (records from before client seeds). Such a seed keeps drawing
-// and verifying: a record is never refused for a seed the bot once
-// accepted. Seeds chosen now must pass ValidateClientSeed. The error wraps
-// ErrClientSeed.
+// CheckStoredClientSeed reports whether s may be a stored client seed: one
+// an earlier version accepted (at most MaxClientSeed bytes of UTF-8, no
+// control character) or "" (records from before client seeds), which keeps
+// drawing and verifying. The error wraps ErrClientSeed.
 func CheckStoredClientSeed(s string) error {
 	switch {
 	case len(s) > MaxClientSeed:
@@ -131,14 +119,10 @@ func CheckStoredClientSeed(s string) error {
 	return nil
 }
 
-// RefusedInClientSeed reports whether a client seed may not hold r:
-// docs/FAIRNESS.md section 1. The refused code points are those of the
-// Unicode general categories Cc (controls), Cf (format characters: U+200B,
-// U+200D, U+FEFF …), Co (private use), Cs (surrogates), Zl (U+2028) and Zp
-// (U+2029), and the spaces of Zs other than U+0020 (U+00A0, U+3000 …), as
-// Go's unicode tables (Unicode 15) classify them: characters that cannot
-// be seen, or cannot be told from another, so that the seed a player
-// reads is the seed that draws.
+// RefusedInClientSeed reports whether a client seed may not hold r
+// (docs/FAIRNESS.md section 1): the categories Cc, Cf, Co, Cs, Zl, Zp and
+// the spaces of Zs but U+0020, characters that cannot be seen or told from
+// another, so that the seed a player reads is the seed that draws.
 func RefusedInClientSeed(r rune) bool {
 	return r != ' ' && unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs, unicode.Zl, unicode.Zp, unicode.Zs)
 }
@@ -166,8 +150,7 @@ type SeedReveal struct {
 	CommittedAt time.Time // when it was committed (zero if unknown)
 	RevealedAt  time.Time
 	// Next is the commitment shown as the next seed's while this one was
-	// current (zero in reveals from before it was recorded): the seed that
-	// became current after it must hash to it (LinkCommitments).
+	// current (zero in reveals from before it was recorded).
 	Next Commitment
 }
 
@@ -209,9 +192,7 @@ func (rs Reveals) Seed(no int64) (SeedReveal, bool) {
 }
 
 // TicketSeed returns the seed that draws or drew ticket n: the current one
-// (secret true) or one of rs, the player's reveals. Errors:
-// ErrUnknownTicket for a ticket never bought, ErrSeedForgotten for one
-// older than the kept reveals.
+// (secret true) or one of rs. Errors: ErrUnknownTicket, ErrSeedForgotten.
 func (p Player) TicketSeed(rs Reveals, n uint64) (r SeedReveal, secret bool, err error) {
 	if n == 0 || n > p.TicketSeq {
 		return SeedReveal{}, false, fmt.Errorf("%w: ticket %d (%d bought)", ErrUnknownTicket, n, p.TicketSeq)
@@ -255,11 +236,8 @@ func (p Player) current() SeedReveal {
 }
 
 // FirstSeeds returns p, a player from before seeds (version 1 dumps), with
-// its first server seed seed (from NewSeed) and client seed client (from
-// NewClientSeed): seed number 1, which draws the player's next tickets and
-// chests, and its open ticket, bought but not drawn yet, which has to be
-// drawn with it. Its earlier draws stay as they were drawn, unverifiable.
-// It is pure.
+// its first seeds, number 1, which draw its open ticket and every later
+// draw. It is pure.
 func (p Player) FirstSeeds(seed Seed, client string) Player {
 	p.Seed, p.ClientSeed = seed, client
 	p.SeedNo, p.SeedTicket, p.SeedChest = 1, p.TicketSeq, p.ChestSeq
@@ -270,9 +248,7 @@ func (p Player) FirstSeeds(seed Seed, client string) Player {
 }
 
 // WithNextSeed returns p with next (from NewSeed) as its next server seed
-// if it has none (a new player, or a record from before next seeds), and
-// p as it is otherwise, or when next is zero or already one of p's seeds.
-// It is pure.
+// if it has none and next is fresh; else p. It is pure.
 func (p Player) WithNextSeed(next Seed) Player {
 	if p.NextSeed != (Seed{}) || !p.freshSeed(next) {
 		return p
@@ -281,28 +257,23 @@ func (p Player) WithNextSeed(next Seed) Player {
 	return p
 }
 
-// freshSeed reports whether s is non-zero and neither of p's seeds, current
-// or next (a revealed seed, 256 random bits, comes back with probability
-// 2^-256: not worth reading the reveals for).
+// freshSeed reports whether s is non-zero and neither of p's seeds (a
+// revealed one comes back with probability 2^-256).
 func (p Player) freshSeed(s Seed) bool {
 	return s != (Seed{}) && s != p.Seed && s != p.NextSeed
 }
 
-// Rotate reveals the current server seed, makes the next one (whose
-// commitment was shown) current and commits fresh (from NewSeed) as the
-// next, keeping the client seed; Result.Seed is the number of the seed
-// revealed, which Step.Reveal holds. It is pure. Errors:
-// ErrTicketOpen while a ticket is open; ErrInvalid for a player without a
-// next seed (see WithNextSeed), a zero fresh, one already used by the
-// player, or a p not sound.
+// Rotate reveals the current server seed (Step.Reveal), makes the next one
+// current and commits fresh (from NewSeed) as the next. It is pure.
+// Errors: ErrTicketOpen while a ticket is open; ErrInvalid for no next
+// seed, a fresh not fresh, or a p not sound.
 func (p Player) Rotate(fresh Seed, now time.Time) (Step, error) {
 	return p.rotate(fresh, p.ClientSeed, now)
 }
 
-// SetClientSeed sets the client seed to client and rotates (see Rotate):
-// the new client seed draws with the next server seed, committed before
-// the player chose it, and never with a seed whose results are known.
-// Errors: those of Rotate; ErrClientSeed (see ValidateClientSeed).
+// SetClientSeed sets the client seed to client and rotates: it draws with
+// the next server seed, committed before the player chose it. Errors: those
+// of Rotate; ErrClientSeed.
 func (p Player) SetClientSeed(client string, fresh Seed, now time.Time) (Step, error) {
 	if err := ValidateClientSeed(client); err != nil {
 		return Step{Player: p}, err
@@ -331,11 +302,7 @@ func (p Player) rotate(fresh Seed, client string, now time.Time) (Step, error) {
 	return p.done(Step{Player: n, Result: Result{Balance: n.Balance, Seed: r.No}, Reveal: &r})
 }
 
-// checkSeeds reports whether p's fairness records are sound: the current
-// seeds' ticket and chest ranges within what was bought and opened, a
-// client seed within MaxClientSeed bytes of UTF-8 (a record from before
-// client seeds may hold ""), a next seed other than the current one, and
-// an open ticket bought under the current seed.
+// checkSeeds reports whether p's fairness records are sound.
 func (p Player) checkSeeds() error {
 	if p.SeedNo < 0 || p.SeedTicket > p.TicketSeq || p.SeedChest < 0 || p.SeedChest > p.ChestSeq {
 		return fmt.Errorf("seed %d from ticket %d of %d, chest %d of %d", p.SeedNo, p.SeedTicket, p.TicketSeq, p.SeedChest, p.ChestSeq)
@@ -353,10 +320,8 @@ func (p Player) checkSeeds() error {
 }
 
 // CheckReveals reports whether rs can be p's kept reveals: at most
-// MaxReveals, numbered and ranged in order before the current seed (a
-// reset that repaired a player may leave gaps between them), none of them
-// zero, the current seed or the next one. Stores and dumps check them with
-// it.
+// MaxReveals, numbered and ranged in order before the current seed (gaps
+// allowed: Repair), none of them zero, the current seed or the next one.
 func (p Player) CheckReveals(rs Reveals) error {
 	if len(rs) > MaxReveals {
 		return fmt.Errorf("%w: %d revealed seeds kept, at most %d", ErrInvalid, len(rs), MaxReveals)
@@ -396,16 +361,12 @@ type Verification struct {
 	KeysBefore int        // the keys held before the ticket (KindPlay)
 	Outcome    Outcome    // the ticket recomputed (KindPlay)
 	Chest      Chest      // the chest recomputed (KindChest)
-	// Match reports whether the recomputed draw is what the line records:
-	// the tier, the key and the whole grid of a ticket, the chest's lot.
-	Match bool
+	Match      bool       // the recomputed draw is what the line records
 }
 
-// Verify recomputes, with d (SeededDrawer in production), the draw that
-// the history line e records, from the seeds that drew it, which must be
-// revealed and among rs, the player's reveals. It is pure but for d.
-// Errors: ErrNotVerifiable, ErrSeedSecret, ErrSeedForgotten,
-// ErrUnknownTicket or ErrNoChest for a draw p does not have, d's error.
+// Verify recomputes with d the draw that line e records, from its seeds,
+// which must be among rs. It is pure but for d. Errors: ErrNotVerifiable,
+// ErrSeedSecret, ErrSeedForgotten, ErrUnknownTicket, ErrNoChest, d's.
 func (p Player) Verify(d Drawer, rs Reveals, e Entry) (Verification, error) {
 	if !e.Fair || (e.Kind != KindPlay && e.Kind != KindChest) {
 		return Verification{}, fmt.Errorf("%w: a %q line of %v", ErrNotVerifiable, e.Kind, e.At)

@@ -5,13 +5,11 @@ import (
 	"fmt"
 )
 
-// ErrKeysHeld is returned (wrapped) when a draw is asked for a number of keys
-// held outside 0..MaxKeys-1.
+// ErrKeysHeld refuses a draw for keys held outside 0..MaxKeys-1.
 var ErrKeysHeld = errors.New("game: keys held out of range")
 
-// ErrInvalidOutcome is returned (wrapped) by Validate, and by the
-// transitions that check a drawer's result, for an outcome that the rules
-// do not allow or a grid that does not tell its truth.
+// ErrInvalidOutcome refuses an outcome the rules do not allow, or a grid
+// that does not tell its truth (Validate).
 var ErrInvalidOutcome = errors.New("game: invalid outcome")
 
 // Counts of the grid construction: a "free" row is three non-key symbols not
@@ -30,9 +28,8 @@ func checkKeys(keysHeld int) error {
 }
 
 // decide maps one value u of [0, Pool) to the play's result for a player
-// holding keys keys (already checked). The pool is laid out as: the winning
-// tiers from the gem up, each 12·weight values, then "loss with a key"
-// (keyTable[keys] values), then "loss without a key" (the rest).
+// holding keys keys: the winning tiers from the gem up, 12·weight values
+// each, then "loss with a key", then "loss without a key".
 func decide(u uint64, keys int) (Tier, bool) {
 	var cum uint64
 	for t := TierGem; t < NumTiers; t++ {
@@ -44,9 +41,7 @@ func decide(u uint64, keys int) (Tier, bool) {
 	return TierLoss, u < cum+uint64(keyTable[keys])
 }
 
-// play draws one play for a player holding keys keys (already checked) and
-// builds its grid: one uniform value decides the result (decide), a second
-// one the grid (grid).
+// play draws one play and its grid, one uniform value each.
 func play(src Source, keys int) Outcome {
 	t, key := decide(uniform(src, uint64(Pool)), keys)
 	o := Outcome{Tier: t, Prize: tierTable[t].prize, Key: key}
@@ -75,21 +70,11 @@ func otherRows(r int) (int, int) {
 	return 0, 1
 }
 
-// grid builds the grid shown for tier t (a key shown when key, only on a
-// loss: the caller checks) with one draw from src, and its winning row (-1
-// for a loss). The grid tells the truth (DESIGN.md §1):
-//   - a winning tier shows its symbol three times on one row, chosen
-//     uniformly, returned as row; no other row holds three identical symbols
-//     and no cell holds a key;
-//   - a loss (row -1) shows no row of three identical symbols;
-//   - key shows exactly one key, at a uniformly chosen cell; otherwise none;
-//   - every other cell is uniform among what these rules allow: each row
-//     that is neither the winning row nor the key's row is uniform over the
-//     210 rows of three non-key symbols not all equal, and the key's two
-//     neighbours are uniform over the 36 pairs of non-key symbols.
-//
-// Since every allowed grid of an outcome factors into such independent rows,
-// this is exactly the uniform distribution over the grids the rules allow.
+// grid builds the grid shown for tier t (a key when key, only on a loss:
+// the caller checks) with one draw from src, and its winning row (-1 for a
+// loss). It is uniform over the grids that tell the truth (DESIGN.md §1):
+// the winning row uniform, the key's cell uniform, every other row uniform
+// over the 210 free rows and the key's neighbours over the 36 pairs.
 func grid(src Source, t Tier, key bool) (Grid, int8) {
 	var g Grid
 	switch {
@@ -147,10 +132,8 @@ func chest(src Source) Chest {
 }
 
 // Validate reports whether o is an outcome the rules allow and whether its
-// grid tells its truth: prize matching the tier, a key only on a loss,
-// exactly one key cell when Key and none otherwise, the winning symbol three
-// times on row Row and no other row of three identical symbols. Use it on
-// outcomes read back from storage. The error wraps ErrInvalidOutcome.
+// grid tells its truth. Use it on outcomes read back from storage. The
+// error wraps ErrInvalidOutcome.
 func Validate(o Outcome) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrInvalidOutcome, fmt.Sprintf(format, args...))

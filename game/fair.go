@@ -11,14 +11,12 @@ import (
 )
 
 // Seed is a player's secret server seed: the HMAC-SHA256 key of every draw
-// of the player (see hmacSource). Its String and GoString hide it, so
-// that a Player printed in a log does not leak it; read its bytes to reveal
-// it on purpose.
+// of the player (hmacSource). Its String, GoString and LogValue hide it;
+// Hex reveals it.
 type Seed [32]byte
 
-// NewSeed reads a new server seed from r: crypto/rand.Reader in production,
-// a fixed reader in tests. It returns an error if r fails or gives 32 zero
-// bytes (a broken reader, and a seed anyone could guess).
+// NewSeed reads a new server seed from r (crypto/rand.Reader in
+// production). It refuses 32 zero bytes.
 func NewSeed(r io.Reader) (Seed, error) {
 	var s Seed
 	if _, err := io.ReadFull(r, s[:]); err != nil {
@@ -30,10 +28,8 @@ func NewSeed(r io.Reader) (Seed, error) {
 	return s, nil
 }
 
-// String hides the seed.
 func (Seed) String() string { return "game.Seed(secret)" }
 
-// GoString hides the seed from %#v.
 func (Seed) GoString() string { return "game.Seed(secret)" }
 
 // Purpose is the label that keeps the streams of tickets and chests apart.
@@ -46,10 +42,8 @@ const (
 )
 
 // checkClient reports whether client may draw: at most 2^32−1 bytes, the
-// length the draw's message can carry. The draw is defined over any bytes,
-// so that a seed chosen under an earlier rule (CheckStoredClientSeed) still
-// draws and verifies; the rules for choosing one are ValidateClientSeed's.
-// The error wraps ErrInvalid.
+// length the draw's message can carry; any bytes draw. The error wraps
+// ErrInvalid.
 func checkClient(client string) error {
 	if uint64(len(client)) > math.MaxUint32 {
 		return fmt.Errorf("%w: client seed of %d bytes", ErrInvalid, len(client))
@@ -89,7 +83,7 @@ type hmacSource struct {
 }
 
 // start rewinds s to the beginning of the stream of (purpose, client,
-// nonce), keeping its keyed mac and the capacity of its message.
+// nonce).
 func (s *hmacSource) start(purpose Purpose, client string, nonce uint64) {
 	s.msg = append(s.msg[:0], byte(len(purpose)))
 	s.msg = append(s.msg, purpose...)
@@ -121,19 +115,15 @@ func (s *hmacSource) Uint64() uint64 {
 }
 
 // FairDraws draws tickets and chests of one (server seed, client seed) pair
-// with the same results as SeededDrawer, keeping one keyed HMAC-SHA256 for
-// all of them: the key setup, most of the cost of a single draw, is done
-// once, and a draw allocates nothing. Use it to draw or check many draws of
-// one seed (a simulation, an export). It is not safe for concurrent use:
-// give each goroutine its own.
+// as SeededDrawer does, keying the HMAC once (most of the cost of a single
+// draw): for many draws of one seed. It is not safe for concurrent use.
 type FairDraws struct {
 	src    hmacSource
 	client string
 }
 
-// NewFairDraws returns the draws of the server seed seed and the client seed
-// client. It returns an error wrapping ErrInvalid for a zero seed or a
-// client seed that may not draw (longer than 2^32−1 bytes).
+// NewFairDraws returns the draws of seed and client. The error wraps
+// ErrInvalid for a zero seed or a client seed that may not draw.
 func NewFairDraws(seed Seed, client string) (*FairDraws, error) {
 	if seed == (Seed{}) {
 		return nil, fmt.Errorf("%w: fair draws of a zero seed", ErrInvalid)
@@ -148,9 +138,7 @@ func NewFairDraws(seed Seed, client string) (*FairDraws, error) {
 }
 
 // Ticket draws ticket number ticket (1, 2, …) for a player holding keysHeld
-// keys (0..MaxKeys-1), as SeededDrawer.Ticket. It returns an error wrapping
-// ErrInvalid for ticket 0, and one wrapping ErrKeysHeld for keysHeld out of
-// range.
+// keys. Errors: ErrInvalid for ticket 0, ErrKeysHeld.
 func (f *FairDraws) Ticket(ticket uint64, keysHeld int) (Outcome, error) {
 	if ticket == 0 {
 		return Outcome{}, fmt.Errorf("%w: draw of ticket 0", ErrInvalid)
@@ -162,8 +150,7 @@ func (f *FairDraws) Ticket(ticket uint64, keysHeld int) (Outcome, error) {
 	return play(&f.src, keysHeld), nil
 }
 
-// Chest draws chest number seq (1, 2, …), as SeededDrawer.Chest. It returns
-// an error wrapping ErrInvalid for seq below 1.
+// Chest draws chest number seq (1, 2, …); ErrInvalid below 1.
 func (f *FairDraws) Chest(seq int64) (Chest, error) {
 	if seq < 1 {
 		return Chest{}, fmt.Errorf("%w: draw of chest %d", ErrInvalid, seq)
@@ -171,10 +158,8 @@ func (f *FairDraws) Chest(seq int64) (Chest, error) {
 	return f.ChestNumber(uint64(seq))
 }
 
-// ChestNumber draws chest number n, any of the specification's chest
-// numbers 1..2^64−1 (docs/FAIRNESS.md section 1): the entry point of a
-// verifier. The bot's own chests are numbered 1..MaxSeq (Player.ChestSeq);
-// Chest draws those. It returns an error wrapping ErrInvalid for chest 0.
+// ChestNumber draws chest number n, any of the specification's numbers
+// 1..2^64−1 (docs/FAIRNESS.md section 1), for a verifier; ErrInvalid for 0.
 func (f *FairDraws) ChestNumber(n uint64) (Chest, error) {
 	if n == 0 {
 		return Chest{}, fmt.Errorf("%w: draw of chest 0", ErrInvalid)
@@ -183,11 +168,10 @@ func (f *FairDraws) ChestNumber(n uint64) (Chest, error) {
 	return chest(&f.src), nil
 }
 
-// Drawer draws the random part of a transition. Reveal calls Ticket once per
-// ticket, at its first reveal; OpenChest calls Chest once per chest. An
-// error, or a result the rules do not allow, fails the transition and
-// changes nothing. Production uses SeededDrawer; tests inject their own to
-// force outcomes. Implementations must be safe for concurrent use.
+// Drawer draws the random part of a transition: Reveal calls Ticket at a
+// ticket's first reveal, OpenChest calls Chest. An error, or a result the
+// rules do not allow, fails the transition. Production uses SeededDrawer;
+// tests force outcomes. Implementations must be safe for concurrent use.
 type Drawer interface {
 	// Ticket draws ticket number ticket (1, 2, …) of the player whose
 	// seeds are seed and client, holding keysHeld keys (0..MaxKeys-1).
@@ -196,24 +180,17 @@ type Drawer interface {
 	Chest(seed Seed, client string, seq int64) (Chest, error)
 }
 
-// SeededDrawer is the production Drawer: verifiable draws. A ticket (its
-// result and grid) and a chest are drawn from the HMAC-SHA256 stream of
-// (seed, purpose, client, n), n being the ticket or chest number
-// (hmacSource). So a draw is a function of (seed,
-// client seed, number, keys held): drawing it again gives the same result,
-// and whoever learns the seed can recompute it. A number is never drawn
-// twice under one seed, because Player.TicketSeq and Player.ChestSeq never
-// go back, not even on Reset. docs/FAIRNESS.md specifies the draw for
-// verifiers. The zero value is ready and safe for concurrent use: each call
-// keys its own HMAC (FairDraws, shared by nothing); to draw many draws of one
-// seed, use FairDraws directly.
+// SeededDrawer is the production Drawer: verifiable draws, a function of
+// (seed, client seed, number, keys held) through hmacSource, specified in
+// docs/FAIRNESS.md. A number is never drawn twice under one seed: TicketSeq
+// and ChestSeq never go back. The zero value is ready and safe for
+// concurrent use; for many draws of one seed, use FairDraws.
 type SeededDrawer struct{}
 
 var _ Drawer = SeededDrawer{}
 
-// Ticket implements Drawer. It returns an error wrapping ErrInvalid for a
-// zero seed (anyone could predict its draws) or ticket 0, and one wrapping
-// ErrKeysHeld for keysHeld out of range.
+// Ticket implements Drawer. Errors: those of NewFairDraws and
+// FairDraws.Ticket.
 func (SeededDrawer) Ticket(seed Seed, client string, ticket uint64, keysHeld int) (Outcome, error) {
 	f, err := NewFairDraws(seed, client)
 	if err != nil {
@@ -222,8 +199,8 @@ func (SeededDrawer) Ticket(seed Seed, client string, ticket uint64, keysHeld int
 	return f.Ticket(ticket, keysHeld)
 }
 
-// Chest implements Drawer. It returns an error wrapping ErrInvalid for a
-// zero seed or seq below 1.
+// Chest implements Drawer. Errors: those of NewFairDraws and
+// FairDraws.Chest.
 func (SeededDrawer) Chest(seed Seed, client string, seq int64) (Chest, error) {
 	f, err := NewFairDraws(seed, client)
 	if err != nil {
@@ -232,11 +209,7 @@ func (SeededDrawer) Chest(seed Seed, client string, seq int64) (Chest, error) {
 	return f.Chest(seq)
 }
 
-// ChestNumber draws chest number n of the player whose seeds are seed and
-// client, for any n in 1..2^64−1, as the specification numbers chests:
-// what a verifier calls (Chest, the Drawer method, takes the bot's int64
-// chest numbers, 1..MaxSeq). It returns an error wrapping ErrInvalid for a
-// zero seed, chest 0 or a client seed that may not draw.
+// ChestNumber is FairDraws.ChestNumber of seed and client, for a verifier.
 func (SeededDrawer) ChestNumber(seed Seed, client string, n uint64) (Chest, error) {
 	f, err := NewFairDraws(seed, client)
 	if err != nil {

@@ -1,13 +1,15 @@
 package game
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+)
 
 // Stake is the price of one play, in cents (article 2 of the regulation).
 const Stake int64 = 50
 
-// MaxKeys is the number of keys that opens the treasure chest. A player holds
-// 0, 1 or 2 keys between plays; the third key opens the chest at once and the
-// counter goes back to zero.
+// MaxKeys is the number of keys that opens the treasure chest: a player
+// holds 0 to MaxKeys-1 between plays.
 const MaxKeys = 3
 
 // Source is a source of uniformly distributed 64-bit values. It has the shape
@@ -71,18 +73,12 @@ func ParseGrid(s string) (Grid, error) {
 	if len(s) != 9 {
 		return g, fmt.Errorf("game: grid %q: want 9 letters, got %d", s, len(s))
 	}
-	for i := 0; i < 9; i++ {
-		ok := false
-		for sym, l := range symbolLetters {
-			if s[i] == l {
-				g[i] = Symbol(sym)
-				ok = true
-				break
-			}
-		}
-		if !ok {
+	for i := range 9 {
+		sym := bytes.IndexByte(symbolLetters[:], s[i])
+		if sym < 0 {
 			return g, fmt.Errorf("game: grid %q: bad letter %q at %d", s, s[i], i)
 		}
+		g[i] = Symbol(sym)
 	}
 	return g, nil
 }
@@ -121,8 +117,7 @@ func (t Tier) String() string {
 	return fmt.Sprintf("Tier(%d)", uint8(t))
 }
 
-// Outcome is everything one play's draw decides. It is drawn once, at the
-// player's first click; revealing rows only shows it.
+// Outcome is everything one play's draw decides.
 type Outcome struct {
 	Tier  Tier  // TierLoss or the winning tier
 	Prize int64 // cents; 0 for a loss

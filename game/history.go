@@ -7,16 +7,9 @@ import (
 
 // A player's history is kept as two bounded lists, so that no number of
 // chests, bonuses or grants pushes a ticket out of what can be verified:
-//
-//   - the ticket lines (KindPlay), the last MaxTicketLines of them, with
-//     the lines written before the lists were split (Entry.Placed false)
-//     in their place among them;
-//   - every other line, the last MaxOtherLines of them, each placed among
-//     the tickets by Entry.After.
-//
-// MainLine tells a store which list a line goes to, MergeHistory puts the
-// two lists back in order, CheckHistory checks a history against both
-// bounds.
+// the last MaxTicketLines ticket lines (with the lines written before the
+// split, unplaced, among them), and the last MaxOtherLines others, each
+// placed among the tickets by Entry.After.
 
 // MainLine reports whether e belongs to the list of ticket lines: a ticket,
 // or a line from before the lists were split, which keeps its place there.
@@ -70,17 +63,10 @@ func CheckHistory(hist []Entry) error {
 	return nil
 }
 
-// Check reports whether e is a line the rules write. Its kind is known and
-// its balance after within 0..MaxBalance. No line has another kind's
-// fields. A play has a ticket number (1..MaxSeq); a chest has a chest
-// number (1..MaxSeq) exactly when Fair. The amount is the one its kind
-// moves: the prize less Stake for a play, the lot's prize for a chest, a
-// bonus within 0..MaxDailyAmount, a grant within ±MaxGrant, a change of
-// balance within ±MaxBalance, nothing for a pause or its lift. A play has
-// a key only on a loss and, when Fair, the keys held before its draw
-// (0..MaxKeys−1) and a grid that shows its tier and key (Validate). A
-// commitment comes only with what verifying the draw needs, and After
-// (0..MaxSeq) only on a line other than a play. The error is a *LineError.
+// Check reports whether e is a line the rules write: a known kind, no
+// other kind's fields, numbers within 1..MaxSeq, the amount its kind
+// moves, and for a fair play the keys held before and a grid that shows
+// its tier and key. The error is a *LineError.
 func (e Entry) Check() error {
 	bad := func(field, format string, args ...any) error {
 		return &LineError{Field: field, Err: fmt.Errorf(format, args...)}
@@ -168,9 +154,9 @@ var lineWords = map[string]string{
 	"Chest": "a chest number", "Fair": "verification data",
 }
 
-// LineError is the error of Entry.Check: the line's field at fault, named
-// as in Entry ("Amount", "Grid", …), so that a reader of a stored line can
-// name its own, and what is wrong with it. It wraps ErrInvalid.
+// LineError is the error of Entry.Check: the field at fault, named as in
+// Entry ("Amount", "Grid", …), so that a reader of a stored line can name
+// its own. It wraps ErrInvalid.
 type LineError struct {
 	Field string
 	Err   error
@@ -192,19 +178,16 @@ func countLines(hist []Entry) (main, others int) {
 	return main, others
 }
 
-// CompleteFrom returns the index of hist (oldest first, as a store gives
-// it) from which no line is missing: each list that holds as many lines as
-// it keeps may have lost older ones, so the history is complete only from
-// the oldest line of each such list on. whole reports that neither list was
-// trimmed: hist starts with the player's first line.
+// CompleteFrom returns the index of hist (oldest first) from which no line
+// is missing, and whole when neither list was trimmed: hist starts with
+// the player's first line.
 func CompleteFrom(hist []Entry) (from int, whole bool) {
 	m, o := firstKept(hist)
 	return max(m, o, 0), m < 0 && o < 0
 }
 
-// firstKept returns, for each list of hist that holds as many lines as it
-// keeps (and so may have lost older ones), the index of its oldest line;
-// -1 for a list that lost none.
+// firstKept returns, for each list of hist that may have lost older lines
+// (it is full), the index of its oldest line; -1 for a list that is not.
 func firstKept(hist []Entry) (main, other int) {
 	m, o := countLines(hist)
 	main, other = -1, -1

@@ -51,16 +51,12 @@ var (
 	ErrInvalid = errors.New("game: invalid argument")
 )
 
-// NextTicket returns the number of the player's next ticket, and whether
-// it can be bought: false once TicketSeq is MaxSeq (Buy refuses then, with
-// ErrInvalid), so that a caller never shows a number past MaxSeq.
+// NextTicket returns the number of the player's next ticket, and false
+// once TicketSeq is MaxSeq (Buy refuses then).
 func (p Player) NextTicket() (uint64, bool) { return p.TicketSeq + 1, p.TicketSeq < MaxSeq }
 
-// NextChest returns the number of the player's next chest, and whether it
-// can be opened: false once ChestSeq is MaxSeq (OpenChest refuses then,
-// with ErrInvalid), so that a caller never shows a number past MaxSeq. A
-// sound player never has a chest due there (Check: each chest takes
-// MaxKeys tickets).
+// NextChest returns the number of the player's next chest, and false once
+// ChestSeq is MaxSeq (OpenChest refuses then).
 func (p Player) NextChest() (int64, bool) { return p.ChestSeq + 1, p.ChestSeq < MaxSeq }
 
 // CooldownError is the error of ClaimDaily before the cooldown has passed.
@@ -69,7 +65,6 @@ type CooldownError struct {
 	Next time.Time // the first moment the next claim is allowed
 }
 
-// Error implements error.
 func (e *CooldownError) Error() string {
 	return fmt.Sprintf("%v: next claim at %v", ErrDailyCooldown, e.Next)
 }
@@ -120,18 +115,14 @@ func (a wide) minus(b wide) wide {
 }
 
 // CanCredit reports whether amount cents (negative to debit) can be added
-// to balance: the sum neither overflows nor leaves 0..MaxBalance. It is
-// the rule every credit of a transition follows, for a caller that
-// explains a refusal.
+// to balance, by the rule every credit of a transition follows.
 func CanCredit(balance, amount int64) bool {
 	_, err := credit(balance, amount)
 	return err == nil
 }
 
 // BalanceFull reports whether balance is too close to MaxBalance for Buy
-// to sell a ticket: once the stake is debited, the ticket's largest prizes
-// (the main game's and, if its key opens the chest, the chest's) could not
-// all be credited. Buy refuses such a ticket with ErrInvalid.
+// to sell a ticket (playHeadroom); Buy refuses it with ErrInvalid.
 func BalanceFull(balance int64) bool {
 	return balance > MaxBalance-playHeadroom()+Stake
 }

@@ -3,9 +3,7 @@ package game
 import "fmt"
 
 // Link is a kind of link between a player's history lines, revealed seeds
-// and state that a verifier checks besides the draws themselves: each one
-// a way a player could be cheated while every draw, taken alone, still
-// recomputes.
+// and state: a way to cheat while every draw, taken alone, recomputes.
 type Link int
 
 // The links CheckLinks checks.
@@ -75,9 +73,8 @@ func (b LinkBreak) String() string {
 	return fmt.Sprintf("%s: %s: %s", what, b.Link, b.What)
 }
 
-// Links is what CheckLinks found: per link, how many held (Checked), how
-// many could not be checked (Unchecked: a line from before the data it
-// needs was recorded, a seed no longer kept), and the ones that broke.
+// Links is what CheckLinks found: per link, how many held, how many could
+// not be checked (older lines, seeds no longer kept), and the breaks.
 type Links struct {
 	Checked, Unchecked [NumLinks]int64
 	Breaks             []LinkBreak
@@ -100,37 +97,25 @@ func (s *keyState) won(key bool) {
 	}
 }
 
-// CheckLinks checks the links (Link) of player p, given its history hist
-// (oldest first, as a store keeps it) and its kept reveals rs. It does not
-// recompute draws (Verify does). A history whose two lists (history.go)
-// hold fewer lines than they keep is whole: its first ticket and chest are
-// the player's first, and it starts with no key. Otherwise the keys are
-// checked from the line on which neither list misses one, and the numbers
-// of each list's lines from its first kept line (a ticket gap that a
-// trimmed reset line could explain is unchecked). It is pure.
+// CheckLinks checks the links of player p, given its history hist (oldest
+// first) and its kept reveals rs; what a trimmed history cannot tell is
+// unchecked, never broken. It does not recompute draws (Verify does). It
+// is pure.
 func CheckLinks(p Player, rs Reveals, hist []Entry) Links {
 	return checkLinks(p, true, rs, hist)
 }
 
 // CheckRevealedLinks is CheckLinks without the player's state, as a public
-// export holds a player (its history and revealed seeds only): the links
-// to that state (the keys held now, the tickets and chests bought, the
-// range and commitment of the seed after the last revealed) are neither
-// checked nor counted; a line drawn after the last revealed seed is checked
-// against the commitment that seed showed as the next (or, in reveals from
-// before it was recorded, against the other lines drawn after it). It is
-// pure.
+// export holds a player: the links to that state are neither checked nor
+// counted, and a line drawn after the last revealed seed is checked against
+// the commitment that seed showed as the next. It is pure.
 func CheckRevealedLinks(rs Reveals, hist []Entry) Links {
 	return checkLinks(AfterReveals(rs), false, rs, hist)
 }
 
-// AfterReveals returns a player as far as revealed seeds rs tell, for a
-// verifier that has them without the player's state (a public export):
-// its current seed, of no known value, follows the last of rs, numbered
-// after it and drawing from the ticket and the chest after its ranges;
-// every ticket and chest up to MaxSeq counts as bought, so that Verify
-// looks any line up (one after rs is ErrSeedSecret). With no reveal, the
-// current seed is the first.
+// AfterReveals returns a player as far as revealed seeds rs tell (a public
+// export): a current seed of no known value after the last of rs, and every
+// number up to MaxSeq bought, so that Verify looks any line up.
 func AfterReveals(rs Reveals) Player {
 	p := Player{SeedNo: 1, TicketSeq: MaxSeq, ChestSeq: MaxSeq}
 	if last, ok := rs.Last(); ok {

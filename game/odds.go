@@ -49,9 +49,8 @@ type LotOdds struct {
 // OneInString formats "1 chance in N" to three decimals, rounded half up.
 func (l LotOdds) OneInString(lang Lang) string { return FormatRat(l.OneIn, 3, lang) }
 
-// Odds holds every figure of the rules, computed exactly from the tables.
-// The /rules command and the odds subcommand render it; nothing else needs to
-// recompute anything. All amounts are in cents.
+// Odds holds every figure of the rules, computed exactly from the tables;
+// amounts are in cents.
 type Odds struct {
 	Tiers              [NumTiers]TierOdds // indexed by Tier; Tiers[TierLoss] is the losing play
 	Win                *big.Rat           // chance that a play wins, all tiers together
@@ -127,10 +126,9 @@ func ComputeOdds() Odds {
 	return o
 }
 
-// FormatRat writes r in decimal with prec digits after the decimal mark, the
-// last one rounded half away from zero (the regulation's "arrondi
-// arithmétique"), with thousands grouped: "2,000,000.000" in English,
-// "2 000 000,000" in French. A nil r gives "∞".
+// FormatRat writes r with prec decimals, rounded half away from zero (the
+// regulation's "arrondi arithmétique"), thousands grouped in lang's style:
+// "2,000,000.000", "2 000 000,000". A nil r gives "∞".
 func FormatRat(r *big.Rat, prec int, lang Lang) string {
 	if r == nil {
 		return "∞"

@@ -30,9 +30,7 @@ type Ticket struct {
 // Open reports whether the ticket still has rows to reveal.
 func (t Ticket) Open() bool { return t.Revealed != AllRows }
 
-// KeysBefore returns the keys the player held when the ticket was drawn,
-// which its draw depended on (meaningful only when Drawn): a verifier
-// recomputes the ticket with it.
+// KeysBefore returns the keys held when the ticket was drawn (when Drawn).
 func (t Ticket) KeysBefore() int {
 	switch {
 	case t.Chest:
@@ -58,10 +56,10 @@ type Stats struct {
 	Keys         int64 // keys collected
 }
 
-// Player is the whole state of one player, as a store keeps it. It is a
-// value: transitions (Buy, SeedReveal, …) return a new Player and never modify
-// what the old one's pointers and slices refer to, so a Player read from a
-// store may be shared. Callers must not modify those either.
+// Player is the whole state of one player. It is a value: transitions
+// return a new Player and never modify what the old one's pointers refer
+// to, so a Player read from a store may be shared; callers must not modify
+// those either.
 type Player struct {
 	StartingBalance int64  // the balance the player was created (or last reset) with, cents
 	Balance         int64  // cents, 0..MaxBalance
@@ -74,29 +72,18 @@ type Player struct {
 	Stats           Stats
 	LastDaily       time.Time // the last daily claim; zero if never (or since reset)
 	CreatedAt       time.Time
-	// The fairness records (commit.go, docs/FAIRNESS.md). Seed is the
-	// secret server seed of the player's draws: only its Commitment is
-	// shown, until Rotate reveals it. It draws the tickets after SeedTicket
-	// and the chests after SeedChest.
-	Seed Seed
-	// NextSeed is the server seed that the next rotation makes current:
-	// its commitment is shown too, before the player chooses a client
-	// seed, so that the server seed a client seed draws with is never
-	// chosen knowing it. Zero in records from before next seeds
-	// (WithNextSeed gives it).
+	// The fairness records (docs/FAIRNESS.md): the secret server seed,
+	// drawing the tickets after SeedTicket and the chests after SeedChest,
+	// and the next one, whose commitment is shown too (zero in records from
+	// before next seeds: WithNextSeed).
+	Seed       Seed
 	NextSeed   Seed
 	ClientSeed string    // the player's client seed; "" in records from before client seeds
 	SeedNo     int64     // the current seed's number: 1 for a new player's (0 in records from before numbering)
 	SeedTicket uint64    // TicketSeq when the current seed was committed
 	SeedChest  int64     // ChestSeq when the current seed was committed
 	SeedAt     time.Time // when the current seed was committed (zero if unknown)
-	// The seeds revealed and the operations applied are not part of the
-	// player: a store keeps them beside it (Step.Reveal, Op), bounded by
-	// MaxReveals and MaxOps, and reads them only when needed.
-
-	// Care is the player's responsible-play state (care.go): limits,
-	// pause, what the limits count, the session. A reset keeps it.
-	Care Care
+	Care       Care      // responsible play (care.go); a reset keeps it
 }
 
 // Kind tells what a history entry records.
@@ -136,39 +123,26 @@ type Entry struct {
 	// set-balance and reset.
 	Amount  int64
 	Balance int64 // the balance after
-	// What verifying the draw needs besides the seeds (docs/FAIRNESS.md),
-	// recorded when Fair is true (entries written before it are not):
-	// for KindPlay the keys held before the draw and the grid shown, for
-	// KindChest the chest's number.
+	// What verifying the draw needs besides the seeds, when Fair (older
+	// lines lack it): a play's keys held before and grid, a chest's number.
 	Fair       bool
 	KeysBefore int
 	Grid       Grid
 	Chest      int64
-	// Commitment is the commitment shown for the seed that drew the
-	// ticket or chest (zero in lines written before it was recorded), so
-	// that a verifier checks it against the revealed seed even once the
-	// reveal has left what the player keeps.
+	// Commitment is the one shown for the seed that drew it (zero in older
+	// lines), checked even once the reveal is no longer kept.
 	Commitment Commitment
-	// After places a line other than a ticket among the tickets, which
-	// are kept apart from it (history.go): it was written after ticket
-	// After was drawn and before the next. Placed is false in lines
-	// written before it was recorded, and in every ticket line.
+	// After places a line other than a ticket among the tickets
+	// (history.go); Placed is false in ticket lines and older lines.
 	After  uint64
 	Placed bool
 }
 
-// Check reports whether p is a sound player: the balance equals
-// StartingBalance + GrantedCents + WonCents + DailyCents − StakedCents
-// (computed in 128 bits, so a sum that would overflow int64 is a mismatch,
-// never a wrap), StakedCents = Plays × Stake, the balance within
-// 0..MaxBalance, keys within 0..MaxKeys-1, no keys while a chest is due,
-// counters non-negative, the ticket and the last chest allowed by the rules,
-// ticket and chest numbers up to MaxSeq, no more keys held and chests
-// opened or due than tickets could give (MaxKeys per chest, so that a due
-// chest always has a number), a non-zero seed and sound
-// fairness records. Every transition checks the
-// state it returns; stores may check what they read. It is pure and safe
-// for concurrent use. The error wraps ErrInvalid.
+// Check reports whether p is a sound player: above all, balance = start +
+// granted + won + daily − staked (in 128 bits: an overflow is a mismatch),
+// then every bound and rule of its fields. Every transition checks the
+// state it returns; stores check what they read. The error wraps
+// ErrInvalid.
 func (p Player) Check() error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: player: %s", ErrInvalid, fmt.Sprintf(format, args...))

@@ -7,15 +7,10 @@ import (
 )
 
 // uniform returns a uniformly distributed integer in [0, n) for 0 < n, drawn
-// from src without modulo bias: Lemire's multiply-and-reject on 64-bit values
-// ("Fast Random Integer Generation in an Interval", 2019). The rejection
-// branch is taken with probability below n/2^64, i.e. practically never for
-// the ranges of this package.
-//
-// A broken source (one that returns zero forever, say) would make the
-// rejection loop spin; after maxRejects rejections, which a real source
-// produces with probability below (n/2^64)^maxRejects, uniform gives up and
-// returns the last value rather than hang.
+// from src without modulo bias: Lemire's multiply-and-reject ("Fast Random
+// Integer Generation in an Interval", 2019). After maxRejects rejections,
+// which only a broken source makes, it returns the last value rather than
+// hang.
 func uniform(src Source, n uint64) uint64 {
 	hi, lo := bits.Mul64(src.Uint64(), n)
 	if lo < n {

@@ -5,22 +5,14 @@ import (
 	"time"
 )
 
-// Repair is Reset for a player whose stored record could not be read
-// whole (a damaged record): p is what could be read of it, its fairness
-// records (Seed and the rest, with TicketSeq and ChestSeq where its seed
-// began), or the zero Player when they could not be read either; h and rs
-// are the history lines and reveals kept beside it, which it does not
-// change. It returns a sound player of start cents, as Reset would, whose
-// ticket and chest numbers go on after every one h, rs and p show, so
-// that no number is drawn twice:
-//   - seeds read: the current seed is revealed (Step.Reveal) over every
-//     ticket and chest it may have drawn, and the next one, whose
-//     commitment was shown, becomes current, with fresh as the next;
-//   - seeds lost: fresh is the current seed, with the client seed client
-//     (from NewClientSeed), numbered after the lost one.
-//
-// What the record held besides (the balance, keys, statistics, limits and
-// pause) is lost. It is pure. Errors: those of Reset and Rotate.
+// Repair is Reset for a damaged record: p is what could be read of it (its
+// fairness records, or the zero Player), h and rs the lines and reveals
+// kept beside it. It returns a sound player of start cents whose ticket and
+// chest numbers go on after every one h, rs and p show, so that no number
+// is drawn twice. With p's seeds, the current seed is revealed
+// (Step.Reveal) and rotated with fresh; without, fresh is the current seed
+// with client as client seed. Everything else the record held is lost. It
+// is pure. Errors: those of Reset and Rotate.
 func (p Player) Repair(h []Entry, rs Reveals, start int64, fresh Seed, client string, now time.Time) (Step, error) {
 	b := Player{TicketSeq: min(p.TicketSeq, MaxSeq), ChestSeq: min(max(p.ChestSeq, 0), MaxSeq), CreatedAt: now}
 	for _, e := range h {

@@ -1,26 +1,19 @@
 package game
 
-// This file is the player as the player has seen them. A ticket is settled
-// at its draw, the first reveal: the prize is credited, the key counted,
-// the history line written, all in one atomic step, so that a ticket is
-// never paid twice nor lost in a crash. But its rows are shown one by one,
-// and no view may tell its result before its card does: the card counts
-// the prize once the winning row is shown, the key once the row holding it
-// is shown, and the result (the history line) once every row is. Seen is
-// that rule, the one every view of the player's own state applies; the
-// stored state, which moderators see, is the truth.
+// A ticket is settled at its draw, the first reveal, but its rows are
+// shown one by one, and no view may tell its result before its card does.
+// Seen is that rule, the one every view of the player's own state applies;
+// the stored state, which moderators see, is the truth.
 
-// PrizeShown reports whether t's prize, if any, is on its card: the ticket
-// is drawn and its winning row revealed (every row of a finished ticket
-// is).
+// PrizeShown reports whether t's prize, if any, is on its card: its
+// winning row is revealed.
 func (t Ticket) PrizeShown() bool {
 	o := t.Outcome
 	return t.Drawn && o.Tier.Winning() && o.Row >= 0 && o.Row < 3 && t.Revealed&(1<<o.Row) != 0
 }
 
 // KeyShown reports whether the key t found, if any, is on its card: the
-// ticket is drawn and the row holding the key revealed, or the ticket is
-// finished.
+// row holding it is revealed, or the ticket is finished.
 func (t Ticket) KeyShown() bool {
 	if !t.Drawn || !t.Outcome.Key {
 		return false
@@ -37,22 +30,14 @@ func (t Ticket) KeyShown() bool {
 // is being revealed (drawn, not every row shown), what its rows have not
 // shown yet is taken out of the state.
 type Seen struct {
-	// Player is the state the views show: the stored one, less the hidden
-	// prize (balance, wins, prizes won, best win, the loss limits'
-	// counts) and the hidden key (keys held, keys collected, the chest
-	// due). It is sound (Check) whenever the stored state is, but if a
-	// moderator took the balance below the hidden prize since the draw:
-	// the balance seen is then 0. Its Ticket
-	// is the stored ticket. The session (Care.Session) is left as it is:
-	// only a purchase shows it, in a reality check, and none happens
-	// while a ticket is open.
+	// Player is the stored state less the hidden prize and the hidden key,
+	// in every count they went into. It is sound (Check) whenever the
+	// stored state is, but if a moderator took the balance below the
+	// hidden prize since the draw: the balance seen is then 0.
 	Player Player
-	// Revealing is the number of the ticket being revealed, whose result
-	// the views do not tell yet (its history line among them: SeenHistory),
-	// 0 when none is.
+	// Revealing is the number of the ticket being revealed, 0 when none is.
 	Revealing uint64
-	// Prize is the prize taken out (0 if none, or once its row is shown);
-	// Key reports whether the ticket's key is taken out.
+	// Prize and Key are what is taken out.
 	Prize int64
 	Key   bool
 }
@@ -66,12 +51,9 @@ func (p Player) Revealing() *Ticket {
 	return nil
 }
 
-// Seen returns p as the player has seen them (Seen). hist is the player's
-// history as a store gives it (newest first), which only the best win
-// needs, and only when the hidden prize is the best win stored: the best
-// win before it is then the largest prize in hist's other lines, so a
-// history that lacks older lines (nil, or trimmed) may understate it.
-// Without a ticket being revealed, Seen returns p as it is. It is pure.
+// Seen returns p as the player has seen them. hist, the history as a store
+// gives it, serves only the best win when the hidden prize is the best win
+// stored: a trimmed history may then understate it. It is pure.
 func (p Player) Seen(hist []Entry) Seen {
 	t := p.Revealing()
 	if t == nil {
@@ -118,12 +100,10 @@ func bestBefore(hist []Entry, ticket uint64) int64 {
 	return best
 }
 
-// SeenHistory returns hist (a store's lines, in either order) as the
-// player has seen it: without the line of the ticket being revealed
-// (p.Revealing), and with the balance of the lines written since its draw
-// (placed after it: Entry.After) less the prize its rows have not shown
-// yet. hist is not modified; without a ticket being revealed it is returned
-// as is. It is pure.
+// SeenHistory returns hist (in either order) as the player has seen it:
+// without the line of the ticket being revealed, and the lines placed after
+// it less the prize its rows have not shown yet. hist is not modified. It
+// is pure.
 func (p Player) SeenHistory(hist []Entry) []Entry {
 	t := p.Revealing()
 	if t == nil {

@@ -16,15 +16,12 @@ import (
 	"sync/atomic"
 )
 
-// SimChunk is the number of plays of one unit of simulation work. Chunk i is
-// always played with the seeded stream (Seed, i), whichever worker runs it,
-// so a simulation's report depends on Plays and Seed only, not on Workers.
+// SimChunk is the number of plays of one unit of simulation work, played
+// with the stream (Seed, i) whichever worker runs it.
 const SimChunk = 1 << 20
 
-// SimFairChunk is the number of plays of one unit of work of a simulation
-// with SimConfig.Fair: the life of one simulated player, whose server seed
-// depends on (Seed, chunk number) only (see Simulate). Verifiable draws are
-// 30 to 40 times slower than the fast loop, hence smaller units.
+// SimFairChunk is SimChunk with SimConfig.Fair, whose draws are 30 to 40
+// times slower.
 const SimFairChunk = 1 << 16
 
 // Categories of a simulated play: the six winning tiers in pool order (index
@@ -40,12 +37,11 @@ type SimConfig struct {
 	Plays   int64  // number of plays to simulate; must be positive
 	Seed    uint64 // seed of the streams; the same seed gives the same report
 	Workers int    // goroutines; 0 or less means runtime.GOMAXPROCS(0)
-	// Fair draws every play, with its grid, and every chest through the
-	// verifiable path (FairDraws, HMAC-SHA256), as production does, instead
-	// of the fast loop that draws outcomes only from PCG.
+	// Fair draws through FairDraws, grids included, as production does,
+	// instead of the fast loop that draws outcomes only.
 	Fair bool
-	// OnChunk, if not nil, is called after each chunk with the number of plays
-	// it made. It is called from several goroutines at once.
+	// OnChunk, if not nil, is called after each chunk with its plays, from
+	// several goroutines at once.
 	OnChunk func(plays int64)
 }
 
@@ -80,12 +76,6 @@ type SimReport struct {
 	MainFit ChiSquare
 	// ChestFit tests the chest lots against their exact chances.
 	ChestFit ChiSquare
-
-	// Cycle moments for the confidence interval (see Simulate).
-	units        int64
-	sumL, sumY   int64
-	sumL2        u128
-	sumY2, sumYL u128
 }
 
 // u128 is an unsigned 128-bit accumulator, so that sums of squared prizes
@@ -233,12 +223,8 @@ func bounded(g interface{ Uint64() uint64 }, n uint64) uint64 {
 }
 
 // playChunk simulates one chunk: a stretch of one player's life, started in
-// the steady state of the keys held (so that no chunk over- or
-// under-represents a key state), playing, collecting keys and opening chests.
-// It draws only outcomes, no grids, from math/rand/v2's PCG (PCG-DXSM, about
-// twice as fast as ChaCha8 here, and statistically excellent) whose 128-bit
-// state is derived from (seed, chunk) through NewSeededSource, so that
-// neighbouring chunks get unrelated streams.
+// the steady state of the keys held, drawing outcomes only from a PCG
+// (twice as fast as ChaCha8 here) seeded by NewSeededSource(seed, chunk).
 func playChunk(st *simTables, seed, chunk uint64, plays int64, acc *chunkAcc) {
 	cs := NewSeededSource(seed, chunk)
 	g := rand.NewPCG(cs.Uint64(), cs.Uint64())
@@ -291,12 +277,10 @@ func playChunk(st *simTables, seed, chunk uint64, plays int64, acc *chunkAcc) {
 	acc.mainWon += mainWon
 }
 
-// simPlayer returns the server seed and the client seed of the simulated
-// player of chunk chunk of a simulation with SimConfig.Fair and seed seed:
-// the first 32 bytes of SHA-512("clefs simulate" ‖ seed ‖ chunk), both
-// numbers as 8 bytes big-endian, and the next 8 bytes as 16 hexadecimal
-// digits (the form of a default client seed), so that any simulated ticket
-// can be checked like a real one.
+// simPlayer returns the seeds of the simulated player of chunk: the bytes of
+// SHA-512("clefs simulate" ‖ seed ‖ chunk, big-endian), 32 for the server
+// seed, 8 more in hex for the client seed, so that any simulated ticket can
+// be checked like a real one.
 func simPlayer(seed, chunk uint64) (Seed, string) {
 	var msg [14 + 8 + 8]byte
 	copy(msg[:], "clefs simulate")
@@ -306,13 +290,9 @@ func simPlayer(seed, chunk uint64) (Seed, string) {
 	return Seed(h[:32]), hex.EncodeToString(h[32:40])
 }
 
-// playFairChunk simulates chunk chunk of a simulation with SimConfig.Fair:
-// the first plays tickets of a new player (simPlayer), numbered 1, 2, …,
-// each drawn with its grid by FairDraws holding the keys the earlier
-// tickets collected; the third key opens the chest at once, chests being
-// numbered 1, 2, … The player starts with no key, right after a chest as it
-// were, so the chunk is a sequence of whole renewal cycles and one partial
-// cycle at its end.
+// playFairChunk simulates chunk with SimConfig.Fair: the first plays
+// tickets of a new player (simPlayer), the third key opening the chest at
+// once.
 func playFairChunk(seed, chunk uint64, plays int64, acc *chunkAcc) error {
 	server, client := simPlayer(seed, chunk)
 	f, err := NewFairDraws(server, client)
@@ -363,11 +343,9 @@ func playFairChunk(seed, chunk uint64, plays int64, acc *chunkAcc) error {
 }
 
 // Simulate plays cfg.Plays plays of a player (keys accumulate, chests open)
-// on cfg.Workers goroutines and returns what it observed with its statistics.
-// The plays are cut into chunks of SimChunk; chunk i is a stretch of a
-// player's life started in the steady state of the keys held and drawn from
-// NewSeededSource(cfg.Seed, i), so the report depends only on Plays and Seed.
-// It returns ctx's error if ctx is cancelled before the end.
+// on cfg.Workers goroutines and returns what it observed with its
+// statistics. The report depends only on Plays, Seed and Fair. It returns
+// ctx's error if ctx is cancelled before the end.
 //
 // The 99% interval of the return to player is a ratio estimator over renewal
 // cycles: a cycle runs from one chest to the next (the chest's prize counted
@@ -377,11 +355,6 @@ func playFairChunk(seed, chunk uint64, plays int64, acc *chunkAcc) error {
 // cycles at the ends of each chunk count as cycles too, a negligible
 // approximation (two per million plays). Treating plays as independent would
 // ignore that chests come at most once every three plays.
-//
-// With cfg.Fair, chunks have SimFairChunk plays and chunk i is the life of
-// the simulated player simPlayer(cfg.Seed, i), drawn through FairDraws (see
-// playFairChunk): the same statistics, of the production draw. The report
-// still depends only on Plays and Seed (and Fair).
 func Simulate(ctx context.Context, cfg SimConfig) (SimReport, error) {
 	if cfg.Plays <= 0 {
 		return SimReport{}, fmt.Errorf("game: simulate: plays %d, want > 0", cfg.Plays)
@@ -457,8 +430,7 @@ var errSimTotals = errors.New("game: simulate: counts do not add up")
 
 func newReport(cfg SimConfig, workers int, a *chunkAcc) (SimReport, error) {
 	r := SimReport{Plays: cfg.Plays, Seed: cfg.Seed, Workers: workers, Fair: cfg.Fair, Lots: a.lots,
-		MainWon: a.mainWon, ChestWon: a.chestWon, Staked: cfg.Plays * Stake,
-		units: a.units, sumL: a.sumL, sumY: a.sumY, sumL2: a.sumL2, sumY2: a.sumY2, sumYL: a.sumYL}
+		MainWon: a.mainWon, ChestWon: a.chestWon, Staked: cfg.Plays * Stake}
 	var plays int64
 	for k := 0; k < MaxKeys; k++ {
 		s := &r.ByKeys[k]
@@ -510,14 +482,14 @@ func newReport(cfg SimConfig, workers int, a *chunkAcc) (SimReport, error) {
 	r.ChestFit.finish()
 
 	// Return to player and its 99% interval (ratio estimator over cycles).
-	m := float64(r.units)
-	R := float64(r.sumY) / float64(r.sumL) // cents per play
+	m := float64(a.units)
+	R := float64(a.sumY) / float64(a.sumL) // cents per play
 	r.RTP = R / float64(Stake)
 	r.RTPLow, r.RTPHigh = math.NaN(), math.NaN()
-	if r.units > 1 {
-		ss := r.sumY2.float() - 2*R*r.sumYL.float() + R*R*r.sumL2.float()
+	if a.units > 1 {
+		ss := a.sumY2.float() - 2*R*a.sumYL.float() + R*R*a.sumL2.float()
 		ss = math.Max(ss, 0)
-		lbar := float64(r.sumL) / m
+		lbar := float64(a.sumL) / m
 		se := math.Sqrt(ss/(m*(m-1))) / lbar / float64(Stake)
 		r.RTPLow, r.RTPHigh = r.RTP-Z99*se, r.RTP+Z99*se
 	}

@@ -1,15 +1,17 @@
 package game
 
-import "math"
+import (
+	"cmp"
+	"math"
+	"slices"
+)
 
 // Z99 is the two-sided 99% quantile of the standard normal distribution.
 const Z99 = 2.5758293035489004
 
 // GammaQ returns the regularized upper incomplete gamma function
-// Q(a, x) = Γ(a, x)/Γ(a) for a > 0 and x ≥ 0: the series of P(a, x) when
-// x < a+1, the continued fraction of Q (modified Lentz) otherwise, both to
-// double precision (Numerical Recipes §6.2). It returns NaN for invalid
-// arguments.
+// Q(a, x) = Γ(a, x)/Γ(a) for a > 0 and x ≥ 0 (Numerical Recipes §6.2), NaN
+// for invalid arguments.
 func GammaQ(a, x float64) float64 {
 	switch {
 	case math.IsNaN(a) || math.IsNaN(x) || a <= 0 || x < 0:
@@ -87,11 +89,9 @@ type ChiSquare struct {
 	P    float64 // ChiSquareP(Stat, DF); NaN when DF is 0
 }
 
-// chiSquareGroup adds to c the test of one multinomial sample: observed
-// counts against expected counts (with the same total). Categories expected
-// fewer than 5 times are pooled, rarest first, until every cell expects at
-// least 5, so that the chi-square approximation holds; each group with at
-// least two cells contributes cells−1 degrees of freedom.
+// chiSquareGroup adds to c the test of one multinomial sample, observed
+// against expected counts; cells expected fewer than 5 times are pooled,
+// rarest first, so that the chi-square approximation holds.
 func chiSquareGroup(c *ChiSquare, observed []int64, expected []float64) {
 	type cell struct {
 		o int64
@@ -101,16 +101,8 @@ func chiSquareGroup(c *ChiSquare, observed []int64, expected []float64) {
 	for i := range observed {
 		cells = append(cells, cell{observed[i], expected[i]})
 	}
-	// Pool the rarest cells together (selection sort: a handful of cells).
-	for i := range cells {
-		m := i
-		for j := i + 1; j < len(cells); j++ {
-			if cells[j].e < cells[m].e {
-				m = j
-			}
-		}
-		cells[i], cells[m] = cells[m], cells[i]
-	}
+	// Pool the rarest cells together.
+	slices.SortStableFunc(cells, func(a, b cell) int { return cmp.Compare(a.e, b.e) })
 	for len(cells) > 1 && cells[0].e < 5 {
 		cells[1].o += cells[0].o
 		cells[1].e += cells[0].e

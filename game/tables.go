@@ -1,7 +1,6 @@
 package game
 
-// This file is the one place where the rules' numbers live. Everything else
-// (the draw, the grid, the exact odds, the simulator) reads these tables.
+// The one place where the rules' numbers live.
 
 // MainTotal is the pool of the regulation's main-game tables: every winning
 // tier's chance is an integer count out of MainTotal (10^8 is the smallest pool
@@ -44,15 +43,11 @@ var lotTable = [NumLots]struct {
 	LotBronze:    {50, 104_498},  // 0,50 €,   1 in 2,392
 }
 
-// keyTable is THE key reading, in one place. keyTable[k] is the number of
-// values of the Pool, for a player holding k keys, that mean "losing play that
-// collects a key"; the play's other losing values collect none.
-//
-// The regulation says "1 chance in 2, 3, 4" for 0, 1, 2 keys held. We read it
-// per play (DESIGN.md §1): Pool/2, Pool/3, Pool/4. To read it "given a losing
-// play" instead, write lossPool/2, lossPool/3, lossPool/4 here (also integers)
-// and update KeyReadingEN/KeyReadingFR; the odds, the simulator and the tests
-// follow from this table.
+// keyTable is the key reading, in one place: keyTable[k] is the number of
+// values of the Pool that mean "losing play that collects a key" for a
+// player holding k keys. The regulation's "1 chance in 2, 3, 4" is read per
+// play (DESIGN.md §1); to read it "given a losing play", change this table
+// and KeyReadingEN/KeyReadingFR: everything else follows.
 var keyTable = [MaxKeys]int64{
 	Pool / 2,
 	Pool / 3,
@@ -119,9 +114,7 @@ func (l Lot) Coins() (n int, metal string) {
 	return 0, ""
 }
 
-// KeyWeight returns the number of values out of Pool that mean "losing play
-// that collects a key" for a player holding keysHeld keys, or 0 when keysHeld
-// is outside 0..MaxKeys-1.
+// KeyWeight returns keyTable[keysHeld], or 0 out of 0..MaxKeys-1.
 func KeyWeight(keysHeld int) int64 {
 	if keysHeld < 0 || keysHeld >= MaxKeys {
 		return 0

@@ -1,8 +1,6 @@
 // Package buildinfo tells which build of clefs is running: the release
-// (the latest version CHANGELOG.md names), the VCS revision and commit
-// time, whether the tree had uncommitted changes, the module version and
-// the Go version. It serves the version subcommand, and suits a start-up
-// log line or a /version endpoint:
+// (CHANGELOG.md), the VCS revision, commit time and state, the module and
+// Go versions:
 //
 //	log.Info("starting", "build", buildinfo.Read())
 package buildinfo
@@ -15,16 +13,13 @@ import (
 	"strings"
 )
 
-// Changelog is the text of the repository's CHANGELOG.md, which Read takes
-// the release from (ReleaseOf). Package main embeds the file (go:embed
-// cannot reach a parent directory, and the file sits at the root) and sets
-// Changelog first thing, before anything reads the build.
+// Changelog is the text of CHANGELOG.md, which Read takes the release from.
+// Package main, which can embed the file, sets it first thing.
 var Changelog string
 
-// ReleaseOf returns the version of the latest release that changelog, in
-// the Keep a Changelog format, names: the first second-level heading
-// "## [0.3.0] - 2026-12-02" (the brackets and the date may be left out)
-// that is not "Unreleased". It returns "" when there is none.
+// ReleaseOf returns the version of the first "## [0.3.0] - 2026-12-02"
+// heading of changelog (Keep a Changelog; brackets and date optional) that
+// is not "Unreleased", or "".
 func ReleaseOf(changelog string) string {
 	sc := bufio.NewScanner(strings.NewReader(changelog))
 	for sc.Scan() {
@@ -42,9 +37,8 @@ func ReleaseOf(changelog string) string {
 	return ""
 }
 
-// Revision is a VCS revision set at link time, for builds that carry no VCS
-// stamp (the Docker image is built from a context without .git, with
-// -buildvcs=false):
+// Revision is a VCS revision set at link time, for builds without a VCS
+// stamp (the Docker image):
 //
 //	go build -ldflags "-X github.com/lesclefsdutresor/clefs/internal/buildinfo.Revision=$(git rev-parse HEAD)"
 //
@@ -53,22 +47,12 @@ var Revision string
 
 // Info describes a build. Empty strings are unknown.
 type Info struct {
-	// Release is the version of the latest release CHANGELOG.md names
-	// (ReleaseOf(Changelog)), e.g. "0.3.0".
-	Release string `json:"release"`
-	// Version is the main module's version: a tag, a pseudo-version
-	// (v0.0.0-20260102150405-abcdef123456, "+dirty" when modified), or
-	// "(devel)" when Go could not tell.
-	Version string `json:"version"`
-	// Revision is the commit (vcs.revision), else the Revision variable.
-	Revision string `json:"revision"`
-	// Time is the commit's time (vcs.time), RFC 3339 in UTC.
-	Time string `json:"time"`
-	// Dirty says the tree had uncommitted changes (vcs.modified). It is
-	// false when that is unknown.
-	Dirty bool `json:"dirty"`
-	// GoVersion is the toolchain that built the binary, e.g. "go1.26.8".
-	GoVersion string `json:"go_version"`
+	Release   string `json:"release"`    // ReleaseOf(Changelog), e.g. "0.3.0"
+	Version   string `json:"version"`    // the main module's: a tag, a pseudo-version or "(devel)"
+	Revision  string `json:"revision"`   // vcs.revision, else the Revision variable
+	Time      string `json:"time"`       // vcs.time, RFC 3339 in UTC
+	Dirty     bool   `json:"dirty"`      // vcs.modified; false when unknown
+	GoVersion string `json:"go_version"` // e.g. "go1.26.8"
 }
 
 // Read returns the running binary's build information. It never fails:
@@ -80,8 +64,7 @@ func Read() Info {
 	return info
 }
 
-// fromBuildInfo extracts an Info from bi (nil when unavailable), with
-// revision as the fallback for a missing vcs.revision.
+// fromBuildInfo extracts an Info from bi (nil when unavailable).
 func fromBuildInfo(bi *debug.BuildInfo, revision string) Info {
 	info := Info{GoVersion: runtime.Version()}
 	if bi != nil {
@@ -106,10 +89,8 @@ func fromBuildInfo(bi *debug.BuildInfo, revision string) Info {
 	return info
 }
 
-// Name is what the build is called wherever one name is shown (clefs
-// version, GET /version, clefs_build_info): the release, else the module
-// version (a pseudo-version, "(devel)"), "" when neither is known. The
-// revision is told beside it.
+// Name is what the build is called wherever one name is shown: the
+// release, else the module version, else "".
 func (i Info) Name() string {
 	if i.Release != "" {
 		return i.Release
@@ -118,11 +99,8 @@ func (i Info) Name() string {
 }
 
 // String describes the build on one line, e.g.
-// "0.3.0, revision 5effcde…-dirty, 2026-05-01T12:00:00Z, go1.26.8": the
-// release (else the module version), the revision with "-dirty" when the
-// tree was modified, the commit time, the Go version. A build without a
-// revision says why: go run, -buildvcs=false and a git worktree (whose
-// .git is a file, which Go does not look into) leave it out.
+// "0.3.0, revision 5effcde…-dirty, 2026-05-01T12:00:00Z, go1.26.8"; a build
+// without a revision says why.
 func (i Info) String() string {
 	parts := make([]string, 0, 4)
 	if n := i.Name(); n != "" {

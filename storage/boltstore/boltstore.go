@@ -68,17 +68,11 @@ type guildRec struct {
 	Guild   json.RawMessage `json:"p"`
 }
 
-// Open opens (creating it with mode 0600 if needed) the store at path. The
-// file is locked: a second process opening it waits up to one second, then
-// fails. Commits are fsynced; the Updates of concurrent goroutines share a
-// commit (bbolt's Batch).
-//
-// A new file, or one with no records, gets the layout marker
-// (storage.LayoutVersion). A file with a marker of another version, or
-// with records and no marker (written by 0.3.0 or earlier), is refused
-// with an error wrapping storage.ErrLayout that names the file and the
-// way out; nothing in it is changed. A damaged file (pages bbolt cannot
-// read) is refused with storage.ErrDamaged, naming it (damage.go).
+// Open opens (creating it with mode 0600 if needed) the store at path; a
+// second process opening it fails after a second. Commits are fsynced and
+// shared by concurrent steps. A file of another layout is refused with
+// storage.ErrLayout, a damaged one with storage.ErrDamaged, both naming
+// the way out; nothing in it is changed.
 func Open(path string, opts storage.Options) (_ *Store, err error) {
 	defer guard(path, &err)
 	if err := opts.Defaults.Check(); err != nil {
@@ -126,9 +120,7 @@ func Open(path string, opts storage.Options) (_ *Store, err error) {
 }
 
 // checkLayout says what keeps this build from reading the file of tx ("" if
-// nothing): a layout marker of another version, or records without a
-// marker. A file without a marker and without records (new, or whose
-// buckets are all empty) is fine: Open marks it.
+// nothing); a file without records is fine: Open marks it.
 func checkLayout(tx *bolt.Tx) string {
 	if m := tx.Bucket(bucketMeta); m != nil {
 		if v := m.Get(layoutKey); !bytes.Equal(v, layout) {
@@ -184,12 +176,10 @@ func (s *Store) check(ctx context.Context) error {
 	return nil
 }
 
-// batch runs fn in a write transaction shared with the Updates of other
-// goroutines (bbolt's Batch). fn may run more than once: it must assign its
-// results afresh on every call, and return an error only for a failure of
-// the store (the transaction is then rolled back); a refusal (fn's error,
-// an invalid write) is carried out by fn's caller, with a nil error, after
-// writing nothing.
+// batch runs fn in a write transaction shared with other goroutines'
+// (bbolt's Batch). fn may run more than once, so it assigns its results
+// afresh; it returns an error only for a failure of the store, and carries
+// a refusal out with a nil error, having written nothing.
 func (s *Store) batch(ctx context.Context, op string, fn func(tx *bolt.Tx) error) (err error) {
 	defer guard(s.Path(), &err)
 	if err := s.check(ctx); err != nil {

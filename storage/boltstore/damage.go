@@ -37,14 +37,10 @@ func guard(path string, err *error) {
 // maxProblems bounds what Check lists: past it the file is beyond listing.
 const maxProblems = 1000
 
-// CheckFile reads the whole store file at path without changing it (a
-// read-only open: the bot must be stopped, or path be a snapshot) and
-// calls fn with every problem it finds: each page bbolt's own consistency
-// check reports, then each record that does not decode, named by its
-// bucket and key (a player's guild and user), up to maxProblems. It
-// returns an error only when the file cannot be read at all (then that is
-// the one problem: it is not a store file, or its first pages are
-// destroyed).
+// CheckFile reads the whole store file at path read-only (stop the bot, or
+// give a snapshot) and calls fn with every damaged page and every record
+// that does not decode, up to maxProblems. It returns an error only when
+// the file cannot be read at all.
 func CheckFile(path string, fn func(problem string)) (err error) {
 	defer guard(path, &err)
 	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
@@ -72,10 +68,8 @@ func CheckFile(path string, fn func(problem string)) (err error) {
 	})
 }
 
-// checkBucket reads every key of the bucket name, decoding the records
-// this package can name (players, their history lines and reveals,
-// guilds); a page that makes bbolt panic ends the bucket's walk, reported
-// with the last key read.
+// checkBucket decodes every record of the bucket name it can name; a page
+// that makes bbolt panic ends the walk, reported with the last key read.
 func checkBucket(tx *bolt.Tx, name []byte, report func(string, ...any)) {
 	var last []byte
 	defer func() {

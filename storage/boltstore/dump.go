@@ -110,12 +110,11 @@ func guildsOf(b *bolt.Bucket) []uint64 {
 	return out
 }
 
-// Import adds every player and guild of d in one write transaction, all or
-// nothing, with their leaderboard index: each player at version 1, each
-// guild with settings at version 1, every time rounded by
-// storage.Timestamp. A player or guild (settings or audit entries) already
-// in the store is storage.ErrDuplicate, naming the record; a player that
-// fails game.Player.Check is storage.ErrInvalid.
+// Import adds every player and guild of d (validated by storage.ReadDump)
+// in one write transaction, all or nothing, each at version 1, every time
+// rounded by storage.Timestamp. A player or guild already in the store is
+// storage.ErrDuplicate, naming the record; a player that fails
+// game.Player.Check is storage.ErrInvalid.
 func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 	if d == nil {
 		return fmt.Errorf("%w: nil dump", storage.ErrInvalid)
@@ -128,24 +127,12 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 		for i, dp := range d.Players {
 			id := dp.ID
 			name := fmt.Sprintf("players[%d] (guild %d, user %d)", i, id.Guild, id.User)
-			if err := storage.ValidateID(id); err != nil {
-				refused = fmt.Errorf("%s: %w", name, err)
-				return refused
-			}
 			old, err := getPlayer(tx, id)
 			if err != nil {
 				return err
 			}
 			if old != nil {
 				refused = fmt.Errorf("%s: %w: already in the store", name, storage.ErrDuplicate)
-				return refused
-			}
-			if len(dp.History) > storage.HistoryLimit {
-				refused = fmt.Errorf("%s: %w: %d history lines", name, storage.ErrInvalid, len(dp.History))
-				return refused
-			}
-			if err := dp.Player.CheckReveals(dp.Reveals); err != nil {
-				refused = fmt.Errorf("%s: %w: %w", name, storage.ErrInvalid, err)
 				return refused
 			}
 			pw, err := prepare(id, nil, "", storage.Write{Player: dp.Player, History: dp.History})
@@ -169,28 +156,15 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 		}
 		for i, dg := range d.Guilds {
 			name := fmt.Sprintf("guilds[%d] (guild %d)", i, dg.Guild)
-			if dg.Guild == 0 {
-				refused = fmt.Errorf("%s: %w: guild 0", name, storage.ErrInvalid)
-				return refused
-			}
 			gk := guildKey(dg.Guild)
 			if k, _ := tx.Bucket(bucketAudit).Cursor().Seek(gk); tx.Bucket(bucketGuilds).Get(gk) != nil || k != nil && bytes.HasPrefix(k, gk) {
 				refused = fmt.Errorf("%s: %w: already in the store", name, storage.ErrDuplicate)
 				return refused
 			}
 			if dg.Settings != nil {
-				g := game.Guild{Settings: *dg.Settings}
-				if _, err := schema.EncodeGuild(g); err != nil {
-					refused = fmt.Errorf("%s: %w: %w", name, storage.ErrInvalid, err)
-					return refused
-				}
-				if err := putGuild(tx, dg.Guild, g, 1); err != nil {
+				if err := putGuild(tx, dg.Guild, game.Guild{Settings: *dg.Settings}, 1); err != nil {
 					return err
 				}
-			}
-			if len(dg.Audit) > storage.AuditLimit {
-				refused = fmt.Errorf("%s: %w: %d audit entries", name, storage.ErrInvalid, len(dg.Audit))
-				return refused
 			}
 			for j, a := range dg.Audit {
 				a, err := storage.NormalizeAudit(a, dg.Guild)

@@ -23,16 +23,11 @@ const (
 	snapshotTemp   = ".clefs-snapshot-*.tmp"
 )
 
-// Snapshot writes a consistent copy of the whole store into the folder
-// dir (created with mode 0700 if missing) while the store goes on serving:
-// bbolt's hot backup, a read transaction that writers do not wait for. The
-// copy is written to a temporary file (mode 0600), synced, then renamed
-// to clefs-<now, UTC>.db and the folder synced, so that a snapshot that is
-// there is whole. Then only the newest keep snapshots of dir are kept
-// (keep < 1 keeps them all), and temporary files a crash left behind are
-// removed. It returns the snapshot's path. The snapshot is a store file of
-// its own: `clefs export -data PATH` and `clefs audit -data PATH` read it
-// while the bot runs.
+// Snapshot writes a consistent copy of the whole store into the folder dir
+// (created if missing) while the store goes on serving, as
+// clefs-<now, UTC>.db, whole or not at all, and keeps only the newest keep
+// snapshots (keep < 1: all). It returns the snapshot's path, a store file
+// that clefs export and audit read while the bot runs.
 func (s *Store) Snapshot(ctx context.Context, dir string, keep int, now time.Time) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("boltstore: snapshot: %w", err)

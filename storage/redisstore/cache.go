@@ -6,14 +6,10 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// cache remembers the players this process last wrote or read, so that
-// Update can try its compare-and-set at once, without reading the player
-// first. It is only a guess: the script checks the version, and on a
-// conflict Update carries on with the record the script returned. It holds
-// at most max players and forgets the oldest inserted first (a player
-// written again keeps its place: a busy player is read again once in a
-// while, which is cheap). game.Player is a value whose slices are never
-// modified, so cached players are shared without copying.
+// cache remembers the players this process last wrote or read, so that a
+// step tries its compare-and-set without reading first. It is only a guess
+// the script checks. It holds at most max players and forgets the oldest
+// inserted first. Cached players are values, shared without copying.
 type cache struct {
 	mu    sync.Mutex
 	max   int
@@ -59,8 +55,7 @@ func (c *cache) put(id storage.PlayerID, v storage.Versioned) {
 }
 
 // drop forgets the player: after an error, when the state in Redis is not
-// known. Its slot in the ring stays until it comes round; evicting a
-// player put again meanwhile only costs a read.
+// known.
 func (c *cache) drop(id storage.PlayerID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

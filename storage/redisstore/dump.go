@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/redis/go-redis/v9"
@@ -35,16 +36,12 @@ func (s *Store) allPlayers(ctx context.Context) ([]storage.PlayerID, error) {
 // SCAN (on every master) that hold a player, checked with HEXISTS in
 // pipelines of 256.
 func (s *Store) CountPlayers(ctx context.Context) (int, error) {
-	if s.closed.Load() {
-		return 0, storage.ErrClosed
-	}
 	ids, err := s.allPlayers(ctx)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
-	for start := 0; start < len(ids); start += 256 {
-		chunk := ids[start:min(start+256, len(ids))]
+	for chunk := range slices.Chunk(ids, 256) {
 		cmds := make([]*redis.BoolCmd, len(chunk))
 		if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for i, id := range chunk {
@@ -67,15 +64,11 @@ func (s *Store) CountPlayers(ctx context.Context) (int, error) {
 // (on every master), the source of truth, and reads them with their
 // history in pipelines of 256. It is not a snapshot: stop the bot first.
 func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer) error) error {
-	if s.closed.Load() {
-		return storage.ErrClosed
-	}
 	ids, err := s.allPlayers(ctx)
 	if err != nil {
 		return err
 	}
-	for start := 0; start < len(ids); start += 256 {
-		chunk := ids[start:min(start+256, len(ids))]
+	for chunk := range slices.Chunk(ids, 256) {
 		recs := make([]*redis.SliceCmd, len(chunk))
 		hists := make([]*redis.StringSliceCmd, len(chunk))
 		others := make([]*redis.StringSliceCmd, len(chunk))
@@ -116,9 +109,6 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer
 // ExportGuilds implements storage.Dumper: every guild with settings
 // (s:{guild}) or moderator log (a:{guild}), found with SCAN.
 func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.DecodedGuild) error) error {
-	if s.closed.Load() {
-		return storage.ErrClosed
-	}
 	seen := map[uint64]bool{}
 	for _, pat := range []string{"s:{*}", "a:{*}"} {
 		if err := s.scan(ctx, pat, func(k string) {
@@ -129,12 +119,7 @@ func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.DecodedGuild) 
 			return s.wrap("export guilds", err)
 		}
 	}
-	guilds := make([]uint64, 0, len(seen))
-	for g := range seen {
-		guilds = append(guilds, g)
-	}
-	slices.Sort(guilds)
-	for _, g := range guilds {
+	for _, g := range slices.Sorted(maps.Keys(seen)) {
 		var (
 			rec *redis.SliceCmd
 			log *redis.StringSliceCmd
@@ -170,12 +155,9 @@ func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.DecodedGuild) 
 }
 
 // Import implements storage.Dumper. It checks first that none of d's
-// players and guilds exists, then writes each player with the step's
-// script (version 1, "must not exist": a player written meanwhile is
-// ErrDuplicate; its history, reveals and leaderboard entry with it), then
-// each guild with its moderator log. Should
-// a write fail, it deletes what it wrote. It must not run while the bot
-// plays.
+// players and guilds exists, then writes each with the step's script at
+// version 1, "must not exist". Should a write fail, it deletes what it
+// wrote. It must not run while the bot plays.
 func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 	if s.closed.Load() {
 		return storage.ErrClosed
@@ -212,9 +194,9 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 	undo := func(cause error) error {
 		ctx := context.WithoutCancel(ctx)
 		var failed []error
-		for start := 0; start < len(written); start += 256 {
+		for chunk := range slices.Chunk(written, 256) {
 			_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-				for _, id := range written[start:min(start+256, len(written))] {
+				for _, id := range chunk {
 					p.Del(ctx, recordKey(id), historyKey(id), othersKey(id), revealsKey(id), opsKey(id))
 					p.ZRem(ctx, boardKey(id.Guild), member(id.User))
 				}
@@ -238,9 +220,6 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 	for i, dp := range d.Players {
 		id := dp.ID
 		name := fmt.Sprintf("players[%d] (guild %d, user %d)", i, id.Guild, id.User)
-		if err := dp.Player.CheckReveals(dp.Reveals); err != nil {
-			return undo(fmt.Errorf("%s: %w: %w", name, storage.ErrInvalid, err))
-		}
 		e, err := encodeWrite(id, 1, "", storage.Write{Player: dp.Player, History: dp.History})
 		if err == nil {
 			err = e.addReveals(dp.Reveals...)

@@ -85,10 +85,8 @@ func eachMaster(ctx context.Context, rdb redis.UniversalClient, fn func(context.
 	return fn(ctx, rdb)
 }
 
-// DeleteGuild deletes every key of guild through rdb and returns how many
-// it deleted: for tests and the load generator, which write in guilds of
-// their own. The keys all carry the hash tag {guild}, so they sit on one
-// node of a cluster, and one UNLINK per SCAN page deletes them.
+// DeleteGuild deletes every key of guild through rdb and returns how many:
+// for tests and the load generator, which write in guilds of their own.
 func DeleteGuild(ctx context.Context, rdb redis.UniversalClient, guild uint64) (int, error) {
 	var n atomic.Int64 // eachMaster runs on the masters in parallel
 	err := eachMaster(ctx, rdb, func(ctx context.Context, c redis.Cmdable) error {

@@ -54,9 +54,6 @@ func (s *Store) Load(ctx context.Context, id storage.PlayerID) (storage.Versione
 	if err := storage.ValidateID(id); err != nil {
 		return storage.Versioned{}, err
 	}
-	if s.closed.Load() {
-		return storage.Versioned{}, storage.ErrClosed
-	}
 	return s.load(ctx, id, "")
 }
 
@@ -83,9 +80,6 @@ func (s *Store) load(ctx context.Context, id storage.PlayerID, op string) (stora
 func (s *Store) Reveals(ctx context.Context, id storage.PlayerID) (game.Reveals, error) {
 	if err := storage.ValidateID(id); err != nil {
 		return nil, err
-	}
-	if s.closed.Load() {
-		return nil, storage.ErrClosed
 	}
 	vals, err := s.rdb.LRange(ctx, revealsKey(id), 0, game.MaxReveals-1).Result()
 	if err != nil {
@@ -197,9 +191,6 @@ func (s *Store) Leaderboard(ctx context.Context, guild uint64, n int, user uint6
 	if guild == 0 || n < 0 {
 		return storage.Board{}, fmt.Errorf("%w: leaderboard of guild %d, %d rows", storage.ErrInvalid, guild, n)
 	}
-	if s.closed.Load() {
-		return storage.Board{}, storage.ErrClosed
-	}
 	key := boardKey(guild)
 	var (
 		top   *redis.ZSliceCmd
@@ -259,9 +250,6 @@ func boardEntry(m string, sc float64, rank int) (storage.LeaderboardEntry, error
 func (s *Store) Players(ctx context.Context, guild uint64, fn func(user uint64) error) error {
 	if guild == 0 {
 		return fmt.Errorf("%w: guild 0", storage.ErrInvalid)
-	}
-	if s.closed.Load() {
-		return storage.ErrClosed
 	}
 	var users []uint64
 	it := s.rdb.ZScan(ctx, boardKey(guild), 0, "", 1000).Iterator()

@@ -31,9 +31,7 @@ var (
 	_ storage.Dumper = (*Store)(nil)
 )
 
-// DefaultCacheSize is how many players a Store remembers by default (see
-// WithCacheSize). A cached player weighs a few kilobytes (its last
-// game.MaxOps operations mostly).
+// DefaultCacheSize is how many players a Store remembers by default.
 const DefaultCacheSize = 4096
 
 // Option configures a Store beyond storage.Options.
@@ -64,12 +62,9 @@ func New(client redis.UniversalClient, opts storage.Options, options ...Option) 
 	return s
 }
 
-// Open parses url (see ParseURL for the accepted forms) and connects with
-// NewClient's timeouts and retries. It loads the scripts (which checks
-// that Redis answers) and checks the database's layout: a database this
-// project never wrote gets the layout marker (LayoutKey); one written by
-// a release of another layout is refused with an error wrapping
-// storage.ErrLayout, naming the key found. Nothing is rewritten.
+// Open parses url (ParseURL), loads the scripts (which checks that Redis
+// answers) and checks the database's layout (LayoutKey): one of another
+// layout is refused with an error wrapping storage.ErrLayout.
 func Open(ctx context.Context, url string, opts storage.Options, options ...Option) (*Store, error) {
 	target, err := ParseURL(url)
 	if err != nil {
@@ -91,14 +86,9 @@ func Open(ctx context.Context, url string, opts storage.Options, options ...Opti
 	return s, nil
 }
 
-// LoadScripts loads the store's scripts into Redis's script cache (on every
-// master of a cluster), so that steps run with EVALSHA from the start. It
-// is optional: a step falls back to EVAL when Redis lacks a script (after
-// SCRIPT FLUSH, or on a replica promoted by a failover).
+// LoadScripts loads the store's scripts on every master, so that steps run
+// with EVALSHA from the start. It is optional: a step falls back to EVAL.
 func (s *Store) LoadScripts(ctx context.Context) error {
-	if s.closed.Load() {
-		return storage.ErrClosed
-	}
 	for _, sc := range []*redis.Script{playerScript, casScript} {
 		if err := sc.Load(ctx, s.rdb).Err(); err != nil {
 			return s.wrap("load scripts", err)
@@ -123,15 +113,12 @@ func (s *Store) Close() error {
 
 // Ping checks that Redis answers.
 func (s *Store) Ping(ctx context.Context) error {
-	if s.closed.Load() {
-		return storage.ErrClosed
-	}
 	return s.wrap("ping", s.rdb.Ping(ctx).Err())
 }
 
 // wrap turns a Redis error into the package's own: storage.ErrClosed once
-// closed, the error with the operation's name otherwise. redis.Nil never
-// reaches it: callers translate it where it means "absent".
+// closed, else the error with the operation's name. Callers translate
+// redis.Nil themselves.
 func (s *Store) wrap(op string, err error) error {
 	switch {
 	case err == nil:

@@ -40,51 +40,37 @@ const URLForms = "redis://[[user]:pass@]host:port[/db], rediss://… (TLS), unix
 	"redis+cluster://[[user]:pass@]host:port,host:port,… (rediss+cluster:// for TLS), " +
 	"redis+sentinel://[[user]:pass@]host:port,host:port,…[/db]?master_name=NAME (rediss+sentinel:// for TLS)"
 
-// The client settings NewClient applies where the URL does not set them.
-// A command gives up after at most 1+DefaultMaxRetries attempts (1+
-// DefaultMaxRedirects on a cluster, where redirections count too), each
-// bounded by DefaultDialTimeout if it must dial, then DefaultWriteTimeout and
-// DefaultReadTimeout, and all of it by the caller's context deadline.
+// The client settings ParseURL applies where the URL does not set them; the
+// caller's context deadline bounds them all.
 const (
 	// DefaultDialTimeout bounds a connection attempt (go-redis: 5s). Redis
 	// answers a connect in microseconds on a LAN; 2s is a dead host.
 	DefaultDialTimeout = 2 * time.Second
 	// DefaultDialerRetries is how many times a connection is attempted per
-	// command attempt (go-redis counts the first one; its default is 5).
-	// One: command retries already re-dial, after a backoff; five dials per
-	// attempt would multiply the wait on a dead host by five.
+	// command attempt (go-redis: 5): command retries already re-dial.
 	DefaultDialerRetries = 1
 	// DefaultReadTimeout bounds the wait for a reply (go-redis: 5s). Every
 	// step is one short script; 3s without a reply is a stalled server.
 	DefaultReadTimeout = 3 * time.Second
 	// DefaultWriteTimeout bounds writing a command (go-redis: ReadTimeout).
 	DefaultWriteTimeout = 3 * time.Second
-	// DefaultPoolTimeout bounds the wait for a free connection when all are
-	// busy: ReadTimeout plus 1s (go-redis's own rule, written out), enough
-	// for a connection stuck on a timing-out command to come back.
+	// DefaultPoolTimeout bounds the wait for a free connection: ReadTimeout
+	// plus 1s (go-redis's own rule, written out).
 	DefaultPoolTimeout = DefaultReadTimeout + time.Second
 	// DefaultMaxRetries is how many times a single or Sentinel client retries
-	// a command that failed in a way that may pass: a network error, a read
-	// timeout, LOADING, READONLY or MASTERDOWN (go-redis: 3). Two: one retry
-	// rides over a dropped connection, the second over a Sentinel failover
-	// whose first retry still reached the demoted master; a stall longer
-	// than that fails in about 10s (3 attempts of 3s, plus backoff below
-	// 1s), inside SHUTDOWN_TIMEOUT, instead of 13s.
-	//
-	// A retried command may run twice on the server: a read timeout does not
-	// say whether Redis ran the command, only that its reply did not come.
-	// That is why every change the store makes carries an operation ID and
-	// is applied once whatever the number of times it is sent.
+	// a command that failed in a way that may pass (go-redis: 3): one retry
+	// rides over a dropped connection, the second over a Sentinel failover;
+	// a longer stall fails in about 10s, inside SHUTDOWN_TIMEOUT. A retried
+	// command may run twice: every change carries an operation ID.
 	DefaultMaxRetries = 2
 	// DefaultMaxRedirects is a cluster client's budget of attempts beyond the
-	// first, spent on MOVED/ASK redirections and on the same retryable errors
-	// (go-redis: 3). Its node clients do not retry by themselves (MaxRetries
-	// -1, go-redis's cluster default), or the two budgets would multiply.
+	// first, redirections and retries together (go-redis: 3); its node
+	// clients do not retry by themselves, or the budgets would multiply.
 	DefaultMaxRedirects = 3
 )
 
 // Target is a parsed Redis URL: its Mode and the go-redis options of that
-// mode (the others are nil), NewClient's defaults already applied.
+// mode (the others are nil), the defaults applied.
 type Target struct {
 	Mode     Mode
 	Single   *redis.Options
@@ -179,14 +165,8 @@ func ParseURL(rawURL string) (Target, error) {
 	switch mode {
 	case Single:
 		t.Single, err = redis.ParseURL(plain)
-		if err == nil {
-			o := t.Single
-			setDefault(&o.DialTimeout, DefaultDialTimeout)
-			setDefault(&o.DialerRetries, DefaultDialerRetries)
-			setDefault(&o.ReadTimeout, DefaultReadTimeout)
-			setDefault(&o.WriteTimeout, DefaultWriteTimeout)
-			setDefault(&o.PoolTimeout, DefaultPoolTimeout)
-			setDefault(&o.MaxRetries, DefaultMaxRetries)
+		if o := t.Single; err == nil {
+			setDefaults(&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.DialerRetries, &o.MaxRetries, DefaultMaxRetries)
 			o.ContextTimeoutEnabled = true
 		}
 	case Cluster:
@@ -199,12 +179,7 @@ func ParseURL(rawURL string) (Target, error) {
 			if o.ReadOnly || o.RouteByLatency || o.RouteRandomly {
 				return Target{}, bad("read_only, route_by_latency and route_randomly are not supported: the store reads its own writes, from the masters")
 			}
-			setDefault(&o.DialTimeout, DefaultDialTimeout)
-			setDefault(&o.DialerRetries, DefaultDialerRetries)
-			setDefault(&o.ReadTimeout, DefaultReadTimeout)
-			setDefault(&o.WriteTimeout, DefaultWriteTimeout)
-			setDefault(&o.PoolTimeout, DefaultPoolTimeout)
-			setDefault(&o.MaxRetries, -1)
+			setDefaults(&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.DialerRetries, &o.MaxRetries, -1)
 			setDefault(&o.MaxRedirects, DefaultMaxRedirects)
 			o.ContextTimeoutEnabled = true
 		}
@@ -218,12 +193,7 @@ func ParseURL(rawURL string) (Target, error) {
 			if o.RouteByLatency || o.RouteRandomly || o.ReplicaOnly {
 				return Target{}, bad("route_by_latency, route_randomly and replica_only are not supported: the store reads its own writes, from the master")
 			}
-			setDefault(&o.DialTimeout, DefaultDialTimeout)
-			setDefault(&o.DialerRetries, DefaultDialerRetries)
-			setDefault(&o.ReadTimeout, DefaultReadTimeout)
-			setDefault(&o.WriteTimeout, DefaultWriteTimeout)
-			setDefault(&o.PoolTimeout, DefaultPoolTimeout)
-			setDefault(&o.MaxRetries, DefaultMaxRetries)
+			setDefaults(&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.DialerRetries, &o.MaxRetries, DefaultMaxRetries)
 			o.ContextTimeoutEnabled = true
 		}
 	}
@@ -247,9 +217,18 @@ func (e *URLError) Error() string {
 // Unwrap returns storage.ErrInvalid.
 func (e *URLError) Unwrap() error { return storage.ErrInvalid }
 
-// setDefault sets *p to def if it is zero, go-redis's "unset". (go-redis
-// reads -1 as "none" for the durations and retries: a URL saying
-// max_retries=-1 or read_timeout=-1 keeps its meaning.)
+// setDefaults gives the options of every mode the Default… timeouts and
+// dialer retries, and retries, where the URL left them zero (go-redis's
+// "unset"; its -1, "none", keeps its meaning).
+func setDefaults(dial, read, write, pool *time.Duration, dialerRetries, maxRetries *int, retries int) {
+	setDefault(dial, DefaultDialTimeout)
+	setDefault(read, DefaultReadTimeout)
+	setDefault(write, DefaultWriteTimeout)
+	setDefault(pool, DefaultPoolTimeout)
+	setDefault(dialerRetries, DefaultDialerRetries)
+	setDefault(maxRetries, retries)
+}
+
 func setDefault[T comparable](p *T, def T) {
 	var zero T
 	if *p == zero {
@@ -269,16 +248,7 @@ func (t Target) Client() redis.UniversalClient {
 	return redis.NewClient(t.Single)
 }
 
-// NewClient returns the client for url (see ParseURL for the forms),
-// without connecting.
-//
-// Its timeouts and retries are those of the URL's query parameters, or
-// else the Default… constants above, the same in the three modes: 2s to
-// dial (one dial per attempt), 3s to write a command and 3s to read its
-// reply, 4s to wait for a free connection, 2 retries (a cluster: 3
-// redirections or retries), and the caller's context deadline honoured
-// (ContextTimeoutEnabled). A retried command may run twice on the server,
-// which is why every change carries an operation ID.
+// NewClient returns the client for url (ParseURL), without connecting.
 func NewClient(url string) (redis.UniversalClient, error) {
 	t, err := ParseURL(url)
 	if err != nil {
@@ -287,11 +257,8 @@ func NewClient(url string) (redis.UniversalClient, error) {
 	return t.Client(), nil
 }
 
-// RedactURL returns rawURL fit for logs and error messages: the password of
-// its user information and its password query parameter (Sentinel URLs)
-// become "xxxxx". It takes any string, such as a mistyped REDIS_URL: one that
-// does not parse as a URL with a host keeps only what precedes its query
-// and follows its last '@'.
+// RedactURL returns rawURL, any string, fit for logs and error messages:
+// its passwords become "xxxxx".
 func RedactURL(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Opaque != "" {

@@ -44,34 +44,42 @@ func (d DumpPlayer) Game(record string) (guild, user uint64, p game.Player, hist
 	if p, err = d.Player.Game(record); err != nil {
 		return
 	}
-	if len(d.History) > game.MaxHistory {
-		err = fieldErr(record, "h", "%d lines, at most %d", len(d.History), game.MaxHistory)
+	if hist, reveals, err = linesOf(record, d.History, d.Reveals); err != nil {
 		return
-	}
-	for i, l := range d.History {
-		e, lerr := l.Game(record + fmt.Sprintf(" h[%d]", i))
-		if lerr != nil {
-			err = lerr
-			return
-		}
-		hist = append(hist, e)
-	}
-	if herr := game.CheckHistory(hist); herr != nil {
-		err = &FieldError{Record: record, Field: "h", Err: herr}
-		return
-	}
-	for i, r := range d.Reveals {
-		gr, rerr := r.Game(record + fmt.Sprintf(" r[%d]", i))
-		if rerr != nil {
-			err = rerr
-			return
-		}
-		reveals = append(reveals, gr)
 	}
 	if cerr := p.CheckReveals(reveals); cerr != nil {
 		err = &FieldError{Record: record, Field: "r", Err: cerr}
 	}
 	return
+}
+
+// linesOf returns the history h and the reveals r of record, each line and
+// reveal checked, and the history against game.CheckHistory; the reveals'
+// chain is the caller's to check.
+func linesOf(record string, h []Line, r []Reveal) ([]game.Entry, game.Reveals, error) {
+	if len(h) > game.MaxHistory {
+		return nil, nil, fieldErr(record, "h", "%d lines, at most %d", len(h), game.MaxHistory)
+	}
+	var hist []game.Entry
+	for i, l := range h {
+		e, err := l.Game(fmt.Sprintf("%s h[%d]", record, i))
+		if err != nil {
+			return nil, nil, err
+		}
+		hist = append(hist, e)
+	}
+	if err := game.CheckHistory(hist); err != nil {
+		return nil, nil, &FieldError{Record: record, Field: "h", Err: err}
+	}
+	var reveals game.Reveals
+	for i, x := range r {
+		gr, err := x.Game(fmt.Sprintf("%s r[%d]", record, i))
+		if err != nil {
+			return nil, nil, err
+		}
+		reveals = append(reveals, gr)
+	}
+	return hist, reveals, nil
 }
 
 // Snowflake reads a Discord ID written as a decimal string: 1..2^64−1.

@@ -115,10 +115,9 @@ func EncodeGuild(g game.Guild) ([]byte, error) {
 	return b, nil
 }
 
-// DecodeGuild reads the guild record b; record names it in errors
-// ("s:{1}"). It refuses, with a *FieldError, an unknown version, an
-// unknown field and a value out of bounds, and returns only a guild that
-// passes game.Guild.Check.
+// DecodeGuild reads the guild record b, strictly; record names it in
+// errors ("s:{1}"), which are *FieldError. The guild passes
+// game.Guild.Check.
 func DecodeGuild(record string, b []byte) (game.Guild, error) {
 	var r GuildRecord
 	if err := decode(record, b, &r); err != nil {

@@ -20,18 +20,15 @@ type Line struct {
 	Lot     string `json:"l,omitempty"` // chest: the lot (as Chest.l)
 	Amount  int64  `json:"a,omitempty"` // cents moved, signed: prize − stake for a play, the prize for a chest, the bonus, the grant, new − old balance for set-balance and reset
 	Balance int64  `json:"b"`           // the balance after, cents
-	// What verifying the draw needs (docs/FAIRNESS.md); absent in lines
-	// written before it was recorded. A play records the keys held before
-	// its draw and the grid shown, a chest its number; both record the
-	// commitment shown for the seed that drew them.
+	// What verifying the draw needs (docs/FAIRNESS.md), absent in older
+	// lines: a play's keys held before and grid, a chest's number, and the
+	// commitment shown.
 	KeysBefore *int   `json:"kb,omitempty"`
 	Grid       string `json:"g,omitempty"`
 	Chest      uint64 `json:"c,omitempty"`
 	Commitment string `json:"cm,omitempty"` // 64 hex digits
-	// After places a line other than a play among the plays, which are
-	// kept in a list apart (game.MainLine): it was written after ticket n
-	// was drawn (0: none yet) and before the next. Absent in plays and in
-	// lines written before the lists were split.
+	// After places a line other than a play among the plays (Entry.After);
+	// absent in plays and older lines.
 	After *uint64 `json:"n,omitempty"`
 }
 
@@ -102,11 +99,11 @@ func (l Line) Game(record string) (game.Entry, error) {
 	case !chest && l.Lot != "":
 		return game.Entry{}, fieldErr(record, "l", "a %q line with a lot", l.Kind)
 	case play:
-		if e.Tier, ok = tierNamed(l.Tier); !ok {
+		if e.Tier, ok = named(l.Tier, game.Tier(game.NumTiers)); !ok {
 			return game.Entry{}, fieldErr(record, "tr", "unknown tier %q", l.Tier)
 		}
 	case chest:
-		if e.Lot, ok = lotNamed(l.Lot); !ok {
+		if e.Lot, ok = named(l.Lot, game.Lot(game.NumLots)); !ok {
 			return game.Entry{}, fieldErr(record, "l", "unknown lot %q", l.Lot)
 		}
 	}

@@ -200,10 +200,9 @@ func EncodePlayer(p game.Player) ([]byte, error) {
 	return b, nil
 }
 
-// DecodePlayer reads the player record b; record names it in errors
-// ("p:{1:2}"). It refuses, with a *FieldError, an unknown version, an
-// unknown field, and a value out of bounds, and returns only a player
-// that passes game.Player.Check.
+// DecodePlayer reads the player record b, strictly; record names it in
+// errors ("p:{1:2}"), which are *FieldError. The player passes
+// game.Player.Check.
 func DecodePlayer(record string, b []byte) (game.Player, error) {
 	var r Player
 	if err := decode(record, b, &r); err != nil {
@@ -212,10 +211,9 @@ func DecodePlayer(record string, b []byte) (game.Player, error) {
 	return r.Game(record)
 }
 
-// EncodePlayerParts is EncodePlayer in two parts: the record without its
-// seeds (sd), and the seeds' object. The Redis store keeps them in two
-// fields of the player's hash, so that a click, which rarely changes the
-// seeds, does not send their 200 bytes again.
+// EncodePlayerParts is EncodePlayer in two parts, the record without its
+// seeds and the seeds (sd), so that a click, which rarely changes the
+// seeds, need not send them again.
 func EncodePlayerParts(p game.Player) (rest, seeds []byte, err error) {
 	if err := p.Check(); err != nil {
 		return nil, nil, fmt.Errorf("schema: encode player: %w", err)
@@ -251,10 +249,9 @@ func DecodePlayerParts(record string, rest, seeds []byte) (game.Player, error) {
 	return r.Game(record)
 }
 
-// DecodeSeeds reads a player's fairness records on their own (the object
-// sd; Redis keeps it in a field of its own), for what can be kept of a
-// record that does not decode whole: a player holding only them, with the
-// ticket and chest counts at which its seed began. Errors as DecodePlayer.
+// DecodeSeeds reads a player's fairness records (sd) on their own, for
+// what can be kept of a record that does not decode whole: a player
+// holding only them. Errors as DecodePlayer.
 func DecodeSeeds(record string, b []byte) (game.Player, error) {
 	var sd Seeds
 	if err := decode(record, b, &sd); err != nil {
@@ -343,7 +340,7 @@ func (r Player) Game(record string) (game.Player, error) {
 
 // game returns the draw o stores; field names it in errors.
 func (o Outcome) game(record, field string) (game.Outcome, error) {
-	tier, ok := tierNamed(o.Tier)
+	tier, ok := named(o.Tier, game.Tier(game.NumTiers))
 	if !ok {
 		return game.Outcome{}, fieldErr(record, field+".tr", "unknown tier %q", o.Tier)
 	}
@@ -359,7 +356,7 @@ func (o Outcome) game(record, field string) (game.Outcome, error) {
 }
 
 func (c Chest) game(record, field string) (game.Chest, error) {
-	lot, ok := lotNamed(c.Lot)
+	lot, ok := named(c.Lot, game.Lot(game.NumLots))
 	if !ok {
 		return game.Chest{}, fieldErr(record, field+".l", "unknown lot %q", c.Lot)
 	}
@@ -373,7 +370,7 @@ func (c Care) game(record string) (game.Care, error) {
 	var out game.Care
 	tr := timeReader{record: record}
 	for name, l := range c.Limits {
-		k, ok := limitNamed(name)
+		k, ok := named(name, game.LimitKind(game.NumLimits))
 		if !ok {
 			return game.Care{}, fieldErr(record, "cr.l", "unknown limit %q", name)
 		}
@@ -398,28 +395,14 @@ func (c Care) game(record string) (game.Care, error) {
 	return out, tr.err
 }
 
-func tierNamed(s string) (game.Tier, bool) {
-	for t := range game.Tier(game.NumTiers) {
-		if t.String() == s {
-			return t, true
-		}
-	}
-	return 0, false
-}
-
-func lotNamed(s string) (game.Lot, bool) {
-	for l := range game.Lot(game.NumLots) {
-		if l.String() == s {
-			return l, true
-		}
-	}
-	return 0, false
-}
-
-func limitNamed(s string) (game.LimitKind, bool) {
-	for k := range game.LimitKind(game.NumLimits) {
-		if k.String() == s {
-			return k, true
+// named returns the value of 0..n-1 whose String is s.
+func named[T interface {
+	~uint8 | ~int
+	String() string
+}](s string, n T) (T, bool) {
+	for v := T(0); v < n; v++ {
+		if v.String() == s {
+			return v, true
 		}
 	}
 	return 0, false

@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/lesclefsdutresor/clefs/game"
@@ -12,12 +11,8 @@ import (
 const PublicExportVersion = 1
 
 // PublicExport is one player's fairness data without any secret: the
-// history lines kept and the server seeds revealed, oldest first, as a
-// store keeps them (Line, Reveal). It holds no player record, hence never
-// the current or the next server seed; everything in it was already shown
-// to the player. /fairness export and clefs export -public write it, the
-// verification page and clefs verify -export read it (docs/STORAGE.md,
-// "Public export").
+// history lines kept and the server seeds revealed, oldest first; nothing
+// the player was not already shown (docs/STORAGE.md, "Public export").
 type PublicExport struct {
 	Version int      `json:"v"`     // PublicExportVersion
 	Guild   string   `json:"guild"` // snowflake, decimal
@@ -50,12 +45,8 @@ type PublicPlayer struct {
 	Reveals     game.Reveals // oldest first
 }
 
-// DecodePublicExport reads a public export; record names it in errors
-// (a file's name). It is strict as every decoder of the package (an
-// unknown version or field is an error wrapping ErrInvalid), and checks
-// each line, each reveal, and the reveals' chain: numbered and ranged in
-// order (game.Player.CheckReveals, against the seed that follows the last
-// reveal, which the export does not show).
+// DecodePublicExport reads a public export, strictly; record names it in
+// errors. It checks each line, each reveal, and the reveals' chain.
 func DecodePublicExport(record string, b []byte) (PublicPlayer, error) {
 	var x PublicExport
 	if err := decode(record, b, &x); err != nil {
@@ -72,28 +63,11 @@ func DecodePublicExport(record string, b []byte) (PublicPlayer, error) {
 	if out.User, err = Snowflake(record, "user", x.User); err != nil {
 		return PublicPlayer{}, err
 	}
-	if len(x.History) > game.MaxHistory {
-		return PublicPlayer{}, fieldErr(record, "h", "%d lines, at most %d", len(x.History), game.MaxHistory)
-	}
 	if len(x.Reveals) > game.MaxReveals {
 		return PublicPlayer{}, fieldErr(record, "r", "%d revealed seeds, at most %d", len(x.Reveals), game.MaxReveals)
 	}
-	for i, l := range x.History {
-		e, err := l.Game(record + fmt.Sprintf(" h[%d]", i))
-		if err != nil {
-			return PublicPlayer{}, err
-		}
-		out.History = append(out.History, e)
-	}
-	for i, r := range x.Reveals {
-		gr, err := r.Game(record + fmt.Sprintf(" r[%d]", i))
-		if err != nil {
-			return PublicPlayer{}, err
-		}
-		out.Reveals = append(out.Reveals, gr)
-	}
-	if err := game.CheckHistory(out.History); err != nil {
-		return PublicPlayer{}, &FieldError{Record: record, Field: "h", Err: err}
+	if out.History, out.Reveals, err = linesOf(record, x.History, x.Reveals); err != nil {
+		return PublicPlayer{}, err
 	}
 	if err := game.AfterReveals(out.Reveals).CheckReveals(out.Reveals); err != nil {
 		return PublicPlayer{}, &FieldError{Record: record, Field: "r", Err: err}
