@@ -69,24 +69,27 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// checkPhases checks that every phase finished tickets and opened chests,
-// without errors nor refusals, and that each answered every kind of
-// interaction of its Mix, or every Activity request. Timings are never
-// checked.
+// checkPhases checks that every phase finished tickets, without errors
+// nor refusals, and that each answered every kind of interaction of its
+// Mix, or every Activity request; a chest comes every third ticket of a
+// player (keyDrawer), so the chests are counted over the run, not per
+// phase, whose length is a time: timings are never checked.
 func checkPhases(t *testing.T, rep *Report, want int) {
 	t.Helper()
 	if len(rep.Phases) != want {
 		t.Fatalf("%d phases, want %d", len(rep.Phases), want)
 	}
+	var chests int64
 	for _, ph := range rep.Phases {
-		if ph.Cycles == 0 || ph.Chests == 0 || ph.Errors != 0 || len(ph.Refused) != 0 {
-			t.Errorf("%s: %d cycles, %d chests, %d errors, refused %q; first errors %q", ph.Name, ph.Cycles, ph.Chests, ph.Errors, ph.Refused, rep.FirstErrors)
+		chests += ph.Chests
+		if ph.Cycles == 0 || ph.Errors != 0 || len(ph.Refused) != 0 {
+			t.Errorf("%s: %d cycles, %d errors, refused %q; first errors %q", ph.Name, ph.Cycles, ph.Errors, ph.Refused, rep.FirstErrors)
 		}
-		kinds := []string{"activity session", "activity buy", KindActivityReveal, "activity chest", "activity daily", "activity state"}
+		kinds := []string{"activity session", "activity buy", KindActivityReveal, "activity daily", "activity state"}
 		if strings.HasSuffix(ph.Name, "-plays") {
-			kinds = []string{KindPlay, KindAuto, KindChest}
+			kinds = []string{KindPlay, KindAuto}
 		} else if !strings.HasSuffix(ph.Name, "-activity") {
-			kinds = []string{KindChest}
+			kinds = nil
 			for _, mv := range Mix {
 				kinds = append(kinds, mv.kind)
 			}
@@ -96,6 +99,9 @@ func checkPhases(t *testing.T, rep *Report, want int) {
 				t.Errorf("%s: no %q answered", ph.Name, k)
 			}
 		}
+	}
+	if chests == 0 {
+		t.Error("no chest opened in the whole run")
 	}
 	if a := rep.Audit; a.Plays < a.Cycles || a.Cycles == 0 || len(a.Unbalanced) != 0 {
 		t.Errorf("audit: %+v", a)
