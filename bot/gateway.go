@@ -87,12 +87,8 @@ type GatewayOptions struct {
 // (registration, answers, edits). Create it with NewGateway, run it with
 // Run. Its methods are safe for concurrent use.
 type Gateway struct {
+	base
 	opts  GatewayOptions
-	log   *slog.Logger
-	obs   Observer
-	rest  *discordgo.Session
-	h     Handler
-	track *tracker
 	ready chan struct{}
 
 	mu      sync.Mutex
@@ -142,9 +138,6 @@ func (g *Gateway) shardDown(sh *shard) {
 
 // NewGateway checks the options; nothing connects before Run.
 func NewGateway(opts GatewayOptions, h Handler) (*Gateway, error) {
-	if h == nil {
-		return nil, errors.New("bot: no handler")
-	}
 	if opts.ShardCount < 0 {
 		return nil, fmt.Errorf("bot: shard count %d", opts.ShardCount)
 	}
@@ -159,9 +152,6 @@ func NewGateway(opts GatewayOptions, h Handler) (*Gateway, error) {
 	if opts.IdentifyInterval <= 0 {
 		opts.IdentifyInterval = DefaultIdentifyInterval
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
 	if opts.DisconnectGrace < 0 {
 		return nil, fmt.Errorf("bot: disconnect grace %v: want 0 (the default) or more", opts.DisconnectGrace)
 	}
@@ -171,21 +161,11 @@ func NewGateway(opts GatewayOptions, h Handler) (*Gateway, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	ro, _ := opts.Observer.(RESTObserver) // *metrics.Metrics is one
-	rest, err := NewSession(opts.Token, opts.APIBase, TransportOptions{Observer: ro, Logger: opts.Logger})
+	b, err := newBase(h, opts.Token, opts.APIBase, opts.LogLevel, opts.Observer, opts.Logger, opts.ShutdownTimeout)
 	if err != nil {
 		return nil, err
 	}
-	rest.LogLevel = opts.LogLevel
-	g := &Gateway{
-		opts: opts, log: opts.Logger, obs: opts.Observer, rest: rest, h: h,
-		track: newTracker(h, opts.Logger, opts.ShutdownTimeout),
-		ready: make(chan struct{}),
-	}
-	if g.obs == nil {
-		g.obs = nopObserver{}
-	}
-	return g, nil
+	return &Gateway{base: b, opts: opts, ready: make(chan struct{})}, nil
 }
 
 // Ready is closed once every shard is connected and the commands registered.
@@ -264,13 +244,8 @@ func (g *Gateway) Health(context.Context) error {
 // starting fails; a clean shutdown, even one asked for while starting,
 // returns nil.
 func (g *Gateway) Run(ctx context.Context) error {
-	err := g.start(ctx)
-	if err != nil {
-		serr := g.shutdown()
-		if ctx.Err() != nil {
-			return serr // stopped while starting: a clean shutdown
-		}
-		return errors.Join(err, serr)
+	if err := g.start(ctx); err != nil {
+		return startFailed(ctx, err, g.shutdown)
 	}
 	close(g.ready)
 	ids, count := g.Shards()
@@ -297,11 +272,10 @@ func (g *Gateway) start(ctx context.Context) error {
 	} else if last := ids[len(ids)-1]; last >= count {
 		return fmt.Errorf("bot: shard %d does not exist: the bot has %d shards", last, count)
 	}
-	appID, err := ApplicationID(g.rest)
+	appID, err := g.setUp(ctx, g.opts.GuildID, ids[0] == 0)
 	if err != nil {
 		return err
 	}
-	installEmojis(ctx, g.rest, appID, g.h, g.log)
 	responder := newRESTResponder(g.rest, appID)
 	shards := make([]*shard, len(ids))
 	for k, id := range ids {
@@ -319,12 +293,6 @@ func (g *Gateway) start(ctx context.Context) error {
 	g.mu.Lock()
 	g.shards, g.count = shards, count
 	g.mu.Unlock()
-
-	if ids[0] == 0 {
-		if err := registerCommands(ctx, g.rest, appID, g.opts.GuildID, g.h, g.log); err != nil {
-			return err
-		}
-	}
 
 	batch := max(gb.SessionStartLimit.MaxConcurrency, 1)
 	for k, sh := range shards {

@@ -73,13 +73,9 @@ type EndpointOptions struct {
 // sharing one Redis store. Create it with NewEndpoint; it is an
 // http.Handler, and Run serves it on Addr.
 type Endpoint struct {
+	base
 	opts  EndpointOptions
-	log   *slog.Logger
 	ilog  *slog.Logger // log, for the interactions: with transport=http
-	obs   Observer
-	rest  *discordgo.Session
-	h     Handler
-	track *tracker
 	mux   *http.ServeMux
 	now   func() time.Time
 	state atomic.Int32 // endpointStarting, endpointServing or endpointStopped
@@ -92,29 +88,16 @@ type Endpoint struct {
 
 // NewEndpoint checks the options; nothing listens before Run.
 func NewEndpoint(opts EndpointOptions, h Handler) (*Endpoint, error) {
-	if h == nil {
-		return nil, errors.New("bot: no handler")
+	b, err := newBase(h, opts.Token, opts.APIBase, opts.LogLevel, opts.Observer, opts.Logger, opts.ShutdownTimeout)
+	if err != nil {
+		return nil, err
 	}
 	if len(opts.PublicKey) != ed25519.PublicKeySize {
 		return nil, errors.New("bot: the HTTP endpoint needs the application's public key")
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	ro, _ := opts.Observer.(RESTObserver) // *metrics.Metrics is one
-	rest, err := NewSession(opts.Token, opts.APIBase, TransportOptions{Observer: ro, Logger: opts.Logger})
-	if err != nil {
-		return nil, err
-	}
-	rest.LogLevel = opts.LogLevel
 	e := &Endpoint{
-		opts: opts, log: opts.Logger, ilog: opts.Logger.With("transport", "http"), obs: opts.Observer, rest: rest,
-		h:     h,
-		track: newTracker(h, opts.Logger, opts.ShutdownTimeout),
-		mux:   http.NewServeMux(), now: opts.Now, seen: map[string]time.Time{},
-	}
-	if e.obs == nil {
-		e.obs = nopObserver{}
+		base: b, opts: opts, ilog: b.log.With("transport", "http"),
+		mux: http.NewServeMux(), now: opts.Now, seen: map[string]time.Time{},
 	}
 	if e.now == nil {
 		e.now = time.Now
@@ -179,11 +162,7 @@ func (e *Endpoint) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	}
 
 	if err := e.Register(ctx); err != nil {
-		serr := stop()
-		if ctx.Err() != nil {
-			return serr
-		}
-		return errors.Join(err, serr)
+		return startFailed(ctx, err, stop)
 	}
 	e.log.Info("interactions endpoint running", "addr", ln.Addr().String(), "path", "/interactions")
 	e.state.Store(endpointServing)
@@ -198,19 +177,14 @@ func (e *Endpoint) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	return stop()
 }
 
-// Register reads the application's ID, uploads the handler's emojis when
-// it is an EmojiHandler (a failure there is only logged) and registers the
-// commands.
+// Register sets the endpoint up as Run does before it serves: the
+// application's ID, the emojis and the commands.
 func (e *Endpoint) Register(ctx context.Context) error {
-	appID, err := ApplicationID(e.rest)
-	if err != nil {
-		return err
-	}
+	appID, err := e.setUp(ctx, e.opts.GuildID, true)
 	e.mu.Lock()
 	e.appID = appID
 	e.mu.Unlock()
-	installEmojis(ctx, e.rest, appID, e.h, e.log)
-	return registerCommands(ctx, e.rest, appID, e.opts.GuildID, e.h, e.log)
+	return err
 }
 
 // refuse answers a request the endpoint does not serve, with a plain-text
