@@ -164,7 +164,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c := Config{
 		Token:             l.token("DISCORD_TOKEN"),
 		GuildID:           l.snowflake("DISCORD_GUILD_ID"),
-		APIBase:           l.baseURL("DISCORD_API_BASE", DefaultAPIBase),
+		APIBase:           l.absURL("DISCORD_API_BASE", DefaultAPIBase, httpURL, "scheme must be http or https"),
 		RedisURL:          l.redisURL("REDIS_URL"),
 		DataPath:          l.str("DATA_PATH", DefaultDataPath),
 		BackupDir:         l.str("BACKUP_DIR", ""),
@@ -180,7 +180,7 @@ func Load(getenv func(string) string) (Config, error) {
 		MetricsAddr:       l.hostPort("METRICS_ADDR"),
 		PublicAddr:        l.hostPort("PUBLIC_ADDR"),
 		ClientSecret:      l.secret("DISCORD_CLIENT_SECRET"),
-		PublicURL:         l.publicURL("PUBLIC_URL"),
+		PublicURL:         l.absURL("PUBLIC_URL", "", secureURL, secureURLWant),
 		ShardCount:        l.shardCount("SHARD_COUNT"),
 		ShutdownTimeout:   l.duration("SHUTDOWN_TIMEOUT", DefaultShutdownTimeout, time.Millisecond),
 		Hidden:            l.emoji("EMOJI_HIDDEN"),
@@ -284,7 +284,10 @@ func (l *loader) snowflake(name string) string {
 	return v
 }
 
-func (l *loader) baseURL(name, def string) string {
+// absURL reads an absolute URL whose scheme ok accepts (else the error
+// says want), with a host and without user info, query or fragment. The
+// trailing slash is dropped.
+func (l *loader) absURL(name, def string, ok func(*url.URL) bool, want string) string {
 	v := l.get(name)
 	if v == "" {
 		return def
@@ -293,46 +296,27 @@ func (l *loader) baseURL(name, def string) string {
 	switch {
 	case err != nil:
 		l.fail(name, "%q is not a URL: %v", v, err)
-		return ""
-	case u.Scheme != "http" && u.Scheme != "https":
-		l.fail(name, "%q: scheme must be http or https", v)
-		return ""
+	case !ok(u):
+		l.fail(name, "%q: %s", v, want)
 	case u.Host == "":
 		l.fail(name, "%q: missing host", v)
-		return ""
-	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
-		l.fail(name, "%q: must not have a query, fragment or user info", v)
-		return ""
-	}
-	return strings.TrimRight(v, "/")
-}
-
-// publicURL reads PUBLIC_URL: empty, or an absolute https:// URL (or
-// http:// on localhost or 127.0.0.1, secure contexts too) without user
-// info, query or fragment. The trailing slash is dropped.
-func (l *loader) publicURL(name string) string {
-	v := l.get(name)
-	if v == "" {
-		return ""
-	}
-	u, err := url.Parse(v)
-	if err != nil {
-		l.fail(name, "%q is not a URL: %v", v, err)
-		return ""
-	}
-	local := u.Scheme == "http" && (u.Hostname() == "localhost" || u.Hostname() == "127.0.0.1")
-	switch {
-	case u.Scheme != "https" && !local:
-		l.fail(name, "%q: must be an https:// URL: the verification page uses WebCrypto, which browsers allow only in a secure context (http:// only on localhost or 127.0.0.1)", v)
-		return ""
-	case u.Host == "":
-		l.fail(name, "%q: missing host", v)
-		return ""
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.User != nil:
 		l.fail(name, "%q: must not have a query, fragment or user info", v)
-		return ""
+	default:
+		return strings.TrimRight(v, "/")
 	}
-	return strings.TrimRight(v, "/")
+	return ""
+}
+
+// httpURL accepts DISCORD_API_BASE's schemes.
+func httpURL(u *url.URL) bool { return u.Scheme == "http" || u.Scheme == "https" }
+
+const secureURLWant = "must be an https:// URL: the verification page uses WebCrypto, which browsers allow only in a secure context (http:// only on localhost or 127.0.0.1)"
+
+// secureURL accepts PUBLIC_URL's schemes: https, or http on localhost or
+// 127.0.0.1, secure contexts too.
+func secureURL(u *url.URL) bool {
+	return u.Scheme == "https" || (u.Scheme == "http" && (u.Hostname() == "localhost" || u.Hostname() == "127.0.0.1"))
 }
 
 // redisURL reads REDIS_URL, checked by the store's own parser
@@ -569,15 +553,7 @@ var slogLevels = map[string]slog.Level{
 }
 
 func (l *loader) level(name string) slog.Level {
-	switch v := l.oneOf(name, "info", "debug", "info", "warn", "error"); v {
-	case "debug":
-		return slog.LevelDebug
-	case "warn":
-		return slog.LevelWarn
-	case "error":
-		return slog.LevelError
-	}
-	return slog.LevelInfo
+	return slogLevels[l.oneOf(name, "info", "debug", "info", "warn", "error")]
 }
 
 func (l *loader) hostPort(name string) string {
