@@ -214,7 +214,7 @@ func (r restResponder) Respond(ctx context.Context, i *discordgo.Interaction, re
 	}
 	if err := r.request(ctx, http.MethodPost, discordgo.EndpointInteractionResponse(i.ID, i.Token), resp, files); err != nil {
 		var re *discordgo.RESTError
-		if errors.As(err, &re) && re.Message != nil && re.Message.Code == discordgo.ErrCodeInteractionHasAlreadyBeenAcknowledged && call.mayHaveBeenApplied() {
+		if errors.As(err, &re) && re.Message != nil && re.Message.Code == discordgo.ErrCodeInteractionHasAlreadyBeenAcknowledged && call.delivered.Load() {
 			return nil
 		}
 		return fmt.Errorf("respond to interaction %s: %w", i.ID, err)

@@ -335,12 +335,10 @@ func plainSegment(s string) bool {
 }
 
 // callState follows one call of a restResponder across the Transport's
-// attempts (the context carries it, as httptrace carries a ClientTrace).
-type callState struct {
-	mu        sync.Mutex
-	attempts  int
-	delivered bool // an attempt may have reached Discord and been applied
-}
+// attempts (the context carries it, as httptrace carries a ClientTrace):
+// delivered is set once an attempt may have reached Discord and been
+// applied (a 5xx, a timeout or a connection lost after sending).
+type callState struct{ delivered atomic.Bool }
 
 type callKey struct{}
 
@@ -350,22 +348,11 @@ func withCall(ctx context.Context) (context.Context, *callState) {
 	return context.WithValue(ctx, callKey{}, st), st
 }
 
+// attempt records one attempt of the call, if ctx carries one.
 func (st *callState) attempt(maybeApplied bool) {
-	if st == nil {
-		return
+	if st != nil && maybeApplied {
+		st.delivered.Store(true)
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.attempts++
-	st.delivered = st.delivered || maybeApplied
-}
-
-// mayHaveBeenApplied tells whether an earlier attempt of the call may have
-// reached Discord (a 5xx, a timeout or a connection lost after sending).
-func (st *callState) mayHaveBeenApplied() bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.delivered
 }
 
 // RoundTrip implements http.RoundTripper.
