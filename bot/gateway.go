@@ -83,9 +83,8 @@ type GatewayOptions struct {
 }
 
 // Gateway serves a Handler over Discord's gateway: one discordgo session per
-// shard of GatewayOptions.ShardIDs, and one more for the REST calls
-// (registration, answers, edits). Create it with NewGateway, run it with
-// Run. Its methods are safe for concurrent use.
+// shard, and one more for the REST calls. Create it with NewGateway, run it
+// with Run. Its methods are safe for concurrent use.
 type Gateway struct {
 	base
 	opts  GatewayOptions
@@ -113,8 +112,7 @@ type shard struct {
 	downSince time.Time
 }
 
-// shardUp records a READY (ready) or a RESUMED on sh, and tells the
-// observer.
+// shardUp records a READY (ready) or a RESUMED on sh.
 func (g *Gateway) shardUp(sh *shard, ready bool) {
 	sh.mu.Lock()
 	sh.up = true
@@ -123,8 +121,8 @@ func (g *Gateway) shardUp(sh *shard, ready bool) {
 	g.obs.ShardUp(sh.id, true)
 }
 
-// shardDown records a disconnection of sh, and tells the observer. A shard
-// already down keeps the time it went down.
+// shardDown records a disconnection of sh. A shard already down keeps the
+// time it went down.
 func (g *Gateway) shardDown(sh *shard) {
 	now := g.now()
 	sh.mu.Lock()
@@ -197,13 +195,10 @@ func (g *Gateway) Session(shardID int) *discordgo.Session {
 
 func (g *Gateway) now() time.Time { return g.opts.Now() }
 
-// Health suits /healthz. Until every shard of this process has received
-// its first READY it returns ErrStarting, wrapped with the shards still
-// waiting. After that it returns an error naming the shards disconnected
-// for longer than GatewayOptions.DisconnectGrace (30 s by default), and
-// nil otherwise: a shard that drops and RESUMEs (or identifies again)
-// within the grace stays healthy throughout. Once shutdown has begun it
-// returns an error.
+// Health suits /healthz: ErrStarting, wrapped with the shards still
+// waiting, until every shard of this process has received its first READY;
+// then an error naming the shards disconnected for longer than
+// DisconnectGrace, or nil; an error once shutdown has begun.
 func (g *Gateway) Health(context.Context) error {
 	g.mu.Lock()
 	shards, stopped := g.shards, g.stopped
@@ -351,8 +346,6 @@ func (g *Gateway) addHandlers(sh *shard, responder restResponder) {
 	})
 }
 
-// shutdown stops taking interactions, closes the shards and waits for the
-// interactions in progress.
 func (g *Gateway) shutdown() error {
 	start := time.Now()
 	g.track.stop()
@@ -382,8 +375,7 @@ func (g *Gateway) shutdown() error {
 	if t, ok := g.rest.Client.Transport.(*Transport); ok {
 		t.Close()
 	}
-	handled, dropped := g.track.counts()
-	g.log.Info("gateway stopped", "handled", handled,
-		"dropped_while_closing", dropped, "took", time.Since(start).Round(time.Millisecond))
+	g.log.Info("gateway stopped", "handled", g.track.handled.Load(),
+		"dropped_while_closing", g.track.dropped.Load(), "took", time.Since(start).Round(time.Millisecond))
 	return errors.Join(errs...)
 }

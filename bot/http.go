@@ -65,13 +65,9 @@ type EndpointOptions struct {
 	LogLevel int
 }
 
-// Endpoint serves Discord's interactions over HTTP (an "Interactions
-// Endpoint URL") instead of the gateway: POST /interactions, checked
-// against the application's public key, answered in the HTTP reply; what
-// comes after a deferred reply (edits, follow-ups) goes over REST. Any
-// number of processes may serve one application behind a load balancer,
-// sharing one Redis store. Create it with NewEndpoint; it is an
-// http.Handler, and Run serves it on Addr.
+// Endpoint serves Discord's interactions over HTTP, as the package doc
+// says. Create it with NewEndpoint; it is an http.Handler, and Run serves
+// it on Addr.
 type Endpoint struct {
 	base
 	opts  EndpointOptions
@@ -132,12 +128,11 @@ const (
 	endpointStopped
 )
 
-// Run reads the application's ID, registers the commands, then serves the
-// endpoint on Addr until ctx ends. Then it stops taking requests and waits
-// for the interactions in progress, as the gateway does. A clean shutdown
-// returns nil. The listener is bound before the commands are registered,
-// so that Discord can reach the endpoint as soon as they exist; ready, if
-// not nil, is called with its address once it serves.
+// Run binds Addr, sets up (Register) and serves until ctx ends; then it
+// stops taking requests and waits for the interactions in progress, as the
+// gateway does. A clean shutdown returns nil. The listener is bound first,
+// so that Discord can reach the endpoint as soon as the commands exist;
+// ready, if not nil, is called with its address once it serves.
 func (e *Endpoint) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	ln, err := net.Listen("tcp", e.opts.Addr)
 	if err != nil {
@@ -149,15 +144,14 @@ func (e *Endpoint) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	stop := func() error {
 		e.state.Store(endpointStopped)
 		start := time.Now()
-		sctx, cancel := context.WithTimeout(context.Background(), max(e.track.shutdownTimeout(), time.Second))
+		sctx, cancel := context.WithTimeout(context.Background(), max(e.track.timeout, time.Second))
 		defer cancel()
 		err := srv.Shutdown(sctx) // waits for the replies in progress
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = nil // the tracker reports the interactions still running
 		}
 		err = errors.Join(err, e.track.shutdown(start))
-		handled, _ := e.track.counts()
-		e.log.Info("interactions endpoint stopped", "handled", handled, "took", time.Since(start).Round(time.Millisecond))
+		e.log.Info("interactions endpoint stopped", "handled", e.track.handled.Load(), "took", time.Since(start).Round(time.Millisecond))
 		return err
 	}
 

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -409,19 +410,14 @@ func newBase(h Handler, token, apiBase string, logLevel int, obs Observer, log *
 	if h == nil {
 		return base{}, errors.New("bot: no handler")
 	}
-	if log == nil {
-		log = slog.Default()
-	}
+	log = cmp.Or(log, slog.Default())
 	ro, _ := obs.(RESTObserver) // *metrics.Metrics is one
 	rest, err := NewSession(token, apiBase, TransportOptions{Observer: ro, Logger: log})
 	if err != nil {
 		return base{}, err
 	}
 	rest.LogLevel = logLevel
-	if obs == nil {
-		obs = nopObserver{}
-	}
-	return base{log: log, obs: obs, rest: rest, h: h, track: newTracker(h, log, shutdownTimeout)}, nil
+	return base{log: log, obs: cmp.Or[Observer](obs, nopObserver{}), rest: rest, h: h, track: newTracker(h, log, shutdownTimeout)}, nil
 }
 
 // setUp reads the application's ID, uploads the handler's emojis when it

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -167,15 +168,10 @@ func NewTransport(next http.RoundTripper, o TransportOptions) *Transport {
 		next = http.DefaultTransport
 	}
 	t := &Transport{
-		next: next, obs: o.Observer, log: o.Logger, maxAttempts: o.MaxAttempts,
+		next: next, obs: cmp.Or[RESTObserver](o.Observer, nopRESTObserver{}),
+		log: cmp.Or(o.Logger, slog.Default()), maxAttempts: o.MaxAttempts,
 		attemptTimeout: o.AttemptTimeout, maxWait: o.MaxWait,
 		now: o.Now, sleep: o.Sleep, jitter: o.Jitter,
-	}
-	if t.obs == nil {
-		t.obs = nopRESTObserver{}
-	}
-	if t.log == nil {
-		t.log = slog.Default()
 	}
 	if t.maxAttempts <= 0 {
 		t.maxAttempts = DefaultMaxAttempts
