@@ -537,10 +537,8 @@ func (l *loader) oneOf(name, def string, allowed ...string) string {
 	if v == "" {
 		return def
 	}
-	for _, a := range allowed {
-		if v == a {
-			return v
-		}
+	if slices.Contains(allowed, v) {
+		return v
 	}
 	l.fail(name, "%q: want one of %s", v, strings.Join(allowed, ", "))
 	return def
