@@ -224,27 +224,17 @@ func (e *Endpoint) serveInteraction(w http.ResponseWriter, r *http.Request) {
 		e.refuse(w, r, http.StatusUnauthorized, "stale", "the signature's timestamp is not within 5 minutes of now")
 		return
 	}
-	var i discordgo.Interaction
-	decodeErr := json.Unmarshal(body, &i)
-	if decodeErr != nil || i.ID == "" || i.Token == "" {
+	i := new(discordgo.Interaction)
+	decodeErr := json.Unmarshal(body, i)
+	undecodable := decodeErr != nil || i.ID == "" || i.Token == ""
+	if undecodable {
 		// As on the gateway: what has a usable id and token gets an
 		// apology, the rest is refused.
-		li, err := decodeLeniently(body)
-		if err != nil {
+		if i, err = decodeLeniently(body); err != nil {
 			e.refuse(w, r, http.StatusBadRequest, "malformed", "the body is not an interaction")
 			return
 		}
-		if !e.firstSight(li.ID) {
-			e.refuse(w, r, http.StatusConflict, "replay", "this interaction was already received")
-			return
-		}
-		e.obs.Received("http", -1)
-		e.log.Error("interaction not decodable; answering with an apology", "interaction", li.ID, "type", int(li.Type), "err", decodeErr)
-		b, _ := json.Marshal(apology(li.Locale))
-		_ = writeReply(w, replyBody{"application/json", b})
-		return
-	}
-	if i.Type == discordgo.InteractionPing {
+	} else if i.Type == discordgo.InteractionPing {
 		e.obs.Received("http", -1)
 		_ = writeReply(w, replyBody{"application/json", []byte(`{"type":1}`)})
 		return
@@ -254,7 +244,13 @@ func (e *Endpoint) serveInteraction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e.obs.Received("http", -1)
-	e.answer(w, r, &i)
+	if undecodable {
+		e.log.Error("interaction not decodable; answering with an apology", "interaction", i.ID, "type", int(i.Type), "err", decodeErr)
+		b, _ := json.Marshal(apology(i.Locale))
+		_ = writeReply(w, replyBody{"application/json", b})
+		return
+	}
+	e.answer(w, r, i)
 }
 
 // firstSight records an interaction's ID and reports whether it was new.
