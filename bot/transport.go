@@ -290,13 +290,9 @@ func retryAmbiguous(method, route string) bool {
 // errors name: it holds no ID and no token.
 func Route(method string, u *url.URL) string {
 	p := u.Path
-	if i := strings.Index(p, "/api/v"); i >= 0 {
-		p = p[i+len("/api/v"):]
-		if j := strings.IndexByte(p, '/'); j >= 0 {
-			p = p[j:]
-		} else {
-			p = "/"
-		}
+	if _, v, ok := strings.Cut(p, "/api/v"); ok {
+		_, after, _ := strings.Cut(v, "/") // what follows the version
+		p = "/" + after
 	}
 	segs := strings.Split(strings.Trim(p, "/"), "/")
 	out := make([]string, len(segs))
@@ -318,16 +314,7 @@ func Route(method string, u *url.URL) string {
 // plainSegment accepts the fixed words of Discord's paths ("callback",
 // "@original", "application-emojis").
 func plainSegment(s string) bool {
-	if len(s) > 32 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < 'a' || c > 'z') && strings.IndexByte("@_-.", c) < 0 {
-			return false
-		}
-	}
-	return true
+	return len(s) <= 32 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz@_-.") == ""
 }
 
 // callState follows one call of a restResponder across the Transport's
@@ -548,9 +535,8 @@ type rateLimit struct {
 	scope  string
 }
 
-// readRateLimit reads a 429: the wait from the JSON body's retry_after,
-// else the Retry-After header, clamped to [0, maxWait]; a missing or
-// malformed one is DefaultRateLimitWait and logged. It closes the body.
+// readRateLimit reads a 429 as Transport's doc says, logs a malformed
+// one, and closes the body.
 func (t *Transport) readRateLimit(resp *http.Response, route string) rateLimit {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	resp.Body.Close()
