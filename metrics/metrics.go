@@ -316,12 +316,7 @@ func wellFormedRoute(v string) bool {
 	if !ok || method == "" || len(v) > 96 || !strings.HasPrefix(path, "/") {
 		return false
 	}
-	for i := 0; i < len(method); i++ {
-		if method[i] < 'A' || method[i] > 'Z' {
-			return false
-		}
-	}
-	return plainLabel(path, "/:@_-.")
+	return strings.Trim(method, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" && plainLabel(path, "/:@_-.")
 }
 
 // shardLabel is the "shard" label value of shard: its decimal number, or
