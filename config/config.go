@@ -32,7 +32,8 @@ const (
 	DefaultBackupKeep      = 48
 )
 
-// Config is the validated configuration of the bot. Amounts are cents.
+// Config is the validated configuration of the bot. Amounts are cents. Each
+// field names its variable; docs/configuration.md says what each means.
 type Config struct {
 	Token   string // DISCORD_TOKEN, without the "Bot " prefix
 	GuildID string // DISCORD_GUILD_ID: register commands on this guild only; "" = globally
@@ -41,11 +42,7 @@ type Config struct {
 	RedisURL string // REDIS_URL: use Redis when set
 	DataPath string // DATA_PATH: the embedded store's file when RedisURL is empty
 
-	// BackupDir is BACKUP_DIR: the folder where the bot takes a snapshot
-	// of the embedded store every BackupInterval, keeping the newest
-	// BackupKeep; "" = no snapshots. The embedded store only: Redis has
-	// its own persistence (docs/operating.md, "Backups and recovery").
-	BackupDir      string
+	BackupDir      string        // BACKUP_DIR: "" = no snapshots; the embedded store only
 	BackupInterval time.Duration // BACKUP_INTERVAL
 	BackupKeep     int           // BACKUP_KEEP
 
@@ -54,57 +51,26 @@ type Config struct {
 	DailyCooldown   time.Duration // DAILY_COOLDOWN
 	PublicPlays     bool          // PUBLIC_PLAYS
 
-	LogLevel  slog.Level // LOG_LEVEL
-	LogFormat string     // LOG_FORMAT: "text" or "json"
-	// DiscordgoLogLevel is DISCORDGO_LOG_LEVEL: what discordgo itself logs,
-	// "off", "error" (the default), "warn", "info" or "debug", apart from
-	// LOG_LEVEL (discordgo's info and debug lines are its internals: every
-	// call, every gateway packet). Its lines are logged at the slog level of
-	// the same name, so LOG_LEVEL must let them through (Load checks).
-	DiscordgoLogLevel string
+	LogLevel          slog.Level // LOG_LEVEL
+	LogFormat         string     // LOG_FORMAT: "text" or "json"
+	DiscordgoLogLevel string     // DISCORDGO_LOG_LEVEL: "off", "error", "warn", "info" or "debug"
 
 	MetricsAddr string // METRICS_ADDR: host:port of /metrics, /healthz and /version (private); "" = off
 
-	// PublicAddr is PUBLIC_ADDR: host:port of the public listener, serving
-	// /fair and, with ClientSecret, the Activity under /activity/
-	// (ActivityEnabled); "" = none.
-	PublicAddr string
-	// ClientSecret is DISCORD_CLIENT_SECRET, the application's OAuth2
-	// client secret, with which the Activity exchanges a player's
-	// authorization code. Never logged (LogValue), never in an error.
-	ClientSecret string
+	PublicAddr   string // PUBLIC_ADDR: host:port of /fair and the Activity (ActivityEnabled); "" = none
+	ClientSecret string // DISCORD_CLIENT_SECRET: never logged (LogValue), never in an error
+	PublicURL    string // PUBLIC_URL: https:// (or http:// on localhost), no trailing slash; "" = none
 
-	// PublicURL is PUBLIC_URL: the address players reach the bot's public
-	// listener at (PUBLIC_ADDR or INTERACTIONS_ADDR, behind a proxy),
-	// https:// (the verification page needs a secure context for
-	// WebCrypto; http://localhost and http://127.0.0.1 are one too, for
-	// tests), without a trailing slash, query or fragment; "" = none.
-	// When set, /fairness and the cards link to PublicURL + "/fair".
-	PublicURL string
-
-	// ShardCount is SHARD_COUNT: the total number of gateway shards, or 0
-	// for "auto" (Discord's recommendation, read at start-up).
-	ShardCount int
-	// ShardIDs is SHARD_IDS (or the older SHARD_ID): the shards this process
-	// runs, in increasing order; nil means every shard.
-	ShardIDs        []int
+	ShardCount      int           // SHARD_COUNT; 0 for "auto"
+	ShardIDs        []int         // SHARD_IDS (or SHARD_ID), increasing; nil = every shard
 	ShutdownTimeout time.Duration // SHUTDOWN_TIMEOUT
 
-	// InteractionsAddr is INTERACTIONS_ADDR: host:port where the bot serves
-	// POST /interactions instead of opening a gateway; "" = gateway.
-	InteractionsAddr string
-	// PublicKey is DISCORD_PUBLIC_KEY, the application's Ed25519 key that
-	// signs the interactions Discord POSTs; required with InteractionsAddr.
-	PublicKey ed25519.PublicKey
+	InteractionsAddr string            // INTERACTIONS_ADDR: "" = gateway
+	PublicKey        ed25519.PublicKey // DISCORD_PUBLIC_KEY: required with InteractionsAddr
 
-	// Emoji overrides the symbols' emoji (index game.Symbol); "" keeps the default.
-	Emoji [game.NumSymbols]string
-	// Hidden overrides the hidden cell's emoji; "" keeps the default.
-	Hidden string
-	// AppEmojis is APP_EMOJIS: upload the symbols' pictures as the
-	// application's own emojis at start and show them where no EMOJI_*
-	// override is set (default true); false keeps the Unicode emojis.
-	AppEmojis bool
+	Emoji     [game.NumSymbols]string // EmojiVars, by game.Symbol; "" keeps the default
+	Hidden    string                  // EMOJI_HIDDEN: the hidden cell's; "" keeps the default
+	AppEmojis bool                    // APP_EMOJIS
 }
 
 // LogValue implements slog.LogValuer so that logging a Config never shows the
