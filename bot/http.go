@@ -36,32 +36,24 @@ const (
 	replyDeadline = 3 * time.Second
 )
 
-// EndpointOptions configure an Endpoint.
+// EndpointOptions configure an Endpoint. The fields it shares with
+// GatewayOptions mean the same; the REST session (edits and follow-ups
+// after the reply, the registration) needs the Token.
 type EndpointOptions struct {
-	// Token is the bot token, without "Bot ": edits and follow-ups after
-	// the reply, and the registration, go over REST. Required.
-	Token string
+	Token   string // required
+	GuildID string
+	APIBase string
 	// PublicKey is the application's Ed25519 public key, which signs every
 	// interaction Discord POSTs. Required.
 	PublicKey ed25519.PublicKey
 	// Addr is the listen address of Run (host:port).
-	Addr string
-	// GuildID registers the commands on this guild only; "" registers them globally.
-	GuildID string
-	// APIBase replaces https://discord.com for every REST call ("" = Discord).
-	APIBase string
-	// ShutdownTimeout bounds the wait for interactions in progress at
-	// shutdown; 0 means DefaultShutdownTimeout.
+	Addr            string
 	ShutdownTimeout time.Duration
-	// Logger logs the endpoint's life and refusals; nil means slog.Default().
-	Logger *slog.Logger
-	// Observer counts interactions received and requests refused; nil: none.
-	Observer Observer
+	Logger          *slog.Logger // the endpoint's life and refusals
+	Observer        Observer     // interactions received and requests refused
 	// Now gives the time the signature timestamps are checked against; nil
 	// means time.Now.
-	Now func() time.Time
-	// LogLevel is discordgo's own log level for the REST calls
-	// (DiscordgoLogLevel); the zero value is discordgo.LogError.
+	Now      func() time.Time
 	LogLevel int
 }
 
