@@ -83,16 +83,11 @@ type GatewayOptions struct {
 }
 
 // Gateway serves a Handler over Discord's gateway: one discordgo session per
-// shard of GatewayOptions.ShardIDs, and one more for the REST calls
-// (registration, answers, edits). Create it with NewGateway, run it with
-// Run. Its methods are safe for concurrent use.
+// shard, and one more for the REST calls. Create it with NewGateway, run it
+// with Run. Its methods are safe for concurrent use.
 type Gateway struct {
+	base
 	opts  GatewayOptions
-	log   *slog.Logger
-	obs   Observer
-	rest  *discordgo.Session
-	h     Handler
-	track *tracker
 	ready chan struct{}
 
 	mu      sync.Mutex
@@ -117,8 +112,7 @@ type shard struct {
 	downSince time.Time
 }
 
-// shardUp records a READY (ready) or a RESUMED on sh, and tells the
-// observer.
+// shardUp records a READY (ready) or a RESUMED on sh.
 func (g *Gateway) shardUp(sh *shard, ready bool) {
 	sh.mu.Lock()
 	sh.up = true
@@ -127,8 +121,8 @@ func (g *Gateway) shardUp(sh *shard, ready bool) {
 	g.obs.ShardUp(sh.id, true)
 }
 
-// shardDown records a disconnection of sh, and tells the observer. A shard
-// already down keeps the time it went down.
+// shardDown records a disconnection of sh. A shard already down keeps the
+// time it went down.
 func (g *Gateway) shardDown(sh *shard) {
 	now := g.now()
 	sh.mu.Lock()
@@ -142,9 +136,6 @@ func (g *Gateway) shardDown(sh *shard) {
 
 // NewGateway checks the options; nothing connects before Run.
 func NewGateway(opts GatewayOptions, h Handler) (*Gateway, error) {
-	if h == nil {
-		return nil, errors.New("bot: no handler")
-	}
 	if opts.ShardCount < 0 {
 		return nil, fmt.Errorf("bot: shard count %d", opts.ShardCount)
 	}
@@ -159,9 +150,6 @@ func NewGateway(opts GatewayOptions, h Handler) (*Gateway, error) {
 	if opts.IdentifyInterval <= 0 {
 		opts.IdentifyInterval = DefaultIdentifyInterval
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
 	if opts.DisconnectGrace < 0 {
 		return nil, fmt.Errorf("bot: disconnect grace %v: want 0 (the default) or more", opts.DisconnectGrace)
 	}
@@ -171,21 +159,11 @@ func NewGateway(opts GatewayOptions, h Handler) (*Gateway, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	ro, _ := opts.Observer.(RESTObserver) // *metrics.Metrics is one
-	rest, err := NewSession(opts.Token, opts.APIBase, TransportOptions{Observer: ro, Logger: opts.Logger})
+	b, err := newBase(h, opts.Token, opts.APIBase, opts.LogLevel, opts.Observer, opts.Logger, opts.ShutdownTimeout)
 	if err != nil {
 		return nil, err
 	}
-	rest.LogLevel = opts.LogLevel
-	g := &Gateway{
-		opts: opts, log: opts.Logger, obs: opts.Observer, rest: rest, h: h,
-		track: newTracker(h, opts.Logger, opts.ShutdownTimeout),
-		ready: make(chan struct{}),
-	}
-	if g.obs == nil {
-		g.obs = nopObserver{}
-	}
-	return g, nil
+	return &Gateway{base: b, opts: opts, ready: make(chan struct{})}, nil
 }
 
 // Ready is closed once every shard is connected and the commands registered.
@@ -217,13 +195,10 @@ func (g *Gateway) Session(shardID int) *discordgo.Session {
 
 func (g *Gateway) now() time.Time { return g.opts.Now() }
 
-// Health suits /healthz. Until every shard of this process has received
-// its first READY it returns ErrStarting, wrapped with the shards still
-// waiting. After that it returns an error naming the shards disconnected
-// for longer than GatewayOptions.DisconnectGrace (30 s by default), and
-// nil otherwise: a shard that drops and RESUMEs (or identifies again)
-// within the grace stays healthy throughout. Once shutdown has begun it
-// returns an error.
+// Health suits /healthz: ErrStarting, wrapped with the shards still
+// waiting, until every shard of this process has received its first READY;
+// then an error naming the shards disconnected for longer than
+// DisconnectGrace, or nil; an error once shutdown has begun.
 func (g *Gateway) Health(context.Context) error {
 	g.mu.Lock()
 	shards, stopped := g.shards, g.stopped
@@ -264,13 +239,8 @@ func (g *Gateway) Health(context.Context) error {
 // starting fails; a clean shutdown, even one asked for while starting,
 // returns nil.
 func (g *Gateway) Run(ctx context.Context) error {
-	err := g.start(ctx)
-	if err != nil {
-		serr := g.shutdown()
-		if ctx.Err() != nil {
-			return serr // stopped while starting: a clean shutdown
-		}
-		return errors.Join(err, serr)
+	if err := g.start(ctx); err != nil {
+		return startFailed(ctx, err, g.shutdown)
 	}
 	close(g.ready)
 	ids, count := g.Shards()
@@ -297,11 +267,10 @@ func (g *Gateway) start(ctx context.Context) error {
 	} else if last := ids[len(ids)-1]; last >= count {
 		return fmt.Errorf("bot: shard %d does not exist: the bot has %d shards", last, count)
 	}
-	appID, err := ApplicationID(g.rest)
+	appID, err := g.setUp(ctx, g.opts.GuildID, ids[0] == 0)
 	if err != nil {
 		return err
 	}
-	installEmojis(ctx, g.rest, appID, g.h, g.log)
 	responder := newRESTResponder(g.rest, appID)
 	shards := make([]*shard, len(ids))
 	for k, id := range ids {
@@ -319,12 +288,6 @@ func (g *Gateway) start(ctx context.Context) error {
 	g.mu.Lock()
 	g.shards, g.count = shards, count
 	g.mu.Unlock()
-
-	if ids[0] == 0 {
-		if err := registerCommands(ctx, g.rest, appID, g.opts.GuildID, g.h, g.log); err != nil {
-			return err
-		}
-	}
 
 	batch := max(gb.SessionStartLimit.MaxConcurrency, 1)
 	for k, sh := range shards {
@@ -383,8 +346,6 @@ func (g *Gateway) addHandlers(sh *shard, responder restResponder) {
 	})
 }
 
-// shutdown stops taking interactions, closes the shards and waits for the
-// interactions in progress.
 func (g *Gateway) shutdown() error {
 	start := time.Now()
 	g.track.stop()
@@ -414,8 +375,7 @@ func (g *Gateway) shutdown() error {
 	if t, ok := g.rest.Client.Transport.(*Transport); ok {
 		t.Close()
 	}
-	handled, dropped := g.track.counts()
-	g.log.Info("gateway stopped", "handled", handled,
-		"dropped_while_closing", dropped, "took", time.Since(start).Round(time.Millisecond))
+	g.log.Info("gateway stopped", "handled", g.track.handled.Load(),
+		"dropped_while_closing", g.track.dropped.Load(), "took", time.Since(start).Round(time.Millisecond))
 	return errors.Join(errs...)
 }

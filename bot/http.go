@@ -36,50 +36,34 @@ const (
 	replyDeadline = 3 * time.Second
 )
 
-// EndpointOptions configure an Endpoint.
+// EndpointOptions configure an Endpoint. The fields it shares with
+// GatewayOptions mean the same; the REST session (edits and follow-ups
+// after the reply, the registration) needs the Token.
 type EndpointOptions struct {
-	// Token is the bot token, without "Bot ": edits and follow-ups after
-	// the reply, and the registration, go over REST. Required.
-	Token string
+	Token   string // required
+	GuildID string
+	APIBase string
 	// PublicKey is the application's Ed25519 public key, which signs every
 	// interaction Discord POSTs. Required.
 	PublicKey ed25519.PublicKey
 	// Addr is the listen address of Run (host:port).
-	Addr string
-	// GuildID registers the commands on this guild only; "" registers them globally.
-	GuildID string
-	// APIBase replaces https://discord.com for every REST call ("" = Discord).
-	APIBase string
-	// ShutdownTimeout bounds the wait for interactions in progress at
-	// shutdown; 0 means DefaultShutdownTimeout.
+	Addr            string
 	ShutdownTimeout time.Duration
-	// Logger logs the endpoint's life and refusals; nil means slog.Default().
-	Logger *slog.Logger
-	// Observer counts interactions received and requests refused; nil: none.
-	Observer Observer
+	Logger          *slog.Logger // the endpoint's life and refusals
+	Observer        Observer     // interactions received and requests refused
 	// Now gives the time the signature timestamps are checked against; nil
 	// means time.Now.
-	Now func() time.Time
-	// LogLevel is discordgo's own log level for the REST calls
-	// (DiscordgoLogLevel); the zero value is discordgo.LogError.
+	Now      func() time.Time
 	LogLevel int
 }
 
-// Endpoint serves Discord's interactions over HTTP (an "Interactions
-// Endpoint URL") instead of the gateway: POST /interactions, checked
-// against the application's public key, answered in the HTTP reply; what
-// comes after a deferred reply (edits, follow-ups) goes over REST. Any
-// number of processes may serve one application behind a load balancer,
-// sharing one Redis store. Create it with NewEndpoint; it is an
-// http.Handler, and Run serves it on Addr.
+// Endpoint serves Discord's interactions over HTTP, as the package doc
+// says. Create it with NewEndpoint; it is an http.Handler, and Run serves
+// it on Addr.
 type Endpoint struct {
+	base
 	opts  EndpointOptions
-	log   *slog.Logger
 	ilog  *slog.Logger // log, for the interactions: with transport=http
-	obs   Observer
-	rest  *discordgo.Session
-	h     Handler
-	track *tracker
 	mux   *http.ServeMux
 	now   func() time.Time
 	state atomic.Int32 // endpointStarting, endpointServing or endpointStopped
@@ -92,29 +76,16 @@ type Endpoint struct {
 
 // NewEndpoint checks the options; nothing listens before Run.
 func NewEndpoint(opts EndpointOptions, h Handler) (*Endpoint, error) {
-	if h == nil {
-		return nil, errors.New("bot: no handler")
+	b, err := newBase(h, opts.Token, opts.APIBase, opts.LogLevel, opts.Observer, opts.Logger, opts.ShutdownTimeout)
+	if err != nil {
+		return nil, err
 	}
 	if len(opts.PublicKey) != ed25519.PublicKeySize {
 		return nil, errors.New("bot: the HTTP endpoint needs the application's public key")
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	ro, _ := opts.Observer.(RESTObserver) // *metrics.Metrics is one
-	rest, err := NewSession(opts.Token, opts.APIBase, TransportOptions{Observer: ro, Logger: opts.Logger})
-	if err != nil {
-		return nil, err
-	}
-	rest.LogLevel = opts.LogLevel
 	e := &Endpoint{
-		opts: opts, log: opts.Logger, ilog: opts.Logger.With("transport", "http"), obs: opts.Observer, rest: rest,
-		h:     h,
-		track: newTracker(h, opts.Logger, opts.ShutdownTimeout),
-		mux:   http.NewServeMux(), now: opts.Now, seen: map[string]time.Time{},
-	}
-	if e.obs == nil {
-		e.obs = nopObserver{}
+		base: b, opts: opts, ilog: b.log.With("transport", "http"),
+		mux: http.NewServeMux(), now: opts.Now, seen: map[string]time.Time{},
 	}
 	if e.now == nil {
 		e.now = time.Now
@@ -149,12 +120,11 @@ const (
 	endpointStopped
 )
 
-// Run reads the application's ID, registers the commands, then serves the
-// endpoint on Addr until ctx ends. Then it stops taking requests and waits
-// for the interactions in progress, as the gateway does. A clean shutdown
-// returns nil. The listener is bound before the commands are registered,
-// so that Discord can reach the endpoint as soon as they exist; ready, if
-// not nil, is called with its address once it serves.
+// Run binds Addr, sets up (Register) and serves until ctx ends; then it
+// stops taking requests and waits for the interactions in progress, as the
+// gateway does. A clean shutdown returns nil. The listener is bound first,
+// so that Discord can reach the endpoint as soon as the commands exist;
+// ready, if not nil, is called with its address once it serves.
 func (e *Endpoint) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	ln, err := net.Listen("tcp", e.opts.Addr)
 	if err != nil {
@@ -166,24 +136,19 @@ func (e *Endpoint) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	stop := func() error {
 		e.state.Store(endpointStopped)
 		start := time.Now()
-		sctx, cancel := context.WithTimeout(context.Background(), max(e.track.shutdownTimeout(), time.Second))
+		sctx, cancel := context.WithTimeout(context.Background(), max(e.track.timeout, time.Second))
 		defer cancel()
 		err := srv.Shutdown(sctx) // waits for the replies in progress
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = nil // the tracker reports the interactions still running
 		}
 		err = errors.Join(err, e.track.shutdown(start))
-		handled, _ := e.track.counts()
-		e.log.Info("interactions endpoint stopped", "handled", handled, "took", time.Since(start).Round(time.Millisecond))
+		e.log.Info("interactions endpoint stopped", "handled", e.track.handled.Load(), "took", time.Since(start).Round(time.Millisecond))
 		return err
 	}
 
 	if err := e.Register(ctx); err != nil {
-		serr := stop()
-		if ctx.Err() != nil {
-			return serr
-		}
-		return errors.Join(err, serr)
+		return startFailed(ctx, err, stop)
 	}
 	e.log.Info("interactions endpoint running", "addr", ln.Addr().String(), "path", "/interactions")
 	e.state.Store(endpointServing)
@@ -198,19 +163,14 @@ func (e *Endpoint) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	return stop()
 }
 
-// Register reads the application's ID, uploads the handler's emojis when
-// it is an EmojiHandler (a failure there is only logged) and registers the
-// commands.
+// Register sets the endpoint up as Run does before it serves: the
+// application's ID, the emojis and the commands.
 func (e *Endpoint) Register(ctx context.Context) error {
-	appID, err := ApplicationID(e.rest)
-	if err != nil {
-		return err
-	}
+	appID, err := e.setUp(ctx, e.opts.GuildID, true)
 	e.mu.Lock()
 	e.appID = appID
 	e.mu.Unlock()
-	installEmojis(ctx, e.rest, appID, e.h, e.log)
-	return registerCommands(ctx, e.rest, appID, e.opts.GuildID, e.h, e.log)
+	return err
 }
 
 // refuse answers a request the endpoint does not serve, with a plain-text
@@ -256,27 +216,17 @@ func (e *Endpoint) serveInteraction(w http.ResponseWriter, r *http.Request) {
 		e.refuse(w, r, http.StatusUnauthorized, "stale", "the signature's timestamp is not within 5 minutes of now")
 		return
 	}
-	var i discordgo.Interaction
-	decodeErr := json.Unmarshal(body, &i)
-	if decodeErr != nil || i.ID == "" || i.Token == "" {
+	i := new(discordgo.Interaction)
+	decodeErr := json.Unmarshal(body, i)
+	undecodable := decodeErr != nil || i.ID == "" || i.Token == ""
+	if undecodable {
 		// As on the gateway: what has a usable id and token gets an
 		// apology, the rest is refused.
-		li, err := decodeLeniently(body)
-		if err != nil {
+		if i, err = decodeLeniently(body); err != nil {
 			e.refuse(w, r, http.StatusBadRequest, "malformed", "the body is not an interaction")
 			return
 		}
-		if !e.firstSight(li.ID) {
-			e.refuse(w, r, http.StatusConflict, "replay", "this interaction was already received")
-			return
-		}
-		e.obs.Received("http", -1)
-		e.log.Error("interaction not decodable; answering with an apology", "interaction", li.ID, "type", int(li.Type), "err", decodeErr)
-		b, _ := json.Marshal(apology(li.Locale))
-		_ = writeReply(w, replyBody{"application/json", b})
-		return
-	}
-	if i.Type == discordgo.InteractionPing {
+	} else if i.Type == discordgo.InteractionPing {
 		e.obs.Received("http", -1)
 		_ = writeReply(w, replyBody{"application/json", []byte(`{"type":1}`)})
 		return
@@ -286,7 +236,13 @@ func (e *Endpoint) serveInteraction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e.obs.Received("http", -1)
-	e.answer(w, r, &i)
+	if undecodable {
+		e.log.Error("interaction not decodable; answering with an apology", "interaction", i.ID, "type", int(i.Type), "err", decodeErr)
+		b, _ := json.Marshal(apology(i.Locale))
+		_ = writeReply(w, replyBody{"application/json", b})
+		return
+	}
+	e.answer(w, r, i)
 }
 
 // firstSight records an interaction's ID and reports whether it was new.

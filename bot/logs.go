@@ -19,15 +19,12 @@ const LogOff = -1
 // and debug lines are its internals (each call entered and left, every
 // gateway packet dumped), noise at the bot's debug level.
 func DiscordgoLogLevel(name string) int {
-	switch name {
-	case "off":
-		return LogOff
-	case "warn":
-		return discordgo.LogWarning
-	case "info":
-		return discordgo.LogInformational
-	case "debug":
-		return discordgo.LogDebug
+	levels := map[string]int{
+		"off": LogOff, "warn": discordgo.LogWarning,
+		"info": discordgo.LogInformational, "debug": discordgo.LogDebug,
+	}
+	if l, ok := levels[name]; ok {
+		return l
 	}
 	return discordgo.LogError
 }

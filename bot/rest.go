@@ -2,6 +2,7 @@ package bot
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -113,21 +114,6 @@ func ApplicationID(s *discordgo.Session) (string, error) {
 	return app.ID, nil
 }
 
-// registerCommands registers h's commands (Register) on guildID, or
-// globally when it is "", as a transport does at start, and logs it.
-func registerCommands(ctx context.Context, s *discordgo.Session, appID, guildID string, h Handler, log *slog.Logger) error {
-	n, err := Register(ctx, s, appID, guildID, h.Definitions(), h.EntryPoint())
-	if err != nil {
-		return err
-	}
-	scope := "global"
-	if guildID != "" {
-		scope = "guild"
-	}
-	log.Info("commands registered", "count", n, "guild", guildID, "scope", scope)
-	return nil
-}
-
 // Register replaces the application's commands by defs (a bulk overwrite:
 // commands no longer defined disappear), on guildID only or globally when
 // guildID is "". It returns how many Discord now has.
@@ -229,7 +215,7 @@ func (r restResponder) Respond(ctx context.Context, i *discordgo.Interaction, re
 	}
 	if err := r.request(ctx, http.MethodPost, discordgo.EndpointInteractionResponse(i.ID, i.Token), resp, files); err != nil {
 		var re *discordgo.RESTError
-		if errors.As(err, &re) && re.Message != nil && re.Message.Code == discordgo.ErrCodeInteractionHasAlreadyBeenAcknowledged && call.mayHaveBeenApplied() {
+		if errors.As(err, &re) && re.Message != nil && re.Message.Code == discordgo.ErrCodeInteractionHasAlreadyBeenAcknowledged && call.delivered.Load() {
 			return nil
 		}
 		return fmt.Errorf("respond to interaction %s: %w", i.ID, err)
@@ -406,4 +392,66 @@ func apiError(s *discordgo.Session, err error) error {
 		return fmt.Errorf("%w: Discord refused the bot token: check DISCORD_TOKEN (Developer Portal → your application → Bot → Reset Token)", err)
 	}
 	return err
+}
+
+// base is what both transports hold: the REST session, the handler, the
+// tracker of its interactions and where they report.
+type base struct {
+	log   *slog.Logger
+	obs   Observer
+	rest  *discordgo.Session
+	h     Handler
+	track *tracker
+}
+
+// newBase checks the options both transports share and builds their REST
+// session; nothing connects.
+func newBase(h Handler, token, apiBase string, logLevel int, obs Observer, log *slog.Logger, shutdownTimeout time.Duration) (base, error) {
+	if h == nil {
+		return base{}, errors.New("bot: no handler")
+	}
+	log = cmp.Or(log, slog.Default())
+	ro, _ := obs.(RESTObserver) // *metrics.Metrics is one
+	rest, err := NewSession(token, apiBase, TransportOptions{Observer: ro, Logger: log})
+	if err != nil {
+		return base{}, err
+	}
+	rest.LogLevel = logLevel
+	return base{log: log, obs: cmp.Or[Observer](obs, nopObserver{}), rest: rest, h: h, track: newTracker(h, log, shutdownTimeout)}, nil
+}
+
+// setUp reads the application's ID, uploads the handler's emojis when it
+// is an EmojiHandler (a failure there is only logged) and, if register,
+// registers the commands on guildID ("": globally). The ID comes back
+// even when the registration fails.
+func (b *base) setUp(ctx context.Context, guildID string, register bool) (appID string, err error) {
+	appID, err = ApplicationID(b.rest)
+	if err != nil {
+		return "", err
+	}
+	installEmojis(ctx, b.rest, appID, b.h, b.log)
+	if !register {
+		return appID, nil
+	}
+	n, err := Register(ctx, b.rest, appID, guildID, b.h.Definitions(), b.h.EntryPoint())
+	if err != nil {
+		return appID, err
+	}
+	scope := "global"
+	if guildID != "" {
+		scope = "guild"
+	}
+	b.log.Info("commands registered", "count", n, "guild", guildID, "scope", scope)
+	return appID, nil
+}
+
+// startFailed shuts a transport down after its start failed with err: a
+// start cut short because ctx ended is a clean shutdown (stop's error
+// alone), any other failure is joined with it.
+func startFailed(ctx context.Context, err error, stop func() error) error {
+	serr := stop()
+	if ctx.Err() != nil {
+		return serr
+	}
+	return errors.Join(err, serr)
 }

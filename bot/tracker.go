@@ -28,8 +28,8 @@ type tracker struct {
 	mu       sync.Mutex
 	closing  bool // guarded by mu; read through isClosing, set by stop
 	inflight sync.WaitGroup
-	handled  atomic.Int64
-	dropped  atomic.Int64
+	handled  atomic.Int64 // interactions handled
+	dropped  atomic.Int64 // interactions refused because the transport was shutting down
 }
 
 func newTracker(h Handler, log *slog.Logger, timeout time.Duration) *tracker {
@@ -78,15 +78,6 @@ func (t *tracker) isClosing() bool {
 	defer t.mu.Unlock()
 	return t.closing
 }
-
-// counts returns the interactions handled and those dropped because the
-// transport was shutting down.
-func (t *tracker) counts() (handled, dropped int64) {
-	return t.handled.Load(), t.dropped.Load()
-}
-
-// shutdownTimeout is how long shutdown waits for the interactions in progress.
-func (t *tracker) shutdownTimeout() time.Duration { return t.timeout }
 
 // enter counts an interaction in flight, unless the transport is shutting
 // down (then it counts it as dropped and reports false).

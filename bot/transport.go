@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -167,15 +168,10 @@ func NewTransport(next http.RoundTripper, o TransportOptions) *Transport {
 		next = http.DefaultTransport
 	}
 	t := &Transport{
-		next: next, obs: o.Observer, log: o.Logger, maxAttempts: o.MaxAttempts,
+		next: next, obs: cmp.Or[RESTObserver](o.Observer, nopRESTObserver{}),
+		log: cmp.Or(o.Logger, slog.Default()), maxAttempts: o.MaxAttempts,
 		attemptTimeout: o.AttemptTimeout, maxWait: o.MaxWait,
 		now: o.Now, sleep: o.Sleep, jitter: o.Jitter,
-	}
-	if t.obs == nil {
-		t.obs = nopRESTObserver{}
-	}
-	if t.log == nil {
-		t.log = slog.Default()
 	}
 	if t.maxAttempts <= 0 {
 		t.maxAttempts = DefaultMaxAttempts
@@ -294,13 +290,9 @@ func retryAmbiguous(method, route string) bool {
 // errors name: it holds no ID and no token.
 func Route(method string, u *url.URL) string {
 	p := u.Path
-	if i := strings.Index(p, "/api/v"); i >= 0 {
-		p = p[i+len("/api/v"):]
-		if j := strings.IndexByte(p, '/'); j >= 0 {
-			p = p[j:]
-		} else {
-			p = "/"
-		}
+	if _, v, ok := strings.Cut(p, "/api/v"); ok {
+		_, after, _ := strings.Cut(v, "/") // what follows the version
+		p = "/" + after
 	}
 	segs := strings.Split(strings.Trim(p, "/"), "/")
 	out := make([]string, len(segs))
@@ -322,25 +314,14 @@ func Route(method string, u *url.URL) string {
 // plainSegment accepts the fixed words of Discord's paths ("callback",
 // "@original", "application-emojis").
 func plainSegment(s string) bool {
-	if len(s) > 32 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < 'a' || c > 'z') && strings.IndexByte("@_-.", c) < 0 {
-			return false
-		}
-	}
-	return true
+	return len(s) <= 32 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz@_-.") == ""
 }
 
 // callState follows one call of a restResponder across the Transport's
-// attempts (the context carries it, as httptrace carries a ClientTrace).
-type callState struct {
-	mu        sync.Mutex
-	attempts  int
-	delivered bool // an attempt may have reached Discord and been applied
-}
+// attempts (the context carries it, as httptrace carries a ClientTrace):
+// delivered is set once an attempt may have reached Discord and been
+// applied (a 5xx, a timeout or a connection lost after sending).
+type callState struct{ delivered atomic.Bool }
 
 type callKey struct{}
 
@@ -350,22 +331,11 @@ func withCall(ctx context.Context) (context.Context, *callState) {
 	return context.WithValue(ctx, callKey{}, st), st
 }
 
+// attempt records one attempt of the call, if ctx carries one.
 func (st *callState) attempt(maybeApplied bool) {
-	if st == nil {
-		return
+	if st != nil && maybeApplied {
+		st.delivered.Store(true)
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.attempts++
-	st.delivered = st.delivered || maybeApplied
-}
-
-// mayHaveBeenApplied tells whether an earlier attempt of the call may have
-// reached Discord (a 5xx, a timeout or a connection lost after sending).
-func (st *callState) mayHaveBeenApplied() bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.delivered
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -565,9 +535,8 @@ type rateLimit struct {
 	scope  string
 }
 
-// readRateLimit reads a 429: the wait from the JSON body's retry_after,
-// else the Retry-After header, clamped to [0, maxWait]; a missing or
-// malformed one is DefaultRateLimitWait and logged. It closes the body.
+// readRateLimit reads a 429 as Transport's doc says, logs a malformed
+// one, and closes the body.
 func (t *Transport) readRateLimit(resp *http.Response, route string) rateLimit {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	resp.Body.Close()

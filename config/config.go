@@ -32,7 +32,8 @@ const (
 	DefaultBackupKeep      = 48
 )
 
-// Config is the validated configuration of the bot. Amounts are cents.
+// Config is the validated configuration of the bot. Amounts are cents. Each
+// field names its variable; docs/configuration.md says what each means.
 type Config struct {
 	Token   string // DISCORD_TOKEN, without the "Bot " prefix
 	GuildID string // DISCORD_GUILD_ID: register commands on this guild only; "" = globally
@@ -41,11 +42,7 @@ type Config struct {
 	RedisURL string // REDIS_URL: use Redis when set
 	DataPath string // DATA_PATH: the embedded store's file when RedisURL is empty
 
-	// BackupDir is BACKUP_DIR: the folder where the bot takes a snapshot
-	// of the embedded store every BackupInterval, keeping the newest
-	// BackupKeep; "" = no snapshots. The embedded store only: Redis has
-	// its own persistence (docs/operating.md, "Backups and recovery").
-	BackupDir      string
+	BackupDir      string        // BACKUP_DIR: "" = no snapshots; the embedded store only
 	BackupInterval time.Duration // BACKUP_INTERVAL
 	BackupKeep     int           // BACKUP_KEEP
 
@@ -54,57 +51,26 @@ type Config struct {
 	DailyCooldown   time.Duration // DAILY_COOLDOWN
 	PublicPlays     bool          // PUBLIC_PLAYS
 
-	LogLevel  slog.Level // LOG_LEVEL
-	LogFormat string     // LOG_FORMAT: "text" or "json"
-	// DiscordgoLogLevel is DISCORDGO_LOG_LEVEL: what discordgo itself logs,
-	// "off", "error" (the default), "warn", "info" or "debug", apart from
-	// LOG_LEVEL (discordgo's info and debug lines are its internals: every
-	// call, every gateway packet). Its lines are logged at the slog level of
-	// the same name, so LOG_LEVEL must let them through (Load checks).
-	DiscordgoLogLevel string
+	LogLevel          slog.Level // LOG_LEVEL
+	LogFormat         string     // LOG_FORMAT: "text" or "json"
+	DiscordgoLogLevel string     // DISCORDGO_LOG_LEVEL: "off", "error", "warn", "info" or "debug"
 
 	MetricsAddr string // METRICS_ADDR: host:port of /metrics, /healthz and /version (private); "" = off
 
-	// PublicAddr is PUBLIC_ADDR: host:port of the public listener, serving
-	// /fair and, with ClientSecret, the Activity under /activity/
-	// (ActivityEnabled); "" = none.
-	PublicAddr string
-	// ClientSecret is DISCORD_CLIENT_SECRET, the application's OAuth2
-	// client secret, with which the Activity exchanges a player's
-	// authorization code. Never logged (LogValue), never in an error.
-	ClientSecret string
+	PublicAddr   string // PUBLIC_ADDR: host:port of /fair and the Activity (ActivityEnabled); "" = none
+	ClientSecret string // DISCORD_CLIENT_SECRET: never logged (LogValue), never in an error
+	PublicURL    string // PUBLIC_URL: https:// (or http:// on localhost), no trailing slash; "" = none
 
-	// PublicURL is PUBLIC_URL: the address players reach the bot's public
-	// listener at (PUBLIC_ADDR or INTERACTIONS_ADDR, behind a proxy),
-	// https:// (the verification page needs a secure context for
-	// WebCrypto; http://localhost and http://127.0.0.1 are one too, for
-	// tests), without a trailing slash, query or fragment; "" = none.
-	// When set, /fairness and the cards link to PublicURL + "/fair".
-	PublicURL string
-
-	// ShardCount is SHARD_COUNT: the total number of gateway shards, or 0
-	// for "auto" (Discord's recommendation, read at start-up).
-	ShardCount int
-	// ShardIDs is SHARD_IDS (or the older SHARD_ID): the shards this process
-	// runs, in increasing order; nil means every shard.
-	ShardIDs        []int
+	ShardCount      int           // SHARD_COUNT; 0 for "auto"
+	ShardIDs        []int         // SHARD_IDS (or SHARD_ID), increasing; nil = every shard
 	ShutdownTimeout time.Duration // SHUTDOWN_TIMEOUT
 
-	// InteractionsAddr is INTERACTIONS_ADDR: host:port where the bot serves
-	// POST /interactions instead of opening a gateway; "" = gateway.
-	InteractionsAddr string
-	// PublicKey is DISCORD_PUBLIC_KEY, the application's Ed25519 key that
-	// signs the interactions Discord POSTs; required with InteractionsAddr.
-	PublicKey ed25519.PublicKey
+	InteractionsAddr string            // INTERACTIONS_ADDR: "" = gateway
+	PublicKey        ed25519.PublicKey // DISCORD_PUBLIC_KEY: required with InteractionsAddr
 
-	// Emoji overrides the symbols' emoji (index game.Symbol); "" keeps the default.
-	Emoji [game.NumSymbols]string
-	// Hidden overrides the hidden cell's emoji; "" keeps the default.
-	Hidden string
-	// AppEmojis is APP_EMOJIS: upload the symbols' pictures as the
-	// application's own emojis at start and show them where no EMOJI_*
-	// override is set (default true); false keeps the Unicode emojis.
-	AppEmojis bool
+	Emoji     [game.NumSymbols]string // EmojiVars, by game.Symbol; "" keeps the default
+	Hidden    string                  // EMOJI_HIDDEN: the hidden cell's; "" keeps the default
+	AppEmojis bool                    // APP_EMOJIS
 }
 
 // LogValue implements slog.LogValuer so that logging a Config never shows the
@@ -164,7 +130,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c := Config{
 		Token:             l.token("DISCORD_TOKEN"),
 		GuildID:           l.snowflake("DISCORD_GUILD_ID"),
-		APIBase:           l.baseURL("DISCORD_API_BASE", DefaultAPIBase),
+		APIBase:           l.absURL("DISCORD_API_BASE", DefaultAPIBase, httpURL, "scheme must be http or https"),
 		RedisURL:          l.redisURL("REDIS_URL"),
 		DataPath:          l.str("DATA_PATH", DefaultDataPath),
 		BackupDir:         l.str("BACKUP_DIR", ""),
@@ -180,7 +146,7 @@ func Load(getenv func(string) string) (Config, error) {
 		MetricsAddr:       l.hostPort("METRICS_ADDR"),
 		PublicAddr:        l.hostPort("PUBLIC_ADDR"),
 		ClientSecret:      l.secret("DISCORD_CLIENT_SECRET"),
-		PublicURL:         l.publicURL("PUBLIC_URL"),
+		PublicURL:         l.absURL("PUBLIC_URL", "", secureURL, secureURLWant),
 		ShardCount:        l.shardCount("SHARD_COUNT"),
 		ShutdownTimeout:   l.duration("SHUTDOWN_TIMEOUT", DefaultShutdownTimeout, time.Millisecond),
 		Hidden:            l.emoji("EMOJI_HIDDEN"),
@@ -284,7 +250,10 @@ func (l *loader) snowflake(name string) string {
 	return v
 }
 
-func (l *loader) baseURL(name, def string) string {
+// absURL reads an absolute URL whose scheme ok accepts (else the error
+// says want), with a host and without user info, query or fragment. The
+// trailing slash is dropped.
+func (l *loader) absURL(name, def string, ok func(*url.URL) bool, want string) string {
 	v := l.get(name)
 	if v == "" {
 		return def
@@ -293,46 +262,27 @@ func (l *loader) baseURL(name, def string) string {
 	switch {
 	case err != nil:
 		l.fail(name, "%q is not a URL: %v", v, err)
-		return ""
-	case u.Scheme != "http" && u.Scheme != "https":
-		l.fail(name, "%q: scheme must be http or https", v)
-		return ""
+	case !ok(u):
+		l.fail(name, "%q: %s", v, want)
 	case u.Host == "":
 		l.fail(name, "%q: missing host", v)
-		return ""
-	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
-		l.fail(name, "%q: must not have a query, fragment or user info", v)
-		return ""
-	}
-	return strings.TrimRight(v, "/")
-}
-
-// publicURL reads PUBLIC_URL: empty, or an absolute https:// URL (or
-// http:// on localhost or 127.0.0.1, secure contexts too) without user
-// info, query or fragment. The trailing slash is dropped.
-func (l *loader) publicURL(name string) string {
-	v := l.get(name)
-	if v == "" {
-		return ""
-	}
-	u, err := url.Parse(v)
-	if err != nil {
-		l.fail(name, "%q is not a URL: %v", v, err)
-		return ""
-	}
-	local := u.Scheme == "http" && (u.Hostname() == "localhost" || u.Hostname() == "127.0.0.1")
-	switch {
-	case u.Scheme != "https" && !local:
-		l.fail(name, "%q: must be an https:// URL: the verification page uses WebCrypto, which browsers allow only in a secure context (http:// only on localhost or 127.0.0.1)", v)
-		return ""
-	case u.Host == "":
-		l.fail(name, "%q: missing host", v)
-		return ""
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.User != nil:
 		l.fail(name, "%q: must not have a query, fragment or user info", v)
-		return ""
+	default:
+		return strings.TrimRight(v, "/")
 	}
-	return strings.TrimRight(v, "/")
+	return ""
+}
+
+// httpURL accepts DISCORD_API_BASE's schemes.
+func httpURL(u *url.URL) bool { return u.Scheme == "http" || u.Scheme == "https" }
+
+const secureURLWant = "must be an https:// URL: the verification page uses WebCrypto, which browsers allow only in a secure context (http:// only on localhost or 127.0.0.1)"
+
+// secureURL accepts PUBLIC_URL's schemes: https, or http on localhost or
+// 127.0.0.1, secure contexts too.
+func secureURL(u *url.URL) bool {
+	return u.Scheme == "https" || (u.Scheme == "http" && (u.Hostname() == "localhost" || u.Hostname() == "127.0.0.1"))
 }
 
 // redisURL reads REDIS_URL, checked by the store's own parser
@@ -553,10 +503,8 @@ func (l *loader) oneOf(name, def string, allowed ...string) string {
 	if v == "" {
 		return def
 	}
-	for _, a := range allowed {
-		if v == a {
-			return v
-		}
+	if slices.Contains(allowed, v) {
+		return v
 	}
 	l.fail(name, "%q: want one of %s", v, strings.Join(allowed, ", "))
 	return def
@@ -569,15 +517,7 @@ var slogLevels = map[string]slog.Level{
 }
 
 func (l *loader) level(name string) slog.Level {
-	switch v := l.oneOf(name, "info", "debug", "info", "warn", "error"); v {
-	case "debug":
-		return slog.LevelDebug
-	case "warn":
-		return slog.LevelWarn
-	case "error":
-		return slog.LevelError
-	}
-	return slog.LevelInfo
+	return slogLevels[l.oneOf(name, "info", "debug", "info", "warn", "error")]
 }
 
 func (l *loader) hostPort(name string) string {

@@ -177,10 +177,7 @@ func New(reg prometheus.Registerer) *Metrics {
 // outcome is "ok", "user_error" or "internal_error".
 func (m *Metrics) Interaction(command, outcome string, d time.Duration) {
 	command = m.commands.value(command)
-	if !slices.Contains(outcomes, outcome) {
-		outcome = other
-	}
-	m.interactions.WithLabelValues(command, outcome).Inc()
+	m.interactions.WithLabelValues(command, oneOf(outcome, outcomes)).Inc()
 	if d >= 0 {
 		m.latency.WithLabelValues(command).Observe(d.Seconds())
 	}
@@ -257,14 +254,11 @@ func (m *Metrics) ShardUp(shard int, up bool) {
 // which Prometheus stores as no shard label at all (select it with
 // {shard=""}).
 func (m *Metrics) Received(transport string, shard int) {
-	if !slices.Contains(transports, transport) {
-		transport = other
-	}
 	label := ""
 	if shard >= 0 {
 		label = shardLabel(shard)
 	}
-	m.received.WithLabelValues(transport, label).Inc()
+	m.received.WithLabelValues(oneOf(transport, transports), label).Inc()
 }
 
 // Rejected counts one request the HTTP interactions endpoint refused, for
@@ -288,22 +282,24 @@ func (m *Metrics) RESTRequest(route string, status int) {
 	m.restReqs.WithLabelValues(m.routes.valueIf(route, wellFormedRoute), label).Inc()
 }
 
-// RESTRateLimited counts one 429 by scope ("user", "global", "shared",
-// "unknown"; anything else is "other").
+// RESTRateLimited counts one 429 by scope (rateLimitScopes; anything else
+// is "other").
 func (m *Metrics) RESTRateLimited(scope string) {
-	if !slices.Contains(rateLimitScopes, scope) {
-		scope = other
-	}
-	m.rateLimited.WithLabelValues(scope).Inc()
+	m.rateLimited.WithLabelValues(oneOf(scope, rateLimitScopes)).Inc()
 }
 
-// RESTRetry counts one retry by reason ("rate_limit", "server_error",
-// "timeout", "connection"; anything else is "other").
+// RESTRetry counts one retry by reason (retryReasons; anything else is
+// "other").
 func (m *Metrics) RESTRetry(reason string) {
-	if !slices.Contains(retryReasons, reason) {
-		reason = other
+	m.retries.WithLabelValues(oneOf(reason, retryReasons)).Inc()
+}
+
+// oneOf returns v if set holds it, else "other".
+func oneOf(v string, set []string) string {
+	if slices.Contains(set, v) {
+		return v
 	}
-	m.retries.WithLabelValues(reason).Inc()
+	return other
 }
 
 // RESTGaveUp counts one REST call given up on route (a route template, as
@@ -320,12 +316,7 @@ func wellFormedRoute(v string) bool {
 	if !ok || method == "" || len(v) > 96 || !strings.HasPrefix(path, "/") {
 		return false
 	}
-	for i := 0; i < len(method); i++ {
-		if method[i] < 'A' || method[i] > 'Z' {
-			return false
-		}
-	}
-	return plainLabel(path, "/:@_-.")
+	return strings.Trim(method, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" && plainLabel(path, "/:@_-.")
 }
 
 // shardLabel is the "shard" label value of shard: its decimal number, or

@@ -63,32 +63,25 @@ type Check struct {
 func Health(checks ...Check) func(context.Context) error {
 	running := make([]singleflight.Group, len(checks)) // one run of each check at a time
 	return func(ctx context.Context) error {
-		type result struct {
-			i   int
-			err error
-		}
-		results := make(chan result, len(checks)) // never blocks a late check
+		answers := make([]chan error, len(checks))
 		for i, c := range checks {
-			go func() { results <- result{i, wait(ctx, &running[i], c.Run)} }()
-		}
-		errs := make([]error, len(checks))
-		answered := make([]bool, len(checks))
-	wait:
-		for range checks {
-			select {
-			case r := <-results:
-				errs[r.i], answered[r.i] = r.err, true
-			case <-ctx.Done():
-				break wait
-			}
+			answers[i] = make(chan error, 1) // never blocks a late check
+			go func() { answers[i] <- wait(ctx, &running[i], c.Run) }()
 		}
 		var failed []error
 		for i, c := range checks {
-			switch {
-			case !answered[i]:
-				failed = append(failed, fmt.Errorf("%s: no answer: %w", c.Name, ctx.Err()))
-			case errs[i] != nil:
-				failed = append(failed, fmt.Errorf("%s: %w", c.Name, errs[i]))
+			var err error
+			select {
+			case err = <-answers[i]:
+			case <-ctx.Done():
+				select {
+				case err = <-answers[i]: // it had answered before ctx ended
+				default:
+					err = fmt.Errorf("no answer: %w", ctx.Err())
+				}
+			}
+			if err != nil {
+				failed = append(failed, fmt.Errorf("%s: %w", c.Name, err))
 			}
 		}
 		return errors.Join(failed...)
@@ -161,20 +154,9 @@ func IsStarting(err error) bool {
 	return errors.As(err, &s) && s.Starting()
 }
 
-// Handler returns the HTTP handler Serve uses:
-//
-//   - GET /metrics: the metrics gathered from g, in Prometheus's text format;
-//   - GET /healthz: calls health with a deadline of HealthTimeout (1.5 s)
-//     and answers within 2 seconds, whatever health does: 200 "ok"; 503
-//     "starting: " and the reason while health's error says the process
-//     is still starting (IsStarting; logged once at INFO, then at DEBUG);
-//     or 503 "unhealthy: " and the reason as plain text (for Health, the
-//     checks that failed or did not answer in time; logged at WARN). A nil
-//     health is always ok.
-//   - GET /version: build as JSON, e.g. {"version":"v1.2.0","revision":
-//     "5effcde…","time":"2026-05-01T12:00:00Z","modified":false,
-//     "go_version":"go1.26.8"}.
-//
+// Handler returns the HTTP handler Serve uses: GET /metrics (gathered from
+// g), GET /healthz (health, given HealthTimeout; a nil health is always ok)
+// and GET /version (build as JSON), as docs/operating.md describes them.
 // Other methods on these paths answer 405; every other path answers 404.
 func Handler(g prometheus.Gatherer, health func(context.Context) error, build Build, log *slog.Logger) http.Handler {
 	if log == nil {

@@ -133,10 +133,3 @@ func (s *Store) invalidate(guild uint64) {
 	s.epoch++
 	s.mu.Unlock()
 }
-
-// len returns the number of cached entries, expired or not.
-func (s *Store) len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.m)
-}
