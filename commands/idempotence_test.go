@@ -9,6 +9,7 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 // twice handles the same interaction (same ID) twice, as a second delivery
@@ -56,7 +57,7 @@ func TestRepeatedGrantChangesNothing(t *testing.T) {
 
 func TestRepeatedBuyRevealAndChest(t *testing.T) {
 	e := newEnv(t)
-	key := outcome(t, game.TierLoss, true)
+	key := storetest.Loss(true)
 	e.drawer.force(key, key, key)
 	e.drawer.forceChest(game.LotGold)
 
