@@ -24,10 +24,7 @@ func setLimits(reminder time.Duration, sets ...game.LimitSet) game.Move {
 // is refused as ErrInvalid, naming the record, and nothing of it is
 // written; a decoded dump made bad after Decode is refused by Import too.
 func testCareImportRefused(t *testing.T, open OpenFunc) {
-	e := newEnv(t, open, defaults)
-	if _, ok := e.st.(storage.Dumper); !ok {
-		t.Skip("the store is not a storage.Dumper")
-	}
+	e := dumperEnv(t, open)
 	populate(t, e)
 	data := writeDump(t, e.st)
 	target := newEnv(t, open, defaults)
@@ -70,9 +67,7 @@ func testCareImportRefused(t *testing.T, open OpenFunc) {
 			if !strings.Contains(err.Error(), c.want) || dd != nil {
 				t.Fatalf("ReadDump: %v (%v), want an error naming %s and no dump", err, dd, c.want)
 			}
-			if after := writeDump(t, target.st); !bytes.Equal(after, before) {
-				t.Fatal("a refused dump changed the store")
-			}
+			sameBytes(t, "a refused dump changed the store", writeDump(t, target.st), before)
 		})
 	}
 	// Import checks each player again.
@@ -83,9 +78,7 @@ func testCareImportRefused(t *testing.T, open OpenFunc) {
 	if !strings.Contains(err.Error(), "players[5]") {
 		t.Fatalf("error %q does not name players[5]", err)
 	}
-	if after := writeDump(t, target.st); !bytes.Equal(after, before) {
-		t.Fatalf("a refused import changed the store:\n%s", after)
-	}
+	sameBytes(t, "a refused import changed the store", writeDump(t, target.st), before)
 }
 
 // rawDump is a dump of version storage.DumpVersion as its JSON has it

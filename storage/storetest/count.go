@@ -11,11 +11,8 @@ import (
 // no more: not a guild with settings only, nor a player a refused step
 // never created.
 func testCountPlayers(t *testing.T, open OpenFunc) {
-	e := newEnv(t, open, defaults)
-	d, ok := e.st.(storage.Dumper)
-	if !ok {
-		t.Skip("the store is not a storage.Dumper")
-	}
+	e := dumperEnv(t, open)
+	d := e.st.(storage.Dumper)
 	if n, err := d.CountPlayers(e.ctx); err != nil || n != 0 {
 		t.Fatalf("CountPlayers of an empty store: %d, %v; want 0", n, err)
 	}

@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/lesclefsdutresor/clefs/game"
@@ -41,24 +40,10 @@ func testRotateRacing(t *testing.T, open OpenFunc) {
 	for i := range seeds {
 		seeds[i] = newSeed(e)
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, err := e.st.Run(e.ctx, storage.Step{ID: id, Op: fmt.Sprintf("rotate-%d", i), Now: e.clock.Now(),
-				Move: game.Rotate{Fresh: seeds[i]}})
-			errs <- err
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	race(t, n, func(i int) error {
+		_, err := e.st.Run(e.ctx, storage.Step{ID: id, Op: fmt.Sprintf("rotate-%d", i), Now: e.clock.Now(), Move: game.Rotate{Fresh: seeds[i]}})
+		return err
+	})
 	p := e.load(id).Player
 	sound(t, "after racing rotations", p)
 	seen := map[game.Seed]int{p.Seed: 1}

@@ -65,27 +65,21 @@ func testLeaseRacing(t *testing.T, open OpenFunc) {
 	for round := range 3 {
 		const n = 8
 		var (
-			wg      sync.WaitGroup
 			mu      sync.Mutex
 			winners []string
 		)
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				holder := fmt.Sprintf("round%d-proc%d", round, i)
-				_, err := e.st.RunGuild(e.ctx, storage.GuildStep{Guild: guild, Op: op, Move: game.Lease{Holder: holder, TTL: time.Minute}, Now: now})
-				switch {
-				case err == nil:
-					mu.Lock()
-					winners = append(winners, holder)
-					mu.Unlock()
-				case !errors.Is(err, game.ErrLeaseHeld):
-					t.Errorf("%s: %v", holder, err)
-				}
-			}()
-		}
-		wg.Wait()
+		race(t, n, func(i int) error {
+			holder := fmt.Sprintf("round%d-proc%d", round, i)
+			_, err := e.st.RunGuild(e.ctx, storage.GuildStep{Guild: guild, Op: op, Move: game.Lease{Holder: holder, TTL: time.Minute}, Now: now})
+			if err == nil {
+				mu.Lock()
+				winners = append(winners, holder)
+				mu.Unlock()
+			} else if !errors.Is(err, game.ErrLeaseHeld) {
+				return fmt.Errorf("%s: %w", holder, err)
+			}
+			return nil
+		})
 		g, err := e.st.Guild(e.ctx, guild)
 		if err != nil {
 			t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -113,23 +112,7 @@ func testAudit(t *testing.T, open OpenFunc) {
 	// The bulk of the log, written at once (one commit for many writers
 	// where the store can); their order among themselves is the store's.
 	const bulk = storage.AuditLimit
-	var wg sync.WaitGroup
-	for w := range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < bulk; i += 16 {
-				if err := writeAudit(guild, i); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if t.Failed() {
-		t.FailNow()
-	}
+	race(t, bulk, func(i int) error { return writeAudit(guild, i) })
 	// Then, in order: player steps, a guild update, and another guild's.
 	var last []game.AuditEntry // newest first
 	for i := bulk; i < bulk+6; i++ {
@@ -240,26 +223,14 @@ func testLeaderboard(t *testing.T, open OpenFunc) {
 	}
 	setAll := func(g uint64, users []uint64, bal func() int64) {
 		t.Helper()
-		var wg sync.WaitGroup
-		errs := make(chan error, len(users))
-		sem := make(chan struct{}, 32)
-		for _, u := range users {
-			b := bal()
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				_, err := e.apply(storage.PlayerID{Guild: g, User: u}, setBalance(b))
-				errs <- err
-			}()
+		bs := make([]int64, len(users))
+		for i := range bs {
+			bs[i] = bal()
 		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
+		race(t, len(users), func(i int) error {
+			_, err := e.apply(storage.PlayerID{Guild: g, User: users[i]}, setBalance(bs[i]))
+			return err
+		})
 	}
 	setAll(guild, users, balance)
 	// Richer players of another guild, some with the same user IDs.
@@ -469,26 +440,21 @@ func testGuild(t *testing.T, open OpenFunc) {
 func testGuildRacing(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	const n = 24
-	var wg sync.WaitGroup
 	var repeats atomic.Int64
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			op := fmt.Sprintf("op-%02d", i)
-			for range 2 { // the second is a repeat
-				balance := int64(i + 1)
-				ap, err := e.runGuild(guild, op, game.ChangeSettings{Patch: game.SettingsPatch{StartingBalance: &balance}, Actor: mod, Reason: op})
-				if err != nil {
-					t.Error(err)
-				}
-				if ap.Repeated {
-					repeats.Add(1)
-				}
+	race(t, n, func(i int) error {
+		op := fmt.Sprintf("op-%02d", i)
+		for range 2 { // the second is a repeat
+			balance := int64(i + 1)
+			ap, err := e.runGuild(guild, op, game.ChangeSettings{Patch: game.SettingsPatch{StartingBalance: &balance}, Actor: mod, Reason: op})
+			if err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
+			if ap.Repeated {
+				repeats.Add(1)
+			}
+		}
+		return nil
+	})
 	g, err := e.st.Guild(e.ctx, guild)
 	if err != nil {
 		t.Fatal(err)

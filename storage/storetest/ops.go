@@ -1,12 +1,10 @@
 package storetest
 
 import (
-	"bytes"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -97,10 +95,7 @@ func testRepeatAfter63(t *testing.T, open OpenFunc) {
 	// op-A and the 63 others: game.MaxOps operations, all remembered. The
 	// repeat brings another amount: were it applied, the balance would say.
 	v := e.load(id)
-	hist, err := e.st.History(e.ctx, id, storage.HistoryLimit)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hist := mustHistory(t, e, id)
 	r, err := e.st.Run(e.ctx, stepA(1000))
 	if err != nil || !r.Repeated || !reflect.DeepEqual(r.Result, a.Result) || len(r.History) != 0 {
 		t.Fatalf("op-A after %d other operations: %+v, %v; want it caught with its first result %+v", len(others), r, err, a.Result)
@@ -307,18 +302,10 @@ func testConcurrentSameOp(t *testing.T, open OpenFunc) {
 	id := pid(1)
 	const n = 32
 	outs := make([]storage.Applied, n)
-	var wg sync.WaitGroup
-	for g := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var err error
-			if outs[g], err = e.st.Run(e.ctx, e.step(id, "the-grant", game.Grant{Amount: int64(g + 1)})); err != nil {
-				t.Errorf("goroutine %d: %v", g, err)
-			}
-		}()
-	}
-	wg.Wait()
+	race(t, n, func(g int) (err error) {
+		outs[g], err = e.st.Run(e.ctx, e.step(id, "the-grant", game.Grant{Amount: int64(g + 1)}))
+		return err
+	})
 	applied, created := -1, 0
 	for g, a := range outs {
 		if !a.Repeated {
@@ -357,10 +344,7 @@ func testConcurrentSameOp(t *testing.T, open OpenFunc) {
 // bounds: a rotation drops the oldest reveal; a grant, with fewer other
 // lines than kept, drops no line (testHistory checks the bounds).
 func testDumpReveals(t *testing.T, open OpenFunc) {
-	e := newEnv(t, open, defaults)
-	if _, ok := e.st.(storage.Dumper); !ok {
-		t.Skip("the store is not a storage.Dumper")
-	}
+	e := dumperEnv(t, open)
 	id, other := pid(1), storage.PlayerID{Guild: guild2, User: 3}
 	n := game.MaxReveals + 3
 	all, _ := rotations(t, e, id, n)
@@ -375,17 +359,13 @@ func testDumpReveals(t *testing.T, open OpenFunc) {
 	if len(d.Players[0].History) != len(mustHistory(t, e, id)) || len(d.Players[1].Reveals) != 2 {
 		t.Fatalf("dumped %d history lines, %d reveals of the other player", len(d.Players[0].History), len(d.Players[1].Reveals))
 	}
-	if enc := encodeDump(t, d); !bytes.Equal(enc, data) {
-		t.Fatalf("ReadDump then EncodeDump differs:\n%s", firstDiff(enc, data))
-	}
+	sameBytes(t, "ReadDump then EncodeDump", encodeDump(t, d), data)
 
 	e2 := newEnv(t, open, defaults)
 	if err := e2.st.(storage.Dumper).Import(e2.ctx, d); err != nil {
 		t.Fatal(err)
 	}
-	if again := writeDump(t, e2.st); !bytes.Equal(again, data) {
-		t.Fatalf("export → import → export differs:\n%s\n---\n%s", firstDiff(data, again), firstDiff(again, data))
-	}
+	sameBytes(t, "export → import → export", writeDump(t, e2.st), data)
 	sameStores(t, e.st, e2.st, []storage.PlayerID{id, other}, []uint64{guild, guild2}, storage.DumpVersion)
 
 	// The imported player rotates on: the oldest reveal goes, the chain

@@ -7,10 +7,11 @@ import (
 	"io"
 	"reflect"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
@@ -201,6 +202,20 @@ func same(t *testing.T, what string, got, want any) {
 	}
 }
 
+// race runs fn(0) … fn(n-1) at once, at most 64 at a time, and fails the
+// test with the first error any returns.
+func race(t *testing.T, n int, fn func(i int) error) {
+	t.Helper()
+	var g errgroup.Group
+	g.SetLimit(64)
+	for i := range n {
+		g.Go(func() error { return fn(i) })
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func playersOf(t *testing.T, st storage.Store, g uint64) []uint64 {
 	t.Helper()
 	var users []uint64
@@ -359,18 +374,10 @@ func testRunRacing(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	const n = 48
 	out := make([]storage.Applied, n)
-	var wg sync.WaitGroup
-	for g := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var err error
-			if out[g], err = e.st.Run(e.ctx, e.step(pid(1), fmt.Sprintf("grant-%d", g), grant(1))); err != nil {
-				t.Errorf("goroutine %d: %v", g, err)
-			}
-		}()
-	}
-	wg.Wait()
+	race(t, n, func(g int) (err error) {
+		out[g], err = e.st.Run(e.ctx, e.step(pid(1), fmt.Sprintf("grant-%d", g), grant(1)))
+		return err
+	})
 	if p := e.load(pid(1)).Player; p.Balance != start+n || p.Stats.GrantedCents != n {
 		t.Fatalf("%d racing grants: balance %d, granted %d", n, p.Balance, p.Stats.GrantedCents)
 	}
