@@ -156,11 +156,11 @@ func TestVerifyWrongCommitment(t *testing.T) {
 	}
 }
 
-// fairPlayer plays tickets tickets (opening each chest due), rotating
-// after the first rotateAfter, so that those are verifiable and the rest
-// are drawn under a seed still secret. It returns the player as a store
+// fairPlayer plays tickets tickets (opening each chest due), rotating its
+// seeds after every every tickets, so that those are verifiable and the
+// rest are drawn under a seed still secret. It returns the player as a store
 // exports it: its kept history and the seeds it revealed.
-func fairPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets, rotateAfter int) storage.DecodedPlayer {
+func fairPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets, every int) storage.DecodedPlayer {
 	tb.Helper()
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	seed := func() game.Seed {
@@ -193,7 +193,7 @@ func fairPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets, 
 		}
 	}
 	for i := range tickets {
-		if i == rotateAfter {
+		if i > 0 && i%every == 0 {
 			step(p.Rotate(seed(), now))
 		}
 		step(p.Buy(game.House{}, now))
@@ -400,59 +400,13 @@ func BenchmarkVerifyExport(b *testing.B) {
 	b.ReportMetric(float64(b.N)*float64(checked)/b.Elapsed().Seconds(), "tickets/s")
 }
 
-// rotatingPlayer plays tickets tickets (opening each chest due), rotating
-// its seeds every every tickets, and returns it as a store exports it.
-func rotatingPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets, every int) storage.DecodedPlayer {
-	tb.Helper()
-	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	seed := func() game.Seed {
-		s, err := game.NewSeed(rng)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return s
-	}
-	p, err := game.NewPlayer(int64(tickets)*game.Stake, seed(), "c0ffee", now)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	p = p.WithNextSeed(seed())
-	var d game.SeededDrawer
-	var hist []game.Entry
-	var reveals game.Reveals
-	step := func(s game.Step, err error) {
-		tb.Helper()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		p, hist = s.Player, append(hist, s.History...)
-		if s.Reveal != nil {
-			reveals = append(reveals, *s.Reveal)
-		}
-	}
-	for i := range tickets {
-		if i > 0 && i%every == 0 {
-			step(p.Rotate(seed(), now))
-		}
-		step(p.Buy(game.House{}, now))
-		step(p.Reveal(d, p.TicketSeq, game.AllRows, now))
-		if p.ChestDue {
-			step(p.OpenChest(d, p.ChestSeq+1, now))
-		}
-	}
-	if len(hist) > storage.HistoryLimit {
-		hist = hist[len(hist)-storage.HistoryLimit:]
-	}
-	return storage.DecodedPlayer{ID: id, Player: p, History: hist, Reveals: reveals}
-}
-
 // TestVerifyExportLinks tampers with a real dump in the ways a cheat could
 // hide while each draw still recomputes, and checks that each is reported
 // as a broken link naming the player and the ticket, with exit status 1.
 func TestVerifyExportLinks(t *testing.T) {
 	rng := rand.NewChaCha8([32]byte{23})
 	id := storage.PlayerID{Guild: 1, User: 7}
-	clean := rotatingPlayer(t, id, rng, 40, 8) // seeds 1..4 revealed, 5 current
+	clean := fairPlayer(t, id, rng, 40, 8) // seeds 1..4 revealed, 5 current
 	if len(clean.Reveals) != 4 || len(clean.History) >= storage.HistoryLimit {
 		t.Fatalf("%d reveals, %d lines: want 4 reveals and a whole history", len(clean.Reveals), len(clean.History))
 	}

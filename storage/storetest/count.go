@@ -18,8 +18,7 @@ func testCountPlayers(t *testing.T, open OpenFunc) {
 	}
 	ids := populate(t, e)
 	missing := storage.PlayerID{Guild: guild, User: 99}
-	_, err := e.st.Run(e.ctx, storage.Step{ID: missing, Op: e.op(), Now: e.clock.Now(), Move: grant(1)})
-	wantErr(t, "a grant to no player without Create", err, storage.ErrNoPlayer)
+	wantErr(t, "a grant to no player without Create", errOf(e.st.Run(e.ctx, storage.Step{ID: missing, Op: e.op(), Now: e.clock.Now(), Move: grant(1)})), storage.ErrNoPlayer)
 	exported := 0
 	if err := d.ExportPlayers(e.ctx, func(storage.DecodedPlayer) error { exported++; return nil }); err != nil {
 		t.Fatal(err)

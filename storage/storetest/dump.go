@@ -71,9 +71,7 @@ func populate(t *testing.T, e *env) []storage.PlayerID {
 		House: game.House{MaxStakeDay: 4000, MinInterval: 1500 * time.Millisecond, RealityPlays: 25, RealityEvery: 30 * time.Minute}}
 	e.setSettings(guild2, "settings-1", set, "setup")
 	// A third guild with a record and no audit entry: a change of nothing.
-	if _, err := e.runGuild(333, "settings-1", game.ChangeSettings{}); err != nil {
-		t.Fatal(err)
-	}
+	e.mustGuild(333, "settings-1", game.ChangeSettings{})
 	return ids
 }
 
@@ -281,8 +279,7 @@ func testDumpRoundTrip(t *testing.T, open OpenFunc) {
 		t.Fatal("buy with a chest due after import succeeded")
 	}
 	e2.must(ids[3], "chest after import", openChest(RandomDrawer(1), e2.load(ids[3]).Player.ChestSeq+1))
-	_, err := e2.apply(ids[5], game.Buy{})
-	wantErr(t, "buy of a paused player after import", err, game.ErrPaused)
+	wantErr(t, "buy of a paused player after import", errOf(e2.apply(ids[5], game.Buy{})), game.ErrPaused)
 }
 
 // sameBytes fails the test unless got is want, showing where they part.
@@ -320,9 +317,7 @@ func testImportDuplicate(t *testing.T, open OpenFunc) {
 	}
 	sameBytes(t, "a refused import changed the store", writeDump(t, target.st), before)
 	// A guild with settings, then one with audit entries only.
-	if _, err := target.runGuild(333, "x", game.ChangeSettings{}); err != nil {
-		t.Fatal(err)
-	}
+	target.mustGuild(333, "x", game.ChangeSettings{})
 	before = writeDump(t, target.st)
 	d.Players = d.Players[:len(d.Players)-1]
 	err = im.Import(target.ctx, decode(d))

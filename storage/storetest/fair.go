@@ -18,14 +18,10 @@ func newSeed(e *env) game.Seed {
 	return s
 }
 
-func rotate(e *env) game.Move {
-	next := newSeed(e)
-	return game.Rotate{Fresh: next}
-}
+func rotate(e *env) game.Move { return game.Rotate{Fresh: newSeed(e)} }
 
 func setClientSeed(e *env, client string) game.Move {
-	next := newSeed(e)
-	return game.Rotate{Fresh: next, Client: new(client)}
+	return game.Rotate{Fresh: newSeed(e), Client: new(client)}
 }
 
 // testRotateRacing: rotations racing on one player, each with its own
@@ -41,8 +37,7 @@ func testRotateRacing(t *testing.T, open OpenFunc) {
 		seeds[i] = newSeed(e)
 	}
 	race(t, n, func(i int) error {
-		_, err := e.st.Run(e.ctx, storage.Step{ID: id, Op: fmt.Sprintf("rotate-%d", i), Now: e.clock.Now(), Move: game.Rotate{Fresh: seeds[i]}})
-		return err
+		return errOf(e.st.Run(e.ctx, storage.Step{ID: id, Op: fmt.Sprintf("rotate-%d", i), Now: e.clock.Now(), Move: game.Rotate{Fresh: seeds[i]}}))
 	})
 	p := e.load(id).Player
 	sound(t, "after racing rotations", p)

@@ -106,8 +106,7 @@ func testAudit(t *testing.T, open OpenFunc) {
 	// writeAudit applies a moderator's grant whose entry is entry(g, i).
 	writeAudit := func(g uint64, i int) error {
 		a := entry(g, i)
-		_, err := e.apply(storage.PlayerID{Guild: g, User: a.Target}, game.Grant{Amount: a.Amount, By: game.Moderator{Guild: g, Actor: mod, Target: a.Target, Reason: a.Reason}})
-		return err
+		return errOf(e.apply(storage.PlayerID{Guild: g, User: a.Target}, game.Grant{Amount: a.Amount, By: game.Moderator{Guild: g, Actor: mod, Target: a.Target, Reason: a.Reason}}))
 	}
 	// The bulk of the log, written at once (one commit for many writers
 	// where the store can); their order among themselves is the store's.
@@ -228,8 +227,7 @@ func testLeaderboard(t *testing.T, open OpenFunc) {
 			bs[i] = bal()
 		}
 		race(t, len(users), func(i int) error {
-			_, err := e.apply(storage.PlayerID{Guild: g, User: users[i]}, setBalance(bs[i]))
-			return err
+			return errOf(e.apply(storage.PlayerID{Guild: g, User: users[i]}, setBalance(bs[i])))
 		})
 	}
 	setAll(guild, users, balance)
@@ -300,10 +298,7 @@ func testPlayers(t *testing.T, open OpenFunc) {
 		t.Fatalf("Players stopped after %d calls with %v, want 3 and fn's error as is", n, err)
 	}
 	// fn may use the store (a guild's reset applies a step to each player).
-	if err := e.st.Players(e.ctx, guild, func(u uint64) error {
-		_, err := e.apply(pid(u), grant(1))
-		return err
-	}); err != nil {
+	if err := e.st.Players(e.ctx, guild, func(u uint64) error { return errOf(e.apply(pid(u), grant(1))) }); err != nil {
 		t.Fatal(err)
 	}
 	if p := e.load(pid(users[0])).Player; p.Stats.GrantedCents != 2 {
@@ -349,9 +344,7 @@ func testGuild(t *testing.T, open OpenFunc) {
 	if ap, err := e.runGuild(guild, "op-1", game.ChangeSettings{Patch: FullPatch(defaults)}); err != nil || !ap.Repeated || ap.Audit != nil {
 		t.Fatalf("a repeat: %+v, %v", ap, err)
 	}
-	if _, err := e.runGuild(guild, "rg:1", game.BeginReset{Actor: mod}); err != nil {
-		t.Fatal(err)
-	}
+	e.mustGuild(guild, "rg:1", game.BeginReset{Actor: mod})
 	g1, _ = e.st.Guild(e.ctx, guild)
 	if ap, err := e.runGuild(guild, "rg:1", game.BeginReset{Actor: mod}); err != nil || !ap.Pending || !reflect.DeepEqual(ap.Guild, g1) {
 		t.Fatalf("a step that changes nothing: %+v, %v; want %+v", ap, err, g1)
