@@ -400,9 +400,11 @@ func BenchmarkVerifyExport(b *testing.B) {
 	b.ReportMetric(float64(b.N)*float64(checked)/b.Elapsed().Seconds(), "tickets/s")
 }
 
-// TestVerifyExportLinks tampers with a real dump in the ways a cheat could
-// hide while each draw still recomputes, and checks that each is reported
-// as a broken link naming the player and the ticket, with exit status 1.
+// TestVerifyExportLinks tampers with a real dump, and with its public
+// export where it carries what is tampered with, in the ways a cheat could
+// hide while each draw still recomputes (and a grid redrawn, which does
+// not), and checks that each is reported as a broken link naming the
+// player and the ticket, with exit status 1.
 func TestVerifyExportLinks(t *testing.T) {
 	rng := rand.NewChaCha8([32]byte{23})
 	id := storage.PlayerID{Guild: 1, User: 7}
@@ -430,7 +432,23 @@ func TestVerifyExportLinks(t *testing.T) {
 		name   string
 		tamper func(p *storage.DecodedPlayer) string // returns a break the output must name
 		draws  bool                                  // whether a draw no longer recomputes too
+		public bool                                  // whether a public export says it alike
 	}{
+		{"a grid redrawn", func(p *storage.DecodedPlayer) string {
+			i := index(p.History, func(e game.Entry) bool { return e.Kind == game.KindPlay && revealed(e) && !e.Tier.Winning() })
+			e := &p.History[i]
+			g := []byte(e.Grid.String())
+			g[0], g[8] = g[8], g[0]
+			if g[0] == g[8] {
+				g[0], g[4] = g[4], g[0]
+			}
+			grid, err := game.ParseGrid(string(g))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Grid = grid
+			return "MISMATCH guild 1 user 7 ticket " + itoa(e.TicketID)
+		}, true, true},
 		{"keys held raised from 1 to 2, grid redrawn to match", func(p *storage.DecodedPlayer) string {
 			i := index(p.History, func(e game.Entry) bool { return e.Kind == game.KindPlay && e.KeysBefore == 1 && revealed(e) })
 			e := &p.History[i]
@@ -441,53 +459,59 @@ func TestVerifyExportLinks(t *testing.T) {
 			}
 			e.KeysBefore, e.Grid, e.Tier, e.Key = 2, o.Grid, o.Tier, o.Key
 			return "BROKEN guild 1 user 7 ticket " + itoa(e.TicketID) + ": keys chain: records 2 keys held before it, but the line before leaves 1"
-		}, false},
+		}, false, true},
 		{"a chest line deleted", func(p *storage.DecodedPlayer) string {
 			i := index(p.History, func(e game.Entry) bool { return e.Kind == game.KindChest })
 			next := p.History[i+1].TicketID
 			p.History = slices.Delete(p.History, i, i+1)
 			return "BROKEN guild 1 user 7 ticket " + itoa(next) + ": keys chain: bought while the chest of the third key before it was not opened"
-		}, false},
+		}, false, false},
 		{"a revealed seed's range shrunk to hide a ticket", func(p *storage.DecodedPlayer) string {
 			p.Reveals[1].LastTicket--
 			return "BROKEN guild 1 user 7 ticket " + itoa(p.Reveals[1].LastTicket+1) + ": seed ranges: drawn under seed 2"
-		}, false},
+		}, false, false},
 		{"the first seed's range shrunk from its start", func(p *storage.DecodedPlayer) string {
 			p.Reveals[0].FirstTicket++
 			return "BROKEN guild 1 user 7 ticket 1: seed ranges: drawn under seed 1"
-		}, false},
+		}, false, false},
 		{"a revealed seed deleted", func(p *storage.DecodedPlayer) string {
 			first := p.Reveals[2].FirstTicket
 			p.Reveals = slices.Delete(p.Reveals, 2, 3)
 			return "BROKEN guild 1 user 7 ticket " + itoa(first) + ": seed ranges: lies in no revealed seed's range"
-		}, false},
+		}, false, true},
 		{"the first revealed seed deleted", func(p *storage.DecodedPlayer) string {
 			p.Reveals = p.Reveals[1:]
 			return "BROKEN guild 1 user 7 seed 2: seed ranges: seeds 1 to 1 are missing"
-		}, false},
+		}, false, false},
 		{"seeds swapped between two reveals", func(p *storage.DecodedPlayer) string {
 			p.Reveals[0].Seed, p.Reveals[1].Seed = p.Reveals[1].Seed, p.Reveals[0].Seed
 			return "BROKEN guild 1 user 7 ticket 1: commitments: lies in seed 1's range but records seed 2's commitment"
-		}, true},
+		}, true, true},
 		{"a gap in ticket numbers", func(p *storage.DecodedPlayer) string {
 			i := index(p.History, func(e game.Entry) bool { return e.Kind == game.KindPlay && e.TicketID == 10 })
 			p.History = slices.Delete(p.History, i, i+1)
 			return "BROKEN guild 1 user 7 ticket 11: numbers: follows ticket 9: 1 tickets missing, 0 explained by a reset"
-		}, false},
+		}, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := clean
 			p.History, p.Reveals = slices.Clone(clean.History), slices.Clone(clean.Reveals)
 			want := tc.tamper(&p)
-			out, _, err := runCLI(t, "verify", "-export", writeDump(t, p))
-			if ExitCode(err) != 1 || !errors.Is(err, errMismatch) {
-				t.Errorf("err %v, want exit 1", err)
+			files := map[string]string{"dump": writeDump(t, p)}
+			if tc.public {
+				files["public export"] = writePublic(t, p)
 			}
-			if !strings.Contains(out, want) || !strings.Contains(out, "\nBROKEN: ") || strings.Contains(out, "all match") {
-				t.Errorf("output lacks %q:\n%s", want, out)
-			}
-			if strings.Contains(out, "MISMATCH") != tc.draws {
-				t.Errorf("a draw mismatch reported: %v, want %v:\n%s", !tc.draws, tc.draws, out)
+			for kind, file := range files {
+				out, _, err := runCLI(t, "verify", "-export", file)
+				if ExitCode(err) != 1 || !errors.Is(err, errMismatch) {
+					t.Errorf("%s: err %v, want exit 1", kind, err)
+				}
+				if !strings.Contains(out, want) || !strings.Contains(out, "\nBROKEN: ") || strings.Contains(out, "all match") {
+					t.Errorf("%s: output lacks %q:\n%s", kind, want, out)
+				}
+				if strings.Contains(out, "MISMATCH") != tc.draws {
+					t.Errorf("%s: a draw mismatch reported: %v, want %v:\n%s", kind, !tc.draws, tc.draws, out)
+				}
 			}
 		})
 	}
