@@ -118,10 +118,7 @@ func TestVerifyPublic(t *testing.T) {
 		t.Errorf("the clean export:\n%s", out)
 	}
 
-	bad := writeFile(t, func(f *os.File) error {
-		_, err := f.WriteString(`{"v":2,"guild":"1","user":"7","h":[],"r":[]}`)
-		return err
-	})
+	bad := writeTemp(t, `{"v":2,"guild":"1","user":"7","h":[],"r":[]}`)
 	if _, _, err := runCLI(t, "verify", "-export", bad); !errors.Is(err, schema.ErrInvalid) || !strings.Contains(err.Error(), "field v") {
 		t.Errorf("a version 2 public export: %v", err)
 	}

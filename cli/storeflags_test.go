@@ -106,14 +106,14 @@ func TestDataFlagWinsOverRedisURL(t *testing.T) {
 			t.Setenv("REDIS_URL", dead)
 		}
 		for _, args := range [][]string{{"audit", "-data", "x.db"}, {"export", "-data", "x.db", "-o", "dump.json", "-force"}} {
-			_, stderr, err := runCmd(t, args...)
+			_, stderr, err := runCLI(t, args...)
 			if err != nil || !strings.Contains(stderr, "store: embedded file "+db+" (from -data)\n") {
 				t.Fatalf("%v (REDIS_URL in the environment: %v): %v\n%s", args, env, err, stderr)
 			}
 		}
 	}
 	// Without a flag, REDIS_URL is the store: named, its password hidden.
-	_, stderr, err := runCmd(t, "audit")
+	_, stderr, err := runCLI(t, "audit")
 	if err == nil || !strings.Contains(stderr, "store: redis://:xxxxx@127.0.0.1:1/0 (from REDIS_URL)") ||
 		!strings.Contains(err.Error(), "redis://:xxxxx@127.0.0.1:1/0") || strings.Contains(stderr+err.Error(), "s3cret") {
 		t.Fatalf("audit with REDIS_URL: %v\n%s", err, stderr)
@@ -160,7 +160,7 @@ func TestStoreCommandsRefuseBadPaths(t *testing.T) {
 		{[]string{"audit", "-redis", "http://host:6379"}, `invalid Redis URL "http://host:6379"`},
 	}
 	for _, tt := range tests {
-		_, stderr, err := runCmd(t, tt.args...)
+		_, stderr, err := runCLI(t, tt.args...)
 		if err == nil || ExitCode(err) != 1 || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%v: %v, want an error naming %q", tt.args, err, tt.want)
 		}
@@ -180,7 +180,7 @@ func TestStoreCommandsRefuseBadPaths(t *testing.T) {
 		t.Errorf("the file that is not a store was changed (%v)", err)
 	}
 	for _, args := range [][]string{{"audit", "-redis", "redis://x", "-data", "x.db"}, {"audit", "-dta", "x.db"}, {"import", "-frce", dump}} {
-		if _, _, err := runCmd(t, args...); ExitCode(err) != 2 {
+		if _, _, err := runCLI(t, args...); ExitCode(err) != 2 {
 			t.Errorf("%v: %v, want a usage error", args, err)
 		}
 	}
@@ -214,7 +214,7 @@ func TestImportForce(t *testing.T) {
 			flags = []string{"-redis", url}
 		}
 		run := func(args ...string) (string, error) {
-			out, _, err := runCmd(t, append(append([]string{"import"}, flags...), args...)...)
+			out, _, err := runCLI(t, append(append([]string{"import"}, flags...), args...)...)
 			return out, err
 		}
 		if out, err := run(a); err != nil || !strings.Contains(out, "imported 2 players") {
@@ -226,12 +226,12 @@ func TestImportForce(t *testing.T) {
 		if out, err := run("-force", b); err != nil || !strings.Contains(out, "imported 1 player ") {
 			t.Fatalf("import -force: %q, %v", out, err)
 		}
-		before, _, _ := runCmd(t, append([]string{"export"}, flags...)...)
+		before, _, _ := runCLI(t, append([]string{"export"}, flags...)...)
 		_, err := run("-force", c)
 		if !errors.Is(err, storage.ErrDuplicate) || !strings.Contains(err.Error(), "guild 1, user 2") || !strings.Contains(err.Error(), "nothing was imported") {
 			t.Fatalf("import -force of a player the store has: %v, want it named", err)
 		}
-		after, _, _ := runCmd(t, append([]string{"export"}, flags...)...)
+		after, _, _ := runCLI(t, append([]string{"export"}, flags...)...)
 		if after != before || !strings.Contains(after, `"user": "3"`) || strings.Contains(after, `"user": "4"`) {
 			t.Fatalf("a refused import changed the store (%v)", flags)
 		}
@@ -293,7 +293,7 @@ func TestAuditReportsADisagreeingLeaderboard(t *testing.T) {
 
 	for _, flags := range [][]string{{"-data", path}, {"-redis", url}} {
 		for range 2 {
-			out, _, err := runCmd(t, append([]string{"audit"}, flags...)...)
+			out, _, err := runCLI(t, append([]string{"audit"}, flags...)...)
 			if !errors.Is(err, errAudit) || !strings.Contains(err.Error(), "a bug") {
 				t.Fatalf("audit %v of a leaderboard that disagrees: %v\n%s", flags, err, out)
 			}
@@ -336,7 +336,7 @@ func TestStoreCommandsRefuseAnOlderLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"export"}, {"audit"}, {"import", dump}} {
-		_, _, err := runCmd(t, append([]string{args[0], "-data", path}, args[1:]...)...)
+		_, _, err := runCLI(t, append([]string{args[0], "-data", path}, args[1:]...)...)
 		if !errors.Is(err, storage.ErrLayout) || ExitCode(err) != 1 ||
 			!strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "clefs export -data "+path) {
 			t.Errorf("%s of a 0.3.0 file: %v; want storage.ErrLayout naming the file and the export", args[0], err)
@@ -351,7 +351,7 @@ func TestStoreCommandsRefuseAnOlderLayout(t *testing.T) {
 // and -data's default is said once.
 func TestStoreFlagsHelp(t *testing.T) {
 	for _, cmd := range []string{"export", "import", "audit"} {
-		_, stderr, err := runCmd(t, cmd, "-h")
+		_, stderr, err := runCLI(t, cmd, "-h")
 		if !errors.Is(err, flag.ErrHelp) {
 			t.Fatalf("%s -h: %v", cmd, err)
 		}
@@ -368,7 +368,7 @@ func TestStoreFlagsHelp(t *testing.T) {
 
 // TestUsageListsEveryCommand: clefs help names every subcommand Main runs.
 func TestUsageListsEveryCommand(t *testing.T) {
-	out, _, err := runCmd(t, "help")
+	out, _, err := runCLI(t, "help")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +380,7 @@ func TestUsageListsEveryCommand(t *testing.T) {
 			continue
 		}
 		// Each listed command is one Main runs: -h is help, not "unknown command".
-		if _, _, err := runCmd(t, cmd, "-h"); !errors.Is(err, flag.ErrHelp) {
+		if _, _, err := runCLI(t, cmd, "-h"); !errors.Is(err, flag.ErrHelp) {
 			t.Errorf("%s -h: %v", cmd, err)
 		}
 	}
