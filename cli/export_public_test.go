@@ -39,10 +39,7 @@ func TestExportPublic(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	out, _, err := runCLI(t, "export", "-data", data, "-public", "-guild", "1", "-user", "7")
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustCLI(t, "export", "-data", data, "-public", "-guild", "1", "-user", "7")
 	got, err := schema.DecodePublicExport("stdout", []byte(out))
 	if err != nil {
 		t.Fatal(err)
@@ -162,10 +159,7 @@ func TestVerifyPublicAfterARandomRun(t *testing.T) {
 	}
 	checked := 0
 	for _, id := range ids {
-		out, _, err := runCLI(t, "export", "-data", data, "-public", "-guild", itoa(id.Guild), "-user", itoa(id.User))
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := mustCLI(t, "export", "-data", data, "-public", "-guild", itoa(id.Guild), "-user", itoa(id.User))
 		path := writeFile(t, func(f *os.File) error { _, err := f.WriteString(out); return err })
 		vout, _, err := runCLI(t, "verify", "-export", path)
 		if err != nil || strings.Contains(vout, "BROKEN") {

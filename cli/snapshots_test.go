@@ -93,14 +93,8 @@ func TestSnapshotsUnderLoad(t *testing.T) {
 		t.Fatal("export of the open store's file succeeded: the store should be locked while the bot runs")
 	}
 	st.Close()
-	want, _, err := runCLI(t, "export", "-data", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _, err := runCLI(t, "export", "-data", last)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := mustCLI(t, "export", "-data", path)
+	got := mustCLI(t, "export", "-data", last)
 	if got != want {
 		t.Errorf("the snapshot's dump differs from the store's: %s", firstDiff(got, want))
 	}

@@ -105,10 +105,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	randomRun(t, st, 1, 1500)
 	st.Close()
 
-	out1, _, err := runCLI(t, "export", "-data", src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out1 := mustCLI(t, "export", "-data", src)
 	dumpFile := filepath.Join(t.TempDir(), "dump.json")
 	if _, _, err := runCLI(t, "export", "-data", src, "-o", dumpFile); err != nil {
 		t.Fatal(err)
@@ -172,10 +169,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if out, _, err := runCLI(t, "import", "-redis", url, dumpFile); err != nil || !strings.Contains(out, "imported") {
 		t.Fatalf("import into Redis: %q, %v", out, err)
 	}
-	out2, _, err := runCLI(t, "export", "-redis", url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out2 := mustCLI(t, "export", "-redis", url)
 	if out2 != out1 {
 		t.Fatalf("export → import into Redis → export differs:\n%s", firstDiff(out1, out2))
 	}
@@ -183,10 +177,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if _, _, err := runCLI(t, "import", "-data", dst, "-i", dumpFile); err != nil {
 		t.Fatal(err)
 	}
-	out3, _, err := runCLI(t, "export", "-data", dst)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out3 := mustCLI(t, "export", "-data", dst)
 	if out3 != out1 {
 		t.Fatalf("export → import into a file → export differs:\n%s", firstDiff(out1, out3))
 	}
@@ -287,10 +278,7 @@ func TestImportVersion3Dump(t *testing.T) {
 	if out, _, err := runCLI(t, "audit", "-data", dst); err != nil || !strings.Contains(out, " 0 breaches") || !strings.Contains(out, "0 disagreements") {
 		t.Fatalf("audit after the import: %q, %v", out, err)
 	}
-	out, _, err := runCLI(t, "export", "-data", dst)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustCLI(t, "export", "-data", dst)
 	got, err := storage.ReadDump(strings.NewReader(out), noSeeds{})
 	if err != nil || len(got.Players) != len(d.Players) {
 		t.Fatalf("export after the import: %v, %d players; want %d", err, len(got.Players), len(d.Players))
@@ -413,10 +401,7 @@ func TestImportRefusesWhatCouldNeverPlay(t *testing.T) {
 	if _, _, err := runCLI(t, "import", "-data", db, writeTemp(t, string(encode(storage.DecodedPlayer{ID: storage.PlayerID{Guild: 1, User: 3}, Player: other})))); err != nil {
 		t.Fatal(err)
 	}
-	before, _, err := runCLI(t, "export", "-data", db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := mustCLI(t, "export", "-data", db)
 	type doc = map[string]any
 	// edit changes the JSON form of the target's dump: its record, and its
 	// last history line of kind k.
@@ -524,10 +509,7 @@ func TestImportedPlayerPlaysItsLastTicket(t *testing.T) {
 	if err != nil || v.Player.TicketSeq != game.MaxSeq || v.Player.Ticket == nil || !v.Player.Ticket.Drawn {
 		t.Fatalf("after the last ticket: %+v, %v", v.Player, err)
 	}
-	out, _, err := runCLI(t, "export", "-data", db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustCLI(t, "export", "-data", db)
 	if _, _, err := runCLI(t, "import", "-data", filepath.Join(t.TempDir(), "again.db"), writeTemp(t, out)); err != nil {
 		t.Fatalf("the player at the last ticket, imported again: %v", err)
 	}

@@ -32,6 +32,16 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	return out.String(), errOut.String(), err
 }
 
+// mustCLI is runCLI's standard output, failing the test on an error.
+func mustCLI(t *testing.T, args ...string) string {
+	t.Helper()
+	out, _, err := runCLI(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // TestVerifyTicket checks clefs verify against test vectors of
 // docs/FAIRNESS.md, section 6.
 func TestVerifyTicket(t *testing.T) {

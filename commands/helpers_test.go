@@ -115,6 +115,17 @@ func (d *testDrawer) draws() (tickets, chests int) {
 	return d.tickets, d.drawnChests
 }
 
+// testCatalog is the product's catalog of words, failing the test if it
+// does not load.
+func testCatalog(tb testing.TB) *catalog {
+	tb.Helper()
+	c, err := newCatalog()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
 // clock is a settable clock shared by the store and the handlers.
 type clock struct {
 	mu sync.Mutex

@@ -334,10 +334,7 @@ func TestDailyCooldownSaysWhen(t *testing.T) {
 }
 
 func TestApologyIsHonest(t *testing.T) {
-	c, err := newCatalog()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testCatalog(t)
 	for _, l := range []*lang{c.en, c.fr} {
 		if s := l.T(apology("play"), nil); !strings.Contains(s, "twice") && !strings.Contains(s, "deux fois") {
 			t.Errorf("player apology %q does not say a retry is safe", s)
