@@ -33,9 +33,7 @@ func TestSnapshotsUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	stale := filepath.Join(backups, ".clefs-snapshot-42.tmp")
-	if err := os.WriteFile(stale, []byte("half a snapshot"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeAt(t, stale, []byte("half a snapshot"))
 
 	var taken, failed atomic.Int64
 	var clock atomic.Int64 // one second per snapshot, so that names never collide
@@ -109,9 +107,7 @@ func TestExportRefusesToOverwrite(t *testing.T) {
 	randomRun(t, st, 6, 50)
 	st.Close()
 	out := filepath.Join(dir, "dump.json")
-	if err := os.WriteFile(out, []byte("precious"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeAt(t, out, []byte("precious"))
 	_, _, err := runCLI(t, "export", "-data", path, "-o", out)
 	if err == nil || !strings.Contains(err.Error(), "exists") || !strings.Contains(err.Error(), "-force") {
 		t.Fatalf("export over an existing file: %v, want a refusal that names -force", err)

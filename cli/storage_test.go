@@ -229,9 +229,7 @@ func TestImportRejectsBadInput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			in := filepath.Join(dir, "in.json")
-			if err := os.WriteFile(in, []byte(c.input), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			writeAt(t, in, []byte(c.input))
 			db := filepath.Join(dir, c.name+".db")
 			_, _, err := runCLI(t, "import", "-data", db, in)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -518,10 +516,16 @@ func TestImportedPlayerPlaysItsLastTicket(t *testing.T) {
 func writeTemp(t *testing.T, s string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "x.json")
-	if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+	writeAt(t, p, []byte(s))
+	return p
+}
+
+// writeAt writes data to the file at path, failing the test on an error.
+func writeAt(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return p
 }
 
 // TestAuditAfterARandomRun: on both stores, the books balance and the

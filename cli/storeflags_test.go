@@ -98,9 +98,7 @@ func TestDataFlagWinsOverRedisURL(t *testing.T) {
 	st.Close()
 	t.Chdir(dir)
 	dead := "redis://:s3cret@127.0.0.1:1/0" // nothing listens there
-	if err := os.WriteFile(".env", []byte("REDIS_URL="+dead+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeAt(t, ".env", []byte("REDIS_URL="+dead+"\n"))
 	for _, env := range []bool{false, true} {
 		if env {
 			t.Setenv("REDIS_URL", dead)
@@ -126,21 +124,15 @@ func TestDataFlagWinsOverRedisURL(t *testing.T) {
 func TestStoreCommandsRefuseBadPaths(t *testing.T) {
 	dir := t.TempDir()
 	notStore := filepath.Join(dir, "notes.txt")
-	if err := os.WriteFile(notStore, bytes.Repeat([]byte("not a database\n"), 1000), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeAt(t, notStore, bytes.Repeat([]byte("not a database\n"), 1000))
 	empty := filepath.Join(dir, "empty.db")
-	if err := os.WriteFile(empty, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeAt(t, empty, nil)
 	dump := filepath.Join(dir, "dump.json")
 	var b bytes.Buffer
 	if err := storage.EncodeDump(&b, &storage.DecodedDump{Players: []storage.DecodedPlayer{soundPlayer(t, 1, 100, 100)}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(dump, b.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeAt(t, dump, b.Bytes())
 	missing := filepath.Join(dir, "missing.db")
 	missingDir := filepath.Join(dir, "typo", "clefs.db")
 	tests := []struct {
@@ -202,9 +194,7 @@ func TestImportForce(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeAt(t, p, b.Bytes())
 		return p
 	}
 	a, b, c := dump("a.json", 1, 2), dump("b.json", 3), dump("c.json", 4, 2)
@@ -332,9 +322,7 @@ func TestStoreCommandsRefuseAnOlderLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	dump := filepath.Join(t.TempDir(), "dump.json")
-	if err := os.WriteFile(dump, []byte(`{"version": 4, "players": [], "guilds": []}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeAt(t, dump, []byte(`{"version": 4, "players": [], "guilds": []}`))
 	for _, args := range [][]string{{"export"}, {"audit"}, {"import", dump}} {
 		_, _, err := runCLI(t, append([]string{args[0], "-data", path}, args[1:]...)...)
 		if !errors.Is(err, storage.ErrLayout) || ExitCode(err) != 1 ||

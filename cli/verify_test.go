@@ -362,9 +362,7 @@ func TestVerifyExport(t *testing.T) {
 func TestVerifyExportRefuses(t *testing.T) {
 	dir := t.TempDir()
 	broken := filepath.Join(dir, "broken.json")
-	if err := os.WriteFile(broken, []byte(`{"version": 4, "players": [`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeAt(t, broken, []byte(`{"version": 4, "players": [`))
 	bad := fairPlayer(t, storage.PlayerID{Guild: 1, User: 1}, rand.NewChaCha8([32]byte{}), 3, 3)
 	// A version 1 player: no seeds at all (the import gives it new ones).
 	v1 := legacyDump(bad)

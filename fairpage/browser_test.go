@@ -60,6 +60,14 @@ func open(t *testing.T, ctx context.Context, url string) {
 	}
 }
 
+// do runs actions in the page, failing the test on an error.
+func do(t *testing.T, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // eval runs expr (a promise) in the page and decodes its value.
 func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 	t.Helper()
@@ -528,13 +536,11 @@ func testForm(t *testing.T, ctx context.Context) {
 	in := ticketIn{seed: specSeed(t, "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"), client: "3f9a0c1d2e4b5a69", nonce: 2, keys: 1}
 	want := goTicket(t, in) // a barrel on row 2
 	seedHex := hex.EncodeToString(in.seed[:])
-	if err := chromedp.Do(ctx,
+	do(t, ctx,
 		chromedp.SetValue("#t-seed", seedHex), chromedp.SetValue("#t-client", in.client),
 		chromedp.SetValue("#t-nonce", "2"), chromedp.SetValue("#t-keys", "1"), chromedp.SetValue("#t-chest", "1"),
 		chromedp.Click("#t-go"), chromedp.WaitVisible("#t-result .board"),
-	); err != nil {
-		t.Fatal(err)
-	}
+	)
 	text := eval[string](t, ctx, `document.getElementById('t-result').innerText`)
 	grid := eval[string](t, ctx, `document.getElementById('t-result').dataset.grid`)
 	chest := goChest(t, chestIn{seed: in.seed, client: in.client, n: 1})
@@ -563,44 +569,32 @@ func testForm(t *testing.T, ctx context.Context) {
 	}
 
 	// Bad input: an error naming the field, nothing else changed.
-	if err := chromedp.Do(ctx, chromedp.SetValue("#t-seed", seedHex[:63]), chromedp.Click("#t-go"), chromedp.WaitVisible("#t-error")); err != nil {
-		t.Fatal(err)
-	}
+	do(t, ctx, chromedp.SetValue("#t-seed", seedHex[:63]), chromedp.Click("#t-go"), chromedp.WaitVisible("#t-error"))
 	msg := eval[string](t, ctx, `document.getElementById('t-error').innerText`)
 	after := eval[string](t, ctx, `document.getElementById('t-result').innerText`)
 	if !strings.Contains(msg, "graine serveur") || !strings.Contains(msg, "63") || after != text {
 		t.Errorf("a 63-digit seed: error %q, and the result changed: %v", msg, after != text)
 	}
-	if err := chromedp.Do(ctx, chromedp.SetValue("#t-seed", seedHex), chromedp.SetValue("#t-keys", "3"), chromedp.Click("#t-go")); err != nil {
-		t.Fatal(err)
-	}
+	do(t, ctx, chromedp.SetValue("#t-seed", seedHex), chromedp.SetValue("#t-keys", "3"), chromedp.Click("#t-go"))
 	if msg := eval[string](t, ctx, `document.getElementById('t-error').innerText`); !strings.Contains(msg, "clefs détenues") {
 		t.Errorf("keys 3: error %q", msg)
 	}
-	if err := chromedp.Do(ctx, chromedp.SetValue("#t-keys", "1"), chromedp.Click("#t-go"), chromedp.WaitNotVisible("#t-error")); err != nil {
-		t.Fatal(err)
-	}
+	do(t, ctx, chromedp.SetValue("#t-keys", "1"), chromedp.Click("#t-go"), chromedp.WaitNotVisible("#t-error"))
 
 	// The commitment form.
-	if err := chromedp.Do(ctx, chromedp.SetValue("#c-seed", seedHex), chromedp.SetValue("#c-commit", in.seed.Commitment().Short()),
-		chromedp.Click("#c-go"), chromedp.WaitVisible("#c-result .verdict")); err != nil {
-		t.Fatal(err)
-	}
+	do(t, ctx, chromedp.SetValue("#c-seed", seedHex), chromedp.SetValue("#c-commit", in.seed.Commitment().Short()),
+		chromedp.Click("#c-go"), chromedp.WaitVisible("#c-result .verdict"))
 	if m := eval[string](t, ctx, `document.getElementById('c-result').dataset.match`); m != "short" {
 		t.Errorf("the card's 8 digits: %q, want short", m)
 	}
-	if err := chromedp.Do(ctx, chromedp.SetValue("#c-commit", "630dcd2966"), chromedp.Click("#c-go"), chromedp.WaitVisible("#c-error")); err != nil {
-		t.Fatal(err)
-	}
+	do(t, ctx, chromedp.SetValue("#c-commit", "630dcd2966"), chromedp.Click("#c-go"), chromedp.WaitVisible("#c-error"))
 	if msg := eval[string](t, ctx, `document.getElementById('c-error').innerText`); !strings.Contains(msg, "engagement") || !strings.Contains(msg, "10") {
 		t.Errorf("a 10-digit commitment: error %q", msg)
 	}
 	if res := eval[string](t, ctx, `document.getElementById('t-result').innerText`); res != text {
 		t.Error("an error in the commitment form changed the ticket's result")
 	}
-	if err := chromedp.Do(ctx, chromedp.SetValue("#c-commit", in.seed.Commitment().String()), chromedp.Click("#c-go"), chromedp.WaitNotVisible("#c-error")); err != nil {
-		t.Fatal(err)
-	}
+	do(t, ctx, chromedp.SetValue("#c-commit", in.seed.Commitment().String()), chromedp.Click("#c-go"), chromedp.WaitNotVisible("#c-error"))
 }
 
 // testLanguage checks that the page speaks the browser's language (French
@@ -620,9 +614,7 @@ func testLanguage(t *testing.T, ctx context.Context, url string) {
 			pictures: [...document.querySelectorAll('#t-result img')].map(i => i.src)})`)
 	}
 	// A ticket (from testForm) and an error on the keys held.
-	if err := chromedp.Do(ctx, chromedp.SetValue("#t-keys", "3"), chromedp.Click("#t-go"), chromedp.WaitVisible("#t-error")); err != nil {
-		t.Fatal(err)
-	}
+	do(t, ctx, chromedp.SetValue("#t-keys", "3"), chromedp.Click("#t-go"), chromedp.WaitVisible("#t-error"))
 	const cliKeys = "-keys 3: a player holds 0 to 2 keys before a ticket"
 	fr := read()
 	if fr.Lang != "fr" || fr.Title != "Les Clefs du Trésor — vérifier un tirage" || !strings.Contains(fr.H1, "vérifier un tirage") ||
@@ -630,9 +622,7 @@ func testLanguage(t *testing.T, ctx context.Context, url string) {
 		!strings.Contains(fr.Error, "clefs détenues : ") || !strings.Contains(fr.Error, cliKeys) || !strings.Contains(fr.Export, "ROMPU") {
 		t.Errorf("a French browser: the page is not in French: %+v", fr)
 	}
-	if err := chromedp.Do(ctx, chromedp.Click(`[data-lang="en"]`)); err != nil {
-		t.Fatal(err)
-	}
+	do(t, ctx, chromedp.Click(`[data-lang="en"]`))
 	en := read()
 	for _, w := range []string{"Ticket #2, result: three barrels on row", "Chest #1: one silver coin, 1.00 credits", "keys before"} {
 		if !strings.Contains(en.Ticket, w) {
@@ -653,15 +643,11 @@ func testLanguage(t *testing.T, ctx context.Context, url string) {
 	if p := eval[string](t, ctx, `document.querySelector('[data-lang="en"]').getAttribute('aria-pressed')`); p != "true" {
 		t.Errorf("EN pressed: aria-pressed %q", p)
 	}
-	if err := chromedp.Do(ctx, chromedp.Click(`[data-lang="fr"]`)); err != nil {
-		t.Fatal(err)
-	}
+	do(t, ctx, chromedp.Click(`[data-lang="fr"]`))
 	if back := read(); !reflect.DeepEqual(back, fr) {
 		t.Errorf("back to FR: %+v, want %+v", back, fr)
 	}
-	if err := chromedp.Do(ctx, chromedp.SetValue("#t-keys", "1"), chromedp.Click("#t-go"), chromedp.WaitNotVisible("#t-error")); err != nil {
-		t.Fatal(err)
-	}
+	do(t, ctx, chromedp.SetValue("#t-keys", "1"), chromedp.Click("#t-go"), chromedp.WaitNotVisible("#t-error"))
 
 	for _, c := range []struct{ languages, want string }{{"en-GB,en", "en"}, {"de-DE,de,fr-CH,en", "fr"}, {"de-DE,de", "en"}} {
 		tab, cancel := chromedp.NewContext(ctx)
@@ -717,13 +703,9 @@ func TestBrowser(t *testing.T) {
 func screenshot(t *testing.T, ctx context.Context) {
 	t.Helper()
 	const width = 820
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, 800)); err != nil {
-		t.Fatal(err)
-	}
+	do(t, ctx, chromedp.EmulateViewport(width, 800))
 	height := eval[float64](t, ctx, `window.scrollTo(0, 0); document.getElementById('sec-commit').getBoundingClientRect().bottom + 16`)
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, int64(height))); err != nil {
-		t.Fatal(err)
-	}
+	do(t, ctx, chromedp.EmulateViewport(width, int64(height)))
 	buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatal(err)
