@@ -82,6 +82,18 @@ func endpoint(tb testing.TB, h bot.Handler, apiBase string) (*httptest.Server, *
 	return srv, rec
 }
 
+// post sends body to url signed with testKey at ts, failing the test on an
+// error; the response's body is closed when the test ends.
+func post(t *testing.T, url string, ts time.Time, body string) *http.Response {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(signed(t, url, testKey, ts, body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = resp.Body.Close() })
+	return resp
+}
+
 func interactionJSON(id string, typ discordgo.InteractionType) string {
 	return `{"id":"` + id + `","application_id":"99","type":` + strconv.Itoa(int(typ)) +
 		`,"token":"tok-` + id + `","guild_id":"` + guild + `","member":{"user":{"id":"7"},"permissions":"0"},` +
@@ -98,11 +110,7 @@ func TestEndpointAnswersInTheReply(t *testing.T) {
 		}
 	}}
 	srv, rec := endpoint(t, h, "")
-	resp, err := http.DefaultClient.Do(signed(t, srv.URL+"/interactions", testKey, time.Now(), interactionJSON("101", discordgo.InteractionApplicationCommand)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := post(t, srv.URL+"/interactions", time.Now(), interactionJSON("101", discordgo.InteractionApplicationCommand))
 	var got discordgo.InteractionResponse
 	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d, decode %v", resp.StatusCode, err)
@@ -123,12 +131,8 @@ func TestEndpointPing(t *testing.T) {
 	srv, _ := endpoint(t, stub{handle: func(context.Context, commands.Responder, *discordgo.Interaction) {
 		t.Error("a PING reached the handler")
 	}}, "")
-	resp, err := http.DefaultClient.Do(signed(t, srv.URL+"/interactions", testKey, time.Now(), `{"id":"1","application_id":"99","type":1,"token":"t","version":1}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := post(t, srv.URL+"/interactions", time.Now(), `{"id":"1","application_id":"99","type":1,"token":"t","version":1}`)
 	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || strings.TrimSpace(string(b)) != `{"type":1}` {
 		t.Errorf("PING answered %d %s", resp.StatusCode, b)
 	}
@@ -231,11 +235,7 @@ func TestEndpointApologisesForAnUndecodableInteraction(t *testing.T) {
 		t.Error("an undecodable interaction reached the handler")
 	}}, "")
 	body := `{"id":"606","token":"t","type":2,"guild_id":123,"locale":"fr"}`
-	resp, err := http.DefaultClient.Do(signed(t, srv.URL+"/interactions", testKey, time.Now(), body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := post(t, srv.URL+"/interactions", time.Now(), body)
 	var got discordgo.InteractionResponse
 	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d, %v", resp.StatusCode, err)
@@ -258,11 +258,7 @@ func TestEndpointRefusesAReplay(t *testing.T) {
 	now := time.Now()
 	var statuses []int
 	for range 2 {
-		resp, err := http.DefaultClient.Do(signed(t, srv.URL+"/interactions", testKey, now, body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		resp := post(t, srv.URL+"/interactions", now, body)
 		statuses = append(statuses, resp.StatusCode)
 	}
 	if statuses[0] != http.StatusOK || statuses[1] != http.StatusConflict || calls.Load() != 1 {
@@ -295,13 +291,9 @@ func TestEndpointDeferThenEdit(t *testing.T) {
 		}
 	}}
 	srv, _ := endpoint(t, h, rest.URL)
-	resp, err := http.DefaultClient.Do(signed(t, srv.URL+"/interactions", testKey, time.Now(), interactionJSON("404", discordgo.InteractionApplicationCommand)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := post(t, srv.URL+"/interactions", time.Now(), interactionJSON("404", discordgo.InteractionApplicationCommand))
 	var got discordgo.InteractionResponse
-	err = json.NewDecoder(resp.Body).Decode(&got)
-	resp.Body.Close()
+	err := json.NewDecoder(resp.Body).Decode(&got)
 	if err != nil || got.Type != discordgo.InteractionResponseDeferredChannelMessageWithSource {
 		t.Fatalf("reply %+v, %v", got, err)
 	}
@@ -347,11 +339,7 @@ func TestEndpointRun(t *testing.T) {
 	if err := e.Health(ctx); err != nil {
 		t.Errorf("Health while serving = %v", err)
 	}
-	resp, err := http.DefaultClient.Do(signed(t, "http://"+addr.String()+"/interactions", testKey, time.Now(), interactionJSON("505", discordgo.InteractionApplicationCommand)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp := post(t, "http://"+addr.String()+"/interactions", time.Now(), interactionJSON("505", discordgo.InteractionApplicationCommand))
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("status %d", resp.StatusCode)
 	}
@@ -380,11 +368,7 @@ func TestEndpointAnswersWithAFile(t *testing.T) {
 		}
 	}}
 	srv, _ := endpoint(t, h, "")
-	resp, err := http.DefaultClient.Do(signed(t, srv.URL+"/interactions", testKey, time.Now(), interactionJSON("111", discordgo.InteractionApplicationCommand)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := post(t, srv.URL+"/interactions", time.Now(), interactionJSON("111", discordgo.InteractionApplicationCommand))
 	mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" || resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d, content type %q (%v)", resp.StatusCode, resp.Header.Get("Content-Type"), err)

@@ -75,9 +75,7 @@ func TestRunBotDotEnv(t *testing.T) {
 		"DATA_PATH=" + filepath.Join(dir, "data", "clefs.db"),
 		"LOG_FORMAT=json",
 	}, "\n")
-	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte(dotenv), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeAt(t, filepath.Join(dir, ".env"), []byte(dotenv))
 	t.Setenv("DISCORD_GUILD_ID", "222222222222222222") // the environment wins over .env
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -69,9 +69,7 @@ func TestHealthcheckReadsDotEnv(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	t.Setenv("METRICS_ADDR", "")
-	if err := os.WriteFile(".env", []byte("DISCORD_TOKEN=x\nMETRICS_ADDR="+strings.TrimPrefix(srv.URL, "http://")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeAt(t, ".env", []byte("DISCORD_TOKEN=x\nMETRICS_ADDR="+strings.TrimPrefix(srv.URL, "http://")+"\n"))
 	// Set empty in the environment, it wins over .env, as for the bot,
 	// which then serves no /healthz: the check says so, probing nothing.
 	err := Main(context.Background(), []string{"healthcheck"}, &bytes.Buffer{}, &bytes.Buffer{})

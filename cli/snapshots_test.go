@@ -33,9 +33,7 @@ func TestSnapshotsUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	stale := filepath.Join(backups, ".clefs-snapshot-42.tmp")
-	if err := os.WriteFile(stale, []byte("half a snapshot"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeAt(t, stale, []byte("half a snapshot"))
 
 	var taken, failed atomic.Int64
 	var clock atomic.Int64 // one second per snapshot, so that names never collide
@@ -78,7 +76,7 @@ func TestSnapshotsUnderLoad(t *testing.T) {
 		if fi, err := os.Stat(snap); err != nil || fi.Mode().Perm() != 0o600 {
 			t.Errorf("%s: mode %v, %v; want 0600", snap, fi.Mode(), err)
 		}
-		out, _, err := runCmd(t, "audit", "-data", snap)
+		out, _, err := runCLI(t, "audit", "-data", snap)
 		if err != nil || !strings.Contains(out, " 0 breaches") {
 			t.Errorf("audit of the snapshot %s taken under load: %q, %v", snap, out, err)
 		}
@@ -89,18 +87,12 @@ func TestSnapshotsUnderLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := runCmd(t, "export", "-data", path); err == nil {
+	if _, _, err := runCLI(t, "export", "-data", path); err == nil {
 		t.Fatal("export of the open store's file succeeded: the store should be locked while the bot runs")
 	}
 	st.Close()
-	want, _, err := runCmd(t, "export", "-data", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _, err := runCmd(t, "export", "-data", last)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := mustCLI(t, "export", "-data", path)
+	got := mustCLI(t, "export", "-data", last)
 	if got != want {
 		t.Errorf("the snapshot's dump differs from the store's: %s", firstDiff(got, want))
 	}
@@ -115,23 +107,21 @@ func TestExportRefusesToOverwrite(t *testing.T) {
 	randomRun(t, st, 6, 50)
 	st.Close()
 	out := filepath.Join(dir, "dump.json")
-	if err := os.WriteFile(out, []byte("precious"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	_, _, err := runCmd(t, "export", "-data", path, "-o", out)
+	writeAt(t, out, []byte("precious"))
+	_, _, err := runCLI(t, "export", "-data", path, "-o", out)
 	if err == nil || !strings.Contains(err.Error(), "exists") || !strings.Contains(err.Error(), "-force") {
 		t.Fatalf("export over an existing file: %v, want a refusal that names -force", err)
 	}
 	if b, _ := os.ReadFile(out); string(b) != "precious" {
 		t.Fatalf("the existing file was changed: %q", b)
 	}
-	if _, _, err := runCmd(t, "export", "-data", path, "-o", out, "-force"); err != nil {
+	if _, _, err := runCLI(t, "export", "-data", path, "-o", out, "-force"); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(out); !strings.Contains(string(b), `"version": 4`) {
 		t.Fatalf("export -force did not replace the file: %.40q", b)
 	}
-	if _, _, err := runCmd(t, "export", "-data", path, "-force"); err == nil {
+	if _, _, err := runCLI(t, "export", "-data", path, "-force"); err == nil {
 		t.Fatal("-force without -o was accepted")
 	}
 	// A file made between the check and the write is not overwritten either.

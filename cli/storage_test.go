@@ -99,25 +99,15 @@ func openStore(t *testing.T, url, path string) storage.Store {
 	return st
 }
 
-func runCmd(t *testing.T, args ...string) (stdout, stderr string, err error) {
-	t.Helper()
-	var o, e bytes.Buffer
-	err = Main(context.Background(), args, &o, &e)
-	return o.String(), e.String(), err
-}
-
 func TestExportImportRoundTrip(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "src.db")
 	st := openStore(t, "", src)
 	randomRun(t, st, 1, 1500)
 	st.Close()
 
-	out1, _, err := runCmd(t, "export", "-data", src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out1 := mustCLI(t, "export", "-data", src)
 	dumpFile := filepath.Join(t.TempDir(), "dump.json")
-	if _, _, err := runCmd(t, "export", "-data", src, "-o", dumpFile); err != nil {
+	if _, _, err := runCLI(t, "export", "-data", src, "-o", dumpFile); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(dumpFile); string(b) != out1 {
@@ -176,45 +166,39 @@ func TestExportImportRoundTrip(t *testing.T) {
 
 	// The documented way up: embedded store → Redis, then back to a file.
 	url := redistest.URL(t)
-	if out, _, err := runCmd(t, "import", "-redis", url, dumpFile); err != nil || !strings.Contains(out, "imported") {
+	if out, _, err := runCLI(t, "import", "-redis", url, dumpFile); err != nil || !strings.Contains(out, "imported") {
 		t.Fatalf("import into Redis: %q, %v", out, err)
 	}
-	out2, _, err := runCmd(t, "export", "-redis", url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out2 := mustCLI(t, "export", "-redis", url)
 	if out2 != out1 {
 		t.Fatalf("export → import into Redis → export differs:\n%s", firstDiff(out1, out2))
 	}
 	dst := filepath.Join(t.TempDir(), "dst.db")
-	if _, _, err := runCmd(t, "import", "-data", dst, "-i", dumpFile); err != nil {
+	if _, _, err := runCLI(t, "import", "-data", dst, "-i", dumpFile); err != nil {
 		t.Fatal(err)
 	}
-	out3, _, err := runCmd(t, "export", "-data", dst)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out3 := mustCLI(t, "export", "-data", dst)
 	if out3 != out1 {
 		t.Fatalf("export → import into a file → export differs:\n%s", firstDiff(out1, out3))
 	}
 	// Each import wrote the leaderboard with the players: audit finds it
 	// agrees with them.
 	for _, flags := range [][]string{{"-redis", url}, {"-data", dst}} {
-		if out, _, err := runCmd(t, append([]string{"audit"}, flags...)...); err != nil || !strings.Contains(out, "2 guilds checked, 0 disagreements") {
+		if out, _, err := runCLI(t, append([]string{"audit"}, flags...)...); err != nil || !strings.Contains(out, "2 guilds checked, 0 disagreements") {
 			t.Fatalf("audit %v after the import: %q, %v", flags, out, err)
 		}
 	}
 	// A second import is refused: the store holds players. With -force,
 	// it is all duplicates and changes nothing.
-	_, _, err = runCmd(t, "import", "-redis", url, dumpFile)
+	_, _, err = runCLI(t, "import", "-redis", url, dumpFile)
 	if want := "the store already holds " + strconv.Itoa(len(d.Players)) + " players"; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "-force") {
 		t.Fatalf("second import: %v, want %q and a hint of -force", err, want)
 	}
-	_, _, err = runCmd(t, "import", "-redis", url, "-force", dumpFile)
+	_, _, err = runCLI(t, "import", "-redis", url, "-force", dumpFile)
 	if !errors.Is(err, storage.ErrDuplicate) || !strings.Contains(err.Error(), "players[0]") {
 		t.Fatalf("second import -force: %v, want a duplicate naming players[0]", err)
 	}
-	if out4, _, _ := runCmd(t, "export", "-redis", url); out4 != out1 {
+	if out4, _, _ := runCLI(t, "export", "-redis", url); out4 != out1 {
 		t.Fatal("a refused import changed the store")
 	}
 }
@@ -245,11 +229,9 @@ func TestImportRejectsBadInput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			in := filepath.Join(dir, "in.json")
-			if err := os.WriteFile(in, []byte(c.input), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			writeAt(t, in, []byte(c.input))
 			db := filepath.Join(dir, c.name+".db")
-			_, _, err := runCmd(t, "import", "-data", db, in)
+			_, _, err := runCLI(t, "import", "-data", db, in)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("import: %v, want an error mentioning %q", err, c.want)
 			}
@@ -258,7 +240,7 @@ func TestImportRejectsBadInput(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := runCmd(t, "import", "-data", filepath.Join(dir, "ok.db"), writeTemp(t, good)); err != nil {
+	if _, _, err := runCLI(t, "import", "-data", filepath.Join(dir, "ok.db"), writeTemp(t, good)); err != nil {
 		t.Fatalf("the good input: %v", err)
 	}
 }
@@ -288,16 +270,13 @@ func TestImportVersion3Dump(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := filepath.Join(t.TempDir(), "dst.db")
-	if out, _, err := runCmd(t, "import", "-data", dst, writeTemp(t, string(data))); err != nil || !strings.Contains(out, "imported "+strconv.Itoa(len(d.Players))+" players") {
+	if out, _, err := runCLI(t, "import", "-data", dst, writeTemp(t, string(data))); err != nil || !strings.Contains(out, "imported "+strconv.Itoa(len(d.Players))+" players") {
 		t.Fatalf("import of a version 3 dump: %q, %v", out, err)
 	}
-	if out, _, err := runCmd(t, "audit", "-data", dst); err != nil || !strings.Contains(out, " 0 breaches") || !strings.Contains(out, "0 disagreements") {
+	if out, _, err := runCLI(t, "audit", "-data", dst); err != nil || !strings.Contains(out, " 0 breaches") || !strings.Contains(out, "0 disagreements") {
 		t.Fatalf("audit after the import: %q, %v", out, err)
 	}
-	out, _, err := runCmd(t, "export", "-data", dst)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustCLI(t, "export", "-data", dst)
 	got, err := storage.ReadDump(strings.NewReader(out), noSeeds{})
 	if err != nil || len(got.Players) != len(d.Players) {
 		t.Fatalf("export after the import: %v, %d players; want %d", err, len(got.Players), len(d.Players))
@@ -357,7 +336,7 @@ func TestImportRejectsBadCurrentDump(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			db := filepath.Join(dir, c.name+".db")
-			_, _, err := runCmd(t, "import", "-data", db, writeTemp(t, string(c.input)))
+			_, _, err := runCLI(t, "import", "-data", db, writeTemp(t, string(c.input)))
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("import: %v, want an error mentioning %q", err, c.want)
 			}
@@ -367,7 +346,7 @@ func TestImportRejectsBadCurrentDump(t *testing.T) {
 		})
 	}
 	db := filepath.Join(dir, "ok.db")
-	if _, _, err := runCmd(t, "import", "-data", db, writeTemp(t, string(encode(good)))); err != nil {
+	if _, _, err := runCLI(t, "import", "-data", db, writeTemp(t, string(encode(good)))); err != nil {
 		t.Fatalf("the good input: %v", err)
 	}
 	st := openStore(t, "", db)
@@ -417,13 +396,10 @@ func TestImportRefusesWhatCouldNeverPlay(t *testing.T) {
 		return b.Bytes()
 	}
 	db := filepath.Join(t.TempDir(), "dst.db")
-	if _, _, err := runCmd(t, "import", "-data", db, writeTemp(t, string(encode(storage.DecodedPlayer{ID: storage.PlayerID{Guild: 1, User: 3}, Player: other})))); err != nil {
+	if _, _, err := runCLI(t, "import", "-data", db, writeTemp(t, string(encode(storage.DecodedPlayer{ID: storage.PlayerID{Guild: 1, User: 3}, Player: other})))); err != nil {
 		t.Fatal(err)
 	}
-	before, _, err := runCmd(t, "export", "-data", db)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := mustCLI(t, "export", "-data", db)
 	type doc = map[string]any
 	// edit changes the JSON form of the target's dump: its record, and its
 	// last history line of kind k.
@@ -484,17 +460,17 @@ func TestImportRefusesWhatCouldNeverPlay(t *testing.T) {
 		}), "chests opened"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, _, err := runCmd(t, "import", "-data", db, "-force", writeTemp(t, string(c.input)))
+			_, _, err := runCLI(t, "import", "-data", db, "-force", writeTemp(t, string(c.input)))
 			who := fmt.Sprintf("players[0] (guild %d, user %d)", target.ID.Guild, target.ID.User)
 			if err == nil || !strings.Contains(err.Error(), who) || !strings.Contains(err.Error(), c.field) || !strings.Contains(err.Error(), "nothing was imported") {
 				t.Fatalf("import: %v; want a refusal naming %s and %q", err, who, c.field)
 			}
-			if after, _, err := runCmd(t, "export", "-data", db); err != nil || after != before {
+			if after, _, err := runCLI(t, "export", "-data", db); err != nil || after != before {
 				t.Fatalf("a refused import changed the store (%v)", err)
 			}
 		})
 	}
-	if _, _, err := runCmd(t, "import", "-data", db, "-force", writeTemp(t, string(encode(target)))); err != nil {
+	if _, _, err := runCLI(t, "import", "-data", db, "-force", writeTemp(t, string(encode(target)))); err != nil {
 		t.Fatalf("the player untampered: %v", err)
 	}
 }
@@ -517,7 +493,7 @@ func TestImportedPlayerPlaysItsLastTicket(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := filepath.Join(t.TempDir(), "clefs.db")
-	if _, _, err := runCmd(t, "import", "-data", db, writeTemp(t, dump.String())); err != nil {
+	if _, _, err := runCLI(t, "import", "-data", db, writeTemp(t, dump.String())); err != nil {
 		t.Fatal(err)
 	}
 	st := openStore(t, "", db)
@@ -531,11 +507,8 @@ func TestImportedPlayerPlaysItsLastTicket(t *testing.T) {
 	if err != nil || v.Player.TicketSeq != game.MaxSeq || v.Player.Ticket == nil || !v.Player.Ticket.Drawn {
 		t.Fatalf("after the last ticket: %+v, %v", v.Player, err)
 	}
-	out, _, err := runCmd(t, "export", "-data", db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := runCmd(t, "import", "-data", filepath.Join(t.TempDir(), "again.db"), writeTemp(t, out)); err != nil {
+	out := mustCLI(t, "export", "-data", db)
+	if _, _, err := runCLI(t, "import", "-data", filepath.Join(t.TempDir(), "again.db"), writeTemp(t, out)); err != nil {
 		t.Fatalf("the player at the last ticket, imported again: %v", err)
 	}
 }
@@ -543,10 +516,16 @@ func TestImportedPlayerPlaysItsLastTicket(t *testing.T) {
 func writeTemp(t *testing.T, s string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "x.json")
-	if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+	writeAt(t, p, []byte(s))
+	return p
+}
+
+// writeAt writes data to the file at path, failing the test on an error.
+func writeAt(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return p
 }
 
 // TestAuditAfterARandomRun: on both stores, the books balance and the
@@ -561,7 +540,7 @@ func TestAuditAfterARandomRun(t *testing.T) {
 	randomRun(t, st, 3, 3000)
 	st.Close()
 	for _, flags := range [][]string{{"-data", path}, {"-redis", url}} {
-		out, _, err := runCmd(t, append([]string{"audit"}, flags...)...)
+		out, _, err := runCLI(t, append([]string{"audit"}, flags...)...)
 		if err != nil || !strings.Contains(out, " 0 breaches") || !strings.Contains(out, " credits held in total") ||
 			!strings.Contains(out, "leaderboards of 2 guilds checked, 0 disagreements") {
 			t.Fatalf("audit %v after a random run: %q, %v", flags, out, err)
@@ -578,12 +557,12 @@ func TestStoreCommandsUsage(t *testing.T) {
 		{"audit", "x"},
 	}
 	for _, args := range cases {
-		_, _, err := runCmd(t, args...)
+		_, _, err := runCLI(t, args...)
 		if ExitCode(err) != 2 {
 			t.Errorf("%v: %v (exit %d), want a usage error", args, err, ExitCode(err))
 		}
 	}
-	_, _, err := runCmd(t, "audit", "-data", filepath.Join(t.TempDir(), "missing.db"))
+	_, _, err := runCLI(t, "audit", "-data", filepath.Join(t.TempDir(), "missing.db"))
 	if err == nil || ExitCode(err) != 1 || !strings.Contains(err.Error(), "missing.db") {
 		t.Fatalf("audit of a missing file: %v", err)
 	}
@@ -602,7 +581,7 @@ func TestExportReportsTheUsersPath(t *testing.T) {
 		{dir, []string{dir + " is a directory", filepath.Join(dir, "players.json")}},
 		{filepath.Join(dir, "missing", "x.json"), []string{filepath.Join(dir, "missing", "x.json") + ": no such file or directory"}},
 	} {
-		_, _, err := runCmd(t, "export", "-data", src, "-o", tt.out)
+		_, _, err := runCLI(t, "export", "-data", src, "-o", tt.out)
 		if err == nil {
 			t.Errorf("export -o %s succeeded", tt.out)
 			continue
@@ -683,7 +662,7 @@ func TestAuditListsEveryDamagedRecord(t *testing.T) {
 			}
 			c.Close()
 		}
-		out, _, err := runCmd(t, append([]string{"audit"}, flags...)...)
+		out, _, err := runCLI(t, append([]string{"audit"}, flags...)...)
 		if ExitCode(err) != 1 || strings.Count(out, "DAMAGED ") != 2 || !strings.Contains(out, "DAMAGED player 1/2: ") ||
 			!strings.Contains(out, "DAMAGED player 1/4: ") || !strings.Contains(out, "4 players checked, 2 damaged, 0 breaches") ||
 			!strings.Contains(out, "leaderboards of 1 guild checked, 0 disagreements") {

@@ -98,22 +98,20 @@ func TestDataFlagWinsOverRedisURL(t *testing.T) {
 	st.Close()
 	t.Chdir(dir)
 	dead := "redis://:s3cret@127.0.0.1:1/0" // nothing listens there
-	if err := os.WriteFile(".env", []byte("REDIS_URL="+dead+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeAt(t, ".env", []byte("REDIS_URL="+dead+"\n"))
 	for _, env := range []bool{false, true} {
 		if env {
 			t.Setenv("REDIS_URL", dead)
 		}
 		for _, args := range [][]string{{"audit", "-data", "x.db"}, {"export", "-data", "x.db", "-o", "dump.json", "-force"}} {
-			_, stderr, err := runCmd(t, args...)
+			_, stderr, err := runCLI(t, args...)
 			if err != nil || !strings.Contains(stderr, "store: embedded file "+db+" (from -data)\n") {
 				t.Fatalf("%v (REDIS_URL in the environment: %v): %v\n%s", args, env, err, stderr)
 			}
 		}
 	}
 	// Without a flag, REDIS_URL is the store: named, its password hidden.
-	_, stderr, err := runCmd(t, "audit")
+	_, stderr, err := runCLI(t, "audit")
 	if err == nil || !strings.Contains(stderr, "store: redis://:xxxxx@127.0.0.1:1/0 (from REDIS_URL)") ||
 		!strings.Contains(err.Error(), "redis://:xxxxx@127.0.0.1:1/0") || strings.Contains(stderr+err.Error(), "s3cret") {
 		t.Fatalf("audit with REDIS_URL: %v\n%s", err, stderr)
@@ -126,21 +124,15 @@ func TestDataFlagWinsOverRedisURL(t *testing.T) {
 func TestStoreCommandsRefuseBadPaths(t *testing.T) {
 	dir := t.TempDir()
 	notStore := filepath.Join(dir, "notes.txt")
-	if err := os.WriteFile(notStore, bytes.Repeat([]byte("not a database\n"), 1000), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeAt(t, notStore, bytes.Repeat([]byte("not a database\n"), 1000))
 	empty := filepath.Join(dir, "empty.db")
-	if err := os.WriteFile(empty, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeAt(t, empty, nil)
 	dump := filepath.Join(dir, "dump.json")
 	var b bytes.Buffer
 	if err := storage.EncodeDump(&b, &storage.DecodedDump{Players: []storage.DecodedPlayer{soundPlayer(t, 1, 100, 100)}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(dump, b.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeAt(t, dump, b.Bytes())
 	missing := filepath.Join(dir, "missing.db")
 	missingDir := filepath.Join(dir, "typo", "clefs.db")
 	tests := []struct {
@@ -160,7 +152,7 @@ func TestStoreCommandsRefuseBadPaths(t *testing.T) {
 		{[]string{"audit", "-redis", "http://host:6379"}, `invalid Redis URL "http://host:6379"`},
 	}
 	for _, tt := range tests {
-		_, stderr, err := runCmd(t, tt.args...)
+		_, stderr, err := runCLI(t, tt.args...)
 		if err == nil || ExitCode(err) != 1 || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%v: %v, want an error naming %q", tt.args, err, tt.want)
 		}
@@ -180,7 +172,7 @@ func TestStoreCommandsRefuseBadPaths(t *testing.T) {
 		t.Errorf("the file that is not a store was changed (%v)", err)
 	}
 	for _, args := range [][]string{{"audit", "-redis", "redis://x", "-data", "x.db"}, {"audit", "-dta", "x.db"}, {"import", "-frce", dump}} {
-		if _, _, err := runCmd(t, args...); ExitCode(err) != 2 {
+		if _, _, err := runCLI(t, args...); ExitCode(err) != 2 {
 			t.Errorf("%v: %v, want a usage error", args, err)
 		}
 	}
@@ -202,9 +194,7 @@ func TestImportForce(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeAt(t, p, b.Bytes())
 		return p
 	}
 	a, b, c := dump("a.json", 1, 2), dump("b.json", 3), dump("c.json", 4, 2)
@@ -214,7 +204,7 @@ func TestImportForce(t *testing.T) {
 			flags = []string{"-redis", url}
 		}
 		run := func(args ...string) (string, error) {
-			out, _, err := runCmd(t, append(append([]string{"import"}, flags...), args...)...)
+			out, _, err := runCLI(t, append(append([]string{"import"}, flags...), args...)...)
 			return out, err
 		}
 		if out, err := run(a); err != nil || !strings.Contains(out, "imported 2 players") {
@@ -226,12 +216,12 @@ func TestImportForce(t *testing.T) {
 		if out, err := run("-force", b); err != nil || !strings.Contains(out, "imported 1 player ") {
 			t.Fatalf("import -force: %q, %v", out, err)
 		}
-		before, _, _ := runCmd(t, append([]string{"export"}, flags...)...)
+		before, _, _ := runCLI(t, append([]string{"export"}, flags...)...)
 		_, err := run("-force", c)
 		if !errors.Is(err, storage.ErrDuplicate) || !strings.Contains(err.Error(), "guild 1, user 2") || !strings.Contains(err.Error(), "nothing was imported") {
 			t.Fatalf("import -force of a player the store has: %v, want it named", err)
 		}
-		after, _, _ := runCmd(t, append([]string{"export"}, flags...)...)
+		after, _, _ := runCLI(t, append([]string{"export"}, flags...)...)
 		if after != before || !strings.Contains(after, `"user": "3"`) || strings.Contains(after, `"user": "4"`) {
 			t.Fatalf("a refused import changed the store (%v)", flags)
 		}
@@ -293,7 +283,7 @@ func TestAuditReportsADisagreeingLeaderboard(t *testing.T) {
 
 	for _, flags := range [][]string{{"-data", path}, {"-redis", url}} {
 		for range 2 {
-			out, _, err := runCmd(t, append([]string{"audit"}, flags...)...)
+			out, _, err := runCLI(t, append([]string{"audit"}, flags...)...)
 			if !errors.Is(err, errAudit) || !strings.Contains(err.Error(), "a bug") {
 				t.Fatalf("audit %v of a leaderboard that disagrees: %v\n%s", flags, err, out)
 			}
@@ -332,11 +322,9 @@ func TestStoreCommandsRefuseAnOlderLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	dump := filepath.Join(t.TempDir(), "dump.json")
-	if err := os.WriteFile(dump, []byte(`{"version": 4, "players": [], "guilds": []}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeAt(t, dump, []byte(`{"version": 4, "players": [], "guilds": []}`))
 	for _, args := range [][]string{{"export"}, {"audit"}, {"import", dump}} {
-		_, _, err := runCmd(t, append([]string{args[0], "-data", path}, args[1:]...)...)
+		_, _, err := runCLI(t, append([]string{args[0], "-data", path}, args[1:]...)...)
 		if !errors.Is(err, storage.ErrLayout) || ExitCode(err) != 1 ||
 			!strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "clefs export -data "+path) {
 			t.Errorf("%s of a 0.3.0 file: %v; want storage.ErrLayout naming the file and the export", args[0], err)
@@ -351,7 +339,7 @@ func TestStoreCommandsRefuseAnOlderLayout(t *testing.T) {
 // and -data's default is said once.
 func TestStoreFlagsHelp(t *testing.T) {
 	for _, cmd := range []string{"export", "import", "audit"} {
-		_, stderr, err := runCmd(t, cmd, "-h")
+		_, stderr, err := runCLI(t, cmd, "-h")
 		if !errors.Is(err, flag.ErrHelp) {
 			t.Fatalf("%s -h: %v", cmd, err)
 		}
@@ -368,10 +356,7 @@ func TestStoreFlagsHelp(t *testing.T) {
 
 // TestUsageListsEveryCommand: clefs help names every subcommand Main runs.
 func TestUsageListsEveryCommand(t *testing.T) {
-	out, _, err := runCmd(t, "help")
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := mustCLI(t, "help")
 	for _, cmd := range []string{"odds", "simulate", "verify", "export", "export -public", "import", "audit", "healthcheck", "register", "version", "try", "help"} {
 		if !strings.Contains(out, "\n  "+cmd+" ") {
 			t.Errorf("the usage does not list %q:\n%s", cmd, out)
@@ -380,7 +365,7 @@ func TestUsageListsEveryCommand(t *testing.T) {
 			continue
 		}
 		// Each listed command is one Main runs: -h is help, not "unknown command".
-		if _, _, err := runCmd(t, cmd, "-h"); !errors.Is(err, flag.ErrHelp) {
+		if _, _, err := runCLI(t, cmd, "-h"); !errors.Is(err, flag.ErrHelp) {
 			t.Errorf("%s -h: %v", cmd, err)
 		}
 	}

@@ -32,6 +32,16 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	return out.String(), errOut.String(), err
 }
 
+// mustCLI is runCLI's standard output, failing the test on an error.
+func mustCLI(t *testing.T, args ...string) string {
+	t.Helper()
+	out, _, err := runCLI(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // TestVerifyTicket checks clefs verify against test vectors of
 // docs/FAIRNESS.md, section 6.
 func TestVerifyTicket(t *testing.T) {
@@ -156,11 +166,11 @@ func TestVerifyWrongCommitment(t *testing.T) {
 	}
 }
 
-// fairPlayer plays tickets tickets (opening each chest due), rotating
-// after the first rotateAfter, so that those are verifiable and the rest
-// are drawn under a seed still secret. It returns the player as a store
+// fairPlayer plays tickets tickets (opening each chest due), rotating its
+// seeds after every every tickets, so that those are verifiable and the
+// rest are drawn under a seed still secret. It returns the player as a store
 // exports it: its kept history and the seeds it revealed.
-func fairPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets, rotateAfter int) storage.DecodedPlayer {
+func fairPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets, every int) storage.DecodedPlayer {
 	tb.Helper()
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	seed := func() game.Seed {
@@ -193,7 +203,7 @@ func fairPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets, 
 		}
 	}
 	for i := range tickets {
-		if i == rotateAfter {
+		if i > 0 && i%every == 0 {
 			step(p.Rotate(seed(), now))
 		}
 		step(p.Buy(game.House{}, now))
@@ -352,9 +362,7 @@ func TestVerifyExport(t *testing.T) {
 func TestVerifyExportRefuses(t *testing.T) {
 	dir := t.TempDir()
 	broken := filepath.Join(dir, "broken.json")
-	if err := os.WriteFile(broken, []byte(`{"version": 4, "players": [`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeAt(t, broken, []byte(`{"version": 4, "players": [`))
 	bad := fairPlayer(t, storage.PlayerID{Guild: 1, User: 1}, rand.NewChaCha8([32]byte{}), 3, 3)
 	// A version 1 player: no seeds at all (the import gives it new ones).
 	v1 := legacyDump(bad)
@@ -400,59 +408,15 @@ func BenchmarkVerifyExport(b *testing.B) {
 	b.ReportMetric(float64(b.N)*float64(checked)/b.Elapsed().Seconds(), "tickets/s")
 }
 
-// rotatingPlayer plays tickets tickets (opening each chest due), rotating
-// its seeds every every tickets, and returns it as a store exports it.
-func rotatingPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets, every int) storage.DecodedPlayer {
-	tb.Helper()
-	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	seed := func() game.Seed {
-		s, err := game.NewSeed(rng)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return s
-	}
-	p, err := game.NewPlayer(int64(tickets)*game.Stake, seed(), "c0ffee", now)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	p = p.WithNextSeed(seed())
-	var d game.SeededDrawer
-	var hist []game.Entry
-	var reveals game.Reveals
-	step := func(s game.Step, err error) {
-		tb.Helper()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		p, hist = s.Player, append(hist, s.History...)
-		if s.Reveal != nil {
-			reveals = append(reveals, *s.Reveal)
-		}
-	}
-	for i := range tickets {
-		if i > 0 && i%every == 0 {
-			step(p.Rotate(seed(), now))
-		}
-		step(p.Buy(game.House{}, now))
-		step(p.Reveal(d, p.TicketSeq, game.AllRows, now))
-		if p.ChestDue {
-			step(p.OpenChest(d, p.ChestSeq+1, now))
-		}
-	}
-	if len(hist) > storage.HistoryLimit {
-		hist = hist[len(hist)-storage.HistoryLimit:]
-	}
-	return storage.DecodedPlayer{ID: id, Player: p, History: hist, Reveals: reveals}
-}
-
-// TestVerifyExportLinks tampers with a real dump in the ways a cheat could
-// hide while each draw still recomputes, and checks that each is reported
-// as a broken link naming the player and the ticket, with exit status 1.
+// TestVerifyExportLinks tampers with a real dump, and with its public
+// export where it carries what is tampered with, in the ways a cheat could
+// hide while each draw still recomputes (and a grid redrawn, which does
+// not), and checks that each is reported as a broken link naming the
+// player and the ticket, with exit status 1.
 func TestVerifyExportLinks(t *testing.T) {
 	rng := rand.NewChaCha8([32]byte{23})
 	id := storage.PlayerID{Guild: 1, User: 7}
-	clean := rotatingPlayer(t, id, rng, 40, 8) // seeds 1..4 revealed, 5 current
+	clean := fairPlayer(t, id, rng, 40, 8) // seeds 1..4 revealed, 5 current
 	if len(clean.Reveals) != 4 || len(clean.History) >= storage.HistoryLimit {
 		t.Fatalf("%d reveals, %d lines: want 4 reveals and a whole history", len(clean.Reveals), len(clean.History))
 	}
@@ -476,7 +440,23 @@ func TestVerifyExportLinks(t *testing.T) {
 		name   string
 		tamper func(p *storage.DecodedPlayer) string // returns a break the output must name
 		draws  bool                                  // whether a draw no longer recomputes too
+		public bool                                  // whether a public export says it alike
 	}{
+		{"a grid redrawn", func(p *storage.DecodedPlayer) string {
+			i := index(p.History, func(e game.Entry) bool { return e.Kind == game.KindPlay && revealed(e) && !e.Tier.Winning() })
+			e := &p.History[i]
+			g := []byte(e.Grid.String())
+			g[0], g[8] = g[8], g[0]
+			if g[0] == g[8] {
+				g[0], g[4] = g[4], g[0]
+			}
+			grid, err := game.ParseGrid(string(g))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Grid = grid
+			return "MISMATCH guild 1 user 7 ticket " + itoa(e.TicketID)
+		}, true, true},
 		{"keys held raised from 1 to 2, grid redrawn to match", func(p *storage.DecodedPlayer) string {
 			i := index(p.History, func(e game.Entry) bool { return e.Kind == game.KindPlay && e.KeysBefore == 1 && revealed(e) })
 			e := &p.History[i]
@@ -487,53 +467,59 @@ func TestVerifyExportLinks(t *testing.T) {
 			}
 			e.KeysBefore, e.Grid, e.Tier, e.Key = 2, o.Grid, o.Tier, o.Key
 			return "BROKEN guild 1 user 7 ticket " + itoa(e.TicketID) + ": keys chain: records 2 keys held before it, but the line before leaves 1"
-		}, false},
+		}, false, true},
 		{"a chest line deleted", func(p *storage.DecodedPlayer) string {
 			i := index(p.History, func(e game.Entry) bool { return e.Kind == game.KindChest })
 			next := p.History[i+1].TicketID
 			p.History = slices.Delete(p.History, i, i+1)
 			return "BROKEN guild 1 user 7 ticket " + itoa(next) + ": keys chain: bought while the chest of the third key before it was not opened"
-		}, false},
+		}, false, false},
 		{"a revealed seed's range shrunk to hide a ticket", func(p *storage.DecodedPlayer) string {
 			p.Reveals[1].LastTicket--
 			return "BROKEN guild 1 user 7 ticket " + itoa(p.Reveals[1].LastTicket+1) + ": seed ranges: drawn under seed 2"
-		}, false},
+		}, false, false},
 		{"the first seed's range shrunk from its start", func(p *storage.DecodedPlayer) string {
 			p.Reveals[0].FirstTicket++
 			return "BROKEN guild 1 user 7 ticket 1: seed ranges: drawn under seed 1"
-		}, false},
+		}, false, false},
 		{"a revealed seed deleted", func(p *storage.DecodedPlayer) string {
 			first := p.Reveals[2].FirstTicket
 			p.Reveals = slices.Delete(p.Reveals, 2, 3)
 			return "BROKEN guild 1 user 7 ticket " + itoa(first) + ": seed ranges: lies in no revealed seed's range"
-		}, false},
+		}, false, true},
 		{"the first revealed seed deleted", func(p *storage.DecodedPlayer) string {
 			p.Reveals = p.Reveals[1:]
 			return "BROKEN guild 1 user 7 seed 2: seed ranges: seeds 1 to 1 are missing"
-		}, false},
+		}, false, false},
 		{"seeds swapped between two reveals", func(p *storage.DecodedPlayer) string {
 			p.Reveals[0].Seed, p.Reveals[1].Seed = p.Reveals[1].Seed, p.Reveals[0].Seed
 			return "BROKEN guild 1 user 7 ticket 1: commitments: lies in seed 1's range but records seed 2's commitment"
-		}, true},
+		}, true, true},
 		{"a gap in ticket numbers", func(p *storage.DecodedPlayer) string {
 			i := index(p.History, func(e game.Entry) bool { return e.Kind == game.KindPlay && e.TicketID == 10 })
 			p.History = slices.Delete(p.History, i, i+1)
 			return "BROKEN guild 1 user 7 ticket 11: numbers: follows ticket 9: 1 tickets missing, 0 explained by a reset"
-		}, false},
+		}, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := clean
 			p.History, p.Reveals = slices.Clone(clean.History), slices.Clone(clean.Reveals)
 			want := tc.tamper(&p)
-			out, _, err := runCLI(t, "verify", "-export", writeDump(t, p))
-			if ExitCode(err) != 1 || !errors.Is(err, errMismatch) {
-				t.Errorf("err %v, want exit 1", err)
+			files := map[string]string{"dump": writeDump(t, p)}
+			if tc.public {
+				files["public export"] = writePublic(t, p)
 			}
-			if !strings.Contains(out, want) || !strings.Contains(out, "\nBROKEN: ") || strings.Contains(out, "all match") {
-				t.Errorf("output lacks %q:\n%s", want, out)
-			}
-			if strings.Contains(out, "MISMATCH") != tc.draws {
-				t.Errorf("a draw mismatch reported: %v, want %v:\n%s", !tc.draws, tc.draws, out)
+			for kind, file := range files {
+				out, _, err := runCLI(t, "verify", "-export", file)
+				if ExitCode(err) != 1 || !errors.Is(err, errMismatch) {
+					t.Errorf("%s: err %v, want exit 1", kind, err)
+				}
+				if !strings.Contains(out, want) || !strings.Contains(out, "\nBROKEN: ") || strings.Contains(out, "all match") {
+					t.Errorf("%s: output lacks %q:\n%s", kind, want, out)
+				}
+				if strings.Contains(out, "MISMATCH") != tc.draws {
+					t.Errorf("%s: a draw mismatch reported: %v, want %v:\n%s", kind, !tc.draws, tc.draws, out)
+				}
 			}
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 // act runs one Activity step of user in the test guild and channel.
@@ -57,7 +58,7 @@ func TestActFinishesAPlayTicket(t *testing.T) {
 	ann := &announcements{done: make(chan struct{})}
 	e.cfg.Announce = ann.announce
 	e.app = New(e.cfg, e.store)
-	e.drawer.force(outcome(t, game.TierSabre, false))
+	e.drawer.force(storetest.Win(game.TierSabre))
 
 	card := e.slash(alice, "en-US", "play")
 	id := e.player(alice).Ticket.ID
@@ -101,7 +102,7 @@ func TestActFinishesAPlayTicket(t *testing.T) {
 // resumes it), and the Activity then shows it finished.
 func TestActTicketFinishedWithButtons(t *testing.T) {
 	e := newEnv(t)
-	e.drawer.force(outcome(t, game.TierLoss, true))
+	e.drawer.force(storetest.Loss(true))
 	st := e.mustAct(alice, ActKindBuy, "buy-from-the-page-01", 0, 0, 0)
 	if st.Ticket == nil || !st.Ticket.Open || st.Balance != startCents-game.Stake || st.Ticket.Rows != [3]*[3]int{} {
 		t.Fatalf("bought: %+v, balance %d", st.Ticket, st.Balance)
@@ -126,14 +127,14 @@ func TestActTicketFinishedWithButtons(t *testing.T) {
 // ticket holds the revealed row's symbols and null for the others.
 func TestActStateHidesHiddenRows(t *testing.T) {
 	e := newEnv(t)
-	e.drawer.force(outcome(t, game.TierGem, false))
+	e.drawer.force(storetest.Win(game.TierGem))
 	st := e.mustAct(alice, ActKindBuy, "buy-hidden-rows-001", 0, 0, 0)
 	raw, _ := json.Marshal(st)
 	if !strings.Contains(string(raw), `"rows":[null,null,null]`) {
 		t.Errorf("undrawn ticket: %s", raw)
 	}
 	p := e.player(alice)
-	o := outcome(t, game.TierGem, false)
+	o := storetest.Win(game.TierGem)
 	hidden := 0
 	for r := range 3 {
 		if r != int(o.Row) {
@@ -210,7 +211,7 @@ func TestActRetriesAndRefusals(t *testing.T) {
 // The chest: three keys make it due, the Activity opens it once.
 func TestActOpensTheChest(t *testing.T) {
 	e := newEnv(t)
-	e.drawer.force(outcome(t, game.TierLoss, true), outcome(t, game.TierLoss, true), outcome(t, game.TierLoss, true))
+	e.drawer.force(storetest.Loss(true), storetest.Loss(true), storetest.Loss(true))
 	e.drawer.forceChest(game.LotSilver)
 	for i := range 3 {
 		st := e.mustAct(alice, ActKindBuy, "buy-for-a-key-00"+strconv.Itoa(i), 0, 0, 0)

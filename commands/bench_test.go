@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -26,7 +25,7 @@ type benchStore struct {
 }
 
 func newBenchStore() *benchStore {
-	o, err := game.Play(rand.NewChaCha8([32]byte{9}), 1)
+	o, err := game.SeededDrawer{}.Ticket(game.Seed{9}, "", 1, 1)
 	if err != nil {
 		panic(err)
 	}

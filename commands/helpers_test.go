@@ -35,16 +35,18 @@ const (
 )
 
 // testDrawer is a game.Drawer for tests. It draws with the real game
-// engine from a seeded source, whatever the player's seeds; want, when set,
-// makes it draw again until the outcome satisfies it (e.g. "a key"), and
-// script, when not empty, gives the next outcomes in order; so tests steer
-// the game while every grid stays a real, truthful one (game.Validate).
+// engine (game.FairDraws of a fixed seed, ticket after ticket), whatever
+// the player's seeds; want, when set, makes it draw again until the
+// outcome satisfies it (e.g. "a key"), and script, when not empty, gives
+// the next outcomes in order; so tests steer the game while every grid
+// stays a real, truthful one (game.Validate).
 type testDrawer struct {
 	mu                   sync.Mutex
-	src                  *rand.ChaCha8
+	fair                 *game.FairDraws
 	want                 func(game.Outcome) bool
 	script               []game.Outcome
 	chests               []game.Chest
+	n                    uint64 // the tickets and chests fair drew
 	tickets, drawnChests int
 }
 
@@ -60,7 +62,8 @@ func (d *testDrawer) Ticket(_ game.Seed, _ string, _ uint64, keys int) (game.Out
 		return o, nil
 	}
 	for {
-		o, err := game.Play(d.src, keys)
+		d.n++
+		o, err := d.fair.Ticket(d.n, keys)
 		if err != nil {
 			return o, err
 		}
@@ -79,7 +82,8 @@ func (d *testDrawer) Chest(game.Seed, string, int64) (game.Chest, error) {
 		d.chests = d.chests[1:]
 		return c, nil
 	}
-	return game.DrawChest(d.src), nil
+	d.n++
+	return d.fair.Chest(int64(d.n))
 }
 
 func (d *testDrawer) setWant(f func(game.Outcome) bool) {
@@ -111,19 +115,15 @@ func (d *testDrawer) draws() (tickets, chests int) {
 	return d.tickets, d.drawnChests
 }
 
-// outcome returns a valid outcome of tier (a key on a loss when key), its
-// grid a real one from game.NewGrid with a fixed seed.
-func outcome(tb testing.TB, tier game.Tier, key bool) game.Outcome {
+// testCatalog is the product's catalog of words, failing the test if it
+// does not load.
+func testCatalog(tb testing.TB) *catalog {
 	tb.Helper()
-	g, row, err := game.NewGrid(rand.NewChaCha8([32]byte{byte(tier), 7}), tier, key)
+	c, err := newCatalog()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	o := game.Outcome{Tier: tier, Prize: tier.Prize(), Key: key, Row: row, Grid: g}
-	if err := game.Validate(o); err != nil {
-		tb.Fatal(err)
-	}
-	return o
+	return c
 }
 
 // clock is a settable clock shared by the store and the handlers.
@@ -194,11 +194,15 @@ var testDefaults = game.Settings{
 
 func newEnv(tb testing.TB) *env {
 	tb.Helper()
+	fair, err := game.NewFairDraws(game.Seed{4, 2}, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
 	e := &env{
 		t:      tb,
 		store:  newTestStore(tb),
 		clock:  &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)},
-		drawer: &testDrawer{src: rand.NewChaCha8([32]byte{4, 2})},
+		drawer: &testDrawer{fair: fair},
 		obs:    &observer{},
 	}
 	e.open()

@@ -95,10 +95,7 @@ func TestLocalesComplete(t *testing.T) {
 }
 
 func TestPlurals(t *testing.T) {
-	c, err := newCatalog()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testCatalog(t)
 	keys := func(l *lang, n int) string { return l.P("keys", n, map[string]any{"Count": n}) }
 	cases := []struct{ got, want string }{
 		{keys(c.fr, 0), "0 clef sur 3"},
@@ -127,10 +124,7 @@ func TestPlurals(t *testing.T) {
 }
 
 func TestLocaleChoice(t *testing.T) {
-	c, err := newCatalog()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testCatalog(t)
 	for loc, fr := range map[discordgo.Locale]bool{
 		"fr": true, "fr-CA": true, "en-US": false, "en-GB": false, "de": false, "": false, "xx-garbage": false,
 	} {
@@ -167,10 +161,7 @@ func TestFormatAmount(t *testing.T) {
 // in French the singular goes with an integer part of 0 or 1 ("1,99
 // crédit", "2,00 crédits"), per CLDR.
 func TestCreditsPluralForms(t *testing.T) {
-	c, err := newCatalog()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testCatalog(t)
 	rapid.Check(t, func(rt *rapid.T) {
 		cents := rapid.OneOf(
 			rapid.Int64Range(-25000, 25000),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 // twice handles the same interaction (same ID) twice, as a second delivery
@@ -56,7 +57,7 @@ func TestRepeatedGrantChangesNothing(t *testing.T) {
 
 func TestRepeatedBuyRevealAndChest(t *testing.T) {
 	e := newEnv(t)
-	key := outcome(t, game.TierLoss, true)
+	key := storetest.Loss(true)
 	e.drawer.force(key, key, key)
 	e.drawer.forceChest(game.LotGold)
 
@@ -333,10 +334,7 @@ func TestDailyCooldownSaysWhen(t *testing.T) {
 }
 
 func TestApologyIsHonest(t *testing.T) {
-	c, err := newCatalog()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testCatalog(t)
 	for _, l := range []*lang{c.en, c.fr} {
 		if s := l.T(apology("play"), nil); !strings.Contains(s, "twice") && !strings.Contains(s, "deux fois") {
 			t.Errorf("player apology %q does not say a retry is safe", s)

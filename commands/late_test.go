@@ -502,10 +502,7 @@ func TestTokenExpiry(t *testing.T) {
 }
 
 func TestLateMessagesAreHonest(t *testing.T) {
-	c, err := newCatalog()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testCatalog(t)
 	for _, l := range []*lang{c.en, c.fr} {
 		for _, kind := range []string{"admin grant", "admin set-balance", "admin reset"} {
 			for _, id := range []string{apology(kind), lateApology(kind), lateGaveUp(kind)} {

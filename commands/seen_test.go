@@ -8,6 +8,7 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage/schema"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 // otherRow returns a row other than r.
@@ -21,7 +22,7 @@ func otherRow(r int) int { return (r + 1) % 3 }
 // it brings.
 func TestNoViewSpoilsATicket(t *testing.T) {
 	e := newEnv(t)
-	o := outcome(t, game.TierBomb, false)
+	o := storetest.Win(game.TierBomb)
 	e.drawer.force(o)
 	e.setBalance(bob, 2500) // between alice's balance before the draw and after
 	const (
@@ -109,7 +110,7 @@ func TestNoViewSpoilsATicket(t *testing.T) {
 // row is shown, as on the card.
 func TestNoViewSpoilsAKey(t *testing.T) {
 	e := newEnv(t)
-	o := outcome(t, game.TierLoss, true)
+	o := storetest.Loss(true)
 	keyRow := -1
 	for i, s := range o.Grid {
 		if s == game.Key {
@@ -139,7 +140,7 @@ func TestNoViewSpoilsAKey(t *testing.T) {
 // without the ticket's.
 func TestNoViewSpoilsADailyBonus(t *testing.T) {
 	e := newEnv(t)
-	o := outcome(t, game.TierBomb, false)
+	o := storetest.Win(game.TierBomb)
 	e.drawer.force(o)
 	card := e.slash(alice, "en-US", "play")
 	p := e.player(alice)

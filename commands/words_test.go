@@ -132,10 +132,7 @@ func (c *catalog) byName(tb testing.TB, name string) *lang {
 // credits at 0, 0.01, 0.50, 1.00, 1.50, 2.00 and below zero, in both
 // languages, and checks that the table leaves out no plural message.
 func TestCountedMessages(t *testing.T) {
-	c, err := newCatalog()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testCatalog(t)
 	seen := map[string]bool{}
 	for _, tc := range countedTable {
 		seen[tc.id+"/"+tc.lang] = true
@@ -159,10 +156,7 @@ func TestCountedMessages(t *testing.T) {
 // and 2.00 credits in both languages, and checks that every message with an
 // amount or a count field is in a table or in notAgreeing.
 func TestAmountMessages(t *testing.T) {
-	c, err := newCatalog()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testCatalog(t)
 	seen := map[string]bool{}
 	for _, tc := range amountTable {
 		seen[tc.id+"/"+tc.lang] = true
@@ -215,10 +209,7 @@ var sameInBothLanguages = map[string]bool{
 // finds it in French, in every plural form, rather than falling back to
 // English, go-i18n's default, which l.T would show without a word.
 func TestFrenchNeverFallsBack(t *testing.T) {
-	c, err := newCatalog()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testCatalog(t)
 	raw, err := os.ReadFile(filepath.Join("locales", "fr.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -280,10 +271,7 @@ func sameText(en, fr any) bool {
 // player opens it with its button; every text that says so names the
 // button by its label, and none says the key opens it by itself.
 func TestChestTextsNameTheButton(t *testing.T) {
-	c, err := newCatalog()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testCatalog(t)
 	for _, l := range []*lang{c.en, c.fr} {
 		button := "**" + l.T("btn_chest", nil) + "**"
 		for _, id := range []string{"card_chest_won", "chest_closed", "balance_chest_due", "rules_keys_reading", "rules_chest_intro", "player_chest_due"} {
@@ -366,10 +354,7 @@ func TestLimitsReminderConfirmed(t *testing.T) {
 // TestRealityLineCountsTickets: the reality check counts its tickets with
 // the plural forms ("1 ticket", not "1 tickets").
 func TestRealityLineCountsTickets(t *testing.T) {
-	c, err := newCatalog()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testCatalog(t)
 	for _, tc := range []struct {
 		l     *lang
 		plays int64

@@ -376,9 +376,7 @@ func testExport(t *testing.T, ctx context.Context) {
 		t.Fatal(err)
 	}
 	eval[bool](t, ctx, `document.getElementById('x-result').dataset.verdict = ''; true`)
-	if err := chromedp.Do(ctx, chromedp.SetUploadFiles("#x-file", []string{path})); err != nil {
-		t.Fatal(err)
-	}
+	do(t, ctx, chromedp.SetUploadFiles("#x-file", []string{path}))
 	if v, err := chromedp.Run(ctx, chromedp.Poll[string](`document.getElementById('x-result').dataset.verdict`, chromedp.WithPollingTimeout(10*time.Second))); err != nil || v != "broken" {
 		t.Errorf("the export chosen as a file: verdict %q (%v), want broken", v, err)
 	}

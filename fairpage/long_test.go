@@ -18,9 +18,9 @@ import (
 type mix struct{ steps, plays, grants int }
 
 // longRun plays a player at random, as m says, long enough that its
-// reveals, and one or both lists of its history, are trimmed
-// (game.TrimHistory). It returns what a store keeps: its history and its
-// reveals.
+// reveals, and one or both lists of its history, are trimmed. It returns
+// what a store keeps: the last game.MaxTicketLines ticket lines and
+// game.MaxOtherLines others, merged (game.MergeHistory), and its reveals.
 func longRun(t *testing.T, seed byte, m mix) ([]game.Entry, game.Reveals) {
 	t.Helper()
 	rng := rand.NewChaCha8([32]byte{seed})
@@ -69,7 +69,15 @@ func longRun(t *testing.T, seed byte, m mix) ([]game.Entry, game.Reveals) {
 	if len(rs) <= game.MaxReveals {
 		t.Fatalf("a run of %d lines has %d reveals: want them trimmed", len(hist), len(rs))
 	}
-	return game.TrimHistory(hist), rs[len(rs)-game.MaxReveals:]
+	var main, others []game.Entry
+	for _, e := range hist {
+		if game.MainLine(e) {
+			main = append(main, e)
+		} else {
+			others = append(others, e)
+		}
+	}
+	return game.MergeHistory(main[max(0, len(main)-game.MaxTicketLines):], others[max(0, len(others)-game.MaxOtherLines):]), rs[len(rs)-game.MaxReveals:]
 }
 
 // lists is the number of ticket lines and other lines of hist.

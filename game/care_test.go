@@ -17,10 +17,7 @@ var (
 // withLimits returns a player of 10 000 cents with the limits set at t0.
 func withLimits(t *testing.T, sets ...LimitSet) Player {
 	t.Helper()
-	s, err := step(t, newTestPlayer(t, 10_000), func(p Player) (Step, error) { return p.SetLimits(sets, -1, t0) })
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := stepOK(t, newTestPlayer(t, 10_000), func(p Player) (Step, error) { return p.SetLimits(sets, -1, t0) })
 	return s.Player
 }
 
@@ -300,10 +297,7 @@ func TestCareBadInput(t *testing.T) {
 func TestPause(t *testing.T) {
 	p := newTestPlayer(t, 1000)
 	until := t0.Add(24 * time.Hour)
-	s, err := step(t, p, func(p Player) (Step, error) { return p.Pause(until, t0) })
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := stepOK(t, p, func(p Player) (Step, error) { return p.Pause(until, t0) })
 	if !reflect.DeepEqual(s.History, []Entry{{At: t0, Kind: KindPause, Balance: 1000, Placed: true}}) || !s.Player.Care.PausedUntil.Equal(until) {
 		t.Fatalf("Pause = %+v", s)
 	}
@@ -330,20 +324,14 @@ func TestPause(t *testing.T) {
 
 	t.Run("what was paid for still goes on", func(t *testing.T) {
 		open := bought(t, 0)
-		ps, err := step(t, open, func(p Player) (Step, error) { return p.Pause(until, t0) })
-		if err != nil {
-			t.Fatal(err)
-		}
+		ps := stepOK(t, open, func(p Player) (Step, error) { return p.Pause(until, t0) })
 		if _, err := step(t, ps.Player, func(p Player) (Step, error) {
 			return p.Reveal(&fixedDrawer{o: mustOutcome(t, TierLoss, false)}, 1, AllRows, t0.Add(time.Minute))
 		}); err != nil {
 			t.Fatalf("Reveal of an open ticket while paused: %v", err)
 		}
 		due := chestDue(t)
-		ps, err = step(t, due, func(p Player) (Step, error) { return p.Pause(until, t0) })
-		if err != nil {
-			t.Fatal(err)
-		}
+		ps = stepOK(t, due, func(p Player) (Step, error) { return p.Pause(until, t0) })
 		if _, err := step(t, ps.Player, func(p Player) (Step, error) {
 			return p.OpenChest(&fixedDrawer{c: Chest{Lot: LotSilver, Prize: LotSilver.Prize()}}, 1, t0.Add(time.Minute))
 		}); err != nil {
@@ -352,11 +340,8 @@ func TestPause(t *testing.T) {
 	})
 	t.Run("never shortened", func(t *testing.T) {
 		long := t0.Add(7 * 24 * time.Hour)
-		s, err := step(t, p, func(p Player) (Step, error) { return p.Pause(long, t0) })
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err = step(t, s.Player, func(p Player) (Step, error) { return p.Pause(t0.Add(2*time.Hour), t0.Add(time.Hour)) })
+		s := stepOK(t, p, func(p Player) (Step, error) { return p.Pause(long, t0) })
+		s, err := step(t, s.Player, func(p Player) (Step, error) { return p.Pause(t0.Add(2*time.Hour), t0.Add(time.Hour)) })
 		if err != nil || !s.Player.Care.PausedUntil.Equal(long) {
 			t.Fatalf("a shorter pause: until %v, %v; want %v", s.Player.Care.PausedUntil, err, long)
 		}
@@ -367,17 +352,14 @@ func TestPause(t *testing.T) {
 	})
 	t.Run("LiftPause", func(t *testing.T) {
 		lift := t0.Add(2 * time.Hour)
-		s, err := step(t, paused, func(p Player) (Step, error) { return p.LiftPause(lift) })
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := stepOK(t, paused, func(p Player) (Step, error) { return p.LiftPause(lift) })
 		if s.Player.Paused(lift) || !reflect.DeepEqual(s.History, []Entry{{At: lift, Kind: KindLift, Balance: 1000, Placed: true}}) {
 			t.Fatalf("LiftPause = %+v", s)
 		}
 		if _, err := step(t, s.Player, func(p Player) (Step, error) { return p.Buy(House{}, lift) }); err != nil {
 			t.Fatalf("Buy after LiftPause: %v", err)
 		}
-		_, err = step(t, s.Player, func(p Player) (Step, error) { return p.LiftPause(lift) })
+		_, err := step(t, s.Player, func(p Player) (Step, error) { return p.LiftPause(lift) })
 		wantErr(t, err, ErrNotPaused)
 		_, err = step(t, p, func(p Player) (Step, error) { return p.LiftPause(t0) })
 		wantErr(t, err, ErrNotPaused)
@@ -488,10 +470,7 @@ func TestRealityChecks(t *testing.T) {
 		}
 	})
 	t.Run("a player's own reminder wins", func(t *testing.T) {
-		s, err := step(t, fresh, func(p Player) (Step, error) { return p.SetLimits(nil, 5*time.Minute, t0) })
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := stepOK(t, fresh, func(p Player) (Step, error) { return p.SetLimits(nil, 5*time.Minute, t0) })
 		rs := realities(t, s.Player, House{RealityEvery: time.Hour}, minutes(0, 3, 6, 9, 12))
 		if got := checkedAt(rs); !reflect.DeepEqual(got, []int{2, 4}) {
 			t.Fatalf("checks on plays %v, want [2 4]", got)
@@ -524,22 +503,13 @@ func TestRealityChecks(t *testing.T) {
 func TestResetKeepsCare(t *testing.T) {
 	p := withLimits(t, LimitSet{LimitStakeDay, 100}, LimitSet{LimitLossWeek, 300})
 	p, _ = playAt(t, p, House{}, mustOutcome(t, TierLoss, false), t0)
-	s, err := step(t, p, func(p Player) (Step, error) { return p.SetLimits([]LimitSet{{LimitStakeDay, 500}}, 10*time.Minute, t0) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err = step(t, s.Player, func(p Player) (Step, error) { return p.Pause(t0.Add(48*time.Hour), t0) })
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := stepOK(t, p, func(p Player) (Step, error) { return p.SetLimits([]LimitSet{{LimitStakeDay, 500}}, 10*time.Minute, t0) })
+	s = stepOK(t, s.Player, func(p Player) (Step, error) { return p.Pause(t0.Add(48*time.Hour), t0) })
 	before := s.Player.Care
-	r, err := step(t, s.Player, func(p Player) (Step, error) { return p.Reset(2000, t0.Add(time.Hour)) })
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := stepOK(t, s.Player, func(p Player) (Step, error) { return p.Reset(2000, t0.Add(time.Hour)) })
 	if !reflect.DeepEqual(r.Player.Care, before) {
 		t.Fatalf("Reset changed Care:\n%+v\n%+v", r.Player.Care, before)
 	}
-	_, err = step(t, r.Player, func(p Player) (Step, error) { return p.Buy(House{}, t0.Add(time.Hour)) })
+	_, err := step(t, r.Player, func(p Player) (Step, error) { return p.Buy(House{}, t0.Add(time.Hour)) })
 	wantErr(t, err, ErrPaused)
 }

@@ -118,10 +118,7 @@ func keep(rs Reveals, s Step) Reveals {
 // rotated rotates p to fresh, keeping the reveal in rs.
 func rotated(t *testing.T, p Player, rs Reveals, fresh Seed) (Player, Reveals) {
 	t.Helper()
-	s, err := step(t, p, func(p Player) (Step, error) { return p.Rotate(fresh, t0) })
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := stepOK(t, p, func(p Player) (Step, error) { return p.Rotate(fresh, t0) })
 	if s.Reveal == nil || s.Reveal.Seed != p.Seed || s.Reveal.No != p.SeedNo {
 		t.Fatalf("Rotate revealed %+v", s.Reveal)
 	}
@@ -146,10 +143,7 @@ func TestRotate(t *testing.T) {
 	}
 	p = played(t, p, 5)
 	later := t0.Add(time.Hour)
-	s, err := step(t, p, func(p Player) (Step, error) { return p.Rotate(testSeed(2), later) })
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := stepOK(t, p, func(p Player) (Step, error) { return p.Rotate(testSeed(2), later) })
 	n := s.Player
 	want := SeedReveal{No: 1, Seed: testSeed(1), ClientSeed: "client", FirstTicket: 1, LastTicket: 5, FirstChest: 1, LastChest: p.ChestSeq, CommittedAt: t0, RevealedAt: later, Next: testSeed(100).Commitment()}
 	if s.Reveal == nil || *s.Reveal != want || s.Result.Seed != 1 || len(s.History) != 0 {
@@ -518,10 +512,7 @@ func TestCheckReveals(t *testing.T) {
 	all := rs
 	q := p
 	for i := range MaxReveals - 1 {
-		s, err := step(t, q, func(p Player) (Step, error) { return p.Rotate(testSeed(byte(10+i)), t0) })
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := stepOK(t, q, func(p Player) (Step, error) { return p.Rotate(testSeed(byte(10+i)), t0) })
 		q, all = s.Player, append(all, *s.Reveal)
 	}
 	if len(all) != MaxReveals+1 {

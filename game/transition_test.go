@@ -68,6 +68,16 @@ func step(t *testing.T, p Player, f func(Player) (Step, error)) (Step, error) {
 	return s, nil
 }
 
+// stepOK is step, failing the test on an error.
+func stepOK(t *testing.T, p Player, f func(Player) (Step, error)) Step {
+	t.Helper()
+	s, err := step(t, p, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func wantErr(t *testing.T, err, target error) {
 	t.Helper()
 	if !errors.Is(err, target) {
@@ -92,10 +102,7 @@ func TestNewPlayer(t *testing.T) {
 
 func TestBuy(t *testing.T) {
 	fresh := newTestPlayer(t, 1000)
-	s, err := step(t, fresh, func(p Player) (Step, error) { return p.Buy(House{}, t0) })
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := stepOK(t, fresh, func(p Player) (Step, error) { return p.Buy(House{}, t0) })
 	n := s.Player
 	if n.Balance != 950 || n.TicketSeq != 1 || n.Stats.Plays != 1 || n.Stats.StakedCents != 50 ||
 		n.Ticket == nil || *n.Ticket != (Ticket{ID: 1, BoughtAt: t0}) || s.History != nil ||
@@ -183,10 +190,7 @@ func TestReveal(t *testing.T) {
 			p := bought(t, tt.keys)
 			id := p.TicketSeq
 			d := &fixedDrawer{o: tt.o}
-			s, err := step(t, p, func(p Player) (Step, error) { return p.Reveal(d, id, tt.rows, later) })
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := stepOK(t, p, func(p Player) (Step, error) { return p.Reveal(d, id, tt.rows, later) })
 			n := s.Player
 			if d.tickets != 1 || d.keys != tt.keys {
 				t.Errorf("drawer called %d times with %d keys", d.tickets, d.keys)
@@ -282,10 +286,7 @@ func TestOpenChest(t *testing.T) {
 	silver := Chest{Lot: LotSilver, Prize: 100}
 	d := &fixedDrawer{c: silver}
 	later := t0.Add(time.Minute)
-	s, err := step(t, p, func(p Player) (Step, error) { return p.OpenChest(d, 1, later) })
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := stepOK(t, p, func(p Player) (Step, error) { return p.OpenChest(d, 1, later) })
 	n := s.Player
 	if n.ChestDue || n.ChestSeq != 1 || *n.LastChest != silver || n.Balance != 1050 ||
 		n.Stats.Chests != 1 || n.Stats.WonCents != 100 || n.Stats.BestWinCents != 100 || d.chests != 1 {
@@ -394,17 +395,14 @@ func TestMaxSeq(t *testing.T) {
 func TestClaimDaily(t *testing.T) {
 	const day = 24 * time.Hour
 	p := newTestPlayer(t, 100)
-	s, err := step(t, p, func(p Player) (Step, error) { return p.ClaimDaily(250, day, t0) })
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := stepOK(t, p, func(p Player) (Step, error) { return p.ClaimDaily(250, day, t0) })
 	n := s.Player
 	if n.Balance != 350 || n.Stats.DailyCents != 250 || n.LastDaily != t0 ||
 		!reflect.DeepEqual(s.History, []Entry{{At: t0, Kind: KindDaily, Amount: 250, Balance: 350, Placed: true}}) ||
 		s.Result != (Result{Balance: 350, Amount: 250}) {
 		t.Fatalf("ClaimDaily = %+v", s)
 	}
-	_, err = step(t, n, func(p Player) (Step, error) { return p.ClaimDaily(250, day, t0.Add(day-time.Millisecond)) })
+	_, err := step(t, n, func(p Player) (Step, error) { return p.ClaimDaily(250, day, t0.Add(day-time.Millisecond)) })
 	wantErr(t, err, ErrDailyCooldown)
 	var ce *CooldownError
 	if !errors.As(err, &ce) || !ce.Next.Equal(t0.Add(day)) || !strings.Contains(err.Error(), "next claim") {
@@ -505,10 +503,7 @@ func TestReset(t *testing.T) {
 	p = s.Player
 	p.LastDaily = t0
 	later := t0.Add(time.Hour)
-	s, err = step(t, p, func(p Player) (Step, error) { return p.Reset(700, later) })
-	if err != nil {
-		t.Fatal(err)
-	}
+	s = stepOK(t, p, func(p Player) (Step, error) { return p.Reset(700, later) })
 	want := Player{StartingBalance: 700, Balance: 700, ChestSeq: p.ChestSeq, TicketSeq: p.TicketSeq,
 		CreatedAt: p.CreatedAt, Seed: p.Seed, ClientSeed: "mine", SeedNo: 1, SeedAt: p.SeedAt,
 		Care: p.Care} // a reset lifts no pause and no limit

@@ -54,10 +54,8 @@ func checkAttachment(tb testing.TB, srv *fakediscord.Server, a *discordgo.Messag
 
 func TestMultipartAttachments(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, fakediscord.Options{})
-	c := connect(t, srv, token)
+	srv, c := setup(t, fakediscord.Options{})
 	ctx := ctxT(t)
-	register(t, c, srv, guild, playCmd)
 	export := []byte(`{"version":1}` + "\n")
 	done := make(chan error, 1)
 	var followUp, edited *discordgo.Message
@@ -172,10 +170,8 @@ func multipartBody(tb testing.TB, parts ...part) (string, []byte) {
 
 func TestMultipartRefused(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, fakediscord.Options{AckTimeout: time.Minute})
-	c := connect(t, srv, token)
+	srv, c := setup(t, fakediscord.Options{AckTimeout: time.Minute})
 	ctx := ctxT(t)
-	register(t, c, srv, guild, playCmd)
 	got := make(chan *discordgo.Interaction, 1)
 	c.handle(func(s *discordgo.Session, i *discordgo.Interaction) { got <- i })
 	p, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, Channel: "222", User: "5", Name: "play"})
@@ -280,14 +276,7 @@ func TestMultipartEndpointReply(t *testing.T) {
 		}
 		return 200, multipartReply{ct, b}
 	})
-	p, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, Channel: "222", User: "333", Name: "play"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := p.Wait(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, r := answered(t, ctx)(srv.Slash(ctx, fakediscord.Slash{Guild: guild, Channel: "222", User: "333", Name: "play"}))
 	if r.Message == nil || len(r.Message.Attachments) != 1 {
 		t.Fatalf("response = %+v", r.Message)
 	}

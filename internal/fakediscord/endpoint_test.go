@@ -187,14 +187,7 @@ func TestHTTPInteractions(t *testing.T) {
 		return 200, message("grid", buttons("auto")...)
 	})
 
-	p, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, Channel: "222", User: "333", Locale: discordgo.French, Name: "play"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := p.Wait(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, r := answered(t, ctx)(srv.Slash(ctx, fakediscord.Slash{Guild: guild, Channel: "222", User: "333", Locale: discordgo.French, Name: "play"}))
 	if r.Type != discordgo.InteractionResponseChannelMessageWithSource || r.Message == nil || r.Message.Content != "grid" ||
 		r.Message.ChannelID != "222" || r.Latency <= 0 {
 		t.Fatalf("response = %+v", r)
@@ -218,7 +211,7 @@ func TestHTTPInteractions(t *testing.T) {
 		t.Errorf("interaction as posted: %+v", i)
 	}
 
-	p, err = srv.Click(ctx, fakediscord.Click{Message: r.Message.ID, CustomID: "auto", User: "333"})
+	p, err := srv.Click(ctx, fakediscord.Click{Message: r.Message.ID, CustomID: "auto", User: "333"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,10 +432,8 @@ func TestSwitchToHTTP(t *testing.T) {
 	t.Parallel()
 	ep := startEndpoint(t, fakediscord.TestPublicKeyHex)
 	ep.handle(func(*discordgo.Interaction) (int, any) { return 200, message("over HTTP") })
-	srv := startFake(t, fakediscord.Options{})
-	c := connect(t, srv, token)
+	srv, c := setup(t, fakediscord.Options{})
 	ctx := ctxT(t)
-	register(t, c, srv, guild, playCmd)
 	c.handle(func(s *discordgo.Session, i *discordgo.Interaction) {
 		_ = s.InteractionRespond(i, message("over the gateway"))
 	})

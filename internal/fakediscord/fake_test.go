@@ -187,14 +187,7 @@ func TestPlayAndClick(t *testing.T) {
 			}
 		}
 	})
-	p, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, Channel: "222", User: "333", Locale: discordgo.French, Name: "play"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := p.Wait(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, r := answered(t, ctx)(srv.Slash(ctx, fakediscord.Slash{Guild: guild, Channel: "222", User: "333", Locale: discordgo.French, Name: "play"}))
 	i := seen.Load()
 	if i.ID != p.ID() || i.GuildID != guild || i.ChannelID != "222" || i.Member == nil || i.Member.User.ID != "333" ||
 		i.Locale != discordgo.French || i.Member.Permissions != fakediscord.PermsMember || i.Version != 1 || i.AppID != srv.AppID() ||
@@ -209,14 +202,7 @@ func TestPlayAndClick(t *testing.T) {
 		t.Fatalf("buttons = %+v", bs)
 	}
 
-	p2, err := srv.Click(ctx, fakediscord.Click{Message: r.Message.ID, CustomID: "auto", User: "333"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r2, err := p2.Wait(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, r2 := answered(t, ctx)(srv.Click(ctx, fakediscord.Click{Message: r.Message.ID, CustomID: "auto", User: "333"}))
 	i = seen.Load()
 	if i.Message == nil || i.Message.ID != r.Message.ID || i.Message.Content != "grid" || i.Member.User.ID != "333" {
 		t.Errorf("component interaction message = %+v", i.Message)
@@ -236,10 +222,8 @@ func TestPlayAndClick(t *testing.T) {
 
 func TestDeferredEditAndFollowUp(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, fakediscord.Options{})
-	c := connect(t, srv, token)
+	srv, c := setup(t, fakediscord.Options{})
 	ctx := ctxT(t)
-	register(t, c, srv, guild, playCmd)
 	c.handle(func(s *discordgo.Session, i *discordgo.Interaction) {
 		if err := s.InteractionRespond(i, &discordgo.InteractionResponse{
 			Type: discordgo.InteractionResponseDeferredChannelMessageWithSource,
@@ -256,14 +240,7 @@ func TestDeferredEditAndFollowUp(t *testing.T) {
 			t.Errorf("follow-up: %v", err)
 		}
 	})
-	p, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "5", Name: "play"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := p.Wait(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, r := answered(t, ctx)(srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "5", Name: "play"}))
 	if r.Type != discordgo.InteractionResponseDeferredChannelMessageWithSource || !r.Ephemeral || r.Message.Content != "done" || r.Edits != 1 {
 		t.Errorf("response = %+v", r)
 	}
@@ -302,10 +279,8 @@ func restCode(err error) (int, int) {
 
 func TestOneCallbackOnly(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, fakediscord.Options{})
-	c := connect(t, srv, token)
+	srv, c := setup(t, fakediscord.Options{})
 	ctx := ctxT(t)
-	register(t, c, srv, guild, playCmd)
 	second := make(chan error, 1)
 	c.handle(func(s *discordgo.Session, i *discordgo.Interaction) {
 		resp := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseChannelMessageWithSource, Data: &discordgo.InteractionResponseData{Content: "one"}}
@@ -314,13 +289,7 @@ func TestOneCallbackOnly(t *testing.T) {
 		}
 		second <- s.InteractionRespond(i, resp)
 	})
-	p, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "5", Name: "play"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
+	p, _ := answered(t, ctx)(srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "5", Name: "play"}))
 	if st, code := restCode(<-second); st != 400 || code != 40060 {
 		t.Errorf("second callback: %d %d, want 400 40060", st, code)
 	}
@@ -332,10 +301,8 @@ func TestOneCallbackOnly(t *testing.T) {
 
 func TestDeadline(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, fakediscord.Options{AckTimeout: 100 * time.Millisecond})
-	c := connect(t, srv, token)
+	srv, c := setup(t, fakediscord.Options{AckTimeout: 100 * time.Millisecond})
 	ctx := ctxT(t)
-	register(t, c, srv, guild, playCmd)
 	late := make(chan error, 1)
 	c.handle(func(s *discordgo.Session, i *discordgo.Interaction) {
 		time.Sleep(250 * time.Millisecond)
@@ -400,10 +367,8 @@ func TestMessageValidation(t *testing.T) {
 		{"update on a command", &discordgo.InteractionResponseData{Content: "x"}, 7, 50035, `"type"`},
 		{"deferred update on a command", nil, 6, 50035, `"type"`},
 	}
-	srv := startFake(t, fakediscord.Options{})
-	c := connect(t, srv, token)
+	srv, c := setup(t, fakediscord.Options{})
 	ctx := ctxT(t)
-	register(t, c, srv, guild, playCmd)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			errc := make(chan error, 2)
@@ -574,13 +539,7 @@ func TestSlashChecks(t *testing.T) {
 		}
 	}
 	// A moderator's grant arrives typed, with the user resolved.
-	p, err := srv.Slash(ctx, grant(fakediscord.Opt{Name: "user", Value: "42"}, fakediscord.Opt{Name: "amount", Value: "5.00"}, fakediscord.Opt{Name: "times", Value: 2}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
+	answered(t, ctx)(srv.Slash(ctx, grant(fakediscord.Opt{Name: "user", Value: "42"}, fakediscord.Opt{Name: "amount", Value: "5.00"}, fakediscord.Opt{Name: "times", Value: 2})))
 	d := got.Load().ApplicationCommandData()
 	sub := d.Options[0]
 	if sub.Name != "grant" || sub.Type != discordgo.ApplicationCommandOptionSubCommand || len(sub.Options) != 3 {
@@ -593,25 +552,13 @@ func TestSlashChecks(t *testing.T) {
 		t.Errorf("resolved = %+v", d.Resolved)
 	}
 	// A member with the server's override (Bypass) reaches the bot, which must check again.
-	p, err = srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "10", Name: "admin", Sub: "grant", Bypass: true,
-		Options: []fakediscord.Opt{{Name: "user", Value: "42"}, {Name: "amount", Value: "1"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
+	answered(t, ctx)(srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "10", Name: "admin", Sub: "grant", Bypass: true,
+		Options: []fakediscord.Opt{{Name: "user", Value: "42"}, {Name: "amount", Value: "1"}}}))
 	if i := got.Load(); i.Member.Permissions&discordgo.PermissionManageGuild != 0 {
 		t.Errorf("bypassing member has Manage Server: %d", i.Member.Permissions)
 	}
 	// A DM: user, no member, no guild.
-	p, err = srv.Slash(ctx, fakediscord.Slash{User: "11", Name: "play"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
+	answered(t, ctx)(srv.Slash(ctx, fakediscord.Slash{User: "11", Name: "play"}))
 	if i := got.Load(); i.GuildID != "" || i.Member != nil || i.User == nil || i.User.ID != "11" || i.Context != discordgo.InteractionContextBotDM {
 		t.Errorf("DM interaction = %+v", i)
 	}
@@ -620,10 +567,8 @@ func TestSlashChecks(t *testing.T) {
 
 func TestResumeAfterDrop(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, fakediscord.Options{})
-	c := connect(t, srv, token)
+	srv, c := setup(t, fakediscord.Options{})
 	ctx := ctxT(t)
-	register(t, c, srv, guild, playCmd)
 	c.handle(func(s *discordgo.Session, i *discordgo.Interaction) {
 		_ = s.InteractionRespond(i, &discordgo.InteractionResponse{Type: 4, Data: &discordgo.InteractionResponseData{Content: "ok"}})
 	})
@@ -668,13 +613,7 @@ func TestShards(t *testing.T) {
 	// Guild IDs whose shard (id >> 22) % 2 is 0 and 1.
 	g0, g1 := "4194304", "8388608" // 1<<22 → shard 1, 2<<22 → shard 0
 	for _, g := range []string{g0, g1, ""} {
-		p, err := srv.Slash(ctx, fakediscord.Slash{Guild: g, User: "5", Name: "play"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.Wait(ctx); err != nil {
-			t.Fatal(err)
-		}
+		answered(t, ctx)(srv.Slash(ctx, fakediscord.Slash{Guild: g, User: "5", Name: "play"}))
 	}
 	if on0.Load() != 2 || on1.Load() != 1 {
 		t.Errorf("shard 0 got %d, shard 1 got %d; want 2 and 1", on0.Load(), on1.Load())
@@ -682,5 +621,21 @@ func TestShards(t *testing.T) {
 	ids := srv.Identifies()
 	if len(ids) != 2 || ids[0].Shard[1] != 2 || ids[0].Shard[0] == ids[1].Shard[0] {
 		t.Errorf("identifies = %+v", ids)
+	}
+}
+
+// answered returns a function that waits for the answer to the interaction
+// just sent, failing the test on an error: answered(t, ctx)(srv.Slash(ctx, s)).
+func answered(t *testing.T, ctx context.Context) func(*fakediscord.Pending, error) (*fakediscord.Pending, fakediscord.Response) {
+	return func(p *fakediscord.Pending, err error) (*fakediscord.Pending, fakediscord.Response) {
+		t.Helper()
+		var r fakediscord.Response
+		if err == nil {
+			r, err = p.Wait(ctx)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p, r
 	}
 }

@@ -46,6 +46,14 @@ func setup(tb testing.TB, opts fakediscord.Options) (*fakediscord.Server, *clien
 	return srv, c
 }
 
+// inject injects f, failing the test on an error.
+func inject(t *testing.T, srv *fakediscord.Server, f fakediscord.Fault) {
+	t.Helper()
+	if _, err := srv.InjectFault(f); err != nil {
+		t.Fatal(err)
+	}
+}
+
 type answer struct {
 	status int
 	header http.Header
@@ -88,9 +96,7 @@ func kinds(fs []fakediscord.InjectedFault) []string {
 func TestRateLimitEnforced(t *testing.T) {
 	t.Parallel()
 	srv, c := setup(t, fakediscord.Options{})
-	if _, err := srv.InjectFault(fakediscord.Fault{Kind: fakediscord.FaultRateLimit, Route: callbackRoute, RetryAfter: 300 * time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
+	inject(t, srv, fakediscord.Fault{Kind: fakediscord.FaultRateLimit, Route: callbackRoute, RetryAfter: 300 * time.Millisecond})
 	p, i := pending(t, srv, c)
 	a := call(t, http.DefaultClient, "POST", callbackURL(srv, i), playBody)
 	if a.status != 429 || a.body != `{"message":"You are being rate limited.","retry_after":0.3,"global":false,"code":0}` {
@@ -135,9 +141,7 @@ func TestRateLimitEnforced(t *testing.T) {
 func TestRateLimitDiscordgo(t *testing.T) {
 	t.Parallel()
 	srv, c := setup(t, fakediscord.Options{})
-	if _, err := srv.InjectFault(fakediscord.Fault{Kind: fakediscord.FaultRateLimit, Route: callbackRoute, Count: 2, RetryAfter: 200 * time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
+	inject(t, srv, fakediscord.Fault{Kind: fakediscord.FaultRateLimit, Route: callbackRoute, Count: 2, RetryAfter: 200 * time.Millisecond})
 	// Without discordgo's retries: a RateLimitError with the retry_after.
 	_, i := pending(t, srv, c)
 	c.s.ShouldRetryOnRateLimit = false
@@ -243,9 +247,7 @@ func TestMalformedRateLimits(t *testing.T) {
 			return ""
 		}},
 	} {
-		if _, err := srv.InjectFault(fakediscord.Fault{Kind: tc.kind}); err != nil {
-			t.Fatal(err)
-		}
+		inject(t, srv, fakediscord.Fault{Kind: tc.kind})
 		a := call(t, http.DefaultClient, "GET", me, "")
 		if a.status != 429 {
 			t.Errorf("%s: %d", tc.kind, a.status)
@@ -262,9 +264,7 @@ func TestMalformedRateLimits(t *testing.T) {
 	// discordgo without retries gets an error, not a panic. (A session
 	// each: after the huge one, discordgo blocks its bucket for 1e9 s.)
 	for _, k := range []fakediscord.FaultKind{fakediscord.FaultRateLimitNotJSON, fakediscord.FaultRateLimitNegative, fakediscord.FaultRateLimitHuge, fakediscord.FaultRateLimitBadResetAfter} {
-		if _, err := srv.InjectFault(fakediscord.Fault{Kind: k, Route: "GET /users/@me"}); err != nil {
-			t.Fatal(err)
-		}
+		inject(t, srv, fakediscord.Fault{Kind: k, Route: "GET /users/@me"})
 		s := restBot(t, srv)
 		s.ShouldRetryOnRateLimit = false
 		if _, err := s.User("@me"); err == nil {
@@ -277,9 +277,7 @@ func TestServerErrorBeforeAndAfter(t *testing.T) {
 	t.Parallel()
 	srv, c := setup(t, fakediscord.Options{})
 	// Before: nothing done, the retry succeeds.
-	if _, err := srv.InjectFault(fakediscord.Fault{Kind: fakediscord.FaultServerError, Status: 503, Route: callbackRoute}); err != nil {
-		t.Fatal(err)
-	}
+	inject(t, srv, fakediscord.Fault{Kind: fakediscord.FaultServerError, Status: 503, Route: callbackRoute})
 	p, i := pending(t, srv, c)
 	a := call(t, http.DefaultClient, "POST", callbackURL(srv, i), playBody)
 	if a.status != 503 || !strings.HasPrefix(a.header.Get("Content-Type"), "text/html") || !strings.Contains(a.body, "<html>") {
@@ -293,9 +291,7 @@ func TestServerErrorBeforeAndAfter(t *testing.T) {
 	}
 	noFailures(t, srv)
 	// After: it took effect, the retry gets 40060, a consequence.
-	if _, err := srv.InjectFault(fakediscord.Fault{Kind: fakediscord.FaultServerError, Route: callbackRoute, After: true}); err != nil {
-		t.Fatal(err)
-	}
+	inject(t, srv, fakediscord.Fault{Kind: fakediscord.FaultServerError, Route: callbackRoute, After: true})
 	p, i = pending(t, srv, c)
 	if a := call(t, http.DefaultClient, "POST", callbackURL(srv, i), playBody); a.status != 502 {
 		t.Fatalf("502: %d", a.status)
@@ -325,9 +321,7 @@ func TestSlowAnswers(t *testing.T) {
 	srv, c := setup(t, fakediscord.Options{})
 	impatient := &http.Client{Timeout: 100 * time.Millisecond}
 	// Before: the client gives up first, nothing is done.
-	if _, err := srv.InjectFault(fakediscord.Fault{Kind: fakediscord.FaultSlow, Delay: 5 * time.Second, Route: callbackRoute}); err != nil {
-		t.Fatal(err)
-	}
+	inject(t, srv, fakediscord.Fault{Kind: fakediscord.FaultSlow, Delay: 5 * time.Second, Route: callbackRoute})
 	p, i := pending(t, srv, c)
 	if a := call(t, impatient, "POST", callbackURL(srv, i), playBody); a.err == nil {
 		t.Fatalf("slow before: answered %d", a.status)
@@ -339,9 +333,7 @@ func TestSlowAnswers(t *testing.T) {
 		t.Fatalf("retry: %d", a.status)
 	}
 	// After: done at once, answered late.
-	if _, err := srv.InjectFault(fakediscord.Fault{Kind: fakediscord.FaultSlow, Delay: 5 * time.Second, Route: callbackRoute, After: true}); err != nil {
-		t.Fatal(err)
-	}
+	inject(t, srv, fakediscord.Fault{Kind: fakediscord.FaultSlow, Delay: 5 * time.Second, Route: callbackRoute, After: true})
 	p, i = pending(t, srv, c)
 	if a := call(t, impatient, "POST", callbackURL(srv, i), playBody); a.err == nil {
 		t.Fatalf("slow after: answered %d", a.status)
@@ -350,9 +342,7 @@ func TestSlowAnswers(t *testing.T) {
 		t.Fatalf("slow after did not take effect: %v", err)
 	}
 	// A late but successful callback, as the bot would see it.
-	if _, err := srv.InjectFault(fakediscord.Fault{Kind: fakediscord.FaultSlow, Delay: 200 * time.Millisecond, Route: callbackRoute, After: true}); err != nil {
-		t.Fatal(err)
-	}
+	inject(t, srv, fakediscord.Fault{Kind: fakediscord.FaultSlow, Delay: 200 * time.Millisecond, Route: callbackRoute, After: true})
 	p, i = pending(t, srv, c)
 	if err := c.s.InteractionRespond(i, message("late")); err != nil {
 		t.Fatal(err)
@@ -370,9 +360,7 @@ func TestReset(t *testing.T) {
 	t.Parallel()
 	srv, c := setup(t, fakediscord.Options{})
 	for _, after := range []bool{false, true} {
-		if _, err := srv.InjectFault(fakediscord.Fault{Kind: fakediscord.FaultReset, Route: callbackRoute, After: after}); err != nil {
-			t.Fatal(err)
-		}
+		inject(t, srv, fakediscord.Fault{Kind: fakediscord.FaultReset, Route: callbackRoute, After: after})
 		p, i := pending(t, srv, c)
 		if a := call(t, http.DefaultClient, "POST", callbackURL(srv, i), playBody); a.err == nil {
 			t.Fatalf("after=%t: answered %d", after, a.status)
@@ -395,9 +383,7 @@ func TestTokenLife(t *testing.T) {
 		t.Fatal(a.status)
 	}
 	// Injected: 401 50027 at once, a fault.
-	if _, err := srv.InjectFault(fakediscord.Fault{Kind: fakediscord.FaultTokenExpired, Route: "PATCH /webhooks/{app}/{token}/messages/@original"}); err != nil {
-		t.Fatal(err)
-	}
+	inject(t, srv, fakediscord.Fault{Kind: fakediscord.FaultTokenExpired, Route: "PATCH /webhooks/{app}/{token}/messages/@original"})
 	if a := edit(i2.Token); a.status != 401 || !strings.Contains(a.body, `"code":50027`) || !strings.Contains(a.body, "Invalid Webhook Token") {
 		t.Fatalf("injected: %d %s", a.status, a.body)
 	}
@@ -429,12 +415,8 @@ func TestCountAndFraction(t *testing.T) {
 	t.Parallel()
 	statuses := func(seed uint64) string {
 		srv := startFake(t, fakediscord.Options{Seed: seed})
-		if _, err := srv.InjectFault(fakediscord.Fault{Kind: fakediscord.FaultServerError, Route: "GET /users/@me", Fraction: 0.5}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := srv.InjectFault(fakediscord.Fault{Kind: fakediscord.FaultServerError, Status: 500, Route: "GET /gateway", Count: 2}); err != nil {
-			t.Fatal(err)
-		}
+		inject(t, srv, fakediscord.Fault{Kind: fakediscord.FaultServerError, Route: "GET /users/@me", Fraction: 0.5})
+		inject(t, srv, fakediscord.Fault{Kind: fakediscord.FaultServerError, Status: 500, Route: "GET /gateway", Count: 2})
 		var b strings.Builder
 		for range 100 {
 			fmt.Fprint(&b, call(t, http.DefaultClient, "GET", srv.URL()+"/api/v10/users/@me", "").status/100)
@@ -530,9 +512,7 @@ func TestFaultOnInteraction(t *testing.T) {
 	srv, c := setup(t, fakediscord.Options{})
 	_, i1 := pending(t, srv, c)
 	_, i2 := pending(t, srv, c)
-	if _, err := srv.InjectFault(fakediscord.Fault{Kind: fakediscord.FaultServerError, Interaction: i2.ID, Fraction: 1}); err != nil {
-		t.Fatal(err)
-	}
+	inject(t, srv, fakediscord.Fault{Kind: fakediscord.FaultServerError, Interaction: i2.ID, Fraction: 1})
 	if a := call(t, http.DefaultClient, "POST", callbackURL(srv, i1), playBody); a.status != 204 {
 		t.Errorf("other interaction: %d", a.status)
 	}

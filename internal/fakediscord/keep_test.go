@@ -44,14 +44,7 @@ func TestKeepInteractions(t *testing.T) {
 	})
 	var msgs []string
 	for range 3 {
-		p, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "333", Name: "play"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := p.Wait(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, r := answered(t, ctx)(srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "333", Name: "play"}))
 		msgs = append(msgs, r.Message.ID)
 	}
 	// The first of three is forgotten: its message and its token.
@@ -72,13 +65,7 @@ func TestKeepInteractions(t *testing.T) {
 	// A click on the third message updates it: the click (the fourth
 	// interaction) forgets the second, and the third's message stays,
 	// since the click did not create it.
-	p, err := srv.Click(ctx, fakediscord.Click{Message: msgs[2], CustomID: "auto", User: "333"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
+	answered(t, ctx)(srv.Click(ctx, fakediscord.Click{Message: msgs[2], CustomID: "auto", User: "333"}))
 	if m, ok := srv.Message(msgs[2]); !ok || m.Content != "updated" {
 		t.Errorf("message %s after the click on it = %+v, %v; want it kept, updated", msgs[2], m, ok)
 	}
@@ -86,13 +73,7 @@ func TestKeepInteractions(t *testing.T) {
 		t.Errorf("message %s of the second interaction is still kept", msgs[1])
 	}
 	for range 2 { // two more slashes forget the third interaction and the click
-		sp, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "333", Name: "play"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := sp.Wait(ctx); err != nil {
-			t.Fatal(err)
-		}
+		answered(t, ctx)(srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "333", Name: "play"}))
 	}
 	if _, ok := srv.Message(msgs[2]); ok {
 		t.Errorf("message %s is kept after its interaction and the click on it were forgotten", msgs[2])

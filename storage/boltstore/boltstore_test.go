@@ -15,12 +15,19 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
+// openAt opens the store at path, failing the test on an error.
+func openAt(tb testing.TB, path string, opts storage.Options) *boltstore.Store {
+	tb.Helper()
+	st, err := boltstore.Open(path, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return st
+}
+
 func open(t *testing.T, opts storage.Options) storage.Store {
 	t.Helper()
-	st, err := boltstore.Open(filepath.Join(t.TempDir(), "clefs.db"), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openAt(t, filepath.Join(t.TempDir(), "clefs.db"), opts)
 	t.Cleanup(func() { _ = st.Close() })
 	return st
 }
@@ -29,10 +36,7 @@ func TestConformance(t *testing.T) { storetest.Run(t, open) }
 
 func TestFileMode(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "clefs.db")
-	st, err := boltstore.Open(path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openAt(t, path, storage.Options{})
 	defer st.Close()
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -46,10 +50,7 @@ func TestFileMode(t *testing.T) {
 func TestReopenKeepsState(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "clefs.db")
 	ctx := context.Background()
-	st, err := boltstore.Open(path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openAt(t, path, storage.Options{})
 	id := storage.PlayerID{Guild: 1, User: 2}
 	now := storage.Timestamp(time.Now())
 	step := func(op string, do game.Move) storage.Step {
@@ -96,10 +97,7 @@ func TestOpenRefusesBadDefaults(t *testing.T) {
 
 func TestOpenLocked(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "clefs.db")
-	st, err := boltstore.Open(path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openAt(t, path, storage.Options{})
 	defer st.Close()
 	if st2, err := boltstore.Open(path, storage.Options{}); err == nil {
 		st2.Close()
@@ -114,10 +112,7 @@ func TestKill(t *testing.T) {
 
 func BenchmarkStore(b *testing.B) {
 	storetest.Bench(b, func(b *testing.B, opts storage.Options) storage.Store {
-		st, err := boltstore.Open(filepath.Join(b.TempDir(), "clefs.db"), opts)
-		if err != nil {
-			b.Fatal(err)
-		}
+		st := openAt(b, filepath.Join(b.TempDir(), "clefs.db"), opts)
 		b.Cleanup(func() { _ = st.Close() })
 		return st
 	})

@@ -25,10 +25,7 @@ import (
 func fill(t *testing.T, path string, players int) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := boltstore.Open(path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openAt(t, path, storage.Options{})
 	defer st.Close()
 	now := storage.Timestamp(time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC))
 	for u := range players {
@@ -155,10 +152,7 @@ func playerKey(id storage.PlayerID) []byte {
 
 func reopen(t *testing.T, path string, opts storage.Options) storage.Store {
 	t.Helper()
-	st, err := boltstore.Open(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openAt(t, path, opts)
 	t.Cleanup(func() { _ = st.Close() })
 	return st
 }

@@ -56,10 +56,7 @@ func marker(t *testing.T, path string) []byte {
 func storeWithPlayer(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "clefs.db")
-	st, err := boltstore.Open(path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openAt(t, path, storage.Options{})
 	now := storage.Timestamp(time.Now())
 	if _, err := st.Run(context.Background(), storage.Step{ID: storage.PlayerID{Guild: 1, User: 2}, Op: "buy", Create: true, Start: 500,
 		Seeds: storetest.Seeds(1), Now: now, Move: game.Buy{}}); err != nil {

@@ -31,12 +31,9 @@ func testClosed(t *testing.T, open OpenFunc) {
 	if err := e.st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	_, err := e.st.Load(e.ctx, pid(1))
-	wantErr(t, "Load after Close", err, storage.ErrClosed)
-	_, err = e.apply(pid(1), grant(1))
-	wantErr(t, "Apply after Close", err, storage.ErrClosed)
-	_, err = e.st.Guild(e.ctx, guild)
-	wantErr(t, "Guild after Close", err, storage.ErrClosed)
+	wantErr(t, "Load after Close", errOf(e.st.Load(e.ctx, pid(1))), storage.ErrClosed)
+	wantErr(t, "Run after Close", errOf(e.apply(pid(1), grant(1))), storage.ErrClosed)
+	wantErr(t, "Guild after Close", errOf(e.st.Guild(e.ctx, guild)), storage.ErrClosed)
 	wantErr(t, "Ping after Close", e.st.Ping(e.ctx), storage.ErrClosed)
 	if err := e.st.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)

@@ -24,14 +24,15 @@ func setLimits(reminder time.Duration, sets ...game.LimitSet) game.Move {
 // is refused as ErrInvalid, naming the record, and nothing of it is
 // written; a decoded dump made bad after Decode is refused by Import too.
 func testCareImportRefused(t *testing.T, open OpenFunc) {
-	e := newEnv(t, open, defaults)
-	if _, ok := e.st.(storage.Dumper); !ok {
-		t.Skip("the store is not a storage.Dumper")
-	}
+	e := dumperEnv(t, open)
 	populate(t, e)
 	data := writeDump(t, e.st)
 	target := newEnv(t, open, defaults)
 	before := writeDump(t, target.st)
+	unedited, err := json.Marshal(readRawDump(t, data))
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name, want string
 		edit       func(d *rawDump)
@@ -62,7 +63,7 @@ func testCareImportRefused(t *testing.T, open OpenFunc) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if bytes.Equal(b, compact(t, data)) {
+			if bytes.Equal(b, unedited) {
 				t.Fatal("the edit changed nothing")
 			}
 			dd, err := storage.ReadDump(bytes.NewReader(b), Seeds(3))
@@ -70,22 +71,18 @@ func testCareImportRefused(t *testing.T, open OpenFunc) {
 			if !strings.Contains(err.Error(), c.want) || dd != nil {
 				t.Fatalf("ReadDump: %v (%v), want an error naming %s and no dump", err, dd, c.want)
 			}
-			if after := writeDump(t, target.st); !bytes.Equal(after, before) {
-				t.Fatal("a refused dump changed the store")
-			}
+			sameBytes(t, "a refused dump changed the store", writeDump(t, target.st), before)
 		})
 	}
 	// Import checks each player again.
 	dd := readDump(t, data)
 	dd.Players[5].Player.Care.Limits[game.LimitLossDay] = game.Limit{Amount: 100, Next: 50, At: e.clock.Now()}
-	err := target.st.(storage.Dumper).Import(target.ctx, dd)
+	err = target.st.(storage.Dumper).Import(target.ctx, dd)
 	wantErr(t, "Import of an unsound care state", err, storage.ErrInvalid)
 	if !strings.Contains(err.Error(), "players[5]") {
 		t.Fatalf("error %q does not name players[5]", err)
 	}
-	if after := writeDump(t, target.st); !bytes.Equal(after, before) {
-		t.Fatalf("a refused import changed the store:\n%s", after)
-	}
+	sameBytes(t, "a refused import changed the store", writeDump(t, target.st), before)
 }
 
 // rawDump is a dump of version storage.DumpVersion as its JSON has it
@@ -110,14 +107,4 @@ func readRawDump(t *testing.T, data []byte) *rawDump {
 		t.Fatalf("a dump of version %d, want %d", d.Version, storage.DumpVersion)
 	}
 	return &d
-}
-
-// compact returns the JSON data without its indentation.
-func compact(t *testing.T, data []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, data); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }

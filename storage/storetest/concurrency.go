@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,8 +30,8 @@ type tally struct {
 	drawn   map[uint64]game.Outcome // outcomes drawn, by ticket
 	chests  map[int64]game.Chest    // chests opened, by number
 	shared  map[string]game.Result  // the first result of each shared operation
-	granted int64
-	daily   int64
+	granted atomic.Int64
+	daily   atomic.Int64
 	errs    []error
 }
 
@@ -140,7 +141,7 @@ func sharedRound(ctx context.Context, st storage.Store, id storage.PlayerID, tl 
 		tl.fail("shared operation %s applied twice", name)
 	case !a.Repeated:
 		tl.shared[name] = a.Result
-		tl.granted += stressShared
+		tl.granted.Add(stressShared)
 	case seen && a.Result != first:
 		tl.fail("shared operation %s answered %+v, first %+v", name, a.Result, first)
 	}
@@ -150,41 +151,34 @@ func sharedRound(ctx context.Context, st storage.Store, id storage.PlayerID, tl 
 // playRound is one round of goroutine g on player id.
 func playRound(ctx context.Context, st storage.Store, d game.Drawer, id storage.PlayerID, tl *tally, g, i int) error {
 	now := storage.Timestamp(time.Now())
-	apply := func(op string, do game.Move) (storage.Applied, error) {
-		return st.Run(ctx, storage.Step{ID: id, Op: op, Create: true, Start: stressStart, Seeds: rand.Reader, Now: now, Move: do})
-	}
-	op := func(what string) string { return fmt.Sprintf("g%d-r%d-%s", g, i, what) }
-	// resend applies the operation again, as a double click would: it must
-	// change nothing and answer with the first result.
-	resend := func(name string, first storage.Applied, do game.Move) error {
-		if i%5 != 0 {
-			return nil
+	// send applies the operation what and, every fifth round, sends it
+	// again at once, as a double click would: the second must change
+	// nothing and answer with the first result.
+	send := func(what string, do game.Move) (storage.Applied, error) {
+		s := storage.Step{ID: id, Op: fmt.Sprintf("g%d-r%d-%s", g, i, what), Create: true, Start: stressStart, Seeds: rand.Reader, Now: now, Move: do}
+		a, err := st.Run(ctx, s)
+		if err != nil || i%5 != 0 {
+			return a, err
 		}
-		a, err := apply(name, do)
+		again, err := st.Run(ctx, s)
 		if err != nil {
-			return fmt.Errorf("resend %s: %w", name, err)
+			return a, fmt.Errorf("resend %s: %w", s.Op, err)
 		}
-		if !a.Repeated || a.Result != first.Result || len(a.History) != 0 {
+		if !again.Repeated || again.Result != a.Result || len(again.History) != 0 {
 			tl.mu.Lock()
-			tl.fail("resent %s: repeated %v, result %+v; want the first result %+v", name, a.Repeated, a.Result, first.Result)
+			tl.fail("resent %s: repeated %v, result %+v; want the first result %+v", s.Op, again.Repeated, again.Result, a.Result)
 			tl.mu.Unlock()
 		}
-		return nil
+		return a, nil
 	}
 	if (g+i)%20 == 7 {
-		a, err := apply(op("grant"), game.Grant{Amount: stressGrant})
-		if err != nil {
+		if _, err := send("grant", game.Grant{Amount: stressGrant}); err != nil {
 			return fmt.Errorf("grant: %w", err)
 		}
-		tl.mu.Lock()
-		tl.granted += stressGrant
-		tl.mu.Unlock()
-		if err := resend(op("grant"), a, game.Grant{Amount: stressGrant}); err != nil {
-			return err
-		}
+		tl.granted.Add(stressGrant)
 	}
 	if (g+i)%10 == 5 {
-		a, err := apply(op("daily"), game.ClaimDaily{Amount: stressDaily, Cooldown: 0})
+		_, err := send("daily", game.ClaimDaily{Amount: stressDaily, Cooldown: 0})
 		switch {
 		case errors.Is(err, game.ErrDailyCooldown):
 			// Another goroutine claimed with a later clock: with no
@@ -192,20 +186,14 @@ func playRound(ctx context.Context, st storage.Store, d game.Drawer, id storage.
 		case err != nil:
 			return fmt.Errorf("daily: %w", err)
 		default:
-			tl.mu.Lock()
-			tl.daily += stressDaily
-			tl.mu.Unlock()
-			if err := resend(op("daily"), a, game.ClaimDaily{Amount: stressDaily, Cooldown: 0}); err != nil {
-				return err
-			}
+			tl.daily.Add(stressDaily)
 		}
 	}
-	buyOp := op("buy")
-	b, err := apply(buyOp, game.Buy{})
+	b, err := send("buy", game.Buy{})
 	switch {
 	case errors.Is(err, game.ErrChestDue):
 		seq := b.Player.ChestSeq + 1
-		c, err := apply(op("chest"), game.OpenChest{Seq: seq, Drawer: d})
+		c, err := send("chest", game.OpenChest{Seq: seq, Drawer: d})
 		if errors.Is(err, game.ErrNoChest) {
 			return nil // opened by another goroutine, then another chest came
 		}
@@ -220,7 +208,7 @@ func playRound(ctx context.Context, st storage.Store, d game.Drawer, id storage.
 			tl.chests[seq] = c.Result.Chest
 			tl.mu.Unlock()
 		}
-		return resend(op("chest"), c, game.OpenChest{Seq: seq, Drawer: d})
+		return nil
 	case errors.Is(err, game.ErrInsufficientFunds):
 		return nil
 	case err != nil:
@@ -235,10 +223,7 @@ func playRound(ctx context.Context, st storage.Store, d game.Drawer, id storage.
 		tl.bought[ticket] = true
 		tl.mu.Unlock()
 	}
-	if err := resend(buyOp, b, game.Buy{}); err != nil {
-		return err
-	}
-	r, err := apply(op("reveal"), game.Reveal{Ticket: ticket, Rows: game.AllRows, Drawer: d})
+	r, err := send("reveal", game.Reveal{Ticket: ticket, Rows: game.AllRows, Drawer: d})
 	if errors.Is(err, game.ErrUnknownTicket) {
 		return nil // revealed by another goroutine, which bought the next one
 	}
@@ -259,13 +244,13 @@ func playRound(ctx context.Context, st storage.Store, d game.Drawer, id storage.
 		tl.drawn[ticket] = r.Player.Ticket.Outcome
 		tl.mu.Unlock()
 	}
-	return resend(op("reveal"), r, game.Reveal{Ticket: ticket, Rows: game.AllRows, Drawer: d})
+	return nil
 }
 
 // check compares the player p with what the goroutines saw.
 func (tl *tally) check(id storage.PlayerID, p game.Player) []error {
 	var errs []error
-	s0 := tl.start
+	s0, granted, daily := tl.start, tl.granted.Load(), tl.daily.Load()
 	bad := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("player %d/%d: "+format, append([]any{id.Guild, id.User}, args...)...))
 	}
@@ -287,28 +272,25 @@ func (tl *tally) check(id storage.PlayerID, p game.Player) []error {
 		won += c.Prize
 	}
 	staked := int64(len(tl.bought)) * game.Stake
-	want := s0.Balance + tl.granted + tl.daily + won - staked
+	want := s0.Balance + granted + daily + won - staked
 	if p.Balance != want {
 		bad("balance %d, want start %d + granted %d + daily %d + won %d − staked %d = %d",
-			p.Balance, s0.Balance, tl.granted, tl.daily, won, staked, want)
+			p.Balance, s0.Balance, granted, daily, won, staked, want)
 	}
-	if got := p.Stats.StakedCents - s0.Stats.StakedCents; got != staked {
-		bad("staked %d, want %d", got, staked)
-	}
-	if got := p.Stats.WonCents - s0.Stats.WonCents; got != won {
-		bad("won %d, want %d", got, won)
-	}
-	if got := p.Stats.DailyCents - s0.Stats.DailyCents; got != tl.daily {
-		bad("daily %d, want %d", got, tl.daily)
-	}
-	if got := p.Stats.GrantedCents - s0.Stats.GrantedCents; got != tl.granted {
-		bad("granted %d, want %d", got, tl.granted)
-	}
-	if got := int64(p.TicketSeq - s0.TicketSeq); got != int64(len(tl.bought)) {
-		bad("%d tickets numbered, %d bought", got, len(tl.bought))
-	}
-	if got := p.ChestSeq - s0.ChestSeq; got != int64(len(tl.chests)) {
-		bad("%d chests numbered, %d opened", got, len(tl.chests))
+	for _, c := range []struct {
+		what      string
+		got, want int64
+	}{
+		{"staked", p.Stats.StakedCents - s0.Stats.StakedCents, staked},
+		{"won", p.Stats.WonCents - s0.Stats.WonCents, won},
+		{"daily", p.Stats.DailyCents - s0.Stats.DailyCents, daily},
+		{"granted", p.Stats.GrantedCents - s0.Stats.GrantedCents, granted},
+		{"tickets numbered (bought)", int64(p.TicketSeq - s0.TicketSeq), int64(len(tl.bought))},
+		{"chests numbered (opened)", p.ChestSeq - s0.ChestSeq, int64(len(tl.chests))},
+	} {
+		if c.got != c.want {
+			bad("%s %d, want %d", c.what, c.got, c.want)
+		}
 	}
 	if err := p.Check(); err != nil {
 		bad("%v", err)

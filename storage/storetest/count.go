@@ -11,18 +11,14 @@ import (
 // no more: not a guild with settings only, nor a player a refused step
 // never created.
 func testCountPlayers(t *testing.T, open OpenFunc) {
-	e := newEnv(t, open, defaults)
-	d, ok := e.st.(storage.Dumper)
-	if !ok {
-		t.Skip("the store is not a storage.Dumper")
-	}
+	e := dumperEnv(t, open)
+	d := e.st.(storage.Dumper)
 	if n, err := d.CountPlayers(e.ctx); err != nil || n != 0 {
 		t.Fatalf("CountPlayers of an empty store: %d, %v; want 0", n, err)
 	}
 	ids := populate(t, e)
 	missing := storage.PlayerID{Guild: guild, User: 99}
-	_, err := e.st.Run(e.ctx, storage.Step{ID: missing, Op: e.op(), Now: e.clock.Now(), Move: grant(1)})
-	wantErr(t, "a grant to no player without Create", err, storage.ErrNoPlayer)
+	wantErr(t, "a grant to no player without Create", errOf(e.st.Run(e.ctx, storage.Step{ID: missing, Op: e.op(), Now: e.clock.Now(), Move: grant(1)})), storage.ErrNoPlayer)
 	exported := 0
 	if err := d.ExportPlayers(e.ctx, func(storage.DecodedPlayer) error { exported++; return nil }); err != nil {
 		t.Fatal(err)

@@ -29,19 +29,16 @@ func Damage(t *testing.T, open OpenFunc, damage func(t *testing.T, st storage.St
 	e := newEnv(t, open, defaults)
 	plain, keys := &Drawer{}, &Drawer{PlayFunc: func(int) game.Outcome { return Loss(true) }}
 	other, keep, lose := pid(1), pid(2), pid(3)
-	for range 2 {
-		e.play(other, plain)
+	plays := func(id storage.PlayerID, d game.Drawer, n int) {
+		for range n {
+			e.play(id, d)
+		}
 	}
-	for range 3 {
-		e.play(keep, plain)
-	}
+	plays(other, plain, 2)
+	plays(keep, plain, 3)
 	e.must(keep, "rotate", rotate(e))
-	for range 2 {
-		e.play(keep, plain)
-	}
-	for range 3 {
-		e.play(lose, keys) // the third key: a chest
-	}
+	plays(keep, plain, 2)
+	plays(lose, keys, 3) // the third key: a chest
 	e.must(lose, "open the chest", openChest(plain, 1))
 	e.play(lose, plain)
 	before := map[storage.PlayerID]game.Player{}

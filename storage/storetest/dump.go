@@ -3,6 +3,7 @@ package storetest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -70,10 +71,19 @@ func populate(t *testing.T, e *env) []storage.PlayerID {
 		House: game.House{MaxStakeDay: 4000, MinInterval: 1500 * time.Millisecond, RealityPlays: 25, RealityEvery: 30 * time.Minute}}
 	e.setSettings(guild2, "settings-1", set, "setup")
 	// A third guild with a record and no audit entry: a change of nothing.
-	if _, err := e.runGuild(333, "settings-1", game.ChangeSettings{}); err != nil {
-		t.Fatal(err)
-	}
+	e.mustGuild(333, "settings-1", game.ChangeSettings{})
 	return ids
+}
+
+// dumperEnv is newEnv with the suite's defaults, skipping the test unless
+// the store is a storage.Dumper.
+func dumperEnv(t *testing.T, open OpenFunc) *env {
+	t.Helper()
+	e := newEnv(t, open, defaults)
+	if _, ok := e.st.(storage.Dumper); !ok {
+		t.Skip("the store is not a storage.Dumper")
+	}
+	return e
 }
 
 // writeDump returns the dump of st, as storage.WriteDump writes it.
@@ -137,6 +147,20 @@ func withoutNext(rs game.Reveals) game.Reveals {
 	return rs
 }
 
+// contents returns what st holds of player id: its record, its history and
+// its reveals.
+func contents(t *testing.T, st storage.Store, id storage.PlayerID) (storage.Versioned, []game.Entry, game.Reveals) {
+	t.Helper()
+	ctx := context.Background()
+	v, err1 := st.Load(ctx, id)
+	h, err2 := st.History(ctx, id, storage.HistoryLimit)
+	rs, err3 := st.Reveals(ctx, id)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		t.Fatal(err)
+	}
+	return v, h, rs
+}
+
 // sameStores checks that b holds what a holds, as read through the
 // contract: players (but for the version, which a dump does not carry),
 // history, reveals, audit, settings, leaderboards and player lists. A dump
@@ -147,34 +171,12 @@ func sameStores(t *testing.T, a, b storage.Store, ids []storage.PlayerID, guilds
 	t.Helper()
 	ctx := context.Background()
 	for _, id := range ids {
-		va, err := a.Load(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		vb, err := b.Load(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
+		va, ha, ra := contents(t, a, id)
+		vb, hb, rb := contents(t, b, id)
 		if !vb.Exists() {
 			t.Fatalf("player %v not imported", id)
 		}
 		pa, pb := va.Player, vb.Player
-		ha, err := a.History(ctx, id, storage.HistoryLimit)
-		if err != nil {
-			t.Fatal(err)
-		}
-		hb, err := b.History(ctx, id, storage.HistoryLimit)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ra, err := a.Reveals(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rb, err := b.Reveals(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
 		if version < storage.DumpVersion {
 			ha, ra = withoutCommitments(ha), withoutNext(ra)
 		}
@@ -219,15 +221,10 @@ func sameStores(t *testing.T, a, b storage.Store, ids []storage.PlayerID, guilds
 // responsible-play state and the house rules are in their own fields, and
 // hold after the import.
 func testDumpRoundTrip(t *testing.T, open OpenFunc) {
-	e := newEnv(t, open, defaults)
-	if _, ok := e.st.(storage.Dumper); !ok {
-		t.Skip("the store is not a storage.Dumper")
-	}
+	e := dumperEnv(t, open)
 	ids := populate(t, e)
 	data := writeDump(t, e.st)
-	if enc := encodeDump(t, exportDump(t, e.st)); !bytes.Equal(enc, data) {
-		t.Fatalf("WriteDump and EncodeDump(ExportDump) differ:\n%s", firstDiff(data, enc))
-	}
+	sameBytes(t, "EncodeDump(ExportDump) and WriteDump", encodeDump(t, exportDump(t, e.st)), data)
 	d := readDump(t, data)
 	if d.Version != storage.DumpVersion || len(d.Players) != len(ids) || len(d.Guilds) != 3 {
 		t.Fatalf("dump version %d of %d players, %d guilds; want %d, %d, 3", d.Version, len(d.Players), len(d.Guilds), storage.DumpVersion, len(ids))
@@ -245,10 +242,7 @@ func testDumpRoundTrip(t *testing.T, open OpenFunc) {
 	// reads them.
 	for _, p := range d.Players {
 		rs := e.reveals(p.ID)
-		h, err := e.st.History(e.ctx, p.ID, storage.HistoryLimit)
-		if err != nil {
-			t.Fatal(err)
-		}
+		h := mustHistory(t, e, p.ID)
 		slices.Reverse(h)
 		if len(p.Reveals) != len(rs) || len(rs) > 0 && !reflect.DeepEqual(p.Reveals, rs) || !reflect.DeepEqual(p.History, h) {
 			t.Fatalf("player %v dumped with reveals %+v, history of %d lines; the store has %+v, %d lines", p.ID, p.Reveals, len(p.History), rs, len(h))
@@ -264,16 +258,12 @@ func testDumpRoundTrip(t *testing.T, open OpenFunc) {
 		t.Fatalf("the dump lacks the care state:\n%s", data)
 	}
 	e2 := newEnv(t, open, defaults)
-	if got := writeDump(t, e2.st); !bytes.Equal(got, fmt.Appendf(nil, "{\n  \"version\": %d,\n  \"players\": [],\n  \"guilds\": []\n}\n", storage.DumpVersion)) {
-		t.Fatalf("dump of an empty store: %s", got)
-	}
+	sameBytes(t, "dump of an empty store", writeDump(t, e2.st), fmt.Appendf(nil, "{\n  \"version\": %d,\n  \"players\": [],\n  \"guilds\": []\n}\n", storage.DumpVersion))
 	if err := e2.st.(storage.Dumper).Import(e2.ctx, d); err != nil {
 		t.Fatal(err)
 	}
 	sameStores(t, e.st, e2.st, ids, []uint64{guild, guild2, 333}, storage.DumpVersion)
-	if again := writeDump(t, e2.st); !bytes.Equal(again, data) {
-		t.Fatalf("export → import → export differs:\n%s\n---\n%s", firstDiff(data, again), firstDiff(again, data))
-	}
+	sameBytes(t, "export → import → export", writeDump(t, e2.st), data)
 	// The imported leaderboards are the imported balances.
 	for _, g := range []uint64{guild, guild2} {
 		if err := boardAgrees(e2.ctx, e2.st, g); err != nil {
@@ -289,25 +279,25 @@ func testDumpRoundTrip(t *testing.T, open OpenFunc) {
 		t.Fatal("buy with a chest due after import succeeded")
 	}
 	e2.must(ids[3], "chest after import", openChest(RandomDrawer(1), e2.load(ids[3]).Player.ChestSeq+1))
-	_, err := e2.apply(ids[5], game.Buy{})
-	wantErr(t, "buy of a paused player after import", err, game.ErrPaused)
+	wantErr(t, "buy of a paused player after import", errOf(e2.apply(ids[5], game.Buy{})), game.ErrPaused)
 }
 
-func firstDiff(a, b []byte) string {
+// sameBytes fails the test unless got is want, showing where they part.
+func sameBytes(t *testing.T, what string, got, want []byte) {
+	t.Helper()
 	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
+	for i < len(got) && i < len(want) && got[i] == want[i] {
 		i++
 	}
-	return string(a[max(0, i-200):min(len(a), i+200)])
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s, from byte %d:\n%s\n---want\n%s", what, i, got[max(0, i-200):min(len(got), i+200)], want[max(0, i-200):min(len(want), i+200)])
+	}
 }
 
 // testImportDuplicate: a player or guild already in the store is
 // ErrDuplicate, naming the record, and nothing of the dump is written.
 func testImportDuplicate(t *testing.T, open OpenFunc) {
-	e := newEnv(t, open, defaults)
-	if _, ok := e.st.(storage.Dumper); !ok {
-		t.Skip("the store is not a storage.Dumper")
-	}
+	e := dumperEnv(t, open)
 	ids := populate(t, e)
 	d := readDump(t, writeDump(t, e.st))
 
@@ -325,13 +315,9 @@ func testImportDuplicate(t *testing.T, open OpenFunc) {
 	if !strings.Contains(err.Error(), "players[7]") {
 		t.Fatalf("error %q does not name players[7]", err)
 	}
-	if after := writeDump(t, target.st); !bytes.Equal(before, after) {
-		t.Fatalf("a refused import changed the store:\n%s", firstDiff(after, before))
-	}
+	sameBytes(t, "a refused import changed the store", writeDump(t, target.st), before)
 	// A guild with settings, then one with audit entries only.
-	if _, err := target.runGuild(333, "x", game.ChangeSettings{}); err != nil {
-		t.Fatal(err)
-	}
+	target.mustGuild(333, "x", game.ChangeSettings{})
 	before = writeDump(t, target.st)
 	d.Players = d.Players[:len(d.Players)-1]
 	err = im.Import(target.ctx, decode(d))
@@ -339,9 +325,7 @@ func testImportDuplicate(t *testing.T, open OpenFunc) {
 	if !strings.Contains(err.Error(), "guilds[2]") {
 		t.Fatalf("error %q does not name guilds[2]", err)
 	}
-	if after := writeDump(t, target.st); !bytes.Equal(before, after) {
-		t.Fatal("a refused import changed the store")
-	}
+	sameBytes(t, "a refused import changed the store", writeDump(t, target.st), before)
 	fresh := newEnv(t, open, defaults)
 	fresh.must(storage.PlayerID{Guild: guild, User: 5}, "grant", grant(1))
 	fresh.must(storage.PlayerID{Guild: guild, User: 5}, "moderator's grant", game.Grant{Amount: 1, By: game.Moderator{Guild: guild, Actor: mod, Target: 5}})
@@ -352,7 +336,5 @@ func testImportDuplicate(t *testing.T, open OpenFunc) {
 	if !strings.Contains(err.Error(), "guilds[0]") {
 		t.Fatalf("error %q does not name guilds[0]", err)
 	}
-	if after := writeDump(t, fresh.st); !bytes.Equal(before, after) {
-		t.Fatal("a refused import changed the store")
-	}
+	sameBytes(t, "a refused import changed the store", writeDump(t, fresh.st), before)
 }

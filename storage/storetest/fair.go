@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/lesclefsdutresor/clefs/game"
@@ -19,14 +18,10 @@ func newSeed(e *env) game.Seed {
 	return s
 }
 
-func rotate(e *env) game.Move {
-	next := newSeed(e)
-	return game.Rotate{Fresh: next}
-}
+func rotate(e *env) game.Move { return game.Rotate{Fresh: newSeed(e)} }
 
 func setClientSeed(e *env, client string) game.Move {
-	next := newSeed(e)
-	return game.Rotate{Fresh: next, Client: new(client)}
+	return game.Rotate{Fresh: newSeed(e), Client: new(client)}
 }
 
 // testRotateRacing: rotations racing on one player, each with its own
@@ -41,24 +36,9 @@ func testRotateRacing(t *testing.T, open OpenFunc) {
 	for i := range seeds {
 		seeds[i] = newSeed(e)
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, err := e.st.Run(e.ctx, storage.Step{ID: id, Op: fmt.Sprintf("rotate-%d", i), Now: e.clock.Now(),
-				Move: game.Rotate{Fresh: seeds[i]}})
-			errs <- err
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	race(t, n, func(i int) error {
+		return errOf(e.st.Run(e.ctx, storage.Step{ID: id, Op: fmt.Sprintf("rotate-%d", i), Now: e.clock.Now(), Move: game.Rotate{Fresh: seeds[i]}}))
+	})
 	p := e.load(id).Player
 	sound(t, "after racing rotations", p)
 	seen := map[game.Seed]int{p.Seed: 1}

@@ -25,28 +25,16 @@ func testJobs(t *testing.T, open OpenFunc) {
 		}
 	}
 	jobs()
-	step := func(g uint64, op string, m game.GuildMove) storage.GuildApplied {
-		t.Helper()
-		ap, err := e.runGuild(g, op, m)
-		if err != nil {
-			t.Fatalf("guild %d, %s: %v", g, op, err)
-		}
-		return ap
-	}
 	const other = guild + 1000
 	e.setSettings(guild+1, "settings", defaults, "a guild without a job")
 	for _, g := range []uint64{other, guild} {
-		step(g, "rg:1", game.BeginReset{Actor: mod})
+		e.mustGuild(g, "rg:1", game.BeginReset{Actor: mod})
 	}
 	jobs(guild, other)
-	step(guild, "rg:1", game.Lease{Holder: "a", TTL: time.Minute})
-	step(guild, "rg:1", game.Progress{Holder: "a", After: 10, Count: 1, TTL: time.Minute})
+	e.mustGuild(guild, "rg:1", game.Lease{Holder: "a", TTL: time.Minute})
+	e.mustGuild(guild, "rg:1", game.Progress{Holder: "a", After: 10, Count: 1, TTL: time.Minute})
 	jobs(guild, other)
-	// A second reset while one runs starts nothing.
-	if ap, err := e.runGuild(guild, "rg:2", game.BeginReset{Actor: mod}); !errors.Is(err, game.ErrResetRunning) || ap.Guild.Reset == nil || ap.Guild.Reset.Op != "rg:1" || ap.Guild.Reset.Count != 1 {
-		t.Fatalf("a second reset while one runs: %+v, %v", ap.Guild.Reset, err)
-	}
-	step(guild, "rg:1", game.EndReset{Holder: "a"})
+	e.mustGuild(guild, "rg:1", game.EndReset{Holder: "a"})
 	jobs(other)
 	// Another write of the finished guild keeps it off the list.
 	e.setSettings(guild, "settings-2", defaults, "after the reset")
@@ -58,34 +46,26 @@ func testJobs(t *testing.T, open OpenFunc) {
 func testLeaseRacing(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	const op = "rg:race"
-	if _, err := e.runGuild(guild, op, game.BeginReset{Actor: mod}); err != nil {
-		t.Fatal(err)
-	}
+	e.mustGuild(guild, op, game.BeginReset{Actor: mod})
 	now := e.clock.Now()
 	for round := range 3 {
 		const n = 8
 		var (
-			wg      sync.WaitGroup
 			mu      sync.Mutex
 			winners []string
 		)
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				holder := fmt.Sprintf("round%d-proc%d", round, i)
-				_, err := e.st.RunGuild(e.ctx, storage.GuildStep{Guild: guild, Op: op, Move: game.Lease{Holder: holder, TTL: time.Minute}, Now: now})
-				switch {
-				case err == nil:
-					mu.Lock()
-					winners = append(winners, holder)
-					mu.Unlock()
-				case !errors.Is(err, game.ErrLeaseHeld):
-					t.Errorf("%s: %v", holder, err)
-				}
-			}()
-		}
-		wg.Wait()
+		race(t, n, func(i int) error {
+			holder := fmt.Sprintf("round%d-proc%d", round, i)
+			_, err := e.st.RunGuild(e.ctx, storage.GuildStep{Guild: guild, Op: op, Move: game.Lease{Holder: holder, TTL: time.Minute}, Now: now})
+			if err == nil {
+				mu.Lock()
+				winners = append(winners, holder)
+				mu.Unlock()
+			} else if !errors.Is(err, game.ErrLeaseHeld) {
+				return fmt.Errorf("%s: %w", holder, err)
+			}
+			return nil
+		})
 		g, err := e.st.Guild(e.ctx, guild)
 		if err != nil {
 			t.Fatal(err)

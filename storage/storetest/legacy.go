@@ -17,22 +17,11 @@ import (
 // Only tests write such dumps.
 func NewRecord(id storage.PlayerID, p game.Player, hist []game.Entry, reveals ...game.SeedReveal) storage.Record {
 	r := storage.Record{
-		GuildID:              id.Guild,
-		UserID:               id.User,
-		BalanceCents:         p.Balance,
-		StartingBalanceCents: p.StartingBalance,
-		Keys:                 p.Keys,
-		ChestPending:         p.ChestDue,
-		ChestSeq:             p.ChestSeq,
-		TicketSeq:            p.TicketSeq,
-		Stats:                storage.StatsRecord(p.Stats),
-		CreatedAt:            p.CreatedAt,
-		Seed:                 p.Seed.Hex(),
-		ClientSeed:           p.ClientSeed,
-		SeedNo:               p.SeedNo,
-		SeedAfterTicket:      p.SeedTicket,
-		SeedAfterChest:       p.SeedChest,
-		SeedCommittedAt:      timePtr(p.SeedAt),
+		GuildID: id.Guild, UserID: id.User, BalanceCents: p.Balance, StartingBalanceCents: p.StartingBalance,
+		Keys: p.Keys, ChestPending: p.ChestDue, ChestSeq: p.ChestSeq, TicketSeq: p.TicketSeq,
+		Stats: storage.StatsRecord(p.Stats), CreatedAt: p.CreatedAt,
+		Seed: p.Seed.Hex(), ClientSeed: p.ClientSeed, SeedNo: p.SeedNo,
+		SeedAfterTicket: p.SeedTicket, SeedAfterChest: p.SeedChest, SeedCommittedAt: timePtr(p.SeedAt),
 	}
 	if p.NextSeed != (game.Seed{}) {
 		r.NextSeed = p.NextSeed.Hex()

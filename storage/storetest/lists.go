@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -107,29 +106,12 @@ func testAudit(t *testing.T, open OpenFunc) {
 	// writeAudit applies a moderator's grant whose entry is entry(g, i).
 	writeAudit := func(g uint64, i int) error {
 		a := entry(g, i)
-		_, err := e.apply(storage.PlayerID{Guild: g, User: a.Target}, game.Grant{Amount: a.Amount, By: game.Moderator{Guild: g, Actor: mod, Target: a.Target, Reason: a.Reason}})
-		return err
+		return errOf(e.apply(storage.PlayerID{Guild: g, User: a.Target}, game.Grant{Amount: a.Amount, By: game.Moderator{Guild: g, Actor: mod, Target: a.Target, Reason: a.Reason}}))
 	}
 	// The bulk of the log, written at once (one commit for many writers
 	// where the store can); their order among themselves is the store's.
 	const bulk = storage.AuditLimit
-	var wg sync.WaitGroup
-	for w := range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < bulk; i += 16 {
-				if err := writeAudit(guild, i); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if t.Failed() {
-		t.FailNow()
-	}
+	race(t, bulk, func(i int) error { return writeAudit(guild, i) })
 	// Then, in order: player steps, a guild update, and another guild's.
 	var last []game.AuditEntry // newest first
 	for i := bulk; i < bulk+6; i++ {
@@ -240,26 +222,13 @@ func testLeaderboard(t *testing.T, open OpenFunc) {
 	}
 	setAll := func(g uint64, users []uint64, bal func() int64) {
 		t.Helper()
-		var wg sync.WaitGroup
-		errs := make(chan error, len(users))
-		sem := make(chan struct{}, 32)
-		for _, u := range users {
-			b := bal()
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				_, err := e.apply(storage.PlayerID{Guild: g, User: u}, setBalance(b))
-				errs <- err
-			}()
+		bs := make([]int64, len(users))
+		for i := range bs {
+			bs[i] = bal()
 		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
+		race(t, len(users), func(i int) error {
+			return errOf(e.apply(storage.PlayerID{Guild: g, User: users[i]}, setBalance(bs[i])))
+		})
 	}
 	setAll(guild, users, balance)
 	// Richer players of another guild, some with the same user IDs.
@@ -329,10 +298,7 @@ func testPlayers(t *testing.T, open OpenFunc) {
 		t.Fatalf("Players stopped after %d calls with %v, want 3 and fn's error as is", n, err)
 	}
 	// fn may use the store (a guild's reset applies a step to each player).
-	if err := e.st.Players(e.ctx, guild, func(u uint64) error {
-		_, err := e.apply(pid(u), grant(1))
-		return err
-	}); err != nil {
+	if err := e.st.Players(e.ctx, guild, func(u uint64) error { return errOf(e.apply(pid(u), grant(1))) }); err != nil {
 		t.Fatal(err)
 	}
 	if p := e.load(pid(users[0])).Player; p.Stats.GrantedCents != 2 {
@@ -378,9 +344,7 @@ func testGuild(t *testing.T, open OpenFunc) {
 	if ap, err := e.runGuild(guild, "op-1", game.ChangeSettings{Patch: FullPatch(defaults)}); err != nil || !ap.Repeated || ap.Audit != nil {
 		t.Fatalf("a repeat: %+v, %v", ap, err)
 	}
-	if _, err := e.runGuild(guild, "rg:1", game.BeginReset{Actor: mod}); err != nil {
-		t.Fatal(err)
-	}
+	e.mustGuild(guild, "rg:1", game.BeginReset{Actor: mod})
 	g1, _ = e.st.Guild(e.ctx, guild)
 	if ap, err := e.runGuild(guild, "rg:1", game.BeginReset{Actor: mod}); err != nil || !ap.Pending || !reflect.DeepEqual(ap.Guild, g1) {
 		t.Fatalf("a step that changes nothing: %+v, %v; want %+v", ap, err, g1)
@@ -469,26 +433,21 @@ func testGuild(t *testing.T, open OpenFunc) {
 func testGuildRacing(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	const n = 24
-	var wg sync.WaitGroup
 	var repeats atomic.Int64
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			op := fmt.Sprintf("op-%02d", i)
-			for range 2 { // the second is a repeat
-				balance := int64(i + 1)
-				ap, err := e.runGuild(guild, op, game.ChangeSettings{Patch: game.SettingsPatch{StartingBalance: &balance}, Actor: mod, Reason: op})
-				if err != nil {
-					t.Error(err)
-				}
-				if ap.Repeated {
-					repeats.Add(1)
-				}
+	race(t, n, func(i int) error {
+		op := fmt.Sprintf("op-%02d", i)
+		for range 2 { // the second is a repeat
+			balance := int64(i + 1)
+			ap, err := e.runGuild(guild, op, game.ChangeSettings{Patch: game.SettingsPatch{StartingBalance: &balance}, Actor: mod, Reason: op})
+			if err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
+			if ap.Repeated {
+				repeats.Add(1)
+			}
+		}
+		return nil
+	})
 	g, err := e.st.Guild(e.ctx, guild)
 	if err != nil {
 		t.Fatal(err)

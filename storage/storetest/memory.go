@@ -21,11 +21,8 @@ func testMemoryFlat(t *testing.T, open OpenFunc) {
 	e.must(id, "grant", game.Grant{Amount: game.MaxGrant})
 	d := RandomDrawer(70)
 	cycle := func() {
-		a := e.must(id, "buy", game.Buy{})
-		a = e.must(id, "reveal", game.Reveal{Ticket: a.Result.Ticket, Rows: game.AllRows, Drawer: d})
-		if a.Player.ChestDue {
-			seq := a.Player.ChestSeq + 1
-			e.must(id, "chest", game.OpenChest{Seq: seq, Drawer: d})
+		if a := e.play(id, d); a.Player.ChestDue {
+			e.must(id, "chest", openChest(d, a.Player.ChestSeq+1))
 		}
 	}
 	heap := func() uint64 {

@@ -1,12 +1,10 @@
 package storetest
 
 import (
-	"bytes"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,8 +17,8 @@ import (
 // the write) and the seeds it revealed (the last game.MaxReveals).
 
 // testRunOps: a step remembers its operation with its result; the same
-// operation again writes nothing and answers that result, whatever its
-// move (one that would fail, here, or grant more); an operation is the
+// operation again, later, writes nothing and answers that result, whatever
+// its move (one that would now fail, here, or grant more); an operation is the
 // player's own; a refused move remembers nothing; operation IDs of every
 // shape up to game.MaxOpID bytes are each remembered as themselves.
 func testRunOps(t *testing.T, open OpenFunc) {
@@ -31,6 +29,7 @@ func testRunOps(t *testing.T, open OpenFunc) {
 		t.Fatalf("op-x: %+v, %v", first, err)
 	}
 	v1 := e.load(id)
+	e.clock.Advance(time.Second) // a repeat comes later
 	for _, m := range []game.Move{game.Reveal{Ticket: 9, Rows: game.AllRows}, game.Grant{Amount: 1000}} {
 		again, err := e.st.Run(e.ctx, e.step(id, "op-x", m))
 		if err != nil || !again.Repeated || again.Result != first.Result || len(again.History) != 0 || !reflect.DeepEqual(again.Player, v1.Player) {
@@ -47,8 +46,7 @@ func testRunOps(t *testing.T, open OpenFunc) {
 	}
 	// A refused move remembers nothing: the operation applies when it
 	// comes again.
-	_, err = e.st.Run(e.ctx, e.step(id, "op-y", game.Reveal{Ticket: 9, Rows: game.AllRows}))
-	wantErr(t, "op-y refused", err, game.ErrUnknownTicket)
+	wantErr(t, "op-y refused", errOf(e.st.Run(e.ctx, e.step(id, "op-y", game.Reveal{Ticket: 9, Rows: game.AllRows}))), game.ErrUnknownTicket)
 	same(t, "Load after a refused move", e.load(id), v1)
 	if a, err := e.st.Run(e.ctx, e.step(id, "op-y", game.Grant{Amount: 1})); err != nil || a.Repeated || a.Player.Balance != v1.Player.Balance+1 {
 		t.Fatalf("op-y after its refusal: %+v, %v; want it applied", a, err)
@@ -97,10 +95,7 @@ func testRepeatAfter63(t *testing.T, open OpenFunc) {
 	// op-A and the 63 others: game.MaxOps operations, all remembered. The
 	// repeat brings another amount: were it applied, the balance would say.
 	v := e.load(id)
-	hist, err := e.st.History(e.ctx, id, storage.HistoryLimit)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hist := mustHistory(t, e, id)
 	r, err := e.st.Run(e.ctx, stepA(1000))
 	if err != nil || !r.Repeated || !reflect.DeepEqual(r.Result, a.Result) || len(r.History) != 0 {
 		t.Fatalf("op-A after %d other operations: %+v, %v; want it caught with its first result %+v", len(others), r, err, a.Result)
@@ -154,38 +149,6 @@ func mustHistory(t *testing.T, e *env, id storage.PlayerID) []game.Entry {
 		t.Fatal(err)
 	}
 	return h
-}
-
-// testRepeatOfFailedLater: a Buy that succeeded, repeated once a new Buy
-// would fail (the balance spent), is still answered with its first result,
-// not the error the transition would give now, and charges nothing.
-func testRepeatOfFailedLater(t *testing.T, open OpenFunc) {
-	e := newEnv(t, open, defaults)
-	id := pid(1)
-	buyStep := storage.Step{ID: id, Op: "buy-1", Create: true, Start: game.Stake, Seeds: e.seeds, Now: e.clock.Now(), Move: game.Buy{}}
-	a, err := e.st.Run(e.ctx, buyStep)
-	if err != nil || a.Repeated || a.Result.Ticket != 1 || a.Result.Amount != -game.Stake || a.Player.Balance != 0 {
-		t.Fatalf("buy-1: %+v, %v", a, err)
-	}
-	// The ticket drawn and closed: a Buy now would need a stake.
-	e.must(id, "reveal", reveal(&Drawer{}, 1, game.AllRows))
-	_, err = e.apply(id, game.Buy{})
-	wantErr(t, "a new buy with nothing left", err, game.ErrInsufficientFunds)
-	v := e.load(id)
-	hist := mustHistory(t, e, id)
-
-	e.clock.Advance(time.Second)
-	buyStep.Now = e.clock.Now()
-	r, err := e.st.Run(e.ctx, buyStep)
-	if err != nil || !r.Repeated || !reflect.DeepEqual(r.Result, a.Result) || len(r.History) != 0 {
-		t.Fatalf("buy-1 repeated with the balance spent: %+v, %v; want its first result %+v", r, err, a.Result)
-	}
-	same(t, "the player buy-1 repeated returns", r.Player, v.Player)
-	same(t, "state after buy-1 repeated", e.load(id), v)
-	same(t, "history after buy-1 repeated", mustHistory(t, e, id), hist)
-	if p := v.Player; p.Balance != 0 || p.TicketSeq != 1 || p.Stats.Plays != 1 || p.Stats.StakedCents != game.Stake {
-		t.Fatalf("after buy-1 repeated: balance %d, %d tickets, %d plays, staked %d", p.Balance, p.TicketSeq, p.Stats.Plays, p.Stats.StakedCents)
-	}
 }
 
 // rotations has player id play and rotate its seed n times: before each
@@ -268,10 +231,7 @@ func testRevealsBeside(t *testing.T, open OpenFunc) {
 	}
 
 	// The history: newest first, in the order written, within its bounds.
-	h, err := e.st.History(e.ctx, id, storage.HistoryLimit+10)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := mustHistory(t, e, id)
 	if len(h) < game.MaxTicketLines || !h[0].At.Equal(e.clock.Now().Add(-time.Second)) {
 		t.Fatalf("history of %d lines, newest at %v; want at least %d, the newest at %v", len(h), h[0].At, game.MaxTicketLines, e.clock.Now().Add(-time.Second))
 	}
@@ -307,18 +267,10 @@ func testConcurrentSameOp(t *testing.T, open OpenFunc) {
 	id := pid(1)
 	const n = 32
 	outs := make([]storage.Applied, n)
-	var wg sync.WaitGroup
-	for g := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var err error
-			if outs[g], err = e.st.Run(e.ctx, e.step(id, "the-grant", game.Grant{Amount: int64(g + 1)})); err != nil {
-				t.Errorf("goroutine %d: %v", g, err)
-			}
-		}()
-	}
-	wg.Wait()
+	race(t, n, func(g int) (err error) {
+		outs[g], err = e.st.Run(e.ctx, e.step(id, "the-grant", game.Grant{Amount: int64(g + 1)}))
+		return err
+	})
 	applied, created := -1, 0
 	for g, a := range outs {
 		if !a.Repeated {
@@ -357,10 +309,7 @@ func testConcurrentSameOp(t *testing.T, open OpenFunc) {
 // bounds: a rotation drops the oldest reveal; a grant, with fewer other
 // lines than kept, drops no line (testHistory checks the bounds).
 func testDumpReveals(t *testing.T, open OpenFunc) {
-	e := newEnv(t, open, defaults)
-	if _, ok := e.st.(storage.Dumper); !ok {
-		t.Skip("the store is not a storage.Dumper")
-	}
+	e := dumperEnv(t, open)
 	id, other := pid(1), storage.PlayerID{Guild: guild2, User: 3}
 	n := game.MaxReveals + 3
 	all, _ := rotations(t, e, id, n)
@@ -375,17 +324,13 @@ func testDumpReveals(t *testing.T, open OpenFunc) {
 	if len(d.Players[0].History) != len(mustHistory(t, e, id)) || len(d.Players[1].Reveals) != 2 {
 		t.Fatalf("dumped %d history lines, %d reveals of the other player", len(d.Players[0].History), len(d.Players[1].Reveals))
 	}
-	if enc := encodeDump(t, d); !bytes.Equal(enc, data) {
-		t.Fatalf("ReadDump then EncodeDump differs:\n%s", firstDiff(enc, data))
-	}
+	sameBytes(t, "ReadDump then EncodeDump", encodeDump(t, d), data)
 
 	e2 := newEnv(t, open, defaults)
 	if err := e2.st.(storage.Dumper).Import(e2.ctx, d); err != nil {
 		t.Fatal(err)
 	}
-	if again := writeDump(t, e2.st); !bytes.Equal(again, data) {
-		t.Fatalf("export → import → export differs:\n%s\n---\n%s", firstDiff(data, again), firstDiff(again, data))
-	}
+	sameBytes(t, "export → import → export", writeDump(t, e2.st), data)
 	sameStores(t, e.st, e2.st, []storage.PlayerID{id, other}, []uint64{guild, guild2}, storage.DumpVersion)
 
 	// The imported player rotates on: the oldest reveal goes, the chain

@@ -449,10 +449,7 @@ func legacyDump(t *testing.T, d *storage.DecodedDump, version int) []byte {
 // testDumpVersion1: a version 1 dump (no seeds) imports, each player with
 // a new seed, everything else as it was.
 func testDumpVersion1(t *testing.T, open OpenFunc) {
-	e := newEnv(t, open, defaults)
-	if _, ok := e.st.(storage.Dumper); !ok {
-		t.Skip("the store is not a storage.Dumper")
-	}
+	e := dumperEnv(t, open)
 	ids := populate(t, e)
 	dd, err := storage.ReadDump(bytes.NewReader(legacyDump(t, exportDump(t, e.st), 1)), Seeds(3))
 	if err != nil {
@@ -482,10 +479,7 @@ func testDumpVersion1(t *testing.T, open OpenFunc) {
 // carries: exported again, it is the version 4 dump of the store it came
 // from but for those commitments.
 func testDumpVersion3(t *testing.T, open OpenFunc) {
-	e := newEnv(t, open, defaults)
-	if _, ok := e.st.(storage.Dumper); !ok {
-		t.Skip("the store is not a storage.Dumper")
-	}
+	e := dumperEnv(t, open)
 	ids := populate(t, e)
 	orig := exportDump(t, e.st)
 	dd, err := storage.ReadDump(bytes.NewReader(legacyDump(t, orig, storage.LegacyDumpVersion)), Seeds(3))
@@ -504,7 +498,5 @@ func testDumpVersion3(t *testing.T, open OpenFunc) {
 		orig.Players[i].History = withoutCommitments(orig.Players[i].History)
 		orig.Players[i].Reveals = withoutNext(orig.Players[i].Reveals)
 	}
-	if want, got := encodeDump(t, orig), writeDump(t, e2.st); !bytes.Equal(got, want) {
-		t.Fatalf("the import of a version %d dump exports as\n%s\nwant\n%s", storage.LegacyDumpVersion, firstDiff(got, want), firstDiff(want, got))
-	}
+	sameBytes(t, "the export of an imported dump of storage.LegacyDumpVersion", writeDump(t, e2.st), encodeDump(t, orig))
 }
