@@ -3,6 +3,7 @@ package boltstore
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -79,7 +80,7 @@ func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, er
 			return storage.Repeat(cur), nil
 		}
 		if r.NeedsBeside(cur) {
-			if err := s.readBeside(ctx, r, id); err != nil {
+			if err := r.ReadBeside(ctx, s); err != nil {
 				return storage.Applied{Before: cur.Player, Player: cur.Player}, err
 			}
 		}
@@ -152,20 +153,6 @@ func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, er
 		}
 		return out, refused
 	}
-}
-
-// readBeside reads the history and reveals that the repair of a damaged
-// record needs (storage.Run.Beside).
-func (s *Store) readBeside(ctx context.Context, r *storage.Run, id storage.PlayerID) error {
-	h, err := s.History(ctx, id, storage.HistoryLimit)
-	if err != nil {
-		return fmt.Errorf("boltstore: repair %d/%d: %w", id.Guild, id.User, err)
-	}
-	rs, err := s.Reveals(ctx, id)
-	if err != nil {
-		return fmt.Errorf("boltstore: repair %d/%d: %w", id.Guild, id.User, err)
-	}
-	return r.Beside(h, rs)
 }
 
 // lookupOp returns the result remembered for the player's operation op,
@@ -510,34 +497,15 @@ func appendCapped(b *bolt.Bucket, prefix, v []byte, limit uint64) ([]byte, error
 }
 
 // appendAudit appends the encoded entry e to the guild's log, dropping the
-// oldest entry past storage.AuditLimit. The sequence continues from the
-// guild's last key.
+// oldest entry past storage.AuditLimit.
 func appendAudit(tx *bolt.Tx, guild uint64, e []byte) error {
-	gk := guildKey(guild)
-	ab := tx.Bucket(bucketAudit)
-	var seq uint64
-	if k, _ := lastUnder(ab.Cursor(), gk); k != nil {
-		seq = seqOf(k)
-	}
-	seq++
-	if err := ab.Put(seqKey(gk, seq), e); err != nil {
-		return fmt.Errorf("put audit: %w", err)
-	}
-	if seq > storage.AuditLimit {
-		if err := ab.Delete(seqKey(gk, seq-storage.AuditLimit)); err != nil {
-			return fmt.Errorf("trim audit: %w", err)
-		}
+	if _, err := appendCapped(tx.Bucket(bucketAudit), guildKey(guild), e, storage.AuditLimit); err != nil {
+		return fmt.Errorf("audit: %w", err)
 	}
 	return nil
 }
 
-func seqOf(k []byte) uint64 {
-	var seq uint64
-	for _, b := range k[len(k)-8:] {
-		seq = seq<<8 | uint64(b)
-	}
-	return seq
-}
+func seqOf(k []byte) uint64 { return binary.BigEndian.Uint64(k[len(k)-8:]) }
 
 // lastUnder positions c on the last key starting with prefix followed by
 // exactly 8 bytes, and returns it (nil if none).

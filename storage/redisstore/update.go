@@ -56,7 +56,7 @@ func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, er
 	}
 	for attempt := 1; ; attempt++ {
 		if r.NeedsBeside(cur) {
-			if err := s.readBeside(ctx, r, id); err != nil {
+			if err := r.ReadBeside(ctx, s); err != nil {
 				return storage.Applied{Before: cur.Player, Player: cur.Player}, err
 			}
 		}
@@ -126,20 +126,6 @@ func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, er
 			return out, s.wrap(fmt.Sprintf("run %d/%d", id.Guild, id.User), ctx.Err())
 		}
 	}
-}
-
-// readBeside reads the history and reveals that the repair of a damaged
-// record needs (storage.Run.Beside).
-func (s *Store) readBeside(ctx context.Context, r *storage.Run, id storage.PlayerID) error {
-	h, err := s.History(ctx, id, storage.HistoryLimit)
-	if err != nil {
-		return fmt.Errorf("redisstore: repair %d/%d: %w", id.Guild, id.User, err)
-	}
-	rs, err := s.Reveals(ctx, id)
-	if err != nil {
-		return fmt.Errorf("redisstore: repair %d/%d: %w", id.Guild, id.User, err)
-	}
-	return r.Beside(h, rs)
 }
 
 // encoded is a Write checked and encoded for the script.
