@@ -10,22 +10,13 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// This file reads dumps of versions 1 to 3 (LegacyDumpVersion), written
-// before the schema of package schema: version 2 adds each player's
-// seeds, version 3 the revealed seeds and what verifying each history line
-// needs (docs/FAIRNESS.md). They still import: a version 1 player gets new
-// seeds, which draw only its next tickets (its past ones are kept as
-// drawn), and a history line without verification data stays
-// unverifiable. Nothing here writes them (WriteDump writes version
-// DumpVersion, dump.go; tests make older ones with storetest.NewRecord):
-// this file is the one converter from them to the records of today.
-//
-// The responsible-play state (a player's limits, pause, spend and session,
-// a guild's house rules) came within version 3: every new field may be
-// absent, and reads as it did before (see Record and SettingsRecord), so
-// older dumps import unchanged; an older program refuses a dump that has
-// them (ReadDump rejects unknown fields) rather than drop them, so no
-// version bump is needed to keep a limit or a pause from being lost.
+// This file is the one converter from dumps of versions 1 to 3
+// (LegacyDumpVersion), written before the schema of package schema, to the
+// records of today (docs/STORAGE.md, §6): version 2 adds each player's
+// seeds, version 3 the revealed seeds and what verifying a history line
+// needs. Nothing writes them any more (tests make them with
+// storetest.NewRecord). The responsible-play fields came within version 3:
+// each may be absent, and reads as it did before.
 const LegacyDumpVersion = 3
 
 // Dump is a whole store in a dump of version 1 to 3 (see LegacyDumpVersion).

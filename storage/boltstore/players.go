@@ -34,27 +34,15 @@ func (s *Store) Load(ctx context.Context, id storage.PlayerID) (storage.Versione
 	return r.versioned(), err
 }
 
-// Run implements storage.Store. It reads the player, applies the step
-// (storage.Run.Next) and writes the result if the player is unchanged
-// (compare-and-set on the stored record, whose version is part of it);
-// otherwise it applies the step again to the current state inside the
-// write transaction, where no other writer can interleave, so that
-// ErrConflict never happens here. The first attempt decodes, applies and
-// encodes outside the write transaction, so that concurrent players do
-// that work in parallel while the single writer only compares and puts; a
-// refusal needs no write transaction at all. The write transaction is
-// shared with the steps of other goroutines (one fsync for all): bbolt may
-// run it, hence the step, again, which a pure step allows.
-//
-// The operation is looked up among the player's remembered ones in the
-// read transaction and again in the write transaction, before the
-// compare-and-set: a repeat writes nothing and returns its first result.
-//
-// The write is refused with storage.ErrInvalid, writing nothing, when the
-// player fails game.Player.Check (the leaderboard index needs a balance in
-// range), when the audit entry's reason is invalid or its guild is not the
-// player's. Every time written goes through storage.Timestamp; the state
-// returned is the one stored.
+// Run implements storage.Store. The first attempt reads, applies the step
+// and encodes outside the write transaction, so that concurrent players do
+// that work in parallel and a refusal needs no write transaction; the
+// write transaction looks the operation up again and puts the write if the
+// record is still the one read, else applies the step again to the record
+// as it is, where no other writer can interleave: ErrConflict never
+// happens here. The transaction is shared with other goroutines' steps (one
+// fsync for all): bbolt may run it, hence the step, again, which a pure
+// step allows.
 func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, error) {
 	r, err := storage.Start(step)
 	if err != nil {
