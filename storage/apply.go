@@ -59,13 +59,11 @@ type Applied struct {
 	Repaired *game.Player
 }
 
-// Run is one Step being run by a store: what every store's Run shares, the
-// step checked once on its way in and the seeds it draws, each at most
-// once whatever the compare-and-set retries. A store loads the player,
-// calls Next on what it read and writes the Write it returns with
-// compare-and-set, calling Next again on the fresh state after a conflict.
-// Run reads nothing from the store and decides nothing: the rules are
-// game.Apply's.
+// Run is one Step being run by a store: the step checked once on its way
+// in (Start) and the seeds it draws, each at most once whatever the
+// compare-and-set retries. A store calls Next on the player it read and
+// writes what Next returns, calling Next again on the fresh state after a
+// conflict. Run decides nothing: the rules are game.Apply's.
 type Run struct {
 	s          Step
 	seed, next game.Seed
