@@ -307,12 +307,11 @@ func (r Record) Player(seeds io.Reader) (DecodedPlayer, error) {
 		SeedNo:          r.SeedNo,
 		SeedTicket:      r.SeedAfterTicket,
 		SeedChest:       r.SeedAfterChest,
+		SeedAt:          timeOf(r.SeedCommittedAt),
+		LastDaily:       timeOf(r.LastDaily),
 	}
 	if err := ValidateID(id); err != nil {
 		return fail(err)
-	}
-	if r.SeedCommittedAt != nil {
-		p.SeedAt = *r.SeedCommittedAt
 	}
 	if r.Seed == "" { // version 1: new seeds, for the tickets to come
 		if r.SeedNo != 0 || r.SeedAfterTicket != 0 || r.SeedAfterChest != 0 || len(r.Revealed) > 0 || r.ClientSeed != "" || r.NextSeed != "" {
@@ -345,9 +344,7 @@ func (r Record) Player(seeds io.Reader) (DecodedPlayer, error) {
 		sr := game.SeedReveal{
 			No: v.No, Seed: seed, ClientSeed: v.ClientSeed, FirstTicket: v.FirstTicket, LastTicket: v.LastTicket,
 			FirstChest: v.FirstChest, LastChest: v.LastChest, RevealedAt: v.RevealedAt,
-		}
-		if v.CommittedAt != nil {
-			sr.CommittedAt = *v.CommittedAt
+			CommittedAt: timeOf(v.CommittedAt),
 		}
 		if v.RevealedAt.IsZero() {
 			return fail(fmt.Errorf("%w: revealed[%d]: revealed_at missing", ErrInvalid, i))
@@ -372,9 +369,6 @@ func (r Record) Player(seeds io.Reader) (DecodedPlayer, error) {
 	}
 	if r.LastChest != nil {
 		p.LastChest = &game.Chest{Lot: r.LastChest.Lot, Prize: r.LastChest.PrizeCents}
-	}
-	if r.LastDaily != nil {
-		p.LastDaily = *r.LastDaily
 	}
 	if r.CreatedAt.IsZero() {
 		return fail(fmt.Errorf("%w: created_at missing", ErrInvalid))
