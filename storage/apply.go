@@ -97,9 +97,6 @@ func Start(s Step) (*Run, error) {
 	return r, nil
 }
 
-// Step is the step being run.
-func (r *Run) Step() Step { return r.s }
-
 // NeedsBeside reports whether Next, given v, needs the history and reveals
 // kept beside the player (ReadBeside) first: v is a damaged record the step
 // repairs.
