@@ -80,8 +80,9 @@ func parseCount(s string) (int64, error) {
 	return v, nil
 }
 
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// isTerminal reports whether x, a reader or a writer, is a terminal.
+func isTerminal(x any) bool {
+	f, ok := x.(*os.File)
 	if !ok {
 		return false
 	}

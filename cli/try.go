@@ -190,7 +190,7 @@ func runTry(ctx context.Context, args []string, in io.Reader, stdout, stderr io.
 		return fmt.Errorf("try: the bot did not connect within 30 s (logs: %s)", logPath)
 	}
 
-	s := &trySession{srv: srv, out: stdout, user: tryPlayer, locale: locale, echo: !inTerminal(in), files: *files,
+	s := &trySession{srv: srv, out: stdout, user: tryPlayer, locale: locale, echo: !isTerminal(in), files: *files,
 		now: tryClock, zone: tryZone}
 	if s.now == nil {
 		s.now = time.Now
@@ -217,25 +217,13 @@ func tryLocale(s string) (discordgo.Locale, bool) {
 	return "", false
 }
 
-// inTerminal reports whether in is a terminal, where the person's typing
-// echoes; elsewhere (a pipe, a script) the session echoes each command
-// after the prompt so that the transcript reads as typed.
-func inTerminal(in io.Reader) bool {
-	f, ok := in.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
 // trySession is the state of the prompt: who acts, in which language.
 type trySession struct {
 	srv    *fakediscord.Server
 	out    io.Writer
 	user   string
 	locale discordgo.Locale
-	echo   bool
+	echo   bool             // in is no terminal (a pipe, a script): echo each command, so the transcript reads as typed
 	files  string           // where the bot's files are saved
 	now    func() time.Time // the session's clock (tryClock)
 	zone   *time.Location   // the time zone of the timestamps; nil: time.Local

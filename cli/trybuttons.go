@@ -68,10 +68,8 @@ func pressedBy(typed []string, b *discordgo.Button) bool {
 		n := strconv.Itoa(row)
 		aliases = []string{"row " + n, "ligne " + n}
 	}
-	for _, a := range aliases {
-		if slices.Equal(words(a), typed) {
-			return true
-		}
+	if slices.ContainsFunc(aliases, func(a string) bool { return slices.Equal(words(a), typed) }) {
+		return true
 	}
 	label := words(b.Label)
 	return len(typed) <= len(label) && slices.Equal(label[:len(typed)], typed)
@@ -84,10 +82,8 @@ func isButtonWord(typed []string) bool {
 		return true
 	}
 	for _, as := range buttonAliases {
-		for _, a := range as {
-			if slices.Equal(words(a), typed) {
-				return true
-			}
+		if slices.ContainsFunc(as, func(a string) bool { return slices.Equal(words(a), typed) }) {
+			return true
 		}
 	}
 	return false

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -130,12 +131,9 @@ func fold(s string) string {
 
 // hasSubcommands reports whether defs are subcommands or groups.
 func hasSubcommands(defs []*discordgo.ApplicationCommandOption) bool {
-	for _, o := range defs {
-		if o.Type == discordgo.ApplicationCommandOptionSubCommand || o.Type == discordgo.ApplicationCommandOptionSubCommandGroup {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(defs, func(o *discordgo.ApplicationCommandOption) bool {
+		return o.Type == discordgo.ApplicationCommandOptionSubCommand || o.Type == discordgo.ApplicationCommandOptionSubCommandGroup
+	})
 }
 
 // slashUsage is "/admin grant <user> <amount> [reason…]": required options
@@ -162,12 +160,9 @@ func parseOptions(words []string, defs []*discordgo.ApplicationCommandOption, l 
 	values := make([][]string, len(defs))
 	set := make([]bool, len(defs))
 	find := func(name string) int {
-		for i, d := range defs {
-			if named(name, d.Name, d.NameLocalizations) {
-				return i
-			}
-		}
-		return -1
+		return slices.IndexFunc(defs, func(d *discordgo.ApplicationCommandOption) bool {
+			return named(name, d.Name, d.NameLocalizations)
+		})
 	}
 	cur := -1 // the text option that takes the words that follow
 	for _, w := range words {
@@ -187,22 +182,12 @@ func parseOptions(words []string, defs []*discordgo.ApplicationCommandOption, l 
 			values[cur] = append(values[cur], w)
 			continue
 		}
-		next := -1
-		for i := range defs {
-			if !set[i] {
-				next = i
-				break
-			}
-		}
+		next := slices.Index(set, false)
 		if next < 0 {
 			return nil, errors.New(l.t("opt_too_many", map[string]any{"Word": w}))
 		}
 		set[next], values[next] = true, []string{w}
-		last := true
-		for i := next + 1; i < len(defs); i++ {
-			last = last && set[i]
-		}
-		if last && defs[next].Type == discordgo.ApplicationCommandOptionString {
+		if defs[next].Type == discordgo.ApplicationCommandOptionString && !slices.Contains(set[next+1:], false) { // the last one left
 			cur = next
 		}
 	}

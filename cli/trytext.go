@@ -2,6 +2,7 @@ package cli
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -173,12 +174,8 @@ func renderEmbed(b *strings.Builder, e *discordgo.MessageEmbed, prefix string, v
 // emoji and label, a disabled one marked ·greyed.
 func renderButtons(b *strings.Builder, rows []discordgo.MessageComponent, v view) {
 	for i := range rows {
-		var out []string
-		for btn := range commands.Buttons(rows[i : i+1]) {
-			out = append(out, buttonText(btn, v))
-		}
-		if len(out) > 0 {
-			b.WriteString(strings.Join(out, " ") + "\n")
+		if bs := slices.Collect(commands.Buttons(rows[i : i+1])); len(bs) > 0 {
+			b.WriteString(buttonsText(bs, v) + "\n")
 		}
 	}
 }

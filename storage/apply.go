@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -58,18 +59,16 @@ type Applied struct {
 	Repaired *game.Player
 }
 
-// Run is one Step being run by a store: what every store's Run shares, the
-// step checked once on its way in and the seeds it draws, each at most
-// once whatever the compare-and-set retries. A store loads the player,
-// calls Next on what it read and writes the Write it returns with
-// compare-and-set, calling Next again on the fresh state after a conflict.
-// Run reads nothing from the store and decides nothing: the rules are
-// game.Apply's.
+// Run is one Step being run by a store: the step checked once on its way
+// in (Start) and the seeds it draws, each at most once whatever the
+// compare-and-set retries. A store calls Next on the player it read and
+// writes what Next returns, calling Next again on the fresh state after a
+// conflict. Run decides nothing: the rules are game.Apply's.
 type Run struct {
 	s          Step
 	seed, next game.Seed
 	client     string
-	fix        *game.Repair // a damaged record's repair, once Beside gave it what it needs
+	fix        *game.Repair // a damaged record's repair, once ReadBeside read what it needs
 }
 
 // Start checks s (the player's ID, the operation's ID, a move) and draws
@@ -98,20 +97,26 @@ func Start(s Step) (*Run, error) {
 	return r, nil
 }
 
-// Step is the step being run.
-func (r *Run) Step() Step { return r.s }
-
 // NeedsBeside reports whether Next, given v, needs the history and reveals
-// kept beside the player (Beside) first: v is a damaged record the step
+// kept beside the player (ReadBeside) first: v is a damaged record the step
 // repairs.
 func (r *Run) NeedsBeside(v Versioned) bool {
 	return v.Damaged != nil && r.s.Repair && r.fix == nil
 }
 
-// Beside gives the history (newest first, as Store.History returns it)
-// and reveals of the player whose damaged record the step repairs, and
-// draws the repaired player's seeds.
-func (r *Run) Beside(h []game.Entry, rs game.Reveals) error {
+// ReadBeside reads from st the history and reveals kept beside the player
+// whose damaged record the step repairs, and draws the repaired player's
+// seeds. A store calls it when NeedsBeside says so.
+func (r *Run) ReadBeside(ctx context.Context, st Store) error {
+	id := r.s.ID
+	h, err := st.History(ctx, id, HistoryLimit)
+	if err != nil {
+		return fmt.Errorf("storage: repair %d/%d: %w", id.Guild, id.User, err)
+	}
+	rs, err := st.Reveals(ctx, id)
+	if err != nil {
+		return fmt.Errorf("storage: repair %d/%d: %w", id.Guild, id.User, err)
+	}
 	fresh, err := game.NewSeed(r.s.Seeds)
 	if err != nil {
 		return fmt.Errorf("storage: a repaired player's seed: %w", err)
@@ -146,7 +151,7 @@ func (r *Run) Next(v Versioned) (Write, Applied, error) {
 		return Write{}, out, v.Damaged
 	case v.Damaged != nil:
 		if r.fix == nil {
-			return Write{}, out, fmt.Errorf("storage: repair %d/%d: the history and reveals were not read (Run.Beside)", s.ID.Guild, s.ID.User)
+			return Write{}, out, fmt.Errorf("storage: repair %d/%d: the history and reveals were not read (Run.ReadBeside)", s.ID.Guild, s.ID.User)
 		}
 		m = *r.fix
 		out.Repaired = &v.Player

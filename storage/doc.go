@@ -1,19 +1,10 @@
 // Package storage persists players and guilds in the documented schema of
 // package storage/schema (docs/STORAGE.md). It decides nothing: every rule
-// of the game is in package game. A store loads a player's state with its
-// version (Load) and runs a Step (Run): a game.Move, applied by game.Apply
-// to the state loaded, written with compare-and-set; when another writer
-// came first, the move is applied again to the fresh state. Run also looks
-// the step's operation ID up among the player's last game.MaxOps, in the
-// same atomic step, so that a repeat changes nothing and is answered with
-// the first result. What every store's Run shares (the step checked once,
-// the seeds drawn once, the move applied) is Start and Run.Next. A guild
-// (game.Guild: its settings, the operations applied to it, a reset-guild's
-// progress) goes the same way through Guild and RunGuild: a GuildStep, a
-// game.GuildMove applied by game.ApplyGuild (GuildStep.Next); stores write
-// it as game returns it, and check it with game.Guild.Check and
-// game.AuditEntry.Check (NormalizeGuild, NormalizeAudit), as they check a
-// player with game.Player.Check.
+// of the game is in package game. A store runs a Step (Store.Run): load,
+// apply the game.Move (game.Apply), write with compare-and-set, the
+// operation ID looked up in the same atomic step. What every store's Run
+// shares is Start and Run.Next; a guild goes the same way through
+// Store.RunGuild (GuildStep.Next, game.ApplyGuild).
 //
 // Two implementations satisfy Store: storage/redisstore (production, Redis
 // single, Sentinel or Cluster) and storage/boltstore (an embedded file, the

@@ -67,14 +67,11 @@ func (s GuildStep) Next(v VersionedGuild) (GuildWrite, GuildApplied, error) {
 	return w, out, nil
 }
 
-// NormalizeGuild checks w (its guild passes game.Guild.Check, its audit
-// entry is of guild) and returns it with every time rounded by Timestamp,
-// as every store keeps them; it never modifies what w's slices and
-// pointers refer to. Stores call it before writing.
+// NormalizeGuild returns w with every time rounded by Timestamp, as every
+// store keeps them, after checking that its audit entry is of guild
+// (ErrInvalid); the guild itself is game.ApplyGuild's, which checked it.
+// It never modifies what w's slices and pointers refer to.
 func NormalizeGuild(guild uint64, w GuildWrite) (GuildWrite, error) {
-	if guild == 0 {
-		return w, fmt.Errorf("%w: guild 0", ErrInvalid)
-	}
 	if r := w.Guild.Reset; r != nil {
 		n := *r
 		n.Started, n.Done, n.Until = Timestamp(n.Started), Timestamp(n.Done), Timestamp(n.Until)
@@ -82,9 +79,6 @@ func NormalizeGuild(guild uint64, w GuildWrite) (GuildWrite, error) {
 	}
 	if len(w.Guild.Ops) == 0 {
 		w.Guild.Ops = nil // as it decodes
-	}
-	if err := w.Guild.Check(); err != nil {
-		return w, fmt.Errorf("%w: guild %d: %w", ErrInvalid, guild, err)
 	}
 	if w.Audit != nil {
 		a, err := NormalizeAudit(*w.Audit, guild)

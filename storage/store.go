@@ -185,7 +185,7 @@ type Store interface {
 	//
 	// A record that does not decode is refused with its *DamagedError,
 	// unless s.Repair: the store then reads the history and reveals kept
-	// beside it (Run.Beside) and replaces it, compared with the record as
+	// beside it (Run.ReadBeside) and replaces it, compared with the record as
 	// read, with the leaderboard entry it had whatever its balance.
 	//
 	// Errors: the move's (game.ErrInsufficientFunds…), ErrNoPlayer,

@@ -3,6 +3,7 @@ package boltstore
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -33,27 +34,15 @@ func (s *Store) Load(ctx context.Context, id storage.PlayerID) (storage.Versione
 	return r.versioned(), err
 }
 
-// Run implements storage.Store. It reads the player, applies the step
-// (storage.Run.Next) and writes the result if the player is unchanged
-// (compare-and-set on the stored record, whose version is part of it);
-// otherwise it applies the step again to the current state inside the
-// write transaction, where no other writer can interleave, so that
-// ErrConflict never happens here. The first attempt decodes, applies and
-// encodes outside the write transaction, so that concurrent players do
-// that work in parallel while the single writer only compares and puts; a
-// refusal needs no write transaction at all. The write transaction is
-// shared with the steps of other goroutines (one fsync for all): bbolt may
-// run it, hence the step, again, which a pure step allows.
-//
-// The operation is looked up among the player's remembered ones in the
-// read transaction and again in the write transaction, before the
-// compare-and-set: a repeat writes nothing and returns its first result.
-//
-// The write is refused with storage.ErrInvalid, writing nothing, when the
-// player fails game.Player.Check (the leaderboard index needs a balance in
-// range), when the audit entry's reason is invalid or its guild is not the
-// player's. Every time written goes through storage.Timestamp; the state
-// returned is the one stored.
+// Run implements storage.Store. The first attempt reads, applies the step
+// and encodes outside the write transaction, so that concurrent players do
+// that work in parallel and a refusal needs no write transaction; the
+// write transaction looks the operation up again and puts the write if the
+// record is still the one read, else applies the step again to the record
+// as it is, where no other writer can interleave: ErrConflict never
+// happens here. The transaction is shared with other goroutines' steps (one
+// fsync for all): bbolt may run it, hence the step, again, which a pure
+// step allows.
 func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, error) {
 	r, err := storage.Start(step)
 	if err != nil {
@@ -79,7 +68,7 @@ func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, er
 			return storage.Repeat(cur), nil
 		}
 		if r.NeedsBeside(cur) {
-			if err := s.readBeside(ctx, r, id); err != nil {
+			if err := r.ReadBeside(ctx, s); err != nil {
 				return storage.Applied{Before: cur.Player, Player: cur.Player}, err
 			}
 		}
@@ -152,20 +141,6 @@ func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, er
 		}
 		return out, refused
 	}
-}
-
-// readBeside reads the history and reveals that the repair of a damaged
-// record needs (storage.Run.Beside).
-func (s *Store) readBeside(ctx context.Context, r *storage.Run, id storage.PlayerID) error {
-	h, err := s.History(ctx, id, storage.HistoryLimit)
-	if err != nil {
-		return fmt.Errorf("boltstore: repair %d/%d: %w", id.Guild, id.User, err)
-	}
-	rs, err := s.Reveals(ctx, id)
-	if err != nil {
-		return fmt.Errorf("boltstore: repair %d/%d: %w", id.Guild, id.User, err)
-	}
-	return r.Beside(h, rs)
 }
 
 // lookupOp returns the result remembered for the player's operation op,
@@ -510,34 +485,15 @@ func appendCapped(b *bolt.Bucket, prefix, v []byte, limit uint64) ([]byte, error
 }
 
 // appendAudit appends the encoded entry e to the guild's log, dropping the
-// oldest entry past storage.AuditLimit. The sequence continues from the
-// guild's last key.
+// oldest entry past storage.AuditLimit.
 func appendAudit(tx *bolt.Tx, guild uint64, e []byte) error {
-	gk := guildKey(guild)
-	ab := tx.Bucket(bucketAudit)
-	var seq uint64
-	if k, _ := lastUnder(ab.Cursor(), gk); k != nil {
-		seq = seqOf(k)
-	}
-	seq++
-	if err := ab.Put(seqKey(gk, seq), e); err != nil {
-		return fmt.Errorf("put audit: %w", err)
-	}
-	if seq > storage.AuditLimit {
-		if err := ab.Delete(seqKey(gk, seq-storage.AuditLimit)); err != nil {
-			return fmt.Errorf("trim audit: %w", err)
-		}
+	if _, err := appendCapped(tx.Bucket(bucketAudit), guildKey(guild), e, storage.AuditLimit); err != nil {
+		return fmt.Errorf("audit: %w", err)
 	}
 	return nil
 }
 
-func seqOf(k []byte) uint64 {
-	var seq uint64
-	for _, b := range k[len(k)-8:] {
-		seq = seq<<8 | uint64(b)
-	}
-	return seq
-}
+func seqOf(k []byte) uint64 { return binary.BigEndian.Uint64(k[len(k)-8:]) }
 
 // lastUnder positions c on the last key starting with prefix followed by
 // exactly 8 bytes, and returns it (nil if none).

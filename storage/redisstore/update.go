@@ -17,25 +17,17 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// Run implements storage.Store.
-//
-// A step is one script (playerScript) in the guild's slot: it writes the
-// record, the operation, the history lines, the revealed seed, the
-// leaderboard entry and the moderator's audit line together, or nothing.
-// The usual step is one round trip, with the version and state this
-// process last wrote (the cache). The script looks the operation up
-// first: a repeat writes nothing and returns the first result with the
-// record as it is. On a conflict the script returns the record and the
-// move is applied again to it. When the move is refused on a cached
-// state, Run reads the player, and whether it remembers the operation, to
-// be sure before answering the refusal.
+// Run implements storage.Store. A step is one script (playerScript) in the
+// guild's slot, which looks the operation up, then compares the version and
+// writes everything or nothing; on a conflict it returns the record, and
+// the move is applied again to it. The usual step is one round trip, on the
+// state this process last wrote (the cache); a move refused on the cache is
+// answered only after a read of the player and of its operations.
 //
 // go-redis resends a script whose reply timed out, and the first send may
-// have run: a resent write finds its operation remembered (REPEAT), which
-// Run answers as a repeat, with the first result. It cannot tell its own
-// first send from another writer's identical write of the same operation
-// (no lock orders them any more), and only one of those may say it
-// applied the step.
+// have run: the resent write finds its operation remembered (REPEAT), which
+// Run answers as a repeat, with the first result; only one of two identical
+// writes of the same operation may say it applied the step.
 func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, error) {
 	r, err := storage.Start(step)
 	if err != nil {
@@ -56,7 +48,7 @@ func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, er
 	}
 	for attempt := 1; ; attempt++ {
 		if r.NeedsBeside(cur) {
-			if err := s.readBeside(ctx, r, id); err != nil {
+			if err := r.ReadBeside(ctx, s); err != nil {
 				return storage.Applied{Before: cur.Player, Player: cur.Player}, err
 			}
 		}
@@ -126,20 +118,6 @@ func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, er
 			return out, s.wrap(fmt.Sprintf("run %d/%d", id.Guild, id.User), ctx.Err())
 		}
 	}
-}
-
-// readBeside reads the history and reveals that the repair of a damaged
-// record needs (storage.Run.Beside).
-func (s *Store) readBeside(ctx context.Context, r *storage.Run, id storage.PlayerID) error {
-	h, err := s.History(ctx, id, storage.HistoryLimit)
-	if err != nil {
-		return fmt.Errorf("redisstore: repair %d/%d: %w", id.Guild, id.User, err)
-	}
-	rs, err := s.Reveals(ctx, id)
-	if err != nil {
-		return fmt.Errorf("redisstore: repair %d/%d: %w", id.Guild, id.User, err)
-	}
-	return r.Beside(h, rs)
 }
 
 // encoded is a Write checked and encoded for the script.
