@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -28,7 +29,7 @@ func takeSnapshots(ctx context.Context, store storage.Store, dir string, interva
 	defer t.Stop()
 	for {
 		start := now()
-		path, err := s.Snapshot(ctx, dir, keep, start)
+		path, err := snapshot(ctx, s, dir, keep, start)
 		switch {
 		case ctx.Err() != nil:
 			return
@@ -48,4 +49,16 @@ func takeSnapshots(ctx context.Context, store storage.Store, dir string, interva
 		case <-t.C:
 		}
 	}
+}
+
+// snapshot takes one snapshot; a panic while taking it is its error: the
+// snapshots' goroutine is a boundary of its own, and one bad snapshot
+// must neither end the process nor stop the next ones.
+func snapshot(ctx context.Context, s snapshotter, dir string, keep int, at time.Time) (path string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			path, err = "", fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return s.Snapshot(ctx, dir, keep, at)
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/boltstore"
 )
 
@@ -127,5 +128,30 @@ func TestExportRefusesToOverwrite(t *testing.T) {
 	// A file made between the check and the write is not overwritten either.
 	if err := writeFileAtomic(out, false, func(w io.Writer) error { return nil }); !errors.Is(err, fs.ErrExist) && (err == nil || !strings.Contains(err.Error(), "exists")) {
 		t.Fatalf("writeFileAtomic over an existing file without replace: %v", err)
+	}
+}
+
+// panickingStore's snapshots panic, as a bug in a store would.
+type panickingStore struct{ storage.Store }
+
+func (panickingStore) Snapshot(context.Context, string, int, time.Time) (string, error) {
+	panic("snapshot exploded")
+}
+
+// TestSnapshotPanicIsAFailure: a panic while taking a snapshot is counted
+// and logged as a failed snapshot, and the next ones are still taken: the
+// snapshots' goroutine recovers, once, where it runs.
+func TestSnapshotPanicIsAFailure(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var failed atomic.Int64
+	var logs strings.Builder
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	takeSnapshots(ctx, panickingStore{}, t.TempDir(), time.Millisecond, 3, time.Now, func(ok bool, _ time.Time) {
+		if !ok && failed.Add(1) == 3 {
+			cancel()
+		}
+	}, log)
+	if failed.Load() < 3 || !strings.Contains(logs.String(), "snapshot exploded") {
+		t.Fatalf("%d failures; logs:\n%s", failed.Load(), logs.String())
 	}
 }
