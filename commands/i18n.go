@@ -4,7 +4,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"strconv"
+	"math/big"
 	"strings"
 
 	"github.com/bwmarrin/discordgo"
@@ -91,7 +91,7 @@ func creditsCount(cents int64) string {
 	if cents == 100 || cents == -100 {
 		return "1"
 	}
-	return groupAmount(cents, "", ".")
+	return big.NewRat(cents, 100).FloatString(2)
 }
 
 // Signed formats a movement of credits with its sign: "+4.50 credits",
@@ -115,30 +115,11 @@ func (l *lang) Amount(cents int64) string {
 	return formatAmount(cents, l.fr)
 }
 
-// formatAmount formats cents in English or French convention.
+// formatAmount is game.FormatCents with French's thousands separated by a
+// narrow no-break space, which a line never breaks.
 func formatAmount(cents int64, fr bool) string {
 	if fr {
-		return groupAmount(cents, "\u202f", ",")
+		return strings.ReplaceAll(game.FormatCents(cents, game.French), " ", "\u202f")
 	}
-	return groupAmount(cents, ",", ".")
-}
-
-// groupAmount formats cents as units with two decimals, grouping thousands
-// with sep and separating the decimals with dec.
-func groupAmount(cents int64, sep, dec string) string {
-	u := uint64(cents)
-	var b strings.Builder
-	if cents < 0 {
-		b.WriteByte('-')
-		u = -u // in uint64, exact even for math.MinInt64
-	}
-	units := strconv.FormatUint(u/100, 10)
-	for i, d := range units {
-		if i > 0 && (len(units)-i)%3 == 0 {
-			b.WriteString(sep)
-		}
-		b.WriteRune(d)
-	}
-	fmt.Fprintf(&b, "%s%02d", dec, u%100)
-	return b.String()
+	return game.FormatCents(cents, game.English)
 }
