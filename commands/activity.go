@@ -278,9 +278,8 @@ func (a *desk) actState(ctx context.Context, rq *request, set game.Settings, p *
 		}
 		if !t.Open() && t.Drawn {
 			st.Ticket.Prize, st.Ticket.Key = t.Outcome.Prize, t.Outcome.Key
-			shown := *t
-			shown.Chest = shown.Chest && seen.ChestDue // "open the chest" only while it is due
-			st.Texts = map[string]string{"result": plain(a.resultText(l, shown))}
+			// "open the chest" only while it is due
+			st.Texts = map[string]string{"result": plain(a.resultText(l, t.Outcome, t.Chest && seen.ChestDue))}
 		}
 	}
 	if chest != nil {

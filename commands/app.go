@@ -322,6 +322,20 @@ func ephemeral(text string) reply {
 	}}
 }
 
+// ephemeralEmbed is a reply of one embed only its user sees.
+func ephemeralEmbed(e *discordgo.MessageEmbed) reply {
+	return reply{data: &discordgo.InteractionResponseData{
+		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
+	}}
+}
+
+// closedEmbed replaces the message the button was on with e, and no buttons.
+func closedEmbed(e *discordgo.MessageEmbed) reply {
+	return reply{update: true, data: &discordgo.InteractionResponseData{
+		Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}, AllowedMentions: noMentions,
+	}}
+}
+
 // Every change a handler makes is a game.Move run by the store
 // (storage.Store.Run) under the interaction's ID: a repeated interaction (a
 // retry, a second delivery) changes nothing and is answered from the result

@@ -266,15 +266,7 @@ func (a *admin) adminResetGuild(rq *request, reason string) (reply, error) {
 	if reason != "" {
 		e.Fields = []*discordgo.MessageEmbedField{{Name: l.T("field_reason", nil), Value: reason}}
 	}
-	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e},
-		Components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-			discordgo.Button{Label: l.T("btn_rg_confirm", nil), Style: discordgo.DangerButton, CustomID: confirm.format()},
-			discordgo.Button{Label: l.T("btn_cancel", nil), Style: discordgo.SecondaryButton, CustomID: cancel.format()},
-		}}},
-		Flags:           discordgo.MessageFlagsEphemeral,
-		AllowedMentions: noMentions,
-	}}, nil
+	return askConfirm(l, e, l.T("btn_rg_confirm", nil), confirm, cancel), nil
 }
 
 // confirmCheck checks a reset-guild button: the same moderator, still a
@@ -372,9 +364,7 @@ func (a *admin) awaitReset(ctx context.Context, guild uint64, op string) *game.G
 // resetDone replaces the confirmation with text.
 func resetDone(l *lang, text string) reply {
 	e := infoEmbed(l.T("rg_title", nil), "✅ "+text, colourInfo)
-	return reply{update: true, data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}, AllowedMentions: noMentions,
-	}}
+	return closedEmbed(e)
 }
 
 // confirmationOp is the operation ID of a confirmation (reset-guild's,
@@ -394,9 +384,7 @@ func (a *admin) handleResetCancel(_ context.Context, rq *request) (reply, error)
 	}
 	l := rq.l
 	e := infoEmbed(l.T("rg_title", nil), l.T("rg_cancelled", nil), colourLoss)
-	return reply{update: true, data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}, AllowedMentions: noMentions,
-	}}, nil
+	return closedEmbed(e), nil
 }
 
 // confirmReason reads the reason back from the confirmation message (only
@@ -458,9 +446,7 @@ func (a *admin) adminSettings(ctx context.Context, rq *request, o opts, reason s
 		&discordgo.MessageEmbedField{Name: l.T("settings_channel", nil), Value: where, Inline: true},
 		&discordgo.MessageEmbedField{Name: l.T("settings_house", nil), Value: houseText(l, set.House)},
 	)
-	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
-	}}, nil
+	return ephemeralEmbed(e), nil
 }
 
 func (a *admin) adminAudit(ctx context.Context, rq *request) (reply, error) {
@@ -486,9 +472,7 @@ func (a *admin) adminAudit(ctx context.Context, rq *request) (reply, error) {
 		b.WriteString(auditLine(l, e, true) + "\n")
 	}
 	em := infoEmbed(l.T("audit_title", nil), b.String(), colourInfo)
-	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{em}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
-	}}, nil
+	return ephemeralEmbed(em), nil
 }
 
 // auditLine writes one moderator action: when, who, what, the target
@@ -611,7 +595,16 @@ func adminDone(text, reason string, l *lang) reply {
 	if reason != "" {
 		e.Fields = []*discordgo.MessageEmbedField{{Name: l.T("field_reason", nil), Value: reason}}
 	}
-	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
-	}}
+	return ephemeralEmbed(e)
+}
+
+// askConfirm is the private question e with its buttons: confirm, labelled
+// label, and cancel.
+func askConfirm(l *lang, e *discordgo.MessageEmbed, label string, confirm, cancel customID) reply {
+	r := ephemeralEmbed(e)
+	r.data.Components = []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+		discordgo.Button{Label: label, Style: discordgo.DangerButton, CustomID: confirm.format()},
+		discordgo.Button{Label: l.T("btn_cancel", nil), Style: discordgo.SecondaryButton, CustomID: cancel.format()},
+	}}}
+	return r
 }

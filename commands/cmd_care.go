@@ -278,13 +278,6 @@ func houseReality(l *lang, h game.House) string {
 	return strings.Join(parts, l.T("or", nil))
 }
 
-// ephemeralEmbed is a private reply of one embed.
-func ephemeralEmbed(e *discordgo.MessageEmbed) reply {
-	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
-	}}
-}
-
 // handlePause asks to confirm a pause: the buttons carry the player, the
 // length and the time asked, from which the end is computed, so that a
 // confirmation pressed twice or retried pauses to the same moment.
@@ -308,14 +301,7 @@ func (a *care) handlePause(_ context.Context, rq *request) (reply, error) {
 	e := infoEmbed(l.T("pause_title", nil), l.T("pause_ask", map[string]any{
 		"Until": timestamp(until.Unix(), "F"), "Minutes": int(a.confirmTTL.Minutes()),
 	}), colourChest)
-	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e},
-		Components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-			discordgo.Button{Label: l.T("btn_pause_confirm", nil), Style: discordgo.DangerButton, CustomID: confirm.format()},
-			discordgo.Button{Label: l.T("btn_cancel", nil), Style: discordgo.SecondaryButton, CustomID: cancel.format()},
-		}}},
-		Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
-	}}, nil
+	return askConfirm(l, e, l.T("btn_pause_confirm", nil), confirm, cancel), nil
 }
 
 // handlePauseConfirm pauses the player under the operation ID of the
@@ -348,9 +334,7 @@ func (a *care) handlePauseConfirm(ctx context.Context, rq *request) (reply, erro
 	e := infoEmbed(l.T("pause_title", nil), "✅ "+l.T("pause_done", map[string]any{
 		"Until": timestamp(ap.Player.Care.PausedUntil.Unix(), "F"),
 	}), colourInfo)
-	return reply{update: true, data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}, AllowedMentions: noMentions,
-	}}, nil
+	return closedEmbed(e), nil
 }
 
 func (a *care) handlePauseCancel(_ context.Context, rq *request) (reply, error) {
@@ -359,9 +343,7 @@ func (a *care) handlePauseCancel(_ context.Context, rq *request) (reply, error) 
 	}
 	l := rq.l
 	e := infoEmbed(l.T("pause_title", nil), l.T("pause_cancelled", nil), colourLoss)
-	return reply{update: true, data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}, AllowedMentions: noMentions,
-	}}, nil
+	return closedEmbed(e), nil
 }
 
 // careErr maps the refusals of Buy and ClaimDaily by the responsible-play

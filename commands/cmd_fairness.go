@@ -103,13 +103,6 @@ func (a *fairness) handleFairness(ctx context.Context, rq *request) (reply, erro
 	return reply{}, userErr("err_unknown_command", nil)
 }
 
-// fairnessReply is an ephemeral embed.
-func fairnessReply(e *discordgo.MessageEmbed) reply {
-	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
-	}}
-}
-
 // code writes s as inline code; the seeds are hex or a client seed, which
 // may hold a backtick, shown then in a double-backtick span.
 func code(s string) string {
@@ -129,7 +122,7 @@ func (a *fairness) fairnessShow(ctx context.Context, rq *request) (reply, error)
 	}
 	l := rq.l
 	if !ok {
-		return fairnessReply(infoEmbed(l.T("fair_title", nil), l.T("fair_no_seeds", nil), colourInfo)), nil
+		return ephemeralEmbed(infoEmbed(l.T("fair_title", nil), l.T("fair_no_seeds", nil), colourInfo)), nil
 	}
 	fields := a.currentSeedFields(l, p)
 	rs, err := a.store.Reveals(ctx, rq.player())
@@ -141,7 +134,7 @@ func (a *fairness) fairnessShow(ctx context.Context, rq *request) (reply, error)
 	}
 	e := infoEmbed(l.T("fair_title", nil), l.T("fair_intro", nil), colourInfo, fields...)
 	e.Footer = &discordgo.MessageEmbedFooter{Text: l.T("fair_footer", nil)}
-	return fairnessReply(e), nil
+	return ephemeralEmbed(e), nil
 }
 
 // currentSeedFields shows the current seeds and the next server seed:
@@ -234,7 +227,7 @@ func (a *fairness) fairnessRotate(ctx context.Context, rq *request, client *stri
 	}
 	e := infoEmbed(title, desc, colourInfo, fields...)
 	e.Footer = &discordgo.MessageEmbedFooter{Text: l.T("fair_footer", nil)}
-	return fairnessReply(e), nil
+	return ephemeralEmbed(e), nil
 }
 
 // fairnessVerify recomputes ticket n from its revealed seed and the
@@ -292,7 +285,7 @@ func (a *fairness) fairnessVerify(ctx context.Context, rq *request, n uint64) (r
 		"Nonce": n, "Keys": v.KeysBefore,
 	})
 	o := v.Outcome
-	recomputed := a.grid(game.Ticket{Drawn: true, Outcome: o, Revealed: game.AllRows}) + "\n" + a.outcomeLine(l, o, v.KeysBefore)
+	recomputed := a.grid(game.Ticket{Drawn: true, Outcome: o, Revealed: game.AllRows}) + "\n" + a.resultText(l, o, o.Key && v.KeysBefore == game.MaxKeys-1)
 	fields := []*discordgo.MessageEmbedField{
 		{Name: l.T("fair_inputs_title", map[string]any{"No": v.Seed.No}), Value: inputs},
 		{Name: l.T("fair_recomputed", nil), Value: recomputed},
@@ -327,7 +320,7 @@ func (a *fairness) fairnessVerify(ctx context.Context, rq *request, n uint64) (r
 	}
 	e := infoEmbed(title, desc, colour, fields...)
 	e.Footer = &discordgo.MessageEmbedFooter{Text: l.T("fair_verify_footer", nil)}
-	return fairnessReply(e), nil
+	return ephemeralEmbed(e), nil
 }
 
 // fairURL is the verification page's address at publicURL
@@ -378,22 +371,4 @@ func (a *fairness) fairnessExport(ctx context.Context, rq *request) (reply, erro
 		Content: text, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
 		Files: []*discordgo.File{{Name: name, ContentType: "application/json", Reader: bytes.NewReader(b)}},
 	}}, nil
-}
-
-// outcomeLine tells a recomputed ticket's result.
-func (a *fairness) outcomeLine(l *lang, o game.Outcome, keysBefore int) string {
-	var s string
-	if o.Tier.Winning() {
-		sym := o.Tier.Symbol()
-		s = l.T("card_win", map[string]any{"Symbol": a.symbol(sym), "Name": l.T("sym_"+sym.String(), nil), "Prize": l.Credits(o.Prize)})
-	} else {
-		s = l.T("card_loss", nil)
-	}
-	if o.Key {
-		s += "\n" + l.T("card_key", map[string]any{"Key": a.glyphs().sym[game.Key]})
-		if keysBefore == game.MaxKeys-1 {
-			s += "\n" + l.T("card_chest_won", nil)
-		}
-	}
-	return s
 }

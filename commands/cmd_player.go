@@ -85,9 +85,7 @@ func (a *account) handleBalance(ctx context.Context, rq *request) (reply, error)
 		&discordgo.MessageEmbedField{Name: l.T("field_chest", nil), Value: keysLine, Inline: true},
 		&discordgo.MessageEmbedField{Name: l.T("field_stats", nil), Value: stats},
 	)
-	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
-	}}, nil
+	return ephemeralEmbed(e), nil
 }
 
 // seen returns p, the player id, as the player has seen them. It reads the
@@ -237,9 +235,7 @@ func (a *account) handleDaily(ctx context.Context, rq *request) (reply, error) {
 	balance := ap.Player.Seen(nil).Player.Balance
 	desc := l.T("daily_ok", map[string]any{"Amount": l.Credits(r.Amount), "Balance": l.Credits(balance)})
 	e := infoEmbed(l.T("daily_title", nil), "🎁 "+desc, colourInfo)
-	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
-	}}, nil
+	return ephemeralEmbed(e), nil
 }
 
 // dailyStep claims the guild's daily bonus under rq's operation ID,
@@ -307,9 +303,7 @@ func (a *account) handleHistory(ctx context.Context, rq *request) (reply, error)
 		b.WriteByte('\n')
 	}
 	e := infoEmbed(l.T("history_title", nil), b.String(), colourOpen)
-	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
-	}}, nil
+	return ephemeralEmbed(e), nil
 }
 
 // historyLine describes one history entry.

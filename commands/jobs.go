@@ -409,7 +409,5 @@ func resetRunning(l *lang, r game.GuildReset, note string) reply {
 		text = note + "\n" + text
 	}
 	e := infoEmbed(l.T("rg_title", nil), text, colourInfo)
-	return reply{update: true, data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}, AllowedMentions: noMentions,
-	}}
+	return closedEmbed(e)
 }

@@ -165,7 +165,7 @@ func (rd *renderer) ticketCard(l *lang, v *ticketView) *discordgo.InteractionRes
 		case t.Outcome.Tier.Winning():
 			colour = colourWin
 		}
-		desc.WriteString(rd.resultText(l, t))
+		desc.WriteString(rd.resultText(l, t.Outcome, t.Chest))
 	}
 
 	arrows := make([]discordgo.MessageComponent, 0, 4)
@@ -218,9 +218,9 @@ func (rd *renderer) ticketCard(l *lang, v *ticketView) *discordgo.InteractionRes
 }
 
 // resultText is a finished ticket's result as its card tells it: the win
-// or the loss, the key found, the chest won. The Activity sends it too.
-func (rd *renderer) resultText(l *lang, t game.Ticket) string {
-	o := t.Outcome
+// or the loss, the key found, the chest won. The Activity and /fairness
+// verify show it too.
+func (rd *renderer) resultText(l *lang, o game.Outcome, chest bool) string {
 	var s string
 	if o.Tier.Winning() {
 		sym := o.Tier.Symbol()
@@ -233,7 +233,7 @@ func (rd *renderer) resultText(l *lang, t game.Ticket) string {
 	if o.Key {
 		s += "\n" + l.T("card_key", map[string]any{"Key": rd.glyphs().sym[game.Key]})
 	}
-	if t.Chest {
+	if chest {
 		s += "\n" + l.T("card_chest_won", nil)
 	}
 	return s
