@@ -215,13 +215,12 @@ func New(cfg Config, store storage.Store) *App {
 	r := &a.routes
 	r.wrap = func(h handlerFunc) handlerFunc { return chain(h, a.timed, a.delivered, recovered) }
 	r.commands, r.buttons = map[string]route{}, map[buttonKind]route{}
-	subs := map[string]func(string) bool{"admin": isAdminSub, "fairness": isFairnessSub, "limits": isLimitsSub}
 	for _, c := range []*command{
 		pl.playCommand(), acc.balanceCommand(), (&rules{renderer: a.renderer, cat: a.cat}).rulesCommand(), acc.leaderboardCommand(),
 		acc.dailyCommand(), acc.historyCommand(), fair.fairnessCommand(), cr.limitsCommand(), cr.pauseCommand(),
 		adm.adminCommand(),
 	} {
-		r.command(c, subs[c.def.Name])
+		r.command(c)
 	}
 	r.routeButtons(map[buttonKind]handlerFunc{
 		kindRow: pl.handleRow, kindAuto: pl.handleAuto, kindAgain: pl.handleAgain, kindChest: pl.handleChest,

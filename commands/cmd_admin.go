@@ -42,17 +42,6 @@ const (
 	modPerms       = discordgo.PermissionManageGuild | discordgo.PermissionAdministrator
 )
 
-// isAdminSub reports whether name is one of /admin's subcommands; the
-// metrics label an interaction with one of them only, so a forged name
-// cannot grow the label set.
-func isAdminSub(name string) bool {
-	switch name {
-	case "grant", "set-balance", "reset", "reset-guild", "settings", "audit", "player", "lift-pause":
-		return true
-	}
-	return false
-}
-
 func (a *admin) adminCommand() *command {
 	perm := int64(discordgo.PermissionManageGuild)
 	user := func() *discordgo.ApplicationCommandOption {

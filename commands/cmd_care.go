@@ -52,10 +52,6 @@ var limitsTypes = map[string]discordgo.ApplicationCommandOptionType{
 	"reminder": discordgo.ApplicationCommandOptionInteger,
 }
 
-// isLimitsSub reports whether name is one of /limits's subcommands, for
-// the metrics' label.
-func isLimitsSub(name string) bool { return name == "show" || name == "set" }
-
 func (a *care) limitsCommand() *command {
 	var set []*discordgo.ApplicationCommandOption
 	for _, o := range limitOptions {

@@ -29,16 +29,6 @@ type fairness struct {
 // seed that is not revealed: game.Seed prints as "secret", and only a
 // game.SeedReveal's seed is written out.
 
-// isFairnessSub reports whether name is one of /fairness's subcommands,
-// for the metrics' label.
-func isFairnessSub(name string) bool {
-	switch name {
-	case "show", "seed", "rotate", "verify", "export":
-		return true
-	}
-	return false
-}
-
 func (a *fairness) fairnessCommand() *command {
 	value := option(discordgo.ApplicationCommandOptionString, "value", "valeur",
 		"Your new client seed: any text, up to 64 bytes", "Votre nouvelle graine client : un texte, jusqu'à 64 octets", true)

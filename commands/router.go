@@ -19,15 +19,24 @@ type router struct {
 type route struct {
 	h      handlerFunc // wrapped in the delivery chain
 	public bool        // a slow command's deferred response is public
-	// subs, when not nil, tells a command's subcommands, the metrics' labels
-	// (a fixed list: a forged name cannot grow the label set).
-	subs func(string) bool
+	// subs, when not nil, are the command's subcommands, the metrics'
+	// labels (a fixed list: a forged name cannot grow the label set).
+	subs map[string]bool
 }
 
 // command routes c by its name.
-func (r *router) command(c *command, subs func(string) bool) {
+func (r *router) command(c *command) {
 	if _, ok := r.commands[c.def.Name]; ok {
 		panic("commands: duplicate command " + c.def.Name)
+	}
+	var subs map[string]bool
+	for _, o := range c.def.Options {
+		if o.Type == discordgo.ApplicationCommandOptionSubCommand {
+			if subs == nil {
+				subs = map[string]bool{}
+			}
+			subs[o.Name] = true
+		}
 	}
 	r.commands[c.def.Name] = route{h: r.wrap(c.h), public: c.public, subs: subs}
 	r.defs = append(r.defs, c.def)
@@ -75,7 +84,7 @@ func (r *router) route(rq *request) (handlerFunc, error) {
 		rq.kind, rq.data, rq.public, h = d.Name, &d, c.public, c.h
 		if c.subs != nil {
 			rq.kind = d.Name + " unknown"
-			if len(d.Options) == 1 && d.Options[0] != nil && c.subs(d.Options[0].Name) {
+			if len(d.Options) == 1 && d.Options[0] != nil && c.subs[d.Options[0].Name] {
 				rq.kind = d.Name + " " + d.Options[0].Name
 			}
 		}
