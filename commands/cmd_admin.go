@@ -186,11 +186,8 @@ func (a *admin) adminGrant(ctx context.Context, rq *request, o opts, reason stri
 		ID: storage.PlayerID{Guild: rq.guild, User: target}, Op: rq.i.ID, Create: true, Start: settings.StartingBalance,
 		Move: game.Grant{Amount: cents, Set: set, By: rq.moderator(target, reason)},
 	})
-	switch {
-	case errors.Is(err, game.ErrInvalid):
-		return reply{}, userErr("err_amount_refused", nil)
-	case err != nil:
-		return reply{}, stepErr(op, err)
+	if err := stepErr(op, err, on{game.ErrInvalid, userErr("err_amount_refused", nil)}); err != nil {
+		return reply{}, err
 	}
 	l := rq.l
 	msg, amount := "admin_granted", cents
@@ -223,13 +220,10 @@ func (a *admin) adminReset(ctx context.Context, rq *request, o opts, reason stri
 		ID: storage.PlayerID{Guild: rq.guild, User: target}, Op: rq.i.ID, Start: set.StartingBalance, Repair: true,
 		Move: game.Reset{Start: set.StartingBalance, By: rq.moderator(target, reason)},
 	})
-	switch {
-	case errors.Is(err, storage.ErrNoPlayer):
-		return reply{}, userErr("err_never_played", map[string]any{"User": mention(target)})
-	case errors.Is(err, game.ErrInvalid):
-		return reply{}, userErr("err_amount_refused", nil)
-	case err != nil:
-		return reply{}, stepErr("reset_player", err)
+	if err := stepErr("reset_player", err,
+		on{storage.ErrNoPlayer, userErr("err_never_played", map[string]any{"User": mention(target)})},
+		on{game.ErrInvalid, userErr("err_amount_refused", nil)}); err != nil {
+		return reply{}, err
 	}
 	l := rq.l
 	text := l.T("admin_reset", map[string]any{"User": mention(target), "Balance": l.Credits(ap.Result.Balance)})
@@ -403,11 +397,8 @@ func (a *admin) adminSettings(ctx context.Context, rq *request, o opts, reason s
 		}
 	} else {
 		ap, err := a.runGuild(ctx, rq.guild, rq.i.ID, game.ChangeSettings{Patch: sp, Actor: rq.user, Reason: reason})
-		switch {
-		case errors.Is(err, game.ErrInvalid):
-			return reply{}, userErr("err_amount_refused", nil)
-		case err != nil:
-			return reply{}, stepErr("update_guild", err)
+		if err := stepErr("update_guild", err, on{game.ErrInvalid, userErr("err_amount_refused", nil)}); err != nil {
+			return reply{}, err
 		}
 		set = ap.Guild.Settings
 	}
@@ -558,22 +549,13 @@ func settingValueIn(l *lang, v string) string {
 	return v
 }
 
-// auditAction names a moderator action in the reader's language; an action
-// this version does not know keeps its code.
+// auditAction names a moderator action in the reader's language (its
+// message is "audit_" and its code); an action this version does not know
+// keeps its code.
 func auditAction(l *lang, action string) string {
 	switch action {
-	case "grant":
-		return l.T("audit_grant", nil)
-	case "set-balance":
-		return l.T("audit_set_balance", nil)
-	case "reset":
-		return l.T("audit_reset", nil)
-	case "reset-guild":
-		return l.T("audit_reset_guild", nil)
-	case "settings":
-		return l.T("audit_settings", nil)
-	case "lift-pause":
-		return l.T("audit_lift_pause", nil)
+	case game.ActionGrant, game.ActionSetBalance, game.ActionReset, game.ActionResetGuild, game.ActionSettings, game.ActionLiftPause:
+		return l.T("audit_"+strings.ReplaceAll(action, "-", "_"), nil)
 	}
 	return "`" + action + "`"
 }

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -158,15 +157,12 @@ func (a *admin) adminLiftPause(ctx context.Context, rq *request, o opts, reason 
 		ID: storage.PlayerID{Guild: rq.guild, User: target}, Op: rq.i.ID,
 		Move: game.LiftPause{By: rq.moderator(target, reason)},
 	})
-	l := rq.l
-	switch {
-	case errors.Is(err, storage.ErrNoPlayer):
-		return reply{}, userErr("err_no_player", map[string]any{"User": mention(target)})
-	case errors.Is(err, game.ErrNotPaused):
-		return reply{}, userErr("err_not_paused", map[string]any{"User": mention(target)})
-	case err != nil:
-		return reply{}, stepErr("lift_pause", err)
+	if err := stepErr("lift_pause", err,
+		on{storage.ErrNoPlayer, userErr("err_no_player", map[string]any{"User": mention(target)})},
+		on{game.ErrNotPaused, userErr("err_not_paused", map[string]any{"User": mention(target)})}); err != nil {
+		return reply{}, err
 	}
+	l := rq.l
 	return adminDone(l.T("admin_lifted", map[string]any{"User": mention(target)}), reason, l), nil
 }
 

@@ -156,11 +156,9 @@ func (a *care) limitsSet(ctx context.Context, rq *request, o opts, set game.Sett
 		ID: rq.player(), Op: rq.i.ID, Create: true, Start: set.StartingBalance,
 		Move: game.SetLimits{Sets: sets, Reminder: reminder},
 	})
-	switch {
-	case errors.Is(err, game.ErrInvalid):
-		return reply{}, userErr("err_limit_amount", map[string]any{"Max": rq.l.Credits(game.MaxLimit)})
-	case err != nil:
-		return reply{}, stepErr("set_limits", err)
+	if err := stepErr("set_limits", err,
+		on{game.ErrInvalid, userErr("err_limit_amount", map[string]any{"Max": rq.l.Credits(game.MaxLimit)})}); err != nil {
+		return reply{}, err
 	}
 	l, now := rq.l, a.now()
 	var lines []string
@@ -320,11 +318,8 @@ func (a *care) handlePauseConfirm(ctx context.Context, rq *request) (reply, erro
 		ID: rq.player(), Op: confirmationOp("pause:", rq.i), Create: true, Start: set.StartingBalance,
 		Move: game.Pause{Until: until},
 	})
-	switch {
-	case errors.Is(err, game.ErrInvalid):
-		return reply{}, userErr("err_pause_expired", nil)
-	case err != nil:
-		return reply{}, stepErr("pause", err)
+	if err := stepErr("pause", err, on{game.ErrInvalid, userErr("err_pause_expired", nil)}); err != nil {
+		return reply{}, err
 	}
 	l := rq.l
 	e := infoEmbed(l.T("pause_title", nil), "✅ "+l.T("pause_done", map[string]any{

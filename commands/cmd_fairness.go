@@ -187,13 +187,10 @@ func (a *fairness) fairnessRotate(ctx context.Context, rq *request, client *stri
 		ID: rq.player(), Op: rq.i.ID, Create: true, Start: set.StartingBalance,
 		Move: game.Rotate{Fresh: next, Client: client},
 	})
-	switch {
-	case errors.Is(err, game.ErrTicketOpen):
-		return reply{}, userErr("err_rotate_open", nil)
-	case errors.Is(err, game.ErrClientSeed):
-		return reply{}, userErr("err_client_seed", map[string]any{"Max": game.MaxClientSeed})
-	case err != nil:
-		return reply{}, stepErr("rotate", err)
+	if err := stepErr("rotate", err,
+		on{game.ErrTicketOpen, userErr("err_rotate_open", nil)},
+		on{game.ErrClientSeed, userErr("err_client_seed", map[string]any{"Max": game.MaxClientSeed})}); err != nil {
+		return reply{}, err
 	}
 	l := rq.l
 	p := ap.Player

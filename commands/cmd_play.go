@@ -176,13 +176,10 @@ func (a *plays) revealStep(ctx context.Context, rq *request, ticket uint64, rows
 	ap, err := a.run(ctx, storage.Step{
 		ID: rq.player(), Op: rq.i.ID, Move: game.Reveal{Ticket: ticket, Rows: rows, Drawer: a.drawer},
 	})
-	switch {
-	case errors.Is(err, storage.ErrNoPlayer):
-		return ap, userErr("err_stale_button", nil)
-	case errors.Is(err, game.ErrUnknownTicket):
-		return ap, userErr("err_ticket_over", nil)
-	case err != nil:
-		return ap, stepErr("reveal", err)
+	if err := stepErr("reveal", err,
+		on{storage.ErrNoPlayer, userErr("err_stale_button", nil)},
+		on{game.ErrUnknownTicket, userErr("err_ticket_over", nil)}); err != nil {
+		return ap, err
 	}
 	p, r := ap.Player, ap.Result
 	t := p.Ticket
@@ -247,15 +244,13 @@ func (a *plays) chestStep(ctx context.Context, rq *request, seq int64) (storage.
 	ap, err := a.run(ctx, storage.Step{
 		ID: rq.player(), Op: rq.i.ID, Move: game.OpenChest{Seq: seq, Drawer: a.drawer},
 	})
-	switch {
-	case errors.Is(err, storage.ErrNoPlayer):
-		return ap, userErr("err_stale_button", nil)
-	case errors.Is(err, game.ErrNoChest):
-		return ap, userErr("err_chest_over", nil)
-	case errors.Is(err, game.ErrInvalid) && !chestLeft(ap.Player):
+	if errors.Is(err, game.ErrInvalid) && !chestLeft(ap.Player) {
 		return ap, userErr("no_chest_left", nil)
-	case err != nil:
-		return ap, stepErr("open_chest", err)
+	}
+	if err := stepErr("open_chest", err,
+		on{storage.ErrNoPlayer, userErr("err_stale_button", nil)},
+		on{game.ErrNoChest, userErr("err_chest_over", nil)}); err != nil {
+		return ap, err
 	}
 	r := ap.Result
 	if a.obs != nil && r.Opened && !ap.Repeated {
