@@ -112,11 +112,7 @@ type Config struct {
 	Announce func(ctx context.Context, channel uint64, m *discordgo.MessageSend) error
 }
 
-// App holds the handlers. It is safe for concurrent use. Its parts each
-// see what they use: the route table (router.go), the delivery of the
-// answers (delivery.go, late.go), the cards (render.go), and one type per
-// feature (plays, account, care, fairness, admin, rules, the Activity's
-// desk, the jobs), each in its file with its handlers.
+// App holds the handlers. It is safe for concurrent use.
 type App struct {
 	cfg    Config
 	cat    *catalog
@@ -127,13 +123,11 @@ type App struct {
 	*renderer
 }
 
-// handlerFunc handles one command or button. It returns the reply to send,
-// or an error: a *userError is shown to the user, anything else is logged and
-// answered with an apology. It must not call the Responder.
+// handlerFunc handles one command or button: it returns the reply to send,
+// or an error (renderError), and never calls the Responder.
 type handlerFunc func(ctx context.Context, rq *request) (reply, error)
 
-// command is one slash command: its definition and its handler, declared
-// side by side in the command's file.
+// command is one slash command: its definition and its handler.
 type command struct {
 	def *discordgo.ApplicationCommand
 	h   handlerFunc
@@ -142,9 +136,8 @@ type command struct {
 	public bool
 }
 
-// reply is what a handler answers: a new message (type 4), an update of
-// the message the button was on (type 7), or the Activity's launch (type
-// 12, no data).
+// reply is what a handler answers: a new message, an update of the
+// message the button was on, or the Activity's launch (no data).
 type reply struct {
 	update bool
 	launch bool
@@ -239,28 +232,12 @@ func (a *App) Definitions() []*discordgo.ApplicationCommand {
 	return a.routes.defs
 }
 
-// Handle processes one interaction and answers it through r, within
-// Discord's 3-second limit: when the handler has not finished after
-// Config.DeferAfter it sends a deferred response and edits it when the
-// handler ends. User errors get an ephemeral reply in the user's language;
-// internal errors are logged and get a short apology.
-//
-// The handler runs on the caller's goroutine (call Handle in a goroutine of
-// its own per interaction), so Handle returns when the handler does. Its
-// context is a child of ctx that ends after Config.Timeout. If the handler is
-// still running when that context ends (a store ignoring its deadline), the
-// interaction is answered with the apology at once.
-//
-// A step still running at its deadline, or ending with a store's error,
-// may have been written or not: the apology then says the bot will update
-// it, and the step goes on (late.go): the handler's late result, or a later
-// try of the same request under the same operation ID, in the background
-// until the interaction's token ends or ctx does, replaces the apology with
-// what was actually done.
-//
-// A handler's panic is answered as an internal error. A panic of r on the
-// caller's goroutine reaches the caller: the transport's entry recovers it
-// (package bot), once.
+// Handle processes one interaction and answers it through r within
+// Discord's 3 seconds (deferring after Config.DeferAfter). The handler runs
+// on the caller's goroutine: call Handle in a goroutine of its own per
+// interaction. A step whose outcome is unknown goes on in the background
+// until ctx ends (late.go). A handler's panic is answered as an internal
+// error; a panic of r on the caller's goroutine reaches the caller.
 func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction) {
 	if i == nil {
 		return
@@ -297,12 +274,8 @@ func (rq *request) player() storage.PlayerID {
 }
 
 // apology is the message of an internal error. A player's step is safe to
-// try again whatever happened (a ticket is resumed, a chest or a daily
-// bonus paid once, a reveal drawn once), and so are settings and a
-// reset-guild confirmation; a moderator's grant is not (a new command is a
-// new operation), so the moderator is sent to the player's history
-// (/admin player) first: it is written with the change, while the guild's
-// audit log may lag behind it (on Redis Cluster it lives in another slot).
+// try again whatever happened; a moderator's grant is not (a new command is
+// a new operation), so the moderator is sent to /admin player first.
 func apology(kind string) string {
 	switch kind {
 	case "admin grant", "admin set-balance", "admin reset":
@@ -335,11 +308,6 @@ func closedEmbed(e *discordgo.MessageEmbed) reply {
 	}}
 }
 
-// Every change a handler makes is a game.Move run by the store
-// (storage.Store.Run) under the interaction's ID: a repeated interaction (a
-// retry, a second delivery) changes nothing and is answered from the result
-// the first one recorded. Handlers decide no rule themselves.
-
 // steps is what every feature's handlers share: the store, the steps they
 // run on it, the game's time and the reports of what they did.
 type steps struct {
@@ -353,14 +321,9 @@ type steps struct {
 // now is the time of a step, as stores keep it.
 func (a *steps) now() time.Time { return storage.Timestamp(a.clock()) }
 
-// run runs s with the configured seeds and time. Its errors are the
-// store's: the move's (game.Err…), storage.ErrNoPlayer,
-// storage.ErrConflict, or internal; callers map them with stepErr.
-//
-// A moderator's move carries its audit entry: once the store has written
-// it, run logs it at info level (logAudit), so that every moderator step
-// is logged without its handler doing anything. A repeated operation
-// (Applied.Repeated: nothing written) logs nothing.
+// run runs s with the configured seeds and time; callers map its errors
+// with stepErr. A moderator's move that the store wrote (not a repeat) is
+// logged (logAudit).
 func (a *steps) run(ctx context.Context, s storage.Step) (storage.Applied, error) {
 	s.Seeds, s.Now = a.seeds, a.now()
 	ap, err := a.store.Run(ctx, s)
@@ -370,9 +333,8 @@ func (a *steps) run(ctx context.Context, s storage.Step) (storage.Applied, error
 	return ap, err
 }
 
-// runGuild runs the guild's move m under op, at the store's time: after a
-// write that carried an audit entry, it logs the moderator action (a
-// repeated operation, which writes nothing, logs nothing).
+// runGuild runs the guild's move m under op, logging a moderator action
+// as run does.
 func (a *steps) runGuild(ctx context.Context, guild uint64, op string, m game.GuildMove) (storage.GuildApplied, error) {
 	ap, err := a.store.RunGuild(ctx, storage.GuildStep{Guild: guild, Op: op, Move: m, Now: a.now()})
 	if err == nil && ap.Audit != nil {
@@ -382,8 +344,7 @@ func (a *steps) runGuild(ctx context.Context, guild uint64, op string, m game.Gu
 }
 
 // settings returns the guild's settings (the store's defaults if its
-// moderators set none). The composition root may hand New a store whose
-// Guild is cached.
+// moderators set none).
 func (a *steps) settings(ctx context.Context, guild uint64) (game.Settings, error) {
 	g, err := a.store.Guild(ctx, guild)
 	if err != nil {

@@ -252,40 +252,28 @@ func (a *admin) adminResetGuild(rq *request, reason string) (reply, error) {
 	return askConfirm(l, e, l.T("btn_rg_confirm", nil), confirm, cancel), nil
 }
 
-// confirmCheck checks a reset-guild button: the same moderator, still a
-// moderator, within the confirmation's lifetime.
-func (a *admin) confirmCheck(rq *request) (asked time.Time, err error) {
-	if err := rq.owner(); err != nil {
-		return asked, err
-	}
-	if rq.perms&modPerms == 0 {
-		return asked, userErr("err_not_moderator", nil)
-	}
-	ts, now := rq.button.ts, a.clock().Unix()
-	if ts > now+60 || now-ts > int64(a.confirmTTL.Seconds()) {
-		return asked, userErr("err_confirm_expired", nil)
-	}
-	return time.Unix(ts, 0), nil
+// expired reports whether a confirmation asked at unix time ts is past
+// ttl at now, or dated more than a minute after now.
+func expired(ts int64, now time.Time, ttl time.Duration) bool {
+	return ts > now.Unix()+60 || now.Unix()-ts > int64(ttl.Seconds())
 }
 
 // resetBatch is how many players a reset-guild resets between two
 // records of its progress in the guild.
 const resetBatch = 100
 
-// handleResetConfirm starts the reset of every player of the guild, as
-// the operation "<confirmation>" of the guild (game.Guild.StartReset),
-// and answers at once with its progress: the job runner (jobs.go) resets
-// the players in the background, in this process or another, and this
-// process shows the progress on the confirmation while its token lives.
-// The confirmation is the message the button sits on, so that the same
-// confirmation pressed twice, retried, or pressed again after a crash
-// starts nothing new and shows where the reset is. While another reset
-// runs in the guild, the press starts nothing and shows that one's
-// progress. The end logs one audit entry with the number of players
-// reset.
+// handleResetConfirm starts the reset of every player of the guild, under
+// the confirmation message's operation ID (confirmationOp), if its
+// moderator still is one, and answers at once with its progress: the job
+// runner (jobs.go) resets the players in the background, and this process
+// shows the progress on the confirmation while its token lives. While
+// another reset runs in the guild, the press shows that one's progress.
 func (a *admin) handleResetConfirm(ctx context.Context, rq *request) (reply, error) {
-	if _, err := a.confirmCheck(rq); err != nil {
-		return reply{}, err
+	if rq.perms&modPerms == 0 {
+		return reply{}, userErr("err_not_moderator", nil)
+	}
+	if expired(rq.button.ts, a.clock(), a.confirmTTL) {
+		return reply{}, userErr("err_confirm_expired", nil)
 	}
 	op := confirmationOp("rg:", rq.i)
 	started, err := a.runGuild(ctx, rq.guild, op, game.BeginReset{Actor: rq.user, Reason: confirmReason(rq.i)})
@@ -362,9 +350,6 @@ func confirmationOp(prefix string, i *discordgo.Interaction) string {
 }
 
 func (a *admin) handleResetCancel(_ context.Context, rq *request) (reply, error) {
-	if err := rq.owner(); err != nil {
-		return reply{}, err
-	}
 	l := rq.l
 	e := infoEmbed(l.T("rg_title", nil), l.T("rg_cancelled", nil), colourLoss)
 	return closedEmbed(e), nil

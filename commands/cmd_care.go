@@ -302,14 +302,10 @@ func (a *care) handlePause(_ context.Context, rq *request) (reply, error) {
 // confirmation message: a double press, a retry or a press after a crash
 // pauses once.
 func (a *care) handlePauseConfirm(ctx context.Context, rq *request) (reply, error) {
-	if err := rq.owner(); err != nil {
-		return reply{}, err
-	}
-	ts, now := rq.button.ts, a.clock().Unix()
-	if ts > now+60 || now-ts > int64(a.confirmTTL.Seconds()) || rq.button.code >= len(pauseChoices) {
+	if expired(rq.button.ts, a.clock(), a.confirmTTL) || rq.button.code >= len(pauseChoices) {
 		return reply{}, userErr("err_pause_expired", nil)
 	}
-	until := pauseChoices[rq.button.code].until(time.Unix(ts, 0))
+	until := pauseChoices[rq.button.code].until(time.Unix(rq.button.ts, 0))
 	set, err := a.settings(ctx, rq.guild)
 	if err != nil {
 		return reply{}, err
@@ -329,9 +325,6 @@ func (a *care) handlePauseConfirm(ctx context.Context, rq *request) (reply, erro
 }
 
 func (a *care) handlePauseCancel(_ context.Context, rq *request) (reply, error) {
-	if err := rq.owner(); err != nil {
-		return reply{}, err
-	}
 	l := rq.l
 	e := infoEmbed(l.T("pause_title", nil), l.T("pause_cancelled", nil), colourLoss)
 	return closedEmbed(e), nil

@@ -70,11 +70,6 @@ func activityButton(l *lang, user uint64) discordgo.Button {
 // else the button is out of date. It sees nothing else.
 func launch(activity bool) handlerFunc {
 	return func(_ context.Context, rq *request) (reply, error) {
-		if rq.button.kind == kindActivity {
-			if err := rq.owner(); err != nil {
-				return reply{}, err
-			}
-		}
 		if !activity {
 			return reply{}, userErr("err_stale_button", nil)
 		}

@@ -58,9 +58,9 @@ func (r *router) routeButtons(hs map[buttonKind]handlerFunc) {
 }
 
 // route finds the handler of the interaction and fills rq. It refuses what
-// does not come from a guild member; an unknown command, or a custom ID
-// that does not parse or is not a button of its message (forged), gets
-// its user error.
+// does not come from a guild member; an unknown command, a custom ID that
+// does not parse or is not a button of its message (forged), and a button
+// pressed by another than its owner get their user error.
 func (r *router) route(rq *request) (handlerFunc, error) {
 	i := rq.i
 	var h handlerFunc
@@ -120,5 +120,8 @@ func (r *router) route(rq *request) (handlerFunc, error) {
 		return nil, userErr("err_guild_only", nil)
 	}
 	rq.perms = i.Member.Permissions
+	if u := rq.button.user; i.Type == discordgo.InteractionMessageComponent && u != rq.user {
+		return nil, userErr("err_not_yours", map[string]any{"Owner": mention(u)})
+	}
 	return h, nil
 }
