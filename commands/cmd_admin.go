@@ -15,9 +15,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// admin is the handlers of /admin and of its confirmations: they see the
-// store's steps, the background jobs they start, and the cards the player
-// view shows.
+// admin is the handlers of /admin and of its confirmations.
 type admin struct {
 	*steps
 	*renderer
@@ -25,11 +23,6 @@ type admin struct {
 	confirmTTL time.Duration // Config.ConfirmTTL
 	deferAfter time.Duration // Config.DeferAfter
 }
-
-// /admin: the moderators' subcommands. Discord shows the command only to
-// members with Manage Server (default_member_permissions), and the handler
-// checks the member's permissions again, since a server may override the
-// default. Every change takes an optional reason, recorded in the audit log.
 
 // Limits of the options.
 const (
@@ -122,7 +115,8 @@ func (a *admin) adminCommand() *command {
 	return &command{def: def, h: a.handleAdmin}
 }
 
-// handleAdmin checks the member's permissions and runs the subcommand.
+// handleAdmin checks the member's permissions again, since a server may
+// override the command's default, and runs the subcommand.
 func (a *admin) handleAdmin(ctx context.Context, rq *request) (reply, error) {
 	if rq.perms&modPerms == 0 {
 		return reply{}, userErr("err_not_moderator", nil)
@@ -157,10 +151,8 @@ func (a *admin) handleAdmin(ctx context.Context, rq *request) (reply, error) {
 	return reply{}, userErr("err_unknown_command", nil)
 }
 
-// adminGrant adds credits to a player, or sets the balance, under the
-// interaction's ID, with an audit entry. A member who never played is
-// created with the guild's starting balance: a grant is a legitimate way to
-// give someone credits before their first play.
+// adminGrant adds credits to a player, or sets the balance, creating a
+// member who never played: a grant may come before the first play.
 func (a *admin) adminGrant(ctx context.Context, rq *request, o opts, reason string, set bool) (reply, error) {
 	target, err := o.player("user")
 	if err != nil {
@@ -202,11 +194,9 @@ func (a *admin) adminGrant(ctx context.Context, rq *request, o opts, reason stri
 	}), reason, l), nil
 }
 
-// adminReset resets a player to the guild's starting balance, under the
-// interaction's ID, with an audit entry. Someone who never played is not
-// created: there is nothing to reset. A record that does not decode is
-// rewritten (game.Player.Repair), and the reply says what could not be
-// kept of it.
+// adminReset resets a player to the guild's starting balance, creating
+// nobody. A record that does not decode is rewritten (game.Player.Repair),
+// and the reply says what could not be kept of it.
 func (a *admin) adminReset(ctx context.Context, rq *request, o opts, reason string) (reply, error) {
 	target, err := o.player("user")
 	if err != nil {
@@ -236,8 +226,7 @@ func (a *admin) adminReset(ctx context.Context, rq *request, o opts, reason stri
 	return adminDone(text, reason, l), nil
 }
 
-// adminResetGuild asks for confirmation: the buttons carry the moderator and
-// the time asked, the reason rides in the embed.
+// adminResetGuild asks for confirmation; the reason rides in the embed.
 func (a *admin) adminResetGuild(rq *request, reason string) (reply, error) {
 	l := rq.l
 	confirm := customID{kind: kindResetConfirm, user: rq.user, ts: a.clock().Unix()}
@@ -307,7 +296,7 @@ func (a *admin) handleResetConfirm(ctx context.Context, rq *request) (reply, err
 
 // awaitReset waits, while this process runs jobs, a little less than the
 // deferral's delay for the reset op to end, and returns the guild's reset
-// as it last saw it (nil when it did not look: no runner).
+// as it last saw it (nil without a runner).
 func (a *admin) awaitReset(ctx context.Context, guild uint64, op string) *game.GuildReset {
 	if !a.jobs.active() {
 		return nil
@@ -338,9 +327,8 @@ func resetDone(l *lang, text string) reply {
 	return closedEmbed(e)
 }
 
-// confirmationOp is the operation ID of a confirmation (reset-guild's,
-// a pause's): prefix and the confirmation message's ID (the interaction's
-// when a client sends no message), so that pressing it twice, retrying, or
+// confirmationOp is the operation ID of a confirmation: prefix and the
+// confirmation message's ID, so that pressing it twice, retrying, or
 // pressing it again after a crash applies it once.
 func confirmationOp(prefix string, i *discordgo.Interaction) string {
 	if i.Message != nil && i.Message.ID != "" {
@@ -366,9 +354,7 @@ func confirmReason(i *discordgo.Interaction) string {
 }
 
 // adminSettings shows the settings, changing them first if options are
-// given: one UpdateGuild under the interaction's ID, recorded in the
-// audit log with what changed. A repeated interaction changes nothing
-// more and shows the settings again.
+// given.
 func (a *admin) adminSettings(ctx context.Context, rq *request, o opts, reason string) (reply, error) {
 	sp, err := settingsPatchOf(o)
 	if err != nil {

@@ -19,12 +19,10 @@ import (
 // Jobs too big for one interaction (a reset-guild of 100,000 players) run
 // in the background, in every process that serves interactions
 // (App.RunJobs). A job's state is its guild's record (game.GuildReset):
-// its progress, and a lease saying which process runs it until when. The
-// process that got the confirmation starts the job and wakes its runner;
-// every runner scans the store's index of guilds with a job in progress
-// (storage.Store.Jobs) at start and every JobScan, and takes up a job
-// whose lease is free or expired (its process died), so that a job goes
-// on after a crash or a restart in whichever process comes next.
+// its progress, and a lease. Every runner scans the guilds with a job in
+// progress (storage.Store.Jobs) and takes up one whose lease is free or
+// expired, so that a job goes on after a crash in whichever process comes
+// next.
 
 // Timings of the job runner.
 const (
@@ -50,8 +48,7 @@ type jobConfig struct {
 	stopAt int
 }
 
-// jobs is the runner of the background jobs: the store's steps, the
-// signal that wakes it and the confirmations whose progress to show.
+// jobs is the runner of the background jobs.
 type jobs struct {
 	*steps
 	timeout  time.Duration // Config.Timeout
@@ -102,11 +99,9 @@ func (j *jobs) addWatch(w watch) {
 	j.signal()
 }
 
-// RunJobs runs the background jobs of the process (reset-guild) until ctx
-// ends, then waits for the jobs it runs to stop where they are (another
-// process, or the next start, takes them up after their lease). Call it
-// once per process, in every mode that handles interactions. It returns
-// ctx's error.
+// RunJobs runs the background jobs (reset-guild) until ctx ends, then
+// waits for them to stop where they are. Call it once per process, in
+// every mode that handles interactions. It returns ctx's error.
 func (a *App) RunJobs(ctx context.Context) error {
 	return a.jobs.runJobs(ctx, jobConfig{})
 }
@@ -203,10 +198,8 @@ func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
 const jobWorkers = 16
 
 // resetPlayers resets the users of guild to start credits, each in its
-// own step under "<op>:<user>" (a repeat changes nothing; a damaged record
-// is rewritten), jobWorkers at a time, and returns how many it reset (a player gone meanwhile is not
-// counted). On an error some may be reset: their steps are remembered, so
-// that running the batch again resets no one twice.
+// own step under "<op>:<user>", so that running the batch again resets no
+// one twice, and returns how many it reset.
 func (a *jobs) resetPlayers(ctx context.Context, guild uint64, op string, start int64, users []uint64) (int64, error) {
 	var (
 		wg    sync.WaitGroup
@@ -252,12 +245,9 @@ var errStopped = errors.New("stopped (test)")
 var errLost = errors.New("lease lost")
 
 // runReset runs the guild's reset-guild, if it has one in progress whose
-// lease is free, expired or this process's: it takes the lease, resets
-// the players after the last one recorded, batch by batch, recording the
-// progress (and renewing the lease) after each, and finishes it. Each
-// player's reset is its own step under "<op>:<user>", so that a player
-// reset before a crash, or by a process that lost the lease, is not reset
-// again (a player who played since keeps their play).
+// lease it can take: it resets the players after the last one recorded,
+// batch by batch, recording the progress (and renewing the lease) after
+// each, and finishes it.
 func (a *jobs) runReset(stop context.Context, c jobConfig, guild uint64) error {
 	// The job stops between two batches once stop ends; a step already
 	// started completes (within Config.Timeout), so that a write and what
@@ -350,8 +340,7 @@ func nilIfLost(err error) error {
 }
 
 // showProgress edits the confirmation w with its job's progress every
-// c.edit, until the job ends (the last edit says so), the token dies or
-// ctx ends. It runs only in the process that got the confirmation.
+// c.edit, until the job ends, the token dies or ctx ends.
 func (a *jobs) showProgress(ctx context.Context, c jobConfig, w watch) {
 	t := time.NewTicker(c.edit)
 	defer t.Stop()

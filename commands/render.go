@@ -48,12 +48,8 @@ type ticketView struct {
 // done reports whether every row is shown.
 func (v *ticketView) done() bool { return !v.t.Open() }
 
-// The card tells what its revealed rows show, no more, no less: the prize
-// counts in the balance once the winning row is shown, the key in the
-// padlocks once the row holding it is shown (game.Ticket.PrizeShown and
-// KeyShown, the rule game.Player.Seen applies to every view). Before that
-// the card does not give the result away; after, it agrees with the
-// credits paid.
+// The card tells what its revealed rows show, no more, no less
+// (game.Ticket.PrizeShown and KeyShown, as game.Player.Seen).
 
 // rowShown reports whether row r of the ticket is revealed.
 func (v *ticketView) rowShown(r int) bool { return r >= 0 && r < 3 && v.t.Revealed&(1<<r) != 0 }
@@ -93,8 +89,7 @@ func padlocks(keys int) string {
 	return strings.Repeat(padOpen, keys) + strings.Repeat(padClosed, game.MaxKeys-keys)
 }
 
-// renderer draws the cards. It sees what they show beyond the player's
-// record: the emojis, the Activity's button, the verification page.
+// renderer draws the cards.
 type renderer struct {
 	emojis   atomic.Pointer[glyphs] // never nil after newRenderer
 	override glyphs                 // the operator's emojis (Config.Emoji, Config.Hidden); "" for none
@@ -138,9 +133,7 @@ func (rd *renderer) grid(t game.Ticket) string {
 	return b.String()
 }
 
-// ticketCard renders a ticket: the grid, the result once all is shown, the
-// keys as padlocks, the balance, and the buttons: the arrows and Auto, then
-// the next step once all is shown and, with the Activity, "Scratch by hand".
+// ticketCard renders a ticket with its buttons.
 func (rd *renderer) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseData {
 	t := v.t
 	var desc strings.Builder
@@ -239,10 +232,8 @@ func (rd *renderer) resultText(l *lang, o game.Outcome, chest bool) string {
 	return s
 }
 
-// cardFooter is a ticket card's footer: the ticket, the stake, the
-// commitment of its seed and, once the ticket is finished and with a
-// PublicURL, the verification page's address (plain text: a footer holds
-// no link), without its "https://" to stay short.
+// cardFooter is a ticket card's footer, with the verification page's
+// address once the ticket is finished (plain text: a footer holds no link).
 func (rd *renderer) cardFooter(l *lang, v *ticketView) string {
 	t := v.t
 	s := l.T("card_footer", map[string]any{"Ticket": t.ID, "Stake": l.Credits(game.Stake), "Commitment": ticketCommitment(v.p, t.ID)})
@@ -252,11 +243,8 @@ func (rd *renderer) cardFooter(l *lang, v *ticketView) string {
 	return s
 }
 
-// ticketCommitment is the short reference of the commitment of the seed
-// that draws or drew ticket n (docs/FAIRNESS.md): /fairness shows it whole.
-// A card shows the player's last ticket, drawn by the current seed unless
-// the player rotated since: its seed is then revealed, and /fairness
-// verify shows it ("?" here).
+// ticketCommitment is the short commitment of the seed that draws or drew
+// ticket n; "?" for a seed revealed since, which /fairness verify shows.
 func ticketCommitment(p game.Player, n uint64) string {
 	r, _, err := p.TicketSeed(nil, n)
 	if err != nil {
@@ -316,10 +304,8 @@ func (rd *renderer) chestCard(l *lang, user uint64, p game.Player, c *game.Chest
 }
 
 // nextStep is what a finished card offers: the due chest's button, or
-// "Play again" (last is the card's ticket). When the rules leave no number
-// for that step (game's NextChest, NextTicket), it is no button but the
-// line that says so: a button numbered past the limit would only be
-// refused.
+// "Play again" (last is the card's ticket); when the rules leave no number
+// for it, the line that says so instead.
 func nextStep(l *lang, user uint64, p game.Player, last uint64) (discordgo.MessageComponent, string) {
 	if p.ChestDue {
 		if seq, ok := p.NextChest(); ok {
