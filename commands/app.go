@@ -155,9 +155,10 @@ type request struct {
 	customID string // the button's custom ID as received, for the logs
 	button   customID
 	data     *discordgo.ApplicationCommandInteractionData
-	r        Responder // for a background job's edits later (jobs.go), never in the handler
-	public   bool      // a slow command's deferred response is public (route.public)
-	ans      *answer   // the answer being delivered (delivery.go), never in the handler
+	def      *discordgo.ApplicationCommand // the command's definition
+	r        Responder                     // for a background job's edits later (jobs.go), never in the handler
+	public   bool                          // a slow command's deferred response is public (route.public)
+	ans      *answer                       // the answer being delivered (delivery.go), never in the handler
 }
 
 // New returns the handlers over store. It panics only on a programming error

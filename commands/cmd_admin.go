@@ -121,16 +121,15 @@ func (a *admin) handleAdmin(ctx context.Context, rq *request) (reply, error) {
 	if rq.perms&modPerms == 0 {
 		return reply{}, userErr("err_not_moderator", nil)
 	}
-	sub, err := rq.subcommand()
+	sub, o, err := rq.subcommand()
 	if err != nil {
 		return reply{}, err
 	}
-	o := opts{list: sub.Options, resolved: rq.data.Resolved}
 	reason, err := o.reason()
 	if err != nil {
 		return reply{}, err
 	}
-	switch sub.Name {
+	switch sub {
 	case "grant":
 		return a.adminGrant(ctx, rq, o, reason, false)
 	case "set-balance":

@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +21,7 @@ import (
 // settingsPatchOf reads /admin settings' options.
 func settingsPatchOf(o opts) (game.SettingsPatch, error) {
 	var sp game.SettingsPatch
-	if err := o.checkTypes(settingsOptions); err != nil {
+	if err := o.checkTypes(); err != nil {
 		return sp, err
 	}
 	if s, ok := o.str("starting-balance"); ok {
@@ -96,14 +97,21 @@ func settingsPatchOf(o opts) (game.SettingsPatch, error) {
 	return sp, nil
 }
 
-// subcommand returns the command's one subcommand, or err_bad_option for
-// a payload without exactly one.
-func (rq *request) subcommand() (*discordgo.ApplicationCommandInteractionDataOption, error) {
+// subcommand returns the name and options of the command's one
+// subcommand, or err_bad_option for a payload without exactly one.
+func (rq *request) subcommand() (string, opts, error) {
 	d := rq.data
 	if len(d.Options) != 1 || d.Options[0] == nil || d.Options[0].Type != discordgo.ApplicationCommandOptionSubCommand {
-		return nil, userErr("err_bad_option", nil)
+		return "", opts{}, userErr("err_bad_option", nil)
 	}
-	return d.Options[0], nil
+	sub := d.Options[0]
+	o := opts{list: sub.Options, resolved: d.Resolved}
+	if rq.def != nil {
+		if i := slices.IndexFunc(rq.def.Options, func(x *discordgo.ApplicationCommandOption) bool { return x.Name == sub.Name }); i >= 0 {
+			o.defs = rq.def.Options[i].Options
+		}
+	}
+	return sub.Name, o, nil
 }
 
 // opts reads a subcommand's options with their types checked (discordgo's
@@ -111,6 +119,7 @@ func (rq *request) subcommand() (*discordgo.ApplicationCommandInteractionDataOpt
 type opts struct {
 	list     []*discordgo.ApplicationCommandInteractionDataOption
 	resolved *discordgo.ApplicationCommandInteractionDataResolved
+	defs     []*discordgo.ApplicationCommandOption // the subcommand's definition
 }
 
 // lookup returns the value of option name as OptionValue types it for typ:
@@ -172,32 +181,16 @@ func OptionValue(typ discordgo.ApplicationCommandOptionType, v any) (any, bool) 
 	return nil, false
 }
 
-// settingsOptions are the types of /admin settings' options.
-var settingsOptions = map[string]discordgo.ApplicationCommandOptionType{
-	"starting-balance": discordgo.ApplicationCommandOptionString,
-	"daily-amount":     discordgo.ApplicationCommandOptionString,
-	"public-plays":     discordgo.ApplicationCommandOptionBoolean,
-	"channel":          discordgo.ApplicationCommandOptionChannel,
-	"any-channel":      discordgo.ApplicationCommandOptionBoolean,
-	"max-stake-day":    discordgo.ApplicationCommandOptionString,
-	"min-interval":     discordgo.ApplicationCommandOptionInteger,
-	"reality-plays":    discordgo.ApplicationCommandOptionInteger,
-	"reality-minutes":  discordgo.ApplicationCommandOptionInteger,
-	"reason":           discordgo.ApplicationCommandOptionString,
-}
-
 // checkTypes refuses an option of another type than its definition's, or
 // without a value: a payload Discord would not send, which would otherwise be
 // read as the option being absent and silently ignored.
-func (o opts) checkTypes(types map[string]discordgo.ApplicationCommandOptionType) error {
+func (o opts) checkTypes() error {
 	for _, x := range o.list {
-		if x == nil {
+		i := slices.IndexFunc(o.defs, func(d *discordgo.ApplicationCommandOption) bool { return x != nil && d.Name == x.Name })
+		if i < 0 {
 			continue
 		}
-		want, known := types[x.Name]
-		if !known {
-			continue
-		}
+		want := o.defs[i].Type
 		// A number for an integer option: whether it is whole, the
 		// option's reader says in its own words.
 		kind := want

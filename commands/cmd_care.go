@@ -45,13 +45,6 @@ var limitOptions = [game.NumLimits]struct{ name, fr, en, frDesc string }{
 	{"loss-week", "pertes-semaine", "Most you may lose per week (stakes minus prizes), in credits (0 removes it)", "Perte maximale par semaine (mises moins gains), en crédits (0 la retire)"},
 }
 
-// limitsTypes are the types of /limits set's options.
-var limitsTypes = map[string]discordgo.ApplicationCommandOptionType{
-	"stake-day": discordgo.ApplicationCommandOptionString, "stake-week": discordgo.ApplicationCommandOptionString,
-	"loss-day": discordgo.ApplicationCommandOptionString, "loss-week": discordgo.ApplicationCommandOptionString,
-	"reminder": discordgo.ApplicationCommandOptionInteger,
-}
-
 func (a *care) limitsCommand() *command {
 	var set []*discordgo.ApplicationCommandOption
 	for _, o := range limitOptions {
@@ -96,7 +89,7 @@ func (a *care) pauseCommand() *command {
 
 // handleLimits runs the subcommand.
 func (a *care) handleLimits(ctx context.Context, rq *request) (reply, error) {
-	sub, err := rq.subcommand()
+	sub, o, err := rq.subcommand()
 	if err != nil {
 		return reply{}, err
 	}
@@ -104,7 +97,7 @@ func (a *care) handleLimits(ctx context.Context, rq *request) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	switch sub.Name {
+	switch sub {
 	case "show":
 		p, _, err := a.load(ctx, rq.player())
 		if err != nil {
@@ -112,7 +105,7 @@ func (a *care) handleLimits(ctx context.Context, rq *request) (reply, error) {
 		}
 		return ephemeralEmbed(a.limitsEmbed(rq.l, p, set.House, a.now(), "")), nil
 	case "set":
-		return a.limitsSet(ctx, rq, opts{list: sub.Options}, set)
+		return a.limitsSet(ctx, rq, o, set)
 	}
 	return reply{}, userErr("err_unknown_command", nil)
 }
@@ -121,7 +114,7 @@ func (a *care) handleLimits(ctx context.Context, rq *request) (reply, error) {
 // interaction's ID, creating the player: setting limits before the first
 // play is the way to be sure of them.
 func (a *care) limitsSet(ctx context.Context, rq *request, o opts, set game.Settings) (reply, error) {
-	if err := o.checkTypes(limitsTypes); err != nil {
+	if err := o.checkTypes(); err != nil {
 		return reply{}, err
 	}
 	var sets []game.LimitSet

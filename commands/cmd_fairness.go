@@ -60,18 +60,16 @@ func (a *fairness) fairnessCommand() *command {
 
 // handleFairness runs the subcommand.
 func (a *fairness) handleFairness(ctx context.Context, rq *request) (reply, error) {
-	sub, err := rq.subcommand()
+	sub, o, err := rq.subcommand()
 	if err != nil {
 		return reply{}, err
 	}
-	o := opts{list: sub.Options}
-	switch sub.Name {
+	switch sub {
 	case "show":
 		return a.fairnessShow(ctx, rq)
 	case "seed":
-		v, ok := o.get("value", discordgo.ApplicationCommandOptionString)
-		s, isString := v.(string)
-		if !ok || !isString {
+		s, ok := o.str("value")
+		if !ok {
 			return reply{}, userErr("err_bad_option", nil)
 		}
 		if err := game.ValidateClientSeed(s); err != nil {
@@ -81,8 +79,7 @@ func (a *fairness) handleFairness(ctx context.Context, rq *request) (reply, erro
 	case "rotate":
 		return a.fairnessRotate(ctx, rq, nil)
 	case "verify":
-		v, ok := o.get("ticket", discordgo.ApplicationCommandOptionInteger)
-		n, _ := v.(int64)
+		n, _, ok := o.integer("ticket")
 		if !ok || n < 1 {
 			return reply{}, userErr("err_bad_option", nil)
 		}

@@ -18,7 +18,8 @@ type router struct {
 // route is one entry of the table.
 type route struct {
 	h      handlerFunc // wrapped in the delivery chain
-	public bool        // a slow command's deferred response is public
+	def    *discordgo.ApplicationCommand
+	public bool // a slow command's deferred response is public
 	// subs, when not nil, are the command's subcommands, the metrics'
 	// labels (a fixed list: a forged name cannot grow the label set).
 	subs map[string]bool
@@ -38,7 +39,7 @@ func (r *router) command(c *command) {
 			subs[o.Name] = true
 		}
 	}
-	r.commands[c.def.Name] = route{h: r.wrap(c.h), public: c.public, subs: subs}
+	r.commands[c.def.Name] = route{h: r.wrap(c.h), def: c.def, public: c.public, subs: subs}
 	r.defs = append(r.defs, c.def)
 }
 
@@ -81,7 +82,7 @@ func (r *router) route(rq *request) (handlerFunc, error) {
 		if !ok {
 			return nil, userErr("err_unknown_command", nil)
 		}
-		rq.kind, rq.data, rq.public, h = d.Name, &d, c.public, c.h
+		rq.kind, rq.data, rq.def, rq.public, h = d.Name, &d, c.def, c.public, c.h
 		if c.subs != nil {
 			rq.kind = d.Name + " unknown"
 			if len(d.Options) == 1 && d.Options[0] != nil && c.subs[d.Options[0].Name] {
