@@ -16,8 +16,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// desk runs the Activity's steps: the buttons' own steps (plays, account)
-// under the Activity's rules of locking and answering.
+// desk runs the Activity's steps: the buttons' own (plays, account).
 type desk struct {
 	*steps
 	*renderer
@@ -28,11 +27,6 @@ type desk struct {
 	timeout time.Duration                                                             // Config.Timeout
 	post    func(ctx context.Context, channel uint64, m *discordgo.MessageSend) error // Config.Announce
 }
-
-// The Activity (package activity) plays through Act: the steps the buttons
-// take (buyStep, revealStep, chestStep, dailyStep), the same store, the
-// same Observer calls and logs, under the page's operation IDs. Package
-// activity proves who plays, where; Act trusts what it is given.
 
 // The kinds of Act.
 const (
@@ -124,11 +118,11 @@ var ErrActInput = errors.New("commands: bad activity request")
 var opPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{16,40}$`)
 
 // Act runs one step of the Activity for act.User in act.Guild and returns
-// the state after it. A step is one storage.Apply under the operation ID
-// "a:" + act.Op, so a retried request changes nothing and gets the same
-// answer. Errors: ErrActInput (wrapped); *ActError for a refusal; anything
-// else is internal (logged, counted), and the step may or may not have
-// been written: trying it again with the same Op is safe.
+// the state after it. Package activity proves who plays, where; Act trusts
+// what it is given. A retried request (the same Op) changes nothing and
+// gets the same answer. Errors: ErrActInput (wrapped); *ActError for a
+// refusal; anything else is internal (logged, counted), and the step may
+// or may not have been written: trying it again with the same Op is safe.
 func (a *App) Act(ctx context.Context, act Act) (ActState, error) { return a.desk.serve(ctx, act) }
 
 // serve is Act.
@@ -175,8 +169,7 @@ func (a *desk) serve(ctx context.Context, act Act) (ActState, error) {
 	return ActState{}, ae
 }
 
-// actLocked runs act under the player's lock, within Config.Timeout,
-// turning a panic into an internal error.
+// actLocked runs act under the player's lock, within Config.Timeout.
 func (a *desk) actLocked(ctx context.Context, rq *request, act Act) (st ActState, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -293,8 +286,7 @@ func (a *desk) actState(ctx context.Context, rq *request, set game.Settings, p *
 }
 
 // announce posts the ticket p just finished in channel, as its /play card
-// shows it, when the guild's settings set make plays public and
-// Config.Announce is set. It does not wait: a failure is logged, the step stands.
+// shows it, when the guild makes plays public. It does not wait.
 func (a *desk) announce(ctx context.Context, rq *request, set game.Settings, channel uint64, p game.Player) {
 	if a.post == nil || channel == 0 || p.Ticket == nil || !set.PublicPlays {
 		return

@@ -14,10 +14,6 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// The options of /admin's subcommands, read with their types checked: a
-// payload Discord would not send is refused with a user error, never read
-// as an option left out.
-
 // settingsPatchOf reads /admin settings' options.
 func settingsPatchOf(o opts) (game.SettingsPatch, error) {
 	var sp game.SettingsPatch
@@ -123,8 +119,7 @@ type opts struct {
 }
 
 // lookup returns the value of option name as OptionValue types it for typ:
-// present tells whether the option was given, ok whether it was given with
-// type typ and a value of that type.
+// present tells whether the option was given, ok whether with type typ.
 func (o opts) lookup(name string, typ discordgo.ApplicationCommandOptionType) (v any, present, ok bool) {
 	for _, x := range o.list {
 		if x != nil && x.Name == name {
@@ -135,29 +130,24 @@ func (o opts) lookup(name string, typ discordgo.ApplicationCommandOptionType) (v
 	return nil, false, false
 }
 
-// get returns the value of option name if it was given with type typ and a
-// value of that type (lookup).
+// get is lookup without present.
 func (o opts) get(name string, typ discordgo.ApplicationCommandOptionType) (any, bool) {
 	v, _, ok := o.lookup(name, typ)
 	return v, ok
 }
 
-// integer reads an integer option: present tells whether it was given, ok
-// whether it is an integer option holding a whole number (OptionValue).
+// integer reads an integer option as lookup does.
 func (o opts) integer(name string) (n int64, present, ok bool) {
 	v, present, ok := o.lookup(name, discordgo.ApplicationCommandOptionInteger)
 	n, _ = v.(int64)
 	return n, present, ok
 }
 
-// OptionValue returns v, the value of an option of type typ as an
-// interaction carries it once decoded from JSON, as the Go value of that
-// type: a string for a string, user, channel, role or mentionable option
-// (an ID is a string); a bool for a boolean; a float64 for a number; an
-// int64 for an integer, which must be a whole number of at most 2^53 in
-// absolute value, as Discord takes it. ok is false for any other value, or
-// another type. The handlers read their options with it, and clefs try
-// types the values it sends with it.
+// OptionValue returns v, the value of an option of type typ as decoded
+// from JSON, as the Go value of that type: a string for a string, user,
+// channel, role or mentionable option; a bool; a float64 for a number; an
+// int64 for an integer, a whole number of at most 2^53 in absolute value.
+// ok is false for any other value. clefs try types its values with it.
 func OptionValue(typ discordgo.ApplicationCommandOptionType, v any) (any, bool) {
 	switch typ {
 	case discordgo.ApplicationCommandOptionString, discordgo.ApplicationCommandOptionUser, discordgo.ApplicationCommandOptionChannel,
@@ -227,8 +217,7 @@ func (o opts) boolean(name string) (bool, bool) {
 	return b, ok
 }
 
-// snowflake reads a channel option: present tells whether it was given, ok
-// whether it is a valid ID.
+// snowflake reads a channel option as lookup does.
 func (o opts) snowflake(name string) (id uint64, present, ok bool) {
 	v, present, ok := o.lookup(name, discordgo.ApplicationCommandOptionChannel)
 	s, _ := v.(string)
@@ -281,9 +270,8 @@ func (o opts) reason() (string, error) {
 var moderatorCredits = game.CreditSyntax{Signed: true, Comma: true, Max: maxAmountCents - 1}
 
 // parseCredits parses an amount of credits typed by a moderator into cents
-// with game.ParseCredits: spaces around it, a sign ('-' only when negative is
-// allowed), ',' or '.' before one or two decimals, below 10^10 credits.
-// A refusal is a user error naming what was typed.
+// (moderatorCredits; '-' only when negative is allowed). A refusal is a
+// user error naming what was typed.
 func parseCredits(s string, negative bool) (int64, error) {
 	typed := strings.TrimSpace(s)
 	if !negative && strings.HasPrefix(typed, "-") {

@@ -13,17 +13,13 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// care is the handlers of playing responsibly: /limits and /pause.
+// care is the handlers of playing responsibly (game/care.go): /limits and
+// /pause.
 type care struct {
 	*steps
 	*renderer
 	confirmTTL time.Duration // Config.ConfirmTTL
 }
-
-// /limits and /pause: playing responsibly (game/care.go). A player sets
-// their own stake and loss limits and reality-check interval, and may
-// pause their play for a while, after a confirmation. The rules are game's;
-// this file reads options, applies the steps and renders them.
 
 // pauseChoices are the lengths /pause offers, by their option value; the
 // custom ID carries the index.
@@ -110,9 +106,8 @@ func (a *care) handleLimits(ctx context.Context, rq *request) (reply, error) {
 	return reply{}, userErr("err_unknown_command", nil)
 }
 
-// limitsSet applies /limits set's options in one step under the
-// interaction's ID, creating the player: setting limits before the first
-// play is the way to be sure of them.
+// limitsSet applies /limits set's options in one step, creating the
+// player: setting limits before the first play is the way to be sure of them.
 func (a *care) limitsSet(ctx context.Context, rq *request, o opts, set game.Settings) (reply, error) {
 	if err := o.checkTypes(); err != nil {
 		return reply{}, err
@@ -197,11 +192,9 @@ func limitAmount(l *lang, amount int64) string {
 	return l.Credits(amount)
 }
 
-// limitsEmbed shows the player's limits at now: each with what it counts in
-// its window and when that ends, a looser amount waiting and when it comes,
-// the house's rules, the reality-check interval and the pause. The losses
-// are the ones the player has seen (game.Player.Seen): without the prize of
-// a ticket whose winning row is not shown yet.
+// limitsEmbed shows the player's limits at now, the house's rules, the
+// reality-check interval and the pause, as the player has seen them
+// (game.Player.Seen).
 func (a *care) limitsEmbed(l *lang, p game.Player, h game.House, now time.Time, done string) *discordgo.MessageEmbed {
 	sv := p.Seen(nil)
 	ls, spend := p.LimitsAt(now), sv.Player.SpendAt(now)
@@ -265,9 +258,9 @@ func houseReality(l *lang, h game.House) string {
 	return strings.Join(parts, l.T("or", nil))
 }
 
-// handlePause asks to confirm a pause: the buttons carry the player, the
-// length and the time asked, from which the end is computed, so that a
-// confirmation pressed twice or retried pauses to the same moment.
+// handlePause asks to confirm a pause: the buttons carry the length and
+// the time asked, so that a confirmation pressed twice pauses to the same
+// moment.
 func (a *care) handlePause(_ context.Context, rq *request) (reply, error) {
 	o := opts{list: rq.data.Options}
 	v, _ := o.str("length")
@@ -291,9 +284,7 @@ func (a *care) handlePause(_ context.Context, rq *request) (reply, error) {
 	return askConfirm(l, e, l.T("btn_pause_confirm", nil), confirm, cancel), nil
 }
 
-// handlePauseConfirm pauses the player under the operation ID of the
-// confirmation message: a double press, a retry or a press after a crash
-// pauses once.
+// handlePauseConfirm pauses the player (confirmationOp).
 func (a *care) handlePauseConfirm(ctx context.Context, rq *request) (reply, error) {
 	if expired(rq.button.ts, a.clock(), a.confirmTTL) || rq.button.code >= len(pauseChoices) {
 		return reply{}, userErr("err_pause_expired", nil)

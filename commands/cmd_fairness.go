@@ -16,18 +16,13 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// fairness is the handlers of /fairness.
+// fairness is the handlers of /fairness: commit and reveal
+// (docs/FAIRNESS.md). Nothing here shows a seed that is not revealed: only
+// a game.SeedReveal's seed is written out.
 type fairness struct {
 	*steps
 	*renderer
 }
-
-// /fairness: commit and reveal (docs/FAIRNESS.md). A player sees the
-// commitment of their secret server seed and their client seed, chooses a
-// client seed, reveals the server seed (which commits a new one) and
-// recomputes a ticket drawn under a revealed seed. Nothing here shows a
-// seed that is not revealed: game.Seed prints as "secret", and only a
-// game.SeedReveal's seed is written out.
 
 func (a *fairness) fairnessCommand() *command {
 	value := option(discordgo.ApplicationCommandOptionString, "value", "valeur",
@@ -99,9 +94,8 @@ func code(s string) string {
 	return "`" + s + "`"
 }
 
-// fairnessShow shows the current commitment, the client seed, the tickets
-// under them and the last seed revealed. It creates nothing: a player who
-// never played has no seeds yet.
+// fairnessShow shows the current seeds and the last one revealed. It
+// creates nothing.
 func (a *fairness) fairnessShow(ctx context.Context, rq *request) (reply, error) {
 	p, ok, err := a.load(ctx, rq.player())
 	if err != nil {
@@ -169,8 +163,7 @@ func revealField(l *lang, title string, r game.SeedReveal) *discordgo.MessageEmb
 }
 
 // fairnessRotate reveals the server seed and commits a new one; with
-// client, it sets the client seed too. It creates the player: choosing a
-// client seed before the first ticket is the way to be sure of it.
+// client, it sets the client seed too. It creates the player.
 func (a *fairness) fairnessRotate(ctx context.Context, rq *request, client *string) (reply, error) {
 	set, err := a.settings(ctx, rq.guild)
 	if err != nil {
@@ -317,9 +310,7 @@ func fairURL(publicURL string) string {
 }
 
 // fairnessExport answers with the player's public export
-// (schema.PublicExport: the history kept and the seeds revealed, nothing
-// secret) as a JSON file, and how to check it: on the verification page,
-// or with clefs verify -export. It creates nothing.
+// (schema.PublicExport) as a JSON file. It creates nothing.
 func (a *fairness) fairnessExport(ctx context.Context, rq *request) (reply, error) {
 	hist, err := a.store.History(ctx, rq.player(), storage.HistoryLimit)
 	if err != nil {

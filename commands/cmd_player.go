@@ -19,9 +19,6 @@ type account struct {
 	*renderer
 }
 
-// /balance, /leaderboard, /daily and /history: the player's own state and
-// the guild's ranking.
-
 // historySize is how many entries /history shows; leaderSize the ranks of
 // /leaderboard.
 const (
@@ -39,9 +36,8 @@ func (a *account) balanceCommand() *command {
 }
 
 // handleBalance shows the player's state as the player has seen it
-// (game.Player.Seen): a ticket being revealed counts only for what its
-// revealed rows show. It creates nothing: someone who never played sees
-// the guild's starting balance and no plays yet.
+// (game.Player.Seen). It creates nothing: someone who never played sees
+// the guild's starting balance.
 func (a *account) handleBalance(ctx context.Context, rq *request) (reply, error) {
 	p, ok, err := a.load(ctx, rq.player())
 	if err != nil {
@@ -124,11 +120,9 @@ func (a *account) leaderboardCommand() *command {
 
 // handleLeaderboard shows the guild's richest players and, when the caller
 // is not among them, the caller's own rank. The index ranks by the stored
-// balances; the amounts shown are the ones each player has seen
-// (game.Player.Seen), the players shown ordered by them, so that the
-// board tells no ticket's result before its card: it reads the records of
-// the players it shows, leaderSize and the caller at most. A record that
-// does not decode is left out (logged and counted), its rank with it.
+// balances; the amounts shown, and their order, are the ones each player
+// has seen (game.Player.Seen), so that the board tells no ticket's result
+// before its card. A record that does not decode is left out.
 func (a *account) handleLeaderboard(ctx context.Context, rq *request) (reply, error) {
 	b, err := a.store.Leaderboard(ctx, rq.guild, leaderSize, rq.user)
 	if err != nil {
@@ -217,8 +211,7 @@ func (a *account) dailyCommand() *command {
 	}
 }
 
-// handleDaily claims the guild's daily bonus under the interaction's ID,
-// creating the player at the first claim.
+// handleDaily claims the guild's daily bonus.
 func (a *account) handleDaily(ctx context.Context, rq *request) (reply, error) {
 	l := rq.l
 	set, err := a.settings(ctx, rq.guild)
@@ -238,9 +231,8 @@ func (a *account) handleDaily(ctx context.Context, rq *request) (reply, error) {
 	return ephemeralEmbed(e), nil
 }
 
-// dailyStep claims the guild's daily bonus under rq's operation ID,
-// creating the player at the first claim. The command and the Activity
-// both claim through it.
+// dailyStep claims the guild's daily bonus, creating the player at the
+// first claim. The command and the Activity both claim through it.
 func (a *account) dailyStep(ctx context.Context, rq *request, set game.Settings) (storage.Applied, error) {
 	ap, err := a.run(ctx, storage.Step{
 		ID: rq.player(), Op: rq.i.ID, Create: true, Start: set.StartingBalance,
@@ -273,8 +265,7 @@ func (a *account) historyCommand() *command {
 }
 
 // handleHistory shows the player's last history lines, newest first, as
-// the player has seen them (game.Player.SeenHistory): a ticket being
-// revealed gets its line once finished. It creates nothing.
+// the player has seen them (game.Player.SeenHistory). It creates nothing.
 func (a *account) handleHistory(ctx context.Context, rq *request) (reply, error) {
 	// The history first: a ticket drawn between the two reads has no line
 	// in it yet, so none can slip through.

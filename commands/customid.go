@@ -12,8 +12,7 @@ const maxCustomID = 100
 // buttonKind is what a button does.
 type buttonKind uint8
 
-// The buttons. Their custom IDs carry everything a handler needs, so a
-// button posted before a restart still works.
+// The buttons.
 const (
 	kindRow          buttonKind = iota + 1 // reveal one row of a ticket
 	kindAuto                               // reveal every row of a ticket
@@ -46,9 +45,7 @@ type segment struct {
 	set    func(*customID, uint64) // v already in [lo, hi], which keeps it within the field's type
 }
 
-// The segments: a Discord snowflake, a ticket number (the last ticket, 0
-// if none), a row of the grid, a chest number, a unix time, a pause's
-// length.
+// The segments.
 var (
 	segUser       = segment{1, math.MaxUint64, func(c *customID) uint64 { return c.user }, func(c *customID, v uint64) { c.user = v }}
 	segTicket     = segment{1, math.MaxInt64, getTicket, setTicket}
@@ -151,16 +148,11 @@ func (k buttonKind) metric() string {
 	return "button unknown"
 }
 
-// parseUint parses a strictly decimal number in [lo, hi]: digits only, no
-// sign, no leading zero, no spaces.
+// parseUint parses a strictly decimal number in [lo, hi]: digits only
+// (strconv.ParseUint in base 10), no leading zero.
 func parseUint(s string, lo, hi uint64) (uint64, bool) {
-	if s == "" || (s[0] == '0' && len(s) > 1) {
+	if len(s) > 1 && s[0] == '0' {
 		return 0, false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
 	}
 	v, err := strconv.ParseUint(s, 10, 64)
 	if err != nil || v < lo || v > hi {

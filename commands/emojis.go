@@ -77,11 +77,9 @@ func (a *App) ApplicationEmojis() ([]EmojiImage, error) {
 }
 
 // UseApplicationEmojis makes the cards show the application's emojis, given
-// their IDs by name (as Discord lists them), wherever the operator set no
-// override. It needs all eight (ApplicationEmojis's names), so that the
-// cards keep one style: with one missing or an ID that is not a snowflake
-// it returns an error and changes nothing. It is safe to call while
-// interactions are handled.
+// their IDs by name, wherever the operator set no override. With one of
+// ApplicationEmojis's names missing or an ID that is not a snowflake it
+// returns an error and changes nothing. It is safe for concurrent use.
 func (a *App) UseApplicationEmojis(ids map[string]string) error {
 	var app glyphs
 	var missing []string

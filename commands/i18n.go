@@ -26,8 +26,7 @@ type catalog struct {
 	en, fr *lang
 }
 
-// lang is one language of the catalog: a go-i18n localizer, asked for each
-// message with its template data.
+// lang is one language of the catalog.
 type lang struct {
 	loc *i18n.Localizer
 	fr  bool
@@ -55,11 +54,8 @@ func (c *catalog) forLocale(l discordgo.Locale) *lang {
 	return c.en
 }
 
-// T returns message id with template data (nil when the message has none).
-// A missing message yields its id, so that a slip shows rather than crashes;
-// a message missing in French only falls back to English (go-i18n's default
-// language) without an error here. TestLocalesComplete and
-// TestFrenchNeverFallsBack make sure neither happens.
+// T returns message id with template data (nil when the message has none);
+// a missing message yields its id, so that a slip shows rather than crashes.
 func (l *lang) T(id string, data map[string]any) string { return l.P(id, nil, data) }
 
 // P returns the plural form of message id for count (an integer, or a

@@ -90,11 +90,8 @@ func (r *router) route(rq *request) (handlerFunc, error) {
 			}
 		}
 	case discordgo.InteractionMessageComponent:
-		// A button acts only on the card it sits on: its custom ID must
-		// parse and be one of the message's buttons, so that a forged ID
-		// (a reset-guild "cancel" clicked on a ticket card…) changes
-		// nothing; and it must come from a button, every custom ID of the
-		// bot's being a button's (a select menu carrying one is forged).
+		// A button acts only on the card it sits on, and only a button
+		// (a select menu carrying a custom ID of the bot's is forged).
 		var from discordgo.ComponentType
 		rq.customID, from = componentCustomID(i)
 		rq.kind = "button unknown"
