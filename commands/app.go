@@ -14,10 +14,8 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// Responder answers one interaction. Package bot implements it twice: over
-// REST with a discordgo session for the gateway, and over the HTTP reply
-// for the interactions endpoint (bot/http.go; edits and follow-ups after
-// it still go over REST).
+// Responder answers one interaction (package bot implements it for the
+// gateway and for the HTTP endpoint).
 type Responder interface {
 	// Respond sends the initial response (the callback). It is called at most once.
 	Respond(ctx context.Context, i *discordgo.Interaction, r *discordgo.InteractionResponse) error
@@ -76,7 +74,7 @@ type Config struct {
 	// nil means time.Now.
 	Now func() time.Time
 	// Drawer draws tickets and chests; nil means game.SeededDrawer{}, the
-	// verifiable draws. Tests inject one to force outcomes.
+	// verifiable draws.
 	Drawer game.Drawer
 	// Seeds gives a new player's server seed; nil means crypto/rand.Reader.
 	Seeds io.Reader
@@ -95,8 +93,7 @@ type Config struct {
 	// DefaultTimeout.
 	Timeout time.Duration
 	// Wait waits d before a late step's next try, or until ctx ends (then
-	// it returns ctx's error); nil means a timer. Tests inject one that
-	// moves their clock (Now) instead.
+	// it returns ctx's error); nil means a timer.
 	Wait func(ctx context.Context, d time.Duration) error
 	// ConfirmTTL is how long the reset-guild confirmation button stays
 	// valid; 0 means DefaultConfirmTTL.
@@ -105,10 +102,9 @@ type Config struct {
 	// no trailing slash), where it serves the verification page at /fair;
 	// when set, /fairness and finished cards link to it. "" means none.
 	PublicURL string
-	// Announce posts m in channel with the bot's token (POST
-	// /channels/{channel}/messages): when the guild makes plays public, a
-	// ticket finished in the Activity is announced there as its /play card
-	// would show it. nil means no announcements.
+	// Announce posts m in channel with the bot's token: when the guild
+	// makes plays public, a ticket finished in the Activity is announced
+	// there. nil means no announcements.
 	Announce func(ctx context.Context, channel uint64, m *discordgo.MessageSend) error
 }
 
@@ -198,7 +194,7 @@ func New(cfg Config, store storage.Store) *App {
 		observation: *obs,
 		now:         cfg.Now, deferAfter: cfg.DeferAfter, timeout: cfg.Timeout, waitFn: cfg.Wait,
 	}
-	a.jobs = &jobs{steps: st, timeout: cfg.Timeout}
+	a.jobs = &jobs{steps: st, timeout: cfg.Timeout, wake: make(chan struct{}, 1)}
 	pl := &plays{steps: st, renderer: a.renderer}
 	acc := &account{steps: st, renderer: a.renderer}
 	cr := &care{steps: st, renderer: a.renderer, confirmTTL: cfg.ConfirmTTL}

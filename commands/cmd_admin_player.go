@@ -11,20 +11,13 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// /admin player and /admin lift-pause: a moderator's view of one player,
-// and the one way to end a pause early, with a reason in the audit log.
-
 // playerViewLines is how many history lines and moderator actions
 // /admin player shows.
 const playerViewLines = 5
 
-// adminPlayer shows one player to a moderator: balance, keys, open ticket,
-// statistics, limits and pause, and the latest history and moderator
-// actions on them. Of the seeds it shows the commitment only, never a
-// secret seed. Like every view, it shows the player as the player has seen
-// them (game.Player.Seen, SeenHistory): a ticket being revealed is said to
-// be, never what it brings, not even to a moderator playing it. It creates
-// nothing.
+// adminPlayer shows one player to a moderator, as the player has seen
+// them (game.Player.Seen, SeenHistory), and of the seeds the commitment
+// only. It creates nothing.
 func (a *admin) adminPlayer(ctx context.Context, rq *request, o opts) (reply, error) {
 	target, err := o.player("user")
 	if err != nil {
@@ -143,8 +136,7 @@ func (a *admin) adminPlayer(ctx context.Context, rq *request, o opts) (reply, er
 	return ephemeralEmbed(e), nil
 }
 
-// adminLiftPause ends a player's pause under the interaction's ID, with
-// the reason, which is required, in the audit log.
+// adminLiftPause ends a player's pause; the reason is required.
 func (a *admin) adminLiftPause(ctx context.Context, rq *request, o opts, reason string) (reply, error) {
 	target, err := o.player("user")
 	if err != nil {
@@ -179,11 +171,9 @@ func houseText(l *lang, h game.House) string {
 	return l.T("house_text", map[string]any{"Cap": stakeCap, "Interval": interval, "Reality": houseReality(l, h)})
 }
 
-// displayName is the name Discord shows for the user of option name, as
-// resolved in the interaction: their server nickname, else their global
-// name, else their username, with Markdown escaped; "" when unresolved. An
-// embed's field names do not render mentions, so a view that names the
-// player there uses this.
+// displayName is the name Discord shows for the user of option name, with
+// Markdown escaped; "" when unresolved. An embed's field names do not
+// render mentions.
 func (o opts) displayName(name string) string {
 	v, _ := o.get(name, discordgo.ApplicationCommandOptionUser)
 	id, _ := v.(string)

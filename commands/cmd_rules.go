@@ -9,15 +9,12 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// rules is the handler of /rules.
+// rules is the handler of /rules: the figures of game.ComputeOdds,
+// rendered once per language.
 type rules struct {
 	*renderer
 	cat *catalog
 }
-
-// /rules shows both prize tables with the exact odds computed by game, the
-// return to player and how the key odds are read. Nothing is recomputed
-// here: the figures come from game.ComputeOdds, rendered once per language.
 
 func (a *rules) rulesCommand() *command {
 	odds := game.ComputeOdds()

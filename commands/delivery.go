@@ -283,9 +283,14 @@ func (ans *answer) followDeferral(rep reply) {
 	}
 }
 
-// edit replaces the original response's text, embeds and components with
-// d's (its flags cannot change), and attaches d's files.
+// edit replaces the original response with d (webhookEdit).
 func (ans *answer) edit(d *discordgo.InteractionResponseData) error {
+	return ans.r.EditOriginal(ans.ctx, ans.rq.i, webhookEdit(d))
+}
+
+// webhookEdit replaces a message's text, embeds and components with d's
+// (its flags cannot change), and attaches d's files.
+func webhookEdit(d *discordgo.InteractionResponseData) *discordgo.WebhookEdit {
 	fit(d)
 	content, embeds, comps := d.Content, d.Embeds, d.Components
 	if embeds == nil {
@@ -294,9 +299,9 @@ func (ans *answer) edit(d *discordgo.InteractionResponseData) error {
 	if comps == nil {
 		comps = []discordgo.MessageComponent{}
 	}
-	return ans.r.EditOriginal(ans.ctx, ans.rq.i, &discordgo.WebhookEdit{
+	return &discordgo.WebhookEdit{
 		Content: &content, Embeds: &embeds, Components: &comps, AllowedMentions: d.AllowedMentions, Files: d.Files,
-	})
+	}
 }
 
 // send sends the initial response.

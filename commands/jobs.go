@@ -52,8 +52,7 @@ type jobConfig struct {
 type jobs struct {
 	*steps
 	timeout  time.Duration // Config.Timeout
-	once     sync.Once
-	wakeC    chan struct{}
+	wake     chan struct{} // one token wakes the runner
 	mu       sync.Mutex
 	watches  []watch
 	running  map[uint64]bool // guilds whose job runs in this process
@@ -71,15 +70,10 @@ type watch struct {
 	until time.Time
 }
 
-func (j *jobs) wake() chan struct{} {
-	j.once.Do(func() { j.wakeC = make(chan struct{}, 1) })
-	return j.wakeC
-}
-
 // signal wakes the runner, if it sleeps.
 func (j *jobs) signal() {
 	select {
-	case j.wake() <- struct{}{}:
+	case j.wake <- struct{}{}:
 	default:
 	}
 }
@@ -188,7 +182,7 @@ func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-tick.C:
-		case <-a.wake():
+		case <-a.wake:
 		}
 	}
 }
@@ -371,13 +365,7 @@ func (a *jobs) showProgress(ctx context.Context, c jobConfig, w watch) {
 		default:
 			rep = resetRunning(w.l, *r, "")
 		}
-		d := rep.data
-		fit(d)
-		comps := d.Components
-		if comps == nil {
-			comps = []discordgo.MessageComponent{}
-		}
-		if err := w.r.EditOriginal(ctx, w.i, &discordgo.WebhookEdit{Embeds: &d.Embeds, Components: &comps, AllowedMentions: d.AllowedMentions}); err != nil {
+		if err := w.r.EditOriginal(ctx, w.i, webhookEdit(rep.data)); err != nil {
 			a.log.Warn("commands: reset-guild progress: edit failed", "interaction", w.i.ID, "err", err)
 		}
 		if end {
