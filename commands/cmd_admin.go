@@ -42,8 +42,7 @@ func (a *admin) adminCommand() *command {
 	}
 	amount := func(desc, frDesc string) *discordgo.ApplicationCommandOption {
 		o := option(discordgo.ApplicationCommandOptionString, "amount", "montant", desc, frDesc, true)
-		o.MinLength = new(int)
-		*o.MinLength = 1
+		o.MinLength = new(1)
 		o.MaxLength = maxAmountLen
 		return o
 	}
@@ -60,8 +59,7 @@ func (a *admin) adminCommand() *command {
 	}
 	integer := func(name, frName, desc, frDesc string, lo, hi int) *discordgo.ApplicationCommandOption {
 		o := option(discordgo.ApplicationCommandOptionInteger, name, frName, desc, frDesc, false)
-		min, max := float64(lo), float64(hi)
-		o.MinValue, o.MaxValue = &min, max
+		o.MinValue, o.MaxValue = new(float64(lo)), float64(hi)
 		return o
 	}
 	credits := func(name, frName, desc, frDesc string) *discordgo.ApplicationCommandOption {

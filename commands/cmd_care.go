@@ -51,8 +51,7 @@ func (a *care) limitsCommand() *command {
 	reminder := option(discordgo.ApplicationCommandOptionInteger, "reminder", "rappel",
 		"Reality check every N minutes of play (5 to 1440; 0: the server's)",
 		"Point sur votre session toutes les N minutes de jeu (5 à 1440 ; 0 : celui du serveur)", false)
-	zero, most := 0.0, float64(game.MaxReminder/time.Minute)
-	reminder.MinValue, reminder.MaxValue = &zero, most
+	reminder.MinValue, reminder.MaxValue = new(0.0), float64(game.MaxReminder/time.Minute)
 	set = append(set, reminder)
 	return &command{
 		def: slash("limits", "limites",

@@ -27,13 +27,11 @@ type fairness struct {
 func (a *fairness) fairnessCommand() *command {
 	value := option(discordgo.ApplicationCommandOptionString, "value", "valeur",
 		"Your new client seed: any text, up to 64 bytes", "Votre nouvelle graine client : un texte, jusqu'à 64 octets", true)
-	value.MinLength = new(int)
-	*value.MinLength = 1
+	value.MinLength = new(1)
 	value.MaxLength = game.MaxClientSeed
 	ticket := option(discordgo.ApplicationCommandOptionInteger, "ticket", "ticket",
 		"The ticket's number (on its card and in /history)", "Le numéro du ticket (sur sa carte et dans /historique)", true)
-	one := 1.0
-	ticket.MinValue = &one
+	ticket.MinValue = new(1.0)
 	return &command{
 		def: slash("fairness", "equite",
 			"Provably fair: check that your tickets were not chosen for you",

@@ -78,14 +78,8 @@ func (v *ticketView) balanceShown() int64 {
 	return v.p.Balance
 }
 
-// padlocks draws the chest's three padlocks for keys held.
+// padlocks draws the chest's three padlocks for keys held (0 to 3).
 func padlocks(keys int) string {
-	if keys < 0 {
-		keys = 0
-	}
-	if keys > game.MaxKeys {
-		keys = game.MaxKeys
-	}
 	return strings.Repeat(padOpen, keys) + strings.Repeat(padClosed, game.MaxKeys-keys)
 }
 

@@ -99,11 +99,7 @@ func (r *router) route(rq *request) (handlerFunc, error) {
 		if !ok || from != discordgo.ButtonComponent || !messageHasButton(i.Message, rq.customID) {
 			return nil, userErr("err_stale_button", nil)
 		}
-		b, ok := r.buttons[c.kind]
-		if !ok {
-			return nil, userErr("err_stale_button", nil)
-		}
-		rq.kind, rq.button, h = c.kind.metric(), c, b.h
+		rq.kind, rq.button, h = c.kind.metric(), c, r.buttons[c.kind].h
 	default:
 		return nil, userErr("err_unknown_command", nil)
 	}
