@@ -214,8 +214,8 @@ func New(cfg Config, store storage.Store) *App {
 	}
 	r.routeButtons(map[buttonKind]handlerFunc{
 		kindRow: pl.handleRow, kindAuto: pl.handleAuto, kindAgain: pl.handleAgain, kindChest: pl.handleChest,
-		kindResetConfirm: adm.handleResetConfirm, kindResetCancel: adm.handleResetCancel,
-		kindPauseConfirm: cr.handlePauseConfirm, kindPauseCancel: cr.handlePauseCancel,
+		kindResetConfirm: adm.handleResetConfirm, kindResetCancel: cancelled("rg_title", "rg_cancelled"),
+		kindPauseConfirm: cr.handlePauseConfirm, kindPauseCancel: cancelled("pause_title", "pause_cancelled"),
 		kindActivity: launch(cfg.Activity),
 	})
 	r.launch = r.wrap(launch(cfg.Activity))
@@ -291,11 +291,19 @@ func ephemeral(text string) reply {
 	}}
 }
 
-// ephemeralEmbed is a reply of one embed only its user sees.
-func ephemeralEmbed(e *discordgo.MessageEmbed) reply {
+// ephemeralEmbed is a reply of embeds only its user sees.
+func ephemeralEmbed(e ...*discordgo.MessageEmbed) reply {
 	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
+		Embeds: e, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
 	}}
+}
+
+// cancelled answers a confirmation's "Cancel": the message titled title
+// says text, without its buttons.
+func cancelled(title, text string) handlerFunc {
+	return func(_ context.Context, rq *request) (reply, error) {
+		return closedEmbed(infoEmbed(rq.l.T(title, nil), rq.l.T(text, nil), colourLoss)), nil
+	}
 }
 
 // closedEmbed replaces the message the button was on with e, and no buttons.

@@ -334,12 +334,6 @@ func confirmationOp(prefix string, i *discordgo.Interaction) string {
 	return prefix + i.ID
 }
 
-func (a *admin) handleResetCancel(_ context.Context, rq *request) (reply, error) {
-	l := rq.l
-	e := infoEmbed(l.T("rg_title", nil), l.T("rg_cancelled", nil), colourLoss)
-	return closedEmbed(e), nil
-}
-
 // confirmReason reads the reason back from the confirmation message (only
 // the bot writes it), bounded.
 func confirmReason(i *discordgo.Interaction) string {

@@ -307,12 +307,6 @@ func (a *care) handlePauseConfirm(ctx context.Context, rq *request) (reply, erro
 	return closedEmbed(e), nil
 }
 
-func (a *care) handlePauseCancel(_ context.Context, rq *request) (reply, error) {
-	l := rq.l
-	e := infoEmbed(l.T("pause_title", nil), l.T("pause_cancelled", nil), colourLoss)
-	return closedEmbed(e), nil
-}
-
 // careErr maps the refusals of Buy and ClaimDaily by the responsible-play
 // rules to what the player reads; ok is false for any other error.
 func careErr(l *lang, err error) (error, bool) {
