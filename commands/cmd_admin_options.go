@@ -47,8 +47,7 @@ func settingsPatchOf(o opts) (game.SettingsPatch, error) {
 		if sp.Channel != nil {
 			return sp, userErr("err_channel_conflict", nil)
 		}
-		var anywhere uint64
-		sp.Channel = &anywhere
+		sp.Channel = new(uint64(0))
 	}
 	if s, ok := o.str("max-stake-day"); ok {
 		v, err := parseCredits(s, false)
@@ -73,8 +72,7 @@ func settingsPatchOf(o opts) (game.SettingsPatch, error) {
 	if n, ok, err := intOpt("min-interval", 0, int(game.MaxMinInterval/time.Second)); err != nil {
 		return sp, err
 	} else if ok {
-		d := time.Duration(n) * time.Second
-		sp.MinInterval = &d
+		sp.MinInterval = new(time.Duration(n) * time.Second)
 	}
 	if n, ok, err := intOpt("reality-plays", 0, game.MaxRealityPlay); err != nil {
 		return sp, err

@@ -1,9 +1,9 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -102,24 +102,12 @@ func (a *App) RunJobs(ctx context.Context) error {
 
 func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
 	if c.holder == "" {
-		var b [8]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return fmt.Errorf("commands: jobs: holder ID: %w", err)
-		}
-		c.holder = "p-" + hex.EncodeToString(b[:])
+		c.holder = "p-" + rand.Text()
 	}
-	if c.lease <= 0 {
-		c.lease = JobLease
-	}
-	if c.scan <= 0 {
-		c.scan = JobScan
-	}
-	if c.edit <= 0 {
-		c.edit = jobEdit
-	}
-	if c.batch <= 0 {
-		c.batch = resetBatch
-	}
+	c.lease = cmp.Or(c.lease, JobLease)
+	c.scan = cmp.Or(c.scan, JobScan)
+	c.edit = cmp.Or(c.edit, jobEdit)
+	c.batch = cmp.Or(c.batch, resetBatch)
 	a.mu.Lock()
 	if a.runnerOn {
 		a.mu.Unlock()
