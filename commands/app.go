@@ -358,6 +358,17 @@ func (a *steps) settings(ctx context.Context, guild uint64) (game.Settings, erro
 	return g.Settings, nil
 }
 
+// history returns id's last n history entries and the player, read in
+// that order so that a ticket drawn between the two reads has no line yet;
+// ok is false for a player who never played.
+func (a *steps) history(ctx context.Context, id storage.PlayerID, n int) (p game.Player, ok bool, hs []game.Entry, err error) {
+	if hs, err = a.store.History(ctx, id, n); err != nil {
+		return p, false, nil, internal("history", err)
+	}
+	p, ok, err = a.load(ctx, id)
+	return p, ok, hs, err
+}
+
 // load returns the player's state; ok is false for a player who never
 // played (then p is the zero value).
 func (a *steps) load(ctx context.Context, id storage.PlayerID) (p game.Player, ok bool, err error) {

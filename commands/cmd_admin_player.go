@@ -24,13 +24,7 @@ func (a *admin) adminPlayer(ctx context.Context, rq *request, o opts) (reply, er
 		return reply{}, err
 	}
 	id := storage.PlayerID{Guild: rq.guild, User: target}
-	// The history first: a ticket drawn between the two reads has no line
-	// in it yet, so none can slip through.
-	hs, err := a.store.History(ctx, id, playerViewLines+1)
-	if err != nil {
-		return reply{}, internal("history", err)
-	}
-	stored, ok, err := a.load(ctx, id)
+	stored, ok, hs, err := a.history(ctx, id, playerViewLines+1)
 	if err != nil {
 		return reply{}, err
 	}

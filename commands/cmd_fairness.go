@@ -310,13 +310,7 @@ func fairURL(publicURL string) string {
 // fairnessExport answers with the player's public export
 // (schema.PublicExport) as a JSON file. It creates nothing.
 func (a *fairness) fairnessExport(ctx context.Context, rq *request) (reply, error) {
-	hist, err := a.store.History(ctx, rq.player(), storage.HistoryLimit)
-	if err != nil {
-		return reply{}, internal("history", err)
-	}
-	// The player after the history: a ticket drawn between the two reads
-	// has no line in it yet.
-	p, ok, err := a.load(ctx, rq.player())
+	p, ok, hist, err := a.history(ctx, rq.player(), storage.HistoryLimit)
 	if err != nil {
 		return reply{}, err
 	}

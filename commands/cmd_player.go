@@ -267,13 +267,7 @@ func (a *account) historyCommand() *command {
 // handleHistory shows the player's last history lines, newest first, as
 // the player has seen them (game.Player.SeenHistory). It creates nothing.
 func (a *account) handleHistory(ctx context.Context, rq *request) (reply, error) {
-	// The history first: a ticket drawn between the two reads has no line
-	// in it yet, so none can slip through.
-	hs, err := a.store.History(ctx, rq.player(), historySize+1)
-	if err != nil {
-		return reply{}, internal("history", err)
-	}
-	p, _, err := a.load(ctx, rq.player())
+	p, _, hs, err := a.history(ctx, rq.player(), historySize+1)
 	if err != nil {
 		return reply{}, err
 	}
