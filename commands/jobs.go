@@ -135,11 +135,7 @@ func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
 		a.watches = nil
 		a.mu.Unlock()
 		for _, w := range ws {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				a.showProgress(ctx, c, w)
-			}()
+			wg.Go(func() { a.showProgress(ctx, c, w) })
 		}
 		guilds, err := a.store.Jobs(ctx)
 		if err != nil && ctx.Err() == nil {
@@ -153,9 +149,7 @@ func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
 			if busy {
 				continue
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				defer func() {
 					a.mu.Lock()
 					delete(a.running, g)
@@ -164,7 +158,7 @@ func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
 				if err := a.runReset(ctx, c, g); err != nil && ctx.Err() == nil {
 					a.log.Warn("commands: jobs: reset-guild stopped; it goes on at the next scan", "guild", g, "err", err)
 				}
-			}()
+			})
 		}
 		select {
 		case <-ctx.Done():
@@ -191,9 +185,7 @@ func (a *jobs) resetPlayers(ctx context.Context, guild uint64, op string, start 
 		next  = make(chan uint64)
 	)
 	for range min(jobWorkers, len(users)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for u := range next {
 				_, err := a.run(ctx, storage.Step{
 					ID: storage.PlayerID{Guild: guild, User: u}, Op: op + ":" + strconv.FormatUint(u, 10), Start: start, Repair: true,
@@ -209,7 +201,7 @@ func (a *jobs) resetPlayers(ctx context.Context, guild uint64, op string, start 
 				}
 				mu.Unlock()
 			}
-		}()
+		})
 	}
 	for _, u := range users {
 		next <- u

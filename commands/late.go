@@ -195,9 +195,7 @@ func (d *delivery) dropLate(ans *answer) {
 // (the route's handler in the delivery chain), until it gives an answer or
 // the token ends, and then releases its reservation.
 func (d *delivery) continueLate(ctx context.Context, ans *answer, h handlerFunc) {
-	d.late.wg.Add(1)
-	go func() {
-		defer d.late.wg.Done()
+	d.late.wg.Go(func() {
 		defer d.dropLate(ans)
 		defer d.guard(ans)
 		for try := 1; ; try++ {
@@ -218,7 +216,7 @@ func (d *delivery) continueLate(ctx context.Context, ans *answer, h handlerFunc)
 				return
 			}
 		}
-	}()
+	})
 }
 
 // wait waits d, or until ctx ends (its error).
@@ -226,10 +224,8 @@ func (d *delivery) wait(ctx context.Context, dur time.Duration) error {
 	if d.waitFn != nil {
 		return d.waitFn(ctx, dur)
 	}
-	t := time.NewTimer(dur)
-	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-time.After(dur): // collected once unreferenced (Go 1.23)
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
