@@ -125,7 +125,6 @@ var opPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{16,40}$`)
 // or may not have been written: trying it again with the same Op is safe.
 func (a *App) Act(ctx context.Context, act Act) (ActState, error) { return a.desk.serve(ctx, act) }
 
-// serve is Act.
 func (a *desk) serve(ctx context.Context, act Act) (ActState, error) {
 	switch {
 	case act.Kind != ActKindState && act.Kind != ActKindBuy && act.Kind != ActKindReveal && act.Kind != ActKindChest && act.Kind != ActKindDaily:

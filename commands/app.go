@@ -265,7 +265,6 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 	a.serve(ctx, ans, h)
 }
 
-// player is the storage ID of the interaction's user.
 func (rq *request) player() storage.PlayerID {
 	return storage.PlayerID{Guild: rq.guild, User: rq.user}
 }

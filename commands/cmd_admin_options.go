@@ -128,7 +128,6 @@ func (o opts) lookup(name string, typ discordgo.ApplicationCommandOptionType) (v
 	return nil, false, false
 }
 
-// get is lookup without present.
 func (o opts) get(name string, typ discordgo.ApplicationCommandOptionType) (any, bool) {
 	v, _, ok := o.lookup(name, typ)
 	return v, ok

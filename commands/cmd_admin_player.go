@@ -152,7 +152,6 @@ func (a *admin) adminLiftPause(ctx context.Context, rq *request, o opts, reason 
 	return adminDone(l.T("admin_lifted", map[string]any{"User": mention(target)}), reason, l), nil
 }
 
-// houseText describes the guild's house rules.
 func houseText(l *lang, h game.House) string {
 	stakeCap := l.T("limit_none", nil)
 	if h.MaxStakeDay > 0 {

@@ -82,7 +82,6 @@ func (a *care) pauseCommand() *command {
 	}
 }
 
-// handleLimits runs the subcommand.
 func (a *care) handleLimits(ctx context.Context, rq *request) (reply, error) {
 	sub, o, err := rq.subcommand()
 	if err != nil {
@@ -242,7 +241,6 @@ func (a *care) limitsEmbed(l *lang, p game.Player, h game.House, now time.Time, 
 	return e
 }
 
-// houseReality describes the house's reality checks.
 func houseReality(l *lang, h game.House) string {
 	var parts []string
 	if h.RealityEvery > 0 {

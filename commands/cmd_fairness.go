@@ -51,7 +51,6 @@ func (a *fairness) fairnessCommand() *command {
 	}
 }
 
-// handleFairness runs the subcommand.
 func (a *fairness) handleFairness(ctx context.Context, rq *request) (reply, error) {
 	sub, o, err := rq.subcommand()
 	if err != nil {

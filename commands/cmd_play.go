@@ -226,13 +226,11 @@ func (a *plays) chestStep(ctx context.Context, rq *request, seq int64) (storage.
 	return ap, nil
 }
 
-// chestLeft reports whether p's next chest has a number.
 func chestLeft(p game.Player) bool {
 	_, ok := p.NextChest()
 	return ok
 }
 
-// channelMention is a channel mention.
 func channelMention(ch uint64) string {
 	return "<#" + strconv.FormatUint(ch, 10) + ">"
 }

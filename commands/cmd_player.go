@@ -291,7 +291,6 @@ func (a *account) handleHistory(ctx context.Context, rq *request) (reply, error)
 	return ephemeralEmbed(e), nil
 }
 
-// historyLine describes one history entry.
 func (a *renderer) historyLine(l *lang, h game.Entry) string {
 	data := map[string]any{"Amount": l.Signed(h.Amount), "Balance": l.Credits(h.Balance), "Ticket": h.TicketID}
 	switch h.Kind {

@@ -9,7 +9,6 @@ import (
 // maxCustomID is Discord's limit on a component's custom_id.
 const maxCustomID = 100
 
-// buttonKind is what a button does.
 type buttonKind uint8
 
 // The buttons.
@@ -45,7 +44,6 @@ type segment struct {
 	set    func(*customID, uint64) // v already in [lo, hi], which keeps it within the field's type
 }
 
-// The segments.
 var (
 	segUser       = segment{1, math.MaxUint64, func(c *customID) uint64 { return c.user }, func(c *customID, v uint64) { c.user = v }}
 	segTicket     = segment{1, math.MaxInt64, getTicket, setTicket}
@@ -83,7 +81,6 @@ var layouts = []layout{
 	{kindActivity, "v1", "act", []segment{segUser}, "activity launch"},
 }
 
-// layoutOf returns the layout of kind k.
 func layoutOf(k buttonKind) (layout, bool) {
 	for _, l := range layouts {
 		if l.kind == k {
@@ -140,7 +137,6 @@ func parseCustomID(s string) (customID, bool) {
 	return customID{}, false
 }
 
-// metric is the kind's name for the logs and the Observer.
 func (k buttonKind) metric() string {
 	if l, ok := layoutOf(k); ok {
 		return l.metric

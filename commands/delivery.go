@@ -304,7 +304,6 @@ func webhookEdit(d *discordgo.InteractionResponseData) *discordgo.WebhookEdit {
 	}
 }
 
-// send sends the initial response.
 func (ans *answer) send(resp *discordgo.InteractionResponse) {
 	fit(resp.Data)
 	if err := ans.r.Respond(ans.ctx, ans.rq.i, resp); err != nil {

@@ -50,7 +50,6 @@ func newGlyphs(over glyphs, app *glyphs) *glyphs {
 	return g
 }
 
-// glyphs returns the emojis the cards show now.
 func (rd *renderer) glyphs() *glyphs { return rd.emojis.Load() }
 
 // ApplicationEmojis returns the pictures to upload as the application's

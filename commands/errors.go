@@ -24,7 +24,6 @@ func (e *userError) Error() string {
 	return "user error: " + e.id
 }
 
-// userErr returns a user error showing message id with data.
 func userErr(id string, data map[string]any) error { return &userError{id: id, data: data} }
 
 // storeError is an internal failure of a store call. op names the call for

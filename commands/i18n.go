@@ -26,7 +26,6 @@ type catalog struct {
 	en, fr *lang
 }
 
-// lang is one language of the catalog.
 type lang struct {
 	loc *i18n.Localizer
 	fr  bool

@@ -24,7 +24,6 @@ import (
 // expired, so that a job goes on after a crash in whichever process comes
 // next.
 
-// Timings of the job runner.
 const (
 	// JobLease is how long a process holds a job without recording
 	// progress; the lease is renewed with each batch.
@@ -48,7 +47,6 @@ type jobConfig struct {
 	stopAt int
 }
 
-// jobs is the runner of the background jobs.
 type jobs struct {
 	*steps
 	timeout  time.Duration // Config.Timeout
@@ -70,7 +68,6 @@ type watch struct {
 	until time.Time
 }
 
-// signal wakes the runner, if it sleeps.
 func (j *jobs) signal() {
 	select {
 	case j.wake <- struct{}{}:
@@ -78,14 +75,12 @@ func (j *jobs) signal() {
 	}
 }
 
-// active reports whether RunJobs runs in this process.
 func (j *jobs) active() bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.runnerOn
 }
 
-// addWatch queues w for the runner.
 func (j *jobs) addWatch(w watch) {
 	j.mu.Lock()
 	j.watches = append(j.watches, w)

@@ -39,7 +39,6 @@ const (
 	maxLate = 1000
 )
 
-// lateSet is the interactions whose step goes on in the background.
 type lateSet struct {
 	mu  sync.Mutex
 	ids map[string]struct{}

@@ -10,7 +10,6 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// loggerKey is the context key of WithLogger.
 type loggerKey struct{}
 
 // WithLogger returns ctx carrying log, which Handle then uses for the lines
@@ -20,7 +19,6 @@ func WithLogger(ctx context.Context, log *slog.Logger) context.Context {
 	return context.WithValue(ctx, loggerKey{}, log)
 }
 
-// logInteraction writes the debug line of one handled interaction.
 func logInteraction(ctx context.Context, log *slog.Logger, rq *request, outcome string, d time.Duration) {
 	if !log.Enabled(ctx, slog.LevelDebug) {
 		return

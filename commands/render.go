@@ -45,13 +45,11 @@ type ticketView struct {
 	reality *game.Reality // the reality check due when it was bought: on the card that answers the purchase
 }
 
-// done reports whether every row is shown.
 func (v *ticketView) done() bool { return !v.t.Open() }
 
 // The card tells what its revealed rows show, no more, no less
 // (game.Ticket.PrizeShown and KeyShown, as game.Player.Seen).
 
-// rowShown reports whether row r of the ticket is revealed.
 func (v *ticketView) rowShown(r int) bool { return r >= 0 && r < 3 && v.t.Revealed&(1<<r) != 0 }
 
 // keysShown is the number of keys the card's padlocks show (3 when this
@@ -91,7 +89,6 @@ type renderer struct {
 	fairURL  string                 // the verification page's address; "" without Config.PublicURL
 }
 
-// symbol returns the emoji of s.
 func (rd *renderer) symbol(s game.Symbol) string {
 	if s < game.NumSymbols {
 		return rd.glyphs().sym[s]
@@ -335,7 +332,6 @@ func timestamp(unix int64, style string) string {
 	return "<t:" + strconv.FormatInt(unix, 10) + ":" + style + ">"
 }
 
-// infoEmbed is a plain embed reply.
 func infoEmbed(title, desc string, colour int, fields ...*discordgo.MessageEmbedField) *discordgo.MessageEmbed {
 	return &discordgo.MessageEmbed{Title: title, Description: desc, Color: colour, Fields: fields}
 }

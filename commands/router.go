@@ -15,7 +15,6 @@ type router struct {
 	defs     []*discordgo.ApplicationCommand
 }
 
-// route is one entry of the table.
 type route struct {
 	h      handlerFunc // wrapped in the delivery chain
 	def    *discordgo.ApplicationCommand
@@ -25,7 +24,6 @@ type route struct {
 	subs map[string]bool
 }
 
-// command routes c by its name.
 func (r *router) command(c *command) {
 	if _, ok := r.commands[c.def.Name]; ok {
 		panic("commands: duplicate command " + c.def.Name)
