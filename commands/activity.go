@@ -148,11 +148,7 @@ func (a *desk) serve(ctx context.Context, act Act) (ActState, error) {
 	}
 	log, start := a.logger(ctx), a.clock()
 	st, err := a.actLocked(ctx, rq, act)
-	outcome, d := errorOutcome(err), a.clock().Sub(start)
-	if a.obs != nil {
-		a.obs.Interaction(rq.kind, outcome, d)
-	}
-	logInteraction(ctx, log, rq, outcome, d)
+	a.interaction(ctx, log, rq, err, a.clock().Sub(start))
 	if err == nil {
 		return st, nil
 	}

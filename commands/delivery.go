@@ -168,7 +168,7 @@ func (d *delivery) settle(ans *answer, rep reply, err error) {
 			rep = d.renderError(ans.log, ans.rq, err, ans.goOn)
 		}
 		ans.final(rep)
-		d.observe(ans, err)
+		d.interaction(ans.ctx, ans.log, ans.rq, err, d.now().Sub(ans.start))
 	}
 	if ans.goOn {
 		ans.lastErr = err
@@ -220,7 +220,7 @@ func (d *delivery) apologise(ans *answer, err error, running bool) {
 	}
 	late := running && d.mayGoOn(ans, nil, true)
 	ans.final(d.renderError(ans.log, ans.rq, err, late))
-	d.observe(ans, err)
+	d.interaction(ans.ctx, ans.log, ans.rq, err, d.now().Sub(ans.start))
 }
 
 // guard recovers and logs a panic while answering in delivery's goroutines.
@@ -229,16 +229,6 @@ func (d *delivery) guard(ans *answer) {
 		d.log.Error("commands: panic while answering", "interaction", ans.rq.i.ID,
 			"kind", ans.rq.kind, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 	}
-}
-
-// observe reports the interaction's outcome to the Observer and the
-// debug log.
-func (d *delivery) observe(ans *answer, err error) {
-	outcome, dur := errorOutcome(err), d.now().Sub(ans.start)
-	if d.obs != nil {
-		d.obs.Interaction(ans.rq.kind, outcome, dur)
-	}
-	logInteraction(ans.ctx, ans.log, ans.rq, outcome, dur)
 }
 
 // final sends the final reply: the initial response, or what follows the

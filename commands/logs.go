@@ -19,7 +19,13 @@ func WithLogger(ctx context.Context, log *slog.Logger) context.Context {
 	return context.WithValue(ctx, loggerKey{}, log)
 }
 
-func logInteraction(ctx context.Context, log *slog.Logger, rq *request, outcome string, d time.Duration) {
+// interaction reports one handled interaction, which took d, to the
+// Observer and the debug log.
+func (o *observation) interaction(ctx context.Context, log *slog.Logger, rq *request, err error, d time.Duration) {
+	outcome := errorOutcome(err)
+	if o.obs != nil {
+		o.obs.Interaction(rq.kind, outcome, d)
+	}
 	if !log.Enabled(ctx, slog.LevelDebug) {
 		return
 	}
