@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -160,9 +161,7 @@ type request struct {
 // New returns the handlers over store. It panics only on a programming error
 // found at startup (a duplicate command, a broken embedded message file).
 func New(cfg Config, store storage.Store) *App {
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
+	cfg.Logger = cmp.Or(cfg.Logger, slog.Default())
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}

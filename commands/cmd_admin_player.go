@@ -90,13 +90,6 @@ func (a *admin) adminPlayer(ctx context.Context, rq *request, o opts) (reply, er
 	if p.Paused(now) {
 		pause = l.T("player_paused", map[string]any{"Until": timestamp(p.Care.PausedUntil.Unix(), "F")})
 	}
-	var hist strings.Builder
-	if len(hs) == 0 {
-		hist.WriteString(l.T("player_history_empty", nil))
-	}
-	for _, h := range hs {
-		hist.WriteString(timestamp(h.At.Unix(), "R") + " · " + a.historyLine(l, h) + "\n")
-	}
 	var mod strings.Builder
 	n := 0
 	for _, e := range audit { // newest first
@@ -123,7 +116,7 @@ func (a *admin) adminPlayer(ctx context.Context, rq *request, o opts) (reply, er
 		&discordgo.MessageEmbedField{Name: l.T("player_seed", nil), Value: l.T("player_seed_value", map[string]any{
 			"No": p.SeedNo, "Commitment": code(p.Commitment().Short()),
 		}), Inline: true},
-		&discordgo.MessageEmbedField{Name: l.T("player_history_title", name), Value: hist.String()},
+		&discordgo.MessageEmbedField{Name: l.T("player_history_title", name), Value: a.historyText(l, hs, "player_history_empty")},
 		&discordgo.MessageEmbedField{Name: l.T("audit_title", nil), Value: mod.String()},
 	)
 	e.Footer = &discordgo.MessageEmbedFooter{Text: l.T("player_footer", map[string]any{"House": houseText(l, set.House)})}

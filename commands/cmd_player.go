@@ -274,21 +274,23 @@ func (a *account) handleHistory(ctx context.Context, rq *request) (reply, error)
 	hs = p.SeenHistory(hs)
 	hs = hs[:min(len(hs), historySize)]
 	l := rq.l
-	var b strings.Builder
+	desc := a.historyText(l, hs, "history_empty")
 	if r := revealingLine(l, p.Seen(nil)); r != "" {
-		b.WriteString(r + "\n\n")
+		desc = r + "\n\n" + desc
 	}
+	return ephemeralEmbed(infoEmbed(l.T("history_title", nil), desc, colourOpen)), nil
+}
+
+// historyText lists hs, a line each with its time; message empty if none.
+func (a *renderer) historyText(l *lang, hs []game.Entry, empty string) string {
 	if len(hs) == 0 {
-		b.WriteString(l.T("history_empty", nil))
+		return l.T(empty, nil)
 	}
+	var b strings.Builder
 	for _, h := range hs {
-		b.WriteString(timestamp(h.At.Unix(), "R"))
-		b.WriteString(" · ")
-		b.WriteString(a.historyLine(l, h))
-		b.WriteByte('\n')
+		b.WriteString(timestamp(h.At.Unix(), "R") + " · " + a.historyLine(l, h) + "\n")
 	}
-	e := infoEmbed(l.T("history_title", nil), b.String(), colourOpen)
-	return ephemeralEmbed(e), nil
+	return b.String()
 }
 
 func (a *renderer) historyLine(l *lang, h game.Entry) string {
