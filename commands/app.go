@@ -380,12 +380,10 @@ func (a *steps) load(ctx context.Context, id storage.PlayerID) (p game.Player, o
 // on maps a step's error that is err (errors.Is) to the user error to.
 type on struct{ err, to error }
 
-// stepErr maps what a step may fail with: nil as nil; the first of ons
-// that matches as its user error; an error already mapped (a user error,
-// an internal one) as is; a compare-and-set that kept losing to other
-// writers as "try again" (nothing was written); a refusal by the rules as
-// an answer (see refusal: it is never retried); anything else as an
-// internal error of op.
+// stepErr maps what a step may fail with: the first of ons that matches
+// as its user error; an error already mapped as is; a compare-and-set that
+// kept losing as "try again"; a refusal by the rules as an answer, never
+// retried; anything else as an internal error of op.
 func stepErr(op string, err error, ons ...on) error {
 	if err == nil {
 		return nil

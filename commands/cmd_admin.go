@@ -52,11 +52,8 @@ func (a *admin) adminCommand() *command {
 		o.MaxLength = maxReason
 		return o
 	}
-	requiredReason := func() *discordgo.ApplicationCommandOption {
-		o := reason()
-		o.Required = true
-		return o
-	}
+	liftReason := reason()
+	liftReason.Required = true
 	integer := func(name, frName, desc, frDesc string, lo, hi int) *discordgo.ApplicationCommandOption {
 		o := option(discordgo.ApplicationCommandOptionInteger, name, frName, desc, frDesc, false)
 		o.MinValue, o.MaxValue = new(float64(lo)), float64(hi)
@@ -107,7 +104,7 @@ func (a *admin) adminCommand() *command {
 		subcommand("player", "joueur", "A player's account, limits, pause and latest actions",
 			"Le compte d'un joueur, ses limites, sa pause et ses dernières actions", user()),
 		subcommand("lift-pause", "lever-pause", "End a player's pause early (a reason is required)",
-			"Mettre fin plus tôt à la pause d'un joueur (raison obligatoire)", user(), requiredReason()),
+			"Mettre fin plus tôt à la pause d'un joueur (raison obligatoire)", user(), liftReason),
 	)
 	def.DefaultMemberPermissions = &perm
 	return &command{def: def, h: a.handleAdmin}
@@ -227,15 +224,13 @@ func (a *admin) adminReset(ctx context.Context, rq *request, o opts, reason stri
 func (a *admin) adminResetGuild(rq *request, reason string) (reply, error) {
 	l := rq.l
 	confirm := customID{kind: kindResetConfirm, user: rq.user, ts: a.clock().Unix()}
-	cancel := confirm
-	cancel.kind = kindResetCancel
 	e := infoEmbed(l.T("rg_title", nil), l.T("rg_ask", map[string]any{
 		"Minutes": int(a.confirmTTL.Minutes()),
 	}), 0xE03131)
 	if reason != "" {
 		e.Fields = []*discordgo.MessageEmbedField{{Name: l.T("field_reason", nil), Value: reason}}
 	}
-	return askConfirm(l, e, l.T("btn_rg_confirm", nil), confirm, cancel), nil
+	return askConfirm(l, e, l.T("btn_rg_confirm", nil), confirm, kindResetCancel), nil
 }
 
 // expired reports whether a confirmation asked at unix time ts is past
@@ -532,12 +527,14 @@ func adminDone(text, reason string, l *lang) reply {
 }
 
 // askConfirm is the private question e with its buttons: confirm, labelled
-// label, and cancel.
-func askConfirm(l *lang, e *discordgo.MessageEmbed, label string, confirm, cancel customID) reply {
+// label, and its copy of kind cancel.
+func askConfirm(l *lang, e *discordgo.MessageEmbed, label string, confirm customID, cancel buttonKind) reply {
+	no := confirm
+	no.kind = cancel
 	r := ephemeralEmbed(e)
 	r.data.Components = []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
 		discordgo.Button{Label: label, Style: discordgo.DangerButton, CustomID: confirm.format()},
-		discordgo.Button{Label: l.T("btn_cancel", nil), Style: discordgo.SecondaryButton, CustomID: cancel.format()},
+		discordgo.Button{Label: l.T("btn_cancel", nil), Style: discordgo.SecondaryButton, CustomID: no.format()},
 	}}}
 	return r
 }

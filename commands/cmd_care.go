@@ -272,13 +272,11 @@ func (a *care) handlePause(_ context.Context, rq *request) (reply, error) {
 	}
 	l, asked := rq.l, a.clock()
 	confirm := customID{kind: kindPauseConfirm, user: rq.user, code: choice, ts: asked.Unix()}
-	cancel := confirm
-	cancel.kind = kindPauseCancel
 	until := pauseChoices[choice].until(time.Unix(asked.Unix(), 0))
 	e := infoEmbed(l.T("pause_title", nil), l.T("pause_ask", map[string]any{
 		"Until": timestamp(until.Unix(), "F"), "Minutes": int(a.confirmTTL.Minutes()),
 	}), colourChest)
-	return askConfirm(l, e, l.T("btn_pause_confirm", nil), confirm, cancel), nil
+	return askConfirm(l, e, l.T("btn_pause_confirm", nil), confirm, kindPauseCancel), nil
 }
 
 // handlePauseConfirm pauses the player (confirmationOp).

@@ -76,12 +76,10 @@ func (l *lang) Credits(cents int64) string {
 }
 
 // creditsCount is the count that chooses the plural form of an amount: its
-// decimal writing ("0.50", "12.00"), from whose operands go-i18n reads the
-// CLDR form, except for exactly one credit, counted as 1. CLDR makes "1.00"
-// plural in English because of its written decimals ("1.00 credits"), but a
-// reader counts one credit, as French does ("1,00 crédit"). Other whole
-// amounts keep their decimals, so that French never reads a million as
-// "many" ("1 000 000,00 crédits", not "… de crédits").
+// decimal writing ("0.50", "12.00"), from which go-i18n reads the CLDR
+// form, but 1 for one credit, which CLDR would make plural in English
+// ("1.00 credits"). Whole amounts keep their decimals, so that French never
+// reads a million as "many" ("… de crédits").
 func creditsCount(cents int64) string {
 	if cents == 100 || cents == -100 {
 		return "1"
