@@ -181,9 +181,8 @@ func (a *desk) actLocked(ctx context.Context, rq *request, act Act) (st ActState
 	return a.act(ctx, rq, act)
 }
 
-// act runs act's step, reading the guild's settings once, and returns the
-// state after it; after a user error, the state as it is, when it can be
-// read.
+// act runs act's step and returns the state after it; after a user error,
+// the state as it is, when it can be read.
 func (a *desk) act(ctx context.Context, rq *request, act Act) (ActState, error) {
 	var (
 		set   game.Settings
@@ -304,8 +303,7 @@ func (a *desk) announce(ctx context.Context, rq *request, set game.Settings, cha
 var discordMarkup = regexp.MustCompile(`\*\*|<t:(-?\d+):[a-zA-Z]>|<#(\d+)>|<@!?(\d+)>|<a?:\w+:\d+> ?`)
 
 // plain is a message of the bot's without Discord's markup, for the
-// Activity's page: timestamps as UTC dates, channels as #ID, users as
-// @ID, custom emojis left out (the page draws its own pictures).
+// Activity's page (which draws its own pictures).
 func plain(s string) string {
 	return discordMarkup.ReplaceAllStringFunc(s, func(m string) string {
 		sub := discordMarkup.FindStringSubmatch(m)

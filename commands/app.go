@@ -29,9 +29,8 @@ type Responder interface {
 // Observer receives the events that metrics count. Every method must be cheap
 // and safe for concurrent use. A nil Observer in Config means none.
 type Observer interface {
-	// Interaction is called once per handled interaction. command is the
-	// command or button kind ("play", "reveal", "chest", "admin grant"…), outcome is
-	// "ok", "user_error" or "internal_error".
+	// Interaction is called once per handled interaction of kind command
+	// ("play", "admin grant"…): outcome "ok", "user_error" or "internal_error".
 	Interaction(command, outcome string, d time.Duration)
 	// Play is called when a ticket is drawn.
 	Play(tier game.Tier, key bool, stake, prize int64)
@@ -42,8 +41,7 @@ type Observer interface {
 	// StoreError is called when a store call fails with an internal error.
 	StoreError(op string)
 	// DamagedRecord is called when a player's record that does not decode
-	// is met (storage.DamagedError): refused to a step, or left out of a
-	// guild's view.
+	// is met (storage.DamagedError).
 	DamagedRecord()
 }
 
@@ -81,16 +79,14 @@ type Config struct {
 	Seeds io.Reader
 	// Observer receives metrics events; nil means none.
 	Observer Observer
-	// Logger logs internal errors, moderator actions (info) and, at debug
-	// level, every interaction; nil means slog.Default(). A transport may
-	// pass its own per interaction (WithLogger).
+	// Logger logs internal errors, moderator actions and, at debug level,
+	// every interaction; nil means slog.Default(). See also WithLogger.
 	Logger *slog.Logger
 	// DeferAfter is how long a handler may run before the interaction is
 	// answered with a deferred response (then edited when the handler ends);
 	// 0 (or anything not under Discord's 3 s) means DefaultDeferAfter.
 	DeferAfter time.Duration
-	// Timeout bounds one handler (its store calls), and each later try of
-	// a step that ended with an internal error (see Handle); 0 means
+	// Timeout bounds each try of a handler (its store calls); 0 means
 	// DefaultTimeout.
 	Timeout time.Duration
 	// Wait waits d before a late step's next try, or until ctx ends (then
@@ -193,7 +189,7 @@ func New(cfg Config, store storage.Store) *App {
 		observation: *obs,
 		now:         cfg.Now, deferAfter: cfg.DeferAfter, timeout: cfg.Timeout, waitFn: cfg.Wait,
 	}
-	a.jobs = &jobs{steps: st, timeout: cfg.Timeout, wake: make(chan struct{}, 1)}
+	a.jobs = &jobs{steps: st, timeout: cfg.Timeout, wake: make(chan struct{}, 1), running: map[uint64]bool{}}
 	pl := &plays{steps: st, renderer: a.renderer}
 	acc := &account{steps: st, renderer: a.renderer}
 	cr := &care{steps: st, renderer: a.renderer, confirmTTL: cfg.ConfirmTTL}

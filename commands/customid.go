@@ -90,9 +90,7 @@ func layoutOf(k buttonKind) (layout, bool) {
 	return layout{}, false
 }
 
-// format writes the custom ID, e.g. "v1:row:<user>:<ticket>:<row>". It
-// returns "" for an unknown kind. Values out of their segment's range give
-// an ID that parseCustomID refuses.
+// format writes the custom ID, e.g. "v1:row:<user>:<ticket>:<row>".
 func (c customID) format() string {
 	l, ok := layoutOf(c.kind)
 	if !ok {

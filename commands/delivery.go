@@ -176,9 +176,7 @@ func (d *delivery) settle(ans *answer, rep reply, err error) {
 }
 
 // mayGoOn reports whether the step whose try ended with err (nil: still
-// running) goes on in the background, and reserves its continuation if so
-// (ans.late); live is false when Handle's context has ended. ans.mu must
-// be held.
+// running) goes on in the background, reserving it if so. ans.mu is held.
 func (d *delivery) mayGoOn(ans *answer, err error, live bool) bool {
 	if live && (err == nil || retryable(err)) && d.late.reserve(ans.rq.i.ID) {
 		ans.late = true
@@ -208,9 +206,8 @@ func (d *delivery) deferAnswer(ans *answer) {
 	ans.send(resp)
 }
 
-// apologise answers with the apology for err if nobody has answered yet.
-// running tells that the handler is still running and Handle's context
-// has not ended: its result may still come, and the apology says so.
+// apologise answers with the apology for err if nobody has answered yet;
+// running, it says the message will be updated.
 func (d *delivery) apologise(ans *answer, err error, running bool) {
 	defer d.guard(ans)
 	ans.mu.Lock()

@@ -53,9 +53,8 @@ func newGlyphs(over glyphs, app *glyphs) *glyphs {
 func (rd *renderer) glyphs() *glyphs { return rd.emojis.Load() }
 
 // ApplicationEmojis returns the pictures to upload as the application's
-// own emojis, the symbols' then the hidden cell's, named by EmojiName and
-// HiddenEmojiName; nil when Config.ApplicationEmojis is off. The
-// transports call it once at start.
+// own emojis, named by EmojiName and HiddenEmojiName; nil when
+// Config.ApplicationEmojis is off.
 func (a *App) ApplicationEmojis() ([]EmojiImage, error) {
 	if !a.cfg.ApplicationEmojis {
 		return nil, nil

@@ -16,13 +16,10 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// Jobs too big for one interaction (a reset-guild of 100,000 players) run
-// in the background, in every process that serves interactions
-// (App.RunJobs). A job's state is its guild's record (game.GuildReset):
-// its progress, and a lease. Every runner scans the guilds with a job in
-// progress (storage.Store.Jobs) and takes up one whose lease is free or
-// expired, so that a job goes on after a crash in whichever process comes
-// next.
+// Jobs too big for one interaction (a reset-guild) run in the background
+// (App.RunJobs). A job's state, its progress and a lease, is its guild's
+// record (game.GuildReset): a runner takes up a job whose lease is free or
+// expired, so that it goes on after a crash in whichever process comes next.
 
 const (
 	// JobLease is how long a process holds a job without recording
@@ -109,9 +106,6 @@ func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
 		return errors.New("commands: jobs: RunJobs is already running")
 	}
 	a.runnerOn = true
-	if a.running == nil {
-		a.running = map[uint64]bool{}
-	}
 	a.mu.Unlock()
 	a.log.Info("commands: job runner started", "holder", c.holder)
 
