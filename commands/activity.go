@@ -97,11 +97,9 @@ type ActDaily struct {
 	Ready  bool  `json:"ready"`
 }
 
-// ActError is a step the rules or the game's state refused: nothing
-// changed. Code names the refusal ("funds", "paused", "channel",
-// "chest_due"…: the message's ID less its "err_"), Message says it in the
-// player's language, as the Discord reply would, and State is the state as
-// it is, when it could be read.
+// ActError is a step refused, which changed nothing: Code is the message's
+// ID less its "err_" ("funds", "paused"…), Message says it in the player's
+// language, and State is the state as it is, when it could be read.
 type ActError struct {
 	Code    string    `json:"error"`
 	Message string    `json:"message"`
@@ -114,7 +112,6 @@ func (e *ActError) Error() string { return "commands: activity step refused: " +
 // an unknown kind, a bad operation ID or row, no guild or user.
 var ErrActInput = errors.New("commands: bad activity request")
 
-// opPattern is the shape of the page's operation IDs.
 var opPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{16,40}$`)
 
 // Act runs one step of the Activity for act.User in act.Guild and returns

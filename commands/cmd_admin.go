@@ -336,7 +336,7 @@ func confirmReason(i *discordgo.Interaction) string {
 		len(i.Message.Embeds[0].Fields) == 0 || i.Message.Embeds[0].Fields[0] == nil {
 		return ""
 	}
-	return truncateRunes(i.Message.Embeds[0].Fields[0].Value, maxReason-1)
+	return clip(i.Message.Embeds[0].Fields[0].Value, maxReason)
 }
 
 // adminSettings shows the settings, changing them first if options are
@@ -426,7 +426,7 @@ func auditLine(l *lang, e game.AuditEntry, withTarget bool) string {
 	case game.ActionResetGuild:
 		b.WriteString(" · " + l.P("audit_players", e.Amount, map[string]any{"Count": e.Amount}))
 	}
-	reason := truncateRunes(strings.ReplaceAll(e.Reason, "\n", " "), maxReason)
+	reason := clip(strings.ReplaceAll(e.Reason, "\n", " "), maxReason+1)
 	var note string // what the bot wrote beside the moderator's reason
 	switch e.Action {
 	case game.ActionSettings:

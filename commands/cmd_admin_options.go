@@ -277,21 +277,9 @@ func parseCredits(s string, negative bool) (int64, error) {
 	cents, err := game.ParseCredits(typed, moderatorCredits)
 	switch {
 	case errors.Is(err, game.ErrCreditRange):
-		return 0, userErr("err_amount_range", map[string]any{"Value": truncateRunes(strings.TrimLeft(typed, "+-"), maxAmountLen), "Max": formatAmount(moderatorCredits.Max, false)})
+		return 0, userErr("err_amount_range", map[string]any{"Value": clip(strings.TrimLeft(typed, "+-"), maxAmountLen+1), "Max": formatAmount(moderatorCredits.Max, false)})
 	case err != nil:
-		return 0, userErr("err_bad_amount", map[string]any{"Value": truncateRunes(s, maxAmountLen)})
+		return 0, userErr("err_bad_amount", map[string]any{"Value": clip(s, maxAmountLen+1)})
 	}
 	return cents, nil
-}
-
-// truncateRunes cuts s to at most n characters, never inside a character.
-func truncateRunes(s string, n int) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "�")
-	}
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
 }

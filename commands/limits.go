@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
@@ -22,12 +23,14 @@ const (
 	maxLabel       = 80
 )
 
-// clip cuts s to at most n characters, ending with "…" when cut.
+// clip cuts s to at most n characters, ending with "…" when cut, never
+// inside a character; invalid UTF-8 becomes "�", as JSON would send it.
 func clip(s string, n int) string {
+	s = strings.ToValidUTF8(s, "�")
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	return truncateRunes(s, n-1)
+	return string([]rune(s)[:n-1]) + "…"
 }
 
 // fit bounds d, in place, to Discord's limits whatever its text holds:
