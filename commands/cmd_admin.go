@@ -243,12 +243,10 @@ func expired(ts int64, now time.Time, ttl time.Duration) bool {
 // records of its progress in the guild.
 const resetBatch = 100
 
-// handleResetConfirm starts the reset of every player of the guild, under
-// the confirmation message's operation ID (confirmationOp), if its
-// moderator still is one, and answers at once with its progress: the job
-// runner (jobs.go) resets the players in the background, and this process
-// shows the progress on the confirmation while its token lives. While
-// another reset runs in the guild, the press shows that one's progress.
+// handleResetConfirm starts the reset of every player of the guild
+// (confirmationOp) and answers at once with its progress: the job runner
+// (jobs.go) resets the players in the background. While another reset
+// runs in the guild, the press shows that one's progress.
 func (a *admin) handleResetConfirm(ctx context.Context, rq *request) (reply, error) {
 	if rq.perms&modPerms == 0 {
 		return reply{}, userErr("err_not_moderator", nil)
@@ -287,8 +285,7 @@ func (a *admin) handleResetConfirm(ctx context.Context, rq *request) (reply, err
 }
 
 // awaitReset waits, while this process runs jobs, a little less than the
-// deferral's delay for the reset op to end, and returns the guild's reset
-// as it last saw it (nil without a runner).
+// deferral's delay for the reset op to end; nil without a runner.
 func (a *admin) awaitReset(ctx context.Context, guild uint64, op string) *game.GuildReset {
 	if !a.jobs.active() {
 		return nil
@@ -320,8 +317,7 @@ func resetDone(l *lang, text string) reply {
 }
 
 // confirmationOp is the operation ID of a confirmation: prefix and the
-// confirmation message's ID, so that pressing it twice, retrying, or
-// pressing it again after a crash applies it once.
+// confirmation message's ID, so that pressing it twice applies it once.
 func confirmationOp(prefix string, i *discordgo.Interaction) string {
 	if i.Message != nil && i.Message.ID != "" {
 		return prefix + i.Message.ID

@@ -262,8 +262,7 @@ func (o opts) reason() (string, error) {
 }
 
 // moderatorCredits is how a moderator may write an amount: a sign, ',' or
-// '.' before the decimals, and below maxAmountCents (at most ten digits
-// before the separator, as it always was: 10^10 credits is refused).
+// '.' before the decimals, below maxAmountCents (10^10 credits).
 var moderatorCredits = game.CreditSyntax{Signed: true, Comma: true, Max: maxAmountCents - 1}
 
 // parseCredits parses an amount of credits typed by a moderator into cents

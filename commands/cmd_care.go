@@ -191,8 +191,7 @@ func limitAmount(l *lang, amount int64) string {
 }
 
 // limitsEmbed shows the player's limits at now, the house's rules, the
-// reality-check interval and the pause, as the player has seen them
-// (game.Player.Seen).
+// reality checks and the pause, as the player has seen them.
 func (a *care) limitsEmbed(l *lang, p game.Player, h game.House, now time.Time, done string) *discordgo.MessageEmbed {
 	sv := p.Seen(nil)
 	ls, spend := p.LimitsAt(now), sv.Player.SpendAt(now)
@@ -256,8 +255,7 @@ func houseReality(l *lang, h game.House) string {
 }
 
 // handlePause asks to confirm a pause: the buttons carry the length and
-// the time asked, so that a confirmation pressed twice pauses to the same
-// moment.
+// the time asked, so that a confirmation pauses to one moment.
 func (a *care) handlePause(_ context.Context, rq *request) (reply, error) {
 	o := opts{list: rq.data.Options}
 	v, _ := o.str("length")

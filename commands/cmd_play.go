@@ -184,9 +184,8 @@ func (a *plays) handleAgain(ctx context.Context, rq *request) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	// Public plays: the finished card stays in the channel (a win stays
-	// visible) and the next ticket is a new message. Private ones replace
-	// the card, so as not to pile up messages only the player sees.
+	// Public plays keep the finished card in the channel (a win stays
+	// visible); private ones replace it, not to pile up hidden messages.
 	if set.PublicPlays {
 		return reply{data: data}, nil
 	}

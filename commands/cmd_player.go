@@ -84,9 +84,8 @@ func (a *account) handleBalance(ctx context.Context, rq *request) (reply, error)
 	return ephemeralEmbed(e), nil
 }
 
-// seen returns p, the player id, as the player has seen them. It reads the
-// history only when the best win needs it: while a prize not shown yet may
-// be the best win stored.
+// seen returns p, the player id, as the player has seen them, reading the
+// history only while a prize not shown yet may be the best win stored.
 func (a *account) seen(ctx context.Context, id storage.PlayerID, p game.Player) (game.Seen, error) {
 	t := p.Revealing()
 	if t == nil || !t.Outcome.Tier.Winning() || t.PrizeShown() || t.Outcome.Prize < p.Stats.BestWinCents {

@@ -11,7 +11,6 @@ const maxCustomID = 100
 
 type buttonKind uint8
 
-// The buttons.
 const (
 	kindRow          buttonKind = iota + 1 // reveal one row of a ticket
 	kindAuto                               // reveal every row of a ticket
@@ -103,9 +102,8 @@ func (c customID) format() string {
 	return strings.Join(parts, ":")
 }
 
-// parseCustomID parses a custom ID strictly: at most 100 characters, a
-// known version and name, exactly the layout's segments, each a decimal
-// number without sign or leading zero, within its range.
+// parseCustomID parses a custom ID strictly: a known layout, each segment
+// a parseUint within its range.
 func parseCustomID(s string) (customID, bool) {
 	if len(s) == 0 || len(s) > maxCustomID {
 		return customID{}, false

@@ -9,8 +9,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// EmojiImage is a picture the application uploads as its own emoji (the
-// transports do, at start; see App.ApplicationEmojis).
+// EmojiImage is a picture the application uploads as its own emoji.
 type EmojiImage struct {
 	// Name is the emoji's name on Discord (2–32 of [A-Za-z0-9_]).
 	Name string
@@ -21,8 +20,7 @@ type EmojiImage struct {
 // HiddenEmojiName is the application emoji's name of a hidden cell.
 const HiddenEmojiName = "clefs_hidden"
 
-// EmojiName returns the application emoji's name of symbol s: "clefs_gem",
-// "clefs_pipe"…
+// EmojiName returns the application emoji's name of symbol s: "clefs_gem"…
 func EmojiName(s game.Symbol) string { return "clefs_" + s.String() }
 
 // glyphs is what the cards show for each symbol and for a hidden cell.
@@ -31,9 +29,8 @@ type glyphs struct {
 	hidden string
 }
 
-// newGlyphs resolves the emojis by precedence: the operator's overrides
-// (over's non-empty entries), then app (the application's emojis, when
-// not nil), then the built-in Unicode.
+// newGlyphs resolves the emojis: over's non-empty entries, then app's
+// (when not nil), then the built-in Unicode.
 func newGlyphs(over glyphs, app *glyphs) *glyphs {
 	g := &glyphs{sym: defaultEmoji, hidden: defaultHiddenEmoji}
 	if app != nil {

@@ -35,8 +35,7 @@ const (
 // lotEmoji is the emoji of each chest lot (index game.Lot).
 var lotEmoji = [game.NumLots]string{"💰", "🪙", "🥈", "🥉"}
 
-// ticketView is what the card of a ticket shows, derived from the stored
-// player and ticket so that the card is the same after a restart.
+// ticketView is what the card of a ticket shows, from the stored player.
 type ticketView struct {
 	user    uint64
 	p       game.Player
@@ -52,8 +51,7 @@ func (v *ticketView) done() bool { return !v.t.Open() }
 
 func (v *ticketView) rowShown(r int) bool { return r >= 0 && r < 3 && v.t.Revealed&(1<<r) != 0 }
 
-// keysShown is the number of keys the card's padlocks show (3 when this
-// ticket's key opened the chest).
+// keysShown is the number of keys the card's padlocks show.
 func (v *ticketView) keysShown() int {
 	t := v.t
 	switch {
@@ -67,8 +65,7 @@ func (v *ticketView) keysShown() int {
 	return t.KeysAfter
 }
 
-// balanceShown is the balance the card shows: without this ticket's prize
-// until its winning row is shown.
+// balanceShown is the balance the card shows, without a prize not shown.
 func (v *ticketView) balanceShown() int64 {
 	if v.t.Drawn && v.t.Outcome.Tier.Winning() && !v.t.PrizeShown() {
 		return v.p.Balance - v.t.Outcome.Prize
@@ -201,9 +198,8 @@ func (rd *renderer) ticketCard(l *lang, v *ticketView) *discordgo.InteractionRes
 	}
 }
 
-// resultText is a finished ticket's result as its card tells it: the win
-// or the loss, the key found, the chest won. The Activity and /fairness
-// verify show it too.
+// resultText is a finished ticket's result as its card tells it; the
+// Activity and /fairness verify show it too.
 func (rd *renderer) resultText(l *lang, o game.Outcome, chest bool) string {
 	var s string
 	if o.Tier.Winning() {
