@@ -16,8 +16,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// desk runs the Activity's steps: the buttons' own steps (plays, account)
-// under the Activity's rules of locking and answering.
+// desk runs the Activity's steps: the buttons' own (plays, account).
 type desk struct {
 	*steps
 	*renderer
@@ -28,11 +27,6 @@ type desk struct {
 	timeout time.Duration                                                             // Config.Timeout
 	post    func(ctx context.Context, channel uint64, m *discordgo.MessageSend) error // Config.Announce
 }
-
-// The Activity (package activity) plays through Act: the steps the buttons
-// take (buyStep, revealStep, chestStep, dailyStep), the same store, the
-// same Observer calls and logs, under the page's operation IDs. Package
-// activity proves who plays, where; Act trusts what it is given.
 
 // The kinds of Act.
 const (
@@ -103,11 +97,9 @@ type ActDaily struct {
 	Ready  bool  `json:"ready"`
 }
 
-// ActError is a step the rules or the game's state refused: nothing
-// changed. Code names the refusal ("funds", "paused", "channel",
-// "chest_due"…: the message's ID less its "err_"), Message says it in the
-// player's language, as the Discord reply would, and State is the state as
-// it is, when it could be read.
+// ActError is a step refused, which changed nothing: Code is the message's
+// ID less its "err_" ("funds", "paused"…), Message says it in the player's
+// language, and State is the state as it is, when it could be read.
 type ActError struct {
 	Code    string    `json:"error"`
 	Message string    `json:"message"`
@@ -120,18 +112,16 @@ func (e *ActError) Error() string { return "commands: activity step refused: " +
 // an unknown kind, a bad operation ID or row, no guild or user.
 var ErrActInput = errors.New("commands: bad activity request")
 
-// opPattern is the shape of the page's operation IDs.
 var opPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{16,40}$`)
 
 // Act runs one step of the Activity for act.User in act.Guild and returns
-// the state after it. A step is one storage.Apply under the operation ID
-// "a:" + act.Op, so a retried request changes nothing and gets the same
-// answer. Errors: ErrActInput (wrapped); *ActError for a refusal; anything
-// else is internal (logged, counted), and the step may or may not have
-// been written: trying it again with the same Op is safe.
+// the state after it. Package activity proves who plays, where; Act trusts
+// what it is given. A retried request (the same Op) changes nothing and
+// gets the same answer. Errors: ErrActInput (wrapped); *ActError for a
+// refusal; anything else is internal (logged, counted), and the step may
+// or may not have been written: trying it again with the same Op is safe.
 func (a *App) Act(ctx context.Context, act Act) (ActState, error) { return a.desk.serve(ctx, act) }
 
-// serve is Act.
 func (a *desk) serve(ctx context.Context, act Act) (ActState, error) {
 	switch {
 	case act.Kind != ActKindState && act.Kind != ActKindBuy && act.Kind != ActKindReveal && act.Kind != ActKindChest && act.Kind != ActKindDaily:
@@ -155,11 +145,7 @@ func (a *desk) serve(ctx context.Context, act Act) (ActState, error) {
 	}
 	log, start := a.logger(ctx), a.clock()
 	st, err := a.actLocked(ctx, rq, act)
-	outcome, d := errorOutcome(err), a.clock().Sub(start)
-	if a.obs != nil {
-		a.obs.Interaction(rq.kind, outcome, d)
-	}
-	logInteraction(ctx, log, rq, outcome, d)
+	a.interaction(ctx, log, rq, err, a.clock().Sub(start))
 	if err == nil {
 		return st, nil
 	}
@@ -175,8 +161,7 @@ func (a *desk) serve(ctx context.Context, act Act) (ActState, error) {
 	return ActState{}, ae
 }
 
-// actLocked runs act under the player's lock, within Config.Timeout,
-// turning a panic into an internal error.
+// actLocked runs act under the player's lock, within Config.Timeout.
 func (a *desk) actLocked(ctx context.Context, rq *request, act Act) (st ActState, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -193,9 +178,8 @@ func (a *desk) actLocked(ctx context.Context, rq *request, act Act) (st ActState
 	return a.act(ctx, rq, act)
 }
 
-// act runs act's step, reading the guild's settings once, and returns the
-// state after it; after a user error, the state as it is, when it can be
-// read.
+// act runs act's step and returns the state after it; after a user error,
+// the state as it is, when it can be read.
 func (a *desk) act(ctx context.Context, rq *request, act Act) (ActState, error) {
 	var (
 		set   game.Settings
@@ -278,9 +262,8 @@ func (a *desk) actState(ctx context.Context, rq *request, set game.Settings, p *
 		}
 		if !t.Open() && t.Drawn {
 			st.Ticket.Prize, st.Ticket.Key = t.Outcome.Prize, t.Outcome.Key
-			shown := *t
-			shown.Chest = shown.Chest && seen.ChestDue // "open the chest" only while it is due
-			st.Texts = map[string]string{"result": plain(a.resultText(l, shown))}
+			// "open the chest" only while it is due
+			st.Texts = map[string]string{"result": plain(a.resultText(l, t.Outcome, t.Chest && seen.ChestDue))}
 		}
 	}
 	if chest != nil {
@@ -294,8 +277,7 @@ func (a *desk) actState(ctx context.Context, rq *request, set game.Settings, p *
 }
 
 // announce posts the ticket p just finished in channel, as its /play card
-// shows it, when the guild's settings set make plays public and
-// Config.Announce is set. It does not wait: a failure is logged, the step stands.
+// shows it, when the guild makes plays public. It does not wait.
 func (a *desk) announce(ctx context.Context, rq *request, set game.Settings, channel uint64, p game.Player) {
 	if a.post == nil || channel == 0 || p.Ticket == nil || !set.PublicPlays {
 		return
@@ -318,8 +300,7 @@ func (a *desk) announce(ctx context.Context, rq *request, set game.Settings, cha
 var discordMarkup = regexp.MustCompile(`\*\*|<t:(-?\d+):[a-zA-Z]>|<#(\d+)>|<@!?(\d+)>|<a?:\w+:\d+> ?`)
 
 // plain is a message of the bot's without Discord's markup, for the
-// Activity's page: timestamps as UTC dates, channels as #ID, users as
-// @ID, custom emojis left out (the page draws its own pictures).
+// Activity's page (which draws its own pictures).
 func plain(s string) string {
 	return discordMarkup.ReplaceAllStringFunc(s, func(m string) string {
 		sub := discordMarkup.FindStringSubmatch(m)

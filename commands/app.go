@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -14,10 +15,8 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// Responder answers one interaction. Package bot implements it twice: over
-// REST with a discordgo session for the gateway, and over the HTTP reply
-// for the interactions endpoint (bot/http.go; edits and follow-ups after
-// it still go over REST).
+// Responder answers one interaction (package bot implements it for the
+// gateway and for the HTTP endpoint).
 type Responder interface {
 	// Respond sends the initial response (the callback). It is called at most once.
 	Respond(ctx context.Context, i *discordgo.Interaction, r *discordgo.InteractionResponse) error
@@ -30,9 +29,8 @@ type Responder interface {
 // Observer receives the events that metrics count. Every method must be cheap
 // and safe for concurrent use. A nil Observer in Config means none.
 type Observer interface {
-	// Interaction is called once per handled interaction. command is the
-	// command or button kind ("play", "reveal", "chest", "admin grant"…), outcome is
-	// "ok", "user_error" or "internal_error".
+	// Interaction is called once per handled interaction of kind command
+	// ("play", "admin grant"…): outcome "ok", "user_error" or "internal_error".
 	Interaction(command, outcome string, d time.Duration)
 	// Play is called when a ticket is drawn.
 	Play(tier game.Tier, key bool, stake, prize int64)
@@ -43,8 +41,7 @@ type Observer interface {
 	// StoreError is called when a store call fails with an internal error.
 	StoreError(op string)
 	// DamagedRecord is called when a player's record that does not decode
-	// is met (storage.DamagedError): refused to a step, or left out of a
-	// guild's view.
+	// is met (storage.DamagedError).
 	DamagedRecord()
 }
 
@@ -76,27 +73,24 @@ type Config struct {
 	// nil means time.Now.
 	Now func() time.Time
 	// Drawer draws tickets and chests; nil means game.SeededDrawer{}, the
-	// verifiable draws. Tests inject one to force outcomes.
+	// verifiable draws.
 	Drawer game.Drawer
 	// Seeds gives a new player's server seed; nil means crypto/rand.Reader.
 	Seeds io.Reader
 	// Observer receives metrics events; nil means none.
 	Observer Observer
-	// Logger logs internal errors, moderator actions (info) and, at debug
-	// level, every interaction; nil means slog.Default(). A transport may
-	// pass its own per interaction (WithLogger).
+	// Logger logs internal errors, moderator actions and, at debug level,
+	// every interaction; nil means slog.Default(). See also WithLogger.
 	Logger *slog.Logger
 	// DeferAfter is how long a handler may run before the interaction is
 	// answered with a deferred response (then edited when the handler ends);
 	// 0 (or anything not under Discord's 3 s) means DefaultDeferAfter.
 	DeferAfter time.Duration
-	// Timeout bounds one handler (its store calls), and each later try of
-	// a step that ended with an internal error (see Handle); 0 means
+	// Timeout bounds each try of a handler (its store calls); 0 means
 	// DefaultTimeout.
 	Timeout time.Duration
 	// Wait waits d before a late step's next try, or until ctx ends (then
-	// it returns ctx's error); nil means a timer. Tests inject one that
-	// moves their clock (Now) instead.
+	// it returns ctx's error); nil means a timer.
 	Wait func(ctx context.Context, d time.Duration) error
 	// ConfirmTTL is how long the reset-guild confirmation button stays
 	// valid; 0 means DefaultConfirmTTL.
@@ -105,18 +99,13 @@ type Config struct {
 	// no trailing slash), where it serves the verification page at /fair;
 	// when set, /fairness and finished cards link to it. "" means none.
 	PublicURL string
-	// Announce posts m in channel with the bot's token (POST
-	// /channels/{channel}/messages): when the guild makes plays public, a
-	// ticket finished in the Activity is announced there as its /play card
-	// would show it. nil means no announcements.
+	// Announce posts m in channel with the bot's token: when the guild
+	// makes plays public, a ticket finished in the Activity is announced
+	// there. nil means no announcements.
 	Announce func(ctx context.Context, channel uint64, m *discordgo.MessageSend) error
 }
 
-// App holds the handlers. It is safe for concurrent use. Its parts each
-// see what they use: the route table (router.go), the delivery of the
-// answers (delivery.go, late.go), the cards (render.go), and one type per
-// feature (plays, account, care, fairness, admin, rules, the Activity's
-// desk, the jobs), each in its file with its handlers.
+// App holds the handlers. It is safe for concurrent use.
 type App struct {
 	cfg    Config
 	cat    *catalog
@@ -127,13 +116,11 @@ type App struct {
 	*renderer
 }
 
-// handlerFunc handles one command or button. It returns the reply to send,
-// or an error: a *userError is shown to the user, anything else is logged and
-// answered with an apology. It must not call the Responder.
+// handlerFunc handles one command or button: it returns the reply to send,
+// or an error (renderError), and never calls the Responder.
 type handlerFunc func(ctx context.Context, rq *request) (reply, error)
 
-// command is one slash command: its definition and its handler, declared
-// side by side in the command's file.
+// command is one slash command: its definition and its handler.
 type command struct {
 	def *discordgo.ApplicationCommand
 	h   handlerFunc
@@ -142,9 +129,8 @@ type command struct {
 	public bool
 }
 
-// reply is what a handler answers: a new message (type 4), an update of
-// the message the button was on (type 7), or the Activity's launch (type
-// 12, no data).
+// reply is what a handler answers: a new message, an update of the
+// message the button was on, or the Activity's launch (no data).
 type reply struct {
 	update bool
 	launch bool
@@ -162,17 +148,16 @@ type request struct {
 	customID string // the button's custom ID as received, for the logs
 	button   customID
 	data     *discordgo.ApplicationCommandInteractionData
-	r        Responder // for a background job's edits later (jobs.go), never in the handler
-	public   bool      // a slow command's deferred response is public (route.public)
-	ans      *answer   // the answer being delivered (delivery.go), never in the handler
+	def      *discordgo.ApplicationCommand // the command's definition
+	r        Responder                     // for a background job's edits later (jobs.go), never in the handler
+	public   bool                          // a slow command's deferred response is public (route.public)
+	ans      *answer                       // the answer being delivered (delivery.go), never in the handler
 }
 
 // New returns the handlers over store. It panics only on a programming error
 // found at startup (a duplicate command, a broken embedded message file).
 func New(cfg Config, store storage.Store) *App {
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
+	cfg.Logger = cmp.Or(cfg.Logger, slog.Default())
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -204,7 +189,7 @@ func New(cfg Config, store storage.Store) *App {
 		observation: *obs,
 		now:         cfg.Now, deferAfter: cfg.DeferAfter, timeout: cfg.Timeout, waitFn: cfg.Wait,
 	}
-	a.jobs = &jobs{steps: st, timeout: cfg.Timeout}
+	a.jobs = &jobs{steps: st, timeout: cfg.Timeout, wake: make(chan struct{}, 1), running: map[uint64]bool{}}
 	pl := &plays{steps: st, renderer: a.renderer}
 	acc := &account{steps: st, renderer: a.renderer}
 	cr := &care{steps: st, renderer: a.renderer, confirmTTL: cfg.ConfirmTTL}
@@ -215,18 +200,17 @@ func New(cfg Config, store storage.Store) *App {
 	r := &a.routes
 	r.wrap = func(h handlerFunc) handlerFunc { return chain(h, a.timed, a.delivered, recovered) }
 	r.commands, r.buttons = map[string]route{}, map[buttonKind]route{}
-	subs := map[string]func(string) bool{"admin": isAdminSub, "fairness": isFairnessSub, "limits": isLimitsSub}
 	for _, c := range []*command{
 		pl.playCommand(), acc.balanceCommand(), (&rules{renderer: a.renderer, cat: a.cat}).rulesCommand(), acc.leaderboardCommand(),
 		acc.dailyCommand(), acc.historyCommand(), fair.fairnessCommand(), cr.limitsCommand(), cr.pauseCommand(),
 		adm.adminCommand(),
 	} {
-		r.command(c, subs[c.def.Name])
+		r.command(c)
 	}
 	r.routeButtons(map[buttonKind]handlerFunc{
 		kindRow: pl.handleRow, kindAuto: pl.handleAuto, kindAgain: pl.handleAgain, kindChest: pl.handleChest,
-		kindResetConfirm: adm.handleResetConfirm, kindResetCancel: adm.handleResetCancel,
-		kindPauseConfirm: cr.handlePauseConfirm, kindPauseCancel: cr.handlePauseCancel,
+		kindResetConfirm: adm.handleResetConfirm, kindResetCancel: cancelled("rg_title", "rg_cancelled"),
+		kindPauseConfirm: cr.handlePauseConfirm, kindPauseCancel: cancelled("pause_title", "pause_cancelled"),
 		kindActivity: launch(cfg.Activity),
 	})
 	r.launch = r.wrap(launch(cfg.Activity))
@@ -240,28 +224,12 @@ func (a *App) Definitions() []*discordgo.ApplicationCommand {
 	return a.routes.defs
 }
 
-// Handle processes one interaction and answers it through r, within
-// Discord's 3-second limit: when the handler has not finished after
-// Config.DeferAfter it sends a deferred response and edits it when the
-// handler ends. User errors get an ephemeral reply in the user's language;
-// internal errors are logged and get a short apology.
-//
-// The handler runs on the caller's goroutine (call Handle in a goroutine of
-// its own per interaction), so Handle returns when the handler does. Its
-// context is a child of ctx that ends after Config.Timeout. If the handler is
-// still running when that context ends (a store ignoring its deadline), the
-// interaction is answered with the apology at once.
-//
-// A step still running at its deadline, or ending with a store's error,
-// may have been written or not: the apology then says the bot will update
-// it, and the step goes on (late.go): the handler's late result, or a later
-// try of the same request under the same operation ID, in the background
-// until the interaction's token ends or ctx does, replaces the apology with
-// what was actually done.
-//
-// A handler's panic is answered as an internal error. A panic of r on the
-// caller's goroutine reaches the caller: the transport's entry recovers it
-// (package bot), once.
+// Handle processes one interaction and answers it through r within
+// Discord's 3 seconds (deferring after Config.DeferAfter). The handler runs
+// on the caller's goroutine: call Handle in a goroutine of its own per
+// interaction. A step whose outcome is unknown goes on in the background
+// until ctx ends (late.go). A handler's panic is answered as an internal
+// error; a panic of r on the caller's goroutine reaches the caller.
 func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction) {
 	if i == nil {
 		return
@@ -292,18 +260,13 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 	a.serve(ctx, ans, h)
 }
 
-// player is the storage ID of the interaction's user.
 func (rq *request) player() storage.PlayerID {
 	return storage.PlayerID{Guild: rq.guild, User: rq.user}
 }
 
 // apology is the message of an internal error. A player's step is safe to
-// try again whatever happened (a ticket is resumed, a chest or a daily
-// bonus paid once, a reveal drawn once), and so are settings and a
-// reset-guild confirmation; a moderator's grant is not (a new command is a
-// new operation), so the moderator is sent to the player's history
-// (/admin player) first: it is written with the change, while the guild's
-// audit log may lag behind it (on Redis Cluster it lives in another slot).
+// try again whatever happened; a moderator's grant is not (a new command is
+// a new operation), so the moderator is sent to /admin player first.
 func apology(kind string) string {
 	switch kind {
 	case "admin grant", "admin set-balance", "admin reset":
@@ -322,10 +285,27 @@ func ephemeral(text string) reply {
 	}}
 }
 
-// Every change a handler makes is a game.Move run by the store
-// (storage.Store.Run) under the interaction's ID: a repeated interaction (a
-// retry, a second delivery) changes nothing and is answered from the result
-// the first one recorded. Handlers decide no rule themselves.
+// ephemeralEmbed is a reply of embeds only its user sees.
+func ephemeralEmbed(e ...*discordgo.MessageEmbed) reply {
+	return reply{data: &discordgo.InteractionResponseData{
+		Embeds: e, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
+	}}
+}
+
+// cancelled answers a confirmation's "Cancel": the message titled title
+// says text, without its buttons.
+func cancelled(title, text string) handlerFunc {
+	return func(_ context.Context, rq *request) (reply, error) {
+		return closedEmbed(infoEmbed(rq.l.T(title, nil), rq.l.T(text, nil), colourLoss)), nil
+	}
+}
+
+// closedEmbed replaces the message the button was on with e, and no buttons.
+func closedEmbed(e *discordgo.MessageEmbed) reply {
+	return reply{update: true, data: &discordgo.InteractionResponseData{
+		Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}, AllowedMentions: noMentions,
+	}}
+}
 
 // steps is what every feature's handlers share: the store, the steps they
 // run on it, the game's time and the reports of what they did.
@@ -340,14 +320,9 @@ type steps struct {
 // now is the time of a step, as stores keep it.
 func (a *steps) now() time.Time { return storage.Timestamp(a.clock()) }
 
-// run runs s with the configured seeds and time. Its errors are the
-// store's: the move's (game.Err…), storage.ErrNoPlayer,
-// storage.ErrConflict, or internal; callers map them with stepErr.
-//
-// A moderator's move carries its audit entry: once the store has written
-// it, run logs it at info level (logAudit), so that every moderator step
-// is logged without its handler doing anything. A repeated operation
-// (Applied.Repeated: nothing written) logs nothing.
+// run runs s with the configured seeds and time; callers map its errors
+// with stepErr. A moderator's move that the store wrote (not a repeat) is
+// logged (logAudit).
 func (a *steps) run(ctx context.Context, s storage.Step) (storage.Applied, error) {
 	s.Seeds, s.Now = a.seeds, a.now()
 	ap, err := a.store.Run(ctx, s)
@@ -357,9 +332,8 @@ func (a *steps) run(ctx context.Context, s storage.Step) (storage.Applied, error
 	return ap, err
 }
 
-// runGuild runs the guild's move m under op, at the store's time: after a
-// write that carried an audit entry, it logs the moderator action (a
-// repeated operation, which writes nothing, logs nothing).
+// runGuild runs the guild's move m under op, logging a moderator action
+// as run does.
 func (a *steps) runGuild(ctx context.Context, guild uint64, op string, m game.GuildMove) (storage.GuildApplied, error) {
 	ap, err := a.store.RunGuild(ctx, storage.GuildStep{Guild: guild, Op: op, Move: m, Now: a.now()})
 	if err == nil && ap.Audit != nil {
@@ -369,14 +343,24 @@ func (a *steps) runGuild(ctx context.Context, guild uint64, op string, m game.Gu
 }
 
 // settings returns the guild's settings (the store's defaults if its
-// moderators set none). The composition root may hand New a store whose
-// Guild is cached.
+// moderators set none).
 func (a *steps) settings(ctx context.Context, guild uint64) (game.Settings, error) {
 	g, err := a.store.Guild(ctx, guild)
 	if err != nil {
 		return game.Settings{}, internal("guild", err)
 	}
 	return g.Settings, nil
+}
+
+// history returns id's last n history entries and the player, read in
+// that order so that a ticket drawn between the two reads has no line yet;
+// ok is false for a player who never played.
+func (a *steps) history(ctx context.Context, id storage.PlayerID, n int) (p game.Player, ok bool, hs []game.Entry, err error) {
+	if hs, err = a.store.History(ctx, id, n); err != nil {
+		return p, false, nil, internal("history", err)
+	}
+	p, ok, err = a.load(ctx, id)
+	return p, ok, hs, err
 }
 
 // load returns the player's state; ok is false for a player who never
@@ -389,12 +373,22 @@ func (a *steps) load(ctx context.Context, id storage.PlayerID) (p game.Player, o
 	return v.Player, v.Exists(), nil
 }
 
-// stepErr maps what every step may fail with: an error already mapped (a
-// user error, an internal one) as is, a compare-and-set that kept losing
-// to other writers as "try again" (nothing was written), a refusal by the
-// rules as an answer (see refusal: it is never retried), anything else as
-// an internal error of op.
-func stepErr(op string, err error) error {
+// on maps a step's error that is err (errors.Is) to the user error to.
+type on struct{ err, to error }
+
+// stepErr maps what a step may fail with: the first of ons that matches
+// as its user error; an error already mapped as is; a compare-and-set that
+// kept losing as "try again"; a refusal by the rules as an answer, never
+// retried; anything else as an internal error of op.
+func stepErr(op string, err error, ons ...on) error {
+	if err == nil {
+		return nil
+	}
+	for _, o := range ons {
+		if errors.Is(err, o.err) {
+			return o.to
+		}
+	}
 	var ue *userError
 	var se *storeError
 	switch {

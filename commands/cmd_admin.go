@@ -15,9 +15,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// admin is the handlers of /admin and of its confirmations: they see the
-// store's steps, the background jobs they start, and the cards the player
-// view shows.
+// admin is the handlers of /admin and of its confirmations.
 type admin struct {
 	*steps
 	*renderer
@@ -25,11 +23,6 @@ type admin struct {
 	confirmTTL time.Duration // Config.ConfirmTTL
 	deferAfter time.Duration // Config.DeferAfter
 }
-
-// /admin: the moderators' subcommands. Discord shows the command only to
-// members with Manage Server (default_member_permissions), and the handler
-// checks the member's permissions again, since a server may override the
-// default. Every change takes an optional reason, recorded in the audit log.
 
 // Limits of the options.
 const (
@@ -42,17 +35,6 @@ const (
 	modPerms       = discordgo.PermissionManageGuild | discordgo.PermissionAdministrator
 )
 
-// isAdminSub reports whether name is one of /admin's subcommands; the
-// metrics label an interaction with one of them only, so a forged name
-// cannot grow the label set.
-func isAdminSub(name string) bool {
-	switch name {
-	case "grant", "set-balance", "reset", "reset-guild", "settings", "audit", "player", "lift-pause":
-		return true
-	}
-	return false
-}
-
 func (a *admin) adminCommand() *command {
 	perm := int64(discordgo.PermissionManageGuild)
 	user := func() *discordgo.ApplicationCommandOption {
@@ -60,8 +42,7 @@ func (a *admin) adminCommand() *command {
 	}
 	amount := func(desc, frDesc string) *discordgo.ApplicationCommandOption {
 		o := option(discordgo.ApplicationCommandOptionString, "amount", "montant", desc, frDesc, true)
-		o.MinLength = new(int)
-		*o.MinLength = 1
+		o.MinLength = new(1)
 		o.MaxLength = maxAmountLen
 		return o
 	}
@@ -71,15 +52,11 @@ func (a *admin) adminCommand() *command {
 		o.MaxLength = maxReason
 		return o
 	}
-	requiredReason := func() *discordgo.ApplicationCommandOption {
-		o := reason()
-		o.Required = true
-		return o
-	}
+	liftReason := reason()
+	liftReason.Required = true
 	integer := func(name, frName, desc, frDesc string, lo, hi int) *discordgo.ApplicationCommandOption {
 		o := option(discordgo.ApplicationCommandOptionInteger, name, frName, desc, frDesc, false)
-		min, max := float64(lo), float64(hi)
-		o.MinValue, o.MaxValue = &min, max
+		o.MinValue, o.MaxValue = new(float64(lo)), float64(hi)
 		return o
 	}
 	credits := func(name, frName, desc, frDesc string) *discordgo.ApplicationCommandOption {
@@ -127,27 +104,27 @@ func (a *admin) adminCommand() *command {
 		subcommand("player", "joueur", "A player's account, limits, pause and latest actions",
 			"Le compte d'un joueur, ses limites, sa pause et ses dernières actions", user()),
 		subcommand("lift-pause", "lever-pause", "End a player's pause early (a reason is required)",
-			"Mettre fin plus tôt à la pause d'un joueur (raison obligatoire)", user(), requiredReason()),
+			"Mettre fin plus tôt à la pause d'un joueur (raison obligatoire)", user(), liftReason),
 	)
 	def.DefaultMemberPermissions = &perm
 	return &command{def: def, h: a.handleAdmin}
 }
 
-// handleAdmin checks the member's permissions and runs the subcommand.
+// handleAdmin checks the member's permissions again, since a server may
+// override the command's default, and runs the subcommand.
 func (a *admin) handleAdmin(ctx context.Context, rq *request) (reply, error) {
 	if rq.perms&modPerms == 0 {
 		return reply{}, userErr("err_not_moderator", nil)
 	}
-	sub, err := rq.subcommand()
+	sub, o, err := rq.subcommand()
 	if err != nil {
 		return reply{}, err
 	}
-	o := opts{list: sub.Options, resolved: rq.data.Resolved}
 	reason, err := o.reason()
 	if err != nil {
 		return reply{}, err
 	}
-	switch sub.Name {
+	switch sub {
 	case "grant":
 		return a.adminGrant(ctx, rq, o, reason, false)
 	case "set-balance":
@@ -168,10 +145,8 @@ func (a *admin) handleAdmin(ctx context.Context, rq *request) (reply, error) {
 	return reply{}, userErr("err_unknown_command", nil)
 }
 
-// adminGrant adds credits to a player, or sets the balance, under the
-// interaction's ID, with an audit entry. A member who never played is
-// created with the guild's starting balance: a grant is a legitimate way to
-// give someone credits before their first play.
+// adminGrant adds credits to a player, or sets the balance, creating a
+// member who never played: a grant may come before the first play.
 func (a *admin) adminGrant(ctx context.Context, rq *request, o opts, reason string, set bool) (reply, error) {
 	target, err := o.player("user")
 	if err != nil {
@@ -197,11 +172,8 @@ func (a *admin) adminGrant(ctx context.Context, rq *request, o opts, reason stri
 		ID: storage.PlayerID{Guild: rq.guild, User: target}, Op: rq.i.ID, Create: true, Start: settings.StartingBalance,
 		Move: game.Grant{Amount: cents, Set: set, By: rq.moderator(target, reason)},
 	})
-	switch {
-	case errors.Is(err, game.ErrInvalid):
-		return reply{}, userErr("err_amount_refused", nil)
-	case err != nil:
-		return reply{}, stepErr(op, err)
+	if err := stepErr(op, err, on{game.ErrInvalid, userErr("err_amount_refused", nil)}); err != nil {
+		return reply{}, err
 	}
 	l := rq.l
 	msg, amount := "admin_granted", cents
@@ -216,11 +188,9 @@ func (a *admin) adminGrant(ctx context.Context, rq *request, o opts, reason stri
 	}), reason, l), nil
 }
 
-// adminReset resets a player to the guild's starting balance, under the
-// interaction's ID, with an audit entry. Someone who never played is not
-// created: there is nothing to reset. A record that does not decode is
-// rewritten (game.Player.Repair), and the reply says what could not be
-// kept of it.
+// adminReset resets a player to the guild's starting balance, creating
+// nobody. A record that does not decode is rewritten (game.Player.Repair),
+// and the reply says what could not be kept of it.
 func (a *admin) adminReset(ctx context.Context, rq *request, o opts, reason string) (reply, error) {
 	target, err := o.player("user")
 	if err != nil {
@@ -234,13 +204,10 @@ func (a *admin) adminReset(ctx context.Context, rq *request, o opts, reason stri
 		ID: storage.PlayerID{Guild: rq.guild, User: target}, Op: rq.i.ID, Start: set.StartingBalance, Repair: true,
 		Move: game.Reset{Start: set.StartingBalance, By: rq.moderator(target, reason)},
 	})
-	switch {
-	case errors.Is(err, storage.ErrNoPlayer):
-		return reply{}, userErr("err_never_played", map[string]any{"User": mention(target)})
-	case errors.Is(err, game.ErrInvalid):
-		return reply{}, userErr("err_amount_refused", nil)
-	case err != nil:
-		return reply{}, stepErr("reset_player", err)
+	if err := stepErr("reset_player", err,
+		on{storage.ErrNoPlayer, userErr("err_never_played", map[string]any{"User": mention(target)})},
+		on{game.ErrInvalid, userErr("err_amount_refused", nil)}); err != nil {
+		return reply{}, err
 	}
 	l := rq.l
 	text := l.T("admin_reset", map[string]any{"User": mention(target), "Balance": l.Credits(ap.Result.Balance)})
@@ -253,64 +220,39 @@ func (a *admin) adminReset(ctx context.Context, rq *request, o opts, reason stri
 	return adminDone(text, reason, l), nil
 }
 
-// adminResetGuild asks for confirmation: the buttons carry the moderator and
-// the time asked, the reason rides in the embed.
+// adminResetGuild asks for confirmation; the reason rides in the embed.
 func (a *admin) adminResetGuild(rq *request, reason string) (reply, error) {
 	l := rq.l
 	confirm := customID{kind: kindResetConfirm, user: rq.user, ts: a.clock().Unix()}
-	cancel := confirm
-	cancel.kind = kindResetCancel
 	e := infoEmbed(l.T("rg_title", nil), l.T("rg_ask", map[string]any{
 		"Minutes": int(a.confirmTTL.Minutes()),
 	}), 0xE03131)
 	if reason != "" {
 		e.Fields = []*discordgo.MessageEmbedField{{Name: l.T("field_reason", nil), Value: reason}}
 	}
-	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e},
-		Components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-			discordgo.Button{Label: l.T("btn_rg_confirm", nil), Style: discordgo.DangerButton, CustomID: confirm.format()},
-			discordgo.Button{Label: l.T("btn_cancel", nil), Style: discordgo.SecondaryButton, CustomID: cancel.format()},
-		}}},
-		Flags:           discordgo.MessageFlagsEphemeral,
-		AllowedMentions: noMentions,
-	}}, nil
+	return askConfirm(l, e, l.T("btn_rg_confirm", nil), confirm, kindResetCancel), nil
 }
 
-// confirmCheck checks a reset-guild button: the same moderator, still a
-// moderator, within the confirmation's lifetime.
-func (a *admin) confirmCheck(rq *request) (asked time.Time, err error) {
-	if err := rq.owner(); err != nil {
-		return asked, err
-	}
-	if rq.perms&modPerms == 0 {
-		return asked, userErr("err_not_moderator", nil)
-	}
-	ts, now := rq.button.ts, a.clock().Unix()
-	if ts > now+60 || now-ts > int64(a.confirmTTL.Seconds()) {
-		return asked, userErr("err_confirm_expired", nil)
-	}
-	return time.Unix(ts, 0), nil
+// expired reports whether a confirmation asked at unix time ts is past
+// ttl at now, or dated more than a minute after now.
+func expired(ts int64, now time.Time, ttl time.Duration) bool {
+	return ts > now.Unix()+60 || now.Unix()-ts > int64(ttl.Seconds())
 }
 
 // resetBatch is how many players a reset-guild resets between two
 // records of its progress in the guild.
 const resetBatch = 100
 
-// handleResetConfirm starts the reset of every player of the guild, as
-// the operation "<confirmation>" of the guild (game.Guild.StartReset),
-// and answers at once with its progress: the job runner (jobs.go) resets
-// the players in the background, in this process or another, and this
-// process shows the progress on the confirmation while its token lives.
-// The confirmation is the message the button sits on, so that the same
-// confirmation pressed twice, retried, or pressed again after a crash
-// starts nothing new and shows where the reset is. While another reset
-// runs in the guild, the press starts nothing and shows that one's
-// progress. The end logs one audit entry with the number of players
-// reset.
+// handleResetConfirm starts the reset of every player of the guild
+// (confirmationOp) and answers at once with its progress: the job runner
+// (jobs.go) resets the players in the background. While another reset
+// runs in the guild, the press shows that one's progress.
 func (a *admin) handleResetConfirm(ctx context.Context, rq *request) (reply, error) {
-	if _, err := a.confirmCheck(rq); err != nil {
-		return reply{}, err
+	if rq.perms&modPerms == 0 {
+		return reply{}, userErr("err_not_moderator", nil)
+	}
+	if expired(rq.button.ts, a.clock(), a.confirmTTL) {
+		return reply{}, userErr("err_confirm_expired", nil)
 	}
 	op := confirmationOp("rg:", rq.i)
 	started, err := a.runGuild(ctx, rq.guild, op, game.BeginReset{Actor: rq.user, Reason: confirmReason(rq.i)})
@@ -343,8 +285,7 @@ func (a *admin) handleResetConfirm(ctx context.Context, rq *request) (reply, err
 }
 
 // awaitReset waits, while this process runs jobs, a little less than the
-// deferral's delay for the reset op to end, and returns the guild's reset
-// as it last saw it (nil when it did not look: no runner).
+// deferral's delay for the reset op to end; nil without a runner.
 func (a *admin) awaitReset(ctx context.Context, guild uint64, op string) *game.GuildReset {
 	if !a.jobs.active() {
 		return nil
@@ -372,31 +313,16 @@ func (a *admin) awaitReset(ctx context.Context, guild uint64, op string) *game.G
 // resetDone replaces the confirmation with text.
 func resetDone(l *lang, text string) reply {
 	e := infoEmbed(l.T("rg_title", nil), "✅ "+text, colourInfo)
-	return reply{update: true, data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}, AllowedMentions: noMentions,
-	}}
+	return closedEmbed(e)
 }
 
-// confirmationOp is the operation ID of a confirmation (reset-guild's,
-// a pause's): prefix and the confirmation message's ID (the interaction's
-// when a client sends no message), so that pressing it twice, retrying, or
-// pressing it again after a crash applies it once.
+// confirmationOp is the operation ID of a confirmation: prefix and the
+// confirmation message's ID, so that pressing it twice applies it once.
 func confirmationOp(prefix string, i *discordgo.Interaction) string {
 	if i.Message != nil && i.Message.ID != "" {
 		return prefix + i.Message.ID
 	}
 	return prefix + i.ID
-}
-
-func (a *admin) handleResetCancel(_ context.Context, rq *request) (reply, error) {
-	if err := rq.owner(); err != nil {
-		return reply{}, err
-	}
-	l := rq.l
-	e := infoEmbed(l.T("rg_title", nil), l.T("rg_cancelled", nil), colourLoss)
-	return reply{update: true, data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}, AllowedMentions: noMentions,
-	}}, nil
 }
 
 // confirmReason reads the reason back from the confirmation message (only
@@ -406,13 +332,11 @@ func confirmReason(i *discordgo.Interaction) string {
 		len(i.Message.Embeds[0].Fields) == 0 || i.Message.Embeds[0].Fields[0] == nil {
 		return ""
 	}
-	return truncateRunes(i.Message.Embeds[0].Fields[0].Value, maxReason-1)
+	return clip(i.Message.Embeds[0].Fields[0].Value, maxReason)
 }
 
 // adminSettings shows the settings, changing them first if options are
-// given: one UpdateGuild under the interaction's ID, recorded in the
-// audit log with what changed. A repeated interaction changes nothing
-// more and shows the settings again.
+// given.
 func (a *admin) adminSettings(ctx context.Context, rq *request, o opts, reason string) (reply, error) {
 	sp, err := settingsPatchOf(o)
 	if err != nil {
@@ -426,11 +350,8 @@ func (a *admin) adminSettings(ctx context.Context, rq *request, o opts, reason s
 		}
 	} else {
 		ap, err := a.runGuild(ctx, rq.guild, rq.i.ID, game.ChangeSettings{Patch: sp, Actor: rq.user, Reason: reason})
-		switch {
-		case errors.Is(err, game.ErrInvalid):
-			return reply{}, userErr("err_amount_refused", nil)
-		case err != nil:
-			return reply{}, stepErr("update_guild", err)
+		if err := stepErr("update_guild", err, on{game.ErrInvalid, userErr("err_amount_refused", nil)}); err != nil {
+			return reply{}, err
 		}
 		set = ap.Guild.Settings
 	}
@@ -458,9 +379,7 @@ func (a *admin) adminSettings(ctx context.Context, rq *request, o opts, reason s
 		&discordgo.MessageEmbedField{Name: l.T("settings_channel", nil), Value: where, Inline: true},
 		&discordgo.MessageEmbedField{Name: l.T("settings_house", nil), Value: houseText(l, set.House)},
 	)
-	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
-	}}, nil
+	return ephemeralEmbed(e), nil
 }
 
 func (a *admin) adminAudit(ctx context.Context, rq *request) (reply, error) {
@@ -486,9 +405,7 @@ func (a *admin) adminAudit(ctx context.Context, rq *request) (reply, error) {
 		b.WriteString(auditLine(l, e, true) + "\n")
 	}
 	em := infoEmbed(l.T("audit_title", nil), b.String(), colourInfo)
-	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{em}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
-	}}, nil
+	return ephemeralEmbed(em), nil
 }
 
 // auditLine writes one moderator action: when, who, what, the target
@@ -505,7 +422,7 @@ func auditLine(l *lang, e game.AuditEntry, withTarget bool) string {
 	case game.ActionResetGuild:
 		b.WriteString(" · " + l.P("audit_players", e.Amount, map[string]any{"Count": e.Amount}))
 	}
-	reason := truncateRunes(strings.ReplaceAll(e.Reason, "\n", " "), maxReason)
+	reason := clip(strings.ReplaceAll(e.Reason, "\n", " "), maxReason+1)
 	var note string // what the bot wrote beside the moderator's reason
 	switch e.Action {
 	case game.ActionSettings:
@@ -585,22 +502,13 @@ func settingValueIn(l *lang, v string) string {
 	return v
 }
 
-// auditAction names a moderator action in the reader's language; an action
-// this version does not know keeps its code.
+// auditAction names a moderator action in the reader's language (its
+// message is "audit_" and its code); an action this version does not know
+// keeps its code.
 func auditAction(l *lang, action string) string {
 	switch action {
-	case "grant":
-		return l.T("audit_grant", nil)
-	case "set-balance":
-		return l.T("audit_set_balance", nil)
-	case "reset":
-		return l.T("audit_reset", nil)
-	case "reset-guild":
-		return l.T("audit_reset_guild", nil)
-	case "settings":
-		return l.T("audit_settings", nil)
-	case "lift-pause":
-		return l.T("audit_lift_pause", nil)
+	case game.ActionGrant, game.ActionSetBalance, game.ActionReset, game.ActionResetGuild, game.ActionSettings, game.ActionLiftPause:
+		return l.T("audit_"+strings.ReplaceAll(action, "-", "_"), nil)
 	}
 	return "`" + action + "`"
 }
@@ -611,7 +519,18 @@ func adminDone(text, reason string, l *lang) reply {
 	if reason != "" {
 		e.Fields = []*discordgo.MessageEmbedField{{Name: l.T("field_reason", nil), Value: reason}}
 	}
-	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
-	}}
+	return ephemeralEmbed(e)
+}
+
+// askConfirm is the private question e with its buttons: confirm, labelled
+// label, and its copy of kind cancel.
+func askConfirm(l *lang, e *discordgo.MessageEmbed, label string, confirm customID, cancel buttonKind) reply {
+	no := confirm
+	no.kind = cancel
+	r := ephemeralEmbed(e)
+	r.data.Components = []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+		discordgo.Button{Label: label, Style: discordgo.DangerButton, CustomID: confirm.format()},
+		discordgo.Button{Label: l.T("btn_cancel", nil), Style: discordgo.SecondaryButton, CustomID: no.format()},
+	}}}
+	return r
 }

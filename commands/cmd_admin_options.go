@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,14 +14,10 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// The options of /admin's subcommands, read with their types checked: a
-// payload Discord would not send is refused with a user error, never read
-// as an option left out.
-
 // settingsPatchOf reads /admin settings' options.
 func settingsPatchOf(o opts) (game.SettingsPatch, error) {
 	var sp game.SettingsPatch
-	if err := o.checkTypes(settingsOptions); err != nil {
+	if err := o.checkTypes(); err != nil {
 		return sp, err
 	}
 	if s, ok := o.str("starting-balance"); ok {
@@ -50,8 +47,7 @@ func settingsPatchOf(o opts) (game.SettingsPatch, error) {
 		if sp.Channel != nil {
 			return sp, userErr("err_channel_conflict", nil)
 		}
-		var anywhere uint64
-		sp.Channel = &anywhere
+		sp.Channel = new(uint64(0))
 	}
 	if s, ok := o.str("max-stake-day"); ok {
 		v, err := parseCredits(s, false)
@@ -76,8 +72,7 @@ func settingsPatchOf(o opts) (game.SettingsPatch, error) {
 	if n, ok, err := intOpt("min-interval", 0, int(game.MaxMinInterval/time.Second)); err != nil {
 		return sp, err
 	} else if ok {
-		d := time.Duration(n) * time.Second
-		sp.MinInterval = &d
+		sp.MinInterval = new(time.Duration(n) * time.Second)
 	}
 	if n, ok, err := intOpt("reality-plays", 0, game.MaxRealityPlay); err != nil {
 		return sp, err
@@ -96,14 +91,21 @@ func settingsPatchOf(o opts) (game.SettingsPatch, error) {
 	return sp, nil
 }
 
-// subcommand returns the command's one subcommand, or err_bad_option for
-// a payload without exactly one.
-func (rq *request) subcommand() (*discordgo.ApplicationCommandInteractionDataOption, error) {
+// subcommand returns the name and options of the command's one
+// subcommand, or err_bad_option for a payload without exactly one.
+func (rq *request) subcommand() (string, opts, error) {
 	d := rq.data
 	if len(d.Options) != 1 || d.Options[0] == nil || d.Options[0].Type != discordgo.ApplicationCommandOptionSubCommand {
-		return nil, userErr("err_bad_option", nil)
+		return "", opts{}, userErr("err_bad_option", nil)
 	}
-	return d.Options[0], nil
+	sub := d.Options[0]
+	o := opts{list: sub.Options, resolved: d.Resolved}
+	if rq.def != nil {
+		if i := slices.IndexFunc(rq.def.Options, func(x *discordgo.ApplicationCommandOption) bool { return x.Name == sub.Name }); i >= 0 {
+			o.defs = rq.def.Options[i].Options
+		}
+	}
+	return sub.Name, o, nil
 }
 
 // opts reads a subcommand's options with their types checked (discordgo's
@@ -111,11 +113,11 @@ func (rq *request) subcommand() (*discordgo.ApplicationCommandInteractionDataOpt
 type opts struct {
 	list     []*discordgo.ApplicationCommandInteractionDataOption
 	resolved *discordgo.ApplicationCommandInteractionDataResolved
+	defs     []*discordgo.ApplicationCommandOption // the subcommand's definition
 }
 
 // lookup returns the value of option name as OptionValue types it for typ:
-// present tells whether the option was given, ok whether it was given with
-// type typ and a value of that type.
+// present tells whether the option was given, ok whether with type typ.
 func (o opts) lookup(name string, typ discordgo.ApplicationCommandOptionType) (v any, present, ok bool) {
 	for _, x := range o.list {
 		if x != nil && x.Name == name {
@@ -126,29 +128,23 @@ func (o opts) lookup(name string, typ discordgo.ApplicationCommandOptionType) (v
 	return nil, false, false
 }
 
-// get returns the value of option name if it was given with type typ and a
-// value of that type (lookup).
 func (o opts) get(name string, typ discordgo.ApplicationCommandOptionType) (any, bool) {
 	v, _, ok := o.lookup(name, typ)
 	return v, ok
 }
 
-// integer reads an integer option: present tells whether it was given, ok
-// whether it is an integer option holding a whole number (OptionValue).
+// integer reads an integer option as lookup does.
 func (o opts) integer(name string) (n int64, present, ok bool) {
 	v, present, ok := o.lookup(name, discordgo.ApplicationCommandOptionInteger)
 	n, _ = v.(int64)
 	return n, present, ok
 }
 
-// OptionValue returns v, the value of an option of type typ as an
-// interaction carries it once decoded from JSON, as the Go value of that
-// type: a string for a string, user, channel, role or mentionable option
-// (an ID is a string); a bool for a boolean; a float64 for a number; an
-// int64 for an integer, which must be a whole number of at most 2^53 in
-// absolute value, as Discord takes it. ok is false for any other value, or
-// another type. The handlers read their options with it, and clefs try
-// types the values it sends with it.
+// OptionValue returns v, the value of an option of type typ as decoded
+// from JSON, as the Go value of that type: a string for a string, user,
+// channel, role or mentionable option; a bool; a float64 for a number; an
+// int64 for an integer, a whole number of at most 2^53 in absolute value.
+// ok is false for any other value. clefs try types its values with it.
 func OptionValue(typ discordgo.ApplicationCommandOptionType, v any) (any, bool) {
 	switch typ {
 	case discordgo.ApplicationCommandOptionString, discordgo.ApplicationCommandOptionUser, discordgo.ApplicationCommandOptionChannel,
@@ -172,32 +168,16 @@ func OptionValue(typ discordgo.ApplicationCommandOptionType, v any) (any, bool) 
 	return nil, false
 }
 
-// settingsOptions are the types of /admin settings' options.
-var settingsOptions = map[string]discordgo.ApplicationCommandOptionType{
-	"starting-balance": discordgo.ApplicationCommandOptionString,
-	"daily-amount":     discordgo.ApplicationCommandOptionString,
-	"public-plays":     discordgo.ApplicationCommandOptionBoolean,
-	"channel":          discordgo.ApplicationCommandOptionChannel,
-	"any-channel":      discordgo.ApplicationCommandOptionBoolean,
-	"max-stake-day":    discordgo.ApplicationCommandOptionString,
-	"min-interval":     discordgo.ApplicationCommandOptionInteger,
-	"reality-plays":    discordgo.ApplicationCommandOptionInteger,
-	"reality-minutes":  discordgo.ApplicationCommandOptionInteger,
-	"reason":           discordgo.ApplicationCommandOptionString,
-}
-
 // checkTypes refuses an option of another type than its definition's, or
 // without a value: a payload Discord would not send, which would otherwise be
 // read as the option being absent and silently ignored.
-func (o opts) checkTypes(types map[string]discordgo.ApplicationCommandOptionType) error {
+func (o opts) checkTypes() error {
 	for _, x := range o.list {
-		if x == nil {
+		i := slices.IndexFunc(o.defs, func(d *discordgo.ApplicationCommandOption) bool { return x != nil && d.Name == x.Name })
+		if i < 0 {
 			continue
 		}
-		want, known := types[x.Name]
-		if !known {
-			continue
-		}
+		want := o.defs[i].Type
 		// A number for an integer option: whether it is whole, the
 		// option's reader says in its own words.
 		kind := want
@@ -234,8 +214,7 @@ func (o opts) boolean(name string) (bool, bool) {
 	return b, ok
 }
 
-// snowflake reads a channel option: present tells whether it was given, ok
-// whether it is a valid ID.
+// snowflake reads a channel option as lookup does.
 func (o opts) snowflake(name string) (id uint64, present, ok bool) {
 	v, present, ok := o.lookup(name, discordgo.ApplicationCommandOptionChannel)
 	s, _ := v.(string)
@@ -283,14 +262,12 @@ func (o opts) reason() (string, error) {
 }
 
 // moderatorCredits is how a moderator may write an amount: a sign, ',' or
-// '.' before the decimals, and below maxAmountCents (at most ten digits
-// before the separator, as it always was: 10^10 credits is refused).
+// '.' before the decimals, below maxAmountCents (10^10 credits).
 var moderatorCredits = game.CreditSyntax{Signed: true, Comma: true, Max: maxAmountCents - 1}
 
 // parseCredits parses an amount of credits typed by a moderator into cents
-// with game.ParseCredits: spaces around it, a sign ('-' only when negative is
-// allowed), ',' or '.' before one or two decimals, below 10^10 credits.
-// A refusal is a user error naming what was typed.
+// (moderatorCredits; '-' only when negative is allowed). A refusal is a
+// user error naming what was typed.
 func parseCredits(s string, negative bool) (int64, error) {
 	typed := strings.TrimSpace(s)
 	if !negative && strings.HasPrefix(typed, "-") {
@@ -299,21 +276,9 @@ func parseCredits(s string, negative bool) (int64, error) {
 	cents, err := game.ParseCredits(typed, moderatorCredits)
 	switch {
 	case errors.Is(err, game.ErrCreditRange):
-		return 0, userErr("err_amount_range", map[string]any{"Value": truncateRunes(strings.TrimLeft(typed, "+-"), maxAmountLen), "Max": formatAmount(moderatorCredits.Max, false)})
+		return 0, userErr("err_amount_range", map[string]any{"Value": clip(strings.TrimLeft(typed, "+-"), maxAmountLen+1), "Max": formatAmount(moderatorCredits.Max, false)})
 	case err != nil:
-		return 0, userErr("err_bad_amount", map[string]any{"Value": truncateRunes(s, maxAmountLen)})
+		return 0, userErr("err_bad_amount", map[string]any{"Value": clip(s, maxAmountLen+1)})
 	}
 	return cents, nil
-}
-
-// truncateRunes cuts s to at most n characters, never inside a character.
-func truncateRunes(s string, n int) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "�")
-	}
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
 }

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -12,33 +11,20 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// /admin player and /admin lift-pause: a moderator's view of one player,
-// and the one way to end a pause early, with a reason in the audit log.
-
 // playerViewLines is how many history lines and moderator actions
 // /admin player shows.
 const playerViewLines = 5
 
-// adminPlayer shows one player to a moderator: balance, keys, open ticket,
-// statistics, limits and pause, and the latest history and moderator
-// actions on them. Of the seeds it shows the commitment only, never a
-// secret seed. Like every view, it shows the player as the player has seen
-// them (game.Player.Seen, SeenHistory): a ticket being revealed is said to
-// be, never what it brings, not even to a moderator playing it. It creates
-// nothing.
+// adminPlayer shows one player to a moderator, as the player has seen
+// them (game.Player.Seen, SeenHistory), and of the seeds the commitment
+// only. It creates nothing.
 func (a *admin) adminPlayer(ctx context.Context, rq *request, o opts) (reply, error) {
 	target, err := o.player("user")
 	if err != nil {
 		return reply{}, err
 	}
 	id := storage.PlayerID{Guild: rq.guild, User: target}
-	// The history first: a ticket drawn between the two reads has no line
-	// in it yet, so none can slip through.
-	hs, err := a.store.History(ctx, id, playerViewLines+1)
-	if err != nil {
-		return reply{}, internal("history", err)
-	}
-	stored, ok, err := a.load(ctx, id)
+	stored, ok, hs, err := a.history(ctx, id, playerViewLines+1)
 	if err != nil {
 		return reply{}, err
 	}
@@ -104,13 +90,6 @@ func (a *admin) adminPlayer(ctx context.Context, rq *request, o opts) (reply, er
 	if p.Paused(now) {
 		pause = l.T("player_paused", map[string]any{"Until": timestamp(p.Care.PausedUntil.Unix(), "F")})
 	}
-	var hist strings.Builder
-	if len(hs) == 0 {
-		hist.WriteString(l.T("player_history_empty", nil))
-	}
-	for _, h := range hs {
-		hist.WriteString(timestamp(h.At.Unix(), "R") + " · " + a.historyLine(l, h) + "\n")
-	}
 	var mod strings.Builder
 	n := 0
 	for _, e := range audit { // newest first
@@ -137,15 +116,14 @@ func (a *admin) adminPlayer(ctx context.Context, rq *request, o opts) (reply, er
 		&discordgo.MessageEmbedField{Name: l.T("player_seed", nil), Value: l.T("player_seed_value", map[string]any{
 			"No": p.SeedNo, "Commitment": code(p.Commitment().Short()),
 		}), Inline: true},
-		&discordgo.MessageEmbedField{Name: l.T("player_history_title", name), Value: hist.String()},
+		&discordgo.MessageEmbedField{Name: l.T("player_history_title", name), Value: a.historyText(l, hs, "player_history_empty")},
 		&discordgo.MessageEmbedField{Name: l.T("audit_title", nil), Value: mod.String()},
 	)
 	e.Footer = &discordgo.MessageEmbedFooter{Text: l.T("player_footer", map[string]any{"House": houseText(l, set.House)})}
 	return ephemeralEmbed(e), nil
 }
 
-// adminLiftPause ends a player's pause under the interaction's ID, with
-// the reason, which is required, in the audit log.
+// adminLiftPause ends a player's pause; the reason is required.
 func (a *admin) adminLiftPause(ctx context.Context, rq *request, o opts, reason string) (reply, error) {
 	target, err := o.player("user")
 	if err != nil {
@@ -158,19 +136,15 @@ func (a *admin) adminLiftPause(ctx context.Context, rq *request, o opts, reason 
 		ID: storage.PlayerID{Guild: rq.guild, User: target}, Op: rq.i.ID,
 		Move: game.LiftPause{By: rq.moderator(target, reason)},
 	})
-	l := rq.l
-	switch {
-	case errors.Is(err, storage.ErrNoPlayer):
-		return reply{}, userErr("err_no_player", map[string]any{"User": mention(target)})
-	case errors.Is(err, game.ErrNotPaused):
-		return reply{}, userErr("err_not_paused", map[string]any{"User": mention(target)})
-	case err != nil:
-		return reply{}, stepErr("lift_pause", err)
+	if err := stepErr("lift_pause", err,
+		on{storage.ErrNoPlayer, userErr("err_no_player", map[string]any{"User": mention(target)})},
+		on{game.ErrNotPaused, userErr("err_not_paused", map[string]any{"User": mention(target)})}); err != nil {
+		return reply{}, err
 	}
+	l := rq.l
 	return adminDone(l.T("admin_lifted", map[string]any{"User": mention(target)}), reason, l), nil
 }
 
-// houseText describes the guild's house rules.
 func houseText(l *lang, h game.House) string {
 	stakeCap := l.T("limit_none", nil)
 	if h.MaxStakeDay > 0 {
@@ -183,11 +157,9 @@ func houseText(l *lang, h game.House) string {
 	return l.T("house_text", map[string]any{"Cap": stakeCap, "Interval": interval, "Reality": houseReality(l, h)})
 }
 
-// displayName is the name Discord shows for the user of option name, as
-// resolved in the interaction: their server nickname, else their global
-// name, else their username, with Markdown escaped; "" when unresolved. An
-// embed's field names do not render mentions, so a view that names the
-// player there uses this.
+// displayName is the name Discord shows for the user of option name, with
+// Markdown escaped; "" when unresolved. An embed's field names do not
+// render mentions.
 func (o opts) displayName(name string) string {
 	v, _ := o.get(name, discordgo.ApplicationCommandOptionUser)
 	id, _ := v.(string)

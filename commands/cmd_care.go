@@ -13,17 +13,13 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// care is the handlers of playing responsibly: /limits and /pause.
+// care is the handlers of playing responsibly (game/care.go): /limits and
+// /pause.
 type care struct {
 	*steps
 	*renderer
 	confirmTTL time.Duration // Config.ConfirmTTL
 }
-
-// /limits and /pause: playing responsibly (game/care.go). A player sets
-// their own stake and loss limits and reality-check interval, and may
-// pause their play for a while, after a confirmation. The rules are game's;
-// this file reads options, applies the steps and renders them.
 
 // pauseChoices are the lengths /pause offers, by their option value; the
 // custom ID carries the index.
@@ -45,17 +41,6 @@ var limitOptions = [game.NumLimits]struct{ name, fr, en, frDesc string }{
 	{"loss-week", "pertes-semaine", "Most you may lose per week (stakes minus prizes), in credits (0 removes it)", "Perte maximale par semaine (mises moins gains), en crédits (0 la retire)"},
 }
 
-// limitsTypes are the types of /limits set's options.
-var limitsTypes = map[string]discordgo.ApplicationCommandOptionType{
-	"stake-day": discordgo.ApplicationCommandOptionString, "stake-week": discordgo.ApplicationCommandOptionString,
-	"loss-day": discordgo.ApplicationCommandOptionString, "loss-week": discordgo.ApplicationCommandOptionString,
-	"reminder": discordgo.ApplicationCommandOptionInteger,
-}
-
-// isLimitsSub reports whether name is one of /limits's subcommands, for
-// the metrics' label.
-func isLimitsSub(name string) bool { return name == "show" || name == "set" }
-
 func (a *care) limitsCommand() *command {
 	var set []*discordgo.ApplicationCommandOption
 	for _, o := range limitOptions {
@@ -66,8 +51,7 @@ func (a *care) limitsCommand() *command {
 	reminder := option(discordgo.ApplicationCommandOptionInteger, "reminder", "rappel",
 		"Reality check every N minutes of play (5 to 1440; 0: the server's)",
 		"Point sur votre session toutes les N minutes de jeu (5 à 1440 ; 0 : celui du serveur)", false)
-	zero, most := 0.0, float64(game.MaxReminder/time.Minute)
-	reminder.MinValue, reminder.MaxValue = &zero, most
+	reminder.MinValue, reminder.MaxValue = new(0.0), float64(game.MaxReminder/time.Minute)
 	set = append(set, reminder)
 	return &command{
 		def: slash("limits", "limites",
@@ -98,9 +82,8 @@ func (a *care) pauseCommand() *command {
 	}
 }
 
-// handleLimits runs the subcommand.
 func (a *care) handleLimits(ctx context.Context, rq *request) (reply, error) {
-	sub, err := rq.subcommand()
+	sub, o, err := rq.subcommand()
 	if err != nil {
 		return reply{}, err
 	}
@@ -108,7 +91,7 @@ func (a *care) handleLimits(ctx context.Context, rq *request) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	switch sub.Name {
+	switch sub {
 	case "show":
 		p, _, err := a.load(ctx, rq.player())
 		if err != nil {
@@ -116,16 +99,15 @@ func (a *care) handleLimits(ctx context.Context, rq *request) (reply, error) {
 		}
 		return ephemeralEmbed(a.limitsEmbed(rq.l, p, set.House, a.now(), "")), nil
 	case "set":
-		return a.limitsSet(ctx, rq, opts{list: sub.Options}, set)
+		return a.limitsSet(ctx, rq, o, set)
 	}
 	return reply{}, userErr("err_unknown_command", nil)
 }
 
-// limitsSet applies /limits set's options in one step under the
-// interaction's ID, creating the player: setting limits before the first
-// play is the way to be sure of them.
+// limitsSet applies /limits set's options in one step, creating the
+// player: setting limits before the first play is the way to be sure of them.
 func (a *care) limitsSet(ctx context.Context, rq *request, o opts, set game.Settings) (reply, error) {
-	if err := o.checkTypes(limitsTypes); err != nil {
+	if err := o.checkTypes(); err != nil {
 		return reply{}, err
 	}
 	var sets []game.LimitSet
@@ -160,11 +142,9 @@ func (a *care) limitsSet(ctx context.Context, rq *request, o opts, set game.Sett
 		ID: rq.player(), Op: rq.i.ID, Create: true, Start: set.StartingBalance,
 		Move: game.SetLimits{Sets: sets, Reminder: reminder},
 	})
-	switch {
-	case errors.Is(err, game.ErrInvalid):
-		return reply{}, userErr("err_limit_amount", map[string]any{"Max": rq.l.Credits(game.MaxLimit)})
-	case err != nil:
-		return reply{}, stepErr("set_limits", err)
+	if err := stepErr("set_limits", err,
+		on{game.ErrInvalid, userErr("err_limit_amount", map[string]any{"Max": rq.l.Credits(game.MaxLimit)})}); err != nil {
+		return reply{}, err
 	}
 	l, now := rq.l, a.now()
 	var lines []string
@@ -210,11 +190,8 @@ func limitAmount(l *lang, amount int64) string {
 	return l.Credits(amount)
 }
 
-// limitsEmbed shows the player's limits at now: each with what it counts in
-// its window and when that ends, a looser amount waiting and when it comes,
-// the house's rules, the reality-check interval and the pause. The losses
-// are the ones the player has seen (game.Player.Seen): without the prize of
-// a ticket whose winning row is not shown yet.
+// limitsEmbed shows the player's limits at now, the house's rules, the
+// reality checks and the pause, as the player has seen them.
 func (a *care) limitsEmbed(l *lang, p game.Player, h game.House, now time.Time, done string) *discordgo.MessageEmbed {
 	sv := p.Seen(nil)
 	ls, spend := p.LimitsAt(now), sv.Player.SpendAt(now)
@@ -263,7 +240,6 @@ func (a *care) limitsEmbed(l *lang, p game.Player, h game.House, now time.Time, 
 	return e
 }
 
-// houseReality describes the house's reality checks.
 func houseReality(l *lang, h game.House) string {
 	var parts []string
 	if h.RealityEvery > 0 {
@@ -278,16 +254,8 @@ func houseReality(l *lang, h game.House) string {
 	return strings.Join(parts, l.T("or", nil))
 }
 
-// ephemeralEmbed is a private reply of one embed.
-func ephemeralEmbed(e *discordgo.MessageEmbed) reply {
-	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
-	}}
-}
-
-// handlePause asks to confirm a pause: the buttons carry the player, the
-// length and the time asked, from which the end is computed, so that a
-// confirmation pressed twice or retried pauses to the same moment.
+// handlePause asks to confirm a pause: the buttons carry the length and
+// the time asked, so that a confirmation pauses to one moment.
 func (a *care) handlePause(_ context.Context, rq *request) (reply, error) {
 	o := opts{list: rq.data.Options}
 	v, _ := o.str("length")
@@ -302,34 +270,19 @@ func (a *care) handlePause(_ context.Context, rq *request) (reply, error) {
 	}
 	l, asked := rq.l, a.clock()
 	confirm := customID{kind: kindPauseConfirm, user: rq.user, code: choice, ts: asked.Unix()}
-	cancel := confirm
-	cancel.kind = kindPauseCancel
 	until := pauseChoices[choice].until(time.Unix(asked.Unix(), 0))
 	e := infoEmbed(l.T("pause_title", nil), l.T("pause_ask", map[string]any{
 		"Until": timestamp(until.Unix(), "F"), "Minutes": int(a.confirmTTL.Minutes()),
 	}), colourChest)
-	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e},
-		Components: []discordgo.MessageComponent{discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-			discordgo.Button{Label: l.T("btn_pause_confirm", nil), Style: discordgo.DangerButton, CustomID: confirm.format()},
-			discordgo.Button{Label: l.T("btn_cancel", nil), Style: discordgo.SecondaryButton, CustomID: cancel.format()},
-		}}},
-		Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
-	}}, nil
+	return askConfirm(l, e, l.T("btn_pause_confirm", nil), confirm, kindPauseCancel), nil
 }
 
-// handlePauseConfirm pauses the player under the operation ID of the
-// confirmation message: a double press, a retry or a press after a crash
-// pauses once.
+// handlePauseConfirm pauses the player (confirmationOp).
 func (a *care) handlePauseConfirm(ctx context.Context, rq *request) (reply, error) {
-	if err := rq.owner(); err != nil {
-		return reply{}, err
-	}
-	ts, now := rq.button.ts, a.clock().Unix()
-	if ts > now+60 || now-ts > int64(a.confirmTTL.Seconds()) || rq.button.code >= len(pauseChoices) {
+	if expired(rq.button.ts, a.clock(), a.confirmTTL) || rq.button.code >= len(pauseChoices) {
 		return reply{}, userErr("err_pause_expired", nil)
 	}
-	until := pauseChoices[rq.button.code].until(time.Unix(ts, 0))
+	until := pauseChoices[rq.button.code].until(time.Unix(rq.button.ts, 0))
 	set, err := a.settings(ctx, rq.guild)
 	if err != nil {
 		return reply{}, err
@@ -338,30 +291,14 @@ func (a *care) handlePauseConfirm(ctx context.Context, rq *request) (reply, erro
 		ID: rq.player(), Op: confirmationOp("pause:", rq.i), Create: true, Start: set.StartingBalance,
 		Move: game.Pause{Until: until},
 	})
-	switch {
-	case errors.Is(err, game.ErrInvalid):
-		return reply{}, userErr("err_pause_expired", nil)
-	case err != nil:
-		return reply{}, stepErr("pause", err)
+	if err := stepErr("pause", err, on{game.ErrInvalid, userErr("err_pause_expired", nil)}); err != nil {
+		return reply{}, err
 	}
 	l := rq.l
 	e := infoEmbed(l.T("pause_title", nil), "✅ "+l.T("pause_done", map[string]any{
 		"Until": timestamp(ap.Player.Care.PausedUntil.Unix(), "F"),
 	}), colourInfo)
-	return reply{update: true, data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}, AllowedMentions: noMentions,
-	}}, nil
-}
-
-func (a *care) handlePauseCancel(_ context.Context, rq *request) (reply, error) {
-	if err := rq.owner(); err != nil {
-		return reply{}, err
-	}
-	l := rq.l
-	e := infoEmbed(l.T("pause_title", nil), l.T("pause_cancelled", nil), colourLoss)
-	return reply{update: true, data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}, AllowedMentions: noMentions,
-	}}, nil
+	return closedEmbed(e), nil
 }
 
 // careErr maps the refusals of Buy and ClaimDaily by the responsible-play

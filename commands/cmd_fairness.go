@@ -16,39 +16,22 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// fairness is the handlers of /fairness.
+// fairness is the handlers of /fairness: commit and reveal
+// (docs/FAIRNESS.md). Nothing here shows a seed that is not revealed: only
+// a game.SeedReveal's seed is written out.
 type fairness struct {
 	*steps
 	*renderer
 }
 
-// /fairness: commit and reveal (docs/FAIRNESS.md). A player sees the
-// commitment of their secret server seed and their client seed, chooses a
-// client seed, reveals the server seed (which commits a new one) and
-// recomputes a ticket drawn under a revealed seed. Nothing here shows a
-// seed that is not revealed: game.Seed prints as "secret", and only a
-// game.SeedReveal's seed is written out.
-
-// isFairnessSub reports whether name is one of /fairness's subcommands,
-// for the metrics' label.
-func isFairnessSub(name string) bool {
-	switch name {
-	case "show", "seed", "rotate", "verify", "export":
-		return true
-	}
-	return false
-}
-
 func (a *fairness) fairnessCommand() *command {
 	value := option(discordgo.ApplicationCommandOptionString, "value", "valeur",
 		"Your new client seed: any text, up to 64 bytes", "Votre nouvelle graine client : un texte, jusqu'à 64 octets", true)
-	value.MinLength = new(int)
-	*value.MinLength = 1
+	value.MinLength = new(1)
 	value.MaxLength = game.MaxClientSeed
 	ticket := option(discordgo.ApplicationCommandOptionInteger, "ticket", "ticket",
 		"The ticket's number (on its card and in /history)", "Le numéro du ticket (sur sa carte et dans /historique)", true)
-	one := 1.0
-	ticket.MinValue = &one
+	ticket.MinValue = new(1.0)
 	return &command{
 		def: slash("fairness", "equite",
 			"Provably fair: check that your tickets were not chosen for you",
@@ -68,20 +51,17 @@ func (a *fairness) fairnessCommand() *command {
 	}
 }
 
-// handleFairness runs the subcommand.
 func (a *fairness) handleFairness(ctx context.Context, rq *request) (reply, error) {
-	sub, err := rq.subcommand()
+	sub, o, err := rq.subcommand()
 	if err != nil {
 		return reply{}, err
 	}
-	o := opts{list: sub.Options}
-	switch sub.Name {
+	switch sub {
 	case "show":
 		return a.fairnessShow(ctx, rq)
 	case "seed":
-		v, ok := o.get("value", discordgo.ApplicationCommandOptionString)
-		s, isString := v.(string)
-		if !ok || !isString {
+		s, ok := o.str("value")
+		if !ok {
 			return reply{}, userErr("err_bad_option", nil)
 		}
 		if err := game.ValidateClientSeed(s); err != nil {
@@ -91,8 +71,7 @@ func (a *fairness) handleFairness(ctx context.Context, rq *request) (reply, erro
 	case "rotate":
 		return a.fairnessRotate(ctx, rq, nil)
 	case "verify":
-		v, ok := o.get("ticket", discordgo.ApplicationCommandOptionInteger)
-		n, _ := v.(int64)
+		n, _, ok := o.integer("ticket")
 		if !ok || n < 1 {
 			return reply{}, userErr("err_bad_option", nil)
 		}
@@ -101,13 +80,6 @@ func (a *fairness) handleFairness(ctx context.Context, rq *request) (reply, erro
 		return a.fairnessExport(ctx, rq)
 	}
 	return reply{}, userErr("err_unknown_command", nil)
-}
-
-// fairnessReply is an ephemeral embed.
-func fairnessReply(e *discordgo.MessageEmbed) reply {
-	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
-	}}
 }
 
 // code writes s as inline code; the seeds are hex or a client seed, which
@@ -119,9 +91,8 @@ func code(s string) string {
 	return "`" + s + "`"
 }
 
-// fairnessShow shows the current commitment, the client seed, the tickets
-// under them and the last seed revealed. It creates nothing: a player who
-// never played has no seeds yet.
+// fairnessShow shows the current seeds and the last one revealed. It
+// creates nothing.
 func (a *fairness) fairnessShow(ctx context.Context, rq *request) (reply, error) {
 	p, ok, err := a.load(ctx, rq.player())
 	if err != nil {
@@ -129,7 +100,7 @@ func (a *fairness) fairnessShow(ctx context.Context, rq *request) (reply, error)
 	}
 	l := rq.l
 	if !ok {
-		return fairnessReply(infoEmbed(l.T("fair_title", nil), l.T("fair_no_seeds", nil), colourInfo)), nil
+		return ephemeralEmbed(infoEmbed(l.T("fair_title", nil), l.T("fair_no_seeds", nil), colourInfo)), nil
 	}
 	fields := a.currentSeedFields(l, p)
 	rs, err := a.store.Reveals(ctx, rq.player())
@@ -141,7 +112,7 @@ func (a *fairness) fairnessShow(ctx context.Context, rq *request) (reply, error)
 	}
 	e := infoEmbed(l.T("fair_title", nil), l.T("fair_intro", nil), colourInfo, fields...)
 	e.Footer = &discordgo.MessageEmbedFooter{Text: l.T("fair_footer", nil)}
-	return fairnessReply(e), nil
+	return ephemeralEmbed(e), nil
 }
 
 // currentSeedFields shows the current seeds and the next server seed:
@@ -189,8 +160,7 @@ func revealField(l *lang, title string, r game.SeedReveal) *discordgo.MessageEmb
 }
 
 // fairnessRotate reveals the server seed and commits a new one; with
-// client, it sets the client seed too. It creates the player: choosing a
-// client seed before the first ticket is the way to be sure of it.
+// client, it sets the client seed too. It creates the player.
 func (a *fairness) fairnessRotate(ctx context.Context, rq *request, client *string) (reply, error) {
 	set, err := a.settings(ctx, rq.guild)
 	if err != nil {
@@ -204,13 +174,10 @@ func (a *fairness) fairnessRotate(ctx context.Context, rq *request, client *stri
 		ID: rq.player(), Op: rq.i.ID, Create: true, Start: set.StartingBalance,
 		Move: game.Rotate{Fresh: next, Client: client},
 	})
-	switch {
-	case errors.Is(err, game.ErrTicketOpen):
-		return reply{}, userErr("err_rotate_open", nil)
-	case errors.Is(err, game.ErrClientSeed):
-		return reply{}, userErr("err_client_seed", map[string]any{"Max": game.MaxClientSeed})
-	case err != nil:
-		return reply{}, stepErr("rotate", err)
+	if err := stepErr("rotate", err,
+		on{game.ErrTicketOpen, userErr("err_rotate_open", nil)},
+		on{game.ErrClientSeed, userErr("err_client_seed", map[string]any{"Max": game.MaxClientSeed})}); err != nil {
+		return reply{}, err
 	}
 	l := rq.l
 	p := ap.Player
@@ -234,7 +201,7 @@ func (a *fairness) fairnessRotate(ctx context.Context, rq *request, client *stri
 	}
 	e := infoEmbed(title, desc, colourInfo, fields...)
 	e.Footer = &discordgo.MessageEmbedFooter{Text: l.T("fair_footer", nil)}
-	return fairnessReply(e), nil
+	return ephemeralEmbed(e), nil
 }
 
 // fairnessVerify recomputes ticket n from its revealed seed and the
@@ -292,7 +259,7 @@ func (a *fairness) fairnessVerify(ctx context.Context, rq *request, n uint64) (r
 		"Nonce": n, "Keys": v.KeysBefore,
 	})
 	o := v.Outcome
-	recomputed := a.grid(game.Ticket{Drawn: true, Outcome: o, Revealed: game.AllRows}) + "\n" + a.outcomeLine(l, o, v.KeysBefore)
+	recomputed := a.grid(game.Ticket{Drawn: true, Outcome: o, Revealed: game.AllRows}) + "\n" + a.resultText(l, o, o.Key && v.KeysBefore == game.MaxKeys-1)
 	fields := []*discordgo.MessageEmbedField{
 		{Name: l.T("fair_inputs_title", map[string]any{"No": v.Seed.No}), Value: inputs},
 		{Name: l.T("fair_recomputed", nil), Value: recomputed},
@@ -327,7 +294,7 @@ func (a *fairness) fairnessVerify(ctx context.Context, rq *request, n uint64) (r
 	}
 	e := infoEmbed(title, desc, colour, fields...)
 	e.Footer = &discordgo.MessageEmbedFooter{Text: l.T("fair_verify_footer", nil)}
-	return fairnessReply(e), nil
+	return ephemeralEmbed(e), nil
 }
 
 // fairURL is the verification page's address at publicURL
@@ -340,17 +307,9 @@ func fairURL(publicURL string) string {
 }
 
 // fairnessExport answers with the player's public export
-// (schema.PublicExport: the history kept and the seeds revealed, nothing
-// secret) as a JSON file, and how to check it: on the verification page,
-// or with clefs verify -export. It creates nothing.
+// (schema.PublicExport) as a JSON file. It creates nothing.
 func (a *fairness) fairnessExport(ctx context.Context, rq *request) (reply, error) {
-	hist, err := a.store.History(ctx, rq.player(), storage.HistoryLimit)
-	if err != nil {
-		return reply{}, internal("history", err)
-	}
-	// The player after the history: a ticket drawn between the two reads
-	// has no line in it yet.
-	p, ok, err := a.load(ctx, rq.player())
+	p, ok, hist, err := a.history(ctx, rq.player(), storage.HistoryLimit)
 	if err != nil {
 		return reply{}, err
 	}
@@ -378,22 +337,4 @@ func (a *fairness) fairnessExport(ctx context.Context, rq *request) (reply, erro
 		Content: text, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
 		Files: []*discordgo.File{{Name: name, ContentType: "application/json", Reader: bytes.NewReader(b)}},
 	}}, nil
-}
-
-// outcomeLine tells a recomputed ticket's result.
-func (a *fairness) outcomeLine(l *lang, o game.Outcome, keysBefore int) string {
-	var s string
-	if o.Tier.Winning() {
-		sym := o.Tier.Symbol()
-		s = l.T("card_win", map[string]any{"Symbol": a.symbol(sym), "Name": l.T("sym_"+sym.String(), nil), "Prize": l.Credits(o.Prize)})
-	} else {
-		s = l.T("card_loss", nil)
-	}
-	if o.Key {
-		s += "\n" + l.T("card_key", map[string]any{"Key": a.glyphs().sym[game.Key]})
-		if keysBefore == game.MaxKeys-1 {
-			s += "\n" + l.T("card_chest_won", nil)
-		}
-	}
-	return s
 }

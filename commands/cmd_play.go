@@ -11,15 +11,12 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// plays are the handlers of /play and of its card's buttons: they see the
-// store's steps and the cards.
+// plays are the handlers of /play and of its card's buttons: reveal rows
+// (the first click draws), buy the next ticket, open the chest.
 type plays struct {
 	*steps
 	*renderer
 }
-
-// /play buys a ticket and shows its hidden grid; its buttons reveal rows
-// (the first click draws), buy the next ticket or open the chest.
 
 func (a *plays) playCommand() *command {
 	return &command{
@@ -30,8 +27,8 @@ func (a *plays) playCommand() *command {
 	}
 }
 
-// handlePlay buys a ticket, or resumes the open one, or shows the due chest.
-// The reply is public or ephemeral per the guild's settings.
+// handlePlay buys a ticket, or resumes the open one, or shows the due
+// chest, publicly if the guild's settings say so.
 func (a *plays) handlePlay(ctx context.Context, rq *request) (reply, error) {
 	set, err := a.playSettings(ctx, rq)
 	if err != nil {
@@ -80,12 +77,10 @@ func (a *plays) buyCard(ctx context.Context, rq *request, set game.Settings, buy
 // the chest card instead, the Activity the state with its chest.
 var errChestDue = &userError{id: "err_chest_due"}
 
-// buyStep runs buy (its House set from set) under rq's operation ID,
-// creating the player at the first play, with set's starting balance: it
-// buys a ticket, or resumes the open one without charge; a due chest is
-// errChestDue; "Play again" on an old card is errAgainStale. On success
-// the Applied's player holds its ticket, and the balance as the first
-// answer showed it. The buttons and the Activity both buy through it.
+// buyStep runs buy under the guild's house rules, creating the player at
+// the first play: a due chest is errChestDue. On success the Applied's
+// player holds its ticket, and the balance as the first answer showed it.
+// The buttons and the Activity both buy through it.
 func (a *plays) buyStep(ctx context.Context, rq *request, set game.Settings, buy game.Buy) (storage.Applied, error) {
 	buy.House = set.House
 	ap, err := a.run(ctx, storage.Step{
@@ -132,31 +127,17 @@ func (a *plays) buyStep(ctx context.Context, rq *request, set game.Settings, buy
 	return ap, nil
 }
 
-// owner checks that the button's owner is the one pressing it.
-func (rq *request) owner() error {
-	if u := rq.button.user; u != rq.user {
-		return userErr("err_not_yours", map[string]any{"Owner": mention(u)})
-	}
-	return nil
-}
-
 // handleRow reveals one row (drawing the ticket at the first click).
 func (a *plays) handleRow(ctx context.Context, rq *request) (reply, error) {
-	if err := rq.owner(); err != nil {
-		return reply{}, err
-	}
 	return a.reveal(ctx, rq, game.RowMask(1)<<rq.button.row)
 }
 
 // handleAuto reveals every row.
 func (a *plays) handleAuto(ctx context.Context, rq *request) (reply, error) {
-	if err := rq.owner(); err != nil {
-		return reply{}, err
-	}
 	return a.reveal(ctx, rq, game.AllRows)
 }
 
-// reveal shows rows of the button's ticket and updates the card in place.
+// reveal shows rows of the button's ticket on its card.
 func (a *plays) reveal(ctx context.Context, rq *request, rows game.RowMask) (reply, error) {
 	ap, err := a.revealStep(ctx, rq, rq.button.ticket, rows)
 	if err != nil {
@@ -166,23 +147,17 @@ func (a *plays) reveal(ctx context.Context, rq *request, rows game.RowMask) (rep
 	return reply{update: true, data: a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: *p.Ticket})}, nil
 }
 
-// revealStep shows rows of ticket under rq's operation ID. The ticket is
-// drawn once, at its first reveal; a double click or a retry changes
-// nothing. On success the Applied's player holds the ticket, and the
-// balance as the first answer showed it; Applied.Finished tells that this
-// step showed the ticket's last hidden rows (never for a repeat). The
-// buttons and the Activity both reveal through it.
+// revealStep shows rows of ticket. On success the Applied's player holds
+// the ticket, and the balance as the first answer showed it. The buttons
+// and the Activity both reveal through it.
 func (a *plays) revealStep(ctx context.Context, rq *request, ticket uint64, rows game.RowMask) (storage.Applied, error) {
 	ap, err := a.run(ctx, storage.Step{
 		ID: rq.player(), Op: rq.i.ID, Move: game.Reveal{Ticket: ticket, Rows: rows, Drawer: a.drawer},
 	})
-	switch {
-	case errors.Is(err, storage.ErrNoPlayer):
-		return ap, userErr("err_stale_button", nil)
-	case errors.Is(err, game.ErrUnknownTicket):
-		return ap, userErr("err_ticket_over", nil)
-	case err != nil:
-		return ap, stepErr("reveal", err)
+	if err := stepErr("reveal", err,
+		on{storage.ErrNoPlayer, userErr("err_stale_button", nil)},
+		on{game.ErrUnknownTicket, userErr("err_ticket_over", nil)}); err != nil {
+		return ap, err
 	}
 	p, r := ap.Player, ap.Result
 	t := p.Ticket
@@ -197,16 +172,9 @@ func (a *plays) revealStep(ctx context.Context, rq *request, ticket uint64, rows
 	return ap, nil
 }
 
-// handleAgain buys the next ticket from a finished card and updates the card
-// in place. It acts only if the card's ticket is still the player's last one
-// (checked inside the step, on the state it acts on), so an old card never
-// buys; the interaction's ID makes a retried click buy once. The chest
-// card's button carries the ticket that gave the third key: if that ticket
-// still has hidden rows, it is resumed.
+// handleAgain buys the next ticket from a finished card, if the card's
+// ticket is still the player's last one (game.Buy.After).
 func (a *plays) handleAgain(ctx context.Context, rq *request) (reply, error) {
-	if err := rq.owner(); err != nil {
-		return reply{}, err
-	}
 	prev := rq.button.ticket
 	set, err := a.playSettings(ctx, rq)
 	if err != nil {
@@ -216,21 +184,16 @@ func (a *plays) handleAgain(ctx context.Context, rq *request) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	// Public plays: the finished card stays in the channel (a win stays
-	// visible) and the next ticket is a new message. Private ones replace
-	// the card, so as not to pile up messages only the player sees.
+	// Public plays keep the finished card in the channel (a win stays
+	// visible); private ones replace it, not to pile up hidden messages.
 	if set.PublicPlays {
 		return reply{data: data}, nil
 	}
 	return reply{update: true, data: data}, nil
 }
 
-// handleChest opens the chest numbered in the button; a double click shows
-// the same chest again and pays once.
+// handleChest opens the chest numbered in the button.
 func (a *plays) handleChest(ctx context.Context, rq *request) (reply, error) {
-	if err := rq.owner(); err != nil {
-		return reply{}, err
-	}
 	ap, err := a.chestStep(ctx, rq, rq.button.seq)
 	if err != nil {
 		return reply{}, err
@@ -239,23 +202,20 @@ func (a *plays) handleChest(ctx context.Context, rq *request) (reply, error) {
 	return reply{update: true, data: a.chestCard(rq.l, rq.user, ap.Player, &c)}, nil
 }
 
-// chestStep opens chest number seq under rq's operation ID; a repeat shows
-// the same chest and pays once. On success the Applied's result holds the
-// chest, its player the balance as the first answer showed it. The buttons
-// and the Activity both open chests through it.
+// chestStep opens chest number seq. On success the Applied's result holds
+// the chest, its player the balance as the first answer showed it. The
+// buttons and the Activity both open chests through it.
 func (a *plays) chestStep(ctx context.Context, rq *request, seq int64) (storage.Applied, error) {
 	ap, err := a.run(ctx, storage.Step{
 		ID: rq.player(), Op: rq.i.ID, Move: game.OpenChest{Seq: seq, Drawer: a.drawer},
 	})
-	switch {
-	case errors.Is(err, storage.ErrNoPlayer):
-		return ap, userErr("err_stale_button", nil)
-	case errors.Is(err, game.ErrNoChest):
-		return ap, userErr("err_chest_over", nil)
-	case errors.Is(err, game.ErrInvalid) && !chestLeft(ap.Player):
+	if errors.Is(err, game.ErrInvalid) && !chestLeft(ap.Player) {
 		return ap, userErr("no_chest_left", nil)
-	case err != nil:
-		return ap, stepErr("open_chest", err)
+	}
+	if err := stepErr("open_chest", err,
+		on{storage.ErrNoPlayer, userErr("err_stale_button", nil)},
+		on{game.ErrNoChest, userErr("err_chest_over", nil)}); err != nil {
+		return ap, err
 	}
 	r := ap.Result
 	if a.obs != nil && r.Opened && !ap.Repeated {
@@ -265,13 +225,11 @@ func (a *plays) chestStep(ctx context.Context, rq *request, seq int64) (storage.
 	return ap, nil
 }
 
-// chestLeft reports whether p's next chest has a number (game's NextChest).
 func chestLeft(p game.Player) bool {
 	_, ok := p.NextChest()
 	return ok
 }
 
-// channelMention is a channel mention.
 func channelMention(ch uint64) string {
 	return "<#" + strconv.FormatUint(ch, 10) + ">"
 }

@@ -19,9 +19,6 @@ type account struct {
 	*renderer
 }
 
-// /balance, /leaderboard, /daily and /history: the player's own state and
-// the guild's ranking.
-
 // historySize is how many entries /history shows; leaderSize the ranks of
 // /leaderboard.
 const (
@@ -39,9 +36,8 @@ func (a *account) balanceCommand() *command {
 }
 
 // handleBalance shows the player's state as the player has seen it
-// (game.Player.Seen): a ticket being revealed counts only for what its
-// revealed rows show. It creates nothing: someone who never played sees
-// the guild's starting balance and no plays yet.
+// (game.Player.Seen). It creates nothing: someone who never played sees
+// the guild's starting balance.
 func (a *account) handleBalance(ctx context.Context, rq *request) (reply, error) {
 	p, ok, err := a.load(ctx, rq.player())
 	if err != nil {
@@ -85,14 +81,11 @@ func (a *account) handleBalance(ctx context.Context, rq *request) (reply, error)
 		&discordgo.MessageEmbedField{Name: l.T("field_chest", nil), Value: keysLine, Inline: true},
 		&discordgo.MessageEmbedField{Name: l.T("field_stats", nil), Value: stats},
 	)
-	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
-	}}, nil
+	return ephemeralEmbed(e), nil
 }
 
-// seen returns p, the player id, as the player has seen them. It reads the
-// history only when the best win needs it: while a prize not shown yet may
-// be the best win stored.
+// seen returns p, the player id, as the player has seen them, reading the
+// history only while a prize not shown yet may be the best win stored.
 func (a *account) seen(ctx context.Context, id storage.PlayerID, p game.Player) (game.Seen, error) {
 	t := p.Revealing()
 	if t == nil || !t.Outcome.Tier.Winning() || t.PrizeShown() || t.Outcome.Prize < p.Stats.BestWinCents {
@@ -126,11 +119,9 @@ func (a *account) leaderboardCommand() *command {
 
 // handleLeaderboard shows the guild's richest players and, when the caller
 // is not among them, the caller's own rank. The index ranks by the stored
-// balances; the amounts shown are the ones each player has seen
-// (game.Player.Seen), the players shown ordered by them, so that the
-// board tells no ticket's result before its card: it reads the records of
-// the players it shows, leaderSize and the caller at most. A record that
-// does not decode is left out (logged and counted), its rank with it.
+// balances; the amounts shown, and their order, are the ones each player
+// has seen (game.Player.Seen), so that the board tells no ticket's result
+// before its card. A record that does not decode is left out.
 func (a *account) handleLeaderboard(ctx context.Context, rq *request) (reply, error) {
 	b, err := a.store.Leaderboard(ctx, rq.guild, leaderSize, rq.user)
 	if err != nil {
@@ -219,8 +210,7 @@ func (a *account) dailyCommand() *command {
 	}
 }
 
-// handleDaily claims the guild's daily bonus under the interaction's ID,
-// creating the player at the first claim.
+// handleDaily claims the guild's daily bonus.
 func (a *account) handleDaily(ctx context.Context, rq *request) (reply, error) {
 	l := rq.l
 	set, err := a.settings(ctx, rq.guild)
@@ -237,14 +227,11 @@ func (a *account) handleDaily(ctx context.Context, rq *request) (reply, error) {
 	balance := ap.Player.Seen(nil).Player.Balance
 	desc := l.T("daily_ok", map[string]any{"Amount": l.Credits(r.Amount), "Balance": l.Credits(balance)})
 	e := infoEmbed(l.T("daily_title", nil), "🎁 "+desc, colourInfo)
-	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
-	}}, nil
+	return ephemeralEmbed(e), nil
 }
 
-// dailyStep claims the guild's daily bonus under rq's operation ID,
-// creating the player at the first claim. The command and the Activity
-// both claim through it.
+// dailyStep claims the guild's daily bonus, creating the player at the
+// first claim. The command and the Activity both claim through it.
 func (a *account) dailyStep(ctx context.Context, rq *request, set game.Settings) (storage.Applied, error) {
 	ap, err := a.run(ctx, storage.Step{
 		ID: rq.player(), Op: rq.i.ID, Create: true, Start: set.StartingBalance,
@@ -277,42 +264,34 @@ func (a *account) historyCommand() *command {
 }
 
 // handleHistory shows the player's last history lines, newest first, as
-// the player has seen them (game.Player.SeenHistory): a ticket being
-// revealed gets its line once finished. It creates nothing.
+// the player has seen them (game.Player.SeenHistory). It creates nothing.
 func (a *account) handleHistory(ctx context.Context, rq *request) (reply, error) {
-	// The history first: a ticket drawn between the two reads has no line
-	// in it yet, so none can slip through.
-	hs, err := a.store.History(ctx, rq.player(), historySize+1)
-	if err != nil {
-		return reply{}, internal("history", err)
-	}
-	p, _, err := a.load(ctx, rq.player())
+	p, _, hs, err := a.history(ctx, rq.player(), historySize+1)
 	if err != nil {
 		return reply{}, err
 	}
 	hs = p.SeenHistory(hs)
 	hs = hs[:min(len(hs), historySize)]
 	l := rq.l
-	var b strings.Builder
+	desc := a.historyText(l, hs, "history_empty")
 	if r := revealingLine(l, p.Seen(nil)); r != "" {
-		b.WriteString(r + "\n\n")
+		desc = r + "\n\n" + desc
 	}
-	if len(hs) == 0 {
-		b.WriteString(l.T("history_empty", nil))
-	}
-	for _, h := range hs {
-		b.WriteString(timestamp(h.At.Unix(), "R"))
-		b.WriteString(" · ")
-		b.WriteString(a.historyLine(l, h))
-		b.WriteByte('\n')
-	}
-	e := infoEmbed(l.T("history_title", nil), b.String(), colourOpen)
-	return reply{data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
-	}}, nil
+	return ephemeralEmbed(infoEmbed(l.T("history_title", nil), desc, colourOpen)), nil
 }
 
-// historyLine describes one history entry.
+// historyText lists hs, a line each with its time; message empty if none.
+func (a *renderer) historyText(l *lang, hs []game.Entry, empty string) string {
+	if len(hs) == 0 {
+		return l.T(empty, nil)
+	}
+	var b strings.Builder
+	for _, h := range hs {
+		b.WriteString(timestamp(h.At.Unix(), "R") + " · " + a.historyLine(l, h) + "\n")
+	}
+	return b.String()
+}
+
 func (a *renderer) historyLine(l *lang, h game.Entry) string {
 	data := map[string]any{"Amount": l.Signed(h.Amount), "Balance": l.Credits(h.Balance), "Ticket": h.TicketID}
 	switch h.Kind {

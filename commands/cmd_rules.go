@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/bwmarrin/discordgo"
@@ -9,15 +10,12 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// rules is the handler of /rules.
+// rules is the handler of /rules: the figures of game.ComputeOdds,
+// rendered once per language.
 type rules struct {
 	*renderer
 	cat *catalog
 }
-
-// /rules shows both prize tables with the exact odds computed by game, the
-// return to player and how the key odds are read. Nothing is recomputed
-// here: the figures come from game.ComputeOdds, rendered once per language.
 
 func (a *rules) rulesCommand() *command {
 	odds := game.ComputeOdds()
@@ -32,9 +30,7 @@ func (a *rules) rulesCommand() *command {
 			if rq.l.fr {
 				embeds = fr
 			}
-			return reply{data: &discordgo.InteractionResponseData{
-				Embeds: embeds, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
-			}}, nil
+			return ephemeralEmbed(embeds...), nil
 		},
 	}
 }
@@ -46,12 +42,11 @@ func (a *rules) rulesEmbeds(l *lang, o game.Odds, gl game.Lang) []*discordgo.Mes
 	for t := game.TierGem; t < game.NumTiers; t++ {
 		to := o.Tiers[t]
 		s := a.symbol(t.Symbol())
-		main.WriteString(l.T("rules_tier_line", map[string]any{
+		fmt.Fprintln(&main, l.T("rules_tier_line", map[string]any{
 			"Symbols": s + s + s,
 			"Prize":   l.Credits(to.Prize),
 			"OneIn":   to.OneInString(gl),
 		}))
-		main.WriteByte('\n')
 	}
 	main.WriteByte('\n')
 	main.WriteString(l.T("rules_win_all", map[string]any{"OneIn": o.WinOneInString(gl)}))
@@ -61,12 +56,9 @@ func (a *rules) rulesEmbeds(l *lang, o game.Odds, gl game.Lang) []*discordgo.Mes
 	keys.WriteString("\n\n")
 	for k := 0; k < game.MaxKeys; k++ {
 		ko := o.Keys[k]
-		keys.WriteString(padlocks(k))
-		keys.WriteByte(' ')
-		keys.WriteString(l.P("rules_key_line", k, map[string]any{
+		fmt.Fprintln(&keys, padlocks(k), l.P("rules_key_line", k, map[string]any{
 			"Count": k, "OneIn": game.FormatRat(ko.OneIn, 0, gl),
 		}))
-		keys.WriteByte('\n')
 	}
 	keys.WriteByte('\n')
 	keys.WriteString(l.T("rules_keys_reading", map[string]any{"RTP": o.RTPString(0, gl)}))
@@ -76,13 +68,12 @@ func (a *rules) rulesEmbeds(l *lang, o game.Odds, gl game.Lang) []*discordgo.Mes
 	chest.WriteString("\n\n")
 	for lot := game.LotThreeGold; lot < game.NumLots; lot++ {
 		lo := o.Lots[lot]
-		chest.WriteString(l.T("rules_lot_line", map[string]any{
+		fmt.Fprintln(&chest, l.T("rules_lot_line", map[string]any{
 			"Emoji": lotEmoji[lot],
 			"Lot":   l.T("lot_"+lot.String(), nil),
 			"Prize": l.Credits(lo.Prize),
 			"OneIn": lo.OneInString(gl),
 		}))
-		chest.WriteByte('\n')
 	}
 
 	rtp := l.T("rules_rtp", map[string]any{

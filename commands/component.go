@@ -35,11 +35,8 @@ func messageHasButton(m *discordgo.Message, id string) bool {
 }
 
 // Buttons yields the buttons of components in the order a reader sees them,
-// anywhere in them: in action rows, in sections (their components, then
-// their accessory) and in containers, however nested. Components decoded
-// from JSON are pointers, those built in memory may be values; a button held
-// as a value is yielded as a pointer to a copy, so changing a yielded button
-// changes the message only when the message holds pointers.
+// however nested in rows, sections and containers. A button held as a
+// value (not decoded from JSON) is yielded as a pointer to a copy.
 func Buttons(components []discordgo.MessageComponent) iter.Seq[*discordgo.Button] {
 	return func(yield func(*discordgo.Button) bool) {
 		walkButtons(components, yield)

@@ -9,11 +9,8 @@ import (
 // maxCustomID is Discord's limit on a component's custom_id.
 const maxCustomID = 100
 
-// buttonKind is what a button does.
 type buttonKind uint8
 
-// The buttons. Their custom IDs carry everything a handler needs, so a
-// button posted before a restart still works.
 const (
 	kindRow          buttonKind = iota + 1 // reveal one row of a ticket
 	kindAuto                               // reveal every row of a ticket
@@ -46,9 +43,6 @@ type segment struct {
 	set    func(*customID, uint64) // v already in [lo, hi], which keeps it within the field's type
 }
 
-// The segments: a Discord snowflake, a ticket number (the last ticket, 0
-// if none), a row of the grid, a chest number, a unix time, a pause's
-// length.
 var (
 	segUser       = segment{1, math.MaxUint64, func(c *customID) uint64 { return c.user }, func(c *customID, v uint64) { c.user = v }}
 	segTicket     = segment{1, math.MaxInt64, getTicket, setTicket}
@@ -86,7 +80,6 @@ var layouts = []layout{
 	{kindActivity, "v1", "act", []segment{segUser}, "activity launch"},
 }
 
-// layoutOf returns the layout of kind k.
 func layoutOf(k buttonKind) (layout, bool) {
 	for _, l := range layouts {
 		if l.kind == k {
@@ -96,9 +89,7 @@ func layoutOf(k buttonKind) (layout, bool) {
 	return layout{}, false
 }
 
-// format writes the custom ID, e.g. "v1:row:<user>:<ticket>:<row>". It
-// returns "" for an unknown kind. Values out of their segment's range give
-// an ID that parseCustomID refuses.
+// format writes the custom ID, e.g. "v1:row:<user>:<ticket>:<row>".
 func (c customID) format() string {
 	l, ok := layoutOf(c.kind)
 	if !ok {
@@ -111,9 +102,8 @@ func (c customID) format() string {
 	return strings.Join(parts, ":")
 }
 
-// parseCustomID parses a custom ID strictly: at most 100 characters, a
-// known version and name, exactly the layout's segments, each a decimal
-// number without sign or leading zero, within its range.
+// parseCustomID parses a custom ID strictly: a known layout, each segment
+// a parseUint within its range.
 func parseCustomID(s string) (customID, bool) {
 	if len(s) == 0 || len(s) > maxCustomID {
 		return customID{}, false
@@ -143,7 +133,6 @@ func parseCustomID(s string) (customID, bool) {
 	return customID{}, false
 }
 
-// metric is the kind's name for the logs and the Observer.
 func (k buttonKind) metric() string {
 	if l, ok := layoutOf(k); ok {
 		return l.metric
@@ -151,16 +140,11 @@ func (k buttonKind) metric() string {
 	return "button unknown"
 }
 
-// parseUint parses a strictly decimal number in [lo, hi]: digits only, no
-// sign, no leading zero, no spaces.
+// parseUint parses a strictly decimal number in [lo, hi]: digits only
+// (strconv.ParseUint in base 10), no leading zero.
 func parseUint(s string, lo, hi uint64) (uint64, bool) {
-	if s == "" || (s[0] == '0' && len(s) > 1) {
+	if len(s) > 1 && s[0] == '0' {
 		return 0, false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
 	}
 	v, err := strconv.ParseUint(s, 10, 64)
 	if err != nil || v < lo || v > hi {

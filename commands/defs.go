@@ -5,7 +5,6 @@ import "github.com/bwmarrin/discordgo"
 // slash builds a guild-only chat command with an English name and
 // description and their French localizations.
 func slash(name, frName, desc, frDesc string, opts ...*discordgo.ApplicationCommandOption) *discordgo.ApplicationCommand {
-	dm := false
 	return &discordgo.ApplicationCommand{
 		Type:                     discordgo.ChatApplicationCommand,
 		Name:                     name,
@@ -13,7 +12,7 @@ func slash(name, frName, desc, frDesc string, opts ...*discordgo.ApplicationComm
 		Description:              desc,
 		DescriptionLocalizations: &map[discordgo.Locale]string{discordgo.French: frDesc},
 		//lint:ignore SA1019 deprecated by Contexts, still honoured by older clients; both are set.
-		DMPermission:     &dm,
+		DMPermission:     new(false),
 		Contexts:         &[]discordgo.InteractionContextType{discordgo.InteractionContextGuild},
 		IntegrationTypes: &[]discordgo.ApplicationIntegrationType{discordgo.ApplicationIntegrationGuildInstall},
 		Options:          opts,

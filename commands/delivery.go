@@ -27,9 +27,8 @@ import (
 //     Observer and the logs;
 //  3. recovered: a handler's panic, or no reply, is an internal error.
 //
-// Panics are recovered once per boundary: in a handler by recovered, in
-// the timers' and the continuation's goroutines by guard, and on the
-// caller's goroutine by the transport's entry (package bot).
+// Panics are recovered once per goroutine: by recovered, by guard in the
+// timers' and the continuation's, and by the transport on the caller's.
 
 // middleware wraps a handler with one delivery guarantee.
 type middleware func(handlerFunc) handlerFunc
@@ -59,8 +58,7 @@ func recovered(next handlerFunc) handlerFunc {
 	}
 }
 
-// delivery answers the interactions: the deferral, the apology, the late
-// results, the player lock, and the reports of each answer.
+// delivery answers the interactions.
 type delivery struct {
 	observation
 	now        func() time.Time
@@ -71,8 +69,7 @@ type delivery struct {
 	late       lateSet // the late steps going on (late.go)
 }
 
-// answer is the state of one interaction's answer: nobody has answered yet,
-// the deferral was sent, or the final response was. Whoever sends holds mu,
+// answer is the state of one interaction's answer. Whoever sends holds mu,
 // so a deferral is acknowledged before the edit that follows it.
 type answer struct {
 	ctx     context.Context // the caller's, for sending
@@ -121,8 +118,7 @@ func (d *delivery) serve(ctx context.Context, ans *answer, h handlerFunc) {
 
 // timed bounds a try by Config.Timeout. On the first try it also answers
 // for a slow handler: the deferral at DeferAfter, and the apology when the
-// try's context ends (Timeout, or the caller's context) before the handler
-// has returned. The answer's state, under its mutex, decides who sends what.
+// try's context ends before the handler has returned.
 func (d *delivery) timed(next handlerFunc) handlerFunc {
 	return func(ctx context.Context, rq *request) (reply, error) {
 		tctx, cancel := context.WithTimeout(ctx, d.timeout)
@@ -140,8 +136,7 @@ func (d *delivery) timed(next handlerFunc) handlerFunc {
 }
 
 // delivered runs the rest of the try and sends its answer (settle) under
-// the player's lock; a try that cannot have the lock before its context
-// ends is answered as an internal error.
+// the player's lock.
 func (d *delivery) delivered(next handlerFunc) handlerFunc {
 	return func(ctx context.Context, rq *request) (rep reply, err error) {
 		unlock, err := d.players.lock(ctx, playerKey{rq.guild, rq.user})
@@ -156,11 +151,9 @@ func (d *delivery) delivered(next handlerFunc) handlerFunc {
 	}
 }
 
-// settle sends the result of a try of ans's step, then reports it to the
-// Observer: the interaction's answer, or, after an apology that promised
-// an update, the late result that replaces it (late.go); a result that
-// comes after a plain apology is dropped. It sets ans.goOn: whether the
-// step goes on in the background (continueLate).
+// settle sends the result of a try of ans's step and reports it: the
+// interaction's answer, or after an apology that promised an update the
+// late result (late.go); after a plain apology, nothing. It sets ans.goOn.
 func (d *delivery) settle(ans *answer, rep reply, err error) {
 	ans.mu.Lock()
 	defer ans.mu.Unlock()
@@ -175,7 +168,7 @@ func (d *delivery) settle(ans *answer, rep reply, err error) {
 			rep = d.renderError(ans.log, ans.rq, err, ans.goOn)
 		}
 		ans.final(rep)
-		d.observe(ans, err)
+		d.interaction(ans.ctx, ans.log, ans.rq, err, d.now().Sub(ans.start))
 	}
 	if ans.goOn {
 		ans.lastErr = err
@@ -183,9 +176,7 @@ func (d *delivery) settle(ans *answer, rep reply, err error) {
 }
 
 // mayGoOn reports whether the step whose try ended with err (nil: still
-// running) goes on in the background, and reserves its continuation if so
-// (ans.late); live is false when Handle's context has ended. ans.mu must
-// be held.
+// running) goes on in the background, reserving it if so. ans.mu is held.
 func (d *delivery) mayGoOn(ans *answer, err error, live bool) bool {
 	if live && (err == nil || retryable(err)) && d.late.reserve(ans.rq.i.ID) {
 		ans.late = true
@@ -215,9 +206,8 @@ func (d *delivery) deferAnswer(ans *answer) {
 	ans.send(resp)
 }
 
-// apologise answers with the apology for err if nobody has answered yet.
-// running tells that the handler is still running and Handle's context
-// has not ended: its result may still come, and the apology says so.
+// apologise answers with the apology for err if nobody has answered yet;
+// running, it says the message will be updated.
 func (d *delivery) apologise(ans *answer, err error, running bool) {
 	defer d.guard(ans)
 	ans.mu.Lock()
@@ -227,27 +217,15 @@ func (d *delivery) apologise(ans *answer, err error, running bool) {
 	}
 	late := running && d.mayGoOn(ans, nil, true)
 	ans.final(d.renderError(ans.log, ans.rq, err, late))
-	d.observe(ans, err)
+	d.interaction(ans.ctx, ans.log, ans.rq, err, d.now().Sub(ans.start))
 }
 
-// guard recovers and logs a panic while answering (in the Responder, say)
-// in delivery's goroutines: the deferral's and apology's timers, a continuation.
+// guard recovers and logs a panic while answering in delivery's goroutines.
 func (d *delivery) guard(ans *answer) {
 	if p := recover(); p != nil {
 		d.log.Error("commands: panic while answering", "interaction", ans.rq.i.ID,
 			"kind", ans.rq.kind, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 	}
-}
-
-// observe reports the interaction's outcome to the Observer and logs it at
-// debug level: the one place that knows both for every interaction
-// answered (a ping or an autocompletion is neither counted nor logged).
-func (d *delivery) observe(ans *answer, err error) {
-	outcome, dur := errorOutcome(err), d.now().Sub(ans.start)
-	if d.obs != nil {
-		d.obs.Interaction(ans.rq.kind, outcome, dur)
-	}
-	logInteraction(ans.ctx, ans.log, ans.rq, outcome, dur)
 }
 
 // final sends the final reply: the initial response, or what follows the
@@ -271,8 +249,7 @@ func (ans *answer) final(rep reply) {
 }
 
 // followDeferral delivers the reply of a deferred interaction: an edit of
-// the original message, or, for a new message after a button's deferral,
-// a follow-up.
+// the original message, or a follow-up for a button's new message.
 func (ans *answer) followDeferral(rep reply) {
 	rq := ans.rq
 	rep = rep.afterFirst(rq.l)
@@ -293,9 +270,14 @@ func (ans *answer) followDeferral(rep reply) {
 	}
 }
 
-// edit replaces the original response's text, embeds and components with
-// d's (its flags cannot change), and attaches d's files.
+// edit replaces the original response with d (webhookEdit).
 func (ans *answer) edit(d *discordgo.InteractionResponseData) error {
+	return ans.r.EditOriginal(ans.ctx, ans.rq.i, webhookEdit(d))
+}
+
+// webhookEdit replaces a message's text, embeds and components with d's
+// (its flags cannot change), and attaches d's files.
+func webhookEdit(d *discordgo.InteractionResponseData) *discordgo.WebhookEdit {
 	fit(d)
 	content, embeds, comps := d.Content, d.Embeds, d.Components
 	if embeds == nil {
@@ -304,12 +286,11 @@ func (ans *answer) edit(d *discordgo.InteractionResponseData) error {
 	if comps == nil {
 		comps = []discordgo.MessageComponent{}
 	}
-	return ans.r.EditOriginal(ans.ctx, ans.rq.i, &discordgo.WebhookEdit{
+	return &discordgo.WebhookEdit{
 		Content: &content, Embeds: &embeds, Components: &comps, AllowedMentions: d.AllowedMentions, Files: d.Files,
-	})
+	}
 }
 
-// send sends the initial response.
 func (ans *answer) send(resp *discordgo.InteractionResponse) {
 	fit(resp.Data)
 	if err := ans.r.Respond(ans.ctx, ans.rq.i, resp); err != nil {
@@ -317,8 +298,7 @@ func (ans *answer) send(resp *discordgo.InteractionResponse) {
 	}
 }
 
-// observation logs and counts what the answers report: errors, damaged
-// records. The Activity's Act uses it too.
+// observation logs and counts errors and damaged records.
 type observation struct {
 	obs Observer     // nil: none
 	log *slog.Logger // Config.Logger
@@ -332,10 +312,8 @@ func (o *observation) logger(ctx context.Context) *slog.Logger {
 	return o.log
 }
 
-// renderError turns a handler's error into the reply (logError first): a
-// user error becomes an ephemeral message in the user's language; anything
-// else a short apology, which says the message will be updated when late
-// (the step goes on in the background).
+// renderError logs err and turns it into the reply: a user error's
+// message, or an apology that says, when late, the message will be updated.
 func (o *observation) renderError(log *slog.Logger, rq *request, err error, late bool) reply {
 	o.logError(log, rq, err, late)
 	var ue *userError
@@ -349,9 +327,8 @@ func (o *observation) renderError(log *slog.Logger, rq *request, err error, late
 	return ephemeral("⚠️ " + rq.l.T(id, nil))
 }
 
-// logError logs and counts a step's error: a user error's cause (a damaged
-// record, a refusal by the rules no handler expected) as a warning,
-// anything else as an internal error with its context.
+// logError logs and counts a step's error: a user error's cause as a
+// warning, anything else as an internal error.
 func (o *observation) logError(log *slog.Logger, rq *request, err error, late bool) {
 	var ue *userError
 	if errors.As(err, &ue) {
@@ -377,8 +354,7 @@ func (o *observation) logError(log *slog.Logger, rq *request, err error, late bo
 		"interaction", rq.i.ID, "op", op, "err", err, "late", late)
 }
 
-// damagedRecord logs and counts a player's damaged record met by rq: one
-// warning naming it, and the key and what is wrong.
+// damagedRecord logs and counts a player's damaged record met by rq.
 func (o *observation) damagedRecord(log *slog.Logger, rq *request, d *storage.DamagedError) {
 	log.Warn("commands: damaged record", "guild", d.ID.Guild, "user", d.ID.User, "command", rq.kind,
 		"interaction", rq.i.ID, "err", d.Err, "repair", "/admin reset (docs/operating.md, \"A damaged record\")")

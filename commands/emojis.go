@@ -9,8 +9,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// EmojiImage is a picture the application uploads as its own emoji (the
-// transports do, at start; see App.ApplicationEmojis).
+// EmojiImage is a picture the application uploads as its own emoji.
 type EmojiImage struct {
 	// Name is the emoji's name on Discord (2–32 of [A-Za-z0-9_]).
 	Name string
@@ -21,8 +20,7 @@ type EmojiImage struct {
 // HiddenEmojiName is the application emoji's name of a hidden cell.
 const HiddenEmojiName = "clefs_hidden"
 
-// EmojiName returns the application emoji's name of symbol s: "clefs_gem",
-// "clefs_pipe"…
+// EmojiName returns the application emoji's name of symbol s: "clefs_gem"…
 func EmojiName(s game.Symbol) string { return "clefs_" + s.String() }
 
 // glyphs is what the cards show for each symbol and for a hidden cell.
@@ -31,9 +29,8 @@ type glyphs struct {
 	hidden string
 }
 
-// newGlyphs resolves the emojis by precedence: the operator's overrides
-// (over's non-empty entries), then app (the application's emojis, when
-// not nil), then the built-in Unicode.
+// newGlyphs resolves the emojis: over's non-empty entries, then app's
+// (when not nil), then the built-in Unicode.
 func newGlyphs(over glyphs, app *glyphs) *glyphs {
 	g := &glyphs{sym: defaultEmoji, hidden: defaultHiddenEmoji}
 	if app != nil {
@@ -50,13 +47,11 @@ func newGlyphs(over glyphs, app *glyphs) *glyphs {
 	return g
 }
 
-// glyphs returns the emojis the cards show now.
 func (rd *renderer) glyphs() *glyphs { return rd.emojis.Load() }
 
 // ApplicationEmojis returns the pictures to upload as the application's
-// own emojis, the symbols' then the hidden cell's, named by EmojiName and
-// HiddenEmojiName; nil when Config.ApplicationEmojis is off. The
-// transports call it once at start.
+// own emojis, named by EmojiName and HiddenEmojiName; nil when
+// Config.ApplicationEmojis is off.
 func (a *App) ApplicationEmojis() ([]EmojiImage, error) {
 	if !a.cfg.ApplicationEmojis {
 		return nil, nil
@@ -77,11 +72,9 @@ func (a *App) ApplicationEmojis() ([]EmojiImage, error) {
 }
 
 // UseApplicationEmojis makes the cards show the application's emojis, given
-// their IDs by name (as Discord lists them), wherever the operator set no
-// override. It needs all eight (ApplicationEmojis's names), so that the
-// cards keep one style: with one missing or an ID that is not a snowflake
-// it returns an error and changes nothing. It is safe to call while
-// interactions are handled.
+// their IDs by name, wherever the operator set no override. With one of
+// ApplicationEmojis's names missing or an ID that is not a snowflake it
+// returns an error and changes nothing. It is safe for concurrent use.
 func (a *App) UseApplicationEmojis(ids map[string]string) error {
 	var app glyphs
 	var missing []string

@@ -8,11 +8,9 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// userError is a mistake a user can make (not enough credits, someone else's
-// button, a bad option…). It carries the id of its message and the message's
-// data; the central dispatch renders it as an ephemeral reply in the user's
-// language. Returning one means nothing was changed. cause, when not nil,
-// is a refusal by the rules that no handler expected: renderError logs it.
+// userError is a mistake a user can make: the id of its message and the
+// message's data. Returning one means nothing was changed. cause, when not
+// nil, is what renderError logs (a damaged record, an unexpected refusal).
 type userError struct {
 	id    string
 	data  map[string]any
@@ -26,7 +24,6 @@ func (e *userError) Error() string {
 	return "user error: " + e.id
 }
 
-// userErr returns a user error showing message id with data.
 func userErr(id string, data map[string]any) error { return &userError{id: id, data: data} }
 
 // storeError is an internal failure of a store call. op names the call for
@@ -39,10 +36,8 @@ type storeError struct {
 func (e *storeError) Error() string { return fmt.Sprintf("store %s: %v", e.op, e.err) }
 func (e *storeError) Unwrap() error { return e.err }
 
-// internal wraps an unexpected store error so that it is logged and counted.
-// A player's damaged record is no failure of the store but an answer, given
-// at once and never tried again: "this record is damaged, a moderator can
-// reset it" (renderError logs and counts it).
+// internal wraps an unexpected store error so that it is logged and counted;
+// a player's damaged record is an answer instead, never tried again.
 func internal(op string, err error) error {
 	if d := damaged(err); d != nil {
 		return &userError{id: "err_damaged", data: map[string]any{"User": mention(d.ID.User)}, cause: err}
@@ -77,9 +72,7 @@ var ruleErrors = []error{
 }
 
 // refusal returns err as the user error "the rules refuse this step" when
-// it is a refusal of package game that its handler did not map to a
-// message of its own (a record at a limit, or one the rules no longer
-// accept), and nil otherwise.
+// it is a refusal of package game, and nil otherwise.
 func refusal(err error) error {
 	for _, r := range ruleErrors {
 		if errors.Is(err, r) {

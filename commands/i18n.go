@@ -4,7 +4,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"strconv"
+	"math/big"
 	"strings"
 
 	"github.com/bwmarrin/discordgo"
@@ -26,8 +26,6 @@ type catalog struct {
 	en, fr *lang
 }
 
-// lang is one language of the catalog: a go-i18n localizer, asked for each
-// message with its template data.
 type lang struct {
 	loc *i18n.Localizer
 	fr  bool
@@ -55,11 +53,8 @@ func (c *catalog) forLocale(l discordgo.Locale) *lang {
 	return c.en
 }
 
-// T returns message id with template data (nil when the message has none).
-// A missing message yields its id, so that a slip shows rather than crashes;
-// a message missing in French only falls back to English (go-i18n's default
-// language) without an error here. TestLocalesComplete and
-// TestFrenchNeverFallsBack make sure neither happens.
+// T returns message id with template data (nil when the message has none);
+// a missing message yields its id, so that a slip shows rather than crashes.
 func (l *lang) T(id string, data map[string]any) string { return l.P(id, nil, data) }
 
 // P returns the plural form of message id for count (an integer, or a
@@ -81,17 +76,15 @@ func (l *lang) Credits(cents int64) string {
 }
 
 // creditsCount is the count that chooses the plural form of an amount: its
-// decimal writing ("0.50", "12.00"), from whose operands go-i18n reads the
-// CLDR form, except for exactly one credit, counted as 1. CLDR makes "1.00"
-// plural in English because of its written decimals ("1.00 credits"), but a
-// reader counts one credit, as French does ("1,00 crédit"). Other whole
-// amounts keep their decimals, so that French never reads a million as
-// "many" ("1 000 000,00 crédits", not "… de crédits").
+// decimal writing ("0.50", "12.00"), from which go-i18n reads the CLDR
+// form, but 1 for one credit, which CLDR would make plural in English
+// ("1.00 credits"). Whole amounts keep their decimals, so that French never
+// reads a million as "many" ("… de crédits").
 func creditsCount(cents int64) string {
 	if cents == 100 || cents == -100 {
 		return "1"
 	}
-	return groupAmount(cents, "", ".")
+	return big.NewRat(cents, 100).FloatString(2)
 }
 
 // Signed formats a movement of credits with its sign: "+4.50 credits",
@@ -115,30 +108,11 @@ func (l *lang) Amount(cents int64) string {
 	return formatAmount(cents, l.fr)
 }
 
-// formatAmount formats cents in English or French convention.
+// formatAmount is game.FormatCents with French's thousands separated by a
+// narrow no-break space, which a line never breaks.
 func formatAmount(cents int64, fr bool) string {
 	if fr {
-		return groupAmount(cents, "\u202f", ",")
+		return strings.ReplaceAll(game.FormatCents(cents, game.French), " ", "\u202f")
 	}
-	return groupAmount(cents, ",", ".")
-}
-
-// groupAmount formats cents as units with two decimals, grouping thousands
-// with sep and separating the decimals with dec.
-func groupAmount(cents int64, sep, dec string) string {
-	u := uint64(cents)
-	var b strings.Builder
-	if cents < 0 {
-		b.WriteByte('-')
-		u = -u // in uint64, exact even for math.MinInt64
-	}
-	units := strconv.FormatUint(u/100, 10)
-	for i, d := range units {
-		if i > 0 && (len(units)-i)%3 == 0 {
-			b.WriteString(sep)
-		}
-		b.WriteRune(d)
-	}
-	fmt.Fprintf(&b, "%s%02d", dec, u%100)
-	return b.String()
+	return game.FormatCents(cents, game.English)
 }

@@ -1,9 +1,9 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -16,17 +16,11 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// Jobs too big for one interaction (a reset-guild of 100,000 players) run
-// in the background, in every process that serves interactions
-// (App.RunJobs). A job's state is its guild's record (game.GuildReset):
-// its progress, and a lease saying which process runs it until when. The
-// process that got the confirmation starts the job and wakes its runner;
-// every runner scans the store's index of guilds with a job in progress
-// (storage.Store.Jobs) at start and every JobScan, and takes up a job
-// whose lease is free or expired (its process died), so that a job goes
-// on after a crash or a restart in whichever process comes next.
+// Jobs too big for one interaction (a reset-guild) run in the background
+// (App.RunJobs). A job's state, its progress and a lease, is its guild's
+// record (game.GuildReset): a runner takes up a job whose lease is free or
+// expired, so that it goes on after a crash in whichever process comes next.
 
-// Timings of the job runner.
 const (
 	// JobLease is how long a process holds a job without recording
 	// progress; the lease is renewed with each batch.
@@ -50,13 +44,10 @@ type jobConfig struct {
 	stopAt int
 }
 
-// jobs is the runner of the background jobs: the store's steps, the
-// signal that wakes it and the confirmations whose progress to show.
 type jobs struct {
 	*steps
 	timeout  time.Duration // Config.Timeout
-	once     sync.Once
-	wakeC    chan struct{}
+	wake     chan struct{} // one token wakes the runner
 	mu       sync.Mutex
 	watches  []watch
 	running  map[uint64]bool // guilds whose job runs in this process
@@ -74,27 +65,19 @@ type watch struct {
 	until time.Time
 }
 
-func (j *jobs) wake() chan struct{} {
-	j.once.Do(func() { j.wakeC = make(chan struct{}, 1) })
-	return j.wakeC
-}
-
-// signal wakes the runner, if it sleeps.
 func (j *jobs) signal() {
 	select {
-	case j.wake() <- struct{}{}:
+	case j.wake <- struct{}{}:
 	default:
 	}
 }
 
-// active reports whether RunJobs runs in this process.
 func (j *jobs) active() bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.runnerOn
 }
 
-// addWatch queues w for the runner.
 func (j *jobs) addWatch(w watch) {
 	j.mu.Lock()
 	j.watches = append(j.watches, w)
@@ -102,44 +85,27 @@ func (j *jobs) addWatch(w watch) {
 	j.signal()
 }
 
-// RunJobs runs the background jobs of the process (reset-guild) until ctx
-// ends, then waits for the jobs it runs to stop where they are (another
-// process, or the next start, takes them up after their lease). Call it
-// once per process, in every mode that handles interactions. It returns
-// ctx's error.
+// RunJobs runs the background jobs (reset-guild) until ctx ends, then
+// waits for them to stop where they are. Call it once per process, in
+// every mode that handles interactions. It returns ctx's error.
 func (a *App) RunJobs(ctx context.Context) error {
 	return a.jobs.runJobs(ctx, jobConfig{})
 }
 
 func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
 	if c.holder == "" {
-		var b [8]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return fmt.Errorf("commands: jobs: holder ID: %w", err)
-		}
-		c.holder = "p-" + hex.EncodeToString(b[:])
+		c.holder = "p-" + rand.Text()
 	}
-	if c.lease <= 0 {
-		c.lease = JobLease
-	}
-	if c.scan <= 0 {
-		c.scan = JobScan
-	}
-	if c.edit <= 0 {
-		c.edit = jobEdit
-	}
-	if c.batch <= 0 {
-		c.batch = resetBatch
-	}
+	c.lease = cmp.Or(c.lease, JobLease)
+	c.scan = cmp.Or(c.scan, JobScan)
+	c.edit = cmp.Or(c.edit, jobEdit)
+	c.batch = cmp.Or(c.batch, resetBatch)
 	a.mu.Lock()
 	if a.runnerOn {
 		a.mu.Unlock()
 		return errors.New("commands: jobs: RunJobs is already running")
 	}
 	a.runnerOn = true
-	if a.running == nil {
-		a.running = map[uint64]bool{}
-	}
 	a.mu.Unlock()
 	a.log.Info("commands: job runner started", "holder", c.holder)
 
@@ -158,11 +124,7 @@ func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
 		a.watches = nil
 		a.mu.Unlock()
 		for _, w := range ws {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				a.showProgress(ctx, c, w)
-			}()
+			wg.Go(func() { a.showProgress(ctx, c, w) })
 		}
 		guilds, err := a.store.Jobs(ctx)
 		if err != nil && ctx.Err() == nil {
@@ -176,9 +138,7 @@ func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
 			if busy {
 				continue
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				defer func() {
 					a.mu.Lock()
 					delete(a.running, g)
@@ -187,13 +147,13 @@ func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
 				if err := a.runReset(ctx, c, g); err != nil && ctx.Err() == nil {
 					a.log.Warn("commands: jobs: reset-guild stopped; it goes on at the next scan", "guild", g, "err", err)
 				}
-			}()
+			})
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-tick.C:
-		case <-a.wake():
+		case <-a.wake:
 		}
 	}
 }
@@ -203,10 +163,8 @@ func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
 const jobWorkers = 16
 
 // resetPlayers resets the users of guild to start credits, each in its
-// own step under "<op>:<user>" (a repeat changes nothing; a damaged record
-// is rewritten), jobWorkers at a time, and returns how many it reset (a player gone meanwhile is not
-// counted). On an error some may be reset: their steps are remembered, so
-// that running the batch again resets no one twice.
+// own step under "<op>:<user>", so that running the batch again resets no
+// one twice, and returns how many it reset.
 func (a *jobs) resetPlayers(ctx context.Context, guild uint64, op string, start int64, users []uint64) (int64, error) {
 	var (
 		wg    sync.WaitGroup
@@ -216,9 +174,7 @@ func (a *jobs) resetPlayers(ctx context.Context, guild uint64, op string, start 
 		next  = make(chan uint64)
 	)
 	for range min(jobWorkers, len(users)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for u := range next {
 				_, err := a.run(ctx, storage.Step{
 					ID: storage.PlayerID{Guild: guild, User: u}, Op: op + ":" + strconv.FormatUint(u, 10), Start: start, Repair: true,
@@ -234,7 +190,7 @@ func (a *jobs) resetPlayers(ctx context.Context, guild uint64, op string, start 
 				}
 				mu.Unlock()
 			}
-		}()
+		})
 	}
 	for _, u := range users {
 		next <- u
@@ -252,12 +208,9 @@ var errStopped = errors.New("stopped (test)")
 var errLost = errors.New("lease lost")
 
 // runReset runs the guild's reset-guild, if it has one in progress whose
-// lease is free, expired or this process's: it takes the lease, resets
-// the players after the last one recorded, batch by batch, recording the
-// progress (and renewing the lease) after each, and finishes it. Each
-// player's reset is its own step under "<op>:<user>", so that a player
-// reset before a crash, or by a process that lost the lease, is not reset
-// again (a player who played since keeps their play).
+// lease it can take: it resets the players after the last one recorded,
+// batch by batch, recording the progress (and renewing the lease) after
+// each, and finishes it.
 func (a *jobs) runReset(stop context.Context, c jobConfig, guild uint64) error {
 	// The job stops between two batches once stop ends; a step already
 	// started completes (within Config.Timeout), so that a write and what
@@ -350,8 +303,7 @@ func nilIfLost(err error) error {
 }
 
 // showProgress edits the confirmation w with its job's progress every
-// c.edit, until the job ends (the last edit says so), the token dies or
-// ctx ends. It runs only in the process that got the confirmation.
+// c.edit, until the job ends, the token dies or ctx ends.
 func (a *jobs) showProgress(ctx context.Context, c jobConfig, w watch) {
 	t := time.NewTicker(c.edit)
 	defer t.Stop()
@@ -382,13 +334,7 @@ func (a *jobs) showProgress(ctx context.Context, c jobConfig, w watch) {
 		default:
 			rep = resetRunning(w.l, *r, "")
 		}
-		d := rep.data
-		fit(d)
-		comps := d.Components
-		if comps == nil {
-			comps = []discordgo.MessageComponent{}
-		}
-		if err := w.r.EditOriginal(ctx, w.i, &discordgo.WebhookEdit{Embeds: &d.Embeds, Components: &comps, AllowedMentions: d.AllowedMentions}); err != nil {
+		if err := w.r.EditOriginal(ctx, w.i, webhookEdit(rep.data)); err != nil {
 			a.log.Warn("commands: reset-guild progress: edit failed", "interaction", w.i.ID, "err", err)
 		}
 		if end {
@@ -409,7 +355,5 @@ func resetRunning(l *lang, r game.GuildReset, note string) reply {
 		text = note + "\n" + text
 	}
 	e := infoEmbed(l.T("rg_title", nil), text, colourInfo)
-	return reply{update: true, data: &discordgo.InteractionResponseData{
-		Embeds: []*discordgo.MessageEmbed{e}, Components: []discordgo.MessageComponent{}, AllowedMentions: noMentions,
-	}}
+	return closedEmbed(e)
 }

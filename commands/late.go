@@ -16,23 +16,13 @@ import (
 )
 
 // Late results. A step still running at its deadline, or ending with an
-// internal error (a store that timed out, a connection lost), may have
-// been written or not (a store call that returns DeadlineExceeded may
-// still be applied). So the apology says the bot will update the message,
-// and the step goes on in the background: the same chained handler on the
-// same request, so under the same operation ID. A repeat of an operation
-// the store has recorded changes nothing and is answered with the
-// recorded result, so the step is made once and the answer that replaces
-// the apology tells what was made.
-//
-// The tries go on, with a jittered backoff between them, until one gives
-// an answer or the interaction's token (15 minutes from its creation)
-// would end before the next could; then the apology is replaced with a
-// message that says the outcome is unknown and where to see it (a
-// player's /play, a moderator's /admin player: both read the player's own
-// record, written with the step). Each try takes the player's lock for
-// itself only. One interaction has at most one continuation; they end with
-// Handle's context (the process's).
+// internal error, may have been written or not. So the apology says the
+// bot will update the message, and the step goes on in the background:
+// the same chained handler on the same request, under the same operation
+// ID, which the store answers with the recorded result if it was written.
+// The tries go on, with a jittered backoff, until one gives an answer or
+// the interaction's token would end first; then the apology is replaced
+// with a message that says the outcome is unknown and where to see it.
 
 const (
 	// tokenLife is how long Discord accepts edits with an interaction's
@@ -41,17 +31,14 @@ const (
 	// lateMargin is kept before the token ends for the last edit.
 	lateMargin = 5 * time.Second
 	// lateFirstWait and lateMaxWait bound the waits between tries
-	// (backoff.Jittered): the n-th wait is drawn in [w/2, w) for
-	// w = lateFirstWait·2ⁿ⁻¹, at most lateMaxWait.
+	// (backoff.Jittered).
 	lateFirstWait = time.Second
 	lateMaxWait   = 30 * time.Second
-	// maxLate bounds the continuations running at once, so that a long
-	// outage does not pile up goroutines and retries: past it, an
-	// internal error gets the plain apology, as before.
+	// maxLate bounds the continuations running at once: past it, an
+	// internal error gets the plain apology.
 	maxLate = 1000
 )
 
-// lateSet is the interactions whose step goes on in the background.
 type lateSet struct {
 	mu  sync.Mutex
 	ids map[string]struct{}
@@ -80,8 +67,7 @@ func (s *lateSet) release(id string) {
 	s.mu.Unlock()
 }
 
-// wait returns the wait before the try-th try (1 for the first retry):
-// backoff.Jittered's, drawn by a generator seeded from crypto/rand.
+// wait returns the wait before the try-th try (1 for the first retry).
 func (s *lateSet) wait(try int) time.Duration {
 	return backoff.Jittered(try, lateFirstWait, lateMaxWait, func(d time.Duration) time.Duration {
 		s.mu.Lock()
@@ -131,14 +117,11 @@ func untold(err error) bool {
 	return errors.As(err, &ue) && ue.id == "err_confirm_expired"
 }
 
-// lateApology is the apology of an internal error whose step goes on in
-// the background, which says the message will be updated:
-// "err_internal_late" or "err_internal_admin_late", after apology(kind).
+// lateApology is the apology that says the message will be updated.
 func lateApology(kind string) string { return apology(kind) + "_late" }
 
-// lateGaveUp is the message that replaces a late apology when the step's
-// outcome is still unknown at the end of the tries: "late_gave_up" or
-// "late_gave_up_admin", after apology(kind).
+// lateGaveUp is the message that replaces a late apology when the tries
+// end with the step's outcome unknown.
 func lateGaveUp(kind string) string {
 	return strings.Replace(apology(kind), "err_internal", "late_gave_up", 1)
 }
@@ -182,11 +165,9 @@ func (d *delivery) giveUp(ans *answer, tries int, err error) {
 	}
 }
 
-// sendLate sends a reply that comes after the apology. The apology is the
-// original response (its initial message, or the edit of a command's
-// deferral), and the reply replaces it; but after a button's deferral
-// the original response is the card the button sits on and the apology a
-// follow-up: an update of the card edits it, a new message follows up.
+// sendLate replaces the apology with rep: the original response, but
+// after a button's deferral the apology was a follow-up, and the original
+// the card, which an update edits.
 func (d *delivery) sendLate(ans *answer, rep reply) {
 	rq := ans.rq
 	rep = rep.afterFirst(rq.l)
@@ -211,12 +192,9 @@ func (d *delivery) dropLate(ans *answer) {
 
 // continueLate runs the step of ans again in the background, through h
 // (the route's handler in the delivery chain), until it gives an answer or
-// the token ends (see above). The continuation of ans.rq.i.ID is
-// reserved; it is released at the end.
+// the token ends, and then releases its reservation.
 func (d *delivery) continueLate(ctx context.Context, ans *answer, h handlerFunc) {
-	d.late.wg.Add(1)
-	go func() {
-		defer d.late.wg.Done()
+	d.late.wg.Go(func() {
 		defer d.dropLate(ans)
 		defer d.guard(ans)
 		for try := 1; ; try++ {
@@ -237,7 +215,7 @@ func (d *delivery) continueLate(ctx context.Context, ans *answer, h handlerFunc)
 				return
 			}
 		}
-	}()
+	})
 }
 
 // wait waits d, or until ctx ends (its error).
@@ -245,10 +223,8 @@ func (d *delivery) wait(ctx context.Context, dur time.Duration) error {
 	if d.waitFn != nil {
 		return d.waitFn(ctx, dur)
 	}
-	t := time.NewTimer(dur)
-	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-time.After(dur): // collected once unreferenced (Go 1.23)
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

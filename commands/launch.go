@@ -54,7 +54,7 @@ func (a *App) EntryPoint() *Command {
 	}
 }
 
-// activityButton launches the Activity; only user may press it.
+// activityButton launches the Activity.
 func activityButton(l *lang, user uint64) discordgo.Button {
 	return discordgo.Button{
 		Label:    l.T("btn_activity", nil),
@@ -65,16 +65,10 @@ func activityButton(l *lang, user uint64) discordgo.Button {
 }
 
 // launch returns the handler of "Scratch by hand", and of the entry-point
-// command should Discord ever send it (an operator may set its handler to
-// APP_HANDLER): LAUNCH_ACTIVITY while the Activity is served (activity),
-// else the button is out of date. It sees nothing else.
+// command should Discord ever send it: LAUNCH_ACTIVITY while the Activity
+// is served, else the button is out of date.
 func launch(activity bool) handlerFunc {
 	return func(_ context.Context, rq *request) (reply, error) {
-		if rq.button.kind == kindActivity {
-			if err := rq.owner(); err != nil {
-				return reply{}, err
-			}
-		}
 		if !activity {
 			return reply{}, userErr("err_stale_button", nil)
 		}

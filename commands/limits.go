@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
@@ -22,20 +23,20 @@ const (
 	maxLabel       = 80
 )
 
-// clip cuts s to at most n characters, ending with "…" when cut.
+// clip cuts s to at most n characters, ending with "…" when cut, never
+// inside a character; invalid UTF-8 becomes "�", as JSON would send it.
 func clip(s string, n int) string {
+	s = strings.ToValidUTF8(s, "�")
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	return truncateRunes(s, n-1)
+	return string([]rune(s)[:n-1]) + "…"
 }
 
-// fit bounds d, in place, to Discord's limits whatever its text holds
-// (reasons at their maximum, names, numbers): every text past its limit is
-// cut with "…" (clip), fields past 25 are dropped, and when all the
-// embeds' text passes 6000 characters, the last embed's description, field
-// values, field names, footer, author and title are cut, in that order,
-// then the embed before it's. Every reply goes through it before it is sent.
+// fit bounds d, in place, to Discord's limits whatever its text holds:
+// every text past its limit is cut with "…", fields past 25 are dropped,
+// and past 6000 characters in all, the embeds are cut from the last one's
+// description back. Every reply goes through it before it is sent.
 func fit(d *discordgo.InteractionResponseData) {
 	if d == nil {
 		return

@@ -10,28 +10,22 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// What the handlers log, and where: one debug line per interaction
-// ("interaction"), by delivery.observe, which feeds the metrics too; one
-// info line per moderator action ("moderator action"), where the store
-// has accepted a write with an audit entry that was not a repeat
-// (steps.run, steps.runGuild); internal errors at error level
-// (observation.logError). A transport passes its own logger in the
-// context (WithLogger), so that these lines carry its attributes: the
-// gateway's shard, or the HTTP endpoint.
-
-// loggerKey is the context key of WithLogger.
 type loggerKey struct{}
 
 // WithLogger returns ctx carrying log, which Handle then uses for the lines
-// of that interaction instead of Config.Logger. The transports use it to
-// add their attributes ("transport", "shard") to every line an interaction
-// logs.
+// of that interaction instead of Config.Logger: a transport's attributes
+// ("transport", "shard") then go on every line.
 func WithLogger(ctx context.Context, log *slog.Logger) context.Context {
 	return context.WithValue(ctx, loggerKey{}, log)
 }
 
-// logInteraction writes the debug line of one handled interaction.
-func logInteraction(ctx context.Context, log *slog.Logger, rq *request, outcome string, d time.Duration) {
+// interaction reports one handled interaction, which took d, to the
+// Observer and the debug log.
+func (o *observation) interaction(ctx context.Context, log *slog.Logger, rq *request, err error, d time.Duration) {
+	outcome := errorOutcome(err)
+	if o.obs != nil {
+		o.obs.Interaction(rq.kind, outcome, d)
+	}
 	if !log.Enabled(ctx, slog.LevelDebug) {
 		return
 	}
@@ -58,8 +52,7 @@ func interactionUser(i *discordgo.Interaction) string {
 }
 
 // logAudit writes the info line of a moderator action that the store has
-// just recorded. For settings, Reason holds what changed (and the
-// moderator's reason after " — "), as in the audit log.
+// just recorded.
 func logAudit(ctx context.Context, log *slog.Logger, e *game.AuditEntry) {
 	attrs := []slog.Attr{
 		slog.String("action", e.Action),

@@ -8,12 +8,9 @@ import (
 // playerLocks serialises one player's interactions within this process:
 // each holds its player's lock from its store call until its answer has been
 // sent, so that the cards a quick succession of clicks updates reach Discord
-// in the order the store saw them (the last card shows the latest state), and
-// a confirmation pressed twice at once is acted on once. Gateway sharding
-// sends all of a guild's interactions to one process, so a lock per process is
-// enough there. It is the bot's one player lock (the chain takes it for each
-// try, delivery.go; the stores rely on compare-and-set). A player's lock
-// exists only while held or waited for: memory does not grow with the players seen.
+// in the order the store saw them. Gateway sharding sends all of a guild's
+// interactions to one process, so a lock per process is enough there. A
+// player's lock exists only while held or waited for.
 type playerLocks struct {
 	mu sync.Mutex
 	m  map[playerKey]*playerLock

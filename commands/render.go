@@ -35,8 +35,7 @@ const (
 // lotEmoji is the emoji of each chest lot (index game.Lot).
 var lotEmoji = [game.NumLots]string{"💰", "🪙", "🥈", "🥉"}
 
-// ticketView is what the card of a ticket shows, derived from the stored
-// player and ticket so that the card is the same after a restart.
+// ticketView is what the card of a ticket shows, from the stored player.
 type ticketView struct {
 	user    uint64
 	p       game.Player
@@ -45,21 +44,14 @@ type ticketView struct {
 	reality *game.Reality // the reality check due when it was bought: on the card that answers the purchase
 }
 
-// done reports whether every row is shown.
 func (v *ticketView) done() bool { return !v.t.Open() }
 
-// The card tells what its revealed rows show, no more, no less: the prize
-// counts in the balance once the winning row is shown, the key in the
-// padlocks once the row holding it is shown (game.Ticket.PrizeShown and
-// KeyShown, the rule game.Player.Seen applies to every view). Before that
-// the card does not give the result away; after, it agrees with the
-// credits paid.
+// The card tells what its revealed rows show, no more, no less
+// (game.Ticket.PrizeShown and KeyShown, as game.Player.Seen).
 
-// rowShown reports whether row r of the ticket is revealed.
 func (v *ticketView) rowShown(r int) bool { return r >= 0 && r < 3 && v.t.Revealed&(1<<r) != 0 }
 
-// keysShown is the number of keys the card's padlocks show (3 when this
-// ticket's key opened the chest).
+// keysShown is the number of keys the card's padlocks show.
 func (v *ticketView) keysShown() int {
 	t := v.t
 	switch {
@@ -73,8 +65,7 @@ func (v *ticketView) keysShown() int {
 	return t.KeysAfter
 }
 
-// balanceShown is the balance the card shows: without this ticket's prize
-// until its winning row is shown.
+// balanceShown is the balance the card shows, without a prize not shown.
 func (v *ticketView) balanceShown() int64 {
 	if v.t.Drawn && v.t.Outcome.Tier.Winning() && !v.t.PrizeShown() {
 		return v.p.Balance - v.t.Outcome.Prize
@@ -82,19 +73,12 @@ func (v *ticketView) balanceShown() int64 {
 	return v.p.Balance
 }
 
-// padlocks draws the chest's three padlocks for keys held.
+// padlocks draws the chest's three padlocks for keys held (0 to 3).
 func padlocks(keys int) string {
-	if keys < 0 {
-		keys = 0
-	}
-	if keys > game.MaxKeys {
-		keys = game.MaxKeys
-	}
 	return strings.Repeat(padOpen, keys) + strings.Repeat(padClosed, game.MaxKeys-keys)
 }
 
-// renderer draws the cards. It sees what they show beyond the player's
-// record: the emojis, the Activity's button, the verification page.
+// renderer draws the cards.
 type renderer struct {
 	emojis   atomic.Pointer[glyphs] // never nil after newRenderer
 	override glyphs                 // the operator's emojis (Config.Emoji, Config.Hidden); "" for none
@@ -102,7 +86,6 @@ type renderer struct {
 	fairURL  string                 // the verification page's address; "" without Config.PublicURL
 }
 
-// symbol returns the emoji of s.
 func (rd *renderer) symbol(s game.Symbol) string {
 	if s < game.NumSymbols {
 		return rd.glyphs().sym[s]
@@ -138,9 +121,7 @@ func (rd *renderer) grid(t game.Ticket) string {
 	return b.String()
 }
 
-// ticketCard renders a ticket: the grid, the result once all is shown, the
-// keys as padlocks, the balance, and the buttons: the arrows and Auto, then
-// the next step once all is shown and, with the Activity, "Scratch by hand".
+// ticketCard renders a ticket with its buttons.
 func (rd *renderer) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseData {
 	t := v.t
 	var desc strings.Builder
@@ -165,7 +146,7 @@ func (rd *renderer) ticketCard(l *lang, v *ticketView) *discordgo.InteractionRes
 		case t.Outcome.Tier.Winning():
 			colour = colourWin
 		}
-		desc.WriteString(rd.resultText(l, t))
+		desc.WriteString(rd.resultText(l, t.Outcome, t.Chest))
 	}
 
 	arrows := make([]discordgo.MessageComponent, 0, 4)
@@ -217,10 +198,9 @@ func (rd *renderer) ticketCard(l *lang, v *ticketView) *discordgo.InteractionRes
 	}
 }
 
-// resultText is a finished ticket's result as its card tells it: the win
-// or the loss, the key found, the chest won. The Activity sends it too.
-func (rd *renderer) resultText(l *lang, t game.Ticket) string {
-	o := t.Outcome
+// resultText is a finished ticket's result as its card tells it; the
+// Activity and /fairness verify show it too.
+func (rd *renderer) resultText(l *lang, o game.Outcome, chest bool) string {
 	var s string
 	if o.Tier.Winning() {
 		sym := o.Tier.Symbol()
@@ -233,16 +213,14 @@ func (rd *renderer) resultText(l *lang, t game.Ticket) string {
 	if o.Key {
 		s += "\n" + l.T("card_key", map[string]any{"Key": rd.glyphs().sym[game.Key]})
 	}
-	if t.Chest {
+	if chest {
 		s += "\n" + l.T("card_chest_won", nil)
 	}
 	return s
 }
 
-// cardFooter is a ticket card's footer: the ticket, the stake, the
-// commitment of its seed and, once the ticket is finished and with a
-// PublicURL, the verification page's address (plain text: a footer holds
-// no link), without its "https://" to stay short.
+// cardFooter is a ticket card's footer, with the verification page's
+// address once the ticket is finished (plain text: a footer holds no link).
 func (rd *renderer) cardFooter(l *lang, v *ticketView) string {
 	t := v.t
 	s := l.T("card_footer", map[string]any{"Ticket": t.ID, "Stake": l.Credits(game.Stake), "Commitment": ticketCommitment(v.p, t.ID)})
@@ -252,11 +230,8 @@ func (rd *renderer) cardFooter(l *lang, v *ticketView) string {
 	return s
 }
 
-// ticketCommitment is the short reference of the commitment of the seed
-// that draws or drew ticket n (docs/FAIRNESS.md): /fairness shows it whole.
-// A card shows the player's last ticket, drawn by the current seed unless
-// the player rotated since: its seed is then revealed, and /fairness
-// verify shows it ("?" here).
+// ticketCommitment is the short commitment of the seed that draws or drew
+// ticket n; "?" for a seed revealed since, which /fairness verify shows.
 func ticketCommitment(p game.Player, n uint64) string {
 	r, _, err := p.TicketSeed(nil, n)
 	if err != nil {
@@ -316,10 +291,8 @@ func (rd *renderer) chestCard(l *lang, user uint64, p game.Player, c *game.Chest
 }
 
 // nextStep is what a finished card offers: the due chest's button, or
-// "Play again" (last is the card's ticket). When the rules leave no number
-// for that step (game's NextChest, NextTicket), it is no button but the
-// line that says so: a button numbered past the limit would only be
-// refused.
+// "Play again" (last is the card's ticket); when the rules leave no number
+// for it, the line that says so instead.
 func nextStep(l *lang, user uint64, p game.Player, last uint64) (discordgo.MessageComponent, string) {
 	if p.ChestDue {
 		if seq, ok := p.NextChest(); ok {
@@ -355,7 +328,6 @@ func timestamp(unix int64, style string) string {
 	return "<t:" + strconv.FormatInt(unix, 10) + ":" + style + ">"
 }
 
-// infoEmbed is a plain embed reply.
 func infoEmbed(title, desc string, colour int, fields ...*discordgo.MessageEmbedField) *discordgo.MessageEmbed {
 	return &discordgo.MessageEmbed{Title: title, Description: desc, Color: colour, Fields: fields}
 }

@@ -15,21 +15,29 @@ type router struct {
 	defs     []*discordgo.ApplicationCommand
 }
 
-// route is one entry of the table.
 type route struct {
 	h      handlerFunc // wrapped in the delivery chain
-	public bool        // a slow command's deferred response is public
-	// subs, when not nil, tells a command's subcommands, the metrics' labels
-	// (a fixed list: a forged name cannot grow the label set).
-	subs func(string) bool
+	def    *discordgo.ApplicationCommand
+	public bool // a slow command's deferred response is public
+	// subs, when not nil, are the command's subcommands, the metrics'
+	// labels (a fixed list: a forged name cannot grow the label set).
+	subs map[string]bool
 }
 
-// command routes c by its name.
-func (r *router) command(c *command, subs func(string) bool) {
+func (r *router) command(c *command) {
 	if _, ok := r.commands[c.def.Name]; ok {
 		panic("commands: duplicate command " + c.def.Name)
 	}
-	r.commands[c.def.Name] = route{h: r.wrap(c.h), public: c.public, subs: subs}
+	var subs map[string]bool
+	for _, o := range c.def.Options {
+		if o.Type == discordgo.ApplicationCommandOptionSubCommand {
+			if subs == nil {
+				subs = map[string]bool{}
+			}
+			subs[o.Name] = true
+		}
+	}
+	r.commands[c.def.Name] = route{h: r.wrap(c.h), def: c.def, public: c.public, subs: subs}
 	r.defs = append(r.defs, c.def)
 }
 
@@ -49,9 +57,9 @@ func (r *router) routeButtons(hs map[buttonKind]handlerFunc) {
 }
 
 // route finds the handler of the interaction and fills rq. It refuses what
-// does not come from a guild member; an unknown command, or a custom ID
-// that does not parse or is not a button of its message (forged), gets
-// its user error.
+// does not come from a guild member; an unknown command, a custom ID that
+// does not parse or is not a button of its message (forged), and a button
+// pressed by another than its owner get their user error.
 func (r *router) route(rq *request) (handlerFunc, error) {
 	i := rq.i
 	var h handlerFunc
@@ -72,19 +80,16 @@ func (r *router) route(rq *request) (handlerFunc, error) {
 		if !ok {
 			return nil, userErr("err_unknown_command", nil)
 		}
-		rq.kind, rq.data, rq.public, h = d.Name, &d, c.public, c.h
+		rq.kind, rq.data, rq.def, rq.public, h = d.Name, &d, c.def, c.public, c.h
 		if c.subs != nil {
 			rq.kind = d.Name + " unknown"
-			if len(d.Options) == 1 && d.Options[0] != nil && c.subs(d.Options[0].Name) {
+			if len(d.Options) == 1 && d.Options[0] != nil && c.subs[d.Options[0].Name] {
 				rq.kind = d.Name + " " + d.Options[0].Name
 			}
 		}
 	case discordgo.InteractionMessageComponent:
-		// A button acts only on the card it sits on: its custom ID must
-		// parse and be one of the message's buttons, so that a forged ID
-		// (a reset-guild "cancel" clicked on a ticket card…) changes
-		// nothing; and it must come from a button, every custom ID of the
-		// bot's being a button's (a select menu carrying one is forged).
+		// A button acts only on the card it sits on, and only a button
+		// (a select menu carrying a custom ID of the bot's is forged).
 		var from discordgo.ComponentType
 		rq.customID, from = componentCustomID(i)
 		rq.kind = "button unknown"
@@ -92,11 +97,7 @@ func (r *router) route(rq *request) (handlerFunc, error) {
 		if !ok || from != discordgo.ButtonComponent || !messageHasButton(i.Message, rq.customID) {
 			return nil, userErr("err_stale_button", nil)
 		}
-		b, ok := r.buttons[c.kind]
-		if !ok {
-			return nil, userErr("err_stale_button", nil)
-		}
-		rq.kind, rq.button, h = c.kind.metric(), c, b.h
+		rq.kind, rq.button, h = c.kind.metric(), c, r.buttons[c.kind].h
 	default:
 		return nil, userErr("err_unknown_command", nil)
 	}
@@ -111,5 +112,8 @@ func (r *router) route(rq *request) (handlerFunc, error) {
 		return nil, userErr("err_guild_only", nil)
 	}
 	rq.perms = i.Member.Permissions
+	if u := rq.button.user; i.Type == discordgo.InteractionMessageComponent && u != rq.user {
+		return nil, userErr("err_not_yours", map[string]any{"Owner": mention(u)})
+	}
 	return h, nil
 }
