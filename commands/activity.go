@@ -289,9 +289,11 @@ func (a *desk) announce(ctx context.Context, rq *request, set game.Settings, cha
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.timeout)
 	go func() {
 		defer cancel()
-		if err := a.post(ctx, channel, m); err != nil {
-			log.Warn("commands: announcing an Activity ticket failed", "guild", rq.guild, "channel", channel, "user", rq.user, "ticket", p.Ticket.ID, "err", err)
-		}
+		_ = background(log, "an announcement", func() {
+			if err := a.post(ctx, channel, m); err != nil {
+				log.Warn("commands: announcing an Activity ticket failed", "guild", rq.guild, "channel", channel, "user", rq.user, "ticket", p.Ticket.ID, "err", err)
+			}
+		})
 	}()
 }
 

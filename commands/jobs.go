@@ -6,6 +6,8 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -88,8 +90,11 @@ func (j *jobs) addWatch(w watch) {
 // RunJobs runs the background jobs (reset-guild) until ctx ends, then
 // waits for them to stop where they are. Call it once per process, in
 // every mode that handles interactions. It returns ctx's error.
-func (a *App) RunJobs(ctx context.Context) error {
-	return a.jobs.runJobs(ctx, jobConfig{})
+func (a *App) RunJobs(ctx context.Context) (err error) {
+	if p := background(a.jobs.log, "the job runner", func() { err = a.jobs.runJobs(ctx, jobConfig{}) }); p != nil {
+		return p
+	}
+	return err
 }
 
 func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
@@ -124,7 +129,7 @@ func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
 		a.watches = nil
 		a.mu.Unlock()
 		for _, w := range ws {
-			wg.Go(func() { a.showProgress(ctx, c, w) })
+			wg.Go(func() { background(a.log, "a job's progress", func() { a.showProgress(ctx, c, w) }) })
 		}
 		guilds, err := a.store.Jobs(ctx)
 		if err != nil && ctx.Err() == nil {
@@ -144,9 +149,11 @@ func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
 					delete(a.running, g)
 					a.mu.Unlock()
 				}()
-				if err := a.runReset(ctx, c, g); err != nil && ctx.Err() == nil {
-					a.log.Warn("commands: jobs: reset-guild stopped; it goes on at the next scan", "guild", g, "err", err)
-				}
+				background(a.log, "a reset-guild", func() {
+					if err := a.runReset(ctx, c, g); err != nil && ctx.Err() == nil {
+						a.log.Warn("commands: jobs: reset-guild stopped; it goes on at the next scan", "guild", g, "err", err)
+					}
+				})
 			})
 		}
 		select {
@@ -176,10 +183,15 @@ func (a *jobs) resetPlayers(ctx context.Context, guild uint64, op string, start 
 	for range min(jobWorkers, len(users)) {
 		wg.Go(func() {
 			for u := range next {
-				_, err := a.run(ctx, storage.Step{
-					ID: storage.PlayerID{Guild: guild, User: u}, Op: op + ":" + strconv.FormatUint(u, 10), Start: start, Repair: true,
-					Move: game.Reset{Start: start},
-				})
+				var err error
+				if p := background(a.log, "a player's reset", func() {
+					_, err = a.run(ctx, storage.Step{
+						ID: storage.PlayerID{Guild: guild, User: u}, Op: op + ":" + strconv.FormatUint(u, 10), Start: start, Repair: true,
+						Move: game.Reset{Start: start},
+					})
+				}); p != nil {
+					err = p
+				}
 				mu.Lock()
 				switch {
 				case errors.Is(err, storage.ErrNoPlayer): // gone meanwhile
@@ -356,4 +368,18 @@ func resetRunning(l *lang, r game.GuildReset, note string) reply {
 	}
 	e := infoEmbed(l.T("rg_title", nil), text, colourInfo)
 	return closedEmbed(e)
+}
+
+// background runs f, (a part of) the body of a background goroutine, and
+// returns f's panic as an error, logged: a goroutine is a boundary of its
+// own, where a panic would end the process.
+func background(log *slog.Logger, what string, f func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic in %s: %v", what, p)
+			log.Error("commands: "+err.Error(), "stack", string(debug.Stack()))
+		}
+	}()
+	f()
+	return nil
 }

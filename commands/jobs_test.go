@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -284,5 +285,34 @@ func TestResetGuildInBackground(t *testing.T) {
 	// The old confirmation pressed again shows the end; nothing changes.
 	if txt := e.handle(e.clickPayload(moderator, modPermsSet, "en-US", ask.message(), ask.mustButton("v1:rg:").CustomID)).text(); !strings.Contains(txt, "2 players were reset") {
 		t.Fatalf("pressed again:\n%s", txt)
+	}
+}
+
+// explodingStore panics in every player step, as a bug in a store would.
+type explodingStore struct{ storage.Store }
+
+func (explodingStore) Run(context.Context, storage.Step) (storage.Applied, error) {
+	panic("store exploded")
+}
+
+// TestJobPanicIsRecovered: a panic in a job's goroutines is recovered
+// where it happens, logged, and stops only that batch: the reset is left
+// to go on later, and the process lives.
+func TestJobPanicIsRecovered(t *testing.T) {
+	st := newTestStore(t)
+	const guild, op = 79, "rg:3"
+	clk := &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	fillGuild(t, st, guild, 5, clk.Now())
+	if _, err := st.RunGuild(t.Context(), storage.GuildStep{Guild: guild, Op: op, Move: game.BeginReset{Actor: moderator}, Now: clk.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	a := New(Config{Now: clk.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil)), Seeds: &seeds{}}, explodingStore{st})
+	err := a.jobs.runReset(t.Context(), jobConfig{holder: "a", lease: JobLease, batch: 100}, guild)
+	if err == nil || !strings.Contains(err.Error(), "store exploded") || !strings.Contains(logs.String(), "panic in a player's reset") {
+		t.Fatalf("runReset = %v; logs:\n%s", err, logs.String())
+	}
+	if g, err := st.Guild(t.Context(), guild); err != nil || g.Reset == nil || g.Reset.Finished() {
+		t.Fatalf("the reset after the panic: %+v, %v", g.Reset, err)
 	}
 }
