@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -100,7 +101,8 @@ func startBot(ctx context.Context, name string, r *rig, h bot.Handler, cfg Confi
 // (DISCORD_API_BASE), its public listener (PUBLIC_ADDR) and, for HTTP, its
 // endpoint (INTERACTIONS_ADDR, DISCORD_PUBLIC_KEY) on free loopback ports,
 // and returns once it has identified on the gateway or its endpoint
-// accepts connections, and its public listener does.
+// accepts connections, its commands are registered, and its public
+// listener accepts connections.
 func (b *botRun) startOwn(ctx context.Context, name string, r *rig, cfg Config) error {
 	public, err := freeLoopbackAddr()
 	if err != nil {
@@ -125,6 +127,13 @@ func (b *botRun) startOwn(ctx context.Context, name string, r *rig, cfg Config) 
 			}
 		} else if err := waitListening(ctx, endpoint); err != nil {
 			return err
+		}
+		for !slices.ContainsFunc(r.srv.Commands(""), func(c *discordgo.ApplicationCommand) bool { return c.Name == "play" }) { // registered: the endpoint may listen before
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("no command registered: %w", ctx.Err())
+			case <-time.After(20 * time.Millisecond):
+			}
 		}
 		return waitListening(ctx, public)
 	})
