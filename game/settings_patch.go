@@ -25,33 +25,23 @@ func (sp SettingsPatch) Empty() bool { return sp == SettingsPatch{} }
 
 // Apply returns set with the patch applied.
 func (sp SettingsPatch) Apply(set Settings) Settings {
-	set1 := func(dst *int64, v *int64) {
-		if v != nil {
-			*dst = *v
-		}
-	}
-	set1(&set.StartingBalance, sp.StartingBalance)
-	set1(&set.DailyAmount, sp.DailyAmount)
-	set1(&set.House.MaxStakeDay, sp.MaxStakeDay)
-	if sp.DailyCooldown != nil {
-		set.DailyCooldown = *sp.DailyCooldown
-	}
-	if sp.PublicPlays != nil {
-		set.PublicPlays = *sp.PublicPlays
-	}
-	if sp.Channel != nil {
-		set.Channel = *sp.Channel
-	}
-	if sp.MinInterval != nil {
-		set.House.MinInterval = *sp.MinInterval
-	}
-	if sp.RealityPlays != nil {
-		set.House.RealityPlays = *sp.RealityPlays
-	}
-	if sp.RealityEvery != nil {
-		set.House.RealityEvery = *sp.RealityEvery
-	}
+	patch(&set.StartingBalance, sp.StartingBalance)
+	patch(&set.DailyAmount, sp.DailyAmount)
+	patch(&set.DailyCooldown, sp.DailyCooldown)
+	patch(&set.PublicPlays, sp.PublicPlays)
+	patch(&set.Channel, sp.Channel)
+	patch(&set.House.MaxStakeDay, sp.MaxStakeDay)
+	patch(&set.House.MinInterval, sp.MinInterval)
+	patch(&set.House.RealityPlays, sp.RealityPlays)
+	patch(&set.House.RealityEvery, sp.RealityEvery)
 	return set
+}
+
+// patch sets *dst to *v, unless v is nil.
+func patch[T any](dst, v *T) {
+	if v != nil {
+		*dst = *v
+	}
 }
 
 // SettingsReasonSep separates, in a settings entry's reason, what changed
