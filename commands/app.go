@@ -186,7 +186,7 @@ func New(cfg Config, store storage.Store) *App {
 	a.renderer = &renderer{override: glyphs{sym: cfg.Emoji, hidden: cfg.Hidden}, activity: cfg.Activity, fairURL: fairURL(cfg.PublicURL)}
 	a.emojis.Store(newGlyphs(a.override, nil))
 	a.delivery = &delivery{
-		observation: *obs,
+		observation: obs,
 		now:         cfg.Now, deferAfter: cfg.DeferAfter, timeout: cfg.Timeout, waitFn: cfg.Wait,
 	}
 	a.jobs = &jobs{steps: st, timeout: cfg.Timeout, wake: make(chan struct{}, 1), running: map[uint64]bool{}}

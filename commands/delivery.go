@@ -60,7 +60,7 @@ func recovered(next handlerFunc) handlerFunc {
 
 // delivery answers the interactions.
 type delivery struct {
-	observation
+	*observation
 	now        func() time.Time
 	deferAfter time.Duration                                    // Config.DeferAfter
 	timeout    time.Duration                                    // Config.Timeout

@@ -1,6 +1,7 @@
 package game
 
 import (
+	"fmt"
 	"math/big"
 	"strings"
 )
@@ -139,7 +140,11 @@ func FormatRat(r *big.Rat, prec int, lang Lang) string {
 // FormatCents writes an amount of cents with two decimals and grouped
 // thousands: 500000 gives "5,000.00" in English and "5 000,00" in French.
 func FormatCents(cents int64, lang Lang) string {
-	return FormatRat(big.NewRat(cents, 100), 2, lang)
+	sign, u := "", uint64(cents)
+	if cents < 0 {
+		sign, u = "-", -u // in uint64, exact even for math.MinInt64
+	}
+	return groupDigits(fmt.Sprintf("%s%d.%02d", sign, u/100, u%100), lang)
 }
 
 // FormatPercent writes r (a fraction) as a percentage with prec decimals:
