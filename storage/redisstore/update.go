@@ -110,15 +110,28 @@ func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, er
 		if attempt == storage.MaxAttempts {
 			return out, fmt.Errorf("redisstore: run %d/%d: %w", id.Guild, id.User, storage.ErrConflict)
 		}
+		if attempt < eagerAttempts {
+			continue // the record the script returned is as fresh as any
+		}
 		// Many writers on one player: wait a random moment, longer after
-		// each conflict, so that they stop colliding.
+		// each conflict, so that they stop colliding, then read the record
+		// again: the one returned is stale by the end of the wait.
 		select {
-		case <-time.After(backoff.Jittered(attempt, 2*time.Millisecond, 32*time.Millisecond, mrand.N[time.Duration])):
+		case <-time.After(backoff.Jittered(attempt-eagerAttempts+1, 2*time.Millisecond, 32*time.Millisecond, mrand.N[time.Duration])):
 		case <-ctx.Done():
 			return out, s.wrap(fmt.Sprintf("run %d/%d", id.Guild, id.User), ctx.Err())
 		}
+		if cur, err = s.load(ctx, id, op); cur.Repeat != nil {
+			return storage.Repeat(cur), nil
+		} else if err != nil && cur.Damaged == nil {
+			return out, err
+		}
 	}
 }
+
+// eagerAttempts is how many times Run retries a conflict at once, on the
+// record the failed write returned, before it waits between attempts.
+const eagerAttempts = 3
 
 // encoded is a Write checked and encoded for the script.
 type encoded struct {
