@@ -61,7 +61,8 @@ func chaosSettings(t *testing.T) (d time.Duration, players int, seed uint64) {
 // judged. (The HTTP endpoint answers in the HTTP reply, out of the REST
 // faults' reach: the Fault tests run it under faults of its edits.)
 func TestChaos(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it keeps the cores busy, so it runs alone among e2e's
+	// tests, before the parallel ones (.ci/run runs 8 at a time).
 	d, n, seed := chaosSettings(t)
 	t.Logf("chaos: %s of faults, %d players, seed %d", d, n, seed)
 	t.Cleanup(func() {

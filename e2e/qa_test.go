@@ -1260,7 +1260,8 @@ func (q *qa) mixedReveal(card *discordgo.Message) *discordgo.Message {
 // (a row still hidden, the balance before the prize), so the card
 // disagrees with /balance until the player presses the remaining arrow.
 func TestQAConcurrentRevealStaleCard(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it keeps the cores busy, so it runs alone among e2e's
+	// tests, before the parallel ones (.ci/run runs 8 at a time).
 	q := newQA(t, boltEnv(t))
 	bal := int64(2000)
 	q.draw.set(win(game.TierSabre))
@@ -1575,7 +1576,8 @@ func TestQASlowStore(t *testing.T) {
 // forged presses arrive: every interaction is acknowledged within 3 s and
 // every player's books are exact.
 func TestQACrowd(t *testing.T) {
-	t.Parallel()
+	// Not parallel: it keeps the cores busy, so it runs alone among e2e's
+	// tests, before the parallel ones (.ci/run runs 8 at a time).
 	q := newQA(t, boltEnv(t))
 	q.draw.set(win(game.TierCandle))
 	const players = 30
