@@ -177,6 +177,9 @@ func TestHandshakeAndPlay(t *testing.T) {
 	if a.status != 200 || !bytes.Contains(a.body, []byte(`"rows":[null,null,[`)) {
 		t.Fatalf("reveal row 2: %d %s", a.status, a.body)
 	}
+	if a := f.do("POST", "api/reveal", session, `{"op":"reveal-00000000000001","ticket":1,"row":0}`); a.status != 409 || a.errCode() != "op_reused" {
+		t.Errorf("another row under a reveal's ID: %d %s", a.status, a.body)
+	}
 	p := f.player(alice)
 	g := p.Ticket.Outcome.Grid
 	for r := range 2 { // the hidden rows: their cells are not in the answer
@@ -200,6 +203,28 @@ func TestHandshakeAndPlay(t *testing.T) {
 	}
 	if st := f.step(session, "daily", `{"op":"daily-000000000000001"}`); st.Balance != p.Balance+500 || st.Daily.Ready {
 		t.Errorf("daily: %+v", st)
+	}
+	// An operation ID is one action's: a repeat gets the first answer,
+	// another action under it is refused and changes nothing.
+	for _, tt := range []struct {
+		kind, body string
+		status     int
+		balance    int64
+	}{
+		{"buy", `{"op":"buy-0000000000000001"}`, 200, 1950}, // its first answer's balance
+		{"daily", `{"op":"daily-000000000000001"}`, 200, p.Balance + 500},
+		{"reveal", `{"op":"buy-0000000000000001","ticket":1,"row":0}`, 409, 0},
+		{"daily", `{"op":"buy-0000000000000001"}`, 409, 0},
+		{"buy", `{"op":"reveal-00000000000002"}`, 409, 0},
+		{"chest", `{"op":"reveal-00000000000002","chest":1}`, 409, 0},
+		{"buy", `{"op":"daily-000000000000001"}`, 409, 0},
+		{"reveal", `{"op":"daily-000000000000001","ticket":1,"row":-1}`, 409, 0},
+	} {
+		a := f.do("POST", "api/"+tt.kind, session, tt.body)
+		if m := a.json(t); a.status != tt.status || (tt.status == 409 && (m["error"] != "op_reused" || m["state"] == nil)) ||
+			(tt.status == 200 && (m["balance"] != float64(tt.balance) || m["ticket"].(map[string]any)["id"] != float64(id))) {
+			t.Errorf("%s %s: %d %s", tt.kind, tt.body, a.status, a.body)
+		}
 	}
 	a = f.do("GET", "api/state", session, "")
 	if a.status != 200 || a.json(t)["balance"].(float64) != float64(p.Balance+500) {

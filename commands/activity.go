@@ -197,11 +197,7 @@ func (a *desk) act(ctx context.Context, rq *request, act Act) (ActState, error) 
 	case act.Kind == ActKindBuy:
 		ap, err = a.plays.buyStep(ctx, rq, set, game.Buy{})
 	case act.Kind == ActKindReveal:
-		rows := game.AllRows
-		if act.Row != ActAuto {
-			rows = game.RowMask(1) << act.Row
-		}
-		if ap, err = a.plays.revealStep(ctx, rq, act.Ticket, rows); err == nil && ap.Finished {
+		if ap, err = a.plays.revealStep(ctx, rq, act.Ticket, act.rows()); err == nil && ap.Finished {
 			a.announce(ctx, rq, set, act.Channel, ap.Player)
 		}
 	case act.Kind == ActKindChest:
@@ -210,6 +206,9 @@ func (a *desk) act(ctx context.Context, rq *request, act Act) (ActState, error) 
 		}
 	case act.Kind == ActKindDaily:
 		ap, err = a.account.dailyStep(ctx, rq, set)
+	}
+	if ap.Repeated && !sameAct(act, ap) { // before the step's own refusal of a repeat
+		err = userErr("err_op_reused", nil)
 	}
 	var ue *userError
 	switch {
@@ -223,6 +222,34 @@ func (a *desk) act(ctx context.Context, rq *request, act Act) (ActState, error) 
 		return ActState{}, err
 	}
 	return a.actState(ctx, rq, set, &ap.Player, chest)
+}
+
+// sameAct reports whether act can be the step that first used its
+// operation ID, which answered ap (a player remembers an operation's result,
+// not what was asked): a buy charged the stake or resumed the ticket; a
+// reveal answered its ticket, whose rows asked are shown now; a chest's
+// answer holds a chest, and the chest asked is opened now; a daily bonus's
+// holds no ticket and no chest.
+func sameAct(act Act, ap storage.Applied) bool {
+	r, t := ap.Result, ap.Player.Ticket
+	bought, chest := r.Resumed || (r.Amount < 0 && !r.Drawn), r.Opened || r.Chest != (game.Chest{})
+	switch act.Kind {
+	case ActKindBuy:
+		return bought
+	case ActKindReveal:
+		return !bought && r.Ticket == act.Ticket && (t == nil || t.ID != act.Ticket || t.Revealed&act.rows() == act.rows())
+	case ActKindChest:
+		return chest && act.Chest <= ap.Player.ChestSeq
+	}
+	return r.Ticket == 0 && !chest
+}
+
+// rows are the rows a reveal asks.
+func (act Act) rows() game.RowMask {
+	if act.Row == ActAuto {
+		return game.AllRows
+	}
+	return game.RowMask(1) << act.Row
 }
 
 // actState is the state of rq's player p (nil: read from the store,
