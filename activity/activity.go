@@ -14,12 +14,14 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net/http"
 	"path"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lesclefsdutresor/clefs/art"
@@ -38,6 +40,17 @@ const (
 	DefaultBurst = 20 // requests at once per user
 	// maxBody bounds a request's body.
 	maxBody = 1 << 10
+)
+
+// What logins may ask of Discord, however many come (docs/activity.md):
+// reads of instances not kept, and code exchanges, a second and at once;
+// code exchanges for one instance, at once instanceBurst and two per user
+// in it. A read is kept instanceLife, found or not.
+const (
+	lookupRate, lookupBurst     = 10, 20
+	exchangeRate, exchangeBurst = 10, 20
+	instanceRate, instanceBurst = 1, 5
+	instanceLife                = 30 * time.Second
 )
 
 // CSP is the Content-Security-Policy of every answer: the page loads
@@ -65,9 +78,8 @@ type Options struct {
 	Now func() time.Time
 	// Logger logs the refusals and failures; nil means slog.Default().
 	Logger *slog.Logger
-	// Rate and Burst bound each user's requests (a token bucket); 0
-	// means DefaultRate and DefaultBurst. Session creations share one
-	// bucket of ten times that.
+	// Rate and Burst bound each user's game requests (a token bucket); 0
+	// means DefaultRate and DefaultBurst. Logins are bounded apart.
 	Rate  float64
 	Burst int
 }
@@ -81,9 +93,21 @@ type handler struct {
 	now     func() time.Time
 	log     *slog.Logger
 	users   *limiter
-	logins  *limiter
-	files   map[string]*file // by path under /activity/: "" is index.html
-	mux     *http.ServeMux
+	// lookups and exchanges bound the logins' calls to Discord (key ""),
+	// perInstance the exchanges for one instance (key: its ID).
+	lookups, exchanges, perInstance *limiter
+	mu                              sync.Mutex
+	known                           map[string]known // instances read, by ID
+	files                           map[string]*file // by path under /activity/: "" is index.html
+	mux                             *http.ServeMux
+}
+
+// known is what Discord said of an instance, kept until exp: the
+// instance, or err, its refusal (none running).
+type known struct {
+	in  instance
+	err error
+	exp time.Time
 }
 
 // file is a static answer: the page's files and the art.
@@ -116,8 +140,8 @@ func New(o Options) (http.Handler, error) {
 		game: o.Game, appID: o.AppID, key: mac([]byte(o.ClientSecret), sessionLabel), now: o.Now, log: o.Logger,
 		discord: &discord{api: strings.TrimRight(o.APIBase, "/") + "/api/v10", appID: o.AppID, secret: o.ClientSecret, token: o.Token, client: o.Client},
 		users:   newLimiter(o.Rate, o.Burst),
-		logins:  newLimiter(10*o.Rate, 10*o.Burst),
-		files:   map[string]*file{},
+		lookups: newLimiter(lookupRate, lookupBurst), exchanges: newLimiter(exchangeRate, exchangeBurst),
+		perInstance: newLimiter(instanceRate, instanceBurst), known: map[string]known{}, files: map[string]*file{},
 	}
 	if err := h.loadFiles(); err != nil {
 		return nil, err
@@ -269,52 +293,49 @@ var (
 	instancePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,200}$`)
 )
 
-// session proves who plays, where (docs/activity.md): Discord exchanges
-// the code for the user's token, tells the user, and shows the instance the
-// user must be in. Nothing the page says about the user or the guild is
-// believed.
+// session proves who plays, where (docs/activity.md): Discord shows the
+// instance, running in a guild's channel, then exchanges the code for the
+// user's token and tells the user, who must be in the instance. Nothing the
+// page says about the user or the guild is believed. A request of the
+// wrong shape, or for an instance not running, costs no exchange.
 func (h *handler) session(w http.ResponseWriter, r *http.Request) {
-	now := h.now()
-	if ok, wait := h.logins.allow("", now); !ok {
-		h.tooMany(w, wait, "", "session")
-		return
-	}
 	var req sessionRequest
 	if !h.decode(w, r, &req) {
 		return
 	}
-	if !codePattern.MatchString(req.Code) || !instancePattern.MatchString(req.InstanceID) {
+	id := req.InstanceID
+	if !codePattern.MatchString(req.Code) || !instancePattern.MatchString(id) {
 		h.fail(w, http.StatusBadRequest, "bad_request", "code and instance_id are required, as Discord gives them")
 		return
 	}
-	ctx := r.Context()
+	ctx, now := r.Context(), h.now()
+	in, wait, err := h.instance(ctx, id, now, false)
+	if !h.checkInstance(w, in, wait, err, id, "") {
+		return
+	}
+	if ok, wait := h.perInstance.allowUpTo(id, float64(instanceBurst+2*len(in.Users)), now); !ok {
+		h.tooMany(w, wait, "", "session")
+		return
+	}
+	if ok, wait := h.exchanges.allow("", now); !ok {
+		h.tooMany(w, wait, "", "session")
+		return
+	}
 	access, err := h.discord.exchange(ctx, req.Code)
 	if err != nil {
-		h.discordFailed(w, err, "code", "Discord refused the authorization code: authorize again", "instance", req.InstanceID)
+		h.discordFailed(w, err, "code", "Discord refused the authorization code: authorize again", "instance", id)
 		return
 	}
 	u, err := h.discord.user(ctx, access)
 	if err != nil {
-		h.discordFailed(w, err, "code", "Discord refused the access token: authorize again", "instance", req.InstanceID)
+		h.discordFailed(w, err, "code", "Discord refused the access token: authorize again", "instance", id)
 		return
 	}
-	in, err := h.discord.instance(ctx, req.InstanceID)
-	if err != nil {
-		h.discordFailed(w, err, "instance", "this Activity is not running: launch it again", "instance", req.InstanceID, "user", u.ID)
-		return
-	}
-	guild, errGuild := strconv.ParseUint(in.Location.GuildID, 10, 64)
-	_, errChannel := strconv.ParseUint(in.Location.ChannelID, 10, 64)
-	switch {
-	case in.ApplicationID != h.appID || in.InstanceID != req.InstanceID:
-		h.refuse(w, http.StatusForbidden, "instance", "this Activity instance is another application's", "instance", req.InstanceID, "user", u.ID)
-		return
-	case !slices.Contains(in.Users, u.ID):
-		h.refuse(w, http.StatusForbidden, "not_in_instance", "you are not in this Activity: launch it again", "instance", req.InstanceID, "user", u.ID)
-		return
-	case errGuild != nil || guild == 0 || errChannel != nil:
-		h.refuse(w, http.StatusForbidden, "guild_only", "the game is played in a server's channel, not in a direct message", "instance", req.InstanceID, "user", u.ID)
-		return
+	if !slices.Contains(in.Users, u.ID) { // joined since the instance was read?
+		in, _, err = h.instance(ctx, id, now, true)
+		if !h.checkInstance(w, in, 0, err, id, u.ID) {
+			return
+		}
 	}
 	locale := u.Locale
 	if len(locale) > 16 {
@@ -329,6 +350,55 @@ func (h *handler) session(w http.ResponseWriter, r *http.Request) {
 	h.reply(w, http.StatusOK, map[string]any{
 		"access_token": access, "session": sign(h.key, s), "expires_in": int(SessionLife / time.Second), "state": st,
 	})
+}
+
+// instance returns what Discord says of instance id: as kept, unless
+// fresh or not kept; a read not fresh waits its turn among the lookups
+// (else wait > 0). Discord unavailable is not kept.
+func (h *handler) instance(ctx context.Context, id string, now time.Time, fresh bool) (instance, time.Duration, error) {
+	h.mu.Lock()
+	k, ok := h.known[id]
+	h.mu.Unlock()
+	if ok && !fresh && now.Before(k.exp) {
+		return k.in, 0, k.err
+	}
+	if ok, wait := h.lookups.allow("", now); !ok && !fresh {
+		return instance{}, wait, nil
+	}
+	in, err := h.discord.instance(ctx, id)
+	if err == nil || errors.Is(err, errRefused) {
+		h.mu.Lock()
+		if len(h.known) >= 512 { // reads are bounded, so are the live ones
+			maps.DeleteFunc(h.known, func(_ string, k known) bool { return !now.Before(k.exp) })
+		}
+		h.known[id] = known{in, err, now.Add(instanceLife)}
+		h.mu.Unlock()
+	}
+	return in, 0, err
+}
+
+// checkInstance answers a session request for instance id that cannot
+// go on, as read (in, wait, err), for user ("" before the exchange), and
+// returns false; true if in is running, this application's, in a guild's
+// channel, and holds user.
+func (h *handler) checkInstance(w http.ResponseWriter, in instance, wait time.Duration, err error, id, user string) bool {
+	guild, errGuild := strconv.ParseUint(in.Location.GuildID, 10, 64)
+	_, errChannel := strconv.ParseUint(in.Location.ChannelID, 10, 64)
+	switch {
+	case wait > 0:
+		h.tooMany(w, wait, user, "session")
+	case err != nil:
+		h.discordFailed(w, err, "instance", "this Activity is not running: launch it again", "instance", id, "user", user)
+	case in.ApplicationID != h.appID || in.InstanceID != id:
+		h.refuse(w, http.StatusForbidden, "instance", "this Activity instance is another application's", "instance", id, "user", user)
+	case user != "" && !slices.Contains(in.Users, user):
+		h.refuse(w, http.StatusForbidden, "not_in_instance", "you are not in this Activity: launch it again", "instance", id, "user", user)
+	case errGuild != nil || guild == 0 || errChannel != nil:
+		h.refuse(w, http.StatusForbidden, "guild_only", "the game is played in a server's channel, not in a direct message", "instance", id, "user", user)
+	default:
+		return true
+	}
+	return false
 }
 
 // stepRequest is the body of a game step; what a kind does not take must

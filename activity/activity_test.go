@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -117,7 +118,12 @@ func (f *fixture) do(method, path, session, body string) answer {
 // returns the session and the answer's state.
 func (f *fixture) login(user string, users ...string) (string, commands.ActState) {
 	f.t.Helper()
-	inst := f.srv.StartActivity(fakediscord.Activity{Guild: guild, Channel: channel, Users: users})
+	return f.loginIn(f.srv.StartActivity(fakediscord.Activity{Guild: guild, Channel: channel, Users: users}), user)
+}
+
+// loginIn runs the handshake for user in instance inst.
+func (f *fixture) loginIn(inst, user string) (string, commands.ActState) {
+	f.t.Helper()
 	a := f.do("POST", "api/session", "", `{"code":"`+f.srv.Authorize(fakediscord.OAuthUser{ID: user, Locale: "fr"})+`","instance_id":"`+inst+`"}`)
 	if a.status != 200 {
 		f.t.Fatalf("session: %d %s", a.status, a.body)
@@ -373,6 +379,51 @@ func TestFlood(t *testing.T) {
 	f.clock.Advance(time.Second)
 	if a := f.do("GET", "api/state", alices, ""); a.status != 200 {
 		t.Errorf("after a second: %d", a.status)
+	}
+}
+
+// A flood of logins: malformed ones, bogus codes for an instance not
+// running, and for the flooder's own, costs Discord one read of each
+// instance and the 7 exchanges of the flooder's instance (5, and 2 a user
+// in it); players log in
+// meanwhile, in a new instance and in one already read. Fabricated
+// instances cost 20 reads at once in all, then 429, and no exchange.
+func TestLoginFlood(t *testing.T) {
+	f := newFixture(t)
+	mine := f.srv.StartActivity(fakediscord.Activity{Guild: guild, Channel: channel, Users: []string{"100000000000000009"}})
+	inst := f.srv.StartActivity(fakediscord.Activity{Guild: guild, Channel: channel, Users: []string{alice, bob}})
+	count := func() (exchanges, reads int) {
+		for _, fl := range f.srv.Failures() {
+			exchanges += strings.Count(fl.Path, "/oauth2/token")
+			reads += strings.Count(fl.Path, "/activity-instances/")
+		}
+		return exchanges, reads
+	}
+	flood := func(n int, body func(i int) string) map[int]int {
+		statuses := map[int]int{}
+		for i := range n {
+			statuses[f.do("POST", "api/session", "", body(i)).status]++
+		}
+		return statuses
+	}
+	code := func(i int) string { return "bogus-code-" + strconv.Itoa(1e9+i) }
+	got := flood(900, func(i int) string {
+		if i == 450 {
+			f.loginIn(inst, alice)
+		}
+		return []string{`{}`, `{"code":"` + code(i) + `","instance_id":"i-1-gc-2-3"}`, `{"code":"` + code(i) + `","instance_id":"` + mine + `"}`}[i%3]
+	})
+	if ex, reads := count(); ex != 7 || reads != 1 || got[400] != 300 || got[403] != 300 || got[401] != 7 || got[429] != 293 {
+		t.Errorf("900 logins: %v, %d exchanges of a bogus code, %d reads of a missing instance", got, ex, reads)
+	}
+	got = flood(100, func(i int) string {
+		if i == 50 {
+			f.loginIn(inst, bob)
+		}
+		return `{"code":"` + code(i) + `","instance_id":"i-` + strconv.Itoa(1000+i) + `-gc-2-3"}`
+	})
+	if ex, reads := count(); ex != 7 || reads != 1+17 || got[403] != 17 || got[429] != 83 { // 20 reads at once, 3 done
+		t.Errorf("100 fabricated instances: %v, %d exchanges of a bogus code, %d reads of a missing instance", got, ex, reads)
 	}
 }
 

@@ -27,21 +27,27 @@ func newLimiter(rate float64, burst int) *limiter {
 // allow takes a token of key at now; if none is left it returns false and
 // how long until one is.
 func (l *limiter) allow(key string, now time.Time) (bool, time.Duration) {
+	return l.allowUpTo(key, l.burst, now)
+}
+
+// allowUpTo is allow, key's bucket holding up to burst tokens (at least
+// the limiter's: a bucket full to that is forgotten).
+func (l *limiter) allowUpTo(key string, burst float64, now time.Time) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.b) > 10000 { // forget the full buckets
 		for k, b := range l.b {
-			if l.fill(b, now) >= l.burst {
+			if l.fill(b, l.burst, now) >= l.burst {
 				delete(l.b, k)
 			}
 		}
 	}
 	b := l.b[key]
 	if b == nil {
-		b = &bucket{tokens: l.burst, at: now}
+		b = &bucket{tokens: burst, at: now}
 		l.b[key] = b
 	}
-	b.tokens, b.at = l.fill(b, now), now
+	b.tokens, b.at = l.fill(b, burst, now), now
 	if b.tokens < 1 {
 		return false, time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
 	}
@@ -49,7 +55,7 @@ func (l *limiter) allow(key string, now time.Time) (bool, time.Duration) {
 	return true, 0
 }
 
-// fill is b's tokens at now.
-func (l *limiter) fill(b *bucket, now time.Time) float64 {
-	return min(l.burst, b.tokens+now.Sub(b.at).Seconds()*l.rate)
+// fill is b's tokens at now, up to burst.
+func (l *limiter) fill(b *bucket, burst float64, now time.Time) float64 {
+	return min(burst, b.tokens+now.Sub(b.at).Seconds()*l.rate)
 }
