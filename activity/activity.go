@@ -313,11 +313,11 @@ func (h *handler) session(w http.ResponseWriter, r *http.Request) {
 	if !h.checkInstance(w, in, wait, err, id, "") {
 		return
 	}
-	if ok, wait := h.perInstance.allowUpTo(id, float64(instanceBurst+2*len(in.Users)), now); !ok {
-		h.tooMany(w, wait, "", "session")
-		return
+	ok, wait := h.perInstance.allowUpTo(id, float64(instanceBurst+2*len(in.Users)), now)
+	if ok {
+		ok, wait = h.exchanges.allow("", now)
 	}
-	if ok, wait := h.exchanges.allow("", now); !ok {
+	if !ok {
 		h.tooMany(w, wait, "", "session")
 		return
 	}

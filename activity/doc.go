@@ -4,9 +4,11 @@
 //
 // It serves the page (static/, built from web/ and embedded), the
 // symbols' pictures (package art) and a small JSON API under api/. Who
-// plays is proven by Discord, never by the page: api/session exchanges the
-// SDK's code for the user's token and checks that the user is in the
-// Activity instance, in a guild's channel; the answer is a session signed
+// plays is proven by Discord, never by the page: api/session reads the
+// Activity instance (in a guild's channel), then exchanges the SDK's code
+// for the user's token and checks that the user is in the instance, each
+// call to Discord bounded so that bad logins cannot crowd out good ones;
+// the answer is a session signed
 // under a key derived from the client secret. The game routes run
 // commands.App.Act for the session's user, and send the revealed rows
 // only. Every answer carries a strict CSP; bodies, rates and errors are as

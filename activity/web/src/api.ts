@@ -97,7 +97,8 @@ export class Client {
 }
 
 // send makes one request, retried unchanged (the same operation ID) after a
-// network failure or a store failure, and turns error answers into Failure.
+// network failure, a store failure or a 429, and turns error answers into
+// Failure.
 async function send<T>(method: string, path: string, body?: object, session?: string): Promise<T> {
   const headers: Record<string, string> = {};
   if (session) headers.Authorization = 'Bearer ' + session;
@@ -115,6 +116,12 @@ async function send<T>(method: string, path: string, body?: object, session?: st
     }
     if (res.status === 503 && attempt < retries) {
       await pause(attempt);
+      continue;
+    }
+    if (res.status === 429 && attempt < 2 * retries) {
+      // a wave of logins or a burst of steps: wait as told (nothing was done)
+      const after = Number(res.headers.get('Retry-After')) || 1;
+      await new Promise((r) => setTimeout(r, 1000 * Math.min(after, 10)));
       continue;
     }
     const data = await res.json().catch(() => ({}));
