@@ -80,26 +80,43 @@ func (a *activityClient) step(ctx context.Context, p *player, rec *recording) er
 // the state the answer carries into p.state (and the session into
 // p.session).
 func (a *activityClient) do(ctx context.Context, p *player, kind string, body map[string]any) error {
-	var sent []byte
+	method, sent := http.MethodGet, []byte(nil)
 	if body != nil {
 		var err error
 		if sent, err = json.Marshal(body); err != nil {
 			return err
 		}
+		method = http.MethodPost
 	}
-	resp, b, err := a.send(ctx, p, kind, sent)
-	for err == nil && resp.StatusCode == http.StatusTooManyRequests { // a wave of logins: wait as told, as the page does
-		after, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Duration(max(after, 1)) * time.Second):
+	var resp *http.Response
+	var b []byte
+	for resp == nil || resp.StatusCode == http.StatusTooManyRequests { // a wave of logins: wait as told, as the page does
+		if resp != nil {
+			after, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+			select {
+			case <-time.After(time.Duration(max(after, 1)) * time.Second):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
-		resp, b, err = a.send(ctx, p, kind, sent)
+		req, err := http.NewRequestWithContext(ctx, method, a.base+"api/"+kind, bytes.NewReader(sent))
+		if err != nil {
+			return err
+		}
+		if p.session != "" {
+			req.Header.Set("Authorization", "Bearer "+p.session)
+		}
+		if resp, err = a.hc.Do(req); err != nil {
+			return err
+		}
+		b, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
 	}
+	var err error
 	switch {
-	case err != nil:
-		return err
 	case resp.StatusCode == http.StatusConflict && kind == "daily":
 		var refused struct{ State commands.ActState }
 		err = json.Unmarshal(b, &refused)
@@ -118,29 +135,6 @@ func (a *activityClient) do(ctx context.Context, p *player, kind string, body ma
 		err = json.Unmarshal(b, &p.state)
 	}
 	return err
-}
-
-// send sends one request of kind with body (a GET without) and reads the
-// answer.
-func (a *activityClient) send(ctx context.Context, p *player, kind string, body []byte) (*http.Response, []byte, error) {
-	method := http.MethodGet
-	if body != nil {
-		method = http.MethodPost
-	}
-	req, err := http.NewRequestWithContext(ctx, method, a.base+"api/"+kind, bytes.NewReader(body))
-	if err != nil {
-		return nil, nil, err
-	}
-	if p.session != "" {
-		req.Header.Set("Authorization", "Bearer "+p.session)
-	}
-	resp, err := a.hc.Do(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return resp, b, err
 }
 
 // pace keeps the player within the Activity's limit per user (a bucket of
