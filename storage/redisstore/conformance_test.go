@@ -21,7 +21,7 @@ func open(t *testing.T, opts storage.Options) storage.Store {
 }
 
 // TestDamagedRecords: storetest.Damage, with a record's field p (keep) or
-// its fields p and s (lose) overwritten by hand, as an operator might,
+// its fields p, s and v (lose) overwritten by hand, as an operator might,
 // then the store opened again (its cache knows the records as it wrote
 // them).
 func TestDamagedRecords(t *testing.T) {
@@ -41,7 +41,7 @@ func TestDamagedRecords(t *testing.T) {
 		if err := c.HSet(ctx, key(keep), "p", "garbage").Err(); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.HSet(ctx, key(lose), "p", `{"f":1,"b":"oops"}`, "s", "{").Err(); err != nil {
+		if err := c.HSet(ctx, key(lose), "p", `{"f":1,"b":"oops"}`, "s", "{", "v", "x1").Err(); err != nil {
 			t.Fatal(err)
 		}
 		_ = st.Close()

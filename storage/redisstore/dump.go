@@ -227,7 +227,7 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 		if err != nil {
 			return undo(fmt.Errorf("%s: %w", name, err))
 		}
-		res, err := s.write(ctx, id, 0, e)
+		res, err := s.write(ctx, id, "0", e)
 		if err != nil {
 			return undo(s.wrap("import", err))
 		}

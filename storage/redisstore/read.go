@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,19 +20,22 @@ func str(x any) string { s, _ := x.(string); return s }
 
 // decodePlayer reads the fields v, p and s of a player's record and, when
 // not "", the result remembered for an operation (Repeat). A record never
-// written has version 0. A record whose p or s does not decode is returned
-// with Damaged set, holding its seeds if s decodes (schema.DecodeSeeds),
-// and Damaged as the error; one whose version does not read, or whose
-// result does not decode, is only an error (*storage.DamagedError): its
-// version cannot be compared, and a repeat is no step.
+// written has version 0. A record whose v does not read (version 0 then,
+// and a versionError), or whose p or s does not decode, is returned with
+// Damaged set, holding what decodes of p and s (the seeds alone when p
+// does not: schema.DecodeSeeds), and Damaged as the error; one whose
+// result does not decode is only an error (*storage.DamagedError): a
+// repeat is no step.
 func decodePlayer(id storage.PlayerID, v, p, s, result string) (storage.Versioned, error) {
 	if v == "" || v == "0" {
 		return storage.Versioned{}, nil
 	}
 	var out storage.Versioned
-	var err error
-	if out.Version, err = strconv.ParseUint(v, 10, 64); err != nil {
-		return storage.Versioned{}, &storage.DamagedError{ID: id, Err: fmt.Errorf("%s: version %q: %w", recordKey(id), v, err)}
+	var verr error
+	if n, err := strconv.ParseUint(v, 10, 64); err != nil {
+		verr = fmt.Errorf("%s: %w", recordKey(id), versionError(v))
+	} else {
+		out.Version = n
 	}
 	if result != "" {
 		r, err := schema.DecodeResult(recordKey(id)+" operation", []byte(result))
@@ -40,13 +44,22 @@ func decodePlayer(id storage.PlayerID, v, p, s, result string) (storage.Versione
 		}
 		out.Repeat = &r
 	}
+	var err error
 	if out.Player, err = schema.DecodePlayerParts(recordKey(id), []byte(p), []byte(s)); err != nil {
 		out.Player, _ = schema.DecodeSeeds(recordKey(id)+" s", []byte(s))
+	}
+	if err = cmp.Or(verr, err); err != nil {
 		out.Damaged = &storage.DamagedError{ID: id, Err: err}
 		return out, out.Damaged
 	}
 	return out, nil
 }
+
+// versionError is a record's field v that does not read as a version: the
+// repair's write compares it as it is (Run).
+type versionError string
+
+func (v versionError) Error() string { return fmt.Sprintf("version %q is not a decimal counter", string(v)) }
 
 // Load returns the player's state and version (0 if never written). It
 // reads Redis, never the cache, and refreshes the cache.

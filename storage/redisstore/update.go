@@ -71,7 +71,14 @@ func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, er
 			cur, cached = fresh, false
 			continue
 		}
-		e, err := encodeWrite(id, cur.Version+1, op, w)
+		expected, next := u64(cur.Version), cur.Version+1
+		var bad versionError
+		if cur.Damaged != nil && errors.As(cur.Damaged.Err, &bad) {
+			// Compared as it is; the repaired record's version, the step's
+			// time in nanoseconds, is above any a process may have cached.
+			expected, next = string(bad), uint64(max(step.Now.UnixNano(), 1))
+		}
+		e, err := encodeWrite(id, next, op, w)
 		if err != nil {
 			return out, err
 		}
@@ -82,14 +89,14 @@ func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, er
 		if sound && cur.Player.Balance == e.w.Player.Balance {
 			e.board = false // the entry is the balance already
 		}
-		res, err := s.write(ctx, id, cur.Version, e)
+		res, err := s.write(ctx, id, expected, e)
 		if err != nil {
 			// The write may or may not have happened: forget the guess.
 			s.cache.drop(id)
 			return out, s.wrap(fmt.Sprintf("run %d/%d", id.Guild, id.User), err)
 		}
 		if res.ok {
-			s.cache.put(id, storage.Versioned{Player: e.w.Player, Version: cur.Version + 1})
+			s.cache.put(id, storage.Versioned{Player: e.w.Player, Version: next})
 			out.Player = e.w.Player
 			return out, nil
 		}
@@ -136,6 +143,7 @@ const eagerAttempts = 3
 // encoded is a Write checked and encoded for the script.
 type encoded struct {
 	w       storage.Write // normalized
+	next    uint64        // the version written
 	payload string        // the player's record, without its seeds
 	seeds   string        // its seeds ("" when they need not be sent)
 	board   bool          // set the leaderboard entry
@@ -153,7 +161,7 @@ func encodeWrite(id storage.PlayerID, next uint64, op string, w storage.Write) (
 	if err != nil {
 		return encoded{}, err
 	}
-	e := encoded{w: w, op: op, board: true}
+	e := encoded{w: w, next: next, op: op, board: true}
 	if w.Audit != nil {
 		line, err := encodeAudit(fmt.Sprintf("u:%d:%d", id.User, next), *w.Audit)
 		if err != nil {
@@ -210,11 +218,12 @@ type writeResult struct {
 	version, payload, seeds, result string // the record as it is, on a conflict or a repeat
 }
 
-// write runs playerScript for e over version expected: one round trip.
-func (s *Store) write(ctx context.Context, id storage.PlayerID, expected uint64, e encoded) (writeResult, error) {
+// write runs playerScript for e over version expected (as stored): one
+// round trip.
+func (s *Store) write(ctx context.Context, id storage.PlayerID, expected string, e encoded) (writeResult, error) {
 	keys := []string{recordKey(id)}
 	args := make([]any, 0, 17+len(e.main)+len(e.others)+len(e.reveals)+len(e.audit))
-	args = append(args, u64(expected), u64(expected+1), e.payload, e.seeds, e.op, e.result, game.MaxOps)
+	args = append(args, expected, u64(e.next), e.payload, e.seeds, e.op, e.result, game.MaxOps)
 	if e.op != "" {
 		keys = append(keys, opsKey(id))
 	}
