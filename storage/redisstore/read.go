@@ -59,7 +59,9 @@ func decodePlayer(id storage.PlayerID, v, p, s, result string) (storage.Versione
 // repair's write compares it as it is (Run).
 type versionError string
 
-func (v versionError) Error() string { return fmt.Sprintf("version %q is not a decimal counter", string(v)) }
+func (v versionError) Error() string {
+	return fmt.Sprintf("version %q is not a decimal counter", string(v))
+}
 
 // Load returns the player's state and version (0 if never written). It
 // reads Redis, never the cache, and refreshes the cache.
