@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -264,7 +265,7 @@ func TestRegisterKeepsTheEntryPoint(t *testing.T) {
 	on, off := app(t, true), app(t, false)
 	register := func(g string, h *commands.App) []map[string]any {
 		t.Helper()
-		n, err := bot.Register(ctx, s, srv.AppID(), g, h.Definitions(), h.EntryPoint())
+		n, err := bot.Register(ctx, s, srv.AppID(), g, h.Definitions(), h.EntryPoint(), true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -330,5 +331,33 @@ func TestRegisterKeepsTheEntryPoint(t *testing.T) {
 	}
 	for _, f := range srv.Failures() {
 		t.Errorf("failure: %s", f)
+	}
+}
+
+// TestRegisterWithoutActivities: with the Activity configured on an
+// application without Activities, every other command is registered and
+// the entry point is left out, ErrNoActivities saying so: whether the
+// application's flags tell (nothing refused), or Discord refuses the
+// entry point's handler (flags out of date: the refusal, then the others).
+func TestRegisterWithoutActivities(t *testing.T) {
+	t.Parallel()
+	srv := fakediscord.New(fakediscord.Options{Token: token})
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	s, err := bot.NewSession(token, srv.URL(), bot.TransportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := app(t, true)
+	for i, flag := range []bool{false, true} {
+		n, err := bot.Register(waitCtx(t), s, srv.AppID(), "", on.Definitions(), on.EntryPoint(), flag)
+		if !errors.Is(err, bot.ErrNoActivities) || !strings.Contains(err.Error(), "URL Mappings") || n != len(on.Definitions()) || len(srv.Commands("")) != n {
+			t.Errorf("flag %v: Register = %d, %v; the application has %d commands", flag, n, err, len(srv.Commands("")))
+		}
+		if f := srv.Failures(); len(f) != i || i == 1 && !strings.Contains(f[0].String(), "APPLICATION_COMMAND_HANDLER_INVALID") {
+			t.Errorf("flag %v: failures %v", flag, f)
+		}
 	}
 }

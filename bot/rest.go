@@ -100,19 +100,29 @@ func NewSession(token, apiBase string, t TransportOptions) (*discordgo.Session, 
 	return s, nil
 }
 
-// ApplicationID asks Discord for the bot's application ID
+// Application asks Discord for the bot's application
 // (GET /oauth2/applications/@me; discordgo's call takes no context, the
-// session's HTTP client timeout bounds it).
-func ApplicationID(s *discordgo.Session) (string, error) {
+// session's HTTP client timeout bounds it): its ID, and whether its
+// Activities are enabled (its EMBEDDED flag).
+func Application(s *discordgo.Session) (id string, activities bool, err error) {
 	app, err := s.Application("@me")
 	if err != nil {
-		return "", fmt.Errorf("bot: read the application (GET /oauth2/applications/@me): %w", apiError(s, err))
+		return "", false, fmt.Errorf("bot: read the application (GET /oauth2/applications/@me): %w", apiError(s, err))
 	}
 	if app.ID == "" {
-		return "", errors.New("bot: Discord named no application")
+		return "", false, errors.New("bot: Discord named no application")
 	}
-	return app.ID, nil
+	return app.ID, app.Flags&flagEmbedded != 0, nil
 }
+
+// flagEmbedded is the application flag EMBEDDED: its Activities are on.
+const flagEmbedded = 1 << 17
+
+// ErrNoActivities is Register's error when the application cannot have the
+// Activity's entry point: every other command is registered.
+var ErrNoActivities = errors.New("the application has no Activities, so Discord refuses the entry-point command: " +
+	"in the Developer Portal, enable Activities (Activities → Settings) and map / to PUBLIC_ADDR's public URL " +
+	"(Activities → URL Mappings), then restart; until then /play and every other command work, not the Activity")
 
 // Register replaces the application's commands by defs (a bulk overwrite:
 // commands no longer defined disappear), on guildID only or globally when
@@ -123,12 +133,19 @@ func ApplicationID(s *discordgo.Session) (string, error) {
 // registration reads the global commands first and sends the
 // application's entry point back as it is, handler included, or else
 // entry (nil: none). A guild registration sends defs alone and leaves the
-// global commands as they are.
-func Register(ctx context.Context, s *discordgo.Session, appID, guildID string, defs []*discordgo.ApplicationCommand, entry *commands.Command) (int, error) {
+// global commands as they are. Without activities (Application), entry is
+// not sent, and when Discord refuses the entry point's handler (50035
+// APPLICATION_COMMAND_HANDLER_INVALID) defs are sent again alone: either
+// is ErrNoActivities, with the count of the commands registered.
+func Register(ctx context.Context, s *discordgo.Session, appID, guildID string, defs []*discordgo.ApplicationCommand, entry *commands.Command, activities bool) (int, error) {
 	url := discordgo.EndpointApplicationGuildCommands(appID, guildID)
 	body := make([]any, 0, len(defs)+1)
 	for _, d := range defs {
 		body = append(body, d)
+	}
+	var skipped error
+	if entry != nil && !activities {
+		entry, skipped = nil, ErrNoActivities
 	}
 	if guildID == "" {
 		url = discordgo.EndpointApplicationGlobalCommands(appID)
@@ -148,10 +165,15 @@ func Register(ctx context.Context, s *discordgo.Session, appID, guildID string, 
 		}
 	}
 	var got []json.RawMessage
-	if err := requestJSON(ctx, s, http.MethodPut, url, body, &got); err != nil {
+	err := requestJSON(ctx, s, http.MethodPut, url, body, &got)
+	var re *discordgo.RESTError
+	if errors.As(err, &re) && len(body) > len(defs) && bytes.Contains(re.ResponseBody, []byte("APPLICATION_COMMAND_HANDLER_INVALID")) {
+		err, skipped = requestJSON(ctx, s, http.MethodPut, url, body[:len(defs)], &got), ErrNoActivities
+	}
+	if err != nil {
 		return 0, fmt.Errorf("bot: register %d commands (guild %q): %w", len(body), guildID, err)
 	}
-	return len(got), nil
+	return len(got), skipped
 }
 
 // requestJSON sends data as JSON through discordgo's session (its rate
@@ -423,25 +445,32 @@ func newBase(h Handler, token, apiBase string, logLevel int, obs Observer, log *
 // setUp reads the application's ID, uploads the handler's emojis when it
 // is an EmojiHandler (a failure there is only logged) and, if register,
 // registers the commands on guildID ("": globally). The ID comes back
-// even when the registration fails.
+// even when the registration fails. An application without Activities
+// (ErrNoActivities) is a warning, and the handler's ActivityOff, if it has
+// one (commands.App), takes the Activity off its cards.
 func (b *base) setUp(ctx context.Context, guildID string, register bool) (appID string, err error) {
-	appID, err = ApplicationID(b.rest)
+	appID, activities, err := Application(b.rest)
 	if err != nil {
 		return "", err
 	}
 	installEmojis(ctx, b.rest, appID, b.h, b.log)
-	if !register {
-		return appID, nil
+	if register {
+		var n int
+		if n, err = Register(ctx, b.rest, appID, guildID, b.h.Definitions(), b.h.EntryPoint(), activities); err != nil && !errors.Is(err, ErrNoActivities) {
+			return appID, err
+		}
+		scope := "global"
+		if guildID != "" {
+			scope = "guild"
+		}
+		b.log.Info("commands registered", "count", n, "guild", guildID, "scope", scope)
 	}
-	n, err := Register(ctx, b.rest, appID, guildID, b.h.Definitions(), b.h.EntryPoint())
-	if err != nil {
-		return appID, err
+	if errors.Is(err, ErrNoActivities) || !activities && b.h.EntryPoint() != nil {
+		b.log.Warn("the Activity is off: " + ErrNoActivities.Error())
+		if a, ok := b.h.(interface{ ActivityOff() }); ok {
+			a.ActivityOff()
+		}
 	}
-	scope := "global"
-	if guildID != "" {
-		scope = "guild"
-	}
-	b.log.Info("commands registered", "count", n, "guild", guildID, "scope", scope)
 	return appID, nil
 }
 

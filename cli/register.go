@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -41,13 +42,15 @@ func runRegister(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	appID, err := bot.ApplicationID(s)
+	appID, activities, err := bot.Application(s)
 	if err != nil {
 		return fmt.Errorf("register: %w", err)
 	}
 	app := commands.New(commands.Config{Activity: cfg.ActivityEnabled()}, nil) // the entry point to create if none
-	n, err := bot.Register(ctx, s, appID, *guild, app.Definitions(), app.EntryPoint())
-	if err != nil {
+	n, err := bot.Register(ctx, s, appID, *guild, app.Definitions(), app.EntryPoint(), activities)
+	if errors.Is(err, bot.ErrNoActivities) {
+		fmt.Fprintf(stderr, "warning: the Activity is configured but cannot start: %v\n", err)
+	} else if err != nil {
 		return fmt.Errorf("register: %w", err)
 	}
 	scope := "globally"

@@ -30,6 +30,14 @@ func TestRegister(t *testing.T) {
 	if srv.Commands("") != nil {
 		t.Error("registered globally too")
 	}
+	// The Activity configured, the application's Activities off: the
+	// other commands, and what to enable.
+	t.Setenv("PUBLIC_ADDR", "127.0.0.1:0")
+	t.Setenv("DISCORD_CLIENT_SECRET", "s3cret")
+	if err := Main(context.Background(), []string{"register", "-guild", ""}, &out, &errOut); err != nil ||
+		!strings.Contains(errOut.String(), "Activities → URL Mappings") || len(srv.Commands("")) == 0 {
+		t.Errorf("register with the Activity, none enabled: %v, %d commands; stderr %q", err, len(srv.Commands("")), errOut.String())
+	}
 
 	t.Setenv("DISCORD_TOKEN", "wrong")
 	err := Main(context.Background(), []string{"register"}, &out, &errOut)

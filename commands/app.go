@@ -183,7 +183,8 @@ func New(cfg Config, store storage.Store) *App {
 	}
 	obs := &observation{obs: cfg.Observer, log: cfg.Logger}
 	st := &steps{observation: obs, store: store, seeds: cfg.Seeds, drawer: cfg.Drawer, clock: cfg.Now}
-	a.renderer = &renderer{override: glyphs{sym: cfg.Emoji, hidden: cfg.Hidden}, activity: cfg.Activity, fairURL: fairURL(cfg.PublicURL)}
+	a.renderer = &renderer{override: glyphs{sym: cfg.Emoji, hidden: cfg.Hidden}, fairURL: fairURL(cfg.PublicURL)}
+	a.renderer.activity.Store(cfg.Activity)
 	a.emojis.Store(newGlyphs(a.override, nil))
 	a.delivery = &delivery{
 		observation: obs,
@@ -211,9 +212,9 @@ func New(cfg Config, store storage.Store) *App {
 		kindRow: pl.handleRow, kindAuto: pl.handleAuto, kindAgain: pl.handleAgain, kindChest: pl.handleChest,
 		kindResetConfirm: adm.handleResetConfirm, kindResetCancel: cancelled("rg_title", "rg_cancelled"),
 		kindPauseConfirm: cr.handlePauseConfirm, kindPauseCancel: cancelled("pause_title", "pause_cancelled"),
-		kindActivity: launch(cfg.Activity),
+		kindActivity: launch(&a.renderer.activity),
 	})
-	r.launch = r.wrap(launch(cfg.Activity))
+	r.launch = r.wrap(launch(&a.renderer.activity))
 	return a
 }
 

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/bwmarrin/discordgo"
 )
@@ -64,12 +65,18 @@ func activityButton(l *lang, user uint64) discordgo.Button {
 	}
 }
 
+// ActivityOff takes the Activity off the cards from now on, and answers
+// their "Scratch by hand" as out of date: the transports call it when the
+// application has no Activities (bot.ErrNoActivities), which Discord
+// would not launch.
+func (a *App) ActivityOff() { a.renderer.activity.Store(false) }
+
 // launch returns the handler of "Scratch by hand", and of the entry-point
 // command should Discord ever send it: LAUNCH_ACTIVITY while the Activity
 // is served, else the button is out of date.
-func launch(activity bool) handlerFunc {
+func launch(activity *atomic.Bool) handlerFunc {
 	return func(_ context.Context, rq *request) (reply, error) {
-		if !activity {
+		if !activity.Load() {
 			return reply{}, userErr("err_stale_button", nil)
 		}
 		return reply{launch: true}, nil

@@ -82,7 +82,7 @@ func padlocks(keys int) string {
 type renderer struct {
 	emojis   atomic.Pointer[glyphs] // never nil after newRenderer
 	override glyphs                 // the operator's emojis (Config.Emoji, Config.Hidden); "" for none
-	activity bool                   // Config.Activity: cards get "Scratch by hand"
+	activity atomic.Bool            // Config.Activity, until App.ActivityOff: cards get "Scratch by hand"
 	fairURL  string                 // the verification page's address; "" without Config.PublicURL
 }
 
@@ -175,7 +175,7 @@ func (rd *renderer) ticketCard(l *lang, v *ticketView) *discordgo.InteractionRes
 			desc.WriteString("\n" + line)
 		}
 	}
-	if rd.activity {
+	if rd.activity.Load() {
 		more = append(more, activityButton(l, v.user))
 	}
 	if len(more) > 0 {

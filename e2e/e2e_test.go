@@ -72,8 +72,8 @@ func (s *syncBuffer) String() string {
 func newHarness(t *testing.T, env map[string]string) *harness {
 	t.Helper()
 	// An operator who configures the Activity has enabled the application's
-	// Activities in the Developer Portal.
-	srv := fakediscord.New(fakediscord.Options{Token: token, Guilds: []string{guild}, Activities: env["DISCORD_CLIENT_SECRET"] != ""})
+	// Activities in the Developer Portal, unless env sets noActivities.
+	srv := fakediscord.New(fakediscord.Options{Token: token, Guilds: []string{guild}, Activities: env["DISCORD_CLIENT_SECRET"] != "" && env[noActivities] == ""})
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
