@@ -47,10 +47,12 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		})
 	}
 	st, d, err := sf.open(ctx, mustExist, stderr)
-	if err != nil {
-		if listed > 0 {
-			return fmt.Errorf("audit: %w: %s listed above; %w", errAudit, count(listed, "problem", "problems"), err)
-		}
+	switch {
+	case errors.Is(err, storage.ErrDamaged): // Open's error would send the operator back here
+		return fmt.Errorf("audit: %w: %s listed above, and the bot cannot open the file: stop the bot, move the file aside "+
+			"(keep it), and restore the newest snapshot or import the newest dump into a new file "+
+			"(docs/operating.md, \"Restoring the embedded store\")", errAudit, count(listed, "problem", "problems"))
+	case err != nil:
 		return fmt.Errorf("audit: %w", err)
 	}
 	defer st.Close()

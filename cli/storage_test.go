@@ -670,3 +670,28 @@ func TestAuditListsEveryDamagedRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditOfADamagedFile: garbage over a file's pages is listed by page
+// and bucket, without bbolt's panics, and the audit's last words are the
+// next step, restoring, not the audit just run.
+func TestAuditOfADamagedFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "clefs.db")
+	st := openStore(t, "", path)
+	randomRun(t, st, 3, 300)
+	st.Close()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	garbage := make([]byte, 64<<10)
+	rand.NewChaCha8([32]byte{}).Read(garbage)
+	if _, err := f.WriteAt(garbage, 4096); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	out, _, err := runCLI(t, "audit", "-data", path)
+	if ExitCode(err) != 1 || !strings.Contains(out, "DAMAGED pages: ") || strings.Contains(out+err.Error(), "panic") ||
+		strings.Contains(out, "key :") || strings.Contains(err.Error(), "clefs audit") || !strings.Contains(err.Error(), "restore the newest snapshot") {
+		t.Errorf("audit of a damaged file: %v\n%s", err, out)
+	}
+}

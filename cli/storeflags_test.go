@@ -302,8 +302,8 @@ func TestAuditReportsADisagreeingLeaderboard(t *testing.T) {
 }
 
 // TestStoreCommandsRefuseAnOlderLayout: export, import and audit refuse a
-// file written by 0.3.0 (no layout marker), naming it and the way out,
-// and change nothing in it.
+// file written by 0.3.0 (no layout marker), naming it, who wrote it and
+// the way out, and change nothing in it; audit lists nothing as damaged.
 func TestStoreCommandsRefuseAnOlderLayout(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "clefs.db")
 	st := openStore(t, "", path)
@@ -324,10 +324,10 @@ func TestStoreCommandsRefuseAnOlderLayout(t *testing.T) {
 	dump := filepath.Join(t.TempDir(), "dump.json")
 	writeAt(t, dump, []byte(`{"version": 4, "players": [], "guilds": []}`))
 	for _, args := range [][]string{{"export"}, {"audit"}, {"import", dump}} {
-		_, _, err := runCLI(t, append([]string{args[0], "-data", path}, args[1:]...)...)
-		if !errors.Is(err, storage.ErrLayout) || ExitCode(err) != 1 ||
+		out, _, err := runCLI(t, append([]string{args[0], "-data", path}, args[1:]...)...)
+		if !errors.Is(err, storage.ErrLayout) || ExitCode(err) != 1 || strings.Contains(out, "DAMAGED") || !strings.Contains(err.Error(), "written by an older release") ||
 			!strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "clefs export -data "+path) {
-			t.Errorf("%s of a 0.3.0 file: %v; want storage.ErrLayout naming the file and the export", args[0], err)
+			t.Errorf("%s of a 0.3.0 file: %v, output %q; want storage.ErrLayout naming the file, an older release and the export", args[0], err, out)
 		}
 	}
 	if after, err := os.ReadFile(path); err != nil || !bytes.Equal(after, before) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/boltstore"
 )
 
 // errMismatch is verify's failure: a recomputed draw that is not what the
@@ -284,6 +285,11 @@ func verifyExport(ctx context.Context, path string, stdout io.Writer) error {
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
 		return fmt.Errorf("verify: %w", err)
+	}
+	if err != nil && boltstore.IsFile(path) {
+		return fmt.Errorf("verify: %s is a store file, not an export: export from it first, one player's public export "+
+			"(clefs export -public -data %s -guild ID -user ID -o player.json) or every player (clefs export -data %s -o dump.json), "+
+			"then clefs verify -export that file", path, path, path)
 	}
 	if err != nil {
 		return fmt.Errorf("verify: %s: %w", path, err)

@@ -357,8 +357,9 @@ func TestVerifyExport(t *testing.T) {
 	}
 }
 
-// TestVerifyExportRefuses: a missing file, a broken dump and a record the
-// dump cannot hold are errors that name the cause.
+// TestVerifyExportRefuses: a missing file, a broken dump, a store's file
+// and a record the dump cannot hold are errors that name the cause and,
+// for the store, how to export from it.
 func TestVerifyExportRefuses(t *testing.T) {
 	dir := t.TempDir()
 	broken := filepath.Join(dir, "broken.json")
@@ -371,7 +372,10 @@ func TestVerifyExportRefuses(t *testing.T) {
 	r.Seed, r.NextSeed, r.ClientSeed, r.SeedNo, r.SeedAfterTicket, r.SeedAfterChest, r.SeedCommittedAt = "", "", "", 0, 0, 0, nil
 	r.Revealed, r.History = nil, nil
 	bad.Player.Balance++ // the books no longer balance
+	store := filepath.Join(dir, "clefs.db")
+	openStore(t, "", store).Close()
 	for _, tc := range []struct{ path, want string }{
+		{store, "is a store file, not an export: export from it first, one player's public export (clefs export -public -data " + store},
 		{filepath.Join(dir, "missing.json"), "no such file"},
 		{broken, "read dump"},
 		{writeLegacyDump(t, storage.Dump{Version: 1, Players: []storage.Record{}}), "version 1 dump"},

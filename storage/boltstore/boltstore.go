@@ -99,11 +99,7 @@ func Open(path string, opts storage.Options) (_ *Store, err error) {
 	}
 	if other != "" {
 		_ = db.Close()
-		return nil, fmt.Errorf("boltstore: %s %s, and this release reads layout %d: %w: stop the bot; "+
-			"with the release that wrote the file, run clefs export -data %s -o dump.json; "+
-			"then, with this one, clefs import -data NEW_FILE dump.json and clefs audit -data NEW_FILE "+
-			"(docs/operating.md, \"Upgrading a store\"); the file was not changed",
-			path, other, storage.LayoutVersion, storage.ErrLayout, path)
+		return nil, layoutErr(path, other)
 	}
 	if err := db.Update(func(tx *bolt.Tx) error {
 		for _, b := range allBuckets {
@@ -119,12 +115,22 @@ func Open(path string, opts storage.Options) (_ *Store, err error) {
 	return &Store{db: db, defaults: opts.Defaults}, nil
 }
 
+// layoutErr is the error of a file of another layout (checkLayout says
+// what): the way out.
+func layoutErr(path, other string) error {
+	return fmt.Errorf("boltstore: %s %s, and this release reads layout %d: %w: stop the bot; "+
+		"with the release that wrote the file, run clefs export -data %s -o dump.json; "+
+		"then, with this one, clefs import -data NEW_FILE dump.json and clefs audit -data NEW_FILE "+
+		"(docs/operating.md, \"Upgrading a store\"); the file was not changed",
+		path, other, storage.LayoutVersion, storage.ErrLayout, path)
+}
+
 // checkLayout says what keeps this build from reading the file of tx ("" if
 // nothing); a file without records is fine: Open marks it.
 func checkLayout(tx *bolt.Tx) string {
 	if m := tx.Bucket(bucketMeta); m != nil {
 		if v := m.Get(layoutKey); !bytes.Equal(v, layout) {
-			return fmt.Sprintf("has layout %q", v)
+			return fmt.Sprintf("has layout %q: it was written by another release", v)
 		}
 		return ""
 	}
@@ -135,9 +141,20 @@ func checkLayout(tx *bolt.Tx) string {
 		return nil
 	})
 	if records {
-		return "holds records but no layout marker: it was written by clefs 0.3.0 or earlier"
+		return "holds records but no layout marker: it was written by an older release, clefs 0.3.0 or earlier"
 	}
 	return ""
+}
+
+// IsFile reports whether the file at path is a bbolt file (a store, a
+// snapshot), as opening it read-only tells, or one a process holds.
+func IsFile(path string) (ok bool) {
+	defer func() { _ = recover() }() // not a bbolt file bbolt can read: ok stays false
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: 100 * time.Millisecond})
+	if err == nil {
+		_ = db.Close()
+	}
+	return err == nil || errors.Is(err, berrors.ErrTimeout)
 }
 
 // Path returns the file of the store.

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -22,8 +23,14 @@ import (
 
 // damagedErr is the error of a damaged file: what is wrong and the way out.
 func damagedErr(path string, what any) error {
-	return fmt.Errorf("%w: the embedded store %s is damaged (%v): list the damage with `clefs audit -data %s`, "+
-		"then restore the newest snapshot or dump (docs/operating.md, \"Backups and recovery\")", storage.ErrDamaged, path, what, path)
+	return fmt.Errorf("%w: the embedded store %s is damaged (%s): list the damage with `clefs audit -data %s`, "+
+		"then restore the newest snapshot or dump (docs/operating.md, \"Backups and recovery\")", storage.ErrDamaged, path, unreadable(what), path)
+}
+
+// unreadable words what bbolt says of a page it cannot read, an error or a
+// panic's value, without the "panic:" and "assertion failed:" it wraps it in.
+func unreadable(what any) string {
+	return strings.NewReplacer("panic: ", "", "assertion failed: ", "").Replace(fmt.Sprint(what))
 }
 
 // guard recovers a panic of bbolt into *err (see above); deferred by every
@@ -39,8 +46,10 @@ const maxProblems = 1000
 
 // CheckFile reads the whole store file at path read-only (stop the bot, or
 // give a snapshot) and calls fn with every damaged page and every record
-// that does not decode, up to maxProblems. It returns an error only when
-// the file cannot be read at all.
+// that does not decode, up to maxProblems. It returns an error when the
+// file cannot be read at all, and Open's storage.ErrLayout, after its
+// damaged pages, when an older release wrote it: its records are then not
+// this release's to judge.
 func CheckFile(path string, fn func(problem string)) (err error) {
 	defer guard(path, &err)
 	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
@@ -56,7 +65,10 @@ func CheckFile(path string, fn func(problem string)) (err error) {
 	}
 	return db.View(func(tx *bolt.Tx) error {
 		for err := range tx.Check() {
-			report("page: %v", err)
+			report("pages: bbolt's consistency check: %s", unreadable(err))
+		}
+		if other := checkLayout(tx); other != "" {
+			return layoutErr(path, other)
 		}
 		for _, name := range allBuckets {
 			checkBucket(tx, name, report)
@@ -74,7 +86,11 @@ func checkBucket(tx *bolt.Tx, name []byte, report func(string, ...any)) {
 	var last []byte
 	defer func() {
 		if p := recover(); p != nil {
-			report("bucket %s: unreadable after key %x: %v", name, last, p)
+			from := "from its first record"
+			if last != nil {
+				from = fmt.Sprintf("after key %x", last)
+			}
+			report("bucket %s: its pages are unreadable %s (%s)", name, from, unreadable(p))
 		}
 	}()
 	b := tx.Bucket(name)

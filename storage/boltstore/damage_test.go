@@ -44,7 +44,7 @@ func fill(t *testing.T, path string, players int) {
 // TestDamagedPagesAreNamed: garbage over the file's pages (from offset
 // 4096, as a bad disk or a stray write would leave it) makes every way in
 // an error that names the file and says it is damaged, never a panic; and
-// CheckFile lists the damage.
+// CheckFile lists the damage, by page or bucket, with no "panic" in words.
 func TestDamagedPagesAreNamed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "clefs.db")
 	fill(t, path, 200)
@@ -67,6 +67,11 @@ func TestDamagedPagesAreNamed(t *testing.T) {
 	var problems []string
 	if err := boltstore.CheckFile(path, func(p string) { problems = append(problems, p) }); err == nil && len(problems) == 0 {
 		t.Fatal("CheckFile found nothing wrong in a damaged file")
+	}
+	for _, p := range append(problems, err.Error()) { // words for an operator: what is damaged, no panic
+		if strings.Contains(p, "panic") || strings.Contains(p, "key :") || !strings.HasPrefix(p, "pages: ") && !strings.HasPrefix(p, "bucket ") && p != err.Error() {
+			t.Errorf("CheckFile or Open says %q", p)
+		}
 	}
 	if after, _ := os.ReadFile(path); string(after) != string(before) {
 		t.Error("opening or checking the damaged file changed it")

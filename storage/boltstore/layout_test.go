@@ -108,7 +108,8 @@ func TestLayoutMarker(t *testing.T) {
 // TestLayoutRefused: a file written by 0.3.0 (this layout but for the
 // marker), one written before the schema (a gob player), and files marked
 // with another layout are refused at Open with storage.ErrLayout, naming
-// the file and the way out, and are left byte for byte as they were.
+// the file and the way out, and are left byte for byte as they were;
+// CheckFile says the same, listing nothing.
 func TestLayoutRefused(t *testing.T) {
 	v030 := storeWithPlayer(t)
 	edit(t, v030, func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte("meta")) })
@@ -128,8 +129,8 @@ func TestLayoutRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name, path, says string
 	}{
-		{"0.3.0", v030, "no layout marker: it was written by clefs 0.3.0 or earlier"},
-		{"before the schema", gob, "no layout marker: it was written by clefs 0.3.0 or earlier"},
+		{"0.3.0", v030, "no layout marker: it was written by an older release, clefs 0.3.0 or earlier"},
+		{"before the schema", gob, "no layout marker: it was written by an older release, clefs 0.3.0 or earlier"},
 		{"layout 1", marked("1"), `has layout "1"`},
 		{"layout 3", marked("3"), `has layout "3"`},
 	} {
@@ -145,6 +146,12 @@ func TestLayoutRefused(t *testing.T) {
 			}
 			if !errors.Is(err, storage.ErrLayout) {
 				t.Fatalf("Open: %v; want storage.ErrLayout", err)
+			}
+			// CheckFile (clefs audit) refuses it alike, and judges none of
+			// its records, nor the missing bucket meta, as damage.
+			var problems []string
+			if cerr := boltstore.CheckFile(tc.path, func(p string) { problems = append(problems, p) }); cerr == nil || cerr.Error() != err.Error() || problems != nil {
+				t.Errorf("CheckFile: %v, listing %q; want Open's error alone", cerr, problems)
 			}
 			for _, want := range []string{tc.path, tc.says, "this release reads layout 2", "clefs export -data " + tc.path, "clefs import", "the file was not changed"} {
 				if !strings.Contains(err.Error(), want) {
