@@ -1,6 +1,7 @@
 package fakediscord_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -88,8 +89,9 @@ func TestEntryPointCommand(t *testing.T) {
 	if got, _ := plain.EntryPoint(); got != nil {
 		t.Errorf("an application without Activities has the entry point %+v", got)
 	}
-	if st, code := restCode(putRaw(pc, plain, "", `[{"type":4,"name":"launch","handler":2}]`)); st != 400 || code != 50035 {
-		t.Errorf("a handler without Activities: %d %d", st, code)
+	err = putRaw(pc, plain, "", `[{"type":4,"name":"launch","handler":2}]`)
+	if st, code := restCode(err); st != 400 || code != 50035 || !strings.Contains(fmt.Sprint(err), `"0":{"handler":{"_errors":[{"code":"APPLICATION_COMMAND_HANDLER_INVALID"`) {
+		t.Errorf("a handler without Activities: %d %d %v", st, code, err)
 	}
 }
 
