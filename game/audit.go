@@ -45,19 +45,19 @@ func CheckReason(reason string) error {
 }
 
 // Check reports whether e is an entry a moderator log may keep: of a
-// guild, with an action, a time and a sound reason. The error wraps
-// ErrInvalid.
+// guild, with an action, a time and a sound reason. The error is a
+// *FieldError.
 func (e AuditEntry) Check() error {
 	switch {
 	case e.Guild == 0:
-		return fmt.Errorf("%w: audit entry without a guild", ErrInvalid)
+		return fieldErr("Guild", "audit entry without a guild")
 	case e.Action == "":
-		return fmt.Errorf("%w: audit entry without an action", ErrInvalid)
+		return fieldErr("Action", "audit entry without an action")
 	case e.At.IsZero():
-		return fmt.Errorf("%w: audit entry %q without a time", ErrInvalid, e.Action)
+		return fieldErr("At", "audit entry %q without a time", e.Action)
 	}
 	if err := CheckReason(e.Reason); err != nil {
-		return fmt.Errorf("audit entry %q: %w", e.Action, err)
+		return fieldErr("Reason", "audit entry %q: %w", e.Action, err)
 	}
 	return nil
 }

@@ -120,18 +120,18 @@ type House struct {
 	RealityEvery time.Duration // a reality check after this long in a session; 0 none (a player's own Reminder wins)
 }
 
-// Check reports whether h is within the bounds; the error wraps ErrInvalid.
+// Check reports whether h is within the bounds; the error is a *FieldError.
 func (h House) Check() error {
 	switch {
 	case h.MaxStakeDay < 0 || h.MaxStakeDay > MaxLimit:
-		return fmt.Errorf("%w: house stake limit %d out of 0..%d", ErrInvalid, h.MaxStakeDay, MaxLimit)
+		return fieldErr("MaxStakeDay", "house stake limit %d out of 0..%d", h.MaxStakeDay, MaxLimit)
 	case h.MinInterval < 0 || h.MinInterval > MaxMinInterval:
-		return fmt.Errorf("%w: minimum interval %v out of 0..%v", ErrInvalid, h.MinInterval, MaxMinInterval)
+		return fieldErr("MinInterval", "minimum interval %v out of 0..%v", h.MinInterval, MaxMinInterval)
 	case h.RealityPlays < 0 || h.RealityPlays > MaxRealityPlay:
-		return fmt.Errorf("%w: reality check every %d plays, out of 0..%d", ErrInvalid, h.RealityPlays, MaxRealityPlay)
+		return fieldErr("RealityPlays", "reality check every %d plays, out of 0..%d", h.RealityPlays, MaxRealityPlay)
 	}
 	if err := CheckReminder(h.RealityEvery); err != nil {
-		return fmt.Errorf("house reality check: %w", err)
+		return fieldErr("RealityEvery", "house reality check: %w", err)
 	}
 	return nil
 }
@@ -415,33 +415,39 @@ func (c Care) won(prize int64, now time.Time) Care {
 	return c
 }
 
-// check reports whether c is sound.
+// check reports whether c is sound; the error is a *FieldError.
 func (c Care) check() error {
+	bad := func(field, format string, args ...any) error { return fieldErr(field, "player: "+format, args...) }
 	for k, l := range c.Limits {
+		f := "Care.Limits." + LimitKind(k).String()
 		if l.Amount < 0 || l.Amount > MaxLimit || l.Next < 0 || l.Next > MaxLimit {
-			return fmt.Errorf("limit %v: %d, next %d, out of 0..%d", LimitKind(k), l.Amount, l.Next, MaxLimit)
+			return bad(f, "limit %v: %d, next %d, out of 0..%d", LimitKind(k), l.Amount, l.Next, MaxLimit)
 		}
 		if l.Pending() && !looser(l.Next, l.Amount) {
-			return fmt.Errorf("limit %v: %d waiting, not looser than %d", LimitKind(k), l.Next, l.Amount)
+			return bad(f, "limit %v: %d waiting, not looser than %d", LimitKind(k), l.Next, l.Amount)
 		}
 		if !l.Pending() && l.Next != 0 {
-			return fmt.Errorf("limit %v: next %d without a time", LimitKind(k), l.Next)
+			return bad(f, "limit %v: next %d without a time", LimitKind(k), l.Next)
 		}
 	}
 	if err := CheckReminder(c.Reminder); err != nil {
-		return err
+		return bad("Care.Reminder", "%w", err)
 	}
 	s := c.Spend
 	if !s.Day.Equal(DayStart(s.Day)) || (s.Day.IsZero() && !s.Week.IsZero()) || (!s.Day.IsZero() && !s.Week.Equal(WeekStart(s.Day))) {
-		return fmt.Errorf("spend day %v and week %v: not a UTC midnight and its Monday's", s.Day, s.Week)
+		return bad("Care.Spend.Day, Care.Spend.Week", "spend day %s and week %s: not a UTC midnight and its Monday's",
+			s.Day.Format(time.RFC3339Nano), s.Week.Format(time.RFC3339Nano))
 	}
-	for _, v := range []int64{s.StakedDay, s.WonDay, s.StakedWeek, s.WonWeek} {
-		if v < 0 || v > maxSpend {
-			return fmt.Errorf("spend %+v out of range", s)
+	for _, v := range []struct {
+		field string
+		v     int64
+	}{{"StakedDay", s.StakedDay}, {"WonDay", s.WonDay}, {"StakedWeek", s.StakedWeek}, {"WonWeek", s.WonWeek}} {
+		if v.v < 0 || v.v > maxSpend {
+			return bad("Care.Spend."+v.field, "spend of %d cents, out of 0..%d", v.v, maxSpend)
 		}
 	}
 	if c.Session.Plays < 0 || c.Session.CheckedPlays < 0 || c.Session.CheckedPlays > c.Session.Plays {
-		return fmt.Errorf("session of %d plays, checked at %d", c.Session.Plays, c.Session.CheckedPlays)
+		return bad("Care.Session.Plays, Care.Session.CheckedPlays", "session of %d plays, checked at %d", c.Session.Plays, c.Session.CheckedPlays)
 	}
 	return nil
 }

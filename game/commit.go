@@ -295,33 +295,39 @@ func (p Player) rotate(fresh Seed, client string, now time.Time) (Step, error) {
 		return Step{Player: p}, fmt.Errorf("%w: no seed number left", ErrInvalid)
 	}
 	r := p.current()
+	r.No = max(r.No, 1) // a seed from before numbering (0) is revealed as the first
 	r.RevealedAt, r.Next = now, p.NextSeed.Commitment()
 	n := p
-	n.Seed, n.NextSeed, n.ClientSeed, n.SeedNo = p.NextSeed, fresh, client, p.SeedNo+1
+	n.Seed, n.NextSeed, n.ClientSeed, n.SeedNo = p.NextSeed, fresh, client, r.No+1
 	n.SeedTicket, n.SeedChest, n.SeedAt = p.TicketSeq, p.ChestSeq, now
 	return p.done(Step{Player: n, Result: Result{Balance: n.Balance, Seed: r.No}, Reveal: &r})
 }
 
-// checkSeeds reports whether p's fairness records are sound.
+// checkSeeds reports whether p's fairness records are sound; the error is
+// a *FieldError.
 func (p Player) checkSeeds() error {
-	if p.SeedNo < 0 || p.SeedTicket > p.TicketSeq || p.SeedChest < 0 || p.SeedChest > p.ChestSeq {
-		return fmt.Errorf("seed %d from ticket %d of %d, chest %d of %d", p.SeedNo, p.SeedTicket, p.TicketSeq, p.SeedChest, p.ChestSeq)
-	}
-	if len(p.ClientSeed) > MaxClientSeed || !utf8.ValidString(p.ClientSeed) {
-		return fmt.Errorf("client seed of %d bytes, UTF-8 %v", len(p.ClientSeed), utf8.ValidString(p.ClientSeed))
-	}
-	if t := p.Ticket; t != nil && t.Open() && t.ID <= p.SeedTicket {
-		return fmt.Errorf("open ticket %d was bought under a revealed seed", t.ID)
-	}
-	if p.NextSeed != (Seed{}) && p.NextSeed == p.Seed {
-		return fmt.Errorf("the next seed is the current one")
+	bad := func(field, format string, args ...any) error { return fieldErr(field, "player: "+format, args...) }
+	switch {
+	case p.SeedNo < 0:
+		return bad("SeedNo", "seed number %d", p.SeedNo)
+	case p.SeedTicket > p.TicketSeq:
+		return bad("SeedTicket, TicketSeq", "seed from ticket %d of %d", p.SeedTicket, p.TicketSeq)
+	case p.SeedChest < 0 || p.SeedChest > p.ChestSeq:
+		return bad("SeedChest, ChestSeq", "seed from chest %d of %d", p.SeedChest, p.ChestSeq)
+	case len(p.ClientSeed) > MaxClientSeed || !utf8.ValidString(p.ClientSeed):
+		return bad("ClientSeed", "client seed of %d bytes, UTF-8 %v", len(p.ClientSeed), utf8.ValidString(p.ClientSeed))
+	case p.Ticket != nil && p.Ticket.Open() && p.Ticket.ID <= p.SeedTicket:
+		return bad("Ticket.ID, SeedTicket", "open ticket %d was bought under a revealed seed", p.Ticket.ID)
+	case p.NextSeed != (Seed{}) && p.NextSeed == p.Seed:
+		return bad("NextSeed", "the next seed is the current one")
 	}
 	return nil
 }
 
 // CheckReveals reports whether rs can be p's kept reveals: at most
-// MaxReveals, numbered and ranged in order before the current seed (gaps
-// allowed: Repair), none of them zero, the current seed or the next one.
+// MaxReveals, numbered from 1 and ranged in order before the current seed
+// (gaps allowed: Repair), none of them zero, the current seed or the next
+// one. The error is a *FieldError, its Index the reveal at fault.
 func (p Player) CheckReveals(rs Reveals) error {
 	if len(rs) > MaxReveals {
 		return fmt.Errorf("%w: %d revealed seeds kept, at most %d", ErrInvalid, len(rs), MaxReveals)
@@ -329,20 +335,20 @@ func (p Player) CheckReveals(rs Reveals) error {
 	no, ticket, chest := p.SeedNo, p.SeedTicket, p.SeedChest // each reveal lies before the next
 	for i := len(rs) - 1; i >= 0; i-- {
 		r := rs[i]
-		bad := func(format string, args ...any) error {
-			return fmt.Errorf("%w: revealed seed %d: %s", ErrInvalid, r.No, fmt.Sprintf(format, args...))
+		bad := func(field, format string, args ...any) error {
+			return &FieldError{Field: field, Index: i, Err: fmt.Errorf("revealed seed %d: %s", r.No, fmt.Sprintf(format, args...))}
 		}
 		switch {
 		case r.Seed == (Seed{}) || r.Seed == p.Seed || r.Seed == p.NextSeed:
-			return bad("zero, the current seed or the next one")
+			return bad("Seed", "zero, the current seed or the next one")
 		case len(r.ClientSeed) > MaxClientSeed || !utf8.ValidString(r.ClientSeed):
-			return bad("client seed of %d bytes", len(r.ClientSeed))
-		case r.No < 0 || r.No >= no:
-			return bad("listed before seed %d", no)
+			return bad("ClientSeed", "client seed of %d bytes", len(r.ClientSeed))
+		case r.No < 1 || r.No >= no:
+			return bad("No", "not numbered from 1 before seed %d", no)
 		case r.LastTicket > ticket || r.FirstTicket > r.LastTicket+1 || r.FirstTicket == 0:
-			return bad("tickets %d..%d, before %d", r.FirstTicket, r.LastTicket, ticket+1)
+			return bad("FirstTicket, LastTicket", "tickets %d..%d, before %d", r.FirstTicket, r.LastTicket, ticket+1)
 		case r.LastChest > chest || r.FirstChest > r.LastChest+1 || r.FirstChest < 1:
-			return bad("chests %d..%d, before %d", r.FirstChest, r.LastChest, chest+1)
+			return bad("FirstChest, LastChest", "chests %d..%d, before %d", r.FirstChest, r.LastChest, chest+1)
 		}
 		no, ticket, chest = r.No, r.FirstTicket-1, r.FirstChest-1
 	}

@@ -458,9 +458,9 @@ func TestCheckSeeds(t *testing.T) {
 	}{
 		{"next seed current", func(p *Player) { p.NextSeed = p.Seed }, "next seed", true},
 		{"seed after tickets", func(p *Player) { p.SeedTicket = p.TicketSeq + 1 }, "from ticket", true},
-		{"chest seed after", func(p *Player) { p.SeedChest = p.ChestSeq + 1 }, "from ticket", true},
-		{"negative chest seed", func(p *Player) { p.SeedChest = -1 }, "from ticket", true},
-		{"negative seed no", func(p *Player) { p.SeedNo = -1 }, "seed -1", false},
+		{"chest seed after", func(p *Player) { p.SeedChest = p.ChestSeq + 1 }, "from chest", true},
+		{"negative chest seed", func(p *Player) { p.SeedChest = -1 }, "from chest", true},
+		{"negative seed no", func(p *Player) { p.SeedNo = -1 }, "seed number -1", false},
 		{"long client seed", func(p *Player) { p.ClientSeed = strings.Repeat("x", MaxClientSeed+1) }, "client seed", true},
 		{"client seed not UTF-8", func(p *Player) { p.ClientSeed = "\xff" }, "client seed", true},
 		{"open ticket under a revealed seed", func(p *Player) {
@@ -508,6 +508,14 @@ func TestCheckReveals(t *testing.T) {
 	if err := p.CheckReveals(legacy); err != nil {
 		t.Errorf("a reveal without a client seed: %v", err)
 	}
+	// A seed from before numbering (0) is revealed as the first.
+	unnumbered, _ := NewPlayer(100, testSeed(90), "c", t0)
+	unnumbered = unnumbered.WithNextSeed(testSeed(91))
+	unnumbered.SeedNo = 0
+	if s := stepOK(t, unnumbered, func(p Player) (Step, error) { return p.Rotate(testSeed(92), t0) }); s.Reveal.No != 1 ||
+		s.Player.SeedNo != 2 || s.Player.CheckReveals(Reveals{*s.Reveal}) != nil {
+		t.Errorf("a seed numbered 0 revealed as %d, the next numbered %d", s.Reveal.No, s.Player.SeedNo)
+	}
 	// Up to MaxReveals, and no more, whatever the chain.
 	all := rs
 	q := p
@@ -532,6 +540,7 @@ func TestCheckReveals(t *testing.T) {
 		"reveals out of order":  func(p *Player, rs Reveals) { rs[0], rs[1] = rs[1], rs[0] },
 		"same number twice":     func(p *Player, rs Reveals) { rs[0].No = rs[1].No },
 		"negative number":       func(p *Player, rs Reveals) { rs[0].No = -1 },
+		"number zero":           func(p *Player, rs Reveals) { rs[0].No = 0 },
 		"number of the current": func(p *Player, rs Reveals) { rs[1].No = p.SeedNo },
 		"seed number behind":    func(p *Player, rs Reveals) { p.SeedNo = 2 },
 		"overlapping tickets":   func(p *Player, rs Reveals) { rs[0].LastTicket = 5 },

@@ -45,20 +45,21 @@ type Settings struct {
 // Check reports whether s is within the bounds: a starting balance within
 // 0..MaxBalance, a daily amount within 0..MaxDailyAmount, a cooldown within
 // 0..MaxCooldown and a whole number of milliseconds (as stores keep it),
-// and house rules House.Check accepts. The error wraps ErrInvalid.
+// and house rules House.Check accepts. The error is a *FieldError.
 func (s Settings) Check() error {
 	switch {
 	case s.StartingBalance < 0 || s.StartingBalance > MaxBalance:
-		return fmt.Errorf("%w: starting balance %d out of range 0..%d", ErrInvalid, s.StartingBalance, MaxBalance)
+		return fieldErr("StartingBalance", "starting balance %d out of range 0..%d", s.StartingBalance, MaxBalance)
 	case s.DailyAmount < 0 || s.DailyAmount > MaxDailyAmount:
-		return fmt.Errorf("%w: daily amount %d out of range 0..%d", ErrInvalid, s.DailyAmount, MaxDailyAmount)
+		return fieldErr("DailyAmount", "daily amount %d out of range 0..%d", s.DailyAmount, MaxDailyAmount)
 	case s.DailyCooldown < 0 || s.DailyCooldown > MaxCooldown:
-		return fmt.Errorf("%w: daily cooldown %v out of range 0..%v", ErrInvalid, s.DailyCooldown, MaxCooldown)
+		return fieldErr("DailyCooldown", "daily cooldown %v out of range 0..%v", s.DailyCooldown, MaxCooldown)
 	case s.DailyCooldown%time.Millisecond != 0:
-		return fmt.Errorf("%w: daily cooldown %v is not a whole number of milliseconds", ErrInvalid, s.DailyCooldown)
+		return fieldErr("DailyCooldown", "daily cooldown %v is not a whole number of milliseconds", s.DailyCooldown)
 	}
 	if err := s.House.Check(); err != nil {
-		return fmt.Errorf("settings: %w", err)
+		fe := err.(*FieldError) // House.Check's
+		return &FieldError{Field: "House." + fe.Field, Err: fmt.Errorf("settings: %w", fe.Err)}
 	}
 	return nil
 }

@@ -66,10 +66,10 @@ func CheckHistory(hist []Entry) error {
 // Check reports whether e is a line the rules write: a known kind, no
 // other kind's fields, numbers within 1..MaxSeq, the amount its kind
 // moves, and for a fair play the keys held before and a grid that shows
-// its tier and key. The error is a *LineError.
+// its tier and key. The error is a *FieldError.
 func (e Entry) Check() error {
 	bad := func(field, format string, args ...any) error {
-		return &LineError{Field: field, Err: fmt.Errorf(format, args...)}
+		return fieldErr(field, "history line: "+format, args...)
 	}
 	play, chest := e.Kind == KindPlay, e.Kind == KindChest
 	other := func(what string) error { return bad(what, "a %q line with %s", e.Kind, lineWords[what]) }
@@ -154,18 +154,27 @@ var lineWords = map[string]string{
 	"Chest": "a chest number", "Fair": "verification data",
 }
 
-// LineError is the error of Entry.Check: the field at fault, named as in
-// Entry ("Amount", "Grid", …), so that a reader of a stored line can name
-// its own. It wraps ErrInvalid.
-type LineError struct {
+// FieldError is the error of a check that finds fields at fault
+// (Entry.Check, Player.Check, Player.CheckReveals, Settings.Check,
+// House.Check, AuditEntry.Check): the fields, named as in the Go struct
+// checked and joined by ", " ("Amount"; "Stats.Plays, TicketSeq";
+// "Care.Limits.stake-day"), so that a reader of a stored record can name
+// its own; Index is the element of a list checked (CheckReveals). It
+// wraps ErrInvalid.
+type FieldError struct {
 	Field string
+	Index int
 	Err   error
 }
 
-func (e *LineError) Error() string { return fmt.Sprintf("%v: history line: %v", ErrInvalid, e.Err) }
+func (e *FieldError) Error() string { return fmt.Sprintf("%v: %v", ErrInvalid, e.Err) }
 
-// Unwrap makes errors.Is(err, ErrInvalid) hold.
-func (e *LineError) Unwrap() error { return ErrInvalid }
+// Unwrap makes errors.Is(err, ErrInvalid) hold, and of the cause.
+func (e *FieldError) Unwrap() []error { return []error{ErrInvalid, e.Err} }
+
+func fieldErr(field, format string, args ...any) error {
+	return &FieldError{Field: field, Err: fmt.Errorf(format, args...)}
+}
 
 func countLines(hist []Entry) (main, others int) {
 	for _, e := range hist {

@@ -132,7 +132,7 @@ func TestCheckHistoryRefuses(t *testing.T) {
 }
 
 // TestEntryCheck: a line that no step writes is refused, naming the field
-// (LineError.Field):
+// (FieldError.Field):
 // a grid that does not show its tier, an amount its kind never moves,
 // another kind's fields, numbers out of 1..MaxSeq.
 func TestEntryCheck(t *testing.T) {
@@ -182,8 +182,8 @@ func TestEntryCheck(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.e.Check()
-			if le, ok := errors.AsType[*LineError](err); !ok || le.Field != tt.want || !errors.Is(err, ErrInvalid) {
-				t.Fatalf("Check = %v, want a LineError naming %s", err, tt.want)
+			if le, ok := errors.AsType[*FieldError](err); !ok || le.Field != tt.want || !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Check = %v, want a FieldError naming %s", err, tt.want)
 			}
 		})
 	}

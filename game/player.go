@@ -141,43 +141,51 @@ type Entry struct {
 // Check reports whether p is a sound player: above all, balance = start +
 // granted + won + daily − staked (in 128 bits: an overflow is a mismatch),
 // then every bound and rule of its fields. Every transition checks the
-// state it returns; stores check what they read. The error wraps
-// ErrInvalid.
+// state it returns; stores check what they read. The error is a
+// *FieldError.
 func (p Player) Check() error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: player: %s", ErrInvalid, fmt.Sprintf(format, args...))
-	}
+	bad := func(field, format string, args ...any) error { return fieldErr(field, "player: "+format, args...) }
 	s := p.Stats
 	sum := widen(p.StartingBalance).plus(widen(s.GrantedCents)).plus(widen(s.WonCents)).
 		plus(widen(s.DailyCents)).minus(widen(s.StakedCents))
 	if sum != widen(p.Balance) {
-		return bad("balance %d ≠ start %d + granted %d + won %d + daily %d − staked %d",
+		return bad("Balance, StartingBalance, Stats.GrantedCents, Stats.WonCents, Stats.DailyCents, Stats.StakedCents",
+			"balance %d ≠ start %d + granted %d + won %d + daily %d − staked %d",
 			p.Balance, p.StartingBalance, s.GrantedCents, s.WonCents, s.DailyCents, s.StakedCents)
 	}
 	if p.Balance < 0 || p.Balance > MaxBalance {
-		return bad("balance %d out of 0..%d", p.Balance, MaxBalance)
+		return bad("Balance", "balance %d out of 0..%d", p.Balance, MaxBalance)
 	}
 	if p.StartingBalance < 0 || p.StartingBalance > MaxBalance {
-		return bad("starting balance %d out of 0..%d", p.StartingBalance, MaxBalance)
+		return bad("StartingBalance", "starting balance %d out of 0..%d", p.StartingBalance, MaxBalance)
 	}
 	if p.Keys < 0 || p.Keys >= MaxKeys {
-		return bad("keys %d out of 0..%d", p.Keys, MaxKeys-1)
+		return bad("Keys", "keys %d out of 0..%d", p.Keys, MaxKeys-1)
 	}
 	if p.ChestDue && p.Keys != 0 {
-		return bad("%d keys held while a chest is due", p.Keys)
+		return bad("ChestDue, Keys", "%d keys held while a chest is due", p.Keys)
 	}
-	if s.Plays < 0 || s.StakedCents < 0 || s.WonCents < 0 || s.DailyCents < 0 ||
-		s.Chests < 0 || s.BestWinCents < 0 || s.Wins < 0 || s.Keys < 0 || p.ChestSeq < 0 {
-		return bad("negative counter in %+v, chest seq %d", s, p.ChestSeq)
+	for _, c := range []struct {
+		field string
+		v     int64
+	}{
+		{"Stats.Plays", s.Plays}, {"Stats.StakedCents", s.StakedCents}, {"Stats.WonCents", s.WonCents}, {"Stats.DailyCents", s.DailyCents},
+		{"Stats.Chests", s.Chests}, {"Stats.BestWinCents", s.BestWinCents}, {"Stats.Wins", s.Wins}, {"Stats.Keys", s.Keys}, {"ChestSeq", p.ChestSeq},
+	} {
+		if c.v < 0 {
+			return bad(c.field, "a negative count, %d", c.v)
+		}
 	}
 	if hi, lo := bits.Mul64(uint64(s.Plays), uint64(Stake)); hi != 0 || lo > math.MaxInt64 || int64(lo) != s.StakedCents {
-		return bad("staked %d ≠ %d plays × %d", s.StakedCents, s.Plays, Stake)
+		return bad("Stats.StakedCents, Stats.Plays", "staked %d ≠ %d plays × %d", s.StakedCents, s.Plays, Stake)
 	}
-	if p.TicketSeq > MaxSeq || p.ChestSeq > MaxSeq {
-		return bad("ticket %d or chest %d beyond %d", p.TicketSeq, p.ChestSeq, int64(MaxSeq))
-	}
-	if uint64(s.Plays) > p.TicketSeq || s.Chests > p.ChestSeq {
-		return bad("%d plays of %d tickets, %d chests of %d", s.Plays, p.TicketSeq, s.Chests, p.ChestSeq)
+	switch {
+	case p.TicketSeq > MaxSeq || p.ChestSeq > MaxSeq:
+		return bad("TicketSeq, ChestSeq", "ticket %d or chest %d beyond %d", p.TicketSeq, p.ChestSeq, int64(MaxSeq))
+	case uint64(s.Plays) > p.TicketSeq:
+		return bad("Stats.Plays, TicketSeq", "%d plays of %d tickets", s.Plays, p.TicketSeq)
+	case s.Chests > p.ChestSeq:
+		return bad("Stats.Chests, ChestSeq", "%d chests opened of %d", s.Chests, p.ChestSeq)
 	}
 	// Each key comes from a ticket of its own, and each chest, opened or
 	// due, takes MaxKeys of them: so a due chest always has a number.
@@ -186,51 +194,51 @@ func (p Player) Check() error {
 		due = 1
 	}
 	if keys := MaxKeys*(uint64(p.ChestSeq)+due) + uint64(p.Keys); keys > p.TicketSeq {
-		return bad("%d chests opened, due %v and %d keys held take %d keys, from %d tickets", p.ChestSeq, p.ChestDue, p.Keys, keys, p.TicketSeq)
+		return bad("ChestSeq, ChestDue, Keys, TicketSeq", "%d chests opened, due %v and %d keys held take %d keys, from %d tickets", p.ChestSeq, p.ChestDue, p.Keys, keys, p.TicketSeq)
 	}
 	if t := p.Ticket; t != nil {
 		if err := t.check(p.TicketSeq); err != nil {
-			return fmt.Errorf("%w: player: %w", ErrInvalid, err)
+			return err
 		}
 	}
 	if c := p.LastChest; c != nil {
 		if err := c.check(); err != nil {
-			return fmt.Errorf("%w: player: last chest: %w", ErrInvalid, err)
+			return bad("LastChest", "last chest: %w", err)
 		}
 	}
 	if p.Seed == (Seed{}) {
-		return bad("no seed")
+		return bad("Seed", "no seed")
 	}
 	if err := p.checkSeeds(); err != nil {
-		return bad("%v", err)
+		return err
 	}
-	if err := p.Care.check(); err != nil {
-		return bad("%v", err)
-	}
-	return nil
+	return p.Care.check()
 }
 
 // check reports whether t is a ticket the rules allow for a player who has
 // bought seq tickets.
 func (t Ticket) check(seq uint64) error {
+	bad := func(field, format string, args ...any) error {
+		return fieldErr("Ticket."+field, "player: ticket %d: "+format, append([]any{t.ID}, args...)...)
+	}
 	switch {
 	case t.ID == 0 || t.ID > seq:
-		return fmt.Errorf("ticket %d of %d bought", t.ID, seq)
+		return bad("ID", "of %d bought", seq)
 	case t.Revealed&^AllRows != 0:
-		return fmt.Errorf("ticket %d: rows %#b", t.ID, t.Revealed)
+		return bad("Revealed", "rows %#b", t.Revealed)
 	case !t.Drawn && (t.Revealed != 0 || t.Chest || t.KeysAfter != 0 || t.Outcome != Outcome{}):
-		return fmt.Errorf("ticket %d shows a result it has not drawn", t.ID)
+		return bad("Revealed, Chest, KeysAfter", "shows a result it has not drawn")
 	case !t.Drawn:
 		return nil
 	case t.KeysAfter < 0 || t.KeysAfter >= MaxKeys:
-		return fmt.Errorf("ticket %d: %d keys after", t.ID, t.KeysAfter)
+		return bad("KeysAfter", "%d keys after", t.KeysAfter)
 	case t.Chest && (!t.Outcome.Key || t.KeysAfter != 0):
-		return fmt.Errorf("ticket %d opened a chest without the third key", t.ID)
+		return bad("Chest", "opened a chest without the third key")
 	case !t.Chest && t.Outcome.Key && t.KeysAfter == 0:
-		return fmt.Errorf("ticket %d: a key and no keys after", t.ID)
+		return bad("KeysAfter", "a key and no keys after")
 	}
 	if err := Validate(t.Outcome); err != nil {
-		return fmt.Errorf("ticket %d: %w", t.ID, err)
+		return bad("Outcome", "%w", err)
 	}
 	return nil
 }

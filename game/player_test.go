@@ -28,6 +28,8 @@ func mustOutcome(tb testing.TB, t Tier, key bool) Outcome {
 	return Outcome{Tier: t, Prize: t.Prize(), Key: key, Row: row, Grid: g}
 }
 
+// TestCheck: Check refuses each unsound player naming the fields at fault
+// (FieldError), in words, with no Go struct printed.
 func TestCheck(t *testing.T) {
 	sound := newTestPlayer(t, 1000)
 	sound.Stats = Stats{Plays: 4, StakedCents: 200, WonCents: 150, GrantedCents: -100, DailyCents: 50,
@@ -91,8 +93,9 @@ func TestCheck(t *testing.T) {
 			p := sound
 			tt.change(&p)
 			err := p.Check()
-			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Check = %v, want ErrInvalid mentioning %q", err, tt.want)
+			fe, ok := errors.AsType[*FieldError](err)
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) || !ok || fe.Field == "" || strings.ContainsAny(err.Error(), "{}") {
+				t.Fatalf("Check = %v, want a FieldError mentioning %q, and no struct", err, tt.want)
 			}
 		})
 	}

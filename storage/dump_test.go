@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -179,5 +181,139 @@ func TestStorageDocBounds(t *testing.T) {
 		if !strings.Contains(doc, want) {
 			t.Errorf("docs/STORAGE.md does not say %q", want)
 		}
+	}
+}
+
+// TestDumpRefusalNamesTheField edits one field of a sound version 4 dump
+// at a time: each edit is refused, naming the record and the field by its
+// stored name (docs/STORAGE.md), with no Go struct in the message; the
+// dump unedited imports.
+func TestDumpRefusalNamesTheField(t *testing.T) {
+	dp := playedPlayer(t, storage.PlayerID{Guild: 1, User: 2}, rand.NewChaCha8([32]byte{5}), 20)
+	dp.Player.Care = carePlayer(t).Care
+	set := game.Settings{StartingBalance: 700, DailyAmount: 5, DailyCooldown: time.Hour, Channel: 5,
+		House: game.House{MaxStakeDay: 4000, MinInterval: 3 * time.Second, RealityPlays: 40, RealityEvery: 45 * time.Minute}}
+	audit := []game.AuditEntry{{At: at, Guild: 1, Actor: 9, Target: 2, Action: game.ActionGrant, Amount: 300, Reason: "r"}}
+	good := encode(t, &storage.DecodedDump{Players: []storage.DecodedPlayer{dp}, Guilds: []storage.DecodedGuild{{Guild: 1, Settings: &set, Audit: audit}}})
+	if _, err := storage.ReadDump(bytes.NewReader(good), nil); err != nil {
+		t.Fatalf("the sound dump is refused: %v", err)
+	}
+	type del struct{}
+	const p, g = "players.0.", "guilds.0."
+	for _, c := range []struct {
+		path string
+		to   any // del{}: the field is removed
+		want string
+	}{
+		{"version", "4", `field version: a JSON string does not fit`},
+		{p + "guild", "0", "field guild:"},
+		{p + "user", del{}, "field user:"},
+		{p + "p.f", 2, "field f:"},
+		{p + "p.b", -1, "field b, b0, st.g, st.w, st.d, st.s:"},
+		{p + "p.b", "12", "field p.b: a JSON string does not fit"},
+		{p + "p.b0", 1, "field b, b0,"},
+		{p + "p.k", 3, "field k:"},
+		{p + "p.cd", true, "field cd, k:"},
+		{p + "p.tn", 1, "field st.n, tn:"},
+		{p + "p.cn", 9, "field cn, cd, k, tn:"},
+		{p + "p.t.n", 99, "field t.n:"},
+		{p + "p.t.at", del{}, "field t.at:"},
+		{p + "p.t.ka", 5, "field t.ka:"},
+		{p + "p.t.r", 9, "field t.r:"},
+		{p + "p.t.o.tr", "ruby", "field t.o.tr:"},
+		{p + "p.t.o.p", 7, "field t.o:"},
+		{p + "p.t.o.g", "GGGGGGGGG", "field t.o:"},
+		{p + "p.lc.l", "ruby", "field lc.l:"},
+		{p + "p.lc.p", 3, "field lc.p:"},
+		{p + "p.st.n", -1, "field st.n:"},
+		{p + "p.st.s", 10, "st.d, st.s:"},
+		{p + "p.st.c", 99, "field st.c, cn:"},
+		{p + "p.st.bw", -1, "field st.bw:"},
+		{p + "p.st.wn", -1, "field st.wn:"},
+		{p + "p.st.k", -1, "field st.k:"},
+		{p + "p.ld", -1, "field ld:"},
+		{p + "p.ca", del{}, "field ca:"},
+		{p + "p.ca", int64(1) << 60, "field ca:"},
+		{p + "p.sd", del{}, "field sd:"},
+		{p + "p.sd.s", "00", "field sd.s:"},
+		{p + "p.sd.n", "zz", "field sd.n:"},
+		{p + "p.sd.c", "a\x00", "field sd.c:"},
+		{p + "p.sd.no", -1, "field sd.no:"},
+		{p + "p.sd.t", 99, "field sd.t, tn:"},
+		{p + "p.sd.ch", 99, "field sd.ch:"},
+		{p + "p.sd.at", -5, "field sd.at:"},
+		{p + "p.cr.l.stake-day.a", -1, "field cr.l.stake-day:"},
+		{p + "p.cr.l.stake-week.n", 10, "field cr.l.stake-week:"},
+		{p + "p.cr.l.stake-year", map[string]any{"a": 1}, "field cr.l:"},
+		{p + "p.cr.rm", 1, "field cr.rm:"},
+		{p + "p.cr.pu", -1, "field cr.pu:"},
+		{p + "p.cr.sp.d", 1, "field cr.sp.d, cr.sp.w:"},
+		{p + "p.cr.sp.w", 1, "field cr.sp.d, cr.sp.w:"},
+		{p + "p.cr.sp.sd", -1, "field cr.sp.sd:"},
+		{p + "p.cr.sp.ww", -1, "field cr.sp.ww:"},
+		{p + "p.cr.se.n", -1, "field cr.se.n, cr.se.cp:"},
+		{p + "p.cr.se.cp", 99, "field cr.se.n, cr.se.cp:"},
+		{p + "p.cr.se.s", -1, "field cr.se.s:"},
+		{p + "h.0.at", del{}, "h[0]: field at:"},
+		{p + "h.0.k", "lottery", "h[0]: field k:"},
+		{p + "h.0.t", del{}, "h[0]: field t:"},
+		{p + "h.0.a", 7, "h[0]: field a:"},
+		{p + "h.0.b", -1, "h[0]: field b:"},
+		{p + "h.0.kb", 5, "h[0]: field kb:"},
+		{p + "h.0.g", "GGGGGGGGG", "h[0]: field g:"},
+		{p + "h.0.cm", "zz", "h[0]: field cm:"},
+		{p + "h.0.n", 5, "h[0]: field n:"},
+		{p + "r.0.no", 0, "r[0]: field no:"},
+		{p + "r.0.no", 9, "r[0]: field no:"},
+		{p + "r.0.s", "zz", "r[0]: field s:"},
+		{p + "r.0.c", "a\x00", "r[0]: field c:"},
+		{p + "r.0.t1", 0, "r[0]: field t1, t2:"},
+		{p + "r.0.t2", 99, "r[0]: field t1, t2:"},
+		{p + "r.0.c1", 0, "r[0]: field c1, c2:"},
+		{p + "r.0.ca", -1, "r[0]: field ca:"},
+		{p + "r.0.ra", del{}, "r[0]: field ra:"},
+		{p + "r.0.nc", "zz", "r[0]: field nc:"},
+		{g + "guild", "x", "field guild:"},
+		{g + "s.b0", -1, "field s.b0:"},
+		{g + "s.d", -1, "field s.d:"},
+		{g + "s.dc", -1, "field s.dc:"},
+		{g + "s.ch", "general", "field s.ch:"},
+		{g + "s.h.sd", -1, "field s.h.sd:"},
+		{g + "s.h.mi", -1, "field s.h.mi:"},
+		{g + "s.h.rp", -1, "field s.h.rp:"},
+		{g + "s.h.re", 1, "field s.h.re:"},
+		{g + "audit.0.at", del{}, "audit[0]: field at:"},
+		{g + "audit.0.ac", "x", "audit[0]: field ac:"},
+		{g + "audit.0.tg", "x", "audit[0]: field tg:"},
+		{g + "audit.0.x", "", "audit[0]: field x:"},
+		{g + "audit.0.rs", strings.Repeat("x", 201), "audit[0]: field rs:"},
+		{g + "audit.0.id", "s:1", "field audit[0].id:"},
+	} {
+		t.Run(fmt.Sprintf("%s=%v", c.path, c.to), func(t *testing.T) {
+			var m any
+			if err := json.Unmarshal(good, &m); err != nil {
+				t.Fatal(err)
+			}
+			keys := strings.Split(c.path, ".")
+			at := m
+			for _, k := range keys[:len(keys)-1] {
+				if i, err := strconv.Atoi(k); err == nil {
+					at = at.([]any)[i]
+				} else {
+					at = at.(map[string]any)[k]
+				}
+			}
+			last, obj := keys[len(keys)-1], at.(map[string]any)
+			if _, ok := c.to.(del); ok {
+				delete(obj, last)
+			} else {
+				obj[last] = c.to
+			}
+			b, _ := json.Marshal(m)
+			_, err := storage.ReadDump(bytes.NewReader(b), nil)
+			if !errors.Is(err, storage.ErrInvalid) || !strings.Contains(err.Error(), c.want) || strings.ContainsAny(err.Error(), "{}") || strings.Contains(err.Error(), "Go ") {
+				t.Errorf("ReadDump: %v\nwant ErrInvalid naming %q, and no Go struct", err, c.want)
+			}
+		})
 	}
 }

@@ -557,7 +557,7 @@ func describeJSONError(err error) string {
 	case errors.As(err, &se):
 		return fmt.Sprintf("%v at byte %d", se, se.Offset)
 	case errors.As(err, &te):
-		return fmt.Sprintf("field %q: %v at byte %d", te.Field, te, te.Offset)
+		return fmt.Sprintf("field %s: a JSON %s does not fit, at byte %d", te.Field, te.Value, te.Offset)
 	}
 	return err.Error()
 }

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/lesclefsdutresor/clefs/game"
 )
 
 // ErrInvalid is wrapped by every decoding error: a record or a dump that
@@ -35,6 +38,53 @@ func (e *FieldError) Unwrap() []error { return []error{ErrInvalid, e.Err} }
 func fieldErr(record, field string, format string, args ...any) error {
 	return &FieldError{Record: record, Field: field, Err: fmt.Errorf(format, args...)}
 }
+
+// gameErr is err, an error of a check of package game, as a *FieldError
+// of record: the fields a *game.FieldError names in Go's words are named
+// as stored, by names (a name missing there is kept), under prefix; any
+// other error names prefix, without its dot.
+func gameErr(record, prefix string, names map[string]string, err error) error {
+	fe, ok := errors.AsType[*game.FieldError](err)
+	if !ok {
+		return &FieldError{Record: record, Field: strings.TrimSuffix(prefix, "."), Err: err}
+	}
+	fields := strings.Split(fe.Field, ", ")
+	for i, f := range fields {
+		if n, ok := names[f]; ok {
+			f = n
+		} else if l, ok := strings.CutPrefix(f, "Care.Limits."); ok {
+			f = "cr.l." + l
+		}
+		fields[i] = prefix + f
+	}
+	return &FieldError{Record: record, Field: strings.Join(fields, ", "), Err: err}
+}
+
+// The stored names of the fields of game's structs, for gameErr.
+var (
+	playerFields = map[string]string{
+		"Balance": "b", "StartingBalance": "b0", "Keys": "k", "ChestDue": "cd", "TicketSeq": "tn", "ChestSeq": "cn",
+		"Ticket.ID": "t.n", "Ticket.Revealed": "t.r", "Ticket.Chest": "t.c", "Ticket.KeysAfter": "t.ka", "Ticket.Outcome": "t.o",
+		"LastChest": "lc", "Stats.Plays": "st.n", "Stats.StakedCents": "st.s", "Stats.WonCents": "st.w", "Stats.GrantedCents": "st.g",
+		"Stats.DailyCents": "st.d", "Stats.Chests": "st.c", "Stats.BestWinCents": "st.bw", "Stats.Wins": "st.wn", "Stats.Keys": "st.k",
+		"Seed": "sd.s", "NextSeed": "sd.n", "ClientSeed": "sd.c", "SeedNo": "sd.no", "SeedTicket": "sd.t", "SeedChest": "sd.ch",
+		"Care.Reminder": "cr.rm", "Care.Spend.Day": "cr.sp.d", "Care.Spend.Week": "cr.sp.w", "Care.Spend.StakedDay": "cr.sp.sd",
+		"Care.Spend.WonDay": "cr.sp.wd", "Care.Spend.StakedWeek": "cr.sp.sw", "Care.Spend.WonWeek": "cr.sp.ww",
+		"Care.Session.Plays": "cr.se.n", "Care.Session.CheckedPlays": "cr.se.cp",
+	}
+	revealFields = map[string]string{
+		"No": "no", "Seed": "s", "ClientSeed": "c", "FirstTicket": "t1", "LastTicket": "t2", "FirstChest": "c1", "LastChest": "c2",
+	}
+	lineFields = map[string]string{
+		"Kind": "k", "TicketID": "t", "Tier": "tr", "Key": "key", "Lot": "l", "Amount": "a", "Balance": "b",
+		"KeysBefore": "kb", "Grid": "g", "Chest": "c", "Commitment": "cm", "After": "n", "Fair": "kb, g, c",
+	}
+	settingsFields = map[string]string{
+		"StartingBalance": "b0", "DailyAmount": "d", "DailyCooldown": "dc",
+		"House.MaxStakeDay": "h.sd", "House.MinInterval": "h.mi", "House.RealityPlays": "h.rp", "House.RealityEvery": "h.re",
+	}
+	auditFields = map[string]string{"Guild": "guild", "Action": "x", "At": "at", "Reason": "rs"}
+)
 
 // decode parses b into v, refusing unknown fields, trailing data and a
 // JSON type that does not fit; the error names record and, where JSON
@@ -95,6 +145,14 @@ func durationOf(record, field string, v int64) (time.Duration, error) {
 type timeReader struct {
 	record string
 	err    error
+}
+
+// need reads a time the record must have: 0 is an error.
+func (r *timeReader) need(field string, v int64) time.Time {
+	if v == 0 && r.err == nil {
+		r.err = fieldErr(r.record, field, "missing: the time is required")
+	}
+	return r.at(field, v)
 }
 
 func (r *timeReader) at(field string, v int64) time.Time {

@@ -47,9 +47,7 @@ func (d DumpPlayer) Game(record string) (guild, user uint64, p game.Player, hist
 	if hist, reveals, err = linesOf(record, d.History, d.Reveals); err != nil {
 		return
 	}
-	if cerr := p.CheckReveals(reveals); cerr != nil {
-		err = &FieldError{Record: record, Field: "r", Err: cerr}
-	}
+	err = revealsErr(record, p.CheckReveals(reveals))
 	return
 }
 

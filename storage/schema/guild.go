@@ -184,12 +184,9 @@ func (s GuildSettings) Game(record, field string) (game.Settings, error) {
 		if out.House.RealityEvery, err = durationOf(record, field+".h.re", h.RealityEvery); err != nil {
 			return game.Settings{}, err
 		}
-		if err := out.House.Check(); err != nil {
-			return game.Settings{}, fieldErr(record, field+".h", "%v", err)
-		}
 	}
 	if err := out.Check(); err != nil {
-		return game.Settings{}, fieldErr(record, field, "%v", err)
+		return game.Settings{}, gameErr(record, field+".", settingsFields, err)
 	}
 	return out, nil
 }
@@ -257,7 +254,7 @@ func (l AuditLine) Game(record string, guild uint64) (game.AuditEntry, error) {
 		return game.AuditEntry{}, err
 	}
 	if err := e.Check(); err != nil {
-		return game.AuditEntry{}, &FieldError{Record: record, Err: err}
+		return game.AuditEntry{}, gameErr(record, "", auditFields, err)
 	}
 	return e, nil
 }

@@ -80,11 +80,12 @@ func DecodeLine(record string, b []byte) (game.Entry, error) {
 // on a play only, a lot on a chest only, kb and g together on a play
 // only), its rules by game.Entry.Check.
 func (l Line) Game(record string) (game.Entry, error) {
-	at, err := timeOf(record, "at", l.At)
-	if err != nil {
-		return game.Entry{}, err
+	tr := timeReader{record: record}
+	e := game.Entry{At: tr.need("at", l.At), Kind: game.Kind(l.Kind), TicketID: l.Ticket, Key: l.Key, Amount: l.Amount, Balance: l.Balance}
+	if tr.err != nil {
+		return game.Entry{}, tr.err
 	}
-	e := game.Entry{At: at, Kind: game.Kind(l.Kind), TicketID: l.Ticket, Key: l.Key, Amount: l.Amount, Balance: l.Balance}
+	var err error
 	play, chest := e.Kind == game.KindPlay, e.Kind == game.KindChest
 	var ok bool
 	switch {
@@ -129,19 +130,9 @@ func (l Line) Game(record string) (game.Entry, error) {
 		}
 	}
 	if err := e.Check(); err != nil {
-		if le, ok := errors.AsType[*game.LineError](err); ok {
-			return game.Entry{}, &FieldError{Record: record, Field: lineFields[le.Field], Err: le.Err}
-		}
-		return game.Entry{}, &FieldError{Record: record, Err: err}
+		return game.Entry{}, gameErr(record, "", lineFields, err)
 	}
 	return e, nil
-}
-
-// lineFields names the stored field of each field of game.Entry that
-// game.Entry.Check may find at fault.
-var lineFields = map[string]string{
-	"Kind": "k", "TicketID": "t", "Tier": "tr", "Key": "key", "Lot": "l", "Amount": "a", "Balance": "b",
-	"KeysBefore": "kb", "Grid": "g", "Chest": "c", "Commitment": "cm", "After": "n",
 }
 
 func parseCommitment(s string) (game.Commitment, error) {
@@ -221,14 +212,14 @@ func (r Reveal) Game(record string) (game.SeedReveal, error) {
 	if r.LastTicket > game.MaxSeq || r.LastChest > game.MaxSeq || r.FirstTicket > game.MaxSeq+1 || r.FirstChest > game.MaxSeq+1 {
 		return game.SeedReveal{}, fieldErr(record, "t2", "numbers beyond %d", uint64(game.MaxSeq))
 	}
-	if r.No < 0 {
-		return game.SeedReveal{}, fieldErr(record, "no", "seed number %d", r.No)
+	if r.No < 1 {
+		return game.SeedReveal{}, fieldErr(record, "no", "seed number %d, not from 1", r.No)
 	}
 	tr := timeReader{record: record}
 	out := game.SeedReveal{
 		No: r.No, Seed: seed, ClientSeed: r.Client,
 		FirstTicket: r.FirstTicket, LastTicket: r.LastTicket, FirstChest: int64(r.FirstChest), LastChest: int64(r.LastChest),
-		CommittedAt: tr.at("ca", r.Committed), RevealedAt: tr.at("ra", r.Revealed),
+		CommittedAt: tr.at("ca", r.Committed), RevealedAt: tr.need("ra", r.Revealed),
 	}
 	if r.Next != "" {
 		if out.Next, err = parseCommitment(r.Next); err != nil {
@@ -236,6 +227,18 @@ func (r Reveal) Game(record string) (game.SeedReveal, error) {
 		}
 	}
 	return out, tr.err
+}
+
+// revealsErr is the error of game.Player.CheckReveals of record's reveals
+// (r), naming the reveal and its field; nil for nil.
+func revealsErr(record string, err error) error {
+	if fe, ok := errors.AsType[*game.FieldError](err); ok {
+		return gameErr(fmt.Sprintf("%s r[%d]", record, fe.Index), "", revealFields, err)
+	}
+	if err != nil {
+		return &FieldError{Record: record, Field: "r", Err: err}
+	}
+	return nil
 }
 
 // Result is the stored form of an operation's result: what answering a

@@ -257,11 +257,15 @@ func DecodeSeeds(record string, b []byte) (game.Player, error) {
 	if err := decode(record, b, &sd); err != nil {
 		return game.Player{}, err
 	}
-	return Player{Format: Version, Tickets: sd.Tickets, Chests: sd.Chests, Seeds: &sd}.Game(record)
+	return Player{Format: Version, Tickets: sd.Tickets, Chests: sd.Chests, Seeds: &sd}.game(record, false)
 }
 
 // Game returns the player r stores, checked; record names it in errors.
-func (r Player) Game(record string) (game.Player, error) {
+func (r Player) Game(record string) (game.Player, error) { return r.game(record, true) }
+
+// game is Game; whole is false for a player of seeds alone (DecodeSeeds),
+// which has no creation time.
+func (r Player) game(record string, whole bool) (game.Player, error) {
 	if r.Format != Version {
 		return game.Player{}, fieldErr(record, "f", "format %d, this program reads %d", r.Format, Version)
 	}
@@ -275,6 +279,9 @@ func (r Player) Game(record string) (game.Player, error) {
 		return game.Player{}, fieldErr(record, "cn", "%d chests, at most %d", r.Chests, uint64(game.MaxSeq))
 	}
 	tr := timeReader{record: record}
+	if whole {
+		tr.need("ca", r.Created)
+	}
 	p := game.Player{
 		StartingBalance: r.Start, Balance: r.Balance, Keys: r.Keys, ChestDue: r.ChestDue,
 		ChestSeq: int64(r.Chests), TicketSeq: r.Tickets,
@@ -309,8 +316,8 @@ func (r Player) Game(record string) (game.Player, error) {
 	}
 	if t := r.Ticket; t != nil {
 		gt := game.Ticket{ID: t.No, KeysAfter: t.KeysThen, Chest: t.Chest, Revealed: game.RowMask(t.Rows)}
-		if gt.BoughtAt, err = timeOf(record, "t.at", t.Bought); err != nil {
-			return game.Player{}, err
+		if gt.BoughtAt = tr.need("t.at", t.Bought); tr.err != nil {
+			return game.Player{}, tr.err
 		}
 		if t.Outcome != nil {
 			gt.Drawn = true
@@ -333,7 +340,7 @@ func (r Player) Game(record string) (game.Player, error) {
 		}
 	}
 	if err := p.Check(); err != nil {
-		return game.Player{}, &FieldError{Record: record, Err: err}
+		return game.Player{}, gameErr(record, "", playerFields, err)
 	}
 	return p, nil
 }

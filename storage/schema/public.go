@@ -69,8 +69,8 @@ func DecodePublicExport(record string, b []byte) (PublicPlayer, error) {
 	if out.History, out.Reveals, err = linesOf(record, x.History, x.Reveals); err != nil {
 		return PublicPlayer{}, err
 	}
-	if err := game.AfterReveals(out.Reveals).CheckReveals(out.Reveals); err != nil {
-		return PublicPlayer{}, &FieldError{Record: record, Field: "r", Err: err}
+	if err := revealsErr(record, game.AfterReveals(out.Reveals).CheckReveals(out.Reveals)); err != nil {
+		return PublicPlayer{}, err
 	}
 	return out, nil
 }
