@@ -22,17 +22,25 @@ func runBot(ctx context.Context, stderr io.Writer) error {
 		return err
 	}
 	log := newLogger(stderr, cfg)
-	if env, err := godotenv.Read(); err == nil { // a missing .env was fine above
-		for _, u := range config.UnknownKeys(env) {
-			log.Warn("config: .env key not read by the bot, ignored", "key", u.Key, "did_you_mean", u.Closest)
-		}
-	}
+	warnDotenv(log)
 	// discordgo and go-redis each keep one logger for the whole process:
 	// set them once, before Serve opens anything.
 	slog.SetDefault(log)
 	bot.RouteDiscordgoLogs(log, bot.DiscordgoLogLevel(cfg.DiscordgoLogLevel))
 	redisstore.RouteLogs(log)
 	return Serve(ctx, cfg, log, Hooks{}) // main prints the error, once
+}
+
+// warnDotenv warns on log of each key of ./.env that the bot does not read
+// (config.UnknownKeys): a typo, REDIS_ULR, would otherwise leave its
+// setting at the default unnoticed. The bot and the subcommands that read
+// .env call it; a missing .env is fine.
+func warnDotenv(log *slog.Logger) {
+	if env, err := godotenv.Read(); err == nil {
+		for _, u := range config.UnknownKeys(env) {
+			log.Warn("config: .env key not read by the bot, ignored", "key", u.Key, "did_you_mean", u.Closest)
+		}
+	}
 }
 
 // loadConfig loads the configuration as the bot does: from .env and the

@@ -72,7 +72,8 @@ func ExitCode(err error) int {
 // Main runs the command named by args (os.Args[1:]): the bot when args is
 // empty, until ctx ends; else the subcommand, which writes its output to
 // stdout and its usage and progress to stderr. It does not print the error
-// it returns (see ExitCode). It routes go-redis's process-wide logs once,
+// it returns (see ExitCode). A subcommand that reads .env warns on stderr
+// of its keys the bot does not read, as the bot does. It routes go-redis's process-wide logs once,
 // before any store opens: to the bot's logger, or for a subcommand to
 // stderr at LOG_LEVEL, "error" when unset.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -81,6 +82,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	redisstore.RouteLogs(subcommandLogger(stderr, os.Getenv))
 	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "export", "import", "audit", "register", "healthcheck": // those that read .env
+		warnDotenv(slog.New(slog.NewTextHandler(stderr, nil)))
+	}
 	switch cmd {
 	case "odds":
 		return runOdds(ctx, rest, stdout, stderr)

@@ -89,7 +89,8 @@ func TestChooseStore(t *testing.T) {
 
 // TestDataFlagWinsOverRedisURL is the case: with REDIS_URL in .env
 // (and in the environment), audit and export -data act on the file, and
-// say so, without dialling Redis.
+// say so, without dialling Redis; a key of .env the bot does not read
+// (REDIS_ULR) is a warning, as in the bot.
 func TestDataFlagWinsOverRedisURL(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "x.db")
@@ -98,14 +99,15 @@ func TestDataFlagWinsOverRedisURL(t *testing.T) {
 	st.Close()
 	t.Chdir(dir)
 	dead := "redis://:s3cret@127.0.0.1:1/0" // nothing listens there
-	writeAt(t, ".env", []byte("REDIS_URL="+dead+"\n"))
+	writeAt(t, ".env", []byte("REDIS_URL="+dead+"\nREDIS_ULR=typo\n"))
 	for _, env := range []bool{false, true} {
 		if env {
 			t.Setenv("REDIS_URL", dead)
 		}
 		for _, args := range [][]string{{"audit", "-data", "x.db"}, {"export", "-data", "x.db", "-o", "dump.json", "-force"}} {
 			_, stderr, err := runCLI(t, args...)
-			if err != nil || !strings.Contains(stderr, "store: embedded file "+db+" (from -data)\n") {
+			if err != nil || !strings.Contains(stderr, "store: embedded file "+db+" (from -data)\n") ||
+				!strings.Contains(stderr, "level=WARN msg=\"config: .env key not read by the bot, ignored\" key=REDIS_ULR did_you_mean=REDIS_URL") {
 				t.Fatalf("%v (REDIS_URL in the environment: %v): %v\n%s", args, env, err, stderr)
 			}
 		}
