@@ -29,7 +29,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	guild := fs.Uint64("guild", 0, "with -public: the player's guild ID")
 	user := fs.Uint64("user", 0, "with -public: the player's user ID")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: clefs export [-redis URL | -data FILE] [-o FILE]\n       clefs export -public -guild ID -user ID [-redis URL | -data FILE] [-o FILE]\n\nWrites every player and guild as JSON. The embedded store is locked while\nthe bot runs: stop it first, or export one of its snapshots (BACKUP_DIR),\n-data SNAPSHOT, while it runs. Move to Redis: export, then import -redis URL.\nWith -public, writes one player's public export instead (docs/STORAGE.md):\nthe lines and revealed seeds that clefs verify -export and the /fair page check.\nA missing embedded file is an error: export never creates one.\n\n"+storeUsage+"\n\n")
+		fmt.Fprint(stderr, "Usage: clefs export [-redis URL | -data FILE] [-o FILE [-force]]\n       clefs export -public -guild ID -user ID [-redis URL | -data FILE] [-o FILE [-force]]\n\nWrites every player and guild as JSON. The embedded store is locked while\nthe bot runs: stop it first, or export one of its snapshots (BACKUP_DIR),\n-data SNAPSHOT, while it runs. Move to Redis: export, then import -redis URL.\nWith -public, writes one player's public export instead (docs/STORAGE.md):\nthe lines and revealed seeds that clefs verify -export and the /fair page check.\nA missing embedded file is an error: export never creates one. An existing\n-o FILE is refused: -force replaces it (written whole, then renamed).\n\n"+storeUsage+"\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, "export", args, 0); err != nil {

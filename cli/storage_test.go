@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -561,6 +562,9 @@ func TestStoreCommandsUsage(t *testing.T) {
 		if ExitCode(err) != 2 {
 			t.Errorf("%v: %v (exit %d), want a usage error", args, err, ExitCode(err))
 		}
+	}
+	if _, stderr, err := runCLI(t, "export", "-h"); !errors.Is(err, flag.ErrHelp) || !strings.Contains(stderr, "[-o FILE [-force]]") || !strings.Contains(stderr, "-force replaces it") {
+		t.Errorf("export -h does not say what -force does: %v\n%s", err, stderr)
 	}
 	_, _, err := runCLI(t, "audit", "-data", filepath.Join(t.TempDir(), "missing.db"))
 	if err == nil || ExitCode(err) != 1 || !strings.Contains(err.Error(), "missing.db") {
