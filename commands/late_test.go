@@ -511,7 +511,7 @@ func TestLateMessagesAreHonest(t *testing.T) {
 					t.Errorf("fr=%v %s: %q does not name /admin player", l.fr, id, s)
 				}
 				if strings.Contains(s, "audit") || strings.Contains(s, "journal") {
-					t.Errorf("fr=%v %s: %q sends to the audit log, which may lag", l.fr, id, s)
+					t.Errorf("fr=%v %s: %q sends to the audit log instead of the player's history", l.fr, id, s)
 				}
 			}
 		}

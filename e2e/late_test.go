@@ -16,8 +16,8 @@ import (
 // stalls its writes for 12 s, longer than the handler's 10 s deadline, so
 // the store call of a moderator's /admin grant fails with the deadline
 // while Redis applies the write once it answers. The moderator is first
-// told that the answer will come (naming /admin player, not the audit
-// log, which may lag), then the same message shows the grant as made; it
+// told that the answer will come (naming /admin player, the player's
+// history), then the same message shows the grant as made; it
 // is made once (25.00 → 26.00, not 27.00).
 //
 // Redis is a private server (CLIENT PAUSE stops every client of a server);
