@@ -125,14 +125,15 @@ func (i Info) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// LogValue implements slog.LogValuer: a group of the fields above.
+// LogValue implements slog.LogValuer: the fields of GET /version
+// (docs/operating.md), so that the start log says what /version says:
+// version is Name, modified is Dirty.
 func (i Info) LogValue() slog.Value {
 	return slog.GroupValue(
-		slog.String("release", i.Release),
-		slog.String("version", i.Version),
+		slog.String("version", i.Name()),
 		slog.String("revision", i.Revision),
 		slog.String("time", i.Time),
-		slog.Bool("dirty", i.Dirty),
+		slog.Bool("modified", i.Dirty),
 		slog.String("go_version", i.GoVersion),
 	)
 }

@@ -1,6 +1,10 @@
 package buildinfo
 
 import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -79,7 +83,7 @@ func TestReleaseOf(t *testing.T) {
 // TestNameIsTheRelease: wherever one name is shown (clefs version, GET
 // /version, clefs_build_info), it is the CHANGELOG's release, not the
 // pseudo-version or "(devel)" Go records; the module version only when no
-// release is known.
+// release is known; the start log's build.version is it too.
 func TestNameIsTheRelease(t *testing.T) {
 	for _, c := range []struct {
 		info Info
@@ -92,6 +96,14 @@ func TestNameIsTheRelease(t *testing.T) {
 	} {
 		if got := c.info.Name(); got != c.want {
 			t.Errorf("%+v.Name() = %q, want %q", c.info, got, c.want)
+		}
+		// The start log carries the fields of /version, its version the Name.
+		var b bytes.Buffer
+		slog.New(slog.NewJSONHandler(&b, nil)).Info("starting", "build", c.info)
+		var got struct{ Build map[string]any }
+		want := map[string]any{"version": c.want, "revision": c.info.Revision, "time": "", "modified": false, "go_version": ""}
+		if err := json.Unmarshal(b.Bytes(), &got); err != nil || !reflect.DeepEqual(got.Build, want) {
+			t.Errorf("start log %s: build %v, want /version's fields %v", b.Bytes(), got.Build, want)
 		}
 	}
 }
