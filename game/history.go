@@ -68,9 +68,7 @@ func CheckHistory(hist []Entry) error {
 // moves, and for a fair play the keys held before and a grid that shows
 // its tier and key. The error is a *FieldError.
 func (e Entry) Check() error {
-	bad := func(field, format string, args ...any) error {
-		return fieldErr(field, "history line: "+format, args...)
-	}
+	bad := fieldErr
 	play, chest := e.Kind == KindPlay, e.Kind == KindChest
 	other := func(what string) error { return bad(what, "a %q line with %s", e.Kind, lineWords[what]) }
 	switch {

@@ -41,8 +41,8 @@ func fieldErr(record, field string, format string, args ...any) error {
 
 // gameErr is err, an error of a check of package game, as a *FieldError
 // of record: the fields a *game.FieldError names in Go's words are named
-// as stored, by names (a name missing there is kept), under prefix; any
-// other error names prefix, without its dot.
+// as stored, by names (a name missing there is kept), under prefix, and
+// its words follow; any other error names prefix, without its dot.
 func gameErr(record, prefix string, names map[string]string, err error) error {
 	fe, ok := errors.AsType[*game.FieldError](err)
 	if !ok {
@@ -57,7 +57,7 @@ func gameErr(record, prefix string, names map[string]string, err error) error {
 		}
 		fields[i] = prefix + f
 	}
-	return &FieldError{Record: record, Field: strings.Join(fields, ", "), Err: err}
+	return &FieldError{Record: record, Field: strings.Join(fields, ", "), Err: fe.Err}
 }
 
 // The stored names of the fields of game's structs, for gameErr.

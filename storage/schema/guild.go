@@ -106,7 +106,7 @@ func EncodeGuild(g game.Guild) ([]byte, error) {
 	}
 	r := FromGuild(g)
 	if back, err := r.Game("guild"); err != nil || back.Settings != g.Settings {
-		return nil, fmt.Errorf("schema: encode guild: settings %+v do not read back as they are (%v)", g.Settings, err)
+		return nil, fmt.Errorf("schema: encode guild: the settings do not read back as they are (%v)", err)
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
