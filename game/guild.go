@@ -59,7 +59,7 @@ func (s Settings) Check() error {
 	}
 	if err := s.House.Check(); err != nil {
 		fe := err.(*FieldError) // House.Check's
-		return &FieldError{Field: "House." + fe.Field, Err: fmt.Errorf("settings: %w", fe.Err)}
+		return &FieldError{Field: "House." + fe.Field, Err: fe.Err}
 	}
 	return nil
 }
