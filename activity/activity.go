@@ -118,8 +118,11 @@ type file struct {
 	cache    string
 }
 
-// New returns the handler of everything under /activity/ (mount it at
-// "/activity/"): the page, the art, and the API (docs/activity.md).
+// New returns the handler of /activity and everything under /activity/
+// (mount it at both): the page, the art, and the API (docs/activity.md).
+// Discord's proxy forwards the Activity's root to the bare /activity, so
+// the page is served there too, never redirected: a redirect to /activity/
+// would leave the URL mapping.
 func New(o Options) (http.Handler, error) {
 	if o.Game == nil || o.AppID == "" || o.ClientSecret == "" || o.Token == "" {
 		return nil, errors.New("activity: the game, the application ID, the client secret and the bot token are required")
@@ -154,6 +157,7 @@ func New(o Options) (http.Handler, error) {
 		m.HandleFunc("POST /activity/api/"+k, h.play(k))
 	}
 	m.HandleFunc("/activity/{path...}", h.static)
+	m.HandleFunc("/activity", h.static) // the page
 	h.mux = m
 	return h, nil
 }

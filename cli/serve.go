@@ -173,6 +173,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 			if err != nil {
 				return err
 			}
+			public.Handle("/activity", act) // Discord's root mapping, not redirected
 			public.Handle("/activity/", act)
 		}
 		go func() {

@@ -277,7 +277,7 @@ func (a *desk) actState(ctx context.Context, rq *request, set game.Settings, p *
 		st.Locale = "fr"
 	}
 	if seq, ok := p.NextChest(); ok && seen.ChestDue {
-		st.ChestDue = seq
+		st.ChestDue, st.Keys = seq, game.MaxKeys // the three keys that make it due, as the card shows them
 	}
 	if t := p.Ticket; t != nil {
 		st.Ticket = &ActTicket{ID: t.ID, Open: t.Open()}

@@ -219,7 +219,7 @@ func TestActOpensTheChest(t *testing.T) {
 	}
 	_, err := e.act(alice, ActKindBuy, "buy-with-chest-due1", 0, 0, 0)
 	var ae *ActError
-	if !errors.As(err, &ae) || ae.Code != "chest_due" || ae.State == nil || ae.State.ChestDue != 1 {
+	if !errors.As(err, &ae) || ae.Code != "chest_due" || ae.State == nil || ae.State.ChestDue != 1 || ae.State.Keys != game.MaxKeys {
 		t.Fatalf("buy with the chest due: %v %+v %+v", err, ae, ae.State)
 	}
 	if r := ae.State.Texts["result"]; !strings.Contains(r, "Open the chest") {

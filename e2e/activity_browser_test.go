@@ -51,60 +51,69 @@ type apiCall struct {
 	Req, Resp []byte
 }
 
-// front is the Activity's origin, as Discord's proxy is: the bot's public
-// listener behind it, plus the fake client page and its two helpers under
-// /client/. It records every API exchange, and can lose one answer (the
-// bot answered, the page never hears it) or answer one request 401 as an
-// expired session would be.
+// front is the Activity's origin as Discord's proxy serves it
+// (<application id>.discordsays.com): its root mapping forwards every path
+// P to the bot's /activity + P (the root to the bare /activity) and hands
+// every answer back as it is, a redirect too. The fake client page and its
+// two helpers are under /client/. It records every API exchange, and can
+// answer some of a path's next requests itself (fault).
 type front struct {
 	h      *harness
 	locale map[string]string // the users' Discord locales; "" is en-US
 	proxy  *httputil.ReverseProxy
 	mu     sync.Mutex
 	calls  []apiCall
-	lose   string // the path whose next answer is lost
-	stale  string // the path whose next request is answered 401
+	faults map[string][]int // by path (/api/buy): the next answers' statuses
 }
 
 func newFront(t *testing.T, h *harness, bot string, locale map[string]string) (*front, string) {
-	u, err := url.Parse("http://" + bot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &front{h: h, locale: locale, proxy: httputil.NewSingleHostReverseProxy(u)}
+	f := &front{h: h, locale: locale, faults: map[string][]int{}, proxy: &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.Out.URL.Scheme, r.Out.URL.Host, r.Out.Host = "http", bot, bot
+		r.Out.URL.Path, r.Out.URL.RawPath = strings.TrimSuffix("/activity"+r.In.URL.Path, "/"), ""
+	}}}
 	mux := http.NewServeMux()
 	mux.Handle("GET /client/", http.StripPrefix("/client/", http.FileServer(http.Dir(activityPath))))
 	mux.HandleFunc("POST /client/authorize", f.authorize)
 	mux.HandleFunc("POST /client/authenticate", f.authenticate)
-	mux.HandleFunc("/activity/api/", f.api)
-	mux.Handle("/", f.proxy)
+	mux.HandleFunc("/", f.serve)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return f, srv.URL
 }
 
-func (f *front) api(w http.ResponseWriter, r *http.Request) {
+// fault has the next requests of path answered with statuses, one each:
+// 0 loses the bot's answer (the bot did it, the page sees the connection
+// drop); 401, 429 or 503 is answered for the bot, which never sees it.
+func (f *front) fault(path string, statuses ...int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.faults[path] = statuses
+}
+
+func (f *front) serve(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasPrefix(r.URL.Path, "/api/") {
+		f.proxy.ServeHTTP(w, r)
+		return
+	}
 	req, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(req))
 	f.mu.Lock()
-	lose, stale := f.lose == r.URL.Path, f.stale == r.URL.Path
-	if lose {
-		f.lose = ""
-	}
-	if stale {
-		f.stale = ""
+	fault := -1
+	if q := f.faults[r.URL.Path]; len(q) > 0 {
+		fault, f.faults[r.URL.Path] = q[0], q[1:]
 	}
 	f.mu.Unlock()
-	if stale {
-		http.Error(w, `{"error":"session","message":"expired"}`, http.StatusUnauthorized)
+	if fault > 0 {
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, `{"error":"`+map[int]string{401: "session", 429: "rate_limited", 503: "unavailable"}[fault]+`","message":"the bot's words, in English"}`, fault)
 		return
 	}
 	rec := httptest.NewRecorder()
 	f.proxy.ServeHTTP(rec, r)
 	f.mu.Lock()
-	f.calls = append(f.calls, apiCall{Path: strings.TrimPrefix(r.URL.Path, "/activity/"), Status: rec.Code, Req: req, Resp: rec.Body.Bytes()})
+	f.calls = append(f.calls, apiCall{Path: strings.TrimPrefix(r.URL.Path, "/"), Status: rec.Code, Req: req, Resp: rec.Body.Bytes()})
 	f.mu.Unlock()
-	if lose { // the bot did it; the page sees the connection drop
+	if fault == 0 {
 		conn, _, err := http.NewResponseController(w).Hijack()
 		if err == nil {
 			conn.Close()
@@ -500,8 +509,14 @@ func TestActivityInBrowser(t *testing.T) {
 	if v = p.scratchAll(1, false); !slices.Equal(v.Covered, []bool{false, false, true}) {
 		t.Fatalf("row 2 scratched whole: %+v", v)
 	}
-	// Enter with nothing focused reveals the next row, the last one.
+	// Enter with nothing focused reveals the next row, the last one; a
+	// reveal refused (429) is said in the page's words and asked again by
+	// the next Enter.
 	eval[bool](p, `(top.frames[0].document.activeElement?.blur(), top.frames[0].focus(), true)`)
+	f.fault("/api/reveal", 429)
+	if v = p.key(kb.Enter); v.Note != "Too many actions at once: wait a moment and try again." || !v.Covered[2] {
+		t.Fatalf("Enter refused 429: %+v", v)
+	}
 	v = p.key(kb.Enter)
 	if tk, want := store(alice); tk.Open() || !slices.Equal(v.Cells, want) || slices.Contains(v.Covered, true) ||
 		!strings.Contains(v.Result, "Three barrels") || v.Balance != "20.00 credits" || !slices.Contains(v.Buttons, "buy") {
@@ -509,12 +524,16 @@ func TestActivityInBrowser(t *testing.T) {
 	}
 
 	// Ticket 2 loses with a key: row 3 by keyboard (its layer focused,
-	// Enter), then Auto.
+	// Enter), refused (429), then by scratching; then Auto.
 	h.draw.set(loss(true))
 	p.click("buy")
 	eval[bool](p, `(top.frames[0].document.querySelector('.row[data-row="2"] canvas').focus(), true)`)
-	if v = p.key(kb.Enter); !slices.Equal(v.Covered, []bool{true, true, false}) {
-		t.Fatalf("Enter on row 3's layer: %+v", v)
+	f.fault("/api/reveal", 429)
+	if v = p.key(kb.Enter); !strings.HasPrefix(v.Note, "Too many actions") || !v.Covered[2] {
+		t.Fatalf("Enter on row 3's layer, 429: %+v", v)
+	}
+	if v = p.scratchAll(2, false); !slices.Equal(v.Covered, []bool{true, true, false}) || v.Note != "" {
+		t.Fatalf("row 3 scratched after a failed reveal: %+v", v)
 	}
 	if v = p.click("auto"); v.Keys != "1/3" || !strings.Contains(v.Result, "key") {
 		t.Fatalf("Auto: %+v", v)
@@ -523,9 +542,8 @@ func TestActivityInBrowser(t *testing.T) {
 	// Ticket 3: the bot's answer to the buy is lost, then the session is
 	// stale at Auto. The page sends the buy again with the same operation
 	// ID (one ticket, one stake) and renews the session once.
-	f.mu.Lock()
-	f.lose, f.stale = "/activity/api/buy", "/activity/api/reveal"
-	f.mu.Unlock()
+	f.fault("/api/buy", 0)
+	f.fault("/api/reveal", 401)
 	if v = p.click("buy"); v.Ticket != "3" || v.Balance != "19.00 credits" || h.player(alice).Balance != 1900 {
 		t.Fatalf("a buy whose answer was lost, sent again: %+v, the store %d", v, h.player(alice).Balance)
 	}
@@ -544,11 +562,23 @@ func TestActivityInBrowser(t *testing.T) {
 		t.Fatalf("Auto with a stale session: %+v, the client saw %+v", v, eval[fakeClient](p, `top.fake`))
 	}
 
-	// Ticket 4 brings the third key: the chest, opened by its button.
+	// Ticket 4 brings the third key, on a small phone (360×740): the
+	// chest due fits the screen, said once, with three keys; then the
+	// chest, opened by its button.
 	p.click("buy")
 	h.draw.setChest(chestOf(game.LotSilver))
-	if v = p.click("auto"); !slices.Contains(v.Buttons, "chest") || slices.Contains(v.Buttons, "buy") || v.Chest == "" {
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 740, chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulateTouch)); err != nil {
+		t.Fatal(err)
+	}
+	v = p.click("auto")
+	if !slices.Contains(v.Buttons, "chest") || slices.Contains(v.Buttons, "buy") || strings.Count(v.Result+v.Chest, "chest is ready") != 1 || v.Keys != "3/3" {
 		t.Fatalf("the third key: %+v", v)
+	}
+	if hgt := eval[[]int](p, `[top.frames[0].document.documentElement.scrollHeight, top.frames[0].innerHeight]`); hgt[0] > hgt[1] {
+		t.Errorf("with the chest due, the page is %d px high for a screen of %d", hgt[0], hgt[1])
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1024, 768)); err != nil {
+		t.Fatal(err)
 	}
 	if v = p.click("chest"); !strings.Contains(v.Chest, "one silver coin") || v.Balance != "19.50 credits" || !slices.Contains(v.Buttons, "buy") {
 		t.Fatalf("the chest opened: %+v", v)
@@ -606,7 +636,13 @@ func TestActivityInBrowser(t *testing.T) {
 	if v = p.tap("next"); !slices.Equal(v.Covered, []bool{false, false, true}) {
 		t.Fatalf("the next row tapped: %+v", v)
 	}
-	if v = p.scratchAll(2, true); v.Ticket != "1" || !strings.Contains(v.Result, "Trois bougies") || v.Balance != "20,50 crédits" {
+	// The bot cannot answer the last row's reveal (503, three times): said
+	// in French, asked again by the next tap.
+	f.fault("/api/reveal", 503, 503, 503)
+	if v = p.tap("next"); !strings.HasPrefix(v.Note, "Le jeu n’a pas pu répondre.") || !v.Covered[2] {
+		t.Fatalf("the next row tapped, 503: %+v", v)
+	}
+	if v = p.tap("next"); v.Ticket != "1" || !strings.Contains(v.Result, "Trois bougies") || v.Balance != "20,50 crédits" {
 		t.Fatalf("bob's ticket: %+v", v)
 	}
 	if _, want := store(bob); !slices.Equal(v.Cells, want) {

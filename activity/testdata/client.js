@@ -5,14 +5,15 @@
 // the test's /client/authorize), AUTHENTICATE (the user, through
 // /client/authenticate) and the console lines the SDK forwards after READY.
 // Its query: user, instance, platform (desktop or mobile), app (the page's
-// path, /activity/ by default). window.fake records what it saw.
+// path, the Activity's root / by default, as Discord's). window.fake
+// records what it saw.
 'use strict';
 const q = new URLSearchParams(location.search);
 const fake = (window.fake = { handshake: null, commands: [], logs: [], errors: [] });
 const frame = document.createElement('iframe');
-frame.src = (q.get('app') || '/activity/') + '?' + new URLSearchParams({
-  frame_id: crypto.randomUUID(),
+frame.src = (q.get('app') || '/') + '?' + new URLSearchParams({
   instance_id: q.get('instance'),
+  frame_id: crypto.randomUUID(),
   platform: q.get('platform') || 'desktop',
 });
 document.body.append(frame);

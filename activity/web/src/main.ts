@@ -6,7 +6,7 @@
 
 import { Client, Failure, State, opID } from './api';
 import { Layer, enough, glimpse } from './scratch';
-import { Lang, credits, fill, langOf, words } from './text';
+import { Lang, Words, credits, fill, langOf, words } from './text';
 
 const app = document.getElementById('app')!;
 const top = h('header');
@@ -48,8 +48,8 @@ const picture = (s: number | null) =>
   });
 
 // step sends one player action; its operation ID is made once, here, and
-// re-sent unchanged by every retry of the same request.
-function step(path: string, body: Record<string, number> = {}) {
+// re-sent unchanged by every retry of the same request. undo runs if it fails.
+function step(path: string, body: Record<string, number> = {}, undo?: () => void) {
   const op = opID();
   busy++;
   app.dataset.busy = String(busy);
@@ -59,6 +59,7 @@ function step(path: string, body: Record<string, number> = {}) {
       note = '';
       show(s);
     } catch (e) {
+      undo?.();
       fail(e);
     } finally {
       busy--;
@@ -67,15 +68,17 @@ function step(path: string, body: Record<string, number> = {}) {
   });
 }
 
-// reveal asks for row r (-1: Auto), once per row.
+// reveal asks for row r (-1: Auto), once per row until it fails: a row
+// whose reveal failed is asked again by the next stroke, Enter or button.
 function reveal(r: number) {
   const t = state.ticket;
-  if (!t?.open || !card) return;
+  const c = card;
+  if (!t?.open || !c) return;
   if (r >= 0) {
-    if (card.asked[r] || t.rows[r]) return;
-    card.asked[r] = true;
+    if (c.asked[r] || t.rows[r]) return;
+    c.asked[r] = true;
   }
-  step('api/reveal', { ticket: t.id, row: r });
+  step('api/reveal', { ticket: t.id, row: r }, () => r >= 0 && (c.asked[r] = c.want[r] = false));
 }
 
 // uncover clears row r's layer: at once if the row is known, else after
@@ -94,14 +97,18 @@ function next() {
   if (r >= 0) uncover(r);
 }
 
+// said maps the bot's error codes (and the page's own) to the page's words:
+// only a refusal by the rules, which comes with the state, is shown in the
+// bot's words (already in the player's language).
+const said: Record<string, keyof Words> = {
+  network: 'network', flood: 'flood', session: 'session', code: 'session', unavailable: 'unavailable',
+  discord: 'discord', instance: 'relaunch', not_in_instance: 'relaunch', guild_only: 'guildOnly',
+};
+const say = (e: Failure) => (e.state && e.message) || (words(lang)[said[e.code] ?? 'error'] as string);
+
 function fail(e: unknown) {
-  const w = words(lang);
-  if (e instanceof Failure) {
-    note = e.message || ({ network: w.network, session: w.session, flood: w.flood } as Record<string, string>)[e.code] || w.error;
-    if (e.state) return show(e.state);
-  } else {
-    note = w.error;
-  }
+  note = e instanceof Failure ? say(e) : words(lang).error;
+  if (e instanceof Failure && e.state) return show(e.state);
   render();
 }
 
@@ -172,7 +179,7 @@ function render() {
   below.replaceChildren(
     h('p', { class: 'hint' }, t?.open ? w.hint : ''),
     h('p', { class: 'result', role: 'status' }, (t && !t.open && s.texts?.result) || ''), // the bot's own words
-    s.chest_due ? h('p', { class: 'chest' }, w.chestReady) : '',
+    s.chest_due && !s.texts?.result ? h('p', { class: 'chest' }, w.chestReady) : '', // else the result says it
     s.chest ? h('p', { class: 'chest' }, s.texts?.chest ?? '') : '',
     actions,
     h('div', { class: 'status' }, keys, h('p', { class: 'balance' }, w.balance, h('b', {}, credits(s.balance, lang)))),
@@ -211,7 +218,7 @@ async function main() {
     show(started.state);
   } catch (e) {
     // An Error, a Failure, or what Discord's client answered a command: {code, message}.
-    const msg = (e as { message?: string })?.message || (e instanceof Failure ? e.code : String(e));
+    const msg = e instanceof Failure ? say(e) : (e as { message?: string })?.message || String(e);
     app.replaceChildren(h('p', { class: 'note', role: 'alert' }, fill(words(lang).failed, msg)));
   }
 }

@@ -1,6 +1,7 @@
 // The page's words in the two languages the bot speaks. The bot's own
-// messages (refusals, the result line) come from the server already
-// translated; these are the page's labels.
+// messages (refusals by the rules, the result line) come from the server
+// already translated; these are the page's labels and its words for every
+// other error.
 
 export type Lang = 'fr' | 'en';
 
@@ -23,6 +24,10 @@ const en = {
   network: 'The connection failed. Trying again is safe: nothing is ever charged or paid twice.',
   flood: 'Too many actions at once: wait a moment and try again.',
   session: 'Discord did not confirm who you are: close the Activity and open it again.',
+  unavailable: 'The game could not answer. Trying again is safe: nothing is ever done twice.',
+  discord: 'Discord did not answer: try again.',
+  relaunch: 'This Activity is not running for you here: close it and launch it again.',
+  guildOnly: 'The game is played in a server\u2019s channel, not in a direct message.',
   error: 'Sorry, something went wrong on our side. Trying again is safe.',
   credit: '{0} credit',
   credits: '{0} credits',
@@ -50,6 +55,10 @@ const fr: typeof en = {
   network: 'La connexion a échoué. Réessayer est sans risque : rien n\u2019est jamais débité ni payé deux fois.',
   flood: 'Trop d\u2019actions à la fois : attendez un instant et réessayez.',
   session: 'Discord n\u2019a pas confirmé qui vous êtes : fermez l\u2019activité et rouvrez-la.',
+  unavailable: 'Le jeu n\u2019a pas pu répondre. Réessayer est sans risque : rien n\u2019est jamais fait deux fois.',
+  discord: 'Discord n\u2019a pas répondu : réessayez.',
+  relaunch: 'Cette activité ne tourne pas pour vous ici : fermez-la et relancez-la.',
+  guildOnly: 'On joue dans le salon d\u2019un serveur, pas en message privé.',
   error: 'Désolé, un problème est survenu de notre côté. Réessayer est sans risque.',
   credit: '{0} crédit',
   credits: '{0} crédits',
