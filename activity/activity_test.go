@@ -452,6 +452,13 @@ func TestStatic(t *testing.T) {
 			t.Errorf("%s: headers %v", tt.path, a.header)
 		}
 	}
+	// Discord's root mapping forwards its root to the bare /activity: the
+	// page, not a redirect to /activity/ (which Discord would map to
+	// /activity/activity/).
+	resp, err := http.Get(strings.TrimSuffix(f.url, "/") + "?instance_id=i-1-gc-2-3&frame_id=f&platform=desktop")
+	if err != nil || resp.StatusCode != 200 || resp.Request.URL.Path != "/activity" || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Errorf("GET /activity: %v %v", resp, err)
+	}
 	if m := f.do("GET", "api/config", "", "").json(t); m["client_id"] != f.srv.AppID() {
 		t.Errorf("config: %v", m)
 	}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -26,6 +28,8 @@ type desk struct {
 	players *playerLocks
 	timeout time.Duration                                                             // Config.Timeout
 	post    func(ctx context.Context, channel uint64, m *discordgo.MessageSend) error // Config.Announce
+	mu      sync.Mutex
+	mutes   map[uint64]time.Time // by channel: the announcements pause until then (muted)
 }
 
 // The kinds of Act.
@@ -154,7 +158,7 @@ func (a *desk) serve(ctx context.Context, act Act) (ActState, error) {
 	if !errors.As(err, &ue) {
 		return ActState{}, err
 	}
-	ae := &ActError{Code: strings.TrimPrefix(ue.id, "err_"), Message: plain(rq.l.T(ue.id, ue.data))}
+	ae := &ActError{Code: strings.TrimPrefix(ue.id, "err_"), Message: plain(rq.l, rq.l.T(ue.id, ue.data))}
 	if st.User != "" {
 		ae.State = &st
 	}
@@ -290,7 +294,7 @@ func (a *desk) actState(ctx context.Context, rq *request, set game.Settings, p *
 		if !t.Open() && t.Drawn {
 			st.Ticket.Prize, st.Ticket.Key = t.Outcome.Prize, t.Outcome.Key
 			// "open the chest" only while it is due
-			st.Texts = map[string]string{"result": plain(a.resultText(l, t.Outcome, t.Chest && seen.ChestDue))}
+			st.Texts = map[string]string{"result": plain(l, a.resultText(l, t.Outcome, t.Chest && seen.ChestDue))}
 		}
 	}
 	if chest != nil {
@@ -298,49 +302,81 @@ func (a *desk) actState(ctx context.Context, rq *request, set game.Settings, p *
 		if st.Texts == nil {
 			st.Texts = map[string]string{}
 		}
-		st.Texts["chest"] = plain(chestLine(l, *chest))
+		st.Texts["chest"] = plain(l, chestLine(l, *chest))
 	}
 	return st, nil
 }
 
 // announce posts the ticket p just finished in channel, as its /play card
-// shows it, when the guild makes plays public. It does not wait.
+// shows it, naming the player (nobody pinged), when the guild makes plays
+// public. It does not wait. Where the bot may not post (403), the
+// channel's announcements pause for muteFor, with one warning.
 func (a *desk) announce(ctx context.Context, rq *request, set game.Settings, channel uint64, p game.Player) {
-	if a.post == nil || channel == 0 || p.Ticket == nil || !set.PublicPlays {
+	if a.post == nil || channel == 0 || p.Ticket == nil || !set.PublicPlays || a.muted(channel, false) {
 		return
 	}
 	d := a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: *p.Ticket})
 	fit(d)
-	m := &discordgo.MessageSend{Embeds: d.Embeds, Components: d.Components, AllowedMentions: d.AllowedMentions}
-	log := a.logger(ctx)
+	m := &discordgo.MessageSend{Content: rq.l.T("activity_announce", map[string]any{"User": "<@" + strconv.FormatUint(rq.user, 10) + ">"}),
+		Embeds: d.Embeds, Components: d.Components, AllowedMentions: noMentions}
+	log := a.logger(ctx).With("guild", rq.guild, "channel", channel)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.timeout)
 	go func() {
 		defer cancel()
 		_ = background(log, "an announcement", func() {
-			if err := a.post(ctx, channel, m); err != nil {
-				log.Warn("commands: announcing an Activity ticket failed", "guild", rq.guild, "channel", channel, "user", rq.user, "ticket", p.Ticket.ID, "err", err)
+			err := a.post(ctx, channel, m)
+			var re *discordgo.RESTError
+			switch {
+			case errors.As(err, &re) && re.Response != nil && re.Response.StatusCode == http.StatusForbidden:
+				if !a.muted(channel, true) {
+					log.Warn("commands: the bot may not post the Activity's tickets in this channel: grant it View Channel, Send Messages and Embed Links there; its announcements pause meanwhile",
+						"for", muteFor, "err", err)
+				}
+			case err != nil:
+				log.Warn("commands: announcing an Activity ticket failed", "user", rq.user, "ticket", p.Ticket.ID, "err", err)
 			}
 		})
 	}()
 }
 
+// muteFor is how long the announcements pause in a channel where the bot
+// may not post.
+const muteFor = time.Hour
+
+// muted tells whether channel's announcements pause; mute pauses them
+// (from now), and then tells whether they already were.
+func (a *desk) muted(channel uint64, mute bool) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := a.now()
+	was := now.Before(a.mutes[channel])
+	if mute {
+		if a.mutes == nil {
+			a.mutes = map[uint64]time.Time{}
+		}
+		a.mutes[channel] = now.Add(muteFor)
+	}
+	return was
+}
+
 // discordMarkup matches what a Discord message shows and a page would not:
 // bold, timestamps, channel and user mentions, custom emojis.
-var discordMarkup = regexp.MustCompile(`\*\*|<t:(-?\d+):[a-zA-Z]>|<#(\d+)>|<@!?(\d+)>|<a?:\w+:\d+> ?`)
+var discordMarkup = regexp.MustCompile(`\*\*|<t:(-?\d+):[a-zA-Z]>|<#\d+>|<@!?(\d+)>|<a?:\w+:\d+> ?`)
 
-// plain is a message of the bot's without Discord's markup, for the
-// Activity's page (which draws its own pictures).
-func plain(s string) string {
+// plain is a message of the bot's in l without Discord's markup, for the
+// Activity's page (which draws its own pictures). A channel becomes "the
+// game's channel": the bot keeps no guild state, so it knows no name.
+func plain(l *lang, s string) string {
 	return discordMarkup.ReplaceAllStringFunc(s, func(m string) string {
 		sub := discordMarkup.FindStringSubmatch(m)
 		switch {
 		case sub[1] != "":
 			n, _ := strconv.ParseInt(sub[1], 10, 64)
 			return time.Unix(n, 0).UTC().Format("2006-01-02 15:04 UTC")
+		case strings.HasPrefix(m, "<#"):
+			return l.T("activity_channel", nil)
 		case sub[2] != "":
-			return "#" + sub[2]
-		case sub[3] != "":
-			return "@" + sub[3]
+			return "@" + sub[2]
 		}
 		return ""
 	})

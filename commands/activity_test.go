@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -83,7 +84,8 @@ func TestActFinishesAPlayTicket(t *testing.T) {
 		t.Errorf("result text %q", st.Texts["result"])
 	}
 	<-ann.done
-	if ann.chs[0] != testChannel || len(ann.got[0].Embeds) != 1 || !strings.Contains(ann.got[0].Embeds[0].Description, "You win") {
+	if m := ann.got[0]; ann.chs[0] != testChannel || len(m.Embeds) != 1 || !strings.Contains(m.Embeds[0].Description, "You win") ||
+		m.Content != "<@"+strconv.FormatUint(alice, 10)+"> scratched this ticket by hand:" || m.AllowedMentions == nil || m.AllowedMentions.Parse == nil || len(m.AllowedMentions.Parse) > 0 {
 		t.Errorf("announcement in %d: %+v", ann.chs[0], ann.got[0])
 	}
 	// The card /play showed is now over: its Auto button refreshes it.
@@ -190,7 +192,7 @@ func TestActRetriesAndRefusals(t *testing.T) {
 	if err != nil {
 		t.Errorf("daily is not bound to the channel: %v", err)
 	}
-	if _, err = e.act(alice, ActKindBuy, "buy-in-wrong-channel", 0, 0, 0); !errors.As(err, &ae) || ae.Code != "channel" || !strings.Contains(ae.Message, "#1110000000000000555") {
+	if _, err = e.act(alice, ActKindBuy, "buy-in-wrong-channel", 0, 0, 0); !errors.As(err, &ae) || ae.Code != "channel" || ae.Message != "On this server, plays happen in the game's channel." {
 		t.Errorf("buy in another channel: %v", err)
 	}
 
@@ -237,15 +239,31 @@ func TestActOpensTheChest(t *testing.T) {
 }
 
 func TestPlain(t *testing.T) {
+	en, fr := testCatalog(t).forLocale("en-US"), testCatalog(t).forLocale("fr")
 	for in, want := range map[string]string{
 		"**Three sabres!** You win **5.00**.":       "Three sabres! You win 5.00.",
 		"<:clefs_key:123456> **You found a key!**":  "You found a key!",
-		"until <t:1764590400:F>, in <#1110000000>.": "until 2025-12-01 12:00 UTC, in #1110000000.",
+		"until <t:1764590400:F>, in <#1110000000>.": "until 2025-12-01 12:00 UTC, in the game's channel.",
 		"🗝️ plain text":                             "🗝️ plain text",
 		"The record of <@100000000000000001> is":    "The record of @100000000000000001 is",
 	} {
-		if got := plain(in); got != want {
+		if got := plain(en, in); got != want {
 			t.Errorf("plain(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := plain(fr, fr.T("err_channel", map[string]any{"Channel": channelMention(3001)})); got != "Sur ce serveur, on joue dans le salon du jeu." {
+		t.Errorf("the channel refusal in French: %q", got)
+	}
+}
+
+// The invite link of docs/discord-setup.md asks for what the Activity's
+// announcements need: View Channel, Send Messages (a channel message) and
+// Embed Links (the card is an embed); docs/activity.md says the same.
+func TestSetupAsksTheAnnouncementsPermissions(t *testing.T) {
+	want := "permissions=" + strconv.FormatInt(discordgo.PermissionViewChannel|discordgo.PermissionSendMessages|discordgo.PermissionEmbedLinks, 10)
+	for _, doc := range []string{"../docs/discord-setup.md", "../docs/activity.md"} {
+		if b, err := os.ReadFile(doc); err != nil || !strings.Contains(string(b), want+"`") {
+			t.Errorf("%s does not give %s: %v", doc, want, err)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -98,7 +99,7 @@ func TestActivity(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for announced := false; !announced; {
 		for _, m := range h.srv.Messages(chan1) {
-			announced = announced || (m.Interaction == nil && strings.Contains(text(m), "You win"))
+			announced = announced || (m.Interaction == nil && strings.Contains(text(m), "You win") && m.Content == "<@"+alice+"> scratched this ticket by hand:")
 		}
 		if !announced && time.Now().After(deadline) {
 			t.Fatalf("no announcement in the channel: %d messages", len(h.srv.Messages(chan1)))
@@ -124,8 +125,33 @@ func TestActivity(t *testing.T) {
 	if got := shownBalance(t, h.slash(fakediscord.Slash{User: alice, Name: "balance"}).Message); got != st.Balance {
 		t.Errorf("/balance %d, the Activity %d", got, st.Balance)
 	}
+	// The bot loses the right to post in the channel: the first ticket
+	// finished after that meets a 403 (50013), and the announcements there
+	// pause with one warning naming the permissions; the next ticket is
+	// not announced.
+	h.srv.DenyChannel(chan1)
+	h.draw.set(loss(false))
+	const warning = "grant it View Channel, Send Messages and Embed Links there"
+	for i := range 2 {
+		st = c.step("buy", `{"op":"e2e-buy-denied-0000`+strconv.Itoa(i)+`"}`)
+		st = c.step("reveal", `{"op":"e2e-auto-denied-000`+strconv.Itoa(i)+`","ticket":`+strconv.FormatUint(st.Ticket.ID, 10)+`,"row":-1}`)
+		for deadline := time.Now().Add(10 * time.Second); i == 0 && !strings.Contains(h.logs.String(), warning); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("no warning after a 403 on an announcement")
+			}
+		}
+	}
 	h.stop()
-	if p := h.player(alice); p.Balance != st.Balance || p.Keys != st.Keys || p.Stats.Plays != 2 {
+	denied := 0
+	for _, f := range h.srv.Faults() {
+		if f.Kind == fakediscord.FaultMissingPermissions {
+			denied++
+		}
+	}
+	if n := strings.Count(h.logs.String(), warning); denied != 1 || n != 1 {
+		t.Errorf("two tickets finished where the bot may not post: %d 403s, %d warnings; want 1 of each", denied, n)
+	}
+	if p := h.player(alice); p.Balance != st.Balance || p.Keys != st.Keys || p.Stats.Plays != 4 {
 		t.Errorf("store: balance %d keys %d plays %d, the Activity %d %d", p.Balance, p.Keys, p.Stats.Plays, st.Balance, st.Keys)
 	}
 	h.noFailures()

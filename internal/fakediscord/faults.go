@@ -55,6 +55,10 @@ const (
 	// FaultTokenExpired answers 401 {"message": "Invalid Webhook Token",
 	// "code": 50027}, as to an interaction token past its life.
 	FaultTokenExpired FaultKind = "token_expired"
+	// FaultMissingPermissions answers 403 {"message": "Missing
+	// Permissions", "code": 50013}: a message posted in a channel where
+	// the bot may not post (DenyChannel).
+	FaultMissingPermissions FaultKind = "missing_permissions"
 )
 
 // Kinds only recorded in Server.Faults, never set in a Fault.

@@ -52,6 +52,7 @@ type oauthState struct {
 	codes     map[string]*grant
 	tokens    map[string]*grant
 	instances map[string]*activityInstance
+	denied    map[string]bool // channels where the bot may not post (DenyChannel)
 }
 
 // grant is an authorization code or an access token of a user.
@@ -194,9 +195,24 @@ func (s *Server) getActivityInstance(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// DenyChannel takes from the bot the permission to post in channel: its
+// messages there are answered 403, code 50013, each recorded as a
+// FaultMissingPermissions (Faults), not as a Failure.
+func (s *Server) DenyChannel(channel string) { s.locked(func() { s.oauth.denied[channel] = true }) }
+
 // postChannelMessage posts a message of the bot's in a channel, checked as
 // a webhook's message is (content, embeds, components, flags).
 func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) {
+	denied := false
+	s.locked(func() {
+		if denied = s.oauth.denied[r.PathValue("channel")]; denied {
+			s.recordFaultLocked(InjectedFault{Kind: FaultMissingPermissions, Method: r.Method, Route: "POST /channels/{channel}/messages", Path: r.URL.Path, Status: http.StatusForbidden})
+		}
+	})
+	if denied {
+		writeJSON(w, http.StatusForbidden, map[string]any{"message": "Missing Permissions", "code": 50013})
+		return
+	}
 	patch, ok := s.readMessage(w, r, "", 0)
 	if !ok {
 		return

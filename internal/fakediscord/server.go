@@ -214,7 +214,7 @@ func New(opts Options) *Server {
 		conns:        map[*gwConn]struct{}{},
 		identifiedCh: make(chan struct{}),
 		registeredCh: make(chan struct{}),
-		oauth:        oauthState{codes: map[string]*grant{}, tokens: map[string]*grant{}, instances: map[string]*activityInstance{}},
+		oauth:        oauthState{codes: map[string]*grant{}, tokens: map[string]*grant{}, instances: map[string]*activityInstance{}, denied: map[string]bool{}},
 		endpoint:     opts.InteractionsURL,
 		rng:          rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
 		retryUntil:   map[string]time.Time{},
