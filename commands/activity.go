@@ -310,7 +310,7 @@ func (a *desk) actState(ctx context.Context, rq *request, set game.Settings, p *
 // announce posts the ticket p just finished in channel, as its /play card
 // shows it, naming the player (nobody pinged), when the guild makes plays
 // public. It does not wait. Where the bot may not post (403), the
-// channel's announcements pause for muteFor, with one warning.
+// channel's announcements pause for an hour, with one warning.
 func (a *desk) announce(ctx context.Context, rq *request, set game.Settings, channel uint64, p game.Player) {
 	if a.post == nil || channel == 0 || p.Ticket == nil || !set.PublicPlays || a.muted(channel, false) {
 		return
@@ -326,35 +326,25 @@ func (a *desk) announce(ctx context.Context, rq *request, set game.Settings, cha
 		_ = background(log, "an announcement", func() {
 			err := a.post(ctx, channel, m)
 			var re *discordgo.RESTError
-			switch {
-			case errors.As(err, &re) && re.Response != nil && re.Response.StatusCode == http.StatusForbidden:
+			if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode == http.StatusForbidden {
 				if !a.muted(channel, true) {
-					log.Warn("commands: the bot may not post the Activity's tickets in this channel: grant it View Channel, Send Messages and Embed Links there; its announcements pause meanwhile",
-						"for", muteFor, "err", err)
+					log.Warn("commands: the bot may not post the Activity's tickets in this channel: grant it View Channel, Send Messages and Embed Links there; its announcements pause for an hour", "err", err)
 				}
-			case err != nil:
+			} else if err != nil {
 				log.Warn("commands: announcing an Activity ticket failed", "user", rq.user, "ticket", p.Ticket.ID, "err", err)
 			}
 		})
 	}()
 }
 
-// muteFor is how long the announcements pause in a channel where the bot
-// may not post.
-const muteFor = time.Hour
-
-// muted tells whether channel's announcements pause; mute pauses them
-// (from now), and then tells whether they already were.
+// muted tells whether channel's announcements pause; with mute, it pauses
+// them for an hour from now.
 func (a *desk) muted(channel uint64, mute bool) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	now := a.now()
-	was := now.Before(a.mutes[channel])
+	was := a.now().Before(a.mutes[channel])
 	if mute {
-		if a.mutes == nil {
-			a.mutes = map[uint64]time.Time{}
-		}
-		a.mutes[channel] = now.Add(muteFor)
+		a.mutes[channel] = a.now().Add(time.Hour)
 	}
 	return was
 }

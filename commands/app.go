@@ -196,7 +196,7 @@ func New(cfg Config, store storage.Store) *App {
 	cr := &care{steps: st, renderer: a.renderer, confirmTTL: cfg.ConfirmTTL}
 	fair := &fairness{steps: st, renderer: a.renderer}
 	adm := &admin{steps: st, renderer: a.renderer, jobs: a.jobs, confirmTTL: cfg.ConfirmTTL, deferAfter: cfg.DeferAfter}
-	a.desk = &desk{steps: st, renderer: a.renderer, plays: pl, account: acc, cat: a.cat, players: &a.players, timeout: cfg.Timeout, post: cfg.Announce}
+	a.desk = &desk{steps: st, renderer: a.renderer, plays: pl, account: acc, cat: a.cat, players: &a.players, timeout: cfg.Timeout, post: cfg.Announce, mutes: map[uint64]time.Time{}}
 
 	r := &a.routes
 	r.wrap = func(h handlerFunc) handlerFunc { return chain(h, a.timed, a.delivered, recovered) }
