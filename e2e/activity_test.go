@@ -59,8 +59,9 @@ func (c *activityClient) step(kind, body string) commands.ActState {
 // TestActivity runs the whole bot (cli.Serve) with the Activity on: the
 // public listener serves /fair and the page; the handshake proves the
 // player through the fake Discord; a /play ticket is finished in the
-// Activity and announced in the channel; an Activity ticket is finished
-// with the buttons; the balances match /balance and the store.
+// Activity and announced in the channel, naming the player; an Activity
+// ticket is finished with the buttons; the balances match /balance and the
+// store; where the bot may not post, the announcements pause.
 func TestActivity(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, map[string]string{"PUBLIC_ADDR": "127.0.0.1:0", "DISCORD_CLIENT_SECRET": fakediscord.TestClientSecret})
