@@ -55,10 +55,6 @@ const (
 	// FaultTokenExpired answers 401 {"message": "Invalid Webhook Token",
 	// "code": 50027}, as to an interaction token past its life.
 	FaultTokenExpired FaultKind = "token_expired"
-	// FaultMissingPermissions answers 403 {"message": "Missing
-	// Permissions", "code": 50013}: a message posted in a channel where
-	// the bot may not post (DenyChannel).
-	FaultMissingPermissions FaultKind = "missing_permissions"
 )
 
 // Kinds only recorded in Server.Faults, never set in a Fault.
@@ -69,6 +65,10 @@ const (
 	// made late by injected 429s or delays): 40060, 10062 and 50027 of an
 	// interaction that had a fault are recorded here, not as Failures.
 	FaultConsequence FaultKind = "consequence"
+	// FaultMissingPermissions: a message posted in a channel where the bot
+	// may not post (DenyChannel), answered 403 {"message": "Missing
+	// Permissions", "code": 50013}.
+	FaultMissingPermissions FaultKind = "missing_permissions"
 	// Gateway faults: op 7, op 9, a dropped connection, heartbeat ACKs
 	// withheld.
 	FaultGatewayReconnect      FaultKind = "gateway_reconnect"
