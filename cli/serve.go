@@ -23,6 +23,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/metrics"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/backend"
+	"github.com/lesclefsdutresor/clefs/storage/redisstore"
 	"github.com/lesclefsdutresor/clefs/storage/settingscache"
 )
 
@@ -89,9 +90,12 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 			PublicPlays:     cfg.PublicPlays,
 			House:           game.DefaultHouse,
 		},
-	})
+	}, redisstore.WithReplicaAck(cfg.RedisMinReplicas, cfg.RedisReplicaTimeout))
 	if err != nil {
 		return err
+	}
+	if r, ok := store.(interface{ MinReplicas() int }); ok {
+		log.Info("Redis store: each write acknowledged once replicas hold it", "min_replicas", r.MinReplicas(), "timeout", cfg.RedisReplicaTimeout)
 	}
 	defer func() {
 		if cerr := store.Close(); cerr != nil {

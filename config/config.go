@@ -40,7 +40,11 @@ type Config struct {
 	APIBase string // DISCORD_API_BASE: scheme://host[/path] replacing https://discord.com, no trailing slash
 
 	RedisURL string // REDIS_URL: use Redis when set
-	DataPath string // DATA_PATH: the embedded store's file when RedisURL is empty
+	// REDIS_MIN_REPLICAS: replicas that hold a write before it is
+	// acknowledged; -1 (unset): 1 if every master has one at start, else 0
+	RedisMinReplicas    int
+	RedisReplicaTimeout time.Duration // REDIS_REPLICA_TIMEOUT: the bound of that wait
+	DataPath            string        // DATA_PATH: the embedded store's file when RedisURL is empty
 
 	BackupDir      string        // BACKUP_DIR: "" = no snapshots; the embedded store only
 	BackupInterval time.Duration // BACKUP_INTERVAL
@@ -81,6 +85,8 @@ func (c Config) LogValue() slog.Value {
 		slog.String("guild_id", c.GuildID),
 		slog.String("api_base", c.APIBase),
 		slog.String("redis_url", redisstore.RedactURL(c.RedisURL)),
+		slog.Int("redis_min_replicas", c.RedisMinReplicas),
+		slog.Duration("redis_replica_timeout", c.RedisReplicaTimeout),
 		slog.String("data_path", c.DataPath),
 		slog.String("backup_dir", c.BackupDir),
 		slog.Duration("backup_interval", c.BackupInterval),
@@ -128,31 +134,33 @@ var EmojiVars = [game.NumSymbols]string{
 func Load(getenv func(string) string) (Config, error) {
 	l := loader{getenv: getenv}
 	c := Config{
-		Token:             l.token("DISCORD_TOKEN"),
-		GuildID:           l.snowflake("DISCORD_GUILD_ID"),
-		APIBase:           l.absURL("DISCORD_API_BASE", DefaultAPIBase, httpURL, "scheme must be http or https"),
-		RedisURL:          l.redisURL("REDIS_URL"),
-		DataPath:          l.str("DATA_PATH", DefaultDataPath),
-		BackupDir:         l.str("BACKUP_DIR", ""),
-		BackupInterval:    l.duration("BACKUP_INTERVAL", DefaultBackupInterval, time.Minute),
-		BackupKeep:        l.count("BACKUP_KEEP", DefaultBackupKeep, 1, 10000),
-		StartingBalance:   l.credits("STARTING_BALANCE", DefaultStartingBalance),
-		DailyAmount:       l.credits("DAILY_AMOUNT", DefaultDailyAmount),
-		DailyCooldown:     l.duration("DAILY_COOLDOWN", DefaultDailyCooldown, 0),
-		PublicPlays:       l.boolean("PUBLIC_PLAYS", true),
-		LogLevel:          l.level("LOG_LEVEL"),
-		LogFormat:         l.oneOf("LOG_FORMAT", "text", "text", "json"),
-		DiscordgoLogLevel: l.oneOf("DISCORDGO_LOG_LEVEL", "error", "off", "error", "warn", "info", "debug"),
-		MetricsAddr:       l.hostPort("METRICS_ADDR"),
-		PublicAddr:        l.hostPort("PUBLIC_ADDR"),
-		ClientSecret:      l.secret("DISCORD_CLIENT_SECRET"),
-		PublicURL:         l.absURL("PUBLIC_URL", "", secureURL, secureURLWant),
-		ShardCount:        l.shardCount("SHARD_COUNT"),
-		ShutdownTimeout:   l.duration("SHUTDOWN_TIMEOUT", DefaultShutdownTimeout, time.Millisecond),
-		Hidden:            l.emoji("EMOJI_HIDDEN"),
-		AppEmojis:         l.boolean("APP_EMOJIS", true),
-		InteractionsAddr:  l.hostPort("INTERACTIONS_ADDR"),
-		PublicKey:         l.publicKey("DISCORD_PUBLIC_KEY"),
+		Token:               l.token("DISCORD_TOKEN"),
+		GuildID:             l.snowflake("DISCORD_GUILD_ID"),
+		APIBase:             l.absURL("DISCORD_API_BASE", DefaultAPIBase, httpURL, "scheme must be http or https"),
+		RedisURL:            l.redisURL("REDIS_URL"),
+		RedisMinReplicas:    l.count("REDIS_MIN_REPLICAS", -1, 0, 100),
+		RedisReplicaTimeout: l.duration("REDIS_REPLICA_TIMEOUT", redisstore.DefaultReplicaWait, time.Millisecond),
+		DataPath:            l.str("DATA_PATH", DefaultDataPath),
+		BackupDir:           l.str("BACKUP_DIR", ""),
+		BackupInterval:      l.duration("BACKUP_INTERVAL", DefaultBackupInterval, time.Minute),
+		BackupKeep:          l.count("BACKUP_KEEP", DefaultBackupKeep, 1, 10000),
+		StartingBalance:     l.credits("STARTING_BALANCE", DefaultStartingBalance),
+		DailyAmount:         l.credits("DAILY_AMOUNT", DefaultDailyAmount),
+		DailyCooldown:       l.duration("DAILY_COOLDOWN", DefaultDailyCooldown, 0),
+		PublicPlays:         l.boolean("PUBLIC_PLAYS", true),
+		LogLevel:            l.level("LOG_LEVEL"),
+		LogFormat:           l.oneOf("LOG_FORMAT", "text", "text", "json"),
+		DiscordgoLogLevel:   l.oneOf("DISCORDGO_LOG_LEVEL", "error", "off", "error", "warn", "info", "debug"),
+		MetricsAddr:         l.hostPort("METRICS_ADDR"),
+		PublicAddr:          l.hostPort("PUBLIC_ADDR"),
+		ClientSecret:        l.secret("DISCORD_CLIENT_SECRET"),
+		PublicURL:           l.absURL("PUBLIC_URL", "", secureURL, secureURLWant),
+		ShardCount:          l.shardCount("SHARD_COUNT"),
+		ShutdownTimeout:     l.duration("SHUTDOWN_TIMEOUT", DefaultShutdownTimeout, time.Millisecond),
+		Hidden:              l.emoji("EMOJI_HIDDEN"),
+		AppEmojis:           l.boolean("APP_EMOJIS", true),
+		InteractionsAddr:    l.hostPort("INTERACTIONS_ADDR"),
+		PublicKey:           l.publicKey("DISCORD_PUBLIC_KEY"),
 	}
 	for i, name := range EmojiVars {
 		c.Emoji[i] = l.emoji(name)

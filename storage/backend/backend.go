@@ -25,11 +25,11 @@ const DefaultDataPath = "./data/clefs.db"
 // Open returns the Redis store at redisURL if it is not empty (it must
 // answer), else the embedded store at dataPath (DefaultDataPath if empty),
 // creating its folder (mode 0700) and file (mode 0600) as needed. opts
-// (the guilds' default settings) go to the store. Both stores also
-// implement storage.Dumper.
-func Open(ctx context.Context, redisURL, dataPath string, opts storage.Options) (storage.Store, error) {
+// (the guilds' default settings) go to the store, and options to Redis's.
+// Both stores also implement storage.Dumper.
+func Open(ctx context.Context, redisURL, dataPath string, opts storage.Options, options ...redisstore.Option) (storage.Store, error) {
 	if redisURL != "" {
-		st, err := redisstore.Open(ctx, redisURL, opts)
+		st, err := redisstore.Open(ctx, redisURL, opts, options...)
 		if err != nil {
 			return nil, fmt.Errorf("open Redis store: %w", err)
 		}

@@ -77,8 +77,19 @@
 // bounded cache) and sends the script: one round trip. On CONFLICT it
 // applies the move again to the record the script returned. When the move
 // is refused on a cached state, Run reads the record to be sure first.
-// No lock orders a process's steps of one player: compare-and-set does. With WithReplicaAck (Sentinel), WAIT goes in the same
-// pipeline.
+// No lock orders a process's steps of one player: compare-and-set does.
+//
+// # Replicas
+//
+// Redis replicates asynchronously: a failover promotes a replica that may
+// lack the master's last writes. So when the masters have replicas (or
+// WithReplicaAck says), WAIT follows the script in its pipeline, on the
+// same connection, to the master of the guild's slot, and the step is
+// acknowledged only once a replica holds it; a WAIT that times out is an
+// error (the write may be there or not), and the player is dropped from
+// the cache. A repeat, found by a read or by a script that wrote nothing,
+// first writes the record's version again, unchanged, with WAIT after it
+// (settleScript): WAIT counts only its own connection's writes.
 //
 // # When things fail
 //

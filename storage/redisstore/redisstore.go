@@ -1,12 +1,14 @@
 package redisstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -17,13 +19,14 @@ import (
 // and its scripts.
 type Store struct {
 	// replicas is how many replicas must hold a write before it is
-	// acknowledged (WAIT, in the write's pipeline): 1 on Sentinel, whose
-	// failover promotes a replica, else 0.
-	replicas int
-	rdb      redis.UniversalClient
-	opts     storage.Options
-	cache    *cache
-	closed   atomic.Bool
+	// acknowledged (WAIT, on the script's connection), within replicaWait;
+	// negative until Open asks the masters (WithReplicaAck).
+	replicas    int
+	replicaWait time.Duration
+	rdb         redis.UniversalClient
+	opts        storage.Options
+	cache       *cache
+	closed      atomic.Bool
 }
 
 var (
@@ -44,11 +47,24 @@ func WithCacheSize(n int) Option {
 	return func(s *Store) { s.cache = newCache(n) }
 }
 
-// WithReplicaAck makes every write wait, in its own pipeline, until n
-// replicas hold it (Redis's WAIT, at most a second), so that a failover
-// that promotes a replica keeps every write a player was shown. Open sets
-// it to 1 for a Sentinel URL.
-func WithReplicaAck(n int) Option { return func(s *Store) { s.replicas = n } }
+// DefaultReplicaWait bounds the wait for replicas (WithReplicaAck). It is
+// below DefaultReadTimeout, which must stay above it.
+const DefaultReplicaWait = time.Second
+
+// WithReplicaAck makes every write, and every repeat a step answers, wait
+// until n replicas hold it (Redis's WAIT after the script, on its
+// connection, at most wait; 0: DefaultReplicaWait), so that a failover that
+// promotes a replica keeps every write a player was shown. A write no
+// replica took in time is an error, the step's outcome unknown. n < 0 (the
+// default of Open): 1 if every master has a replica connected at Open
+// (INFO replication), else 0. New's default is 0.
+func WithReplicaAck(n int, wait time.Duration) Option {
+	return func(s *Store) { s.replicas, s.replicaWait = n, cmp.Or(wait, DefaultReplicaWait) }
+}
+
+// MinReplicas is how many replicas hold every write before it is
+// acknowledged (WithReplicaAck).
+func (s *Store) MinReplicas() int { return s.replicas }
 
 // New returns a store over client, which it owns: Close closes it. The
 // client's options are the caller's: tests pass a client with short
@@ -63,23 +79,34 @@ func New(client redis.UniversalClient, opts storage.Options, options ...Option) 
 }
 
 // Open parses url (ParseURL), loads the scripts (which checks that Redis
-// answers) and checks the database's layout (LayoutKey): one of another
-// layout is refused with an error wrapping storage.ErrLayout.
+// answers), checks the database's layout (LayoutKey): one of another
+// layout is refused with an error wrapping storage.ErrLayout, and, unless
+// told (WithReplicaAck), asks the masters whether they have replicas.
 func Open(ctx context.Context, url string, opts storage.Options, options ...Option) (*Store, error) {
 	target, err := ParseURL(url)
 	if err != nil {
 		return nil, err
 	}
 	client := target.Client()
-	if target.Mode == Sentinel {
-		options = append([]Option{WithReplicaAck(1)}, options...)
+	s := New(client, opts, append([]Option{WithReplicaAck(-1, 0)}, options...)...)
+	err = s.LoadScripts(ctx)
+	if err == nil {
+		err = s.checkLayout(ctx)
 	}
-	s := New(client, opts, options...)
-	if err := s.LoadScripts(ctx); err != nil {
-		_ = client.Close()
-		return nil, err
+	if err == nil && s.replicas < 0 {
+		var bare atomic.Bool // a master without a replica
+		err = s.wrap("INFO replication", eachMaster(ctx, client, func(ctx context.Context, c redis.Cmdable) error {
+			info, err := c.Info(ctx, "replication").Result()
+			if !strings.Contains(info, "connected_slaves:") || strings.Contains(info, "connected_slaves:0\r") {
+				bare.Store(true)
+			}
+			return err
+		}))
+		if s.replicas = 1; bare.Load() {
+			s.replicas = 0
+		}
 	}
-	if err := s.checkLayout(ctx); err != nil {
+	if err != nil {
 		_ = client.Close()
 		return nil, err
 	}
@@ -89,7 +116,7 @@ func Open(ctx context.Context, url string, opts storage.Options, options ...Opti
 // LoadScripts loads the store's scripts on every master, so that steps run
 // with EVALSHA from the start. It is optional: a step falls back to EVAL.
 func (s *Store) LoadScripts(ctx context.Context) error {
-	for _, sc := range []*redis.Script{playerScript, casScript} {
+	for _, sc := range []*redis.Script{playerScript, casScript, settleScript} {
 		if err := sc.Load(ctx, s.rdb).Err(); err != nil {
 			return s.wrap("load scripts", err)
 		}

@@ -118,3 +118,15 @@ if #ARGV > 4 then
 end
 return {'OK'}
 `)
+
+// settleScript writes a versioned record's v again, unchanged, so that the
+// connection's WAIT after it waits for the record as it is (Store.settle).
+//
+//	KEYS[1]  the record (hash: v, …)
+var settleScript = redis.NewScript(`
+local v = redis.call('HGET', KEYS[1], 'v')
+if v then
+  redis.call('HSET', KEYS[1], 'v', v)
+end
+return {'OK'}
+`)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -127,4 +128,36 @@ func TestSentinelFailoverLosesNoCredit(t *testing.T) {
 		users[i] = uint64(i + 1)
 	}
 	agree(t, st, 1, users)
+}
+
+// A write that no replica took in time is never acknowledged: not when it
+// is made, nor when its operation is tried again and found written (a
+// repeat, which WAIT alone would pass: the retry's connection wrote
+// nothing), for a player's step and a guild's. Open waits for one replica
+// when the master has one, and for none otherwise.
+func TestUnreplicatedWriteIsNotAcknowledged(t *testing.T) {
+	ctx := context.Background()
+	for url, want := range map[string]int{redistest.URL(t): 0, redistest.SentinelURL(t): 1} {
+		st, err := redisstore.Open(ctx, url, storage.Options{})
+		if err != nil || st.MinReplicas() != want {
+			t.Fatalf("%s: Open: %v, waits for %d replicas, want %d", redisstore.RedactURL(url), err, st.MinReplicas(), want)
+		}
+		st.Close()
+	}
+	// A server without replicas, told to wait for one.
+	st, _, _ := newStore(t, redistest.URL(t), nil, redisstore.WithReplicaAck(1, 10*time.Millisecond))
+	id := storage.PlayerID{Guild: 1, User: 1}
+	for try := range 3 {
+		a, err := st.Run(ctx, set(id, "create", 100))
+		if err == nil || !strings.Contains(err.Error(), "0 of 1 replicas") {
+			t.Fatalf("player, try %d: repeated %v, %v; want unacknowledged", try, a.Repeated, err)
+		}
+		g, err := st.RunGuild(ctx, storage.GuildStep{Guild: 1, Op: "s", Move: game.ChangeSettings{Patch: storetest.FullPatch(game.Settings{DailyAmount: 5}), Actor: 7}, Now: now})
+		if err == nil || !strings.Contains(err.Error(), "0 of 1 replicas") {
+			t.Fatalf("guild, try %d: repeated %v, %v; want unacknowledged", try, g.Repeated, err)
+		}
+	}
+	if v := mustLoad(t, st, id); v.Version != 1 || v.Player.Balance != 100 {
+		t.Fatalf("the master holds %+v, want the first try's write, once", v)
+	}
 }

@@ -28,7 +28,22 @@ import (
 // have run: the resent write finds its operation remembered (REPEAT), which
 // Run answers as a repeat, with the first result; only one of two identical
 // writes of the same operation may say it applied the step.
+//
+// A repeat reports a write that this call may not have made, nor seen
+// reach the replicas: with WithReplicaAck, it is answered only once they
+// hold the record (settle).
 func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, error) {
+	a, err := s.run(ctx, step)
+	if err == nil && a.Repeated {
+		if err = s.settle(ctx, recordKey(step.ID)); err != nil {
+			s.cache.drop(step.ID)
+			err = s.wrap(fmt.Sprintf("run %d/%d", step.ID.Guild, step.ID.User), err)
+		}
+	}
+	return a, err
+}
+
+func (s *Store) run(ctx context.Context, step storage.Step) (storage.Applied, error) {
 	r, err := storage.Start(step)
 	if err != nil {
 		return storage.Applied{}, err
@@ -268,25 +283,35 @@ func (s *Store) write(ctx context.Context, id storage.PlayerID, expected string,
 }
 
 // errNotReplicated: a write that WAIT did not see reach the replicas the
-// store waits for (WithReplicaAck) within its second.
-var errNotReplicated = errors.New("the write reached no replica within a second: it may not survive a failover")
+// store waits for (WithReplicaAck) in time.
+var errNotReplicated = errors.New("the write reached too few replicas in time: it may not survive a failover")
 
 // runScript runs sc, and WAIT after it when the store waits for replicas,
-// in one pipeline (one round trip), falling back to EVAL if Redis lost the
-// script, and returns the script's reply. When WAIT did not see the write
-// reach the replicas, the error says so: a failover now would lose it, and
-// a retry of the operation finds it, or applies it on the new master.
+// in one pipeline (one round trip, one connection: WAIT waits for that
+// connection's writes), falling back to EVAL if Redis lost the script, and
+// returns the script's reply. When WAIT did not see the write reach the
+// replicas, the error says so: a failover now would lose it, and a retry
+// of the operation finds it (settle), or applies it on the new master.
 func (s *Store) runScript(ctx context.Context, sc *redis.Script, keys []string, args []any) ([]string, error) {
 	var cmd, wait *redis.Cmd
 	run := func(eval bool) error {
 		pipe := s.rdb.Pipeline()
+		if c, ok := s.rdb.(*redis.ClusterClient); ok && s.replicas > 0 {
+			// WAIT has no key: a cluster's pipeline would send it to any
+			// node. Both go to the master of the keys' slot.
+			node, err := c.MasterForKey(ctx, keys[0])
+			if err != nil {
+				return err
+			}
+			pipe = node.Pipeline()
+		}
 		if eval {
 			cmd = sc.Eval(ctx, pipe, keys, args...)
 		} else {
 			cmd = sc.EvalSha(ctx, pipe, keys, args...)
 		}
 		if s.replicas > 0 {
-			wait = pipe.Do(ctx, "WAIT", s.replicas, 1000)
+			wait = pipe.Do(ctx, "WAIT", s.replicas, s.replicaWait.Milliseconds())
 		}
 		_, _ = pipe.Exec(ctx) // each command's error is read below
 		return cmd.Err()
@@ -294,6 +319,9 @@ func (s *Store) runScript(ctx context.Context, sc *redis.Script, keys []string, 
 	err := run(false)
 	if redis.HasErrorPrefix(err, "NOSCRIPT") {
 		err = run(true)
+	}
+	if c, ok := s.rdb.(*redis.ClusterClient); ok && (redis.HasErrorPrefix(err, "MOVED") || redis.HasErrorPrefix(err, "ASK")) {
+		c.ReloadState(ctx) // the slot moved: the next try asks the cluster where
 	}
 	if err != nil {
 		return nil, err
@@ -307,10 +335,22 @@ func (s *Store) runScript(ctx context.Context, sc *redis.Script, keys []string, 
 		case err != nil:
 			return nil, fmt.Errorf("WAIT: %w", err)
 		case n < s.replicas:
-			return nil, fmt.Errorf("%w (%d of %d replicas)", errNotReplicated, n, s.replicas)
+			return nil, fmt.Errorf("%w (%d of %d replicas within %v)", errNotReplicated, n, s.replicas, s.replicaWait)
 		}
 	}
 	return reply, nil
+}
+
+// settle, when the store waits for replicas, waits until they hold record
+// as it is (a hash with a version v), so that a step may answer with what
+// it read, a repeat, that another connection wrote: WAIT waits only for
+// its own connection's writes, so the script writes v again, unchanged.
+func (s *Store) settle(ctx context.Context, record string) error {
+	if s.replicas <= 0 {
+		return nil
+	}
+	_, err := s.runScript(ctx, settleScript, []string{record}, nil)
+	return err
 }
 
 // encodeAudit encodes an entry that storage.NormalizeAudit has checked,
@@ -422,6 +462,9 @@ func (s *Store) RunGuild(ctx context.Context, step storage.GuildStep) (storage.G
 	}
 	for attempt := 0; attempt < storage.MaxAttempts; attempt++ {
 		w, out, err := step.Next(cur)
+		if err == nil && w.Skip {
+			err = s.wrap(fmt.Sprintf("run guild %d", guild), s.settle(ctx, settingsKey(guild)))
+		}
 		if err != nil || w.Skip {
 			return out, err
 		}
@@ -454,8 +497,13 @@ func (s *Store) RunGuild(ctx context.Context, step storage.GuildStep) (storage.G
 		}
 		if res.ok || (res.version == u64(next.Version) && res.payload == string(b)) {
 			// Written; by an earlier send of go-redis's when the record
-			// is ours, whose reply was lost.
+			// is ours, whose reply was lost (and WAIT then saw nothing).
 			out.Guild = next
+			if !res.ok {
+				if err := s.settle(ctx, settingsKey(guild)); err != nil {
+					return out, s.wrap(fmt.Sprintf("run guild %d", guild), err)
+				}
+			}
 			if !job {
 				if err := s.rdb.SRem(ctx, jobsKey, u64(guild)).Err(); err != nil {
 					return out, s.wrap(fmt.Sprintf("run guild %d: jobs index", guild), err)

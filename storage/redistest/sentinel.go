@@ -56,11 +56,13 @@ func StartSentinel(tb testing.TB) string {
 	replica, _ := startRedis(tb, EnvSentinelURL, "", func() []string {
 		return append(noDelay(), "--replicaof", host, port)
 	})
-	rc := redis.NewClient(&redis.Options{Addr: replica})
-	defer rc.Close()
+	// Synced as the master sees it: until the replica's first ACK, the
+	// master does not count it (WAIT), however up its link.
+	mc := redis.NewClient(&redis.Options{Addr: master})
+	defer mc.Close()
 	waitFor(ctx, tb, "the replica "+replica+" to sync", func() (bool, error) {
-		info, err := rc.Info(ctx, "replication").Result()
-		return strings.Contains(info, "master_link_status:up"), err
+		info, err := mc.Info(ctx, "replication").Result()
+		return strings.Contains(info, ",state=online,"), err
 	})
 
 	// The sentinel's configuration file: it rewrites it, so it is its own.
