@@ -2,8 +2,11 @@ package redisstore_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -124,5 +127,42 @@ func TestClusterKeepsAGuildOnOneNode(t *testing.T) {
 	t.Logf("guilds per master: %v", perMaster)
 	if len(perMaster) != redistest.ClusterMasters {
 		t.Fatalf("the guilds are on %d masters, want %d", len(perMaster), redistest.ClusterMasters)
+	}
+}
+
+// On a cluster, WAIT goes to the master of the guild's slot, on the
+// script's connection: a step of a guild whose master has a replica is
+// acknowledged, one of a guild whose master has none is not (a pipeline
+// sent WAIT to any node). Open waits for none when a master has none.
+func TestClusterWaitsOnTheGuildsMaster(t *testing.T) {
+	ctx := context.Background()
+	url := redistest.StartClusterWithReplica(t)
+	st, err := redisstore.Open(ctx, url, storage.Options{})
+	if err != nil || st.MinReplicas() != 0 {
+		t.Fatalf("Open: %v, waits for %d replicas, want 0", err, st.MinReplicas())
+	}
+	st.Close()
+	st, err = redisstore.Open(ctx, url, storage.Options{}, redisstore.WithReplicaAck(1, 50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	first, _, _ := strings.Cut(strings.TrimPrefix(url, "redis+cluster://"), ",") // the replicated master
+	seen := map[bool]int{}
+	for g := uint64(1); g <= 12; g++ {
+		m, err := st.Client().(*redis.ClusterClient).MasterForKey(ctx, fmt.Sprintf("s:{%d}", g))
+		if err != nil {
+			t.Fatal(err)
+		}
+		replicated := m.Options().Addr == first
+		seen[replicated]++
+		for u := uint64(1); u <= 3; u++ {
+			if _, err := st.Run(ctx, set(storage.PlayerID{Guild: g, User: u}, "create", 100)); (err == nil) != replicated {
+				t.Fatalf("guild %d on %s (replicated %v), player %d: %v", g, m.Options().Addr, replicated, u, err)
+			}
+		}
+	}
+	if seen[true] == 0 || seen[false] == 0 {
+		t.Fatalf("guilds by replicated master: %v, want both kinds", seen)
 	}
 }

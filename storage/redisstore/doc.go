@@ -88,8 +88,11 @@
 // acknowledged only once a replica holds it; a WAIT that times out is an
 // error (the write may be there or not), and the player is dropped from
 // the cache. A repeat, found by a read or by a script that wrote nothing,
-// first writes the record's version again, unchanged, with WAIT after it
-// (settleScript): WAIT counts only its own connection's writes.
+// is answered only after settleScript, on the master, has found the
+// operation there (the read may have come from a master since demoted,
+// whose last writes the failover lost) and written the record's version
+// again, unchanged, with WAIT after it: WAIT counts only its own
+// connection's writes.
 //
 // # When things fail
 //

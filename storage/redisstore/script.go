@@ -120,13 +120,19 @@ return {'OK'}
 `)
 
 // settleScript writes a versioned record's v again, unchanged, so that the
-// connection's WAIT after it waits for the record as it is (Store.settle).
+// connection's WAIT after it waits for the record as it is (Store.settle),
+// if the record holds the field (with the value given, if not "").
 //
 //	KEYS[1]  the record (hash: v, …)
+//	ARGV[1]  the field, ARGV[2] its value ("": any)
+//
+// It returns {"OK"}, or {"CHANGED"} without writing.
 var settleScript = redis.NewScript(`
 local v = redis.call('HGET', KEYS[1], 'v')
-if v then
-  redis.call('HSET', KEYS[1], 'v', v)
+local f = redis.call('HGET', KEYS[1], ARGV[1])
+if not v or not f or (ARGV[2] ~= '' and f ~= ARGV[2]) then
+  return {'CHANGED'}
 end
+redis.call('HSET', KEYS[1], 'v', v)
 return {'OK'}
 `)

@@ -35,7 +35,14 @@ func TestSentinelFailoverLosesNoCredit(t *testing.T) {
 	defer st.Close()
 	const players = 8
 	for u := uint64(1); u <= players; u++ {
-		create(t, st, storage.PlayerID{Guild: 1, User: u}, 100_000)
+		// Retried as a user would: under load, WAIT may time out.
+		for try := 0; ; try++ {
+			if _, err := st.Run(ctx, set(storage.PlayerID{Guild: 1, User: u}, "create", 100_000)); err == nil {
+				break
+			} else if try == 10 {
+				t.Fatal(err)
+			}
+		}
 	}
 	var (
 		stop       atomic.Bool

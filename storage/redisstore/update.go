@@ -35,7 +35,7 @@ import (
 func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, error) {
 	a, err := s.run(ctx, step)
 	if err == nil && a.Repeated {
-		if err = s.settle(ctx, recordKey(step.ID)); err != nil {
+		if err = s.settle(ctx, recordKey(step.ID), "o:"+step.Op, ""); err != nil {
 			s.cache.drop(step.ID)
 			err = s.wrap(fmt.Sprintf("run %d/%d", step.ID.Guild, step.ID.User), err)
 		}
@@ -342,16 +342,25 @@ func (s *Store) runScript(ctx context.Context, sc *redis.Script, keys []string, 
 }
 
 // settle, when the store waits for replicas, waits until they hold record
-// as it is (a hash with a version v), so that a step may answer with what
-// it read, a repeat, that another connection wrote: WAIT waits only for
-// its own connection's writes, so the script writes v again, unchanged.
-func (s *Store) settle(ctx context.Context, record string) error {
+// as it is, so that a step may answer with what it read (a repeat) that
+// another connection wrote: WAIT waits only for its own connection's
+// writes, so settleScript writes the version again, unchanged, once it has
+// checked that field is there (and holds want, if not ""). The read may
+// have come from a master since demoted, whose writes a failover lost:
+// then the field is not on the master, and the error says so.
+func (s *Store) settle(ctx context.Context, record, field, want string) error {
 	if s.replicas <= 0 {
 		return nil
 	}
-	_, err := s.runScript(ctx, settleScript, []string{record}, nil)
+	reply, err := s.runScript(ctx, settleScript, []string{record}, []any{field, want})
+	if err == nil && (len(reply) != 1 || reply[0] != "OK") {
+		err = fmt.Errorf("%s: %s: %w", record, field, errChanged)
+	}
 	return err
 }
+
+// errChanged: the record is not as read (settle).
+var errChanged = errors.New("not on the master as read: written since, or lost by a failover")
 
 // encodeAudit encodes an entry that storage.NormalizeAudit has checked,
 // logged by the write lineID.
@@ -402,11 +411,18 @@ func (s *Store) Guild(ctx context.Context, guild uint64) (storage.VersionedGuild
 	if s.closed.Load() {
 		return storage.VersionedGuild{}, storage.ErrClosed
 	}
+	g, _, err := s.readGuild(ctx, guild)
+	return g, err
+}
+
+// readGuild reads the guild's record, and returns its payload p too.
+func (s *Store) readGuild(ctx context.Context, guild uint64) (storage.VersionedGuild, string, error) {
 	vals, err := s.rdb.HMGet(ctx, settingsKey(guild), "v", "p").Result()
 	if err != nil {
-		return storage.VersionedGuild{}, s.wrap(fmt.Sprintf("guild %d", guild), err)
+		return storage.VersionedGuild{}, "", s.wrap(fmt.Sprintf("guild %d", guild), err)
 	}
-	return s.decodeGuild(guild, str(vals[0]), str(vals[1]))
+	g, err := s.decodeGuild(guild, str(vals[0]), str(vals[1]))
+	return g, str(vals[1]), err
 }
 
 // decodeGuild reads the fields v and p of s:{guild}. A guild never written
@@ -456,14 +472,20 @@ func (s *Store) RunGuild(ctx context.Context, step storage.GuildStep) (storage.G
 		return storage.GuildApplied{}, err
 	}
 	guild := step.Guild
-	cur, err := s.Guild(ctx, guild)
+	cur, raw, err := s.readGuild(ctx, guild) // raw: the record as read, for settle
 	if err != nil {
 		return storage.GuildApplied{}, err
 	}
 	for attempt := 0; attempt < storage.MaxAttempts; attempt++ {
 		w, out, err := step.Next(cur)
-		if err == nil && w.Skip {
-			err = s.wrap(fmt.Sprintf("run guild %d", guild), s.settle(ctx, settingsKey(guild)))
+		if err == nil && w.Skip && cur.Exists() {
+			if err = s.settle(ctx, settingsKey(guild), "p", raw); errors.Is(err, errChanged) {
+				if cur, raw, err = s.readGuild(ctx, guild); err != nil {
+					return storage.GuildApplied{Guild: cur}, err
+				}
+				continue // changed since read: by another writer, or lost by a failover
+			}
+			err = s.wrap(fmt.Sprintf("run guild %d", guild), err)
 		}
 		if err != nil || w.Skip {
 			return out, err
@@ -500,7 +522,7 @@ func (s *Store) RunGuild(ctx context.Context, step storage.GuildStep) (storage.G
 			// is ours, whose reply was lost (and WAIT then saw nothing).
 			out.Guild = next
 			if !res.ok {
-				if err := s.settle(ctx, settingsKey(guild)); err != nil {
+				if err := s.settle(ctx, settingsKey(guild), "p", string(b)); err != nil {
 					return out, s.wrap(fmt.Sprintf("run guild %d", guild), err)
 				}
 			}
@@ -511,7 +533,8 @@ func (s *Store) RunGuild(ctx context.Context, step storage.GuildStep) (storage.G
 			}
 			return out, nil
 		}
-		if cur, err = s.decodeGuild(guild, res.version, res.payload); err != nil {
+		raw = res.payload
+		if cur, err = s.decodeGuild(guild, res.version, raw); err != nil {
 			return storage.GuildApplied{Guild: cur}, err
 		}
 	}

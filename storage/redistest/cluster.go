@@ -1,6 +1,7 @@
 package redistest
 
 import (
+	"cmp"
 	"context"
 	"net"
 	"os"
@@ -35,10 +36,17 @@ func ClusterURL(tb testing.TB) string {
 // without replicas, on free loopback ports, stopped at cleanup, and returns
 // its URL once every node says cluster_state:ok. It needs only
 // redis-server (not redis-cli), and takes about a second.
-func StartCluster(tb testing.TB) string {
+func StartCluster(tb testing.TB) string { return startCluster(tb, 0) }
+
+// StartClusterWithReplica is StartCluster with one replica, of the URL's
+// first master (slot 0 to 5460), in sync with it.
+func StartClusterWithReplica(tb testing.TB) string { return startCluster(tb, 1) }
+
+func startCluster(tb testing.TB, replicas int) string {
 	tb.Helper()
-	addrs := make([]string, ClusterMasters)
-	buses := make([]int, ClusterMasters)
+	n := ClusterMasters + replicas
+	addrs := make([]string, n)
+	buses := make([]int, n)
 	for i := range addrs {
 		// The bus port is given explicitly: the default, port+10000, may be
 		// taken, or above 65535 for an ephemeral port.
@@ -63,8 +71,8 @@ func StartCluster(tb testing.TB) string {
 	}
 	// What redis-cli --cluster create does: distinct config epochs, the
 	// slots split in equal ranges, then the nodes meet.
-	for i, c := range nodes {
-		lo, hi := i*16384/len(nodes), (i+1)*16384/len(nodes)-1
+	for i, c := range nodes[:ClusterMasters] {
+		lo, hi := i*16384/ClusterMasters, (i+1)*16384/ClusterMasters-1
 		if err := c.Do(ctx, "CLUSTER", "SET-CONFIG-EPOCH", i+1).Err(); err != nil {
 			tb.Fatalf("redistest: cluster node %s: set-config-epoch: %v", addrs[i], err)
 		}
@@ -90,7 +98,18 @@ func StartCluster(tb testing.TB) string {
 			return strings.Contains(info, "cluster_state:ok"), err
 		})
 	}
-	return "redis+cluster://" + strings.Join(addrs, ",")
+	if replicas > 0 {
+		id, err := nodes[0].Do(ctx, "CLUSTER", "MYID").Text()
+		waitFor(ctx, tb, addrs[n-1]+" to replicate "+addrs[0], func() (bool, error) {
+			err := cmp.Or(err, nodes[n-1].Do(ctx, "CLUSTER", "REPLICATE", id).Err())
+			return err == nil, err
+		})
+		waitFor(ctx, tb, addrs[0]+" to count its replica", func() (bool, error) {
+			info, err := nodes[0].Info(ctx, "replication").Result()
+			return strings.Contains(info, ",state=online,"), err
+		})
+	}
+	return "redis+cluster://" + strings.Join(addrs[:ClusterMasters], ",")
 }
 
 // sharedOr returns the URL of the variable env if set, after checking it:
