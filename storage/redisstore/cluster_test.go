@@ -142,7 +142,7 @@ func TestClusterWaitsOnTheGuildsMaster(t *testing.T) {
 		t.Fatalf("Open: %v, waits for %d replicas, want 0", err, st.MinReplicas())
 	}
 	st.Close()
-	st, err = redisstore.Open(ctx, url, storage.Options{}, redisstore.WithReplicaAck(1, 50*time.Millisecond))
+	st, err = redisstore.Open(ctx, url, storage.Options{}, redisstore.WithReplicaAck(1, 20*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestClusterWaitsOnTheGuildsMaster(t *testing.T) {
 		}
 		replicated := m.Options().Addr == first
 		seen[replicated]++
-		for u := uint64(1); u <= 3; u++ {
+		for u := uint64(1); u <= 2; u++ {
 			if _, err := st.Run(ctx, set(storage.PlayerID{Guild: g, User: u}, "create", 100)); (err == nil) != replicated {
 				t.Fatalf("guild %d on %s (replicated %v), player %d: %v", g, m.Options().Addr, replicated, u, err)
 			}

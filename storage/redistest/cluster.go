@@ -59,6 +59,7 @@ func startCluster(tb testing.TB, replicas int) string {
 			return []string{
 				"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
 				"--cluster-port", strconv.Itoa(bus), "--cluster-node-timeout", "5000",
+				"--repl-diskless-sync-delay", "0", // a replica syncs at once
 			}
 		})
 	}
