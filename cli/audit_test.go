@@ -99,10 +99,10 @@ func rotatedPlayer(tb testing.TB, user uint64, start int64) storage.DecodedPlaye
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if s.Reveal == nil {
+	if len(s.Reveals) == 0 {
 		tb.Fatal("a rotation revealed no seed")
 	}
-	d.Player, d.Reveals = s.Player, game.Reveals{*s.Reveal}
+	d.Player, d.Reveals = s.Player, s.Reveals
 	return d
 }
 

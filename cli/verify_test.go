@@ -198,8 +198,8 @@ func fairPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets, 
 			tb.Fatal(err)
 		}
 		p, hist = s.Player, append(hist, s.History...)
-		if s.Reveal != nil {
-			reveals = append(reveals, *s.Reveal)
+		if len(s.Reveals) != 0 {
+			reveals = append(reveals, s.Reveals...)
 		}
 	}
 	for i := range tickets {

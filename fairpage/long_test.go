@@ -46,8 +46,8 @@ func longRun(t *testing.T, seed byte, m mix) ([]game.Entry, game.Reveals) {
 			t.Fatal(err)
 		}
 		p, hist = s.Player, append(hist, s.History...)
-		if s.Reveal != nil {
-			rs = append(rs, *s.Reveal)
+		if len(s.Reveals) != 0 {
+			rs = append(rs, s.Reveals...)
 		}
 	}
 	var d game.SeededDrawer

@@ -263,7 +263,7 @@ func (p Player) freshSeed(s Seed) bool {
 	return s != (Seed{}) && s != p.Seed && s != p.NextSeed
 }
 
-// Rotate reveals the current server seed (Step.Reveal), makes the next one
+// Rotate reveals the current server seed (Step.Reveals), makes the next one
 // current and commits fresh (from NewSeed) as the next. It is pure.
 // Errors: ErrTicketOpen while a ticket is open; ErrInvalid for no next
 // seed, a fresh not fresh, or a p not sound.
@@ -300,7 +300,40 @@ func (p Player) rotate(fresh Seed, client string, now time.Time) (Step, error) {
 	n := p
 	n.Seed, n.NextSeed, n.ClientSeed, n.SeedNo = p.NextSeed, fresh, client, r.No+1
 	n.SeedTicket, n.SeedChest, n.SeedAt = p.TicketSeq, p.ChestSeq, now
-	return p.done(Step{Player: n, Result: Result{Balance: n.Balance, Seed: r.No}, Reveal: &r})
+	return p.done(Step{Player: n, Result: Result{Balance: n.Balance, Seed: r.No}, Reveals: []SeedReveal{r}})
+}
+
+// Restore reveals the current server seed and the committed next one
+// (Step.Reveals; the next drew nothing) and commits seed and next in their
+// place: after a store is restored from a copy, both may have drawn
+// tickets that players saw after the copy was taken, which would otherwise
+// be dealt again (clefs restore, docs/FAIRNESS.md section 7). A ticket
+// open and not drawn yet is drawn with seed; one drawn keeps its draw,
+// under the seed revealed. It is pure. Errors: ErrInvalid for seeds zero,
+// already p's or equal, or a p not sound.
+func (p Player) Restore(seed, next Seed, now time.Time) (Step, error) {
+	if !p.freshSeed(seed) || !p.freshSeed(next) || seed == next || p.SeedNo >= 1<<62-1 {
+		return Step{Player: p}, fmt.Errorf("%w: restore: new server seeds zero, already used or no seed number left", ErrInvalid)
+	}
+	last := p.TicketSeq
+	if t := p.Ticket; t != nil && t.Open() && !t.Drawn {
+		last-- // drawn with seed, the ticket's number with it
+	}
+	r := p.current()
+	r.No = max(r.No, 1) // as rotate reveals a seed from before numbering
+	r.LastTicket, r.RevealedAt, r.Next = last, now, p.NextSeed.Commitment()
+	s := Step{Reveals: []SeedReveal{r}}
+	n, no := p, r.No
+	if p.NextSeed != (Seed{}) {
+		no++
+		s.Reveals = append(s.Reveals, SeedReveal{No: no, Seed: p.NextSeed, ClientSeed: p.ClientSeed,
+			FirstTicket: last + 1, LastTicket: last, FirstChest: p.ChestSeq + 1, LastChest: p.ChestSeq,
+			CommittedAt: p.SeedAt, RevealedAt: now, Next: seed.Commitment()})
+	}
+	n.Seed, n.NextSeed, n.SeedNo = seed, next, no+1
+	n.SeedTicket, n.SeedChest, n.SeedAt = last, p.ChestSeq, now
+	s.Player, s.Result = n, Result{Balance: n.Balance, Seed: r.No}
+	return p.done(s)
 }
 
 // checkSeeds reports whether p's fairness records are sound; the error is
@@ -316,8 +349,8 @@ func (p Player) checkSeeds() error {
 		return bad("SeedChest, ChestSeq", "seed from chest %d of %d", p.SeedChest, p.ChestSeq)
 	case len(p.ClientSeed) > MaxClientSeed || !utf8.ValidString(p.ClientSeed):
 		return bad("ClientSeed", "client seed of %d bytes, UTF-8 %v", len(p.ClientSeed), utf8.ValidString(p.ClientSeed))
-	case p.Ticket != nil && p.Ticket.Open() && p.Ticket.ID <= p.SeedTicket:
-		return bad("Ticket.ID, SeedTicket", "open ticket %d was bought under a revealed seed", p.Ticket.ID)
+	case p.Ticket != nil && p.Ticket.Open() && !p.Ticket.Drawn && p.Ticket.ID <= p.SeedTicket:
+		return bad("Ticket.ID, SeedTicket", "open ticket %d, not drawn, was bought under a revealed seed", p.Ticket.ID)
 	case p.NextSeed != (Seed{}) && p.NextSeed == p.Seed:
 		return bad("NextSeed", "the next seed is the current one")
 	}

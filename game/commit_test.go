@@ -108,10 +108,10 @@ func played(t *testing.T, p Player, n int) Player {
 // keep is what a store does with a step's reveal: it keeps it beside the
 // player, the last MaxReveals of them, in a new slice.
 func keep(rs Reveals, s Step) Reveals {
-	if s.Reveal == nil {
+	if len(s.Reveals) == 0 {
 		return rs
 	}
-	rs = append(slices.Clone(rs), *s.Reveal)
+	rs = append(slices.Clone(rs), s.Reveals...)
 	return slices.Clip(rs[max(0, len(rs)-MaxReveals):])
 }
 
@@ -119,8 +119,8 @@ func keep(rs Reveals, s Step) Reveals {
 func rotated(t *testing.T, p Player, rs Reveals, fresh Seed) (Player, Reveals) {
 	t.Helper()
 	s := stepOK(t, p, func(p Player) (Step, error) { return p.Rotate(fresh, t0) })
-	if s.Reveal == nil || s.Reveal.Seed != p.Seed || s.Reveal.No != p.SeedNo {
-		t.Fatalf("Rotate revealed %+v", s.Reveal)
+	if len(s.Reveals) == 0 || s.Reveals[0].Seed != p.Seed || s.Reveals[0].No != p.SeedNo {
+		t.Fatalf("Rotate revealed %+v", s.Reveals)
 	}
 	rs = keep(rs, s)
 	if err := s.Player.CheckReveals(rs); err != nil {
@@ -146,8 +146,8 @@ func TestRotate(t *testing.T) {
 	s := stepOK(t, p, func(p Player) (Step, error) { return p.Rotate(testSeed(2), later) })
 	n := s.Player
 	want := SeedReveal{No: 1, Seed: testSeed(1), ClientSeed: "client", FirstTicket: 1, LastTicket: 5, FirstChest: 1, LastChest: p.ChestSeq, CommittedAt: t0, RevealedAt: later, Next: testSeed(100).Commitment()}
-	if s.Reveal == nil || *s.Reveal != want || s.Result.Seed != 1 || len(s.History) != 0 {
-		t.Fatalf("reveal %+v, result %+v", s.Reveal, s.Result)
+	if len(s.Reveals) == 0 || s.Reveals[0] != want || s.Result.Seed != 1 || len(s.History) != 0 {
+		t.Fatalf("reveal %+v, result %+v", s.Reveals, s.Result)
 	}
 	if n.Seed != testSeed(100) || n.NextSeed != testSeed(2) || n.SeedNo != 2 || n.SeedTicket != 5 || n.SeedChest != p.ChestSeq || n.SeedAt != later || n.ClientSeed != "client" {
 		t.Fatalf("after Rotate: %+v", n)
@@ -160,7 +160,7 @@ func TestRotate(t *testing.T) {
 		t.Fatal("the reveal of the current seed fits the player before Rotate")
 	}
 	// Steps that rotate nothing reveal nothing.
-	if b, err := step(t, n, func(p Player) (Step, error) { return p.Buy(House{}, later) }); err != nil || b.Reveal != nil {
+	if b, err := step(t, n, func(p Player) (Step, error) { return p.Buy(House{}, later) }); err != nil || len(b.Reveals) != 0 {
 		t.Fatalf("Buy = %+v, %v", b, err)
 	}
 	// Refused, changing nothing and revealing nothing (step checks it): the
@@ -186,7 +186,7 @@ func TestRotate(t *testing.T) {
 	// revealed seed drew with.
 	s, err = step(t, n, func(p Player) (Step, error) { return p.SetClientSeed("mine", testSeed(3), later) })
 	if err != nil || s.Player.ClientSeed != "mine" || s.Player.Seed != testSeed(2) || s.Player.NextSeed != testSeed(3) || s.Player.SeedNo != 3 ||
-		s.Reveal == nil || s.Reveal.ClientSeed != "client" || s.Reveal.Seed != testSeed(100) || s.Reveal.No != 2 || s.Result.Seed != 2 {
+		len(s.Reveals) == 0 || s.Reveals[0].ClientSeed != "client" || s.Reveals[0].Seed != testSeed(100) || s.Reveals[0].No != 2 || s.Result.Seed != 2 {
 		t.Fatalf("SetClientSeed: %+v, %v", s, err)
 	}
 	rs = keep(rs, s)
@@ -521,7 +521,7 @@ func TestCheckReveals(t *testing.T) {
 	q := p
 	for i := range MaxReveals - 1 {
 		s := stepOK(t, q, func(p Player) (Step, error) { return p.Rotate(testSeed(byte(10+i)), t0) })
-		q, all = s.Player, append(all, *s.Reveal)
+		q, all = s.Player, append(all, s.Reveals...)
 	}
 	if len(all) != MaxReveals+1 {
 		t.Fatalf("%d reveals", len(all))
@@ -618,4 +618,12 @@ func TestFirstSeeds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// first returns the first of rs, nil if none.
+func first(rs []SeedReveal) *SeedReveal {
+	if len(rs) == 0 {
+		return nil
+	}
+	return &rs[0]
 }

@@ -37,8 +37,8 @@ func linkedPlay(t *testing.T, tickets, every int, discard uint64, resetDue uint6
 			t.Fatal(err)
 		}
 		p, hist = s.Player, append(hist, s.History...)
-		if s.Reveal != nil {
-			rs = append(rs, *s.Reveal)
+		if len(s.Reveals) != 0 {
+			rs = append(rs, s.Reveals...)
 		}
 	}
 	var d SeededDrawer
@@ -168,7 +168,7 @@ func TestCheckLinksTrimmed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, rs = s.Player, append(rs, *s.Reveal)
+		p, rs = s.Player, append(rs, s.Reveals...)
 	}
 	l = CheckLinks(p, rs[len(rs)-MaxReveals:], hist)
 	noBreaks(t, l)

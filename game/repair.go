@@ -10,7 +10,7 @@ import (
 // kept beside it. It returns a sound player of start cents whose ticket and
 // chest numbers go on after every one h, rs and p show, so that no number
 // is drawn twice. With p's seeds, the current seed is revealed
-// (Step.Reveal) and rotated with fresh; without, fresh is the current seed
+// (Step.Reveals) and rotated with fresh; without, fresh is the current seed
 // with client as client seed. Everything else the record held is lost. It
 // is pure. Errors: those of Reset and Rotate.
 func (p Player) Repair(h []Entry, rs Reveals, start int64, fresh Seed, client string, now time.Time) (Step, error) {
@@ -24,7 +24,7 @@ func (p Player) Repair(h []Entry, rs Reveals, start int64, fresh Seed, client st
 		b.ChestSeq = max(b.ChestSeq, r.LastChest)
 	}
 	b.TicketSeq = backed(b.TicketSeq, b.ChestSeq)
-	var reveal *SeedReveal
+	var reveal []SeedReveal
 	if p.Seed != (Seed{}) {
 		b.Seed, b.NextSeed, b.ClientSeed, b.SeedNo = p.Seed, p.NextSeed, p.ClientSeed, p.SeedNo
 		b.SeedTicket, b.SeedChest, b.SeedAt = p.SeedTicket, p.SeedChest, p.SeedAt
@@ -32,7 +32,7 @@ func (p Player) Repair(h []Entry, rs Reveals, start int64, fresh Seed, client st
 		if err != nil {
 			return Step{Player: p}, fmt.Errorf("repair: %w", err)
 		}
-		b, reveal = r.Player, r.Reveal
+		b, reveal = r.Player, r.Reveals
 	} else {
 		last, _ := rs.Last()
 		b.Seed, b.NextSeed, b.ClientSeed, b.SeedNo = fresh, p.NextSeed, client, last.No+2 // the lost seed was last.No+1 at least
@@ -42,6 +42,6 @@ func (p Player) Repair(h []Entry, rs Reveals, start int64, fresh Seed, client st
 	if err != nil {
 		return Step{Player: p}, err
 	}
-	s.Reveal = reveal
+	s.Reveals = reveal
 	return s, nil
 }

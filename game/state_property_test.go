@@ -136,7 +136,7 @@ func runTransitions(t *rapid.T, d Drawer, seeded bool) {
 		if !reflect.DeepEqual(p, before) {
 			t.Fatalf("%s modified its input", name)
 		}
-		if err != nil && (!reflect.DeepEqual(s.Player, before) || s.History != nil || s.Reveal != nil || s.Audit != nil) {
+		if err != nil && (!reflect.DeepEqual(s.Player, before) || s.History != nil || len(s.Reveals) != 0 || s.Audit != nil) {
 			t.Fatalf("%s failed (%v) and changed the player or gave %+v", name, err, s)
 		}
 		switch {
@@ -233,10 +233,20 @@ func (m *model) follow(t *rapid.T, name string, before Player, s Step, d Drawer,
 	if p.ChestSeq < before.ChestSeq || p.TicketSeq < before.TicketSeq || !p.CreatedAt.Equal(before.CreatedAt) {
 		t.Fatalf("%s: a number or the creation time went back", name)
 	}
-	rotation := name == "rotate" || name == "client-seed"
-	switch r := s.Reveal; {
+	rotation := name == "rotate" || name == "client-seed" || name == "restore"
+	switch r, n := first(s.Reveals), int64(len(s.Reveals)); {
 	case rotation && r == nil, !rotation && r != nil:
 		t.Fatalf("%s revealed %+v", name, r)
+	case name == "restore":
+		// Both seeds revealed, the next one with no draw: the player's
+		// tickets from now on draw under neither.
+		if next := before.NextSeed != (Seed{}); (n == 2) != next || n > 2 || r.Seed != before.Seed || r.No != before.SeedNo ||
+			p.SeedNo != before.SeedNo+n || p.Seed == before.Seed || p.Seed == before.NextSeed || p.NextSeed == before.NextSeed ||
+			next && (s.Reveals[1].Seed != before.NextSeed || s.Reveals[1].LastTicket >= s.Reveals[1].FirstTicket || s.Reveals[1].No != r.No+1) {
+			t.Fatalf("restore revealed %+v, from %+v to %+v", s.Reveals, before, p)
+		}
+		m.reveals = append(m.reveals, s.Reveals...)
+		m.reveals = m.reveals[max(0, len(m.reveals)-MaxReveals):]
 	case r == nil:
 		if p.Seed != before.Seed || p.NextSeed != before.NextSeed || p.SeedNo != before.SeedNo {
 			t.Fatalf("%s changed the seeds without a reveal", name)
@@ -302,9 +312,12 @@ func genTransition(t *rapid.T, p Player, d Drawer, fresh Seed) (string, Move) {
 	case 15, 16:
 		// Usually a fresh seed; sometimes one the player uses, or zero.
 		fresh = rapid.SampledFrom([]Seed{fresh, fresh, fresh, fresh, p.Seed, p.NextSeed, {}}).Draw(t, "fresh")
-		if rapid.Bool().Draw(t, "client seed") {
+		switch rapid.IntRange(0, 2).Draw(t, "rotation") {
+		case 1:
 			client := rapid.SampledFrom([]string{"mine", "Trésor 🗝", "", "\xff"}).Draw(t, "client")
 			return "client-seed", Rotate{Fresh: fresh, Client: &client}
+		case 2: // clefs restore; sometimes both seeds the same
+			return "restore", Restore{Seed: fresh, Next: rapid.SampledFrom([]Seed{{4, fresh[1], fresh[2]}, fresh}).Draw(t, "next")}
 		}
 		return "rotate", Rotate{Fresh: fresh}
 	}

@@ -15,9 +15,10 @@ type Step struct {
 	Player  Player  // the state after the step; on error, the state before
 	History []Entry // the entries the step adds, oldest first
 	Result  Result  // what the caller shows
-	// Reveal is the seed the step revealed (Rotate, SetClientSeed), which
-	// a store keeps beside the player, its last MaxReveals.
-	Reveal *SeedReveal
+	// Reveals are the seeds the step revealed, oldest first (Rotate,
+	// SetClientSeed, Restore), which a store keeps beside the player, its
+	// last MaxReveals.
+	Reveals []SeedReveal
 	// Audit is the moderator log's entry of a moderator's step (a Move
 	// with a Moderator), written with it.
 	Audit *AuditEntry
@@ -181,6 +182,12 @@ func (m Rotate) apply(p Player, now time.Time) (Step, error) {
 	}
 	return p.Rotate(m.Fresh, now)
 }
+
+// Restore reveals both server seeds and commits Seed and Next in their
+// place (Player.Restore): clefs restore's move.
+type Restore struct{ Seed, Next Seed }
+
+func (m Restore) apply(p Player, now time.Time) (Step, error) { return p.Restore(m.Seed, m.Next, now) }
 
 // SetLimits changes the player's limits and reality check (Player.SetLimits).
 type SetLimits struct {

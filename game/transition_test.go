@@ -54,7 +54,7 @@ func step(t *testing.T, p Player, f func(Player) (Step, error)) (Step, error) {
 		t.Fatalf("the transition modified its input:\n%+v\n%+v", p, before)
 	}
 	if err != nil {
-		if !reflect.DeepEqual(s.Player, before) || s.History != nil || s.Reveal != nil {
+		if !reflect.DeepEqual(s.Player, before) || s.History != nil || len(s.Reveals) != 0 {
 			t.Fatalf("error %v with a changed player, history or reveal: %+v", err, s)
 		}
 		return s, err
@@ -541,7 +541,7 @@ func TestRepairBacksChests(t *testing.T) {
 	p := newTestPlayer(t, 1000).WithNextSeed(Seed{8})
 	h := []Entry{{At: t0, Kind: KindChest, Lot: LotBronze, Amount: LotBronze.Prize(), Balance: 50, Fair: true, Chest: 40}}
 	s, err := p.Repair(h, nil, 100, Seed{9}, "c", t0)
-	if err != nil || s.Reveal == nil || s.Player.ChestSeq != 40 || s.Player.TicketSeq != 40*MaxKeys {
+	if err != nil || len(s.Reveals) == 0 || s.Player.ChestSeq != 40 || s.Player.TicketSeq != 40*MaxKeys {
 		t.Fatalf("Repair = %+v, %v", s, err)
 	}
 }

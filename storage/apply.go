@@ -181,5 +181,5 @@ func (r *Run) Next(v Versioned) (Write, Applied, error) {
 		return Write{}, out, err
 	}
 	out.Player, out.Result, out.History, out.Audit, out.Finished = step.Player, step.Result, step.History, step.Audit, step.Finished
-	return Write{Player: step.Player, History: step.History, Reveal: step.Reveal, Result: step.Result, Audit: step.Audit}, out, nil
+	return Write{Player: step.Player, History: step.History, Reveals: step.Reveals, Result: step.Result, Audit: step.Audit}, out, nil
 }

@@ -15,13 +15,16 @@ func Normalize(id PlayerID, w Write) (Write, error) {
 	p.CreatedAt = Timestamp(p.CreatedAt)
 	p.LastDaily = Timestamp(p.LastDaily)
 	p.SeedAt = Timestamp(p.SeedAt)
-	if w.Reveal != nil {
-		r := *w.Reveal
-		r.CommittedAt, r.RevealedAt = Timestamp(r.CommittedAt), Timestamp(r.RevealedAt)
-		if err := p.CheckReveals(game.Reveals{r}); err != nil {
+	if w.Reveals != nil {
+		rs := make(game.Reveals, len(w.Reveals))
+		for i, r := range w.Reveals {
+			r.CommittedAt, r.RevealedAt = Timestamp(r.CommittedAt), Timestamp(r.RevealedAt)
+			rs[i] = r
+		}
+		if err := p.CheckReveals(rs); err != nil {
 			return w, fmt.Errorf("%w: player %d/%d: %w", ErrInvalid, id.Guild, id.User, err)
 		}
-		w.Reveal = &r
+		w.Reveals = rs
 	}
 	if p.Ticket != nil {
 		t := *p.Ticket

@@ -109,9 +109,9 @@ type Write struct {
 	// game.MaxOtherLines others (game.MainLine), and gives them back
 	// merged (game.MergeHistory).
 	History []game.Entry
-	// Reveal, when not nil, is a seed revealed, kept beside the player
-	// (the last game.MaxReveals; Store.Reveals).
-	Reveal *game.SeedReveal
+	// Reveals are the seeds revealed, oldest first, kept beside the
+	// player (the last game.MaxReveals; Store.Reveals).
+	Reveals []game.SeedReveal
 	// Result is what the step's operation answers, remembered
 	// beside the player with the operation's ID (the last game.MaxOps),
 	// so that a repeat of the operation is answered with it.

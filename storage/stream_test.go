@@ -41,8 +41,8 @@ func playedPlayer(t *testing.T, id storage.PlayerID, rng *rand.ChaCha8, tickets 
 			t.Fatal(err)
 		}
 		p, hist = s.Player, append(hist, s.History...)
-		if s.Reveal != nil {
-			reveals = append(reveals, *s.Reveal)
+		if len(s.Reveals) != 0 {
+			reveals = append(reveals, s.Reveals...)
 		}
 	}
 	for i := range tickets {

@@ -309,17 +309,17 @@ func (r *playerRec) versioned() storage.Versioned {
 // playerWrite is a Write checked and encoded, ready to go over the
 // record it was computed from.
 type playerWrite struct {
-	id     storage.PlayerID
-	old    *playerRec // nil: a new player
-	rec    playerRec
-	player []byte   // rec, encoded
-	main   [][]byte // the ticket lines (game.MainLine), encoded, oldest first
-	others [][]byte // the other lines, encoded, oldest first
-	reveal []byte   // the reveal, encoded, or nil
-	op     string   // the operation remembered, or ""
-	opRes  []byte   // its result, encoded
-	audit  *game.AuditEntry
-	entry  []byte // audit, encoded
+	id      storage.PlayerID
+	old     *playerRec // nil: a new player
+	rec     playerRec
+	player  []byte   // rec, encoded
+	main    [][]byte // the ticket lines (game.MainLine), encoded, oldest first
+	others  [][]byte // the other lines, encoded, oldest first
+	reveals [][]byte // the reveals, encoded
+	op      string   // the operation remembered, or ""
+	opRes   []byte   // its result, encoded
+	audit   *game.AuditEntry
+	entry   []byte // audit, encoded
 }
 
 // prepare checks and encodes w over the record old (nil if the player is
@@ -349,10 +349,12 @@ func prepare(id storage.PlayerID, old *playerRec, op string, w storage.Write) (*
 			pw.others = append(pw.others, v)
 		}
 	}
-	if w.Reveal != nil {
-		if pw.reveal, err = schema.EncodeReveal(*w.Reveal); err != nil {
+	for _, r := range w.Reveals {
+		b, err := schema.EncodeReveal(r)
+		if err != nil {
 			return nil, err
 		}
+		pw.reveals = append(pw.reveals, b)
 	}
 	if op != "" {
 		if pw.opRes, err = schema.EncodeResult(w.Result); err != nil {
@@ -370,7 +372,7 @@ func prepare(id storage.PlayerID, old *playerRec, op string, w storage.Write) (*
 // write puts pw in tx, over the record it was prepared from: the player,
 // its history lines (the oldest trimmed past game.MaxTicketLines and
 // game.MaxOtherLines), its
-// reveal (past game.MaxReveals), its operation (past game.MaxOps), its
+// reveals (past game.MaxReveals), its operation (past game.MaxOps), its
 // leaderboard entry, its guild's count if it is new, and the audit entry.
 func (pw *playerWrite) write(tx *bolt.Tx) error {
 	id, bal := pw.id, pw.rec.Player.Balance
@@ -406,8 +408,8 @@ func (pw *playerWrite) write(tx *bolt.Tx) error {
 			return fmt.Errorf("history: %w", err)
 		}
 	}
-	if pw.reveal != nil {
-		if _, err := appendCapped(tx.Bucket(bucketReveals), pk, pw.reveal, game.MaxReveals); err != nil {
+	for _, r := range pw.reveals {
+		if _, err := appendCapped(tx.Bucket(bucketReveals), pk, r, game.MaxReveals); err != nil {
 			return fmt.Errorf("reveals: %w", err)
 		}
 	}

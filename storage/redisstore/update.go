@@ -207,10 +207,8 @@ func encodeWrite(id storage.PlayerID, next uint64, op string, w storage.Write) (
 			e.others = append(e.others, string(hb))
 		}
 	}
-	if w.Reveal != nil {
-		if err := e.addReveals(*w.Reveal); err != nil {
-			return encoded{}, err
-		}
+	if err := e.addReveals(w.Reveals...); err != nil {
+		return encoded{}, err
 	}
 	return e, nil
 }

@@ -54,8 +54,8 @@ func player(t testing.TB, plays int, care bool) (game.Player, game.Reveals, []ga
 		p = s.Player
 		hist = append(hist, s.History...)
 		results = append(results, s.Result)
-		if s.Reveal != nil {
-			rs = append(rs, *s.Reveal)
+		if len(s.Reveals) != 0 {
+			rs = append(rs, s.Reveals...)
 		}
 		now = now.Add(47 * time.Second)
 	}
