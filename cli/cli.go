@@ -1,7 +1,7 @@
 // Package cli is the clefs binary's command line: with no argument it runs
 // the bot, otherwise an operator subcommand (odds, simulate, verify, export,
-// import, audit, healthcheck, register, version, try). main calls it and
-// maps the error to the exit status:
+// import, restore, audit, healthcheck, register, version, try). main calls
+// it and maps the error to the exit status:
 //
 //	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 //	err := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -37,6 +37,8 @@ Commands:
   export -public -guild ID -user ID
                write one player's public export: history and revealed seeds, no secret
   import       add the players of a dump (all or nothing; -force into a store with players)
+  restore      reveal and replace every player's server seeds after a store was put
+               back from a copy (a snapshot: -from FILE; Redis: after its RDB or AOF)
   audit        check balance = start + granted + won + daily − staked for every player,
                and each guild's leaderboard against the players' records
   healthcheck  ask the running bot's /healthz (exit 0 healthy, 1 not)
@@ -45,7 +47,7 @@ Commands:
   try          play locally without a Discord account (a fake Discord, the real bot)
   help         show this help
 
-export, import and audit act on -redis URL, else -data FILE, else REDIS_URL,
+export, import, restore and audit act on -redis URL, else -data FILE, else REDIS_URL,
 else DATA_PATH, else ./data/clefs.db, and print the store on stderr first.
 Run "clefs COMMAND -h" for a command's flags.
 `
@@ -99,6 +101,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runImport(ctx, rest, stdout, stderr)
 	case "audit":
 		return runAudit(ctx, rest, stdout, stderr)
+	case "restore":
+		return runRestore(ctx, rest, stdout, stderr)
 	case "register":
 		return runRegister(ctx, rest, stdout, stderr)
 	case "healthcheck":

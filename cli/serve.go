@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -102,6 +103,11 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 			err = errors.Join(err, fmt.Errorf("close store: %w", cerr))
 		}
 	}()
+	if r, ok := store.(storage.Restorer); ok {
+		if id, err := r.Restoring(ctx); err != nil || id != "" {
+			return cmp.Or(err, fmt.Errorf("the store is a copy put back, waiting for its restore %q: stop, run clefs restore with the same store, then start again (docs/operating.md, \"Restoring\")", id))
+		}
+	}
 
 	reg := metrics.NewRegistry()
 	m := metrics.New(reg)

@@ -239,6 +239,23 @@ type Store interface {
 	Close() error
 }
 
+// Restorer is a store that clefs restore processes (docs/operating.md,
+// "Restoring"): a store put back from a copy holds server seeds that drew
+// tickets after the copy was taken, which the restore reveals and replaces
+// (game.Restore) under the ID of a restore recorded in the store while it
+// runs. The bot refuses to serve a store with a restore pending.
+type Restorer interface {
+	// Restoring returns the ID of the restore pending ("" if none): a
+	// snapshot of the embedded store is written with one.
+	Restoring(ctx context.Context) (string, error)
+	// SetRestoring records id as the restore pending; "" ends it.
+	SetRestoring(ctx context.Context, id string) error
+	// Guilds calls fn with every guild that has players, in increasing
+	// order, until fn returns an error (returned as is); fn may use the
+	// store.
+	Guilds(ctx context.Context, fn func(guild uint64) error) error
+}
+
 // Options configure a store. The zero value is usable.
 type Options struct {
 	// Defaults are the settings of a guild whose moderators set none.

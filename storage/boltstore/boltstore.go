@@ -35,7 +35,7 @@ var (
 	bucketBoard   = []byte("board")   // guild|^balance|user → nothing: the leaderboard
 	bucketCounts  = []byte("counts")  // guild → players of the guild (8 bytes)
 	bucketJobs    = []byte("jobs")    // guild → nothing: the guilds with a job in progress (Jobs)
-	bucketMeta    = []byte("meta")    // "layout" → storage.LayoutVersion in decimal ASCII
+	bucketMeta    = []byte("meta")    // "layout" → storage.LayoutVersion in decimal ASCII; "restore" → the restore pending
 )
 
 var allBuckets = [][]byte{bucketPlayers, bucketHistory, bucketOthers, bucketReveals, bucketOpSeq, bucketOps, bucketAudit, bucketGuilds, bucketBoard, bucketCounts, bucketJobs, bucketMeta}
@@ -43,8 +43,9 @@ var allBuckets = [][]byte{bucketPlayers, bucketHistory, bucketOthers, bucketReve
 // layoutKey is the key of the layout marker in bucketMeta, and layout its
 // value for this build.
 var (
-	layoutKey = []byte("layout")
-	layout    = []byte(strconv.Itoa(storage.LayoutVersion))
+	layoutKey  = []byte("layout")
+	restoreKey = []byte("restore")
+	layout     = []byte(strconv.Itoa(storage.LayoutVersion))
 )
 
 // Store is the embedded store: one bbolt file, one read-write transaction
@@ -57,8 +58,9 @@ type Store struct {
 }
 
 var (
-	_ storage.Store  = (*Store)(nil)
-	_ storage.Dumper = (*Store)(nil)
+	_ storage.Store    = (*Store)(nil)
+	_ storage.Dumper   = (*Store)(nil)
+	_ storage.Restorer = (*Store)(nil)
 )
 
 // guildRec is a guild as stored (only once written): its version and its

@@ -2,6 +2,7 @@ package boltstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,16 +44,17 @@ func (s *Store) Snapshot(ctx context.Context, dir string, keep int, now time.Tim
 		_, err := tx.WriteTo(f)
 		return err
 	})
-	if err == nil {
-		err = f.Sync()
-	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	name := snapshotPrefix + now.UTC().Format(snapshotTime)
+	if err == nil {
+		err = markSnapshot(tmp, "restore-"+name)
 	}
 	if err != nil {
 		return "", fmt.Errorf("boltstore: snapshot to %s: %w", dir, err)
 	}
-	path := filepath.Join(dir, snapshotPrefix+now.UTC().Format(snapshotTime)+snapshotSuffix)
+	path := filepath.Join(dir, name+snapshotSuffix)
 	if err := os.Rename(tmp, path); err != nil {
 		return "", fmt.Errorf("boltstore: snapshot: %w", err)
 	}
@@ -63,6 +65,51 @@ func (s *Store) Snapshot(ctx context.Context, dir string, keep int, now time.Tim
 		return path, fmt.Errorf("boltstore: snapshot %s taken, but removing the oldest ones failed: %w", path, err)
 	}
 	return path, nil
+}
+
+// markSnapshot records in the copy at path the restore it needs before the
+// bot serves it (storage.Restorer), and syncs it.
+func markSnapshot(path, id string) error {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		return err
+	}
+	err = db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(restoreKey, []byte(id)) })
+	return errors.Join(err, db.Close())
+}
+
+// Restoring implements storage.Restorer.
+func (s *Store) Restoring(ctx context.Context) (id string, err error) {
+	err = s.view(ctx, "restore", func(tx *bolt.Tx) error {
+		id = string(tx.Bucket(bucketMeta).Get(restoreKey))
+		return nil
+	})
+	return id, err
+}
+
+// SetRestoring implements storage.Restorer.
+func (s *Store) SetRestoring(ctx context.Context, id string) error {
+	return s.batch(ctx, "restore", func(tx *bolt.Tx) error {
+		if id == "" {
+			return tx.Bucket(bucketMeta).Delete(restoreKey)
+		}
+		return tx.Bucket(bucketMeta).Put(restoreKey, []byte(id))
+	})
+}
+
+// Guilds implements storage.Restorer: the guilds are read first, in one
+// transaction, then handed to fn.
+func (s *Store) Guilds(ctx context.Context, fn func(guild uint64) error) error {
+	var gs []uint64
+	if err := s.view(ctx, "guilds", func(tx *bolt.Tx) error { gs = guildsOf(tx.Bucket(bucketPlayers)); return nil }); err != nil {
+		return err
+	}
+	for _, g := range gs {
+		if err := fn(g); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Snapshots returns the snapshots of dir, oldest first.

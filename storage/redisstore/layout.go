@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,47 @@ import (
 // in decimal). Open writes it in a database this project never wrote and
 // reads it at every start; on a cluster it is a key of its own slot.
 const LayoutKey = "clefs:layout"
+
+// RestoreKey holds the ID of the restore pending (storage.Restorer):
+// clefs restore sets it first and deletes it last.
+const RestoreKey = "clefs:restore"
+
+// Restoring implements storage.Restorer.
+func (s *Store) Restoring(ctx context.Context) (string, error) {
+	id, err := s.rdb.Get(ctx, RestoreKey).Result()
+	if errors.Is(err, redis.Nil) {
+		return "", nil
+	}
+	return id, s.wrap("read the restore", err)
+}
+
+// SetRestoring implements storage.Restorer.
+func (s *Store) SetRestoring(ctx context.Context, id string) error {
+	if id == "" {
+		return s.wrap("end the restore", s.rdb.Del(ctx, RestoreKey).Err())
+	}
+	return s.wrap("record the restore", s.rdb.Set(ctx, RestoreKey, id, 0).Err())
+}
+
+// Guilds implements storage.Restorer: the guilds of the leaderboards
+// (lb:{guild}), found with SCAN on every master.
+func (s *Store) Guilds(ctx context.Context, fn func(guild uint64) error) error {
+	var gs []uint64
+	if err := s.scan(ctx, "lb:{*}", func(k string) {
+		if g, u, ok := parseKey(k); ok && u == 0 {
+			gs = append(gs, g)
+		}
+	}); err != nil {
+		return s.wrap("scan guilds", err)
+	}
+	slices.Sort(gs)
+	for _, g := range slices.Compact(gs) { // SCAN may return a key twice
+		if err := fn(g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // projectKeys matches every key of this project, of any release: a prefix,
 // then a hash tag that begins with a guild ID (p:{g}:u, s:{g}, and 0.3.0's

@@ -30,8 +30,9 @@ type Store struct {
 }
 
 var (
-	_ storage.Store  = (*Store)(nil)
-	_ storage.Dumper = (*Store)(nil)
+	_ storage.Store    = (*Store)(nil)
+	_ storage.Dumper   = (*Store)(nil)
+	_ storage.Restorer = (*Store)(nil)
 )
 
 // DefaultCacheSize is how many players a Store remembers by default.

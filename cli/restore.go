@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// runRestore is clefs restore: it makes a store put back from a copy fit
+// to serve. Every player's server seeds, the current one and the committed
+// next one, may have drawn tickets after the copy was taken, which players
+// saw: each is revealed and replaced (game.Restore), one player at a time,
+// under the restore's ID recorded in the store, so that a restore stopped
+// and run again goes on where it was and rotates nobody twice.
+func runRestore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf storeFlags
+	sf.register(fs)
+	from := fs.String("from", "", "copy this snapshot `FILE` (BACKUP_DIR/clefs-….db) to the embedded store's file, which must not exist, first")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: clefs restore [-redis URL | -data FILE] [-from SNAPSHOT]\n\nMakes a store put back from a copy (a snapshot, a Redis RDB or AOF) fit\nto serve: every player's server seeds, which may have drawn tickets after\nthe copy was taken, are revealed and replaced. Stop the bot first; the bot\nrefuses a snapshot until this has run. Run it again if it was stopped: it\ngoes on where it was.\n\n"+storeUsage+"\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, "restore", args, 0); err != nil {
+		return err
+	}
+	mode, copied := mustExist, false
+	if *from != "" {
+		mode, sf.checkFile = mayCreate, func(path string) error {
+			copied = true
+			return copySnapshot(*from, path)
+		}
+	}
+	st, _, err := sf.open(ctx, mode, stderr)
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	defer st.Close()
+	if *from != "" && !copied {
+		return usageError{"restore: -from puts a snapshot in place of the embedded store, not of Redis"}
+	}
+	return restore(ctx, st, rand.Reader, time.Now(), stdout)
+}
+
+// copySnapshot copies the snapshot from to path, which must not exist.
+func copySnapshot(from, path string) error {
+	if _, err := os.Stat(path); err == nil {
+		return fmt.Errorf("the file exists: move it aside first (mv %s %s.damaged), never delete it", path, path)
+	}
+	src, err := os.Open(from)
+	if err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	defer src.Close()
+	return writeFileAtomic(path, false, func(w io.Writer) error { _, err := io.Copy(w, src); return err })
+}
+
+// restore reveals and replaces the server seeds of every player of st,
+// under the restore pending (a new one, at now, if none), drawing the new
+// seeds from seeds, and ends the restore.
+func restore(ctx context.Context, st storage.Store, seeds io.Reader, now time.Time, stdout io.Writer) error {
+	rs, ok := st.(storage.Restorer)
+	if !ok {
+		return fmt.Errorf("restore: store %T cannot be restored", st)
+	}
+	op, err := rs.Restoring(ctx)
+	if err == nil && op == "" {
+		op = "restore-" + now.UTC().Format("20060102T150405.000Z")
+		err = rs.SetRestoring(ctx, op)
+	}
+	if err != nil {
+		return fmt.Errorf("restore: %w", err)
+	}
+	var done, again, skipped int
+	err = rs.Guilds(ctx, func(g uint64) error {
+		return st.Players(ctx, g, func(u uint64) error {
+			var m game.Restore
+			if m.Seed, err = game.NewSeed(seeds); err == nil {
+				m.Next, err = game.NewSeed(seeds)
+			}
+			if err != nil {
+				return err
+			}
+			a, err := st.Run(ctx, storage.Step{ID: storage.PlayerID{Guild: g, User: u}, Op: op, Move: m, Seeds: seeds, Now: storage.Timestamp(now)})
+			switch {
+			case errors.Is(err, storage.ErrDamaged), errors.Is(err, storage.ErrNoPlayer):
+				fmt.Fprintf(stdout, "player %d/%d skipped: %v\n", g, u, err)
+				skipped++
+			case err != nil:
+				return fmt.Errorf("player %d/%d: %w", g, u, err)
+			case a.Repeated:
+				again++
+			default:
+				done++
+			}
+			return nil
+		})
+	})
+	if err == nil {
+		err = rs.SetRestoring(ctx, "")
+	}
+	fmt.Fprintf(stdout, "restore %s: %d players' server seeds revealed and replaced, %d already before, %d skipped\n", op, done, again, skipped)
+	if err != nil {
+		return fmt.Errorf("restore %s stopped (run clefs restore again to go on): %w", op, err)
+	}
+	return nil
+}
