@@ -83,14 +83,13 @@ func restore(ctx context.Context, st storage.Store, seeds io.Reader, now time.Ti
 	var done, again, skipped int
 	err = rs.Guilds(ctx, func(g uint64) error {
 		return st.Players(ctx, g, func(u uint64) error {
-			var m game.Restore
-			if m.Seed, err = game.NewSeed(seeds); err == nil {
-				m.Next, err = game.NewSeed(seeds)
-			}
-			if err != nil {
+			seed, err1 := game.NewSeed(seeds)
+			next, err2 := game.NewSeed(seeds)
+			if err := errors.Join(err1, err2); err != nil {
 				return err
 			}
-			a, err := st.Run(ctx, storage.Step{ID: storage.PlayerID{Guild: g, User: u}, Op: op, Move: m, Seeds: seeds, Now: storage.Timestamp(now)})
+			a, err := st.Run(ctx, storage.Step{ID: storage.PlayerID{Guild: g, User: u}, Op: op,
+				Move: game.Restore{Seed: seed, Next: next}, Seeds: seeds, Now: storage.Timestamp(now)})
 			switch {
 			case errors.Is(err, storage.ErrDamaged), errors.Is(err, storage.ErrNoPlayer):
 				fmt.Fprintf(stdout, "player %d/%d skipped: %v\n", g, u, err)

@@ -556,6 +556,7 @@ func TestStoreCommandsUsage(t *testing.T) {
 		{"import", "a", "b"},
 		{"import", "-i", "a", "b"},
 		{"audit", "x"},
+		{"restore", "x"},
 	}
 	for _, args := range cases {
 		_, _, err := runCLI(t, args...)
