@@ -81,8 +81,9 @@ func restore(ctx context.Context, st storage.Store, seeds io.Reader, now time.Ti
 		return fmt.Errorf("restore: %w", err)
 	}
 	var done, again, skipped int
-	err = rs.Guilds(ctx, func(g uint64) error {
-		return st.Players(ctx, g, func(u uint64) error {
+	guilds, err := rs.Guilds(ctx)
+	for _, g := range guilds {
+		err = st.Players(ctx, g, func(u uint64) error {
 			seed, err1 := game.NewSeed(seeds)
 			next, err2 := game.NewSeed(seeds)
 			if err := errors.Join(err1, err2); err != nil {
@@ -103,7 +104,10 @@ func restore(ctx context.Context, st storage.Store, seeds io.Reader, now time.Ti
 			}
 			return nil
 		})
-	})
+		if err != nil {
+			break
+		}
+	}
 	if err == nil {
 		err = rs.SetRestoring(ctx, "")
 	}

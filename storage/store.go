@@ -250,10 +250,8 @@ type Restorer interface {
 	Restoring(ctx context.Context) (string, error)
 	// SetRestoring records id as the restore pending; "" ends it.
 	SetRestoring(ctx context.Context, id string) error
-	// Guilds calls fn with every guild that has players, in increasing
-	// order, until fn returns an error (returned as is); fn may use the
-	// store.
-	Guilds(ctx context.Context, fn func(guild uint64) error) error
+	// Guilds returns every guild that has players, in increasing order.
+	Guilds(ctx context.Context) ([]uint64, error)
 }
 
 // Options configure a store. The zero value is usable.

@@ -97,19 +97,10 @@ func (s *Store) SetRestoring(ctx context.Context, id string) error {
 	})
 }
 
-// Guilds implements storage.Restorer: the guilds are read first, in one
-// transaction, then handed to fn.
-func (s *Store) Guilds(ctx context.Context, fn func(guild uint64) error) error {
-	var gs []uint64
-	if err := s.view(ctx, "guilds", func(tx *bolt.Tx) error { gs = guildsOf(tx.Bucket(bucketPlayers)); return nil }); err != nil {
-		return err
-	}
-	for _, g := range gs {
-		if err := fn(g); err != nil {
-			return err
-		}
-	}
-	return nil
+// Guilds implements storage.Restorer.
+func (s *Store) Guilds(ctx context.Context) (gs []uint64, err error) {
+	err = s.view(ctx, "guilds", func(tx *bolt.Tx) error { gs = guildsOf(tx.Bucket(bucketPlayers)); return nil })
+	return gs, err
 }
 
 // Snapshots returns the snapshots of dir, oldest first.

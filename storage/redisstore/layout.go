@@ -43,22 +43,15 @@ func (s *Store) SetRestoring(ctx context.Context, id string) error {
 
 // Guilds implements storage.Restorer: the guilds of the leaderboards
 // (lb:{guild}), found with SCAN on every master.
-func (s *Store) Guilds(ctx context.Context, fn func(guild uint64) error) error {
+func (s *Store) Guilds(ctx context.Context) ([]uint64, error) {
 	var gs []uint64
-	if err := s.scan(ctx, "lb:{*}", func(k string) {
+	err := s.scan(ctx, "lb:{*}", func(k string) {
 		if g, u, ok := parseKey(k); ok && u == 0 {
 			gs = append(gs, g)
 		}
-	}); err != nil {
-		return s.wrap("scan guilds", err)
-	}
+	})
 	slices.Sort(gs)
-	for _, g := range slices.Compact(gs) { // SCAN may return a key twice
-		if err := fn(g); err != nil {
-			return err
-		}
-	}
-	return nil
+	return slices.Compact(gs), s.wrap("scan guilds", err) // SCAN may return a key twice
 }
 
 // projectKeys matches every key of this project, of any release: a prefix,
