@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -8,7 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
@@ -66,7 +70,8 @@ func copySnapshot(from, path string) error {
 
 // restore reveals and replaces the server seeds of every player of st,
 // under the restore pending (a new one, at now, if none), drawing the new
-// seeds from seeds, and ends the restore.
+// seeds from seeds (safe for concurrent use), and ends the restore. It runs
+// 32 players at a time: the embedded store shares their commits.
 func restore(ctx context.Context, st storage.Store, seeds io.Reader, now time.Time, stdout io.Writer) error {
 	rs, ok := st.(storage.Restorer)
 	if !ok {
@@ -80,35 +85,42 @@ func restore(ctx context.Context, st storage.Store, seeds io.Reader, now time.Ti
 	if err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
+	var mu sync.Mutex
 	var done, again, skipped int
+	one := func(id storage.PlayerID) error {
+		seed, err1 := game.NewSeed(seeds)
+		next, err2 := game.NewSeed(seeds)
+		if err := errors.Join(err1, err2); err != nil {
+			return err
+		}
+		a, err := st.Run(ctx, storage.Step{ID: id, Op: op, Move: game.Restore{Seed: seed, Next: next}, Seeds: seeds, Now: storage.Timestamp(now)})
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case errors.Is(err, storage.ErrDamaged), errors.Is(err, storage.ErrNoPlayer):
+			fmt.Fprintf(stdout, "player %d/%d skipped: %v\n", id.Guild, id.User, err)
+			skipped++
+		case err != nil:
+			return fmt.Errorf("player %d/%d: %w", id.Guild, id.User, err)
+		case a.Repeated:
+			again++
+		default:
+			done++
+		}
+		return nil
+	}
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.SetLimit(32)
 	guilds, err := rs.Guilds(ctx)
 	for _, g := range guilds {
-		err = st.Players(ctx, g, func(u uint64) error {
-			seed, err1 := game.NewSeed(seeds)
-			next, err2 := game.NewSeed(seeds)
-			if err := errors.Join(err1, err2); err != nil {
-				return err
-			}
-			a, err := st.Run(ctx, storage.Step{ID: storage.PlayerID{Guild: g, User: u}, Op: op,
-				Move: game.Restore{Seed: seed, Next: next}, Seeds: seeds, Now: storage.Timestamp(now)})
-			switch {
-			case errors.Is(err, storage.ErrDamaged), errors.Is(err, storage.ErrNoPlayer):
-				fmt.Fprintf(stdout, "player %d/%d skipped: %v\n", g, u, err)
-				skipped++
-			case err != nil:
-				return fmt.Errorf("player %d/%d: %w", g, u, err)
-			case a.Repeated:
-				again++
-			default:
-				done++
-			}
-			return nil
-		})
-		if err != nil {
+		if err = st.Players(ectx, g, func(u uint64) error {
+			eg.Go(func() error { return one(storage.PlayerID{Guild: g, User: u}) })
+			return ectx.Err()
+		}); err != nil {
 			break
 		}
 	}
-	if err == nil {
+	if err = cmp.Or(eg.Wait(), err); err == nil {
 		err = rs.SetRestoring(ctx, "")
 	}
 	fmt.Fprintf(stdout, "restore %s: %d players' server seeds revealed and replaced, %d already before, %d skipped\n", op, done, again, skipped)
