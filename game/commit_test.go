@@ -512,9 +512,9 @@ func TestCheckReveals(t *testing.T) {
 	unnumbered, _ := NewPlayer(100, testSeed(90), "c", t0)
 	unnumbered = unnumbered.WithNextSeed(testSeed(91))
 	unnumbered.SeedNo = 0
-	if s := stepOK(t, unnumbered, func(p Player) (Step, error) { return p.Rotate(testSeed(92), t0) }); s.Reveal.No != 1 ||
-		s.Player.SeedNo != 2 || s.Player.CheckReveals(Reveals{*s.Reveal}) != nil {
-		t.Errorf("a seed numbered 0 revealed as %d, the next numbered %d", s.Reveal.No, s.Player.SeedNo)
+	if s := stepOK(t, unnumbered, func(p Player) (Step, error) { return p.Rotate(testSeed(92), t0) }); s.Reveals[0].No != 1 ||
+		s.Player.SeedNo != 2 || s.Player.CheckReveals(s.Reveals) != nil {
+		t.Errorf("a seed numbered 0 revealed as %d, the next numbered %d", s.Reveals[0].No, s.Player.SeedNo)
 	}
 	// Up to MaxReveals, and no more, whatever the chain.
 	all := rs
