@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -29,9 +30,10 @@ func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.SetOutput(stderr)
 	server := fs.String("server-seed", "", "the revealed server seed, 64 hex digits")
 	client := fs.String("client-seed", "", "the client seed it drew with, as /fairness shows it")
-	nonce := fs.Uint64("nonce", 0, "the ticket's number (its nonce)")
-	keys := fs.Int("keys", 0, "the keys held before the ticket (0, 1 or 2)")
-	chest := fs.Uint64("chest", 0, "a chest's number: recompute that chest (alone, or with the ticket whose third key opened it)")
+	var nonce, keys, chest decimal
+	fs.Var(&nonce, "nonce", "the ticket's `number` (its nonce), in decimal digits")
+	fs.Var(&keys, "keys", "the `keys` held before the ticket (0, 1 or 2)")
+	fs.Var(&chest, "chest", "a chest's `number`: recompute that chest (alone, or with the ticket whose third key opened it)")
 	commitment := fs.String("commitment", "", "optional: the commitment shown before the seed drew, all 64 hex digits or the 8 the card shows; checked against the seed")
 	export := fs.String("export", "", "a dump written by clefs export, or a player's public export (clefs export -public, /fairness export): check every ticket and chest drawn under a revealed seed")
 	fs.Usage = func() {
@@ -90,13 +92,13 @@ seed still secret are counted, not checked; links a dump lacks the data for
 	if err := game.CheckStoredClientSeed(*client); err != nil {
 		return usageError{fmt.Sprintf("verify: -client-seed: %v", err)}
 	}
-	if set["nonce"] && *nonce == 0 {
+	if set["nonce"] && nonce == 0 {
 		return usageError{"verify: -nonce: ticket numbers start at 1"}
 	}
-	if *keys < 0 || *keys >= game.MaxKeys {
-		return usageError{fmt.Sprintf("verify: -keys %d: a player holds 0 to %d keys before a ticket", *keys, game.MaxKeys-1)}
+	if keys >= game.MaxKeys {
+		return usageError{fmt.Sprintf("verify: -keys %d: a player holds 0 to %d keys before a ticket", keys, game.MaxKeys-1)}
 	}
-	if set["chest"] && *chest < 1 {
+	if set["chest"] && chest < 1 {
 		return usageError{"verify: -chest: chest numbers start at 1"}
 	}
 	want := strings.ToLower(strings.TrimSpace(*commitment))
@@ -126,19 +128,19 @@ seed still secret are counted, not checked; links a dump lacks the data for
 	}
 	var d game.SeededDrawer
 	if set["nonce"] {
-		o, err := d.Ticket(seed, *client, *nonce, *keys)
+		o, err := d.Ticket(seed, *client, uint64(nonce), int(keys))
 		if err != nil {
-			return fmt.Errorf("verify: ticket %d: %w", *nonce, err)
+			return fmt.Errorf("verify: ticket %d: %w", nonce, err)
 		}
-		fmt.Fprintf(w, "\nticket #%d, %s held before\n", *nonce, count(*keys, "key", "keys"))
-		writeTicket(w, o, *keys)
+		fmt.Fprintf(w, "\nticket #%d, %s held before\n", nonce, count(int(keys), "key", "keys"))
+		writeTicket(w, o, int(keys))
 	}
 	if set["chest"] {
-		c, err := d.ChestNumber(seed, *client, *chest)
+		c, err := d.ChestNumber(seed, *client, uint64(chest))
 		if err != nil {
-			return fmt.Errorf("verify: chest %d: %w", *chest, err)
+			return fmt.Errorf("verify: chest %d: %w", chest, err)
 		}
-		fmt.Fprintf(w, "\nchest #%d: %s, %s\n", *chest, lotName(c.Lot), credits(c.Prize))
+		fmt.Fprintf(w, "\nchest #%d: %s, %s\n", chest, lotName(c.Lot), credits(c.Prize))
 	}
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("verify: %w", err)
@@ -146,6 +148,25 @@ seed still secret are counted, not checked; links a dump lacks the data for
 	if set["commitment"] && !matches {
 		return fmt.Errorf("verify: %w: the server seed hashes to %s, not to the commitment %s", errMismatch, got, want)
 	}
+	return nil
+}
+
+// decimal is a flag's number as clefs verify and the verification page
+// both read it: decimal digits only, no sign, space, 0x, 0b, _ nor leading
+// zero (Go's syntax, which flag.Uint64 reads, takes 010 for 8).
+type decimal uint64
+
+func (d *decimal) String() string { return strconv.FormatUint(uint64(*d), 10) }
+
+func (d *decimal) Set(s string) error {
+	if s == "" || strings.Trim(s, "0123456789") != "" || (s[0] == '0' && s != "0") {
+		return errors.New("not a decimal number (digits 0 to 9 only: no sign, space, 0x, 0b, _ or leading zero)")
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return errors.New("beyond 18446744073709551615")
+	}
+	*d = decimal(n)
 	return nil
 }
 

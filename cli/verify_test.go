@@ -578,9 +578,42 @@ func TestVerifyFlags(t *testing.T) {
 			t.Errorf("-chest %s (chest numbers are unsigned 64-bit): %v\n%s", n, err, out)
 		}
 	}
-	if _, _, err = runCLI(t, append(chest, "18446744073709551616")...); ExitCode(err) != 2 {
-		t.Errorf("-chest 2^64: %v", err)
+	// Numbers in decimal digits only, as the page reads them (the same
+	// table drives its test).
+	for _, row := range numberGrammar(t, "testdata/numbers.txt") {
+		var d decimal
+		err := d.Set(row[0])
+		if got := fmt.Sprint(uint64(d)); err == nil && got != row[1] || err != nil && row[1] != "refused" {
+			t.Errorf("number %q: %s, %v; want %s", row[0], got, err, row[1])
+		}
+		_, _, err = runCLI(t, append(chest, row[0])...)
+		if row[1] == "refused" && (ExitCode(err) != 2 || !strings.Contains(err.Error(), "invalid value "+strconv.Quote(row[0])+" for flag -chest: ")) {
+			t.Errorf("-chest %q: %v", row[0], err)
+		}
 	}
+}
+
+// numberGrammar is the table at path (testdata/numbers.txt): inputs, and the
+// number each is or "refused".
+func numberGrammar(t testing.TB, path string) [][2]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][2]string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		q, want, ok := strings.Cut(line, "\t")
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		in, err := strconv.Unquote(q)
+		if !ok || err != nil {
+			t.Fatalf("numbers.txt: bad line %q", line)
+		}
+		rows = append(rows, [2]string{in, want})
+	}
+	return rows
 }
 
 // TestVerifyExportBrokenMiddle: a wrong player in the middle of a dump,

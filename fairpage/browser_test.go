@@ -504,6 +504,33 @@ func testBadInput(t *testing.T, ctx context.Context) {
 			t.Errorf("%s: the page says %q (%q), clefs verify %q", c.expr, got.Cli, got.Error, want)
 		}
 	}
+	// Numbers in the grammar clefs verify reads (cli/testdata/numbers.txt):
+	// each accepted alike, or refused in the same words, as a ticket, a
+	// chest or keys.
+	b, err := os.ReadFile("../cli/testdata/numbers.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		q, value, _ := strings.Cut(line, "\t")
+		in, err := strconv.Unquote(q)
+		if strings.HasPrefix(line, "#") || err != nil {
+			continue
+		}
+		for _, c := range []struct{ expr, flag string }{{`clefs.ticket(%q, "a", %s, 0)`, "-nonce"}, {`clefs.chest(%q, "a", %s)`, "-chest"}, {`clefs.ticket(%q, "a", "1", %s)`, "-keys"}} {
+			want := clefsVerify(t, "", "-server-seed", seed, "-client-seed", "a", "-nonce", "1", c.flag, in)
+			got := eval[struct {
+				OK                bool
+				Cli, Nonce, Chest string
+				Keys              int
+			}](t, ctx, fmt.Sprintf(c.expr, seed, js(in)))
+			echo := map[string]string{"-nonce": got.Nonce, "-chest": got.Chest, "-keys": fmt.Sprint(got.Keys)}[c.flag]
+			if got.OK != (want == "") || got.Cli != want || value == "refused" && (got.OK || !strings.HasPrefix(want, "invalid value ")) || got.OK && echo != value {
+				t.Errorf("%s %q (%s): the page %+v, clefs verify %q", c.flag, in, value, got, want)
+			}
+		}
+	}
+
 	// A client seed chosen before the rule on invisible characters draws,
 	// with the warning clefs verify gives.
 	var out, errOut bytes.Buffer

@@ -291,6 +291,13 @@ func testExport(t *testing.T, ctx context.Context) {
 		sameAsCLI(t, "seed 1 removed", ex, rep)
 	}
 
+	// No reveal kept ("r": []): nothing to count of the seeds' ranges.
+	{
+		ex := clone(b.ex)
+		ex.R = []schema.Reveal{}
+		sameAsCLI(t, "no reveals", ex, checkExport(t, ctx, ex))
+	}
+
 	// The seeds swapped (their ranges kept): draws and commitments break.
 	{
 		ex := clone(b.ex)

@@ -94,9 +94,9 @@ func lists(hist []game.Entry) (main, others int) {
 
 // compareLinks checks hist and rs in the page and in game
 // (game.CheckRevealedLinks): the same draws recomputed, each link counted
-// alike, and the same breaks, in clefs verify's words. It returns game's
-// breaks.
-func compareLinks(t *testing.T, ctx context.Context, name string, hist []game.Entry, rs game.Reveals) []game.LinkBreak {
+// alike, and the same breaks, in clefs verify's words. It returns what
+// game finds.
+func compareLinks(t *testing.T, ctx context.Context, name string, hist []game.Entry, rs game.Reveals) game.Links {
 	t.Helper()
 	want := game.CheckRevealedLinks(rs, hist)
 	drawn := 0
@@ -117,7 +117,7 @@ func compareLinks(t *testing.T, ctx context.Context, name string, hist []game.En
 		}
 	}
 	sameAsCLI(t, name, ex, rep) // the same breaks, in the same words
-	return want.Breaks
+	return want
 }
 
 // testLongExports checks, on long random runs whose reveals and one or
@@ -148,7 +148,7 @@ func testLongExports(t *testing.T, ctx context.Context) {
 				continue // another seed gives the lists wanted
 			}
 			name := fmt.Sprintf("run %v seed %d (%d ticket lines, %d others)", run.m, seed, main, others)
-			if breaks := compareLinks(t, ctx, name, hist, rs); len(breaks) > 0 {
+			if breaks := compareLinks(t, ctx, name, hist, rs).Breaks; len(breaks) > 0 {
 				t.Fatalf("%s: game breaks links: %v", name, breaks)
 			}
 			// The last draw, if the current seed drew it, records the oldest
@@ -161,7 +161,7 @@ func testLongExports(t *testing.T, ctx context.Context) {
 				secret++
 				tampered := slices.Clone(hist)
 				tampered[j].Commitment = rs[0].Commitment()
-				breaks := compareLinks(t, ctx, name+", the last draw recording the oldest kept seed's commitment", tampered, rs)
+				breaks := compareLinks(t, ctx, name+", the last draw recording the oldest kept seed's commitment", tampered, rs).Breaks
 				if len(breaks) != 1 || breaks[0].Link != game.LinkRanges {
 					t.Errorf("%s: the last draw recording the oldest kept seed's commitment: breaks %v, want its range broken", name, breaks)
 				}
@@ -174,9 +174,16 @@ func testLongExports(t *testing.T, ctx context.Context) {
 				if i < 0 {
 					t.Fatalf("%s: no chest before the oldest kept ticket", name)
 				}
-				breaks := compareLinks(t, ctx, name+fmt.Sprintf(", chest %d deleted", hist[i].Chest), slices.Delete(slices.Clone(hist), i, i+1), rs)
+				breaks := compareLinks(t, ctx, name+fmt.Sprintf(", chest %d deleted", hist[i].Chest), slices.Delete(slices.Clone(hist), i, i+1), rs).Breaks
 				if !slices.ContainsFunc(breaks, func(b game.LinkBreak) bool { return b.Link == game.LinkNumbers && b.Kind == game.KindChest }) {
 					t.Errorf("%s: chest %d deleted: breaks %v, want the chest numbers broken", name, hist[i].Chest, breaks)
+				}
+				// Chest 1 deleted: chest 2 follows nothing kept, and chests
+				// from before the split may have been trimmed from the full
+				// ticket list: unchecked in both, never all match.
+				i = slices.IndexFunc(hist, func(e game.Entry) bool { return e.Kind == game.KindChest })
+				if l := compareLinks(t, ctx, name+", chest 1 deleted", slices.Delete(slices.Clone(hist), i, i+1), rs); hist[i].Chest != 1 || l.Unchecked[game.LinkNumbers] != 1 {
+					t.Errorf("%s: chest %d (1 wanted) deleted: %+v, want its number unchecked", name, hist[i].Chest, l)
 				}
 			case run.deleteTkt:
 				i := slices.IndexFunc(hist[:firstOther], func(e game.Entry) bool { return e.Kind == game.KindPlay && e.TicketID > 1 })

@@ -17,7 +17,9 @@ const (
 	// LinkNumbers: ticket and chest numbers run on without gaps. Only the
 	// history's bound (older lines trimmed) or a reset between two tickets
 	// (which discards the ticket bought and not drawn) explains a gap.
-	// Each list proves its own lines' numbers, whatever the other's bound.
+	// Each list proves its own lines' numbers, whatever the other's bound;
+	// the first chest follows 0 unless the ticket list is full and chests
+	// from before the split may have been trimmed from it (unchecked then).
 	LinkNumbers
 	// LinkCommitments: the commitment a line records as shown for its
 	// seed is the hash of the seed whose range holds the line, and each
@@ -146,7 +148,11 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 	after := func(i int) bool { return i >= firstOther } // no other line is missing after line i
 	var st keyState
 	var lastTicket, lastChest uint64
-	haveTicket, haveChest := firstMain < 0, whole // no ticket, no chest line missing before the next
+	haveTicket, haveChest := firstMain < 0, firstOther < 0 // no ticket, no chest line missing before the next
+	// With the ticket list full, chest lines from before the split may have
+	// been trimmed from it: the first chest line then follows 0 or is
+	// unchecked, never left out.
+	preSplit := firstMain >= 0
 	resetsKnown := firstOther < 0                 // no reset line missing since the last ticket
 	if whole {
 		st.known = true
@@ -211,18 +217,21 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 			}
 			if !e.Fair {
 				l.Unchecked[LinkNumbers]++
-				haveChest = false
+				haveChest, preSplit = false, false
 				continue
 			}
 			n := uint64(max(e.Chest, 0))
 			if haveChest {
-				if n == lastChest+1 {
+				switch {
+				case n == lastChest+1:
 					l.Checked[LinkNumbers]++
-				} else {
+				case preSplit:
+					l.Unchecked[LinkNumbers]++
+				default:
 					brk(LinkNumbers, KindChest, n, "follows chest %d", lastChest)
 				}
 			}
-			lastChest, haveChest = n, after(i)
+			lastChest, haveChest, preSplit = n, after(i), false
 		}
 	}
 	// The history's last lines against the player's state.
@@ -250,9 +259,12 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 		}
 	}
 	if haveChest {
-		if lastChest == uint64(max(p.ChestSeq, 0)) {
+		switch opened := uint64(max(p.ChestSeq, 0)); {
+		case lastChest == opened:
 			l.Checked[LinkNumbers]++
-		} else {
+		case preSplit && lastChest < opened:
+			l.Unchecked[LinkNumbers]++
+		default:
 			brk(LinkNumbers, "", 0, "the last chest line is chest %d, the player opened %d", lastChest, uint64(max(p.ChestSeq, 0)))
 		}
 	}
@@ -280,7 +292,7 @@ func numbered(p Player, rs Reveals) bool {
 // fewer than MaxReveals are kept.
 func checkRanges(l *Links, p Player, state bool, rs Reveals, brk func(Link, Kind, uint64, string, ...any)) {
 	num := numbered(p, rs)
-	if num && len(rs) < MaxReveals {
+	if num && len(rs) < MaxReveals && (state || len(rs) > 0) { // without the state and reveals, nothing to check
 		first := p.SeedNo
 		if len(rs) > 0 {
 			first = rs[0].No

@@ -273,6 +273,16 @@ func TestCheckLinksOneListFull(t *testing.T) {
 			t.Errorf("chest %d deleted: breaks %v", gone, l.Breaks)
 		}
 	}
+	// Chest 1 deleted: chest 2 is the first kept, and the ticket list full
+	// may have lost chests from before the split: unchecked, never all match.
+	i = slices.IndexFunc(hist, func(e Entry) bool { return e.Kind == KindChest })
+	cut := slices.Delete(slices.Clone(hist), i, i+1)
+	for want, l := range map[int64]Links{0: CheckLinks(p, rs, hist), 1: CheckLinks(p, rs, cut), 2: CheckRevealedLinks(rs, cut)} {
+		noBreaks(t, l)
+		if hist[i].Chest != 1 || l.Unchecked[LinkNumbers] != min(want, 1) {
+			t.Errorf("chest %d (1 wanted) deleted (case %d): %d numbers unchecked", hist[i].Chest, want, l.Unchecked[LinkNumbers])
+		}
+	}
 
 	// The other list full, the ticket list not: tickets, grants, tickets.
 	now := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
