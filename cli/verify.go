@@ -230,7 +230,7 @@ type exportReport struct {
 	matched                  int64 // draws recomputed as shown
 	mismatches               []string
 	links                    game.Links // the links of every player, their breaks named in broken
-	broken                   []string
+	broken, warnings         []string   // warnings: legacy client seeds, which verify
 	draws                    seedDraws
 }
 
@@ -319,7 +319,7 @@ func verifyExport(ctx context.Context, path string, stdout io.Writer) error {
 		return fmt.Errorf("verify: %w", err)
 	}
 	if n := len(r.mismatches) + len(r.links.Breaks); n > 0 {
-		return fmt.Errorf("verify: %w: %d draws and %d links of %s are not what the players were shown", errMismatch, len(r.mismatches), len(r.links.Breaks), path)
+		return fmt.Errorf("verify: %w: %s and %s of %s are not what the players were shown", errMismatch, count(len(r.mismatches), "draw", "draws"), count(len(r.links.Breaks), "link", "links"), path)
 	}
 	return nil
 }
@@ -332,7 +332,7 @@ func (r *exportReport) write(stdout io.Writer, lacking, allNote string) error {
 	for _, m := range r.mismatches {
 		fmt.Fprintln(w, m)
 	}
-	for _, m := range r.broken {
+	for _, m := range append(r.broken, r.warnings...) {
 		fmt.Fprintln(w, m)
 	}
 	unchecked := r.forgotten + r.old
@@ -360,7 +360,7 @@ func (r *exportReport) write(stdout io.Writer, lacking, allNote string) error {
 	}
 	switch nBroken := len(r.mismatches) + len(r.links.Breaks); {
 	case nBroken > 0:
-		fmt.Fprintf(w, "BROKEN: %d links broken, %s unchecked\n", nBroken, groupInt(unchecked))
+		fmt.Fprintf(w, "BROKEN: %s, %s unchecked\n", noun(int64(nBroken), "link broken", "links broken"), groupInt(unchecked))
 	case unchecked > 0:
 		fmt.Fprintf(w, "no link broken, but %s unchecked: %s\n", groupInt(unchecked), lacking)
 	default:
@@ -373,6 +373,11 @@ func (r *exportReport) write(stdout io.Writer, lacking, allNote string) error {
 // against the player p with state, else as game.CheckRevealedLinks.
 func (r *exportReport) verifyPlayer(id storage.PlayerID, p game.Player, state bool, rs game.Reveals, hist []game.Entry) {
 	r.players++
+	for _, s := range rs {
+		if i := strings.IndexFunc(s.ClientSeed, game.RefusedInClientSeed); i >= 0 {
+			r.warnings = append(r.warnings, fmt.Sprintf("warning: guild %d user %d seed %d: %s", id.Guild, id.User, s.No, legacyClientWarning(s.ClientSeed, i)))
+		}
+	}
 	for _, e := range hist {
 		if e.Kind != game.KindPlay && e.Kind != game.KindChest {
 			continue

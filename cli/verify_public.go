@@ -86,7 +86,7 @@ func verifyPublic(ctx context.Context, name string, data []byte, stdout io.Write
 		return err
 	}
 	if n := len(r.mismatches) + len(r.links.Breaks); n > 0 {
-		return fmt.Errorf("%w: %d draws and %d links of %s are not what the player was shown", errMismatch, len(r.mismatches), len(r.links.Breaks), name)
+		return fmt.Errorf("%w: %s and %s of %s are not what the player was shown", errMismatch, count(len(r.mismatches), "draw", "draws"), count(len(r.links.Breaks), "link", "links"), name)
 	}
 	return nil
 }

@@ -470,7 +470,7 @@ func TestVerifyExportLinks(t *testing.T) {
 				t.Fatal(err)
 			}
 			e.KeysBefore, e.Grid, e.Tier, e.Key = 2, o.Grid, o.Tier, o.Key
-			return "BROKEN guild 1 user 7 ticket " + itoa(e.TicketID) + ": keys chain: records 2 keys held before it, but the line before leaves 1"
+			return "BROKEN guild 1 user 7 ticket " + itoa(e.TicketID) + ": keys chain: records keys held before it: 2; the line before leaves 1"
 		}, false, true},
 		{"a chest line deleted", func(p *storage.DecodedPlayer) string {
 			i := index(p.History, func(e game.Entry) bool { return e.Kind == game.KindChest })

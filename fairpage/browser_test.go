@@ -646,7 +646,8 @@ func testLanguage(t *testing.T, ctx context.Context, url string) {
 	fr := read()
 	if fr.Lang != "fr" || fr.Title != "Les Clefs du Trésor — vérifier un tirage" || !strings.Contains(fr.H1, "vérifier un tirage") ||
 		fr.Placeholder != "64 chiffres hexadécimaux" || !strings.Contains(fr.Ticket, "Trois tonneaux sur la ligne") ||
-		!strings.Contains(fr.Error, "clefs détenues : ") || !strings.Contains(fr.Error, cliKeys) || !strings.Contains(fr.Export, "ROMPU") {
+		!strings.Contains(fr.Error, "clefs détenues : ") || !strings.Contains(fr.Error, cliKeys) || !strings.Contains(fr.Export, "ROMPU") ||
+		!strings.Contains(fr.Ticket, "trois tonneaux, ") || !strings.Contains(fr.Ticket, "(lot : une pièce d'argent)") || strings.Contains(fr.Ticket, "barrel") || strings.Contains(fr.Ticket, "silver") {
 		t.Errorf("a French browser: the page is not in French: %+v", fr)
 	}
 	do(t, ctx, chromedp.Click(`[data-lang="en"]`))

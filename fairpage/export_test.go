@@ -55,7 +55,7 @@ func buildExport(t *testing.T) built {
 
 func tryExport(t *testing.T, r *rand.Rand) (built, bool) {
 	seeds := [4]game.Seed{randomSeed(r), randomSeed(r), randomSeed(r), randomSeed(r)}
-	clients := [3]string{"3f9a0c1d2e4b5a69", "Trésor 🔑 clé", "9c0ffee0deadbeef"}
+	clients := [3]string{"3f9a0c1d2e4b5a69", "Trésor 🔑\u200bclé", "9c0ffee0deadbeef"} // seed 2's chosen before the rule on invisible characters
 	lastTicket := [3]uint64{5, 10, 12}
 	var b built
 	var d game.SeededDrawer
@@ -238,6 +238,9 @@ func testExport(t *testing.T, ctx context.Context) {
 		rep.Broken != 0 || rep.Unchecked != 0 || len(rep.Problems) != 0 {
 		t.Fatalf("the export as played: %+v; want all %d draws under revealed seeds checked, %d secret", rep, b.revealed, b.secret)
 	}
+	if !strings.HasPrefix(rep.Summary, "warning: guild 111111111111111111 user 222222222222222222 seed 2: the client seed holds the invisible character U+200B at byte 12: ") {
+		t.Errorf("seed 2's legacy client seed: no warning in\n%s", rep.Summary)
+	}
 	// The page counts each link as game does without the player's state.
 	for link, name := range []string{"keys", "numbers", "commitments", "ranges"} {
 		if c := rep.Counts[name]; c.Checked == 0 || c.Checked != int(b.links.Checked[link]) || c.Unchecked != int(b.links.Unchecked[link]) || c.Broken != 0 {
@@ -278,6 +281,13 @@ func testExport(t *testing.T, ctx context.Context) {
 			t.Errorf("ticket 2's grid changed: %+v, want a mismatch naming ticket 2", rep)
 		}
 		sameAsCLI(t, "a grid changed", ex, rep)
+		// In French, wholly: the tiers named in French, the counts agreed.
+		setAndClick(t, ctx, ex)
+		text := eval[string](t, ctx, `document.getElementById('x-result').innerText`)
+		if fr := rep.Problems[0].Fr; !strings.Contains(text, "ROMPU : 1 tirage ou lien rompu, 0 non vérifié.") || strings.Contains(fr, ex.H[firstPlay(t, ex, 2)].Tier) ||
+			!strings.Contains(fr, "montré "+l.Grid+" trois ") && !strings.Contains(fr, "montré "+l.Grid+" perdant") {
+			t.Errorf("a grid changed, in French: %s\n%s", fr, text)
+		}
 	}
 
 	// The first revealed seed removed: its range is missing.

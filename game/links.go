@@ -193,7 +193,7 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 				case st.due:
 					brk(LinkKeys, KindPlay, n, "bought while the chest of the third key before it was not opened (no chest line between)")
 				case e.KeysBefore != st.keys:
-					brk(LinkKeys, KindPlay, n, "records %d keys held before it, but the line before leaves %d", e.KeysBefore, st.keys)
+					brk(LinkKeys, KindPlay, n, "records keys held before it: %d; the line before leaves %d", e.KeysBefore, st.keys)
 				default:
 					l.Checked[LinkKeys]++
 				}
