@@ -119,7 +119,7 @@ func TestExportRefusesToOverwrite(t *testing.T) {
 	if _, _, err := runCLI(t, "export", "-data", path, "-o", out, "-force"); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(out); !strings.Contains(string(b), `"version": 4`) {
+	if b, _ := os.ReadFile(out); !strings.Contains(string(b), `"version": 5`) {
 		t.Fatalf("export -force did not replace the file: %.40q", b)
 	}
 	if _, _, err := runCLI(t, "export", "-data", path, "-force"); err == nil {

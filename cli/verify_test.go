@@ -502,7 +502,7 @@ func TestVerifyExportLinks(t *testing.T) {
 		{"a gap in ticket numbers", func(p *storage.DecodedPlayer) string {
 			i := index(p.History, func(e game.Entry) bool { return e.Kind == game.KindPlay && e.TicketID == 10 })
 			p.History = slices.Delete(p.History, i, i+1)
-			return "BROKEN guild 1 user 7 ticket 11: numbers: follows ticket 9: 1 tickets missing, 0 explained by a reset"
+			return "BROKEN guild 1 user 7 ticket 11: numbers: follows ticket 9: 1 missing, 0 thrown away by a reset"
 		}, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -14,8 +14,8 @@ import (
 
 // mix is how a long run plays: out of 100 steps, plays buy and draw a
 // ticket (opening each chest due), grants add a line to the other list,
-// the rest rotate the seed (no line).
-type mix struct{ steps, plays, grants int }
+// resets reset the player, the rest rotate the seed (no line).
+type mix struct{ steps, plays, grants, resets int }
 
 // longRun plays a player at random, as m says, long enough that its
 // reveals, and one or both lists of its history, are trimmed. It returns
@@ -62,6 +62,8 @@ func longRun(t *testing.T, seed byte, m mix) ([]game.Entry, game.Reveals) {
 			}
 		case n < m.plays+m.grants:
 			step(p.Grant(1, now))
+		case n < m.plays+m.grants+m.resets:
+			step(p.Reset(p.Balance, now))
 		default:
 			step(p.Rotate(newSeed(), now))
 		}
@@ -130,16 +132,17 @@ func compareLinks(t *testing.T, ctx context.Context, name string, hist []game.En
 func testLongExports(t *testing.T, ctx context.Context) {
 	secret := 0 // runs whose last draw is under the current seed
 	for i, run := range []struct {
-		m                      mix
-		fullMain, fullOthers   bool
-		deleteChest, deleteTkt bool
+		m                            mix
+		fullMain, fullOthers         bool
+		deleteChest, deleteTkt, hide bool
 	}{
-		{mix{400, 60, 20}, true, true, false, false},
-		{mix{400, 60, 20}, true, true, false, false},
-		{mix{400, 60, 20}, true, true, false, false},
-		{mix{300, 60, 2}, true, false, true, false},
-		{mix{300, 60, 2}, true, false, true, false},
-		{mix{400, 8, 60}, false, true, false, true},
+		{mix{400, 60, 20, 0}, true, true, false, false, false},
+		{mix{400, 60, 20, 0}, true, true, false, false, false},
+		{mix{400, 60, 20, 0}, true, true, false, false, false},
+		{mix{300, 60, 2, 0}, true, false, true, false, false},
+		{mix{300, 60, 2, 0}, true, false, true, false, false},
+		{mix{400, 8, 60, 0}, false, true, false, true, false},
+		{mix{300, 14, 2, 4}, false, false, false, false, true},
 	} {
 		for seed := byte(1 + 20*i); ; seed++ {
 			hist, rs := longRun(t, seed, run.m)
@@ -191,6 +194,24 @@ func testLongExports(t *testing.T, ctx context.Context) {
 					t.Fatalf("%s: no ticket before the oldest kept other line", name)
 				}
 				compareLinks(t, ctx, name+fmt.Sprintf(", ticket %d deleted", hist[i].TicketID), slices.Delete(slices.Clone(hist), i, i+1), rs)
+			case run.hide:
+				// A drawn ticket k hidden behind a reset that threw none
+				// away: ticket k deleted, the reset placed after k−1.
+				play := func(n uint64) int {
+					return slices.IndexFunc(hist, func(e game.Entry) bool { return e.Kind == game.KindPlay && e.TicketID == n })
+				}
+				r := slices.IndexFunc(hist, func(e game.Entry) bool {
+					return e.Kind == game.KindReset && e.Fair && e.Discarded == 0 && e.After > 1 && play(e.After-1) >= 0 && play(e.After+1) >= 0
+				})
+				if r < 0 {
+					t.Fatalf("%s: no reset between two kept tickets", name)
+				}
+				k, hidden := hist[r].After, slices.Clone(hist)
+				hidden[r].After = k - 1
+				hidden = slices.Delete(hidden, play(k), play(k)+1)
+				if breaks := compareLinks(t, ctx, name+fmt.Sprintf(", ticket %d hidden behind a reset", k), hidden, rs).Breaks; len(breaks) != 1 || breaks[0].Link != game.LinkNumbers {
+					t.Errorf("%s: ticket %d hidden behind a reset: breaks %v, want the numbers broken", name, k, breaks)
+				}
 			}
 			break
 		}

@@ -123,6 +123,7 @@ func testRefusals(t *testing.T, ctx context.Context, b built) {
 			}
 		}, nil, true},
 		{"an unknown kind", func(m doc) { line(m, 0)["k"] = "bonus" }, nil, true},
+		{"a ticket thrown away by a bonus", func(m doc) { line(m, 0)["d"] = 3 }, nil, true},
 		{"a negative balance", func(m doc) { line(m, 0)["b"] = -1 }, nil, true},
 		{"a balance past the limit", func(m doc) { line(m, 0)["b"] = json.Number("1000000000001") }, nil, true},
 		{"a play placed after a ticket", func(m doc) { line(m, ticket)["n"] = 1 }, nil, true},

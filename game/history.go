@@ -92,8 +92,12 @@ func (e Entry) Check() error {
 		return other("Lot")
 	case !chest && e.Chest != 0:
 		return other("Chest")
-	case !play && !chest && e.Fair:
+	case !play && !chest && e.Kind != KindReset && e.Fair:
 		return other("Fair")
+	case e.Discarded != 0 && (e.Kind != KindReset || !e.Fair):
+		return other("Discarded")
+	case e.Discarded > MaxSeq:
+		return bad("Discarded", "ticket %d beyond %d", e.Discarded, uint64(MaxSeq))
 	case play && e.TicketID == 0:
 		return bad("TicketID", "a play without its ticket")
 	case play && e.TicketID > MaxSeq:
@@ -149,7 +153,7 @@ func (e Entry) Check() error {
 // lineWords names the fields of Entry in Check's words.
 var lineWords = map[string]string{
 	"TicketID": "a ticket number", "Tier": "a tier", "Key": "a key", "Grid": "a grid", "Lot": "a lot",
-	"Chest": "a chest number", "Fair": "verification data",
+	"Chest": "a chest number", "Fair": "verification data", "Discarded": "a ticket thrown away",
 }
 
 // FieldError is the error of a check that finds fields at fault

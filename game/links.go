@@ -16,7 +16,9 @@ const (
 	LinkKeys Link = iota
 	// LinkNumbers: ticket and chest numbers run on without gaps. Only the
 	// history's bound (older lines trimmed) or a reset between two tickets
-	// (which discards the ticket bought and not drawn) explains a gap.
+	// whose line records the number it threw away (the ticket bought and
+	// not drawn) explains a gap; a reset line written before that record
+	// leaves the gap unchecked.
 	// Each list proves its own lines' numbers, whatever the other's bound;
 	// the first chest follows 0 unless the ticket list is full and chests
 	// from before the split may have been trimmed from it (unchecked then).
@@ -153,16 +155,26 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 	// been trimmed from it: the first chest line then follows 0 or is
 	// unchecked, never left out.
 	preSplit := firstMain >= 0
-	resetsKnown := firstOther < 0                 // no reset line missing since the last ticket
+	resetsKnown := firstOther < 0 // no reset line missing since the last ticket
 	if whole {
 		st.known = true
 	}
-	resets := uint64(0) // reset lines since the last ticket
+	// Since the last ticket: the tickets resets threw away, which run on
+	// from it, and the reset lines that do not say (written before that).
+	var thrown, old uint64
 	for i, e := range hist {
 		keys := i >= from
 		switch e.Kind {
 		case KindReset:
-			resets++
+			switch {
+			case !e.Fair:
+				old++
+			case e.Discarded != 0:
+				if haveTicket && e.Discarded != lastTicket+thrown+1 {
+					brk(LinkNumbers, KindPlay, e.Discarded, "thrown away by a reset after ticket %d, not the next number", lastTicket+thrown)
+				}
+				thrown++
+			}
 			if keys {
 				st = keyState{known: true}
 			}
@@ -172,17 +184,15 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 				switch gap := n - lastTicket - 1; {
 				case n <= lastTicket:
 					brk(LinkNumbers, KindPlay, n, "follows ticket %d", lastTicket)
-				case gap == 0:
+				case gap == thrown:
 					l.Checked[LinkNumbers]++
-				case gap <= resets:
-					l.Checked[LinkNumbers]++ // each reset discards at most the ticket bought and not drawn
-				case !resetsKnown:
-					l.Unchecked[LinkNumbers]++ // reset lines may have been trimmed from the other list
+				case gap > thrown && (gap-thrown <= old || !resetsKnown):
+					l.Unchecked[LinkNumbers]++ // resets that do not say, or reset lines trimmed from the other list
 				default:
-					brk(LinkNumbers, KindPlay, n, "follows ticket %d: %d tickets missing, %d explained by a reset", lastTicket, gap, resets)
+					brk(LinkNumbers, KindPlay, n, "follows ticket %d: %d missing, %d thrown away by a reset", lastTicket, gap, thrown)
 				}
 			}
-			lastTicket, haveTicket, resets, resetsKnown = n, true, 0, after(i)
+			lastTicket, haveTicket, thrown, old, resetsKnown = n, true, 0, 0, after(i)
 			if !keys {
 				continue
 			}
@@ -249,10 +259,10 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 		if t := p.Ticket; t != nil && !t.Drawn && t.ID == p.TicketSeq {
 			open = 1 // bought, not drawn: no line yet
 		}
-		switch {
-		case p.TicketSeq >= lastTicket && p.TicketSeq-lastTicket <= open+resets:
+		switch bought := p.TicketSeq - lastTicket; {
+		case p.TicketSeq >= lastTicket && bought == open+thrown:
 			l.Checked[LinkNumbers]++
-		case p.TicketSeq > lastTicket && !resetsKnown:
+		case p.TicketSeq >= lastTicket && bought > open+thrown && (bought-open-thrown <= old || !resetsKnown):
 			l.Unchecked[LinkNumbers]++
 		default:
 			brk(LinkNumbers, "", 0, "the last ticket line is ticket %d, the player bought %d", lastTicket, p.TicketSeq)

@@ -1,6 +1,7 @@
 package game
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -92,8 +93,44 @@ func TestCheckLinksWhole(t *testing.T) {
 		t.Fatalf("the first reset is followed by ticket %d, want 6", hist[i+1].TicketID)
 	}
 	l = CheckLinks(p, rs, slices.Delete(slices.Clone(hist), i, i+1))
-	if len(l.Breaks) == 0 || l.Breaks[0].String() != "ticket 6: numbers: follows ticket 4: 1 tickets missing, 0 explained by a reset" {
+	if len(l.Breaks) == 0 || l.Breaks[0].String() != "ticket 6: numbers: follows ticket 4: 1 missing, 0 thrown away by a reset" {
 		t.Errorf("reset deleted: breaks %v", l.Breaks)
+	}
+	// Written before resets recorded the ticket they threw away: unchecked.
+	legacy := slices.Clone(hist)
+	legacy[i].Fair, legacy[i].Discarded = false, 0
+	if l = CheckLinks(p, rs, legacy); len(l.Breaks) != 0 || l.Unchecked[LinkNumbers] != 1 {
+		t.Errorf("a reset line without the ticket it threw away: %+v", l)
+	}
+	legacy[i].Fair, legacy[i].Discarded = true, 7 // not the number after ticket 4
+	if l = CheckLinks(p, rs, legacy); len(l.Breaks) != 1 || l.Breaks[0].String() != "ticket 7: numbers: thrown away by a reset after ticket 4, not the next number" {
+		t.Errorf("a reset throwing ticket 7 away after ticket 4: breaks %v", l.Breaks)
+	}
+	// A drawn ticket hidden behind a reset that threw none away: the last
+	// ticket k, a reset, ticket k+1; then ticket k deleted and the reset
+	// placed after ticket k−1.
+	q, full, k := p, slices.Clone(hist), p.TicketSeq
+	for _, f := range []func(Player) (Step, error){
+		func(q Player) (Step, error) { return q.Reset(q.Balance, time.Time{}) },
+		func(q Player) (Step, error) { return q.Buy(House{}, time.Time{}) },
+		func(q Player) (Step, error) { return q.Reveal(SeededDrawer{}, q.TicketSeq, AllRows, time.Time{}) },
+	} {
+		s, err := f(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, full = s.Player, append(full, s.History...)
+	}
+	noBreaks(t, CheckLinks(q, rs, full))
+	full[len(hist)].After = k - 1
+	full = slices.DeleteFunc(full, func(e Entry) bool { return e.Kind == KindPlay && e.TicketID == k })
+	l = CheckLinks(q, rs, full)
+	if len(l.Breaks) != 1 || l.Breaks[0].String() != fmt.Sprintf("ticket %d: numbers: follows ticket %d: 1 missing, 0 thrown away by a reset", k+1, k-1) {
+		t.Errorf("ticket %d hidden behind a reset: breaks %v", k, l.Breaks)
+	}
+	// A reset's amount is counted from the balance the line before shows.
+	if hist[i].Discarded != 5 || hist[i-1].Balance+hist[i].Amount != hist[i].Balance {
+		t.Errorf("the reset throwing ticket 5 away: %+v after %+v", hist[i], hist[i-1])
 	}
 
 	// A reset explains one ticket, not two.
@@ -121,7 +158,7 @@ func TestCheckLinksWhole(t *testing.T) {
 	}
 
 	// The player's state against the history's end.
-	q := p
+	q = p
 	q.Keys = (p.Keys + 1) % MaxKeys
 	l = CheckLinks(q, rs, hist)
 	if len(l.Breaks) != 1 || !strings.HasPrefix(l.Breaks[0].String(), "player state: keys chain: the history leaves") {

@@ -124,7 +124,8 @@ type Entry struct {
 	Amount  int64
 	Balance int64 // the balance after
 	// What verifying the draw needs besides the seeds, when Fair (older
-	// lines lack it): a play's keys held before and grid, a chest's number.
+	// lines lack it): a play's keys held before and grid, a chest's number;
+	// for a reset, Discarded.
 	Fair       bool
 	KeysBefore int
 	Grid       Grid
@@ -132,6 +133,10 @@ type Entry struct {
 	// Commitment is the one shown for the seed that drew it (zero in older
 	// lines), checked even once the reveal is no longer kept.
 	Commitment Commitment
+	// Discarded is, on a reset line written with it (Fair), the ticket
+	// bought and not drawn that the reset threw away, 0 if none: it
+	// explains that number's gap (links.go).
+	Discarded uint64
 	// After places a line other than a ticket among the tickets
 	// (history.go); Placed is false in ticket lines and older lines.
 	After  uint64

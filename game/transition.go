@@ -581,12 +581,13 @@ func (p Player) SetBalance(balance int64, now time.Time) (Step, error) {
 	})
 }
 
-// Reset puts the player back to a new player's state with start cents: keys,
-// ticket, due chest, last chest, statistics and daily claim are lost. The
-// ticket and chest numbers, the creation time and the seeds are kept, so
-// that no draw is ever made twice (the store keeps the reveals and the
-// operations remembered beside the player). A moderator's step; it also repairs a
-// player that is not sound. It is pure. Errors: ErrInvalid for a start out
+// Reset puts the player back to a new player's state with start cents:
+// keys, ticket (its number recorded in the reset's line), due chest, last
+// chest, statistics and daily claim are lost. The ticket and chest numbers,
+// the creation time and the seeds are kept, so that no draw is ever made
+// twice (the store keeps the reveals and the operations remembered beside
+// the player). A moderator's step; it also repairs a player that is not
+// sound. It is pure. Errors: ErrInvalid for a start out
 // of 0..MaxBalance, or a player without a seed.
 func (p Player) Reset(start int64, now time.Time) (Step, error) {
 	if start < 0 || start > MaxBalance {
@@ -612,11 +613,17 @@ func (p Player) Reset(start int64, now time.Time) (Step, error) {
 		}
 	}
 	// The balance replaced, brought into range first should p be corrupt,
-	// so that start − old cannot overflow.
-	amount := start - min(max(p.Balance, 0), MaxBalance)
+	// so that start − old cannot overflow; a ticket bought and not drawn is
+	// thrown away, its number recorded, and old is the balance before it,
+	// the last the history shows.
+	old, discarded := min(max(p.Balance, 0), MaxBalance), uint64(0)
+	if t := p.Ticket; t != nil && !t.Drawn && t.ID == p.TicketSeq {
+		old, discarded = min(old+Stake, MaxBalance), t.ID
+	}
+	amount := start - old
 	return p.done(Step{
 		Player:  n,
-		History: []Entry{{At: now, Kind: KindReset, Amount: amount, Balance: start}},
+		History: []Entry{{At: now, Kind: KindReset, Amount: amount, Balance: start, Fair: true, Discarded: discarded}},
 		Result:  Result{Balance: start, Amount: amount},
 	})
 }

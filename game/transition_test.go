@@ -513,7 +513,7 @@ func TestReset(t *testing.T) {
 	if !reflect.DeepEqual(s.Player, want) {
 		t.Fatalf("Reset = %+v\nwant    %+v", s.Player, want)
 	}
-	if !reflect.DeepEqual(s.History, []Entry{{At: later, Kind: KindReset, Amount: 700 - p.Balance, Balance: 700, After: p.TicketSeq, Placed: true}}) {
+	if !reflect.DeepEqual(s.History, []Entry{{At: later, Kind: KindReset, Amount: 700 - p.Balance, Balance: 700, Fair: true, After: p.TicketSeq, Placed: true}}) {
 		t.Fatalf("history %+v", s.History)
 	}
 	// The next ticket has a new number: no draw is ever made twice.

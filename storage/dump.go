@@ -14,8 +14,10 @@ import (
 
 // DumpVersion is the version of the dumps WriteDump writes: players in the
 // schema of package schema (docs/STORAGE.md). ReadDump reads it and every
-// version before it (1 to LegacyDumpVersion, record.go).
-const DumpVersion = 4
+// version before it: 1 to LegacyDumpVersion through record.go, and 4, the
+// same schema before reset lines recorded the ticket they threw away
+// (its resets read as such lines written before: unchecked).
+const DumpVersion = 5
 
 // Dumper is implemented by stores that can export and import everything
 // they hold. The export and import subcommands use it; exporting from the
@@ -69,7 +71,7 @@ type DecodedGuild struct {
 	Audit    []game.AuditEntry
 }
 
-// dumpV4 is a dump of version 4 (docs/STORAGE.md).
+// dumpV4 is a dump of version 4 or 5 (docs/STORAGE.md).
 type dumpV4 struct {
 	Version int                 `json:"version"`
 	Players []schema.DumpPlayer `json:"players"`
@@ -144,7 +146,7 @@ func ReadDump(r io.Reader, seeds io.Reader) (*DecodedDump, error) {
 		return nil, err
 	}
 	out.Version = v
-	if v == DumpVersion { // as a version 4 dump always was: empty, not nil
+	if v > LegacyDumpVersion { // as a version 4 dump always was: empty, not nil
 		if out.Players == nil {
 			out.Players = []DecodedPlayer{}
 		}

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,10 +33,10 @@ func dumpOf(t *testing.T, players ...storage.DecodedPlayer) []byte {
 
 func TestDumpV4RoundTrip(t *testing.T) {
 	p := carePlayer(t)
-	h := []game.Entry{{At: at, Kind: game.KindPause, Balance: p.Balance}}
+	h := []game.Entry{{At: at, Kind: game.KindPause, Balance: p.Balance}, {At: at, Kind: game.KindReset, Balance: p.Balance, Fair: true}}
 	in := storage.DecodedPlayer{ID: storage.PlayerID{Guild: 812345678901234567, User: 2}, Player: p, History: h}
 	b := dumpOf(t, in)
-	if !bytes.Contains(b, []byte(`"version": 4`)) || !bytes.Contains(b, []byte(`"guild": "812345678901234567"`)) {
+	if !bytes.Contains(b, []byte(`"version": 5`)) || !bytes.Contains(b, []byte(`"guild": "812345678901234567"`)) || !bytes.Contains(b, []byte(`"d": 0`)) {
 		t.Fatalf("dump %s", b)
 	}
 	d, err := storage.ReadDump(bytes.NewReader(b), nil)
@@ -44,6 +45,13 @@ func TestDumpV4RoundTrip(t *testing.T) {
 	}
 	if d.Version != storage.DumpVersion || len(d.Players) != 1 || !reflect.DeepEqual(d.Players[0], in) {
 		t.Fatalf("read back %+v\nwant %+v", d.Players, in)
+	}
+	// Version 4, before resets recorded the ticket they threw away: the
+	// same records, its reset a line that does not say (unchecked).
+	v4 := regexp.MustCompile(`,\s*"d": 0`).ReplaceAll(bytes.Replace(b, []byte(`"version": 5`), []byte(`"version": 4`), 1), nil)
+	in.History[1].Fair = false
+	if d, err = storage.ReadDump(bytes.NewReader(v4), nil); err != nil || d.Version != 4 || !reflect.DeepEqual(d.Players[0], in) {
+		t.Fatalf("version 4 read back %+v, %v\nwant %+v", d, err, in)
 	}
 }
 
@@ -78,7 +86,7 @@ func TestDumpRefusesWhatTheBotCannotCarry(t *testing.T) {
 		{"unknown field", `"tn": 4`, `"tn": 4, "xx": 1`, `"xx"`},
 		{"unknown format", `"f": 1`, `"f": 9`, "field f"},
 		{"bad user", `"user": "2"`, `"user": "0"`, "field user"},
-		{"unknown version", `"version": 4`, `"version": 5`, "want 1 to 4"},
+		{"unknown version", `"version": 5`, `"version": 6`, "want 1 to 5"},
 	} {
 		t.Run("v4 "+c.name, func(t *testing.T) {
 			b := bytes.Replace(good, []byte(c.from), []byte(c.to), 1)

@@ -30,7 +30,8 @@ var (
 
 // LayoutVersion is the version of the stores' layout (keys, buckets and
 // the records in them) that this build reads and writes: 2 since 0.4.0,
-// when every Redis key of a guild took the hash tag {g}. A store records
+// when every Redis key of a guild took the hash tag {g} (the field d of
+// reset lines joined it before 0.4.0 was released). A store records
 // it when it is created; Open refuses a store of another layout (and one
 // written by a release before the marker) with ErrLayout, rewriting
 // nothing: the way out is to export it with the release that wrote it and

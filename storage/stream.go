@@ -38,10 +38,10 @@ func StreamDump(r, seeds io.Reader, player func(DecodedPlayer) error, guild func
 	head := &replayReader{r: r, keep: true}
 	dec := json.NewDecoder(head)
 	dec.DisallowUnknownFields()
-	if v, ok := streamHead(dec); ok && v == DumpVersion {
+	if v, ok := streamHead(dec); ok && v > LegacyDumpVersion && v <= DumpVersion {
 		head.keep, head.read = false, nil
 		s := &dumpStream{dec: dec, check: newDumpCheck(), player: player, guild: guild}
-		return DumpVersion, s.rest(map[string]bool{"version": true})
+		return v, s.rest(map[string]bool{"version": true})
 	}
 	data, err := head.all()
 	if err != nil {
@@ -106,7 +106,7 @@ func readWhole(data []byte, seeds io.Reader, player func(DecodedPlayer) error, g
 	if head.Version < 1 || head.Version > DumpVersion {
 		return 0, fmt.Errorf("%w: dump version %d, want 1 to %d", ErrInvalid, head.Version, DumpVersion)
 	}
-	if head.Version != DumpVersion {
+	if head.Version <= LegacyDumpVersion {
 		var d Dump
 		if err := strictJSON(data, &d); err != nil {
 			return 0, err
@@ -127,7 +127,7 @@ func readWhole(data []byte, seeds io.Reader, player func(DecodedPlayer) error, g
 		}
 		return dd.Version, nil
 	}
-	// A version 4 dump whose version is not its first field: the same
+	// A version 4 or 5 dump whose version is not its first field: the same
 	// record-by-record reader, over the bytes, the version among the fields.
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -135,7 +135,7 @@ func readWhole(data []byte, seeds io.Reader, player func(DecodedPlayer) error, g
 	if _, err := s.token(); err != nil { // the '{' the decoding of head found
 		return 0, err
 	}
-	return DumpVersion, s.rest(map[string]bool{})
+	return head.Version, s.rest(map[string]bool{})
 }
 
 // dumpCheck checks the records of a version 4 dump one at a time, keeping
@@ -210,8 +210,8 @@ func (s *dumpStream) rest(seen map[string]bool) error {
 			if err := s.dec.Decode(&v); err != nil {
 				return fmt.Errorf("%w: read dump: version: %v", ErrInvalid, describeJSONError(err))
 			}
-			if v != DumpVersion {
-				return fmt.Errorf("%w: dump version %d, want %d", ErrInvalid, v, DumpVersion)
+			if v <= LegacyDumpVersion || v > DumpVersion {
+				return fmt.Errorf("%w: dump version %d, want %d to %d", ErrInvalid, v, LegacyDumpVersion+1, DumpVersion)
 			}
 		case "players":
 			// Each player is decoded into the lines and reveals of the one

@@ -191,11 +191,11 @@ func TestStreamDumpRefuses(t *testing.T) {
 		{"players twice", strings.Replace(string(good), `"players": [`, `"players": [], "players": [`, 1), `field "players" twice`},
 		{"players not an array", `{"version": 4, "players": {}}`, `field "players": want an array`},
 		{"a syntax error", `{"version": 4, "players": [} ]}`, "read dump: invalid character"},
-		{"an unknown version", `{"version": 5, "players": []}`, "dump version 5, want 1 to 4"},
+		{"an unknown version", `{"version": 6, "players": []}`, "dump version 6, want 1 to 5"},
 		{"the version as a string", `{"version": "4", "players": []}`, "read dump"},
 		{"not an object", `[]`, "read dump"},
 		{"the version twice, read whole", `{"players": [], "version": 4, "version": 4}`, `field "version" twice`},
-		{"two versions, read whole", `{"version": 5, "players": [], "version": 4}`, "dump version 5, want 4"},
+		{"two versions, read whole", `{"version": 6, "players": [], "version": 5}`, "dump version 6, want 4 to 5"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := streamDump([]byte(c.data))
@@ -207,7 +207,7 @@ func TestStreamDumpRefuses(t *testing.T) {
 			}
 		})
 	}
-	for _, null := range []string{`{"version": 4, "players": null, "guilds": null}`, `{"version": 4}`} {
+	for _, null := range []string{`{"version": 5, "players": null, "guilds": null}`, `{"version": 5}`} {
 		d, err := storage.ReadDump(strings.NewReader(null), nil)
 		if err != nil || d.Version != storage.DumpVersion || d.Players == nil || len(d.Players) != 0 || len(d.Guilds) != 0 {
 			t.Fatalf("ReadDump(%s): %+v, %v; want an empty dump", null, d, err)

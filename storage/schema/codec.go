@@ -77,7 +77,7 @@ var (
 	}
 	lineFields = map[string]string{
 		"Kind": "k", "TicketID": "t", "Tier": "tr", "Key": "key", "Lot": "l", "Amount": "a", "Balance": "b",
-		"KeysBefore": "kb", "Grid": "g", "Chest": "c", "Commitment": "cm", "After": "n", "Fair": "kb, g, c",
+		"KeysBefore": "kb", "Grid": "g", "Chest": "c", "Commitment": "cm", "After": "n", "Discarded": "d", "Fair": "kb, g, c",
 	}
 	settingsFields = map[string]string{
 		"StartingBalance": "b0", "DailyAmount": "d", "DailyCooldown": "dc",

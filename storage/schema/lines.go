@@ -30,6 +30,9 @@ type Line struct {
 	// After places a line other than a play among the plays (Entry.After);
 	// absent in plays and older lines.
 	After *uint64 `json:"n,omitempty"`
+	// Discarded is, on a reset, the ticket bought and not drawn that it
+	// threw away, 0 if none (Entry.Discarded); absent in older lines.
+	Discarded *uint64 `json:"d,omitempty"`
 }
 
 // FromEntry returns the stored form of a history line.
@@ -54,6 +57,10 @@ func FromEntry(e game.Entry) Line {
 	if e.Placed && e.Kind != game.KindPlay {
 		n := e.After
 		l.After = &n
+	}
+	if e.Kind == game.KindReset && e.Fair {
+		d := e.Discarded
+		l.Discarded = &d
 	}
 	return l
 }
@@ -99,6 +106,8 @@ func (l Line) Game(record string) (game.Entry, error) {
 		return game.Entry{}, fieldErr(record, "g", "a %q line with a grid", l.Kind)
 	case !chest && l.Lot != "":
 		return game.Entry{}, fieldErr(record, "l", "a %q line with a lot", l.Kind)
+	case e.Kind != game.KindReset && l.Discarded != nil:
+		return game.Entry{}, fieldErr(record, "d", "a %q line with a ticket thrown away", l.Kind)
 	case play:
 		if e.Tier, ok = named(l.Tier, game.Tier(game.NumTiers)); !ok {
 			return game.Entry{}, fieldErr(record, "tr", "unknown tier %q", l.Tier)
@@ -120,6 +129,9 @@ func (l Line) Game(record string) (game.Entry, error) {
 	e.Fair = e.Fair || chest && l.Chest != 0
 	if l.After != nil {
 		e.After, e.Placed = *l.After, true
+	}
+	if l.Discarded != nil {
+		e.Fair, e.Discarded = true, *l.Discarded
 	}
 	if l.Commitment != "" {
 		if !e.Fair {

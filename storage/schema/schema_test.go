@@ -311,6 +311,8 @@ func TestBadLines(t *testing.T) {
 		{"ticket beyond 2^53-1", `{"at":1,"k":"play","t":9007199254740992,"tr":"loss","b":5}`, "field t", line},
 		{"a play placed", `{"at":1,"k":"play","t":3,"tr":"loss","b":5,"n":2}`, "field n", line},
 		{"placed beyond 2^53-1", `{"at":1,"k":"grant","a":5,"b":5,"n":9007199254740992}`, "field n", line},
+		{"a ticket thrown away by a grant", `{"at":1,"k":"grant","a":5,"b":5,"d":3}`, "field d", line},
+		{"a ticket thrown away beyond 2^53-1", `{"at":1,"k":"reset","a":5,"b":5,"d":9007199254740992}`, "field d", line},
 		{"reveal with bad seed", `{"no":1,"s":"zz","t1":1,"t2":0,"c1":1,"c2":0,"ra":1}`, "field s", reveal},
 		{"result with bad lot", `{"b":5,"ch":{"l":"ruby","p":5}}`, "field ch.l", result},
 		{"result with a lie", `{"b":5,"ch":{"l":"gold","p":5}}`, "field ch.p", result},
@@ -336,6 +338,8 @@ func TestLinePlaces(t *testing.T) {
 		{`{"at":1,"k":"grant","a":5,"b":5}`, false, 0},
 		{`{"at":1,"k":"grant","a":5,"b":5,"n":0}`, true, 0},
 		{`{"at":1,"k":"reset","a":5,"b":5,"n":12}`, true, 12},
+		{`{"at":1,"k":"reset","a":5,"b":5,"n":12,"d":0}`, true, 12},  // it threw no ticket away
+		{`{"at":1,"k":"reset","a":5,"b":5,"n":12,"d":13}`, true, 12}, // it threw ticket 13 away
 	} {
 		e, err := schema.DecodeLine("rec", []byte(tt.b))
 		if err != nil || e.Placed != tt.placed || e.After != tt.after || game.MainLine(e) == tt.placed {
