@@ -115,9 +115,9 @@ func TestVerifyPublic(t *testing.T) {
 		t.Errorf("the clean export:\n%s", out)
 	}
 
-	bad := writeTemp(t, `{"v":2,"guild":"1","user":"7","h":[],"r":[]}`)
+	bad := writeTemp(t, `{"v":3,"guild":"1","user":"7","h":[],"r":[]}`)
 	if _, _, err := runCLI(t, "verify", "-export", bad); !errors.Is(err, schema.ErrInvalid) || !strings.Contains(err.Error(), "field v") {
-		t.Errorf("a version 2 public export: %v", err)
+		t.Errorf("a version 3 public export: %v", err)
 	}
 }
 

@@ -114,7 +114,7 @@ func testRefusals(t *testing.T, ctx context.Context, b built) {
 		{"a ticket number as a string", func(m doc) { line(m, ticket)["t"] = "2" }, nil, true},
 		{"a line that is a number", func(m doc) { m["h"].([]any)[0] = 5 }, nil, true},
 		{"a null line", func(m doc) { m["h"].([]any)[0] = nil }, nil, true},
-		{"version 2", func(m doc) { m["v"] = 2 }, nil, true},
+		{"version 3", func(m doc) { m["v"] = 3 }, nil, true},
 		{"a guild that is no snowflake", func(m doc) { m["guild"] = "12a" }, nil, true},
 		{"a user 0", func(m doc) { m["user"] = "0" }, nil, true},
 		{"51 revealed seeds", func(m doc) {

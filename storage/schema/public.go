@@ -7,8 +7,9 @@ import (
 )
 
 // PublicExportVersion is the version of the public export format
-// (PublicExport.Version).
-const PublicExportVersion = 1
+// (PublicExport.Version): 2 since reset lines record the ticket they threw
+// away (d). Version 1 reads as well: the same lines without d.
+const PublicExportVersion = 2
 
 // PublicExport is one player's fairness data without any secret: the
 // history lines kept and the server seeds revealed, oldest first; nothing
@@ -52,8 +53,8 @@ func DecodePublicExport(record string, b []byte) (PublicPlayer, error) {
 	if err := decode(record, b, &x); err != nil {
 		return PublicPlayer{}, err
 	}
-	if x.Version != PublicExportVersion {
-		return PublicPlayer{}, fieldErr(record, "v", "version %d, want %d", x.Version, PublicExportVersion)
+	if x.Version < 1 || x.Version > PublicExportVersion {
+		return PublicPlayer{}, fieldErr(record, "v", "version %d, want 1 to %d", x.Version, PublicExportVersion)
 	}
 	var out PublicPlayer
 	var err error

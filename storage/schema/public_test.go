@@ -19,7 +19,7 @@ func TestPublicExportRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.HasPrefix(b, []byte(`{"v":1,"guild":"9223372036854775813","user":"42","h":[`)) {
+	if !bytes.HasPrefix(b, []byte(`{"v":2,"guild":"9223372036854775813","user":"42","h":[`)) {
 		t.Errorf("export starts %.60s", b)
 	}
 	// Nothing of the player's secrets: neither the current nor the next seed.
@@ -50,7 +50,7 @@ func TestPublicExportEmptyLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"v":1,"guild":"1","user":"2","h":[],"r":[]}`; string(b) != want {
+	if want := `{"v":2,"guild":"1","user":"2","h":[],"r":[]}`; string(b) != want {
 		t.Errorf("got %s, want %s", b, want)
 	}
 	if _, err := schema.DecodePublicExport("x", b); err != nil {
@@ -72,11 +72,11 @@ func TestBadPublicExports(t *testing.T) {
 	}
 	for name, tc := range map[string]struct{ in, want string }{
 		"a dump":               {`{"version":4,"players":[],"guilds":[]}`, "unknown field"},
-		"version 2":            {strings.Replace(string(good), `"v":1`, `"v":2`, 1), "field v"},
+		"version 3":            {strings.Replace(string(good), `"v":2`, `"v":3`, 1), "field v"},
 		"no version":           {`{"guild":"1","user":"2","h":[],"r":[]}`, "field v"},
 		"bad guild":            {strings.Replace(string(good), `"guild":"1"`, `"guild":"x"`, 1), "field guild"},
 		"zero user":            {strings.Replace(string(good), `"user":"2"`, `"user":"0"`, 1), "field user"},
-		"a player":             {strings.Replace(string(good), `"v":1`, `"v":1,"p":{}`, 1), "unknown field"},
+		"a player":             {strings.Replace(string(good), `"v":2`, `"v":2,"p":{}`, 1), "unknown field"},
 		"bad line":             {strings.Replace(string(good), `"k":"play"`, `"k":"cheat"`, 1), "h[0]"},
 		"reveals out of order": {string(chain), "r[0]: field no"},
 		"trailing data":        {string(good) + "{}", "data after"},
