@@ -65,9 +65,7 @@ func (s *Server) EmojiCreates() int { return read(s, &s.emojiCreates) }
 // /applications/{app}/emojis answers 403 Missing Permissions (recorded as
 // a Failure), as Discord would to a token that may not manage the
 // application's emojis; listing still works.
-func (s *Server) SetRefuseEmojis(refuse bool) {
-	s.locked(func() { s.refuseEmojis = refuse })
-}
+func (s *Server) SetRefuseEmojis(refuse bool) { s.locked(func() { s.refuseEmojis = refuse }) }
 
 // emojiObject is e as Discord's JSON shows it; call with s.mu held or on
 // an emoji no longer shared.

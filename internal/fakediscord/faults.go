@@ -186,9 +186,7 @@ func (d *jsonDuration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (d jsonDuration) MarshalJSON() ([]byte, error) {
-	return json.Marshal(time.Duration(d).String())
-}
+func (d jsonDuration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
 
 // faultKinds are the kinds a Fault may have.
 var faultKinds = []FaultKind{FaultRateLimit, FaultGlobalRateLimit, FaultRateLimitNoRetryAfter, FaultRateLimitNegative,

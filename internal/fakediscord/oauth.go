@@ -84,9 +84,7 @@ func (s *Server) StartActivity(a Activity) string {
 }
 
 // EndActivity ends an instance: its route answers 404 from then on.
-func (s *Server) EndActivity(id string) {
-	s.locked(func() { delete(s.oauth.instances, id) })
-}
+func (s *Server) EndActivity(id string) { s.locked(func() { delete(s.oauth.instances, id) }) }
 
 // Authorize is the Discord client's AUTHORIZE for u (scope identify): it
 // returns an authorization code, valid once, for CodeLife.

@@ -27,9 +27,7 @@ func UniqueGuild(tb testing.TB) uint64 {
 // GuildPattern is the SCAN pattern of the keys of guild: those whose hash
 // tag is {guild} (the store's key formats, such as s:{g} and p:{g}:u; see
 // package redisstore).
-func GuildPattern(guild uint64) string {
-	return "*{" + strconv.FormatUint(guild, 10) + "}*"
-}
+func GuildPattern(guild uint64) string { return "*{" + strconv.FormatUint(guild, 10) + "}*" }
 
 // CleanupGuild deletes, at cleanup, the keys of guild (GuildPattern) at
 // url, whatever its mode: on every master of a cluster. A failure to

@@ -1,25 +1,12 @@
 // Package storetest is the conformance suite every storage.Store must pass,
 // and the test helpers of the packages that use a store.
 //
-// Run covers each rule of the contract: Load creating nothing; Run's
-// versions, a refused move returned as is and writing nothing, steps
-// refused whole (an ID, an operation ID, a move, an audit entry), racing
-// writers (none lost, each writing on top of the state it worked on),
-// times rounded by storage.Timestamp; the operations a store remembers
-// beside the player (the last game.MaxOps exactly, a repeat caught even
-// when the move would now fail, one operation sent at once by many
-// goroutines applied once); the seeds revealed kept
-// beside the player (Reveals: the last game.MaxReveals, oldest first,
-// chained to it, rotations racing); history and audit lists, newest first
-// and bounded; the leaderboard against a sort of what Load reads (~200
-// players, ties, moves, other guilds); Players' order; guilds with
-// compare-and-set, operations and jobs; canceled contexts and closed
-// stores; the dump round trip of version storage.DumpVersion (reveals,
-// history and the responsible-play state included, the same bytes
-// exported again, the leaderboard agreeing with the balances imported),
-// duplicates and bad dumps refused (when the store is a storage.Dumper);
-// CheckConcurrency with one and many players; a heap that does not grow
-// with the writes. Nothing in it depends on timing.
+// Run covers each rule of the contract (docs/STORAGE.md): versions and
+// compare-and-set under racing writers, refusals that write nothing, the
+// operations, reveals, history and audit lists with their bounds, the
+// leaderboard, guilds and jobs, canceled contexts and closed stores, the
+// dump round trip and bad dumps, and a heap that does not grow with the
+// writes. Nothing in it depends on timing.
 //
 // Kill is the crash test, for every backend too: processes applying
 // steps are killed (SIGKILL) at random moments, and after each kill the
