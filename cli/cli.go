@@ -85,7 +85,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	redisstore.RouteLogs(subcommandLogger(stderr, os.Getenv))
 	cmd, rest := args[0], args[1:]
 	switch cmd {
-	case "export", "import", "audit", "register", "healthcheck": // those that read .env
+	case "export", "import", "restore", "audit", "register", "healthcheck": // those that read .env: storeFlags' and loadConfig's
 		warnDotenv(slog.New(slog.NewTextHandler(stderr, nil)))
 	}
 	switch cmd {

@@ -87,13 +87,15 @@ func restore(ctx context.Context, st storage.Store, seeds io.Reader, now time.Ti
 	}
 	var mu sync.Mutex
 	var done, again, skipped int
+	eg, ectx := errgroup.WithContext(ctx) // the first error stops the players under way
+	eg.SetLimit(32)
 	one := func(id storage.PlayerID) error {
 		seed, err1 := game.NewSeed(seeds)
 		next, err2 := game.NewSeed(seeds)
 		if err := errors.Join(err1, err2); err != nil {
 			return err
 		}
-		a, err := st.Run(ctx, storage.Step{ID: id, Op: op, Move: game.Restore{Seed: seed, Next: next}, Seeds: seeds, Now: storage.Timestamp(now)})
+		a, err := st.Run(ectx, storage.Step{ID: id, Op: op, Move: game.Restore{Seed: seed, Next: next}, Seeds: seeds, Now: storage.Timestamp(now)})
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
@@ -109,8 +111,6 @@ func restore(ctx context.Context, st storage.Store, seeds io.Reader, now time.Ti
 		}
 		return nil
 	}
-	eg, ectx := errgroup.WithContext(ctx)
-	eg.SetLimit(32)
 	guilds, err := rs.Guilds(ctx)
 	for _, g := range guilds {
 		if err = st.Players(ectx, g, func(u uint64) error {

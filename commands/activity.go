@@ -340,11 +340,12 @@ func (a *desk) announce(ctx context.Context, rq *request, set game.Settings, cha
 // muted tells whether channel's announcements pause; with mute, it pauses
 // them for an hour from now.
 func (a *desk) muted(channel uint64, mute bool) bool {
+	now := a.now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	was := a.now().Before(a.mutes[channel])
+	was := now.Before(a.mutes[channel])
 	if mute {
-		a.mutes[channel] = a.now().Add(time.Hour)
+		a.mutes[channel] = now.Add(time.Hour)
 	}
 	return was
 }
