@@ -95,7 +95,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	if err != nil {
 		return err
 	}
-	if r, ok := store.(interface{ MinReplicas() int }); ok {
+	if r, ok := store.(*redisstore.Store); ok {
 		log.Info("Redis store: each write acknowledged once replicas hold it", "min_replicas", r.MinReplicas(), "timeout", cfg.RedisReplicaTimeout)
 	}
 	defer func() {
