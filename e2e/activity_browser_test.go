@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"regexp"
@@ -32,7 +31,7 @@ import (
 )
 
 // The Activity in headless Chromium: Discord's SDK runs inside an iframe
-// of a fake Discord client page (activity/testdata/client.html) that plays
+// of the fake Discord client page (fakediscord.ActivityClient) that plays
 // the client's side of the SDK's postMessage protocol, against the whole
 // bot and the fake Discord. The page is driven as a player would: mouse
 // strokes and finger strokes over the rows, buttons, Enter. Everything it
@@ -42,8 +41,6 @@ import (
 // CLEFS_UPDATE_SCREENSHOT=1 also writes docs/activity-desktop.png and
 // docs/activity-phone.png.
 
-const activityPath = "../activity/testdata/"
-
 // apiCall is one exchange between the page and the bot's /activity/api/.
 type apiCall struct {
 	Path      string
@@ -51,32 +48,19 @@ type apiCall struct {
 	Req, Resp []byte
 }
 
-// front is the Activity's origin as Discord's proxy serves it
-// (<application id>.discordsays.com): its root mapping forwards every path
-// P to the bot's /activity + P (the root to the bare /activity) and hands
-// every answer back as it is, a redirect too. The fake client page and its
-// two helpers are under /client/. It records every API exchange, and can
-// answer some of a path's next requests itself (fault).
+// front is the fake's ActivityClient (Discord's proxy, the fake client
+// page) wrapped to record every API exchange, and to answer some of a
+// path's next requests itself (fault).
 type front struct {
-	h      *harness
-	locale map[string]string // the users' Discord locales; "" is en-US
-	proxy  *httputil.ReverseProxy
+	next   http.Handler
 	mu     sync.Mutex
 	calls  []apiCall
 	faults map[string][]int // by path (/api/buy): the next answers' statuses
 }
 
-func newFront(t *testing.T, h *harness, bot string, locale map[string]string) (*front, string) {
-	f := &front{h: h, locale: locale, faults: map[string][]int{}, proxy: &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
-		r.Out.URL.Scheme, r.Out.URL.Host, r.Out.Host = "http", bot, bot
-		r.Out.URL.Path, r.Out.URL.RawPath = strings.TrimSuffix("/activity"+r.In.URL.Path, "/"), ""
-	}}}
-	mux := http.NewServeMux()
-	mux.Handle("GET /client/", http.StripPrefix("/client/", http.FileServer(http.Dir(activityPath))))
-	mux.HandleFunc("POST /client/authorize", f.authorize)
-	mux.HandleFunc("POST /client/authenticate", f.authenticate)
-	mux.HandleFunc("/", f.serve)
-	srv := httptest.NewServer(mux)
+func newFront(t *testing.T, h *harness, bot string, users ...fakediscord.OAuthUser) (*front, string) {
+	f := &front{next: h.srv.ActivityClient(bot, users...), faults: map[string][]int{}}
+	srv := httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(srv.Close)
 	return f, srv.URL
 }
@@ -92,7 +76,7 @@ func (f *front) fault(path string, statuses ...int) {
 
 func (f *front) serve(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasPrefix(r.URL.Path, "/api/") {
-		f.proxy.ServeHTTP(w, r)
+		f.next.ServeHTTP(w, r)
 		return
 	}
 	req, _ := io.ReadAll(r.Body)
@@ -109,7 +93,7 @@ func (f *front) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec := httptest.NewRecorder()
-	f.proxy.ServeHTTP(rec, r)
+	f.next.ServeHTTP(rec, r)
 	f.mu.Lock()
 	f.calls = append(f.calls, apiCall{Path: strings.TrimPrefix(r.URL.Path, "/"), Status: rec.Code, Req: req, Resp: rec.Body.Bytes()})
 	f.mu.Unlock()
@@ -131,50 +115,6 @@ func (f *front) recorded() []apiCall {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.calls)
-}
-
-// authorize is the client's AUTHORIZE: the user consents, Discord gives a code.
-func (f *front) authorize(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		ClientID     string   `json:"client_id"`
-		ResponseType string   `json:"response_type"`
-		Scope        []string `json:"scope"`
-		User         string   `json:"user"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.ClientID != f.h.srv.AppID() || in.ResponseType != "code" || !slices.Equal(in.Scope, []string{"identify"}) {
-		http.Error(w, fmt.Sprintf("AUTHORIZE: %+v %v", in, err), http.StatusBadRequest)
-		return
-	}
-	json.NewEncoder(w).Encode(map[string]string{"code": f.h.srv.Authorize(fakediscord.OAuthUser{ID: in.User, Locale: f.locale[in.User]})})
-}
-
-// authenticate is the client's AUTHENTICATE: Discord reads the token's user.
-func (f *front) authenticate(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		AccessToken string `json:"access_token"`
-	}
-	json.NewDecoder(r.Body).Decode(&in)
-	req, _ := http.NewRequestWithContext(r.Context(), http.MethodGet, f.h.srv.URL()+"/api/v10/users/@me", nil)
-	req.Header.Set("Authorization", "Bearer "+in.AccessToken)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
-	}
-	defer res.Body.Close()
-	var user map[string]any
-	if err := json.NewDecoder(res.Body).Decode(&user); err != nil || res.StatusCode != http.StatusOK {
-		http.Error(w, fmt.Sprintf("users/@me: %d %v", res.StatusCode, err), http.StatusBadGateway)
-		return
-	}
-	json.NewEncoder(w).Encode(map[string]any{
-		"access_token": in.AccessToken,
-		"user": map[string]any{"id": user["id"], "username": user["username"], "discriminator": "0", "avatar": nil,
-			"public_flags": 0, "global_name": user["global_name"]},
-		"scopes":      []string{"identify"},
-		"expires":     time.Now().Add(time.Hour).UTC().Format(time.RFC3339),
-		"application": map[string]any{"id": f.h.srv.AppID(), "name": "Les Clefs du Trésor", "description": "", "icon": nil},
-	})
 }
 
 // page drives the Activity inside the client page; the Activity's document
@@ -451,7 +391,7 @@ func TestActivityInBrowser(t *testing.T) {
 	h := newHarness(t, map[string]string{"REDIS_URL": redistest.URL(t), "PUBLIC_ADDR": "127.0.0.1:0",
 		"DISCORD_CLIENT_SECRET": fakediscord.TestClientSecret})
 	h.start()
-	f, origin := newFront(t, h, <-h.public, map[string]string{bob: "fr"})
+	f, origin := newFront(t, h, <-h.public, fakediscord.OAuthUser{ID: bob, Locale: "fr"})
 	inst := h.srv.StartActivity(fakediscord.Activity{Guild: guild, Channel: chan1, Users: []string{alice, bob}})
 	p := &page{t: t, ctx: ctx}
 	open := func(user, platform string) view {
