@@ -202,11 +202,13 @@ func (h *handler) loadFiles() error {
 		}
 		h.add("art/"+strconv.Itoa(i)+".png", b, "public, max-age=86400")
 	}
-	b, err := art.HiddenPNG()
-	if err != nil {
-		return fmt.Errorf("activity: draw the hidden cell: %w", err)
+	for _, n := range art.Names() {
+		b, err := art.PicturePNG(n)
+		if err != nil {
+			return fmt.Errorf("activity: draw %s: %w", n, err)
+		}
+		h.add("art/"+n+".png", b, "public, max-age=86400")
 	}
-	h.add("art/hidden.png", b, "public, max-age=86400")
 	return nil
 }
 

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"maps"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/lesclefsdutresor/clefs/game"
@@ -41,6 +43,7 @@ var (
 	hoopGrey    = rgb(0x8a969e)
 	tileBlue    = rgb(0x5865f2)
 	white       = rgb(0xffffff)
+	brass       = rgb(0xb08d57)
 )
 
 // drawings are the symbols' drawings, by game.Symbol.
@@ -80,8 +83,27 @@ func SymbolPNG(s game.Symbol) ([]byte, error) {
 }
 
 // HiddenPNG returns the PNG of the hidden cell.
-func HiddenPNG() ([]byte, error) {
-	b, err := hiddenPNG()
+func HiddenPNG() ([]byte, error) { return PicturePNG("hidden") }
+
+// pictures are the drawings besides the symbols, by name: the hidden cell
+// and, for the Activity's page, the chest closed and open, coins, and the
+// key counter's empty slot (a keyhole).
+var pictures = map[string]func() []part{
+	"hidden": hidden, "chest": func() []part { return chest(false) }, "chest-open": func() []part { return chest(true) },
+	"coins": coins, "keyhole": keyhole,
+}
+
+// Names lists, sorted, the pictures PicturePNG draws.
+func Names() []string { return slices.Sorted(maps.Keys(pictures)) }
+
+// PicturePNG returns the PNG of the picture named name (see Names), an
+// error for another name.
+func PicturePNG(name string) ([]byte, error) {
+	f, ok := picturePNGs[name]
+	if !ok {
+		return nil, fmt.Errorf("art: no picture named %q", name)
+	}
+	b, err := f()
 	return bytes.Clone(b), err
 }
 
@@ -94,7 +116,13 @@ var (
 		}
 		return draw
 	}()
-	hiddenPNG = sync.OnceValues(func() ([]byte, error) { return Encode(Hidden()) })
+	picturePNGs = func() map[string]func() ([]byte, error) {
+		m := map[string]func() ([]byte, error){}
+		for name, d := range pictures {
+			m[name] = sync.OnceValues(func() ([]byte, error) { return Encode(render(d())) })
+		}
+		return m
+	}()
 )
 
 // gem is a cut diamond seen from the side: a crown over a pointed pavilion,
@@ -293,5 +321,48 @@ func hidden() []part {
 		{fill: []poly{roundRect(10, 10, 118, 118, 22)}, c: tileBlue, shine: []poly{roundRect(20, 18, 108, 30, 6)}},
 		{lines: [][]pt{mark}, lineW: 12, c: white, ink: dark(tileBlue)},
 		{fill: []poly{circle(64, 95, 8)}, c: white, ink: dark(tileBlue)},
+	}
+}
+
+// chest is the treasure chest, closed (a domed lid, gold bands, a lock) or
+// open (the lid thrown back, gold heaped inside, a sparkle).
+func chest(open bool) []part {
+	body := part{fill: []poly{rect(14, 58, 114, 112)}, c: woodBrown, shine: []poly{rect(34, 66, 94, 70)}}
+	bands := part{lines: [][]pt{{{24, 40}, {24, 112}}, {{104, 40}, {104, 112}}, {{14, 58}, {114, 58}}, {{14, 110}, {114, 110}}}, lineW: 7, c: gold}
+	if open {
+		bands.lines = bands.lines[2:]
+		return []part{
+			{fill: []poly{poly{{14, 58}, {28, 12}, {100, 12}, {114, 58}}.filling()}, c: briar},
+			{lines: [][]pt{{{28, 12}, {100, 12}}}, lineW: 7, c: gold},
+			{fill: []poly{circle(38, 60, 14), circle(62, 52, 16), circle(88, 58, 14), circle(74, 64, 12)}, c: gold, shine: []poly{ellipse(58, 46, 6, 4), ellipse(34, 55, 5, 3)}},
+			body, bands,
+			{fill: []poly{star(100, 30, 14, 4, 4)}, c: sparkYellow, ink: sparkYellow},
+		}
+	}
+	lid := poly(join(quad(pt{14, 58}, pt{14, 22}, pt{64, 22}), quad(pt{64, 22}, pt{114, 22}, pt{114, 58}))).filling()
+	return []part{
+		body, {fill: []poly{lid}, c: woodBrown, shine: []poly{ellipse(44, 34, 12, 4)}}, bands,
+		{fill: []poly{roundRect(52, 50, 76, 78, 5)}, c: gold},
+		{fill: []poly{circle(64, 60, 4), rect(62, 60, 66, 71)}, c: rgb(0x2b1a10), ink: rgb(0x2b1a10)},
+	}
+}
+
+// coins is a stack of four coins beside one standing.
+func coins() []part {
+	var ps []part
+	for i := range 4 {
+		y := 104 - 13*float64(i)
+		ps = append(ps, part{fill: []poly{ellipse(44, y+7, 28, 9), rect(16, y, 72, y+7)}, c: mix(gold, briar, 0.35)},
+			part{fill: []poly{ellipse(44, y, 28, 9)}, c: gold, shine: []poly{ellipse(36, y-2, 8, 2.5)}})
+	}
+	return append(ps, part{fill: []poly{circle(94, 80, 28)}, c: gold, shine: []poly{ellipse(86, 68, 8, 5)}},
+		part{lines: [][]pt{arc(94, 80, 18, 0, 2*math.Pi)}, lineW: 3, c: mix(gold, briar, 0.35), ink: mix(gold, briar, 0.35)})
+}
+
+// keyhole is a round brass plate pierced by a keyhole: a key not yet earned.
+func keyhole() []part {
+	return []part{
+		{fill: []poly{circle(64, 64, 54)}, c: brass, shine: []poly{ellipse(48, 32, 16, 7)}},
+		{fill: []poly{circle(64, 52, 14), poly{{57, 58}, {71, 58}, {78, 98}, {50, 98}}.filling()}, c: rgb(0x2b1a10), ink: rgb(0x2b1a10)},
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// pictures returns the eight PNGs, the symbols' then the hidden cell's.
+// pictures returns every PNG: the symbols' then the named pictures.
 func pictures(tb testing.TB) map[string][]byte {
 	tb.Helper()
 	out := map[string][]byte{}
@@ -22,11 +22,16 @@ func pictures(tb testing.TB) map[string][]byte {
 		}
 		out[s.String()] = b
 	}
-	b, err := art.HiddenPNG()
-	if err != nil {
-		tb.Fatalf("HiddenPNG: %v", err)
+	for _, name := range art.Names() {
+		b, err := art.PicturePNG(name)
+		if err != nil {
+			tb.Fatalf("PicturePNG(%q): %v", name, err)
+		}
+		out[name] = b
 	}
-	out["hidden"] = b
+	if h, err := art.HiddenPNG(); err != nil || !bytes.Equal(h, out["hidden"]) {
+		tb.Fatalf("HiddenPNG: %v, or not the picture named hidden", err)
+	}
 	return out
 }
 
@@ -82,8 +87,8 @@ func TestPicturesDiffer(t *testing.T) {
 		}
 		seen[string(b)] = name
 	}
-	if len(seen) != game.NumSymbols+1 {
-		t.Errorf("%d distinct pictures, want %d", len(seen), game.NumSymbols+1)
+	if want := int(game.NumSymbols) + len(art.Names()); len(seen) != want || want < 12 {
+		t.Errorf("%d distinct pictures of %d", len(seen), want)
 	}
 }
 
@@ -102,6 +107,9 @@ func TestNoSuchSymbol(t *testing.T) {
 	}
 	if _, err := art.SymbolPNG(game.NumSymbols); err == nil {
 		t.Error("SymbolPNG(NumSymbols): no error")
+	}
+	if _, err := art.PicturePNG("dragon"); err == nil {
+		t.Error(`PicturePNG("dragon"): no error`)
 	}
 }
 
