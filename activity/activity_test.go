@@ -440,6 +440,7 @@ func TestStatic(t *testing.T) {
 		{"art/0.png", 200, "image/png"},
 		{"art/6.png", 200, "image/png"},
 		{"art/hidden.png", 200, "image/png"},
+		{"art/chest-open.png", 200, "image/png"},
 		{"art/7.png", 404, ""},
 		{"api/config", 200, "application/json"},
 		{"../go.mod", 404, ""},

@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -38,8 +39,11 @@ import (
 // shows is compared with the store, and every answer the bot gave the page
 // is checked for cells of rows not yet revealed.
 //
-// CLEFS_UPDATE_SCREENSHOT=1 also writes docs/activity-desktop.png and
-// docs/activity-phone.png.
+// In every state a player meets (fresh, scratched, finished, chest due,
+// chest opened, offline, refused) the page is laid out on a 360×740 phone
+// and checked: what a player needs on screen, a note beside what it is
+// about, no emoji. CLEFS_UPDATE_SCREENSHOT=1 also writes each state, on a
+// desktop and on that phone, to docs/activity-<state>-{desktop,phone}.png.
 
 // apiCall is one exchange between the page and the bot's /activity/api/.
 type apiCall struct {
@@ -136,6 +140,10 @@ type view struct {
 	Buttons []string
 	Ticket  string
 	Lang    string
+	Win     string // the winning rows lit, by index
+	Prize   string // the prize counted up
+	Landed  string // the key counter's slot the last key landed in
+	Over    string // the chest's picture over the grid
 }
 
 const viewJS = `(() => { const d = top.frames[0].document, q = (s) => d.querySelector(s)?.textContent ?? '';
@@ -146,6 +154,9 @@ const viewJS = `(() => { const d = top.frames[0].document, q = (s) => d.querySel
     Chest: [...d.querySelectorAll('.chest')].map(e => e.textContent).join(' '),
     Buttons: [...d.querySelectorAll('button')].map(b => b.dataset.act),
     Ticket: d.getElementById('app').dataset.ticket, Lang: d.documentElement.lang,
+    Win: [...d.querySelectorAll('.row.win')].map(r => r.dataset.row).join(), Prize: q('.prize'),
+    Landed: String([...d.querySelectorAll('.keys img')].findIndex(i => i.classList.contains('new'))).replace('-1', ''),
+    Over: (d.querySelector('.over img')?.getAttribute('src') ?? '').replace(/^art\/|\.png$/g, ''),
   } })()`
 
 func eval[T any](p *page, expr string) T {
@@ -174,7 +185,7 @@ func (p *page) idle() view {
 	p.t.Helper()
 	// A stroke is measured at the next animation frame, which may send a step.
 	eval[bool](p, `new Promise((done) => top.frames[0].requestAnimationFrame(() => top.frames[0].requestAnimationFrame(() => done(true))))`)
-	p.until(`(a => !!a && a.dataset.busy === '0' && !!a.querySelector('.actions'))(top.frames[0]?.document.getElementById('app'))`)
+	p.until(`(a => !!a && a.dataset.busy === '0' && a.dataset.moving === '0' && !!a.querySelector('.actions'))(top.frames[0]?.document.getElementById('app'))`)
 	return eval[view](p, viewJS)
 }
 
@@ -274,20 +285,58 @@ func (p *page) key(k string) view {
 	return p.idle()
 }
 
-// shot writes a screenshot of the whole client page when asked to.
-func (p *page) shot(name string) {
+// layoutJS lists what is wrong with the page's layout: what a player
+// needs (the title, the grid and what lies over it, every line of text,
+// the buttons, the keys and the balance) outside the viewport, a page
+// wider than the screen, a balance on two lines, a note that does not
+// touch the buttons it is about, and emoji in the page's words.
+const layoutJS = `(() => { const w = top.frames[0], d = w.document, bad = [], box = (e) => e.getBoundingClientRect();
+  for (const e of d.querySelectorAll('h1, .grid, .over > *, .hint, .result, .prize, .note, .chest, button, .keys, .balance')) {
+    const r = box(e);
+    if (e.getClientRects().length && (r.left < 0 || r.top < 0 || r.right > w.innerWidth || r.bottom > w.innerHeight))
+      bad.push(e.className || e.tagName, 'at', Math.round(r.left), Math.round(r.top), Math.round(r.right), Math.round(r.bottom));
+  }
+  if (d.documentElement.scrollWidth > w.innerWidth) bad.push('page wider than the screen');
+  if (box(d.querySelector('.balance')).height > 40) bad.push('balance on two lines');
+  const note = d.querySelector('.note');
+  if (note.getClientRects().length && box(d.querySelector('.actions')).top - box(note).bottom > 16) bad.push('note away from the buttons');
+  if (/\p{Extended_Pictographic}/u.test(d.body.innerText)) bad.push('emoji: ' + d.body.innerText);
+  return bad.join(' ') })()`
+
+// look checks the page's layout on a 360×740 phone in state (a name for
+// the screenshots), and writes the screenshots on that phone and on a
+// desktop when asked to. It leaves the page on the desktop (1024×768).
+func (p *page) look(state string) {
 	p.t.Helper()
-	if os.Getenv("CLEFS_UPDATE_SCREENSHOT") != "1" {
-		return
+	for _, vp := range []struct {
+		name string
+		act  chromedp.Action[chromedp.Void]
+	}{
+		// At the device pixel ratio 1: the layout is the same, the pictures half the weight.
+		{"phone", chromedp.EmulateViewport(360, 740, chromedp.EmulateMobile, chromedp.EmulateTouch)},
+		{"desktop", chromedp.EmulateViewport(1024, 768)},
+	} {
+		if err := chromedp.Do(p.ctx, vp.act); err != nil {
+			p.t.Fatal(err)
+		}
+		p.idle()
+		// The moves of the page (a winning row's glow, the chest rocking) end.
+		p.until(`top.frames[0].document.getAnimations().every(a => a.playState !== 'running')`)
+		if bad := eval[string](p, layoutJS); bad != "" && vp.name == "phone" {
+			p.t.Errorf("%s, on a 360×740 phone: %s", state, bad)
+		}
+		if os.Getenv("CLEFS_UPDATE_SCREENSHOT") != "1" {
+			continue
+		}
+		buf, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			p.t.Fatal(err)
+		}
+		name := "../docs/activity-" + state + "-" + vp.name + ".png"
+		if err := os.WriteFile(name, buf, 0o644); err != nil {
+			p.t.Fatal(err)
+		}
 	}
-	buf, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	if err := os.WriteFile("../docs/"+name, buf, 0o644); err != nil {
-		p.t.Fatal(err)
-	}
-	p.t.Logf("wrote docs/%s (%d bytes)", name, len(buf))
 }
 
 // symbols is the store's ticket as the page draws it: the symbol index of
@@ -427,6 +476,7 @@ func TestActivityInBrowser(t *testing.T) {
 	if v.Ticket != "" || !slices.Equal(v.Cells, slices.Repeat([]string{"hidden"}, 9)) || v.Balance != "20.00 credits" || v.Keys != "0/3" || v.Lang != "en" {
 		t.Fatalf("a new player's page: %+v", v)
 	}
+	p.look("fresh")
 
 	// Ticket 1 wins three barrels. The first stroke, on row 2, draws the
 	// ticket and reveals that row under its layer; a row scratched enough
@@ -445,7 +495,7 @@ func TestActivityInBrowser(t *testing.T) {
 		t.Fatalf("row 1 scratched: the store has rows %03b %v, the page shows %+v", tk.Revealed, want, v)
 	}
 	p.scratch(1, false, 0.6, 0.25)
-	p.shot("activity-desktop.png")
+	p.look("scratched")
 	if v = p.scratchAll(1, false); !slices.Equal(v.Covered, []bool{false, false, true}) {
 		t.Fatalf("row 2 scratched whole: %+v", v)
 	}
@@ -458,11 +508,20 @@ func TestActivityInBrowser(t *testing.T) {
 	if v = p.key(kb.Enter); !strings.HasPrefix(v.Note, "The game could not answer.") || !v.Covered[2] {
 		t.Fatalf("Enter, 503: %+v", v)
 	}
+	_, gy, _, gh := p.rect(".grid")
+	if _, ny, _, _ := p.rect(".note"); ny-(gy+gh) > 16 {
+		t.Errorf("the failed reveal's note is %.0f px under the grid", ny-(gy+gh))
+	}
 	v = p.key(kb.Enter)
 	if tk, want := store(alice); tk.Open() || !slices.Equal(v.Cells, want) || slices.Contains(v.Covered, true) ||
 		!strings.Contains(v.Result, "Three barrels") || v.Balance != "20.00 credits" || !slices.Contains(v.Buttons, "buy") {
 		t.Fatalf("the ticket finished: the store has %v, the page shows %+v", want, v)
 	}
+	// The winning row lights up; the prize has counted up to its amount.
+	if r, _ := strconv.Atoi(v.Win); v.Win == "" || v.Cells[3*r] != v.Cells[3*r+1] || v.Cells[3*r] != v.Cells[3*r+2] || v.Prize != "+0.50 credits" {
+		t.Errorf("the win: row %q lit, prize %q; the cells %v", v.Win, v.Prize, v.Cells)
+	}
+	p.look("finished")
 
 	// Ticket 2 loses with a key: row 3 by keyboard (its layer focused,
 	// Enter), not answered (503), then by scratching; then Auto.
@@ -476,7 +535,8 @@ func TestActivityInBrowser(t *testing.T) {
 	if v = p.scratchAll(2, false); !slices.Equal(v.Covered, []bool{true, true, false}) || v.Note != "" {
 		t.Fatalf("row 3 scratched after a failed reveal: %+v", v)
 	}
-	if v = p.click("auto"); v.Keys != "1/3" || !strings.Contains(v.Result, "key") {
+	// The key flies to the counter and lands in its first slot.
+	if v = p.click("auto"); v.Keys != "1/3" || !strings.Contains(v.Result, "key") || v.Landed != "0" || v.Win != "" {
 		t.Fatalf("Auto: %+v", v)
 	}
 
@@ -512,20 +572,39 @@ func TestActivityInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	v = p.click("auto")
-	if !slices.Contains(v.Buttons, "chest") || slices.Contains(v.Buttons, "buy") || strings.Count(v.Result+v.Chest, "chest is ready") != 1 || v.Keys != "3/3" {
+	if !slices.Contains(v.Buttons, "chest") || slices.Contains(v.Buttons, "buy") || strings.Count(v.Result+v.Chest, "chest is ready") != 1 ||
+		v.Keys != "3/3" || v.Over != "chest" {
 		t.Fatalf("the third key: %+v", v)
 	}
 	if hgt := eval[[]int](p, `[top.frames[0].document.documentElement.scrollHeight, top.frames[0].innerHeight]`); hgt[0] > hgt[1] {
 		t.Errorf("with the chest due, the page is %d px high for a screen of %d", hgt[0], hgt[1])
 	}
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1024, 768)); err != nil {
-		t.Fatal(err)
-	}
-	if v = p.click("chest"); !strings.Contains(v.Chest, "one silver coin") || v.Balance != "19.50 credits" || !slices.Contains(v.Buttons, "buy") {
+	p.look("chest-due")
+	if v = p.click("chest"); !strings.Contains(v.Chest, "one silver coin") || v.Balance != "19.50 credits" || !slices.Contains(v.Buttons, "buy") ||
+		v.Over != "chest-open" || v.Prize != "+1.00 credit" {
 		t.Fatalf("the chest opened: %+v", v)
 	}
-	if v = p.click("daily"); slices.Contains(v.Buttons, "daily") || v.Balance != "24.50 credits" {
+	p.look("chest-opened")
+	if v = p.click("daily"); slices.Contains(v.Buttons, "daily") || v.Balance != "24.50 credits" || v.Over != "" {
 		t.Fatalf("the daily bonus: %+v", v)
+	}
+	// The network is down: the page says so, above the button to try again.
+	offline := func(off bool) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+				MatchedNetworkConditions: []*network.Conditions{{Offline: off, DownloadThroughput: -1, UploadThroughput: -1}}})
+			return err
+		})
+	}
+	if err := chromedp.Do(ctx, offline(true)); err != nil {
+		t.Fatal(err)
+	}
+	if v = p.click("buy"); !strings.HasPrefix(v.Note, "The connection failed.") || v.Balance != "24.50 credits" || v.Ticket != "4" {
+		t.Fatalf("a buy with the network down: %+v", v)
+	}
+	p.look("offline")
+	if err := chromedp.Do(ctx, offline(false)); err != nil {
+		t.Fatal(err)
 	}
 
 	// A refusal shows the bot's own words: a moderator left 0.30 credits.
@@ -540,6 +619,7 @@ func TestActivityInBrowser(t *testing.T) {
 	if v = p.click("buy"); !strings.HasPrefix(v.Note, "Not enough credits") || v.Balance != "0.30 credits" {
 		t.Fatalf("a buy with 0.30 credits: %+v", v)
 	}
+	p.look("refused")
 	bal := h.slash(fakediscord.Slash{User: alice, Name: "balance"}).Message
 	if m := keysRE.FindStringSubmatch(text(bal)); shownBalance(t, bal) != 30 || m == nil || m[1]+"/3" != v.Keys {
 		t.Errorf("/balance says %q; the page %s, %s keys", text(bal), v.Balance, v.Keys)
@@ -573,7 +653,6 @@ func TestActivityInBrowser(t *testing.T) {
 	if v = p.scratch(1, true, 0.5, 0.3, 0.7); !v.Covered[1] || v.Cells[3] == "" {
 		t.Fatalf("row 2 half scratched: its symbols come up under its layer: %+v", v)
 	}
-	p.shot("activity-phone.png")
 	if v = p.tap("next"); !slices.Equal(v.Covered, []bool{false, false, true}) {
 		t.Fatalf("the next row tapped: %+v", v)
 	}
@@ -583,8 +662,13 @@ func TestActivityInBrowser(t *testing.T) {
 	if v = p.tap("next"); !strings.HasPrefix(v.Note, "Le jeu n’a pas pu répondre.") || !v.Covered[2] {
 		t.Fatalf("the next row tapped, 503: %+v", v)
 	}
-	if v = p.tap("next"); v.Ticket != "1" || !strings.Contains(v.Result, "Trois bougies") || v.Balance != "20,50 crédits" {
+	// Without motion, the same: the row lit, the prize at once, nothing moving.
+	if v = p.tap("next"); v.Ticket != "1" || !strings.Contains(v.Result, "Trois bougies") || v.Balance != "20,50 crédits" ||
+		v.Win == "" || v.Prize != "+1,00 crédit" {
 		t.Fatalf("bob's ticket: %+v", v)
+	}
+	if n := eval[int](p, `top.frames[0].document.getAnimations().length`); n != 0 {
+		t.Errorf("with reduced motion, %d animations run", n)
 	}
 	if _, want := store(bob); !slices.Equal(v.Cells, want) {
 		t.Errorf("bob's page shows %v, the store has %v", v.Cells, want)

@@ -5,18 +5,27 @@
 // cell before its row is revealed.
 
 import { Client, Failure, State, opID } from './api';
-import { Layer, enough, glimpse } from './scratch';
+import { Layer, enough, foilTile, glimpse } from './scratch';
 import { Lang, Words, credits, fill, langOf, words } from './text';
 
 const app = document.getElementById('app')!;
 const top = h('header');
 const grid = h('div', { class: 'grid' });
+const over = h('div', { class: 'over' }); // the chest's moment, over the grid
+const stage = h('div', { class: 'stage' }, grid, over);
 const below = h('div');
+const prize = h('p', { class: 'prize' }); // a win, counted up
+const lot = h('p', { class: 'prize' }); // the chest's prize, counted up
+const still = matchMedia('(prefers-reduced-motion: reduce)');
 let lang: Lang = langOf(navigator.language);
 let client: Client;
 let state: State;
 let note = ''; // the last refusal or error, until the next step
-let hidden: HTMLImageElement;
+let foil: HTMLCanvasElement; // a hidden cell's foil (scratch.ts)
+let foilURL = '';
+let counting: HTMLElement[] = []; // the prizes counting up
+let flying = -1; // the key counter's slot a key is flying to
+let landed = -1; // the slot the last key landed in
 let busy = 0; // steps sent and not answered
 let chain: Promise<void> = Promise.resolve(); // one step at a time, in order
 
@@ -31,8 +40,12 @@ type Child = Node | string | false | null | undefined;
 function h(tag: string, attrs: Record<string, string> = {}, ...kids: Child[]): HTMLElement {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  for (const k of kids) if (k) el.append(k);
+  el.append(...present(kids));
   return el;
+}
+
+function present(kids: Child[]): (Node | string)[] {
+  return kids.filter((k): k is Node | string => !!k);
 }
 
 function button(act: string, label: string, run: () => void, primary = false): HTMLElement {
@@ -41,11 +54,61 @@ function button(act: string, label: string, run: () => void, primary = false): H
   return b;
 }
 
-const picture = (s: number | null) =>
-  h('img', {
-    src: s === null ? 'art/hidden.png' : `art/${s}.png`,
-    alt: s === null ? words(lang).hidden : words(lang).symbol[s],
-  });
+// art is one of the art package's pictures (activity.go serves them).
+const art = (name: string | number, alt = '', cls = '') => h('img', { src: `art/${name}.png`, alt, class: cls });
+const picture = (s: number | null) => (s === null ? h('img', { src: foilURL, alt: words(lang).hidden }) : art(s, words(lang).symbol[s]));
+
+// plain drops the emoji of the bot's words (its Discord messages use them):
+// the page draws its own pictures, and a system without an emoji font
+// would show empty boxes.
+const plain = (s = '') => s.replace(/[\p{Extended_Pictographic}\u{FE0F}\u{200D}]/gu, '').replace(/\s+/g, ' ').trim();
+
+// wins says whether a row's three symbols are the same (keys excluded: game.md).
+const wins = (row?: number[] | null) => !!row && row[0] !== 6 && row.every((x) => x === row[0]);
+
+// moving counts the page's moves under way (app.dataset.moving): the
+// browser test waits for none before it reads or shoots the page.
+function moving(d: number) {
+  app.dataset.moving = String(Number(app.dataset.moving ?? 0) + d);
+}
+
+// countUp shows cents in el as "+…", counted up from zero (at once under
+// reduced motion).
+function countUp(el: HTMLElement, cents: number) {
+  const set = (v: number) => el.replaceChildren(art('coins'), '+' + credits(v, lang));
+  if (still.matches) return set(cents);
+  const t0 = performance.now();
+  counting.push(el);
+  moving(1);
+  const tick = (now: number) => {
+    const f = Math.min(1, (now - t0) / 900);
+    set(Math.round(cents * (1 - (1 - f) ** 3)));
+    if (f < 1) return requestAnimationFrame(tick);
+    counting = counting.filter((e) => e !== el);
+    moving(-1);
+  };
+  requestAnimationFrame(tick);
+}
+
+// flyKey sends the key the ticket earned from its cell to its slot in the
+// key counter (it lands there at once under reduced motion).
+function flyKey(slot: number) {
+  const from = grid.querySelector('.cell[data-s="6"] img')?.getBoundingClientRect();
+  const to = below.querySelectorAll('.keys img')[slot]?.getBoundingClientRect();
+  const land = () => ((flying = -1), (landed = slot), render());
+  if (!from || !to || still.matches) return land();
+  const k = art(6, '', 'flying');
+  Object.assign(k.style, { left: from.left + 'px', top: from.top + 'px', width: from.width + 'px', height: from.height + 'px' });
+  document.body.append(k);
+  flying = slot;
+  moving(1);
+  render();
+  const a = k.animate(
+    [{ transform: 'none' }, { transform: `translate(${to.left - from.left}px, ${to.top - from.top}px) scale(${to.width / from.width})` }],
+    { duration: 900, easing: 'cubic-bezier(.45,-.35,.6,1)' },
+  );
+  a.onfinish = () => (k.remove(), land(), moving(-1));
+}
 
 // step sends one player action; its operation ID is made once, here, and
 // re-sent unchanged by every retry of the same request. undo runs if it fails.
@@ -107,12 +170,14 @@ const said: Record<string, keyof Words> = {
 const say = (e: Failure) => (e.state && e.message) || (words(lang)[said[e.code] ?? 'error'] as string);
 
 function fail(e: unknown) {
-  note = e instanceof Failure ? say(e) : words(lang).error;
+  note = plain(e instanceof Failure ? say(e) : words(lang).error);
   if (e instanceof Failure && e.state) return show(e.state);
   render();
 }
 
 function show(s: State) {
+  const was = state?.ticket;
+  const opened = !!s.chest && s.chest.id !== state?.chest?.id;
   state = s;
   lang = langOf(s.locale);
   document.documentElement.lang = lang;
@@ -123,7 +188,7 @@ function show(s: State) {
       card!.cleared[r] = card!.asked[r] = !!row;
       card!.layers[r] = row
         ? null
-        : new Layer(hidden, fill(words(lang).row, r + 1), (share) => {
+        : new Layer(foil, fill(words(lang).row, r + 1), (share) => {
             if (share >= enough) uncover(r);
             else if (share >= glimpse || card!.asked.every((a) => !a)) reveal(r); // the ticket's first stroke draws it
           });
@@ -137,7 +202,14 @@ function show(s: State) {
     );
   }
   t?.rows.forEach((row, r) => (card!.cleared[r] ||= !t.open || (!!row && !!card!.want[r])));
+  if (t?.open) landed = -1;
   render();
+  // This step finished the ticket: its prize counts up, its key flies.
+  if (t && !t.open && was?.open && was.id === t.id) {
+    if (t.prize > 0) countUp(prize, t.prize);
+    if (t.key) flyKey(s.keys - 1);
+  }
+  if (opened) countUp(lot, s.chest!.prize);
 }
 
 function render() {
@@ -154,6 +226,7 @@ function render() {
       cell.replaceChildren(want === '' ? '' : picture(sym));
     }
   });
+  grid.querySelectorAll('.row').forEach((el, r) => el.classList.toggle('win', !!card?.cleared[r] && wins(t?.rows[r])));
   card?.layers.forEach((layer, r) => {
     if (!layer) return;
     layer.canvas.classList.toggle('gone', card!.cleared[r]);
@@ -172,18 +245,33 @@ function render() {
   if (s.daily.ready) actions.append(button('daily', fill(w.daily, credits(s.daily.amount, lang)), () => step('api/daily')));
 
   const keys = h('div', { class: 'keys', 'aria-label': `${w.keys} ${s.keys}/${s.max_keys}` });
-  for (let k = 0; k < s.max_keys; k++) keys.append(h('img', { src: 'art/6.png', alt: '', class: k < s.keys ? 'on' : 'off' }));
+  for (let k = 0; k < s.max_keys; k++) keys.append(k < s.keys && k !== flying ? art(6, '', k === landed ? 'new' : '') : art('keyhole'));
   keys.append(h('span', {}, `${s.keys}/${s.max_keys}`));
+  const result = plain((t && !t.open && s.texts?.result) || ''); // the bot's own words
+  const finished = t && !t.open && t.prize > 0;
+  if (finished && !counting.includes(prize)) prize.replaceChildren(art('coins'), '+' + credits(t.prize, lang));
+  if (s.chest && !counting.includes(lot)) lot.replaceChildren(art('coins'), '+' + credits(s.chest.prize, lang));
+  // The chest: due, it waits over the grid; opened, it shows its lot there.
+  over.replaceChildren(
+    ...present(s.chest
+      ? [art('chest-open', w.chestOpen, 'open'), h('p', { class: 'chest' }, plain(s.texts?.chest)), lot]
+      : s.chest_due && !t?.open
+        ? [art('chest', w.chestShut, 'due'), !/chest|coffre/i.test(result) && h('p', { class: 'chest' }, w.chestReady)]
+        : []),
+  );
 
   top.replaceChildren(h('h1', {}, 'Les Clefs du Trésor'), h('p', { class: 'sub' }, t ? fill(w.ticket, t.id, credits(s.stake, lang)) : ''));
+  // Under the grid what it is about: the hint, or the result and the win;
+  // a note (a refusal, an error) just above the buttons it is about.
   below.replaceChildren(
-    h('p', { class: 'hint' }, t?.open ? w.hint : ''),
-    h('p', { class: 'result', role: 'status' }, (t && !t.open && s.texts?.result) || ''), // the bot's own words
-    s.chest_due && !s.texts?.result ? h('p', { class: 'chest' }, w.chestReady) : '', // else the result says it
-    s.chest ? h('p', { class: 'chest' }, s.texts?.chest ?? '') : '',
-    actions,
-    h('div', { class: 'status' }, keys, h('p', { class: 'balance' }, w.balance, h('b', {}, credits(s.balance, lang)))),
-    h('p', { class: 'note', role: 'alert' }, note),
+    ...present([
+      h('p', { class: 'hint' }, t?.open && !note ? w.hint : ''),
+      h('p', { class: 'result', role: 'status' }, result),
+      finished && !s.chest && prize,
+      h('p', { class: 'note', role: 'alert' }, note),
+      actions,
+      h('div', { class: 'status' }, keys, h('p', { class: 'balance', title: w.balance }, art('coins', w.balance), h('b', {}, credits(s.balance, lang)))),
+    ]),
   );
   app.dataset.ticket = t ? String(t.id) : '';
   (app.querySelector(`[data-act="${focused}"]`) as HTMLElement | null)?.focus();
@@ -210,15 +298,17 @@ async function main() {
     return;
   }
   try {
-    hidden = new Image();
-    hidden.src = 'art/hidden.png';
-    const [started] = await Promise.all([Client.start(), hidden.decode()]);
+    const emblem = new Image();
+    emblem.src = 'art/keyhole.png';
+    const [started] = await Promise.all([Client.start(), emblem.decode()]);
+    foil = foilTile(emblem);
+    foilURL = foil.toDataURL();
     client = started.client;
-    app.replaceChildren(top, grid, below);
+    app.replaceChildren(top, stage, below);
     show(started.state);
   } catch (e) {
     // An Error, a Failure, or what Discord's client answered a command: {code, message}.
-    const msg = e instanceof Failure ? say(e) : (e as { message?: string })?.message || String(e);
+    const msg = plain(e instanceof Failure ? say(e) : (e as { message?: string })?.message || String(e));
     app.replaceChildren(h('p', { class: 'note', role: 'alert' }, fill(words(lang).failed, msg)));
   }
 }

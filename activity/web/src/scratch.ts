@@ -1,6 +1,6 @@
-// The scratch layer over one hidden row: a canvas painted as a gold band
-// with the game's hidden cells, which a pointer or a finger wipes away.
-// How much is wiped is read from the canvas's own alpha.
+// The scratch layer over one hidden row: a canvas painted with three tiles
+// of foil, which a pointer or a finger wipes away. How much is wiped is
+// read from the canvas's own alpha.
 
 // The canvas's drawing size: three 128-pixel tiles (the art's size) and two
 // gaps, at twice that resolution. app.css gives the row the same proportions.
@@ -15,6 +15,60 @@ const scale = 2;
 export const glimpse = 0.12;
 export const enough = 0.45;
 
+const wood = '#2a1f17'; // app.css's --wood
+
+// foilTile paints one cell's scratch foil, at the layers' resolution: a
+// brushed silver coat, grained, with a sheen, and emblem (the art's
+// keyhole) stamped into it. Drawn once; the layers and the cells of a page
+// without a ticket copy it.
+export function foilTile(emblem: HTMLImageElement): HTMLCanvasElement {
+  const c = document.createElement('canvas');
+  c.width = c.height = tile * scale;
+  const g = c.getContext('2d')!;
+  g.scale(scale, scale);
+  g.beginPath();
+  g.roundRect(0, 0, tile, tile, tile * 0.12);
+  g.clip();
+  const metal = g.createLinearGradient(0, 0, tile, tile);
+  ['#868c94', '#e8ecf0', '#9aa1a9', '#d9dde2', '#7b8189'].forEach((col, i) => metal.addColorStop(i / 4, col));
+  g.fillStyle = metal;
+  g.fillRect(0, 0, tile, tile);
+  // The grain: fine brushed strokes and specks, from a fixed seed (every
+  // page draws the same foil).
+  let seed = 7;
+  const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  for (let i = 0; i < 90; i++) {
+    const y = rnd() * tile;
+    g.fillStyle = `rgba(${rnd() < 0.5 ? '255,255,255' : '40,44,52'},${0.05 + rnd() * 0.1})`;
+    g.fillRect(rnd() * tile * 0.5 - 10, y, tile * (0.4 + rnd()), 0.6);
+  }
+  for (let i = 0; i < 500; i++) {
+    g.fillStyle = `rgba(${rnd() < 0.5 ? '255,255,255' : '30,32,40'},${0.12 + rnd() * 0.2})`;
+    g.fillRect(rnd() * tile, rnd() * tile, 0.8, 0.8);
+  }
+  // The emblem, pressed into the metal: its shadow, then itself blended in.
+  const e = tile * 0.56;
+  const at = (tile - e) / 2;
+  g.globalAlpha = 0.35;
+  g.globalCompositeOperation = 'multiply';
+  g.drawImage(emblem, at + 1.5, at + 1.5, e, e);
+  g.globalAlpha = 0.8;
+  g.globalCompositeOperation = 'luminosity';
+  g.drawImage(emblem, at, at, e, e);
+  g.globalCompositeOperation = 'source-over';
+  const sheen = g.createLinearGradient(0, tile, tile, 0);
+  sheen.addColorStop(0.35, 'rgba(255,255,255,0)');
+  sheen.addColorStop(0.5, 'rgba(255,255,255,.45)');
+  sheen.addColorStop(0.65, 'rgba(255,255,255,0)');
+  g.globalAlpha = 1;
+  g.fillStyle = sheen;
+  g.fillRect(0, 0, tile, tile);
+  g.strokeStyle = 'rgba(255,255,255,.5)';
+  g.lineWidth = 2;
+  g.strokeRect(1, 1, tile - 2, tile - 2);
+  return c;
+}
+
 export class Layer {
   readonly canvas = document.createElement('canvas');
   private readonly ctx: CanvasRenderingContext2D;
@@ -22,7 +76,7 @@ export class Layer {
   private queued = false;
 
   constructor(
-    hidden: HTMLImageElement,
+    foil: HTMLCanvasElement, // a tile of foil (see foilTile)
     label: string,
     private readonly onWipe: (share: number) => void, // after each stroke: the share of the band wiped
   ) {
@@ -36,13 +90,9 @@ export class Layer {
     this.ctx = c.getContext('2d', { willReadFrequently: true })!;
     const g = this.ctx;
     g.scale(scale, scale);
-    const foil = g.createLinearGradient(0, 0, width, tile);
-    foil.addColorStop(0, '#c9a227');
-    foil.addColorStop(0.5, '#f4de8a');
-    foil.addColorStop(1, '#b8891c');
-    g.fillStyle = foil;
+    g.fillStyle = wood; // the gaps: the grid's own wood, wiped like the rest
     g.fillRect(0, 0, width, tile);
-    for (let i = 0; i < 3; i++) g.drawImage(hidden, i * (tile + gap), 0, tile, tile);
+    for (let i = 0; i < 3; i++) g.drawImage(foil, i * (tile + gap), 0, tile, tile);
     g.lineCap = 'round';
     g.lineJoin = 'round';
     g.lineWidth = tile * 0.34;
