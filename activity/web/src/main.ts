@@ -25,7 +25,7 @@ let foil: HTMLCanvasElement; // a hidden cell's foil (scratch.ts)
 let foilURL = '';
 let counting: HTMLElement[] = []; // the prizes counting up
 let flying = -1; // the key counter's slot a key is flying to
-let landed = -1; // the slot the last key landed in
+let landed = -1; // the slot a key lands in, for one render
 let busy = 0; // steps sent and not answered
 let chain: Promise<void> = Promise.resolve(); // one step at a time, in order
 
@@ -95,7 +95,7 @@ function countUp(el: HTMLElement, cents: number) {
 function flyKey(slot: number) {
   const from = grid.querySelector('.cell[data-s="6"] img')?.getBoundingClientRect();
   const to = below.querySelectorAll('.keys img')[slot]?.getBoundingClientRect();
-  const land = () => ((flying = -1), (landed = slot), render());
+  const land = () => ((flying = -1), (landed = slot), render(), (landed = -1));
   if (!from || !to || still.matches) return land();
   const k = art(6, '', 'flying');
   Object.assign(k.style, { left: from.left + 'px', top: from.top + 'px', width: from.width + 'px', height: from.height + 'px' });
@@ -202,7 +202,6 @@ function show(s: State) {
     );
   }
   t?.rows.forEach((row, r) => (card!.cleared[r] ||= !t.open || (!!row && !!card!.want[r])));
-  if (t?.open) landed = -1;
   render();
   // This step finished the ticket: its prize counts up, its key flies.
   if (t && !t.open && was?.open && was.id === t.id) {
@@ -251,14 +250,19 @@ function render() {
   const finished = t && !t.open && t.prize > 0;
   if (finished && !counting.includes(prize)) prize.replaceChildren(art('coins'), '+' + credits(t.prize, lang));
   if (s.chest && !counting.includes(lot)) lot.replaceChildren(art('coins'), '+' + credits(s.chest.prize, lang));
-  // The chest: due, it waits over the grid; opened, it shows its lot there.
-  over.replaceChildren(
-    ...present(s.chest
-      ? [art('chest-open', w.chestOpen, 'open'), h('p', { class: 'chest' }, plain(s.texts?.chest)), lot]
-      : s.chest_due && !t?.open
-        ? [art('chest', w.chestShut, 'due'), !/chest|coffre/i.test(result) && h('p', { class: 'chest' }, w.chestReady)]
-        : []),
-  );
+  // The chest: due, it waits over the grid; opened, it shows its lot there
+  // (drawn again only when that changes: its moves play once).
+  const scene = s.chest ? `open ${s.chest.id} ${lang}` : s.chest_due && !t?.open ? `due ${lang}` : '';
+  if (over.dataset.scene !== scene) {
+    over.dataset.scene = scene;
+    over.replaceChildren(
+      ...present(s.chest
+        ? [art('chest-open', w.chestOpen, 'open'), h('p', { class: 'chest' }, plain(s.texts?.chest)), lot]
+        : scene
+          ? [art('chest', w.chestShut, 'due'), !/chest|coffre/i.test(result) && h('p', { class: 'chest' }, w.chestReady)]
+          : []),
+    );
+  }
 
   top.replaceChildren(h('h1', {}, 'Les Clefs du Trésor'), h('p', { class: 'sub' }, t ? fill(w.ticket, t.id, credits(s.stake, lang)) : ''));
   // Under the grid what it is about: the hint, or the result and the win;
