@@ -327,7 +327,7 @@ func hidden() []part {
 // chest is the treasure chest, closed (a domed lid, gold bands, a lock) or
 // open (the lid thrown back, gold heaped inside, a sparkle).
 func chest(open bool) []part {
-	body := part{fill: []poly{rect(14, 58, 114, 112)}, c: woodBrown, shine: []poly{rect(34, 66, 94, 70)}}
+	body := part{fill: []poly{rect(14, 58, 114, 112)}, c: woodBrown}
 	bands := part{lines: [][]pt{{{24, 40}, {24, 112}}, {{104, 40}, {104, 112}}, {{14, 58}, {114, 58}}, {{14, 110}, {114, 110}}}, lineW: 7, c: gold}
 	if open {
 		bands.lines = bands.lines[2:]

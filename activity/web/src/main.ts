@@ -95,7 +95,7 @@ function countUp(el: HTMLElement, cents: number) {
 function flyKey(slot: number) {
   const from = grid.querySelector('.cell[data-s="6"] img')?.getBoundingClientRect();
   const to = below.querySelectorAll('.keys img')[slot]?.getBoundingClientRect();
-  const land = () => ((flying = -1), (landed = slot), render(), (landed = -1));
+  const land = () => ((flying = -1), (landed = slot), render(), (landed = -1), (app.dataset.landed = String(slot)));
   if (!from || !to || still.matches) return land();
   const k = art(6, '', 'flying');
   Object.assign(k.style, { left: from.left + 'px', top: from.top + 'px', width: from.width + 'px', height: from.height + 'px' });
@@ -177,6 +177,7 @@ function fail(e: unknown) {
 
 function show(s: State) {
   const was = state?.ticket;
+  const keys = state?.keys ?? s.keys;
   const opened = !!s.chest && s.chest.id !== state?.chest?.id;
   state = s;
   lang = langOf(s.locale);
@@ -203,11 +204,10 @@ function show(s: State) {
   }
   t?.rows.forEach((row, r) => (card!.cleared[r] ||= !t.open || (!!row && !!card!.want[r])));
   render();
-  // This step finished the ticket: its prize counts up, its key flies.
-  if (t && !t.open && was?.open && was.id === t.id) {
-    if (t.prize > 0) countUp(prize, t.prize);
-    if (t.key) flyKey(s.keys - 1);
-  }
+  // This step finished the ticket: its prize counts up; it showed a key
+  // (the counter counts it once its row is shown): the key flies.
+  if (t && !t.open && was?.open && was.id === t.id && t.prize > 0) countUp(prize, t.prize);
+  if (t && was?.id === t.id && s.keys > keys) flyKey(s.keys - 1);
   if (opened) countUp(lot, s.chest!.prize);
 }
 
