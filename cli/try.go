@@ -10,6 +10,8 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,6 +36,7 @@ const (
 	tryGuild   = "1000"
 	tryChannel = "2000"
 	tryPlayer  = "42" // the player at the start
+	trySecond  = "43" // the second player at the Activity's table
 	tryMod     = "7"  // "as mod": a member with Manage Server
 )
 
@@ -144,7 +147,7 @@ func runTry(ctx context.Context, args []string, in io.Reader, stdout, stderr io.
 	defer func() { discordgo.Logger = prevLogger }()
 
 	srv := fakediscord.New(fakediscord.Options{
-		Token: tryToken, Guilds: []string{tryGuild}, Logger: log.With("source", "fakediscord"),
+		Token: tryToken, Guilds: []string{tryGuild}, Logger: log.With("source", "fakediscord"), Activities: true,
 	})
 	if err := srv.Start(); err != nil {
 		return fmt.Errorf("try: %w", err)
@@ -158,6 +161,9 @@ func runTry(ctx context.Context, args []string, in io.Reader, stdout, stderr io.
 		"DATA_PATH":        filepath.Join(dir, "clefs.db"),
 		"LOG_LEVEL":        "info",
 		"SHUTDOWN_TIMEOUT": "5s",
+		// The Activity, on a port of its own, with the fake's client secret.
+		"PUBLIC_ADDR":           "127.0.0.1:0",
+		"DISCORD_CLIENT_SECRET": fakediscord.TestClientSecret,
 	}
 	cfg, err := config.Load(func(k string) string { return env[k] })
 	if err != nil {
@@ -167,8 +173,8 @@ func runTry(ctx context.Context, args []string, in io.Reader, stdout, stderr io.
 	if *seed != 0 {
 		hooks.Seeds = seededReader(*seed)
 	}
-	started := make(chan struct{})
-	hooks.Started = func(string) { close(started) }
+	started, public := make(chan struct{}), make(chan string, 1)
+	hooks.Started, hooks.Public = func(string) { close(started) }, func(a string) { public <- a }
 	botCtx, stopBot := context.WithCancel(ctx)
 	defer stopBot()
 	served := make(chan error, 1)
@@ -190,6 +196,26 @@ func runTry(ctx context.Context, args []string, in io.Reader, stdout, stderr io.
 		return fmt.Errorf("try: the bot did not connect within 30 s (logs: %s)", logPath)
 	}
 
+	// The Activity as Discord shows it, for the player and a second one at
+	// the same table (one instance), in a fake client page on a port of its own.
+	var botAddr string
+	select {
+	case botAddr = <-public:
+	case serr := <-served:
+		served <- serr
+		return fmt.Errorf("try: the bot's Activity did not start (logs: %s)", logPath)
+	}
+	users := []fakediscord.OAuthUser{{ID: tryPlayer, Locale: string(locale)}, {ID: trySecond, Locale: string(locale)}}
+	web := &http.Server{Handler: srv.ActivityClient(botAddr, users...), ReadHeaderTimeout: 10 * time.Second}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("try: the Activity's listener: %w", err)
+	}
+	go web.Serve(ln)
+	defer web.Close()
+	inst := srv.StartActivity(fakediscord.Activity{Guild: tryGuild, Channel: tryChannel, Users: []string{tryPlayer, trySecond}})
+	page := "http://" + ln.Addr().String() + "/client/client.html?instance=" + inst + "&user="
+
 	s := &trySession{srv: srv, out: stdout, user: tryPlayer, locale: locale, echo: !isTerminal(in), files: *files,
 		now: tryClock, zone: tryZone}
 	if s.now == nil {
@@ -200,7 +226,7 @@ func runTry(ctx context.Context, args []string, in io.Reader, stdout, stderr io.
 	if *verbose {
 		where = l.t("logs_stderr", nil)
 	}
-	fmt.Fprint(stdout, l.t("banner", map[string]any{"Addr": srv.URL(), "Dir": dir, "Logs": where}))
+	fmt.Fprint(stdout, l.t("banner", map[string]any{"Addr": srv.URL(), "Dir": dir, "Logs": where, "Page": page, "Second": trySecond}))
 	s.loop(ctx, in)
 	fmt.Fprint(stdout, langOf(s.locale).t("bye", nil))
 	return nil

@@ -17,6 +17,10 @@
 // interactions endpoint instead of the gateway, and prints the public key
 // to give the bot (DISCORD_PUBLIC_KEY) on the line after its URL.
 //
+// With -activities the application's Activities are on, and the fake
+// prints DISCORD_CLIENT_SECRET=… for the bot's .env (with PUBLIC_ADDR);
+// `clefs try` shows the Activity in a browser (docs/activity.md).
+//
 // It prints its base URL on stdout, then logs on stderr what the bot does:
 // IDENTIFY, command registration, callbacks, edits, follow-ups and every
 // refused call. fakediscord -h prints the flags and the control API
@@ -53,14 +57,15 @@ func main() {
 // usage is the head of -h, before the flags.
 const usage = `fakediscord runs a fake Discord on loopback for the bot to talk to, and a
 control API to play as users with curl. It prints its URL on stdout (then, with
--interactions, the public key to give the bot), and logs on stderr what the bot
+-interactions, the public key to give the bot; with -activities, the bot's
+DISCORD_CLIENT_SECRET line), and logs on stderr what the bot
 does. Its control API (below) also makes it fail on demand: 429s, 5xx, slow
 answers, resets, expired tokens, gateway op 7 and op 9, withheld heartbeat
 ACKs, and seeded chaos.
 
   fakediscord -token T [-addr 127.0.0.1:8089] [-guilds 1000,2000] [-shards 2]
               [-interactions http://127.0.0.1:8080/interactions]
-              [-ack 3s] [-token-life 15m] [-heartbeat 41.25s] [-seed 1]
+              [-ack 3s] [-token-life 15m] [-heartbeat 41.25s] [-seed 1] [-activities]
   DISCORD_TOKEN=T DISCORD_API_BASE=http://127.0.0.1:8089 go run .   # the bot
 
 Flags:
@@ -83,6 +88,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	heartbeat := fs.Duration("heartbeat", fakediscord.DefaultHeartbeatInterval, "the heartbeat interval sent in HELLO")
 	seed := fs.Uint64("seed", 1, "seed of the faults with a fraction (the chaos has its own)")
 	jsonLogs := fs.Bool("json", false, "log JSON instead of text")
+	activities := fs.Bool("activities", false, "turn the application's Activities on; print the client secret the fake expects, for the bot's DISCORD_CLIENT_SECRET")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -112,16 +118,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *jsonLogs {
 		h = slog.NewJSONHandler(stderr, nil)
 	}
-	var gs []string
-	for _, g := range strings.Split(*guilds, ",") {
-		if g = strings.TrimSpace(g); g != "" {
-			gs = append(gs, g)
-		}
-	}
 	srv := fakediscord.New(fakediscord.Options{
-		Token: *token, AppID: *app, Guilds: gs, Addr: *addr, AckTimeout: *ack,
+		Token: *token, AppID: *app, Guilds: strings.FieldsFunc(*guilds, func(r rune) bool { return r == ',' || r == ' ' }), Addr: *addr, AckTimeout: *ack,
 		Logger: slog.New(h), Control: true, InteractionsURL: *interactions, RecommendedShards: *shards,
-		TokenLife: *tokenLife, HeartbeatInterval: *heartbeat, Seed: *seed,
+		TokenLife: *tokenLife, HeartbeatInterval: *heartbeat, Seed: *seed, Activities: *activities,
 	})
 	if err := srv.Start(); err != nil {
 		return err
@@ -129,6 +129,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout, srv.URL())
 	if *interactions != "" {
 		fmt.Fprintln(stdout, srv.PublicKeyHex())
+	}
+	if *activities {
+		fmt.Fprintln(stdout, "DISCORD_CLIENT_SECRET="+fakediscord.TestClientSecret)
 	}
 	<-ctx.Done()
 	done := make(chan error, 1)

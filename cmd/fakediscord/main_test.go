@@ -103,14 +103,16 @@ func TestHelp(t *testing.T) {
 }
 
 // TestRunInteractionsAndShards: with -interactions the public key follows
-// the URL on stdout, and -shards is what GET /gateway/bot recommends.
+// the URL on stdout, then with -activities the client secret as the bot's
+// .env takes it (and the application has its entry point), and -shards is
+// what GET /gateway/bot recommends.
 func TestRunInteractionsAndShards(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-token", "T", "-shards", "3", "-interactions", "http://127.0.0.1:1/interactions"}, pw, io.Discard)
+		done <- run(ctx, []string{"-token", "T", "-shards", "3", "-interactions", "http://127.0.0.1:1/interactions", "-activities"}, pw, io.Discard)
 	}()
 	r := bufio.NewReader(pr)
 	base, _ := r.ReadString('\n')
@@ -121,9 +123,22 @@ func TestRunInteractionsAndShards(t *testing.T) {
 	if key = strings.TrimSpace(key); key != fakediscord.TestPublicKeyHex {
 		t.Errorf("second line = %q, want the public key %s", key, fakediscord.TestPublicKeyHex)
 	}
+	if secret, _ := r.ReadString('\n'); secret != "DISCORD_CLIENT_SECRET="+fakediscord.TestClientSecret+"\n" {
+		t.Errorf("third line = %q, want the client secret for the bot's .env", secret)
+	}
+	resp, err := http.Get(strings.TrimSpace(base) + "/_fake/commands")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds []struct{ Type int }
+	err = json.NewDecoder(resp.Body).Decode(&cmds)
+	resp.Body.Close()
+	if err != nil || len(cmds) != 1 || cmds[0].Type != 4 {
+		t.Errorf("with -activities, the global commands = %+v, %v; want the entry point (type 4)", cmds, err)
+	}
 	req, _ := http.NewRequest("GET", strings.TrimSpace(base)+"/api/v10/gateway/bot", nil)
 	req.Header.Set("Authorization", "Bot T")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err = http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
