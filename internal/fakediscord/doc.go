@@ -31,9 +31,10 @@
 //
 // Activities (Options.Activities): the entry-point command, LAUNCH_ACTIVITY
 // callbacks (Server.Launches), and what the Activity asks of Discord (OAuth2,
-// instances: StartActivity, Authorize). The tests check what the bot sends on
-// these routes against an excerpt of Discord's OpenAPI specification
-// (testdata/discord-openapi).
+// instances: StartActivity, Authorize); ActivityClient serves the Activity
+// as Discord does, in a page that plays Discord's client (clefs try, the
+// browser test). The tests check what the bot sends on these routes against
+// an excerpt of Discord's OpenAPI specification (testdata/discord-openapi).
 //
 // Files: the callback, the follow-up, the webhook message edit and the
 // interactions endpoint's reply take multipart/form-data as Discord does, the
