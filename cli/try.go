@@ -47,7 +47,9 @@ and the bot (the real handlers, the real discordgo client) run in this
 process on loopback, on a temporary store removed at exit. Type commands
 at the prompt ("help" lists them); "quit" or end of input stops. A file
 the bot sends (/fairness export) is saved in the current directory, or
-in -files DIR, as a browser downloads it, and kept after the session.
+in -files DIR, as a browser downloads it, and kept after the session. The
+banner gives the Activity's address (the card scratched by hand, in a
+browser), and a second player's at the same table.
 
 Flags:
 `
