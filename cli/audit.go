@@ -65,14 +65,6 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// errNoSeed is what a record without a seed reads when audited: a breach,
-// not a reason to make one up.
-var errNoSeed = errors.New("no server seed stored")
-
-type noSeeds struct{}
-
-func (noSeeds) Read([]byte) (int, error) { return 0, errNoSeed }
-
 // audit checks the players of d, then each guild's leaderboard in st. It
 // reports on w (a damaged player only unless listed) and returns an error
 // wrapping errAudit when anything is wrong.

@@ -159,11 +159,11 @@ func TestImportNamesTheRefusedRecord(t *testing.T) {
 		}
 		return b.String()
 	}
-	_, err := storage.ReadDump(strings.NewReader(dump(good, bad)), noSeeds{})
+	_, err := storage.ReadDump(strings.NewReader(dump(good, bad)))
 	if !errors.Is(err, storage.ErrInvalid) || !strings.Contains(err.Error(), "players[1] (guild 1, user 2)") {
 		t.Fatalf("decode of a bad record: %v", err)
 	}
-	d, err := storage.ReadDump(strings.NewReader(dump(good)), noSeeds{})
+	d, err := storage.ReadDump(strings.NewReader(dump(good)))
 	if err != nil {
 		t.Fatal(err)
 	}

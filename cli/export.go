@@ -16,7 +16,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// runExport writes every player and guild as JSON (see storage.Dump) to
+// runExport writes every player and guild as JSON (storage.EncodeDump) to
 // stdout or to -o FILE (written whole, then renamed into place, mode 0600).
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
 	"flag"
 	"fmt"
 	"io"
@@ -49,8 +48,8 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		r, name = f, src
 	}
 	// Read and validate everything before opening: a bad file touches no
-	// store. Players of a version 1 dump get new server seeds.
-	d, err := storage.ReadDump(r, rand.Reader)
+	// store.
+	d, err := storage.ReadDump(r)
 	if err != nil {
 		return fmt.Errorf("import: %s: %w; nothing was imported", name, err)
 	}

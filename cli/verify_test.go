@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
-	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 const (
@@ -247,38 +245,17 @@ func writeDump(tb testing.TB, players ...storage.DecodedPlayer) string {
 	})
 }
 
-// writeLegacyDump writes d, a dump of an older version, as JSON.
-func writeLegacyDump(tb testing.TB, d storage.Dump) string {
-	tb.Helper()
-	return writeFile(tb, func(f *os.File) error { return json.NewEncoder(f).Encode(d) })
-}
-
-// legacyDump is players in a dump of version storage.LegacyDumpVersion,
-// the last one before the current schema.
-func legacyDump(players ...storage.DecodedPlayer) storage.Dump {
-	d := storage.Dump{Version: storage.LegacyDumpVersion, Players: []storage.Record{}, Guilds: []storage.GuildRecord{}}
-	for _, p := range players {
-		d.Players = append(d.Players, storetest.NewRecord(p.ID, p.Player, p.History, p.Reveals...))
-	}
-	return d
-}
-
-// dumpFormats write players as a dump of the current version and of the
-// last legacy one, which verify reads alike.
+// dumpFormats write players as a dump of the current version.
 var dumpFormats = []struct {
 	name  string
 	write func(tb testing.TB, players ...storage.DecodedPlayer) string
 }{
 	{"current", writeDump},
-	{"legacy", func(tb testing.TB, players ...storage.DecodedPlayer) string {
-		return writeLegacyDump(tb, legacyDump(players...))
-	}},
 }
 
 // TestVerifyExport checks a dump: the draws under revealed seeds match,
 // the others are counted; a tampered revealed seed and a tampered grid are
-// reported as mismatches, and exit 1. Dumps of the current version and of
-// version 3 are checked alike.
+// reported as mismatches, and exit 1.
 func TestVerifyExport(t *testing.T) {
 	rng := rand.NewChaCha8([32]byte{7})
 	var players []storage.DecodedPlayer
@@ -306,9 +283,8 @@ func TestVerifyExport(t *testing.T) {
 			if !strings.Contains(out, want) || !strings.Contains(out, "draws not checked: 17 drawn under seeds still secret") {
 				t.Fatalf("output:\n%s\nwant %q and the draws not checked", out, want)
 			}
-			// Version 3 records no commitments: never "all match".
-			if verdict := format.name == "current"; strings.HasSuffix(out, "all match\n") != verdict || strings.Contains(out, "BROKEN") {
-				t.Fatalf("output:\n%s\nwant \"all match\" only for the current format", out)
+			if !strings.HasSuffix(out, "all match\n") || strings.Contains(out, "BROKEN") {
+				t.Fatalf("output:\n%s\nwant \"all match\"", out)
 			}
 
 			// Another seed revealed for player 2: every one of its checked tickets differs.
@@ -365,12 +341,8 @@ func TestVerifyExportRefuses(t *testing.T) {
 	broken := filepath.Join(dir, "broken.json")
 	writeAt(t, broken, []byte(`{"version": 4, "players": [`))
 	bad := fairPlayer(t, storage.PlayerID{Guild: 1, User: 1}, rand.NewChaCha8([32]byte{}), 3, 3)
-	// A version 1 player: no seeds at all (the import gives it new ones).
-	v1 := legacyDump(bad)
-	v1.Version = 1
-	r := &v1.Players[0]
-	r.Seed, r.NextSeed, r.ClientSeed, r.SeedNo, r.SeedAfterTicket, r.SeedAfterChest, r.SeedCommittedAt = "", "", "", 0, 0, 0, nil
-	r.Revealed, r.History = nil, nil
+	v3 := filepath.Join(dir, "v3.json")
+	writeAt(t, v3, []byte(`{"version": 3, "players": []}`))
 	bad.Player.Balance++ // the books no longer balance
 	store := filepath.Join(dir, "clefs.db")
 	openStore(t, "", store).Close()
@@ -378,10 +350,8 @@ func TestVerifyExportRefuses(t *testing.T) {
 		{store, "is a store file, not an export: export from it first, one player's public export (clefs export -public -data " + store},
 		{filepath.Join(dir, "missing.json"), "no such file"},
 		{broken, "read dump"},
-		{writeLegacyDump(t, storage.Dump{Version: 1, Players: []storage.Record{}}), "version 1 dump"},
-		{writeLegacyDump(t, v1), "version 1 dump"},
+		{v3, "dump version 3, which this release no longer reads: convert it with clefs 0.3.0 first"},
 		{writeDump(t, bad), "players[0] (guild 1, user 1)"},
-		{writeLegacyDump(t, legacyDump(bad)), "players[0] (guild 1, user 1)"},
 	} {
 		out, _, err := runCLI(t, "verify", "-export", tc.path)
 		if ExitCode(err) != 1 || !strings.Contains(err.Error(), tc.want) || out != "" {
@@ -526,13 +496,6 @@ func TestVerifyExportLinks(t *testing.T) {
 				}
 			}
 		})
-	}
-
-	// Version 3 records no commitments: they are unchecked, never "all match", and
-	// a broken keys chain is still reported.
-	out, _, err = runCLI(t, "verify", "-export", writeLegacyDump(t, legacyDump(clean)))
-	if err != nil || !strings.Contains(out, "\ncommitments: 0 checked, ") || !strings.Contains(out, "no link broken, but ") || strings.Contains(out, "all match") {
-		t.Errorf("a version 3 dump: %v\n%s", err, out)
 	}
 }
 

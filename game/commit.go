@@ -235,18 +235,6 @@ func (p Player) current() SeedReveal {
 	}
 }
 
-// FirstSeeds returns p, a player from before seeds (version 1 dumps), with
-// its first seeds, number 1, which draw its open ticket and every later
-// draw. It is pure.
-func (p Player) FirstSeeds(seed Seed, client string) Player {
-	p.Seed, p.ClientSeed = seed, client
-	p.SeedNo, p.SeedTicket, p.SeedChest = 1, p.TicketSeq, p.ChestSeq
-	if t := p.Ticket; t != nil && t.Open() && p.SeedTicket > 0 {
-		p.SeedTicket--
-	}
-	return p
-}
-
 // WithNextSeed returns p with next (from NewSeed) as its next server seed
 // if it has none and next is fresh; else p. It is pure.
 func (p Player) WithNextSeed(next Seed) Player {

@@ -592,34 +592,6 @@ func TestSeedNotLogged(t *testing.T) {
 	}
 }
 
-// TestFirstSeeds: a player from before seeds gets seed number 1, which
-// draws its next tickets and chests, and its open ticket, not drawn yet.
-func TestFirstSeeds(t *testing.T) {
-	p := newTestPlayer(t, 1000)
-	p.TicketSeq, p.ChestSeq, p.Stats.Plays, p.Stats.StakedCents, p.Balance, p.Stats.Chests = 7, 2, 0, 0, 1000, 0
-	for _, tc := range []struct {
-		name   string
-		ticket *Ticket
-		want   uint64
-	}{
-		{"no ticket", nil, 7},
-		{"a finished ticket", &Ticket{ID: 7, Drawn: true, Outcome: Outcome{Row: -1, Grid: Grid{0, 1, 2, 3, 4, 5, 0, 1, 2}}, Revealed: AllRows}, 7},
-		{"an open ticket", &Ticket{ID: 7}, 6},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			q := p
-			q.Ticket = tc.ticket
-			n := q.FirstSeeds(testSeed(9), "client")
-			if n.Seed != testSeed(9) || n.ClientSeed != "client" || n.SeedNo != 1 || n.SeedTicket != tc.want || n.SeedChest != 2 {
-				t.Fatalf("seed %d from ticket %d, chest %d, client %q; want 1 from %d, 2", n.SeedNo, n.SeedTicket, n.SeedChest, n.ClientSeed, tc.want)
-			}
-			if _, secret, err := n.TicketSeed(nil, 7); tc.ticket != nil && tc.ticket.Open() && (err != nil || !secret) {
-				t.Fatalf("the open ticket is not drawn by the first seed: %v, %v", secret, err)
-			}
-		})
-	}
-}
-
 // first returns the first of rs, nil if none.
 func first(rs []SeedReveal) *SeedReveal {
 	if len(rs) == 0 {

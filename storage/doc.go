@@ -28,7 +28,7 @@
 //     on bbolt the top n by a cursor and a rank by counting, O(rank).
 //   - Stores that can be dumped implement Dumper; WriteDump and ReadDump
 //     give the JSON form used by the export and import subcommands
-//     (version 4, the schema's records; ReadDump reads versions 1 to 3 too).
+//     (version 5, the schema's records; ReadDump reads version 4 too).
 //   - What a click does not change is kept beside the player and read only
 //     when needed: the history (History), the revealed seeds (Reveals), the
 //     remembered operations.

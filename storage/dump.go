@@ -1,10 +1,8 @@
 package storage
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
@@ -13,10 +11,10 @@ import (
 )
 
 // DumpVersion is the version of the dumps WriteDump writes: players in the
-// schema of package schema (docs/STORAGE.md). ReadDump reads it and every
-// version before it: 1 to LegacyDumpVersion through record.go, and 4, the
-// same schema before reset lines recorded the ticket they threw away
-// (its resets read as such lines written before: unchecked).
+// schema of package schema (docs/STORAGE.md). ReadDump reads it and 4, the
+// same schema before reset lines recorded the ticket they threw away (its
+// resets read as such lines written before: unchecked); it refuses older
+// versions, naming the release that converts them.
 const DumpVersion = 5
 
 // Dumper is implemented by stores that can export and import everything
@@ -126,16 +124,14 @@ func WriteDump(ctx context.Context, w io.Writer, d Dumper) error {
 	return EncodeDump(w, dump)
 }
 
-// ReadDump reads and validates a dump of any version, 1 to DumpVersion,
-// strictly: an unknown version, an unknown field, trailing data or a value
-// out of bounds is ErrInvalid, naming the record and the field; a player or
-// guild present twice is ErrDuplicate. Players of a version 1 dump get
-// seeds read from seeds (crypto/rand.Reader). It holds the whole dump; to
-// go through a large one a player at a time, use StreamDump, which reads
-// it alike.
-func ReadDump(r io.Reader, seeds io.Reader) (*DecodedDump, error) {
-	var out DecodedDump
-	v, err := StreamDump(r, seeds, func(p DecodedPlayer) error {
+// ReadDump reads and validates a dump of version 4 or 5, strictly: another
+// version, an unknown field, trailing data or a value out of bounds is
+// ErrInvalid, naming the record and the field; a player or guild present
+// twice is ErrDuplicate. It holds the whole dump; to go through a large one
+// a player at a time, use StreamDump, which reads it alike.
+func ReadDump(r io.Reader) (*DecodedDump, error) {
+	out := DecodedDump{Players: []DecodedPlayer{}, Guilds: []DecodedGuild{}}
+	v, err := StreamDump(r, func(p DecodedPlayer) error {
 		out.Players = append(out.Players, p)
 		return nil
 	}, func(g DecodedGuild) error {
@@ -146,26 +142,5 @@ func ReadDump(r io.Reader, seeds io.Reader) (*DecodedDump, error) {
 		return nil, err
 	}
 	out.Version = v
-	if v > LegacyDumpVersion { // as a version 4 dump always was: empty, not nil
-		if out.Players == nil {
-			out.Players = []DecodedPlayer{}
-		}
-		if out.Guilds == nil {
-			out.Guilds = []DecodedGuild{}
-		}
-	}
 	return &out, nil
-}
-
-// strictJSON parses data into v, refusing unknown fields and trailing data.
-func strictJSON(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: read dump: %v", ErrInvalid, describeJSONError(err))
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return fmt.Errorf("%w: read dump: trailing data after the JSON object", ErrInvalid)
-	}
-	return nil
 }

@@ -10,17 +10,15 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// StreamDump reads and validates a dump of any version, 1 to DumpVersion,
-// as ReadDump does, and hands each player to player and each guild to
-// guild (either may be nil) as soon as it is read and checked, in the
-// dump's order. It returns the dump's version.
+// StreamDump reads and validates a dump of version 4 or 5, as ReadDump
+// does, and hands each player to player and each guild to guild (either
+// may be nil) as soon as it is read and checked, in the dump's order. It
+// returns the dump's version.
 //
-// A dump of version DumpVersion is read one player at a time, by one
-// reader: the memory it takes is that of the largest player, plus the IDs
-// seen so far (to report a player or a guild present twice), plus the
-// whole dump's bytes if its version is not its first field (EncodeDump
-// writes it first). A dump of versions 1 to LegacyDumpVersion, which are
-// small, is read whole first, then handed over.
+// It reads one player at a time: the memory it takes is that of the
+// largest player, plus the IDs seen so far (to report a player or a guild
+// present twice), plus the whole dump's bytes if its version is not its
+// first field (EncodeDump writes it first).
 //
 // The errors are ReadDump's: ErrInvalid or ErrDuplicate naming the record.
 // An error of player or guild stops the read and is returned as is.
@@ -28,7 +26,7 @@ import (
 // the dump (a syntax error, a duplicate) comes after the records before
 // it were handed over: a caller that must be all or nothing, such as an
 // import, keeps them until StreamDump returns nil (ReadDump does).
-func StreamDump(r, seeds io.Reader, player func(DecodedPlayer) error, guild func(DecodedGuild) error) (version int, err error) {
+func StreamDump(r io.Reader, player func(DecodedPlayer) error, guild func(DecodedGuild) error) (version int, err error) {
 	if player == nil {
 		player = func(DecodedPlayer) error { return nil }
 	}
@@ -38,7 +36,7 @@ func StreamDump(r, seeds io.Reader, player func(DecodedPlayer) error, guild func
 	head := &replayReader{r: r, keep: true}
 	dec := json.NewDecoder(head)
 	dec.DisallowUnknownFields()
-	if v, ok := streamHead(dec); ok && v > LegacyDumpVersion && v <= DumpVersion {
+	if v, ok := streamHead(dec); ok && checkVersion(v) == nil {
 		head.keep, head.read = false, nil
 		s := &dumpStream{dec: dec, check: newDumpCheck(), player: player, guild: guild}
 		return v, s.rest(map[string]bool{"version": true})
@@ -47,12 +45,25 @@ func StreamDump(r, seeds io.Reader, player func(DecodedPlayer) error, guild func
 	if err != nil {
 		return 0, fmt.Errorf("read dump: %w", err)
 	}
-	return readWhole(data, seeds, player, guild)
+	return readWhole(data, player, guild)
+}
+
+// checkVersion refuses a dump version other than 4 and 5. Versions 1 to 3
+// (0.2.0 and before) were read by 0.3.0, whose export writes version 4.
+func checkVersion(v int) error {
+	switch {
+	case v >= 1 && v <= 3:
+		return fmt.Errorf("%w: dump version %d, which this release no longer reads: convert it with clefs 0.3.0 first "+
+			"(clefs import -data new.db DUMP, then clefs export -data new.db -o DUMP4)", ErrInvalid, v)
+	case v < 4 || v > DumpVersion:
+		return fmt.Errorf("%w: dump version %d, want 4 to %d", ErrInvalid, v, DumpVersion)
+	}
+	return nil
 }
 
 // streamHead reads the start of a dump written by EncodeDump: '{', then
 // the field "version" and its value. ok is false for anything else, which
-// readWhole then reads (and reports on) as ReadDump always has.
+// readWhole then reads (and reports on).
 func streamHead(dec *json.Decoder) (version int, ok bool) {
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return 0, false
@@ -88,47 +99,24 @@ func (rr *replayReader) all() ([]byte, error) {
 	return append(rr.read, rest...), err
 }
 
-// readWhole reads a dump held in data: the version first; a dump of an
-// older version whole and strictly, then each record checked and handed
-// over; one of DumpVersion as StreamDump reads it, a record at a time.
-func readWhole(data []byte, seeds io.Reader, player func(DecodedPlayer) error, guild func(DecodedGuild) error) (int, error) {
+// readWhole reads a dump held in data whose version is not its first
+// field, or that is not a dump: the version first, then the same
+// record-by-record reader over the bytes, the version among the fields.
+func readWhole(data []byte, player func(DecodedPlayer) error, guild func(DecodedGuild) error) (int, error) {
 	var head struct {
 		Version int             `json:"version"`
 		Public  json.RawMessage `json:"v"` // a public export's version
 	}
-	// The first JSON value only: strictJSON then says what follows it.
+	// The first JSON value only: the stream below says what follows it.
 	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&head); err != nil {
 		return 0, fmt.Errorf("%w: read dump: %v", ErrInvalid, describeJSONError(err))
 	}
 	if head.Version == 0 && head.Public != nil {
 		return 0, fmt.Errorf("%w: this is a player's public export (/fairness export, clefs export -public), not a dump: it holds no secret seed and cannot be imported; clefs verify -export checks it", ErrInvalid)
 	}
-	if head.Version < 1 || head.Version > DumpVersion {
-		return 0, fmt.Errorf("%w: dump version %d, want 1 to %d", ErrInvalid, head.Version, DumpVersion)
+	if err := checkVersion(head.Version); err != nil {
+		return 0, err
 	}
-	if head.Version <= LegacyDumpVersion {
-		var d Dump
-		if err := strictJSON(data, &d); err != nil {
-			return 0, err
-		}
-		dd, err := d.Decode(seeds)
-		if err != nil {
-			return 0, err
-		}
-		for _, p := range dd.Players {
-			if err := player(p); err != nil {
-				return 0, err
-			}
-		}
-		for _, g := range dd.Guilds {
-			if err := guild(g); err != nil {
-				return 0, err
-			}
-		}
-		return dd.Version, nil
-	}
-	// A version 4 or 5 dump whose version is not its first field: the same
-	// record-by-record reader, over the bytes, the version among the fields.
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	s := &dumpStream{dec: dec, check: newDumpCheck(), player: player, guild: guild}
@@ -138,7 +126,7 @@ func readWhole(data []byte, seeds io.Reader, player func(DecodedPlayer) error, g
 	return head.Version, s.rest(map[string]bool{})
 }
 
-// dumpCheck checks the records of a version 4 dump one at a time, keeping
+// dumpCheck checks the records of a dump one at a time, keeping
 // only the IDs seen, to report one present twice.
 type dumpCheck struct {
 	players map[PlayerID]int // the index of each player seen
@@ -181,8 +169,8 @@ func (c *dumpCheck) guild(i int, dg schema.DumpGuild) (DecodedGuild, error) {
 	return DecodedGuild{Guild: g, Settings: set, Audit: audit}, nil
 }
 
-// dumpStream reads the rest of a version 4 dump after its version, one
-// record at a time.
+// dumpStream reads the rest of a dump after its version, one record at a
+// time.
 type dumpStream struct {
 	dec    *json.Decoder
 	check  *dumpCheck
@@ -210,8 +198,8 @@ func (s *dumpStream) rest(seen map[string]bool) error {
 			if err := s.dec.Decode(&v); err != nil {
 				return fmt.Errorf("%w: read dump: version: %v", ErrInvalid, describeJSONError(err))
 			}
-			if v <= LegacyDumpVersion || v > DumpVersion {
-				return fmt.Errorf("%w: dump version %d, want %d to %d", ErrInvalid, v, LegacyDumpVersion+1, DumpVersion)
+			if err := checkVersion(v); err != nil {
+				return err
 			}
 		case "players":
 			// Each player is decoded into the lines and reveals of the one
@@ -294,4 +282,17 @@ func (s *dumpStream) token() (json.Token, error) {
 		return nil, fmt.Errorf("%w: read dump: %v", ErrInvalid, describeJSONError(err))
 	}
 	return t, nil
+}
+
+// describeJSONError says where in the dump a decoding error is.
+func describeJSONError(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("%v at byte %d", se, se.Offset)
+	case errors.As(err, &te):
+		return fmt.Sprintf("field %s: a JSON %s does not fit, at byte %d", te.Field, te.Value, te.Offset)
+	}
+	return err.Error()
 }

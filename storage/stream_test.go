@@ -12,7 +12,6 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
-	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 // playedPlayer is a player who played tickets tickets (opening each chest
@@ -61,7 +60,7 @@ func playedPlayer(t *testing.T, id storage.PlayerID, rng *rand.ChaCha8, tickets 
 // streamDump returns what StreamDump hands over from data, and its result.
 func streamDump(data []byte) (*storage.DecodedDump, error) {
 	var got storage.DecodedDump
-	v, err := storage.StreamDump(bytes.NewReader(data), nil, func(p storage.DecodedPlayer) error {
+	v, err := storage.StreamDump(bytes.NewReader(data), func(p storage.DecodedPlayer) error {
 		got.Players = append(got.Players, p)
 		return nil
 	}, func(g storage.DecodedGuild) error {
@@ -73,8 +72,7 @@ func streamDump(data []byte) (*storage.DecodedDump, error) {
 }
 
 // reordered is the dump data with its fields in alphabetical order, the
-// version last: a dump StreamDump cannot stream, which it reads whole, as
-// ReadDump did before it streamed.
+// version last: a dump StreamDump cannot stream, which it reads whole.
 func reordered(t *testing.T, data []byte) []byte {
 	t.Helper()
 	var m map[string]json.RawMessage
@@ -122,7 +120,7 @@ func encode(t *testing.T, d *storage.DecodedDump) []byte {
 func TestStreamDumpAgrees(t *testing.T) {
 	in := streamedPlayers(t)
 	data := encode(t, in)
-	read, err := storage.ReadDump(bytes.NewReader(data), nil)
+	read, err := storage.ReadDump(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +160,7 @@ func TestStreamDumpBrokenPlayer(t *testing.T) {
 			c.corrupt(d)
 			data := encode(t, d)
 			_, before := streamDump(reordered(t, data)) // read whole
-			dd, err := storage.ReadDump(bytes.NewReader(data), nil)
+			dd, err := storage.ReadDump(bytes.NewReader(data))
 			if dd != nil || !errors.Is(err, c.is) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("ReadDump: %v, %v; want %v naming %q", dd, err, c.is, c.want)
 			}
@@ -191,7 +189,9 @@ func TestStreamDumpRefuses(t *testing.T) {
 		{"players twice", strings.Replace(string(good), `"players": [`, `"players": [], "players": [`, 1), `field "players" twice`},
 		{"players not an array", `{"version": 4, "players": {}}`, `field "players": want an array`},
 		{"a syntax error", `{"version": 4, "players": [} ]}`, "read dump: invalid character"},
-		{"an unknown version", `{"version": 6, "players": []}`, "dump version 6, want 1 to 5"},
+		{"an unknown version", `{"version": 6, "players": []}`, "dump version 6, want 4 to 5"},
+		{"a version before 4", `{"version": 3, "players": []}`, "dump version 3, which this release no longer reads: convert it with clefs 0.3.0 first"},
+		{"a version before 4, read whole", `{"players": [], "version": 1}`, "dump version 1, which this release no longer reads"},
 		{"the version as a string", `{"version": "4", "players": []}`, "read dump"},
 		{"not an object", `[]`, "read dump"},
 		{"the version twice, read whole", `{"players": [], "version": 4, "version": 4}`, `field "version" twice`},
@@ -202,13 +202,13 @@ func TestStreamDumpRefuses(t *testing.T) {
 			if !errors.Is(err, storage.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("StreamDump: %v; want ErrInvalid with %q", err, c.want)
 			}
-			if _, rerr := storage.ReadDump(strings.NewReader(c.data), nil); rerr == nil || rerr.Error() != err.Error() {
+			if _, rerr := storage.ReadDump(strings.NewReader(c.data)); rerr == nil || rerr.Error() != err.Error() {
 				t.Fatalf("ReadDump: %v; StreamDump: %v", rerr, err)
 			}
 		})
 	}
 	for _, null := range []string{`{"version": 5, "players": null, "guilds": null}`, `{"version": 5}`} {
-		d, err := storage.ReadDump(strings.NewReader(null), nil)
+		d, err := storage.ReadDump(strings.NewReader(null))
 		if err != nil || d.Version != storage.DumpVersion || d.Players == nil || len(d.Players) != 0 || len(d.Guilds) != 0 {
 			t.Fatalf("ReadDump(%s): %+v, %v; want an empty dump", null, d, err)
 		}
@@ -221,7 +221,7 @@ func TestStreamDumpStops(t *testing.T) {
 	data := encode(t, streamedPlayers(t))
 	stop := errors.New("stop")
 	seen := 0
-	_, err := storage.StreamDump(bytes.NewReader(data), nil, func(storage.DecodedPlayer) error {
+	_, err := storage.StreamDump(bytes.NewReader(data), func(storage.DecodedPlayer) error {
 		seen++
 		if seen == 3 {
 			return stop
@@ -233,31 +233,6 @@ func TestStreamDumpStops(t *testing.T) {
 	})
 	if err != stop || seen != 3 {
 		t.Fatalf("StreamDump: %v after %d players; want the callback's error after 3", err, seen)
-	}
-}
-
-// TestStreamDumpLegacy: a dump of an older version is read whole and
-// handed over as ReadDump returns it.
-func TestStreamDumpLegacy(t *testing.T) {
-	in := streamedPlayers(t)
-	legacy := storage.Dump{Version: storage.LegacyDumpVersion}
-	for _, p := range in.Players {
-		legacy.Players = append(legacy.Players, storetest.NewRecord(p.ID, p.Player, p.History, p.Reveals...))
-	}
-	for _, g := range in.Guilds {
-		legacy.Guilds = append(legacy.Guilds, storetest.NewGuildRecord(g.Guild, g.Settings, g.Audit))
-	}
-	data, err := json.Marshal(legacy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	read, err := storage.ReadDump(bytes.NewReader(data), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := streamDump(data)
-	if err != nil || got.Version != storage.LegacyDumpVersion || !reflect.DeepEqual(got, read) || len(got.Players) != len(in.Players) {
-		t.Fatalf("StreamDump: %v, version %d, %d players; want ReadDump's %d", err, got.Version, len(got.Players), len(read.Players))
 	}
 }
 

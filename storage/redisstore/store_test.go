@@ -365,7 +365,7 @@ func TestDumpRoundTrip(t *testing.T) {
 	if err := storage.WriteDump(ctx, &buf, src); err != nil {
 		t.Fatal(err)
 	}
-	dd, err := storage.ReadDump(bytes.NewReader(buf.Bytes()), seeds())
+	dd, err := storage.ReadDump(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -512,7 +512,7 @@ func TestImportReportsAFailedRollback(t *testing.T) {
 	if err := storage.WriteDump(ctx, &buf, src); err != nil {
 		t.Fatal(err)
 	}
-	dd, err := storage.ReadDump(bytes.NewReader(buf.Bytes()), nil)
+	dd, err := storage.ReadDump(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}

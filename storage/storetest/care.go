@@ -66,7 +66,7 @@ func testCareImportRefused(t *testing.T, open OpenFunc) {
 			if bytes.Equal(b, unedited) {
 				t.Fatal("the edit changed nothing")
 			}
-			dd, err := storage.ReadDump(bytes.NewReader(b), Seeds(3))
+			dd, err := storage.ReadDump(bytes.NewReader(b))
 			wantErr(t, "ReadDump", err, storage.ErrInvalid)
 			if !strings.Contains(err.Error(), c.want) || dd != nil {
 				t.Fatalf("ReadDump: %v (%v), want an error naming %s and no dump", err, dd, c.want)

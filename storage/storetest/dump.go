@@ -116,39 +116,14 @@ func encodeDump(t *testing.T, d *storage.DecodedDump) []byte {
 	return buf.Bytes()
 }
 
-// readDump reads and validates a dump of any version with storage.ReadDump.
+// readDump reads and validates a dump with storage.ReadDump.
 func readDump(t *testing.T, data []byte) *storage.DecodedDump {
 	t.Helper()
-	d, err := storage.ReadDump(bytes.NewReader(data), Seeds(2))
+	d, err := storage.ReadDump(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return d
-}
-
-// withoutCommitments returns h with the commitments and places of its
-// lines, and the tickets its resets threw away, cleared, as a dump of a
-// version before 4 carries them.
-func withoutCommitments(h []game.Entry) []game.Entry {
-	h = slices.Clone(h)
-	for i := range h {
-		h[i].Commitment = game.Commitment{}
-		h[i].After, h[i].Placed = 0, false // nor the lines' places: they go with the tickets
-		if h[i].Kind == game.KindReset {
-			h[i].Fair, h[i].Discarded = false, 0 // nor the ticket a reset threw away
-		}
-	}
-	return h
-}
-
-// withoutNext returns rs with the next seeds' commitments cleared, as a
-// dump of a version before 4 carries them.
-func withoutNext(rs game.Reveals) game.Reveals {
-	rs = slices.Clone(rs)
-	for i := range rs {
-		rs[i].Next = game.Commitment{}
-	}
-	return rs
 }
 
 // contents returns what st holds of player id: its record, its history and
@@ -167,11 +142,8 @@ func contents(t *testing.T, st storage.Store, id storage.PlayerID) (storage.Vers
 
 // sameStores checks that b holds what a holds, as read through the
 // contract: players (but for the version, which a dump does not carry),
-// history, reveals, audit, settings, leaderboards and player lists. A dump
-// of version 1 carries no seeds, no reveals and no verification data; one
-// of version 2 or 3 no commitment, and no place (game.Entry.Placed), in
-// its history lines.
-func sameStores(t *testing.T, a, b storage.Store, ids []storage.PlayerID, guilds []uint64, version int) {
+// history, reveals, audit, settings, leaderboards and player lists.
+func sameStores(t *testing.T, a, b storage.Store, ids []storage.PlayerID, guilds []uint64) {
 	t.Helper()
 	ctx := context.Background()
 	for _, id := range ids {
@@ -181,23 +153,6 @@ func sameStores(t *testing.T, a, b storage.Store, ids []storage.PlayerID, guilds
 			t.Fatalf("player %v not imported", id)
 		}
 		pa, pb := va.Player, vb.Player
-		if version <= storage.LegacyDumpVersion {
-			ha, ra = withoutCommitments(ha), withoutNext(ra)
-		}
-		if version == 1 {
-			// A version 1 player has new seeds, for its next tickets only,
-			// no reveals, and history lines without verification data.
-			if pb.Seed == (game.Seed{}) || pb.Seed == pa.Seed || pb.NextSeed != (game.Seed{}) || pb.ClientSeed == "" || pb.SeedNo != 1 || len(rb) != 0 ||
-				pb.SeedTicket < pa.TicketSeq-1 || pb.SeedChest != pa.ChestSeq {
-				t.Fatalf("player %v: the import of a version 1 dump gave seeds %+v, reveals %+v", id, pb, rb)
-			}
-			pb.Seed, pb.NextSeed, pb.ClientSeed, pb.SeedNo = pa.Seed, pa.NextSeed, pa.ClientSeed, pa.SeedNo
-			pb.SeedTicket, pb.SeedChest, pb.SeedAt = pa.SeedTicket, pa.SeedChest, pa.SeedAt
-			rb = ra
-			for i := range ha {
-				ha[i].Fair, ha[i].KeysBefore, ha[i].Grid, ha[i].Chest = false, 0, game.Grid{}, 0
-			}
-		}
 		same(t, fmt.Sprintf("imported player %v", id), pb, pa)
 		same(t, fmt.Sprintf("imported history of %v", id), hb, ha)
 		if len(ra) != 0 || len(rb) != 0 {
@@ -266,7 +221,7 @@ func testDumpRoundTrip(t *testing.T, open OpenFunc) {
 	if err := e2.st.(storage.Dumper).Import(e2.ctx, d); err != nil {
 		t.Fatal(err)
 	}
-	sameStores(t, e.st, e2.st, ids, []uint64{guild, guild2, 333}, storage.DumpVersion)
+	sameStores(t, e.st, e2.st, ids, []uint64{guild, guild2, 333})
 	sameBytes(t, "export → import → export", writeDump(t, e2.st), data)
 	// The imported leaderboards are the imported balances.
 	for _, g := range []uint64{guild, guild2} {

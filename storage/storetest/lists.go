@@ -22,8 +22,7 @@ import (
 // plays, a run of grants, then mostly plays. Many grants never push a
 // ticket out, nor many tickets a grant. (Lines from before the split, kept
 // with the tickets, no move writes any more: game's
-// TestMergeHistoryOldLines and the dump imports of testDumpVersion1 and 3
-// cover them.)
+// TestMergeHistoryOldLines covers them.)
 func testHistory(t *testing.T, open OpenFunc) {
 	e := newEnv(t, open, defaults)
 	id := pid(1)

@@ -1,8 +1,6 @@
 package storetest
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"path/filepath"
 	"reflect"
@@ -16,8 +14,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/boltstore"
 )
 
-// The scenarios of game's rules through storage.Apply, and the import of
-// older dumps through storage.ReadDump's converter, depend on no store:
+// The scenarios of game's rules through storage.Apply depend on no store:
 // they run once, here, on the embedded store in a temporary file. Run
 // holds every store to the contract they rely on (compare-and-set,
 // operations, lists, dumps).
@@ -42,8 +39,6 @@ func TestRules(t *testing.T) {
 		{"ApplyModerator", testApplyModerator},
 		{"ApplyErrors", testApplyErrors},
 		{"CareLimitRace", testCareLimitRace},
-		{"DumpVersion1", testDumpVersion1},
-		{"DumpVersion3", testDumpVersion3},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, openBolt) })
 	}
@@ -416,87 +411,4 @@ func testCareLimitRace(t *testing.T, open OpenFunc) {
 			same(t, "after a refused buy", e.load(id), v)
 		})
 	}
-}
-
-// legacyDump returns d as a dump of the legacy version (1 to
-// storage.LegacyDumpVersion), serialized: records made with
-// NewRecord, with their reveals; a version 1 record has no seeds
-// and no verification data in its history, as version 1 dumps had not.
-func legacyDump(t *testing.T, d *storage.DecodedDump, version int) []byte {
-	t.Helper()
-	ld := storage.Dump{Version: version, Players: []storage.Record{}, Guilds: []storage.GuildRecord{}}
-	for _, p := range d.Players {
-		r := NewRecord(p.ID, p.Player, p.History, p.Reveals...)
-		if version == 1 {
-			r.Seed, r.NextSeed, r.ClientSeed, r.SeedNo, r.SeedAfterTicket, r.SeedAfterChest, r.SeedCommittedAt, r.Revealed = "", "", "", 0, 0, 0, nil, nil
-			for j := range r.History {
-				h := &r.History[j]
-				h.KeysBefore, h.Grid, h.Chest = nil, "", 0
-			}
-		}
-		ld.Players = append(ld.Players, r)
-	}
-	for _, g := range d.Guilds {
-		ld.Guilds = append(ld.Guilds, NewGuildRecord(g.Guild, g.Settings, g.Audit))
-	}
-	b, err := json.Marshal(ld)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// testDumpVersion1: a version 1 dump (no seeds) imports, each player with
-// a new seed, everything else as it was.
-func testDumpVersion1(t *testing.T, open OpenFunc) {
-	e := dumperEnv(t, open)
-	ids := populate(t, e)
-	dd, err := storage.ReadDump(bytes.NewReader(legacyDump(t, exportDump(t, e.st), 1)), Seeds(3))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if dd.Version != 1 || len(dd.Players) != len(ids) {
-		t.Fatalf("a version 1 dump read as version %d with %d players", dd.Version, len(dd.Players))
-	}
-	e2 := newEnv(t, open, defaults)
-	if err := e2.st.(storage.Dumper).Import(e2.ctx, dd); err != nil {
-		t.Fatal(err)
-	}
-	sameStores(t, e.st, e2.st, ids, []uint64{guild, guild2, 333}, 1)
-	seeds := map[game.Seed]bool{}
-	for _, id := range ids {
-		seeds[e2.load(id).Player.Seed] = true
-	}
-	if len(seeds) != len(ids) {
-		t.Fatalf("%d seeds for %d players", len(seeds), len(ids))
-	}
-	// The imported players play on, under their new seeds.
-	e2.play(ids[0], game.SeededDrawer{})
-}
-
-// testDumpVersion3: a dump of the last legacy version (seeds and reveals,
-// no commitments in the history lines) imports with everything it
-// carries: exported again, it is the version 4 dump of the store it came
-// from but for those commitments.
-func testDumpVersion3(t *testing.T, open OpenFunc) {
-	e := dumperEnv(t, open)
-	ids := populate(t, e)
-	orig := exportDump(t, e.st)
-	dd, err := storage.ReadDump(bytes.NewReader(legacyDump(t, orig, storage.LegacyDumpVersion)), Seeds(3))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if dd.Version != storage.LegacyDumpVersion || len(dd.Players) != len(ids) || len(dd.Players[0].Reveals) != 2 {
-		t.Fatalf("a version %d dump read as version %d with %d players, %d reveals for the first", storage.LegacyDumpVersion, dd.Version, len(dd.Players), len(dd.Players[0].Reveals))
-	}
-	e2 := newEnv(t, open, defaults)
-	if err := e2.st.(storage.Dumper).Import(e2.ctx, dd); err != nil {
-		t.Fatal(err)
-	}
-	sameStores(t, e.st, e2.st, ids, []uint64{guild, guild2, 333}, storage.LegacyDumpVersion)
-	for i := range orig.Players {
-		orig.Players[i].History = withoutCommitments(orig.Players[i].History)
-		orig.Players[i].Reveals = withoutNext(orig.Players[i].Reveals)
-	}
-	sameBytes(t, "the export of an imported dump of storage.LegacyDumpVersion", writeDump(t, e2.st), encodeDump(t, orig))
 }
