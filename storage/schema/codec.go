@@ -105,6 +105,26 @@ func decode(record string, b []byte, v any) error {
 	return nil
 }
 
+// decodeAs reads record b strictly (decode) into an R and returns what it
+// stores, checked (R.Game).
+func decodeAs[G any, R interface{ Game(string) (G, error) }](record string, b []byte) (G, error) {
+	var r R
+	if err := decode(record, b, &r); err != nil {
+		var zero G
+		return zero, err
+	}
+	return r.Game(record)
+}
+
+// marshal is json.Marshal, its error naming what was encoded.
+func marshal(what string, v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("schema: encode %s: %w", what, err)
+	}
+	return b, nil
+}
+
 // ms is a time in the schema: milliseconds since the Unix epoch, 0 for the
 // zero time.
 func ms(t time.Time) int64 {

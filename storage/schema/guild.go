@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -108,22 +107,14 @@ func EncodeGuild(g game.Guild) ([]byte, error) {
 	if back, err := r.Game("guild"); err != nil || back.Settings != g.Settings {
 		return nil, fmt.Errorf("schema: encode guild: the settings do not read back as they are (%v)", err)
 	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return nil, fmt.Errorf("schema: encode guild: %w", err)
-	}
-	return b, nil
+	return marshal("guild", r)
 }
 
 // DecodeGuild reads the guild record b, strictly; record names it in
 // errors ("s:{1}"), which are *FieldError. The guild passes
 // game.Guild.Check.
 func DecodeGuild(record string, b []byte) (game.Guild, error) {
-	var r GuildRecord
-	if err := decode(record, b, &r); err != nil {
-		return game.Guild{}, err
-	}
-	return r.Game(record)
+	return decodeAs[game.Guild, GuildRecord](record, b)
 }
 
 // Game returns the guild r stores, checked; record names it in errors.
@@ -222,11 +213,7 @@ func EncodeAudit(guild uint64, id string, e game.AuditEntry) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema: encode audit line: %w", err)
 	}
-	b, err := json.Marshal(FromAudit(id, e))
-	if err != nil {
-		return nil, fmt.Errorf("schema: encode audit line: %w", err)
-	}
-	return b, nil
+	return marshal("audit line", FromAudit(id, e))
 }
 
 // DecodeAudit reads an audit line of guild's log; it returns the entry,

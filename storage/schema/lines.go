@@ -2,7 +2,6 @@ package schema
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -67,20 +66,12 @@ func FromEntry(e game.Entry) Line {
 
 // EncodeLine returns the stored form of e.
 func EncodeLine(e game.Entry) ([]byte, error) {
-	b, err := json.Marshal(FromEntry(e))
-	if err != nil {
-		return nil, fmt.Errorf("schema: encode history line: %w", err)
-	}
-	return b, nil
+	return marshal("history line", FromEntry(e))
 }
 
 // DecodeLine reads a history line; record names it in errors.
 func DecodeLine(record string, b []byte) (game.Entry, error) {
-	var l Line
-	if err := decode(record, b, &l); err != nil {
-		return game.Entry{}, err
-	}
-	return l.Game(record)
+	return decodeAs[game.Entry, Line](record, b)
 }
 
 // Game returns the history line l stores, checked: its form here (a tier
@@ -193,20 +184,12 @@ func commitmentString(c game.Commitment) string {
 
 // EncodeReveal returns the stored form of r.
 func EncodeReveal(r game.SeedReveal) ([]byte, error) {
-	b, err := json.Marshal(FromReveal(r))
-	if err != nil {
-		return nil, fmt.Errorf("schema: encode reveal: %w", err)
-	}
-	return b, nil
+	return marshal("reveal", FromReveal(r))
 }
 
 // DecodeReveal reads a revealed seed; record names it in errors.
 func DecodeReveal(record string, b []byte) (game.SeedReveal, error) {
-	var r Reveal
-	if err := decode(record, b, &r); err != nil {
-		return game.SeedReveal{}, err
-	}
-	return r.Game(record)
+	return decodeAs[game.SeedReveal, Reveal](record, b)
 }
 
 // Game returns the reveal r stores, checked on its own (the chain of a
@@ -283,11 +266,7 @@ func EncodeResult(r game.Result) ([]byte, error) {
 	if re := r.Reality; re != nil {
 		out.Reality = &Reality{Played: re.Played.Milliseconds(), Plays: re.Plays, Net: re.Net}
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil, fmt.Errorf("schema: encode result: %w", err)
-	}
-	return b, nil
+	return marshal("result", out)
 }
 
 // DecodeResult reads an operation's result; record names it in errors.

@@ -193,22 +193,14 @@ func EncodePlayer(p game.Player) ([]byte, error) {
 	if err := p.Check(); err != nil {
 		return nil, fmt.Errorf("schema: encode player: %w", err)
 	}
-	b, err := json.Marshal(FromPlayer(p))
-	if err != nil {
-		return nil, fmt.Errorf("schema: encode player: %w", err)
-	}
-	return b, nil
+	return marshal("player", FromPlayer(p))
 }
 
 // DecodePlayer reads the player record b, strictly; record names it in
 // errors ("p:{1:2}"), which are *FieldError. The player passes
 // game.Player.Check.
 func DecodePlayer(record string, b []byte) (game.Player, error) {
-	var r Player
-	if err := decode(record, b, &r); err != nil {
-		return game.Player{}, err
-	}
-	return r.Game(record)
+	return decodeAs[game.Player, Player](record, b)
 }
 
 // EncodePlayerParts is EncodePlayer in two parts, the record without its
