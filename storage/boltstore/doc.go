@@ -5,22 +5,15 @@
 //
 // # Writes
 //
-// Run reads the player in a read transaction, applies the move and encodes
-// the result there — in parallel for concurrent players — then, in one
-// read-write transaction, writes it if the record's bytes have not changed
-// (compare-and-set; the version is part of the record). If another writer
-// came first, the move is applied again inside the write transaction,
-// which no other writer can interleave with: Run never returns
-// ErrConflict. A refusal needs no write transaction at all. Commits are
-// fsynced; the Runs of concurrent goroutines share one
-// (bbolt's Batch, at most 2 ms of waiting), which is how 64 players
-// playing at once stay above 2,000 play cycles per second without
-// weakening durability. The players decoded last are remembered with the
-// bytes they were decoded from (up to 1,024), so that an active player's
-// next step skips decoding: an entry is used only when the stored bytes
-// are equal to its own. Batch may run a transaction again, hence the
-// move: game.Apply is pure but for the draws, which are the player's. The player, its history lines, the audit
-// entry and the leaderboard index are written in the same transaction.
+// Run applies the move in a read transaction (in parallel for concurrent
+// players), then writes the player, its history lines, the audit entry and
+// the leaderboard index in one read-write transaction if the record's
+// bytes have not changed; else it applies the move again inside it, so Run
+// never returns ErrConflict. A refusal writes nothing. Commits are fsynced,
+// shared by concurrent Runs (bbolt's Batch, at most 2 ms of waiting, which
+// may run a transaction again: game.Apply is pure). The players decoded
+// last are remembered with their bytes (up to 1,024), used only when the
+// stored bytes are equal.
 //
 // # Layout
 //
@@ -43,14 +36,11 @@
 //
 // Open writes the layout marker into a new file (or one with no records)
 // and refuses, with storage.ErrLayout and changing nothing, a file of
-// another layout or one with records and no marker (0.3.0 and earlier):
-// there is no rewriting in place; such a file moves by export with its
-// release and import with this one (docs/operating.md).
+// another layout or one with records and no marker (0.3.0 and earlier).
 //
-// The leaderboard's top n is a cursor walk, O(log N + n). bbolt keeps no
-// counts in its tree, so a player's rank is found by counting the entries
-// before theirs, O(rank): a few milliseconds for a player ranked
-// 100,000th. (The Redis store answers it in O(log N).)
+// The leaderboard's top n is a cursor walk, O(log N + n); a rank is found
+// by counting the entries before it, O(rank): a few milliseconds for the
+// 100,000th.
 //
 // Every time is stored as storage.Timestamp rounds it.
 //

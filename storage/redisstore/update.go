@@ -17,21 +17,10 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// Run implements storage.Store. A step is one script (playerScript) in the
-// guild's slot, which looks the operation up, then compares the version and
-// writes everything or nothing; on a conflict it returns the record, and
-// the move is applied again to it. The usual step is one round trip, on the
-// state this process last wrote (the cache); a move refused on the cache is
-// answered only after a read of the player and of its operations.
-//
-// go-redis resends a script whose reply timed out, and the first send may
-// have run: the resent write finds its operation remembered (REPEAT), which
-// Run answers as a repeat, with the first result; only one of two identical
-// writes of the same operation may say it applied the step.
-//
-// A repeat reports a write that this call may not have made, nor seen
-// reach the replicas: with WithReplicaAck, it is answered only once they
-// hold the record (settle).
+// Run implements storage.Store as the package doc says ("A step"): a move
+// refused on the cached state is answered only after a read of the player,
+// and a repeat, which reports a write this call may not have made, only
+// once the replicas hold the record (settle).
 func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, error) {
 	a, err := s.run(ctx, step)
 	if err == nil && a.Repeated {

@@ -2,20 +2,12 @@
 // time, in front of any storage.Store, so that a play does not spend a store
 // round trip reading settings that hardly ever change.
 //
-// Guild (the guild's state and version) is cached for the TTL
-// given to New. A change made through the decorator (RunGuild) drops the
-// guild's entry at once, and a read that was already in flight when it
-// happened does not put the old value back.
-// A change made elsewhere — by another process sharing the backend (another
-// shard, another bot), or by an import that bypasses the decorator — is seen
-// within the TTL.
-//
-// A cached Guild may be up to the TTL old: fine for reading the settings a
-// play needs, not for a compare-and-set, which RunGuild always does on
-// the store's own reading. Every other method goes straight to the wrapped
-// store. An optional interface of the wrapped store (storage.Dumper) is
-// not forwarded: wrap the store the bot's handlers use, not the one the
-// export and import subcommands open.
+// Guild is cached for the TTL given to New. A change through the decorator
+// (RunGuild) drops the guild's entry at once, and a read in flight then
+// does not put the old value back; a change made elsewhere (another
+// process, an import) is seen within the TTL. RunGuild's compare-and-set
+// reads the store itself, and every other method goes straight to it.
+// storage.Dumper is not forwarded: wrap only the store the handlers use.
 //
 // Usage, in the composition root:
 //
