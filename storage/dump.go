@@ -31,15 +31,11 @@ type Dumper interface {
 	ExportGuilds(ctx context.Context, fn func(DecodedGuild) error) error
 	// Import adds every player and guild of d (validated by ReadDump),
 	// all or nothing, with their leaderboard index. A player or guild
-	// already in the store is ErrDuplicate; the error names the record.
-	// Import is meant for an empty store (the import subcommand asks
-	// CountPlayers, and refuses a store with players unless forced) and
-	// must not run while the bot plays.
+	// already in the store is ErrDuplicate, naming the record. It is meant
+	// for an empty store, and must not run while the bot plays.
 	Import(ctx context.Context, d *DecodedDump) error
-	// CountPlayers returns how many players the store holds (those
-	// ExportPlayers would give), without reading their records in full:
-	// the import subcommand asks it before adding to a store that is not
-	// empty.
+	// CountPlayers returns how many players ExportPlayers would give,
+	// without reading their records in full.
 	CountPlayers(ctx context.Context) (int, error)
 }
 

@@ -30,12 +30,9 @@ var (
 
 // LayoutVersion is the version of the stores' layout (keys, buckets and
 // the records in them) that this build reads and writes: 2 since 0.4.0,
-// when every Redis key of a guild took the hash tag {g} (the field d of
-// reset lines joined it before 0.4.0 was released). A store records
-// it when it is created; Open refuses a store of another layout (and one
-// written by a release before the marker) with ErrLayout, rewriting
-// nothing: the way out is to export it with the release that wrote it and
-// import the dump (docs/operating.md).
+// when every Redis key of a guild took the hash tag {g}. A store records
+// it when created; Open refuses another layout, or none, with ErrLayout
+// (docs/operating.md).
 const LayoutVersion = 2
 
 // ErrLayout is returned by a store's Open when the store was written by a
@@ -170,24 +167,15 @@ type Store interface {
 	// a *DamagedError, with what could be read of it (Versioned.Damaged).
 	Load(ctx context.Context, id PlayerID) (Versioned, error)
 
-	// Run runs the step s in one atomic step of the store: it checks s
-	// (Start), loads the player (Version 0 if never written), applies the
-	// move (Run.Next: game.Apply) and writes the result with
-	// compare-and-set, applying it again on the fresh state if another
-	// writer came first, at most MaxAttempts times (then ErrConflict).
-	// The write remembers s.Op with its result, sets the player's balance
-	// in the guild's leaderboard index, appends the history lines, the
-	// revealed seed and the moderator log's entry, all together or
-	// nothing.
-	//
-	// If the player remembers s.Op (one of its last game.MaxOps), checked
-	// in the same atomic step as the write, Run writes nothing and returns
-	// the first result with Repeated set: a repeat changes nothing.
-	//
-	// A record that does not decode is refused with its *DamagedError,
-	// unless s.Repair: the store then reads the history and reveals kept
-	// beside it (Run.ReadBeside) and replaces it, compared with the record as
-	// read, with the leaderboard entry it had whatever its balance.
+	// Run runs s in one atomic step of the store: it checks s (Start),
+	// loads the player, applies the move (Run.Next) and writes the Write
+	// with compare-and-set, applying it again on the fresh state if
+	// another writer came first, at most MaxAttempts times (then
+	// ErrConflict). If the player remembers s.Op (checked in the same
+	// atomic step), it writes nothing and returns the first result with
+	// Repeated set. A record that does not decode is its *DamagedError,
+	// unless s.Repair: then the store reads what is kept beside it
+	// (Run.ReadBeside) and replaces it, keeping its leaderboard entry.
 	//
 	// Errors: the move's (game.ErrInsufficientFunds…), ErrNoPlayer,
 	// ErrInvalid, ErrConflict, a *DamagedError, or internal; Applied then
@@ -215,23 +203,17 @@ type Store interface {
 	// Guild returns the guild's state (the default settings if never
 	// written) and version.
 	Guild(ctx context.Context, guild uint64) (VersionedGuild, error)
-	// RunGuild is Run for a guild: it checks s (GuildStep.Check), reads
-	// the guild, applies the move (GuildStep.Next: game.ApplyGuild, the
-	// operation's ID included) and writes the guild and the audit entry in
-	// one atomic step if the version is still the one read
-	// (compare-and-set), applying it again on a conflict (ErrConflict
-	// after MaxAttempts). A step that changes nothing writes nothing.
+	// RunGuild is Run for a guild (GuildStep.Check, GuildStep.Next:
+	// game.ApplyGuild): the guild and the audit entry in one atomic
+	// compare-and-set. A step that changes nothing writes nothing.
 	// Errors: the move's (game.ErrInvalid…), ErrInvalid, ErrConflict, or
 	// internal; GuildApplied then holds the guild as it is.
 	RunGuild(ctx context.Context, s GuildStep) (GuildApplied, error)
 
 	// Jobs returns, in increasing order, the guilds whose record may have
-	// a job in progress (a reset-guild not finished, game.GuildReset), from
-	// an index that RunGuild keeps with every write (a guild is listed
-	// from its first write of a job in progress until the write that
-	// finishes it): a process scans it to take up the jobs of a process
-	// that died. The guild's record is the truth: a guild listed may have
-	// finished meanwhile, never the reverse.
+	// a reset-guild in progress (game.GuildReset), from an index RunGuild
+	// keeps, so that a process takes up the jobs of one that died. A guild
+	// listed may have finished meanwhile, never the reverse.
 	Jobs(ctx context.Context) ([]uint64, error)
 
 	// Ping checks that the backend answers.
