@@ -34,15 +34,17 @@ func closeRel(got, want, tol float64) bool {
 	return math.Abs(got-want) <= tol*math.Abs(want)
 }
 
-func TestGammaQClosedForms(t *testing.T) {
+// TestChiSquarePClosedForms: ChiSquareP(2x, 2m) is Q(m, x) and
+// ChiSquareP(2x, 2m+1) is Q(m+1/2, x).
+func TestChiSquarePClosedForms(t *testing.T) {
 	xs := []float64{0.001, 0.1, 0.5, 1, 2.5, 5, 10, 20, 35, 60, 100}
 	for m := 1; m <= 30; m++ {
 		for _, x := range xs {
-			if got, want := GammaQ(float64(m), x), gammaQEven(m, x); !closeRel(got, want, 1e-10) {
-				t.Errorf("GammaQ(%d, %g) = %.15g, want %.15g", m, x, got, want)
+			if got, want := ChiSquareP(2*x, 2*m), gammaQEven(m, x); !closeRel(got, want, 1e-10) {
+				t.Errorf("ChiSquareP(%g, %d) = %.15g, want %.15g", 2*x, 2*m, got, want)
 			}
-			if got, want := GammaQ(float64(m)+0.5, x), gammaQHalf(m, x); !closeRel(got, want, 1e-10) {
-				t.Errorf("GammaQ(%d.5, %g) = %.15g, want %.15g", m, x, got, want)
+			if got, want := ChiSquareP(2*x, 2*m+1), gammaQHalf(m, x); !closeRel(got, want, 1e-10) {
+				t.Errorf("ChiSquareP(%g, %d) = %.15g, want %.15g", 2*x, 2*m+1, got, want)
 			}
 		}
 	}
@@ -69,17 +71,18 @@ func TestChiSquareP(t *testing.T) {
 		}
 	}
 	for _, bad := range []struct {
-		a, x float64
-	}{{0, 1}, {-1, 1}, {1, -1}, {math.NaN(), 1}} {
-		if got := GammaQ(bad.a, bad.x); !math.IsNaN(got) {
-			t.Errorf("GammaQ(%g, %g) = %g, want NaN", bad.a, bad.x, got)
+		x  float64
+		df int
+	}{{1, 0}, {1, -1}, {-1, 3}, {math.NaN(), 3}} {
+		if got := ChiSquareP(bad.x, bad.df); !math.IsNaN(got) {
+			t.Errorf("ChiSquareP(%g, %d) = %g, want NaN", bad.x, bad.df, got)
 		}
 	}
-	if got := GammaQ(3, 0); got != 1 {
-		t.Errorf("GammaQ(3, 0) = %g, want 1", got)
+	if got := ChiSquareP(0, 6); got != 1 {
+		t.Errorf("ChiSquareP(0, 6) = %g, want 1", got)
 	}
-	if got := ChiSquareP(1, 0); !math.IsNaN(got) {
-		t.Errorf("ChiSquareP with 0 df = %g, want NaN", got)
+	if got := ChiSquareP(math.Inf(1), 6); got != 0 {
+		t.Errorf("ChiSquareP(+Inf, 6) = %g, want 0", got)
 	}
 }
 
