@@ -1,14 +1,12 @@
 package redisstore_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -287,29 +285,6 @@ func TestLeaderboardTiesAndRanks(t *testing.T) {
 	}
 }
 
-func TestPlayersInIncreasingOrder(t *testing.T) {
-	st, _, _ := newStore(t, redistest.URL(t), nil)
-	ctx := context.Background()
-	users := []uint64{100, 9, 18446744073709551615, 10, 1, 1 << 40}
-	for _, u := range users {
-		mustApply(t, st, set(storage.PlayerID{Guild: 3, User: u}, "s", int64(u%1000)))
-	}
-	mustApply(t, st, set(storage.PlayerID{Guild: 4, User: 5}, "s", 1)) // another guild
-	var got []uint64
-	if err := st.Players(ctx, 3, func(u uint64) error { got = append(got, u); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	want := slices.Sorted(slices.Values(users))
-	if !slices.Equal(got, want) {
-		t.Fatalf("Players = %v, want %v", got, want)
-	}
-	stop := errors.New("stop")
-	n := 0
-	if err := st.Players(ctx, 3, func(uint64) error { n++; return stop }); err != stop || n != 1 {
-		t.Fatalf("Players with a failing fn: %v after %d calls", err, n)
-	}
-}
-
 func TestGuildSettings(t *testing.T) {
 	url := redistest.URL(t)
 	o, _ := redis.ParseURL(url)
@@ -343,58 +318,6 @@ func TestGuildSettings(t *testing.T) {
 	}
 	if got, _ := st.Guild(ctx, 1); got.Version != g.Version || !slices.Equal(got.Ops, g.Ops) || got.Settings != g.Settings {
 		t.Fatalf("Guild = %+v, want %+v", got, g)
-	}
-}
-
-func TestDumpRoundTrip(t *testing.T) {
-	ctx := context.Background()
-	src, _, _ := newStore(t, redistest.URL(t), nil)
-	for u := uint64(1); u <= 3; u++ {
-		id := storage.PlayerID{Guild: 10 + u%2, User: u}
-		create(t, src, id, 1000)
-		b := mustApply(t, src, buy(id, "b"))
-		mustApply(t, src, reveal(id, "r", b.Result.Ticket))
-		mustApply(t, src, grant(id, "g", int64(u)))
-		mustApply(t, src, buy(id, "b2")) // an open ticket
-	}
-	gs := game.Settings{DailyAmount: 10, DailyCooldown: time.Hour}
-	if _, err := src.RunGuild(ctx, storage.GuildStep{Guild: 10, Op: "s", Move: game.ChangeSettings{Patch: storetest.FullPatch(gs), Actor: 7, Reason: "é"}, Now: now}); err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := storage.WriteDump(ctx, &buf, src); err != nil {
-		t.Fatal(err)
-	}
-	dd, err := storage.ReadDump(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(dd.Players) != 3 || len(dd.Guilds) != 2 || len(dd.Players[0].History) != 3 {
-		t.Fatalf("dump: %d players, %d guilds; %s", len(dd.Players), len(dd.Guilds), buf.String())
-	}
-	dst, _, _ := newStore(t, redistest.URL(t), nil)
-	if err := dst.Import(ctx, dd); err != nil {
-		t.Fatal(err)
-	}
-	var b2 bytes.Buffer
-	if err := storage.WriteDump(ctx, &b2, dst); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(buf.Bytes(), b2.Bytes()) {
-		t.Fatalf("round trip differs:\n%s\n---\n%s", buf.String(), b2.String())
-	}
-	// The leaderboard came with the players.
-	agree(t, dst, 10, []uint64{2})
-	agree(t, dst, 11, []uint64{1, 3})
-	// An imported player plays on.
-	id := storage.PlayerID{Guild: 11, User: 1}
-	a := mustApply(t, dst, reveal(id, "r2", 2))
-	if !a.Result.Drawn {
-		t.Fatalf("reveal after import: %+v", a)
-	}
-	// Importing again is a duplicate, and changes nothing.
-	if err := dst.Import(ctx, dd); !errors.Is(err, storage.ErrDuplicate) || !strings.Contains(err.Error(), "players[0]") {
-		t.Fatalf("second Import: %v", err)
 	}
 }
 
@@ -508,11 +431,7 @@ func TestImportReportsAFailedRollback(t *testing.T) {
 	for _, id := range ids {
 		create(t, src, id, 1000)
 	}
-	var buf bytes.Buffer
-	if err := storage.WriteDump(ctx, &buf, src); err != nil {
-		t.Fatal(err)
-	}
-	dd, err := storage.ReadDump(bytes.NewReader(buf.Bytes()))
+	dd, err := storage.ExportDump(ctx, src)
 	if err != nil {
 		t.Fatal(err)
 	}
