@@ -90,9 +90,13 @@ func BenchmarkApplyBuyReveal(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ops := make([]Op, 0, MaxOps)
+	type op struct {
+		ID     string
+		Result Result
+	}
+	ops := make([]op, 0, MaxOps) // as a store remembers them
 	for i := range MaxOps {
-		ops = append(ops, Op{ID: "warm-" + strconv.Itoa(i)})
+		ops = append(ops, op{ID: "warm-" + strconv.Itoa(i)})
 	}
 	ids := make([]string, 2*1024)
 	for i := range ids {
@@ -102,14 +106,14 @@ func BenchmarkApplyBuyReveal(b *testing.B) {
 	apply := func(p Player, m Move) Player {
 		next++
 		id := ids[next%len(ids)]
-		if slices.ContainsFunc(ops, func(o Op) bool { return o.ID == id }) {
+		if slices.ContainsFunc(ops, func(o op) bool { return o.ID == id }) {
 			b.Fatalf("operation %s remembered", id)
 		}
 		s, err := Apply(p, m, t0)
 		if err != nil {
 			b.Fatal(err)
 		}
-		ops = append(slices.Clone(ops[1:]), Op{ID: id, Result: s.Result})
+		ops = append(slices.Clone(ops[1:]), op{ID: id, Result: s.Result})
 		return s.Player
 	}
 	b.ReportAllocs()

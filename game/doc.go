@@ -13,7 +13,7 @@
 // applies, purely, returning a Step (the new state, the history lines to
 // append, the Result to show) or an error that changes nothing; every step
 // passes Player.Check. A store loads the player, checks the operation's ID
-// (the last MaxOps are kept as Op), applies the move and writes the step
+// (the last MaxOps are kept with their Result), applies the move and writes the step
 // back atomically. A guild's change is a GuildMove that ApplyGuild
 // applies the same way.
 //

@@ -100,18 +100,16 @@ func ExampleApply() {
 
 	// What a store does, in one atomic step: answer a remembered op with
 	// its first result, or apply it and remember it (the last MaxOps).
-	var ops []game.Op
+	ops := map[string]game.Result{}
 	apply := func(id string, m game.Move) (s game.Step, repeated bool, err error) {
-		for _, o := range ops {
-			if o.ID == id {
-				return game.Step{Player: p, Result: o.Result}, true, nil
-			}
+		if r, ok := ops[id]; ok {
+			return game.Step{Player: p, Result: r}, true, nil
 		}
 		s, err = game.Apply(p, m, now)
 		if err != nil {
 			return s, false, err
 		}
-		ops = append(ops, game.Op{ID: id, Result: s.Result})
+		ops[id] = s.Result
 		p = s.Player
 		return s, false, nil
 	}

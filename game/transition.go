@@ -44,14 +44,6 @@ type Result struct {
 	Amount int64
 }
 
-// Op is an operation applied to a player: its ID and the result it gave,
-// all that answering a repeat of it requires. A store remembers the last
-// MaxOps of a player's, beside it.
-type Op struct {
-	ID     string
-	Result Result
-}
-
 // A Move is one step of a player, as a value: a button, a slash command,
 // an Activity request or a moderator's action becomes one of the types
 // below, a store runs it (storage.Step) and Apply applies it. The set is
