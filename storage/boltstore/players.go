@@ -183,14 +183,10 @@ func reveals(tx *bolt.Tx, id storage.PlayerID) (game.Reveals, error) {
 	return out, nil
 }
 
-// recordCache remembers the players decoded last, with the bytes they were
-// decoded from, so that the next step of an active player does not decode
-// and check it again. It is a memo of
-// the codec, never a source of truth: an entry is used only when the
-// stored bytes equal its own, which bytes.Equal checks in well under a
-// microsecond. A Player may be shared (package game's transitions never
-// modify what its pointers and slices refer to). Past maxCached entries,
-// an arbitrary one is dropped.
+// recordCache is a memo of the codec (package doc, "Writes"), never a
+// source of truth: an entry is used only when the stored bytes equal its
+// own. A Player may be shared (game's transitions never modify what its
+// pointers refer to). Past maxCached entries, an arbitrary one is dropped.
 type recordCache struct {
 	mu sync.Mutex
 	m  map[storage.PlayerID]cachedRecord

@@ -329,12 +329,8 @@ func (s *Store) runScript(ctx context.Context, sc *redis.Script, keys []string, 
 }
 
 // settle, when the store waits for replicas, waits until they hold record
-// as it is, so that a step may answer with what it read (a repeat) that
-// another connection wrote: WAIT waits only for its own connection's
-// writes, so settleScript writes the version again, unchanged, once it has
-// checked that field is there (and holds want, if not ""). The read may
-// have come from a master since demoted, whose writes a failover lost:
-// then the field is not on the master, and the error says so.
+// as it is, field there (holding want, if not ""), through settleScript
+// (package doc, "Replicas"); a field the master lacks is an error.
 func (s *Store) settle(ctx context.Context, record, field, want string) error {
 	if s.replicas <= 0 {
 		return nil
