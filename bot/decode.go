@@ -10,10 +10,9 @@ import (
 	"github.com/bwmarrin/discordgo"
 )
 
-// decodeLeniently reads what answering needs (id, token, type, locale) from
-// an interaction whose other fields discordgo could not decode (a field of
-// an unexpected type, a null where an object belongs). The user then gets
-// a short apology instead of "This interaction failed" after 3 s.
+// decodeLeniently reads what answering needs (id, token, type, locale)
+// from an interaction discordgo could not decode, so that the user gets an
+// apology instead of "This interaction failed" after 3 s.
 func decodeLeniently(raw []byte) (*discordgo.Interaction, error) {
 	var m struct {
 		ID     json.RawMessage `json:"id"`

@@ -14,28 +14,22 @@ import (
 )
 
 // EmojiHandler is a Handler that brings its own emojis: the transports
-// upload them as the application's emojis at start, then hand their IDs
-// back. *commands.App implements it.
+// upload them as the application's at start, then hand their IDs back.
 type EmojiHandler interface {
-	// ApplicationEmojis returns the pictures to upload; none means none.
-	ApplicationEmojis() ([]commands.EmojiImage, error)
-	// UseApplicationEmojis receives the application's emojis' IDs by name.
-	UseApplicationEmojis(ids map[string]string) error
+	ApplicationEmojis() ([]commands.EmojiImage, error) // the pictures to upload
+	UseApplicationEmojis(ids map[string]string) error  // their IDs by name
 }
 
 var _ EmojiHandler = (*commands.App)(nil)
 
-// EmojiTimeout bounds the upload of the application's emojis at start:
-// past it the bot serves with Unicode emojis.
+// EmojiTimeout bounds the upload of the application's emojis at start.
 const EmojiTimeout = 30 * time.Second
 
-// SyncEmojis makes the application appID own an emoji of each name of
-// want, idempotently: it lists the application's emojis, reuses those of
-// the same name (their image is not compared) and creates the others. It
-// returns the IDs by name of want's emojis, and how many it created. A
-// creation refused because a concurrent process created the same name is
-// resolved by listing again. On error, the emojis created so far stay (a
-// next start reuses them).
+// SyncEmojis makes the application own an emoji of each name of want,
+// idempotently: it reuses those of the same name (image not compared) and
+// creates the others, and returns the IDs by name and how many it created.
+// A creation refused because another process created the name is resolved
+// by listing again; on error, those created stay for the next start.
 func SyncEmojis(ctx context.Context, s *discordgo.Session, appID string, want []commands.EmojiImage) (ids map[string]string, created int, err error) {
 	list := func() (map[string]string, error) {
 		got, err := s.ApplicationEmojis(appID, discordgo.WithContext(ctx))
@@ -65,7 +59,6 @@ func SyncEmojis(ctx context.Context, s *discordgo.Session, appID string, want []
 			Image: "data:image/png;base64," + base64.StdEncoding.EncodeToString(w.PNG),
 		}, discordgo.WithContext(ctx))
 		if cerr != nil {
-			// Another process may have created it meanwhile.
 			if again, lerr := list(); lerr == nil && again[w.Name] != "" {
 				have = again
 				ids[w.Name] = again[w.Name]
@@ -82,10 +75,8 @@ func SyncEmojis(ctx context.Context, s *discordgo.Session, appID string, want []
 	return ids, created, nil
 }
 
-// installEmojis uploads h's emojis, when it brings any, and hands their
-// IDs to it. A failure (Discord refusing, unreachable, slower than
-// EmojiTimeout) is logged as one warning: the cards keep their Unicode
-// emojis and the bot serves anyway.
+// installEmojis uploads h's emojis, if it brings any, and hands their IDs
+// to it. A failure is one warning: the cards keep their Unicode emojis.
 func installEmojis(ctx context.Context, s *discordgo.Session, appID string, h Handler, log *slog.Logger) {
 	eh, ok := h.(EmojiHandler)
 	if !ok {

@@ -14,26 +14,20 @@ import (
 )
 
 // DefaultDisconnectGrace is how long a shard may stay disconnected before
-// Health reports it: discordgo reconnects and RESUMEs on its own, and a
-// short drop that resumes within the grace is not worth a failed probe.
+// Health reports it: discordgo reconnects and RESUMEs on its own.
 const DefaultDisconnectGrace = 30 * time.Second
 
 // ErrStarting is what a transport's Health matches (errors.Is) until it
-// serves: for the gateway, until every shard has received its first READY.
-// The process is not serving yet, and is not failing either. The error
-// Health returns says why in its text, and has a method Starting() bool
-// (true), which is how /healthz tells it apart without importing this
-// package.
+// serves: not serving yet, not failing either. The error also has a method
+// Starting() bool, by which /healthz tells it apart without this package.
 var ErrStarting = errors.New("starting")
 
-// startingError is a Health error that matches ErrStarting.
 type startingError struct{ reason string }
 
 func (e startingError) Error() string      { return e.reason }
 func (startingError) Starting() bool       { return true }
 func (startingError) Is(target error) bool { return target == ErrStarting }
 
-// starting returns a startingError with the reason.
 func starting(format string, args ...any) error {
 	return startingError{fmt.Sprintf(format, args...)}
 }
@@ -42,44 +36,27 @@ func starting(format string, args ...any) error {
 // shards identifying (a batch is max_concurrency shards).
 const DefaultIdentifyInterval = 5 * time.Second
 
-// GatewayOptions configure a Gateway.
+// GatewayOptions configure a Gateway; a zero duration means its default.
 type GatewayOptions struct {
-	// Token is the bot token, without "Bot ". Required.
-	Token string
-	// GuildID registers the commands on this guild only; "" registers them globally.
-	GuildID string
+	Token   string // the bot token, without "Bot "; required
+	GuildID string // registers the commands on this guild only; "": globally
 	// APIBase replaces https://discord.com for every REST call ("" = Discord);
 	// the gateway URL is then whatever that API's GET /gateway answers.
 	APIBase string
-	// ShardCount is the total number of shards of the bot, every process
-	// included; 0 asks Discord (GET /gateway/bot) for its recommendation.
+	// ShardCount is the bot's total, every process included; 0 asks Discord
+	// (GET /gateway/bot).
 	ShardCount int
 	// ShardIDs are the shards this process runs; nil means all of them.
 	// The process that runs shard 0 registers the commands.
-	ShardIDs []int
-	// IdentifyInterval is the wait between two batches of shards opening
-	// (Discord's max_concurrency shards per batch); 0 means
-	// DefaultIdentifyInterval.
-	IdentifyInterval time.Duration
-	// ShutdownTimeout bounds the wait for interactions in progress at
-	// shutdown; 0 means DefaultShutdownTimeout.
-	ShutdownTimeout time.Duration
-	// Logger logs the gateway's life, each shard's lines with a "shard"
-	// attribute; nil means slog.Default().
-	Logger *slog.Logger
-	// Observer receives shard states and interactions received; nil: none.
-	Observer Observer
-	// LogLevel is discordgo's own log level (DiscordgoLogLevel; the zero
-	// value is discordgo.LogError); its output goes through
-	// discordgo.Logger (see RouteDiscordgoLogs).
-	LogLevel int
-	// DisconnectGrace is how long a shard may stay disconnected (while
-	// discordgo reconnects) before Health reports it; 0 means
-	// DefaultDisconnectGrace.
-	DisconnectGrace time.Duration
-	// Now is the clock Health measures disconnections with; nil means
-	// time.Now.
-	Now func() time.Time
+	ShardIDs         []int
+	IdentifyInterval time.Duration // between two batches of shards opening
+	ShutdownTimeout  time.Duration // the wait for interactions in progress at shutdown
+	Logger           *slog.Logger  // each shard's lines with a "shard" attribute; nil: slog.Default()
+	Observer         Observer      // shard states and interactions received; nil: none
+	// LogLevel is discordgo's own (DiscordgoLogLevel; zero: discordgo.LogError).
+	LogLevel        int
+	DisconnectGrace time.Duration    // how long a shard may stay down before Health says so
+	Now             func() time.Time // Health's clock; nil: time.Now
 }
 
 // Gateway serves a Handler over Discord's gateway: one discordgo session per
@@ -102,14 +79,10 @@ type shard struct {
 	s   *discordgo.Session
 	log *slog.Logger
 
-	mu sync.Mutex
-	// ready is true once the shard's first READY has arrived.
-	ready bool
-	// up is true from a READY or a RESUMED until a disconnection.
-	up bool
-	// downSince is when the shard went down, while !up: the first
-	// disconnection, not the latest of the failed attempts to reconnect.
-	downSince time.Time
+	mu        sync.Mutex
+	ready     bool      // the shard's first READY has arrived
+	up        bool      // from a READY or a RESUMED until a disconnection
+	downSince time.Time // while !up: the first disconnection, not the last failed reconnection
 }
 
 // shardUp records a READY (ready) or a RESUMED on sh.
@@ -147,9 +120,7 @@ func NewGateway(opts GatewayOptions, h Handler) (*Gateway, error) {
 	if opts.ShardIDs != nil && len(opts.ShardIDs) == 0 {
 		return nil, errors.New("bot: an empty list of shards")
 	}
-	if opts.IdentifyInterval <= 0 {
-		opts.IdentifyInterval = DefaultIdentifyInterval
-	}
+	opts.IdentifyInterval = positiveOr(opts.IdentifyInterval, DefaultIdentifyInterval)
 	if opts.DisconnectGrace < 0 {
 		return nil, fmt.Errorf("bot: disconnect grace %v: want 0 (the default) or more", opts.DisconnectGrace)
 	}
@@ -178,19 +149,6 @@ func (g *Gateway) Shards() (ids []int, count int) {
 		ids = append(ids, sh.id)
 	}
 	return ids, g.count
-}
-
-// Session returns the discordgo session of one of this process's shards,
-// nil if it runs no such shard (for tests and tools).
-func (g *Gateway) Session(shardID int) *discordgo.Session {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, sh := range g.shards {
-		if sh.id == shardID {
-			return sh.s
-		}
-	}
-	return nil
 }
 
 func (g *Gateway) now() time.Time { return g.opts.Now() }
@@ -231,13 +189,11 @@ func (g *Gateway) Health(context.Context) error {
 }
 
 // Run asks Discord for the shard count when it is "auto", registers the
-// commands (when this process runs shard 0), opens every shard — in
-// batches of Discord's max_concurrency, IdentifyInterval apart — and serves
-// interactions until ctx ends. Then it shuts down: it stops taking
-// interactions, closes the shards, and waits for those in progress up to
-// the shutdown timeout (then cancels their context). It returns an error if
-// starting fails; a clean shutdown, even one asked for while starting,
-// returns nil.
+// commands (when this process runs shard 0), opens the shards in batches of
+// Discord's max_concurrency, IdentifyInterval apart, and serves until ctx
+// ends. Then it stops taking interactions, closes the shards and waits for
+// those in progress up to the shutdown timeout (then cancels them). It
+// returns an error if starting fails; a clean shutdown returns nil.
 func (g *Gateway) Run(ctx context.Context) error {
 	if err := g.start(ctx); err != nil {
 		return startFailed(ctx, err, g.shutdown)
@@ -309,10 +265,9 @@ func (g *Gateway) start(ctx context.Context) error {
 // addHandlers makes the shard's session serve interactions and report its
 // state. discordgo runs each handler in a goroutine of its own.
 func (g *Gateway) addHandlers(sh *shard, responder restResponder) {
-	// discordgo decodes INTERACTION_CREATE into an InteractionCreate and
-	// fires its handlers even when decoding failed, with an empty
-	// interaction; the raw event then still has the payload, from which the
-	// apology's few fields are read.
+	// discordgo fires INTERACTION_CREATE's handlers even when decoding
+	// failed, with an empty interaction; the raw event still has the
+	// payload, from which the apology's few fields are read.
 	sh.s.AddHandler(func(_ *discordgo.Session, e *discordgo.Event) {
 		if e.Type != "INTERACTION_CREATE" {
 			return
@@ -370,8 +325,7 @@ func (g *Gateway) shutdown() error {
 	}
 	wg.Wait()
 	errs = append(errs, g.track.shutdown(start))
-	// Nothing of this gateway calls Discord any more, not even a shard's
-	// reconnection that discordgo left running past Close.
+	// Not even a reconnection that discordgo left running past Close.
 	if t, ok := g.rest.Client.Transport.(*Transport); ok {
 		t.Close()
 	}

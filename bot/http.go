@@ -24,48 +24,41 @@ import (
 
 // Limits of the HTTP endpoint.
 const (
-	// MaxBodyBytes bounds a POST's body: Discord's interactions stay far
-	// below it (a click carrying a full message is a few KiB).
+	// MaxBodyBytes bounds a POST's body: a click carrying a full message
+	// is a few KiB.
 	MaxBodyBytes = 1 << 20
-	// MaxSignatureAge is the oldest signature timestamp accepted: a signed
-	// body replayed later is refused (and so is one dated more than this
-	// in the future).
+	// MaxSignatureAge is the oldest (or furthest in the future) signature
+	// timestamp accepted: a signed body replayed later is refused.
 	MaxSignatureAge = 5 * time.Minute
-	// replyDeadline bounds the wait for the handler's first answer: Discord
-	// gives up after 3 seconds, and the handlers defer well before.
+	// replyDeadline bounds the wait for the handler's first answer:
+	// Discord gives up after 3 seconds.
 	replyDeadline = 3 * time.Second
 )
 
-// EndpointOptions configure an Endpoint. The fields it shares with
-// GatewayOptions mean the same; the REST session (edits and follow-ups
-// after the reply, the registration) needs the Token.
+// EndpointOptions configure an Endpoint; the fields it shares with
+// GatewayOptions mean the same.
 type EndpointOptions struct {
-	Token   string // required
+	Token   string // required: the REST calls after the reply, the registration
 	GuildID string
 	APIBase string
 	// PublicKey is the application's Ed25519 public key, which signs every
 	// interaction Discord POSTs. Required.
-	PublicKey ed25519.PublicKey
-	// Addr is the listen address of Run (host:port).
-	Addr            string
+	PublicKey       ed25519.PublicKey
+	Addr            string // Run's listen address (host:port)
 	ShutdownTimeout time.Duration
-	Logger          *slog.Logger // the endpoint's life and refusals
-	Observer        Observer     // interactions received and requests refused
-	// Now gives the time the signature timestamps are checked against; nil
-	// means time.Now.
-	Now      func() time.Time
-	LogLevel int
+	Logger          *slog.Logger     // the endpoint's life and refusals
+	Observer        Observer         // interactions received and requests refused
+	Now             func() time.Time // the signatures' clock; nil: time.Now
+	LogLevel        int
 }
 
-// Endpoint serves Discord's interactions over HTTP, as the package doc
-// says. Create it with NewEndpoint; it is an http.Handler, and Run serves
-// it on Addr.
+// Endpoint serves Discord's interactions over HTTP. Create it with
+// NewEndpoint; it is an http.Handler, and Run serves it on Addr.
 type Endpoint struct {
 	base
 	opts  EndpointOptions
 	ilog  *slog.Logger // log, for the interactions: with transport=http
 	mux   *http.ServeMux
-	now   func() time.Time
 	state atomic.Int32 // endpointStarting, endpointServing or endpointStopped
 
 	mu        sync.Mutex
@@ -85,10 +78,10 @@ func NewEndpoint(opts EndpointOptions, h Handler) (*Endpoint, error) {
 	}
 	e := &Endpoint{
 		base: b, opts: opts, ilog: b.log.With("transport", "http"),
-		mux: http.NewServeMux(), now: opts.Now, seen: map[string]time.Time{},
+		mux: http.NewServeMux(), seen: map[string]time.Time{},
 	}
-	if e.now == nil {
-		e.now = time.Now
+	if e.opts.Now == nil {
+		e.opts.Now = time.Now
 	}
 	e.mux.HandleFunc("/interactions", e.serveInteraction)
 	e.mux.Handle("GET /fair", fairpage.Handler()) // the verification page; HEAD too, 405 for other methods
@@ -99,10 +92,8 @@ func NewEndpoint(opts EndpointOptions, h Handler) (*Endpoint, error) {
 // page (package fairpage); anything else is a 404.
 func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.mux.ServeHTTP(w, r) }
 
-// Health returns ErrStarting, wrapped, until Run has registered the
-// commands and serves; then nil while it serves (an endpoint that answers
-// is healthy; the store has its own check), and an error once it has
-// stopped.
+// Health returns ErrStarting, wrapped, until Run serves, then nil (the
+// store has its own check), and an error once it has stopped.
 func (e *Endpoint) Health(context.Context) error {
 	switch e.state.Load() {
 	case endpointStarting:
@@ -113,18 +104,17 @@ func (e *Endpoint) Health(context.Context) error {
 	return nil
 }
 
-// The states of an Endpoint, for Health.
 const (
 	endpointStarting int32 = iota
 	endpointServing
 	endpointStopped
 )
 
-// Run binds Addr, sets up (Register) and serves until ctx ends; then it
-// stops taking requests and waits for the interactions in progress, as the
-// gateway does. A clean shutdown returns nil. The listener is bound first,
-// so that Discord can reach the endpoint as soon as the commands exist;
-// ready, if not nil, is called with its address once it serves.
+// Run binds Addr first (Discord may call as soon as the commands exist),
+// sets up (Register) and serves until ctx ends; then it stops taking
+// requests and waits for the interactions in progress, as the gateway
+// does. A clean shutdown returns nil. ready, if not nil, gets the address
+// once it serves.
 func (e *Endpoint) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	ln, err := net.Listen("tcp", e.opts.Addr)
 	if err != nil {
@@ -173,8 +163,6 @@ func (e *Endpoint) Register(ctx context.Context) error {
 	return err
 }
 
-// refuse answers a request the endpoint does not serve, with a plain-text
-// reason, and counts it.
 func (e *Endpoint) refuse(w http.ResponseWriter, r *http.Request, status int, reason, msg string) {
 	e.obs.Rejected(reason)
 	e.log.Debug("interaction request refused", "reason", reason, "status", status, "remote", r.RemoteAddr)
@@ -183,9 +171,7 @@ func (e *Endpoint) refuse(w http.ResponseWriter, r *http.Request, status int, re
 
 // serveInteraction checks a POST as Discord documents (method, content
 // type, size, Ed25519 signature over timestamp+body, a fresh timestamp),
-// then answers a PING itself and hands any other interaction to the
-// handler, writing its first answer as the HTTP reply. A request refused
-// here has changed nothing.
+// answers a PING and hands any other interaction to the handler.
 func (e *Endpoint) serveInteraction(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -212,16 +198,14 @@ func (e *Endpoint) serveInteraction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ts, err := strconv.ParseInt(r.Header.Get("X-Signature-Timestamp"), 10, 64)
-	if age := e.now().Sub(time.Unix(ts, 0)); err != nil || age > MaxSignatureAge || age < -MaxSignatureAge {
+	if age := e.opts.Now().Sub(time.Unix(ts, 0)); err != nil || age > MaxSignatureAge || age < -MaxSignatureAge {
 		e.refuse(w, r, http.StatusUnauthorized, "stale", "the signature's timestamp is not within 5 minutes of now")
 		return
 	}
 	i := new(discordgo.Interaction)
 	decodeErr := json.Unmarshal(body, i)
 	undecodable := decodeErr != nil || i.ID == "" || i.Token == ""
-	if undecodable {
-		// As on the gateway: what has a usable id and token gets an
-		// apology, the rest is refused.
+	if undecodable { // as on the gateway: an apology, if it has an id and a token
 		if i, err = decodeLeniently(body); err != nil {
 			e.refuse(w, r, http.StatusBadRequest, "malformed", "the body is not an interaction")
 			return
@@ -245,13 +229,11 @@ func (e *Endpoint) serveInteraction(w http.ResponseWriter, r *http.Request) {
 	e.answer(w, r, i)
 }
 
-// firstSight records an interaction's ID and reports whether it was new.
-// Discord sends each interaction once; a signed body replayed within its 5
-// minutes is refused here. IDs are forgotten once their signature is too
-// old to be accepted anyway: the map is swept once a minute, so it holds
-// at most about 11 minutes of interactions.
+// firstSight records an interaction's ID and reports whether it was new:
+// a signed body replayed within its 5 minutes is refused. The map is swept
+// once a minute of the IDs whose signature is too old anyway.
 func (e *Endpoint) firstSight(id string) bool {
-	now := e.now()
+	now := e.opts.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if _, ok := e.seen[id]; ok {
@@ -270,8 +252,8 @@ func (e *Endpoint) firstSight(id string) bool {
 }
 
 // answer runs the handler on i and writes its first answer as the HTTP
-// reply. The handler goes on after that when it has more to send (an edit
-// after a deferral): on the transport's context, not the request's.
+// reply; the handler goes on after that (an edit after a deferral) on the
+// transport's context, not the request's.
 func (e *Endpoint) answer(w http.ResponseWriter, r *http.Request, i *discordgo.Interaction) {
 	e.mu.Lock()
 	appID := e.appID
@@ -288,9 +270,7 @@ func (e *Endpoint) answer(w http.ResponseWriter, r *http.Request, i *discordgo.I
 	select {
 	case b := <-reply.body:
 		reply.sent <- writeReply(w, b)
-	case ok := <-handled:
-		// The handler returned without answering: it was shutting down, or
-		// it failed to answer at all.
+	case ok := <-handled: // returned without answering: shutting down, or a failure
 		select {
 		case b := <-reply.body:
 			reply.sent <- writeReply(w, b)
@@ -311,8 +291,7 @@ func (e *Endpoint) answer(w http.ResponseWriter, r *http.Request, i *discordgo.I
 	}
 }
 
-// replyBody is an encoded interaction response: JSON, or multipart with
-// its files.
+// replyBody is an encoded interaction response: JSON, or multipart.
 type replyBody struct {
 	contentType string
 	b           []byte
@@ -340,19 +319,17 @@ type httpReply struct {
 	once sync.Once
 }
 
-// Respond hands the answer to the HTTP request and returns once it is
-// written, so that an edit that follows a deferral leaves after it.
-// A response with files (a JSON export) goes as multipart/form-data, as
-// Discord takes files in an interaction's reply.
+// Respond hands the answer (multipart with its files, if any) to the HTTP
+// request and returns once it is written, so that an edit that follows a
+// deferral leaves after it.
 func (h *httpReply) Respond(ctx context.Context, i *discordgo.Interaction, resp *discordgo.InteractionResponse) error {
-	body := replyBody{contentType: "application/json"}
-	var err error
-	if resp.Data != nil && len(resp.Data.Files) > 0 {
-		body.contentType, body.b, err = discordgo.MultipartBodyWithJSON(resp, resp.Data.Files)
-	} else {
-		body.b, err = json.Marshal(resp)
+	var files []*discordgo.File
+	if resp.Data != nil {
+		files = resp.Data.Files
 	}
-	if err != nil {
+	var body replyBody
+	var err error
+	if body.contentType, body.b, err = encodeBody(resp, files); err != nil {
 		return fmt.Errorf("respond to interaction %s: encode: %w", i.ID, err)
 	}
 	first := false

@@ -13,11 +13,9 @@ import (
 const LogOff = -1
 
 // DiscordgoLogLevel maps a name of DISCORDGO_LOG_LEVEL ("off", "error",
-// "warn", "info", "debug") to discordgo's level, for GatewayOptions.LogLevel,
-// EndpointOptions.LogLevel and RouteDiscordgoLogs. Any other name is "error".
-// It is kept apart from the process's LOG_LEVEL: discordgo's informational
-// and debug lines are its internals (each call entered and left, every
-// gateway packet dumped), noise at the bot's debug level.
+// "warn", "info", "debug"; any other is "error") to discordgo's level. It
+// is apart from LOG_LEVEL: discordgo's debug lines (every call, every
+// gateway packet) are noise at the bot's debug level.
 func DiscordgoLogLevel(name string) int {
 	levels := map[string]int{
 		"off": LogOff, "warn": discordgo.LogWarning,
@@ -29,36 +27,28 @@ func DiscordgoLogLevel(name string) int {
 	return discordgo.LogError
 }
 
-// RouteDiscordgoLogs sends discordgo's log output up to level (see
-// DiscordgoLogLevel) to log, with source=discordgo, at the slog level of
-// the same name (discordgo's informational lines at info). Lines above
-// level are dropped here too, since some of discordgo's lines are not
-// filtered by a session's LogLevel. discordgo.Logger is a package-level
-// variable: call this once, from the composition root, never from parallel
-// tests.
+// RouteDiscordgoLogs sends discordgo's lines up to level to log, with
+// source=discordgo, at the slog level of the same name; it filters them
+// too, since a session's LogLevel misses some. discordgo.Logger is
+// process-wide: call this once, from the composition root.
 func RouteDiscordgoLogs(log *slog.Logger, level int) {
 	discordgo.Logger = discordgoLogger(log, level)
 }
 
-// discordgoLogger is the discordgo.Logger of RouteDiscordgoLogs.
 func discordgoLogger(log *slog.Logger, level int) func(msgL, caller int, format string, a ...any) {
 	return func(msgL, _ int, format string, a ...any) {
 		if msgL > level {
 			return
 		}
-		log.Log(context.Background(), discordgoSlogLevel(msgL), fmt.Sprintf(format, a...), "source", "discordgo")
+		l := slog.LevelDebug
+		switch msgL {
+		case discordgo.LogError:
+			l = slog.LevelError
+		case discordgo.LogWarning:
+			l = slog.LevelWarn
+		case discordgo.LogInformational:
+			l = slog.LevelInfo
+		}
+		log.Log(context.Background(), l, fmt.Sprintf(format, a...), "source", "discordgo")
 	}
-}
-
-// discordgoSlogLevel is the slog level of a discordgo message level.
-func discordgoSlogLevel(msgL int) slog.Level {
-	switch msgL {
-	case discordgo.LogError:
-		return slog.LevelError
-	case discordgo.LogWarning:
-		return slog.LevelWarn
-	case discordgo.LogInformational:
-		return slog.LevelInfo
-	}
-	return slog.LevelDebug
 }

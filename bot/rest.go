@@ -22,25 +22,23 @@ import (
 // Handler is what the transports need of the interaction handlers;
 // *commands.App implements it.
 type Handler interface {
-	// Definitions returns the commands to register.
-	Definitions() []*discordgo.ApplicationCommand
-	// EntryPoint returns the entry-point command to create when the
-	// application has none (see Register); nil means none.
+	Definitions() []*discordgo.ApplicationCommand // the commands to register
+	// EntryPoint is the entry-point command to create when the application
+	// has none (see Register); nil means none.
 	EntryPoint() *commands.Command
-	// Handle answers one interaction through the Responder; it must not panic
-	// (the transports recover anyway) and must answer within Discord's 3 seconds.
+	// Handle answers one interaction through r within Discord's 3 seconds;
+	// it must not panic (the transports recover anyway).
 	Handle(ctx context.Context, r commands.Responder, i *discordgo.Interaction)
 }
 
 var _ Handler = (*commands.App)(nil)
 
-// Observer receives the transports' events for metrics. Every method must
-// be cheap and safe for concurrent use; a nil Observer means none.
+// Observer receives the transports' events for metrics; its methods must
+// be cheap and safe for concurrent use. A nil Observer means none.
 type Observer interface {
-	// ShardUp tells whether a gateway shard is connected.
-	ShardUp(shard int, up bool)
-	// Received counts an interaction received: transport "gateway" with
-	// its shard, or "http" with shard -1.
+	ShardUp(shard int, up bool) // whether a gateway shard is connected
+	// Received counts an interaction: transport "gateway" with its shard,
+	// or "http" with shard -1.
 	Received(transport string, shard int)
 	// Rejected counts a request of the HTTP endpoint refused for reason
 	// ("signature", "stale", "method", "content_type", "too_large",
@@ -48,7 +46,6 @@ type Observer interface {
 	Rejected(reason string)
 }
 
-// nopObserver is the Observer of a transport given none.
 type nopObserver struct{}
 
 func (nopObserver) ShardUp(int, bool)      {}
@@ -64,12 +61,9 @@ const DefaultShutdownTimeout = 10 * time.Second
 const MaxCallTime = 2 * DefaultMaxWait
 
 // NewSession returns a discordgo session for token (without "Bot ") whose
-// REST calls go to apiBase ("" or https://discord.com: Discord itself; any
-// other http(s) URL: a REST proxy or the fake Discord, through a Rewriter).
-// discordgo's own retries are off (ShouldRetryOnRateLimit false,
-// MaxRestRetries 0): its HTTP client's Transport retries instead, bounded
-// and under each call's context. Nothing connects before the session is
-// used. t configures the Transport (its zero value: the defaults).
+// REST calls go to apiBase ("" or https://discord.com: Discord; any other
+// http(s) URL through a Rewriter) through a Transport configured by t,
+// which retries instead of discordgo. Nothing connects before it is used.
 func NewSession(token, apiBase string, t TransportOptions) (*discordgo.Session, error) {
 	if token == "" {
 		return nil, errors.New("bot: no token")
@@ -90,8 +84,7 @@ func NewSession(token, apiBase string, t TransportOptions) (*discordgo.Session, 
 	if err != nil {
 		return nil, fmt.Errorf("bot: new session: %w", err)
 	}
-	// Each attempt has its own timeout (TransportOptions.AttemptTimeout);
-	// the client's covers a whole call, retries included.
+	// The client's timeout covers a whole call, retries included.
 	s.Client = &http.Client{Timeout: MaxCallTime, Transport: NewTransport(next, t)}
 	s.ShouldRetryOnRateLimit = false           // it would sleep without a context and retry for ever
 	s.MaxRestRetries = 0                       // it would retry a 502 at once, POSTs included
@@ -100,10 +93,9 @@ func NewSession(token, apiBase string, t TransportOptions) (*discordgo.Session, 
 	return s, nil
 }
 
-// Application asks Discord for the bot's application
-// (GET /oauth2/applications/@me; discordgo's call takes no context, the
-// session's HTTP client timeout bounds it): its ID, and whether its
-// Activities are enabled (its EMBEDDED flag).
+// Application asks Discord (GET /oauth2/applications/@me, bounded by the
+// client's timeout: discordgo's call takes no context) for the bot's
+// application ID, and whether its Activities are on (EMBEDDED flag).
 func Application(s *discordgo.Session) (id string, activities bool, err error) {
 	app, err := s.Application("@me")
 	if err != nil {
@@ -115,7 +107,6 @@ func Application(s *discordgo.Session) (id string, activities bool, err error) {
 	return app.ID, app.Flags&flagEmbedded != 0, nil
 }
 
-// flagEmbedded is the application flag EMBEDDED: its Activities are on.
 const flagEmbedded = 1 << 17
 
 // ErrNoActivities is Register's error when the application cannot have the
@@ -124,19 +115,16 @@ var ErrNoActivities = errors.New("the application has no Activities, so Discord 
 	"in the Developer Portal, enable Activities (Activities → Settings) and map / to PUBLIC_ADDR's public URL " +
 	"(Activities → URL Mappings), then restart; until then /play and every other command work, not the Activity")
 
-// Register replaces the application's commands by defs (a bulk overwrite:
-// commands no longer defined disappear), on guildID only or globally when
-// guildID is "". It returns how many Discord now has.
+// Register replaces the application's commands by defs (a bulk
+// overwrite), on guildID or globally when it is "", and returns how many
+// Discord now has.
 //
-// The entry-point command (PRIMARY_ENTRY_POINT) is global only, and Discord
-// refuses a global overwrite that would remove it (50240): a global
-// registration reads the global commands first and sends the
-// application's entry point back as it is, handler included, or else
-// entry (nil: none). A guild registration sends defs alone and leaves the
-// global commands as they are. Without activities (Application), entry is
-// not sent, and when Discord refuses the entry point's handler (50035
-// APPLICATION_COMMAND_HANDLER_INVALID) defs are sent again alone: either
-// is ErrNoActivities, with the count of the commands registered.
+// Discord refuses a global overwrite that would remove the entry-point
+// command (global only; 50240): a global registration sends back the
+// application's entry point as it is, handler included, or else entry
+// (nil: none). Without activities, entry is not sent, and when Discord
+// refuses its handler (APPLICATION_COMMAND_HANDLER_INVALID) defs are sent
+// alone: either is ErrNoActivities, with the count registered.
 func Register(ctx context.Context, s *discordgo.Session, appID, guildID string, defs []*discordgo.ApplicationCommand, entry *commands.Command, activities bool) (int, error) {
 	url := discordgo.EndpointApplicationGuildCommands(appID, guildID)
 	body := make([]any, 0, len(defs)+1)
@@ -190,43 +178,29 @@ func requestJSON(ctx context.Context, s *discordgo.Session, method, url string, 
 }
 
 // restResponder answers interactions over REST: the gateway's Responder,
-// and the HTTP endpoint's for the edits and follow-ups that come after its
-// reply.
-//
-// These calls carry the interaction's token in their URL and need no bot
-// token. They go through a plain http.Client on the session's Transport
-// (its retries, timeouts, 429s and global hold), never through discordgo's
-// request functions: discordgo's rate limiter keys a bucket by URL and
-// keeps it for ever (discordgo issue #1333), a bucket per interaction.
-// Discord limits these routes per interaction; the Transport waits out and
-// retries a 429.
+// and the HTTP endpoint's after its reply. The calls (the interaction's
+// token in the URL) go through the session's Transport but not through
+// discordgo's rate limiter, which keeps a bucket per URL for ever
+// (discordgo issue #1333): a bucket per interaction.
 type restResponder struct {
 	client *http.Client // the session's, for its Transport
 	agent  string       // the session's User-Agent, which Discord asks of every client
-	appID  string       // the application, for the webhook URLs of edits when the interaction does not name it
+	appID  string       // for the webhook URLs when the interaction does not name it
 }
 
-// newRESTResponder returns the responder sending through s's HTTP client.
 func newRESTResponder(s *discordgo.Session, appID string) restResponder {
 	return restResponder{client: s.Client, agent: s.UserAgent, appID: appID}
 }
 
 // CallbackWindow bounds one interaction callback, all its attempts and
-// waits included: Discord accepts a callback within 3 seconds of the
-// interaction.
+// waits included: Discord refuses a callback after 3 seconds (10062), so
+// a longer wait would only hold the player's lock for nothing.
 const CallbackWindow = 3 * time.Second
 
-// Respond sends the callback. Discord refuses a second callback of an
-// interaction with 40060 "already acknowledged": when an earlier attempt
-// of this very call may have been applied (the Transport retried it after
-// a 5xx, a timeout or a lost connection), that refusal means the answer
-// got there, and Respond returns nil. A 40060 without such an attempt is
-// an error (someone else answered).
-//
-// The call, its retries and its waits end within CallbackWindow: Discord
-// refuses a callback after its 3-second window (10062), so a longer wait
-// (a 429 asking for a minute) would only hold the player's lock, and
-// every other answer to that player, for nothing.
+// Respond sends the callback. A 40060 "already acknowledged" after an
+// earlier attempt of this call may have been applied (a 5xx, a timeout, a
+// lost connection) means the answer got there: nil. Without such an
+// attempt, someone else answered: an error.
 func (r restResponder) Respond(ctx context.Context, i *discordgo.Interaction, resp *discordgo.InteractionResponse) error {
 	ctx, cancel := context.WithTimeout(ctx, CallbackWindow)
 	defer cancel()
@@ -245,8 +219,7 @@ func (r restResponder) Respond(ctx context.Context, i *discordgo.Interaction, re
 	return nil
 }
 
-// withAppID returns i with its application ID, taken from the responder
-// when the interaction did not carry one.
+// withAppID returns i with the responder's application ID if it had none.
 func (r restResponder) withAppID(i *discordgo.Interaction) *discordgo.Interaction {
 	if i.AppID != "" || r.appID == "" {
 		return i
@@ -256,8 +229,7 @@ func (r restResponder) withAppID(i *discordgo.Interaction) *discordgo.Interactio
 	return &c
 }
 
-// EditOriginal edits the original response (PATCH, retried by the
-// Transport after a 5xx or a timeout: an edit is idempotent).
+// EditOriginal edits the original response (PATCH: idempotent, retried).
 func (r restResponder) EditOriginal(ctx context.Context, i *discordgo.Interaction, e *discordgo.WebhookEdit) error {
 	i = r.withAppID(i)
 	if err := r.request(ctx, http.MethodPatch, discordgo.EndpointWebhookMessage(i.AppID, i.Token, "@original"), e, e.Files); err != nil {
@@ -266,9 +238,8 @@ func (r restResponder) EditOriginal(ctx context.Context, i *discordgo.Interactio
 	return nil
 }
 
-// FollowUp sends a follow-up message (POST ?wait=true: Discord answers
-// once the message exists; not retried after a 5xx or a timeout, since it
-// may have been created).
+// FollowUp sends a follow-up message (POST ?wait=true; not retried after
+// a 5xx or a timeout: it may have been created).
 func (r restResponder) FollowUp(ctx context.Context, i *discordgo.Interaction, p *discordgo.WebhookParams) error {
 	i = r.withAppID(i)
 	if err := r.request(ctx, http.MethodPost, discordgo.EndpointWebhookToken(i.AppID, i.Token)+"?wait=true", p, p.Files); err != nil {
@@ -277,19 +248,11 @@ func (r restResponder) FollowUp(ctx context.Context, i *discordgo.Interaction, p
 	return nil
 }
 
-// request sends one per-interaction call, data as JSON (or multipart with
-// files, as Discord takes them). A refusal is a *discordgo.RESTError, as
-// discordgo's own calls return. Its error names no URL: the URL carries
-// the interaction's token, which must not reach the logs.
+// request sends one per-interaction call. A refusal is a
+// *discordgo.RESTError, as discordgo returns; no error names the URL,
+// which carries the interaction's token.
 func (r restResponder) request(ctx context.Context, method, urlStr string, data any, files []*discordgo.File) error {
-	contentType := "application/json"
-	var body []byte
-	var err error
-	if len(files) > 0 {
-		contentType, body, err = discordgo.MultipartBodyWithJSON(data, files)
-	} else {
-		body, err = json.Marshal(data)
-	}
+	contentType, body, err := encodeBody(data, files)
 	if err != nil {
 		return fmt.Errorf("encode the request: %w", err)
 	}
@@ -315,8 +278,17 @@ func (r restResponder) request(ctx context.Context, method, urlStr string, data 
 	return re
 }
 
-// withoutURL replaces, in err, the URL of a *url.Error (it carries the
-// interaction's token) by the route template.
+// encodeBody encodes data as JSON, or as multipart/form-data with files,
+// as Discord takes them.
+func encodeBody(data any, files []*discordgo.File) (contentType string, body []byte, err error) {
+	if len(files) > 0 {
+		return discordgo.MultipartBodyWithJSON(data, files)
+	}
+	body, err = json.Marshal(data)
+	return "application/json", body, err
+}
+
+// withoutURL replaces the URL of a *url.Error by the route template.
 func withoutURL(err error, method, urlStr string) error {
 	var ue *url.Error
 	if !errors.As(err, &ue) {
@@ -334,8 +306,7 @@ func withoutURL(err error, method, urlStr string) error {
 }
 
 // Rewriter is an http.RoundTripper that sends every request for
-// discord.com to Base instead (scheme, host, and Base's path as a prefix).
-// Other hosts (the CDN…) pass unchanged.
+// discord.com to Base instead (Base's path as a prefix); other hosts pass.
 type Rewriter struct {
 	Base *url.URL
 	Next http.RoundTripper // nil means http.DefaultTransport
@@ -356,8 +327,6 @@ func (t *Rewriter) RoundTrip(r *http.Request) (*http.Response, error) {
 	return next.RoundTrip(r)
 }
 
-// rewrite returns where u goes: on Base when u is on discord.com (ok),
-// else u itself.
 func (t *Rewriter) rewrite(u *url.URL) (_ *url.URL, ok bool) {
 	if u.Host != "discord.com" && u.Host != "discordapp.com" {
 		return u, false
@@ -373,11 +342,9 @@ func (t *Rewriter) rewrite(u *url.URL) (_ *url.URL, ok bool) {
 	return &c, true
 }
 
-// CheckToken asks Discord whose token the session has (GET /users/@me) and
-// returns that user: the bot's composition root calls it first, so that a
-// wrong DISCORD_TOKEN or an unreachable DISCORD_API_BASE is reported before
-// anything is opened. The error names the URL requested and, when Discord
-// refuses the token, DISCORD_TOKEN.
+// CheckToken asks Discord whose token the session has (GET /users/@me):
+// the composition root calls it first, so that a wrong DISCORD_TOKEN or an
+// unreachable DISCORD_API_BASE is reported before anything is opened.
 func CheckToken(ctx context.Context, s *discordgo.Session) (*discordgo.User, error) {
 	u, err := s.User("@me", discordgo.WithContext(ctx))
 	if err != nil {
@@ -386,12 +353,9 @@ func CheckToken(ctx context.Context, s *discordgo.Session) (*discordgo.User, err
 	return u, nil
 }
 
-// apiError makes err, from a REST call of discordgo on s, name what an
-// operator has to look at:
-//   - the URL actually requested: with DISCORD_API_BASE the Rewriter sends
-//     the request elsewhere, but http.Client's *url.Error names the URL it
-//     was given (https://discord.com/…);
-//   - DISCORD_TOKEN, when Discord answers 401 Unauthorized.
+// apiError makes err, from discordgo's REST call on s, name the URL
+// actually requested (http.Client's names the one before the Rewriter)
+// and, on a 401, DISCORD_TOKEN.
 func apiError(s *discordgo.Session, err error) error {
 	if err == nil {
 		return nil
@@ -416,8 +380,7 @@ func apiError(s *discordgo.Session, err error) error {
 	return err
 }
 
-// base is what both transports hold: the REST session, the handler, the
-// tracker of its interactions and where they report.
+// base is what both transports hold.
 type base struct {
 	log   *slog.Logger
 	obs   Observer
@@ -426,8 +389,7 @@ type base struct {
 	track *tracker
 }
 
-// newBase checks the options both transports share and builds their REST
-// session; nothing connects.
+// newBase checks the options both transports share; nothing connects.
 func newBase(h Handler, token, apiBase string, logLevel int, obs Observer, log *slog.Logger, shutdownTimeout time.Duration) (base, error) {
 	if h == nil {
 		return base{}, errors.New("bot: no handler")
@@ -442,12 +404,10 @@ func newBase(h Handler, token, apiBase string, logLevel int, obs Observer, log *
 	return base{log: log, obs: cmp.Or[Observer](obs, nopObserver{}), rest: rest, h: h, track: newTracker(h, log, shutdownTimeout)}, nil
 }
 
-// setUp reads the application's ID, uploads the handler's emojis when it
-// is an EmojiHandler (a failure there is only logged) and, if register,
-// registers the commands on guildID ("": globally). The ID comes back
-// even when the registration fails. An application without Activities
-// (ErrNoActivities) is a warning, and the handler's ActivityOff, if it has
-// one (commands.App), takes the Activity off its cards.
+// setUp reads the application's ID (returned even when the registration
+// fails), uploads the handler's emojis (installEmojis) and, if register,
+// registers the commands. Without Activities (ErrNoActivities) it warns
+// and calls the handler's ActivityOff, if it has one.
 func (b *base) setUp(ctx context.Context, guildID string, register bool) (appID string, err error) {
 	appID, activities, err := Application(b.rest)
 	if err != nil {
@@ -474,9 +434,8 @@ func (b *base) setUp(ctx context.Context, guildID string, register bool) (appID 
 	return appID, nil
 }
 
-// startFailed shuts a transport down after its start failed with err: a
-// start cut short because ctx ended is a clean shutdown (stop's error
-// alone), any other failure is joined with it.
+// startFailed shuts a transport down after its start failed with err; a
+// start cut short because ctx ended is a clean shutdown.
 func startFailed(ctx context.Context, err error, stop func() error) error {
 	serr := stop()
 	if ctx.Err() != nil {

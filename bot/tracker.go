@@ -22,30 +22,26 @@ type tracker struct {
 	log     *slog.Logger
 	timeout time.Duration // the shutdown's wait
 
-	ctx    context.Context // the handlers' context; cancelled when the shutdown wait runs out
+	ctx    context.Context // the handlers'; cancelled when the shutdown wait runs out
 	cancel context.CancelFunc
 
 	mu       sync.Mutex
-	closing  bool // guarded by mu; read through isClosing, set by stop
+	closing  bool
 	inflight sync.WaitGroup
-	handled  atomic.Int64 // interactions handled
-	dropped  atomic.Int64 // interactions refused because the transport was shutting down
+	handled  atomic.Int64
+	dropped  atomic.Int64 // refused while shutting down
 }
 
 func newTracker(h Handler, log *slog.Logger, timeout time.Duration) *tracker {
-	if timeout <= 0 {
-		timeout = DefaultShutdownTimeout
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &tracker{h: h, log: log, timeout: timeout, ctx: ctx, cancel: cancel}
+	return &tracker{h: h, log: log, timeout: positiveOr(timeout, DefaultShutdownTimeout), ctx: ctx, cancel: cancel}
 }
 
-// handle runs the handler on i and answers through r, unless the transport
-// is shutting down. log is the transport's logger for i, with its
-// attributes (transport, shard). It reports whether the interaction was
-// handled (a panic included). It is the transport's entry, where a panic
-// on the interaction's goroutine is recovered (commands.App.Handle leaves
-// it to its caller).
+// handle runs the handler on i, answering through r and logging through
+// log (with the transport's attributes), unless the transport is shutting
+// down, and reports whether it did (a panic included). It is the
+// transport's entry, where a panic on the interaction's goroutine is
+// recovered (commands.App.Handle leaves it to its caller).
 func (t *tracker) handle(r commands.Responder, i *discordgo.Interaction, log *slog.Logger) (handled bool) {
 	if !t.enter() {
 		log.Warn("interaction dropped: shutting down", "interaction", i.ID)
@@ -59,28 +55,24 @@ func (t *tracker) handle(r commands.Responder, i *discordgo.Interaction, log *sl
 	}()
 	t.handled.Add(1)
 	handled = true // also after a panic: the endpoint then says "no answer", not "shutting down"
-	// The handler logs through log (commands.WithLogger), so that its
-	// lines, the per-interaction one included, name the transport and shard.
 	t.h.Handle(commands.WithLogger(t.ctx, log), r, i)
 	return handled
 }
 
-// stop makes the tracker refuse new interactions; those in progress go on.
+// stop refuses new interactions; those in progress go on.
 func (t *tracker) stop() {
 	t.mu.Lock()
 	t.closing = true
 	t.mu.Unlock()
 }
 
-// isClosing reports whether stop (or shutdown) has been called.
 func (t *tracker) isClosing() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.closing
 }
 
-// enter counts an interaction in flight, unless the transport is shutting
-// down (then it counts it as dropped and reports false).
+// enter counts an interaction in flight, or as dropped while closing.
 func (t *tracker) enter() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -92,9 +84,8 @@ func (t *tracker) enter() bool {
 	return true
 }
 
-// shutdown stops taking interactions and waits for those in progress up to
-// the timeout, counted from start; then it cancels their context and gives
-// them one more second.
+// shutdown stops taking interactions and waits for those in progress up
+// to the timeout from start; then it cancels them and waits one more second.
 func (t *tracker) shutdown(start time.Time) error {
 	t.stop()
 	defer t.cancel()
@@ -117,8 +108,8 @@ func (t *tracker) shutdown(start time.Time) error {
 	}
 }
 
-// apologise answers an interaction that could not be decoded with a short
-// apology, if its id and token can be read at all.
+// apologise answers an undecodable interaction with a short apology, if
+// its id and token can be read at all.
 func (t *tracker) apologise(r commands.Responder, raw []byte, log *slog.Logger) {
 	i, err := decodeLeniently(raw)
 	if err != nil {

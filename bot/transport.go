@@ -3,14 +3,12 @@ package bot
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"math"
-	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -23,15 +21,12 @@ import (
 	"github.com/lesclefsdutresor/clefs/internal/backoff"
 )
 
-// RESTObserver receives the REST transport's events for metrics. Every
-// method must be cheap and safe for concurrent use. An Observer given to
-// the transports (GatewayOptions, EndpointOptions) that also implements
-// RESTObserver counts their REST calls; *metrics.Metrics does.
+// RESTObserver receives the REST transport's events for metrics; its
+// methods must be cheap and safe for concurrent use. A transport's Observer
+// that also implements it (*metrics.Metrics does) counts the REST calls.
 type RESTObserver interface {
-	// RESTRequest counts one HTTP request sent to Discord (each attempt),
-	// by route template ("POST /interactions/:id/:token/callback": no ID,
-	// no token) and status code; status 0 means no response (connection
-	// error or the attempt's timeout).
+	// RESTRequest counts one attempt by route template (no ID, no token)
+	// and status code; 0 means no response (connection error, timeout).
 	RESTRequest(route string, status int)
 	// RESTRateLimited counts one 429 by scope: "user", "global", "shared"
 	// or "unknown" (no X-RateLimit-Scope header).
@@ -39,7 +34,7 @@ type RESTObserver interface {
 	// RESTRetry counts one retry by reason: "rate_limit", "server_error",
 	// "timeout" or "connection".
 	RESTRetry(reason string)
-	// RESTGaveUp counts one call the transport gave up on, by route template.
+	// RESTGaveUp counts one call given up on, by route template.
 	RESTGaveUp(route string)
 }
 
@@ -56,34 +51,27 @@ const (
 	// DefaultMaxAttempts bounds the attempts of one REST call.
 	DefaultMaxAttempts = 5
 	// DefaultAttemptTimeout bounds one attempt: Discord answers in well
-	// under a second, and wants a callback within 3 s; a hung attempt
-	// leaves half of a handler's 10 s for another.
+	// under a second; a hung attempt leaves half of a handler's 10 s.
 	DefaultAttemptTimeout = 5 * time.Second
-	// DefaultMaxWait bounds the wait a 429 (or a rate-limit header) may
-	// ask for: a longer one is clamped to it.
+	// DefaultMaxWait clamps the wait a 429 (or a rate-limit header) asks.
 	DefaultMaxWait = 60 * time.Second
 	// DefaultRateLimitWait is the wait after a 429 that says none, or a
-	// malformed one (negative, not a number).
+	// malformed one.
 	DefaultRateLimitWait = time.Second
 )
 
-// Backoff of a retry after a 5xx or a connection error (backoff.Jittered):
-// the first wait is about backoffBase, doubling each time up to backoffMax,
-// with half of it random.
 const (
+	// The backoff after a 5xx or a connection error (backoff.Jittered).
 	backoffBase = 200 * time.Millisecond
 	backoffMax  = 2 * time.Second
 	// rateLimitJitterMax bounds the random time added to a 429's wait, so
-	// that the calls stopped by one global 429 do not all come back at the
-	// same instant.
+	// that the calls a global 429 stopped do not all come back at once.
 	rateLimitJitterMax = 250 * time.Millisecond
-	// maxErrorBody bounds what is read of a 429's or a 5xx's body.
-	maxErrorBody = 64 << 10
-	// maxBucketWait clamps the X-RateLimit-Reset-After that discordgo's
-	// buckets see: a bucket waits without a context, holding every call
-	// behind it, so its waits stay short. A route truly limited for
-	// longer answers the next call with a 429, which the Transport waits
-	// out under that call's context.
+	maxErrorBody       = 64 << 10 // what is read of a 429's or a 5xx's body
+	// maxBucketWait clamps the X-RateLimit-Reset-After discordgo's buckets
+	// see: a bucket waits without a context, holding every call behind it.
+	// A route limited for longer answers the next call with a 429, which
+	// the Transport waits out under that call's context.
 	maxBucketWait = 5 * time.Second
 )
 
@@ -91,10 +79,8 @@ const (
 type TransportOptions struct {
 	// Observer counts requests, 429s, retries and give-ups; nil: none.
 	Observer RESTObserver
-	// Logger receives a warning for each malformed 429 and a debug line
-	// for each retry; nil: slog.Default(). Give-ups are not logged here:
-	// the error reaches the caller, which logs it once, naming the
-	// interaction.
+	// Logger receives a warning per malformed 429 and a debug line per
+	// retry; nil: slog.Default(). Give-ups are the caller's to log.
 	Logger *slog.Logger
 	// MaxAttempts bounds the attempts of a call; 0: DefaultMaxAttempts.
 	MaxAttempts int
@@ -106,8 +92,7 @@ type TransportOptions struct {
 	Now func() time.Time
 	// Sleep waits d or until ctx ends (returning its error); nil: a timer.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Jitter returns a random duration in [0, d) for d > 0; nil: a
-	// generator seeded from crypto/rand.
+	// Jitter returns a random duration in [0, d); nil: backoff.Random().
 	Jitter func(d time.Duration) time.Duration
 }
 
@@ -151,15 +136,12 @@ type Transport struct {
 	closed atomic.Bool // Close was called: no request leaves any more
 }
 
-// ErrTransportClosed is what a Transport answers once closed: the bot
-// stopped, and nothing it left behind (a discordgo session still trying to
-// reconnect, say) reaches Discord any more.
+// ErrTransportClosed is what a Transport answers once closed.
 var ErrTransportClosed = errors.New("bot: the REST transport is closed")
 
-// Close stops the transport: every request from then on fails at once
-// with ErrTransportClosed, without reaching the network. discordgo keeps
-// retrying a gateway connection it was reopening when its session was
-// closed; closed, the transport keeps those attempts off the wire.
+// Close makes every later request fail at once with ErrTransportClosed:
+// discordgo keeps retrying a gateway connection it was reopening when its
+// session was closed, and a stopped bot must not reach Discord.
 func (t *Transport) Close() { t.closed.Store(true) }
 
 // NewTransport returns a Transport over next (nil: http.DefaultTransport).
@@ -169,31 +151,28 @@ func NewTransport(next http.RoundTripper, o TransportOptions) *Transport {
 	}
 	t := &Transport{
 		next: next, obs: cmp.Or[RESTObserver](o.Observer, nopRESTObserver{}),
-		log: cmp.Or(o.Logger, slog.Default()), maxAttempts: o.MaxAttempts,
-		attemptTimeout: o.AttemptTimeout, maxWait: o.MaxWait,
+		log: cmp.Or(o.Logger, slog.Default()), maxAttempts: positiveOr(o.MaxAttempts, DefaultMaxAttempts),
+		attemptTimeout: positiveOr(o.AttemptTimeout, DefaultAttemptTimeout), maxWait: positiveOr(o.MaxWait, DefaultMaxWait),
 		now: o.Now, sleep: o.Sleep, jitter: o.Jitter,
-	}
-	if t.maxAttempts <= 0 {
-		t.maxAttempts = DefaultMaxAttempts
-	}
-	if t.attemptTimeout <= 0 {
-		t.attemptTimeout = DefaultAttemptTimeout
-	}
-	if t.maxWait <= 0 {
-		t.maxWait = DefaultMaxWait
 	}
 	if t.now == nil {
 		t.now = time.Now
 	}
 	if t.sleep == nil {
-		t.sleep = sleepCtx
+		t.sleep = backoff.Sleep
 	}
 	if t.jitter == nil {
-		var seed [32]byte
-		_, _ = rand.Read(seed[:]) // never fails: crypto/rand panics rather
-		t.jitter = newJitter(seed)
+		t.jitter = backoff.Random()
 	}
 	return t
+}
+
+// positiveOr returns v, or def when v is not positive (an option's zero).
+func positiveOr[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 type nopRESTObserver struct{}
@@ -202,33 +181,6 @@ func (nopRESTObserver) RESTRequest(string, int) {}
 func (nopRESTObserver) RESTRateLimited(string)  {}
 func (nopRESTObserver) RESTRetry(string)        {}
 func (nopRESTObserver) RESTGaveUp(route string) {}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// newJitter returns a Jitter drawing from a ChaCha8 generator seeded with
-// seed (production seeds it from crypto/rand; the global generator is
-// never used), safe for concurrent use.
-func newJitter(seed [32]byte) func(time.Duration) time.Duration {
-	var mu sync.Mutex
-	r := mrand.New(mrand.NewChaCha8(seed))
-	return func(d time.Duration) time.Duration {
-		if d <= 0 {
-			return 0
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		return time.Duration(r.Int64N(int64(d)))
-	}
-}
 
 // GiveUpError is the error of a REST call the Transport stopped trying.
 // It names the route template, never the URL (which carries the
@@ -318,14 +270,13 @@ func plainSegment(s string) bool {
 }
 
 // callState follows one call of a restResponder across the Transport's
-// attempts (the context carries it, as httptrace carries a ClientTrace):
-// delivered is set once an attempt may have reached Discord and been
-// applied (a 5xx, a timeout or a connection lost after sending).
+// attempts (carried by the context, as httptrace's ClientTrace is):
+// delivered is set once an attempt may have been applied (a 5xx, a
+// timeout or a connection lost after sending).
 type callState struct{ delivered atomic.Bool }
 
 type callKey struct{}
 
-// withCall returns ctx carrying a new callState.
 func withCall(ctx context.Context) (context.Context, *callState) {
 	st := &callState{}
 	return context.WithValue(ctx, callKey{}, st), st
@@ -372,20 +323,22 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return giveUp(&GiveUpError{Attempts: attempt - 1, Status: status, Reason: reasonNoReplay, Err: err})
 		}
 		resp, err := t.next.RoundTrip(areq)
+		status, lastErr = 0, err
+		if err == nil {
+			status = resp.StatusCode
+		}
+		t.obs.RESTRequest(route, status)
 		var reason string
 		var wait time.Duration
 		switch {
 		case err != nil:
 			timedOut := areq.Context().Err() != nil
 			cancel()
-			t.obs.RESTRequest(route, 0)
-			status, lastErr = 0, err
-			if ctx.Err() != nil {
-				call.attempt(!isDialError(err))
-				return giveUp(&GiveUpError{Attempts: attempt, Reason: reasonContext, Err: err})
-			}
 			sent := !isDialError(err)
 			call.attempt(sent)
+			if ctx.Err() != nil {
+				return giveUp(&GiveUpError{Attempts: attempt, Reason: reasonContext, Err: err})
+			}
 			if sent && !mayResend {
 				return giveUp(&GiveUpError{Attempts: attempt, Reason: reasonNotRetried, Err: err})
 			}
@@ -394,10 +347,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				reason = retryTimeout
 			}
 			wait = backoff.Jittered(attempt, backoffBase, backoffMax, t.jitter)
-		case resp.StatusCode == http.StatusTooManyRequests:
-			t.obs.RESTRequest(route, resp.StatusCode)
+		case status == http.StatusTooManyRequests:
 			call.attempt(false)
-			status, lastErr = resp.StatusCode, nil
 			rl := t.readRateLimit(resp, route)
 			cancel()
 			t.obs.RESTRateLimited(rl.scope)
@@ -407,10 +358,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			wait += t.jitter(min(wait/10, rateLimitJitterMax))
 			reason = retryRateLimit
-		case resp.StatusCode >= 500:
-			t.obs.RESTRequest(route, resp.StatusCode)
+		case status >= 500:
 			call.attempt(true)
-			status, lastErr = resp.StatusCode, nil
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
 			resp.Body.Close()
 			cancel()
@@ -420,7 +369,6 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			reason = retryServerError
 			wait = backoff.Jittered(attempt, backoffBase, backoffMax, t.jitter)
 		default:
-			t.obs.RESTRequest(route, resp.StatusCode)
 			call.attempt(false)
 			sanitize(resp.Header)
 			resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
@@ -440,8 +388,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// errPastDeadline is wait's error when the wait would end past the
-// context's deadline.
+// errPastDeadline: the wait would end past the context's deadline.
 var errPastDeadline = errors.New("past the deadline")
 
 func waitReason(err error) string {
@@ -473,7 +420,6 @@ func (t *Transport) wait(ctx context.Context, d time.Duration) error {
 	return t.sleep(ctx, d)
 }
 
-// globalWait is how long a request must wait for a global 429 to end.
 func (t *Transport) globalWait() time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -509,8 +455,7 @@ func (t *Transport) attemptRequest(ctx context.Context, req *http.Request, attem
 	return areq, cancel, nil
 }
 
-// isDialError tells whether err means the request never left: the
-// connection could not be opened.
+// isDialError tells whether the request never left (no connection).
 func isDialError(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"

@@ -12,6 +12,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/internal/backoff"
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
@@ -167,6 +168,9 @@ func New(cfg Config, store storage.Store) *App {
 	if cfg.Seeds == nil {
 		cfg.Seeds = rand.Reader
 	}
+	if cfg.Wait == nil {
+		cfg.Wait = backoff.Sleep
+	}
 	if cfg.DeferAfter <= 0 || cfg.DeferAfter >= interactionDeadline {
 		cfg.DeferAfter = DefaultDeferAfter
 	}
@@ -189,6 +193,7 @@ func New(cfg Config, store storage.Store) *App {
 	a.delivery = &delivery{
 		observation: obs,
 		now:         cfg.Now, deferAfter: cfg.DeferAfter, timeout: cfg.Timeout, waitFn: cfg.Wait,
+		late: lateSet{jitter: backoff.Random()},
 	}
 	a.jobs = &jobs{steps: st, timeout: cfg.Timeout, wake: make(chan struct{}, 1), running: map[uint64]bool{}}
 	pl := &plays{steps: st, renderer: a.renderer}

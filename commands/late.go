@@ -2,9 +2,7 @@ package commands
 
 import (
 	"context"
-	crand "crypto/rand"
 	"errors"
-	"math/rand/v2"
 	"strings"
 	"sync"
 	"time"
@@ -40,10 +38,10 @@ const (
 )
 
 type lateSet struct {
-	mu  sync.Mutex
-	ids map[string]struct{}
-	rnd *rand.Rand     // the waits' jitter; guarded by mu
-	wg  sync.WaitGroup // the continuations' goroutines, for tests
+	mu     sync.Mutex
+	ids    map[string]struct{}
+	jitter func(time.Duration) time.Duration // the waits' (backoff.Random)
+	wg     sync.WaitGroup                    // the continuations' goroutines, for tests
 }
 
 // reserve claims the continuation of interaction id: false if it has one
@@ -69,16 +67,7 @@ func (s *lateSet) release(id string) {
 
 // wait returns the wait before the try-th try (1 for the first retry).
 func (s *lateSet) wait(try int) time.Duration {
-	return backoff.Jittered(try, lateFirstWait, lateMaxWait, func(d time.Duration) time.Duration {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.rnd == nil {
-			var seed [32]byte
-			_, _ = crand.Read(seed[:]) // never fails (crypto/rand's contract)
-			s.rnd = rand.New(rand.NewChaCha8(seed))
-		}
-		return time.Duration(s.rnd.Int64N(int64(d)))
-	})
+	return backoff.Jittered(try, lateFirstWait, lateMaxWait, s.jitter)
 }
 
 // tokenExpiry is when the token of interaction id ends: tokenLife after
@@ -205,7 +194,7 @@ func (d *delivery) continueLate(ctx context.Context, ans *answer, h handlerFunc)
 				ans.mu.Unlock()
 				return
 			}
-			if err := d.wait(ctx, wait); err != nil {
+			if err := d.waitFn(ctx, wait); err != nil {
 				ans.log.Info("commands: late step abandoned at shutdown; the player's next /play or click, or /admin player, shows its outcome",
 					"interaction", ans.rq.i.ID, "kind", ans.rq.kind, "tries", try)
 				return
@@ -218,15 +207,4 @@ func (d *delivery) continueLate(ctx context.Context, ans *answer, h handlerFunc)
 	})
 }
 
-// wait waits d, or until ctx ends (its error).
-func (d *delivery) wait(ctx context.Context, dur time.Duration) error {
-	if d.waitFn != nil {
-		return d.waitFn(ctx, dur)
-	}
-	select {
-	case <-time.After(dur): // collected once unreferenced (Go 1.23)
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+

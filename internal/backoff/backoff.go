@@ -4,7 +4,13 @@
 // that every retry loop of the bot spreads its callers the same way.
 package backoff
 
-import "time"
+import (
+	"context"
+	crand "crypto/rand"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
 
 // Jittered returns the wait before the try after try number attempt (1
 // for the wait after the first): base doubled at each try, capped at
@@ -23,4 +29,31 @@ func Jittered(attempt int, base, ceiling time.Duration, jitter func(d time.Durat
 		return d
 	}
 	return d/2 + jitter(d/2)
+}
+
+// Random returns a jitter for Jittered, safe for concurrent use: a ChaCha8
+// generator seeded from crypto/rand, never the global generator.
+func Random() func(d time.Duration) time.Duration {
+	var seed [32]byte
+	_, _ = crand.Read(seed[:]) // never fails: crypto/rand panics rather
+	var mu sync.Mutex
+	r := rand.New(rand.NewChaCha8(seed))
+	return func(d time.Duration) time.Duration {
+		if d <= 0 {
+			return 0
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return time.Duration(r.Int64N(int64(d)))
+	}
+}
+
+// Sleep waits d, or until ctx ends (then it returns ctx's error).
+func Sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-time.After(d): // collected once unreferenced (Go 1.23)
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
