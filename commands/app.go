@@ -19,31 +19,23 @@ import (
 // Responder answers one interaction (package bot implements it for the
 // gateway and for the HTTP endpoint).
 type Responder interface {
-	// Respond sends the initial response (the callback). It is called at most once.
+	// Respond sends the initial response (the callback), at most once.
 	Respond(ctx context.Context, i *discordgo.Interaction, r *discordgo.InteractionResponse) error
-	// EditOriginal edits the original response (after a deferred response).
 	EditOriginal(ctx context.Context, i *discordgo.Interaction, e *discordgo.WebhookEdit) error
-	// FollowUp sends a follow-up message.
 	FollowUp(ctx context.Context, i *discordgo.Interaction, p *discordgo.WebhookParams) error
 }
 
-// Observer receives the events that metrics count. Every method must be cheap
-// and safe for concurrent use. A nil Observer in Config means none.
+// Observer receives the events that metrics count; its methods must be
+// cheap and safe for concurrent use.
 type Observer interface {
 	// Interaction is called once per handled interaction of kind command
 	// ("play", "admin grant"…): outcome "ok", "user_error" or "internal_error".
 	Interaction(command, outcome string, d time.Duration)
-	// Play is called when a ticket is drawn.
-	Play(tier game.Tier, key bool, stake, prize int64)
-	// Chest is called when a chest is opened.
-	Chest(lot game.Lot, prize int64)
-	// Purchase is called when a ticket is bought (stake debited).
-	Purchase(stake int64)
-	// StoreError is called when a store call fails with an internal error.
-	StoreError(op string)
-	// DamagedRecord is called when a player's record that does not decode
-	// is met (storage.DamagedError).
-	DamagedRecord()
+	Play(tier game.Tier, key bool, stake, prize int64) // a ticket drawn
+	Chest(lot game.Lot, prize int64)                   // a chest opened
+	Purchase(stake int64)                              // a ticket bought
+	StoreError(op string)                              // a store call's internal error
+	DamagedRecord()                                    // a record that does not decode (storage.DamagedError)
 }
 
 // Default timings; see Config.
@@ -55,54 +47,39 @@ const (
 	interactionDeadline = 3 * time.Second
 )
 
-// Config configures the handlers. The zero value is usable.
+// Config configures the handlers. The zero value is usable: a zero field
+// takes its default.
 type Config struct {
-	// Emoji per symbol (index game.Symbol); empty entries take the defaults.
-	// A custom emoji is written "<:name:id>".
-	Emoji [game.NumSymbols]string
-	// Hidden is the emoji of a hidden cell; empty takes the default.
+	// Emoji per symbol (index game.Symbol) and of a hidden cell, custom
+	// ones written "<:name:id>"; "" takes the default.
+	Emoji  [game.NumSymbols]string
 	Hidden string
-	// ApplicationEmojis has the transports upload the symbols' pictures
-	// as the application's own emojis (see App.ApplicationEmojis); the
-	// cards then show them wherever Emoji and Hidden set no override.
+	// ApplicationEmojis has the transports upload the symbols' pictures as
+	// the application's emojis, shown where Emoji and Hidden set none.
 	ApplicationEmojis bool
-	// Activity tells that the application's Activity is served (package
-	// activity): ticket cards then get a "Scratch by hand" button, and
-	// EntryPoint the entry-point command that launches it.
+	// Activity tells that the Activity is served: cards get "Scratch by
+	// hand", and EntryPoint the command that launches it.
 	Activity bool
-	// Now gives the time of the game's steps and of the confirmations;
-	// nil means time.Now.
-	Now func() time.Time
-	// Drawer draws tickets and chests; nil means game.SeededDrawer{}, the
-	// verifiable draws.
-	Drawer game.Drawer
-	// Seeds gives a new player's server seed; nil means crypto/rand.Reader.
-	Seeds io.Reader
-	// Observer receives metrics events; nil means none.
-	Observer Observer
+	Now      func() time.Time // the steps' and confirmations' time; nil: time.Now
+	Drawer   game.Drawer      // nil: game.SeededDrawer{}, the verifiable draws
+	Seeds    io.Reader        // new players' server seeds; nil: crypto/rand.Reader
+	Observer Observer         // nil: none
 	// Logger logs internal errors, moderator actions and, at debug level,
-	// every interaction; nil means slog.Default(). See also WithLogger.
+	// every interaction; nil: slog.Default(). See also WithLogger.
 	Logger *slog.Logger
-	// DeferAfter is how long a handler may run before the interaction is
-	// answered with a deferred response (then edited when the handler ends);
-	// 0 (or anything not under Discord's 3 s) means DefaultDeferAfter.
+	// DeferAfter is how long a handler may run before a deferred response
+	// (edited when it ends); anything not under Discord's 3 s is the default.
 	DeferAfter time.Duration
-	// Timeout bounds each try of a handler (its store calls); 0 means
-	// DefaultTimeout.
-	Timeout time.Duration
-	// Wait waits d before a late step's next try, or until ctx ends (then
-	// it returns ctx's error); nil means a timer.
-	Wait func(ctx context.Context, d time.Duration) error
-	// ConfirmTTL is how long the reset-guild confirmation button stays
-	// valid; 0 means DefaultConfirmTTL.
-	ConfirmTTL time.Duration
-	// PublicURL is the bot's public address (config PUBLIC_URL: https,
-	// no trailing slash), where it serves the verification page at /fair;
-	// when set, /fairness and finished cards link to it. "" means none.
+	Timeout    time.Duration // bounds each try of a handler (its store calls)
+	// Wait waits d before a late step's next try, or until ctx ends (its
+	// error); nil: a timer.
+	Wait       func(ctx context.Context, d time.Duration) error
+	ConfirmTTL time.Duration // how long a confirmation button stays valid
+	// PublicURL is the bot's public address (https, no trailing slash),
+	// serving /fair, to which /fairness and finished cards link; "": none.
 	PublicURL string
-	// Announce posts m in channel with the bot's token: when the guild
-	// makes plays public, a ticket finished in the Activity is announced
-	// there. nil means no announcements.
+	// Announce posts m in channel with the bot's token: a ticket finished
+	// in the Activity, when the guild's plays are public; nil: none.
 	Announce func(ctx context.Context, channel uint64, m *discordgo.MessageSend) error
 }
 
@@ -117,17 +94,15 @@ type App struct {
 	*renderer
 }
 
-// handlerFunc handles one command or button: it returns the reply to send,
-// or an error (renderError), and never calls the Responder.
+// handlerFunc handles one command or button: it returns the reply, or an
+// error (renderError), and never calls the Responder.
 type handlerFunc func(ctx context.Context, rq *request) (reply, error)
 
 // command is one slash command: its definition and its handler.
 type command struct {
-	def *discordgo.ApplicationCommand
-	h   handlerFunc
-	// public tells the deferred response's visibility (when the handler is
-	// slow): false means ephemeral.
-	public bool
+	def    *discordgo.ApplicationCommand
+	h      handlerFunc
+	public bool // a slow handler's deferred response is public, else ephemeral
 }
 
 // reply is what a handler answers: a new message, an update of the
@@ -159,14 +134,10 @@ type request struct {
 // found at startup (a duplicate command, a broken embedded message file).
 func New(cfg Config, store storage.Store) *App {
 	cfg.Logger = cmp.Or(cfg.Logger, slog.Default())
+	cfg.Drawer = cmp.Or[game.Drawer](cfg.Drawer, game.SeededDrawer{})
+	cfg.Seeds = cmp.Or[io.Reader](cfg.Seeds, rand.Reader)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
-	}
-	if cfg.Drawer == nil {
-		cfg.Drawer = game.SeededDrawer{}
-	}
-	if cfg.Seeds == nil {
-		cfg.Seeds = rand.Reader
 	}
 	if cfg.Wait == nil {
 		cfg.Wait = backoff.Sleep
@@ -174,12 +145,7 @@ func New(cfg Config, store storage.Store) *App {
 	if cfg.DeferAfter <= 0 || cfg.DeferAfter >= interactionDeadline {
 		cfg.DeferAfter = DefaultDeferAfter
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
-	}
-	if cfg.ConfirmTTL <= 0 {
-		cfg.ConfirmTTL = DefaultConfirmTTL
-	}
+	cfg.Timeout, cfg.ConfirmTTL = positiveOr(cfg.Timeout, DefaultTimeout), positiveOr(cfg.ConfirmTTL, DefaultConfirmTTL)
 	a := &App{cfg: cfg}
 	var err error
 	if a.cat, err = newCatalog(); err != nil {
@@ -223,19 +189,17 @@ func New(cfg Config, store storage.Store) *App {
 	return a
 }
 
-// Definitions returns the application commands to register by bulk
-// overwrite: English names and descriptions with French localizations,
-// guild-only, /admin limited to Manage Server by default.
+// Definitions returns the application commands to register: English with
+// French localizations, guild-only, /admin for Manage Server by default.
 func (a *App) Definitions() []*discordgo.ApplicationCommand {
 	return a.routes.defs
 }
 
-// Handle processes one interaction and answers it through r within
-// Discord's 3 seconds (deferring after Config.DeferAfter). The handler runs
-// on the caller's goroutine: call Handle in a goroutine of its own per
-// interaction. A step whose outcome is unknown goes on in the background
-// until ctx ends (late.go). A handler's panic is answered as an internal
-// error; a panic of r on the caller's goroutine reaches the caller.
+// Handle answers one interaction through r within Discord's 3 seconds
+// (deferring after Config.DeferAfter), on the caller's goroutine: call it
+// in a goroutine per interaction. A step whose outcome is unknown goes on
+// in the background until ctx ends (late.go). A handler's panic is an
+// internal error; a panic of r reaches the caller.
 func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction) {
 	if i == nil {
 		return
@@ -284,14 +248,13 @@ func apology(kind string) string {
 // noMentions allows no pings: the bot names players without notifying them.
 var noMentions = &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}
 
-// ephemeral is a reply only its user sees, with plain text.
+// ephemeral is a reply only its user sees.
 func ephemeral(text string) reply {
 	return reply{data: &discordgo.InteractionResponseData{
 		Content: text, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
 	}}
 }
 
-// ephemeralEmbed is a reply of embeds only its user sees.
 func ephemeralEmbed(e ...*discordgo.MessageEmbed) reply {
 	return reply{data: &discordgo.InteractionResponseData{
 		Embeds: e, Flags: discordgo.MessageFlagsEphemeral, AllowedMentions: noMentions,
@@ -323,7 +286,6 @@ type steps struct {
 	clock  func() time.Time // Config.Now
 }
 
-// now is the time of a step, as stores keep it.
 func (a *steps) now() time.Time { return storage.Timestamp(a.clock()) }
 
 // run runs s with the configured seeds and time; callers map its errors
@@ -348,8 +310,7 @@ func (a *steps) runGuild(ctx context.Context, guild uint64, op string, m game.Gu
 	return ap, err
 }
 
-// settings returns the guild's settings (the store's defaults if its
-// moderators set none).
+// settings returns the guild's settings (the store's defaults if unset).
 func (a *steps) settings(ctx context.Context, guild uint64) (game.Settings, error) {
 	g, err := a.store.Guild(ctx, guild)
 	if err != nil {
@@ -413,4 +374,12 @@ func stepErr(op string, err error, ons ...on) error {
 // reason for the guild's log.
 func (rq *request) moderator(target uint64, reason string) game.Moderator {
 	return game.Moderator{Guild: rq.guild, Actor: rq.user, Target: target, Reason: reason}
+}
+
+// positiveOr returns v, or def when v is not positive (an option's zero).
+func positiveOr[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }

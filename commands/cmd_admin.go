@@ -24,14 +24,13 @@ type admin struct {
 	deferAfter time.Duration // Config.DeferAfter
 }
 
-// Limits of the options.
 const (
 	maxReason    = 200
 	maxAmountLen = 20
-	// maxAmountCents bounds any amount typed by a moderator (10^10 credits);
-	// the store applies its own, narrower limits.
+	// maxAmountCents bounds any amount typed by a moderator (10^10
+	// credits); the store applies its own, narrower limits.
 	maxAmountCents = 1_000_000_000_000
-	auditSize      = 10
+	auditSize      = 10 // the lines of /admin audit
 	modPerms       = discordgo.PermissionManageGuild | discordgo.PermissionAdministrator
 )
 
@@ -224,13 +223,8 @@ func (a *admin) adminReset(ctx context.Context, rq *request, o opts, reason stri
 func (a *admin) adminResetGuild(rq *request, reason string) (reply, error) {
 	l := rq.l
 	confirm := customID{kind: kindResetConfirm, user: rq.user, ts: a.clock().Unix()}
-	e := infoEmbed(l.T("rg_title", nil), l.T("rg_ask", map[string]any{
-		"Minutes": int(a.confirmTTL.Minutes()),
-	}), 0xE03131)
-	if reason != "" {
-		e.Fields = []*discordgo.MessageEmbedField{{Name: l.T("field_reason", nil), Value: reason}}
-	}
-	return askConfirm(l, e, l.T("btn_rg_confirm", nil), confirm, kindResetCancel), nil
+	e := infoEmbed(l.T("rg_title", nil), l.T("rg_ask", map[string]any{"Minutes": int(a.confirmTTL.Minutes())}), 0xE03131)
+	return askConfirm(l, withReason(l, e, reason), l.T("btn_rg_confirm", nil), confirm, kindResetCancel), nil
 }
 
 // expired reports whether a confirmation asked at unix time ts is past
@@ -239,14 +233,11 @@ func expired(ts int64, now time.Time, ttl time.Duration) bool {
 	return ts > now.Unix()+60 || now.Unix()-ts > int64(ttl.Seconds())
 }
 
-// resetBatch is how many players a reset-guild resets between two
-// records of its progress in the guild.
-const resetBatch = 100
+const resetBatch = 100 // players reset between two records of the progress
 
 // handleResetConfirm starts the reset of every player of the guild
-// (confirmationOp) and answers at once with its progress: the job runner
-// (jobs.go) resets the players in the background. While another reset
-// runs in the guild, the press shows that one's progress.
+// (confirmationOp), which the job runner (jobs.go) runs in the background,
+// and answers with its progress, or another reset's running in the guild.
 func (a *admin) handleResetConfirm(ctx context.Context, rq *request) (reply, error) {
 	if rq.perms&modPerms == 0 {
 		return reply{}, userErr("err_not_moderator", nil)
@@ -262,19 +253,14 @@ func (a *admin) handleResetConfirm(ctx context.Context, rq *request) (reply, err
 		return resetRunning(rq.l, *r, "⚠️ "+rq.l.T("rg_busy", nil)), nil
 	case err != nil:
 		return reply{}, stepErr("reset_guild", err)
-	case r == nil || r.Op != op: // done, and another reset since
-		return resetDone(rq.l, rq.l.T("rg_already", nil)), nil
-	case r.Finished():
-		return resetDone(rq.l, rq.l.P("rg_done", int(r.Count), map[string]any{"Count": r.Count})), nil
+	}
+	if rep, ok := resetEnded(rq.l, r, op); ok {
+		return rep, nil
 	}
 	a.jobs.signal()
-	// A small guild is done in a moment: its end is the answer.
-	if end := a.awaitReset(ctx, rq.guild, op); end != nil {
-		if end.Op != op {
-			return resetDone(rq.l, rq.l.T("rg_already", nil)), nil
-		}
-		if end.Finished() {
-			return resetDone(rq.l, rq.l.P("rg_done", int(end.Count), map[string]any{"Count": end.Count})), nil
+	if end := a.awaitReset(ctx, rq.guild, op); end != nil { // a small guild is done in a moment
+		if rep, ok := resetEnded(rq.l, end, op); ok {
+			return rep, nil
 		}
 		r = end
 	}
@@ -310,10 +296,17 @@ func (a *admin) awaitReset(ctx context.Context, guild uint64, op string) *game.G
 	return last
 }
 
-// resetDone replaces the confirmation with text.
-func resetDone(l *lang, text string) reply {
-	e := infoEmbed(l.T("rg_title", nil), "✅ "+text, colourInfo)
-	return closedEmbed(e)
+// resetEnded replaces the confirmation of reset op with its end, if r (the
+// guild's reset) says it has ended: finished, or followed by another.
+func resetEnded(l *lang, r *game.GuildReset, op string) (reply, bool) {
+	text := l.T("rg_already", nil)
+	switch {
+	case r != nil && r.Op == op && r.Finished():
+		text = l.P("rg_done", int(r.Count), map[string]any{"Count": r.Count})
+	case r != nil && r.Op == op:
+		return reply{}, false
+	}
+	return closedEmbed(infoEmbed(l.T("rg_title", nil), "✅ "+text, colourInfo)), true
 }
 
 // confirmationOp is the operation ID of a confirmation: prefix and the
@@ -335,8 +328,7 @@ func confirmReason(i *discordgo.Interaction) string {
 	return clip(i.Message.Embeds[0].Fields[0].Value, maxReason)
 }
 
-// adminSettings shows the settings, changing them first if options are
-// given.
+// adminSettings shows the settings, changed first by the options given.
 func (a *admin) adminSettings(ctx context.Context, rq *request, o opts, reason string) (reply, error) {
 	sp, err := settingsPatchOf(o)
 	if err != nil {
@@ -515,11 +507,15 @@ func auditAction(l *lang, action string) string {
 
 // adminDone is the ephemeral confirmation of a moderator's change.
 func adminDone(text, reason string, l *lang) reply {
-	e := infoEmbed("✅ "+l.T("admin_done", nil), text, colourInfo)
+	return ephemeralEmbed(withReason(l, infoEmbed("✅ "+l.T("admin_done", nil), text, colourInfo), reason))
+}
+
+// withReason gives e a field with the moderator's reason, if any.
+func withReason(l *lang, e *discordgo.MessageEmbed, reason string) *discordgo.MessageEmbed {
 	if reason != "" {
 		e.Fields = []*discordgo.MessageEmbedField{{Name: l.T("field_reason", nil), Value: reason}}
 	}
-	return ephemeralEmbed(e)
+	return e
 }
 
 // askConfirm is the private question e with its buttons: confirm, labelled

@@ -20,19 +20,17 @@ func settingsPatchOf(o opts) (game.SettingsPatch, error) {
 	if err := o.checkTypes(); err != nil {
 		return sp, err
 	}
-	if s, ok := o.str("starting-balance"); ok {
-		v, err := parseCredits(s, false)
-		if err != nil {
-			return sp, err
+	credits := func(name string, to **int64) error {
+		s, ok := o.str(name)
+		if !ok {
+			return nil
 		}
-		sp.StartingBalance = &v
+		v, err := parseCredits(s, false)
+		*to = &v
+		return err
 	}
-	if s, ok := o.str("daily-amount"); ok {
-		v, err := parseCredits(s, false)
-		if err != nil {
-			return sp, err
-		}
-		sp.DailyAmount = &v
+	if err := errors.Join(credits("starting-balance", &sp.StartingBalance), credits("daily-amount", &sp.DailyAmount)); err != nil {
+		return sp, err
 	}
 	if v, ok := o.boolean("public-plays"); ok {
 		sp.PublicPlays = &v
@@ -49,15 +47,11 @@ func settingsPatchOf(o opts) (game.SettingsPatch, error) {
 		}
 		sp.Channel = new(uint64(0))
 	}
-	if s, ok := o.str("max-stake-day"); ok {
-		v, err := parseCredits(s, false)
-		if err != nil {
-			return sp, err
-		}
-		if v > game.MaxLimit {
-			return sp, userErr("err_limit_amount", map[string]any{"Max": formatAmount(game.MaxLimit, false)})
-		}
-		sp.MaxStakeDay = &v
+	if err := credits("max-stake-day", &sp.MaxStakeDay); err != nil {
+		return sp, err
+	}
+	if sp.MaxStakeDay != nil && *sp.MaxStakeDay > game.MaxLimit {
+		return sp, userErr("err_limit_amount", map[string]any{"Max": formatAmount(game.MaxLimit, false)})
 	}
 	intOpt := func(name string, lo, hi int) (int, bool, error) {
 		n, present, ok := o.integer(name)

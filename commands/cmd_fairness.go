@@ -82,8 +82,8 @@ func (a *fairness) handleFairness(ctx context.Context, rq *request) (reply, erro
 	return reply{}, userErr("err_unknown_command", nil)
 }
 
-// code writes s as inline code; the seeds are hex or a client seed, which
-// may hold a backtick, shown then in a double-backtick span.
+// code writes s as inline code: a client seed may hold a backtick, shown
+// then in a double-backtick span.
 func code(s string) string {
 	if strings.Contains(s, "`") {
 		return "`` " + s + " ``"
@@ -91,8 +91,24 @@ func code(s string) string {
 	return "`" + s + "`"
 }
 
-// fairnessShow shows the current seeds and the last one revealed. It
-// creates nothing.
+// clientSeed shows a client seed, or says there is none.
+func clientSeed(l *lang, s string) string {
+	if s == "" {
+		return l.T("fair_client_empty", nil)
+	}
+	return code(s)
+}
+
+// reveals returns the player's revealed seeds.
+func (a *fairness) reveals(ctx context.Context, rq *request) (game.Reveals, error) {
+	rs, err := a.store.Reveals(ctx, rq.player())
+	if err != nil {
+		return rs, internal("reveals", err)
+	}
+	return rs, nil
+}
+
+// fairnessShow shows the current seeds and the last one revealed.
 func (a *fairness) fairnessShow(ctx context.Context, rq *request) (reply, error) {
 	p, ok, err := a.load(ctx, rq.player())
 	if err != nil {
@@ -103,9 +119,9 @@ func (a *fairness) fairnessShow(ctx context.Context, rq *request) (reply, error)
 		return ephemeralEmbed(infoEmbed(l.T("fair_title", nil), l.T("fair_no_seeds", nil), colourInfo)), nil
 	}
 	fields := a.currentSeedFields(l, p)
-	rs, err := a.store.Reveals(ctx, rq.player())
+	rs, err := a.reveals(ctx, rq)
 	if err != nil {
-		return reply{}, internal("reveals", err)
+		return reply{}, err
 	}
 	if r, ok := rs.Last(); ok {
 		fields = append(fields, revealField(l, "fair_last_revealed", r))
@@ -118,13 +134,9 @@ func (a *fairness) fairnessShow(ctx context.Context, rq *request) (reply, error)
 // currentSeedFields shows the current seeds and the next server seed:
 // their commitments, never the seeds.
 func (a *fairness) currentSeedFields(l *lang, p game.Player) []*discordgo.MessageEmbedField {
-	client := code(p.ClientSeed)
-	if p.ClientSeed == "" {
-		client = l.T("fair_client_empty", nil)
-	}
 	fields := []*discordgo.MessageEmbedField{
 		{Name: l.T("fair_commitment", map[string]any{"No": p.SeedNo}), Value: code(p.Commitment().String())},
-		{Name: l.T("fair_client", nil), Value: client, Inline: true},
+		{Name: l.T("fair_client", nil), Value: clientSeed(l, p.ClientSeed), Inline: true},
 		{Name: l.T("fair_tickets", nil), Value: l.P("fair_count", int64(min(p.SeedTickets(), 1<<62)), map[string]any{"Count": p.SeedTickets()}), Inline: true},
 	}
 	// The next seed's commitment is shown before a client seed can be
@@ -147,14 +159,10 @@ func revealField(l *lang, title string, r game.SeedReveal) *discordgo.MessageEmb
 	case r.LastTicket > r.FirstTicket:
 		drew = l.T("fair_drew", map[string]any{"First": r.FirstTicket, "Last": r.LastTicket})
 	}
-	client := code(r.ClientSeed)
-	if r.ClientSeed == "" {
-		client = l.T("fair_client_empty", nil)
-	}
 	return &discordgo.MessageEmbedField{
 		Name: l.T(title, map[string]any{"No": r.No}),
 		Value: l.T("fair_reveal", map[string]any{
-			"Seed": code(r.Seed.Hex()), "Commitment": code(r.Commitment().String()), "Client": client, "Drew": drew,
+			"Seed": code(r.Seed.Hex()), "Commitment": code(r.Commitment().String()), "Client": clientSeed(l, r.ClientSeed), "Drew": drew,
 		}),
 	}
 }
@@ -181,9 +189,9 @@ func (a *fairness) fairnessRotate(ctx context.Context, rq *request, client *stri
 	}
 	l := rq.l
 	p := ap.Player
-	rs, err := a.store.Reveals(ctx, rq.player())
+	rs, err := a.reveals(ctx, rq)
 	if err != nil {
-		return reply{}, internal("reveals", err)
+		return reply{}, err
 	}
 	r, ok := rs.Seed(ap.Result.Seed)
 	if !ok { // a repeated interaction whose reveal has since been dropped
@@ -192,14 +200,13 @@ func (a *fairness) fairnessRotate(ctx context.Context, rq *request, client *stri
 	fields := []*discordgo.MessageEmbedField{revealField(l, "fair_revealed", r)}
 	fields = append(fields, a.currentSeedFields(l, p)...)
 	title := l.T("fair_rotated_title", nil)
-	desc := l.T("fair_rotated", nil)
 	if client != nil {
 		title = l.T("fair_seed_title", nil)
 	}
 	if p.SeedNo > r.No+1 { // a repeated interaction: the player has rotated since
 		fields = fields[:1]
 	}
-	e := infoEmbed(title, desc, colourInfo, fields...)
+	e := infoEmbed(title, l.T("fair_rotated", nil), colourInfo, fields...)
 	e.Footer = &discordgo.MessageEmbedFooter{Text: l.T("fair_footer", nil)}
 	return ephemeralEmbed(e), nil
 }
@@ -216,9 +223,9 @@ func (a *fairness) fairnessVerify(ctx context.Context, rq *request, n uint64) (r
 	if !ok {
 		return reply{}, userErr("err_verify_unknown", data)
 	}
-	rs, err := a.store.Reveals(ctx, rq.player())
+	rs, err := a.reveals(ctx, rq)
 	if err != nil {
-		return reply{}, internal("reveals", err)
+		return reply{}, err
 	}
 	if _, secret, err := p.TicketSeed(rs, n); err != nil || secret {
 		switch {
@@ -297,8 +304,7 @@ func (a *fairness) fairnessVerify(ctx context.Context, rq *request, n uint64) (r
 	return ephemeralEmbed(e), nil
 }
 
-// fairURL is the verification page's address at publicURL
-// (Config.PublicURL), "" without one.
+// fairURL is the verification page's address, "" without a public URL.
 func fairURL(publicURL string) string {
 	if publicURL == "" {
 		return ""
@@ -307,7 +313,7 @@ func fairURL(publicURL string) string {
 }
 
 // fairnessExport answers with the player's public export
-// (schema.PublicExport) as a JSON file. It creates nothing.
+// (schema.PublicExport) as a JSON file.
 func (a *fairness) fairnessExport(ctx context.Context, rq *request) (reply, error) {
 	p, ok, hist, err := a.history(ctx, rq.player(), storage.HistoryLimit)
 	if err != nil {
@@ -318,9 +324,9 @@ func (a *fairness) fairnessExport(ctx context.Context, rq *request) (reply, erro
 	}
 	hist = p.SeenHistory(hist) // a ticket being revealed is exported once finished
 	slices.Reverse(hist)       // oldest first
-	rs, err := a.store.Reveals(ctx, rq.player())
+	rs, err := a.reveals(ctx, rq)
 	if err != nil {
-		return reply{}, internal("reveals", err)
+		return reply{}, err
 	}
 	b, err := json.Marshal(schema.NewPublicExport(rq.guild, rq.user, hist, rs))
 	if err != nil {

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strconv"
@@ -19,11 +20,9 @@ type account struct {
 	*renderer
 }
 
-// historySize is how many entries /history shows; leaderSize the ranks of
-// /leaderboard.
 const (
-	historySize = 10
-	leaderSize  = 10
+	historySize = 10 // the entries /history shows
+	leaderSize  = 10 // the ranks /leaderboard shows
 )
 
 func (a *account) balanceCommand() *command {
@@ -210,7 +209,6 @@ func (a *account) dailyCommand() *command {
 	}
 }
 
-// handleDaily claims the guild's daily bonus.
 func (a *account) handleDaily(ctx context.Context, rq *request) (reply, error) {
 	l := rq.l
 	set, err := a.settings(ctx, rq.guild)
@@ -221,11 +219,8 @@ func (a *account) handleDaily(ctx context.Context, rq *request) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
-	r := ap.Result
-	// The balance as the player has seen it: without the prize of a
-	// ticket whose winning row is not shown yet.
-	balance := ap.Player.Seen(nil).Player.Balance
-	desc := l.T("daily_ok", map[string]any{"Amount": l.Credits(r.Amount), "Balance": l.Credits(balance)})
+	balance := ap.Player.Seen(nil).Player.Balance // without a prize not shown yet
+	desc := l.T("daily_ok", map[string]any{"Amount": l.Credits(ap.Result.Amount), "Balance": l.Credits(balance)})
 	e := infoEmbed(l.T("daily_title", nil), "🎁 "+desc, colourInfo)
 	return ephemeralEmbed(e), nil
 }
@@ -313,17 +308,12 @@ func (a *renderer) historyLine(l *lang, h game.Entry) string {
 		if h.Lot < game.NumLots {
 			data["Lot"] = l.T("lot_"+h.Lot.String(), nil)
 		}
-		return l.T("hist_chest", data)
-	case game.KindDaily:
-		return l.T("hist_daily", data)
-	case game.KindGrant, game.KindSet:
-		return l.T("hist_grant", data)
-	case game.KindReset:
-		return l.T("hist_reset", data)
-	case game.KindPause:
-		return l.T("hist_pause", data)
-	case game.KindLift:
-		return l.T("hist_lift", data)
 	}
-	return l.T("hist_other", data)
+	return l.T(cmp.Or(historyMessages[h.Kind], "hist_other"), data)
+}
+
+// historyMessages are the messages of the history lines but a play's.
+var historyMessages = map[game.Kind]string{
+	game.KindChest: "hist_chest", game.KindDaily: "hist_daily", game.KindGrant: "hist_grant", game.KindSet: "hist_grant",
+	game.KindReset: "hist_reset", game.KindPause: "hist_pause", game.KindLift: "hist_lift",
 }

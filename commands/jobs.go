@@ -334,16 +334,11 @@ func (a *jobs) showProgress(ctx context.Context, c jobConfig, w watch) {
 			continue
 		}
 		r := g.Reset
-		var rep reply
-		var end bool
-		switch {
-		case r == nil || r.Op != w.op:
-			rep, end = resetDone(w.l, w.l.T("rg_already", nil)), true
-		case r.Finished():
-			rep, end = resetDone(w.l, w.l.P("rg_done", int(r.Count), map[string]any{"Count": r.Count})), true
-		case r.Count == shown:
-			continue
-		default:
+		rep, end := resetEnded(w.l, r, w.op)
+		if !end {
+			if r.Count == shown {
+				continue
+			}
 			rep = resetRunning(w.l, *r, "")
 		}
 		if err := w.r.EditOriginal(ctx, w.i, webhookEdit(rep.data)); err != nil {
@@ -352,9 +347,7 @@ func (a *jobs) showProgress(ctx context.Context, c jobConfig, w watch) {
 		if end {
 			return
 		}
-		if r != nil {
-			shown = r.Count
-		}
+		shown = r.Count
 	}
 }
 

@@ -206,5 +206,3 @@ func (d *delivery) continueLate(ctx context.Context, ans *answer, h handlerFunc)
 		}
 	})
 }
-
-
