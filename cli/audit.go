@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -27,14 +26,9 @@ var errAudit = errors.New("audit failed")
 // its leaderboard entry in one atomic step, so a disagreement is reported
 // as a bug: nothing is repaired.
 func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("audit", stderr, "Usage: clefs audit [-redis URL | -data FILE]\n\nLists every damaged record (on an embedded file, every damaged page too),\nchecks balance = start + granted + won + daily − staked (and the other\ninvariants) for every player, and each guild's leaderboard against the\nplayers' balances; exits 1 on any damage, breach or disagreement. Stop\nthe bot first when using the embedded store. A missing embedded file is\nan error: audit never creates one.\n\n"+storeUsage+"\n\n")
 	var sf storeFlags
 	sf.register(fs)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: clefs audit [-redis URL | -data FILE]\n\nLists every damaged record (on an embedded file, every damaged page too),\nchecks balance = start + granted + won + daily − staked (and the other\ninvariants) for every player, and each guild's leaderboard against the\nplayers' balances; exits 1 on any damage, breach or disagreement. Stop\nthe bot first when using the embedded store. A missing embedded file is\nan error: audit never creates one.\n\n"+storeUsage+"\n\n")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, "audit", args, 0); err != nil {
 		return err
 	}

@@ -119,6 +119,18 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return usageError{fmt.Sprintf("unknown command %q", cmd)}
 }
 
+// newFlags returns the flag set of a subcommand whose usage is text, then
+// the flags.
+func newFlags(name string, stderr io.Writer, text string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, text)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
 // parseFlags parses args into fs: -h gives flag.ErrHelp, any other mistake
 // a usageError naming the command, and so does an argument past the first
 // maxArgs.

@@ -19,8 +19,7 @@ import (
 // runExport writes every player and guild as JSON (storage.EncodeDump) to
 // stdout or to -o FILE (written whole, then renamed into place, mode 0600).
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("export", stderr, "Usage: clefs export [-redis URL | -data FILE] [-o FILE [-force]]\n       clefs export -public -guild ID -user ID [-redis URL | -data FILE] [-o FILE [-force]]\n\nWrites every player and guild as JSON. The embedded store is locked while\nthe bot runs: stop it first, or export one of its snapshots (BACKUP_DIR),\n-data SNAPSHOT, while it runs. Move to Redis: export, then import -redis URL.\nWith -public, writes one player's public export instead (docs/STORAGE.md):\nthe lines and revealed seeds that clefs verify -export and the /fair page check.\nA missing embedded file is an error: export never creates one. An existing\n-o FILE is refused: -force replaces it (written whole, then renamed).\n\n"+storeUsage+"\n\n")
 	var sf storeFlags
 	sf.register(fs)
 	out := fs.String("o", "", "write to this file instead of stdout; an existing file is refused unless -force")
@@ -28,10 +27,6 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	public := fs.Bool("public", false, "write one player's public export (with -guild and -user): history and revealed seeds, no secret")
 	guild := fs.Uint64("guild", 0, "with -public: the player's guild ID")
 	user := fs.Uint64("user", 0, "with -public: the player's user ID")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: clefs export [-redis URL | -data FILE] [-o FILE [-force]]\n       clefs export -public -guild ID -user ID [-redis URL | -data FILE] [-o FILE [-force]]\n\nWrites every player and guild as JSON. The embedded store is locked while\nthe bot runs: stop it first, or export one of its snapshots (BACKUP_DIR),\n-data SNAPSHOT, while it runs. Move to Redis: export, then import -redis URL.\nWith -public, writes one player's public export instead (docs/STORAGE.md):\nthe lines and revealed seeds that clefs verify -export and the /fair page check.\nA missing embedded file is an error: export never creates one. An existing\n-o FILE is refused: -force replaces it (written whole, then renamed).\n\n"+storeUsage+"\n\n")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, "export", args, 0); err != nil {
 		return err
 	}

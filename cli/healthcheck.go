@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,15 +18,9 @@ import (
 // container's HEALTHCHECK (the final image has no shell nor curl), and works
 // as an exec probe anywhere else.
 func runHealthcheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("healthcheck", stderr, "Usage: clefs healthcheck [-addr host:port] [-timeout 3s]\n\nAsks the running bot's /healthz; exit status 0 when healthy, 1 otherwise.\n")
 	addr := fs.String("addr", "", "host:port of the bot's metrics listener (default: METRICS_ADDR from the environment or .env)")
 	timeout := fs.Duration("timeout", 3*time.Second, "give up after this long")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: clefs healthcheck [-addr host:port] [-timeout 3s]")
-		fmt.Fprintln(stderr, "\nAsks the running bot's /healthz; exit status 0 when healthy, 1 otherwise.")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

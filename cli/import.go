@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math/big"
@@ -17,16 +16,11 @@ import (
 // that already holds players is refused unless -force is given; even then
 // nothing in it is overwritten.
 func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("import", stderr, "Usage: clefs import [-redis URL | -data FILE] [-force] [-i FILE | FILE]\n\nAdds the players and guilds of a dump written by export, all or nothing.\nStop the bot first. A store that already holds players is refused unless\n-force is given; with -force, a player or guild of the dump that the store\nalready has is refused and named, and nothing is imported. A missing\nembedded file is created, but not a missing directory.\n\n"+storeUsage+"\n\n")
 	var sf storeFlags
 	sf.register(fs)
 	in := fs.String("i", "", "read from this `FILE` (default: the argument, or stdin)")
 	force := fs.Bool("force", false, "add to a store that already holds players (a player or guild already there is still refused, and nothing is overwritten)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: clefs import [-redis URL | -data FILE] [-force] [-i FILE | FILE]\n\nAdds the players and guilds of a dump written by export, all or nothing.\nStop the bot first. A store that already holds players is refused unless\n-force is given; with -force, a player or guild of the dump that the store\nalready has is refused and named, and nothing is imported. A missing\nembedded file is created, but not a missing directory.\n\n"+storeUsage+"\n\n")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, "import", args, 1); err != nil {
 		return err
 	}

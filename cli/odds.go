@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math/big"
@@ -37,14 +36,9 @@ func (l *langFlag) Set(s string) error {
 // runOdds prints the exact odds and the return to player, computed from the
 // game's tables with exact rationals.
 func runOdds(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("odds", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("odds", stderr, "Usage: clefs odds [-lang en|fr]\n\nPrints every chance of the game, its expected prizes and its return to\nplayer, computed exactly from the game's tables.\n")
 	var lang langFlag
 	fs.Var(&lang, "lang", "number style: en (2,000,000.000) or fr (2 000 000,000, as the regulation)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: clefs odds [-lang en|fr]\n\nPrints every chance of the game, its expected prizes and its return to\nplayer, computed exactly from the game's tables.")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, "odds", args, 0); err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -16,20 +15,10 @@ import (
 // Discord may call it, or after a change of DISCORD_GUILD_ID. It reads
 // DISCORD_TOKEN, DISCORD_API_BASE and DISCORD_GUILD_ID like the bot.
 func runRegister(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("register", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("register", stderr, "Usage: clefs register [-guild ID]\n\nRegisters the bot's slash commands (a bulk overwrite) and exits.\n")
 	guild := fs.String("guild", "", "register on this guild only (default: DISCORD_GUILD_ID; empty: globally)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: clefs register [-guild ID]")
-		fmt.Fprintln(stderr, "\nRegisters the bot's slash commands (a bulk overwrite) and exits.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "register", args, 0); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return usageError{fmt.Sprintf("register: unexpected argument %q", fs.Arg(0))}
 	}
 	cfg, err := loadConfig()
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -25,15 +24,10 @@ import (
 // under the restore's ID recorded in the store, so that a restore stopped
 // and run again goes on where it was and rotates nobody twice.
 func runRestore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("restore", stderr, "Usage: clefs restore [-redis URL | -data FILE] [-from SNAPSHOT]\n\nMakes a store put back from a copy (a snapshot, a Redis RDB or AOF) fit\nto serve: every player's server seeds, which may have drawn tickets after\nthe copy was taken, are revealed and replaced. Stop the bot first; the bot\nrefuses a snapshot until this has run. Run it again if it was stopped: it\ngoes on where it was.\n\n"+storeUsage+"\n\n")
 	var sf storeFlags
 	sf.register(fs)
 	from := fs.String("from", "", "copy this snapshot `FILE` (BACKUP_DIR/clefs-….db) to the embedded store's file, which must not exist, first")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: clefs restore [-redis URL | -data FILE] [-from SNAPSHOT]\n\nMakes a store put back from a copy (a snapshot, a Redis RDB or AOF) fit\nto serve: every player's server seeds, which may have drawn tickets after\nthe copy was taken, are revealed and replaced. Stop the bot first; the bot\nrefuses a snapshot until this has run. Run it again if it was stopped: it\ngoes on where it was.\n\n"+storeUsage+"\n\n")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, "restore", args, 0); err != nil {
 		return err
 	}

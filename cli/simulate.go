@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -21,17 +20,12 @@ import (
 // runSimulate simulates many plays on every core and compares what it saw
 // with the exact odds.
 func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("simulate", stderr, "Usage: clefs simulate [-n PLAYS] [-seed N] [-workers N] [-fair] [-progress]\n\nSimulates a player's plays (keys accumulate, chests open) and compares the\ncounts, the key rates, the chest lots and the return to player with the\nexact odds (z-scores, chi-square tests, 99% confidence interval). With -fair,\nthe plays are drawn as in production (docs/FAIRNESS.md), 30 to 40 times slower.\n")
 	n := fs.String("n", "100000000", "number of plays (digits, _ allowed, or a power of ten such as 1e9)")
 	seed := fs.Uint64("seed", 1, "seed; the same seed and -n give the same figures, whatever -workers")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines playing in parallel")
 	fair := fs.Bool("fair", false, "draw every play with its grid, and every chest, through the verifiable path (HMAC-SHA256, as in production) instead of the fast one")
 	progress := fs.Bool("progress", isTerminal(stderr), "report progress on stderr every second (default: when stderr is a terminal)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: clefs simulate [-n PLAYS] [-seed N] [-workers N] [-fair] [-progress]\n\nSimulates a player's plays (keys accumulate, chests open) and compares the\ncounts, the key rates, the chest lots and the return to player with the\nexact odds (z-scores, chi-square tests, 99% confidence interval). With -fair,\nthe plays are drawn as in production (docs/FAIRNESS.md), 30 to 40 times slower.")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, "simulate", args, 0); err != nil {
 		return err
 	}

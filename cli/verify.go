@@ -26,18 +26,7 @@ var errMismatch = errors.New("mismatch")
 // runVerify recomputes a ticket or a chest from its seeds (docs/FAIRNESS.md),
 // or, with -export, every draw of a dump made under a revealed seed.
 func runVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	server := fs.String("server-seed", "", "the revealed server seed, 64 hex digits")
-	client := fs.String("client-seed", "", "the client seed it drew with, as /fairness shows it")
-	var nonce, keys, chest decimal
-	fs.Var(&nonce, "nonce", "the ticket's `number` (its nonce), in decimal digits")
-	fs.Var(&keys, "keys", "the `keys` held before the ticket (0, 1 or 2)")
-	fs.Var(&chest, "chest", "a chest's `number`: recompute that chest (alone, or with the ticket whose third key opened it)")
-	commitment := fs.String("commitment", "", "optional: the commitment shown before the seed drew, all 64 hex digits or the 8 the card shows; checked against the seed")
-	export := fs.String("export", "", "a dump written by clefs export, or a player's public export (clefs export -public, /fairness export): check every ticket and chest drawn under a revealed seed")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: clefs verify -server-seed HEX -client-seed TEXT -nonce N [-keys K] [-chest N] [-commitment HEX]
+	fs := newFlags("verify", stderr, `Usage: clefs verify -server-seed HEX -client-seed TEXT -nonce N [-keys K] [-chest N] [-commitment HEX]
        clefs verify -export FILE
 
 Recomputes draws from their seeds, as docs/FAIRNESS.md specifies, without
@@ -52,8 +41,14 @@ broken link (player, ticket or chest, link), a line per kind of check
 seed still secret are counted, not checked; links a dump lacks the data for
 (lines written by older releases) are unchecked, never "all match".
 `)
-		fs.PrintDefaults()
-	}
+	server := fs.String("server-seed", "", "the revealed server seed, 64 hex digits")
+	client := fs.String("client-seed", "", "the client seed it drew with, as /fairness shows it")
+	var nonce, keys, chest decimal
+	fs.Var(&nonce, "nonce", "the ticket's `number` (its nonce), in decimal digits")
+	fs.Var(&keys, "keys", "the `keys` held before the ticket (0, 1 or 2)")
+	fs.Var(&chest, "chest", "a chest's `number`: recompute that chest (alone, or with the ticket whose third key opened it)")
+	commitment := fs.String("commitment", "", "optional: the commitment shown before the seed drew, all 64 hex digits or the 8 the card shows; checked against the seed")
+	export := fs.String("export", "", "a dump written by clefs export, or a player's public export (clefs export -public, /fairness export): check every ticket and chest drawn under a revealed seed")
 	if err := parseFlags(fs, "verify", args, 0); err != nil {
 		return err
 	}
