@@ -11,9 +11,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// playerViewLines is how many history lines and moderator actions
-// /admin player shows.
-const playerViewLines = 5
+const playerViewLines = 5 // the history lines and moderator actions /admin player shows
 
 // adminPlayer shows one player to a moderator, as the player has seen
 // them (game.Player.Seen, SeenHistory), and of the seeds the commitment
@@ -45,13 +43,8 @@ func (a *admin) adminPlayer(ctx context.Context, rq *request, o opts) (reply, er
 		return reply{}, internal("audit", err)
 	}
 	now := a.now()
-	s := p.Stats
 	// A moderator reads about the player, never as the player: these lines
 	// have their own messages, in the third person.
-	keys := l.keysLine(p.Keys)
-	if p.ChestDue {
-		keys = padlocks(game.MaxKeys) + " " + l.T("player_chest_due", nil)
-	}
 	ticket := l.T("player_no_ticket", nil)
 	if t := p.Ticket; t != nil && t.Open() {
 		ticket = l.T("player_open_ticket", map[string]any{"Ticket": t.ID, "Bought": timestamp(t.BoughtAt.Unix(), "R")})
@@ -59,14 +52,7 @@ func (a *admin) adminPlayer(ctx context.Context, rq *request, o opts) (reply, er
 			ticket += "\n" + l.T("player_revealing", nil)
 		}
 	}
-	stats := strings.Join([]string{
-		l.P("stat_plays", s.Plays, map[string]any{"Count": s.Plays}),
-		l.P("stat_wins", s.Wins, map[string]any{"Count": s.Wins}),
-		l.T("stat_staked", map[string]any{"Amount": l.Credits(s.StakedCents)}),
-		l.T("stat_won", map[string]any{"Amount": l.Credits(s.WonCents)}),
-		l.T("player_granted", map[string]any{"Amount": l.Signed(s.GrantedCents), "Daily": l.Credits(s.DailyCents)}),
-		l.P("stat_chests", s.Chests, map[string]any{"Count": s.Chests}),
-	}, "\n")
+	stats := statsText(l, p.Stats, l.T("player_granted", map[string]any{"Amount": l.Signed(p.Stats.GrantedCents), "Daily": l.Credits(p.Stats.DailyCents)}))
 	var limits []string
 	for k, lim := range p.LimitsAt(now) {
 		if lim.Amount == 0 && !lim.Pending() {
@@ -108,7 +94,7 @@ func (a *admin) adminPlayer(ctx context.Context, rq *request, o opts) (reply, er
 	}
 	e := infoEmbed(l.T("player_title", nil), mention(target), colourInfo,
 		&discordgo.MessageEmbedField{Name: l.T("field_balance", nil), Value: "**" + l.Credits(p.Balance) + "**", Inline: true},
-		&discordgo.MessageEmbedField{Name: l.T("field_chest", nil), Value: keys, Inline: true},
+		&discordgo.MessageEmbedField{Name: l.T("field_chest", nil), Value: keysText(l, p, "player_chest_due"), Inline: true},
 		&discordgo.MessageEmbedField{Name: l.T("player_ticket", nil), Value: ticket, Inline: true},
 		&discordgo.MessageEmbedField{Name: l.T("field_stats", nil), Value: stats},
 		&discordgo.MessageEmbedField{Name: l.T("player_limits_title", name), Value: strings.Join(limits, "\n")},

@@ -44,8 +44,7 @@ func (a *plays) handlePlay(ctx context.Context, rq *request) (reply, error) {
 	return reply{data: data}, nil
 }
 
-// playSettings reads the guild's settings and refuses a play outside the
-// allowed channel.
+// playSettings reads the settings and refuses a play outside their channel.
 func (a *plays) playSettings(ctx context.Context, rq *request) (game.Settings, error) {
 	set, err := a.settings(ctx, rq.guild)
 	if err != nil {
@@ -73,14 +72,12 @@ func (a *plays) buyCard(ctx context.Context, rq *request, set game.Settings, buy
 	return a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: *p.Ticket, resumed: r.Resumed && showResumed, reality: r.Reality}), nil
 }
 
-// errChestDue is buyStep's answer when the chest is due: the buttons show
-// the chest card instead, the Activity the state with its chest.
+// errChestDue is buyStep's answer when the chest is due (the callers show it).
 var errChestDue = &userError{id: "err_chest_due"}
 
 // buyStep runs buy under the guild's house rules, creating the player at
-// the first play: a due chest is errChestDue. On success the Applied's
-// player holds its ticket, and the balance as the first answer showed it.
-// The buttons and the Activity both buy through it.
+// the first play. On success the Applied's player holds its ticket, and the
+// balance as the first answer showed it. Buttons and Activity buy here.
 func (a *plays) buyStep(ctx context.Context, rq *request, set game.Settings, buy game.Buy) (storage.Applied, error) {
 	buy.House = set.House
 	ap, err := a.run(ctx, storage.Step{
@@ -99,8 +96,7 @@ func (a *plays) buyStep(ctx context.Context, rq *request, set game.Settings, buy
 			return ap, userErr("err_retry", nil)
 		}
 		return ap, errChestDue
-	case errors.Is(err, game.ErrInsufficientFunds):
-		// Suggest /daily only when it would pay now.
+	case errors.Is(err, game.ErrInsufficientFunds): // /daily only when it would pay now
 		id, now := "err_funds", a.now()
 		if set.DailyAmount > 0 && !p.Paused(now) && p.DailyReady(set.DailyCooldown, now) {
 			id = "err_funds_daily"
@@ -108,8 +104,7 @@ func (a *plays) buyStep(ctx context.Context, rq *request, set game.Settings, buy
 		return ap, userErr(id, map[string]any{
 			"Balance": rq.l.Credits(p.Balance), "Stake": rq.l.Credits(game.Stake),
 		})
-	case errors.Is(err, game.ErrInvalid) && game.BalanceFull(p.Balance):
-		// Buy refuses a ticket whose prizes could not be credited.
+	case errors.Is(err, game.ErrInvalid) && game.BalanceFull(p.Balance): // prizes that could not be credited
 		return ap, userErr("err_balance_full", nil)
 	case errors.Is(err, game.ErrInvalid) && !ticketLeft:
 		return ap, userErr("no_ticket_left", nil)
@@ -127,17 +122,14 @@ func (a *plays) buyStep(ctx context.Context, rq *request, set game.Settings, buy
 	return ap, nil
 }
 
-// handleRow reveals one row (drawing the ticket at the first click).
 func (a *plays) handleRow(ctx context.Context, rq *request) (reply, error) {
 	return a.reveal(ctx, rq, game.RowMask(1)<<rq.button.row)
 }
 
-// handleAuto reveals every row.
 func (a *plays) handleAuto(ctx context.Context, rq *request) (reply, error) {
 	return a.reveal(ctx, rq, game.AllRows)
 }
 
-// reveal shows rows of the button's ticket on its card.
 func (a *plays) reveal(ctx context.Context, rq *request, rows game.RowMask) (reply, error) {
 	ap, err := a.revealStep(ctx, rq, rq.button.ticket, rows)
 	if err != nil {
@@ -147,9 +139,7 @@ func (a *plays) reveal(ctx context.Context, rq *request, rows game.RowMask) (rep
 	return reply{update: true, data: a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: *p.Ticket})}, nil
 }
 
-// revealStep shows rows of ticket. On success the Applied's player holds
-// the ticket, and the balance as the first answer showed it. The buttons
-// and the Activity both reveal through it.
+// revealStep shows rows of ticket; on success, as buyStep's.
 func (a *plays) revealStep(ctx context.Context, rq *request, ticket uint64, rows game.RowMask) (storage.Applied, error) {
 	ap, err := a.run(ctx, storage.Step{
 		ID: rq.player(), Op: rq.i.ID, Move: game.Reveal{Ticket: ticket, Rows: rows, Drawer: a.drawer},
@@ -192,7 +182,6 @@ func (a *plays) handleAgain(ctx context.Context, rq *request) (reply, error) {
 	return reply{update: true, data: data}, nil
 }
 
-// handleChest opens the chest numbered in the button.
 func (a *plays) handleChest(ctx context.Context, rq *request) (reply, error) {
 	ap, err := a.chestStep(ctx, rq, rq.button.seq)
 	if err != nil {
@@ -202,9 +191,7 @@ func (a *plays) handleChest(ctx context.Context, rq *request) (reply, error) {
 	return reply{update: true, data: a.chestCard(rq.l, rq.user, ap.Player, &c)}, nil
 }
 
-// chestStep opens chest number seq. On success the Applied's result holds
-// the chest, its player the balance as the first answer showed it. The
-// buttons and the Activity both open chests through it.
+// chestStep opens chest number seq; on success, as buyStep's.
 func (a *plays) chestStep(ctx context.Context, rq *request, seq int64) (storage.Applied, error) {
 	ap, err := a.run(ctx, storage.Step{
 		ID: rq.player(), Op: rq.i.ID, Move: game.OpenChest{Seq: seq, Drawer: a.drawer},

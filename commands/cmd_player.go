@@ -55,21 +55,9 @@ func (a *account) handleBalance(ctx context.Context, rq *request) (reply, error)
 		}
 		p.Balance = set.StartingBalance
 	}
-	s := p.Stats
-	keysLine := l.keysLine(p.Keys)
-	if p.ChestDue {
-		keysLine = padlocks(game.MaxKeys) + " " + l.T("balance_chest_due", nil)
-	}
 	stats := l.T("stat_none", nil)
 	if ok {
-		stats = strings.Join([]string{
-			l.P("stat_plays", s.Plays, map[string]any{"Count": s.Plays}),
-			l.P("stat_wins", s.Wins, map[string]any{"Count": s.Wins}),
-			l.T("stat_staked", map[string]any{"Amount": l.Credits(s.StakedCents)}),
-			l.T("stat_won", map[string]any{"Amount": l.Credits(s.WonCents)}),
-			l.T("stat_best", map[string]any{"Amount": l.Credits(s.BestWinCents)}),
-			l.P("stat_chests", s.Chests, map[string]any{"Count": s.Chests}),
-		}, "\n")
+		stats = statsText(l, p.Stats, l.T("stat_best", map[string]any{"Amount": l.Credits(p.Stats.BestWinCents)}))
 	}
 	desc := pauseText(l, p, a.now())
 	if r := revealingLine(l, sv); r != "" {
@@ -77,10 +65,30 @@ func (a *account) handleBalance(ctx context.Context, rq *request) (reply, error)
 	}
 	e := infoEmbed(l.T("balance_title", nil), desc, colourOpen,
 		&discordgo.MessageEmbedField{Name: l.T("field_balance", nil), Value: "**" + l.Credits(p.Balance) + "**", Inline: true},
-		&discordgo.MessageEmbedField{Name: l.T("field_chest", nil), Value: keysLine, Inline: true},
+		&discordgo.MessageEmbedField{Name: l.T("field_chest", nil), Value: keysText(l, p, "balance_chest_due"), Inline: true},
 		&discordgo.MessageEmbedField{Name: l.T("field_stats", nil), Value: stats},
 	)
 	return ephemeralEmbed(e), nil
+}
+
+// statsText lists a player's statistics, with extra before the chests.
+func statsText(l *lang, s game.Stats, extra string) string {
+	return strings.Join([]string{
+		l.P("stat_plays", s.Plays, map[string]any{"Count": s.Plays}),
+		l.P("stat_wins", s.Wins, map[string]any{"Count": s.Wins}),
+		l.T("stat_staked", map[string]any{"Amount": l.Credits(s.StakedCents)}),
+		l.T("stat_won", map[string]any{"Amount": l.Credits(s.WonCents)}),
+		extra,
+		l.P("stat_chests", s.Chests, map[string]any{"Count": s.Chests}),
+	}, "\n")
+}
+
+// keysText is the player's keys, or the message due when the chest is.
+func keysText(l *lang, p game.Player, due string) string {
+	if p.ChestDue {
+		return padlocks(game.MaxKeys) + " " + l.T(due, nil)
+	}
+	return l.keysLine(p.Keys)
 }
 
 // seen returns p, the player id, as the player has seen them, reading the

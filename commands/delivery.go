@@ -58,13 +58,13 @@ func recovered(next handlerFunc) handlerFunc {
 	}
 }
 
-// delivery answers the interactions.
+// delivery answers the interactions (Config's timings).
 type delivery struct {
 	*observation
 	now        func() time.Time
-	deferAfter time.Duration                                    // Config.DeferAfter
-	timeout    time.Duration                                    // Config.Timeout
-	waitFn     func(ctx context.Context, d time.Duration) error // Config.Wait
+	deferAfter time.Duration
+	timeout    time.Duration
+	waitFn     func(ctx context.Context, d time.Duration) error
 	players    playerLocks
 	late       lateSet // the late steps going on (late.go)
 }
@@ -83,12 +83,9 @@ type answer struct {
 	state         answerState
 	afterDeferral bool  // the final response followed a deferral
 	lastErr       error // the error of the try that asked for a continuation
-	// late: the apology promised an update; the continuation of the
-	// interaction is reserved (delivery.late) until dropLate.
-	late bool
-	// tries (1 for the first, more for a late step's) and goOn (the last
-	// try asks for a continuation: late.go) belong to the goroutine that
-	// runs the tries, one after the other.
+	late          bool  // the apology promised an update; the continuation is reserved until dropLate
+	// tries (1 for the first) and goOn (the last try asks for a
+	// continuation) belong to the goroutine that runs the tries.
 	tries int
 	goOn  bool
 }
@@ -135,8 +132,7 @@ func (d *delivery) timed(next handlerFunc) handlerFunc {
 	}
 }
 
-// delivered runs the rest of the try and sends its answer (settle) under
-// the player's lock.
+// delivered runs the rest of the try and settles it under the player's lock.
 func (d *delivery) delivered(next handlerFunc) handlerFunc {
 	return func(ctx context.Context, rq *request) (rep reply, err error) {
 		unlock, err := d.players.lock(ctx, playerKey{rq.guild, rq.user})
@@ -176,7 +172,7 @@ func (d *delivery) settle(ans *answer, rep reply, err error) {
 }
 
 // mayGoOn reports whether the step whose try ended with err (nil: still
-// running) goes on in the background, reserving it if so. ans.mu is held.
+// running) goes on in the background, reserving it if so; ans.mu is held.
 func (d *delivery) mayGoOn(ans *answer, err error, live bool) bool {
 	if live && (err == nil || retryable(err)) && d.late.reserve(ans.rq.i.ID) {
 		ans.late = true
@@ -192,9 +188,7 @@ func (d *delivery) deferAnswer(ans *answer) {
 	if ans.state != pending {
 		return
 	}
-	ans.state = deferred
-	// Type 6 (the message is edited later) for a button, type 5
-	// ("thinking…") for a command.
+	ans.state = deferred // a button's message is edited later; a command shows "thinking…"
 	resp := &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate}
 	if ans.rq.i.Type == discordgo.InteractionApplicationCommand {
 		resp.Type = discordgo.InteractionResponseDeferredChannelMessageWithSource
@@ -270,7 +264,6 @@ func (ans *answer) followDeferral(rep reply) {
 	}
 }
 
-// edit replaces the original response with d (webhookEdit).
 func (ans *answer) edit(d *discordgo.InteractionResponseData) error {
 	return ans.r.EditOriginal(ans.ctx, ans.rq.i, webhookEdit(d))
 }
@@ -300,8 +293,8 @@ func (ans *answer) send(resp *discordgo.InteractionResponse) {
 
 // observation logs and counts errors and damaged records.
 type observation struct {
-	obs Observer     // nil: none
-	log *slog.Logger // Config.Logger
+	obs Observer // nil: none
+	log *slog.Logger
 }
 
 // logger returns the logger of ctx (WithLogger), else Config.Logger.
@@ -354,7 +347,6 @@ func (o *observation) logError(log *slog.Logger, rq *request, err error, late bo
 		"interaction", rq.i.ID, "op", op, "err", err, "late", late)
 }
 
-// damagedRecord logs and counts a player's damaged record met by rq.
 func (o *observation) damagedRecord(log *slog.Logger, rq *request, d *storage.DamagedError) {
 	log.Warn("commands: damaged record", "guild", d.ID.Guild, "user", d.ID.User, "command", rq.kind,
 		"interaction", rq.i.ID, "err", d.Err, "repair", "/admin reset (docs/operating.md, \"A damaged record\")")

@@ -14,14 +14,12 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// The message files, one per language, in go-i18n's JSON format. A message
-// with plural forms is an object {"one": …, "other": …}; a test checks that
-// both files define the same ids.
+// The message files, in go-i18n's JSON format; a test checks that both
+// define the same ids.
 //
 //go:embed locales/*.json
 var localeFS embed.FS
 
-// catalog holds the two languages, built once in New.
 type catalog struct {
 	en, fr *lang
 }
@@ -68,9 +66,8 @@ func (l *lang) P(id string, count any, data map[string]any) string {
 	return s
 }
 
-// Credits formats an amount of cents as credits with the unit, plural-correct:
-// "0.50 credits", "1.00 credit", "2.00 credits"; "0,50 crédit", "1,00 crédit",
-// "2,00 crédits".
+// Credits formats cents as credits with the unit, plural-correct:
+// "0.50 credits", "1.00 credit"; "0,50 crédit", "2,00 crédits".
 func (l *lang) Credits(cents int64) string {
 	return l.P("credits", creditsCount(cents), map[string]any{"Amount": l.Amount(cents)})
 }
@@ -87,8 +84,7 @@ func creditsCount(cents int64) string {
 	return big.NewRat(cents, 100).FloatString(2)
 }
 
-// Signed formats a movement of credits with its sign: "+4.50 credits",
-// "-0.50 credits".
+// Signed formats a movement of credits with its sign: "+4.50 credits".
 func (l *lang) Signed(cents int64) string {
 	if cents > 0 {
 		return "+" + l.Credits(cents)
@@ -102,8 +98,7 @@ func (l *lang) keysLine(keys int) string {
 	return padlocks(keys) + " " + l.P("keys", keys, map[string]any{"Count": keys})
 }
 
-// Amount formats cents with two decimals and thousands separators in the
-// language's convention: "5,000.00" or "5 000,00".
+// Amount formats cents in the language's convention: "5,000.00", "5 000,00".
 func (l *lang) Amount(cents int64) string {
 	return formatAmount(cents, l.fr)
 }

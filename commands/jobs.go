@@ -27,23 +27,17 @@ const (
 	// JobLease is how long a process holds a job without recording
 	// progress; the lease is renewed with each batch.
 	JobLease = 30 * time.Second
-	// JobScan is how often a runner looks for jobs to take up.
-	JobScan = 15 * time.Second
-	// jobEdit is how often the confirmation shows the progress.
-	jobEdit = 3 * time.Second
+	JobScan  = 15 * time.Second // how often a runner looks for jobs to take up
+	jobEdit  = 3 * time.Second  // how often the confirmation shows the progress
 )
 
-// jobConfig is RunJobs' configuration; tests shorten it and name the
-// holder.
+// jobConfig is RunJobs' configuration (zero: the defaults above); tests
+// shorten it and name the holder.
 type jobConfig struct {
-	holder string        // this process's ID in leases; "" draws one
-	lease  time.Duration // JobLease
-	scan   time.Duration // JobScan
-	edit   time.Duration // jobEdit
-	batch  int           // players between two progress records (resetBatch)
-	// stopAt, when > 0, makes a job stop after resetting that many
-	// players, as if its process died there (tests).
-	stopAt int
+	holder            string // this process's ID in leases; "" draws one
+	lease, scan, edit time.Duration
+	batch             int // players between two progress records (resetBatch)
+	stopAt            int // > 0: stop after that many players, as if the process died (tests)
 }
 
 type jobs struct {
@@ -212,21 +206,19 @@ func (a *jobs) resetPlayers(ctx context.Context, guild uint64, op string, start 
 	return count, errors.Join(errs...)
 }
 
-// errStopped: a job stopped by jobConfig.stopAt.
-var errStopped = errors.New("stopped (test)")
+var (
+	errStopped = errors.New("stopped (test)") // jobConfig.stopAt
+	// errLost: the lease went to another process, or the job ended
+	// elsewhere; this process stops it without error.
+	errLost = errors.New("lease lost")
+)
 
-// errLost: the job's lease went to another process, or the job ended
-// elsewhere; this process stops it without error.
-var errLost = errors.New("lease lost")
-
-// runReset runs the guild's reset-guild, if it has one in progress whose
-// lease it can take: it resets the players after the last one recorded,
-// batch by batch, recording the progress (and renewing the lease) after
-// each, and finishes it.
+// runReset runs the guild's reset-guild, if it can take its lease: it
+// resets the players after the last one recorded, batch by batch,
+// recording the progress (and renewing the lease) after each. It stops
+// between two batches once stop ends; a step already started completes
+// (within Config.Timeout), so that a write and its audit line stay whole.
 func (a *jobs) runReset(stop context.Context, c jobConfig, guild uint64) error {
-	// The job stops between two batches once stop ends; a step already
-	// started completes (within Config.Timeout), so that a write and what
-	// goes with it (Redis: its audit line) are not cut in two.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(stop))
 	defer cancel()
 	defer context.AfterFunc(stop, func() { time.AfterFunc(a.timeout, cancel) })()

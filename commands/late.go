@@ -23,13 +23,9 @@ import (
 // with a message that says the outcome is unknown and where to see it.
 
 const (
-	// tokenLife is how long Discord accepts edits with an interaction's
-	// token, from the interaction's creation.
-	tokenLife = 15 * time.Minute
-	// lateMargin is kept before the token ends for the last edit.
-	lateMargin = 5 * time.Second
-	// lateFirstWait and lateMaxWait bound the waits between tries
-	// (backoff.Jittered).
+	tokenLife  = 15 * time.Minute // how long Discord takes edits with an interaction's token
+	lateMargin = 5 * time.Second  // kept before the token ends for the last edit
+	// The waits between tries (backoff.Jittered).
 	lateFirstWait = time.Second
 	lateMaxWait   = 30 * time.Second
 	// maxLate bounds the continuations running at once: past it, an
@@ -71,9 +67,8 @@ func (s *lateSet) wait(try int) time.Duration {
 }
 
 // tokenExpiry is when the token of interaction id ends: tokenLife after
-// its creation (the snowflake's time), or after received when the
-// snowflake's time is not plausible (later than received, or already past
-// the token's life: a client's own IDs, or a skewed clock).
+// its snowflake's time, or after received when that time is not plausible
+// (a client's own IDs, a skewed clock).
 func tokenExpiry(id string, received time.Time) time.Time {
 	start := received
 	if t, err := discordgo.SnowflakeTimestamp(id); err == nil && !t.After(received) && t.After(received.Add(-tokenLife)) {
@@ -106,7 +101,6 @@ func untold(err error) bool {
 	return errors.As(err, &ue) && ue.id == "err_confirm_expired"
 }
 
-// lateApology is the apology that says the message will be updated.
 func lateApology(kind string) string { return apology(kind) + "_late" }
 
 // lateGaveUp is the message that replaces a late apology when the tries
@@ -134,7 +128,6 @@ func (d *delivery) lateResult(ans *answer, rep reply, err error, tries int) (aga
 	return false
 }
 
-// deliverLate replaces the apology with the step's answer.
 func (d *delivery) deliverLate(ans *answer, rep reply, err error, tries int) {
 	if err != nil {
 		rep = d.renderError(ans.log, ans.rq, err, false)
@@ -169,7 +162,6 @@ func (d *delivery) sendLate(ans *answer, rep reply) {
 	}
 }
 
-// dropLate releases the continuation ans reserved, once.
 func (d *delivery) dropLate(ans *answer) {
 	ans.mu.Lock()
 	defer ans.mu.Unlock()

@@ -5,12 +5,10 @@ import (
 	"sync"
 )
 
-// playerLocks serialises one player's interactions within this process:
-// each holds its player's lock from its store call until its answer has been
-// sent, so that the cards a quick succession of clicks updates reach Discord
-// in the order the store saw them. Gateway sharding sends all of a guild's
-// interactions to one process, so a lock per process is enough there. A
-// player's lock exists only while held or waited for.
+// playerLocks serialises one player's interactions within this process,
+// from the store call until the answer is sent, so that quick clicks'
+// cards reach Discord in the store's order (gateway sharding sends a
+// guild to one process). A lock exists only while held or waited for.
 type playerLocks struct {
 	mu sync.Mutex
 	m  map[playerKey]*playerLock
@@ -18,9 +16,8 @@ type playerLocks struct {
 
 type playerKey struct{ guild, user uint64 }
 
-// playerLock is one player's lock: held by whoever put the token in ch (a
-// channel rather than a mutex, so that a waiter can give up with its
-// context).
+// playerLock is held by whoever put the token in ch (a channel, so that a
+// waiter can give up with its context).
 type playerLock struct {
 	ch   chan struct{}
 	refs int // holders and waiters; guarded by playerLocks.mu
@@ -60,7 +57,6 @@ func (ls *playerLocks) lock(ctx context.Context, k playerKey) (unlock func(), er
 	}
 }
 
-// release drops one holder or waiter of k's lock, and the lock with the last.
 func (ls *playerLocks) release(k playerKey, l *playerLock) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
