@@ -15,16 +15,13 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/boltstore"
 )
 
-// errAudit says the audit found damaged records, players whose books do
-// not balance, or a leaderboard that disagrees with the players' records.
+// errAudit: damaged records, broken books, or a leaderboard that disagrees.
 var errAudit = errors.New("audit failed")
 
-// runAudit lists every damaged record (on an embedded file, every problem
-// boltstore.CheckFile finds), then checks every other player
-// (game.Player.Check) and every guild's leaderboard against the players'
-// balances, and fails if anything is wrong. A store writes a player and
-// its leaderboard entry in one atomic step, so a disagreement is reported
-// as a bug: nothing is repaired.
+// runAudit lists every damaged record (boltstore.CheckFile on an embedded
+// file), checks every other player (game.Player.Check) and each guild's
+// leaderboard, and fails if anything is wrong. A player and its entry are
+// written in one atomic step: a disagreement is a bug, nothing is repaired.
 func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("audit", stderr, "Usage: clefs audit [-redis URL | -data FILE]\n\nLists every damaged record (on an embedded file, every damaged page too),\nchecks balance = start + granted + won + daily − staked (and the other\ninvariants) for every player, and each guild's leaderboard against the\nplayers' balances; exits 1 on any damage, breach or disagreement. Stop\nthe bot first when using the embedded store. A missing embedded file is\nan error: audit never creates one.\n\n"+storeUsage+"\n\n")
 	var sf storeFlags
@@ -59,9 +56,8 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// audit checks the players of d, then each guild's leaderboard in st. It
-// reports on w (a damaged player only unless listed) and returns an error
-// wrapping errAudit when anything is wrong.
+// audit checks the players of d, then each guild's leaderboard in st,
+// reporting on w (a damaged player only unless listed).
 func audit(ctx context.Context, st storage.Store, d storage.Dumper, w io.Writer, listed bool) error {
 	var players, bad, damaged int
 	var held big.Int                          // a sum of balances may pass int64
@@ -155,7 +151,6 @@ func auditBoard(ctx context.Context, st storage.Store, guild uint64, balances ma
 	return len(found), err
 }
 
-// readBoard returns the whole leaderboard of guild: user → balance.
 func readBoard(ctx context.Context, st storage.Store, guild uint64) (map[uint64]int64, error) {
 	b, err := st.Leaderboard(ctx, guild, math.MaxInt32, 0)
 	if err != nil {
@@ -174,10 +169,10 @@ type disagreement struct {
 	what string
 }
 
-// confirm reads the suspects and the leaderboard again and returns those
-// that still disagree, in order. A running bot may write meanwhile, so a
-// player is judged only when its version is the same before and after the
-// leaderboard's read; one that keeps changing is let go.
+// confirm returns the suspects that still disagree, read again, in order:
+// a player is judged only when its version is the same before and after
+// the leaderboard's read (a running bot writes); one that keeps changing
+// is let go.
 func confirm(ctx context.Context, st storage.Store, guild uint64, suspects []uint64) ([]disagreement, error) {
 	var found []disagreement
 	for range 3 {
@@ -223,7 +218,6 @@ func confirm(ctx context.Context, st storage.Store, guild uint64, suspects []uin
 	return found, nil
 }
 
-// credits formats cents as credits: "249.50 credits".
 func credits(cents int64) string {
 	return game.FormatCents(cents, game.English) + " credits"
 }

@@ -40,8 +40,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case *public && *user == 0:
 		return usageError{"export: -public needs -user ID (the player's user ID, a snowflake)"}
 	}
-	if fi, err := os.Stat(*out); *out != "" && err == nil && fi.IsDir() {
-		// Before the store opens: a mistake in -o is reported at once.
+	if fi, err := os.Stat(*out); *out != "" && err == nil && fi.IsDir() { // before the store opens
 		return fmt.Errorf("export: -o %s is a directory: give a file name, e.g. %s", *out, filepath.Join(*out, "players.json"))
 	} else if *out != "" && err == nil && !*force {
 		return fmt.Errorf("export: -o %s: the file exists: give -force to replace it, or another name", *out)
@@ -71,8 +70,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // exportPublic writes the public export of player id (schema.PublicExport)
-// to stdout, or to the file out. A player the store does not have is an
-// error.
+// to stdout, or to the file out.
 func exportPublic(ctx context.Context, st storage.Store, id storage.PlayerID, out string, replace bool, stdout, stderr io.Writer) error {
 	v, err := st.Load(ctx, id)
 	if err != nil {
@@ -108,9 +106,8 @@ func exportPublic(ctx context.Context, st storage.Store, id storage.PlayerID, ou
 	return nil
 }
 
-// writeFileAtomic writes path whole or not at all, through a temporary file
-// beside it, and never over an existing file unless replace. Its errors
-// name path, never the temporary file.
+// writeFileAtomic writes path whole or not at all, through a temporary
+// file beside it, never over an existing file unless replace.
 func writeFileAtomic(path string, replace bool, write func(w io.Writer) error) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return fmt.Errorf("%s is a directory: give a file name, e.g. %s", path, filepath.Join(path, "players.json"))
@@ -143,8 +140,7 @@ func writeFileAtomic(path string, replace bool, write func(w io.Writer) error) e
 	return nil
 }
 
-// pathErr strips the file's name from a file system error, keeping its
-// cause, for a message that names the user's path.
+// pathErr strips the file's name from a file system error.
 func pathErr(err error) error {
 	var pe *fs.PathError
 	var le *os.LinkError

@@ -10,11 +10,8 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// runImport reads a dump written by export (from -i FILE, a file argument
-// or stdin) and adds it to the store, all or nothing: a malformed record or
-// a player or guild already present changes nothing and is named. A store
-// that already holds players is refused unless -force is given; even then
-// nothing in it is overwritten.
+// runImport adds a dump written by export (-i FILE, an argument or stdin)
+// to the store, all or nothing, as its usage says.
 func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("import", stderr, "Usage: clefs import [-redis URL | -data FILE] [-force] [-i FILE | FILE]\n\nAdds the players and guilds of a dump written by export, all or nothing.\nStop the bot first. A store that already holds players is refused unless\n-force is given; with -force, a player or guild of the dump that the store\nalready has is refused and named, and nothing is imported. A missing\nembedded file is created, but not a missing directory.\n\n"+storeUsage+"\n\n")
 	var sf storeFlags
@@ -41,8 +38,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		defer f.Close()
 		r, name = f, src
 	}
-	// Read and validate everything before opening: a bad file touches no
-	// store.
+	// All read before opening: a bad file touches no store.
 	d, err := storage.ReadDump(r)
 	if err != nil {
 		return fmt.Errorf("import: %s: %w; nothing was imported", name, err)
@@ -65,8 +61,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// importDump adds d to the store, all or nothing, and says what it added,
-// in credits.
+// importDump adds d to the store, all or nothing, and says what it added.
 func importDump(ctx context.Context, dm storage.Dumper, d *storage.DecodedDump, stdout io.Writer) error {
 	if err := dm.Import(ctx, d); err != nil {
 		return fmt.Errorf("%w; nothing was imported", err)

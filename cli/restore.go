@@ -17,12 +17,10 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// runRestore is clefs restore: it makes a store put back from a copy fit
-// to serve. Every player's server seeds, the current one and the committed
-// next one, may have drawn tickets after the copy was taken, which players
-// saw: each is revealed and replaced (game.Restore), one player at a time,
-// under the restore's ID recorded in the store, so that a restore stopped
-// and run again goes on where it was and rotates nobody twice.
+// runRestore makes a store put back from a copy fit to serve: every
+// player's server seeds may have drawn tickets after the copy was taken,
+// so each is revealed and replaced (game.Restore) under the restore's ID
+// recorded in the store, so that a restore run again rotates nobody twice.
 func runRestore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("restore", stderr, "Usage: clefs restore [-redis URL | -data FILE] [-from SNAPSHOT]\n\nMakes a store put back from a copy (a snapshot, a Redis RDB or AOF) fit\nto serve: every player's server seeds, which may have drawn tickets after\nthe copy was taken, are revealed and replaced. Stop the bot first; the bot\nrefuses a snapshot until this has run. Run it again if it was stopped: it\ngoes on where it was.\n\n"+storeUsage+"\n\n")
 	var sf storeFlags
@@ -62,10 +60,9 @@ func copySnapshot(from, path string) error {
 	return writeFileAtomic(path, false, func(w io.Writer) error { _, err := io.Copy(w, src); return err })
 }
 
-// restore reveals and replaces the server seeds of every player of st,
-// under the restore pending (a new one, at now, if none), drawing the new
-// seeds from seeds (safe for concurrent use), and ends the restore. It runs
-// 32 players at a time: the embedded store shares their commits.
+// restore reveals and replaces the server seeds of every player of st
+// under the restore pending (a new one, at now, if none), and ends it; 32
+// players at a time (the embedded store shares their commits).
 func restore(ctx context.Context, st storage.Store, seeds io.Reader, now time.Time, stdout io.Writer) error {
 	rs, ok := st.(storage.Restorer)
 	if !ok {

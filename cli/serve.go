@@ -33,8 +33,8 @@ type Hooks struct {
 	Drawer game.Drawer      // nil: game.SeededDrawer{}
 	Now    func() time.Time // the game's time; nil: time.Now
 	Seeds  io.Reader        // new players' seeds; nil: crypto/rand.Reader
-	// Started is called once the transport serves and the commands are
-	// registered, with the HTTP endpoint's address ("" for the gateway).
+	// Started is called once the transport serves, with the HTTP
+	// endpoint's address ("" for the gateway).
 	Started          func(addr string)
 	IdentifyInterval time.Duration     // between batches of gateway shards; 0: Discord's 5 s
 	DisconnectGrace  time.Duration     // a shard's downtime before /healthz says so; 0: bot's default
@@ -49,26 +49,22 @@ var (
 	_ bot.RESTObserver  = (*metrics.Metrics)(nil)
 )
 
-// transport is what Main runs: the gateway or the HTTP endpoint.
 type transport interface {
 	Health(context.Context) error
 }
 
-// Serve is the composition root: it runs the bot process with cfg until
-// ctx ends: checks the token, opens the store, serves the metrics, /fair
-// and the Activity where configured, and runs the transport (the gateway,
-// or the HTTP endpoint). It returns the first error that stopped it (nil
-// after a clean shutdown), without logging it. `go run .` and the
-// end-to-end tests run exactly this.
+// Serve is the composition root, which `go run .` and the end-to-end tests
+// run: until ctx ends, it checks the token, opens the store, serves the
+// metrics, /fair and the Activity where configured, and runs the gateway
+// or the HTTP endpoint. It returns the first error that stopped it (nil
+// after a clean shutdown), without logging it.
 func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks) (err error) {
 	if log == nil {
 		log = slog.Default()
 	}
 	info := buildinfo.Read()
 	log.Info("starting", "build", info, "config", cfg, "store", backend.Describe(cfg.RedisURL, cfg.DataPath))
-	// The token first: a wrong DISCORD_TOKEN (or an unreachable
-	// DISCORD_API_BASE) is reported before the store is opened, let alone
-	// created.
+	// The token first, before the store is opened, let alone created.
 	s, err := bot.NewSession(cfg.Token, cfg.APIBase, bot.TransportOptions{Logger: log})
 	if err != nil {
 		return err
@@ -81,8 +77,6 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 		return err
 	}
 	log.Info("bot token accepted", "bot_user", me.Username, "bot_id", me.ID, "api_base", cfg.APIBase)
-	// A store persists; it neither draws nor reads the clock: the handlers
-	// run game's transitions with the drawer, the seeds and the time below.
 	store, err := backend.Open(ctx, cfg.RedisURL, cfg.DataPath, storage.Options{
 		Defaults: game.Settings{
 			StartingBalance: cfg.StartingBalance,
@@ -122,8 +116,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 			Token: cfg.Token, PublicKey: cfg.PublicKey, Addr: cfg.InteractionsAddr,
 			GuildID: cfg.GuildID, APIBase: cfg.APIBase, ShutdownTimeout: cfg.ShutdownTimeout,
 			Logger: log, Observer: m, LogLevel: bot.DiscordgoLogLevel(cfg.DiscordgoLogLevel),
-			// signatures are checked against the wall clock, not the game's
-		}, app)
+		}, app) // signatures are checked against the wall clock, not the game's
 		if err != nil {
 			return err
 		}
@@ -208,9 +201,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 				Version: info.Name(), Revision: info.Revision, Time: info.Time, Modified: info.Dirty, GoVersion: info.GoVersion,
 			}, log)
 			if err != nil {
-				// Serve returns err, which main prints: logging it too
-				// would print it twice.
-				cancel()
+				cancel() // Serve returns err, which main prints: not logged here
 			}
 			metricsDone <- err
 		}()
@@ -226,12 +217,11 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 // (package settingscache) before reading them again from the store.
 const SettingsTTL = time.Second
 
-// NewHandlers builds the interaction handlers exactly as the bot serves
-// them, over store (obs may be nil). Serve calls it, and so does the load
-// generator, so that it measures the handlers the bot runs.
+// NewHandlers builds the handlers as the bot serves them, over store (obs
+// may be nil): Serve calls it, and so does the load generator.
 func NewHandlers(cfg config.Config, store storage.Store, obs commands.Observer, log *slog.Logger, hooks Hooks) *commands.App {
-	// /play reads the guild's settings (Store.Guild); a second's cache
-	// spares a store round trip (wall clock: caching is not game time).
+	// /play reads the guild's settings: a second's cache spares a store
+	// round trip (wall clock: caching is not game time).
 	cached := settingscache.New(store, SettingsTTL, time.Now)
 	return commands.New(commands.Config{
 		Emoji: cfg.Emoji, Hidden: cfg.Hidden, Now: hooks.Now, Observer: obs, Logger: log,
@@ -261,7 +251,6 @@ func announcer(cfg config.Config, obs commands.Observer, log *slog.Logger) func(
 	}
 }
 
-// transportName names the transport in /healthz.
 func transportName(cfg config.Config) string {
 	if cfg.InteractionsAddr != "" {
 		return "interactions endpoint"

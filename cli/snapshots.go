@@ -9,15 +9,14 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// snapshotter is a store that can copy itself while it serves: the
-// embedded store (boltstore.Store.Snapshot).
+// snapshotter is a store that can copy itself while it serves (boltstore).
 type snapshotter interface {
 	Snapshot(ctx context.Context, dir string, keep int, now time.Time) (string, error)
 }
 
-// takeSnapshots snapshots store into dir every interval, the first at once,
-// keeping the newest keep, until ctx ends; each result is logged and
-// counted (done). config.Load refuses BACKUP_DIR on Redis.
+// takeSnapshots snapshots store into dir every interval, the first at
+// once, keeping the newest keep, until ctx ends; each result is logged and
+// counted (done).
 func takeSnapshots(ctx context.Context, store storage.Store, dir string, interval time.Duration, keep int,
 	now func() time.Time, done func(ok bool, at time.Time), log *slog.Logger) {
 	s, ok := store.(snapshotter)
@@ -51,9 +50,8 @@ func takeSnapshots(ctx context.Context, store storage.Store, dir string, interva
 	}
 }
 
-// snapshot takes one snapshot; a panic while taking it is its error: the
-// snapshots' goroutine is a boundary of its own, and one bad snapshot
-// must neither end the process nor stop the next ones.
+// snapshot takes one snapshot; a panic is its error: one bad snapshot must
+// neither end the process nor stop the next ones.
 func snapshot(ctx context.Context, s snapshotter, dir string, keep int, at time.Time) (path string, err error) {
 	defer func() {
 		if p := recover(); p != nil {

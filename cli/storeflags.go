@@ -19,19 +19,16 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/redisstore"
 )
 
-// storeUsage is the paragraph of a store subcommand's usage that says
-// which store it opens.
+// storeUsage is a store subcommand's paragraph of usage.
 const storeUsage = `The store: -redis URL, else -data FILE, else REDIS_URL, else DATA_PATH
 (each variable from the environment, then .env), else ` + backend.DefaultDataPath + `.
 A flag wins over the environment; giving both -redis and -data is an error.
 The store chosen is printed on stderr ("store: …") before anything is done.`
 
-// storeFlags are the flags export, import and audit share: which store to
-// open. A flag given wins over the environment and .env (see choose).
+// storeFlags are the flags the store subcommands share: which store to open.
 type storeFlags struct {
-	redisURL string
-	dataPath string
-	set      *flag.FlagSet // to tell a flag given from one left out
+	redisURL, dataPath string
+	set                *flag.FlagSet // to tell a flag given from one left out
 	// checkFile, when set, runs on an embedded file before it is opened
 	// (audit: boltstore.CheckFile); its error stops the opening.
 	checkFile func(path string) error
@@ -45,24 +42,21 @@ func (f *storeFlags) register(fs *flag.FlagSet) {
 		"; wins over $REDIS_URL)")
 }
 
-// storeChoice is the store a subcommand acts on: a Redis URL or an
-// embedded file, and where that came from.
+// storeChoice is the store a subcommand acts on, and where that came from.
 type storeChoice struct {
 	redisURL string // empty for the embedded store
 	dataPath string
 	from     string // "-redis", "-data", "REDIS_URL in .env", "the default"…
 }
 
-// String describes the store with no secret (backend.Describe) and says
-// where the choice came from: "redis://:xxxxx@host:6379/0 (from REDIS_URL)".
+// String describes the store with no secret: "redis://:xxxxx@host:6379/0 (from REDIS_URL)".
 func (c storeChoice) String() string {
 	return backend.Describe(c.redisURL, c.dataPath) + " (from " + c.from + ")"
 }
 
 // choose applies the precedence of storeUsage. A variable is read from the
 // environment when it is there, even empty, else from .env, as the bot
-// reads them; an empty value counts as unset. Both flags, or a flag given
-// empty, is a usageError.
+// does; an empty value counts as unset.
 func (f *storeFlags) choose(lookupEnv func(string) (string, bool), dotenv func() (map[string]string, error)) (storeChoice, error) {
 	given := map[string]bool{}
 	f.set.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
@@ -110,17 +104,12 @@ func (f *storeFlags) choose(lookupEnv func(string) (string, bool), dotenv func()
 type openMode int
 
 const (
-	// mustExist: the file must be there already (export, audit): a
-	// missing one is an error, never a new empty store.
-	mustExist openMode = iota
-	// mayCreate: a missing file is created (import), but not a missing
-	// directory, which is more likely a typo than a wish.
-	mayCreate
+	mustExist openMode = iota // export, audit: a missing file is an error, never a new store
+	mayCreate                 // import: a missing file is created, not a missing directory (a typo)
 )
 
-// open chooses the store, prints it on stderr ("store: …"), checks an
-// embedded file's path as mode says, and opens it. Its errors name the
-// store; nothing is created when they occur.
+// open chooses the store, prints it on stderr, checks an embedded file's
+// path as mode says, and opens it; nothing is created on error.
 func (f *storeFlags) open(ctx context.Context, mode openMode, stderr io.Writer) (storage.Store, storage.Dumper, error) {
 	c, err := f.choose(os.LookupEnv, func() (map[string]string, error) { return godotenv.Read() })
 	if err != nil {

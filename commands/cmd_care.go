@@ -13,16 +13,14 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// care is the handlers of playing responsibly (game/care.go): /limits and
-// /pause.
+// care is the handlers of /limits and /pause (game/care.go).
 type care struct {
 	*steps
 	*renderer
 	confirmTTL time.Duration // Config.ConfirmTTL
 }
 
-// pauseChoices are the lengths /pause offers, by their option value; the
-// custom ID carries the index.
+// pauseChoices are the lengths /pause offers; the custom ID carries the index.
 var pauseChoices = []struct {
 	value, en, fr string
 	until         func(time.Time) time.Time
@@ -104,8 +102,8 @@ func (a *care) handleLimits(ctx context.Context, rq *request) (reply, error) {
 	return reply{}, userErr("err_unknown_command", nil)
 }
 
-// limitsSet applies /limits set's options in one step, creating the
-// player: setting limits before the first play is the way to be sure of them.
+// limitsSet applies /limits set's options in one step, creating the player
+// (limits set before the first play are sure).
 func (a *care) limitsSet(ctx context.Context, rq *request, o opts, set game.Settings) (reply, error) {
 	if err := o.checkTypes(); err != nil {
 		return reply{}, err
@@ -124,8 +122,7 @@ func (a *care) limitsSet(ctx context.Context, rq *request, o opts, set game.Sett
 	}
 	reminder := time.Duration(-1) // unchanged
 	if n, present, ok := o.integer("reminder"); present {
-		// The bounds are game's (CheckReminder); the first tests only keep
-		// the conversion to a duration from overflowing.
+		// The bounds are game's; these keep the duration from overflowing.
 		ok = ok && n >= 0 && n <= math.MaxInt64/int64(time.Minute)
 		m := time.Duration(n) * time.Minute
 		if !ok || game.CheckReminder(m) != nil {
@@ -172,8 +169,8 @@ func (a *care) limitsSet(ctx context.Context, rq *request, o opts, set game.Sett
 	return ephemeralEmbed(a.limitsEmbed(l, ap.Player, set.House, now, strings.Join(lines, "\n"))), nil
 }
 
-// parseLimit reads a limit typed by a player: credits, or 0, "none",
-// "off", "aucune" to remove it.
+// parseLimit reads a limit typed by a player: credits, or "none" and its
+// synonyms (0).
 func parseLimit(s string) (int64, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "none", "off", "no", "aucune", "aucun", "non":
@@ -182,7 +179,6 @@ func parseLimit(s string) (int64, error) {
 	return parseCredits(s, false)
 }
 
-// limitAmount writes a limit's amount, or "none".
 func limitAmount(l *lang, amount int64) string {
 	if amount == 0 {
 		return l.T("limit_none", nil)
@@ -190,8 +186,8 @@ func limitAmount(l *lang, amount int64) string {
 	return l.Credits(amount)
 }
 
-// limitsEmbed shows the player's limits at now, the house's rules, the
-// reality checks and the pause, as the player has seen them.
+// limitsEmbed shows the player's limits, the house's rules, the reality
+// checks and the pause, as the player has seen them.
 func (a *care) limitsEmbed(l *lang, p game.Player, h game.House, now time.Time, done string) *discordgo.MessageEmbed {
 	sv := p.Seen(nil)
 	ls, spend := p.LimitsAt(now), sv.Player.SpendAt(now)
@@ -254,8 +250,8 @@ func houseReality(l *lang, h game.House) string {
 	return strings.Join(parts, l.T("or", nil))
 }
 
-// handlePause asks to confirm a pause: the buttons carry the length and
-// the time asked, so that a confirmation pauses to one moment.
+// handlePause asks to confirm a pause; the buttons carry the length and
+// the time asked.
 func (a *care) handlePause(_ context.Context, rq *request) (reply, error) {
 	o := opts{list: rq.data.Options}
 	v, _ := o.str("length")
@@ -301,8 +297,8 @@ func (a *care) handlePauseConfirm(ctx context.Context, rq *request) (reply, erro
 	return closedEmbed(e), nil
 }
 
-// careErr maps the refusals of Buy and ClaimDaily by the responsible-play
-// rules to what the player reads; ok is false for any other error.
+// careErr maps the responsible-play refusals of Buy and ClaimDaily to the
+// player's message; ok is false for any other error.
 func careErr(l *lang, err error) (error, bool) {
 	var paused *game.PausedError
 	var limit *game.LimitError
@@ -334,7 +330,6 @@ func realityLine(l *lang, r *game.Reality) string {
 	})
 }
 
-// pauseText says until when a paused player is paused, or "".
 func pauseText(l *lang, p game.Player, now time.Time) string {
 	if !p.Paused(now) {
 		return ""

@@ -6,8 +6,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 )
 
-// componentCustomID is the custom ID of a component interaction's data and
-// the kind of component that sent it ("" and 0 if none).
+// componentCustomID is a component interaction's custom ID and type.
 func componentCustomID(i *discordgo.Interaction) (string, discordgo.ComponentType) {
 	switch d := i.Data.(type) {
 	case discordgo.MessageComponentInteractionData:
@@ -43,8 +42,7 @@ func Buttons(components []discordgo.MessageComponent) iter.Seq[*discordgo.Button
 	}
 }
 
-// walkButtons calls yield on each button of cs until it returns false, and
-// reports whether it never did.
+// walkButtons yields cs's buttons until yield returns false (it then does).
 func walkButtons(cs []discordgo.MessageComponent, yield func(*discordgo.Button) bool) bool {
 	for _, c := range cs {
 		more := true

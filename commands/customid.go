@@ -6,8 +6,7 @@ import (
 	"strings"
 )
 
-// maxCustomID is Discord's limit on a component's custom_id.
-const maxCustomID = 100
+const maxCustomID = 100 // Discord's limit on a component's custom_id
 
 type buttonKind uint8
 
@@ -23,8 +22,8 @@ const (
 	kindActivity                           // launch the Activity: scratch the ticket by hand
 )
 
-// customID is the value a button carries in its custom ID. Only the fields
-// of its kind's layout are set; the others are zero.
+// customID is the value a button carries in its custom ID: the fields of
+// its kind's layout.
 type customID struct {
 	kind   buttonKind
 	user   uint64 // the owner: the player, or the moderator of a reset-guild
@@ -35,8 +34,7 @@ type customID struct {
 	code   int    // pause: the length chosen (an index of pauseChoices)
 }
 
-// segment is one number of a custom ID: the range a parsed value must be
-// in, and the field of customID it fills.
+// segment is one number of a custom ID: its range and its field.
 type segment struct {
 	lo, hi uint64
 	get    func(*customID) uint64
@@ -66,8 +64,8 @@ type layout struct {
 	metric   string // the kind's name for the logs and the Observer
 }
 
-// layouts is the one table that both format and parse custom IDs use. The
-// wire format must not change: buttons already posted carry it.
+// layouts is the one table that formats and parses custom IDs. The wire
+// format must not change: buttons already posted carry it.
 var layouts = []layout{
 	{kindRow, "v1", "row", []segment{segUser, segTicket, segRow}, "reveal"},
 	{kindAuto, "v1", "auto", []segment{segUser, segTicket}, "auto"},
@@ -102,8 +100,7 @@ func (c customID) format() string {
 	return strings.Join(parts, ":")
 }
 
-// parseCustomID parses a custom ID strictly: a known layout, each segment
-// a parseUint within its range.
+// parseCustomID parses a custom ID strictly (a known layout, parseUint).
 func parseCustomID(s string) (customID, bool) {
 	if len(s) == 0 || len(s) > maxCustomID {
 		return customID{}, false
@@ -140,8 +137,7 @@ func (k buttonKind) metric() string {
 	return "button unknown"
 }
 
-// parseUint parses a strictly decimal number in [lo, hi]: digits only
-// (strconv.ParseUint in base 10), no leading zero.
+// parseUint parses a decimal number in [lo, hi]: digits, no leading zero.
 func parseUint(s string, lo, hi uint64) (uint64, bool) {
 	if len(s) > 1 && s[0] == '0' {
 		return 0, false

@@ -11,10 +11,8 @@ import (
 
 // EmojiImage is a picture the application uploads as its own emoji.
 type EmojiImage struct {
-	// Name is the emoji's name on Discord (2–32 of [A-Za-z0-9_]).
-	Name string
-	// PNG is the image, a PNG of at most 256 KiB.
-	PNG []byte
+	Name string // 2–32 of [A-Za-z0-9_]
+	PNG  []byte // at most 256 KiB
 }
 
 // HiddenEmojiName is the application emoji's name of a hidden cell.
@@ -23,7 +21,6 @@ const HiddenEmojiName = "clefs_hidden"
 // EmojiName returns the application emoji's name of symbol s: "clefs_gem"…
 func EmojiName(s game.Symbol) string { return "clefs_" + s.String() }
 
-// glyphs is what the cards show for each symbol and for a hidden cell.
 type glyphs struct {
 	sym    [game.NumSymbols]string
 	hidden string
@@ -50,8 +47,7 @@ func newGlyphs(over glyphs, app *glyphs) *glyphs {
 func (rd *renderer) glyphs() *glyphs { return rd.emojis.Load() }
 
 // ApplicationEmojis returns the pictures to upload as the application's
-// own emojis, named by EmojiName and HiddenEmojiName; nil when
-// Config.ApplicationEmojis is off.
+// emojis; nil when Config.ApplicationEmojis is off.
 func (a *App) ApplicationEmojis() ([]EmojiImage, error) {
 	if !a.cfg.ApplicationEmojis {
 		return nil, nil
@@ -71,10 +67,9 @@ func (a *App) ApplicationEmojis() ([]EmojiImage, error) {
 	return append(out, EmojiImage{Name: HiddenEmojiName, PNG: b}), nil
 }
 
-// UseApplicationEmojis makes the cards show the application's emojis, given
-// their IDs by name, wherever the operator set no override. With one of
-// ApplicationEmojis's names missing or an ID that is not a snowflake it
-// returns an error and changes nothing. It is safe for concurrent use.
+// UseApplicationEmojis makes the cards show the application's emojis,
+// given their IDs by name, where the operator set none. A name missing or
+// an ID that is not a snowflake is an error, and changes nothing.
 func (a *App) UseApplicationEmojis(ids map[string]string) error {
 	var app glyphs
 	var missing []string

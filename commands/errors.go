@@ -26,8 +26,7 @@ func (e *userError) Error() string {
 
 func userErr(id string, data map[string]any) error { return &userError{id: id, data: data} }
 
-// storeError is an internal failure of a store call. op names the call for
-// the Observer and the logs.
+// storeError is an internal failure of the store call op.
 type storeError struct {
 	op  string
 	err error
@@ -45,8 +44,7 @@ func internal(op string, err error) error {
 	return &storeError{op: op, err: err}
 }
 
-// damaged returns the player's damaged record that err (or the user error
-// made of it) is about, nil if none.
+// damaged returns the damaged record err (or its user error) is about.
 func damaged(err error) *storage.DamagedError {
 	var ue *userError
 	if errors.As(err, &ue) {
@@ -71,8 +69,7 @@ var ruleErrors = []error{
 	game.ErrSeedSecret, game.ErrSeedForgotten, game.ErrNoReset, game.ErrResetRunning,
 }
 
-// refusal returns err as the user error "the rules refuse this step" when
-// it is a refusal of package game, and nil otherwise.
+// refusal returns err as a user error if it is a refusal of package game.
 func refusal(err error) error {
 	for _, r := range ruleErrors {
 		if errors.Is(err, r) {
@@ -82,8 +79,7 @@ func refusal(err error) error {
 	return nil
 }
 
-// errorOutcome classifies err for the Observer: "ok", "user_error" or
-// "internal_error".
+// errorOutcome classifies err for the Observer.
 func errorOutcome(err error) string {
 	var ue *userError
 	switch {

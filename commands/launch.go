@@ -7,23 +7,17 @@ import (
 	"github.com/bwmarrin/discordgo"
 )
 
-// Launching the Activity (the card scratched by hand, package activity):
-// the card's "Scratch by hand" button, and the application's entry-point
-// command, which Discord itself answers.
-
-// What discordgo v0.29 does not name.
+// Launching the Activity: the card's "Scratch by hand" button, and the
+// entry-point command, which Discord itself answers. What discordgo v0.29
+// does not name:
 const (
-	// InteractionResponseLaunchActivity is the LAUNCH_ACTIVITY callback:
-	// Discord opens the application's Activity for the user. It has no
-	// data, and only an application command's or a component's first
-	// answer may be one.
+	// InteractionResponseLaunchActivity is the LAUNCH_ACTIVITY callback,
+	// with no data, only as an interaction's first answer.
 	InteractionResponseLaunchActivity discordgo.InteractionResponseType = 12
-	// PrimaryEntryPoint is the entry-point command's type: global only, at
-	// most one per application.
+	// PrimaryEntryPoint is the entry-point command's type (global, one).
 	PrimaryEntryPoint discordgo.ApplicationCommandType = 4
-	// HandlerDiscordLaunchActivity is an entry point's handler when
-	// Discord launches the Activity itself (no interaction reaches the bot);
-	// 1, APP_HANDLER, would send it the interaction.
+	// HandlerDiscordLaunchActivity is an entry point's handler when Discord
+	// launches the Activity itself (1, APP_HANDLER, would send it to us).
 	HandlerDiscordLaunchActivity = 2
 )
 
@@ -35,9 +29,7 @@ type Command struct {
 }
 
 // EntryPoint returns the entry-point command to create when the
-// application has none, or nil when the Activity is off (Config.Activity).
-// Registration never sends it to a guild, and keeps the application's own
-// entry point, once it has one, rather than this one.
+// application has none, or nil when the Activity is off.
 func (a *App) EntryPoint() *Command {
 	if !a.cfg.Activity {
 		return nil
@@ -55,7 +47,6 @@ func (a *App) EntryPoint() *Command {
 	}
 }
 
-// activityButton launches the Activity.
 func activityButton(l *lang, user uint64) discordgo.Button {
 	return discordgo.Button{
 		Label:    l.T("btn_activity", nil),
@@ -65,15 +56,13 @@ func activityButton(l *lang, user uint64) discordgo.Button {
 	}
 }
 
-// ActivityOff takes the Activity off the cards from now on, and answers
-// their "Scratch by hand" as out of date: the transports call it when the
-// application has no Activities (bot.ErrNoActivities), which Discord
-// would not launch.
+// ActivityOff takes the Activity off the cards, and answers their "Scratch
+// by hand" as out of date: the transports call it when the application has
+// no Activities (bot.ErrNoActivities).
 func (a *App) ActivityOff() { a.renderer.activity.Store(false) }
 
-// launch returns the handler of "Scratch by hand", and of the entry-point
-// command should Discord ever send it: LAUNCH_ACTIVITY while the Activity
-// is served, else the button is out of date.
+// launch returns the handler of "Scratch by hand" and of the entry point:
+// LAUNCH_ACTIVITY while the Activity is served.
 func launch(activity *atomic.Bool) handlerFunc {
 	return func(_ context.Context, rq *request) (reply, error) {
 		if !activity.Load() {

@@ -7,9 +7,8 @@ import (
 	"github.com/bwmarrin/discordgo"
 )
 
-// Discord's limits on a message, in characters (the API's maxLength in its
-// OpenAPI description, and its embed limits): a message past one is refused
-// with a 400, and the user sees "the application did not respond".
+// Discord's limits on a message, in characters: a message past one is
+// refused, and the user sees "the application did not respond".
 const (
 	maxContent     = 2000
 	maxTitle       = 256
@@ -33,10 +32,10 @@ func clip(s string, n int) string {
 	return string([]rune(s)[:n-1]) + "…"
 }
 
-// fit bounds d, in place, to Discord's limits whatever its text holds:
-// every text past its limit is cut with "…", fields past 25 are dropped,
-// and past 6000 characters in all, the embeds are cut from the last one's
-// description back. Every reply goes through it before it is sent.
+// fit bounds d, in place, to Discord's limits: every text past its limit
+// is cut with "…", fields past 25 are dropped, and past 6000 characters in
+// all the embeds are cut from the last one's description back. Every reply
+// goes through it.
 func fit(d *discordgo.InteractionResponseData) {
 	if d == nil {
 		return

@@ -12,15 +12,13 @@ import (
 
 type loggerKey struct{}
 
-// WithLogger returns ctx carrying log, which Handle then uses for the lines
-// of that interaction instead of Config.Logger: a transport's attributes
-// ("transport", "shard") then go on every line.
+// WithLogger returns ctx carrying log, which Handle uses for the
+// interaction's lines instead of Config.Logger (a transport's attributes).
 func WithLogger(ctx context.Context, log *slog.Logger) context.Context {
 	return context.WithValue(ctx, loggerKey{}, log)
 }
 
-// interaction reports one handled interaction, which took d, to the
-// Observer and the debug log.
+// interaction reports one handled interaction to the Observer and the debug log.
 func (o *observation) interaction(ctx context.Context, log *slog.Logger, rq *request, err error, d time.Duration) {
 	outcome := errorOutcome(err)
 	if o.obs != nil {
@@ -39,8 +37,6 @@ func (o *observation) interaction(ctx context.Context, log *slog.Logger, rq *req
 	)
 }
 
-// interactionUser is the ID of the interaction's user as Discord sent it
-// (a member in a guild, a user in a DM), "" if none.
 func interactionUser(i *discordgo.Interaction) string {
 	switch {
 	case i.Member != nil && i.Member.User != nil:
@@ -51,8 +47,7 @@ func interactionUser(i *discordgo.Interaction) string {
 	return ""
 }
 
-// logAudit writes the info line of a moderator action that the store has
-// just recorded.
+// logAudit logs a moderator action the store has just recorded.
 func logAudit(ctx context.Context, log *slog.Logger, e *game.AuditEntry) {
 	attrs := []slog.Attr{
 		slog.String("action", e.Action),

@@ -10,11 +10,10 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// defaultEmoji is the Unicode emoji of each symbol (index game.Symbol). There
-// is no tobacco-pipe emoji in Unicode; the flute is the closest shape.
+// defaultEmoji is each symbol's Unicode emoji (no tobacco pipe in Unicode:
+// the flute is the closest shape).
 var defaultEmoji = [game.NumSymbols]string{"💎", "🪈", "💣", "🗡️", "🕯️", "🛢️", "🗝️"}
 
-// Embed colours by state.
 const (
 	colourOpen  = 0x5865F2 // hidden cells left
 	colourWin   = 0xF1C40F
@@ -23,7 +22,6 @@ const (
 	colourInfo  = 0x2B8A3E
 )
 
-// Padlocks and markers of the card.
 const (
 	padOpen   = "🔓"
 	padClosed = "🔒"
@@ -32,10 +30,9 @@ const (
 	winMark   = "⭐"
 )
 
-// lotEmoji is the emoji of each chest lot (index game.Lot).
 var lotEmoji = [game.NumLots]string{"💰", "🪙", "🥈", "🥉"}
 
-// ticketView is what the card of a ticket shows, from the stored player.
+// ticketView is what a ticket's card shows, from the stored player.
 type ticketView struct {
 	user    uint64
 	p       game.Player
@@ -48,7 +45,6 @@ func (v *ticketView) done() bool { return !v.t.Open() }
 
 // The card tells what its revealed rows show, no more, no less
 // (game.Ticket.PrizeShown and KeyShown, as game.Player.Seen).
-
 func (v *ticketView) rowShown(r int) bool { return r >= 0 && r < 3 && v.t.Revealed&(1<<r) != 0 }
 
 // keysShown is the number of keys the card's padlocks show.
@@ -73,12 +69,10 @@ func (v *ticketView) balanceShown() int64 {
 	return v.p.Balance
 }
 
-// padlocks draws the chest's three padlocks for keys held (0 to 3).
 func padlocks(keys int) string {
 	return strings.Repeat(padOpen, keys) + strings.Repeat(padClosed, game.MaxKeys-keys)
 }
 
-// renderer draws the cards.
 type renderer struct {
 	emojis   atomic.Pointer[glyphs] // never nil after newRenderer
 	override glyphs                 // the operator's emojis (Config.Emoji, Config.Hidden); "" for none
@@ -121,7 +115,6 @@ func (rd *renderer) grid(t game.Ticket) string {
 	return b.String()
 }
 
-// ticketCard renders a ticket with its buttons.
 func (rd *renderer) ticketCard(l *lang, v *ticketView) *discordgo.InteractionResponseData {
 	t := v.t
 	var desc strings.Builder
@@ -240,7 +233,6 @@ func ticketCommitment(p game.Player, n uint64) string {
 	return r.Commitment().Short()
 }
 
-// againButton buys the next ticket; ticket is the one on the card (0 if none).
 func againButton(l *lang, user, ticket uint64) discordgo.Button {
 	return discordgo.Button{
 		Label:    l.T("btn_again", map[string]any{"Stake": l.Amount(game.Stake)}),
@@ -250,7 +242,6 @@ func againButton(l *lang, user, ticket uint64) discordgo.Button {
 	}
 }
 
-// chestButton opens chest number seq.
 func chestButton(l *lang, user uint64, seq int64) discordgo.Button {
 	return discordgo.Button{
 		Label:    l.T("btn_chest", nil),
@@ -317,13 +308,13 @@ func chestLine(l *lang, c game.Chest) string {
 	})
 }
 
-// mention is a user mention; with AllowedMentions empty it pings no one.
+// mention is a user mention (AllowedMentions keep it from pinging).
 func mention(user uint64) string {
 	return "<@" + strconv.FormatUint(user, 10) + ">"
 }
 
-// timestamp is a Discord timestamp that each client shows in its own time
-// zone and language; style "R" is relative ("in 3 hours"), "f" a full date.
+// timestamp is a Discord timestamp, shown in each client's time zone and
+// language; style "R" is relative ("in 3 hours"), "f" a full date.
 func timestamp(unix int64, style string) string {
 	return "<t:" + strconv.FormatInt(unix, 10) + ":" + style + ">"
 }

@@ -2,11 +2,10 @@ package commands
 
 import "github.com/bwmarrin/discordgo"
 
-// router is the route table, a small one after disgo's handler.Mux:
-// commands by name, buttons by the kind of their custom ID (customid.go's
-// layouts), and the entry point, each entry holding its handler wrapped
-// once in the delivery chain (delivery.go). Registration panics on a
-// duplicate, or a kind routed and laid out not both.
+// router is the route table, after disgo's handler.Mux: commands by name,
+// buttons by the kind of their custom ID, and the entry point, each
+// handler wrapped once in the delivery chain (delivery.go). Registration
+// panics on a duplicate, or a kind routed and laid out not both.
 type router struct {
 	wrap     middleware
 	commands map[string]route
@@ -18,10 +17,8 @@ type router struct {
 type route struct {
 	h      handlerFunc // wrapped in the delivery chain
 	def    *discordgo.ApplicationCommand
-	public bool // a slow command's deferred response is public
-	// subs, when not nil, are the command's subcommands, the metrics'
-	// labels (a fixed list: a forged name cannot grow the label set).
-	subs map[string]bool
+	public bool            // a slow command's deferred response is public
+	subs   map[string]bool // the subcommands: the metrics' labels, which a forged name cannot grow
 }
 
 func (r *router) command(c *command) {
@@ -42,8 +39,7 @@ func (r *router) command(c *command) {
 }
 
 // routeButtons routes each kind of the custom-ID table to its handler in
-// hs: every button the bot formats is answered. It panics if a kind has
-// no handler, or hs one the table lacks.
+// hs; it panics if a kind has no handler, or hs one the table lacks.
 func (r *router) routeButtons(hs map[buttonKind]handlerFunc) {
 	for _, l := range layouts {
 		if hs[l.kind] == nil {
@@ -57,9 +53,9 @@ func (r *router) routeButtons(hs map[buttonKind]handlerFunc) {
 }
 
 // route finds the handler of the interaction and fills rq. It refuses what
-// does not come from a guild member; an unknown command, a custom ID that
-// does not parse or is not a button of its message (forged), and a button
-// pressed by another than its owner get their user error.
+// does not come from a guild member, an unknown command, a forged custom
+// ID (not a button of its message), and a button pressed by another than
+// its owner.
 func (r *router) route(rq *request) (handlerFunc, error) {
 	i := rq.i
 	var h handlerFunc
