@@ -69,7 +69,6 @@ type Gateway struct {
 
 	mu      sync.Mutex
 	shards  []*shard // set once Run knows them
-	count   int      // the total number of shards, once known
 	stopped bool     // shutdown has begun
 }
 
@@ -140,17 +139,6 @@ func NewGateway(opts GatewayOptions, h Handler) (*Gateway, error) {
 // Ready is closed once every shard is connected and the commands registered.
 func (g *Gateway) Ready() <-chan struct{} { return g.ready }
 
-// Shards returns the shards this process runs and the bot's total, once
-// Run has resolved them (nil and 0 before).
-func (g *Gateway) Shards() (ids []int, count int) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, sh := range g.shards {
-		ids = append(ids, sh.id)
-	}
-	return ids, g.count
-}
-
 func (g *Gateway) now() time.Time { return g.opts.Now() }
 
 // Health suits /healthz: ErrStarting, wrapped with the shards still
@@ -199,8 +187,6 @@ func (g *Gateway) Run(ctx context.Context) error {
 		return startFailed(ctx, err, g.shutdown)
 	}
 	close(g.ready)
-	ids, count := g.Shards()
-	g.log.Info("gateway running", "shards", ids, "shard_count", count)
 	<-ctx.Done()
 	return g.shutdown()
 }
@@ -242,7 +228,7 @@ func (g *Gateway) start(ctx context.Context) error {
 		shards[k] = sh
 	}
 	g.mu.Lock()
-	g.shards, g.count = shards, count
+	g.shards = shards
 	g.mu.Unlock()
 
 	batch := max(gb.SessionStartLimit.MaxConcurrency, 1)
@@ -259,6 +245,7 @@ func (g *Gateway) start(ctx context.Context) error {
 		}
 		g.shardUp(sh, true) // Open returns once READY has arrived
 	}
+	g.log.Info("gateway running", "shards", ids, "shard_count", count)
 	return nil
 }
 

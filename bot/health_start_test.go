@@ -74,7 +74,7 @@ func TestQuietStart(t *testing.T) {
 	probe("before Run", 503, "starting: gateway: gateway not connected yet")
 	s0, s1 := &shard{id: 0}, &shard{id: 1}
 	g.mu.Lock()
-	g.shards, g.count = []*shard{s0, s1}, 2
+	g.shards = []*shard{s0, s1}
 	g.mu.Unlock()
 	probe("shards known, none READY", 503, "starting: gateway: gateway shards waiting for their first READY: 0, 1 of 2")
 	g.shardUp(s0, true)

@@ -69,7 +69,7 @@ func TestGatewayHealthStates(t *testing.T) {
 
 	starting("before Run")
 	s0, s1 := &shard{id: 0}, &shard{id: 1}
-	g.shards, g.count = []*shard{s0, s1}, 2
+	g.shards = []*shard{s0, s1}
 	starting("shards known, none ready")
 	g.shardUp(s0, true)
 	starting("shard 1 still waiting")
@@ -112,7 +112,7 @@ func TestGatewayDisconnectGraceOption(t *testing.T) {
 		t.Fatal(err)
 	}
 	sh := &shard{id: 3}
-	g.shards, g.count = []*shard{sh}, 4
+	g.shards = []*shard{sh}
 	g.shardUp(sh, true)
 	g.shardDown(sh)
 	clk.add(2 * time.Second)

@@ -180,12 +180,7 @@ func TestResetOfSomeoneWhoNeverPlayed(t *testing.T) {
 
 func TestRepeatedResetGuildConfirmation(t *testing.T) {
 	e := newEnv(t)
-	e.slash(alice, "en-US", "play")
-	e.slash(bob, "en-US", "play")
-	ask := e.admin(moderator, modPermsSet, "reset-guild")
-	msg := ask.message()
-	msg.ID = "1310000000000000777"
-	ok := ask.mustButton("v1:rg:").CustomID
+	msg, ok := askResetGuild(e, "1310000000000000777")
 	h := e.twice(e.clickPayload(moderator, modPermsSet, "en-US", msg, ok))
 	if !strings.Contains(h.text(), "Resetting… 0 players so far") {
 		t.Fatalf("confirm:\n%s", h.text())
@@ -211,13 +206,7 @@ func TestRepeatedResetGuildConfirmation(t *testing.T) {
 // when pressed again, and not the ones already done.
 func TestResetGuildFinishesAfterAnInterruption(t *testing.T) {
 	e := newEnv(t)
-	for _, u := range []uint64{alice, bob} {
-		e.slash(u, "en-US", "play")
-	}
-	ask := e.admin(moderator, modPermsSet, "reset-guild")
-	msg := ask.message()
-	msg.ID = "1310000000000000778"
-	ok := ask.mustButton("v1:rg:").CustomID
+	msg, ok := askResetGuild(e, "1310000000000000778")
 	// The first attempt got as far as alice.
 	now := storage.Timestamp(e.clock.Now())
 	if _, err := e.store.Run(t.Context(), storage.Step{
@@ -243,13 +232,7 @@ func TestResetGuildFinishesAfterAnInterruption(t *testing.T) {
 // logs one line at the end.
 func TestResetGuildContinuesFromItsProgress(t *testing.T) {
 	e := newEnv(t)
-	for _, u := range []uint64{alice, bob} {
-		e.slash(u, "en-US", "play")
-	}
-	ask := e.admin(moderator, modPermsSet, "reset-guild")
-	msg := ask.message()
-	msg.ID = "1310000000000000779"
-	ok := ask.mustButton("v1:rg:").CustomID
+	msg, ok := askResetGuild(e, "1310000000000000779")
 	// An earlier attempt recorded alice as done (her own step is not
 	// remembered: only the guild's progress can keep her from a reset).
 	op, now := "rg:"+msg.ID, storage.Timestamp(e.clock.Now())
@@ -343,4 +326,16 @@ func TestApologyIsHonest(t *testing.T) {
 			t.Errorf("moderator apology %q does not send to the audit log", s)
 		}
 	}
+}
+
+// askResetGuild has alice and bob play, then asks for a reset-guild in the
+// message id, and returns that message and its confirm button's custom ID.
+func askResetGuild(e *env, id string) (*discordgo.Message, string) {
+	for _, u := range []uint64{alice, bob} {
+		e.slash(u, "en-US", "play")
+	}
+	ask := e.admin(moderator, modPermsSet, "reset-guild")
+	msg := ask.message()
+	msg.ID = id
+	return msg, ask.mustButton("v1:rg:").CustomID
 }
