@@ -72,41 +72,23 @@ func ExitCode(err error) int {
 }
 
 // Main runs the command named by args (os.Args[1:]): the bot when args is
-// empty, until ctx ends; else the subcommand, which writes its output to
-// stdout and its usage and progress to stderr. It does not print the error
-// it returns (see ExitCode). A subcommand that reads .env warns on stderr
-// of its keys the bot does not read, as the bot does. It routes go-redis's process-wide logs once,
-// before any store opens: to the bot's logger, or for a subcommand to
-// stderr at LOG_LEVEL, "error" when unset.
+// empty, until ctx ends; else the subcommand, output on stdout, usage and
+// progress on stderr. It does not print the error it returns (ExitCode).
+// It routes go-redis's process-wide logs once, before any store opens: to
+// the bot's logger, or for a subcommand to stderr at LOG_LEVEL ("error").
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return runBot(ctx, stderr)
 	}
 	redisstore.RouteLogs(subcommandLogger(stderr, os.Getenv))
 	cmd, rest := args[0], args[1:]
-	switch cmd {
-	case "export", "import", "restore", "audit", "register", "healthcheck": // those that read .env: storeFlags' and loadConfig's
-		warnDotenv(slog.New(slog.NewTextHandler(stderr, nil)))
+	if c, ok := subcommands[cmd]; ok {
+		if c.dotenv {
+			warnDotenv(slog.New(slog.NewTextHandler(stderr, nil)))
+		}
+		return c.run(ctx, rest, stdout, stderr)
 	}
 	switch cmd {
-	case "odds":
-		return runOdds(ctx, rest, stdout, stderr)
-	case "simulate":
-		return runSimulate(ctx, rest, stdout, stderr)
-	case "verify":
-		return runVerify(ctx, rest, stdout, stderr)
-	case "export":
-		return runExport(ctx, rest, stdout, stderr)
-	case "import":
-		return runImport(ctx, rest, stdout, stderr)
-	case "audit":
-		return runAudit(ctx, rest, stdout, stderr)
-	case "restore":
-		return runRestore(ctx, rest, stdout, stderr)
-	case "register":
-		return runRegister(ctx, rest, stdout, stderr)
-	case "healthcheck":
-		return runHealthcheck(ctx, rest, stdout, stderr)
 	case "version":
 		return runVersion(rest, stdout, stderr)
 	case "try":
@@ -117,6 +99,17 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprint(stderr, usage)
 	return usageError{fmt.Sprintf("unknown command %q", cmd)}
+}
+
+// subcommands are Main's subcommands but version and try; dotenv marks
+// those that read .env (storeFlags, loadConfig).
+var subcommands = map[string]struct {
+	run    func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	dotenv bool
+}{
+	"odds": {runOdds, false}, "simulate": {runSimulate, false}, "verify": {runVerify, false},
+	"export": {runExport, true}, "import": {runImport, true}, "audit": {runAudit, true},
+	"restore": {runRestore, true}, "register": {runRegister, true}, "healthcheck": {runHealthcheck, true},
 }
 
 // newFlags returns the flag set of a subcommand whose usage is text, then
@@ -132,8 +125,7 @@ func newFlags(name string, stderr io.Writer, text string) *flag.FlagSet {
 }
 
 // parseFlags parses args into fs: -h gives flag.ErrHelp, any other mistake
-// a usageError naming the command, and so does an argument past the first
-// maxArgs.
+// (an argument past the first maxArgs too) a usageError naming the command.
 func parseFlags(fs *flag.FlagSet, name string, args []string, maxArgs int) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
