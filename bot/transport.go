@@ -97,28 +97,24 @@ type TransportOptions struct {
 }
 
 // Transport is the http.RoundTripper under discordgo that owns its
-// retries. discordgo's own (a 429 slept without a context and retried for
-// ever, 502s retried at once) are turned off by NewSession; this loop is
-// bounded and runs under the request's context:
+// retries, bounded and under the request's context (NewSession turns off
+// discordgo's: a 429 slept without a context and retried for ever, 502s
+// retried at once):
 //
 //   - at most MaxAttempts attempts, each under AttemptTimeout;
-//   - a 429 waits its retry_after (from the JSON body, else the Retry-After
-//     header; missing or malformed: DefaultRateLimitWait; clamped to
-//     MaxWait), then retries, whatever the method: Discord did nothing;
-//   - a global 429 holds every request of the transport until it ends;
-//   - a 5xx, a connection error or an attempt's timeout is retried, after a
-//     jittered backoff, for the idempotent methods and the interaction
-//     callbacks (a second callback is refused with 40060, which Respond
-//     reads as success), never for another POST (a follow-up may have been
-//     created); a request that never left (the dial failed) is retried
-//     whatever its method;
+//   - a 429 waits its retry_after (the JSON body, else Retry-After; else
+//     DefaultRateLimitWait; clamped to MaxWait) and retries, whatever the
+//     method; a global 429 holds every request of the transport;
+//   - a 5xx, a connection error or a timeout is retried after a jittered
+//     backoff for the idempotent methods and the interaction callbacks (a
+//     second is refused with 40060, which Respond reads as success), never
+//     for another POST (a follow-up may exist); a failed dial, whatever
+//     the method;
 //   - no wait goes past the context's deadline: the call gives up at once.
 //
-// A call given up returns a *GiveUpError (wrapped by http.Client in a
-// *url.Error), so discordgo never sees a 429 or a 5xx it would retry.
-// The rate-limit headers of the responses it passes on are sanitized,
-// so that discordgo's buckets neither block for long nor fail to parse
-// them.
+// A call given up returns a *GiveUpError, so discordgo never sees a 429 or
+// a 5xx it would retry; the rate-limit headers passed on are sanitized so
+// that discordgo's buckets neither block for long nor fail to parse them.
 type Transport struct {
 	next           http.RoundTripper
 	obs            RESTObserver
@@ -182,9 +178,8 @@ func (nopRESTObserver) RESTRateLimited(string)  {}
 func (nopRESTObserver) RESTRetry(string)        {}
 func (nopRESTObserver) RESTGaveUp(route string) {}
 
-// GiveUpError is the error of a REST call the Transport stopped trying.
-// It names the route template, never the URL (which carries the
-// interaction's token).
+// GiveUpError is the error of a REST call the Transport stopped trying; it
+// names the route template, never the URL (which carries a token).
 type GiveUpError struct {
 	Route    string        // "PATCH /webhooks/:id/:token/messages/@original"
 	Attempts int           // attempts sent
@@ -224,9 +219,8 @@ const (
 	reasonContext      = "the context ended"
 )
 
-// retryAmbiguous tells whether a request may be sent again after a 5xx or
-// a timeout, when it may have been applied: an idempotent method, or an
-// interaction's callback (a second one is refused, see Transport).
+// retryAmbiguous tells whether a request that may have been applied may be
+// sent again: an idempotent method, or a callback (see Transport).
 func retryAmbiguous(method, route string) bool {
 	switch method {
 	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
@@ -235,11 +229,10 @@ func retryAmbiguous(method, route string) bool {
 	return route == "POST /interactions/:id/:token/callback"
 }
 
-// Route returns the route template of a request to Discord's API: the
-// method and the path after /api/vN, with snowflakes replaced by ":id",
-// the interaction and webhook tokens by ":token", and any other segment
-// that is not a short lower-case word by ":x". It is what metrics and
-// errors name: it holds no ID and no token.
+// Route returns the route template of a request to Discord's API, which
+// metrics and errors name: the method and the path after /api/vN, with
+// snowflakes as ":id", tokens as ":token", and any other segment that is
+// not a short lower-case word as ":x".
 func Route(method string, u *url.URL) string {
 	p := u.Path
 	if _, v, ok := strings.Cut(p, "/api/v"); ok {
@@ -436,8 +429,8 @@ func (t *Transport) holdAll(d time.Duration) {
 	}
 }
 
-// attemptRequest returns the request of one attempt: req under ctx and
-// the attempt's timeout, with a fresh copy of the body.
+// attemptRequest returns one attempt's request, under its timeout, with a
+// fresh copy of the body.
 func (t *Transport) attemptRequest(ctx context.Context, req *http.Request, attempt int) (*http.Request, context.CancelFunc, error) {
 	actx, cancel := context.WithTimeout(ctx, t.attemptTimeout)
 	areq := req.Clone(actx)
@@ -480,8 +473,7 @@ type rateLimit struct {
 	scope  string
 }
 
-// readRateLimit reads a 429 as Transport's doc says, logs a malformed
-// one, and closes the body.
+// readRateLimit reads a 429 as Transport's doc says and closes its body.
 func (t *Transport) readRateLimit(resp *http.Response, route string) rateLimit {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	resp.Body.Close()
@@ -532,12 +524,10 @@ func (t *Transport) readRateLimit(resp *http.Response, route string) rateLimit {
 	return rl
 }
 
-// sanitize makes the rate-limit headers of a response safe for
-// discordgo's buckets (Bucket.Release): X-RateLimit-Global goes (the
-// Transport's own gate handles global limits), X-RateLimit-Reset goes
-// (discordgo prefers Reset-After, which Discord always sends with it), a
-// malformed or negative Reset-After or Remaining goes, and a Reset-After
-// beyond maxBucketWait is clamped to it.
+// sanitize makes the rate-limit headers safe for discordgo's buckets:
+// Global goes (the Transport holds global limits), Reset goes (Reset-After
+// comes with it), a malformed or negative Reset-After or Remaining goes,
+// and a Reset-After beyond maxBucketWait is clamped to it.
 func sanitize(h http.Header) {
 	h.Del("X-RateLimit-Global")
 	h.Del("X-RateLimit-Reset")

@@ -15,16 +15,14 @@ import (
 )
 
 // Delivery wraps every handler, so that a handler only computes a reply.
-// The router (router.go) wraps each handler once, at New, in this chain,
-// outermost first, which a late step's tries (late.go) run too:
+// The router wraps each handler once in this chain, outermost first, which
+// a late step's tries (late.go) run too:
 //
-//  1. delivery.timed: the try's deadline (Config.Timeout); on the first
-//     try, the deferral at Config.DeferAfter and the apology when the
-//     deadline passes with the handler still running;
-//  2. delivery.delivered: under the player's lock (playerlock.go), so that
-//     a player's answers leave in the store's order, sends the try's
-//     answer, or after an apology its late result, and reports it to the
-//     Observer and the logs;
+//  1. timed: the try's deadline; on the first try, the deferral and the
+//     apology when the deadline passes with the handler still running;
+//  2. delivered: under the player's lock, so that a player's answers leave
+//     in the store's order, sends the try's answer (or after an apology its
+//     late result) and reports it;
 //  3. recovered: a handler's panic, or no reply, is an internal error.
 //
 // Panics are recovered once per goroutine: by recovered, by guard in the
@@ -98,8 +96,8 @@ const (
 	answered
 )
 
-// serve runs h, a routed handler, as the first try of ans's step, and
-// then the step's continuation if its answer promised one.
+// serve runs h as the first try of ans's step, then the continuation if
+// its answer promised one.
 func (d *delivery) serve(ctx context.Context, ans *answer, h handlerFunc) {
 	started := false
 	defer func() {
@@ -113,9 +111,8 @@ func (d *delivery) serve(ctx context.Context, ans *answer, h handlerFunc) {
 	}
 }
 
-// timed bounds a try by Config.Timeout. On the first try it also answers
-// for a slow handler: the deferral at DeferAfter, and the apology when the
-// try's context ends before the handler has returned.
+// timed bounds a try by Config.Timeout; on the first try it also answers
+// for a slow handler (deferral, apology).
 func (d *delivery) timed(next handlerFunc) handlerFunc {
 	return func(ctx context.Context, rq *request) (reply, error) {
 		tctx, cancel := context.WithTimeout(ctx, d.timeout)
@@ -147,9 +144,9 @@ func (d *delivery) delivered(next handlerFunc) handlerFunc {
 	}
 }
 
-// settle sends the result of a try of ans's step and reports it: the
-// interaction's answer, or after an apology that promised an update the
-// late result (late.go); after a plain apology, nothing. It sets ans.goOn.
+// settle sends and reports the result of a try of ans's step: the answer,
+// or after an apology that promised an update the late result; after a
+// plain apology, nothing. It sets ans.goOn.
 func (d *delivery) settle(ans *answer, rep reply, err error) {
 	ans.mu.Lock()
 	defer ans.mu.Unlock()
