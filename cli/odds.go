@@ -10,39 +10,19 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// langFlag is the -lang flag: "en" (2,000,000.000) or "fr" (2 000 000,000,
-// as the regulation writes it).
-type langFlag struct{ lang game.Lang }
-
-func (l *langFlag) String() string {
-	if l.lang == game.French {
-		return "fr"
-	}
-	return "en"
-}
-
-func (l *langFlag) Set(s string) error {
-	switch s {
-	case "en":
-		l.lang = game.English
-	case "fr":
-		l.lang = game.French
-	default:
-		return fmt.Errorf("want en or fr, got %q", s)
-	}
-	return nil
-}
-
 // runOdds prints the exact odds and the return to player, computed from the
 // game's tables with exact rationals.
 func runOdds(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("odds", stderr, "Usage: clefs odds [-lang en|fr]\n\nPrints every chance of the game, its expected prizes and its return to\nplayer, computed exactly from the game's tables.\n")
-	var lang langFlag
-	fs.Var(&lang, "lang", "number style: en (2,000,000.000) or fr (2 000 000,000, as the regulation)")
+	lang := fs.String("lang", "en", "number style: en (2,000,000.000) or fr (2 000 000,000, as the regulation)")
 	if err := parseFlags(fs, "odds", args, 0); err != nil {
 		return err
 	}
-	if err := writeOdds(stdout, game.ComputeOdds(), lang.lang); err != nil {
+	gl, ok := map[string]game.Lang{"en": game.English, "fr": game.French}[*lang]
+	if !ok {
+		return usageError{fmt.Sprintf("odds: -lang: want en or fr, got %q", *lang)}
+	}
+	if err := writeOdds(stdout, game.ComputeOdds(), gl); err != nil {
 		return fmt.Errorf("odds: %w", err)
 	}
 	return nil

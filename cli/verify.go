@@ -19,8 +19,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/boltstore"
 )
 
-// errMismatch is verify's failure: a recomputed draw that is not what the
-// player was shown.
+// errMismatch: a recomputed draw is not what the player was shown.
 var errMismatch = errors.New("mismatch")
 
 // runVerify recomputes a ticket or a chest from its seeds (docs/FAIRNESS.md),
@@ -165,20 +164,16 @@ func (d *decimal) Set(s string) error {
 	return nil
 }
 
-// legacyClientWarning is the warning for a client seed holding, at byte i,
-// a character refused in a seed chosen today (game.RefusedInClientSeed),
-// in the words of the verification page.
+// legacyClientWarning warns of a client seed holding at byte i a character
+// refused today (game.RefusedInClientSeed), as the verification page does.
 func legacyClientWarning(client string, i int) string {
 	r, _ := utf8.DecodeRuneInString(client[i:])
 	return fmt.Sprintf("the client seed holds the invisible character %U at byte %d: the bot refuses it today, but a seed chosen before this rule still draws with its bytes", r, i)
 }
 
-// shortCommitment is the bytes of a commitment a card shows
-// (game.Commitment.Short).
 const shortCommitment = 4
 
-// writeTicket prints a ticket's grid, one row a line with the symbols'
-// names, the winning row marked, then its result.
+// writeTicket prints a ticket's grid, the winning row marked, and its result.
 func writeTicket(w io.Writer, o game.Outcome, keysBefore int) {
 	for r := range 3 {
 		mark := " "
@@ -203,7 +198,6 @@ func writeTicket(w io.Writer, o game.Outcome, keysBefore int) {
 	}
 }
 
-// lotName is the chest lot in words.
 func lotName(l game.Lot) string {
 	switch l {
 	case game.LotThreeGold:
@@ -229,10 +223,9 @@ type exportReport struct {
 	draws                    seedDraws
 }
 
-// seedDraws is game.SeededDrawer keeping the keyed HMAC of the last seed
-// it drew with (game.FairDraws): a player's draws run under a few seeds,
-// and keying afresh was most of the cost of verifying a ticket. It is
-// safe for concurrent use, as a Drawer must be.
+// seedDraws is game.SeededDrawer keeping the keyed HMAC of its last seed
+// (game.FairDraws): keying afresh was most of the cost of verifying a
+// ticket, and a player's draws run under a few seeds.
 type seedDraws struct {
 	mu     sync.Mutex
 	seed   game.Seed
@@ -242,8 +235,7 @@ type seedDraws struct {
 
 var _ game.Drawer = (*seedDraws)(nil)
 
-// draws returns the draws of seed and client, keyed once per seed in a row.
-// The caller holds mu.
+// draws returns the draws of seed and client; the caller holds mu.
 func (s *seedDraws) draws(seed game.Seed, client string) (*game.FairDraws, error) {
 	if s.f == nil || seed != s.seed || client != s.client {
 		f, err := game.NewFairDraws(seed, client)
@@ -276,8 +268,7 @@ func (s *seedDraws) Chest(seed game.Seed, client string, seq int64) (game.Chest,
 }
 
 // verifyExport recomputes every draw of the dump at path made under a
-// revealed seed and checks the links (game.CheckLinks). It prints each
-// break and a summary line per kind of check, and fails on any break.
+// revealed seed and checks the links (game.CheckLinks), failing on a break.
 func verifyExport(ctx context.Context, path string, stdout io.Writer) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -313,9 +304,8 @@ func verifyExport(ctx context.Context, path string, stdout io.Writer) error {
 	return nil
 }
 
-// write prints the report: each mismatch and break, a line per kind of
-// check, then the verdict. lacking says why links are unchecked; allNote
-// follows "all match".
+// write prints each mismatch and break, a line per kind of check, and the
+// verdict; lacking says why links are unchecked, allNote follows "all match".
 func (r *exportReport) write(stdout io.Writer, lacking, allNote string) error {
 	w := bufio.NewWriter(stdout)
 	for _, m := range r.mismatches {

@@ -14,13 +14,12 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// maxPublicExport bounds the size of a public export verify reads: 50
-// lines and 50 reveals take a few tens of kilobytes.
+// maxPublicExport bounds a public export (50 lines and reveals: a few tens of KB).
 const maxPublicExport = 4 << 20
 
 // isPublicExport reports whether the JSON file at path is a public export
-// rather than a dump, from its first known top-level key, without reading
-// a dump whole. A file that is neither is left to the dump's reader.
+// rather than a dump, from its first known top-level key; a file that is
+// neither is left to the dump's reader.
 func isPublicExport(path string) (bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -50,7 +49,6 @@ func isPublicExport(path string) (bool, error) {
 	return false, nil
 }
 
-// verifyPublicFile is verifyPublic on the public export at path.
 func verifyPublicFile(ctx context.Context, path string, stdout io.Writer) error {
 	f, err := os.Open(path)
 	if err != nil {
