@@ -49,10 +49,6 @@ var (
 	_ bot.RESTObserver  = (*metrics.Metrics)(nil)
 )
 
-type transport interface {
-	Health(context.Context) error
-}
-
 // Serve is the composition root, which `go run .` and the end-to-end tests
 // run: until ctx ends, it checks the token, opens the store, serves the
 // metrics, /fair and the Activity where configured, and runs the gateway
@@ -108,8 +104,9 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	metrics.BuildInfo(reg, info.Name(), info.Revision)
 	app := NewHandlers(cfg, store, m, log, hooks)
 	var (
-		tr  transport
-		run func(ctx context.Context) error
+		name   = "gateway" // in /healthz
+		health func(context.Context) error
+		run    func(ctx context.Context) error
 	)
 	if cfg.InteractionsAddr != "" {
 		e, err := bot.NewEndpoint(bot.EndpointOptions{
@@ -120,7 +117,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 		if err != nil {
 			return err
 		}
-		tr = e
+		name, health = "interactions endpoint", e.Health
 		run = func(ctx context.Context) error {
 			return e.Run(ctx, func(addr net.Addr) {
 				if hooks.Started != nil {
@@ -139,7 +136,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 		if err != nil {
 			return err
 		}
-		tr = g
+		health = g.Health
 		run = func(ctx context.Context) error {
 			if hooks.Started != nil {
 				go func() {
@@ -193,7 +190,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	metricsDone := make(chan error, 1)
 	if cfg.MetricsAddr != "" {
 		health := metrics.Health(
-			metrics.Check{Name: transportName(cfg), Run: tr.Health},
+			metrics.Check{Name: name, Run: health},
 			metrics.Check{Name: "store", Run: store.Ping},
 		)
 		go func() {
@@ -249,11 +246,4 @@ func announcer(cfg config.Config, obs commands.Observer, log *slog.Logger) func(
 		_, err := s.ChannelMessageSendComplex(strconv.FormatUint(channel, 10), m, discordgo.WithContext(ctx))
 		return err
 	}
-}
-
-func transportName(cfg config.Config) string {
-	if cfg.InteractionsAddr != "" {
-		return "interactions endpoint"
-	}
-	return "gateway"
 }
