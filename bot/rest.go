@@ -314,10 +314,7 @@ type Rewriter struct {
 
 // RoundTrip implements http.RoundTripper.
 func (t *Rewriter) RoundTrip(r *http.Request) (*http.Response, error) {
-	next := t.Next
-	if next == nil {
-		next = http.DefaultTransport
-	}
+	next := cmp.Or[http.RoundTripper](t.Next, http.DefaultTransport)
 	u, ok := t.rewrite(r.URL)
 	if !ok {
 		return next.RoundTrip(r)

@@ -142,11 +142,8 @@ func (t *Transport) Close() { t.closed.Store(true) }
 
 // NewTransport returns a Transport over next (nil: http.DefaultTransport).
 func NewTransport(next http.RoundTripper, o TransportOptions) *Transport {
-	if next == nil {
-		next = http.DefaultTransport
-	}
 	t := &Transport{
-		next: next, obs: cmp.Or[RESTObserver](o.Observer, nopRESTObserver{}),
+		next: cmp.Or[http.RoundTripper](next, http.DefaultTransport), obs: cmp.Or[RESTObserver](o.Observer, nopRESTObserver{}),
 		log: cmp.Or(o.Logger, slog.Default()), maxAttempts: positiveOr(o.MaxAttempts, DefaultMaxAttempts),
 		attemptTimeout: positiveOr(o.AttemptTimeout, DefaultAttemptTimeout), maxWait: positiveOr(o.MaxWait, DefaultMaxWait),
 		now: o.Now, sleep: o.Sleep, jitter: o.Jitter,

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,9 +25,7 @@ func runRegister(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	if *guild == "" {
-		*guild = cfg.GuildID
-	}
+	*guild = cmp.Or(*guild, cfg.GuildID)
 	s, err := bot.NewSession(cfg.Token, cfg.APIBase, bot.TransportOptions{})
 	if err != nil {
 		return err

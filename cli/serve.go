@@ -55,9 +55,7 @@ var (
 // or the HTTP endpoint. It returns the first error that stopped it (nil
 // after a clean shutdown), without logging it.
 func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks) (err error) {
-	if log == nil {
-		log = slog.Default()
-	}
+	log = cmp.Or(log, slog.Default())
 	info := buildinfo.Read()
 	log.Info("starting", "build", info, "config", cfg, "store", backend.Describe(cfg.RedisURL, cfg.DataPath))
 	// The token first, before the store is opened, let alone created.
