@@ -52,7 +52,12 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 
 func startFake(tb testing.TB) *fakediscord.Server {
 	tb.Helper()
-	srv := fakediscord.New(fakediscord.Options{Token: token})
+	return startFakeWith(tb, fakediscord.Options{Token: token})
+}
+
+func startFakeWith(tb testing.TB, o fakediscord.Options) *fakediscord.Server {
+	tb.Helper()
+	srv := fakediscord.New(o)
 	if err := srv.Start(); err != nil {
 		tb.Fatal(err)
 	}

@@ -169,11 +169,7 @@ func TestScratchByHandLaunches(t *testing.T) {
 	for _, transport := range []string{"gateway", "http"} {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
-			srv := fakediscord.New(fakediscord.Options{Token: token, Guilds: []string{guild}, Activities: true, PrivateKey: testKey})
-			if err := srv.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { srv.Close() })
+			srv := startFakeWith(t, fakediscord.Options{Token: token, Guilds: []string{guild}, Activities: true, PrivateKey: testKey})
 			rest := record(srv.Handler()) // the bot's REST calls, callbacks included
 			api := httptest.NewServer(rest)
 			t.Cleanup(api.Close)
@@ -249,11 +245,7 @@ func TestScratchByHandLaunches(t *testing.T) {
 // specification.
 func TestRegisterKeepsTheEntryPoint(t *testing.T) {
 	t.Parallel()
-	srv := fakediscord.New(fakediscord.Options{Token: token, Activities: true})
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
+	srv := startFakeWith(t, fakediscord.Options{Token: token, Activities: true})
 	rest := record(srv.Handler())
 	api := httptest.NewServer(rest)
 	t.Cleanup(api.Close)
@@ -341,11 +333,7 @@ func TestRegisterKeepsTheEntryPoint(t *testing.T) {
 // entry point's handler (flags out of date: the refusal, then the others).
 func TestRegisterWithoutActivities(t *testing.T) {
 	t.Parallel()
-	srv := fakediscord.New(fakediscord.Options{Token: token})
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
+	srv := startFakeWith(t, fakediscord.Options{Token: token})
 	s, err := bot.NewSession(token, srv.URL(), bot.TransportOptions{})
 	if err != nil {
 		t.Fatal(err)

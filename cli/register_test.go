@@ -10,14 +10,7 @@ import (
 )
 
 func TestRegister(t *testing.T) {
-	srv := fakediscord.New(fakediscord.Options{Token: "reg-token"})
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	t.Setenv("DISCORD_TOKEN", "reg-token")
-	t.Setenv("DISCORD_API_BASE", srv.URL())
-	t.Setenv("DISCORD_GUILD_ID", "")
+	srv := registerEnv(t, false)
 
 	var out, errOut bytes.Buffer
 	if err := Main(context.Background(), []string{"register", "-guild", "4242"}, &out, &errOut); err != nil {
@@ -52,14 +45,7 @@ func TestRegister(t *testing.T) {
 // TestRegisterKeepsTheEntryPoint: a global `clefs register` keeps the
 // entry point Discord created when Activities were enabled.
 func TestRegisterKeepsTheEntryPoint(t *testing.T) {
-	srv := fakediscord.New(fakediscord.Options{Token: "reg-token", Activities: true})
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	t.Setenv("DISCORD_TOKEN", "reg-token")
-	t.Setenv("DISCORD_API_BASE", srv.URL())
-	t.Setenv("DISCORD_GUILD_ID", "")
+	srv := registerEnv(t, true)
 	ep, _ := srv.EntryPoint()
 	var out, errOut bytes.Buffer
 	if err := Main(context.Background(), []string{"register"}, &out, &errOut); err != nil {
@@ -68,4 +54,19 @@ func TestRegisterKeepsTheEntryPoint(t *testing.T) {
 	if got, _ := srv.EntryPoint(); got == nil || got.ID != ep.ID || len(srv.Commands("")) < 2 {
 		t.Errorf("after a global registration: entry point %+v, %d commands", got, len(srv.Commands("")))
 	}
+}
+
+// registerEnv starts a fake Discord (its application's Activities on or
+// off) and points the environment of clefs register at it.
+func registerEnv(t *testing.T, activities bool) *fakediscord.Server {
+	t.Helper()
+	srv := fakediscord.New(fakediscord.Options{Token: "reg-token", Activities: activities})
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	t.Setenv("DISCORD_TOKEN", "reg-token")
+	t.Setenv("DISCORD_API_BASE", srv.URL())
+	t.Setenv("DISCORD_GUILD_ID", "")
+	return srv
 }
