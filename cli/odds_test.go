@@ -41,35 +41,43 @@ func TestOddsPrintsRegulationFigures(t *testing.T) {
 	}
 }
 
-func TestOddsBadFlags(t *testing.T) {
-	tests := []struct {
+// TestBadFlags: a bad command line is a usage error (exit status 2) that
+// prints nothing on stdout; -h is flag.ErrHelp (exit status 0).
+func TestBadFlags(t *testing.T) {
+	for _, tc := range []struct {
 		args []string
 		help bool
 	}{
-		{[]string{"-lang", "de"}, false},
-		{[]string{"-nope"}, false},
-		{[]string{"extra"}, false},
-		{[]string{"-h"}, true},
-	}
-	for _, tc := range tests {
+		{[]string{"odds", "-lang", "de"}, false},
+		{[]string{"odds", "-nope"}, false},
+		{[]string{"odds", "extra"}, false},
+		{[]string{"odds", "-h"}, true},
+		{[]string{"simulate", "-n", "0"}, false},
+		{[]string{"simulate", "-n", "-5"}, false},
+		{[]string{"simulate", "-n", "lots"}, false},
+		{[]string{"simulate", "-n", "1.5"}, false},
+		{[]string{"simulate", "-n", "1e40"}, false},
+		{[]string{"simulate", "-seed", "-1"}, false},
+		{[]string{"simulate", "-workers", "0"}, false},
+		{[]string{"simulate", "-fair=maybe"}, false},
+		{[]string{"simulate", "-bogus"}, false},
+		{[]string{"simulate", "now"}, false},
+		{[]string{"simulate", "-h"}, true},
+	} {
 		var out, errOut bytes.Buffer
-		err := runOdds(context.Background(), tc.args, &out, &errOut)
+		err := subcommands[tc.args[0]].run(context.Background(), tc.args[1:], &out, &errOut)
 		var ue usageError
 		switch {
 		case tc.help && !errors.Is(err, flag.ErrHelp):
-			t.Errorf("odds %v: error %v, want flag.ErrHelp", tc.args, err)
+			t.Errorf("%v: error %v, want flag.ErrHelp", tc.args, err)
 		case !tc.help && !errors.As(err, &ue):
-			t.Errorf("odds %v: error %v, want a usage error", tc.args, err)
+			t.Errorf("%v: error %v, want a usage error", tc.args, err)
 		}
 		if out.Len() != 0 {
-			t.Errorf("odds %v: printed %q on a bad command line", tc.args, out.String())
+			t.Errorf("%v: printed %q on a bad command line", tc.args, out.String())
 		}
-		want := 2
-		if tc.help {
-			want = 0 // help asked for is not an error
-		}
-		if ExitCode(err) != want {
-			t.Errorf("odds %v: exit code %d, want %d", tc.args, ExitCode(err), want)
+		if want := map[bool]int{false: 2, true: 0}[tc.help]; ExitCode(err) != want {
+			t.Errorf("%v: exit code %d, want %d", tc.args, ExitCode(err), want)
 		}
 	}
 }

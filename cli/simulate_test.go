@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"regexp"
 	"strconv"
 	"strings"
@@ -75,39 +74,6 @@ func TestSimulateSameSeedSameFigures(t *testing.T) {
 	}
 	if fast := run("-n", "200000", "-seed", "3", "-workers", "1"); fast == fair {
 		t.Error("-fair gives the figures of the fast draws")
-	}
-}
-
-func TestSimulateBadFlags(t *testing.T) {
-	tests := []struct {
-		args []string
-		help bool
-	}{
-		{[]string{"-n", "0"}, false},
-		{[]string{"-n", "-5"}, false},
-		{[]string{"-n", "lots"}, false},
-		{[]string{"-n", "1.5"}, false},
-		{[]string{"-n", "1e40"}, false},
-		{[]string{"-seed", "-1"}, false},
-		{[]string{"-workers", "0"}, false},
-		{[]string{"-fair=maybe"}, false},
-		{[]string{"-bogus"}, false},
-		{[]string{"now"}, false},
-		{[]string{"-h"}, true},
-	}
-	for _, tc := range tests {
-		var out, errOut bytes.Buffer
-		err := runSimulate(context.Background(), tc.args, &out, &errOut)
-		var ue usageError
-		switch {
-		case tc.help && !errors.Is(err, flag.ErrHelp):
-			t.Errorf("simulate %v: error %v, want flag.ErrHelp", tc.args, err)
-		case !tc.help && !errors.As(err, &ue):
-			t.Errorf("simulate %v: error %v, want a usage error", tc.args, err)
-		}
-		if out.Len() != 0 {
-			t.Errorf("simulate %v: printed a report on a bad command line", tc.args)
-		}
 	}
 }
 
