@@ -63,6 +63,13 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"simulate", "-bogus"}, false},
 		{[]string{"simulate", "now"}, false},
 		{[]string{"simulate", "-h"}, true},
+		{[]string{"export", "-nope"}, false},
+		{[]string{"export", "extra"}, false},
+		{[]string{"import", "a", "b"}, false},
+		{[]string{"import", "-i", "a", "b"}, false},
+		{[]string{"audit", "x"}, false},
+		{[]string{"restore", "x"}, false},
+		{[]string{"register", "extra"}, false},
 	} {
 		var out, errOut bytes.Buffer
 		err := subcommands[tc.args[0]].run(context.Background(), tc.args[1:], &out, &errOut)

@@ -37,9 +37,6 @@ func TestRegister(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("register with a wrong token = %v, want a 401", err)
 	}
-	if err := Main(context.Background(), []string{"register", "extra"}, &out, &errOut); ExitCode(err) != 2 {
-		t.Errorf("register extra = %v, want a usage error", err)
-	}
 }
 
 // TestRegisterKeepsTheEntryPoint: a global `clefs register` keeps the
