@@ -235,8 +235,8 @@ func (rq *request) player() storage.PlayerID {
 }
 
 // apology is the message of an internal error. A player's step is safe to
-// try again whatever happened; a moderator's grant is not (a new command is
-// a new operation), so the moderator is sent to /admin player first.
+// try again; a moderator's grant is not (a new command is a new
+// operation): the moderator is sent to /admin player first.
 func apology(kind string) string {
 	switch kind {
 	case "admin grant", "admin set-balance", "admin reset":
@@ -288,9 +288,8 @@ type steps struct {
 
 func (a *steps) now() time.Time { return storage.Timestamp(a.clock()) }
 
-// run runs s with the configured seeds and time; callers map its errors
-// with stepErr. A moderator's move that the store wrote (not a repeat) is
-// logged (logAudit).
+// run runs s with the configured seeds and time, logging a moderator's
+// move the store wrote; callers map its errors with stepErr.
 func (a *steps) run(ctx context.Context, s storage.Step) (storage.Applied, error) {
 	s.Seeds, s.Now = a.seeds, a.now()
 	ap, err := a.store.Run(ctx, s)
@@ -300,8 +299,7 @@ func (a *steps) run(ctx context.Context, s storage.Step) (storage.Applied, error
 	return ap, err
 }
 
-// runGuild runs the guild's move m under op, logging a moderator action
-// as run does.
+// runGuild runs the guild's move m under op, logging as run does.
 func (a *steps) runGuild(ctx context.Context, guild uint64, op string, m game.GuildMove) (storage.GuildApplied, error) {
 	ap, err := a.store.RunGuild(ctx, storage.GuildStep{Guild: guild, Op: op, Move: m, Now: a.now()})
 	if err == nil && ap.Audit != nil {
@@ -320,8 +318,7 @@ func (a *steps) settings(ctx context.Context, guild uint64) (game.Settings, erro
 }
 
 // history returns id's last n history entries and the player, read in
-// that order so that a ticket drawn between the two reads has no line yet;
-// ok is false for a player who never played.
+// that order (a ticket drawn between has no line yet); ok as load's.
 func (a *steps) history(ctx context.Context, id storage.PlayerID, n int) (p game.Player, ok bool, hs []game.Entry, err error) {
 	if hs, err = a.store.History(ctx, id, n); err != nil {
 		return p, false, nil, internal("history", err)
@@ -343,10 +340,9 @@ func (a *steps) load(ctx context.Context, id storage.PlayerID) (p game.Player, o
 // on maps a step's error that is err (errors.Is) to the user error to.
 type on struct{ err, to error }
 
-// stepErr maps what a step may fail with: the first of ons that matches
-// as its user error; an error already mapped as is; a compare-and-set that
-// kept losing as "try again"; a refusal by the rules as an answer, never
-// retried; anything else as an internal error of op.
+// stepErr maps a step's error: the first of ons that matches; an error
+// already mapped as is; a compare-and-set that kept losing as "try again";
+// a refusal by the rules as an answer; anything else as internal to op.
 func stepErr(op string, err error, ons ...on) error {
 	if err == nil {
 		return nil

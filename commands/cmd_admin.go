@@ -318,8 +318,7 @@ func confirmationOp(prefix string, i *discordgo.Interaction) string {
 	return prefix + i.ID
 }
 
-// confirmReason reads the reason back from the confirmation message (only
-// the bot writes it), bounded.
+// confirmReason reads the reason back from the confirmation message.
 func confirmReason(i *discordgo.Interaction) string {
 	if i.Message == nil || len(i.Message.Embeds) == 0 || i.Message.Embeds[0] == nil ||
 		len(i.Message.Embeds[0].Fields) == 0 || i.Message.Embeds[0].Fields[0] == nil {
@@ -441,15 +440,13 @@ func auditLine(l *lang, e game.AuditEntry, withTarget bool) string {
 var pausedUntilRe = regexp.MustCompile(`^(.*) \(paused until (\S+)\)$`)
 
 // settingNames are the names settingsChanges writes (in English, as the
-// log keeps them), with their messages.
+// log keeps them) with their messages, and settingValues its words.
 var settingNames = map[string]string{
 	"starting balance": "audit_set_starting", "daily amount": "audit_set_daily", "plays": "audit_set_plays",
 	"channel": "audit_set_channel", "max stake per day": "audit_set_stake", "min interval": "audit_set_interval",
 	"reality check plays": "audit_set_reality_plays", "reality check every": "audit_set_reality_every",
 }
 
-// settingValues are the words settingsChanges writes for a value, with
-// their messages.
 var settingValues = map[string]string{
 	"off": "audit_value_off", "any": "settings_anywhere", "public": "settings_public",
 	"private": "settings_ephemeral", "none": "limit_none",
@@ -477,9 +474,8 @@ func settingsChangesIn(l *lang, s string) string {
 	return strings.Join(parts, l.T("audit_change_sep", nil))
 }
 
-// settingValueIn renders one value settingsChanges wrote: a word, or an
-// amount in English writing ("1,234.50"); anything else (a channel, a
-// duration, a count) as it is.
+// settingValueIn renders a value settingsChanges wrote: a word, or an
+// amount ("1,234.50"); anything else as it is.
 func settingValueIn(l *lang, v string) string {
 	if id := settingValues[v]; id != "" {
 		return l.T(id, nil)

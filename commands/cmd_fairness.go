@@ -16,9 +16,8 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// fairness is the handlers of /fairness: commit and reveal
-// (docs/FAIRNESS.md). Nothing here shows a seed that is not revealed: only
-// a game.SeedReveal's seed is written out.
+// fairness is the handlers of /fairness (docs/FAIRNESS.md); only a
+// game.SeedReveal's seed is ever written out.
 type fairness struct {
 	*steps
 	*renderer
@@ -131,16 +130,15 @@ func (a *fairness) fairnessShow(ctx context.Context, rq *request) (reply, error)
 	return ephemeralEmbed(e), nil
 }
 
-// currentSeedFields shows the current seeds and the next server seed:
-// their commitments, never the seeds.
+// currentSeedFields shows the commitments of the current and next seeds.
 func (a *fairness) currentSeedFields(l *lang, p game.Player) []*discordgo.MessageEmbedField {
 	fields := []*discordgo.MessageEmbedField{
 		{Name: l.T("fair_commitment", map[string]any{"No": p.SeedNo}), Value: code(p.Commitment().String())},
 		{Name: l.T("fair_client", nil), Value: clientSeed(l, p.ClientSeed), Inline: true},
 		{Name: l.T("fair_tickets", nil), Value: l.P("fair_count", int64(min(p.SeedTickets(), 1<<62)), map[string]any{"Count": p.SeedTickets()}), Inline: true},
 	}
-	// The next seed's commitment is shown before a client seed can be
-	// chosen for it, so that the server seed cannot be picked knowing it.
+	// Shown before a client seed can be chosen for it: the server seed
+	// cannot be picked knowing it.
 	if p.NextSeed != (game.Seed{}) {
 		fields = append(fields, &discordgo.MessageEmbedField{
 			Name:  l.T("fair_next_commitment", map[string]any{"No": p.SeedNo + 1}),
@@ -167,8 +165,8 @@ func revealField(l *lang, title string, r game.SeedReveal) *discordgo.MessageEmb
 	}
 }
 
-// fairnessRotate reveals the server seed and commits a new one; with
-// client, it sets the client seed too. It creates the player.
+// fairnessRotate reveals the server seed and commits a new one, setting
+// client if not nil; it creates the player.
 func (a *fairness) fairnessRotate(ctx context.Context, rq *request, client *string) (reply, error) {
 	set, err := a.settings(ctx, rq.guild)
 	if err != nil {
@@ -211,8 +209,8 @@ func (a *fairness) fairnessRotate(ctx context.Context, rq *request, client *stri
 	return ephemeralEmbed(e), nil
 }
 
-// fairnessVerify recomputes ticket n from its revealed seed and the
-// history line that recorded it, and the chest it opened, if any.
+// fairnessVerify recomputes ticket n from its revealed seed and history
+// line, and the chest it opened, if any.
 func (a *fairness) fairnessVerify(ctx context.Context, rq *request, n uint64) (reply, error) {
 	p, ok, err := a.load(ctx, rq.player())
 	if err != nil {

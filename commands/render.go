@@ -47,7 +47,6 @@ func (v *ticketView) done() bool { return !v.t.Open() }
 // (game.Ticket.PrizeShown and KeyShown, as game.Player.Seen).
 func (v *ticketView) rowShown(r int) bool { return r >= 0 && r < 3 && v.t.Revealed&(1<<r) != 0 }
 
-// keysShown is the number of keys the card's padlocks show.
 func (v *ticketView) keysShown() int {
 	t := v.t
 	switch {
@@ -61,7 +60,7 @@ func (v *ticketView) keysShown() int {
 	return t.KeysAfter
 }
 
-// balanceShown is the balance the card shows, without a prize not shown.
+// balanceShown is the balance without a prize not shown yet.
 func (v *ticketView) balanceShown() int64 {
 	if v.t.Drawn && v.t.Outcome.Tier.Winning() && !v.t.PrizeShown() {
 		return v.p.Balance - v.t.Outcome.Prize
@@ -87,8 +86,7 @@ func (rd *renderer) symbol(s game.Symbol) string {
 	return rd.glyphs().hidden
 }
 
-// grid draws the 3×3 grid, one line per row, each preceded by its marker:
-// an arrow while hidden, a star on the winning row.
+// grid draws the 3×3 grid, each row after its marker (hidden, winning).
 func (rd *renderer) grid(t game.Ticket) string {
 	g := rd.glyphs() // one set for the whole grid
 	var b strings.Builder
@@ -191,8 +189,7 @@ func (rd *renderer) ticketCard(l *lang, v *ticketView) *discordgo.InteractionRes
 	}
 }
 
-// resultText is a finished ticket's result as its card tells it; the
-// Activity and /fairness verify show it too.
+// resultText is a finished ticket's result, on its card and elsewhere.
 func (rd *renderer) resultText(l *lang, o game.Outcome, chest bool) string {
 	var s string
 	if o.Tier.Winning() {
@@ -213,7 +210,7 @@ func (rd *renderer) resultText(l *lang, o game.Outcome, chest bool) string {
 }
 
 // cardFooter is a ticket card's footer, with the verification page's
-// address once the ticket is finished (plain text: a footer holds no link).
+// address once finished (plain text: a footer holds no link).
 func (rd *renderer) cardFooter(l *lang, v *ticketView) string {
 	t := v.t
 	s := l.T("card_footer", map[string]any{"Ticket": t.ID, "Stake": l.Credits(game.Stake), "Commitment": ticketCommitment(v.p, t.ID)})
@@ -251,8 +248,8 @@ func chestButton(l *lang, user uint64, seq int64) discordgo.Button {
 	}
 }
 
-// chestCard renders the treasure chest: closed with its button when c is
-// nil, else opened with the lot found and "Play again".
+// chestCard renders the chest: closed with its button when c is nil, else
+// opened with the lot and the next step.
 func (rd *renderer) chestCard(l *lang, user uint64, p game.Player, c *game.Chest) *discordgo.InteractionResponseData {
 	e := &discordgo.MessageEmbed{
 		Title: l.T("chest_title", nil),
