@@ -55,7 +55,7 @@ const (
 
 // CSP is the Content-Security-Policy of every answer: the page loads
 // nothing from anywhere else, and only Discord may frame it.
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob: https://cdn.discordapp.com; " +
 	"connect-src 'self'; base-uri 'none'; form-action 'none'; " +
 	"frame-ancestors 'self' https://discord.com https://*.discord.com https://*.discordsays.com"
 
@@ -82,6 +82,9 @@ type Options struct {
 	// means DefaultRate and DefaultBurst. Logins are bounded apart.
 	Rate  float64
 	Burst int
+	// Bus carries the table's updates between processes; nil means a
+	// LocalBus, which serves one process.
+	Bus Bus
 }
 
 // handler serves the Activity under /activity/.
@@ -89,6 +92,10 @@ type handler struct {
 	game    Game
 	appID   string
 	key     []byte
+	// ticketKey signs the stream tickets of the table, which no route
+	// takes as a session.
+	ticketKey []byte
+	hub       *hub
 	discord *discord
 	now     func() time.Time
 	log     *slog.Logger
@@ -146,6 +153,7 @@ func New(o Options) (http.Handler, error) {
 		lookups: newLimiter(lookupRate, lookupBurst), exchanges: newLimiter(exchangeRate, exchangeBurst),
 		perInstance: newLimiter(instanceRate, instanceBurst), known: map[string]known{}, files: map[string]*file{},
 	}
+	h.ticketKey, h.hub = mac(h.key, "table ticket"), newHub(o.Bus)
 	if err := h.loadFiles(); err != nil {
 		return nil, err
 	}
@@ -156,6 +164,8 @@ func New(o Options) (http.Handler, error) {
 	for _, k := range []string{commands.ActKindBuy, commands.ActKindReveal, commands.ActKindChest, commands.ActKindDaily} {
 		m.HandleFunc("POST /activity/api/"+k, h.play(k))
 	}
+	m.HandleFunc("POST /activity/api/table", h.table)
+	m.HandleFunc("GET /activity/api/table", h.table)
 	m.HandleFunc("/activity/{path...}", h.static)
 	m.HandleFunc("/activity", h.static) // the page
 	h.mux = m
@@ -458,6 +468,12 @@ func (h *handler) play(kind string) http.HandlerFunc {
 		}
 		if st, ok := h.act(w, r, s, act); ok {
 			h.reply(w, http.StatusOK, st)
+			if kind != commands.ActKindState && kind != commands.ActKindDaily { // after the answer: the table waits, not the player
+				g, _ := strconv.ParseUint(s.G, 10, 64)
+				ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), writeWait)
+				h.hub.publish(ctx, g, message{Kind: "seat", Instance: s.I, Seat: seatOf(st)})
+				cancel()
+			}
 		}
 	}
 }

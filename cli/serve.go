@@ -165,8 +165,12 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 		public := http.NewServeMux()
 		public.Handle("GET /fair", fairpage.Handler())
 		if cfg.ActivityEnabled() {
+			var bus activity.Bus // one process's on the embedded store
+			if r, ok := store.(*redisstore.Store); ok {
+				bus = r
+			}
 			act, err := activity.New(activity.Options{
-				Game: app, AppID: me.ID, ClientSecret: cfg.ClientSecret, Token: cfg.Token, APIBase: cfg.APIBase, Logger: log,
+				Game: app, AppID: me.ID, ClientSecret: cfg.ClientSecret, Token: cfg.Token, APIBase: cfg.APIBase, Logger: log, Bus: bus,
 			})
 			if err != nil {
 				return err

@@ -75,6 +75,9 @@ type ActState struct {
 	Chest    *ActChest         `json:"chest,omitempty"`
 	Daily    ActDaily          `json:"daily"`
 	Texts    map[string]string `json:"texts,omitempty"` // "result": a finished ticket's, "chest": the chest's
+	// Shown: the guild makes plays public and the player is not paused
+	// (nor self-excluded), so others at the Activity's table see the ticket.
+	Shown bool `json:"-"`
 }
 
 // ActTicket is a ticket in an ActState. Rows holds the symbols
@@ -276,6 +279,7 @@ func (a *desk) actState(ctx context.Context, rq *request, set game.Settings, p *
 		User: strconv.FormatUint(rq.user, 10), Locale: "en",
 		Balance: seen.Balance, Stake: game.Stake, Keys: seen.Keys, MaxKeys: game.MaxKeys,
 		Daily: ActDaily{Amount: set.DailyAmount, Ready: set.DailyAmount > 0 && !p.Paused(now) && p.DailyReady(set.DailyCooldown, now)},
+		Shown: set.PublicPlays && !p.Paused(now),
 	}
 	if l.fr {
 		st.Locale = "fr"

@@ -1,0 +1,431 @@
+package activity
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lesclefsdutresor/clefs/commands"
+)
+
+// Bus carries the table's messages between the bot's processes: a guild's
+// messages reach every subscriber of that guild, each publisher's in order.
+// LocalBus serves one process; redisstore.Bus several over Redis.
+type Bus interface {
+	Publish(ctx context.Context, guild uint64, msg []byte) error
+	// Subscribe calls fn with each message published for guild from its
+	// return on, one at a time, until stop is called.
+	Subscribe(ctx context.Context, guild uint64, fn func(msg []byte)) (stop func(), err error)
+}
+
+// LocalBus is the Bus of a single process (the embedded store).
+type LocalBus struct {
+	mu   sync.Mutex
+	n    int
+	subs map[uint64]map[int]func([]byte)
+}
+
+// Publish calls the guild's subscribers in turn.
+func (b *LocalBus) Publish(_ context.Context, guild uint64, msg []byte) error {
+	b.mu.Lock()
+	fns := slices.Collect(func(yield func(func([]byte)) bool) {
+		for _, fn := range b.subs[guild] {
+			if !yield(fn) {
+				return
+			}
+		}
+	})
+	b.mu.Unlock()
+	for _, fn := range fns {
+		fn(msg)
+	}
+	return nil
+}
+
+// Subscribe adds fn to the guild's subscribers.
+func (b *LocalBus) Subscribe(_ context.Context, guild uint64, fn func([]byte)) (func(), error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.subs == nil {
+		b.subs = map[uint64]map[int]func([]byte){}
+	}
+	if b.subs[guild] == nil {
+		b.subs[guild] = map[int]func([]byte){}
+	}
+	b.n++
+	id := b.n
+	b.subs[guild][id] = fn
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if delete(b.subs[guild], id); len(b.subs[guild]) == 0 {
+			delete(b.subs, guild)
+		}
+	}, nil
+}
+
+// Bounds of the table.
+const (
+	maxSeats   = 25               // players shown per instance: the first to join
+	maxStreams = 2 * maxSeats     // streams open per instance on one process
+	maxBehind  = 64               // updates a stream lets pile up (coalesced) before it is dropped
+	ticketLife = 30 * time.Second // a stream ticket's
+	keepAlive  = 25 * time.Second // a comment on an idle stream, for the proxies
+	writeWait  = 10 * time.Second // a page slower to take a write is dropped
+)
+
+// seat is what the table sees of a player: the ticket's revealed rows and
+// result, the keys and the chest just opened; only who is there when the
+// guild keeps plays private or the player is paused.
+type seat struct {
+	User   string              `json:"user"`
+	Ticket *commands.ActTicket `json:"ticket,omitempty"`
+	Keys   int                 `json:"keys"`
+	Chest  *commands.ActChest  `json:"chest,omitempty"`
+}
+
+func seatOf(st commands.ActState) seat {
+	s := seat{User: st.User}
+	if st.Shown {
+		s.Ticket, s.Keys, s.Chest = st.Ticket, st.Keys, st.Chest
+	}
+	return s
+}
+
+// older reports whether s comes before o, the same player's: a seat moves
+// with the ticket, its rows revealed, its end, the chests opened. A seat
+// without a ticket (hidden, or none bought) always replaces.
+func (s seat) older(o seat) bool {
+	if s.Ticket == nil || o.Ticket == nil {
+		return false
+	}
+	rank := func(s seat) []int64 {
+		n, chest := 0, int64(0)
+		for _, r := range s.Ticket.Rows {
+			if r != nil {
+				n++
+			}
+		}
+		if s.Chest != nil {
+			chest = s.Chest.ID
+		}
+		end := int64(0)
+		if !s.Ticket.Open {
+			end = 1
+		}
+		return []int64{int64(s.Ticket.ID), int64(n), end, chest}
+	}
+	return slices.Compare(rank(s), rank(o)) < 0
+}
+
+// message is what the bus carries: a player's seat after a step ("seat"),
+// on opening a stream ("join", which the processes with players of the
+// instance answer with theirs, "here"), or a player gone ("leave").
+type message struct {
+	Kind     string `json:"k"`
+	From     string `json:"f,omitempty"` // the process of a join
+	Instance string `json:"i"`
+	Seat     seat   `json:"s"`
+}
+
+// frame is one server-sent event.
+type frame struct {
+	user string
+	data []byte // "event: …\ndata: …\n\n"
+}
+
+func newFrame(event string, v any) frame {
+	b, _ := json.Marshal(v) // seats: cannot fail
+	return frame{data: append(append([]byte("event: "+event+"\ndata: "), b...), '\n', '\n')}
+}
+
+// hub keeps this process's tables, by instance, and their streams.
+type hub struct {
+	bus    Bus
+	id     string
+	subMu  sync.Mutex // held while the bus subscribes
+	guilds map[uint64]*guildSub
+	mu     sync.Mutex
+	tables map[string]*table
+}
+
+type guildSub struct {
+	n    int
+	stop func()
+}
+
+// table is an instance's: its seats, first to join first, and the streams
+// of its pages here.
+type table struct {
+	guild uint64
+	seats []seat
+	local map[string]int // streams open here, by user
+	subs  map[*stream]bool
+}
+
+// stream is one page's: updates wait in pending, one per player, the
+// latest, until its writer takes them.
+type stream struct {
+	mu      sync.Mutex
+	pending []frame
+	behind  int
+	dropped bool
+	wake    chan struct{}
+}
+
+var errFull = errors.New("activity: this table has too many pages open")
+
+func newHub(bus Bus) *hub {
+	if bus == nil {
+		bus = &LocalBus{}
+	}
+	return &hub{bus: bus, id: rand.Text(), guilds: map[uint64]*guildSub{}, tables: map[string]*table{}}
+}
+
+// push queues f, replacing the same player's pending update; a stream too
+// far behind is dropped (its page reconnects and gets the whole table).
+func (s *stream) push(f frame) {
+	s.mu.Lock()
+	if i := slices.IndexFunc(s.pending, func(p frame) bool { return p.user == f.user }); i >= 0 {
+		s.pending = slices.Delete(s.pending, i, i+1)
+		s.behind++
+	}
+	s.pending = append(s.pending, f)
+	s.dropped = s.dropped || s.behind > maxBehind
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the pending updates, and whether the stream was dropped.
+func (s *stream) take() ([]frame, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.pending
+	s.pending, s.behind = nil, 0
+	return p, s.dropped
+}
+
+// put seats s (or updates the seat) unless the table is full or s is older
+// than the seat; it reports whether anything changed.
+func (t *table) put(s seat) bool {
+	i := slices.IndexFunc(t.seats, func(o seat) bool { return o.User == s.User })
+	switch {
+	case i < 0 && len(t.seats) >= maxSeats:
+		return false
+	case i < 0:
+		t.seats = append(t.seats, s)
+	case s.older(t.seats[i]):
+		return false
+	default:
+		t.seats[i] = s
+	}
+	return true
+}
+
+func (t *table) send(f frame) {
+	for s := range t.subs {
+		s.push(f)
+	}
+}
+
+// open opens a stream of instance in guild for the player at me, and
+// returns it with the table as it is.
+func (h *hub) open(ctx context.Context, guild uint64, instance string, me seat) (*stream, []seat, error) {
+	h.subMu.Lock()
+	g := h.guilds[guild]
+	if g == nil {
+		stop, err := h.bus.Subscribe(ctx, guild, h.deliver)
+		if err != nil {
+			h.subMu.Unlock()
+			return nil, nil, err
+		}
+		g = &guildSub{stop: stop}
+		h.guilds[guild] = g
+	}
+	g.n++
+	h.subMu.Unlock()
+	s := &stream{wake: make(chan struct{}, 1)}
+	h.mu.Lock()
+	t := h.tables[instance]
+	if t == nil {
+		t = &table{guild: guild, local: map[string]int{}, subs: map[*stream]bool{}}
+		h.tables[instance] = t
+	}
+	if len(t.subs) >= maxStreams {
+		h.mu.Unlock()
+		h.close(guild, instance, me.User, nil)
+		return nil, nil, errFull
+	}
+	t.put(me)
+	t.local[me.User]++
+	t.subs[s] = true
+	seats := slices.Clone(t.seats)
+	h.mu.Unlock()
+	h.publish(ctx, guild, message{Kind: "join", From: h.id, Instance: instance, Seat: me})
+	return s, seats, nil
+}
+
+// close ends stream s (nil: a stream refused) of user; the last stream of
+// a player here takes their seat away.
+func (h *hub) close(guild uint64, instance, user string, s *stream) {
+	h.mu.Lock()
+	t := h.tables[instance]
+	gone := false
+	if s != nil {
+		delete(t.subs, s)
+		if t.local[user]--; t.local[user] <= 0 {
+			delete(t.local, user)
+			t.seats = slices.DeleteFunc(t.seats, func(o seat) bool { return o.User == user })
+			gone = true
+		}
+	}
+	if len(t.subs) == 0 {
+		delete(h.tables, instance)
+	}
+	h.mu.Unlock()
+	if gone {
+		ctx, cancel := context.WithTimeout(context.Background(), writeWait)
+		h.publish(ctx, guild, message{Kind: "leave", Instance: instance, Seat: seat{User: user}})
+		cancel()
+	}
+	h.subMu.Lock()
+	defer h.subMu.Unlock()
+	if g := h.guilds[guild]; g != nil {
+		if g.n--; g.n == 0 {
+			g.stop()
+			delete(h.guilds, guild)
+		}
+	}
+}
+
+func (h *hub) publish(ctx context.Context, guild uint64, m message) {
+	b, _ := json.Marshal(m) // cannot fail
+	_ = h.bus.Publish(ctx, guild, b) // lost: the pages catch up at their next reconnection
+}
+
+// deliver takes a message of the bus to the tables here.
+func (h *hub) deliver(b []byte) {
+	var m message
+	if json.Unmarshal(b, &m) != nil {
+		return
+	}
+	h.mu.Lock()
+	t := h.tables[m.Instance]
+	var here []seat
+	switch {
+	case t == nil:
+	case m.Kind == "leave":
+		if t.local[m.Seat.User] == 0 {
+			t.seats = slices.DeleteFunc(t.seats, func(o seat) bool { return o.User == m.Seat.User })
+			t.send(frame{user: m.Seat.User, data: newFrame("leave", m.Seat).data})
+		}
+	case t.put(m.Seat):
+		f := newFrame("seat", m.Seat)
+		f.user = m.Seat.User
+		t.send(f)
+		fallthrough
+	default:
+		if m.Kind == "join" && m.From != h.id {
+			for _, s := range t.seats {
+				if t.local[s.User] > 0 {
+					here = append(here, s)
+				}
+			}
+		}
+	}
+	h.mu.Unlock()
+	for _, s := range here {
+		h.publish(context.Background(), t.guild, message{Kind: "here", Instance: m.Instance, Seat: s})
+	}
+}
+
+// table serves api/table: POST, with the session, answers a ticket for
+// the stream; GET, with ?t=ticket, is the stream (server-sent events):
+// "table", every seat, then "seat" and "leave" as they come.
+func (h *handler) table(w http.ResponseWriter, r *http.Request) {
+	now := h.now()
+	if r.Method == http.MethodPost {
+		token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		s, err := verify(h.key, token, now)
+		if err != nil {
+			h.refuse(w, http.StatusUnauthorized, "session", "your session is over: authorize again")
+			return
+		}
+		s.X, s.E = s.E, min(s.E, now.Add(ticketLife).Unix())
+		h.reply(w, http.StatusOK, map[string]any{"ticket": sign(h.ticketKey, s), "expires_in": s.X - now.Unix()})
+		return
+	}
+	s, err := verify(h.ticketKey, r.URL.Query().Get("t"), now)
+	if err != nil {
+		h.refuse(w, http.StatusUnauthorized, "session", "no ticket, or an expired one: ask another")
+		return
+	}
+	if ok, wait := h.users.allow(s.U, now); !ok {
+		h.tooMany(w, wait, s.U, "table")
+		return
+	}
+	st, ok := h.act(w, r, s, commands.Act{Kind: commands.ActKindState})
+	if !ok {
+		return
+	}
+	guild, _ := strconv.ParseUint(s.G, 10, 64) // signed by us
+	ctx := r.Context()
+	me, seats, err := h.hub.open(ctx, guild, s.I, seatOf(st))
+	if errors.Is(err, errFull) {
+		h.tooMany(w, time.Minute, s.U, "table")
+		return
+	} else if err != nil {
+		h.log.Warn("activity: the table's bus failed", "guild", s.G, "err", err)
+		h.fail(w, http.StatusServiceUnavailable, "unavailable", "the table could not open: try again")
+		return
+	}
+	defer h.hub.close(guild, s.I, s.U, me)
+	hd := w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-store")
+	rc := http.NewResponseController(w)
+	end := time.NewTimer(time.Unix(s.X, 0).Sub(now))
+	defer end.Stop()
+	alive := time.NewTicker(keepAlive)
+	defer alive.Stop()
+	out := [][]byte{newFrame("table", seats).data}
+	for {
+		_ = rc.SetWriteDeadline(time.Now().Add(writeWait))
+		for _, b := range out {
+			if _, err := w.Write(b); err != nil {
+				return
+			}
+		}
+		if rc.Flush() != nil {
+			return
+		}
+		out = out[:0]
+		select {
+		case <-ctx.Done():
+			return
+		case <-end.C: // the page renews its session and comes back
+			return
+		case <-alive.C:
+			out = append(out, []byte(": \n\n"))
+		case <-me.wake:
+			fs, dropped := me.take()
+			if dropped {
+				h.log.Info("activity: a slow page dropped from its table", "user", s.U, "instance", s.I)
+				return
+			}
+			for _, f := range fs {
+				out = append(out, f.data)
+			}
+		}
+	}
+}
