@@ -89,17 +89,17 @@ type Options struct {
 
 // handler serves the Activity under /activity/.
 type handler struct {
-	game    Game
-	appID   string
-	key     []byte
+	game  Game
+	appID string
+	key   []byte
 	// ticketKey signs the stream tickets of the table, which no route
 	// takes as a session.
 	ticketKey []byte
 	hub       *hub
-	discord *discord
-	now     func() time.Time
-	log     *slog.Logger
-	users   *limiter
+	discord   *discord
+	now       func() time.Time
+	log       *slog.Logger
+	users     *limiter
 	// lookups and exchanges bound the logins' calls to Discord (key ""),
 	// perInstance the exchanges for one instance (key: its ID).
 	lookups, exchanges, perInstance *limiter

@@ -309,7 +309,7 @@ func (h *hub) close(guild uint64, instance, user string, s *stream) {
 }
 
 func (h *hub) publish(ctx context.Context, guild uint64, m message) {
-	b, _ := json.Marshal(m) // cannot fail
+	b, _ := json.Marshal(m)          // cannot fail
 	_ = h.bus.Publish(ctx, guild, b) // lost: the pages catch up at their next reconnection
 }
 
