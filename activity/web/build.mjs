@@ -20,7 +20,7 @@ await build({
   charset: 'utf8',
   banner: { js: '/*! Les Clefs du Trésor. Bundles @discord/embedded-app-sdk and its libraries: see LICENSES.txt. */' },
 });
-await build({ entryPoints: ['src/app.css'], outfile: `${out}/app.css`, minify: true, charset: 'utf8' });
+await build({ entryPoints: ['src/app.css'], bundle: true, outfile: `${out}/app.css`, minify: true, charset: 'utf8' });
 await copyFile('src/index.html', `${out}/index.html`);
 const texts = await Promise.all(bundled.map(async (f) => `== ${f.slice(0, f.lastIndexOf('/'))}\n\n${(await readFile(`node_modules/${f}`, 'utf8')).trim()}\n`));
 await writeFile(`${out}/LICENSES.txt`, texts.join('\n'));

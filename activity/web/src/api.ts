@@ -48,9 +48,10 @@ export function opID(): string {
 
 export class Client {
   private session = '';
+  private expires = 0; // the session's end (ms)
 
   private constructor(
-    private readonly sdk: DiscordSDK,
+    readonly sdk: DiscordSDK,
     private readonly clientID: string,
   ) {}
 
@@ -76,23 +77,26 @@ export class Client {
       prompt: 'none',
       scope: ['identify'],
     });
-    const r = await send<{ access_token: string; session: string; state: State }>('POST', 'api/session', {
+    const r = await send<{ access_token: string; session: string; expires_in: number; state: State }>('POST', 'api/session', {
       code,
       instance_id: this.sdk.instanceId,
     });
     this.session = r.session;
+    this.expires = Date.now() + r.expires_in * 1000;
     return r;
   }
 
-  // call sends one game request; an expired session is renewed once.
-  async call(method: 'GET' | 'POST', path: string, body?: object): Promise<State> {
+  // call sends one game request; a session that ends within 90 s is
+  // renewed first, an expired one once.
+  async call<T = State>(method: 'GET' | 'POST', path: string, body?: object): Promise<T> {
+    if (Date.now() > this.expires - 90_000) await this.login();
     try {
-      return await send<State>(method, path, body, this.session);
+      return await send<T>(method, path, body, this.session);
     } catch (e) {
       if (!(e instanceof Failure) || e.code !== 'session') throw e;
     }
     await this.login();
-    return send<State>(method, path, body, this.session);
+    return send<T>(method, path, body, this.session);
   }
 }
 

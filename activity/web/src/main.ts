@@ -6,6 +6,7 @@
 
 import { Client, Failure, State, opID } from './api';
 import { Layer, enough, foilTile, glimpse } from './scratch';
+import { startTable } from './table';
 import { Lang, Words, credits, fill, langOf, words } from './text';
 
 const app = document.getElementById('app')!;
@@ -310,6 +311,7 @@ async function main() {
     client = started.client;
     app.replaceChildren(top, stage, below);
     show(started.state);
+    startTable(client, app, started.state.user, () => lang);
   } catch (e) {
     // An Error, a Failure, or what Discord's client answered a command: {code, message}.
     const msg = plain(e instanceof Failure ? say(e) : (e as { message?: string })?.message || String(e));

@@ -50,6 +50,10 @@ window.addEventListener('message', async (e) => {
         return reply(msg.cmd, msg.nonce, await ask('/client/authorize', { ...msg.args, user: q.get('user') }));
       case 'AUTHENTICATE':
         return reply(msg.cmd, msg.nonce, await ask('/client/authenticate', msg.args));
+      case 'GET_ACTIVITY_INSTANCE_CONNECTED_PARTICIPANTS': // who is here: see fake.participants below
+        return reply(msg.cmd, msg.nonce, { participants: fake.people });
+      case 'SUBSCRIBE': // ACTIVITY_INSTANCE_PARTICIPANTS_UPDATE, which fake.participants dispatches
+        return reply(msg.cmd, msg.nonce, { evt: msg.evt });
       default:
         return refuse(msg.cmd, msg.nonce, 'the fake client does not know ' + msg.cmd);
     }
@@ -58,3 +62,13 @@ window.addEventListener('message', async (e) => {
     refuse(msg.cmd, msg.nonce, String(err));
   }
 });
+
+// The instance's connected participants: the query's people (user IDs,
+// comma-separated; the user alone by default); fake.participants(ids)
+// changes them and tells the page, as a participant joining or leaving.
+const person = (id) => ({ id, username: 'player' + id.slice(-4), global_name: 'Player ' + id.slice(-2), discriminator: '0', avatar: null, flags: 0, bot: false });
+fake.people = (q.get('people') || q.get('user') || '').split(',').filter(Boolean).map(person);
+fake.participants = (ids) => {
+  fake.people = ids.map(person);
+  post({ cmd: 'DISPATCH', evt: 'ACTIVITY_INSTANCE_PARTICIPANTS_UPDATE', nonce: null, data: { participants: fake.people } });
+};
