@@ -85,6 +85,9 @@ type Options struct {
 	// Bus carries the table's updates between processes; nil means a
 	// LocalBus, which serves one process.
 	Bus Bus
+	// Done, closed, ends the table's streams, which a server's shutdown
+	// would otherwise wait for.
+	Done <-chan struct{}
 }
 
 // handler serves the Activity under /activity/.
@@ -92,14 +95,15 @@ type handler struct {
 	game  Game
 	appID string
 	key   []byte
-	// ticketKey signs the stream tickets of the table, which no route
+	// passKey signs the stream passes of the table, which no route
 	// takes as a session.
-	ticketKey []byte
-	hub       *hub
-	discord   *discord
-	now       func() time.Time
-	log       *slog.Logger
-	users     *limiter
+	passKey []byte
+	hub     *hub
+	done    <-chan struct{}
+	discord *discord
+	now     func() time.Time
+	log     *slog.Logger
+	users   *limiter
 	// lookups and exchanges bound the logins' calls to Discord (key ""),
 	// perInstance the exchanges for one instance (key: its ID).
 	lookups, exchanges, perInstance *limiter
@@ -153,7 +157,7 @@ func New(o Options) (http.Handler, error) {
 		lookups: newLimiter(lookupRate, lookupBurst), exchanges: newLimiter(exchangeRate, exchangeBurst),
 		perInstance: newLimiter(instanceRate, instanceBurst), known: map[string]known{}, files: map[string]*file{},
 	}
-	h.ticketKey, h.hub = mac(h.key, "table ticket"), newHub(o.Bus)
+	h.passKey, h.hub, h.done = mac(h.key, "table pass"), newHub(o.Bus), o.Done
 	if err := h.loadFiles(); err != nil {
 		return nil, err
 	}

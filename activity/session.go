@@ -28,7 +28,7 @@ type session struct {
 	I string `json:"i"`
 	L string `json:"l"`
 	E int64  `json:"e"`
-	X int64  `json:"x,omitempty"` // a stream ticket's: the session's end
+	X int64  `json:"x,omitempty"` // a stream pass's: the session's end
 }
 
 // errSession is every reason a session token is refused: malformed, forged

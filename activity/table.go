@@ -76,7 +76,7 @@ const (
 	maxSeats   = 25               // players shown per instance: the first to join
 	maxStreams = 2 * maxSeats     // streams open per instance on one process
 	maxBehind  = 64               // updates a stream lets pile up (coalesced) before it is dropped
-	ticketLife = 30 * time.Second // a stream ticket's
+	passLife   = 30 * time.Second // a stream pass's
 	keepAlive  = 25 * time.Second // a comment on an idle stream, for the proxies
 	writeWait  = 10 * time.Second // a page slower to take a write is dropped
 )
@@ -349,8 +349,8 @@ func (h *hub) deliver(b []byte) {
 	}
 }
 
-// table serves api/table: POST, with the session, answers a ticket for
-// the stream; GET, with ?t=ticket, is the stream (server-sent events):
+// table serves api/table: POST, with the session, answers a pass for the
+// stream, valid passLife; GET, with ?t=pass, is the stream (server-sent events):
 // "table", every seat, then "seat" and "leave" as they come.
 func (h *handler) table(w http.ResponseWriter, r *http.Request) {
 	now := h.now()
@@ -361,13 +361,13 @@ func (h *handler) table(w http.ResponseWriter, r *http.Request) {
 			h.refuse(w, http.StatusUnauthorized, "session", "your session is over: authorize again")
 			return
 		}
-		s.X, s.E = s.E, min(s.E, now.Add(ticketLife).Unix())
-		h.reply(w, http.StatusOK, map[string]any{"ticket": sign(h.ticketKey, s), "expires_in": s.X - now.Unix()})
+		s.X, s.E = s.E, min(s.E, now.Add(passLife).Unix())
+		h.reply(w, http.StatusOK, map[string]any{"pass": sign(h.passKey, s), "expires_in": s.X - now.Unix()})
 		return
 	}
-	s, err := verify(h.ticketKey, r.URL.Query().Get("t"), now)
+	s, err := verify(h.passKey, r.URL.Query().Get("t"), now)
 	if err != nil {
-		h.refuse(w, http.StatusUnauthorized, "session", "no ticket, or an expired one: ask another")
+		h.refuse(w, http.StatusUnauthorized, "session", "no pass, or an expired one: ask another")
 		return
 	}
 	if ok, wait := h.users.allow(s.U, now); !ok {
@@ -412,6 +412,8 @@ func (h *handler) table(w http.ResponseWriter, r *http.Request) {
 		out = out[:0]
 		select {
 		case <-ctx.Done():
+			return
+		case <-h.done:
 			return
 		case <-end.C: // the page renews its session and comes back
 			return

@@ -54,17 +54,17 @@ func (e event) seats(t *testing.T) []seat {
 func (f *fixture) open(session string) (<-chan event, func()) {
 	f.t.Helper()
 	a := f.do("POST", "api/table", session, "")
-	var tk struct{ Ticket string }
+	var tk struct{ Pass string }
 	if err := json.Unmarshal(a.body, &tk); a.status != 200 || err != nil {
 		f.t.Fatalf("ticket: %d %s", a.status, a.body)
 	}
-	if b := f.do("GET", "api/table?t="+tk.Ticket[:len(tk.Ticket)-2], "", ""); b.status != 401 {
+	if b := f.do("GET", "api/table?t="+tk.Pass[:len(tk.Pass)-2], "", ""); b.status != 401 {
 		f.t.Errorf("a tampered ticket: %d %s", b.status, b.body)
 	}
 	if b := f.do("GET", "api/table?t="+session, "", ""); b.status != 401 {
 		f.t.Errorf("a session as a ticket: %d %s", b.status, b.body)
 	}
-	resp, err := http.Get(f.url + "api/table?t=" + tk.Ticket)
+	resp, err := http.Get(f.url + "api/table?t=" + tk.Pass)
 	if err != nil || resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
 		f.t.Fatalf("stream: %v %v", resp, err)
 	}

@@ -170,7 +170,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 				bus = r
 			}
 			act, err := activity.New(activity.Options{
-				Game: app, AppID: me.ID, ClientSecret: cfg.ClientSecret, Token: cfg.Token, APIBase: cfg.APIBase, Logger: log, Bus: bus,
+				Game: app, AppID: me.ID, ClientSecret: cfg.ClientSecret, Token: cfg.Token, APIBase: cfg.APIBase, Logger: log, Bus: bus, Done: ctx.Done(),
 			})
 			if err != nil {
 				return err

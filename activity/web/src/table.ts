@@ -28,9 +28,9 @@ const maxShown = 25; // the bot's bound: the first 25 to join
 const maxKeys = 3; // game.MaxKeys
 
 const texts = {
-  en: { title: 'At the table', alone: 'Nobody else here yet: invite friends to the Activity.', watching: 'watching', playing: 'ticket #{0}',
+  en: { title: 'At the table', watching: 'watching', playing: 'ticket #{0}',
     won: 'won {0}', lost: 'no win', win: '{0} won {1}!', key: '{0} has three keys: the chest is due.', chest: '{0} opened the chest: {1}!' },
-  fr: { title: 'À la table', alone: 'Personne d\u2019autre ici : invitez vos amis dans l\u2019Activité.', watching: 'regarde', playing: 'ticket n\u00b0{0}',
+  fr: { title: 'À la table', watching: 'regarde', playing: 'ticket n\u00b0{0}',
     won: 'gagne {0}', lost: 'pas de gain', win: '{0} gagne {1} !', key: '{0} a trois clés : le coffre l\u2019attend.', chest: '{0} ouvre le coffre : {1} !' },
 };
 
@@ -57,7 +57,7 @@ export function startTable(client: Client, root: HTMLElement, me: string, lang: 
     title.textContent = t().title;
     const others = people.slice(0, maxShown).filter((p) => p.id !== me);
     list.replaceChildren(...others.map((p) => row(p, seats.get(p.id))));
-    if (!others.length) list.replaceChildren(el('li', 'alone', t().alone));
+    section.hidden = !others.length; // alone, the card keeps the whole screen
   }
 
   function row(p: Person, s?: Seat): HTMLElement {
@@ -113,7 +113,7 @@ export function startTable(client: Client, root: HTMLElement, me: string, lang: 
   sdk.commands.getInstanceConnectedParticipants().then(take, () => {});
   sdk.subscribe('ACTIVITY_INSTANCE_PARTICIPANTS_UPDATE', take).catch(() => {});
 
-  // The stream: opened with a ticket, opened again after the bot closed it
+  // The stream: opened with a pass, opened again after the bot closed it
   // (the session ending, a slow page dropped) or a failure, and before the
   // session ends, with the whole table again each time.
   let es: EventSource | null = null;
@@ -122,15 +122,15 @@ export function startTable(client: Client, root: HTMLElement, me: string, lang: 
   async function connect() {
     es?.close();
     clearTimeout(renew);
-    let tk: { ticket: string; expires_in: number };
+    let tk: { pass: string; expires_in: number };
     try {
-      tk = await client.call<{ ticket: string; expires_in: number }>('POST', 'api/table');
+      tk = await client.call<{ pass: string; expires_in: number }>('POST', 'api/table');
     } catch {
       setTimeout(connect, 1000 * Math.min(30, 2 ** failures++));
       return;
     }
     renew = window.setTimeout(connect, Math.max(10, tk.expires_in - 60) * 1000);
-    const src = new EventSource('api/table?t=' + encodeURIComponent(tk.ticket));
+    const src = new EventSource('api/table?t=' + encodeURIComponent(tk.pass));
     es = src;
     src.addEventListener('table', (e) => {
       failures = 0;
