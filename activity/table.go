@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -35,13 +36,7 @@ type LocalBus struct {
 // Publish calls the guild's subscribers in turn.
 func (b *LocalBus) Publish(_ context.Context, guild uint64, msg []byte) error {
 	b.mu.Lock()
-	fns := slices.Collect(func(yield func(func([]byte)) bool) {
-		for _, fn := range b.subs[guild] {
-			if !yield(fn) {
-				return
-			}
-		}
-	})
+	fns := slices.Collect(maps.Values(b.subs[guild]))
 	b.mu.Unlock()
 	for _, fn := range fns {
 		fn(msg)
