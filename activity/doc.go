@@ -11,7 +11,10 @@
 // the answer is a session signed
 // under a key derived from the client secret. The game routes run
 // commands.App.Act for the session's user, and send the revealed rows
-// only. Every answer carries a strict CSP; bodies, rates and errors are as
+// only. The table (table.go) shows everyone in an instance the others'
+// revealed rows and results, over one stream of server-sent events per
+// page, fed by a Bus (LocalBus, or the Redis store's sharded pub/sub).
+// Every answer carries a strict CSP; bodies, rates and errors are as
 // docs/activity.md says.
 //
 // Usage:

@@ -86,6 +86,7 @@ type seat struct {
 	Chest  *commands.ActChest  `json:"chest,omitempty"`
 }
 
+// seatOf is the seat of a step's state, under the guild's rules.
 func seatOf(st commands.ActState) seat {
 	s := seat{User: st.User}
 	if st.Shown {
