@@ -126,7 +126,7 @@ func TestTableInBrowser(t *testing.T) {
 
 	// mini is what p shows of user's ticket: per cell, a symbol or "".
 	mini := func(p *tablePage, user string) []string {
-		return eval[[]string](p.page, `[...top.frames[0].document.querySelectorAll('.seat[data-user="`+user+`"] .mini .cell')].map(c => c.dataset.s ?? '')`)
+		return eval[[]string](p.page, `[...top.frames[0].document.querySelectorAll('.seat[data-user="`+user+`"] .mini .pip')].map(c => c.dataset.s ?? '')`)
 	}
 	// check: every seat in every page's log shows only rows the store has
 	// recorded as revealed, with the store's symbols, and each player's
@@ -183,7 +183,7 @@ func TestTableInBrowser(t *testing.T) {
 				continue
 			}
 			js, _ := json.Marshal(want)
-			p.until(`JSON.stringify([...top.frames[0].document.querySelectorAll('.seat[data-user="` + user + `"] .mini .cell')].map(c => c.dataset.s ?? '')) === ` + strconv.Quote(string(js)))
+			p.until(`JSON.stringify([...top.frames[0].document.querySelectorAll('.seat[data-user="` + user + `"] .mini .pip')].map(c => c.dataset.s ?? '')) === ` + strconv.Quote(string(js)))
 			if got := mini(p, user); !slices.Equal(got, want) {
 				t.Errorf("%s: %s's page shows %s's ticket as %v, the store has %v", when, p.user, user, got, want)
 			}

@@ -76,7 +76,7 @@ export function startTable(client: Client, root: HTMLElement, me: string, lang: 
       mini.dataset.ticket = String(tk.id);
       for (const r of tk.rows)
         for (let c = 0; c < 3; c++) {
-          const cell = el('span', r ? 'cell' : 'cell hidden');
+          const cell = el('span', r ? 'pip' : 'pip hidden');
           if (r) {
             cell.dataset.s = String(r[c]);
             const sym = document.createElement('img');
@@ -87,7 +87,7 @@ export function startTable(client: Client, root: HTMLElement, me: string, lang: 
           mini.append(cell);
         }
     }
-    const keys = el('span', 'keys', `${s?.keys ?? 0}/${maxKeys}`);
+    const keys = el('span', 'seat-keys', `${s?.keys ?? 0}/${maxKeys}`);
     li.append(img, el('div', 'who', el('b', '', name(p.id)), el('span', 'what', what), keys), mini);
     if (tk && !tk.open) li.dataset.result = String(tk.prize);
     return li;
