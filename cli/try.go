@@ -216,7 +216,7 @@ func runTry(ctx context.Context, args []string, in io.Reader, stdout, stderr io.
 	go web.Serve(ln)
 	defer web.Close()
 	inst := srv.StartActivity(fakediscord.Activity{Guild: tryGuild, Channel: tryChannel, Users: []string{tryPlayer, trySecond}})
-	page := "http://" + ln.Addr().String() + "/client/client.html?instance=" + inst + "&user="
+	page := "http://" + ln.Addr().String() + "/client/client.html?people=" + tryPlayer + "," + trySecond + "&instance=" + inst + "&user=" // both at the table
 
 	s := &trySession{srv: srv, out: stdout, user: tryPlayer, locale: locale, echo: !isTerminal(in), files: *files,
 		now: tryClock, zone: tryZone}

@@ -47,7 +47,7 @@ func (b *syncBuffer) waitFor(t *testing.T, from, want string) string {
 	}
 }
 
-var pageRE = regexp.MustCompile(`http://127\.0\.0\.1:\d+/client/client\.html\?instance=([\w-]+)&user=(\d+)`)
+var pageRE = regexp.MustCompile(`http://127\.0\.0\.1:\d+/client/client\.html\?people=[\d,]+&instance=([\w-]+)&user=(\d+)`)
 
 // TestTryActivityInBrowser plays `clefs try`'s Activity as a newcomer
 // does: start try, open the address of its banner in a browser, buy a
