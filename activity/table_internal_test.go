@@ -224,3 +224,15 @@ func BenchmarkTableFanOut(b *testing.B) {
 	close(done)
 	wg.Wait()
 }
+
+// What the table adds to a step when no table is open in the process:
+// the seat published on the bus, which nobody here subscribes to.
+func BenchmarkTablePublishNoTable(b *testing.B) {
+	ctx := context.Background()
+	h := newHub(nil)
+	st := commands.ActState{User: "7", Keys: 1, Shown: true, Ticket: seatAt("7", 3, 2).Ticket}
+	b.ReportAllocs()
+	for b.Loop() {
+		h.publish(ctx, 1, message{Kind: "seat", Instance: "inst", Seat: seatOf(st)})
+	}
+}
