@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -214,6 +215,29 @@ func TestTableInBrowser(t *testing.T) {
 	for _, p := range []*tablePage{pa, pc} {
 		if res := eval[string](p.page, `top.frames[0].document.querySelector('.seat[data-user="`+bob+`"]').dataset.result`); res != "0" {
 			t.Errorf("%s's page shows bob's result as %q", p.user, res)
+		}
+	}
+
+	// Carol's page, the table under her card: on a phone, what she needs of
+	// her card still lies on the screen; the picture for docs/activity.md.
+	if err := chromedp.Do(pc.ctx, chromedp.EmulateViewport(360, 740, chromedp.EmulateMobile, chromedp.EmulateTouch)); err != nil {
+		t.Fatal(err)
+	}
+	pc.idle()
+	if bad := eval[string](pc.page, layoutJS); bad != "" {
+		t.Errorf("with the table, on a 360×740 phone: %s", bad)
+	}
+	if os.Getenv("CLEFS_UPDATE_SCREENSHOT") == "1" {
+		if err := chromedp.Do(pc.ctx, chromedp.EmulateViewport(480, 1100)); err != nil {
+			t.Fatal(err)
+		}
+		pc.idle()
+		buf, err := chromedp.Run(pc.ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("../docs/activity-table.png", buf, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 

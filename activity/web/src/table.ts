@@ -63,12 +63,12 @@ export function startTable(client: Client, root: HTMLElement, me: string, lang: 
   function row(p: Person, s?: Seat): HTMLElement {
     const li = el('li', 'seat');
     li.dataset.user = p.id;
-    const img = document.createElement('img');
-    img.className = 'avatar';
-    img.alt = '';
-    img.src = p.avatar
+    // A background, so that an avatar out of reach leaves a plain disc.
+    const img = el('span', 'avatar');
+    const url = p.avatar
       ? `https://cdn.discordapp.com/avatars/${p.id}/${p.avatar}.png?size=64`
       : `https://cdn.discordapp.com/embed/avatars/${Number((BigInt(p.id) >> 22n) % 6n)}.png`;
+    img.style.backgroundImage = `url("${url}")`;
     const tk = s?.ticket;
     const what = !tk ? t().watching : tk.open ? fill(t().playing, tk.id) : tk.prize > 0 ? fill(t().won, credits(tk.prize, lang())) : t().lost;
     const mini = el('div', 'mini');
