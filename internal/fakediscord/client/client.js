@@ -1,12 +1,13 @@
-// A fake Discord client for the browser test: it frames the Activity at
-// the same origin (the SDK answers only its own origin or Discord's) and
-// plays the client's side of the Embedded App SDK's postMessage protocol:
-// the handshake and READY, AUTHORIZE (a code from the fake Discord, through
-// the test's /client/authorize), AUTHENTICATE (the user, through
-// /client/authenticate) and the console lines the SDK forwards after READY.
-// Its query: user, instance, platform (desktop or mobile), app (the page's
-// path, the Activity's root / by default, as Discord's). window.fake
-// records what it saw.
+// A fake Discord client (served by fakediscord.ActivityClient, for the
+// browser tests and clefs try): it frames the Activity at the same origin
+// (the SDK answers only its own origin or Discord's) and plays the
+// client's side of the Embedded App SDK's postMessage protocol: the
+// handshake and READY, AUTHORIZE (a code from the fake Discord, through
+// /client/authorize), AUTHENTICATE (the user, through /client/authenticate),
+// the instance's participants and the console lines the SDK forwards after
+// READY. Its query: user, instance, people (the participants' IDs),
+// platform (desktop or mobile), app (the page's path, the Activity's root /
+// by default, as Discord's). window.fake records what it saw.
 'use strict';
 const q = new URLSearchParams(location.search);
 const fake = (window.fake = { handshake: null, commands: [], logs: [], errors: [] });
