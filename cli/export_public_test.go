@@ -126,6 +126,7 @@ func TestVerifyPublic(t *testing.T) {
 // verify passes each public export: no link to the player's state, which
 // the export lacks, is reported broken.
 func TestVerifyPublicAfterARandomRun(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	data := filepath.Join(t.TempDir(), "clefs.db")
 	st := openStore(t, "", data)

@@ -55,6 +55,7 @@ func TestSimulateReport(t *testing.T) {
 }
 
 func TestSimulateSameSeedSameFigures(t *testing.T) {
+	t.Parallel()
 	run := func(args ...string) string {
 		t.Helper()
 		var out, errOut bytes.Buffer

@@ -23,6 +23,7 @@ import (
 // consistent store, and the snapshot taken after the run dumps exactly as
 // the store does.
 func TestSnapshotsUnderLoad(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "clefs.db")
 	backups := filepath.Join(dir, "backups")

@@ -101,6 +101,7 @@ func openStore(t *testing.T, url, path string) storage.Store {
 }
 
 func TestExportImportRoundTrip(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(t.TempDir(), "src.db")
 	st := openStore(t, "", src)
 	randomRun(t, st, 1, 1500)
@@ -462,6 +463,7 @@ func writeAt(t *testing.T, path string, data []byte) {
 // TestAuditAfterARandomRun: on both stores, the books balance and the
 // leaderboard agrees with the players after many random steps.
 func TestAuditAfterARandomRun(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "clefs.db")
 	st := openStore(t, "", path)
 	randomRun(t, st, 2, 2000)

@@ -55,6 +55,7 @@ var pageRE = regexp.MustCompile(`http://127\.0\.0\.1:\d+/client/client\.html\?pe
 // page's; the second address, in another tab, is a second player at the
 // same table.
 func TestTryActivityInBrowser(t *testing.T) {
+	t.Parallel()
 	in, typed := io.Pipe()
 	prev := tryStdin
 	tryStdin = in
