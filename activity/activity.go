@@ -157,7 +157,7 @@ func New(o Options) (http.Handler, error) {
 		lookups: newLimiter(lookupRate, lookupBurst), exchanges: newLimiter(exchangeRate, exchangeBurst),
 		perInstance: newLimiter(instanceRate, instanceBurst), known: map[string]known{}, files: map[string]*file{},
 	}
-	h.passKey, h.hub, h.done = mac(h.key, "table pass"), newHub(o.Bus), o.Done
+	h.passKey, h.hub, h.done = mac(h.key, "table pass"), newHub(o.Bus, o.Now), o.Done
 	if err := h.loadFiles(); err != nil {
 		return nil, err
 	}

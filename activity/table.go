@@ -20,7 +20,8 @@ import (
 // messages reach every subscriber of that guild, each publisher's in order.
 // LocalBus serves one process; redisstore.Bus several over Redis.
 type Bus interface {
-	Publish(ctx context.Context, guild uint64, msg []byte) error
+	// Publish returns how many subscribers (processes) the message reached.
+	Publish(ctx context.Context, guild uint64, msg []byte) (int, error)
 	// Subscribe calls fn with each message published for guild from its
 	// return on, one at a time, until stop is called.
 	Subscribe(ctx context.Context, guild uint64, fn func(msg []byte)) (stop func(), err error)
@@ -34,14 +35,14 @@ type LocalBus struct {
 }
 
 // Publish calls the guild's subscribers in turn.
-func (b *LocalBus) Publish(_ context.Context, guild uint64, msg []byte) error {
+func (b *LocalBus) Publish(_ context.Context, guild uint64, msg []byte) (int, error) {
 	b.mu.Lock()
 	fns := slices.Collect(maps.Values(b.subs[guild]))
 	b.mu.Unlock()
 	for _, fn := range fns {
 		fn(msg)
 	}
-	return nil
+	return len(fns), nil
 }
 
 // Subscribe adds fn to the guild's subscribers.
@@ -146,11 +147,19 @@ func newFrame(event string, v any) frame {
 type hub struct {
 	bus    Bus
 	id     string
+	now    func() time.Time
 	subMu  sync.Mutex // held while the bus subscribes
 	guilds map[uint64]*guildSub
 	mu     sync.Mutex
 	tables map[string]*table
+	quiet  map[uint64]time.Time // under mu: guilds whose steps nobody heard, until when
 }
+
+// quietFor is how long a guild's steps go unpublished after one that no
+// process heard: no page of the guild had a table open anywhere. A page
+// that opens one meanwhile misses nothing it needs: a seat is the
+// player's whole ticket, sent again at the player's next step.
+const quietFor = time.Second
 
 type guildSub struct {
 	n    int
@@ -178,11 +187,11 @@ type stream struct {
 
 var errFull = errors.New("activity: this table has too many pages open")
 
-func newHub(bus Bus) *hub {
+func newHub(bus Bus, now func() time.Time) *hub {
 	if bus == nil {
 		bus = &LocalBus{}
 	}
-	return &hub{bus: bus, id: rand.Text(), guilds: map[uint64]*guildSub{}, tables: map[string]*table{}}
+	return &hub{bus: bus, id: rand.Text(), now: now, guilds: map[uint64]*guildSub{}, tables: map[string]*table{}, quiet: map[uint64]time.Time{}}
 }
 
 // push queues f, replacing the same player's pending update; a stream too
@@ -252,6 +261,7 @@ func (h *hub) open(ctx context.Context, guild uint64, instance string, me seat) 
 	h.subMu.Unlock()
 	s := &stream{wake: make(chan struct{}, 1)}
 	h.mu.Lock()
+	delete(h.quiet, guild) // a table open here: every step is heard
 	t := h.tables[instance]
 	if t == nil {
 		t = &table{guild: guild, local: map[string]int{}, subs: map[*stream]bool{}}
@@ -304,9 +314,30 @@ func (h *hub) close(guild uint64, instance, user string, s *stream) {
 	}
 }
 
+// publish sends m to the guild's processes; a step's seat ("seat") is not
+// sent for quietFor after one that reached none. Lost messages are not
+// sent again: the pages catch up at their next reconnection.
 func (h *hub) publish(ctx context.Context, guild uint64, m message) {
-	b, _ := json.Marshal(m)          // cannot fail
-	_ = h.bus.Publish(ctx, guild, b) // lost: the pages catch up at their next reconnection
+	step := m.Kind == "seat"
+	if step {
+		h.mu.Lock()
+		quiet := h.now().Before(h.quiet[guild])
+		h.mu.Unlock()
+		if quiet {
+			return
+		}
+	}
+	b, _ := json.Marshal(m) // cannot fail
+	n, err := h.bus.Publish(ctx, guild, b)
+	if step && err == nil {
+		h.mu.Lock()
+		if n == 0 {
+			h.quiet[guild] = h.now().Add(quietFor)
+		} else {
+			delete(h.quiet, guild)
+		}
+		h.mu.Unlock()
+	}
 }
 
 // deliver takes a message of the bus to the tables here.

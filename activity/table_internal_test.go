@@ -57,7 +57,7 @@ func wait(t *testing.T, s *stream, ok func(f frame) bool) []frame {
 // others get every update, coalesced, in order.
 func TestHubBounds(t *testing.T) {
 	ctx := context.Background()
-	h := newHub(nil)
+	h := newHub(nil, time.Now)
 	var streams []*stream
 	for i := range 30 {
 		s, seats, err := h.open(ctx, 1, "inst", seat{User: strconv.Itoa(i)})
@@ -124,7 +124,7 @@ func TestHubOnRedis(t *testing.T) {
 				}
 				st := redisstore.New(c, storage.Options{})
 				t.Cleanup(func() { st.Close() })
-				hubs[i] = newHub(st)
+				hubs[i] = newHub(st, time.Now)
 				s, seats, err := hubs[i].open(ctx, guild, "inst", seat{User: "p" + strconv.Itoa(i)})
 				if err != nil {
 					t.Fatal(err)
@@ -178,7 +178,7 @@ func rowsShown(s seat) int {
 // ns/op ÷ 25 (docs/activity.md).
 func BenchmarkTableFanOut(b *testing.B) {
 	ctx := context.Background()
-	h := newHub(nil)
+	h := newHub(nil, time.Now)
 	var wg sync.WaitGroup
 	done := make(chan struct{})
 	got := make(chan struct{}, maxSeats)
@@ -225,14 +225,61 @@ func BenchmarkTableFanOut(b *testing.B) {
 	wg.Wait()
 }
 
-// What the table adds to a step when no table is open in the process:
-// the seat published on the bus, which nobody here subscribes to.
+// What the table adds to a step when no table of the guild is open: after
+// the first, which reached nobody, the guild is quiet and its steps are
+// not published.
 func BenchmarkTablePublishNoTable(b *testing.B) {
 	ctx := context.Background()
-	h := newHub(nil)
+	h := newHub(nil, time.Now)
 	st := commands.ActState{User: "7", Keys: 1, Shown: true, Ticket: seatAt("7", 3, 2).Ticket}
 	b.ReportAllocs()
 	for b.Loop() {
 		h.publish(ctx, 1, message{Kind: "seat", Instance: "inst", Seat: seatOf(st)})
 	}
+}
+
+// countingBus counts the messages published through it.
+type countingBus struct {
+	LocalBus
+	mu sync.Mutex
+	n  int
+}
+
+func (b *countingBus) Publish(ctx context.Context, guild uint64, msg []byte) (int, error) {
+	b.mu.Lock()
+	b.n++
+	b.mu.Unlock()
+	return b.LocalBus.Publish(ctx, guild, msg)
+}
+
+func (b *countingBus) count() int { b.mu.Lock(); defer b.mu.Unlock(); return b.n }
+
+// A step that no process heard quiets the guild's steps for quietFor; a
+// table opened here, or the time passed, ends it.
+func TestHubQuietWhenNobodyListens(t *testing.T) {
+	ctx := context.Background()
+	bus := &countingBus{}
+	now := time.Unix(1_800_000_000, 0)
+	h := newHub(bus, func() time.Time { return now })
+	step := func(n int) { h.publish(ctx, 1, message{Kind: "seat", Instance: "i", Seat: seatAt("u", 1, n)}) }
+	step(1)
+	step(2)
+	if got := bus.count(); got != 1 {
+		t.Fatalf("with nobody listening, %d steps published, want the first only", got)
+	}
+	now = now.Add(quietFor)
+	step(3)
+	if got := bus.count(); got != 2 {
+		t.Fatalf("after quietFor, %d published, want 2", got)
+	}
+	s, _, err := h.open(ctx, 1, "i", seat{User: "w"}) // publishes its join
+	if err != nil {
+		t.Fatal(err)
+	}
+	step(1)
+	step(2)
+	if got := bus.count(); got != 5 {
+		t.Fatalf("with a table open, %d published, want 5 (2, the join, 2 steps)", got)
+	}
+	wait(t, s, func(f frame) bool { return bytes.Contains(f.data, []byte(`"u"`)) })
 }

@@ -9,11 +9,12 @@ import (
 // guild's keys.
 func busKey(guild uint64) string { return "t:" + guildTag(guild) }
 
-// Publish sends msg to the subscribers of guild (SPUBLISH): with
-// Subscribe, the store is the bus of the Activity's tables
-// (activity.Bus) across the bot's processes.
-func (s *Store) Publish(ctx context.Context, guild uint64, msg []byte) error {
-	return s.wrap("publish", s.rdb.SPublish(ctx, busKey(guild), msg).Err())
+// Publish sends msg to the subscribers of guild (SPUBLISH) and returns how
+// many it reached: with Subscribe, the store is the bus of the Activity's
+// tables (activity.Bus) across the bot's processes.
+func (s *Store) Publish(ctx context.Context, guild uint64, msg []byte) (int, error) {
+	n, err := s.rdb.SPublish(ctx, busKey(guild), msg).Result()
+	return int(n), s.wrap("publish", err)
 }
 
 // Subscribe calls fn with each message published for guild from its
