@@ -5,6 +5,7 @@
 // cell before its row is revealed.
 
 import { Client, Failure, State, opID } from './api';
+import { h, present } from './dom';
 import { Layer, enough, foilTile, glimpse } from './scratch';
 import { startTable } from './table';
 import { Lang, Words, credits, fill, langOf, words } from './text';
@@ -35,19 +36,6 @@ let chain: Promise<void> = Promise.resolve(); // one step at a time, in order
 // (or revealed by a button, a key or Auto).
 let card: { id: number; layers: (Layer | null)[]; cleared: boolean[]; asked: boolean[]; want: boolean[] } | null = null;
 
-type Child = Node | string | false | null | undefined;
-
-// h makes an element: h('p', {class: 'x'}, 'text', child…).
-function h(tag: string, attrs: Record<string, string> = {}, ...kids: Child[]): HTMLElement {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  el.append(...present(kids));
-  return el;
-}
-
-function present(kids: Child[]): (Node | string)[] {
-  return kids.filter((k): k is Node | string => !!k);
-}
 
 function button(act: string, label: string, run: () => void, primary = false): HTMLElement {
   const b = h('button', { type: 'button', 'data-act': act, class: primary ? 'primary' : '' }, label);
@@ -311,7 +299,7 @@ async function main() {
     client = started.client;
     app.replaceChildren(top, stage, below);
     show(started.state);
-    startTable(client, app, started.state.user, () => lang);
+    startTable(client, app, started.state.user, started.state.max_keys, () => lang);
   } catch (e) {
     // An Error, a Failure, or what Discord's client answered a command: {code, message}.
     const msg = plain(e instanceof Failure ? say(e) : (e as { message?: string })?.message || String(e));

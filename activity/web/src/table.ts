@@ -7,6 +7,7 @@
 // A win, a third key and a chest opened are told to the whole table.
 
 import type { Client } from './api';
+import { h } from './dom';
 import { Lang, credits, fill } from './text';
 
 interface Seat {
@@ -25,7 +26,6 @@ interface Person {
 }
 
 const maxShown = 25; // the bot's bound: the first 25 to join
-const maxKeys = 3; // game.MaxKeys
 
 const texts = {
   en: { title: 'At the table', watching: 'watching', playing: 'ticket #{0}',
@@ -34,8 +34,9 @@ const texts = {
     won: 'gagne {0}', lost: 'pas de gain', win: '{0} gagne {1} !', key: '{0} a trois clés : le coffre l\u2019attend.', chest: '{0} ouvre le coffre : {1} !' },
 };
 
-// startTable shows the table under the card, in root, for the player me.
-export function startTable(client: Client, root: HTMLElement, me: string, lang: () => Lang) {
+// startTable shows the table under the card, in root, for the player me;
+// maxKeys is the bot's (its state's max_keys).
+export function startTable(client: Client, root: HTMLElement, me: string, maxKeys: number, lang: () => Lang) {
   const list = document.createElement('ul');
   const news = document.createElement('p');
   const title = document.createElement('h2');
@@ -61,22 +62,22 @@ export function startTable(client: Client, root: HTMLElement, me: string, lang: 
   }
 
   function row(p: Person, s?: Seat): HTMLElement {
-    const li = el('li', 'seat');
+    const li = h('li', { class: 'seat' });
     li.dataset.user = p.id;
     // A background, so that an avatar out of reach leaves a plain disc.
-    const img = el('span', 'avatar');
+    const img = h('span', { class: 'avatar' });
     const url = p.avatar
       ? `https://cdn.discordapp.com/avatars/${p.id}/${p.avatar}.png?size=64`
       : `https://cdn.discordapp.com/embed/avatars/${Number((BigInt(p.id) >> 22n) % 6n)}.png`;
     img.style.backgroundImage = `url("${url}")`;
     const tk = s?.ticket;
     const what = !tk ? t().watching : tk.open ? fill(t().playing, tk.id) : tk.prize > 0 ? fill(t().won, credits(tk.prize, lang())) : t().lost;
-    const mini = el('div', 'mini');
+    const mini = h('div', { class: 'mini' });
     if (tk) {
       mini.dataset.ticket = String(tk.id);
       for (const r of tk.rows)
         for (let c = 0; c < 3; c++) {
-          const cell = el('span', r ? 'pip' : 'pip hidden');
+          const cell = h('span', { class: r ? 'pip' : 'pip hidden' });
           if (r) {
             cell.dataset.s = String(r[c]);
             const sym = document.createElement('img');
@@ -87,8 +88,8 @@ export function startTable(client: Client, root: HTMLElement, me: string, lang: 
           mini.append(cell);
         }
     }
-    const keys = el('span', 'seat-keys', `${s?.keys ?? 0}/${maxKeys}`);
-    li.append(img, el('div', 'who', el('b', '', name(p.id)), el('span', 'what', what), keys), mini);
+    const keys = h('span', { class: 'seat-keys' }, `${s?.keys ?? 0}/${maxKeys}`);
+    li.append(img, h('div', { class: 'who' }, h('b', {}, name(p.id)), h('span', { class: 'what' }, what), keys), mini);
     if (tk && !tk.open) li.dataset.result = String(tk.prize);
     return li;
   }
@@ -158,11 +159,3 @@ export function startTable(client: Client, root: HTMLElement, me: string, lang: 
   connect();
 }
 
-type Kid = Node | string;
-
-function el(tag: string, cls: string, ...kids: Kid[]): HTMLElement {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  e.append(...kids);
-  return e;
-}
