@@ -132,15 +132,15 @@ type message struct {
 	Seat     seat   `json:"s"`
 }
 
-// frame is one server-sent event.
+// frame is one server-sent event, about one player (user) or, "", the table.
 type frame struct {
 	user string
 	data []byte // "event: …\ndata: …\n\n"
 }
 
-func newFrame(event string, v any) frame {
+func newFrame(event, user string, v any) frame {
 	b, _ := json.Marshal(v) // seats: cannot fail
-	return frame{data: append(append([]byte("event: "+event+"\ndata: "), b...), '\n', '\n')}
+	return frame{user: user, data: append(append([]byte("event: "+event+"\ndata: "), b...), '\n', '\n')}
 }
 
 // hub keeps this process's tables, by instance, and their streams.
@@ -354,12 +354,10 @@ func (h *hub) deliver(b []byte) {
 	case m.Kind == "leave":
 		if t.local[m.Seat.User] == 0 {
 			t.seats = slices.DeleteFunc(t.seats, func(o seat) bool { return o.User == m.Seat.User })
-			t.send(frame{user: m.Seat.User, data: newFrame("leave", m.Seat).data})
+			t.send(newFrame("leave", m.Seat.User, m.Seat))
 		}
 	case t.put(m.Seat):
-		f := newFrame("seat", m.Seat)
-		f.user = m.Seat.User
-		t.send(f)
+		t.send(newFrame("seat", m.Seat.User, m.Seat))
 		fallthrough
 	default:
 		if m.Kind == "join" && m.From != h.id {
@@ -425,7 +423,7 @@ func (h *handler) table(w http.ResponseWriter, r *http.Request) {
 	defer end.Stop()
 	alive := time.NewTicker(keepAlive)
 	defer alive.Stop()
-	out := [][]byte{newFrame("table", seats).data}
+	out := [][]byte{newFrame("table", "", seats).data}
 	for {
 		_ = rc.SetWriteDeadline(time.Now().Add(writeWait))
 		for _, b := range out {
