@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 
 	"github.com/bwmarrin/discordgo"
 )
@@ -29,11 +31,29 @@ func DiscordgoLogLevel(name string) int {
 
 // RouteDiscordgoLogs sends discordgo's lines up to level to log, with
 // source=discordgo, at the slog level of the same name; it filters them
-// too, since a session's LogLevel misses some. discordgo.Logger is
-// process-wide: call this once, from the composition root.
-func RouteDiscordgoLogs(log *slog.Logger, level int) {
-	discordgo.Logger = discordgoLogger(log, level)
+// too, since a session's LogLevel misses some. It returns a func that
+// routes them back where they went before (nowhere, before the first
+// call). discordgo.Logger is process-wide and read without a lock by
+// goroutines that may outlive their session: it is set once, and a later
+// call only swaps the route behind it, so that two bots in one process
+// (tests, clefs try) do not race.
+func RouteDiscordgoLogs(log *slog.Logger, level int) (restore func()) {
+	route := discordgoLogger(log, level)
+	prev := discordgoRoute.Swap(&route)
+	discordgoOnce.Do(func() {
+		discordgo.Logger = func(msgL, caller int, format string, a ...any) {
+			if r := discordgoRoute.Load(); r != nil {
+				(*r)(msgL, caller, format, a...)
+			}
+		}
+	})
+	return func() { discordgoRoute.Store(prev) }
 }
+
+var (
+	discordgoRoute atomic.Pointer[func(msgL, caller int, format string, a ...any)]
+	discordgoOnce  sync.Once
+)
 
 func discordgoLogger(log *slog.Logger, level int) func(msgL, caller int, format string, a ...any) {
 	return func(msgL, _ int, format string, a ...any) {

@@ -52,3 +52,19 @@ func TestDiscordgoLogger(t *testing.T) {
 		}
 	}
 }
+
+// discordgo's lines go to the route set last; restoring puts back the one
+// before it.
+func TestRouteDiscordgoLogsSwapsAndRestores(t *testing.T) {
+	var first, second bytes.Buffer
+	restoreFirst := RouteDiscordgoLogs(slog.New(slog.NewTextHandler(&first, nil)), discordgo.LogError)
+	defer restoreFirst()
+	restore := RouteDiscordgoLogs(slog.New(slog.NewTextHandler(&second, nil)), discordgo.LogError)
+	discordgo.Logger(discordgo.LogError, 0, "to the %s", "second")
+	restore()
+	discordgo.Logger(discordgo.LogError, 0, "to the %s", "first")
+	if !strings.Contains(second.String(), "to the second") || strings.Contains(second.String(), "to the first") ||
+		!strings.Contains(first.String(), "to the first") || strings.Contains(first.String(), "to the second") {
+		t.Fatalf("first route got %q, second %q", first.String(), second.String())
+	}
+}

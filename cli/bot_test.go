@@ -11,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bwmarrin/discordgo"
-
+	"github.com/lesclefsdutresor/clefs/bot"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 )
 
@@ -35,8 +34,11 @@ func cleanEnv(t *testing.T) string {
 	}
 	dir := t.TempDir()
 	t.Chdir(dir)
-	def, dg := slog.Default(), discordgo.Logger
-	t.Cleanup(func() { slog.SetDefault(def); discordgo.Logger = dg })
+	// discordgo's route: runBot's replaces this one, and the cleanup puts
+	// back the one before (discordgo's goroutines may outlive the test).
+	def := slog.Default()
+	restore := bot.RouteDiscordgoLogs(def, bot.DiscordgoLogLevel("error"))
+	t.Cleanup(func() { slog.SetDefault(def); restore() })
 	return dir
 }
 

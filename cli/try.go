@@ -142,11 +142,9 @@ func runTry(ctx context.Context, args []string, in io.Reader, stdout, stderr io.
 		logw = f
 	}
 	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	// discordgo logs through a package variable: route it here for the
-	// session, and give it back after.
-	prevLogger := discordgo.Logger
-	bot.RouteDiscordgoLogs(log, bot.DiscordgoLogLevel("error"))
-	defer func() { discordgo.Logger = prevLogger }()
+	// discordgo logs process-wide: route it here for the session, and
+	// give it back after.
+	defer bot.RouteDiscordgoLogs(log, bot.DiscordgoLogLevel("error"))()
 
 	srv := fakediscord.New(fakediscord.Options{
 		Token: tryToken, Guilds: []string{tryGuild}, Logger: log.With("source", "fakediscord"), Activities: true,
