@@ -62,7 +62,7 @@ func chaosSettings(t *testing.T) (d time.Duration, players int, seed uint64) {
 // faults' reach: the Fault tests run it under faults of its edits.)
 func TestChaos(t *testing.T) {
 	// Not parallel: it keeps the cores busy, so it runs alone among e2e's
-	// tests, before the parallel ones (.ci/run runs 8 at a time).
+	// tests, before the parallel ones; .ci/run runs it before any other package.
 	d, n, seed := chaosSettings(t)
 	t.Logf("chaos: %s of faults, %d players, seed %d", d, n, seed)
 	t.Cleanup(func() {

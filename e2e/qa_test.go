@@ -1261,7 +1261,7 @@ func (q *qa) mixedReveal(card *discordgo.Message) *discordgo.Message {
 // disagrees with /balance until the player presses the remaining arrow.
 func TestQAConcurrentRevealStaleCard(t *testing.T) {
 	// Not parallel: it keeps the cores busy, so it runs alone among e2e's
-	// tests, before the parallel ones (.ci/run runs 8 at a time).
+	// tests, before the parallel ones; .ci/run runs it before any other package.
 	q := newQA(t, boltEnv(t))
 	bal := int64(2000)
 	q.draw.set(win(game.TierSabre))
@@ -1577,7 +1577,7 @@ func TestQASlowStore(t *testing.T) {
 // every player's books are exact.
 func TestQACrowd(t *testing.T) {
 	// Not parallel: it keeps the cores busy, so it runs alone among e2e's
-	// tests, before the parallel ones (.ci/run runs 8 at a time).
+	// tests, before the parallel ones; .ci/run runs it before any other package.
 	q := newQA(t, boltEnv(t))
 	q.draw.set(win(game.TierCandle))
 	const players = 30
