@@ -52,7 +52,7 @@ func TestSnapshotsUnderLoad(t *testing.T) {
 			}
 		}, slog.New(slog.DiscardHandler))
 	}()
-	randomRun(t, st, 5, 1500)
+	randomRun(t, st, 5, 500)
 	for taken.Load() < 4 { // the run may be faster than the snapshots
 		time.Sleep(time.Millisecond)
 	}

@@ -104,7 +104,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	t.Parallel()
 	src := filepath.Join(t.TempDir(), "src.db")
 	st := openStore(t, "", src)
-	randomRun(t, st, 1, 1500)
+	randomRun(t, st, 1, 500)
 	st.Close()
 
 	out1 := mustCLI(t, "export", "-data", src)
@@ -466,11 +466,11 @@ func TestAuditAfterARandomRun(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "clefs.db")
 	st := openStore(t, "", path)
-	randomRun(t, st, 2, 2000)
+	randomRun(t, st, 2, 500)
 	st.Close()
 	url := redistest.URL(t)
 	st = openStore(t, url, "")
-	randomRun(t, st, 3, 3000)
+	randomRun(t, st, 3, 500)
 	st.Close()
 	for _, flags := range [][]string{{"-data", path}, {"-redis", url}} {
 		out, _, err := runCLI(t, append([]string{"audit"}, flags...)...)
