@@ -298,10 +298,14 @@ func (tl *tally) check(id storage.PlayerID, p game.Player) []error {
 	return errs
 }
 
+// testConcurrentOnePlayer: 8 goroutines on one player. With 16, a resend
+// could find its operation already past the game.MaxOps a player remembers,
+// the others' steps having gone by meanwhile (seen on Sentinel under load,
+// where every step waits for the replica): the documented bound, not a fault.
 func testConcurrentOnePlayer(t *testing.T, open OpenFunc) {
 	st := open(t, storage.Options{Defaults: defaults})
 	ids := []storage.PlayerID{pid(1)}
-	if err := CheckConcurrency(context.Background(), st, RandomDrawer(21), ids, 16, 40); err != nil {
+	if err := CheckConcurrency(context.Background(), st, RandomDrawer(21), ids, 8, 40); err != nil {
 		t.Fatal(err)
 	}
 }
