@@ -96,7 +96,7 @@ func (g *Gateway) shardUp(sh *shard, ready bool) {
 // shardDown records a disconnection of sh. A shard already down keeps the
 // time it went down.
 func (g *Gateway) shardDown(sh *shard) {
-	now := g.now()
+	now := g.opts.Now()
 	sh.mu.Lock()
 	if sh.up || sh.downSince.IsZero() {
 		sh.downSince = now
@@ -123,9 +123,7 @@ func NewGateway(opts GatewayOptions, h Handler) (*Gateway, error) {
 	if opts.DisconnectGrace < 0 {
 		return nil, fmt.Errorf("bot: disconnect grace %v: want 0 (the default) or more", opts.DisconnectGrace)
 	}
-	if opts.DisconnectGrace == 0 {
-		opts.DisconnectGrace = DefaultDisconnectGrace
-	}
+	opts.DisconnectGrace = positiveOr(opts.DisconnectGrace, DefaultDisconnectGrace)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -138,8 +136,6 @@ func NewGateway(opts GatewayOptions, h Handler) (*Gateway, error) {
 
 // Ready is closed once every shard is connected and the commands registered.
 func (g *Gateway) Ready() <-chan struct{} { return g.ready }
-
-func (g *Gateway) now() time.Time { return g.opts.Now() }
 
 // Health suits /healthz: ErrStarting, wrapped with the shards still
 // waiting, until every shard of this process has received its first READY;
@@ -155,7 +151,7 @@ func (g *Gateway) Health(context.Context) error {
 	if len(shards) == 0 {
 		return starting("gateway not connected yet")
 	}
-	now := g.now()
+	now := g.opts.Now()
 	var waiting, down []string
 	for _, sh := range shards {
 		sh.mu.Lock()

@@ -259,9 +259,9 @@ func (e *Endpoint) answer(w http.ResponseWriter, r *http.Request, i *discordgo.I
 	appID := e.appID
 	e.mu.Unlock()
 	reply := &httpReply{
-		rest: newRESTResponder(e.rest, appID),
-		body: make(chan replyBody, 1),
-		sent: make(chan error, 1),
+		restResponder: newRESTResponder(e.rest, appID),
+		body:          make(chan replyBody, 1),
+		sent:          make(chan error, 1),
 	}
 	handled := make(chan bool, 1)
 	go func() { handled <- e.track.handle(reply, i, e.ilog) }()
@@ -300,23 +300,23 @@ type replyBody struct {
 // writeReply writes an interaction response as the HTTP reply and flushes
 // it: an edit that follows a deferral must not reach Discord before it.
 func writeReply(w http.ResponseWriter, r replyBody) error {
-	b := r.b
 	w.Header().Set("Content-Type", r.contentType)
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.Header().Set("Content-Length", strconv.Itoa(len(r.b)))
 	w.WriteHeader(http.StatusOK)
-	if _, err := w.Write(b); err != nil {
+	if _, err := w.Write(r.b); err != nil {
 		return err
 	}
 	return http.NewResponseController(w).Flush()
 }
 
 // httpReply is the Responder of one interaction received over HTTP: the
-// first answer goes in the HTTP reply, what follows over REST.
+// first answer goes in the HTTP reply, what follows (EditOriginal,
+// FollowUp) over REST.
 type httpReply struct {
-	rest restResponder
-	body chan replyBody // the encoded first answer, taken by the request's goroutine
-	sent chan error     // whether it was written
-	once sync.Once
+	restResponder
+	body     chan replyBody // the encoded first answer, taken by the request's goroutine
+	sent     chan error     // whether it was written
+	answered atomic.Bool
 }
 
 // Respond hands the answer (multipart with its files, if any) to the HTTP
@@ -332,9 +332,7 @@ func (h *httpReply) Respond(ctx context.Context, i *discordgo.Interaction, resp 
 	if body.contentType, body.b, err = encodeBody(resp, files); err != nil {
 		return fmt.Errorf("respond to interaction %s: encode: %w", i.ID, err)
 	}
-	first := false
-	h.once.Do(func() { first = true })
-	if !first {
+	if !h.answered.CompareAndSwap(false, true) {
 		return fmt.Errorf("respond to interaction %s: already answered in the HTTP reply", i.ID)
 	}
 	h.body <- body
@@ -347,12 +345,4 @@ func (h *httpReply) Respond(ctx context.Context, i *discordgo.Interaction, resp 
 	case <-ctx.Done():
 		return fmt.Errorf("respond to interaction %s: %w", i.ID, ctx.Err())
 	}
-}
-
-func (h *httpReply) EditOriginal(ctx context.Context, i *discordgo.Interaction, e *discordgo.WebhookEdit) error {
-	return h.rest.EditOriginal(ctx, i, e)
-}
-
-func (h *httpReply) FollowUp(ctx context.Context, i *discordgo.Interaction, p *discordgo.WebhookParams) error {
-	return h.rest.FollowUp(ctx, i, p)
 }

@@ -244,19 +244,13 @@ func Route(method string, u *url.URL) string {
 			out[k] = ":token"
 		case s != "" && strings.Trim(s, "0123456789") == "":
 			out[k] = ":id"
-		case !plainSegment(s):
+		case len(s) > 32 || strings.Trim(s, "abcdefghijklmnopqrstuvwxyz@_-.") != "": // not a fixed word ("callback", "@original")
 			out[k] = ":x"
 		default:
 			out[k] = s
 		}
 	}
 	return method + " /" + strings.Join(out, "/")
-}
-
-// plainSegment accepts the fixed words of Discord's paths ("callback",
-// "@original", "application-emojis").
-func plainSegment(s string) bool {
-	return len(s) <= 32 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz@_-.") == ""
 }
 
 // callState follows one call of a restResponder across the Transport's
@@ -305,7 +299,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for attempt := 1; ; attempt++ {
 		for wait := t.globalWait(); wait > 0; wait = t.globalWait() { // a global 429 met while waiting extends the hold
 			if err := t.wait(ctx, wait); err != nil {
-				return giveUp(&GiveUpError{Attempts: attempt - 1, Status: status, Reason: waitReason(err), Wait: wait, Err: ctxErr(err)})
+				return giveUp(waitGaveUp(attempt-1, status, wait, err))
 			}
 		}
 		areq, cancel, err := t.attemptRequest(ctx, req, attempt)
@@ -324,7 +318,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		case err != nil:
 			timedOut := areq.Context().Err() != nil
 			cancel()
-			sent := !isDialError(err)
+			var op *net.OpError
+			sent := !errors.As(err, &op) || op.Op != "dial" // a failed dial never left
 			call.attempt(sent)
 			if ctx.Err() != nil {
 				return giveUp(&GiveUpError{Attempts: attempt, Reason: reasonContext, Err: err})
@@ -371,7 +366,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return giveUp(&GiveUpError{Attempts: attempt, Status: status, Reason: reasonNoReplay, Err: lastErr})
 		}
 		if err := t.wait(ctx, wait); err != nil {
-			return giveUp(&GiveUpError{Attempts: attempt, Status: status, Reason: waitReason(err), Wait: wait, Err: ctxErr(err)})
+			return giveUp(waitGaveUp(attempt, status, wait, err))
 		}
 		t.obs.RESTRetry(reason)
 		t.log.Debug("discord: retrying", "route", route, "attempt", attempt+1, "reason", reason, "status", status, "wait", wait)
@@ -381,18 +376,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // errPastDeadline: the wait would end past the context's deadline.
 var errPastDeadline = errors.New("past the deadline")
 
-func waitReason(err error) string {
+// waitGaveUp is the give-up of a wait that failed with err (Transport.wait).
+func waitGaveUp(attempts, status int, wait time.Duration, err error) *GiveUpError {
 	if errors.Is(err, errPastDeadline) {
-		return reasonPastDeadline
+		return &GiveUpError{Attempts: attempts, Status: status, Reason: reasonPastDeadline, Wait: wait}
 	}
-	return reasonContext
-}
-
-func ctxErr(err error) error {
-	if errors.Is(err, errPastDeadline) {
-		return nil
-	}
-	return err
+	return &GiveUpError{Attempts: attempts, Status: status, Reason: reasonContext, Wait: wait, Err: err}
 }
 
 // wait sleeps d under ctx, or returns errPastDeadline at once if d would
@@ -443,12 +432,6 @@ func (t *Transport) attemptRequest(ctx context.Context, req *http.Request, attem
 		return nil, nil, errors.New("the request body cannot be sent twice")
 	}
 	return areq, cancel, nil
-}
-
-// isDialError tells whether the request never left (no connection).
-func isDialError(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // cancelOnClose ends an attempt's context once discordgo has read the body.
