@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -65,11 +66,12 @@ func startFakeWith(tb testing.TB, o fakediscord.Options) *fakediscord.Server {
 	return srv
 }
 
-// run starts the bot (its REST calls to opts.APIBase, or else srv); the
-// returned stop cancels it and returns Run's error.
+// run starts the bot (its REST calls to opts.APIBase, or else srv; its
+// logs to opts.Logger, or else nowhere); the returned stop cancels it and
+// returns Run's error.
 func run(tb testing.TB, srv *fakediscord.Server, h bot.Handler, opts bot.GatewayOptions) (*bot.Gateway, func() error) {
 	tb.Helper()
-	opts.Token, opts.Logger = token, quiet()
+	opts.Token, opts.Logger = token, cmp.Or(opts.Logger, quiet())
 	if opts.APIBase == "" {
 		opts.APIBase = srv.URL()
 	}
@@ -77,6 +79,13 @@ func run(tb testing.TB, srv *fakediscord.Server, h bot.Handler, opts bot.Gateway
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return b, start(tb, b)
+}
+
+// start runs b until the test ends, once it is ready; the returned stop
+// cancels it and returns Run's error.
+func start(tb testing.TB, b *bot.Gateway) func() error {
+	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx) }()
@@ -100,7 +109,7 @@ func run(tb testing.TB, srv *fakediscord.Server, h bot.Handler, opts bot.Gateway
 		return result
 	}
 	tb.Cleanup(func() { stop() })
-	return b, stop
+	return stop
 }
 
 func waitCtx(tb testing.TB) context.Context {
@@ -382,20 +391,8 @@ func TestEditsOfDifferentInteractionsOverlap(t *testing.T) {
 			t.Errorf("edit: %v", err)
 		}
 	}}
-	b, err := bot.NewGateway(bot.GatewayOptions{Token: token, APIBase: proxy.URL, GuildID: guild, Logger: quiet()}, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- b.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	run(t, srv, h, bot.GatewayOptions{APIBase: proxy.URL, GuildID: guild})
 	wctx := waitCtx(t)
-	select {
-	case <-b.Ready():
-	case <-wctx.Done():
-		t.Fatal("not ready")
-	}
 	var ps []*fakediscord.Pending
 	for _, u := range []string{"7", "8"} {
 		p, err := srv.Slash(wctx, fakediscord.Slash{Guild: guild, User: u, Name: "ping"})
@@ -461,22 +458,13 @@ func TestGatewayHealthAgainstDiscord(t *testing.T) {
 	if err := g.Health(context.Background()); !errors.Is(err, bot.ErrStarting) {
 		t.Fatalf("Health before Run = %v, want ErrStarting", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- g.Run(ctx) }()
+	stop := start(t, g)
 	defer func() {
-		cancel()
-		if err := <-done; err != nil {
+		if err := stop(); err != nil {
 			t.Errorf("Run: %v", err)
 		}
 	}()
-	select {
-	case <-g.Ready():
-	case err := <-done:
-		t.Fatalf("Run: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("not ready after 10 s")
-	}
+	ctx := waitCtx(t)
 	if err := g.Health(ctx); err != nil {
 		t.Fatalf("Health after READY = %v", err)
 	}

@@ -151,20 +151,8 @@ func TestGatewayServesWhenEmojisAreRefused(t *testing.T) {
 	srv.SetRefuseEmojis(true)
 	h := newEmojiStub(t)
 	w := &warnings{}
-	g, err := bot.NewGateway(bot.GatewayOptions{Token: token, APIBase: srv.URL(), GuildID: guild, Logger: w.logger()}, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- g.Run(ctx) }()
-	select {
-	case <-g.Ready():
-	case err := <-done:
-		t.Fatalf("Run: %v", err)
-	}
-	cancel()
-	if err := <-done; err != nil {
+	_, stop := run(t, srv, h, bot.GatewayOptions{GuildID: guild, Logger: w.logger()})
+	if err := stop(); err != nil {
 		t.Errorf("Run: %v", err)
 	}
 	if got := h.got(); len(got) != 0 {

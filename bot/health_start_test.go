@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,37 +16,19 @@ import (
 	"github.com/lesclefsdutresor/clefs/metrics"
 )
 
-// syncBuffer is a log sink safe for the handler's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestQuietStart: probes of /healthz through every phase of a normal start
 // — before Run, shards known but waiting for READY, one shard READY of two,
 // then both — and of the HTTP endpoint before it serves, answer 503
 // "starting" with no WARN line (one INFO line for the whole start, then
 // DEBUG), and 200 once up; a real failure is still a WARN.
 func TestQuietStart(t *testing.T) {
-	clk := &clock{t: time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)}
-	g, err := NewGateway(GatewayOptions{Token: "t", Now: clk.now}, noHandler{})
+	clk := &fakeClock{now: time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)}
+	g, err := NewGateway(GatewayOptions{Token: "t", Now: clk.Now}, noHandler{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
-	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	lines := &logs{}
+	log := lines.logger()
 	var storeDown atomic.Bool
 	store := func(context.Context) error {
 		if storeDown.Load() {
@@ -83,7 +63,7 @@ func TestQuietStart(t *testing.T) {
 	g.shardUp(s1, true)
 	probe("both READY", 200, "ok")
 
-	out := logs.String()
+	out := lines.all()
 	if strings.Contains(out, "level=WARN") || strings.Contains(out, "level=ERROR") {
 		t.Errorf("a normal start logged a warning or an error:\n%s", out)
 	}
@@ -104,7 +84,7 @@ func TestQuietStart(t *testing.T) {
 	probe("endpoint before Run", 503, "starting: http: interactions endpoint not serving yet")
 	e.state.Store(endpointServing)
 	probe("endpoint serving", 200, "ok")
-	if out := logs.String(); strings.Contains(out, "level=WARN") {
+	if out := lines.all(); strings.Contains(out, "level=WARN") {
 		t.Errorf("the endpoint's start logged a warning:\n%s", out)
 	}
 
@@ -115,7 +95,7 @@ func TestQuietStart(t *testing.T) {
 		metrics.Check{Name: "store", Run: store},
 	), metrics.Build{}, log)
 	probe("store down", 503, "unhealthy: ")
-	if out := logs.String(); !strings.Contains(out, `level=WARN msg="health check failed"`) {
+	if out := lines.all(); !strings.Contains(out, `level=WARN msg="health check failed"`) {
 		t.Errorf("a failing store logged no warning:\n%s", out)
 	}
 }

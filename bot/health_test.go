@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,16 +11,6 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/commands"
 )
-
-// clock is a settable time for the tests.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-
-func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // noHandler serves nothing: the state machine needs no interaction.
 type noHandler struct{}
@@ -36,8 +25,8 @@ func (noHandler) Handle(context.Context, commands.Responder, *discordgo.Interact
 // a shard is down for less than the grace, unhealthy past it, healthy again
 // once it resumes.
 func TestGatewayHealthStates(t *testing.T) {
-	clk := &clock{t: time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)}
-	g, err := NewGateway(GatewayOptions{Token: "t", Now: clk.now}, noHandler{})
+	clk := &fakeClock{now: time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)}
+	g, err := NewGateway(GatewayOptions{Token: "t", Now: clk.Now}, noHandler{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,8 +95,8 @@ func TestGatewayHealthStates(t *testing.T) {
 }
 
 func TestGatewayDisconnectGraceOption(t *testing.T) {
-	clk := &clock{t: time.Unix(0, 0)}
-	g, err := NewGateway(GatewayOptions{Token: "t", Now: clk.now, DisconnectGrace: 2 * time.Second}, noHandler{})
+	clk := &fakeClock{now: time.Unix(0, 0)}
+	g, err := NewGateway(GatewayOptions{Token: "t", Now: clk.Now, DisconnectGrace: 2 * time.Second}, noHandler{})
 	if err != nil {
 		t.Fatal(err)
 	}

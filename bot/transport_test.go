@@ -28,8 +28,8 @@ func testInteraction() *discordgo.Interaction {
 	return &discordgo.Interaction{ID: "100000000000000001", AppID: "200000000000000002", Token: secret}
 }
 
-// fakeClock is the Transport's clock and sleep: a sleep records the wait
-// asked and moves the clock, at once. onSleep, if set, runs inside the
+// fakeClock is a settable clock, and the Transport's sleep: a sleep
+// records the wait asked and moves the clock, at once. onSleep, if set, runs inside the
 // sleep (to act while a call waits).
 type fakeClock struct {
 	mu      sync.Mutex
@@ -55,11 +55,11 @@ func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
 	if hook != nil {
 		hook(d)
 	}
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
+	c.add(d)
 	return ctx.Err()
 }
+
+func (c *fakeClock) add(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
 
 func (c *fakeClock) Waits() []time.Duration {
 	c.mu.Lock()
