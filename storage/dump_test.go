@@ -68,21 +68,11 @@ func carePlayer(t *testing.T) game.Player {
 	return p
 }
 
-// dumpOf returns the dump of the players.
-func dumpOf(t *testing.T, players ...storage.DecodedPlayer) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	if err := storage.EncodeDump(&b, &storage.DecodedDump{Players: players}); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 func TestDumpV4RoundTrip(t *testing.T) {
 	p := carePlayer(t)
 	h := []game.Entry{{At: at, Kind: game.KindPause, Balance: p.Balance}, {At: at, Kind: game.KindReset, Balance: p.Balance, Fair: true}}
 	in := storage.DecodedPlayer{ID: storage.PlayerID{Guild: 812345678901234567, User: 2}, Player: p, History: h}
-	b := dumpOf(t, in)
+	b := encode(t, &storage.DecodedDump{Players: []storage.DecodedPlayer{in}})
 	if !bytes.Contains(b, []byte(`"version": 5`)) || !bytes.Contains(b, []byte(`"guild": "812345678901234567"`)) || !bytes.Contains(b, []byte(`"d": 0`)) {
 		t.Fatalf("dump %s", b)
 	}
@@ -114,11 +104,7 @@ func TestDumpV4Guilds(t *testing.T) {
 		{At: at.Add(time.Hour), Guild: 812345678901234567, Actor: 9, Target: 11, Action: game.ActionGrant, Amount: 300, Reason: "second"},
 	}}
 	none := storage.DecodedGuild{Guild: 3, Audit: []game.AuditEntry{{At: at, Guild: 3, Actor: 9, Action: game.ActionLiftPause}}}
-	var buf bytes.Buffer
-	if err := storage.EncodeDump(&buf, &storage.DecodedDump{Guilds: []storage.DecodedGuild{g, none}}); err != nil {
-		t.Fatal(err)
-	}
-	good := buf.Bytes()
+	good := encode(t, &storage.DecodedDump{Guilds: []storage.DecodedGuild{g, none}})
 	var raw struct {
 		Guilds []schema.DumpGuild `json:"guilds"`
 	}

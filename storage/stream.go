@@ -34,11 +34,9 @@ func StreamDump(r io.Reader, player func(DecodedPlayer) error, guild func(Decode
 		guild = func(DecodedGuild) error { return nil }
 	}
 	head := &replayReader{r: r, keep: true}
-	dec := json.NewDecoder(head)
-	dec.DisallowUnknownFields()
-	if v, ok := streamHead(dec); ok && checkVersion(v) == nil {
+	s := newDumpStream(json.NewDecoder(head), player, guild)
+	if v, ok := streamHead(s.dec); ok && checkVersion(v) == nil {
 		head.keep, head.read = false, nil
-		s := &dumpStream{dec: dec, check: newDumpCheck(), player: player, guild: guild}
 		return v, s.rest(map[string]bool{"version": true})
 	}
 	data, err := head.all()
@@ -117,43 +115,45 @@ func readWhole(data []byte, player func(DecodedPlayer) error, guild func(Decoded
 	if err := checkVersion(head.Version); err != nil {
 		return 0, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	s := &dumpStream{dec: dec, check: newDumpCheck(), player: player, guild: guild}
+	s := newDumpStream(json.NewDecoder(bytes.NewReader(data)), player, guild)
 	if _, err := s.token(); err != nil { // the '{' the decoding of head found
 		return 0, err
 	}
 	return head.Version, s.rest(map[string]bool{})
 }
 
-// dumpCheck checks the records of a dump one at a time, keeping
-// only the IDs seen, to report one present twice.
-type dumpCheck struct {
+// dumpStream reads the rest of a dump after its version, one record at a
+// time, keeping only the IDs seen, to report one present twice.
+type dumpStream struct {
+	dec     *json.Decoder
+	player  func(DecodedPlayer) error
+	guild   func(DecodedGuild) error
 	players map[PlayerID]int // the index of each player seen
 	guilds  map[uint64]int
 }
 
-func newDumpCheck() *dumpCheck {
-	return &dumpCheck{players: map[PlayerID]int{}, guilds: map[uint64]int{}}
+func newDumpStream(dec *json.Decoder, player func(DecodedPlayer) error, guild func(DecodedGuild) error) *dumpStream {
+	dec.DisallowUnknownFields()
+	return &dumpStream{dec: dec, player: player, guild: guild, players: map[PlayerID]int{}, guilds: map[uint64]int{}}
 }
 
-// player checks dp, players[i] of the dump.
-func (c *dumpCheck) player(i int, dp schema.DumpPlayer) (DecodedPlayer, error) {
+// checkPlayer checks dp, players[i] of the dump.
+func (s *dumpStream) checkPlayer(i int, dp schema.DumpPlayer) (DecodedPlayer, error) {
 	name := fmt.Sprintf("players[%d] (guild %s, user %s)", i, dp.Guild, dp.User)
 	g, u, p, h, rs, err := dp.Game(name)
 	if err != nil {
 		return DecodedPlayer{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	id := PlayerID{Guild: g, User: u}
-	if j, ok := c.players[id]; ok {
+	if j, ok := s.players[id]; ok {
 		return DecodedPlayer{}, fmt.Errorf("%s: %w: same player as players[%d]", name, ErrDuplicate, j)
 	}
-	c.players[id] = i
+	s.players[id] = i
 	return DecodedPlayer{ID: id, Player: p, History: h, Reveals: rs}, nil
 }
 
-// guild checks dg, guilds[i] of the dump.
-func (c *dumpCheck) guild(i int, dg schema.DumpGuild) (DecodedGuild, error) {
+// checkGuild checks dg, guilds[i] of the dump.
+func (s *dumpStream) checkGuild(i int, dg schema.DumpGuild) (DecodedGuild, error) {
 	name := fmt.Sprintf("guilds[%d] (guild %s)", i, dg.Guild)
 	g, set, audit, err := dg.Game(name)
 	if err != nil {
@@ -162,20 +162,11 @@ func (c *dumpCheck) guild(i int, dg schema.DumpGuild) (DecodedGuild, error) {
 	if len(audit) > AuditLimit {
 		return DecodedGuild{}, fmt.Errorf("%s: %w: %d audit entries, at most %d", name, ErrInvalid, len(audit), AuditLimit)
 	}
-	if j, ok := c.guilds[g]; ok {
+	if j, ok := s.guilds[g]; ok {
 		return DecodedGuild{}, fmt.Errorf("%s: %w: same guild as guilds[%d]", name, ErrDuplicate, j)
 	}
-	c.guilds[g] = i
+	s.guilds[g] = i
 	return DecodedGuild{Guild: g, Settings: set, Audit: audit}, nil
-}
-
-// dumpStream reads the rest of a dump after its version, one record at a
-// time.
-type dumpStream struct {
-	dec    *json.Decoder
-	check  *dumpCheck
-	player func(DecodedPlayer) error
-	guild  func(DecodedGuild) error
 }
 
 // rest reads the fields of the dump's object not yet seen, in any order,
@@ -215,7 +206,7 @@ func (s *dumpStream) rest(seen map[string]bool) error {
 					return fmt.Errorf("%w: read dump: players[%d]: %v", ErrInvalid, i, describeJSONError(err))
 				}
 				lines, reveals = dp.History, dp.Reveals
-				p, err := s.check.player(i, dp)
+				p, err := s.checkPlayer(i, dp)
 				if err != nil {
 					return err
 				}
@@ -227,7 +218,7 @@ func (s *dumpStream) rest(seen map[string]bool) error {
 				if err := s.dec.Decode(&dg); err != nil {
 					return fmt.Errorf("%w: read dump: guilds[%d]: %v", ErrInvalid, i, describeJSONError(err))
 				}
-				g, err := s.check.guild(i, dg)
+				g, err := s.checkGuild(i, dg)
 				if err != nil {
 					return err
 				}

@@ -105,6 +105,7 @@ func streamedPlayers(t *testing.T) *storage.DecodedDump {
 	return d
 }
 
+// encode returns d as EncodeDump writes it.
 func encode(t *testing.T, d *storage.DecodedDump) []byte {
 	t.Helper()
 	var b bytes.Buffer
