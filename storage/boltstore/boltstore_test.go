@@ -34,7 +34,8 @@ func open(t *testing.T, opts storage.Options) storage.Store {
 
 func TestConformance(t *testing.T) { storetest.Run(t, open) }
 
-func TestFileMode(t *testing.T) {
+// TestOpenFile: the file is created with mode 600, and locked while open.
+func TestOpenFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "clefs.db")
 	st := openAt(t, path, storage.Options{})
 	defer st.Close()
@@ -44,6 +45,10 @@ func TestFileMode(t *testing.T) {
 	}
 	if m := fi.Mode().Perm(); m != 0o600 {
 		t.Fatalf("mode %o, want 600", m)
+	}
+	if st2, err := boltstore.Open(path, storage.Options{}); err == nil {
+		st2.Close()
+		t.Fatal("a second Open of a file in use succeeded")
 	}
 }
 
@@ -68,10 +73,7 @@ func TestReopenKeepsState(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	st, err = boltstore.Open(path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st = openAt(t, path, storage.Options{})
 	defer st.Close()
 	got, err := st.Load(ctx, id)
 	if err != nil {
@@ -92,16 +94,6 @@ func TestOpenRefusesBadDefaults(t *testing.T) {
 	_, err := boltstore.Open(filepath.Join(t.TempDir(), "clefs.db"), storage.Options{Defaults: game.Settings{DailyAmount: -1}})
 	if !errors.Is(err, storage.ErrInvalid) {
 		t.Fatalf("Open with invalid defaults: %v", err)
-	}
-}
-
-func TestOpenLocked(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "clefs.db")
-	st := openAt(t, path, storage.Options{})
-	defer st.Close()
-	if st2, err := boltstore.Open(path, storage.Options{}); err == nil {
-		st2.Close()
-		t.Fatal("a second Open of a file in use succeeded")
 	}
 }
 

@@ -84,17 +84,9 @@ func TestDamagedPagesAreNamed(t *testing.T) {
 func TestDamagedRecordIsNamed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "clefs.db")
 	fill(t, path, 5)
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, 1), 3)
-	if err := db.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte("players")).Put(key, []byte(`{"v":3,"p":{"f":1,"b":"oops"}}`))
-	}); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	edit(t, path, func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("players")).Put(playerKey(storage.PlayerID{Guild: 1, User: 3}), []byte(`{"v":3,"p":{"f":1,"b":"oops"}}`))
+	})
 
 	var problems []string
 	if err := boltstore.CheckFile(path, func(p string) { problems = append(problems, p) }); err != nil {

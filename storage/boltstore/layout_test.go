@@ -8,14 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/boltstore"
-	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 // edit changes the bbolt file at path by hand, as docs/STORAGE.md lays it
@@ -52,19 +49,11 @@ func marker(t *testing.T, path string) []byte {
 	return v
 }
 
-// storeWithPlayer is a file of this release holding one player.
+// storeWithPlayer is a file of this release holding one player, 1/1.
 func storeWithPlayer(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "clefs.db")
-	st := openAt(t, path, storage.Options{})
-	now := storage.Timestamp(time.Now())
-	if _, err := st.Run(context.Background(), storage.Step{ID: storage.PlayerID{Guild: 1, User: 2}, Op: "buy", Create: true, Start: 500,
-		Seeds: storetest.Seeds(1), Now: now, Move: game.Buy{}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	fill(t, path, 1)
 	return path
 }
 
@@ -81,7 +70,7 @@ func TestLayoutMarker(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a file of this layout: %v", err)
 	}
-	if v, err := st.Load(context.Background(), storage.PlayerID{Guild: 1, User: 2}); err != nil || !v.Exists() {
+	if v, err := st.Load(context.Background(), storage.PlayerID{Guild: 1, User: 1}); err != nil || !v.Exists() {
 		t.Fatalf("the player after reopening: %+v, %v", v, err)
 	}
 	st.Close()
