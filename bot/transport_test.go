@@ -219,6 +219,17 @@ func tooMany(w http.ResponseWriter, body string, headers ...string) {
 	_, _ = io.WriteString(w, body)
 }
 
+// firstThenOK answers the first request with first, the others with okJSON.
+func firstThenOK(first func(w http.ResponseWriter, r *http.Request)) func(n int, w http.ResponseWriter, r *http.Request) {
+	return func(n int, w http.ResponseWriter, r *http.Request) {
+		if n == 1 {
+			first(w, r)
+			return
+		}
+		okJSON(w)
+	}
+}
+
 func okJSON(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = io.WriteString(w, `{"id":"300000000000000003"}`)
@@ -244,13 +255,9 @@ func TestRoute(t *testing.T) {
 }
 
 func TestRateLimitThenSuccessHonoursRetryAfter(t *testing.T) {
-	srv := serve(t, func(n int, w http.ResponseWriter, r *http.Request) {
-		if n == 1 {
-			tooMany(w, `{"message":"You are being rate limited.","retry_after":1.5,"global":false}`, "X-RateLimit-Scope", "user")
-			return
-		}
-		okJSON(w)
-	})
+	srv := serve(t, firstThenOK(func(w http.ResponseWriter, r *http.Request) {
+		tooMany(w, `{"message":"You are being rate limited.","retry_after":1.5,"global":false}`, "X-RateLimit-Scope", "user")
+	}))
 	g := newRig(t, srv.URL, func(o *TransportOptions) {
 		o.Jitter = func(d time.Duration) time.Duration { return d - 1 } // the most jitter
 	})
@@ -302,13 +309,9 @@ func TestMalformedRateLimits(t *testing.T) {
 		{name: "huge global past the deadline", body: `{"retry_after":1e9,"global":true}`, headers: []string{"X-RateLimit-Global", "true"}, deadline: true, wantErr: true, wantLog: "clamped"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			srv := serve(t, func(n int, w http.ResponseWriter, r *http.Request) {
-				if n == 1 {
-					tooMany(w, c.body, c.headers...)
-					return
-				}
-				okJSON(w)
-			})
+			srv := serve(t, firstThenOK(func(w http.ResponseWriter, r *http.Request) {
+				tooMany(w, c.body, c.headers...)
+			}))
 			g := newRig(t, srv.URL, nil)
 			ctx := context.Background()
 			if c.deadline {
@@ -454,13 +457,9 @@ func TestServerErrorRetriedOnlyWhenSafe(t *testing.T) {
 		_, _ = io.WriteString(w, "<html><body><h1>502 Bad Gateway</h1></body></html>")
 	}
 	t.Run("edit", func(t *testing.T) {
-		srv := serve(t, func(n int, w http.ResponseWriter, r *http.Request) {
-			if n == 1 {
-				badGateway(w)
-				return
-			}
-			okJSON(w)
-		})
+		srv := serve(t, firstThenOK(func(w http.ResponseWriter, r *http.Request) {
+			badGateway(w)
+		}))
 		g := newRig(t, srv.URL, nil)
 		if err := edit(ctx10s(t), g.r); err != nil {
 			t.Fatal(err)
@@ -505,13 +504,9 @@ func reset(t *testing.T, w http.ResponseWriter) {
 
 func TestConnectionReset(t *testing.T) {
 	t.Run("edit retried", func(t *testing.T) {
-		srv := serve(t, func(n int, w http.ResponseWriter, r *http.Request) {
-			if n == 1 {
-				reset(t, w)
-				return
-			}
-			okJSON(w)
-		})
+		srv := serve(t, firstThenOK(func(w http.ResponseWriter, r *http.Request) {
+			reset(t, w)
+		}))
 		g := newRig(t, srv.URL, nil)
 		if err := edit(ctx10s(t), g.r); err != nil {
 			t.Fatal(err)
