@@ -144,10 +144,6 @@ func New(reg prometheus.Registerer) *Metrics {
 		}),
 		snapshotFailures: counter("clefs_snapshot_failures_total",
 			"Snapshots of the embedded store (BACKUP_DIR) that failed."),
-		commands: newLabelSet(),
-		ops:      newLabelSet(),
-		reasons:  newLabelSet(),
-		routes:   newLabelSet(),
 	}
 
 	// Create the series of the fixed label sets up front, so that they read 0
@@ -348,13 +344,12 @@ func BuildInfo(reg prometheus.Registerer, version, revision string) {
 	reg.MustRegister(g)
 }
 
-// labelSet admits a bounded number of distinct, well-formed label values.
+// labelSet admits a bounded number of distinct, well-formed label values;
+// the zero value is empty.
 type labelSet struct {
 	mu   sync.Mutex
 	seen map[string]bool
 }
-
-func newLabelSet() labelSet { return labelSet{seen: make(map[string]bool)} }
 
 // value returns v if it is a well-formed label value and the set has room
 // for it (or already holds it), and "other" otherwise.
@@ -370,6 +365,9 @@ func (s *labelSet) valueIf(v string, ok func(string) bool) string {
 	if !s.seen[v] {
 		if len(s.seen) >= maxLabelValues {
 			return other
+		}
+		if s.seen == nil {
+			s.seen = make(map[string]bool)
 		}
 		s.seen[v] = true
 	}

@@ -270,17 +270,6 @@ func getPlayer(tx *bolt.Tx, id storage.PlayerID) (*playerRec, error) {
 	return decodePlayer(id, tx.Bucket(bucketPlayers).Get(playerKey(id)))
 }
 
-func putJSON(b *bolt.Bucket, k []byte, v any, what string) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", what, err)
-	}
-	if err := b.Put(k, data); err != nil {
-		return fmt.Errorf("put %s: %w", what, err)
-	}
-	return nil
-}
-
 // getGuild returns the guild and its version, ok false if its settings
 // were never written.
 func getGuild(tx *bolt.Tx, guild uint64) (g game.Guild, version uint64, ok bool, err error) {
@@ -323,7 +312,14 @@ func putGuild(tx *bolt.Tx, guild uint64, g game.Guild, version uint64) error {
 	if err != nil {
 		return fmt.Errorf("guild %d: jobs index: %w", guild, err)
 	}
-	return putJSON(tx.Bucket(bucketGuilds), guildKey(guild), guildRec{Version: version, Guild: b}, "guild")
+	v, err := json.Marshal(guildRec{Version: version, Guild: b})
+	if err != nil {
+		return fmt.Errorf("encode guild: %w", err)
+	}
+	if err := tx.Bucket(bucketGuilds).Put(guildKey(guild), v); err != nil {
+		return fmt.Errorf("put guild: %w", err)
+	}
+	return nil
 }
 
 // decodeAudit is a decoder for latest of the audit bucket's lines; record

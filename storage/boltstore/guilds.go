@@ -20,8 +20,7 @@ func (s *Store) Guild(ctx context.Context, guild uint64) (storage.VersionedGuild
 		return storage.VersionedGuild{}, fmt.Errorf("%w: guild 0", storage.ErrInvalid)
 	}
 	var g storage.VersionedGuild
-	err := s.view(ctx, "guild", func(tx *bolt.Tx) error {
-		var err error
+	err := s.view(ctx, "guild", func(tx *bolt.Tx) (err error) {
 		g, err = s.guild(tx, guild)
 		return err
 	})

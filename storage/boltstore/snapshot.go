@@ -132,11 +132,10 @@ func prune(dir string, keep int) error {
 	if err != nil {
 		return err
 	}
-	for len(paths) > keep {
-		if err := os.Remove(paths[0]); err != nil {
+	for _, p := range paths[:max(len(paths)-keep, 0)] { // the oldest first
+		if err := os.Remove(p); err != nil {
 			return err
 		}
-		paths = paths[1:]
 	}
 	return nil
 }
