@@ -285,8 +285,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	route := Route(req.Method, req.URL)
 	mayResend := retryAmbiguous(req.Method, route)
 	call, _ := ctx.Value(callKey{}).(*callState)
-	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
-	if req.Body != nil && req.Body != http.NoBody && req.GetBody != nil {
+	hasBody := req.Body != nil && req.Body != http.NoBody
+	replayable := !hasBody || req.GetBody != nil
+	if hasBody && req.GetBody != nil {
 		req.Body.Close() // each attempt sends a copy from GetBody
 	}
 	giveUp := func(e *GiveUpError) (*http.Response, error) {
@@ -302,7 +303,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return giveUp(waitGaveUp(attempt-1, status, wait, err))
 			}
 		}
-		areq, cancel, err := t.attemptRequest(ctx, req, attempt)
+		areq, cancel, err := t.attemptRequest(ctx, req)
 		if err != nil {
 			return giveUp(&GiveUpError{Attempts: attempt - 1, Status: status, Reason: reasonNoReplay, Err: err})
 		}
@@ -416,8 +417,8 @@ func (t *Transport) holdAll(d time.Duration) {
 }
 
 // attemptRequest returns one attempt's request, under its timeout, with a
-// fresh copy of the body.
-func (t *Transport) attemptRequest(ctx context.Context, req *http.Request, attempt int) (*http.Request, context.CancelFunc, error) {
+// fresh copy of the body (RoundTrip sends a body without GetBody once).
+func (t *Transport) attemptRequest(ctx context.Context, req *http.Request) (*http.Request, context.CancelFunc, error) {
 	actx, cancel := context.WithTimeout(ctx, t.attemptTimeout)
 	areq := req.Clone(actx)
 	if req.GetBody != nil && req.Body != nil && req.Body != http.NoBody {
@@ -427,9 +428,6 @@ func (t *Transport) attemptRequest(ctx context.Context, req *http.Request, attem
 			return nil, nil, fmt.Errorf("copy the request body: %w", err)
 		}
 		areq.Body = body
-	} else if attempt > 1 && req.Body != nil && req.Body != http.NoBody {
-		cancel()
-		return nil, nil, errors.New("the request body cannot be sent twice")
 	}
 	return areq, cancel, nil
 }
