@@ -240,10 +240,6 @@ func ServeHTTP(ctx context.Context, addr, what string, h http.Handler, log *slog
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	return serve(ctx, ln, what, h, log, ready)
-}
-
-func serve(ctx context.Context, ln net.Listener, what string, h http.Handler, log *slog.Logger, ready func(addr string)) error {
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -268,7 +264,7 @@ func serve(ctx context.Context, ln net.Listener, what string, h http.Handler, lo
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	err := srv.Shutdown(sctx)
+	err = srv.Shutdown(sctx)
 	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}

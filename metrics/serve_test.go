@@ -292,11 +292,6 @@ func TestHandlerRoutes(t *testing.T) {
 }
 
 func TestServeAnswersAndStopsWithContext(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
 	var healthy atomic.Bool
 	healthy.Store(true)
 	health := func(context.Context) error {
@@ -309,16 +304,21 @@ func TestServeAnswersAndStopsWithContext(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
+	done, ready := make(chan error, 1), make(chan string, 1)
 	go func() {
-		done <- serve(ctx, ln, "metrics and health listener", Handler(NewRegistry(), health, Build{}, log), log, nil)
+		done <- ServeHTTP(ctx, "127.0.0.1:0", "metrics and health listener", Handler(NewRegistry(), health, Build{}, log), log, func(a string) { ready <- a })
 	}()
-
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		t.Fatalf("ServeHTTP: %v", err)
+	}
 	if err := Probe(context.Background(), addr); err != nil {
 		t.Errorf("Probe healthy: %v", err)
 	}
 	healthy.Store(false)
-	err = Probe(context.Background(), addr)
+	err := Probe(context.Background(), addr)
 	if err == nil || !strings.Contains(err.Error(), "503") || !strings.Contains(err.Error(), "store: down") {
 		t.Errorf("Probe unhealthy = %v, want a 503 error with the reason", err)
 	}
