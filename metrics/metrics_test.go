@@ -53,6 +53,23 @@ func value(tb testing.TB, g prometheus.Gatherer, name string, labels ...string) 
 	return -1
 }
 
+// series is a series and the value it should read (-1: absent).
+type series struct {
+	name   string
+	labels []string // "k=v" pairs
+	value  float64
+}
+
+// checkSeries checks that every series of want reads its value on g.
+func checkSeries(t *testing.T, g prometheus.Gatherer, want []series) {
+	t.Helper()
+	for _, w := range want {
+		if got := value(t, g, w.name, w.labels...); got != w.value {
+			t.Errorf("%s%v = %v, want %v", w.name, w.labels, got, w.value)
+		}
+	}
+}
+
 func sameLabels(got []*dto.LabelPair, want []string) bool {
 	if len(got) != len(want) {
 		return false
@@ -67,33 +84,25 @@ func sameLabels(got []*dto.LabelPair, want []string) bool {
 
 func TestNewRegistersEverySeriesAtZero(t *testing.T) {
 	_, reg := newTest(t)
-	tests := []struct {
-		name   string
-		labels []string
-	}{
-		{"clefs_tickets_bought_total", nil},
-		{"clefs_plays_total", nil},
-		{"clefs_keys_collected_total", nil},
-		{"clefs_credits_staked_cents_total", nil},
-		{"clefs_credits_paid_cents_total", []string{"game=main"}},
-		{"clefs_credits_paid_cents_total", []string{"game=chest"}},
-		{"clefs_wins_total", []string{"tier=gem"}},
-		{"clefs_wins_total", []string{"tier=barrel"}},
-		{"clefs_chests_total", []string{"lot=three-gold"}},
-		{"clefs_chests_total", []string{"lot=bronze"}},
-		{"clefs_http_requests_rejected_total", []string{"reason=signature"}},
-		{"clefs_http_requests_rejected_total", []string{"reason=stale"}},
-		{"clefs_discord_rate_limited_total", []string{"scope=user"}},
-		{"clefs_discord_rate_limited_total", []string{"scope=global"}},
-		{"clefs_discord_rate_limited_total", []string{"scope=shared"}},
-		{"clefs_discord_rate_limited_total", []string{"scope=unknown"}},
-		{"clefs_discord_retries_total", []string{"reason=connection"}},
-	}
-	for _, tt := range tests {
-		if got := value(t, reg, tt.name, tt.labels...); got != 0 {
-			t.Errorf("%s%v = %v, want 0 (present before any event)", tt.name, tt.labels, got)
-		}
-	}
+	checkSeries(t, reg, []series{ // present before any event (-1 if absent)
+		{"clefs_tickets_bought_total", nil, 0},
+		{"clefs_plays_total", nil, 0},
+		{"clefs_keys_collected_total", nil, 0},
+		{"clefs_credits_staked_cents_total", nil, 0},
+		{"clefs_credits_paid_cents_total", []string{"game=main"}, 0},
+		{"clefs_credits_paid_cents_total", []string{"game=chest"}, 0},
+		{"clefs_wins_total", []string{"tier=gem"}, 0},
+		{"clefs_wins_total", []string{"tier=barrel"}, 0},
+		{"clefs_chests_total", []string{"lot=three-gold"}, 0},
+		{"clefs_chests_total", []string{"lot=bronze"}, 0},
+		{"clefs_http_requests_rejected_total", []string{"reason=signature"}, 0},
+		{"clefs_http_requests_rejected_total", []string{"reason=stale"}, 0},
+		{"clefs_discord_rate_limited_total", []string{"scope=user"}, 0},
+		{"clefs_discord_rate_limited_total", []string{"scope=global"}, 0},
+		{"clefs_discord_rate_limited_total", []string{"scope=shared"}, 0},
+		{"clefs_discord_rate_limited_total", []string{"scope=unknown"}, 0},
+		{"clefs_discord_retries_total", []string{"reason=connection"}, 0},
+	})
 	if n := testutil.CollectAndCount(reg, "clefs_wins_total"); n != 6 {
 		t.Errorf("clefs_wins_total has %d series, want one per winning tier (6)", n)
 	}
@@ -121,20 +130,15 @@ func TestNewTwiceOnOneRegistryPanics(t *testing.T) {
 }
 
 func TestEventsMoveCounters(t *testing.T) {
-	type want struct {
-		name   string
-		labels []string
-		value  float64
-	}
 	tests := []struct {
 		name  string
 		event func(m *Metrics)
-		want  []want
+		want  []series
 	}{
 		{
 			name:  "purchase",
 			event: func(m *Metrics) { m.Purchase(game.Stake) },
-			want: []want{
+			want: []series{
 				{"clefs_tickets_bought_total", nil, 1},
 				{"clefs_credits_staked_cents_total", nil, 50},
 			},
@@ -142,7 +146,7 @@ func TestEventsMoveCounters(t *testing.T) {
 		{
 			name:  "losing play with a key",
 			event: func(m *Metrics) { m.Play(game.TierLoss, true, game.Stake, 0) },
-			want: []want{
+			want: []series{
 				{"clefs_plays_total", nil, 1},
 				{"clefs_keys_collected_total", nil, 1},
 				{"clefs_credits_paid_cents_total", []string{"game=main"}, 0},
@@ -152,7 +156,7 @@ func TestEventsMoveCounters(t *testing.T) {
 		{
 			name:  "gem win",
 			event: func(m *Metrics) { m.Play(game.TierGem, false, game.Stake, 500000) },
-			want: []want{
+			want: []series{
 				{"clefs_plays_total", nil, 1},
 				{"clefs_wins_total", []string{"tier=gem"}, 1},
 				{"clefs_wins_total", []string{"tier=pipe"}, 0},
@@ -163,7 +167,7 @@ func TestEventsMoveCounters(t *testing.T) {
 		{
 			name:  "chest",
 			event: func(m *Metrics) { m.Chest(game.LotSilver, 100) },
-			want: []want{
+			want: []series{
 				{"clefs_chests_total", []string{"lot=silver"}, 1},
 				{"clefs_chests_total", []string{"lot=gold"}, 0},
 				{"clefs_credits_paid_cents_total", []string{"game=chest"}, 100},
@@ -173,7 +177,7 @@ func TestEventsMoveCounters(t *testing.T) {
 		{
 			name:  "interaction",
 			event: func(m *Metrics) { m.Interaction("play", "ok", 3*time.Millisecond) },
-			want: []want{
+			want: []series{
 				{"clefs_interactions_total", []string{"command=play", "outcome=ok"}, 1},
 				{"clefs_interaction_duration_seconds", []string{"command=play"}, 1},
 			},
@@ -181,12 +185,12 @@ func TestEventsMoveCounters(t *testing.T) {
 		{
 			name:  "store error",
 			event: func(m *Metrics) { m.StoreError("reveal") },
-			want:  []want{{"clefs_store_errors_total", []string{"op=reveal"}, 1}},
+			want:  []series{{"clefs_store_errors_total", []string{"op=reveal"}, 1}},
 		},
 		{
 			name:  "damaged record",
 			event: func(m *Metrics) { m.DamagedRecord(); m.DamagedRecord() },
-			want:  []want{{"clefs_damaged_records_total", nil, 2}},
+			want:  []series{{"clefs_damaged_records_total", nil, 2}},
 		},
 		{
 			name: "shards going up and down",
@@ -195,7 +199,7 @@ func TestEventsMoveCounters(t *testing.T) {
 				m.ShardUp(1, true)
 				m.ShardUp(1, false)
 			},
-			want: []want{
+			want: []series{
 				{"clefs_gateway_shard_up", []string{"shard=0"}, 1},
 				{"clefs_gateway_shard_up", []string{"shard=1"}, 0},
 				{"clefs_gateway_shard_up", []string{"shard=2"}, -1},
@@ -209,7 +213,7 @@ func TestEventsMoveCounters(t *testing.T) {
 				m.Received("gateway", 3)
 				m.Received("http", -1)
 			},
-			want: []want{
+			want: []series{
 				{"clefs_interactions_received_total", []string{"shard=0", "transport=gateway"}, 1},
 				{"clefs_interactions_received_total", []string{"shard=3", "transport=gateway"}, 2},
 				// No shard for HTTP: an empty value, which Prometheus stores as no label.
@@ -223,7 +227,7 @@ func TestEventsMoveCounters(t *testing.T) {
 				m.Rejected("signature")
 				m.Rejected("too_large")
 			},
-			want: []want{
+			want: []series{
 				{"clefs_http_requests_rejected_total", []string{"reason=signature"}, 2},
 				{"clefs_http_requests_rejected_total", []string{"reason=too_large"}, 1},
 				{"clefs_http_requests_rejected_total", []string{"reason=stale"}, 0},
@@ -244,7 +248,7 @@ func TestEventsMoveCounters(t *testing.T) {
 				m.RESTRetry("cosmic rays")
 				m.RESTGaveUp(edit)
 			},
-			want: []want{
+			want: []series{
 				{"clefs_discord_requests_total", []string{"route=PATCH /webhooks/:id/:token/messages/@original", "status=429"}, 1},
 				{"clefs_discord_requests_total", []string{"route=PATCH /webhooks/:id/:token/messages/@original", "status=200"}, 1},
 				{"clefs_discord_requests_total", []string{"route=PATCH /webhooks/:id/:token/messages/@original", "status=error"}, 2},
@@ -271,7 +275,7 @@ func TestEventsMoveCounters(t *testing.T) {
 				m.Received("gateway", 1<<40)
 				m.Rejected("Signature 1234567890123")
 			},
-			want: []want{
+			want: []series{
 				{"clefs_tickets_bought_total", nil, 1},
 				{"clefs_credits_staked_cents_total", nil, 0},
 				{"clefs_plays_total", nil, 1},
@@ -291,11 +295,7 @@ func TestEventsMoveCounters(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m, reg := newTest(t)
 			tt.event(m)
-			for _, w := range tt.want {
-				if got := value(t, reg, w.name, w.labels...); got != w.value {
-					t.Errorf("%s%v = %v, want %v", w.name, w.labels, got, w.value)
-				}
-			}
+			checkSeries(t, reg, tt.want)
 		})
 	}
 }
@@ -406,11 +406,7 @@ func TestConcurrentEventsAreAllCounted(t *testing.T) {
 	}
 	wg.Wait()
 	const n = goroutines * each
-	for _, w := range []struct {
-		name   string
-		labels []string
-		value  float64
-	}{
+	checkSeries(t, reg, []series{
 		{"clefs_tickets_bought_total", nil, n},
 		{"clefs_credits_staked_cents_total", nil, n * 50},
 		{"clefs_plays_total", nil, n},
@@ -419,11 +415,7 @@ func TestConcurrentEventsAreAllCounted(t *testing.T) {
 		{"clefs_interactions_total", []string{"command=c3", "outcome=ok"}, n / 5},
 		{"clefs_interactions_received_total", []string{"shard=1", "transport=gateway"}, n / 2},
 		{"clefs_http_requests_rejected_total", []string{"reason=stale"}, n},
-	} {
-		if got := value(t, reg, w.name, w.labels...); got != w.value {
-			t.Errorf("%s%v = %v, want %v", w.name, w.labels, got, w.value)
-		}
-	}
+	})
 }
 
 func BenchmarkInteraction(b *testing.B) {
