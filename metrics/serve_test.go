@@ -41,7 +41,7 @@ func get(tb testing.TB, url string) (int, string) {
 }
 
 // hang is a check that ignores its context and answers only once the test
-// has ended.
+// (tb) has ended.
 func hang(tb testing.TB) func(context.Context) error {
 	release := make(chan struct{})
 	tb.Cleanup(func() { close(release) })
@@ -63,73 +63,40 @@ func shards(n int) []Check {
 func TestHealthz(t *testing.T) {
 	tests := []struct {
 		name     string
-		health   func(tb testing.TB) func(context.Context) error
+		health   func(context.Context) error
 		status   int
 		contains string
 	}{
-		{"nil health is ok", func(testing.TB) func(context.Context) error { return nil }, 200, "ok"},
-		{"healthy", func(testing.TB) func(context.Context) error { return ok }, 200, "ok"},
-		{
-			"unhealthy",
-			func(testing.TB) func(context.Context) error {
-				return func(context.Context) error { return errors.New("store: connection\nrefused") }
-			},
-			503, "unhealthy: store: connection refused",
-		},
-		{
-			"many checks, all ok",
-			func(testing.TB) func(context.Context) error {
-				return Health(append(shards(16), Check{"store", ok})...)
-			},
-			200, "ok",
-		},
+		{"nil health is ok", nil, 200, "ok"},
+		{"healthy", ok, 200, "ok"},
+		{"unhealthy", func(context.Context) error { return errors.New("store: connection\nrefused") }, 503, "unhealthy: store: connection refused"},
+		{"many checks, all ok", Health(append(shards(16), Check{"store", ok})...), 200, "ok"},
 		{
 			"combined checks name the failing one",
-			func(testing.TB) func(context.Context) error {
-				return Health(
-					Check{"shard 0", ok},
-					Check{"store", func(context.Context) error { return errors.New("dial tcp: refused") }},
-				)
-			},
+			Health(Check{"shard 0", ok}, Check{"store", func(context.Context) error { return errors.New("dial tcp: refused") }}),
 			503, "unhealthy: store: dial tcp: refused",
 		},
 		{
 			"a check that honours its deadline",
-			func(testing.TB) func(context.Context) error {
-				return Health(Check{"store", func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }})
-			},
+			Health(Check{"store", func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }}),
 			503, "unhealthy: store: ", // "no answer" or the check's own error: both are right at the deadline
 		},
 		{
 			"a hanging check is named",
-			func(tb testing.TB) func(context.Context) error {
-				return Health(append(shards(8), Check{"shard 8", hang(tb)}, Check{"store", ok})...)
-			},
+			Health(append(shards(8), Check{"shard 8", hang(t)}, Check{"store", ok})...),
 			503, "unhealthy: shard 8: no answer: context deadline exceeded\n",
 		},
-		{
-			"a hanging health function",
-			func(tb testing.TB) func(context.Context) error { return hang(tb) },
-			503, "unhealthy: health check did not return",
-		},
+		{"a hanging health function", hang(t), 503, "unhealthy: health check did not return"},
 		{
 			"a panicking check",
-			func(testing.TB) func(context.Context) error {
-				return Health(Check{"shard 2", func(context.Context) error { panic("boom") }})
-			},
+			Health(Check{"shard 2", func(context.Context) error { panic("boom") }}),
 			503, "unhealthy: shard 2: panic: boom",
 		},
-		{
-			"a panicking health function",
-			func(testing.TB) func(context.Context) error {
-				return func(context.Context) error { panic("boom") }
-			},
-			503, "unhealthy: panic: boom",
-		},
+		{"a panicking health function", func(context.Context) error { panic("boom") }, 503, "unhealthy: panic: boom"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(Handler(NewRegistry(), tt.health(t), Build{}, discard()))
+			srv := httptest.NewServer(Handler(NewRegistry(), tt.health, Build{}, discard()))
 			defer srv.Close()
 			start := time.Now()
 			status, body := get(t, srv.URL+"/healthz")
