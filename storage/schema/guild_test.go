@@ -14,17 +14,9 @@ import (
 )
 
 // guild returns a guild after a settings change, a finished reset-guild
-// and more operations, with the audit entries its steps logged (of guild
-// 42).
-func guild(t testing.TB) (game.Guild, []game.AuditEntry) {
-	t.Helper()
-	g, _, audit := guildSteps(t)
-	return g, audit
-}
-
-// guildSteps is guild, and the guild as it was while its reset-guild ran
-// (its lease held).
-func guildSteps(t testing.TB) (g, running game.Guild, audit []game.AuditEntry) {
+// and more operations, the guild as it was while its reset-guild ran (its
+// lease held), and the audit entries its steps logged (of guild 42).
+func guild(t testing.TB) (g, running game.Guild, audit []game.AuditEntry) {
 	t.Helper()
 	now := time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC)
 	g = game.Guild{Settings: game.Settings{StartingBalance: 2000, DailyAmount: 100, DailyCooldown: 20 * time.Hour, House: game.DefaultHouse}}
@@ -61,7 +53,7 @@ func guildSteps(t testing.TB) (g, running game.Guild, audit []game.AuditEntry) {
 // TestGuildGolden pins the bytes of a guild record and of audit lines, and
 // reads them back as they were.
 func TestGuildGolden(t *testing.T) {
-	g, running, audit := guildSteps(t)
+	g, running, audit := guild(t)
 	b, err := schema.EncodeGuild(g)
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +101,7 @@ func TestGuildGolden(t *testing.T) {
 // schema: each is refused with an error that names the record and the
 // field.
 func TestBadGuilds(t *testing.T) {
-	g, audit := guild(t)
+	g, _, audit := guild(t)
 	good, _ := schema.EncodeGuild(g)
 	edit := func(f func(m map[string]any)) []byte { return editJSON(t, good, f) }
 	set := func(m map[string]any) map[string]any { return m["s"].(map[string]any) }

@@ -175,7 +175,7 @@ func TestRenamingFieldsChangesNothing(t *testing.T) {
 	if err := json.Unmarshal(res, &r); err != nil {
 		t.Fatal(err)
 	}
-	g, audit := guild(t)
+	g, _, audit := guild(t)
 	gr := schema.FromGuild(g)
 	values := []any{schema.FromPlayer(p), schema.FromEntry(hist[len(hist)-1]), schema.FromReveal(rs[0]), r, *schema.FromPlayer(p).Care,
 		gr, gr.Settings, *gr.Settings.House, *gr.Reset, schema.FromAudit("s:1", audit[0]), schema.NewDumpGuild(42, &g.Settings, audit)}
