@@ -3,7 +3,6 @@ package bot_test
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
 	"encoding/base64"
 	"image"
 	"image/png"
@@ -176,13 +175,7 @@ func TestEndpointInstallsEmojis(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	h := newEmojiStub(t)
-	e, err := bot.NewEndpoint(bot.EndpointOptions{
-		Token: token, PublicKey: testKey.Public().(ed25519.PublicKey), Addr: "127.0.0.1:0",
-		GuildID: guild, APIBase: srv.URL(), Logger: quiet(),
-	}, h)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := newEndpoint(t, h, bot.EndpointOptions{Addr: "127.0.0.1:0", GuildID: guild, APIBase: srv.URL()})
 	if err := e.Register(waitCtx(t)); err != nil {
 		t.Fatal(err)
 	}

@@ -65,19 +65,24 @@ func (r *recorder) Rejected(reason string) {
 	r.rejected[reason]++
 }
 
+// newEndpoint is bot.NewEndpoint with the tests' token and key, and a
+// quiet logger.
+func newEndpoint(tb testing.TB, h bot.Handler, o bot.EndpointOptions) *bot.Endpoint {
+	tb.Helper()
+	o.Token, o.PublicKey, o.Logger = token, testKey.Public().(ed25519.PublicKey), quiet()
+	e, err := bot.NewEndpoint(o, h)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}
+
 // endpoint serves an Endpoint over h on an httptest server; REST calls
 // (edits) go to apiBase.
 func endpoint(tb testing.TB, h bot.Handler, apiBase string) (*httptest.Server, *recorder) {
 	tb.Helper()
 	rec := &recorder{rejected: map[string]int{}}
-	e, err := bot.NewEndpoint(bot.EndpointOptions{
-		Token: token, PublicKey: testKey.Public().(ed25519.PublicKey), APIBase: apiBase,
-		Logger: quiet(), Observer: rec,
-	}, h)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	srv := httptest.NewServer(e)
+	srv := httptest.NewServer(newEndpoint(tb, h, bot.EndpointOptions{APIBase: apiBase, Observer: rec}))
 	tb.Cleanup(srv.Close)
 	return srv, rec
 }
@@ -311,13 +316,8 @@ func TestEndpointDeferThenEdit(t *testing.T) {
 func TestEndpointRun(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	e, err := bot.NewEndpoint(bot.EndpointOptions{
-		Token: token, PublicKey: testKey.Public().(ed25519.PublicKey), Addr: "127.0.0.1:0",
-		GuildID: guild, APIBase: srv.URL(), Logger: quiet(),
-	}, stub{handle: func(ctx context.Context, r commands.Responder, i *discordgo.Interaction) { _ = say(ctx, r, i, "ok") }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := newEndpoint(t, stub{handle: func(ctx context.Context, r commands.Responder, i *discordgo.Interaction) { _ = say(ctx, r, i, "ok") }},
+		bot.EndpointOptions{Addr: "127.0.0.1:0", GuildID: guild, APIBase: srv.URL()})
 	if err := e.Health(context.Background()); !errors.Is(err, bot.ErrStarting) {
 		t.Errorf("Health before Run = %v, want ErrStarting", err)
 	}

@@ -2,7 +2,6 @@ package bot_test
 
 import (
 	"bytes"
-	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -179,12 +178,7 @@ func TestScratchByHandLaunches(t *testing.T) {
 			if transport == "gateway" {
 				run(t, srv, h, bot.GatewayOptions{GuildID: guild, APIBase: api.URL})
 			} else {
-				e, err := bot.NewEndpoint(bot.EndpointOptions{
-					Token: token, PublicKey: testKey.Public().(ed25519.PublicKey), GuildID: guild, APIBase: api.URL, Logger: quiet(),
-				}, h)
-				if err != nil {
-					t.Fatal(err)
-				}
+				e := newEndpoint(t, h, bot.EndpointOptions{GuildID: guild, APIBase: api.URL})
 				if err := e.Register(ctx); err != nil {
 					t.Fatal(err)
 				}
