@@ -112,6 +112,17 @@ func start(tb testing.TB, b *bot.Gateway) func() error {
 	return stop
 }
 
+// session is a discordgo session of the tests' token whose REST calls go
+// to base.
+func session(tb testing.TB, base string) *discordgo.Session {
+	tb.Helper()
+	s, err := bot.NewSession(token, base, bot.TransportOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
 func waitCtx(tb testing.TB) context.Context {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -81,10 +81,7 @@ func (w *warnings) all() []string {
 func TestSyncEmojisIsIdempotent(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	s, err := bot.NewSession(token, srv.URL(), bot.TransportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := session(t, srv.URL())
 	imgs := newEmojiStub(t).imgs
 	// One of the two exists already: it is reused, not duplicated.
 	pre, err := s.ApplicationEmojiCreate(srv.AppID(), &discordgo.EmojiParams{Name: "t_two", Image: "data:image/png;base64," + b64(imgs[1].PNG)})
@@ -111,11 +108,8 @@ func TestSyncEmojisRefused(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	srv.SetRefuseEmojis(true)
-	s, err := bot.NewSession(token, srv.URL(), bot.TransportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = bot.SyncEmojis(waitCtx(t), s, srv.AppID(), newEmojiStub(t).imgs)
+	s := session(t, srv.URL())
+	_, _, err := bot.SyncEmojis(waitCtx(t), s, srv.AppID(), newEmojiStub(t).imgs)
 	if err == nil || !strings.Contains(err.Error(), "t_one") || !strings.Contains(err.Error(), "Missing Permissions") {
 		t.Errorf("err = %v, want the refusal of t_one", err)
 	}

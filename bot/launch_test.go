@@ -243,10 +243,7 @@ func TestRegisterKeepsTheEntryPoint(t *testing.T) {
 	rest := record(srv.Handler())
 	api := httptest.NewServer(rest)
 	t.Cleanup(api.Close)
-	s, err := bot.NewSession(token, api.URL, bot.TransportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := session(t, api.URL)
 	ctx := waitCtx(t)
 	on, off := app(t, true), app(t, false)
 	register := func(g string, h *commands.App) []map[string]any {
@@ -328,10 +325,7 @@ func TestRegisterKeepsTheEntryPoint(t *testing.T) {
 func TestRegisterWithoutActivities(t *testing.T) {
 	t.Parallel()
 	srv := startFakeWith(t, fakediscord.Options{Token: token})
-	s, err := bot.NewSession(token, srv.URL(), bot.TransportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := session(t, srv.URL())
 	on := app(t, true)
 	for i, flag := range []bool{false, true} {
 		n, err := bot.Register(waitCtx(t), s, srv.AppID(), "", on.Definitions(), on.EntryPoint(), flag)
