@@ -123,6 +123,17 @@ func session(tb testing.TB, base string) *discordgo.Session {
 	return s
 }
 
+// ping sends /ping in the guild as user, failing the test if the fake
+// cannot.
+func ping(ctx context.Context, tb testing.TB, srv *fakediscord.Server, user string) *fakediscord.Pending {
+	tb.Helper()
+	p, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: user, Name: "ping"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
 func waitCtx(tb testing.TB) context.Context {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -163,10 +174,7 @@ func TestRunServesAndStops(t *testing.T) {
 	if err := b.Health(ctx); err != nil {
 		t.Errorf("not connected after Ready: %v", err)
 	}
-	p, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "7", Name: "ping"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := ping(ctx, t, srv, "7")
 	r, err := p.Wait(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -201,10 +209,7 @@ func TestShutdownWaitsForInteractions(t *testing.T) {
 	}}
 	_, stop := run(t, srv, h, bot.GatewayOptions{GuildID: guild, ShutdownTimeout: 5 * time.Second})
 	ctx := waitCtx(t)
-	p, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "7", Name: "ping"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := ping(ctx, t, srv, "7")
 	<-started
 	stopped := make(chan error, 1)
 	go func() { stopped <- stop() }()
@@ -234,9 +239,7 @@ func TestShutdownTimeoutCancels(t *testing.T) {
 	}}
 	_, stop := run(t, srv, h, bot.GatewayOptions{GuildID: guild, ShutdownTimeout: 100 * time.Millisecond})
 	ctx := waitCtx(t)
-	if _, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "7", Name: "ping"}); err != nil {
-		t.Fatal(err)
-	}
+	ping(ctx, t, srv, "7")
 	<-started
 	if err := stop(); err != nil {
 		t.Errorf("Run: %v", err)
@@ -258,16 +261,11 @@ func TestPanicDoesNotStopTheBot(t *testing.T) {
 	}}
 	_, _ = run(t, srv, h, bot.GatewayOptions{GuildID: guild})
 	ctx := waitCtx(t)
-	if _, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "7", Name: "ping"}); err != nil {
-		t.Fatal(err)
-	}
+	ping(ctx, t, srv, "7")
 	for n.Load() < 1 {
 		time.Sleep(time.Millisecond)
 	}
-	p, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "7", Name: "ping"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := ping(ctx, t, srv, "7")
 	if r, err := p.Wait(ctx); err != nil || r.Message.Content != "ok" {
 		t.Errorf("after a panic: %+v, %v", r, err)
 	}
@@ -406,10 +404,7 @@ func TestEditsOfDifferentInteractionsOverlap(t *testing.T) {
 	wctx := waitCtx(t)
 	var ps []*fakediscord.Pending
 	for _, u := range []string{"7", "8"} {
-		p, err := srv.Slash(wctx, fakediscord.Slash{Guild: guild, User: u, Name: "ping"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := ping(wctx, t, srv, u)
 		ps = append(ps, p)
 	}
 	for _, p := range ps {
