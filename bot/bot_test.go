@@ -299,6 +299,7 @@ func TestNewRejects(t *testing.T) {
 		{"shards unordered", bot.GatewayOptions{Token: "t", ShardIDs: []int{1, 0}}, stub{}},
 		{"no shards", bot.GatewayOptions{Token: "t", ShardIDs: []int{}}, stub{}},
 		{"negative count", bot.GatewayOptions{Token: "t", ShardCount: -1}, stub{}},
+		{"negative disconnect grace", bot.GatewayOptions{Token: "t", DisconnectGrace: -time.Second}, stub{}},
 		{"bad base", bot.GatewayOptions{Token: "t", APIBase: "ftp://x"}, stub{}},
 	}
 	for _, tt := range tests {
