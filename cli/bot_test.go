@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -81,7 +80,7 @@ func TestRunBotDotEnv(t *testing.T) {
 	t.Setenv("DISCORD_GUILD_ID", "222222222222222222") // the environment wins over .env
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stderr syncBuf
+	var stderr syncBuffer
 	done := make(chan error, 1)
 	go func() { done <- Main(ctx, nil, &stderr, &stderr) }()
 	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
@@ -113,22 +112,4 @@ func TestRunBotDotEnv(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "data", "clefs.db")); err != nil {
 		t.Errorf("store file: %v", err)
 	}
-}
-
-// syncBuf is a bytes.Buffer safe for the bot's concurrent log writes.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

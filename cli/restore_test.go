@@ -178,6 +178,6 @@ func serveOn(t *testing.T, path string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var stderr syncBuf
+	var stderr syncBuffer
 	return Main(ctx, nil, &stderr, &stderr)
 }

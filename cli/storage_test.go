@@ -226,17 +226,10 @@ func TestImportRejectsBadCurrentDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := storage.DecodedPlayer{ID: storage.PlayerID{Guild: 1, User: 2}, Player: p}
-	encode := func(ps ...storage.DecodedPlayer) []byte {
-		var b bytes.Buffer
-		if err := storage.EncodeDump(&b, &storage.DecodedDump{Players: ps}); err != nil {
-			t.Fatal(err)
-		}
-		return b.Bytes()
-	}
 	// edit changes the JSON form of the dump of good.
 	edit := func(change func(d map[string]any)) []byte {
 		var d map[string]any
-		if err := json.Unmarshal(encode(good), &d); err != nil {
+		if err := json.Unmarshal(encodeDump(t, good), &d); err != nil {
 			t.Fatal(err)
 		}
 		change(d)
@@ -261,9 +254,9 @@ func TestImportRejectsBadCurrentDump(t *testing.T) {
 		{"version 3", edit(func(d map[string]any) { d["version"] = 3 }), "dump version 3, which this release no longer reads: convert it with clefs 0.3.0 first"},
 		{"not JSON", []byte(`{"version":5,"players":[`), "read dump"},
 		{"snowflake as number", edit(func(d map[string]any) { d["players"].([]any)[0].(map[string]any)["guild"] = 1 }), "read dump"},
-		{"trailing data", append(encode(good), "{}"...), "trailing data"},
-		{"broken invariant", encode(unbalanced), "players[0] (guild 1, user 2)"},
-		{"duplicate", encode(good, good), "players[1] (guild 1, user 2)"},
+		{"trailing data", append(encodeDump(t, good), "{}"...), "trailing data"},
+		{"broken invariant", encodeDump(t, unbalanced), "players[0] (guild 1, user 2)"},
+		{"duplicate", encodeDump(t, good, good), "players[1] (guild 1, user 2)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -278,7 +271,7 @@ func TestImportRejectsBadCurrentDump(t *testing.T) {
 		})
 	}
 	db := filepath.Join(dir, "ok.db")
-	if _, _, err := runCLI(t, "import", "-data", db, writeTemp(t, string(encode(good)))); err != nil {
+	if _, _, err := runCLI(t, "import", "-data", db, writeDump(t, good)); err != nil {
 		t.Fatalf("the good input: %v", err)
 	}
 	st := openStore(t, "", db)
@@ -320,15 +313,8 @@ func TestImportRefusesWhatCouldNeverPlay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	encode := func(ps ...storage.DecodedPlayer) []byte {
-		var b bytes.Buffer
-		if err := storage.EncodeDump(&b, &storage.DecodedDump{Players: ps}); err != nil {
-			t.Fatal(err)
-		}
-		return b.Bytes()
-	}
 	db := filepath.Join(t.TempDir(), "dst.db")
-	if _, _, err := runCLI(t, "import", "-data", db, writeTemp(t, string(encode(storage.DecodedPlayer{ID: storage.PlayerID{Guild: 1, User: 3}, Player: other})))); err != nil {
+	if _, _, err := runCLI(t, "import", "-data", db, writeDump(t, storage.DecodedPlayer{ID: storage.PlayerID{Guild: 1, User: 3}, Player: other})); err != nil {
 		t.Fatal(err)
 	}
 	before := mustCLI(t, "export", "-data", db)
@@ -337,7 +323,7 @@ func TestImportRefusesWhatCouldNeverPlay(t *testing.T) {
 	// last history line of kind k.
 	edit := func(change func(p doc, line func(k string) doc)) []byte {
 		var d doc
-		dec := json.NewDecoder(bytes.NewReader(encode(target)))
+		dec := json.NewDecoder(bytes.NewReader(encodeDump(t, target)))
 		dec.UseNumber()
 		if err := dec.Decode(&d); err != nil {
 			t.Fatal(err)
@@ -402,7 +388,7 @@ func TestImportRefusesWhatCouldNeverPlay(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := runCLI(t, "import", "-data", db, "-force", writeTemp(t, string(encode(target)))); err != nil {
+	if _, _, err := runCLI(t, "import", "-data", db, "-force", writeDump(t, target)); err != nil {
 		t.Fatalf("the player untampered: %v", err)
 	}
 }
@@ -420,12 +406,8 @@ func TestImportedPlayerPlaysItsLastTicket(t *testing.T) {
 	}
 	p.TicketSeq, p.SeedTicket = game.MaxSeq-1, game.MaxSeq-1
 	id := storage.PlayerID{Guild: 1, User: 2}
-	var dump bytes.Buffer
-	if err := storage.EncodeDump(&dump, &storage.DecodedDump{Players: []storage.DecodedPlayer{{ID: id, Player: p}}}); err != nil {
-		t.Fatal(err)
-	}
 	db := filepath.Join(t.TempDir(), "clefs.db")
-	if _, _, err := runCLI(t, "import", "-data", db, writeTemp(t, dump.String())); err != nil {
+	if _, _, err := runCLI(t, "import", "-data", db, writeDump(t, storage.DecodedPlayer{ID: id, Player: p})); err != nil {
 		t.Fatal(err)
 	}
 	st := openStore(t, "", db)
@@ -445,6 +427,16 @@ func TestImportedPlayerPlaysItsLastTicket(t *testing.T) {
 	}
 }
 
+// encodeDump is players as a dump of the current version.
+func encodeDump(tb testing.TB, players ...storage.DecodedPlayer) []byte {
+	tb.Helper()
+	var b bytes.Buffer
+	if err := storage.EncodeDump(&b, &storage.DecodedDump{Players: players}); err != nil {
+		tb.Fatal(err)
+	}
+	return b.Bytes()
+}
+
 func writeTemp(t *testing.T, s string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "x.json")
@@ -458,6 +450,32 @@ func writeAt(t *testing.T, path string, data []byte) {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// editBolt runs edit in a transaction on the embedded store's file at path,
+// which no store holds open.
+func editBolt(t *testing.T, path string, edit func(tx *bolt.Tx) error) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(edit); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// redisClient is a client of the Redis at url, closed when the test ends.
+func redisClient(t *testing.T, url string) *redis.Client {
+	t.Helper()
+	o, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(o)
+	t.Cleanup(func() { c.Close() })
+	return c
 }
 
 // TestAuditAfterARandomRun: on both stores, the books balance and the
@@ -561,29 +579,16 @@ func TestAuditListsEveryDamagedRecord(t *testing.T) {
 		}
 		st.Close()
 		if flags[0] == "-data" {
-			db, err := bolt.Open(path, 0o600, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := db.Update(func(tx *bolt.Tx) error {
+			editBolt(t, path, func(tx *bolt.Tx) error {
 				b := tx.Bucket([]byte("players"))
 				return errors.Join(b.Put(binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, 1), 2), []byte("garbage")),
 					b.Put(binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, 1), 4), []byte(`{"v":2,"p":{"f":1,"b":-5}}`)))
-			}); err != nil {
-				t.Fatal(err)
-			}
-			db.Close()
+			})
 		} else {
-			o, err := redis.ParseURL(url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := redis.NewClient(o)
-			ctx := context.Background()
+			c, ctx := redisClient(t, url), context.Background()
 			if err := errors.Join(c.HSet(ctx, "p:{1}:2", "p", "garbage").Err(), c.HSet(ctx, "p:{1}:4", "s", `{"s":"00"}`).Err()); err != nil {
 				t.Fatal(err)
 			}
-			c.Close()
 		}
 		out, _, err := runCLI(t, append([]string{"audit"}, flags...)...)
 		if ExitCode(err) != 1 || strings.Count(out, "DAMAGED ") != 2 || !strings.Contains(out, "DAMAGED player 1/2: ") ||

@@ -129,12 +129,7 @@ func TestStoreCommandsRefuseBadPaths(t *testing.T) {
 	writeAt(t, notStore, bytes.Repeat([]byte("not a database\n"), 1000))
 	empty := filepath.Join(dir, "empty.db")
 	writeAt(t, empty, nil)
-	dump := filepath.Join(dir, "dump.json")
-	var b bytes.Buffer
-	if err := storage.EncodeDump(&b, &storage.DecodedDump{Players: []storage.DecodedPlayer{soundPlayer(t, 1, 100, 100)}}); err != nil {
-		t.Fatal(err)
-	}
-	writeAt(t, dump, b.Bytes())
+	dump := writeDump(t, soundPlayer(t, 1, 100, 100))
 	missing := filepath.Join(dir, "missing.db")
 	missingDir := filepath.Join(dir, "typo", "clefs.db")
 	tests := []struct {
@@ -185,21 +180,14 @@ func TestStoreCommandsRefuseBadPaths(t *testing.T) {
 // changing anything.
 func TestImportForce(t *testing.T) {
 	dir := t.TempDir()
-	dump := func(name string, users ...uint64) string {
-		t.Helper()
+	dump := func(users ...uint64) string {
 		var ps []storage.DecodedPlayer
 		for _, u := range users {
 			ps = append(ps, soundPlayer(t, u, 1000, 1000+int64(u)))
 		}
-		var b bytes.Buffer
-		if err := storage.EncodeDump(&b, &storage.DecodedDump{Players: ps}); err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, name)
-		writeAt(t, p, b.Bytes())
-		return p
+		return writeDump(t, ps...)
 	}
-	a, b, c := dump("a.json", 1, 2), dump("b.json", 3), dump("c.json", 4, 2)
+	a, b, c := dump(1, 2), dump(3), dump(4, 2)
 	for _, url := range []string{"", redistest.URL(t)} {
 		flags := []string{"-data", filepath.Join(dir, "store.db")}
 		if url != "" {
@@ -244,42 +232,23 @@ func TestAuditReportsADisagreeingLeaderboard(t *testing.T) {
 		t.Fatalf("player 1/1 after the random run: %+v, %v", moved, err)
 	}
 	st.Close()
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// board: guild | ^balance | user, each 8 bytes big-endian.
 	key := func(guild, user uint64, balance int64) []byte {
 		k := binary.BigEndian.AppendUint64(nil, guild)
 		k = binary.BigEndian.AppendUint64(k, ^uint64(balance))
 		return binary.BigEndian.AppendUint64(k, user)
 	}
-	if err := db.Update(func(tx *bolt.Tx) error {
+	editBolt(t, path, func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte("board"))
-		if err := b.Delete(key(1, 1, moved.Player.Balance)); err != nil {
-			return err
-		}
-		if err := b.Put(key(1, 1, 123456), nil); err != nil {
-			return err
-		}
-		return b.Put(key(1, 99, 500), nil)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+		return errors.Join(b.Delete(key(1, 1, moved.Player.Balance)), b.Put(key(1, 1, 123456), nil), b.Put(key(1, 99, 500), nil))
+	})
 
 	url := redistest.URL(t)
 	st = openStore(t, url, "")
 	randomRun(t, st, 5, 200)
 	st.Close()
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rdb := redis.NewClient(opts)
-	defer rdb.Close()
 	// lb:{guild}: members are 20-digit user IDs, scores −balance.
-	if err := rdb.ZAdd(context.Background(), "lb:{1}", redis.Z{Score: -123456, Member: "00000000000000000001"}, redis.Z{Score: -500, Member: "00000000000000000099"}).Err(); err != nil {
+	if err := redisClient(t, url).ZAdd(context.Background(), "lb:{1}", redis.Z{Score: -123456, Member: "00000000000000000001"}, redis.Z{Score: -500, Member: "00000000000000000099"}).Err(); err != nil {
 		t.Fatal(err)
 	}
 
@@ -311,14 +280,7 @@ func TestStoreCommandsRefuseAnOlderLayout(t *testing.T) {
 	st := openStore(t, "", path)
 	randomRun(t, st, 7, 50)
 	st.Close()
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte("meta")) }); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	editBolt(t, path, func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte("meta")) })
 	before, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

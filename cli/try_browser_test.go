@@ -16,7 +16,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/internal/browsertest"
 )
 
-// syncBuffer is a session's output, read while the session writes it.
+// syncBuffer is output read while it is written: a session's, the bot's logs.
 type syncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
