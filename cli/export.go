@@ -53,57 +53,48 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("export: %w", err)
 	}
 	defer st.Close()
+	write, done := func(w io.Writer) error { return storage.WriteDump(ctx, w, d) }, "exported to "+*out
 	if *public {
-		return exportPublic(ctx, st, storage.PlayerID{Guild: *guild, User: *user}, *out, *force, stdout, stderr)
-	}
-	if *out == "" {
-		if err := storage.WriteDump(ctx, stdout, d); err != nil {
+		id := storage.PlayerID{Guild: *guild, User: *user}
+		b, err := publicExport(ctx, st, id)
+		if err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
-		return nil
+		write = func(w io.Writer) error { _, err := w.Write(b); return err }
+		done = fmt.Sprintf("exported the public data of guild %d user %d to %s", id.Guild, id.User, *out)
 	}
-	if err := writeFileAtomic(*out, *force, func(w io.Writer) error { return storage.WriteDump(ctx, w, d) }); err != nil {
+	if *out == "" {
+		err = write(stdout)
+	} else if err = writeFileAtomic(*out, *force, write); err == nil {
+		fmt.Fprintln(stderr, done)
+	}
+	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	fmt.Fprintf(stderr, "exported to %s\n", *out)
 	return nil
 }
 
-// exportPublic writes the public export of player id (schema.PublicExport)
-// to stdout, or to the file out.
-func exportPublic(ctx context.Context, st storage.Store, id storage.PlayerID, out string, replace bool, stdout, stderr io.Writer) error {
+// publicExport is the public export of player id (schema.PublicExport), a
+// line of JSON.
+func publicExport(ctx context.Context, st storage.Store, id storage.PlayerID) ([]byte, error) {
 	v, err := st.Load(ctx, id)
 	if err != nil {
-		return fmt.Errorf("export: %w", err)
+		return nil, err
 	}
 	if v.Version == 0 {
-		return fmt.Errorf("export: -guild %d -user %d: no such player in the store", id.Guild, id.User)
+		return nil, fmt.Errorf("-guild %d -user %d: no such player in the store", id.Guild, id.User)
 	}
 	hist, err := st.History(ctx, id, storage.HistoryLimit)
 	if err != nil {
-		return fmt.Errorf("export: %w", err)
+		return nil, err
 	}
 	slices.Reverse(hist) // oldest first
 	rs, err := st.Reveals(ctx, id)
 	if err != nil {
-		return fmt.Errorf("export: %w", err)
+		return nil, err
 	}
 	b, err := json.Marshal(schema.NewPublicExport(id.Guild, id.User, hist, rs))
-	if err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	b = append(b, '\n')
-	if out == "" {
-		if _, err := stdout.Write(b); err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		return nil
-	}
-	if err := writeFileAtomic(out, replace, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	fmt.Fprintf(stderr, "exported the public data of guild %d user %d to %s\n", id.Guild, id.User, out)
-	return nil
+	return append(b, '\n'), err
 }
 
 // writeFileAtomic writes path whole or not at all, through a temporary

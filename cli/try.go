@@ -88,12 +88,7 @@ func seededReader(seed uint64) io.Reader {
 // a prompt on in and stdout. It returns when in ends, "quit" is typed or
 // ctx ends, after stopping the bot and removing the temporary store.
 func runTry(ctx context.Context, args []string, in io.Reader, stdout, stderr io.Writer) (err error) {
-	fs := flag.NewFlagSet("try", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), tryUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlags("try", stderr, tryUsage)
 	seed := fs.Uint64("seed", 0, "draw the seeds from this number, so that a session replays the same draws (0: random)")
 	lang := fs.String("lang", "en", "the language of the interactions at the start: en or fr")
 	files := fs.String("files", ".", "the directory where the files the bot sends (a /fairness export) are saved; it must exist")
@@ -328,7 +323,11 @@ func (s *trySession) do(ctx context.Context, line string) bool {
 	case "help", "?", "h", "aide":
 		fmt.Fprint(s.out, helpText(s.srv.Commands(tryGuild), rest, l))
 	case "as":
-		s.as(rest)
+		if id, ok := tryUser(rest); ok {
+			s.user = id
+		} else {
+			s.println(l.t("as_usage", nil))
+		}
 	case "lang":
 		if loc, ok := tryLocale(rest); ok {
 			s.locale = loc
@@ -345,16 +344,6 @@ func (s *trySession) do(ctx context.Context, line string) bool {
 		}
 	}
 	return true
-}
-
-// as switches the acting user.
-func (s *trySession) as(who string) {
-	switch id, ok := tryUser(who); {
-	case !ok:
-		s.println(langOf(s.locale).t("as_usage", nil))
-	default:
-		s.user = id
-	}
 }
 
 // tryUser reads a user as typed: mod, 42, @42, <@42>, user42.

@@ -103,21 +103,18 @@ func byteSize(n int, l tryLang) string {
 	if l == langFR {
 		units = [3]string{" o", " ko", " Mo"}
 	}
-	decimal := func(f float64) string {
-		s := strconv.FormatFloat(f, 'f', 1, 64)
-		if l == langFR {
-			s = strings.Replace(s, ".", ",", 1)
-		}
-		return s
-	}
-	switch {
-	case n < 1000:
+	if n < 1000 {
 		return strconv.Itoa(n) + units[0]
-	case n < 1000*1000:
-		return decimal(float64(n)/1000) + units[1]
-	default:
-		return decimal(float64(n)/1000/1000) + units[2]
 	}
+	f, unit := float64(n)/1000, units[1]
+	if n >= 1000*1000 {
+		f, unit = f/1000, units[2]
+	}
+	s := strconv.FormatFloat(f, 'f', 1, 64)
+	if l == langFR {
+		s = strings.Replace(s, ".", ",", 1)
+	}
+	return s + unit
 }
 
 // renderEmbed writes an embed, framed: title, description, fields (inline

@@ -19,11 +19,9 @@ type view struct {
 	loc  *time.Location
 }
 
-// English and French names of the months and the weekdays.
+// French names of the months and the weekdays (time.Format has the English).
 var (
-	monthsEN = [12]string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
 	monthsFR = [12]string{"janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre"}
-	daysEN   = [7]string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
 	daysFR   = [7]string{"dimanche", "lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi"}
 )
 
@@ -46,11 +44,9 @@ func discordTime(t time.Time, style string, v view) string {
 		loc = time.Local
 	}
 	t = t.In(loc)
-	fr := v.lang == langFR
 	short, long := t.Format("3:04 PM"), t.Format("3:04:05 PM")
-	date := monthsEN[t.Month()-1] + " " + strconv.Itoa(t.Day()) + ", " + strconv.Itoa(t.Year())
-	numeric, weekday := t.Format("01/02/2006"), daysEN[t.Weekday()]+", "
-	if fr {
+	date, numeric, weekday := t.Format("January 2, 2006"), t.Format("01/02/2006"), t.Format("Monday, ")
+	if v.lang == langFR {
 		short, long = t.Format("15:04"), t.Format("15:04:05")
 		date = strconv.Itoa(t.Day()) + " " + monthsFR[t.Month()-1] + " " + strconv.Itoa(t.Year())
 		numeric, weekday = t.Format("02/01/2006"), daysFR[t.Weekday()]+" "
