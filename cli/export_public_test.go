@@ -1,16 +1,13 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
@@ -127,33 +124,12 @@ func TestVerifyPublic(t *testing.T) {
 // the export lacks, is reported broken.
 func TestVerifyPublicAfterARandomRun(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	data := filepath.Join(t.TempDir(), "clefs.db")
 	st := openStore(t, "", data)
 	randomRun(t, st, 5, 600)
-	rng := rand.NewChaCha8([32]byte{5})
-	var ids []storage.PlayerID
-	for _, g := range []uint64{1, 2} {
-		if err := st.Players(ctx, g, func(u uint64) error {
-			ids = append(ids, storage.PlayerID{Guild: g, User: u})
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i, id := range ids {
-		fresh, err := game.NewSeed(rng)
-		if err != nil {
-			t.Fatal(err)
-		}
-		now := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
-		_, err = st.Run(ctx, storage.Step{ID: id, Op: "rotate" + strconv.Itoa(i), Seeds: rng, Now: now,
-			Move: game.Rotate{Fresh: fresh}})
-		if err != nil && !errors.Is(err, game.ErrTicketOpen) {
-			t.Fatal(err)
-		}
-	}
+	rotateAll(t, st, "rotate", rand.NewChaCha8([32]byte{5}))
 	randomRun(t, st, 6, 300)
+	ids := playerIDs(t, st)
 	st.Close()
 	if len(ids) < 10 {
 		t.Fatalf("%d players", len(ids))

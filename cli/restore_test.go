@@ -131,27 +131,39 @@ func TestRestore(t *testing.T) {
 func histories(t *testing.T, st storage.Store) map[storage.PlayerID][]game.Entry {
 	t.Helper()
 	out := map[storage.PlayerID][]game.Entry{}
-	for _, g := range []uint64{1, 2} {
-		if err := st.Players(context.Background(), g, func(u uint64) error {
-			id := storage.PlayerID{Guild: g, User: u}
-			h, err := st.History(context.Background(), id, storage.HistoryLimit)
-			for _, e := range h {
-				if e.Kind == game.KindPlay {
-					out[id] = append(out[id], e)
-				}
-			}
-			return err
-		}); err != nil {
+	for _, id := range playerIDs(t, st) {
+		h, err := st.History(context.Background(), id, storage.HistoryLimit)
+		if err != nil {
 			t.Fatal(err)
+		}
+		for _, e := range h {
+			if e.Kind == game.KindPlay {
+				out[id] = append(out[id], e)
+			}
 		}
 	}
 	return out
 }
 
-// rotateAll rotates every player's server seed whose ticket is closed.
+// playerIDs lists the players of randomRun's guilds.
+func playerIDs(t *testing.T, st storage.Store) []storage.PlayerID {
+	t.Helper()
+	var ids []storage.PlayerID
+	for _, g := range []uint64{1, 2} {
+		if err := st.Players(context.Background(), g, func(u uint64) error {
+			ids = append(ids, storage.PlayerID{Guild: g, User: u})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ids
+}
+
+// rotateAll rotates the server seed of every player whose ticket is closed.
 func rotateAll(t *testing.T, st storage.Store, op string, seeds *rand.ChaCha8) {
 	t.Helper()
-	for id := range histories(t, st) {
+	for _, id := range playerIDs(t, st) {
 		fresh, err := game.NewSeed(seeds)
 		if err != nil {
 			t.Fatal(err)

@@ -2,9 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -97,38 +94,6 @@ func TestSnapshotsUnderLoad(t *testing.T) {
 	got := mustCLI(t, "export", "-data", last)
 	if got != want {
 		t.Errorf("the snapshot's dump differs from the store's: %s", firstDiff(got, want))
-	}
-}
-
-// TestExportRefusesToOverwrite: export -o never replaces a file unless
-// -force says so.
-func TestExportRefusesToOverwrite(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "clefs.db")
-	st := openStore(t, "", path)
-	randomRun(t, st, 6, 50)
-	st.Close()
-	out := filepath.Join(dir, "dump.json")
-	writeAt(t, out, []byte("precious"))
-	_, _, err := runCLI(t, "export", "-data", path, "-o", out)
-	if err == nil || !strings.Contains(err.Error(), "exists") || !strings.Contains(err.Error(), "-force") {
-		t.Fatalf("export over an existing file: %v, want a refusal that names -force", err)
-	}
-	if b, _ := os.ReadFile(out); string(b) != "precious" {
-		t.Fatalf("the existing file was changed: %q", b)
-	}
-	if _, _, err := runCLI(t, "export", "-data", path, "-o", out, "-force"); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(out); !strings.Contains(string(b), `"version": 5`) {
-		t.Fatalf("export -force did not replace the file: %.40q", b)
-	}
-	if _, _, err := runCLI(t, "export", "-data", path, "-force"); err == nil {
-		t.Fatal("-force without -o was accepted")
-	}
-	// A file made between the check and the write is not overwritten either.
-	if err := writeFileAtomic(out, false, func(w io.Writer) error { return nil }); !errors.Is(err, fs.ErrExist) && (err == nil || !strings.Contains(err.Error(), "exists")) {
-		t.Fatalf("writeFileAtomic over an existing file without replace: %v", err)
 	}
 }
 

@@ -6,9 +6,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -499,28 +499,45 @@ func TestAuditAfterARandomRun(t *testing.T) {
 	}
 }
 
-func TestStoreCommandsUsage(t *testing.T) {
-	if _, stderr, err := runCLI(t, "export", "-h"); !errors.Is(err, flag.ErrHelp) || !strings.Contains(stderr, "[-o FILE [-force]]") || !strings.Contains(stderr, "-force replaces it") {
-		t.Errorf("export -h does not say what -force does: %v\n%s", err, stderr)
-	}
-	_, _, err := runCLI(t, "audit", "-data", filepath.Join(t.TempDir(), "missing.db"))
-	if err == nil || ExitCode(err) != 1 || !strings.Contains(err.Error(), "missing.db") {
-		t.Fatalf("audit of a missing file: %v", err)
-	}
-}
-
-// TestExportReportsTheUsersPath: a failed export -o names the path given,
-// never the hidden temporary file beside it, and refuses a directory.
-func TestExportReportsTheUsersPath(t *testing.T) {
-	src := filepath.Join(t.TempDir(), "src.db")
-	openStore(t, "", src).Close()
+// TestExportOutput: export -o never replaces a file unless -force says
+// so; a failed export -o names the path given, never the hidden temporary
+// file beside it, and refuses a directory; so does writeFileAtomic.
+func TestExportOutput(t *testing.T) {
 	dir := t.TempDir()
+	src := filepath.Join(dir, "clefs.db")
+	st := openStore(t, "", src)
+	randomRun(t, st, 6, 50)
+	st.Close()
+	out := filepath.Join(dir, "dump.json")
+	writeAt(t, out, []byte("precious"))
+	_, _, err := runCLI(t, "export", "-data", src, "-o", out)
+	if err == nil || !strings.Contains(err.Error(), "exists") || !strings.Contains(err.Error(), "-force") {
+		t.Fatalf("export over an existing file: %v, want a refusal that names -force", err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "precious" {
+		t.Fatalf("the existing file was changed: %q", b)
+	}
+	if _, _, err := runCLI(t, "export", "-data", src, "-o", out, "-force"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(out); !strings.Contains(string(b), `"version": 5`) {
+		t.Fatalf("export -force did not replace the file: %.40q", b)
+	}
+	if _, _, err := runCLI(t, "export", "-data", src, "-force"); err == nil {
+		t.Fatal("-force without -o was accepted")
+	}
+	// A file made between the check and the write is not overwritten either.
+	if err := writeFileAtomic(out, false, func(w io.Writer) error { return nil }); !errors.Is(err, fs.ErrExist) && (err == nil || !strings.Contains(err.Error(), "exists")) {
+		t.Fatalf("writeFileAtomic over an existing file without replace: %v", err)
+	}
+
+	odir := t.TempDir()
 	for _, tt := range []struct {
 		out  string
 		want []string
 	}{
-		{dir, []string{dir + " is a directory", filepath.Join(dir, "players.json")}},
-		{filepath.Join(dir, "missing", "x.json"), []string{filepath.Join(dir, "missing", "x.json") + ": no such file or directory"}},
+		{odir, []string{odir + " is a directory", filepath.Join(odir, "players.json")}},
+		{filepath.Join(odir, "missing", "x.json"), []string{filepath.Join(odir, "missing", "x.json") + ": no such file or directory"}},
 	} {
 		_, _, err := runCLI(t, "export", "-data", src, "-o", tt.out)
 		if err == nil {
@@ -536,26 +553,22 @@ func TestExportReportsTheUsersPath(t *testing.T) {
 			t.Errorf("export -o %s names a hidden file: %v", tt.out, err)
 		}
 	}
-	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
-		t.Errorf("temporary files left behind: %v", left)
-	}
-}
-
-func TestWriteFileAtomicNamesThePath(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "x.json")
-	err := writeFileAtomic(path, true, func(io.Writer) error { return errors.New("boom") })
+	path := filepath.Join(odir, "x.json")
+	err = writeFileAtomic(path, true, func(io.Writer) error { return errors.New("boom") })
 	if err == nil || !strings.Contains(err.Error(), "write "+path+": boom") {
 		t.Errorf("a failed write: %v, want it to name %s", err, path)
 	}
 	if _, serr := os.Stat(path); !errors.Is(serr, os.ErrNotExist) {
 		t.Errorf("a failed write left %s (%v)", path, serr)
 	}
-	if err := os.Mkdir(filepath.Join(dir, "d"), 0o700); err != nil {
+	if err := os.Mkdir(filepath.Join(odir, "d"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "d"), true, func(io.Writer) error { return nil }); err == nil || !strings.Contains(err.Error(), "is a directory") {
+	if err := writeFileAtomic(filepath.Join(odir, "d"), true, func(io.Writer) error { return nil }); err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("writing over a directory: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(odir, ".*")); len(left) != 0 {
+		t.Errorf("temporary files left behind: %v", left)
 	}
 }
 

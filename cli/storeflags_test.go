@@ -300,7 +300,7 @@ func TestStoreCommandsRefuseAnOlderLayout(t *testing.T) {
 }
 
 // TestStoreFlagsHelp: the -redis help lists every scheme the store takes,
-// and -data's default is said once.
+// -data's default is said once, and export's says what -force does.
 func TestStoreFlagsHelp(t *testing.T) {
 	for _, cmd := range []string{"export", "import", "audit"} {
 		_, stderr, err := runCLI(t, cmd, "-h")
@@ -314,6 +314,9 @@ func TestStoreFlagsHelp(t *testing.T) {
 		}
 		if n := strings.Count(stderr, "(default $DATA_PATH"); n != 1 || strings.Contains(stderr, "(default \"") {
 			t.Errorf("%s -h says -data's default %d times, or prints a flag's default value:\n%s", cmd, n, stderr)
+		}
+		if cmd == "export" && (!strings.Contains(stderr, "[-o FILE [-force]]") || !strings.Contains(stderr, "-force replaces it")) {
+			t.Errorf("export -h does not say what -force does:\n%s", stderr)
 		}
 	}
 }
