@@ -151,19 +151,11 @@ func TestImportNamesTheRefusedRecord(t *testing.T) {
 	good := soundPlayer(t, 1, 2000, 2500)
 	bad := soundPlayer(t, 2, 1000, 1000)
 	bad.Player.Stats.Plays = 3 // staked ≠ plays × stake
-	dump := func(ps ...storage.DecodedPlayer) string {
-		var b bytes.Buffer
-		f := &fakeStore{players: ps}
-		if err := storage.WriteDump(context.Background(), &b, f); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
-	}
-	_, err := storage.ReadDump(strings.NewReader(dump(good, bad)))
+	_, err := storage.ReadDump(bytes.NewReader(encodeDump(t, good, bad)))
 	if !errors.Is(err, storage.ErrInvalid) || !strings.Contains(err.Error(), "players[1] (guild 1, user 2)") {
 		t.Fatalf("decode of a bad record: %v", err)
 	}
-	d, err := storage.ReadDump(strings.NewReader(dump(good)))
+	d, err := storage.ReadDump(bytes.NewReader(encodeDump(t, good)))
 	if err != nil {
 		t.Fatal(err)
 	}

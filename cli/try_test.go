@@ -111,7 +111,8 @@ func TestTrySession(t *testing.T) {
 		t.Errorf("user 43's click not refused:\n%s", refusal)
 	}
 
-	// The owner's Auto reveals nine symbols.
+	// The owner's Auto reveals nine symbols (the application's emojis'
+	// fallbacks) and greys the first row (was TestRenderTicketCard's).
 	_, afterAs42, _ := strings.Cut(out, "> as 42\n")
 	revealed := between(t, afterAs42, "auto")
 	lines := strings.Split(revealed, "\n")
@@ -130,8 +131,9 @@ func TestTrySession(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(revealed, "[⚡ Auto"+greyed+"]") || !strings.Contains(revealed, "Play again") {
-		t.Errorf("finished card without a greyed Auto and Play again:\n%s", revealed)
+	if !strings.Contains(revealed, "[▶️ Row 1"+greyed+"] [▶️ Row 2"+greyed+"] [▶️ Row 3"+greyed+"] [⚡ Auto"+greyed+"]") ||
+		!strings.Contains(revealed, "Play again") || strings.Contains(revealed, "<:") {
+		t.Errorf("finished card without its first row greyed and Play again, or with custom emoji markup:\n%s", revealed)
 	}
 
 	if b := between(t, out, "/balance"); !strings.HasPrefix(b, "(only you)\n") || !strings.Contains(b, "Balance: ") {
