@@ -88,12 +88,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return c.run(ctx, rest, stdout, stderr)
 	}
-	switch cmd {
-	case "version":
-		return runVersion(rest, stdout, stderr)
-	case "try":
-		return runTry(ctx, rest, tryStdin, stdout, stderr)
-	case "help", "-h", "-help", "--help":
+	if cmd == "help" || cmd == "-h" || cmd == "-help" || cmd == "--help" {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
@@ -101,8 +96,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return usageError{fmt.Sprintf("unknown command %q", cmd)}
 }
 
-// subcommands are Main's subcommands but version and try; dotenv marks
-// those that read .env (storeFlags, loadConfig).
+// subcommands are Main's subcommands; dotenv marks those that read .env
+// (storeFlags, loadConfig).
 var subcommands = map[string]struct {
 	run    func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	dotenv bool
@@ -110,6 +105,7 @@ var subcommands = map[string]struct {
 	"odds": {runOdds, false}, "simulate": {runSimulate, false}, "verify": {runVerify, false},
 	"export": {runExport, true}, "import": {runImport, true}, "audit": {runAudit, true},
 	"restore": {runRestore, true}, "register": {runRegister, true}, "healthcheck": {runHealthcheck, true},
+	"version": {runVersion, false}, "try": {runTry, false},
 }
 
 // newFlags returns the flag set of a subcommand whose usage is text, then

@@ -85,9 +85,11 @@ func seededReader(seed uint64) io.Reader {
 }
 
 // runTry runs `clefs try`: the fake Discord and the bot in one process, and
-// a prompt on in and stdout. It returns when in ends, "quit" is typed or
-// ctx ends, after stopping the bot and removing the temporary store.
-func runTry(ctx context.Context, args []string, in io.Reader, stdout, stderr io.Writer) (err error) {
+// a prompt on tryStdin and stdout. It returns when the input ends, "quit"
+// is typed or ctx ends, after stopping the bot and removing the temporary
+// store.
+func runTry(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+	in := tryStdin
 	fs := newFlags("try", stderr, tryUsage)
 	seed := fs.Uint64("seed", 0, "draw the seeds from this number, so that a session replays the same draws (0: random)")
 	lang := fs.String("lang", "en", "the language of the interactions at the start: en or fr")
