@@ -137,8 +137,7 @@ func TestVerifyPublicAfterARandomRun(t *testing.T) {
 	checked := 0
 	for _, id := range ids {
 		out := mustCLI(t, "export", "-data", data, "-public", "-guild", itoa(id.Guild), "-user", itoa(id.User))
-		path := writeFile(t, func(f *os.File) error { _, err := f.WriteString(out); return err })
-		vout, _, err := runCLI(t, "verify", "-export", path)
+		vout, _, err := runCLI(t, "verify", "-export", writeTemp(t, out))
 		if err != nil || strings.Contains(vout, "BROKEN") {
 			t.Errorf("player %v: %v\n%s", id, err, vout)
 		}

@@ -445,10 +445,10 @@ func writeTemp(t *testing.T, s string) string {
 }
 
 // writeAt writes data to the file at path, failing the test on an error.
-func writeAt(t *testing.T, path string, data []byte) {
-	t.Helper()
+func writeAt(tb testing.TB, path string, data []byte) {
+	tb.Helper()
 	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 }
 

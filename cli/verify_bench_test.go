@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
@@ -62,15 +61,6 @@ func benchDump(b *testing.B, players, tickets int) (path string, checked int) {
 	if *dumpOut == "" {
 		return writeDump(b, dump...), checked
 	}
-	f, err := os.Create(*dumpOut)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := storage.EncodeDump(f, &storage.DecodedDump{Players: dump, Guilds: []storage.DecodedGuild{}}); err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
+	writeAt(b, *dumpOut, encodeDump(b, dump...))
 	return *dumpOut, checked
 }
