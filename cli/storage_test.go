@@ -226,19 +226,7 @@ func TestImportRejectsBadCurrentDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := storage.DecodedPlayer{ID: storage.PlayerID{Guild: 1, User: 2}, Player: p}
-	// edit changes the JSON form of the dump of good.
-	edit := func(change func(d map[string]any)) []byte {
-		var d map[string]any
-		if err := json.Unmarshal(encodeDump(t, good), &d); err != nil {
-			t.Fatal(err)
-		}
-		change(d)
-		b, err := json.Marshal(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	edit := func(change func(d map[string]any)) []byte { return editDump(t, encodeDump(t, good), change) }
 	unbalanced := good
 	unbalanced.Player.Balance++
 	cases := []struct {
@@ -322,28 +310,19 @@ func TestImportRefusesWhatCouldNeverPlay(t *testing.T) {
 	// edit changes the JSON form of the target's dump: its record, and its
 	// last history line of kind k.
 	edit := func(change func(p doc, line func(k string) doc)) []byte {
-		var d doc
-		dec := json.NewDecoder(bytes.NewReader(encodeDump(t, target)))
-		dec.UseNumber()
-		if err := dec.Decode(&d); err != nil {
-			t.Fatal(err)
-		}
-		dp := d["players"].([]any)[0].(doc)
-		change(dp["p"].(doc), func(k string) doc {
-			h := dp["h"].([]any)
-			for j := len(h) - 1; j >= 0; j-- {
-				if l := h[j].(doc); l["k"] == k {
-					return l
+		return editDump(t, encodeDump(t, target), func(d doc) {
+			dp := d["players"].([]any)[0].(doc)
+			change(dp["p"].(doc), func(k string) doc {
+				h := dp["h"].([]any)
+				for j := len(h) - 1; j >= 0; j-- {
+					if l := h[j].(doc); l["k"] == k {
+						return l
+					}
 				}
-			}
-			t.Fatalf("no %q line", k)
-			return nil
+				t.Fatalf("no %q line", k)
+				return nil
+			})
 		})
-		b, err := json.Marshal(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
 	}
 	const maxSeq = uint64(game.MaxSeq)
 	for _, c := range []struct {
@@ -435,6 +414,23 @@ func encodeDump(tb testing.TB, players ...storage.DecodedPlayer) []byte {
 		tb.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// editDump is dump changed in its JSON form (numbers as json.Number).
+func editDump(t *testing.T, dump []byte, change func(d map[string]any)) []byte {
+	t.Helper()
+	var d map[string]any
+	dec := json.NewDecoder(bytes.NewReader(dump))
+	dec.UseNumber()
+	if err := dec.Decode(&d); err != nil {
+		t.Fatal(err)
+	}
+	change(d)
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func writeTemp(t *testing.T, s string) string {
