@@ -16,6 +16,7 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
 const (
@@ -343,11 +344,12 @@ func TestVerifyExportRefuses(t *testing.T) {
 //	go test -run '^$' -bench 'VerifyExport$' -benchmem -benchtime 1x ./cli/ -args -verify-dump /tmp/dump1m.json
 func BenchmarkVerifyExport(b *testing.B) { benchVerifyExport(b, 23_000) }
 
-// TestVerifyExportLinks tampers with a real dump, and with its public
-// export where it carries what is tampered with, in the ways a cheat could
-// hide while each draw still recomputes (and a grid redrawn, which does
-// not), and checks that each is reported as a broken link naming the
-// player and the ticket, with exit status 1.
+// TestVerifyExportLinks checks a real dump and its public export, then
+// tampers with the dump, and with its public export where it carries what
+// is tampered with, in the ways a cheat could hide while each draw still
+// recomputes (and a grid redrawn, which does not), and checks that each is
+// reported as a broken link naming the player and the ticket, with exit
+// status 1.
 func TestVerifyExportLinks(t *testing.T) {
 	rng := rand.NewChaCha8([32]byte{23})
 	id := storage.PlayerID{Guild: 1, User: 7}
@@ -358,6 +360,27 @@ func TestVerifyExportLinks(t *testing.T) {
 	out, _, err := runCLI(t, "verify", "-export", writeDump(t, clean))
 	if err != nil || !strings.HasSuffix(out, "\nall match\n") {
 		t.Fatalf("the clean dump: %v\n%s", err, out)
+	}
+	// Its public export: the draws under revealed seeds recompute, the
+	// links to the player's state (not in the export) are unchecked.
+	out, _, err = runCLI(t, "verify", "-export", writePublic(t, clean))
+	if err != nil || strings.Contains(out, "BROKEN") {
+		t.Fatalf("the clean public export: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"draws:       35 checked", // tickets 1..32 and their chests
+		" checked, 0 unchecked, 0 broken (32 tickets and ",
+		"keys chain:  ", "seed ranges: ",
+		"draws not checked: 8 drawn under seeds still secret", // tickets 33..40
+		"\nall match (a public export holds no player state",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the clean public export lacks %q:\n%s", want, out)
+		}
+	}
+	bad := writeTemp(t, `{"v":3,"guild":"1","user":"7","h":[],"r":[]}`)
+	if _, _, err := runCLI(t, "verify", "-export", bad); !errors.Is(err, schema.ErrInvalid) || !strings.Contains(err.Error(), "field v") {
+		t.Errorf("a version 3 public export: %v", err)
 	}
 	var d game.SeededDrawer
 	index := func(h []game.Entry, ok func(e game.Entry) bool) int {
