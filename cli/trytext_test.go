@@ -120,16 +120,13 @@ func TestRenderTicketCard(t *testing.T) {
 		}
 	}
 
-}
-
-func TestRenderEphemeral(t *testing.T) {
-	app := testApp(t)
+	// An ephemeral answer is marked so.
 	rules := handle(t, app, &discordgo.Interaction{
 		Type:   discordgo.InteractionApplicationCommand,
 		Locale: discordgo.French,
 		Data:   discordgo.ApplicationCommandInteractionData{Name: "rules"},
 	})
-	got := renderMessage(rules, rules.Flags&discordgo.MessageFlagsEphemeral != 0, enView)
+	got = renderMessage(rules, rules.Flags&discordgo.MessageFlagsEphemeral != 0, enView)
 	if !strings.HasPrefix(got, "(only you)\n┃ ") {
 		t.Errorf("ephemeral /rules not marked:\n%s", got)
 	}
@@ -143,49 +140,34 @@ func TestRenderEphemeral(t *testing.T) {
 	}
 }
 
-func TestPlainText(t *testing.T) {
-	now := time.Unix(1_700_000_000, 0)
-	for _, tc := range []struct{ in, want string }{
-		{"<:clefs_gem:1234567890> <:clefs_pipe:1> <:clefs_hidden:9>", "💎 🪈 ❔"},
-		{"<a:clefs_key:42> and <:sparkles_x:7>", "🗝️ and :sparkles_x:"},
-		{"**Auto** for all", "Auto for all"},
-		{"<@42> thanks <@!43>", "@user42 thanks @user43"},
-		{"next bonus <t:1700010800:R>", "next bonus in 3 hours"},
-		{"claimed <t:1699999880:R>", "claimed 2 minutes ago"},
-		{"on <t:1700010800:f>, <t:1700010800>", "on November 15, 2023 1:13 AM, November 15, 2023 1:13 AM"},
-		{"plain 1 < 2 > 0 <t:x>", "plain 1 < 2 > 0 <t:x>"},
+// TestRenderText checks the text of Discord's markup, of buttons and of
+// file sizes.
+func TestRenderText(t *testing.T) {
+	v := view{lang: langEN, now: time.Unix(1_700_000_000, 0), loc: time.UTC}
+	emoji := func(name, id string) *discordgo.ComponentEmoji { return &discordgo.ComponentEmoji{Name: name, ID: id} }
+	for i, tc := range []struct{ got, want string }{
+		{plainText("<:clefs_gem:1234567890> <:clefs_pipe:1> <:clefs_hidden:9>", v), "💎 🪈 ❔"},
+		{plainText("<a:clefs_key:42> and <:sparkles_x:7>", v), "🗝️ and :sparkles_x:"},
+		{plainText("**Auto** for all", v), "Auto for all"},
+		{plainText("<@42> thanks <@!43>", v), "@user42 thanks @user43"},
+		{plainText("next bonus <t:1700010800:R>", v), "next bonus in 3 hours"},
+		{plainText("claimed <t:1699999880:R>", v), "claimed 2 minutes ago"},
+		{plainText("on <t:1700010800:f>, <t:1700010800>", v), "on November 15, 2023 1:13 AM, November 15, 2023 1:13 AM"},
+		{plainText("plain 1 < 2 > 0 <t:x>", v), "plain 1 < 2 > 0 <t:x>"},
+		{buttonText(&discordgo.Button{Label: "Play again (0.50)", Emoji: emoji("🔁", "")}, enView), "[🔁 Play again (0.50)]"},
+		{buttonText(&discordgo.Button{Label: "Row 1", Emoji: emoji("▶️", ""), Disabled: true}, enView), "[▶️ Row 1" + greyed + "]"},
+		{buttonText(&discordgo.Button{Label: "Open", Emoji: emoji("clefs_key", "1")}, enView), "[🗝️ Open]"},
+		{buttonText(&discordgo.Button{Label: "Odd", Emoji: emoji("odd", "1")}, enView), "[:odd: Odd]"},
+		{byteSize(0, langEN), "0 B"}, {byteSize(999, langEN), "999 B"}, {byteSize(1000, langEN), "1.0 kB"},
+		{byteSize(2149, langEN), "2.1 kB"}, {byteSize(999_949, langEN), "999.9 kB"}, {byteSize(3_400_000, langEN), "3.4 MB"},
 	} {
-		if got := plainText(tc.in, view{lang: langEN, now: now, loc: time.UTC}); got != tc.want {
-			t.Errorf("plainText(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
-func TestButtonText(t *testing.T) {
-	for _, tc := range []struct {
-		b    discordgo.Button
-		want string
-	}{
-		{discordgo.Button{Label: "Play again (0.50)", Emoji: &discordgo.ComponentEmoji{Name: "🔁"}}, "[🔁 Play again (0.50)]"},
-		{discordgo.Button{Label: "Row 1", Emoji: &discordgo.ComponentEmoji{Name: "▶️"}, Disabled: true}, "[▶️ Row 1" + greyed + "]"},
-		{discordgo.Button{Label: "Open", Emoji: &discordgo.ComponentEmoji{Name: "clefs_key", ID: "1"}}, "[🗝️ Open]"},
-		{discordgo.Button{Label: "Odd", Emoji: &discordgo.ComponentEmoji{Name: "odd", ID: "1"}}, "[:odd: Odd]"},
-	} {
-		if got := buttonText(&tc.b, enView); got != tc.want {
-			t.Errorf("buttonText(%+v) = %q, want %q", tc.b, got, tc.want)
+		if tc.got != tc.want {
+			t.Errorf("case %d: %q, want %q", i, tc.got, tc.want)
 		}
 	}
 }
 
 func TestRenderAttachments(t *testing.T) {
-	for _, tc := range []struct {
-		n    int
-		want string
-	}{{0, "0 B"}, {999, "999 B"}, {1000, "1.0 kB"}, {2149, "2.1 kB"}, {999_949, "999.9 kB"}, {3_400_000, "3.4 MB"}} {
-		if got := byteSize(tc.n, langEN); got != tc.want {
-			t.Errorf("byteSize(%d) = %q, want %q", tc.n, got, tc.want)
-		}
-	}
 	files := []*discordgo.MessageAttachment{{Filename: "clefs-equite-42.json", Size: 2149}, {Filename: "b.txt", Size: 3}}
 	got := renderMessage(&discordgo.Message{Content: "Your export", Attachments: files}, true, enView)
 	if want := "(only you) Your export\n📎 clefs-equite-42.json (2.1 kB)\n📎 b.txt (3 B)\n"; got != want {
