@@ -176,8 +176,8 @@ func TestStoreCommandsRefuseBadPaths(t *testing.T) {
 }
 
 // TestImportForce: a store that holds players takes a dump only with
-// -force, and then refuses, naming it, a player it already has, without
-// changing anything.
+// -force, and then refuses, naming it by its place in the dump, a player
+// it already has, without changing anything; on both stores.
 func TestImportForce(t *testing.T) {
 	dir := t.TempDir()
 	dump := func(users ...uint64) string {
@@ -208,7 +208,7 @@ func TestImportForce(t *testing.T) {
 		}
 		before, _, _ := runCLI(t, append([]string{"export"}, flags...)...)
 		_, err := run("-force", c)
-		if !errors.Is(err, storage.ErrDuplicate) || !strings.Contains(err.Error(), "guild 1, user 2") || !strings.Contains(err.Error(), "nothing was imported") {
+		if !errors.Is(err, storage.ErrDuplicate) || !strings.Contains(err.Error(), "players[1] (guild 1, user 2)") || !strings.Contains(err.Error(), "nothing was imported") {
 			t.Fatalf("import -force of a player the store has: %v, want it named", err)
 		}
 		after, _, _ := runCLI(t, append([]string{"export"}, flags...)...)

@@ -376,23 +376,23 @@ func TestHelp(t *testing.T) {
 			t.Errorf("%d entries, want one per command or subcommand (%d):\n%s", n, leaves, h)
 		}
 	}
-	for _, want := range []string{
-		"  /limits show\n", "  /limits set [stake-day] [stake-week] [loss-day] [loss-week] [reminder]\n",
-		"  /pause <length>\n      Take a break", "      length: 24h (24 hours), 7d (7 days), 30d (30 days), 6m (6 months)\n",
-		"  /admin grant <user> <amount> [reason…]\n      (moderators) Add",
-		"  /fairness verify <ticket>", "row 2", "as <user>",
+	for help, wants := range map[string][]string{
+		en: {
+			"  /limits show\n", "  /limits set [stake-day] [stake-week] [loss-day] [loss-week] [reminder]\n",
+			"  /pause <length>\n      Take a break", "      length: 24h (24 hours), 7d (7 days), 30d (30 days), 6m (6 months)\n",
+			"  /admin grant <user> <amount> [reason…]\n      (moderators) Add",
+			"  /fairness verify <ticket>", "row 2", "as <user>",
+		},
+		fr: {
+			"  /limites regler [mises-jour]", "  /pause <duree>\n      Faire une pause",
+			"      duree : 24h (24 heures), 7d (7 jours), 30d (30 jours), 6m (6 mois)\n",
+			"  /admin crediter <joueur> <montant> [raison…]\n      (modérateurs) Ajouter", "ligne 2", "Session :",
+		},
 	} {
-		if !strings.Contains(en, want) {
-			t.Errorf("English help lacks %q:\n%s", want, en)
-		}
-	}
-	for _, want := range []string{
-		"  /limites regler [mises-jour]", "  /pause <duree>\n      Faire une pause",
-		"      duree : 24h (24 heures), 7d (7 jours), 30d (30 jours), 6m (6 mois)\n",
-		"  /admin crediter <joueur> <montant> [raison…]\n      (modérateurs) Ajouter", "ligne 2", "Session :",
-	} {
-		if !strings.Contains(fr, want) {
-			t.Errorf("French help lacks %q:\n%s", want, fr)
+		for _, want := range wants {
+			if !strings.Contains(help, want) {
+				t.Errorf("help lacks %q:\n%s", want, help)
+			}
 		}
 	}
 	if strings.Contains(fr, "Options go") || strings.Contains(en, "Les options") {
