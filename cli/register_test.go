@@ -9,10 +9,23 @@ import (
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 )
 
+// TestRegister: a global registration keeps the entry point Discord
+// created when Activities were enabled; a guild's is on that guild only;
+// with the Activity configured but the application's Activities off, the
+// other commands are registered and the warning says what to enable; a
+// wrong token is an error.
 func TestRegister(t *testing.T) {
-	srv := registerEnv(t, false)
-
+	srv := registerEnv(t, true)
+	ep, _ := srv.EntryPoint()
 	var out, errOut bytes.Buffer
+	if err := Main(context.Background(), []string{"register"}, &out, &errOut); err != nil {
+		t.Fatalf("register: %v\n%s", err, errOut.String())
+	}
+	if got, _ := srv.EntryPoint(); got == nil || got.ID != ep.ID || len(srv.Commands("")) < 2 {
+		t.Errorf("after a global registration: entry point %+v, %d commands", got, len(srv.Commands("")))
+	}
+
+	srv = registerEnv(t, false)
 	if err := Main(context.Background(), []string{"register", "-guild", "4242"}, &out, &errOut); err != nil {
 		t.Fatalf("register: %v\n%s", err, errOut.String())
 	}
@@ -36,20 +49,6 @@ func TestRegister(t *testing.T) {
 	err := Main(context.Background(), []string{"register"}, &out, &errOut)
 	if err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("register with a wrong token = %v, want a 401", err)
-	}
-}
-
-// TestRegisterKeepsTheEntryPoint: a global `clefs register` keeps the
-// entry point Discord created when Activities were enabled.
-func TestRegisterKeepsTheEntryPoint(t *testing.T) {
-	srv := registerEnv(t, true)
-	ep, _ := srv.EntryPoint()
-	var out, errOut bytes.Buffer
-	if err := Main(context.Background(), []string{"register"}, &out, &errOut); err != nil {
-		t.Fatalf("register: %v\n%s", err, errOut.String())
-	}
-	if got, _ := srv.EntryPoint(); got == nil || got.ID != ep.ID || len(srv.Commands("")) < 2 {
-		t.Errorf("after a global registration: entry point %+v, %d commands", got, len(srv.Commands("")))
 	}
 }
 

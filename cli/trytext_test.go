@@ -242,13 +242,10 @@ func TestTimeStyles(t *testing.T) {
 		{"t", "4:04 PM", "16:04", paris}, // the viewer's time zone
 		{"R", "in 3 hours", "dans 3 heures", time.UTC},
 	} {
-		for _, l := range []struct {
-			lang tryLang
-			want string
-		}{{langEN, tc.en}, {langFR, tc.fr}} {
-			v := view{lang: l.lang, now: at.Add(-3 * time.Hour), loc: tc.loc}
-			if got := discordTime(at, tc.style, v); got != l.want {
-				t.Errorf("discordTime(%q, %s, %v) = %q, want %q", tc.style, l.lang.code(), tc.loc, got, l.want)
+		for l, want := range map[tryLang]string{langEN: tc.en, langFR: tc.fr} {
+			v := view{lang: l, now: at.Add(-3 * time.Hour), loc: tc.loc}
+			if got := discordTime(at, tc.style, v); got != want {
+				t.Errorf("discordTime(%q, %s, %v) = %q, want %q", tc.style, l.code(), tc.loc, got, want)
 			}
 		}
 	}
