@@ -310,9 +310,10 @@ func TestVerifyExport(t *testing.T) {
 	}
 }
 
-// TestVerifyExportRefuses: a missing file, a broken dump, a store's file
-// and a record the dump cannot hold are errors that name the cause and,
-// for the store, how to export from it.
+// TestVerifyExportRefuses: a missing file, a broken dump, a store's file,
+// a record the dump cannot hold (first or in the middle) and a player twice
+// are errors (exit 1, nothing printed) that name the cause and, for the
+// store, how to export from it.
 func TestVerifyExportRefuses(t *testing.T) {
 	dir := t.TempDir()
 	broken := filepath.Join(dir, "broken.json")
@@ -323,15 +324,30 @@ func TestVerifyExportRefuses(t *testing.T) {
 	bad.Player.Balance++ // the books no longer balance
 	store := filepath.Join(dir, "clefs.db")
 	openStore(t, "", store).Close()
-	for _, tc := range []struct{ path, want string }{
-		{store, "is a store file, not an export: export from it first, one player's public export (clefs export -public -data " + store},
-		{filepath.Join(dir, "missing.json"), "no such file"},
-		{broken, "read dump"},
-		{v3, "dump version 3, which this release no longer reads: convert it with clefs 0.3.0 first"},
-		{writeDump(t, bad), "players[0] (guild 1, user 1)"},
+	// A wrong player in the middle of a dump, which verify reads a player at
+	// a time, fails it as a wrong first player does.
+	rng := rand.NewChaCha8([32]byte{5})
+	var players []storage.DecodedPlayer
+	for u := range 3 {
+		players = append(players, fairPlayer(t, storage.PlayerID{Guild: 1, User: uint64(u + 1)}, rng, 8, 5))
+	}
+	middle := slices.Clone(players)
+	middle[1].Player.Balance++
+	players[1] = players[0] // the same player twice
+	for _, tc := range []struct {
+		path, want string
+		is         error
+	}{
+		{store, "is a store file, not an export: export from it first, one player's public export (clefs export -public -data " + store, nil},
+		{filepath.Join(dir, "missing.json"), "no such file", nil},
+		{broken, "read dump", nil},
+		{v3, "dump version 3, which this release no longer reads: convert it with clefs 0.3.0 first", nil},
+		{writeDump(t, bad), "players[0] (guild 1, user 1)", storage.ErrInvalid},
+		{writeDump(t, middle...), "players[1] (guild 1, user 2)", storage.ErrInvalid},
+		{writeDump(t, players...), "players[1] (guild 1, user 1)", storage.ErrDuplicate},
 	} {
 		out, _, err := runCLI(t, "verify", "-export", tc.path)
-		if ExitCode(err) != 1 || !strings.Contains(err.Error(), tc.want) || out != "" {
+		if ExitCode(err) != 1 || !strings.Contains(err.Error(), tc.want) || tc.is != nil && !errors.Is(err, tc.is) || out != "" {
 			t.Errorf("verify -export %s: err %v, output %q; want %q", filepath.Base(tc.path), err, out, tc.want)
 		}
 	}
@@ -619,27 +635,6 @@ func numberGrammar(t testing.TB, path string) [][2]string {
 		rows = append(rows, [2]string{in, want})
 	}
 	return rows
-}
-
-// TestVerifyExportBrokenMiddle: a wrong player in the middle of a dump,
-// which verify reads a player at a time, fails it as a wrong first player
-// does: exit status 1, the error naming the record, nothing printed.
-func TestVerifyExportBrokenMiddle(t *testing.T) {
-	rng := rand.NewChaCha8([32]byte{5})
-	var players []storage.DecodedPlayer
-	for u := range 3 {
-		players = append(players, fairPlayer(t, storage.PlayerID{Guild: 1, User: uint64(u + 1)}, rng, 8, 5))
-	}
-	players[1].Player.Balance++ // the books no longer balance
-	out, _, err := runCLI(t, "verify", "-export", writeDump(t, players...))
-	if ExitCode(err) != 1 || !errors.Is(err, storage.ErrInvalid) || !strings.Contains(err.Error(), "players[1] (guild 1, user 2)") || out != "" {
-		t.Errorf("err %v, output %q; want players[1] named and no output", err, out)
-	}
-	players[1] = players[0] // the same player twice
-	out, _, err = runCLI(t, "verify", "-export", writeDump(t, players...))
-	if !errors.Is(err, storage.ErrDuplicate) || !strings.Contains(err.Error(), "players[1] (guild 1, user 1)") || out != "" {
-		t.Errorf("a player twice: err %v, output %q", err, out)
-	}
 }
 
 // TestSeedDraws: the drawer verify -export keys once per seed draws what
