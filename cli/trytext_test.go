@@ -213,11 +213,10 @@ func TestTimeRelative(t *testing.T) {
 		{365 * 24 * time.Hour, "in 1 year", "dans 1 an"},
 		{-3 * 365 * 24 * time.Hour, "3 years ago", "il y a 3 ans"},
 	} {
-		if got := relativeTime(tc.d, langEN); got != tc.en {
-			t.Errorf("relativeTime(%v, en) = %q, want %q", tc.d, got, tc.en)
-		}
-		if got := relativeTime(tc.d, langFR); got != tc.fr {
-			t.Errorf("relativeTime(%v, fr) = %q, want %q", tc.d, got, tc.fr)
+		for l, want := range map[tryLang]string{langEN: tc.en, langFR: tc.fr} {
+			if got := relativeTime(tc.d, l); got != want {
+				t.Errorf("relativeTime(%v, %s) = %q, want %q", tc.d, l.code(), got, want)
+			}
 		}
 	}
 }
