@@ -53,34 +53,29 @@ func settingsPatchOf(o opts) (game.SettingsPatch, error) {
 	if sp.MaxStakeDay != nil && *sp.MaxStakeDay > game.MaxLimit {
 		return sp, userErr("err_limit_amount", map[string]any{"Max": formatAmount(game.MaxLimit, false)})
 	}
-	intOpt := func(name string, lo, hi int) (int, bool, error) {
+	// integer reads option name, from 0 to hi, into set.
+	integer := func(name string, hi int, set func(n int)) error {
 		n, present, ok := o.integer(name)
-		if !present {
-			return 0, false, nil
+		switch {
+		case !present:
+			return nil
+		case !ok || n < 0 || n > int64(hi):
+			return userErr("err_setting_range", map[string]any{"Name": name, "Min": 0, "Max": hi})
 		}
-		if !ok || n < int64(lo) || n > int64(hi) {
-			return 0, true, userErr("err_setting_range", map[string]any{"Name": name, "Min": lo, "Max": hi})
-		}
-		return int(n), true, nil
+		set(int(n))
+		return nil
 	}
-	if n, ok, err := intOpt("min-interval", 0, int(game.MaxMinInterval/time.Second)); err != nil {
+	if err := integer("min-interval", int(game.MaxMinInterval/time.Second), func(n int) { sp.MinInterval = new(time.Duration(n) * time.Second) }); err != nil {
 		return sp, err
-	} else if ok {
-		sp.MinInterval = new(time.Duration(n) * time.Second)
 	}
-	if n, ok, err := intOpt("reality-plays", 0, game.MaxRealityPlay); err != nil {
+	if err := integer("reality-plays", game.MaxRealityPlay, func(n int) { sp.RealityPlays = &n }); err != nil {
 		return sp, err
-	} else if ok {
-		sp.RealityPlays = &n
 	}
-	if n, ok, err := intOpt("reality-minutes", 0, int(game.MaxReminder/time.Minute)); err != nil {
+	if err := integer("reality-minutes", int(game.MaxReminder/time.Minute), func(n int) { sp.RealityEvery = new(time.Duration(n) * time.Minute) }); err != nil {
 		return sp, err
-	} else if ok {
-		d := time.Duration(n) * time.Minute
-		if game.CheckReminder(d) != nil {
-			return sp, userErr("err_setting_range", map[string]any{"Name": "reality-minutes", "Min": int(game.MinReminder / time.Minute), "Max": int(game.MaxReminder / time.Minute)})
-		}
-		sp.RealityEvery = &d
+	}
+	if sp.RealityEvery != nil && game.CheckReminder(*sp.RealityEvery) != nil {
+		return sp, userErr("err_setting_range", map[string]any{"Name": "reality-minutes", "Min": int(game.MinReminder / time.Minute), "Max": int(game.MaxReminder / time.Minute)})
 	}
 	return sp, nil
 }
@@ -120,11 +115,6 @@ func (o opts) lookup(name string, typ discordgo.ApplicationCommandOptionType) (v
 		}
 	}
 	return nil, false, false
-}
-
-func (o opts) get(name string, typ discordgo.ApplicationCommandOptionType) (any, bool) {
-	v, _, ok := o.lookup(name, typ)
-	return v, ok
 }
 
 // integer reads an integer option as lookup does.
@@ -197,13 +187,13 @@ func (o opts) textChannel(id uint64) bool {
 }
 
 func (o opts) str(name string) (string, bool) {
-	v, ok := o.get(name, discordgo.ApplicationCommandOptionString)
+	v, _, ok := o.lookup(name, discordgo.ApplicationCommandOptionString)
 	s, _ := v.(string)
 	return s, ok
 }
 
 func (o opts) boolean(name string) (bool, bool) {
-	v, ok := o.get(name, discordgo.ApplicationCommandOptionBoolean)
+	v, _, ok := o.lookup(name, discordgo.ApplicationCommandOptionBoolean)
 	b, _ := v.(bool)
 	return b, ok
 }
@@ -221,7 +211,7 @@ func (o opts) snowflake(name string) (id uint64, present, ok bool) {
 
 // player reads a user option; bots are refused.
 func (o opts) player(name string) (uint64, error) {
-	v, ok := o.get(name, discordgo.ApplicationCommandOptionUser)
+	v, _, ok := o.lookup(name, discordgo.ApplicationCommandOptionUser)
 	s, _ := v.(string)
 	if !ok {
 		return 0, userErr("err_bad_option", nil)

@@ -206,12 +206,7 @@ func (a *jobs) resetPlayers(ctx context.Context, guild uint64, op string, start 
 	return count, errors.Join(errs...)
 }
 
-var (
-	errStopped = errors.New("stopped (test)") // jobConfig.stopAt
-	// errLost: the lease went to another process, or the job ended
-	// elsewhere; this process stops it without error.
-	errLost = errors.New("lease lost")
-)
+var errStopped = errors.New("stopped (test)") // jobConfig.stopAt
 
 // runReset runs the guild's reset-guild, if it can take its lease: it
 // resets the players after the last one recorded, batch by batch,
@@ -232,12 +227,10 @@ func (a *jobs) runReset(stop context.Context, c jobConfig, guild uint64) error {
 	}
 	op := r.Op
 	ap, err := a.runGuild(ctx, guild, op, game.Lease{Holder: c.holder, TTL: c.lease})
-	switch {
-	case errors.Is(err, game.ErrLeaseHeld), errors.Is(err, game.ErrNoReset):
-		return nil
-	case err != nil:
-		return fmt.Errorf("take the lease: %w", err)
-	case ap.Repeated:
+	if err != nil {
+		return nilIfLost(fmt.Errorf("take the lease: %w", err))
+	}
+	if ap.Repeated {
 		return nil
 	}
 	set, err := a.settings(ctx, guild)
@@ -256,18 +249,6 @@ func (a *jobs) runReset(stop context.Context, c jobConfig, guild uint64) error {
 	}
 	log := a.log.With("guild", guild, "op", op, "holder", c.holder)
 	log.Info("commands: reset-guild running", "after", after, "left", len(users))
-	var (
-		n    int64  // players reset in the batch
-		last uint64 // the batch's last user
-	)
-	progress := func() error {
-		_, err := a.runGuild(ctx, guild, op, game.Progress{Holder: c.holder, After: last, Count: n, TTL: c.lease})
-		if errors.Is(err, game.ErrLeaseHeld) || errors.Is(err, game.ErrNoReset) {
-			return errLost
-		}
-		n = 0
-		return err
-	}
 	for start := 0; start < len(users); start += c.batch {
 		if err := stop.Err(); err != nil {
 			return err
@@ -284,8 +265,8 @@ func (a *jobs) runReset(stop context.Context, c jobConfig, guild uint64) error {
 		if stop {
 			return errStopped
 		}
-		n, last = done, batch[len(batch)-1]
-		if err := progress(); err != nil {
+		_, err = a.runGuild(ctx, guild, op, game.Progress{Holder: c.holder, After: batch[len(batch)-1], Count: done, TTL: c.lease})
+		if err != nil {
 			return nilIfLost(err)
 		}
 	}
@@ -299,8 +280,10 @@ func (a *jobs) runReset(stop context.Context, c jobConfig, guild uint64) error {
 	return nil
 }
 
+// nilIfLost is nil when err says the lease went to another process, or
+// the job ended elsewhere: this process stops it without error.
 func nilIfLost(err error) error {
-	if errors.Is(err, errLost) || errors.Is(err, game.ErrLeaseHeld) || errors.Is(err, game.ErrNoReset) {
+	if errors.Is(err, game.ErrLeaseHeld) || errors.Is(err, game.ErrNoReset) {
 		return nil
 	}
 	return err
