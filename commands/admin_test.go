@@ -131,9 +131,7 @@ func TestAdminBadOptions(t *testing.T) {
 	}
 }
 
-func TestAdminResetAndSettings(t *testing.T) { eachStore(t, testAdminResetAndSettings) }
-
-func testAdminResetAndSettings(t *testing.T, newEnv func(testing.TB) *env) {
+func TestAdminResetAndSettings(t *testing.T) {
 	e := newEnv(t)
 	e.slash(bob, "en-US", "play")
 	h := e.admin(moderator, modPermsSet, "reset", opt{"user", optUser, "1000000000000000002"}, opt{"reason", optString, "cheating"})
@@ -176,10 +174,6 @@ func testAdminResetAndSettings(t *testing.T, newEnv func(testing.TB) *env) {
 }
 
 func TestAdminResetGuildNeedsConfirmation(t *testing.T) {
-	eachStore(t, testAdminResetGuildNeedsConfirmation)
-}
-
-func testAdminResetGuildNeedsConfirmation(t *testing.T, newEnv func(testing.TB) *env) {
 	e := newEnv(t)
 	e.slash(alice, "en-US", "play")
 	e.slash(bob, "en-US", "play")
@@ -229,9 +223,7 @@ func testAdminResetGuildNeedsConfirmation(t *testing.T, newEnv func(testing.TB) 
 	}
 }
 
-func TestDailyCooldown(t *testing.T) { eachStore(t, testDailyCooldown) }
-
-func testDailyCooldown(t *testing.T, newEnv func(testing.TB) *env) {
+func TestDailyCooldown(t *testing.T) {
 	e := newEnv(t)
 	h := e.slash(alice, "en-US", "daily")
 	if !strings.Contains(h.text(), "5.00 credits") {
@@ -245,9 +237,7 @@ func testDailyCooldown(t *testing.T, newEnv func(testing.TB) *env) {
 	}
 }
 
-func TestInfoCommands(t *testing.T) { eachStore(t, testInfoCommands) }
-
-func testInfoCommands(t *testing.T, newEnv func(testing.TB) *env) {
+func TestInfoCommands(t *testing.T) {
 	e := newEnv(t)
 	e.slash(alice, "en-US", "play")
 	e.slash(bob, "en-US", "daily")
@@ -283,9 +273,7 @@ func TestAdminDebitReadsAsALoss(t *testing.T) {
 	}
 }
 
-func TestHistoryShowsAWinsPrize(t *testing.T) { eachStore(t, testHistoryShowsAWinsPrize) }
-
-func testHistoryShowsAWinsPrize(t *testing.T, newEnv func(testing.TB) *env) {
+func TestHistoryShowsAWinsPrize(t *testing.T) {
 	e := newEnv(t)
 	e.drawer.setWant(func(o game.Outcome) bool { return o.Tier == game.TierBarrel })
 	h := e.slash(alice, "fr", "play")

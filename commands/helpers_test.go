@@ -209,12 +209,6 @@ func newEnv(tb testing.TB) *env {
 	return e
 }
 
-// eachStore runs test with newEnv, on the embedded store, which
-// storage/storetest holds to the contract like every store.
-func eachStore(t *testing.T, test func(t *testing.T, newEnv func(testing.TB) *env)) {
-	test(t, newEnv)
-}
-
 // open makes a fresh App over the store.
 func (e *env) open() {
 	e.t.Helper()
@@ -479,14 +473,10 @@ func (h *handled) message() *discordgo.Message {
 
 // buttons lists the reply's buttons.
 func (h *handled) buttons() []discordgo.Button {
-	var out []discordgo.Button
 	if h.r.Data == nil {
 		return nil
 	}
-	for _, c := range h.r.Data.Components {
-		out = append(out, rowButtons(c)...)
-	}
-	return out
+	return rowButtons(h.r.Data.Components...)
 }
 
 // button returns the button whose custom ID starts with prefix.
@@ -589,28 +579,11 @@ func checkLimits(tb testing.TB, r *discordgo.InteractionResponse) {
 	}
 }
 
-// rowButtons returns the buttons of an action row, whether it was decoded
-// from JSON (pointers) or built in memory (values).
-func rowButtons(c discordgo.MessageComponent) []discordgo.Button {
-	var comps []discordgo.MessageComponent
-	switch r := c.(type) {
-	case *discordgo.ActionsRow:
-		if r != nil {
-			comps = r.Components
-		}
-	case discordgo.ActionsRow:
-		comps = r.Components
-	}
+// rowButtons returns the buttons of cs (Buttons), as values.
+func rowButtons(cs ...discordgo.MessageComponent) []discordgo.Button {
 	var out []discordgo.Button
-	for _, c := range comps {
-		switch b := c.(type) {
-		case *discordgo.Button:
-			if b != nil {
-				out = append(out, *b)
-			}
-		case discordgo.Button:
-			out = append(out, b)
-		}
+	for b := range Buttons(cs) {
+		out = append(out, *b)
 	}
 	return out
 }

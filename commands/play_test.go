@@ -34,15 +34,10 @@ func gridRows(tb testing.TB, h *handled) [3][3]string {
 	return rows
 }
 
-// checkTruthful checks that the card shows exactly the stored ticket: the
-// revealed rows' symbols, hidden cells elsewhere, the revealed rows' buttons
-// disabled, and the balance the credits paid imply.
+// checkTruthful checks that alice's card shows exactly the stored ticket:
+// the revealed rows' symbols, hidden cells elsewhere, the revealed rows'
+// buttons disabled, and the balance the credits paid imply.
 func checkTruthful(tb testing.TB, a *App, h *handled, p game.Player) {
-	checkTruthfulOf(tb, a, h, alice, p)
-}
-
-// checkTruthfulOf is checkTruthful for the card of user.
-func checkTruthfulOf(tb testing.TB, a *App, h *handled, user uint64, p game.Player) {
 	tb.Helper()
 	t := p.Ticket
 	if t == nil {
@@ -60,7 +55,7 @@ func checkTruthfulOf(tb testing.TB, a *App, h *handled, user uint64, p game.Play
 				tb.Errorf("row %d col %d shows %q, stored %q (ticket %+v)", r, c, rows[r][c], want, t)
 			}
 		}
-		b := h.mustButton(rowID(user, t.ID, r))
+		b := h.mustButton(rowID(alice, t.ID, r))
 		if b.Disabled != shown {
 			tb.Errorf("row %d button disabled=%v, row shown=%v", r, b.Disabled, shown)
 		}
@@ -80,9 +75,7 @@ func checkTruthfulOf(tb testing.TB, a *App, h *handled, user uint64, p game.Play
 	}
 }
 
-func TestPlayRowByRow(t *testing.T) { eachStore(t, testPlayRowByRow) }
-
-func testPlayRowByRow(t *testing.T, newEnv func(testing.TB) *env) {
+func TestPlayRowByRow(t *testing.T) {
 	e := newEnv(t)
 	h := e.slash(alice, "en-US", "play")
 	if h.r.Type != discordgo.InteractionResponseChannelMessageWithSource || h.ephemeral() {
@@ -130,9 +123,7 @@ func revealedAfter(k int, order []int) game.RowMask {
 	return m
 }
 
-func TestPlayAutoAndPlayAgain(t *testing.T) { eachStore(t, testPlayAutoAndPlayAgain) }
-
-func testPlayAutoAndPlayAgain(t *testing.T, newEnv func(testing.TB) *env) {
+func TestPlayAutoAndPlayAgain(t *testing.T) {
 	e := newEnv(t)
 	h := e.slash(alice, "en-US", "play")
 	want := startCents - game.Stake
@@ -169,9 +160,7 @@ func testPlayAutoAndPlayAgain(t *testing.T, newEnv func(testing.TB) *env) {
 	}
 }
 
-func TestDoubleClickDrawsAndPaysOnce(t *testing.T) { eachStore(t, testDoubleClickDrawsAndPaysOnce) }
-
-func testDoubleClickDrawsAndPaysOnce(t *testing.T, newEnv func(testing.TB) *env) {
+func TestDoubleClickDrawsAndPaysOnce(t *testing.T) {
 	for _, kind := range []string{"auto", "row", "again"} {
 		t.Run(kind, func(t *testing.T) {
 			e := newEnv(t)
@@ -186,19 +175,7 @@ func testDoubleClickDrawsAndPaysOnce(t *testing.T, newEnv func(testing.TB) *env)
 				h = e.click(alice, h.message(), id)
 				id = againID(alice, p.Ticket.ID)
 			}
-			msg := h.message()
-			var wg sync.WaitGroup
-			results := make([]*handled, 8)
-			for k := range results {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					rec := &recorder{}
-					e.app.Handle(context.Background(), rec, e.clickPayloadSafe(alice, msg, id))
-					results[k] = &handled{t: t, rec: rec, r: rec.responses[0]}
-				}()
-			}
-			wg.Wait()
+			results := e.clickAtOnce(8, h.message(), id)
 			for _, r := range results[1:] {
 				if r.text() != results[0].text() {
 					t.Fatalf("double click rendered different cards:\n%s\n---\n%s", results[0].text(), r.text())
@@ -232,12 +209,6 @@ func testDoubleClickDrawsAndPaysOnce(t *testing.T, newEnv func(testing.TB) *env)
 	}
 }
 
-// clickPayloadSafe builds a click from a goroutine (env.seq is not locked).
-func (e *env) clickPayloadSafe(user uint64, msg *discordgo.Message, id string) *discordgo.Interaction {
-	i := e.clickPayloadLocked(user, msg, id)
-	return i
-}
-
 var payloadMu sync.Mutex
 
 // clickOnCard builds, from any goroutine, a click on id from a card that
@@ -246,15 +217,29 @@ func (e *env) clickOnCard(user uint64, id string) *discordgo.Interaction {
 	return e.clickPayloadLocked(user, cardWith(id), id)
 }
 
+// clickAtOnce has alice click id on msg n times at once, and returns the
+// first response of each click.
+func (e *env) clickAtOnce(n int, msg *discordgo.Message, id string) []*handled {
+	res := make([]*handled, n)
+	var wg sync.WaitGroup
+	for k := range res {
+		wg.Go(func() {
+			rec := &recorder{}
+			e.app.Handle(context.Background(), rec, e.clickPayloadLocked(alice, msg, id))
+			res[k] = &handled{t: e.t, rec: rec, r: rec.responses[0]}
+		})
+	}
+	wg.Wait()
+	return res
+}
+
 func (e *env) clickPayloadLocked(user uint64, msg *discordgo.Message, id string) *discordgo.Interaction {
 	payloadMu.Lock()
 	defer payloadMu.Unlock()
 	return e.clickPayload(user, memberPerms, "en-US", msg, id)
 }
 
-func TestSomeoneElsesButtons(t *testing.T) { eachStore(t, testSomeoneElsesButtons) }
-
-func testSomeoneElsesButtons(t *testing.T, newEnv func(testing.TB) *env) {
+func TestSomeoneElsesButtons(t *testing.T) {
 	e := newEnv(t)
 	h := e.slash(alice, "en-US", "play")
 	p := e.player(alice)
@@ -388,9 +373,7 @@ func TestOpenTicketIsResumed(t *testing.T) {
 	}
 }
 
-func TestChestFlow(t *testing.T) { eachStore(t, testChestFlow) }
-
-func testChestFlow(t *testing.T, newEnv func(testing.TB) *env) {
+func TestChestFlow(t *testing.T) {
 	e := newEnv(t)
 	e.drawer.setWant(func(o game.Outcome) bool { return o.Key })
 	h := e.slash(alice, "en-US", "play")
@@ -424,19 +407,7 @@ func testChestFlow(t *testing.T, newEnv func(testing.TB) *env) {
 
 	// Open it twice at once: paid once, same card.
 	before := p.Balance
-	msg := h.message()
-	var wg sync.WaitGroup
-	res := make([]*handled, 4)
-	for k := range res {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rec := &recorder{}
-			e.app.Handle(context.Background(), rec, e.clickPayloadLocked(alice, msg, chestBtn.CustomID))
-			res[k] = &handled{t: t, rec: rec, r: rec.responses[0]}
-		}()
-	}
-	wg.Wait()
+	res := e.clickAtOnce(4, h.message(), chestBtn.CustomID)
 	p = e.player(alice)
 	if p.ChestDue || p.LastChest == nil || p.Balance != before+p.LastChest.Prize || p.Stats.Chests != 1 {
 		t.Fatalf("after opening: %+v", p)
@@ -463,9 +434,7 @@ func testChestFlow(t *testing.T, newEnv func(testing.TB) *env) {
 	checkTruthful(t, e.app, h, e.player(alice))
 }
 
-func TestInsufficientFunds(t *testing.T) { eachStore(t, testInsufficientFunds) }
-
-func testInsufficientFunds(t *testing.T, newEnv func(testing.TB) *env) {
+func TestInsufficientFunds(t *testing.T) {
 	e := newEnv(t)
 	e.setBalance(alice, 20)
 	h := e.handle(e.slashPayload(alice, memberPerms, "fr", "play", ""))
@@ -511,9 +480,7 @@ func TestChannelRestrictionAndEphemeralPlays(t *testing.T) {
 	}
 }
 
-func TestRestartKeepsButtonsWorking(t *testing.T) { eachStore(t, testRestartKeepsButtonsWorking) }
-
-func testRestartKeepsButtonsWorking(t *testing.T, newEnv func(testing.TB) *env) {
+func TestRestartKeepsButtonsWorking(t *testing.T) {
 	e := newEnv(t)
 	h := e.slash(alice, "en-US", "play")
 	p := e.player(alice)
@@ -535,9 +502,7 @@ func testRestartKeepsButtonsWorking(t *testing.T, newEnv func(testing.TB) *env) 
 // the chest is due while the ticket still has hidden rows. The card does not
 // give it away; the ticket can be finished, the chest opened, and play go on,
 // charging exactly one stake per ticket.
-func TestChestDueWithRowsHidden(t *testing.T) { eachStore(t, testChestDueWithRowsHidden) }
-
-func testChestDueWithRowsHidden(t *testing.T, newEnv func(testing.TB) *env) {
+func TestChestDueWithRowsHidden(t *testing.T) {
 	e := newEnv(t)
 	e.drawer.setWant(func(o game.Outcome) bool { return o.Key })
 	h := e.slash(alice, "en-US", "play")

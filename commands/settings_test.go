@@ -21,10 +21,6 @@ func playIsRefused(tb testing.TB, e *env) (refused, ephemeral bool) {
 // the clock moving. (With storage/settingscache in front, as the
 // composition root wraps it, the cache must drop the guild on UpdateGuild.)
 func TestAdminSettingsApplyToPlays(t *testing.T) {
-	eachStore(t, testAdminSettingsApplyToPlays)
-}
-
-func testAdminSettingsApplyToPlays(t *testing.T, newEnv func(testing.TB) *env) {
 	e := newEnv(t)
 	if refused, eph := playIsRefused(t, e); refused || eph {
 		t.Fatalf("default settings: refused=%v ephemeral=%v, want a public play", refused, eph)
