@@ -170,7 +170,7 @@ func New(cfg Config, store storage.Store) *App {
 	a.desk = &desk{steps: st, renderer: a.renderer, plays: pl, account: acc, cat: a.cat, players: &a.players, timeout: cfg.Timeout, post: cfg.Announce, mutes: map[uint64]time.Time{}}
 
 	r := &a.routes
-	r.wrap = func(h handlerFunc) handlerFunc { return chain(h, a.timed, a.delivered, recovered) }
+	r.wrap = func(h handlerFunc) handlerFunc { return a.timed(a.delivered(recovered(h))) }
 	r.commands, r.buttons = map[string]route{}, map[buttonKind]route{}
 	for _, c := range []*command{
 		pl.playCommand(), acc.balanceCommand(), (&rules{renderer: a.renderer, cat: a.cat}).rulesCommand(), acc.leaderboardCommand(),

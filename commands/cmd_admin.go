@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -480,11 +479,9 @@ func settingValueIn(l *lang, v string) string {
 	if id := settingValues[v]; id != "" {
 		return l.T(id, nil)
 	}
-	if units, cents, ok := strings.Cut(strings.ReplaceAll(v, ",", ""), "."); ok && len(cents) == 2 {
-		u, err1 := strconv.ParseInt(units, 10, 64)
-		c, err2 := strconv.ParseUint(cents, 10, 8)
-		if err1 == nil && err2 == nil && u >= 0 && u < math.MaxInt64/100 {
-			return l.Amount(u*100 + int64(c))
+	if s := strings.ReplaceAll(v, ",", ""); len(s) > 3 && s[len(s)-3] == '.' {
+		if cents, err := game.ParseCredits(s, game.CreditSyntax{Max: math.MaxInt64}); err == nil {
+			return l.Amount(cents)
 		}
 	}
 	return v

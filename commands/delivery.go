@@ -28,17 +28,6 @@ import (
 // Panics are recovered once per goroutine: by recovered, by guard in the
 // timers' and the continuation's, and by the transport on the caller's.
 
-// middleware wraps a handler with one delivery guarantee.
-type middleware func(handlerFunc) handlerFunc
-
-// chain returns h wrapped in mws, the first outermost.
-func chain(h handlerFunc, mws ...middleware) handlerFunc {
-	for i := len(mws) - 1; i >= 0; i-- {
-		h = mws[i](h)
-	}
-	return h
-}
-
 // recovered turns what a handler must not do, panic or return neither a
 // reply nor an error, into an internal error.
 func recovered(next handlerFunc) handlerFunc {

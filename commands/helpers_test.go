@@ -437,13 +437,16 @@ func (h *handled) ephemeral() bool {
 }
 
 // text is everything the reply shows as text.
-func (h *handled) text() string {
-	if h.r.Data == nil {
+func (h *handled) text() string { return dataText(h.r.Data) }
+
+// dataText is everything d shows as text.
+func dataText(d *discordgo.InteractionResponseData) string {
+	if d == nil {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(h.r.Data.Content)
-	for _, e := range h.r.Data.Embeds {
+	b.WriteString(d.Content)
+	for _, e := range d.Embeds {
 		b.WriteString("\n" + e.Title + "\n" + e.Description)
 		for _, f := range e.Fields {
 			b.WriteString("\n" + f.Name + ": " + f.Value)

@@ -186,19 +186,14 @@ func waitFor(rec *recorder, cond func() bool) {
 
 // editText is the text an edit shows.
 func editText(e *discordgo.WebhookEdit) string {
-	var b strings.Builder
+	d := &discordgo.InteractionResponseData{}
 	if e.Content != nil {
-		b.WriteString(*e.Content)
+		d.Content = *e.Content
 	}
 	if e.Embeds != nil {
-		for _, em := range *e.Embeds {
-			b.WriteString("\n" + em.Title + "\n" + em.Description)
-			for _, f := range em.Fields {
-				b.WriteString("\n" + f.Name + ": " + f.Value)
-			}
-		}
+		d.Embeds = *e.Embeds
 	}
-	return b.String()
+	return dataText(d)
 }
 
 func grantOpts() []opt {

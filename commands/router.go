@@ -7,7 +7,7 @@ import "github.com/bwmarrin/discordgo"
 // handler wrapped once in the delivery chain (delivery.go). Registration
 // panics on a duplicate, or a kind routed and laid out not both.
 type router struct {
-	wrap     middleware
+	wrap     func(handlerFunc) handlerFunc
 	commands map[string]route
 	buttons  map[buttonKind]route
 	launch   handlerFunc // the entry-point command's, whatever its name

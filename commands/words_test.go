@@ -116,18 +116,6 @@ func renderAmount(l *lang, id string, cents int64) string {
 	return l.T(id, data)
 }
 
-func (c *catalog) byName(tb testing.TB, name string) *lang {
-	tb.Helper()
-	switch name {
-	case "en":
-		return c.en
-	case "fr":
-		return c.fr
-	}
-	tb.Fatalf("no language %q", name)
-	return nil
-}
-
 // TestCountedMessages renders every plural message at 0, 1 and 2, and
 // credits at 0, 0.01, 0.50, 1.00, 1.50, 2.00 and below zero, in both
 // languages, and checks that the table leaves out no plural message.
@@ -136,7 +124,7 @@ func TestCountedMessages(t *testing.T) {
 	seen := map[string]bool{}
 	for _, tc := range countedTable {
 		seen[tc.id+"/"+tc.lang] = true
-		if got := renderCount(c.byName(t, tc.lang), tc.id, tc.n); got != tc.want {
+		if got := renderCount(c.forLocale(discordgo.Locale(tc.lang)), tc.id, tc.n); got != tc.want {
 			t.Errorf("%s %s at %d:\n got  %q\n want %q", tc.lang, tc.id, tc.n, got, tc.want)
 		}
 	}
@@ -161,7 +149,7 @@ func TestAmountMessages(t *testing.T) {
 	for _, tc := range amountTable {
 		seen[tc.id+"/"+tc.lang] = true
 		for i, cents := range []int64{50, 100, 200} {
-			if got := renderAmount(c.byName(t, tc.lang), tc.id, cents); got != tc.want[i] {
+			if got := renderAmount(c.forLocale(discordgo.Locale(tc.lang)), tc.id, cents); got != tc.want[i] {
 				t.Errorf("%s %s at %d cents:\n got  %q\n want %q", tc.lang, tc.id, cents, got, tc.want[i])
 			}
 		}
