@@ -316,18 +316,6 @@ func TestDailyCooldownSaysWhen(t *testing.T) {
 	e.slash(alice, "en-US", "daily").expectUserError(timestamp(next.Unix(), "R"))
 }
 
-func TestApologyIsHonest(t *testing.T) {
-	c := testCatalog(t)
-	for _, l := range []*lang{c.en, c.fr} {
-		if s := l.T(apology("play"), nil); !strings.Contains(s, "twice") && !strings.Contains(s, "deux fois") {
-			t.Errorf("player apology %q does not say a retry is safe", s)
-		}
-		if s := l.T(apology("admin grant"), nil); !strings.Contains(s, "/admin") {
-			t.Errorf("moderator apology %q does not send to the audit log", s)
-		}
-	}
-}
-
 // askResetGuild has alice and bob play, then asks for a reset-guild in the
 // message id, and returns that message and its confirm button's custom ID.
 func askResetGuild(e *env, id string) (*discordgo.Message, string) {

@@ -496,9 +496,14 @@ func TestTokenExpiry(t *testing.T) {
 	}
 }
 
+// TestLateMessagesAreHonest: a player's apology says a retry is safe; a
+// moderator's, late or not, sends to /admin player, not the audit log.
 func TestLateMessagesAreHonest(t *testing.T) {
 	c := testCatalog(t)
 	for _, l := range []*lang{c.en, c.fr} {
+		if s := l.T(apology("play"), nil); !strings.Contains(s, "twice") && !strings.Contains(s, "deux fois") {
+			t.Errorf("player apology %q does not say a retry is safe", s)
+		}
 		for _, kind := range []string{"admin grant", "admin set-balance", "admin reset"} {
 			for _, id := range []string{apology(kind), lateApology(kind), lateGaveUp(kind)} {
 				s := l.T(id, nil)

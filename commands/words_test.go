@@ -27,19 +27,22 @@ import (
 // the plural from 2; English the singular at 1 only ("1 key", "1.00
 // credit"), the plural at 0, 2 and any fraction ("0.50 credits").
 
-// enMessages reads en.json: message id → its text, or its plural forms.
-func enMessages(tb testing.TB) map[string]any {
+// localeMessages reads locales/<lang>.json: message id → its text, or its
+// plural forms.
+func localeMessages(tb testing.TB, lang string) map[string]any {
 	tb.Helper()
-	raw, err := os.ReadFile(filepath.Join("locales", "en.json"))
+	raw, err := os.ReadFile(filepath.Join("locales", lang+".json"))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
-		tb.Fatal(err)
+		tb.Fatalf("%s.json: %v", lang, err)
 	}
 	return m
 }
+
+func enMessages(tb testing.TB) map[string]any { return localeMessages(tb, "en") }
 
 // placeholders lists the template fields of a message, in all its forms.
 func placeholders(v any) []string {
@@ -198,14 +201,7 @@ var sameInBothLanguages = map[string]bool{
 // English, go-i18n's default, which l.T would show without a word.
 func TestFrenchNeverFallsBack(t *testing.T) {
 	c := testCatalog(t)
-	raw, err := os.ReadFile(filepath.Join("locales", "fr.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fr map[string]any
-	if err := json.Unmarshal(raw, &fr); err != nil {
-		t.Fatal(err)
-	}
+	fr := localeMessages(t, "fr")
 	for id, v := range enMessages(t) {
 		fv, ok := fr[id]
 		if !ok {
