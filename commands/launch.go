@@ -47,15 +47,6 @@ func (a *App) EntryPoint() *Command {
 	}
 }
 
-func activityButton(l *lang, user uint64) discordgo.Button {
-	return discordgo.Button{
-		Label:    l.T("btn_activity", nil),
-		Emoji:    &discordgo.ComponentEmoji{Name: "✋"},
-		Style:    discordgo.SecondaryButton,
-		CustomID: customID{kind: kindActivity, user: user}.format(),
-	}
-}
-
 // ActivityOff takes the Activity off the cards, and answers their "Scratch
 // by hand" as out of date: the transports call it when the application has
 // no Activities (bot.ErrNoActivities).

@@ -142,21 +142,13 @@ func (rd *renderer) ticketCard(l *lang, v *ticketView) *discordgo.InteractionRes
 
 	arrows := make([]discordgo.MessageComponent, 0, 4)
 	for r := range 3 {
-		arrows = append(arrows, discordgo.Button{
-			Label:    l.T("btn_row", map[string]any{"N": r + 1}),
-			Emoji:    &discordgo.ComponentEmoji{Name: arrowMark},
-			Style:    discordgo.PrimaryButton,
-			CustomID: customID{kind: kindRow, user: v.user, ticket: t.ID, row: r}.format(),
-			Disabled: v.rowShown(r),
-		})
+		b := button(l.T("btn_row", map[string]any{"N": r + 1}), arrowMark, discordgo.PrimaryButton, customID{kind: kindRow, user: v.user, ticket: t.ID, row: r})
+		b.Disabled = v.rowShown(r)
+		arrows = append(arrows, b)
 	}
-	arrows = append(arrows, discordgo.Button{
-		Label:    l.T("btn_auto", nil),
-		Emoji:    &discordgo.ComponentEmoji{Name: "⚡"},
-		Style:    discordgo.SecondaryButton,
-		CustomID: customID{kind: kindAuto, user: v.user, ticket: t.ID}.format(),
-		Disabled: v.done(),
-	})
+	auto := button(l.T("btn_auto", nil), "⚡", discordgo.SecondaryButton, customID{kind: kindAuto, user: v.user, ticket: t.ID})
+	auto.Disabled = v.done()
+	arrows = append(arrows, auto)
 	rows := []discordgo.MessageComponent{discordgo.ActionsRow{Components: arrows}}
 	var more []discordgo.MessageComponent // a second row: the next step, "Scratch by hand"
 	if v.done() {
@@ -167,7 +159,7 @@ func (rd *renderer) ticketCard(l *lang, v *ticketView) *discordgo.InteractionRes
 		}
 	}
 	if rd.activity.Load() {
-		more = append(more, activityButton(l, v.user))
+		more = append(more, button(l.T("btn_activity", nil), "✋", discordgo.SecondaryButton, customID{kind: kindActivity, user: v.user}))
 	}
 	if len(more) > 0 {
 		rows = append(rows, discordgo.ActionsRow{Components: more})
@@ -230,22 +222,9 @@ func ticketCommitment(p game.Player, n uint64) string {
 	return r.Commitment().Short()
 }
 
-func againButton(l *lang, user, ticket uint64) discordgo.Button {
-	return discordgo.Button{
-		Label:    l.T("btn_again", map[string]any{"Stake": l.Amount(game.Stake)}),
-		Emoji:    &discordgo.ComponentEmoji{Name: "🔁"},
-		Style:    discordgo.SuccessButton,
-		CustomID: customID{kind: kindAgain, user: user, ticket: ticket}.format(),
-	}
-}
-
-func chestButton(l *lang, user uint64, seq int64) discordgo.Button {
-	return discordgo.Button{
-		Label:    l.T("btn_chest", nil),
-		Emoji:    &discordgo.ComponentEmoji{Name: "🗝️"},
-		Style:    discordgo.SuccessButton,
-		CustomID: customID{kind: kindChest, user: user, seq: seq}.format(),
-	}
+// button is one of the cards' buttons.
+func button(label, emoji string, style discordgo.ButtonStyle, id customID) discordgo.Button {
+	return discordgo.Button{Label: label, Emoji: &discordgo.ComponentEmoji{Name: emoji}, Style: style, CustomID: id.format()}
 }
 
 // chestCard renders the chest: closed with its button when c is nil, else
@@ -284,12 +263,13 @@ func (rd *renderer) chestCard(l *lang, user uint64, p game.Player, c *game.Chest
 func nextStep(l *lang, user uint64, p game.Player, last uint64) (discordgo.MessageComponent, string) {
 	if p.ChestDue {
 		if seq, ok := p.NextChest(); ok {
-			return chestButton(l, user, seq), ""
+			return button(l.T("btn_chest", nil), "🗝️", discordgo.SuccessButton, customID{kind: kindChest, user: user, seq: seq}), ""
 		}
 		return nil, l.T("no_chest_left", nil)
 	}
 	if _, ok := p.NextTicket(); ok {
-		return againButton(l, user, last), ""
+		return button(l.T("btn_again", map[string]any{"Stake": l.Amount(game.Stake)}), "🔁", discordgo.SuccessButton,
+			customID{kind: kindAgain, user: user, ticket: last}), ""
 	}
 	return nil, l.T("no_ticket_left", nil)
 }
