@@ -329,10 +329,3 @@ func realityLine(l *lang, r *game.Reality) string {
 		"Plays": l.P("reality_tickets", r.Plays, map[string]any{"Count": r.Plays}), "Net": l.Signed(r.Net),
 	})
 }
-
-func pauseText(l *lang, p game.Player, now time.Time) string {
-	if !p.Paused(now) {
-		return ""
-	}
-	return l.T("pause_until", map[string]any{"Until": timestamp(p.Care.PausedUntil.Unix(), "F")})
-}

@@ -196,7 +196,7 @@ func (a *plays) chestStep(ctx context.Context, rq *request, seq int64) (storage.
 	ap, err := a.run(ctx, storage.Step{
 		ID: rq.player(), Op: rq.i.ID, Move: game.OpenChest{Seq: seq, Drawer: a.drawer},
 	})
-	if errors.Is(err, game.ErrInvalid) && !chestLeft(ap.Player) {
+	if _, left := ap.Player.NextChest(); errors.Is(err, game.ErrInvalid) && !left {
 		return ap, userErr("no_chest_left", nil)
 	}
 	if err := stepErr("open_chest", err,
@@ -210,11 +210,6 @@ func (a *plays) chestStep(ctx context.Context, rq *request, seq int64) (storage.
 	}
 	ap.Player.Balance = r.Balance
 	return ap, nil
-}
-
-func chestLeft(p game.Player) bool {
-	_, ok := p.NextChest()
-	return ok
 }
 
 func channelMention(ch uint64) string {

@@ -59,7 +59,10 @@ func (a *account) handleBalance(ctx context.Context, rq *request) (reply, error)
 	if ok {
 		stats = statsText(l, p.Stats, l.T("stat_best", map[string]any{"Amount": l.Credits(p.Stats.BestWinCents)}))
 	}
-	desc := pauseText(l, p, a.now())
+	var desc string
+	if p.Paused(a.now()) {
+		desc = l.T("pause_until", map[string]any{"Until": timestamp(p.Care.PausedUntil.Unix(), "F")})
+	}
 	if r := revealingLine(l, sv); r != "" {
 		desc = strings.TrimSpace(r + "\n" + desc)
 	}
