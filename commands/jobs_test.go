@@ -42,24 +42,35 @@ func runAllJobs(tb testing.TB, a *App, st storage.Store, holder string) {
 // defaults.
 func jobStores(t *testing.T) map[string]func(t *testing.T) storage.Store {
 	opts := storage.Options{Defaults: testDefaults}
+	opened := func(t *testing.T, st storage.Store, err error) storage.Store {
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
 	return map[string]func(t *testing.T) storage.Store{
 		"bolt": func(t *testing.T) storage.Store {
 			st, err := boltstore.Open(filepath.Join(t.TempDir(), "clefs.db"), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			return st
+			return opened(t, st, err)
 		},
 		"redis": func(t *testing.T) storage.Store {
 			st, err := redisstore.Open(context.Background(), redistest.URL(t), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
-			return st
+			return opened(t, st, err)
 		},
 	}
+}
+
+// beginReset fills guild with n players (fillGuild) and begins its reset
+// under op, at the tests' first time, which the returned clock shows.
+func beginReset(tb testing.TB, st storage.Store, guild uint64, n int, op, reason string) (*clock, []uint64) {
+	tb.Helper()
+	clk := &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	users := fillGuild(tb, st, guild, n, clk.Now())
+	if _, err := st.RunGuild(context.Background(), storage.GuildStep{Guild: guild, Op: op, Move: game.BeginReset{Actor: moderator, Reason: reason}, Now: clk.Now()}); err != nil {
+		tb.Fatal(err)
+	}
+	return clk, users
 }
 
 // fillGuild adds n players to guild through the store's import, the k-th
@@ -98,12 +109,8 @@ func TestResetGuildJobResumes(t *testing.T) {
 			ctx := t.Context()
 			st := open(t)
 			const guild, n, op = 77, 1050, "rg:1310000000000000900"
-			clk := &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
-			users := fillGuild(t, st, guild, n, clk.Now())
+			clk, users := beginReset(t, st, guild, n, op, "season")
 			newApp := func() *App { return New(Config{Now: clk.Now, Logger: discardLogger(), Seeds: &seeds{}}, st) }
-			if _, err := st.RunGuild(ctx, storage.GuildStep{Guild: guild, Op: op, Move: game.BeginReset{Actor: moderator, Reason: "season"}, Now: clk.Now()}); err != nil {
-				t.Fatal(err)
-			}
 			// Process a resets 350 players, records 300, and dies.
 			a := newApp()
 			if err := a.jobs.runReset(ctx, jobConfig{holder: "a", lease: JobLease, batch: 100, stopAt: 350}, guild); !errors.Is(err, errStopped) {
@@ -196,12 +203,8 @@ func runUntil(t *testing.T, a *App, c jobConfig, done func() bool) {
 func TestTwoRunnersOneLease(t *testing.T) {
 	st := newTestStore(t)
 	const guild, n, op = 78, 450, "rg:2"
-	clk := &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
-	fillGuild(t, st, guild, n, clk.Now())
+	clk, _ := beginReset(t, st, guild, n, op, "")
 	before := st.writeCount()
-	if _, err := st.RunGuild(t.Context(), storage.GuildStep{Guild: guild, Op: op, Move: game.BeginReset{Actor: moderator}, Now: clk.Now()}); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
 	for _, h := range []string{"a", "b"} {
@@ -301,11 +304,7 @@ func (explodingStore) Run(context.Context, storage.Step) (storage.Applied, error
 func TestJobPanicIsRecovered(t *testing.T) {
 	st := newTestStore(t)
 	const guild, op = 79, "rg:3"
-	clk := &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
-	fillGuild(t, st, guild, 5, clk.Now())
-	if _, err := st.RunGuild(t.Context(), storage.GuildStep{Guild: guild, Op: op, Move: game.BeginReset{Actor: moderator}, Now: clk.Now()}); err != nil {
-		t.Fatal(err)
-	}
+	clk, _ := beginReset(t, st, guild, 5, op, "")
 	var logs syncBuffer
 	a := New(Config{Now: clk.Now, Logger: slog.New(slog.NewTextHandler(&logs, nil)), Seeds: &seeds{}}, explodingStore{st})
 	err := a.jobs.runReset(t.Context(), jobConfig{holder: "a", lease: JobLease, batch: 100}, guild)
