@@ -121,30 +121,21 @@ func benchHandle(b *testing.B, i *discordgo.Interaction) {
 	}
 }
 
-func BenchmarkHandlePlay(b *testing.B) {
+// BenchmarkHandle runs benchHandle on a command, a reveal, Auto, /rules
+// and a button pressed by another than its owner.
+func BenchmarkHandle(b *testing.B) {
 	e := &env{t: b}
-	benchHandle(b, e.slashPayload(alice, memberPerms, "fr", "play", ""))
-}
-
-func BenchmarkHandleReveal(b *testing.B) {
-	e := &env{t: b}
-	id := rowID(alice, 41, 1)
-	benchHandle(b, e.clickPayload(alice, memberPerms, "en-US", cardWith(id), id))
-}
-
-func BenchmarkHandleAuto(b *testing.B) {
-	e := &env{t: b}
-	id := autoID(alice, 41)
-	benchHandle(b, e.clickPayload(alice, memberPerms, "en-US", cardWith(id), id))
-}
-
-func BenchmarkHandleRules(b *testing.B) {
-	e := &env{t: b}
-	benchHandle(b, e.slashPayload(alice, memberPerms, "fr", "rules", ""))
-}
-
-func BenchmarkHandleStaleButton(b *testing.B) {
-	e := &env{t: b}
-	id := autoID(alice, 41)
-	benchHandle(b, e.clickPayload(bob, memberPerms, "fr", cardWith(id), id))
+	row, auto := rowID(alice, 41, 1), autoID(alice, 41)
+	for _, c := range []struct {
+		name string
+		i    *discordgo.Interaction
+	}{
+		{"Play", e.slashPayload(alice, memberPerms, "fr", "play", "")},
+		{"Reveal", e.clickPayload(alice, memberPerms, "en-US", cardWith(row), row)},
+		{"Auto", e.clickPayload(alice, memberPerms, "en-US", cardWith(auto), auto)},
+		{"Rules", e.slashPayload(alice, memberPerms, "fr", "rules", "")},
+		{"StaleButton", e.clickPayload(bob, memberPerms, "fr", cardWith(auto), auto)},
+	} {
+		b.Run(c.name, func(b *testing.B) { benchHandle(b, c.i) })
+	}
 }
