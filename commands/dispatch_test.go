@@ -102,19 +102,23 @@ func (s stuckStore) Run(context.Context, storage.Step) (storage.Applied, error) 
 	return storage.Applied{}, errBackendDown
 }
 
+// deferredApp is an App over st that defers after 10 ms and times out at
+// 400 ms: the deferral must fire before the Timeout even on a loaded
+// machine, whose timers may run tens of milliseconds late.
+func (e *env) deferredApp(st storage.Store) *App {
+	cfg := e.cfg
+	cfg.DeferAfter, cfg.Timeout = 10*time.Millisecond, 400*time.Millisecond
+	return New(cfg, st)
+}
+
 // TestStoreIgnoringItsDeadline: the handler runs on Handle's goroutine, so
 // Handle returns when the stuck store does; but the interaction is deferred
 // after DeferAfter and answered with an apology at Timeout, while the store
 // is still stuck, and the handler's late result is dropped.
 func TestStoreIgnoringItsDeadline(t *testing.T) {
 	e := newEnv(t)
-	cfg := e.cfg
-	// The deferral must fire before the Timeout even on a loaded machine,
-	// whose timers may run tens of milliseconds late.
-	cfg.DeferAfter = 10 * time.Millisecond
-	cfg.Timeout = 400 * time.Millisecond
 	st := stuckStore{Store: e.store, release: make(chan struct{})}
-	a := New(cfg, st)
+	a := e.deferredApp(st)
 	rec := &recorder{}
 	done := make(chan struct{})
 	go func() {
@@ -388,13 +392,9 @@ func (s ctxStore) Run(ctx context.Context, _ storage.Step) (storage.Applied, err
 // apology after the deferral.
 func TestTimeoutCancelsTheStoreCall(t *testing.T) {
 	e := newEnv(t)
-	cfg := e.cfg
-	// The deferral must fire before the Timeout even on a loaded machine,
-	// whose timers may run tens of milliseconds late.
-	cfg.DeferAfter = 10 * time.Millisecond
-	cfg.Timeout = 400 * time.Millisecond
 	st := ctxStore{Store: e.store, err: make(chan error, 1)}
-	a := New(cfg, st)
+	a := e.deferredApp(st)
+	cfg := a.cfg
 	rec := &recorder{}
 	start := time.Now()
 	a.Handle(context.Background(), rec, e.slashPayloadLocked(alice, "play"))
