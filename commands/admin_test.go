@@ -262,17 +262,6 @@ func TestInfoCommands(t *testing.T) {
 	}
 }
 
-func TestAdminDebitReadsAsALoss(t *testing.T) {
-	e := newEnv(t)
-	h := e.admin(moderator, modPermsSet, "grant", opt{"user", optUser, "1000000000000000002"}, opt{"amount", optString, "-5"})
-	if !strings.Contains(h.text(), "lost 5.00 credits") || strings.Contains(h.text(), "-5") {
-		t.Fatalf("a negative grant reads:\n%s", h.text())
-	}
-	if p := e.player(bob); p.Balance != startCents-500 {
-		t.Fatalf("bob after a debit of 5: %d", p.Balance)
-	}
-}
-
 func TestHistoryShowsAWinsPrize(t *testing.T) {
 	e := newEnv(t)
 	e.drawer.setWant(func(o game.Outcome) bool { return o.Tier == game.TierBarrel })
@@ -297,23 +286,22 @@ func TestAuditNamesActionsInTheReadersLanguage(t *testing.T) {
 	}
 }
 
-// TestAdminAmountTooLarge: an amount of 10^10 credits or more is refused with the
-// bound, not as a misspelling (game's TestParseCredits covers the grammar).
-func TestAdminAmountTooLarge(t *testing.T) {
+// TestAdminAmountMessages: an amount of 10^10 credits or more is refused
+// with the bound, not as a misspelling (game's TestParseCredits covers the
+// grammar); a debit reads as a loss, not as "received -5.00" (its balance:
+// TestAdminAmounts).
+func TestAdminAmountMessages(t *testing.T) {
 	e := newEnv(t)
-	for amount, want := range map[string]string{
-		"99999999999":  "99999999999 credits is more than this bot handles (at most 9,999,999,999.99)",
-		"-99999999999": "99999999999 credits is more than this bot handles",
-		"9x":           "“9x” is not a valid amount",
-		"-9x":          "The amount cannot be negative here.",
+	for _, c := range []struct{ sub, amount, want, not string }{
+		{"grant", "99999999999", "99999999999 credits is more than this bot handles (at most 9,999,999,999.99)", ""},
+		{"grant", "-99999999999", "99999999999 credits is more than this bot handles", ""},
+		{"grant", "9x", "“9x” is not a valid amount", ""},
+		{"set-balance", "-9x", "The amount cannot be negative here.", ""},
+		{"grant", "-5", "lost 5.00 credits", "-5"},
 	} {
-		sub := "grant"
-		if amount == "-9x" {
-			sub = "set-balance"
-		}
-		h := e.admin(moderator, modPermsSet, sub, opt{"user", optUser, "1000000000000000002"}, opt{"amount", optString, amount})
-		if !strings.Contains(h.text(), want) {
-			t.Errorf("%s %q: %q, want %q", sub, amount, h.text(), want)
+		h := e.admin(moderator, modPermsSet, c.sub, opt{"user", optUser, "1000000000000000002"}, opt{"amount", optString, c.amount})
+		if !strings.Contains(h.text(), c.want) || c.not != "" && strings.Contains(h.text(), c.not) {
+			t.Errorf("%s %q: %q, want %q", c.sub, c.amount, h.text(), c.want)
 		}
 	}
 }
