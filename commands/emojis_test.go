@@ -18,17 +18,13 @@ func appEmojiIDs() map[string]string {
 	return ids
 }
 
-func TestApplicationEmojisOff(t *testing.T) {
-	a := New(Config{Logger: discardLogger()}, newTestStore(t))
-	imgs, err := a.ApplicationEmojis()
-	if err != nil || imgs != nil {
+// TestApplicationEmojisImages: none with the option off; else a PNG per
+// symbol and the hidden cell, in order.
+func TestApplicationEmojisImages(t *testing.T) {
+	if imgs, err := New(Config{Logger: discardLogger()}, nil).ApplicationEmojis(); err != nil || imgs != nil {
 		t.Errorf("ApplicationEmojis with the option off = %d images, %v; want none", len(imgs), err)
 	}
-}
-
-func TestApplicationEmojisImages(t *testing.T) {
-	a := New(Config{Logger: discardLogger(), ApplicationEmojis: true}, newTestStore(t))
-	imgs, err := a.ApplicationEmojis()
+	imgs, err := New(Config{Logger: discardLogger(), ApplicationEmojis: true}, nil).ApplicationEmojis()
 	if err != nil {
 		t.Fatal(err)
 	}
