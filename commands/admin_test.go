@@ -274,18 +274,6 @@ func TestHistoryShowsAWinsPrize(t *testing.T) {
 	}
 }
 
-func TestAuditNamesActionsInTheReadersLanguage(t *testing.T) {
-	e := newEnv(t)
-	e.admin(moderator, modPermsSet, "grant", opt{"user", optUser, "1000000000000000002"}, opt{"amount", optString, "1"})
-	e.admin(moderator, modPermsSet, "settings", opt{"daily-amount", optString, "2"})
-	fr := e.handle(e.slashPayload(moderator, modPermsSet, "fr", "admin", "audit")).text()
-	en := e.admin(moderator, modPermsSet, "audit").text()
-	if !strings.Contains(fr, "**crédit**") || !strings.Contains(fr, "**réglages modifiés**") ||
-		!strings.Contains(en, "**grant**") || !strings.Contains(en, "**settings changed**") {
-		t.Fatalf("audit in French:\n%s\nin English:\n%s", fr, en)
-	}
-}
-
 // TestAdminAmountMessages: an amount of 10^10 credits or more is refused
 // with the bound, not as a misspelling (game's TestParseCredits covers the
 // grammar); a debit reads as a loss, not as "received -5.00" (its balance:

@@ -5,12 +5,13 @@ import (
 	"testing"
 )
 
-// TestJournalIsWhollyInTheReadersLanguage: what the bot writes in an audit
-// entry beside the moderator's reason (the settings changed, the end of a
-// pause lifted, a count of players) reads in the reader's language; the
-// moderator's own words are kept as they are.
+// TestJournalIsWhollyInTheReadersLanguage: the actions' names and what the
+// bot writes in an audit entry beside the moderator's reason (the settings
+// changed, the end of a pause lifted, a count of players) read in the
+// reader's language; the moderator's own words are kept as they are.
 func TestJournalIsWhollyInTheReadersLanguage(t *testing.T) {
 	e := newEnv(t)
+	e.admin(moderator, modPermsSet, "grant", opt{"user", optUser, "1000000000000000002"}, opt{"amount", optString, "1"})
 	e.admin(moderator, modPermsSet, "settings", opt{"daily-amount", optString, "2"}, opt{"any-channel", optBool, true},
 		opt{"reason", optString, "trop — généreux"})
 	e.playTicket(bob, "en-US")
@@ -19,7 +20,7 @@ func TestJournalIsWhollyInTheReadersLanguage(t *testing.T) {
 	e.admin(moderator, modPermsSet, "reset", opt{"user", optUser, "1000000000000000002"})
 
 	fr := e.handle(e.slashPayload(moderator, modPermsSet, "fr", "admin", "audit")).text()
-	for _, want := range []string{"bonus quotidien : 5,00 → 2,00", "“trop — généreux”", "pause jusqu'au <t:", "“support 42”", "<@1000000000000000002> · 20,00 crédits"} {
+	for _, want := range []string{"bonus quotidien : 5,00 → 2,00", "“trop — généreux”", "pause jusqu'au <t:", "“support 42”", "<@1000000000000000002> · 20,00 crédits", "**crédit**", "**réglages modifiés**"} {
 		if !strings.Contains(fr, want) {
 			t.Errorf("French journal lacks %q:\n%s", want, fr)
 		}
@@ -30,7 +31,7 @@ func TestJournalIsWhollyInTheReadersLanguage(t *testing.T) {
 		}
 	}
 	en := e.admin(moderator, modPermsSet, "audit").text()
-	for _, want := range []string{"daily amount 5.00 → 2.00", "paused until <t:", "“support 42”"} {
+	for _, want := range []string{"daily amount 5.00 → 2.00", "paused until <t:", "“support 42”", "**grant**", "**settings changed**"} {
 		if !strings.Contains(en, want) {
 			t.Errorf("English journal lacks %q:\n%s", want, en)
 		}
