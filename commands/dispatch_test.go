@@ -17,8 +17,9 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// gatedStore holds every Run of the real store until the gate opens,
-// as a stalled backend would; the test opens it once the deferral is sent.
+// gatedStore holds every Run and Reveals of the real store until the gate
+// opens, as a stalled backend would; the test opens it once the deferral
+// is sent.
 type gatedStore struct {
 	storage.Store
 	gate chan struct{}
@@ -27,6 +28,11 @@ type gatedStore struct {
 func (s gatedStore) Run(ctx context.Context, step storage.Step) (storage.Applied, error) {
 	<-s.gate
 	return s.Store.Run(ctx, step)
+}
+
+func (s gatedStore) Reveals(ctx context.Context, id storage.PlayerID) (game.Reveals, error) {
+	<-s.gate
+	return s.Store.Reveals(ctx, id)
 }
 
 // failingStore fails (or panics in) every Run.

@@ -11,7 +11,6 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/lesclefsdutresor/clefs/game"
-	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
@@ -113,17 +112,6 @@ func TestFairnessPublicURL(t *testing.T) {
 	exportFile(t, x)
 }
 
-// gatedReveals holds Reveals until the gate opens.
-type gatedReveals struct {
-	storage.Store
-	gate chan struct{}
-}
-
-func (s gatedReveals) Reveals(ctx context.Context, id storage.PlayerID) (game.Reveals, error) {
-	<-s.gate
-	return s.Store.Reveals(ctx, id)
-}
-
 // TestFairnessExportDeferred: an export answered after a deferral still
 // carries its file, in the edit of the original response.
 func TestFairnessExportDeferred(t *testing.T) {
@@ -131,7 +119,7 @@ func TestFairnessExportDeferred(t *testing.T) {
 	e.playTicket(alice, "en-US")
 	cfg := e.cfg
 	cfg.DeferAfter = 20 * time.Millisecond
-	st := gatedReveals{Store: e.store, gate: make(chan struct{})}
+	st := gatedStore{Store: e.store, gate: make(chan struct{})}
 	a := New(cfg, st)
 	rec := &recorder{onRespond: func() { close(st.gate) }}
 	a.Handle(context.Background(), rec, e.slashPayload(alice, memberPerms, "en-US", "fairness", "export"))
