@@ -2,6 +2,7 @@ package commands
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -12,22 +13,9 @@ var nameRE = regexp.MustCompile(`^[-_\p{Ll}\p{N}\p{Devanagari}\p{Thai}]{1,32}$`)
 
 // TestDefinitions checks the commands against Discord's rules: names and
 // localizations, description lengths, guild-only contexts, /admin's default
-// permission.
+// permission. (Which commands, and their French names: ExampleApp_Definitions.)
 func TestDefinitions(t *testing.T) {
-	a := New(Config{Logger: discardLogger()}, nil)
-	defs := a.Definitions()
-	want := map[string]string{
-		"play": "jouer", "balance": "solde", "rules": "regles", "leaderboard": "classement",
-		"daily": "bonus", "history": "historique", "fairness": "equite", "limits": "limites", "pause": "pause",
-		"admin": "admin",
-	}
-	if len(defs) != len(want) {
-		t.Fatalf("%d commands, want %d", len(defs), len(want))
-	}
-	for _, d := range defs {
-		if fr := (*d.NameLocalizations)[discordgo.French]; fr != want[d.Name] {
-			t.Errorf("/%s: French name %q, want %q", d.Name, fr, want[d.Name])
-		}
+	for _, d := range New(Config{Logger: discardLogger()}, nil).Definitions() {
 		checkName(t, d.Name, *d.NameLocalizations, d.Description, *d.DescriptionLocalizations)
 		if d.Contexts == nil || len(*d.Contexts) != 1 || (*d.Contexts)[0] != discordgo.InteractionContextGuild {
 			t.Errorf("/%s: contexts %v, want guild only", d.Name, d.Contexts)
@@ -67,7 +55,7 @@ func checkName(t *testing.T, what string, names map[discordgo.Locale]string, des
 	if names[discordgo.French] == "" || descs[discordgo.French] == "" {
 		t.Errorf("%s: missing French localization", what)
 	}
-	for _, n := range append([]string{what[len(what)-len(lastWord(what)):]}, names[discordgo.French]) {
+	for _, n := range []string{what[strings.LastIndexByte(what, ' ')+1:], names[discordgo.French]} {
 		if !nameRE.MatchString(n) {
 			t.Errorf("%s: bad name %q", what, n)
 		}
@@ -77,13 +65,4 @@ func checkName(t *testing.T, what string, names map[discordgo.Locale]string, des
 			t.Errorf("%s: description %q of %d characters", what, d, n)
 		}
 	}
-}
-
-func lastWord(s string) string {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == ' ' {
-			return s[i+1:]
-		}
-	}
-	return s
 }
