@@ -270,20 +270,14 @@ func TestStaleAndTamperedButtons(t *testing.T) {
 	p := e.player(alice)
 	tk := p.Ticket.ID
 	a := "1000000000000000001"
+	// What the parser refuses (TestParseCustomIDRejects has them all) is
+	// out of date; the handlers' own refusals say why.
 	cases := []struct{ id, want string }{
 		{"", "out of date"},
 		{"v1:row:" + a + ":1:3", "out of date"},
 		{"v1:row:" + a + ":01:1", "out of date"},
-		{"v1:row:" + a + ":+1:1", "out of date"},
-		{"v1:row:" + a + ":-1:1", "out of date"},
-		{"v1:row:" + a + ":1: 1", "out of date"},
-		{"v1:row:0" + a + ":1:1", "out of date"},
-		{"v1:row:" + a + ":18446744073709551616:1", "out of date"},
-		{"v1:row:" + a + ":1", "out of date"},
-		{"v1:row:" + a + ":1:1:1", "out of date"},
 		{"v2:auto:" + a + ":1", "out of date"},
 		{"v1:auto:" + a + ":" + strings.Repeat("9", 90), "out of date"},
-		{"v1:auto:" + a + "::1", "out of date"},
 		{"v1:auto:" + a + ":99", "ticket is over"},
 		{"v1:chest:" + a + ":1", "already open"},
 		{"v1:chest:" + a + ":0", "out of date"},
