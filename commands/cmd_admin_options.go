@@ -213,11 +213,8 @@ func (o opts) snowflake(name string) (id uint64, present, ok bool) {
 func (o opts) player(name string) (uint64, error) {
 	v, _, ok := o.lookup(name, discordgo.ApplicationCommandOptionUser)
 	s, _ := v.(string)
-	if !ok {
-		return 0, userErr("err_bad_option", nil)
-	}
-	id, ok := parseSnowflake(s)
-	if !ok {
+	id, valid := parseSnowflake(s)
+	if !ok || !valid {
 		return 0, userErr("err_bad_option", nil)
 	}
 	if o.resolved != nil {

@@ -342,13 +342,20 @@ type opt struct {
 	value any
 }
 
-// slashPayload builds a slash command interaction from testdata/slash_play.json.
-func (e *env) slashPayload(user uint64, perms int64, locale, name, sub string, opts ...opt) *discordgo.Interaction {
+// payload is loadPayload of file as user, with a new interaction ID.
+func (e *env) payload(file string, user uint64, perms int64, locale string, edit func(m map[string]any)) *discordgo.Interaction {
 	e.seq++
 	seq := e.seq
-	return loadPayload(e.t, "slash_play.json", func(m map[string]any) {
+	return loadPayload(e.t, file, func(m map[string]any) {
 		as(user, perms, locale)(m)
 		m["id"] = strconv.Itoa(1300000000000000100 + seq)
+		edit(m)
+	})
+}
+
+// slashPayload builds a slash command interaction from testdata/slash_play.json.
+func (e *env) slashPayload(user uint64, perms int64, locale, name, sub string, opts ...opt) *discordgo.Interaction {
+	return e.payload("slash_play.json", user, perms, locale, func(m map[string]any) {
 		data := map[string]any{"id": "1210000000000000001", "name": name, "type": 1}
 		var list []any
 		for _, o := range opts {
@@ -365,11 +372,7 @@ func (e *env) slashPayload(user uint64, perms int64, locale, name, sub string, o
 
 // clickPayload builds a button click on msg from testdata/button_click.json.
 func (e *env) clickPayload(user uint64, perms int64, locale string, msg *discordgo.Message, customID string) *discordgo.Interaction {
-	e.seq++
-	seq := e.seq
-	i := loadPayload(e.t, "button_click.json", func(m map[string]any) {
-		as(user, perms, locale)(m)
-		m["id"] = strconv.Itoa(1300000000000000100 + seq)
+	return e.payload("button_click.json", user, perms, locale, func(m map[string]any) {
 		m["data"] = map[string]any{"custom_id": customID, "component_type": 2}
 		if msg != nil {
 			// discordgo does not encode a Message's components (json:"-"):
@@ -384,7 +387,6 @@ func (e *env) clickPayload(user uint64, perms int64, locale string, msg *discord
 			m["message"] = mm
 		}
 	})
-	return i
 }
 
 // cardWith is a message carrying one button per custom ID, in an action
