@@ -262,6 +262,12 @@ func TestSomeoneElsesButtons(t *testing.T) {
 	if q := e.player(bob); q.Stats.Plays != 0 {
 		t.Fatal("bob bought a ticket")
 	}
+	// In the clicker's language, pinging nobody.
+	r := e.handle(e.clickPayload(bob, memberPerms, "fr", h.message(), autoID(alice, p.Ticket.ID)))
+	r.expectUserError("Ces boutons appartiennent à <@1000000000000000001>")
+	if r.r.Data.AllowedMentions == nil || len(r.r.Data.AllowedMentions.Parse) != 0 {
+		t.Fatal("the refusal would ping the ticket's owner")
+	}
 }
 
 func TestStaleAndTamperedButtons(t *testing.T) {
@@ -472,6 +478,16 @@ func TestChannelRestrictionAndEphemeralPlays(t *testing.T) {
 	if !h.ephemeral() || len(h.buttons()) != 4 {
 		t.Fatalf("ephemeral plays: ephemeral=%v buttons=%d", h.ephemeral(), len(h.buttons()))
 	}
+	// "Play again" replaces the private card instead of piling up messages
+	// only the player sees.
+	h = e.click(alice, h.message(), autoID(alice, e.player(alice).Ticket.ID))
+	if b, ok := h.button("v1:chest:"); ok {
+		h = e.click(alice, h.message(), b.CustomID)
+	}
+	h = e.click(alice, h.message(), h.mustButton("v1:again:").CustomID)
+	if h.r.Type != discordgo.InteractionResponseUpdateMessage {
+		t.Fatalf("play again, private: type %d, want an update of the card", h.r.Type)
+	}
 }
 
 func TestRestartKeepsButtonsWorking(t *testing.T) {
@@ -548,17 +564,6 @@ func TestChestDueWithRowsHidden(t *testing.T) {
 	}
 }
 
-func TestRefusalsInTheClickersLanguage(t *testing.T) {
-	e := newEnv(t)
-	h := e.slash(alice, "en-US", "play")
-	p := e.player(alice)
-	r := e.handle(e.clickPayload(bob, memberPerms, "fr", h.message(), autoID(alice, p.Ticket.ID)))
-	r.expectUserError("Ces boutons appartiennent à <@1000000000000000001>")
-	if r.r.Data.AllowedMentions == nil || len(r.r.Data.AllowedMentions.Parse) != 0 {
-		t.Fatal("the refusal would ping the ticket's owner")
-	}
-}
-
 func TestConfiguredEmoji(t *testing.T) {
 	e := newEnv(t)
 	cfg := e.cfg
@@ -577,27 +582,6 @@ func TestConfiguredEmoji(t *testing.T) {
 	checkTruthful(t, e.app, h, p)
 	if rows := gridRows(t, h); rows[1][2] != cfg.Emoji[p.Ticket.Outcome.Grid[5]] {
 		t.Fatalf("cell shows %q, want the configured %q", rows[1][2], cfg.Emoji[p.Ticket.Outcome.Grid[5]])
-	}
-}
-
-// TestPlayAgainPrivate: with private plays, "Play again" replaces the
-// finished card instead of piling up messages only the player sees.
-func TestPlayAgainPrivate(t *testing.T) {
-	e := newEnv(t)
-	e.open()
-	e.admin(moderator, modPermsSet, "settings", opt{"public-plays", optBool, false})
-	h := e.slash(alice, "en-US", "play")
-	if !h.ephemeral() {
-		t.Fatal("a private play is public")
-	}
-	p := e.player(alice)
-	h = e.click(alice, h.message(), autoID(alice, p.Ticket.ID))
-	if b, ok := h.button("v1:chest:"); ok {
-		h = e.click(alice, h.message(), b.CustomID)
-	}
-	h = e.click(alice, h.message(), h.mustButton("v1:again:").CustomID)
-	if h.r.Type != discordgo.InteractionResponseUpdateMessage {
-		t.Fatalf("play again, private: type %d, want an update of the card", h.r.Type)
 	}
 }
 
