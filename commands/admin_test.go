@@ -8,6 +8,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
 )
 
 const (
@@ -223,13 +224,16 @@ func TestAdminResetGuildNeedsConfirmation(t *testing.T) {
 	}
 }
 
+// TestDailyCooldown: /daily delivered twice pays once; the next one is
+// refused until the cooldown ends, saying when.
 func TestDailyCooldown(t *testing.T) {
 	e := newEnv(t)
-	h := e.slash(alice, "en-US", "daily")
-	if !strings.Contains(h.text(), "5.00 credits") {
-		t.Fatalf("daily:\n%s", h.text())
+	h := e.twice(e.slashPayload(alice, memberPerms, "en-US", "daily", ""))
+	if p := e.player(alice); !strings.Contains(h.text(), "5.00 credits") || p.Balance != startCents+500 {
+		t.Fatalf("a repeated /daily paid %d:\n%s", p.Balance-startCents, h.text())
 	}
-	e.slash(alice, "en-US", "daily").expectUserError("<t:")
+	next := storage.Timestamp(e.clock.Now()).Add(testDefaults.DailyCooldown)
+	e.slash(alice, "en-US", "daily").expectUserError(timestamp(next.Unix(), "R"))
 	e.clock.Add(21 * time.Hour)
 	e.slash(alice, "en-US", "daily")
 	if p := e.player(alice); p.Balance != startCents+1000 {

@@ -306,16 +306,6 @@ func TestConflictAsksToTryAgain(t *testing.T) {
 	}
 }
 
-func TestDailyCooldownSaysWhen(t *testing.T) {
-	e := newEnv(t)
-	e.twice(e.slashPayload(alice, memberPerms, "en-US", "daily", ""))
-	if p := e.player(alice); p.Balance != startCents+500 {
-		t.Fatalf("a repeated /daily paid %d", p.Balance-startCents)
-	}
-	next := storage.Timestamp(e.clock.Now()).Add(testDefaults.DailyCooldown)
-	e.slash(alice, "en-US", "daily").expectUserError(timestamp(next.Unix(), "R"))
-}
-
 // askResetGuild has alice and bob play, then asks for a reset-guild in the
 // message id, and returns that message and its confirm button's custom ID.
 func askResetGuild(e *env, id string) (*discordgo.Message, string) {
