@@ -97,14 +97,13 @@ func (r *router) route(rq *request) (handlerFunc, error) {
 	default:
 		return nil, userErr("err_unknown_command", nil)
 	}
-	if i.GuildID == "" || i.Member == nil || i.Member.User == nil {
+	if i.Member == nil || i.Member.User == nil {
 		return nil, userErr("err_guild_only", nil)
 	}
-	var ok bool
-	if rq.guild, ok = parseSnowflake(i.GuildID); !ok {
-		return nil, userErr("err_guild_only", nil)
-	}
-	if rq.user, ok = parseSnowflake(i.Member.User.ID); !ok {
+	var guildOK, userOK bool
+	rq.guild, guildOK = parseSnowflake(i.GuildID)
+	rq.user, userOK = parseSnowflake(i.Member.User.ID)
+	if !guildOK || !userOK {
 		return nil, userErr("err_guild_only", nil)
 	}
 	rq.perms = i.Member.Permissions
