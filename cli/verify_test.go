@@ -199,9 +199,17 @@ func fairPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets, 
 			step(p.OpenChest(d, p.ChestSeq+1, now))
 		}
 	}
-	if len(hist) > storage.HistoryLimit {
-		hist = hist[len(hist)-storage.HistoryLimit:]
+	// A store keeps the last MaxTicketLines ticket lines and MaxOtherLines
+	// others, apart.
+	var main, others []game.Entry
+	for _, e := range hist {
+		if game.MainLine(e) {
+			main = append(main, e)
+		} else {
+			others = append(others, e)
+		}
 	}
+	hist = game.MergeHistory(main[max(0, len(main)-game.MaxTicketLines):], others[max(0, len(others)-game.MaxOtherLines):])
 	if len(reveals) > game.MaxReveals {
 		reveals = reveals[len(reveals)-game.MaxReveals:]
 	}
