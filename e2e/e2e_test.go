@@ -73,7 +73,15 @@ func newHarness(t *testing.T, env map[string]string) *harness {
 	t.Helper()
 	// An operator who configures the Activity has enabled the application's
 	// Activities in the Developer Portal, unless env sets noActivities.
-	srv := fakediscord.New(fakediscord.Options{Token: token, Guilds: []string{guild}, Activities: env["DISCORD_CLIENT_SECRET"] != "" && env[noActivities] == ""})
+	return newHarnessOn(t, env, fakediscord.Options{Activities: env["DISCORD_CLIENT_SECRET"] != "" && env[noActivities] == ""})
+}
+
+// newHarnessOn is newHarness against a fake Discord made with opts (its
+// token and guild filled in).
+func newHarnessOn(t *testing.T, env map[string]string, opts fakediscord.Options) *harness {
+	t.Helper()
+	opts.Token, opts.Guilds = token, []string{guild}
+	srv := fakediscord.New(opts)
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -145,6 +153,48 @@ func (h *harness) serve(d game.Drawer) {
 	case <-time.After(time.Minute): // the Activity's pictures take seconds to compress under the race detector
 		h.t.Fatal("bot not started after a minute")
 	}
+}
+
+// spawn runs another bot process (cli.Serve) on cfg, drawing with h's
+// script, and waits until it serves. It returns the address of its HTTP
+// endpoint ("" on the gateway) and of its public listener (when
+// cfg.PublicAddr is set), and a function that stops it (at the test's end
+// if not before) and checks that it ended cleanly.
+func (h *harness) spawn(cfg config.Config) (addr, public string, stop func()) {
+	h.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	started, pub, done := make(chan string, 1), make(chan string, 1), make(chan error, 1)
+	go func() {
+		done <- cli.Serve(ctx, cfg, slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelWarn})), cli.Hooks{
+			Drawer: h.draw, Started: func(a string) { started <- a }, Public: func(a string) { pub <- a },
+			IdentifyInterval: 10 * time.Millisecond,
+		})
+	}()
+	stop = sync.OnceFunc(func() {
+		cancel()
+		if err := <-done; err != nil {
+			h.t.Errorf("another bot process: %v", err)
+		}
+	})
+	h.t.Cleanup(stop)
+	wait := func(c chan string, what string) string {
+		h.t.Helper()
+		select {
+		case a := <-c:
+			return a
+		case err := <-done:
+			done <- err
+			h.t.Fatalf("another bot process: %v", err)
+		case <-time.After(time.Minute):
+			h.t.Fatalf("another bot process: no %s after a minute", what)
+		}
+		return ""
+	}
+	addr = wait(started, "start")
+	if cfg.PublicAddr != "" {
+		public = wait(pub, "public listener")
+	}
+	return addr, public, stop
 }
 
 // stop cancels cli.Serve and checks it ended cleanly.
@@ -250,28 +300,45 @@ var amountRE = regexp.MustCompile(`(\d{1,3}(?:[,\s\x{202F}\x{00A0}]\d{3})*)[.,](
 // shownBalance reads the balance field of a card or /balance (English).
 func shownBalance(tb testing.TB, m *discordgo.Message) int64 {
 	tb.Helper()
+	b := balanceOf(m)
+	if b < 0 {
+		tb.Fatalf("no Balance field with an amount in %q", textOf(m))
+	}
+	return b
+}
+
+// balanceOf reads the Balance field of a card, or -1 when the message
+// shows none (a "thinking…" deferral, an apology).
+func balanceOf(m *discordgo.Message) int64 {
+	if m == nil {
+		return -1
+	}
 	for _, e := range m.Embeds {
-		for _, f := range e.Fields {
-			if f.Name != "Balance" {
+		for _, fd := range e.Fields {
+			if fd.Name != "Balance" {
 				continue
 			}
-			sm := amountRE.FindStringSubmatch(f.Value)
+			sm := amountRE.FindStringSubmatch(fd.Value)
 			if sm == nil {
-				tb.Fatalf("balance field %q has no amount", f.Value)
-			}
-			whole := strings.Map(func(r rune) rune {
-				if r >= '0' && r <= '9' {
-					return r
-				}
 				return -1
-			}, sm[1])
-			w, _ := strconv.ParseInt(whole, 10, 64)
-			c, _ := strconv.ParseInt(sm[2], 10, 64)
-			return w*100 + c
+			}
+			var cents int64
+			for _, r := range sm[1] + sm[2] {
+				if r >= '0' && r <= '9' {
+					cents = cents*10 + int64(r-'0')
+				}
+			}
+			return cents
 		}
 	}
-	tb.Fatalf("no Balance field in %q", text(m))
-	return 0
+	return -1
+}
+
+func textOf(m *discordgo.Message) string {
+	if m == nil {
+		return "<none>"
+	}
+	return text(m)
 }
 
 // gridRows returns the three rows of the card's grid as shown (emoji text).

@@ -14,7 +14,6 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/lesclefsdutresor/clefs/cli"
-	"github.com/lesclefsdutresor/clefs/config"
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 	"github.com/lesclefsdutresor/clefs/storage"
@@ -88,39 +87,15 @@ type fx struct {
 // with opts (its token and guild filled in).
 func newFx(t *testing.T, env map[string]string, opts fakediscord.Options) *fx {
 	t.Helper()
-	opts.Token, opts.Guilds = token, []string{guild}
-	srv := fakediscord.New(opts)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	base := map[string]string{
-		"DISCORD_TOKEN":    token,
-		"DISCORD_API_BASE": srv.URL(),
-		"DISCORD_GUILD_ID": guild,
-		"LOG_LEVEL":        "warn",
-		"SHUTDOWN_TIMEOUT": "5s",
-		"DATA_PATH":        filepath.Join(t.TempDir(), "clefs.db"),
-		// No application emojis: their upload is CPU-heavy under -race
-		// with several bots starting at once, and none of the faults
-		// concerns them.
-		"APP_EMOJIS": "false",
-	}
-	for k, v := range env {
-		base[k] = v
-	}
-	cfg, err := config.Load(func(k string) string { return base[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &harness{t: t, srv: srv, cfg: cfg, draw: newScript(), logs: &syncBuffer{}}
+	// No application emojis: their upload is CPU-heavy under -race with
+	// several bots starting at once, and none of the faults concerns them.
+	env["APP_EMOJIS"] = "false"
+	h := newHarnessOn(t, env, opts)
 	f := &fx{harness: h, slow: &slowDrawer{script: h.draw},
 		want: map[string]int64{}, plays: map[string]int64{}, chests: map[string]int64{}, keys: map[string]int{}, daily: map[string]bool{}}
 	t.Cleanup(func() {
-		h.stop()
 		if t.Failed() {
-			t.Logf("bot logs:\n%s", h.logs.String())
-			t.Logf("faults injected: %v", srv.Faults())
+			t.Logf("faults injected: %v", h.srv.Faults())
 		}
 	})
 	f.start()
@@ -269,33 +244,6 @@ func showsBalance(want int64) func(*discordgo.Message) bool {
 	return func(m *discordgo.Message) bool { return balanceOf(m) == want }
 }
 
-// balanceOf reads the Balance field of a card as shownBalance does, or
-// -1 when the message shows none (a "thinking…" deferral, an apology).
-func balanceOf(m *discordgo.Message) int64 {
-	if m == nil {
-		return -1
-	}
-	for _, e := range m.Embeds {
-		for _, fd := range e.Fields {
-			if fd.Name != "Balance" {
-				continue
-			}
-			sm := amountRE.FindStringSubmatch(fd.Value)
-			if sm == nil {
-				return -1
-			}
-			var cents int64
-			for _, r := range sm[1] + sm[2] {
-				if r >= '0' && r <= '9' {
-					cents = cents*10 + int64(r-'0')
-				}
-			}
-			return cents
-		}
-	}
-	return -1
-}
-
 // playCard runs /play for user and returns the card of a ticket: the
 // answer, or, if it never came, the card a second /play hands back (the
 // open ticket, not sold twice).
@@ -324,13 +272,6 @@ func (f *fx) playCard(user string) *discordgo.Message {
 		f.t.Fatalf("/play by %s: the open ticket's card (balance %d) never shown; last: %q", user, want, textOf(m))
 	}
 	return m
-}
-
-func textOf(m *discordgo.Message) string {
-	if m == nil {
-		return "<none>"
-	}
-	return text(m)
 }
 
 // reveal draws the ticket on card with o, by Auto or row by row, and
@@ -469,6 +410,30 @@ func (f *fx) expectBalance(user string) {
 	m, reached := f.settle(f.send(fakediscord.Slash{User: user, Name: "balance"}), showsBalance(want))
 	if !reached {
 		f.t.Errorf("/balance of %s: want %d, shows %q", user, want, textOf(m))
+	}
+}
+
+// slowCycle is cycle with a draw slower than the deferral: the answer is
+// deferred, then edited.
+func (f *fx) slowCycle(user string, o game.Outcome, rows bool) {
+	f.t.Helper()
+	f.slow.delay.Store(int64(slowDraw))
+	defer f.slow.delay.Store(0)
+	f.cycle(user, o, rows)
+}
+
+// sound ends a fault test: the books balance (books), the fake saw no
+// mistake of the bot (noFailures), every rule injected hit (allHit), a
+// fault of each of kinds happened (faulted), and fallbacks results were
+// reached by a second try (on the old card or by /play).
+func (f *fx) sound(fallbacks int64, kinds ...fakediscord.FaultKind) {
+	f.t.Helper()
+	f.books()
+	f.noFailures(nil)
+	f.allHit()
+	f.faulted(kinds...)
+	if n := f.fallbacks.Load(); n != fallbacks {
+		f.t.Errorf("%d results reached by a second try, want %d", n, fallbacks)
 	}
 }
 

@@ -45,27 +45,17 @@ func TestFaultRateLimits(t *testing.T) {
 				f.cycle(alice, win(game.TierCandle), false)
 			}
 			// Two 429s on the edit of a deferred Auto.
-			f.slow.delay.Store(int64(slowDraw))
 			f.inject(fakediscord.Fault{Kind: fakediscord.FaultRateLimit, Route: routeEdit, Count: 2, RetryAfter: 400 * time.Millisecond, Scope: "shared"})
-			f.cycle(alice, loss(true), false)
-			f.slow.delay.Store(0)
+			f.slowCycle(alice, loss(true), false)
 			f.cycle(alice, loss(true), true)
 			f.cycle(alice, loss(true), false) // the third key: the chest
 			// A global 429 for one second, set when an answer is deferred:
 			// its edit and every call in that second wait it out.
-			f.slow.delay.Store(int64(slowDraw))
 			f.deferred = func() { f.srv.SetGlobalRateLimit(time.Second) }
-			f.cycle(bob, win(game.TierBarrel), true)
-			f.slow.delay.Store(0)
+			f.slowCycle(bob, win(game.TierBarrel), true)
 			f.dailyAndGrant(bob)
-			f.books()
-			f.noFailures(nil)
-			f.allHit()
-			f.faulted(fakediscord.FaultRateLimit, fakediscord.FaultGlobalRateLimit)
+			f.sound(0, fakediscord.FaultRateLimit, fakediscord.FaultGlobalRateLimit) // a 429 is waited out
 			f.noConsequence()
-			if n := f.fallbacks.Load(); n != 0 {
-				t.Errorf("%d results needed a second try: a 429 was not waited out", n)
-			}
 		})
 	}
 }
@@ -161,90 +151,60 @@ func TestFaultServerErrors(t *testing.T) {
 			}
 			// One edit: 502 (not processed), then 503 (processed), then
 			// through.
-			f.slow.delay.Store(int64(slowDraw))
 			f.inject(fakediscord.Fault{Kind: fakediscord.FaultServerError, Status: 502, Route: routeEdit},
 				fakediscord.Fault{Kind: fakediscord.FaultServerError, Status: 503, Route: routeEdit, After: true})
-			f.cycle(alice, loss(true), false)
-			f.slow.delay.Store(0)
+			f.slowCycle(alice, loss(true), false)
 			f.cycle(bob, win(game.TierBarrel), false)
 			f.dailyAndGrant(alice)
-			f.books()
-			f.noFailures(nil)
-			f.allHit()
-			f.faulted(fakediscord.FaultServerError)
-			if n := f.fallbacks.Load(); n != 0 {
-				t.Errorf("%d results needed a second try: a 5xx was not retried", n)
-			}
+			f.sound(0, fakediscord.FaultServerError) // a 5xx is retried
 		})
 	}
 }
 
-// TestFaultSlowAnswers: a callback answered 2.5 s late (processed at
-// once, its answer held: the player sees the card, the bot does not
-// answer twice), and an edit whose answer takes longer than the
-// transport's 5 s attempt timeout (not processed: the attempt times out
-// and the retry delivers it).
-func TestFaultSlowAnswers(t *testing.T) {
+// TestFaultSlowAndResets: faults on a callback (gateway) and on an
+// edit (both transports) that are retried, each result on the answer
+// itself:
+//   - slow: a callback answered 2.5 s late (processed at once, its answer
+//     held: the player sees the card, the bot does not answer twice), and
+//     an edit whose answer takes longer than the transport's 5 s attempt
+//     timeout (not processed: the attempt times out and the retry
+//     delivers it);
+//   - reset: the connection reset (RST, no answer) before and after the
+//     call is processed, on the callbacks and then on one edit.
+func TestFaultSlowAndResets(t *testing.T) {
 	t.Parallel()
-	for name, env := range transportEnvs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			f := newFx(t, env, fakediscord.Options{})
-			if strings.HasPrefix(name, "gateway") {
-				f.inject(fakediscord.Fault{Kind: fakediscord.FaultSlow, Route: routeCallback, Delay: 2500 * time.Millisecond, After: true})
-				f.cycle(alice, win(game.TierCandle), false)
-			}
-			f.slow.delay.Store(int64(slowDraw))
-			f.inject(fakediscord.Fault{Kind: fakediscord.FaultSlow, Route: routeEdit, Delay: 6 * time.Second})
-			f.cycle(bob, loss(true), false)
-			f.slow.delay.Store(0)
-			f.cycle(alice, loss(false), true)
-			f.dailyAndGrant(bob)
-			f.books()
-			f.noFailures(nil)
-			f.allHit()
-			f.faulted(fakediscord.FaultSlow)
-			f.noConsequence() // the late callback was not sent again
-			if n := f.fallbacks.Load(); n != 0 {
-				t.Errorf("%d results needed a second try", n)
-			}
-		})
-	}
-}
-
-// TestFaultConnectionResets: the connection reset (RST, no answer)
-// before and after the call is processed, on callbacks (gateway) and on
-// edits (both): retried, each result on the answer itself.
-func TestFaultConnectionResets(t *testing.T) {
-	t.Parallel()
-	for name, env := range transportEnvs(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			f := newFx(t, env, fakediscord.Options{})
-			if strings.HasPrefix(name, "gateway") {
-				f.inject(
-					fakediscord.Fault{Kind: fakediscord.FaultReset, Route: routeCallback},
-					fakediscord.Fault{Kind: fakediscord.FaultReset, Route: routeCallback, After: true},
-				)
-				f.cycle(alice, win(game.TierCandle), false)
-			}
-			// One edit: reset before, then after it is processed, then
-			// through.
-			f.slow.delay.Store(int64(slowDraw))
-			f.inject(fakediscord.Fault{Kind: fakediscord.FaultReset, Route: routeEdit},
-				fakediscord.Fault{Kind: fakediscord.FaultReset, Route: routeEdit, After: true})
-			f.cycle(bob, loss(true), false)
-			f.slow.delay.Store(0)
-			f.cycle(alice, loss(true), false)
-			f.dailyAndGrant(bob)
-			f.books()
-			f.noFailures(nil)
-			f.allHit()
-			f.faulted(fakediscord.FaultReset)
-			if n := f.fallbacks.Load(); n != 0 {
-				t.Errorf("%d results needed a second try", n)
-			}
-		})
+	for _, tc := range []struct {
+		name           string
+		kind           fakediscord.FaultKind
+		callback, edit []fakediscord.Fault
+		then           game.Outcome // alice's last ticket
+		rows           bool
+	}{
+		{"slow", fakediscord.FaultSlow,
+			[]fakediscord.Fault{{Kind: fakediscord.FaultSlow, Route: routeCallback, Delay: 2500 * time.Millisecond, After: true}},
+			[]fakediscord.Fault{{Kind: fakediscord.FaultSlow, Route: routeEdit, Delay: 6 * time.Second}}, loss(false), true},
+		{"reset", fakediscord.FaultReset,
+			[]fakediscord.Fault{{Kind: fakediscord.FaultReset, Route: routeCallback}, {Kind: fakediscord.FaultReset, Route: routeCallback, After: true}},
+			[]fakediscord.Fault{{Kind: fakediscord.FaultReset, Route: routeEdit}, {Kind: fakediscord.FaultReset, Route: routeEdit, After: true}}, loss(true), false},
+	} {
+		for name, env := range transportEnvs(t) {
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				t.Parallel()
+				f := newFx(t, env, fakediscord.Options{})
+				if name == "gateway" {
+					f.inject(tc.callback...)
+					f.cycle(alice, win(game.TierCandle), false)
+				}
+				f.inject(tc.edit...)
+				f.slowCycle(bob, loss(true), false)
+				f.cycle(alice, tc.then, tc.rows)
+				f.dailyAndGrant(bob)
+				f.sound(0, tc.kind)
+				if tc.kind == fakediscord.FaultSlow {
+					f.noConsequence() // the late callback was not sent again
+				}
+			})
+		}
 	}
 }
 
@@ -279,21 +239,14 @@ func TestFaultLateCallbacks(t *testing.T) {
 				f.inject(late)
 				f.reveal(card, alice, win(game.TierCandle), false) // likewise Auto's, then the old card's
 				f.cycle(bob, loss(true), true)
-				f.books()
-				f.noFailures(nil)
-				f.allHit()
+				f.sound(2) // /play, then Auto on the old card
 				if !f.consequence(10062) {
 					t.Error("no 10062: the callbacks were not late")
-				}
-				if n := f.fallbacks.Load(); n != 2 {
-					t.Errorf("%d results reached by a second try, want 2 (/play, then Auto on the old card)", n)
 				}
 				return
 			}
 			f.cycle(alice, win(game.TierCandle), false)
-			f.slow.delay.Store(int64(slowDraw))
-			f.cycle(bob, loss(true), false) // deferred after the window: refused
-			f.slow.delay.Store(0)
+			f.slowCycle(bob, loss(true), false) // deferred after the window: refused
 			f.cycle(alice, loss(true), true)
 			f.dailyAndGrant(bob)
 			f.books()
@@ -336,23 +289,19 @@ func TestFaultExpiredTokens(t *testing.T) {
 			if injected {
 				f.inject(fakediscord.Fault{Kind: fakediscord.FaultTokenExpired, Route: routeEdit})
 			}
-			f.slow.delay.Store(int64(slowDraw))
-			f.cycle(bob, loss(true), false)
-			f.slow.delay.Store(0)
+			f.slowCycle(bob, loss(true), false)
 			f.cycle(bob, loss(true), true)
 			f.dailyAndGrant(alice)
-			f.books()
 			if injected {
-				f.noFailures(nil)
-				f.allHit()
-				f.faulted(fakediscord.FaultTokenExpired)
-			} else {
-				expired := f.refusedWith(50027)
-				if len(expired) != 1 {
-					t.Errorf("%d interactions' edits refused with 50027, want bob's Auto only", len(expired))
-				}
-				f.noFailures(func(x fakediscord.Failure) bool { return expired[x.Interaction] })
+				f.sound(1, fakediscord.FaultTokenExpired) // bob's Auto, on the old card
+				return
 			}
+			f.books()
+			expired := f.refusedWith(50027)
+			if len(expired) != 1 {
+				t.Errorf("%d interactions' edits refused with 50027, want bob's Auto only", len(expired))
+			}
+			f.noFailures(func(x fakediscord.Failure) bool { return expired[x.Interaction] })
 			if n := f.fallbacks.Load(); n != 1 {
 				t.Errorf("%d results reached by a second try, want 1 (bob's Auto, on the old card)", n)
 			}

@@ -1,59 +1,26 @@
 package e2e_test
 
 import (
-	"context"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/lesclefsdutresor/clefs/cli"
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 	"github.com/lesclefsdutresor/clefs/storage/redistest"
 )
 
-// serveTwo runs two bot processes (cli.Serve) on h's configuration, each
+// serveTwo runs two bot processes (h.spawn) on h's configuration, each
 // serving the HTTP endpoint, and returns their addresses and a function
-// that stops both (at the test's end if not before) and checks that they
-// ended cleanly.
+// that stops both.
 func (h *harness) serveTwo() (addrs []string, stop func()) {
 	h.t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	var dones []chan error
-	stop = sync.OnceFunc(func() {
-		cancel()
-		for n, done := range dones {
-			if err := <-done; err != nil {
-				h.t.Errorf("process %d: %v", n, err)
-			}
-		}
-	})
-	h.t.Cleanup(stop)
-	for n := range 2 {
-		started, done := make(chan string, 1), make(chan error, 1)
-		dones = append(dones, done)
-		go func() {
-			done <- cli.Serve(ctx, h.cfg, slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelWarn})), cli.Hooks{
-				Drawer: h.draw, Started: func(addr string) { started <- addr },
-			})
-		}()
-		select {
-		case a := <-started:
-			addrs = append(addrs, a)
-		case err := <-done:
-			done <- err
-			h.t.Fatalf("process %d: %v", n, err)
-		case <-time.After(15 * time.Second):
-			h.t.Fatalf("process %d not serving", n)
-		}
-	}
-	return addrs, stop
+	a, _, stopA := h.spawn(h.cfg)
+	b, _, stopB := h.spawn(h.cfg)
+	return []string{a, b}, func() { stopA(); stopB() }
 }
 
 // roundRobin is a load balancer in front of bot processes: each request goes

@@ -1,14 +1,9 @@
 package e2e_test
 
 import (
-	"context"
-	"io"
-	"log/slog"
 	"strconv"
 	"testing"
-	"time"
 
-	"github.com/lesclefsdutresor/clefs/cli"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 	"github.com/lesclefsdutresor/clefs/storage/redistest"
 )
@@ -24,27 +19,7 @@ func TestShardsShareRedis(t *testing.T) {
 	h.start()
 	cfg1 := h.cfg
 	cfg1.ShardIDs = []int{1}
-	ctx, cancel := context.WithCancel(context.Background())
-	done, started := make(chan error, 1), make(chan struct{})
-	go func() {
-		done <- cli.Serve(ctx, cfg1, slog.New(slog.NewTextHandler(io.Discard, nil)), cli.Hooks{
-			Drawer: h.draw, Started: func(string) { close(started) }, IdentifyInterval: 10 * time.Millisecond,
-		})
-	}()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("shard 1: %v", err)
-		}
-	}()
-	select {
-	case <-started:
-	case err := <-done:
-		done <- err
-		t.Fatalf("shard 1: %v", err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("shard 1 not started")
-	}
+	h.spawn(cfg1)
 	twoShardsAnswer(t, h)
 }
 

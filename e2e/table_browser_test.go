@@ -3,8 +3,6 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/url"
 	"os"
 	"slices"
@@ -18,7 +16,6 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
-	"github.com/lesclefsdutresor/clefs/cli"
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/internal/browsertest"
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
@@ -63,32 +60,10 @@ func TestTableInBrowser(t *testing.T) {
 	h := newHarness(t, map[string]string{"REDIS_URL": redistest.URL(t), "PUBLIC_ADDR": "127.0.0.1:0",
 		"DISCORD_CLIENT_SECRET": fakediscord.TestClientSecret, "DISCORD_GUILD_ID": "", "SHARD_IDS": "0", "SHARD_COUNT": "2"})
 	h.start()
-	first := <-h.public
 	cfg := h.cfg
 	cfg.ShardIDs = []int{1}
-	sctx, cancel := context.WithCancel(context.Background())
-	done, second := make(chan error, 1), make(chan string, 1)
-	go func() {
-		done <- cli.Serve(sctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), cli.Hooks{
-			Drawer: h.draw, IdentifyInterval: 10 * time.Millisecond, Public: func(addr string) { second <- addr },
-		})
-	}()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("the second process: %v", err)
-		}
-	}()
-	var bots [2]string
-	select {
-	case bots[1] = <-second:
-	case err := <-done:
-		done <- err
-		t.Fatalf("the second process: %v", err)
-	case <-time.After(15 * time.Second):
-		t.Fatal("the second process is not listening")
-	}
-	bots[0] = first
+	_, second, _ := h.spawn(cfg)
+	bots := [2]string{<-h.public, second}
 	fronts, origins := [2]*front{}, [2]string{}
 	for i, bot := range bots {
 		fronts[i], origins[i] = newFront(t, h, bot)
