@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -81,38 +80,20 @@ func TestCare(t *testing.T) {
 
 	// Several /play at once under a limit never stake past it.
 	h.slash(fakediscord.Slash{User: carol, Name: "limits", Sub: "set", Options: []fakediscord.Opt{{Name: "stake-day", Value: "1.00"}}})
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var errs []error
 	for round := 0; round < 3; round++ {
 		ps := make([]*fakediscord.Pending, 4)
 		for i := range ps {
-			p, err := h.srv.Slash(h.ctx(), fakediscord.Slash{User: carol, Name: "play", Guild: guild, Channel: chan1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ps[i] = p
+			ps[i] = h.send(fakediscord.Slash{User: carol, Name: "play"})
 		}
 		var cards []*discordgo.Message
-		for _, p := range ps {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r, err := p.Wait(h.ctx())
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil {
-					errs = append(errs, err)
-					return
-				}
-				if r.Message != nil && hasButton(r.Message, "v1:auto:") {
-					cards = append(cards, r.Message)
-				}
-			}()
-		}
-		wg.Wait()
-		if len(errs) != 0 {
-			t.Fatalf("concurrent /play: %v", errs)
+		for _, p := range ps { // all sent before any answer is awaited
+			r, err := p.Wait(h.ctx())
+			if err != nil {
+				t.Fatalf("concurrent /play: %v", err)
+			}
+			if r.Message != nil && hasButton(r.Message, "v1:auto:") {
+				cards = append(cards, r.Message)
+			}
 		}
 		if round < 2 && len(cards) == 0 {
 			t.Fatalf("round %d: no ticket sold", round)

@@ -235,7 +235,9 @@ func (h *harness) answered(p *fakediscord.Pending, err error, what string) faked
 	return r
 }
 
-func (h *harness) slash(sl fakediscord.Slash) fakediscord.Response {
+// send sends a slash command, in chan1 of the guild unless sl says
+// otherwise (Guild "-": a DM), and does not wait for its answer.
+func (h *harness) send(sl fakediscord.Slash) *fakediscord.Pending {
 	h.t.Helper()
 	if sl.Channel == "" {
 		sl.Channel = chan1
@@ -246,7 +248,16 @@ func (h *harness) slash(sl fakediscord.Slash) fakediscord.Response {
 		sl.Guild = guild
 	}
 	p, err := h.srv.Slash(h.ctx(), sl)
-	return h.answered(p, err, "/"+sl.Name+" "+sl.Sub+" by "+sl.User)
+	if err != nil {
+		h.t.Fatalf("/%s %s by %s: %v", sl.Name, sl.Sub, sl.User, err)
+	}
+	return p
+}
+
+// slash sends a slash command (send) and waits for its answer.
+func (h *harness) slash(sl fakediscord.Slash) fakediscord.Response {
+	h.t.Helper()
+	return h.answered(h.send(sl), nil, "/"+sl.Name+" "+sl.Sub+" by "+sl.User)
 }
 
 func (h *harness) click(msg *discordgo.Message, prefix, user string) fakediscord.Response {
@@ -613,55 +624,46 @@ func play(t *testing.T, env map[string]string) {
 	}
 }
 
-// TestBadConfigStopsEarly checks that Main fails fast on a store it cannot open.
-func TestMainFailsOnBadStore(t *testing.T) {
+// TestStopsEarly: the bot stops at once, with an error naming the cause,
+// and connects to no gateway, when
+//   - the store cannot be opened;
+//   - Discord refuses the token: the error names DISCORD_TOKEN, and the
+//     store is not opened (no store file created);
+//   - DISCORD_API_BASE cannot be reached: the error names that base, not
+//     https://discord.com, and the store is not opened.
+func TestStopsEarly(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	blocker := filepath.Join(dir, "file")
+	blocker := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, map[string]string{"DATA_PATH": filepath.Join(blocker, "sub", "clefs.db")})
-	err := cli.Serve(context.Background(), h.cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), cli.Hooks{})
-	if err == nil || !strings.Contains(err.Error(), "store") {
-		t.Errorf("Main with an impossible DATA_PATH = %v", err)
-	}
-	if ids := h.srv.Identifies(); len(ids) != 0 {
-		t.Errorf("connected to Discord despite the store failure: %v", ids)
-	}
-}
-
-// TestWrongTokenStopsBeforeTheStore: a token Discord refuses stops the bot
-// at once with an error naming DISCORD_TOKEN, before the store is opened:
-// no store file is created, no gateway opened.
-func TestWrongTokenStopsBeforeTheStore(t *testing.T) {
-	t.Parallel()
-	dataPath := filepath.Join(t.TempDir(), "clefs.db")
-	h := newHarness(t, map[string]string{"DISCORD_TOKEN": "not-the-token", "DATA_PATH": dataPath})
-	err := cli.Serve(context.Background(), h.cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), cli.Hooks{})
-	if err == nil || !strings.Contains(err.Error(), "DISCORD_TOKEN") || !strings.Contains(err.Error(), "401") {
-		t.Errorf("Serve with a wrong token = %v, want a 401 naming DISCORD_TOKEN", err)
-	}
-	if _, serr := os.Stat(dataPath); !errors.Is(serr, os.ErrNotExist) {
-		t.Errorf("the store file exists after a refused token (stat: %v)", serr)
-	}
-	if ids := h.srv.Identifies(); len(ids) != 0 {
-		t.Errorf("opened the gateway with a refused token: %v", ids)
-	}
-}
-
-// TestUnreachableAPINamesTheBaseUsed: when DISCORD_API_BASE cannot be
-// reached, the error names that base, not https://discord.com.
-func TestUnreachableAPINamesTheBaseUsed(t *testing.T) {
-	t.Parallel()
 	base := "http://" + freeAddr(t) + "/proxy" // nothing listens there
-	h := newHarness(t, map[string]string{"DISCORD_API_BASE": base})
-	err := cli.Serve(context.Background(), h.cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), cli.Hooks{})
-	if err == nil || !strings.Contains(err.Error(), base+"/api/") || strings.Contains(err.Error(), "discord.com") {
-		t.Errorf("Serve with an unreachable API base = %v, want an error naming %s", err, base)
-	}
-	if _, serr := os.Stat(h.cfg.DataPath); !errors.Is(serr, os.ErrNotExist) {
-		t.Errorf("the store file exists although Discord was not reached (stat: %v)", serr)
+	for _, tc := range []struct {
+		name      string
+		env       map[string]string
+		want      []string
+		noStore   bool // no store file created
+		notWanted string
+	}{
+		{"bad store", map[string]string{"DATA_PATH": filepath.Join(blocker, "sub", "clefs.db")}, []string{"store"}, false, ""},
+		{"wrong token", map[string]string{"DISCORD_TOKEN": "not-the-token"}, []string{"DISCORD_TOKEN", "401"}, true, ""},
+		{"unreachable API", map[string]string{"DISCORD_API_BASE": base}, []string{base + "/api/"}, true, "discord.com"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.env)
+			err := cli.Serve(context.Background(), h.cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), cli.Hooks{})
+			for _, w := range tc.want {
+				if err == nil || !strings.Contains(err.Error(), w) || tc.notWanted != "" && strings.Contains(err.Error(), tc.notWanted) {
+					t.Errorf("Serve = %v, want an error naming %q (and not %q)", err, w, tc.notWanted)
+				}
+			}
+			if _, serr := os.Stat(h.cfg.DataPath); tc.noStore && !errors.Is(serr, os.ErrNotExist) {
+				t.Errorf("the store file exists although Serve stopped first (stat: %v)", serr)
+			}
+			if ids := h.srv.Identifies(); len(ids) != 0 {
+				t.Errorf("opened the gateway: %v", ids)
+			}
+		})
 	}
 }
 

@@ -93,9 +93,7 @@ func TestEmojiUploadedOnceAndShown(t *testing.T) {
 	if c := cells(t, gridRows(card)); !slices.Equal(c, want) {
 		t.Errorf("revealed grid %q, want %q (EMOJI_PIPE wins over the application emoji)", c, want)
 	}
-	if f := h.srv.Failures(); len(f) > 0 {
-		t.Errorf("failures: %v", f)
-	}
+	h.noFailures()
 
 	// A restart against the same Discord creates nothing and shows the same emojis.
 	h.stop()

@@ -76,14 +76,7 @@ func TestHTTPEndpointsBehindALoadBalancer(t *testing.T) {
 	h.draw.set(win(game.TierCandle)) // a prize paid twice would show
 	for _, u := range players {
 		// Two /play at once: one ticket, one debit, whichever process each lands on.
-		ps := make([]*fakediscord.Pending, 2)
-		for k := range ps {
-			p, err := h.srv.Slash(h.ctx(), fakediscord.Slash{Guild: guild, User: u, Name: "play"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ps[k] = p
-		}
+		ps := []*fakediscord.Pending{h.send(fakediscord.Slash{User: u, Name: "play"}), h.send(fakediscord.Slash{User: u, Name: "play"})}
 		var card fakediscord.Response
 		for _, p := range ps {
 			card = h.answered(p, nil, "/play")

@@ -35,9 +35,7 @@ func TestScratchByHand(t *testing.T) {
 	if l := h.srv.Launches(); len(l) != 1 || l[0].User != alice || l[0].Channel != chan1 {
 		t.Errorf("launches %+v", l)
 	}
-	for _, f := range h.srv.Failures() {
-		t.Errorf("failure: %s", f)
-	}
+	h.noFailures()
 }
 
 // noActivities, set in newHarness's env, leaves the application's
@@ -64,7 +62,5 @@ func TestActivityNotEnabled(t *testing.T) {
 	if n := strings.Count(h.logs.String(), "enable Activities (Activities → Settings)"); n != 1 {
 		t.Errorf("%d warnings naming what to enable, want 1:\n%s", n, h.logs.String())
 	}
-	for _, f := range h.srv.Failures() {
-		t.Errorf("failure: %s", f)
-	}
+	h.noFailures()
 }

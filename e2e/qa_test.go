@@ -1144,14 +1144,7 @@ func TestQAConcurrency(t *testing.T) {
 
 			// /play twice at once: one stake.
 			q.draw.set(loss(true))
-			var p1, p2 *fakediscord.Pending
-			var err error
-			if p1, err = q.srv.Slash(q.ctx(), fakediscord.Slash{Guild: guild, Channel: chan1, User: alice, Name: "play"}); err != nil {
-				t.Fatal(err)
-			}
-			if p2, err = q.srv.Slash(q.ctx(), fakediscord.Slash{Guild: guild, Channel: chan1, User: alice, Name: "play"}); err != nil {
-				t.Fatal(err)
-			}
+			p1, p2 := q.send(fakediscord.Slash{User: alice, Name: "play"}), q.send(fakediscord.Slash{User: alice, Name: "play"})
 			r1 := q.answered(p1, nil, "/play #1")
 			r2 := q.answered(p2, nil, "/play #2")
 			bal -= game.Stake
@@ -1534,11 +1527,7 @@ func TestQASlowStore(t *testing.T) {
 
 	// A slow /play refused for lack of credits: the refusal stays private.
 	link.hold(2500 * time.Millisecond)
-	p, err = q.srv.Slash(q.ctx(), fakediscord.Slash{Guild: guild, Channel: chan1, User: alice, Name: "play"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err = p.Wait(q.ctx())
+	r, err = q.send(fakediscord.Slash{User: alice, Name: "play"}).Wait(q.ctx())
 	if err != nil {
 		t.Fatalf("slow refused /play: %v", err)
 	}
@@ -1549,10 +1538,7 @@ func TestQASlowStore(t *testing.T) {
 
 	// A store gone for 12 s: acknowledged in time, then an apology.
 	link.hold(12 * time.Second)
-	p, err = q.srv.Slash(q.ctx(), fakediscord.Slash{Guild: guild, Channel: chan1, User: bob, Name: "balance"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p = q.send(fakediscord.Slash{User: bob, Name: "balance"})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	r, err = p.Wait(ctx)
@@ -1661,14 +1647,7 @@ func qaResetsAndDoubles(t *testing.T, env map[string]string) {
 	q := newQA(t, env)
 
 	// /daily ×2 at once.
-	var ps []*fakediscord.Pending
-	for range 2 {
-		p, err := q.srv.Slash(q.ctx(), fakediscord.Slash{Guild: guild, Channel: chan1, User: bob, Name: "daily"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ps = append(ps, p)
-	}
+	ps := []*fakediscord.Pending{q.send(fakediscord.Slash{User: bob, Name: "daily"}), q.send(fakediscord.Slash{User: bob, Name: "daily"})}
 	paid := 0
 	for _, p := range ps {
 		r := q.answered(p, nil, "/daily ×2")
