@@ -171,20 +171,8 @@ func multipartBody(tb testing.TB, parts ...part) (string, []byte) {
 func TestMultipartRefused(t *testing.T) {
 	t.Parallel()
 	srv, c := setup(t, fakediscord.Options{AckTimeout: time.Minute})
-	ctx := ctxT(t)
-	got := make(chan *discordgo.Interaction, 1)
-	c.handle(func(s *discordgo.Session, i *discordgo.Interaction) { got <- i })
-	p, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, Channel: "222", User: "5", Name: "play"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var in *discordgo.Interaction
-	select {
-	case in = <-got:
-	case <-ctx.Done():
-		t.Fatal("no interaction")
-	}
-	callback := srv.URL() + "/api/v10/interactions/" + in.ID + "/" + in.Token + "/callback"
+	p, in := pending(t, srv, c)
+	callback := callbackURL(srv, in)
 	payload := part{"payload_json", "", []byte(`{"type":4,"data":{"content":"x"}}`)}
 	file := func(n int, size int) part {
 		return part{fmt.Sprintf("files[%d]", n), "f.bin", bytes.Repeat([]byte{'a'}, size)}
@@ -254,16 +242,8 @@ func TestMultipartRefused(t *testing.T) {
 
 func TestMultipartEndpointReply(t *testing.T) {
 	t.Parallel()
-	ep := startEndpoint(t, fakediscord.TestPublicKeyHex)
-	srv := startFake(t, fakediscord.Options{InteractionsURL: ep.URL + "/interactions"})
-	bot := restBot(t, srv)
+	ep, srv, _ := httpSetup(t, fakediscord.Options{}, playCmd)
 	ctx := ctxT(t)
-	if err := srv.Ping(ctx); err != nil {
-		t.Fatalf("Ping: %v", err)
-	}
-	if _, err := bot.ApplicationCommandBulkOverwrite(srv.AppID(), guild, []*discordgo.ApplicationCommand{playCmd}); err != nil {
-		t.Fatal(err)
-	}
 	ep.handle(func(i *discordgo.Interaction) (int, any) {
 		resp := &discordgo.InteractionResponse{
 			Type: discordgo.InteractionResponseChannelMessageWithSource,

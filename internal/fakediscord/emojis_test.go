@@ -6,8 +6,6 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -26,18 +24,6 @@ func pngURI(tb testing.TB) (string, []byte) {
 		tb.Fatal(err)
 	}
 	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(b.Bytes()), b.Bytes()
-}
-
-// restSession is a discordgo session on the fake's REST API, no gateway.
-func restSession(tb testing.TB, srv *fakediscord.Server, tok string) *discordgo.Session {
-	tb.Helper()
-	s, err := discordgo.New("Bot " + tok)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	base, _ := url.Parse(srv.URL())
-	s.Client = &http.Client{Transport: rewrite{base}}
-	return s
 }
 
 func TestApplicationEmojis(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -109,17 +108,21 @@ type multipartReply struct {
 	body        []byte
 }
 
-// restBot is a discordgo session that only uses REST, as a bot on an
-// interactions endpoint may: no gateway.
-func restBot(tb testing.TB, srv *fakediscord.Server) *discordgo.Session {
+// httpSetup is a fake that posts interactions to an endpoint (its PING
+// answered) and a REST-only bot that registered cmds on the guild.
+func httpSetup(tb testing.TB, opts fakediscord.Options, cmds ...*discordgo.ApplicationCommand) (*endpoint, *fakediscord.Server, *discordgo.Session) {
 	tb.Helper()
-	s, err := discordgo.New("Bot " + token)
-	if err != nil {
+	ep := startEndpoint(tb, fakediscord.TestPublicKeyHex)
+	opts.InteractionsURL = ep.URL + "/interactions"
+	srv := startFake(tb, opts)
+	bot := restSession(tb, srv, token)
+	if err := srv.Ping(ctxT(tb)); err != nil {
+		tb.Fatalf("Ping: %v", err)
+	}
+	if _, err := bot.ApplicationCommandBulkOverwrite(srv.AppID(), guild, cmds); err != nil {
 		tb.Fatal(err)
 	}
-	base, _ := url.Parse(srv.URL())
-	s.Client = &http.Client{Transport: rewrite{base}, Timeout: 5 * time.Second}
-	return s
+	return ep, srv, bot
 }
 
 func message(content string, components ...discordgo.MessageComponent) *discordgo.InteractionResponse {
@@ -143,7 +146,7 @@ func TestTestKey(t *testing.T) {
 	}
 	// The application's verify_key is that key, as the Developer Portal shows it.
 	srv := startFake(t, fakediscord.Options{PrivateKey: priv})
-	app, err := restBot(t, srv).Application("@me")
+	app, err := restSession(t, srv, token).Application("@me")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,16 +160,8 @@ func TestTestKey(t *testing.T) {
 // signatures with discordgo.VerifyInteraction.
 func TestHTTPInteractions(t *testing.T) {
 	t.Parallel()
-	ep := startEndpoint(t, fakediscord.TestPublicKeyHex)
-	srv := startFake(t, fakediscord.Options{InteractionsURL: ep.URL + "/interactions"})
-	bot := restBot(t, srv)
+	ep, srv, bot := httpSetup(t, fakediscord.Options{}, playCmd, &discordgo.ApplicationCommand{Name: "slow", Description: "Takes time"})
 	ctx := ctxT(t)
-	if err := srv.Ping(ctx); err != nil {
-		t.Fatalf("Ping: %v", err)
-	}
-	if _, err := bot.ApplicationCommandBulkOverwrite(srv.AppID(), guild, []*discordgo.ApplicationCommand{playCmd, {Name: "slow", Description: "Takes time"}}); err != nil {
-		t.Fatal(err)
-	}
 	edited := make(chan error, 1)
 	ep.handle(func(i *discordgo.Interaction) (int, any) {
 		if i.Type == discordgo.InteractionMessageComponent {
@@ -295,13 +290,8 @@ func TestSignature(t *testing.T) {
 // is a Failure, and the interaction fails at once.
 func TestHTTPEndpointFailures(t *testing.T) {
 	t.Parallel()
-	ep := startEndpoint(t, fakediscord.TestPublicKeyHex)
-	srv := startFake(t, fakediscord.Options{InteractionsURL: ep.URL + "/interactions", AckTimeout: 300 * time.Millisecond})
-	bot := restBot(t, srv)
+	ep, srv, bot := httpSetup(t, fakediscord.Options{AckTimeout: 300 * time.Millisecond}, playCmd)
 	ctx := ctxT(t)
-	if _, err := bot.ApplicationCommandBulkOverwrite(srv.AppID(), guild, []*discordgo.ApplicationCommand{playCmd}); err != nil {
-		t.Fatal(err)
-	}
 	tests := []struct {
 		name     string
 		status   int

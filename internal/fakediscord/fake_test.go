@@ -56,7 +56,9 @@ func (c *client) handle(f func(s *discordgo.Session, i *discordgo.Interaction)) 
 	c.mu.Unlock()
 }
 
-func connect(tb testing.TB, srv *fakediscord.Server, tok string, shard ...int) *client {
+// restSession is a discordgo session on the fake's REST API, as a bot on
+// an interactions endpoint uses it: no gateway.
+func restSession(tb testing.TB, srv *fakediscord.Server, tok string) *discordgo.Session {
 	tb.Helper()
 	s, err := discordgo.New("Bot " + tok)
 	if err != nil {
@@ -64,6 +66,12 @@ func connect(tb testing.TB, srv *fakediscord.Server, tok string, shard ...int) *
 	}
 	base, _ := url.Parse(srv.URL())
 	s.Client = &http.Client{Transport: rewrite{base}, Timeout: 5 * time.Second}
+	return s
+}
+
+func connect(tb testing.TB, srv *fakediscord.Server, tok string, shard ...int) *client {
+	tb.Helper()
+	s := restSession(tb, srv, tok)
 	s.Identify.Intents = discordgo.IntentsNone
 	if len(shard) == 2 {
 		s.ShardID, s.ShardCount = shard[0], shard[1]
@@ -459,10 +467,7 @@ func TestCommandValidation(t *testing.T) {
 func TestAuth(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t, fakediscord.Options{})
-	bad, _ := discordgo.New("Bot wrong")
-	base, _ := url.Parse(srv.URL())
-	bad.Client = &http.Client{Transport: rewrite{base}}
-	if _, err := bad.User("@me"); err == nil {
+	if _, err := restSession(t, srv, "wrong").User("@me"); err == nil {
 		t.Error("GET /users/@me with a wrong token succeeded")
 	} else if st, _ := restCode(err); st != 401 {
 		t.Errorf("status %d, want 401", st)

@@ -265,7 +265,7 @@ func TestMalformedRateLimits(t *testing.T) {
 	// each: after the huge one, discordgo blocks its bucket for 1e9 s.)
 	for _, k := range []fakediscord.FaultKind{fakediscord.FaultRateLimitNotJSON, fakediscord.FaultRateLimitNegative, fakediscord.FaultRateLimitHuge, fakediscord.FaultRateLimitBadResetAfter} {
 		inject(t, srv, fakediscord.Fault{Kind: k, Route: "GET /users/@me"})
-		s := restBot(t, srv)
+		s := restSession(t, srv, token)
 		s.ShouldRetryOnRateLimit = false
 		if _, err := s.User("@me"); err == nil {
 			t.Errorf("%s: discordgo saw no error", k)

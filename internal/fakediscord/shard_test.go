@@ -160,7 +160,7 @@ func TestShardRouting(t *testing.T) {
 // connectREST is a client that only uses REST.
 func connectREST(tb testing.TB, srv *fakediscord.Server) *client {
 	tb.Helper()
-	return &client{s: restBot(tb, srv)}
+	return &client{s: restSession(tb, srv, token)}
 }
 
 func getJSON(tb testing.TB, url string, v any) {
