@@ -2,6 +2,7 @@ package fakediscord_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -162,21 +163,13 @@ func TestControlAPI(t *testing.T) {
 func TestControlEndpoint(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t, fakediscord.Options{Control: true})
-	put := func(url string) (int, map[string]string) {
+	put := func(url string) (int, map[string]any) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPut, srv.URL()+"/_fake/endpoint", strings.NewReader(`{"url":"`+url+`"}`))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]string
-		_ = json.NewDecoder(resp.Body).Decode(&out)
-		return resp.StatusCode, out
+		return oauthCall(t, http.MethodPut, srv.URL()+"/_fake/endpoint", "", "", `{"url":"`+url+`"}`)
 	}
 	trusting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, `{"type":1}`) }))
 	defer trusting.Close()
-	if code, out := put(trusting.URL); code != 400 || !strings.Contains(out["error"], "401") {
+	if code, out := put(trusting.URL); code != 400 || !strings.Contains(fmt.Sprint(out["error"]), "401") {
 		t.Errorf("PUT an endpoint that skips the signature: %d %v", code, out)
 	}
 	if srv.InteractionsURL() != "" {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
-	"github.com/gorilla/websocket"
 
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 )
@@ -585,15 +584,7 @@ func TestResumeReplays(t *testing.T) {
 	srv, c := setup(t, fakediscord.Options{})
 	sess := srv.Identifies()[0].SessionID
 	c.s.Close() // the bot goes away without reading; its session stays
-	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL(), "http")+"/gateway", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	var hello struct{ Op int }
-	if err := ws.ReadJSON(&hello); err != nil {
-		t.Fatal(err)
-	}
+	ws := dialGateway(t, srv)
 	// An identified raw client to send an interaction to, then drop.
 	if err := ws.WriteJSON(map[string]any{"op": 6, "d": map[string]any{"token": "Bot " + token, "session_id": sess, "seq": 1}}); err != nil {
 		t.Fatal(err)
@@ -614,14 +605,7 @@ func TestResumeReplays(t *testing.T) {
 	}
 	missed := ev.S
 	// A new connection resumes from before the interaction: it comes again.
-	ws2, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL(), "http")+"/gateway", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws2.Close()
-	if err := ws2.ReadJSON(&hello); err != nil {
-		t.Fatal(err)
-	}
+	ws2 := dialGateway(t, srv)
 	if err := ws2.WriteJSON(map[string]any{"op": 6, "d": map[string]any{"token": "Bot " + token, "session_id": sess, "seq": seqResumed}}); err != nil {
 		t.Fatal(err)
 	}
@@ -641,12 +625,7 @@ func TestResumeReplays(t *testing.T) {
 	}
 	// A forgotten session cannot resume.
 	srv.InvalidateSession(false)
-	ws3, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL(), "http")+"/gateway", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws3.Close()
-	_ = ws3.ReadJSON(&hello)
+	ws3 := dialGateway(t, srv)
 	_ = ws3.WriteJSON(map[string]any{"op": 6, "d": map[string]any{"token": "Bot " + token, "session_id": sess, "seq": 1}})
 	var op struct {
 		Op int

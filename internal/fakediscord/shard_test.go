@@ -22,7 +22,9 @@ type gwClient struct {
 	events chan string
 }
 
-func dialShard(tb testing.TB, srv *fakediscord.Server, shard, count int) *gwClient {
+// dialGateway opens a raw connection to the fake's gateway and reads its
+// HELLO.
+func dialGateway(tb testing.TB, srv *fakediscord.Server) *websocket.Conn {
 	tb.Helper()
 	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL(), "http")+"/gateway/?v=10&encoding=json", nil)
 	if err != nil {
@@ -33,7 +35,13 @@ func dialShard(tb testing.TB, srv *fakediscord.Server, shard, count int) *gwClie
 	if err := ws.ReadJSON(&hello); err != nil || hello.Op != 10 {
 		tb.Fatalf("HELLO: %+v, %v", hello, err)
 	}
-	err = ws.WriteJSON(map[string]any{"op": 2, "d": map[string]any{
+	return ws
+}
+
+func dialShard(tb testing.TB, srv *fakediscord.Server, shard, count int) *gwClient {
+	tb.Helper()
+	ws := dialGateway(tb, srv)
+	err := ws.WriteJSON(map[string]any{"op": 2, "d": map[string]any{
 		"token": "Bot " + token, "intents": 0, "properties": map[string]string{}, "shard": []int{shard, count},
 	}})
 	if err != nil {
@@ -100,7 +108,7 @@ func TestShardRouting(t *testing.T) {
 	// (id >> 22) % 2: g0 is on shard 0 of 2, g1 on shard 1 of 2.
 	g0, g1 := strconv.Itoa(2<<22), strconv.Itoa(3<<22)
 	srv := startFake(t, fakediscord.Options{Guilds: []string{g0, g1}, RecommendedShards: 2, AckTimeout: time.Minute})
-	register(t, connectREST(t, srv), srv, "", playCmd)
+	register(t, &client{s: restSession(t, srv, token)}, srv, "", playCmd)
 
 	var gb struct {
 		URL               string `json:"url"`
@@ -157,26 +165,12 @@ func TestShardRouting(t *testing.T) {
 	}
 }
 
-// connectREST is a client that only uses REST.
-func connectREST(tb testing.TB, srv *fakediscord.Server) *client {
-	tb.Helper()
-	return &client{s: restSession(tb, srv, token)}
-}
-
+// getJSON GETs url as the bot and decodes its JSON answer into v.
 func getJSON(tb testing.TB, url string, v any) {
 	tb.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	req.Header.Set("Authorization", "Bot "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		tb.Fatalf("GET %s: %s", url, resp.Status)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
-		tb.Fatal(err)
+	a := call(tb, http.DefaultClient, http.MethodGet, url, "")
+	if a.err != nil || a.status != http.StatusOK || json.Unmarshal([]byte(a.body), v) != nil {
+		tb.Fatalf("GET %s: %d %v %q", url, a.status, a.err, a.body)
 	}
 }
 
