@@ -184,18 +184,6 @@ func (f *fx) answerGivenUp(id string) bool {
 	return false
 }
 
-// refusedWith returns the interactions whose calls the fake Discord
-// refused with the JSON error code.
-func (f *fx) refusedWith(code int) map[string]bool {
-	out := map[string]bool{}
-	for _, x := range f.srv.Failures() {
-		if x.Code == code {
-			out[x.Interaction] = true
-		}
-	}
-	return out
-}
-
 // undelivered sends again, as a player would, an interaction the fake
 // Discord could not deliver because the bot's gateway connection was down
 // for a moment (a reconnection that discordgo runs twice closes the
@@ -434,6 +422,28 @@ func (f *fx) sound(fallbacks int64, kinds ...fakediscord.FaultKind) {
 	f.faulted(kinds...)
 	if n := f.fallbacks.Load(); n != fallbacks {
 		f.t.Errorf("%d results reached by a second try, want %d", n, fallbacks)
+	}
+}
+
+// soundBut ends a fault test whose deadline was too short for the bot
+// (what) on one interaction: the books balance, the fake refused that
+// interaction's calls with code and made no other refusal, and its result
+// was reached by a second try.
+func (f *fx) soundBut(code int, what string) {
+	f.t.Helper()
+	f.books()
+	refused := map[string]bool{}
+	for _, x := range f.srv.Failures() {
+		if x.Code == code {
+			refused[x.Interaction] = true
+		}
+	}
+	if len(refused) != 1 {
+		f.t.Errorf("%d interactions refused with %d, want %s only", len(refused), code, what)
+	}
+	f.noFailures(func(x fakediscord.Failure) bool { return refused[x.Interaction] })
+	if n := f.fallbacks.Load(); n != 1 {
+		f.t.Errorf("%d results reached by a second try, want 1 (%s)", n, what)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -581,15 +582,7 @@ func qaPayloadVariations(t *testing.T, env map[string]string) {
 		if err == nil && r.Message != nil && c.says != "" && !strings.Contains(text(r.Message), c.says) {
 			t.Errorf("%s: answer %q does not say %q", what, text(r.Message), c.says)
 		}
-		if err == nil && r.Message != nil {
-			t.Logf("%s → ephemeral=%v %q", what, r.Ephemeral, oneLine(text(r.Message)))
-		}
-		for _, f := range q.srv.Failures() {
-			if f.Interaction == id {
-				t.Errorf("%s: fake Discord refused: %+v", what, f)
-			}
-		}
-		q.alive(what)
+		q.after(what, id, r, err)
 	}
 	// The voice channel above was accepted as the play channel: put it back.
 	q.mutSlash(fakediscord.Slash{User: mod, Name: "admin", Sub: "settings", Perms: fakediscord.PermsModerator,
@@ -671,15 +664,7 @@ func qaPayloadVariations(t *testing.T, env map[string]string) {
 		} else {
 			okAnswer(t, c.name, r, err)
 		}
-		if err == nil && r.Message != nil {
-			t.Logf("%s → ephemeral=%v %q", c.name, r.Ephemeral, oneLine(text(r.Message)))
-		}
-		for _, f := range q.srv.Failures() {
-			if f.Interaction == id {
-				t.Errorf("%s: fake Discord refused: %+v", c.name, f)
-			}
-		}
-		q.alive(c.name)
+		q.after(c.name, id, r, err)
 	}
 
 	q.stop()
@@ -696,6 +681,21 @@ func qaPayloadVariations(t *testing.T, env map[string]string) {
 	if p := q.player(carol); p.Balance != 2000 {
 		t.Errorf("carol: balance %d, want 2000 (the bot grant was refused)", p.Balance)
 	}
+}
+
+// after logs the answer r to the interaction id (what), checks the fake
+// refused none of the bot's calls for it, and that the bot still answers.
+func (q *qa) after(what, id string, r fakediscord.Response, err error) {
+	q.t.Helper()
+	if err == nil && r.Message != nil {
+		q.t.Logf("%s → ephemeral=%v %q", what, r.Ephemeral, oneLine(text(r.Message)))
+	}
+	for _, f := range q.srv.Failures() {
+		if f.Interaction == id {
+			q.t.Errorf("%s: fake Discord refused: %+v", what, f)
+		}
+	}
+	q.alive(what)
 }
 
 func oneLine(s string) string {
@@ -1010,17 +1010,17 @@ func TestQAResetGuildAndSettings(t *testing.T) {
 	t.Logf("audit fr → %q", oneLine(text(r.Message)))
 }
 
-// burst presses customID on message msg n times at once (the fake only lets
-// a user press a button that is enabled at that moment, so each press is of
-// any enabled button, rewritten to customID on its way) and waits for every
-// answer.
+// burst presses customID on message msg n times at once as user (pressAll).
 func (q *qa) burst(msg, customID, user string, n int) []fakediscord.Response {
 	q.t.Helper()
-	return q.burstP(msg, customID, user, 0, n)
+	return q.pressAll(msg, user, 0, slices.Repeat([]string{customID}, n)...)
 }
 
-// burstP is burst by a member with permissions perms (0: a plain member).
-func (q *qa) burstP(msg, customID, user string, perms int64, n int) []fakediscord.Response {
+// pressAll presses the buttons ids on message msg at once, as a member with
+// permissions perms (0: a plain member), and waits for every answer. The
+// fake only lets a user press a button that is enabled at that moment, so
+// each press is of any enabled button, rewritten to its ID on its way.
+func (q *qa) pressAll(msg, user string, perms int64, ids ...string) []fakediscord.Response {
 	q.t.Helper()
 	cur, ok := q.srv.Message(msg)
 	if !ok {
@@ -1036,31 +1036,31 @@ func (q *qa) burstP(msg, customID, user string, perms int64, n int) []fakediscor
 	if press == "" {
 		q.t.Fatalf("burst: no enabled button on %s", msg)
 	}
-	for range n {
-		q.m.next(func(d map[string]any) { dataOf(d)["custom_id"] = customID })
+	for _, id := range ids {
+		q.m.next(func(d map[string]any) { dataOf(d)["custom_id"] = id })
 	}
 	// All presses are made on the message as it is now, before any answer
 	// can change it (one press after another could find the button gone).
-	ps, err := q.srv.ClickBurst(q.ctx(), fakediscord.Click{Message: msg, CustomID: press, User: user, Perms: perms}, n)
+	ps, err := q.srv.ClickBurst(q.ctx(), fakediscord.Click{Message: msg, CustomID: press, User: user, Perms: perms}, len(ids))
 	if err != nil {
 		q.t.Fatalf("burst: %v", err)
 	}
-	out := make([]fakediscord.Response, n)
+	out := make([]fakediscord.Response, len(ids))
 	for i, p := range ps {
 		r, err := p.Wait(q.ctx())
 		if err != nil {
-			q.t.Errorf("burst %s #%d: %v", customID, i, err)
+			q.t.Errorf("burst %s #%d: %v", ids[i], i, err)
 			continue
 		}
 		if r.Latency >= 3*time.Second {
-			q.t.Errorf("burst %s #%d: answered after %v", customID, i, r.Latency)
+			q.t.Errorf("burst %s #%d: answered after %v", ids[i], i, r.Latency)
 		}
 		if r.Message != nil {
-			sane(q.t, "burst "+customID, text(r.Message))
+			sane(q.t, "burst "+ids[i], text(r.Message))
 		}
 		out[i] = r
 	}
-	for range n {
+	for range ids {
 		<-q.m.applied
 	}
 	return out
@@ -1229,18 +1229,8 @@ func (q *qa) mixedReveal(card *discordgo.Message) *discordgo.Message {
 	q.t.Helper()
 	ticket := strings.TrimPrefix(button(q.t, card, "v1:auto:"), "v1:auto:"+alice+":")
 	ids := []string{"v1:row:" + alice + ":" + ticket + ":0", "v1:auto:" + alice + ":" + ticket, "v1:row:" + alice + ":" + ticket + ":2"}
-	press := button(q.t, card, "v1:row:")
-	for _, id := range ids {
-		q.m.next(func(d map[string]any) { dataOf(d)["custom_id"] = id })
-	}
-	ps, err := q.srv.ClickBurst(q.ctx(), fakediscord.Click{Message: card.ID, CustomID: press, User: alice}, len(ids))
-	if err != nil {
-		q.t.Fatal(err)
-	}
-	for _, p := range ps {
-		r, err := p.Wait(q.ctx())
-		okAnswer(q.t, "mixed reveal", r, err)
-		<-q.m.applied
+	for _, r := range q.pressAll(card.ID, alice, 0, ids...) {
+		okAnswer(q.t, "mixed reveal", r, nil)
 	}
 	m, _ := q.srv.Message(card.ID)
 	return m
@@ -1710,7 +1700,7 @@ func qaResetGuildConfirmOnce(t *testing.T, env map[string]string) {
 	q.slash(fakediscord.Slash{User: alice, Name: "play"})
 	// Reset-guild confirmed three times at once.
 	m := q.slash(modSlash("reset-guild", "")).Message
-	rs := q.burstP(m.ID, button(t, m, "v1:rg:"), mod, fakediscord.PermsModerator, 3)
+	rs := q.pressAll(m.ID, mod, fakediscord.PermsModerator, slices.Repeat([]string{button(t, m, "v1:rg:")}, 3)...)
 	done := 0
 	for _, r := range rs {
 		if r.Message != nil && strings.Contains(text(r.Message), "were reset") {
