@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -69,6 +70,22 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// reportSays writes rep's text report and checks that it says each of
+// wants; it returns the text.
+func reportSays(t *testing.T, rep interface{ WriteText(io.Writer) error }, wants ...string) string {
+	t.Helper()
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range wants {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the report does not say %q:\n%s", want, text.String())
+		}
+	}
+	return text.String()
+}
+
 // checkPhases checks that every phase finished tickets, without errors
 // nor refusals, and that each answered every kind of interaction of its
 // Mix, or every Activity request; a chest comes every third ticket of a
@@ -121,11 +138,7 @@ func TestMixSendsEveryKind(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	checkPhases(t, rep, 6)
-	var text bytes.Buffer
-	if err := rep.WriteText(&text); err != nil {
-		t.Fatal(err)
-	}
-	t.Log("\n" + text.String())
+	t.Log("\n" + reportSays(t, rep))
 }
 
 func TestRunOnBolt(t *testing.T) {
@@ -155,11 +168,7 @@ func TestRunOnBolt(t *testing.T) {
 			if _, err := os.Stat(filepath.Dir(path)); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("the temporary store %s is still there: %v", path, err)
 			}
-			var text bytes.Buffer
-			if err := rep.WriteText(&text); err != nil {
-				t.Fatal(err)
-			}
-			t.Log("\n" + text.String())
+			t.Log("\n" + reportSays(t, rep))
 		})
 	}
 }
@@ -261,16 +270,7 @@ func TestBotProcessOnRedis(t *testing.T) {
 			t.Errorf("%s: bot CPU %v per interaction, %v per reveal, refused %q", ph.Name, ph.BotCPUPerInteraction, ph.BotCPUPerReveal, ph.Refused)
 		}
 	}
-	var text bytes.Buffer
-	if err := rep.WriteText(&text); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"bot's own CPU", "per Activity reveal", "the floor", "bytes to Redis", "Redis floor (EVAL"} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("the report does not say %q:\n%s", want, text.String())
-		}
-	}
-	t.Log("\n" + text.String())
+	t.Log("\n" + reportSays(t, rep, "bot's own CPU", "per Activity reveal", "the floor", "bytes to Redis", "Redis floor (EVAL"))
 }
 
 func TestBotProcessNeedsRedis(t *testing.T) {

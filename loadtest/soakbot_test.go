@@ -48,13 +48,7 @@ func TestSoakInteractionsFailsOnALeak(t *testing.T) {
 	if rep.Interactions != 600 || rep.EarlyInteractions != 60 || rep.Ratio <= DefaultMaxGrowth || rep.BytesPerInteraction < 16<<10 {
 		t.Errorf("report %+v", rep)
 	}
-	var text bytes.Buffer
-	if err := rep.WriteText(&text); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(text.String(), "GROWING") {
-		t.Errorf("the report does not say the heap grew:\n%s", text.String())
-	}
+	reportSays(t, rep, "GROWING") // the heap grew
 }
 
 // TestSoakInteractionsReport checks the report of a soak on each store:
@@ -78,7 +72,7 @@ func TestSoakInteractionsReport(t *testing.T) {
 				rep.Audit.Plays < rep.Cycles || rep.Audit.Cycles != rep.Cycles || rep.Keep != 64 {
 				t.Errorf("report %+v", rep)
 			}
-			var js, text bytes.Buffer
+			var js bytes.Buffer
 			if err := rep.WriteJSON(&js); err != nil {
 				t.Fatal(err)
 			}
@@ -87,14 +81,7 @@ func TestSoakInteractionsReport(t *testing.T) {
 					t.Errorf("JSON report without %s:\n%s", f, js.String())
 				}
 			}
-			if err := rep.WriteText(&text); err != nil {
-				t.Fatal(err)
-			}
-			for _, want := range []string{"end / early heap", "bytes per interaction", "every balance"} {
-				if !strings.Contains(text.String(), want) {
-					t.Errorf("the report does not say %q:\n%s", want, text.String())
-				}
-			}
+			reportSays(t, rep, "end / early heap", "bytes per interaction", "every balance")
 		})
 	}
 }

@@ -13,42 +13,64 @@ import (
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 )
 
-// TestRunPrintsURLAndServesControl starts the command, reads its URL and
-// checks the control API and the token check answer.
-func TestRunPrintsURLAndServesControl(t *testing.T) {
+// start runs the command with args until the test ends (then checks it
+// stopped cleanly), and returns what it prints on stdout and its URL, the
+// first line.
+func start(t *testing.T, args ...string) (*bufio.Reader, string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"-token", "T", "-guilds", "1,2"}, pw, io.Discard) }()
-	line, err := bufio.NewReader(pr).ReadString('\n')
+	go func() { done <- run(ctx, args, pw, io.Discard) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("run: %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Error("run did not stop")
+		}
+	})
+	out := bufio.NewReader(pr)
+	line, err := out.ReadString('\n')
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := strings.TrimSpace(line)
+	return out, strings.TrimSpace(line)
+}
+
+// get GETs url with the Authorization header auth ("" for none).
+func get(t *testing.T, url, auth string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestRunPrintsURLAndServesControl starts the command, reads its URL and
+// checks the control API and the token check answer.
+func TestRunPrintsURLAndServesControl(t *testing.T) {
+	_, base := start(t, "-token", "T", "-guilds", "1,2")
 	if !strings.HasPrefix(base, "http://127.0.0.1:") {
 		t.Fatalf("printed %q, want a loopback URL", base)
 	}
-	get := func(path, auth string) (int, string) {
-		req, _ := http.NewRequest("GET", base+path, nil)
-		if auth != "" {
-			req.Header.Set("Authorization", auth)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
-	if code, body := get("/api/v10/gateway", "Bot T"); code != 200 || !strings.Contains(body, `"url":"ws://127.0.0.1:`) {
+	if code, body := get(t, base+"/api/v10/gateway", "Bot T"); code != 200 || !strings.Contains(body, `"url":"ws://127.0.0.1:`) {
 		t.Errorf("GET /gateway = %d %s", code, body)
 	}
-	if code, _ := get("/api/v10/users/@me", "Bot nope"); code != 401 {
+	if code, _ := get(t, base+"/api/v10/users/@me", "Bot nope"); code != 401 {
 		t.Errorf("wrong token: %d, want 401", code)
 	}
-	code, body := get("/_fake/failures", "")
+	code, body := get(t, base+"/_fake/failures", "")
 	var failures []map[string]any
 	if code != 200 || json.Unmarshal([]byte(body), &failures) != nil || len(failures) != 1 {
 		t.Errorf("GET /_fake/failures = %d %s, want the one 401", code, body)
@@ -60,15 +82,6 @@ func TestRunPrintsURLAndServesControl(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("slash of an unregistered command: %d, want 400", resp.StatusCode)
-	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("run: %v", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("run did not stop")
 	}
 }
 
@@ -107,15 +120,7 @@ func TestHelp(t *testing.T) {
 // .env takes it (and the application has its entry point), and -shards is
 // what GET /gateway/bot recommends.
 func TestRunInteractionsAndShards(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-token", "T", "-shards", "3", "-interactions", "http://127.0.0.1:1/interactions", "-activities"}, pw, io.Discard)
-	}()
-	r := bufio.NewReader(pr)
-	base, _ := r.ReadString('\n')
+	r, base := start(t, "-token", "T", "-shards", "3", "-interactions", "http://127.0.0.1:1/interactions", "-activities")
 	key, err := r.ReadString('\n')
 	if err != nil {
 		t.Fatal(err)
@@ -126,42 +131,22 @@ func TestRunInteractionsAndShards(t *testing.T) {
 	if secret, _ := r.ReadString('\n'); secret != "DISCORD_CLIENT_SECRET="+fakediscord.TestClientSecret+"\n" {
 		t.Errorf("third line = %q, want the client secret for the bot's .env", secret)
 	}
-	resp, err := http.Get(strings.TrimSpace(base) + "/_fake/commands")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, body := get(t, base+"/_fake/commands", "")
 	var cmds []struct{ Type int }
-	err = json.NewDecoder(resp.Body).Decode(&cmds)
-	resp.Body.Close()
-	if err != nil || len(cmds) != 1 || cmds[0].Type != 4 {
+	if err := json.Unmarshal([]byte(body), &cmds); err != nil || len(cmds) != 1 || cmds[0].Type != 4 {
 		t.Errorf("with -activities, the global commands = %+v, %v; want the entry point (type 4)", cmds, err)
 	}
-	req, _ := http.NewRequest("GET", strings.TrimSpace(base)+"/api/v10/gateway/bot", nil)
-	req.Header.Set("Authorization", "Bot T")
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, body = get(t, base+"/api/v10/gateway/bot", "Bot T")
 	var gb struct {
 		Shards int `json:"shards"`
 	}
-	err = json.NewDecoder(resp.Body).Decode(&gb)
-	resp.Body.Close()
-	if err != nil || gb.Shards != 3 {
+	if err := json.Unmarshal([]byte(body), &gb); err != nil || gb.Shards != 3 {
 		t.Errorf("GET /gateway/bot shards = %d, %v; want 3", gb.Shards, err)
 	}
-	resp, err = http.Get(strings.TrimSpace(base) + "/_fake/endpoint")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, body = get(t, base+"/_fake/endpoint", "")
 	var ep map[string]string
-	_ = json.NewDecoder(resp.Body).Decode(&ep)
-	resp.Body.Close()
+	_ = json.Unmarshal([]byte(body), &ep)
 	if ep["url"] != "http://127.0.0.1:1/interactions" || ep["public_key"] != key {
 		t.Errorf("GET /_fake/endpoint = %v", ep)
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("run: %v", err)
 	}
 }
