@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"bytes"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -43,7 +42,7 @@ func TestClickPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	var drawStack, redisStack, restStack stackTrap
-	redisAddr := tcpProxy(t, rurl.Host, &redisStack)
+	redisAddr := newSlowLink(t, rurl.Host, &redisStack).addr() // a proxy that shows the trap what the bot sends
 	rurl.Host = redisAddr
 
 	var fake atomic.Pointer[url.URL]       // the fake Discord's, once it runs
@@ -127,7 +126,7 @@ func (s *stackTrap) arm(match func([]byte) bool) {
 	s.match, s.done = match, make(chan struct{})
 }
 
-// Write shows the trap b (tcpProxy's io.TeeReader).
+// Write shows the trap b (what the bot sends through its slowLink).
 func (s *stackTrap) Write(b []byte) (int, error) {
 	s.check(b)
 	return len(b), nil
@@ -155,35 +154,6 @@ func (s *stackTrap) taken(t *testing.T) []byte {
 	}
 	<-done
 	return s.stack
-}
-
-// tcpProxy forwards connections to target, showing trap what the client
-// sends; it returns its address.
-func tcpProxy(t *testing.T, target string, trap *stackTrap) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				s, err := net.Dial("tcp", target)
-				if err != nil {
-					return
-				}
-				defer s.Close()
-				go func() { _, _ = io.Copy(c, s) }()
-				_, _ = io.Copy(s, io.TeeReader(c, trap)) // the trap sees each read before it is forwarded
-			}()
-		}
-	}()
-	return ln.Addr().String()
 }
 
 // restProxy forwards HTTP requests to *target, showing trap each path;

@@ -1392,17 +1392,20 @@ func qaNewUserLocales(t *testing.T, env map[string]string) {
 type slowLink struct {
 	ln     net.Listener
 	target string
+	tee    io.Writer
 	mu     sync.Mutex
 	open   chan struct{} // closed while traffic flows
 }
 
-func newSlowLink(tb testing.TB, target string) *slowLink {
+// newSlowLink starts a link to target; tee, if not nil, sees what each
+// client sends before it is forwarded.
+func newSlowLink(tb testing.TB, target string, tee io.Writer) *slowLink {
 	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	l := &slowLink{ln: ln, target: target, open: make(chan struct{})}
+	l := &slowLink{ln: ln, target: target, tee: tee, open: make(chan struct{})}
 	close(l.open)
 	tb.Cleanup(func() { ln.Close() })
 	go func() {
@@ -1442,10 +1445,13 @@ func (l *slowLink) serve(c net.Conn) {
 		return
 	}
 	defer up.Close()
-	pump := func(dst, src net.Conn) {
+	pump := func(dst, src net.Conn, tee io.Writer) {
 		buf := make([]byte, 32<<10)
 		for {
 			n, err := src.Read(buf)
+			if n > 0 && tee != nil {
+				_, _ = tee.Write(buf[:n])
+			}
 			if n > 0 {
 				l.gate()
 				if _, werr := dst.Write(buf[:n]); werr != nil {
@@ -1457,8 +1463,8 @@ func (l *slowLink) serve(c net.Conn) {
 			}
 		}
 	}
-	go func() { pump(up, c); up.Close(); c.Close() }()
-	pump(c, up)
+	go func() { pump(up, c, l.tee); up.Close(); c.Close() }()
+	pump(c, up, nil)
 }
 
 // TestQASlowStore: the store answers after 2.5 s (the bot defers, then
@@ -1468,7 +1474,7 @@ func (l *slowLink) serve(c net.Conn) {
 func TestQASlowStore(t *testing.T) {
 	t.Parallel()
 	addr, _ := redistest.StartServer(t)
-	link := newSlowLink(t, addr)
+	link := newSlowLink(t, addr, nil)
 	q := newQA(t, map[string]string{"REDIS_URL": "redis://" + link.addr() + "/0"})
 	bal := int64(2000)
 
