@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -198,11 +196,7 @@ type pageReport struct {
 
 func checkExport(t *testing.T, ctx context.Context, v any) pageReport {
 	t.Helper()
-	text, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return eval[pageReport](t, ctx, `clefs.checkExport(`+js(string(text))+`)`)
+	return eval[pageReport](t, ctx, `clefs.checkExport(`+js(js(v))+`)`) // the export's text, as a JavaScript string
 }
 
 // hasProblem reports whether rep lists a problem of link about kind n.
@@ -384,14 +378,7 @@ func testExport(t *testing.T, ctx context.Context) {
 	ex := clone(b.ex)
 	ex.R = ex.R[1:]
 	// A file chosen: read locally, checked at once.
-	raw, err := json.Marshal(ex)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "export.json")
-	if err := os.WriteFile(path, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := writeExport(t, ex)
 	eval[bool](t, ctx, `document.getElementById('x-result').dataset.verdict = ''; true`)
 	do(t, ctx, chromedp.SetUploadFiles("#x-file", []string{path}))
 	if v, err := chromedp.Run(ctx, chromedp.Poll[string](`document.getElementById('x-result').dataset.verdict`, chromedp.WithPollingTimeout(10*time.Second))); err != nil || v != "broken" {

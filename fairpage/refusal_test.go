@@ -35,14 +35,7 @@ func clefsVerify(t *testing.T, path string, args ...string) string {
 // its summary, and apart its MISMATCH and BROKEN lines, sorted.
 func cliExport(t *testing.T, ex any) (summary string, problems []string) {
 	t.Helper()
-	raw, err := json.Marshal(ex)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "export.json")
-	if err := os.WriteFile(path, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := writeExport(t, ex)
 	var out bytes.Buffer
 	_ = cli.Main(context.Background(), []string{"verify", "-export", path}, &out, &out) // exits 1 on a break
 	var lines []string
@@ -55,6 +48,21 @@ func cliExport(t *testing.T, ex any) (summary string, problems []string) {
 	}
 	slices.Sort(problems)
 	return strings.Join(lines, "\n"), problems
+}
+
+// writeExport writes ex as JSON to a file of the test's and returns its
+// path.
+func writeExport(t *testing.T, ex any) string {
+	t.Helper()
+	raw, err := json.Marshal(ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "export.json")
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // sameAsCLI checks that the page's report on ex sums up as clefs verify

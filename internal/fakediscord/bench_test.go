@@ -101,7 +101,16 @@ func costs(b *testing.B) func() {
 // running /play and waiting for the answer (the gateway path of the load
 // generator): what it costs is the fake's dispatch, the bot's callback and
 // Pending.Wait's building of the Response.
-func BenchmarkSlashWait(b *testing.B) {
+func BenchmarkSlashWait(b *testing.B) { benchPlayers(b, false) }
+
+// BenchmarkCycle is one player's cycle of the load generator: /play, wait,
+// a click on the answer's button, wait.
+func BenchmarkCycle(b *testing.B) { benchPlayers(b, true) }
+
+// benchPlayers runs 32×GOMAXPROCS players, each running /play and waiting
+// for the answer and, with click, clicking its button and waiting again,
+// and reports the costs.
+func benchPlayers(b *testing.B, click bool) {
 	srv := benchBot(b)
 	ctx := context.Background()
 	var users atomic.Int64
@@ -115,36 +124,13 @@ func BenchmarkSlashWait(b *testing.B) {
 				b.Error(err)
 				return
 			}
-			if r, err := p.Wait(ctx); err != nil || r.Message == nil {
+			r, err := p.Wait(ctx)
+			if err != nil || r.Message == nil {
 				b.Errorf("Wait: %v (message %v)", err, r.Message)
 				return
 			}
-		}
-	})
-	report()
-	noFailures(b, srv)
-}
-
-// BenchmarkCycle is one player's cycle of the load generator: /play, wait,
-// a click on the answer's button, wait.
-func BenchmarkCycle(b *testing.B) {
-	srv := benchBot(b)
-	ctx := context.Background()
-	var users atomic.Int64
-	b.SetParallelism(32)
-	report := costs(b)
-	b.RunParallel(func(pb *testing.PB) {
-		user := strconv.FormatInt(1000+users.Add(1), 10)
-		for pb.Next() {
-			p, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, Channel: "222", User: user, Name: "play"})
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			r, err := p.Wait(ctx)
-			if err != nil || r.Message == nil {
-				b.Errorf("Wait: %v", err)
-				return
+			if !click {
+				continue
 			}
 			p, err = srv.Click(ctx, fakediscord.Click{Message: r.Message.ID, CustomID: "auto", User: user})
 			if err != nil {
