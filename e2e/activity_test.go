@@ -22,11 +22,6 @@ type activityClient struct {
 	session string
 }
 
-func (c *activityClient) post(path, body string) (int, []byte) {
-	c.t.Helper()
-	return c.do("POST", path, body)
-}
-
 func (c *activityClient) do(method, path, body string) (int, []byte) {
 	c.t.Helper()
 	req, err := http.NewRequest(method, c.base+path, strings.NewReader(body))
@@ -48,7 +43,7 @@ func (c *activityClient) do(method, path, body string) (int, []byte) {
 // step runs a game step and returns the state it answers.
 func (c *activityClient) step(kind, body string) commands.ActState {
 	c.t.Helper()
-	status, b := c.post("api/"+kind, body)
+	status, b := c.do("POST", "api/"+kind, body)
 	var st commands.ActState
 	if status != 200 || json.Unmarshal(b, &st) != nil {
 		c.t.Fatalf("%s %s: %d %s", kind, body, status, b)
@@ -76,7 +71,7 @@ func TestActivity(t *testing.T) {
 	card := h.slash(fakediscord.Slash{User: alice, Name: "play"}).Message
 	inst := h.srv.StartActivity(fakediscord.Activity{Guild: guild, Channel: chan1, Users: []string{alice}})
 	code := h.srv.Authorize(fakediscord.OAuthUser{ID: alice, Locale: "en-US"})
-	status, b := c.post("api/session", `{"code":"`+code+`","instance_id":"`+inst+`"}`)
+	status, b := c.do("POST", "api/session", `{"code":"`+code+`","instance_id":"`+inst+`"}`)
 	var s struct {
 		Session string
 		State   commands.ActState

@@ -107,15 +107,33 @@ func TestEmojiUploadedOnceAndShown(t *testing.T) {
 	}
 }
 
-func TestEmojiOverHTTPEndpoint(t *testing.T) {
-	h := newHarness(t, map[string]string{"INTERACTIONS_ADDR": "127.0.0.1:0", "DISCORD_PUBLIC_KEY": fakediscord.TestPublicKeyHex})
-	h.start()
-	if n := len(h.srv.Emojis()); n != 8 {
-		t.Fatalf("the fake holds %d emojis, want 8", n)
-	}
-	card := h.slash(fakediscord.Slash{User: alice, Name: "play"}).Message
-	if c := cells(t, gridRows(card))[4]; c != h.appEmojis()[commands.HiddenEmojiName] {
-		t.Errorf("hidden cell over HTTP shows %q", c)
+// TestEmojiOverHTTPOrOff: the HTTP endpoint uploads the application
+// emojis and shows them as the gateway does; APP_EMOJIS=false uploads none
+// and shows the built-in ❔.
+func TestEmojiOverHTTPOrOff(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		env    map[string]string
+		emojis int
+	}{
+		{"http", httpEnv(map[string]string{}), 8},
+		{"off", map[string]string{"APP_EMOJIS": "false"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.env)
+			h.start()
+			if n := len(h.srv.Emojis()); n != tc.emojis {
+				t.Fatalf("the fake holds %d emojis, want %d", n, tc.emojis)
+			}
+			want := "❔"
+			if tc.emojis > 0 {
+				want = h.appEmojis()[commands.HiddenEmojiName]
+			}
+			card := h.slash(fakediscord.Slash{User: alice, Name: "play"}).Message
+			if c := cells(t, gridRows(card))[4]; c != want {
+				t.Errorf("hidden cell %q, want %q", c, want)
+			}
+		})
 	}
 }
 
@@ -146,17 +164,5 @@ func TestEmojiUploadRefused(t *testing.T) {
 		if f.Code != 50013 || !strings.HasSuffix(f.Path, "/emojis") {
 			t.Errorf("unexpected failure: %v", f)
 		}
-	}
-}
-
-func TestEmojiUploadOff(t *testing.T) {
-	h := newHarness(t, map[string]string{"APP_EMOJIS": "false"})
-	h.start()
-	if n := len(h.srv.Emojis()); n != 0 {
-		t.Errorf("APP_EMOJIS=false: the fake holds %d emojis", n)
-	}
-	card := h.slash(fakediscord.Slash{User: alice, Name: "play"}).Message
-	if c := cells(t, gridRows(card))[0]; c != "❔" {
-		t.Errorf("hidden cell %q, want ❔", c)
 	}
 }
