@@ -18,9 +18,10 @@ import (
 var hex64 = regexp.MustCompile(`[0-9a-f]{64}`)
 
 // TestFairness plays as a player who checks the bot: the commitment shown
-// before the draws, the seed revealed after them hashing to it, and every
-// ticket recomputed to the grid its card showed, on both transports and in
-// both languages, with the production draws.
+// before the draws, the seed revealed after them hashing to it, every
+// ticket recomputed to the grid its card showed, and the public export of
+// /fairness export found right (checkPublicExport), on both transports and
+// in both languages, with the production draws.
 func TestFairness(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -108,6 +109,7 @@ func TestFairness(t *testing.T) {
 				t.Fatalf("client seed not shown:\n%s", set)
 			}
 			seen = append(seen, set)
+			checkPublicExport(t, h, 4, 2)
 			h.stop()
 			p, rs := h.player(alice), h.reveals(alice)
 			if p.ClientSeed != "Trésor 🗝" || p.SeedNo != 3 || len(rs) != 2 || rs[0].Seed.Hex() != revealed {
