@@ -84,28 +84,26 @@ func TestApplicationEmojiRefusals(t *testing.T) {
 	copy(big, "\x89PNG\r\n\x1a\n")
 	for _, tc := range []struct {
 		name, image string
-		status      int
-		code        int
-		field       string // in the errors, "" for none
+		field       string // in the errors of the 400 50035
 	}{
-		{"a", uri, 400, 50035, "BASE_TYPE_BAD_LENGTH"},
-		{strings.Repeat("x", 33), uri, 400, 50035, "BASE_TYPE_BAD_LENGTH"},
-		{"has-dash", uri, 400, 50035, "STRING_TYPE_REGEX"},
-		{"clé", uri, 400, 50035, "STRING_TYPE_REGEX"},
-		{"taken", uri, 400, 50035, "APPLICATION_EMOJI_NAME_ALREADY_TAKEN"},
-		{"", uri, 400, 50035, "BASE_TYPE_REQUIRED"}, // omitempty: no name sent
-		{"noimage", "", 400, 50035, "BASE_TYPE_REQUIRED"},
-		{"rawbase64", strings.TrimPrefix(uri, "data:image/png;base64,"), 400, 50035, "IMAGE_INVALID"},
-		{"wrongmime", strings.Replace(uri, "image/png", "text/plain", 1), 400, 50035, "IMAGE_INVALID"},
-		{"notbase64", "data:image/png;base64,!!!", 400, 50035, "IMAGE_INVALID"},
-		{"notanimage", "data:image/png;base64," + base64.StdEncoding.EncodeToString([]byte("hello")), 400, 50035, "IMAGE_INVALID"},
-		{"toolarge", "data:image/png;base64," + base64.StdEncoding.EncodeToString(big), 400, 50035, "BINARY_TYPE_MAX_SIZE"},
+		{"a", uri, "BASE_TYPE_BAD_LENGTH"},
+		{strings.Repeat("x", 33), uri, "BASE_TYPE_BAD_LENGTH"},
+		{"has-dash", uri, "STRING_TYPE_REGEX"},
+		{"clé", uri, "STRING_TYPE_REGEX"},
+		{"taken", uri, "APPLICATION_EMOJI_NAME_ALREADY_TAKEN"},
+		{"", uri, "BASE_TYPE_REQUIRED"}, // omitempty: no name sent
+		{"noimage", "", "BASE_TYPE_REQUIRED"},
+		{"rawbase64", strings.TrimPrefix(uri, "data:image/png;base64,"), "IMAGE_INVALID"},
+		{"wrongmime", strings.Replace(uri, "image/png", "text/plain", 1), "IMAGE_INVALID"},
+		{"notbase64", "data:image/png;base64,!!!", "IMAGE_INVALID"},
+		{"notanimage", "data:image/png;base64," + base64.StdEncoding.EncodeToString([]byte("hello")), "IMAGE_INVALID"},
+		{"toolarge", "data:image/png;base64," + base64.StdEncoding.EncodeToString(big), "BINARY_TYPE_MAX_SIZE"},
 	} {
 		before := len(srv.Failures())
 		_, err := s.ApplicationEmojiCreate(app, &discordgo.EmojiParams{Name: tc.name, Image: tc.image})
 		st, code := restCode(err)
-		if st != tc.status || code != tc.code {
-			t.Errorf("create %q: %v (status %d code %d), want %d %d", tc.name, err, st, code, tc.status, tc.code)
+		if st != 400 || code != 50035 {
+			t.Errorf("create %q: %v (status %d code %d), want 400 50035", tc.name, err, st, code)
 			continue
 		}
 		f := srv.Failures()
