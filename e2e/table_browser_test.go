@@ -178,7 +178,7 @@ func TestTableInBrowser(t *testing.T) {
 	}
 	for _, p := range []*tablePage{pb, pc} {
 		p.until(`top.frames[0].document.querySelector('.news').textContent.includes('won')`)
-		if res := eval[string](p.page, `top.frames[0].document.querySelector('.seat[data-user="`+alice+`"]').dataset.result`); res != jsonNum(h.player(alice).Ticket.Outcome.Prize) {
+		if res := eval[string](p.page, `top.frames[0].document.querySelector('.seat[data-user="`+alice+`"]').dataset.result`); res != strconv.FormatInt(h.player(alice).Ticket.Outcome.Prize, 10) {
 			t.Errorf("%s's page shows alice's prize as %q", p.user, res)
 		}
 	}
@@ -246,5 +246,3 @@ func TestTableInBrowser(t *testing.T) {
 func symbolsOf(g game.Grid, r int) []int {
 	return []int{int(g[3*r]), int(g[3*r+1]), int(g[3*r+2])}
 }
-
-func jsonNum(n int64) string { b, _ := json.Marshal(n); return string(b) }
