@@ -608,8 +608,7 @@ func TestActivityInBrowser(t *testing.T) {
 	}
 
 	// A refusal shows the bot's own words: a moderator left 0.30 credits.
-	r := h.slash(fakediscord.Slash{User: mod, Name: "admin", Sub: "set-balance", Perms: fakediscord.PermsModerator,
-		Options: []fakediscord.Opt{{Name: "user", Value: alice}, {Name: "amount", Value: "0.30"}}})
+	r := h.slash(modSlash("set-balance", "", opt("user", alice), opt("amount", "0.30")))
 	if strings.Contains(text(r.Message), "Only moderators") {
 		t.Fatal(text(r.Message))
 	}

@@ -267,6 +267,13 @@ func (h *harness) click(msg *discordgo.Message, prefix, user string) fakediscord
 	return h.answered(p, err, "click "+id+" by "+user)
 }
 
+// modSlash is a moderator's /admin subcommand.
+func modSlash(sub string, locale discordgo.Locale, opts ...fakediscord.Opt) fakediscord.Slash {
+	return fakediscord.Slash{User: mod, Name: "admin", Sub: sub, Perms: fakediscord.PermsModerator, Locale: locale, Options: opts}
+}
+
+func opt(name string, v any) fakediscord.Opt { return fakediscord.Opt{Name: name, Value: v} }
+
 // refused checks an ephemeral refusal.
 func (h *harness) refused(r fakediscord.Response, what string) {
 	h.t.Helper()
@@ -555,8 +562,7 @@ func play(t *testing.T, env map[string]string) {
 	h.refused(r, "member's /admin grant")
 
 	// Not enough credits: a moderator sets carol's balance to 0.30; her /play is refused.
-	r = h.slash(fakediscord.Slash{User: mod, Name: "admin", Sub: "set-balance", Perms: fakediscord.PermsModerator,
-		Options: []fakediscord.Opt{{Name: "user", Value: carol}, {Name: "amount", Value: "0.30"}}})
+	r = h.slash(modSlash("set-balance", "", opt("user", carol), opt("amount", "0.30")))
 	if strings.Contains(text(r.Message), "Only moderators") {
 		t.Fatalf("moderator refused: %q", text(r.Message))
 	}
@@ -682,8 +688,7 @@ func TestOperationLogs(t *testing.T) {
 			h := newHarness(t, env)
 			h.start()
 			h.slash(fakediscord.Slash{User: alice, Name: "play"})
-			h.slash(fakediscord.Slash{User: mod, Name: "admin", Sub: "grant", Perms: fakediscord.PermsModerator,
-				Options: []fakediscord.Opt{{Name: "user", Value: bob}, {Name: "amount", Value: "12.50"}, {Name: "reason", Value: "quiz winner"}}})
+			h.slash(modSlash("grant", "", opt("user", bob), opt("amount", "12.50"), opt("reason", "quiz winner")))
 			h.stop()
 			logs := h.logs.String()
 			where := "transport=gateway shard=0"

@@ -380,8 +380,7 @@ func (f *fx) dailyAndGrant(user string) {
 	}
 	f.add(user, 100)
 	want := game.FormatCents(f.balance(user), game.English)
-	m, reached := f.settle(f.send(fakediscord.Slash{User: mod, Name: "admin", Sub: "grant", Perms: fakediscord.PermsModerator,
-		Options: []fakediscord.Opt{{Name: "user", Value: user}, {Name: "amount", Value: "1"}}}),
+	m, reached := f.settle(f.send(modSlash("grant", "", opt("user", user), opt("amount", "1"))),
 		func(m *discordgo.Message) bool { return strings.Contains(text(m), want) })
 	if !reached {
 		f.fallbacks.Add(1)

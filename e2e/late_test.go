@@ -41,8 +41,7 @@ func TestLateGrantOnStalledRedis(t *testing.T) {
 func lateGrant(t *testing.T, addr string, env map[string]string) {
 	h := newHarness(t, env)
 	h.start()
-	r := h.slash(fakediscord.Slash{User: mod, Name: "admin", Sub: "set-balance", Perms: fakediscord.PermsModerator,
-		Options: []fakediscord.Opt{{Name: "user", Value: bob}, {Name: "amount", Value: "25"}}})
+	r := h.slash(modSlash("set-balance", "", opt("user", bob), opt("amount", "25")))
 	if !strings.Contains(text(r.Message), "25.00") {
 		t.Fatalf("set-balance: %q", text(r.Message))
 	}
@@ -91,8 +90,7 @@ func lateGrant(t *testing.T, addr string, env map[string]string) {
 	}
 
 	// /admin player shows the one grant, with the store's own balance.
-	r = h.slash(fakediscord.Slash{User: mod, Name: "admin", Sub: "player", Perms: fakediscord.PermsModerator,
-		Options: []fakediscord.Opt{{Name: "user", Value: bob}}})
+	r = h.slash(modSlash("player", "", opt("user", bob)))
 	if got := text(r.Message); !strings.Contains(got, "26.00") {
 		t.Errorf("/admin player: %q, want 26.00", got)
 	}

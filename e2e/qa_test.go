@@ -459,9 +459,9 @@ func qaPayloadVariations(t *testing.T, env map[string]string) {
 		{"unknown locale", fakediscord.Slash{User: bob, Name: "balance"},
 			func(d map[string]any) { d["locale"] = "xx-YY" }, answered, "Balance"},
 		{"guild locale fr, user en", fakediscord.Slash{User: bob, Name: "balance", GuildLocale: discordgo.French}, nil, answered, "Balance"},
-		{"member without permissions: /admin", fakediscord.Slash{User: mod, Name: "admin", Sub: "audit", Perms: fakediscord.PermsModerator},
+		{"member without permissions: /admin", modSlash("audit", ""),
 			func(d map[string]any) { delete(member(d), "permissions") }, refused, "Only moderators"},
-		{"member permissions 0: /admin", fakediscord.Slash{User: mod, Name: "admin", Sub: "audit", Perms: fakediscord.PermsModerator},
+		{"member permissions 0: /admin", modSlash("audit", ""),
 			func(d map[string]any) { member(d)["permissions"] = "0" }, refused, "Only moderators"},
 		{"member permissions 0: /balance", fakediscord.Slash{User: bob, Name: "balance"},
 			func(d map[string]any) { member(d)["permissions"] = "0" }, answered, "Balance"},
@@ -493,23 +493,19 @@ func qaPayloadVariations(t *testing.T, env map[string]string) {
 			func(d map[string]any) { d["guild_id"] = "900000000000000777" }, answered, "20.00"},
 		{"huge guild id (> uint64)", fakediscord.Slash{User: bob, Name: "balance"},
 			func(d map[string]any) { d["guild_id"] = "99999999999999999999999" }, refused, ""},
-		{"admin grant: user without resolved", fakediscord.Slash{User: mod, Name: "admin", Sub: "grant", Perms: fakediscord.PermsModerator,
-			Options: []fakediscord.Opt{{Name: "user", Value: bob}, {Name: "amount", Value: "1"}}},
+		{"admin grant: user without resolved", modSlash("grant", "", opt("user", bob), opt("amount", "1")),
 			func(d map[string]any) { delete(dataOf(d), "resolved") }, answered, "1.00"},
-		{"admin grant: user is a bot", fakediscord.Slash{User: mod, Name: "admin", Sub: "grant", Perms: fakediscord.PermsModerator,
-			Options: []fakediscord.Opt{{Name: "user", Value: carol}, {Name: "amount", Value: "1"}}},
+		{"admin grant: user is a bot", modSlash("grant", "", opt("user", carol), opt("amount", "1")),
 			func(d map[string]any) {
 				dataOf(d)["resolved"].(map[string]any)["users"].(map[string]any)[carol].(map[string]any)["bot"] = true
 			}, refused, "Bots"},
-		{"admin grant: user id not a number", fakediscord.Slash{User: mod, Name: "admin", Sub: "grant", Perms: fakediscord.PermsModerator,
-			Options: []fakediscord.Opt{{Name: "user", Value: bob}, {Name: "amount", Value: "1"}}},
+		{"admin grant: user id not a number", modSlash("grant", "", opt("user", bob), opt("amount", "1")),
 			func(d map[string]any) { setOption(d, "user", func(o map[string]any) { o["value"] = "@bob" }) }, refused, ""},
-		{"admin grant: no subcommand", fakediscord.Slash{User: mod, Name: "admin", Sub: "audit", Perms: fakediscord.PermsModerator},
+		{"admin grant: no subcommand", modSlash("audit", ""),
 			func(d map[string]any) { dataOf(d)["options"] = []any{} }, refused, ""},
-		{"admin: unknown subcommand", fakediscord.Slash{User: mod, Name: "admin", Sub: "audit", Perms: fakediscord.PermsModerator},
+		{"admin: unknown subcommand", modSlash("audit", ""),
 			func(d map[string]any) { dataOf(d)["options"] = []any{map[string]any{"name": "nuke", "type": 1}} }, refused, ""},
-		{"admin settings: channel is a voice channel", fakediscord.Slash{User: mod, Name: "admin", Sub: "settings", Perms: fakediscord.PermsModerator,
-			Options: []fakediscord.Opt{{Name: "channel", Value: "900000000000000055"}}},
+		{"admin settings: channel is a voice channel", modSlash("settings", "", opt("channel", "900000000000000055")),
 			func(d map[string]any) {
 				dataOf(d)["resolved"] = map[string]any{"channels": map[string]any{
 					"900000000000000055": map[string]any{"id": "900000000000000055", "type": 2, "name": "Voice"}}}
@@ -522,7 +518,7 @@ func qaPayloadVariations(t *testing.T, env map[string]string) {
 			}, answered, "Balance"},
 		{"null member user", fakediscord.Slash{User: bob, Name: "balance"},
 			func(d map[string]any) { member(d)["user"] = nil }, refused, ""},
-		{"500 junk options", fakediscord.Slash{User: mod, Name: "admin", Sub: "audit", Perms: fakediscord.PermsModerator},
+		{"500 junk options", modSlash("audit", ""),
 			func(d map[string]any) {
 				var o []any
 				for i := range 500 {
@@ -530,18 +526,15 @@ func qaPayloadVariations(t *testing.T, env map[string]string) {
 				}
 				dataOf(d)["options"].([]any)[0].(map[string]any)["options"] = o
 			}, answered, ""},
-		{"reason of 10,000 characters", fakediscord.Slash{User: mod, Name: "admin", Sub: "grant", Perms: fakediscord.PermsModerator,
-			Options: []fakediscord.Opt{{Name: "user", Value: bob}, {Name: "amount", Value: "1"}, {Name: "reason", Value: "r"}}},
+		{"reason of 10,000 characters", modSlash("grant", "", opt("user", bob), opt("amount", "1"), opt("reason", "r")),
 			func(d map[string]any) {
 				setOption(d, "reason", func(o map[string]any) { o["value"] = strings.Repeat("a", 10000) })
 			}, refused, "too long"},
-		{"reason with invalid UTF-8, mentions and markdown", fakediscord.Slash{User: mod, Name: "admin", Sub: "grant", Perms: fakediscord.PermsModerator,
-			Options: []fakediscord.Opt{{Name: "user", Value: bob}, {Name: "amount", Value: "1"}, {Name: "reason", Value: "r"}}},
+		{"reason with invalid UTF-8, mentions and markdown", modSlash("grant", "", opt("user", bob), opt("amount", "1"), opt("reason", "r")),
 			func(d map[string]any) {
 				setOption(d, "reason", func(o map[string]any) { o["value"] = "@everyone **bold** <@&1> \xff `x` \n line" })
 			}, answered, "@everyone"},
-		{"admin settings: channel id not a number", fakediscord.Slash{User: mod, Name: "admin", Sub: "settings", Perms: fakediscord.PermsModerator,
-			Options: []fakediscord.Opt{{Name: "channel", Value: "900000000000000055"}}},
+		{"admin settings: channel id not a number", modSlash("settings", "", opt("channel", "900000000000000055")),
 			func(d map[string]any) { setOption(d, "channel", func(o map[string]any) { o["value"] = "general" }) }, refused, ""},
 		// An amount that arrives as a JSON number (another client, or the
 		// option retyped NUMBER): refused without template residue.
@@ -585,8 +578,7 @@ func qaPayloadVariations(t *testing.T, env map[string]string) {
 		q.after(what, id, r, err)
 	}
 	// The voice channel above was accepted as the play channel: put it back.
-	q.mutSlash(fakediscord.Slash{User: mod, Name: "admin", Sub: "settings", Perms: fakediscord.PermsModerator,
-		Options: []fakediscord.Opt{{Name: "any-channel", Value: true}}}, nil)
+	q.mutSlash(modSlash("settings", "", opt("any-channel", true)), nil)
 
 	// Autocomplete and ping: the bot answers them with their own callback
 	// types (8 and 1), which our fake does not take; only those refusals
@@ -705,13 +697,6 @@ func oneLine(s string) string {
 	}
 	return s
 }
-
-// modSlash is a moderator's /admin subcommand.
-func modSlash(sub string, locale discordgo.Locale, opts ...fakediscord.Opt) fakediscord.Slash {
-	return fakediscord.Slash{User: mod, Name: "admin", Sub: sub, Perms: fakediscord.PermsModerator, Locale: locale, Options: opts}
-}
-
-func opt(name string, v any) fakediscord.Opt { return fakediscord.Opt{Name: name, Value: v} }
 
 // TestQAModeratorAmounts types every kind of amount a moderator might:
 // each is answered privately and readably, and the store ends exactly where

@@ -99,8 +99,7 @@ func TestReplayToAnotherProcess(t *testing.T) {
 		name string
 		sl   fakediscord.Slash
 	}{
-		{"a moderator's grant", fakediscord.Slash{User: mod, Name: "admin", Sub: "grant", Perms: fakediscord.PermsModerator,
-			Options: []fakediscord.Opt{{Name: "user", Value: bob}, {Name: "amount", Value: "1.00"}, {Name: "reason", Value: "replayed"}}}},
+		{"a moderator's grant", modSlash("grant", "", opt("user", bob), opt("amount", "1.00"), opt("reason", "replayed"))},
 		{"a /daily", fakediscord.Slash{User: alice, Name: "daily"}},
 	} {
 		first := h.slash(tt.sl) // through A
