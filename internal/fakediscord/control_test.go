@@ -93,16 +93,7 @@ func TestControlAPI(t *testing.T) {
 	})
 	post := func(path, body string) (int, map[string]any) {
 		t.Helper()
-		resp, err := http.Post(srv.URL()+path, "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		return resp.StatusCode, out
+		return callJSON(t, "POST", srv.URL()+path, body)
 	}
 
 	code, out := post("/_fake/slash", `{"guild":"1000","user":"7","perms":"moderator","name":"admin","subcommand":"grant","options":{"user":"42","amount":"500"}}`)

@@ -78,6 +78,18 @@ func call(tb testing.TB, cl *http.Client, method, url, body string) answer {
 	return answer{status: resp.StatusCode, header: resp.Header, body: string(b), err: err}
 }
 
+// callJSON is call, with the default client, of a route that answers a
+// JSON object, decoded.
+func callJSON(tb testing.TB, method, url, body string) (int, map[string]any) {
+	tb.Helper()
+	a := call(tb, http.DefaultClient, method, url, body)
+	var out map[string]any
+	if a.err != nil || json.Unmarshal([]byte(a.body), &out) != nil {
+		tb.Fatalf("%s %s: %v, not a JSON object: %s", method, url, a.err, a.body)
+	}
+	return a.status, out
+}
+
 func callbackURL(srv *fakediscord.Server, i *discordgo.Interaction) string {
 	return srv.URL() + "/api/v10/interactions/" + i.ID + "/" + i.Token + "/callback"
 }
@@ -641,15 +653,7 @@ func TestControlFaults(t *testing.T) {
 	srv := startFake(t, fakediscord.Options{Control: true})
 	do := func(method, path, body string) (int, map[string]any) {
 		t.Helper()
-		a := call(t, http.DefaultClient, method, srv.URL()+path, body)
-		if a.err != nil {
-			t.Fatal(a.err)
-		}
-		var out map[string]any
-		if err := json.Unmarshal([]byte(a.body), &out); err != nil {
-			t.Fatalf("%s %s: not a JSON object: %s", method, path, a.body)
-		}
-		return a.status, out
+		return callJSON(t, method, srv.URL()+path, body)
 	}
 	code, out := do("POST", "/_fake/faults", `{"kind":"rate_limit","route":"GET /users/@me","retry_after":0.25,"count":1}`)
 	f, _ := out["fault"].(map[string]any)
