@@ -168,6 +168,14 @@ func eval[T any](p *page, expr string) T {
 	return v
 }
 
+// do runs actions in the page's tab, failing the test on an error.
+func (p *page) do(actions ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	if err := chromedp.Do(p.ctx, actions...); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
 // until waits until cond (JavaScript) holds in the client page.
 func (p *page) until(cond string) {
 	p.t.Helper()
@@ -199,9 +207,7 @@ func (p *page) rect(sel string) (x, y, w, h float64) {
 func (p *page) click(act string) view {
 	p.t.Helper()
 	x, y, w, h := p.rect(`[data-act="` + act + `"]`)
-	if err := chromedp.Do(p.ctx, chromedp.MouseClickXY(x+w/2, y+h/2)); err != nil {
-		p.t.Fatal(err)
-	}
+	p.do(chromedp.MouseClickXY(x+w/2, y+h/2))
 	return p.idle()
 }
 
@@ -223,9 +229,7 @@ func (p *page) tap(act string) view {
 	pt := &input.TouchPoint{X: x + w/2, Y: y + h/2}
 	// The browser makes the click of a tap on its own time: wait for it.
 	eval[bool](p, `(top.tapped = false, top.frames[0].document.addEventListener('click', () => top.tapped = true, {once: true, capture: true}), true)`)
-	if err := chromedp.Do(p.ctx, touch(input.DispatchTouchEventTypeTouchStart, pt), touch(input.DispatchTouchEventTypeTouchEnd)); err != nil {
-		p.t.Fatal(err)
-	}
+	p.do(touch(input.DispatchTouchEventTypeTouchStart, pt), touch(input.DispatchTouchEventTypeTouchEnd))
 	p.until(`top.tapped`)
 	return p.idle()
 }
@@ -263,9 +267,7 @@ func (p *page) scratch(r int, finger bool, across float64, heights ...float64) v
 		} else {
 			acts = append(acts, chromedp.MouseEvent(chromedp.MouseReleased, x0+w*across, y, held))
 		}
-		if err := chromedp.Do(p.ctx, acts...); err != nil {
-			p.t.Fatal(err)
-		}
+		p.do(acts...)
 	}
 	return p.idle()
 }
@@ -279,9 +281,7 @@ func (p *page) scratchAll(r int, finger bool) view {
 // key sends a key to the focused element of the Activity.
 func (p *page) key(k string) view {
 	p.t.Helper()
-	if err := chromedp.Do(p.ctx, chromedp.KeyEvent(k)); err != nil {
-		p.t.Fatal(err)
-	}
+	p.do(chromedp.KeyEvent(k))
 	return p.idle()
 }
 
@@ -316,9 +316,7 @@ func (p *page) look(state string) {
 		{"phone", chromedp.EmulateViewport(360, 740, chromedp.EmulateMobile, chromedp.EmulateTouch)},
 		{"desktop", chromedp.EmulateViewport(1024, 768)},
 	} {
-		if err := chromedp.Do(p.ctx, vp.act); err != nil {
-			p.t.Fatal(err)
-		}
+		p.do(vp.act)
 		p.idle()
 		// The moves of the page (a winning row's glow, the chest rocking) end.
 		p.until(`top.frames[0].document.getAnimations().every(a => a.playState !== 'running')`)
@@ -446,9 +444,7 @@ func TestActivityInBrowser(t *testing.T) {
 	open := func(user, platform string) view {
 		t.Helper()
 		q := url.Values{"user": {user}, "instance": {inst}, "platform": {platform}}
-		if err := chromedp.Do(ctx, chromedp.Navigate(origin+"/client/client.html?"+q.Encode())); err != nil {
-			t.Fatal(err)
-		}
+		p.do(chromedp.Navigate(origin + "/client/client.html?" + q.Encode()))
 		return p.idle()
 	}
 	// store is what the store holds of user's ticket, as the page would draw it.
@@ -464,9 +460,7 @@ func TestActivityInBrowser(t *testing.T) {
 	// Alice, on a desktop, in English, with a mouse. The handshake: the
 	// SDK's HANDSHAKE, READY, AUTHORIZE (prompt none, identify), the
 	// session, AUTHENTICATE with Discord's access token.
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1024, 768)); err != nil {
-		t.Fatal(err)
-	}
+	p.do(chromedp.EmulateViewport(1024, 768))
 	v := open(alice, "desktop")
 	fc := eval[fakeClient](p, `top.fake`)
 	if fc.Handshake.ClientID != h.srv.AppID() || len(fc.Errors) > 0 || len(fc.Commands) < 2 || fc.Commands[0].Cmd != "AUTHORIZE" ||
@@ -568,9 +562,7 @@ func TestActivityInBrowser(t *testing.T) {
 	// chest, opened by its button.
 	p.click("buy")
 	h.draw.setChest(chestOf(game.LotSilver))
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 740, chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulateTouch)); err != nil {
-		t.Fatal(err)
-	}
+	p.do(chromedp.EmulateViewport(360, 740, chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulateTouch))
 	v = p.click("auto")
 	if !slices.Contains(v.Buttons, "chest") || slices.Contains(v.Buttons, "buy") || strings.Count(v.Result+v.Chest, "chest is ready") != 1 ||
 		v.Keys != "3/3" || v.Landed != "2" || v.Over != "chest" {
@@ -596,16 +588,12 @@ func TestActivityInBrowser(t *testing.T) {
 			return err
 		})
 	}
-	if err := chromedp.Do(ctx, offline(true)); err != nil {
-		t.Fatal(err)
-	}
+	p.do(offline(true))
 	if v = p.click("buy"); !strings.HasPrefix(v.Note, "The connection failed.") || v.Balance != "24.50 credits" || v.Ticket != "4" {
 		t.Fatalf("a buy with the network down: %+v", v)
 	}
 	p.look("offline")
-	if err := chromedp.Do(ctx, offline(false)); err != nil {
-		t.Fatal(err)
-	}
+	p.do(offline(false))
 
 	// A refusal shows the bot's own words: a moderator left 0.30 credits.
 	r := h.slash(modSlash("set-balance", "", opt("user", alice), opt("amount", "0.30")))
@@ -629,14 +617,12 @@ func TestActivityInBrowser(t *testing.T) {
 	ctx, cancel := chromedp.NewContext(ctx)
 	defer cancel()
 	p.ctx = ctx
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulateTouch),
+	p.do(chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulateTouch),
 		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 				Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}}})
 			return err
-		})); err != nil {
-		t.Fatal(err)
-	}
+		}))
 	if v = open(bob, "mobile"); v.Lang != "fr" || v.Balance != "20,00 crédits" {
 		t.Fatalf("bob's page: %+v", v)
 	}

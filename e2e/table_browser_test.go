@@ -85,12 +85,10 @@ func TestTableInBrowser(t *testing.T) {
 		t.Cleanup(cancel)
 		p.page = &page{t: t, ctx: c}
 		q := url.Values{"user": {user}, "instance": {inst}, "people": {alice + "," + bob + "," + carol}}
-		if err := chromedp.Do(c, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		p.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			_, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{})
 			return err
-		}), chromedp.EmulateViewport(1024, 900), chromedp.Navigate(origins[bot]+"/client/client.html?"+q.Encode())); err != nil {
-			t.Fatal(err)
-		}
+		}), chromedp.EmulateViewport(1024, 900), chromedp.Navigate(origins[bot]+"/client/client.html?"+q.Encode()))
 		p.idle()
 		return p
 	}
@@ -195,17 +193,13 @@ func TestTableInBrowser(t *testing.T) {
 
 	// Carol's page, the table under her card: on a phone, what she needs of
 	// her card still lies on the screen; the picture for docs/activity.md.
-	if err := chromedp.Do(pc.ctx, chromedp.EmulateViewport(360, 740, chromedp.EmulateMobile, chromedp.EmulateTouch)); err != nil {
-		t.Fatal(err)
-	}
+	pc.do(chromedp.EmulateViewport(360, 740, chromedp.EmulateMobile, chromedp.EmulateTouch))
 	pc.idle()
 	if bad := eval[string](pc.page, layoutJS); bad != "" {
 		t.Errorf("with the table, on a 360×740 phone: %s", bad)
 	}
 	if os.Getenv("CLEFS_UPDATE_SCREENSHOT") == "1" {
-		if err := chromedp.Do(pc.ctx, chromedp.EmulateViewport(480, 1100)); err != nil {
-			t.Fatal(err)
-		}
+		pc.do(chromedp.EmulateViewport(480, 1100))
 		pc.idle()
 		buf, err := chromedp.Run(pc.ctx, chromedp.CaptureScreenshot())
 		if err != nil {
