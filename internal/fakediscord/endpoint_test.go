@@ -206,15 +206,12 @@ func TestHTTPInteractions(t *testing.T) {
 		t.Errorf("interaction as posted: %+v", i)
 	}
 
-	p, err := srv.Click(ctx, fakediscord.Click{Message: r.Message.ID, CustomID: "auto", User: "333"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r2, err := p.Wait(ctx); err != nil || r2.Type != discordgo.InteractionResponseUpdateMessage || r2.Message.ID != r.Message.ID || r2.Message.Content != "clicked auto" {
-		t.Errorf("click: %+v, %v", r2, err)
+	if _, r2 := answered(t, ctx)(srv.Click(ctx, fakediscord.Click{Message: r.Message.ID, CustomID: "auto", User: "333"})); r2.Type != discordgo.InteractionResponseUpdateMessage ||
+		r2.Message.ID != r.Message.ID || r2.Message.Content != "clicked auto" {
+		t.Errorf("click: %+v", r2)
 	}
 
-	p, err = srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "333", Name: "slow"})
+	p, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "333", Name: "slow"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,12 +429,8 @@ func TestSwitchToHTTP(t *testing.T) {
 		if got := srv.InteractionsURL(); got != tt.url {
 			t.Errorf("InteractionsURL = %q, want %q", got, tt.url)
 		}
-		p, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "5", Name: "play"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r, err := p.Wait(ctx); err != nil || r.Message.Content != tt.want {
-			t.Errorf("with %q: %+v, %v; want %q", tt.url, r, err, tt.want)
+		if _, r := answered(t, ctx)(srv.Slash(ctx, fakediscord.Slash{Guild: guild, User: "5", Name: "play"})); r.Message.Content != tt.want {
+			t.Errorf("with %q: %+v; want %q", tt.url, r, tt.want)
 		}
 	}
 	noFailures(t, srv)

@@ -117,15 +117,8 @@ func TestLaunchActivityCallback(t *testing.T) {
 			}
 			errs <- s.InteractionRespond(i, resp)
 		})
-		card, err := srv.Slash(ctx, fakediscord.Slash{Guild: guild, Channel: "1", User: "333", Name: "play"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, r := answered(t, ctx)(srv.Slash(ctx, fakediscord.Slash{Guild: guild, Channel: "1", User: "333", Name: "play"}))
 		if err := <-errs; err != nil {
-			t.Fatal(err)
-		}
-		r, err := card.Wait(ctx)
-		if err != nil {
 			t.Fatal(err)
 		}
 		for _, send := range []func() (*fakediscord.Pending, error){
