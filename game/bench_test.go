@@ -21,12 +21,12 @@ func BenchmarkPlaySeeded(b *testing.B) {
 
 // BenchmarkSimulatePlay is the simulator's hot loop, per play, on one core.
 func BenchmarkSimulatePlay(b *testing.B) {
-	st := newSimTables()
-	var acc chunkAcc
+	var acc simAcc
 	b.ReportAllocs()
-	b.ResetTimer()
 	for i := 0; i < b.N; i += SimChunk {
-		playChunk(st, 1, uint64(i), min(SimChunk, int64(b.N-i)), &acc)
+		if err := playChunk(1, uint64(i), min(SimChunk, int64(b.N-i)), false, &acc); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -34,11 +34,10 @@ func BenchmarkSimulatePlay(b *testing.B) {
 // per play, on one core: a verifiable ticket with its grid, and a chest one
 // play in nine.
 func BenchmarkSimulateFairPlay(b *testing.B) {
-	var acc chunkAcc
+	var acc simAcc
 	b.ReportAllocs()
-	b.ResetTimer()
 	for i := 0; i < b.N; i += SimFairChunk {
-		if err := playFairChunk(1, uint64(i), min(SimFairChunk, int64(b.N-i)), &acc); err != nil {
+		if err := playChunk(1, uint64(i), min(SimFairChunk, int64(b.N-i)), true, &acc); err != nil {
 			b.Fatal(err)
 		}
 	}

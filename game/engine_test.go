@@ -2,7 +2,6 @@ package game
 
 import (
 	"errors"
-	"math"
 	"math/bits"
 	"testing"
 )
@@ -251,60 +250,6 @@ func TestGridDistribution(t *testing.T) {
 			check("losing row", counts)
 		}
 	})
-}
-
-// TestDrawDistribution is a deterministic seeded statistical test of the
-// main draw and of the chest against their exact chances.
-func TestDrawDistribution(t *testing.T) {
-	const n = 3_000_000
-	src := NewSeededSource(7, 11)
-	var fit ChiSquare
-	for k := 0; k < MaxKeys; k++ {
-		obs := make([]int64, numCats)
-		for i := 0; i < n; i++ {
-			tier, key := decide(uniform(src, uint64(Pool)), k)
-			switch {
-			case tier.Winning():
-				obs[tier-1]++
-			case key:
-				obs[catLossKey]++
-			default:
-				obs[catLossNoKey]++
-			}
-		}
-		exp := make([]float64, numCats)
-		for c := range exp {
-			exp[c] = n * catProb(c, k)
-		}
-		chiSquareGroup(&fit, obs, exp)
-		// The key rate itself, within 4.5 standard deviations.
-		p := float64(KeyWeight(k)) / float64(Pool)
-		if z := zScore(obs[catLossKey], n, p); math.Abs(z) > 4.5 {
-			t.Errorf("keys held %d: key rate z = %.2f", k, z)
-		}
-	}
-	fit.finish()
-	if fit.DF < 15 || fit.P < 1e-3 {
-		t.Errorf("main draw: chi-square %.1f, df %d, p = %.3g", fit.Stat, fit.DF, fit.P)
-	}
-	lots := make([]int64, NumLots)
-	for i := 0; i < n; i++ {
-		c := chest(src)
-		if c.Prize != c.Lot.Prize() {
-			t.Fatalf("chest %+v: prize does not match lot", c)
-		}
-		lots[c.Lot]++
-	}
-	exp := make([]float64, NumLots)
-	for l := range exp {
-		exp[l] = n * float64(Lot(l).Weight()) / float64(ChestTotal)
-	}
-	var cf ChiSquare
-	chiSquareGroup(&cf, lots, exp)
-	cf.finish()
-	if cf.P < 1e-3 {
-		t.Errorf("chest: chi-square %.1f, df %d, p = %.3g", cf.Stat, cf.DF, cf.P)
-	}
 }
 
 func TestSeededSourceReproducible(t *testing.T) {

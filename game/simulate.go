@@ -10,27 +10,18 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
-	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
 )
 
-// SimChunk is the number of plays of one unit of simulation work, played
-// with the stream (Seed, i) whichever worker runs it.
+// SimChunk is the number of plays of one unit of simulation work: a new
+// simulated player, drawn from the stream (Seed, chunk number) whichever
+// worker plays it.
 const SimChunk = 1 << 20
 
-// SimFairChunk is SimChunk with SimConfig.Fair, whose draws are 30 to 40
-// times slower.
+// SimFairChunk is SimChunk with SimConfig.Fair, whose draws are slower.
 const SimFairChunk = 1 << 16
-
-// Categories of a simulated play: the six winning tiers in pool order (index
-// t−1 for tier t), then a loss that collects a key, then a loss that does not.
-const (
-	catLossKey   = NumTiers - 1 // 6
-	catLossNoKey = NumTiers     // 7
-	numCats      = NumTiers + 1 // 8
-)
 
 // SimConfig configures Simulate.
 type SimConfig struct {
@@ -97,94 +88,24 @@ func (a *u128) add(b u128) {
 
 func (a u128) float() float64 { return float64(a.hi)*0x1p64 + float64(a.lo) }
 
-// simTables are the hot loop's tables, derived from the rules' tables.
-type simTables struct {
-	cut    [MaxKeys][numCats - 1]uint64 // cumulative thresholds over Pool
-	prize  [numCats]int64
-	lotCut [NumLots - 1]uint64
-	start  [MaxKeys]uint64 // cumulative weights of the steady-state key share
-	// bucket[k][u>>bucketShift] is the category of every u of that bucket
-	// for k keys held, or mixed when a threshold falls inside the bucket.
-	bucket [MaxKeys][Pool>>bucketShift + 1]uint8
-}
-
-// poolThresh is 2^64 mod Pool, the rejection threshold of Lemire's method
-// for the main draw (written out because Pool is a typed constant).
-const poolThresh = uint64((1 << 64) % (12 * 100_000_000))
-
-// bucketShift sets the buckets of simTables.bucket: 2^17 values each, so
-// that the three tables (3 × 9,156 bytes) stay in the L1 cache.
-const bucketShift = 17
-
-// mixed marks a bucket that holds a threshold: its values are classified by
-// comparing with the thresholds.
-const mixed = 0xff
-
-func newSimTables() *simTables {
-	s := new(simTables)
-	for k := 0; k < MaxKeys; k++ {
-		var cum uint64
-		for t := TierGem; t < NumTiers; t++ {
-			cum += uint64(12 * tierTable[t].weight)
-			s.cut[k][t-1] = cum
-		}
-		s.cut[k][catLossKey] = cum + uint64(keyTable[k])
-	}
-	for t := TierGem; t < NumTiers; t++ {
-		s.prize[t-1] = tierTable[t].prize
-	}
-	for k := range s.bucket {
-		for b := range s.bucket[k] {
-			lo := uint64(b) << bucketShift
-			hi := min(lo+1<<bucketShift, uint64(Pool)) - 1
-			if c := classify(&s.cut[k], lo); c == classify(&s.cut[k], hi) {
-				s.bucket[k][b] = uint8(c)
-			} else {
-				s.bucket[k][b] = mixed
-			}
-		}
-	}
-	var cum uint64
-	for l := Lot(0); l < NumLots-1; l++ {
-		cum += uint64(lotTable[l].weight)
-		s.lotCut[l] = cum
-	}
-	// Steady-state share of plays holding k keys ∝ 1/p_k ∝ Π_{j≠k} w_j.
-	cum = 0
-	for k := 0; k < MaxKeys; k++ {
-		w := uint64(1)
-		for j := 0; j < MaxKeys; j++ {
-			if j != k {
-				w *= uint64(keyTable[j])
-			}
-		}
-		cum += w
-		s.start[k] = cum
-	}
-	return s
-}
-
-// classify returns the category of u: the number of thresholds t[i] <= u,
-// branch-free ((t−u−1)>>63 is 1 exactly when u >= t; all are below 2^32).
-func classify(t *[numCats - 1]uint64, u uint64) uint64 {
-	return (t[0]-u-1)>>63 + (t[1]-u-1)>>63 + (t[2]-u-1)>>63 + (t[3]-u-1)>>63 +
-		(t[4]-u-1)>>63 + (t[5]-u-1)>>63 + (t[6]-u-1)>>63
-}
-
-// chunkAcc accumulates the counts of one worker.
-type chunkAcc struct {
-	counts              [MaxKeys][numCats]int64
-	lots                [NumLots]int64
-	mainWon, chestWon   int64
-	units               int64
+// simAcc accumulates what one worker observed.
+type simAcc struct {
+	byKeys            [MaxKeys]SimKeys
+	lots              [NumLots]int64
+	mainWon, chestWon int64
+	// The renewal cycles (Simulate): their number, the sums of their
+	// lengths L and returns Y, of their squares and of their products.
+	cycles              int64
 	sumL, sumY          int64
 	sumL2, sumY2, sumYL u128
 }
 
-func (a *chunkAcc) merge(b *chunkAcc) {
-	for k := range a.counts {
-		for c := range a.counts[k] {
-			a.counts[k][c] += b.counts[k][c]
+func (a *simAcc) merge(b *simAcc) {
+	for k := range a.byKeys {
+		a.byKeys[k].Plays += b.byKeys[k].Plays
+		a.byKeys[k].Keys += b.byKeys[k].Keys
+		for t := range a.byKeys[k].Tiers {
+			a.byKeys[k].Tiers[t] += b.byKeys[k].Tiers[t]
 		}
 	}
 	for l := range a.lots {
@@ -192,7 +113,7 @@ func (a *chunkAcc) merge(b *chunkAcc) {
 	}
 	a.mainWon += b.mainWon
 	a.chestWon += b.chestWon
-	a.units += b.units
+	a.cycles += b.cycles
 	a.sumL += b.sumL
 	a.sumY += b.sumY
 	a.sumL2.add(b.sumL2)
@@ -200,9 +121,9 @@ func (a *chunkAcc) merge(b *chunkAcc) {
 	a.sumYL.add(b.sumYL)
 }
 
-// unit records one renewal cycle: l plays returning y cents.
-func (a *chunkAcc) unit(l, y int64) {
-	a.units++
+// cycle records one renewal cycle: l plays returning y cents.
+func (a *simAcc) cycle(l, y int64) {
+	a.cycles++
 	a.sumL += l
 	a.sumY += y
 	a.sumL2.addMul(uint64(l), uint64(l))
@@ -210,71 +131,70 @@ func (a *chunkAcc) unit(l, y int64) {
 	a.sumYL.addMul(uint64(y), uint64(l))
 }
 
-// bounded is uniform for the concrete generator of the hot loop.
-func bounded(g interface{ Uint64() uint64 }, n uint64) uint64 {
-	hi, lo := bits.Mul64(g.Uint64(), n)
-	if lo < n {
-		thresh := -n % n
-		for lo < thresh {
-			hi, lo = bits.Mul64(g.Uint64(), n)
-		}
-	}
-	return hi
-}
-
-// playChunk simulates one chunk: a stretch of one player's life, started in
-// the steady state of the keys held, drawing outcomes only from a PCG
-// (twice as fast as ChaCha8 here) seeded by NewSeededSource(seed, chunk).
-func playChunk(st *simTables, seed, chunk uint64, plays int64, acc *chunkAcc) {
-	cs := NewSeededSource(seed, chunk)
-	g := rand.NewPCG(cs.Uint64(), cs.Uint64())
-	k := 0
-	for u := bounded(g, st.start[MaxKeys-1]); u >= st.start[k]; {
-		k++
-	}
-	counts := acc.counts
-	prize := st.prize
+// playChunk plays chunk: the first n plays of a new simulated player, the
+// third key opening the chest at once. The fast draws take each play's
+// result (decide) and each chest (chest) as production does, but from
+// NewSeededSource(seed, chunk) and without the grid; the fair ones are the
+// FairDraws of the player's seeds, simPlayer(seed, chunk).
+func playChunk(seed, chunk uint64, n int64, fair bool, acc *simAcc) error {
 	var (
+		ticket    func(n uint64, keys int) (Tier, bool, error)
+		openChest func(n int64) (Chest, error)
+	)
+	if fair {
+		f, err := NewFairDraws(simPlayer(seed, chunk))
+		if err != nil {
+			return err
+		}
+		ticket = func(n uint64, keys int) (Tier, bool, error) {
+			o, err := f.Ticket(n, keys)
+			return o.Tier, o.Key, err
+		}
+		openChest = f.Chest
+	} else {
+		src := NewSeededSource(seed, chunk)
+		ticket = func(_ uint64, keys int) (Tier, bool, error) {
+			t, key := decide(uniform(src, uint64(Pool)), keys)
+			return t, key, nil
+		}
+		openChest = func(int64) (Chest, error) { return chest(src), nil }
+	}
+	var (
+		keys     int
+		chests   int64
 		cycY     int64 // prizes since the cycle began
 		cycStart int64 // play index where the cycle began
-		mainWon  int64
 	)
-	const pool = uint64(Pool)
-	for i := int64(0); i < plays; i++ {
-		hi, lo := bits.Mul64(g.Uint64(), pool)
-		if lo < pool {
-			for lo < poolThresh {
-				hi, lo = bits.Mul64(g.Uint64(), pool)
+	for i := int64(0); i < n; i++ {
+		t, key, err := ticket(uint64(i+1), keys)
+		if err != nil {
+			return err
+		}
+		s := &acc.byKeys[keys]
+		s.Plays++
+		s.Tiers[t]++
+		acc.mainWon += tierTable[t].prize
+		cycY += tierTable[t].prize
+		if key {
+			s.Keys++
+			keys++
+		}
+		if keys == MaxKeys {
+			chests++
+			c, err := openChest(chests)
+			if err != nil {
+				return err
 			}
-		}
-		// The category: one look-up in the bucket table, and comparisons
-		// with the thresholds in the rare buckets that straddle one.
-		c := uint64(st.bucket[k][hi>>bucketShift])
-		if c == mixed {
-			c = classify(&st.cut[k], hi)
-		}
-		counts[k][c]++
-		cycY += prize[c&7]
-		k += int((c ^ catLossKey - 1) >> 63) // +1 exactly when c == catLossKey
-		if k == MaxKeys {
-			// The third key opens the chest at once.
-			lu := bounded(g, uint64(ChestTotal))
-			lot := (st.lotCut[0] - lu - 1) >> 63 // thresholds <= lu, as in classify
-			lot += (st.lotCut[1]-lu-1)>>63 + (st.lotCut[2]-lu-1)>>63
-			p := lotTable[lot&3].prize
-			acc.lots[lot&3]++
-			acc.chestWon += p
-			mainWon += cycY
-			acc.unit(i+1-cycStart, cycY+p)
-			cycY, cycStart, k = 0, i+1, 0
+			acc.lots[c.Lot]++
+			acc.chestWon += c.Prize
+			acc.cycle(i+1-cycStart, cycY+c.Prize)
+			cycY, cycStart, keys = 0, i+1, 0
 		}
 	}
-	mainWon += cycY
-	if plays > cycStart {
-		acc.unit(plays-cycStart, cycY)
+	if n > cycStart {
+		acc.cycle(n-cycStart, cycY)
 	}
-	acc.counts = counts
-	acc.mainWon += mainWon
+	return nil
 }
 
 // simPlayer returns the seeds of the simulated player of chunk: the bytes of
@@ -290,58 +210,6 @@ func simPlayer(seed, chunk uint64) (Seed, string) {
 	return Seed(h[:32]), hex.EncodeToString(h[32:40])
 }
 
-// playFairChunk simulates chunk with SimConfig.Fair: the first plays
-// tickets of a new player (simPlayer), the third key opening the chest at
-// once.
-func playFairChunk(seed, chunk uint64, plays int64, acc *chunkAcc) error {
-	server, client := simPlayer(seed, chunk)
-	f, err := NewFairDraws(server, client)
-	if err != nil {
-		return err
-	}
-	var (
-		k        int
-		chests   int64
-		cycY     int64 // prizes since the cycle began
-		cycStart int64 // play index where the cycle began
-	)
-	for i := int64(0); i < plays; i++ {
-		o, err := f.Ticket(uint64(i+1), k)
-		if err != nil {
-			return err
-		}
-		switch {
-		case o.Tier.Winning():
-			acc.counts[k][o.Tier-1]++
-		case o.Key:
-			acc.counts[k][catLossKey]++
-		default:
-			acc.counts[k][catLossNoKey]++
-		}
-		cycY += o.Prize
-		if o.Key {
-			k++
-		}
-		if k == MaxKeys {
-			chests++
-			c, err := f.Chest(chests)
-			if err != nil {
-				return err
-			}
-			acc.lots[c.Lot]++
-			acc.chestWon += c.Prize
-			acc.mainWon += cycY
-			acc.unit(i+1-cycStart, cycY+c.Prize)
-			cycY, cycStart, k = 0, i+1, 0
-		}
-	}
-	acc.mainWon += cycY
-	if plays > cycStart {
-		acc.unit(plays-cycStart, cycY)
-	}
-	return nil
-}
-
 // Simulate plays cfg.Plays plays of a player (keys accumulate, chests open)
 // on cfg.Workers goroutines and returns what it observed with its
 // statistics. The report depends only on Plays, Seed and Fair. It returns
@@ -351,9 +219,9 @@ func playFairChunk(seed, chunk uint64, plays int64, acc *chunkAcc) error {
 // cycles: a cycle runs from one chest to the next (the chest's prize counted
 // in its cycle), cycles are independent and identically distributed, and
 // RTP = ΣY/(Stake·ΣL) for cycle returns Y and lengths L. Its variance, by the
-// delta method, is Σ(Y−R·L)²/(m(m−1)·L̄²·Stake²) over m cycles. The partial
-// cycles at the ends of each chunk count as cycles too, a negligible
-// approximation (two per million plays). Treating plays as independent would
+// delta method, is Σ(Y−R·L)²/(m(m−1)·L̄²·Stake²) over m cycles. Each chunk
+// starts a cycle; the partial cycle at its end counts as a cycle too, a
+// negligible approximation (one per million plays). Treating plays as independent would
 // ignore that chests come at most once every three plays.
 func Simulate(ctx context.Context, cfg SimConfig) (SimReport, error) {
 	if cfg.Plays <= 0 {
@@ -374,18 +242,10 @@ func Simulate(ctx context.Context, cfg SimConfig) (SimReport, error) {
 	if int64(workers) > chunks {
 		workers = int(chunks)
 	}
-	st := newSimTables()
-	play := func(i, n int64, acc *chunkAcc) error {
-		if cfg.Fair {
-			return playFairChunk(cfg.Seed, uint64(i), n, acc)
-		}
-		playChunk(st, cfg.Seed, uint64(i), n, acc)
-		return nil
-	}
 	var (
 		next     atomic.Int64
 		mu       sync.Mutex
-		total    chunkAcc
+		total    simAcc
 		firstErr error
 		wg       sync.WaitGroup
 	)
@@ -394,7 +254,7 @@ func Simulate(ctx context.Context, cfg SimConfig) (SimReport, error) {
 		go func() {
 			defer wg.Done()
 			var (
-				acc chunkAcc
+				acc simAcc
 				err error
 			)
 			for ctx.Err() == nil && err == nil {
@@ -403,7 +263,7 @@ func Simulate(ctx context.Context, cfg SimConfig) (SimReport, error) {
 					break
 				}
 				n := min(size, cfg.Plays-i*size)
-				if err = play(i, n, &acc); err == nil && cfg.OnChunk != nil {
+				if err = playChunk(cfg.Seed, uint64(i), n, cfg.Fair, &acc); err == nil && cfg.OnChunk != nil {
 					cfg.OnChunk(n)
 				}
 			}
@@ -428,30 +288,16 @@ func Simulate(ctx context.Context, cfg SimConfig) (SimReport, error) {
 // errSimTotals guards the accounting of Simulate itself.
 var errSimTotals = errors.New("game: simulate: counts do not add up")
 
-func newReport(cfg SimConfig, workers int, a *chunkAcc) (SimReport, error) {
-	r := SimReport{Plays: cfg.Plays, Seed: cfg.Seed, Workers: workers, Fair: cfg.Fair, Lots: a.lots,
-		MainWon: a.mainWon, ChestWon: a.chestWon, Staked: cfg.Plays * Stake}
+func newReport(cfg SimConfig, workers int, a *simAcc) (SimReport, error) {
+	r := SimReport{Plays: cfg.Plays, Seed: cfg.Seed, Workers: workers, Fair: cfg.Fair, ByKeys: a.byKeys,
+		Lots: a.lots, MainWon: a.mainWon, ChestWon: a.chestWon, Staked: cfg.Plays * Stake}
 	var plays int64
-	for k := 0; k < MaxKeys; k++ {
-		s := &r.ByKeys[k]
-		for c := 0; c < numCats; c++ {
-			n := a.counts[k][c]
-			s.Plays += n
-			switch c {
-			case catLossKey:
-				s.Keys += n
-				s.Tiers[TierLoss] += n
-			case catLossNoKey:
-				s.Tiers[TierLoss] += n
-			default:
-				s.Tiers[c+1] += n
-			}
-		}
-		for t := range s.Tiers {
-			r.Tiers[t] += s.Tiers[t]
-		}
-		r.KeysCollected += s.Keys
+	for _, s := range r.ByKeys {
 		plays += s.Plays
+		r.KeysCollected += s.Keys
+		for t, n := range s.Tiers {
+			r.Tiers[t] += n
+		}
 	}
 	for _, n := range r.Lots {
 		r.Chests += n
@@ -459,34 +305,38 @@ func newReport(cfg SimConfig, workers int, a *chunkAcc) (SimReport, error) {
 	if plays != cfg.Plays || a.sumL != cfg.Plays || a.sumY != a.mainWon+a.chestWon {
 		return r, fmt.Errorf("%w: %d plays counted of %d", errSimTotals, plays, cfg.Plays)
 	}
+	r.ExactRTP = ComputeOdds().RTP
 
-	odds := ComputeOdds()
-	r.ExactRTP = odds.RTP
-
-	// Chi-square of the main game, one multinomial per number of keys held.
-	for k := 0; k < MaxKeys; k++ {
-		obs := a.counts[k][:]
-		exp := make([]float64, numCats)
-		n := float64(r.ByKeys[k].Plays)
-		for c := 0; c < numCats; c++ {
-			exp[c] = n * catProb(c, k)
+	// Chi-square of the main game, one multinomial per number of keys held:
+	// the winning tiers, a loss with a key, a loss without, against their
+	// values of Pool.
+	for k, s := range r.ByKeys {
+		obs := []int64{s.Keys, s.Tiers[TierLoss] - s.Keys}
+		values := []int64{keyTable[k], 12*tierTable[TierLoss].weight - keyTable[k]}
+		for t := TierGem; t < NumTiers; t++ {
+			obs = append(obs, s.Tiers[t])
+			values = append(values, 12*tierTable[t].weight)
+		}
+		exp := make([]float64, len(values))
+		for i, v := range values {
+			exp[i] = float64(s.Plays) * float64(v) / float64(Pool)
 		}
 		chiSquareGroup(&r.MainFit, obs, exp)
 	}
 	r.MainFit.finish()
 	exp := make([]float64, NumLots)
-	for l := Lot(0); l < NumLots; l++ {
-		exp[l] = float64(r.Chests) * float64(lotTable[l].weight) / float64(ChestTotal)
+	for l := range exp {
+		exp[l] = r.ExpectedLot(Lot(l))
 	}
 	chiSquareGroup(&r.ChestFit, r.Lots[:], exp)
 	r.ChestFit.finish()
 
 	// Return to player and its 99% interval (ratio estimator over cycles).
-	m := float64(a.units)
+	m := float64(a.cycles)
 	R := float64(a.sumY) / float64(a.sumL) // cents per play
 	r.RTP = R / float64(Stake)
 	r.RTPLow, r.RTPHigh = math.NaN(), math.NaN()
-	if a.units > 1 {
+	if a.cycles > 1 {
 		ss := a.sumY2.float() - 2*R*a.sumYL.float() + R*R*a.sumL2.float()
 		ss = math.Max(ss, 0)
 		lbar := float64(a.sumL) / m
@@ -494,17 +344,6 @@ func newReport(cfg SimConfig, workers int, a *chunkAcc) (SimReport, error) {
 		r.RTPLow, r.RTPHigh = r.RTP-Z99*se, r.RTP+Z99*se
 	}
 	return r, nil
-}
-
-// catProb is the exact chance, as a float, of category c for k keys held.
-func catProb(c, k int) float64 {
-	switch c {
-	case catLossKey:
-		return float64(keyTable[k]) / float64(Pool)
-	case catLossNoKey:
-		return float64(12*tierTable[TierLoss].weight-keyTable[k]) / float64(Pool)
-	}
-	return float64(tierTable[c+1].weight) / float64(MainTotal)
 }
 
 // ExpectedTier returns how many plays were expected to end in tier t.
