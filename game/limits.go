@@ -3,7 +3,6 @@ package game
 import (
 	"errors"
 	"fmt"
-	"math/bits"
 	"time"
 )
 
@@ -94,24 +93,6 @@ func credit(balance, amount int64) (int64, error) {
 		return 0, fmt.Errorf("%w: balance %d %+d = %d leaves 0..%d", ErrInvalid, balance, amount, s, MaxBalance)
 	}
 	return s, nil
-}
-
-// wide is a signed 128-bit integer (two's complement, hi holds the sign), so
-// that Check adds five int64 without any intermediate overflow.
-type wide struct{ hi, lo uint64 }
-
-func widen(x int64) wide { return wide{uint64(x >> 63), uint64(x)} }
-
-func (a wide) plus(b wide) wide {
-	lo, c := bits.Add64(a.lo, b.lo, 0)
-	hi, _ := bits.Add64(a.hi, b.hi, c)
-	return wide{hi, lo}
-}
-
-func (a wide) minus(b wide) wide {
-	lo, c := bits.Sub64(a.lo, b.lo, 0)
-	hi, _ := bits.Sub64(a.hi, b.hi, c)
-	return wide{hi, lo}
 }
 
 // CanCredit reports whether amount cents (negative to debit) can be added

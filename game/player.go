@@ -3,6 +3,7 @@ package game
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"math/bits"
 	"slices"
 	"time"
@@ -151,9 +152,11 @@ type Entry struct {
 func (p Player) Check() error {
 	bad := func(field, format string, args ...any) error { return fieldErr(field, "player: "+format, args...) }
 	s := p.Stats
-	sum := widen(p.StartingBalance).plus(widen(s.GrantedCents)).plus(widen(s.WonCents)).
-		plus(widen(s.DailyCents)).minus(widen(s.StakedCents))
-	if sum != widen(p.Balance) {
+	sum := big.NewInt(p.StartingBalance) // in a big.Int, no sum can overflow
+	for _, v := range []int64{s.GrantedCents, s.WonCents, s.DailyCents} {
+		sum.Add(sum, big.NewInt(v))
+	}
+	if sum.Sub(sum, big.NewInt(s.StakedCents)).Cmp(big.NewInt(p.Balance)) != 0 {
 		return bad("Balance, StartingBalance, Stats.GrantedCents, Stats.WonCents, Stats.DailyCents, Stats.StakedCents",
 			"balance %d ≠ start %d + granted %d + won %d + daily %d − staked %d",
 			p.Balance, p.StartingBalance, s.GrantedCents, s.WonCents, s.DailyCents, s.StakedCents)
