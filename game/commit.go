@@ -81,18 +81,15 @@ func (c Commitment) String() string { return hex.EncodeToString(c[:]) }
 // finished card carries.
 func (c Commitment) Short() string { return hex.EncodeToString(c[:4]) }
 
-// ValidateClientSeed reports whether s may be chosen as a client seed: 1 to
-// MaxClientSeed bytes of UTF-8, no RefusedInClientSeed. The error wraps
-// ErrClientSeed.
+// ValidateClientSeed reports whether s may be chosen as a client seed: a
+// stored one (CheckStoredClientSeed) but "", and no RefusedInClientSeed.
+// The error wraps ErrClientSeed.
 func ValidateClientSeed(s string) error {
-	switch {
-	case s == "":
+	if s == "" {
 		return fmt.Errorf("%w: it is empty", ErrClientSeed)
-	case len(s) > MaxClientSeed:
-		return fmt.Errorf("%w: %d bytes, at most %d", ErrClientSeed, len(s), MaxClientSeed)
 	}
-	if !utf8.ValidString(s) {
-		return fmt.Errorf("%w: it is not UTF-8", ErrClientSeed)
+	if err := CheckStoredClientSeed(s); err != nil {
+		return err
 	}
 	if i := strings.IndexFunc(s, RefusedInClientSeed); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(s[i:])
