@@ -96,7 +96,7 @@ type GuildReset struct {
 	// Holder is the process that runs the reset (an ID of its own choice,
 	// at most MaxOpID bytes; "" while none does), until Until: its lease.
 	// Only the holder records progress and the end; another process takes
-	// the lease over once it has expired (TakeLease), so that a reset
+	// the lease over once it has expired (Lease), so that a reset
 	// whose process died is taken up by another, and two processes never
 	// run it at once.
 	Holder string
@@ -236,30 +236,79 @@ func (m ChangeSettings) applyGuild(g Guild, _ string, now time.Time) (GuildStep,
 	return g.SetSettings(set, m.Actor, truncate(line, MaxReason-1), now)
 }
 
-// BeginReset starts the reset-guild of the operation it is applied as
-// (Guild.StartReset).
+// BeginReset starts a reset-guild, the operation it is applied as,
+// confirmed by Actor with Reason. A process then takes its lease (Lease),
+// resets the players after Reset.After in increasing order of user ID,
+// records the progress (Progress) and the end (EndReset), all under the
+// same operation.
+//
+// Starting the reset already in progress changes nothing (it continues);
+// starting it again once it is finished changes nothing either. While
+// another reset is in progress, nothing changes and the error is
+// ErrResetRunning, with the guild as it is (its Reset is the one running):
+// a reset is never replaced, it is finished. Every step but the end is
+// Pending. Errors: ErrInvalid for a reason out of bounds; ErrResetRunning.
 type BeginReset struct {
 	Actor  uint64
 	Reason string
 }
 
 func (m BeginReset) applyGuild(g Guild, op string, now time.Time) (GuildStep, error) {
-	return g.StartReset(op, m.Actor, m.Reason, now)
+	if err := CheckReason(m.Reason); err != nil {
+		return GuildStep{Guild: g}, err
+	}
+	if r := g.Reset; r != nil && r.Op == op {
+		return GuildStep{Guild: g, Pending: !r.Finished()}, nil
+	}
+	if r := g.Reset; r != nil && !r.Finished() {
+		return GuildStep{Guild: g}, fmt.Errorf("%w: %q", ErrResetRunning, r.Op)
+	}
+	n := g
+	n.Reset = &GuildReset{Op: op, Actor: m.Actor, Reason: m.Reason, Started: now}
+	return GuildStep{Guild: n, Pending: true}, nil
 }
 
-// Lease takes the lease of the reset-guild of the operation it is applied
-// as, for Holder until TTL from now (Guild.TakeLease).
+// Lease gives the lease of the reset-guild of the operation it is applied
+// as to Holder until TTL from now: if no one holds it, if Holder does (a
+// renewal), or if it expired (its holder is gone: a crash, a restart).
+// Otherwise it changes nothing and the error is ErrLeaseHeld. Errors:
+// ErrNoReset when the operation is not the guild's reset; ErrInvalid for a
+// Holder empty or longer than MaxOpID bytes, or a TTL ≤ 0; ErrLeaseHeld.
 type Lease struct {
 	Holder string
 	TTL    time.Duration
 }
 
 func (m Lease) applyGuild(g Guild, op string, now time.Time) (GuildStep, error) {
-	return g.TakeLease(op, m.Holder, now, m.TTL)
+	r := g.Reset
+	if r == nil || r.Op != op {
+		return GuildStep{Guild: g}, fmt.Errorf("%w: %q", ErrNoReset, op)
+	}
+	if m.Holder == "" || len(m.Holder) > MaxOpID || m.TTL <= 0 {
+		return GuildStep{Guild: g}, fmt.Errorf("%w: lease for %q, %v", ErrInvalid, m.Holder, m.TTL)
+	}
+	if r.Finished() { // its operation forgotten (MaxGuildOps): still a repeat
+		return GuildStep{Guild: g}, nil
+	}
+	if r.Running(m.Holder, now) {
+		return GuildStep{Guild: g}, fmt.Errorf("%w: %q until %v", ErrLeaseHeld, r.Holder, r.Until)
+	}
+	nr := *r
+	nr.Holder, nr.Until = m.Holder, now.Add(m.TTL)
+	n := g
+	n.Reset = &nr
+	return GuildStep{Guild: n, Pending: true}, nil
 }
 
-// Progress records Count more players reset, up to user After, and renews
-// Holder's lease for TTL (Guild.ResetProgress).
+// Progress records that the reset-guild of the operation it is applied as
+// has reset Count more players, the last of them After (a user ID):
+// players up to After are done. Only the lease's Holder records it, and it
+// renews the lease until TTL from now. A progress already recorded (After
+// not past Reset.After: a retry) counts no one again, so that no player is
+// counted twice; it only renews the lease. Errors: ErrNoReset when the
+// operation is not the guild's reset, ErrLeaseHeld when Holder does not
+// hold its lease, ErrInvalid for a negative Count, a TTL ≤ 0 or a total
+// that would overflow.
 type Progress struct {
 	Holder string
 	After  uint64
@@ -268,14 +317,60 @@ type Progress struct {
 }
 
 func (m Progress) applyGuild(g Guild, op string, now time.Time) (GuildStep, error) {
-	return g.ResetProgress(op, m.Holder, m.After, m.Count, now, m.TTL)
+	r := g.Reset
+	if r == nil || r.Op != op {
+		return GuildStep{Guild: g}, fmt.Errorf("%w: %q", ErrNoReset, op)
+	}
+	if m.Count < 0 || m.TTL <= 0 {
+		return GuildStep{Guild: g}, fmt.Errorf("%w: reset of %d players, lease %v", ErrInvalid, m.Count, m.TTL)
+	}
+	if r.Finished() { // its operation forgotten (MaxGuildOps): still a repeat
+		return GuildStep{Guild: g}, nil
+	}
+	if r.Holder != m.Holder {
+		return GuildStep{Guild: g}, fmt.Errorf("%w: %q, not %q", ErrLeaseHeld, r.Holder, m.Holder)
+	}
+	nr := *r
+	nr.Until = now.Add(m.TTL)
+	if m.After > r.After {
+		var err error
+		if nr.Count, err = add(r.Count, m.Count); err != nil {
+			return GuildStep{Guild: g}, err
+		}
+		nr.After = m.After
+	}
+	n := g
+	n.Reset = &nr
+	return GuildStep{Guild: n, Pending: true}, nil
 }
 
-// EndReset finishes the reset-guild by its lease's Holder (Guild.FinishReset).
+// EndReset ends the reset-guild of the operation it is applied as, by its
+// lease's Holder: its audit entry (ActionResetGuild, Amount the players
+// reset) is logged, the lease is released, and ApplyGuild remembers the
+// operation. Errors: ErrNoReset when the operation is not the guild's
+// reset, ErrLeaseHeld when Holder does not hold its lease.
 type EndReset struct{ Holder string }
 
 func (m EndReset) applyGuild(g Guild, op string, now time.Time) (GuildStep, error) {
-	return g.FinishReset(op, m.Holder, now)
+	r := g.Reset
+	if r == nil || r.Op != op {
+		return GuildStep{Guild: g}, fmt.Errorf("%w: %q", ErrNoReset, op)
+	}
+	if r.Finished() { // its operation forgotten (MaxGuildOps): still a repeat
+		return GuildStep{Guild: g}, nil
+	}
+	if r.Holder != m.Holder {
+		return GuildStep{Guild: g}, fmt.Errorf("%w: %q, not %q", ErrLeaseHeld, r.Holder, m.Holder)
+	}
+	nr := *r
+	nr.Holder, nr.Until = "", time.Time{}
+	nr.Done = now
+	if now.Before(r.Started) { // another process's clock, a little behind
+		nr.Done = r.Started
+	}
+	n := g
+	n.Reset = &nr
+	return GuildStep{Guild: n, Audit: &AuditEntry{At: now, Actor: r.Actor, Action: ActionResetGuild, Amount: r.Count, Reason: r.Reason}}, nil
 }
 
 // SetSettings changes the guild's settings to s at now, a moderator's
@@ -296,126 +391,4 @@ func (g Guild) SetSettings(s Settings, actor uint64, reason string, now time.Tim
 	n := g
 	n.Settings = s
 	return g.done(GuildStep{Guild: n, Audit: &AuditEntry{At: now, Actor: actor, Action: ActionSettings, Reason: reason}})
-}
-
-// StartReset starts a reset-guild, the operation op confirmed by actor
-// at now with reason; apply it through ApplyGuild under op. A process then
-// takes its lease (TakeLease), resets the players after Reset.After in
-// increasing order of user ID, records the progress with ResetProgress
-// and the end with FinishReset, all under op.
-//
-// Starting the reset already in progress under op changes nothing (it
-// continues); starting it again once it is finished changes nothing
-// either. While another reset is in progress, nothing changes and the
-// error is ErrResetRunning, with the guild as it is (its Reset is the one
-// running): a reset is never replaced, it is finished. Every step but the
-// end is Pending. It is pure. Errors: ErrInvalid for an op or a reason out
-// of bounds; ErrResetRunning.
-func (g Guild) StartReset(op string, actor uint64, reason string, now time.Time) (GuildStep, error) {
-	if err := ValidateOp(op); err != nil {
-		return GuildStep{Guild: g}, err
-	}
-	if err := CheckReason(reason); err != nil {
-		return GuildStep{Guild: g}, err
-	}
-	if r := g.Reset; r != nil && r.Op == op {
-		return g.done(GuildStep{Guild: g, Pending: !r.Finished()})
-	}
-	if r := g.Reset; r != nil && !r.Finished() {
-		return GuildStep{Guild: g}, fmt.Errorf("%w: %q", ErrResetRunning, r.Op)
-	}
-	n := g
-	n.Reset = &GuildReset{Op: op, Actor: actor, Reason: reason, Started: now}
-	return g.done(GuildStep{Guild: n, Pending: true})
-}
-
-// TakeLease gives the reset op's lease to holder until now+ttl: if no one
-// holds it, if holder does (a renewal), or if it expired (its holder is
-// gone: a crash, a restart). Otherwise it changes nothing and the error
-// is ErrLeaseHeld. A finished reset changes nothing (under ApplyGuild, op
-// is a repeat). It is pure. Errors: ErrNoReset when op is not the guild's
-// reset; ErrInvalid for a holder empty or longer than MaxOpID bytes, or a
-// ttl ≤ 0; ErrLeaseHeld.
-func (g Guild) TakeLease(op, holder string, now time.Time, ttl time.Duration) (GuildStep, error) {
-	r := g.Reset
-	if r == nil || r.Op != op {
-		return GuildStep{Guild: g}, fmt.Errorf("%w: %q", ErrNoReset, op)
-	}
-	if holder == "" || len(holder) > MaxOpID || ttl <= 0 {
-		return GuildStep{Guild: g}, fmt.Errorf("%w: lease for %q, %v", ErrInvalid, holder, ttl)
-	}
-	if r.Finished() {
-		return g.done(GuildStep{Guild: g})
-	}
-	if r.Running(holder, now) {
-		return GuildStep{Guild: g}, fmt.Errorf("%w: %q until %v", ErrLeaseHeld, r.Holder, r.Until)
-	}
-	nr := *r
-	nr.Holder, nr.Until = holder, now.Add(ttl)
-	n := g
-	n.Reset = &nr
-	return g.done(GuildStep{Guild: n, Pending: true})
-}
-
-// ResetProgress records that the reset op has reset count more players,
-// the last of them after (a user ID): players up to after are done. Only
-// the lease's holder records it, and it renews the lease until now+ttl. A
-// progress already recorded (after not past Reset.After: a retry) counts
-// no one again, so that no player is counted twice; it only renews the
-// lease. It is pure. Errors: ErrNoReset when op is not the guild's reset,
-// ErrLeaseHeld when holder does not hold its lease, ErrInvalid for a
-// negative count, a ttl ≤ 0 or a total that would overflow.
-func (g Guild) ResetProgress(op, holder string, after uint64, count int64, now time.Time, ttl time.Duration) (GuildStep, error) {
-	r := g.Reset
-	if r == nil || r.Op != op {
-		return GuildStep{Guild: g}, fmt.Errorf("%w: %q", ErrNoReset, op)
-	}
-	if count < 0 || ttl <= 0 {
-		return GuildStep{Guild: g}, fmt.Errorf("%w: reset of %d players, lease %v", ErrInvalid, count, ttl)
-	}
-	if r.Finished() {
-		return g.done(GuildStep{Guild: g})
-	}
-	if r.Holder != holder {
-		return GuildStep{Guild: g}, fmt.Errorf("%w: %q, not %q", ErrLeaseHeld, r.Holder, holder)
-	}
-	nr := *r
-	nr.Until = now.Add(ttl)
-	if after > r.After {
-		var err error
-		if nr.Count, err = add(r.Count, count); err != nil {
-			return GuildStep{Guild: g}, err
-		}
-		nr.After = after
-	}
-	n := g
-	n.Reset = &nr
-	return g.done(GuildStep{Guild: n, Pending: true})
-}
-
-// FinishReset ends the reset op at now, by the lease's holder: its audit
-// entry (ActionResetGuild, Amount the players reset) is logged, the lease
-// is released, and ApplyGuild remembers op. Finishing it again changes
-// nothing. It is pure. Errors: ErrNoReset when op is not the guild's
-// reset, ErrLeaseHeld when holder does not hold its lease.
-func (g Guild) FinishReset(op, holder string, now time.Time) (GuildStep, error) {
-	r := g.Reset
-	if r == nil || r.Op != op {
-		return GuildStep{Guild: g}, fmt.Errorf("%w: %q", ErrNoReset, op)
-	}
-	if r.Finished() {
-		return g.done(GuildStep{Guild: g})
-	}
-	if r.Holder != holder {
-		return GuildStep{Guild: g}, fmt.Errorf("%w: %q, not %q", ErrLeaseHeld, r.Holder, holder)
-	}
-	nr := *r
-	nr.Holder, nr.Until = "", time.Time{}
-	nr.Done = now
-	if now.Before(r.Started) { // another process's clock, a little behind
-		nr.Done = r.Started
-	}
-	n := g
-	n.Reset = &nr
-	return g.done(GuildStep{Guild: n, Audit: &AuditEntry{At: now, Actor: r.Actor, Action: ActionResetGuild, Amount: r.Count, Reason: r.Reason}})
 }

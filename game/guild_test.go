@@ -244,16 +244,18 @@ func TestResetProgress(t *testing.T) {
 	const op, me, ttl = "rg:1", "proc-a", 30 * time.Second
 	t1, t2 := t0.Add(time.Minute), t0.Add(2*time.Minute)
 	start := func(op string, now time.Time) func(Guild) (GuildStep, error) {
-		return func(g Guild) (GuildStep, error) { return g.StartReset(op, 9, "spring", now) }
+		return func(g Guild) (GuildStep, error) { return BeginReset{Actor: 9, Reason: "spring"}.applyGuild(g, op, now) }
 	}
 	lease := func(op, holder string, now time.Time) func(Guild) (GuildStep, error) {
-		return func(g Guild) (GuildStep, error) { return g.TakeLease(op, holder, now, ttl) }
+		return func(g Guild) (GuildStep, error) { return Lease{Holder: holder, TTL: ttl}.applyGuild(g, op, now) }
 	}
 	progress := func(op string, after uint64, n int64) func(Guild) (GuildStep, error) {
-		return func(g Guild) (GuildStep, error) { return g.ResetProgress(op, me, after, n, t1, ttl) }
+		return func(g Guild) (GuildStep, error) {
+			return Progress{Holder: me, After: after, Count: n, TTL: ttl}.applyGuild(g, op, t1)
+		}
 	}
 	finish := func(op string, now time.Time) func(Guild) (GuildStep, error) {
-		return func(g Guild) (GuildStep, error) { return g.FinishReset(op, me, now) }
+		return func(g Guild) (GuildStep, error) { return EndReset{Holder: me}.applyGuild(g, op, now) }
 	}
 	must := func(g Guild, op string, f func(Guild) (GuildStep, error)) GuildStep {
 		t.Helper()
@@ -304,7 +306,7 @@ func TestResetProgress(t *testing.T) {
 		"negative count": progress(op, 1000, -1),
 		"empty holder":   lease(op, "", t1),
 		"long holder":    lease(op, strings.Repeat("h", MaxOpID+1), t1),
-		"no ttl":         func(g Guild) (GuildStep, error) { return g.TakeLease(op, me, t1, 0) },
+		"no ttl":         func(g Guild) (GuildStep, error) { return Lease{Holder: me}.applyGuild(g, op, t1) },
 	} {
 		if _, _, err := guildStep(t, s.Guild, op, f); !errors.Is(err, ErrInvalid) {
 			t.Errorf("%s: %v, want ErrInvalid", name, err)
@@ -348,7 +350,7 @@ func TestResetLease(t *testing.T) {
 	const op, ttl = "rg:1", 30 * time.Second
 	g := Guild{Settings: goodSettings, Reset: &GuildReset{Op: op, Started: t0}}
 	take := func(g Guild, holder string, now time.Time) (GuildStep, error) {
-		s, _, err := guildStep(t, g, op, func(g Guild) (GuildStep, error) { return g.TakeLease(op, holder, now, ttl) })
+		s, _, err := guildStep(t, g, op, func(g Guild) (GuildStep, error) { return Lease{Holder: holder, TTL: ttl}.applyGuild(g, op, now) })
 		return s, err
 	}
 	a, err := take(g, "a", t0)
@@ -384,8 +386,10 @@ func TestResetLease(t *testing.T) {
 	}
 	// The old holder, back after losing the lease, records nothing.
 	for name, f := range map[string]func(Guild) (GuildStep, error){
-		"progress": func(g Guild) (GuildStep, error) { return g.ResetProgress(op, "a", 50, 1, t0.Add(ttl), ttl) },
-		"finish":   func(g Guild) (GuildStep, error) { return g.FinishReset(op, "a", t0.Add(ttl)) },
+		"progress": func(g Guild) (GuildStep, error) {
+			return Progress{Holder: "a", After: 50, Count: 1, TTL: ttl}.applyGuild(g, op, t0.Add(ttl))
+		},
+		"finish": func(g Guild) (GuildStep, error) { return EndReset{Holder: "a"}.applyGuild(g, op, t0.Add(ttl)) },
 	} {
 		if s, _, err := guildStep(t, b.Guild, op, f); !errors.Is(err, ErrLeaseHeld) || !s.Guild.Equal(b.Guild) {
 			t.Errorf("%s by the old holder: %v", name, err)
