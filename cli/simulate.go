@@ -20,7 +20,7 @@ import (
 // runSimulate simulates many plays on every core and compares what it saw
 // with the exact odds.
 func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("simulate", stderr, "Usage: clefs simulate [-n PLAYS] [-seed N] [-workers N] [-fair] [-progress]\n\nSimulates a player's plays (keys accumulate, chests open) and compares the\ncounts, the key rates, the chest lots and the return to player with the\nexact odds (z-scores, chi-square tests, 99% confidence interval). With -fair,\nthe plays are drawn as in production (docs/FAIRNESS.md), 30 to 40 times slower.\n")
+	fs := newFlags("simulate", stderr, "Usage: clefs simulate [-n PLAYS] [-seed N] [-workers N] [-fair] [-progress]\n\nSimulates a player's plays (keys accumulate, chests open) and compares the\ncounts, the key rates, the chest lots and the return to player with the\nexact odds (z-scores, chi-square tests, 99% confidence interval). With -fair,\nthe plays are drawn as in production (docs/FAIRNESS.md), about 10 times slower.\n")
 	n := fs.String("n", "100000000", "number of plays (digits, _ allowed, or a power of ten such as 1e9)")
 	seed := fs.Uint64("seed", 1, "seed; the same seed and -n give the same figures, whatever -workers")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "goroutines playing in parallel")
