@@ -187,7 +187,7 @@ func (a *admin) adminGrant(ctx context.Context, rq *request, o opts, reason stri
 }
 
 // adminReset resets a player to the guild's starting balance, creating
-// nobody. A record that does not decode is rewritten (game.Player.Repair),
+// nobody. A record that does not decode is rewritten (game.Repair),
 // and the reply says what could not be kept of it.
 func (a *admin) adminReset(ctx context.Context, rq *request, o opts, reason string) (reply, error) {
 	target, err := o.player("user")

@@ -337,18 +337,24 @@ func (p Player) Pause(until, now time.Time) (Step, error) {
 	})
 }
 
-// LiftPause ends the player's pause at now: a moderator's step. It is pure.
+// LiftPause ends the player's pause at now, a moderator's step, logged as
+// ActionLiftPause, By's reason followed by the end of the pause lifted.
 // Errors: ErrNotPaused, ErrInvalid for a p not sound.
-func (p Player) LiftPause(now time.Time) (Step, error) {
+type LiftPause struct{ By Moderator }
+
+func (m LiftPause) apply(p Player, now time.Time) (Step, error) {
 	if !p.Paused(now) {
 		return Step{Player: p}, fmt.Errorf("%w (paused until %v)", ErrNotPaused, p.Care.PausedUntil)
 	}
 	n := p
 	n.Care.PausedUntil = now
+	by := m.By
+	by.Reason = truncate(by.Reason+" (paused until "+p.Care.PausedUntil.UTC().Format(time.RFC3339)+")", MaxReason-1)
 	return p.done(Step{
 		Player:  n,
 		History: []Entry{{At: now, Kind: KindLift, Balance: n.Balance}},
 		Result:  Result{Balance: n.Balance},
+		Audit:   by.audit(ActionLiftPause, 0, now),
 	})
 }
 

@@ -310,7 +310,7 @@ func TestPause(t *testing.T) {
 		f    func(Player) (Step, error)
 	}{
 		{"Buy", func(p Player) (Step, error) { return p.Buy(House{}, t0.Add(time.Hour)) }},
-		{"ClaimDaily", func(p Player) (Step, error) { return p.ClaimDaily(100, time.Hour, t0.Add(time.Hour)) }},
+		{"ClaimDaily", func(p Player) (Step, error) { return ClaimDaily{100, time.Hour}.apply(p, t0.Add(time.Hour)) }},
 	} {
 		_, err := step(t, paused, f.f)
 		var pe *PausedError
@@ -352,18 +352,18 @@ func TestPause(t *testing.T) {
 	})
 	t.Run("LiftPause", func(t *testing.T) {
 		lift := t0.Add(2 * time.Hour)
-		s := stepOK(t, paused, func(p Player) (Step, error) { return p.LiftPause(lift) })
+		s := stepOK(t, paused, func(p Player) (Step, error) { return LiftPause{}.apply(p, lift) })
 		if s.Player.Paused(lift) || !reflect.DeepEqual(s.History, []Entry{{At: lift, Kind: KindLift, Balance: 1000, Placed: true}}) {
 			t.Fatalf("LiftPause = %+v", s)
 		}
 		if _, err := step(t, s.Player, func(p Player) (Step, error) { return p.Buy(House{}, lift) }); err != nil {
 			t.Fatalf("Buy after LiftPause: %v", err)
 		}
-		_, err := step(t, s.Player, func(p Player) (Step, error) { return p.LiftPause(lift) })
+		_, err := step(t, s.Player, func(p Player) (Step, error) { return LiftPause{}.apply(p, lift) })
 		wantErr(t, err, ErrNotPaused)
-		_, err = step(t, p, func(p Player) (Step, error) { return p.LiftPause(t0) })
+		_, err = step(t, p, func(p Player) (Step, error) { return LiftPause{}.apply(p, t0) })
 		wantErr(t, err, ErrNotPaused)
-		_, err = step(t, paused, func(p Player) (Step, error) { return p.LiftPause(until) }) // ended already
+		_, err = step(t, paused, func(p Player) (Step, error) { return LiftPause{}.apply(p, until) }) // ended already
 		wantErr(t, err, ErrNotPaused)
 	})
 }

@@ -24,7 +24,7 @@ var (
 	// ErrClientSeed: a client seed that is empty, longer than
 	// MaxClientSeed bytes, not UTF-8 or holding control characters.
 	ErrClientSeed = errors.New("game: invalid client seed")
-	// ErrTicketOpen: Rotate or SetClientSeed while a ticket is open: it
+	// ErrTicketOpen: Rotate while a ticket is open: it
 	// was bought under the current seed and must be drawn with it.
 	ErrTicketOpen = errors.New("game: a ticket is open")
 	// ErrSeedSecret: the draw asked for was made under the current server
@@ -256,16 +256,6 @@ func (p Player) Rotate(fresh Seed, now time.Time) (Step, error) {
 	return p.rotate(fresh, p.ClientSeed, now)
 }
 
-// SetClientSeed sets the client seed to client and rotates: it draws with
-// the next server seed, committed before the player chose it. Errors: those
-// of Rotate; ErrClientSeed.
-func (p Player) SetClientSeed(client string, fresh Seed, now time.Time) (Step, error) {
-	if err := ValidateClientSeed(client); err != nil {
-		return Step{Player: p}, err
-	}
-	return p.rotate(fresh, client, now)
-}
-
 func (p Player) rotate(fresh Seed, client string, now time.Time) (Step, error) {
 	if t := p.Ticket; t != nil && t.Open() {
 		return Step{Player: p}, fmt.Errorf("%w: ticket %d", ErrTicketOpen, t.ID)
@@ -289,14 +279,17 @@ func (p Player) rotate(fresh Seed, client string, now time.Time) (Step, error) {
 }
 
 // Restore reveals the current server seed and the committed next one
-// (Step.Reveals; the next drew nothing) and commits seed and next in their
-// place: after a store is restored from a copy, both may have drawn
-// tickets that players saw after the copy was taken, which would otherwise
-// be dealt again (clefs restore, docs/FAIRNESS.md section 7). A ticket
-// open and not drawn yet is drawn with seed; one drawn keeps its draw,
-// under the seed revealed. It is pure. Errors: ErrInvalid for seeds zero,
-// already p's or equal, or a p not sound.
-func (p Player) Restore(seed, next Seed, now time.Time) (Step, error) {
+// (Step.Reveals; the next drew nothing) and commits Seed and Next in their
+// place, clefs restore's move: after a store is restored from a copy, both
+// may have drawn tickets that players saw after the copy was taken, which
+// would otherwise be dealt again (docs/FAIRNESS.md section 7). A ticket
+// open and not drawn yet is drawn with Seed; one drawn keeps its draw,
+// under the seed revealed. Errors: ErrInvalid for seeds zero, already p's
+// or equal, or a p not sound.
+type Restore struct{ Seed, Next Seed }
+
+func (m Restore) apply(p Player, now time.Time) (Step, error) {
+	seed, next := m.Seed, m.Next
 	if !p.freshSeed(seed) || !p.freshSeed(next) || seed == next || p.SeedNo >= 1<<62-1 {
 		return Step{Player: p}, fmt.Errorf("%w: restore: new server seeds zero, already used or no seed number left", ErrInvalid)
 	}

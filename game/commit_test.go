@@ -169,7 +169,7 @@ func TestRotate(t *testing.T) {
 		"current seed": func(p Player) (Step, error) { return p.Rotate(testSeed(100), later) },
 		"next seed":    func(p Player) (Step, error) { return p.Rotate(testSeed(2), later) },
 		"zero seed":    func(p Player) (Step, error) { return p.Rotate(Seed{}, later) },
-		"bad client":   func(p Player) (Step, error) { return p.SetClientSeed("", testSeed(3), later) },
+		"bad client":   func(p Player) (Step, error) { return Rotate{Fresh: testSeed(3), Client: new("")}.apply(p, later) },
 	} {
 		if _, err := step(t, n, f); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -184,7 +184,7 @@ func TestRotate(t *testing.T) {
 	}
 	// A client seed rotates too: the reveal carries the client seed the
 	// revealed seed drew with.
-	s, err = step(t, n, func(p Player) (Step, error) { return p.SetClientSeed("mine", testSeed(3), later) })
+	s, err = step(t, n, func(p Player) (Step, error) { return Rotate{Fresh: testSeed(3), Client: new("mine")}.apply(p, later) })
 	if err != nil || s.Player.ClientSeed != "mine" || s.Player.Seed != testSeed(2) || s.Player.NextSeed != testSeed(3) || s.Player.SeedNo != 3 ||
 		len(s.Reveals) == 0 || s.Reveals[0].ClientSeed != "client" || s.Reveals[0].Seed != testSeed(100) || s.Reveals[0].No != 2 || s.Result.Seed != 2 {
 		t.Fatalf("SetClientSeed: %+v, %v", s, err)

@@ -454,14 +454,14 @@ func TestDailyReady(t *testing.T) {
 	if !p.DailyReady(time.Hour, t0) || !p.NextDaily(time.Hour).IsZero() {
 		t.Fatal("a first claim is not ready")
 	}
-	s, err := p.ClaimDaily(100, time.Hour, t0)
+	s, err := ClaimDaily{100, time.Hour}.apply(p, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p = s.Player
 	for _, d := range []time.Duration{0, time.Minute, time.Hour - time.Nanosecond, time.Hour, 2 * time.Hour} {
 		now := t0.Add(d)
-		_, err := p.ClaimDaily(100, time.Hour, now)
+		_, err := ClaimDaily{100, time.Hour}.apply(p, now)
 		var ce *CooldownError
 		if ready := p.DailyReady(time.Hour, now); ready != (err == nil) || (!ready && (!errors.As(err, &ce) || !ce.Next.Equal(p.NextDaily(time.Hour)))) {
 			t.Errorf("at +%v: DailyReady %v, ClaimDaily %v", d, ready, err)

@@ -5,21 +5,31 @@ import (
 	"time"
 )
 
-// Repair is Reset for a damaged record: p is what could be read of it (its
-// fairness records, or the zero Player), h and rs the lines and reveals
-// kept beside it. It returns a sound player of start cents whose ticket and
-// chest numbers go on after every one h, rs and p show, so that no number
-// is drawn twice. With p's seeds, the current seed is revealed
-// (Step.Reveals) and rotated with fresh; without, fresh is the current seed
-// with client as client seed. Everything else the record held is lost. It
-// is pure. Errors: those of Reset and Rotate.
-func (p Player) Repair(h []Entry, rs Reveals, start int64, fresh Seed, client string, now time.Time) (Step, error) {
+// Repair is Reset for a damaged record, a store's own move (storage.Step
+// with Repair makes it): p is what could be read of the record (its
+// fairness records, or the zero Player), History and Reveals the lines and
+// reveals kept beside it. It gives a sound player of Start cents whose
+// ticket and chest numbers go on after every one they and p show, so that
+// no number is drawn twice. With p's seeds, the current seed is revealed
+// (Step.Reveals) and rotated with Fresh; without, Fresh is the current seed
+// with Client as client seed. Everything else the record held is lost.
+// Then, a Reset, keeps its audit entry. Errors: those of Reset and Rotate.
+type Repair struct {
+	History []Entry
+	Reveals Reveals
+	Start   int64
+	Fresh   Seed
+	Client  string
+	Then    Move // the move asked for (a Reset): its audit entry is kept
+}
+
+func (m Repair) apply(p Player, now time.Time) (Step, error) {
 	b := Player{TicketSeq: min(p.TicketSeq, MaxSeq), ChestSeq: min(max(p.ChestSeq, 0), MaxSeq), CreatedAt: now}
-	for _, e := range h {
+	for _, e := range m.History {
 		b.TicketSeq = max(b.TicketSeq, e.TicketID, e.After)
 		b.ChestSeq = max(b.ChestSeq, e.Chest)
 	}
-	for _, r := range rs {
+	for _, r := range m.Reveals {
 		b.TicketSeq = max(b.TicketSeq, r.LastTicket)
 		b.ChestSeq = max(b.ChestSeq, r.LastChest)
 	}
@@ -28,20 +38,23 @@ func (p Player) Repair(h []Entry, rs Reveals, start int64, fresh Seed, client st
 	if p.Seed != (Seed{}) {
 		b.Seed, b.NextSeed, b.ClientSeed, b.SeedNo = p.Seed, p.NextSeed, p.ClientSeed, p.SeedNo
 		b.SeedTicket, b.SeedChest, b.SeedAt = p.SeedTicket, p.SeedChest, p.SeedAt
-		r, err := b.Rotate(fresh, now)
+		r, err := b.Rotate(m.Fresh, now)
 		if err != nil {
 			return Step{Player: p}, fmt.Errorf("repair: %w", err)
 		}
 		b, reveal = r.Player, r.Reveals
 	} else {
-		last, _ := rs.Last()
-		b.Seed, b.NextSeed, b.ClientSeed, b.SeedNo = fresh, p.NextSeed, client, last.No+2 // the lost seed was last.No+1 at least
+		last, _ := m.Reveals.Last()
+		b.Seed, b.NextSeed, b.ClientSeed, b.SeedNo = m.Fresh, p.NextSeed, m.Client, last.No+2 // the lost seed was last.No+1 at least
 		b.SeedTicket, b.SeedChest, b.SeedAt = b.TicketSeq, b.ChestSeq, now
 	}
-	s, err := b.Reset(start, now)
+	s, err := b.Reset(m.Start, now)
 	if err != nil {
 		return Step{Player: p}, err
 	}
 	s.Reveals = reveal
+	if r, ok := m.Then.(Reset); ok {
+		s.Audit = r.By.audit(ActionReset, r.Start, now)
+	}
 	return s, nil
 }

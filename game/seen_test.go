@@ -149,7 +149,7 @@ func TestSeenHistoryBalances(t *testing.T) {
 	p = must(p.Buy(House{}, t0))
 	s1, err := p.Reveal(oneDrawer{o}, 1, 0b001, t0)
 	p = must(s1, err)
-	s2, err := p.ClaimDaily(100, time.Hour, t0)
+	s2, err := ClaimDaily{100, time.Hour}.apply(p, t0)
 	p = must(s2, err)
 	hist := append(slices.Clone(s2.History), s1.History...) // newest first
 	got := p.SeenHistory(hist)
@@ -200,7 +200,7 @@ func TestPropertySeen(t *testing.T) {
 				}
 				s, err = p.OpenChest(d, p.ChestSeq+1, now)
 			case 3:
-				s, err = p.ClaimDaily(100, time.Hour, now)
+				s, err = ClaimDaily{100, time.Hour}.apply(p, now)
 				if err == nil && p.Revealing() != nil {
 					daily += 100
 				}

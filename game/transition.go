@@ -149,37 +149,25 @@ func (m OpenChest) apply(p Player, now time.Time) (Step, error) {
 	return p.OpenChest(drawer(m.Drawer), m.Seq, now)
 }
 
-// ClaimDaily claims the daily bonus of Amount cents every Cooldown
-// (Player.ClaimDaily).
-type ClaimDaily struct {
-	Amount   int64
-	Cooldown time.Duration
-}
-
-func (m ClaimDaily) apply(p Player, now time.Time) (Step, error) {
-	return p.ClaimDaily(m.Amount, m.Cooldown, now)
-}
-
 // Rotate reveals the server seed and commits Fresh as the next
-// (Player.Rotate); with Client not nil, it sets the client seed too
-// (Player.SetClientSeed).
+// (Player.Rotate). With Client not nil, it sets the client seed to *Client
+// too, which draws with the next server seed, committed before the player
+// chose it; ErrClientSeed for a client seed ValidateClientSeed refuses.
 type Rotate struct {
 	Fresh  Seed
 	Client *string
 }
 
 func (m Rotate) apply(p Player, now time.Time) (Step, error) {
+	client := p.ClientSeed
 	if m.Client != nil {
-		return p.SetClientSeed(*m.Client, m.Fresh, now)
+		if err := ValidateClientSeed(*m.Client); err != nil {
+			return Step{Player: p}, err
+		}
+		client = *m.Client
 	}
-	return p.Rotate(m.Fresh, now)
+	return p.rotate(m.Fresh, client, now)
 }
-
-// Restore reveals both server seeds and commits Seed and Next in their
-// place (Player.Restore): clefs restore's move.
-type Restore struct{ Seed, Next Seed }
-
-func (m Restore) apply(p Player, now time.Time) (Step, error) { return p.Restore(m.Seed, m.Next, now) }
 
 // SetLimits changes the player's limits and reality check (Player.SetLimits).
 type SetLimits struct {
@@ -230,41 +218,6 @@ func (m Reset) apply(p Player, now time.Time) (Step, error) {
 	s, err := p.Reset(m.Start, now)
 	if err == nil {
 		s.Audit = m.By.audit(ActionReset, m.Start, now)
-	}
-	return s, err
-}
-
-// LiftPause ends the player's pause (Player.LiftPause), logged as
-// ActionLiftPause, the reason followed by the end of the pause lifted.
-type LiftPause struct{ By Moderator }
-
-func (m LiftPause) apply(p Player, now time.Time) (Step, error) {
-	s, err := p.LiftPause(now)
-	if err == nil {
-		by := m.By
-		by.Reason = truncate(by.Reason+" (paused until "+p.Care.PausedUntil.UTC().Format(time.RFC3339)+")", MaxReason-1)
-		s.Audit = by.audit(ActionLiftPause, 0, now)
-	}
-	return s, err
-}
-
-// Repair rebuilds a damaged record (Player.Repair) from what the store
-// kept beside it, a store's own move: storage.Step with Repair makes it.
-type Repair struct {
-	History []Entry
-	Reveals Reveals
-	Start   int64
-	Fresh   Seed
-	Client  string
-	Then    Move // the move asked for (a Reset): its audit entry is kept
-}
-
-func (m Repair) apply(p Player, now time.Time) (Step, error) {
-	s, err := p.Repair(m.History, m.Reveals, m.Start, m.Fresh, m.Client, now)
-	if err == nil {
-		if r, ok := m.Then.(Reset); ok {
-			s.Audit = r.By.audit(ActionReset, r.Start, now)
-		}
 	}
 	return s, err
 }
@@ -491,13 +444,19 @@ func (p Player) DailyReady(cooldown time.Duration, now time.Time) bool {
 	return p.LastDaily.IsZero() || !now.Before(p.NextDaily(cooldown))
 }
 
-// ClaimDaily credits the daily bonus, amount cents, if cooldown has passed
+// ClaimDaily credits the daily bonus, Amount cents, if Cooldown has passed
 // since the last claim (a first claim is always allowed), and records now as
-// the last claim. It is pure. Errors: ErrDailyDisabled when amount is 0; a
+// the last claim. Errors: ErrDailyDisabled when Amount is 0; a
 // *CooldownError (errors.Is ErrDailyCooldown) before the cooldown has
-// passed; ErrInvalid for an amount out of 0..MaxDailyAmount, a cooldown out
+// passed; ErrInvalid for an Amount out of 0..MaxDailyAmount, a Cooldown out
 // of 0..MaxCooldown, a balance that would pass MaxBalance, or a p not sound.
-func (p Player) ClaimDaily(amount int64, cooldown time.Duration, now time.Time) (Step, error) {
+type ClaimDaily struct {
+	Amount   int64
+	Cooldown time.Duration
+}
+
+func (m ClaimDaily) apply(p Player, now time.Time) (Step, error) {
+	amount, cooldown := m.Amount, m.Cooldown
 	switch {
 	case amount == 0:
 		return Step{Player: p}, ErrDailyDisabled

@@ -395,24 +395,24 @@ func TestMaxSeq(t *testing.T) {
 func TestClaimDaily(t *testing.T) {
 	const day = 24 * time.Hour
 	p := newTestPlayer(t, 100)
-	s := stepOK(t, p, func(p Player) (Step, error) { return p.ClaimDaily(250, day, t0) })
+	s := stepOK(t, p, func(p Player) (Step, error) { return ClaimDaily{250, day}.apply(p, t0) })
 	n := s.Player
 	if n.Balance != 350 || n.Stats.DailyCents != 250 || n.LastDaily != t0 ||
 		!reflect.DeepEqual(s.History, []Entry{{At: t0, Kind: KindDaily, Amount: 250, Balance: 350, Placed: true}}) ||
 		s.Result != (Result{Balance: 350, Amount: 250}) {
 		t.Fatalf("ClaimDaily = %+v", s)
 	}
-	_, err := step(t, n, func(p Player) (Step, error) { return p.ClaimDaily(250, day, t0.Add(day-time.Millisecond)) })
+	_, err := step(t, n, func(p Player) (Step, error) { return ClaimDaily{250, day}.apply(p, t0.Add(day-time.Millisecond)) })
 	wantErr(t, err, ErrDailyCooldown)
 	var ce *CooldownError
 	if !errors.As(err, &ce) || !ce.Next.Equal(t0.Add(day)) || !strings.Contains(err.Error(), "next claim") {
 		t.Fatalf("cooldown error %#v", err)
 	}
-	s2, err := step(t, n, func(p Player) (Step, error) { return p.ClaimDaily(250, day, t0.Add(day)) })
+	s2, err := step(t, n, func(p Player) (Step, error) { return ClaimDaily{250, day}.apply(p, t0.Add(day)) })
 	if err != nil || s2.Player.Balance != 600 || s2.Player.LastDaily != t0.Add(day) {
 		t.Fatalf("second claim = %+v, %v", s2, err)
 	}
-	if _, err := step(t, n, func(p Player) (Step, error) { return p.ClaimDaily(250, 0, t0) }); err != nil {
+	if _, err := step(t, n, func(p Player) (Step, error) { return ClaimDaily{250, 0}.apply(p, t0) }); err != nil {
 		t.Fatalf("no cooldown: %v", err)
 	}
 
@@ -433,11 +433,11 @@ func TestClaimDaily(t *testing.T) {
 	}
 	for _, tt := range errs {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := step(t, tt.p, func(p Player) (Step, error) { return p.ClaimDaily(tt.amount, tt.cooldown, t0) })
+			_, err := step(t, tt.p, func(p Player) (Step, error) { return ClaimDaily{tt.amount, tt.cooldown}.apply(p, t0) })
 			wantErr(t, err, tt.want)
 		})
 	}
-	if _, err := step(t, rich, func(p Player) (Step, error) { return p.ClaimDaily(10, day, t0) }); err != nil {
+	if _, err := step(t, rich, func(p Player) (Step, error) { return ClaimDaily{10, day}.apply(p, t0) }); err != nil {
 		t.Fatalf("up to the maximum: %v", err)
 	}
 }
@@ -540,7 +540,7 @@ func TestReset(t *testing.T) {
 func TestRepairBacksChests(t *testing.T) {
 	p := newTestPlayer(t, 1000).WithNextSeed(Seed{8})
 	h := []Entry{{At: t0, Kind: KindChest, Lot: LotBronze, Amount: LotBronze.Prize(), Balance: 50, Fair: true, Chest: 40}}
-	s, err := p.Repair(h, nil, 100, Seed{9}, "c", t0)
+	s, err := Repair{History: h, Start: 100, Fresh: Seed{9}, Client: "c"}.apply(p, t0)
 	if err != nil || len(s.Reveals) == 0 || s.Player.ChestSeq != 40 || s.Player.TicketSeq != 40*MaxKeys {
 		t.Fatalf("Repair = %+v, %v", s, err)
 	}
