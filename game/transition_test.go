@@ -442,55 +442,47 @@ func TestClaimDaily(t *testing.T) {
 	}
 }
 
+// TestGrant: a grant adds to the balance, a set replaces it; both count
+// the difference as granted, in their line and their result.
 func TestGrant(t *testing.T) {
 	p := newTestPlayer(t, 100)
 	for _, tt := range []struct {
-		amount  int64
+		m       Grant
 		balance int64
 		err     error
 	}{
-		{50, 150, nil},
-		{-100, 0, nil},
-		{-101, 0, ErrInvalid},
-		{0, 0, ErrInvalid},
-		{MaxGrant, 100 + MaxGrant, nil},
-		{MaxGrant + 1, 0, ErrInvalid},
-		{-MaxGrant - 1, 0, ErrInvalid},
+		{Grant{Amount: 50}, 150, nil},
+		{Grant{Amount: -100}, 0, nil},
+		{Grant{Amount: -101}, 0, ErrInvalid},
+		{Grant{Amount: 0}, 0, ErrInvalid},
+		{Grant{Amount: MaxGrant}, 100 + MaxGrant, nil},
+		{Grant{Amount: MaxGrant + 1}, 0, ErrInvalid},
+		{Grant{Amount: -MaxGrant - 1}, 0, ErrInvalid},
+		{Grant{Amount: 40, Set: true}, 40, nil},
+		{Grant{Amount: 100, Set: true}, 100, nil},
+		{Grant{Amount: MaxBalance, Set: true}, MaxBalance, nil},
+		{Grant{Amount: 0, Set: true}, 0, nil},
+		{Grant{Amount: -1, Set: true}, 0, ErrInvalid},
+		{Grant{Amount: MaxBalance + 1, Set: true}, 0, ErrInvalid},
 	} {
-		s, err := step(t, p, func(p Player) (Step, error) { return p.Grant(tt.amount, t0) })
+		s, err := step(t, p, func(p Player) (Step, error) { return tt.m.apply(p, t0) })
 		if tt.err != nil {
 			wantErr(t, err, tt.err)
 			continue
 		}
-		if err != nil || s.Player.Balance != tt.balance || s.Player.Stats.GrantedCents != tt.amount ||
-			!reflect.DeepEqual(s.History, []Entry{{At: t0, Kind: KindGrant, Amount: tt.amount, Balance: tt.balance, Placed: true}}) ||
-			s.Result != (Result{Balance: tt.balance, Amount: tt.amount}) {
-			t.Errorf("Grant(%d) = %+v, %v", tt.amount, s, err)
+		kind, diff := KindGrant, tt.balance-100
+		if tt.m.Set {
+			kind = KindSet
+		}
+		if err != nil || s.Player.Balance != tt.balance || s.Player.Stats.GrantedCents != diff ||
+			!reflect.DeepEqual(s.History, []Entry{{At: t0, Kind: kind, Amount: diff, Balance: tt.balance, Placed: true}}) ||
+			s.Result != (Result{Balance: tt.balance, Amount: diff}) {
+			t.Errorf("%+v = %+v, %v", tt.m, s, err)
 		}
 	}
 	rich := newTestPlayer(t, MaxBalance-5)
 	_, err := step(t, rich, func(p Player) (Step, error) { return p.Grant(6, t0) })
 	wantErr(t, err, ErrInvalid)
-}
-
-func TestSetBalance(t *testing.T) {
-	p := newTestPlayer(t, 100)
-	for _, tt := range []struct {
-		balance int64
-		err     error
-	}{{40, nil}, {100, nil}, {MaxBalance, nil}, {0, nil}, {-1, ErrInvalid}, {MaxBalance + 1, ErrInvalid}} {
-		s, err := step(t, p, func(p Player) (Step, error) { return p.SetBalance(tt.balance, t0) })
-		if tt.err != nil {
-			wantErr(t, err, tt.err)
-			continue
-		}
-		diff := tt.balance - 100
-		if err != nil || s.Player.Balance != tt.balance || s.Player.Stats.GrantedCents != diff ||
-			!reflect.DeepEqual(s.History, []Entry{{At: t0, Kind: KindSet, Amount: diff, Balance: tt.balance, Placed: true}}) ||
-			s.Result != (Result{Balance: tt.balance, Amount: diff}) {
-			t.Errorf("SetBalance(%d) = %+v, %v", tt.balance, s, err)
-		}
-	}
 }
 
 func TestReset(t *testing.T) {
