@@ -235,63 +235,51 @@ func TestReveals(t *testing.T) {
 	}
 }
 
-func TestTicketSeed(t *testing.T) {
+// TestTicketAndChestSeed: a draw's seed is the revealed one it was drawn
+// under, or the current one, still secret; a number never drawn is
+// refused, and without the reveals a revealed seed is forgotten.
+func TestTicketAndChestSeed(t *testing.T) {
 	p, _ := NewPlayer(1_000_000, testSeed(1), "client", t0)
-	p = p.WithNextSeed(testSeed(100))
-	p = played(t, p, 3)
-	p, rs := rotated(t, p, nil, testSeed(2))
-	p = played(t, p, 2)
-	for n, want := range map[uint64]struct {
-		no     int64
-		secret bool
-		err    error
-	}{1: {1, false, nil}, 3: {1, false, nil}, 4: {2, true, nil}, 5: {2, true, nil}, 0: {err: ErrUnknownTicket}, 6: {err: ErrUnknownTicket}} {
+	p, rs := rotated(t, played(t, p.WithNextSeed(testSeed(100)), 40), nil, testSeed(2))
+	tickets, chests := int64(p.TicketSeq), p.ChestSeq
+	p = played(t, p, 40)
+	if chests == 0 || p.ChestSeq == chests {
+		t.Fatalf("chests %d then %d: the test needs some under each seed", chests, p.ChestSeq)
+	}
+	check := func(what string, n, revealed int64, r SeedReveal, secret bool, err error) {
+		t.Helper()
+		switch {
+		case err != nil:
+			t.Errorf("%s %d: %v", what, n, err)
+		case n <= revealed && (secret || r != rs[0]):
+			t.Errorf("%s %d: %+v, secret %v; want the reveal", what, n, r, secret)
+		case n > revealed && (!secret || r.Seed != p.Seed || r.ClientSeed != p.ClientSeed || r.No != p.SeedNo):
+			t.Errorf("%s %d: %+v, secret %v; want the current seed", what, n, r, secret)
+		}
+	}
+	for n := uint64(1); n <= p.TicketSeq; n++ {
 		r, secret, err := p.TicketSeed(rs, n)
-		if !errors.Is(err, want.err) || (err == nil && (r.No != want.no || secret != want.secret)) {
-			t.Errorf("TicketSeed(%d) = seed %d, secret %v, %v; want %+v", n, r.No, secret, err, want)
-		}
-		if err == nil && !secret && r != rs[0] {
-			t.Errorf("TicketSeed(%d) = %+v, not the reveal %+v", n, r, rs[0])
-		}
-		if err == nil && secret && (r.Seed != p.Seed || r.ClientSeed != p.ClientSeed) {
-			t.Errorf("TicketSeed(%d) = %+v, not the current seed", n, r)
-		}
-	}
-	// Without the reveals a revealed seed is forgotten; the current one is
-	// still known.
-	if _, _, err := p.TicketSeed(nil, 2); !errors.Is(err, ErrSeedForgotten) {
-		t.Errorf("TicketSeed(nil, 2) = %v, want ErrSeedForgotten", err)
-	}
-	if _, secret, err := p.TicketSeed(nil, 4); err != nil || !secret {
-		t.Errorf("TicketSeed(nil, 4) = %v, %v", secret, err)
-	}
-}
-
-func TestChestSeed(t *testing.T) {
-	p, _ := NewPlayer(1_000_000, testSeed(1), "client", t0)
-	p = p.WithNextSeed(testSeed(100))
-	p = played(t, p, 40)
-	p, rs := rotated(t, p, nil, testSeed(2))
-	first := p.ChestSeq
-	p = played(t, p, 40)
-	if first == 0 || p.ChestSeq == first {
-		t.Fatalf("chests %d then %d: the test needs some under each seed", first, p.ChestSeq)
+		check("ticket", int64(n), tickets, r, secret, err)
 	}
 	for n := int64(1); n <= p.ChestSeq; n++ {
 		r, secret, err := p.ChestSeed(rs, n)
-		switch {
-		case err != nil:
-			t.Errorf("ChestSeed(%d): %v", n, err)
-		case n <= first && (secret || r != rs[0]):
-			t.Errorf("ChestSeed(%d) = %+v, secret %v; want the reveal", n, r, secret)
-		case n > first && (!secret || r.Seed != p.Seed || r.No != p.SeedNo):
-			t.Errorf("ChestSeed(%d) = %+v, secret %v; want the current seed", n, r, secret)
+		check("chest", n, chests, r, secret, err)
+	}
+	for _, n := range []uint64{0, p.TicketSeq + 1} {
+		if _, _, err := p.TicketSeed(rs, n); !errors.Is(err, ErrUnknownTicket) {
+			t.Errorf("TicketSeed(%d) = %v, want ErrUnknownTicket", n, err)
 		}
 	}
 	for _, n := range []int64{0, -1, p.ChestSeq + 1} {
 		if _, _, err := p.ChestSeed(rs, n); !errors.Is(err, ErrNoChest) {
 			t.Errorf("ChestSeed(%d) = %v, want ErrNoChest", n, err)
 		}
+	}
+	if _, _, err := p.TicketSeed(nil, 2); !errors.Is(err, ErrSeedForgotten) {
+		t.Errorf("TicketSeed(nil, 2) = %v, want ErrSeedForgotten", err)
+	}
+	if _, secret, err := p.TicketSeed(nil, uint64(tickets)+1); err != nil || !secret {
+		t.Errorf("TicketSeed(nil, %d) = %v, %v", tickets+1, secret, err)
 	}
 	if _, _, err := p.ChestSeed(nil, 1); !errors.Is(err, ErrSeedForgotten) {
 		t.Errorf("ChestSeed(nil, 1) = %v, want ErrSeedForgotten", err)
