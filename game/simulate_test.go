@@ -8,35 +8,30 @@ import (
 	"testing"
 )
 
-func TestSimulateSeeded(t *testing.T) {
-	const plays = 30_000_000
-	var done atomic.Int64
-	r, err := Simulate(context.Background(), SimConfig{Plays: plays, Seed: 7, OnChunk: func(n int64) { done.Add(n) }})
-	if err != nil {
-		t.Fatal(err)
+// TestSimulate checks a report of the fast draws and one of the fair
+// draws (checkSimReport), the fair ones on fewer plays: the rare tiers are
+// pooled into fewer cells of the chi-square, and the interval of the
+// return is wider (a gem among so few plays would widen it to about 0.26).
+func TestSimulate(t *testing.T) {
+	for _, tc := range []struct {
+		fair         bool
+		plays, chunk int64
+		minDF        int
+		maxWidth     float64
+	}{
+		{false, 30_000_000, SimChunk, 18, 0.05}, // 3 × 7 df, less any pooled rare cells
+		{true, 200_000, SimFairChunk, 15, 0.3},  // 3 × 5 df: the gem and the pipe pooled with the bomb
+	} {
+		var done atomic.Int64
+		r, err := Simulate(context.Background(), SimConfig{Plays: tc.plays, Seed: 7, Fair: tc.fair, OnChunk: func(n int64) { done.Add(n) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done.Load() != tc.plays || r.Fair != tc.fair {
+			t.Errorf("OnChunk reported %d plays of %d; report says fair %v", done.Load(), tc.plays, r.Fair)
+		}
+		checkSimReport(t, r, tc.chunk, tc.minDF, tc.maxWidth)
 	}
-	if done.Load() != plays {
-		t.Errorf("OnChunk reported %d plays, want %d", done.Load(), plays)
-	}
-	checkSimReport(t, r, SimChunk, 18, 0.05) // 3 × 7 df, less any pooled rare cells
-}
-
-// TestSimulateFair runs the simulation through the verifiable draws: the
-// same checks, on fewer plays (the rare tiers are pooled into fewer cells
-// of the chi-square, and the interval of the return is wider).
-func TestSimulateFair(t *testing.T) {
-	const plays = 200_000
-	var done atomic.Int64
-	r, err := Simulate(context.Background(), SimConfig{Plays: plays, Seed: 7, Fair: true, OnChunk: func(n int64) { done.Add(n) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if done.Load() != plays || !r.Fair {
-		t.Errorf("OnChunk reported %d plays of %d; report says fair %v", done.Load(), plays, r.Fair)
-	}
-	// 3 × 5 df: the gem and the pipe pooled with the bomb. A gem among so few
-	// plays would widen the interval of the return to about 0.26.
-	checkSimReport(t, r, SimFairChunk, 15, 0.3)
 }
 
 // checkSimReport checks a report of Simulate against the exact odds: counts
