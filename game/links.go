@@ -36,17 +36,12 @@ const (
 	NumLinks
 )
 
+var linkNames = [NumLinks]string{"keys chain", "numbers", "commitments", "seed ranges"}
+
 // String names the link.
 func (l Link) String() string {
-	switch l {
-	case LinkKeys:
-		return "keys chain"
-	case LinkNumbers:
-		return "numbers"
-	case LinkCommitments:
-		return "commitments"
-	case LinkRanges:
-		return "seed ranges"
+	if l >= 0 && l < NumLinks {
+		return linkNames[l]
 	}
 	return fmt.Sprintf("link(%d)", int(l))
 }

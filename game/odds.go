@@ -73,8 +73,6 @@ func (o Odds) WinOneInString(lang Lang) string { return FormatRat(o.WinOneIn, 2,
 // ("72.00%" / "72,00 %").
 func (o Odds) RTPString(prec int, lang Lang) string { return FormatPercent(o.RTP, prec, lang) }
 
-func ratio(a, b int64) *big.Rat { return big.NewRat(a, b) }
-
 func inv(r *big.Rat) *big.Rat {
 	if r.Sign() == 0 {
 		return nil
@@ -89,7 +87,7 @@ func ComputeOdds() Odds {
 	o.Win = new(big.Rat)
 	o.ExpectedMainPrize = new(big.Rat)
 	for t := Tier(0); t < NumTiers; t++ {
-		p := ratio(tierTable[t].weight, MainTotal)
+		p := big.NewRat(tierTable[t].weight, MainTotal)
 		o.Tiers[t] = TierOdds{Tier: t, Prize: tierTable[t].prize, Weight: tierTable[t].weight, P: p, OneIn: inv(p)}
 		if t.Winning() {
 			o.Win.Add(o.Win, p)
@@ -105,7 +103,7 @@ func ComputeOdds() Odds {
 	o.PlaysPerChest = new(big.Rat)
 	lossP := o.Tiers[TierLoss].P
 	for k := 0; k < MaxKeys; k++ {
-		p := ratio(keyTable[k], Pool)
+		p := big.NewRat(keyTable[k], Pool)
 		o.Keys[k] = KeyOdds{KeysHeld: k, Weight: keyTable[k], P: p, OneIn: inv(p),
 			GivenLoss: new(big.Rat).Quo(p, lossP)}
 		o.PlaysPerChest.Add(o.PlaysPerChest, o.Keys[k].OneIn)
@@ -116,7 +114,7 @@ func ComputeOdds() Odds {
 
 	o.ExpectedChestPrize = new(big.Rat)
 	for l := Lot(0); l < NumLots; l++ {
-		p := ratio(lotTable[l].weight, ChestTotal)
+		p := big.NewRat(lotTable[l].weight, ChestTotal)
 		o.Lots[l] = LotOdds{Lot: l, Prize: lotTable[l].prize, Weight: lotTable[l].weight, P: p, OneIn: inv(p)}
 		o.ExpectedChestPrize.Add(o.ExpectedChestPrize, new(big.Rat).Mul(p, big.NewRat(lotTable[l].prize, 1)))
 	}
