@@ -13,6 +13,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // SimChunk is the number of plays of one unit of simulation work: a new
@@ -221,8 +223,8 @@ func simPlayer(seed, chunk uint64) (Seed, string) {
 // RTP = ΣY/(Stake·ΣL) for cycle returns Y and lengths L. Its variance, by the
 // delta method, is Σ(Y−R·L)²/(m(m−1)·L̄²·Stake²) over m cycles. Each chunk
 // starts a cycle; the partial cycle at its end counts as a cycle too, a
-// negligible approximation (one per million plays). Treating plays as independent would
-// ignore that chests come at most once every three plays.
+// negligible approximation (one per million plays). Treating plays as
+// independent would ignore that chests come at most once every three plays.
 func Simulate(ctx context.Context, cfg SimConfig) (SimReport, error) {
 	if cfg.Plays <= 0 {
 		return SimReport{}, fmt.Errorf("game: simulate: plays %d, want > 0", cfg.Plays)
@@ -243,44 +245,41 @@ func Simulate(ctx context.Context, cfg SimConfig) (SimReport, error) {
 		workers = int(chunks)
 	}
 	var (
-		next     atomic.Int64
-		mu       sync.Mutex
-		total    simAcc
-		firstErr error
-		wg       sync.WaitGroup
+		next  atomic.Int64
+		mu    sync.Mutex
+		total simAcc
 	)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var (
-				acc simAcc
-				err error
-			)
-			for ctx.Err() == nil && err == nil {
+	g, gctx := errgroup.WithContext(ctx)
+	for range workers {
+		g.Go(func() error {
+			var acc simAcc
+			defer func() {
+				mu.Lock()
+				defer mu.Unlock()
+				total.merge(&acc)
+			}()
+			for gctx.Err() == nil {
 				i := next.Add(1) - 1
 				if i >= chunks {
 					break
 				}
 				n := min(size, cfg.Plays-i*size)
-				if err = playChunk(cfg.Seed, uint64(i), n, cfg.Fair, &acc); err == nil && cfg.OnChunk != nil {
+				if err := playChunk(cfg.Seed, uint64(i), n, cfg.Fair, &acc); err != nil {
+					return err
+				}
+				if cfg.OnChunk != nil {
 					cfg.OnChunk(n)
 				}
 			}
-			mu.Lock()
-			total.merge(&acc)
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-			mu.Unlock()
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	err := g.Wait()
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	if err != nil {
 		return SimReport{}, fmt.Errorf("game: simulate: %w", err)
-	}
-	if firstErr != nil {
-		return SimReport{}, fmt.Errorf("game: simulate: %w", firstErr)
 	}
 	return newReport(cfg, workers, &total)
 }
