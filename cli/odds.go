@@ -44,12 +44,8 @@ func writeOdds(w io.Writer, o game.Odds, lang game.Lang) error {
 		x := o.Tiers[t]
 		fmt.Fprintf(tw, "%v\t%s\t%s\t%s\t%s\t\n", t, cents(x.Prize), int64s(x.Weight), frac(x.P), x.OneInString(lang))
 	}
-	var winWeight int64
-	for t := game.TierGem; t < game.NumTiers; t++ {
-		winWeight += o.Tiers[t].Weight
-	}
-	fmt.Fprintf(tw, "all winning tiers\t\t%s\t%s\t%s\t\n", int64s(winWeight), frac(o.Win), num(o.WinOneIn, 3))
 	loss := o.Tiers[game.TierLoss]
+	fmt.Fprintf(tw, "all winning tiers\t\t%s\t%s\t%s\t\n", int64s(game.MainTotal-loss.Weight), frac(o.Win), num(o.WinOneIn, 3))
 	fmt.Fprintf(tw, "losing play\t\t%s\t%s\t%s\t\n", int64s(loss.Weight), frac(loss.P), num(loss.OneIn, 3))
 	if err := tw.Flush(); err != nil {
 		return err
