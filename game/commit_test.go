@@ -292,23 +292,18 @@ func fairLines(t *testing.T, p Player, n int) (Player, []Entry) {
 	t.Helper()
 	var lines []Entry
 	var d SeededDrawer
+	step := func(s Step, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, lines = s.Player, append(lines, s.History...)
+	}
 	for range n {
-		s, err := p.Buy(House{}, t0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err = s.Player.Reveal(d, s.Player.TicketSeq, AllRows, t0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, s.History...)
-		p = s.Player
+		step(p.Buy(House{}, t0))
+		step(p.Reveal(d, p.TicketSeq, AllRows, t0))
 		if p.ChestDue {
-			if s, err = p.OpenChest(d, p.ChestSeq+1, t0); err != nil {
-				t.Fatal(err)
-			}
-			lines = append(lines, s.History...)
-			p = s.Player
+			step(p.OpenChest(d, p.ChestSeq+1, t0))
 		}
 	}
 	return p, lines
