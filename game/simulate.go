@@ -31,7 +31,7 @@ type SimConfig struct {
 	Seed    uint64 // seed of the streams; the same seed gives the same report
 	Workers int    // goroutines; 0 or less means runtime.GOMAXPROCS(0)
 	// Fair draws through FairDraws, grids included, as production does,
-	// instead of the fast loop that draws outcomes only.
+	// instead of the fast draws (outcomes only, from a seeded ChaCha8).
 	Fair bool
 	// OnChunk, if not nil, is called after each chunk with its plays, from
 	// several goroutines at once.
