@@ -85,12 +85,26 @@ func SymbolPNG(s game.Symbol) ([]byte, error) {
 // HiddenPNG returns the PNG of the hidden cell.
 func HiddenPNG() ([]byte, error) { return PicturePNG("hidden") }
 
-// pictures are the drawings besides the symbols, by name: the hidden cell
+// pictures are the PNGs besides the symbols', by name: the hidden cell
 // and, for the Activity's page, the chest closed and open, coins, and the
 // key counter's empty slot (a keyhole).
-var pictures = map[string]func() []part{
-	"hidden": hidden, "chest": func() []part { return chest(false) }, "chest-open": func() []part { return chest(true) },
-	"coins": coins, "keyhole": keyhole,
+var pictures = map[string]func() ([]byte, error){
+	"hidden": drawOnce(hidden), "chest": drawOnce(func() []part { return chest(false) }),
+	"chest-open": drawOnce(func() []part { return chest(true) }), "coins": drawOnce(coins), "keyhole": drawOnce(keyhole),
+}
+
+// symbolPNGs are the symbols' PNGs, by game.Symbol.
+var symbolPNGs = func() (draw [game.NumSymbols]func() ([]byte, error)) {
+	for s, d := range drawings {
+		draw[s] = drawOnce(d)
+	}
+	return draw
+}()
+
+// drawOnce returns the PNG of drawing d, drawn once per process, when first
+// asked for (0.2 s of CPU for all the pictures).
+func drawOnce(d func() []part) func() ([]byte, error) {
+	return sync.OnceValues(func() ([]byte, error) { return Encode(render(d())) })
 }
 
 // Names lists, sorted, the pictures PicturePNG draws.
@@ -99,31 +113,13 @@ func Names() []string { return slices.Sorted(maps.Keys(pictures)) }
 // PicturePNG returns the PNG of the picture named name (see Names), an
 // error for another name.
 func PicturePNG(name string) ([]byte, error) {
-	f, ok := picturePNGs[name]
+	f, ok := pictures[name]
 	if !ok {
 		return nil, fmt.Errorf("art: no picture named %q", name)
 	}
 	b, err := f()
 	return bytes.Clone(b), err
 }
-
-// The PNGs are drawn once per process, when first asked for (0.2 s of CPU
-// for all of them).
-var (
-	symbolPNGs = func() (draw [game.NumSymbols]func() ([]byte, error)) {
-		for s := range game.Symbol(game.NumSymbols) {
-			draw[s] = sync.OnceValues(func() ([]byte, error) { return Encode(Symbol(s)) })
-		}
-		return draw
-	}()
-	picturePNGs = func() map[string]func() ([]byte, error) {
-		m := map[string]func() ([]byte, error){}
-		for name, d := range pictures {
-			m[name] = sync.OnceValues(func() ([]byte, error) { return Encode(render(d())) })
-		}
-		return m
-	}()
-)
 
 // gem is a cut diamond seen from the side: a crown over a pointed pavilion,
 // with the facets' edges drawn.
@@ -301,7 +297,7 @@ func key() []part {
 	shaft := rect(16, -6, 92, 6)
 	bit := []poly{rect(62, 0, 72, 24), rect(80, 0, 92, 20)}
 	t := transform{math.Pi / 4, 32, 32}
-	gl := transform{math.Pi / 4, 32, 32}.polys([]poly{
+	gl := t.polys([]poly{
 		poly{{-12, -8}, {-4, -16}, {-2, -14}, {-10, -6}}.filling(),
 		rect(24, -3, 84, -1),
 	})

@@ -145,23 +145,19 @@ func stroke(line []pt, w float64, closed bool) []poly {
 // about the origin, then translation by (dx, dy).
 type transform struct{ a, dx, dy float64 }
 
-func (t transform) pt(v pt) pt {
-	s, c := math.Sin(t.a), math.Cos(t.a)
-	return pt{v.x*c - v.y*s + t.dx, v.x*s + v.y*c + t.dy}
-}
-
-func (t transform) line(l []pt) []pt {
-	out := make([]pt, len(l))
-	for i, v := range l {
-		out[i] = t.pt(v)
-	}
-	return out
-}
-
 func (t transform) polys(ps []poly) []poly {
-	out := make([]poly, len(ps))
+	s, c := math.Sin(t.a), math.Cos(t.a)
+	return mapPolys(ps, func(v pt) pt { return pt{v.x*c - v.y*s + t.dx, v.x*s + v.y*c + t.dy} }) // a rotation keeps the orientation
+}
+
+// mapPolys returns ps with every point mapped by m.
+func mapPolys[P ~[]pt](ps []P, m func(pt) pt) []P {
+	out := make([]P, len(ps))
 	for i, p := range ps {
-		out[i] = poly(t.line(p)) // a rotation keeps the orientation
+		out[i] = make(P, len(p))
+		for j, v := range p {
+			out[i][j] = m(v)
+		}
 	}
 	return out
 }
@@ -255,29 +251,10 @@ func fit(parts []part) []part {
 	k := room / max(hi.x-lo.x, hi.y-lo.y)
 	c := pt{(lo.x + hi.x) / 2, (lo.y + hi.y) / 2}
 	m := func(v pt) pt { return pt{Size/2 + (v.x-c.x)*k, Size/2 + (v.y-c.y)*k} }
-	ml := func(l []pt) []pt {
-		out := make([]pt, len(l))
-		for i, v := range l {
-			out[i] = m(v)
-		}
-		return out
-	}
-	mp := func(ps []poly) []poly {
-		out := make([]poly, len(ps))
-		for i, p := range ps {
-			out[i] = ml(p)
-		}
-		return out
-	}
 	out := make([]part, len(parts))
 	for i, p := range parts {
-		q := p
-		q.fill, q.shine, q.lineW = mp(p.fill), mp(p.shine), p.lineW*k
-		q.lines = make([][]pt, len(p.lines))
-		for j, l := range p.lines {
-			q.lines[j] = ml(l)
-		}
-		out[i] = q
+		p.fill, p.shine, p.lines, p.lineW = mapPolys(p.fill, m), mapPolys(p.shine, m), mapPolys(p.lines, m), p.lineW*k
+		out[i] = p
 	}
 	return out
 }
