@@ -474,9 +474,7 @@ func (h *handler) play(kind string) http.HandlerFunc {
 			h.reply(w, http.StatusOK, st)
 			if kind != commands.ActKindState && kind != commands.ActKindDaily { // after the answer: the table waits, not the player
 				g, _ := strconv.ParseUint(s.G, 10, 64)
-				ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), writeWait)
-				h.hub.publish(ctx, g, message{Kind: "seat", Instance: s.I, Seat: seatOf(st)})
-				cancel()
+				h.hub.publish(context.WithoutCancel(r.Context()), g, message{Kind: "seat", Instance: s.I, Seat: seatOf(st)})
 			}
 		}
 	}

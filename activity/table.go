@@ -300,9 +300,7 @@ func (h *hub) close(guild uint64, instance, user string, s *stream) {
 	}
 	h.mu.Unlock()
 	if gone {
-		ctx, cancel := context.WithTimeout(context.Background(), writeWait)
-		h.publish(ctx, guild, message{Kind: "leave", Instance: instance, Seat: seat{User: user}})
-		cancel()
+		h.publish(context.Background(), guild, message{Kind: "leave", Instance: instance, Seat: seat{User: user}})
 	}
 	h.subMu.Lock()
 	defer h.subMu.Unlock()
@@ -315,9 +313,12 @@ func (h *hub) close(guild uint64, instance, user string, s *stream) {
 }
 
 // publish sends m to the guild's processes; a step's seat ("seat") is not
-// sent for quietFor after one that reached none. Lost messages are not
-// sent again: the pages catch up at their next reconnection.
+// sent for quietFor after one that reached none. It waits writeWait at
+// most. Lost messages are not sent again: the pages catch up at their next
+// reconnection.
 func (h *hub) publish(ctx context.Context, guild uint64, m message) {
+	ctx, cancel := context.WithTimeout(ctx, writeWait)
+	defer cancel()
 	step := m.Kind == "seat"
 	if step {
 		h.mu.Lock()

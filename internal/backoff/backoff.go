@@ -18,10 +18,7 @@ import (
 // by jitter, which returns a duration in [0, d) (e.g. math/rand/v2's N).
 // attempt below 1 counts as 1.
 func Jittered(attempt int, base, ceiling time.Duration, jitter func(d time.Duration) time.Duration) time.Duration {
-	d := ceiling
-	if attempt < 1 {
-		attempt = 1
-	}
+	d, attempt := ceiling, max(attempt, 1)
 	if attempt < 32 && base<<(attempt-1) > 0 {
 		d = min(base<<(attempt-1), ceiling)
 	}

@@ -7,9 +7,11 @@ package buildinfo
 
 import (
 	"bufio"
+	"cmp"
 	"log/slog"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 )
 
@@ -68,10 +70,7 @@ func Read() Info {
 func fromBuildInfo(bi *debug.BuildInfo, revision string) Info {
 	info := Info{GoVersion: runtime.Version()}
 	if bi != nil {
-		info.Version = bi.Main.Version
-		if bi.GoVersion != "" {
-			info.GoVersion = bi.GoVersion
-		}
+		info.Version, info.GoVersion = bi.Main.Version, cmp.Or(bi.GoVersion, info.GoVersion)
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "vcs.revision":
@@ -83,46 +82,27 @@ func fromBuildInfo(bi *debug.BuildInfo, revision string) Info {
 			}
 		}
 	}
-	if info.Revision == "" {
-		info.Revision = revision
-	}
+	info.Revision = cmp.Or(info.Revision, revision)
 	return info
 }
 
 // Name is what the build is called wherever one name is shown: the
 // release, else the module version, else "".
-func (i Info) Name() string {
-	if i.Release != "" {
-		return i.Release
-	}
-	return i.Version
-}
+func (i Info) Name() string { return cmp.Or(i.Release, i.Version) }
 
 // String describes the build on one line, e.g.
 // "0.3.0, revision 5effcde…-dirty, 2026-05-01T12:00:00Z, go1.26.8"; a build
 // without a revision says why.
 func (i Info) String() string {
-	parts := make([]string, 0, 4)
-	if n := i.Name(); n != "" {
-		parts = append(parts, n)
-	} else {
-		parts = append(parts, "unknown version")
+	rev := "revision unknown (go run, -buildvcs=false and git worktrees do not stamp it; build with go build in a git clone)"
+	if i.Revision != "" {
+		rev = "revision " + i.Revision
 	}
-	switch {
-	case i.Revision != "" && i.Dirty:
-		parts = append(parts, "revision "+i.Revision+"-dirty")
-	case i.Revision != "":
-		parts = append(parts, "revision "+i.Revision)
-	default:
-		parts = append(parts, "revision unknown (go run, -buildvcs=false and git worktrees do not stamp it; build with go build in a git clone)")
+	if i.Revision != "" && i.Dirty {
+		rev += "-dirty"
 	}
-	if i.Time != "" {
-		parts = append(parts, i.Time)
-	}
-	if i.GoVersion != "" {
-		parts = append(parts, i.GoVersion)
-	}
-	return strings.Join(parts, ", ")
+	parts := []string{cmp.Or(i.Name(), "unknown version"), rev, i.Time, i.GoVersion}
+	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), ", ")
 }
 
 // LogValue implements slog.LogValuer: the fields of GET /version

@@ -106,11 +106,21 @@ func (s *Store) Reveals(ctx context.Context, id storage.PlayerID) (game.Reveals,
 // decodeReveals reads a list of reveals, newest first, and returns them
 // oldest first.
 func decodeReveals(id storage.PlayerID, raw []string) (game.Reveals, error) {
-	out := make(game.Reveals, len(raw))
-	for i, v := range raw {
+	rs, err := decodeList(raw, func(b []byte) (game.SeedReveal, error) { return schema.DecodeReveal(revealsKey(id), b) })
+	if err != nil {
+		return nil, &storage.DamagedError{ID: id, Err: err}
+	}
+	slices.Reverse(rs)
+	return rs, nil
+}
+
+// decodeList decodes each line of a list with dec.
+func decodeList[T any](raw []string, dec func([]byte) (T, error)) ([]T, error) {
+	out := make([]T, len(raw))
+	for i, r := range raw {
 		var err error
-		if out[len(raw)-1-i], err = schema.DecodeReveal(revealsKey(id), []byte(v)); err != nil {
-			return nil, &storage.DamagedError{ID: id, Err: err}
+		if out[i], err = dec([]byte(r)); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
@@ -146,27 +156,15 @@ func (s *Store) History(ctx context.Context, id storage.PlayerID, n int) ([]game
 // mergeHistory reads the two lists of a player's history, newest first,
 // and returns their newest n lines, newest first.
 func mergeHistory(id storage.PlayerID, rawMain, rawOthers []string, n int) ([]game.Entry, error) {
-	main, err := decodeHistory(id, historyKey(id), rawMain)
+	main, err := decodeList(rawMain, func(b []byte) (game.Entry, error) { return schema.DecodeLine(historyKey(id), b) })
 	if err != nil {
-		return nil, err
+		return nil, &storage.DamagedError{ID: id, Err: err}
 	}
-	others, err := decodeHistory(id, othersKey(id), rawOthers)
+	others, err := decodeList(rawOthers, func(b []byte) (game.Entry, error) { return schema.DecodeLine(othersKey(id), b) })
 	if err != nil {
-		return nil, err
+		return nil, &storage.DamagedError{ID: id, Err: err}
 	}
 	return storage.MergeNewest(main, others, n), nil
-}
-
-// decodeHistory reads history lines of the list key.
-func decodeHistory(id storage.PlayerID, key string, raw []string) ([]game.Entry, error) {
-	out := make([]game.Entry, len(raw))
-	for i, r := range raw {
-		var err error
-		if out[i], err = schema.DecodeLine(key, []byte(r)); err != nil {
-			return nil, &storage.DamagedError{ID: id, Err: err}
-		}
-	}
-	return out, nil
 }
 
 // Audit implements storage.Store: LRANGE on a:{guild}.
@@ -187,13 +185,14 @@ func (s *Store) Audit(ctx context.Context, guild uint64, n int) ([]game.AuditEnt
 	return decodeAuditLines(guild, raw)
 }
 
+// decodeAuditLines reads the lines of a guild's moderator log.
 func decodeAuditLines(guild uint64, raw []string) ([]game.AuditEntry, error) {
-	out := make([]game.AuditEntry, len(raw))
-	for i, r := range raw {
-		var err error
-		if out[i], _, err = schema.DecodeAudit(auditKey(guild)+" line", guild, []byte(r)); err != nil {
-			return nil, fmt.Errorf("redisstore: audit of guild %d: %w", guild, err)
-		}
+	out, err := decodeList(raw, func(b []byte) (game.AuditEntry, error) {
+		e, _, err := schema.DecodeAudit(auditKey(guild)+" line", guild, b)
+		return e, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: audit of guild %d: %w", guild, err)
 	}
 	return out, nil
 }
