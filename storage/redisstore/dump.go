@@ -220,10 +220,7 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 	for i, dp := range d.Players {
 		id := dp.ID
 		name := fmt.Sprintf("players[%d] (guild %d, user %d)", i, id.Guild, id.User)
-		e, err := encodeWrite(id, 1, "", storage.Write{Player: dp.Player, History: dp.History})
-		if err == nil {
-			err = e.addReveals(dp.Reveals...)
-		}
+		e, err := encodeWrite(id, 1, "", storage.Write{Player: dp.Player, History: dp.History, Reveals: dp.Reveals})
 		if err != nil {
 			return undo(fmt.Errorf("%s: %w", name, err))
 		}

@@ -196,22 +196,14 @@ func encodeWrite(id storage.PlayerID, next uint64, op string, w storage.Write) (
 			e.others = append(e.others, string(hb))
 		}
 	}
-	if err := e.addReveals(w.Reveals...); err != nil {
-		return encoded{}, err
-	}
-	return e, nil
-}
-
-// addReveals encodes revealed seeds, oldest first.
-func (e *encoded) addReveals(rs ...game.SeedReveal) error {
-	for _, r := range rs {
+	for _, r := range w.Reveals {
 		b, err := schema.EncodeReveal(r)
 		if err != nil {
-			return err
+			return encoded{}, err
 		}
 		e.reveals = append(e.reveals, string(b))
 	}
-	return nil
+	return e, nil
 }
 
 // writeResult is playerScript's answer.
