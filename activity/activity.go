@@ -237,10 +237,8 @@ var contentTypes = map[string]string{
 func (h *handler) add(p string, b []byte, cache string) {
 	sum := sha256.Sum256(b)
 	f := &file{body: b, cache: cache, etag: `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`}
-	if f.ctype = contentTypes[path.Ext(p)]; f.ctype == "" {
-		f.ctype = "application/octet-stream"
-	}
-	if !strings.HasPrefix(f.ctype, "image/png") {
+	f.ctype = cmp.Or(contentTypes[path.Ext(p)], "application/octet-stream")
+	if f.ctype != "image/png" {
 		var z bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
 		_, _ = zw.Write(b)
@@ -483,18 +481,14 @@ func (h *handler) play(kind string) http.HandlerFunc {
 // act runs act for the session's user, where the session says; on an
 // error it answers it and returns false.
 func (h *handler) act(w http.ResponseWriter, r *http.Request, s session, act commands.Act) (commands.ActState, bool) {
-	var err error
-	if act.Guild, err = strconv.ParseUint(s.G, 10, 64); err == nil {
-		act.Channel, err = strconv.ParseUint(s.C, 10, 64)
-	}
-	if err == nil {
-		act.User, err = strconv.ParseUint(s.U, 10, 64)
-	}
-	if err != nil { // signed by us: cannot happen
+	g, errG := strconv.ParseUint(s.G, 10, 64)
+	c, errC := strconv.ParseUint(s.C, 10, 64)
+	u, errU := strconv.ParseUint(s.U, 10, 64)
+	if errors.Join(errG, errC, errU) != nil { // signed by us: cannot happen
 		h.fail(w, http.StatusUnauthorized, "session", "your session is over: authorize again")
 		return commands.ActState{}, false
 	}
-	act.Locale = s.L
+	act.Guild, act.Channel, act.User, act.Locale = g, c, u, s.L
 	st, err := h.game.Act(r.Context(), act)
 	var ae *commands.ActError
 	switch {

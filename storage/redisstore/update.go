@@ -216,8 +216,7 @@ type writeResult struct {
 // round trip.
 func (s *Store) write(ctx context.Context, id storage.PlayerID, expected string, e encoded) (writeResult, error) {
 	keys := []string{recordKey(id)}
-	args := make([]any, 0, 17+len(e.main)+len(e.others)+len(e.reveals)+len(e.audit))
-	args = append(args, expected, u64(e.next), e.payload, e.seeds, e.op, e.result, game.MaxOps)
+	args := []any{expected, u64(e.next), e.payload, e.seeds, e.op, e.result, game.MaxOps}
 	if e.op != "" {
 		keys = append(keys, opsKey(id))
 	}
@@ -357,8 +356,7 @@ type casResult struct {
 // lines, on list, which keeps limit: one round trip.
 func (s *Store) cas(ctx context.Context, record, list string, expected uint64, payload string, limit int, lines []string) (casResult, error) {
 	keys := []string{record}
-	args := make([]any, 0, 4+len(lines))
-	args = append(args, u64(expected), u64(expected+1), payload, limit)
+	args := []any{u64(expected), u64(expected + 1), payload, limit}
 	if len(lines) > 0 {
 		keys = append(keys, list)
 		for _, l := range lines {
