@@ -293,7 +293,7 @@ func barrel() []part {
 // key is an old key, bow up-left and bit down-right.
 func key() []part {
 	// Drawn along the x axis around the origin, then turned by 45°.
-	bow := []poly{circle(0, 0, 21), circle(0, 0, 9.5).hole()}
+	bow := []poly{circle(0, 0, 21), circle(0, 0, 9.5).reversed()} // reversed: a hole
 	shaft := rect(16, -6, 92, 6)
 	bit := []poly{rect(62, 0, 72, 24), rect(80, 0, 92, 20)}
 	t := transform{math.Pi / 4, 32, 32}

@@ -14,23 +14,18 @@ import (
 type pt struct{ x, y float64 }
 
 // poly is a closed polygon. Its orientation matters: the rasterizer adds
-// the signed areas, so a polygon of positive area (see area) fills and one
+// the signed areas, so a polygon of positive area (filling) fills and one
 // of negative area cuts a hole in what it overlaps.
 type poly []pt
 
-// area is the polygon's signed area (positive for the orientation that fills).
-func (p poly) area() float64 {
-	var a float64
+// filling returns p oriented to fill: of positive signed area.
+func (p poly) filling() poly {
+	var area float64 // twice the signed area
 	for i := range p {
 		q, r := p[i], p[(i+1)%len(p)]
-		a += q.x*r.y - r.x*q.y
+		area += q.x*r.y - r.x*q.y
 	}
-	return a / 2
-}
-
-// filling returns p oriented to fill.
-func (p poly) filling() poly {
-	if p.area() >= 0 {
+	if area >= 0 {
 		return p
 	}
 	return p.reversed()
@@ -42,9 +37,6 @@ func (p poly) reversed() poly {
 	slices.Reverse(q)
 	return q
 }
-
-// hole returns p oriented to cut a hole.
-func (p poly) hole() poly { return p.filling().reversed() }
 
 // steps is the number of segments a full circle is flattened into; curves
 // use as many per unit of their parameter.

@@ -92,7 +92,10 @@ func (s *Store) Guild(ctx context.Context, guild uint64) (storage.VersionedGuild
 // written), so that the next read goes to the store.
 func (s *Store) RunGuild(ctx context.Context, step storage.GuildStep) (storage.GuildApplied, error) {
 	a, err := s.Store.RunGuild(ctx, step)
-	s.invalidate(step.Guild)
+	s.mu.Lock()
+	delete(s.m, step.Guild)
+	s.epoch++ // the reads in flight must not cache what they read
+	s.mu.Unlock()
 	return a, err
 }
 
@@ -115,13 +118,4 @@ func (s *Store) put(guild uint64, g storage.VersionedGuild, epoch uint64, now ti
 		}
 	}
 	s.m[guild] = entry{g: g, expires: now.Add(s.ttl)}
-}
-
-// invalidate drops the guild's entry and keeps the reads in flight from
-// caching what they read.
-func (s *Store) invalidate(guild uint64) {
-	s.mu.Lock()
-	delete(s.m, guild)
-	s.epoch++
-	s.mu.Unlock()
 }
