@@ -1,6 +1,7 @@
 package activity
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -188,10 +189,7 @@ type stream struct {
 var errFull = errors.New("activity: this table has too many pages open")
 
 func newHub(bus Bus, now func() time.Time) *hub {
-	if bus == nil {
-		bus = &LocalBus{}
-	}
-	return &hub{bus: bus, id: rand.Text(), now: now, guilds: map[uint64]*guildSub{}, tables: map[string]*table{}, quiet: map[uint64]time.Time{}}
+	return &hub{bus: cmp.Or[Bus](bus, &LocalBus{}), id: rand.Text(), now: now, guilds: map[uint64]*guildSub{}, tables: map[string]*table{}, quiet: map[uint64]time.Time{}}
 }
 
 // push queues f, replacing the same player's pending update; a stream too

@@ -1,9 +1,9 @@
 package art
 
 import (
+	"cmp"
 	"image"
 	"image/color"
-	"image/draw"
 	"math"
 	"slices"
 
@@ -255,18 +255,11 @@ func fit(parts []part) []part {
 // outline under its own body, on a transparent background.
 func render(parts []part) *image.RGBA {
 	parts = fit(parts)
-	img := image.NewRGBA(image.Rect(0, 0, Size, Size))
-	draw.Draw(img, img.Bounds(), image.Transparent, image.Point{}, draw.Src)
+	img := image.NewRGBA(image.Rect(0, 0, Size, Size)) // transparent
 	for _, p := range parts {
-		ink := p.ink
-		if ink.A == 0 {
-			ink = dark(p.c)
-		}
-		fillPolys(img, p.geometry(Outline), ink)
+		fillPolys(img, p.geometry(Outline), cmp.Or(p.ink, dark(p.c)))
 		fillPolys(img, p.geometry(0), p.c)
-		if len(p.shine) > 0 {
-			fillPolys(img, p.shine, light(p.c))
-		}
+		fillPolys(img, p.shine, light(p.c))
 	}
 	return img
 }

@@ -84,11 +84,10 @@ func New(client redis.UniversalClient, opts storage.Options, options ...Option) 
 // layout is refused with an error wrapping storage.ErrLayout, and, unless
 // told (WithReplicaAck), asks the masters whether they have replicas.
 func Open(ctx context.Context, url string, opts storage.Options, options ...Option) (*Store, error) {
-	target, err := ParseURL(url)
+	client, err := NewClient(url)
 	if err != nil {
 		return nil, err
 	}
-	client := target.Client()
 	s := New(client, opts, append([]Option{WithReplicaAck(-1, 0)}, options...)...)
 	err = s.LoadScripts(ctx)
 	if err == nil {
