@@ -193,8 +193,16 @@ func clickFrames(t *testing.T, dump []byte, root, lib string) []frame {
 		for i := 1; i+1 < len(lines); i += 2 {
 			fn, loc := lines[i], strings.TrimSpace(lines[i+1])
 			file, _, _ := strings.Cut(loc, ":")
-			rel, err := filepath.Rel(root, file)
-			if err != nil || strings.HasPrefix(rel, "..") || strings.HasSuffix(rel, "_test.go") || strings.HasPrefix(rel, "internal/fakediscord") {
+			// Built with -trimpath (.ci/run), a file is named by its
+			// module path; otherwise by its absolute path.
+			rel, ok := strings.CutPrefix(file, "github.com/lesclefsdutresor/clefs/")
+			if !ok {
+				var err error
+				if rel, err = filepath.Rel(root, file); err != nil || strings.HasPrefix(rel, "..") {
+					continue
+				}
+			}
+			if strings.HasSuffix(rel, "_test.go") || strings.HasPrefix(rel, "internal/fakediscord") {
 				continue
 			}
 			fn, _, _ = strings.Cut(fn, "(0x")

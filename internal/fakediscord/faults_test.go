@@ -560,7 +560,10 @@ func playable(tb testing.TB, srv *fakediscord.Server, c *client) {
 
 func TestGatewayFaults(t *testing.T) {
 	t.Parallel()
-	srv, c := setup(t, fakediscord.Options{HeartbeatInterval: 50 * time.Millisecond})
+	// discordgo reconnects after 5 intervals without an ACK: 1 s, which a
+	// loaded machine's pauses stay under (at 50 ms, a reconnection of its own
+	// could leave op 7 no connection to go to).
+	srv, c := setup(t, fakediscord.Options{HeartbeatInterval: 200 * time.Millisecond})
 	// op 7: discordgo resumes.
 	if n := srv.Reconnect(); n != 1 {
 		t.Fatalf("op 7 to %d connections", n)
@@ -579,7 +582,7 @@ func TestGatewayFaults(t *testing.T) {
 	playable(t, srv, c)
 	// No heartbeat ACK: discordgo reconnects.
 	before := len(srv.Resumes()) + len(srv.Identifies())
-	srv.WithholdHeartbeatAcks(time.Second)
+	srv.WithholdHeartbeatAcks(3 * time.Second)
 	waitFor(t, "a reconnection without ACKs", func() bool { return len(srv.Resumes())+len(srv.Identifies()) > before })
 	srv.WithholdHeartbeatAcks(0)
 	playable(t, srv, c)
