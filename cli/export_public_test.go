@@ -11,6 +11,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/schema"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 // writePublic writes p's public export to a file of its own, as clefs
@@ -28,8 +29,8 @@ func writePublic(tb testing.TB, p storage.DecodedPlayer) string {
 func TestExportPublic(t *testing.T) {
 	rng := rand.NewChaCha8([32]byte{41})
 	id := storage.PlayerID{Guild: 1, User: 7}
-	p := fairPlayer(t, id, rng, 40, 8)
-	other := fairPlayer(t, storage.PlayerID{Guild: 1, User: 8}, rng, 5, 2)
+	p := storetest.PlayedPlayer(t, id, rng, 40, 8)
+	other := storetest.PlayedPlayer(t, storage.PlayerID{Guild: 1, User: 8}, rng, 5, 2)
 	data := filepath.Join(t.TempDir(), "clefs.db")
 	if _, _, err := runCLI(t, "import", "-data", data, writeDump(t, p, other)); err != nil {
 		t.Fatal(err)

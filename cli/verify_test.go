@@ -13,11 +13,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/schema"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 const (
@@ -153,69 +153,6 @@ func TestVerifyLegacyClientSeed(t *testing.T) {
 	}
 }
 
-// fairPlayer plays tickets tickets (opening each chest due), rotating its
-// seeds after every every tickets, so that those are verifiable and the
-// rest are drawn under a seed still secret. It returns the player as a store
-// exports it: its kept history and the seeds it revealed.
-func fairPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets, every int) storage.DecodedPlayer {
-	tb.Helper()
-	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	seed := func() game.Seed {
-		s, err := game.NewSeed(rng)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return s
-	}
-	client, err := game.NewClientSeed(rng)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	p, err := game.NewPlayer(int64(tickets)*game.Stake, seed(), client, now)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	p = p.WithNextSeed(seed())
-	var d game.SeededDrawer
-	var hist []game.Entry
-	var reveals game.Reveals
-	step := func(s game.Step, err error) {
-		tb.Helper()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		p, hist = s.Player, append(hist, s.History...)
-		if len(s.Reveals) != 0 {
-			reveals = append(reveals, s.Reveals...)
-		}
-	}
-	for i := range tickets {
-		if i > 0 && i%every == 0 {
-			step(p.Rotate(seed(), now))
-		}
-		step(p.Buy(game.House{}, now))
-		step(p.Reveal(d, p.TicketSeq, game.AllRows, now))
-		if p.ChestDue {
-			step(p.OpenChest(d, p.ChestSeq+1, now))
-		}
-	}
-	// A store keeps the last MaxTicketLines ticket lines and MaxOtherLines
-	// others, apart.
-	var main, others []game.Entry
-	for _, e := range hist {
-		if game.MainLine(e) {
-			main = append(main, e)
-		} else {
-			others = append(others, e)
-		}
-	}
-	hist = game.MergeHistory(main[max(0, len(main)-game.MaxTicketLines):], others[max(0, len(others)-game.MaxOtherLines):])
-	if len(reveals) > game.MaxReveals {
-		reveals = reveals[len(reveals)-game.MaxReveals:]
-	}
-	return storage.DecodedPlayer{ID: id, Player: p, History: hist, Reveals: reveals}
-}
-
 // writeFile writes a dump to a file of its own and returns its path.
 func writeFile(tb testing.TB, write func(f *os.File) error) string {
 	tb.Helper()
@@ -249,7 +186,7 @@ func TestVerifyExport(t *testing.T) {
 	rng := rand.NewChaCha8([32]byte{7})
 	var players []storage.DecodedPlayer
 	for u := range 3 {
-		players = append(players, fairPlayer(t, storage.PlayerID{Guild: 1, User: uint64(u + 1)}, rng, 20, 15))
+		players = append(players, storetest.PlayedPlayer(t, storage.PlayerID{Guild: 1, User: uint64(u + 1)}, rng, 20, 15))
 	}
 	chests := 0
 	for _, p := range players {
@@ -326,7 +263,7 @@ func TestVerifyExportRefuses(t *testing.T) {
 	dir := t.TempDir()
 	broken := filepath.Join(dir, "broken.json")
 	writeAt(t, broken, []byte(`{"version": 4, "players": [`))
-	bad := fairPlayer(t, storage.PlayerID{Guild: 1, User: 1}, rand.NewChaCha8([32]byte{}), 3, 3)
+	bad := storetest.PlayedPlayer(t, storage.PlayerID{Guild: 1, User: 1}, rand.NewChaCha8([32]byte{}), 3, 3)
 	v3 := filepath.Join(dir, "v3.json")
 	writeAt(t, v3, []byte(`{"version": 3, "players": []}`))
 	bad.Player.Balance++ // the books no longer balance
@@ -337,7 +274,7 @@ func TestVerifyExportRefuses(t *testing.T) {
 	rng := rand.NewChaCha8([32]byte{5})
 	var players []storage.DecodedPlayer
 	for u := range 3 {
-		players = append(players, fairPlayer(t, storage.PlayerID{Guild: 1, User: uint64(u + 1)}, rng, 8, 5))
+		players = append(players, storetest.PlayedPlayer(t, storage.PlayerID{Guild: 1, User: uint64(u + 1)}, rng, 8, 5))
 	}
 	middle := slices.Clone(players)
 	middle[1].Player.Balance++
@@ -407,7 +344,7 @@ func benchDump(b *testing.B, players, tickets int) (path string, checked int) {
 	rng := rand.NewChaCha8([32]byte{9})
 	dump := make([]storage.DecodedPlayer, 0, players)
 	for u := range players {
-		p := fairPlayer(b, storage.PlayerID{Guild: 1, User: uint64(u + 1)}, rng, tickets, tickets-1)
+		p := storetest.PlayedPlayer(b, storage.PlayerID{Guild: 1, User: uint64(u + 1)}, rng, tickets, tickets-1)
 		for _, h := range p.History {
 			if h.Kind == game.KindPlay && h.TicketID <= p.Player.SeedTicket {
 				checked++
@@ -431,7 +368,7 @@ func benchDump(b *testing.B, players, tickets int) (path string, checked int) {
 func TestVerifyExportLinks(t *testing.T) {
 	rng := rand.NewChaCha8([32]byte{23})
 	id := storage.PlayerID{Guild: 1, User: 7}
-	clean := fairPlayer(t, id, rng, 40, 8) // seeds 1..4 revealed, 5 current
+	clean := storetest.PlayedPlayer(t, id, rng, 40, 8) // seeds 1..4 revealed, 5 current
 	if len(clean.Reveals) != 4 || len(clean.History) >= storage.HistoryLimit {
 		t.Fatalf("%d reveals, %d lines: want 4 reveals and a whole history", len(clean.Reveals), len(clean.History))
 	}

@@ -164,7 +164,7 @@ func TestStorageDocBounds(t *testing.T) {
 // imports. Among them, what a release imported although the bot could not
 // play it (a ticket or chest number at 2^63−1).
 func TestDumpRefusalNamesTheField(t *testing.T) {
-	dp := playedPlayer(t, storage.PlayerID{Guild: 1, User: 2}, rand.NewChaCha8([32]byte{5}), 20)
+	dp := storetest.PlayedPlayer(t, storage.PlayerID{Guild: 1, User: 2}, rand.NewChaCha8([32]byte{5}), 20, 7)
 	dp.Player.Care = carePlayer(t).Care
 	set := game.Settings{StartingBalance: 700, DailyAmount: 5, DailyCooldown: time.Hour, Channel: 5,
 		House: game.House{MaxStakeDay: 4000, MinInterval: 3 * time.Second, RealityPlays: 40, RealityEvery: 45 * time.Minute}}

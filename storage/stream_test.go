@@ -12,50 +12,8 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
-
-// playedPlayer is a player who played tickets tickets (opening each chest
-// due), rotating its seeds every 7, with its history and reveals as a
-// store exports them.
-func playedPlayer(t *testing.T, id storage.PlayerID, rng *rand.ChaCha8, tickets int) storage.DecodedPlayer {
-	t.Helper()
-	seed := func() game.Seed {
-		s, err := game.NewSeed(rng)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	p, err := game.NewPlayer(int64(tickets)*game.Stake, seed(), "client", at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p = p.WithNextSeed(seed())
-	var d game.SeededDrawer
-	var hist []game.Entry
-	var reveals game.Reveals
-	step := func(s game.Step, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, hist = s.Player, append(hist, s.History...)
-		if len(s.Reveals) != 0 {
-			reveals = append(reveals, s.Reveals...)
-		}
-	}
-	for i := range tickets {
-		if i > 0 && i%7 == 0 {
-			step(p.Rotate(seed(), at))
-		}
-		step(p.Buy(game.House{}, at))
-		step(p.Reveal(d, p.TicketSeq, game.AllRows, at))
-		if p.ChestDue {
-			step(p.OpenChest(d, p.ChestSeq+1, at))
-		}
-	}
-	return storage.DecodedPlayer{ID: id, Player: p, History: hist, Reveals: reveals}
-}
 
 // streamDump returns what StreamDump hands over from data, and its result.
 func streamDump(data []byte) (*storage.DecodedDump, error) {
@@ -95,7 +53,7 @@ func streamedPlayers(t *testing.T) *storage.DecodedDump {
 	rng := rand.NewChaCha8([32]byte{4})
 	d := &storage.DecodedDump{Version: storage.DumpVersion}
 	for u := range 5 {
-		d.Players = append(d.Players, playedPlayer(t, storage.PlayerID{Guild: 1, User: uint64(u + 1)}, rng, 10+5*u))
+		d.Players = append(d.Players, storetest.PlayedPlayer(t, storage.PlayerID{Guild: 1, User: uint64(u + 1)}, rng, 10+5*u, 7))
 	}
 	set := game.Settings{StartingBalance: 700, DailyAmount: 5, DailyCooldown: time.Hour, House: game.DefaultHouse}
 	d.Guilds = []storage.DecodedGuild{
@@ -240,7 +198,7 @@ func TestStreamDumpStops(t *testing.T) {
 // TestStreamDumpLeavesNothingOver: a player read after one with a long
 // history, seeds revealed and verification data has none of them.
 func TestStreamDumpLeavesNothingOver(t *testing.T) {
-	full := playedPlayer(t, storage.PlayerID{Guild: 1, User: 1}, rand.NewChaCha8([32]byte{8}), 20)
+	full := storetest.PlayedPlayer(t, storage.PlayerID{Guild: 1, User: 1}, rand.NewChaCha8([32]byte{8}), 20, 7)
 	p := carePlayer(t)
 	plain := storage.DecodedPlayer{ID: storage.PlayerID{Guild: 1, User: 2}, Player: p, History: []game.Entry{
 		{At: at, Kind: game.KindPause, Balance: p.Balance}, {At: at, Kind: game.KindLift, Balance: p.Balance},

@@ -1,0 +1,74 @@
+package storetest
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage"
+)
+
+// PlayedPlayer plays tickets tickets of player id (opening each chest
+// due), its seeds from rng, rotating them after every every tickets, so
+// that those are verifiable and the rest are drawn under a seed still
+// secret. It returns the player as a store exports it: its record, the
+// history a store keeps and the seeds it revealed.
+func PlayedPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets, every int) storage.DecodedPlayer {
+	tb.Helper()
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	seed := func() game.Seed {
+		s, err := game.NewSeed(rng)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return s
+	}
+	client, err := game.NewClientSeed(rng)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p, err := game.NewPlayer(int64(tickets)*game.Stake, seed(), client, now)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p = p.WithNextSeed(seed())
+	var d game.SeededDrawer
+	var hist []game.Entry
+	var reveals game.Reveals
+	step := func(s game.Step, err error) {
+		tb.Helper()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		p, hist = s.Player, append(hist, s.History...)
+		if len(s.Reveals) != 0 {
+			reveals = append(reveals, s.Reveals...)
+		}
+	}
+	for i := range tickets {
+		if i > 0 && i%every == 0 {
+			step(p.Rotate(seed(), now))
+		}
+		step(p.Buy(game.House{}, now))
+		step(p.Reveal(d, p.TicketSeq, game.AllRows, now))
+		if p.ChestDue {
+			step(p.OpenChest(d, p.ChestSeq+1, now))
+		}
+	}
+	// A store keeps the last MaxTicketLines ticket lines and MaxOtherLines
+	// others, apart.
+	var main, others []game.Entry
+	for _, e := range hist {
+		if game.MainLine(e) {
+			main = append(main, e)
+		} else {
+			others = append(others, e)
+		}
+	}
+	hist = game.MergeHistory(main[max(0, len(main)-game.MaxTicketLines):], others[max(0, len(others)-game.MaxOtherLines):])
+	if len(reveals) > game.MaxReveals {
+		reveals = reveals[len(reveals)-game.MaxReveals:]
+	}
+	return storage.DecodedPlayer{ID: id, Player: p, History: hist, Reveals: reveals}
+}
