@@ -31,6 +31,11 @@ func checkKeys(keysHeld int) error {
 // holding keys keys: the winning tiers from the gem up, 12·weight values
 // each, then "loss with a key", then "loss without a key".
 func decide(u uint64, keys int) (Tier, bool) {
+	// Three plays in four lose: the values past the winning tiers' are
+	// told apart first.
+	if wins := uint64(Pool - 12*tierTable[TierLoss].weight); u >= wins {
+		return TierLoss, u < wins+uint64(keyTable[keys])
+	}
 	var cum uint64
 	for t := TierGem; t < NumTiers; t++ {
 		cum += uint64(12 * tierTable[t].weight)
@@ -38,7 +43,7 @@ func decide(u uint64, keys int) (Tier, bool) {
 			return t, false
 		}
 	}
-	return TierLoss, u < cum+uint64(keyTable[keys])
+	return TierLoss, false // not reached: the tiers' weights sum to MainTotal
 }
 
 // play draws one play and its grid, one uniform value each.
