@@ -10,6 +10,7 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage/schema"
+	"github.com/lesclefsdutresor/clefs/storage/storetest"
 )
 
 // mix is how a long run plays: out of 100 steps, plays buy and draw a
@@ -71,15 +72,7 @@ func longRun(t *testing.T, seed byte, m mix) ([]game.Entry, game.Reveals) {
 	if len(rs) <= game.MaxReveals {
 		t.Fatalf("a run of %d lines has %d reveals: want them trimmed", len(hist), len(rs))
 	}
-	var main, others []game.Entry
-	for _, e := range hist {
-		if game.MainLine(e) {
-			main = append(main, e)
-		} else {
-			others = append(others, e)
-		}
-	}
-	return game.MergeHistory(main[max(0, len(main)-game.MaxTicketLines):], others[max(0, len(others)-game.MaxOtherLines):]), rs[len(rs)-game.MaxReveals:]
+	return storetest.Kept(hist), rs[len(rs)-game.MaxReveals:]
 }
 
 // lists is the number of ticket lines and other lines of hist.

@@ -56,8 +56,17 @@ func PlayedPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets
 			step(p.OpenChest(d, p.ChestSeq+1, now))
 		}
 	}
-	// A store keeps the last MaxTicketLines ticket lines and MaxOtherLines
-	// others, apart.
+	hist = Kept(hist)
+	if len(reveals) > game.MaxReveals {
+		reveals = reveals[len(reveals)-game.MaxReveals:]
+	}
+	return storage.DecodedPlayer{ID: id, Player: p, History: hist, Reveals: reveals}
+}
+
+// Kept returns what a store keeps of hist (oldest first): the last
+// game.MaxTicketLines ticket lines and game.MaxOtherLines others, apart,
+// merged as game.MergeHistory gives them back.
+func Kept(hist []game.Entry) []game.Entry {
 	var main, others []game.Entry
 	for _, e := range hist {
 		if game.MainLine(e) {
@@ -66,9 +75,5 @@ func PlayedPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets
 			others = append(others, e)
 		}
 	}
-	hist = game.MergeHistory(main[max(0, len(main)-game.MaxTicketLines):], others[max(0, len(others)-game.MaxOtherLines):])
-	if len(reveals) > game.MaxReveals {
-		reveals = reveals[len(reveals)-game.MaxReveals:]
-	}
-	return storage.DecodedPlayer{ID: id, Player: p, History: hist, Reveals: reveals}
+	return game.MergeHistory(main[max(0, len(main)-game.MaxTicketLines):], others[max(0, len(others)-game.MaxOtherLines):])
 }
