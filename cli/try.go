@@ -26,6 +26,11 @@ import (
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 )
 
+// tryConnectWait bounds the wait for the bot to connect to the fake
+// Discord: a second or two on a laptop; with -race on a busy machine (CI)
+// it once took over 30 s.
+const tryConnectWait = 90 * time.Second
+
 // tryStdin is what `clefs try` reads its commands from: os.Stdin, or a
 // script in the tests.
 var tryStdin io.Reader = os.Stdin
@@ -189,8 +194,8 @@ func runTry(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 		return fmt.Errorf("try: the bot did not start (logs: %s)", logPath)
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-time.After(30 * time.Second):
-		return fmt.Errorf("try: the bot did not connect within 30 s (logs: %s)", logPath)
+	case <-time.After(tryConnectWait):
+		return fmt.Errorf("try: the bot did not connect within %v (logs: %s)", tryConnectWait, logPath)
 	}
 
 	// The Activity as Discord shows it, for the player and a second one at
