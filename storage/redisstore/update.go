@@ -40,24 +40,27 @@ func (s *Store) run(ctx context.Context, step storage.Step) (storage.Applied, er
 	if s.closed.Load() {
 		return storage.Applied{}, storage.ErrClosed
 	}
-	id, op := step.ID, step.Op
+	id, op, name := step.ID, step.Op, fmt.Sprintf("run %d/%d", step.ID.Guild, step.ID.User)
 	cur, cached := s.cache.get(id)
-	if !cached {
-		// A damaged record goes to Next (storage.Versioned.Damaged).
-		if cur, err = s.load(ctx, id, op); cur.Repeat != nil {
-			return storage.Repeat(cur), nil
-		} else if err != nil && cur.Damaged == nil {
-			return storage.Applied{Before: cur.Player, Player: cur.Player}, err
-		}
-	}
+	load := !cached // read the record first
+	var out storage.Applied
 	for attempt := 1; ; attempt++ {
+		if load {
+			// A damaged record goes to Next (storage.Versioned.Damaged).
+			if cur, err = s.load(ctx, id, op); cur.Repeat != nil {
+				return storage.Repeat(cur), nil
+			} else if err != nil && cur.Damaged == nil {
+				return out, err
+			}
+			load = false
+		}
 		if r.NeedsBeside(cur) {
 			if err := r.ReadBeside(ctx, s); err != nil {
 				return storage.Applied{Before: cur.Player, Player: cur.Player}, err
 			}
 		}
-		w, out, err := r.Next(cur)
-		if err != nil {
+		var w storage.Write
+		if w, out, err = r.Next(cur); err != nil {
 			if !cached {
 				return out, err
 			}
@@ -97,7 +100,7 @@ func (s *Store) run(ctx context.Context, step storage.Step) (storage.Applied, er
 		if err != nil {
 			// The write may or may not have happened: forget the guess.
 			s.cache.drop(id)
-			return out, s.wrap(fmt.Sprintf("run %d/%d", id.Guild, id.User), err)
+			return out, s.wrap(name, err)
 		}
 		if res.ok {
 			s.cache.put(id, storage.Versioned{Player: e.w.Player, Version: next})
@@ -110,7 +113,7 @@ func (s *Store) run(ctx context.Context, step storage.Step) (storage.Applied, er
 		}
 		if res.repeat {
 			if fresh.Repeat == nil {
-				return out, fmt.Errorf("redisstore: run %d/%d: the script found operation %q without its result", id.Guild, id.User, op)
+				return out, fmt.Errorf("redisstore: %s: the script found operation %q without its result", name, op)
 			}
 			// The operation was applied: by another process, or by this
 			// write, sent twice by go-redis, whose first reply was lost.
@@ -119,7 +122,7 @@ func (s *Store) run(ctx context.Context, step storage.Step) (storage.Applied, er
 		}
 		cur, cached = fresh, false
 		if attempt == storage.MaxAttempts {
-			return out, fmt.Errorf("redisstore: run %d/%d: %w", id.Guild, id.User, storage.ErrConflict)
+			return out, fmt.Errorf("redisstore: %s: %w", name, storage.ErrConflict)
 		}
 		if attempt < eagerAttempts {
 			continue // the record the script returned is as fresh as any
@@ -130,13 +133,9 @@ func (s *Store) run(ctx context.Context, step storage.Step) (storage.Applied, er
 		select {
 		case <-time.After(backoff.Jittered(attempt-eagerAttempts+1, 2*time.Millisecond, 32*time.Millisecond, mrand.N[time.Duration])):
 		case <-ctx.Done():
-			return out, s.wrap(fmt.Sprintf("run %d/%d", id.Guild, id.User), ctx.Err())
+			return out, s.wrap(name, ctx.Err())
 		}
-		if cur, err = s.load(ctx, id, op); cur.Repeat != nil {
-			return storage.Repeat(cur), nil
-		} else if err != nil && cur.Damaged == nil {
-			return out, err
-		}
+		load = true
 	}
 }
 
@@ -206,7 +205,7 @@ func encodeWrite(id storage.PlayerID, next uint64, op string, w storage.Write) (
 	return e, nil
 }
 
-// writeResult is playerScript's answer.
+// writeResult is the answer of playerScript or casScript.
 type writeResult struct {
 	ok, repeat                      bool
 	version, payload, seeds, result string // the record as it is, on a conflict or a repeat
@@ -346,15 +345,9 @@ func encodeAudit(lineID string, e game.AuditEntry) (string, error) {
 	return string(b), nil
 }
 
-// casResult is casScript's answer.
-type casResult struct {
-	ok               bool
-	version, payload string // the record as it is, on a conflict
-}
-
 // cas runs casScript on record, version expected, and, when there are
 // lines, on list, which keeps limit: one round trip.
-func (s *Store) cas(ctx context.Context, record, list string, expected uint64, payload string, limit int, lines []string) (casResult, error) {
+func (s *Store) cas(ctx context.Context, record, list string, expected uint64, payload string, limit int, lines []string) (writeResult, error) {
 	keys := []string{record}
 	args := []any{u64(expected), u64(expected + 1), payload, limit}
 	if len(lines) > 0 {
@@ -365,15 +358,15 @@ func (s *Store) cas(ctx context.Context, record, list string, expected uint64, p
 	}
 	reply, err := s.runScript(ctx, casScript, keys, args)
 	if err != nil {
-		return casResult{}, err
+		return writeResult{}, err
 	}
 	switch {
 	case len(reply) == 1 && reply[0] == "OK":
-		return casResult{ok: true}, nil
+		return writeResult{ok: true}, nil
 	case len(reply) == 3 && reply[0] == "CONFLICT":
-		return casResult{version: reply[1], payload: reply[2]}, nil
+		return writeResult{version: reply[1], payload: reply[2]}, nil
 	}
-	return casResult{}, fmt.Errorf("script reply %q", reply)
+	return writeResult{}, fmt.Errorf("script reply %q", reply)
 }
 
 // Guild implements storage.Store.

@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net"
@@ -24,13 +25,8 @@ const (
 )
 
 func (m Mode) String() string {
-	switch m {
-	case Single:
-		return "single"
-	case Cluster:
-		return "cluster"
-	case Sentinel:
-		return "sentinel"
+	if names := [...]string{Single: "single", Cluster: "cluster", Sentinel: "sentinel"}; m > 0 && int(m) < len(names) {
+		return names[m]
 	}
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
@@ -180,7 +176,7 @@ func ParseURL(rawURL string) (Target, error) {
 				return Target{}, bad("read_only, route_by_latency and route_randomly are not supported: the store reads its own writes, from the masters")
 			}
 			setDefaults(&o.DialTimeout, &o.ReadTimeout, &o.WriteTimeout, &o.PoolTimeout, &o.DialerRetries, &o.MaxRetries, -1)
-			setDefault(&o.MaxRedirects, DefaultMaxRedirects)
+			o.MaxRedirects = cmp.Or(o.MaxRedirects, DefaultMaxRedirects)
 			o.ContextTimeoutEnabled = true
 		}
 	case Sentinel:
@@ -221,19 +217,12 @@ func (e *URLError) Unwrap() error { return storage.ErrInvalid }
 // dialer retries, and retries, where the URL left them zero (go-redis's
 // "unset"; its -1, "none", keeps its meaning).
 func setDefaults(dial, read, write, pool *time.Duration, dialerRetries, maxRetries *int, retries int) {
-	setDefault(dial, DefaultDialTimeout)
-	setDefault(read, DefaultReadTimeout)
-	setDefault(write, DefaultWriteTimeout)
-	setDefault(pool, DefaultPoolTimeout)
-	setDefault(dialerRetries, DefaultDialerRetries)
-	setDefault(maxRetries, retries)
-}
-
-func setDefault[T comparable](p *T, def T) {
-	var zero T
-	if *p == zero {
-		*p = def
-	}
+	*dial = cmp.Or(*dial, DefaultDialTimeout)
+	*read = cmp.Or(*read, DefaultReadTimeout)
+	*write = cmp.Or(*write, DefaultWriteTimeout)
+	*pool = cmp.Or(*pool, DefaultPoolTimeout)
+	*dialerRetries = cmp.Or(*dialerRetries, DefaultDialerRetries)
+	*maxRetries = cmp.Or(*maxRetries, retries)
 }
 
 // Client returns a new client for t, without connecting: a *redis.Client
