@@ -291,20 +291,15 @@ func (g *Gateway) shutdown() error {
 	shards := g.shards
 	g.stopped = true
 	g.mu.Unlock()
-	var errs []error
+	errs := make([]error, len(shards), len(shards)+1)
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for _, sh := range shards {
-		wg.Add(1)
-		go func() { // discordgo's Close waits a second per session
-			defer wg.Done()
+	for k, sh := range shards {
+		wg.Go(func() { // discordgo's Close waits a second per session
 			if err := sh.s.Close(); err != nil {
-				mu.Lock()
-				errs = append(errs, fmt.Errorf("bot: close gateway shard %d: %w", sh.id, err))
-				mu.Unlock()
+				errs[k] = fmt.Errorf("bot: close gateway shard %d: %w", sh.id, err)
 			}
 			g.shardDown(sh)
-		}()
+		})
 	}
 	wg.Wait()
 	errs = append(errs, g.track.shutdown(start))

@@ -314,14 +314,11 @@ type Rewriter struct {
 
 // RoundTrip implements http.RoundTripper.
 func (t *Rewriter) RoundTrip(r *http.Request) (*http.Response, error) {
-	next := cmp.Or[http.RoundTripper](t.Next, http.DefaultTransport)
-	u, ok := t.rewrite(r.URL)
-	if !ok {
-		return next.RoundTrip(r)
+	if u, ok := t.rewrite(r.URL); ok {
+		r = r.Clone(r.Context())
+		r.URL, r.Host = u, u.Host
 	}
-	r = r.Clone(r.Context())
-	r.URL, r.Host = u, u.Host
-	return next.RoundTrip(r)
+	return cmp.Or[http.RoundTripper](t.Next, http.DefaultTransport).RoundTrip(r)
 }
 
 func (t *Rewriter) rewrite(u *url.URL) (_ *url.URL, ok bool) {

@@ -38,14 +38,6 @@ type RESTObserver interface {
 	RESTGaveUp(route string)
 }
 
-// Reasons of a retry, for RESTObserver.RESTRetry.
-const (
-	retryRateLimit   = "rate_limit"
-	retryServerError = "server_error"
-	retryTimeout     = "timeout"
-	retryConnection  = "connection"
-)
-
 // Defaults of TransportOptions.
 const (
 	// DefaultMaxAttempts bounds the attempts of one REST call.
@@ -116,15 +108,8 @@ type TransportOptions struct {
 // a 5xx it would retry; the rate-limit headers passed on are sanitized so
 // that discordgo's buckets neither block for long nor fail to parse them.
 type Transport struct {
-	next           http.RoundTripper
-	obs            RESTObserver
-	log            *slog.Logger
-	maxAttempts    int
-	attemptTimeout time.Duration
-	maxWait        time.Duration
-	now            func() time.Time
-	sleep          func(ctx context.Context, d time.Duration) error
-	jitter         func(d time.Duration) time.Duration
+	next http.RoundTripper
+	o    TransportOptions // every default applied
 
 	mu          sync.Mutex
 	globalUntil time.Time // no request leaves before (a global 429)
@@ -142,22 +127,21 @@ func (t *Transport) Close() { t.closed.Store(true) }
 
 // NewTransport returns a Transport over next (nil: http.DefaultTransport).
 func NewTransport(next http.RoundTripper, o TransportOptions) *Transport {
-	t := &Transport{
-		next: cmp.Or[http.RoundTripper](next, http.DefaultTransport), obs: cmp.Or[RESTObserver](o.Observer, nopRESTObserver{}),
-		log: cmp.Or(o.Logger, slog.Default()), maxAttempts: positiveOr(o.MaxAttempts, DefaultMaxAttempts),
-		attemptTimeout: positiveOr(o.AttemptTimeout, DefaultAttemptTimeout), maxWait: positiveOr(o.MaxWait, DefaultMaxWait),
-		now: o.Now, sleep: o.Sleep, jitter: o.Jitter,
+	o.Observer = cmp.Or[RESTObserver](o.Observer, nopRESTObserver{})
+	o.Logger = cmp.Or(o.Logger, slog.Default())
+	o.MaxAttempts = positiveOr(o.MaxAttempts, DefaultMaxAttempts)
+	o.AttemptTimeout = positiveOr(o.AttemptTimeout, DefaultAttemptTimeout)
+	o.MaxWait = positiveOr(o.MaxWait, DefaultMaxWait)
+	if o.Now == nil {
+		o.Now = time.Now
 	}
-	if t.now == nil {
-		t.now = time.Now
+	if o.Sleep == nil {
+		o.Sleep = backoff.Sleep
 	}
-	if t.sleep == nil {
-		t.sleep = backoff.Sleep
+	if o.Jitter == nil {
+		o.Jitter = backoff.Random()
 	}
-	if t.jitter == nil {
-		t.jitter = backoff.Random()
-	}
-	return t
+	return &Transport{next: cmp.Or[http.RoundTripper](next, http.DefaultTransport), o: o}
 }
 
 // positiveOr returns v, or def when v is not positive (an option's zero).
@@ -292,7 +276,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	giveUp := func(e *GiveUpError) (*http.Response, error) {
 		e.Route = route
-		t.obs.RESTGaveUp(route)
+		t.o.Observer.RESTGaveUp(route)
 		return nil, e
 	}
 	status := 0
@@ -312,7 +296,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err == nil {
 			status = resp.StatusCode
 		}
-		t.obs.RESTRequest(route, status)
+		t.o.Observer.RESTRequest(route, status)
 		var reason string
 		var wait time.Duration
 		switch {
@@ -328,22 +312,21 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if sent && !mayResend {
 				return giveUp(&GiveUpError{Attempts: attempt, Reason: reasonNotRetried, Err: err})
 			}
-			reason = retryConnection
+			reason = "connection"
 			if timedOut {
-				reason = retryTimeout
+				reason = "timeout"
 			}
-			wait = backoff.Jittered(attempt, backoffBase, backoffMax, t.jitter)
+			wait = backoff.Jittered(attempt, backoffBase, backoffMax, t.o.Jitter)
 		case status == http.StatusTooManyRequests:
-			call.attempt(false)
 			rl := t.readRateLimit(resp, route)
 			cancel()
-			t.obs.RESTRateLimited(rl.scope)
+			t.o.Observer.RESTRateLimited(rl.scope)
 			wait = rl.wait
 			if rl.global {
 				t.holdAll(wait)
 			}
-			wait += t.jitter(min(wait/10, rateLimitJitterMax))
-			reason = retryRateLimit
+			wait += t.o.Jitter(min(wait/10, rateLimitJitterMax))
+			reason = "rate_limit"
 		case status >= 500:
 			call.attempt(true)
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
@@ -352,15 +335,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if !mayResend {
 				return giveUp(&GiveUpError{Attempts: attempt, Status: status, Reason: reasonNotRetried})
 			}
-			reason = retryServerError
-			wait = backoff.Jittered(attempt, backoffBase, backoffMax, t.jitter)
+			reason = "server_error"
+			wait = backoff.Jittered(attempt, backoffBase, backoffMax, t.o.Jitter)
 		default:
-			call.attempt(false)
 			sanitize(resp.Header)
 			resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
 			return resp, nil
 		}
-		if attempt >= t.maxAttempts {
+		if attempt >= t.o.MaxAttempts {
 			return giveUp(&GiveUpError{Attempts: attempt, Status: status, Reason: reasonAttempts, Err: lastErr})
 		}
 		if !replayable {
@@ -369,8 +351,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err := t.wait(ctx, wait); err != nil {
 			return giveUp(waitGaveUp(attempt, status, wait, err))
 		}
-		t.obs.RESTRetry(reason)
-		t.log.Debug("discord: retrying", "route", route, "attempt", attempt+1, "reason", reason, "status", status, "wait", wait)
+		t.o.Observer.RESTRetry(reason)
+		t.o.Logger.Debug("discord: retrying", "route", route, "attempt", attempt+1, "reason", reason, "status", status, "wait", wait)
 	}
 }
 
@@ -391,24 +373,24 @@ func (t *Transport) wait(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if dl, ok := ctx.Deadline(); ok && t.now().Add(d).After(dl) {
+	if dl, ok := ctx.Deadline(); ok && t.o.Now().Add(d).After(dl) {
 		return errPastDeadline
 	}
 	if d <= 0 {
 		return nil
 	}
-	return t.sleep(ctx, d)
+	return t.o.Sleep(ctx, d)
 }
 
 func (t *Transport) globalWait() time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.globalUntil.Sub(t.now())
+	return t.globalUntil.Sub(t.o.Now())
 }
 
 // holdAll makes every request wait d from now (a global 429).
 func (t *Transport) holdAll(d time.Duration) {
-	until := t.now().Add(d)
+	until := t.o.Now().Add(d)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if until.After(t.globalUntil) {
@@ -419,7 +401,7 @@ func (t *Transport) holdAll(d time.Duration) {
 // attemptRequest returns one attempt's request, under its timeout, with a
 // fresh copy of the body (RoundTrip sends a body without GetBody once).
 func (t *Transport) attemptRequest(ctx context.Context, req *http.Request) (*http.Request, context.CancelFunc, error) {
-	actx, cancel := context.WithTimeout(ctx, t.attemptTimeout)
+	actx, cancel := context.WithTimeout(ctx, t.o.AttemptTimeout)
 	areq := req.Clone(actx)
 	if req.GetBody != nil && req.Body != nil && req.Body != http.NoBody {
 		body, err := req.GetBody()
@@ -481,9 +463,9 @@ func (t *Transport) readRateLimit(resp *http.Response, route string) rateLimit {
 		switch v := *secs; {
 		case math.IsNaN(v) || v < 0:
 			problems = append(problems, fmt.Sprintf("%s %v is negative", from, v))
-		case v > t.maxWait.Seconds():
-			rl.wait = t.maxWait
-			problems = append(problems, fmt.Sprintf("%s %vs clamped to %v", from, v, t.maxWait))
+		case v > t.o.MaxWait.Seconds():
+			rl.wait = t.o.MaxWait
+			problems = append(problems, fmt.Sprintf("%s %vs clamped to %v", from, v, t.o.MaxWait))
 		default:
 			rl.wait = time.Duration(v * float64(time.Second))
 		}
@@ -497,7 +479,7 @@ func (t *Transport) readRateLimit(resp *http.Response, route string) rateLimit {
 		rl.scope = "unknown"
 	}
 	if len(problems) > 0 {
-		t.log.Warn("discord: malformed 429", "route", route, "problem", strings.Join(problems, "; "), "wait", rl.wait, "global", rl.global)
+		t.o.Logger.Warn("discord: malformed 429", "route", route, "problem", strings.Join(problems, "; "), "wait", rl.wait, "global", rl.global)
 	}
 	return rl
 }
