@@ -59,7 +59,7 @@ type Endpoint struct {
 	opts  EndpointOptions
 	ilog  *slog.Logger // log, for the interactions: with transport=http
 	mux   *http.ServeMux
-	state atomic.Int32 // endpointStarting, endpointServing or endpointStopped
+	state atomic.Pointer[error] // Health's answer; nil while Run serves
 
 	mu        sync.Mutex
 	appID     string
@@ -83,6 +83,8 @@ func NewEndpoint(opts EndpointOptions, h Handler) (*Endpoint, error) {
 	if e.opts.Now == nil {
 		e.opts.Now = time.Now
 	}
+	notYet := starting("interactions endpoint not serving yet")
+	e.state.Store(&notYet)
 	e.mux.HandleFunc("/interactions", e.serveInteraction)
 	e.mux.Handle("GET /fair", fairpage.Handler()) // the verification page; HEAD too, 405 for other methods
 	return e, nil
@@ -95,20 +97,11 @@ func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.mux.Ser
 // Health returns ErrStarting, wrapped, until Run serves, then nil (the
 // store has its own check), and an error once it has stopped.
 func (e *Endpoint) Health(context.Context) error {
-	switch e.state.Load() {
-	case endpointStarting:
-		return starting("interactions endpoint not serving yet")
-	case endpointStopped:
-		return errors.New("interactions endpoint stopped")
+	if err := e.state.Load(); err != nil {
+		return *err
 	}
 	return nil
 }
-
-const (
-	endpointStarting int32 = iota
-	endpointServing
-	endpointStopped
-)
 
 // Run binds Addr first (Discord may call as soon as the commands exist),
 // sets up (Register) and serves until ctx ends; then it stops taking
@@ -124,7 +117,8 @@ func (e *Endpoint) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	stop := func() error {
-		e.state.Store(endpointStopped)
+		stopped := errors.New("interactions endpoint stopped")
+		e.state.Store(&stopped)
 		start := time.Now()
 		sctx, cancel := context.WithTimeout(context.Background(), max(e.track.timeout, time.Second))
 		defer cancel()
@@ -141,7 +135,7 @@ func (e *Endpoint) Run(ctx context.Context, ready func(addr net.Addr)) error {
 		return startFailed(ctx, err, stop)
 	}
 	e.log.Info("interactions endpoint running", "addr", ln.Addr().String(), "path", "/interactions")
-	e.state.Store(endpointServing)
+	e.state.Store(nil)
 	if ready != nil {
 		ready(ln.Addr())
 	}

@@ -219,20 +219,10 @@ func (r restResponder) Respond(ctx context.Context, i *discordgo.Interaction, re
 	return nil
 }
 
-// withAppID returns i with the responder's application ID if it had none.
-func (r restResponder) withAppID(i *discordgo.Interaction) *discordgo.Interaction {
-	if i.AppID != "" || r.appID == "" {
-		return i
-	}
-	c := *i
-	c.AppID = r.appID
-	return &c
-}
-
 // EditOriginal edits the original response (PATCH: idempotent, retried).
 func (r restResponder) EditOriginal(ctx context.Context, i *discordgo.Interaction, e *discordgo.WebhookEdit) error {
-	i = r.withAppID(i)
-	if err := r.request(ctx, http.MethodPatch, discordgo.EndpointWebhookMessage(i.AppID, i.Token, "@original"), e, e.Files); err != nil {
+	url := discordgo.EndpointWebhookMessage(cmp.Or(i.AppID, r.appID), i.Token, "@original")
+	if err := r.request(ctx, http.MethodPatch, url, e, e.Files); err != nil {
 		return fmt.Errorf("edit response to interaction %s: %w", i.ID, err)
 	}
 	return nil
@@ -241,8 +231,8 @@ func (r restResponder) EditOriginal(ctx context.Context, i *discordgo.Interactio
 // FollowUp sends a follow-up message (POST ?wait=true; not retried after
 // a 5xx or a timeout: it may have been created).
 func (r restResponder) FollowUp(ctx context.Context, i *discordgo.Interaction, p *discordgo.WebhookParams) error {
-	i = r.withAppID(i)
-	if err := r.request(ctx, http.MethodPost, discordgo.EndpointWebhookToken(i.AppID, i.Token)+"?wait=true", p, p.Files); err != nil {
+	url := discordgo.EndpointWebhookToken(cmp.Or(i.AppID, r.appID), i.Token) + "?wait=true"
+	if err := r.request(ctx, http.MethodPost, url, p, p.Files); err != nil {
 		return fmt.Errorf("follow up interaction %s: %w", i.ID, err)
 	}
 	return nil
