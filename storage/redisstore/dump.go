@@ -19,7 +19,7 @@ import (
 // with SCAN (on every master).
 func (s *Store) allPlayers(ctx context.Context) ([]storage.PlayerID, error) {
 	var ids []storage.PlayerID
-	if err := s.scan(ctx, "p:{*}:*", func(k string) {
+	if err := scan(ctx, s.rdb, "p:{*}:*", func(k string) {
 		if g, u, ok := parseKey(k); ok && u != 0 {
 			ids = append(ids, storage.PlayerID{Guild: g, User: u})
 		}
@@ -111,7 +111,7 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer
 func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.DecodedGuild) error) error {
 	seen := map[uint64]bool{}
 	for _, pat := range []string{"s:{*}", "a:{*}"} {
-		if err := s.scan(ctx, pat, func(k string) {
+		if err := scan(ctx, s.rdb, pat, func(k string) {
 			if g, u, ok := parseKey(k); ok && u == 0 {
 				seen[g] = true
 			}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 
@@ -45,7 +44,7 @@ func (s *Store) SetRestoring(ctx context.Context, id string) error {
 // (lb:{guild}), found with SCAN on every master.
 func (s *Store) Guilds(ctx context.Context) ([]uint64, error) {
 	var gs []uint64
-	err := s.scan(ctx, "lb:{*}", func(k string) {
+	err := scan(ctx, s.rdb, "lb:{*}", func(k string) {
 		if g, u, ok := parseKey(k); ok && u == 0 {
 			gs = append(gs, g)
 		}
@@ -70,7 +69,7 @@ func (s *Store) checkLayout(ctx context.Context) error {
 		// A key of this project, if any: the whole SCAN runs only on a
 		// new database, or on one this build refuses.
 		var found string
-		if err := s.scan(ctx, projectKeys, func(k string) { found = cmp.Or(found, k) }); err != nil {
+		if err := scan(ctx, s.rdb, projectKeys, func(k string) { found = cmp.Or(found, k) }); err != nil {
 			return s.wrap("check the layout", err)
 		}
 		if found == "" {
@@ -98,9 +97,9 @@ func (s *Store) checkLayout(ctx context.Context) error {
 
 // scan calls fn with every key matching pattern, on every master of a
 // cluster (one after the other: fn need not be safe for concurrent use).
-func (s *Store) scan(ctx context.Context, pattern string, fn func(key string)) error {
+func scan(ctx context.Context, rdb redis.UniversalClient, pattern string, fn func(key string)) error {
 	var mu sync.Mutex
-	return eachMaster(ctx, s.rdb, func(ctx context.Context, c redis.Cmdable) error {
+	return eachMaster(ctx, rdb, func(ctx context.Context, c redis.Cmdable) error {
 		mu.Lock()
 		defer mu.Unlock()
 		it := c.Scan(ctx, 0, pattern, 1000).Iterator()
@@ -123,26 +122,18 @@ func eachMaster(ctx context.Context, rdb redis.UniversalClient, fn func(context.
 // DeleteGuild deletes every key of guild through rdb and returns how many:
 // for tests and the load generator, which write in guilds of their own.
 func DeleteGuild(ctx context.Context, rdb redis.UniversalClient, guild uint64) (int, error) {
-	var n atomic.Int64 // eachMaster runs on the masters in parallel
-	err := eachMaster(ctx, rdb, func(ctx context.Context, c redis.Cmdable) error {
-		for cursor := uint64(0); ; {
-			keys, next, err := c.Scan(ctx, cursor, "*"+guildTag(guild)+"*", 1000).Result()
-			if err != nil {
-				return err
-			}
-			if len(keys) > 0 {
-				if err := c.Unlink(ctx, keys...).Err(); err != nil {
-					return err
-				}
-				n.Add(int64(len(keys)))
-			}
-			if cursor = next; cursor == 0 {
-				return nil
-			}
+	var keys []string
+	err := scan(ctx, rdb, "*"+guildTag(guild)+"*", func(k string) { keys = append(keys, k) })
+	var n int64
+	for chunk := range slices.Chunk(keys, 1000) { // all in the guild's hash slot
+		if err == nil {
+			var d int64
+			d, err = rdb.Unlink(ctx, chunk...).Result()
+			n += d
 		}
-	})
-	if err != nil {
-		return int(n.Load()), fmt.Errorf("redisstore: delete guild %d: %w", guild, err)
 	}
-	return int(n.Load()), nil
+	if err != nil {
+		return int(n), fmt.Errorf("redisstore: delete guild %d: %w", guild, err)
+	}
+	return int(n), nil
 }
