@@ -157,11 +157,8 @@ func (s *Store) History(ctx context.Context, id storage.PlayerID, n int) ([]game
 // and returns their newest n lines, newest first.
 func mergeHistory(id storage.PlayerID, rawMain, rawOthers []string, n int) ([]game.Entry, error) {
 	main, err := decodeList(rawMain, func(b []byte) (game.Entry, error) { return schema.DecodeLine(historyKey(id), b) })
-	if err != nil {
-		return nil, &storage.DamagedError{ID: id, Err: err}
-	}
-	others, err := decodeList(rawOthers, func(b []byte) (game.Entry, error) { return schema.DecodeLine(othersKey(id), b) })
-	if err != nil {
+	others, oerr := decodeList(rawOthers, func(b []byte) (game.Entry, error) { return schema.DecodeLine(othersKey(id), b) })
+	if err = cmp.Or(err, oerr); err != nil {
 		return nil, &storage.DamagedError{ID: id, Err: err}
 	}
 	return storage.MergeNewest(main, others, n), nil

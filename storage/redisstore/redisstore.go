@@ -15,12 +15,9 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// Store is the Redis store. See the package documentation for its keys
-// and its scripts.
+// Store is the Redis store; the package doc describes its keys and scripts.
 type Store struct {
-	// replicas is how many replicas must hold a write before it is
-	// acknowledged (WAIT, on the script's connection), within replicaWait;
-	// negative until Open asks the masters (WithReplicaAck).
+	// replicas is WithReplicaAck's n: negative until Open asks the masters.
 	replicas    int
 	replicaWait time.Duration
 	rdb         redis.UniversalClient
@@ -67,10 +64,9 @@ func WithReplicaAck(n int, wait time.Duration) Option {
 // acknowledged (WithReplicaAck).
 func (s *Store) MinReplicas() int { return s.replicas }
 
-// New returns a store over client, which it owns: Close closes it. The
-// client's options are the caller's: tests pass a client with short
-// timeouts. It checks nothing: Open checks the layout. Call LoadScripts
-// before the first step to save a round trip.
+// New returns a store over client, which it owns: Close closes it. It
+// checks nothing (Open checks the layout); LoadScripts before the first
+// step saves a round trip.
 func New(client redis.UniversalClient, opts storage.Options, options ...Option) *Store {
 	s := &Store{rdb: client, opts: opts, cache: newCache(DefaultCacheSize)}
 	for _, o := range options {
@@ -156,9 +152,7 @@ func (s *Store) wrap(op string, err error) error {
 	return fmt.Errorf("redisstore: %s: %w", op, err)
 }
 
-// Keys. Every key of a guild carries the hash tag {guild}, so that they
-// share one hash slot (one node of a cluster) and one script writes a step
-// whole: the player's keys p:{g}:u…, the guild's s:{g}, a:{g}, lb:{g}.
+// The keys, as the package doc lists them.
 func guildTag(guild uint64) string { return "{" + u64(guild) + "}" }
 func playerKey(prefix string, id storage.PlayerID) string {
 	return prefix + guildTag(id.Guild) + ":" + u64(id.User)
@@ -172,9 +166,8 @@ func settingsKey(guild uint64) string       { return "s:" + guildTag(guild) }
 func auditKey(guild uint64) string          { return "a:" + guildTag(guild) }
 func boardKey(guild uint64) string          { return "lb:" + guildTag(guild) }
 
-// jobsKey is the set of guilds with a job in progress (Jobs): one key of
-// its own hash tag, written beside the guilds (never in a guild's script),
-// so that it works unchanged on Redis Cluster.
+// jobsKey is the set of guilds with a job in progress (Jobs), in a slot of
+// its own: never written by a guild's script.
 const jobsKey = "jobs:{jobs}"
 
 // member is a user's member in the leaderboard: 20 digits, so that the
@@ -189,10 +182,8 @@ func parseMember(m string) (uint64, error) {
 	return u, nil
 }
 
-// score is a balance's score in the leaderboard, as the script passes it
-// to ZADD: its opposite, so that ZRANGE (lowest score first, then lowest
-// member) lists the richest first and, among equal balances, the lowest
-// user ID first.
+// score is a balance's score in the leaderboard, its opposite: ZRANGE
+// (lowest score, then lowest member, first) lists the richest first.
 func score(balance int64) string { return strconv.FormatInt(-balance, 10) }
 
 func u64(x uint64) string { return strconv.FormatUint(x, 10) }

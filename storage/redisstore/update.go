@@ -259,16 +259,13 @@ func (s *Store) write(ctx context.Context, id storage.PlayerID, expected string,
 	return writeResult{}, fmt.Errorf("script reply %q", reply)
 }
 
-// errNotReplicated: a write that WAIT did not see reach the replicas the
-// store waits for (WithReplicaAck) in time.
+// errNotReplicated: WAIT did not see the write reach the replicas in time.
 var errNotReplicated = errors.New("the write reached too few replicas in time: it may not survive a failover")
 
-// runScript runs sc, and WAIT after it when the store waits for replicas,
-// in one pipeline (one round trip, one connection: WAIT waits for that
-// connection's writes), falling back to EVAL if Redis lost the script, and
-// returns the script's reply. When WAIT did not see the write reach the
-// replicas, the error says so: a failover now would lose it, and a retry
-// of the operation finds it (settle), or applies it on the new master.
+// runScript runs sc, and WAIT after it when the store waits for replicas
+// (package doc, "Replicas"), in one pipeline: one round trip, on the one
+// connection whose writes WAIT waits for. It falls back to EVAL if Redis
+// lost the script, and returns the script's reply.
 func (s *Store) runScript(ctx context.Context, sc *redis.Script, keys []string, args []any) ([]string, error) {
 	var cmd, wait *redis.Cmd
 	run := func(eval bool) error {
@@ -469,10 +466,7 @@ func (s *Store) RunGuild(ctx context.Context, step storage.GuildStep) (storage.G
 		if err != nil { // a guild the schema cannot keep as it is
 			return storage.GuildApplied{Guild: cur}, fmt.Errorf("redisstore: run guild %d: %w: %w", guild, storage.ErrInvalid, err)
 		}
-		// The index of guilds with a job in progress is in a slot of its
-		// own: a guild joins it before the write that starts or continues
-		// a job, and leaves it after the one that ends it, so that a
-		// crash between the two leaves it listed (Jobs), never unlisted.
+		// The jobs index (package doc): joined before the write, left after.
 		job := w.Guild.Reset != nil && !w.Guild.Reset.Finished()
 		if job {
 			if err := s.rdb.SAdd(ctx, jobsKey, u64(guild)).Err(); err != nil {
