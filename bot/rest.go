@@ -46,11 +46,12 @@ type Observer interface {
 	Rejected(reason string)
 }
 
+// nopObserver is an Observer and a RESTObserver that counts nothing.
 type nopObserver struct{}
 
-func (nopObserver) ShardUp(int, bool)      {}
-func (nopObserver) Received(string, int)   {}
-func (nopObserver) Rejected(reason string) {}
+func (nopObserver) ShardUp(int, bool)    {}
+func (nopObserver) Received(string, int) {}
+func (nopObserver) Rejected(string)      {}
 
 // DefaultShutdownTimeout is the time given to the interactions in progress
 // at shutdown when a transport's ShutdownTimeout is zero.

@@ -127,7 +127,7 @@ func (t *Transport) Close() { t.closed.Store(true) }
 
 // NewTransport returns a Transport over next (nil: http.DefaultTransport).
 func NewTransport(next http.RoundTripper, o TransportOptions) *Transport {
-	o.Observer = cmp.Or[RESTObserver](o.Observer, nopRESTObserver{})
+	o.Observer = cmp.Or[RESTObserver](o.Observer, nopObserver{})
 	o.Logger = cmp.Or(o.Logger, slog.Default())
 	o.MaxAttempts = positiveOr(o.MaxAttempts, DefaultMaxAttempts)
 	o.AttemptTimeout = positiveOr(o.AttemptTimeout, DefaultAttemptTimeout)
@@ -152,12 +152,10 @@ func positiveOr[T int | time.Duration](v, def T) T {
 	return v
 }
 
-type nopRESTObserver struct{}
-
-func (nopRESTObserver) RESTRequest(string, int) {}
-func (nopRESTObserver) RESTRateLimited(string)  {}
-func (nopRESTObserver) RESTRetry(string)        {}
-func (nopRESTObserver) RESTGaveUp(route string) {}
+func (nopObserver) RESTRequest(string, int) {}
+func (nopObserver) RESTRateLimited(string)  {}
+func (nopObserver) RESTRetry(string)        {}
+func (nopObserver) RESTGaveUp(string)       {}
 
 // GiveUpError is the error of a REST call the Transport stopped trying; it
 // names the route template, never the URL (which carries a token).
