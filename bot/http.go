@@ -60,9 +60,9 @@ type Endpoint struct {
 	ilog  *slog.Logger // log, for the interactions: with transport=http
 	mux   *http.ServeMux
 	state atomic.Pointer[error] // Health's answer; nil while Run serves
+	appID atomic.Value          // string, once Register has read it
 
 	mu        sync.Mutex
-	appID     string
 	seen      map[string]time.Time // interaction IDs received, until their signature has expired
 	lastSweep time.Time            // when seen was last swept of expired IDs
 }
@@ -151,9 +151,7 @@ func (e *Endpoint) Run(ctx context.Context, ready func(addr net.Addr)) error {
 // application's ID, the emojis and the commands.
 func (e *Endpoint) Register(ctx context.Context) error {
 	appID, err := e.setUp(ctx, e.opts.GuildID, true)
-	e.mu.Lock()
-	e.appID = appID
-	e.mu.Unlock()
+	e.appID.Store(appID)
 	return err
 }
 
@@ -249,9 +247,7 @@ func (e *Endpoint) firstSight(id string) bool {
 // reply; the handler goes on after that (an edit after a deferral) on the
 // transport's context, not the request's.
 func (e *Endpoint) answer(w http.ResponseWriter, r *http.Request, i *discordgo.Interaction) {
-	e.mu.Lock()
-	appID := e.appID
-	e.mu.Unlock()
+	appID, _ := e.appID.Load().(string)
 	reply := &httpReply{
 		restResponder: newRESTResponder(e.rest, appID),
 		body:          make(chan replyBody, 1),
@@ -259,8 +255,6 @@ func (e *Endpoint) answer(w http.ResponseWriter, r *http.Request, i *discordgo.I
 	}
 	handled := make(chan bool, 1)
 	go func() { handled <- e.track.handle(reply, i, e.ilog) }()
-	timer := time.NewTimer(replyDeadline)
-	defer timer.Stop()
 	select {
 	case b := <-reply.body:
 		reply.sent <- writeReply(w, b)
@@ -276,7 +270,7 @@ func (e *Endpoint) answer(w http.ResponseWriter, r *http.Request, i *discordgo.I
 			e.log.Error("interaction left unanswered by the handler", "interaction", i.ID)
 			http.Error(w, "no answer", http.StatusInternalServerError)
 		}
-	case <-timer.C:
+	case <-time.After(replyDeadline):
 		e.log.Error("interaction not answered within 3 s", "interaction", i.ID)
 		http.Error(w, "no answer in time", http.StatusServiceUnavailable)
 		reply.sent <- errors.New("too late: the HTTP reply was abandoned")

@@ -91,12 +91,10 @@ func (t *tracker) shutdown(start time.Time) error {
 	defer t.cancel()
 	done := make(chan struct{})
 	go func() { t.inflight.Wait(); close(done) }()
-	timer := time.NewTimer(max(t.timeout-time.Since(start), 0))
-	defer timer.Stop()
 	select {
 	case <-done:
 		return nil
-	case <-timer.C:
+	case <-time.After(max(t.timeout-time.Since(start), 0)):
 	}
 	t.log.Warn("shutdown: interactions still running; cancelling them", "timeout", t.timeout)
 	t.cancel()
