@@ -276,7 +276,7 @@ func (g *Gateway) addHandlers(sh *shard, responder restResponder) {
 	})
 	sh.s.AddHandler(func(*discordgo.Session, *discordgo.Disconnect) {
 		g.shardDown(sh)
-		if g.track.isClosing() {
+		if g.track.closing.Load() {
 			sh.log.Info("gateway closed")
 			return
 		}

@@ -205,7 +205,8 @@ const CallbackWindow = 3 * time.Second
 func (r restResponder) Respond(ctx context.Context, i *discordgo.Interaction, resp *discordgo.InteractionResponse) error {
 	ctx, cancel := context.WithTimeout(ctx, CallbackWindow)
 	defer cancel()
-	ctx, call := withCall(ctx)
+	call := &callState{}
+	ctx = context.WithValue(ctx, callKey{}, call)
 	var files []*discordgo.File
 	if resp.Data != nil {
 		files = resp.Data.Files

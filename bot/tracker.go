@@ -25,8 +25,8 @@ type tracker struct {
 	ctx    context.Context // the handlers'; cancelled when the shutdown wait runs out
 	cancel context.CancelFunc
 
-	mu       sync.Mutex
-	closing  bool
+	mu       sync.Mutex  // orders enter's check and inflight.Add before stop
+	closing  atomic.Bool // set under mu
 	inflight sync.WaitGroup
 	handled  atomic.Int64
 	dropped  atomic.Int64 // refused while shutting down
@@ -62,21 +62,15 @@ func (t *tracker) handle(r commands.Responder, i *discordgo.Interaction, log *sl
 // stop refuses new interactions; those in progress go on.
 func (t *tracker) stop() {
 	t.mu.Lock()
-	t.closing = true
+	t.closing.Store(true)
 	t.mu.Unlock()
-}
-
-func (t *tracker) isClosing() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.closing
 }
 
 // enter counts an interaction in flight, or as dropped while closing.
 func (t *tracker) enter() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.closing {
+	if t.closing.Load() {
 		t.dropped.Add(1)
 		return false
 	}

@@ -243,11 +243,6 @@ type callState struct{ delivered atomic.Bool }
 
 type callKey struct{}
 
-func withCall(ctx context.Context) (context.Context, *callState) {
-	st := &callState{}
-	return context.WithValue(ctx, callKey{}, st), st
-}
-
 // attempt records one attempt of the call, if ctx carries one.
 func (st *callState) attempt(maybeApplied bool) {
 	if st != nil && maybeApplied {
