@@ -155,8 +155,7 @@ func Register(ctx context.Context, s *discordgo.Session, appID, guildID string, 
 	}
 	var got []json.RawMessage
 	err := requestJSON(ctx, s, http.MethodPut, url, body, &got)
-	var re *discordgo.RESTError
-	if errors.As(err, &re) && len(body) > len(defs) && bytes.Contains(re.ResponseBody, []byte("APPLICATION_COMMAND_HANDLER_INVALID")) {
+	if re, ok := errors.AsType[*discordgo.RESTError](err); ok && len(body) > len(defs) && bytes.Contains(re.ResponseBody, []byte("APPLICATION_COMMAND_HANDLER_INVALID")) {
 		err, skipped = requestJSON(ctx, s, http.MethodPut, url, body[:len(defs)], &got), ErrNoActivities
 	}
 	if err != nil {
@@ -212,8 +211,7 @@ func (r restResponder) Respond(ctx context.Context, i *discordgo.Interaction, re
 		files = resp.Data.Files
 	}
 	if err := r.request(ctx, http.MethodPost, discordgo.EndpointInteractionResponse(i.ID, i.Token), resp, files); err != nil {
-		var re *discordgo.RESTError
-		if errors.As(err, &re) && re.Message != nil && re.Message.Code == discordgo.ErrCodeInteractionHasAlreadyBeenAcknowledged && call.delivered.Load() {
+		if re, ok := errors.AsType[*discordgo.RESTError](err); ok && re.Message != nil && re.Message.Code == discordgo.ErrCodeInteractionHasAlreadyBeenAcknowledged && call.delivered.Load() {
 			return nil
 		}
 		return fmt.Errorf("respond to interaction %s: %w", i.ID, err)
@@ -282,12 +280,11 @@ func encodeBody(data any, files []*discordgo.File) (contentType string, body []b
 
 // withoutURL replaces the URL of a *url.Error by the route template.
 func withoutURL(err error, method, urlStr string) error {
-	var ue *url.Error
-	if !errors.As(err, &ue) {
+	ue, ok := errors.AsType[*url.Error](err)
+	if !ok {
 		return err
 	}
-	var gu *GiveUpError
-	if errors.As(ue.Err, &gu) {
+	if gu, ok := errors.AsType[*GiveUpError](ue.Err); ok {
 		return gu // it names the route
 	}
 	route := "?"
@@ -359,8 +356,7 @@ func apiError(s *discordgo.Session, err error) error {
 			}
 		}
 	}
-	var re *discordgo.RESTError
-	if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode == http.StatusUnauthorized {
+	if re, ok := errors.AsType[*discordgo.RESTError](err); ok && re.Response != nil && re.Response.StatusCode == http.StatusUnauthorized {
 		return fmt.Errorf("%w: Discord refused the bot token: check DISCORD_TOKEN (Developer Portal → your application → Bot → Reset Token)", err)
 	}
 	return err

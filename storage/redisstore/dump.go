@@ -94,8 +94,7 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer
 			rs, rerr := decodeReveals(id, revs[i].Val())
 			slices.Reverse(hist) // oldest first
 			dp := storage.DecodedPlayer{ID: id, Player: st.Player, History: hist, Reveals: rs}
-			var de *storage.DamagedError
-			if errors.As(errors.Join(err, herr, rerr), &de) {
+			if de, ok := errors.AsType[*storage.DamagedError](errors.Join(err, herr, rerr)); ok {
 				dp = storage.DecodedPlayer{ID: id, Damaged: de}
 			}
 			if err := fn(dp); err != nil {

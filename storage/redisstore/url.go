@@ -277,8 +277,7 @@ func RedactURL(rawURL string) string {
 // urlError is err without the URL that a *url.Error repeats in full,
 // password included.
 func urlError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
 		return ue.Err
 	}
 	return err
