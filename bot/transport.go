@@ -69,19 +69,14 @@ const (
 
 // TransportOptions configure a Transport; the zero value is production.
 type TransportOptions struct {
-	// Observer counts requests, 429s, retries and give-ups; nil: none.
-	Observer RESTObserver
+	Observer RESTObserver // counts requests, 429s, retries and give-ups; nil: none
 	// Logger receives a warning per malformed 429 and a debug line per
 	// retry; nil: slog.Default(). Give-ups are the caller's to log.
-	Logger *slog.Logger
-	// MaxAttempts bounds the attempts of a call; 0: DefaultMaxAttempts.
-	MaxAttempts int
-	// AttemptTimeout bounds each attempt; 0: DefaultAttemptTimeout.
-	AttemptTimeout time.Duration
-	// MaxWait clamps the waits asked by Discord; 0: DefaultMaxWait.
-	MaxWait time.Duration
-	// Now is the clock; nil: time.Now.
-	Now func() time.Time
+	Logger         *slog.Logger
+	MaxAttempts    int              // bounds the attempts of a call; 0: DefaultMaxAttempts
+	AttemptTimeout time.Duration    // bounds each attempt; 0: DefaultAttemptTimeout
+	MaxWait        time.Duration    // clamps the waits asked by Discord; 0: DefaultMaxWait
+	Now            func() time.Time // the clock; nil: time.Now
 	// Sleep waits d or until ctx ends (returning its error); nil: a timer.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Jitter returns a random duration in [0, d); nil: backoff.Random().

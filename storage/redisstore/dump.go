@@ -109,14 +109,12 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer
 // (s:{guild}) or moderator log (a:{guild}), found with SCAN.
 func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.DecodedGuild) error) error {
 	seen := map[uint64]bool{}
-	for _, pat := range []string{"s:{*}", "a:{*}"} {
-		if err := scan(ctx, s.rdb, pat, func(k string) {
-			if g, u, ok := parseKey(k); ok && u == 0 {
-				seen[g] = true
-			}
-		}); err != nil {
-			return s.wrap("export guilds", err)
+	if err := scan(ctx, s.rdb, "[sa]:{*}", func(k string) {
+		if g, u, ok := parseKey(k); ok && u == 0 {
+			seen[g] = true
 		}
+	}); err != nil {
+		return s.wrap("export guilds", err)
 	}
 	for _, g := range slices.Sorted(maps.Keys(seen)) {
 		var (
