@@ -170,8 +170,7 @@ func ParseURL(rawURL string) (Target, error) {
 			return Target{}, bad("path %q: a Redis Cluster has only database 0; remove the path", p)
 		}
 		t.Cluster, err = redis.ParseClusterURL(plain)
-		if err == nil {
-			o := t.Cluster
+		if o := t.Cluster; err == nil {
 			if o.ReadOnly || o.RouteByLatency || o.RouteRandomly {
 				return Target{}, bad("read_only, route_by_latency and route_randomly are not supported: the store reads its own writes, from the masters")
 			}
@@ -181,8 +180,7 @@ func ParseURL(rawURL string) (Target, error) {
 		}
 	case Sentinel:
 		t.Sentinel, err = redis.ParseFailoverURL(plain)
-		if err == nil {
-			o := t.Sentinel
+		if o := t.Sentinel; err == nil {
 			if o.MasterName == "" {
 				return Target{}, bad("master_name=NAME is required (the name of the sentinels' \"sentinel monitor\" line)")
 			}
