@@ -14,9 +14,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// Metrics counts the bot's events as Prometheus collectors. Its methods are
-// those commands.Observer asks for (the package does not import commands:
-// the bot's wiring asserts that *Metrics satisfies it). Every method is
+// Metrics counts the bot's events as Prometheus collectors. Every method is
 // cheap, safe for concurrent use and never panics, whatever its arguments: a
 // negative amount is ignored, an unexpected label value is folded into
 // "other".
@@ -53,41 +51,29 @@ type Metrics struct {
 // trips and a Discord call, and Discord gives up after 3 s.
 var LatencyBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
 
-// Outcomes of an interaction, as the command handlers report them. Any other
-// value is counted as "other".
-var outcomes = []string{"ok", "user_error", "internal_error"}
+// The fixed label sets; any other value is counted as "other".
+var (
+	outcomes   = []string{"ok", "user_error", "internal_error"} // of an interaction
+	transports = []string{"gateway", "http"}                    // an interaction arrives by
+	// rejectReasons are the HTTP interactions endpoint's, created at 0 by New.
+	rejectReasons = []string{"signature", "method", "content_type", "too_large", "malformed", "stale"}
+	// rateLimitScopes are a 429's (X-RateLimit-Scope; "unknown" when Discord said none).
+	rateLimitScopes = []string{"user", "global", "shared", "unknown"}
+	retryReasons    = []string{"rate_limit", "server_error", "timeout", "connection"} // the REST transport's
+)
 
-// Transports an interaction can arrive by, for Received. Any other value is
-// counted as "other".
-var transports = []string{"gateway", "http"}
-
-// rejectReasons are the reasons the HTTP interactions endpoint gives
-// Rejected, created at 0 by New.
-var rejectReasons = []string{"signature", "method", "content_type", "too_large", "malformed", "stale"}
-
-// rateLimitScopes are the scopes of a 429 (X-RateLimit-Scope, "global"
-// for a global limit, "unknown" when Discord said none).
-var rateLimitScopes = []string{"user", "global", "shared", "unknown"}
-
-// retryReasons are the reasons the REST transport retries a call for.
-var retryReasons = []string{"rate_limit", "server_error", "timeout", "connection"}
-
-// maxShards bounds the "shard" label: a shard number outside [0, maxShards)
-// is counted as "other". A shard holds up to 2,500 guilds: 1,024 shards is
-// far more than this bot will run.
-const maxShards = 1024
-
-// maxLabelValues bounds the distinct values of the free-form labels
-// ("command", "op", "reason"): once reached, new values are counted as
-// "other". The callers send fixed sets far smaller than this; the bound only
-// protects Prometheus from a bug that would put user input in a label.
-const maxLabelValues = 64
-
-// maxLabelLen bounds the length of a free-form label value.
-const maxLabelLen = 48
-
-// other is the label value for anything outside the expected set.
-const other = "other"
+const (
+	// maxShards bounds the "shard" label. A shard holds up to 2,500
+	// guilds: 1,024 shards is far more than this bot will run.
+	maxShards = 1024
+	// maxLabelValues bounds the distinct values of the free-form labels
+	// ("command", "op", "reason", "route"). The callers send fixed sets far
+	// smaller than this; the bound only protects Prometheus from a bug that
+	// would put user input in a label.
+	maxLabelValues = 64
+	maxLabelLen    = 48      // a free-form label value's length
+	other          = "other" // the label value for anything outside the expected set
+)
 
 // New creates the collectors and registers them on reg. It panics if one of
 // them is already registered on reg (as prometheus.MustRegister does): call it
@@ -157,7 +143,7 @@ func New(reg prometheus.Registerer) *Metrics {
 	m.paid.WithLabelValues("main")
 	m.paid.WithLabelValues("chest")
 	for _, r := range rejectReasons {
-		m.rejected.WithLabelValues(m.reasons.value(r))
+		m.rejected.WithLabelValues(m.reasons.value(r, wellFormed))
 	}
 	for _, s := range rateLimitScopes {
 		m.rateLimited.WithLabelValues(s)
@@ -172,7 +158,7 @@ func New(reg prometheus.Registerer) *Metrics {
 // command is a command or button name from a fixed set (never user input);
 // outcome is "ok", "user_error" or "internal_error".
 func (m *Metrics) Interaction(command, outcome string, d time.Duration) {
-	command = m.commands.value(command)
+	command = m.commands.value(command, wellFormed)
 	m.interactions.WithLabelValues(command, oneOf(outcome, outcomes)).Inc()
 	if d >= 0 {
 		m.latency.WithLabelValues(command).Observe(d.Seconds())
@@ -228,14 +214,13 @@ func (m *Metrics) Snapshot(ok bool, at time.Time) {
 // StoreError counts one internal error of the store during operation op
 // ("buy", "reveal"…, from a fixed set).
 func (m *Metrics) StoreError(op string) {
-	m.storeErrors.WithLabelValues(m.ops.value(op)).Inc()
+	m.storeErrors.WithLabelValues(m.ops.value(op, wellFormed)).Inc()
 }
 
 // DamagedRecord counts one player record met that does not decode.
 func (m *Metrics) DamagedRecord() { m.damaged.Inc() }
 
-// ShardUp records whether gateway shard shard is connected (up) or not. The
-// bot calls it on each connection and disconnection of a shard.
+// ShardUp records whether gateway shard shard is connected (up) or not.
 func (m *Metrics) ShardUp(shard int, up bool) {
 	v := 0.0
 	if up {
@@ -258,11 +243,9 @@ func (m *Metrics) Received(transport string, shard int) {
 }
 
 // Rejected counts one request the HTTP interactions endpoint refused, for
-// reason: "signature", "method", "content_type", "too_large", "malformed"
-// or "stale", whose series exist from New on, at 0. Another reason is
-// counted like any free-form label value (bounded, or "other").
+// reason (rejectReasons; another is bounded like any free-form label).
 func (m *Metrics) Rejected(reason string) {
-	m.rejected.WithLabelValues(m.reasons.value(reason)).Inc()
+	m.rejected.WithLabelValues(m.reasons.value(reason, wellFormed)).Inc()
 }
 
 // RESTRequest counts one HTTP request sent to Discord (one attempt of a
@@ -275,17 +258,15 @@ func (m *Metrics) RESTRequest(route string, status int) {
 	if status >= 100 && status <= 599 {
 		label = strconv.Itoa(status)
 	}
-	m.restReqs.WithLabelValues(m.routes.valueIf(route, wellFormedRoute), label).Inc()
+	m.restReqs.WithLabelValues(m.routes.value(route, wellFormedRoute), label).Inc()
 }
 
-// RESTRateLimited counts one 429 by scope (rateLimitScopes; anything else
-// is "other").
+// RESTRateLimited counts one 429 by scope (rateLimitScopes, or "other").
 func (m *Metrics) RESTRateLimited(scope string) {
 	m.rateLimited.WithLabelValues(oneOf(scope, rateLimitScopes)).Inc()
 }
 
-// RESTRetry counts one retry by reason (retryReasons; anything else is
-// "other").
+// RESTRetry counts one retry by reason (retryReasons, or "other").
 func (m *Metrics) RESTRetry(reason string) {
 	m.retries.WithLabelValues(oneOf(reason, retryReasons)).Inc()
 }
@@ -301,7 +282,7 @@ func oneOf(v string, set []string) string {
 // RESTGaveUp counts one REST call given up on route (a route template, as
 // for RESTRequest).
 func (m *Metrics) RESTGaveUp(route string) {
-	m.giveUps.WithLabelValues(m.routes.valueIf(route, wellFormedRoute)).Inc()
+	m.giveUps.WithLabelValues(m.routes.value(route, wellFormedRoute)).Inc()
 }
 
 // wellFormedRoute accepts a route template: an upper-case method, a space,
@@ -325,13 +306,11 @@ func shardLabel(shard int) string {
 }
 
 // BuildInfo registers on reg the gauge clefs_build_info, set to 1, whose
-// labels say which build is running: version and revision as given (the
-// caller reads them, from runtime/debug.ReadBuildInfo or the linker flags)
-// and go_version, the Go release that built the binary. It panics if reg
-// already holds it, as New does (call it once per registry, at start-up), or
-// if version or revision is not valid UTF-8.
+// labels name the running build: version and revision as given, and
+// go_version, the Go release that built the binary. It panics, as New does,
+// if reg already holds it, or if version or revision is not valid UTF-8.
 func BuildInfo(reg prometheus.Registerer, version, revision string) {
-	g := prometheus.NewGauge(prometheus.GaugeOpts{
+	promauto.With(reg).NewGauge(prometheus.GaugeOpts{
 		Name: "clefs_build_info",
 		Help: "Always 1; its labels name the running build (version, revision, go_version).",
 		ConstLabels: prometheus.Labels{
@@ -339,9 +318,7 @@ func BuildInfo(reg prometheus.Registerer, version, revision string) {
 			"revision":   revision,
 			"go_version": runtime.Version(),
 		},
-	})
-	g.Set(1)
-	reg.MustRegister(g)
+	}).Set(1)
 }
 
 // labelSet admits a bounded number of distinct, well-formed label values;
@@ -351,12 +328,9 @@ type labelSet struct {
 	seen map[string]bool
 }
 
-// value returns v if it is a well-formed label value and the set has room
-// for it (or already holds it), and "other" otherwise.
-func (s *labelSet) value(v string) string { return s.valueIf(v, wellFormed) }
-
-// valueIf is value with ok deciding which values are well formed.
-func (s *labelSet) valueIf(v string, ok func(string) bool) string {
+// value returns v if ok finds it well formed and the set has room for it
+// (or already holds it), and "other" otherwise.
+func (s *labelSet) value(v string, ok func(string) bool) string {
 	if !ok(v) {
 		return other
 	}
@@ -379,10 +353,7 @@ func (s *labelSet) valueIf(v string, ok func(string) bool) string {
 // A Discord snowflake (a long run of digits) is refused: it would be a user,
 // guild or message id.
 func wellFormed(v string) bool {
-	if v == "" || len(v) > maxLabelLen {
-		return false
-	}
-	return plainLabel(v, " _-./")
+	return v != "" && len(v) <= maxLabelLen && plainLabel(v, " _-./")
 }
 
 // plainLabel reports whether v is made of lower-case ASCII letters, digits
@@ -390,20 +361,18 @@ func wellFormed(v string) bool {
 // a user, guild or message ID).
 func plainLabel(v, seps string) bool {
 	digits := 0
-	for i := 0; i < len(v); i++ {
-		c := v[i]
+	for _, c := range []byte(v) {
 		switch {
 		case c >= '0' && c <= '9':
 			digits++
-			if digits > 6 {
-				return false
-			}
-			continue
 		case c >= 'a' && c <= 'z', strings.IndexByte(seps, c) >= 0:
+			digits = 0
 		default:
 			return false
 		}
-		digits = 0
+		if digits > 6 {
+			return false
+		}
 	}
 	return true
 }

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,18 +20,17 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
-// HealthTimeout is the deadline /healthz gives the health checks: a check
-// that has not answered by then counts as failed. With healthGrace, it keeps
-// /healthz under the 2 seconds a probe allows, whatever a check does.
-const HealthTimeout = 1500 * time.Millisecond
-
-// healthGrace is how long /healthz waits past HealthTimeout for a health
-// function that ignores its context, before answering without it. Health
-// returns at the deadline; only a hand-written function needs the grace.
-const healthGrace = 250 * time.Millisecond
-
-// shutdownTimeout bounds the graceful shutdown of the listener.
-const shutdownTimeout = 5 * time.Second
+const (
+	// HealthTimeout is the deadline /healthz gives the health checks: a check
+	// that has not answered by then counts as failed. With healthGrace, it keeps
+	// /healthz under the 2 seconds a probe allows, whatever a check does.
+	HealthTimeout = 1500 * time.Millisecond
+	// healthGrace is how long /healthz waits past HealthTimeout for a health
+	// function that ignores its context, before answering without it. Health
+	// returns at the deadline; only a hand-written function needs the grace.
+	healthGrace     = 250 * time.Millisecond
+	shutdownTimeout = 5 * time.Second // the listener's graceful shutdown
+)
 
 // NewRegistry returns a fresh registry holding the Go runtime and process
 // collectors, ready for New. The bot uses it rather than Prometheus's global
@@ -159,9 +159,7 @@ func IsStarting(err error) bool {
 // and GET /version (build as JSON), as docs/operating.md describes them.
 // Other methods on these paths answer 405; every other path answers 404.
 func Handler(g prometheus.Gatherer, health func(context.Context) error, build Build, log *slog.Logger) http.Handler {
-	if log == nil {
-		log = slog.Default()
-	}
+	log = cmp.Or(log, slog.Default())
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{
 		ErrorLog:            promLogger{log},
@@ -193,10 +191,7 @@ func Handler(g prometheus.Gatherer, health func(context.Context) error, build Bu
 			_, _ = io.WriteString(w, "unhealthy: "+oneLine(err.Error())+"\n")
 		}
 	})
-	version, err := json.Marshal(build)
-	if err != nil { // a struct of strings and a bool: cannot fail
-		version = []byte(`{}`)
-	}
+	version, _ := json.Marshal(build) // a struct of strings and a bool: cannot fail
 	version = append(version, '\n')
 	mux.HandleFunc("GET /version", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -219,9 +214,7 @@ type Build struct {
 // Serve listens on addr ("127.0.0.1:9090", ":9090") and serves Handler(g,
 // health, build, log) until ctx ends, as ServeHTTP does.
 func Serve(ctx context.Context, addr string, g prometheus.Gatherer, health func(context.Context) error, build Build, log *slog.Logger) error {
-	if log == nil {
-		log = slog.Default()
-	}
+	log = cmp.Or(log, slog.Default())
 	if err := ServeHTTP(ctx, addr, "metrics and health listener", Handler(g, health, build, log), log, nil); err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
