@@ -24,26 +24,17 @@ const (
 	Outline = 4.5
 )
 
-// The base colours; dark and light derive the other shades.
+// The colours several parts share; dark and light derive the other shades.
 var (
 	gemBlue     = rgb(0x4fc3f7)
 	woodBrown   = rgb(0x9c5b2e)
 	briar       = rgb(0x7b4a26)
-	ebony       = rgb(0x3a3a40)
-	smokeGrey   = rgb(0xc7ced6)
-	bombBlack   = rgb(0x48525f)
-	fuseTan     = rgb(0xd9b26f)
-	sparkOrange = rgb(0xff9800)
 	sparkYellow = rgb(0xffe45c)
 	steel       = rgb(0xcfd8dc)
 	gold        = rgb(0xf4b400)
-	gripBrown   = rgb(0x6d4c41)
 	wax         = rgb(0xfff1d6)
-	flameRed    = rgb(0xff7a1a)
-	hoopGrey    = rgb(0x8a969e)
 	tileBlue    = rgb(0x5865f2)
 	white       = rgb(0xffffff)
-	brass       = rgb(0xb08d57)
 )
 
 // drawings are the symbols' drawings, by game.Symbol.
@@ -153,13 +144,13 @@ func pipe() []part {
 	stem := quad(pt{74, 90}, pt{46, 96}, pt{24, 78})
 	return []part{
 		{lines: [][]pt{stem}, lineW: 13, c: briar},
-		{lines: [][]pt{{{24, 78}, {12, 70}}}, lineW: 9, c: ebony},
+		{lines: [][]pt{{{24, 78}, {12, 70}}}, lineW: 9, c: rgb(0x3a3a40)},
 		{fill: []poly{poly(bowl).filling()}, c: woodBrown, shine: []poly{poly(join(quad(pt{76, 58}, pt{75, 90}, pt{86, 100}), quad(pt{86, 100}, pt{80, 84}, pt{82, 58}))).filling()}},
 		{fill: []poly{ellipse(89, 51, 18, 5.5)}, c: rgb(0x3b2416), shine: []poly{ellipse(89, 52, 11, 3)}},
 		{lines: [][]pt{
 			join(quad(pt{84, 40}, pt{76, 32}, pt{84, 24}), quad(pt{84, 24}, pt{92, 16}, pt{84, 8})),
 			join(quad(pt{98, 40}, pt{90, 32}, pt{98, 24}), quad(pt{98, 24}, pt{104, 18}, pt{100, 12})),
-		}, lineW: 5, c: smokeGrey},
+		}, lineW: 5, c: rgb(0xc7ced6)},
 	}
 }
 
@@ -167,10 +158,10 @@ func pipe() []part {
 func bomb() []part {
 	fuse := quad(pt{86, 38}, pt{92, 18}, pt{104, 24})
 	return []part{
-		{lines: [][]pt{fuse}, lineW: 5, c: fuseTan},
+		{lines: [][]pt{fuse}, lineW: 5, c: rgb(0xd9b26f)},
 		{fill: []poly{transform{-math.Pi / 4, 84, 42}.polys([]poly{rect(-10, -9, 10, 9)})[0]}, c: rgb(0x5d6876)},
-		{fill: []poly{circle(56, 76, 40)}, c: bombBlack, shine: []poly{ellipse(42, 60, 11, 7)}},
-		{fill: []poly{star(104, 24, 14, 6, 8)}, c: sparkOrange, ink: rgb(0xb33c00)},
+		{fill: []poly{circle(56, 76, 40)}, c: rgb(0x48525f), shine: []poly{ellipse(42, 60, 11, 7)}},
+		{fill: []poly{star(104, 24, 14, 6, 8)}, c: rgb(0xff9800), ink: rgb(0xb33c00)},
 		{fill: []poly{star(104, 24, 7.5, 3.5, 8)}, c: sparkYellow, ink: sparkYellow},
 	}
 }
@@ -226,7 +217,7 @@ func sabre() []part {
 	return []part{
 		{fill: []poly{blade}, c: steel},
 		{lines: [][]pt{fuller}, lineW: 2.5, c: mix(steel, rgb(0x607d8b), 0.6), ink: mix(steel, rgb(0x607d8b), 0.6)},
-		{lines: [][]pt{{g, hiltEnd}}, lineW: 12, c: gripBrown},
+		{lines: [][]pt{{g, hiltEnd}}, lineW: 12, c: rgb(0x6d4c41)},
 		{lines: [][]pt{bow}, lineW: 5, c: gold},
 		{lines: [][]pt{guard}, lineW: 10, c: gold},
 		{fill: []poly{circle(hiltEnd.x, hiltEnd.y, 8)}, c: gold},
@@ -256,7 +247,7 @@ func candle() []part {
 		{fill: []poly{body}, c: wax, shine: []poly{rect(70, 56, 76, 100)}, ink: rgb(0x8a6a40)},
 		{fill: []poly{drip}, c: mix(wax, rgb(0xf0c080), 0.3), ink: rgb(0x8a6a40)},
 		{lines: [][]pt{{{64, 48}, {64, 40}}}, lineW: 3.5, c: rgb(0x2b2b2b)},
-		{fill: []poly{flame(64, 42, 14, 36)}, c: flameRed, ink: rgb(0xb8400a)},
+		{fill: []poly{flame(64, 42, 14, 36)}, c: rgb(0xff7a1a), ink: rgb(0xb8400a)},
 		{fill: []poly{flame(64, 40, 7, 20)}, c: sparkYellow, ink: sparkYellow},
 	}
 }
@@ -285,7 +276,7 @@ func barrel() []part {
 	return []part{
 		{fill: []poly{body}, c: woodBrown, shine: []poly{poly(join(quad(pt{38, 30}, pt{28, 67}, pt{38, 104}), quad(pt{38, 104}, pt{35, 67}, pt{45, 30}))).filling()}},
 		{lines: staves, lineW: 2.5, c: dark(woodBrown), ink: dark(woodBrown)},
-		{lines: [][]pt{hoop(34), hoop(92)}, lineW: 7, c: hoopGrey},
+		{lines: [][]pt{hoop(34), hoop(92)}, lineW: 7, c: rgb(0x8a969e)},
 		{fill: []poly{ellipse(64, top, rx, 9)}, c: mix(woodBrown, rgb(0xf0c090), 0.4), ink: dark(woodBrown)},
 	}
 }
@@ -358,7 +349,7 @@ func coins() []part {
 // keyhole is a round brass plate pierced by a keyhole: a key not yet earned.
 func keyhole() []part {
 	return []part{
-		{fill: []poly{circle(64, 64, 54)}, c: brass, shine: []poly{ellipse(48, 32, 16, 7)}},
+		{fill: []poly{circle(64, 64, 54)}, c: rgb(0xb08d57), shine: []poly{ellipse(48, 32, 16, 7)}},
 		{fill: []poly{circle(64, 52, 14), poly{{57, 58}, {71, 58}, {78, 98}, {50, 98}}.filling()}, c: rgb(0x2b1a10), ink: rgb(0x2b1a10)},
 	}
 }

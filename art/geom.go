@@ -172,8 +172,7 @@ type part struct {
 
 // geometry returns the part's area grown by g pixels all around.
 func (p part) geometry(g float64) []poly {
-	var out []poly
-	out = append(out, p.fill...)
+	out := slices.Clone(p.fill)
 	if g > 0 {
 		for _, f := range p.fill {
 			out = append(out, stroke(f, 2*g, true)...)
