@@ -129,10 +129,6 @@ func checkHealth(ctx context.Context, health func(context.Context) error) error 
 	}
 }
 
-// starter is the method of a health error that means "not serving yet,
-// and not failing either", such as bot.ErrStarting.
-type starter interface{ Starting() bool }
-
 // IsStarting reports whether err says the process is still starting: err,
 // or every error it joins (as Health joins its checks'), has a method
 // Starting() bool that returns true somewhere in its chain. A store that
@@ -150,7 +146,7 @@ func IsStarting(err error) bool {
 		}
 		return len(errs) > 0
 	}
-	var s starter
+	var s interface{ Starting() bool } // such as bot.ErrStarting
 	return errors.As(err, &s) && s.Starting()
 }
 
