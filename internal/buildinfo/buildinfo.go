@@ -6,7 +6,6 @@
 package buildinfo
 
 import (
-	"bufio"
 	"cmp"
 	"log/slog"
 	"runtime"
@@ -23,18 +22,13 @@ var Changelog string
 // heading of changelog (Keep a Changelog; brackets and date optional) that
 // is not "Unreleased", or "".
 func ReleaseOf(changelog string) string {
-	sc := bufio.NewScanner(strings.NewReader(changelog))
-	for sc.Scan() {
-		rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "## ")
-		if !ok {
-			continue
-		}
+	for line := range strings.Lines(changelog) {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "## ")
 		name, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
 		name = strings.Trim(name, "[]")
-		if name == "" || strings.EqualFold(name, "unreleased") {
-			continue
+		if ok && name != "" && !strings.EqualFold(name, "unreleased") {
+			return name
 		}
-		return name
 	}
 	return ""
 }
