@@ -34,12 +34,11 @@ import (
 //go:embed static
 var staticFS embed.FS
 
-// Defaults of Options.
+// Defaults of Options, and a request body's bound.
 const (
-	DefaultRate  = 5  // requests a second per user
-	DefaultBurst = 20 // requests at once per user
-	// maxBody bounds a request's body.
-	maxBody = 1 << 10
+	DefaultRate  = 5       // requests a second per user
+	DefaultBurst = 20      // requests at once per user
+	maxBody      = 1 << 10 // bytes of a request's body, at most
 )
 
 // What logins may ask of Discord, however many come (docs/activity.md):
@@ -299,12 +298,6 @@ func (h *handler) config(w http.ResponseWriter, r *http.Request) {
 	h.reply(w, http.StatusOK, map[string]string{"client_id": h.appID})
 }
 
-// sessionRequest is what the page sends to start a session.
-type sessionRequest struct {
-	Code       string `json:"code"`
-	InstanceID string `json:"instance_id"`
-}
-
 // Shapes of what the page sends.
 var (
 	codePattern     = regexp.MustCompile(`^[A-Za-z0-9_.~-]{1,200}$`)
@@ -317,7 +310,10 @@ var (
 // page says about the user or the guild is believed. A request of the
 // wrong shape, or for an instance not running, costs no exchange.
 func (h *handler) session(w http.ResponseWriter, r *http.Request) {
-	var req sessionRequest
+	var req struct {
+		Code       string `json:"code"`
+		InstanceID string `json:"instance_id"`
+	}
 	if !h.decode(w, r, &req) {
 		return
 	}
@@ -419,15 +415,6 @@ func (h *handler) checkInstance(w http.ResponseWriter, in instance, wait time.Du
 	return false
 }
 
-// stepRequest is the body of a game step; what a kind does not take must
-// be absent.
-type stepRequest struct {
-	Op     string `json:"op"`
-	Ticket *int64 `json:"ticket"`
-	Row    *int   `json:"row"`
-	Chest  *int64 `json:"chest"`
-}
-
 // bodies are what each step takes, for the refusals.
 var bodies = map[string]string{
 	commands.ActKindBuy: `{"op"}`, commands.ActKindDaily: `{"op"}`,
@@ -450,7 +437,12 @@ func (h *handler) play(kind string) http.HandlerFunc {
 		}
 		act := commands.Act{Kind: kind}
 		if kind != commands.ActKindState {
-			var req stepRequest
+			var req struct { // what the kind does not take must be absent
+				Op     string `json:"op"`
+				Ticket *int64 `json:"ticket"`
+				Row    *int   `json:"row"`
+				Chest  *int64 `json:"chest"`
+			}
 			if !h.decode(w, r, &req) {
 				return
 			}

@@ -11,10 +11,6 @@ import (
 	"strings"
 )
 
-// What the bot asks Discord to prove who plays: the code exchanged for the
-// user's token, the user, the Activity's instance. Shapes from Discord's
-// OpenAPI spec (UserPIIResponse, EmbeddedActivityInstance).
-
 // errRefused is Discord refusing what the page sent (a code, a token, an
 // instance): a 4xx. Anything else (5xx, no answer) is Discord unavailable.
 var errRefused = errors.New("refused by Discord")
@@ -36,7 +32,9 @@ type instance struct {
 	Users []string `json:"users"`
 }
 
-// discord calls Discord's API.
+// discord calls Discord's API to prove who plays: the code exchanged for
+// the user's token, the user, the Activity's instance. Shapes from
+// Discord's OpenAPI spec (UserPIIResponse, EmbeddedActivityInstance).
 type discord struct {
 	api    string // e.g. https://discord.com/api/v10
 	appID  string

@@ -1,6 +1,7 @@
 package activity
 
 import (
+	"maps"
 	"sync"
 	"time"
 )
@@ -36,11 +37,7 @@ func (l *limiter) allowUpTo(key string, burst float64, now time.Time) (bool, tim
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.b) > 10000 { // forget the full buckets
-		for k, b := range l.b {
-			if l.fill(b, l.burst, now) >= l.burst {
-				delete(l.b, k)
-			}
-		}
+		maps.DeleteFunc(l.b, func(_ string, b *bucket) bool { return l.fill(b, l.burst, now) >= l.burst })
 	}
 	b := l.b[key]
 	if b == nil {

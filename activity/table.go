@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
-	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -31,17 +30,16 @@ type Bus interface {
 // LocalBus is the Bus of a single process (the embedded store).
 type LocalBus struct {
 	mu   sync.Mutex
-	n    int
-	subs map[uint64]map[int]func([]byte)
+	subs map[uint64][]*func([]byte) // by guild; a subscription is its own pointer
 }
 
 // Publish calls the guild's subscribers in turn.
 func (b *LocalBus) Publish(_ context.Context, guild uint64, msg []byte) (int, error) {
 	b.mu.Lock()
-	fns := slices.Collect(maps.Values(b.subs[guild]))
+	fns := slices.Clone(b.subs[guild])
 	b.mu.Unlock()
 	for _, fn := range fns {
-		fn(msg)
+		(*fn)(msg)
 	}
 	return len(fns), nil
 }
@@ -51,18 +49,14 @@ func (b *LocalBus) Subscribe(_ context.Context, guild uint64, fn func([]byte)) (
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.subs == nil {
-		b.subs = map[uint64]map[int]func([]byte){}
+		b.subs = map[uint64][]*func([]byte){}
 	}
-	if b.subs[guild] == nil {
-		b.subs[guild] = map[int]func([]byte){}
-	}
-	b.n++
-	id := b.n
-	b.subs[guild][id] = fn
+	b.subs[guild] = append(b.subs[guild], &fn)
 	return func() {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		if delete(b.subs[guild], id); len(b.subs[guild]) == 0 {
+		b.subs[guild] = slices.DeleteFunc(b.subs[guild], func(s *func([]byte)) bool { return s == &fn })
+		if len(b.subs[guild]) == 0 {
 			delete(b.subs, guild)
 		}
 	}, nil
@@ -105,20 +99,19 @@ func (s seat) older(o seat) bool {
 		return false
 	}
 	rank := func(s seat) []int64 {
-		n, chest := 0, int64(0)
+		var rows, end, chest int64
 		for _, r := range s.Ticket.Rows {
 			if r != nil {
-				n++
+				rows++
 			}
+		}
+		if !s.Ticket.Open {
+			end = 1
 		}
 		if s.Chest != nil {
 			chest = s.Chest.ID
 		}
-		end := int64(0)
-		if !s.Ticket.Open {
-			end = 1
-		}
-		return []int64{int64(s.Ticket.ID), int64(n), end, chest}
+		return []int64{int64(s.Ticket.ID), rows, end, chest}
 	}
 	return slices.Compare(rank(s), rank(o)) < 0
 }
