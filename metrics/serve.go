@@ -70,17 +70,7 @@ func Health(checks ...Check) func(context.Context) error {
 		}
 		var failed []error
 		for i, c := range checks {
-			var err error
-			select {
-			case err = <-answers[i]:
-			case <-ctx.Done():
-				select {
-				case err = <-answers[i]: // it had answered before ctx ended
-				default:
-					err = fmt.Errorf("no answer: %w", ctx.Err())
-				}
-			}
-			if err != nil {
+			if err := <-answers[i]; err != nil { // wait answers by the time ctx ends
 				failed = append(failed, fmt.Errorf("%s: %w", c.Name, err))
 			}
 		}
