@@ -186,19 +186,15 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // loadFiles reads the page's files and draws the art, once.
 func (h *handler) loadFiles() error {
-	sub, err := fs.Sub(staticFS, "static")
-	if err != nil {
-		return fmt.Errorf("activity: %w", err)
-	}
-	err = fs.WalkDir(sub, ".", func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(staticFS, "static", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		b, err := fs.ReadFile(sub, p)
+		b, err := staticFS.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		h.add(p, b, "no-cache")
+		h.add(strings.TrimPrefix(p, "static/"), b, "no-cache")
 		return nil
 	})
 	if err != nil {
