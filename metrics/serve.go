@@ -158,24 +158,24 @@ func Handler(g prometheus.Gatherer, health func(context.Context) error, build Bu
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		err := checkHealth(r.Context(), health)
-		switch {
-		case err == nil:
+		if err == nil {
 			_, _ = io.WriteString(w, "ok\n")
 			return
-		case IsStarting(err):
+		}
+		state := "unhealthy"
+		if IsStarting(err) {
 			// Probes during a normal start are expected: no warning.
+			state = "starting"
 			level := slog.LevelDebug
 			if startLogged.CompareAndSwap(false, true) {
 				level = slog.LevelInfo
 			}
 			log.Log(r.Context(), level, "health: starting", "reason", err)
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = io.WriteString(w, "starting: "+oneLine(err.Error())+"\n")
-		default:
+		} else {
 			log.Warn("health check failed", "err", err)
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = io.WriteString(w, "unhealthy: "+oneLine(err.Error())+"\n")
 		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = io.WriteString(w, state+": "+strings.Join(strings.Fields(err.Error()), " ")+"\n") // on one line
 	})
 	version, _ := json.Marshal(build) // a struct of strings and a bool: cannot fail
 	version = append(version, '\n')
@@ -285,11 +285,6 @@ func Probe(ctx context.Context, addr string) error {
 		return fmt.Errorf("metrics: probe %s: %s: %s", url, resp.Status, strings.TrimSpace(string(body)))
 	}
 	return nil
-}
-
-// oneLine keeps an error message on one line of a plain-text answer.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // promLogger adapts slog to promhttp.Logger.
