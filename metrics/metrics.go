@@ -46,11 +46,6 @@ type Metrics struct {
 	routes   labelSet // values admitted for the "route" label
 }
 
-// LatencyBuckets are the upper bounds, in seconds, of the handler latency
-// histogram: from 1 ms to 10 s, since a handler does one or two store round
-// trips and a Discord call, and Discord gives up after 3 s.
-var LatencyBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
-
 // The fixed label sets; any other value is counted as "other".
 var (
 	outcomes   = []string{"ok", "user_error", "internal_error"} // of an interaction
@@ -90,9 +85,11 @@ func New(reg prometheus.Registerer) *Metrics {
 		interactions: counterVec("clefs_interactions_total",
 			"Interactions handled, by command or button and by outcome (ok, user_error, internal_error).", "command", "outcome"),
 		latency: f.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "clefs_interaction_duration_seconds",
-			Help:    "Time to handle one interaction, by command or button.",
-			Buckets: LatencyBuckets,
+			Name: "clefs_interaction_duration_seconds",
+			Help: "Time to handle one interaction, by command or button.",
+			// From 1 ms to 10 s: a handler does one or two store round trips
+			// and a Discord call, and Discord gives up after 3 s.
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"command"}),
 		tickets: counter("clefs_tickets_bought_total", "Tickets bought (stake debited)."),
 		plays:   counter("clefs_plays_total", "Plays drawn (main game), winning or not."),
