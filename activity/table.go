@@ -411,10 +411,8 @@ func (h *handler) table(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Content-Type", "text/event-stream")
 	hd.Set("Cache-Control", "no-store")
 	rc := http.NewResponseController(w)
-	end := time.NewTimer(time.Unix(s.X, 0).Sub(now))
-	defer end.Stop()
-	alive := time.NewTicker(keepAlive)
-	defer alive.Stop()
+	end := time.After(time.Unix(s.X, 0).Sub(now))
+	alive := time.NewTicker(keepAlive) // both collected once unreferenced (Go 1.23)
 	out := [][]byte{newFrame("table", "", seats).data}
 	for {
 		_ = rc.SetWriteDeadline(time.Now().Add(writeWait))
@@ -432,7 +430,7 @@ func (h *handler) table(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-h.done:
 			return
-		case <-end.C: // the page renews its session and comes back
+		case <-end: // the page renews its session and comes back
 			return
 		case <-alive.C:
 			out = append(out, []byte(": \n\n"))
