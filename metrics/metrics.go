@@ -248,8 +248,7 @@ func (m *Metrics) Rejected(reason string) {
 // RESTRequest counts one HTTP request sent to Discord (one attempt of a
 // REST call) on route, a route template ("POST /interactions/:id/:token/callback"),
 // answered with status (0: no answer, exported as status="error"). A route
-// that is not a well-formed template (a snowflake, upper case in the path…)
-// is counted as "other", as are routes beyond the first 64.
+// not wellFormedRoute, or beyond the first 64, is counted as "other".
 func (m *Metrics) RESTRequest(route string, status int) {
 	label := "error"
 	if status >= 100 && status <= 599 {
@@ -282,9 +281,8 @@ func (m *Metrics) RESTGaveUp(route string) {
 	m.giveUps.WithLabelValues(m.routes.value(route, wellFormedRoute)).Inc()
 }
 
-// wellFormedRoute accepts a route template: an upper-case method, a space,
-// and a path of lower-case words, ":id", ":token", "@original"… with no
-// run of more than 6 digits (a snowflake) and at most 96 bytes.
+// wellFormedRoute accepts a route template of at most 96 bytes: an
+// upper-case method, a space, and a plainLabel path ("/webhooks/:id/:token").
 func wellFormedRoute(v string) bool {
 	method, path, ok := strings.Cut(v, " ")
 	if !ok || method == "" || len(v) > 96 || !strings.HasPrefix(path, "/") {
@@ -345,10 +343,8 @@ func (s *labelSet) value(v string, ok func(string) bool) string {
 	return v
 }
 
-// wellFormed accepts short values made of lower-case ASCII letters, digits,
-// and the separators " ", "_", "-", "." and "/" ("admin grant", "play/row").
-// A Discord snowflake (a long run of digits) is refused: it would be a user,
-// guild or message id.
+// wellFormed accepts short plainLabel values with the separators " ", "_",
+// "-", "." and "/" ("admin grant", "play/row").
 func wellFormed(v string) bool {
 	return v != "" && len(v) <= maxLabelLen && plainLabel(v, " _-./")
 }
