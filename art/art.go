@@ -260,13 +260,10 @@ func barrel() []part {
 		return quad(pt{64 + sign*rx, top}, pt{64 + sign*(2*bulge-rx), (top + bottom) / 2}, pt{64 + sign*rx, bottom})
 	}
 	body := poly(join(side(1), quad(pt{64 + rx, bottom}, pt{64, bottom + 10}, pt{64 - rx, bottom}), poly(side(-1)).reversed())).filling()
-	// halfWidth is the barrel's half width at height y (the sides' curve).
-	halfWidth := func(y float64) float64 {
-		t := (y - top) / (bottom - top)
-		return rx + 2*t*(1-t)*2*(bulge-rx)
-	}
+	// hoop is the hoop at height y, as wide as the sides' curve there.
 	hoop := func(y float64) []pt {
-		w := halfWidth(y)
+		t := (y - top) / (bottom - top)
+		w := rx + 2*t*(1-t)*2*(bulge-rx)
 		return quad(pt{64 - w, y}, pt{64, y + 12}, pt{64 + w, y})
 	}
 	staves := [][]pt{}

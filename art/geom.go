@@ -219,7 +219,7 @@ func fillPolys(dst *image.RGBA, ps []poly, c color.NRGBA) {
 // fills the canvas inside the padding along its longer side and is centred
 // along the other: every picture keeps the same margin whatever its
 // sketch's coordinates. The outline width does not scale.
-func fit(parts []part) []part {
+func fit(parts []part) {
 	lo, hi := pt{math.Inf(1), math.Inf(1)}, pt{math.Inf(-1), math.Inf(-1)}
 	grow := func(v pt, m float64) {
 		lo = pt{min(lo.x, v.x-m), min(lo.y, v.y-m)}
@@ -242,18 +242,16 @@ func fit(parts []part) []part {
 	k := room / max(hi.x-lo.x, hi.y-lo.y)
 	c := pt{(lo.x + hi.x) / 2, (lo.y + hi.y) / 2}
 	m := func(v pt) pt { return pt{Size/2 + (v.x-c.x)*k, Size/2 + (v.y-c.y)*k} }
-	out := make([]part, len(parts))
-	for i, p := range parts {
+	for i := range parts {
+		p := &parts[i]
 		p.fill, p.shine, p.lines, p.lineW = mapPolys(p.fill, m), mapPolys(p.shine, m), mapPolys(p.lines, m), p.lineW*k
-		out[i] = p
 	}
-	return out
 }
 
 // render fits the parts to the canvas and draws them in order, each
 // outline under its own body, on a transparent background.
 func render(parts []part) *image.RGBA {
-	parts = fit(parts)
+	fit(parts)
 	img := image.NewRGBA(image.Rect(0, 0, Size, Size)) // transparent
 	for _, p := range parts {
 		fillPolys(img, p.geometry(Outline), cmp.Or(p.ink, dark(p.c)))
