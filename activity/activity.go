@@ -501,16 +501,13 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	if err == nil && d.Decode(&struct{}{}) != io.EOF {
 		err = errors.New("more than one JSON value")
 	}
-	var tooBig *http.MaxBytesError
 	switch {
-	case errors.As(err, &tooBig):
+	case errors.As(err, new(*http.MaxBytesError)):
 		h.refuse(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("a request's body is at most %d bytes", maxBody), "path", r.URL.Path)
-		return false
 	case err != nil:
 		h.refuse(w, http.StatusBadRequest, "bad_request", "the body is not the JSON this route takes: "+err.Error(), "path", r.URL.Path)
-		return false
 	}
-	return true
+	return err == nil
 }
 
 // discordFailed answers a failed call to Discord: a refusal (403 for the
