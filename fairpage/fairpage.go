@@ -23,13 +23,6 @@ import (
 //go:embed fair.html
 var page []byte
 
-// etag is the page's strong validator: a hash of its bytes, so a new
-// build's page is never taken for the old one.
-var etag = func() string {
-	sum := sha256.Sum256(page)
-	return `"` + hex.EncodeToString(sum[:12]) + `"`
-}()
-
 // csp lets the page run its own inline script and style and nothing else:
 // no request of any kind (connect-src, img-src but data:, frames, forms).
 const csp = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; " +
@@ -42,6 +35,10 @@ func HTML() []byte { return page }
 // that forbids any request, an ETag (conditional requests answer 304) and
 // an hour of caching. Other methods get 405.
 func Handler() http.Handler {
+	// The ETag is strong, a hash of the page's bytes, so that a new
+	// build's page is never taken for the old one.
+	sum := sha256.Sum256(page)
+	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
