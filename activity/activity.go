@@ -66,17 +66,13 @@ type Game interface {
 // Options configure the Activity's handler.
 type Options struct {
 	Game         Game
-	AppID        string // the application's ID, the bot user's
-	ClientSecret string // the application's OAuth2 client secret
-	Token        string // the bot token, for the activity-instance route
-	// APIBase replaces https://discord.com (config DISCORD_API_BASE).
-	APIBase string
-	// Client calls Discord; nil means a client with a 10 s timeout.
-	Client *http.Client
-	// Now is the sessions' and the rate limit's clock; nil means time.Now.
-	Now func() time.Time
-	// Logger logs the refusals and failures; nil means slog.Default().
-	Logger *slog.Logger
+	AppID        string           // the application's ID, the bot user's
+	ClientSecret string           // the application's OAuth2 client secret
+	Token        string           // the bot token, for the activity-instance route
+	APIBase      string           // replaces https://discord.com (config DISCORD_API_BASE)
+	Client       *http.Client     // calls Discord; nil means a client with a 10 s timeout
+	Now          func() time.Time // the sessions' and the rate limit's clock; nil means time.Now
+	Logger       *slog.Logger     // logs the refusals and failures; nil means slog.Default()
 	// Rate and Burst bound each user's game requests (a token bucket); 0
 	// means DefaultRate and DefaultBurst. Logins are bounded apart.
 	Rate  float64

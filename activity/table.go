@@ -70,6 +70,11 @@ const (
 	passLife   = 30 * time.Second // a stream pass's
 	keepAlive  = 25 * time.Second // a comment on an idle stream, for the proxies
 	writeWait  = 10 * time.Second // a page slower to take a write is dropped
+	// quietFor is how long a guild's steps go unpublished after one that no
+	// process heard: no page of the guild had a table open anywhere. A page
+	// that opens one meanwhile misses nothing it needs: a seat is the
+	// player's whole ticket, sent again at the player's next step.
+	quietFor = time.Second
 )
 
 // seat is what the table sees of a player: the ticket's revealed rows and
@@ -148,12 +153,6 @@ type hub struct {
 	tables map[string]*table
 	quiet  map[uint64]time.Time // under mu: guilds whose steps nobody heard, until when
 }
-
-// quietFor is how long a guild's steps go unpublished after one that no
-// process heard: no page of the guild had a table open anywhere. A page
-// that opens one meanwhile misses nothing it needs: a seat is the
-// player's whole ticket, sent again at the player's next step.
-const quietFor = time.Second
 
 type guildSub struct {
 	n    int

@@ -228,9 +228,8 @@ func (m *Metrics) ShardUp(shard int, up bool) {
 
 // Received counts one interaction received by transport ("gateway" or
 // "http") on gateway shard shard. An interaction that came by HTTP has no
-// shard: the bot passes -1, and any negative shard is exported as shard="",
-// which Prometheus stores as no shard label at all (select it with
-// {shard=""}).
+// shard (-1): a negative shard is exported as shard="", which Prometheus
+// stores as no shard label at all (select it with {shard=""}).
 func (m *Metrics) Received(transport string, shard int) {
 	label := ""
 	if shard >= 0 {
