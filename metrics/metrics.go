@@ -19,31 +19,17 @@ import (
 // negative amount is ignored, an unexpected label value is folded into
 // "other".
 type Metrics struct {
-	interactions     *prometheus.CounterVec
-	latency          *prometheus.HistogramVec
-	tickets          prometheus.Counter
-	plays            prometheus.Counter
-	wins             *prometheus.CounterVec
-	keys             prometheus.Counter
-	chests           *prometheus.CounterVec
-	staked           prometheus.Counter
-	paid             *prometheus.CounterVec
-	storeErrors      *prometheus.CounterVec
-	damaged          prometheus.Counter
-	shardUp          *prometheus.GaugeVec
-	received         *prometheus.CounterVec
-	rejected         *prometheus.CounterVec
-	restReqs         *prometheus.CounterVec
-	rateLimited      *prometheus.CounterVec
-	retries          *prometheus.CounterVec
-	giveUps          *prometheus.CounterVec
-	snapshotAt       prometheus.Gauge
-	snapshotFailures prometheus.Counter
+	interactions, received, rejected        *prometheus.CounterVec // the interactions
+	latency                                 *prometheus.HistogramVec
+	tickets, plays, keys, staked, damaged   prometheus.Counter // the game and its store
+	wins, chests, paid, storeErrors         *prometheus.CounterVec
+	shardUp                                 *prometheus.GaugeVec   // the gateway
+	restReqs, rateLimited, retries, giveUps *prometheus.CounterVec // Discord's REST API
+	snapshotAt                              prometheus.Gauge       // the embedded store's snapshots
+	snapshotFailures                        prometheus.Counter
 
-	commands labelSet // values admitted for the "command" label
-	ops      labelSet // values admitted for the "op" label
-	reasons  labelSet // values admitted for the "reason" label
-	routes   labelSet // values admitted for the "route" label
+	// The values admitted for the labels "command", "op", "reason" and "route".
+	commands, ops, reasons, routes labelSet
 }
 
 // The fixed label sets; any other value is counted as "other".
