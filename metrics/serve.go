@@ -148,7 +148,7 @@ func Handler(g prometheus.Gatherer, health func(context.Context) error, build Bu
 	log = cmp.Or(log, slog.Default())
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{
-		ErrorLog:            promLogger{log},
+		ErrorLog:            slog.NewLogLogger(log.Handler(), slog.LevelError), // "error gathering metrics: …"
 		ErrorHandling:       promhttp.ContinueOnError,
 		MaxRequestsInFlight: 4,
 		Timeout:             10 * time.Second,
@@ -286,8 +286,3 @@ func Probe(ctx context.Context, addr string) error {
 	}
 	return nil
 }
-
-// promLogger adapts slog to promhttp.Logger.
-type promLogger struct{ log *slog.Logger }
-
-func (l promLogger) Println(v ...any) { l.log.Error("serving metrics", "err", fmt.Sprint(v...)) }
