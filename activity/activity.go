@@ -89,16 +89,15 @@ type Options struct {
 type handler struct {
 	game  Game
 	appID string
-	key   []byte
-	// passKey signs the stream passes of the table, which no route
-	// takes as a session.
-	passKey []byte
-	hub     *hub
-	done    <-chan struct{}
-	discord *discord
-	now     func() time.Time
-	log     *slog.Logger
-	users   *limiter
+	// key signs the sessions, passKey the table's stream passes, which
+	// no route takes as a session.
+	key, passKey []byte
+	hub          *hub
+	done         <-chan struct{}
+	discord      *discord
+	now          func() time.Time
+	log          *slog.Logger
+	users        *limiter
 	// lookups and exchanges bound the logins' calls to Discord (key ""),
 	// perInstance the exchanges for one instance (key: its ID).
 	lookups, exchanges, perInstance *limiter
