@@ -2,13 +2,13 @@
 // page inside the Discord client, where a player scratches the card by
 // hand, mounted at /activity/ on the public listener (PUBLIC_ADDR).
 //
-// It serves the page (static/, built from web/ and embedded), the
-// symbols' pictures (package art) and a small JSON API under api/. Who
-// plays is proven by Discord, never by the page: api/session reads the
-// instance, exchanges the SDK's code and checks that the user is in the
-// instance, each call to Discord bounded so that bad logins cannot crowd
-// out good ones; the answer is a session signed under a key derived from
-// the client secret. The game routes run commands.App.Act for the
+// It serves the page (static/, built from web/ and embedded), the symbols'
+// pictures (package art) and a small JSON API under api/. Who plays is
+// proven by Discord, never by the page: api/session reads the instance (in
+// a guild's channel), exchanges the SDK's code and checks that the user is
+// in the instance, each call to Discord bounded so that bad logins cannot
+// crowd out good ones; the answer is a session signed under a key derived
+// from the client secret. The game routes run commands.App.Act for the
 // session's user, and send the revealed rows only. The table (table.go)
 // shows everyone in an instance the others' revealed rows and results,
 // over one stream of server-sent events per page, fed by a Bus (LocalBus,
