@@ -1,7 +1,6 @@
 package activity
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -61,12 +60,8 @@ func verify(key []byte, token string, now time.Time) (session, error) {
 	if err != nil || !hmac.Equal(got, mac(key, p)) {
 		return session{}, errSession
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(p)
-	if err != nil {
-		return session{}, errSession
-	}
 	var s session
-	d := json.NewDecoder(bytes.NewReader(raw))
+	d := json.NewDecoder(base64.NewDecoder(base64.RawURLEncoding, strings.NewReader(p)))
 	d.DisallowUnknownFields()
 	if d.Decode(&s) != nil || s.U == "" || s.G == "" || now.Unix() >= s.E {
 		return session{}, errSession
