@@ -127,7 +127,7 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 		for i, dp := range d.Players {
 			id := dp.ID
 			name := fmt.Sprintf("players[%d] (guild %d, user %d)", i, id.Guild, id.User)
-			old, err := getPlayer(tx, id)
+			old, err := decodePlayer(id, tx.Bucket(bucketPlayers).Get(playerKey(id)))
 			if err != nil {
 				return err
 			}
@@ -135,23 +135,13 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 				refused = fmt.Errorf("%s: %w: already in the store", name, storage.ErrDuplicate)
 				return refused
 			}
-			pw, err := prepare(id, nil, "", storage.Write{Player: dp.Player, History: dp.History})
+			pw, err := prepare(id, nil, "", storage.Write{Player: dp.Player, History: dp.History, Reveals: dp.Reveals})
 			if err != nil {
 				refused = fmt.Errorf("%s: %w", name, err)
 				return refused
 			}
 			if err := pw.write(tx); err != nil {
 				return err
-			}
-			for _, r := range dp.Reveals {
-				r.CommittedAt, r.RevealedAt = storage.Timestamp(r.CommittedAt), storage.Timestamp(r.RevealedAt)
-				b, err := schema.EncodeReveal(r)
-				if err != nil {
-					return err
-				}
-				if _, err := appendCapped(tx.Bucket(bucketReveals), playerKey(id), b, game.MaxReveals); err != nil {
-					return fmt.Errorf("reveals: %w", err)
-				}
 			}
 		}
 		for i, dg := range d.Guilds {
