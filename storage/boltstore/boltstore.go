@@ -63,13 +63,6 @@ var (
 	_ storage.Restorer = (*Store)(nil)
 )
 
-// guildRec is a guild as stored (only once written): its version and its
-// record in the schema (schema.GuildRecord, docs/STORAGE.md).
-type guildRec struct {
-	Version uint64          `json:"v"`
-	Guild   json.RawMessage `json:"p"`
-}
-
 // Open opens (creating it with mode 0600 if needed) the store at path; a
 // second process opening it fails after a second. Commits are fsynced and
 // shared by concurrent steps. A file of another layout is refused with
@@ -265,11 +258,6 @@ func parseBoardKey(k []byte) (user uint64, balance int64) {
 
 // Records.
 
-// getPlayer returns the player's record, nil if it was never written.
-func getPlayer(tx *bolt.Tx, id storage.PlayerID) (*playerRec, error) {
-	return decodePlayer(id, tx.Bucket(bucketPlayers).Get(playerKey(id)))
-}
-
 // getGuild returns the guild and its version, ok false if its settings
 // were never written.
 func getGuild(tx *bolt.Tx, guild uint64) (g game.Guild, version uint64, ok bool, err error) {
@@ -283,25 +271,26 @@ func getGuild(tx *bolt.Tx, guild uint64) (g game.Guild, version uint64, ok bool,
 
 // decodeGuild reads a value of the guilds bucket.
 func decodeGuild(guild uint64, v []byte) (game.Guild, uint64, error) {
-	var r guildRec
+	var e envelope
 	dec := json.NewDecoder(bytes.NewReader(v))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
+	if err := dec.Decode(&e); err != nil {
 		return game.Guild{}, 0, fmt.Errorf("decode guild %d: %w", guild, err)
 	}
-	g, err := schema.DecodeGuild(fmt.Sprintf("guild %d", guild), r.Guild)
+	g, err := schema.DecodeGuild(fmt.Sprintf("guild %d", guild), e.P)
 	if err != nil {
 		return game.Guild{}, 0, fmt.Errorf("decode guild %d: %w", guild, err)
 	}
-	return g, r.Version, nil
+	return g, e.V, nil
 }
 
 // putGuild writes the guild g at version, and its entry in the index of
-// guilds with a job in progress (Jobs), in the same transaction.
+// guilds with a job in progress (Jobs), in the same transaction. A guild
+// the schema cannot keep as it is is storage.ErrInvalid, nothing written.
 func putGuild(tx *bolt.Tx, guild uint64, g game.Guild, version uint64) error {
 	b, err := schema.EncodeGuild(g)
 	if err != nil {
-		return fmt.Errorf("guild %d: %w", guild, err)
+		return fmt.Errorf("%w: guild %d: %w", storage.ErrInvalid, guild, err)
 	}
 	jobs := tx.Bucket(bucketJobs)
 	if g.Reset != nil && !g.Reset.Finished() {
@@ -312,7 +301,7 @@ func putGuild(tx *bolt.Tx, guild uint64, g game.Guild, version uint64) error {
 	if err != nil {
 		return fmt.Errorf("guild %d: jobs index: %w", guild, err)
 	}
-	v, err := json.Marshal(guildRec{Version: version, Guild: b})
+	v, err := json.Marshal(envelope{V: version, P: b})
 	if err != nil {
 		return fmt.Errorf("encode guild: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
@@ -38,7 +39,7 @@ func (s *Store) guild(tx *bolt.Tx, guild uint64) (storage.VersionedGuild, error)
 // RunGuild implements storage.Store: it applies the step to the guild
 // inside one write transaction (no conflict can happen; bbolt may run the
 // transaction, hence the step, more than once) and writes the guild
-// (storage.ErrInvalid if storage.NormalizeGuild or the schema refuses it,
+// (storage.ErrInvalid if storage.GuildStep.Next or the schema refuses it,
 // nothing written) with its audit entry.
 func (s *Store) RunGuild(ctx context.Context, step storage.GuildStep) (storage.GuildApplied, error) {
 	if err := step.Check(); err != nil {
@@ -59,11 +60,10 @@ func (s *Store) RunGuild(ctx context.Context, step storage.GuildStep) (storage.G
 		if w, out, refused = step.Next(cur); refused != nil || w.Skip {
 			return nil
 		}
-		if _, err := schema.EncodeGuild(w.Guild); err != nil { // a guild the schema cannot keep as it is
-			out, refused = storage.GuildApplied{Guild: cur}, fmt.Errorf("%w: guild %d: %w", storage.ErrInvalid, guild, err)
+		if err := putGuild(tx, guild, w.Guild, cur.Version+1); errors.Is(err, storage.ErrInvalid) {
+			out, refused = storage.GuildApplied{Guild: cur}, err
 			return nil
-		}
-		if err := putGuild(tx, guild, w.Guild, cur.Version+1); err != nil {
+		} else if err != nil {
 			return err
 		}
 		if w.Audit != nil {
