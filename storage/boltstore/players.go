@@ -72,11 +72,7 @@ func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, er
 				return storage.Applied{Before: cur.Player, Player: cur.Player}, err
 			}
 		}
-		w, out, err := r.Next(cur)
-		if err != nil {
-			return out, err
-		}
-		first, err := prepare(id, old, op, w)
+		first, out, err := next(r, id, old, op)
 		if err != nil {
 			return out, err
 		}
@@ -106,22 +102,14 @@ func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, er
 			// Another writer came first: the step again, on the state as
 			// it is now.
 			old, _ := decodePlayer(id, now)
-			v := old.versioned()
-			if r.NeedsBeside(v) {
+			if r.NeedsBeside(old.versioned()) {
 				beside = true
 				return nil
 			}
-			var w storage.Write
-			if w, out, refused = r.Next(v); refused != nil {
+			if written, out, refused = next(r, id, old, op); refused != nil {
 				return nil
 			}
-			pw, err := prepare(id, old, op, w)
-			if err != nil {
-				refused = err
-				return nil
-			}
-			written = pw
-			return pw.write(tx)
+			return written.write(tx)
 		})
 		if err != nil {
 			return storage.Applied{}, err
@@ -141,6 +129,17 @@ func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, er
 		}
 		return out, refused
 	}
+}
+
+// next applies the step r to old, the record read (nil: never written),
+// and prepares what it writes; its errors are refusals (prepare).
+func next(r *storage.Run, id storage.PlayerID, old *playerRec, op string) (*playerWrite, storage.Applied, error) {
+	w, out, err := r.Next(old.versioned())
+	if err != nil {
+		return nil, out, err
+	}
+	pw, err := prepare(id, old, op, w)
+	return pw, out, err
 }
 
 // lookupOp returns the result remembered for the player's operation op,
@@ -245,8 +244,8 @@ type playerRec struct {
 	Damaged *storage.DamagedError
 }
 
-// envelope is the stored value of a player: {"v": version, "p": the
-// player's record (docs/STORAGE.md)}.
+// envelope is the stored value of a player or a guild: {"v": its version,
+// "p": its record in the schema (docs/STORAGE.md)}.
 type envelope struct {
 	V uint64          `json:"v"`
 	P json.RawMessage `json:"p"`
