@@ -45,10 +45,13 @@ func (s GuildStep) Check() error {
 }
 
 // Next applies s to the guild as stored, v (game.ApplyGuild), and returns
-// what to write, checked and rounded (NormalizeGuild), and what the step
-// did; a Write with Skip when it writes nothing (a repeat, a step that
-// changes nothing). Stores call it, again on a fresher state after a
-// conflict. It is pure. Errors: the move's, or ErrInvalid.
+// what to write and what the step did; a Write with Skip when it writes
+// nothing (a repeat, a step that changes nothing). What it writes has
+// every time rounded by Timestamp, as every store keeps them, and its
+// audit entry checked to be of the guild (ErrInvalid); the guild itself
+// is game.ApplyGuild's, which checked it. Stores call it, again on a
+// fresher state after a conflict. It is pure: it never modifies what v's
+// slices and pointers refer to. Errors: the move's, or ErrInvalid.
 func (s GuildStep) Next(v VersionedGuild) (GuildWrite, GuildApplied, error) {
 	out := GuildApplied{Guild: v}
 	st, repeated, err := game.ApplyGuild(v.Guild, s.Op, s.Move, s.Now)
@@ -59,19 +62,7 @@ func (s GuildStep) Next(v VersionedGuild) (GuildWrite, GuildApplied, error) {
 	if repeated || (st.Audit == nil && st.Guild.Equal(v.Guild)) {
 		return GuildWrite{Skip: true}, out, nil
 	}
-	w, err := NormalizeGuild(s.Guild, GuildWrite{Guild: st.Guild, Audit: st.Audit})
-	if err != nil {
-		return GuildWrite{}, GuildApplied{Guild: v}, err
-	}
-	out.Audit = w.Audit
-	return w, out, nil
-}
-
-// NormalizeGuild returns w with every time rounded by Timestamp, as every
-// store keeps them, after checking that its audit entry is of guild
-// (ErrInvalid); the guild itself is game.ApplyGuild's, which checked it.
-// It never modifies what w's slices and pointers refer to.
-func NormalizeGuild(guild uint64, w GuildWrite) (GuildWrite, error) {
+	w := GuildWrite{Guild: st.Guild}
 	if r := w.Guild.Reset; r != nil {
 		n := *r
 		n.Started, n.Done, n.Until = Timestamp(n.Started), Timestamp(n.Done), Timestamp(n.Until)
@@ -80,12 +71,12 @@ func NormalizeGuild(guild uint64, w GuildWrite) (GuildWrite, error) {
 	if len(w.Guild.Ops) == 0 {
 		w.Guild.Ops = nil // as it decodes
 	}
-	if w.Audit != nil {
-		a, err := NormalizeAudit(*w.Audit, guild)
+	if st.Audit != nil {
+		a, err := NormalizeAudit(*st.Audit, s.Guild)
 		if err != nil {
-			return w, err
+			return GuildWrite{}, GuildApplied{Guild: v}, err
 		}
-		w.Audit = &a
+		w.Audit, out.Audit = &a, &a
 	}
-	return w, nil
+	return w, out, nil
 }
