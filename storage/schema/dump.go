@@ -104,7 +104,7 @@ type DumpGuild struct {
 func NewDumpGuild(guild uint64, s *game.Settings, audit []game.AuditEntry) DumpGuild {
 	d := DumpGuild{Guild: strconv.FormatUint(guild, 10)}
 	if s != nil {
-		gs := FromSettings(*s)
+		gs := FromGuild(game.Guild{Settings: *s}).Settings
 		d.Settings = &gs
 	}
 	for _, e := range audit {

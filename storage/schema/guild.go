@@ -182,11 +182,6 @@ func (s GuildSettings) Game(record, field string) (game.Settings, error) {
 	return out, nil
 }
 
-// FromSettings returns the stored form of s.
-func FromSettings(s game.Settings) GuildSettings {
-	return FromGuild(game.Guild{Settings: s}).Settings
-}
-
 // AuditLine is the stored form of one line of a guild's moderator log
 // (game.AuditEntry; the guild is the log's).
 type AuditLine struct {

@@ -50,8 +50,8 @@ func FromEntry(e game.Entry) Line {
 			l.Chest = uint64(max(e.Chest, 0))
 		}
 	}
-	if e.Fair && e.Commitment != (game.Commitment{}) {
-		l.Commitment = e.Commitment.String()
+	if e.Fair {
+		l.Commitment = commitmentString(e.Commitment)
 	}
 	if e.Placed && e.Kind != game.KindPlay {
 		n := e.After

@@ -132,9 +132,8 @@ func FromPlayer(p game.Player) Player {
 	r.Seeds = &sd
 	if t := p.Ticket; t != nil {
 		rt := &Ticket{No: t.ID, Bought: ms(t.BoughtAt), KeysThen: t.KeysAfter, Chest: t.Chest, Rows: uint8(t.Revealed)}
-		if t.Drawn {
-			o := FromOutcome(t.Outcome)
-			rt.Outcome = &o
+		if o := t.Outcome; t.Drawn {
+			rt.Outcome = &Outcome{Tier: o.Tier.String(), Prize: o.Prize, Key: o.Key, Row: o.Row, Grid: o.Grid.String()}
 		}
 		r.Ticket = rt
 	}
@@ -155,11 +154,6 @@ func SeedsOf(p game.Player) Seeds {
 		s.Next = p.NextSeed.Hex()
 	}
 	return s
-}
-
-// FromOutcome returns the stored form of a ticket's draw.
-func FromOutcome(o game.Outcome) Outcome {
-	return Outcome{Tier: o.Tier.String(), Prize: o.Prize, Key: o.Key, Row: o.Row, Grid: o.Grid.String()}
 }
 
 func fromCare(c game.Care) *Care {
