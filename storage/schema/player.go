@@ -56,17 +56,19 @@ type Chest struct {
 	Prize int64  `json:"p"` // cents
 }
 
-// Stats are a player's running totals (cents where named so).
+// Stats are a player's running totals. Its fields are game.Stats's, in
+// its order, so that each converts to the other; a field added there
+// fails to compile here rather than going unstored.
 type Stats struct {
-	Plays   int64 `json:"n,omitempty"`  // tickets bought
-	Staked  int64 `json:"s,omitempty"`  // cents: n × 50
-	Won     int64 `json:"w,omitempty"`  // cents: prizes of tickets and chests
-	Granted int64 `json:"g,omitempty"`  // cents: moderators' grants and adjustments, signed
-	Daily   int64 `json:"d,omitempty"`  // cents: daily bonuses
-	Chests  int64 `json:"c,omitempty"`  // chests opened
-	BestWin int64 `json:"bw,omitempty"` // cents: the largest single prize
-	Wins    int64 `json:"wn,omitempty"` // winning tickets
-	Keys    int64 `json:"k,omitempty"`  // keys collected
+	Plays        int64 `json:"n,omitempty"`  // tickets bought
+	StakedCents  int64 `json:"s,omitempty"`  // n × 50
+	WonCents     int64 `json:"w,omitempty"`  // prizes of tickets and chests
+	GrantedCents int64 `json:"g,omitempty"`  // moderators' grants and adjustments, signed
+	DailyCents   int64 `json:"d,omitempty"`  // daily bonuses
+	Chests       int64 `json:"c,omitempty"`  // chests opened
+	BestWinCents int64 `json:"bw,omitempty"` // the largest single prize
+	Wins         int64 `json:"wn,omitempty"` // winning tickets
+	Keys         int64 `json:"k,omitempty"`  // keys collected
 }
 
 // Seeds are the player's current fairness records (docs/FAIRNESS.md).
@@ -121,11 +123,7 @@ type Session struct {
 func FromPlayer(p game.Player) Player {
 	r := Player{
 		Format: Version, Balance: p.Balance, Start: p.StartingBalance, Keys: p.Keys, ChestDue: p.ChestDue,
-		Tickets: p.TicketSeq, Chests: uint64(max(p.ChestSeq, 0)),
-		Stats: Stats{
-			Plays: p.Stats.Plays, Staked: p.Stats.StakedCents, Won: p.Stats.WonCents, Granted: p.Stats.GrantedCents,
-			Daily: p.Stats.DailyCents, Chests: p.Stats.Chests, BestWin: p.Stats.BestWinCents, Wins: p.Stats.Wins, Keys: p.Stats.Keys,
-		},
+		Tickets: p.TicketSeq, Chests: uint64(max(p.ChestSeq, 0)), Stats: Stats(p.Stats),
 		LastDaily: ms(p.LastDaily), Created: ms(p.CreatedAt),
 	}
 	sd := SeedsOf(p)
@@ -270,11 +268,7 @@ func (r Player) game(record string, whole bool) (game.Player, error) {
 	}
 	p := game.Player{
 		StartingBalance: r.Start, Balance: r.Balance, Keys: r.Keys, ChestDue: r.ChestDue,
-		ChestSeq: int64(r.Chests), TicketSeq: r.Tickets,
-		Stats: game.Stats{
-			Plays: r.Stats.Plays, StakedCents: r.Stats.Staked, WonCents: r.Stats.Won, GrantedCents: r.Stats.Granted,
-			DailyCents: r.Stats.Daily, Chests: r.Stats.Chests, BestWinCents: r.Stats.BestWin, Wins: r.Stats.Wins, Keys: r.Stats.Keys,
-		},
+		ChestSeq: int64(r.Chests), TicketSeq: r.Tickets, Stats: game.Stats(r.Stats),
 		LastDaily: tr.at("ld", r.LastDaily), CreatedAt: tr.at("ca", r.Created),
 		ClientSeed: r.Seeds.Client, SeedNo: r.Seeds.No, SeedTicket: r.Seeds.Tickets,
 		SeedAt: tr.at("sd.at", r.Seeds.Committed),
