@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -223,33 +224,22 @@ func (s *Store) wrap(op string, err error) error {
 
 // Keys.
 
-func guildKey(guild uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 0, 8), guild) }
+func guildKey(guild uint64) []byte { return binary.BigEndian.AppendUint64(nil, guild) }
 
-func playerKey(id storage.PlayerID) []byte {
-	k := make([]byte, 16)
-	binary.BigEndian.PutUint64(k, id.Guild)
-	binary.BigEndian.PutUint64(k[8:], id.User)
-	return k
-}
+func playerKey(id storage.PlayerID) []byte { return seqKey(guildKey(id.Guild), id.User) }
 
 // opKey is the key of a player's operation in bucketOps.
 func opKey(id storage.PlayerID, op string) []byte { return append(playerKey(id), op...) }
 
+// seqKey is prefix then seq, in a new slice (prefix clipped: append copies it).
 func seqKey(prefix []byte, seq uint64) []byte {
-	k := make([]byte, len(prefix)+8)
-	copy(k, prefix)
-	binary.BigEndian.PutUint64(k[len(prefix):], seq)
-	return k
+	return binary.BigEndian.AppendUint64(slices.Clip(prefix), seq)
 }
 
 // boardKey sorts a guild's players by balance, highest first (balances are
 // never negative, so ^balance orders them backwards), then by user.
 func boardKey(id storage.PlayerID, balance int64) []byte {
-	k := make([]byte, 24)
-	binary.BigEndian.PutUint64(k, id.Guild)
-	binary.BigEndian.PutUint64(k[8:], ^uint64(balance))
-	binary.BigEndian.PutUint64(k[16:], id.User)
-	return k
+	return seqKey(seqKey(guildKey(id.Guild), ^uint64(balance)), id.User)
 }
 
 func parseBoardKey(k []byte) (user uint64, balance int64) {
