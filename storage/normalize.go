@@ -2,6 +2,7 @@ package storage
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/lesclefsdutresor/clefs/game"
 )
@@ -72,4 +73,13 @@ func NormalizeAudit(a game.AuditEntry, guild uint64) (game.AuditEntry, error) {
 		return a, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return a, nil
+}
+
+// Timestamp returns t as stores keep it: UTC, whole milliseconds. Stores
+// round every time they record so that an export round-trips exactly.
+func Timestamp(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return time.UnixMilli(t.UnixMilli()).UTC()
 }

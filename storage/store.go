@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -262,3 +263,18 @@ const (
 	HistoryLimit = game.MaxHistory // history lines kept per player: its last game.MaxTicketLines tickets and game.MaxOtherLines others
 	AuditLimit   = 1000            // moderator actions kept per guild
 )
+
+// ValidateID checks that both parts of a player's id are set.
+func ValidateID(id PlayerID) error {
+	if id.Guild == 0 || id.User == 0 {
+		return fmt.Errorf("%w: player id %d/%d", ErrInvalid, id.Guild, id.User)
+	}
+	return nil
+}
+
+// SortLeaderboard orders entries by balance, highest first, then by user id.
+func SortLeaderboard(entries []LeaderboardEntry) {
+	slices.SortFunc(entries, func(a, b LeaderboardEntry) int {
+		return cmp.Or(cmp.Compare(b.Balance, a.Balance), cmp.Compare(a.User, b.User))
+	})
+}
