@@ -14,8 +14,8 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// Guild returns the guild and its version: the store's default settings
-// and version 0 if it was never written.
+// Guild implements storage.Store, with the store's default settings for a
+// guild never written.
 func (s *Store) Guild(ctx context.Context, guild uint64) (storage.VersionedGuild, error) {
 	if guild == 0 {
 		return storage.VersionedGuild{}, fmt.Errorf("%w: guild 0", storage.ErrInvalid)
@@ -100,8 +100,7 @@ func (s *Store) Jobs(ctx context.Context) ([]uint64, error) {
 	return out, err
 }
 
-// Audit returns up to n of the guild's most recent moderator actions,
-// newest first.
+// Audit implements storage.Store.
 func (s *Store) Audit(ctx context.Context, guild uint64, n int) ([]game.AuditEntry, error) {
 	if guild == 0 || n < 0 {
 		return nil, fmt.Errorf("%w: audit of guild %d, %d entries", storage.ErrInvalid, guild, n)
@@ -114,12 +113,9 @@ func (s *Store) Audit(ctx context.Context, guild uint64, n int) ([]game.AuditEnt
 	return out, err
 }
 
-// Leaderboard returns the guild's n richest players, the row of user (0:
-// none) and the number of players. The top is a cursor walk of the index,
-// O(log N + n); bbolt keeps no counts in its tree, so the caller's rank is
-// found by counting the entries before theirs, O(rank) — a few
-// milliseconds for a player ranked 100,000th, which the embedded store's
-// guilds do not reach. (The Redis store answers it in O(log N).)
+// Leaderboard implements storage.Store. bbolt keeps no counts in its
+// tree, so the caller's rank is found by counting the entries before
+// theirs, in the time the package doc says.
 func (s *Store) Leaderboard(ctx context.Context, guild uint64, n int, user uint64) (storage.Board, error) {
 	if guild == 0 || n < 0 {
 		return storage.Board{}, fmt.Errorf("%w: leaderboard of guild %d, %d rows", storage.ErrInvalid, guild, n)

@@ -16,8 +16,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// Load returns the player's state and version (0 and the zero Player if it
-// was never written). It creates nothing.
+// Load implements storage.Store.
 func (s *Store) Load(ctx context.Context, id storage.PlayerID) (storage.Versioned, error) {
 	if err := storage.ValidateID(id); err != nil {
 		return storage.Versioned{}, err
@@ -34,15 +33,12 @@ func (s *Store) Load(ctx context.Context, id storage.PlayerID) (storage.Versione
 	return r.versioned(), err
 }
 
-// Run implements storage.Store. The first attempt reads, applies the step
-// and encodes outside the write transaction, so that concurrent players do
-// that work in parallel and a refusal needs no write transaction; the
-// write transaction looks the operation up again and puts the write if the
-// record is still the one read, else applies the step again to the record
-// as it is, where no other writer can interleave: ErrConflict never
-// happens here. The transaction is shared with other goroutines' steps (one
-// fsync for all): bbolt may run it, hence the step, again, which a pure
-// step allows.
+// Run implements storage.Store as the package doc says ("Writes"): the
+// step is read, applied and encoded outside the write transaction, so that
+// a refusal needs none; inside it, the operation is looked up again and
+// the step applied again if the record changed meanwhile, where no other
+// writer can interleave. bbolt may run the transaction, hence the step,
+// again, which a pure step allows.
 func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, error) {
 	r, err := storage.Start(step)
 	if err != nil {
@@ -159,8 +155,7 @@ func lookupOp(tx *bolt.Tx, id storage.PlayerID, op string) (*game.Result, error)
 	return &r, nil
 }
 
-// Reveals returns the seeds the player revealed that the store keeps,
-// oldest first.
+// Reveals implements storage.Store.
 func (s *Store) Reveals(ctx context.Context, id storage.PlayerID) (game.Reveals, error) {
 	if err := storage.ValidateID(id); err != nil {
 		return nil, err
@@ -543,8 +538,7 @@ func history(tx *bolt.Tx, id storage.PlayerID, n int) ([]game.Entry, error) {
 	return storage.MergeNewest(main, others, n), nil
 }
 
-// History returns up to n of the player's most recent history lines, newest
-// first (none for a player never written).
+// History implements storage.Store (no lines for a player never written).
 func (s *Store) History(ctx context.Context, id storage.PlayerID, n int) ([]game.Entry, error) {
 	if err := storage.ValidateID(id); err != nil {
 		return nil, err
@@ -564,10 +558,9 @@ func (s *Store) History(ctx context.Context, id storage.PlayerID, n int) ([]game
 	return out, err
 }
 
-// Players calls fn with the user ID of every player of the guild, in
-// increasing order, until fn returns an error (returned as is). It reads
-// the players a thousand at a time, outside any transaction while fn runs,
-// so fn may use the store (a guild's reset applies a step to each player).
+// Players implements storage.Store. It reads the players a thousand at a
+// time, outside any transaction while fn runs, so fn may use the store (a
+// guild's reset applies a step to each player).
 func (s *Store) Players(ctx context.Context, guild uint64, fn func(user uint64) error) error {
 	if guild == 0 {
 		return fmt.Errorf("%w: guild 0", storage.ErrInvalid)
