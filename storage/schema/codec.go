@@ -137,49 +137,60 @@ func ms(t time.Time) int64 {
 // maxMillis bounds a stored time: the year 9999, as far as RFC 3339 goes.
 const maxMillis = 253402300799999
 
-// timeOf reads a stored time; field names it in the error.
-func timeOf(record, field string, v int64) (time.Time, error) {
-	switch {
-	case v == 0:
-		return time.Time{}, nil
-	case v < 0 || v > maxMillis:
-		return time.Time{}, fieldErr(record, field, "time %d ms out of 0..%d", v, int64(maxMillis))
-	}
-	return time.UnixMilli(v).UTC(), nil
-}
-
 // maxDuration bounds a stored duration: a year, in milliseconds (the
 // game's own bounds are checked by game).
 const maxDuration = 366 * 24 * time.Hour
 
-// durationOf reads a stored duration in milliseconds.
-func durationOf(record, field string, v int64) (time.Duration, error) {
-	if v < 0 || v > maxDuration.Milliseconds() {
-		return 0, fieldErr(record, field, "duration %d ms out of 0..%d", v, maxDuration.Milliseconds())
-	}
-	return time.Duration(v) * time.Millisecond, nil
-}
-
-// timeReader reads several stored times, each named by its field, and
-// keeps the first error (at returns the zero time after it).
-type timeReader struct {
+// reader reads a record's stored times, durations and snowflakes, each
+// named by its field, and keeps the first error (it reads zeros after it).
+type reader struct {
 	record string
 	err    error
 }
 
+// fail records the error of field, unless one came first.
+func (r *reader) fail(field, format string, args ...any) {
+	if r.err == nil {
+		r.err = fieldErr(r.record, field, format, args...)
+	}
+}
+
 // need reads a time the record must have: 0 is an error.
-func (r *timeReader) need(field string, v int64) time.Time {
-	if v == 0 && r.err == nil {
-		r.err = fieldErr(r.record, field, "missing: the time is required")
+func (r *reader) need(field string, v int64) time.Time {
+	if v == 0 {
+		r.fail(field, "missing: the time is required")
 	}
 	return r.at(field, v)
 }
 
-func (r *timeReader) at(field string, v int64) time.Time {
-	if r.err != nil {
+// at reads a stored time: 0 is the zero time.
+func (r *reader) at(field string, v int64) time.Time {
+	if v < 0 || v > maxMillis {
+		r.fail(field, "time %d ms out of 0..%d", v, int64(maxMillis))
+	}
+	if r.err != nil || v == 0 {
 		return time.Time{}
 	}
-	t, err := timeOf(r.record, field, v)
+	return time.UnixMilli(v).UTC()
+}
+
+// duration reads a stored duration in milliseconds.
+func (r *reader) duration(field string, v int64) time.Duration {
+	if v < 0 || v > maxDuration.Milliseconds() {
+		r.fail(field, "duration %d ms out of 0..%d", v, maxDuration.Milliseconds())
+	}
+	if r.err != nil {
+		return 0
+	}
+	return time.Duration(v) * time.Millisecond
+}
+
+// snowflake reads a snowflake that may be absent ("": 0).
+func (r *reader) snowflake(field, s string) uint64 {
+	if s == "" || r.err != nil {
+		return 0
+	}
+	v, err := Snowflake(r.record, field, s)
 	r.err = err
-	return t
+	return v
 }

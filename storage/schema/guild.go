@@ -88,14 +88,6 @@ func snowflakeString(v uint64) string {
 	return strconv.FormatUint(v, 10)
 }
 
-// optionalSnowflake reads a snowflake that may be absent ("": 0).
-func optionalSnowflake(record, field, s string) (uint64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	return Snowflake(record, field, s)
-}
-
 // EncodeGuild returns the record of g. g must be sound (game.Guild.Check)
 // and its durations whole milliseconds, as they are stored: what cannot
 // be read back as it was is not written.
@@ -133,17 +125,12 @@ func (r GuildRecord) Game(record string) (game.Guild, error) {
 		}
 	}
 	if x := r.Reset; x != nil {
-		gr := game.GuildReset{Op: x.Op, Reason: x.Reason, Count: x.Count, Holder: x.Holder}
-		if gr.Actor, err = optionalSnowflake(record, "r.ac", x.Actor); err != nil {
-			return game.Guild{}, err
-		}
-		if gr.After, err = optionalSnowflake(record, "r.af", x.After); err != nil {
-			return game.Guild{}, err
-		}
-		tr := timeReader{record: record}
-		gr.Started, gr.Done, gr.Until = tr.at("r.at", x.Started), tr.at("r.dn", x.Done), tr.at("r.lu", x.Until)
-		if tr.err != nil {
-			return game.Guild{}, tr.err
+		rd := reader{record: record}
+		gr := game.GuildReset{Op: x.Op, Reason: x.Reason, Count: x.Count, Holder: x.Holder,
+			Actor: rd.snowflake("r.ac", x.Actor), After: rd.snowflake("r.af", x.After),
+			Started: rd.at("r.at", x.Started), Done: rd.at("r.dn", x.Done), Until: rd.at("r.lu", x.Until)}
+		if rd.err != nil {
+			return game.Guild{}, rd.err
 		}
 		if err := (game.Guild{Settings: s, Reset: &gr}).Check(); err != nil {
 			return game.Guild{}, fieldErr(record, "r", "%v", err)
@@ -159,22 +146,15 @@ func (r GuildRecord) Game(record string) (game.Guild, error) {
 // Game returns the settings s stores, checked (game.Settings.Check);
 // field is where s is in its record ("s").
 func (s GuildSettings) Game(record, field string) (game.Settings, error) {
-	out := game.Settings{StartingBalance: s.Start, DailyAmount: s.Daily, PublicPlays: s.Public}
-	var err error
-	if out.DailyCooldown, err = durationOf(record, field+".dc", s.Cooldown); err != nil {
-		return game.Settings{}, err
-	}
-	if out.Channel, err = optionalSnowflake(record, field+".ch", s.Channel); err != nil {
-		return game.Settings{}, err
-	}
+	rd := reader{record: record}
+	out := game.Settings{StartingBalance: s.Start, DailyAmount: s.Daily, PublicPlays: s.Public,
+		DailyCooldown: rd.duration(field+".dc", s.Cooldown), Channel: rd.snowflake(field+".ch", s.Channel)}
 	if h := s.House; h != nil {
-		out.House = game.House{MaxStakeDay: h.MaxStakeDay, RealityPlays: h.RealityPlays}
-		if out.House.MinInterval, err = durationOf(record, field+".h.mi", h.MinInterval); err != nil {
-			return game.Settings{}, err
-		}
-		if out.House.RealityEvery, err = durationOf(record, field+".h.re", h.RealityEvery); err != nil {
-			return game.Settings{}, err
-		}
+		out.House = game.House{MaxStakeDay: h.MaxStakeDay, RealityPlays: h.RealityPlays,
+			MinInterval: rd.duration(field+".h.mi", h.MinInterval), RealityEvery: rd.duration(field+".h.re", h.RealityEvery)}
+	}
+	if rd.err != nil {
+		return game.Settings{}, rd.err
 	}
 	if err := out.Check(); err != nil {
 		return game.Settings{}, gameErr(record, field+".", settingsFields, err)
@@ -224,16 +204,11 @@ func DecodeAudit(record string, guild uint64, b []byte) (game.AuditEntry, string
 
 // Game returns the entry l stores, of guild's log, checked.
 func (l AuditLine) Game(record string, guild uint64) (game.AuditEntry, error) {
-	e := game.AuditEntry{Guild: guild, Action: l.Action, Amount: l.Amount, Reason: l.Reason}
-	var err error
-	if e.At, err = timeOf(record, "at", l.At); err != nil {
-		return game.AuditEntry{}, err
-	}
-	if e.Actor, err = optionalSnowflake(record, "ac", l.Actor); err != nil {
-		return game.AuditEntry{}, err
-	}
-	if e.Target, err = optionalSnowflake(record, "tg", l.Target); err != nil {
-		return game.AuditEntry{}, err
+	rd := reader{record: record}
+	e := game.AuditEntry{Guild: guild, Action: l.Action, Amount: l.Amount, Reason: l.Reason,
+		At: rd.at("at", l.At), Actor: rd.snowflake("ac", l.Actor), Target: rd.snowflake("tg", l.Target)}
+	if rd.err != nil {
+		return game.AuditEntry{}, rd.err
 	}
 	if err := e.Check(); err != nil {
 		return game.AuditEntry{}, gameErr(record, "", auditFields, err)

@@ -78,10 +78,10 @@ func DecodeLine(record string, b []byte) (game.Entry, error) {
 // on a play only, a lot on a chest only, kb and g together on a play
 // only), its rules by game.Entry.Check.
 func (l Line) Game(record string) (game.Entry, error) {
-	tr := timeReader{record: record}
-	e := game.Entry{At: tr.need("at", l.At), Kind: game.Kind(l.Kind), TicketID: l.Ticket, Key: l.Key, Amount: l.Amount, Balance: l.Balance}
-	if tr.err != nil {
-		return game.Entry{}, tr.err
+	rd := reader{record: record}
+	e := game.Entry{At: rd.need("at", l.At), Kind: game.Kind(l.Kind), TicketID: l.Ticket, Key: l.Key, Amount: l.Amount, Balance: l.Balance}
+	if rd.err != nil {
+		return game.Entry{}, rd.err
 	}
 	var err error
 	play, chest := e.Kind == game.KindPlay, e.Kind == game.KindChest
@@ -210,18 +210,18 @@ func (r Reveal) Game(record string) (game.SeedReveal, error) {
 	if r.No < 1 {
 		return game.SeedReveal{}, fieldErr(record, "no", "seed number %d, not from 1", r.No)
 	}
-	tr := timeReader{record: record}
+	rd := reader{record: record}
 	out := game.SeedReveal{
 		No: r.No, Seed: seed, ClientSeed: r.Client,
 		FirstTicket: r.FirstTicket, LastTicket: r.LastTicket, FirstChest: int64(r.FirstChest), LastChest: int64(r.LastChest),
-		CommittedAt: tr.at("ca", r.Committed), RevealedAt: tr.need("ra", r.Revealed),
+		CommittedAt: rd.at("ca", r.Committed), RevealedAt: rd.need("ra", r.Revealed),
 	}
 	if r.Next != "" {
 		if out.Next, err = parseCommitment(r.Next); err != nil {
 			return game.SeedReveal{}, fieldErr(record, "nc", "%v", err)
 		}
 	}
-	return out, tr.err
+	return out, rd.err
 }
 
 // revealsErr is the error of game.Player.CheckReveals of record's reveals

@@ -262,19 +262,19 @@ func (r Player) game(record string, whole bool) (game.Player, error) {
 	if r.Chests > game.MaxSeq {
 		return game.Player{}, fieldErr(record, "cn", "%d chests, at most %d", r.Chests, uint64(game.MaxSeq))
 	}
-	tr := timeReader{record: record}
+	rd := reader{record: record}
 	if whole {
-		tr.need("ca", r.Created)
+		rd.need("ca", r.Created)
 	}
 	p := game.Player{
 		StartingBalance: r.Start, Balance: r.Balance, Keys: r.Keys, ChestDue: r.ChestDue,
 		ChestSeq: int64(r.Chests), TicketSeq: r.Tickets, Stats: game.Stats(r.Stats),
-		LastDaily: tr.at("ld", r.LastDaily), CreatedAt: tr.at("ca", r.Created),
+		LastDaily: rd.at("ld", r.LastDaily), CreatedAt: rd.at("ca", r.Created),
 		ClientSeed: r.Seeds.Client, SeedNo: r.Seeds.No, SeedTicket: r.Seeds.Tickets,
-		SeedAt: tr.at("sd.at", r.Seeds.Committed),
+		SeedAt: rd.at("sd.at", r.Seeds.Committed),
 	}
-	if tr.err != nil {
-		return game.Player{}, tr.err
+	if rd.err != nil {
+		return game.Player{}, rd.err
 	}
 	if r.Seeds.Chests > r.Chests {
 		return game.Player{}, fieldErr(record, "sd.ch", "seed from chest %d of %d", r.Seeds.Chests, r.Chests)
@@ -296,8 +296,8 @@ func (r Player) game(record string, whole bool) (game.Player, error) {
 	}
 	if t := r.Ticket; t != nil {
 		gt := game.Ticket{ID: t.No, KeysAfter: t.KeysThen, Chest: t.Chest, Revealed: game.RowMask(t.Rows)}
-		if gt.BoughtAt = tr.need("t.at", t.Bought); tr.err != nil {
-			return game.Player{}, tr.err
+		if gt.BoughtAt = rd.need("t.at", t.Bought); rd.err != nil {
+			return game.Player{}, rd.err
 		}
 		if t.Outcome != nil {
 			gt.Drawn = true
@@ -355,31 +355,30 @@ func (c Chest) game(record, field string) (game.Chest, error) {
 
 func (c Care) game(record string) (game.Care, error) {
 	var out game.Care
-	tr := timeReader{record: record}
+	rd := reader{record: record}
 	for name, l := range c.Limits {
 		k, ok := named(name, game.LimitKind(game.NumLimits))
 		if !ok {
 			return game.Care{}, fieldErr(record, "cr.l", "unknown limit %q", name)
 		}
-		out.Limits[k] = game.Limit{Amount: l.Amount, Next: l.Next, At: tr.at("cr.l."+name+".at", l.At)}
+		out.Limits[k] = game.Limit{Amount: l.Amount, Next: l.Next, At: rd.at("cr.l."+name+".at", l.At)}
 	}
-	var err error
-	if out.Reminder, err = durationOf(record, "cr.rm", c.Reminder); err != nil {
-		return game.Care{}, err
+	if out.Reminder = rd.duration("cr.rm", c.Reminder); rd.err != nil {
+		return game.Care{}, rd.err
 	}
 	if err := game.CheckReminder(out.Reminder); err != nil {
 		return game.Care{}, fieldErr(record, "cr.rm", "%v", err)
 	}
-	out.PausedUntil = tr.at("cr.pu", c.Paused)
+	out.PausedUntil = rd.at("cr.pu", c.Paused)
 	if s := c.Spend; s != nil {
-		out.Spend = game.Spend{Day: tr.at("cr.sp.d", s.Day), Week: tr.at("cr.sp.w", s.Week),
+		out.Spend = game.Spend{Day: rd.at("cr.sp.d", s.Day), Week: rd.at("cr.sp.w", s.Week),
 			StakedDay: s.StakedDay, WonDay: s.WonDay, StakedWeek: s.StakedWeek, WonWeek: s.WonWeek}
 	}
 	if s := c.Session; s != nil {
-		out.Session = game.Session{Start: tr.at("cr.se.s", s.Start), Last: tr.at("cr.se.l", s.Last), Plays: s.Plays, Net: s.Net,
-			CheckedAt: tr.at("cr.se.ck", s.CheckedAt), CheckedPlays: s.CheckedPlays}
+		out.Session = game.Session{Start: rd.at("cr.se.s", s.Start), Last: rd.at("cr.se.l", s.Last), Plays: s.Plays, Net: s.Net,
+			CheckedAt: rd.at("cr.se.ck", s.CheckedAt), CheckedPlays: s.CheckedPlays}
 	}
-	return out, tr.err
+	return out, rd.err
 }
 
 // named returns the value of 0..n-1 whose String is s.
