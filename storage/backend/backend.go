@@ -9,6 +9,7 @@
 package backend
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -35,9 +36,7 @@ func Open(ctx context.Context, redisURL, dataPath string, opts storage.Options, 
 		}
 		return st, nil
 	}
-	if dataPath == "" {
-		dataPath = DefaultDataPath
-	}
+	dataPath = cmp.Or(dataPath, DefaultDataPath)
 	if err := os.MkdirAll(filepath.Dir(dataPath), 0o700); err != nil {
 		return nil, fmt.Errorf("open embedded store: %w", err)
 	}
@@ -56,9 +55,7 @@ func Describe(redisURL, dataPath string) string {
 	if redisURL != "" {
 		return redisstore.RedactURL(redisURL)
 	}
-	if dataPath == "" {
-		dataPath = DefaultDataPath
-	}
+	dataPath = cmp.Or(dataPath, DefaultDataPath)
 	if abs, err := filepath.Abs(dataPath); err == nil {
 		dataPath = abs
 	}
