@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/lesclefsdutresor/clefs/game"
@@ -203,14 +202,12 @@ func EncodePlayerParts(p game.Player) (rest, seeds []byte, err error) {
 		return nil, nil, fmt.Errorf("schema: encode player: %w", err)
 	}
 	r := FromPlayer(p)
-	if seeds, err = json.Marshal(r.Seeds); err != nil {
-		return nil, nil, fmt.Errorf("schema: encode seeds: %w", err)
+	if seeds, err = marshal("seeds", r.Seeds); err != nil {
+		return nil, nil, err
 	}
 	r.Seeds = nil
-	if rest, err = json.Marshal(r); err != nil {
-		return nil, nil, fmt.Errorf("schema: encode player: %w", err)
-	}
-	return rest, seeds, nil
+	rest, err = marshal("player", r)
+	return rest, seeds, err
 }
 
 // DecodePlayerParts reads a player written by EncodePlayerParts: rest must
