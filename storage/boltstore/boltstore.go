@@ -317,11 +317,3 @@ func count(tx *bolt.Tx, guild uint64) uint64 {
 	}
 	return binary.BigEndian.Uint64(v)
 }
-
-func addCount(tx *bolt.Tx, guild uint64, n uint64) error {
-	v := binary.BigEndian.AppendUint64(nil, count(tx, guild)+n)
-	if err := tx.Bucket(bucketCounts).Put(guildKey(guild), v); err != nil {
-		return fmt.Errorf("put count: %w", err)
-	}
-	return nil
-}

@@ -208,11 +208,10 @@ func (c *recordCache) get(id storage.PlayerID, v []byte) ([]byte, *playerRec, er
 	}
 	raw := bytes.Clone(v)
 	r, err := decodePlayer(id, raw)
-	if err != nil {
-		return raw, r, err
+	if err == nil {
+		c.put(id, raw, r)
 	}
-	c.put(id, raw, r)
-	return raw, r, nil
+	return raw, r, err
 }
 
 // put remembers that the record r is stored as raw (which must not change).
@@ -369,9 +368,10 @@ func (pw *playerWrite) write(tx *bolt.Tx) error {
 	board := tx.Bucket(bucketBoard)
 	moved := pw.old == nil || pw.old.Damaged != nil || pw.old.Player.Balance != bal
 	switch {
-	case pw.old == nil:
-		if err := addCount(tx, id.Guild, 1); err != nil {
-			return err
+	case pw.old == nil: // one more player in the guild
+		n := binary.BigEndian.AppendUint64(nil, count(tx, id.Guild)+1)
+		if err := tx.Bucket(bucketCounts).Put(guildKey(id.Guild), n); err != nil {
+			return fmt.Errorf("put count: %w", err)
 		}
 	case pw.old.Damaged != nil: // its balance unread: look its entry up
 		if err := deleteEntry(board, id); err != nil {
