@@ -360,9 +360,9 @@ func prepare(id storage.PlayerID, old *playerRec, op string, w storage.Write) (*
 
 // write puts pw in tx, over the record it was prepared from: the player,
 // its history lines (the oldest trimmed past game.MaxTicketLines and
-// game.MaxOtherLines), its
-// reveals (past game.MaxReveals), its operation (past game.MaxOps), its
-// leaderboard entry, its guild's count if it is new, and the audit entry.
+// game.MaxOtherLines), its reveals (past game.MaxReveals), its operation
+// (past game.MaxOps), its leaderboard entry, its guild's count if it is
+// new, and the audit entry.
 func (pw *playerWrite) write(tx *bolt.Tx) error {
 	id, bal := pw.id, pw.rec.Player.Balance
 	board := tx.Bucket(bucketBoard)
