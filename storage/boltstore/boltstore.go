@@ -248,30 +248,19 @@ func parseBoardKey(k []byte) (user uint64, balance int64) {
 
 // Records.
 
-// getGuild returns the guild and its version, ok false if its settings
-// were never written.
-func getGuild(tx *bolt.Tx, guild uint64) (g game.Guild, version uint64, ok bool, err error) {
-	v := tx.Bucket(bucketGuilds).Get(guildKey(guild))
-	if v == nil {
-		return game.Guild{}, 0, false, nil
-	}
-	g, version, err = decodeGuild(guild, v)
-	return g, version, err == nil, err
-}
-
 // decodeGuild reads a value of the guilds bucket.
-func decodeGuild(guild uint64, v []byte) (game.Guild, uint64, error) {
+func decodeGuild(guild uint64, v []byte) (storage.VersionedGuild, error) {
 	var e envelope
 	dec := json.NewDecoder(bytes.NewReader(v))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&e); err != nil {
-		return game.Guild{}, 0, fmt.Errorf("decode guild %d: %w", guild, err)
+		return storage.VersionedGuild{}, fmt.Errorf("decode guild %d: %w", guild, err)
 	}
 	g, err := schema.DecodeGuild(fmt.Sprintf("guild %d", guild), e.P)
 	if err != nil {
-		return game.Guild{}, 0, fmt.Errorf("decode guild %d: %w", guild, err)
+		return storage.VersionedGuild{}, fmt.Errorf("decode guild %d: %w", guild, err)
 	}
-	return g, e.V, nil
+	return storage.VersionedGuild{Guild: g, Version: e.V}, nil
 }
 
 // putGuild writes the guild g at version, and its entry in the index of

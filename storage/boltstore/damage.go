@@ -121,7 +121,7 @@ func checkBucket(tx *bolt.Tx, name []byte, report func(string, ...any)) {
 				return nil
 			}
 			guild := binary.BigEndian.Uint64(k)
-			if _, _, err := decodeGuild(guild, v); err != nil {
+			if _, err := decodeGuild(guild, v); err != nil {
 				report("guild %d: %v", guild, err)
 			}
 		}

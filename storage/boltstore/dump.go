@@ -69,13 +69,13 @@ func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.DecodedGuild) 
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			gg, _, ok, err := getGuild(tx, g)
-			if err != nil {
-				return err
-			}
-			var set *game.Settings
-			if ok {
-				set = &gg.Settings
+			var set *game.Settings // nil: never written
+			if v := tx.Bucket(bucketGuilds).Get(guildKey(g)); v != nil {
+				cur, err := decodeGuild(g, v)
+				if err != nil {
+					return err
+				}
+				set = &cur.Settings
 			}
 			audit, err := latest(tx.Bucket(bucketAudit), guildKey(g), storage.AuditLimit, "audit", decodeAudit(g))
 			if err != nil {

@@ -28,12 +28,12 @@ func (s *Store) Guild(ctx context.Context, guild uint64) (storage.VersionedGuild
 	return g, err
 }
 
+// guild reads the guild in tx: the store's defaults if it was never written.
 func (s *Store) guild(tx *bolt.Tx, guild uint64) (storage.VersionedGuild, error) {
-	g, v, ok, err := getGuild(tx, guild)
-	if err != nil || !ok {
-		return storage.VersionedGuild{Guild: game.Guild{Settings: s.defaults}}, err
+	if v := tx.Bucket(bucketGuilds).Get(guildKey(guild)); v != nil {
+		return decodeGuild(guild, v)
 	}
-	return storage.VersionedGuild{Guild: g, Version: v}, nil
+	return storage.VersionedGuild{Guild: game.Guild{Settings: s.defaults}}, nil
 }
 
 // RunGuild implements storage.Store: it applies the step to the guild
