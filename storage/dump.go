@@ -65,13 +65,6 @@ type DecodedGuild struct {
 	Audit    []game.AuditEntry
 }
 
-// dumpV4 is a dump of version 4 or 5 (docs/STORAGE.md).
-type dumpV4 struct {
-	Version int                 `json:"version"`
-	Players []schema.DumpPlayer `json:"players"`
-	Guilds  []schema.DumpGuild  `json:"guilds"`
-}
-
 // ExportDump reads everything from d.
 func ExportDump(ctx context.Context, d Dumper) (*DecodedDump, error) {
 	out := &DecodedDump{Players: []DecodedPlayer{}, Guilds: []DecodedGuild{}}
@@ -96,7 +89,11 @@ func ExportDump(ctx context.Context, d Dumper) (*DecodedDump, error) {
 // EncodeDump writes d as a dump of version DumpVersion, indented JSON. The
 // output is deterministic: the same contents give the same bytes.
 func EncodeDump(w io.Writer, d *DecodedDump) error {
-	v := dumpV4{Version: DumpVersion, Players: make([]schema.DumpPlayer, 0, len(d.Players)), Guilds: make([]schema.DumpGuild, 0, len(d.Guilds))}
+	v := struct { // docs/STORAGE.md
+		Version int                 `json:"version"`
+		Players []schema.DumpPlayer `json:"players"`
+		Guilds  []schema.DumpGuild  `json:"guilds"`
+	}{DumpVersion, make([]schema.DumpPlayer, 0, len(d.Players)), make([]schema.DumpGuild, 0, len(d.Guilds))}
 	for _, p := range d.Players {
 		v.Players = append(v.Players, schema.NewDumpPlayer(p.ID.Guild, p.ID.User, p.Player, p.History, p.Reveals))
 	}
