@@ -15,9 +15,8 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// ExportPlayers calls fn for every player, by guild then user, with its
-// history, from one read transaction (a consistent snapshot). fn must not
-// write to the store.
+// ExportPlayers implements storage.Dumper from one read transaction (a
+// consistent snapshot): fn must not write to the store.
 func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer) error) error {
 	return s.view(ctx, "export players", func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketPlayers).Cursor()
@@ -59,8 +58,8 @@ func (s *Store) CountPlayers(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// ExportGuilds calls fn for every guild with settings or audit entries, by
-// guild, from one read transaction. fn must not write to the store.
+// ExportGuilds implements storage.Dumper from one read transaction: fn
+// must not write to the store.
 func (s *Store) ExportGuilds(ctx context.Context, fn func(storage.DecodedGuild) error) error {
 	return s.view(ctx, "export guilds", func(tx *bolt.Tx) error {
 		ids := append(guildsOf(tx.Bucket(bucketGuilds)), guildsOf(tx.Bucket(bucketAudit))...)
