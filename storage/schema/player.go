@@ -129,7 +129,8 @@ func FromPlayer(p game.Player) Player {
 	r.Seeds = &sd
 	if t := p.Ticket; t != nil {
 		rt := &Ticket{No: t.ID, Bought: ms(t.BoughtAt), KeysThen: t.KeysAfter, Chest: t.Chest, Rows: uint8(t.Revealed)}
-		if o := t.Outcome; t.Drawn {
+		if t.Drawn {
+			o := t.Outcome
 			rt.Outcome = &Outcome{Tier: o.Tier.String(), Prize: o.Prize, Key: o.Key, Row: o.Row, Grid: o.Grid.String()}
 		}
 		r.Ticket = rt
