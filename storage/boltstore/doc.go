@@ -17,22 +17,10 @@
 //
 // # Layout
 //
-// Keys are big-endian integers, so that a guild's keys, and a player's, are
-// contiguous and ordered. The values are the records of package schema
-// (docs/STORAGE.md).
-//
-//	players  guild|user          → {"v": version, "p": the player's record}
-//	history  guild|user|seq      → a ticket line (game.MainLine; the last game.MaxTicketLines kept)
-//	others   guild|user|seq      → any other history line (the last game.MaxOtherLines kept)
-//	reveals  guild|user|seq      → a revealed seed (the last game.MaxReveals kept)
-//	opseq    guild|user|seq      → an operation's ID (the last game.MaxOps kept)
-//	ops      guild|user|op ID    → that operation's result
-//	audit    guild|seq           → an audit line (the last storage.AuditLimit kept)
-//	guilds   guild               → {"v": version, "p": the guild's record}
-//	board    guild|^balance|user → nothing: the leaderboard, richest first, ties by user
-//	counts   guild               → the guild's number of players (8 bytes)
-//	jobs     guild               → nothing: the guilds with a reset-guild in progress (Jobs)
-//	meta     "layout"            → storage.LayoutVersion in decimal ("2")
+// The buckets and their keys are docs/STORAGE.md's (§5, and the bucket
+// variables here): keys are big-endian integers, so that a guild's keys,
+// and a player's, are contiguous and ordered; the values are the records
+// of package schema.
 //
 // Open writes the layout marker into a new file (or one with no records)
 // and refuses, with storage.ErrLayout and changing nothing, a file of
