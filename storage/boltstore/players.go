@@ -33,12 +33,10 @@ func (s *Store) Load(ctx context.Context, id storage.PlayerID) (storage.Versione
 	return r.versioned(), err
 }
 
-// Run implements storage.Store as the package doc says ("Writes"): the
-// step is read, applied and encoded outside the write transaction, so that
-// a refusal needs none; inside it, the operation is looked up again and
-// the step applied again if the record changed meanwhile, where no other
-// writer can interleave. bbolt may run the transaction, hence the step,
-// again, which a pure step allows.
+// Run implements storage.Store as the package doc says ("Writes"), so that
+// a refusal needs no write transaction. That transaction looks the
+// operation up again before it writes; bbolt may run it, hence the step,
+// more than once, which a pure step allows.
 func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, error) {
 	r, err := storage.Start(step)
 	if err != nil {
