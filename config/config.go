@@ -17,19 +17,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage/backend"
 	"github.com/lesclefsdutresor/clefs/storage/redisstore"
-)
-
-// Defaults of the optional variables.
-const (
-	DefaultAPIBase         = "https://discord.com"
-	DefaultDataPath        = "./data/clefs.db"
-	DefaultStartingBalance = 2000 // cents
-	DefaultDailyAmount     = 500  // cents
-	DefaultDailyCooldown   = 20 * time.Hour
-	DefaultShutdownTimeout = 10 * time.Second
-	DefaultBackupInterval  = time.Hour
-	DefaultBackupKeep      = 48
 )
 
 // Config is the validated configuration of the bot. Amounts are cents. Each
@@ -136,17 +125,17 @@ func Load(getenv func(string) string) (Config, error) {
 	c := Config{
 		Token:               l.token("DISCORD_TOKEN"),
 		GuildID:             l.snowflake("DISCORD_GUILD_ID"),
-		APIBase:             l.absURL("DISCORD_API_BASE", DefaultAPIBase, httpURL, "scheme must be http or https"),
+		APIBase:             l.absURL("DISCORD_API_BASE", "https://discord.com", httpURL, "scheme must be http or https"),
 		RedisURL:            l.redisURL("REDIS_URL"),
 		RedisMinReplicas:    l.count("REDIS_MIN_REPLICAS", -1, 0, 100),
 		RedisReplicaTimeout: l.duration("REDIS_REPLICA_TIMEOUT", redisstore.DefaultReplicaWait, time.Millisecond),
-		DataPath:            l.str("DATA_PATH", DefaultDataPath),
+		DataPath:            l.str("DATA_PATH", backend.DefaultDataPath),
 		BackupDir:           l.str("BACKUP_DIR", ""),
-		BackupInterval:      l.duration("BACKUP_INTERVAL", DefaultBackupInterval, time.Minute),
-		BackupKeep:          l.count("BACKUP_KEEP", DefaultBackupKeep, 1, 10000),
-		StartingBalance:     l.credits("STARTING_BALANCE", DefaultStartingBalance),
-		DailyAmount:         l.credits("DAILY_AMOUNT", DefaultDailyAmount),
-		DailyCooldown:       l.duration("DAILY_COOLDOWN", DefaultDailyCooldown, 0),
+		BackupInterval:      l.duration("BACKUP_INTERVAL", time.Hour, time.Minute),
+		BackupKeep:          l.count("BACKUP_KEEP", 48, 1, 10000),
+		StartingBalance:     l.credits("STARTING_BALANCE", 2000),
+		DailyAmount:         l.credits("DAILY_AMOUNT", 500),
+		DailyCooldown:       l.duration("DAILY_COOLDOWN", 20*time.Hour, 0),
 		PublicPlays:         l.boolean("PUBLIC_PLAYS", true),
 		LogLevel:            l.level("LOG_LEVEL"),
 		LogFormat:           l.oneOf("LOG_FORMAT", "text", "text", "json"),
@@ -156,7 +145,7 @@ func Load(getenv func(string) string) (Config, error) {
 		ClientSecret:        l.secret("DISCORD_CLIENT_SECRET"),
 		PublicURL:           l.absURL("PUBLIC_URL", "", secureURL, secureURLWant),
 		ShardCount:          l.shardCount("SHARD_COUNT"),
-		ShutdownTimeout:     l.duration("SHUTDOWN_TIMEOUT", DefaultShutdownTimeout, time.Millisecond),
+		ShutdownTimeout:     l.duration("SHUTDOWN_TIMEOUT", 10*time.Second, time.Millisecond),
 		Hidden:              l.emoji("EMOJI_HIDDEN"),
 		AppEmojis:           l.boolean("APP_EMOJIS", true),
 		InteractionsAddr:    l.hostPort("INTERACTIONS_ADDR"),
@@ -208,6 +197,21 @@ func (l *loader) fail(name, format string, args ...any) {
 
 func (l *loader) get(name string) string { return strings.TrimSpace(l.getenv(name)) }
 
+// parse reads variable name with parse: def when it is unset, or when
+// parse fails, whose error (without the variable's name) is reported.
+func parse[T any](l *loader, name string, def T, parse func(v string) (T, error)) T {
+	v := l.get(name)
+	if v == "" {
+		return def
+	}
+	x, err := parse(v)
+	if err != nil {
+		l.errs = append(l.errs, fmt.Errorf("%s: %w", name, err))
+		return def
+	}
+	return x
+}
+
 func (l *loader) str(name, def string) string {
 	if v := l.get(name); v != "" {
 		return v
@@ -246,40 +250,32 @@ func notPlain(v string) bool {
 }
 
 func (l *loader) snowflake(name string) string {
-	v := l.get(name)
-	if v == "" {
-		return ""
-	}
-	n, err := strconv.ParseUint(v, 10, 64)
-	if err != nil || n == 0 || v[0] == '+' {
-		l.fail(name, "%q is not a snowflake (a positive integer ID)", v)
-		return ""
-	}
-	return v
+	return parse(l, name, "", func(v string) (string, error) {
+		if n, err := strconv.ParseUint(v, 10, 64); err != nil || n == 0 || v[0] == '+' {
+			return "", fmt.Errorf("%q is not a snowflake (a positive integer ID)", v)
+		}
+		return v, nil
+	})
 }
 
 // absURL reads an absolute URL whose scheme ok accepts (else the error
 // says want), with a host and without user info, query or fragment. The
 // trailing slash is dropped.
 func (l *loader) absURL(name, def string, ok func(*url.URL) bool, want string) string {
-	v := l.get(name)
-	if v == "" {
-		return def
-	}
-	u, err := url.Parse(v)
-	switch {
-	case err != nil:
-		l.fail(name, "%q is not a URL: %v", v, err)
-	case !ok(u):
-		l.fail(name, "%q: %s", v, want)
-	case u.Host == "":
-		l.fail(name, "%q: missing host", v)
-	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.User != nil:
-		l.fail(name, "%q: must not have a query, fragment or user info", v)
-	default:
-		return strings.TrimRight(v, "/")
-	}
-	return ""
+	return parse(l, name, def, func(v string) (string, error) {
+		u, err := url.Parse(v)
+		switch {
+		case err != nil:
+			return "", fmt.Errorf("%q is not a URL: %v", v, err)
+		case !ok(u):
+			return "", fmt.Errorf("%q: %s", v, want)
+		case u.Host == "":
+			return "", fmt.Errorf("%q: missing host", v)
+		case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.User != nil:
+			return "", fmt.Errorf("%q: must not have a query, fragment or user info", v)
+		}
+		return strings.TrimRight(v, "/"), nil
+	})
 }
 
 // httpURL accepts DISCORD_API_BASE's schemes.
@@ -297,20 +293,14 @@ func secureURL(u *url.URL) bool {
 // (redisstore.ParseURL) so that what config accepts the store opens. Its
 // error shows the URL with its passwords hidden and lists the accepted forms.
 func (l *loader) redisURL(name string) string {
-	v := l.get(name)
-	if v == "" {
-		return ""
-	}
-	if _, err := redisstore.ParseURL(v); err != nil {
+	return parse(l, name, "", func(v string) (string, error) {
+		_, err := redisstore.ParseURL(v)
 		var ue *redisstore.URLError
 		if errors.As(err, &ue) {
-			l.fail(name, "%q: %s", ue.URL, ue.Reason)
-		} else {
-			l.fail(name, "%v", err)
+			return "", fmt.Errorf("%q: %s", ue.URL, ue.Reason)
 		}
-		return ""
-	}
-	return v
+		return v, err
+	})
 }
 
 // creditSyntax is how an amount of credits is written in the environment:
@@ -318,77 +308,57 @@ func (l *loader) redisURL(name string) string {
 var creditSyntax = game.CreditSyntax{Max: 1_000_000_000_000_000}
 
 func (l *loader) credits(name string, def int64) int64 {
-	v := l.get(name)
-	if v == "" {
-		return def
-	}
-	c, err := game.ParseCredits(v, creditSyntax)
-	if err != nil {
-		l.fail(name, "%v", err)
-		return 0
-	}
-	return c
+	return parse(l, name, def, func(v string) (int64, error) { return game.ParseCredits(v, creditSyntax) })
 }
 
 func (l *loader) duration(name string, def, min time.Duration) time.Duration {
-	v := l.get(name)
-	if v == "" {
-		return def
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		l.fail(name, "%q is not a duration (e.g. 20h, 90m, 10s)", v)
-		return 0
-	}
-	if d < min || d < 0 {
-		l.fail(name, "%s: must be at least %s", d, min)
-		return 0
-	}
-	return d
+	return parse(l, name, def, func(v string) (time.Duration, error) {
+		d, err := time.ParseDuration(v)
+		switch {
+		case err != nil:
+			return 0, fmt.Errorf("%q is not a duration (e.g. 20h, 90m, 10s)", v)
+		case d < min || d < 0:
+			return 0, fmt.Errorf("%s: must be at least %s", d, min)
+		}
+		return d, nil
+	})
 }
 
 // count reads a whole number from lo to hi.
 func (l *loader) count(name string, def, lo, hi int) int {
-	v := l.get(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		l.fail(name, "%q: want a whole number from %d to %d", v, lo, hi)
-		return def
-	}
-	return n
+	return parse(l, name, def, func(v string) (int, error) {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < lo || n > hi {
+			return 0, fmt.Errorf("%q: want a whole number from %d to %d", v, lo, hi)
+		}
+		return n, nil
+	})
 }
 
 func (l *loader) boolean(name string, def bool) bool {
-	v := l.get(name)
-	if v == "" {
-		return def
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		l.fail(name, "%q is not a boolean (true or false)", v)
-		return def
-	}
-	return b
+	return parse(l, name, def, func(v string) (bool, error) {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return false, fmt.Errorf("%q is not a boolean (true or false)", v)
+		}
+		return b, nil
+	})
 }
 
-// shardCount reads SHARD_COUNT: a positive integer, or "auto" (returned as 0).
+// shardCount reads SHARD_COUNT: a positive integer, or "auto" (returned as
+// 0); unset, 1.
 func (l *loader) shardCount(name string) int {
-	v := strings.ToLower(l.get(name))
-	switch v {
-	case "":
-		return 1
-	case "auto":
-		return 0
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > MaxShards {
-		l.fail(name, "%q: want auto or a whole number from 1 to %d", v, MaxShards)
-		return 1
-	}
-	return n
+	return parse(l, name, 1, func(v string) (int, error) {
+		v = strings.ToLower(v)
+		if v == "auto" {
+			return 0, nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxShards {
+			return 0, fmt.Errorf("%q: want auto or a whole number from 1 to %d", v, MaxShards)
+		}
+		return n, nil
+	})
 }
 
 // MaxShards bounds SHARD_COUNT and SHARD_IDS (Discord's largest bots run a
@@ -415,11 +385,9 @@ func (l *loader) shardIDs(count int) []int {
 		l.fail(name, "%v", err)
 		return nil
 	}
-	if count > 0 {
-		if err := CheckShardIDs(ids, count); err != nil {
-			l.fail(name, "%v", err)
-			return nil
-		}
+	if last := ids[len(ids)-1]; count > 0 && last >= count {
+		l.fail(name, "shard %d: must be below SHARD_COUNT (%d)", last, count)
+		return nil
 	}
 	return ids
 }
@@ -427,37 +395,23 @@ func (l *loader) shardIDs(count int) []int {
 // ParseShardIDs parses a list of shard numbers and inclusive ranges
 // separated by commas ("0-3", "0,2,5-7") into sorted, distinct numbers.
 func ParseShardIDs(s string) ([]int, error) {
-	seen := map[int]bool{}
+	var ids []int
 	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
 		lo, hi, isRange := strings.Cut(part, "-")
-		a, err1 := strconv.Atoi(strings.TrimSpace(lo))
-		b := a
-		var err2 error
-		if isRange {
-			b, err2 = strconv.Atoi(strings.TrimSpace(hi))
+		if !isRange {
+			hi = lo
 		}
-		if part == "" || err1 != nil || err2 != nil || a < 0 || b < a || b >= MaxShards {
+		a, err1 := strconv.Atoi(strings.TrimSpace(lo))
+		b, err2 := strconv.Atoi(strings.TrimSpace(hi))
+		if err1 != nil || err2 != nil || a < 0 || b < a || b >= MaxShards {
 			return nil, fmt.Errorf("%q: want shard numbers and ranges such as 0-3 or 0,2,5-7", s)
 		}
 		for n := a; n <= b; n++ {
-			seen[n] = true
+			ids = append(ids, n)
 		}
 	}
-	ids := make([]int, 0, len(seen))
-	for n := range seen {
-		ids = append(ids, n)
-	}
 	slices.Sort(ids)
-	return ids, nil
-}
-
-// CheckShardIDs reports an error if a shard of ids is not below count.
-func CheckShardIDs(ids []int, count int) error {
-	if n := len(ids); n > 0 && ids[n-1] >= count {
-		return fmt.Errorf("shard %d: must be below SHARD_COUNT (%d)", ids[n-1], count)
-	}
-	return nil
+	return slices.Compact(ids), nil
 }
 
 // ShardCountString writes a shard count as SHARD_COUNT does ("auto" for 0).
@@ -494,28 +448,22 @@ func ShardIDsString(ids []int) string {
 
 // publicKey reads the application's Ed25519 public key, 64 hex digits.
 func (l *loader) publicKey(name string) ed25519.PublicKey {
-	v := l.get(name)
-	if v == "" {
-		return nil
-	}
-	k, err := hex.DecodeString(v)
-	if err != nil || len(k) != ed25519.PublicKeySize {
-		l.fail(name, "want the application's public key: %d hex digits (Developer Portal → General Information)", 2*ed25519.PublicKeySize)
-		return nil
-	}
-	return ed25519.PublicKey(k)
+	return parse(l, name, nil, func(v string) (ed25519.PublicKey, error) {
+		k, err := hex.DecodeString(v)
+		if err != nil || len(k) != ed25519.PublicKeySize {
+			return nil, fmt.Errorf("want the application's public key: %d hex digits (Developer Portal → General Information)", 2*ed25519.PublicKeySize)
+		}
+		return k, nil
+	})
 }
 
 func (l *loader) oneOf(name, def string, allowed ...string) string {
-	v := strings.ToLower(l.get(name))
-	if v == "" {
-		return def
-	}
-	if slices.Contains(allowed, v) {
-		return v
-	}
-	l.fail(name, "%q: want one of %s", v, strings.Join(allowed, ", "))
-	return def
+	return parse(l, name, def, func(v string) (string, error) {
+		if v = strings.ToLower(v); !slices.Contains(allowed, v) {
+			return "", fmt.Errorf("%q: want one of %s", v, strings.Join(allowed, ", "))
+		}
+		return v, nil
+	})
 }
 
 // slogLevels are the slog levels of LOG_LEVEL's and DISCORDGO_LOG_LEVEL's
@@ -529,32 +477,20 @@ func (l *loader) level(name string) slog.Level {
 }
 
 func (l *loader) hostPort(name string) string {
-	v := l.get(name)
-	if v == "" {
-		return ""
-	}
-	_, port, err := net.SplitHostPort(v)
-	if err != nil {
-		l.fail(name, "%q is not host:port (e.g. 127.0.0.1:9090): %v", v, err)
-		return ""
-	}
-	if p, err := strconv.ParseUint(port, 10, 16); err != nil || (p == 0 && port != "0") {
-		l.fail(name, "%q: bad port %q", v, port)
-		return ""
-	}
-	return v
+	return parse(l, name, "", func(v string) (string, error) {
+		_, port, err := net.SplitHostPort(v)
+		if err != nil {
+			return "", fmt.Errorf("%q is not host:port (e.g. 127.0.0.1:9090): %v", v, err)
+		}
+		if p, err := strconv.ParseUint(port, 10, 16); err != nil || (p == 0 && port != "0") {
+			return "", fmt.Errorf("%q: bad port %q", v, port)
+		}
+		return v, nil
+	})
 }
 
 func (l *loader) emoji(name string) string {
-	v := l.get(name)
-	if v == "" {
-		return ""
-	}
-	if err := CheckEmoji(v); err != nil {
-		l.fail(name, "%v", err)
-		return ""
-	}
-	return v
+	return parse(l, name, "", func(v string) (string, error) { return v, CheckEmoji(v) })
 }
 
 var customEmoji = regexp.MustCompile(`^<a?:[A-Za-z0-9_]{2,32}:[1-9][0-9]{0,19}>$`)
