@@ -108,15 +108,14 @@ func writeFileAtomic(path string, replace bool, write func(w io.Writer) error) e
 		return fmt.Errorf("create %s: %w", path, pathErr(err))
 	}
 	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, pathErr(err))
+	err = write(tmp)
+	if err == nil {
+		err = tmp.Sync()
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, pathErr(err))
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Close(); err != nil {
+	if err != nil {
 		return fmt.Errorf("write %s: %w", path, pathErr(err))
 	}
 	place := os.Link
