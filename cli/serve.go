@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/lesclefsdutresor/clefs/activity"
 	"github.com/lesclefsdutresor/clefs/bot"
@@ -151,16 +152,11 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The listeners, the snapshots and the transport: the first error
+	// stops them all, and Wait lets a snapshot being written finish before
+	// the store closes.
+	eg, ctx := errgroup.WithContext(ctx)
 	go func() { _ = app.RunJobs(ctx) }() // background jobs (reset-guild), taken up from any process; it stops with ctx
-	if cfg.BackupDir != "" {
-		snapshotsDone := make(chan struct{})
-		defer func() { <-snapshotsDone }() // a snapshot being written is finished before the store closes
-		go func() {
-			defer close(snapshotsDone)
-			takeSnapshots(ctx, store, cfg.BackupDir, cfg.BackupInterval, cfg.BackupKeep, time.Now, m.Snapshot, log)
-		}()
-	}
-	publicDone := make(chan error, 1)
 	if cfg.PublicAddr != "" {
 		public := http.NewServeMux()
 		public.Handle("GET /fair", fairpage.Handler())
@@ -178,38 +174,35 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 			public.Handle("/activity", act) // Discord's root mapping, not redirected
 			public.Handle("/activity/", act)
 		}
-		go func() {
-			err := metrics.ServeHTTP(ctx, cfg.PublicAddr, "public listener", public, log, hooks.Public)
-			if err != nil {
-				err = fmt.Errorf("public listener: %w", err)
-				cancel() // Serve returns it
+		eg.Go(func() error {
+			if err := metrics.ServeHTTP(ctx, cfg.PublicAddr, "public listener", public, log, hooks.Public); err != nil {
+				return fmt.Errorf("public listener: %w", err)
 			}
-			publicDone <- err
-		}()
-	} else {
-		publicDone <- nil
+			return nil
+		})
 	}
-	metricsDone := make(chan error, 1)
 	if cfg.MetricsAddr != "" {
 		health := metrics.Health(
 			metrics.Check{Name: name, Run: health},
 			metrics.Check{Name: "store", Run: store.Ping},
 		)
-		go func() {
-			err := metrics.Serve(ctx, cfg.MetricsAddr, reg, health, metrics.Build{
+		eg.Go(func() error { // its error is returned, which main prints: not logged here
+			return metrics.Serve(ctx, cfg.MetricsAddr, reg, health, metrics.Build{
 				Version: info.Name(), Revision: info.Revision, Time: info.Time, Modified: info.Dirty, GoVersion: info.GoVersion,
 			}, log)
-			if err != nil {
-				cancel() // Serve returns err, which main prints: not logged here
-			}
-			metricsDone <- err
-		}()
-	} else {
-		metricsDone <- nil
+		})
 	}
-	err = run(ctx)
-	cancel()
-	return errors.Join(err, <-metricsDone, <-publicDone)
+	if cfg.BackupDir != "" {
+		eg.Go(func() error {
+			takeSnapshots(ctx, store, cfg.BackupDir, cfg.BackupInterval, cfg.BackupKeep, time.Now, m.Snapshot, log)
+			return nil
+		})
+	}
+	eg.Go(func() error {
+		defer cancel() // the transport stopped: so do the others
+		return run(ctx)
+	})
+	return eg.Wait()
 }
 
 // SettingsTTL is how long the handlers keep a guild's settings in memory
