@@ -11,7 +11,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/lesclefsdutresor/clefs/game"
@@ -225,9 +224,9 @@ type exportReport struct {
 
 // seedDraws is game.SeededDrawer keeping the keyed HMAC of its last seed
 // (game.FairDraws): keying afresh was most of the cost of verifying a
-// ticket, and a player's draws run under a few seeds.
+// ticket, and a player's draws run under a few seeds. A dump is verified
+// in order, by one goroutine: seedDraws is not safe for concurrent use.
 type seedDraws struct {
-	mu     sync.Mutex
 	seed   game.Seed
 	client string
 	f      *game.FairDraws // of seed and client; nil before the first draw
@@ -235,7 +234,7 @@ type seedDraws struct {
 
 var _ game.Drawer = (*seedDraws)(nil)
 
-// draws returns the draws of seed and client; the caller holds mu.
+// draws returns the draws of seed and client.
 func (s *seedDraws) draws(seed game.Seed, client string) (*game.FairDraws, error) {
 	if s.f == nil || seed != s.seed || client != s.client {
 		f, err := game.NewFairDraws(seed, client)
@@ -248,8 +247,6 @@ func (s *seedDraws) draws(seed game.Seed, client string) (*game.FairDraws, error
 }
 
 func (s *seedDraws) Ticket(seed game.Seed, client string, ticket uint64, keysHeld int) (game.Outcome, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	f, err := s.draws(seed, client)
 	if err != nil {
 		return game.Outcome{}, err
@@ -258,8 +255,6 @@ func (s *seedDraws) Ticket(seed game.Seed, client string, ticket uint64, keysHel
 }
 
 func (s *seedDraws) Chest(seed game.Seed, client string, seq int64) (game.Chest, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	f, err := s.draws(seed, client)
 	if err != nil {
 		return game.Chest{}, err
@@ -295,18 +290,17 @@ func verifyExport(ctx context.Context, path string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("verify: %s: %w", path, err)
 	}
-	if err := r.write(stdout, "the dump lacks what checking them needs", ""); err != nil {
+	if err := r.write(stdout, path, "players were", "the dump lacks what checking them needs", ""); err != nil {
 		return fmt.Errorf("verify: %w", err)
-	}
-	if n := len(r.mismatches) + len(r.links.Breaks); n > 0 {
-		return fmt.Errorf("verify: %w: %s and %s of %s are not what the players were shown", errMismatch, count(len(r.mismatches), "draw", "draws"), count(len(r.links.Breaks), "link", "links"), path)
 	}
 	return nil
 }
 
 // write prints each mismatch and break, a line per kind of check, and the
 // verdict; lacking says why links are unchecked, allNote follows "all match".
-func (r *exportReport) write(stdout io.Writer, lacking, allNote string) error {
+// A mismatch or a break is its errMismatch, naming the file and who
+// (player or players) was shown the draws.
+func (r *exportReport) write(stdout io.Writer, file, who, lacking, allNote string) error {
 	w := bufio.NewWriter(stdout)
 	for _, m := range r.mismatches {
 		fmt.Fprintln(w, m)
@@ -345,7 +339,13 @@ func (r *exportReport) write(stdout io.Writer, lacking, allNote string) error {
 	default:
 		fmt.Fprintln(w, "all match"+allNote)
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if n := len(r.mismatches) + len(r.links.Breaks); n > 0 {
+		return fmt.Errorf("%w: %s and %s of %s are not what the %s shown", errMismatch, count(len(r.mismatches), "draw", "draws"), count(len(r.links.Breaks), "link", "links"), file, who)
+	}
+	return nil
 }
 
 // verifyPlayer checks the draws and the links of one player's history:

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-
 	"fmt"
 	"io"
 	"os"
@@ -80,11 +79,5 @@ func verifyPublic(ctx context.Context, name string, data []byte, stdout io.Write
 	}
 	var r exportReport
 	r.verifyPlayer(storage.PlayerID{Guild: x.Guild, User: x.User}, game.AfterReveals(x.Reveals), false, x.Reveals, x.History)
-	if err := r.write(stdout, "the export lacks what checking them needs", " (a public export holds no player state: the keys held now and the tickets bought are not checked)"); err != nil {
-		return err
-	}
-	if n := len(r.mismatches) + len(r.links.Breaks); n > 0 {
-		return fmt.Errorf("%w: %s and %s of %s are not what the player was shown", errMismatch, count(len(r.mismatches), "draw", "draws"), count(len(r.links.Breaks), "link", "links"), name)
-	}
-	return nil
+	return r.write(stdout, name, "player was", "the export lacks what checking them needs", " (a public export holds no player state: the keys held now and the tickets bought are not checked)")
 }
