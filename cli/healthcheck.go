@@ -21,12 +21,8 @@ func runHealthcheck(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs := newFlags("healthcheck", stderr, "Usage: clefs healthcheck [-addr host:port] [-timeout 3s]\n\nAsks the running bot's /healthz; exit status 0 when healthy, 1 otherwise.\n")
 	addr := fs.String("addr", "", "host:port of the bot's metrics listener (default: METRICS_ADDR from the environment or .env)")
 	timeout := fs.Duration("timeout", 3*time.Second, "give up after this long")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "healthcheck", args, 0); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return usageError{fmt.Sprintf("healthcheck: unexpected argument %q", fs.Arg(0))}
 	}
 	if *addr == "" {
 		// Like the bot: the real environment wins, even set empty (then

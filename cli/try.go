@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -100,15 +99,8 @@ func runTry(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	lang := fs.String("lang", "en", "the language of the interactions at the start: en or fr")
 	files := fs.String("files", ".", "the directory where the files the bot sends (a /fairness export) are saved; it must exist")
 	verbose := fs.Bool("v", false, "show the bot's and the fake Discord's logs on stderr (else they go to a file in the temporary directory)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return usageError{fmt.Sprintf("try takes no arguments, got %q", fs.Args())}
+	if err := parseFlags(fs, "try", args, 0); err != nil {
+		return err
 	}
 	locale, ok := tryLocale(*lang)
 	if !ok {
@@ -118,7 +110,6 @@ func runTry(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	if _, err := tryLocalizers(); err != nil {
 		return err
 	}
-
 	if st, err := os.Stat(*files); err != nil || !st.IsDir() {
 		fs.Usage()
 		return usageError{fmt.Sprintf("-files: %q is not a directory", *files)}
@@ -297,13 +288,10 @@ func (s *trySession) loop(ctx context.Context, in io.Reader) {
 	}()
 	for {
 		fmt.Fprint(s.out, s.prompt())
-		var line string
-		var ok bool
+		line, ok := "", false
 		select {
 		case line, ok = <-lines:
-		case <-ctx.Done():
-			fmt.Fprintln(s.out)
-			return
+		case <-ctx.Done(): // as at the end of the input
 		}
 		if !ok {
 			fmt.Fprintln(s.out)
