@@ -273,31 +273,23 @@ func optionValue(d *discordgo.ApplicationCommandOption, s string, l tryLang) (an
 }
 
 // choiceValue is the value of the choice of d that s names: its value
-// ("24h") or its name in either language ("24 hours", "24 heures"), in
-// any case and with or without accents. Else the error lists the choices.
+// ("24h", or a number however written) or its name in either language
+// ("24 hours", "24 heures"), in any case and with or without accents, as
+// the option's type has it (commands.OptionValue: an integer option's
+// choices decode from JSON as float64). Else the error lists the choices.
 func choiceValue(d *discordgo.ApplicationCommandOption, s string, l tryLang) (any, error) {
 	want := fold(strings.TrimSpace(s))
+	number, err := strconv.ParseFloat(want, 64)
 	for _, c := range d.Choices {
-		if want == fold(fmt.Sprint(c.Value)) || named(s, c.Name, c.NameLocalizations) {
-			return choiceTyped(d, c.Value), nil
+		if want != fold(fmt.Sprint(c.Value)) && !named(s, c.Name, c.NameLocalizations) && (err != nil || c.Value != number) {
+			continue
 		}
-		if f, ok := c.Value.(float64); ok {
-			if g, err := strconv.ParseFloat(want, 64); err == nil && f == g {
-				return choiceTyped(d, c.Value), nil
-			}
+		if typed, ok := commands.OptionValue(d.Type, c.Value); ok {
+			return typed, nil
 		}
+		return c.Value, nil
 	}
 	return nil, errors.New(l.t("want_choice", map[string]any{"Value": s, "Choices": choiceList(d, l)}))
-}
-
-// choiceTyped is a choice's value as the option's type has it
-// (commands.OptionValue): an integer option's choices decode from JSON as
-// float64.
-func choiceTyped(d *discordgo.ApplicationCommandOption, v any) any {
-	if typed, ok := commands.OptionValue(d.Type, v); ok {
-		return typed
-	}
-	return v
 }
 
 // choiceList is "24h (24 hours), 7d (7 days), …": each choice's value and
