@@ -365,32 +365,25 @@ func (r *exportReport) verifyPlayer(id storage.PlayerID, p game.Player, state bo
 		switch {
 		case errors.Is(err, game.ErrSeedSecret):
 			r.secret++
-			continue
 		case errors.Is(err, game.ErrSeedForgotten):
 			r.forgotten++
-			continue
 		case errors.Is(err, game.ErrNotVerifiable):
 			r.old++
-			continue
 		case err != nil:
 			r.mismatches = append(r.mismatches, fmt.Sprintf("MISMATCH guild %d user %d: %s %d: %v", id.Guild, id.User, e.Kind, e.TicketID, err))
-			continue
-		}
-		if v.Match {
+		case v.Match:
 			r.matched++
-		}
-		if e.Kind == game.KindPlay {
-			r.tickets++
-			if !v.Match {
-				r.mismatches = append(r.mismatches, fmt.Sprintf("MISMATCH guild %d user %d ticket %d (seed %d): shown %s %v key %v, recomputed %s %v key %v",
-					id.Guild, id.User, e.TicketID, v.Seed.No, e.Grid, e.Tier, e.Key, v.Outcome.Grid, v.Outcome.Tier, v.Outcome.Key))
-			}
-			continue
-		}
-		r.chests++
-		if !v.Match {
+		case e.Kind == game.KindPlay:
+			r.mismatches = append(r.mismatches, fmt.Sprintf("MISMATCH guild %d user %d ticket %d (seed %d): shown %s %v key %v, recomputed %s %v key %v",
+				id.Guild, id.User, e.TicketID, v.Seed.No, e.Grid, e.Tier, e.Key, v.Outcome.Grid, v.Outcome.Tier, v.Outcome.Key))
+		default:
 			r.mismatches = append(r.mismatches, fmt.Sprintf("MISMATCH guild %d user %d chest %d (seed %d): shown %v, recomputed %v",
 				id.Guild, id.User, e.Chest, v.Seed.No, e.Lot, v.Chest.Lot))
+		}
+		if err == nil && e.Kind == game.KindPlay {
+			r.tickets++
+		} else if err == nil {
+			r.chests++
 		}
 	}
 	l := game.CheckRevealedLinks(rs, hist)

@@ -48,6 +48,8 @@ func isPublicExport(path string) (bool, error) {
 	return false, nil
 }
 
+// verifyPublicFile is verifyExport for the public export at path, with
+// game.CheckRevealedLinks.
 func verifyPublicFile(ctx context.Context, path string, stdout io.Writer) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -61,23 +63,17 @@ func verifyPublicFile(ctx context.Context, path string, stdout io.Writer) error 
 	if len(data) > maxPublicExport {
 		return fmt.Errorf("verify: %s: a public export of more than %d bytes", path, maxPublicExport)
 	}
-	if err := verifyPublic(ctx, path, data, stdout); err != nil {
+	x, err := schema.DecodePublicExport(path, data)
+	if err != nil {
 		return fmt.Errorf("verify: %w", err)
 	}
-	return nil
-}
-
-// verifyPublic is verifyExport for the public export data (named name in
-// messages), with game.CheckRevealedLinks.
-func verifyPublic(ctx context.Context, name string, data []byte, stdout io.Writer) error {
-	x, err := schema.DecodePublicExport(name, data)
-	if err != nil {
-		return err
-	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return fmt.Errorf("verify: %w", err)
 	}
 	var r exportReport
 	r.verifyPlayer(storage.PlayerID{Guild: x.Guild, User: x.User}, game.AfterReveals(x.Reveals), false, x.Reveals, x.History)
-	return r.write(stdout, name, "player was", "the export lacks what checking them needs", " (a public export holds no player state: the keys held now and the tickets bought are not checked)")
+	if err := r.write(stdout, path, "player was", "the export lacks what checking them needs", " (a public export holds no player state: the keys held now and the tickets bought are not checked)"); err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	return nil
 }
