@@ -15,13 +15,19 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/redisstore"
 )
 
-// runBot runs the bot (loadConfig, logs on stderr) until ctx ends.
+// runBot runs the bot (loadConfig, logs on stderr per LOG_LEVEL and
+// LOG_FORMAT) until ctx ends.
 func runBot(ctx context.Context, stderr io.Writer) error {
 	cfg, err := loadConfig()
 	if err != nil {
 		return err
 	}
-	log := newLogger(stderr, cfg)
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	var h slog.Handler = slog.NewTextHandler(stderr, opts)
+	if cfg.LogFormat == "json" {
+		h = slog.NewJSONHandler(stderr, opts)
+	}
+	log := slog.New(h)
 	warnDotenv(log)
 	// discordgo and go-redis each keep one logger for the whole process:
 	// set them once, before Serve opens anything.
@@ -54,13 +60,4 @@ func loadConfig() (config.Config, error) {
 		return config.Config{}, fmt.Errorf("bad configuration (see .env.example):\n%w", err)
 	}
 	return cfg, nil
-}
-
-// newLogger builds the process's logger per LOG_LEVEL and LOG_FORMAT.
-func newLogger(w io.Writer, cfg config.Config) *slog.Logger {
-	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
-	if cfg.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
-	}
-	return slog.New(slog.NewTextHandler(w, opts))
 }

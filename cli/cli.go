@@ -1,15 +1,8 @@
 // Package cli is the clefs binary's command line: with no argument it runs
 // the bot, otherwise an operator subcommand (odds, simulate, verify, export,
 // import, restore, audit, healthcheck, register, version, try). main calls
-// it and maps the error to the exit status:
-//
-//	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-//	err := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
-//	stop()
-//	if code := cli.ExitCode(err); code != 0 {
-//		fmt.Fprintln(os.Stderr, "clefs:", err)
-//		os.Exit(code)
-//	}
+// Main until SIGINT or SIGTERM, prints the error it returns, and exits with
+// ExitCode's status.
 package cli
 
 import (
