@@ -49,11 +49,6 @@ type storeChoice struct {
 	from     string // "-redis", "-data", "REDIS_URL in .env", "the default"…
 }
 
-// String describes the store with no secret: "redis://:xxxxx@host:6379/0 (from REDIS_URL)".
-func (c storeChoice) String() string {
-	return backend.Describe(c.redisURL, c.dataPath) + " (from " + c.from + ")"
-}
-
 // choose applies the precedence of storeUsage. A variable is read from the
 // environment when it is there, even empty, else from .env, as the bot
 // does; an empty value counts as unset.
@@ -115,7 +110,7 @@ func (f *storeFlags) open(ctx context.Context, mode openMode, stderr io.Writer) 
 	if err != nil {
 		return nil, nil, err
 	}
-	fmt.Fprintf(stderr, "store: %s\n", c)
+	fmt.Fprintf(stderr, "store: %s (from %s)\n", backend.Describe(c.redisURL, c.dataPath), c.from) // no secret: redis://:xxxxx@host
 	if c.redisURL == "" {
 		err := checkDataPath(c.dataPath, mode)
 		if err == nil && f.checkFile != nil {

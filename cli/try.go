@@ -259,15 +259,6 @@ func (s *trySession) println(line string) {
 	fmt.Fprintln(s.out, line)
 }
 
-// prompt is the prompt's text: the acting user and the language.
-func (s *trySession) prompt() string {
-	who := "user" + s.user
-	if s.user == tryMod {
-		who = "mod"
-	}
-	return who + " [" + langOf(s.locale).code() + "]> "
-}
-
 // loop reads lines from in until its end, "quit" or ctx's end. The reading
 // runs in its own goroutine so that ctx (Ctrl-C) ends the session even
 // while waiting for a line; it stops at the end of in or when loop returns.
@@ -287,7 +278,11 @@ func (s *trySession) loop(ctx context.Context, in io.Reader) {
 		}
 	}()
 	for {
-		fmt.Fprint(s.out, s.prompt())
+		who := "user" + s.user // the prompt: the acting user and the language
+		if s.user == tryMod {
+			who = "mod"
+		}
+		fmt.Fprint(s.out, who+" ["+langOf(s.locale).code()+"]> ")
 		line, ok := "", false
 		select {
 		case line, ok = <-lines:
