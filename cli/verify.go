@@ -95,10 +95,8 @@ seed still secret are counted, not checked; links a dump lacks the data for
 		return usageError{"verify: -chest: chest numbers start at 1"}
 	}
 	want := strings.ToLower(strings.TrimSpace(*commitment))
-	if set["commitment"] {
-		if b, err := hex.DecodeString(want); err != nil || (len(b) != len(game.Commitment{}) && len(b) != shortCommitment) {
-			return usageError{fmt.Sprintf("verify: -commitment: want %d hex digits, or the %d the card shows", 2*len(game.Commitment{}), 2*shortCommitment)}
-		}
+	if b, err := hex.DecodeString(want); set["commitment"] && (err != nil || len(b) != len(game.Commitment{}) && len(b) != shortCommitment) {
+		return usageError{fmt.Sprintf("verify: -commitment: want %d hex digits, or the %d the card shows", 2*len(game.Commitment{}), 2*shortCommitment)}
 	}
 
 	w := bufio.NewWriter(stdout)
@@ -133,7 +131,7 @@ seed still secret are counted, not checked; links a dump lacks the data for
 		if err != nil {
 			return fmt.Errorf("verify: chest %d: %w", chest, err)
 		}
-		fmt.Fprintf(w, "\nchest #%d: %s, %s\n", chest, lotName(c.Lot), credits(c.Prize))
+		fmt.Fprintf(w, "\nchest #%d: %s, %s\n", chest, lotNames[c.Lot], credits(c.Prize))
 	}
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("verify: %w", err)
@@ -197,18 +195,9 @@ func writeTicket(w io.Writer, o game.Outcome, keysBefore int) {
 	}
 }
 
-func lotName(l game.Lot) string {
-	switch l {
-	case game.LotThreeGold:
-		return "three gold coins"
-	case game.LotGold:
-		return "one gold coin"
-	case game.LotSilver:
-		return "one silver coin"
-	case game.LotBronze:
-		return "one bronze coin"
-	}
-	return l.String()
+// lotNames are the chests' lots as verify prints them.
+var lotNames = map[game.Lot]string{
+	game.LotThreeGold: "three gold coins", game.LotGold: "one gold coin", game.LotSilver: "one silver coin", game.LotBronze: "one bronze coin",
 }
 
 // exportReport counts what verifyExport saw.
