@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strconv"
@@ -42,10 +43,7 @@ var (
 
 // emojiText is the text of a custom emoji named name.
 func emojiText(name string) string {
-	if u, ok := emojiFallback[name]; ok {
-		return u
-	}
-	return ":" + name + ":"
+	return cmp.Or(emojiFallback[name], ":"+name+":")
 }
 
 // plainText turns Discord's markup into terminal text: custom emojis into

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"math"
 	"strconv"
 	"time"
@@ -39,11 +40,7 @@ func discordTime(t time.Time, style string, v view) string {
 	if style == "R" {
 		return relativeTime(t.Sub(v.now), v.lang)
 	}
-	loc := v.loc
-	if loc == nil {
-		loc = time.Local
-	}
-	t = t.In(loc)
+	t = t.In(cmp.Or(v.loc, time.Local))
 	short, long := t.Format("3:04 PM"), t.Format("3:04:05 PM")
 	date, numeric, weekday := t.Format("January 2, 2006"), t.Format("01/02/2006"), t.Format("Monday, ")
 	if v.lang == langFR {
