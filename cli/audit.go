@@ -231,10 +231,11 @@ func bigCredits(cents *big.Int) string {
 	return game.FormatRat(new(big.Rat).SetFrac(cents, big.NewInt(100)), 2, game.English) + unit
 }
 
-// count writes n with the English noun for it: "1 player", "0 players".
+// count writes n, its thousands grouped, with the English noun for it:
+// "1 player", "0 players", "1,024 tickets".
 func count[N int | int64](n N, one, other string) string {
 	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
+		return "1 " + one
 	}
-	return fmt.Sprintf("%d %s", n, other)
+	return groupInt(int64(n)) + " " + other
 }

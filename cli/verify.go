@@ -300,15 +300,9 @@ func (r *exportReport) write(stdout io.Writer, file, who, lacking, allNote strin
 		fmt.Fprintln(w, m)
 	}
 	unchecked := r.forgotten + r.old
-	noun := func(n int64, one, other string) string {
-		if n == 1 {
-			return "1 " + one
-		}
-		return groupInt(n) + " " + other
-	}
 	fmt.Fprintf(w, "%-12s %s checked, %s unchecked, %d broken (%s and %s of %s recomputed from their revealed seeds)\n",
 		"draws:", groupInt(r.matched), groupInt(unchecked), len(r.mismatches),
-		noun(r.tickets, "ticket", "tickets"), noun(r.chests, "chest", "chests"), noun(r.players, "player", "players"))
+		count(r.tickets, "ticket", "tickets"), count(r.chests, "chest", "chests"), count(r.players, "player", "players"))
 	broken := make([]int, game.NumLinks)
 	for _, b := range r.links.Breaks {
 		broken[b.Link]++
@@ -324,7 +318,7 @@ func (r *exportReport) write(stdout io.Writer, file, who, lacking, allNote strin
 	}
 	switch nBroken := len(r.mismatches) + len(r.links.Breaks); {
 	case nBroken > 0:
-		fmt.Fprintf(w, "BROKEN: %s, %s unchecked\n", noun(int64(nBroken), "link broken", "links broken"), groupInt(unchecked))
+		fmt.Fprintf(w, "BROKEN: %s, %s unchecked\n", count(nBroken, "link broken", "links broken"), groupInt(unchecked))
 	case unchecked > 0:
 		fmt.Fprintf(w, "no link broken, but %s unchecked: %s\n", groupInt(unchecked), lacking)
 	default:
