@@ -60,11 +60,11 @@ Flags:
 
 // tryClock and tryZone are the clock and the time zone of a try session:
 // the clock gives the bot its time (Hooks.Now) and places the relative
-// timestamps; the zone is the one timestamps show in. nil: time.Now and
-// time.Local; the tests fix both, so that a session prints the same times.
+// timestamps; the zone is the one timestamps show in. The tests fix both,
+// so that a session prints the same times.
 var (
-	tryClock func() time.Time
-	tryZone  *time.Location
+	tryClock = time.Now
+	tryZone  = time.Local
 )
 
 // lockedReader makes a reader safe for concurrent use: the handlers may
@@ -209,11 +209,7 @@ func runTry(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	inst := srv.StartActivity(fakediscord.Activity{Guild: tryGuild, Channel: tryChannel, Users: []string{tryPlayer, trySecond}})
 	page := "http://" + ln.Addr().String() + "/client/client.html?people=" + tryPlayer + "," + trySecond + "&instance=" + inst + "&user=" // both at the table
 
-	s := &trySession{srv: srv, out: stdout, user: tryPlayer, locale: locale, echo: !isTerminal(in), files: *files,
-		now: tryClock, zone: tryZone}
-	if s.now == nil {
-		s.now = time.Now
-	}
+	s := &trySession{srv: srv, out: stdout, user: tryPlayer, locale: locale, echo: !isTerminal(in), files: *files}
 	l := langOf(locale)
 	where := l.t("logs_file", map[string]any{"Path": logPath})
 	if *verbose {
@@ -242,16 +238,14 @@ type trySession struct {
 	out    io.Writer
 	user   string
 	locale discordgo.Locale
-	echo   bool             // in is no terminal (a pipe, a script): echo each command, so the transcript reads as typed
-	files  string           // where the bot's files are saved
-	now    func() time.Time // the session's clock (tryClock)
-	zone   *time.Location   // the time zone of the timestamps; nil: time.Local
+	echo   bool   // in is no terminal (a pipe, a script): echo each command, so the transcript reads as typed
+	files  string // where the bot's files are saved
 }
 
-// view is how messages render now: in the session's language, at its
-// clock's time, in its time zone.
+// view is how messages render now: in the session's language, at
+// tryClock's time, in tryZone.
 func (s *trySession) view() view {
-	return view{lang: langOf(s.locale), now: s.now(), loc: s.zone}
+	return view{lang: langOf(s.locale), now: tryClock(), loc: tryZone}
 }
 
 // println prints a line of the session's own.
