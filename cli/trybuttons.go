@@ -39,34 +39,23 @@ func words(s string) []string {
 	return strings.FieldsFunc(fold(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
-// buttonKind is the kind of a custom ID ("row", "auto"…), and for a row
-// its number from 1.
-func buttonKind(customID string) (kind string, row int) {
-	parts := strings.Split(customID, ":")
-	if len(parts) < 2 {
-		return "", 0
-	}
-	if parts[1] == "row" {
-		n, err := strconv.Atoi(parts[len(parts)-1])
-		if err != nil {
-			return "", 0
-		}
-		return "row", n + 1
-	}
-	return parts[1], 0
-}
-
 // pressedBy reports whether typed (its words) presses b: one of the
-// aliases of b's kind, or the first words of its label.
+// aliases of b's kind (its custom ID's second field; a row's number, from
+// 0, is the last), or the first words of its label.
 func pressedBy(typed []string, b *discordgo.Button) bool {
 	if len(typed) == 0 {
 		return false
 	}
-	kind, row := buttonKind(b.CustomID)
-	aliases := buttonAliases[kind]
-	if kind == "row" {
-		n := strconv.Itoa(row)
-		aliases = []string{"row " + n, "ligne " + n}
+	parts := strings.Split(b.CustomID, ":")
+	var aliases []string
+	switch {
+	case len(parts) < 2:
+	case parts[1] == "row":
+		if n, err := strconv.Atoi(parts[len(parts)-1]); err == nil {
+			aliases = []string{"row " + strconv.Itoa(n+1), "ligne " + strconv.Itoa(n+1)}
+		}
+	default:
+		aliases = buttonAliases[parts[1]]
 	}
 	if slices.ContainsFunc(aliases, func(a string) bool { return slices.Equal(words(a), typed) }) {
 		return true

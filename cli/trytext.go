@@ -66,8 +66,8 @@ func plainText(s string, v view) string {
 	return strings.ReplaceAll(s, "**", "")
 }
 
-// renderMessage renders a message of the bot as text in v's language;
-// ephemeral prefixes it with "(only you)".
+// renderMessage renders a message of the bot as text in v's language, its
+// buttons last (buttonText); ephemeral prefixes it with "(only you)".
 func renderMessage(m *discordgo.Message, ephemeral bool, v view) string {
 	var b strings.Builder
 	prefix := ""
@@ -89,7 +89,11 @@ func renderMessage(m *discordgo.Message, ephemeral bool, v view) string {
 	if prefix != "" { // nothing at all: still say something
 		b.WriteString(prefix + v.lang.t("empty_msg", nil) + "\n")
 	}
-	renderButtons(&b, m.Components, v)
+	for i := range m.Components { // a line per top-level component (an action row, a container)
+		if bs := slices.Collect(commands.Buttons(m.Components[i : i+1])); len(bs) > 0 {
+			b.WriteString(buttonsText(bs, v) + "\n")
+		}
+	}
 	return b.String()
 }
 
@@ -161,17 +165,6 @@ func renderEmbed(b *strings.Builder, e *discordgo.MessageEmbed, prefix string, v
 	flush()
 	if e.Footer != nil && e.Footer.Text != "" {
 		lines(e.Footer.Text)
-	}
-}
-
-// renderButtons writes the buttons row by row (a top-level component, such
-// as an action row or a container, is a line), each in brackets with its
-// emoji and label, a disabled one marked ·greyed.
-func renderButtons(b *strings.Builder, rows []discordgo.MessageComponent, v view) {
-	for i := range rows {
-		if bs := slices.Collect(commands.Buttons(rows[i : i+1])); len(bs) > 0 {
-			b.WriteString(buttonsText(bs, v) + "\n")
-		}
 	}
 }
 
