@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -293,10 +294,7 @@ func verifyExport(ctx context.Context, path string, stdout io.Writer) error {
 // (player or players) was shown the draws.
 func (r *exportReport) write(stdout io.Writer, file, who, lacking, allNote string) error {
 	w := bufio.NewWriter(stdout)
-	for _, m := range r.mismatches {
-		fmt.Fprintln(w, m)
-	}
-	for _, m := range append(r.broken, r.warnings...) {
+	for _, m := range slices.Concat(r.mismatches, r.broken, r.warnings) {
 		fmt.Fprintln(w, m)
 	}
 	unchecked := r.forgotten + r.old
