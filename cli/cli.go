@@ -15,6 +15,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/lesclefsdutresor/clefs/internal/buildinfo"
 	"github.com/lesclefsdutresor/clefs/storage/redisstore"
 )
 
@@ -130,12 +131,19 @@ func parseFlags(fs *flag.FlagSet, name string, args []string, maxArgs int) error
 
 // subcommandLogger is the logger of a subcommand's libraries.
 func subcommandLogger(stderr io.Writer, getenv func(string) string) *slog.Logger {
-	level := slog.LevelError
-	if v := strings.TrimSpace(getenv("LOG_LEVEL")); v != "" {
-		var l slog.Level
-		if err := l.UnmarshalText([]byte(v)); err == nil {
-			level = l
-		}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(strings.TrimSpace(getenv("LOG_LEVEL")))); err != nil {
+		level = slog.LevelError // unset, or not a level
 	}
 	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// runVersion prints which build this is on one line (buildinfo.Info.String).
+func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("version", stderr, "Usage: clefs version\n\nPrints the release (the latest version in CHANGELOG.md), the VCS revision\n(-dirty when the tree was modified) and commit time, and the Go version\nthat built the binary. go build stamps the revision from the git clone;\ngo run does not.\n")
+	if err := parseFlags(fs, "version", args, 0); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "clefs", buildinfo.Read())
+	return nil
 }
