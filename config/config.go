@@ -222,8 +222,7 @@ func (l *loader) str(name, def string) string {
 // token reads the bot token; a "Bot " prefix is tolerated and removed. The
 // token itself never appears in an error.
 func (l *loader) token(name string) string {
-	v := l.get(name)
-	v = strings.TrimPrefix(v, "Bot ")
+	v := strings.TrimPrefix(l.get(name), "Bot ")
 	switch {
 	case v == "":
 		l.fail(name, "required (the bot token from the Discord developer portal; to try the game without Discord, run: go run . try)")

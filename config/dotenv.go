@@ -12,25 +12,18 @@ type Unknown struct {
 	Closest string // the known name nearest to Key, "" when none is near
 }
 
-// knownNames are the variables Load reads, whatever their values: it is
-// asked once with nothing set.
-func knownNames() []string {
-	var names []string
-	_, _ = Load(func(name string) string { // every variable unset: the errors are expected
-		if !slices.Contains(names, name) {
-			names = append(names, name)
-		}
-		return ""
-	})
-	return names
-}
-
 // UnknownKeys returns the keys of env (a .env file, as godotenv.Read
 // returns it) that Load does not read, sorted, each with the known name
 // closest to it. Only a .env's keys are checked: the real environment
 // holds many variables of other programs.
 func UnknownKeys(env map[string]string) []Unknown {
-	known := knownNames()
+	var known []string // asked once with nothing set, Load names every variable it reads (its errors are expected)
+	_, _ = Load(func(name string) string {
+		if !slices.Contains(known, name) {
+			known = append(known, name)
+		}
+		return ""
+	})
 	var out []Unknown
 	for key := range env {
 		if slices.Contains(known, key) {
