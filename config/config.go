@@ -507,24 +507,22 @@ func CheckEmoji(s string) error {
 		}
 		return nil
 	}
-	n := utf8.RuneCountInString(s)
-	if !utf8.ValidString(s) || n > 8 {
-		return fmt.Errorf("%q is not a single emoji (Unicode emoji or <:name:id>)", s)
+	notEmoji := fmt.Errorf("%q is not a single emoji (Unicode emoji or <:name:id>)", s)
+	if !utf8.ValidString(s) || utf8.RuneCountInString(s) > 8 {
+		return notEmoji
 	}
 	pictographic := false
 	for _, r := range s {
 		switch {
 		case r == '#' || r == '*' || (r >= '0' && r <= '9'): // keycap bases
 		case r < 0xA9 || unicode.IsSpace(r) || unicode.IsLetter(r) || unicode.IsControl(r):
-			return fmt.Errorf("%q is not a single emoji (Unicode emoji or <:name:id>)", s)
-		case r >= 0xA9:
-			if r != 0x200D && r != 0xFE0F && !(r >= 0x1F3FB && r <= 0x1F3FF) {
-				pictographic = true
-			}
+			return notEmoji
+		case r != 0x200D && r != 0xFE0F && !(r >= 0x1F3FB && r <= 0x1F3FF): // not a joiner, variation selector or skin tone
+			pictographic = true
 		}
 	}
 	if !pictographic {
-		return fmt.Errorf("%q is not a single emoji (Unicode emoji or <:name:id>)", s)
+		return notEmoji
 	}
 	return nil
 }
