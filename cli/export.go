@@ -39,14 +39,13 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageError{"export: -public needs -guild ID (the player's guild, a snowflake)"}
 	case *public && *user == 0:
 		return usageError{"export: -public needs -user ID (the player's user ID, a snowflake)"}
+	case *force && *out == "":
+		return usageError{"export: -force goes with -o FILE"}
 	}
 	if fi, err := os.Stat(*out); *out != "" && err == nil && fi.IsDir() { // before the store opens
 		return fmt.Errorf("export: -o %s is a directory: give a file name, e.g. %s", *out, filepath.Join(*out, "players.json"))
 	} else if *out != "" && err == nil && !*force {
 		return fmt.Errorf("export: -o %s: the file exists: give -force to replace it, or another name", *out)
-	}
-	if *force && *out == "" {
-		return usageError{"export: -force goes with -o FILE"}
 	}
 	st, d, err := sf.open(ctx, mustExist, stderr)
 	if err != nil {
