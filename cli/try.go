@@ -324,7 +324,11 @@ func (s *trySession) do(ctx context.Context, line string) bool {
 			return true
 		}
 		if !s.press(ctx, line) {
-			s.println(l.t("unknown", map[string]any{"Word": word, "Commands": commandList(s.srv.Commands(tryGuild), l), "Buttons": s.lastButtons(s.view())}))
+			buttons := l.t("no_buttons_word", nil) // those of the user's newest card that has some
+			if cards := s.cards(); len(cards) > 0 {
+				buttons = buttonsText(messageButtons(cards[0]), s.view())
+			}
+			s.println(l.t("unknown", map[string]any{"Word": word, "Commands": commandList(s.srv.Commands(tryGuild), l), "Buttons": buttons}))
 		}
 	}
 	return true

@@ -109,16 +109,6 @@ func buttonsText(bs []*discordgo.Button, v view) string {
 	return strings.Join(out, " ")
 }
 
-// lastButtons lists the buttons of the user's newest card that has some,
-// or says there is none.
-func (s *trySession) lastButtons(v view) string {
-	cards := s.cards()
-	if len(cards) == 0 {
-		return v.lang.t("no_buttons_word", nil)
-	}
-	return buttonsText(messageButtons(cards[0]), v)
-}
-
 // press presses the button that text names on the newest card that has
 // an enabled one, and prints the answer. It returns false when text names
 // no button at all (not even a disabled one, nor a known button word), for
