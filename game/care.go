@@ -223,14 +223,6 @@ func (s Spend) Reset(k LimitKind) time.Time {
 	return s.Day.AddDate(0, 0, 1)
 }
 
-// won counts a prize won at now.
-func (s Spend) won(prize int64, now time.Time) Spend {
-	s = s.at(now)
-	s.WonDay = min(s.WonDay+prize, maxSpend)
-	s.WonWeek = min(s.WonWeek+prize, maxSpend)
-	return s
-}
-
 // Session is the current playing session: plays no more than SessionGap
 // apart. Reality checks count its time and net result.
 type Session struct {
@@ -362,10 +354,7 @@ func (m LiftPause) apply(p Player, now time.Time) (Step, error) {
 // now, and returns the care state after the purchase, with the reality
 // check due, if any.
 func (p Player) checkBuy(h House, now time.Time) (Care, *Reality, error) {
-	c := p.Care
-	if p.Paused(now) {
-		return c, nil, &PausedError{Until: c.PausedUntil}
-	}
+	c := p.Care // Buy refused a pause already
 	if err := h.Check(); err != nil {
 		return c, nil, err
 	}
@@ -414,7 +403,9 @@ func (c Care) won(prize int64, now time.Time) Care {
 	if prize <= 0 {
 		return c
 	}
-	c.Spend = c.Spend.won(prize, now)
+	c.Spend = c.Spend.at(now)
+	c.Spend.WonDay = min(c.Spend.WonDay+prize, maxSpend)
+	c.Spend.WonWeek = min(c.Spend.WonWeek+prize, maxSpend)
 	if !c.Session.Last.IsZero() && now.Sub(c.Session.Last) < SessionGap {
 		c.Session.Net = min(c.Session.Net+prize, maxSpend)
 	}

@@ -332,8 +332,7 @@ func (p Player) Reveal(d Drawer, ticket uint64, rows RowMask, now time.Time) (St
 	n, t := p, *p.Ticket
 	s := Step{Result: Result{Ticket: t.ID}}
 	if !t.Drawn {
-		keys := p.Keys
-		o, err := d.Ticket(p.Seed, p.ClientSeed, t.ID, keys)
+		o, err := d.Ticket(p.Seed, p.ClientSeed, t.ID, p.Keys)
 		if err != nil {
 			return Step{Player: p}, fmt.Errorf("draw ticket %d: %w", t.ID, err)
 		}
@@ -368,7 +367,7 @@ func (p Player) Reveal(d Drawer, ticket uint64, rows RowMask, now time.Time) (St
 		s.Result.Amount = o.Prize - Stake
 		s.History = []Entry{{
 			At: now, Kind: KindPlay, TicketID: t.ID, Tier: o.Tier, Key: o.Key, Amount: s.Result.Amount, Balance: n.Balance,
-			Fair: true, KeysBefore: keys, Grid: o.Grid, Commitment: p.Seed.Commitment(),
+			Fair: true, KeysBefore: p.Keys, Grid: o.Grid, Commitment: p.Seed.Commitment(),
 		}}
 	}
 	t.Revealed |= rows
@@ -391,8 +390,7 @@ func (p Player) Reveal(d Drawer, ticket uint64, rows RowMask, now time.Time) (St
 func (p Player) OpenChest(d Drawer, seq int64, now time.Time) (Step, error) {
 	if !p.ChestDue || seq != p.ChestSeq+1 {
 		if seq == p.ChestSeq && p.LastChest != nil {
-			c := *p.LastChest
-			return Step{Player: p, Result: Result{Balance: p.Balance, Chest: c}}, nil
+			return Step{Player: p, Result: Result{Balance: p.Balance, Chest: *p.LastChest}}, nil
 		}
 		return Step{Player: p}, fmt.Errorf("%w: chest %d (%d opened, due: %v)", ErrNoChest, seq, p.ChestSeq, p.ChestDue)
 	}
