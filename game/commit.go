@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -180,10 +181,8 @@ func (rs Reveals) Last() (SeedReveal, bool) {
 
 // Seed returns the kept reveal of seed number no.
 func (rs Reveals) Seed(no int64) (SeedReveal, bool) {
-	for _, r := range rs {
-		if r.No == no {
-			return r, true
-		}
+	if i := slices.IndexFunc(rs, func(r SeedReveal) bool { return r.No == no }); i >= 0 {
+		return rs[i], true
 	}
 	return SeedReveal{}, false
 }
@@ -197,10 +196,8 @@ func (p Player) TicketSeed(rs Reveals, n uint64) (r SeedReveal, secret bool, err
 	if n > p.SeedTicket {
 		return p.current(), true, nil
 	}
-	for _, r := range rs {
-		if r.HasTicket(n) {
-			return r, false, nil
-		}
+	if i := slices.IndexFunc(rs, func(r SeedReveal) bool { return r.HasTicket(n) }); i >= 0 {
+		return rs[i], false, nil
 	}
 	return SeedReveal{}, false, fmt.Errorf("%w: ticket %d", ErrSeedForgotten, n)
 }
@@ -214,10 +211,8 @@ func (p Player) ChestSeed(rs Reveals, n int64) (r SeedReveal, secret bool, err e
 	if n > p.SeedChest {
 		return p.current(), true, nil
 	}
-	for _, r := range rs {
-		if r.HasChest(n) {
-			return r, false, nil
-		}
+	if i := slices.IndexFunc(rs, func(r SeedReveal) bool { return r.HasChest(n) }); i >= 0 {
+		return rs[i], false, nil
 	}
 	return SeedReveal{}, false, fmt.Errorf("%w: chest %d", ErrSeedForgotten, n)
 }

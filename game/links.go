@@ -1,6 +1,9 @@
 package game
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Link is a kind of link between a player's history lines, revealed seeds
 // and state: a way to cheat while every draw, taken alone, recomputes.
@@ -84,16 +87,6 @@ type keyState struct {
 	known bool // false before the first line that tells
 	keys  int
 	due   bool // the third key was found, the chest not opened yet
-}
-
-func (s *keyState) won(key bool) {
-	if !key {
-		return
-	}
-	s.keys++
-	if s.keys >= MaxKeys {
-		s.keys, s.due = 0, true
-	}
 }
 
 // CheckLinks checks the links of player p, given its history hist (oldest
@@ -206,8 +199,11 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 			if e.Fair {
 				st = keyState{known: true, keys: e.KeysBefore}
 			}
-			if st.known {
-				st.won(e.Key)
+			if st.known && e.Key {
+				st.keys++
+				if st.keys >= MaxKeys {
+					st.keys, st.due = 0, true
+				}
 			}
 		case KindChest:
 			if keys {
@@ -363,26 +359,25 @@ func checkLines(l *Links, p Player, state bool, rs Reveals, hist []Entry, brk fu
 		}
 		n, last := e.TicketID, p.SeedTicket // the last drawn under a revealed seed
 		in := func(r SeedReveal) bool { return r.HasTicket(n) }
+		kept := len(rs) > 0 && n >= rs[0].FirstTicket // not older than the kept reveals
 		if e.Kind == KindChest {
 			n, last = uint64(max(e.Chest, 0)), uint64(max(p.SeedChest, 0))
 			in = func(r SeedReveal) bool {
 				return n >= uint64(max(r.FirstChest, 0)) && n <= uint64(max(r.LastChest, 0)) && r.FirstChest <= r.LastChest
 			}
+			kept = len(rs) > 0 && n >= uint64(max(rs[0].FirstChest, 0))
 		}
 		cm := e.Commitment
 		recorded := cm != (Commitment{})
-		var owner *SeedReveal // the kept reveal whose commitment the line records
-		for i := range rs {
-			if recorded && cms[i] == cm {
-				owner = &rs[i]
-				break
-			}
+		owner := -1 // the kept reveal whose commitment the line records
+		if recorded {
+			owner = slices.Index(cms, cm)
 		}
 		// Above the revealed ranges: the current seed, still secret, unless
 		// the line records a revealed seed's (never current again), whose
 		// range leaves it out.
 		secret := n > last
-		if secret && owner == nil {
+		if secret && owner < 0 {
 			l.Checked[LinkRanges]++
 			switch {
 			case !recorded || !known && state:
@@ -398,41 +393,26 @@ func checkLines(l *Links, p Player, state bool, rs Reveals, hist []Entry, brk fu
 			}
 			continue
 		}
-		r, rcm, ok := SeedReveal{}, Commitment{}, false
-		for i, x := range rs {
-			if !secret && in(x) {
-				r, rcm, ok = x, cms[i], true
-				break
-			}
-		}
-		switch {
-		case ok:
+		switch i := slices.IndexFunc(rs, in); { // the kept reveal whose range holds the line
+		case !secret && i >= 0:
 			l.Checked[LinkRanges]++
 			switch {
 			case !recorded:
 				l.Unchecked[LinkCommitments]++
-			case cm == rcm:
+			case cm == cms[i]:
 				l.Checked[LinkCommitments]++
-			case owner != nil:
-				brk(LinkCommitments, e.Kind, n, "lies in seed %d's range but records seed %d's commitment %s: the seeds' ranges were swapped", r.No, owner.No, cm.Short())
+			case owner >= 0:
+				brk(LinkCommitments, e.Kind, n, "lies in seed %d's range but records seed %d's commitment %s: the seeds' ranges were swapped", rs[i].No, rs[owner].No, cm.Short())
 			default:
-				brk(LinkCommitments, e.Kind, n, "records commitment %s (card: %s), but seed %d, whose range holds it, hashes to %s", cm, cm.Short(), r.No, rcm)
+				brk(LinkCommitments, e.Kind, n, "records commitment %s (card: %s), but seed %d, whose range holds it, hashes to %s", cm, cm.Short(), rs[i].No, cms[i])
 			}
-		case owner != nil:
-			brk(LinkRanges, e.Kind, n, "drawn under seed %d (its commitment %s), whose range leaves it out", owner.No, cm.Short())
-		case whole || (len(rs) > 0 && n >= firstOf(rs, e.Kind)):
+		case owner >= 0:
+			brk(LinkRanges, e.Kind, n, "drawn under seed %d (its commitment %s), whose range leaves it out", rs[owner].No, cm.Short())
+		case whole || kept:
 			brk(LinkRanges, e.Kind, n, "lies in no revealed seed's range, though its seed should be kept")
 		default:
 			l.Unchecked[LinkRanges]++
 			l.Unchecked[LinkCommitments]++
 		}
 	}
-}
-
-// firstOf is the first ticket (KindPlay) or chest of the kept reveals.
-func firstOf(rs Reveals, k Kind) uint64 {
-	if k == KindChest {
-		return uint64(max(rs[0].FirstChest, 0))
-	}
-	return rs[0].FirstTicket
 }
