@@ -60,14 +60,8 @@ func ParseCredits(s string, syn CreditSyntax) (int64, error) {
 	if len(whole) > 18 || err != nil || w > syn.Max/100 {
 		return 0, fmt.Errorf("%q: %w", s, ErrCreditRange)
 	}
-	cents := w * 100
-	if frac != "" {
-		f, _ := strconv.ParseInt(frac, 10, 64) // one or two ASCII digits
-		if len(frac) == 1 {
-			f *= 10
-		}
-		cents += f
-	}
+	f, _ := strconv.ParseInt((frac + "00")[:2], 10, 64) // the cents: two ASCII digits
+	cents := w*100 + f
 	if cents > syn.Max {
 		return 0, fmt.Errorf("%q: %w", s, ErrCreditRange)
 	}
@@ -78,11 +72,4 @@ func ParseCredits(s string, syn CreditSyntax) (int64, error) {
 }
 
 // digits reports whether s is one or more ASCII digits.
-func digits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
+func digits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }

@@ -44,27 +44,22 @@ func (s Symbol) String() string {
 	return fmt.Sprintf("Symbol(%d)", uint8(s))
 }
 
-// Letter returns the one-letter code of the symbol used in Grid.String.
-func (s Symbol) Letter() byte {
-	if s < NumSymbols {
-		return symbolLetters[s]
-	}
-	return '?'
-}
-
 // Grid is the 3×3 grid of a play, row-major: cell (row r, column c) is Grid[3*r+c].
 type Grid [9]Symbol
 
 // Row returns the three symbols of row r (0, 1 or 2).
 func (g Grid) Row(r int) [3]Symbol { return [3]Symbol{g[3*r], g[3*r+1], g[3*r+2]} }
 
-// String encodes the grid as nine letters, one per cell (see Symbol.Letter).
+// String encodes the grid as nine letters, one per cell ('?' for a symbol
+// out of range).
 func (g Grid) String() string {
-	var b [9]byte
+	b := []byte("?????????")
 	for i, s := range g {
-		b[i] = s.Letter()
+		if s < NumSymbols {
+			b[i] = symbolLetters[s]
+		}
 	}
-	return string(b[:])
+	return string(b)
 }
 
 // ParseGrid decodes the nine-letter form written by Grid.String.

@@ -61,10 +61,4 @@ func chiSquareGroup(c *ChiSquare, observed []int64, expected []float64) {
 	c.DF += len(cells) - 1
 }
 
-func (c *ChiSquare) finish() {
-	if c.DF == 0 {
-		c.P = math.NaN()
-		return
-	}
-	c.P = ChiSquareP(c.Stat, c.DF)
-}
+func (c *ChiSquare) finish() { c.P = ChiSquareP(c.Stat, c.DF) }
