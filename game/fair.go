@@ -41,16 +41,6 @@ const (
 	PurposeChest  Purpose = "chest"  // nonce: the chest number
 )
 
-// checkClient reports whether client may draw: at most 2^32−1 bytes, the
-// length the draw's message can carry; any bytes draw. The error wraps
-// ErrInvalid.
-func checkClient(client string) error {
-	if uint64(len(client)) > math.MaxUint32 {
-		return fmt.Errorf("%w: client seed of %d bytes", ErrInvalid, len(client))
-	}
-	return nil
-}
-
 // hmacSource is the deterministic stream of one draw: the values a ticket
 // or a chest is drawn from, a function of the server seed, the purpose, the
 // client seed and the nonce only (start). Block k (k = 0, 1, …) is
@@ -128,8 +118,8 @@ func NewFairDraws(seed Seed, client string) (*FairDraws, error) {
 	if seed == (Seed{}) {
 		return nil, fmt.Errorf("%w: fair draws of a zero seed", ErrInvalid)
 	}
-	if err := checkClient(client); err != nil {
-		return nil, err
+	if uint64(len(client)) > math.MaxUint32 { // the most the draw's message can carry; any bytes draw
+		return nil, fmt.Errorf("%w: client seed of %d bytes", ErrInvalid, len(client))
 	}
 	f := &FairDraws{client: client}
 	f.src.mac = hmac.New(sha256.New, seed[:])

@@ -210,9 +210,9 @@ func ApplyGuild(g Guild, op string, m GuildMove, now time.Time) (s GuildStep, re
 		if len(old) >= MaxGuildOps {
 			old = old[len(old)-MaxGuildOps+1:]
 		}
-		// A new slice: the old one may be shared with g and whoever holds it.
-		ops := make([]string, 0, len(old)+1)
-		s.Guild.Ops = append(append(ops, old...), op)
+		// Clipped, append makes a new slice: the old one may be shared with
+		// g and whoever holds it.
+		s.Guild.Ops = append(slices.Clip(old), op)
 	}
 	s, err = g.done(s)
 	return s, false, err
@@ -263,9 +263,8 @@ func (m BeginReset) applyGuild(g Guild, op string, now time.Time) (GuildStep, er
 	if r := g.Reset; r != nil && !r.Finished() {
 		return GuildStep{Guild: g}, fmt.Errorf("%w: %q", ErrResetRunning, r.Op)
 	}
-	n := g
-	n.Reset = &GuildReset{Op: op, Actor: m.Actor, Reason: m.Reason, Started: now}
-	return GuildStep{Guild: n, Pending: true}, nil
+	g.Reset = &GuildReset{Op: op, Actor: m.Actor, Reason: m.Reason, Started: now}
+	return GuildStep{Guild: g, Pending: true}, nil
 }
 
 // Lease gives the lease of the reset-guild of the operation it is applied
@@ -295,9 +294,8 @@ func (m Lease) applyGuild(g Guild, op string, now time.Time) (GuildStep, error) 
 	}
 	nr := *r
 	nr.Holder, nr.Until = m.Holder, now.Add(m.TTL)
-	n := g
-	n.Reset = &nr
-	return GuildStep{Guild: n, Pending: true}, nil
+	g.Reset = &nr
+	return GuildStep{Guild: g, Pending: true}, nil
 }
 
 // Progress records that the reset-guild of the operation it is applied as
@@ -339,9 +337,8 @@ func (m Progress) applyGuild(g Guild, op string, now time.Time) (GuildStep, erro
 		}
 		nr.After = m.After
 	}
-	n := g
-	n.Reset = &nr
-	return GuildStep{Guild: n, Pending: true}, nil
+	g.Reset = &nr
+	return GuildStep{Guild: g, Pending: true}, nil
 }
 
 // EndReset ends the reset-guild of the operation it is applied as, by its
@@ -363,14 +360,12 @@ func (m EndReset) applyGuild(g Guild, op string, now time.Time) (GuildStep, erro
 		return GuildStep{Guild: g}, fmt.Errorf("%w: %q, not %q", ErrLeaseHeld, r.Holder, m.Holder)
 	}
 	nr := *r
-	nr.Holder, nr.Until = "", time.Time{}
-	nr.Done = now
+	nr.Holder, nr.Until, nr.Done = "", time.Time{}, now
 	if now.Before(r.Started) { // another process's clock, a little behind
 		nr.Done = r.Started
 	}
-	n := g
-	n.Reset = &nr
-	return GuildStep{Guild: n, Audit: &AuditEntry{At: now, Actor: r.Actor, Action: ActionResetGuild, Amount: r.Count, Reason: r.Reason}}, nil
+	g.Reset = &nr
+	return GuildStep{Guild: g, Audit: &AuditEntry{At: now, Actor: r.Actor, Action: ActionResetGuild, Amount: r.Count, Reason: r.Reason}}, nil
 }
 
 // SetSettings changes the guild's settings to s at now, a moderator's
