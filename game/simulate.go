@@ -5,7 +5,6 @@ import (
 	"crypto/sha512"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -241,9 +240,7 @@ func Simulate(ctx context.Context, cfg SimConfig) (SimReport, error) {
 		size = SimFairChunk
 	}
 	chunks := (cfg.Plays + size - 1) / size
-	if int64(workers) > chunks {
-		workers = int(chunks)
-	}
+	workers = int(min(int64(workers), chunks))
 	var (
 		next  atomic.Int64
 		mu    sync.Mutex
@@ -284,9 +281,6 @@ func Simulate(ctx context.Context, cfg SimConfig) (SimReport, error) {
 	return newReport(cfg, workers, &total)
 }
 
-// errSimTotals guards the accounting of Simulate itself.
-var errSimTotals = errors.New("game: simulate: counts do not add up")
-
 func newReport(cfg SimConfig, workers int, a *simAcc) (SimReport, error) {
 	r := SimReport{Plays: cfg.Plays, Seed: cfg.Seed, Workers: workers, Fair: cfg.Fair, ByKeys: a.byKeys,
 		Lots: a.lots, MainWon: a.mainWon, ChestWon: a.chestWon, Staked: cfg.Plays * Stake}
@@ -302,7 +296,7 @@ func newReport(cfg SimConfig, workers int, a *simAcc) (SimReport, error) {
 		r.Chests += n
 	}
 	if plays != cfg.Plays || a.sumL != cfg.Plays || a.sumY != a.mainWon+a.chestWon {
-		return r, fmt.Errorf("%w: %d plays counted of %d", errSimTotals, plays, cfg.Plays)
+		return r, fmt.Errorf("game: simulate: counts do not add up: %d plays counted of %d", plays, cfg.Plays) // Simulate's own accounting
 	}
 	r.ExactRTP = ComputeOdds().RTP
 

@@ -493,19 +493,7 @@ func (p Player) Grant(amount int64, now time.Time) (Step, error) {
 	if amount == 0 || amount > MaxGrant || amount < -MaxGrant {
 		return Step{Player: p}, fmt.Errorf("%w: grant %d must be non-zero and within ±%d", ErrInvalid, amount, MaxGrant)
 	}
-	n := p
-	var err error
-	if n.Balance, err = credit(p.Balance, amount); err != nil {
-		return Step{Player: p}, fmt.Errorf("grant: %w", err)
-	}
-	if n.Stats.GrantedCents, err = add(p.Stats.GrantedCents, amount); err != nil {
-		return Step{Player: p}, err
-	}
-	return p.done(Step{
-		Player:  n,
-		History: []Entry{{At: now, Kind: KindGrant, Amount: amount, Balance: n.Balance}},
-		Result:  Result{Balance: n.Balance, Amount: amount},
-	})
+	return p.granted(KindGrant, amount, now)
 }
 
 // SetBalance sets the balance to balance cents; the difference counts as
@@ -516,17 +504,24 @@ func (p Player) SetBalance(balance int64, now time.Time) (Step, error) {
 	if balance < 0 || balance > MaxBalance {
 		return Step{Player: p}, fmt.Errorf("%w: balance %d out of 0..%d", ErrInvalid, balance, MaxBalance)
 	}
-	diff := balance - p.Balance // both in 0..MaxBalance once p is sound
+	return p.granted(KindSet, balance-p.Balance, now) // both in 0..MaxBalance once p is sound
+}
+
+// granted credits amount cents (negative to debit), counted as granted,
+// with a line of kind k: Grant's and SetBalance's step.
+func (p Player) granted(k Kind, amount int64, now time.Time) (Step, error) {
 	n := p
 	var err error
-	if n.Stats.GrantedCents, err = add(p.Stats.GrantedCents, diff); err != nil {
+	if n.Balance, err = credit(p.Balance, amount); err != nil {
+		return Step{Player: p}, fmt.Errorf("%s: %w", k, err)
+	}
+	if n.Stats.GrantedCents, err = add(p.Stats.GrantedCents, amount); err != nil {
 		return Step{Player: p}, err
 	}
-	n.Balance = balance
 	return p.done(Step{
 		Player:  n,
-		History: []Entry{{At: now, Kind: KindSet, Amount: diff, Balance: balance}},
-		Result:  Result{Balance: balance, Amount: diff},
+		History: []Entry{{At: now, Kind: k, Amount: amount, Balance: n.Balance}},
+		Result:  Result{Balance: n.Balance, Amount: amount},
 	})
 }
 
