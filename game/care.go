@@ -34,9 +34,6 @@ func (k LimitKind) String() string {
 	return fmt.Sprintf("LimitKind(%d)", int(k))
 }
 
-// Weekly reports whether the limit counts a week (else a day).
-func (k LimitKind) Weekly() bool { return k == LimitStakeWeek || k == LimitLossWeek }
-
 // Loss reports whether the limit counts losses (else stakes).
 func (k LimitKind) Loss() bool { return k == LimitLossDay || k == LimitLossWeek }
 
@@ -217,7 +214,7 @@ func (s Spend) Used(k LimitKind) int64 {
 
 // Reset returns when limit k's window of s ends.
 func (s Spend) Reset(k LimitKind) time.Time {
-	if k.Weekly() {
+	if k == LimitStakeWeek || k == LimitLossWeek {
 		return s.Week.AddDate(0, 0, 7)
 	}
 	return s.Day.AddDate(0, 0, 1)

@@ -155,9 +155,6 @@ type SeedReveal struct {
 // HasTicket reports whether ticket n was drawn under r's seeds.
 func (r SeedReveal) HasTicket(n uint64) bool { return n >= r.FirstTicket && n <= r.LastTicket }
 
-// HasChest reports whether chest n was drawn under r's seeds.
-func (r SeedReveal) HasChest(n int64) bool { return n >= r.FirstChest && n <= r.LastChest }
-
 // Commitment returns the commitment shown before r's seed drew.
 func (r SeedReveal) Commitment() Commitment { return r.Seed.Commitment() }
 
@@ -211,7 +208,7 @@ func (p Player) ChestSeed(rs Reveals, n int64) (r SeedReveal, secret bool, err e
 	if n > p.SeedChest {
 		return p.current(), true, nil
 	}
-	if i := slices.IndexFunc(rs, func(r SeedReveal) bool { return r.HasChest(n) }); i >= 0 {
+	if i := slices.IndexFunc(rs, func(r SeedReveal) bool { return n >= r.FirstChest && n <= r.LastChest }); i >= 0 {
 		return rs[i], false, nil
 	}
 	return SeedReveal{}, false, fmt.Errorf("%w: chest %d", ErrSeedForgotten, n)

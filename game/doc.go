@@ -22,17 +22,5 @@
 // (docs/FAIRNESS.md), so that the player can recompute it once the seed is
 // revealed (Player.Verify, CheckLinks).
 //
-// Usage, in a store:
-//
-//	s, err := game.Apply(p, game.Reveal{Ticket: n, Rows: game.AllRows}, now)
-//	if err != nil {
-//		return err // errors.Is(err, game.ErrUnknownTicket)…: nothing changed
-//	}
-//	// write s.Player and append s.History atomically, then show s.Result.
-//
-// And the odds:
-//
-//	odds := game.ComputeOdds()
-//	fmt.Println(odds.Tiers[game.TierGem].OneInString(game.French)) // 2 000 000,000
-//	fmt.Println(odds.RTPString(2, game.English))                 // 72.00%
+// ExampleApply shows a store's use, ExampleComputeOdds the odds.
 package game

@@ -41,27 +41,14 @@ const (
 	PurposeChest  Purpose = "chest"  // nonce: the chest number
 )
 
-// hmacSource is the deterministic stream of one draw: the values a ticket
-// or a chest is drawn from, a function of the server seed, the purpose, the
-// client seed and the nonce only (start). Block k (k = 0, 1, …) is
-//
-//	HMAC-SHA256(key = seed (32 bytes),
-//	            msg = len(purpose)  1 byte
-//	                  purpose       ASCII, "ticket" or "chest"
-//	                  len(client)   4 bytes, big-endian
-//	                  client        its bytes (UTF-8)
-//	                  nonce         8 bytes, big-endian
-//	                  k             4 bytes, big-endian)
-//
-// and each 32-byte block gives four values, its bytes 0–7, 8–15, 16–23 and
-// 24–31 read as big-endian uint64, in that order. Every field has a fixed
-// size or a length before it, so no two (purpose, client, nonce, k) give the
-// same message. For ticket 1 with client seed "" the message of block 0 is
-// the 23 bytes 06 "ticket" 00000000 0000000000000001 00000000.
-//
-// The stream has 2^34 values and then repeats; one draw reads a handful (a
-// ticket at most 130, a chest at most 65, because the rejection sampling
-// gives up after 64 rejections in a row, which happens with probability
+// hmacSource is the deterministic stream of one draw, specified in
+// docs/FAIRNESS.md section 2: block k is the HMAC-SHA256, keyed with the
+// seed, of len(purpose) (1 byte), purpose, len(client) (4 bytes), client,
+// nonce (8 bytes) and k (4 bytes), big-endian (start writes it), and gives
+// four values, its 8-byte words read big-endian. Every field has a fixed
+// size or a length before it, so no two draws share a message. One draw
+// reads a handful of values (a ticket at most 130, a chest at most 65,
+// since uniform gives up after 64 rejections in a row, of probability
 // below 2^-2000). It is not safe for concurrent use.
 type hmacSource struct {
 	mac   hash.Hash // keyed with the seed

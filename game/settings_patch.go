@@ -1,7 +1,6 @@
 package game
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -53,51 +52,39 @@ const SettingsReasonSep = " — "
 // 2.00; channel <#1> → any".
 func SettingsChanges(old, set Settings) string {
 	var parts []string
-	amount := func(name string, a, b int64, off string) {
-		if a == b {
-			return
+	change := func(name, a, b string) {
+		if a != b {
+			parts = append(parts, name+" "+a+" → "+b)
 		}
-		f := func(c int64) string {
-			if c == 0 && off != "" {
-				return off
-			}
-			return FormatCents(c, English)
+	}
+	cents := func(c int64, off string) string {
+		if c == 0 && off != "" {
+			return off
 		}
-		parts = append(parts, name+" "+f(a)+" → "+f(b))
+		return FormatCents(c, English)
 	}
-	dur := func(name string, a, b time.Duration) {
-		if a == b {
-			return
+	dur := func(d time.Duration) string {
+		if d == 0 {
+			return "off"
 		}
-		f := func(d time.Duration) string {
-			if d == 0 {
-				return "off"
-			}
-			return d.String()
+		return d.String()
+	}
+	channel := func(c uint64) string {
+		if c == 0 {
+			return "any"
 		}
-		parts = append(parts, name+" "+f(a)+" → "+f(b))
+		return "<#" + strconv.FormatUint(c, 10) + ">"
 	}
-	amount("starting balance", old.StartingBalance, set.StartingBalance, "")
-	amount("daily amount", old.DailyAmount, set.DailyAmount, "off")
-	dur("daily cooldown", old.DailyCooldown, set.DailyCooldown)
-	if old.PublicPlays != set.PublicPlays {
-		onOff := map[bool]string{true: "public", false: "private"}
-		parts = append(parts, "plays "+onOff[old.PublicPlays]+" → "+onOff[set.PublicPlays])
-	}
-	if old.Channel != set.Channel {
-		ch := func(c uint64) string {
-			if c == 0 {
-				return "any"
-			}
-			return "<#" + strconv.FormatUint(c, 10) + ">"
-		}
-		parts = append(parts, "channel "+ch(old.Channel)+" → "+ch(set.Channel))
-	}
-	amount("max stake per day", old.House.MaxStakeDay, set.House.MaxStakeDay, "none")
-	dur("min interval", old.House.MinInterval, set.House.MinInterval)
-	if old.House.RealityPlays != set.House.RealityPlays {
-		parts = append(parts, fmt.Sprintf("reality check plays %d → %d", old.House.RealityPlays, set.House.RealityPlays))
-	}
-	dur("reality check every", old.House.RealityEvery, set.House.RealityEvery)
+	plays := map[bool]string{true: "public", false: "private"}
+	oh, sh := old.House, set.House
+	change("starting balance", cents(old.StartingBalance, ""), cents(set.StartingBalance, ""))
+	change("daily amount", cents(old.DailyAmount, "off"), cents(set.DailyAmount, "off"))
+	change("daily cooldown", dur(old.DailyCooldown), dur(set.DailyCooldown))
+	change("plays", plays[old.PublicPlays], plays[set.PublicPlays])
+	change("channel", channel(old.Channel), channel(set.Channel))
+	change("max stake per day", cents(oh.MaxStakeDay, "none"), cents(sh.MaxStakeDay, "none"))
+	change("min interval", dur(oh.MinInterval), dur(sh.MinInterval))
+	change("reality check plays", strconv.Itoa(oh.RealityPlays), strconv.Itoa(sh.RealityPlays))
+	change("reality check every", dur(oh.RealityEvery), dur(sh.RealityEvery))
 	return strings.Join(parts, "; ")
 }
