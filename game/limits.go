@@ -27,7 +27,10 @@ const (
 
 // Errors of the transitions. Callers test them with errors.Is; the returned
 // errors wrap them with context. A transition that returns an error has
-// changed nothing: the player it was called on is still the state.
+// changed nothing: the player it was called on is still the state. Every
+// transition is pure but for a Drawer's draws, and refuses with ErrInvalid
+// a step that would leave a player not sound (Player.Check, done), which
+// its errors below go without saying.
 var (
 	// ErrInsufficientFunds: Buy with a balance below Stake.
 	ErrInsufficientFunds = errors.New("game: insufficient balance")

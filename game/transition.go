@@ -16,8 +16,8 @@ type Step struct {
 	History []Entry // the entries the step adds, oldest first
 	Result  Result  // what the caller shows
 	// Reveals are the seeds the step revealed, oldest first (Rotate,
-	// SetClientSeed, Restore), which a store keeps beside the player, its
-	// last MaxReveals.
+	// Restore, Repair), which a store keeps beside the player, its last
+	// MaxReveals.
 	Reveals []SeedReveal
 	// Audit is the moderator log's entry of a moderator's step (a Move
 	// with a Moderator), written with it.
@@ -35,7 +35,7 @@ type Result struct {
 	Drawn   bool   // this step drew the ticket (true for exactly one Reveal per ticket)
 	Opened  bool   // this step opened the chest (true for exactly one OpenChest per chest)
 	Chest   Chest  // the chest opened, or shown again (OpenChest)
-	Seed    int64  // the number of the server seed revealed (Rotate, SetClientSeed)
+	Seed    int64  // the number of the server seed revealed (Rotate, Restore)
 	// Reality is the reality check the ticket's card shows (Buy), if one
 	// was due.
 	Reality *Reality `json:",omitempty"`
@@ -234,9 +234,9 @@ func truncate(s string, n int) string {
 
 // NewPlayer returns a new player with start cents (0..MaxBalance), the
 // server seed seed (from NewSeed), committed at now, and the client seed
-// client (from NewClientSeed), created at now. It is pure. It returns an
-// error wrapping ErrInvalid for a start out of range or a zero seed, and
-// one wrapping ErrClientSeed for an invalid client seed.
+// client (from NewClientSeed), created at now. Errors: ErrInvalid for a
+// start out of range or a zero seed, ErrClientSeed for an invalid client
+// seed.
 func NewPlayer(start int64, seed Seed, client string, now time.Time) (Player, error) {
 	if start < 0 || start > MaxBalance {
 		return Player{}, fmt.Errorf("%w: starting balance %d out of 0..%d", ErrInvalid, start, MaxBalance)
@@ -261,18 +261,17 @@ func (p Player) done(s Step) (Step, error) {
 	return s, nil
 }
 
-// Buy buys a ticket at now under the house rules h: it debits Stake,
-// counts the play and opens ticket TicketSeq+1, not drawn yet; Result.Reality
-// is the reality check the card shows, if one is due (care.go). If the
-// current ticket is still open it is handed back with Result.Resumed and
-// nothing is charged. It is pure. Errors: a *PausedError (ErrPaused) during
-// a pause, ErrChestDue while a chest waits to be opened, a *TooSoonError
-// (ErrTooSoon) before h.MinInterval has passed since the last ticket, a
-// *LimitError (ErrLimitReached) when the stake would cross one of the
-// player's limits or h.MaxStakeDay, ErrInsufficientFunds when the balance
-// is below Stake, ErrInvalid for an h out of bounds, a balance so close to
-// MaxBalance that the ticket's prizes could not be credited, or a p not
-// sound.
+// Buy buys a ticket at now under the house rules h: it debits Stake, counts
+// the play and opens ticket TicketSeq+1, not drawn yet; Result.Reality is
+// the reality check the card shows, if one is due (care.go). If the current
+// ticket is still open it is handed back with Result.Resumed and nothing is
+// charged. Errors: a *PausedError (ErrPaused) during a pause, ErrChestDue
+// while a chest waits to be opened, a *TooSoonError (ErrTooSoon) before
+// h.MinInterval has passed since the last ticket, a *LimitError
+// (ErrLimitReached) when the stake would cross one of the player's limits
+// or h.MaxStakeDay, ErrInsufficientFunds when the balance is below Stake,
+// ErrInvalid for an h out of bounds or a balance so close to MaxBalance
+// that the ticket's prizes could not be credited.
 func (p Player) Buy(h House, now time.Time) (Step, error) {
 	if p.Paused(now) {
 		return Step{Player: p}, &PausedError{Until: p.Care.PausedUntil}
@@ -316,12 +315,11 @@ func (p Player) Buy(h House, now time.Time) (Step, error) {
 // statistics, a key collected (the third one sets the keys back to 0 and
 // makes the chest due) and a KindPlay history entry; Result.Drawn is true
 // for that step only. Later calls never draw again: they add rows, and
-// revealing rows already shown is not an error. It is pure but for d.
-// Errors: ErrUnknownTicket when ticket is not the current ticket;
-// ErrInvalid for rows outside AllRows, for an outcome the rules do not
-// allow (wrapping ErrInvalidOutcome too: a faulty drawer cannot corrupt a
-// player), a prize that cannot be credited, or a p not sound; d's error,
-// wrapped.
+// revealing rows already shown is not an error. Errors: ErrUnknownTicket
+// when ticket is not the current ticket; ErrInvalid for rows outside
+// AllRows, for an outcome the rules do not allow (wrapping
+// ErrInvalidOutcome too: a faulty drawer cannot corrupt a player) or a
+// prize that cannot be credited; d's error, wrapped.
 func (p Player) Reveal(d Drawer, ticket uint64, rows RowMask, now time.Time) (Step, error) {
 	if rows&^AllRows != 0 {
 		return Step{Player: p}, fmt.Errorf("%w: rows %#b", ErrInvalid, rows)
@@ -382,11 +380,11 @@ func (p Player) Reveal(d Drawer, ticket uint64, rows RowMask, now time.Time) (St
 // it): it draws the chest with d, credits the prize, counts it and clears
 // ChestDue; Result.Opened is true for that step only. A repeat with the
 // number of the chest just opened (seq == ChestSeq) changes nothing and
-// shows that chest again, so a double click pays once. It is pure but for d.
-// Errors: ErrNoChest for any other seq, or when no chest is due; ErrInvalid
-// for a chest the rules do not allow (wrapping ErrInvalidOutcome too), a
-// prize that cannot be credited, no chest number left (ChestSeq at its
-// maximum), or a p not sound; d's error, wrapped.
+// shows that chest again, so a double click pays once. Errors: ErrNoChest
+// for any other seq, or when no chest is due; ErrInvalid for a chest the
+// rules do not allow (wrapping ErrInvalidOutcome too), a prize that cannot
+// be credited or no chest number left (ChestSeq at its maximum); d's error,
+// wrapped.
 func (p Player) OpenChest(d Drawer, seq int64, now time.Time) (Step, error) {
 	if !p.ChestDue || seq != p.ChestSeq+1 {
 		if seq == p.ChestSeq && p.LastChest != nil {
@@ -443,11 +441,11 @@ func (p Player) DailyReady(cooldown time.Duration, now time.Time) bool {
 }
 
 // ClaimDaily credits the daily bonus, Amount cents, if Cooldown has passed
-// since the last claim (a first claim is always allowed), and records now as
-// the last claim. Errors: ErrDailyDisabled when Amount is 0; a
+// since the last claim (a first claim is always allowed), and records now
+// as the last claim. Errors: ErrDailyDisabled when Amount is 0; a
 // *CooldownError (errors.Is ErrDailyCooldown) before the cooldown has
 // passed; ErrInvalid for an Amount out of 0..MaxDailyAmount, a Cooldown out
-// of 0..MaxCooldown, a balance that would pass MaxBalance, or a p not sound.
+// of 0..MaxCooldown or a balance that would pass MaxBalance.
 type ClaimDaily struct {
 	Amount   int64
 	Cooldown time.Duration
@@ -487,8 +485,8 @@ func (m ClaimDaily) apply(p Player, now time.Time) (Step, error) {
 
 // Grant adds amount cents (negative to take some back) to the balance,
 // counted as granted: a moderator's step; the audit log is the store's
-// business. It is pure. Errors: ErrInvalid for an amount of 0 or beyond
-// ±MaxGrant, a balance that would leave 0..MaxBalance, or a p not sound.
+// business. Errors: ErrInvalid for an amount of 0 or beyond ±MaxGrant, or a
+// balance that would leave 0..MaxBalance.
 func (p Player) Grant(amount int64, now time.Time) (Step, error) {
 	if amount == 0 || amount > MaxGrant || amount < -MaxGrant {
 		return Step{Player: p}, fmt.Errorf("%w: grant %d must be non-zero and within ±%d", ErrInvalid, amount, MaxGrant)
@@ -497,9 +495,9 @@ func (p Player) Grant(amount int64, now time.Time) (Step, error) {
 }
 
 // SetBalance sets the balance to balance cents; the difference counts as
-// granted: a moderator's step. Setting the balance it already has is allowed
-// (and recorded). It is pure. Errors: ErrInvalid for a balance out of
-// 0..MaxBalance, or a p not sound.
+// granted: a moderator's step. Setting the balance it already has is
+// allowed (and recorded). Errors: ErrInvalid for a balance out of
+// 0..MaxBalance.
 func (p Player) SetBalance(balance int64, now time.Time) (Step, error) {
 	if balance < 0 || balance > MaxBalance {
 		return Step{Player: p}, fmt.Errorf("%w: balance %d out of 0..%d", ErrInvalid, balance, MaxBalance)
@@ -531,8 +529,8 @@ func (p Player) granted(k Kind, amount int64, now time.Time) (Step, error) {
 // the creation time and the seeds are kept, so that no draw is ever made
 // twice (the store keeps the reveals and the operations remembered beside
 // the player). A moderator's step; it also repairs a player that is not
-// sound. It is pure. Errors: ErrInvalid for a start out
-// of 0..MaxBalance, or a player without a seed.
+// sound. Errors: ErrInvalid for a start out of 0..MaxBalance, or a player
+// without a seed.
 func (p Player) Reset(start int64, now time.Time) (Step, error) {
 	if start < 0 || start > MaxBalance {
 		return Step{Player: p}, fmt.Errorf("%w: starting balance %d out of 0..%d", ErrInvalid, start, MaxBalance)
