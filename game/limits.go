@@ -28,9 +28,9 @@ const (
 // Errors of the transitions. Callers test them with errors.Is; the returned
 // errors wrap them with context. A transition that returns an error has
 // changed nothing: the player it was called on is still the state. Every
-// transition is pure but for a Drawer's draws, and refuses with ErrInvalid
-// a step that would leave a player not sound (Player.Check, done), which
-// its errors below go without saying.
+// transition is pure but for a Drawer's draws and refuses with ErrInvalid a
+// step that would leave its player not sound (Player.Check); their docs do
+// not repeat it.
 var (
 	// ErrInsufficientFunds: Buy with a balance below Stake.
 	ErrInsufficientFunds = errors.New("game: insufficient balance")
