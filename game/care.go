@@ -273,9 +273,9 @@ type LimitSet struct {
 // SetLimits changes the player's limits at now. A stricter (or the same)
 // amount takes effect at once and drops one waiting; a looser one (0
 // removes) waits RaiseDelay from now, even if one was waiting. reminder,
-// unless negative, sets the reality-check interval (0: the house's). It is
-// pure. Errors: ErrInvalid for an unknown or repeated kind, an amount out
-// of 0..MaxLimit, a reminder out of range, or a p not sound.
+// unless negative, sets the reality-check interval (0: the house's).
+// Errors: ErrInvalid for an unknown or repeated kind, an amount out of
+// 0..MaxLimit or a reminder out of range.
 func (p Player) SetLimits(sets []LimitSet, reminder time.Duration, now time.Time) (Step, error) {
 	n := p
 	n.Care.Limits = p.LimitsAt(now)
@@ -308,9 +308,8 @@ func (p Player) SetLimits(sets []LimitSet, reminder time.Duration, now time.Time
 }
 
 // Pause stops tickets and daily bonuses until until (what was paid for may
-// still be revealed or opened); a pause is never shortened. It is pure.
-// Errors: ErrInvalid for a pause out of MinPause..MaxPause, or a p not
-// sound.
+// still be revealed or opened); a pause is never shortened. Errors:
+// ErrInvalid for a pause out of MinPause..MaxPause.
 func (p Player) Pause(until, now time.Time) (Step, error) {
 	if d := until.Sub(now); d < MinPause || d > MaxPause {
 		return Step{Player: p}, fmt.Errorf("%w: a pause of %v, out of %v..%v", ErrInvalid, d, MinPause, MaxPause)
@@ -328,7 +327,7 @@ func (p Player) Pause(until, now time.Time) (Step, error) {
 
 // LiftPause ends the player's pause at now, a moderator's step, logged as
 // ActionLiftPause, By's reason followed by the end of the pause lifted.
-// Errors: ErrNotPaused, ErrInvalid for a p not sound.
+// Errors: ErrNotPaused.
 type LiftPause struct{ By Moderator }
 
 func (m LiftPause) apply(p Player, now time.Time) (Step, error) {

@@ -241,9 +241,9 @@ func (p Player) freshSeed(s Seed) bool {
 }
 
 // Rotate reveals the current server seed (Step.Reveals), makes the next one
-// current and commits fresh (from NewSeed) as the next. It is pure.
-// Errors: ErrTicketOpen while a ticket is open; ErrInvalid for no next
-// seed, a fresh not fresh, or a p not sound.
+// current and commits fresh (from NewSeed) as the next. Errors:
+// ErrTicketOpen while a ticket is open; ErrInvalid for no next seed or a
+// fresh not fresh.
 func (p Player) Rotate(fresh Seed, now time.Time) (Step, error) {
 	return p.rotate(fresh, p.ClientSeed, now)
 }
@@ -277,7 +277,7 @@ func (p Player) rotate(fresh Seed, client string, now time.Time) (Step, error) {
 // would otherwise be dealt again (docs/FAIRNESS.md section 7). A ticket
 // open and not drawn yet is drawn with Seed; one drawn keeps its draw,
 // under the seed revealed. Errors: ErrInvalid for seeds zero, already p's
-// or equal, or a p not sound.
+// or equal.
 type Restore struct{ Seed, Next Seed }
 
 func (m Restore) apply(p Player, now time.Time) (Step, error) {
