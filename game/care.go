@@ -1,6 +1,7 @@
 package game
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -378,10 +379,7 @@ func (p Player) checkBuy(h House, now time.Time) (Care, *Reality, error) {
 	s.Last = now
 	s.Plays = min(s.Plays+1, maxSpend)
 	s.Net = max(s.Net-Stake, -maxSpend)
-	every := h.RealityEvery
-	if c.Reminder > 0 {
-		every = c.Reminder
-	}
+	every := cmp.Or(c.Reminder, h.RealityEvery) // the player's own wins
 	var r *Reality
 	// The check is shown on the card of the ticket that passes a mark,
 	// counting the plays before it.

@@ -61,7 +61,7 @@ type LinkBreak struct {
 
 // String is the break in words: what it is about, the link, what broke.
 func (b LinkBreak) String() string {
-	var what string
+	what := "player state"
 	switch {
 	case b.Kind == KindPlay:
 		what = fmt.Sprintf("ticket %d", b.N)
@@ -69,8 +69,6 @@ func (b LinkBreak) String() string {
 		what = fmt.Sprintf("chest %d", b.N)
 	case b.N > 0:
 		what = fmt.Sprintf("seed %d", b.N)
-	default:
-		what = "player state"
 	}
 	return fmt.Sprintf("%s: %s: %s", what, b.Link, b.What)
 }
