@@ -83,9 +83,7 @@ func inv(r *big.Rat) *big.Rat {
 // ComputeOdds computes every figure of the rules from the tables with exact
 // rationals. Each call returns fresh values that the caller may keep.
 func ComputeOdds() Odds {
-	var o Odds
-	o.Win = new(big.Rat)
-	o.ExpectedMainPrize = new(big.Rat)
+	o := Odds{Win: new(big.Rat), ExpectedMainPrize: new(big.Rat), PlaysPerChest: new(big.Rat), ExpectedChestPrize: new(big.Rat)}
 	for t := Tier(0); t < NumTiers; t++ {
 		p := big.NewRat(tierTable[t].weight, MainTotal)
 		o.Tiers[t] = TierOdds{Tier: t, Prize: tierTable[t].prize, Weight: tierTable[t].weight, P: p, OneIn: inv(p)}
@@ -100,7 +98,6 @@ func ComputeOdds() Odds {
 	// keys held form a cycle 0 → 1 → 2 → chest whose stays are geometric with
 	// means 1/p_k: a chest every Σ 1/p_k plays, and a share (1/p_k)/Σ of the
 	// plays made holding k keys.
-	o.PlaysPerChest = new(big.Rat)
 	lossP := o.Tiers[TierLoss].P
 	for k := 0; k < MaxKeys; k++ {
 		p := big.NewRat(keyTable[k], Pool)
@@ -112,7 +109,6 @@ func ComputeOdds() Odds {
 		o.Keys[k].Share = new(big.Rat).Quo(o.Keys[k].OneIn, o.PlaysPerChest)
 	}
 
-	o.ExpectedChestPrize = new(big.Rat)
 	for l := Lot(0); l < NumLots; l++ {
 		p := big.NewRat(lotTable[l].weight, ChestTotal)
 		o.Lots[l] = LotOdds{Lot: l, Prize: lotTable[l].prize, Weight: lotTable[l].weight, P: p, OneIn: inv(p)}
