@@ -7,11 +7,6 @@ import (
 	"time"
 )
 
-// This file is a guild: its settings and house rules, the operations
-// applied to it, and its transitions (a settings change, a reset-guild's
-// progress). Like a player, a guild is a value changed only by pure
-// transitions, applied at most once per operation ID through ApplyGuild.
-
 // MaxGuildOps is the number of operation IDs a guild remembers.
 const MaxGuildOps = 64
 

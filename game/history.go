@@ -112,8 +112,7 @@ func (e Entry) Check() error {
 	var lo, hi int64 // the amount's bounds
 	switch e.Kind {
 	case KindPlay:
-		lo = e.Tier.Prize() - Stake
-		hi = lo
+		lo, hi = e.Tier.Prize()-Stake, e.Tier.Prize()-Stake
 	case KindChest:
 		lo, hi = e.Lot.Prize(), e.Lot.Prize()
 	case KindDaily:
