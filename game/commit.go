@@ -396,22 +396,18 @@ func (p Player) Verify(d Drawer, rs Reveals, e Entry) (Verification, error) {
 	case secret:
 		return Verification{}, fmt.Errorf("%w: %s %d was drawn under seed %d", ErrSeedSecret, e.Kind, v.Nonce, v.Seed.No)
 	}
+	// The line's commitment, when it records one, is the seed's.
+	shown := e.Commitment == (Commitment{}) || e.Commitment == v.Seed.Commitment()
 	if e.Kind == KindPlay {
 		if v.Outcome, err = d.Ticket(v.Seed.Seed, v.Seed.ClientSeed, e.TicketID, e.KeysBefore); err != nil {
 			return Verification{}, fmt.Errorf("verify ticket %d: %w", e.TicketID, err)
 		}
-		v.Match = v.Outcome.Tier == e.Tier && v.Outcome.Key == e.Key && v.Outcome.Grid == e.Grid && v.shown(e)
+		v.Match = v.Outcome.Tier == e.Tier && v.Outcome.Key == e.Key && v.Outcome.Grid == e.Grid && shown
 		return v, nil
 	}
 	if v.Chest, err = d.Chest(v.Seed.Seed, v.Seed.ClientSeed, e.Chest); err != nil {
 		return Verification{}, fmt.Errorf("verify chest %d: %w", e.Chest, err)
 	}
-	v.Match = v.Chest.Lot == e.Lot && v.shown(e)
+	v.Match = v.Chest.Lot == e.Lot && shown
 	return v, nil
-}
-
-// shown reports whether the line's commitment, when it records one, is the
-// one of the seed that recomputed it.
-func (v Verification) shown(e Entry) bool {
-	return e.Commitment == (Commitment{}) || e.Commitment == v.Seed.Commitment()
 }
