@@ -200,14 +200,9 @@ func ApplyGuild(g Guild, op string, m GuildMove, now time.Time) (s GuildStep, re
 	if err != nil {
 		return GuildStep{Guild: g}, false, err
 	}
-	if !s.Pending {
-		old := s.Guild.Ops
-		if len(old) >= MaxGuildOps {
-			old = old[len(old)-MaxGuildOps+1:]
-		}
-		// Clipped, append makes a new slice: the old one may be shared with
-		// g and whoever holds it.
-		s.Guild.Ops = append(slices.Clip(old), op)
+	if !s.Pending { // into a new slice: the old one may be shared with g and whoever holds it
+		ops := append(slices.Clone(s.Guild.Ops), op)
+		s.Guild.Ops = ops[max(len(ops)-MaxGuildOps, 0):]
 	}
 	s, err = g.done(s)
 	return s, false, err
