@@ -468,19 +468,8 @@ func (m ClaimDaily) apply(p Player, now time.Time) (Step, error) {
 		return Step{Player: p}, &CooldownError{Next: p.NextDaily(cooldown)}
 	}
 	n := p
-	var err error
-	if n.Balance, err = credit(p.Balance, amount); err != nil {
-		return Step{Player: p}, fmt.Errorf("daily: %w", err)
-	}
-	if n.Stats.DailyCents, err = add(p.Stats.DailyCents, amount); err != nil {
-		return Step{Player: p}, err
-	}
 	n.LastDaily = now
-	return p.done(Step{
-		Player:  n,
-		History: []Entry{{At: now, Kind: KindDaily, Amount: amount, Balance: n.Balance}},
-		Result:  Result{Balance: n.Balance, Amount: amount},
-	})
+	return p.credited(n, KindDaily, amount, now)
 }
 
 // Grant adds amount cents (negative to take some back) to the balance,
@@ -491,7 +480,7 @@ func (p Player) Grant(amount int64, now time.Time) (Step, error) {
 	if amount == 0 || amount > MaxGrant || amount < -MaxGrant {
 		return Step{Player: p}, fmt.Errorf("%w: grant %d must be non-zero and within ±%d", ErrInvalid, amount, MaxGrant)
 	}
-	return p.granted(KindGrant, amount, now)
+	return p.credited(p, KindGrant, amount, now)
 }
 
 // SetBalance sets the balance to balance cents; the difference counts as
@@ -502,18 +491,22 @@ func (p Player) SetBalance(balance int64, now time.Time) (Step, error) {
 	if balance < 0 || balance > MaxBalance {
 		return Step{Player: p}, fmt.Errorf("%w: balance %d out of 0..%d", ErrInvalid, balance, MaxBalance)
 	}
-	return p.granted(KindSet, balance-p.Balance, now) // both in 0..MaxBalance once p is sound
+	return p.credited(p, KindSet, balance-p.Balance, now) // both in 0..MaxBalance once p is sound
 }
 
-// granted credits amount cents (negative to debit), counted as granted,
-// with a line of kind k: Grant's and SetBalance's step.
-func (p Player) granted(k Kind, amount int64, now time.Time) (Step, error) {
-	n := p
+// credited is the step of a credit outside play: amount cents (negative
+// to debit) credited to n, p as it changes, and counted as daily bonuses
+// (KindDaily) or granted (KindGrant, KindSet), with a line of kind k.
+func (p Player) credited(n Player, k Kind, amount int64, now time.Time) (Step, error) {
+	total := &n.Stats.GrantedCents
+	if k == KindDaily {
+		total = &n.Stats.DailyCents
+	}
 	var err error
-	if n.Balance, err = credit(p.Balance, amount); err != nil {
+	if n.Balance, err = credit(n.Balance, amount); err != nil {
 		return Step{Player: p}, fmt.Errorf("%s: %w", k, err)
 	}
-	if n.Stats.GrantedCents, err = add(p.Stats.GrantedCents, amount); err != nil {
+	if *total, err = add(*total, amount); err != nil {
 		return Step{Player: p}, err
 	}
 	return p.done(Step{
