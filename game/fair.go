@@ -164,8 +164,6 @@ type Drawer interface {
 // concurrent use; for many draws of one seed, use FairDraws.
 type SeededDrawer struct{}
 
-var _ Drawer = SeededDrawer{}
-
 // Ticket implements Drawer. Errors: those of NewFairDraws and
 // FairDraws.Ticket.
 func (SeededDrawer) Ticket(seed Seed, client string, ticket uint64, keysHeld int) (Outcome, error) {
