@@ -275,15 +275,7 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 // numbered reports whether every seed of p and rs is numbered (records from
 // before numbering have seed number 0).
 func numbered(p Player, rs Reveals) bool {
-	if p.SeedNo < 1 {
-		return false
-	}
-	for _, r := range rs {
-		if r.No < 1 {
-			return false
-		}
-	}
-	return true
+	return p.SeedNo >= 1 && !slices.ContainsFunc(rs, func(r SeedReveal) bool { return r.No < 1 })
 }
 
 // checkRanges checks that the kept reveals follow one another and the
