@@ -71,5 +71,4 @@ func ParseCredits(s string, syn CreditSyntax) (int64, error) {
 	return cents, nil
 }
 
-// digits reports whether s is one or more ASCII digits.
 func digits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }

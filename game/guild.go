@@ -159,7 +159,6 @@ func (g Guild) Equal(h Guild) bool {
 	return g.Reset == nil || *g.Reset == *h.Reset
 }
 
-// done returns s if its guild is sound, and otherwise refuses the step.
 func (g Guild) done(s GuildStep) (GuildStep, error) {
 	if err := s.Guild.Check(); err != nil {
 		return GuildStep{Guild: g}, fmt.Errorf("guild step refused: %w", err)

@@ -251,7 +251,6 @@ func (t Ticket) check(seq uint64) error {
 	return nil
 }
 
-// check reports whether c is a chest the rules allow.
 func (c Chest) check() error {
 	if c.Lot >= NumLots || c.Prize != c.Lot.Prize() {
 		return fmt.Errorf("%w: chest %v with prize %d", ErrInvalidOutcome, c.Lot, c.Prize)

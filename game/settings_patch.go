@@ -36,7 +36,6 @@ func (sp SettingsPatch) Apply(set Settings) Settings {
 	return set
 }
 
-// patch sets *dst to *v, unless v is nil.
 func patch[T any](dst, v *T) {
 	if v != nil {
 		*dst = *v

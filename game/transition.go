@@ -65,7 +65,6 @@ func Apply(p Player, m Move, now time.Time) (Step, error) {
 	return m.apply(p, now)
 }
 
-// drawer is d, or the verifiable draws when d is nil.
 func drawer(d Drawer) Drawer {
 	if d == nil {
 		return SeededDrawer{}
