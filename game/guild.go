@@ -12,8 +12,8 @@ const MaxGuildOps = 64
 
 // Errors of a reset-guild's steps.
 var (
-	// ErrNoReset: a reset-guild's progress or end recorded for a reset
-	// that is not the guild's current one.
+	// ErrNoReset: a Lease, Progress or EndReset applied as an operation that
+	// is not the guild's reset-guild.
 	ErrNoReset = errors.New("game: no such reset-guild in progress")
 	// ErrResetRunning: a reset-guild asked for while another one is in
 	// progress in the guild; nothing changes, and the guild (GuildStep's)
@@ -88,12 +88,11 @@ type GuildReset struct {
 	After uint64
 	Count int64     // players reset so far
 	Done  time.Time // when it finished; zero while in progress
-	// Holder is the process that runs the reset (an ID of its own choice,
-	// at most MaxOpID bytes; "" while none does), until Until: its lease.
-	// Only the holder records progress and the end; another process takes
-	// the lease over once it has expired (Lease), so that a reset
-	// whose process died is taken up by another, and two processes never
-	// run it at once.
+	// Holder is the process that runs the reset (an ID of its own choice, at
+	// most MaxOpID bytes; "" while none does), until Until: its lease. Only
+	// the holder records progress and the end, so that two processes never
+	// run it at once; once the lease has expired another takes it over
+	// (Lease), so that a reset whose process died goes on.
 	Holder string
 	Until  time.Time
 }
@@ -259,9 +258,9 @@ func (m BeginReset) applyGuild(g Guild, op string, now time.Time) (GuildStep, er
 // Lease gives the lease of the reset-guild of the operation it is applied
 // as to Holder until TTL from now: if no one holds it, if Holder does (a
 // renewal), or if it expired (its holder is gone: a crash, a restart).
-// Otherwise it changes nothing and the error is ErrLeaseHeld. Errors:
-// ErrNoReset when the operation is not the guild's reset; ErrInvalid for a
-// Holder empty or longer than MaxOpID bytes, or a TTL ≤ 0; ErrLeaseHeld.
+// Errors: ErrNoReset; ErrInvalid for a Holder empty or longer than MaxOpID
+// bytes, or a TTL ≤ 0; ErrLeaseHeld, changing nothing, while another holds
+// it.
 type Lease struct {
 	Holder string
 	TTL    time.Duration
@@ -288,14 +287,12 @@ func (m Lease) applyGuild(g Guild, op string, now time.Time) (GuildStep, error) 
 }
 
 // Progress records that the reset-guild of the operation it is applied as
-// has reset Count more players, the last of them After (a user ID):
-// players up to After are done. Only the lease's Holder records it, and it
-// renews the lease until TTL from now. A progress already recorded (After
-// not past Reset.After: a retry) counts no one again, so that no player is
-// counted twice; it only renews the lease. Errors: ErrNoReset when the
-// operation is not the guild's reset, ErrLeaseHeld when Holder does not
-// hold its lease, ErrInvalid for a negative Count, a TTL ≤ 0 or a total
-// that would overflow.
+// has reset Count more players, the last of them After (a user ID): players
+// up to After are done. Only the lease's Holder records it, and it renews
+// the lease until TTL from now. A retry (After not past Reset.After) counts
+// no one again, so that no player is counted twice. Errors: ErrNoReset,
+// ErrLeaseHeld, ErrInvalid for a negative Count, a TTL ≤ 0 or a total that
+// would overflow.
 type Progress struct {
 	Holder string
 	After  uint64
@@ -333,8 +330,7 @@ func (m Progress) applyGuild(g Guild, op string, now time.Time) (GuildStep, erro
 // EndReset ends the reset-guild of the operation it is applied as, by its
 // lease's Holder: its audit entry (ActionResetGuild, Amount the players
 // reset) is logged, the lease is released, and ApplyGuild remembers the
-// operation. Errors: ErrNoReset when the operation is not the guild's
-// reset, ErrLeaseHeld when Holder does not hold its lease.
+// operation. Errors: ErrNoReset, ErrLeaseHeld.
 type EndReset struct{ Holder string }
 
 func (m EndReset) applyGuild(g Guild, op string, now time.Time) (GuildStep, error) {

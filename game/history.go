@@ -155,13 +155,11 @@ var lineWords = map[string]string{
 	"Chest": "a chest number", "Fair": "verification data", "Discarded": "a ticket thrown away",
 }
 
-// FieldError is the error of a check that finds fields at fault
-// (Entry.Check, Player.Check, Player.CheckReveals, Settings.Check,
-// House.Check, AuditEntry.Check): the fields, named as in the Go struct
-// checked and joined by ", " ("Amount"; "Stats.Plays, TicketSeq";
-// "Care.Limits.stake-day"), so that a reader of a stored record can name
-// its own; Index is the element of a list checked (CheckReveals). It
-// wraps ErrInvalid.
+// FieldError is the error of a check that finds fields at fault: the
+// fields, named as in the Go struct checked and joined by ", " ("Amount";
+// "Stats.Plays, TicketSeq"; "Care.Limits.stake-day"), so that a reader of a
+// stored record can name its own; Index is the element of a list checked
+// (CheckReveals). It wraps ErrInvalid.
 type FieldError struct {
 	Field string
 	Index int
