@@ -134,10 +134,7 @@ func (g Guild) Check() error {
 		}
 	}
 	if r := g.Reset; r != nil {
-		if err := ValidateOp(r.Op); err != nil {
-			return fmt.Errorf("guild: reset: %w", err)
-		}
-		if err := CheckReason(r.Reason); err != nil {
+		if err := errors.Join(ValidateOp(r.Op), CheckReason(r.Reason)); err != nil {
 			return fmt.Errorf("guild: reset: %w", err)
 		}
 		if r.Count < 0 || r.Started.IsZero() || (r.Finished() && r.Done.Before(r.Started)) {
@@ -359,10 +356,7 @@ func (m EndReset) applyGuild(g Guild, op string, now time.Time) (GuildStep, erro
 // change nothing and log nothing. It is pure. Errors: ErrInvalid for
 // settings or a reason out of bounds.
 func (g Guild) SetSettings(s Settings, actor uint64, reason string, now time.Time) (GuildStep, error) {
-	if err := s.Check(); err != nil {
-		return GuildStep{Guild: g}, err
-	}
-	if err := CheckReason(reason); err != nil {
+	if err := errors.Join(s.Check(), CheckReason(reason)); err != nil {
 		return GuildStep{Guild: g}, err
 	}
 	if s == g.Settings {
