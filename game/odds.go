@@ -160,13 +160,12 @@ func groupDigits(s string, lang Lang) string {
 	if lang == French {
 		thousands, mark = " ", ","
 	}
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
+	s, neg := strings.CutPrefix(s, "-")
 	intPart, frac, hasFrac := strings.Cut(s, ".")
 	var b strings.Builder
-	b.WriteString(sign)
+	if neg {
+		b.WriteString("-")
+	}
 	for i, c := range intPart {
 		if i > 0 && (len(intPart)-i)%3 == 0 {
 			b.WriteString(thousands)
