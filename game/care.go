@@ -28,12 +28,7 @@ const (
 var limitNames = [NumLimits]string{"stake-day", "stake-week", "loss-day", "loss-week"}
 
 // String returns the limit's name, as stored: "stake-day", ….
-func (k LimitKind) String() string {
-	if k >= 0 && k < NumLimits {
-		return limitNames[k]
-	}
-	return fmt.Sprintf("LimitKind(%d)", int(k))
-}
+func (k LimitKind) String() string { return name(limitNames[:], k, "LimitKind") }
 
 // Loss reports whether the limit counts losses (else stakes).
 func (k LimitKind) Loss() bool { return k == LimitLossDay || k == LimitLossWeek }

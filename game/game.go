@@ -37,11 +37,15 @@ var symbolLetters = [NumSymbols]byte{'G', 'P', 'B', 'S', 'C', 'R', 'K'}
 var symbolNames = [NumSymbols]string{"gem", "pipe", "bomb", "sabre", "candle", "barrel", "key"}
 
 // String returns the symbol's English name ("gem", …, "key").
-func (s Symbol) String() string {
-	if s < NumSymbols {
-		return symbolNames[s]
+func (s Symbol) String() string { return name(symbolNames[:], s, "Symbol") }
+
+// name returns names[v], or typ(v) for a v out of range: the String of the
+// enumerations.
+func name[T ~int | ~uint8](names []string, v T, typ string) string {
+	if v >= 0 && int(v) < len(names) {
+		return names[v]
 	}
-	return fmt.Sprintf("Symbol(%d)", uint8(s))
+	return fmt.Sprintf("%s(%d)", typ, v)
 }
 
 // Grid is the 3×3 grid of a play, row-major: cell (row r, column c) is Grid[3*r+c].
@@ -136,12 +140,7 @@ const (
 var lotNames = [NumLots]string{"three-gold", "gold", "silver", "bronze"}
 
 // String returns the lot's short English name.
-func (l Lot) String() string {
-	if l < NumLots {
-		return lotNames[l]
-	}
-	return fmt.Sprintf("Lot(%d)", uint8(l))
-}
+func (l Lot) String() string { return name(lotNames[:], l, "Lot") }
 
 // Chest is the result of opening the treasure chest; it always wins.
 type Chest struct {

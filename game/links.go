@@ -42,12 +42,7 @@ const (
 var linkNames = [NumLinks]string{"keys chain", "numbers", "commitments", "seed ranges"}
 
 // String names the link.
-func (l Link) String() string {
-	if l >= 0 && l < NumLinks {
-		return linkNames[l]
-	}
-	return fmt.Sprintf("link(%d)", int(l))
-}
+func (l Link) String() string { return name(linkNames[:], l, "link") }
 
 // LinkBreak is a link that does not hold.
 type LinkBreak struct {
