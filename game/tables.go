@@ -66,36 +66,24 @@ const KeyReadingFR = "Une prise de jeu perdante peut collecter une clef. La chan
 
 // Prize returns the prize of the tier in cents: 0 for TierLoss and for an
 // invalid tier.
-func (t Tier) Prize() int64 {
-	if t < NumTiers {
-		return tierTable[t].prize
-	}
-	return 0
-}
+func (t Tier) Prize() int64 { return entry(tierTable[:], t).prize }
 
 // Weight returns the tier's weight out of MainTotal (the losing play's weight
 // for TierLoss), or 0 for an invalid tier.
-func (t Tier) Weight() int64 {
-	if t < NumTiers {
-		return tierTable[t].weight
-	}
-	return 0
-}
+func (t Tier) Weight() int64 { return entry(tierTable[:], t).weight }
 
 // Prize returns the lot's prize in cents, or 0 for an invalid lot.
-func (l Lot) Prize() int64 {
-	if l < NumLots {
-		return lotTable[l].prize
-	}
-	return 0
-}
+func (l Lot) Prize() int64 { return entry(lotTable[:], l).prize }
 
 // Weight returns the lot's weight out of ChestTotal, or 0 for an invalid lot.
-func (l Lot) Weight() int64 {
-	if l < NumLots {
-		return lotTable[l].weight
+func (l Lot) Weight() int64 { return entry(lotTable[:], l).weight }
+
+// entry returns table[v], or the zero entry for a v out of range.
+func entry[E any, T ~uint8](table []E, v T) (e E) {
+	if int(v) < len(table) {
+		e = table[v]
 	}
-	return 0
+	return e
 }
 
 // Coins returns how many coins the chest shows for this lot (3 for
