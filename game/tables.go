@@ -79,8 +79,8 @@ func (l Lot) Prize() int64 { return entry(lotTable[:], l).prize }
 func (l Lot) Weight() int64 { return entry(lotTable[:], l).weight }
 
 // entry returns table[v], or the zero entry for a v out of range.
-func entry[E any, T ~uint8](table []E, v T) (e E) {
-	if int(v) < len(table) {
+func entry[E any, T ~int | ~uint8](table []E, v T) (e E) {
+	if v >= 0 && int(v) < len(table) {
 		e = table[v]
 	}
 	return e
@@ -103,9 +103,4 @@ func (l Lot) Coins() (n int, metal string) {
 }
 
 // KeyWeight returns keyTable[keysHeld], or 0 out of 0..MaxKeys-1.
-func KeyWeight(keysHeld int) int64 {
-	if keysHeld < 0 || keysHeld >= MaxKeys {
-		return 0
-	}
-	return keyTable[keysHeld]
-}
+func KeyWeight(keysHeld int) int64 { return entry(keyTable[:], keysHeld) }
