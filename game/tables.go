@@ -31,16 +31,18 @@ var tierTable = [NumTiers]struct {
 	TierBarrel: {50, 17_000_000}, // 0,50 €,  1 in 5,882
 }
 
-// lotTable holds, per chest lot, the prize in cents and the weight out of
-// ChestTotal.
+// lotTable holds, per chest lot, the prize in cents, the weight out of
+// ChestTotal and the coins the chest shows.
 var lotTable = [NumLots]struct {
 	prize  int64 // cents
 	weight int64 // out of ChestTotal
+	coins  int
+	metal  string
 }{
-	LotThreeGold: {1_000_000, 1}, // 10 000 €, 1 in 250 000,000
-	LotGold:      {500, 15_000},  // 5 €,      1 in 16,667
-	LotSilver:    {100, 130_501}, // 1 €,      1 in 1,916
-	LotBronze:    {50, 104_498},  // 0,50 €,   1 in 2,392
+	LotThreeGold: {1_000_000, 1, 3, "gold"},   // 10 000 €, 1 in 250 000,000
+	LotGold:      {500, 15_000, 1, "gold"},    // 5 €,      1 in 16,667
+	LotSilver:    {100, 130_501, 1, "silver"}, // 1 €,      1 in 1,916
+	LotBronze:    {50, 104_498, 1, "bronze"},  // 0,50 €,   1 in 2,392
 }
 
 // keyTable is the key reading, in one place: keyTable[k] is the number of
@@ -89,17 +91,8 @@ func entry[E any, T ~int | ~uint8](table []E, v T) (e E) {
 // Coins returns how many coins the chest shows for this lot (3 for
 // LotThreeGold, 1 otherwise) and their metal ("gold", "silver", "bronze").
 func (l Lot) Coins() (n int, metal string) {
-	switch l {
-	case LotThreeGold:
-		return 3, "gold"
-	case LotGold:
-		return 1, "gold"
-	case LotSilver:
-		return 1, "silver"
-	case LotBronze:
-		return 1, "bronze"
-	}
-	return 0, ""
+	e := entry(lotTable[:], l)
+	return e.coins, e.metal
 }
 
 // KeyWeight returns keyTable[keysHeld], or 0 out of 0..MaxKeys-1.
