@@ -118,25 +118,21 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 	}
 	// The keys chain needs every line: it runs from the line on which
 	// neither list misses one (CompleteFrom). The numbers need only the
-	// lines of their list: every ticket is in the ticket list, every chest
-	// in the other list (or, written before the lists were split, in the
-	// ticket list ahead of every placed line), so each list proves the
-	// numbers of its own lines from its first kept line, whatever the
-	// other list's bound. A full list may have lost lines before its first
-	// kept one: with the ticket list full, tickets and chests from before
-	// the split; with the other list full, any other line, resets among
-	// them, before the line firstOther (firstKept).
+	// lines of their list (LinkNumbers): every ticket is in the ticket
+	// list, every chest in the other list (or, written before the lists
+	// were split, in the ticket list ahead of every placed line). A full
+	// list may have lost lines before its first kept one: with the ticket
+	// list full, tickets and chests from before the split; with the other
+	// list full, any other line, resets among them, before the line
+	// firstOther (firstKept).
 	from, whole := CompleteFrom(hist)
 	firstMain, firstOther := firstKept(hist)
 	after := func(i int) bool { return i >= firstOther } // no other line is missing after line i
 	var st keyState
 	var lastTicket, lastChest uint64
 	haveTicket, haveChest := firstMain < 0, firstOther < 0 // no ticket, no chest line missing before the next
-	// With the ticket list full, chest lines from before the split may have
-	// been trimmed from it: the first chest line then follows 0 or is
-	// unchecked, never left out.
-	preSplit := firstMain >= 0
-	resetsKnown := firstOther < 0 // no reset line missing since the last ticket
+	preSplit := firstMain >= 0                             // ticket list full: the first chest line follows 0 or is unchecked, never left out
+	resetsKnown := firstOther < 0                          // no reset line missing since the last ticket
 	if whole {
 		st.known = true
 	}
