@@ -227,10 +227,9 @@ func (p Player) current() SeedReveal {
 // WithNextSeed returns p with next (from NewSeed) as its next server seed
 // if it has none and next is fresh; else p. It is pure.
 func (p Player) WithNextSeed(next Seed) Player {
-	if p.NextSeed != (Seed{}) || !p.freshSeed(next) {
-		return p
+	if p.NextSeed == (Seed{}) && p.freshSeed(next) {
+		p.NextSeed = next
 	}
-	p.NextSeed = next
 	return p
 }
 
