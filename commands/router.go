@@ -25,12 +25,9 @@ func (r *router) command(c *command) {
 	if _, ok := r.commands[c.def.Name]; ok {
 		panic("commands: duplicate command " + c.def.Name)
 	}
-	var subs map[string]bool
+	subs := map[string]bool{}
 	for _, o := range c.def.Options {
 		if o.Type == discordgo.ApplicationCommandOptionSubCommand {
-			if subs == nil {
-				subs = map[string]bool{}
-			}
 			subs[o.Name] = true
 		}
 	}
@@ -77,7 +74,7 @@ func (r *router) route(rq *request) (handlerFunc, error) {
 			return nil, userErr("err_unknown_command", nil)
 		}
 		rq.kind, rq.data, rq.def, rq.public, h = d.Name, &d, c.def, c.public, c.h
-		if c.subs != nil {
+		if len(c.subs) > 0 {
 			rq.kind = d.Name + " unknown"
 			if len(d.Options) == 1 && d.Options[0] != nil && c.subs[d.Options[0].Name] {
 				rq.kind = d.Name + " " + d.Options[0].Name
