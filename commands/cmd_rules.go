@@ -2,8 +2,6 @@ package commands
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -36,44 +34,35 @@ func (a *rules) rulesCommand() *command {
 }
 
 func (a *rules) rulesEmbeds(l *lang, o game.Odds, gl game.Lang) []*discordgo.MessageEmbed {
-	var main strings.Builder
-	main.WriteString(l.T("rules_main_intro", map[string]any{"Stake": l.Credits(game.Stake)}))
-	main.WriteString("\n\n")
+	main := l.T("rules_main_intro", map[string]any{"Stake": l.Credits(game.Stake)}) + "\n\n"
 	for t := game.TierGem; t < game.NumTiers; t++ {
 		to := o.Tiers[t]
 		s := a.symbol(t.Symbol())
-		fmt.Fprintln(&main, l.T("rules_tier_line", map[string]any{
+		main += l.T("rules_tier_line", map[string]any{
 			"Symbols": s + s + s,
 			"Prize":   l.Credits(to.Prize),
 			"OneIn":   to.OneInString(gl),
-		}))
+		}) + "\n"
 	}
-	main.WriteByte('\n')
-	main.WriteString(l.T("rules_win_all", map[string]any{"OneIn": o.WinOneInString(gl)}))
+	main += "\n" + l.T("rules_win_all", map[string]any{"OneIn": o.WinOneInString(gl)})
 
-	var keys strings.Builder
-	keys.WriteString(l.T("rules_keys_intro", nil))
-	keys.WriteString("\n\n")
+	keys := l.T("rules_keys_intro", nil) + "\n\n"
 	for k := 0; k < game.MaxKeys; k++ {
-		ko := o.Keys[k]
-		fmt.Fprintln(&keys, padlocks(k), l.P("rules_key_line", k, map[string]any{
-			"Count": k, "OneIn": game.FormatRat(ko.OneIn, 0, gl),
-		}))
+		keys += padlocks(k) + " " + l.P("rules_key_line", k, map[string]any{
+			"Count": k, "OneIn": game.FormatRat(o.Keys[k].OneIn, 0, gl),
+		}) + "\n"
 	}
-	keys.WriteByte('\n')
-	keys.WriteString(l.T("rules_keys_reading", map[string]any{"RTP": o.RTPString(0, gl)}))
+	keys += "\n" + l.T("rules_keys_reading", map[string]any{"RTP": o.RTPString(0, gl)})
 
-	var chest strings.Builder
-	chest.WriteString(l.T("rules_chest_intro", nil))
-	chest.WriteString("\n\n")
+	chest := l.T("rules_chest_intro", nil) + "\n\n"
 	for lot := game.LotThreeGold; lot < game.NumLots; lot++ {
 		lo := o.Lots[lot]
-		fmt.Fprintln(&chest, l.T("rules_lot_line", map[string]any{
+		chest += l.T("rules_lot_line", map[string]any{
 			"Emoji": lotEmoji[lot],
 			"Lot":   l.T("lot_"+lot.String(), nil),
 			"Prize": l.Credits(lo.Prize),
 			"OneIn": lo.OneInString(gl),
-		}))
+		}) + "\n"
 	}
 
 	rtp := l.T("rules_rtp", map[string]any{
@@ -86,9 +75,9 @@ func (a *rules) rulesEmbeds(l *lang, o game.Odds, gl game.Lang) []*discordgo.Mes
 		"StakeCent": game.Stake,
 	})
 	return []*discordgo.MessageEmbed{
-		infoEmbed(l.T("rules_title_main", nil), main.String(), colourOpen),
-		infoEmbed(l.T("rules_title_keys", nil), keys.String(), colourChest),
-		infoEmbed(l.T("rules_title_chest", nil), chest.String(), colourWin),
+		infoEmbed(l.T("rules_title_main", nil), main, colourOpen),
+		infoEmbed(l.T("rules_title_keys", nil), keys, colourChest),
+		infoEmbed(l.T("rules_title_chest", nil), chest, colourWin),
 		infoEmbed(l.T("rules_title_rtp", nil), rtp, colourInfo),
 		infoEmbed(l.T("rules_title_care", nil), l.T("rules_care", nil), colourInfo),
 	}
