@@ -180,7 +180,7 @@ func New(cfg Config, store storage.Store) *App {
 		r.command(c)
 	}
 	r.routeButtons(map[buttonKind]handlerFunc{
-		kindRow: pl.handleRow, kindAuto: pl.handleAuto, kindAgain: pl.handleAgain, kindChest: pl.handleChest,
+		kindRow: pl.handleReveal, kindAuto: pl.handleReveal, kindAgain: pl.handleAgain, kindChest: pl.handleChest,
 		kindResetConfirm: adm.handleResetConfirm, kindResetCancel: cancelled("rg_title", "rg_cancelled"),
 		kindPauseConfirm: cr.handlePauseConfirm, kindPauseCancel: cancelled("pause_title", "pause_cancelled"),
 		kindActivity: launch(&a.renderer.activity),

@@ -122,15 +122,12 @@ func (a *plays) buyStep(ctx context.Context, rq *request, set game.Settings, buy
 	return ap, nil
 }
 
-func (a *plays) handleRow(ctx context.Context, rq *request) (reply, error) {
-	return a.reveal(ctx, rq, game.RowMask(1)<<rq.button.row)
-}
-
-func (a *plays) handleAuto(ctx context.Context, rq *request) (reply, error) {
-	return a.reveal(ctx, rq, game.AllRows)
-}
-
-func (a *plays) reveal(ctx context.Context, rq *request, rows game.RowMask) (reply, error) {
+// handleReveal reveals a row button's row, or every row (auto).
+func (a *plays) handleReveal(ctx context.Context, rq *request) (reply, error) {
+	rows := game.AllRows
+	if rq.button.kind == kindRow {
+		rows = game.RowMask(1) << rq.button.row
+	}
 	ap, err := a.revealStep(ctx, rq, rq.button.ticket, rows)
 	if err != nil {
 		return reply{}, err
