@@ -48,16 +48,13 @@ func (a *account) handleBalance(ctx context.Context, rq *request) (reply, error)
 	}
 	p = sv.Player
 	l := rq.l
+	stats := statsText(l, p.Stats, l.T("stat_best", map[string]any{"Amount": l.Credits(p.Stats.BestWinCents)}))
 	if !ok {
 		set, err := a.settings(ctx, rq.guild)
 		if err != nil {
 			return reply{}, err
 		}
-		p.Balance = set.StartingBalance
-	}
-	stats := l.T("stat_none", nil)
-	if ok {
-		stats = statsText(l, p.Stats, l.T("stat_best", map[string]any{"Amount": l.Credits(p.Stats.BestWinCents)}))
+		p.Balance, stats = set.StartingBalance, l.T("stat_none", nil)
 	}
 	var desc string
 	if p.Paused(a.now()) {
