@@ -35,8 +35,9 @@ func settingsPatchOf(o opts) (game.SettingsPatch, error) {
 	if v, ok := o.boolean("public-plays"); ok {
 		sp.PublicPlays = &v
 	}
-	if ch, present, ok := o.snowflake("channel"); present {
-		if !ok || !o.textChannel(ch) {
+	if id, present, ok := lookup[string](o, "channel", discordgo.ApplicationCommandOptionChannel); present {
+		ch, valid := parseSnowflake(id)
+		if !ok || !valid || !o.textChannel(ch) {
 			return sp, userErr("err_bad_option", nil)
 		}
 		sp.Channel = &ch
@@ -55,7 +56,7 @@ func settingsPatchOf(o opts) (game.SettingsPatch, error) {
 	}
 	// integer reads option name, from 0 to hi, into set.
 	integer := func(name string, hi int, set func(n int)) error {
-		n, present, ok := o.integer(name)
+		n, present, ok := lookup[int64](o, name, discordgo.ApplicationCommandOptionInteger)
 		switch {
 		case !present:
 			return nil
@@ -105,23 +106,18 @@ type opts struct {
 	defs     []*discordgo.ApplicationCommandOption // the subcommand's definition
 }
 
-// lookup returns the value of option name as OptionValue types it for typ:
-// present tells whether the option was given, ok whether with type typ.
-func (o opts) lookup(name string, typ discordgo.ApplicationCommandOptionType) (v any, present, ok bool) {
+// lookup returns the value of option name as OptionValue types it for typ
+// (T: its Go type): present tells whether the option was given, ok whether
+// with type typ.
+func lookup[T any](o opts, name string, typ discordgo.ApplicationCommandOptionType) (v T, present, ok bool) {
 	for _, x := range o.list {
 		if x != nil && x.Name == name {
-			v, ok := OptionValue(typ, x.Value)
+			val, ok := OptionValue(typ, x.Value)
+			v, _ = val.(T)
 			return v, true, ok && x.Type == typ
 		}
 	}
-	return nil, false, false
-}
-
-// integer reads an integer option as lookup does.
-func (o opts) integer(name string) (n int64, present, ok bool) {
-	v, present, ok := o.lookup(name, discordgo.ApplicationCommandOptionInteger)
-	n, _ = v.(int64)
-	return n, present, ok
+	return v, false, false
 }
 
 // OptionValue returns v, the value of an option of type typ as decoded
@@ -187,32 +183,18 @@ func (o opts) textChannel(id uint64) bool {
 }
 
 func (o opts) str(name string) (string, bool) {
-	v, _, ok := o.lookup(name, discordgo.ApplicationCommandOptionString)
-	s, _ := v.(string)
+	s, _, ok := lookup[string](o, name, discordgo.ApplicationCommandOptionString)
 	return s, ok
 }
 
 func (o opts) boolean(name string) (bool, bool) {
-	v, _, ok := o.lookup(name, discordgo.ApplicationCommandOptionBoolean)
-	b, _ := v.(bool)
+	b, _, ok := lookup[bool](o, name, discordgo.ApplicationCommandOptionBoolean)
 	return b, ok
-}
-
-// snowflake reads a channel option as lookup does.
-func (o opts) snowflake(name string) (id uint64, present, ok bool) {
-	v, present, ok := o.lookup(name, discordgo.ApplicationCommandOptionChannel)
-	s, _ := v.(string)
-	if !ok {
-		return 0, present, false
-	}
-	id, ok = parseSnowflake(s)
-	return id, true, ok
 }
 
 // player reads a user option; bots are refused.
 func (o opts) player(name string) (uint64, error) {
-	v, _, ok := o.lookup(name, discordgo.ApplicationCommandOptionUser)
-	s, _ := v.(string)
+	s, _, ok := lookup[string](o, name, discordgo.ApplicationCommandOptionUser)
 	id, valid := parseSnowflake(s)
 	if !ok || !valid {
 		return 0, userErr("err_bad_option", nil)
@@ -227,11 +209,10 @@ func (o opts) player(name string) (uint64, error) {
 
 // reason reads the optional reason, at most maxReason characters.
 func (o opts) reason() (string, error) {
-	v, present, ok := o.lookup("reason", discordgo.ApplicationCommandOptionString)
+	s, present, ok := lookup[string](o, "reason", discordgo.ApplicationCommandOptionString)
 	if !present {
 		return "", nil
 	}
-	s, _ := v.(string)
 	if !ok || !utf8.ValidString(s) {
 		return "", userErr("err_bad_option", nil)
 	}

@@ -147,8 +147,7 @@ func houseText(l *lang, h game.House) string {
 // Markdown escaped; "" when unresolved. An embed's field names do not
 // render mentions.
 func (o opts) displayName(name string) string {
-	v, _, _ := o.lookup(name, discordgo.ApplicationCommandOptionUser)
-	id, _ := v.(string)
+	id, _, _ := lookup[string](o, name, discordgo.ApplicationCommandOptionUser)
 	if o.resolved == nil || id == "" {
 		return ""
 	}

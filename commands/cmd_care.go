@@ -121,7 +121,7 @@ func (a *care) limitsSet(ctx context.Context, rq *request, o opts, set game.Sett
 		sets = append(sets, game.LimitSet{Kind: game.LimitKind(k), Amount: amount})
 	}
 	reminder := time.Duration(-1) // unchanged
-	if n, present, ok := o.integer("reminder"); present {
+	if n, present, ok := lookup[int64](o, "reminder", discordgo.ApplicationCommandOptionInteger); present {
 		// The bounds are game's; these keep the duration from overflowing.
 		ok = ok && n >= 0 && n <= math.MaxInt64/int64(time.Minute)
 		m := time.Duration(n) * time.Minute

@@ -70,7 +70,7 @@ func (a *fairness) handleFairness(ctx context.Context, rq *request) (reply, erro
 	case "rotate":
 		return a.fairnessRotate(ctx, rq, nil)
 	case "verify":
-		n, _, ok := o.integer("ticket")
+		n, _, ok := lookup[int64](o, "ticket", discordgo.ApplicationCommandOptionInteger)
 		if !ok || n < 1 {
 			return reply{}, userErr("err_bad_option", nil)
 		}
