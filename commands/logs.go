@@ -24,9 +24,6 @@ func (o *observation) interaction(ctx context.Context, log *slog.Logger, rq *req
 	if o.obs != nil {
 		o.obs.Interaction(rq.kind, outcome, d)
 	}
-	if !log.Enabled(ctx, slog.LevelDebug) {
-		return
-	}
 	log.LogAttrs(ctx, slog.LevelDebug, "interaction",
 		slog.String("kind", rq.kind),
 		slog.String("interaction", rq.i.ID),
@@ -59,14 +56,11 @@ func logAudit(ctx context.Context, log *slog.Logger, e *game.AuditEntry) {
 	}
 	switch e.Action {
 	case "reset-guild":
-		attrs = append(attrs, slog.Int64("players", e.Amount))
+		attrs = append(attrs, slog.Int64("players", e.Amount), slog.String("reason", e.Reason))
 	case "settings":
 		attrs = append(attrs, slog.String("changes", e.Reason))
 	default:
-		attrs = append(attrs, slog.Int64("amount_cents", e.Amount))
-	}
-	if e.Action != "settings" {
-		attrs = append(attrs, slog.String("reason", e.Reason))
+		attrs = append(attrs, slog.Int64("amount_cents", e.Amount), slog.String("reason", e.Reason))
 	}
 	log.LogAttrs(ctx, slog.LevelInfo, "moderator action", attrs...)
 }
