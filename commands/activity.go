@@ -321,7 +321,7 @@ func (a *desk) announce(ctx context.Context, rq *request, set game.Settings, cha
 	}
 	d := a.ticketCard(rq.l, &ticketView{user: rq.user, p: p, t: *p.Ticket})
 	fit(d)
-	m := &discordgo.MessageSend{Content: rq.l.T("activity_announce", map[string]any{"User": "<@" + strconv.FormatUint(rq.user, 10) + ">"}),
+	m := &discordgo.MessageSend{Content: rq.l.T("activity_announce", map[string]any{"User": mention(rq.user)}),
 		Embeds: d.Embeds, Components: d.Components, AllowedMentions: noMentions}
 	log := a.logger(ctx).With("guild", rq.guild, "channel", channel)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.timeout)
