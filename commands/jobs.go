@@ -172,36 +172,32 @@ func (a *jobs) resetPlayers(ctx context.Context, guild uint64, op string, start 
 		mu    sync.Mutex
 		count int64
 		errs  []error
-		next  = make(chan uint64)
+		slots = make(chan struct{}, jobWorkers)
 	)
-	for range min(jobWorkers, len(users)) {
+	for _, u := range users {
+		slots <- struct{}{}
 		wg.Go(func() {
-			for u := range next {
-				var err error
-				if p := background(a.log, "a player's reset", func() {
-					_, err = a.run(ctx, storage.Step{
-						ID: storage.PlayerID{Guild: guild, User: u}, Op: op + ":" + strconv.FormatUint(u, 10), Start: start, Repair: true,
-						Move: game.Reset{Start: start},
-					})
-				}); p != nil {
-					err = p
-				}
-				mu.Lock()
-				switch {
-				case errors.Is(err, storage.ErrNoPlayer): // gone meanwhile
-				case err != nil:
-					errs = append(errs, fmt.Errorf("player %d: %w", u, err))
-				default:
-					count++
-				}
-				mu.Unlock()
+			defer func() { <-slots }()
+			var err error
+			if p := background(a.log, "a player's reset", func() {
+				_, err = a.run(ctx, storage.Step{
+					ID: storage.PlayerID{Guild: guild, User: u}, Op: op + ":" + strconv.FormatUint(u, 10), Start: start, Repair: true,
+					Move: game.Reset{Start: start},
+				})
+			}); p != nil {
+				err = p
 			}
+			mu.Lock()
+			switch {
+			case errors.Is(err, storage.ErrNoPlayer): // gone meanwhile
+			case err != nil:
+				errs = append(errs, fmt.Errorf("player %d: %w", u, err))
+			default:
+				count++
+			}
+			mu.Unlock()
 		})
 	}
-	for _, u := range users {
-		next <- u
-	}
-	close(next)
 	wg.Wait()
 	return count, errors.Join(errs...)
 }
