@@ -161,7 +161,7 @@ func New(cfg Config, store storage.Store) *App {
 		now:         cfg.Now, deferAfter: cfg.DeferAfter, timeout: cfg.Timeout, waitFn: cfg.Wait,
 		late: lateSet{jitter: backoff.Random()},
 	}
-	a.jobs = &jobs{steps: st, timeout: cfg.Timeout, wake: make(chan struct{}, 1), running: map[uint64]bool{}}
+	a.jobs = &jobs{steps: st, timeout: cfg.Timeout, wake: make(chan struct{}, 1)}
 	pl := &plays{steps: st, renderer: a.renderer}
 	acc := &account{steps: st, renderer: a.renderer}
 	cr := &care{steps: st, renderer: a.renderer, confirmTTL: cfg.ConfirmTTL}

@@ -272,7 +272,7 @@ func (a *admin) handleResetConfirm(ctx context.Context, rq *request) (reply, err
 // awaitReset waits, while this process runs jobs, a little less than the
 // deferral's delay for the reset op to end; nil without a runner.
 func (a *admin) awaitReset(ctx context.Context, guild uint64, op string) *game.GuildReset {
-	if !a.jobs.active() {
+	if !a.jobs.runnerOn.Load() {
 		return nil
 	}
 	var last *game.GuildReset

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -46,8 +47,8 @@ type jobs struct {
 	wake     chan struct{} // one token wakes the runner
 	mu       sync.Mutex
 	watches  []watch
-	running  map[uint64]bool // guilds whose job runs in this process
-	runnerOn bool
+	running  sync.Map    // the guilds whose job runs in this process
+	runnerOn atomic.Bool // RunJobs runs
 }
 
 // watch is a confirmation that shows a job's progress until it ends or
@@ -66,12 +67,6 @@ func (j *jobs) signal() {
 	case j.wake <- struct{}{}:
 	default:
 	}
-}
-
-func (j *jobs) active() bool {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.runnerOn
 }
 
 func (j *jobs) addWatch(w watch) {
@@ -99,22 +94,14 @@ func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
 	c.scan = cmp.Or(c.scan, JobScan)
 	c.edit = cmp.Or(c.edit, jobEdit)
 	c.batch = cmp.Or(c.batch, resetBatch)
-	a.mu.Lock()
-	if a.runnerOn {
-		a.mu.Unlock()
+	if !a.runnerOn.CompareAndSwap(false, true) {
 		return errors.New("commands: jobs: RunJobs is already running")
 	}
-	a.runnerOn = true
-	a.mu.Unlock()
+	defer a.runnerOn.Store(false)
 	a.log.Info("commands: job runner started", "holder", c.holder)
 
 	var wg sync.WaitGroup
-	defer func() {
-		wg.Wait()
-		a.mu.Lock()
-		a.runnerOn = false
-		a.mu.Unlock()
-	}()
+	defer wg.Wait()
 	tick := time.NewTicker(c.scan)
 	defer tick.Stop()
 	for {
@@ -130,19 +117,11 @@ func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
 			a.log.Warn("commands: jobs: list", "err", err)
 		}
 		for _, g := range guilds {
-			a.mu.Lock()
-			busy := a.running[g]
-			a.running[g] = true
-			a.mu.Unlock()
-			if busy {
+			if _, busy := a.running.LoadOrStore(g, true); busy {
 				continue
 			}
 			wg.Go(func() {
-				defer func() {
-					a.mu.Lock()
-					delete(a.running, g)
-					a.mu.Unlock()
-				}()
+				defer a.running.Delete(g)
 				background(a.log, "a reset-guild", func() {
 					if err := a.runReset(ctx, c, g); err != nil && ctx.Err() == nil {
 						a.log.Warn("commands: jobs: reset-guild stopped; it goes on at the next scan", "guild", g, "err", err)
