@@ -153,7 +153,10 @@ func New(cfg Config, store storage.Store) *App {
 	}
 	obs := &observation{obs: cfg.Observer, log: cfg.Logger}
 	st := &steps{observation: obs, store: store, seeds: cfg.Seeds, drawer: cfg.Drawer, clock: cfg.Now}
-	a.renderer = &renderer{override: glyphs{sym: cfg.Emoji, hidden: cfg.Hidden}, fairURL: fairURL(cfg.PublicURL)}
+	a.renderer = &renderer{override: glyphs{sym: cfg.Emoji, hidden: cfg.Hidden}}
+	if cfg.PublicURL != "" {
+		a.renderer.fairURL = cfg.PublicURL + "/fair"
+	}
 	a.renderer.activity.Store(cfg.Activity)
 	a.emojis.Store(newGlyphs(a.override, nil))
 	a.delivery = &delivery{

@@ -302,14 +302,6 @@ func (a *fairness) fairnessVerify(ctx context.Context, rq *request, n uint64) (r
 	return ephemeralEmbed(e), nil
 }
 
-// fairURL is the verification page's address, "" without a public URL.
-func fairURL(publicURL string) string {
-	if publicURL == "" {
-		return ""
-	}
-	return publicURL + "/fair"
-}
-
 // fairnessExport answers with the player's public export
 // (schema.PublicExport) as a JSON file.
 func (a *fairness) fairnessExport(ctx context.Context, rq *request) (reply, error) {

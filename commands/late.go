@@ -117,7 +117,12 @@ func (d *delivery) lateResult(ans *answer, rep reply, err error, tries int) (aga
 	switch {
 	case untold(err) && tries > 1: // given up below
 	case err == nil, !transient(err) && errorOutcome(err) == "user_error":
-		d.deliverLate(ans, rep, err, tries)
+		if err != nil {
+			rep = d.renderError(ans.log, ans.rq, err, false)
+		}
+		d.sendLate(ans, rep)
+		ans.log.Info("commands: late result delivered", "interaction", ans.rq.i.ID, "kind", ans.rq.kind,
+			"outcome", errorOutcome(err), "tries", tries)
 		return false
 	case retryable(err), transient(err):
 		ans.log.Debug("commands: late step try failed", "interaction", ans.rq.i.ID, "kind", ans.rq.kind,
@@ -126,15 +131,6 @@ func (d *delivery) lateResult(ans *answer, rep reply, err error, tries int) (aga
 	}
 	d.giveUp(ans, tries, err)
 	return false
-}
-
-func (d *delivery) deliverLate(ans *answer, rep reply, err error, tries int) {
-	if err != nil {
-		rep = d.renderError(ans.log, ans.rq, err, false)
-	}
-	d.sendLate(ans, rep)
-	ans.log.Info("commands: late result delivered", "interaction", ans.rq.i.ID, "kind", ans.rq.kind,
-		"outcome", errorOutcome(err), "tries", tries)
 }
 
 // giveUp ends the tries: one warning, and the apology replaced with the

@@ -43,10 +43,8 @@ type ticketView struct {
 
 func (v *ticketView) done() bool { return !v.t.Open() }
 
-// The card tells what its revealed rows show, no more, no less
-// (game.Ticket.PrizeShown and KeyShown, as game.Player.Seen).
-func (v *ticketView) rowShown(r int) bool { return r >= 0 && r < 3 && v.t.Revealed&(1<<r) != 0 }
-
+// keysShown and balanceShown are what the card's revealed rows tell, no
+// more, no less (game.Ticket.PrizeShown and KeyShown, as game.Player.Seen).
 func (v *ticketView) keysShown() int {
 	t := v.t
 	switch {
@@ -143,7 +141,7 @@ func (rd *renderer) ticketCard(l *lang, v *ticketView) *discordgo.InteractionRes
 	arrows := make([]discordgo.MessageComponent, 0, 4)
 	for r := range 3 {
 		b := button(l.T("btn_row", map[string]any{"N": r + 1}), arrowMark, discordgo.PrimaryButton, customID{kind: kindRow, user: v.user, ticket: t.ID, row: r})
-		b.Disabled = v.rowShown(r)
+		b.Disabled = t.Revealed&(1<<r) != 0
 		arrows = append(arrows, b)
 	}
 	auto := button(l.T("btn_auto", nil), "⚡", discordgo.SecondaryButton, customID{kind: kindAuto, user: v.user, ticket: t.ID})
