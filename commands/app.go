@@ -162,7 +162,7 @@ func New(cfg Config, store storage.Store) *App {
 	a.delivery = &delivery{
 		observation: obs,
 		now:         cfg.Now, deferAfter: cfg.DeferAfter, timeout: cfg.Timeout, waitFn: cfg.Wait,
-		late: lateSet{jitter: backoff.Random()},
+		late: lateSet{ids: map[string]struct{}{}, jitter: backoff.Random()},
 	}
 	a.jobs = &jobs{steps: st, timeout: cfg.Timeout, wake: make(chan struct{}, 1)}
 	pl := &plays{steps: st, renderer: a.renderer}

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"time"
@@ -88,10 +89,7 @@ func (a *admin) adminPlayer(ctx context.Context, rq *request, o opts) (reply, er
 	if n == 0 {
 		mod.WriteString(l.T("audit_empty", nil))
 	}
-	name := map[string]any{"Name": o.displayName("user")}
-	if name["Name"] == "" {
-		name["Name"] = l.T("player_someone", nil)
-	}
+	name := map[string]any{"Name": cmp.Or(o.displayName("user"), l.T("player_someone", nil))}
 	e := infoEmbed(l.T("player_title", nil), mention(target), colourInfo,
 		&discordgo.MessageEmbedField{Name: l.T("field_balance", nil), Value: "**" + l.Credits(p.Balance) + "**", Inline: true},
 		&discordgo.MessageEmbedField{Name: l.T("field_chest", nil), Value: keysText(l, p, "player_chest_due"), Inline: true},

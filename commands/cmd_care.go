@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,11 +21,14 @@ type care struct {
 	confirmTTL time.Duration // Config.ConfirmTTL
 }
 
-// pauseChoices are the lengths /pause offers; the custom ID carries the index.
-var pauseChoices = []struct {
+// pauseChoice is a length /pause offers; the custom ID carries its index
+// in pauseChoices.
+type pauseChoice struct {
 	value, en, fr string
 	until         func(time.Time) time.Time
-}{
+}
+
+var pauseChoices = []pauseChoice{
 	{"24h", "24 hours", "24 heures", func(t time.Time) time.Time { return t.Add(24 * time.Hour) }},
 	{"7d", "7 days", "7 jours", func(t time.Time) time.Time { return t.AddDate(0, 0, 7) }},
 	{"30d", "30 days", "30 jours", func(t time.Time) time.Time { return t.AddDate(0, 0, 30) }},
@@ -255,12 +259,7 @@ func houseReality(l *lang, h game.House) string {
 func (a *care) handlePause(_ context.Context, rq *request) (reply, error) {
 	o := opts{list: rq.data.Options}
 	v, _ := o.str("length")
-	choice := -1
-	for i, c := range pauseChoices {
-		if c.value == v {
-			choice = i
-		}
-	}
+	choice := slices.IndexFunc(pauseChoices, func(c pauseChoice) bool { return c.value == v })
 	if choice < 0 {
 		return reply{}, userErr("err_bad_option", nil)
 	}

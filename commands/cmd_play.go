@@ -162,21 +162,17 @@ func (a *plays) revealStep(ctx context.Context, rq *request, ticket uint64, rows
 // handleAgain buys the next ticket from a finished card, if the card's
 // ticket is still the player's last one (game.Buy.After).
 func (a *plays) handleAgain(ctx context.Context, rq *request) (reply, error) {
-	prev := rq.button.ticket
 	set, err := a.playSettings(ctx, rq)
 	if err != nil {
 		return reply{}, err
 	}
-	data, err := a.buyCard(ctx, rq, set, game.Buy{Again: true, After: prev}, false)
+	data, err := a.buyCard(ctx, rq, set, game.Buy{Again: true, After: rq.button.ticket}, false)
 	if err != nil {
 		return reply{}, err
 	}
 	// Public plays keep the finished card in the channel (a win stays
 	// visible); private ones replace it, not to pile up hidden messages.
-	if set.PublicPlays {
-		return reply{data: data}, nil
-	}
-	return reply{update: true, data: data}, nil
+	return reply{update: !set.PublicPlays, data: data}, nil
 }
 
 func (a *plays) handleChest(ctx context.Context, rq *request) (reply, error) {

@@ -45,9 +45,6 @@ type lateSet struct {
 func (s *lateSet) reserve(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ids == nil {
-		s.ids = map[string]struct{}{}
-	}
 	if _, ok := s.ids[id]; ok || len(s.ids) >= maxLate {
 		return false
 	}
