@@ -144,10 +144,9 @@ func (a *desk) serve(ctx context.Context, act Act) (ActState, error) {
 	if act.Kind != ActKindState {
 		op = "a:" + act.Op
 	}
-	user := strconv.FormatUint(act.User, 10)
 	rq := &request{
 		i: &discordgo.Interaction{ID: op, GuildID: strconv.FormatUint(act.Guild, 10), ChannelID: strconv.FormatUint(act.Channel, 10),
-			Member: &discordgo.Member{User: &discordgo.User{ID: user}}},
+			Member: &discordgo.Member{User: &discordgo.User{ID: strconv.FormatUint(act.User, 10)}}},
 		l: a.cat.forLocale(discordgo.Locale(act.Locale)), guild: act.Guild, user: act.User, kind: "activity " + act.Kind,
 	}
 	log, start := a.logger(ctx), a.clock()

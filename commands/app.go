@@ -125,7 +125,7 @@ type request struct {
 	button   customID
 	data     *discordgo.ApplicationCommandInteractionData
 	def      *discordgo.ApplicationCommand // the command's definition
-	r        Responder                     // for a background job's edits later (jobs.go), never in the handler
+	r        Responder                     // the answer's (delivery.go), and a background job's edits later (jobs.go), never in the handler
 	public   bool                          // a slow command's deferred response is public (route.public)
 	ans      *answer                       // the answer being delivered (delivery.go), never in the handler
 }
@@ -211,7 +211,7 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 	if locale == "" && i.GuildLocale != nil { // Discord always sends locale; another client may not
 		locale = *i.GuildLocale
 	}
-	ans := &answer{ctx: ctx, log: a.logger(ctx), r: r, start: a.cfg.Now(), tries: 1}
+	ans := &answer{ctx: ctx, log: a.logger(ctx), start: a.cfg.Now(), tries: 1}
 	ans.rq = &request{i: i, kind: "unknown", l: a.cat.forLocale(locale), r: r, ans: ans}
 	ans.expires = tokenExpiry(i.ID, ans.start)
 	switch i.Type {

@@ -130,13 +130,6 @@ func parseCustomID(s string) (customID, bool) {
 	return customID{}, false
 }
 
-func (k buttonKind) metric() string {
-	if l, ok := layoutOf(k); ok {
-		return l.metric
-	}
-	return "button unknown"
-}
-
 // parseUint parses a decimal number in [lo, hi]: digits, no leading zero.
 func parseUint(s string, lo, hi uint64) (uint64, bool) {
 	if len(s) > 1 && s[0] == '0' {

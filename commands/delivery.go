@@ -61,7 +61,6 @@ type delivery struct {
 type answer struct {
 	ctx     context.Context // the caller's, for sending
 	log     *slog.Logger    // the caller's (WithLogger), else Config.Logger
-	r       Responder
 	rq      *request
 	start   time.Time // Config.Now at the start, for the Observer
 	expires time.Time // when the interaction's token ends (tokenExpiry)
@@ -236,7 +235,7 @@ func (ans *answer) followDeferral(rep reply) {
 	d := rep.data
 	fit(d)
 	if rq.i.Type == discordgo.InteractionMessageComponent && !rep.update {
-		err := ans.r.FollowUp(ans.ctx, rq.i, &discordgo.WebhookParams{
+		err := rq.r.FollowUp(ans.ctx, rq.i, &discordgo.WebhookParams{
 			Content: d.Content, Embeds: d.Embeds, Components: d.Components,
 			Flags: d.Flags, AllowedMentions: d.AllowedMentions, Files: d.Files,
 		})
@@ -251,7 +250,7 @@ func (ans *answer) followDeferral(rep reply) {
 }
 
 func (ans *answer) edit(d *discordgo.InteractionResponseData) error {
-	return ans.r.EditOriginal(ans.ctx, ans.rq.i, webhookEdit(d))
+	return ans.rq.r.EditOriginal(ans.ctx, ans.rq.i, webhookEdit(d))
 }
 
 // webhookEdit replaces a message's text, embeds and components with d's
@@ -272,7 +271,7 @@ func webhookEdit(d *discordgo.InteractionResponseData) *discordgo.WebhookEdit {
 
 func (ans *answer) send(resp *discordgo.InteractionResponse) {
 	fit(resp.Data)
-	if err := ans.r.Respond(ans.ctx, ans.rq.i, resp); err != nil {
+	if err := ans.rq.r.Respond(ans.ctx, ans.rq.i, resp); err != nil {
 		ans.log.Warn("commands: respond failed", "interaction", ans.rq.i.ID, "type", int(resp.Type), "err", err)
 	}
 }

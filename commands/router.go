@@ -19,6 +19,7 @@ type route struct {
 	def    *discordgo.ApplicationCommand
 	public bool            // a slow command's deferred response is public
 	subs   map[string]bool // the subcommands: the metrics' labels, which a forged name cannot grow
+	metric string          // a button's kind in the logs and metrics (layout.metric)
 }
 
 func (r *router) command(c *command) {
@@ -42,7 +43,7 @@ func (r *router) routeButtons(hs map[buttonKind]handlerFunc) {
 		if hs[l.kind] == nil {
 			panic("commands: no route for custom IDs " + l.version + ":" + l.name)
 		}
-		r.buttons[l.kind] = route{h: r.wrap(hs[l.kind])}
+		r.buttons[l.kind] = route{h: r.wrap(hs[l.kind]), metric: l.metric}
 	}
 	if len(hs) != len(layouts) {
 		panic("commands: a routed button kind has no custom-ID layout")
@@ -90,7 +91,8 @@ func (r *router) route(rq *request) (handlerFunc, error) {
 		if !ok || from != discordgo.ButtonComponent || !messageHasButton(i.Message, rq.customID) {
 			return nil, userErr("err_stale_button", nil)
 		}
-		rq.kind, rq.button, h = c.kind.metric(), c, r.buttons[c.kind].h
+		b := r.buttons[c.kind]
+		rq.kind, rq.button, h = b.metric, c, b.h
 	default:
 		return nil, userErr("err_unknown_command", nil)
 	}
