@@ -394,8 +394,7 @@ func (a *admin) adminAudit(ctx context.Context, rq *request) (reply, error) {
 	for _, e := range es {
 		b.WriteString(auditLine(l, e, true) + "\n")
 	}
-	em := infoEmbed(l.T("audit_title", nil), b.String(), colourInfo)
-	return ephemeralEmbed(em), nil
+	return ephemeralEmbed(infoEmbed(l.T("audit_title", nil), b.String(), colourInfo)), nil
 }
 
 // auditLine writes one moderator action: when, who, what, the target

@@ -196,13 +196,12 @@ func (a *fairness) fairnessRotate(ctx context.Context, rq *request, client *stri
 		return reply{}, userErr("err_seed_forgotten", nil)
 	}
 	fields := []*discordgo.MessageEmbedField{revealField(l, "fair_revealed", r)}
-	fields = append(fields, a.currentSeedFields(l, p)...)
+	if p.SeedNo <= r.No+1 { // else a repeated interaction: the player has rotated since
+		fields = append(fields, a.currentSeedFields(l, p)...)
+	}
 	title := l.T("fair_rotated_title", nil)
 	if client != nil {
 		title = l.T("fair_seed_title", nil)
-	}
-	if p.SeedNo > r.No+1 { // a repeated interaction: the player has rotated since
-		fields = fields[:1]
 	}
 	e := infoEmbed(title, l.T("fair_rotated", nil), colourInfo, fields...)
 	e.Footer = &discordgo.MessageEmbedFooter{Text: l.T("fair_footer", nil)}

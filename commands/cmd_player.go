@@ -229,8 +229,7 @@ func (a *account) handleDaily(ctx context.Context, rq *request) (reply, error) {
 	}
 	balance := ap.Player.Seen(nil).Player.Balance // without a prize not shown yet
 	desc := l.T("daily_ok", map[string]any{"Amount": l.Credits(ap.Result.Amount), "Balance": l.Credits(balance)})
-	e := infoEmbed(l.T("daily_title", nil), "🎁 "+desc, colourInfo)
-	return ephemeralEmbed(e), nil
+	return ephemeralEmbed(infoEmbed(l.T("daily_title", nil), "🎁 "+desc, colourInfo)), nil
 }
 
 // dailyStep claims the guild's daily bonus, creating the player at the

@@ -309,8 +309,7 @@ func resetRunning(l *lang, r game.GuildReset, note string) reply {
 	if note != "" {
 		text = note + "\n" + text
 	}
-	e := infoEmbed(l.T("rg_title", nil), text, colourInfo)
-	return closedEmbed(e)
+	return closedEmbed(infoEmbed(l.T("rg_title", nil), text, colourInfo))
 }
 
 // background runs f, (a part of) the body of a background goroutine, and
