@@ -250,7 +250,6 @@ func sameAct(act Act, ap storage.Applied) bool {
 	return r.Ticket == 0 && !chest
 }
 
-// rows are the rows a reveal asks.
 func (act Act) rows() game.RowMask {
 	if act.Row == ActAuto {
 		return game.AllRows

@@ -502,7 +502,6 @@ func adminDone(text, reason string, l *lang) reply {
 	return ephemeralEmbed(withReason(l, infoEmbed("✅ "+l.T("admin_done", nil), text, colourInfo), reason))
 }
 
-// withReason gives e a field with the moderator's reason, if any.
 func withReason(l *lang, e *discordgo.MessageEmbed, reason string) *discordgo.MessageEmbed {
 	if reason != "" {
 		e.Fields = []*discordgo.MessageEmbedField{{Name: l.T("field_reason", nil), Value: reason}}

@@ -90,7 +90,6 @@ func code(s string) string {
 	return "`" + s + "`"
 }
 
-// clientSeed shows a client seed, or says there is none.
 func clientSeed(l *lang, s string) string {
 	if s == "" {
 		return l.T("fair_client_empty", nil)
@@ -98,7 +97,6 @@ func clientSeed(l *lang, s string) string {
 	return code(s)
 }
 
-// reveals returns the player's revealed seeds.
 func (a *fairness) reveals(ctx context.Context, rq *request) (game.Reveals, error) {
 	rs, err := a.store.Reveals(ctx, rq.player())
 	if err != nil {

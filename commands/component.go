@@ -6,7 +6,6 @@ import (
 	"github.com/bwmarrin/discordgo"
 )
 
-// componentCustomID is a component interaction's custom ID and type.
 func componentCustomID(i *discordgo.Interaction) (string, discordgo.ComponentType) {
 	switch d := i.Data.(type) {
 	case discordgo.MessageComponentInteractionData:

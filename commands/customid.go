@@ -142,7 +142,6 @@ func parseUint(s string, lo, hi uint64) (uint64, bool) {
 	return v, true
 }
 
-// parseSnowflake parses a Discord ID: a positive decimal uint64.
 func parseSnowflake(s string) (uint64, bool) {
 	return parseUint(s, 1, math.MaxUint64)
 }

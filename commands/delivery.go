@@ -282,7 +282,6 @@ type observation struct {
 	log *slog.Logger
 }
 
-// logger returns the logger of ctx (WithLogger), else Config.Logger.
 func (o *observation) logger(ctx context.Context) *slog.Logger {
 	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok && l != nil {
 		return l

@@ -43,7 +43,6 @@ func newCatalog() (*catalog, error) {
 	}, nil
 }
 
-// forLocale returns French for a locale starting with "fr", English otherwise.
 func (c *catalog) forLocale(l discordgo.Locale) *lang {
 	if strings.HasPrefix(string(l), "fr") {
 		return c.fr

@@ -220,7 +220,6 @@ func ticketCommitment(p game.Player, n uint64) string {
 	return r.Commitment().Short()
 }
 
-// button is one of the cards' buttons.
 func button(label, emoji string, style discordgo.ButtonStyle, id customID) discordgo.Button {
 	return discordgo.Button{Label: label, Emoji: &discordgo.ComponentEmoji{Name: emoji}, Style: style, CustomID: id.format()}
 }
