@@ -73,30 +73,34 @@ func fit(d *discordgo.InteractionResponseData) {
 		c.Fields = fields
 		embeds[i] = &c
 	}
+	// cut shortens *s by what total passes maxEmbedsTotal (nothing when it
+	// does not), keeping one character: a field's value may not be empty.
+	cut := func(s *string) {
+		n := utf8.RuneCountInString(*s)
+		if keep := max(n-(total-maxEmbedsTotal), 1); keep < n {
+			*s = clip(*s, keep)
+			total += utf8.RuneCountInString(*s) - n
+		}
+	}
 	for i := len(embeds) - 1; i >= 0 && total > maxEmbedsTotal; i-- {
 		e := embeds[i]
 		if e == nil {
 			continue
 		}
-		texts := []*string{&e.Description}
+		cut(&e.Description)
 		for j := len(e.Fields) - 1; j >= 0; j-- {
-			texts = append(texts, &e.Fields[j].Value)
+			cut(&e.Fields[j].Value)
 		}
 		for j := len(e.Fields) - 1; j >= 0; j-- {
-			texts = append(texts, &e.Fields[j].Name)
+			cut(&e.Fields[j].Name)
 		}
 		if e.Footer != nil {
-			texts = append(texts, &e.Footer.Text)
+			cut(&e.Footer.Text)
 		}
 		if e.Author != nil {
-			texts = append(texts, &e.Author.Name)
+			cut(&e.Author.Name)
 		}
-		for _, s := range append(texts, &e.Title) {
-			if total <= maxEmbedsTotal {
-				break
-			}
-			*s, total = shrink(*s, total)
-		}
+		cut(&e.Title)
 	}
 	if d.Embeds != nil {
 		d.Embeds = embeds
@@ -111,16 +115,4 @@ func fit(d *discordgo.InteractionResponseData) {
 			}
 		}
 	}
-}
-
-// shrink cuts s by what total passes maxEmbedsTotal, keeping one
-// character (a field's value may not be empty), and returns the new total.
-func shrink(s string, total int) (string, int) {
-	n := utf8.RuneCountInString(s)
-	keep := max(n-(total-maxEmbedsTotal), 1)
-	if keep >= n {
-		return s, total
-	}
-	c := clip(s, keep)
-	return c, total - n + utf8.RuneCountInString(c)
 }
