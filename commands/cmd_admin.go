@@ -34,24 +34,15 @@ const (
 )
 
 func (a *admin) adminCommand() *command {
-	perm := int64(discordgo.PermissionManageGuild)
 	user := func() *discordgo.ApplicationCommandOption {
 		return option(discordgo.ApplicationCommandOptionUser, "user", "joueur", "The player", "Le joueur", true)
 	}
-	amount := func(desc, frDesc string) *discordgo.ApplicationCommandOption {
-		o := option(discordgo.ApplicationCommandOptionString, "amount", "montant", desc, frDesc, true)
-		o.MinLength = new(1)
-		o.MaxLength = maxAmountLen
-		return o
-	}
-	reason := func() *discordgo.ApplicationCommandOption {
+	reason := func(required bool) *discordgo.ApplicationCommandOption {
 		o := option(discordgo.ApplicationCommandOptionString, "reason", "raison",
-			"Why (recorded in the audit log)", "Pourquoi (consigné dans le journal)", false)
+			"Why (recorded in the audit log)", "Pourquoi (consigné dans le journal)", required)
 		o.MaxLength = maxReason
 		return o
 	}
-	liftReason := reason()
-	liftReason.Required = true
 	integer := func(name, frName, desc, frDesc string, lo, hi int) *discordgo.ApplicationCommandOption {
 		o := option(discordgo.ApplicationCommandOptionInteger, name, frName, desc, frDesc, false)
 		o.MinValue, o.MaxValue = new(float64(lo)), float64(hi)
@@ -60,6 +51,11 @@ func (a *admin) adminCommand() *command {
 	credits := func(name, frName, desc, frDesc string) *discordgo.ApplicationCommandOption {
 		o := option(discordgo.ApplicationCommandOptionString, name, frName, desc, frDesc, false)
 		o.MaxLength = maxAmountLen
+		return o
+	}
+	amount := func(desc, frDesc string) *discordgo.ApplicationCommandOption {
+		o := credits("amount", "montant", desc, frDesc)
+		o.Required, o.MinLength = true, new(1)
 		return o
 	}
 	channel := option(discordgo.ApplicationCommandOptionChannel, "channel", "salon",
@@ -71,13 +67,13 @@ func (a *admin) adminCommand() *command {
 		"Modération : gérer les crédits et les réglages du jeu",
 		subcommand("grant", "crediter", "Add (or remove, with a minus sign) credits to a player",
 			"Ajouter (ou retirer, avec un signe moins) des crédits à un joueur",
-			user(), amount("Credits, e.g. 12.50 or -5", "Crédits, par ex. 12,50 ou -5"), reason()),
+			user(), amount("Credits, e.g. 12.50 or -5", "Crédits, par ex. 12,50 ou -5"), reason(false)),
 		subcommand("set-balance", "fixer-solde", "Set a player's balance", "Fixer le solde d'un joueur",
-			user(), amount("New balance in credits, e.g. 20.00", "Nouveau solde en crédits, par ex. 20,00"), reason()),
+			user(), amount("New balance in credits, e.g. 20.00", "Nouveau solde en crédits, par ex. 20,00"), reason(false)),
 		subcommand("reset", "reinitialiser", "Reset a player (credits, keys, statistics)",
-			"Réinitialiser un joueur (crédits, clefs, statistiques)", user(), reason()),
+			"Réinitialiser un joueur (crédits, clefs, statistiques)", user(), reason(false)),
 		subcommand("reset-guild", "reinitialiser-serveur", "Reset every player of the server (asks to confirm)",
-			"Réinitialiser tous les joueurs du serveur (avec confirmation)", reason()),
+			"Réinitialiser tous les joueurs du serveur (avec confirmation)", reason(false)),
 		subcommand("settings", "reglages", "Show or change the game's settings",
 			"Afficher ou modifier les réglages du jeu",
 			credits("starting-balance", "solde-initial", "Credits of a new player", "Crédits d'un nouveau joueur"),
@@ -97,14 +93,14 @@ func (a *admin) adminCommand() *command {
 				"Point sur la session après ce nombre de parties (0 : jamais)", 0, game.MaxRealityPlay),
 			integer("reality-minutes", "point-minutes", "Reality check after this many minutes of a session (0: off, else 5 to 1440)",
 				"Point sur la session après ce nombre de minutes (0 : jamais, sinon 5 à 1440)", 0, int(game.MaxReminder/time.Minute)),
-			reason()),
+			reason(false)),
 		subcommand("audit", "journal", "The last moderator actions", "Les dernières actions de modération"),
 		subcommand("player", "joueur", "A player's account, limits, pause and latest actions",
 			"Le compte d'un joueur, ses limites, sa pause et ses dernières actions", user()),
 		subcommand("lift-pause", "lever-pause", "End a player's pause early (a reason is required)",
-			"Mettre fin plus tôt à la pause d'un joueur (raison obligatoire)", user(), liftReason),
+			"Mettre fin plus tôt à la pause d'un joueur (raison obligatoire)", user(), reason(true)),
 	)
-	def.DefaultMemberPermissions = &perm
+	def.DefaultMemberPermissions = new(int64(discordgo.PermissionManageGuild))
 	return &command{def: def, h: a.handleAdmin}
 }
 

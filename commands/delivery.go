@@ -244,13 +244,9 @@ func (ans *answer) followDeferral(rep reply) {
 		}
 		return
 	}
-	if err := ans.edit(d); err != nil {
+	if err := rq.r.EditOriginal(ans.ctx, rq.i, webhookEdit(d)); err != nil {
 		ans.log.Warn("commands: edit after deferral failed", "interaction", rq.i.ID, "kind", rq.kind, "err", err)
 	}
-}
-
-func (ans *answer) edit(d *discordgo.InteractionResponseData) error {
-	return ans.rq.r.EditOriginal(ans.ctx, ans.rq.i, webhookEdit(d))
 }
 
 // webhookEdit replaces a message's text, embeds and components with d's

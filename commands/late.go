@@ -150,7 +150,7 @@ func (d *delivery) sendLate(ans *answer, rep reply) {
 		ans.followDeferral(rep)
 		return
 	}
-	if err := ans.edit(rep.data); err != nil {
+	if err := rq.r.EditOriginal(ans.ctx, rq.i, webhookEdit(rep.data)); err != nil {
 		ans.log.Warn("commands: late edit failed", "interaction", rq.i.ID, "kind", rq.kind, "err", err)
 	}
 }
