@@ -451,9 +451,6 @@ var settingValues = map[string]string{
 // "bonus quotidien : 5,00 → 2,00 ; salon : <#1> → tous les salons". A part
 // it cannot read (cut short, or from another version) is kept as it is.
 func settingsChangesIn(l *lang, s string) string {
-	if s == "" {
-		return ""
-	}
 	parts := strings.Split(s, "; ")
 	for i, part := range parts {
 		left, to, ok := strings.Cut(part, " → ")

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -34,13 +35,9 @@ func newGlyphs(over glyphs, app *glyphs) *glyphs {
 		g.sym, g.hidden = app.sym, app.hidden
 	}
 	for s := range g.sym {
-		if over.sym[s] != "" {
-			g.sym[s] = over.sym[s]
-		}
+		g.sym[s] = cmp.Or(over.sym[s], g.sym[s])
 	}
-	if over.hidden != "" {
-		g.hidden = over.hidden
-	}
+	g.hidden = cmp.Or(over.hidden, g.hidden)
 	return g
 }
 
