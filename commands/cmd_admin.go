@@ -260,7 +260,7 @@ func (a *admin) handleResetConfirm(ctx context.Context, rq *request) (reply, err
 		r = end
 	}
 	if rq.r != nil {
-		a.jobs.addWatch(watch{guild: rq.guild, op: op, r: rq.r, i: rq.i, l: rq.l, until: tokenExpiry(rq.i.ID, a.clock()).Add(-lateMargin)})
+		a.jobs.addWatch(watch{rq: rq, op: op, until: tokenExpiry(rq.i.ID, a.clock()).Add(-lateMargin)})
 	}
 	return resetRunning(rq.l, *r, ""), nil
 }

@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/bwmarrin/discordgo"
-
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
 )
@@ -54,11 +52,8 @@ type jobs struct {
 // watch is a confirmation that shows a job's progress until it ends or
 // its token dies.
 type watch struct {
-	guild uint64
+	rq    *request // the confirmation's: its guild, Responder and language
 	op    string
-	r     Responder
-	i     *discordgo.Interaction
-	l     *lang
 	until time.Time
 }
 
@@ -279,20 +274,20 @@ func (a *jobs) showProgress(ctx context.Context, c jobConfig, w watch) {
 		if a.clock().After(w.until) {
 			return
 		}
-		g, err := a.store.Guild(ctx, w.guild)
+		g, err := a.store.Guild(ctx, w.rq.guild)
 		if err != nil {
 			continue
 		}
 		r := g.Reset
-		rep, end := resetEnded(w.l, r, w.op)
+		rep, end := resetEnded(w.rq.l, r, w.op)
 		if !end {
 			if r.Count == shown {
 				continue
 			}
-			rep = resetRunning(w.l, *r, "")
+			rep = resetRunning(w.rq.l, *r, "")
 		}
-		if err := w.r.EditOriginal(ctx, w.i, webhookEdit(rep.data)); err != nil {
-			a.log.Warn("commands: reset-guild progress: edit failed", "interaction", w.i.ID, "err", err)
+		if err := w.rq.r.EditOriginal(ctx, w.rq.i, webhookEdit(rep.data)); err != nil {
+			a.log.Warn("commands: reset-guild progress: edit failed", "interaction", w.rq.i.ID, "err", err)
 		}
 		if end {
 			return
