@@ -58,11 +58,6 @@ func (s *lateSet) release(id string) {
 	s.mu.Unlock()
 }
 
-// wait returns the wait before the try-th try (1 for the first retry).
-func (s *lateSet) wait(try int) time.Duration {
-	return backoff.Jittered(try, lateFirstWait, lateMaxWait, s.jitter)
-}
-
 // tokenExpiry is when the token of interaction id ends: tokenLife after
 // its snowflake's time, or after received when that time is not plausible
 // (a client's own IDs, a skewed clock).
@@ -172,7 +167,7 @@ func (d *delivery) continueLate(ctx context.Context, ans *answer, h handlerFunc)
 		defer d.dropLate(ans)
 		defer d.guard(ans)
 		for try := 1; ; try++ {
-			wait := d.late.wait(try)
+			wait := backoff.Jittered(try, lateFirstWait, lateMaxWait, d.late.jitter)
 			if d.now().Add(wait + d.timeout + lateMargin).After(ans.expires) {
 				ans.mu.Lock()
 				d.giveUp(ans, try, ans.lastErr)
