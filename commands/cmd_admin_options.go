@@ -32,7 +32,7 @@ func settingsPatchOf(o opts) (game.SettingsPatch, error) {
 	if err := errors.Join(credits("starting-balance", &sp.StartingBalance), credits("daily-amount", &sp.DailyAmount)); err != nil {
 		return sp, err
 	}
-	if v, ok := o.boolean("public-plays"); ok {
+	if v, _, ok := lookup[bool](o, "public-plays", discordgo.ApplicationCommandOptionBoolean); ok {
 		sp.PublicPlays = &v
 	}
 	if id, present, ok := lookup[string](o, "channel", discordgo.ApplicationCommandOptionChannel); present {
@@ -42,7 +42,7 @@ func settingsPatchOf(o opts) (game.SettingsPatch, error) {
 		}
 		sp.Channel = &ch
 	}
-	if v, ok := o.boolean("any-channel"); ok && v {
+	if v, _, ok := lookup[bool](o, "any-channel", discordgo.ApplicationCommandOptionBoolean); ok && v {
 		if sp.Channel != nil {
 			return sp, userErr("err_channel_conflict", nil)
 		}
@@ -185,11 +185,6 @@ func (o opts) textChannel(id uint64) bool {
 func (o opts) str(name string) (string, bool) {
 	s, _, ok := lookup[string](o, name, discordgo.ApplicationCommandOptionString)
 	return s, ok
-}
-
-func (o opts) boolean(name string) (bool, bool) {
-	b, _, ok := lookup[bool](o, name, discordgo.ApplicationCommandOptionBoolean)
-	return b, ok
 }
 
 // player reads a user option; bots are refused.

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -78,21 +79,13 @@ var layouts = []layout{
 	{kindActivity, "v1", "act", []segment{segUser}, "activity launch"},
 }
 
-func layoutOf(k buttonKind) (layout, bool) {
-	for _, l := range layouts {
-		if l.kind == k {
-			return l, true
-		}
-	}
-	return layout{}, false
-}
-
 // format writes the custom ID, e.g. "v1:row:<user>:<ticket>:<row>".
 func (c customID) format() string {
-	l, ok := layoutOf(c.kind)
-	if !ok {
+	i := slices.IndexFunc(layouts, func(l layout) bool { return l.kind == c.kind })
+	if i < 0 {
 		return ""
 	}
+	l := layouts[i]
 	parts := []string{l.version, l.name}
 	for _, s := range l.segments {
 		parts = append(parts, strconv.FormatUint(s.get(&c), 10))
