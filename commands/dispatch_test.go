@@ -493,27 +493,31 @@ func (p *panicky) FollowUp(context.Context, *discordgo.Interaction, *discordgo.W
 // TestPanicDoesNotStopTheBot). Nothing is sent twice.
 func TestPanickingResponder(t *testing.T) {
 	e := newEnv(t)
-	cfg := e.cfg
-	cfg.DeferAfter, cfg.Timeout = 5*time.Millisecond, 20*time.Millisecond
 	st := stuckStore{Store: e.store, release: make(chan struct{})}
-	a := New(cfg, st)
+	a := e.deferredApp(st)
+	t.Cleanup(a.late.wg.Wait) // the late step, which t.Context's end stops, before the store closes
 
 	var fast panicky
-	if p := handleRecovered(e.app, &fast, e.slashPayload(alice, memberPerms, "en-US", "rules", "")); p == nil || fast.calls.Load() != 1 {
+	if p := handleRecovered(t.Context(), e.app, &fast, e.slashPayload(alice, memberPerms, "en-US", "rules", "")); p == nil || fast.calls.Load() != 1 {
 		t.Fatalf("fast reply: panic %v, %d calls to the Responder, want it and 1", p, fast.calls.Load())
 	}
 
 	var slow panicky
-	time.AfterFunc(100*time.Millisecond, func() { close(st.release) })
-	handleRecovered(a, &slow, e.slashPayload(alice, memberPerms, "en-US", "play", ""))
+	go func() { // the store answers once both went out, or after 10 s if they never do
+		for end := time.Now().Add(10 * time.Second); slow.calls.Load() < 2 && time.Now().Before(end); {
+			time.Sleep(time.Millisecond)
+		}
+		close(st.release)
+	}()
+	handleRecovered(t.Context(), a, &slow, e.slashPayload(alice, memberPerms, "en-US", "play", ""))
 	if n := slow.calls.Load(); n != 2 {
 		t.Fatalf("slow reply: %d calls to the Responder, want 2 (the deferral, the apology)", n)
 	}
 }
 
 // handleRecovered runs a.Handle, returning its panic as a transport's entry recovers it.
-func handleRecovered(a *App, r Responder, i *discordgo.Interaction) (p any) {
+func handleRecovered(ctx context.Context, a *App, r Responder, i *discordgo.Interaction) (p any) {
 	defer func() { p = recover() }()
-	a.Handle(context.Background(), r, i)
+	a.Handle(ctx, r, i)
 	return nil
 }

@@ -528,7 +528,7 @@ func TestLateMessagesAreHonest(t *testing.T) {
 func TestLateReservationFreedOnPanic(t *testing.T) {
 	le := newLateEnv(t, failFast, DefaultDeferAfter)
 	var p panicky
-	handleRecovered(le.app, &p, le.slashPayload(alice, memberPerms, "en-US", "daily", ""))
+	handleRecovered(context.Background(), le.app, &p, le.slashPayload(alice, memberPerms, "en-US", "daily", ""))
 	le.app.late.wg.Wait()
 	if n := le.app.late.size(); n != 0 {
 		t.Fatalf("%d continuations reserved after a panic", n)
