@@ -4,39 +4,19 @@
 //
 // # Keys
 //
-// Every key of a guild carries the hash tag {g} (the guild's ID), so that
-// they share one hash slot: one node of a cluster holds a guild whole, and
-// one script writes a step whole. The values are the records of package
-// schema, field by field in docs/STORAGE.md:
-//
-//	p:{g}:u   hash: v = version (decimal), p = the player's record, s = its
-//	          seeds, and o:<operation ID> = that operation's result, for
-//	          the player's last game.MaxOps operations
-//	q:{g}:u   list: those operations' IDs, oldest first
-//	h:{g}:u   list: ticket lines (game.MainLine), newest first,
-//	          game.MaxTicketLines kept
-//	o:{g}:u   list: the other history lines, newest first,
-//	          game.MaxOtherLines kept
-//	r:{g}:u   list: revealed seeds, newest first, game.MaxReveals kept
-//	s:{g}     hash: v = version, p = the guild's record (settings, recent
-//	          op IDs, reset-guild progress)
-//	a:{g}     list: moderator log (audit lines), newest first,
-//	          storage.AuditLimit kept
-//	lb:{g}    sorted set: the leaderboard, member = user ID in 20 digits,
-//	          score = −balance (ZRANGE gives the richest first, and equal
-//	          balances by increasing user ID); Players reads it too
-//
-// Two keys have a slot of their own:
-//
-//	jobs:{jobs}  set: the guilds with a reset-guild in progress (Jobs),
-//	             added before the guild's write and removed after the one
-//	             that ends it, so that a crash leaves it listed, never lost
-//	clefs:layout the layout of the keys (storage.LayoutVersion)
-//
-// The record is a hash so that the script compares the version (HGET v)
-// and finds an operation (HGET o:<id>) without decoding anything in Lua,
-// and a click rewrites only p (about 650 bytes). A record of a format or
-// with a field this build does not know is refused, naming its key.
+// The keys and what each holds are docs/STORAGE.md's (§5, and the key
+// functions here). Every key of a guild carries the hash tag {g} (the
+// guild's ID), so that one node of a cluster holds a guild whole and one
+// script writes a step whole. The player's record is a hash so that the
+// script compares the version (HGET v) and finds an operation (HGET
+// o:<id>) without decoding anything in Lua, and a click rewrites only p
+// (about 650 bytes). The leaderboard's score is −balance, so that ZRANGE
+// gives the richest first, and equal balances by increasing user ID. The
+// jobs index (jobs:{jobs}) and the layout marker (clefs:layout) have a
+// slot of their own; a guild joins the index before the write that
+// starts its reset and leaves it after the one that ends it, so that a
+// crash leaves it listed, never lost. A record of a format or with a
+// field this build does not know is refused, naming its key.
 //
 // # The layout
 //
