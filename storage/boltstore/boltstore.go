@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -153,9 +152,6 @@ func IsFile(path string) (ok bool) {
 	return err == nil || errors.Is(err, berrors.ErrTimeout)
 }
 
-// Path returns the file of the store.
-func (s *Store) Path() string { return filepath.Clean(s.db.Path()) }
-
 // Close closes the file; later calls return storage.ErrClosed, a second
 // Close nil.
 func (s *Store) Close() error {
@@ -193,23 +189,21 @@ func (s *Store) check(ctx context.Context) error {
 // (bbolt's Batch). fn may run more than once, so it assigns its results
 // afresh; it returns an error only for a failure of the store, and carries
 // a refusal out with a nil error, having written nothing.
-func (s *Store) batch(ctx context.Context, op string, fn func(tx *bolt.Tx) error) (err error) {
-	defer guard(s.Path(), &err)
-	if err := s.check(ctx); err != nil {
-		return err
-	}
-	if err := s.db.Batch(fn); err != nil {
-		return s.wrap(op, err)
-	}
-	return nil
+func (s *Store) batch(ctx context.Context, op string, fn func(tx *bolt.Tx) error) error {
+	return s.tx(ctx, op, s.db.Batch, fn)
 }
 
-func (s *Store) view(ctx context.Context, op string, fn func(tx *bolt.Tx) error) (err error) {
-	defer guard(s.Path(), &err)
+func (s *Store) view(ctx context.Context, op string, fn func(tx *bolt.Tx) error) error {
+	return s.tx(ctx, op, s.db.View, fn)
+}
+
+// tx runs fn in a transaction of run (the DB's Batch or View), guarded.
+func (s *Store) tx(ctx context.Context, op string, run func(func(*bolt.Tx) error) error, fn func(tx *bolt.Tx) error) (err error) {
+	defer guard(s.db.Path(), &err)
 	if err := s.check(ctx); err != nil {
 		return err
 	}
-	if err := s.db.View(fn); err != nil {
+	if err := run(fn); err != nil {
 		return s.wrap(op, err)
 	}
 	return nil
