@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
 // Normalize checks w (its player passes game.Player.Check, its audit
@@ -60,6 +61,58 @@ func Normalize(id PlayerID, w Write) (Write, error) {
 		w.Audit = &a
 	}
 	return w, nil
+}
+
+// Encoded is a Write normalized (Normalize) with what a store keeps beside
+// the player encoded by the schema; the player's record is the store's to
+// encode, as it keeps it.
+type Encoded struct {
+	Write   Write
+	Main    [][]byte // the ticket lines (game.MainLine), oldest first
+	Others  [][]byte // the other history lines, oldest first
+	Reveals [][]byte // the reveals, oldest first
+	Result  []byte   // the result, for a write under an operation
+	Audit   []byte   // the audit line, nil if none
+}
+
+// Encode normalizes w (Normalize) and encodes its lines, its reveals, its
+// result when op is not "", and its audit entry as the line auditID.
+// Both stores call it before writing, from a step or an import.
+func Encode(id PlayerID, op, auditID string, w Write) (Encoded, error) {
+	w, err := Normalize(id, w)
+	if err != nil {
+		return Encoded{}, err
+	}
+	e := Encoded{Write: w}
+	for _, h := range w.History {
+		b, err := schema.EncodeLine(h)
+		if err != nil {
+			return Encoded{}, err
+		}
+		if game.MainLine(h) {
+			e.Main = append(e.Main, b)
+		} else {
+			e.Others = append(e.Others, b)
+		}
+	}
+	for _, r := range w.Reveals {
+		b, err := schema.EncodeReveal(r)
+		if err != nil {
+			return Encoded{}, err
+		}
+		e.Reveals = append(e.Reveals, b)
+	}
+	if op != "" {
+		if e.Result, err = schema.EncodeResult(w.Result); err != nil {
+			return Encoded{}, err
+		}
+	}
+	if w.Audit != nil {
+		if e.Audit, err = schema.EncodeAudit(w.Audit.Guild, auditID, *w.Audit); err != nil {
+			return Encoded{}, fmt.Errorf("storage: encode audit: %w", err)
+		}
+	}
+	return e, nil
 }
 
 // NormalizeAudit checks an audit entry of guild (its Guild 0 means guild)

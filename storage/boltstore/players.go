@@ -296,62 +296,29 @@ func (r *playerRec) versioned() storage.Versioned {
 // playerWrite is a Write checked and encoded, ready to go over the
 // record it was computed from.
 type playerWrite struct {
-	id      storage.PlayerID
-	old     *playerRec // nil: a new player
-	rec     playerRec
-	player  []byte   // rec, encoded
-	main    [][]byte // the ticket lines (game.MainLine), encoded, oldest first
-	others  [][]byte // the other lines, encoded, oldest first
-	reveals [][]byte // the reveals, encoded
-	op      string   // the operation remembered, or ""
-	opRes   []byte   // its result, encoded
-	audit   *game.AuditEntry
-	entry   []byte // audit, encoded
+	storage.Encoded
+	id     storage.PlayerID
+	old    *playerRec // nil: a new player
+	rec    playerRec
+	player []byte // rec, encoded
+	op     string // the operation remembered, or ""
 }
 
 // prepare checks and encodes w over the record old (nil if the player is
-// new): the player with the next version, its history lines, its reveal,
-// the operation op with its result, and the audit entry. Its errors are
-// refusals (storage.ErrInvalid) or encoding failures.
+// new): the player with the next version, what it keeps beside it
+// (storage.Encode), and the operation op. Its errors are refusals
+// (storage.ErrInvalid) or encoding failures.
 func prepare(id storage.PlayerID, old *playerRec, op string, w storage.Write) (*playerWrite, error) {
-	w, err := storage.Normalize(id, w)
+	e, err := storage.Encode(id, op, "", w)
 	if err != nil {
 		return nil, err
 	}
-	pw := &playerWrite{id: id, old: old, rec: playerRec{Version: 1, Player: w.Player}, audit: w.Audit, op: op}
+	pw := &playerWrite{Encoded: e, id: id, old: old, rec: playerRec{Version: 1, Player: e.Write.Player}, op: op}
 	if old != nil {
 		pw.rec.Version = old.Version + 1
 	}
 	if pw.player, err = encodePlayer(pw.rec); err != nil {
 		return nil, fmt.Errorf("boltstore: encode player %d/%d: %w", id.Guild, id.User, err)
-	}
-	for _, h := range w.History {
-		v, err := schema.EncodeLine(h)
-		if err != nil {
-			return nil, err
-		}
-		if game.MainLine(h) {
-			pw.main = append(pw.main, v)
-		} else {
-			pw.others = append(pw.others, v)
-		}
-	}
-	for _, r := range w.Reveals {
-		b, err := schema.EncodeReveal(r)
-		if err != nil {
-			return nil, err
-		}
-		pw.reveals = append(pw.reveals, b)
-	}
-	if op != "" {
-		if pw.opRes, err = schema.EncodeResult(w.Result); err != nil {
-			return nil, err
-		}
-	}
-	if w.Audit != nil {
-		if pw.entry, err = schema.EncodeAudit(w.Audit.Guild, "", *w.Audit); err != nil {
-			return nil, fmt.Errorf("boltstore: encode audit: %w", err)
-		}
 	}
 	return pw, nil
 }
@@ -386,31 +353,31 @@ func (pw *playerWrite) write(tx *bolt.Tx) error {
 		}
 	}
 	pk := playerKey(id)
-	for _, h := range pw.main {
+	for _, h := range pw.Main {
 		if _, err := appendCapped(tx.Bucket(bucketHistory), pk, h, game.MaxTicketLines); err != nil {
 			return fmt.Errorf("history: %w", err)
 		}
 	}
-	for _, h := range pw.others {
+	for _, h := range pw.Others {
 		if _, err := appendCapped(tx.Bucket(bucketOthers), pk, h, game.MaxOtherLines); err != nil {
 			return fmt.Errorf("history: %w", err)
 		}
 	}
-	for _, r := range pw.reveals {
+	for _, r := range pw.Reveals {
 		if _, err := appendCapped(tx.Bucket(bucketReveals), pk, r, game.MaxReveals); err != nil {
 			return fmt.Errorf("reveals: %w", err)
 		}
 	}
 	if pw.op != "" {
-		if err := rememberOp(tx, id, pw.op, pw.opRes); err != nil {
+		if err := rememberOp(tx, id, pw.op, pw.Result); err != nil {
 			return err
 		}
 	}
 	if err := tx.Bucket(bucketPlayers).Put(pk, pw.player); err != nil {
 		return fmt.Errorf("put player: %w", err)
 	}
-	if pw.audit != nil {
-		return appendAudit(tx, pw.audit.Guild, pw.entry)
+	if pw.Audit != nil {
+		return appendAudit(tx, pw.Write.Audit.Guild, pw.Audit)
 	}
 	return nil
 }

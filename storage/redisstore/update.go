@@ -90,10 +90,10 @@ func (s *Store) run(ctx context.Context, step storage.Step) (storage.Applied, er
 			return out, err
 		}
 		sound := cur.Exists() && cur.Damaged == nil
-		if sound && schema.SeedsOf(cur.Player) == schema.SeedsOf(e.w.Player) {
+		if sound && schema.SeedsOf(cur.Player) == schema.SeedsOf(e.Write.Player) {
 			e.seeds = "" // as stored: not sent again
 		}
-		if sound && cur.Player.Balance == e.w.Player.Balance {
+		if sound && cur.Player.Balance == e.Write.Player.Balance {
 			e.board = false // the entry is the balance already
 		}
 		res, err := s.write(ctx, id, expected, e)
@@ -103,8 +103,8 @@ func (s *Store) run(ctx context.Context, step storage.Step) (storage.Applied, er
 			return out, s.wrap(name, err)
 		}
 		if res.ok {
-			s.cache.put(id, storage.Versioned{Player: e.w.Player, Version: next})
-			out.Player = e.w.Player
+			s.cache.put(id, storage.Versioned{Player: e.Write.Player, Version: next})
+			out.Player = e.Write.Player
 			return out, nil
 		}
 		fresh, err := decodePlayer(id, res.version, res.payload, res.seeds, res.result)
@@ -145,64 +145,25 @@ const eagerAttempts = 3
 
 // encoded is a Write checked and encoded for the script.
 type encoded struct {
-	w       storage.Write // normalized
-	next    uint64        // the version written
-	payload string        // the player's record, without its seeds
-	seeds   string        // its seeds ("" when they need not be sent)
-	board   bool          // set the leaderboard entry
-	op      string        // the operation, "" if none
-	result  string        // its result
-	main    []string      // the ticket lines (game.MainLine), oldest first
-	others  []string      // the other history lines, oldest first
-	reveals []string      // the reveals, oldest first
-	audit   []string      // the audit line, if any
+	storage.Encoded
+	next    uint64 // the version written
+	payload string // the player's record, without its seeds
+	seeds   string // its seeds ("" when they need not be sent)
+	board   bool   // set the leaderboard entry
+	op      string // the operation, "" if none
 }
 
 // encodeWrite encodes w as version next of the player, under operation op.
 func encodeWrite(id storage.PlayerID, next uint64, op string, w storage.Write) (encoded, error) {
-	w, err := storage.Normalize(id, w)
+	se, err := storage.Encode(id, op, fmt.Sprintf("u:%d:%d", id.User, next), w)
 	if err != nil {
 		return encoded{}, err
 	}
-	e := encoded{w: w, next: next, op: op, board: true}
-	if w.Audit != nil {
-		line, err := encodeAudit(fmt.Sprintf("u:%d:%d", id.User, next), *w.Audit)
-		if err != nil {
-			return encoded{}, err
-		}
-		e.audit = []string{line}
-	}
-	b, sd, err := schema.EncodePlayerParts(w.Player)
+	b, sd, err := schema.EncodePlayerParts(se.Write.Player)
 	if err != nil {
 		return encoded{}, fmt.Errorf("redisstore: update %d/%d: %w", id.Guild, id.User, err)
 	}
-	e.payload, e.seeds = string(b), string(sd)
-	if op != "" {
-		r, err := schema.EncodeResult(w.Result)
-		if err != nil {
-			return encoded{}, err
-		}
-		e.result = string(r)
-	}
-	for _, h := range w.History {
-		hb, err := schema.EncodeLine(h)
-		if err != nil {
-			return encoded{}, err
-		}
-		if game.MainLine(h) {
-			e.main = append(e.main, string(hb))
-		} else {
-			e.others = append(e.others, string(hb))
-		}
-	}
-	for _, r := range w.Reveals {
-		b, err := schema.EncodeReveal(r)
-		if err != nil {
-			return encoded{}, err
-		}
-		e.reveals = append(e.reveals, string(b))
-	}
-	return e, nil
+	return encoded{Encoded: se, next: next, payload: string(b), seeds: string(sd), board: true, op: op}, nil
 }
 
 // writeResult is the answer of playerScript or casScript.
@@ -215,25 +176,29 @@ type writeResult struct {
 // round trip.
 func (s *Store) write(ctx context.Context, id storage.PlayerID, expected string, e encoded) (writeResult, error) {
 	keys := []string{recordKey(id)}
-	args := []any{expected, u64(e.next), e.payload, e.seeds, e.op, e.result, game.MaxOps}
+	args := []any{expected, u64(e.next), e.payload, e.seeds, e.op, e.Result, game.MaxOps}
 	if e.op != "" {
 		keys = append(keys, opsKey(id))
 	}
 	if e.board {
 		keys = append(keys, boardKey(id.Guild))
-		args = append(args, member(id.User), score(e.w.Player.Balance))
+		args = append(args, member(id.User), score(e.Write.Player.Balance))
 	} else {
 		args = append(args, "")
+	}
+	var audit [][]byte
+	if e.Audit != nil {
+		audit = [][]byte{e.Audit}
 	}
 	for _, l := range []struct {
 		key   string
 		keep  int
-		lines []string
+		lines [][]byte
 	}{
-		{historyKey(id), game.MaxTicketLines, e.main},
-		{othersKey(id), game.MaxOtherLines, e.others},
-		{revealsKey(id), game.MaxReveals, e.reveals},
-		{auditKey(id.Guild), storage.AuditLimit, e.audit},
+		{historyKey(id), game.MaxTicketLines, e.Main},
+		{othersKey(id), game.MaxOtherLines, e.Others},
+		{revealsKey(id), game.MaxReveals, e.Reveals},
+		{auditKey(id.Guild), storage.AuditLimit, audit},
 	} {
 		args = append(args, len(l.lines))
 		if len(l.lines) > 0 {
