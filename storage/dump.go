@@ -3,8 +3,10 @@ package storage
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage/schema"
@@ -55,6 +57,18 @@ type DecodedPlayer struct {
 	// Damaged, when not nil, says the player's record or a line beside it
 	// does not decode (Dumper.ExportPlayers); nothing else is set.
 	Damaged *DamagedError
+}
+
+// ExportedPlayer is the player id as a store's ExportPlayers gives it: p
+// with its history (read newest first, given oldest first) and reveals;
+// or only its ID and Damaged when err, from reading them, holds a
+// *DamagedError.
+func ExportedPlayer(id PlayerID, p game.Player, hist []game.Entry, rs game.Reveals, err error) DecodedPlayer {
+	if de, ok := errors.AsType[*DamagedError](err); ok {
+		return DecodedPlayer{ID: id, Damaged: de}
+	}
+	slices.Reverse(hist)
+	return DecodedPlayer{ID: id, Player: p, History: hist, Reveals: rs}
 }
 
 // DecodedGuild is one guild: its settings (nil if never set) and its

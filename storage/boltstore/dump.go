@@ -25,26 +25,15 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer
 				return err
 			}
 			id := storage.PlayerID{Guild: binary.BigEndian.Uint64(k), User: binary.BigEndian.Uint64(k[8:])}
-			if err := fn(exportPlayer(tx, id, v)); err != nil {
+			r, err := decodePlayer(id, v)
+			hist, herr := history(tx, id, storage.HistoryLimit)
+			rs, rerr := reveals(tx, id)
+			if err := fn(storage.ExportedPlayer(id, r.Player, hist, rs, errors.Join(err, herr, rerr))); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-}
-
-// exportPlayer reads the player id, whose record is v, with its history
-// and reveals; only its ID and Damaged if any of them does not decode.
-func exportPlayer(tx *bolt.Tx, id storage.PlayerID, v []byte) storage.DecodedPlayer {
-	var de *storage.DamagedError
-	r, err := decodePlayer(id, v)
-	hist, herr := history(tx, id, storage.HistoryLimit)
-	rs, rerr := reveals(tx, id)
-	if errors.As(errors.Join(err, herr, rerr), &de) {
-		return storage.DecodedPlayer{ID: id, Damaged: de}
-	}
-	slices.Reverse(hist) // oldest first in a dump
-	return storage.DecodedPlayer{ID: id, Player: r.Player, History: hist, Reveals: rs}
 }
 
 // CountPlayers implements storage.Dumper: the number of keys of the

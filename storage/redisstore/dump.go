@@ -92,12 +92,7 @@ func (s *Store) ExportPlayers(ctx context.Context, fn func(storage.DecodedPlayer
 			}
 			hist, herr := mergeHistory(id, hists[i].Val(), others[i].Val(), storage.HistoryLimit)
 			rs, rerr := decodeReveals(id, revs[i].Val())
-			slices.Reverse(hist) // oldest first
-			dp := storage.DecodedPlayer{ID: id, Player: st.Player, History: hist, Reveals: rs}
-			if de, ok := errors.AsType[*storage.DamagedError](errors.Join(err, herr, rerr)); ok {
-				dp = storage.DecodedPlayer{ID: id, Damaged: de}
-			}
-			if err := fn(dp); err != nil {
+			if err := fn(storage.ExportedPlayer(id, st.Player, hist, rs, errors.Join(err, herr, rerr))); err != nil {
 				return err
 			}
 		}
