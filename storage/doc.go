@@ -19,16 +19,11 @@
 //     Redis: one script, every key of a guild sharing its hash slot). The
 //     audit subcommand checks that the leaderboard agrees with the
 //     players; a disagreement is a bug, not something to repair.
-//   - Load creates nothing: a player exists once a step created it.
 //   - A player's record that does not decode is a *DamagedError naming
 //     it, never a store failure nor a refusal by the rules; it takes down
 //     nothing but itself, and a reset (Step.Repair) rewrites it.
-//   - The leaderboard is an index sorted by balance, kept with every write:
-//     the top n and a player's rank in O(log N) on Redis (a sorted set);
-//     on bbolt the top n by a cursor and a rank by counting, O(rank).
-//   - Stores that can be dumped implement Dumper; WriteDump and ReadDump
-//     give the JSON form used by the export and import subcommands
-//     (version 5, the schema's records; ReadDump reads version 4 too).
+//   - Both stores implement Dumper: WriteDump and ReadDump give the JSON
+//     form of the export and import subcommands (DumpVersion).
 //   - What a click does not change is kept beside the player and read only
 //     when needed: the history (History), the revealed seeds (Reveals), the
 //     remembered operations.

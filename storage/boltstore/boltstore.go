@@ -21,8 +21,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// The buckets; every key is made of big-endian integers, so that a guild's
-// (or a player's) keys are contiguous and in increasing order.
+// The buckets (package doc, "Layout").
 var (
 	bucketPlayers = []byte("players") // guild|user → {"v": version, "p": the player's record}
 	bucketHistory = []byte("history") // guild|user|seq → a ticket line (game.MainLine)

@@ -22,15 +22,9 @@
 // and a player's, are contiguous and ordered; the values are the records
 // of package schema.
 //
-// Open writes the layout marker into a new file (or one with no records)
-// and refuses, with storage.ErrLayout and changing nothing, a file of
-// another layout or one with records and no marker (0.3.0 and earlier).
-//
 // The leaderboard's top n is a cursor walk, O(log N + n); a rank is found
 // by counting the entries before it, O(rank): a few milliseconds for the
 // 100,000th.
-//
-// Every time is stored as storage.Timestamp rounds it.
 //
 //	st, err := boltstore.Open("./data/clefs.db", storage.Options{})
 //	if err != nil {

@@ -18,13 +18,6 @@
 // crash leaves it listed, never lost. A record of a format or with a
 // field this build does not know is refused, naming its key.
 //
-// # The layout
-//
-// Open reads clefs:layout, writes it in a database this project never
-// wrote, and refuses another layout, or this project's keys without the
-// marker (0.3.0 and before), with storage.ErrLayout naming the key found.
-// Nothing is rewritten.
-//
 // # A step
 //
 // Run applies the move to the state this process last wrote or read (a
