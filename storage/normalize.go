@@ -108,11 +108,25 @@ func Encode(id PlayerID, op, auditID string, w Write) (Encoded, error) {
 		}
 	}
 	if w.Audit != nil {
-		if e.Audit, err = schema.EncodeAudit(w.Audit.Guild, auditID, *w.Audit); err != nil {
-			return Encoded{}, fmt.Errorf("storage: encode audit: %w", err)
+		if e.Audit, err = EncodeAudit(*w.Audit, id.Guild, auditID); err != nil {
+			return Encoded{}, err
 		}
 	}
 	return e, nil
+}
+
+// EncodeAudit checks an audit entry of guild (NormalizeAudit) and encodes
+// it as the moderator log's line lineID ("" for none).
+func EncodeAudit(a game.AuditEntry, guild uint64, lineID string) ([]byte, error) {
+	a, err := NormalizeAudit(a, guild)
+	if err != nil {
+		return nil, err
+	}
+	b, err := schema.EncodeAudit(a.Guild, lineID, a)
+	if err != nil {
+		return nil, fmt.Errorf("storage: encode audit: %w", err)
+	}
+	return b, nil
 }
 
 // NormalizeAudit checks an audit entry of guild (its Guild 0 means guild)

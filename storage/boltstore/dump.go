@@ -12,7 +12,6 @@ import (
 
 	"github.com/lesclefsdutresor/clefs/game"
 	"github.com/lesclefsdutresor/clefs/storage"
-	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
 // ExportPlayers implements storage.Dumper from one read transaction (a
@@ -110,7 +109,11 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 	if err := s.check(ctx); err != nil {
 		return err
 	}
-	var refused error
+	var refused error // the import's refusal, returned as is
+	refuse := func(err error) error {
+		refused = err
+		return err
+	}
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		for i, dp := range d.Players {
 			id := dp.ID
@@ -120,13 +123,11 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 				return err
 			}
 			if old != nil {
-				refused = fmt.Errorf("%s: %w: already in the store", name, storage.ErrDuplicate)
-				return refused
+				return refuse(fmt.Errorf("%s: %w: already in the store", name, storage.ErrDuplicate))
 			}
 			pw, err := prepare(id, nil, "", storage.Write{Player: dp.Player, History: dp.History, Reveals: dp.Reveals})
 			if err != nil {
-				refused = fmt.Errorf("%s: %w", name, err)
-				return refused
+				return refuse(fmt.Errorf("%s: %w", name, err))
 			}
 			if err := pw.write(tx); err != nil {
 				return err
@@ -136,8 +137,7 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 			name := fmt.Sprintf("guilds[%d] (guild %d)", i, dg.Guild)
 			gk := guildKey(dg.Guild)
 			if k, _ := tx.Bucket(bucketAudit).Cursor().Seek(gk); tx.Bucket(bucketGuilds).Get(gk) != nil || k != nil && bytes.HasPrefix(k, gk) {
-				refused = fmt.Errorf("%s: %w: already in the store", name, storage.ErrDuplicate)
-				return refused
+				return refuse(fmt.Errorf("%s: %w: already in the store", name, storage.ErrDuplicate))
 			}
 			if dg.Settings != nil {
 				if err := putGuild(tx, dg.Guild, game.Guild{Settings: *dg.Settings}, 1); err != nil {
@@ -145,14 +145,9 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 				}
 			}
 			for j, a := range dg.Audit {
-				a, err := storage.NormalizeAudit(a, dg.Guild)
+				v, err := storage.EncodeAudit(a, dg.Guild, "")
 				if err != nil {
-					refused = fmt.Errorf("%s: audit[%d]: %w", name, j, err)
-					return refused
-				}
-				v, err := schema.EncodeAudit(dg.Guild, "", a)
-				if err != nil {
-					return fmt.Errorf("%s: audit[%d]: %w", name, j, err)
+					return refuse(fmt.Errorf("%s: audit[%d]: %w", name, j, err))
 				}
 				if err := appendAudit(tx, dg.Guild, v); err != nil {
 					return err

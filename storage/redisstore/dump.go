@@ -229,13 +229,11 @@ func (s *Store) Import(ctx context.Context, d *storage.DecodedDump) error {
 		name := fmt.Sprintf("guilds[%d] (guild %d)", i, dg.Guild)
 		lines := make([]string, len(dg.Audit))
 		for j, a := range dg.Audit {
-			a, err := storage.NormalizeAudit(a, dg.Guild)
-			if err == nil {
-				lines[j], err = encodeAudit("", a)
-			}
+			line, err := storage.EncodeAudit(a, dg.Guild, "")
 			if err != nil {
 				return undo(fmt.Errorf("%s: audit[%d]: %w", name, j, err))
 			}
+			lines[j] = string(line)
 		}
 		guilds = append(guilds, dg.Guild)
 		if dg.Settings == nil { // the log alone

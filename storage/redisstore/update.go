@@ -297,16 +297,6 @@ func (s *Store) settle(ctx context.Context, record, field, want string) error {
 // errChanged: the record is not as read (settle).
 var errChanged = errors.New("not on the master as read: written since, or lost by a failover")
 
-// encodeAudit encodes an entry that storage.NormalizeAudit has checked,
-// logged by the write lineID.
-func encodeAudit(lineID string, e game.AuditEntry) (string, error) {
-	b, err := schema.EncodeAudit(e.Guild, lineID, e)
-	if err != nil {
-		return "", fmt.Errorf("redisstore: %w", err)
-	}
-	return string(b), nil
-}
-
 // cas runs casScript on record, version expected, and, when there are
 // lines, on list, which keeps limit: one round trip.
 func (s *Store) cas(ctx context.Context, record, list string, expected uint64, payload string, limit int, lines []string) (writeResult, error) {
@@ -335,9 +325,6 @@ func (s *Store) cas(ctx context.Context, record, list string, expected uint64, p
 func (s *Store) Guild(ctx context.Context, guild uint64) (storage.VersionedGuild, error) {
 	if guild == 0 {
 		return storage.VersionedGuild{}, fmt.Errorf("%w: guild 0", storage.ErrInvalid)
-	}
-	if s.closed.Load() {
-		return storage.VersionedGuild{}, storage.ErrClosed
 	}
 	g, _, err := s.readGuild(ctx, guild)
 	return g, err
@@ -373,9 +360,6 @@ func (s *Store) decodeGuild(guild uint64, v, p string) (storage.VersionedGuild, 
 // Jobs implements storage.Store: SMEMBERS of the set jobs:{jobs}, in
 // increasing order.
 func (s *Store) Jobs(ctx context.Context) ([]uint64, error) {
-	if s.closed.Load() {
-		return nil, storage.ErrClosed
-	}
 	ms, err := s.rdb.SMembers(ctx, jobsKey).Result()
 	if err != nil {
 		return nil, s.wrap("jobs", err)
@@ -421,11 +405,11 @@ func (s *Store) RunGuild(ctx context.Context, step storage.GuildStep) (storage.G
 		next := storage.VersionedGuild{Guild: w.Guild, Version: cur.Version + 1}
 		var lines []string
 		if w.Audit != nil {
-			line, err := encodeAudit(fmt.Sprintf("s:%d", next.Version), *w.Audit)
+			line, err := storage.EncodeAudit(*w.Audit, guild, fmt.Sprintf("s:%d", next.Version))
 			if err != nil {
 				return storage.GuildApplied{Guild: cur}, err
 			}
-			lines = []string{line}
+			lines = []string{string(line)}
 		}
 		b, err := schema.EncodeGuild(next.Guild)
 		if err != nil { // a guild the schema cannot keep as it is
