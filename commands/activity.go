@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -167,13 +166,9 @@ func (a *desk) serve(ctx context.Context, act Act) (ActState, error) {
 	return ActState{}, ae
 }
 
-// actLocked runs act under the player's lock, within Config.Timeout.
-func (a *desk) actLocked(ctx context.Context, rq *request, act Act) (st ActState, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			st, err = ActState{}, fmt.Errorf("panic: %v\n%s", p, debug.Stack())
-		}
-	}()
+// actLocked runs act under the player's lock, within Config.Timeout, as
+// the delivery chain runs a button's handler (timed, delivered, recovered).
+func (a *desk) actLocked(ctx context.Context, rq *request, act Act) (ActState, error) {
 	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
 	unlock, err := a.players.lock(ctx, playerKey{rq.guild, rq.user})
@@ -181,7 +176,7 @@ func (a *desk) actLocked(ctx context.Context, rq *request, act Act) (st ActState
 		return ActState{}, internal("wait_player", err)
 	}
 	defer unlock()
-	return a.act(ctx, rq, act)
+	return recovered(func(ctx context.Context, rq *request) (ActState, error) { return a.act(ctx, rq, act) })(ctx, rq)
 }
 
 // act runs act's step and returns the state after it; after a user error,

@@ -23,25 +23,22 @@ import (
 //  2. delivered: under the player's lock, so that a player's answers leave
 //     in the store's order, sends the try's answer (or after an apology its
 //     late result) and reports it;
-//  3. recovered: a handler's panic, or no reply, is an internal error.
+//  3. recovered: a handler's panic is an internal error (and delivered
+//     makes no reply one).
 //
 // Panics are recovered once per goroutine: by recovered, by guard in the
 // timers' and the continuation's, and by the transport on the caller's.
 
-// recovered turns what a handler must not do, panic or return neither a
-// reply nor an error, into an internal error.
-func recovered(next handlerFunc) handlerFunc {
-	return func(ctx context.Context, rq *request) (rep reply, err error) {
+// recovered turns a panic of next, a handler or an Activity's step
+// (desk.actLocked), into an internal error.
+func recovered[T any](next func(context.Context, *request) (T, error)) func(context.Context, *request) (T, error) {
+	return func(ctx context.Context, rq *request) (v T, err error) {
 		defer func() {
 			if p := recover(); p != nil {
-				rep, err = reply{}, fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+				err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 			}
 		}()
-		rep, err = next(ctx, rq)
-		if err == nil && rep.data == nil && !rep.launch {
-			err = errors.New("handler returned no reply")
-		}
-		return rep, err
+		return next(ctx, rq)
 	}
 }
 
@@ -125,7 +122,9 @@ func (d *delivery) delivered(next handlerFunc) handlerFunc {
 			err = internal("wait_player", err)
 		} else {
 			defer unlock()
-			rep, err = next(ctx, rq)
+			if rep, err = next(ctx, rq); err == nil && rep.data == nil && !rep.launch {
+				err = errors.New("handler returned no reply")
+			}
 		}
 		d.settle(rq.ans, rep, err)
 		return rep, err
