@@ -41,10 +41,8 @@ const (
 	maxBody      = 1 << 10 // bytes of a request's body, at most
 )
 
-// What logins may ask of Discord, however many come (docs/activity.md):
-// reads of instances not kept, and code exchanges, a second and at once;
-// code exchanges for one instance, at once instanceBurst and two per user
-// in it. A read is kept instanceLife, found or not.
+// What logins may ask of Discord, however many come: docs/activity.md,
+// "Logins under a flood".
 const (
 	lookupRate, lookupBurst     = 10, 20
 	exchangeRate, exchangeBurst = 10, 20
@@ -295,11 +293,8 @@ var (
 	instancePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,200}$`)
 )
 
-// session proves who plays, where (docs/activity.md): Discord shows the
-// instance, running in a guild's channel, then exchanges the code for the
-// user's token and tells the user, who must be in the instance. Nothing the
-// page says about the user or the guild is believed. A request of the
-// wrong shape, or for an instance not running, costs no exchange.
+// session proves who plays, where, as docs/activity.md ("How it works")
+// says: Discord's word only, the instance read before any exchange.
 func (h *handler) session(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Code       string `json:"code"`
@@ -416,10 +411,8 @@ var bodies = map[string]string{
 // play serves one game route of kind.
 func (h *handler) play(kind string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		s, err := verify(h.key, token, h.now())
-		if !ok || err != nil {
-			h.refuse(w, http.StatusUnauthorized, "session", "your session is over: authorize again")
+		s, ok := h.bearer(w, r)
+		if !ok {
 			return
 		}
 		if ok, wait := h.users.allow(s.U, h.now()); !ok {
@@ -459,6 +452,18 @@ func (h *handler) play(kind string) http.HandlerFunc {
 			}
 		}
 	}
+}
+
+// bearer returns the session of r's Authorization; on failure it answers
+// 401 and returns false.
+func (h *handler) bearer(w http.ResponseWriter, r *http.Request) (session, bool) {
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	s, err := verify(h.key, token, h.now())
+	if !ok || err != nil {
+		h.refuse(w, http.StatusUnauthorized, "session", "your session is over: authorize again")
+		return session{}, false
+	}
+	return s, true
 }
 
 // act runs act for the session's user, where the session says; on an

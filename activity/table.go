@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -371,10 +370,8 @@ func (h *hub) deliver(b []byte) {
 func (h *handler) table(w http.ResponseWriter, r *http.Request) {
 	now := h.now()
 	if r.Method == http.MethodPost {
-		token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		s, err := verify(h.key, token, now)
-		if err != nil {
-			h.refuse(w, http.StatusUnauthorized, "session", "your session is over: authorize again")
+		s, ok := h.bearer(w, r)
+		if !ok {
 			return
 		}
 		s.X, s.E = s.E, min(s.E, now.Add(passLife).Unix())
