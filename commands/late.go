@@ -13,14 +13,10 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// Late results. A step still running at its deadline, or ending with an
-// internal error, may have been written or not. So the apology says the
-// bot will update the message, and the step goes on in the background:
-// the same chained handler on the same request, under the same operation
-// ID, which the store answers with the recorded result if it was written.
-// The tries go on, with a jittered backoff, until one gives an answer or
-// the interaction's token would end first; then the apology is replaced
-// with a message that says the outcome is unknown and where to see it.
+// Late results (docs/commands.md, "Behaviour common to all"): a step
+// still running at its deadline, or ending with an internal error, may
+// have been written or not, so it goes on in the background: the same
+// chained handler on the same request, under the same operation ID.
 
 const (
 	tokenLife  = 15 * time.Minute // how long Discord takes edits with an interaction's token
