@@ -14,20 +14,13 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage"
 )
 
-// Delivery wraps every handler, so that a handler only computes a reply.
-// The router wraps each handler once in this chain, outermost first, which
-// a late step's tries (late.go) run too:
-//
-//  1. timed: the try's deadline; on the first try, the deferral and the
-//     apology when the deadline passes with the handler still running;
-//  2. delivered: under the player's lock, so that a player's answers leave
-//     in the store's order, sends the try's answer (or after an apology its
-//     late result) and reports it;
-//  3. recovered: a handler's panic is an internal error (and delivered
-//     makes no reply one).
-//
-// Panics are recovered once per goroutine: by recovered, by guard in the
-// timers' and the continuation's, and by the transport on the caller's.
+// Delivery wraps every handler once, so that a handler only computes a
+// reply: timed(delivered(recovered(h))), which docs/architecture.md ("One
+// click, file by file") describes and a late step's tries (late.go) run
+// too. delivered sends under the player's lock, so that a player's answers
+// leave in the store's order. Panics are recovered once per goroutine: by
+// recovered, by guard in the timers' and the continuation's, and by the
+// transport on the caller's.
 
 // recovered turns a panic of next, a handler or an Activity's step
 // (desk.actLocked), into an internal error.
