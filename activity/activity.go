@@ -122,10 +122,9 @@ type file struct {
 }
 
 // New returns the handler of /activity and everything under /activity/
-// (mount it at both): the page, the art, and the API (docs/activity.md).
-// Discord's proxy forwards the Activity's root to the bare /activity, so
-// the page is served there too, never redirected: a redirect to /activity/
-// would leave the URL mapping.
+// (mount it at both): the page, the art, and the API. The page is served
+// at the bare /activity, never redirected (docs/activity.md, "Setting it
+// up", says why).
 func New(o Options) (http.Handler, error) {
 	if o.Game == nil || o.AppID == "" || o.ClientSecret == "" || o.Token == "" {
 		return nil, errors.New("activity: the game, the application ID, the client secret and the bot token are required")

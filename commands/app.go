@@ -145,7 +145,12 @@ func New(cfg Config, store storage.Store) *App {
 	if cfg.DeferAfter <= 0 || cfg.DeferAfter >= interactionDeadline {
 		cfg.DeferAfter = DefaultDeferAfter
 	}
-	cfg.Timeout, cfg.ConfirmTTL = positiveOr(cfg.Timeout, DefaultTimeout), positiveOr(cfg.ConfirmTTL, DefaultConfirmTTL)
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.ConfirmTTL <= 0 {
+		cfg.ConfirmTTL = DefaultConfirmTTL
+	}
 	a := &App{cfg: cfg}
 	var err error
 	if a.cat, err = newCatalog(); err != nil {
@@ -373,12 +378,4 @@ func stepErr(op string, err error, ons ...on) error {
 // reason for the guild's log.
 func (rq *request) moderator(target uint64, reason string) game.Moderator {
 	return game.Moderator{Guild: rq.guild, Actor: rq.user, Target: target, Reason: reason}
-}
-
-// positiveOr returns v, or def when v is not positive (an option's zero).
-func positiveOr[T int | time.Duration](v, def T) T {
-	if v <= 0 {
-		return def
-	}
-	return v
 }

@@ -259,8 +259,11 @@ func (a *admin) handleResetConfirm(ctx context.Context, rq *request) (reply, err
 		}
 		r = end
 	}
-	if rq.r != nil {
-		a.jobs.addWatch(watch{rq: rq, op: op, until: tokenExpiry(rq.i.ID, a.clock()).Add(-lateMargin)})
+	if rq.r != nil { // the runner's next round shows the progress
+		a.jobs.mu.Lock()
+		a.jobs.watches = append(a.jobs.watches, watch{rq: rq, op: op, until: tokenExpiry(rq.i.ID, a.clock()).Add(-lateMargin)})
+		a.jobs.mu.Unlock()
+		a.jobs.signal()
 	}
 	return resetRunning(rq.l, *r, ""), nil
 }

@@ -64,13 +64,6 @@ func (j *jobs) signal() {
 	}
 }
 
-func (j *jobs) addWatch(w watch) {
-	j.mu.Lock()
-	j.watches = append(j.watches, w)
-	j.mu.Unlock()
-	j.signal()
-}
-
 // RunJobs runs the background jobs (reset-guild) until ctx ends, then
 // waits for them to stop where they are. Call it once per process, in
 // every mode that handles interactions. It returns ctx's error.
