@@ -70,9 +70,7 @@ const (
 	keepAlive  = 25 * time.Second // a comment on an idle stream, for the proxies
 	writeWait  = 10 * time.Second // a page slower to take a write is dropped
 	// quietFor is how long a guild's steps go unpublished after one that no
-	// process heard: no page of the guild had a table open anywhere. A page
-	// that opens one meanwhile misses nothing it needs: a seat is the
-	// player's whole ticket, sent again at the player's next step.
+	// process heard (docs/activity.md, "The table", says why nothing is lost).
 	quietFor = time.Second
 )
 
