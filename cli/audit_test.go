@@ -80,7 +80,7 @@ func soundPlayer(tb testing.TB, user uint64, start, balance int64) storage.Decod
 		tb.Fatal(err)
 	}
 	if balance != start {
-		s, err := p.SetBalance(balance, now)
+		s, err := game.Apply(p, game.Grant{Amount: balance, Set: true}, now)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -96,7 +96,7 @@ func rotatedPlayer(tb testing.TB, user uint64, start int64) storage.DecodedPlaye
 	d := soundPlayer(tb, user, start, start)
 	now := d.Player.CreatedAt.Add(time.Hour)
 	p := d.Player.WithNextSeed(game.Seed{byte(user), 1})
-	s, err := p.Rotate(game.Seed{byte(user), 2}, now)
+	s, err := game.Apply(p, game.Rotate{Fresh: game.Seed{byte(user), 2}}, now)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -41,8 +41,9 @@ func longRun(t *testing.T, seed byte, m mix) ([]game.Entry, game.Reveals) {
 	p = p.WithNextSeed(newSeed())
 	var hist []game.Entry
 	var rs game.Reveals
-	step := func(s game.Step, err error) {
+	step := func(m game.Move) {
 		t.Helper()
+		s, err := game.Apply(p, m, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,22 +52,21 @@ func longRun(t *testing.T, seed byte, m mix) ([]game.Entry, game.Reveals) {
 			rs = append(rs, s.Reveals...)
 		}
 	}
-	var d game.SeededDrawer
 	for range m.steps {
 		now = now.Add(time.Minute)
 		switch n := r.IntN(100); {
 		case n < m.plays:
-			step(p.Buy(game.House{}, now))
-			step(p.Reveal(d, p.TicketSeq, game.AllRows, now))
+			step(game.Buy{})
+			step(game.Reveal{Ticket: p.TicketSeq, Rows: game.AllRows})
 			if p.ChestDue {
-				step(p.OpenChest(d, p.ChestSeq+1, now))
+				step(game.OpenChest{Seq: p.ChestSeq + 1})
 			}
 		case n < m.plays+m.grants:
-			step(p.Grant(1, now))
+			step(game.Grant{Amount: 1})
 		case n < m.plays+m.grants+m.resets:
-			step(p.Reset(p.Balance, now))
+			step(game.Reset{Start: p.Balance})
 		default:
-			step(p.Rotate(newSeed(), now))
+			step(game.Rotate{Fresh: newSeed()})
 		}
 	}
 	if len(rs) <= game.MaxReveals {

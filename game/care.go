@@ -268,15 +268,20 @@ type LimitSet struct {
 
 // SetLimits changes the player's limits at now. A stricter (or the same)
 // amount takes effect at once and drops one waiting; a looser one (0
-// removes) waits RaiseDelay from now, even if one was waiting. reminder,
+// removes) waits RaiseDelay from now, even if one was waiting. Reminder,
 // unless negative, sets the reality-check interval (0: the house's).
 // Errors: ErrInvalid for an unknown or repeated kind, an amount out of
 // 0..MaxLimit or a reminder out of range.
-func (p Player) SetLimits(sets []LimitSet, reminder time.Duration, now time.Time) (Step, error) {
+type SetLimits struct {
+	Sets     []LimitSet
+	Reminder time.Duration // negative: no change
+}
+
+func (m SetLimits) apply(p Player, now time.Time) (Step, error) {
 	n := p
 	n.Care.Limits = p.LimitsAt(now)
 	var seen [NumLimits]bool
-	for _, s := range sets {
+	for _, s := range m.Sets {
 		switch {
 		case s.Kind < 0 || s.Kind >= NumLimits:
 			return Step{Player: p}, fmt.Errorf("%w: limit %v", ErrInvalid, s.Kind)
@@ -294,19 +299,22 @@ func (p Player) SetLimits(sets []LimitSet, reminder time.Duration, now time.Time
 			*l = Limit{Amount: s.Amount}
 		}
 	}
-	if reminder >= 0 {
-		if err := CheckReminder(reminder); err != nil {
+	if m.Reminder >= 0 {
+		if err := CheckReminder(m.Reminder); err != nil {
 			return Step{Player: p}, err
 		}
-		n.Care.Reminder = reminder
+		n.Care.Reminder = m.Reminder
 	}
 	return p.done(Step{Player: n, Result: Result{Balance: n.Balance}})
 }
 
-// Pause stops tickets and daily bonuses until until (what was paid for may
+// Pause stops tickets and daily bonuses until Until (what was paid for may
 // still be revealed or opened); a pause is never shortened. Errors:
 // ErrInvalid for a pause out of MinPause..MaxPause.
-func (p Player) Pause(until, now time.Time) (Step, error) {
+type Pause struct{ Until time.Time }
+
+func (m Pause) apply(p Player, now time.Time) (Step, error) {
+	until := m.Until
 	if d := until.Sub(now); d < MinPause || d > MaxPause {
 		return Step{Player: p}, fmt.Errorf("%w: a pause of %v, out of %v..%v", ErrInvalid, d, MinPause, MaxPause)
 	}

@@ -17,7 +17,7 @@ var (
 // withLimits returns a player of 10 000 cents with the limits set at t0.
 func withLimits(t *testing.T, sets ...LimitSet) Player {
 	t.Helper()
-	s := stepOK(t, newTestPlayer(t, 10_000), func(p Player) (Step, error) { return p.SetLimits(sets, -1, t0) })
+	s := stepOK(t, newTestPlayer(t, 10_000), SetLimits{Sets: sets, Reminder: -1}, t0)
 	return s.Player
 }
 
@@ -25,13 +25,11 @@ func withLimits(t *testing.T, sets ...LimitSet) Player {
 // returns the player after it and the Buy's result.
 func playAt(t *testing.T, p Player, h House, o Outcome, now time.Time) (Player, Result) {
 	t.Helper()
-	b, err := step(t, p, func(p Player) (Step, error) { return p.Buy(h, now) })
+	b, err := step(t, p, Buy{House: h}, now)
 	if err != nil {
 		t.Fatalf("Buy at %v: %v", now, err)
 	}
-	r, err := step(t, b.Player, func(p Player) (Step, error) {
-		return p.Reveal(&fixedDrawer{o: o}, b.Result.Ticket, AllRows, now)
-	})
+	r, err := step(t, b.Player, Reveal{Ticket: b.Result.Ticket, Rows: AllRows, Drawer: &fixedDrawer{o: o}}, now)
 	if err != nil {
 		t.Fatalf("Reveal at %v: %v", now, err)
 	}
@@ -42,7 +40,7 @@ func playAt(t *testing.T, p Player, h House, o Outcome, now time.Time) (Player, 
 // returns it.
 func refusedBuy(t *testing.T, p Player, h House, now time.Time) *LimitError {
 	t.Helper()
-	_, err := step(t, p, func(p Player) (Step, error) { return p.Buy(h, now) })
+	_, err := step(t, p, Buy{House: h}, now)
 	var le *LimitError
 	if !errors.As(err, &le) || !errors.Is(err, ErrLimitReached) {
 		t.Fatalf("Buy at %v = %v, want a *LimitError", now, err)
@@ -88,7 +86,7 @@ func TestStakeDayLimit(t *testing.T) {
 	// The last instant of the day is still the day.
 	refusedBuy(t, p, House{}, nextMidnight.Add(-time.Nanosecond))
 	// The next UTC day counts again from zero.
-	b, err := step(t, p, func(p Player) (Step, error) { return p.Buy(House{}, nextMidnight) })
+	b, err := step(t, p, Buy{}, nextMidnight)
 	if err != nil {
 		t.Fatalf("Buy the next day: %v", err)
 	}
@@ -106,7 +104,7 @@ func TestStakeWeekLimit(t *testing.T) {
 	if le.Kind != LimitStakeWeek || le.Used != 2*Stake || !le.Reset.Equal(nextMonday) {
 		t.Fatalf("limit error %+v", *le)
 	}
-	if _, err := step(t, p, func(p Player) (Step, error) { return p.Buy(House{}, nextMonday) }); err != nil {
+	if _, err := step(t, p, Buy{}, nextMonday); err != nil {
 		t.Fatalf("Buy on Monday 00:00: %v", err)
 	}
 }
@@ -119,7 +117,7 @@ func TestLossDayCountsPrizes(t *testing.T) {
 		p := withLimits(t, LimitSet{LimitLossDay, 2 * Stake})
 		for i := 0; ; i++ {
 			now := t0.Add(time.Duration(i) * time.Minute)
-			if _, err := p.Buy(House{}, now); err != nil {
+			if _, err := Apply(p, Buy{}, now); err != nil {
 				var le *LimitError
 				if !errors.As(err, &le) {
 					t.Fatalf("play %d: %v", i+1, err)
@@ -151,9 +149,7 @@ func TestLimitChanges(t *testing.T) {
 	base := withLimits(t, LimitSet{LimitStakeDay, 100})
 	set := func(t *testing.T, p Player, amount int64, now time.Time) Player {
 		t.Helper()
-		s, err := step(t, p, func(p Player) (Step, error) {
-			return p.SetLimits([]LimitSet{{LimitStakeDay, amount}}, -1, now)
-		})
+		s, err := step(t, p, SetLimits{Sets: []LimitSet{{LimitStakeDay, amount}}, Reminder: -1}, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -219,7 +215,7 @@ func TestLimitChanges(t *testing.T) {
 		refusedBuy(t, p, House{}, t0.Add(time.Hour))
 		p, _ = playAt(t, p, House{}, loss, nextMidnight) // a new day: one more
 		refusedBuy(t, p, House{}, t0.Add(RaiseDelay-time.Second))
-		if _, err := step(t, p, func(p Player) (Step, error) { return p.Buy(House{}, t0.Add(RaiseDelay)) }); err != nil {
+		if _, err := step(t, p, Buy{}, t0.Add(RaiseDelay)); err != nil {
 			t.Fatalf("Buy once the removal is in force: %v", err)
 		}
 	})
@@ -228,14 +224,14 @@ func TestLimitChanges(t *testing.T) {
 func TestSetLimitsReminder(t *testing.T) {
 	p := newTestPlayer(t, 1000)
 	for _, r := range []time.Duration{MinReminder, MaxReminder, 0} {
-		s, err := step(t, p, func(p Player) (Step, error) { return p.SetLimits(nil, r, t0) })
+		s, err := step(t, p, SetLimits{Reminder: r}, t0)
 		if err != nil || s.Player.Care.Reminder != r {
 			t.Fatalf("reminder %v: %+v, %v", r, s.Player.Care, err)
 		}
 		p = s.Player
 	}
 	p.Care.Reminder = 10 * time.Minute
-	s, err := step(t, p, func(p Player) (Step, error) { return p.SetLimits([]LimitSet{{LimitLossWeek, 5}}, -1, t0) })
+	s, err := step(t, p, SetLimits{Sets: []LimitSet{{LimitLossWeek, 5}}, Reminder: -1}, t0)
 	if err != nil || s.Player.Care.Reminder != 10*time.Minute {
 		t.Fatalf("a negative reminder changed it: %+v, %v", s.Player.Care, err)
 	}
@@ -259,19 +255,19 @@ func TestCareBadInput(t *testing.T) {
 		{"reminder too long", nil, MaxReminder + time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := step(t, p, func(p Player) (Step, error) { return p.SetLimits(tc.sets, tc.reminder, t0) })
+			_, err := step(t, p, SetLimits{Sets: tc.sets, Reminder: tc.reminder}, t0)
 			wantErr(t, err, ErrInvalid)
 		})
 	}
-	if _, err := step(t, p, func(p Player) (Step, error) { return p.SetLimits([]LimitSet{{LimitLossDay, MaxLimit}}, -1, t0) }); err != nil {
+	if _, err := step(t, p, SetLimits{Sets: []LimitSet{{LimitLossDay, MaxLimit}}, Reminder: -1}, t0); err != nil {
 		t.Fatalf("MaxLimit refused: %v", err)
 	}
 	for _, d := range []time.Duration{MinPause - time.Second, MaxPause + time.Second, -time.Hour, 0} {
-		_, err := step(t, p, func(p Player) (Step, error) { return p.Pause(t0.Add(d), t0) })
+		_, err := step(t, p, Pause{Until: t0.Add(d)}, t0)
 		wantErr(t, err, ErrInvalid)
 	}
 	for _, d := range []time.Duration{MinPause, MaxPause} {
-		if _, err := step(t, p, func(p Player) (Step, error) { return p.Pause(t0.Add(d), t0) }); err != nil {
+		if _, err := step(t, p, Pause{Until: t0.Add(d)}, t0); err != nil {
 			t.Fatalf("a pause of %v refused: %v", d, err)
 		}
 	}
@@ -284,7 +280,7 @@ func TestCareBadInput(t *testing.T) {
 		if err := h.Check(); !errors.Is(err, ErrInvalid) {
 			t.Errorf("House %+v: Check = %v", h, err)
 		}
-		_, err := step(t, p, func(p Player) (Step, error) { return p.Buy(h, t0) })
+		_, err := step(t, p, Buy{House: h}, t0)
 		wantErr(t, err, ErrInvalid)
 	}
 	for _, h := range []House{{}, DefaultHouse, {MaxStakeDay: MaxLimit, MinInterval: MaxMinInterval, RealityPlays: MaxRealityPlay, RealityEvery: MaxReminder}} {
@@ -297,7 +293,7 @@ func TestCareBadInput(t *testing.T) {
 func TestPause(t *testing.T) {
 	p := newTestPlayer(t, 1000)
 	until := t0.Add(24 * time.Hour)
-	s := stepOK(t, p, func(p Player) (Step, error) { return p.Pause(until, t0) })
+	s := stepOK(t, p, Pause{Until: until}, t0)
 	if !reflect.DeepEqual(s.History, []Entry{{At: t0, Kind: KindPause, Balance: 1000, Placed: true}}) || !s.Player.Care.PausedUntil.Equal(until) {
 		t.Fatalf("Pause = %+v", s)
 	}
@@ -307,63 +303,59 @@ func TestPause(t *testing.T) {
 	}
 	for _, f := range []struct {
 		name string
-		f    func(Player) (Step, error)
+		m    Move
 	}{
-		{"Buy", func(p Player) (Step, error) { return p.Buy(House{}, t0.Add(time.Hour)) }},
-		{"ClaimDaily", func(p Player) (Step, error) { return ClaimDaily{100, time.Hour}.apply(p, t0.Add(time.Hour)) }},
+		{"Buy", Buy{}},
+		{"ClaimDaily", ClaimDaily{100, time.Hour}},
 	} {
-		_, err := step(t, paused, f.f)
+		_, err := step(t, paused, f.m, t0.Add(time.Hour))
 		var pe *PausedError
 		if !errors.As(err, &pe) || !errors.Is(err, ErrPaused) || !pe.Until.Equal(until) {
 			t.Errorf("%s while paused: %v", f.name, err)
 		}
 	}
-	if _, err := step(t, paused, func(p Player) (Step, error) { return p.Buy(House{}, until) }); err != nil {
+	if _, err := step(t, paused, Buy{}, until); err != nil {
 		t.Fatalf("Buy at the pause's end: %v", err)
 	}
 
 	t.Run("what was paid for still goes on", func(t *testing.T) {
 		open := bought(t, 0)
-		ps := stepOK(t, open, func(p Player) (Step, error) { return p.Pause(until, t0) })
-		if _, err := step(t, ps.Player, func(p Player) (Step, error) {
-			return p.Reveal(&fixedDrawer{o: mustOutcome(t, TierLoss, false)}, 1, AllRows, t0.Add(time.Minute))
-		}); err != nil {
+		ps := stepOK(t, open, Pause{Until: until}, t0)
+		if _, err := step(t, ps.Player, Reveal{Ticket: 1, Rows: AllRows, Drawer: &fixedDrawer{o: mustOutcome(t, TierLoss, false)}}, t0.Add(time.Minute)); err != nil {
 			t.Fatalf("Reveal of an open ticket while paused: %v", err)
 		}
 		due := chestDue(t)
-		ps = stepOK(t, due, func(p Player) (Step, error) { return p.Pause(until, t0) })
-		if _, err := step(t, ps.Player, func(p Player) (Step, error) {
-			return p.OpenChest(&fixedDrawer{c: Chest{Lot: LotSilver, Prize: LotSilver.Prize()}}, 1, t0.Add(time.Minute))
-		}); err != nil {
+		ps = stepOK(t, due, Pause{Until: until}, t0)
+		if _, err := step(t, ps.Player, OpenChest{Seq: 1, Drawer: &fixedDrawer{c: Chest{Lot: LotSilver, Prize: LotSilver.Prize()}}}, t0.Add(time.Minute)); err != nil {
 			t.Fatalf("OpenChest of a due chest while paused: %v", err)
 		}
 	})
 	t.Run("never shortened", func(t *testing.T) {
 		long := t0.Add(7 * 24 * time.Hour)
-		s := stepOK(t, p, func(p Player) (Step, error) { return p.Pause(long, t0) })
-		s, err := step(t, s.Player, func(p Player) (Step, error) { return p.Pause(t0.Add(2*time.Hour), t0.Add(time.Hour)) })
+		s := stepOK(t, p, Pause{Until: long}, t0)
+		s, err := step(t, s.Player, Pause{Until: t0.Add(2 * time.Hour)}, t0.Add(time.Hour))
 		if err != nil || !s.Player.Care.PausedUntil.Equal(long) {
 			t.Fatalf("a shorter pause: until %v, %v; want %v", s.Player.Care.PausedUntil, err, long)
 		}
-		s, err = step(t, s.Player, func(p Player) (Step, error) { return p.Pause(long.Add(time.Hour), t0.Add(time.Hour)) })
+		s, err = step(t, s.Player, Pause{Until: long.Add(time.Hour)}, t0.Add(time.Hour))
 		if err != nil || !s.Player.Care.PausedUntil.Equal(long.Add(time.Hour)) {
 			t.Fatalf("a longer pause: until %v, %v", s.Player.Care.PausedUntil, err)
 		}
 	})
 	t.Run("LiftPause", func(t *testing.T) {
 		lift := t0.Add(2 * time.Hour)
-		s := stepOK(t, paused, func(p Player) (Step, error) { return LiftPause{}.apply(p, lift) })
+		s := stepOK(t, paused, LiftPause{}, lift)
 		if s.Player.Paused(lift) || !reflect.DeepEqual(s.History, []Entry{{At: lift, Kind: KindLift, Balance: 1000, Placed: true}}) {
 			t.Fatalf("LiftPause = %+v", s)
 		}
-		if _, err := step(t, s.Player, func(p Player) (Step, error) { return p.Buy(House{}, lift) }); err != nil {
+		if _, err := step(t, s.Player, Buy{}, lift); err != nil {
 			t.Fatalf("Buy after LiftPause: %v", err)
 		}
-		_, err := step(t, s.Player, func(p Player) (Step, error) { return LiftPause{}.apply(p, lift) })
+		_, err := step(t, s.Player, LiftPause{}, lift)
 		wantErr(t, err, ErrNotPaused)
-		_, err = step(t, p, func(p Player) (Step, error) { return LiftPause{}.apply(p, t0) })
+		_, err = step(t, p, LiftPause{}, t0)
 		wantErr(t, err, ErrNotPaused)
-		_, err = step(t, paused, func(p Player) (Step, error) { return LiftPause{}.apply(p, until) }) // ended already
+		_, err = step(t, paused, LiftPause{}, until) // ended already
 		wantErr(t, err, ErrNotPaused)
 	})
 }
@@ -384,23 +376,23 @@ func TestHouseRules(t *testing.T) {
 		if le := refusedBuy(t, q, h, t0); le.House || le.Limit != Stake {
 			t.Fatalf("own stricter limit: %+v", *le)
 		}
-		if _, err := step(t, p, func(p Player) (Step, error) { return p.Buy(h, nextMidnight) }); err != nil {
+		if _, err := step(t, p, Buy{House: h}, nextMidnight); err != nil {
 			t.Fatalf("the next day: %v", err)
 		}
 	})
 	t.Run("MinInterval", func(t *testing.T) {
 		h := House{MinInterval: 10 * time.Second}
 		p, _ := playAt(t, newTestPlayer(t, 1000), h, loss, t0)
-		_, err := step(t, p, func(p Player) (Step, error) { return p.Buy(h, t0.Add(10*time.Second-time.Nanosecond)) })
+		_, err := step(t, p, Buy{House: h}, t0.Add(10*time.Second-time.Nanosecond))
 		var ts *TooSoonError
 		if !errors.As(err, &ts) || !errors.Is(err, ErrTooSoon) || !ts.Next.Equal(t0.Add(10*time.Second)) {
 			t.Fatalf("too soon: %v", err)
 		}
-		if _, err := step(t, p, func(p Player) (Step, error) { return p.Buy(h, t0.Add(10*time.Second)) }); err != nil {
+		if _, err := step(t, p, Buy{House: h}, t0.Add(10*time.Second)); err != nil {
 			t.Fatalf("at the interval: %v", err)
 		}
 		// The first ticket ever is never too soon.
-		if _, err := step(t, newTestPlayer(t, 1000), func(p Player) (Step, error) { return p.Buy(h, t0) }); err != nil {
+		if _, err := step(t, newTestPlayer(t, 1000), Buy{House: h}, t0); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -470,7 +462,7 @@ func TestRealityChecks(t *testing.T) {
 		}
 	})
 	t.Run("a player's own reminder wins", func(t *testing.T) {
-		s := stepOK(t, fresh, func(p Player) (Step, error) { return p.SetLimits(nil, 5*time.Minute, t0) })
+		s := stepOK(t, fresh, SetLimits{Reminder: 5 * time.Minute}, t0)
 		rs := realities(t, s.Player, House{RealityEvery: time.Hour}, minutes(0, 3, 6, 9, 12))
 		if got := checkedAt(rs); !reflect.DeepEqual(got, []int{2, 4}) {
 			t.Fatalf("checks on plays %v, want [2 4]", got)
@@ -503,13 +495,13 @@ func TestRealityChecks(t *testing.T) {
 func TestResetKeepsCare(t *testing.T) {
 	p := withLimits(t, LimitSet{LimitStakeDay, 100}, LimitSet{LimitLossWeek, 300})
 	p, _ = playAt(t, p, House{}, mustOutcome(t, TierLoss, false), t0)
-	s := stepOK(t, p, func(p Player) (Step, error) { return p.SetLimits([]LimitSet{{LimitStakeDay, 500}}, 10*time.Minute, t0) })
-	s = stepOK(t, s.Player, func(p Player) (Step, error) { return p.Pause(t0.Add(48*time.Hour), t0) })
+	s := stepOK(t, p, SetLimits{Sets: []LimitSet{{LimitStakeDay, 500}}, Reminder: 10 * time.Minute}, t0)
+	s = stepOK(t, s.Player, Pause{Until: t0.Add(48 * time.Hour)}, t0)
 	before := s.Player.Care
-	r := stepOK(t, s.Player, func(p Player) (Step, error) { return p.Reset(2000, t0.Add(time.Hour)) })
+	r := stepOK(t, s.Player, Reset{Start: 2000}, t0.Add(time.Hour))
 	if !reflect.DeepEqual(r.Player.Care, before) {
 		t.Fatalf("Reset changed Care:\n%+v\n%+v", r.Player.Care, before)
 	}
-	_, err := step(t, r.Player, func(p Player) (Step, error) { return p.Buy(House{}, t0.Add(time.Hour)) })
+	_, err := step(t, r.Player, Buy{}, t0.Add(time.Hour))
 	wantErr(t, err, ErrPaused)
 }

@@ -240,21 +240,31 @@ func (p Player) freshSeed(s Seed) bool {
 }
 
 // Rotate reveals the current server seed (Step.Reveals), makes the next one
-// current and commits fresh (from NewSeed) as the next. Errors:
-// ErrTicketOpen while a ticket is open; ErrInvalid for no next seed or a
-// fresh not fresh.
-func (p Player) Rotate(fresh Seed, now time.Time) (Step, error) {
-	return p.rotate(fresh, p.ClientSeed, now)
+// current and commits Fresh (from NewSeed) as the next. With Client not
+// nil, it sets the client seed to *Client too, which draws with the next
+// server seed, committed before the player chose it. Errors: ErrTicketOpen
+// while a ticket is open; ErrInvalid for no next seed or a Fresh not
+// fresh; ErrClientSeed for a client seed ValidateClientSeed refuses.
+type Rotate struct {
+	Fresh  Seed
+	Client *string
 }
 
-func (p Player) rotate(fresh Seed, client string, now time.Time) (Step, error) {
+func (m Rotate) apply(p Player, now time.Time) (Step, error) {
+	client := p.ClientSeed
+	if m.Client != nil {
+		if err := ValidateClientSeed(*m.Client); err != nil {
+			return Step{Player: p}, err
+		}
+		client = *m.Client
+	}
 	if t := p.Ticket; t != nil && t.Open() {
 		return Step{Player: p}, fmt.Errorf("%w: ticket %d", ErrTicketOpen, t.ID)
 	}
 	if p.NextSeed == (Seed{}) {
 		return Step{Player: p}, fmt.Errorf("%w: no next server seed committed", ErrInvalid)
 	}
-	if !p.freshSeed(fresh) {
+	if !p.freshSeed(m.Fresh) {
 		return Step{Player: p}, fmt.Errorf("%w: new server seed is zero or already used", ErrInvalid)
 	}
 	if p.SeedNo == 1<<62 {
@@ -264,7 +274,7 @@ func (p Player) rotate(fresh Seed, client string, now time.Time) (Step, error) {
 	r.No = max(r.No, 1) // a seed from before numbering (0) is revealed as the first
 	r.RevealedAt, r.Next = now, p.NextSeed.Commitment()
 	n := p
-	n.Seed, n.NextSeed, n.ClientSeed, n.SeedNo = p.NextSeed, fresh, client, r.No+1
+	n.Seed, n.NextSeed, n.ClientSeed, n.SeedNo = p.NextSeed, m.Fresh, client, r.No+1
 	n.SeedTicket, n.SeedChest, n.SeedAt = p.TicketSeq, p.ChestSeq, now
 	return p.done(Step{Player: n, Result: Result{Balance: n.Balance, Seed: r.No}, Reveals: []SeedReveal{r}})
 }
@@ -289,7 +299,7 @@ func (m Restore) apply(p Player, now time.Time) (Step, error) {
 		last-- // drawn with seed, the ticket's number with it
 	}
 	r := p.current()
-	r.No = max(r.No, 1) // as rotate reveals a seed from before numbering
+	r.No = max(r.No, 1) // as Rotate reveals a seed from before numbering
 	r.LastTicket, r.RevealedAt, r.Next = last, now, p.NextSeed.Commitment()
 	s := Step{Reveals: []SeedReveal{r}}
 	n, no := p, r.No

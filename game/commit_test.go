@@ -118,7 +118,7 @@ func keep(rs Reveals, s Step) Reveals {
 // rotated rotates p to fresh, keeping the reveal in rs.
 func rotated(t *testing.T, p Player, rs Reveals, fresh Seed) (Player, Reveals) {
 	t.Helper()
-	s := stepOK(t, p, func(p Player) (Step, error) { return p.Rotate(fresh, t0) })
+	s := stepOK(t, p, Rotate{Fresh: fresh}, t0)
 	if len(s.Reveals) == 0 || s.Reveals[0].Seed != p.Seed || s.Reveals[0].No != p.SeedNo {
 		t.Fatalf("Rotate revealed %+v", s.Reveals)
 	}
@@ -134,7 +134,7 @@ func TestRotate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Rotate(testSeed(2), t0); !errors.Is(err, ErrInvalid) {
+	if _, err := Apply(p, Rotate{Fresh: testSeed(2)}, t0); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("Rotate without a next seed: %v", err)
 	}
 	p = p.WithNextSeed(testSeed(100))
@@ -143,7 +143,7 @@ func TestRotate(t *testing.T) {
 	}
 	p = played(t, p, 5)
 	later := t0.Add(time.Hour)
-	s := stepOK(t, p, func(p Player) (Step, error) { return p.Rotate(testSeed(2), later) })
+	s := stepOK(t, p, Rotate{Fresh: testSeed(2)}, later)
 	n := s.Player
 	want := SeedReveal{No: 1, Seed: testSeed(1), ClientSeed: "client", FirstTicket: 1, LastTicket: 5, FirstChest: 1, LastChest: p.ChestSeq, CommittedAt: t0, RevealedAt: later, Next: testSeed(100).Commitment()}
 	if len(s.Reveals) == 0 || s.Reveals[0] != want || s.Result.Seed != 1 || len(s.History) != 0 {
@@ -160,31 +160,31 @@ func TestRotate(t *testing.T) {
 		t.Fatal("the reveal of the current seed fits the player before Rotate")
 	}
 	// Steps that rotate nothing reveal nothing.
-	if b, err := step(t, n, func(p Player) (Step, error) { return p.Buy(House{}, later) }); err != nil || len(b.Reveals) != 0 {
+	if b, err := step(t, n, Buy{}, later); err != nil || len(b.Reveals) != 0 {
 		t.Fatalf("Buy = %+v, %v", b, err)
 	}
 	// Refused, changing nothing and revealing nothing (step checks it): the
 	// current or next seed, the zero seed, a bad client seed.
-	for name, f := range map[string]func(Player) (Step, error){
-		"current seed": func(p Player) (Step, error) { return p.Rotate(testSeed(100), later) },
-		"next seed":    func(p Player) (Step, error) { return p.Rotate(testSeed(2), later) },
-		"zero seed":    func(p Player) (Step, error) { return p.Rotate(Seed{}, later) },
-		"bad client":   func(p Player) (Step, error) { return Rotate{Fresh: testSeed(3), Client: new("")}.apply(p, later) },
+	for name, m := range map[string]Move{
+		"current seed": Rotate{Fresh: testSeed(100)},
+		"next seed":    Rotate{Fresh: testSeed(2)},
+		"zero seed":    Rotate{Fresh: Seed{}},
+		"bad client":   Rotate{Fresh: testSeed(3), Client: new("")},
 	} {
-		if _, err := step(t, n, f); err == nil {
+		if _, err := step(t, n, m, later); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	open, err := n.Buy(House{}, later)
+	open, err := Apply(n, Buy{}, later)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := step(t, open.Player, func(p Player) (Step, error) { return p.Rotate(testSeed(3), later) }); !errors.Is(err, ErrTicketOpen) {
+	if _, err := step(t, open.Player, Rotate{Fresh: testSeed(3)}, later); !errors.Is(err, ErrTicketOpen) {
 		t.Fatalf("Rotate with a ticket open: %v", err)
 	}
 	// A client seed rotates too: the reveal carries the client seed the
 	// revealed seed drew with.
-	s, err = step(t, n, func(p Player) (Step, error) { return Rotate{Fresh: testSeed(3), Client: new("mine")}.apply(p, later) })
+	s, err = step(t, n, Rotate{Fresh: testSeed(3), Client: new("mine")}, later)
 	if err != nil || s.Player.ClientSeed != "mine" || s.Player.Seed != testSeed(2) || s.Player.NextSeed != testSeed(3) || s.Player.SeedNo != 3 ||
 		len(s.Reveals) == 0 || s.Reveals[0].ClientSeed != "client" || s.Reveals[0].Seed != testSeed(100) || s.Reveals[0].No != 2 || s.Result.Seed != 2 {
 		t.Fatalf("SetClientSeed: %+v, %v", s, err)
@@ -300,10 +300,10 @@ func fairLines(t *testing.T, p Player, n int) (Player, []Entry) {
 		p, lines = s.Player, append(lines, s.History...)
 	}
 	for range n {
-		step(p.Buy(House{}, t0))
-		step(p.Reveal(d, p.TicketSeq, AllRows, t0))
+		step(Apply(p, Buy{}, t0))
+		step(Apply(p, Reveal{Ticket: p.TicketSeq, Rows: AllRows, Drawer: d}, t0))
 		if p.ChestDue {
-			step(p.OpenChest(d, p.ChestSeq+1, t0))
+			step(Apply(p, OpenChest{Seq: p.ChestSeq + 1, Drawer: d}, t0))
 		}
 	}
 	return p, lines
@@ -456,7 +456,7 @@ func TestCheckSeeds(t *testing.T) {
 		if err := q.Check(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: Check = %v, want ErrInvalid mentioning %q", tt.name, err, tt.want)
 		}
-		s, err := q.Reset(100, t0)
+		s, err := Apply(q, Reset{Start: 100}, t0)
 		if err != nil || s.Player.Seed != q.Seed || s.Player.Check() != nil {
 			t.Errorf("%s: Reset = %v", tt.name, err)
 			continue
@@ -495,7 +495,7 @@ func TestCheckReveals(t *testing.T) {
 	unnumbered, _ := NewPlayer(100, testSeed(90), "c", t0)
 	unnumbered = unnumbered.WithNextSeed(testSeed(91))
 	unnumbered.SeedNo = 0
-	if s := stepOK(t, unnumbered, func(p Player) (Step, error) { return p.Rotate(testSeed(92), t0) }); s.Reveals[0].No != 1 ||
+	if s := stepOK(t, unnumbered, Rotate{Fresh: testSeed(92)}, t0); s.Reveals[0].No != 1 ||
 		s.Player.SeedNo != 2 || s.Player.CheckReveals(s.Reveals) != nil {
 		t.Errorf("a seed numbered 0 revealed as %d, the next numbered %d", s.Reveals[0].No, s.Player.SeedNo)
 	}
@@ -503,7 +503,7 @@ func TestCheckReveals(t *testing.T) {
 	all := rs
 	q := p
 	for i := range MaxReveals - 1 {
-		s := stepOK(t, q, func(p Player) (Step, error) { return p.Rotate(testSeed(byte(10+i)), t0) })
+		s := stepOK(t, q, Rotate{Fresh: testSeed(byte(10 + i))}, t0)
 		q, all = s.Player, append(all, s.Reveals...)
 	}
 	if len(all) != MaxReveals+1 {

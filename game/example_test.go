@@ -133,7 +133,7 @@ func ExampleApply() {
 			repeated, t.Outcome.Tier, t.Outcome.Grid, t.Outcome.Key, s.Result.Balance, p.Keys, len(s.History))
 	}
 
-	_, err = p.OpenChest(game.SeededDrawer{}, 1, now)
+	_, err = game.Apply(p, game.OpenChest{Seq: 1}, now)
 	fmt.Println(errors.Is(err, game.ErrNoChest))
 	// Output:
 	// ticket 1 bought, balance 950

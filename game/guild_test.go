@@ -52,7 +52,7 @@ func TestCheckReminder(t *testing.T) {
 			t.Errorf("CheckReminder(%v) = %v, want ok %v", d, err, ok)
 		}
 		// The player's own reminder and the house's follow the same rule.
-		_, perr := newTestPlayer(t, 100).SetLimits(nil, d, t0)
+		_, perr := Apply(newTestPlayer(t, 100), SetLimits{Reminder: d}, t0)
 		herr := House{RealityEvery: d}.Check()
 		if (perr == nil) != ok && d >= 0 || (herr == nil) != ok {
 			t.Errorf("reminder %v: SetLimits %v, House.Check %v, want ok %v", d, perr, herr, ok)
@@ -428,7 +428,7 @@ func TestBalanceFull(t *testing.T) {
 	edge := MaxBalance - playHeadroom() + Stake
 	for _, b := range []int64{0, Stake, MaxBalance / 2, edge - Stake, edge - 1, edge, edge + 1, edge + Stake, MaxBalance} {
 		p := newTestPlayer(t, b)
-		_, err := p.Buy(House{}, t0)
+		_, err := Apply(p, Buy{}, t0)
 		refused := errors.Is(err, ErrInvalid)
 		if refused != BalanceFull(b) {
 			t.Errorf("balance %d: Buy %v, BalanceFull %v", b, err, BalanceFull(b))

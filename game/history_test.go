@@ -24,7 +24,7 @@ func split(hist []Entry) (main, others []Entry) {
 func grants(t *testing.T, p Player, hist []Entry, n int) (Player, []Entry) {
 	t.Helper()
 	for range n {
-		s, err := p.Grant(1, time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC))
+		s, err := Apply(p, Grant{Amount: 1}, time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,18 +65,18 @@ func TestHistoryKeepsTickets(t *testing.T) {
 	for i := range 10 {
 		p, hist = grants(t, p, hist, i%3)
 		var s Step
-		s, err := p.Buy(House{}, time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC))
+		s, err := Apply(p, Buy{}, time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC))
 		if err != nil {
 			t.Fatal(err)
 		}
 		p, hist = s.Player, append(hist, s.History...)
 		p, hist = grants(t, p, hist, 1) // between the purchase and the draw
-		if s, err = p.Reveal(SeededDrawer{}, p.TicketSeq, AllRows, time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)); err != nil {
+		if s, err = Apply(p, Reveal{Ticket: p.TicketSeq, Rows: AllRows}, time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)); err != nil {
 			t.Fatal(err)
 		}
 		p, hist = s.Player, append(hist, s.History...)
 		if p.ChestDue {
-			if s, err = p.OpenChest(SeededDrawer{}, p.ChestSeq+1, time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)); err != nil {
+			if s, err = Apply(p, OpenChest{Seq: p.ChestSeq + 1}, time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)); err != nil {
 				t.Fatal(err)
 			}
 			p, hist = s.Player, append(hist, s.History...)

@@ -45,20 +45,20 @@ func linkedPlay(t *testing.T, tickets, every int, discard uint64, resetDue uint6
 	var d SeededDrawer
 	for i := range tickets {
 		if i > 0 && i%every == 0 {
-			step(p.Rotate(seed(), now))
+			step(Apply(p, Rotate{Fresh: seed()}, now))
 		}
-		step(p.Buy(House{}, now))
+		step(Apply(p, Buy{}, now))
 		if p.TicketSeq == discard {
-			step(p.Reset(p.Balance, now))
-			step(p.Buy(House{}, now))
+			step(Apply(p, Reset{Start: p.Balance}, now))
+			step(Apply(p, Buy{}, now))
 		}
-		step(p.Reveal(d, p.TicketSeq, AllRows, now))
+		step(Apply(p, Reveal{Ticket: p.TicketSeq, Rows: AllRows, Drawer: d}, now))
 		if p.ChestDue && resetDue > 0 && p.TicketSeq >= resetDue {
-			step(p.Reset(p.Balance, now))
+			step(Apply(p, Reset{Start: p.Balance}, now))
 			resetDue = 0
 		}
 		if p.ChestDue {
-			step(p.OpenChest(d, p.ChestSeq+1, now))
+			step(Apply(p, OpenChest{Seq: p.ChestSeq + 1, Drawer: d}, now))
 		}
 	}
 	return p, rs, hist
@@ -111,9 +111,9 @@ func TestCheckLinksWhole(t *testing.T) {
 	// placed after ticket k−1.
 	q, full, k := p, slices.Clone(hist), p.TicketSeq
 	for _, f := range []func(Player) (Step, error){
-		func(q Player) (Step, error) { return q.Reset(q.Balance, time.Time{}) },
-		func(q Player) (Step, error) { return q.Buy(House{}, time.Time{}) },
-		func(q Player) (Step, error) { return q.Reveal(SeededDrawer{}, q.TicketSeq, AllRows, time.Time{}) },
+		func(q Player) (Step, error) { return Apply(q, Reset{Start: q.Balance}, time.Time{}) },
+		func(q Player) (Step, error) { return Apply(q, Buy{}, time.Time{}) },
+		func(q Player) (Step, error) { return Apply(q, Reveal{Ticket: q.TicketSeq, Rows: AllRows}, time.Time{}) },
 	} {
 		s, err := f(q)
 		if err != nil {
@@ -201,7 +201,7 @@ func TestCheckLinksTrimmed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := p.Rotate(fresh, time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC))
+		s, err := Apply(p, Rotate{Fresh: fresh}, time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -340,13 +340,13 @@ func TestCheckLinksOneListFull(t *testing.T) {
 	for i := range 40 {
 		if i == 20 {
 			for range MaxOtherLines + 5 {
-				step(q.Grant(1, now))
+				step(Apply(q, Grant{Amount: 1}, now))
 			}
 		}
-		step(q.Buy(House{}, now))
-		step(q.Reveal(d, q.TicketSeq, AllRows, now))
+		step(Apply(q, Buy{}, now))
+		step(Apply(q, Reveal{Ticket: q.TicketSeq, Rows: AllRows, Drawer: d}, now))
 		if q.ChestDue {
-			step(q.OpenChest(d, q.ChestSeq+1, now))
+			step(Apply(q, OpenChest{Seq: q.ChestSeq + 1, Drawer: d}, now))
 		}
 	}
 	hist = TrimHistory(hist)

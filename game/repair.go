@@ -38,7 +38,7 @@ func (m Repair) apply(p Player, now time.Time) (Step, error) {
 	if p.Seed != (Seed{}) {
 		b.Seed, b.NextSeed, b.ClientSeed, b.SeedNo = p.Seed, p.NextSeed, p.ClientSeed, p.SeedNo
 		b.SeedTicket, b.SeedChest, b.SeedAt = p.SeedTicket, p.SeedChest, p.SeedAt
-		r, err := b.Rotate(m.Fresh, now)
+		r, err := Rotate{Fresh: m.Fresh}.apply(b, now)
 		if err != nil {
 			return Step{Player: p}, fmt.Errorf("repair: %w", err)
 		}
@@ -48,7 +48,7 @@ func (m Repair) apply(p Player, now time.Time) (Step, error) {
 		b.Seed, b.NextSeed, b.ClientSeed, b.SeedNo = m.Fresh, p.NextSeed, m.Client, last.No+2 // the lost seed was last.No+1 at least
 		b.SeedTicket, b.SeedChest, b.SeedAt = b.TicketSeq, b.ChestSeq, now
 	}
-	s, err := b.Reset(m.Start, now)
+	s, err := Reset{Start: m.Start}.apply(b, now)
 	if err != nil {
 		return Step{Player: p}, err
 	}

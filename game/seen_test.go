@@ -54,9 +54,9 @@ func TestSeenHidesThePrizeUntilItsRow(t *testing.T) {
 	o := winAt(t, TierLoss+1, 2)
 	d := oneDrawer{o}
 	p := newTestPlayer(t, 2000)
-	p = must(p.Buy(House{}, t0))
+	p = must(Apply(p, Buy{}, t0))
 	before := p
-	p = must(p.Reveal(d, 1, 0b001, t0)) // the first row: not the winning one
+	p = must(Apply(p, Reveal{Ticket: 1, Rows: 0b001, Drawer: d}, t0)) // the first row: not the winning one
 	hist := []Entry{{Kind: KindPlay, TicketID: 1, Tier: o.Tier, Amount: o.Prize - Stake}}
 
 	s := p.Seen(hist)
@@ -79,7 +79,7 @@ func TestSeenHidesThePrizeUntilItsRow(t *testing.T) {
 		t.Errorf("SeenHistory = %+v, want the open ticket's line gone", got)
 	}
 
-	p = must(p.Reveal(d, 1, 0b100, t0)) // the winning row: the card shows the prize
+	p = must(Apply(p, Reveal{Ticket: 1, Rows: 0b100, Drawer: d}, t0)) // the winning row: the card shows the prize
 	s = p.Seen(hist)
 	if s.Revealing != 1 || s.Prize != 0 || s.Player.Balance != p.Balance || s.Player.Stats != p.Stats {
 		t.Errorf("winning row shown: Seen = %+v, want the real balance %d and stats", s, p.Balance)
@@ -88,7 +88,7 @@ func TestSeenHidesThePrizeUntilItsRow(t *testing.T) {
 		t.Errorf("SeenHistory = %+v, want the line hidden until the ticket is finished", got)
 	}
 
-	p = must(p.Reveal(d, 1, AllRows, t0))
+	p = must(Apply(p, Reveal{Ticket: 1, Rows: AllRows, Drawer: d}, t0))
 	if s := p.Seen(hist); s.Revealing != 0 || !reflect.DeepEqual(s.Player, p) {
 		t.Errorf("finished: Seen = %+v, want the real state", s)
 	}
@@ -101,8 +101,8 @@ func TestSeenBestWinFromHistory(t *testing.T) {
 	must := mustStep(t)
 	o := winAt(t, TierLoss+1, 2)
 	p := newTestPlayer(t, 2000)
-	p = must(p.Buy(House{}, t0))
-	p = must(p.Reveal(oneDrawer{o}, 1, 0, t0))
+	p = must(Apply(p, Buy{}, t0))
+	p = must(Apply(p, Reveal{Ticket: 1, Rows: 0, Drawer: oneDrawer{o}}, t0))
 	p.Stats.BestWinCents = o.Prize // as if it were the best
 	hist := []Entry{
 		{Kind: KindPlay, TicketID: 1, Tier: o.Tier, Amount: o.Prize - Stake},
@@ -120,12 +120,12 @@ func TestSeenHidesTheKeyAndTheChest(t *testing.T) {
 	d := oneDrawer{o}
 	p := newTestPlayer(t, 2000)
 	for id := uint64(1); id <= 2; id++ {
-		p = must(p.Buy(House{}, t0))
-		p = must(p.Reveal(d, id, AllRows, t0))
+		p = must(Apply(p, Buy{}, t0))
+		p = must(Apply(p, Reveal{Ticket: id, Rows: AllRows, Drawer: d}, t0))
 	}
-	p = must(p.Buy(House{}, t0))
+	p = must(Apply(p, Buy{}, t0))
 	before := p
-	p = must(p.Reveal(d, 3, 0b011, t0))
+	p = must(Apply(p, Reveal{Ticket: 3, Rows: 0b011, Drawer: d}, t0))
 	if !p.ChestDue || p.Keys != 0 {
 		t.Fatalf("the third key: keys %d, chest due %v", p.Keys, p.ChestDue)
 	}
@@ -136,7 +136,7 @@ func TestSeenHidesTheKeyAndTheChest(t *testing.T) {
 	if err := s.Player.Check(); err != nil {
 		t.Errorf("seen player not sound: %v", err)
 	}
-	p = must(p.Reveal(d, 3, 0b100, t0))
+	p = must(Apply(p, Reveal{Ticket: 3, Rows: 0b100, Drawer: d}, t0))
 	if s := p.Seen(nil); s.Revealing != 0 || !reflect.DeepEqual(s.Player, p) {
 		t.Errorf("finished: Seen = %+v, want the real state", s)
 	}
@@ -146,8 +146,8 @@ func TestSeenHistoryBalances(t *testing.T) {
 	must := mustStep(t)
 	o := winAt(t, TierLoss+1, 1)
 	p := newTestPlayer(t, 2000)
-	p = must(p.Buy(House{}, t0))
-	s1, err := p.Reveal(oneDrawer{o}, 1, 0b001, t0)
+	p = must(Apply(p, Buy{}, t0))
+	s1, err := Apply(p, Reveal{Ticket: 1, Rows: 0b001, Drawer: oneDrawer{o}}, t0)
 	p = must(s1, err)
 	s2, err := ClaimDaily{100, time.Hour}.apply(p, t0)
 	p = must(s2, err)
@@ -185,7 +185,7 @@ func TestPropertySeen(t *testing.T) {
 			var err error
 			switch rapid.IntRange(0, 3).Draw(t, "action") {
 			case 0:
-				s, err = p.Buy(House{}, now)
+				s, err = Apply(p, Buy{}, now)
 			case 1:
 				if p.Ticket == nil {
 					continue
@@ -193,12 +193,12 @@ func TestPropertySeen(t *testing.T) {
 				if !p.Ticket.Drawn {
 					pre, daily = p, 0
 				}
-				s, err = p.Reveal(d, p.Ticket.ID, RowMask(rapid.IntRange(0, 7).Draw(t, "rows")), now)
+				s, err = Apply(p, Reveal{Ticket: p.Ticket.ID, Rows: RowMask(rapid.IntRange(0, 7).Draw(t, "rows")), Drawer: d}, now)
 			case 2:
 				if p.Revealing() != nil { // no view offers the chest before the ticket is finished
 					continue
 				}
-				s, err = p.OpenChest(d, p.ChestSeq+1, now)
+				s, err = Apply(p, OpenChest{Seq: p.ChestSeq + 1, Drawer: d}, now)
 			case 3:
 				s, err = ClaimDaily{100, time.Hour}.apply(p, now)
 				if err == nil && p.Revealing() != nil {

@@ -91,11 +91,21 @@ func (m Moderator) audit(action string, amount int64, now time.Time) *AuditEntry
 	return &AuditEntry{At: now, Guild: m.Guild, Actor: m.Actor, Target: m.Target, Action: action, Amount: amount, Reason: m.Reason}
 }
 
-// Buy buys a ticket under the house rules (Player.Buy), or resumes the
-// open one. With Again, it is "Play again" on the card of ticket After: it
-// acts only if that card is still the player's latest (the ticket bought
-// by a double click of the same card is resumed), and otherwise refuses
-// with ErrStaleCard.
+// Buy buys a ticket at now under the house rules House: it debits Stake,
+// counts the play and opens ticket TicketSeq+1, not drawn yet;
+// Result.Reality is the reality check the card shows, if one is due
+// (care.go). If the current ticket is still open it is handed back with
+// Result.Resumed and nothing is charged. With Again, it is "Play again" on
+// the card of ticket After: it acts only if that card is still the
+// player's latest (the ticket bought by a double click of the same card is
+// resumed), and otherwise refuses with ErrStaleCard. Other errors: a
+// *PausedError (ErrPaused) during a pause, ErrChestDue while a chest waits
+// to be opened, a *TooSoonError (ErrTooSoon) before House.MinInterval has
+// passed since the last ticket, a *LimitError (ErrLimitReached) when the
+// stake would cross one of the player's limits or House.MaxStakeDay,
+// ErrInsufficientFunds when the balance is below Stake, ErrInvalid for a
+// House out of bounds or a balance so close to MaxBalance that the
+// ticket's prizes could not be credited.
 type Buy struct {
 	House House
 	Again bool
@@ -110,7 +120,7 @@ func (m Buy) apply(p Player, now time.Time) (Step, error) {
 	if m.Again {
 		cur := p.Ticket
 		switch {
-		case p.ChestDue: // Buy refuses: the chest is shown
+		case p.ChestDue: // refused below: the chest is shown
 		case cur == nil && m.After == 0,
 			cur != nil && cur.ID == m.After,                 // closed: buy the next; still open (a chest came first): resume it
 			cur != nil && cur.ID == m.After+1 && cur.Open(): // a double click: resume what the first bought
@@ -118,11 +128,53 @@ func (m Buy) apply(p Player, now time.Time) (Step, error) {
 			return Step{Player: p}, fmt.Errorf("%w: card of ticket %d", ErrStaleCard, m.After)
 		}
 	}
-	return p.Buy(m.House, now)
+	if p.Paused(now) {
+		return Step{Player: p}, &PausedError{Until: p.Care.PausedUntil}
+	}
+	if t := p.Ticket; t != nil && t.Open() {
+		return Step{Player: p, Result: Result{Balance: p.Balance, Ticket: t.ID, Resumed: true}}, nil
+	}
+	if p.ChestDue {
+		return Step{Player: p}, fmt.Errorf("%w: chest %d", ErrChestDue, p.ChestSeq+1)
+	}
+	care, reality, err := p.checkBuy(m.House, now)
+	if err != nil {
+		return Step{Player: p}, err
+	}
+	if p.Balance < Stake {
+		return Step{Player: p}, fmt.Errorf("%w: balance %d, stake %d", ErrInsufficientFunds, p.Balance, Stake)
+	}
+	if BalanceFull(p.Balance) {
+		return Step{Player: p}, fmt.Errorf("%w: balance %d too close to %d to credit a prize", ErrInvalid, p.Balance, MaxBalance)
+	}
+	if _, ok := p.NextTicket(); !ok {
+		return Step{Player: p}, fmt.Errorf("%w: no ticket number left", ErrInvalid)
+	}
+	n := p
+	if n.Stats.Plays, err = add(p.Stats.Plays, 1); err != nil {
+		return Step{Player: p}, err
+	}
+	if n.Stats.StakedCents, err = add(p.Stats.StakedCents, Stake); err != nil {
+		return Step{Player: p}, err
+	}
+	n.Balance -= Stake
+	n.TicketSeq++
+	n.Ticket = &Ticket{ID: n.TicketSeq, BoughtAt: now}
+	n.Care = care
+	return p.done(Step{Player: n, Result: Result{Balance: n.Balance, Ticket: n.TicketSeq, Amount: -Stake, Reality: reality}})
 }
 
-// Reveal shows Rows of ticket Ticket, drawing it at the first reveal
-// with Drawer (Player.Reveal).
+// Reveal shows Rows (0 to draw without showing any) of the current ticket,
+// number Ticket. At the first reveal of the ticket it draws the outcome
+// with Drawer, for the keys held, and settles it at once: the prize
+// credited, the statistics, a key collected (the third one sets the keys
+// back to 0 and makes the chest due) and a KindPlay history entry;
+// Result.Drawn is true for that step only. Later reveals never draw again:
+// they add rows, and revealing rows already shown is not an error. Errors:
+// ErrUnknownTicket when Ticket is not the current ticket; ErrInvalid for
+// Rows outside AllRows, for an outcome the rules do not allow (wrapping
+// ErrInvalidOutcome too: a faulty drawer cannot corrupt a player) or a
+// prize that cannot be credited; the Drawer's error, wrapped.
 type Reveal struct {
 	Ticket uint64
 	Rows   RowMask
@@ -130,95 +182,195 @@ type Reveal struct {
 }
 
 func (m Reveal) apply(p Player, now time.Time) (Step, error) {
-	s, err := p.Reveal(drawer(m.Drawer), m.Ticket, m.Rows, now)
-	if err == nil {
-		t := p.Ticket // the step's ticket: Reveal refused any other
-		s.Finished = t.Open() && t.Revealed|m.Rows == AllRows
+	if m.Rows&^AllRows != 0 {
+		return Step{Player: p}, fmt.Errorf("%w: rows %#b", ErrInvalid, m.Rows)
 	}
-	return s, err
+	if p.Ticket == nil || p.Ticket.ID != m.Ticket {
+		return Step{Player: p}, fmt.Errorf("%w: ticket %d", ErrUnknownTicket, m.Ticket)
+	}
+	n, t := p, *p.Ticket
+	s := Step{Result: Result{Ticket: t.ID}}
+	if !t.Drawn {
+		o, err := drawer(m.Drawer).Ticket(p.Seed, p.ClientSeed, t.ID, p.Keys)
+		if err != nil {
+			return Step{Player: p}, fmt.Errorf("draw ticket %d: %w", t.ID, err)
+		}
+		if err := Validate(o); err != nil {
+			return Step{Player: p}, fmt.Errorf("%w: draw ticket %d: %w", ErrInvalid, t.ID, err)
+		}
+		t.Drawn, t.Outcome = true, o
+		if o.Tier.Winning() {
+			if n.Balance, err = credit(p.Balance, o.Prize); err != nil {
+				return Step{Player: p}, fmt.Errorf("ticket %d: %w", t.ID, err)
+			}
+			if n.Stats.WonCents, err = add(p.Stats.WonCents, o.Prize); err != nil {
+				return Step{Player: p}, err
+			}
+			if n.Stats.Wins, err = add(p.Stats.Wins, 1); err != nil {
+				return Step{Player: p}, err
+			}
+			n.Stats.BestWinCents = max(p.Stats.BestWinCents, o.Prize)
+			n.Care = p.Care.won(o.Prize, now)
+		}
+		if o.Key {
+			if n.Stats.Keys, err = add(p.Stats.Keys, 1); err != nil {
+				return Step{Player: p}, err
+			}
+			n.Keys++
+			if n.Keys >= MaxKeys {
+				n.Keys, n.ChestDue, t.Chest = 0, true, true
+			}
+		}
+		t.KeysAfter = n.Keys
+		s.Result.Drawn = true
+		s.Result.Amount = o.Prize - Stake
+		s.History = []Entry{{
+			At: now, Kind: KindPlay, TicketID: t.ID, Tier: o.Tier, Key: o.Key, Amount: s.Result.Amount, Balance: n.Balance,
+			Fair: true, KeysBefore: p.Keys, Grid: o.Grid, Commitment: p.Seed.Commitment(),
+		}}
+	}
+	t.Revealed |= m.Rows
+	if t != *p.Ticket {
+		n.Ticket = &t
+	}
+	s.Player, s.Result.Balance = n, n.Balance
+	s.Finished = p.Ticket.Open() && !t.Open()
+	return p.done(s)
 }
 
-// OpenChest opens chest number Seq, drawn with Drawer (Player.OpenChest).
+// OpenChest opens the due chest, number Seq (ChestSeq+1 as the caller read
+// it): it draws the chest with Drawer, credits the prize, counts it and
+// clears ChestDue; Result.Opened is true for that step only. A repeat with
+// the number of the chest just opened (Seq == ChestSeq) changes nothing
+// and shows that chest again, so a double click pays once. Errors:
+// ErrNoChest for any other Seq, or when no chest is due; ErrInvalid for a
+// chest the rules do not allow (wrapping ErrInvalidOutcome too), a prize
+// that cannot be credited or no chest number left (ChestSeq at its
+// maximum); the Drawer's error, wrapped.
 type OpenChest struct {
 	Seq    int64
 	Drawer Drawer // nil means SeededDrawer{}
 }
 
 func (m OpenChest) apply(p Player, now time.Time) (Step, error) {
-	return p.OpenChest(drawer(m.Drawer), m.Seq, now)
-}
-
-// Rotate reveals the server seed and commits Fresh as the next
-// (Player.Rotate). With Client not nil, it sets the client seed to *Client
-// too, which draws with the next server seed, committed before the player
-// chose it; ErrClientSeed for a client seed ValidateClientSeed refuses.
-type Rotate struct {
-	Fresh  Seed
-	Client *string
-}
-
-func (m Rotate) apply(p Player, now time.Time) (Step, error) {
-	client := p.ClientSeed
-	if m.Client != nil {
-		if err := ValidateClientSeed(*m.Client); err != nil {
-			return Step{Player: p}, err
+	seq := m.Seq
+	if !p.ChestDue || seq != p.ChestSeq+1 {
+		if seq == p.ChestSeq && p.LastChest != nil {
+			return Step{Player: p, Result: Result{Balance: p.Balance, Chest: *p.LastChest}}, nil
 		}
-		client = *m.Client
+		return Step{Player: p}, fmt.Errorf("%w: chest %d (%d opened, due: %v)", ErrNoChest, seq, p.ChestSeq, p.ChestDue)
 	}
-	return p.rotate(m.Fresh, client, now)
+	if _, ok := p.NextChest(); !ok || seq < 1 { // no chest number left
+		return Step{Player: p}, fmt.Errorf("%w: chest %d", ErrInvalid, seq)
+	}
+	c, err := drawer(m.Drawer).Chest(p.Seed, p.ClientSeed, seq)
+	if err != nil {
+		return Step{Player: p}, fmt.Errorf("draw chest %d: %w", seq, err)
+	}
+	if err := c.check(); err != nil {
+		return Step{Player: p}, fmt.Errorf("%w: draw chest %d: %w", ErrInvalid, seq, err)
+	}
+	n := p
+	if n.Balance, err = credit(p.Balance, c.Prize); err != nil {
+		return Step{Player: p}, fmt.Errorf("chest %d: %w", seq, err)
+	}
+	if n.Stats.WonCents, err = add(p.Stats.WonCents, c.Prize); err != nil {
+		return Step{Player: p}, err
+	}
+	if n.Stats.Chests, err = add(p.Stats.Chests, 1); err != nil {
+		return Step{Player: p}, err
+	}
+	n.Stats.BestWinCents = max(p.Stats.BestWinCents, c.Prize)
+	n.ChestDue, n.ChestSeq, n.LastChest = false, seq, &c
+	n.Care = p.Care.won(c.Prize, now)
+	return p.done(Step{
+		Player:  n,
+		History: []Entry{{At: now, Kind: KindChest, Lot: c.Lot, Amount: c.Prize, Balance: n.Balance, Fair: true, Chest: seq, Commitment: p.Seed.Commitment()}},
+		Result:  Result{Balance: n.Balance, Opened: true, Chest: c, Amount: c.Prize},
+	})
 }
 
-// SetLimits changes the player's limits and reality check (Player.SetLimits).
-type SetLimits struct {
-	Sets     []LimitSet
-	Reminder time.Duration // negative: no change
-}
-
-func (m SetLimits) apply(p Player, now time.Time) (Step, error) {
-	return p.SetLimits(m.Sets, m.Reminder, now)
-}
-
-// Pause pauses the player's play until Until (Player.Pause).
-type Pause struct{ Until time.Time }
-
-func (m Pause) apply(p Player, now time.Time) (Step, error) { return p.Pause(m.Until, now) }
-
-// Grant adds Amount cents, or with Set sets the balance to Amount, a
-// moderator's step (Player.Grant, Player.SetBalance), logged as
-// ActionGrant or ActionSetBalance when By names the moderator.
+// Grant adds Amount cents (negative to take some back) to the balance, or
+// with Set sets the balance to Amount (the same balance is allowed, and
+// recorded); the difference counts as granted. A moderator's step, logged
+// as ActionGrant or ActionSetBalance when By names the moderator. Errors:
+// ErrInvalid for a grant of 0 or beyond ±MaxGrant, a balance set out of
+// 0..MaxBalance, or a balance that would leave 0..MaxBalance.
 type Grant struct {
 	Amount int64
 	Set    bool
 	By     Moderator
 }
 
-func (m Grant) apply(p Player, now time.Time) (s Step, err error) {
-	action := ActionGrant
-	if m.Set {
-		action = ActionSetBalance
-		s, err = p.SetBalance(m.Amount, now)
-	} else {
-		s, err = p.Grant(m.Amount, now)
+func (m Grant) apply(p Player, now time.Time) (Step, error) {
+	action, kind, amount := ActionGrant, KindGrant, m.Amount
+	switch {
+	case m.Set && (m.Amount < 0 || m.Amount > MaxBalance):
+		return Step{Player: p}, fmt.Errorf("%w: balance %d out of 0..%d", ErrInvalid, m.Amount, MaxBalance)
+	case m.Set:
+		action, kind, amount = ActionSetBalance, KindSet, m.Amount-p.Balance // both in 0..MaxBalance once p is sound
+	case m.Amount == 0 || m.Amount > MaxGrant || m.Amount < -MaxGrant:
+		return Step{Player: p}, fmt.Errorf("%w: grant %d must be non-zero and within ±%d", ErrInvalid, m.Amount, MaxGrant)
 	}
+	s, err := p.credited(p, kind, amount, now)
 	if err == nil {
 		s.Audit = m.By.audit(action, m.Amount, now)
 	}
 	return s, err
 }
 
-// Reset starts the player again with Start cents (Player.Reset), logged as
-// ActionReset when By names the moderator.
+// Reset puts the player back to a new player's state with Start cents:
+// keys, ticket (its number recorded in the reset's line), due chest, last
+// chest, statistics and daily claim are lost. The ticket and chest numbers,
+// the creation time and the seeds are kept, so that no draw is ever made
+// twice (the store keeps the reveals and the operations remembered beside
+// the player). A moderator's step, logged as ActionReset when By names the
+// moderator; it also repairs a player that is not sound. Errors:
+// ErrInvalid for a Start out of 0..MaxBalance, or a player without a seed.
 type Reset struct {
 	Start int64
 	By    Moderator
 }
 
 func (m Reset) apply(p Player, now time.Time) (Step, error) {
-	s, err := p.Reset(m.Start, now)
-	if err == nil {
-		s.Audit = m.By.audit(ActionReset, m.Start, now)
+	start := m.Start
+	if start < 0 || start > MaxBalance {
+		return Step{Player: p}, fmt.Errorf("%w: starting balance %d out of 0..%d", ErrInvalid, start, MaxBalance)
 	}
-	return s, err
+	n := Player{
+		StartingBalance: start, Balance: start,
+		ChestSeq: p.ChestSeq, TicketSeq: p.TicketSeq, CreatedAt: p.CreatedAt,
+		Seed: p.Seed, NextSeed: p.NextSeed, ClientSeed: p.ClientSeed, SeedNo: p.SeedNo, SeedTicket: p.SeedTicket,
+		SeedChest: p.SeedChest, SeedAt: p.SeedAt,
+		Care: p.Care, // a reset lifts no pause and no limit
+	}
+	if n.Care.check() != nil { // corrupt: the pause stands, the rest starts again
+		n.Care = Care{PausedUntil: p.Care.PausedUntil}
+	}
+	n.ChestSeq = max(n.ChestSeq, 0)
+	n.TicketSeq = backed(n.TicketSeq, n.ChestSeq)
+	if n.checkSeeds() != nil { // corrupt fairness records: start them again
+		n.SeedNo, n.SeedTicket, n.SeedChest = max(n.SeedNo, 0), min(n.TicketSeq, MaxSeq), min(n.ChestSeq, MaxSeq)
+		n.NextSeed = Seed{} // committed again by WithNextSeed
+		if ValidateClientSeed(n.ClientSeed) != nil {
+			n.ClientSeed = ""
+		}
+	}
+	// The balance replaced, brought into range first should p be corrupt,
+	// so that start − old cannot overflow; a ticket bought and not drawn is
+	// thrown away, its number recorded, and old is the balance before it,
+	// the last the history shows.
+	old, discarded := min(max(p.Balance, 0), MaxBalance), uint64(0)
+	if t := p.Ticket; t != nil && !t.Drawn && t.ID == p.TicketSeq {
+		old, discarded = min(old+Stake, MaxBalance), t.ID
+	}
+	amount := start - old
+	return p.done(Step{
+		Player:  n,
+		History: []Entry{{At: now, Kind: KindReset, Amount: amount, Balance: start, Fair: true, Discarded: discarded}},
+		Result:  Result{Balance: start, Amount: amount},
+		Audit:   m.By.audit(ActionReset, start, now),
+	})
 }
 
 // truncate cuts s to n runes and an ellipsis when it is longer, its
@@ -258,167 +410,6 @@ func (p Player) done(s Step) (Step, error) {
 		return Step{Player: p}, fmt.Errorf("step refused: %w", err)
 	}
 	return s, nil
-}
-
-// Buy buys a ticket at now under the house rules h: it debits Stake, counts
-// the play and opens ticket TicketSeq+1, not drawn yet; Result.Reality is
-// the reality check the card shows, if one is due (care.go). If the current
-// ticket is still open it is handed back with Result.Resumed and nothing is
-// charged. Errors: a *PausedError (ErrPaused) during a pause, ErrChestDue
-// while a chest waits to be opened, a *TooSoonError (ErrTooSoon) before
-// h.MinInterval has passed since the last ticket, a *LimitError
-// (ErrLimitReached) when the stake would cross one of the player's limits
-// or h.MaxStakeDay, ErrInsufficientFunds when the balance is below Stake,
-// ErrInvalid for an h out of bounds or a balance so close to MaxBalance
-// that the ticket's prizes could not be credited.
-func (p Player) Buy(h House, now time.Time) (Step, error) {
-	if p.Paused(now) {
-		return Step{Player: p}, &PausedError{Until: p.Care.PausedUntil}
-	}
-	if t := p.Ticket; t != nil && t.Open() {
-		return Step{Player: p, Result: Result{Balance: p.Balance, Ticket: t.ID, Resumed: true}}, nil
-	}
-	if p.ChestDue {
-		return Step{Player: p}, fmt.Errorf("%w: chest %d", ErrChestDue, p.ChestSeq+1)
-	}
-	care, reality, err := p.checkBuy(h, now)
-	if err != nil {
-		return Step{Player: p}, err
-	}
-	if p.Balance < Stake {
-		return Step{Player: p}, fmt.Errorf("%w: balance %d, stake %d", ErrInsufficientFunds, p.Balance, Stake)
-	}
-	if BalanceFull(p.Balance) {
-		return Step{Player: p}, fmt.Errorf("%w: balance %d too close to %d to credit a prize", ErrInvalid, p.Balance, MaxBalance)
-	}
-	if _, ok := p.NextTicket(); !ok {
-		return Step{Player: p}, fmt.Errorf("%w: no ticket number left", ErrInvalid)
-	}
-	n := p
-	if n.Stats.Plays, err = add(p.Stats.Plays, 1); err != nil {
-		return Step{Player: p}, err
-	}
-	if n.Stats.StakedCents, err = add(p.Stats.StakedCents, Stake); err != nil {
-		return Step{Player: p}, err
-	}
-	n.Balance -= Stake
-	n.TicketSeq++
-	n.Ticket = &Ticket{ID: n.TicketSeq, BoughtAt: now}
-	n.Care = care
-	return p.done(Step{Player: n, Result: Result{Balance: n.Balance, Ticket: n.TicketSeq, Amount: -Stake, Reality: reality}})
-}
-
-// Reveal shows rows (0 to draw without showing any) of the current ticket,
-// number ticket. At the first call on the ticket it draws the outcome with
-// d, for the keys held, and settles it at once: the prize credited, the
-// statistics, a key collected (the third one sets the keys back to 0 and
-// makes the chest due) and a KindPlay history entry; Result.Drawn is true
-// for that step only. Later calls never draw again: they add rows, and
-// revealing rows already shown is not an error. Errors: ErrUnknownTicket
-// when ticket is not the current ticket; ErrInvalid for rows outside
-// AllRows, for an outcome the rules do not allow (wrapping
-// ErrInvalidOutcome too: a faulty drawer cannot corrupt a player) or a
-// prize that cannot be credited; d's error, wrapped.
-func (p Player) Reveal(d Drawer, ticket uint64, rows RowMask, now time.Time) (Step, error) {
-	if rows&^AllRows != 0 {
-		return Step{Player: p}, fmt.Errorf("%w: rows %#b", ErrInvalid, rows)
-	}
-	if p.Ticket == nil || p.Ticket.ID != ticket {
-		return Step{Player: p}, fmt.Errorf("%w: ticket %d", ErrUnknownTicket, ticket)
-	}
-	n, t := p, *p.Ticket
-	s := Step{Result: Result{Ticket: t.ID}}
-	if !t.Drawn {
-		o, err := d.Ticket(p.Seed, p.ClientSeed, t.ID, p.Keys)
-		if err != nil {
-			return Step{Player: p}, fmt.Errorf("draw ticket %d: %w", t.ID, err)
-		}
-		if err := Validate(o); err != nil {
-			return Step{Player: p}, fmt.Errorf("%w: draw ticket %d: %w", ErrInvalid, t.ID, err)
-		}
-		t.Drawn, t.Outcome = true, o
-		if o.Tier.Winning() {
-			if n.Balance, err = credit(p.Balance, o.Prize); err != nil {
-				return Step{Player: p}, fmt.Errorf("ticket %d: %w", t.ID, err)
-			}
-			if n.Stats.WonCents, err = add(p.Stats.WonCents, o.Prize); err != nil {
-				return Step{Player: p}, err
-			}
-			if n.Stats.Wins, err = add(p.Stats.Wins, 1); err != nil {
-				return Step{Player: p}, err
-			}
-			n.Stats.BestWinCents = max(p.Stats.BestWinCents, o.Prize)
-			n.Care = p.Care.won(o.Prize, now)
-		}
-		if o.Key {
-			if n.Stats.Keys, err = add(p.Stats.Keys, 1); err != nil {
-				return Step{Player: p}, err
-			}
-			n.Keys++
-			if n.Keys >= MaxKeys {
-				n.Keys, n.ChestDue, t.Chest = 0, true, true
-			}
-		}
-		t.KeysAfter = n.Keys
-		s.Result.Drawn = true
-		s.Result.Amount = o.Prize - Stake
-		s.History = []Entry{{
-			At: now, Kind: KindPlay, TicketID: t.ID, Tier: o.Tier, Key: o.Key, Amount: s.Result.Amount, Balance: n.Balance,
-			Fair: true, KeysBefore: p.Keys, Grid: o.Grid, Commitment: p.Seed.Commitment(),
-		}}
-	}
-	t.Revealed |= rows
-	if t != *p.Ticket {
-		n.Ticket = &t
-	}
-	s.Player, s.Result.Balance = n, n.Balance
-	return p.done(s)
-}
-
-// OpenChest opens the due chest, number seq (ChestSeq+1 as the caller read
-// it): it draws the chest with d, credits the prize, counts it and clears
-// ChestDue; Result.Opened is true for that step only. A repeat with the
-// number of the chest just opened (seq == ChestSeq) changes nothing and
-// shows that chest again, so a double click pays once. Errors: ErrNoChest
-// for any other seq, or when no chest is due; ErrInvalid for a chest the
-// rules do not allow (wrapping ErrInvalidOutcome too), a prize that cannot
-// be credited or no chest number left (ChestSeq at its maximum); d's error,
-// wrapped.
-func (p Player) OpenChest(d Drawer, seq int64, now time.Time) (Step, error) {
-	if !p.ChestDue || seq != p.ChestSeq+1 {
-		if seq == p.ChestSeq && p.LastChest != nil {
-			return Step{Player: p, Result: Result{Balance: p.Balance, Chest: *p.LastChest}}, nil
-		}
-		return Step{Player: p}, fmt.Errorf("%w: chest %d (%d opened, due: %v)", ErrNoChest, seq, p.ChestSeq, p.ChestDue)
-	}
-	if _, ok := p.NextChest(); !ok || seq < 1 { // no chest number left
-		return Step{Player: p}, fmt.Errorf("%w: chest %d", ErrInvalid, seq)
-	}
-	c, err := d.Chest(p.Seed, p.ClientSeed, seq)
-	if err != nil {
-		return Step{Player: p}, fmt.Errorf("draw chest %d: %w", seq, err)
-	}
-	if err := c.check(); err != nil {
-		return Step{Player: p}, fmt.Errorf("%w: draw chest %d: %w", ErrInvalid, seq, err)
-	}
-	n := p
-	if n.Balance, err = credit(p.Balance, c.Prize); err != nil {
-		return Step{Player: p}, fmt.Errorf("chest %d: %w", seq, err)
-	}
-	if n.Stats.WonCents, err = add(p.Stats.WonCents, c.Prize); err != nil {
-		return Step{Player: p}, err
-	}
-	if n.Stats.Chests, err = add(p.Stats.Chests, 1); err != nil {
-		return Step{Player: p}, err
-	}
-	n.Stats.BestWinCents = max(p.Stats.BestWinCents, c.Prize)
-	n.ChestDue, n.ChestSeq, n.LastChest = false, seq, &c
-	n.Care = p.Care.won(c.Prize, now)
-	return p.done(Step{
-		Player:  n,
-		History: []Entry{{At: now, Kind: KindChest, Lot: c.Lot, Amount: c.Prize, Balance: n.Balance, Fair: true, Chest: seq, Commitment: p.Seed.Commitment()}},
-		Result:  Result{Balance: n.Balance, Opened: true, Chest: c, Amount: c.Prize},
-	})
 }
 
 // NextDaily returns the first moment the daily bonus may be claimed again
@@ -471,28 +462,6 @@ func (m ClaimDaily) apply(p Player, now time.Time) (Step, error) {
 	return p.credited(n, KindDaily, amount, now)
 }
 
-// Grant adds amount cents (negative to take some back) to the balance,
-// counted as granted: a moderator's step; the audit log is the store's
-// business. Errors: ErrInvalid for an amount of 0 or beyond ±MaxGrant, or a
-// balance that would leave 0..MaxBalance.
-func (p Player) Grant(amount int64, now time.Time) (Step, error) {
-	if amount == 0 || amount > MaxGrant || amount < -MaxGrant {
-		return Step{Player: p}, fmt.Errorf("%w: grant %d must be non-zero and within ±%d", ErrInvalid, amount, MaxGrant)
-	}
-	return p.credited(p, KindGrant, amount, now)
-}
-
-// SetBalance sets the balance to balance cents; the difference counts as
-// granted: a moderator's step. Setting the balance it already has is
-// allowed (and recorded). Errors: ErrInvalid for a balance out of
-// 0..MaxBalance.
-func (p Player) SetBalance(balance int64, now time.Time) (Step, error) {
-	if balance < 0 || balance > MaxBalance {
-		return Step{Player: p}, fmt.Errorf("%w: balance %d out of 0..%d", ErrInvalid, balance, MaxBalance)
-	}
-	return p.credited(p, KindSet, balance-p.Balance, now) // both in 0..MaxBalance once p is sound
-}
-
 // credited is the step of a credit outside play: amount cents (negative
 // to debit) credited to n, p as it changes, and counted as daily bonuses
 // (KindDaily) or granted (KindGrant, KindSet), with a line of kind k.
@@ -512,53 +481,6 @@ func (p Player) credited(n Player, k Kind, amount int64, now time.Time) (Step, e
 		Player:  n,
 		History: []Entry{{At: now, Kind: k, Amount: amount, Balance: n.Balance}},
 		Result:  Result{Balance: n.Balance, Amount: amount},
-	})
-}
-
-// Reset puts the player back to a new player's state with start cents:
-// keys, ticket (its number recorded in the reset's line), due chest, last
-// chest, statistics and daily claim are lost. The ticket and chest numbers,
-// the creation time and the seeds are kept, so that no draw is ever made
-// twice (the store keeps the reveals and the operations remembered beside
-// the player). A moderator's step; it also repairs a player that is not
-// sound. Errors: ErrInvalid for a start out of 0..MaxBalance, or a player
-// without a seed.
-func (p Player) Reset(start int64, now time.Time) (Step, error) {
-	if start < 0 || start > MaxBalance {
-		return Step{Player: p}, fmt.Errorf("%w: starting balance %d out of 0..%d", ErrInvalid, start, MaxBalance)
-	}
-	n := Player{
-		StartingBalance: start, Balance: start,
-		ChestSeq: p.ChestSeq, TicketSeq: p.TicketSeq, CreatedAt: p.CreatedAt,
-		Seed: p.Seed, NextSeed: p.NextSeed, ClientSeed: p.ClientSeed, SeedNo: p.SeedNo, SeedTicket: p.SeedTicket,
-		SeedChest: p.SeedChest, SeedAt: p.SeedAt,
-		Care: p.Care, // a reset lifts no pause and no limit
-	}
-	if n.Care.check() != nil { // corrupt: the pause stands, the rest starts again
-		n.Care = Care{PausedUntil: p.Care.PausedUntil}
-	}
-	n.ChestSeq = max(n.ChestSeq, 0)
-	n.TicketSeq = backed(n.TicketSeq, n.ChestSeq)
-	if n.checkSeeds() != nil { // corrupt fairness records: start them again
-		n.SeedNo, n.SeedTicket, n.SeedChest = max(n.SeedNo, 0), min(n.TicketSeq, MaxSeq), min(n.ChestSeq, MaxSeq)
-		n.NextSeed = Seed{} // committed again by WithNextSeed
-		if ValidateClientSeed(n.ClientSeed) != nil {
-			n.ClientSeed = ""
-		}
-	}
-	// The balance replaced, brought into range first should p be corrupt,
-	// so that start − old cannot overflow; a ticket bought and not drawn is
-	// thrown away, its number recorded, and old is the balance before it,
-	// the last the history shows.
-	old, discarded := min(max(p.Balance, 0), MaxBalance), uint64(0)
-	if t := p.Ticket; t != nil && !t.Drawn && t.ID == p.TicketSeq {
-		old, discarded = min(old+Stake, MaxBalance), t.ID
-	}
-	amount := start - old
-	return p.done(Step{
-		Player:  n,
-		History: []Entry{{At: now, Kind: KindReset, Amount: amount, Balance: start, Fair: true, Discarded: discarded}},
-		Result:  Result{Balance: start, Amount: amount},
 	})
 }
 

@@ -46,10 +46,10 @@ func clone(p Player) Player {
 // step runs a transition and checks what every transition promises: an
 // error leaves the player as it was, success gives a sound player, and the
 // input is never modified.
-func step(t *testing.T, p Player, f func(Player) (Step, error)) (Step, error) {
+func step(t *testing.T, p Player, m Move, now time.Time) (Step, error) {
 	t.Helper()
 	before := clone(p)
-	s, err := f(p)
+	s, err := Apply(p, m, now)
 	if !reflect.DeepEqual(p, before) {
 		t.Fatalf("the transition modified its input:\n%+v\n%+v", p, before)
 	}
@@ -69,9 +69,9 @@ func step(t *testing.T, p Player, f func(Player) (Step, error)) (Step, error) {
 }
 
 // stepOK is step, failing the test on an error.
-func stepOK(t *testing.T, p Player, f func(Player) (Step, error)) Step {
+func stepOK(t *testing.T, p Player, m Move, now time.Time) Step {
 	t.Helper()
-	s, err := step(t, p, f)
+	s, err := step(t, p, m, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestNewPlayer(t *testing.T) {
 
 func TestBuy(t *testing.T) {
 	fresh := newTestPlayer(t, 1000)
-	s := stepOK(t, fresh, func(p Player) (Step, error) { return p.Buy(House{}, t0) })
+	s := stepOK(t, fresh, Buy{}, t0)
 	n := s.Player
 	if n.Balance != 950 || n.TicketSeq != 1 || n.Stats.Plays != 1 || n.Stats.StakedCents != 50 ||
 		n.Ticket == nil || *n.Ticket != (Ticket{ID: 1, BoughtAt: t0}) || s.History != nil ||
@@ -111,15 +111,15 @@ func TestBuy(t *testing.T) {
 	}
 
 	t.Run("open ticket resumed", func(t *testing.T) {
-		s2, err := step(t, n, func(p Player) (Step, error) { return p.Buy(House{}, t0.Add(time.Hour)) })
+		s2, err := step(t, n, Buy{}, t0.Add(time.Hour))
 		if err != nil || !reflect.DeepEqual(s2.Player, n) || s2.Result != (Result{Balance: 950, Ticket: 1, Resumed: true}) {
 			t.Fatalf("Buy with an open ticket = %+v, %v", s2, err)
 		}
 	})
 	t.Run("after a finished ticket", func(t *testing.T) {
 		d := &fixedDrawer{o: mustOutcome(t, TierLoss, false)}
-		s2, _ := step(t, n, func(p Player) (Step, error) { return p.Reveal(d, 1, AllRows, t0) })
-		s3, err := step(t, s2.Player, func(p Player) (Step, error) { return p.Buy(House{}, t0) })
+		s2, _ := step(t, n, Reveal{Ticket: 1, Rows: AllRows, Drawer: d}, t0)
+		s3, err := step(t, s2.Player, Buy{}, t0)
 		if err != nil || s3.Result.Ticket != 2 || s3.Player.Balance != 900 || s3.Result.Resumed {
 			t.Fatalf("second Buy = %+v, %v", s3, err)
 		}
@@ -140,13 +140,13 @@ func TestBuy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := newTestPlayer(t, 1000)
 			tt.change(&p)
-			_, err := step(t, p, func(p Player) (Step, error) { return p.Buy(House{}, t0) })
+			_, err := step(t, p, Buy{}, t0)
 			wantErr(t, err, tt.want)
 		})
 	}
 	t.Run("just enough room", func(t *testing.T) {
 		p := newTestPlayer(t, MaxBalance-playHeadroom()+Stake)
-		if _, err := step(t, p, func(p Player) (Step, error) { return p.Buy(House{}, t0) }); err != nil {
+		if _, err := step(t, p, Buy{}, t0); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -158,7 +158,7 @@ func bought(t *testing.T, keys int) Player {
 	t.Helper()
 	p := newTestPlayer(t, 1000)
 	p.Keys, p.TicketSeq = keys, uint64(keys)
-	s, err := p.Buy(House{}, t0)
+	s, err := Apply(p, Buy{}, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestReveal(t *testing.T) {
 			p := bought(t, tt.keys)
 			id := p.TicketSeq
 			d := &fixedDrawer{o: tt.o}
-			s := stepOK(t, p, func(p Player) (Step, error) { return p.Reveal(d, id, tt.rows, later) })
+			s := stepOK(t, p, Reveal{Ticket: id, Rows: tt.rows, Drawer: d}, later)
 			n := s.Player
 			if d.tickets != 1 || d.keys != tt.keys {
 				t.Errorf("drawer called %d times with %d keys", d.tickets, d.keys)
@@ -219,13 +219,13 @@ func TestReveal(t *testing.T) {
 
 			// Revealing again never draws again, adds rows and is not an error.
 			d.o = mustOutcome(t, TierGem, false)
-			s2, err := step(t, n, func(p Player) (Step, error) { return p.Reveal(d, id, AllRows, later) })
+			s2, err := step(t, n, Reveal{Ticket: id, Rows: AllRows, Drawer: d}, later)
 			if err != nil || d.tickets != 1 || s2.History != nil || s2.Player.Ticket.Outcome != tt.o ||
 				s2.Player.Ticket.Revealed != AllRows || s2.Player.Balance != tt.balance ||
 				s2.Result != (Result{Balance: tt.balance, Ticket: id}) {
 				t.Fatalf("second reveal = %+v, %v", s2, err)
 			}
-			s3, err := step(t, s2.Player, func(p Player) (Step, error) { return p.Reveal(d, id, 1, later) })
+			s3, err := step(t, s2.Player, Reveal{Ticket: id, Rows: 1, Drawer: d}, later)
 			if err != nil || !reflect.DeepEqual(s3.Player, s2.Player) {
 				t.Fatalf("third reveal = %+v, %v", s3, err)
 			}
@@ -262,7 +262,7 @@ func TestReveal(t *testing.T) {
 			if tt.change != nil {
 				tt.change(&p)
 			}
-			_, err := step(t, p, func(p Player) (Step, error) { return p.Reveal(tt.d, tt.ticket, tt.rows, t0) })
+			_, err := step(t, p, Reveal{Ticket: tt.ticket, Rows: tt.rows, Drawer: tt.d}, t0)
 			wantErr(t, err, tt.want)
 		})
 	}
@@ -274,7 +274,7 @@ var errBoom = errors.New("boom")
 // opened chest 1.
 func chestDue(t *testing.T) Player {
 	t.Helper()
-	s, err := bought(t, 2).Reveal(&fixedDrawer{o: mustOutcome(t, TierLoss, true)}, 3, AllRows, t0)
+	s, err := Apply(bought(t, 2), Reveal{Ticket: 3, Rows: AllRows, Drawer: &fixedDrawer{o: mustOutcome(t, TierLoss, true)}}, t0)
 	if err != nil || !s.Player.ChestDue {
 		t.Fatalf("no chest due: %+v, %v", s, err)
 	}
@@ -286,7 +286,7 @@ func TestOpenChest(t *testing.T) {
 	silver := Chest{Lot: LotSilver, Prize: 100}
 	d := &fixedDrawer{c: silver}
 	later := t0.Add(time.Minute)
-	s := stepOK(t, p, func(p Player) (Step, error) { return p.OpenChest(d, 1, later) })
+	s := stepOK(t, p, OpenChest{Seq: 1, Drawer: d}, later)
 	n := s.Player
 	if n.ChestDue || n.ChestSeq != 1 || *n.LastChest != silver || n.Balance != 1050 ||
 		n.Stats.Chests != 1 || n.Stats.WonCents != 100 || n.Stats.BestWinCents != 100 || d.chests != 1 {
@@ -299,13 +299,13 @@ func TestOpenChest(t *testing.T) {
 
 	// A repeat shows the same chest, pays nothing and draws nothing.
 	d.c = Chest{Lot: LotThreeGold, Prize: LotThreeGold.Prize()}
-	s2, err := step(t, n, func(p Player) (Step, error) { return p.OpenChest(d, 1, later) })
+	s2, err := step(t, n, OpenChest{Seq: 1, Drawer: d}, later)
 	if err != nil || d.chests != 1 || !reflect.DeepEqual(s2.Player, n) || s2.History != nil ||
 		s2.Result != (Result{Balance: 1050, Chest: silver}) {
 		t.Fatalf("repeat = %+v, %v", s2, err)
 	}
 	// The chest is a new buy's business now: a ticket can be bought.
-	if _, err := n.Buy(House{}, later); err != nil {
+	if _, err := Apply(n, Buy{}, later); err != nil {
 		t.Fatal(err)
 	}
 
@@ -327,7 +327,7 @@ func TestOpenChest(t *testing.T) {
 	}
 	for _, tt := range errs {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := step(t, tt.p, func(p Player) (Step, error) { return p.OpenChest(tt.d, tt.seq, later) })
+			_, err := step(t, tt.p, OpenChest{Seq: tt.seq, Drawer: tt.d}, later)
 			wantErr(t, err, tt.want)
 			if tt.d.chests > 1 {
 				t.Errorf("drawer called %d times", tt.d.chests)
@@ -342,29 +342,25 @@ func TestMaxSeq(t *testing.T) {
 	if MaxSeq != 1<<53-1 || float64(MaxSeq) != float64(1<<53)-1 {
 		t.Fatalf("MaxSeq = %d, not exact in a float64", int64(MaxSeq))
 	}
-	buy := func(p Player) (Step, error) { return p.Buy(House{}, t0) }
-
 	// The last ticket number can be bought, and none after it.
 	p := newTestPlayer(t, 1000)
 	p.TicketSeq = MaxSeq - 1
-	s, err := step(t, p, buy)
+	s, err := step(t, p, Buy{}, t0)
 	if err != nil || s.Result.Ticket != MaxSeq || s.Player.TicketSeq != MaxSeq || s.Player.Ticket.ID != MaxSeq {
 		t.Fatalf("Buy of ticket MaxSeq = %+v, %v", s, err)
 	}
-	last, err := step(t, s.Player, func(p Player) (Step, error) {
-		return p.Reveal(&fixedDrawer{o: mustOutcome(t, TierLoss, false)}, MaxSeq, AllRows, t0)
-	})
+	last, err := step(t, s.Player, Reveal{Ticket: MaxSeq, Rows: AllRows, Drawer: &fixedDrawer{o: mustOutcome(t, TierLoss, false)}}, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = step(t, last.Player, buy)
+	_, err = step(t, last.Player, Buy{}, t0)
 	wantErr(t, err, ErrInvalid)
 	q := newTestPlayer(t, 1000)
 	q.TicketSeq = MaxSeq
 	if err := q.Check(); err != nil {
 		t.Fatalf("TicketSeq MaxSeq: %v", err)
 	}
-	_, err = step(t, q, buy)
+	_, err = step(t, q, Buy{}, t0)
 	wantErr(t, err, ErrInvalid)
 
 	// Check refuses numbers past it (see TestCheck too).
@@ -380,7 +376,7 @@ func TestMaxSeq(t *testing.T) {
 	c := chestDue(t)
 	c.TicketSeq, c.ChestSeq = MaxSeq, MaxSeq/MaxKeys-1
 	d := &fixedDrawer{c: silver}
-	s, err = step(t, c, func(p Player) (Step, error) { return p.OpenChest(d, MaxSeq/MaxKeys, t0) })
+	s, err = step(t, c, OpenChest{Seq: MaxSeq / MaxKeys, Drawer: d}, t0)
 	if err != nil || !s.Result.Opened || s.Player.ChestSeq != MaxSeq/MaxKeys || d.chests != 1 {
 		t.Fatalf("OpenChest(MaxSeq/MaxKeys) = %+v, %v", s, err)
 	}
@@ -395,24 +391,24 @@ func TestMaxSeq(t *testing.T) {
 func TestClaimDaily(t *testing.T) {
 	const day = 24 * time.Hour
 	p := newTestPlayer(t, 100)
-	s := stepOK(t, p, func(p Player) (Step, error) { return ClaimDaily{250, day}.apply(p, t0) })
+	s := stepOK(t, p, ClaimDaily{250, day}, t0)
 	n := s.Player
 	if n.Balance != 350 || n.Stats.DailyCents != 250 || n.LastDaily != t0 ||
 		!reflect.DeepEqual(s.History, []Entry{{At: t0, Kind: KindDaily, Amount: 250, Balance: 350, Placed: true}}) ||
 		s.Result != (Result{Balance: 350, Amount: 250}) {
 		t.Fatalf("ClaimDaily = %+v", s)
 	}
-	_, err := step(t, n, func(p Player) (Step, error) { return ClaimDaily{250, day}.apply(p, t0.Add(day-time.Millisecond)) })
+	_, err := step(t, n, ClaimDaily{250, day}, t0.Add(day-time.Millisecond))
 	wantErr(t, err, ErrDailyCooldown)
 	var ce *CooldownError
 	if !errors.As(err, &ce) || !ce.Next.Equal(t0.Add(day)) || !strings.Contains(err.Error(), "next claim") {
 		t.Fatalf("cooldown error %#v", err)
 	}
-	s2, err := step(t, n, func(p Player) (Step, error) { return ClaimDaily{250, day}.apply(p, t0.Add(day)) })
+	s2, err := step(t, n, ClaimDaily{250, day}, t0.Add(day))
 	if err != nil || s2.Player.Balance != 600 || s2.Player.LastDaily != t0.Add(day) {
 		t.Fatalf("second claim = %+v, %v", s2, err)
 	}
-	if _, err := step(t, n, func(p Player) (Step, error) { return ClaimDaily{250, 0}.apply(p, t0) }); err != nil {
+	if _, err := step(t, n, ClaimDaily{250, 0}, t0); err != nil {
 		t.Fatalf("no cooldown: %v", err)
 	}
 
@@ -433,11 +429,11 @@ func TestClaimDaily(t *testing.T) {
 	}
 	for _, tt := range errs {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := step(t, tt.p, func(p Player) (Step, error) { return ClaimDaily{tt.amount, tt.cooldown}.apply(p, t0) })
+			_, err := step(t, tt.p, ClaimDaily{tt.amount, tt.cooldown}, t0)
 			wantErr(t, err, tt.want)
 		})
 	}
-	if _, err := step(t, rich, func(p Player) (Step, error) { return ClaimDaily{10, day}.apply(p, t0) }); err != nil {
+	if _, err := step(t, rich, ClaimDaily{10, day}, t0); err != nil {
 		t.Fatalf("up to the maximum: %v", err)
 	}
 }
@@ -465,7 +461,7 @@ func TestGrant(t *testing.T) {
 		{Grant{Amount: -1, Set: true}, 0, ErrInvalid},
 		{Grant{Amount: MaxBalance + 1, Set: true}, 0, ErrInvalid},
 	} {
-		s, err := step(t, p, func(p Player) (Step, error) { return tt.m.apply(p, t0) })
+		s, err := step(t, p, tt.m, t0)
 		if tt.err != nil {
 			wantErr(t, err, tt.err)
 			continue
@@ -481,7 +477,7 @@ func TestGrant(t *testing.T) {
 		}
 	}
 	rich := newTestPlayer(t, MaxBalance-5)
-	_, err := step(t, rich, func(p Player) (Step, error) { return p.Grant(6, t0) })
+	_, err := step(t, rich, Grant{Amount: 6}, t0)
 	wantErr(t, err, ErrInvalid)
 }
 
@@ -495,7 +491,7 @@ func TestReset(t *testing.T) {
 	p = s.Player
 	p.LastDaily = t0
 	later := t0.Add(time.Hour)
-	s = stepOK(t, p, func(p Player) (Step, error) { return p.Reset(700, later) })
+	s = stepOK(t, p, Reset{Start: 700}, later)
 	want := Player{StartingBalance: 700, Balance: 700, ChestSeq: p.ChestSeq, TicketSeq: p.TicketSeq,
 		CreatedAt: p.CreatedAt, Seed: p.Seed, ClientSeed: "mine", SeedNo: 1, SeedAt: p.SeedAt,
 		Care: p.Care} // a reset lifts no pause and no limit
@@ -509,7 +505,7 @@ func TestReset(t *testing.T) {
 		t.Fatalf("history %+v", s.History)
 	}
 	// The next ticket has a new number: no draw is ever made twice.
-	b, err := s.Player.Buy(House{}, later)
+	b, err := Apply(s.Player, Buy{}, later)
 	if err != nil || b.Result.Ticket != p.TicketSeq+1 {
 		t.Fatalf("Buy after Reset = %+v, %v", b, err)
 	}
@@ -517,11 +513,11 @@ func TestReset(t *testing.T) {
 	// skip ticket numbers, never chest ones.
 	bad := p
 	bad.Balance, bad.ChestSeq = -5, 40
-	if s, err := step(t, bad, func(p Player) (Step, error) { return p.Reset(10, later) }); err != nil || s.Player.ChestSeq != 40 || s.Player.TicketSeq != 40*MaxKeys {
+	if s, err := step(t, bad, Reset{Start: 10}, later); err != nil || s.Player.ChestSeq != 40 || s.Player.TicketSeq != 40*MaxKeys {
 		t.Fatalf("Reset of a corrupt player = %+v, %v", s.Player, err)
 	}
 	for _, start := range []int64{-1, MaxBalance + 1} {
-		_, err := step(t, p, func(p Player) (Step, error) { return p.Reset(start, later) })
+		_, err := step(t, p, Reset{Start: start}, later)
 		wantErr(t, err, ErrInvalid)
 	}
 }
@@ -557,7 +553,7 @@ func TestValidateOp(t *testing.T) {
 func TestApply(t *testing.T) {
 	p := newTestPlayer(t, 1000)
 	s, err := Apply(p, Buy{}, t0)
-	direct, _ := p.Buy(House{}, t0)
+	direct, _ := Apply(p, Buy{}, t0)
 	if err != nil || !reflect.DeepEqual(s, direct) || s.Result.Ticket != 1 {
 		t.Fatalf("Apply(Buy) = %+v, %v", s, err)
 	}
@@ -582,7 +578,7 @@ func TestApply(t *testing.T) {
 	if s, err := Apply(p, Grant{Amount: 5}, t0); err != nil || s.Audit != nil {
 		t.Fatalf("Apply(Grant by nobody) logs %+v, %v", s.Audit, err)
 	}
-	paused, err := p.Pause(t0.Add(MaxPause), t0)
+	paused, err := Apply(p, Pause{Until: t0.Add(MaxPause)}, t0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func TestRecordCacheNeverStale(t *testing.T) {
 		t.Fatalf("Load: %+v, %v", v, err)
 	}
 	changed := playerRec{Version: v.Version + 1, Player: v.Player}
-	s, err := v.Player.Grant(10, now)
+	s, err := game.Apply(v.Player, game.Grant{Amount: 10}, now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,9 +45,9 @@ func player(t testing.TB, plays int, care bool) (game.Player, game.Reveals, []ga
 	var rs game.Reveals
 	var hist []game.Entry
 	var results []game.Result
-	step := func(f func(game.Player) (game.Step, error)) {
+	step := func(m game.Move) {
 		t.Helper()
-		s, err := f(p)
+		s, err := game.Apply(p, m, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,29 +59,24 @@ func player(t testing.TB, plays int, care bool) (game.Player, game.Reveals, []ga
 		}
 		now = now.Add(47 * time.Second)
 	}
-	d := game.SeededDrawer{}
 	for i := range plays {
 		if p.ChestDue {
-			step(func(p game.Player) (game.Step, error) { return p.OpenChest(d, p.ChestSeq+1, now) })
+			step(game.OpenChest{Seq: p.ChestSeq + 1})
 		}
-		step(func(p game.Player) (game.Step, error) { return p.Buy(game.DefaultHouse, now) })
-		step(func(p game.Player) (game.Step, error) { return p.Reveal(d, p.TicketSeq, game.AllRows, now) })
+		step(game.Buy{House: game.DefaultHouse})
+		step(game.Reveal{Ticket: p.TicketSeq, Rows: game.AllRows})
 		if i%9 == 8 {
 			fresh, _ := game.NewSeed(src)
-			step(func(p game.Player) (game.Step, error) { return p.Rotate(fresh, now) })
+			step(game.Rotate{Fresh: fresh})
 		}
 	}
 	if care {
-		step(func(p game.Player) (game.Step, error) {
-			return p.SetLimits([]game.LimitSet{
-				{Kind: game.LimitStakeDay, Amount: 500}, {Kind: game.LimitStakeWeek, Amount: 2500},
-				{Kind: game.LimitLossDay, Amount: 300}, {Kind: game.LimitLossWeek, Amount: 1000},
-			}, 45*time.Minute, now)
-		})
-		step(func(p game.Player) (game.Step, error) {
-			return p.SetLimits([]game.LimitSet{{Kind: game.LimitStakeDay, Amount: 900}}, -1, now)
-		})
-		step(func(p game.Player) (game.Step, error) { return p.Pause(now.Add(48*time.Hour), now) })
+		step(game.SetLimits{Sets: []game.LimitSet{
+			{Kind: game.LimitStakeDay, Amount: 500}, {Kind: game.LimitStakeWeek, Amount: 2500},
+			{Kind: game.LimitLossDay, Amount: 300}, {Kind: game.LimitLossWeek, Amount: 1000},
+		}, Reminder: 45 * time.Minute})
+		step(game.SetLimits{Sets: []game.LimitSet{{Kind: game.LimitStakeDay, Amount: 900}}, Reminder: -1})
+		step(game.Pause{Until: now.Add(48 * time.Hour)})
 	}
 	return p, rs, hist, results
 }

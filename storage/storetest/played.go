@@ -33,11 +33,11 @@ func PlayedPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets
 		tb.Fatal(err)
 	}
 	p = p.WithNextSeed(seed())
-	var d game.SeededDrawer
 	var hist []game.Entry
 	var reveals game.Reveals
-	step := func(s game.Step, err error) {
+	step := func(m game.Move) {
 		tb.Helper()
+		s, err := game.Apply(p, m, now)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -48,12 +48,12 @@ func PlayedPlayer(tb testing.TB, id storage.PlayerID, rng *rand.ChaCha8, tickets
 	}
 	for i := range tickets {
 		if i > 0 && i%every == 0 {
-			step(p.Rotate(seed(), now))
+			step(game.Rotate{Fresh: seed()})
 		}
-		step(p.Buy(game.House{}, now))
-		step(p.Reveal(d, p.TicketSeq, game.AllRows, now))
+		step(game.Buy{})
+		step(game.Reveal{Ticket: p.TicketSeq, Rows: game.AllRows})
 		if p.ChestDue {
-			step(p.OpenChest(d, p.ChestSeq+1, now))
+			step(game.OpenChest{Seq: p.ChestSeq + 1})
 		}
 	}
 	hist = Kept(hist)
