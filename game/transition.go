@@ -412,22 +412,12 @@ func (p Player) done(s Step) (Step, error) {
 	return s, nil
 }
 
-// NextDaily returns the first moment the daily bonus may be claimed again
-// after cooldown: the zero time if it was never claimed (since creation or
-// reset), when it may be claimed at once.
-func (p Player) NextDaily(cooldown time.Duration) time.Time {
-	if p.LastDaily.IsZero() {
-		return time.Time{}
-	}
-	return p.LastDaily.Add(cooldown)
-}
-
 // DailyReady reports whether cooldown has passed at now since the last
 // daily claim (a first claim is always ready): ClaimDaily's rule of time.
 // ClaimDaily may still refuse a ready claim (a pause, a bonus turned off, a
 // balance that cannot take it).
 func (p Player) DailyReady(cooldown time.Duration, now time.Time) bool {
-	return p.LastDaily.IsZero() || !now.Before(p.NextDaily(cooldown))
+	return p.LastDaily.IsZero() || !now.Before(p.LastDaily.Add(cooldown))
 }
 
 // ClaimDaily credits the daily bonus, Amount cents, if Cooldown has passed
@@ -455,7 +445,7 @@ func (m ClaimDaily) apply(p Player, now time.Time) (Step, error) {
 		return Step{Player: p}, &PausedError{Until: p.Care.PausedUntil}
 	}
 	if !p.DailyReady(cooldown, now) {
-		return Step{Player: p}, &CooldownError{Next: p.NextDaily(cooldown)}
+		return Step{Player: p}, &CooldownError{Next: p.LastDaily.Add(cooldown)} // not ready: claimed before
 	}
 	n := p
 	n.LastDaily = now
