@@ -203,9 +203,11 @@ func ApplyGuild(g Guild, op string, m GuildMove, now time.Time) (s GuildStep, re
 	return s, false, err
 }
 
-// ChangeSettings applies Patch to the guild's settings, a moderator's move
-// (Guild.SetSettings), logged with what changed (SettingsChanges) and
-// Actor's Reason, if any.
+// ChangeSettings applies Patch to the guild's settings, a moderator's
+// move: its audit entry (ActionSettings) records Actor, what changed
+// (SettingsChanges) and Actor's Reason, if any, cut to MaxReason. Settings
+// equal to the current ones change nothing and log nothing. It is pure.
+// Errors: ErrInvalid for settings out of bounds.
 type ChangeSettings struct {
 	Patch  SettingsPatch
 	Actor  uint64
@@ -214,11 +216,19 @@ type ChangeSettings struct {
 
 func (m ChangeSettings) applyGuild(g Guild, _ string, now time.Time) (GuildStep, error) {
 	set := m.Patch.Apply(g.Settings)
+	if err := set.Check(); err != nil {
+		return GuildStep{Guild: g}, err
+	}
+	if set == g.Settings {
+		return g.done(GuildStep{Guild: g})
+	}
 	line := SettingsChanges(g.Settings, set)
 	if m.Reason != "" {
 		line += SettingsReasonSep + m.Reason
 	}
-	return g.SetSettings(set, m.Actor, truncate(line, MaxReason-1), now)
+	n := g
+	n.Settings = set
+	return g.done(GuildStep{Guild: n, Audit: &AuditEntry{At: now, Actor: m.Actor, Action: ActionSettings, Reason: truncate(line, MaxReason-1)}})
 }
 
 // BeginReset starts a reset-guild, the operation it is applied as,
@@ -348,21 +358,4 @@ func (m EndReset) applyGuild(g Guild, op string, now time.Time) (GuildStep, erro
 	}
 	g.Reset = &nr
 	return GuildStep{Guild: g, Audit: &AuditEntry{At: now, Actor: r.Actor, Action: ActionResetGuild, Amount: r.Count, Reason: r.Reason}}, nil
-}
-
-// SetSettings changes the guild's settings to s at now, a moderator's
-// step: its audit entry (ActionSettings) records actor and reason (what
-// changed, in the caller's words). Settings equal to the current ones
-// change nothing and log nothing. It is pure. Errors: ErrInvalid for
-// settings or a reason out of bounds.
-func (g Guild) SetSettings(s Settings, actor uint64, reason string, now time.Time) (GuildStep, error) {
-	if err := errors.Join(s.Check(), CheckReason(reason)); err != nil {
-		return GuildStep{Guild: g}, err
-	}
-	if s == g.Settings {
-		return g.done(GuildStep{Guild: g})
-	}
-	n := g
-	n.Settings = s
-	return g.done(GuildStep{Guild: n, Audit: &AuditEntry{At: now, Actor: actor, Action: ActionSettings, Reason: reason}})
 }

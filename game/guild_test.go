@@ -130,20 +130,22 @@ func guildStep(t *testing.T, g Guild, op string, f func(Guild) (GuildStep, error
 	return s, repeated, err
 }
 
-func TestSetSettings(t *testing.T) {
+func TestChangeSettings(t *testing.T) {
 	g := Guild{Settings: goodSettings}
 	next := goodSettings
 	next.DailyAmount, next.Channel = 250, 42
-	set := func(s Settings, reason string) func(Guild) (GuildStep, error) {
-		return func(g Guild) (GuildStep, error) { return g.SetSettings(s, 9, reason, t0) }
+	set := func(s Settings, reason string) func(Guild) (GuildStep, error) { // every setting, as a patch
+		p := SettingsPatch{&s.StartingBalance, &s.DailyAmount, &s.DailyCooldown, &s.PublicPlays, &s.Channel,
+			&s.House.MaxStakeDay, &s.House.MinInterval, &s.House.RealityPlays, &s.House.RealityEvery}
+		return func(g Guild) (GuildStep, error) { return ChangeSettings{p, 9, reason}.applyGuild(g, "", t0) }
 	}
-	s, repeated, err := guildStep(t, g, "op-1", set(next, "daily 1.00 → 2.50"))
+	s, repeated, err := guildStep(t, g, "op-1", set(next, "r"))
 	if err != nil || repeated {
 		t.Fatal(err, repeated)
 	}
-	want := AuditEntry{At: t0, Actor: 9, Action: ActionSettings, Reason: "daily 1.00 → 2.50"}
+	want := AuditEntry{At: t0, Actor: 9, Action: ActionSettings, Reason: "daily amount 1.00 → 2.50; channel any → <#42> — r"}
 	if s.Guild.Settings != next || !slices.Equal(s.Guild.Ops, []string{"op-1"}) || s.Audit == nil || *s.Audit != want || s.Pending {
-		t.Fatalf("SetSettings: %+v, audit %+v", s, s.Audit)
+		t.Fatalf("ChangeSettings: %+v, audit %+v", s, s.Audit)
 	}
 	first := s
 
@@ -169,7 +171,6 @@ func TestSetSettings(t *testing.T) {
 	}{
 		"bad settings":    {"op-3", Settings{DailyAmount: -5}, ""},
 		"bad house":       {"op-3", Settings{House: House{MinInterval: 2 * MaxMinInterval}}, ""},
-		"long reason":     {"op-3", next, strings.Repeat("x", MaxReason+1)},
 		"empty op":        {"", other, ""},
 		"op too long":     {strings.Repeat("o", MaxOpID+1), other, ""},
 		"op at the bound": {strings.Repeat("o", MaxOpID), other, ""},
@@ -185,15 +186,12 @@ func TestSetSettings(t *testing.T) {
 			t.Errorf("%s: %v, want ErrInvalid", name, err)
 		}
 	}
+	// A reason too long for the log is cut to MaxReason.
+	if s, _, err := guildStep(t, first.Guild, "op-3", set(other, strings.Repeat("x", MaxReason+1))); err != nil || len([]rune(s.Audit.Reason)) != MaxReason {
+		t.Errorf("long reason: %+v, %v", s.Audit, err)
+	}
 	if _, _, err := ApplyGuild(g, "op", nil, t0); !errors.Is(err, ErrInvalid) {
 		t.Errorf("no move: %v", err)
-	}
-	// The moves are the transitions.
-	daily, channel := next.DailyAmount, next.Channel
-	s, _, err = ApplyGuild(g, "op-m", ChangeSettings{Patch: SettingsPatch{DailyAmount: &daily, Channel: &channel}, Actor: 9, Reason: "r"}, t0)
-	if err != nil || s.Guild.Settings != next || s.Audit == nil || s.Audit.Actor != 9 ||
-		s.Audit.Reason != "daily amount 1.00 → 2.50; channel any → <#42> — r" {
-		t.Fatalf("ChangeSettings: %+v, %+v, %v", s, s.Audit, err)
 	}
 	// An error of the transition is not remembered: a retry may succeed.
 	mine := errors.New("mine")
@@ -210,9 +208,7 @@ func TestApplyGuildKeepsTheLastOps(t *testing.T) {
 		op := fmt.Sprintf("op-%d", i)
 		ops = append(ops, op)
 		s, repeated, err := guildStep(t, g, op, func(g Guild) (GuildStep, error) {
-			set := g.Settings
-			set.StartingBalance = int64(i)
-			return g.SetSettings(set, 1, "", t0)
+			return ChangeSettings{Patch: SettingsPatch{StartingBalance: new(int64(i))}, Actor: 1}.applyGuild(g, "", t0)
 		})
 		if err != nil || repeated {
 			t.Fatal(err, repeated)
@@ -226,10 +222,10 @@ func TestApplyGuildKeepsTheLastOps(t *testing.T) {
 		t.Fatalf("ops %v…, want the last %d", g.Ops[:3], MaxGuildOps)
 	}
 	// The last one is a repeat; the oldest, forgotten, applies again.
-	if _, repeated, _ := guildStep(t, g, ops[len(ops)-1], func(g Guild) (GuildStep, error) { return g.SetSettings(Settings{}, 1, "", t0) }); !repeated {
+	if _, repeated, _ := guildStep(t, g, ops[len(ops)-1], func(g Guild) (GuildStep, error) { return ChangeSettings{}.applyGuild(g, "", t0) }); !repeated {
 		t.Fatal("the last op was not recognised")
 	}
-	if _, repeated, _ := guildStep(t, g, ops[0], func(g Guild) (GuildStep, error) { return g.SetSettings(Settings{}, 1, "", t0) }); repeated {
+	if _, repeated, _ := guildStep(t, g, ops[0], func(g Guild) (GuildStep, error) { return ChangeSettings{}.applyGuild(g, "", t0) }); repeated {
 		t.Fatal("an op older than MaxGuildOps was recognised")
 	}
 	// A guild remembering more than MaxGuildOps is not sound.
