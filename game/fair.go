@@ -41,15 +41,11 @@ const (
 	PurposeChest  Purpose = "chest"  // nonce: the chest number
 )
 
-// hmacSource is the deterministic stream of one draw, specified in
-// docs/FAIRNESS.md section 2: block k is the HMAC-SHA256, keyed with the
-// seed, of len(purpose) (1 byte), purpose, len(client) (4 bytes), client,
-// nonce (8 bytes) and k (4 bytes), big-endian (start writes it), and gives
-// four values, its 8-byte words read big-endian. Every field has a fixed
-// size or a length before it, so no two draws share a message. One draw
-// reads a handful of values (a ticket at most 130, a chest at most 65,
-// since uniform gives up after 64 rejections in a row, of probability
-// below 2^-2000). It is not safe for concurrent use.
+// hmacSource is the deterministic stream of one draw, block by block as
+// docs/FAIRNESS.md section 2 specifies it (start writes the message). One
+// draw reads a handful of values (a ticket at most 130, a chest at most
+// 65: uniform gives up after 64 rejections in a row). It is not safe for
+// concurrent use.
 type hmacSource struct {
 	mac   hash.Hash // keyed with the seed
 	dirty bool      // mac has been written to since hmac.New
