@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/lesclefsdutresor/clefs/internal/buildinfo"
 	"github.com/lesclefsdutresor/clefs/metrics"
 )
 
@@ -32,7 +33,7 @@ func TestQuietStart(t *testing.T) {
 	h := metrics.Handler(prometheus.NewRegistry(), metrics.Health(
 		metrics.Check{Name: "gateway", Run: g.Health},
 		metrics.Check{Name: "store", Run: func(context.Context) error { return nil }},
-	), metrics.Build{}, log)
+	), buildinfo.Info{}, log)
 	probe := func(what string, wantCode int, wantBody string) {
 		t.Helper()
 		for range 3 { // a probe every few seconds: several per phase
@@ -73,7 +74,7 @@ func TestQuietStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h = metrics.Handler(prometheus.NewRegistry(), metrics.Health(metrics.Check{Name: "http", Run: e.Health}), metrics.Build{}, log)
+	h = metrics.Handler(prometheus.NewRegistry(), metrics.Health(metrics.Check{Name: "http", Run: e.Health}), buildinfo.Info{}, log)
 	probe("endpoint before Run", 503, "starting: http: interactions endpoint not serving yet")
 	e.state.Store(nil)
 	probe("endpoint serving", 200, "ok")

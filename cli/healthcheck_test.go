@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/lesclefsdutresor/clefs/internal/buildinfo"
 	"github.com/lesclefsdutresor/clefs/metrics"
 )
 
@@ -21,7 +22,7 @@ func TestHealthcheck(t *testing.T) {
 		}
 		return nil
 	}
-	srv := httptest.NewServer(metrics.Handler(metrics.NewRegistry(), health, metrics.Build{}, nil))
+	srv := httptest.NewServer(metrics.Handler(metrics.NewRegistry(), health, buildinfo.Info{}, nil))
 	defer srv.Close()
 	addr := strings.TrimPrefix(srv.URL, "http://")
 

@@ -97,7 +97,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 
 	reg := metrics.NewRegistry()
 	m := metrics.New(reg)
-	metrics.BuildInfo(reg, info.Name(), info.Revision)
+	metrics.BuildInfo(reg, info.Version, info.Revision)
 	app := NewHandlers(cfg, store, m, log, hooks)
 	var (
 		name   = "gateway" // in /healthz
@@ -184,9 +184,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 			metrics.Check{Name: "store", Run: store.Ping},
 		)
 		eg.Go(func() error { // its error is returned, which main prints: not logged here
-			return metrics.Serve(ctx, cfg.MetricsAddr, reg, health, metrics.Build{
-				Version: info.Name(), Revision: info.Revision, Time: info.Time, Modified: info.Dirty, GoVersion: info.GoVersion,
-			}, log)
+			return metrics.Serve(ctx, cfg.MetricsAddr, reg, health, info, log)
 		})
 	}
 	if cfg.BackupDir != "" {

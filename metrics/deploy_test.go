@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/internal/buildinfo"
 	"github.com/lesclefsdutresor/clefs/metrics"
 )
 
@@ -98,7 +99,7 @@ func servedNames(t *testing.T) map[string]bool {
 	m.RESTRetry("rate_limit")
 	m.RESTGaveUp("PATCH /webhooks/:id/:token/messages/@original")
 
-	h := metrics.Handler(reg, nil, metrics.Build{}, nil)
+	h := metrics.Handler(reg, nil, buildinfo.Info{}, nil)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequestWithContext(context.Background(), http.MethodGet, "/metrics", nil))
 	if rec.Code != http.StatusOK {

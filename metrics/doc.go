@@ -14,7 +14,8 @@
 //
 //	reg := metrics.NewRegistry()
 //	m := metrics.New(reg)
-//	metrics.BuildInfo(reg, version, revision)
+//	build := buildinfo.Read()
+//	metrics.BuildInfo(reg, build.Version, build.Revision)
 //	app := commands.New(commands.Config{Observer: m, Logger: log}, store)
 //	health := metrics.Health(
 //		metrics.Check{Name: "gateway", Run: gateway.Health},

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lesclefsdutresor/clefs/internal/buildinfo"
 	"github.com/lesclefsdutresor/clefs/storage"
 	"github.com/lesclefsdutresor/clefs/storage/redisstore"
 	"github.com/lesclefsdutresor/clefs/storage/redistest"
@@ -30,7 +31,7 @@ func TestHealthzFollowsRealRedis(t *testing.T) {
 		Check{Name: "shard 0", Run: ok},
 		Check{Name: "store", Run: store.Ping},
 	)
-	srv := httptest.NewServer(Handler(NewRegistry(), health, Build{}, discard()))
+	srv := httptest.NewServer(Handler(NewRegistry(), health, buildinfo.Info{}, discard()))
 	defer srv.Close()
 
 	if status, body := get(t, srv.URL+"/healthz"); status != 200 || body != "ok\n" {

@@ -18,6 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sync/singleflight"
+
+	"github.com/lesclefsdutresor/clefs/internal/buildinfo"
 )
 
 const (
@@ -144,7 +146,7 @@ func IsStarting(err error) bool {
 // g), GET /healthz (health, given HealthTimeout; a nil health is always ok)
 // and GET /version (build as JSON), as docs/operating.md describes them.
 // Other methods on these paths answer 405; every other path answers 404.
-func Handler(g prometheus.Gatherer, health func(context.Context) error, build Build, log *slog.Logger) http.Handler {
+func Handler(g prometheus.Gatherer, health func(context.Context) error, build buildinfo.Info, log *slog.Logger) http.Handler {
 	log = cmp.Or(log, slog.Default())
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{
@@ -177,7 +179,7 @@ func Handler(g prometheus.Gatherer, health func(context.Context) error, build Bu
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = io.WriteString(w, state+": "+strings.Join(strings.Fields(err.Error()), " ")+"\n") // on one line
 	})
-	version, _ := json.Marshal(build) // a struct of strings and a bool: cannot fail
+	version, _ := json.Marshal(build) // strings and a bool: cannot fail
 	version = append(version, '\n')
 	mux.HandleFunc("GET /version", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -186,20 +188,9 @@ func Handler(g prometheus.Gatherer, health func(context.Context) error, build Bu
 	return mux
 }
 
-// Build describes the running build, for GET /version: the fields of
-// clefs version and of the clefs_build_info metric. Empty strings are
-// unknown.
-type Build struct {
-	Version   string `json:"version"`    // the module version, "(devel)" when Go could not tell
-	Revision  string `json:"revision"`   // the VCS commit
-	Time      string `json:"time"`       // the commit's time, RFC 3339
-	Modified  bool   `json:"modified"`   // the tree had uncommitted changes
-	GoVersion string `json:"go_version"` // the toolchain, e.g. "go1.26.8"
-}
-
 // Serve listens on addr ("127.0.0.1:9090", ":9090") and serves Handler(g,
 // health, build, log) until ctx ends, as ServeHTTP does.
-func Serve(ctx context.Context, addr string, g prometheus.Gatherer, health func(context.Context) error, build Build, log *slog.Logger) error {
+func Serve(ctx context.Context, addr string, g prometheus.Gatherer, health func(context.Context) error, build buildinfo.Info, log *slog.Logger) error {
 	log = cmp.Or(log, slog.Default())
 	if err := ServeHTTP(ctx, addr, "metrics and health listener", Handler(g, health, build, log), log, nil); err != nil {
 		return fmt.Errorf("metrics: %w", err)

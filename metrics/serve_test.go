@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/internal/buildinfo"
 )
 
 // discard is a logger that writes nowhere.
@@ -96,7 +97,7 @@ func TestHealthz(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(Handler(NewRegistry(), tt.health, Build{}, discard()))
+			srv := httptest.NewServer(Handler(NewRegistry(), tt.health, buildinfo.Info{}, discard()))
 			defer srv.Close()
 			// A hanging check is released only when the test ends: an
 			// answer at all is one that did not wait for it.
@@ -158,7 +159,7 @@ func TestHealthReturnsWhenContextEnds(t *testing.T) {
 func TestMetricsEndpointExposesMovingCounters(t *testing.T) {
 	reg := NewRegistry()
 	m := New(reg)
-	srv := httptest.NewServer(Handler(reg, nil, Build{}, discard()))
+	srv := httptest.NewServer(Handler(reg, nil, buildinfo.Info{}, discard()))
 	defer srv.Close()
 
 	status, before := get(t, srv.URL+"/metrics")
@@ -201,7 +202,7 @@ func TestMetricsEndpointExposesMovingCounters(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	b := Build{Version: "v1.2.0", Revision: "5effcde", Time: "2026-05-01T12:00:00Z", Modified: true, GoVersion: "go1.26.8"}
+	b := buildinfo.Info{Version: "v1.2.0", Revision: "5effcde", Time: "2026-05-01T12:00:00Z", Modified: true, GoVersion: "go1.26.8"}
 	srv := httptest.NewServer(Handler(NewRegistry(), nil, b, discard()))
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + "/version")
@@ -223,7 +224,7 @@ func TestVersion(t *testing.T) {
 }
 
 func TestHandlerRoutes(t *testing.T) {
-	srv := httptest.NewServer(Handler(NewRegistry(), nil, Build{}, discard()))
+	srv := httptest.NewServer(Handler(NewRegistry(), nil, buildinfo.Info{}, discard()))
 	defer srv.Close()
 	tests := []struct {
 		method, path string
@@ -271,7 +272,7 @@ func TestServeAnswersAndStopsWithContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done, ready := make(chan error, 1), make(chan string, 1)
 	go func() {
-		done <- ServeHTTP(ctx, "127.0.0.1:0", "metrics and health listener", Handler(NewRegistry(), health, Build{}, log), log, func(a string) { ready <- a })
+		done <- ServeHTTP(ctx, "127.0.0.1:0", "metrics and health listener", Handler(NewRegistry(), health, buildinfo.Info{}, log), log, func(a string) { ready <- a })
 	}()
 	var addr string
 	select {
@@ -313,7 +314,7 @@ func TestServeBadAddress(t *testing.T) {
 	defer ln.Close()
 	for _, addr := range []string{ln.Addr().String() /* in use */, "not an address", "127.0.0.1:99999"} {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err := Serve(ctx, addr, NewRegistry(), nil, Build{}, discard())
+		err := Serve(ctx, addr, NewRegistry(), nil, buildinfo.Info{}, discard())
 		cancel()
 		if err == nil || !strings.Contains(err.Error(), "metrics: listen") {
 			t.Errorf("Serve(%q) = %v, want a listen error", addr, err)
@@ -322,7 +323,7 @@ func TestServeBadAddress(t *testing.T) {
 }
 
 func TestProbeAddresses(t *testing.T) {
-	srv := httptest.NewServer(Handler(NewRegistry(), nil, Build{}, discard()))
+	srv := httptest.NewServer(Handler(NewRegistry(), nil, buildinfo.Info{}, discard()))
 	defer srv.Close()
 	_, port, err := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
 	if err != nil {
@@ -444,7 +445,7 @@ func TestHealthzStarting(t *testing.T) {
 			return nil
 		}},
 	)
-	srv := httptest.NewServer(Handler(NewRegistry(), health, Build{}, log))
+	srv := httptest.NewServer(Handler(NewRegistry(), health, buildinfo.Info{}, log))
 	defer srv.Close()
 	for range 3 {
 		status, body := get(t, srv.URL+"/healthz")

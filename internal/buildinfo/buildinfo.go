@@ -41,13 +41,15 @@ func ReleaseOf(changelog string) string {
 // Read uses it only when the binary has no vcs.revision of its own.
 var Revision string
 
-// Info describes a build. Empty strings are unknown.
+// Info describes a build, as GET /version, clefs version, the start log
+// and the clefs_build_info metric show it. Empty strings are unknown.
 type Info struct {
-	Release   string `json:"release"`    // ReleaseOf(Changelog), e.g. "0.3.0"
-	Version   string `json:"version"`    // the main module's: a tag, a pseudo-version or "(devel)"
+	// Version is the release, ReleaseOf(Changelog) ("0.3.0"), else the main
+	// module's version: a tag, a pseudo-version or "(devel)".
+	Version   string `json:"version"`
 	Revision  string `json:"revision"`   // vcs.revision, else the Revision variable
 	Time      string `json:"time"`       // vcs.time, RFC 3339 in UTC
-	Dirty     bool   `json:"dirty"`      // vcs.modified; false when unknown
+	Modified  bool   `json:"modified"`   // vcs.modified; false when unknown
 	GoVersion string `json:"go_version"` // e.g. "go1.26.8"
 }
 
@@ -55,13 +57,11 @@ type Info struct {
 // what the binary does not record is left empty.
 func Read() Info {
 	bi, _ := debug.ReadBuildInfo() // nil when the binary has none
-	info := fromBuildInfo(bi, Revision)
-	info.Release = ReleaseOf(Changelog)
-	return info
+	return fromBuildInfo(bi, Revision, ReleaseOf(Changelog))
 }
 
 // fromBuildInfo extracts an Info from bi (nil when unavailable).
-func fromBuildInfo(bi *debug.BuildInfo, revision string) Info {
+func fromBuildInfo(bi *debug.BuildInfo, revision, release string) Info {
 	info := Info{GoVersion: runtime.Version()}
 	if bi != nil {
 		info.Version, info.GoVersion = bi.Main.Version, cmp.Or(bi.GoVersion, info.GoVersion)
@@ -72,17 +72,13 @@ func fromBuildInfo(bi *debug.BuildInfo, revision string) Info {
 			case "vcs.time":
 				info.Time = s.Value
 			case "vcs.modified":
-				info.Dirty = s.Value == "true"
+				info.Modified = s.Value == "true"
 			}
 		}
 	}
-	info.Revision = cmp.Or(info.Revision, revision)
+	info.Version, info.Revision = cmp.Or(release, info.Version), cmp.Or(info.Revision, revision)
 	return info
 }
-
-// Name is what the build is called wherever one name is shown: the
-// release, else the module version, else "".
-func (i Info) Name() string { return cmp.Or(i.Release, i.Version) }
 
 // String describes the build on one line, e.g.
 // "0.3.0, revision 5effcde…-dirty, 2026-05-01T12:00:00Z, go1.26.8"; a build
@@ -92,22 +88,21 @@ func (i Info) String() string {
 	if i.Revision != "" {
 		rev = "revision " + i.Revision
 	}
-	if i.Revision != "" && i.Dirty {
+	if i.Revision != "" && i.Modified {
 		rev += "-dirty"
 	}
-	parts := []string{cmp.Or(i.Name(), "unknown version"), rev, i.Time, i.GoVersion}
+	parts := []string{cmp.Or(i.Version, "unknown version"), rev, i.Time, i.GoVersion}
 	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), ", ")
 }
 
-// LogValue implements slog.LogValuer: the fields of GET /version
-// (docs/operating.md), so that the start log says what /version says:
-// version is Name, modified is Dirty.
+// LogValue implements slog.LogValuer: the start log says what GET /version
+// says, field by field.
 func (i Info) LogValue() slog.Value {
 	return slog.GroupValue(
-		slog.String("version", i.Name()),
+		slog.String("version", i.Version),
 		slog.String("revision", i.Revision),
 		slog.String("time", i.Time),
-		slog.Bool("modified", i.Dirty),
+		slog.Bool("modified", i.Modified),
 		slog.String("go_version", i.GoVersion),
 	)
 }

@@ -28,28 +28,30 @@ func TestFromBuildInfo(t *testing.T) {
 		Settings:  []debug.BuildSetting{{Key: "-buildvcs", Value: "false"}},
 	}
 	tests := []struct {
-		name     string
-		bi       *debug.BuildInfo
-		injected string
-		want     Info
+		name              string
+		bi                *debug.BuildInfo
+		injected, release string
+		want              Info
 	}{
-		{"VCS stamp", stamped, "", Info{
+		{"VCS stamp", stamped, "", "", Info{
 			Version:  "v0.0.0-20260501120000-5effcde1234a+dirty",
 			Revision: "5effcde1234a5effcde1234a5effcde1234a5eff", Time: "2026-05-01T12:00:00Z",
-			Dirty: true, GoVersion: "go1.26.8",
+			Modified: true, GoVersion: "go1.26.8",
 		}},
-		{"the VCS stamp wins over -X", stamped, "injected", Info{
-			Version:  "v0.0.0-20260501120000-5effcde1234a+dirty",
+		// Wherever the build is named, it is the CHANGELOG's release, not
+		// the pseudo-version or "(devel)" Go records.
+		{"the VCS stamp wins over -X, the release over the module version", stamped, "injected", "0.3.0", Info{
+			Version:  "0.3.0",
 			Revision: "5effcde1234a5effcde1234a5effcde1234a5eff", Time: "2026-05-01T12:00:00Z",
-			Dirty: true, GoVersion: "go1.26.8",
+			Modified: true, GoVersion: "go1.26.8",
 		}},
-		{"-buildvcs=false with -X", unstamped, "abc123", Info{Version: "(devel)", Revision: "abc123", GoVersion: "go1.26.8"}},
-		{"-buildvcs=false alone", unstamped, "", Info{Version: "(devel)", GoVersion: "go1.26.8"}},
-		{"no build information", nil, "abc123", Info{Revision: "abc123", GoVersion: runtime.Version()}},
+		{"-buildvcs=false with -X", unstamped, "abc123", "", Info{Version: "(devel)", Revision: "abc123", GoVersion: "go1.26.8"}},
+		{"-buildvcs=false alone", unstamped, "", "0.3.0", Info{Version: "0.3.0", GoVersion: "go1.26.8"}},
+		{"no build information", nil, "abc123", "", Info{Revision: "abc123", GoVersion: runtime.Version()}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := fromBuildInfo(tt.bi, tt.injected); got != tt.want {
+			if got := fromBuildInfo(tt.bi, tt.injected, tt.release); got != tt.want {
 				t.Errorf("got %+v\nwant %+v", got, tt.want)
 			}
 		})
@@ -80,28 +82,13 @@ func TestReleaseOf(t *testing.T) {
 	}
 }
 
-// TestNameIsTheRelease: wherever one name is shown (clefs version, GET
-// /version, clefs_build_info), it is the CHANGELOG's release, not the
-// pseudo-version or "(devel)" Go records; the module version only when no
-// release is known; the start log's build.version is it too.
-func TestNameIsTheRelease(t *testing.T) {
-	for _, c := range []struct {
-		info Info
-		want string
-	}{
-		{Info{Release: "0.3.0", Version: "v0.0.0-20261203101500-abcdef123456+dirty", Revision: "abcdef"}, "0.3.0"},
-		{Info{Release: "0.3.0", Version: "(devel)"}, "0.3.0"},
-		{Info{Version: "(devel)"}, "(devel)"},
-		{Info{}, ""},
-	} {
-		if got := c.info.Name(); got != c.want {
-			t.Errorf("%+v.Name() = %q, want %q", c.info, got, c.want)
-		}
-		// The start log carries the fields of /version, its version the Name.
+// TestLogValue: the start log carries the fields of GET /version.
+func TestLogValue(t *testing.T) {
+	for _, info := range []Info{{Version: "0.3.0", Revision: "abcdef", Modified: true}, {}} {
 		var b bytes.Buffer
-		slog.New(slog.NewJSONHandler(&b, nil)).Info("starting", "build", c.info)
+		slog.New(slog.NewJSONHandler(&b, nil)).Info("starting", "build", info)
 		var got struct{ Build map[string]any }
-		want := map[string]any{"version": c.want, "revision": c.info.Revision, "time": "", "modified": false, "go_version": ""}
+		want := map[string]any{"version": info.Version, "revision": info.Revision, "time": "", "modified": info.Modified, "go_version": ""}
 		if err := json.Unmarshal(b.Bytes(), &got); err != nil || !reflect.DeepEqual(got.Build, want) {
 			t.Errorf("start log %s: build %v, want /version's fields %v", b.Bytes(), got.Build, want)
 		}

@@ -7,11 +7,8 @@ import (
 )
 
 func ExampleInfo_String() {
-	fmt.Println(buildinfo.Info{
-		Release: "0.3.0", Version: "v0.0.0-20260501120000-5effcde1234a+dirty",
-		Revision: "5effcde1234a", Time: "2026-05-01T12:00:00Z", Dirty: true, GoVersion: "go1.26.8",
-	})
-	fmt.Println(buildinfo.Info{Release: "0.3.0", Version: "(devel)", GoVersion: "go1.26.8"})
+	fmt.Println(buildinfo.Info{Version: "0.3.0", Revision: "5effcde1234a", Time: "2026-05-01T12:00:00Z", Modified: true, GoVersion: "go1.26.8"})
+	fmt.Println(buildinfo.Info{Version: "0.3.0", GoVersion: "go1.26.8"})
 	fmt.Println(buildinfo.Info{Version: "(devel)", Revision: "5effcde1234a", GoVersion: "go1.26.8"})
 	// Output:
 	// 0.3.0, revision 5effcde1234a-dirty, 2026-05-01T12:00:00Z, go1.26.8
