@@ -61,7 +61,7 @@ type Config struct {
 	InteractionsAddr string            // INTERACTIONS_ADDR: "" = gateway
 	PublicKey        ed25519.PublicKey // DISCORD_PUBLIC_KEY: required with InteractionsAddr
 
-	Emoji     [game.NumSymbols]string // EmojiVars, by game.Symbol; "" keeps the default
+	Emoji     [game.NumSymbols]string // EMOJI_GEM…EMOJI_KEY (emojiVars), by game.Symbol; "" keeps the default
 	Hidden    string                  // EMOJI_HIDDEN: the hidden cell's; "" keeps the default
 	AppEmojis bool                    // APP_EMOJIS
 }
@@ -69,6 +69,10 @@ type Config struct {
 // LogValue implements slog.LogValuer so that logging a Config never shows the
 // token or the Redis password.
 func (c Config) LogValue() slog.Value {
+	shardCount := "auto" // as SHARD_COUNT is written
+	if c.ShardCount != 0 {
+		shardCount = strconv.Itoa(c.ShardCount)
+	}
 	return slog.GroupValue(
 		slog.String("token", redact(c.Token)),
 		slog.String("guild_id", c.GuildID),
@@ -91,8 +95,8 @@ func (c Config) LogValue() slog.Value {
 		slog.String("public_addr", c.PublicAddr),
 		slog.String("client_secret", redact(c.ClientSecret)),
 		slog.String("public_url", c.PublicURL),
-		slog.String("shard_count", ShardCountString(c.ShardCount)),
-		slog.String("shard_ids", ShardIDsString(c.ShardIDs)),
+		slog.String("shard_count", shardCount),
+		slog.String("shard_ids", shardIDsString(c.ShardIDs)),
 		slog.Duration("shutdown_timeout", c.ShutdownTimeout),
 		slog.String("interactions_addr", c.InteractionsAddr),
 	)
@@ -112,8 +116,8 @@ func redact(s string) string {
 	return "[redacted]"
 }
 
-// EmojiVars are the variables overriding the symbols' emoji, in game.Symbol order.
-var EmojiVars = [game.NumSymbols]string{
+// emojiVars are the variables overriding the symbols' emoji, in game.Symbol order.
+var emojiVars = [game.NumSymbols]string{
 	"EMOJI_GEM", "EMOJI_PIPE", "EMOJI_BOMB", "EMOJI_SABRE", "EMOJI_CANDLE", "EMOJI_BARREL", "EMOJI_KEY",
 }
 
@@ -151,7 +155,7 @@ func Load(getenv func(string) string) (Config, error) {
 		InteractionsAddr:    l.hostPort("INTERACTIONS_ADDR"),
 		PublicKey:           l.publicKey("DISCORD_PUBLIC_KEY"),
 	}
-	for i, name := range EmojiVars {
+	for i, name := range emojiVars {
 		c.Emoji[i] = l.emoji(name)
 	}
 	c.ShardIDs = l.shardIDs(c.ShardCount)
@@ -353,19 +357,19 @@ func (l *loader) shardCount(name string) int {
 			return 0, nil
 		}
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > MaxShards {
-			return 0, fmt.Errorf("%q: want auto or a whole number from 1 to %d", v, MaxShards)
+		if err != nil || n < 1 || n > maxShards {
+			return 0, fmt.Errorf("%q: want auto or a whole number from 1 to %d", v, maxShards)
 		}
 		return n, nil
 	})
 }
 
-// MaxShards bounds SHARD_COUNT and SHARD_IDS (Discord's largest bots run a
+// maxShards bounds SHARD_COUNT and SHARD_IDS (Discord's largest bots run a
 // few thousand shards).
-const MaxShards = 1 << 16
+const maxShards = 1 << 16
 
 // shardIDs reads SHARD_IDS, a list of shards and ranges ("0-3", "0,2,5-7"),
-// or the older SHARD_ID, a single shard. count is SHARD_COUNT (0 for auto:
+// or the older SHARD_ID, a single shard, into sorted, distinct numbers. count is SHARD_COUNT (0 for auto:
 // the ranges are then checked at start-up, once Discord has said how many).
 func (l *loader) shardIDs(count int) []int {
 	list, single := l.get("SHARD_IDS"), l.get("SHARD_ID")
@@ -379,11 +383,24 @@ func (l *loader) shardIDs(count int) []int {
 	case list == "":
 		list, name = single, "SHARD_ID"
 	}
-	ids, err := ParseShardIDs(list)
-	if err != nil {
-		l.fail(name, "%v", err)
-		return nil
+	var ids []int
+	for _, part := range strings.Split(list, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		if !isRange {
+			hi = lo
+		}
+		a, err1 := strconv.Atoi(strings.TrimSpace(lo))
+		b, err2 := strconv.Atoi(strings.TrimSpace(hi))
+		if err1 != nil || err2 != nil || a < 0 || b < a || b >= maxShards {
+			l.fail(name, "%q: want shard numbers and ranges such as 0-3 or 0,2,5-7", list)
+			return nil
+		}
+		for n := a; n <= b; n++ {
+			ids = append(ids, n)
+		}
 	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
 	if last := ids[len(ids)-1]; count > 0 && last >= count {
 		l.fail(name, "shard %d: must be below SHARD_COUNT (%d)", last, count)
 		return nil
@@ -391,39 +408,9 @@ func (l *loader) shardIDs(count int) []int {
 	return ids
 }
 
-// ParseShardIDs parses a list of shard numbers and inclusive ranges
-// separated by commas ("0-3", "0,2,5-7") into sorted, distinct numbers.
-func ParseShardIDs(s string) ([]int, error) {
-	var ids []int
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		if !isRange {
-			hi = lo
-		}
-		a, err1 := strconv.Atoi(strings.TrimSpace(lo))
-		b, err2 := strconv.Atoi(strings.TrimSpace(hi))
-		if err1 != nil || err2 != nil || a < 0 || b < a || b >= MaxShards {
-			return nil, fmt.Errorf("%q: want shard numbers and ranges such as 0-3 or 0,2,5-7", s)
-		}
-		for n := a; n <= b; n++ {
-			ids = append(ids, n)
-		}
-	}
-	slices.Sort(ids)
-	return slices.Compact(ids), nil
-}
-
-// ShardCountString writes a shard count as SHARD_COUNT does ("auto" for 0).
-func ShardCountString(n int) string {
-	if n == 0 {
-		return "auto"
-	}
-	return strconv.Itoa(n)
-}
-
-// ShardIDsString writes shard numbers as SHARD_IDS does, with ranges ("all"
+// shardIDsString writes shard numbers as SHARD_IDS does, with ranges ("all"
 // for nil).
-func ShardIDsString(ids []int) string {
+func shardIDsString(ids []int) string {
 	if ids == nil {
 		return "all"
 	}
@@ -488,41 +475,39 @@ func (l *loader) hostPort(name string) string {
 	})
 }
 
-func (l *loader) emoji(name string) string {
-	return parse(l, name, "", func(v string) (string, error) { return v, CheckEmoji(v) })
-}
-
 var customEmoji = regexp.MustCompile(`^<a?:[A-Za-z0-9_]{2,32}:[1-9][0-9]{0,19}>$`)
 
-// CheckEmoji reports whether s is usable as an emoji in a message: a custom
-// emoji "<:name:id>" (or "<a:name:id>" when animated), or a short Unicode
-// emoji sequence (no spaces, no letters, at most 8 code points).
-func CheckEmoji(s string) error {
-	if strings.HasPrefix(s, "<") {
-		if !customEmoji.MatchString(s) {
-			return fmt.Errorf("%q is not a custom emoji of the form <:name:id>", s)
+// emoji reads an emoji usable in a message: a custom emoji "<:name:id>" (or
+// "<a:name:id>" when animated), or a short Unicode emoji sequence (no
+// spaces, no letters, at most 8 code points).
+func (l *loader) emoji(name string) string {
+	return parse(l, name, "", func(s string) (string, error) {
+		if strings.HasPrefix(s, "<") {
+			if !customEmoji.MatchString(s) {
+				return "", fmt.Errorf("%q is not a custom emoji of the form <:name:id>", s)
+			}
+			if _, err := strconv.ParseUint(s[strings.LastIndexByte(s, ':')+1:len(s)-1], 10, 64); err != nil {
+				return "", fmt.Errorf("%q: the emoji id is not a snowflake", s)
+			}
+			return s, nil
 		}
-		if _, err := strconv.ParseUint(s[strings.LastIndexByte(s, ':')+1:len(s)-1], 10, 64); err != nil {
-			return fmt.Errorf("%q: the emoji id is not a snowflake", s)
+		notEmoji := fmt.Errorf("%q is not a single emoji (Unicode emoji or <:name:id>)", s)
+		if !utf8.ValidString(s) || utf8.RuneCountInString(s) > 8 {
+			return "", notEmoji
 		}
-		return nil
-	}
-	notEmoji := fmt.Errorf("%q is not a single emoji (Unicode emoji or <:name:id>)", s)
-	if !utf8.ValidString(s) || utf8.RuneCountInString(s) > 8 {
-		return notEmoji
-	}
-	pictographic := false
-	for _, r := range s {
-		switch {
-		case r == '#' || r == '*' || (r >= '0' && r <= '9'): // keycap bases
-		case r < 0xA9 || unicode.IsSpace(r) || unicode.IsLetter(r) || unicode.IsControl(r):
-			return notEmoji
-		case r != 0x200D && r != 0xFE0F && !(r >= 0x1F3FB && r <= 0x1F3FF): // not a joiner, variation selector or skin tone
-			pictographic = true
+		pictographic := false
+		for _, r := range s {
+			switch {
+			case r == '#' || r == '*' || (r >= '0' && r <= '9'): // keycap bases
+			case r < 0xA9 || unicode.IsSpace(r) || unicode.IsLetter(r) || unicode.IsControl(r):
+				return "", notEmoji
+			case r != 0x200D && r != 0xFE0F && !(r >= 0x1F3FB && r <= 0x1F3FF): // not a joiner, variation selector or skin tone
+				pictographic = true
+			}
 		}
-	}
-	if !pictographic {
-		return notEmoji
-	}
-	return nil
+		if !pictographic {
+			return "", notEmoji
+		}
+		return s, nil
+	})
 }

@@ -246,17 +246,17 @@ func TestActivityConfig(t *testing.T) {
 	mustLoad(t, env("DISCORD_TOKEN", "t", "PUBLIC_ADDR", "127.0.0.1:0", "METRICS_ADDR", "127.0.0.1:0", "DISCORD_CLIENT_SECRET", "s")) // two ports the system picks
 }
 
-func TestCheckEmoji(t *testing.T) {
+func TestLoadEmoji(t *testing.T) {
 	good := []string{"💎", "🗝️", "❤️", "👍🏽", "1️⃣", "#️⃣", "🏴‍☠️", "<:gem:123456789012345678>", "<a:spin:1>", "©️"}
-	bad := []string{"a", "gem", "💎 ", "<:g:1>", "<gem:1>", "<:gem:abc>", "<:gem:0>", "1", "🙂🙂🙂🙂🙂🙂🙂🙂🙂", "\x00"}
+	bad := []string{"a", "gem", "💎 💎", "<:g:1>", "<gem:1>", "<:gem:abc>", "<:gem:0>", "1", "🙂🙂🙂🙂🙂🙂🙂🙂🙂", "\x00"}
 	for _, s := range good {
-		if err := config.CheckEmoji(s); err != nil {
-			t.Errorf("CheckEmoji(%q): %v", s, err)
+		if c := mustLoad(t, env("DISCORD_TOKEN", "t", "EMOJI_GEM", s)); c.Emoji[0] != s {
+			t.Errorf("EMOJI_GEM=%q: Emoji[0] = %q", s, c.Emoji[0])
 		}
 	}
 	for _, s := range bad {
-		if err := config.CheckEmoji(s); err == nil {
-			t.Errorf("CheckEmoji(%q) accepted", s)
+		if _, err := config.Load(env("DISCORD_TOKEN", "t", "EMOJI_GEM", s)); err == nil {
+			t.Errorf("EMOJI_GEM=%q accepted", s)
 		}
 	}
 }
@@ -306,8 +306,8 @@ func TestLoadShards(t *testing.T) {
 		if c.ShardCount != tt.count || !reflect.DeepEqual(c.ShardIDs, tt.ids) {
 			t.Errorf("%v: count %d ids %v, want %d %v", tt.env, c.ShardCount, c.ShardIDs, tt.count, tt.ids)
 		}
-		if got := config.ShardIDsString(c.ShardIDs); got != tt.text {
-			t.Errorf("%v: ShardIDsString = %q, want %q", tt.env, got, tt.text)
+		if got := c.String(); !strings.Contains(got, " shard_ids="+tt.text+" ") {
+			t.Errorf("%v: %s, want shard_ids=%s", tt.env, got, tt.text)
 		}
 	}
 }
