@@ -200,16 +200,12 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	return eg.Wait()
 }
 
-// SettingsTTL is how long the handlers keep a guild's settings in memory
-// (package settingscache) before reading them again from the store.
-const SettingsTTL = time.Second
-
 // NewHandlers builds the handlers as the bot serves them, over store (obs
 // may be nil): Serve calls it, and so does the load generator.
 func NewHandlers(cfg config.Config, store storage.Store, obs commands.Observer, log *slog.Logger, hooks Hooks) *commands.App {
 	// /play reads the guild's settings: a second's cache spares a store
 	// round trip (wall clock: caching is not game time).
-	cached := settingscache.New(store, SettingsTTL, time.Now)
+	cached := settingscache.New(store, time.Second, time.Now)
 	return commands.New(commands.Config{
 		Emoji: cfg.Emoji, Hidden: cfg.Hidden, Now: hooks.Now, Observer: obs, Logger: log,
 		Drawer: hooks.Drawer, Seeds: hooks.Seeds,
