@@ -156,7 +156,7 @@ func TestRunServesAndStops(t *testing.T) {
 			t.Errorf("follow-up: %v", err)
 		}
 	}}
-	b, stop := run(t, srv, h, bot.GatewayOptions{GuildID: guild})
+	b, stop := run(t, srv, h, bot.GatewayOptions{Options: bot.Options{GuildID: guild}})
 	ctx := waitCtx(t)
 	if cmds := srv.Commands(guild); len(cmds) != 1 || cmds[0].Name != "ping" {
 		t.Fatalf("registered on the guild: %v", cmds)
@@ -207,7 +207,7 @@ func TestShutdownWaitsForInteractions(t *testing.T) {
 			t.Errorf("respond during shutdown: %v", err)
 		}
 	}}
-	_, stop := run(t, srv, h, bot.GatewayOptions{GuildID: guild, ShutdownTimeout: 5 * time.Second})
+	_, stop := run(t, srv, h, bot.GatewayOptions{Options: bot.Options{GuildID: guild, ShutdownTimeout: 5 * time.Second}})
 	ctx := waitCtx(t)
 	p := ping(ctx, t, srv, "7")
 	<-started
@@ -237,7 +237,7 @@ func TestShutdownTimeoutCancels(t *testing.T) {
 		<-ctx.Done()
 		cancelled.Store(true)
 	}}
-	_, stop := run(t, srv, h, bot.GatewayOptions{GuildID: guild, ShutdownTimeout: 100 * time.Millisecond})
+	_, stop := run(t, srv, h, bot.GatewayOptions{Options: bot.Options{GuildID: guild, ShutdownTimeout: 100 * time.Millisecond}})
 	ctx := waitCtx(t)
 	ping(ctx, t, srv, "7")
 	<-started
@@ -259,7 +259,7 @@ func TestPanicDoesNotStopTheBot(t *testing.T) {
 		}
 		_ = say(ctx, r, i, "ok")
 	}}
-	_, _ = run(t, srv, h, bot.GatewayOptions{GuildID: guild})
+	_, _ = run(t, srv, h, bot.GatewayOptions{Options: bot.Options{GuildID: guild}})
 	ctx := waitCtx(t)
 	ping(ctx, t, srv, "7")
 	for n.Load() < 1 {
@@ -274,7 +274,7 @@ func TestPanicDoesNotStopTheBot(t *testing.T) {
 func TestBadTokenFailsRun(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	b, err := bot.NewGateway(bot.GatewayOptions{Token: "wrong", APIBase: srv.URL(), Logger: quiet()}, stub{})
+	b, err := bot.NewGateway(bot.GatewayOptions{Options: bot.Options{Token: "wrong", APIBase: srv.URL(), Logger: quiet()}}, stub{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,13 +294,13 @@ func TestNewRejects(t *testing.T) {
 		h    bot.Handler
 	}{
 		{"no token", bot.GatewayOptions{}, stub{}},
-		{"no handler", bot.GatewayOptions{Token: "t"}, nil},
-		{"shard out of range", bot.GatewayOptions{Token: "t", ShardIDs: []int{2}, ShardCount: 2}, stub{}},
-		{"shards unordered", bot.GatewayOptions{Token: "t", ShardIDs: []int{1, 0}}, stub{}},
-		{"no shards", bot.GatewayOptions{Token: "t", ShardIDs: []int{}}, stub{}},
-		{"negative count", bot.GatewayOptions{Token: "t", ShardCount: -1}, stub{}},
-		{"negative disconnect grace", bot.GatewayOptions{Token: "t", DisconnectGrace: -time.Second}, stub{}},
-		{"bad base", bot.GatewayOptions{Token: "t", APIBase: "ftp://x"}, stub{}},
+		{"no handler", bot.GatewayOptions{Options: bot.Options{Token: "t"}}, nil},
+		{"shard out of range", bot.GatewayOptions{Options: bot.Options{Token: "t"}, ShardIDs: []int{2}, ShardCount: 2}, stub{}},
+		{"shards unordered", bot.GatewayOptions{Options: bot.Options{Token: "t"}, ShardIDs: []int{1, 0}}, stub{}},
+		{"no shards", bot.GatewayOptions{Options: bot.Options{Token: "t"}, ShardIDs: []int{}}, stub{}},
+		{"negative count", bot.GatewayOptions{Options: bot.Options{Token: "t"}, ShardCount: -1}, stub{}},
+		{"negative disconnect grace", bot.GatewayOptions{Options: bot.Options{Token: "t"}, DisconnectGrace: -time.Second}, stub{}},
+		{"bad base", bot.GatewayOptions{Options: bot.Options{Token: "t", APIBase: "ftp://x"}}, stub{}},
 	}
 	for _, tt := range tests {
 		if _, err := bot.NewGateway(tt.opts, tt.h); err == nil {
@@ -351,7 +351,7 @@ func TestRewriter(t *testing.T) {
 func TestStopWhileStartingIsClean(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	b, err := bot.NewGateway(bot.GatewayOptions{Token: token, APIBase: srv.URL(), Logger: quiet()}, stub{})
+	b, err := bot.NewGateway(bot.GatewayOptions{Options: bot.Options{Token: token, APIBase: srv.URL(), Logger: quiet()}}, stub{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +401,7 @@ func TestEditsOfDifferentInteractionsOverlap(t *testing.T) {
 			t.Errorf("edit: %v", err)
 		}
 	}}
-	run(t, srv, h, bot.GatewayOptions{APIBase: proxy.URL, GuildID: guild})
+	run(t, srv, h, bot.GatewayOptions{Options: bot.Options{APIBase: proxy.URL, GuildID: guild}})
 	wctx := waitCtx(t)
 	var ps []*fakediscord.Pending
 	for _, u := range []string{"7", "8"} {
@@ -457,7 +457,7 @@ func TestGatewayHealthAgainstDiscord(t *testing.T) {
 	now := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	events := make(shardEvents, 16)
-	opts := bot.GatewayOptions{Token: token, APIBase: srv.URL(), Logger: quiet(), Now: clock, Observer: events}
+	opts := bot.GatewayOptions{Options: bot.Options{Token: token, APIBase: srv.URL(), Logger: quiet(), Now: clock, Observer: events}}
 	g, err := bot.NewGateway(opts, stub{handle: func(ctx context.Context, r commands.Responder, i *discordgo.Interaction) { _ = say(ctx, r, i, "pong") }})
 	if err != nil {
 		t.Fatal(err)

@@ -14,12 +14,12 @@
 // cli.Serve, builds the handlers and runs one transport:
 //
 //	h := cli.NewHandlers(cfg, store, m, log, cli.Hooks{})
-//	g, err := bot.NewGateway(bot.GatewayOptions{Token: cfg.Token, APIBase: cfg.APIBase, Logger: log}, h)
+//	g, err := bot.NewGateway(bot.GatewayOptions{Options: bot.Options{Token: cfg.Token, APIBase: cfg.APIBase, Logger: log}}, h)
 //	if err != nil {
 //		return err
 //	}
 //	return g.Run(ctx) // returns when ctx ends, after a clean shutdown
 //
-// DISCORD_API_BASE (the APIBase options) sends every REST request for
+// DISCORD_API_BASE (Options.APIBase) sends every REST request for
 // https://discord.com to that base instead (Rewriter).
 package bot

@@ -122,7 +122,7 @@ func TestGatewayInstallsEmojis(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	h := newEmojiStub(t)
-	_, stop := run(t, srv, h, bot.GatewayOptions{GuildID: guild})
+	_, stop := run(t, srv, h, bot.GatewayOptions{Options: bot.Options{GuildID: guild}})
 	got := h.got()
 	if len(got) != 1 || len(got[0]) != 2 {
 		t.Fatalf("the handler got %v, want the two emojis' IDs once", got)
@@ -132,7 +132,7 @@ func TestGatewayInstallsEmojis(t *testing.T) {
 	}
 	// A restart reuses them.
 	h2 := newEmojiStub(t)
-	run(t, srv, h2, bot.GatewayOptions{GuildID: guild})
+	run(t, srv, h2, bot.GatewayOptions{Options: bot.Options{GuildID: guild}})
 	if g := h2.got(); len(g) != 1 || g[0]["t_one"] != got[0]["t_one"] || srv.EmojiCreates() != 2 {
 		t.Errorf("after a restart: %v, %d creations; want the same IDs, 2 creations in all", g, srv.EmojiCreates())
 	}
@@ -144,7 +144,7 @@ func TestGatewayServesWhenEmojisAreRefused(t *testing.T) {
 	srv.SetRefuseEmojis(true)
 	h := newEmojiStub(t)
 	w := &warnings{}
-	_, stop := run(t, srv, h, bot.GatewayOptions{GuildID: guild, Logger: w.logger()})
+	_, stop := run(t, srv, h, bot.GatewayOptions{Options: bot.Options{GuildID: guild, Logger: w.logger()}})
 	if err := stop(); err != nil {
 		t.Errorf("Run: %v", err)
 	}
@@ -169,7 +169,7 @@ func TestEndpointInstallsEmojis(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	h := newEmojiStub(t)
-	e := newEndpoint(t, h, bot.EndpointOptions{Addr: "127.0.0.1:0", GuildID: guild, APIBase: srv.URL()})
+	e := newEndpoint(t, h, bot.EndpointOptions{Options: bot.Options{GuildID: guild, APIBase: srv.URL()}, Addr: "127.0.0.1:0"})
 	if err := e.Register(waitCtx(t)); err != nil {
 		t.Fatal(err)
 	}

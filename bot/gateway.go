@@ -38,11 +38,7 @@ const DefaultIdentifyInterval = 5 * time.Second
 
 // GatewayOptions configure a Gateway; a zero duration means its default.
 type GatewayOptions struct {
-	Token   string // the bot token, without "Bot "; required
-	GuildID string // registers the commands on this guild only; "": globally
-	// APIBase replaces https://discord.com for every REST call ("" = Discord);
-	// the gateway URL is then whatever that API's GET /gateway answers.
-	APIBase string
+	Options // Logger: each shard's lines with a "shard" attribute; Now: Health's clock
 	// ShardCount is the bot's total, every process included; 0 asks Discord
 	// (GET /gateway/bot).
 	ShardCount int
@@ -50,13 +46,7 @@ type GatewayOptions struct {
 	// The process that runs shard 0 registers the commands.
 	ShardIDs         []int
 	IdentifyInterval time.Duration // between two batches of shards opening
-	ShutdownTimeout  time.Duration // the wait for interactions in progress at shutdown
-	Logger           *slog.Logger  // each shard's lines with a "shard" attribute; nil: slog.Default()
-	Observer         Observer      // shard states and interactions received; nil: none
-	// LogLevel is discordgo's own (DiscordgoLogLevel; zero: discordgo.LogError).
-	LogLevel        int
-	DisconnectGrace time.Duration    // how long a shard may stay down before Health says so
-	Now             func() time.Time // Health's clock; nil: time.Now
+	DisconnectGrace  time.Duration // how long a shard may stay down before Health says so
 }
 
 // Gateway serves a Handler over Discord's gateway: one discordgo session per
@@ -124,10 +114,7 @@ func NewGateway(opts GatewayOptions, h Handler) (*Gateway, error) {
 		return nil, fmt.Errorf("bot: disconnect grace %v: want 0 (the default) or more", opts.DisconnectGrace)
 	}
 	opts.DisconnectGrace = positiveOr(opts.DisconnectGrace, DefaultDisconnectGrace)
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	b, err := newBase(h, opts.Token, opts.APIBase, opts.LogLevel, opts.Observer, opts.Logger, opts.ShutdownTimeout)
+	b, err := newBase(h, &opts.Options)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ import (
 // still a WARN, metrics' TestHealthzStarting shows.)
 func TestQuietStart(t *testing.T) {
 	clk := &fakeClock{now: time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)}
-	g, err := NewGateway(GatewayOptions{Token: "t", Now: clk.Now}, noHandler{})
+	g, err := NewGateway(GatewayOptions{Options: Options{Token: "t", Now: clk.Now}}, noHandler{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestQuietStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := NewEndpoint(EndpointOptions{Token: "t", PublicKey: pub, Addr: "127.0.0.1:0", Logger: log}, noHandler{})
+	e, err := NewEndpoint(EndpointOptions{Options: Options{Token: "t", Logger: log}, PublicKey: pub, Addr: "127.0.0.1:0"}, noHandler{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func (noHandler) Handle(context.Context, commands.Responder, *discordgo.Interact
 // once it resumes.
 func TestGatewayHealthStates(t *testing.T) {
 	clk := &fakeClock{now: time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)}
-	g, err := NewGateway(GatewayOptions{Token: "t", Now: clk.Now}, noHandler{})
+	g, err := NewGateway(GatewayOptions{Options: Options{Token: "t", Now: clk.Now}}, noHandler{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestGatewayHealthStates(t *testing.T) {
 
 func TestGatewayDisconnectGraceOption(t *testing.T) {
 	clk := &fakeClock{now: time.Unix(0, 0)}
-	g, err := NewGateway(GatewayOptions{Token: "t", Now: clk.Now, DisconnectGrace: 2 * time.Second}, noHandler{})
+	g, err := NewGateway(GatewayOptions{Options: Options{Token: "t", Now: clk.Now}, DisconnectGrace: 2 * time.Second}, noHandler{})
 	if err != nil {
 		t.Fatal(err)
 	}

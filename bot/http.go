@@ -35,21 +35,13 @@ const (
 	replyDeadline = 3 * time.Second
 )
 
-// EndpointOptions configure an Endpoint; the fields it shares with
-// GatewayOptions mean the same.
+// EndpointOptions configure an Endpoint.
 type EndpointOptions struct {
-	Token   string // required: the REST calls after the reply, the registration
-	GuildID string
-	APIBase string
+	Options // Logger: the endpoint's life and refusals; Now: the signatures' clock
 	// PublicKey is the application's Ed25519 public key, which signs every
 	// interaction Discord POSTs. Required.
-	PublicKey       ed25519.PublicKey
-	Addr            string // Run's listen address (host:port)
-	ShutdownTimeout time.Duration
-	Logger          *slog.Logger     // the endpoint's life and refusals
-	Observer        Observer         // interactions received and requests refused
-	Now             func() time.Time // the signatures' clock; nil: time.Now
-	LogLevel        int
+	PublicKey ed25519.PublicKey
+	Addr      string // Run's listen address (host:port)
 }
 
 // Endpoint serves Discord's interactions over HTTP. Create it with
@@ -69,7 +61,7 @@ type Endpoint struct {
 
 // NewEndpoint checks the options; nothing listens before Run.
 func NewEndpoint(opts EndpointOptions, h Handler) (*Endpoint, error) {
-	b, err := newBase(h, opts.Token, opts.APIBase, opts.LogLevel, opts.Observer, opts.Logger, opts.ShutdownTimeout)
+	b, err := newBase(h, &opts.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -79,9 +71,6 @@ func NewEndpoint(opts EndpointOptions, h Handler) (*Endpoint, error) {
 	e := &Endpoint{
 		base: b, opts: opts, ilog: b.log.With("transport", "http"),
 		mux: http.NewServeMux(), seen: map[string]time.Time{},
-	}
-	if e.opts.Now == nil {
-		e.opts.Now = time.Now
 	}
 	notYet := starting("interactions endpoint not serving yet")
 	e.state.Store(&notYet)

@@ -82,7 +82,7 @@ func newEndpoint(tb testing.TB, h bot.Handler, o bot.EndpointOptions) *bot.Endpo
 func endpoint(tb testing.TB, h bot.Handler, apiBase string) (*httptest.Server, *recorder) {
 	tb.Helper()
 	rec := &recorder{rejected: map[string]int{}}
-	srv := httptest.NewServer(newEndpoint(tb, h, bot.EndpointOptions{APIBase: apiBase, Observer: rec}))
+	srv := httptest.NewServer(newEndpoint(tb, h, bot.EndpointOptions{Options: bot.Options{APIBase: apiBase, Observer: rec}}))
 	tb.Cleanup(srv.Close)
 	return srv, rec
 }
@@ -317,7 +317,7 @@ func TestEndpointRun(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	e := newEndpoint(t, stub{handle: func(ctx context.Context, r commands.Responder, i *discordgo.Interaction) { _ = say(ctx, r, i, "ok") }},
-		bot.EndpointOptions{Addr: "127.0.0.1:0", GuildID: guild, APIBase: srv.URL()})
+		bot.EndpointOptions{Options: bot.Options{GuildID: guild, APIBase: srv.URL()}, Addr: "127.0.0.1:0"})
 	if err := e.Health(context.Background()); !errors.Is(err, bot.ErrStarting) {
 		t.Errorf("Health before Run = %v, want ErrStarting", err)
 	}

@@ -176,9 +176,9 @@ func TestScratchByHandLaunches(t *testing.T) {
 			ctx := waitCtx(t)
 			var replies *wire // the HTTP endpoint's replies
 			if transport == "gateway" {
-				run(t, srv, h, bot.GatewayOptions{GuildID: guild, APIBase: api.URL})
+				run(t, srv, h, bot.GatewayOptions{Options: bot.Options{GuildID: guild, APIBase: api.URL}})
 			} else {
-				e := newEndpoint(t, h, bot.EndpointOptions{GuildID: guild, APIBase: api.URL})
+				e := newEndpoint(t, h, bot.EndpointOptions{Options: bot.Options{GuildID: guild, APIBase: api.URL}})
 				if err := e.Register(ctx); err != nil {
 					t.Fatal(err)
 				}

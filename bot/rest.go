@@ -362,6 +362,22 @@ func apiError(s *discordgo.Session, err error) error {
 	return err
 }
 
+// Options are what both transports take, embedded in GatewayOptions and
+// EndpointOptions.
+type Options struct {
+	Token   string // the bot token, without "Bot "; required
+	GuildID string // registers the commands on this guild only; "": globally
+	// APIBase replaces https://discord.com for every REST call ("" = Discord);
+	// the gateway URL is then whatever that API's GET /gateway answers.
+	APIBase         string
+	ShutdownTimeout time.Duration // the wait for interactions in progress at shutdown
+	Logger          *slog.Logger  // nil: slog.Default()
+	Observer        Observer      // shard states, interactions received, requests refused; nil: none
+	// LogLevel is discordgo's own (DiscordgoLogLevel; zero: discordgo.LogError).
+	LogLevel int
+	Now      func() time.Time // nil: time.Now
+}
+
 // base is what both transports hold.
 type base struct {
 	log   *slog.Logger
@@ -371,19 +387,23 @@ type base struct {
 	track *tracker
 }
 
-// newBase checks the options both transports share; nothing connects.
-func newBase(h Handler, token, apiBase string, logLevel int, obs Observer, log *slog.Logger, shutdownTimeout time.Duration) (base, error) {
+// newBase checks the options both transports share and fills in o.Now;
+// nothing connects.
+func newBase(h Handler, o *Options) (base, error) {
 	if h == nil {
 		return base{}, errors.New("bot: no handler")
 	}
-	log = cmp.Or(log, slog.Default())
-	ro, _ := obs.(RESTObserver) // *metrics.Metrics is one
-	rest, err := NewSession(token, apiBase, TransportOptions{Observer: ro, Logger: log})
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	log := cmp.Or(o.Logger, slog.Default())
+	ro, _ := o.Observer.(RESTObserver) // *metrics.Metrics is one
+	rest, err := NewSession(o.Token, o.APIBase, TransportOptions{Observer: ro, Logger: log})
 	if err != nil {
 		return base{}, err
 	}
-	rest.LogLevel = logLevel
-	return base{log: log, obs: cmp.Or[Observer](obs, nopObserver{}), rest: rest, h: h, track: newTracker(h, log, shutdownTimeout)}, nil
+	rest.LogLevel = o.LogLevel
+	return base{log: log, obs: cmp.Or[Observer](o.Observer, nopObserver{}), rest: rest, h: h, track: newTracker(h, log, o.ShutdownTimeout)}, nil
 }
 
 // setUp reads the application's ID (returned even when the registration

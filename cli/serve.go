@@ -104,12 +104,12 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 		health func(context.Context) error
 		run    func(ctx context.Context) error
 	)
+	opts := bot.Options{ // no Now: signatures and health go by the wall clock, not the game's
+		Token: cfg.Token, GuildID: cfg.GuildID, APIBase: cfg.APIBase, ShutdownTimeout: cfg.ShutdownTimeout,
+		Logger: log, Observer: m, LogLevel: bot.DiscordgoLogLevel(cfg.DiscordgoLogLevel),
+	}
 	if cfg.InteractionsAddr != "" {
-		e, err := bot.NewEndpoint(bot.EndpointOptions{
-			Token: cfg.Token, PublicKey: cfg.PublicKey, Addr: cfg.InteractionsAddr,
-			GuildID: cfg.GuildID, APIBase: cfg.APIBase, ShutdownTimeout: cfg.ShutdownTimeout,
-			Logger: log, Observer: m, LogLevel: bot.DiscordgoLogLevel(cfg.DiscordgoLogLevel),
-		}, app) // signatures are checked against the wall clock, not the game's
+		e, err := bot.NewEndpoint(bot.EndpointOptions{Options: opts, PublicKey: cfg.PublicKey, Addr: cfg.InteractionsAddr}, app)
 		if err != nil {
 			return err
 		}
@@ -123,11 +123,8 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 		}
 	} else {
 		g, err := bot.NewGateway(bot.GatewayOptions{
-			Token: cfg.Token, GuildID: cfg.GuildID, APIBase: cfg.APIBase,
-			ShardCount: cfg.ShardCount, ShardIDs: cfg.ShardIDs, IdentifyInterval: hooks.IdentifyInterval,
-			DisconnectGrace: hooks.DisconnectGrace,
-			ShutdownTimeout: cfg.ShutdownTimeout, Logger: log, Observer: m,
-			LogLevel: bot.DiscordgoLogLevel(cfg.DiscordgoLogLevel),
+			Options: opts, ShardCount: cfg.ShardCount, ShardIDs: cfg.ShardIDs,
+			IdentifyInterval: hooks.IdentifyInterval, DisconnectGrace: hooks.DisconnectGrace,
 		}, app)
 		if err != nil {
 			return err

@@ -55,7 +55,7 @@ func startBot(ctx context.Context, name string, r *rig, h bot.Handler, cfg Confi
 	switch name {
 	case Gateway:
 		g, err := bot.NewGateway(bot.GatewayOptions{
-			Token: token, APIBase: r.srv.URL(), ShardCount: 1, Logger: log, Observer: r.m, LogLevel: discordgo.LogError,
+			Options: bot.Options{Token: token, APIBase: r.srv.URL(), Logger: log, Observer: r.m, LogLevel: discordgo.LogError}, ShardCount: 1,
 		}, h)
 		if err != nil {
 			return nil, fmt.Errorf("loadtest: %w", err)
@@ -64,7 +64,7 @@ func startBot(ctx context.Context, name string, r *rig, h bot.Handler, cfg Confi
 	case HTTP:
 		key, _ := hex.DecodeString(r.srv.PublicKeyHex())
 		e, err := bot.NewEndpoint(bot.EndpointOptions{
-			Token: token, PublicKey: key, Addr: "127.0.0.1:0", APIBase: r.srv.URL(), Logger: log, Observer: r.m,
+			Options: bot.Options{Token: token, APIBase: r.srv.URL(), Logger: log, Observer: r.m}, PublicKey: key, Addr: "127.0.0.1:0",
 		}, h)
 		if err != nil {
 			return nil, fmt.Errorf("loadtest: %w", err)
