@@ -10,20 +10,6 @@
 // operation or reason name (a snowflake, upper case, too long) and any value
 // past the 64th distinct one are counted as "other".
 //
-// Usage, in the bot's wiring:
-//
-//	reg := metrics.NewRegistry()
-//	m := metrics.New(reg)
-//	build := buildinfo.Read()
-//	metrics.BuildInfo(reg, build.Version, build.Revision)
-//	app := commands.New(commands.Config{Observer: m, Logger: log}, store)
-//	health := metrics.Health(
-//		metrics.Check{Name: "gateway", Run: gateway.Health},
-//		metrics.Check{Name: "store", Run: store.Ping},
-//	)
-//	go func() {
-//		if err := metrics.Serve(ctx, cfg.MetricsAddr, reg, health, build, log); err != nil {
-//			log.Error("metrics listener", "err", err)
-//		}
-//	}()
+// cli.Serve wires it: NewRegistry, New and BuildInfo at start, the
+// transport's and the store's health joined by Health, then Serve.
 package metrics

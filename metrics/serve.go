@@ -54,14 +54,11 @@ type Check struct {
 }
 
 // Health combines checks into one health function for Serve. It runs them
-// all at once, each in its own goroutine, and returns as soon as all have
-// answered or ctx ends: nil if each passed, or an error naming, in the order
-// of checks, every check that failed, panicked or had not answered yet
-// ("shard 1: not connected", "store: no answer: context deadline
-// exceeded"). It does not wait for a check that ignores ctx: that check's
-// goroutine runs on until Run returns, and meanwhile later calls wait for
-// that same run rather than start another, so a hung check holds one
-// goroutine, not one per probe.
+// all at once and returns when all have answered or ctx ends: nil, or an
+// error naming, in order, every check that failed, panicked or had not
+// answered ("store: no answer: context deadline exceeded"). A check that
+// ignores ctx runs on, and later calls wait for that same run rather than
+// start another: a hung check holds one goroutine, not one per probe.
 func Health(checks ...Check) func(context.Context) error {
 	running := make([]singleflight.Group, len(checks)) // one run of each check at a time
 	return func(ctx context.Context) error {
@@ -199,11 +196,11 @@ func Serve(ctx context.Context, addr string, g prometheus.Gatherer, health func(
 }
 
 // ServeHTTP listens on addr and serves h, named what in its logs, until
-// ctx ends; it then shuts the server down, letting requests
-// in flight finish for up to 5 seconds, and returns nil. It returns an
-// error at once if it cannot listen on addr, or if the server fails (the
-// caller names the listener in it). ready, if not nil, is called with the listener's address once it serves.
-// The bot's public listener (/fair, the Activity) runs on it too.
+// ctx ends; it then shuts the server down, letting requests in flight
+// finish for up to 5 seconds, and returns nil. It returns an error at once
+// if it cannot listen on addr, or if the server fails (the caller names the
+// listener in it). ready, if not nil, gets the address once it serves. The
+// bot's public listener (/fair, the Activity) runs on it too.
 func ServeHTTP(ctx context.Context, addr, what string, h http.Handler, log *slog.Logger, ready func(addr string)) error {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
