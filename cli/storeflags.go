@@ -68,29 +68,22 @@ func (f *storeFlags) choose(lookupEnv func(string) (string, bool), dotenv func()
 		return storeChoice{dataPath: f.dataPath, from: "-data"}, nil
 	}
 	readDotenv := sync.OnceValues(dotenv) // read only if a variable is not in the environment
-	env := func(name string) (value, from string, err error) {
-		if v, ok := lookupEnv(name); ok {
-			return v, name, nil
+	for _, name := range []string{"REDIS_URL", "DATA_PATH"} {
+		v, ok := lookupEnv(name)
+		from := name
+		if !ok {
+			file, err := readDotenv()
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return storeChoice{}, fmt.Errorf("read .env: %w", err)
+			}
+			v, from = file[name], name+" in .env"
 		}
-		file, err := readDotenv()
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", "", fmt.Errorf("read .env: %w", err)
+		switch {
+		case v != "" && name == "REDIS_URL":
+			return storeChoice{redisURL: v, from: from}, nil
+		case v != "":
+			return storeChoice{dataPath: v, from: from}, nil
 		}
-		return file[name], name + " in .env", nil
-	}
-	url, from, err := env("REDIS_URL")
-	if err != nil {
-		return storeChoice{}, err
-	}
-	if url != "" {
-		return storeChoice{redisURL: url, from: from}, nil
-	}
-	path, from, err := env("DATA_PATH")
-	if err != nil {
-		return storeChoice{}, err
-	}
-	if path != "" {
-		return storeChoice{dataPath: path, from: from}, nil
 	}
 	return storeChoice{dataPath: backend.DefaultDataPath, from: "the default"}, nil
 }
