@@ -86,18 +86,15 @@ type TransportOptions struct {
 // Transport is the http.RoundTripper under discordgo that owns its
 // retries, bounded and under the request's context (NewSession turns off
 // discordgo's: a 429 slept without a context and retried for ever, 502s
-// retried at once):
-//
-//   - at most MaxAttempts attempts, each under AttemptTimeout;
-//   - a 429 waits its retry_after (the JSON body, else Retry-After; else
-//     DefaultRateLimitWait; clamped to MaxWait) and retries, whatever the
-//     method; a global 429 holds every request of the transport;
-//   - a 5xx, a connection error or a timeout is retried after a jittered
-//     backoff for the idempotent methods and the interaction callbacks (a
-//     second is refused with 40060, which Respond reads as success), never
-//     for another POST (a follow-up may exist); a failed dial, whatever
-//     the method;
-//   - no wait goes past the context's deadline: the call gives up at once.
+// retried at once), as docs/operating.md ("Discord answers 429 or 5xx")
+// tells: at most MaxAttempts attempts of AttemptTimeout; a 429 waits its
+// retry_after (the body, else Retry-After, else DefaultRateLimitWait;
+// clamped to MaxWait), a global one holding every request; a 5xx, a
+// connection error or a timeout is retried after a jittered backoff for
+// the idempotent methods and the interaction callbacks (a second is
+// refused with 40060, which Respond reads as success), never for another
+// POST (a follow-up may exist), a failed dial whatever the method; no wait
+// goes past the context's deadline.
 //
 // A call given up returns a *GiveUpError, so discordgo never sees a 429 or
 // a 5xx it would retry; the rate-limit headers passed on are sanitized so
