@@ -97,7 +97,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 
 	reg := metrics.NewRegistry()
 	m := metrics.New(reg)
-	metrics.BuildInfo(reg, info.Version, info.Revision)
+	metrics.BuildInfo(reg, info)
 	app := NewHandlers(cfg, store, m, log, hooks)
 	var (
 		name   = "gateway" // in /healthz

@@ -85,7 +85,7 @@ func servedNames(t *testing.T) map[string]bool {
 	t.Helper()
 	reg := metrics.NewRegistry()
 	m := metrics.New(reg)
-	metrics.BuildInfo(reg, "v0.0.0-test", "0123abc")
+	metrics.BuildInfo(reg, buildinfo.Info{Version: "v0.0.0-test", Revision: "0123abc"})
 	m.Interaction("play", "ok", 20*time.Millisecond)
 	m.Purchase(50)
 	m.Play(game.TierLoss, true, 50, 0)

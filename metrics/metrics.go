@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/internal/buildinfo"
 )
 
 // Metrics counts the bot's events as Prometheus collectors. Every method is
@@ -286,17 +286,16 @@ func shardLabel(shard int) string {
 }
 
 // BuildInfo registers on reg the gauge clefs_build_info, set to 1, whose
-// labels name the running build: version and revision as given, and
-// go_version, the Go release that built the binary. It panics, as New does,
-// if reg already holds it, or if version or revision is not valid UTF-8.
-func BuildInfo(reg prometheus.Registerer, version, revision string) {
+// labels name build as GET /version does. It panics, as New does, if reg
+// already holds it, or if a label is not valid UTF-8.
+func BuildInfo(reg prometheus.Registerer, build buildinfo.Info) {
 	promauto.With(reg).NewGauge(prometheus.GaugeOpts{
 		Name: "clefs_build_info",
 		Help: "Always 1; its labels name the running build (version, revision, go_version).",
 		ConstLabels: prometheus.Labels{
-			"version":    version,
-			"revision":   revision,
-			"go_version": runtime.Version(),
+			"version":    build.Version,
+			"revision":   build.Revision,
+			"go_version": build.GoVersion,
 		},
 	}).Set(1)
 }

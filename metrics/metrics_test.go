@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/lesclefsdutresor/clefs/game"
+	"github.com/lesclefsdutresor/clefs/internal/buildinfo"
 )
 
 // newTest returns Metrics registered on a fresh registry.
@@ -302,11 +302,11 @@ func TestEventsMoveCounters(t *testing.T) {
 
 func TestBuildInfo(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	BuildInfo(reg, "v1.4.0", "5effcde")
+	BuildInfo(reg, buildinfo.Info{Version: "v1.4.0", Revision: "5effcde", GoVersion: "go1.26.8"})
 	want := `
 # HELP clefs_build_info Always 1; its labels name the running build (version, revision, go_version).
 # TYPE clefs_build_info gauge
-clefs_build_info{go_version="` + runtime.Version() + `",revision="5effcde",version="v1.4.0"} 1
+clefs_build_info{go_version="go1.26.8",revision="5effcde",version="v1.4.0"} 1
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "clefs_build_info"); err != nil {
 		t.Error(err)
