@@ -28,11 +28,9 @@ type Config struct {
 	GuildID string // DISCORD_GUILD_ID: register commands on this guild only; "" = globally
 	APIBase string // DISCORD_API_BASE: scheme://host[/path] replacing https://discord.com, no trailing slash
 
-	RedisURL string // REDIS_URL: use Redis when set
-	// REDIS_MIN_REPLICAS: replicas that hold a write before it is
-	// acknowledged; -1 (unset): 1 if every master has one at start, else 0
-	RedisMinReplicas    int
-	RedisReplicaTimeout time.Duration // REDIS_REPLICA_TIMEOUT: the bound of that wait
+	RedisURL            string        // REDIS_URL: use Redis when set
+	RedisMinReplicas    int           // REDIS_MIN_REPLICAS: replicas holding a write before its ack; -1 (unset): decided at start
+	RedisReplicaTimeout time.Duration // REDIS_REPLICA_TIMEOUT: the bound of the wait for them
 	DataPath            string        // DATA_PATH: the embedded store's file when RedisURL is empty
 
 	BackupDir      string        // BACKUP_DIR: "" = no snapshots; the embedded store only
