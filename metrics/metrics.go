@@ -36,8 +36,8 @@ type Metrics struct {
 var (
 	outcomes   = []string{"ok", "user_error", "internal_error"} // of an interaction
 	transports = []string{"gateway", "http"}                    // an interaction arrives by
-	// rejectReasons are the HTTP interactions endpoint's, created at 0 by New.
-	rejectReasons = []string{"signature", "method", "content_type", "too_large", "malformed", "stale"}
+	// rejectReasons are the HTTP interactions endpoint's (bot.Endpoint), created at 0 by New.
+	rejectReasons = []string{"signature", "method", "content_type", "too_large", "malformed", "stale", "replay"}
 	// rateLimitScopes are a 429's (X-RateLimit-Scope; "unknown" when Discord said none).
 	rateLimitScopes = []string{"user", "global", "shared", "unknown"}
 	retryReasons    = []string{"rate_limit", "server_error", "timeout", "connection"} // the REST transport's

@@ -97,6 +97,7 @@ func TestNewRegistersEverySeriesAtZero(t *testing.T) {
 		{"clefs_chests_total", []string{"lot=bronze"}, 0},
 		{"clefs_http_requests_rejected_total", []string{"reason=signature"}, 0},
 		{"clefs_http_requests_rejected_total", []string{"reason=stale"}, 0},
+		{"clefs_http_requests_rejected_total", []string{"reason=replay"}, 0},
 		{"clefs_discord_rate_limited_total", []string{"scope=user"}, 0},
 		{"clefs_discord_rate_limited_total", []string{"scope=global"}, 0},
 		{"clefs_discord_rate_limited_total", []string{"scope=shared"}, 0},
@@ -109,8 +110,8 @@ func TestNewRegistersEverySeriesAtZero(t *testing.T) {
 	if n := testutil.CollectAndCount(reg, "clefs_chests_total"); n != game.NumLots {
 		t.Errorf("clefs_chests_total has %d series, want %d", n, game.NumLots)
 	}
-	if n := testutil.CollectAndCount(reg, "clefs_http_requests_rejected_total"); n != 6 {
-		t.Errorf("clefs_http_requests_rejected_total has %d series, want one per reason (6)", n)
+	if n := testutil.CollectAndCount(reg, "clefs_http_requests_rejected_total"); n != 7 {
+		t.Errorf("clefs_http_requests_rejected_total has %d series, want one per reason (7)", n)
 	}
 	// Shards are not known in advance: no series until the bot reports one.
 	if n := testutil.CollectAndCount(reg, "clefs_gateway_shard_up", "clefs_interactions_received_total"); n != 0 {
@@ -231,6 +232,7 @@ func TestEventsMoveCounters(t *testing.T) {
 				{"clefs_http_requests_rejected_total", []string{"reason=signature"}, 2},
 				{"clefs_http_requests_rejected_total", []string{"reason=too_large"}, 1},
 				{"clefs_http_requests_rejected_total", []string{"reason=stale"}, 0},
+		{"clefs_http_requests_rejected_total", []string{"reason=replay"}, 0},
 			},
 		},
 		{
