@@ -61,14 +61,19 @@ seed still secret are counted, not checked; links a dump lacks the data for
 				return usageError{fmt.Sprintf("verify: -%s does not go with -export", name)}
 			}
 		}
-		public, err := isPublicExport(*export)
+		f, err := os.Open(*export)
 		if err != nil {
-			return err
+			return fmt.Errorf("verify: %w", err)
+		}
+		defer f.Close()
+		public := isPublicExport(f)
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("verify: %s: %w", *export, err)
 		}
 		if public {
-			return verifyPublicFile(ctx, *export, stdout)
+			return verifyPublicFile(ctx, *export, f, stdout)
 		}
-		return verifyExport(ctx, *export, stdout)
+		return verifyExport(ctx, *export, f, stdout)
 	}
 	if !set["server-seed"] || !set["client-seed"] {
 		return usageError{"verify: give -server-seed and -client-seed (or -export FILE)"}
@@ -254,17 +259,13 @@ func (s *seedDraws) Chest(seed game.Seed, client string, seq int64) (game.Chest,
 	return f.Chest(seq)
 }
 
-// verifyExport recomputes every draw of the dump at path made under a
-// revealed seed and checks the links (game.CheckLinks), failing on a break.
-func verifyExport(ctx context.Context, path string, stdout io.Writer) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("verify: %w", err)
-	}
-	defer f.Close()
+// verifyExport recomputes every draw of the dump f, read from path, made
+// under a revealed seed and checks the links (game.CheckLinks), failing on
+// a break.
+func verifyExport(ctx context.Context, path string, f io.Reader, stdout io.Writer) error {
 	var r exportReport
 	// A player at a time: the dump is never held whole (StreamDump).
-	_, err = storage.StreamDump(bufio.NewReaderSize(f, 1<<20), func(p storage.DecodedPlayer) error {
+	_, err := storage.StreamDump(bufio.NewReaderSize(f, 1<<20), func(p storage.DecodedPlayer) error {
 		if r.players%1024 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -386,46 +387,36 @@ func (r *exportReport) verifyPlayer(id storage.PlayerID, p game.Player, state bo
 // maxPublicExport bounds a public export (50 lines and reveals: a few tens of KB).
 const maxPublicExport = 4 << 20
 
-// isPublicExport reports whether the JSON file at path is a public export
-// rather than a dump, from its first known top-level key; a file that is
-// neither is left to the dump's reader.
-func isPublicExport(path string) (bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, fmt.Errorf("verify: %w", err)
-	}
-	defer f.Close()
-	dec := json.NewDecoder(bufio.NewReader(f))
+// isPublicExport reports whether the JSON in r is a public export rather
+// than a dump, from its first known top-level key; a file that is neither
+// is left to the dump's reader.
+func isPublicExport(r io.Reader) bool {
+	dec := json.NewDecoder(bufio.NewReader(r))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return false, nil
+		return false
 	}
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return false, nil
+			return false
 		}
 		switch t {
 		case "v":
-			return true, nil
+			return true
 		case "version", "players", "guilds":
-			return false, nil
+			return false
 		}
 		var skip json.RawMessage
 		if err := dec.Decode(&skip); err != nil {
-			return false, nil
+			return false
 		}
 	}
-	return false, nil
+	return false
 }
 
-// verifyPublicFile is verifyExport for the public export at path, with
-// game.CheckRevealedLinks.
-func verifyPublicFile(ctx context.Context, path string, stdout io.Writer) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("verify: %w", err)
-	}
-	defer f.Close()
+// verifyPublicFile is verifyExport for the public export f, read from
+// path, with game.CheckRevealedLinks.
+func verifyPublicFile(ctx context.Context, path string, f io.Reader, stdout io.Writer) error {
 	data, err := io.ReadAll(io.LimitReader(f, maxPublicExport+1))
 	if err != nil {
 		return fmt.Errorf("verify: %s: %w", path, err)
