@@ -307,15 +307,11 @@ func choiceList(d *discordgo.ApplicationCommandOption, l tryLang) string {
 	return strings.Join(out, ", ")
 }
 
-// The help of `clefs try`, made from the commands the bot registered (the
-// definitions of commands/, as the fake Discord holds them): every command
-// and subcommand with its options, in the session's language. Nothing is
-// listed by hand, so a new command or option shows at once.
-
-// helpText is what "help" prints: every command of cmds, then how to type
-// options, buttons and the session's own commands. With args ("/admin",
-// "admin grant"), only the commands whose path starts so, each option
-// with its description.
+// helpText is what "help" prints: every command of cmds (those the bot
+// registered, so a new one shows at once), then how to type options,
+// buttons and the session's own commands. With args ("/admin", "admin
+// grant"), only the commands whose path starts so, each option with its
+// description.
 func helpText(cmds []*discordgo.ApplicationCommand, args string, l tryLang) string {
 	filter := strings.Fields(strings.TrimPrefix(strings.TrimSpace(args), "/"))
 	var b strings.Builder

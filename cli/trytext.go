@@ -191,10 +191,6 @@ func buttonText(btn *discordgo.Button, v view) string {
 	return s + "]"
 }
 
-// Discord's timestamps (<t:UNIX:STYLE>) as a Discord client shows them, in
-// the session's language and time zone: each client renders them itself,
-// so the bot's message carries only the instant.
-
 // view is what rendering a message depends on besides the message: the
 // session's language, its clock's now (for relative times) and the time
 // zone of the person at the terminal.
@@ -210,8 +206,9 @@ var (
 	daysFR   = [7]string{"dimanche", "lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi"}
 )
 
-// discordTime renders t in one of Discord's timestamp styles, as its
-// en-US and French clients do:
+// discordTime renders t in one of Discord's timestamp styles
+// (<t:UNIX:STYLE>: each client renders them itself), as its en-US and
+// French clients do:
 //
 //	t  3:04 PM                              15:04
 //	T  3:04:05 PM                           15:04:05
