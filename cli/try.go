@@ -248,11 +248,6 @@ func (s *trySession) view() view {
 	return view{lang: langOf(s.locale), now: tryClock(), loc: tryZone}
 }
 
-// println prints a line of the session's own.
-func (s *trySession) println(line string) {
-	fmt.Fprintln(s.out, line)
-}
-
 // loop reads lines from in until its end, "quit" or ctx's end. The reading
 // runs in its own goroutine so that ctx (Ctrl-C) ends the session even
 // while waiting for a line; it stops at the end of in or when loop returns.
@@ -310,13 +305,13 @@ func (s *trySession) do(ctx context.Context, line string) bool {
 		if id, ok := tryUser(rest); ok {
 			s.user = id
 		} else {
-			s.println(l.t("as_usage", nil))
+			fmt.Fprintln(s.out, l.t("as_usage", nil))
 		}
 	case "lang":
 		if loc, ok := tryLocale(rest); ok {
 			s.locale = loc
 		} else {
-			s.println(l.t("lang_usage", nil))
+			fmt.Fprintln(s.out, l.t("lang_usage", nil))
 		}
 	default:
 		if strings.HasPrefix(line, "/") {
@@ -328,7 +323,7 @@ func (s *trySession) do(ctx context.Context, line string) bool {
 			if cards := s.cards(); len(cards) > 0 {
 				buttons = buttonsText(messageButtons(cards[0]), s.view())
 			}
-			s.println(l.t("unknown", map[string]any{"Word": word, "Commands": commandList(s.srv.Commands(tryGuild), l), "Buttons": buttons}))
+			fmt.Fprintln(s.out, l.t("unknown", map[string]any{"Word": word, "Commands": commandList(s.srv.Commands(tryGuild), l), "Buttons": buttons}))
 		}
 	}
 	return true
@@ -361,14 +356,14 @@ func (s *trySession) perms() int64 {
 func (s *trySession) show(ctx context.Context, p *fakediscord.Pending, err error) {
 	l := langOf(s.locale)
 	if err != nil {
-		s.println(discordRefusal(err, l))
+		fmt.Fprintln(s.out, discordRefusal(err, l))
 		return
 	}
 	wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	r, err := p.Wait(wctx)
 	if err != nil {
-		s.println(l.t("no_answer", map[string]any{"Err": strings.TrimPrefix(err.Error(), "fakediscord: ")}))
+		fmt.Fprintln(s.out, l.t("no_answer", map[string]any{"Err": strings.TrimPrefix(err.Error(), "fakediscord: ")}))
 		return
 	}
 	v := s.view()
@@ -431,7 +426,7 @@ func discordRefusal(err error, l tryLang) string {
 func (s *trySession) slash(ctx context.Context, text string) {
 	sl, err := parseSlash(text, s.srv.Commands(tryGuild), langOf(s.locale))
 	if err != nil {
-		s.println(err.Error())
+		fmt.Fprintln(s.out, err.Error())
 		return
 	}
 	sl.Guild, sl.Channel, sl.User, sl.Locale, sl.Perms = tryGuild, tryChannel, s.user, s.locale, s.perms()

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -123,7 +124,7 @@ func (s *trySession) press(ctx context.Context, text string) bool {
 	}
 	if typed[0] == "row" || typed[0] == "ligne" {
 		if n, err := strconv.Atoi(strings.Join(typed[1:], " ")); err != nil || n < 1 || n > 3 {
-			s.println(v.lang.t("row_usage", nil))
+			fmt.Fprintln(s.out, v.lang.t("row_usage", nil))
 			return true
 		}
 	}
@@ -151,19 +152,19 @@ func (s *trySession) press(ctx context.Context, text string) bool {
 			})
 			s.show(ctx, p, err)
 		default:
-			s.println(v.lang.t("press_many", map[string]any{"Label": text, "Buttons": buttonsText(enabled, v)}))
+			fmt.Fprintln(s.out, v.lang.t("press_many", map[string]any{"Label": text, "Buttons": buttonsText(enabled, v)}))
 		}
 		return true
 	}
 	switch {
 	case greyed != nil:
-		s.println(v.lang.t("press_greyed", map[string]any{"Button": buttonText(greyed, v)}))
+		fmt.Fprintln(s.out, v.lang.t("press_greyed", map[string]any{"Button": buttonText(greyed, v)}))
 	case !isButtonWord(typed):
 		return false
 	case len(cards) == 0:
-		s.println(v.lang.t("press_nothing", map[string]any{"Label": text}))
+		fmt.Fprintln(s.out, v.lang.t("press_nothing", map[string]any{"Label": text}))
 	default:
-		s.println(v.lang.t("press_none", map[string]any{"Label": text, "Buttons": buttonsText(messageButtons(cards[0]), v)}))
+		fmt.Fprintln(s.out, v.lang.t("press_none", map[string]any{"Label": text, "Buttons": buttonsText(messageButtons(cards[0]), v)}))
 	}
 	return true
 }
