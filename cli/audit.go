@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/big"
 	"slices"
@@ -62,13 +63,11 @@ func audit(ctx context.Context, st storage.Store, d storage.Dumper, w io.Writer,
 	var players, bad, damaged int
 	var held big.Int                          // a sum of balances may pass int64
 	balances := map[uint64]map[uint64]int64{} // guild → user → balance; -1: damaged
-	var guilds []uint64                       // in the export's order, increasing
 	err := d.ExportPlayers(ctx, func(r storage.DecodedPlayer) error {
 		players++
 		p := r.Player
 		if balances[r.ID.Guild] == nil {
 			balances[r.ID.Guild] = map[uint64]int64{}
-			guilds = append(guilds, r.ID.Guild)
 		}
 		if r.Damaged != nil {
 			damaged++
@@ -97,14 +96,14 @@ func audit(ctx context.Context, st storage.Store, d storage.Dumper, w io.Writer,
 	fmt.Fprintf(w, "%s checked, %d damaged, %s, %s held in total\n", count(players, "player", "players"), damaged, count(bad, "breach", "breaches"), bigCredits(&held))
 
 	disagree := 0
-	for _, g := range guilds {
+	for _, g := range slices.Sorted(maps.Keys(balances)) {
 		n, err := auditBoard(ctx, st, g, balances[g], w)
 		if err != nil {
 			return fmt.Errorf("check the leaderboard of guild %d: %w", g, err)
 		}
 		disagree += n
 	}
-	fmt.Fprintf(w, "leaderboards of %s checked, %s\n", count(len(guilds), "guild", "guilds"), count(disagree, "disagreement", "disagreements"))
+	fmt.Fprintf(w, "leaderboards of %s checked, %s\n", count(len(balances), "guild", "guilds"), count(disagree, "disagreement", "disagreements"))
 	if disagree > 0 {
 		fmt.Fprintln(w, "the leaderboard disagrees with the records: this is a bug, please report it")
 	}
