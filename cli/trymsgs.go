@@ -62,17 +62,13 @@ func (l tryLang) localize(c *i18n.LocalizeConfig) string {
 	if err != nil {
 		return c.MessageID
 	}
-	c.Funcs = tryFuncs
+	c.Funcs = template.FuncMap{"quote": strconv.Quote} // a word the user typed, as %q writes it: "row 9"
 	s, err := locs[l].Localize(c)
 	if err != nil && s == "" {
 		return c.MessageID
 	}
 	return s
 }
-
-// tryFuncs are the functions the messages use beside text/template's own:
-// quote writes a word the user typed as Go's %q does ("row 9").
-var tryFuncs = template.FuncMap{"quote": strconv.Quote}
 
 // The message files of the session, one per language, in go-i18n's JSON
 // format, as commands' are.
