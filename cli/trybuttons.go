@@ -14,16 +14,11 @@ import (
 	"github.com/lesclefsdutresor/clefs/internal/fakediscord"
 )
 
-// Pressing a button at the prompt: by its label as the card shows it
-// ("Yes, pause my play" by "yes", "Ouvrir le coffre" by "ouvrir"), in any
-// case and with or without accents, or by a word of either language for
-// what it does (buttonAliases), so that "yes" works on a French card and
-// "ligne 2" on an English one.
-
-// buttonAliases are the words that press a kind of button, whatever the
-// card's language, by the kind's name in its custom ID (commands/customid.go:
-// "v1:<kind>:…", a wire format that never changes). A row button is also
-// "row N" and "ligne N".
+// buttonAliases are the words that press a kind of button whatever the
+// card's language ("yes" on a French card, "ligne 2" on an English one),
+// besides its label's first words, by the kind's name in its custom ID
+// (commands/customid.go: "v1:<kind>:…", a wire format that never changes).
+// A row button is also "row N" and "ligne N".
 var buttonAliases = map[string][]string{
 	"auto":  {"auto"},
 	"again": {"again", "play again", "replay", "rejouer"},
@@ -42,7 +37,8 @@ func words(s string) []string {
 
 // pressedBy reports whether typed (its words) presses b: one of the
 // aliases of b's kind (its custom ID's second field; a row's number, from
-// 0, is the last), or the first words of its label.
+// 0, is the last), or the first words of its label as the card shows it
+// ("Ouvrir le coffre" by "ouvrir"), in any case, with or without accents.
 func pressedBy(typed []string, b *discordgo.Button) bool {
 	if len(typed) == 0 {
 		return false
