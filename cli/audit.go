@@ -97,11 +97,14 @@ func audit(ctx context.Context, st storage.Store, d storage.Dumper, w io.Writer,
 
 	disagree := 0
 	for _, g := range slices.Sorted(maps.Keys(balances)) {
-		n, err := auditBoard(ctx, st, g, balances[g], w)
+		found, err := auditBoard(ctx, st, g, balances[g])
+		for _, d := range found {
+			fmt.Fprintf(w, "DISAGREE guild %d user %d: %s\n", g, d.user, d.what)
+		}
 		if err != nil {
 			return fmt.Errorf("check the leaderboard of guild %d: %w", g, err)
 		}
-		disagree += n
+		disagree += len(found)
 	}
 	fmt.Fprintf(w, "leaderboards of %s checked, %s\n", count(len(balances), "guild", "guilds"), count(disagree, "disagreement", "disagreements"))
 	if disagree > 0 {
@@ -123,33 +126,6 @@ func audit(ctx context.Context, st storage.Store, d storage.Dumper, w io.Writer,
 	return nil
 }
 
-// auditBoard compares the whole leaderboard of guild with the balances
-// the export read (user → balance), prints each disagreement that holds
-// when read again (confirm) and returns how many.
-func auditBoard(ctx context.Context, st storage.Store, guild uint64, balances map[uint64]int64, w io.Writer) (int, error) {
-	board, err := readBoard(ctx, st, guild)
-	if err != nil {
-		return 0, err
-	}
-	var suspects []uint64
-	for u, bal := range board {
-		if b, ok := balances[u]; !ok || (b != bal && b != -1) { // a damaged record's balance is unknown
-			suspects = append(suspects, u)
-		}
-	}
-	for u, b := range balances {
-		if _, ok := board[u]; !ok && b != -1 {
-			suspects = append(suspects, u)
-		}
-	}
-	slices.Sort(suspects)
-	found, err := confirm(ctx, st, guild, suspects)
-	for _, d := range found {
-		fmt.Fprintf(w, "DISAGREE guild %d user %d: %s\n", guild, d.user, d.what)
-	}
-	return len(found), err
-}
-
 func readBoard(ctx context.Context, st storage.Store, guild uint64) (map[uint64]int64, error) {
 	b, err := st.Leaderboard(ctx, guild, math.MaxInt32, 0)
 	if err != nil {
@@ -168,11 +144,28 @@ type disagreement struct {
 	what string
 }
 
-// confirm returns the suspects that still disagree, read again, in order:
-// a player is judged only when its version is the same before and after
-// the leaderboard's read (a running bot writes); one that keeps changing
-// is let go.
-func confirm(ctx context.Context, st storage.Store, guild uint64, suspects []uint64) ([]disagreement, error) {
+// auditBoard returns, in order, the players whose entry in the
+// leaderboard of guild is not their balance the export read (user →
+// balance), each read again: a player is judged only when its version is
+// the same before and after the leaderboard's read (a running bot
+// writes); one that keeps changing is let go.
+func auditBoard(ctx context.Context, st storage.Store, guild uint64, balances map[uint64]int64) ([]disagreement, error) {
+	board, err := readBoard(ctx, st, guild)
+	if err != nil {
+		return nil, err
+	}
+	var suspects []uint64
+	for u, bal := range board {
+		if b, ok := balances[u]; !ok || (b != bal && b != -1) { // a damaged record's balance is unknown
+			suspects = append(suspects, u)
+		}
+	}
+	for u, b := range balances {
+		if _, ok := board[u]; !ok && b != -1 {
+			suspects = append(suspects, u)
+		}
+	}
+	slices.Sort(suspects)
 	var found []disagreement
 	for range 3 {
 		if len(suspects) == 0 {
