@@ -229,8 +229,6 @@ type seedDraws struct {
 	f      *game.FairDraws // of seed and client; nil before the first draw
 }
 
-var _ game.Drawer = (*seedDraws)(nil)
-
 // draws returns the draws of seed and client.
 func (s *seedDraws) draws(seed game.Seed, client string) (*game.FairDraws, error) {
 	if s.f == nil || seed != s.seed || client != s.client {
