@@ -75,31 +75,16 @@ type Target struct {
 }
 
 // ParseURL parses a Redis URL (REDIS_URL), the one place that decides which
-// forms are accepted:
-//
-//	redis://[[user]:pass@]host[:port][/db][?opts]        a single server (port 6379, db 0 by default)
-//	rediss://…                                          the same over TLS
-//	unix://[[user]:pass@]/path/to/redis.sock[?db=N&opts] a single server on a Unix socket
-//	redis+cluster://[[user]:pass@]host:port[,host:port…][?opts]
-//	                                                    Redis Cluster, from one or more seed nodes
-//	rediss+cluster://…                                  the same over TLS
-//	redis+sentinel://[[user]:pass@]host:port[,host:port…][/db]?master_name=NAME[&password=P][&opts]
-//	                                                    the master NAME, found through these sentinels
-//	rediss+sentinel://…                                 the same over TLS
+// forms are accepted: those of URLForms, explained in docs/scaling.md.
 //
 // In a Sentinel URL, the user information authenticates to the sentinels;
 // the master and replicas take the username and password query parameters
-// (go-redis's convention). A cluster has only database 0, so its URL has
-// no database. Several hosts are written comma-separated; go-redis's
-// addr=host:port parameter, repeated, is accepted too. The query parameters
-// are go-redis's (snake_case names of its option fields, such as
-// read_timeout=5s or max_retries=1), for the mode's options type; they
-// override the defaults above, except that ContextTimeoutEnabled is always
-// on. Parameters that would send the store's reads or writes to replicas
-// (read_only, route_by_latency, route_randomly, replica_only) are refused:
-// the store reads its own writes.
-//
-// Anything else is refused with a *URLError.
+// (go-redis's convention). Several hosts are written comma-separated;
+// go-redis's addr=host:port parameter, repeated, is accepted too. The query
+// parameters are go-redis's, for the mode's options type; they override the
+// defaults above, except that ContextTimeoutEnabled is always on. Parameters
+// that would send the store's reads or writes to replicas are refused: the
+// store reads its own writes. Anything else is refused with a *URLError.
 func ParseURL(rawURL string) (Target, error) {
 	bad := func(format string, args ...any) error {
 		return &URLError{URL: RedactURL(rawURL), Reason: fmt.Sprintf(format, args...)}
