@@ -17,14 +17,10 @@ const (
 	// any ticket; a reset clears both; the history ends with the keys the
 	// player holds.
 	LinkKeys Link = iota
-	// LinkNumbers: ticket and chest numbers run on without gaps. Only the
-	// history's bound (older lines trimmed) or a reset between two tickets
-	// whose line records the number it threw away (the ticket bought and
-	// not drawn) explains a gap; a reset line written before that record
-	// leaves the gap unchecked.
-	// Each list proves its own lines' numbers, whatever the other's bound;
-	// the first chest follows 0 unless the ticket list is full and chests
-	// from before the split may have been trimmed from it (unchecked then).
+	// LinkNumbers: ticket and chest numbers run on without gaps, but
+	// where the history's bound or a reset recording the number it threw
+	// away explains one; each list proves its own lines' numbers
+	// (docs/FAIRNESS.md, "clefs verify -export", has the cases).
 	LinkNumbers
 	// LinkCommitments: the commitment a line records as shown for its
 	// seed is the hash of the seed whose range holds the line, and each

@@ -76,9 +76,7 @@ type u128 struct{ hi, lo uint64 }
 
 func (a *u128) addMul(x, y uint64) {
 	h, l := bits.Mul64(x, y)
-	var c uint64
-	a.lo, c = bits.Add64(a.lo, l, 0)
-	a.hi += h + c
+	a.add(u128{h, l})
 }
 
 func (a *u128) add(b u128) {
