@@ -4,18 +4,12 @@
 //
 // # Keys
 //
-// The keys and what each holds are docs/STORAGE.md's (§5, and the key
-// functions here). Every key of a guild carries the hash tag {g} (the
-// guild's ID), so that one node of a cluster holds a guild whole and one
-// script writes a step whole. The player's record is a hash so that the
-// script compares the version (HGET v) and finds an operation (HGET
-// o:<id>) without decoding anything in Lua, and a click rewrites only p
-// (about 650 bytes). The leaderboard's score is −balance, so that ZRANGE
-// gives the richest first, and equal balances by increasing user ID. The
-// jobs index (jobs:{jobs}) and the layout marker (clefs:layout) have a
-// slot of their own; a guild joins the index before the write that
-// starts its reset and leaves it after the one that ends it, so that a
-// crash leaves it listed, never lost. A record of a format or with a
+// The keys, what each holds, their hash tag {g} (a guild whole on one node
+// of a cluster, written whole by one script) and the order of the jobs
+// index's writes are docs/STORAGE.md's (§5, and the key functions here).
+// The player's record is a hash so that the script compares the version
+// (HGET v) and finds an operation (HGET o:<id>) without decoding anything
+// in Lua, and a click rewrites only p. A record of a format or with a
 // field this build does not know is refused, naming its key.
 //
 // # A step

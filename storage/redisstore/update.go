@@ -415,7 +415,7 @@ func (s *Store) RunGuild(ctx context.Context, step storage.GuildStep) (storage.G
 		if err != nil { // a guild the schema cannot keep as it is
 			return storage.GuildApplied{Guild: cur}, fmt.Errorf("redisstore: run guild %d: %w: %w", guild, storage.ErrInvalid, err)
 		}
-		// The jobs index (package doc): joined before the write, left after.
+		// The jobs index (docs/STORAGE.md §5): joined before the write, left after.
 		job := w.Guild.Reset != nil && !w.Guild.Reset.Finished()
 		if job {
 			if err := s.rdb.SAdd(ctx, jobsKey, u64(guild)).Err(); err != nil {
