@@ -37,10 +37,8 @@ type Settings struct {
 	House House
 }
 
-// Check reports whether s is within the bounds: a starting balance within
-// 0..MaxBalance, a daily amount within 0..MaxDailyAmount, a cooldown within
-// 0..MaxCooldown and a whole number of milliseconds (as stores keep it),
-// and house rules House.Check accepts. The error is a *FieldError.
+// Check reports whether s is within the bounds, its cooldown a whole
+// number of milliseconds (as stores keep it). The error is a *FieldError.
 func (s Settings) Check() error {
 	switch {
 	case s.StartingBalance < 0 || s.StartingBalance > MaxBalance:

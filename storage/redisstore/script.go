@@ -7,11 +7,8 @@ import "github.com/redis/go-redis/v9"
 // record's version, and then, in the same atomic step, remembers the
 // operation, sets the player's score in a sorted set and pushes lines to
 // capped lists (the history, the reveals, the moderator log). It knows
-// nothing of the game: a record is a hash of a version v (a decimal
-// string), a payload p, the payload's seeds s (written only when they
-// change), and one field o:<operation ID> per operation remembered, whose
-// value is the operation's result (opaque); the operations' IDs are in a
-// list, oldest first, that bounds them. Lines are opaque strings.
+// nothing of the game: the record's fields and the operations' list are
+// docs/STORAGE.md's (§5); results and lines are opaque strings.
 //
 //	KEYS[1]  the record (hash: v, p, s, o:<op>…)
 //	KEYS[…]  then, in this order and only when used: the operations'
