@@ -92,20 +92,15 @@ func (m Moderator) audit(action string, amount int64, now time.Time) *AuditEntry
 }
 
 // Buy buys a ticket at now under the house rules House: it debits Stake,
-// counts the play and opens ticket TicketSeq+1, not drawn yet;
-// Result.Reality is the reality check the card shows, if one is due
-// (care.go). If the current ticket is still open it is handed back with
-// Result.Resumed and nothing is charged. With Again, it is "Play again" on
-// the card of ticket After: it acts only if that card is still the
-// player's latest (the ticket bought by a double click of the same card is
-// resumed), and otherwise refuses with ErrStaleCard. Other errors: a
-// *PausedError (ErrPaused) during a pause, ErrChestDue while a chest waits
-// to be opened, a *TooSoonError (ErrTooSoon) before House.MinInterval has
-// passed since the last ticket, a *LimitError (ErrLimitReached) when the
-// stake would cross one of the player's limits or House.MaxStakeDay,
-// ErrInsufficientFunds when the balance is below Stake, ErrInvalid for a
-// House out of bounds or a balance so close to MaxBalance that the
-// ticket's prizes could not be credited.
+// counts the play and opens ticket TicketSeq+1, not drawn yet, with the
+// reality check due, if any, in Result.Reality (care.go). An open ticket
+// is handed back instead, with Result.Resumed, and nothing is charged.
+// With Again, it is "Play again" on the card of ticket After: it acts only
+// if that card is still the player's latest (a double click resumes the
+// ticket the first bought). Errors, each variable's doc saying when:
+// ErrStaleCard, a *PausedError, ErrChestDue, a *TooSoonError, a
+// *LimitError, ErrInsufficientFunds; ErrInvalid for a House out of bounds
+// or a balance too close to MaxBalance to credit the ticket's prizes.
 type Buy struct {
 	House House
 	Again bool
@@ -165,14 +160,12 @@ func (m Buy) apply(p Player, now time.Time) (Step, error) {
 }
 
 // Reveal shows Rows (0 to draw without showing any) of the current ticket,
-// number Ticket. At the first reveal of the ticket it draws the outcome
-// with Drawer, for the keys held, and settles it at once: the prize
-// credited, the statistics, a key collected (the third one sets the keys
-// back to 0 and makes the chest due) and a KindPlay history entry;
-// Result.Drawn is true for that step only. Later reveals never draw again:
-// they add rows, and revealing rows already shown is not an error. Errors:
-// ErrUnknownTicket when Ticket is not the current ticket; ErrInvalid for
-// Rows outside AllRows, for an outcome the rules do not allow (wrapping
+// number Ticket. Its first reveal draws the outcome with Drawer, for the
+// keys held, and settles it at once (the prize, the statistics, a key: the
+// third sets the keys back to 0 and makes the chest due, a KindPlay line);
+// Result.Drawn is true for that step only. Later reveals never draw again;
+// rows already shown are no error. Errors: ErrUnknownTicket; ErrInvalid for
+// Rows outside AllRows, an outcome the rules do not allow (wrapping
 // ErrInvalidOutcome too: a faulty drawer cannot corrupt a player) or a
 // prize that cannot be credited; the Drawer's error, wrapped.
 type Reveal struct {
