@@ -152,7 +152,7 @@ func (s *Store) wrap(op string, err error) error {
 	return fmt.Errorf("redisstore: %s: %w", op, err)
 }
 
-// The keys, as the package doc lists them.
+// The keys, as docs/STORAGE.md §5 lists them.
 func guildTag(guild uint64) string { return "{" + u64(guild) + "}" }
 func playerKey(prefix string, id storage.PlayerID) string {
 	return prefix + guildTag(id.Guild) + ":" + u64(id.User)
