@@ -30,11 +30,9 @@ var (
 )
 
 // ParseCredits parses an amount of credits written with ASCII digits and at
-// most two decimals into cents, as syn allows. It refuses spaces, exponents,
-// thousands separators, NaN and Inf and non-ASCII digits with an error
-// wrapping ErrCreditSyntax, three decimals or more with ErrCreditDecimals and
-// an amount above syn.Max with ErrCreditRange; a caller that accepts spaces
-// around the amount trims them first.
+// most two decimals into cents, as syn allows; spaces, exponents, thousands
+// separators, NaN and Inf are ErrCreditSyntax (a caller that accepts spaces
+// around the amount trims them first), the others ErrCredit… as they say.
 func ParseCredits(s string, syn CreditSyntax) (int64, error) {
 	body, neg := s, false
 	if syn.Signed && body != "" && (body[0] == '-' || body[0] == '+') {
