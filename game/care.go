@@ -292,10 +292,9 @@ func (m SetLimits) apply(p Player, now time.Time) (Step, error) {
 		}
 		seen[s.Kind] = true
 		l := &n.Care.Limits[s.Kind]
-		switch {
-		case looser(s.Amount, l.Amount):
+		if looser(s.Amount, l.Amount) {
 			l.Next, l.At = s.Amount, now.Add(RaiseDelay)
-		default: // stricter, or the same: at once, and nothing waits
+		} else { // stricter, or the same: at once, and nothing waits
 			*l = Limit{Amount: s.Amount}
 		}
 	}

@@ -113,14 +113,12 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 		l.Breaks = append(l.Breaks, LinkBreak{Link: link, Kind: kind, N: n, What: fmt.Sprintf(format, args...)})
 	}
 	// The keys chain needs every line: it runs from the line on which
-	// neither list misses one (CompleteFrom). The numbers need only the
-	// lines of their list (LinkNumbers): every ticket is in the ticket
-	// list, every chest in the other list (or, written before the lists
-	// were split, in the ticket list ahead of every placed line). A full
-	// list may have lost lines before its first kept one: with the ticket
-	// list full, tickets and chests from before the split; with the other
-	// list full, any other line, resets among them, before the line
-	// firstOther (firstKept).
+	// neither list misses one (CompleteFrom). The numbers need only their
+	// own list's lines (LinkNumbers; a chest from before the split is in
+	// the ticket list). A full list may have lost lines before its first
+	// kept one (firstKept): with the ticket list full, tickets and chests
+	// from before the split; with the other list full, any other line,
+	// resets among them, before firstOther.
 	from, whole := CompleteFrom(hist)
 	firstMain, firstOther := firstKept(hist)
 	after := func(i int) bool { return i >= firstOther } // no other line is missing after line i
