@@ -1,8 +1,6 @@
 package redisstore
 
-import (
-	"context"
-)
+import "context"
 
 // busKey is the channel of a guild's messages: it carries the guild's hash
 // tag, so that on Cluster the sharded pub/sub keeps it on the node of the
