@@ -232,7 +232,7 @@ func TestEventsMoveCounters(t *testing.T) {
 				{"clefs_http_requests_rejected_total", []string{"reason=signature"}, 2},
 				{"clefs_http_requests_rejected_total", []string{"reason=too_large"}, 1},
 				{"clefs_http_requests_rejected_total", []string{"reason=stale"}, 0},
-		{"clefs_http_requests_rejected_total", []string{"reason=replay"}, 0},
+				{"clefs_http_requests_rejected_total", []string{"reason=replay"}, 0},
 			},
 		},
 		{
