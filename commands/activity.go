@@ -173,7 +173,7 @@ func (a *desk) actLocked(ctx context.Context, rq *request, act Act) (ActState, e
 	defer cancel()
 	unlock, err := a.players.lock(ctx, playerKey{rq.guild, rq.user})
 	if err != nil {
-		return ActState{}, internal("wait_player", err)
+		return ActState{}, err
 	}
 	defer unlock()
 	return recovered(func(ctx context.Context, rq *request) (ActState, error) { return a.act(ctx, rq, act) })(ctx, rq)

@@ -111,9 +111,7 @@ func (d *delivery) timed(next handlerFunc) handlerFunc {
 func (d *delivery) delivered(next handlerFunc) handlerFunc {
 	return func(ctx context.Context, rq *request) (rep reply, err error) {
 		unlock, err := d.players.lock(ctx, playerKey{rq.guild, rq.user})
-		if err != nil {
-			err = internal("wait_player", err)
-		} else {
+		if err == nil {
 			defer unlock()
 			if rep, err = next(ctx, rq); err == nil && rep.data == nil && !rep.launch {
 				err = errors.New("handler returned no reply")

@@ -23,9 +23,9 @@ type playerLock struct {
 	refs int // holders and waiters; guarded by playerLocks.mu
 }
 
-// lock takes the player's lock, waiting for it until ctx ends; a free lock
-// is taken even if ctx has ended. On success the caller must call unlock
-// exactly once.
+// lock takes the player's lock, waiting for it until ctx ends (an internal
+// error, "wait_player"); a free lock is taken even if ctx has ended. On
+// success the caller must call unlock exactly once.
 func (ls *playerLocks) lock(ctx context.Context, k playerKey) (unlock func(), err error) {
 	ls.mu.Lock()
 	if ls.m == nil {
@@ -53,7 +53,7 @@ func (ls *playerLocks) lock(ctx context.Context, k playerKey) (unlock func(), er
 		return unlock, nil
 	case <-ctx.Done():
 		ls.release(k, l)
-		return nil, ctx.Err()
+		return nil, internal("wait_player", ctx.Err())
 	}
 }
 
