@@ -272,7 +272,7 @@ func (a *desk) actState(ctx context.Context, rq *request, set game.Settings, p *
 		User: strconv.FormatUint(rq.user, 10), Locale: "en",
 		Balance: seen.Balance, Stake: game.Stake, Keys: seen.Keys, MaxKeys: game.MaxKeys,
 		Daily: ActDaily{Amount: set.DailyAmount, Ready: set.DailyAmount > 0 && !p.Paused(now) && p.DailyReady(set.DailyCooldown, now)},
-		Shown: set.PublicPlays && !p.Paused(now),
+		Shown: set.PublicPlays && !p.Paused(now), Texts: map[string]string{}, // omitted while empty
 	}
 	if l.fr {
 		st.Locale = "fr"
@@ -291,14 +291,11 @@ func (a *desk) actState(ctx context.Context, rq *request, set game.Settings, p *
 		if !t.Open() && t.Drawn {
 			st.Ticket.Prize, st.Ticket.Key = t.Outcome.Prize, t.Outcome.Key
 			// "open the chest" only while it is due
-			st.Texts = map[string]string{"result": plain(l, a.resultText(l, t.Outcome, t.Chest && seen.ChestDue))}
+			st.Texts["result"] = plain(l, a.resultText(l, t.Outcome, t.Chest && seen.ChestDue))
 		}
 	}
 	if chest != nil {
 		st.Chest = &ActChest{ID: p.ChestSeq, Lot: chest.Lot.String(), Prize: chest.Prize}
-		if st.Texts == nil {
-			st.Texts = map[string]string{}
-		}
 		st.Texts["chest"] = plain(l, chestLine(l, *chest))
 	}
 	return st, nil
