@@ -180,10 +180,21 @@ func New(cfg Config, store storage.Store) *App {
 	r := &a.routes
 	r.wrap = func(h handlerFunc) handlerFunc { return a.timed(a.delivered(recovered(h))) }
 	r.commands, r.buttons = map[string]route{}, map[buttonKind]route{}
+	// The commands without options are defined here, the others beside
+	// the handlers that read their options.
 	for _, c := range []*command{
-		pl.playCommand(), acc.balanceCommand(), (&rules{renderer: a.renderer, cat: a.cat}).rulesCommand(), acc.leaderboardCommand(),
-		acc.dailyCommand(), acc.historyCommand(), fair.fairnessCommand(), cr.limitsCommand(), cr.pauseCommand(),
-		adm.adminCommand(),
+		{def: slash("play", "jouer", "Buy a ticket (0.50 credits) and reveal the grid",
+			"Acheter un ticket (0,50 crédit) et découvrir la grille"), h: pl.handlePlay},
+		{def: slash("balance", "solde", "Your credits, keys and statistics",
+			"Vos crédits, vos clefs et vos statistiques"), h: acc.handleBalance},
+		(&rules{renderer: a.renderer, cat: a.cat}).rulesCommand(),
+		{def: slash("leaderboard", "classement", "The server's richest players",
+			"Les joueurs les plus riches du serveur"), h: acc.handleLeaderboard, public: true},
+		{def: slash("daily", "bonus", "Claim your daily bonus credits",
+			"Réclamer votre bonus quotidien de crédits"), h: acc.handleDaily},
+		{def: slash("history", "historique", "Your last plays and credits",
+			"Vos dernières parties et opérations"), h: acc.handleHistory},
+		fair.fairnessCommand(), cr.limitsCommand(), cr.pauseCommand(), adm.adminCommand(),
 	} {
 		r.command(c)
 	}

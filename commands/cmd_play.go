@@ -18,15 +18,6 @@ type plays struct {
 	*renderer
 }
 
-func (a *plays) playCommand() *command {
-	return &command{
-		def: slash("play", "jouer",
-			"Buy a ticket (0.50 credits) and reveal the grid",
-			"Acheter un ticket (0,50 crédit) et découvrir la grille"),
-		h: a.handlePlay,
-	}
-}
-
 // handlePlay buys a ticket, or resumes the open one, or shows the due
 // chest, publicly if the guild's settings say so.
 func (a *plays) handlePlay(ctx context.Context, rq *request) (reply, error) {

@@ -25,15 +25,6 @@ const (
 	leaderSize  = 10 // the ranks /leaderboard shows
 )
 
-func (a *account) balanceCommand() *command {
-	return &command{
-		def: slash("balance", "solde",
-			"Your credits, keys and statistics",
-			"Vos crédits, vos clefs et vos statistiques"),
-		h: a.handleBalance,
-	}
-}
-
 // handleBalance shows the player's state as the player has seen it
 // (game.Player.Seen). It creates nothing: someone who never played sees
 // the guild's starting balance.
@@ -112,16 +103,6 @@ func revealingLine(l *lang, sv game.Seen) string {
 		return ""
 	}
 	return l.T("seen_revealing", map[string]any{"Ticket": sv.Revealing})
-}
-
-func (a *account) leaderboardCommand() *command {
-	return &command{
-		def: slash("leaderboard", "classement",
-			"The server's richest players",
-			"Les joueurs les plus riches du serveur"),
-		h:      a.handleLeaderboard,
-		public: true,
-	}
 }
 
 // handleLeaderboard shows the guild's richest players and, when the caller
@@ -208,15 +189,6 @@ func (a *account) handleLeaderboard(ctx context.Context, rq *request) (reply, er
 	}}, nil
 }
 
-func (a *account) dailyCommand() *command {
-	return &command{
-		def: slash("daily", "bonus",
-			"Claim your daily bonus credits",
-			"Réclamer votre bonus quotidien de crédits"),
-		h: a.handleDaily,
-	}
-}
-
 func (a *account) handleDaily(ctx context.Context, rq *request) (reply, error) {
 	l := rq.l
 	set, err := a.settings(ctx, rq.guild)
@@ -254,15 +226,6 @@ func (a *account) dailyStep(ctx context.Context, rq *request, set game.Settings)
 		return ap, stepErr("claim_daily", err)
 	}
 	return ap, nil
-}
-
-func (a *account) historyCommand() *command {
-	return &command{
-		def: slash("history", "historique",
-			"Your last plays and credits",
-			"Vos dernières parties et opérations"),
-		h: a.handleHistory,
-	}
 }
 
 // handleHistory shows the player's last history lines, newest first, as
