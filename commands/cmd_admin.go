@@ -154,9 +154,12 @@ func (a *admin) adminGrant(ctx context.Context, rq *request, o opts, reason stri
 	if err != nil {
 		return reply{}, err
 	}
-	op := "grant"
-	if set {
-		op = "set_balance"
+	op, msg, amount := "grant", "admin_granted", cents
+	switch {
+	case set:
+		op, msg = "set_balance", "admin_set"
+	case cents < 0:
+		msg, amount = "admin_debited", -cents // "lost 5.00", not "received -5.00"
 	}
 	settings, err := a.settings(ctx, rq.guild)
 	if err != nil {
@@ -170,13 +173,6 @@ func (a *admin) adminGrant(ctx context.Context, rq *request, o opts, reason stri
 		return reply{}, err
 	}
 	l := rq.l
-	msg, amount := "admin_granted", cents
-	switch {
-	case set:
-		msg = "admin_set"
-	case cents < 0:
-		msg, amount = "admin_debited", -cents // "lost 5.00", not "received -5.00"
-	}
 	return adminDone(l.T(msg, map[string]any{
 		"Amount": l.Credits(amount), "User": mention(target), "Balance": l.Credits(ap.Result.Balance),
 	}), reason, l), nil
