@@ -37,8 +37,6 @@ func (a *admin) adminPlayer(ctx context.Context, rq *request, o opts) (reply, er
 	}
 	sv := stored.Seen(hs) // the best win, which needs the whole history, is not shown
 	p := sv.Player
-	hs = stored.SeenHistory(hs)
-	hs = hs[:min(len(hs), playerViewLines)]
 	audit, err := a.store.Audit(ctx, rq.guild, storage.AuditLimit)
 	if err != nil {
 		return reply{}, internal("audit", err)
@@ -100,7 +98,7 @@ func (a *admin) adminPlayer(ctx context.Context, rq *request, o opts) (reply, er
 		&discordgo.MessageEmbedField{Name: l.T("player_seed", nil), Value: l.T("player_seed_value", map[string]any{
 			"No": p.SeedNo, "Commitment": code(p.Commitment().Short()),
 		}), Inline: true},
-		&discordgo.MessageEmbedField{Name: l.T("player_history_title", name), Value: a.historyText(l, hs, "player_history_empty")},
+		&discordgo.MessageEmbedField{Name: l.T("player_history_title", name), Value: a.historyText(l, stored.SeenHistory(hs), playerViewLines, "player_history_empty")},
 		&discordgo.MessageEmbedField{Name: l.T("audit_title", nil), Value: mod.String()},
 	)
 	e.Footer = &discordgo.MessageEmbedFooter{Text: l.T("player_footer", map[string]any{"House": houseText(l, set.House)})}

@@ -235,18 +235,18 @@ func (a *account) handleHistory(ctx context.Context, rq *request) (reply, error)
 	if err != nil {
 		return reply{}, err
 	}
-	hs = p.SeenHistory(hs)
-	hs = hs[:min(len(hs), historySize)]
 	l := rq.l
-	desc := a.historyText(l, hs, "history_empty")
+	desc := a.historyText(l, p.SeenHistory(hs), historySize, "history_empty")
 	if r := revealingLine(l, p.Seen(nil)); r != "" {
 		desc = r + "\n\n" + desc
 	}
 	return ephemeralEmbed(infoEmbed(l.T("history_title", nil), desc, colourOpen)), nil
 }
 
-// historyText lists hs, a line each with its time; message empty if none.
-func (a *renderer) historyText(l *lang, hs []game.Entry, empty string) string {
+// historyText lists the first n of hs, a line each with its time; message
+// empty if none.
+func (a *renderer) historyText(l *lang, hs []game.Entry, n int, empty string) string {
+	hs = hs[:min(len(hs), n)]
 	if len(hs) == 0 {
 		return l.T(empty, nil)
 	}
