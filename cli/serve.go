@@ -99,6 +99,7 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	m := metrics.New(reg)
 	metrics.BuildInfo(reg, info)
 	app := NewHandlers(cfg, store, m, log, hooks)
+	defer app.Wait() // the late steps, which end with the transport's handlers, before the store closes
 	var (
 		name   = "gateway" // in /healthz
 		health func(context.Context) error
@@ -150,7 +151,10 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	// stops them all, and Wait lets a snapshot being written finish before
 	// the store closes.
 	eg, ctx := errgroup.WithContext(ctx)
-	go func() { _ = app.RunJobs(ctx) }() // background jobs (reset-guild), taken up from any process; it stops with ctx
+	eg.Go(func() error { // background jobs (reset-guild), taken up from any process; they stop with ctx, before the store closes
+		_ = app.RunJobs(ctx)
+		return nil
+	})
 	if cfg.PublicAddr != "" {
 		public := http.NewServeMux()
 		public.Handle("GET /fair", fairpage.Handler())

@@ -249,6 +249,11 @@ func (a *App) Handle(ctx context.Context, r Responder, i *discordgo.Interaction)
 	a.serve(ctx, ans, h)
 }
 
+// Wait returns once the steps that Handle left going on in the background
+// have ended; each ends with its Handle's context. Call it before the
+// store closes.
+func (a *App) Wait() { a.late.wg.Wait() }
+
 func (rq *request) player() storage.PlayerID {
 	return storage.PlayerID{Guild: rq.guild, User: rq.user}
 }

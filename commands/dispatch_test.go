@@ -495,7 +495,7 @@ func TestPanickingResponder(t *testing.T) {
 	e := newEnv(t)
 	st := stuckStore{Store: e.store, release: make(chan struct{})}
 	a := e.deferredApp(st)
-	t.Cleanup(a.late.wg.Wait) // the late step, which t.Context's end stops, before the store closes
+	t.Cleanup(a.Wait) // the late step, which t.Context's end stops, before the store closes
 
 	var fast panicky
 	if p := handleRecovered(t.Context(), e.app, &fast, e.slashPayload(alice, memberPerms, "en-US", "rules", "")); p == nil || fast.calls.Load() != 1 {

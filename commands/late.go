@@ -33,7 +33,7 @@ type lateSet struct {
 	mu     sync.Mutex
 	ids    map[string]struct{}
 	jitter func(time.Duration) time.Duration // the waits' (backoff.Random)
-	wg     sync.WaitGroup                    // the continuations' goroutines, for tests
+	wg     sync.WaitGroup                    // the continuations' goroutines (App.Wait)
 }
 
 // reserve claims the continuation of interaction id: false if it has one

@@ -145,7 +145,7 @@ func (le *lateEnv) run(ctx context.Context, i *discordgo.Interaction) (*recorder
 // settle waits for Handle and every continuation to end.
 func (le *lateEnv) settle(done chan struct{}) {
 	<-done
-	le.app.late.wg.Wait()
+	le.app.Wait()
 }
 
 // first returns the first answer the user saw: the initial message, or
@@ -253,7 +253,7 @@ func TestLateGrantIsMadeOnceAndTold(t *testing.T) {
 			}
 			h2 := &recorder{}
 			le.app.Handle(context.Background(), h2, i)
-			le.app.late.wg.Wait()
+			le.app.Wait()
 			if p := le.player(bob); p.Balance != startCents+100 || le.store.writeCount() != 1 {
 				t.Errorf("after the repeats: balance %d, %d writes", p.Balance, le.store.writeCount())
 			}
@@ -428,7 +428,7 @@ func TestOneContinuationPerInteraction(t *testing.T) {
 	}
 	le.st.setDown(false)
 	close(le.hold)
-	le.app.late.wg.Wait()
+	le.app.Wait()
 	if p := le.player(bob); p.Balance != startCents+100 || le.store.writeCount() != 1 {
 		t.Fatalf("balance %d after %d writes", p.Balance, le.store.writeCount())
 	}
@@ -451,7 +451,7 @@ func TestLateStepEndsWithTheProcess(t *testing.T) {
 	rec, done := le.run(ctx, le.slashPayload(alice, memberPerms, "en-US", "daily", ""))
 	<-done
 	cancel()
-	le.app.late.wg.Wait()
+	le.app.Wait()
 	if !strings.Contains(le.logs.String(), "late step abandoned at shutdown") {
 		t.Errorf("no shutdown line:\n%s", le.logs.String())
 	}
@@ -529,7 +529,7 @@ func TestLateReservationFreedOnPanic(t *testing.T) {
 	le := newLateEnv(t, failFast, DefaultDeferAfter)
 	var p panicky
 	handleRecovered(context.Background(), le.app, &p, le.slashPayload(alice, memberPerms, "en-US", "daily", ""))
-	le.app.late.wg.Wait()
+	le.app.Wait()
 	if n := le.app.late.size(); n != 0 {
 		t.Fatalf("%d continuations reserved after a panic", n)
 	}
