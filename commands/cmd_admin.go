@@ -256,10 +256,7 @@ func (a *admin) handleResetConfirm(ctx context.Context, rq *request) (reply, err
 		r = end
 	}
 	if rq.r != nil { // the runner's next round shows the progress
-		a.jobs.mu.Lock()
-		a.jobs.watches = append(a.jobs.watches, watch{rq: rq, op: op, until: tokenExpiry(rq.i.ID, a.clock()).Add(-lateMargin)})
-		a.jobs.mu.Unlock()
-		a.jobs.signal()
+		a.jobs.addWatch(watch{rq: rq, op: op, until: tokenExpiry(rq.i.ID, a.clock()).Add(-lateMargin)})
 	}
 	return resetRunning(rq.l, *r, ""), nil
 }

@@ -64,6 +64,14 @@ func (j *jobs) signal() {
 	}
 }
 
+// addWatch hands w to the runner, which starts showing it at its next round.
+func (j *jobs) addWatch(w watch) {
+	j.mu.Lock()
+	j.watches = append(j.watches, w)
+	j.mu.Unlock()
+	j.signal()
+}
+
 // RunJobs runs the background jobs (reset-guild) until ctx ends, then
 // waits for them to stop where they are. Call it once per process, in
 // every mode that handles interactions. It returns ctx's error.
