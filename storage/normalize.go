@@ -8,10 +8,11 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// Normalize checks w (its player passes game.Player.Check, its audit
-// entry is of the player's guild) and returns it with every time rounded by
-// Timestamp, as every store keeps them; it never modifies what w's
-// pointers refer to. Stores call it before writing.
+// Normalize checks w (its reveals, its audit entry of the player's guild)
+// and returns it with every time rounded by Timestamp, as every store keeps
+// them; it never modifies what w's pointers refer to. Stores call it before
+// writing; the player is checked by the schema as they encode it
+// (schema.EncodePlayer), an error they wrap in ErrInvalid.
 func Normalize(id PlayerID, w Write) (Write, error) {
 	p := w.Player
 	p.CreatedAt = Timestamp(p.CreatedAt)
@@ -41,9 +42,6 @@ func Normalize(id PlayerID, w Write) (Write, error) {
 	c.PausedUntil = Timestamp(c.PausedUntil)
 	c.Spend.Day, c.Spend.Week = Timestamp(c.Spend.Day), Timestamp(c.Spend.Week)
 	c.Session.Start, c.Session.Last, c.Session.CheckedAt = Timestamp(c.Session.Start), Timestamp(c.Session.Last), Timestamp(c.Session.CheckedAt)
-	if err := p.Check(); err != nil {
-		return w, fmt.Errorf("%w: player %d/%d: %w", ErrInvalid, id.Guild, id.User, err)
-	}
 	w.Player = p
 	if len(w.History) > 0 {
 		h := make([]game.Entry, len(w.History))

@@ -318,7 +318,7 @@ func prepare(id storage.PlayerID, old *playerRec, op string, w storage.Write) (*
 		pw.rec.Version = old.Version + 1
 	}
 	if pw.player, err = encodePlayer(pw.rec); err != nil {
-		return nil, fmt.Errorf("boltstore: encode player %d/%d: %w", id.Guild, id.User, err)
+		return nil, fmt.Errorf("boltstore: encode player %d/%d: %w: %w", id.Guild, id.User, storage.ErrInvalid, err)
 	}
 	return pw, nil
 }

@@ -161,7 +161,7 @@ func encodeWrite(id storage.PlayerID, next uint64, op string, w storage.Write) (
 	}
 	b, sd, err := schema.EncodePlayerParts(se.Write.Player)
 	if err != nil {
-		return encoded{}, fmt.Errorf("redisstore: update %d/%d: %w", id.Guild, id.User, err)
+		return encoded{}, fmt.Errorf("redisstore: update %d/%d: %w: %w", id.Guild, id.User, storage.ErrInvalid, err)
 	}
 	return encoded{Encoded: se, next: next, payload: string(b), seeds: string(sd), board: true, op: op}, nil
 }
