@@ -313,7 +313,8 @@ func (r *exportReport) write(stdout io.Writer, file, who, lacking, allNote strin
 		fmt.Fprintf(w, "draws not checked: %s drawn under seeds still secret (shown after /fairness rotate), %s whose seed is no longer kept, %s recorded before verification data\n",
 			groupInt(r.secret), groupInt(r.forgotten), groupInt(r.old))
 	}
-	switch nBroken := len(r.mismatches) + len(r.links.Breaks); {
+	nBroken := len(r.mismatches) + len(r.links.Breaks)
+	switch {
 	case nBroken > 0:
 		fmt.Fprintf(w, "BROKEN: %s, %s unchecked\n", count(nBroken, "link broken", "links broken"), groupInt(unchecked))
 	case unchecked > 0:
@@ -324,7 +325,7 @@ func (r *exportReport) write(stdout io.Writer, file, who, lacking, allNote strin
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	if n := len(r.mismatches) + len(r.links.Breaks); n > 0 {
+	if nBroken > 0 {
 		return fmt.Errorf("%w: %s and %s of %s are not what the %s shown", errMismatch, count(len(r.mismatches), "draw", "draws"), count(len(r.links.Breaks), "link", "links"), file, who)
 	}
 	return nil
