@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -62,17 +63,16 @@ type Check struct {
 func Health(checks ...Check) func(context.Context) error {
 	running := make([]singleflight.Group, len(checks)) // one run of each check at a time
 	return func(ctx context.Context) error {
-		answers := make([]chan error, len(checks))
+		failed := make([]error, len(checks)) // in the order of checks; errors.Join drops the nils
+		var wg sync.WaitGroup
 		for i, c := range checks {
-			answers[i] = make(chan error, 1) // never blocks a late check
-			go func() { answers[i] <- wait(ctx, &running[i], c.Run) }()
+			wg.Go(func() { // wait answers by the time ctx ends
+				if err := wait(ctx, &running[i], c.Run); err != nil {
+					failed[i] = fmt.Errorf("%s: %w", c.Name, err)
+				}
+			})
 		}
-		var failed []error
-		for i, c := range checks {
-			if err := <-answers[i]; err != nil { // wait answers by the time ctx ends
-				failed = append(failed, fmt.Errorf("%s: %w", c.Name, err))
-			}
-		}
+		wg.Wait()
 		return errors.Join(failed...)
 	}
 }
