@@ -153,13 +153,6 @@ func (g Guild) Equal(h Guild) bool {
 	return g.Reset == nil || *g.Reset == *h.Reset
 }
 
-func (g Guild) done(s GuildStep) (GuildStep, error) {
-	if err := s.Guild.Check(); err != nil {
-		return GuildStep{Guild: g}, fmt.Errorf("guild step refused: %w", err)
-	}
-	return s, nil
-}
-
 // Has reports whether the guild remembers the operation op.
 func (g Guild) Has(op string) bool { return slices.Contains(g.Ops, op) }
 
@@ -197,8 +190,10 @@ func ApplyGuild(g Guild, op string, m GuildMove, now time.Time) (s GuildStep, re
 		ops := append(slices.Clone(s.Guild.Ops), op)
 		s.Guild.Ops = ops[max(len(ops)-MaxGuildOps, 0):]
 	}
-	s, err = g.done(s)
-	return s, false, err
+	if err := s.Guild.Check(); err != nil { // every step, once: the moves leave it here
+		return GuildStep{Guild: g}, false, fmt.Errorf("guild step refused: %w", err)
+	}
+	return s, false, nil
 }
 
 // ChangeSettings applies Patch to the guild's settings, a moderator's
@@ -218,7 +213,7 @@ func (m ChangeSettings) applyGuild(g Guild, _ string, now time.Time) (GuildStep,
 		return GuildStep{Guild: g}, err
 	}
 	if set == g.Settings {
-		return g.done(GuildStep{Guild: g})
+		return GuildStep{Guild: g}, nil
 	}
 	line := SettingsChanges(g.Settings, set)
 	if m.Reason != "" {
@@ -226,7 +221,7 @@ func (m ChangeSettings) applyGuild(g Guild, _ string, now time.Time) (GuildStep,
 	}
 	n := g
 	n.Settings = set
-	return g.done(GuildStep{Guild: n, Audit: &AuditEntry{At: now, Actor: m.Actor, Action: ActionSettings, Reason: truncate(line, MaxReason-1)}})
+	return GuildStep{Guild: n, Audit: &AuditEntry{At: now, Actor: m.Actor, Action: ActionSettings, Reason: truncate(line, MaxReason-1)}}, nil
 }
 
 // BeginReset starts a reset-guild, the operation it is applied as,
