@@ -39,11 +39,11 @@ var symbolNames = [NumSymbols]string{"gem", "pipe", "bomb", "sabre", "candle", "
 // String returns the symbol's English name ("gem", …, "key").
 func (s Symbol) String() string { return name(symbolNames[:], s, "Symbol") }
 
-// name returns names[v], or typ(v) for a v out of range: the String of the
-// enumerations.
+// name returns names[v] (entry), or typ(v) for a v out of range: the
+// String of the enumerations.
 func name[T ~int | ~uint8](names []string, v T, typ string) string {
-	if v >= 0 && int(v) < len(names) {
-		return names[v]
+	if s := entry(names, v); s != "" {
+		return s
 	}
 	return fmt.Sprintf("%s(%d)", typ, v)
 }
