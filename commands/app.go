@@ -187,7 +187,7 @@ func New(cfg Config, store storage.Store) *App {
 			"Acheter un ticket (0,50 crédit) et découvrir la grille"), h: pl.handlePlay},
 		{def: slash("balance", "solde", "Your credits, keys and statistics",
 			"Vos crédits, vos clefs et vos statistiques"), h: acc.handleBalance},
-		(&rules{renderer: a.renderer, cat: a.cat}).rulesCommand(),
+		rulesCommand(a.renderer, a.cat),
 		{def: slash("leaderboard", "classement", "The server's richest players",
 			"Les joueurs les plus riches du serveur"), h: acc.handleLeaderboard, public: true},
 		{def: slash("daily", "bonus", "Claim your daily bonus credits",

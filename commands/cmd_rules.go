@@ -8,17 +8,12 @@ import (
 	"github.com/lesclefsdutresor/clefs/game"
 )
 
-// rules is the handler of /rules: the figures of game.ComputeOdds,
-// rendered once per language.
-type rules struct {
-	*renderer
-	cat *catalog
-}
-
-func (a *rules) rulesCommand() *command {
+// rulesCommand is /rules: the figures of game.ComputeOdds, rendered once
+// per language.
+func rulesCommand(rd *renderer, cat *catalog) *command {
 	odds := game.ComputeOdds()
-	en := a.rulesEmbeds(a.cat.en, odds, game.English)
-	fr := a.rulesEmbeds(a.cat.fr, odds, game.French)
+	en := rd.rulesEmbeds(cat.en, odds, game.English)
+	fr := rd.rulesEmbeds(cat.fr, odds, game.French)
 	return &command{
 		def: slash("rules", "regles",
 			"The rules, the prizes and the exact odds",
@@ -33,11 +28,11 @@ func (a *rules) rulesCommand() *command {
 	}
 }
 
-func (a *rules) rulesEmbeds(l *lang, o game.Odds, gl game.Lang) []*discordgo.MessageEmbed {
+func (rd *renderer) rulesEmbeds(l *lang, o game.Odds, gl game.Lang) []*discordgo.MessageEmbed {
 	main := l.T("rules_main_intro", map[string]any{"Stake": l.Credits(game.Stake)}) + "\n\n"
 	for t := game.TierGem; t < game.NumTiers; t++ {
 		to := o.Tiers[t]
-		s := a.symbol(t.Symbol())
+		s := rd.symbol(t.Symbol())
 		main += l.T("rules_tier_line", map[string]any{
 			"Symbols": s + s + s,
 			"Prize":   l.Credits(to.Prize),
