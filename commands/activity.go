@@ -317,7 +317,7 @@ func (a *desk) announce(ctx context.Context, rq *request, set game.Settings, cha
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.timeout)
 	go func() {
 		defer cancel()
-		_ = background(log, "an announcement", func() {
+		_ = background(log, "an announcement", func() error {
 			err := a.post(ctx, channel, m)
 			var re *discordgo.RESTError
 			if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode == http.StatusForbidden {
@@ -327,6 +327,7 @@ func (a *desk) announce(ctx context.Context, rq *request, set game.Settings, cha
 			} else if err != nil {
 				log.Warn("commands: announcing an Activity ticket failed", "user", rq.user, "ticket", p.Ticket.ID, "err", err)
 			}
+			return nil
 		})
 	}()
 }

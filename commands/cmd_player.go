@@ -245,25 +245,25 @@ func (a *account) handleHistory(ctx context.Context, rq *request) (reply, error)
 
 // historyText lists the first n of hs, a line each with its time; message
 // empty if none.
-func (a *renderer) historyText(l *lang, hs []game.Entry, n int, empty string) string {
+func (rd *renderer) historyText(l *lang, hs []game.Entry, n int, empty string) string {
 	hs = hs[:min(len(hs), n)]
 	if len(hs) == 0 {
 		return l.T(empty, nil)
 	}
 	var b strings.Builder
 	for _, h := range hs {
-		b.WriteString(timestamp(h.At.Unix(), "R") + " · " + a.historyLine(l, h) + "\n")
+		b.WriteString(timestamp(h.At.Unix(), "R") + " · " + rd.historyLine(l, h) + "\n")
 	}
 	return b.String()
 }
 
-func (a *renderer) historyLine(l *lang, h game.Entry) string {
+func (rd *renderer) historyLine(l *lang, h game.Entry) string {
 	data := map[string]any{"Amount": l.Signed(h.Amount), "Balance": l.Credits(h.Balance), "Ticket": h.TicketID}
 	switch h.Kind {
 	case game.KindPlay:
 		var s string
 		if h.Tier.Winning() {
-			sym := a.symbol(h.Tier.Symbol())
+			sym := rd.symbol(h.Tier.Symbol())
 			data["Symbols"] = sym + sym + sym
 			data["Prize"] = l.Credits(h.Amount + game.Stake) // a play's Amount is net of its stake
 			s = l.T("hist_win", data)
@@ -271,7 +271,7 @@ func (a *renderer) historyLine(l *lang, h game.Entry) string {
 			s = l.T("hist_loss", data)
 		}
 		if h.Key {
-			s += " " + a.glyphs().sym[game.Key]
+			s += " " + rd.glyphs().sym[game.Key]
 		}
 		return s
 	case game.KindChest:

@@ -57,29 +57,26 @@ type watch struct {
 	until time.Time
 }
 
-func (j *jobs) signal() {
+func (a *jobs) signal() {
 	select {
-	case j.wake <- struct{}{}:
+	case a.wake <- struct{}{}:
 	default:
 	}
 }
 
 // addWatch hands w to the runner, which starts showing it at its next round.
-func (j *jobs) addWatch(w watch) {
-	j.mu.Lock()
-	j.watches = append(j.watches, w)
-	j.mu.Unlock()
-	j.signal()
+func (a *jobs) addWatch(w watch) {
+	a.mu.Lock()
+	a.watches = append(a.watches, w)
+	a.mu.Unlock()
+	a.signal()
 }
 
 // RunJobs runs the background jobs (reset-guild) until ctx ends, then
 // waits for them to stop where they are. Call it once per process, in
 // every mode that handles interactions. It returns ctx's error.
-func (a *App) RunJobs(ctx context.Context) (err error) {
-	if p := background(a.jobs.log, "the job runner", func() { err = a.jobs.runJobs(ctx, jobConfig{}) }); p != nil {
-		return p
-	}
-	return err
+func (a *App) RunJobs(ctx context.Context) error {
+	return background(a.jobs.log, "the job runner", func() error { return a.jobs.runJobs(ctx, jobConfig{}) })
 }
 
 func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
@@ -106,7 +103,7 @@ func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
 		a.watches = nil
 		a.mu.Unlock()
 		for _, w := range ws {
-			wg.Go(func() { background(a.log, "a job's progress", func() { a.showProgress(ctx, c, w) }) })
+			wg.Go(func() { background(a.log, "a job's progress", func() error { a.showProgress(ctx, c, w); return nil }) })
 		}
 		guilds, err := a.store.Jobs(ctx)
 		if err != nil && ctx.Err() == nil {
@@ -118,10 +115,11 @@ func (a *jobs) runJobs(ctx context.Context, c jobConfig) error {
 			}
 			wg.Go(func() {
 				defer a.running.Delete(g)
-				background(a.log, "a reset-guild", func() {
+				background(a.log, "a reset-guild", func() error {
 					if err := a.runReset(ctx, c, g); err != nil && ctx.Err() == nil {
 						a.log.Warn("commands: jobs: reset-guild stopped; it goes on at the next scan", "guild", g, "err", err)
 					}
+					return nil
 				})
 			})
 		}
@@ -153,15 +151,13 @@ func (a *jobs) resetPlayers(ctx context.Context, guild uint64, op string, start 
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			var err error
-			if p := background(a.log, "a player's reset", func() {
-				_, err = a.run(ctx, storage.Step{
+			err := background(a.log, "a player's reset", func() error {
+				_, err := a.run(ctx, storage.Step{
 					ID: storage.PlayerID{Guild: guild, User: u}, Op: op + ":" + strconv.FormatUint(u, 10), Start: start, Repair: true,
 					Move: game.Reset{Start: start},
 				})
-			}); p != nil {
-				err = p
-			}
+				return err
+			})
 			mu.Lock()
 			switch {
 			case errors.Is(err, storage.ErrNoPlayer): // gone meanwhile
@@ -309,15 +305,14 @@ func resetRunning(l *lang, r game.GuildReset, note string) reply {
 }
 
 // background runs f, (a part of) the body of a background goroutine, and
-// returns f's panic as an error, logged: a goroutine is a boundary of its
-// own, where a panic would end the process.
-func background(log *slog.Logger, what string, f func()) (err error) {
+// returns f's error, or its panic as an error, logged: a goroutine is a
+// boundary of its own, where a panic would end the process.
+func background(log *slog.Logger, what string, f func() error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic in %s: %v", what, p)
 			log.Error("commands: "+err.Error(), "stack", string(debug.Stack()))
 		}
 	}()
-	f()
-	return nil
+	return f()
 }
