@@ -209,7 +209,7 @@ func (a *fairness) fairnessRotate(ctx context.Context, rq *request, client *stri
 // fairnessVerify recomputes ticket n from its revealed seed and history
 // line, and the chest it opened, if any.
 func (a *fairness) fairnessVerify(ctx context.Context, rq *request, n uint64) (reply, error) {
-	p, ok, err := a.load(ctx, rq.player())
+	p, ok, hs, err := a.history(ctx, rq.player(), storage.HistoryLimit)
 	if err != nil {
 		return reply{}, err
 	}
@@ -230,10 +230,6 @@ func (a *fairness) fairnessVerify(ctx context.Context, rq *request, n uint64) (r
 			return reply{}, userErr("err_verify_forgotten", data)
 		}
 		return reply{}, userErr("err_verify_unknown", data)
-	}
-	hs, err := a.store.History(ctx, rq.player(), storage.HistoryLimit)
-	if err != nil {
-		return reply{}, internal("history", err)
 	}
 	line, chest := -1, -1
 	for i, h := range hs { // newest first: the chest comes before its ticket
