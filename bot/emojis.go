@@ -22,9 +22,6 @@ type EmojiHandler interface {
 
 var _ EmojiHandler = (*commands.App)(nil)
 
-// EmojiTimeout bounds the upload of the application's emojis at start.
-const EmojiTimeout = 30 * time.Second
-
 // SyncEmojis makes the application own an emoji of each name of want,
 // idempotently: it reuses those of the same name (image not compared) and
 // creates the others, and returns the IDs by name and how many it created.
@@ -87,7 +84,7 @@ func installEmojis(ctx context.Context, s *discordgo.Session, appID string, h Ha
 		if err != nil || len(want) == 0 {
 			return err
 		}
-		ctx, cancel := context.WithTimeout(ctx, EmojiTimeout)
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second) // the whole upload
 		defer cancel()
 		ids, created, err := SyncEmojis(ctx, s, appID, want)
 		if err != nil {

@@ -10,17 +10,13 @@ import (
 	"github.com/bwmarrin/discordgo"
 )
 
-// LogOff is the discordgo log level that logs nothing, not even errors
-// (discordgo's levels start at discordgo.LogError, 0).
-const LogOff = -1
-
 // DiscordgoLogLevel maps a name of DISCORDGO_LOG_LEVEL ("off", "error",
 // "warn", "info", "debug"; any other is "error") to discordgo's level. It
 // is apart from LOG_LEVEL: discordgo's debug lines (every call, every
 // gateway packet) are noise at the bot's debug level.
 func DiscordgoLogLevel(name string) int {
 	levels := map[string]int{
-		"off": LogOff, "warn": discordgo.LogWarning,
+		"off": discordgo.LogError - 1, "warn": discordgo.LogWarning, // off: not even errors
 		"info": discordgo.LogInformational, "debug": discordgo.LogDebug,
 	}
 	if l, ok := levels[name]; ok {

@@ -340,9 +340,6 @@ func CheckToken(ctx context.Context, s *discordgo.Session) (*discordgo.User, err
 // actually requested (http.Client's names the one before the Rewriter)
 // and, on a 401, DISCORD_TOKEN.
 func apiError(s *discordgo.Session, err error) error {
-	if err == nil {
-		return nil
-	}
 	if ue, ok := err.(*url.Error); ok && s.Client != nil {
 		rt := s.Client.Transport
 		if t, ok := rt.(*Transport); ok {
