@@ -38,18 +38,13 @@ type RESTObserver interface {
 	RESTGaveUp(route string)
 }
 
-// Defaults of TransportOptions.
+// Defaults of TransportOptions. Discord answers in well under a second: a
+// hung attempt's 5 s leave half of a handler's 10 s.
 const (
-	// DefaultMaxAttempts bounds the attempts of one REST call.
-	DefaultMaxAttempts = 5
-	// DefaultAttemptTimeout bounds one attempt: Discord answers in well
-	// under a second; a hung attempt leaves half of a handler's 10 s.
+	DefaultMaxAttempts    = 5
 	DefaultAttemptTimeout = 5 * time.Second
-	// DefaultMaxWait clamps the wait a 429 (or a rate-limit header) asks.
-	DefaultMaxWait = 60 * time.Second
-	// DefaultRateLimitWait is the wait after a 429 that says none, or a
-	// malformed one.
-	DefaultRateLimitWait = time.Second
+	DefaultMaxWait        = 60 * time.Second
+	DefaultRateLimitWait  = time.Second // after a 429 that asks no wait, or a malformed one
 )
 
 const (
@@ -87,14 +82,10 @@ type TransportOptions struct {
 // retries, bounded and under the request's context (NewSession turns off
 // discordgo's: a 429 slept without a context and retried for ever, 502s
 // retried at once), as docs/operating.md ("Discord answers 429 or 5xx")
-// tells: at most MaxAttempts attempts of AttemptTimeout; a 429 waits its
-// retry_after (the body, else Retry-After, else DefaultRateLimitWait;
-// clamped to MaxWait), a global one holding every request; a 5xx, a
-// connection error or a timeout is retried after a jittered backoff for
-// the idempotent methods and the interaction callbacks (a second is
-// refused with 40060, which Respond reads as success), never for another
-// POST (a follow-up may exist), a failed dial whatever the method; no wait
-// goes past the context's deadline.
+// tells. A 5xx or a lost connection is retried for the idempotent methods
+// and the interaction callbacks (a second is refused with 40060, which
+// Respond reads as success), never for another POST (a follow-up may
+// exist); a failed dial whatever the method.
 //
 // A call given up returns a *GiveUpError, so discordgo never sees a 429 or
 // a 5xx it would retry; the rate-limit headers passed on are sanitized so
@@ -418,7 +409,8 @@ type rateLimit struct {
 	scope  string
 }
 
-// readRateLimit reads a 429 as Transport's doc says and closes its body.
+// readRateLimit reads a 429's wait (the body's retry_after, else Retry-After,
+// else DefaultRateLimitWait; clamped to MaxWait) and closes its body.
 func (t *Transport) readRateLimit(resp *http.Response, route string) rateLimit {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	resp.Body.Close()
