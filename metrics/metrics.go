@@ -47,10 +47,8 @@ const (
 	// maxShards bounds the "shard" label. A shard holds up to 2,500
 	// guilds: 1,024 shards is far more than this bot will run.
 	maxShards = 1024
-	// maxLabelValues bounds the distinct values of the free-form labels
-	// ("command", "op", "reason", "route"). The callers send fixed sets far
-	// smaller than this; the bound only protects Prometheus from a bug that
-	// would put user input in a label.
+	// maxLabelValues bounds the distinct values of a free-form label: the
+	// callers' sets are far smaller; it guards Prometheus against a bug.
 	maxLabelValues = 64
 	maxLabelLen    = 48      // a free-form label value's length
 	other          = "other" // the label value for anything outside the expected set
@@ -230,10 +228,8 @@ func (m *Metrics) Rejected(reason string) {
 	m.rejected.WithLabelValues(m.reasons.value(reason, wellFormed)).Inc()
 }
 
-// RESTRequest counts one HTTP request sent to Discord (one attempt of a
-// REST call) on route, a route template ("POST /interactions/:id/:token/callback"),
-// answered with status (0: no answer, exported as status="error"). A route
-// not wellFormedRoute, or beyond the first 64, is counted as "other".
+// RESTRequest counts one attempt of a REST call (bot.RESTObserver); status 0
+// is exported as "error", a route not wellFormedRoute as "other".
 func (m *Metrics) RESTRequest(route string, status int) {
 	label := "error"
 	if status >= 100 && status <= 599 {
@@ -260,8 +256,7 @@ func oneOf(v string, set []string) string {
 	return other
 }
 
-// RESTGaveUp counts one REST call given up on route (a route template, as
-// for RESTRequest).
+// RESTGaveUp counts one REST call given up on route (as for RESTRequest).
 func (m *Metrics) RESTGaveUp(route string) {
 	m.giveUps.WithLabelValues(m.routes.value(route, wellFormedRoute)).Inc()
 }

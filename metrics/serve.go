@@ -123,9 +123,6 @@ func checkHealth(ctx context.Context, health func(context.Context) error) error 
 // Starting() bool that returns true somewhere in its chain. A store that
 // fails while the gateway starts is a failure, not a start.
 func IsStarting(err error) bool {
-	if err == nil {
-		return false
-	}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		errs := j.Unwrap()
 		for _, e := range errs {
