@@ -18,7 +18,6 @@ func decodeLeniently(raw []byte) (*discordgo.Interaction, error) {
 		ID     json.RawMessage `json:"id"`
 		Token  any             `json:"token"`
 		Type   any             `json:"type"`
-		AppID  any             `json:"application_id"`
 		Locale any             `json:"locale"`
 	}
 	if err := json.Unmarshal(raw, &m); err != nil {
@@ -32,9 +31,6 @@ func decodeLeniently(raw []byte) (*discordgo.Interaction, error) {
 	i := &discordgo.Interaction{ID: id, Token: token}
 	if t, ok := m.Type.(float64); ok {
 		i.Type = discordgo.InteractionType(t)
-	}
-	if a, ok := m.AppID.(string); ok {
-		i.AppID = a
 	}
 	if l, ok := m.Locale.(string); ok {
 		i.Locale = discordgo.Locale(l)
