@@ -135,9 +135,8 @@ func New(reg prometheus.Registerer) *Metrics {
 	return m
 }
 
-// Interaction counts one handled interaction and observes its duration.
-// command is a command or button name from a fixed set (never user input);
-// outcome is "ok", "user_error" or "internal_error".
+// Interaction counts one handled interaction (commands.Observer) and
+// observes its duration.
 func (m *Metrics) Interaction(command, outcome string, d time.Duration) {
 	command = m.commands.value(command, wellFormed)
 	m.interactions.WithLabelValues(command, oneOf(outcome, outcomes)).Inc()
@@ -192,8 +191,7 @@ func (m *Metrics) Snapshot(ok bool, at time.Time) {
 	m.snapshotAt.Set(float64(at.Unix()))
 }
 
-// StoreError counts one internal error of the store during operation op
-// ("buy", "reveal"…, from a fixed set).
+// StoreError counts one internal error of the store during operation op.
 func (m *Metrics) StoreError(op string) {
 	m.storeErrors.WithLabelValues(m.ops.value(op, wellFormed)).Inc()
 }
@@ -210,10 +208,9 @@ func (m *Metrics) ShardUp(shard int, up bool) {
 	m.shardUp.WithLabelValues(shardLabel(shard)).Set(v)
 }
 
-// Received counts one interaction received by transport ("gateway" or
-// "http") on gateway shard shard. An interaction that came by HTTP has no
-// shard (-1): a negative shard is exported as shard="", which Prometheus
-// stores as no shard label at all (select it with {shard=""}).
+// Received counts one interaction (bot.Observer). HTTP's shard, -1, is
+// exported as shard="", which Prometheus stores as no shard label at all
+// (select it with {shard=""}).
 func (m *Metrics) Received(transport string, shard int) {
 	label := ""
 	if shard >= 0 {
@@ -222,8 +219,7 @@ func (m *Metrics) Received(transport string, shard int) {
 	m.received.WithLabelValues(oneOf(transport, transports), label).Inc()
 }
 
-// Rejected counts one request the HTTP interactions endpoint refused, for
-// reason (rejectReasons; another is bounded like any free-form label).
+// Rejected counts one request the HTTP interactions endpoint refused.
 func (m *Metrics) Rejected(reason string) {
 	m.rejected.WithLabelValues(m.reasons.value(reason, wellFormed)).Inc()
 }
