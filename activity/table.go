@@ -74,9 +74,7 @@ const (
 	quietFor = time.Second
 )
 
-// seat is what the table sees of a player: the ticket's revealed rows and
-// result, the keys and the chest just opened; only who is there when the
-// guild keeps plays private or the player is paused.
+// seat is what the table sees of a player (docs/activity.md, "The table").
 type seat struct {
 	User   string              `json:"user"`
 	Ticket *commands.ActTicket `json:"ticket,omitempty"`
@@ -84,7 +82,8 @@ type seat struct {
 	Chest  *commands.ActChest  `json:"chest,omitempty"`
 }
 
-// seatOf is the seat of a step's state, under the guild's rules.
+// seatOf is the seat of a step's state: only who is there when the guild
+// keeps plays private or the player is paused.
 func seatOf(st commands.ActState) seat {
 	s := seat{User: st.User}
 	if st.Shown {
@@ -118,9 +117,8 @@ func (s seat) older(o seat) bool {
 	return slices.Compare(rank(s), rank(o)) < 0
 }
 
-// message is what the bus carries: a player's seat after a step ("seat"),
-// on opening a stream ("join", which the processes with players of the
-// instance answer with theirs, "here"), or a player gone ("leave").
+// message is what the bus carries: Kind "seat", "join", "here" or "leave",
+// as docs/activity.md ("The table") tells.
 type message struct {
 	Kind     string `json:"k"`
 	From     string `json:"f,omitempty"` // the process of a join
@@ -299,10 +297,9 @@ func (h *hub) close(guild uint64, instance, user string, s *stream) {
 	}
 }
 
-// publish sends m to the guild's processes; a step's seat ("seat") is not
-// sent for quietFor after one that reached none. It waits writeWait at
-// most. Lost messages are not sent again: the pages catch up at their next
-// reconnection.
+// publish sends m to the guild's processes within writeWait, once: the
+// pages catch up when they reconnect. A step's seat is not sent for
+// quietFor after one that reached none.
 func (h *hub) publish(ctx context.Context, guild uint64, m message) {
 	ctx, cancel := context.WithTimeout(ctx, writeWait)
 	defer cancel()
