@@ -25,12 +25,9 @@ import (
 
 const (
 	// HealthTimeout is the deadline /healthz gives the health checks: a check
-	// that has not answered by then counts as failed. With healthGrace, it keeps
-	// /healthz under the 2 seconds a probe allows, whatever a check does.
-	HealthTimeout = 1500 * time.Millisecond
-	// healthGrace is how long /healthz waits past HealthTimeout for a health
-	// function that ignores its context, before answering without it. Health
-	// returns at the deadline; only a hand-written function needs the grace.
+	// that has not answered by then counts as failed. With healthGrace
+	// (checkHealth), /healthz answers within the 2 seconds a probe allows.
+	HealthTimeout   = 1500 * time.Millisecond
 	healthGrace     = 250 * time.Millisecond
 	shutdownTimeout = 5 * time.Second // the listener's graceful shutdown
 )
@@ -101,7 +98,8 @@ func call(ctx context.Context, f func(context.Context) error) (err error) {
 }
 
 // checkHealth returns what health says within HealthTimeout, or an error if
-// it has not returned by healthGrace after that. A nil health is healthy.
+// it has not returned by healthGrace after that: Health returns at the
+// deadline, a hand-written function may not. A nil health is healthy.
 func checkHealth(ctx context.Context, health func(context.Context) error) error {
 	if health == nil {
 		return nil
