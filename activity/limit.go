@@ -52,7 +52,6 @@ func (l *limiter) allowUpTo(key string, burst float64, now time.Time) (bool, tim
 	return true, 0
 }
 
-// fill is b's tokens at now, up to burst.
 func (l *limiter) fill(b *bucket, burst float64, now time.Time) float64 {
 	return min(burst, b.tokens+now.Sub(b.at).Seconds()*l.rate)
 }

@@ -52,7 +52,6 @@ func ellipse(cx, cy, rx, ry float64) poly {
 	return p.filling()
 }
 
-// circle is a circle centred on (cx, cy).
 func circle(cx, cy, r float64) poly { return ellipse(cx, cy, r, r) }
 
 // arc is the polyline of the circle (cx, cy, r) from angle a0 to a1

@@ -53,8 +53,7 @@ func (nopObserver) ShardUp(int, bool)    {}
 func (nopObserver) Received(string, int) {}
 func (nopObserver) Rejected(string)      {}
 
-// DefaultShutdownTimeout is the time given to the interactions in progress
-// at shutdown when a transport's ShutdownTimeout is zero.
+// DefaultShutdownTimeout replaces a zero Options.ShutdownTimeout.
 const DefaultShutdownTimeout = 10 * time.Second
 
 // MaxCallTime bounds a REST call that has no deadline of its own

@@ -332,7 +332,6 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// errPastDeadline: the wait would end past the context's deadline.
 var errPastDeadline = errors.New("past the deadline")
 
 // waitGaveUp is the give-up of a wait that failed with err (Transport.wait).

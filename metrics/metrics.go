@@ -244,7 +244,6 @@ func (m *Metrics) RESTRetry(reason string) {
 	m.retries.WithLabelValues(oneOf(reason, retryReasons)).Inc()
 }
 
-// oneOf returns v if set holds it, else "other".
 func oneOf(v string, set []string) string {
 	if slices.Contains(set, v) {
 		return v
