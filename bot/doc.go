@@ -19,7 +19,4 @@
 //		return err
 //	}
 //	return g.Run(ctx) // returns when ctx ends, after a clean shutdown
-//
-// DISCORD_API_BASE (Options.APIBase) sends every REST request for
-// https://discord.com to that base instead (Rewriter).
 package bot

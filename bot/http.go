@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"mime"
 	"net"
 	"net/http"
@@ -220,11 +221,7 @@ func (e *Endpoint) firstSight(id string) bool {
 		return false
 	}
 	if now.Sub(e.lastSweep) > time.Minute {
-		for k, t := range e.seen {
-			if now.Sub(t) > 2*MaxSignatureAge {
-				delete(e.seen, k)
-			}
-		}
+		maps.DeleteFunc(e.seen, func(_ string, t time.Time) bool { return now.Sub(t) > 2*MaxSignatureAge })
 		e.lastSweep = now
 	}
 	e.seen[id] = now
