@@ -66,7 +66,6 @@ func arc(cx, cy, r, a0, a1 float64) []pt {
 	return p
 }
 
-// rect is the rectangle from (x0, y0) to (x1, y1).
 func rect(x0, y0, x1, y1 float64) poly {
 	return poly{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}}.filling()
 }
