@@ -54,9 +54,8 @@ func play(src Source, keys int) Outcome {
 	return o
 }
 
-// freeRow writes into g[3*r:] the i-th (0 ≤ i < 210) row of three non-key
-// symbols not all equal. Rows are numbered in base 6 from 0 to 215, skipping
-// the six triples 43·a: the i-th non-triple number is i + i/42 + 1.
+// freeRow writes free row i (0 ≤ i < 210: three non-key symbols not all
+// equal, numbered as docs/FAIRNESS.md section 4.2 says) into row r.
 func freeRow(g *Grid, r int, i uint64) {
 	v := i + i/42 + 1
 	g[3*r] = Symbol(v / 36)
@@ -64,9 +63,10 @@ func freeRow(g *Grid, r int, i uint64) {
 	g[3*r+2] = Symbol(v % 6)
 }
 
-// otherRows returns the two rows other than r, in order.
-func otherRows(r int) (int, int) {
-	switch r {
+// otherThan returns the two of 0, 1, 2 other than i, in order: the rows
+// around row i, or the cells of a row around cell i.
+func otherThan(i int) (int, int) {
+	switch i {
 	case 0:
 		return 1, 2
 	case 1:
@@ -75,50 +75,41 @@ func otherRows(r int) (int, int) {
 	return 0, 1
 }
 
+// freeOthers writes the i-th (0 ≤ i < 210²) pair of free rows into the two
+// rows other than r.
+func freeOthers(g *Grid, r int, i uint64) {
+	a, b := otherThan(r)
+	freeRow(g, a, i/freeRows)
+	freeRow(g, b, i%freeRows)
+}
+
 // grid builds the grid shown for tier t (a key when key, only on a loss:
 // the caller checks) with one draw from src, and its winning row (-1 for a
-// loss). It is uniform over the grids that tell the truth (DESIGN.md §1):
-// the winning row uniform, the key's cell uniform, every other row uniform
-// over the 210 free rows and the key's neighbours over the 36 pairs.
+// loss): uniform over the grids that tell the truth, as docs/FAIRNESS.md
+// section 4.2 specifies it.
 func grid(src Source, t Tier, key bool) (Grid, int8) {
 	var g Grid
 	switch {
 	case t != TierLoss:
 		x := uniform(src, 3*freeRows2)
 		r := int(x / freeRows2)
-		x %= freeRows2
 		s := t.Symbol()
 		g[3*r], g[3*r+1], g[3*r+2] = s, s, s
-		a, b := otherRows(r)
-		freeRow(&g, a, x/freeRows)
-		freeRow(&g, b, x%freeRows)
+		freeOthers(&g, r, x%freeRows2)
 		return g, int8(r)
 	case key:
 		x := uniform(src, 9*keyPairs*freeRows2)
 		cell := int(x / (keyPairs * freeRows2))
-		x %= keyPairs * freeRows2
-		pair := x / freeRows2
-		x %= freeRows2
+		pair := x % (keyPairs * freeRows2) / freeRows2
 		r, c := cell/3, cell%3
-		p0, p1 := Symbol(pair/6), Symbol(pair%6)
-		switch c {
-		case 0:
-			g[3*r], g[3*r+1], g[3*r+2] = Key, p0, p1
-		case 1:
-			g[3*r], g[3*r+1], g[3*r+2] = p0, Key, p1
-		default:
-			g[3*r], g[3*r+1], g[3*r+2] = p0, p1, Key
-		}
-		a, b := otherRows(r)
-		freeRow(&g, a, x/freeRows)
-		freeRow(&g, b, x%freeRows)
+		a, b := otherThan(c) // the key's neighbours, in order
+		g[3*r+c], g[3*r+a], g[3*r+b] = Key, Symbol(pair/6), Symbol(pair%6)
+		freeOthers(&g, r, x%freeRows2)
 		return g, -1
 	}
 	x := uniform(src, freeRows*freeRows2)
 	freeRow(&g, 0, x/freeRows2)
-	x %= freeRows2
-	freeRow(&g, 1, x/freeRows)
-	freeRow(&g, 2, x%freeRows)
+	freeOthers(&g, 0, x%freeRows2)
 	return g, -1
 }
 

@@ -190,7 +190,7 @@ func TestGridDistribution(t *testing.T) {
 		for i := 0; i < n; i++ {
 			g, r := grid(src, TierCandle, false)
 			rows[r]++
-			a, b := otherRows(int(r))
+			a, b := otherThan(int(r))
 			others[rowIndex(g.Row(a))]++
 			others[rowIndex(g.Row(b))]++
 		}
@@ -218,7 +218,7 @@ func TestGridDistribution(t *testing.T) {
 				}
 			}
 			pairs[int(p[0])*6+int(p[1])]++
-			a, b := otherRows(cell / 3)
+			a, b := otherThan(cell / 3)
 			others[rowIndex(g.Row(a))]++
 			others[rowIndex(g.Row(b))]++
 		}
