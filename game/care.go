@@ -7,10 +7,9 @@ import (
 	"time"
 )
 
-// Playing responsibly: a player's own limits, a pause, reality checks, and
-// the house rules a guild's moderators set. Each is one more check of Buy,
-// in the same atomic step, so that two plays at once never cross a limit.
-// Days and weeks are calendar ones in UTC (a week starts on Monday).
+// Playing responsibly (docs/responsible-play.md): each rule is one more
+// check of Buy, in the same atomic step, so that two plays at once never
+// cross a limit.
 
 // LimitKind names one of a player's limits.
 type LimitKind int

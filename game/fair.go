@@ -42,10 +42,8 @@ const (
 )
 
 // hmacSource is the deterministic stream of one draw, block by block as
-// docs/FAIRNESS.md section 2 specifies it (start writes the message). One
-// draw reads a handful of values (a ticket at most 130, a chest at most
-// 65: uniform gives up after 64 rejections in a row). It is not safe for
-// concurrent use.
+// docs/FAIRNESS.md section 2 specifies it (start writes the message). It
+// is not safe for concurrent use.
 type hmacSource struct {
 	mac   hash.Hash // keyed with the seed
 	dirty bool      // mac has been written to since hmac.New

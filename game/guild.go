@@ -86,11 +86,8 @@ type GuildReset struct {
 	After uint64
 	Count int64     // players reset so far
 	Done  time.Time // when it finished; zero while in progress
-	// Holder is the process that runs the reset (an ID of its own choice, at
-	// most MaxOpID bytes; "" while none does), until Until: its lease. Only
-	// the holder records progress and the end, so that two processes never
-	// run it at once; once the lease has expired another takes it over
-	// (Lease), so that a reset whose process died goes on.
+	// Holder is the process (an ID of its own choice, at most MaxOpID
+	// bytes; "" while none does) holding the reset's lease until Until.
 	Holder string
 	Until  time.Time
 }
@@ -230,11 +227,8 @@ func (m ChangeSettings) applyGuild(g Guild, _ string, now time.Time) (GuildStep,
 // records the progress (Progress) and the end (EndReset), all under the
 // same operation.
 //
-// Starting the reset already in progress changes nothing (it continues);
-// starting it again once it is finished changes nothing either. While
-// another reset is in progress, nothing changes and the error is
-// ErrResetRunning, with the guild as it is (its Reset is the one running):
-// a reset is never replaced, it is finished. Every step but the end is
+// Starting it again, in progress or finished, changes nothing; a reset is
+// never replaced by another, it is finished. Every step but the end is
 // Pending. Errors: ErrInvalid for a reason out of bounds; ErrResetRunning.
 type BeginReset struct {
 	Actor  uint64

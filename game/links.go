@@ -9,29 +9,13 @@ import (
 // and state: a way to cheat while every draw, taken alone, recomputes.
 type Link int
 
-// The links CheckLinks checks.
+// The links CheckLinks checks, as docs/FAIRNESS.md section 7 ("clefs
+// verify -export") states them, with their cases.
 const (
-	// LinkKeys: the keys held after a ticket (before, plus the key it
-	// won; back to zero with a chest due after the third) are the keys
-	// held before the next ticket; a chest follows the third key before
-	// any ticket; a reset clears both; the history ends with the keys the
-	// player holds.
-	LinkKeys Link = iota
-	// LinkNumbers: ticket and chest numbers run on without gaps, but
-	// where the history's bound or a reset recording the number it threw
-	// away explains one; each list proves its own lines' numbers
-	// (docs/FAIRNESS.md, "clefs verify -export", has the cases).
-	LinkNumbers
-	// LinkCommitments: the commitment a line records as shown for its
-	// seed is the hash of the seed whose range holds the line, and each
-	// seed after a revealed one hashes to the commitment shown as the next
-	// while the revealed one was current.
-	LinkCommitments
-	// LinkRanges: the ranges of revealed seeds touch, without gaps, and
-	// hold every line drawn under them; a line whose seed is no longer
-	// kept is unchecked.
-	LinkRanges
-	// NumLinks is the number of links.
+	LinkKeys        Link = iota // the keys held before each ticket, at each chest and now follow from the lines before
+	LinkNumbers                 // ticket and chest numbers run on, but for gaps a reset or the history's bound explains
+	LinkCommitments             // each line records its seed's commitment; each seed hashes to the one shown as the next
+	LinkRanges                  // the revealed seeds' ranges touch and hold every line drawn under them
 	NumLinks
 )
 
