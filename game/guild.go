@@ -65,10 +65,8 @@ type Guild struct {
 	// Ops are the most recent operations applied (ApplyGuild), oldest
 	// first, at most MaxGuildOps. A guild remembers their IDs only: the
 	// result of a guild's operation is its state (the settings, Reset).
-	Ops []string
-	// Reset is the guild's last reset-guild, in progress or finished; nil
-	// if there was none.
-	Reset *GuildReset
+	Ops   []string
+	Reset *GuildReset // the last reset-guild, in progress or finished; nil if none
 }
 
 // GuildReset is the progress of a reset-guild, which resets every player
@@ -81,11 +79,9 @@ type GuildReset struct {
 	Actor   uint64 // the moderator who confirmed it
 	Reason  string
 	Started time.Time
-	// After is the last user reset: every player whose user ID is at most
-	// After is done (0: none yet).
-	After uint64
-	Count int64     // players reset so far
-	Done  time.Time // when it finished; zero while in progress
+	After   uint64    // every player whose user ID is at most After is done (0: none yet)
+	Count   int64     // players reset so far
+	Done    time.Time // when it finished; zero while in progress
 	// Holder is the process (an ID of its own choice, at most MaxOpID
 	// bytes; "" while none does) holding the reset's lease until Until.
 	Holder string

@@ -96,13 +96,9 @@ func checkLinks(p Player, state bool, rs Reveals, hist []Entry) Links {
 	brk := func(link Link, kind Kind, n uint64, format string, args ...any) {
 		l.Breaks = append(l.Breaks, LinkBreak{Link: link, Kind: kind, N: n, What: fmt.Sprintf(format, args...)})
 	}
-	// The keys chain needs every line: it runs from the line on which
-	// neither list misses one (CompleteFrom). The numbers need only their
-	// own list's lines (LinkNumbers; a chest from before the split is in
-	// the ticket list). A full list may have lost lines before its first
-	// kept one (firstKept): with the ticket list full, tickets and chests
-	// from before the split; with the other list full, any other line,
-	// resets among them, before firstOther.
+	// The keys chain runs from the line on which neither list misses one,
+	// the numbers of each list from its own first kept line (firstKept), as
+	// docs/FAIRNESS.md section 7 explains.
 	from, whole := CompleteFrom(hist)
 	firstMain, firstOther := firstKept(hist)
 	after := func(i int) bool { return i >= firstOther } // no other line is missing after line i

@@ -16,29 +16,23 @@ type Step struct {
 	History []Entry // the entries the step adds, oldest first
 	Result  Result  // what the caller shows
 	// Reveals are the seeds the step revealed, oldest first (Rotate,
-	// Restore, Repair), which a store keeps beside the player, its last
-	// MaxReveals.
-	Reveals []SeedReveal
-	// Audit is the moderator log's entry of a moderator's step (a Move
-	// with a Moderator), written with it.
-	Audit *AuditEntry
-	// Finished tells that a Reveal showed the ticket's last hidden rows.
-	Finished bool
+	// Restore, Repair); a store keeps the last MaxReveals beside the player.
+	Reveals  []SeedReveal
+	Audit    *AuditEntry // a moderator's step's entry in the moderator log (Moderator)
+	Finished bool        // a Reveal showed the ticket's last hidden rows
 }
 
 // Result is what a caller shows after a step. Apply records it with the
 // operation's ID, so that a repeated operation is answered again with it.
 type Result struct {
-	Balance int64  // the balance after the step
-	Ticket  uint64 // the ticket bought, resumed or revealed (Buy, Reveal)
-	Resumed bool   // Buy handed back the open ticket: nothing was charged
-	Drawn   bool   // this step drew the ticket (true for exactly one Reveal per ticket)
-	Opened  bool   // this step opened the chest (true for exactly one OpenChest per chest)
-	Chest   Chest  // the chest opened, or shown again (OpenChest)
-	Seed    int64  // the number of the server seed revealed (Rotate, Restore)
-	// Reality is the reality check the ticket's card shows (Buy), if one
-	// was due.
-	Reality *Reality `json:",omitempty"`
+	Balance int64    // the balance after the step
+	Ticket  uint64   // the ticket bought, resumed or revealed (Buy, Reveal)
+	Resumed bool     // Buy handed back the open ticket: nothing was charged
+	Drawn   bool     // this step drew the ticket (true for exactly one Reveal per ticket)
+	Opened  bool     // this step opened the chest (true for exactly one OpenChest per chest)
+	Chest   Chest    // the chest opened, or shown again (OpenChest)
+	Seed    int64    // the number of the server seed revealed (Rotate, Restore)
+	Reality *Reality `json:",omitempty"` // the reality check the ticket's card shows (Buy), if one was due
 	// Amount is the credits the step moved, signed: −Stake for a ticket
 	// bought, as in its history entry for the others, 0 when none moved.
 	Amount int64
