@@ -25,12 +25,10 @@ const (
 	MaxSeq = 1<<53 - 1
 )
 
-// Errors of the transitions. Callers test them with errors.Is; the returned
-// errors wrap them with context. A transition that returns an error has
-// changed nothing: the player it was called on is still the state. Every
-// transition is pure but for a Drawer's draws and refuses with ErrInvalid a
-// step that would leave its player not sound (Player.Check); their docs do
-// not repeat it.
+// Errors of the transitions, wrapped with context: test them with
+// errors.Is. An error changes nothing (Apply); a step that would leave its
+// player not sound is refused with ErrInvalid, which the moves' docs do not
+// repeat.
 var (
 	// ErrInsufficientFunds: Buy with a balance below Stake.
 	ErrInsufficientFunds = errors.New("game: insufficient balance")

@@ -73,10 +73,8 @@ type Player struct {
 	Stats           Stats
 	LastDaily       time.Time // the last daily claim; zero if never (or since reset)
 	CreatedAt       time.Time
-	// The fairness records (docs/FAIRNESS.md): the secret server seed,
-	// drawing the tickets after SeedTicket and the chests after SeedChest,
-	// and the next one, whose commitment is shown too (zero in records from
-	// before next seeds: WithNextSeed).
+	// The fairness records (docs/FAIRNESS.md): the secret server seed and
+	// the next one, committed too (zero in records from before next seeds).
 	Seed       Seed
 	NextSeed   Seed
 	ClientSeed string    // the player's client seed; "" in records from before client seeds

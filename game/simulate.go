@@ -131,10 +131,7 @@ func (a *simAcc) cycle(l, y int64) {
 }
 
 // playChunk plays chunk: the first n plays of a new simulated player, the
-// third key opening the chest at once. The fast draws take each play's
-// result (decide) and each chest (chest) as production does, but from
-// NewSeededSource(seed, chunk) and without the grid; the fair ones are the
-// FairDraws of the player's seeds, simPlayer(seed, chunk).
+// third key opening the chest at once; the fast draws skip the grid.
 func playChunk(seed, chunk uint64, n int64, fair bool, acc *simAcc) error {
 	var (
 		ticket    func(n uint64, keys int) (Tier, bool, error)
