@@ -26,9 +26,8 @@ func (t Ticket) KeyShown() bool {
 	return !t.Open()
 }
 
-// Seen is a player as the player has seen them: while the current ticket
-// is being revealed (drawn, not every row shown), what its rows have not
-// shown yet is taken out of the state.
+// Seen is a player as the player has seen them: what the ticket being
+// revealed (Revealing) has not shown yet is taken out of the state.
 type Seen struct {
 	// Player is the stored state less the hidden prize and the hidden key,
 	// in every count they went into. It is sound (Check) whenever the

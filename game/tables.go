@@ -48,7 +48,7 @@ var lotTable = [NumLots]struct {
 // keyTable is the key reading, in one place: keyTable[k] is the number of
 // values of the Pool that mean "losing play that collects a key" for a
 // player holding k keys. The regulation's "1 chance in 2, 3, 4" is read per
-// play (DESIGN.md §1); to read it "given a losing play", change this table
+// play (docs/game.md, "Keys"); to read it "given a losing play", change this table
 // and KeyReadingEN/KeyReadingFR: everything else follows.
 var keyTable = [MaxKeys]int64{
 	Pool / 2,
