@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"crypto/ed25519"
 	"encoding/hex"
 	"errors"
@@ -131,8 +132,8 @@ func Load(getenv func(string) string) (Config, error) {
 		RedisURL:            l.redisURL("REDIS_URL"),
 		RedisMinReplicas:    l.count("REDIS_MIN_REPLICAS", -1, 0, 100),
 		RedisReplicaTimeout: l.duration("REDIS_REPLICA_TIMEOUT", redisstore.DefaultReplicaWait, time.Millisecond),
-		DataPath:            l.str("DATA_PATH", backend.DefaultDataPath),
-		BackupDir:           l.str("BACKUP_DIR", ""),
+		DataPath:            cmp.Or(l.get("DATA_PATH"), backend.DefaultDataPath),
+		BackupDir:           l.get("BACKUP_DIR"),
 		BackupInterval:      l.duration("BACKUP_INTERVAL", time.Hour, time.Minute),
 		BackupKeep:          l.count("BACKUP_KEEP", 48, 1, 10000),
 		StartingBalance:     l.credits("STARTING_BALANCE", 2000),
@@ -175,9 +176,6 @@ func Load(getenv func(string) string) (Config, error) {
 		l.fail("DISCORDGO_LOG_LEVEL", "%s: discordgo's lines at this level are logged at level %s, which LOG_LEVEL=%s drops: set LOG_LEVEL=%s too, or a quieter DISCORDGO_LOG_LEVEL",
 			c.DiscordgoLogLevel, lv, strings.ToLower(c.LogLevel.String()), c.DiscordgoLogLevel)
 	}
-	if c.RedisURL == "" && strings.TrimSpace(c.DataPath) == "" {
-		l.fail("DATA_PATH", "must not be blank when REDIS_URL is not set")
-	}
 	if c.RedisURL != "" && c.BackupDir != "" {
 		l.fail("BACKUP_DIR", "snapshots are for the embedded store; with REDIS_URL, use Redis's own persistence (RDB or AOF) and clefs export (docs/operating.md, \"Backups and recovery\")")
 	}
@@ -212,13 +210,6 @@ func parse[T any](l *loader, name string, def T, parse func(v string) (T, error)
 		return def
 	}
 	return x
-}
-
-func (l *loader) str(name, def string) string {
-	if v := l.get(name); v != "" {
-		return v
-	}
-	return def
 }
 
 // token reads the bot token; a "Bot " prefix is tolerated and removed. The
