@@ -33,7 +33,6 @@ func writeOdds(w io.Writer, o game.Odds, lang game.Lang) error {
 	num := func(r *big.Rat, prec int) string { return game.FormatRat(r, prec, lang) }
 	int64s := func(n int64) string { return game.FormatRat(big.NewRat(n, 1), 0, lang) }
 	cents := func(c int64) string { return game.FormatCents(c, lang) }
-	frac := func(r *big.Rat) string { return r.RatString() }
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(w, "Les Clefs du Trésor: exact odds from the game's tables (stake %s)\n\n", cents(game.Stake))
@@ -42,11 +41,11 @@ func writeOdds(w io.Writer, o game.Odds, lang game.Lang) error {
 	fmt.Fprintln(tw, "result\tprize\tweight\tprobability\t1 chance in\t")
 	for t := game.TierGem; t < game.NumTiers; t++ {
 		x := o.Tiers[t]
-		fmt.Fprintf(tw, "%v\t%s\t%s\t%s\t%s\t\n", t, cents(x.Prize), int64s(x.Weight), frac(x.P), x.OneInString(lang))
+		fmt.Fprintf(tw, "%v\t%s\t%s\t%s\t%s\t\n", t, cents(x.Prize), int64s(x.Weight), x.P.RatString(), x.OneInString(lang))
 	}
 	loss := o.Tiers[game.TierLoss]
-	fmt.Fprintf(tw, "all winning tiers\t\t%s\t%s\t%s\t\n", int64s(game.MainTotal-loss.Weight), frac(o.Win), num(o.WinOneIn, 3))
-	fmt.Fprintf(tw, "losing play\t\t%s\t%s\t%s\t\n", int64s(loss.Weight), frac(loss.P), num(loss.OneIn, 3))
+	fmt.Fprintf(tw, "all winning tiers\t\t%s\t%s\t%s\t\n", int64s(game.MainTotal-loss.Weight), o.Win.RatString(), num(o.WinOneIn, 3))
+	fmt.Fprintf(tw, "losing play\t\t%s\t%s\t%s\t\n", int64s(loss.Weight), loss.P.RatString(), num(loss.OneIn, 3))
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -59,8 +58,8 @@ func writeOdds(w io.Writer, o game.Odds, lang game.Lang) error {
 	fmt.Fprintln(w, "Keys: "+reading)
 	fmt.Fprintln(tw, "keys held\tkey weight\tper play\t1 chance in\tgiven a losing play\tshare of plays\t")
 	for _, k := range o.Keys {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s (%s)\t%s\t\n", k.KeysHeld, int64s(k.Weight), frac(k.P), num(k.OneIn, 3),
-			frac(k.GivenLoss), num(k.GivenLoss, 5), frac(k.Share))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s (%s)\t%s\t\n", k.KeysHeld, int64s(k.Weight), k.P.RatString(), num(k.OneIn, 3),
+			k.GivenLoss.RatString(), num(k.GivenLoss, 5), k.Share.RatString())
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -71,17 +70,17 @@ func writeOdds(w io.Writer, o game.Odds, lang game.Lang) error {
 	fmt.Fprintln(tw, "lot\tprize\tweight\tprobability\t1 chance in\t")
 	for _, l := range o.Lots {
 		n, metal := l.Lot.Coins()
-		fmt.Fprintf(tw, "%d %s\t%s\t%s\t%s\t%s\t\n", n, metal, cents(l.Prize), int64s(l.Weight), frac(l.P), l.OneInString(lang))
+		fmt.Fprintf(tw, "%d %s\t%s\t%s\t%s\t%s\t\n", n, metal, cents(l.Prize), int64s(l.Weight), l.P.RatString(), l.OneInString(lang))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
 
-	fmt.Fprintln(tw, "expected main-game prize per play\t"+num(o.ExpectedMainPrize, 3)+" cents\t"+frac(o.ExpectedMainPrize)+"\t")
-	fmt.Fprintln(tw, "expected chest prize per chest\t"+num(o.ExpectedChestPrize, 3)+" cents\t"+frac(o.ExpectedChestPrize)+"\t")
-	fmt.Fprintln(tw, "plays per chest\t"+num(o.PlaysPerChest, 3)+"\t"+frac(o.PlaysPerChest)+"\t")
-	fmt.Fprintln(tw, "expected prize per play\t"+num(o.ExpectedPrize, 3)+" cents\t"+frac(o.ExpectedPrize)+"\t")
-	fmt.Fprintln(tw, "return to player\t"+o.RTPString(3, lang)+"\t"+frac(o.RTP)+"\t")
+	fmt.Fprintln(tw, "expected main-game prize per play\t"+num(o.ExpectedMainPrize, 3)+" cents\t"+o.ExpectedMainPrize.RatString()+"\t")
+	fmt.Fprintln(tw, "expected chest prize per chest\t"+num(o.ExpectedChestPrize, 3)+" cents\t"+o.ExpectedChestPrize.RatString()+"\t")
+	fmt.Fprintln(tw, "plays per chest\t"+num(o.PlaysPerChest, 3)+"\t"+o.PlaysPerChest.RatString()+"\t")
+	fmt.Fprintln(tw, "expected prize per play\t"+num(o.ExpectedPrize, 3)+" cents\t"+o.ExpectedPrize.RatString()+"\t")
+	fmt.Fprintln(tw, "return to player\t"+o.RTPString(3, lang)+"\t"+o.RTP.RatString()+"\t")
 	return tw.Flush()
 }

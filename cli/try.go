@@ -271,7 +271,7 @@ func (s *trySession) loop(ctx context.Context, in io.Reader) {
 		if s.user == tryMod {
 			who = "mod"
 		}
-		fmt.Fprint(s.out, who+" ["+langOf(s.locale).code()+"]> ")
+		fmt.Fprint(s.out, who+" ["+string(langOf(s.locale))+"]> ")
 		line, ok := "", false
 		select {
 		case line, ok = <-lines:

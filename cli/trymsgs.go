@@ -20,12 +20,13 @@ import (
 // French throughout. They live in locales/en.json and locales/fr.json; the
 // bot's own messages come in that language from the bot.
 
-// tryLang is the language of a try session.
-type tryLang int
+// tryLang is the language of a try session, its code as -lang and "lang"
+// take it.
+type tryLang string
 
 const (
-	langEN tryLang = iota
-	langFR
+	langEN tryLang = "en"
+	langFR tryLang = "fr"
 )
 
 // langOf is the language of a Discord locale: French for fr, else English.
@@ -34,14 +35,6 @@ func langOf(l discordgo.Locale) tryLang {
 		return langFR
 	}
 	return langEN
-}
-
-// code is the language's code as -lang and "lang" take it.
-func (l tryLang) code() string {
-	if l == langFR {
-		return "fr"
-	}
-	return "en"
 }
 
 // t is message key in l, with template data (nil when the message has
@@ -76,15 +69,15 @@ func (l tryLang) localize(c *i18n.LocalizeConfig) string {
 //go:embed locales/*.json
 var tryLocales embed.FS
 
-// tryLocalizers loads the message files once, on first use: the English
-// then the French localizer, indexed by tryLang.
-var tryLocalizers = sync.OnceValues(func() ([2]*i18n.Localizer, error) {
+// tryLocalizers loads the message files once, on first use: a localizer
+// per tryLang.
+var tryLocalizers = sync.OnceValues(func() (map[tryLang]*i18n.Localizer, error) {
 	b := i18n.NewBundle(language.English)
 	b.RegisterUnmarshalFunc("json", json.Unmarshal)
 	for _, f := range []string{"locales/en.json", "locales/fr.json"} {
 		if _, err := b.LoadMessageFileFS(tryLocales, f); err != nil {
-			return [2]*i18n.Localizer{}, fmt.Errorf("try: load %s: %w", f, err)
+			return nil, fmt.Errorf("try: load %s: %w", f, err)
 		}
 	}
-	return [2]*i18n.Localizer{langEN: i18n.NewLocalizer(b, "en"), langFR: i18n.NewLocalizer(b, "fr")}, nil
+	return map[tryLang]*i18n.Localizer{langEN: i18n.NewLocalizer(b, "en"), langFR: i18n.NewLocalizer(b, "fr")}, nil
 })

@@ -215,7 +215,7 @@ func TestTimeRelative(t *testing.T) {
 	} {
 		for l, want := range map[tryLang]string{langEN: tc.en, langFR: tc.fr} {
 			if got := relativeTime(tc.d, l); got != want {
-				t.Errorf("relativeTime(%v, %s) = %q, want %q", tc.d, l.code(), got, want)
+				t.Errorf("relativeTime(%v, %s) = %q, want %q", tc.d, l, got, want)
 			}
 		}
 	}
@@ -244,7 +244,7 @@ func TestTimeStyles(t *testing.T) {
 		for l, want := range map[tryLang]string{langEN: tc.en, langFR: tc.fr} {
 			v := view{lang: l, now: at.Add(-3 * time.Hour), loc: tc.loc}
 			if got := discordTime(at, tc.style, v); got != want {
-				t.Errorf("discordTime(%q, %s, %v) = %q, want %q", tc.style, l.code(), tc.loc, got, want)
+				t.Errorf("discordTime(%q, %s, %v) = %q, want %q", tc.style, l, tc.loc, got, want)
 			}
 		}
 	}
@@ -439,7 +439,7 @@ func TestParseSlashChoices(t *testing.T) {
 		case tc.want == "" && err != nil:
 			t.Errorf("/%s: %v", tc.text, err)
 		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
-			t.Errorf("/%s (%s):\n got %v\nwant %s", tc.text, tc.l.code(), err, tc.want)
+			t.Errorf("/%s (%s):\n got %v\nwant %s", tc.text, tc.l, err, tc.want)
 		}
 	}
 	// A choice by its value or its name in either language, in any case

@@ -61,19 +61,10 @@ seed still secret are counted, not checked; links a dump lacks the data for
 				return usageError{fmt.Sprintf("verify: -%s does not go with -export", name)}
 			}
 		}
-		f, err := os.Open(*export)
-		if err != nil {
+		if err := verifyFile(ctx, *export, stdout); err != nil {
 			return fmt.Errorf("verify: %w", err)
 		}
-		defer f.Close()
-		public := isPublicExport(f)
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return fmt.Errorf("verify: %s: %w", *export, err)
-		}
-		if public {
-			return verifyPublicFile(ctx, *export, f, stdout)
-		}
-		return verifyExport(ctx, *export, f, stdout)
+		return nil
 	}
 	if !set["server-seed"] || !set["client-seed"] {
 		return usageError{"verify: give -server-seed and -client-seed (or -export FILE)"}
@@ -208,7 +199,7 @@ var lotNames = map[game.Lot]string{
 	game.LotThreeGold: "three gold coins", game.LotGold: "one gold coin", game.LotSilver: "one silver coin", game.LotBronze: "one bronze coin",
 }
 
-// exportReport counts what verifyExport saw.
+// exportReport counts what verifyFile saw.
 type exportReport struct {
 	players, tickets, chests int64 // draws checked, all matching unless mismatches
 	secret, forgotten, old   int64 // draws not checked: seed still secret, seed dropped, no verification data
@@ -257,13 +248,25 @@ func (s *seedDraws) Chest(seed game.Seed, client string, seq int64) (game.Chest,
 	return f.Chest(seq)
 }
 
-// verifyExport recomputes every draw of the dump f, read from path, made
-// under a revealed seed and checks the links (game.CheckLinks), failing on
-// a break.
-func verifyExport(ctx context.Context, path string, f io.Reader, stdout io.Writer) error {
+// verifyFile recomputes every draw of the dump at path made under a
+// revealed seed and checks the links (game.CheckLinks), failing on a
+// break; a public export (isPublicExport) goes to verifyPublicFile.
+func verifyFile(ctx context.Context, path string, stdout io.Writer) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	public := isPublicExport(f)
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if public {
+		return verifyPublicFile(ctx, path, f, stdout)
+	}
 	var r exportReport
 	// A player at a time: the dump is never held whole (StreamDump).
-	_, err := storage.StreamDump(bufio.NewReaderSize(f, 1<<20), func(p storage.DecodedPlayer) error {
+	_, err = storage.StreamDump(bufio.NewReaderSize(f, 1<<20), func(p storage.DecodedPlayer) error {
 		if r.players%1024 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -271,20 +274,17 @@ func verifyExport(ctx context.Context, path string, f io.Reader, stdout io.Write
 		return nil
 	}, nil)
 	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
-		return fmt.Errorf("verify: %w", err)
+		return err
 	}
 	if err != nil && boltstore.IsFile(path) {
-		return fmt.Errorf("verify: %s is a store file, not an export: export from it first, one player's public export "+
+		return fmt.Errorf("%s is a store file, not an export: export from it first, one player's public export "+
 			"(clefs export -public -data %s -guild ID -user ID -o player.json) or every player (clefs export -data %s -o dump.json), "+
 			"then clefs verify -export that file", path, path, path)
 	}
 	if err != nil {
-		return fmt.Errorf("verify: %s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := r.write(stdout, path, "players were", "the dump lacks what checking them needs", ""); err != nil {
-		return fmt.Errorf("verify: %w", err)
-	}
-	return nil
+	return r.write(stdout, path, "players were", "the dump lacks what checking them needs", "")
 }
 
 // write prints each mismatch and break, a line per kind of check, and the
@@ -413,27 +413,24 @@ func isPublicExport(r io.Reader) bool {
 	return false
 }
 
-// verifyPublicFile is verifyExport for the public export f, read from
-// path, with game.CheckRevealedLinks.
+// verifyPublicFile is verifyFile for the public export f, read from path,
+// with game.CheckRevealedLinks.
 func verifyPublicFile(ctx context.Context, path string, f io.Reader, stdout io.Writer) error {
 	data, err := io.ReadAll(io.LimitReader(f, maxPublicExport+1))
 	if err != nil {
-		return fmt.Errorf("verify: %s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	if len(data) > maxPublicExport {
-		return fmt.Errorf("verify: %s: a public export of more than %d bytes", path, maxPublicExport)
+		return fmt.Errorf("%s: a public export of more than %d bytes", path, maxPublicExport)
 	}
 	x, err := schema.DecodePublicExport(path, data)
 	if err != nil {
-		return fmt.Errorf("verify: %w", err)
+		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("verify: %w", err)
+		return err
 	}
 	var r exportReport
 	r.verifyPlayer(storage.PlayerID{Guild: x.Guild, User: x.User}, game.AfterReveals(x.Reveals), false, x.Reveals, x.History)
-	if err := r.write(stdout, path, "player was", "the export lacks what checking them needs", " (a public export holds no player state: the keys held now and the tickets bought are not checked)"); err != nil {
-		return fmt.Errorf("verify: %w", err)
-	}
-	return nil
+	return r.write(stdout, path, "player was", "the export lacks what checking them needs", " (a public export holds no player state: the keys held now and the tickets bought are not checked)")
 }
