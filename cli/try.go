@@ -58,14 +58,11 @@ browser), and a second player's at the same table.
 Flags:
 `
 
-// tryClock and tryZone are the clock and the time zone of a try session:
-// the clock gives the bot its time (Hooks.Now) and places the relative
-// timestamps; the zone is the one timestamps show in. The tests fix both,
-// so that a session prints the same times.
-var (
-	tryClock = time.Now
-	tryZone  = time.Local
-)
+// tryClock is the clock of a try session: it gives the bot its time
+// (Hooks.Now), places the relative timestamps, and its time's zone is the
+// one timestamps show in. The tests fix it, so that a session prints the
+// same times.
+var tryClock = time.Now
 
 // lockedReader makes a reader safe for concurrent use: the handlers may
 // read new players' seeds at the same time.
@@ -243,9 +240,9 @@ type trySession struct {
 }
 
 // view is how messages render now: in the session's language, at
-// tryClock's time, in tryZone.
+// tryClock's time.
 func (s *trySession) view() view {
-	return view{lang: langOf(s.locale), now: tryClock(), loc: tryZone}
+	return view{lang: langOf(s.locale), now: tryClock()}
 }
 
 // loop reads lines from in until its end, "quit" or ctx's end. The reading

@@ -25,10 +25,10 @@ func runTrySession(t *testing.T, script string, args ...string) string {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // os.MkdirTemp's directory
 	before := runtime.NumGoroutine()
-	prev, prevClock, prevZone := tryStdin, tryClock, tryZone
+	prev, prevClock := tryStdin, tryClock
 	tryStdin = strings.NewReader(script)
-	tryClock, tryZone = func() time.Time { return tryTestNow }, time.UTC
-	defer func() { tryStdin, tryClock, tryZone = prev, prevClock, prevZone }()
+	tryClock = func() time.Time { return tryTestNow }
+	defer func() { tryStdin, tryClock = prev, prevClock }()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var stdout, stderr bytes.Buffer

@@ -42,7 +42,6 @@ var (
 	timestampRE   = regexp.MustCompile(`<t:(-?\d+)(?::([tTdDfFR]))?>`)
 )
 
-// emojiText is the text of a custom emoji named name.
 func emojiText(name string) string {
 	return cmp.Or(emojiFallback[name], ":"+name+":")
 }
@@ -192,12 +191,11 @@ func buttonText(btn *discordgo.Button, v view) string {
 }
 
 // view is what rendering a message depends on besides the message: the
-// session's language, its clock's now (for relative times) and the time
-// zone of the person at the terminal.
+// session's language and its clock's now (for relative times), whose zone
+// is that of the person at the terminal.
 type view struct {
 	lang tryLang
 	now  time.Time
-	loc  *time.Location
 }
 
 // French names of the months and the weekdays (time.Format has the English).
@@ -221,7 +219,7 @@ func discordTime(t time.Time, style string, v view) string {
 	if style == "R" {
 		return relativeTime(t.Sub(v.now), v.lang)
 	}
-	t = t.In(cmp.Or(v.loc, time.Local))
+	t = t.In(v.now.Location())
 	short, long := t.Format("3:04 PM"), t.Format("3:04:05 PM")
 	date, numeric, weekday := t.Format("January 2, 2006"), t.Format("01/02/2006"), t.Format("Monday, ")
 	if v.lang == langFR {

@@ -26,7 +26,7 @@ import (
 var (
 	onlyYou = langEN.t("only_you", nil)
 	greyed  = langEN.t("greyed", nil)
-	enView  = view{lang: langEN, now: tryTestNow, loc: time.UTC}
+	enView  = view{lang: langEN, now: tryTestNow}
 )
 
 // recorder is a commands.Responder that keeps the message of the
@@ -143,7 +143,7 @@ func TestRenderTicketCard(t *testing.T) {
 // TestRenderText checks the text of Discord's markup, of buttons and of
 // file sizes.
 func TestRenderText(t *testing.T) {
-	v := view{lang: langEN, now: time.Unix(1_700_000_000, 0), loc: time.UTC}
+	v := view{lang: langEN, now: time.Unix(1_700_000_000, 0).UTC()}
 	emoji := func(name, id string) *discordgo.ComponentEmoji { return &discordgo.ComponentEmoji{Name: name, ID: id} }
 	for i, tc := range []struct{ got, want string }{
 		{plainText("<:clefs_gem:1234567890> <:clefs_pipe:1> <:clefs_hidden:9>", v), "💎 🪈 ❔"},
@@ -242,14 +242,14 @@ func TestTimeStyles(t *testing.T) {
 		{"R", "in 3 hours", "dans 3 heures", time.UTC},
 	} {
 		for l, want := range map[tryLang]string{langEN: tc.en, langFR: tc.fr} {
-			v := view{lang: l, now: at.Add(-3 * time.Hour), loc: tc.loc}
+			v := view{lang: l, now: at.Add(-3 * time.Hour).In(tc.loc)}
 			if got := discordTime(at, tc.style, v); got != want {
 				t.Errorf("discordTime(%q, %s, %v) = %q, want %q", tc.style, l, tc.loc, got, want)
 			}
 		}
 	}
 	// Through the markup, as the bot writes it (commands/render.go).
-	fr := view{lang: langFR, now: at, loc: time.UTC}
+	fr := view{lang: langFR, now: at}
 	if got := plainText("repart <t:1796256000:R>, le <t:1796256000:f>", fr); got != "repart dans 9 heures, le 3 décembre 2026 00:00" {
 		t.Errorf("French timestamps: %q", got)
 	}

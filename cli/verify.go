@@ -220,7 +220,6 @@ type seedDraws struct {
 	f      *game.FairDraws // of seed and client; nil before the first draw
 }
 
-// draws returns the draws of seed and client.
 func (s *seedDraws) draws(seed game.Seed, client string) (*game.FairDraws, error) {
 	if s.f == nil || seed != s.seed || client != s.client {
 		f, err := game.NewFairDraws(seed, client)
