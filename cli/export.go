@@ -97,9 +97,11 @@ func publicExport(ctx context.Context, st storage.Store, id storage.PlayerID) ([
 }
 
 // writeFileAtomic writes path whole or not at all, through a temporary
-// file beside it, never over an existing file unless replace. Its callers
-// have refused a directory with advice.
+// file beside it, never over an existing file unless replace.
 func writeFileAtomic(path string, replace bool, write func(w io.Writer) error) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory: give a file name, e.g. %s", path, filepath.Join(path, "players.json"))
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, pathErr(err))
