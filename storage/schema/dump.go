@@ -19,16 +19,10 @@ type DumpPlayer struct {
 }
 
 // NewDumpPlayer returns the dump form of a player of guild and user, with
-// its history and reveals, oldest first.
+// its history and reveals, oldest first: its public export's, and its record.
 func NewDumpPlayer(guild, user uint64, p game.Player, hist []game.Entry, reveals game.Reveals) DumpPlayer {
-	d := DumpPlayer{Guild: strconv.FormatUint(guild, 10), User: strconv.FormatUint(user, 10), Player: FromPlayer(p)}
-	for _, e := range hist {
-		d.History = append(d.History, FromEntry(e))
-	}
-	for _, r := range reveals {
-		d.Reveals = append(d.Reveals, FromReveal(r))
-	}
-	return d
+	x := NewPublicExport(guild, user, hist, reveals)
+	return DumpPlayer{Guild: x.Guild, User: x.User, Player: FromPlayer(p), History: x.History, Reveals: x.Reveals}
 }
 
 // Game returns what d holds, checked: the IDs, the player, its history
