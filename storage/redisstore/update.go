@@ -209,17 +209,25 @@ func (s *Store) write(ctx context.Context, id storage.PlayerID, expected string,
 			}
 		}
 	}
-	reply, err := s.runScript(ctx, playerScript, keys, args)
+	return s.script(ctx, playerScript, keys, args)
+}
+
+// script runs sc (runScript) and reads its reply: {"OK"}, {"REPEAT",
+// result, v, p, s}, or {"CONFLICT", v, p} and, from playerScript, s.
+func (s *Store) script(ctx context.Context, sc *redis.Script, keys []string, args []any) (writeResult, error) {
+	reply, err := s.runScript(ctx, sc, keys, args)
 	if err != nil {
 		return writeResult{}, err
 	}
 	switch {
 	case len(reply) == 1 && reply[0] == "OK":
 		return writeResult{ok: true}, nil
-	case len(reply) == 5 && reply[0] == "REPEAT":
+	case len(reply) == 5 && reply[0] == "REPEAT" && sc == playerScript:
 		return writeResult{repeat: true, result: reply[1], version: reply[2], payload: reply[3], seeds: reply[4]}, nil
-	case len(reply) == 4 && reply[0] == "CONFLICT":
+	case len(reply) == 4 && reply[0] == "CONFLICT" && sc == playerScript:
 		return writeResult{version: reply[1], payload: reply[2], seeds: reply[3]}, nil
+	case len(reply) == 3 && reply[0] == "CONFLICT" && sc == casScript:
+		return writeResult{version: reply[1], payload: reply[2]}, nil
 	}
 	return writeResult{}, fmt.Errorf("script reply %q", reply)
 }
@@ -308,17 +316,7 @@ func (s *Store) cas(ctx context.Context, record, list string, expected uint64, p
 			args = append(args, l)
 		}
 	}
-	reply, err := s.runScript(ctx, casScript, keys, args)
-	if err != nil {
-		return writeResult{}, err
-	}
-	switch {
-	case len(reply) == 1 && reply[0] == "OK":
-		return writeResult{ok: true}, nil
-	case len(reply) == 3 && reply[0] == "CONFLICT":
-		return writeResult{version: reply[1], payload: reply[2]}, nil
-	}
-	return writeResult{}, fmt.Errorf("script reply %q", reply)
+	return s.script(ctx, casScript, keys, args)
 }
 
 // Guild implements storage.Store.
