@@ -79,11 +79,8 @@ func (s *Store) load(ctx context.Context, id storage.PlayerID, op string) (stora
 	if err != nil {
 		return storage.Versioned{}, s.wrap(fmt.Sprintf("load %d/%d", id.Guild, id.User), err)
 	}
-	result := ""
-	if op != "" {
-		result = str(vals[3])
-	}
-	v, err := decodePlayer(id, str(vals[0]), str(vals[1]), str(vals[2]), result)
+	// For op "", o: is no field: an operation's ID is never empty.
+	v, err := decodePlayer(id, str(vals[0]), str(vals[1]), str(vals[2]), str(vals[3]))
 	if err != nil {
 		return v, err
 	}
