@@ -106,7 +106,7 @@ func Open(path string, opts storage.Options) (_ *Store, err error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("boltstore: init %s: %w", path, err)
 	}
-	return &Store{db: db, defaults: opts.Defaults}, nil
+	return &Store{db: db, defaults: opts.Defaults, players: recordCache{m: map[storage.PlayerID]cachedRecord{}}}, nil
 }
 
 // layoutErr is the error of a file of another layout (checkLayout says

@@ -2,6 +2,7 @@ package boltstore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -27,10 +28,7 @@ func (s *Store) Load(ctx context.Context, id storage.PlayerID) (storage.Versione
 		_, r, derr = s.players.get(id, tx.Bucket(bucketPlayers).Get(playerKey(id)))
 		return nil
 	})
-	if err == nil {
-		err = derr
-	}
-	return r.versioned(), err
+	return r.versioned(), cmp.Or(err, derr)
 }
 
 // Run implements storage.Store as the package doc says ("Writes"), so that
@@ -216,9 +214,6 @@ func (c *recordCache) get(id storage.PlayerID, v []byte) ([]byte, *playerRec, er
 func (c *recordCache) put(id storage.PlayerID, raw []byte, r *playerRec) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[storage.PlayerID]cachedRecord)
-	}
 	if _, ok := c.m[id]; !ok && len(c.m) >= maxCached {
 		for k := range c.m {
 			delete(c.m, k)
@@ -517,10 +512,7 @@ func (s *Store) History(ctx context.Context, id storage.PlayerID, n int) ([]game
 		out, derr = history(tx, id, n)
 		return nil
 	})
-	if err == nil {
-		err = derr
-	}
-	return out, err
+	return out, cmp.Or(err, derr)
 }
 
 // Players implements storage.Store. It reads the players a thousand at a
