@@ -11,22 +11,13 @@
 // default). One conformance suite, storage/storetest, runs against both;
 // storage/backend opens the configured one.
 //
-// What every store keeps:
-//
-//   - Run is one atomic step: the player's state, its history lines,
-//     its revealed seed, its leaderboard entry and the moderator's audit
-//     line are written together, or not at all (bbolt: one transaction;
-//     Redis: one script, every key of a guild sharing its hash slot). The
-//     audit subcommand checks that the leaderboard agrees with the
-//     players; a disagreement is a bug, not something to repair.
-//   - A player's record that does not decode is a *DamagedError naming
-//     it, never a store failure nor a refusal by the rules; it takes down
-//     nothing but itself, and a reset (Step.Repair) rewrites it.
-//   - Both stores implement Dumper: WriteDump and ReadDump give the JSON
-//     form of the export and import subcommands (DumpVersion).
-//   - What a click does not change is kept beside the player and read only
-//     when needed: the history (History), the revealed seeds (Reveals), the
-//     remembered operations.
+// Run is one atomic step in every store: the player's state, its history
+// lines, its revealed seed, its leaderboard entry and the moderator's audit
+// line are written together, or not at all (bbolt: one transaction; Redis:
+// one script, every key of a guild sharing its hash slot). The audit
+// subcommand checks that the leaderboard agrees with the players; a
+// disagreement is a bug, not something to repair. A damaged record
+// (DamagedError) takes down nothing but itself.
 //
 // # Usage
 //
