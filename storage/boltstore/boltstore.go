@@ -21,7 +21,7 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// The buckets (package doc, "Layout").
+// The buckets, as docs/STORAGE.md §5 lists them.
 var (
 	bucketPlayers = []byte("players") // guild|user → {"v": version, "p": the player's record}
 	bucketHistory = []byte("history") // guild|user|seq → a ticket line (game.MainLine)
@@ -39,8 +39,6 @@ var (
 
 var allBuckets = [][]byte{bucketPlayers, bucketHistory, bucketOthers, bucketReveals, bucketOpSeq, bucketOps, bucketAudit, bucketGuilds, bucketBoard, bucketCounts, bucketJobs, bucketMeta}
 
-// layoutKey is the key of the layout marker in bucketMeta, and layout its
-// value for this build.
 var (
 	layoutKey  = []byte("layout")
 	restoreKey = []byte("restore")
@@ -215,13 +213,10 @@ func (s *Store) wrap(op string, err error) error {
 	return fmt.Errorf("boltstore: %s: %w", op, err)
 }
 
-// Keys.
-
 func guildKey(guild uint64) []byte { return binary.BigEndian.AppendUint64(nil, guild) }
 
 func playerKey(id storage.PlayerID) []byte { return seqKey(guildKey(id.Guild), id.User) }
 
-// opKey is the key of a player's operation in bucketOps.
 func opKey(id storage.PlayerID, op string) []byte { return append(playerKey(id), op...) }
 
 // seqKey is prefix then seq, in a new slice (prefix clipped: append copies it).
@@ -239,9 +234,6 @@ func parseBoardKey(k []byte) (user uint64, balance int64) {
 	return binary.BigEndian.Uint64(k[16:]), int64(^binary.BigEndian.Uint64(k[8:]))
 }
 
-// Records.
-
-// decodeGuild reads a value of the guilds bucket.
 func decodeGuild(guild uint64, v []byte) (storage.VersionedGuild, error) {
 	var e envelope
 	dec := json.NewDecoder(bytes.NewReader(v))

@@ -17,13 +17,9 @@
 //
 // # Layout
 //
-// The buckets and their keys are docs/STORAGE.md's (§5, and the bucket
-// variables here): keys are big-endian integers, so that a guild's keys,
-// and a player's, are contiguous and ordered; the values are the records
-// of package schema.
-//
-// The leaderboard's top n is a cursor walk, O(log N + n); a rank is found
-// by counting the entries before it, O(rank): a few milliseconds for the
+// The buckets and their keys are docs/STORAGE.md's (§5). The
+// leaderboard's top n is a cursor walk, O(log N + n); a rank is found by
+// counting the entries before it, O(rank): a few milliseconds for the
 // 100,000th.
 //
 //	st, err := boltstore.Open("./data/clefs.db", storage.Options{})
