@@ -135,11 +135,8 @@ func next(r *storage.Run, id storage.PlayerID, old *playerRec, op string) (*play
 }
 
 // lookupOp returns the result remembered for the player's operation op,
-// nil if none (or op is "").
+// nil if none.
 func lookupOp(tx *bolt.Tx, id storage.PlayerID, op string) (*game.Result, error) {
-	if op == "" {
-		return nil, nil
-	}
 	v := tx.Bucket(bucketOps).Get(opKey(id, op))
 	if v == nil {
 		return nil, nil
@@ -238,7 +235,6 @@ type envelope struct {
 	P json.RawMessage `json:"p"`
 }
 
-// encodePlayer encodes a player's record.
 func encodePlayer(r playerRec) ([]byte, error) {
 	p, err := schema.EncodePlayer(r.Player)
 	if err != nil {
@@ -318,11 +314,8 @@ func prepare(id storage.PlayerID, old *playerRec, op string, w storage.Write) (*
 	return pw, nil
 }
 
-// write puts pw in tx, over the record it was prepared from: the player,
-// its history lines (the oldest trimmed past game.MaxTicketLines and
-// game.MaxOtherLines), its reveals (past game.MaxReveals), its operation
-// (past game.MaxOps), its leaderboard entry, its guild's count if it is
-// new, and the audit entry.
+// write puts pw in tx, over the record it was prepared from: all a
+// player's write holds (docs/STORAGE.md §5), each list trimmed to its bound.
 func (pw *playerWrite) write(tx *bolt.Tx) error {
 	id, bal := pw.id, pw.rec.Player.Balance
 	board := tx.Bucket(bucketBoard)
