@@ -8,12 +8,10 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// Normalize checks w (its reveals, its audit entry of the player's guild)
+// normalize checks w (its reveals, its audit entry of the player's guild)
 // and returns it with every time rounded by Timestamp, as every store keeps
-// them; it never modifies what w's pointers refer to. Stores call it before
-// writing; the player is checked by the schema as they encode it
-// (schema.EncodePlayer), an error they wrap in ErrInvalid.
-func Normalize(id PlayerID, w Write) (Write, error) {
+// them; it never modifies what w's pointers refer to.
+func normalize(id PlayerID, w Write) (Write, error) {
 	p := w.Player
 	p.CreatedAt = Timestamp(p.CreatedAt)
 	p.LastDaily = Timestamp(p.LastDaily)
@@ -61,7 +59,7 @@ func Normalize(id PlayerID, w Write) (Write, error) {
 	return w, nil
 }
 
-// Encoded is a Write normalized (Normalize) with what a store keeps beside
+// Encoded is a Write normalized with what a store keeps beside
 // the player encoded by the schema; the player's record is the store's to
 // encode, as it keeps it.
 type Encoded struct {
@@ -73,11 +71,11 @@ type Encoded struct {
 	Audit   []byte   // the audit line, nil if none
 }
 
-// Encode normalizes w (Normalize) and encodes its lines, its reveals, its
+// Encode normalizes w and encodes its lines, its reveals, its
 // result when op is not "", and its audit entry as the line auditID.
 // Both stores call it before writing, from a step or an import.
 func Encode(id PlayerID, op, auditID string, w Write) (Encoded, error) {
-	w, err := Normalize(id, w)
+	w, err := normalize(id, w)
 	if err != nil {
 		return Encoded{}, err
 	}
