@@ -137,7 +137,6 @@ func newDumpStream(dec *json.Decoder, player func(DecodedPlayer) error, guild fu
 	return &dumpStream{dec: dec, player: player, guild: guild, players: map[PlayerID]int{}, guilds: map[uint64]int{}}
 }
 
-// checkPlayer checks dp, players[i] of the dump.
 func (s *dumpStream) checkPlayer(i int, dp schema.DumpPlayer) (DecodedPlayer, error) {
 	name := fmt.Sprintf("players[%d] (guild %s, user %s)", i, dp.Guild, dp.User)
 	g, u, p, h, rs, err := dp.Game(name)
@@ -152,7 +151,6 @@ func (s *dumpStream) checkPlayer(i int, dp schema.DumpPlayer) (DecodedPlayer, er
 	return DecodedPlayer{ID: id, Player: p, History: h, Reveals: rs}, nil
 }
 
-// checkGuild checks dg, guilds[i] of the dump.
 func (s *dumpStream) checkGuild(i int, dg schema.DumpGuild) (DecodedGuild, error) {
 	name := fmt.Sprintf("guilds[%d] (guild %s)", i, dg.Guild)
 	g, set, audit, err := dg.Game(name)

@@ -22,7 +22,6 @@ func newCache(max int) *cache {
 	return &cache{max: max, m: make(map[storage.PlayerID]storage.Versioned, max)}
 }
 
-// get returns the cached player, if any.
 func (c *cache) get(id storage.PlayerID) (storage.Versioned, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -9,8 +9,7 @@
 // index's writes are docs/STORAGE.md's (§5, and the key functions here).
 // The player's record is a hash so that the script compares the version
 // (HGET v) and finds an operation (HGET o:<id>) without decoding anything
-// in Lua, and a click rewrites only p. A record of a format or with a
-// field this build does not know is refused, naming its key.
+// in Lua, and a click rewrites only p.
 //
 // # A step
 //

@@ -111,7 +111,6 @@ func decodeReveals(id storage.PlayerID, raw []string) (game.Reveals, error) {
 	return rs, nil
 }
 
-// decodeList decodes each line of a list with dec.
 func decodeList[T any](raw []string, dec func([]byte) (T, error)) ([]T, error) {
 	out := make([]T, len(raw))
 	for i, r := range raw {
@@ -179,7 +178,6 @@ func (s *Store) Audit(ctx context.Context, guild uint64, n int) ([]game.AuditEnt
 	return decodeAuditLines(guild, raw)
 }
 
-// decodeAuditLines reads the lines of a guild's moderator log.
 func decodeAuditLines(guild uint64, raw []string) ([]game.AuditEntry, error) {
 	out, err := decodeList(raw, func(b []byte) (game.AuditEntry, error) {
 		e, _, err := schema.DecodeAudit(auditKey(guild)+" line", guild, b)

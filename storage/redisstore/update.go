@@ -153,7 +153,6 @@ type encoded struct {
 	op      string // the operation, "" if none
 }
 
-// encodeWrite encodes w as version next of the player, under operation op.
 func encodeWrite(id storage.PlayerID, next uint64, op string, w storage.Write) (encoded, error) {
 	se, err := storage.Encode(id, op, fmt.Sprintf("u:%d:%d", id.User, next), w)
 	if err != nil {

@@ -34,7 +34,6 @@ func (e *FieldError) Error() string {
 // Unwrap returns ErrInvalid and the cause.
 func (e *FieldError) Unwrap() []error { return []error{ErrInvalid, e.Err} }
 
-// fieldErr returns a *FieldError of record for field.
 func fieldErr(record, field string, format string, args ...any) error {
 	return &FieldError{Record: record, Field: field, Err: fmt.Errorf(format, args...)}
 }
@@ -116,7 +115,6 @@ func decodeAs[G any, R interface{ Game(string) (G, error) }](record string, b []
 	return r.Game(record)
 }
 
-// marshal is json.Marshal, its error naming what was encoded.
 func marshal(what string, v any) ([]byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -174,7 +172,6 @@ func (r *reader) at(field string, v int64) time.Time {
 	return time.UnixMilli(v).UTC()
 }
 
-// duration reads a stored duration in milliseconds.
 func (r *reader) duration(field string, v int64) time.Duration {
 	if v < 0 || v > maxDuration.Milliseconds() {
 		r.fail(field, "duration %d ms out of 0..%d", v, maxDuration.Milliseconds())
