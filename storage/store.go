@@ -29,11 +29,9 @@ var (
 	ErrConflict = errors.New("storage: too many concurrent changes, try again")
 )
 
-// LayoutVersion is the version of the stores' layout (keys, buckets and
-// the records in them) that this build reads and writes: 2 since 0.4.0,
-// when every Redis key of a guild took the hash tag {g}. A store records
-// it when created; Open refuses another layout, or none, with ErrLayout
-// (docs/operating.md).
+// LayoutVersion is the version of the stores' layout that this build
+// reads and writes (docs/STORAGE.md §6); a store's Open refuses another,
+// or none, with ErrLayout.
 const LayoutVersion = 2
 
 // ErrLayout is returned by a store's Open when the store was written by a

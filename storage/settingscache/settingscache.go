@@ -63,10 +63,9 @@ func New(store storage.Store, ttl time.Duration, now func() time.Time) *Store {
 	return &Store{Store: store, ttl: ttl, now: now, m: map[uint64]entry{}}
 }
 
-// Guild returns the guild's settings: from the cache while the entry is
-// fresh, else from the wrapped store (then cached). Errors are the wrapped
-// store's, never cached. The Ops slice returned may be shared: callers must
-// not modify it.
+// Guild returns the guild as cached (package doc), or as the wrapped store
+// gives it, errors never cached. The Ops slice returned may be shared:
+// callers must not modify it.
 func (s *Store) Guild(ctx context.Context, guild uint64) (storage.VersionedGuild, error) {
 	if s.ttl <= 0 {
 		return s.Store.Guild(ctx, guild)
@@ -88,8 +87,7 @@ func (s *Store) Guild(ctx context.Context, guild uint64) (storage.VersionedGuild
 }
 
 // RunGuild runs the guild's step in the wrapped store and drops the
-// cached entry, whatever the outcome (a failed call may still have
-// written), so that the next read goes to the store.
+// cached entry, whatever the outcome: a failed call may still have written.
 func (s *Store) RunGuild(ctx context.Context, step storage.GuildStep) (storage.GuildApplied, error) {
 	a, err := s.Store.RunGuild(ctx, step)
 	s.mu.Lock()
