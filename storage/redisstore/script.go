@@ -2,13 +2,9 @@ package redisstore
 
 import "github.com/redis/go-redis/v9"
 
-// playerScript is a player's one write, in the guild's hash slot: it looks
-// the operation up among the remembered ones, compares and sets the
-// record's version, and then, in the same atomic step, remembers the
-// operation, sets the player's score in a sorted set and pushes lines to
-// capped lists (the history, the reveals, the moderator log). It knows
-// nothing of the game: the record's fields and the operations' list are
-// docs/STORAGE.md's (§5); results and lines are opaque strings.
+// playerScript is a player's one write, in the guild's hash slot, as
+// docs/STORAGE.md §5 describes it. It knows nothing of the game: results
+// and lines are opaque strings.
 //
 //	KEYS[1]  the record (hash: v, p, s, o:<op>…)
 //	KEYS[…]  then, in this order and only when used: the operations'
