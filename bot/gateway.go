@@ -124,10 +124,9 @@ func NewGateway(opts GatewayOptions, h Handler) (*Gateway, error) {
 // Ready is closed once every shard is connected and the commands registered.
 func (g *Gateway) Ready() <-chan struct{} { return g.ready }
 
-// Health suits /healthz: ErrStarting, wrapped with the shards still
-// waiting, until every shard of this process has received its first READY;
-// then an error naming the shards disconnected for longer than
-// DisconnectGrace, or nil; an error once shutdown has begun.
+// Health suits /healthz (docs/operating.md, "Metrics and health"):
+// ErrStarting, wrapped, until every shard has its first READY; then an error
+// naming the shards down longer than DisconnectGrace, or nil; once stopped, an error.
 func (g *Gateway) Health(context.Context) error {
 	g.mu.Lock()
 	shards, stopped := g.shards, g.stopped
@@ -159,12 +158,10 @@ func (g *Gateway) Health(context.Context) error {
 	return nil
 }
 
-// Run asks Discord for the shard count when it is "auto", registers the
-// commands (when this process runs shard 0), opens the shards in batches of
-// Discord's max_concurrency, IdentifyInterval apart, and serves until ctx
-// ends. Then it stops taking interactions, closes the shards and waits for
-// those in progress up to the shutdown timeout (then cancels them). It
-// returns an error if starting fails; a clean shutdown returns nil.
+// Run starts the shards as docs/scaling.md ("Gateway shards") tells and
+// serves until ctx ends; then it stops taking interactions, closes the
+// shards and waits for those in progress up to the shutdown timeout (then
+// cancels them). A failed start returns its error; a clean shutdown nil.
 func (g *Gateway) Run(ctx context.Context) error {
 	if err := g.start(ctx); err != nil {
 		return startFailed(ctx, err, g.shutdown)

@@ -94,10 +94,8 @@ func (e *Endpoint) Health(context.Context) error {
 }
 
 // Run binds Addr first (Discord may call as soon as the commands exist),
-// sets up (Register) and serves until ctx ends; then it stops taking
-// requests and waits for the interactions in progress, as the gateway
-// does. A clean shutdown returns nil. ready, if not nil, gets the address
-// once it serves.
+// registers and serves until ctx ends, then shuts down as the gateway does;
+// a clean shutdown returns nil. ready, if not nil, gets the address.
 func (e *Endpoint) Run(ctx context.Context, ready func(addr net.Addr)) error {
 	ln, err := net.Listen("tcp", e.opts.Addr)
 	if err != nil {
@@ -151,9 +149,8 @@ func (e *Endpoint) refuse(w http.ResponseWriter, r *http.Request, status int, re
 	http.Error(w, msg, status)
 }
 
-// serveInteraction checks a POST as Discord documents (method, content
-// type, size, Ed25519 signature over timestamp+body, a fresh timestamp),
-// answers a PING and hands any other interaction to the handler.
+// serveInteraction checks a POST as docs/scaling.md ("The HTTP interactions
+// endpoint") lists, answers a PING and hands any other interaction on.
 func (e *Endpoint) serveInteraction(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)

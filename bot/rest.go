@@ -57,7 +57,7 @@ func (nopObserver) Rejected(string)      {}
 const DefaultShutdownTimeout = 10 * time.Second
 
 // MaxCallTime bounds a REST call that has no deadline of its own
-// (ApplicationID, for one), all its attempts and waits included.
+// (Application, for one), all its attempts and waits included.
 const MaxCallTime = 2 * DefaultMaxWait
 
 // NewSession returns a discordgo session for token (without "Bot ") whose
@@ -176,11 +176,10 @@ func requestJSON(ctx context.Context, s *discordgo.Session, method, url string, 
 	return nil
 }
 
-// restResponder answers interactions over REST: the gateway's Responder,
-// and the HTTP endpoint's after its reply. The calls (the interaction's
-// token in the URL) go through the session's Transport but not through
-// discordgo's rate limiter, which keeps a bucket per URL for ever
-// (discordgo issue #1333): a bucket per interaction.
+// restResponder answers interactions over REST (the gateway's Responder,
+// the HTTP endpoint's after its reply) through the session's Transport but
+// not discordgo's rate limiter, which would keep a bucket per interaction
+// for ever (discordgo issue #1333; docs/operating.md, "Discord answers 429 or 5xx").
 type restResponder struct {
 	client *http.Client // the session's, for its Transport
 	agent  string       // the session's User-Agent, which Discord asks of every client
@@ -358,8 +357,7 @@ func apiError(s *discordgo.Session, err error) error {
 	return err
 }
 
-// Options are what both transports take, embedded in GatewayOptions and
-// EndpointOptions.
+// Options are what both transports take (GatewayOptions, EndpointOptions).
 type Options struct {
 	Token   string // the bot token, without "Bot "; required
 	GuildID string // registers the commands on this guild only; "": globally
@@ -383,8 +381,7 @@ type base struct {
 	track *tracker
 }
 
-// newBase checks the options both transports share and fills in o.Now;
-// nothing connects.
+// newBase checks the shared options and fills in o.Now; nothing connects.
 func newBase(h Handler, o *Options) (base, error) {
 	if h == nil {
 		return base{}, errors.New("bot: no handler")
@@ -403,9 +400,8 @@ func newBase(h Handler, o *Options) (base, error) {
 }
 
 // setUp reads the application's ID (returned even when the registration
-// fails), uploads the handler's emojis (installEmojis) and, if register,
-// registers the commands. Without Activities (ErrNoActivities) it warns
-// and calls the handler's ActivityOff, if it has one.
+// fails), uploads the emojis and, if register, registers the commands.
+// Without Activities it warns and calls the handler's ActivityOff, if any.
 func (b *base) setUp(ctx context.Context, guildID string, register bool) (appID string, err error) {
 	appID, activities, err := Application(b.rest)
 	if err != nil {

@@ -21,20 +21,14 @@ import (
 	"github.com/lesclefsdutresor/clefs/internal/backoff"
 )
 
-// RESTObserver receives the REST transport's events for metrics; its
-// methods must be cheap and safe for concurrent use. A transport's Observer
-// that also implements it (*metrics.Metrics does) counts the REST calls.
+// RESTObserver receives the REST transport's events for the clefs_discord_*
+// metrics (docs/operating.md lists their labels); its methods must be cheap
+// and safe for concurrent use. A transport's Observer that also implements
+// it (*metrics.Metrics does) counts the REST calls. Routes are Route's.
 type RESTObserver interface {
-	// RESTRequest counts one attempt by route template (no ID, no token)
-	// and status code; 0 means no response (connection error, timeout).
-	RESTRequest(route string, status int)
-	// RESTRateLimited counts one 429 by scope: "user", "global", "shared"
-	// or "unknown" (no X-RateLimit-Scope header).
-	RESTRateLimited(scope string)
-	// RESTRetry counts one retry by reason: "rate_limit", "server_error",
-	// "timeout" or "connection".
+	RESTRequest(route string, status int) // one attempt; status 0: no response
+	RESTRateLimited(scope string)         // one 429; "unknown": no X-RateLimit-Scope
 	RESTRetry(reason string)
-	// RESTGaveUp counts one call given up on, by route template.
 	RESTGaveUp(route string)
 }
 
@@ -79,17 +73,10 @@ type TransportOptions struct {
 }
 
 // Transport is the http.RoundTripper under discordgo that owns its
-// retries, bounded and under the request's context (NewSession turns off
-// discordgo's: a 429 slept without a context and retried for ever, 502s
-// retried at once), as docs/operating.md ("Discord answers 429 or 5xx")
-// tells. A 5xx or a lost connection is retried for the idempotent methods
-// and the interaction callbacks (a second is refused with 40060, which
-// Respond reads as success), never for another POST (a follow-up may
-// exist); a failed dial whatever the method.
-//
+// retries, bounded and under the request's context, as docs/operating.md
+// ("Discord answers 429 or 5xx") tells (NewSession turns discordgo's off).
 // A call given up returns a *GiveUpError, so discordgo never sees a 429 or
-// a 5xx it would retry; the rate-limit headers passed on are sanitized so
-// that discordgo's buckets neither block for long nor fail to parse them.
+// a 5xx it would retry; sanitize keeps its buckets from blocking for long.
 type Transport struct {
 	next http.RoundTripper
 	o    TransportOptions // every default applied
@@ -182,7 +169,9 @@ const (
 )
 
 // retryAmbiguous tells whether a request that may have been applied may be
-// sent again: an idempotent method, or a callback (see Transport).
+// sent again: an idempotent method, or a callback (a second is refused with
+// 40060, which Respond reads as success); never another POST (a follow-up
+// may exist). A failed dial is retried whatever the method.
 func retryAmbiguous(method, route string) bool {
 	switch method {
 	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
@@ -460,10 +449,9 @@ func (t *Transport) readRateLimit(resp *http.Response, route string) rateLimit {
 	return rl
 }
 
-// sanitize makes the rate-limit headers safe for discordgo's buckets:
-// Global goes (the Transport holds global limits), Reset goes (Reset-After
-// comes with it), a malformed or negative Reset-After or Remaining goes,
-// and a Reset-After beyond maxBucketWait is clamped to it.
+// sanitize makes the rate-limit headers safe for discordgo's buckets, which
+// must neither block for long nor fail to parse them: global limits are the
+// Transport's, and Reset-After (clamped to maxBucketWait) replaces Reset.
 func sanitize(h http.Header) {
 	h.Del("X-RateLimit-Global")
 	h.Del("X-RateLimit-Reset")

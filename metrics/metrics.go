@@ -54,11 +54,10 @@ const (
 	other          = "other" // the label value for anything outside the expected set
 )
 
-// New creates the collectors and registers them on reg. It panics if one of
-// them is already registered on reg (as prometheus.MustRegister does): call it
-// once per registry, at start-up. Tests use a fresh prometheus.NewRegistry().
+// New creates the collectors and registers them on reg. It panics, as
+// prometheus.MustRegister does, if one is already there: call it once per registry.
 func New(reg prometheus.Registerer) *Metrics {
-	f := promauto.With(reg) // registers each collector (panics as MustRegister)
+	f := promauto.With(reg)
 	counter := func(name, help string) prometheus.Counter {
 		return f.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
 	}
@@ -96,7 +95,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		received: counterVec("clefs_interactions_received_total",
 			"Interactions received, by transport (gateway, http) and gateway shard (empty for http).", "transport", "shard"),
 		rejected: counterVec("clefs_http_requests_rejected_total",
-			"Requests the HTTP interactions endpoint refused, by reason (signature, method, content_type, too_large, malformed, stale).", "reason"),
+			"Requests the HTTP interactions endpoint refused, by reason (signature, method, content_type, too_large, malformed, stale, replay).", "reason"),
 		restReqs: counterVec("clefs_discord_requests_total",
 			"HTTP requests sent to Discord's REST API (each attempt), by route template (\"PATCH /webhooks/:id/:token/messages/@original\") and status code (\"error\": no response).", "route", "status"),
 		rateLimited: counterVec("clefs_discord_rate_limited_total",

@@ -32,9 +32,8 @@ const (
 	shutdownTimeout = 5 * time.Second // the listener's graceful shutdown
 )
 
-// NewRegistry returns a fresh registry holding the Go runtime and process
-// collectors, ready for New. The bot uses it rather than Prometheus's global
-// default registry.
+// NewRegistry returns a fresh registry (not Prometheus's global one)
+// holding the Go runtime and process collectors, ready for New.
 func NewRegistry() *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(
@@ -134,10 +133,9 @@ func IsStarting(err error) bool {
 	return errors.As(err, &s) && s.Starting()
 }
 
-// Handler returns the HTTP handler Serve uses: GET /metrics (gathered from
-// g), GET /healthz (health, given HealthTimeout; a nil health is always ok)
-// and GET /version (build as JSON), as docs/operating.md describes them.
-// Other methods on these paths answer 405; every other path answers 404.
+// Handler returns the HTTP handler Serve uses: GET /metrics (from g),
+// /healthz (health; nil is always ok) and /version (build), as
+// docs/operating.md ("Metrics and health") describes them; else 405 or 404.
 func Handler(g prometheus.Gatherer, health func(context.Context) error, build buildinfo.Info, log *slog.Logger) http.Handler {
 	log = cmp.Or(log, slog.Default())
 	mux := http.NewServeMux()
@@ -190,12 +188,10 @@ func Serve(ctx context.Context, addr string, g prometheus.Gatherer, health func(
 	return nil
 }
 
-// ServeHTTP listens on addr and serves h, named what in its logs, until
-// ctx ends; it then shuts the server down, letting requests in flight
-// finish for up to 5 seconds, and returns nil. It returns an error at once
-// if it cannot listen on addr, or if the server fails (the caller names the
-// listener in it). ready, if not nil, gets the address once it serves. The
-// bot's public listener (/fair, the Activity) runs on it too.
+// ServeHTTP serves h on addr, named what in its logs, until ctx ends, then
+// shuts down letting requests in flight finish (shutdownTimeout) and
+// returns nil; it fails at once if it cannot listen or the server fails
+// (the caller names the listener). ready, if not nil, gets the address.
 func ServeHTTP(ctx context.Context, addr, what string, h http.Handler, log *slog.Logger, ready func(addr string)) error {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
@@ -237,11 +233,9 @@ func ServeHTTP(ctx context.Context, addr, what string, h http.Handler, log *slog
 	return nil
 }
 
-// Probe asks the /healthz endpoint of a listener started with Serve on addr
-// (as given to Serve; an unspecified host such as ":9090" or
-// "0.0.0.0:9090" is reached through the loopback address) and returns nil
-// if it answered 200, or an error with its reason. It is what the
-// container's HEALTHCHECK runs.
+// Probe asks /healthz of the listener Serve runs on addr (an unspecified
+// host, ":9090", through the loopback address) for the container's
+// HEALTHCHECK: nil if it answered 200, else an error with its reason.
 func Probe(ctx context.Context, addr string) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
