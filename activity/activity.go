@@ -75,21 +75,15 @@ type Options struct {
 	// means DefaultRate and DefaultBurst. Logins are bounded apart.
 	Rate  float64
 	Burst int
-	// Bus carries the table's updates between processes; nil means a
-	// LocalBus, which serves one process.
-	Bus Bus
-	// Done, closed, ends the table's streams, which a server's shutdown
-	// would otherwise wait for.
-	Done <-chan struct{}
+	Bus   Bus             // carries the table's updates between processes; nil: a LocalBus (one process)
+	Done  <-chan struct{} // closed, ends the table's streams, which a server's shutdown would wait for
 }
 
 // handler serves the Activity under /activity/.
 type handler struct {
-	game  Game
-	appID string
-	// key signs the sessions, passKey the table's stream passes, which
-	// no route takes as a session.
-	key, passKey []byte
+	game         Game
+	appID        string
+	key, passKey []byte // sign the sessions, and the table's stream passes (no route takes one as a session)
 	hub          *hub
 	done         <-chan struct{}
 	discord      *discord
@@ -122,9 +116,8 @@ type file struct {
 }
 
 // New returns the handler of /activity and everything under /activity/
-// (mount it at both): the page, the art, and the API. The page is served
-// at the bare /activity, never redirected (docs/activity.md, "Setting it
-// up", says why).
+// (mount it at both): the page, the art and the API. The bare /activity is
+// served, never redirected (docs/activity.md, "Setting it up", says why).
 func New(o Options) (http.Handler, error) {
 	if o.Game == nil || o.AppID == "" || o.ClientSecret == "" || o.Token == "" {
 		return nil, errors.New("activity: the game, the application ID, the client secret and the bot token are required")

@@ -10,10 +10,8 @@ import (
 	"github.com/bwmarrin/discordgo"
 )
 
-// DiscordgoLogLevel maps a name of DISCORDGO_LOG_LEVEL ("off", "error",
-// "warn", "info", "debug"; any other is "error") to discordgo's level. It
-// is apart from LOG_LEVEL: discordgo's debug lines (every call, every
-// gateway packet) are noise at the bot's debug level.
+// DiscordgoLogLevel maps a name of DISCORDGO_LOG_LEVEL (docs/configuration.md;
+// any other is "error") to discordgo's level.
 func DiscordgoLogLevel(name string) int {
 	levels := map[string]int{
 		"off": discordgo.LogError - 1, "warn": discordgo.LogWarning, // off: not even errors

@@ -37,11 +37,10 @@ func newTracker(h Handler, log *slog.Logger, timeout time.Duration) *tracker {
 	return &tracker{h: h, log: log, timeout: positiveOr(timeout, DefaultShutdownTimeout), ctx: ctx, cancel: cancel}
 }
 
-// handle runs the handler on i, answering through r and logging through
-// log (with the transport's attributes), unless the transport is shutting
-// down, and reports whether it did (a panic included). It is the
-// transport's entry, where a panic on the interaction's goroutine is
-// recovered (commands.App.Handle leaves it to its caller).
+// handle runs the handler on i through r, logging through log, unless the
+// transport is shutting down, and reports whether it did (a panic included).
+// A panic on the interaction's goroutine is recovered here, as
+// commands.App.Handle leaves it to its caller.
 func (t *tracker) handle(r commands.Responder, i *discordgo.Interaction, log *slog.Logger) (handled bool) {
 	if !t.enter() {
 		log.Warn("interaction dropped: shutting down", "interaction", i.ID)

@@ -212,8 +212,7 @@ func parse[T any](l *loader, name string, def T, parse func(v string) (T, error)
 	return x
 }
 
-// token reads the bot token; a "Bot " prefix is tolerated and removed. The
-// token itself never appears in an error.
+// token reads the bot token (a "Bot " prefix is removed), never shown in an error.
 func (l *loader) token(name string) string {
 	v := strings.TrimPrefix(l.get(name), "Bot ")
 	switch {
@@ -225,8 +224,7 @@ func (l *loader) token(name string) string {
 	return v
 }
 
-// secret reads a secret such as the client secret: printable ASCII
-// without spaces. The value itself never appears in an error.
+// secret reads a secret, printable ASCII without spaces, never shown in an error.
 func (l *loader) secret(name string) string {
 	v := l.get(name)
 	if notPlain(v) {
@@ -275,15 +273,13 @@ func httpURL(u *url.URL) bool { return u.Scheme == "http" || u.Scheme == "https"
 
 const secureURLWant = "must be an https:// URL: the verification page uses WebCrypto, which browsers allow only in a secure context (http:// only on localhost or 127.0.0.1)"
 
-// secureURL accepts PUBLIC_URL's schemes: https, or http on localhost or
-// 127.0.0.1, secure contexts too.
+// secureURL accepts PUBLIC_URL's schemes, the secure contexts of secureURLWant.
 func secureURL(u *url.URL) bool {
 	return u.Scheme == "https" || (u.Scheme == "http" && (u.Hostname() == "localhost" || u.Hostname() == "127.0.0.1"))
 }
 
-// redisURL reads REDIS_URL, checked by the store's own parser
-// (redisstore.ParseURL) so that what config accepts the store opens. Its
-// error shows the URL with its passwords hidden and lists the accepted forms.
+// redisURL reads REDIS_URL with the store's own parser, so that what config
+// accepts the store opens; its error hides the passwords.
 func (l *loader) redisURL(name string) string {
 	return parse(l, name, "", func(v string) (string, error) {
 		_, err := redisstore.ParseURL(v)
@@ -337,8 +333,7 @@ func (l *loader) boolean(name string, def bool) bool {
 	})
 }
 
-// shardCount reads SHARD_COUNT: a positive integer, or "auto" (returned as
-// 0); unset, 1.
+// shardCount reads SHARD_COUNT: a positive integer, or "auto" (0); unset, 1.
 func (l *loader) shardCount(name string) int {
 	return parse(l, name, 1, func(v string) (int, error) {
 		v = strings.ToLower(v)
@@ -353,13 +348,12 @@ func (l *loader) shardCount(name string) int {
 	})
 }
 
-// maxShards bounds SHARD_COUNT and SHARD_IDS (Discord's largest bots run a
-// few thousand shards).
+// maxShards bounds SHARD_COUNT and SHARD_IDS (the largest bots run a few thousand).
 const maxShards = 1 << 16
 
 // shardIDs reads SHARD_IDS, a list of shards and ranges ("0-3", "0,2,5-7"),
-// or the older SHARD_ID, a single shard, into sorted, distinct numbers. count is SHARD_COUNT (0 for auto:
-// the ranges are then checked at start-up, once Discord has said how many).
+// or the older SHARD_ID, a single shard, into sorted, distinct numbers below
+// count, SHARD_COUNT (0, auto: checked at start-up, once Discord has said).
 func (l *loader) shardIDs(count int) []int {
 	list, single := l.get("SHARD_IDS"), l.get("SHARD_ID")
 	name := "SHARD_IDS"
@@ -397,8 +391,7 @@ func (l *loader) shardIDs(count int) []int {
 	return ids
 }
 
-// shardIDsString writes shard numbers as SHARD_IDS does, with ranges ("all"
-// for nil).
+// shardIDsString writes ids as SHARD_IDS does, with ranges; nil is "all".
 func shardIDsString(ids []int) string {
 	if ids == nil {
 		return "all"
@@ -441,8 +434,7 @@ func (l *loader) oneOf(name, def string, allowed ...string) string {
 	})
 }
 
-// slogLevels are the slog levels of LOG_LEVEL's and DISCORDGO_LOG_LEVEL's
-// names.
+// slogLevels are the levels of LOG_LEVEL's and DISCORDGO_LOG_LEVEL's names.
 var slogLevels = map[string]slog.Level{
 	"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError,
 }
