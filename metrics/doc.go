@@ -5,10 +5,8 @@
 //
 // *Metrics has the methods of commands.Observer, bot.Observer and
 // bot.RESTObserver without importing those packages (the bot's wiring, which
-// imports them all, asserts it). Label values come from fixed sets only,
-// never from user input: a value that does not look like a command,
-// operation or reason name (a snowflake, upper case, too long) and any value
-// past the 64th distinct one are counted as "other".
+// imports them all, asserts it). Label values are bounded, never user input
+// (labelSet, wellFormed): anything else is counted as "other".
 //
 // cli.Serve wires it: NewRegistry, New and BuildInfo at start, the
 // transport's and the store's health joined by Health, then Serve.
