@@ -32,18 +32,11 @@ var (
 	_ storage.Restorer = (*Store)(nil)
 )
 
-// DefaultCacheSize is how many players a Store remembers by default.
+// DefaultCacheSize is how many players a Store remembers (package doc, "A step").
 const DefaultCacheSize = 4096
 
 // Option configures a Store beyond storage.Options.
 type Option func(*Store)
-
-// WithCacheSize sets how many players the store remembers as it last wrote
-// or read them, so that the usual step is one round trip (0: none, each
-// step reads the player first).
-func WithCacheSize(n int) Option {
-	return func(s *Store) { s.cache = newCache(n) }
-}
 
 // DefaultReplicaWait bounds the wait for replicas (WithReplicaAck). It is
 // below DefaultReadTimeout, which must stay above it.
