@@ -4,27 +4,23 @@
 //
 // # Keys
 //
-// The keys, what each holds, their hash tag {g} (a guild whole on one node
-// of a cluster, written whole by one script) and the order of the jobs
-// index's writes are docs/STORAGE.md's (§5, and the key functions here).
-// The player's record is a hash so that the script compares the version
-// (HGET v) and finds an operation (HGET o:<id>) without decoding anything
-// in Lua, and a click rewrites only p.
+// The keys, their hash tag {g} (a guild whole on one node of a cluster,
+// written whole by one script) and the order of the jobs index's writes are
+// docs/STORAGE.md §5's. The player's record is a hash so that the script
+// compares the version (HGET v) and finds an operation (HGET o:<id>)
+// without decoding anything in Lua, and a click rewrites only p.
 //
 // # A step
 //
 // Run applies the move to the state this process last wrote or read (a
 // bounded cache, a guess the script checks) and sends playerScript: one
-// EVALSHA in the guild's slot, which answers REPEAT for an operation
-// remembered, CONFLICT with the record for a stale version (Run then
-// applies the move again to it), or writes the whole step. Redis runs a
-// script whole or not at all and replicates it as one transaction, so the
-// player, its history, the leaderboard and the moderator log agree after
-// any crash, on a single server, Sentinel and Cluster alike. It holds no
-// rule of the game. No lock orders a process's steps of one player:
-// compare-and-set does. Versions only grow, so a cached version that
-// matches is the record as it is, unless keys are deleted behind the
-// store's back (FLUSHDB): restart the bot after such surgery.
+// EVALSHA in the guild's slot, which answers REPEAT, CONFLICT with the
+// record (Run then applies the move again to it), or writes the whole step,
+// which Redis runs and replicates as one transaction. No lock orders a
+// process's steps of one player: compare-and-set does. Versions only grow,
+// so a cached version that matches is the record as it is, unless keys are
+// deleted behind the store's back (FLUSHDB): restart the bot after such
+// surgery.
 //
 // go-redis resends a command whose reply timed out, and the first may
 // still have run: the second finds its operation remembered, and Run
@@ -32,14 +28,12 @@
 //
 // # Replicas
 //
-// Redis replicates asynchronously: a failover may lose a master's last
-// writes. So when the masters have replicas (or WithReplicaAck says), WAIT
-// follows the script on the same connection, and a step is acknowledged
-// once a replica holds it (a WAIT that times out is an error, the outcome
-// unknown). A repeat is answered only after settleScript has found the
-// operation on the master and written the version again, unchanged, with
-// WAIT after it: WAIT counts only its own connection's writes, and the
-// read may have come from a master since demoted.
+// With replicas, WAIT follows the script on the same connection
+// (WithReplicaAck; docs/operating.md, "Durability"). A repeat is answered
+// only after settleScript has found the operation on the master and
+// written the version again, unchanged, with WAIT after it: WAIT counts
+// only its own connection's writes, and the read may have come from a
+// master since demoted.
 //
 // # Usage
 //

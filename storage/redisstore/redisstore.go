@@ -43,12 +43,10 @@ type Option func(*Store)
 const DefaultReplicaWait = time.Second
 
 // WithReplicaAck makes every write, and every repeat a step answers, wait
-// until n replicas hold it (Redis's WAIT after the script, on its
-// connection, at most wait; 0: DefaultReplicaWait), so that a failover that
-// promotes a replica keeps every write a player was shown. A write no
-// replica took in time is an error, the step's outcome unknown. n < 0 (the
-// default of Open): 1 if every master has a replica connected at Open
-// (INFO replication), else 0. New's default is 0.
+// until n replicas hold it (WAIT, at most wait; 0: DefaultReplicaWait;
+// docs/operating.md, "Durability"). A write no replica took in time is an
+// error, the step's outcome unknown. n < 0 (Open's default): 1 if every
+// master has a replica connected at Open, else 0. New's default is 0.
 func WithReplicaAck(n int, wait time.Duration) Option {
 	return func(s *Store) { s.replicas, s.replicaWait = n, cmp.Or(wait, DefaultReplicaWait) }
 }
