@@ -75,16 +75,11 @@ type Target struct {
 }
 
 // ParseURL parses a Redis URL (REDIS_URL), the one place that decides which
-// forms are accepted: those of URLForms, explained in docs/scaling.md.
-//
-// In a Sentinel URL, the user information authenticates to the sentinels;
-// the master and replicas take the username and password query parameters
-// (go-redis's convention). Several hosts are written comma-separated;
-// go-redis's addr=host:port parameter, repeated, is accepted too. The query
-// parameters are go-redis's, for the mode's options type; they override the
-// defaults above, except that ContextTimeoutEnabled is always on. Parameters
-// that would send the store's reads or writes to replicas are refused: the
-// store reads its own writes. Anything else is refused with a *URLError.
+// forms are accepted: those of URLForms, with go-redis's query parameters,
+// as docs/scaling.md explains them (Sentinel credentials, the options
+// refused). Parameters override the defaults above, except that
+// ContextTimeoutEnabled is always on; go-redis's repeated addr=host:port is
+// accepted besides comma-separated hosts. Its errors are *URLError.
 func ParseURL(rawURL string) (Target, error) {
 	bad := func(format string, args ...any) error {
 		return &URLError{URL: RedactURL(rawURL), Reason: fmt.Sprintf(format, args...)}
