@@ -11,13 +11,10 @@
 // default). One conformance suite, storage/storetest, runs against both;
 // storage/backend opens the configured one.
 //
-// Run is one atomic step in every store: the player's state, its history
-// lines, its revealed seed, its leaderboard entry and the moderator's audit
-// line are written together, or not at all (bbolt: one transaction; Redis:
-// one script, every key of a guild sharing its hash slot). The audit
-// subcommand checks that the leaderboard agrees with the players; a
-// disagreement is a bug, not something to repair. A damaged record
-// (DamagedError) takes down nothing but itself.
+// What a step writes (docs/STORAGE.md §5) lands whole or not at all in
+// every store. The audit subcommand checks that the leaderboard agrees with
+// the players: a disagreement is a bug, not something to repair. A damaged
+// record (DamagedError) takes down nothing but itself.
 //
 // # Usage
 //
