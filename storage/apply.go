@@ -28,11 +28,9 @@ type Step struct {
 	// Start is the balance of a player created, or repaired.
 	Start int64
 	// Repair lets the step replace a record that does not decode
-	// (Versioned.Damaged) with a fresh player of Start credits
-	// (game.Repair, from the history and reveals kept beside it, with
-	// seeds read from Seeds). Otherwise such a player is its
-	// *DamagedError and nothing is written. A reset asks for it: it is
-	// the step that starts a player again.
+	// (Versioned.Damaged) with a fresh player of Start credits (game.Repair,
+	// seeds read from Seeds); a reset asks for it, being the step that
+	// starts a player again.
 	Repair bool
 	// Seeds gives new seeds: a new player's, and the next server seed of
 	// a player who has none (game.Player.WithNextSeed); nil gives none.

@@ -40,10 +40,9 @@ const LayoutVersion = 2
 var ErrLayout = errors.New("storage: store written by another release; export it with that release and import the dump")
 
 // ErrDamaged is returned (wrapped, naming the file or key) when the store
-// or one of its records is damaged: a page of the embedded file that
-// bbolt cannot read, a record that does not decode. Nothing was written.
-// A player's record that does not decode is a *DamagedError. The way out
-// is in docs/operating.md, "Backups and recovery".
+// or one of its records is damaged (docs/operating.md, "A damaged file",
+// "A damaged record"); a player's record is then a *DamagedError. Nothing
+// was written.
 var ErrDamaged = errors.New("storage: damaged")
 
 // DamagedError is a player's record (or a line kept beside it) that does
@@ -83,11 +82,9 @@ type Versioned struct {
 	// was written and Player is the state as it is.
 	Repeat *game.Result
 	// Damaged, when not nil, says the stored record does not decode: Player
-	// is then what could be read of it (its fairness records, when they
-	// decode on their own: schema.DecodeSeeds; else the zero Player) and
-	// Version the version stored (0 if that is unreadable too). Load
-	// returns it as its error too; Run replaces it only for a Step with
-	// Repair, compared with what was read.
+	// is then what could be read of it (its seeds, if they decode on their
+	// own: schema.DecodeSeeds) and Version the version stored (0 if that is
+	// unreadable too).
 	Damaged *DamagedError
 }
 
@@ -101,10 +98,8 @@ type Write struct {
 	// Player is the new state. Its Balance also goes to the guild's
 	// leaderboard index.
 	Player game.Player
-	// History lines to append, oldest first; the store keeps the
-	// player's last game.MaxTicketLines ticket lines and, apart, its last
-	// game.MaxOtherLines others (game.MainLine), and gives them back
-	// merged (game.MergeHistory).
+	// History lines to append, oldest first, to the two capped lists of
+	// docs/STORAGE.md §3 (game.MainLine; MergeNewest).
 	History []game.Entry
 	// Reveals are the seeds revealed, oldest first, kept beside the
 	// player (the last game.MaxReveals; Store.Reveals).
@@ -222,10 +217,8 @@ type Store interface {
 }
 
 // Restorer is a store that clefs restore processes (docs/operating.md,
-// "Restoring"): a store put back from a copy holds server seeds that drew
-// tickets after the copy was taken, which the restore reveals and replaces
-// (game.Restore) under the ID of a restore recorded in the store while it
-// runs. The bot refuses to serve a store with a restore pending.
+// "Restoring"; game.Restore) under the ID of a restore recorded in the store
+// while it runs. The bot refuses to serve a store with a restore pending.
 type Restorer interface {
 	// Restoring returns the ID of the restore pending ("" if none): a
 	// snapshot of the embedded store is written with one.

@@ -28,8 +28,7 @@ import "github.com/redis/go-redis/v9"
 // It returns {"OK"} after writing; {"REPEAT", result, v, p, s} when the
 // record remembers the operation, writing nothing; {"CONFLICT", v, p, s}
 // when the version is not the one expected ("0" and "" when the record
-// does not exist), so that the caller can run its transition again
-// without reading the record back.
+// does not exist), the record for the caller's next attempt.
 var playerScript = redis.NewScript(`
 local rec, op = KEYS[1], ARGV[5]
 local cur = redis.call('HMGET', rec, 'v', 'o:' .. op)
@@ -83,10 +82,8 @@ return {'OK'}
 `)
 
 // casScript is a guild's write, and an import's: compare-and-set of a
-// versioned record and, in the same atomic step, lines pushed to a capped
-// list in the same hash slot (the moderator log). It knows nothing of the
-// game: a record is a hash of a version v (a decimal string) and an opaque
-// payload p, and lines are opaque strings.
+// record (a decimal version v, an opaque payload p) and, in the same
+// atomic step, opaque lines pushed to a capped list in its hash slot.
 //
 //	KEYS[1]  the record (hash: v, p)
 //	KEYS[2]  the list the lines go to (only when there are lines)
@@ -97,8 +94,7 @@ return {'OK'}
 //	ARGV[5…] lines to push, oldest first (the list is newest first)
 //
 // It returns {"OK"} after writing, or {"CONFLICT", version, payload} with
-// the record as it is ("0" and "" when it does not exist), so that the
-// caller can run its transition again without reading it back.
+// the record as it is ("0" and "" when it does not exist), as playerScript.
 var casScript = redis.NewScript(`
 local v = redis.call('HGET', KEYS[1], 'v') or '0'
 if v ~= ARGV[1] then
