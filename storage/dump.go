@@ -12,11 +12,9 @@ import (
 	"github.com/lesclefsdutresor/clefs/storage/schema"
 )
 
-// DumpVersion is the version of the dumps WriteDump writes: players in the
-// schema of package schema (docs/STORAGE.md). ReadDump reads it and 4, the
-// same schema before reset lines recorded the ticket they threw away (its
-// resets read as such lines written before: unchecked); it refuses older
-// versions, naming the release that converts them.
+// DumpVersion is the version of the dumps WriteDump writes. ReadDump reads
+// it and 4, and refuses older versions, naming the release that converts
+// them (docs/STORAGE.md §6).
 const DumpVersion = 5
 
 // Dumper is implemented by stores that can export and import everything

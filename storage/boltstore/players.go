@@ -32,9 +32,8 @@ func (s *Store) Load(ctx context.Context, id storage.PlayerID) (storage.Versione
 }
 
 // Run implements storage.Store as the package doc says ("Writes"), so that
-// a refusal needs no write transaction. That transaction looks the
-// operation up again before it writes; bbolt may run it, hence the step,
-// more than once, which a pure step allows.
+// a refusal needs no write transaction; that transaction, which bbolt may
+// run more than once, looks the operation up again before it writes.
 func (s *Store) Run(ctx context.Context, step storage.Step) (storage.Applied, error) {
 	r, err := storage.Start(step)
 	if err != nil {

@@ -19,11 +19,9 @@ import (
 func str(x any) string { s, _ := x.(string); return s }
 
 // decodePlayer reads the fields v, p and s of a player's record and, when
-// not "", the result remembered for an operation (Repeat). A record never
-// written has version 0. A record whose v does not read (version 0 then,
-// and a versionError), or whose p or s does not decode, is returned with
-// Damaged set, holding what decodes of p and s (the seeds alone when p
-// does not: schema.DecodeSeeds), and Damaged as the error; one whose
+// not "", the result remembered for an operation (Repeat). A record whose
+// v (a versionError), p or s does not read is returned as
+// storage.Versioned.Damaged says, with Damaged as the error; one whose
 // result does not decode is only an error (*storage.DamagedError): a
 // repeat is no step.
 func decodePlayer(id storage.PlayerID, v, p, s, result string) (storage.Versioned, error) {

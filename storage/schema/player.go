@@ -11,8 +11,7 @@ import (
 const Version = 1
 
 // Player is the stored form of a player: the small record that every click
-// rewrites. What a click does not change (history, revealed seeds,
-// remembered operations) is kept beside it, in records of their own.
+// rewrites (docs/STORAGE.md §2; what it does not change is kept beside it).
 type Player struct {
 	Format    int     `json:"f"`            // Version
 	Balance   int64   `json:"b"`            // cents, 0..MaxBalance
