@@ -44,14 +44,13 @@ func (s GuildStep) Check() error {
 	return nil
 }
 
-// Next applies s to the guild as stored, v (game.ApplyGuild), and returns
-// what to write and what the step did; a Write with Skip when it writes
-// nothing (a repeat, a step that changes nothing). What it writes has
-// every time rounded by Timestamp, as every store keeps them, and its
-// audit entry checked to be of the guild (ErrInvalid); the guild itself
-// is game.ApplyGuild's, which checked it. Stores call it, again on a
-// fresher state after a conflict. It is pure: it never modifies what v's
-// slices and pointers refer to. Errors: the move's, or ErrInvalid.
+// Next applies s to the guild as stored, v (game.ApplyGuild, which checks
+// the guild), and returns what to write, every time rounded by Timestamp
+// and the audit entry checked to be of the guild, and what the step did; a
+// Write with Skip when it writes nothing (a repeat, a step that changes
+// nothing). Stores call it again on a fresher state after a conflict: it
+// never modifies what v's slices and pointers refer to. Errors: the
+// move's, or ErrInvalid.
 func (s GuildStep) Next(v VersionedGuild) (GuildWrite, GuildApplied, error) {
 	out := GuildApplied{Guild: v}
 	st, repeated, err := game.ApplyGuild(v.Guild, s.Op, s.Move, s.Now)

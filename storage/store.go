@@ -161,15 +161,14 @@ type Store interface {
 	// a *DamagedError, with what could be read of it (Versioned.Damaged).
 	Load(ctx context.Context, id PlayerID) (Versioned, error)
 
-	// Run runs s in one atomic step of the store: it checks s (Start),
-	// loads the player, applies the move (Run.Next) and writes the Write
-	// with compare-and-set, applying it again on the fresh state if
-	// another writer came first, at most MaxAttempts times (then
-	// ErrConflict). If the player remembers s.Op (checked in the same
-	// atomic step), it writes nothing and returns the first result with
-	// Repeated set. A record that does not decode is its *DamagedError,
-	// unless s.Repair: then the store reads what is kept beside it
-	// (Run.ReadBeside) and replaces it, keeping its leaderboard entry.
+	// Run runs s in one atomic step of the store (package doc): Start, then
+	// Run.Next on the player and a compare-and-set write, again on the fresh
+	// state while another writer comes first, at most MaxAttempts times
+	// (then ErrConflict). If the player remembers s.Op (checked in the same
+	// step), it writes nothing and returns the first result with Repeated
+	// set. A record that does not decode is its *DamagedError, unless
+	// s.Repair: the store then replaces it (Run.ReadBeside), keeping its
+	// leaderboard entry.
 	//
 	// Errors: the move's (game.ErrInsufficientFunds…), ErrNoPlayer,
 	// ErrInvalid, ErrConflict, a *DamagedError, or internal; Applied then
