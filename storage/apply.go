@@ -57,11 +57,10 @@ type Applied struct {
 	Repaired *game.Player
 }
 
-// Run is one Step being run by a store: the step checked once on its way
-// in (Start) and the seeds it draws, each at most once whatever the
-// compare-and-set retries. A store calls Next on the player it read and
-// writes what Next returns, calling Next again on the fresh state after a
-// conflict. Run decides nothing: the rules are game.Apply's.
+// Run is one Step being run by a store: the step checked once (Start) and
+// the seeds it draws, each at most once whatever the compare-and-set
+// retries. A store calls Next on the player it read and writes what Next
+// returns, calling Next again on the fresh state after a conflict.
 type Run struct {
 	s          Step
 	seed, next game.Seed

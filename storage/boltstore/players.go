@@ -169,10 +169,9 @@ func reveals(tx *bolt.Tx, id storage.PlayerID) (game.Reveals, error) {
 	return out, nil
 }
 
-// recordCache is a memo of the codec (package doc, "Writes"), never a
-// source of truth: an entry is used only when the stored bytes equal its
-// own. A Player may be shared (game's transitions never modify what its
-// pointers refer to). Past maxCached entries, an arbitrary one is dropped.
+// recordCache is the package doc's memo of the codec ("Writes"). A Player
+// may be shared (game's transitions never modify what its pointers refer
+// to). Past maxCached entries, an arbitrary one is dropped.
 type recordCache struct {
 	mu sync.Mutex
 	m  map[storage.PlayerID]cachedRecord
