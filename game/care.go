@@ -14,8 +14,7 @@ import (
 // LimitKind names one of a player's limits.
 type LimitKind int
 
-// The player's limits: the stakes of a day or a week, and the loss (stakes
-// minus prizes) of a day or a week.
+// The player's limits (docs/responsible-play.md); a loss is stakes minus prizes.
 const (
 	LimitStakeDay LimitKind = iota
 	LimitStakeWeek
@@ -49,14 +48,11 @@ const (
 
 // Errors of the responsible-play rules.
 var (
-	// ErrLimitReached: Buy of a ticket whose stake would cross a limit
-	// (the player's own, or the house's). The error is a *LimitError.
+	// ErrLimitReached: Buy whose stake would cross a limit (a *LimitError).
 	ErrLimitReached = errors.New("game: a limit is reached")
-	// ErrPaused: Buy or ClaimDaily while the player has paused their play.
-	// The error is a *PausedError.
+	// ErrPaused: Buy or ClaimDaily during a pause (a *PausedError).
 	ErrPaused = errors.New("game: play is paused")
-	// ErrTooSoon: Buy sooner after the last ticket than the house allows.
-	// The error is a *TooSoonError.
+	// ErrTooSoon: Buy sooner than House.MinInterval allows (a *TooSoonError).
 	ErrTooSoon = errors.New("game: too soon after the last play")
 	// ErrNotPaused: LiftPause of a player who is not paused.
 	ErrNotPaused = errors.New("game: play is not paused")
@@ -92,8 +88,7 @@ func (e *PausedError) Error() string {
 // Unwrap makes errors.Is(err, ErrPaused) hold.
 func (e *PausedError) Unwrap() error { return ErrPaused }
 
-// TooSoonError is the error of a Buy sooner than House.MinInterval after
-// the last one.
+// TooSoonError is the error of a Buy refused by House.MinInterval.
 type TooSoonError struct{ Next time.Time }
 
 func (e *TooSoonError) Error() string {

@@ -25,8 +25,8 @@ var (
 	// ErrClientSeed: a client seed that is empty, longer than
 	// MaxClientSeed bytes, not UTF-8 or holding control characters.
 	ErrClientSeed = errors.New("game: invalid client seed")
-	// ErrTicketOpen: Rotate while a ticket is open: it
-	// was bought under the current seed and must be drawn with it.
+	// ErrTicketOpen: Rotate while a ticket, bought under the current seed
+	// and to be drawn with it, is open.
 	ErrTicketOpen = errors.New("game: a ticket is open")
 	// ErrSeedSecret: the draw asked for was made under the current server
 	// seed, which is still secret.
@@ -117,10 +117,8 @@ func CheckStoredClientSeed(s string) error {
 	return nil
 }
 
-// RefusedInClientSeed reports whether a client seed may not hold r
-// (docs/FAIRNESS.md section 1): the categories Cc, Cf, Co, Cs, Zl, Zp and
-// the spaces of Zs but U+0020, characters that cannot be seen or told from
-// another, so that the seed a player reads is the seed that draws.
+// RefusedInClientSeed reports whether a client seed may not hold r, an
+// invisible or control character (docs/FAIRNESS.md section 1, "Client seed").
 func RefusedInClientSeed(r rune) bool {
 	return r != ' ' && unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs, unicode.Zl, unicode.Zp, unicode.Zs)
 }
@@ -281,12 +279,11 @@ func (m Rotate) apply(p Player, now time.Time) (Step, error) {
 
 // Restore reveals the current server seed and the committed next one
 // (Step.Reveals; the next drew nothing) and commits Seed and Next in their
-// place, clefs restore's move: after a store is restored from a copy, both
-// may have drawn tickets that players saw after the copy was taken, which
-// would otherwise be dealt again (docs/FAIRNESS.md section 7). A ticket
-// open and not drawn yet is drawn with Seed; one drawn keeps its draw,
-// under the seed revealed. Errors: ErrInvalid for seeds zero, already p's
-// or equal.
+// place: clefs restore's move, so that no seed that drew a ticket seen
+// after the copy draws again (docs/FAIRNESS.md section 1, "Restore"). A
+// ticket open and not drawn yet is drawn with Seed; one drawn keeps its
+// draw, under the seed revealed. Errors: ErrInvalid for seeds zero, already
+// p's or equal.
 type Restore struct{ Seed, Next Seed }
 
 func (m Restore) apply(p Player, now time.Time) (Step, error) {

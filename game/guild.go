@@ -16,8 +16,7 @@ var (
 	// is not the guild's reset-guild.
 	ErrNoReset = errors.New("game: no such reset-guild in progress")
 	// ErrResetRunning: a reset-guild asked for while another one is in
-	// progress in the guild; nothing changes, and the guild (GuildStep's)
-	// shows the one running.
+	// progress; nothing changes, and GuildStep.Guild shows the one running.
 	ErrResetRunning = errors.New("game: another reset-guild is in progress")
 	// ErrLeaseHeld: a step of a reset-guild by a process that does not
 	// hold its lease, while another one does.
@@ -31,10 +30,7 @@ type Settings struct {
 	DailyCooldown   time.Duration
 	PublicPlays     bool   // plays visible to the channel (else ephemeral)
 	Channel         uint64 // the only channel where plays are allowed; 0 = anywhere
-	// House is the guild's responsible-play rules: a daily stake cap per
-	// player, a minimum interval between plays, the reality checks'
-	// defaults (DefaultHouse unless set).
-	House House
+	House           House  // the responsible-play rules (DefaultHouse unless set)
 }
 
 // Check reports whether s is within the bounds, its cooldown a whole
@@ -69,11 +65,9 @@ type Guild struct {
 	Reset *GuildReset // the last reset-guild, in progress or finished; nil if none
 }
 
-// GuildReset is the progress of a reset-guild, which resets every player
-// of the guild, in increasing order of user ID, each in a step of its own.
-// It is recorded in the guild so that a reset interrupted (a crash, a
-// timeout, a guild too big for one interaction) continues where it
-// stopped when its operation is applied again.
+// GuildReset is the progress of a reset-guild (BeginReset), kept in the
+// guild so that one interrupted (a crash, a timeout, a guild too big for one
+// interaction) goes on where it stopped when its operation is applied again.
 type GuildReset struct {
 	Op      string // the reset's operation ID; remembered in Guild.Ops once finished
 	Actor   uint64 // the moderator who confirmed it
@@ -153,7 +147,6 @@ func (g Guild) Has(op string) bool { return slices.Contains(g.Ops, op) }
 // player: a moderator's settings, or a step of a reset-guild. ApplyGuild
 // applies it; a store runs it (storage.GuildStep).
 type GuildMove interface {
-	// applyGuild applies the move to g, the operation op, at now.
 	applyGuild(g Guild, op string, now time.Time) (GuildStep, error)
 }
 
@@ -162,9 +155,8 @@ type GuildMove interface {
 // GuildStep{Guild: g} with repeated true, and nothing changes. Otherwise
 // it applies m at now and, on success and unless the step is Pending,
 // appends op to the new state's Ops, dropping the oldest past MaxGuildOps;
-// an error changes nothing. It is pure. Errors: ErrInvalid for an empty
-// op, one longer than MaxOpID bytes, no move, or a guild that is not sound
-// after the step; the move's.
+// an error changes nothing. It is pure. Errors: ErrInvalid for an op
+// ValidateOp refuses, no move, or a guild not sound after the step; the move's.
 func ApplyGuild(g Guild, op string, m GuildMove, now time.Time) (s GuildStep, repeated bool, err error) {
 	if err := ValidateOp(op); err != nil {
 		return GuildStep{Guild: g}, false, err

@@ -43,7 +43,6 @@ type Result struct {
 // below, a store runs it (storage.Step) and Apply applies it. The set is
 // closed: only this package's types are moves.
 type Move interface {
-	// apply applies the move to p at now: the transition's rules.
 	apply(p Player, now time.Time) (Step, error)
 }
 
@@ -76,8 +75,7 @@ type Moderator struct {
 	Reason string
 }
 
-// audit returns the log's entry of a moderator's step, nil for a move
-// nobody moderated (Actor 0).
+// audit returns the log's entry of a moderator's step, nil if Actor is 0.
 func (m Moderator) audit(action string, amount int64, now time.Time) *AuditEntry {
 	if m.Actor == 0 {
 		return nil
@@ -154,14 +152,13 @@ func (m Buy) apply(p Player, now time.Time) (Step, error) {
 }
 
 // Reveal shows Rows (0 to draw without showing any) of the current ticket,
-// number Ticket. Its first reveal draws the outcome with Drawer, for the
-// keys held, and settles it at once (the prize, the statistics, a key: the
-// third sets the keys back to 0 and makes the chest due, a KindPlay line);
-// Result.Drawn is true for that step only. Later reveals never draw again;
-// rows already shown are no error. Errors: ErrUnknownTicket; ErrInvalid for
-// Rows outside AllRows, an outcome the rules do not allow (wrapping
-// ErrInvalidOutcome too: a faulty drawer cannot corrupt a player) or a
-// prize that cannot be credited; the Drawer's error, wrapped.
+// number Ticket. Its first reveal draws the outcome with Drawer and settles
+// it at once (prize, key, chest: docs/game.md); Result.Drawn is true for
+// that step only. Later reveals never draw again; rows already shown are no
+// error. Errors: ErrUnknownTicket; ErrInvalid for Rows outside AllRows, an
+// outcome the rules do not allow (wrapping ErrInvalidOutcome too: a faulty
+// drawer cannot corrupt a player) or a prize that cannot be credited; the
+// Drawer's error, wrapped.
 type Reveal struct {
 	Ticket uint64
 	Rows   RowMask
@@ -400,16 +397,14 @@ func (p Player) done(s Step) (Step, error) {
 }
 
 // DailyReady reports whether cooldown has passed at now since the last
-// daily claim (a first claim is always ready): ClaimDaily's rule of time.
-// ClaimDaily may still refuse a ready claim (a pause, a bonus turned off, a
-// balance that cannot take it).
+// daily claim (a first claim is always ready), though ClaimDaily may still
+// refuse it (a pause, a bonus turned off, a balance that cannot take it).
 func (p Player) DailyReady(cooldown time.Duration, now time.Time) bool {
 	return p.LastDaily.IsZero() || !now.Before(p.LastDaily.Add(cooldown))
 }
 
-// ClaimDaily credits the daily bonus, Amount cents, if Cooldown has passed
-// since the last claim (a first claim is always allowed), and records now
-// as the last claim. Errors: ErrDailyDisabled when Amount is 0; a
+// ClaimDaily credits the daily bonus, Amount cents, when DailyReady, and
+// records now as the last claim. Errors: ErrDailyDisabled when Amount is 0; a
 // *CooldownError (errors.Is ErrDailyCooldown) before the cooldown has
 // passed; ErrInvalid for an Amount out of 0..MaxDailyAmount, a Cooldown out
 // of 0..MaxCooldown or a balance that would pass MaxBalance.
@@ -432,7 +427,7 @@ func (m ClaimDaily) apply(p Player, now time.Time) (Step, error) {
 		return Step{Player: p}, &PausedError{Until: p.Care.PausedUntil}
 	}
 	if !p.DailyReady(cooldown, now) {
-		return Step{Player: p}, &CooldownError{Next: p.LastDaily.Add(cooldown)} // not ready: claimed before
+		return Step{Player: p}, &CooldownError{Next: p.LastDaily.Add(cooldown)}
 	}
 	n := p
 	n.LastDaily = now
