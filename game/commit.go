@@ -22,8 +22,7 @@ const (
 
 // Errors of commit and reveal.
 var (
-	// ErrClientSeed: a client seed that is empty, longer than
-	// MaxClientSeed bytes, not UTF-8 or holding control characters.
+	// ErrClientSeed: a client seed ValidateClientSeed or CheckStoredClientSeed refuses.
 	ErrClientSeed = errors.New("game: invalid client seed")
 	// ErrTicketOpen: Rotate while a ticket, bought under the current seed
 	// and to be drawn with it, is open.

@@ -158,8 +158,7 @@ type Drawer interface {
 // concurrent use; for many draws of one seed, use FairDraws.
 type SeededDrawer struct{}
 
-// Ticket implements Drawer. Errors: those of NewFairDraws and
-// FairDraws.Ticket.
+// Ticket implements Drawer, with the errors of NewFairDraws and FairDraws.Ticket.
 func (SeededDrawer) Ticket(seed Seed, client string, ticket uint64, keysHeld int) (Outcome, error) {
 	f, err := NewFairDraws(seed, client)
 	if err != nil {
@@ -168,8 +167,7 @@ func (SeededDrawer) Ticket(seed Seed, client string, ticket uint64, keysHeld int
 	return f.Ticket(ticket, keysHeld)
 }
 
-// Chest implements Drawer. Errors: those of NewFairDraws and
-// FairDraws.Chest.
+// Chest implements Drawer, with the errors of NewFairDraws and FairDraws.Chest.
 func (SeededDrawer) Chest(seed Seed, client string, seq int64) (Chest, error) {
 	f, err := NewFairDraws(seed, client)
 	if err != nil {

@@ -5,11 +5,9 @@ import (
 	"slices"
 )
 
-// A player's history is kept as two bounded lists, so that no number of
-// chests, bonuses or grants pushes a ticket out of what can be verified:
-// the last MaxTicketLines ticket lines (with the lines written before the
-// split, unplaced, among them), and the last MaxOtherLines others, each
-// placed among the tickets by Entry.After.
+// A player's history is two bounded lists, ticket lines and others placed
+// among them by Entry.After, so that no number of chests or grants pushes a
+// ticket out of what can be verified (docs/STORAGE.md section 3, "History line").
 
 // MainLine reports whether e belongs to the list of ticket lines: a ticket,
 // or a line from before the lists were split, which keeps its place there.

@@ -42,9 +42,8 @@ func (t Ticket) KeysBefore() int {
 	return t.KeysAfter
 }
 
-// Stats are a player's running totals, in cents where named so. The
-// invariant Balance = StartingBalance + GrantedCents + WonCents + DailyCents −
-// StakedCents holds for every player at every moment (see Player.Check).
+// Stats are a player's running totals, in cents where named so, which
+// Player.Check holds to the balance.
 type Stats struct {
 	Plays        int64 // tickets bought
 	StakedCents  int64 // Plays × Stake
@@ -143,10 +142,9 @@ type Entry struct {
 }
 
 // Check reports whether p is a sound player: above all, balance = start +
-// granted + won + daily − staked (in 128 bits: an overflow is a mismatch),
-// then every bound and rule of its fields. Every transition checks the
-// state it returns; stores check what they read. The error is a
-// *FieldError.
+// granted + won + daily − staked, exactly, then every bound and rule of its
+// fields. Every transition checks the state it returns; stores check what
+// they read. The error is a *FieldError.
 func (p Player) Check() error {
 	bad := func(field, format string, args ...any) error { return fieldErr(field, "player: "+format, args...) }
 	s := p.Stats

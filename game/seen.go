@@ -1,9 +1,8 @@
 package game
 
-// A ticket is settled at its draw, the first reveal, but its rows are
-// shown one by one, and no view may tell its result before its card does.
-// Seen is that rule, the one every view of the player's own state applies;
-// the stored state, which moderators see, is the truth.
+// A ticket is settled at its draw, but no view of the player's own state
+// may tell its result before its card does (docs/game.md, "The card"): Seen
+// is that rule. The stored state, which moderators see, is the truth.
 
 // PrizeShown reports whether t's prize, if any, is on its card: its
 // winning row is revealed.

@@ -83,16 +83,15 @@ func (m Moderator) audit(action string, amount int64, now time.Time) *AuditEntry
 	return &AuditEntry{At: now, Guild: m.Guild, Actor: m.Actor, Target: m.Target, Action: action, Amount: amount, Reason: m.Reason}
 }
 
-// Buy buys a ticket at now under the house rules House: it debits Stake,
-// counts the play and opens ticket TicketSeq+1, not drawn yet, with the
-// reality check due, if any, in Result.Reality (care.go). An open ticket
-// is handed back instead, with Result.Resumed, and nothing is charged.
-// With Again, it is "Play again" on the card of ticket After: it acts only
-// if that card is still the player's latest (a double click resumes the
-// ticket the first bought). Errors, each variable's doc saying when:
-// ErrStaleCard, a *PausedError, ErrChestDue, a *TooSoonError, a
+// Buy buys ticket TicketSeq+1, not drawn yet, for Stake at now under the
+// house rules House, with the reality check due, if any, in Result.Reality.
+// An open ticket is handed back instead, with Result.Resumed, and nothing
+// is charged. With Again, it is "Play again" on the card of ticket After:
+// it acts only if that card is still the player's latest (a double click
+// resumes the ticket the first bought). Errors, each variable's doc saying
+// when: ErrStaleCard, a *PausedError, ErrChestDue, a *TooSoonError, a
 // *LimitError, ErrInsufficientFunds; ErrInvalid for a House out of bounds
-// or a balance too close to MaxBalance to credit the ticket's prizes.
+// or a balance too close to MaxBalance (BalanceFull).
 type Buy struct {
 	House House
 	Again bool
@@ -223,14 +222,13 @@ func (m Reveal) apply(p Player, now time.Time) (Step, error) {
 }
 
 // OpenChest opens the due chest, number Seq (ChestSeq+1 as the caller read
-// it): it draws the chest with Drawer, credits the prize, counts it and
-// clears ChestDue; Result.Opened is true for that step only. A repeat with
-// the number of the chest just opened (Seq == ChestSeq) changes nothing
-// and shows that chest again, so a double click pays once. Errors:
+// it), drawn with Drawer; Result.Opened is true for that step only. A
+// repeat with the number of the chest just opened (Seq == ChestSeq) changes
+// nothing and shows that chest again, so a double click pays once. Errors:
 // ErrNoChest for any other Seq, or when no chest is due; ErrInvalid for a
 // chest the rules do not allow (wrapping ErrInvalidOutcome too), a prize
-// that cannot be credited or no chest number left (ChestSeq at its
-// maximum); the Drawer's error, wrapped.
+// that cannot be credited or no chest number left (NextChest); the
+// Drawer's error, wrapped.
 type OpenChest struct {
 	Seq    int64
 	Drawer Drawer // nil means SeededDrawer{}
