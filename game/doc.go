@@ -10,12 +10,10 @@
 // plays billions of tickets and compares them with it.
 //
 // A change of a player is a Move (Buy, Reveal, OpenChest, …) that Apply
-// applies, purely, returning a Step (the new state, the history lines to
-// append, the Result to show) or an error that changes nothing; every step
-// passes Player.Check. A store loads the player, checks the operation's ID
-// (the last MaxOps are kept with their Result), applies the move and writes the step
-// back atomically. A guild's change is a GuildMove that ApplyGuild
-// applies the same way.
+// applies, purely, returning a Step or an error that changes nothing; every
+// step passes Player.Check. A guild's change is a GuildMove that ApplyGuild
+// applies the same way. How a store runs them: docs/architecture.md, "One
+// click, file by file".
 //
 // Production draws go through SeededDrawer: a ticket is a function of the
 // player's server seed, client seed, ticket number and keys held

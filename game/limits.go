@@ -38,11 +38,9 @@ var (
 	ErrNoChest = errors.New("game: no treasure chest is due")
 	// ErrUnknownTicket: Reveal of a ticket that is not the player's current one.
 	ErrUnknownTicket = errors.New("game: unknown or stale ticket")
-	// ErrDailyCooldown: ClaimDaily before the cooldown has passed. The error
-	// is a *CooldownError, which tells when the next claim is allowed.
+	// ErrDailyCooldown: ClaimDaily before the cooldown has passed (a *CooldownError).
 	ErrDailyCooldown = errors.New("game: daily bonus already claimed")
-	// ErrDailyDisabled: ClaimDaily with an amount of zero (the guild has
-	// turned the bonus off).
+	// ErrDailyDisabled: ClaimDaily with an amount of 0 (the bonus is off).
 	ErrDailyDisabled = errors.New("game: the daily bonus is disabled")
 	// ErrInvalid: an argument out of range, an empty or too long operation
 	// ID, a sum that would overflow or pass MaxBalance, a drawer's result the
@@ -60,7 +58,6 @@ func (p Player) NextTicket() (uint64, bool) { return p.TicketSeq + 1, p.TicketSe
 func (p Player) NextChest() (int64, bool) { return p.ChestSeq + 1, p.ChestSeq < MaxSeq }
 
 // CooldownError is the error of ClaimDaily before the cooldown has passed.
-// errors.Is(err, ErrDailyCooldown) holds; errors.As gives Next.
 type CooldownError struct {
 	Next time.Time // the first moment the next claim is allowed
 }

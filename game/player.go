@@ -16,8 +16,7 @@ type RowMask uint8
 const AllRows RowMask = 0b111
 
 // Ticket is one play: bought (stake debited), then drawn at the first
-// reveal, then revealed row by row. A ticket is open until all its rows are
-// revealed.
+// reveal, then revealed row by row (Open until all are).
 type Ticket struct {
 	ID        uint64 // per player, increasing from 1, never reused
 	BoughtAt  time.Time

@@ -65,9 +65,8 @@ type SimReport struct {
 	ExactRTP      *big.Rat
 	// MainFit tests, for each number of keys held, the eight results (six
 	// tiers, loss with a key, loss without) against their exact chances.
-	MainFit ChiSquare
-	// ChestFit tests the chest lots against their exact chances.
-	ChestFit ChiSquare
+	MainFit  ChiSquare
+	ChestFit ChiSquare // the chest lots against their exact chances
 }
 
 // u128 is an unsigned 128-bit accumulator, so that sums of squared prizes
@@ -295,9 +294,7 @@ func newReport(cfg SimConfig, workers int, a *simAcc) (SimReport, error) {
 	}
 	r.ExactRTP = ComputeOdds().RTP
 
-	// Chi-square of the main game, one multinomial per number of keys held:
-	// the winning tiers, a loss with a key, a loss without, against their
-	// values of Pool.
+	// MainFit: one multinomial per number of keys held, against values of Pool.
 	for k, s := range r.ByKeys {
 		obs := []int64{s.Keys, s.Tiers[TierLoss] - s.Keys}
 		values := []int64{keyTable[k], 12*tierTable[TierLoss].weight - keyTable[k]}

@@ -41,7 +41,6 @@ func chiSquareGroup(c *ChiSquare, observed []int64, expected []float64) {
 	for i := range observed {
 		cells = append(cells, cell{observed[i], expected[i]})
 	}
-	// Pool the rarest cells together.
 	slices.SortStableFunc(cells, func(a, b cell) int { return cmp.Compare(a.e, b.e) })
 	for len(cells) > 1 && cells[0].e < 5 {
 		cells[1].o += cells[0].o
