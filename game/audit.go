@@ -19,9 +19,8 @@ const (
 	ActionSettings   = "settings"    // the guild's settings changed; Reason says what changed
 )
 
-// AuditEntry records one moderator action in the guild's moderator log.
-// Transitions return the entries they add (GuildStep.Audit); stores keep a
-// bounded list of them per guild.
+// AuditEntry records one moderator action in the guild's moderator log,
+// which stores keep bounded (docs/STORAGE.md section 4).
 type AuditEntry struct {
 	At     time.Time
 	Guild  uint64 // the guild; 0 in a guild transition's entry, which the store fills in

@@ -299,8 +299,7 @@ func checkLines(l *Links, p Player, state bool, rs Reveals, hist []Entry, brk fu
 		cms[i] = r.Commitment()
 	}
 	// The commitment of the seed after the last revealed: the player's
-	// current seed's, or, without the player's state, the one the last
-	// revealed seed showed as the next.
+	// current seed's, or, without the state, the one shown as the next.
 	current, known := p.Commitment(), p.Seed != (Seed{})
 	if !state {
 		current, known = Commitment{}, false

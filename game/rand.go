@@ -7,10 +7,8 @@ import (
 )
 
 // uniform returns a uniformly distributed integer in [0, n) for 0 < n, drawn
-// from src without modulo bias: Lemire's multiply-and-reject ("Fast Random
-// Integer Generation in an Interval", 2019). After maxRejects rejections,
-// which only a broken source makes, it returns the last value rather than
-// hang.
+// from src by Lemire's multiply-and-reject as docs/FAIRNESS.md section 3
+// specifies it, capped at maxRejects so that a broken source cannot hang it.
 func uniform(src Source, n uint64) uint64 {
 	hi, lo := bits.Mul64(src.Uint64(), n)
 	if lo < n {

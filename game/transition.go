@@ -365,11 +365,10 @@ func truncate(s string, n int) string {
 	return string([]rune(s)[:n]) + "…"
 }
 
-// NewPlayer returns a new player with start cents (0..MaxBalance), the
-// server seed seed (from NewSeed), committed at now, and the client seed
-// client (from NewClientSeed), created at now. Errors: ErrInvalid for a
-// start out of range or a zero seed, ErrClientSeed for an invalid client
-// seed.
+// NewPlayer returns a new player, created at now, with start cents
+// (0..MaxBalance), the server seed seed (from NewSeed) and the client seed
+// client (from NewClientSeed). Errors: ErrInvalid for a start out of range
+// or a zero seed, ErrClientSeed for an invalid client seed.
 func NewPlayer(start int64, seed Seed, client string, now time.Time) (Player, error) {
 	if start < 0 || start > MaxBalance {
 		return Player{}, fmt.Errorf("%w: starting balance %d out of 0..%d", ErrInvalid, start, MaxBalance)
