@@ -1,7 +1,5 @@
 package game
 
-// The one place where the rules' numbers live.
-
 // MainTotal is the pool of the regulation's main-game tables: every winning
 // tier's chance is an integer count out of MainTotal (10^8 is the smallest pool
 // that reproduces all six rounded "1 chance in N" figures of article 3.1.3).
