@@ -36,7 +36,6 @@ type jobConfig struct {
 	holder            string // this process's ID in leases; "" draws one
 	lease, scan, edit time.Duration
 	batch             int // players between two progress records (resetBatch)
-	stopAt            int // > 0: stop after that many players, as if the process died (tests)
 }
 
 type jobs struct {
@@ -173,8 +172,6 @@ func (a *jobs) resetPlayers(ctx context.Context, guild uint64, op string, start 
 	return count, errors.Join(errs...)
 }
 
-var errStopped = errors.New("stopped (test)") // jobConfig.stopAt
-
 // runReset runs the guild's reset-guild, if it can take its lease: it
 // resets the players after the last one recorded, batch by batch,
 // recording the progress (and renewing the lease) after each. It stops
@@ -221,16 +218,9 @@ func (a *jobs) runReset(stop context.Context, c jobConfig, guild uint64) error {
 			return err
 		}
 		batch := users[start:min(start+c.batch, len(users))]
-		stop := c.stopAt > 0 && start+len(batch) >= c.stopAt
-		if stop {
-			batch = batch[:c.stopAt-start]
-		}
 		done, err := a.resetPlayers(ctx, guild, op, set.StartingBalance, batch)
 		if err != nil {
 			return fmt.Errorf("players %d to %d of %d: %w", start+1, start+len(batch), len(users), err)
-		}
-		if stop {
-			return errStopped
 		}
 		_, err = a.runGuild(ctx, guild, op, game.Progress{Holder: c.holder, After: batch[len(batch)-1], Count: done, TTL: c.lease})
 		if err != nil {

@@ -112,8 +112,8 @@ func TestResetGuildJobResumes(t *testing.T) {
 			clk, users := beginReset(t, st, guild, n, op, "season")
 			newApp := func() *App { return New(Config{Now: clk.Now, Logger: discardLogger(), Seeds: &seeds{}}, st) }
 			// Process a resets 350 players, records 300, and dies.
-			a := newApp()
-			if err := a.jobs.runReset(ctx, jobConfig{holder: "a", lease: JobLease, batch: 100, stopAt: 350}, guild); !errors.Is(err, errStopped) {
+			a := New(Config{Now: clk.Now, Logger: discardLogger(), Seeds: &seeds{}}, crashingStore{st, users[349]})
+			if err := a.jobs.runReset(ctx, jobConfig{holder: "a", lease: JobLease, batch: 100}, guild); !errors.Is(err, errCrashed) {
 				t.Fatalf("a: %v", err)
 			}
 			g, err := st.Guild(ctx, guild)
@@ -166,6 +166,22 @@ func TestResetGuildJobResumes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// crashingStore fails every player step past user after, as a process
+// that died there would leave them.
+type crashingStore struct {
+	storage.Store
+	after uint64
+}
+
+var errCrashed = errors.New("crashed")
+
+func (s crashingStore) Run(ctx context.Context, st storage.Step) (storage.Applied, error) {
+	if st.ID.User > s.after {
+		return storage.Applied{}, errCrashed
+	}
+	return s.Store.Run(ctx, st)
 }
 
 // runUntilDone runs a's runner until the guild's reset has finished.
