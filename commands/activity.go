@@ -56,7 +56,7 @@ type Act struct {
 	Op     string
 	Ticket uint64 // ActKindReveal
 	Row    int    // ActKindReveal: 0..2, or ActAuto
-	Chest  int64  // ActChest
+	Chest  int64  // ActKindChest
 }
 
 // ActState is the player's state as the Activity's page is sent it: the
@@ -90,7 +90,7 @@ type ActTicket struct {
 	Key   bool       `json:"key"`
 }
 
-// ActChest is the chest an ActChest step opened (or showed again).
+// ActChest is the chest an ActKindChest step opened (or showed again).
 type ActChest struct {
 	ID    int64  `json:"id"`
 	Lot   string `json:"lot"` // game.Lot's name: "three_gold"…

@@ -268,7 +268,7 @@ func (a *admin) awaitReset(ctx context.Context, guild uint64, op string) *game.G
 		return nil
 	}
 	var last *game.GuildReset
-	deadline := time.Now().Add(a.deferAfter * 3 / 4)
+	deadline := time.Now().Add(a.deferAfter * 3 / 4) // real time, as the deferral's timer: not Config.Now
 	for time.Now().Before(deadline) {
 		select {
 		case <-ctx.Done():

@@ -132,7 +132,7 @@ func (d *delivery) settle(ans *answer, rep reply, err error) {
 	case ans.state == answered && !ans.late:
 		ans.goOn = false
 	case ans.state == answered:
-		ans.goOn = d.lateResult(ans, rep, err, ans.tries)
+		ans.goOn = d.lateResult(ans, rep, err)
 	default:
 		if err != nil {
 			ans.goOn = d.mayGoOn(ans, err, ans.ctx.Err() == nil)

@@ -101,31 +101,31 @@ func lateGaveUp(kind string) string {
 // update (ans.mu held): an answer (a reply, a user error) replaces the
 // apology; an error worth trying again reports true; anything else ends
 // the tries with the give-up message.
-func (d *delivery) lateResult(ans *answer, rep reply, err error, tries int) (again bool) {
+func (d *delivery) lateResult(ans *answer, rep reply, err error) (again bool) {
 	switch {
-	case untold(err) && tries > 1: // given up below
+	case untold(err) && ans.tries > 1: // given up below
 	case err == nil, !transient(err) && errorOutcome(err) == "user_error":
 		if err != nil {
 			rep = d.renderError(ans.log, ans.rq, err, false)
 		}
 		d.sendLate(ans, rep)
 		ans.log.Info("commands: late result delivered", "interaction", ans.rq.i.ID, "kind", ans.rq.kind,
-			"outcome", errorOutcome(err), "tries", tries)
+			"outcome", errorOutcome(err), "tries", ans.tries)
 		return false
 	case retryable(err), transient(err):
 		ans.log.Debug("commands: late step try failed", "interaction", ans.rq.i.ID, "kind", ans.rq.kind,
-			"try", tries, "err", err)
+			"try", ans.tries, "err", err)
 		return true
 	}
-	d.giveUp(ans, tries, err)
+	d.giveUp(ans, err)
 	return false
 }
 
 // giveUp ends the tries: one warning, and the apology replaced with the
 // give-up message while the token lives.
-func (d *delivery) giveUp(ans *answer, tries int, err error) {
+func (d *delivery) giveUp(ans *answer, err error) {
 	ans.log.Warn("commands: late step given up; its outcome is unknown", "interaction", ans.rq.i.ID,
-		"kind", ans.rq.kind, "guild", ans.rq.guild, "user", ans.rq.user, "tries", tries, "err", err)
+		"kind", ans.rq.kind, "guild", ans.rq.guild, "user", ans.rq.user, "tries", ans.tries, "err", err)
 	if d.now().Before(ans.expires) {
 		d.sendLate(ans, ephemeral("⚠️ "+ans.rq.l.T(lateGaveUp(ans.rq.kind), nil)))
 	}
@@ -166,7 +166,7 @@ func (d *delivery) continueLate(ctx context.Context, ans *answer, h handlerFunc)
 			wait := backoff.Jittered(try, lateFirstWait, lateMaxWait, d.late.jitter)
 			if d.now().Add(wait + d.timeout + lateMargin).After(ans.expires) {
 				ans.mu.Lock()
-				d.giveUp(ans, try, ans.lastErr)
+				d.giveUp(ans, ans.lastErr)
 				ans.mu.Unlock()
 				return
 			}
