@@ -22,19 +22,6 @@ import (
 // frame is the left border of an embed.
 const frame = "┃ "
 
-// emojiFallback is the Unicode emoji shown for each of the application's
-// custom emojis, by name; an unknown custom emoji shows as :name:.
-var emojiFallback = map[string]string{
-	"clefs_gem":    "💎",
-	"clefs_pipe":   "🪈",
-	"clefs_bomb":   "💣",
-	"clefs_sabre":  "🗡️",
-	"clefs_candle": "🕯️",
-	"clefs_barrel": "🛢️",
-	"clefs_key":    "🗝️",
-	"clefs_hidden": "❔",
-}
-
 // Discord's markup that a terminal cannot show as such.
 var (
 	customEmojiRE = regexp.MustCompile(`<a?:([A-Za-z0-9_~]+):\d+>`)
@@ -42,8 +29,9 @@ var (
 	timestampRE   = regexp.MustCompile(`<t:(-?\d+)(?::([tTdDfFR]))?>`)
 )
 
+// emojiText shows a custom emoji as its built-in Unicode, an unknown one as :name:.
 func emojiText(name string) string {
-	return cmp.Or(emojiFallback[name], ":"+name+":")
+	return cmp.Or(commands.UnicodeEmoji(name), ":"+name+":")
 }
 
 // plainText turns Discord's markup into terminal text: custom emojis into

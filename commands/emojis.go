@@ -22,6 +22,20 @@ const HiddenEmojiName = "clefs_hidden"
 // EmojiName returns the application emoji's name of symbol s: "clefs_gem"…
 func EmojiName(s game.Symbol) string { return "clefs_" + s.String() }
 
+// UnicodeEmoji returns the built-in Unicode emoji of the application
+// emoji name ("clefs_gem"…), "" for another name.
+func UnicodeEmoji(name string) string {
+	if name == HiddenEmojiName {
+		return defaultHiddenEmoji
+	}
+	for s := range game.Symbol(game.NumSymbols) {
+		if EmojiName(s) == name {
+			return defaultEmoji[s]
+		}
+	}
+	return ""
+}
+
 type glyphs struct {
 	sym    [game.NumSymbols]string
 	hidden string
