@@ -18,9 +18,8 @@ import (
 )
 
 // Jobs too big for one interaction (a reset-guild) run in the background
-// (App.RunJobs). A job's state, its progress and a lease, is its guild's
-// record (game.GuildReset): a runner takes up a job whose lease is free or
-// expired, so that it goes on after a crash in whichever process comes next.
+// (App.RunJobs); their progress and lease, in the guild's record, let the
+// next process take one up after a crash (docs/STORAGE.md §4, Reset-guild).
 
 const (
 	// JobLease is how long a process holds a job without recording
