@@ -29,9 +29,11 @@ var (
 	timestampRE   = regexp.MustCompile(`<t:(-?\d+)(?::([tTdDfFR]))?>`)
 )
 
+var unicodeEmojis = commands.UnicodeEmojis()
+
 // emojiText shows a custom emoji as its built-in Unicode, an unknown one as :name:.
 func emojiText(name string) string {
-	return cmp.Or(commands.UnicodeEmoji(name), ":"+name+":")
+	return cmp.Or(unicodeEmojis[name], ":"+name+":")
 }
 
 // plainText turns Discord's markup into terminal text: custom emojis into

@@ -22,18 +22,13 @@ const HiddenEmojiName = "clefs_hidden"
 // EmojiName returns the application emoji's name of symbol s: "clefs_gem"…
 func EmojiName(s game.Symbol) string { return "clefs_" + s.String() }
 
-// UnicodeEmoji returns the built-in Unicode emoji of the application
-// emoji name ("clefs_gem"…), "" for another name.
-func UnicodeEmoji(name string) string {
-	if name == HiddenEmojiName {
-		return defaultHiddenEmoji
-	}
+// UnicodeEmojis maps each application emoji's name to its built-in Unicode emoji.
+func UnicodeEmojis() map[string]string {
+	m := map[string]string{HiddenEmojiName: defaultHiddenEmoji}
 	for s := range game.Symbol(game.NumSymbols) {
-		if EmojiName(s) == name {
-			return defaultEmoji[s]
-		}
+		m[EmojiName(s)] = defaultEmoji[s]
 	}
-	return ""
+	return m
 }
 
 type glyphs struct {
