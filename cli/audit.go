@@ -210,11 +210,9 @@ func auditBoard(ctx context.Context, st storage.Store, guild uint64, balances ma
 	return found, nil
 }
 
-func credits(cents int64) string {
-	return game.FormatCents(cents, game.English) + " credits"
-}
+// credits and bigCredits format cents (bigCredits: a total that may pass int64) as credits.
+func credits(cents int64) string { return bigCredits(big.NewInt(cents)) }
 
-// bigCredits formats a total of cents, which may pass int64, as credits.
 func bigCredits(cents *big.Int) string {
 	unit := " credits"
 	if cents.Cmp(big.NewInt(100)) == 0 {
