@@ -104,8 +104,8 @@ func Encode(id PlayerID, op, auditID string, w Write) (Encoded, error) {
 		}
 	}
 	if w.Audit != nil {
-		if e.Audit, err = EncodeAudit(*w.Audit, id.Guild, auditID); err != nil {
-			return Encoded{}, err
+		if e.Audit, err = schema.EncodeAudit(id.Guild, auditID, *w.Audit); err != nil { // normalized above
+			return Encoded{}, fmt.Errorf("storage: encode audit: %w", err)
 		}
 	}
 	return e, nil

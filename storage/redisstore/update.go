@@ -154,7 +154,11 @@ type encoded struct {
 }
 
 func encodeWrite(id storage.PlayerID, next uint64, op string, w storage.Write) (encoded, error) {
-	se, err := storage.Encode(id, op, fmt.Sprintf("u:%d:%d", id.User, next), w)
+	auditID := "" // formatted for a moderator's step only, not on every click
+	if w.Audit != nil {
+		auditID = fmt.Sprintf("u:%d:%d", id.User, next)
+	}
+	se, err := storage.Encode(id, op, auditID, w)
 	if err != nil {
 		return encoded{}, err
 	}
@@ -402,9 +406,9 @@ func (s *Store) RunGuild(ctx context.Context, step storage.GuildStep) (storage.G
 		next := storage.VersionedGuild{Guild: w.Guild, Version: cur.Version + 1}
 		var lines []string
 		if w.Audit != nil {
-			line, err := storage.EncodeAudit(*w.Audit, guild, fmt.Sprintf("s:%d", next.Version))
+			line, err := schema.EncodeAudit(guild, fmt.Sprintf("s:%d", next.Version), *w.Audit) // normalized by GuildStep.Next
 			if err != nil {
-				return storage.GuildApplied{Guild: cur}, err
+				return storage.GuildApplied{Guild: cur}, fmt.Errorf("storage: encode audit: %w", err)
 			}
 			lines = []string{string(line)}
 		}
