@@ -151,10 +151,6 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 	// stops them all, and Wait lets a snapshot being written finish before
 	// the store closes.
 	eg, ctx := errgroup.WithContext(ctx)
-	eg.Go(func() error { // background jobs (reset-guild), taken up from any process; they stop with ctx, before the store closes
-		_ = app.RunJobs(ctx)
-		return nil
-	})
 	if cfg.PublicAddr != "" {
 		public := http.NewServeMux()
 		public.Handle("GET /fair", fairpage.Handler())
@@ -179,6 +175,12 @@ func Serve(ctx context.Context, cfg config.Config, log *slog.Logger, hooks Hooks
 			return nil
 		})
 	}
+	// Every goroutine starts below the last early return, so that Wait
+	// always waits for them.
+	eg.Go(func() error { // background jobs (reset-guild), taken up from any process; they stop with ctx, before the store closes
+		_ = app.RunJobs(ctx)
+		return nil
+	})
 	if cfg.MetricsAddr != "" {
 		health := metrics.Health(
 			metrics.Check{Name: name, Run: health},
