@@ -180,8 +180,9 @@ func New(cfg Config, store storage.Store) *App {
 	r := &a.routes
 	r.wrap = func(h handlerFunc) handlerFunc { return a.timed(a.delivered(recovered(h))) }
 	r.commands, r.buttons = map[string]route{}, map[buttonKind]route{}
-	// The commands without options are defined here, the others beside
-	// the handlers that read their options.
+	// The commands without options are defined here (but /rules, whose
+	// answer cmd_rules.go builds once), the others beside the handlers
+	// that read their options.
 	for _, c := range []*command{
 		{def: slash("play", "jouer", "Buy a ticket (0.50 credits) and reveal the grid",
 			"Acheter un ticket (0,50 crédit) et découvrir la grille"), h: pl.handlePlay},
